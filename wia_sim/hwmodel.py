@@ -1,0 +1,196 @@
+"""The hardware model schema: what a device is, as the simulator needs to know it.
+
+A model is one TOML file in ``hardware_models/`` (or anywhere, by path). Every dimensioned value carries its
+unit (see :mod:`wia_sim.units`); every number in a shipped file carries its source in a comment. Peaks are dense
+(no structured sparsity) and at boost clock, as datasheets state them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from importlib import resources
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from wia_sim.units import Bandwidth, Duration, FlopRate, Frequency, Size
+
+PrecisionName = Literal["float64", "float32", "tf32", "float16", "bfloat16", "float8", "int8"]
+DeviceTypeName = Literal["GPU", "NPU", "TPU", "CPU", "FPGA", "DSP", "OTHER"]
+
+
+class _Spec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ComputeSpec(_Spec):
+    compute_units: int = Field(gt=0, description="SMs, CUs, TPCs or cores: the unit work-groups are placed on")
+    clock: Frequency = Field(gt=0, description="boost clock")
+    peak_flops: dict[PrecisionName, FlopRate] = Field(
+        description="dense peak per precision; a precision absent here is not supported by the device"
+    )
+    max_work_group_size: int = Field(gt=0)
+    local_memory_per_compute_unit: Size = Field(gt=0)
+    max_local_memory_per_work_group: Size = Field(gt=0)
+    kernel_launch_latency: Duration = Field(
+        gt=0, description="device-side cost of one kernel: the interval of back-to-back empty kernels on one queue"
+    )
+
+    @model_validator(mode="after")
+    def _check(self) -> ComputeSpec:
+        if "float32" not in self.peak_flops:
+            raise ValueError("peak_flops must give float32 (the spec's DeviceInfo.peak_flops is dense FP32)")
+        for precision, rate in self.peak_flops.items():
+            if rate <= 0:
+                raise ValueError(f"peak_flops.{precision} must be positive, got {rate}")
+        if self.max_local_memory_per_work_group > self.local_memory_per_compute_unit:
+            raise ValueError("max_local_memory_per_work_group exceeds local_memory_per_compute_unit")
+        return self
+
+
+class MemorySpec(_Spec):
+    size: Size = Field(gt=0)
+    bandwidth: Bandwidth = Field(gt=0, description="peak device memory bandwidth")
+    last_level_cache: Size = Field(ge=0)
+    alignment: Size = Field(gt=0, description="alignment and granularity of device allocations")
+    alloc_latency: Duration = Field(gt=0, description="host time of one device allocation")
+    free_latency: Duration = Field(gt=0, description="host time of one device free")
+
+    @model_validator(mode="after")
+    def _check(self) -> MemorySpec:
+        alignment = int(self.alignment)
+        if alignment & (alignment - 1):
+            raise ValueError(f"alignment must be a power of two, got {alignment} bytes")
+        return self
+
+
+class HostLinkSpec(_Spec):
+    interface: str = Field(min_length=1, description="e.g. 'PCIe'")
+    generation: int = Field(gt=0)
+    lanes: int = Field(gt=0)
+    pinned_h2d_bandwidth: Bandwidth = Field(gt=0)
+    pinned_d2h_bandwidth: Bandwidth = Field(gt=0)
+    pageable_h2d_bandwidth: Bandwidth = Field(gt=0)
+    pageable_d2h_bandwidth: Bandwidth = Field(gt=0)
+    latency: Duration = Field(gt=0, description="fixed cost of one DMA transfer")
+    copy_engines: int = Field(gt=0, description="DMA engines per direction")
+
+    @model_validator(mode="after")
+    def _check(self) -> HostLinkSpec:
+        if self.pageable_h2d_bandwidth > self.pinned_h2d_bandwidth:
+            raise ValueError("pageable_h2d_bandwidth exceeds pinned_h2d_bandwidth (pageable copies are staged)")
+        if self.pageable_d2h_bandwidth > self.pinned_d2h_bandwidth:
+            raise ValueError("pageable_d2h_bandwidth exceeds pinned_d2h_bandwidth (pageable copies are staged)")
+        return self
+
+
+class HostSpec(_Spec):
+    api_overhead: Duration = Field(gt=0, description="host time of a runtime call that launches nothing")
+    launch_overhead: Duration = Field(gt=0, description="host time of one kernel launch call")
+    memcpy_bandwidth: Bandwidth = Field(gt=0, description="host memory to host memory copy")
+    pinned_alloc_latency: Duration = Field(gt=0, description="host time of one page-locked allocation")
+
+
+class PeerLinkSpec(_Spec):
+    interface: str = Field(min_length=1, description="e.g. 'NVLink 4'")
+    bandwidth: Bandwidth = Field(gt=0, description="per direction, between two devices")
+    latency: Duration = Field(gt=0)
+
+
+class FeaturesSpec(_Spec):
+    unified_memory: bool
+    managed_memory: bool
+    pinned_memory: bool
+    peer_to_peer: bool
+    custom_kernels: bool
+    profiling: bool
+    max_streams: int = Field(gt=0)
+
+
+class HardwareModel(_Spec):
+    schema_version: Literal[1]
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")
+    display_name: str = Field(min_length=1)
+    vendor: str = Field(min_length=1)
+    device_type: DeviceTypeName
+    architecture: str = Field(min_length=1)
+    compute: ComputeSpec
+    memory: MemorySpec
+    host_link: HostLinkSpec
+    host: HostSpec
+    features: FeaturesSpec
+    peer_link: PeerLinkSpec | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> HardwareModel:
+        if self.features.peer_to_peer and self.peer_link is None:
+            raise ValueError("features.peer_to_peer is true but no [peer_link] table is given")
+        return self
+
+    def supports(self, precision: str) -> bool:
+        return precision in self.compute.peak_flops
+
+
+class HardwareModelError(ValueError):
+    """A model file that is missing, unreadable or invalid; the message names the file and the field."""
+
+
+def _shipped() -> dict[str, Path]:
+    folder = resources.files("hardware_models")
+    return {
+        Path(entry.name).stem: Path(str(entry))
+        for entry in sorted(folder.iterdir(), key=lambda e: e.name)
+        if entry.name.endswith(".toml")
+    }
+
+
+def available_models() -> list[str]:
+    """Names of the shipped hardware models."""
+    return sorted(_shipped())
+
+
+def model_path(name_or_path: str | Path) -> Path:
+    """The file of a shipped model name, or the given path to a TOML file."""
+    shipped = _shipped()
+    if isinstance(name_or_path, str) and name_or_path in shipped:
+        return shipped[name_or_path]
+    path = Path(name_or_path)
+    if path.suffix == ".toml" and path.is_file():
+        return path
+    raise HardwareModelError(
+        f"unknown hardware model {str(name_or_path)!r}: expected a shipped model "
+        f"({', '.join(sorted(shipped))}) or the path of an existing .toml file"
+    )
+
+
+def _format_errors(path: Path, error: ValidationError) -> str:
+    lines = []
+    for item in error.errors():
+        field = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "missing":
+            message = "required field is missing"
+        elif item["type"] == "extra_forbidden":
+            message = "unknown key (not in the hardware model schema)"
+        got = f" (got {item['input']!r})" if item["type"] not in ("missing", "value_error") else ""
+        lines.append(f"  {field}: {message}{got}")
+    return f"hardware model file {path}: {len(lines)} invalid field(s):\n" + "\n".join(lines)
+
+
+def load_model(name_or_path: str | Path) -> HardwareModel:
+    """Load and validate a hardware model by shipped name or path."""
+    path = model_path(name_or_path)
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise HardwareModelError(f"hardware model file {path}: cannot read it: {e}") from e
+    except tomllib.TOMLDecodeError as e:
+        raise HardwareModelError(f"hardware model file {path}: not valid TOML: {e}") from e
+    try:
+        model = HardwareModel.model_validate(data)
+    except ValidationError as e:
+        raise HardwareModelError(_format_errors(path, e)) from e
+    if path.parent == Path(str(resources.files("hardware_models"))) and model.name != path.stem:
+        raise HardwareModelError(f"hardware model file {path}: name: {model.name!r} differs from the file name")
+    return model
