@@ -1,0 +1,137 @@
+"""The one protocol every backend implements.
+
+The HAL front end owns everything that is the same on every backend: argument validation, handles, tensors,
+context limits, error details. A backend implements only these narrow hooks and may assume their arguments are
+valid (live, same device, in range). Handles it returns are opaque to the HAL.
+
+A backend raises ``WiaError`` subclasses for conditions only it can see (``OutOfMemoryError`` when the device is
+full, ``NotSupportedError``); it maps its native status codes to ``ErrorCode`` in one place.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from wia_hal.enums import MemoryType
+from wia_hal.models import DeviceCapabilities, DeviceInfo
+
+BufferHandle = Any
+QueueHandle = Any
+MarkerHandle = Any
+
+
+class TensorRef:
+    """A strided, typed region of a buffer: what an op reads or writes. ``cache`` is the backend's to use."""
+
+    __slots__ = ("buffer", "cache", "dtype", "offset", "shape", "strides")
+
+    def __init__(
+        self,
+        buffer: BufferHandle,
+        offset: int,
+        shape: tuple[int, ...],
+        strides: tuple[int, ...],
+        dtype: np.dtype,
+    ) -> None:
+        self.buffer = buffer
+        self.offset = offset
+        self.shape = shape
+        self.strides = strides
+        self.dtype = dtype
+        self.cache: Any = None
+
+
+class Backend(ABC):
+    """One implementation of WIA-AI-011. Constructed with its options (strings from the environment, or the
+    keyword arguments of ``set_backend``); raises ``InvalidValueError`` for a bad option."""
+
+    name: ClassVar[str]
+    ops: ClassVar[frozenset[str]] = frozenset()
+    """Built-in ops this backend runs (``launch_op`` names)."""
+
+    @property
+    def numerics(self) -> bool:
+        """Whether memory holds data. A timing-only backend keeps sizes and time but computes nothing."""
+        return True
+
+    # discovery
+    @abstractmethod
+    def device_count(self) -> int: ...
+
+    @abstractmethod
+    def device_info(self, device: int) -> DeviceInfo: ...
+
+    @abstractmethod
+    def device_capabilities(self, device: int) -> DeviceCapabilities: ...
+
+    def host_call(self) -> None:  # noqa: B027 (optional hook)
+        """An API call that reaches no other hook (creating an event, querying info): a simulator charges it."""
+
+    # memory
+    @abstractmethod
+    def allocate(self, device: int, nbytes: int, memory_type: MemoryType) -> BufferHandle: ...
+
+    @abstractmethod
+    def free(self, buffer: BufferHandle) -> None: ...
+
+    @abstractmethod
+    def host_view(self, buffer: BufferHandle) -> np.ndarray:
+        """A writable ``uint8`` view of host-visible memory."""
+
+    # queues and transfers
+    @abstractmethod
+    def create_queue(self, device: int) -> QueueHandle: ...
+
+    @abstractmethod
+    def destroy_queue(self, queue: QueueHandle) -> None:
+        """Called after the queue's work is complete."""
+
+    @abstractmethod
+    def copy(
+        self, queue: QueueHandle, src: BufferHandle, src_offset: int, dst: BufferHandle, dst_offset: int, nbytes: int
+    ) -> None:
+        """Enqueue a copy; it may block the host where the hardware would (pageable memory)."""
+
+    @abstractmethod
+    def upload(self, queue: QueueHandle, dst: BufferHandle, offset: int, data: np.ndarray) -> None:
+        """Blocking write of the host array's bytes (from pageable user memory) after the queue's work."""
+
+    @abstractmethod
+    def download(self, queue: QueueHandle, src: BufferHandle, offset: int, nbytes: int) -> np.ndarray:
+        """Blocking read into pageable user memory after the queue's work; a ``uint8`` array."""
+
+    @abstractmethod
+    def launch_op(self, queue: QueueHandle, name: str, inputs: Sequence[TensorRef], output: TensorRef) -> None:
+        """Enqueue the built-in op ``name`` (one of :attr:`ops`) writing ``output``."""
+
+    # ordering and time
+    @abstractmethod
+    def record(self, queue: QueueHandle) -> MarkerHandle:
+        """A marker after everything enqueued so far on ``queue``."""
+
+    @abstractmethod
+    def wait_marker(self, queue: QueueHandle, marker: MarkerHandle) -> None:
+        """Work enqueued on ``queue`` from now on starts only after ``marker`` completes."""
+
+    @abstractmethod
+    def synchronize(self, queue: QueueHandle, timeout_ms: float | None) -> bool:
+        """Block until the queue is idle; False if ``timeout_ms`` passed first."""
+
+    @abstractmethod
+    def wait(self, marker: MarkerHandle, timeout_ms: float | None) -> bool:
+        """Block until the marker completes; False if ``timeout_ms`` passed first."""
+
+    @abstractmethod
+    def query(self, marker: MarkerHandle) -> bool:
+        """Whether the marker has completed, without blocking."""
+
+    @abstractmethod
+    def elapsed_ms(self, start: MarkerHandle, end: MarkerHandle) -> float:
+        """Device time between two completed markers."""
+
+    def close(self) -> None:  # noqa: B027 (optional hook)
+        """Release the backend (called when another backend is selected)."""

@@ -1,0 +1,1 @@
+"""The project's own backends, each registered under the ``wia_hal.backends`` entry-point group."""

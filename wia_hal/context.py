@@ -1,0 +1,253 @@
+"""SPEC 3.3: contexts, the Level-1 default context, and what a context owns."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from wia_hal.enums import ContextFlags, StreamFlags
+from wia_hal.errors import (
+    DeviceBusyError,
+    ErrorCode,
+    ErrorDetails,
+    InvalidContextError,
+    InvalidValueError,
+    OutOfMemoryError,
+    TimedOutError,
+    api,
+    last_error,
+)
+from wia_hal.models import ContextConfig
+from wia_hal.runtime import Runtime, runtime
+
+if TYPE_CHECKING:
+    from wia_hal.devices import Device
+    from wia_hal.memory import Memory
+    from wia_hal.streams import Stream
+
+TIMEOUT_INFINITE = math.inf
+"""A timeout that never expires (``WIA_TIMEOUT_INFINITE``)."""
+
+T = TypeVar("T")
+
+
+class Context:
+    """Device state, the memory it allocated and its streams (R-3.3-01). Create with :func:`create_context`."""
+
+    def __init__(self, rt: Runtime, device: Device, config: ContextConfig) -> None:
+        from wia_hal.streams import Stream
+
+        self.runtime = rt
+        self.backend = rt.backend
+        self.device = device
+        self.config = config
+        self.max_streams = config.max_streams or device.capabilities.max_streams
+        self.memories: dict[int, Memory] = {}
+        self.bytes_allocated = 0
+        self.memory_limit: int | None = None
+        self.timeout_ms: float | None = None
+        self.last_error: ErrorDetails | None = None
+        self.destroyed = False
+        self.streams: list[Stream] = []
+        self.default_stream = Stream(self, StreamFlags.DEFAULT)
+
+    def __repr__(self) -> str:
+        state = "destroyed" if self.destroyed else f"device {self.device.index}"
+        return f"<wia.Context {state}>"
+
+    @property
+    def exclusive(self) -> bool:
+        return bool(self.config.flags & ContextFlags.EXCLUSIVE)
+
+    def _record_error(self, details: ErrorDetails) -> None:
+        self.last_error = details
+
+    def check(self) -> Context:
+        if self.destroyed:
+            raise InvalidContextError(f"{self!r} was destroyed; create a new context")
+        if self.runtime is not runtime():
+            raise InvalidContextError(f"{self!r} belongs to a backend that is no longer active")
+        return self
+
+    def reserve(self, nbytes: int) -> None:
+        """Count an allocation against the context's memory limit (R-3.3-04)."""
+        limit = self.memory_limit
+        if limit is not None and self.bytes_allocated + nbytes > limit:
+            raise OutOfMemoryError(
+                f"allocation of {nbytes} bytes exceeds the context's memory limit: {self.bytes_allocated} of "
+                f"{limit} bytes already allocated"
+            )
+        self.bytes_allocated += nbytes
+
+    def unreserve(self, nbytes: int) -> None:
+        self.bytes_allocated -= nbytes
+
+    def wait_timeout(self, what: str, ok: bool, timeout_ms: float | None) -> None:
+        if not ok:
+            raise TimedOutError(f"{what}: the awaited work did not complete within the context's {timeout_ms} ms timeout")
+
+    def synchronize(self) -> None:
+        for stream in (self.default_stream, *self.streams):
+            stream.synchronize()
+
+    def destroy(self) -> None:
+        """Finish outstanding work, release memory and streams (R-3.3-07)."""
+        if self.destroyed:
+            return
+        backend = self.backend
+        for stream in (self.default_stream, *self.streams):
+            backend.synchronize(stream.queue, None)
+        for memory in list(self.memories.values()):
+            memory.release()
+        for stream in (*self.streams, self.default_stream):
+            stream.destroyed = True
+            backend.destroy_queue(stream.queue)
+        self.streams.clear()
+        self.destroyed = True
+        rt = self.runtime
+        rt.contexts.remove(self)
+        if rt.default_context is self:
+            rt.default_context = None
+
+
+def check_context(ctx: object) -> Context:
+    if not isinstance(ctx, Context):
+        raise InvalidContextError(f"expected a wia Context (from create_context), got {type(ctx).__name__}")
+    return ctx.check()
+
+
+def _open(rt: Runtime, config: ContextConfig) -> Context:
+    from wia_hal.devices import device_at
+
+    device = device_at(config.device_id)
+    if config.max_streams is not None and config.max_streams > device.capabilities.max_streams:
+        raise InvalidValueError(
+            f"ContextConfig.max_streams={config.max_streams} exceeds the device's limit of "
+            f"{device.capabilities.max_streams} streams"
+        )
+    if config.memory_pool_size > device.info.memory_size:
+        raise OutOfMemoryError(
+            f"ContextConfig.memory_pool_size={config.memory_pool_size} bytes exceeds the device's "
+            f"{device.info.memory_size} bytes of memory"
+        )
+    same_device = [c for c in rt.contexts if c.device is device]
+    holder = next((c for c in same_device if c.exclusive), None)
+    if holder is not None:
+        raise DeviceBusyError(f"device {device.index} is held by an exclusive context ({holder!r})")
+    if config.flags & ContextFlags.EXCLUSIVE and same_device:
+        implicit = " (one is the Level-1 default context)" if rt.default_context in same_device else ""
+        raise DeviceBusyError(
+            f"cannot create an exclusive context on device {device.index}: "
+            f"{len(same_device)} other context(s) are alive on it{implicit}"
+        )
+    rt.backend.host_call()
+    ctx = Context(rt, device, config)
+    rt.contexts.append(ctx)
+    return ctx
+
+
+@api
+def create_context(config: ContextConfig | None = None) -> Context:
+    """R-3.3-02: a context on ``config.device_id``."""
+    if config is None:
+        config = ContextConfig()
+    if not isinstance(config, ContextConfig):
+        raise InvalidValueError(f"create_context: expected a ContextConfig, got {type(config).__name__}")
+    return _open(runtime(), config)
+
+
+@api
+def destroy_context(ctx: Context) -> None:
+    """R-3.3-07: finish the context's work and release everything it owns."""
+    check_context(ctx).destroy()
+
+
+def current_context(ctx: Context | None = None) -> Context:
+    """``ctx`` if given; else the one ``compute_in_context`` made current; else the Level-1 default (R-3.1-04)."""
+    if ctx is not None:
+        return check_context(ctx)
+    rt = runtime()
+    if rt.current:
+        return rt.current[-1].check()
+    if rt.default_context is None:
+        rt.default_context = _open(rt, ContextConfig())
+    return rt.default_context
+
+
+@api
+def get_default_context() -> Context:
+    """The Level-1 default context on device 0 (created on first use)."""
+    rt = runtime()
+    if rt.default_context is None:
+        rt.default_context = _open(rt, ContextConfig())
+    return rt.default_context
+
+
+@api
+def context_set_memory_limit(ctx: Context, nbytes: int) -> None:
+    """R-3.3-04: allocations that would take the context past ``nbytes`` raise ``OUT_OF_MEMORY``."""
+    ctx = check_context(ctx)
+    if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes <= 0:
+        raise InvalidValueError(f"context_set_memory_limit: expected a positive number of bytes, got {nbytes!r}")
+    ctx.backend.host_call()
+    ctx.memory_limit = nbytes
+
+
+@api
+def context_set_timeout(ctx: Context, timeout_ms: float) -> None:
+    """R-3.3-05: a wait longer than ``timeout_ms`` raises ``TIMEOUT`` (``TIMEOUT_INFINITE`` for none)."""
+    ctx = check_context(ctx)
+    if not isinstance(timeout_ms, (int, float)) or isinstance(timeout_ms, bool) or not timeout_ms > 0:
+        raise InvalidValueError(
+            f"context_set_timeout: expected a positive number of milliseconds or TIMEOUT_INFINITE, got {timeout_ms!r}"
+        )
+    ctx.backend.host_call()
+    ctx.timeout_ms = None if math.isinf(timeout_ms) else float(timeout_ms)
+
+
+set_timeout = context_set_timeout
+
+
+@api
+def context_synchronize(ctx: Context | None = None) -> None:
+    """R-3.8-01: block until every stream of the context is idle."""
+    current_context(ctx).synchronize()
+
+
+@api
+def _enter(ctx: Context, fn: object) -> Context:
+    ctx = check_context(ctx)
+    if not callable(fn):
+        raise InvalidValueError(f"compute_in_context: fn must be callable, got {type(fn).__name__}")
+    return ctx
+
+
+def compute_in_context(ctx: Context, fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """R-3.3-06: run ``fn(*args, **kwargs)`` with ``ctx`` as the current context; returns what ``fn`` returns.
+
+    Level-1 calls inside ``fn`` that name no context use ``ctx``. Exceptions ``fn`` raises are its own and pass
+    through unchanged.
+    """
+    ctx = _enter(ctx, fn)
+    stack = ctx.runtime.current
+    stack.append(ctx)
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        stack.pop()
+
+
+@api
+def get_error_details(ctx: Context | None = None) -> ErrorDetails:
+    """R-3.9-03: the last error raised in calls on ``ctx`` (or in any call, without ``ctx``), with the user's
+    file, line and function; ``SUCCESS`` when there was none."""
+    if ctx is None:
+        details = last_error()
+    elif isinstance(ctx, Context):
+        details = ctx.last_error  # a destroyed context's last error stays readable
+    else:
+        raise InvalidContextError(f"get_error_details: expected a wia Context or None, got {type(ctx).__name__}")
+    if details is None:
+        return ErrorDetails(code=ErrorCode.SUCCESS, file="", line=0, function="", message="no error")
+    return details

@@ -1,0 +1,48 @@
+"""The spec's enum constants (``WIA_MEMORY_DEVICE`` is ``MemoryType.DEVICE``)."""
+
+from __future__ import annotations
+
+import enum
+
+
+class DeviceType(enum.IntEnum):
+    GPU = 0
+    NPU = 1
+    TPU = 2
+    CPU = 3
+    FPGA = 4
+    DSP = 5
+    OTHER = 6
+
+
+class MemoryType(enum.IntEnum):
+    """SPEC 3.5.1: where memory lives and who can touch it."""
+
+    DEVICE = 0
+    HOST = 1
+    PINNED = 2
+    UNIFIED = 3
+    MANAGED = 4
+
+    @property
+    def host_visible(self) -> bool:
+        """Whether ``memory_ptr`` gives host access to memory of this type."""
+        return self is not MemoryType.DEVICE
+
+    @property
+    def device_visible(self) -> bool:
+        """Whether device work (ops, kernels) may read and write memory of this type directly."""
+        return self in (MemoryType.DEVICE, MemoryType.UNIFIED, MemoryType.MANAGED)
+
+
+class ContextFlags(enum.IntFlag):
+    NONE = 0
+    EXCLUSIVE = 1
+
+
+class StreamFlags(enum.IntFlag):
+    """**binding**: streams are independent in-order queues; ``DEFAULT`` and ``NON_BLOCKING`` behave alike
+    because no stream synchronizes implicitly with another."""
+
+    DEFAULT = 0
+    NON_BLOCKING = 1

@@ -1,0 +1,244 @@
+"""Error codes (SPEC 3.9), the exception per code, and the record of the last error with the user's call site.
+
+Every public function is wrapped by :func:`api`: a ``WiaError`` raised inside is recorded (globally and on the
+context involved) with the file, line and function of the user's code that made the call; any other exception is
+turned into a ``WiaError`` so that nothing else escapes the API.
+"""
+
+from __future__ import annotations
+
+import builtins
+import enum
+import functools
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ErrorCode(enum.IntEnum):
+    """WIA-AI-011 error codes (``WIA_SUCCESS`` ... ``WIA_ERROR_NOT_SUPPORTED``), plus ``INTERNAL`` for a fault
+    inside an implementation (the spec lists these codes as a minimum)."""
+
+    SUCCESS = 0
+    INVALID_VALUE = 1
+    INVALID_DEVICE = 2
+    INVALID_CONTEXT = 3
+    INVALID_MEMORY = 4
+    INVALID_KERNEL = 5
+    INVALID_LAUNCH_CONFIG = 6
+    COMPILE_ERROR = 7
+    OUT_OF_MEMORY = 8
+    DEVICE_LOST = 9
+    DEVICE_BUSY = 10
+    TIMEOUT = 11
+    NOT_SUPPORTED = 12
+    INTERNAL = 13
+
+
+_ERROR_STRINGS = {
+    ErrorCode.SUCCESS: "success: no error",
+    ErrorCode.INVALID_VALUE: "invalid value: an argument is of the wrong type, out of range or inconsistent",
+    ErrorCode.INVALID_DEVICE: "invalid device: no device with that index or handle on the active backend",
+    ErrorCode.INVALID_CONTEXT: "invalid context: the context was destroyed or does not own the object used",
+    ErrorCode.INVALID_MEMORY: "invalid memory: freed, foreign, or of a type the operation cannot use",
+    ErrorCode.INVALID_KERNEL: "invalid kernel: unknown kernel name, or the kernel was destroyed",
+    ErrorCode.INVALID_LAUNCH_CONFIG: "invalid launch configuration: geometry or shared memory the device cannot run",
+    ErrorCode.COMPILE_ERROR: "compile error: the kernel source did not build (see the build log)",
+    ErrorCode.OUT_OF_MEMORY: "out of memory: the device, the pool or the context's limit cannot hold the request",
+    ErrorCode.DEVICE_LOST: "device lost: the device stopped responding; reset it to use the context again",
+    ErrorCode.DEVICE_BUSY: "device busy: another context holds the device exclusively",
+    ErrorCode.TIMEOUT: "timeout: a wait exceeded the context's timeout",
+    ErrorCode.NOT_SUPPORTED: "not supported: the device or backend does not offer this feature",
+    ErrorCode.INTERNAL: "internal error: a fault inside the implementation (please report it)",
+}
+
+
+def get_error_string(code: ErrorCode | int) -> str:
+    """A readable message for every error code."""
+    try:
+        return _ERROR_STRINGS[ErrorCode(code)]
+    except (ValueError, TypeError):
+        raise InvalidValueError(
+            f"get_error_string: {code!r} is not an ErrorCode (expected one of {[c.name for c in ErrorCode]})"
+        ) from None
+
+
+class ErrorDetails(BaseModel):
+    """The last error: its code, message and the user's call site that raised it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: ErrorCode
+    file: str
+    line: int
+    function: str
+    message: str
+
+
+def _is_internal(filename: str) -> bool:
+    return filename.startswith(_INTERNAL_PREFIXES)
+
+
+def _call_site() -> tuple[str, int, str]:
+    """File, line and function of the first frame outside wia's packages (and the libraries they call)."""
+    frame = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if not _is_internal(code.co_filename):
+            return code.co_filename, frame.f_lineno, code.co_name
+        frame = frame.f_back  # type: ignore[assignment]
+    return "<unknown>", 0, "<unknown>"
+
+
+_WIA_HAL_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_INTERNAL_PREFIXES: tuple[str, ...] = (_WIA_HAL_DIR,)
+
+
+def register_internal_dir(path: str) -> None:
+    """Treat frames under ``path`` as library frames (the simulator and backends register themselves)."""
+    global _INTERNAL_PREFIXES
+    prefix = os.path.dirname(os.path.abspath(path)) + os.sep
+    if prefix not in _INTERNAL_PREFIXES:
+        _INTERNAL_PREFIXES = (*_INTERNAL_PREFIXES, prefix)
+
+
+class WiaError(Exception):
+    """Base of every error the HAL raises; ``code`` says which, ``details`` where the user's call was."""
+
+    code: ErrorCode = ErrorCode.INTERNAL
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        file, line, function = _call_site()
+        self.details = ErrorDetails(code=self.code, file=file, line=line, function=function, message=message)
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+class InvalidValueError(WiaError, ValueError):
+    code = ErrorCode.INVALID_VALUE
+
+
+class InvalidDeviceError(WiaError, IndexError):
+    code = ErrorCode.INVALID_DEVICE
+
+
+class InvalidContextError(WiaError, RuntimeError):
+    code = ErrorCode.INVALID_CONTEXT
+
+
+class InvalidMemoryError(WiaError, ValueError):
+    code = ErrorCode.INVALID_MEMORY
+
+
+class InvalidKernelError(WiaError, ValueError):
+    code = ErrorCode.INVALID_KERNEL
+
+
+class InvalidLaunchConfigError(WiaError, ValueError):
+    code = ErrorCode.INVALID_LAUNCH_CONFIG
+
+
+class CompileError(WiaError, SyntaxError):
+    code = ErrorCode.COMPILE_ERROR
+
+
+class OutOfMemoryError(WiaError, MemoryError):
+    code = ErrorCode.OUT_OF_MEMORY
+
+
+class DeviceLostError(WiaError, RuntimeError):
+    code = ErrorCode.DEVICE_LOST
+
+
+class DeviceBusyError(WiaError, RuntimeError):
+    code = ErrorCode.DEVICE_BUSY
+
+
+class TimedOutError(WiaError, builtins.TimeoutError):
+    code = ErrorCode.TIMEOUT
+
+
+class NotSupportedError(WiaError, NotImplementedError):
+    code = ErrorCode.NOT_SUPPORTED
+
+
+class InternalError(WiaError, RuntimeError):
+    code = ErrorCode.INTERNAL
+
+
+ERROR_CLASSES: dict[ErrorCode, type[WiaError]] = {
+    cls.code: cls
+    for cls in (
+        InvalidValueError,
+        InvalidDeviceError,
+        InvalidContextError,
+        InvalidMemoryError,
+        InvalidKernelError,
+        InvalidLaunchConfigError,
+        CompileError,
+        OutOfMemoryError,
+        DeviceLostError,
+        DeviceBusyError,
+        TimedOutError,
+        NotSupportedError,
+        InternalError,
+    )
+}
+
+
+def error_for(code: ErrorCode, message: str) -> WiaError:
+    """The exception of ``code``, for places that map a backend's status to the HAL's errors."""
+    return ERROR_CLASSES[code](message)
+
+
+_last_error: ErrorDetails | None = None
+
+
+def last_error() -> ErrorDetails | None:
+    return _last_error
+
+
+def _record(error: WiaError, args: tuple[Any, ...]) -> None:
+    global _last_error
+    _last_error = error.details
+    for arg in args:
+        record = getattr(arg, "_record_error", None)
+        if record is not None:
+            record(error.details)
+            return
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def api(fn: Callable[P, R]) -> Callable[P, R]:
+    """Wrap a public function: record WiaErrors with the user's call site, convert anything else."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except WiaError as e:
+            _record(e, args)
+            raise
+        except (TypeError, ValueError, IndexError, KeyError, OverflowError) as e:
+            error: WiaError = InvalidValueError(f"{fn.__name__}: {e}")
+            _record(error, args)
+            raise error from e
+        except MemoryError as e:
+            error = OutOfMemoryError(f"{fn.__name__}: the host could not allocate memory: {e}")
+            _record(error, args)
+            raise error from e
+        except Exception as e:
+            error = InternalError(f"{fn.__name__}: {type(e).__name__}: {e}")
+            _record(error, args)
+            raise error from e
+
+    return wrapper

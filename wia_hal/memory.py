@@ -1,0 +1,145 @@
+"""SPEC 3.5.1 and R-3.4-03: allocations of the five memory types, host access, copies between them."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wia_hal.backend import BufferHandle
+from wia_hal.context import Context, current_context
+from wia_hal.enums import MemoryType
+from wia_hal.errors import ErrorDetails, InvalidMemoryError, InvalidValueError, NotSupportedError, api
+from wia_hal.streams import Stream, stream_for
+
+_CAPABILITY = {
+    MemoryType.PINNED: "supports_pinned_memory",
+    MemoryType.UNIFIED: "supports_unified_memory",
+    MemoryType.MANAGED: "supports_managed_memory",
+}
+
+
+class Memory:
+    """One allocation of a context (R-3.5.1-01). Create with :func:`alloc`."""
+
+    __slots__ = ("__weakref__", "buffer", "context", "freed", "size", "type")
+
+    def __init__(self, context: Context, buffer: BufferHandle, size: int, memory_type: MemoryType) -> None:
+        self.context = context
+        self.buffer = buffer
+        self.size = size
+        self.type = memory_type
+        self.freed = False
+
+    def __repr__(self) -> str:
+        state = " freed" if self.freed else ""
+        return f"<wia.Memory{state} {self.type.name} {self.size} bytes>"
+
+    def _record_error(self, details: ErrorDetails) -> None:
+        self.context.last_error = details
+
+    def release(self) -> None:
+        ctx = self.context
+        ctx.backend.free(self.buffer)
+        ctx.unreserve(self.size)
+        del ctx.memories[id(self)]
+        self.freed = True
+
+
+def check_memory(mem: object, ctx: Context | None = None) -> Memory:
+    """A live allocation (of ``ctx`` when given); freed, destroyed or foreign memory is ``INVALID_MEMORY``."""
+    if not isinstance(mem, Memory):
+        raise InvalidValueError(f"expected a wia Memory (from alloc), got {type(mem).__name__}")
+    if mem.freed:
+        raise InvalidMemoryError(f"{mem!r} was freed (use after free)")
+    if mem.context.destroyed:
+        raise InvalidMemoryError(f"{mem!r} belonged to a context that was destroyed")
+    if ctx is not None and mem.context is not ctx:
+        raise InvalidMemoryError(f"{mem!r} belongs to another context ({mem.context!r}, not {ctx!r})")
+    return mem
+
+
+def memory_type_of(value: object) -> MemoryType:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidValueError(f"expected a MemoryType, got {type(value).__name__} {value!r}")
+    try:
+        return MemoryType(value)
+    except ValueError:
+        raise InvalidValueError(
+            f"{value!r} is not a MemoryType ({', '.join(t.name for t in MemoryType)})"
+        ) from None
+
+
+def allocate(ctx: Context, nbytes: int, memory_type: MemoryType) -> Memory:
+    """Allocate for the HAL's own use (tensors): checks capability and limit; no size rules beyond ``>= 0``."""
+    flag = _CAPABILITY.get(memory_type)
+    if flag is not None and not getattr(ctx.device.capabilities, flag):
+        raise NotSupportedError(f"{ctx.device.info.name} does not support {memory_type.name} memory ({flag} is False)")
+    ctx.reserve(nbytes)
+    try:
+        buffer = ctx.backend.allocate(ctx.device.index, nbytes, memory_type)
+    except BaseException:
+        ctx.unreserve(nbytes)
+        raise
+    mem = Memory(ctx, buffer, nbytes, memory_type)
+    ctx.memories[id(mem)] = mem
+    return mem
+
+
+@api
+def alloc(ctx: Context | None, size: int, memory_type: MemoryType = MemoryType.DEVICE) -> Memory:
+    """R-3.5.1-01: ``size`` bytes of ``memory_type``; size 0 or negative is ``INVALID_VALUE``."""
+    ctx = current_context(ctx)
+    if not isinstance(size, (int, np.integer)) or isinstance(size, bool):
+        raise InvalidValueError(f"alloc: size must be an int number of bytes, got {type(size).__name__} {size!r}")
+    if size <= 0:
+        raise InvalidValueError(f"alloc: size must be positive, got {size} bytes")
+    return allocate(ctx, int(size), memory_type_of(memory_type))
+
+
+@api
+def free(mem: Memory) -> None:
+    """R-3.5.1-01; a second free is ``INVALID_MEMORY`` (R-3.5.1-06)."""
+    if isinstance(mem, Memory) and mem.freed:
+        raise InvalidMemoryError(f"free: {mem!r} was already freed (double free)")
+    check_memory(mem).release()
+
+
+@api
+def memory_ptr(mem: Memory) -> np.ndarray:
+    """R-3.5.1-02: a writable ``uint8`` view of host-visible memory; DEVICE memory is ``INVALID_VALUE``."""
+    mem = check_memory(mem)
+    if not mem.type.host_visible:
+        raise InvalidValueError("memory_ptr: DEVICE memory is not host-accessible; copy it to HOST or PINNED memory")
+    backend = mem.context.backend
+    if not backend.numerics:
+        raise NotSupportedError("memory_ptr: the backend runs without numerics (timing only); memory holds no data")
+    return backend.host_view(mem.buffer)
+
+
+def _offset(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise InvalidValueError(f"copy_async: {name} must be a non-negative int, got {value!r}")
+    return int(value)
+
+
+@api
+def copy_async(
+    src: Memory, dst: Memory, size: int, stream: Stream | None = None, *, src_offset: int = 0, dst_offset: int = 0
+) -> None:
+    """R-3.4-03: copy ``size`` bytes from ``src`` to ``dst`` (source first) in ``stream``'s order.
+
+    Any pair of memory types. Copies from or to pageable HOST memory return only when the data has moved (the
+    driver stages them), as ``cudaMemcpyAsync`` from pageable memory does; all others return at once.
+    """
+    src_mem = check_memory(src)
+    ctx = src_mem.context
+    dst_mem = check_memory(dst, ctx)
+    queue_stream = stream_for(ctx, stream)
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
+        raise InvalidValueError(f"copy_async: size must be a positive int number of bytes, got {size!r}")
+    so, do = _offset("src_offset", src_offset), _offset("dst_offset", dst_offset)
+    for name, mem, offset in (("source", src_mem, so), ("destination", dst_mem, do)):
+        if offset + size > mem.size:
+            raise InvalidValueError(
+                f"copy_async: {size} bytes at offset {offset} overrun the {name} ({mem.size} bytes)"
+            )
+    ctx.backend.copy(queue_stream.queue, src_mem.buffer, so, dst_mem.buffer, do, int(size))

@@ -1,0 +1,77 @@
+"""Config and info types of the API (pydantic): a bad config is an ``INVALID_VALUE`` naming the field."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from wia_hal.enums import ContextFlags, DeviceType
+from wia_hal.errors import InvalidValueError
+
+
+def describe_validation_error(model: str, error: ValidationError) -> str:
+    parts = []
+    for item in error.errors():
+        field = ".".join(str(p) for p in item["loc"]) or "(model)"
+        parts.append(f"{field}: {item['msg']} (got {item.get('input')!r})")
+    return f"invalid {model}: " + "; ".join(parts)
+
+
+class WiaModel(BaseModel):
+    """Base of the API's pydantic types: validation failures raise ``InvalidValueError``, never pydantic's own."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+    def __init__(self, **data: Any) -> None:
+        try:
+            super().__init__(**data)
+        except ValidationError as e:
+            raise InvalidValueError(describe_validation_error(type(self).__name__, e)) from None
+
+
+class DeviceInfo(WiaModel):
+    """SPEC R-3.2-03, plus what ``clinfo``/``nvidia-smi`` users expect to see."""
+
+    name: str
+    vendor: str
+    type: DeviceType
+    compute_units: int
+    memory_size: int = Field(description="bytes")
+    memory_bandwidth: float = Field(description="bytes/s")
+    peak_flops: float = Field(description="dense FP32 FLOP/s")
+    peak_flops_by_precision: dict[str, float] = Field(description="dense FLOP/s (OP/s for int8) per precision")
+    clock_rate_hz: float = 0.0
+    last_level_cache_size: int = 0
+    host_link: str = ""
+    host_link_bandwidth: float = Field(0.0, description="pinned host-to-device bytes/s")
+    architecture: str = ""
+    backend: str = ""
+
+
+class DeviceCapabilities(WiaModel):
+    """SPEC R-3.2.1-01 and its binding: truthful, so that a claimed feature works and an unclaimed one raises."""
+
+    supports_float16: bool
+    supports_bfloat16: bool
+    supports_int8: bool
+    supports_float64: bool
+    supports_unified_memory: bool
+    supports_peer_to_peer: bool
+    supports_managed_memory: bool
+    supports_pinned_memory: bool
+    supports_custom_kernels: bool
+    supports_profiling: bool
+    max_work_group_size: int
+    max_shared_memory: int = Field(description="bytes per work-group")
+    max_streams: int
+
+
+class ContextConfig(WiaModel):
+    """SPEC R-3.3-02. ``max_streams=None`` takes the device's limit."""
+
+    device_id: int = Field(0, ge=0, strict=True)
+    memory_pool_size: int = Field(0, ge=0, strict=True, description="bytes; 0 = no default pool")
+    max_streams: int | None = Field(None, ge=1, strict=True)
+    enable_profiling: bool = Field(False, strict=True)
+    flags: ContextFlags = ContextFlags.NONE

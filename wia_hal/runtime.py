@@ -1,0 +1,112 @@
+"""Which backend is active, found by name through the ``wia_hal.backends`` entry-point group.
+
+Selection: ``set_backend(name, **options)``, or the environment (``WIA_BACKEND=sim``, options as
+``WIA_SIM_HARDWARE=nvidia-h100-sxm5-80gb``, ``WIA_SIM_DEVICES=2``, ``WIA_SIM_NUMERICS=0``). The backend is
+created on first use; ``set_backend`` may be called again whenever no context is alive.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
+
+from wia_hal.backend import Backend
+from wia_hal.errors import InvalidValueError, WiaError, api
+
+if TYPE_CHECKING:
+    from wia_hal.context import Context
+    from wia_hal.devices import Device
+
+DEFAULT_BACKEND = "sim"
+ENTRY_POINT_GROUP = "wia_hal.backends"
+
+
+def available_backends() -> list[str]:
+    """Names of every installed backend."""
+    return sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
+
+
+def _backend_class(name: str) -> type[Backend]:
+    found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
+    if not found:
+        raise InvalidValueError(
+            f"unknown backend {name!r}; available backends: {', '.join(available_backends()) or '(none installed)'}"
+        )
+    try:
+        cls = found[0].load()
+    except Exception as e:  # a broken plugin must not look like a missing one
+        raise InvalidValueError(f"backend {name!r} is installed but failed to load: {type(e).__name__}: {e}") from e
+    if not (isinstance(cls, type) and issubclass(cls, Backend)):
+        raise InvalidValueError(f"backend {name!r} entry point gives {cls!r}, not a wia_hal.backend.Backend subclass")
+    return cls
+
+
+def options_from_environment(name: str) -> dict[str, str]:
+    """``WIA_<NAME>_<OPTION>=value`` variables, as lower-case option names."""
+    prefix = f"WIA_{name.upper()}_"
+    return {key[len(prefix) :].lower(): value for key, value in sorted(os.environ.items()) if key.startswith(prefix)}
+
+
+class Runtime:
+    """The active backend and what the HAL holds on it: live contexts, device handles, the default context."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.contexts: list[Context] = []
+        self.default_context: Context | None = None
+        self.current: list[Context] = []
+        self.devices: dict[int, Device] = {}
+
+
+_runtime: Runtime | None = None
+
+
+def _create(name: str, options: dict[str, Any]) -> Runtime:
+    cls = _backend_class(name)
+    try:
+        backend = cls(**options)
+    except WiaError:
+        raise
+    except TypeError as e:
+        raise InvalidValueError(f"backend {name!r}: bad options {sorted(options)}: {e}") from e
+    return Runtime(backend)
+
+
+def runtime() -> Runtime:
+    """The active runtime, created from the environment on first use."""
+    global _runtime
+    if _runtime is None:
+        name = os.environ.get("WIA_BACKEND", DEFAULT_BACKEND)
+        _runtime = _create(name, options_from_environment(name))
+    return _runtime
+
+
+@api
+def set_backend(name: str, **options: Any) -> None:
+    """Select the backend (and its options) for everything that follows.
+
+    Allowed whenever no context is alive; the implicit Level-1 default context is released automatically.
+    """
+    global _runtime
+    if not isinstance(name, str):
+        raise InvalidValueError(f"set_backend: backend name must be a str, got {type(name).__name__}")
+    old = _runtime
+    if old is not None:
+        live = [ctx for ctx in old.contexts if ctx is not old.default_context]
+        if live:
+            raise InvalidValueError(
+                f"set_backend: {len(live)} context(s) still alive on backend {old.backend.name!r}; "
+                "destroy them first (destroy_context)"
+            )
+    new = _create(name, options)
+    if old is not None:
+        if old.default_context is not None:
+            old.default_context.destroy()
+        old.backend.close()
+    _runtime = new
+
+
+def get_backend() -> Backend:
+    """The active backend object (for tools and extensions; applications use the module functions)."""
+    return runtime().backend

@@ -1,0 +1,215 @@
+"""SPEC 3.4, 3.4.1 and the stream half of 3.8: streams, events, waits."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from wia_hal.enums import StreamFlags
+from wia_hal.errors import ErrorDetails, InvalidContextError, InvalidValueError, api
+
+if TYPE_CHECKING:
+    from wia_hal.backend import MarkerHandle
+    from wia_hal.context import Context
+
+
+class Stream:
+    """An in-order queue of device work (R-3.4-01). Create with :func:`create_stream`."""
+
+    __slots__ = ("context", "destroyed", "flags", "queue")
+
+    def __init__(self, context: Context, flags: StreamFlags) -> None:
+        self.context = context
+        self.flags = flags
+        self.queue = context.backend.create_queue(context.device.index)
+        self.destroyed = False
+
+    def __repr__(self) -> str:
+        return f"<wia.Stream{' destroyed' if self.destroyed else ''} of {self.context!r}>"
+
+    def _record_error(self, details: ErrorDetails) -> None:
+        self.context.last_error = details
+
+    def check(self) -> Stream:
+        if self.destroyed:
+            raise InvalidValueError(f"{self!r} was destroyed")
+        self.context.check()
+        return self
+
+    def synchronize(self) -> None:
+        ctx = self.context
+        ok = ctx.backend.synchronize(self.queue, ctx.timeout_ms)
+        ctx.wait_timeout("stream_synchronize", ok, ctx.timeout_ms)
+
+
+class Event:
+    """A point in a stream (R-3.4.1-01). Recording again moves the point; waits use the latest record."""
+
+    __slots__ = ("context", "destroyed", "marker")
+
+    def __init__(self) -> None:
+        self.context: Context | None = None
+        self.marker: MarkerHandle | None = None
+        self.destroyed = False
+
+    def __repr__(self) -> str:
+        state = "destroyed" if self.destroyed else ("recorded" if self.marker is not None else "not recorded")
+        return f"<wia.Event {state}>"
+
+    def _record_error(self, details: ErrorDetails) -> None:
+        if self.context is not None:
+            self.context.last_error = details
+
+    def check(self) -> Event:
+        if self.destroyed:
+            raise InvalidValueError(f"{self!r} was destroyed")
+        return self
+
+
+def check_stream(stream: object) -> Stream:
+    if not isinstance(stream, Stream):
+        raise InvalidValueError(f"expected a wia Stream (from create_stream), got {type(stream).__name__}")
+    return stream.check()
+
+
+def check_event(event: object) -> Event:
+    if not isinstance(event, Event):
+        raise InvalidValueError(f"expected a wia Event (from create_event), got {type(event).__name__}")
+    return event.check()
+
+
+def stream_for(ctx: Context, stream: Stream | None) -> Stream:
+    """The stream work of ``ctx`` goes to: ``stream`` (checked to belong to ``ctx``) or the default stream."""
+    if stream is None:
+        return ctx.default_stream
+    stream = check_stream(stream)
+    if stream.context is not ctx:
+        raise InvalidContextError(f"{stream!r} belongs to another context than {ctx!r}")
+    return stream
+
+
+@api
+def create_stream(ctx: Context | None = None, flags: StreamFlags | int = StreamFlags.DEFAULT) -> Stream:
+    """R-3.4-01; beyond the context's ``max_streams`` raises ``INVALID_VALUE`` (R-3.3-08)."""
+    from wia_hal.context import current_context
+
+    ctx = current_context(ctx)
+    if not isinstance(flags, int) or isinstance(flags, bool) or flags & ~int(StreamFlags.NON_BLOCKING):
+        raise InvalidValueError(f"create_stream: flags must be StreamFlags, got {flags!r}")
+    if len(ctx.streams) >= ctx.max_streams:
+        raise InvalidValueError(
+            f"create_stream: the context already has its maximum of {ctx.max_streams} streams "
+            "(ContextConfig.max_streams); destroy one first"
+        )
+    stream = Stream(ctx, StreamFlags(flags))
+    ctx.streams.append(stream)
+    return stream
+
+
+@api
+def destroy_stream(stream: Stream) -> None:
+    """Finish the stream's work and release it."""
+    stream = check_stream(stream)
+    ctx = stream.context
+    if stream is ctx.default_stream:
+        raise InvalidValueError("destroy_stream: the context's default stream lives as long as the context")
+    ctx.backend.synchronize(stream.queue, None)
+    ctx.backend.destroy_queue(stream.queue)
+    ctx.streams.remove(stream)
+    stream.destroyed = True
+
+
+@api
+def stream_synchronize(stream: Stream) -> None:
+    """R-3.4.1-03: block the host until everything submitted to ``stream`` is done."""
+    check_stream(stream).synchronize()
+
+
+@api
+def create_event() -> Event:
+    """R-3.4.1-01."""
+    from wia_hal.runtime import runtime
+
+    runtime().backend.host_call()
+    return Event()
+
+
+@api
+def destroy_event(event: Event) -> None:
+    """R-3.4.1-04."""
+    check_event(event).destroyed = True
+
+
+@api
+def event_record(event: Event, stream: Stream) -> None:
+    """R-3.4.1-01: mark the point after everything submitted to ``stream`` so far."""
+    event = check_event(event)
+    stream = check_stream(stream)
+    event.marker = stream.context.backend.record(stream.queue)
+    event.context = stream.context
+
+
+@api
+def stream_wait_event(stream: Stream, event: Event) -> None:
+    """R-3.4.1-01: work submitted to ``stream`` from now on starts after ``event``'s recorded point.
+
+    Waiting on an event never recorded is a no-op, as in CUDA.
+    """
+    stream = check_stream(stream)
+    event = check_event(event)
+    if event.marker is None:
+        stream.context.backend.host_call()
+        return
+    if event.context is not stream.context:
+        raise InvalidContextError(f"stream_wait_event: {event!r} was recorded in another context than {stream!r}")
+    stream.context.backend.wait_marker(stream.queue, event.marker)
+
+
+@api
+def stream_wait_stream(waiting: Stream, waited: Stream) -> None:
+    """R-3.4.1-02: work submitted to ``waiting`` from now on starts after everything submitted to ``waited``."""
+    waiting = check_stream(waiting)
+    waited = check_stream(waited)
+    if waiting.context is not waited.context:
+        raise InvalidContextError("stream_wait_stream: the two streams belong to different contexts")
+    backend = waiting.context.backend
+    backend.wait_marker(waiting.queue, backend.record(waited.queue))
+
+
+@api
+def event_synchronize(event: Event) -> None:
+    """Block the host until ``event``'s recorded point is reached."""
+    event = check_event(event)
+    if event.marker is None or event.context is None:
+        return
+    ctx = event.context.check()
+    ok = ctx.backend.wait(event.marker, ctx.timeout_ms)
+    ctx.wait_timeout("event_synchronize", ok, ctx.timeout_ms)
+
+
+@api
+def event_query(event: Event) -> bool:
+    """R-3.4.1-04: whether the recorded point has been reached, without blocking (True if never recorded)."""
+    event = check_event(event)
+    if event.marker is None or event.context is None:
+        return True
+    return event.context.check().backend.query(event.marker)
+
+
+@api
+def event_elapsed_time(start: Event, end: Event) -> float:
+    """R-3.4.1-04: device time in milliseconds from ``start``'s point to ``end``'s; both must be complete."""
+    start, end = check_event(start), check_event(end)
+    for name, event in (("start", start), ("end", end)):
+        if event.marker is None or event.context is None:
+            raise InvalidValueError(f"event_elapsed_time: the {name} event was never recorded")
+        event.context.check()
+    if start.context is not end.context:
+        raise InvalidValueError("event_elapsed_time: the events were recorded in different contexts")
+    assert start.context is not None
+    backend = start.context.backend
+    for name, event in (("start", start), ("end", end)):
+        if not backend.query(event.marker):
+            raise InvalidValueError(
+                f"event_elapsed_time: the {name} event is not complete yet; synchronize on it first"
+            )
+    return backend.elapsed_ms(start.marker, end.marker)

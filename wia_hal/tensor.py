@@ -1,0 +1,201 @@
+"""Tensors: typed, shaped views of a context's memory (SPEC 3.7, R-3.7-05)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from wia_hal.backend import TensorRef
+from wia_hal.context import Context, current_context
+from wia_hal.dtypes import as_dtype, check_supported, float32
+from wia_hal.enums import MemoryType
+from wia_hal.errors import ErrorDetails, InvalidContextError, InvalidMemoryError, InvalidValueError, NotSupportedError, api
+from wia_hal.memory import Memory, allocate, memory_type_of
+from wia_hal.streams import Stream, stream_for
+
+
+class Tensor:
+    """An n-dimensional array in device-visible (or host) memory of one context.
+
+    A tensor owns its memory; dropping the last reference releases it, as :func:`release_tensor` does.
+    """
+
+    __slots__ = ("__weakref__", "dtype", "memory", "ref", "released", "shape")
+
+    def __init__(self, memory: Memory, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        self.memory = memory
+        self.shape = shape
+        self.dtype = dtype
+        self.released = False
+        strides = []
+        step = dtype.itemsize
+        for dim in reversed(shape):
+            strides.append(step)
+            step *= max(dim, 1)
+        self.ref = TensorRef(memory.buffer, 0, shape, tuple(reversed(strides)), dtype)
+
+    @property
+    def context(self) -> Context:
+        return self.memory.context
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        return math.prod(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+    @property
+    def memory_type(self) -> MemoryType:
+        return self.memory.type
+
+    def __repr__(self) -> str:
+        if self.released:
+            return "<wia.Tensor released>"
+        return f"<wia.Tensor shape={self.shape} dtype={self.dtype.name} {self.memory.type.name}>"
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise InvalidValueError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def _record_error(self, details: ErrorDetails) -> None:
+        self.memory.context.last_error = details
+
+    def numpy(self) -> np.ndarray:
+        """The values as a new NumPy array; waits for the context's outstanding work first."""
+        return to_numpy(self)
+
+    def __del__(self) -> None:
+        try:
+            if not self.released and not self.memory.freed and not self.memory.context.destroyed:
+                self.memory.release()
+                self.released = True
+        except Exception:  # noqa: S110 (interpreter shutdown or a backend already closed: nothing to free)
+            pass
+
+
+def check_tensor(t: object, ctx: Context | None = None) -> Tensor:
+    """A live tensor (of ``ctx`` when given)."""
+    if type(t) is not Tensor:
+        raise InvalidValueError(f"expected a wia Tensor, got {type(t).__name__}")
+    if t.released:
+        raise InvalidValueError(f"{t!r}: the tensor was released (release_tensor) and cannot be used")
+    owner = t.memory.context
+    if owner.destroyed:
+        raise InvalidContextError(f"the tensor's context {owner!r} was destroyed")
+    if ctx is not None and owner is not ctx:
+        raise InvalidMemoryError(f"{t!r} belongs to another context ({owner!r}, not {ctx!r})")
+    return t
+
+
+def _shape(shape: object) -> tuple[int, ...]:
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else shape
+    if not isinstance(dims, Sequence) or isinstance(dims, str):
+        raise InvalidValueError(f"shape must be an int or a sequence of ints, got {shape!r}")
+    out = []
+    for dim in dims:
+        if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 0:
+            raise InvalidValueError(f"shape {tuple(dims)!r}: every dimension must be a non-negative int")
+        out.append(int(dim))
+    return tuple(out)
+
+
+def new_tensor(ctx: Context, shape: tuple[int, ...], dtype: np.dtype, memory_type: MemoryType) -> Tensor:
+    """Allocate an uninitialised tensor (zero-size tensors still take one allocation granule)."""
+    nbytes = math.prod(shape) * dtype.itemsize
+    return Tensor(allocate(ctx, max(nbytes, 1), memory_type), shape, dtype)
+
+
+def _prepare(ctx: Context | None, dtype: object, memory: object) -> tuple[Context, np.dtype, MemoryType]:
+    context = current_context(ctx)
+    wia_dtype = as_dtype(dtype)
+    check_supported(wia_dtype, context.device.capabilities, context.device.info.name)
+    return context, wia_dtype, memory_type_of(memory)
+
+
+@api
+def tensor(
+    data: object,
+    *,
+    ctx: Context | None = None,
+    dtype: object = None,
+    memory: MemoryType = MemoryType.DEVICE,
+    stream: Stream | None = None,
+) -> Tensor:
+    """A tensor holding a copy of ``data`` (an array-like), uploaded through ``stream`` (blocking).
+
+    ``dtype`` defaults to the data's own, which must be a WIA data type (``float64`` data stays ``float64``).
+    """
+    if isinstance(data, Tensor):
+        raise InvalidValueError("tensor: data is already a wia Tensor; use it directly")
+    array = np.asarray(data)
+    context, wia_dtype, memory_type = _prepare(ctx, array.dtype if dtype is None else dtype, memory)
+    queue = stream_for(context, stream).queue
+    result = new_tensor(context, array.shape, wia_dtype, memory_type)
+    if result.nbytes:
+        host = np.ascontiguousarray(array, dtype=wia_dtype)
+        context.backend.upload(queue, result.memory.buffer, 0, host.reshape(-1).view(np.uint8))
+    return result
+
+
+@api
+def empty(
+    shape: int | Sequence[int],
+    dtype: object = float32,
+    *,
+    ctx: Context | None = None,
+    memory: MemoryType = MemoryType.DEVICE,
+) -> Tensor:
+    """An allocated tensor whose contents are unspecified (the simulator gives zeros)."""
+    context, wia_dtype, memory_type = _prepare(ctx, dtype, memory)
+    return new_tensor(context, _shape(shape), wia_dtype, memory_type)
+
+
+@api
+def zeros(
+    shape: int | Sequence[int],
+    dtype: object = float32,
+    *,
+    ctx: Context | None = None,
+    memory: MemoryType = MemoryType.DEVICE,
+    stream: Stream | None = None,
+) -> Tensor:
+    """A tensor of zeros, filled on the device by a memset kernel in ``stream``'s order (by the host for HOST
+    and PINNED memory)."""
+    context, wia_dtype, memory_type = _prepare(ctx, dtype, memory)
+    queue = stream_for(context, stream).queue
+    result = new_tensor(context, _shape(shape), wia_dtype, memory_type)
+    if memory_type.device_visible:
+        context.backend.launch_op(queue, "fill_zero", (), result.ref)
+    elif result.nbytes:  # the device cannot write HOST or PINNED memory: the host clears it
+        context.backend.upload(queue, result.memory.buffer, 0, np.zeros(result.nbytes, np.uint8))
+    return result
+
+
+@api
+def release_tensor(t: Tensor) -> None:
+    """R-3.7-05: free the tensor's memory; using it afterwards is ``INVALID_VALUE``."""
+    t = check_tensor(t)
+    t.memory.release()
+    t.released = True
+
+
+@api
+def to_numpy(t: Tensor) -> np.ndarray:
+    """The tensor's values as a new NumPy array, after the context's outstanding work."""
+    t = check_tensor(t)
+    ctx = t.memory.context
+    backend = ctx.backend
+    if not backend.numerics:
+        raise NotSupportedError("numpy(): the backend runs without numerics (timing only); tensors hold no data")
+    ctx.synchronize()
+    raw = backend.download(ctx.default_stream.queue, t.memory.buffer, 0, t.nbytes) if t.nbytes else np.empty(0, np.uint8)
+    return raw.view(t.dtype).reshape(t.shape)

@@ -1,0 +1,137 @@
+"""What a stream executes: kernels, copies, markers and waits.
+
+A command's ``run`` returns ``None`` when it completes at once, or a generator of SimPy events. Numerics happen in
+simulated-time order: a kernel or copy reads its inputs when it starts and writes its outputs when it ends, so
+an unordered reader on another stream sees exactly what it would see on hardware.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import simpy
+
+from wia_sim.costmodel import KernelCost, TransferCost
+from wia_sim.memory import Buffer
+
+if TYPE_CHECKING:
+    from wia_sim.stream import Stream
+
+Finish = Callable[[], None]
+Steps = Generator[simpy.Event, Any, None]
+
+
+class Command:
+    __slots__ = ("done", "ended", "started", "submitted")
+
+    def __init__(self) -> None:
+        self.submitted = 0.0
+        self.started = -1.0
+        self.ended = -1.0
+        self.done = False
+
+    def run(self, stream: Stream) -> Steps | None:
+        raise NotImplementedError(f"{type(self).__name__} must implement run")
+
+
+class Kernel(Command):
+    """A kernel on the compute units. ``start`` (numerics only) computes from the inputs and returns the
+    function that writes the outputs."""
+
+    __slots__ = ("cost", "start")
+
+    def __init__(self, cost: KernelCost, start: Callable[[], Finish] | None) -> None:
+        super().__init__()
+        self.cost = cost
+        self.start = start
+
+    def run(self, stream: Stream) -> Steps:
+        compute = stream.device.compute
+        env = stream.env
+        units = self.cost.compute_units
+        yield compute.get(units)
+        self.started = env.now
+        finish = self.start() if self.start is not None else None
+        yield env.timeout(self.cost.duration_s)
+        compute.put(units)
+        if finish is not None:
+            finish()
+
+
+class Copy(Command):
+    """A copy of bytes between two buffers on one of the machine's transfer paths."""
+
+    __slots__ = ("cost", "dst", "dst_offset", "engine", "src", "src_offset")
+
+    def __init__(
+        self,
+        engine: simpy.Resource,
+        cost: TransferCost,
+        src: Buffer,
+        src_offset: int,
+        dst: Buffer,
+        dst_offset: int,
+    ) -> None:
+        super().__init__()
+        self.engine = engine
+        self.cost = cost
+        self.src, self.src_offset = src, src_offset
+        self.dst, self.dst_offset = dst, dst_offset
+
+    def run(self, stream: Stream) -> Steps:
+        env = stream.env
+        with self.engine.request() as request:
+            yield request
+            self.started = env.now
+            n = self.cost.nbytes
+            src = self.src.data
+            staged: np.ndarray | None = None
+            if src is not None:
+                staged = src[self.src_offset : self.src_offset + n].copy()
+            yield env.timeout(self.cost.duration_s)
+        dst = self.dst.data
+        if staged is not None and dst is not None:
+            dst[self.dst_offset : self.dst_offset + n] = staged
+
+
+class Marker(Command):
+    """A recorded point in a stream (an event record); completes when everything before it has."""
+
+    __slots__ = ("_reached",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._reached: simpy.Event | None = None
+
+    def run(self, stream: Stream) -> None:
+        self.started = stream.env.now
+        if self._reached is not None:
+            self._reached.succeed()
+
+    def reached(self, env: simpy.Environment) -> simpy.Event:
+        """The SimPy event that fires when the stream reaches this marker."""
+        if self._reached is None:
+            self._reached = env.event()
+        return self._reached
+
+
+class Wait(Command):
+    """Hold a stream until a marker on another stream is reached."""
+
+    __slots__ = ("marker",)
+
+    def __init__(self, marker: Marker) -> None:
+        super().__init__()
+        self.marker = marker
+
+    def run(self, stream: Stream) -> Steps | None:
+        if self.marker.done:
+            self.started = stream.env.now
+            return None
+        return self._wait(stream)
+
+    def _wait(self, stream: Stream) -> Steps:
+        self.started = stream.env.now
+        yield self.marker.reached(stream.env)

@@ -1,0 +1,100 @@
+"""The simulated machine: one host, its devices, and the two clocks.
+
+The host clock advances by the modeled cost of every call the host makes. The SimPy environment (device time)
+runs lazily: only a synchronization runs it, up to the awaited point, after which the host clock is set to
+``max(host, that point)``. Work submitted at host time ``t`` never starts before ``t``, so the host clock is never
+behind the device clock. Same-time events run in scheduling order, so a program and a model give the same
+timeline and the same numbers on every run.
+"""
+
+from __future__ import annotations
+
+import math
+
+import simpy
+
+from wia_sim.commands import Command
+from wia_sim.heap import Heap
+from wia_sim.hwmodel import HardwareModel
+from wia_sim.memory import Buffer, MemoryKind
+from wia_sim.stream import Stream
+
+
+class SimulationStalled(RuntimeError):
+    """A wait that no scheduled event can ever satisfy (a bug in whatever drives the machine)."""
+
+
+class Device:
+    """One accelerator: compute units, copy engines, a D2D path and a memory heap, as SimPy resources."""
+
+    def __init__(self, machine: Machine, index: int) -> None:
+        model = machine.model
+        env = machine.env
+        self.machine = machine
+        self.env = env
+        self.index = index
+        self.model = model
+        self.compute = simpy.Container(env, capacity=model.compute.compute_units, init=model.compute.compute_units)
+        engines = model.host_link.copy_engines
+        self.engines: dict[str, simpy.Resource] = {
+            "h2d": simpy.Resource(env, capacity=engines),
+            "d2h": simpy.Resource(env, capacity=engines),
+            "d2d": simpy.Resource(env, capacity=1),
+            "host": machine.host_copy,
+        }
+        self.heap = Heap(int(model.memory.size), int(model.memory.alignment))
+
+    def stream(self) -> Stream:
+        return Stream(self)
+
+    def allocate(self, kind: MemoryKind, nbytes: int) -> Buffer:
+        """Allocate ``nbytes``; device memory is placed in the heap (raises ``HeapFullError`` when nothing fits)."""
+        address = self.heap.allocate(nbytes) if kind is MemoryKind.DEVICE else None
+        return Buffer(self.index, kind, nbytes, address, self.machine.numerics)
+
+    def release(self, buffer: Buffer) -> None:
+        if buffer.address is not None:
+            self.heap.release(buffer.address)
+        buffer.freed = True
+
+
+class Machine:
+    """A host with ``num_devices`` identical devices of one hardware model."""
+
+    def __init__(self, model: HardwareModel, num_devices: int = 1, numerics: bool = True) -> None:
+        self.model = model
+        self.numerics = numerics
+        self.env = simpy.Environment()
+        self.host_time = 0.0
+        self.host_copy = simpy.Resource(self.env, capacity=1)
+        self.devices = [Device(self, i) for i in range(num_devices)]
+
+    def host_spend(self, seconds: float) -> None:
+        """The host spends ``seconds`` in a call."""
+        self.host_time += seconds
+
+    def wait(self, command: Command, timeout_s: float = math.inf) -> bool:
+        """Run device time until ``command`` completes or the host has waited ``timeout_s``.
+
+        Returns False on timeout (the host clock then stands at the deadline).
+        """
+        env = self.env
+        deadline = self.host_time + timeout_s
+        while not command.done:
+            when = env.peek()
+            if when > deadline:
+                self.host_time = deadline
+                return False
+            if when == math.inf:
+                raise SimulationStalled(f"{type(command).__name__} can never complete: no event is scheduled")
+            env.step()
+        if command.ended > self.host_time:
+            self.host_time = command.ended
+        return True
+
+    def catch_up(self) -> None:
+        """Run device time up to the host clock (what a non-blocking query observes)."""
+        env = self.env
+        host = self.host_time
+        while env.peek() <= host:
+            env.step()

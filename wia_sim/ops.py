@@ -1,0 +1,71 @@
+"""The machine's built-in kernels: how each computes (NumPy, rounding like hardware) and what it costs.
+
+Low-precision inputs are widened to float32 for the arithmetic and the result is rounded once to the output
+dtype, as hardware with float32 accumulation does. Integer arithmetic wraps as the dtype's width does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+
+from wia_sim.commands import Finish
+from wia_sim.costmodel import KernelCost, elementwise_cost
+from wia_sim.hwmodel import HardwareModel
+from wia_sim.memory import ArrayRef
+
+_WIDENED = {np.dtype(np.float16): np.dtype(np.float32), np.dtype(ml_dtypes.bfloat16): np.dtype(np.float32)}
+
+
+def _relu(x: np.ndarray) -> np.ndarray:
+    if x.dtype == np.bool_:
+        return x.copy()
+    return np.maximum(x, x.dtype.type(0))
+
+
+@dataclass(frozen=True)
+class ElementwiseOp:
+    name: str
+    arity: int
+    flops_per_element: float
+    fn: Callable[..., np.ndarray]
+
+
+ELEMENTWISE: dict[str, ElementwiseOp] = {
+    op.name: op
+    for op in (
+        ElementwiseOp("add", 2, 1.0, np.add),
+        ElementwiseOp("mul", 2, 1.0, np.multiply),
+        ElementwiseOp("relu", 1, 1.0, _relu),
+    )
+}
+
+
+def elementwise_kernel(
+    model: HardwareModel, op: ElementwiseOp, inputs: Sequence[ArrayRef], out: ArrayRef
+) -> KernelCost:
+    nbytes = sum(ref.nbytes for ref in inputs) + out.nbytes
+    return elementwise_cost(model, op.name, out.size, op.flops_per_element, nbytes, out.dtype.name)
+
+
+def elementwise_start(op: ElementwiseOp, inputs: Sequence[ArrayRef], out: ArrayRef) -> Callable[[], Finish]:
+    """The numerics of one element-wise launch: read and compute at start, write at the end."""
+    fn = op.fn
+    wide = _WIDENED.get(out.dtype)
+
+    def start() -> Finish:
+        args = [ref.array() for ref in inputs]
+        if wide is not None:
+            args = [a.astype(wide) for a in args]
+        result = fn(*args)
+        view = out.array()
+
+        def finish() -> None:
+            np.copyto(view, result, casting="unsafe")
+
+        return finish
+
+    return start
