@@ -67,14 +67,14 @@ def _binary(name: str, a: Tensor, b: Tensor, ctx: Context | None, stream: Stream
             "have one dtype"
         )
     out = new_tensor(context, _broadcast(name, a, b), a.dtype, MemoryType.DEVICE)
-    context.backend.launch_op(s.queue, name, (a.ref, b.ref), out.ref)
+    context.backend.launch_op(s.queue, name, (a, b), out)
     return out
 
 
 def _unary(name: str, a: Tensor, ctx: Context | None, stream: Stream | None) -> Tensor:
     context, s = _resolve(name, (a,), ctx, stream)
     out = new_tensor(context, a.shape, a.dtype, MemoryType.DEVICE)
-    context.backend.launch_op(s.queue, name, (a.ref,), out.ref)
+    context.backend.launch_op(s.queue, name, (a,), out)
     return out
 
 

@@ -16,25 +16,30 @@ from wia_hal.memory import Memory, allocate, memory_type_of
 from wia_hal.streams import Stream, stream_for
 
 
-class Tensor:
+def contiguous_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    """Row-major byte strides of ``shape``."""
+    strides = []
+    step = itemsize
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= max(dim, 1)
+    return tuple(reversed(strides))
+
+
+class Tensor(TensorRef):
     """An n-dimensional array in device-visible (or host) memory of one context.
 
-    A tensor owns its memory; dropping the last reference releases it, as :func:`release_tensor` does.
+    A tensor is the :class:`TensorRef` backends receive. It owns its memory; dropping the last reference
+    releases it, as :func:`release_tensor` does.
     """
 
-    __slots__ = ("__weakref__", "dtype", "memory", "ref", "released", "shape")
+    __slots__ = ("__weakref__", "memory", "released")
 
     def __init__(self, memory: Memory, shape: tuple[int, ...], dtype: np.dtype) -> None:
+        strides = (dtype.itemsize,) if len(shape) == 1 else contiguous_strides(shape, dtype.itemsize)
+        super().__init__(memory.buffer, 0, shape, strides, dtype)
         self.memory = memory
-        self.shape = shape
-        self.dtype = dtype
         self.released = False
-        strides = []
-        step = dtype.itemsize
-        for dim in reversed(shape):
-            strides.append(step)
-            step *= max(dim, 1)
-        self.ref = TensorRef(memory.buffer, 0, shape, tuple(reversed(strides)), dtype)
 
     @property
     def context(self) -> Context:
@@ -174,7 +179,7 @@ def zeros(
     queue = stream_for(context, stream).queue
     result = new_tensor(context, _shape(shape), wia_dtype, memory_type)
     if memory_type.device_visible:
-        context.backend.launch_op(queue, "fill_zero", (), result.ref)
+        context.backend.launch_op(queue, "fill_zero", (), result)
     elif result.nbytes:  # the device cannot write HOST or PINNED memory: the host clears it
         context.backend.upload(queue, result.memory.buffer, 0, np.zeros(result.nbytes, np.uint8))
     return result

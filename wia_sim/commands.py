@@ -15,6 +15,7 @@ import simpy
 
 from wia_sim.costmodel import KernelCost, TransferCost
 from wia_sim.memory import Buffer
+from wia_sim.resources import UnitPool
 
 if TYPE_CHECKING:
     from wia_sim.stream import Stream
@@ -38,26 +39,15 @@ class Command:
 
 class Kernel(Command):
     """A kernel on the compute units. ``start`` (numerics only) computes from the inputs and returns the
-    function that writes the outputs."""
+    function that writes the outputs. :meth:`Stream._drain` runs kernels inline."""
 
-    __slots__ = ("cost", "start")
+    __slots__ = ("cost", "duration", "start")
 
     def __init__(self, cost: KernelCost, start: Callable[[], Finish] | None) -> None:
         super().__init__()
         self.cost = cost
+        self.duration = cost.duration_s
         self.start = start
-
-    def run(self, stream: Stream) -> Steps:
-        compute = stream.device.compute
-        env = stream.env
-        units = self.cost.compute_units
-        yield compute.get(units)
-        self.started = env.now
-        finish = self.start() if self.start is not None else None
-        yield env.timeout(self.cost.duration_s)
-        compute.put(units)
-        if finish is not None:
-            finish()
 
 
 class Copy(Command):
@@ -67,7 +57,7 @@ class Copy(Command):
 
     def __init__(
         self,
-        engine: simpy.Resource,
+        engine: UnitPool,
         cost: TransferCost,
         src: Buffer,
         src_offset: int,
@@ -82,15 +72,18 @@ class Copy(Command):
 
     def run(self, stream: Stream) -> Steps:
         env = stream.env
-        with self.engine.request() as request:
-            yield request
-            self.started = env.now
-            n = self.cost.nbytes
-            src = self.src.data
-            staged: np.ndarray | None = None
-            if src is not None:
-                staged = src[self.src_offset : self.src_offset + n].copy()
-            yield env.timeout(self.cost.duration_s)
+        engine = self.engine
+        wait = engine.acquire(1)
+        if wait is not None:
+            yield wait
+        self.started = env.now
+        n = self.cost.nbytes
+        src = self.src.data
+        staged: np.ndarray | None = None
+        if src is not None:
+            staged = src[self.src_offset : self.src_offset + n].copy()
+        yield env.timeout(self.cost.duration_s)
+        engine.release(1)
         dst = self.dst.data
         if staged is not None and dst is not None:
             dst[self.dst_offset : self.dst_offset + n] = staged

@@ -17,6 +17,7 @@ from wia_sim.commands import Command
 from wia_sim.heap import Heap
 from wia_sim.hwmodel import HardwareModel
 from wia_sim.memory import Buffer, MemoryKind
+from wia_sim.resources import UnitPool
 from wia_sim.stream import Stream
 
 
@@ -25,7 +26,7 @@ class SimulationStalled(RuntimeError):
 
 
 class Device:
-    """One accelerator: compute units, copy engines, a D2D path and a memory heap, as SimPy resources."""
+    """One accelerator: compute units, copy engines (H2D, D2H), a D2D path and a memory heap."""
 
     def __init__(self, machine: Machine, index: int) -> None:
         model = machine.model
@@ -34,12 +35,12 @@ class Device:
         self.env = env
         self.index = index
         self.model = model
-        self.compute = simpy.Container(env, capacity=model.compute.compute_units, init=model.compute.compute_units)
+        self.compute = UnitPool(env, model.compute.compute_units, "compute units")
         engines = model.host_link.copy_engines
-        self.engines: dict[str, simpy.Resource] = {
-            "h2d": simpy.Resource(env, capacity=engines),
-            "d2h": simpy.Resource(env, capacity=engines),
-            "d2d": simpy.Resource(env, capacity=1),
+        self.engines: dict[str, UnitPool] = {
+            "h2d": UnitPool(env, engines, "H2D copy engines"),
+            "d2h": UnitPool(env, engines, "D2H copy engines"),
+            "d2d": UnitPool(env, 1, "D2D path"),
             "host": machine.host_copy,
         }
         self.heap = Heap(int(model.memory.size), int(model.memory.alignment))
@@ -66,7 +67,7 @@ class Machine:
         self.numerics = numerics
         self.env = simpy.Environment()
         self.host_time = 0.0
-        self.host_copy = simpy.Resource(self.env, capacity=1)
+        self.host_copy = UnitPool(self.env, 1, "host memcpy")
         self.devices = [Device(self, i) for i in range(num_devices)]
 
     def host_spend(self, seconds: float) -> None:

@@ -6,6 +6,7 @@ dtype, as hardware with float32 accumulation does. Integer arithmetic wraps as t
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -15,7 +16,6 @@ import numpy as np
 from wia_sim.commands import Finish
 from wia_sim.costmodel import KernelCost, elementwise_cost
 from wia_sim.hwmodel import HardwareModel
-from wia_sim.memory import ArrayRef
 
 _WIDENED = {np.dtype(np.float16): np.dtype(np.float32), np.dtype(ml_dtypes.bfloat16): np.dtype(np.float32)}
 
@@ -45,27 +45,25 @@ ELEMENTWISE: dict[str, ElementwiseOp] = {
 
 
 def elementwise_kernel(
-    model: HardwareModel, op: ElementwiseOp, inputs: Sequence[ArrayRef], out: ArrayRef
+    model: HardwareModel,
+    op: ElementwiseOp,
+    input_bytes: int,
+    out_shape: tuple[int, ...],
+    out_dtype: np.dtype,
 ) -> KernelCost:
-    nbytes = sum(ref.nbytes for ref in inputs) + out.nbytes
-    return elementwise_cost(model, op.name, out.size, op.flops_per_element, nbytes, out.dtype.name)
+    """Cost of one launch: every input byte read once, every output byte written once."""
+    elements = math.prod(out_shape)
+    nbytes = input_bytes + elements * out_dtype.itemsize
+    return elementwise_cost(model, op.name, elements, op.flops_per_element, nbytes, out_dtype.name)
 
 
-def elementwise_start(op: ElementwiseOp, inputs: Sequence[ArrayRef], out: ArrayRef) -> Callable[[], Finish]:
-    """The numerics of one element-wise launch: read and compute at start, write at the end."""
+def elementwise_start(op: ElementwiseOp, inputs: Sequence[np.ndarray], out: np.ndarray) -> Callable[[], Finish]:
+    """The numerics of one launch on live views of the buffers: read and compute at start, write at the end."""
     fn = op.fn
     wide = _WIDENED.get(out.dtype)
 
     def start() -> Finish:
-        args = [ref.array() for ref in inputs]
-        if wide is not None:
-            args = [a.astype(wide) for a in args]
-        result = fn(*args)
-        view = out.array()
-
-        def finish() -> None:
-            np.copyto(view, result, casting="unsafe")
-
-        return finish
+        result = fn(*inputs) if wide is None else fn(*[a.astype(wide) for a in inputs])
+        return lambda: np.copyto(out, result, casting="unsafe")
 
     return start

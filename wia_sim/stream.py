@@ -12,14 +12,20 @@ from typing import TYPE_CHECKING, Any
 
 import simpy
 
-from wia_sim.commands import Command
+from wia_sim.commands import Command, Kernel
 
 if TYPE_CHECKING:
     from wia_sim.machine import Device
 
 
+QUEUE_DEPTH = 1024
+"""Commands a stream holds before a submission blocks the host. CUDA's launch queue holds about a thousand
+pending launches before ``cudaLaunchKernel`` blocks (observed as the launch-queue-full stalls Nsight Systems shows);
+the bound also keeps the simulator's backlog, and so its memory and garbage-collection cost, small."""
+
+
 class Stream:
-    __slots__ = ("_idle", "device", "env", "last", "machine", "queue")
+    __slots__ = ("_idle", "current", "device", "env", "last", "machine", "queue")
 
     def __init__(self, device: Device) -> None:
         self.device = device
@@ -27,11 +33,14 @@ class Stream:
         self.env = device.env
         self.queue: deque[Command] = deque()
         self.last: Command | None = None
+        self.current: Command | None = None
         self._idle: simpy.Event | None = None
         self.env.process(self._drain())
 
     def submit(self, command: Command) -> Command:
         """Queue ``command`` at the current host time; it will not start before then."""
+        if len(self.queue) >= QUEUE_DEPTH:
+            self._make_room()
         command.submitted = self.machine.host_time
         self.queue.append(command)
         self.last = command
@@ -41,6 +50,13 @@ class Stream:
             idle.succeed()
         return command
 
+    def _make_room(self) -> None:
+        """Let device time catch up with the host; if the queue is still full, the host waits for a slot."""
+        machine = self.machine
+        machine.catch_up()
+        while len(self.queue) >= QUEUE_DEPTH:
+            machine.wait(self.current if self.current is not None else self.queue[0])
+
     @property
     def busy(self) -> bool:
         last = self.last
@@ -49,16 +65,31 @@ class Stream:
     def _drain(self) -> Generator[simpy.Event, Any, None]:
         env = self.env
         queue = self.queue
+        compute = self.device.compute
         while True:
             if not queue:
                 self._idle = env.event()
                 yield self._idle
                 continue
-            command = queue.popleft()
+            command = self.current = queue.popleft()
             if command.submitted > env.now:
                 yield env.timeout(command.submitted - env.now)
-            steps = command.run(self)
-            if steps is not None:
-                yield from steps
+            if type(command) is Kernel:  # Kernel.run inlined for performance reasons: most commands are kernels
+                units = command.cost.compute_units
+                wait = compute.acquire(units)
+                if wait is not None:
+                    yield wait
+                command.started = env.now
+                start = command.start
+                finish = start() if start is not None else None
+                yield env.timeout(command.duration)
+                compute.release(units)
+                if finish is not None:
+                    finish()
+            else:
+                steps = command.run(self)
+                if steps is not None:
+                    yield from steps
             command.ended = env.now
             command.done = True
+            self.current = None

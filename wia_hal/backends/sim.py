@@ -26,7 +26,7 @@ from wia_sim.costmodel import KernelCost, transfer_cost
 from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model
 from wia_sim.machine import Machine
-from wia_sim.memory import ArrayRef, Buffer, MemoryKind
+from wia_sim.memory import Buffer, MemoryKind
 from wia_sim.ops import ELEMENTWISE, ElementwiseOp, elementwise_kernel, elementwise_start
 from wia_sim.stream import Stream
 
@@ -77,6 +77,10 @@ class SimBackend(Backend):
             raise InvalidValueError(str(e)) from e
         self.machine = Machine(self.model, _count("devices", devices), _flag("numerics", numerics))
         self._costs: dict[tuple[object, ...], KernelCost] = {}
+        host = self.model.host
+        self._alloc_latency = {t: host.pinned_alloc_latency for t in MemoryType}
+        self._alloc_latency[MemoryType.DEVICE] = self.model.memory.alloc_latency
+        self._alloc_latency[MemoryType.HOST] = host.api_overhead
 
     @property
     def numerics(self) -> bool:
@@ -133,12 +137,7 @@ class SimBackend(Backend):
     # memory
 
     def allocate(self, device: int, nbytes: int, memory_type: MemoryType) -> Buffer:
-        host = self.model.host
-        cost = {
-            MemoryType.DEVICE: self.model.memory.alloc_latency,
-            MemoryType.HOST: host.api_overhead,
-        }.get(memory_type, host.pinned_alloc_latency)
-        self.machine.host_spend(cost)
+        self.machine.host_time += self._alloc_latency[memory_type]
         dev = self.machine.devices[device]
         try:
             return dev.allocate(_KINDS[memory_type], nbytes)
@@ -192,23 +191,26 @@ class SimBackend(Backend):
         assert staging.data is not None
         return staging.data
 
-    def _array(self, ref: TensorRef) -> ArrayRef:
-        array = ref.cache
-        if array is None:
-            array = ref.cache = ArrayRef(ref.buffer, ref.offset, ref.shape, ref.strides, ref.dtype)
-        return array  # type: ignore[no-any-return]
+    def _view(self, ref: TensorRef) -> np.ndarray:
+        """The live NumPy view of a tensor's region, made once per tensor."""
+        view = ref.cache
+        if view is None:
+            view = ref.cache = np.ndarray(ref.shape, ref.dtype, ref.buffer.data, ref.offset, ref.strides)
+        return view  # type: ignore[no-any-return]
 
     def launch_op(self, queue: Stream, name: str, inputs: Sequence[TensorRef], output: TensorRef) -> None:
         machine = self.machine
-        machine.host_spend(self.model.host.launch_overhead)
+        machine.host_time += self.model.host.launch_overhead
         op = _OPS[name]
-        arrays = [self._array(ref) for ref in inputs]
-        out = self._array(output)
-        key = (name, out.dtype, out.shape, *(a.shape for a in arrays))
+        key = (name, output.dtype, output.shape, *[ref.shape for ref in inputs])
         cost = self._costs.get(key)
         if cost is None:
-            cost = self._costs[key] = elementwise_kernel(self.model, op, arrays, out)
-        start = elementwise_start(op, arrays, out) if machine.numerics else None
+            input_bytes = sum(math.prod(ref.shape) * ref.dtype.itemsize for ref in inputs)
+            cost = self._costs[key] = elementwise_kernel(self.model, op, input_bytes, output.shape, output.dtype)
+        start = None
+        if machine.numerics:
+            view = self._view
+            start = elementwise_start(op, [view(ref) for ref in inputs], view(output))
         queue.submit(Kernel(cost, start))
 
     # ordering and time
