@@ -67,6 +67,8 @@ class Machine:
         self.numerics = numerics
         self.env = simpy.Environment()
         self.host_time = 0.0
+        self.trace: list[Command] | None = None
+        """When a list, every completed command is appended to it in completion order (a timeline)."""
         self.host_copy = UnitPool(self.env, 1, "host memcpy")
         self.devices = [Device(self, i) for i in range(num_devices)]
 

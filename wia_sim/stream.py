@@ -66,6 +66,7 @@ class Stream:
         env = self.env
         queue = self.queue
         compute = self.device.compute
+        machine = self.machine
         while True:
             if not queue:
                 self._idle = env.event()
@@ -93,3 +94,5 @@ class Stream:
             command.ended = env.now
             command.done = True
             self.current = None
+            if machine.trace is not None:
+                machine.trace.append(command)

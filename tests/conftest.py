@@ -1,0 +1,37 @@
+"""Every test runs on a fresh sim backend (wia-tiny unless it asks for another model) and leaves nothing alive."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+import wia_hal as wia
+from wia_hal.backends.sim import SimBackend
+from wia_hal.runtime import runtime
+
+
+def _teardown() -> None:
+    rt = runtime()
+    for ctx in list(rt.contexts):
+        ctx.destroy()
+
+
+@pytest.fixture(autouse=True)
+def tiny() -> Iterator[None]:
+    wia.set_backend("sim", hardware="wia-tiny")
+    yield
+    _teardown()
+
+
+@pytest.fixture
+def sim() -> SimBackend:
+    """The active sim backend (for reading the machine's clocks and model in tests)."""
+    backend = wia.get_backend()
+    assert isinstance(backend, SimBackend)
+    return backend
+
+
+@pytest.fixture
+def ctx() -> wia.Context:
+    return wia.create_context()

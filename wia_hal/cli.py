@@ -1,0 +1,108 @@
+"""``wia``: look at the devices of a backend, as ``clinfo`` or ``nvidia-smi`` would show them."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from rich.console import Console
+from rich.table import Table
+
+import wia_hal as wia
+
+
+def _parse_options(pairs: list[str]) -> dict[str, str]:
+    options = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"wia: --option expects KEY=VALUE, got {pair!r}")
+        options[key] = value
+    return options
+
+
+def _bytes(n: float) -> str:
+    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.1f} MiB"
+
+
+def _rate(value: float, unit: str) -> str:
+    """Three significant digits at a tera/giga prefix: ``312 TFLOP/s``, ``0.125 TFLOP/s``."""
+    return f"{value / 1e12:,.3g} T{unit}"
+
+
+def _rows(info: wia.DeviceInfo, caps: wia.DeviceCapabilities) -> list[tuple[str, str]]:
+    rows = [
+        ("name", info.name),
+        ("vendor", info.vendor),
+        ("type", wia.device_type_to_string(info.type)),
+        ("architecture", info.architecture),
+        ("compute units", str(info.compute_units)),
+        ("clock", f"{info.clock_rate_hz / 1e6:,.0f} MHz"),
+        ("memory", f"{_bytes(info.memory_size)} ({info.memory_size:,} bytes)"),
+        ("memory bandwidth", f"{info.memory_bandwidth / 1e9:,.1f} GB/s"),
+        ("last-level cache", _bytes(info.last_level_cache_size)),
+        ("peak FP32 (dense)", _rate(info.peak_flops, "FLOP/s")),
+    ]
+    for precision, rate in info.peak_flops_by_precision.items():
+        rows.append((f"  peak {precision}", _rate(rate, "OP/s" if precision.startswith("int") else "FLOP/s")))
+    rows += [
+        ("host link", f"{info.host_link} ({info.host_link_bandwidth / 1e9:,.1f} GB/s pinned H2D)"),
+        ("backend", info.backend),
+    ]
+    for field, value in caps.model_dump().items():
+        if isinstance(value, bool):
+            shown = "yes" if value else "no"
+        elif field == "max_shared_memory":
+            shown = f"{value / 1024:,.0f} KiB"
+        else:
+            shown = f"{value:,}"
+        rows.append((field.replace("_", " "), shown))
+    return rows
+
+
+def devices(console: Console) -> int:
+    count = wia.get_device_count()
+    backend = wia.get_backend()
+    if count == 0:
+        console.print(f"backend {backend.name!r}: no devices")
+        return 0
+    table = Table(title=f"{count} device(s) on backend {backend.name!r}")
+    table.add_column("")
+    columns = []
+    for index in range(count):
+        device = wia.get_device(index)
+        table.add_column(f"device {index}")
+        columns.append(_rows(wia.get_device_info(device), wia.get_device_capabilities(device)))
+    for i, (label, _) in enumerate(columns[0]):
+        table.add_row(label, *(column[i][1] for column in columns))
+    console.print(table)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="wia", description="The WIA-AI-011 HAL from the command line.")
+    parser.add_argument("--backend", help="backend name (default: $WIA_BACKEND or 'sim')")
+    parser.add_argument(
+        "--option", action="append", default=[], metavar="KEY=VALUE", help="backend option, e.g. hardware=amd-mi300x"
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("devices", help="table of every device with its info and capabilities")
+    sub.add_parser("backends", help="the installed backends")
+    args = parser.parse_args(argv)
+    console = Console()
+    try:
+        if args.backend or args.option:
+            wia.set_backend(args.backend or os.environ.get("WIA_BACKEND", "sim"), **_parse_options(args.option))
+        if args.command == "backends":
+            for name in wia.available_backends():
+                console.print(name)
+            return 0
+        return devices(console)
+    except wia.WiaError as e:
+        console.print(f"[red]wia: {e.code.name}: {e}[/red]")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
