@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -30,6 +31,7 @@ TIMEOUT_INFINITE = math.inf
 """A timeout that never expires (``WIA_TIMEOUT_INFINITE``)."""
 
 T = TypeVar("T")
+_ids = itertools.count(1)
 
 
 class Context:
@@ -39,6 +41,7 @@ class Context:
         from wia_hal.streams import Stream
 
         self.runtime = rt
+        self.id = next(_ids)
         self.backend = rt.backend
         self.device = device
         self.config = config
@@ -53,8 +56,8 @@ class Context:
         self.default_stream = Stream(self, StreamFlags.DEFAULT)
 
     def __repr__(self) -> str:
-        state = "destroyed" if self.destroyed else f"device {self.device.index}"
-        return f"<wia.Context {state}>"
+        state = " destroyed" if self.destroyed else ""
+        return f"<wia.Context {self.id}{state} on device {self.device.index}>"
 
     @property
     def exclusive(self) -> bool:

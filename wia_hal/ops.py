@@ -10,36 +10,35 @@ import numpy as np
 
 from wia_hal.context import Context, check_context, current_context
 from wia_hal.enums import MemoryType
-from wia_hal.errors import InvalidContextError, InvalidMemoryError, InvalidValueError, NotSupportedError, api
-from wia_hal.streams import Stream, check_stream
+from wia_hal.errors import InvalidMemoryError, InvalidValueError, NotSupportedError, api
+from wia_hal.streams import Stream, check_stream, stream_for
 from wia_hal.tensor import Tensor, check_tensor, new_tensor
 
+DEVICE_VISIBLE = frozenset(t for t in MemoryType if t.device_visible)
 _BROADCAST_CACHE: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
 
 
 def _resolve(name: str, tensors: tuple[object, ...], ctx: Context | None, stream: Stream | None) -> tuple[Context, Stream]:
-    """The op's context and stream: from ``stream``, ``ctx`` or the first tensor; every tensor must share it."""
-    if stream is not None:
-        stream = check_stream(stream)
-        context = stream.context
-        if ctx is not None and check_context(ctx) is not context:
-            raise InvalidContextError(f"{name}: stream belongs to {context!r}, not to ctx {ctx!r}")
-    elif ctx is not None:
+    """The op's context (``ctx``, else the first tensor's, else the stream's) and stream; every tensor must be
+    of that context (``INVALID_MEMORY``) and so must the stream (``INVALID_CONTEXT``)."""
+    if ctx is not None:
         context = check_context(ctx)
     elif tensors and type(tensors[0]) is Tensor:
         context = check_tensor(tensors[0]).memory.context
+    elif stream is not None:
+        context = check_stream(stream).context
     else:
         context = current_context()
+    queue_stream = stream_for(context, stream)
     for t in tensors:
-        tensor = check_tensor(t, context)
-        if not tensor.memory.type.device_visible:
+        if check_tensor(t, context).memory.type not in DEVICE_VISIBLE:
             raise InvalidMemoryError(
-                f"{name}: an input is in {tensor.memory.type.name} memory, which the device cannot access; "
+                f"{name}: an input is in {t.memory.type.name} memory, which the device cannot access; "  # type: ignore[attr-defined]
                 "ops need DEVICE, UNIFIED or MANAGED memory"
             )
     if name not in context.backend.ops:
         raise NotSupportedError(f"{name}: the {context.backend.name!r} backend does not implement this op")
-    return context, (stream if stream is not None else context.default_stream)
+    return context, queue_stream
 
 
 def _broadcast(name: str, a: Tensor, b: Tensor) -> tuple[int, ...]:

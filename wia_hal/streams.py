@@ -30,9 +30,9 @@ class Stream:
         self.context.last_error = details
 
     def check(self) -> Stream:
+        self.context.check()
         if self.destroyed:
             raise InvalidValueError(f"{self!r} was destroyed")
-        self.context.check()
         return self
 
     def synchronize(self) -> None:
