@@ -4,7 +4,6 @@ carries its source in a comment, and their numbers are consistent with one anoth
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -36,7 +35,7 @@ _NUMBER = re.compile(r"^[-+]?(?:\d[\d_]*\.?\d*|\.\d+)(?:[eE][-+]?\d+)?$")
 _QUANTITY = re.compile(r"^\"\s*[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?\s*[A-Za-z/]+\s*\"$")
 # What makes a comment name a source: a link or document, a repository/issue, a tool output, or an honest derivation.
 _SOURCE_MARKER = re.compile(
-    r"https?://|www\.|\.com\b|\.org\b|\.io\b|\.edu\b|\.ai\b|\.(?:md|rst|pdf|html|txt|c|h|py)\b|github|/|"
+    r"https?://|www\.|\.com\b|\.org\b|\.io\b|\.edu\b|\.ai\b|\.(?:md|rst|pdf|html|txt|c|h|py)\b|github|[\w.-]+/[\w.-]{2,}|"
     r"datasheet|whitepaper|white paper|guide|docs?\b|"
     r"documentation|spec|table|measured|measurement|estimate|derived|decision|README|issue|PR #|#\d+|paper|arxiv|"
     r"deviceQuery|gpuinfo|rocminfo|nvidia-smi|rocm-smi|hl-smi|nvbandwidth|bandwidthTest|benchmark|driver|brief",

@@ -1,0 +1,34 @@
+# The README's two commands: `make run` (set up, then the conformance suite on the default simulated device and
+# short demos) and `make test` (set up, then lint, type checks and every test). Both create .venv on first use.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: run test bench setup clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/wia devices
+	$(BIN)/wia-sim models list
+	$(BIN)/wia-conformance --backend sim
+	$(BIN)/python examples/what_the_simulator_shows.py
+
+test: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+	$(BIN)/pytest -q -n 2 tests conformance/meta_tests
+	WIA_SIM_HARDWARE=wia-tiny $(BIN)/wia-conformance --backend sim -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/sim_throughput.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
