@@ -94,7 +94,9 @@ def what_if() -> None:
             wia.relu(wia.add(wia.mul(x, w), w))
             wia.event_record(end, ctx.default_stream)
             wia.event_synchronize(end)
-            table.add_row(name, memory, f"{info.memory_bandwidth / 1e9:,.0f}", f"{wia.event_elapsed_time(start, end):.3f}")
+            table.add_row(
+                name, memory, f"{info.memory_bandwidth / 1e9:,.0f}", f"{wia.event_elapsed_time(start, end):.3f}"
+            )
         except wia.OutOfMemoryError:
             table.add_row(name, memory, f"{info.memory_bandwidth / 1e9:,.0f}", "does not fit in device memory")
         wia.destroy_context(ctx)

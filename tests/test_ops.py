@@ -58,9 +58,7 @@ shapes = hnp.array_shapes(min_dims=0, max_dims=4, min_side=0, max_side=6)
     op=st.sampled_from(["add", "mul"]),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_binary_ops_broadcast_like_numpy(
-    shapes: hnp.BroadcastableShapes, dtype: str, op: str, seed: int
-) -> None:
+def test_binary_ops_broadcast_like_numpy(shapes: hnp.BroadcastableShapes, dtype: str, op: str, seed: int) -> None:
     rng = np.random.default_rng(seed)
     wdtype = wia.dtypes.as_dtype(dtype)  # type: ignore[attr-defined]
     a, b = (_values(wdtype, s, rng) for s in shapes.input_shapes)

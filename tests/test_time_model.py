@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
@@ -29,8 +31,13 @@ def _traced(sim: SimBackend) -> list[Command]:
 )
 @pytest.mark.parametrize("nbytes", [1, 4096, 3 * MiB + 17])
 def test_copy_takes_latency_plus_bytes_over_bandwidth(
-    sim: SimBackend, ctx: wia.Context, src_type: wia.MemoryType, dst_type: wia.MemoryType, route: str,
-    bandwidth: str, nbytes: int,
+    sim: SimBackend,
+    ctx: wia.Context,
+    src_type: wia.MemoryType,
+    dst_type: wia.MemoryType,
+    route: str,
+    bandwidth: str,
+    nbytes: int,
 ) -> None:
     link = sim.model.host_link
     expected = link.latency + nbytes / getattr(link, bandwidth)
@@ -104,6 +111,22 @@ def test_copy_on_one_stream_overlaps_compute_on_another(sim: SimBackend, ctx: wi
     # the max plus a few host-call overheads (API and launch calls, microseconds)
     assert total == pytest.approx(max(copy_time, kernel_time), abs=20e-6)
     np.testing.assert_array_equal(c.numpy(), a.numpy() + b.numpy())
+
+
+def test_copies_share_a_link_direction_and_the_two_directions_overlap(sim: SimBackend, ctx: wia.Context) -> None:
+    n = 2 * MiB
+    pinned = [wia.alloc(ctx, n, wia.MemoryType.PINNED) for _ in range(3)]
+    device = [wia.alloc(ctx, n) for _ in range(3)]
+    streams = [wia.create_stream(ctx) for _ in range(3)]
+    trace = _traced(sim)
+    wia.copy_async(pinned[0], device[0], n, streams[0])
+    wia.copy_async(pinned[1], device[1], n, streams[1])  # same direction: waits for the link
+    wia.copy_async(device[2], pinned[2], n, streams[2])  # other direction: runs at once
+    wia.context_synchronize(ctx)
+    h2d_a, h2d_b, d2h = sorted((c for c in trace if isinstance(c, Copy)), key=lambda c: c.submitted)
+    assert (h2d_a.cost.route, h2d_b.cost.route, d2h.cost.route) == ("h2d", "h2d", "d2h")
+    assert h2d_b.started == h2d_a.ended
+    assert d2h.started < h2d_a.ended
 
 
 def test_two_ops_on_one_stream_never_overlap(sim: SimBackend, ctx: wia.Context) -> None:
@@ -180,7 +203,7 @@ def test_work_never_starts_before_it_was_submitted(sim: SimBackend, ctx: wia.Con
     kernels = [x for x in trace if isinstance(x, Kernel)]
     assert len(kernels) == 50
     assert all(k.started >= k.submitted for k in kernels)
-    assert all(k2.started >= k1.ended for k1, k2 in zip(kernels, kernels[1:], strict=False))
+    assert all(k2.started >= k1.ended for k1, k2 in itertools.pairwise(kernels))
 
 
 def test_event_query_follows_the_host_clock(sim: SimBackend, ctx: wia.Context) -> None:
@@ -250,8 +273,9 @@ def test_timing_only_mode_has_the_same_timeline() -> None:
         for _ in range(20):
             b = wia.add(wia.mul(a, b, stream=s), a)
         wia.context_synchronize(ctx)
-        timelines.append(([(type(c).__name__, c.submitted, c.started, c.ended) for c in trace],
-                          backend.machine.host_time))  # type: ignore[attr-defined]
+        timelines.append(
+            ([(type(c).__name__, c.submitted, c.started, c.ended) for c in trace], backend.machine.host_time)
+        )  # type: ignore[attr-defined]
         if not numerics:
             with pytest.raises(wia.NotSupportedError, match="timing only"):
                 b.numpy()

@@ -88,7 +88,9 @@ class Context:
 
     def wait_timeout(self, what: str, ok: bool, timeout_ms: float | None) -> None:
         if not ok:
-            raise TimedOutError(f"{what}: the awaited work did not complete within the context's {timeout_ms} ms timeout")
+            raise TimedOutError(
+                f"{what}: the awaited work did not complete within the context's {timeout_ms} ms timeout"
+            )
 
     def synchronize(self) -> None:
         for stream in (self.default_stream, *self.streams):

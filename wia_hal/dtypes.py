@@ -16,12 +16,14 @@ int32 = np.dtype(np.int32)
 float64 = np.dtype(np.float64)
 bool_ = np.dtype(np.bool_)
 
-DTYPES: dict[str, np.dtype] = {
-    d.name: d for d in (float32, float16, bfloat16, int8, int32, float64, bool_)
-}
+DTYPES: dict[str, np.dtype] = {d.name: d for d in (float32, float16, bfloat16, int8, int32, float64, bool_)}
 
-_CAPABILITY = {float16: "supports_float16", bfloat16: "supports_bfloat16", int8: "supports_int8",
-               float64: "supports_float64"}
+_CAPABILITY = {
+    float16: "supports_float16",
+    bfloat16: "supports_bfloat16",
+    int8: "supports_int8",
+    float64: "supports_float64",
+}
 
 
 def as_dtype(value: object) -> np.dtype:
@@ -34,9 +36,7 @@ def as_dtype(value: object) -> np.dtype:
             dtype = None
     if dtype is None or dtype.name not in DTYPES:
         shown = dtype.name if dtype is not None else repr(value)
-        raise InvalidValueError(
-            f"dtype {shown} is not a WIA data type; expected one of {', '.join(DTYPES)}"
-        )
+        raise InvalidValueError(f"dtype {shown} is not a WIA data type; expected one of {', '.join(DTYPES)}")
     return DTYPES[dtype.name]
 
 

@@ -63,9 +63,7 @@ def memory_type_of(value: object) -> MemoryType:
     try:
         return MemoryType(value)
     except ValueError:
-        raise InvalidValueError(
-            f"{value!r} is not a MemoryType ({', '.join(t.name for t in MemoryType)})"
-        ) from None
+        raise InvalidValueError(f"{value!r} is not a MemoryType ({', '.join(t.name for t in MemoryType)})") from None
 
 
 def allocate(ctx: Context, nbytes: int, memory_type: MemoryType) -> Memory:

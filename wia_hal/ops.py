@@ -18,7 +18,9 @@ DEVICE_VISIBLE = frozenset(t for t in MemoryType if t.device_visible)
 _BROADCAST_CACHE: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
 
 
-def _resolve(name: str, tensors: tuple[object, ...], ctx: Context | None, stream: Stream | None) -> tuple[Context, Stream]:
+def _resolve(
+    name: str, tensors: tuple[object, ...], ctx: Context | None, stream: Stream | None
+) -> tuple[Context, Stream]:
     """The op's context (``ctx``, else the first tensor's, else the stream's) and stream; every tensor must be
     of that context (``INVALID_MEMORY``) and so must the stream (``INVALID_CONTEXT``)."""
     if ctx is not None:

@@ -11,7 +11,14 @@ from wia_hal.backend import TensorRef
 from wia_hal.context import Context, current_context
 from wia_hal.dtypes import as_dtype, check_supported, float32
 from wia_hal.enums import MemoryType
-from wia_hal.errors import ErrorDetails, InvalidContextError, InvalidMemoryError, InvalidValueError, NotSupportedError, api
+from wia_hal.errors import (
+    ErrorDetails,
+    InvalidContextError,
+    InvalidMemoryError,
+    InvalidValueError,
+    NotSupportedError,
+    api,
+)
 from wia_hal.memory import Memory, allocate, memory_type_of
 from wia_hal.streams import Stream, stream_for
 
@@ -83,7 +90,7 @@ class Tensor(TensorRef):
             if not self.released and not self.memory.freed and not self.memory.context.destroyed:
                 self.memory.release()
                 self.released = True
-        except Exception:  # noqa: S110 (interpreter shutdown or a backend already closed: nothing to free)
+        except Exception:
             pass
 
 
@@ -202,5 +209,7 @@ def to_numpy(t: Tensor) -> np.ndarray:
     if not backend.numerics:
         raise NotSupportedError("numpy(): the backend runs without numerics (timing only); tensors hold no data")
     ctx.synchronize()
-    raw = backend.download(ctx.default_stream.queue, t.memory.buffer, 0, t.nbytes) if t.nbytes else np.empty(0, np.uint8)
+    raw = (
+        backend.download(ctx.default_stream.queue, t.memory.buffer, 0, t.nbytes) if t.nbytes else np.empty(0, np.uint8)
+    )
     return raw.view(t.dtype).reshape(t.shape)

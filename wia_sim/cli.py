@@ -27,7 +27,17 @@ def _link(model: HardwareModel) -> str:
 
 def models_table(console: Console) -> None:
     table = Table(title="Shipped hardware models (dense peaks at boost clock; show NAME for sources and details)")
-    columns = ("name", "CUs", "clock MHz", "FP32 TFLOP/s", "BF16 TFLOP/s", "FP16 TFLOP/s", "memory", "GB/s", "host link")
+    columns = (
+        "name",
+        "CUs",
+        "clock MHz",
+        "FP32 TFLOP/s",
+        "BF16 TFLOP/s",
+        "FP16 TFLOP/s",
+        "memory",
+        "GB/s",
+        "host link",
+    )
     for column in columns:
         table.add_column(column, justify="left" if column in ("name", "host link") else "right")
     for name in available_models():
@@ -48,7 +58,9 @@ def models_table(console: Console) -> None:
 def _describe(field: str, value: object) -> str:
     if not isinstance(value, float):
         return str(value)
-    if field in ("size", "last_level_cache", "alignment") or field.endswith(("memory_per_compute_unit", "per_work_group")):
+    if field in ("size", "last_level_cache", "alignment") or field.endswith(
+        ("memory_per_compute_unit", "per_work_group")
+    ):
         return f"{value:,.0f} B ({_size(value)})" if value >= 2**20 else f"{value:,.0f} B"
     if field.endswith("bandwidth"):
         return f"{value / 1e9:,.2f} GB/s"
@@ -73,7 +85,9 @@ def show(console: Console, name: str) -> None:
         for field, value in spec:
             if field == "peak_flops":
                 for precision, rate in value.items():
-                    table.add_row(f"{section}.peak_flops.{precision}", _tera(rate, "TOP/s" if precision == "int8" else "TFLOP/s"))
+                    table.add_row(
+                        f"{section}.peak_flops.{precision}", _tera(rate, "TOP/s" if precision == "int8" else "TFLOP/s")
+                    )
             else:
                 table.add_row(f"{section}.{field}", _describe(field, value))
     console.print(table)

@@ -74,7 +74,11 @@ class HostLinkSpec(_Spec):
     pageable_h2d_bandwidth: Bandwidth = Field(gt=0)
     pageable_d2h_bandwidth: Bandwidth = Field(gt=0)
     latency: Duration = Field(gt=0, description="fixed cost of one DMA transfer")
-    copy_engines: int = Field(gt=0, description="DMA engines per direction")
+    copy_engines: int = Field(
+        gt=0,
+        description="DMA (copy) engines as the vendor tool reports them; shown to users, while the simulator "
+        "serves the copies of one link direction one after another, since they share the link's bandwidth",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> HostLinkSpec:

@@ -36,10 +36,11 @@ class Device:
         self.index = index
         self.model = model
         self.compute = UnitPool(env, model.compute.compute_units, "compute units")
-        engines = model.host_link.copy_engines
+        # One path per link direction: however many DMA engines a chip has, transfers in one direction share the
+        # link's bandwidth, so they are served one after another at the full rate; the two directions overlap.
         self.engines: dict[str, UnitPool] = {
-            "h2d": UnitPool(env, engines, "H2D copy engines"),
-            "d2h": UnitPool(env, engines, "D2H copy engines"),
+            "h2d": UnitPool(env, 1, "H2D copy engine"),
+            "d2h": UnitPool(env, 1, "D2H copy engine"),
             "d2d": UnitPool(env, 1, "D2D path"),
             "host": machine.host_copy,
         }

@@ -23,7 +23,12 @@ _WIDENED = {np.dtype(np.float16): np.dtype(np.float32), np.dtype(ml_dtypes.bfloa
 def _relu(x: np.ndarray) -> np.ndarray:
     if x.dtype == np.bool_:
         return x.copy()
-    return np.maximum(x, x.dtype.type(0))
+    result: np.ndarray = np.maximum(x, x.dtype.type(0))
+    return result
+
+
+def _zero() -> np.ndarray:
+    return np.zeros((), np.uint8)
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,7 @@ ELEMENTWISE: dict[str, ElementwiseOp] = {
         ElementwiseOp("add", 2, 1.0, np.add),
         ElementwiseOp("mul", 2, 1.0, np.multiply),
         ElementwiseOp("relu", 1, 1.0, _relu),
+        ElementwiseOp("fill_zero", 0, 0.0, _zero),  # memset: writes every output byte, reads nothing
     )
 }
 

@@ -27,7 +27,7 @@ from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind
-from wia_sim.ops import ELEMENTWISE, ElementwiseOp, elementwise_kernel, elementwise_start
+from wia_sim.ops import ELEMENTWISE, elementwise_kernel, elementwise_start
 from wia_sim.stream import Stream
 
 register_internal_dir(wia_sim.__file__ or "")
@@ -35,8 +35,6 @@ register_internal_dir(simpy.__file__ or "")
 
 DEFAULT_HARDWARE = "nvidia-a100-sxm4-80gb"
 _KINDS = {t: MemoryKind[t.name] for t in MemoryType}
-_FILL_ZERO = ElementwiseOp("fill_zero", 0, 0.0, lambda: np.uint8(0))
-_OPS = {**ELEMENTWISE, _FILL_ZERO.name: _FILL_ZERO}
 
 
 def _flag(name: str, value: object) -> bool:
@@ -66,7 +64,7 @@ def _seconds(timeout_ms: float | None) -> float:
 
 class SimBackend(Backend):
     name: ClassVar[str] = "sim"
-    ops: ClassVar[frozenset[str]] = frozenset(_OPS)
+    ops: ClassVar[frozenset[str]] = frozenset(ELEMENTWISE)
 
     def __init__(
         self, hardware: str | Path = DEFAULT_HARDWARE, devices: int | str = 1, numerics: bool | str = True
@@ -201,7 +199,7 @@ class SimBackend(Backend):
     def launch_op(self, queue: Stream, name: str, inputs: Sequence[TensorRef], output: TensorRef) -> None:
         machine = self.machine
         machine.host_time += self.model.host.launch_overhead
-        op = _OPS[name]
+        op = ELEMENTWISE[name]
         key = (name, output.dtype, output.shape, *[ref.shape for ref in inputs])
         cost = self._costs.get(key)
         if cost is None:
