@@ -140,3 +140,23 @@ def test_dropping_a_tensor_releases_its_memory() -> None:
     assert ctx.bytes_allocated == kept.nbytes
     wia.release_tensor(kept)
     assert ctx.bytes_allocated == 0
+
+
+def test_create_tensor_unified_and_device() -> None:
+    u = wia.create_tensor_unified((2, 3), "float32")
+    assert u.memory_type is wia.MemoryType.UNIFIED
+    wia.memory_ptr(u.memory).view(np.float32)[:] = -1.5
+    np.testing.assert_array_equal(wia.relu(u).numpy(), np.zeros((2, 3), np.float32))
+    d = wia.create_tensor_device(4, "int32")
+    assert d.memory_type is wia.MemoryType.DEVICE and d.shape == (4,)
+
+
+def test_unified_tensor_on_a_device_without_unified_memory_is_not_supported(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from wia_sim.hwmodel import model_path
+
+    text = model_path("wia-tiny").read_text().replace("unified_memory = true", "unified_memory = false")
+    path = tmp_path / "no-unified.toml"
+    path.write_text(text)
+    wia.set_backend("sim", hardware=str(path))
+    with pytest.raises(wia.NotSupportedError, match="UNIFIED"):
+        wia.create_tensor_unified(4)

@@ -65,7 +65,15 @@ from wia_hal.streams import (
     stream_wait_event,
     stream_wait_stream,
 )
-from wia_hal.tensor import Tensor, empty, release_tensor, tensor, zeros
+from wia_hal.tensor import (
+    Tensor,
+    create_tensor_device,
+    create_tensor_unified,
+    empty,
+    release_tensor,
+    tensor,
+    zeros,
+)
 
 __all__ = [
     "TIMEOUT_INFINITE",
@@ -113,6 +121,8 @@ __all__ = [
     "create_context",
     "create_event",
     "create_stream",
+    "create_tensor_device",
+    "create_tensor_unified",
     "destroy_context",
     "destroy_event",
     "destroy_stream",

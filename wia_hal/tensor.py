@@ -193,6 +193,25 @@ def zeros(
 
 
 @api
+def create_tensor_device(
+    shape: int | Sequence[int], dtype: object = float32, *, ctx: Context | None = None
+) -> Tensor:
+    """R-3.2.1-03: a tensor in DEVICE memory (fill it with ``copy_async`` or ops)."""
+    context, wia_dtype, _ = _prepare(ctx, dtype, MemoryType.DEVICE)
+    return new_tensor(context, _shape(shape), wia_dtype, MemoryType.DEVICE)
+
+
+@api
+def create_tensor_unified(
+    shape: int | Sequence[int], dtype: object = float32, *, ctx: Context | None = None
+) -> Tensor:
+    """R-3.2.1-03: a tensor in UNIFIED memory, visible to host (``memory_ptr(t.memory)``) and device without
+    copies; ``NOT_SUPPORTED`` where the device does not claim unified memory."""
+    context, wia_dtype, _ = _prepare(ctx, dtype, MemoryType.UNIFIED)
+    return new_tensor(context, _shape(shape), wia_dtype, MemoryType.UNIFIED)
+
+
+@api
 def release_tensor(t: Tensor) -> None:
     """R-3.7-05: free the tensor's memory; using it afterwards is ``INVALID_VALUE``."""
     t = check_tensor(t)
