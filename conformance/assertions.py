@@ -55,7 +55,7 @@ def message(got: str, expected: str, call: str) -> str:
 
 def fail(got: str, expected: str, call: str) -> NoReturn:
     __tracebackhide__ = True
-    pytest.fail(message(got, expected, call), pytrace=False)
+    pytest.fail(message(got, expected, call))
 
 
 # -- plain values ---------------------------------------------------------------------------------------------------
@@ -63,7 +63,7 @@ def fail(got: str, expected: str, call: str) -> NoReturn:
 
 def assert_equal(got: object, expected: object, call: str) -> None:
     __tracebackhide__ = True
-    if not (got == expected):
+    if not (got == expected):  # noqa: SIM201 (== is what is asked of the value; != may be defined differently)
         fail(fmt(got), fmt(expected), call)
 
 
@@ -131,7 +131,7 @@ def assert_raises_code(
         result = fn(*args, **kwargs)
     except wia.WiaError as e:
         error = e
-    except Exception as e:  # noqa: BLE001 (the point: nothing but WiaError may escape the API)
+    except Exception as e:
         fail(f"{type(e).__name__}: {str(e)[:_MAX_REPR]}", expected, call)
     else:
         fail(f"no error (returned {fmt(result)})", expected, call)
@@ -238,7 +238,9 @@ def requires_dtype(dtype: np.dtype[Any], caps: wia.DeviceCapabilities | None = N
         try:
             probe = wia.tensor(np.zeros(1, np.bool_))
         except wia.NotSupportedError:
-            pytest.skip(f"{NOT_SUPPORTED_PREFIX} bool (no capability flag; creating a bool tensor raised NOT_SUPPORTED)")
+            pytest.skip(
+                f"{NOT_SUPPORTED_PREFIX} bool (no capability flag; creating a bool tensor raised NOT_SUPPORTED)"
+            )
         wia.release_tensor(probe)
 
 
@@ -273,8 +275,12 @@ class Tolerance:
 TOLERANCES: dict[str, Tolerance] = {
     "float64": Tolerance(1e-12, 5e-324, "53-bit mantissa; atol is the smallest subnormal"),
     "float32": Tolerance(1e-6, 1e-45, "24-bit mantissa (one ulp is 1.2e-7 relative); atol is the smallest subnormal"),
-    "float16": Tolerance(1e-3, 6e-8, "11-bit mantissa (one ulp is up to 9.8e-4 relative); atol is the smallest subnormal"),
-    "bfloat16": Tolerance(1e-2, 9.2e-41, "8-bit mantissa (one ulp is up to 7.8e-3 relative); atol is the smallest subnormal"),
+    "float16": Tolerance(
+        1e-3, 6e-8, "11-bit mantissa (one ulp is up to 9.8e-4 relative); atol is the smallest subnormal"
+    ),
+    "bfloat16": Tolerance(
+        1e-2, 9.2e-41, "8-bit mantissa (one ulp is up to 7.8e-3 relative); atol is the smallest subnormal"
+    ),
     "int32": Tolerance(0.0, 0.0, "exact"),
     "int8": Tolerance(0.0, 0.0, "exact"),
     "bool": Tolerance(0.0, 0.0, "exact"),

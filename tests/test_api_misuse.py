@@ -92,6 +92,13 @@ CASES: list[tuple[str, wia.ErrorCode, Callable[[dict[str, Any]], Any]]] = [
         E.OUT_OF_MEMORY,
         lambda w: wia.create_context(wia.ContextConfig(memory_pool_size=2**50)),
     ),
+    ("negative context flags", E.INVALID_VALUE, lambda w: wia.ContextConfig(flags=-1)),
+    ("unknown context flag bit", E.INVALID_VALUE, lambda w: wia.ContextConfig(flags=2)),
+    (
+        "profiling on a device that does not claim it",
+        E.NOT_SUPPORTED,
+        lambda w: wia.create_context(wia.ContextConfig(enable_profiling=True)),
+    ),
     ("unknown device", E.INVALID_DEVICE, lambda w: wia.create_context(wia.ContextConfig(device_id=7))),
     ("destroy twice", E.INVALID_CONTEXT, lambda w: wia.destroy_context(w["dead"])),
     ("destroy a non-context", E.INVALID_CONTEXT, lambda w: wia.destroy_context("ctx")),

@@ -177,6 +177,22 @@ def test_error_details_name_the_users_call_site() -> None:
         assert "size must be positive" in details.message
 
 
+def test_error_details_find_the_context_passed_by_keyword() -> None:
+    ctx = wia.create_context()
+    with pytest.raises(wia.InvalidValueError):
+        wia.zeros((-1,), ctx=ctx)
+    details = wia.get_error_details(ctx)
+    assert details.code is wia.ErrorCode.INVALID_VALUE and details.file == __file__
+
+
+def test_set_backend_takes_unset_options_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WIA_SIM_DEVICES", "3")
+    wia.set_backend("sim", hardware="wia-tiny")
+    assert wia.get_device_count() == 3
+    wia.set_backend("sim", hardware="wia-tiny", devices=1)
+    assert wia.get_device_count() == 1
+
+
 def test_error_details_without_an_error_say_success() -> None:
     ctx = wia.create_context()
     details = wia.get_error_details(ctx)

@@ -14,6 +14,7 @@ from wia_hal.errors import (
     ErrorDetails,
     InvalidContextError,
     InvalidValueError,
+    NotSupportedError,
     OutOfMemoryError,
     TimedOutError,
     api,
@@ -135,6 +136,11 @@ def _open(rt: Runtime, config: ContextConfig) -> Context:
         raise OutOfMemoryError(
             f"ContextConfig.memory_pool_size={config.memory_pool_size} bytes exceeds the device's "
             f"{device.info.memory_size} bytes of memory"
+        )
+    if config.enable_profiling and not device.capabilities.supports_profiling:
+        raise NotSupportedError(
+            f"ContextConfig.enable_profiling: {device.info.name} on the {rt.backend.name!r} backend does not "
+            "support profiling (supports_profiling is False)"
         )
     same_device = [c for c in rt.contexts if c.device is device]
     holder = next((c for c in same_device if c.exclusive), None)

@@ -204,10 +204,11 @@ def last_error() -> ErrorDetails | None:
     return _last_error
 
 
-def _record(error: WiaError, args: tuple[Any, ...]) -> None:
+def _record(error: WiaError, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    """Keep the error as the last one, and as the last one of the context of the first argument that has one."""
     global _last_error
     _last_error = error.details
-    for arg in args:
+    for arg in (*args, *kwargs.values()):
         record = getattr(arg, "_record_error", None)
         if record is not None:
             record(error.details)
@@ -226,19 +227,19 @@ def api(fn: Callable[P, R]) -> Callable[P, R]:
         try:
             return fn(*args, **kwargs)
         except WiaError as e:
-            _record(e, args)
+            _record(e, args, kwargs)
             raise
         except (TypeError, ValueError, IndexError, KeyError, OverflowError) as e:
             error: WiaError = InvalidValueError(f"{fn.__name__}: {e}")
-            _record(error, args)
+            _record(error, args, kwargs)
             raise error from e
         except MemoryError as e:
             error = OutOfMemoryError(f"{fn.__name__}: the host could not allocate memory: {e}")
-            _record(error, args)
+            _record(error, args, kwargs)
             raise error from e
         except Exception as e:
             error = InternalError(f"{fn.__name__}: {type(e).__name__}: {e}")
-            _record(error, args)
+            _record(error, args, kwargs)
             raise error from e
 
     return wrapper

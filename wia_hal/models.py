@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from wia_hal.enums import ContextFlags, DeviceType
 from wia_hal.errors import InvalidValueError
@@ -75,3 +75,11 @@ class ContextConfig(WiaModel):
     max_streams: int | None = Field(None, ge=1, strict=True)
     enable_profiling: bool = Field(False, strict=True)
     flags: ContextFlags = ContextFlags.NONE
+
+    @field_validator("flags", mode="before")
+    @classmethod
+    def _known_flags(cls, value: object) -> object:
+        known = int(ContextFlags.EXCLUSIVE)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value & ~known:
+            raise ValueError(f"flags must combine ContextFlags ({', '.join(f.name for f in ContextFlags)})")
+        return value

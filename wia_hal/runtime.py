@@ -86,7 +86,9 @@ def runtime() -> Runtime:
 def set_backend(name: str, **options: Any) -> None:
     """Select the backend (and its options) for everything that follows.
 
-    Allowed whenever no context is alive; the implicit Level-1 default context is released automatically.
+    Options not given here are taken from ``WIA_<NAME>_<OPTION>`` variables, so ``set_backend("sim")`` under
+    ``WIA_SIM_HARDWARE=amd-mi300x`` uses that model. Allowed whenever no context is alive; the implicit Level-1
+    default context is released automatically.
     """
     global _runtime
     if not isinstance(name, str):
@@ -99,7 +101,7 @@ def set_backend(name: str, **options: Any) -> None:
                 f"set_backend: {len(live)} context(s) still alive on backend {old.backend.name!r}; "
                 "destroy them first (destroy_context)"
             )
-    new = _create(name, options)
+    new = _create(name, options_from_environment(name) | options)
     if old is not None:
         if old.default_context is not None:
             old.default_context.destroy()

@@ -1,0 +1,517 @@
+"""The suite's helpers do what they claim: assertion messages, tolerances, strategies, sections, levels, the
+collector and the command line. Run with ``pytest conformance/meta_tests`` (no backend is used)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Literal
+
+import numpy as np
+import pytest
+from hypothesis import find, given
+from hypothesis import strategies as st
+
+import wia_hal as wia
+from conformance import assertions as ph
+from conformance import cli
+from conformance import report as rp
+from conformance import strategies as hh
+from conformance.plugin import ConformanceSession, environment_options, is_suite_path, parse_options
+
+MESSAGE_SHAPE = re.compile(r"got .+, but should be .+ \[.+\]", re.S)
+
+CAPS_FIELDS: dict[str, Any] = {
+    "supports_float16": False,
+    "supports_bfloat16": False,
+    "supports_int8": False,
+    "supports_float64": False,
+    "supports_unified_memory": False,
+    "supports_peer_to_peer": False,
+    "supports_managed_memory": False,
+    "supports_pinned_memory": False,
+    "supports_custom_kernels": False,
+    "supports_profiling": False,
+    "max_work_group_size": 256,
+    "max_shared_memory": 49152,
+    "max_streams": 8,
+}
+
+
+def make_caps(**claims: bool) -> wia.DeviceCapabilities:
+    return wia.DeviceCapabilities(**{**CAPS_FIELDS, **claims})
+
+
+def make_info(memory_size: int) -> wia.DeviceInfo:
+    return wia.DeviceInfo(
+        name="meta",
+        vendor="meta",
+        type=wia.DeviceType.OTHER,
+        compute_units=1,
+        memory_size=memory_size,
+        memory_bandwidth=1e9,
+        peak_flops=1e9,
+        peak_flops_by_precision={"float32": 1e9},
+    )
+
+
+def failure_message(fn: Any, *args: Any, **kwargs: Any) -> str:
+    with pytest.raises(pytest.fail.Exception) as excinfo:
+        fn(*args, **kwargs)
+    return str(excinfo.value)
+
+
+# -- assertion helpers ----------------------------------------------------------------------------------------------
+
+
+def test_fail_has_the_one_message_shape() -> None:
+    text = failure_message(ph.fail, "1", "2", "f(x)")
+    assert text == "got 1, but should be 2 [f(x)]"
+
+
+def test_assert_equal() -> None:
+    ph.assert_equal(3, 3, "f()")
+    text = failure_message(ph.assert_equal, 3, 4, "f()")
+    assert text == "got 3, but should be 4 [f()]"
+
+
+def test_assert_int_rejects_bools_and_small_values() -> None:
+    ph.assert_int(5, "n", minimum=0)
+    assert MESSAGE_SHAPE.fullmatch(failure_message(ph.assert_int, True, "n"))
+    assert "an int >= 1" in failure_message(ph.assert_int, 0, "n", minimum=1)
+
+
+def test_assert_positive_number() -> None:
+    ph.assert_positive_number(1.5, "x")
+    for bad in (0, -1.0, float("nan"), float("inf"), "1", True):
+        assert MESSAGE_SHAPE.fullmatch(failure_message(ph.assert_positive_number, bad, "x"))
+
+
+def _raises(error: BaseException) -> Any:
+    def fn(*args: Any, **kwargs: Any) -> None:
+        raise error
+
+    return fn
+
+
+def test_assert_raises_code_passes_and_returns_the_error() -> None:
+    error = wia.InvalidValueError("bad size")
+    got = ph.assert_raises_code(wia.ErrorCode.INVALID_VALUE, _raises(error), 1)
+    assert got is error
+    got = ph.assert_raises_code((wia.ErrorCode.INVALID_DEVICE, wia.ErrorCode.INVALID_VALUE), _raises(error))
+    assert got is error
+
+
+@pytest.mark.parametrize(
+    ("fn", "expected"),
+    [
+        (lambda *a, **k: 7, "got no error (returned 7), but should be WiaError INVALID_VALUE"),
+        (_raises(KeyError("k")), "got KeyError: 'k', but should be WiaError INVALID_VALUE"),
+        (_raises(wia.OutOfMemoryError("full")), "got OutOfMemoryError with code <ErrorCode.OUT_OF_MEMORY: 8>: full"),
+        (_raises(wia.InvalidValueError("")), "got an empty message, but should be a message that says what is wrong"),
+        (_raises(wia.InvalidValueError("   ")), "got an empty message"),
+    ],
+    ids=["no-error", "other-exception", "wrong-code", "empty-message", "blank-message"],
+)
+def test_assert_raises_code_failures(fn: Any, expected: str) -> None:
+    text = failure_message(ph.assert_raises_code, wia.ErrorCode.INVALID_VALUE, fn, 1, key="v")
+    assert MESSAGE_SHAPE.fullmatch(text), text
+    assert text.startswith(expected), text
+    assert text.endswith("(1, key='v')]"), text
+
+
+def test_assert_raises_code_checks_the_subclass() -> None:
+    class Impostor(wia.WiaError):  # the right code on the wrong class
+        code = wia.ErrorCode.INVALID_VALUE
+
+    text = failure_message(ph.assert_raises_code, wia.ErrorCode.INVALID_VALUE, _raises(Impostor("x")))
+    assert "public subclass for INVALID_VALUE (InvalidValueError)" in text
+
+
+def test_error_classes_cover_every_code_but_success() -> None:
+    classes = ph.error_classes()
+    assert set(classes) == set(wia.ErrorCode) - {wia.ErrorCode.SUCCESS}
+    assert all(cls.code is code for code, cls in classes.items())
+
+
+def test_assert_message_mentions() -> None:
+    error = ValueError("shapes (2, 3) and (4,) do not broadcast")
+    ph.assert_message_mentions(error, [ph.shape_spellings((2, 3)), ph.shape_spellings((4,))], "add")
+    text = failure_message(ph.assert_message_mentions, error, [["(5,)", "[5]"]], "add")
+    assert MESSAGE_SHAPE.fullmatch(text)
+
+
+def test_shape_spellings() -> None:
+    assert ph.shape_spellings((2, 3)) == ["(2, 3)", "[2, 3]", "2x3"]
+    assert ph.shape_spellings(()) == ["()", "[]"]
+
+
+def test_tolerance_table_covers_every_dtype() -> None:
+    assert {d.name for d in hh.ALL_DTYPES} == set(ph.TOLERANCES)
+    assert ph.TOLERANCES["float32"].rtol == 1e-6
+    assert ph.TOLERANCES["float16"].rtol == 1e-3
+    assert ph.TOLERANCES["bfloat16"].rtol == 1e-2
+    for name in ("int8", "int32", "bool"):
+        assert (ph.TOLERANCES[name].rtol, ph.TOLERANCES[name].atol) == (0.0, 0.0)
+
+
+@pytest.mark.parametrize(("name", "ulps_ok"), [("float32", 1), ("float16", 1), ("bfloat16", 1), ("float64", 1)])
+def test_one_ulp_passes_and_a_few_fail(name: str, ulps_ok: int) -> None:
+    dtype = np.dtype(getattr(wia, name))
+    one = np.ones(3, dtype)
+    step = np.nextafter(np.float64(1), np.float64(2)) if name == "float64" else None
+    if name in ("float32", "float16"):
+        near = np.nextafter(one, np.full(3, 2, dtype))
+    elif name == "float64":
+        near = np.full(3, step, dtype)
+    else:  # bfloat16: 8 bits of mantissa, so the next value above 1 is 1 + 2**-7
+        near = np.full(3, 1 + 2.0**-7).astype(dtype)
+    ph.assert_array_close(near, one, dtype, "one ulp")
+    far = (one.astype(np.float64) * (1 + 4 * ph.TOLERANCES[name].rtol)).astype(dtype)
+    assert MESSAGE_SHAPE.fullmatch(failure_message(ph.assert_array_close, far, one, dtype, "far"))
+
+
+def test_assert_array_close_checks_dtype_shape_and_exact_types() -> None:
+    f32 = np.dtype(np.float32)
+    assert "dtype float64" in failure_message(ph.assert_array_close, np.zeros(2), np.zeros(2, f32), f32, "c")
+    assert "shape (3,)" in failure_message(ph.assert_array_close, np.zeros(3, f32), np.zeros(2, f32), f32, "c")
+    i8 = np.dtype(np.int8)
+    assert "1 of 2 elements differ" in failure_message(
+        ph.assert_array_close, np.array([1, 2], i8), np.array([1, 3], i8), i8, "c"
+    )
+    ph.assert_array_close(np.zeros((0, 3), f32), np.zeros((0, 3), f32), f32, "empty")
+    nan = np.array([np.nan], f32)
+    ph.assert_array_close(nan, nan, f32, "NaN where NaN is expected")
+
+
+def test_assert_bytes_equal() -> None:
+    data = np.arange(10, dtype=np.uint8)
+    ph.assert_bytes_equal(data.copy(), data, "copy")
+    changed = data.copy()
+    changed[4] = 99
+    text = failure_message(ph.assert_bytes_equal, changed, data, "copy")
+    assert "first at byte 4: 99" in text and MESSAGE_SHAPE.fullmatch(text)
+
+
+def test_round_to() -> None:
+    ref = np.array([0.0, 1.0, 2.0, -3.0])
+    assert ph.round_to(ref, np.dtype(np.bool_)).tolist() == [False, True, True, True]
+    assert ph.round_to(ref, np.dtype(np.int8)).dtype == np.int8
+    with pytest.raises(ValueError, match="range of int8"):
+        ph.round_to(np.array([200.0]), np.dtype(np.int8))
+    assert ph.round_to(np.array([1 / 3]), np.dtype(np.float16))[0] == np.float16(1 / 3)
+
+
+def test_requires_skips_as_not_supported() -> None:
+    caps = make_caps(supports_pinned_memory=True)
+    ph.requires("supports_pinned_memory", caps)
+    with pytest.raises(pytest.skip.Exception) as excinfo:
+        ph.requires("supports_unified_memory", caps)
+    assert str(excinfo.value).startswith("not supported: supports_unified_memory")
+    with pytest.raises(ValueError, match="not a capability flag"):
+        ph.requires("supports_teleportation", caps)
+
+
+def test_requires_memory_and_dtype() -> None:
+    caps = make_caps(supports_float16=True)
+    for memory_type in (wia.MemoryType.DEVICE, wia.MemoryType.HOST):
+        ph.requires_memory(memory_type, caps)
+    with pytest.raises(pytest.skip.Exception, match=r"^not supported: supports_managed_memory"):
+        ph.requires_memory(wia.MemoryType.MANAGED, caps)
+    ph.requires_dtype(np.dtype(np.float32), caps)
+    ph.requires_dtype(np.dtype(np.float16), caps)
+    with pytest.raises(pytest.skip.Exception, match=r"^not supported: supports_bfloat16"):
+        ph.requires_dtype(np.dtype(wia.bfloat16), caps)
+
+
+def test_claimed_types() -> None:
+    caps = make_caps(supports_int8=True, supports_unified_memory=True)
+    assert [d.name for d in ph.claimed_dtypes(caps)] == ["float32", "int32", "int8"]
+    assert ph.claimed_memory_types(caps) == [wia.MemoryType.DEVICE, wia.MemoryType.HOST, wia.MemoryType.UNIFIED]
+    assert set(ph.CAPABILITY_FLAGS) <= set(wia.DeviceCapabilities.model_fields)
+
+
+def test_is_req_id() -> None:
+    assert ph.is_req_id("R-3.4.1-01") and ph.is_req_id("R-3.10-04")
+    assert not ph.is_req_id("R-3.4.1") and not ph.is_req_id("3.4.1-01") and not ph.is_req_id("R-3.4.1-1")
+
+
+# -- strategies -----------------------------------------------------------------------------------------------------
+
+
+@given(hh.shapes())
+def test_shapes_stay_in_bounds(shape: tuple[int, ...]) -> None:
+    assert len(shape) <= 3 and all(0 <= d <= 4 for d in shape)
+
+
+def test_shapes_include_the_edge_cases() -> None:
+    assert find(hh.shapes(), lambda s: len(s) == 0) == ()
+    assert 0 in find(hh.shapes(), lambda s: 0 in s)
+    assert 1 in find(hh.shapes(), lambda s: 1 in s)
+
+
+@given(hh.broadcastable_shape_pairs())
+def test_broadcastable_pairs_broadcast(pair: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
+    np.broadcast_shapes(*pair)
+
+
+def test_broadcastable_pairs_include_real_broadcasting() -> None:
+    a, b = find(hh.broadcastable_shape_pairs(), lambda p: p[0] != p[1] and len(p[0]) > 0 and len(p[1]) > 0)
+    assert np.broadcast_shapes(a, b) in (a, b) or len(np.broadcast_shapes(a, b)) >= max(len(a), len(b))
+
+
+@given(hh.non_broadcastable_shape_pairs())
+def test_non_broadcastable_pairs_do_not_broadcast(pair: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
+    with pytest.raises(ValueError):
+        np.broadcast_shapes(*pair)
+
+
+@pytest.mark.parametrize("dtype", hh.ALL_DTYPES, ids=[d.name for d in hh.ALL_DTYPES])
+@given(data=st.data())
+def test_arrays_have_the_dtype_shape_and_safe_values(dtype: np.dtype[Any], data: st.DataObject) -> None:
+    shape = data.draw(hh.shapes())
+    x = data.draw(hh.arrays(dtype, shape))
+    assert x.dtype == dtype and x.shape == shape
+    if dtype.name == "bool" or x.size == 0:
+        return
+    wide = x.astype(np.float64)
+    assert np.isfinite(wide).all()
+    assert np.abs(wide).max() <= hh.MAGNITUDE[dtype.name]
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        assert info.min <= (wide * wide).min() and (wide * wide).max() <= info.max
+        assert info.min <= (wide + wide).min() and (wide + wide).max() <= info.max
+    else:
+        with np.errstate(over="ignore"):
+            assert np.isfinite((wide * wide).astype(dtype)).all()
+
+
+@given(data=st.data())
+def test_dtypes_are_the_claimed_ones(data: st.DataObject) -> None:
+    caps = make_caps(supports_bfloat16=True)
+    assert data.draw(hh.dtypes(caps)).name in {"float32", "int32", "bfloat16"}
+
+
+@given(hh.byte_sizes(4096))
+def test_byte_sizes_are_positive_ints(size: int) -> None:
+    assert isinstance(size, int) and 1 <= size <= 4096
+
+
+def test_work_bytes_scales_to_the_device() -> None:
+    assert hh.work_bytes(make_info(80 << 30)) == 256 * hh.MiB
+    assert hh.work_bytes(make_info(64 * hh.MiB)) == 8 * hh.MiB
+    assert hh.work_bytes(make_info(1 * hh.MiB)) == 128 * hh.KiB
+    assert hh.work_bytes(make_info(256 * hh.KiB)) == 64 * hh.KiB  # never below 64 KiB
+
+
+def test_suite_settings_follow_the_seed_option() -> None:
+    try:
+        hh.configure(None)
+        assert hh.suite_settings().derandomize and hh.suite_settings().max_examples == hh.MAX_EXAMPLES
+        hh.configure("1234")
+        assert not hh.suite_settings().derandomize
+    finally:
+        hh.configure(None)
+
+
+# -- sections, levels, reports --------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "section"),
+    [
+        ("conformance/test_3_4_1_events.py::test_x[a-b]", "3.4.1"),
+        ("test_3_2_devices.py", "3.2"),
+        ("conformance/test_3_10_profiling.py::test_y", "3.10"),
+        ("conformance/test_3_5_1_memory.py::test_z[test_3_9_x]", "3.5.1"),
+        ("conformance/meta_tests/test_helpers.py::test_a", None),
+    ],
+)
+def test_section_of_module(path: str, section: str | None) -> None:
+    assert rp.section_of_module(path) == section
+
+
+def test_section_of_falls_back_to_the_first_req() -> None:
+    assert rp.section_of("somewhere/test_misc.py::t", ["R-3.8-02", "R-3.4.1-01"]) == "3.8"
+    assert rp.section_of("somewhere/test_misc.py::t", []) == "unknown"
+    assert rp.section_of_req("R-3.4.1-02") == "3.4.1"
+    with pytest.raises(ValueError):
+        rp.section_of_req("3.4.1")
+
+
+@pytest.mark.parametrize(
+    ("req", "level"),
+    [
+        ("R-3.2-01", 1),
+        ("R-3.2.1-02", 1),
+        ("R-3.2.1-03", 1),
+        ("R-3.5.1-01", 1),
+        ("R-3.5.1-04", 3),
+        ("R-3.5.1-05", 3),
+        ("R-3.5.2-01", 2),
+        ("R-3.6.1-01", 2),
+        ("R-3.6.2-01", 3),
+        ("R-3.8-01", 1),
+        ("R-3.8-02", 1),
+        ("R-3.8-03", 3),
+        ("R-3.8-04", 3),
+        ("R-3.10-01", 2),
+        ("R-3.1-01", 1),
+        ("R-3.1-02", 2),
+        ("R-3.9-04", 1),
+    ],
+)
+def test_level_of_req(req: str, level: int) -> None:
+    assert rp.level_of_req(req) == level
+
+
+def test_classify_skip() -> None:
+    assert rp.classify_skip("Skipped: not supported: supports_int8 is False") == "not supported"
+    assert rp.classify_skip("not supported: bool") == "not supported"
+    assert rp.classify_skip("the backend exposes no device") == "skipped"
+
+
+def _result(section: str, outcome: rp.Outcome, reqs: list[str] | None = None, message: str = "") -> rp.TestResult:
+    return rp.TestResult(
+        f"conformance/test_{section.replace('.', '_')}_x.py::t",
+        section,
+        reqs or [f"R-{section}-01"],
+        outcome,
+        0.01,
+        message,
+    )
+
+
+def _level1_results(outcome: rp.Outcome = "passed") -> list[rp.TestResult]:
+    return [_result(s, outcome) for s in rp.LEVEL_SECTIONS[1]]
+
+
+def test_level_verdicts() -> None:
+    verdicts = {v.level: v for v in rp.level_verdicts(_level1_results())}
+    assert verdicts[1].verdict == "PASS"
+    assert verdicts[2].verdict == "INCOMPLETE" and verdicts[2].missing_sections == ["3.5.2", "3.6.1", "3.10"]
+    results = [
+        *_level1_results(),
+        _result("3.5.1", "not supported", message="not supported: supports_pinned_memory is False"),
+    ]
+    v1 = rp.level_verdicts(results)[0]
+    assert v1.verdict == "PASS" and v1.not_supported == ["supports_pinned_memory"]
+    assert rp.level_verdicts([*_level1_results(), _result("3.3", "failed")])[0].verdict == "FAIL"
+    assert rp.level_verdicts([*_level1_results(), _result("3.3", "skipped")])[0].verdict == "INCOMPLETE"
+    assert rp.level_verdicts(_level1_results()[1:])[0].missing_sections == ["3.2"]
+    # a Level-3 requirement in a Level-1 section counts for Level 3 only
+    level3 = [*_level1_results(), _result("3.5.1", "failed", ["R-3.5.1-04"])]
+    assert [v.verdict for v in rp.level_verdicts(level3)] == ["PASS", "INCOMPLETE", "FAIL"]
+
+
+def test_run_report_renders_json_and_markdown() -> None:
+    report = rp.RunReport(
+        "sim",
+        {"hardware": "wia-tiny"},
+        {"name": "Dev", "vendor": "V"},
+        None,
+        "derandomized",
+        [*_level1_results(), _result("3.7", "failed", message="got 1, but should be 2 [add | x]")],
+    )
+    data = json.loads(report.to_json())
+    assert data["summary"] == {"passed": 9, "failed": 1, "not supported": 0, "skipped": 0}
+    assert [s["section"] for s in data["sections"]] == list(rp.LEVEL_SECTIONS[1])
+    assert data["levels"][0]["verdict"] == "FAIL"
+    assert data["tests"][-1]["reqs"] == ["R-3.7-01"]
+    md = report.to_markdown()
+    assert "| Level 1 (portable) | **FAIL** |" in md
+    assert "### 3.7 Tensor operations" in md
+    assert "[add \\| x]" in md  # table cells are escaped
+
+
+# -- the plugin and the command line --------------------------------------------------------------------------------
+
+
+def test_is_suite_path() -> None:
+    suite = rp.__file__.rsplit("/", 1)[0]
+    from pathlib import Path
+
+    assert is_suite_path(Path(suite) / "test_3_2_devices.py")
+    assert not is_suite_path(Path(suite) / "plugin.py")
+    assert not is_suite_path(Path(__file__))
+    assert not is_suite_path(Path("/elsewhere/test_3_2_devices.py"))
+
+
+def test_parse_options() -> None:
+    assert parse_options(["hardware=wia-tiny", "Devices=2", "path=a=b"]) == {
+        "hardware": "wia-tiny",
+        "devices": "2",
+        "path": "a=b",
+    }
+    with pytest.raises(pytest.UsageError):
+        parse_options(["novalue"])
+
+
+def test_environment_options(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WIA_METAB_HARDWARE", "x")
+    monkeypatch.setenv("WIA_METAB_DEVICES", "2")
+    monkeypatch.setenv("WIA_OTHER_HARDWARE", "y")
+    assert environment_options("metab") == {"devices": "2", "hardware": "x"}
+
+
+def _report(
+    nodeid: str,
+    when: Literal["setup", "call", "teardown"],
+    outcome: Literal["passed", "failed", "skipped"],
+    longrepr: Any = None,
+    props: list[tuple[str, object]] | None = None,
+) -> pytest.TestReport:
+    default_props: list[tuple[str, object]] = [("wia_section", "3.4"), ("wia_req", "R-3.4-01,R-3.4-03")]
+    return pytest.TestReport(
+        nodeid,
+        ("f.py", 1, "t"),
+        {},
+        outcome,
+        longrepr,
+        when,
+        duration=0.5,
+        user_properties=default_props if props is None else props,
+    )
+
+
+def test_collector_merges_the_phases(pytestconfig: pytest.Config) -> None:
+    session = ConformanceSession(pytestconfig)
+    for when in ("setup", "call", "teardown"):
+        session.pytest_runtest_logreport(_report("a", when, "passed"))
+    session.pytest_runtest_logreport(_report("b", "setup", "passed"))
+    session.pytest_runtest_logreport(_report("b", "call", "failed", "E   got 1, but should be 2 [f()]"))
+    session.pytest_runtest_logreport(_report("b", "teardown", "passed"))
+    session.pytest_runtest_logreport(
+        _report("c", "setup", "skipped", ("f.py", 3, "Skipped: not supported: supports_int8 is False"))
+    )
+    session.pytest_runtest_logreport(_report("c", "teardown", "passed"))
+    session.pytest_runtest_logreport(
+        _report("d", "setup", "skipped", ("f.py", 3, "Skipped: the backend exposes no device"))
+    )
+    session.pytest_runtest_logreport(_report("e", "call", "passed"))
+    session.pytest_runtest_logreport(_report("e", "teardown", "failed", "boom in teardown"))
+    session.pytest_runtest_logreport(_report("not-ours", "call", "failed", "x", props=[]))
+    results = {r.nodeid: r for r in session.run_report().results}
+    assert set(results) == {"a", "b", "c", "d", "e"}
+    assert results["a"].outcome == "passed" and results["a"].duration_s == 1.5
+    assert results["a"].reqs == ["R-3.4-01", "R-3.4-03"] and results["a"].section == "3.4"
+    assert results["b"].outcome == "failed" and "got 1, but should be 2 [f()]" in results["b"].message
+    assert results["c"].outcome == "not supported" and results["c"].capability == "supports_int8"
+    assert results["d"].outcome == "skipped" and results["d"].message == "the backend exposes no device"
+    assert results["e"].outcome == "failed" and results["e"].message.startswith("error in teardown")
+
+
+def test_collector_is_inert_outside_the_suite(pytestconfig: pytest.Config) -> None:
+    session = ConformanceSession(pytestconfig)
+    assert not session.active and not session.selected
+
+
+def test_cli_builds_the_pytest_command() -> None:
+    args, extra = cli.build_parser().parse_known_args(
+        ["--backend", "sim", "--option", "hardware=wia-tiny", "--json", "r.json", "-k", "memory", "--", "-x"]
+    )
+    argv = cli.pytest_arguments(args, extra[1:])
+    assert argv[0] == str(cli.SUITE_DIR)
+    joined = " ".join(argv)
+    assert "--wia-backend sim" in joined and "--wia-option hardware=wia-tiny" in joined
+    assert "--wia-report-json r.json" in joined and "-k memory" in joined and argv[-1] == "-x"
