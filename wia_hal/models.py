@@ -81,5 +81,5 @@ class ContextConfig(WiaModel):
     def _known_flags(cls, value: object) -> object:
         known = int(ContextFlags.EXCLUSIVE)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value & ~known:
-            raise ValueError(f"flags must combine ContextFlags ({', '.join(f.name for f in ContextFlags)})")
+            raise ValueError(f"flags must be ContextFlags.NONE or ContextFlags.EXCLUSIVE, got {value!r}")
         return value
