@@ -11,17 +11,19 @@ full, ``NotSupportedError``); it maps its native status codes to ``ErrorCode`` i
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from wia_hal.enums import MemoryType
-from wia_hal.models import DeviceCapabilities, DeviceInfo
+from wia_hal.errors import NotSupportedError
+from wia_hal.models import DeviceCapabilities, DeviceInfo, OpReport
 
 BufferHandle = Any
 QueueHandle = Any
 MarkerHandle = Any
+OpRecordHandle = Any
 
 
 class TensorRef:
@@ -105,8 +107,23 @@ class Backend(ABC):
         """Blocking read into pageable user memory after the queue's work; a ``uint8`` array."""
 
     @abstractmethod
-    def launch_op(self, queue: QueueHandle, name: str, inputs: Sequence[TensorRef], output: TensorRef) -> None:
-        """Enqueue the built-in op ``name`` (one of :attr:`ops`) writing ``output``."""
+    def launch_op(
+        self,
+        queue: QueueHandle,
+        name: str,
+        inputs: Sequence[TensorRef],
+        output: TensorRef,
+        attrs: Mapping[str, Any],
+    ) -> OpRecordHandle:
+        """Enqueue the built-in op ``name`` (one of :attr:`ops`) writing ``output``.
+
+        ``attrs`` are the op's validated parameters (axis, perm, conv geometry, algorithm, precision, ...; see
+        ``docs/ops.md``). Returns a record of the launch for :meth:`explain`, or None.
+        """
+
+    def explain(self, record: OpRecordHandle) -> OpReport:
+        """What an op cost and why (an optional extension: a simulator can say, hardware usually cannot)."""
+        raise NotSupportedError(f"the {self.name!r} backend does not explain its ops")
 
     # ordering and time
     @abstractmethod

@@ -83,3 +83,32 @@ class ContextConfig(WiaModel):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0 or value & ~known:
             raise ValueError(f"flags must be ContextFlags.NONE or ContextFlags.EXCLUSIVE, got {value!r}")
         return value
+
+
+class AlgorithmChoice(WiaModel):
+    """One alternative the cost model weighed for an op."""
+
+    algorithm: str
+    duration_ms: float
+
+
+class OpReport(WiaModel):
+    """What one op did and why it took the time it took (the cost model's breakdown)."""
+
+    name: str
+    algorithm: str = Field(description="the algorithm that ran (what AUTO chose, or what was asked)")
+    precision: str = Field(description="the arithmetic: float32 vector, tf32/bf16/fp16/int8 matrix units, ...")
+    flops: float = Field(description="FLOPs (OPs for int8) the algorithm executes, padding of tiles included")
+    useful_flops: float = Field(description="FLOPs of the mathematical op")
+    bytes: float = Field(description="device memory bytes read plus written")
+    compute_units: int = Field(description="compute units the kernel occupies")
+    waves: int = Field(description="waves of work-groups (tiles) over those compute units")
+    efficiency: float = Field(description="fraction of the precision's peak the compute reaches")
+    compute_ms: float
+    memory_ms: float
+    launch_ms: float
+    duration_ms: float
+    bound: str = Field(description="compute, memory or launch")
+    alternatives: list[AlgorithmChoice] = Field(default_factory=list)
+    started_ms: float | None = Field(None, description="device time the op started (None until it ran)")
+    ended_ms: float | None = None

@@ -36,17 +36,34 @@ def contiguous_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]
 class Tensor(TensorRef):
     """An n-dimensional array in device-visible (or host) memory of one context.
 
-    A tensor is the :class:`TensorRef` backends receive. It owns its memory; dropping the last reference
-    releases it, as :func:`release_tensor` does.
+    A tensor is the :class:`TensorRef` backends receive. A tensor made by allocation owns its memory and
+    releases it when released (:func:`release_tensor`) or dropped; a view (``reshape``, ``transpose``,
+    ``slice``) shares its ``base``'s memory with its own offset and strides, and keeps the base alive.
+    ``producer`` is the backend's record of the op that wrote the tensor (see :func:`explain`).
     """
 
-    __slots__ = ("__weakref__", "memory", "released")
+    __slots__ = ("__weakref__", "base", "memory", "producer", "released")
 
-    def __init__(self, memory: Memory, shape: tuple[int, ...], dtype: np.dtype) -> None:
-        strides = (dtype.itemsize,) if len(shape) == 1 else contiguous_strides(shape, dtype.itemsize)
-        super().__init__(memory.buffer, 0, shape, strides, dtype)
+    def __init__(
+        self,
+        memory: Memory,
+        shape: tuple[int, ...],
+        dtype: np.dtype,
+        base: Tensor | None = None,
+        offset: int = 0,
+        strides: tuple[int, ...] | None = None,
+    ) -> None:
+        if strides is None:
+            strides = (dtype.itemsize,) if len(shape) == 1 else contiguous_strides(shape, dtype.itemsize)
+        super().__init__(memory.buffer, offset, shape, strides, dtype)
         self.memory = memory
+        self.base = base
+        self.producer: object = None
         self.released = False
+
+    @property
+    def is_contiguous(self) -> bool:
+        return self.strides == contiguous_strides(self.shape, self.dtype.itemsize) or self.size <= 1
 
     @property
     def context(self) -> Context:
@@ -87,7 +104,7 @@ class Tensor(TensorRef):
 
     def __del__(self) -> None:
         try:
-            if not self.released and not self.memory.freed and not self.memory.context.destroyed:
+            if self.base is None and not self.released and not self.memory.freed and not self.memory.context.destroyed:
                 self.memory.release()
                 self.released = True
         except Exception:
@@ -103,6 +120,8 @@ def check_tensor(t: object, ctx: Context | None = None) -> Tensor:
     owner = t.memory.context
     if owner.destroyed:
         raise InvalidContextError(f"the tensor's context {owner!r} was destroyed")
+    if t.memory.freed:
+        raise InvalidValueError(f"{t!r}: the tensor's memory was released with the tensor it views")
     if ctx is not None and owner is not ctx:
         raise InvalidMemoryError(f"{t!r} belongs to another context ({owner!r}, not {ctx!r})")
     return t
@@ -186,25 +205,21 @@ def zeros(
     queue = stream_for(context, stream).queue
     result = new_tensor(context, _shape(shape), wia_dtype, memory_type)
     if memory_type.device_visible:
-        context.backend.launch_op(queue, "fill_zero", (), result)
+        result.producer = context.backend.launch_op(queue, "fill_zero", (), result, {})
     elif result.nbytes:  # the device cannot write HOST or PINNED memory: the host clears it
         context.backend.upload(queue, result.memory.buffer, 0, np.zeros(result.nbytes, np.uint8))
     return result
 
 
 @api
-def create_tensor_device(
-    shape: int | Sequence[int], dtype: object = float32, *, ctx: Context | None = None
-) -> Tensor:
+def create_tensor_device(shape: int | Sequence[int], dtype: object = float32, *, ctx: Context | None = None) -> Tensor:
     """R-3.2.1-03: a tensor in DEVICE memory (fill it with ``copy_async`` or ops)."""
     context, wia_dtype, _ = _prepare(ctx, dtype, MemoryType.DEVICE)
     return new_tensor(context, _shape(shape), wia_dtype, MemoryType.DEVICE)
 
 
 @api
-def create_tensor_unified(
-    shape: int | Sequence[int], dtype: object = float32, *, ctx: Context | None = None
-) -> Tensor:
+def create_tensor_unified(shape: int | Sequence[int], dtype: object = float32, *, ctx: Context | None = None) -> Tensor:
     """R-3.2.1-03: a tensor in UNIFIED memory, visible to host (``memory_ptr(t.memory)``) and device without
     copies; ``NOT_SUPPORTED`` where the device does not claim unified memory."""
     context, wia_dtype, _ = _prepare(ctx, dtype, MemoryType.UNIFIED)
@@ -213,10 +228,19 @@ def create_tensor_unified(
 
 @api
 def release_tensor(t: Tensor) -> None:
-    """R-3.7-05: free the tensor's memory; using it afterwards is ``INVALID_VALUE``."""
+    """R-3.7-05: free the tensor's memory; using it afterwards is ``INVALID_VALUE``.
+
+    Releasing a view releases only the view; releasing the tensor that owns the memory invalidates its views.
+    """
     t = check_tensor(t)
-    t.memory.release()
+    if t.base is None:
+        t.memory.release()
     t.released = True
+
+
+def view(t: Tensor, shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Tensor:
+    """A tensor sharing ``t``'s memory (no copy, no device time)."""
+    return Tensor(t.memory, shape, t.dtype, base=t.base or t, offset=offset, strides=strides)
 
 
 @api
@@ -228,7 +252,12 @@ def to_numpy(t: Tensor) -> np.ndarray:
     if not backend.numerics:
         raise NotSupportedError("numpy(): the backend runs without numerics (timing only); tensors hold no data")
     ctx.synchronize()
-    raw = (
-        backend.download(ctx.default_stream.queue, t.memory.buffer, 0, t.nbytes) if t.nbytes else np.empty(0, np.uint8)
-    )
+    if not t.nbytes:
+        return np.empty(t.shape, t.dtype)
+    if not t.is_contiguous:  # as a framework does: a device copy kernel makes it contiguous, then one transfer
+        from wia_hal.ops.layout import contiguous
+
+        t = contiguous(t)
+        ctx.synchronize()
+    raw = backend.download(ctx.default_stream.queue, t.memory.buffer, t.offset, t.nbytes)
     return raw.view(t.dtype).reshape(t.shape)

@@ -8,7 +8,7 @@ device-side launch latency. Each result keeps its breakdown so a prediction can 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from wia_sim.hwmodel import HardwareModel
 from wia_sim.memory import MemoryKind
@@ -19,7 +19,11 @@ ELEMENTWISE_WORK_GROUP = 256
 
 @dataclass(frozen=True, slots=True)
 class KernelCost:
-    """The breakdown of one kernel's modeled time (seconds)."""
+    """The breakdown of one kernel's modeled time (seconds).
+
+    ``flops`` is what the algorithm executes (padding of partial tiles included), ``useful_flops`` what the
+    mathematical op needs; ``efficiency`` the fraction of the precision's peak the compute part reaches.
+    """
 
     name: str
     flops: float
@@ -29,6 +33,11 @@ class KernelCost:
     compute_s: float
     memory_s: float
     launch_s: float
+    algorithm: str = "direct"
+    useful_flops: float = -1.0
+    waves: int = 1
+    efficiency: float = 1.0
+    alternatives: tuple[tuple[str, float], ...] = ()
 
     @property
     def duration_s(self) -> float:
@@ -65,10 +74,11 @@ def vector_precision(dtype_name: str) -> str:
 
 
 def elementwise_cost(
-    model: HardwareModel, name: str, elements: int, flops_per_element: float, nbytes: int, dtype_name: str
+    model: HardwareModel, name: str, elements: int, flops_per_element: float, nbytes: float, dtype_name: str
 ) -> KernelCost:
-    """An element-wise kernel: one work-item per element in work-groups of 256, placed on as many compute units
-    as it has work-groups (at most all); the units it occupies give it their share of peak and of bandwidth."""
+    """A streaming kernel (element-wise, reductions, layout copies): one work-item per element in work-groups of
+    256, placed on as many compute units as it has work-groups (at most all); the units it occupies give it their
+    share of the vector peak and of the streaming bandwidth (peak × ``efficiency.memory``)."""
     precision = vector_precision(dtype_name)
     cus = model.compute.compute_units
     groups = max(1, math.ceil(elements / ELEMENTWISE_WORK_GROUP))
@@ -82,8 +92,9 @@ def elementwise_cost(
         precision=precision,
         compute_units=units,
         compute_s=flops / (model.compute.peak_flops[precision] * share),  # type: ignore[index]
-        memory_s=nbytes / (model.memory.bandwidth * share),
+        memory_s=nbytes / (model.memory.bandwidth * model.efficiency.memory * share),
         launch_s=model.compute.kernel_launch_latency,
+        useful_flops=flops,
     )
 
 
@@ -112,6 +123,203 @@ def transfer_cost(model: HardwareModel, src: MemoryKind, dst: MemoryKind, nbytes
         bandwidth = link.pageable_d2h_bandwidth if pageable else link.pinned_d2h_bandwidth
         return TransferCost(route, nbytes, bandwidth, link.latency)
     if route == "d2d":
-        # read plus write of every byte at device memory bandwidth
-        return TransferCost(route, nbytes, model.memory.bandwidth / 2, model.compute.kernel_launch_latency)
+        # read plus write of every byte at the streaming bandwidth
+        bandwidth = model.memory.bandwidth * model.efficiency.memory / 2
+        return TransferCost(route, nbytes, bandwidth, model.compute.kernel_launch_latency)
     return TransferCost(route, nbytes, model.host.memcpy_bandwidth, 0.0)
+
+
+# -- matrix multiplication -----------------------------------------------------------------------------------------
+
+K_PIPELINE_OVERHEAD = 64
+"""Depth of K a tile spends outside its steady-state loop (loading the first operand slices, the epilogue that
+writes the tile): a tile over K reaches ``K / (K + 64)`` of its steady rate. Modeling assumption: two to three
+32-deep K steps of a software-pipelined GEMM main loop (CUTLASS's default multistage depth is 3)."""
+
+TILINGS: dict[str, tuple[int, int, float]] = {
+    # name: (tile rows, tile columns, rate relative to the largest tile). Smaller tiles load more operand bytes
+    # per FLOP from shared memory and registers: the 128x128 tile's arithmetic intensity is 2/3 and the 64x64
+    # tile's 1/3 of the 256x128 tile's, which costs them rate on matrix units fed at a fixed operand bandwidth.
+    "TILED_256": (256, 128, 1.0),
+    "TILED_128": (128, 128, 0.92),
+    "TILED_64": (64, 64, 0.75),
+}
+SPLIT_K_TILE = "TILED_128"
+SPLIT_K_MIN_DEPTH = 256
+"""Split-K never leaves a work-group with less than 256 of K (below it the pipeline overhead dominates)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Gemm:
+    """``batch`` independent products of ``m×k`` by ``k×n`` (a matmul, or a convolution as implicit GEMM);
+    ``nbytes``: device memory the operands and the result take (each read or written once)."""
+
+    m: int
+    n: int
+    k: int
+    batch: int
+    nbytes: float
+
+
+def _tiled(model: HardwareModel, name: str, g: Gemm, precision: str, algorithm: str, splits: int) -> KernelCost:
+    tm, tn, rate = TILINGS[algorithm]
+    cus = model.compute.compute_units
+    k_per_tile = math.ceil(g.k / splits)
+    tiles = g.batch * math.ceil(g.m / tm) * math.ceil(g.n / tn) * splits
+    waves = math.ceil(tiles / cus) if tiles else 0
+    efficiency = model.efficiency.matmul * rate * k_per_tile / (k_per_tile + K_PIPELINE_OVERHEAD)
+    per_unit = model.compute.peak_flops[precision] / cus * efficiency  # type: ignore[index]
+    tile_flops = 2.0 * tm * tn * k_per_tile
+    useful = 2.0 * g.batch * g.m * g.n * g.k
+    nbytes = g.nbytes
+    launch = model.compute.kernel_launch_latency
+    if splits > 1:  # partial tiles in float32, written and read back by a reduction kernel
+        nbytes += 2 * splits * g.batch * g.m * g.n * 4
+        launch *= 2
+    stream = model.memory.bandwidth * model.efficiency.memory
+    label = f"SPLIT_K×{splits}" if splits > 1 else algorithm
+    return KernelCost(
+        name=name,
+        flops=tiles * tile_flops,
+        bytes=nbytes,
+        precision=precision,
+        compute_units=max(1, min(cus, tiles)),
+        compute_s=waves * tile_flops / per_unit if waves else 0.0,
+        memory_s=nbytes / stream,
+        launch_s=launch,
+        algorithm=label,
+        useful_flops=useful,
+        waves=waves,
+        efficiency=efficiency,
+    )
+
+
+def _split_k_factor(model: HardwareModel, g: Gemm) -> int:
+    tm, tn, _ = TILINGS[SPLIT_K_TILE]
+    tiles = g.batch * math.ceil(g.m / tm) * math.ceil(g.n / tn)
+    fill = model.compute.compute_units // max(tiles, 1)
+    return max(1, min(fill, g.k // SPLIT_K_MIN_DEPTH))
+
+
+def gemm_cost(model: HardwareModel, name: str, g: Gemm, precision: str, algorithm: str = "AUTO") -> KernelCost:
+    """A (batched) matmul on ``precision``'s units: output tiles in waves over the compute units, each tile at
+    the unit's share of the peak times the fitted ``efficiency.matmul``, the tiling's rate and the K-pipeline
+    fill; operand and result bytes at the streaming bandwidth; the larger wins, plus the launch.
+
+    ``algorithm``: a tiling name, ``SPLIT_K`` or ``AUTO`` (the cheapest of all; the others are kept as
+    ``alternatives`` so the choice can be explained).
+    """
+    if algorithm == "SPLIT_K":
+        return _tiled(model, name, g, precision, SPLIT_K_TILE, _split_k_factor(model, g))
+    if algorithm != "AUTO":
+        return _tiled(model, name, g, precision, algorithm, 1)
+    options = [_tiled(model, name, g, precision, tiling, 1) for tiling in TILINGS]
+    splits = _split_k_factor(model, g)
+    if splits > 1:
+        options.append(_tiled(model, name, g, precision, SPLIT_K_TILE, splits))
+    best = min(options, key=lambda c: c.duration_s)
+    alternatives = tuple((c.algorithm, c.duration_s) for c in options)
+    return replace(best, alternatives=alternatives)
+
+
+# -- convolution ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ConvShape:
+    """NCHW input ``n×c×h×w``, OIHW weight ``o×(c/groups)×kh×kw``, output ``n×o×oh×ow``."""
+
+    n: int
+    c: int
+    h: int
+    w: int
+    o: int
+    kh: int
+    kw: int
+    oh: int
+    ow: int
+    groups: int
+    stride: tuple[int, int]
+    dilation: tuple[int, int]
+    in_bytes: int
+    out_bytes: int
+
+    @property
+    def winograd_eligible(self) -> bool:
+        return (self.kh, self.kw) == (3, 3) and self.stride == (1, 1) and self.dilation == (1, 1)
+
+    @property
+    def useful_flops(self) -> float:
+        return 2.0 * self.n * self.oh * self.ow * self.o * (self.c // self.groups) * self.kh * self.kw
+
+    @property
+    def io_bytes(self) -> int:
+        weight = self.o * (self.c // self.groups) * self.kh * self.kw
+        return (
+            self.n * self.c * self.h * self.w + weight
+        ) * self.in_bytes + self.n * self.o * self.oh * self.ow * self.out_bytes
+
+
+def _implicit_gemm(model: HardwareModel, name: str, s: ConvShape, precision: str) -> KernelCost:
+    # the input is read through the kernel window, not as an m×k im2col matrix: each byte once
+    g = Gemm(
+        m=s.n * s.oh * s.ow, n=s.o // s.groups, k=(s.c // s.groups) * s.kh * s.kw, batch=s.groups, nbytes=s.io_bytes
+    )
+    cost = gemm_cost(model, name, g, precision)
+    return replace(cost, algorithm=f"IMPLICIT_GEMM/{cost.algorithm}", alternatives=())
+
+
+WINOGRAD_TILE = 2  # F(2×2, 3×3): 2×2 outputs from 4×4 inputs, 16 products per tile instead of 36
+
+
+def _winograd(model: HardwareModel, name: str, s: ConvShape, precision: str) -> KernelCost:
+    tiles = s.n * math.ceil(s.oh / WINOGRAD_TILE) * math.ceil(s.ow / WINOGRAD_TILE)
+    cg, og = s.c // s.groups, s.o // s.groups
+    # the input, filter and output transforms are streaming kernels over the 16-element transformed tiles
+    transformed = 16 * tiles * (s.c + s.o) * 4 + 16 * s.o * cg * 4
+    g = Gemm(m=tiles, n=og, k=cg, batch=16 * s.groups, nbytes=transformed)
+    cost = gemm_cost(model, name, g, precision)
+    nbytes = s.io_bytes + 2 * transformed
+    launch = 3 * model.compute.kernel_launch_latency
+    memory_s = nbytes / (model.memory.bandwidth * model.efficiency.memory)
+    return replace(cost, bytes=nbytes, memory_s=memory_s, launch_s=launch, algorithm="WINOGRAD", alternatives=())
+
+
+def _direct(model: HardwareModel, name: str, s: ConvShape, dtype_name: str) -> KernelCost:
+    precision = vector_precision(dtype_name)
+    outputs = s.n * s.o * s.oh * s.ow
+    units = min(model.compute.compute_units, max(1, math.ceil(outputs / ELEMENTWISE_WORK_GROUP)))
+    share = units / model.compute.compute_units
+    return KernelCost(
+        name=name,
+        flops=s.useful_flops,
+        bytes=s.io_bytes,
+        precision=precision,
+        compute_units=units,
+        compute_s=s.useful_flops / (model.compute.peak_flops[precision] * share),  # type: ignore[index]
+        memory_s=s.io_bytes / (model.memory.bandwidth * model.efficiency.memory * share),
+        launch_s=model.compute.kernel_launch_latency,
+        algorithm="DIRECT",
+        useful_flops=s.useful_flops,
+    )
+
+
+def conv_cost(
+    model: HardwareModel, name: str, s: ConvShape, precision: str, dtype_name: str, algorithm: str = "AUTO"
+) -> KernelCost:
+    """A convolution by ``algorithm`` (IMPLICIT_GEMM, WINOGRAD, DIRECT) or AUTO, the cheapest that applies.
+
+    IMPLICIT_GEMM is the matmul model on M = N·OH·OW, N = O/groups, K = C/groups·KH·KW per group; WINOGRAD runs 16
+    batched GEMMs of the transformed tiles plus three streaming transform kernels; DIRECT runs on the vector
+    units at the FP32 (FP64) rate.
+    """
+    options = {
+        "IMPLICIT_GEMM": _implicit_gemm(model, name, s, precision),
+        "DIRECT": _direct(model, name, s, dtype_name),
+    }
+    if s.winograd_eligible and precision != "int8":
+        options["WINOGRAD"] = _winograd(model, name, s, precision)
+    if algorithm != "AUTO":
+        return options[algorithm]
+    best = min(options.values(), key=lambda c: c.duration_s)
+    return replace(best, alternatives=tuple((c.algorithm, c.duration_s) for c in options.values()))

@@ -102,6 +102,30 @@ class PeerLinkSpec(_Spec):
     latency: Duration = Field(gt=0)
 
 
+DEFAULT_MEMORY_EFFICIENCY = 0.84
+"""Streaming bandwidth over peak when a model gives none: the median of the fits of the shipped models to the
+STREAM and copy rows of shared/fidelity/calibration.csv (V100 0.90, A100 0.86, H200 0.82, MI210 0.80;
+``python benchmarks/fidelity.py --fit``)."""
+
+DEFAULT_MATMUL_EFFICIENCY = 0.80
+"""Large-matmul FLOP/s over the matrix peak when a model gives none: the median of the fits to the matmul rows of
+calibration.csv (A100 0.89, H100 0.78, H200 0.82, MI300X 0.52, Gaudi2 0.98; ``benchmarks/fidelity.py --fit``)."""
+
+
+class EfficiencySpec(_Spec):
+    """What fraction of the peaks real kernels reach: the cost model's fitted terms (see docs/cost_model.md)."""
+
+    memory: float = Field(
+        DEFAULT_MEMORY_EFFICIENCY, gt=0, le=1, description="streaming kernels: achieved / peak memory bandwidth"
+    )
+    matmul: float = Field(
+        DEFAULT_MATMUL_EFFICIENCY,
+        gt=0,
+        le=1,
+        description="a large, well-shaped matmul (256×128 tiles, long K): achieved / peak of its precision",
+    )
+
+
 class FeaturesSpec(_Spec):
     unified_memory: bool
     managed_memory: bool
@@ -124,6 +148,7 @@ class HardwareModel(_Spec):
     host_link: HostLinkSpec
     host: HostSpec
     features: FeaturesSpec
+    efficiency: EfficiencySpec = EfficiencySpec()
     peer_link: PeerLinkSpec | None = None
 
     @model_validator(mode="after")

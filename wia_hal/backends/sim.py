@@ -9,9 +9,9 @@ as a numeric run but computes nothing, so that real sizes can be timed).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 import simpy
@@ -20,14 +20,14 @@ import wia_sim
 from wia_hal.backend import Backend, TensorRef
 from wia_hal.enums import DeviceType, MemoryType
 from wia_hal.errors import InvalidValueError, OutOfMemoryError, register_internal_dir
-from wia_hal.models import DeviceCapabilities, DeviceInfo
+from wia_hal.models import AlgorithmChoice, DeviceCapabilities, DeviceInfo, OpReport
 from wia_sim.commands import Command, Copy, Kernel, Marker, Wait
 from wia_sim.costmodel import KernelCost, transfer_cost
 from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model
+from wia_sim.library import OPS, Operand, OpSpec
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind
-from wia_sim.ops import ELEMENTWISE, elementwise_kernel, elementwise_start
 from wia_sim.stream import Stream
 
 register_internal_dir(wia_sim.__file__ or "")
@@ -64,7 +64,7 @@ def _seconds(timeout_ms: float | None) -> float:
 
 class SimBackend(Backend):
     name: ClassVar[str] = "sim"
-    ops: ClassVar[frozenset[str]] = frozenset(ELEMENTWISE)
+    ops: ClassVar[frozenset[str]] = frozenset(OPS)
 
     def __init__(
         self, hardware: str | Path = DEFAULT_HARDWARE, devices: int | str = 1, numerics: bool | str = True
@@ -196,20 +196,60 @@ class SimBackend(Backend):
             view = ref.cache = np.ndarray(ref.shape, ref.dtype, ref.buffer.data, ref.offset, ref.strides)
         return view  # type: ignore[no-any-return]
 
-    def launch_op(self, queue: Stream, name: str, inputs: Sequence[TensorRef], output: TensorRef) -> None:
+    def launch_op(
+        self, queue: Stream, name: str, inputs: Sequence[TensorRef], output: TensorRef, attrs: Mapping[str, Any]
+    ) -> Kernel:
         machine = self.machine
         machine.host_time += self.model.host.launch_overhead
-        op = ELEMENTWISE[name]
-        key = (name, output.dtype, output.shape, *[ref.shape for ref in inputs])
+        spec = OPS[name]
+        key = (name, output.dtype, output.shape, *[(ref.shape, ref.dtype) for ref in inputs], *attrs.items())
         cost = self._costs.get(key)
         if cost is None:
-            input_bytes = sum(math.prod(ref.shape) * ref.dtype.itemsize for ref in inputs)
-            cost = self._costs[key] = elementwise_kernel(self.model, op, input_bytes, output.shape, output.dtype)
+            operands = [Operand(ref.shape, ref.dtype) for ref in inputs]
+            cost = self._costs[key] = spec.cost(self.model, operands, Operand(output.shape, output.dtype), attrs)
         start = None
         if machine.numerics:
-            view = self._view
-            start = elementwise_start(op, [view(ref) for ref in inputs], view(output))
-        queue.submit(Kernel(cost, start))
+            start = self._numerics(spec, [self._view(ref) for ref in inputs], self._view(output), attrs, cost)
+        kernel = Kernel(cost, start)
+        queue.submit(kernel)
+        return kernel
+
+    @staticmethod
+    def _numerics(
+        spec: OpSpec, arrays: list[np.ndarray], out: np.ndarray, attrs: Mapping[str, Any], cost: KernelCost
+    ) -> Callable[[], Callable[[], None]]:
+        """Read and compute when the kernel starts; write (rounding once to the output dtype) when it ends."""
+        if cost.algorithm != "direct":
+            attrs = {**attrs, "chosen": cost.algorithm}
+
+        def start() -> Callable[[], None]:
+            result = spec.compute(arrays, attrs, out.dtype)
+            return lambda: np.copyto(out, result, casting="unsafe")
+
+        return start
+
+    def explain(self, record: Kernel) -> OpReport:
+        cost = record.cost
+        ms = 1e3
+        return OpReport(
+            name=cost.name,
+            algorithm=cost.algorithm,
+            precision=cost.precision,
+            flops=cost.flops,
+            useful_flops=cost.useful_flops if cost.useful_flops >= 0 else cost.flops,
+            bytes=cost.bytes,
+            compute_units=cost.compute_units,
+            waves=cost.waves,
+            efficiency=cost.efficiency,
+            compute_ms=cost.compute_s * ms,
+            memory_ms=cost.memory_s * ms,
+            launch_ms=cost.launch_s * ms,
+            duration_ms=cost.duration_s * ms,
+            bound=cost.bound,
+            alternatives=[AlgorithmChoice(algorithm=a, duration_ms=d * ms) for a, d in cost.alternatives],
+            started_ms=record.started * ms if record.started >= 0 else None,
+            ended_ms=record.ended * ms if record.done else None,
+        )
 
     # ordering and time
 

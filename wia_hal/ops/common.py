@@ -1,0 +1,112 @@
+"""What every op shares: finding its context and stream, checking inputs, launching, explaining."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from wia_hal.context import Context, check_context, current_context
+from wia_hal.enums import MemoryType
+from wia_hal.errors import InvalidMemoryError, InvalidValueError, NotSupportedError, api
+from wia_hal.models import OpReport
+from wia_hal.streams import Stream, check_stream, stream_for
+from wia_hal.tensor import Tensor, check_tensor, new_tensor
+
+DEVICE_VISIBLE = frozenset(t for t in MemoryType if t.device_visible)
+NO_ATTRS: Mapping[str, Any] = {}
+_BROADCAST_CACHE: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
+
+
+def resolve(
+    name: str, tensors: Sequence[object], ctx: Context | None, stream: Stream | None, kernel: str | None = None
+) -> tuple[Context, Stream]:
+    """The op's context (``ctx``, else the first tensor's, else the stream's) and stream; every tensor must be
+    of that context (``INVALID_MEMORY``) and so must the stream (``INVALID_CONTEXT``); the backend must run
+    ``kernel`` (default: ``name``)."""
+    if ctx is not None:
+        context = check_context(ctx)
+    elif tensors and type(tensors[0]) is Tensor:
+        context = check_tensor(tensors[0]).memory.context
+    elif stream is not None:
+        context = check_stream(stream).context
+    else:
+        context = current_context()
+    queue_stream = stream_for(context, stream)
+    for t in tensors:
+        if check_tensor(t, context).memory.type not in DEVICE_VISIBLE:
+            raise InvalidMemoryError(
+                f"{name}: an input is in {t.memory.type.name} memory, which the device cannot access; "  # type: ignore[attr-defined]
+                "ops need DEVICE, UNIFIED or MANAGED memory"
+            )
+    if (kernel or name) not in context.backend.ops:
+        raise NotSupportedError(f"{name}: the {context.backend.name!r} backend does not implement this op")
+    return context, queue_stream
+
+
+def broadcast(name: str, a: Tensor, b: Tensor) -> tuple[int, ...]:
+    if a.shape == b.shape:
+        return a.shape
+    key = (a.shape, b.shape)
+    shape = _BROADCAST_CACHE.get(key)
+    if shape is None:
+        try:
+            shape = np.broadcast_shapes(a.shape, b.shape)
+        except ValueError:
+            raise InvalidValueError(
+                f"{name}: shapes {a.shape} and {b.shape} do not broadcast (NumPy rules: trailing dimensions "
+                "must be equal or 1)"
+            ) from None
+        _BROADCAST_CACHE[key] = shape
+    return shape
+
+
+def same_dtype(name: str, tensors: Sequence[Tensor]) -> np.dtype:
+    dtype = tensors[0].dtype
+    for t in tensors[1:]:
+        if t.dtype != dtype:
+            listed = ", ".join(f"{x.dtype.name} {x.shape}" for x in tensors)
+            raise InvalidValueError(f"{name}: dtypes differ ({listed}); all inputs must have one dtype")
+    return dtype
+
+
+def require_float(name: str, t: Tensor) -> None:
+    if t.dtype.kind != "f" and t.dtype.name != "bfloat16":
+        raise InvalidValueError(f"{name}: needs a floating-point tensor, got {t.dtype.name} {t.shape}")
+
+
+def axis_index(name: str, axis: object, ndim: int) -> int:
+    """A Python-style axis (negative from the end) as an index, or ``INVALID_VALUE``."""
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise InvalidValueError(f"{name}: axis must be an int, got {axis!r}")
+    if not -ndim <= axis < ndim:
+        raise InvalidValueError(f"{name}: axis {axis} is out of range for a {ndim}-d tensor")
+    return int(axis) % ndim
+
+
+def launch(
+    context: Context,
+    stream: Stream,
+    name: str,
+    inputs: Sequence[Tensor],
+    out: Tensor,
+    attrs: Mapping[str, Any] = NO_ATTRS,
+) -> Tensor:
+    out.producer = context.backend.launch_op(stream.queue, name, inputs, out, attrs)
+    return out
+
+
+def output(context: Context, shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
+    return new_tensor(context, shape, dtype, MemoryType.DEVICE)
+
+
+@api
+def explain(t: Tensor) -> OpReport:
+    """What the op that produced ``t`` did and why it took its time: FLOPs, bytes, compute, memory and launch
+    time, the bound, the algorithm (and the alternatives AUTO weighed), and when it ran (a backend extension:
+    ``NOT_SUPPORTED`` where the backend cannot say)."""
+    t = check_tensor(t)
+    if t.producer is None:
+        raise InvalidValueError(f"explain: {t!r} was not produced by an op (created, uploaded or a view)")
+    return t.memory.context.backend.explain(t.producer)

@@ -1,0 +1,96 @@
+"""Element-wise kernels: one work-item per output element, streaming every input and output byte once."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from wia_sim.costmodel import KernelCost, elementwise_cost
+from wia_sim.hwmodel import HardwareModel
+from wia_sim.library.spec import Attrs, Operand, OpSpec, widened
+
+SQRT_HALF = math.sqrt(0.5)
+SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+_math_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def erfc(x: np.ndarray) -> np.ndarray:
+    """Complementary error function, elementwise.
+
+    float64 data uses the C library's ``erfc`` (correctly rounded to double in practice); narrower data uses the
+    Chebyshev fit of Numerical Recipes in C, 2nd ed., section 6.2 (``erfcc``: fractional error below 1.2e-7
+    everywhere), evaluated in float64, which is below one float32 ulp.
+    """
+    if x.dtype == np.float64:
+        return _math_erfc(x).astype(np.float64)
+    z = np.abs(x.astype(np.float64))
+    t = 1.0 / (1.0 + 0.5 * z)
+    poly = -1.26551223 + t * (
+        1.00002368
+        + t
+        * (
+            0.37409196
+            + t
+            * (
+                0.09678418
+                + t
+                * (
+                    -0.18628806
+                    + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277))))
+                )
+            )
+        )
+    )
+    ans = t * np.exp(-z * z + poly)
+    return np.where(x >= 0, ans, 2.0 - ans)
+
+
+def _gelu(x: np.ndarray, attrs: Attrs) -> np.ndarray:
+    if attrs.get("approximate", "none") == "tanh":
+        inner = SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
+        return 0.5 * x * (1.0 + np.tanh(inner))
+    # 0.5·x·erfc(-x/√2) is the erf form without the cancellation of 1 + erf(x/√2) for negative x
+    wide = x.astype(np.float64)
+    return 0.5 * wide * erfc(-wide * SQRT_HALF)
+
+
+def _sigmoid(x: np.ndarray, attrs: Attrs) -> np.ndarray:
+    # exp of a non-positive argument only: no overflow for large |x|
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+
+def _relu(x: np.ndarray, attrs: Attrs) -> np.ndarray:
+    if x.dtype == np.bool_:
+        return x
+    result: np.ndarray = np.maximum(x, x.dtype.type(0))
+    return result
+
+
+def _elementwise(
+    name: str, flops_per_element: float, fn: Callable[..., np.ndarray], float_math: bool = False
+) -> OpSpec:
+    """An element-wise op; ``float_math`` ops (transcendentals) compute low-precision data in float32."""
+
+    def cost(model: HardwareModel, inputs: Sequence[Operand], out: Operand, attrs: Attrs) -> KernelCost:
+        nbytes = sum(op.nbytes for op in inputs) + out.nbytes
+        return elementwise_cost(model, name, out.size, flops_per_element, nbytes, out.dtype.name)
+
+    def compute(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
+        return fn(*[widened(a) for a in arrays], attrs)
+
+    return OpSpec(name, cost, compute)
+
+
+ELEMENTWISE_OPS = [
+    # FLOPs per element as the kernels execute them (transcendentals counted as the polynomial they evaluate).
+    _elementwise("add", 1, lambda a, b, attrs: np.add(a, b)),
+    _elementwise("mul", 1, lambda a, b, attrs: np.multiply(a, b)),
+    _elementwise("relu", 1, _relu),
+    _elementwise("sigmoid", 4, _sigmoid),  # exp, add, divide, select
+    _elementwise("gelu", 24, _gelu),  # erfc: 10-term polynomial in Horner form and one exp; scale and multiply
+    _elementwise("copy", 0, lambda a, attrs: a),  # a strided read, a contiguous write (contiguous, reshape)
+    _elementwise("fill_zero", 0, lambda attrs: np.zeros((), np.uint8)),  # memset: writes only
+]

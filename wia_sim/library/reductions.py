@@ -1,0 +1,55 @@
+"""Reductions: every input element read once, one work-item per input element in a tree over work-groups.
+
+Low-precision data is reduced in float32 and int8/bool sums in int32, as the accumulators of real kernels are;
+``attrs["axis"]`` is a tuple of non-negative axes (or None for all), ``attrs["keepdims"]`` a bool.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from wia_sim.costmodel import KernelCost, elementwise_cost
+from wia_sim.hwmodel import HardwareModel
+from wia_sim.library.spec import Attrs, Operand, OpSpec, widened
+
+
+def _reduction(name: str, flops_per_element: float, passes: int) -> OpSpec:
+    """``passes``: how many times the kernel streams the input (softmax: max, then exp-sum and write)."""
+
+    def cost(model: HardwareModel, inputs: Sequence[Operand], out: Operand, attrs: Attrs) -> KernelCost:
+        (x,) = inputs
+        nbytes = passes * x.nbytes + out.nbytes
+        return elementwise_cost(model, name, max(x.size, 1), flops_per_element, nbytes, x.dtype.name)
+
+    return OpSpec(name, cost, _COMPUTE[name])
+
+
+def _sum(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
+    (x,) = arrays
+    accumulator = np.int32 if x.dtype.kind in "bi" else None
+    return np.asarray(np.sum(widened(x), axis=attrs["axis"], keepdims=attrs["keepdims"], dtype=accumulator))
+
+
+def _max(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
+    (x,) = arrays
+    return np.max(x, axis=attrs["axis"], keepdims=attrs["keepdims"])
+
+
+def _softmax(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
+    (x,) = arrays
+    axis = attrs["axis"]
+    wide = widened(x)
+    shifted = wide - np.max(wide, axis=axis, keepdims=True)  # stable: exp of non-positive values only
+    e = np.exp(shifted)
+    return e / np.sum(e, axis=axis, keepdims=True)
+
+
+_COMPUTE = {"sum": _sum, "max": _max, "softmax": _softmax}
+
+REDUCTION_OPS = [
+    _reduction("sum", 1, 1),
+    _reduction("max", 1, 1),
+    _reduction("softmax", 5, 2),  # max, subtract, exp, sum, divide; the row is read for the max and again
+]
