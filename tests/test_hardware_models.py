@@ -38,7 +38,7 @@ _SOURCE_MARKER = re.compile(
     r"https?://|www\.|\.com\b|\.org\b|\.io\b|\.edu\b|\.ai\b|\.(?:md|rst|pdf|html|txt|c|h|py)\b|github|[\w.-]+/[\w.-]{2,}|"
     r"datasheet|whitepaper|white paper|guide|docs?\b|"
     r"documentation|spec|table|measured|measurement|estimate|derived|decision|README|issue|PR #|#\d+|paper|arxiv|"
-    r"deviceQuery|gpuinfo|rocminfo|nvidia-smi|rocm-smi|hl-smi|nvbandwidth|bandwidthTest|benchmark|driver|brief",
+    r"deviceQuery|gpuinfo|rocminfo|nvidia-smi|rocm-smi|hl-smi|nvbandwidth|bandwidthTest|benchmark|driver|fitted|calibration",
     re.IGNORECASE,
 )
 MIN_SOURCE_CHARS = 20  # shorter than this is a label, not a citation

@@ -17,6 +17,8 @@ class Precision(enum.IntEnum):
     float32 accumulation. FP16 / BF16: data rounded to that type on the matrix units, float32 accumulation, result in
     the inputs' dtype. MIXED: float16/bfloat16 data (float32 data is rounded to bfloat16) on the matrix units with
     float32 accumulation and a float32 result. INT8: int8 data, int32 accumulation and result. FP64: float64.
+    FP8: float16/bfloat16/float32 data rounded to float8 e4m3 on the matrix units, float32 accumulation, result in
+    the inputs' dtype (per-tensor scaling is the caller's).
     """
 
     FP32 = 0
@@ -26,6 +28,7 @@ class Precision(enum.IntEnum):
     MIXED = 4
     INT8 = 5
     FP64 = 6
+    FP8 = 7
 
 
 class MatmulAlgorithm(enum.IntEnum):
@@ -33,7 +36,9 @@ class MatmulAlgorithm(enum.IntEnum):
 
     TILED_64, TILED_128, TILED_256: output tiles of 64×64, 128×128 and 256×128 per work-group (smaller tiles fill
     more compute units on small shapes, larger ones reuse operands better); SPLIT_K: 128×128 tiles with K split
-    over several work-groups and a reduction pass, for shapes with few tiles and a long K.
+    over several work-groups and a reduction pass, for shapes with few tiles and a long K; STREAM_K: 256×128 tiles
+    whose K-iterations are dealt evenly to all compute units (no part-empty last wave), with a fixup of the tiles
+    split between units.
     """
 
     AUTO = 0
@@ -41,6 +46,7 @@ class MatmulAlgorithm(enum.IntEnum):
     TILED_128 = 2
     TILED_256 = 3
     SPLIT_K = 4
+    STREAM_K = 5
 
 
 class ConvAlgorithm(enum.IntEnum):

@@ -145,6 +145,7 @@ TILINGS: dict[str, tuple[int, int, float]] = {
     "TILED_64": (64, 64, 0.75),
 }
 SPLIT_K_TILE = "TILED_128"
+STREAM_K_TILE = "TILED_256"
 SPLIT_K_MIN_DEPTH = 256
 """Split-K never leaves a work-group with less than 256 of K (below it the pipeline overhead dominates)."""
 
@@ -194,6 +195,37 @@ def _tiled(model: HardwareModel, name: str, g: Gemm, precision: str, algorithm: 
     )
 
 
+def _stream_k(model: HardwareModel, name: str, g: Gemm, precision: str) -> KernelCost:
+    """Stream-K (Osama et al., "Stream-K: Work-centric Parallel Decomposition for Dense Matrix-Matrix
+    Multiplication on the GPU", PPoPP 2023): the K-iterations of all 256×128 tiles are dealt out evenly to the
+    compute units, so no wave is left part-empty; a unit whose share ends inside a tile writes a float32 partial
+    tile that the tile's owner reads back and adds (the fixup)."""
+    tm, tn, rate = TILINGS[STREAM_K_TILE]
+    cus = model.compute.compute_units
+    tiles = g.batch * math.ceil(g.m / tm) * math.ceil(g.n / tn)
+    per_unit_depth = tiles * g.k / cus  # K-depth of tile work per compute unit
+    segments = math.ceil(tiles / cus) + (1 if tiles % cus else 0)  # K-ranges a unit starts (each pays the fill)
+    partial_tiles = min(tiles, cus) if tiles % cus else 0
+    efficiency = model.efficiency.matmul * rate
+    per_unit = model.compute.peak_flops[precision] / cus * efficiency  # type: ignore[index]
+    depth = per_unit_depth + K_PIPELINE_OVERHEAD * segments
+    nbytes = g.nbytes + 2 * partial_tiles * tm * tn * 4
+    return KernelCost(
+        name=name,
+        flops=2.0 * tiles * tm * tn * g.k,
+        bytes=nbytes,
+        precision=precision,
+        compute_units=max(1, min(cus, tiles)),
+        compute_s=2.0 * tm * tn * depth / per_unit if tiles else 0.0,
+        memory_s=nbytes / (model.memory.bandwidth * model.efficiency.memory),
+        launch_s=model.compute.kernel_launch_latency,
+        algorithm="STREAM_K",
+        useful_flops=2.0 * g.batch * g.m * g.n * g.k,
+        waves=math.ceil(tiles / cus) if tiles else 0,
+        efficiency=efficiency * per_unit_depth / depth if tiles else 0.0,
+    )
+
+
 def _split_k_factor(model: HardwareModel, g: Gemm) -> int:
     tm, tn, _ = TILINGS[SPLIT_K_TILE]
     tiles = g.batch * math.ceil(g.m / tm) * math.ceil(g.n / tn)
@@ -206,14 +238,17 @@ def gemm_cost(model: HardwareModel, name: str, g: Gemm, precision: str, algorith
     the unit's share of the peak times the fitted ``efficiency.matmul``, the tiling's rate and the K-pipeline
     fill; operand and result bytes at the streaming bandwidth; the larger wins, plus the launch.
 
-    ``algorithm``: a tiling name, ``SPLIT_K`` or ``AUTO`` (the cheapest of all; the others are kept as
+    ``algorithm``: a tiling name, ``SPLIT_K``, ``STREAM_K`` or ``AUTO`` (the cheapest of all; the others are kept as
     ``alternatives`` so the choice can be explained).
     """
     if algorithm == "SPLIT_K":
         return _tiled(model, name, g, precision, SPLIT_K_TILE, _split_k_factor(model, g))
+    if algorithm == "STREAM_K":
+        return _stream_k(model, name, g, precision)
     if algorithm != "AUTO":
         return _tiled(model, name, g, precision, algorithm, 1)
     options = [_tiled(model, name, g, precision, tiling, 1) for tiling in TILINGS]
+    options.append(_stream_k(model, name, g, precision))
     splits = _split_k_factor(model, g)
     if splits > 1:
         options.append(_tiled(model, name, g, precision, SPLIT_K_TILE, splits))

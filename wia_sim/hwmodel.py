@@ -102,14 +102,14 @@ class PeerLinkSpec(_Spec):
     latency: Duration = Field(gt=0)
 
 
-DEFAULT_MEMORY_EFFICIENCY = 0.84
+DEFAULT_MEMORY_EFFICIENCY = 0.835
 """Streaming bandwidth over peak when a model gives none: the median of the fits of the shipped models to the
-STREAM and copy rows of shared/fidelity/calibration.csv (V100 0.90, A100 0.86, H200 0.82, MI210 0.80;
+STREAM and copy rows of docs/fidelity/calibration.csv (V100 0.899, A100 0.857, H200 0.814, MI210 0.797;
 ``python benchmarks/fidelity.py --fit``)."""
 
-DEFAULT_MATMUL_EFFICIENCY = 0.80
+DEFAULT_MATMUL_EFFICIENCY = 0.785
 """Large-matmul FLOP/s over the matrix peak when a model gives none: the median of the fits to the matmul rows of
-calibration.csv (A100 0.89, H100 0.78, H200 0.82, MI300X 0.52, Gaudi2 0.98; ``benchmarks/fidelity.py --fit``)."""
+calibration.csv (A100 0.887, H100 0.773, H200 0.785, MI300X 0.516, Gaudi2 1.0; ``benchmarks/fidelity.py --fit``)."""
 
 
 class EfficiencySpec(_Spec):

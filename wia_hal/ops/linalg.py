@@ -33,6 +33,9 @@ _ARITHMETIC: dict[tuple[Precision, np.dtype], tuple[str, np.dtype]] = {
     (Precision.MIXED, float32): ("bfloat16", float32),
     (Precision.INT8, int8): ("int8", int32),
     (Precision.FP64, float64): ("float64", float64),
+    (Precision.FP8, float16): ("float8", float16),
+    (Precision.FP8, bfloat16): ("float8", bfloat16),
+    (Precision.FP8, float32): ("float8", float32),
 }
 
 

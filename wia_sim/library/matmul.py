@@ -1,6 +1,6 @@
 """Matrix multiplication: NumPy's matmul semantics (1-D operands, broadcast batch dimensions), the arithmetic
 of ``attrs["arithmetic"]`` (float32, tf32, float16, bfloat16, int8, float64) and the tiling of
-``attrs["algorithm"]`` (AUTO, TILED_64, TILED_128, TILED_256, SPLIT_K)."""
+``attrs["algorithm"]`` (AUTO, TILED_64, TILED_128, TILED_256, SPLIT_K, STREAM_K)."""
 
 from __future__ import annotations
 

@@ -65,14 +65,16 @@ ARITHMETIC_DTYPES = {
     "float16": np.dtype(np.float16),
     "bfloat16": np.dtype(ml_dtypes.bfloat16),
     "float64": np.dtype(np.float64),
+    "float8": np.dtype(ml_dtypes.float8_e4m3fn),
 }
 
 
 def as_arithmetic(x: np.ndarray, arithmetic: str) -> np.ndarray:
     """The operand as the units of ``arithmetic`` see it, in the dtype the accumulation runs in.
 
-    float32/tf32/float16/bfloat16 accumulate in float32; float64 in float64; int8 exactly (float64 holds every
-    int8 product sum of fewer than 2^37 terms exactly, and the result wraps to int32 as the accumulator does).
+    float32/tf32/float16/bfloat16/float8 (e4m3) accumulate in float32; float64 in float64; int8 exactly (float64
+    holds every int8 product sum of fewer than 2^37 terms exactly, and the result wraps to int32 as the accumulator
+    does).
     """
     if arithmetic == "tf32":
         return round_tf32(x.astype(FLOAT32))
