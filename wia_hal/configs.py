@@ -53,8 +53,8 @@ class ConvAlgorithm(enum.IntEnum):
     """Convolution implementations (binding: ``ConvConfig.algorithm``); AUTO picks the cheapest.
 
     IMPLICIT_GEMM: the convolution as a matmul on the matrix units without materialising im2col. WINOGRAD:
-    F(2×2, 3×3) for 3×3 kernels at stride 1 and dilation 1: 2.25× fewer multiplies, transforms that cost memory
-    traffic, and a slightly different rounding. DIRECT: loops over the kernel window on the vector units.
+    F(2×2, 3×3) for 3×3 kernels at stride 1 and dilation 1: 2.25× fewer multiplies, on-chip transforms that cost
+    vector additions, and a slightly different rounding. DIRECT: loops over the kernel window on the vector units.
     """
 
     AUTO = 0

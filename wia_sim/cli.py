@@ -1,4 +1,5 @@
-"""``wia-sim``: the simulator's own tools (the shipped hardware models, checking a model file)."""
+"""``wia-sim``: the simulator's own tools (the shipped hardware models, checking a model file, explaining what a
+matmul or convolution would cost on a model)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from wia_sim.costmodel import TILINGS, ConvShape, Gemm, conv_cost, gemm_cost
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, available_models, load_model, model_path
 
 
@@ -93,6 +95,80 @@ def show(console: Console, name: str) -> None:
     console.print(table)
 
 
+def explain(console: Console, args: argparse.Namespace) -> None:
+    """The cost model's breakdown of one matmul or convolution on a model, every algorithm side by side."""
+    model = load_model(args.hardware)
+    arithmetic = args.arithmetic
+    if not model.supports(arithmetic):
+        raise HardwareModelError(
+            f"{model.name} has no {arithmetic} arithmetic (it has {', '.join(model.compute.peak_flops)})"
+        )
+    itemsize = {"float32": 4, "tf32": 4, "float16": 2, "bfloat16": 2, "float8": 1, "int8": 1, "float64": 8}[arithmetic]
+    out_size = 4 if arithmetic in ("int8", "float8") else itemsize
+    if args.op == "matmul":
+        m, n, k = args.dims
+        gemm = Gemm(m=m, n=n, k=k, batch=1, nbytes=(m * k + k * n) * itemsize + m * n * out_size)
+        options = {a: gemm_cost(model, "matmul", gemm, arithmetic, a) for a in (*TILINGS, "SPLIT_K", "STREAM_K")}
+        chosen = gemm_cost(model, "matmul", gemm, arithmetic).algorithm
+        title = f"matmul {m}×{n}×{k} {arithmetic} on {model.display_name}"
+    else:
+        n, c, h, w, o, kh, kw = args.dims
+        (ph, pw), (sh, sw) = (args.padding, args.padding), (args.stride, args.stride)
+        oh, ow = (h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1
+        shape = ConvShape(
+            n=n,
+            c=c,
+            h=h,
+            w=w,
+            o=o,
+            kh=kh,
+            kw=kw,
+            oh=oh,
+            ow=ow,
+            groups=1,
+            stride=(sh, sw),
+            dilation=(1, 1),
+            in_bytes=itemsize,
+            out_bytes=out_size,
+        )
+        names = ["IMPLICIT_GEMM", "DIRECT"] + (["WINOGRAD"] if shape.winograd_eligible and arithmetic != "int8" else [])
+        dtype_name = "float64" if arithmetic == "float64" else "float32"
+        options = {a: conv_cost(model, "conv2d", shape, arithmetic, dtype_name, a) for a in names}
+        chosen = conv_cost(model, "conv2d", shape, arithmetic, dtype_name).algorithm
+        title = (
+            f"conv2d {n}×{c}×{h}×{w} * {o}×{c}×{kh}×{kw} (pad {ph}, stride {sh}) {arithmetic} on {model.display_name}"
+        )
+    table = Table(title=title, caption="AUTO picks the shortest duration")
+    for column in (
+        "algorithm",
+        "duration µs",
+        "compute µs",
+        "memory µs",
+        "launch µs",
+        "bound",
+        "waves",
+        "efficiency",
+        "TFLOP/s",
+        "GB",
+    ):
+        table.add_column(column, justify="left" if column == "algorithm" else "right")
+    for cost in options.values():
+        mark = " ← AUTO" if cost.algorithm == chosen else ""
+        table.add_row(
+            cost.algorithm + mark,
+            f"{cost.duration_s * 1e6:,.1f}",
+            f"{cost.compute_s * 1e6:,.1f}",
+            f"{cost.memory_s * 1e6:,.1f}",
+            f"{cost.launch_s * 1e6:,.2f}",
+            cost.bound,
+            str(cost.waves),
+            f"{cost.efficiency:.2f}",
+            f"{cost.useful_flops / cost.duration_s / 1e12:,.1f}",
+            f"{cost.bytes / 1e9:,.3f}",
+        )
+    console.print(table)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wia-sim", description="Tools of the wia simulator.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -102,10 +178,27 @@ def main(argv: list[str] | None = None) -> int:
     show_parser.add_argument("name", help="a shipped model name or the path of a TOML file")
     check_parser = models.add_parser("check", help="validate model files; errors name the file and the field")
     check_parser.add_argument("paths", nargs="+", type=Path)
+    explain_parser = sub.add_parser(
+        "explain", help="the cost model's breakdown of a matmul (M N K) or conv2d (N C H W O KH KW), all algorithms"
+    )
+    explain_parser.add_argument("op", choices=("matmul", "conv2d"))
+    explain_parser.add_argument("dims", nargs="+", type=int)
+    explain_parser.add_argument("--hardware", default="nvidia-a100-sxm4-80gb")
+    explain_parser.add_argument(
+        "--arithmetic",
+        default="bfloat16",
+        choices=("float32", "tf32", "float16", "bfloat16", "float8", "int8", "float64"),
+    )
+    explain_parser.add_argument("--padding", type=int, default=0)
+    explain_parser.add_argument("--stride", type=int, default=1)
     args = parser.parse_args(argv)
     console = Console()
     try:
-        if args.action == "show":
+        if args.command == "explain":
+            if len(args.dims) != (3 if args.op == "matmul" else 7):
+                parser.error("matmul takes M N K; conv2d takes N C H W O KH KW")
+            explain(console, args)
+        elif args.action == "show":
             show(console, args.name)
         elif args.action == "check":
             for path in args.paths:

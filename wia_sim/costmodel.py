@@ -162,7 +162,9 @@ class Gemm:
     nbytes: float
 
 
-def _tiled(model: HardwareModel, name: str, g: Gemm, precision: str, algorithm: str, splits: int) -> KernelCost:
+def _tiled(
+    model: HardwareModel, name: str, g: Gemm, precision: str, algorithm: str, splits: int, split_k: bool = False
+) -> KernelCost:
     tm, tn, rate = TILINGS[algorithm]
     cus = model.compute.compute_units
     k_per_tile = math.ceil(g.k / splits)
@@ -178,7 +180,7 @@ def _tiled(model: HardwareModel, name: str, g: Gemm, precision: str, algorithm: 
         nbytes += 2 * splits * g.batch * g.m * g.n * 4
         launch *= 2
     stream = model.memory.bandwidth * model.efficiency.memory
-    label = f"SPLIT_K×{splits}" if splits > 1 else algorithm
+    label = f"SPLIT_K×{splits}" if split_k else algorithm
     return KernelCost(
         name=name,
         flops=tiles * tile_flops,
@@ -242,7 +244,7 @@ def gemm_cost(model: HardwareModel, name: str, g: Gemm, precision: str, algorith
     ``alternatives`` so the choice can be explained).
     """
     if algorithm == "SPLIT_K":
-        return _tiled(model, name, g, precision, SPLIT_K_TILE, _split_k_factor(model, g))
+        return _tiled(model, name, g, precision, SPLIT_K_TILE, _split_k_factor(model, g), split_k=True)
     if algorithm == "STREAM_K":
         return _stream_k(model, name, g, precision)
     if algorithm != "AUTO":
@@ -251,7 +253,7 @@ def gemm_cost(model: HardwareModel, name: str, g: Gemm, precision: str, algorith
     options.append(_stream_k(model, name, g, precision))
     splits = _split_k_factor(model, g)
     if splits > 1:
-        options.append(_tiled(model, name, g, precision, SPLIT_K_TILE, splits))
+        options.append(_tiled(model, name, g, precision, SPLIT_K_TILE, splits, split_k=True))
     best = min(options, key=lambda c: c.duration_s)
     alternatives = tuple((c.algorithm, c.duration_s) for c in options)
     return replace(best, alternatives=alternatives)
@@ -301,41 +303,62 @@ def _implicit_gemm(model: HardwareModel, name: str, s: ConvShape, precision: str
         m=s.n * s.oh * s.ow, n=s.o // s.groups, k=(s.c // s.groups) * s.kh * s.kw, batch=s.groups, nbytes=s.io_bytes
     )
     cost = gemm_cost(model, name, g, precision)
-    return replace(cost, algorithm=f"IMPLICIT_GEMM/{cost.algorithm}", alternatives=())
+    return replace(cost, algorithm=f"IMPLICIT_GEMM/{cost.algorithm}", useful_flops=s.useful_flops, alternatives=())
 
 
 WINOGRAD_TILE = 2  # F(2×2, 3×3): 2×2 outputs from 4×4 inputs, 16 products per tile instead of 36
+WINOGRAD_TRANSFORM_FLOPS = (32, 24)
+"""Additions per tile and channel of the input transform ``Bᵀ d B`` (two 4×4 passes of 4×4 adds) and of the output
+transform ``Aᵀ m A`` (4×4 to 2×2: 24 adds), from the transform matrices of Lavin and Gray (2016), section 4.1."""
 
 
 def _winograd(model: HardwareModel, name: str, s: ConvShape, precision: str) -> KernelCost:
+    """Fused Winograd, as vendor libraries run it: the input and output transforms happen on chip around 16
+    batched GEMMs of the transformed tiles; the filters are transformed once by a separate small kernel. Device
+    memory sees the input, the output and the transformed filters; the transforms cost vector additions."""
     tiles = s.n * math.ceil(s.oh / WINOGRAD_TILE) * math.ceil(s.ow / WINOGRAD_TILE)
     cg, og = s.c // s.groups, s.o // s.groups
-    # the input, filter and output transforms are streaming kernels over the 16-element transformed tiles
-    transformed = 16 * tiles * (s.c + s.o) * 4 + 16 * s.o * cg * 4
-    g = Gemm(m=tiles, n=og, k=cg, batch=16 * s.groups, nbytes=transformed)
+    filters = 16 * s.o * cg * 4
+    g = Gemm(m=tiles, n=og, k=cg, batch=16 * s.groups, nbytes=s.io_bytes + filters)
     cost = gemm_cost(model, name, g, precision)
-    nbytes = s.io_bytes + 2 * transformed
-    launch = 3 * model.compute.kernel_launch_latency
-    memory_s = nbytes / (model.memory.bandwidth * model.efficiency.memory)
-    return replace(cost, bytes=nbytes, memory_s=memory_s, launch_s=launch, algorithm="WINOGRAD", alternatives=())
+    input_adds, output_adds = WINOGRAD_TRANSFORM_FLOPS
+    transform_flops = tiles * (s.c * input_adds + s.o * output_adds)
+    transform_s = transform_flops / model.compute.peak_flops["float32"]  # type: ignore[index]
+    return replace(
+        cost,
+        flops=cost.flops + transform_flops,
+        compute_s=cost.compute_s + transform_s,
+        launch_s=2 * model.compute.kernel_launch_latency,
+        algorithm="WINOGRAD",
+        useful_flops=s.useful_flops,
+        alternatives=(),
+    )
 
 
 def _direct(model: HardwareModel, name: str, s: ConvShape, dtype_name: str) -> KernelCost:
+    """Direct convolution on the vector units: each work-item accumulates its outputs over the kernel window from
+    registers, without a GEMM's shared-memory operand reuse: modeled at the smallest tile's rate of the fitted
+    matmul efficiency, with the K-pipeline fill over the window (C/groups·KH·KW)."""
     precision = vector_precision(dtype_name)
     outputs = s.n * s.o * s.oh * s.ow
     units = min(model.compute.compute_units, max(1, math.ceil(outputs / ELEMENTWISE_WORK_GROUP)))
     share = units / model.compute.compute_units
+    depth = (s.c // s.groups) * s.kh * s.kw
+    efficiency = model.efficiency.matmul * TILINGS["TILED_64"][2] * depth / (depth + K_PIPELINE_OVERHEAD)
+    rate = model.compute.peak_flops[precision] * share * efficiency  # type: ignore[index]
     return KernelCost(
         name=name,
         flops=s.useful_flops,
         bytes=s.io_bytes,
         precision=precision,
         compute_units=units,
-        compute_s=s.useful_flops / (model.compute.peak_flops[precision] * share),  # type: ignore[index]
+        compute_s=s.useful_flops / rate,
         memory_s=s.io_bytes / (model.memory.bandwidth * model.efficiency.memory * share),
         launch_s=model.compute.kernel_launch_latency,
         algorithm="DIRECT",
         useful_flops=s.useful_flops,
+        waves=math.ceil(math.ceil(outputs / ELEMENTWISE_WORK_GROUP) / model.compute.compute_units),
+        efficiency=efficiency,
     )
 
 
@@ -345,8 +368,8 @@ def conv_cost(
     """A convolution by ``algorithm`` (IMPLICIT_GEMM, WINOGRAD, DIRECT) or AUTO, the cheapest that applies.
 
     IMPLICIT_GEMM is the matmul model on M = N·OH·OW, N = O/groups, K = C/groups·KH·KW per group; WINOGRAD runs 16
-    batched GEMMs of the transformed tiles plus three streaming transform kernels; DIRECT runs on the vector
-    units at the FP32 (FP64) rate.
+    batched GEMMs of the transformed tiles with on-chip transforms; DIRECT runs on the vector units at the FP32
+    (FP64) rate.
     """
     options = {
         "IMPLICIT_GEMM": _implicit_gemm(model, name, s, precision),

@@ -77,12 +77,10 @@ def as_arithmetic(x: np.ndarray, arithmetic: str) -> np.ndarray:
     does).
     """
     if arithmetic == "tf32":
-        return round_tf32(x.astype(FLOAT32))
-    if arithmetic == "int8":
-        return x.astype(np.float64)
-    if arithmetic == "float64":
-        return x.astype(np.float64)
-    return x.astype(ARITHMETIC_DTYPES[arithmetic]).astype(FLOAT32)
+        return round_tf32(x.astype(FLOAT32, copy=False))
+    if arithmetic in ("int8", "float64"):
+        return x.astype(np.float64, copy=False)
+    return x.astype(ARITHMETIC_DTYPES[arithmetic], copy=False).astype(FLOAT32, copy=False)
 
 
 def accumulated(result: np.ndarray, arithmetic: str) -> np.ndarray:
