@@ -323,7 +323,7 @@ def _winograd(model: HardwareModel, name: str, s: ConvShape, precision: str) -> 
     cost = gemm_cost(model, name, g, precision)
     input_adds, output_adds = WINOGRAD_TRANSFORM_FLOPS
     transform_flops = tiles * (s.c * input_adds + s.o * output_adds)
-    transform_s = transform_flops / model.compute.peak_flops["float32"]  # type: ignore[index]
+    transform_s = transform_flops / model.compute.peak_flops["float32"]
     return replace(
         cost,
         flops=cost.flops + transform_flops,
