@@ -29,6 +29,8 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sim_throughput.py
+	$(BIN)/python benchmarks/numeric_overhead.py
+	$(BIN)/python benchmarks/fidelity.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -75,30 +75,41 @@ def missing_dependency() -> None:
 
 
 def what_if() -> None:
-    """The same program timed on every shipped chip, at real size, without computing (numerics off)."""
-    table = Table(title="what-if: y = relu(x * w + b), x 16384×16384 float32, numerics off")
-    for column in ("hardware model", "memory", "memory GB/s", "simulated ms"):
-        table.add_column(column, justify="left" if column == "hardware model" else "right")
+    """The same programs timed on every shipped chip at real size, without computing (numerics off)."""
     from wia_sim.hwmodel import available_models
 
+    table = Table(title="what-if, numerics off: y = relu(x·w + w) on 16384×16384 float32; c = a @ a on 8192² bfloat16")
+    for column in ("hardware model", "memory", "elementwise ms", "bound", "matmul ms", "TFLOP/s", "algorithm"):
+        table.add_column(column, justify="left" if column in ("hardware model", "bound", "algorithm") else "right")
     for name in available_models():
         wia.set_backend("sim", hardware=name, numerics=False)
         ctx = wia.create_context()
         info = wia.get_device_info(ctx.device)
-        memory = f"{info.memory_size / 2**30:,.2f} GiB"
+        row = [name, f"{info.memory_size / 2**30:,.1f} GiB"]
         try:
             x = wia.empty((16384, 16384), ctx=ctx)
             w = wia.empty(16384, ctx=ctx)
-            start, end = wia.create_event(), wia.create_event()
-            wia.event_record(start, ctx.default_stream)
-            wia.relu(wia.add(wia.mul(x, w), w))
-            wia.event_record(end, ctx.default_stream)
-            wia.event_synchronize(end)
-            table.add_row(
-                name, memory, f"{info.memory_bandwidth / 1e9:,.0f}", f"{wia.event_elapsed_time(start, end):.3f}"
-            )
+            y = wia.relu(wia.add(wia.mul(x, w), w))
+            wia.context_synchronize(ctx)
+            report = wia.explain(y)
+            row += [f"{report.duration_ms:.3f} (relu)", report.bound]
+            del x, w, y
         except wia.OutOfMemoryError:
-            table.add_row(name, memory, f"{info.memory_bandwidth / 1e9:,.0f}", "does not fit in device memory")
+            row += ["does not fit", ""]
+        try:
+            a = wia.empty((8192, 8192), wia.bfloat16, ctx=ctx)
+            c = wia.matmul(a, a)
+            report = wia.explain(c)
+            row += [
+                f"{report.duration_ms:.3f}",
+                f"{report.useful_flops / report.duration_ms / 1e9:,.0f}",
+                report.algorithm,
+            ]
+        except wia.OutOfMemoryError:
+            row += ["does not fit", "", ""]
+        except wia.NotSupportedError:
+            row += ["no bfloat16", "", ""]
+        table.add_row(*row)
         wia.destroy_context(ctx)
     console.print(table)
 
