@@ -23,6 +23,11 @@ QUEUE_DEPTH = 1024
 pending launches before ``cudaLaunchKernel`` blocks (observed as the launch-queue-full stalls Nsight Systems shows);
 the bound also keeps the simulator's backlog, and so its memory and garbage-collection cost, small."""
 
+CATCH_UP_DEPTH = 64
+"""Past this many queued commands a submission first lets device time catch up with the host. That changes
+nothing in the timeline (only events the host's time has already passed are run) but releases the buffers that
+finished work still holds, so a long loop does not keep every intermediate result alive until it synchronizes."""
+
 
 class Stream:
     __slots__ = ("_idle", "current", "device", "env", "last", "machine", "queue")
@@ -39,7 +44,7 @@ class Stream:
 
     def submit(self, command: Command) -> Command:
         """Queue ``command`` at the current host time; it will not start before then."""
-        if len(self.queue) >= QUEUE_DEPTH:
+        if len(self.queue) >= CATCH_UP_DEPTH:
             self._make_room()
         command.submitted = self.machine.host_time
         self.queue.append(command)
@@ -51,7 +56,7 @@ class Stream:
         return command
 
     def _make_room(self) -> None:
-        """Let device time catch up with the host; if the queue is still full, the host waits for a slot."""
+        """Let device time catch up with the host; if the queue is then full, the host waits for a slot."""
         machine = self.machine
         machine.catch_up()
         while len(self.queue) >= QUEUE_DEPTH:
@@ -82,6 +87,7 @@ class Stream:
                     yield wait
                 command.started = env.now
                 start = command.start
+                command.start = None  # the inputs were read: the record (kept for explain) must not pin them
                 finish = start() if start is not None else None
                 yield env.timeout(command.duration)
                 compute.release(units)
