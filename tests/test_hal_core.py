@@ -217,3 +217,19 @@ def test_internal_faults_surface_as_wia_errors(monkeypatch: pytest.MonkeyPatch) 
         wia.relu(t)
     assert info.value.code is wia.ErrorCode.INTERNAL
     assert isinstance(info.value.__cause__, RuntimeError)
+
+
+def test_a_fault_inside_a_kernel_is_reported_and_the_device_goes_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wia_sim.library import OPS, OpSpec
+
+    def broken(arrays: object, attrs: object, out_dtype: object) -> None:
+        raise FloatingPointError("simulated fault in the numerics")
+
+    ctx = wia.create_context()
+    t = wia.tensor(np.ones(4, np.float32), ctx=ctx)
+    monkeypatch.setitem(OPS, "relu", OpSpec("relu", OPS["relu"].cost, broken))  # type: ignore[arg-type]
+    wia.relu(t)
+    with pytest.raises(wia.InternalError, match=r"kernel relu.*simulated fault"):
+        wia.context_synchronize(ctx)
+    monkeypatch.undo()
+    np.testing.assert_array_equal(wia.add(t, t).numpy(), 2.0)  # the machine still runs

@@ -49,6 +49,9 @@ class Kernel(Command):
         self.duration = cost.duration_s
         self.start = start
 
+    def __repr__(self) -> str:
+        return f"<kernel {self.cost.name} ({self.cost.algorithm})>"
+
 
 class Copy(Command):
     """A copy of bytes between two buffers on one of the machine's transfer paths."""
@@ -70,6 +73,9 @@ class Copy(Command):
         self.src, self.src_offset = src, src_offset
         self.dst, self.dst_offset = dst, dst_offset
 
+    def __repr__(self) -> str:
+        return f"<{self.cost.route} copy of {self.cost.nbytes} bytes>"
+
     def run(self, stream: Stream) -> Steps:
         env = stream.env
         engine = self.engine
@@ -86,7 +92,10 @@ class Copy(Command):
         engine.release(1)
         dst = self.dst.data
         if staged is not None and dst is not None:
-            dst[self.dst_offset : self.dst_offset + n] = staged
+            try:
+                dst[self.dst_offset : self.dst_offset + n] = staged
+            except Exception as e:
+                stream.machine.fault(self, e)
 
 
 class Marker(Command):

@@ -173,6 +173,8 @@ def _tiled(
     efficiency = model.efficiency.matmul * rate * k_per_tile / (k_per_tile + K_PIPELINE_OVERHEAD)
     per_unit = model.compute.peak_flops[precision] / cus * efficiency  # type: ignore[index]
     tile_flops = 2.0 * tm * tn * k_per_tile
+    if not tile_flops:  # K = 0: an empty sum, nothing to multiply; the zero result is still written
+        waves = 0
     useful = 2.0 * g.batch * g.m * g.n * g.k
     nbytes = g.nbytes
     launch = model.compute.kernel_launch_latency
@@ -204,7 +206,7 @@ def _stream_k(model: HardwareModel, name: str, g: Gemm, precision: str) -> Kerne
     tile that the tile's owner reads back and adds (the fixup)."""
     tm, tn, rate = TILINGS[STREAM_K_TILE]
     cus = model.compute.compute_units
-    tiles = g.batch * math.ceil(g.m / tm) * math.ceil(g.n / tn)
+    tiles = g.batch * math.ceil(g.m / tm) * math.ceil(g.n / tn) if g.k else 0
     per_unit_depth = tiles * g.k / cus  # K-depth of tile work per compute unit
     segments = math.ceil(tiles / cus) + (1 if tiles % cus else 0)  # K-ranges a unit starts (each pays the fill)
     partial_tiles = min(tiles, cus) if tiles % cus else 0
@@ -345,7 +347,7 @@ def _direct(model: HardwareModel, name: str, s: ConvShape, dtype_name: str) -> K
     share = units / model.compute.compute_units
     depth = (s.c // s.groups) * s.kh * s.kw
     efficiency = model.efficiency.matmul * TILINGS["TILED_64"][2] * depth / (depth + K_PIPELINE_OVERHEAD)
-    rate = model.compute.peak_flops[precision] * share * efficiency  # type: ignore[index]
+    rate = model.compute.peak_flops[precision] * share * max(efficiency, 1e-30)  # type: ignore[index]
     return KernelCost(
         name=name,
         flops=s.useful_flops,

@@ -25,6 +25,10 @@ class SimulationStalled(RuntimeError):
     """A wait that no scheduled event can ever satisfy (a bug in whatever drives the machine)."""
 
 
+class CommandFault(RuntimeError):
+    """Work that raised while it ran (a fault of a kernel's numerics); the device went on with later work."""
+
+
 class Device:
     """One accelerator: compute units, copy engines (H2D, D2H), a D2D path and a memory heap."""
 
@@ -68,10 +72,22 @@ class Machine:
         self.numerics = numerics
         self.env = simpy.Environment()
         self.host_time = 0.0
+        self.faults: list[tuple[Command, Exception]] = []
         self.trace: list[Command] | None = None
         """When a list, every completed command is appended to it in completion order (a timeline)."""
         self.host_copy = UnitPool(self.env, 1, "host memcpy")
         self.devices = [Device(self, i) for i in range(num_devices)]
+
+    def fault(self, command: Command, error: Exception) -> None:
+        """Record that ``command`` raised while it ran; the next wait reports it."""
+        self.faults.append((command, error))
+
+    def _report_faults(self) -> None:
+        if self.faults:
+            (command, error), *rest = self.faults
+            self.faults.clear()
+            more = f" (and {len(rest)} more)" if rest else ""
+            raise CommandFault(f"{command!r} failed while running: {type(error).__name__}: {error}{more}") from error
 
     def host_spend(self, seconds: float) -> None:
         """The host spends ``seconds`` in a call."""
@@ -94,6 +110,7 @@ class Machine:
             env.step()
         if command.ended > self.host_time:
             self.host_time = command.ended
+        self._report_faults()
         return True
 
     def catch_up(self) -> None:
@@ -102,3 +119,4 @@ class Machine:
         host = self.host_time
         while env.peek() <= host:
             env.step()
+        self._report_faults()

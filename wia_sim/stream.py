@@ -88,11 +88,19 @@ class Stream:
                 command.started = env.now
                 start = command.start
                 command.start = None  # the inputs were read: the record (kept for explain) must not pin them
-                finish = start() if start is not None else None
+                finish = None
+                if start is not None:
+                    try:
+                        finish = start()
+                    except Exception as e:  # a fault of the kernel's numerics: report it, keep the device running
+                        machine.fault(command, e)
                 yield env.timeout(command.duration)
                 compute.release(units)
                 if finish is not None:
-                    finish()
+                    try:
+                        finish()
+                    except Exception as e:
+                        machine.fault(command, e)
             else:
                 steps = command.run(self)
                 if steps is not None:

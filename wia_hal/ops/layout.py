@@ -55,7 +55,10 @@ def reshape(
         raise InvalidValueError(f"reshape: {a.shape} has {a.size} elements, {new_shape} needs {math.prod(new_shape)}")
     source = contiguous(a, s)
     context.backend.host_call()
-    return view(source, new_shape, contiguous_strides(new_shape, a.dtype.itemsize), source.offset)
+    result = view(source, new_shape, contiguous_strides(new_shape, a.dtype.itemsize), source.offset)
+    if source is not a:  # the copy kernel made it: explain() shows that kernel
+        result.producer = source.producer
+    return result
 
 
 @api
@@ -114,9 +117,9 @@ def concat(
         raise InvalidValueError("concat: 0-d tensors have no axis to join")
     index = axis_index("concat", axis, first.ndim)
     for t in parts[1:]:
-        if t.ndim != first.ndim or builtins.any(
-            d != e for i, (d, e) in enumerate(zip(t.shape, first.shape, strict=True)) if i != index
-        ):
+        if t.ndim != first.ndim:
+            raise InvalidValueError(f"concat: tensors have different numbers of dimensions: {[p.shape for p in parts]}")
+        if builtins.any(d != e for i, (d, e) in enumerate(zip(t.shape, first.shape, strict=True)) if i != index):
             raise InvalidValueError(f"concat: shapes {[p.shape for p in parts]} differ outside axis {axis}")
     shape = list(first.shape)
     shape[index] = builtins.sum(t.shape[index] for t in parts)

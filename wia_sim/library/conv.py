@@ -113,9 +113,8 @@ def _compute(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) ->
     x, w = (as_arithmetic(a, arithmetic) for a in arrays[:2])
     algorithm = attrs["chosen"].partition("/")[0]
     out = accumulated(_ALGORITHMS[algorithm](x, w, attrs), arithmetic)
-    if len(arrays) == 3:  # bias, added to the accumulator before the result is rounded
-        bias = as_arithmetic(arrays[2], arithmetic).astype(out.dtype)
-        out = out + bias.reshape(1, -1, 1, 1)
+    if len(arrays) == 3:  # the bias (in the result dtype) joins the accumulator before the result is rounded once
+        out = out + arrays[2].astype(out.dtype).reshape(1, -1, 1, 1)
     return out
 
 

@@ -41,6 +41,8 @@ def _softmax(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) ->
     (x,) = arrays
     axis = attrs["axis"]
     wide = widened(x)
+    if wide.size == 0:  # nothing to normalise: the empty result
+        return wide
     shifted = wide - np.max(wide, axis=axis, keepdims=True)  # stable: exp of non-positive values only
     e = np.exp(shifted)
     return e / np.sum(e, axis=axis, keepdims=True)
