@@ -8,6 +8,8 @@ run tries the same examples and a failure reproduces by running the test again.
 
 from __future__ import annotations
 
+import math
+from dataclasses import dataclass
 from typing import Any
 
 import hypothesis.extra.numpy as hnp
@@ -35,6 +37,15 @@ MAGNITUDE: dict[str, float] = {
     "int8": 11,  # 11 * 11 = 121 <= 127
 }
 """The largest ``|value|`` generated per data type, so that a sum or a product of two values stays in range."""
+
+PRODUCT_MAGNITUDE: dict[str, float] = {
+    **MAGNITUDE,
+    "float16": 32.0,  # 48 products of 32 * 32 sum to 49152 < 65504
+}
+"""The largest ``|value|`` of matmul and convolution operands (at most :data:`MAX_TERMS` products per result)."""
+
+MAX_TERMS = 48
+"""The longest inner product the matmul and convolution strategies make (K, or C/groups * KH * KW)."""
 
 _SEEDED = False
 
@@ -102,29 +113,173 @@ def dtypes(caps: wia.DeviceCapabilities) -> st.SearchStrategy[np.dtype[Any]]:
     return st.sampled_from(claimed_dtypes(caps))
 
 
-def elements(dtype: np.dtype[Any]) -> st.SearchStrategy[Any]:
-    """Scalar values for ``dtype``, as float64 or int (they are cast to ``dtype`` by :func:`arrays`)."""
+def elements(dtype: np.dtype[Any], magnitude: float | None = None) -> st.SearchStrategy[Any]:
+    """Scalar values for ``dtype``, as float64 or int (they are cast to ``dtype`` by :func:`arrays`), with
+    ``|value| <= magnitude`` (default :data:`MAGNITUDE`); non-zero floats are at least ``1 / magnitude``."""
     if dtype.name == "bool":
         return st.booleans()
-    bound = MAGNITUDE[dtype.name]
+    bound = MAGNITUDE[dtype.name] if magnitude is None else min(magnitude, MAGNITUDE[dtype.name])
     if dtype.kind in "iu":
         return st.integers(-int(bound), int(bound))
-    small = 1.0 / bound
-    magnitude = st.one_of(st.just(0.0), st.floats(small, bound, allow_nan=False, allow_infinity=False))
-    return st.tuples(st.booleans(), magnitude).map(lambda t: -t[1] if t[0] else t[1])
+    small = 1.0 / bound if bound > 1 else bound / 4
+    magnitude_ = st.one_of(st.just(0.0), st.floats(small, bound, allow_nan=False, allow_infinity=False))
+    return st.tuples(st.booleans(), magnitude_).map(lambda t: -t[1] if t[0] else t[1])
 
 
 @st.composite
-def arrays(draw: st.DrawFn, dtype: np.dtype[Any], shape: tuple[int, ...]) -> npt.NDArray[Any]:
-    """An array of ``dtype`` and ``shape`` with finite values within :data:`MAGNITUDE` (floats are drawn as float64
-    and rounded to ``dtype``, so bfloat16 works without hypothesis knowing it)."""
+def arrays(
+    draw: st.DrawFn, dtype: np.dtype[Any], shape: tuple[int, ...], magnitude: float | None = None
+) -> npt.NDArray[Any]:
+    """An array of ``dtype`` and ``shape`` with finite values within :data:`MAGNITUDE` (or ``magnitude``; floats
+    are drawn as float64 and rounded to ``dtype``, so bfloat16 works without hypothesis knowing it)."""
     wide = (
         np.dtype(np.bool_)
         if dtype.name == "bool"
         else (np.dtype(np.int64) if dtype.kind in "iu" else np.dtype(np.float64))
     )
-    values = draw(hnp.arrays(wide, shape, elements=elements(dtype)))
+    values = draw(hnp.arrays(wide, shape, elements=elements(dtype, magnitude)))
     return np.asarray(values).astype(dtype)
+
+
+def operands(dtype: np.dtype[Any], shape: tuple[int, ...]) -> st.SearchStrategy[npt.NDArray[Any]]:
+    """Matmul and convolution operands: :func:`arrays` within :data:`PRODUCT_MAGNITUDE`."""
+    return arrays(dtype, shape, PRODUCT_MAGNITUDE[dtype.name])
+
+
+# -- op arguments ---------------------------------------------------------------------------------------------------
+
+
+def reduction_axes(ndim: int) -> st.SearchStrategy[int | tuple[int, ...] | None]:
+    """``axis`` of ``sum``/``max``: None, one axis (negative ones too) or a tuple of distinct axes."""
+    if ndim == 0:
+        return st.one_of(st.none(), st.just(()))
+    one = st.integers(-ndim, ndim - 1)
+    several = st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).flatmap(
+        lambda axes: st.tuples(*[st.sampled_from([a, a - ndim]) for a in axes])
+    )
+    return st.one_of(st.none(), one, several)
+
+
+@st.composite
+def reshape_targets(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape with as many elements as ``shape``, at most 4 dims, possibly with one ``-1`` (never beside a zero
+    dimension: ``-1`` cannot be inferred there)."""
+    size = math.prod(shape)
+    if size == 0:
+        dims = draw(st.lists(st.integers(0, 3), min_size=1, max_size=3).filter(lambda d: 0 in d))
+        return tuple(dims)
+    dims = []
+    rest = size
+    for _ in range(draw(st.integers(0, 3))):
+        divisors = [d for d in range(1, rest + 1) if rest % d == 0]
+        d = draw(st.sampled_from(divisors))
+        dims.append(d)
+        rest //= d
+    dims.append(rest)
+    dims = draw(st.permutations(dims))
+    if draw(st.booleans()):
+        dims[draw(st.integers(0, len(dims) - 1))] = -1
+    return tuple(dims)
+
+
+@st.composite
+def slice_bounds(draw: st.DrawFn, shape: tuple[int, ...]) -> tuple[list[int], list[int]]:
+    """``start`` and ``end`` for ``slice`` over the first ``k <= ndim`` dims, with negative and out-of-range
+    indices (Python's rules clamp them)."""
+    k = draw(st.integers(0, len(shape)))
+    start = [draw(st.integers(-shape[i] - 2, shape[i] + 2)) for i in range(k)]
+    end = [draw(st.integers(-shape[i] - 2, shape[i] + 2)) for i in range(k)]
+    return start, end
+
+
+@st.composite
+def concat_cases(draw: st.DrawFn) -> tuple[list[tuple[int, ...]], int]:
+    """One to three shapes that agree except along ``axis``, and ``axis`` (possibly negative)."""
+    base = draw(shapes(min_dims=1))
+    index = draw(st.integers(0, len(base) - 1))
+    parts = []
+    for _ in range(draw(st.integers(1, 3))):
+        shape = list(base)
+        shape[index] = draw(st.integers(0, 4))
+        parts.append(tuple(shape))
+    return parts, draw(st.sampled_from([index, index - len(base)]))
+
+
+@st.composite
+def matmul_shape_pairs(draw: st.DrawFn, max_side: int = 4, max_k: int = 8) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Operand shapes for NumPy's ``matmul`` rules: 1-D operands (a row / a column), 2-D, and stacks whose batch
+    dimensions broadcast; sides from 0."""
+    m, n = draw(st.integers(0, max_side)), draw(st.integers(0, max_side))
+    k = draw(st.integers(0, max_k))
+    batch = draw(hnp.mutually_broadcastable_shapes(num_shapes=2, min_dims=0, max_dims=2, min_side=1, max_side=3))
+    kinds = draw(st.tuples(st.sampled_from(["1d", "2d", "batched"]), st.sampled_from(["1d", "2d", "batched"])))
+    a = (k,) if kinds[0] == "1d" else (*(batch.input_shapes[0] if kinds[0] == "batched" else ()), m, k)
+    b = (k,) if kinds[1] == "1d" else (*(batch.input_shapes[1] if kinds[1] == "batched" else ()), k, n)
+    return tuple(a), tuple(b)
+
+
+@dataclass(frozen=True)
+class ConvCase:
+    """A valid ``conv2d`` problem: NCHW input shape, OIHW weight shape and the ``ConvConfig`` fields."""
+
+    input_shape: tuple[int, int, int, int]
+    weight_shape: tuple[int, int, int, int]
+    padding: tuple[int, int]
+    stride: tuple[int, int]
+    dilation: tuple[int, int]
+    groups: int
+
+    @property
+    def config(self) -> dict[str, Any]:
+        return {"padding": self.padding, "stride": self.stride, "dilation": self.dilation, "groups": self.groups}
+
+    @property
+    def terms(self) -> int:
+        """Products summed into each output element: C/groups * KH * KW."""
+        _, cg, kh, kw = self.weight_shape
+        return cg * kh * kw
+
+
+@st.composite
+def conv_cases(draw: st.DrawFn, winograd: bool = False) -> ConvCase:
+    """Small convolutions with groups, padding, stride and dilation; ``winograd=True``: 3x3 kernels at stride 1
+    and dilation 1 (where WINOGRAD applies). Inner products stay within :data:`MAX_TERMS`."""
+    groups = draw(st.integers(1, 3))
+    cg, og = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    if winograd:
+        kernel, stride, dilation = (3, 3), (1, 1), (1, 1)
+    else:
+        kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+        stride = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+        dilation = (draw(st.integers(1, 2)), draw(st.integers(1, 2)))
+    padding = (draw(st.integers(0, 2)), draw(st.integers(0, 2)))
+    sides = []
+    for k, p, d in zip(kernel, padding, dilation, strict=True):
+        smallest = max(1, d * (k - 1) + 1 - 2 * p)
+        sides.append(draw(st.integers(smallest, smallest + 5)))
+    n = draw(st.integers(1, 2))
+    return ConvCase((n, groups * cg, sides[0], sides[1]), (groups * og, cg, *kernel), padding, stride, dilation, groups)
+
+
+@dataclass(frozen=True)
+class PoolCase:
+    """A valid ``pool2d`` problem: NCHW input shape and the ``PoolConfig`` fields (``stride`` None: the default)."""
+
+    input_shape: tuple[int, int, int, int]
+    kernel_size: tuple[int, int]
+    stride: tuple[int, int] | None
+    padding: tuple[int, int]
+
+
+@st.composite
+def pool_cases(draw: st.DrawFn) -> PoolCase:
+    """Kernels up to 3x3, the default stride or one up to 3, padding up to half the kernel."""
+    kernel = (draw(st.integers(1, 3)), draw(st.integers(1, 3)))
+    stride = draw(st.none() | st.tuples(st.integers(1, 3), st.integers(1, 3)))
+    padding = (draw(st.integers(0, kernel[0] // 2)), draw(st.integers(0, kernel[1] // 2)))
+    sides = [draw(st.integers(max(1, k - 2 * p), max(1, k - 2 * p) + 5)) for k, p in zip(kernel, padding, strict=True)]
+    shape = (draw(st.integers(1, 2)), draw(st.integers(1, 3)), sides[0], sides[1])
+    return PoolCase(shape, kernel, stride, padding)
 
 
 # -- sizes ----------------------------------------------------------------------------------------------------------

@@ -29,6 +29,7 @@ def test_create_and_destroy(device: wia.Device) -> None:
 
 @pytest.mark.req("R-3.3-02")
 def test_create_context_with_every_config_field(device: wia.Device) -> None:
+    ph.requires_streams(2)
     config = wia.ContextConfig(
         device_id=0, memory_pool_size=0, max_streams=2, enable_profiling=False, flags=wia.ContextFlags.NONE
     )

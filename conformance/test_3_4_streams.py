@@ -182,6 +182,7 @@ def _elapsed(
 @pytest.mark.req("R-3.4-02")
 def test_copy_overlaps_compute_on_another_stream(ctx: wia.Context, info: wia.DeviceInfo) -> None:
     ph.requires("supports_pinned_memory")  # a copy from pageable memory blocks the host, so nothing can overlap
+    ph.requires_streams(2)
     n = hh.work_bytes(info, cap=64 * hh.MiB, fraction=16)
     src = wia.alloc(ctx, n, M.PINNED)
     dst = wia.alloc(ctx, n)

@@ -26,6 +26,7 @@ def _busy_stream(ctx: wia.Context | None, n: int) -> tuple[wia.Stream, wia.Event
 
 @pytest.mark.req("R-3.8-01")
 def test_context_synchronize_waits_for_every_stream(ctx: wia.Context, info: wia.DeviceInfo) -> None:
+    ph.requires_streams(3)
     n = hh.work_bytes(info, cap=32 * hh.MiB, fraction=32)
     events = [_busy_stream(ctx, n)[1] for _ in range(3)]
     x = wia.tensor(np.full(1024, 2.0, np.float32), ctx=ctx)
@@ -59,6 +60,7 @@ def test_stream_synchronize_waits_for_its_stream(ctx: wia.Context, info: wia.Dev
 
 @pytest.mark.req("R-3.8-02", "R-3.4.1-01")
 def test_pipeline_of_streams_ordered_by_events(ctx: wia.Context) -> None:
+    ph.requires_streams(3)
     s1, s2, s3 = (wia.create_stream(ctx) for _ in range(3))
     e1, e2 = wia.create_event(), wia.create_event()
     x = wia.tensor(np.arange(-8, 8, dtype=np.float32).reshape(4, 4), ctx=ctx)

@@ -515,3 +515,351 @@ def test_cli_builds_the_pytest_command() -> None:
     joined = " ".join(argv)
     assert "--wia-backend sim" in joined and "--wia-option hardware=wia-tiny" in joined
     assert "--wia-report-json r.json" in joined and "-k memory" in joined and argv[-1] == "-x"
+
+
+# -- numerics: slack, exact comparison, accumulation bounds, precisions ----------------------------------------------
+
+
+def test_tolerance_table_knows_the_smallest_normals() -> None:
+    for name in ("float64", "float32", "float16"):
+        assert ph.TOLERANCES[name].tiny == float(np.finfo(np.dtype(name)).tiny)
+    assert ph.TOLERANCES["bfloat16"].tiny == ph.TOLERANCES["float32"].tiny  # the same exponent range
+    for name in ("int8", "int32", "bool"):
+        assert ph.TOLERANCES[name].tiny == 0.0
+
+
+def test_assert_array_close_slack() -> None:
+    f32 = np.dtype(np.float32)
+    expected = np.array([0.0, 1.0], f32)
+    got = np.array([0.01, 1.0], f32)
+    assert MESSAGE_SHAPE.fullmatch(failure_message(ph.assert_array_close, got, expected, f32, "s"))
+    ph.assert_array_close(got, expected, f32, "s", slack=0.02)
+    ph.assert_array_close(got, expected, f32, "s", slack=np.array([0.02, 0.0]))
+    text = failure_message(ph.assert_array_close, got, expected, f32, "s", slack=np.array([0.001, 1.0]))
+    assert "slack there 0.001" in text and MESSAGE_SHAPE.fullmatch(text)
+    i32 = np.dtype(np.int32)
+    ph.assert_array_close(np.array([3], i32), np.array([2], i32), i32, "int with slack", slack=1.0)
+    assert "1 of 1" in failure_message(ph.assert_array_close, np.array([3], i32), np.array([2], i32), i32, "exact")
+
+
+def test_assert_array_equal() -> None:
+    f16 = np.dtype(np.float16)
+    ph.assert_array_equal(np.array([-0.0, 1.5], f16), np.array([0.0, 1.5], f16), "eq")
+    one_ulp = np.nextafter(np.float16(1.5), np.float16(2))
+    text = failure_message(ph.assert_array_equal, np.array([0.0, one_ulp], f16), np.array([0.0, 1.5], f16), "eq")
+    assert "first at (1,)" in text and MESSAGE_SHAPE.fullmatch(text)
+    assert "dtype float32" in failure_message(ph.assert_array_equal, np.zeros(2, np.float32), np.zeros(2, f16), "eq")
+    assert "shape (3,)" in failure_message(ph.assert_array_equal, np.zeros(3, f16), np.zeros(2, f16), "eq")
+    assert "a numpy array" in failure_message(ph.assert_array_equal, [0.0, 0.0], np.zeros(2, f16), "eq")
+
+
+def test_accumulation_bound() -> None:
+    assert ph.accumulation_bound(0, "float32") == 0.0
+    eps = 2.0**-23
+    assert ph.accumulation_bound(10, "float32") == pytest.approx(10 * eps / (1 - 10 * eps))
+    assert ph.accumulation_bound(10**6, "int32") == 0.0
+    with pytest.raises(ValueError, match="meaningless"):
+        ph.accumulation_bound(64, "bfloat16")
+    assert [ph.accumulator_of(np.dtype(getattr(wia, n))) for n in ("float16", "bfloat16", "float32")] == ["float32"] * 3
+    assert ph.accumulator_of(np.dtype(np.float64)) == "float64"
+    assert {ph.accumulator_of(np.dtype(n)) for n in ("int8", "int32", "bool")} == {"int32"}
+
+
+def test_assert_reduction_close_scales_with_length_and_magnitude() -> None:
+    rng = np.random.default_rng(0)
+    f32, f16 = np.dtype(np.float32), np.dtype(np.float16)
+    x = rng.uniform(-1, 1, 1000).astype(f32)
+    x[0] = 0.9
+    x64 = x.astype(np.float64)
+    naive = np.float32(0)
+    for v in x:  # recursive float32 summation: the worst order the bound allows
+        naive = np.float32(naive + v)
+    expected = np.array(x64.sum()).astype(f32)
+    magnitude = np.abs(x64).sum()
+    ph.assert_reduction_close(np.array(naive), expected, f32, "naive", magnitude=magnitude, terms=1000)
+    dropped = np.array(x64[1:].sum()).astype(f32)  # one term left out: 0.9 against a bound of about 0.06
+    text = failure_message(ph.assert_reduction_close, dropped, expected, f32, "drop", magnitude=magnitude, terms=1000)
+    assert MESSAGE_SHAPE.fullmatch(text)
+    # cancellation: the exact sum is 0, the float16 data summed in float32 still is within the bound
+    y = np.array([1000.0, 1e-3, -1000.0], f16)
+    got = np.array(np.float32(np.float32(y[0]) + np.float32(y[1])) + np.float32(y[2])).astype(f16)
+    exact = np.array(y.astype(np.float64).sum()).astype(f16)
+    ph.assert_reduction_close(got, exact, f16, "cancel", magnitude=np.abs(y.astype(np.float64)).sum(), terms=3)
+    # inputs rounded to a narrower arithmetic: 1 + 2**-12 read as 1.0 by a 10-bit mantissa
+    exact_value = np.array(1 + 2.0**-12, f32)
+    read = np.array(1.0, f32)
+    text = failure_message(ph.assert_reduction_close, read, exact_value, f32, "r", magnitude=1.0, terms=1)
+    assert MESSAGE_SHAPE.fullmatch(text)
+    ph.assert_reduction_close(read, exact_value, f32, "r", magnitude=1.0, terms=1, input_eps=2.0**-10)
+
+
+def test_precision_rules_cover_every_precision() -> None:
+    assert set(ph.PRECISION_RULES) == {p.name for p in wia.Precision}
+    for rules in ph.PRECISION_RULES.values():
+        for data, (arithmetic, result) in rules.items():
+            assert data in ph.TOLERANCES and result in ph.TOLERANCES
+            assert arithmetic in ph.ARITHMETIC_EPS
+    for dtype, precision in ph.DEFAULT_PRECISION.items():
+        assert dtype in ph.PRECISION_RULES[precision]
+    assert set(ph.DEFAULT_PRECISION) == {"float32", "float16", "bfloat16", "int8", "float64"}
+    assert ph.ARITHMETIC_EPS["tf32"] == 2.0**-10  # a 10-bit mantissa
+    assert ph.matrix_arithmetic(np.dtype(np.int8)) == ("int8", np.dtype(np.int32))
+    assert ph.matrix_arithmetic(np.dtype(np.float32), "MIXED") == ("bfloat16", np.dtype(np.float32))
+    assert ph.matrix_arithmetic(np.dtype(np.float16), "FP16") == ("float16", np.dtype(np.float16))
+
+
+def test_input_eps() -> None:
+    f32, f16 = np.dtype(np.float32), np.dtype(np.float16)
+    assert ph.input_eps(f32, "float32") == 0.0 and ph.input_eps(f16, "float16") == 0.0
+    assert ph.input_eps(f16, "float32") == 0.0 and ph.input_eps(np.dtype(np.int8), "int8") == 0.0
+    assert ph.input_eps(f32, "tf32") == 2.0**-10 and ph.input_eps(f32, "bfloat16") == 2.0**-7
+    assert ph.input_eps(f16, "float8") == 2.0**-3
+
+
+def test_requires_arithmetic_checks_truthfulness() -> None:
+    info = make_info(1 << 30)  # lists float32 only
+
+    def raises_not_supported(*args: Any) -> None:
+        raise wia.NotSupportedError("no tf32 here")
+
+    ph.requires_arithmetic(info, "float32", lambda: None)
+    with pytest.raises(pytest.skip.Exception, match=r"^not supported: peak_flops_by_precision\['tf32'\]"):
+        ph.requires_arithmetic(info, "tf32", raises_not_supported)
+    text = failure_message(ph.requires_arithmetic, info, "tf32", lambda: 1)
+    assert "should be WiaError NOT_SUPPORTED" in text
+
+
+# -- references -----------------------------------------------------------------------------------------------------
+
+
+def _conv_by_loops(
+    x: np.ndarray,
+    w: np.ndarray,
+    padding: tuple[int, int],
+    stride: tuple[int, int],
+    dilation: tuple[int, int],
+    groups: int,
+) -> np.ndarray:
+    """The convolution one output element at a time, straight from the definition."""
+    n, _, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    oh = (h + 2 * padding[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    ow = (wd + 2 * padding[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    out = np.zeros((n, o, oh, ow))
+    for b in range(n):
+        for f in range(o):
+            g = f // (o // groups)
+            for i in range(oh):
+                for j in range(ow):
+                    total = 0.0
+                    for ci in range(cg):
+                        for p in range(kh):
+                            for q in range(kw):
+                                r = i * stride[0] + p * dilation[0] - padding[0]
+                                s = j * stride[1] + q * dilation[1] - padding[1]
+                                if 0 <= r < h and 0 <= s < wd:
+                                    total += float(x[b, g * cg + ci, r, s]) * float(w[f, ci, p, q])
+                    out[b, f, i, j] = total
+    return out
+
+
+@given(case=hh.conv_cases(), seed=st.integers(0, 2**16))
+def test_conv2d_reference_is_the_definition(case: hh.ConvCase, seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    x = rng.integers(-3, 4, case.input_shape).astype(np.float64)
+    w = rng.integers(-3, 4, case.weight_shape).astype(np.float64)
+    got = ph.conv2d_reference(x, w, **case.config)
+    assert np.array_equal(got, _conv_by_loops(x, w, case.padding, case.stride, case.dilation, case.groups))
+    bias = rng.integers(-3, 4, case.weight_shape[0]).astype(np.float64)
+    with_bias = ph.conv2d_reference(x, w, bias=bias, **case.config)
+    assert np.array_equal(with_bias, got + bias.reshape(1, -1, 1, 1))
+
+
+def test_conv2d_reference_identity_kernel() -> None:
+    x = np.arange(2 * 3 * 4 * 5, dtype=np.float64).reshape(2, 3, 4, 5)
+    w = np.zeros((3, 1, 3, 3))
+    w[:, 0, 1, 1] = 1.0
+    assert np.array_equal(ph.conv2d_reference(x, w, padding=(1, 1), groups=3), x)
+
+
+def _pool_by_loops(
+    x: np.ndarray, kind: str, kernel: tuple[int, int], stride: tuple[int, int], padding: tuple[int, int]
+) -> np.ndarray:
+    n, c, h, w = x.shape
+    oh, ow = (h + 2 * padding[0] - kernel[0]) // stride[0] + 1, (w + 2 * padding[1] - kernel[1]) // stride[1] + 1
+    out = np.zeros((n, c, oh, ow))
+    for b in range(n):
+        for ch in range(c):
+            for i in range(oh):
+                for j in range(ow):
+                    values = []
+                    for p in range(kernel[0]):
+                        for q in range(kernel[1]):
+                            r, s = i * stride[0] + p - padding[0], j * stride[1] + q - padding[1]
+                            inside = 0 <= r < h and 0 <= s < w
+                            values.append(float(x[b, ch, r, s]) if inside else (-np.inf if kind == "MAX" else 0.0))
+                    out[b, ch, i, j] = max(values) if kind == "MAX" else sum(values) / len(values)
+    return out
+
+
+@given(case=hh.pool_cases(), kind=st.sampled_from(["MAX", "AVG"]), seed=st.integers(0, 2**16))
+def test_pool2d_reference_is_the_definition(case: hh.PoolCase, kind: str, seed: int) -> None:
+    x = np.random.default_rng(seed).integers(-9, 10, case.input_shape).astype(np.float64)
+    stride = case.stride if case.stride is not None else case.kernel_size
+    got = ph.pool2d_reference(x, kind, case.kernel_size, case.stride, case.padding)
+    assert np.allclose(got, _pool_by_loops(x, kind, case.kernel_size, stride, case.padding), rtol=1e-15, atol=0)
+    assert np.isfinite(got).all()
+
+
+def _winograd_float32(x: np.ndarray, w: np.ndarray, padding: tuple[int, int]) -> np.ndarray:
+    """Winograd F(2x2, 3x3) in float32 (Lavin and Gray 2016), one group."""
+    bt = np.array([[1, 0, -1, 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]], np.float32)
+    g = np.array([[1, 0, 0], [0.5, 0.5, 0.5], [0.5, -0.5, 0.5], [0, 0, 1]], np.float32)
+    at = np.array([[1, 1, 1, 0], [0, 1, -1, -1]], np.float32)
+    n, _, h, wd = x.shape
+    o = w.shape[0]
+    oh, ow = h + 2 * padding[0] - 2, wd + 2 * padding[1] - 2
+    th, tw = -(-oh // 2), -(-ow // 2)
+    xp = np.pad(x, ((0, 0), (0, 0), (padding[0], padding[0] + 2 * th - oh), (padding[1], padding[1] + 2 * tw - ow)))
+    u = g @ w @ g.T  # (o, c, 4, 4)
+    out = np.zeros((n, o, 2 * th, 2 * tw), np.float32)
+    for i in range(th):
+        for j in range(tw):
+            v = bt @ xp[:, :, 2 * i : 2 * i + 4, 2 * j : 2 * j + 4] @ bt.T  # (n, c, 4, 4)
+            m = np.einsum("ncab,ocab->noab", v, u).astype(np.float32)
+            out[:, :, 2 * i : 2 * i + 2, 2 * j : 2 * j + 2] = at @ m @ at.T
+    return out[:, :, :oh, :ow]
+
+
+class _Result:
+    """What ``assert_conv_close`` reads of a tensor."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+        self.shape = values.shape
+        self.dtype = values.dtype
+
+    def numpy(self) -> np.ndarray:
+        return self.values
+
+
+@given(case=hh.conv_cases(winograd=True), seed=st.integers(0, 2**16), scale=st.sampled_from([1.0, 1e4]))
+def test_winograd_bound_holds_for_a_float32_winograd(case: hh.ConvCase, seed: int, scale: float) -> None:
+    if case.groups != 1:  # the float32 Winograd above handles one group
+        return
+    rng = np.random.default_rng(seed)
+    x = (rng.uniform(-1, 1, case.input_shape) * scale).astype(np.float32)
+    w = (rng.uniform(-1, 1, case.weight_shape) * scale).astype(np.float32)
+    got = _winograd_float32(x, w, case.padding)
+    ph.assert_conv_close(_Result(got), x, w, case.config, "winograd", winograd=True)  # type: ignore[arg-type]
+    direct = ph.conv2d_reference(np.abs(x), np.abs(w), padding=case.padding)
+    assert (ph.winograd_magnitude(x, w, padding=case.padding, groups=1) >= 9 * direct * (1 - 1e-12)).all()
+
+
+def test_element_wise_references() -> None:
+    x = np.array([-1e4, -3.0, 0.0, 1.0, 1e4])
+    gelu = ph.gelu_reference(x, "none")
+    assert gelu[2] == 0.0 and gelu[3] == pytest.approx(0.8413447460685429, rel=1e-15) and gelu[4] == 1e4
+    assert gelu[0] == 0.0 and gelu[1] == pytest.approx(-0.004049694094890287, rel=1e-14)
+    tanh = ph.gelu_reference(x, "tanh")
+    assert tanh[3] == pytest.approx(0.8411919906082768, rel=1e-15) and np.isfinite(tanh).all()
+    sig = ph.sigmoid_reference(x)
+    assert sig[2] == 0.5 and sig[4] == 1.0 and sig[0] == 0.0 and np.isfinite(sig).all()
+    assert ph.sigmoid_reference(np.array([-30.0]))[0] == pytest.approx(9.357622968840175e-14, rel=1e-14)
+    slack = ph.transcendental_slack(np.dtype(np.float32), x, "gelu")
+    assert slack.shape == x.shape and slack[2] == ph.TOLERANCES["float32"].tiny
+
+
+def test_softmax_reference() -> None:
+    x = np.array([[1e4, 1e4 - 1, 0.0], [3.0, 3.0, 3.0]], np.float32)
+    s, slack = ph.softmax_reference(x, -1, np.dtype(np.float32))
+    assert np.allclose(s.sum(axis=-1), 1.0, rtol=0, atol=1e-15) and np.isfinite(s).all()
+    assert np.allclose(s[1], 1 / 3) and (slack > 0).all() and (slack[0, :2] < 1e-4 * s[0, :2]).all()
+    empty, empty_slack = ph.softmax_reference(np.zeros((2, 0), np.float32), 1, np.dtype(np.float32))
+    assert empty.shape == (2, 0) and empty_slack.shape == (2, 0)
+
+
+# -- op strategies --------------------------------------------------------------------------------------------------
+
+
+@given(data=st.data())
+def test_reduction_axes_are_valid(data: st.DataObject) -> None:
+    ndim = data.draw(st.integers(0, 3))
+    axis = data.draw(hh.reduction_axes(ndim))
+    np.sum(np.zeros((2,) * ndim), axis=axis)  # NumPy accepts it
+    if isinstance(axis, tuple):
+        assert len({a % ndim for a in axis}) == len(axis)
+
+
+@given(data=st.data())
+def test_reshape_targets_keep_the_size(data: st.DataObject) -> None:
+    shape = data.draw(hh.shapes())
+    target = data.draw(hh.reshape_targets(shape))
+    assert list(target).count(-1) <= 1 and len(target) <= 4
+    assert np.zeros(shape).reshape(target).size == int(np.prod(shape))
+
+
+def test_reshape_targets_include_minus_one() -> None:
+    assert -1 in find(hh.shapes(min_dims=2).flatmap(hh.reshape_targets), lambda t: -1 in t)
+
+
+@given(data=st.data())
+def test_slice_bounds_and_concat_cases(data: st.DataObject) -> None:
+    shape = data.draw(hh.shapes(min_dims=1))
+    start, end = data.draw(hh.slice_bounds(shape))
+    assert len(start) == len(end) <= len(shape)
+    shapes, axis = data.draw(hh.concat_cases())
+    np.concatenate([np.zeros(s) for s in shapes], axis=axis)
+
+
+@given(hh.matmul_shape_pairs())
+def test_matmul_shape_pairs_follow_numpy(pair: tuple[tuple[int, ...], tuple[int, ...]]) -> None:
+    np.matmul(np.zeros(pair[0]), np.zeros(pair[1]))
+    assert pair[0][-1] <= hh.MAX_TERMS
+
+
+def test_matmul_shape_pairs_include_1d_and_batches() -> None:
+    find(hh.matmul_shape_pairs(), lambda p: len(p[0]) == 1 and len(p[1]) >= 3)
+    find(hh.matmul_shape_pairs(), lambda p: len(p[0]) >= 3 and len(p[1]) >= 3 and p[0][:-2] != p[1][:-2])
+
+
+@given(case=hh.conv_cases(), winograd_case=hh.conv_cases(winograd=True))
+def test_conv_cases_are_valid(case: hh.ConvCase, winograd_case: hh.ConvCase) -> None:
+    out = ph.conv2d_reference(np.zeros(case.input_shape), np.zeros(case.weight_shape), **case.config)
+    assert out.size > 0 and case.terms <= hh.MAX_TERMS
+    assert winograd_case.weight_shape[2:] == (3, 3) and winograd_case.stride == winograd_case.dilation == (1, 1)
+    assert hh.PRODUCT_MAGNITUDE["float16"] ** 2 * hh.MAX_TERMS < 65504
+
+
+@given(hh.pool_cases())
+def test_pool_cases_are_valid(case: hh.PoolCase) -> None:
+    assert all(p <= k // 2 for p, k in zip(case.padding, case.kernel_size, strict=True))
+    assert ph.pool2d_reference(np.zeros(case.input_shape), "MAX", case.kernel_size, case.stride, case.padding).size
+
+
+@given(data=st.data())
+def test_operands_stay_within_the_product_magnitude(data: st.DataObject) -> None:
+    choices: list[np.dtype[Any]] = [np.dtype(np.float16), np.dtype(np.int8), np.dtype(np.float32)]
+    dtype = data.draw(st.sampled_from(choices))
+    x = data.draw(hh.operands(dtype, (8,)))
+    assert np.abs(x.astype(np.float64)).max() <= hh.PRODUCT_MAGNITUDE[dtype.name]
+
+
+# -- sections and levels of the op modules ---------------------------------------------------------------------------
+
+
+def test_op_modules_sections_and_levels() -> None:
+    assert rp.section_of("conformance/test_3_6_1_ops.py::test_conv2d[float32]", ["R-3.6.1-02"]) == "3.6.1"
+    assert rp.section_of("conformance/test_3_1_levels.py::test_matmul_optimized[FP32-AUTO]", ["R-3.1-02"]) == "3.1"
+    assert rp.level_of_req("R-3.1-04") == 1 and rp.level_of_req("R-3.6.1-03") == 2
+    level2 = [
+        *_level1_results(),
+        _result("3.6.1", "passed", ["R-3.6.1-02"]),
+        _result("3.1", "passed", ["R-3.1-02"]),
+        _result("3.1", "not supported", ["R-3.1-02"], "not supported: peak_flops_by_precision['float8'] is missing"),
+    ]
+    v1, v2, _ = rp.level_verdicts(level2)
+    assert v1.verdict == "PASS" and v1.counts["passed"] == len(rp.LEVEL_SECTIONS[1])
+    assert v2.verdict == "INCOMPLETE" and v2.missing_sections == ["3.5.2", "3.10"]
+    assert v2.not_supported == ["peak_flops_by_precision['float8']"]
+    assert rp.TestResult("t", "3.1", ["R-3.1-04", "R-3.6.1-02"], "passed").level == 2

@@ -97,7 +97,9 @@ def slice(
     for i, (lo, hi) in enumerate(zip(starts, ends, strict=True)):
         lo, hi, _ = builtins.slice(lo, hi).indices(a.shape[i])
         shape[i] = builtins.max(0, hi - lo)
-        offset += lo * a.strides[i] if shape[i] else 0
+        offset += lo * a.strides[i]
+    if 0 in shape:  # an empty view addresses nothing: keep it at the tensor's start, inside its memory
+        offset = a.offset
     context.backend.host_call()
     return view(a, tuple(shape), a.strides, offset)
 
