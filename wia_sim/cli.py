@@ -7,11 +7,14 @@ import argparse
 import sys
 from pathlib import Path
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from wia_sim.costmodel import TILINGS, ConvShape, Gemm, conv_cost, gemm_cost
+from wia_sim.costmodel import TILINGS
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, available_models, load_model, model_path
+from wia_sim.library import OPS, Operand
+from wia_sim.library.spec import ARITHMETIC_DTYPES
 
 
 def _tera(value: float | None, unit: str = "TFLOP/s") -> str:
@@ -80,7 +83,7 @@ def show(console: Console, name: str) -> None:
     table.add_column("value")
     for field in ("vendor", "device_type", "architecture"):
         table.add_row(field, str(getattr(model, field)))
-    for section in ("compute", "memory", "host_link", "host", "peer_link", "features"):
+    for section in ("compute", "memory", "host_link", "host", "peer_link", "features", "efficiency"):
         spec = getattr(model, section)
         if spec is None:
             continue
@@ -103,41 +106,30 @@ def explain(console: Console, args: argparse.Namespace) -> None:
         raise HardwareModelError(
             f"{model.name} has no {arithmetic} arithmetic (it has {', '.join(model.compute.peak_flops)})"
         )
-    itemsize = {"float32": 4, "tf32": 4, "float16": 2, "bfloat16": 2, "float8": 1, "int8": 1, "float64": 8}[arithmetic]
-    out_size = 4 if arithmetic in ("int8", "float8") else itemsize
+    # the data as the library's kernels see it: tf32 reads float32, int8 accumulates into int32, float8 into float32
+    data = ARITHMETIC_DTYPES.get(arithmetic, np.dtype(np.float32) if arithmetic == "tf32" else np.dtype(np.int8))
+    result = {"int8": np.dtype(np.int32), "float8": np.dtype(np.float32)}.get(arithmetic, data)
     if args.op == "matmul":
         m, n, k = args.dims
-        gemm = Gemm(m=m, n=n, k=k, batch=1, nbytes=(m * k + k * n) * itemsize + m * n * out_size)
-        options = {a: gemm_cost(model, "matmul", gemm, arithmetic, a) for a in (*TILINGS, "SPLIT_K", "STREAM_K")}
-        chosen = gemm_cost(model, "matmul", gemm, arithmetic).algorithm
+        operands = [Operand((m, k), data), Operand((k, n), data)]
+        out = Operand((m, n), result)
+        algorithms = [*TILINGS, "SPLIT_K", "STREAM_K"]
         title = f"matmul {m}×{n}×{k} {arithmetic} on {model.display_name}"
+        attrs: dict[str, object] = {"arithmetic": arithmetic}
     else:
         n, c, h, w, o, kh, kw = args.dims
-        (ph, pw), (sh, sw) = (args.padding, args.padding), (args.stride, args.stride)
-        oh, ow = (h + 2 * ph - kh) // sh + 1, (w + 2 * pw - kw) // sw + 1
-        shape = ConvShape(
-            n=n,
-            c=c,
-            h=h,
-            w=w,
-            o=o,
-            kh=kh,
-            kw=kw,
-            oh=oh,
-            ow=ow,
-            groups=1,
-            stride=(sh, sw),
-            dilation=(1, 1),
-            in_bytes=itemsize,
-            out_bytes=out_size,
-        )
-        names = ["IMPLICIT_GEMM", "DIRECT"] + (["WINOGRAD"] if shape.winograd_eligible and arithmetic != "int8" else [])
-        dtype_name = "float64" if arithmetic == "float64" else "float32"
-        options = {a: conv_cost(model, "conv2d", shape, arithmetic, dtype_name, a) for a in names}
-        chosen = conv_cost(model, "conv2d", shape, arithmetic, dtype_name).algorithm
+        p, st = args.padding, args.stride
+        operands = [Operand((n, c, h, w), data), Operand((o, c, kh, kw), data)]
+        out = Operand((n, o, (h + 2 * p - kh) // st + 1, (w + 2 * p - kw) // st + 1), result)
+        attrs = {"arithmetic": arithmetic, "padding": (p, p), "stride": (st, st), "dilation": (1, 1), "groups": 1}
+        winograd = (kh, kw, st) == (3, 3, 1) and arithmetic != "int8"
+        algorithms = ["IMPLICIT_GEMM", "DIRECT", *(["WINOGRAD"] if winograd else [])]
         title = (
-            f"conv2d {n}×{c}×{h}×{w} * {o}×{c}×{kh}×{kw} (pad {ph}, stride {sh}) {arithmetic} on {model.display_name}"
+            f"conv2d {n}×{c}×{h}×{w} * {o}×{c}×{kh}×{kw} (pad {p}, stride {st}) {arithmetic} on {model.display_name}"
         )
+    spec = OPS[args.op]
+    options = {a: spec.cost(model, operands, out, {**attrs, "algorithm": a}) for a in algorithms}
+    chosen = spec.cost(model, operands, out, {**attrs, "algorithm": "AUTO"}).algorithm
     table = Table(title=title, caption="AUTO picks the shortest duration")
     for column in (
         "algorithm",
