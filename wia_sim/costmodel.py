@@ -140,6 +140,8 @@ TILINGS: dict[str, tuple[int, int, float]] = {
     # name: (tile rows, tile columns, rate relative to the largest tile). Smaller tiles load more operand bytes
     # per FLOP from shared memory and registers: the 128x128 tile's arithmetic intensity is 2/3 and the 64x64
     # tile's 1/3 of the 256x128 tile's, which costs them rate on matrix units fed at a fixed operand bandwidth.
+    # The rates are modeling assumptions, not fits: the calibration rows are all large shapes, where AUTO picks
+    # 256x128 tiles or stream-K, so they do not constrain the smaller tiles (see docs/cost_model.md).
     "TILED_256": (256, 128, 1.0),
     "TILED_128": (128, 128, 0.92),
     "TILED_64": (64, 64, 0.75),
