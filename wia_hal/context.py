@@ -26,6 +26,7 @@ from wia_hal.runtime import Runtime, runtime
 if TYPE_CHECKING:
     from wia_hal.devices import Device
     from wia_hal.memory import Memory
+    from wia_hal.pool import MemoryPool
     from wia_hal.streams import Stream
 
 TIMEOUT_INFINITE = math.inf
@@ -48,6 +49,8 @@ class Context:
         self.config = config
         self.max_streams = config.max_streams or device.capabilities.max_streams
         self.memories: dict[int, Memory] = {}
+        self.pools: list[MemoryPool] = []
+        self.default_pool: MemoryPool | None = None
         self.bytes_allocated = 0
         self.memory_limit: int | None = None
         self.timeout_ms: float | None = None
@@ -104,6 +107,8 @@ class Context:
         backend = self.backend
         for stream in (self.default_stream, *self.streams):
             backend.synchronize(stream.queue, None)
+        for pool in list(self.pools):
+            pool.destroy()
         for memory in list(self.memories.values()):
             memory.release()
         for stream in (*self.streams, self.default_stream):
@@ -123,7 +128,9 @@ def check_context(ctx: object) -> Context:
     return ctx.check()
 
 
-def _open(rt: Runtime, config: ContextConfig) -> Context:
+def _open(rt: Runtime, config: ContextConfig, default_pool: bool = False) -> Context:
+    """A context on ``config.device_id``; with a default pool when ``memory_pool_size`` is set or
+    ``default_pool`` (the Level-1 default context caches its tensors' memory, as frameworks do)."""
     from wia_hal.devices import device_at
 
     device = device_at(config.device_id)
@@ -155,6 +162,15 @@ def _open(rt: Runtime, config: ContextConfig) -> Context:
     rt.backend.host_call()
     ctx = Context(rt, device, config)
     rt.contexts.append(ctx)
+    if config.memory_pool_size or default_pool:
+        from wia_hal.configs import PoolConfig
+        from wia_hal.pool import open_pool
+
+        try:
+            ctx.default_pool = open_pool(ctx, PoolConfig(initial_size=config.memory_pool_size))
+        except BaseException:
+            ctx.destroy()
+            raise
     return ctx
 
 
@@ -182,7 +198,7 @@ def current_context(ctx: Context | None = None) -> Context:
     if rt.current:
         return rt.current[-1].check()
     if rt.default_context is None:
-        rt.default_context = _open(rt, ContextConfig())
+        rt.default_context = _open(rt, ContextConfig(), default_pool=True)
     return rt.default_context
 
 
@@ -191,7 +207,7 @@ def get_default_context() -> Context:
     """The Level-1 default context on device 0 (created on first use)."""
     rt = runtime()
     if rt.default_context is None:
-        rt.default_context = _open(rt, ContextConfig())
+        rt.default_context = _open(rt, ContextConfig(), default_pool=True)
     return rt.default_context
 
 

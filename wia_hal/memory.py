@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from wia_hal.backend import BufferHandle
@@ -9,6 +11,9 @@ from wia_hal.context import Context, current_context
 from wia_hal.enums import MemoryType
 from wia_hal.errors import ErrorDetails, InvalidMemoryError, InvalidValueError, NotSupportedError, api
 from wia_hal.streams import Stream, stream_for
+
+if TYPE_CHECKING:
+    from wia_hal.pool import MemoryPool
 
 _CAPABILITY = {
     MemoryType.PINNED: "supports_pinned_memory",
@@ -18,15 +23,27 @@ _CAPABILITY = {
 
 
 class Memory:
-    """One allocation of a context (R-3.5.1-01). Create with :func:`alloc`."""
+    """One allocation of a context (R-3.5.1-01): ``size`` bytes at ``offset`` in a backend buffer. Create with
+    :func:`alloc`, or :func:`alloc_from_pool` (then ``pool`` is the pool it came from and ``offset`` its place in
+    one of the pool's segments)."""
 
-    __slots__ = ("__weakref__", "buffer", "context", "freed", "size", "type")
+    __slots__ = ("__weakref__", "buffer", "context", "freed", "offset", "pool", "size", "type")
 
-    def __init__(self, context: Context, buffer: BufferHandle, size: int, memory_type: MemoryType) -> None:
+    def __init__(
+        self,
+        context: Context,
+        buffer: BufferHandle,
+        size: int,
+        memory_type: MemoryType,
+        offset: int = 0,
+        pool: MemoryPool | None = None,
+    ) -> None:
         self.context = context
         self.buffer = buffer
         self.size = size
         self.type = memory_type
+        self.offset = offset
+        self.pool = pool
         self.freed = False
 
     def __repr__(self) -> str:
@@ -37,6 +54,9 @@ class Memory:
         self.context.last_error = details
 
     def release(self) -> None:
+        if self.pool is not None:
+            self.pool.release_block(self)
+            return
         ctx = self.context
         ctx.backend.free(self.buffer)
         ctx.unreserve(self.size)
@@ -49,7 +69,8 @@ def check_memory(mem: object, ctx: Context | None = None) -> Memory:
     if not isinstance(mem, Memory):
         raise InvalidValueError(f"expected a wia Memory (from alloc), got {type(mem).__name__}")
     if mem.freed:
-        raise InvalidMemoryError(f"{mem!r} was freed (use after free)")
+        gone = " with its destroyed memory pool" if mem.pool is not None and mem.pool.destroyed else ""
+        raise InvalidMemoryError(f"{mem!r} was freed{gone} (use after free)")
     if mem.context.destroyed:
         raise InvalidMemoryError(f"{mem!r} belonged to a context that was destroyed")
     if ctx is not None and mem.context is not ctx:
@@ -98,7 +119,10 @@ def free(mem: Memory) -> None:
     """R-3.5.1-01; a second free is ``INVALID_MEMORY`` (R-3.5.1-06)."""
     if isinstance(mem, Memory) and mem.freed:
         raise InvalidMemoryError(f"free: {mem!r} was already freed (double free)")
-    check_memory(mem).release()
+    mem = check_memory(mem)
+    if mem.pool is not None:
+        raise InvalidMemoryError(f"free: {mem!r} came from a memory pool; return it with free_to_pool(pool, mem)")
+    mem.release()
 
 
 @api
@@ -110,7 +134,7 @@ def memory_ptr(mem: Memory) -> np.ndarray:
     backend = mem.context.backend
     if not backend.numerics:
         raise NotSupportedError("memory_ptr: the backend runs without numerics (timing only); memory holds no data")
-    return backend.host_view(mem.buffer)
+    return backend.host_view(mem.buffer)[mem.offset : mem.offset + mem.size]
 
 
 def _offset(name: str, value: object) -> int:
@@ -140,4 +164,6 @@ def copy_async(
             raise InvalidValueError(
                 f"copy_async: {size} bytes at offset {offset} overrun the {name} ({mem.size} bytes)"
             )
-    ctx.backend.copy(queue_stream.queue, src_mem.buffer, so, dst_mem.buffer, do, int(size))
+    ctx.backend.copy(
+        queue_stream.queue, src_mem.buffer, src_mem.offset + so, dst_mem.buffer, dst_mem.offset + do, int(size)
+    )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -21,6 +22,9 @@ from wia_hal.errors import (
 )
 from wia_hal.memory import Memory, allocate, memory_type_of
 from wia_hal.streams import Stream, stream_for
+
+if TYPE_CHECKING:
+    from wia_hal.pool import MemoryPool
 
 
 def contiguous_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
@@ -55,7 +59,7 @@ class Tensor(TensorRef):
     ) -> None:
         if strides is None:
             strides = (dtype.itemsize,) if len(shape) == 1 else contiguous_strides(shape, dtype.itemsize)
-        super().__init__(memory.buffer, offset, shape, strides, dtype)
+        super().__init__(memory.buffer, memory.offset + offset if base is None else offset, shape, strides, dtype)
         self.memory = memory
         self.base = base
         self.producer: object = None
@@ -104,8 +108,9 @@ class Tensor(TensorRef):
 
     def __del__(self) -> None:
         try:
-            if self.base is None and not self.released and not self.memory.freed and not self.memory.context.destroyed:
-                self.memory.release()
+            memory = self.memory
+            if self.base is None and not self.released and not memory.freed and not memory.context.destroyed:
+                memory.release()
                 self.released = True
         except Exception:
             pass
@@ -121,6 +126,9 @@ def check_tensor(t: object, ctx: Context | None = None) -> Tensor:
     if owner.destroyed:
         raise InvalidContextError(f"the tensor's context {owner!r} was destroyed")
     if t.memory.freed:
+        pool = t.memory.pool
+        if pool is not None and pool.destroyed:
+            raise InvalidMemoryError(f"{t!r}: its memory pool was destroyed")
         raise InvalidValueError(f"{t!r}: the tensor's memory was released with the tensor it views")
     if ctx is not None and owner is not ctx:
         raise InvalidMemoryError(f"{t!r} belongs to another context ({owner!r}, not {ctx!r})")
@@ -139,10 +147,30 @@ def _shape(shape: object) -> tuple[int, ...]:
     return tuple(out)
 
 
-def new_tensor(ctx: Context, shape: tuple[int, ...], dtype: np.dtype, memory_type: MemoryType) -> Tensor:
-    """Allocate an uninitialised tensor (zero-size tensors still take one allocation granule)."""
-    nbytes = math.prod(shape) * dtype.itemsize
-    return Tensor(allocate(ctx, max(nbytes, 1), memory_type), shape, dtype)
+def new_tensor(
+    ctx: Context, shape: tuple[int, ...], dtype: np.dtype, memory_type: MemoryType, pool: MemoryPool | None = None
+) -> Tensor:
+    """Allocate an uninitialised tensor (zero-size tensors still take one allocation granule): from ``pool``, else
+    DEVICE memory from the context's default pool when it has one, else a device allocation of its own."""
+    nbytes = max(math.prod(shape) * dtype.itemsize, 1)
+    if pool is None and memory_type is MemoryType.DEVICE:
+        pool = ctx.default_pool
+    memory = pool.allocate(nbytes) if pool is not None else allocate(ctx, nbytes, memory_type)
+    return Tensor(memory, shape, dtype)
+
+
+def _pool_of(context: Context, pool: object, memory_type: MemoryType) -> MemoryPool | None:
+    """``pool`` checked: live, of ``context``, for DEVICE memory."""
+    if pool is None:
+        return None
+    from wia_hal.pool import check_pool
+
+    checked = check_pool(pool)
+    if checked.context is not context:
+        raise InvalidMemoryError(f"{checked!r} belongs to another context than {context!r}")
+    if memory_type is not MemoryType.DEVICE:
+        raise InvalidValueError(f"a memory pool holds DEVICE memory; got memory={memory_type.name}")
+    return checked
 
 
 def _prepare(ctx: Context | None, dtype: object, memory: object) -> tuple[Context, np.dtype, MemoryType]:
@@ -160,20 +188,22 @@ def tensor(
     dtype: object = None,
     memory: MemoryType = MemoryType.DEVICE,
     stream: Stream | None = None,
+    pool: MemoryPool | None = None,
 ) -> Tensor:
     """A tensor holding a copy of ``data`` (an array-like), uploaded through ``stream`` (blocking).
 
     ``dtype`` defaults to the data's own, which must be a WIA data type (``float64`` data stays ``float64``).
+    ``pool``: take the memory from this pool (DEVICE memory of the pool's context).
     """
     if isinstance(data, Tensor):
         raise InvalidValueError("tensor: data is already a wia Tensor; use it directly")
     array = np.asarray(data)
     context, wia_dtype, memory_type = _prepare(ctx, array.dtype if dtype is None else dtype, memory)
     queue = stream_for(context, stream).queue
-    result = new_tensor(context, array.shape, wia_dtype, memory_type)
+    result = new_tensor(context, array.shape, wia_dtype, memory_type, _pool_of(context, pool, memory_type))
     if result.nbytes:
         host = np.ascontiguousarray(array, dtype=wia_dtype)
-        context.backend.upload(queue, result.memory.buffer, 0, host.reshape(-1).view(np.uint8))
+        context.backend.upload(queue, result.memory.buffer, result.offset, host.reshape(-1).view(np.uint8))
     return result
 
 
@@ -184,10 +214,11 @@ def empty(
     *,
     ctx: Context | None = None,
     memory: MemoryType = MemoryType.DEVICE,
+    pool: MemoryPool | None = None,
 ) -> Tensor:
     """An allocated tensor whose contents are unspecified (the simulator gives zeros)."""
     context, wia_dtype, memory_type = _prepare(ctx, dtype, memory)
-    return new_tensor(context, _shape(shape), wia_dtype, memory_type)
+    return new_tensor(context, _shape(shape), wia_dtype, memory_type, _pool_of(context, pool, memory_type))
 
 
 @api
@@ -198,16 +229,17 @@ def zeros(
     ctx: Context | None = None,
     memory: MemoryType = MemoryType.DEVICE,
     stream: Stream | None = None,
+    pool: MemoryPool | None = None,
 ) -> Tensor:
     """A tensor of zeros, filled on the device by a memset kernel in ``stream``'s order (by the host for HOST
     and PINNED memory)."""
     context, wia_dtype, memory_type = _prepare(ctx, dtype, memory)
     queue = stream_for(context, stream).queue
-    result = new_tensor(context, _shape(shape), wia_dtype, memory_type)
+    result = new_tensor(context, _shape(shape), wia_dtype, memory_type, _pool_of(context, pool, memory_type))
     if memory_type.device_visible:
         result.producer = context.backend.launch_op(queue, "fill_zero", (), result, {})
     elif result.nbytes:  # the device cannot write HOST or PINNED memory: the host clears it
-        context.backend.upload(queue, result.memory.buffer, 0, np.zeros(result.nbytes, np.uint8))
+        context.backend.upload(queue, result.memory.buffer, result.offset, np.zeros(result.nbytes, np.uint8))
     return result
 
 

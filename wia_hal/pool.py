@@ -1,0 +1,346 @@
+"""SPEC 3.5.2: memory pools, a caching allocator over segments of device memory.
+
+A pool reserves *segments* from the device (one ``alloc`` each, at the device's allocation cost) and sub-allocates
+them: requests are rounded up to ``block_size``, placed best-fit in a free range of a segment, split, and on
+return coalesced with their free neighbours. With caching on, freed blocks stay reserved for reuse; with caching
+off, a segment that becomes entirely free goes back to the device at once. When the pool's fragmentation passes
+``defragment_threshold`` after a free, its entirely free segments are released (live blocks never move, so a
+pool cannot compact them). Like CuPy's ``MemoryPool`` and PyTorch's caching allocator, a request served from
+reserved memory is a cache hit and one that needs a new segment a miss.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass, field
+
+from pydantic import Field
+
+from wia_hal.configs import PoolConfig
+from wia_hal.context import Context, check_context, current_context
+from wia_hal.enums import MemoryType
+from wia_hal.errors import ErrorDetails, InvalidMemoryError, InvalidValueError, OutOfMemoryError, api
+from wia_hal.memory import Memory, allocate, check_memory
+from wia_hal.models import WiaModel
+
+SEGMENT_GRANULE = 2 << 20
+"""Segments grow in multiples of 2 MiB, the granule PyTorch's caching allocator rounds large segments to
+(``kLargeBuffer``, c10/cuda/CUDACachingAllocator.cpp), so a pool asks the device for memory rarely."""
+
+
+class PoolStats(WiaModel):
+    """R-3.5.2-04. ``fragmentation`` is ``1 - largest free block / free bytes`` over the pool's reserved memory
+    (0 when nothing is free): 0 means every free byte is in one block, near 1 that free memory is scattered in
+    blocks too small for a large request. ``cache_hit_rate`` is ``cache_hits / (cache_hits + cache_misses)``
+    (0 before any allocation)."""
+
+    num_allocations: int = Field(ge=0)
+    num_frees: int = Field(ge=0)
+    cache_hits: int = Field(ge=0)
+    cache_misses: int = Field(ge=0)
+    cache_hit_rate: float = Field(ge=0.0, le=1.0)
+    fragmentation: float = Field(ge=0.0, le=1.0)
+    bytes_in_use: int = Field(ge=0, description="bytes of live blocks (rounded to block_size)")
+    bytes_requested: int = Field(ge=0, description="bytes the live blocks were asked for")
+    bytes_reserved: int = Field(ge=0, description="bytes of the segments held from the device")
+    peak_bytes_in_use: int = Field(ge=0)
+    peak_bytes_reserved: int = Field(ge=0)
+    num_segments: int = Field(ge=0)
+    num_segment_releases: int = Field(ge=0, description="segments returned to the device (gc, defragmentation)")
+
+
+@dataclass
+class Segment:
+    """One device allocation of the pool, with its free ranges by offset (sizes keyed by start)."""
+
+    memory: Memory
+    size: int
+    free_starts: list[int] = field(default_factory=list)
+    free_sizes: dict[int, int] = field(default_factory=dict)
+    used: dict[int, int] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.free_starts = [0]
+        self.free_sizes = {0: self.size}
+
+    @property
+    def empty(self) -> bool:
+        return not self.used
+
+    def take(self, start: int, size: int) -> None:
+        free = self.free_sizes.pop(start)
+        index = bisect.bisect_left(self.free_starts, start)
+        if free == size:
+            del self.free_starts[index]
+        else:
+            self.free_starts[index] = start + size
+            self.free_sizes[start + size] = free - size
+        self.used[start] = size
+
+    def give_back(self, start: int) -> None:
+        size = self.used.pop(start)
+        end = start + size
+        index = bisect.bisect_left(self.free_starts, start)
+        if index < len(self.free_starts) and self.free_starts[index] == end:
+            end += self.free_sizes.pop(end)
+            del self.free_starts[index]
+        if index > 0:
+            before = self.free_starts[index - 1]
+            if before + self.free_sizes[before] == start:
+                start = before
+                index -= 1
+                del self.free_starts[index]
+                del self.free_sizes[before]
+        self.free_starts.insert(index, start)
+        self.free_sizes[start] = end - start
+
+
+class MemoryPool:
+    """A pool of device memory of one context (R-3.5.2-01). Create with :func:`create_memory_pool`."""
+
+    def __init__(self, context: Context, config: PoolConfig) -> None:
+        self.context = context
+        self.config = config
+        self.segments: list[Segment] = []
+        self.blocks: dict[int, Memory] = {}  # id(block) -> live block
+        self.destroyed = False
+        self.num_allocations = self.num_frees = self.cache_hits = self.cache_misses = 0
+        self.bytes_in_use = self.peak_bytes_in_use = self.peak_bytes_reserved = self.num_segment_releases = 0
+        if config.initial_size:
+            self._grow(config.initial_size)
+
+    def __repr__(self) -> str:
+        state = " destroyed" if self.destroyed else f" {self.bytes_reserved} bytes reserved"
+        return f"<wia.MemoryPool{state}>"
+
+    def _record_error(self, details: ErrorDetails) -> None:
+        self.context.last_error = details
+
+    def check(self) -> MemoryPool:
+        if self.destroyed:
+            raise InvalidValueError(f"{self!r} was destroyed")
+        self.context.check()
+        return self
+
+    @property
+    def bytes_reserved(self) -> int:
+        return sum(s.size for s in self.segments)
+
+    def _round(self, nbytes: int) -> int:
+        block = self.config.block_size
+        return max(block, -(-nbytes // block) * block)
+
+    def _grow(self, need: int) -> Segment:
+        size = max(-(-need // SEGMENT_GRANULE) * SEGMENT_GRANULE, self._round(need))
+        limit = self.config.max_size
+        if limit is not None and self.bytes_reserved + size > limit:
+            size = max(self._round(need), limit - self.bytes_reserved)
+            if self.bytes_reserved + size > limit or size < need:
+                raise OutOfMemoryError(
+                    f"memory pool: {need} bytes do not fit: {self.bytes_reserved} of max_size {limit} bytes are "
+                    f"reserved, {self.bytes_in_use} in use, largest free block {self._largest_free()} bytes"
+                )
+        segment = Segment(allocate(self.context, size, MemoryType.DEVICE), size)
+        self.segments.append(segment)
+        self.peak_bytes_reserved = max(self.peak_bytes_reserved, self.bytes_reserved)
+        return segment
+
+    def _best_fit(self, need: int) -> tuple[Segment, int] | None:
+        best: tuple[Segment, int] | None = None
+        best_size = 0
+        for segment in self.segments:
+            for start in segment.free_starts:
+                size = segment.free_sizes[start]
+                if size >= need and (best is None or size < best_size):
+                    best, best_size = (segment, start), size
+        return best
+
+    def _largest_free(self) -> int:
+        return max((size for s in self.segments for size in s.free_sizes.values()), default=0)
+
+    def allocate(self, nbytes: int) -> Memory:
+        need = self._round(nbytes)
+        found = self._best_fit(need)
+        if found is None:
+            self.cache_misses += 1
+            found = (self._grow(need), 0)
+        else:
+            self.cache_hits += 1
+        segment, start = found
+        segment.take(start, need)
+        self.num_allocations += 1
+        self.bytes_in_use += need
+        self.peak_bytes_in_use = max(self.peak_bytes_in_use, self.bytes_in_use)
+        base = segment.memory
+        block = Memory(self.context, base.buffer, nbytes, MemoryType.DEVICE, offset=start, pool=self)
+        self.blocks[id(block)] = block
+        return block
+
+    def release_block(self, block: Memory) -> None:
+        """Return ``block`` to its segment (called by ``Memory.release``)."""
+        segment = next(s for s in self.segments if s.memory.buffer is block.buffer)
+        self.bytes_in_use -= segment.used[block.offset]
+        segment.give_back(block.offset)
+        del self.blocks[id(block)]
+        block.freed = True
+        self.num_frees += 1
+        if not self.config.enable_caching and segment.empty:
+            self._release_segment(segment)
+        elif self.fragmentation() > self.config.defragment_threshold:
+            self.release_free_segments()
+
+    def _release_segment(self, segment: Segment) -> None:
+        self.segments.remove(segment)
+        segment.memory.release()
+        self.num_segment_releases += 1
+
+    def release_free_segments(self) -> int:
+        """Give every entirely free segment back to the device; the bytes released."""
+        released = 0
+        for segment in [s for s in self.segments if s.empty]:
+            released += segment.size
+            self._release_segment(segment)
+        return released
+
+    def fragmentation(self) -> float:
+        free = sum(size for s in self.segments for size in s.free_sizes.values())
+        return 0.0 if free == 0 else 1.0 - self._largest_free() / free
+
+    def stats(self) -> PoolStats:
+        lookups = self.cache_hits + self.cache_misses
+        return PoolStats(
+            num_allocations=self.num_allocations,
+            num_frees=self.num_frees,
+            cache_hits=self.cache_hits,
+            cache_misses=self.cache_misses,
+            cache_hit_rate=self.cache_hits / lookups if lookups else 0.0,
+            fragmentation=self.fragmentation(),
+            bytes_in_use=self.bytes_in_use,
+            bytes_requested=sum(b.size for b in self.blocks.values()),
+            bytes_reserved=self.bytes_reserved,
+            peak_bytes_in_use=self.peak_bytes_in_use,
+            peak_bytes_reserved=self.peak_bytes_reserved,
+            num_segments=len(self.segments),
+            num_segment_releases=self.num_segment_releases,
+        )
+
+    def destroy(self) -> None:
+        """Release every segment (live blocks become invalid: using them is ``INVALID_MEMORY``)."""
+        for segment in list(self.segments):
+            for start in list(segment.used):
+                segment.give_back(start)
+            self._release_segment(segment)
+        for block in self.blocks.values():
+            block.freed = True
+        self.blocks.clear()
+        self.bytes_in_use = 0
+        self.destroyed = True
+        if self in self.context.pools:
+            self.context.pools.remove(self)
+        if self.context.default_pool is self:
+            self.context.default_pool = None
+
+
+def check_pool(pool: object) -> MemoryPool:
+    if not isinstance(pool, MemoryPool):
+        raise InvalidValueError(f"expected a wia MemoryPool (from create_memory_pool), got {type(pool).__name__}")
+    return pool.check()
+
+
+def _memory_config(config: PoolConfig) -> PoolConfig:
+    if not isinstance(config, PoolConfig):
+        raise InvalidValueError(f"expected a PoolConfig, got {type(config).__name__}")
+    if config.is_pooling:
+        raise InvalidValueError(
+            "configure_pool: this PoolConfig is for pool2d (type/kernel_size); a memory pool takes initial_size, "
+            "max_size, block_size, enable_caching, defragment_threshold"
+        )
+    if config.max_size is not None and config.initial_size > config.max_size:
+        raise InvalidValueError(
+            f"PoolConfig: initial_size {config.initial_size} exceeds max_size {config.max_size} bytes"
+        )
+    return config
+
+
+def open_pool(ctx: Context, config: PoolConfig) -> MemoryPool:
+    pool = MemoryPool(ctx, _memory_config(config))
+    ctx.pools.append(pool)
+    return pool
+
+
+@api
+def create_memory_pool(ctx: Context | None = None, config: PoolConfig | None = None) -> MemoryPool:
+    """R-3.5.2-01: an empty pool of ``ctx``'s device memory (configure it with :func:`configure_pool`)."""
+    context = current_context(ctx)
+    context.backend.host_call()
+    return open_pool(context, PoolConfig() if config is None else config)
+
+
+@api
+def configure_pool(pool: MemoryPool, config: PoolConfig) -> None:
+    """R-3.5.2-01: set the pool's limits and policy; ``initial_size`` is reserved at once (if not already)."""
+    pool = check_pool(pool)
+    config = _memory_config(config)
+    if config.max_size is not None and pool.bytes_reserved > config.max_size:
+        raise InvalidValueError(
+            f"configure_pool: max_size {config.max_size} is below the {pool.bytes_reserved} bytes already reserved"
+        )
+    pool.context.backend.host_call()
+    pool.config = config
+    if config.initial_size > pool.bytes_reserved:
+        pool._grow(config.initial_size - pool.bytes_reserved)
+
+
+def _size(name: str, size: object) -> int:
+    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+        raise InvalidValueError(f"{name}: size must be a positive int number of bytes, got {size!r}")
+    return size
+
+
+@api
+def alloc_from_pool(pool: MemoryPool, size: int) -> Memory:
+    """R-3.5.2-02: ``size`` bytes of device memory from the pool (rounded up to ``block_size`` inside it)."""
+    pool = check_pool(pool)
+    nbytes = _size("alloc_from_pool", size)
+    pool.context.backend.host_call()
+    return pool.allocate(nbytes)
+
+
+@api
+def free_to_pool(pool: MemoryPool, mem: Memory) -> None:
+    """R-3.5.2-02: return a block to the pool it came from (``INVALID_MEMORY`` for any other pool or memory)."""
+    pool = check_pool(pool)
+    if isinstance(mem, Memory) and mem.freed:
+        raise InvalidMemoryError(f"free_to_pool: {mem!r} was already freed (double free)")
+    mem = check_memory(mem, pool.context)
+    if mem.pool is not pool:
+        raise InvalidMemoryError(
+            f"free_to_pool: {mem!r} " + ("came from another pool" if mem.pool else "was not allocated from a pool")
+        )
+    pool.context.backend.host_call()
+    mem.release()
+
+
+@api
+def get_pool_stats(pool: MemoryPool) -> PoolStats:
+    """R-3.5.2-04."""
+    return check_pool(pool).stats()
+
+
+@api
+def destroy_pool(pool: MemoryPool) -> None:
+    """R-3.5.2-01: give the pool's segments back to the device."""
+    pool = check_pool(pool)
+    pool.context.backend.host_call()
+    pool.destroy()
+
+
+@api
+def memory_gc(ctx: Context | None = None) -> int:
+    """R-3.9-04: release the cached (entirely free) segments of every pool of the context; the bytes released.
+
+    The recovery from ``OUT_OF_MEMORY``: ``memory_gc(ctx)`` and a retry can succeed.
+    """
+    context = current_context(ctx) if ctx is None else check_context(ctx)
+    context.backend.host_call()
+    return sum(pool.release_free_segments() for pool in list(context.pools))
