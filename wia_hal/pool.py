@@ -134,8 +134,8 @@ class MemoryPool:
         size = max(-(-need // SEGMENT_GRANULE) * SEGMENT_GRANULE, self._round(need))
         limit = self.config.max_size
         if limit is not None and self.bytes_reserved + size > limit:
-            size = max(self._round(need), limit - self.bytes_reserved)
-            if self.bytes_reserved + size > limit or size < need:
+            size = self._round(need)  # the granule does not fit under max_size: reserve only what is needed
+            if self.bytes_reserved + size > limit:
                 raise OutOfMemoryError(
                     f"memory pool: {need} bytes do not fit: {self.bytes_reserved} of max_size {limit} bytes are "
                     f"reserved, {self.bytes_in_use} in use, largest free block {self._largest_free()} bytes"
