@@ -30,6 +30,7 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sim_throughput.py
 	$(BIN)/python benchmarks/numeric_overhead.py
+	$(BIN)/python benchmarks/pool.py
 	$(BIN)/python benchmarks/fidelity.py
 
 clean:

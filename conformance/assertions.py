@@ -795,3 +795,52 @@ _REQ_ID = re.compile(r"^R-\d+(\.\d+)*-\d{2}$")
 def is_req_id(text: str) -> bool:
     """Whether ``text`` looks like a SPEC.md requirement ID (``R-3.4.1-02``)."""
     return bool(_REQ_ID.match(text))
+
+
+# -- memory pools (SPEC 3.5.2) --------------------------------------------------------------------------------------
+
+POOL_RATES = ("cache_hit_rate", "fragmentation")
+"""The :class:`wia.PoolStats` fields that are rates in [0, 1] (R-3.5.2-04)."""
+
+
+def rounded_to_block(size: int, block_size: int) -> int:
+    """``size`` rounded up to a multiple of ``block_size`` (R-3.5.2-02), at least one block."""
+    return max(block_size, -(-size // block_size) * block_size)
+
+
+def assert_pool_stats_valid(stats: object, call: str) -> None:
+    """``stats`` is a :class:`wia.PoolStats` whose values are in range and agree with each other (R-3.5.2-04):
+    the spec's ``num_allocations`` (an int >= 0), ``cache_hit_rate`` and ``fragmentation`` (in [0, 1]); and where
+    the binding's fields are present: counts and byte figures are ints >= 0, peaks are at least the current
+    values, live blocks fit in the reserved memory, ``cache_hit_rate`` is ``cache_hits / (cache_hits +
+    cache_misses)`` (0 before any request) and a hit is an allocation that was served."""
+    __tracebackhide__ = True
+    assert_isinstance(stats, wia.PoolStats, call)
+    assert_int(getattr(stats, "num_allocations", None), f"{call}.num_allocations", minimum=0)
+    for name in POOL_RATES:
+        value = getattr(stats, name, None)
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+            fail(fmt(value), "a rate in [0, 1]", f"{call}.{name}")
+    counts = ("num_frees", "cache_hits", "cache_misses", "num_segments", "num_segment_releases")
+    sizes = ("bytes_in_use", "bytes_requested", "bytes_reserved", "peak_bytes_in_use", "peak_bytes_reserved")
+    values: dict[str, int] = {}
+    for name in (*counts, *sizes):
+        if hasattr(stats, name):
+            value = getattr(stats, name)
+            assert_int(value, f"{call}.{name}", minimum=0)
+            values[name] = value
+    for peak, current in (("peak_bytes_in_use", "bytes_in_use"), ("peak_bytes_reserved", "bytes_reserved")):
+        if peak in values and current in values and values[peak] < values[current]:
+            fail(f"{peak}={values[peak]}", f"at least {current}={values[current]}", call)
+    for low, high in (("bytes_in_use", "bytes_reserved"), ("bytes_requested", "bytes_in_use")):
+        if low in values and high in values and values[low] > values[high]:
+            fail(f"{low}={values[low]}", f"at most {high}={values[high]}", call)
+    if "cache_hits" in values and "cache_misses" in values:
+        hits, misses = values["cache_hits"], values["cache_misses"]
+        rate = hits / (hits + misses) if hits + misses else 0.0
+        got = stats.cache_hit_rate  # type: ignore[attr-defined]
+        if not math.isclose(got, rate, rel_tol=1e-9, abs_tol=1e-12):
+            fail(f"cache_hit_rate={got}", f"cache_hits / (cache_hits + cache_misses) = {rate}", call)
+        allocations = stats.num_allocations  # type: ignore[attr-defined]
+        if hits > allocations:
+            fail(f"cache_hits={hits}", f"at most num_allocations={allocations}", call)

@@ -297,3 +297,27 @@ def work_bytes(info: wia.DeviceInfo, cap: int = 256 * MiB, fraction: int = 8) ->
     """A buffer size for "long work": ``cap`` bytes, scaled down to ``1/fraction`` of the device's memory."""
     size = min(cap, info.memory_size // fraction)
     return max(64 * KiB, size - size % (64 * KiB))
+
+
+# -- memory pools ---------------------------------------------------------------------------------------------------
+
+BLOCK_SIZES = (1, 256, 512, 4 * KiB, 64 * KiB)
+"""``PoolConfig.block_size`` values the pool tests use: no rounding, the usual 256/512-byte granules, and large."""
+
+
+@st.composite
+def pool_configs(draw: st.DrawFn, max_size_limit: int = 16 * MiB) -> wia.PoolConfig:
+    """Valid memory-pool configs (R-3.5.2-01): every field drawn, sizes at most ``max_size_limit`` (so that a pool
+    fits a small device), ``initial_size`` a multiple of ``block_size`` no larger than ``max_size`` (an initial
+    size that is not a multiple is tested on its own, ``test_3_5_2_pools.py``)."""
+    block = draw(st.sampled_from(BLOCK_SIZES))
+    max_size = draw(st.none() | st.integers(1, max_size_limit))
+    ceiling = max_size_limit if max_size is None else max_size
+    initial = draw(st.just(0) | st.integers(0, ceiling // block)) * block
+    return wia.PoolConfig(
+        initial_size=initial,
+        max_size=max_size,
+        block_size=block,
+        enable_caching=draw(st.booleans()),
+        defragment_threshold=draw(st.floats(0.0, 1.0)),
+    )

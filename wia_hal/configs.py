@@ -134,7 +134,9 @@ class PoolConfig(WiaModel):
     max_size: int | None = Field(None, ge=1, strict=True)
     block_size: int = Field(256, ge=1, strict=True)
     enable_caching: bool = Field(True, strict=True)
-    defragment_threshold: float = Field(0.3, ge=0.0, le=1.0)
+    defragment_threshold: float = Field(
+        1.0, ge=0.0, le=1.0, description="release free segments when fragmentation exceeds it; 1.0: never"
+    )
 
     @field_validator("kernel_size", "stride", mode="before")
     @classmethod

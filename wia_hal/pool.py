@@ -5,7 +5,8 @@ them: requests are rounded up to ``block_size``, placed best-fit in a free range
 return coalesced with their free neighbours. With caching on, freed blocks stay reserved for reuse; with caching
 off, a segment that becomes entirely free goes back to the device at once. When the pool's fragmentation passes
 ``defragment_threshold`` after a free, its entirely free segments are released (live blocks never move, so a
-pool cannot compact them). Like CuPy's ``MemoryPool`` and PyTorch's caching allocator, a request served from
+pool cannot compact them); the default threshold, 1.0, never passes, so a pool caches everything it reserved
+until ``memory_gc``, as PyTorch's caching allocator and CuPy's pool do. Like CuPy's ``MemoryPool`` and PyTorch's caching allocator, a request served from
 reserved memory is a cache hit and one that needs a new segment a miss.
 """
 
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from pydantic import Field
 
@@ -134,8 +137,9 @@ class MemoryPool:
         size = max(-(-need // SEGMENT_GRANULE) * SEGMENT_GRANULE, self._round(need))
         limit = self.config.max_size
         if limit is not None and self.bytes_reserved + size > limit:
-            size = self._round(need)  # the granule does not fit under max_size: reserve only what is needed
-            if self.bytes_reserved + size > limit:
+            # the granule does not fit under max_size: reserve only what is needed (or what is left, if that holds it)
+            size = min(self._round(need), limit - self.bytes_reserved)
+            if size < need:
                 raise OutOfMemoryError(
                     f"memory pool: {need} bytes do not fit: {self.bytes_reserved} of max_size {limit} bytes are "
                     f"reserved, {self.bytes_in_use} in use, largest free block {self._largest_free()} bytes"
@@ -286,15 +290,19 @@ def configure_pool(pool: MemoryPool, config: PoolConfig) -> None:
             f"configure_pool: max_size {config.max_size} is below the {pool.bytes_reserved} bytes already reserved"
         )
     pool.context.backend.host_call()
-    pool.config = config
-    if config.initial_size > pool.bytes_reserved:
-        pool._grow(config.initial_size - pool.bytes_reserved)
+    previous, pool.config = pool.config, config
+    try:
+        if config.initial_size > pool.bytes_reserved:
+            pool._grow(config.initial_size - pool.bytes_reserved)
+    except BaseException:  # a configuration that cannot be reserved does not take effect
+        pool.config = previous
+        raise
 
 
 def _size(name: str, size: object) -> int:
-    if isinstance(size, bool) or not isinstance(size, int) or size <= 0:
+    if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size <= 0:
         raise InvalidValueError(f"{name}: size must be a positive int number of bytes, got {size!r}")
-    return size
+    return int(size)
 
 
 @api

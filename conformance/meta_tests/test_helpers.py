@@ -863,3 +863,105 @@ def test_op_modules_sections_and_levels() -> None:
     assert v2.verdict == "INCOMPLETE" and v2.missing_sections == ["3.5.2", "3.10"]
     assert v2.not_supported == ["peak_flops_by_precision['float8']"]
     assert rp.TestResult("t", "3.1", ["R-3.1-04", "R-3.6.1-02"], "passed").level == 2
+
+
+# -- memory pools: helpers, strategy, sections and levels -----------------------------------------------------------
+
+
+def _pool_stats(**fields: Any) -> wia.PoolStats:
+    """PoolStats without validation (model_construct), so that out-of-range values can be made."""
+    base: dict[str, Any] = {
+        "num_allocations": 4,
+        "num_frees": 2,
+        "cache_hits": 3,
+        "cache_misses": 1,
+        "cache_hit_rate": 0.75,
+        "fragmentation": 0.25,
+        "bytes_in_use": 1024,
+        "bytes_requested": 1000,
+        "bytes_reserved": 4096,
+        "peak_bytes_in_use": 2048,
+        "peak_bytes_reserved": 4096,
+        "num_segments": 1,
+        "num_segment_releases": 0,
+    }
+    return wia.PoolStats.model_construct(**{**base, **fields})
+
+
+def test_assert_pool_stats_valid_passes_consistent_stats() -> None:
+    ph.assert_pool_stats_valid(_pool_stats(), "get_pool_stats(p)")
+    fresh = _pool_stats(
+        num_allocations=0, num_frees=0, cache_hits=0, cache_misses=0, cache_hit_rate=0.0, bytes_in_use=0,
+        bytes_requested=0, peak_bytes_in_use=0,
+    )  # fmt: skip
+    ph.assert_pool_stats_valid(fresh, "get_pool_stats(new pool)")
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        ({"cache_hit_rate": 1.5}, "a rate in [0, 1]"),
+        ({"fragmentation": -0.1}, "a rate in [0, 1]"),
+        ({"fragmentation": True}, "a rate in [0, 1]"),
+        ({"num_allocations": -1}, "an int >= 0"),
+        ({"num_allocations": 2.0}, "an int"),
+        ({"peak_bytes_in_use": 512}, "at least bytes_in_use=1024"),
+        ({"peak_bytes_reserved": 2048}, "at least bytes_reserved=4096"),
+        ({"bytes_in_use": 8192, "peak_bytes_in_use": 8192}, "at most bytes_reserved=4096"),
+        ({"bytes_requested": 2000}, "at most bytes_in_use=1024"),
+        ({"cache_hit_rate": 0.5}, "cache_hits / (cache_hits + cache_misses) = 0.75"),
+        ({"cache_hits": 5, "cache_misses": 0, "cache_hit_rate": 1.0}, "at most num_allocations=4"),
+    ],
+)
+def test_assert_pool_stats_valid_failures(fields: dict[str, Any], expected: str) -> None:
+    text = failure_message(ph.assert_pool_stats_valid, _pool_stats(**fields), "get_pool_stats(p)")
+    assert MESSAGE_SHAPE.match(text), text
+    assert expected in text, text
+
+
+def test_assert_pool_stats_valid_needs_pool_stats() -> None:
+    text = failure_message(ph.assert_pool_stats_valid, {"num_allocations": 0}, "get_pool_stats(p)")
+    assert "of type PoolStats" in text
+
+
+def test_assert_pool_stats_valid_checks_only_the_spec_fields_when_alone() -> None:
+    """A backend's PoolStats with only the spec's fields (R-3.5.2-04) is checked on those."""
+
+    spec_fields: dict[str, Any] = {"num_allocations": 3, "cache_hit_rate": 0.5, "fragmentation": 0.0}
+    minimal = wia.PoolStats.model_construct(**spec_fields)
+    assert not hasattr(minimal, "cache_hits") and not hasattr(minimal, "bytes_in_use")
+    ph.assert_pool_stats_valid(minimal, "get_pool_stats(p)")
+    text = failure_message(ph.assert_pool_stats_valid, minimal.model_copy(update={"fragmentation": 2.0}), "s")
+    assert "a rate in [0, 1]" in text
+
+
+def test_rounded_to_block() -> None:
+    assert [ph.rounded_to_block(n, 256) for n in (1, 255, 256, 257, 512)] == [256, 256, 256, 512, 512]
+    assert ph.rounded_to_block(1000, 1) == 1000
+
+
+@given(hh.pool_configs())
+def test_pool_configs_are_valid_memory_pool_configs(config: wia.PoolConfig) -> None:
+    assert not config.is_pooling
+    assert config.block_size in hh.BLOCK_SIZES and config.initial_size % config.block_size == 0
+    assert config.max_size is None or config.initial_size <= config.max_size <= 16 * hh.MiB
+    assert 0.0 <= config.defragment_threshold <= 1.0
+
+
+def test_pool_configs_draw_every_field() -> None:
+    find(hh.pool_configs(), lambda c: c.max_size is not None and c.initial_size > 0 and not c.enable_caching)
+    find(hh.pool_configs(), lambda c: c.max_size is None and c.block_size == 1)
+
+
+def test_pool_module_counts_for_level_2() -> None:
+    nodeid = "conformance/test_3_5_2_pools.py::test_out_of_memory_then_memory_gc_then_retry"
+    reqs = ["R-3.9-04", "R-3.3-04", "R-3.5.2-02"]
+    assert rp.section_of(nodeid, reqs) == "3.5.2"
+    assert rp.TestResult(nodeid, "3.5.2", reqs, "passed").level == 2
+    assert rp.level_of_req("R-3.5.2-06") == 2
+    results = [*_level1_results(), _result("3.5.2", "passed", reqs)]
+    v1, v2, _ = rp.level_verdicts(results)
+    assert v1.verdict == "PASS" and v1.counts["passed"] == len(rp.LEVEL_SECTIONS[1])
+    assert v2.missing_sections == ["3.6.1", "3.10"]
+    failing = [*_level1_results(), _result("3.5.2", "failed", ["R-3.5.2-03"])]
+    assert [v.verdict for v in rp.level_verdicts(failing)] == ["PASS", "FAIL", "FAIL"]
