@@ -6,8 +6,8 @@ return coalesced with their free neighbours. With caching on, freed blocks stay 
 off, a segment that becomes entirely free goes back to the device at once. When the pool's fragmentation passes
 ``defragment_threshold`` after a free, its entirely free segments are released (live blocks never move, so a
 pool cannot compact them); the default threshold, 1.0, never passes, so a pool caches everything it reserved
-until ``memory_gc``, as PyTorch's caching allocator and CuPy's pool do. Like CuPy's ``MemoryPool`` and PyTorch's caching allocator, a request served from
-reserved memory is a cache hit and one that needs a new segment a miss.
+until ``memory_gc``, as PyTorch's caching allocator and CuPy's ``MemoryPool`` do. As in those, a request served
+from reserved memory is a cache hit and one that needs a new segment a miss.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
-
 from pydantic import Field
 
 from wia_hal.configs import PoolConfig
