@@ -210,6 +210,21 @@ def test_managed_gives_the_same_results_as_explicit_copies(ctx: wia.Context) -> 
 
 
 @pytest.mark.req("R-3.5.1-05")
+def test_prefetched_managed_memory_gives_the_same_results(ctx: wia.Context) -> None:
+    ph.requires("supports_managed_memory")
+    x = np.linspace(-4, 4, 4096, dtype=np.float32)
+    managed = wia.tensor(x, ctx=ctx, memory=M.MANAGED)
+    stream = wia.create_stream(ctx)
+    wia.memory_prefetch(managed.memory, True, stream)  # a hint: the result may not change
+    got = wia.relu(managed, stream=stream).numpy()
+    ph.assert_array_close(got, np.maximum(x, 0), F32, "relu(MANAGED prefetched to the device)")
+    wia.memory_prefetch(managed.memory, False, stream)
+    wia.stream_synchronize(stream)
+    host = wia.memory_ptr(managed.memory).view(np.float32)
+    ph.assert_array_close(host, x, F32, "memory_ptr(MANAGED prefetched back to the host)")
+
+
+@pytest.mark.req("R-3.5.1-05")
 def test_managed_host_writes_migrate(ctx: wia.Context) -> None:
     ph.requires("supports_managed_memory")
     t = wia.tensor(np.zeros(8, np.float32), ctx=ctx, memory=M.MANAGED)

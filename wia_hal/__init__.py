@@ -47,7 +47,7 @@ from wia_hal.errors import (
     WiaError,
     get_error_string,
 )
-from wia_hal.memory import Memory, alloc, copy_async, free, memory_ptr
+from wia_hal.memory import Memory, alloc, copy_async, free, memory_prefetch, memory_ptr
 from wia_hal.models import AlgorithmChoice, ContextConfig, DeviceCapabilities, DeviceInfo, OpReport
 from wia_hal.ops import (
     add,
@@ -205,6 +205,7 @@ __all__ = [
     "matmul_optimized",
     "max",
     "memory_gc",
+    "memory_prefetch",
     "memory_ptr",
     "mul",
     "pool2d",

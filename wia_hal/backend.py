@@ -98,6 +98,9 @@ class Backend(ABC):
     ) -> None:
         """Enqueue a copy; it may block the host where the hardware would (pageable memory)."""
 
+    def prefetch(self, queue: QueueHandle, buffer: BufferHandle, offset: int, nbytes: int, to_device: bool) -> None:  # noqa: B027
+        """Move UNIFIED/MANAGED data to the device (or the host) in ``queue``'s order: a hint, ignored by default."""
+
     @abstractmethod
     def upload(self, queue: QueueHandle, dst: BufferHandle, offset: int, data: np.ndarray) -> None:
         """Blocking write of the host array's bytes (from pageable user memory) after the queue's work."""

@@ -14,7 +14,9 @@ import numpy as np
 import simpy
 
 from wia_sim.costmodel import KernelCost, TransferCost
+from wia_sim.hwmodel import HardwareModel
 from wia_sim.memory import Buffer
+from wia_sim.migration import migrate
 from wia_sim.resources import UnitPool
 
 if TYPE_CHECKING:
@@ -41,13 +43,20 @@ class Kernel(Command):
     """A kernel on the compute units. ``start`` (numerics only) computes from the inputs and returns the
     function that writes the outputs. :meth:`Stream._drain` runs kernels inline."""
 
-    __slots__ = ("cost", "duration", "start")
+    __slots__ = ("cost", "duration", "start", "touches")
 
-    def __init__(self, cost: KernelCost, start: Callable[[], Finish] | None) -> None:
+    def __init__(
+        self,
+        cost: KernelCost,
+        start: Callable[[], Finish] | None,
+        touches: tuple[tuple[Buffer, int, int], ...] = (),
+    ) -> None:
         super().__init__()
         self.cost = cost
         self.duration = cost.duration_s
         self.start = start
+        self.touches = touches
+        """Byte ranges of UNIFIED/MANAGED buffers the kernel accesses: migrated to the device before it runs."""
 
     def __repr__(self) -> str:
         return f"<kernel {self.cost.name} ({self.cost.algorithm})>"
@@ -96,6 +105,33 @@ class Copy(Command):
                 dst[self.dst_offset : self.dst_offset + n] = staged
             except Exception as e:
                 stream.machine.fault(self, e)
+
+
+class Prefetch(Command):
+    """Move a range of a UNIFIED/MANAGED buffer to the device or the host in bulk, in stream order."""
+
+    __slots__ = ("buffer", "engine", "hi", "lo", "model", "to_device")
+
+    def __init__(
+        self, model: HardwareModel, engine: UnitPool, buffer: Buffer, lo: int, hi: int, to_device: bool
+    ) -> None:
+        super().__init__()
+        self.model, self.engine = model, engine
+        self.buffer, self.lo, self.hi, self.to_device = buffer, lo, hi, to_device
+
+    def __repr__(self) -> str:
+        return f"<prefetch of {self.hi - self.lo} bytes to the {'device' if self.to_device else 'host'}>"
+
+    def run(self, stream: Stream) -> Steps:
+        env = stream.env
+        wait = self.engine.acquire(1)
+        if wait is not None:
+            yield wait
+        self.started = env.now
+        seconds = migrate(self.model, self.buffer, self.lo, self.hi, self.to_device, on_demand=False)
+        if seconds:
+            yield env.timeout(seconds)
+        self.engine.release(1)
 
 
 class Marker(Command):

@@ -17,6 +17,7 @@ from wia_sim.commands import Command
 from wia_sim.heap import Heap
 from wia_sim.hwmodel import HardwareModel
 from wia_sim.memory import Buffer, MemoryKind
+from wia_sim.migration import new_residency
 from wia_sim.resources import UnitPool
 from wia_sim.stream import Stream
 
@@ -56,7 +57,9 @@ class Device:
     def allocate(self, kind: MemoryKind, nbytes: int) -> Buffer:
         """Allocate ``nbytes``; device memory is placed in the heap (raises ``HeapFullError`` when nothing fits)."""
         address = self.heap.allocate(nbytes) if kind is MemoryKind.DEVICE else None
-        return Buffer(self.index, kind, nbytes, address, self.machine.numerics)
+        buffer = Buffer(self.index, kind, nbytes, address, self.machine.numerics)
+        buffer.residency = new_residency(kind, nbytes)
+        return buffer
 
     def release(self, buffer: Buffer) -> None:
         if buffer.address is not None:

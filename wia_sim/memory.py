@@ -24,7 +24,7 @@ class MemoryKind(enum.Enum):
 class Buffer:
     """One allocation. ``data`` holds its bytes, or is ``None`` when the machine runs without numerics."""
 
-    __slots__ = ("address", "data", "device", "freed", "kind", "nbytes")
+    __slots__ = ("address", "data", "device", "freed", "kind", "nbytes", "residency")
 
     def __init__(self, device: int, kind: MemoryKind, nbytes: int, address: int | None, numerics: bool) -> None:
         self.device = device
@@ -33,3 +33,5 @@ class Buffer:
         self.address = address
         self.data: np.ndarray | None = np.zeros(nbytes, dtype=np.uint8) if numerics else None
         self.freed = False
+        self.residency: np.ndarray | None = None
+        """Per-granule placement of UNIFIED and MANAGED data (see :mod:`wia_sim.migration`)."""

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import simpy
 
 from wia_sim.commands import Command, Kernel
+from wia_sim.migration import migrate
 
 if TYPE_CHECKING:
     from wia_sim.machine import Device
@@ -81,6 +82,15 @@ class Stream:
             if command.submitted > env.now:
                 yield env.timeout(command.submitted - env.now)
             if type(command) is Kernel:  # Kernel.run inlined for performance reasons: most commands are kernels
+                if command.touches:  # UNIFIED/MANAGED data first comes to the device, over the H2D link
+                    link = self.device.engines["h2d"]
+                    seconds = sum(migrate(machine.model, *t, to_device=True, on_demand=True) for t in command.touches)
+                    if seconds:
+                        wait = link.acquire(1)
+                        if wait is not None:
+                            yield wait
+                        yield env.timeout(seconds)
+                        link.release(1)
                 units = command.cost.compute_units
                 wait = compute.acquire(units)
                 if wait is not None:

@@ -21,13 +21,14 @@ from wia_hal.backend import Backend, TensorRef
 from wia_hal.enums import DeviceType, MemoryType
 from wia_hal.errors import InvalidValueError, OutOfMemoryError, register_internal_dir
 from wia_hal.models import AlgorithmChoice, DeviceCapabilities, DeviceInfo, OpReport
-from wia_sim.commands import Command, Copy, Kernel, Marker, Wait
+from wia_sim.commands import Command, Copy, Kernel, Marker, Prefetch, Wait
 from wia_sim.costmodel import KernelCost, transfer_cost
 from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model
 from wia_sim.library import OPS, Operand, OpSpec
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind
+from wia_sim.migration import migrate
 from wia_sim.stream import Stream
 
 register_internal_dir(wia_sim.__file__ or "")
@@ -56,6 +57,15 @@ def _count(name: str, value: object) -> int:
     if number < 1:
         raise InvalidValueError(f"sim backend option {name}={value!r}: expected a positive integer")
     return number
+
+
+def _extent(ref: TensorRef) -> tuple[Buffer, int, int]:
+    """The bytes of ``ref``'s buffer its elements span (a strided view's first to last element)."""
+    if any(d == 0 for d in ref.shape):
+        return ref.buffer, ref.offset, ref.offset
+    low = ref.offset + sum((d - 1) * s for d, s in zip(ref.shape, ref.strides, strict=True) if s < 0)
+    high = ref.offset + sum((d - 1) * s for d, s in zip(ref.shape, ref.strides, strict=True) if s > 0)
+    return ref.buffer, low, high + ref.dtype.itemsize
 
 
 def _seconds(timeout_ms: float | None) -> float:
@@ -149,7 +159,20 @@ class SimBackend(Backend):
 
     def host_view(self, buffer: Buffer) -> np.ndarray:
         assert buffer.data is not None
+        self._host_touch(buffer, 0, buffer.nbytes)
         return buffer.data
+
+    def _host_touch(self, buffer: Buffer, lo: int, hi: int) -> None:
+        """The host reads or writes ``[lo, hi)``: UNIFIED/MANAGED data on the device migrates back first."""
+        if buffer.residency is not None:
+            self.machine.host_time += migrate(self.model, buffer, lo, hi, to_device=False, on_demand=True)
+
+    def prefetch(self, queue: Stream, buffer: Buffer, offset: int, nbytes: int, to_device: bool) -> None:
+        self.host_call()
+        if buffer.residency is None:
+            return
+        engine = queue.device.engines["h2d" if to_device else "d2h"]
+        queue.submit(Prefetch(self.model, engine, buffer, offset, offset + nbytes, to_device))
 
     # queues and transfers
 
@@ -175,6 +198,7 @@ class SimBackend(Backend):
 
     def upload(self, queue: Stream, dst: Buffer, offset: int, data: np.ndarray) -> None:
         self.host_call()
+        self._host_touch(dst, offset, offset + data.nbytes)
         staging = self._staging(dst.device, data.nbytes)
         if self.numerics:
             staging.data = data
@@ -182,6 +206,7 @@ class SimBackend(Backend):
 
     def download(self, queue: Stream, src: Buffer, offset: int, nbytes: int) -> np.ndarray:
         self.host_call()
+        self._host_touch(src, offset, offset + nbytes)
         staging = self._staging(src.device, nbytes)
         if self.numerics:
             staging.data = np.empty(nbytes, np.uint8)
@@ -210,7 +235,8 @@ class SimBackend(Backend):
         start = None
         if machine.numerics:
             start = self._numerics(spec, [self._view(ref) for ref in inputs], self._view(output), attrs, cost)
-        kernel = Kernel(cost, start)
+        touches = tuple(_extent(ref) for ref in (*inputs, output) if ref.buffer.residency is not None)
+        kernel = Kernel(cost, start, touches)
         queue.submit(kernel)
         return kernel
 
