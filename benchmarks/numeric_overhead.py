@@ -11,24 +11,13 @@ Run: ``python benchmarks/numeric_overhead.py [--ops 100000] [--repeats 5]``.
 from __future__ import annotations
 
 import argparse
-import time
-from collections.abc import Callable
 
 import numpy as np
 from rich.console import Console
 from rich.table import Table
+from timing import best
 
 import wia_hal as wia
-
-
-def best(repeats: int, fn: Callable[[], object]) -> float:
-    """The fastest of ``repeats`` wall-clock runs of ``fn``, in seconds."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def main() -> None:

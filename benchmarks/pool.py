@@ -15,24 +15,14 @@ Run: ``python benchmarks/pool.py [--pairs 10000] [--size 1048576] [--hardware NA
 from __future__ import annotations
 
 import argparse
-import time
 from collections.abc import Callable
 
 from rich.console import Console
 from rich.table import Table
+from timing import best
 
 import wia_hal as wia
 from wia_hal.backends.sim import SimBackend
-
-
-def best(repeats: int, fn: Callable[[], object]) -> float:
-    """The fastest of ``repeats`` wall-clock runs of ``fn``, in seconds."""
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def modeled(sim: SimBackend, fn: Callable[[], object]) -> float:
