@@ -160,3 +160,11 @@ def test_unified_tensor_on_a_device_without_unified_memory_is_not_supported(tmp_
     wia.set_backend("sim", hardware=str(path))
     with pytest.raises(wia.NotSupportedError, match="UNIFIED"):
         wia.create_tensor_unified(4)
+
+
+def test_python_numbers_default_to_float32_and_int32() -> None:
+    assert wia.tensor([1.0, 2.0]).dtype == np.float32
+    assert wia.tensor([[1, 2]]).dtype == np.int32
+    assert wia.tensor(np.ones(2)).dtype == np.float64  # a NumPy array keeps its dtype
+    with pytest.raises(wia.InvalidValueError, match="int32's range"):
+        wia.tensor([2**40])

@@ -159,6 +159,9 @@ def new_tensor(
     return Tensor(memory, shape, dtype)
 
 
+_PYTHON_DEFAULTS = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32)}
+
+
 def _pool_of(context: Context, pool: object, memory_type: MemoryType) -> MemoryPool | None:
     """``pool`` checked: live, of ``context``, for DEVICE memory."""
     if pool is None:
@@ -192,13 +195,23 @@ def tensor(
 ) -> Tensor:
     """A tensor holding a copy of ``data`` (an array-like), uploaded through ``stream`` (blocking).
 
-    ``dtype`` defaults to the data's own, which must be a WIA data type (``float64`` data stays ``float64``).
+    ``dtype`` defaults to the data's own, which must be a WIA data type (a float64 NumPy array stays float64);
+    Python numbers and lists default to float32 and int32, as accelerator frameworks do.
     ``pool``: take the memory from this pool (DEVICE memory of the pool's context).
     """
     if isinstance(data, Tensor):
         raise InvalidValueError("tensor: data is already a wia Tensor; use it directly")
     array = np.asarray(data)
-    context, wia_dtype, memory_type = _prepare(ctx, array.dtype if dtype is None else dtype, memory)
+    if dtype is None:
+        dtype = array.dtype
+        if not isinstance(data, (np.ndarray, np.generic)):  # Python numbers: the accelerator defaults
+            dtype = _PYTHON_DEFAULTS.get(array.dtype, array.dtype)
+            info = np.iinfo(np.int32)
+            if dtype == np.int32 and array.size and (array.min() < info.min or array.max() > info.max):
+                raise InvalidValueError(
+                    f"tensor: Python ints outside int32's range [{info.min}, {info.max}]; pass dtype= explicitly"
+                )
+    context, wia_dtype, memory_type = _prepare(ctx, dtype, memory)
     queue = stream_for(context, stream).queue
     result = new_tensor(context, array.shape, wia_dtype, memory_type, _pool_of(context, pool, memory_type))
     if result.nbytes:
