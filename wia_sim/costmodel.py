@@ -91,7 +91,7 @@ def elementwise_cost(
         bytes=nbytes,
         precision=precision,
         compute_units=units,
-        compute_s=flops / (model.compute.peak_flops[precision] * share),  # type: ignore[index]
+        compute_s=flops / (model.vector_peak(precision) * share),
         memory_s=nbytes / (model.memory.bandwidth * model.efficiency.memory * share),
         launch_s=model.compute.kernel_launch_latency,
         useful_flops=flops,
@@ -349,7 +349,7 @@ def _direct(model: HardwareModel, name: str, s: ConvShape, dtype_name: str) -> K
     share = units / model.compute.compute_units
     depth = (s.c // s.groups) * s.kh * s.kw
     efficiency = model.efficiency.matmul * TILINGS["TILED_64"][2] * depth / (depth + K_PIPELINE_OVERHEAD)
-    rate = model.compute.peak_flops[precision] * share * max(efficiency, 1e-30)  # type: ignore[index]
+    rate = model.vector_peak(precision) * share * max(efficiency, 1e-30)
     return KernelCost(
         name=name,
         flops=s.useful_flops,

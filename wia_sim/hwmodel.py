@@ -33,6 +33,11 @@ class ComputeSpec(_Spec):
     max_work_group_size: int = Field(gt=0)
     local_memory_per_compute_unit: Size = Field(gt=0)
     max_local_memory_per_work_group: Size = Field(gt=0)
+    vector_float64: FlopRate | None = Field(
+        None,
+        gt=0,
+        description="FP64 rate of the vector units where the matrix units' FP64 peak (peak_flops.float64) is higher",
+    )
     kernel_launch_latency: Duration = Field(
         gt=0, description="device-side cost of one kernel: the interval of back-to-back empty kernels on one queue"
     )
@@ -159,6 +164,12 @@ class HardwareModel(_Spec):
 
     def supports(self, precision: str) -> bool:
         return precision in self.compute.peak_flops
+
+    def vector_peak(self, precision: str) -> float:
+        """The peak of the vector units (element-wise and direct kernels) for ``float32`` or ``float64``."""
+        if precision == "float64" and self.compute.vector_float64 is not None:
+            return self.compute.vector_float64
+        return self.compute.peak_flops[precision]  # type: ignore[index]
 
 
 class HardwareModelError(ValueError):
