@@ -47,7 +47,16 @@ from wia_hal.errors import (
     WiaError,
     get_error_string,
 )
-from wia_hal.memory import Memory, alloc, copy_async, free, memory_prefetch, memory_ptr
+from wia_hal.kernels import (
+    Kernel,
+    LaunchConfig,
+    compile_kernel,
+    destroy_kernel,
+    launch_kernel,
+    launch_kernel_async,
+    set_kernel_arg,
+)
+from wia_hal.memory import Memory, alloc, copy_async, copy_peer_to_peer, free, memory_prefetch, memory_ptr
 from wia_hal.models import AlgorithmChoice, ContextConfig, DeviceCapabilities, DeviceInfo, OpReport
 from wia_hal.ops import (
     add,
@@ -133,6 +142,8 @@ __all__ = [
     "InvalidLaunchConfigError",
     "InvalidMemoryError",
     "InvalidValueError",
+    "Kernel",
+    "LaunchConfig",
     "MatmulAlgorithm",
     "MatmulConfig",
     "Memory",
@@ -159,6 +170,7 @@ __all__ = [
     "batch_norm",
     "bfloat16",
     "bool_",
+    "compile_kernel",
     "compute_in_context",
     "concat",
     "configure_pool",
@@ -167,6 +179,7 @@ __all__ = [
     "context_synchronize",
     "conv2d",
     "copy_async",
+    "copy_peer_to_peer",
     "create_context",
     "create_event",
     "create_memory_pool",
@@ -175,6 +188,7 @@ __all__ = [
     "create_tensor_unified",
     "destroy_context",
     "destroy_event",
+    "destroy_kernel",
     "destroy_pool",
     "destroy_stream",
     "device_type_to_string",
@@ -201,6 +215,8 @@ __all__ = [
     "get_pool_stats",
     "int8",
     "int32",
+    "launch_kernel",
+    "launch_kernel_async",
     "matmul",
     "matmul_optimized",
     "max",
@@ -213,6 +229,7 @@ __all__ = [
     "relu",
     "reshape",
     "set_backend",
+    "set_kernel_arg",
     "set_timeout",
     "sigmoid",
     "slice",

@@ -124,6 +124,24 @@ class Backend(ABC):
         ``docs/ops.md``). Returns a record of the launch for :meth:`explain`, or None.
         """
 
+    # Level 3: a backend that claims supports_custom_kernels / supports_peer_to_peer implements these
+
+    def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[Any, int]:
+        """Build kernel ``name``: its handle and its number of arguments (``CompileError``, ``InvalidKernelError``)."""
+        raise NotSupportedError(f"the {self.name!r} backend does not compile kernels")
+
+    def check_kernel_arg(self, kernel: Any, index: int, value: Any) -> None:
+        """``INVALID_VALUE`` when ``value`` does not fit argument ``index`` (a scalar for a buffer, ...)."""
+        raise NotSupportedError(f"the {self.name!r} backend does not compile kernels")
+
+    def launch_kernel(self, queue: QueueHandle, kernel: Any, args: Sequence[Any], config: Any) -> None:
+        """Enqueue the kernel with its arguments and a checked ``LaunchConfig``."""
+        raise NotSupportedError(f"the {self.name!r} backend does not run kernels")
+
+    def copy_peer(self, src: TensorRef, dst: TensorRef) -> None:
+        """Copy between two devices' memory directly (peer-to-peer)."""
+        raise NotSupportedError(f"the {self.name!r} backend does not copy between devices")
+
     def explain(self, record: OpRecordHandle) -> OpReport:
         """What an op cost and why (an optional extension: a simulator can say, hardware usually cannot)."""
         raise NotSupportedError(f"the {self.name!r} backend does not explain its ops")

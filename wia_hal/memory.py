@@ -9,11 +9,20 @@ import numpy as np
 from wia_hal.backend import BufferHandle
 from wia_hal.context import Context, current_context
 from wia_hal.enums import MemoryType
-from wia_hal.errors import ErrorDetails, InvalidMemoryError, InvalidValueError, NotSupportedError, api
+from wia_hal.errors import (
+    ErrorDetails,
+    InvalidContextError,
+    InvalidMemoryError,
+    InvalidValueError,
+    NotSupportedError,
+    api,
+)
 from wia_hal.streams import Stream, stream_for
 
 if TYPE_CHECKING:
+    from wia_hal.devices import Device
     from wia_hal.pool import MemoryPool
+    from wia_hal.tensor import Tensor
 
 _CAPABILITY = {
     MemoryType.PINNED: "supports_pinned_memory",
@@ -179,3 +188,32 @@ def memory_prefetch(mem: Memory, to_device: bool = True, stream: Stream | None =
         raise InvalidValueError(f"memory_prefetch: to_device must be a bool, got {to_device!r}")
     queue_stream = stream_for(mem.context, stream)
     mem.context.backend.prefetch(queue_stream.queue, mem.buffer, mem.offset, mem.size, to_device)
+
+
+@api
+def copy_peer_to_peer(src_device: Device, dst_device: Device, tensor: Tensor) -> Tensor:
+    """R-3.2.1-04: a copy of ``tensor`` (on ``src_device``) in the memory of ``dst_device``, moved directly between
+    the devices; ``NOT_SUPPORTED`` unless both claim ``supports_peer_to_peer``."""
+    from wia_hal.devices import check_device
+    from wia_hal.tensor import check_tensor
+
+    src, dst = check_device(src_device), check_device(dst_device)
+    t = check_tensor(tensor)
+    if t.memory.context.device is not src:
+        raise InvalidValueError(f"copy_peer_to_peer: {t!r} is not on {src!r}")
+    for device in (src, dst):
+        if not device.capabilities.supports_peer_to_peer:
+            raise NotSupportedError(
+                f"copy_peer_to_peer: {device.info.name} does not claim supports_peer_to_peer on the "
+                f"{device.backend.name!r} backend"
+            )
+    from wia_hal.runtime import runtime
+
+    owner = next((c for c in reversed(runtime().contexts) if c.device is dst), None)
+    if owner is None:
+        raise InvalidContextError(f"copy_peer_to_peer: no live context on {dst!r} to own the copy; create one first")
+    from wia_hal.tensor import new_tensor
+
+    copy = new_tensor(owner, t.shape, t.dtype, MemoryType.DEVICE)
+    owner.backend.copy_peer(t, copy)
+    return copy

@@ -1,0 +1,138 @@
+"""The HAL side of SPEC 3.6.2: launch configurations, checks against the device, the kernel handle's life.
+
+The sim backend does not run custom kernels yet (its capability says so, and compile_kernel raises NOT_SUPPORTED);
+the HAL path is exercised through a test backend that claims the capability and records what it is asked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pytest
+
+import wia_hal as wia
+import wia_hal.runtime as rt
+from wia_hal.backends.sim import SimBackend
+from wia_hal.models import DeviceCapabilities
+
+
+class RecordingBackend(SimBackend):
+    """The sim, claiming custom kernels: compiles anything to a 2-argument kernel and records launches."""
+
+    def __init__(self) -> None:
+        super().__init__(hardware="wia-tiny")
+        self.launches: list[tuple[str, list[Any], wia.LaunchConfig]] = []
+
+    def device_capabilities(self, device: int) -> DeviceCapabilities:
+        return super().device_capabilities(device).model_copy(update={"supports_custom_kernels": True})
+
+    def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[Any, int]:
+        if name not in source:
+            raise wia.InvalidKernelError(f"no kernel {name!r} in the source")
+        return name, 2
+
+    def check_kernel_arg(self, kernel: Any, index: int, value: Any) -> None:
+        if index == 0 and not isinstance(value, wia.Memory):
+            raise wia.InvalidValueError("argument 0 is a buffer")
+
+    def launch_kernel(self, queue: Any, kernel: Any, args: Sequence[Any], config: Any) -> None:
+        self.launches.append((kernel, list(args), config))
+
+
+@pytest.fixture
+def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingBackend]:
+    backend = RecordingBackend()
+    monkeypatch.setattr(rt, "_runtime", rt.Runtime(backend))
+    yield backend
+    for ctx in list(rt.runtime().contexts):
+        ctx.destroy()
+
+
+def test_the_sim_does_not_claim_custom_kernels_and_says_so() -> None:
+    ctx = wia.create_context()
+    assert not wia.get_device_capabilities(ctx.device).supports_custom_kernels
+    with pytest.raises(wia.NotSupportedError, match="supports_custom_kernels is False"):
+        wia.compile_kernel(ctx, "__kernel void k() {}", "k")
+
+
+def test_peer_to_peer_is_not_supported_where_not_claimed() -> None:
+    wia.set_backend("sim", hardware="wia-tiny", devices=2)
+    ctx = wia.create_context()
+    t = wia.tensor(np.ones(4, np.float32), ctx=ctx)
+    with pytest.raises(wia.NotSupportedError, match="supports_peer_to_peer"):
+        wia.copy_peer_to_peer(wia.get_device(0), wia.get_device(1), t)
+
+
+def test_launch_config_styles() -> None:
+    opencl = wia.LaunchConfig(global_size=(1024, 4), local_size=(256,), shared_memory=4096)
+    assert opencl.global_dims == (1024, 4, 1) and opencl.local_dims == (256, 1, 1) and opencl.shared_bytes == 4096
+    cuda = wia.LaunchConfig(grid_dim=(128, 128, 1), block_dim=(16, 16, 1), shared_mem=49152)
+    assert cuda.global_dims == (2048, 2048, 1) and cuda.local_dims == (16, 16, 1) and cuda.shared_bytes == 49152
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        {"global_size": 1024, "grid_dim": 4, "block_dim": 256},
+        {"local_size": 256},
+        {"grid_dim": 4},
+        {"global_size": (0, 1)},
+        {"global_size": (1, 2, 3, 4)},
+        {"global_size": 1024, "shared_memory": -1},
+        {"global_size": "1024"},
+    ],
+)
+def test_bad_launch_configs_are_invalid_value(fields: dict[str, Any]) -> None:
+    with pytest.raises(wia.InvalidValueError):
+        wia.LaunchConfig(**fields)
+
+
+def test_a_kernel_goes_through_the_backend(recording: RecordingBackend) -> None:
+    ctx = wia.create_context()
+    kernel = wia.compile_kernel(ctx, "__kernel void scale(__global float* a, float s) {}", "scale")
+    buffer = wia.alloc(ctx, 4096)
+    config = wia.LaunchConfig(global_size=1024, local_size=128)
+    wia.launch_kernel(kernel, config, buffer, 2.0)
+    stream = wia.create_stream(ctx)
+    wia.launch_kernel_async(kernel, wia.LaunchConfig(grid_dim=8, block_dim=128), stream)
+    assert [(name, args[1]) for name, args, _ in recording.launches] == [("scale", 2.0), ("scale", 2.0)]
+    wia.destroy_kernel(kernel)
+    with pytest.raises(wia.InvalidKernelError, match="destroyed"):
+        wia.launch_kernel_async(kernel, config, stream)
+
+
+def test_kernel_misuse(recording: RecordingBackend) -> None:
+    ctx = wia.create_context()
+    with pytest.raises(wia.InvalidKernelError, match="no kernel"):
+        wia.compile_kernel(ctx, "__kernel void a() {}", "b")
+    with pytest.raises(wia.InvalidValueError, match="source must be a str"):
+        wia.compile_kernel(ctx, b"bytes", "a")  # type: ignore[arg-type]
+    kernel = wia.compile_kernel(ctx, "__kernel void k(__global float* a, int n) {}", "k")
+    with pytest.raises(wia.InvalidValueError, match="arguments 0 to 1"):
+        wia.set_kernel_arg(kernel, 2, 1)
+    with pytest.raises(wia.InvalidValueError, match="buffer"):
+        wia.set_kernel_arg(kernel, 0, 1.5)
+    with pytest.raises(wia.InvalidValueError, match=r"arguments \[0, 1\] are not set"):
+        wia.launch_kernel_async(kernel, wia.LaunchConfig(global_size=64))
+    with pytest.raises(wia.InvalidKernelError):
+        wia.destroy_kernel("kernel")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("config", "fragment"),
+    [
+        ({"global_size": 1024, "local_size": 512}, "the device allows 256"),
+        ({"grid_dim": 1, "block_dim": (32, 32)}, "has 1024 work-items"),
+        ({"global_size": 1000, "local_size": 64}, "not a multiple"),
+        ({"global_size": 1024, "shared_memory": 1 << 20}, "shared memory"),
+    ],
+)
+def test_geometry_the_device_cannot_run_is_invalid_launch_config(
+    recording: RecordingBackend, config: dict[str, Any], fragment: str
+) -> None:
+    ctx = wia.create_context()
+    kernel = wia.compile_kernel(ctx, "__kernel void k(__global float* a, int n) {}", "k")
+    with pytest.raises(wia.InvalidLaunchConfigError, match=fragment) as info:
+        wia.launch_kernel(kernel, wia.LaunchConfig(**config), wia.alloc(ctx, 64), 1)
+    assert info.value.code is wia.ErrorCode.INVALID_LAUNCH_CONFIG

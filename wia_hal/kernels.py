@@ -1,0 +1,208 @@
+"""SPEC 3.6.2 (Level 3): custom kernels and their launch geometry.
+
+The HAL owns what is the same on every backend: the launch configuration in both styles and its checks against
+the device's limits (``INVALID_LAUNCH_CONFIG``), argument indices, handles. Compiling and running a kernel is the
+backend's (``Backend.compile_kernel`` and ``Backend.launch_kernel``); a device that does not claim
+``supports_custom_kernels`` raises ``NOT_SUPPORTED`` (R-3.2.1-02).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from pydantic import Field, model_validator
+
+from wia_hal.context import Context, current_context
+from wia_hal.errors import (
+    ErrorDetails,
+    InvalidKernelError,
+    InvalidLaunchConfigError,
+    InvalidValueError,
+    NotSupportedError,
+    api,
+)
+from wia_hal.models import WiaModel
+from wia_hal.streams import Stream, stream_for
+
+Dims = tuple[int, int, int]
+
+
+def _dims(value: Any) -> Dims | None:
+    if value is None:
+        return None
+    items = (value,) if isinstance(value, int) else tuple(value)
+    if not 1 <= len(items) <= 3 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in items):
+        raise ValueError(f"expected 1 to 3 positive ints, got {value!r}")
+    return (*items, *(1,) * (3 - len(items)))
+
+
+class LaunchConfig(WiaModel):
+    """R-3.6.2-04: ``LaunchConfig(global_size, local_size, shared_memory)`` (OpenCL style) or
+    ``LaunchConfig(grid_dim, block_dim, shared_mem)`` (CUDA style: global = grid × block). Sizes are 1 to 3 ints;
+    ``local_size`` may be omitted (the backend picks one). Use one style, not both."""
+
+    global_size: Dims | None = None
+    local_size: Dims | None = None
+    shared_memory: int = Field(0, ge=0, strict=True)
+    grid_dim: Dims | None = None
+    block_dim: Dims | None = None
+    shared_mem: int = Field(0, ge=0, strict=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_style(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            opencl = [k for k in ("global_size", "local_size", "shared_memory") if data.get(k) not in (None, 0)]
+            cuda = [k for k in ("grid_dim", "block_dim", "shared_mem") if data.get(k) not in (None, 0)]
+            if opencl and cuda:
+                raise ValueError(f"use the OpenCL style {opencl} or the CUDA style {cuda}, not both")
+            if (not opencl and not cuda) or ("global_size" not in opencl and "grid_dim" not in cuda):
+                raise ValueError("give global_size (OpenCL style) or grid_dim and block_dim (CUDA style)")
+            if cuda and "block_dim" not in cuda:
+                raise ValueError("the CUDA style needs block_dim with grid_dim")
+            for key in ("global_size", "local_size", "grid_dim", "block_dim"):
+                if key in data:
+                    data = {**data, key: _dims(data[key])}
+        return data
+
+    @property
+    def global_dims(self) -> Dims:
+        if self.grid_dim is not None and self.block_dim is not None:
+            return (
+                self.grid_dim[0] * self.block_dim[0],
+                self.grid_dim[1] * self.block_dim[1],
+                self.grid_dim[2] * self.block_dim[2],
+            )
+        assert self.global_size is not None
+        return self.global_size
+
+    @property
+    def local_dims(self) -> Dims | None:
+        return self.block_dim if self.block_dim is not None else self.local_size
+
+    @property
+    def shared_bytes(self) -> int:
+        return self.shared_mem or self.shared_memory
+
+
+class Kernel:
+    """A compiled kernel of a context (R-3.6.2-02). Create with :func:`compile_kernel`."""
+
+    __slots__ = ("args", "context", "destroyed", "handle", "name", "num_args")
+
+    def __init__(self, context: Context, handle: Any, name: str, num_args: int) -> None:
+        self.context = context
+        self.handle = handle
+        self.name = name
+        self.num_args = num_args
+        self.args: dict[int, Any] = {}
+        self.destroyed = False
+
+    def __repr__(self) -> str:
+        return f"<wia.Kernel {self.name}{' destroyed' if self.destroyed else ''}>"
+
+    def _record_error(self, details: ErrorDetails) -> None:
+        self.context.last_error = details
+
+
+def _claims_kernels(ctx: Context) -> None:
+    if not ctx.device.capabilities.supports_custom_kernels:
+        raise NotSupportedError(
+            f"{ctx.device.info.name} on the {ctx.backend.name!r} backend does not run custom kernels "
+            "(supports_custom_kernels is False)"
+        )
+
+
+def check_kernel(kernel: object) -> Kernel:
+    if not isinstance(kernel, Kernel):
+        raise InvalidKernelError(f"expected a wia Kernel (from compile_kernel), got {type(kernel).__name__}")
+    if kernel.destroyed:
+        raise InvalidKernelError(f"{kernel!r} was destroyed")
+    kernel.context.check()
+    return kernel
+
+
+def check_launch(ctx: Context, config: object) -> LaunchConfig:
+    """The geometry the device can run (R-3.6.2-04), or ``INVALID_LAUNCH_CONFIG``."""
+    if not isinstance(config, LaunchConfig):
+        raise InvalidValueError(f"expected a LaunchConfig, got {type(config).__name__}")
+    caps = ctx.device.capabilities
+    local = config.local_dims
+    if local is not None:
+        items = math.prod(local)
+        if items > caps.max_work_group_size:
+            raise InvalidLaunchConfigError(
+                f"a work-group of {local} has {items} work-items; the device allows {caps.max_work_group_size}"
+            )
+        if config.local_size is not None and any(g % size for g, size in zip(config.global_dims, local, strict=True)):
+            raise InvalidLaunchConfigError(
+                f"global size {config.global_dims} is not a multiple of local size {local} (OpenCL 1.2 rule)"
+            )
+    if config.shared_bytes > caps.max_shared_memory:
+        raise InvalidLaunchConfigError(
+            f"{config.shared_bytes} bytes of shared memory requested; the device allows {caps.max_shared_memory} "
+            "per work-group"
+        )
+    return config
+
+
+@api
+def compile_kernel(ctx: Context | None, source: str, name: str, options: str = "") -> Kernel:
+    """R-3.6.2-02: build ``name`` from WIA kernel language ``source`` (``options``: ``-D`` definitions)."""
+    context = current_context(ctx)
+    for what, value in (("source", source), ("name", name), ("options", options)):
+        if not isinstance(value, str):
+            raise InvalidValueError(f"compile_kernel: {what} must be a str, got {type(value).__name__}")
+    _claims_kernels(context)
+    handle, num_args = context.backend.compile_kernel(context.device.index, source, name, options)
+    return Kernel(context, handle, name, num_args)
+
+
+@api
+def set_kernel_arg(kernel: Kernel, index: int, value: Any) -> None:
+    """R-3.6.2-03: argument ``index`` is a buffer (``Memory``), a tensor or a scalar."""
+    kernel = check_kernel(kernel)
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < kernel.num_args:
+        raise InvalidValueError(
+            f"set_kernel_arg: {kernel.name} takes arguments 0 to {kernel.num_args - 1}, got {index!r}"
+        )
+    kernel.context.backend.check_kernel_arg(kernel.handle, index, value)
+    kernel.args[index] = value
+
+
+def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream) -> None:
+    missing = [i for i in range(kernel.num_args) if i not in kernel.args]
+    if missing:
+        raise InvalidValueError(f"{kernel.name}: arguments {missing} are not set (set_kernel_arg)")
+    args = [kernel.args[i] for i in range(kernel.num_args)]
+    kernel.context.backend.launch_kernel(stream.queue, kernel.handle, args, config)
+
+
+@api
+def launch_kernel(kernel: Kernel, config: LaunchConfig, *args: Any) -> None:
+    """R-3.6.2-05: set ``args`` (if given) and run the kernel, blocking until it is done."""
+    kernel = check_kernel(kernel)
+    config = check_launch(kernel.context, config)
+    for index, value in enumerate(args):
+        set_kernel_arg(kernel, index, value)
+    stream = kernel.context.default_stream
+    _enqueue(kernel, config, stream)
+    stream.synchronize()
+
+
+@api
+def launch_kernel_async(kernel: Kernel, config: LaunchConfig, stream: Stream | None = None) -> None:
+    """R-3.6.2-05: run the kernel with the arguments set so far, in ``stream``'s order; returns at once."""
+    kernel = check_kernel(kernel)
+    config = check_launch(kernel.context, config)
+    _enqueue(kernel, config, stream_for(kernel.context, stream))
+
+
+@api
+def destroy_kernel(kernel: Kernel) -> None:
+    """R-3.6.2-06."""
+    kernel = check_kernel(kernel)
+    kernel.context.backend.host_call()
+    kernel.destroyed = True
+    kernel.args.clear()
