@@ -1,0 +1,1900 @@
+"""The OpenCL C kernel corpus: what each kernel is given, what it must produce, and how close is close enough.
+
+Every kernel in ``corpus/`` has one :class:`KernelCase`. A case is backend-neutral data, so the same cases run on
+a real OpenCL device (``pocl.py``) and, later, through the simulator's kernel executor:
+
+- ``make(rng)`` draws fresh random inputs and returns a :class:`Launch` ``(args, global_size, local_size)``.
+  ``args`` is ordered like the kernel's parameters and keyed by the parameter names; each value is a
+  :class:`Buffer` (a NumPy array uploaded as the buffer's initial content: inputs, in/out buffers and the
+  sentinel-filled contents of output buffers alike), a :class:`Local` (``__local`` pointer argument of
+  ``nbytes``) or a :class:`Scalar` (a value with its NumPy dtype: ``int`` is ``np.int32``, ``uint``
+  ``np.uint32``, ``ulong`` ``np.uint64``, ``float`` ``np.float32``).
+- ``reference(inputs)`` computes the expected final contents of every output buffer (``access`` ``"out"`` or
+  ``"inout"``) from the initial contents, in float64 for float data and exactly for integer data.
+- ``tolerances`` gives one :class:`Tolerance` per output buffer with the reasoning behind it; :func:`compare`
+  applies it.
+
+Every :class:`BugCase` is a kernel from ``bugs/`` with one planted fault, the check the simulator must report
+for it and the source line it must name.
+
+Notes for a harness:
+
+- ``local_size`` is always given and must be used as is: several kernels size ``__local`` arrays with a
+  ``#define`` equal to the work-group size (``WG``/``TS``/``TILE``) or build power-of-two trees. Every work-group
+  has at most 256 work-items and uses at most 16 KiB of local memory, so all cases fit the ``wia-tiny`` model.
+- ``global_offset`` (only ``ndrange_info``) is the NDRange's global work offset (``get_global_offset``).
+- ``options`` are OpenCL build options; only ``-D NAME`` / ``-D NAME=VALUE`` are used.
+- ``size_t`` is 64 bits wide (as on every 64-bit OpenCL device); ``ulong_mix`` relies on it wrapping modulo 2**64.
+- Buffers are uploaded as raw bytes of their arrays; outputs are read back into arrays of the same shape and
+  dtype. Output buffers start as NaN (float) or 0xDEADBEEF / -559038737 (integer) sentinels.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, NamedTuple, get_args
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+CORPUS_DIR = HERE / "corpus"
+BUGS_DIR = HERE / "bugs"
+
+EPS32 = float(np.finfo(np.float32).eps)  # 2**-23: one ulp of 1.0f; u = EPS32 / 2 is the unit roundoff
+
+Access = Literal["in", "out", "inout"]
+Space = Literal["global", "constant"]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Argument descriptions
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class Buffer:
+    """A ``__global`` or ``__constant`` pointer argument; ``array`` (C-contiguous) is the buffer's initial content.
+
+    The buffer holds exactly ``array.nbytes`` bytes: an access past it is out of bounds. The kernel's pointer type
+    may be a vector type over the same scalar type (``float4*`` over a float32 array of shape ``(n, 4)``)."""
+
+    array: np.ndarray
+    access: Access = "in"
+    space: Space = "global"
+
+    def __post_init__(self) -> None:
+        if self.access not in ("in", "out", "inout"):
+            raise ValueError(f"access must be in/out/inout, got {self.access!r}")
+        if self.space not in ("global", "constant"):
+            raise ValueError(f"space must be global/constant, got {self.space!r}")
+        if self.space == "constant" and self.access != "in":
+            raise ValueError("a __constant buffer is read-only (access='in')")
+        if not self.array.flags.c_contiguous or self.array.size == 0:
+            raise ValueError("a buffer's array must be C-contiguous and not empty")
+
+
+@dataclass(frozen=True)
+class Local:
+    """A ``__local`` pointer argument: ``nbytes`` of work-group local memory, allocated per work-group."""
+
+    nbytes: int
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A by-value argument: ``value`` converted to ``dtype`` (a NumPy scalar type)."""
+
+    value: int | float
+    dtype: type[np.generic]
+
+    def numpy(self) -> np.generic:
+        return np.dtype(self.dtype).type(self.value)
+
+
+Arg = Buffer | Local | Scalar
+
+
+class Launch(NamedTuple):
+    """What ``make(rng)`` returns: the arguments in kernel order and the NDRange (OpenCL style: global sizes are
+    multiples of local sizes, as OpenCL 1.2 requires)."""
+
+    args: dict[str, Arg]
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...] | None
+
+
+class Inputs(dict[str, Any]):
+    """What ``reference`` reads: argument name -> initial value (a copy of a buffer's array, a NumPy scalar for a
+    scalar, the byte count for a ``__local`` argument), plus the launch geometry as attributes."""
+
+    def __init__(self, launch: Launch, global_offset: tuple[int, ...] | None) -> None:
+        super().__init__()
+        for name, arg in launch.args.items():
+            if isinstance(arg, Buffer):
+                self[name] = arg.array.copy()
+            elif isinstance(arg, Scalar):
+                self[name] = arg.numpy()
+            else:
+                self[name] = arg.nbytes
+        self.global_size = launch.global_size
+        self.local_size = launch.local_size
+        self.global_offset = global_offset or (0,) * len(launch.global_size)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Tolerances
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far an output may be from the float64 reference.
+
+    ``exact``: integer (or bit-exact float) outputs must be equal. Otherwise an element passes when
+    ``|actual - expected| <= ulp * ulp32(expected) + atol``, where ``ulp32(e)`` is the float32 spacing at ``|e|``
+    (so ``ulp=0.5`` means "correctly rounded") and ``atol`` is a number or a function of the inputs giving a
+    per-element bound, usually ``k * EPS32 * (sum of the magnitudes of the terms)``: the classic forward error
+    bound of a k-operation float32 sum or dot product. NaN expected means "not written": the element must still
+    hold the NaN sentinel it was given."""
+
+    reason: str
+    exact: bool = False
+    ulp: float = 0.0
+    atol: float | Callable[[Inputs], Any] = 0.0
+
+
+def exact(reason: str = "integer results are exact") -> Tolerance:
+    return Tolerance(reason=reason, exact=True)
+
+
+CORRECTLY_ROUNDED = Tolerance(
+    ulp=0.5,
+    reason="one correctly rounded float32 operation per element (+, -, *, fma, or none at all): "
+    "within half an ulp of the exact result",
+)
+
+
+def ulp32(values: np.ndarray) -> np.ndarray:
+    """The float32 spacing at |values| (float64 array in, float64 array out)."""
+    mags = np.abs(np.asarray(values, dtype=np.float64)).astype(np.float32)
+    return np.spacing(mags).astype(np.float64)
+
+
+def compare(name: str, actual: np.ndarray, expected: np.ndarray, tol: Tolerance, inputs: Inputs) -> str | None:
+    """None when ``actual`` is within ``tol`` of ``expected``, else a message naming the worst element."""
+    actual = np.asarray(actual)
+    expected = np.asarray(expected)
+    if actual.shape != expected.shape:
+        return f"{name}: shape {actual.shape}, expected {expected.shape}"
+    if tol.exact:
+        if actual.dtype.kind == "f":
+            ok = (actual == expected) | (np.isnan(actual) & np.isnan(expected))
+        else:
+            ok = actual == expected
+        if ok.all():
+            return None
+        bad = np.flatnonzero(~ok.reshape(-1))
+        at = np.unravel_index(bad[0], actual.shape)
+        return (
+            f"{name}: {bad.size} of {actual.size} elements differ; first at {tuple(int(i) for i in at)}: "
+            f"got {actual[at]!r}, expected {expected[at]!r}"
+        )
+    got = actual.astype(np.float64)
+    want = expected.astype(np.float64)
+    unwritten = np.isnan(want)
+    atol = tol.atol(inputs) if callable(tol.atol) else tol.atol
+    bound = tol.ulp * ulp32(np.where(unwritten, 0.0, want)) * (1 + 2.0**-20) + np.broadcast_to(atol, want.shape)
+    with np.errstate(invalid="ignore"):
+        err = np.abs(got - want)
+        ok = np.where(unwritten, np.isnan(got), err <= bound)
+    if ok.all():
+        return None
+    bad = np.flatnonzero(~ok.reshape(-1))
+    flat_err = np.where(np.isnan(err), np.inf, err).reshape(-1)
+    worst = bad[np.argmax(flat_err[bad])]
+    at = np.unravel_index(worst, actual.shape)
+    ulps = err[at] / ulp32(want[at]) if not unwritten[at] else float("nan")
+    return (
+        f"{name}: {bad.size} of {actual.size} elements out of tolerance ({tol.reason}); worst at "
+        f"{tuple(int(i) for i in at)}: got {got[at]!r}, expected {want[at]!r}, error {err[at]:.3g} "
+        f"({ulps:.3g} ulp), allowed {np.broadcast_to(bound, want.shape)[at]:.3g}"
+    )
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Cases
+# --------------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KernelCase:
+    name: str
+    file: str  # relative to corpus/
+    kernel: str  # the __kernel function's name
+    exercises: str
+    make: Callable[[np.random.Generator], Launch]
+    reference: Callable[[Inputs], dict[str, np.ndarray]]
+    tolerances: Mapping[str, Tolerance]
+    options: str = ""  # build options, e.g. "-D DEGREE=5"
+    global_offset: tuple[int, ...] | None = None  # passed as the NDRange's global work offset
+
+    @property
+    def path(self) -> Path:
+        return CORPUS_DIR / self.file
+
+    def source(self) -> str:
+        return self.path.read_text()
+
+    def draw(self, rng: np.random.Generator) -> Launch:
+        """``make(rng)`` with its geometry and outputs checked against the case."""
+        launch = Launch(*self.make(rng))
+        check_geometry(self.name, launch)
+        outs = output_names(launch)
+        if set(outs) != set(self.tolerances):
+            raise AssertionError(f"{self.name}: outputs {outs} but tolerances for {sorted(self.tolerances)}")
+        return launch
+
+    def inputs(self, launch: Launch) -> Inputs:
+        return Inputs(launch, self.global_offset)
+
+    def check(self, launch: Launch, outputs: Mapping[str, np.ndarray]) -> list[str]:
+        """Compare ``outputs`` (name -> final buffer contents) with the reference; one message per failing output."""
+        inputs = self.inputs(launch)
+        expected = self.reference(inputs)
+        failures = []
+        for name, tol in self.tolerances.items():
+            arg = launch.args[name]
+            assert isinstance(arg, Buffer)
+            got = outputs[name]
+            if got.dtype != arg.array.dtype:
+                failures.append(f"{name}: dtype {got.dtype}, expected {arg.array.dtype}")
+                continue
+            message = compare(name, got, np.asarray(expected[name]).reshape(arg.array.shape), tol, inputs)
+            if message:
+                failures.append(message)
+        return failures
+
+
+def output_names(launch: Launch) -> list[str]:
+    return [n for n, a in launch.args.items() if isinstance(a, Buffer) and a.access in ("out", "inout")]
+
+
+def check_geometry(name: str, launch: Launch) -> None:
+    g, loc = launch.global_size, launch.local_size
+    if not 1 <= len(g) <= 3 or any(v < 1 for v in g):
+        raise AssertionError(f"{name}: bad global size {g}")
+    if loc is not None:
+        if len(loc) != len(g) or any(gi % li for gi, li in zip(g, loc, strict=True)):
+            raise AssertionError(f"{name}: global size {g} is not a multiple of local size {loc}")
+        if math.prod(loc) > 256:
+            raise AssertionError(f"{name}: work-group {loc} is larger than 256 work-items (wia-tiny's limit)")
+    local_bytes = sum(a.nbytes for a in launch.args.values() if isinstance(a, Local))
+    if local_bytes > 16 * 1024:
+        raise AssertionError(f"{name}: {local_bytes} bytes of __local arguments")
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Helpers for the makers and references
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _round_up(n: int, m: int) -> int:
+    return -(-n // m) * m
+
+
+def _size(rng: np.random.Generator, lo: int, hi: int, avoid_multiple_of: int | None = None) -> int:
+    """A size in [lo, hi); when ``avoid_multiple_of`` is given, never a multiple of it (so the last work-group
+    is partly past the end and bound checks matter)."""
+    n = int(rng.integers(lo, hi))
+    if avoid_multiple_of and n % avoid_multiple_of == 0:
+        n += 1
+    return n
+
+
+def _uniform(rng: np.random.Generator, lo: float, hi: float, shape: Any) -> np.ndarray:
+    return rng.uniform(lo, hi, shape).astype(np.float32)
+
+
+def _signed(rng: np.random.Generator, lo: float, hi: float, shape: Any) -> np.ndarray:
+    """Magnitudes in [lo, hi) with random signs: no zeros, no denormals."""
+    mags = rng.uniform(lo, hi, shape)
+    return np.where(rng.random(shape) < 0.5, -mags, mags).astype(np.float32)
+
+
+def _log_uniform(rng: np.random.Generator, lo: float, hi: float, shape: Any) -> np.ndarray:
+    return np.exp(rng.uniform(np.log(lo), np.log(hi), shape)).astype(np.float32)
+
+
+def _nan_out(shape: Any) -> Buffer:
+    """An output buffer filled with NaN, so an element the kernel fails to write is caught."""
+    return Buffer(np.full(shape, np.nan, np.float32), "out")
+
+
+def _sentinel_out(shape: Any, dtype: type[np.generic]) -> Buffer:
+    """An integer output buffer filled with a recognizable value (-559038737 / 0xDEADBEEF)."""
+    value = 0xDEADBEEF if np.dtype(dtype).kind == "u" else -559038737
+    return Buffer(np.full(shape, value, dtype), "out")
+
+
+def _i32(v: int) -> Scalar:
+    return Scalar(int(v), np.int32)
+
+
+def _u32(v: int) -> Scalar:
+    return Scalar(int(v), np.uint32)
+
+
+def _f32(v: float) -> Scalar:
+    return Scalar(float(np.float32(v)), np.float32)
+
+
+def _f64(a: Any) -> np.ndarray:
+    return np.asarray(a, dtype=np.float64)
+
+
+M32 = (1 << 32) - 1
+M64 = (1 << 64) - 1
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Vector operations
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _make_vector_add(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 1000, 4000, 64)
+    args = {
+        "a": Buffer(_signed(rng, 0.01, 100.0, n)),
+        "b": Buffer(_signed(rng, 0.01, 100.0, n)),
+        "c": _nan_out(n),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_vector_add(i: Inputs) -> dict[str, np.ndarray]:
+    return {"c": _f64(i["a"]) + _f64(i["b"])}
+
+
+def _make_saxpy(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 1000, 4000, 128)
+    args = {
+        "a": _f32(float(_signed(rng, 0.5, 3.0, 1)[0])),
+        "x": Buffer(_signed(rng, 0.01, 10.0, n)),
+        "y": Buffer(_signed(rng, 0.01, 10.0, n), "inout"),
+        "n": _u32(n),
+    }
+    return Launch(args, (_round_up(n, 128),), (128,))
+
+
+def _ref_saxpy(i: Inputs) -> dict[str, np.ndarray]:
+    return {"y": float(i["a"]) * _f64(i["x"]) + _f64(i["y"])}
+
+
+def _make_scale_shift(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 1000, 4000, 64)
+    extra = int(rng.integers(1, 40))  # elements past n that the kernel must leave alone
+    args = {
+        "x": Buffer(_signed(rng, 0.01, 50.0, n + extra), "inout"),
+        "idx": Buffer(rng.integers(-(10**6), 10**6, n + extra).astype(np.int32), "inout"),
+        "alpha": _f32(float(_signed(rng, 0.1, 4.0, 1)[0])),
+        "offset": _i32(int(rng.integers(-(10**5), 10**5))),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_scale_shift(i: Inputs) -> dict[str, np.ndarray]:
+    n = int(i["n"])
+    x = _f64(i["x"])
+    x[:n] *= float(i["alpha"])
+    idx = i["idx"].copy()
+    idx[:n] += i["offset"]
+    return {"x": x, "idx": idx}
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Element-wise math built-ins
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _make_math_unary(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 1000, 3000, 64)
+    args: dict[str, Arg] = {
+        "x": Buffer(_log_uniform(rng, 0.1, 100.0, n)),
+        "y": Buffer(_signed(rng, 0.001, 4.0, n)),
+        "t": Buffer(_signed(rng, 0.001, 10.0, n)),
+    }
+    for out in ("sqrt", "rsqrt", "exp", "log", "pow", "sin", "cos"):
+        args[f"out_{out}"] = _nan_out(n)
+    args["n"] = _i32(n)
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_math_unary(i: Inputs) -> dict[str, np.ndarray]:
+    x, y, t = _f64(i["x"]), _f64(i["y"]), _f64(i["t"])
+    return {
+        "out_sqrt": np.sqrt(x),
+        "out_rsqrt": 1.0 / np.sqrt(x),
+        "out_exp": np.exp(y),
+        "out_log": np.log(x),
+        "out_pow": np.power(x, y),
+        "out_sin": np.sin(t),
+        "out_cos": np.cos(t),
+    }
+
+
+def _spec_ulp(ulp: float, builtin: str) -> Tolerance:
+    return Tolerance(ulp=ulp, reason=f"OpenCL 1.2 section 7.4 (single precision): {builtin} <= {ulp:g} ulp")
+
+
+def _make_math_misc(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 1000, 3000, 64)
+    args = {
+        "a": Buffer(_signed(rng, 0.001, 2.0, n)),
+        "b": Buffer(_signed(rng, 0.001, 2.0, n)),
+        "c": Buffer(_signed(rng, 0.001, 2.0, n)),
+        "p": Buffer(rng.integers(-1000, 1001, n).astype(np.int32)),
+        "q": Buffer(rng.integers(-1000, 1001, n).astype(np.int32)),
+        "out_f": _nan_out((n, 6)),
+        "out_i": _sentinel_out((n, 4), np.int32),
+        "out_mad": _nan_out(n),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_math_misc(i: Inputs) -> dict[str, np.ndarray]:
+    a, b, c = _f64(i["a"]), _f64(i["b"]), _f64(i["c"])
+    p, q = i["p"], i["q"]
+    out_f = np.stack(
+        [np.abs(a), np.minimum(a, b), np.maximum(a, b), a * b + c, np.clip(a, -0.5, 0.75), np.where(p > q, b, a)],
+        axis=1,
+    )
+    out_i = np.stack([np.minimum(p, q), np.maximum(p, q), np.clip(p, -100, 100), np.abs(p)], axis=1)
+    return {"out_f": out_f, "out_i": out_i.astype(np.int32), "out_mad": a * b + c}
+
+
+def _make_float4_geometry(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 2000, 64)
+    args = {
+        "p": Buffer(_signed(rng, 0.01, 10.0, 4 * n)),
+        "q": Buffer(_signed(rng, 0.01, 10.0, 4 * n)),
+        "out_vec": _nan_out(4 * n),
+        "out_dot": _nan_out(n),
+        "out_len": _nan_out(n),
+        "out_mix": _nan_out((n, 4)),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _float4_parts(i: Inputs) -> tuple[np.ndarray, np.ndarray]:
+    return _f64(i["p"]).reshape(-1, 4), _f64(i["q"]).reshape(-1, 4)
+
+
+def _ref_float4_geometry(i: Inputs) -> dict[str, np.ndarray]:
+    a, b = _float4_parts(i)
+    vec = np.stack([2 * a[:, 3] + b[:, 0], 2 * a[:, 2] + b[:, 1], 2 * a[:, 0] + b[:, 3], a[:, 0] - b[:, 3]], axis=1)
+    mix = np.stack([a[:, 0] * a[:, 0], b[:, 1] * a[:, 2], a[:, 2] * b[:, 1], b[:, 3]], axis=1)
+    return {
+        "out_vec": vec.reshape(-1),
+        "out_dot": (a * b).sum(axis=1),
+        "out_len": np.sqrt(((a - b) ** 2).sum(axis=1)),
+        "out_mix": mix,
+    }
+
+
+def _dot4_bound(i: Inputs) -> np.ndarray:
+    a, b = _float4_parts(i)
+    return 4 * EPS32 * np.abs(a * b).sum(axis=1)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Integer kernels
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _make_uint_hash(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 1000, 4000, 64)
+    args = {
+        "keys": Buffer(rng.integers(1, 1 << 32, n, dtype=np.uint64).astype(np.uint32)),
+        "shifts": Buffer(rng.integers(0, 64, n).astype(np.uint32)),
+        "hashes": _sentinel_out(n, np.uint32),
+        "mixed": _sentinel_out(n, np.uint32),
+        "counts": _sentinel_out(2 * n, np.uint32),
+        "seed": _u32(int(rng.integers(1, 1 << 32, dtype=np.uint64))),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _fmix32(h: np.ndarray) -> np.ndarray:
+    h = h ^ (h >> np.uint64(16))
+    h = (h * np.uint64(0x85EBCA6B)) & np.uint64(M32)
+    h = h ^ (h >> np.uint64(13))
+    h = (h * np.uint64(0xC2B2AE35)) & np.uint64(M32)
+    return h ^ (h >> np.uint64(16))
+
+
+def _rotl32(k: np.ndarray, s: np.ndarray) -> np.ndarray:
+    s = s.astype(np.uint64) & np.uint64(31)
+    return ((k << s) & np.uint64(M32)) | (k >> ((np.uint64(32) - s) & np.uint64(31)))
+
+
+def _ref_uint_hash(i: Inputs) -> dict[str, np.ndarray]:
+    k = i["keys"].astype(np.uint64)
+    s = i["shifts"].astype(np.uint64)
+    n = k.size
+    idx = np.arange(n, dtype=np.uint64)
+    seed = np.uint64(int(i["seed"]))
+    hashes = (_fmix32(k ^ seed) + idx * np.uint64(2654435761) + np.uint64((1 << 32) - 0x9E3779B9)) & np.uint64(M32)
+    m = _rotl32(k, s)  # (k << s) | (k >> (32 - s)) with OpenCL's shift counts taken modulo 32
+    m ^= _rotl32(k, np.full(n, 7, np.uint64)) & (~(k >> np.uint64(3)) & np.uint64(M32))
+    m = (m + (k & np.uint64(0x00FF00FF)) * np.uint64(257)) & np.uint64(M32)
+    bit_length = np.array([int(v).bit_length() for v in i["keys"]], dtype=np.uint32)
+    popcount = np.array([int(v).bit_count() for v in i["keys"]], dtype=np.uint32)
+    counts = np.stack([popcount, 32 - bit_length], axis=1).reshape(-1)
+    return {"hashes": hashes.astype(np.uint32), "mixed": m.astype(np.uint32), "counts": counts.astype(np.uint32)}
+
+
+def _make_ulong_mix(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 1000, 4000, 64)
+    args = {
+        "seeds": Buffer(rng.integers(1, 1 << 64, n, dtype=np.uint64)),
+        "out": _sentinel_out(n, np.uint64),
+        "folded": _sentinel_out(n, np.uint32),
+        "stride": Scalar(int(rng.integers(1 << 40, 1 << 64, dtype=np.uint64)), np.uint64),  # gid * stride wraps
+        "n": _u32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _splitmix64(z: int) -> int:
+    z = (z + 0x9E3779B97F4A7C15) & M64
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+    return z ^ (z >> 31)
+
+
+def _ref_ulong_mix(i: Inputs) -> dict[str, np.ndarray]:
+    n, stride = int(i["n"]), int(i["stride"])
+    seeds = [int(v) for v in i["seeds"]]
+    out = []
+    for gid in range(n):
+        j = ((gid * stride + 7) & M64) % n  # size_t arithmetic wraps modulo 2**64
+        out.append(_splitmix64((seeds[j] + gid) & M64))
+    folded = [((z >> 32) ^ z) & M32 for z in out]
+    return {"out": np.array(out, dtype=np.uint64), "folded": np.array(folded, dtype=np.uint32)}
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Matrix multiplication
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _make_matmul_tiled(rng: np.random.Generator) -> Launch:
+    m, n, k = (_size(rng, 17, 72, 16) for _ in range(3))
+    args = {
+        "M": _i32(m),
+        "N": _i32(n),
+        "K": _i32(k),
+        "A": Buffer(_signed(rng, 0.01, 1.0, (m, k))),
+        "B": Buffer(_signed(rng, 0.01, 1.0, (k, n))),
+        "C": _nan_out((m, n)),
+    }
+    return Launch(args, (_round_up(n, 16), _round_up(m, 16)), (16, 16))
+
+
+def _ref_matmul(i: Inputs) -> dict[str, np.ndarray]:
+    return {"C": _f64(i["A"]) @ _f64(i["B"])}
+
+
+def _matmul_bound(i: Inputs) -> np.ndarray:
+    # a K-term dot product accumulated in float32 (in any order, fused or not): |error| <= K u sum|a_ik b_kj|;
+    # K * EPS32 is that with a factor-2 margin
+    return int(i["K"]) * EPS32 * (np.abs(_f64(i["A"])) @ np.abs(_f64(i["B"])))
+
+
+def _make_sgemm_local_args(rng: np.random.Generator) -> Launch:
+    ts = 8
+    m, n, k = (_size(rng, 9, 60, ts) for _ in range(3))
+    args = {
+        "M": _i32(m),
+        "N": _i32(n),
+        "K": _i32(k),
+        "alpha": _f32(float(_signed(rng, 0.25, 2.0, 1)[0])),
+        "A": Buffer(_signed(rng, 0.01, 1.0, (m, k))),
+        "B": Buffer(_signed(rng, 0.01, 1.0, (k, n))),
+        "beta": _f32(float(_signed(rng, 0.25, 2.0, 1)[0])),
+        "C": Buffer(_signed(rng, 0.01, 1.0, (m, n)), "inout"),
+        "Asub": Local(ts * ts * 4),
+        "Bsub": Local(ts * ts * 4),
+    }
+    return Launch(args, (_round_up(n, ts), _round_up(m, ts)), (ts, ts))
+
+
+def _ref_sgemm(i: Inputs) -> dict[str, np.ndarray]:
+    return {"C": float(i["alpha"]) * (_f64(i["A"]) @ _f64(i["B"])) + float(i["beta"]) * _f64(i["C"])}
+
+
+def _sgemm_bound(i: Inputs) -> np.ndarray:
+    alpha, beta = abs(float(i["alpha"])), abs(float(i["beta"]))
+    ab = np.abs(_f64(i["A"])) @ np.abs(_f64(i["B"]))
+    # the K-term dot product, then alpha * acc, beta * C and their sum (three more roundings)
+    return alpha * _matmul_bound(i) + 2 * EPS32 * (alpha * ab + beta * np.abs(_f64(i["C"])))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Reductions and scans
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _make_reduce_sum(rng: np.random.Generator) -> Launch:
+    wg, groups = 128, int(rng.integers(3, 9))
+    n = _size(rng, 5000, 20000, wg)
+    args = {
+        "x": Buffer(_signed(rng, 0.001, 1.0, n)),
+        "partial": _nan_out(groups),
+        "scratch": Local(wg * 4),
+        "n": _i32(n),
+    }
+    return Launch(args, (wg * groups,), (wg,))
+
+
+def _per_item_strided(x: np.ndarray, total_items: int) -> np.ndarray:
+    """Sum over x[gid::total_items] for every gid (the grid-stride loop of each work-item)."""
+    padded = np.zeros(_round_up(x.size, total_items))
+    padded[: x.size] = x
+    return padded.reshape(-1, total_items).sum(axis=0)
+
+
+def _ref_reduce_sum(i: Inputs) -> dict[str, np.ndarray]:
+    (gsize,), (wg,) = i.global_size, i.local_size
+    return {"partial": _per_item_strided(_f64(i["x"]), gsize).reshape(-1, wg).sum(axis=1)}
+
+
+def _reduce_sum_bound(i: Inputs) -> np.ndarray:
+    (gsize,), (wg,) = i.global_size, i.local_size
+    per_item_terms = -(-int(i["n"]) // gsize)
+    abs_sums = _per_item_strided(np.abs(_f64(i["x"])), gsize).reshape(-1, wg).sum(axis=1)
+    # each partial: a sequential sum of per_item_terms values, then log2(wg) levels of pairwise sums
+    return (per_item_terms + math.log2(wg)) * EPS32 * abs_sums
+
+
+def _make_reduce_max(rng: np.random.Generator) -> Launch:
+    wg = 128
+    n = _size(rng, 3000, 9000, wg)
+    groups = -(-n // wg)
+    # values on a coarse grid so that maxima are often tied: the first index must win
+    x = (rng.integers(-800, 800, n) / 8.0).astype(np.float32)
+    args = {
+        "x": Buffer(x),
+        "group_max": _nan_out(groups),
+        "group_arg": _sentinel_out(groups, np.int32),
+        "n": _i32(n),
+    }
+    return Launch(args, (groups * wg,), (wg,))
+
+
+def _ref_reduce_max(i: Inputs) -> dict[str, np.ndarray]:
+    x = i["x"]
+    (wg,) = i.local_size
+    starts = range(0, x.size, wg)
+    return {
+        "group_max": np.array([x[s : s + wg].max() for s in starts], dtype=np.float64),
+        "group_arg": np.array([s + int(np.argmax(x[s : s + wg])) for s in starts], dtype=np.int32),
+    }
+
+
+def _make_reduce_atomic_int(rng: np.random.Generator) -> Launch:
+    wg = 128
+    n = _size(rng, 5000, 20000, wg)
+    args = {
+        "x": Buffer(rng.integers(-1000, 1001, n).astype(np.int32)),
+        "total": Buffer(np.array([rng.integers(-(10**6), 10**6)], dtype=np.int32), "inout"),
+        "positives": Buffer(np.array([rng.integers(1, 1000)], dtype=np.int32), "inout"),
+        "scratch": Local(wg * 4),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, wg),), (wg,))
+
+
+def _ref_reduce_atomic_int(i: Inputs) -> dict[str, np.ndarray]:
+    x = i["x"].astype(np.int64)
+    return {
+        "total": (i["total"] + x.sum()).astype(np.int32),
+        "positives": (i["positives"] + (x > 0).sum()).astype(np.int32),
+    }
+
+
+def _make_scan_hillis_steele(rng: np.random.Generator) -> Launch:
+    wg = 64
+    n = _size(rng, 1000, 5000, wg)
+    groups = -(-n // wg)
+    args = {
+        "x": Buffer(rng.integers(-100, 101, n).astype(np.int32)),
+        "y": _sentinel_out(n, np.int32),
+        "block_sums": _sentinel_out(groups, np.int32),
+        "buf_a": Local(wg * 4),
+        "buf_b": Local(wg * 4),
+        "n": _i32(n),
+    }
+    return Launch(args, (groups * wg,), (wg,))
+
+
+def _blocks(x: np.ndarray, size: int, fill: Any = 0) -> np.ndarray:
+    padded = np.full(_round_up(x.size, size), fill, dtype=x.dtype)
+    padded[: x.size] = x
+    return padded.reshape(-1, size)
+
+
+def _ref_scan_hillis_steele(i: Inputs) -> dict[str, np.ndarray]:
+    x = i["x"]
+    (wg,) = i.local_size
+    scanned = np.cumsum(_blocks(x.astype(np.int64), wg), axis=1)
+    return {"y": scanned.reshape(-1)[: x.size].astype(np.int32), "block_sums": scanned[:, -1].astype(np.int32)}
+
+
+def _make_scan_blelloch(rng: np.random.Generator) -> Launch:
+    wg = 64
+    n = _size(rng, 1000, 5000, 2 * wg)
+    groups = -(-n // (2 * wg))
+    args = {
+        "x": Buffer(_signed(rng, 0.001, 1.0, n)),
+        "y": _nan_out(n),
+        "block_sums": _nan_out(groups),
+        "n": _i32(n),
+    }
+    return Launch(args, (groups * wg,), (wg,))
+
+
+def _ref_scan_blelloch(i: Inputs) -> dict[str, np.ndarray]:
+    x = _f64(i["x"])
+    (wg,) = i.local_size
+    blocks = _blocks(x, 2 * wg)
+    inclusive = np.cumsum(blocks, axis=1)
+    exclusive = inclusive - blocks
+    return {"y": exclusive.reshape(-1)[: x.size], "block_sums": inclusive[:, -1]}
+
+
+def _scan_blelloch_bounds(i: Inputs) -> tuple[np.ndarray, np.ndarray]:
+    (wg,) = i.local_size
+    x = _f64(i["x"])
+    abs_prefix = np.cumsum(_blocks(np.abs(x), 2 * wg), axis=1)
+    # every output is built by at most log2(2 wg) up-sweep and log2(2 wg) down-sweep additions of partial sums
+    # of the block's prefix: |error| <= 2 log2(2 wg) u sum|x| over the prefix (inclusive, to be generous)
+    levels = 2 * math.log2(2 * wg)
+    return levels * EPS32 * abs_prefix.reshape(-1)[: x.size], levels * EPS32 * abs_prefix[:, -1]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Histograms and radix sort
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _make_histogram_global(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 3000, 10000, 64)
+    args = {
+        "keys": Buffer(rng.integers(1, 1 << 32, n, dtype=np.uint64).astype(np.uint32)),
+        "bins": Buffer(rng.integers(0, 1000, 256).astype(np.uint32), "inout"),
+        "shift": _u32(int(rng.choice([0, 8, 16, 24]))),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_histogram_global(i: Inputs) -> dict[str, np.ndarray]:
+    digits = (i["keys"] >> np.uint32(i["shift"])) & np.uint32(0xFF)
+    return {"bins": (i["bins"] + np.bincount(digits, minlength=256)).astype(np.uint32)}
+
+
+def _make_histogram_local(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 5000, 20000, 64)
+    groups = int(rng.integers(3, 8))
+    # a skewed byte distribution: some bins are hot, some stay empty in some groups
+    data = np.minimum(rng.exponential(60.0, n), 255).astype(np.uint8)
+    data[0] = 255
+    args = {
+        "data": Buffer(data),
+        "bins": Buffer(rng.integers(0, 1000, 64).astype(np.uint32), "inout"),
+        "n": _i32(n),
+    }
+    return Launch(args, (64 * groups,), (64,))
+
+
+def _ref_histogram_local(i: Inputs) -> dict[str, np.ndarray]:
+    return {"bins": (i["bins"] + np.bincount(i["data"] >> 2, minlength=64)).astype(np.uint32)}
+
+
+def _make_radix_count(rng: np.random.Generator) -> Launch:
+    wg = 64
+    n = _size(rng, 2000, 8000, wg)
+    groups = -(-n // wg)
+    args = {
+        "keys": Buffer(rng.integers(1, 1 << 32, n, dtype=np.uint64).astype(np.uint32)),
+        "counts": _sentinel_out(16 * groups, np.uint32),
+        "shift": _u32(4 * int(rng.integers(0, 8))),
+        "n": _i32(n),
+    }
+    return Launch(args, (groups * wg,), (wg,))
+
+
+def _ref_radix_count(i: Inputs) -> dict[str, np.ndarray]:
+    (wg,) = i.local_size
+    keys = i["keys"]
+    digits = ((keys >> np.uint32(i["shift"])) & np.uint32(15)).astype(np.int64)
+    groups = -(-keys.size // wg)
+    counts = np.zeros((16, groups), dtype=np.uint32)
+    for g in range(groups):
+        counts[:, g] = np.bincount(digits[g * wg : (g + 1) * wg], minlength=16)
+    return {"counts": counts.reshape(-1)}
+
+
+def _make_radix_split(rng: np.random.Generator) -> Launch:
+    wg = 128
+    n = _size(rng, 1000, 4000, wg)
+    gsize = _round_up(n, wg)
+    args = {
+        "keys": Buffer(rng.integers(1, (1 << 32) - 1, n, dtype=np.uint64).astype(np.uint32)),
+        "out": _sentinel_out(gsize, np.uint32),
+        "bit": _u32(int(rng.integers(0, 32))),
+        "n": _i32(n),
+    }
+    return Launch(args, (gsize,), (wg,))
+
+
+def _ref_radix_split(i: Inputs) -> dict[str, np.ndarray]:
+    (wg,) = i.local_size
+    blocks = _blocks(i["keys"], wg, fill=np.uint32(0xFFFFFFFF))
+    is_one = ((blocks >> np.uint32(i["bit"])) & np.uint32(1)).astype(bool)
+    rows = [np.concatenate([b[~o], b[o]]) for b, o in zip(blocks, is_one, strict=True)]  # stable partition
+    return {"out": np.concatenate(rows).astype(np.uint32)}
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Layout and stencils
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _make_transpose_local(rng: np.random.Generator) -> Launch:
+    rows, cols = _size(rng, 20, 75, 16), _size(rng, 20, 75, 16)
+    args = {
+        "src": Buffer(_signed(rng, 0.01, 100.0, (rows, cols))),
+        "dst": _nan_out((cols, rows)),
+        "rows": _i32(rows),
+        "cols": _i32(cols),
+    }
+    return Launch(args, (_round_up(cols, 16), _round_up(rows, 16)), (16, 16))
+
+
+def _ref_transpose_local(i: Inputs) -> dict[str, np.ndarray]:
+    return {"dst": i["src"].T.copy()}
+
+
+def _make_stencil_1d(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 4000, 64)
+    args = {
+        "x": Buffer(_signed(rng, 0.01, 10.0, n)),
+        "out": _nan_out(n),
+        "wl": _f32(rng.uniform(0.1, 0.5)),
+        "wc": _f32(rng.uniform(-1.0, -0.5)),
+        "wr": _f32(rng.uniform(0.1, 0.5)),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _stencil_1d_terms(i: Inputs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x = _f64(i["x"])
+    padded = np.concatenate([[0.0], x, [0.0]])
+    return float(i["wl"]) * padded[:-2], float(i["wc"]) * x, float(i["wr"]) * padded[2:]
+
+
+def _ref_stencil_1d(i: Inputs) -> dict[str, np.ndarray]:
+    left, centre, right = _stencil_1d_terms(i)
+    return {"out": left + centre + right}
+
+
+def _stencil_1d_bound(i: Inputs) -> np.ndarray:
+    # three products and two additions: |error| <= 3 u sum|terms|, i.e. 1.5 EPS32; 2 EPS32 for margin
+    return 2 * EPS32 * sum(np.abs(t) for t in _stencil_1d_terms(i))
+
+
+def _make_stencil_2d(rng: np.random.Generator) -> Launch:
+    rows, cols = _size(rng, 20, 60, 8), _size(rng, 20, 60, 8)
+    args = {
+        "u": Buffer(_signed(rng, 0.01, 10.0, (rows, cols))),
+        "v": _nan_out((rows, cols)),
+        "rows": _i32(rows),
+        "cols": _i32(cols),
+        "c": _f32(rng.uniform(0.2, 0.6)),
+        "e": _f32(rng.uniform(0.05, 0.2)),
+    }
+    return Launch(args, (_round_up(cols, 8), _round_up(rows, 8)), (8, 8))
+
+
+def _ref_stencil_2d(i: Inputs) -> dict[str, np.ndarray]:
+    u = _f64(i["u"])
+    v = u.copy()
+    around = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]
+    v[1:-1, 1:-1] = float(i["c"]) * u[1:-1, 1:-1] + float(i["e"]) * around
+    return {"v": v}
+
+
+def _stencil_2d_bound(i: Inputs) -> np.ndarray:
+    u = np.abs(_f64(i["u"]))
+    bound = np.zeros_like(u)
+    around = u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]
+    # 3 additions for the neighbours, 2 products, 1 addition: |error| <= 6 u sum|terms| = 3 EPS32 sum|terms|
+    bound[1:-1, 1:-1] = 3 * EPS32 * (abs(float(i["c"])) * u[1:-1, 1:-1] + abs(float(i["e"])) * around)
+    return bound
+
+
+def _make_conv2d_constant(rng: np.random.Generator) -> Launch:
+    h, w = _size(rng, 16, 40, 4), _size(rng, 16, 50, 16)
+    filt = _signed(rng, 0.01, 1.0, 25)
+    args = {
+        "img": Buffer(_signed(rng, 0.01, 10.0, (3, h, w))),
+        "filt": Buffer(filt / np.float32(np.abs(filt).sum()), space="constant"),
+        "out": _nan_out((3, h, w)),
+        "height": _i32(h),
+        "width": _i32(w),
+    }
+    return Launch(args, (_round_up(w, 16), _round_up(3 * h, 4)), (16, 4))
+
+
+_CHANNEL_GAIN = np.array([1.0, 0.5, 2.0])
+
+
+def _conv2d(img: np.ndarray, filt: np.ndarray) -> np.ndarray:
+    _, h, w = img.shape
+    padded = np.pad(img, ((0, 0), (2, 2), (2, 2)), mode="edge")  # clamp-to-edge addressing
+    acc = np.zeros_like(img)
+    for dy in range(5):
+        for dx in range(5):
+            acc += filt[dy * 5 + dx] * padded[:, dy : dy + h, dx : dx + w]
+    return acc * _CHANNEL_GAIN[:, None, None]
+
+
+def _ref_conv2d_constant(i: Inputs) -> dict[str, np.ndarray]:
+    return {"out": _conv2d(_f64(i["img"]), _f64(i["filt"]))}
+
+
+def _conv2d_bound(i: Inputs) -> np.ndarray:
+    # a 25-term dot product per pixel (|error| <= 25 u sum|f p|, with a factor-2 margin); the gains are powers of 2
+    return 25 * EPS32 * _conv2d(np.abs(_f64(i["img"])), np.abs(_f64(i["filt"])))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Row-wise ML kernels
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _make_softmax_rows(rng: np.random.Generator) -> Launch:
+    rows, cols = int(rng.integers(4, 12)), _size(rng, 65, 300, 64)
+    args = {
+        "x": Buffer(_signed(rng, 0.001, 8.0, (rows, cols))),
+        "y": _nan_out((rows, cols)),
+        "cols": _i32(cols),
+    }
+    return Launch(args, (64 * rows,), (64,))
+
+
+def _ref_softmax_rows(i: Inputs) -> dict[str, np.ndarray]:
+    x = _f64(i["x"])
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return {"y": e / e.sum(axis=1, keepdims=True)}
+
+
+def _make_layernorm_rows(rng: np.random.Generator) -> Launch:
+    rows, cols, wg = int(rng.integers(3, 10)), _size(rng, 70, 400, 64), 64
+    shift = rng.uniform(-5, 5, (rows, 1))  # rows with a nonzero mean
+    args = {
+        "x": Buffer((_signed(rng, 0.001, 3.0, (rows, cols)) + shift).astype(np.float32)),
+        "gamma": Buffer(_uniform(rng, 0.5, 1.5, cols)),
+        "beta": Buffer(_signed(rng, 0.001, 0.5, cols)),
+        "y": _nan_out((rows, cols)),
+        "red": Local(wg * 4),
+        "cols": _i32(cols),
+        "eps": _f32(1e-5),
+    }
+    return Launch(args, (wg * rows,), (wg,))
+
+
+def _layernorm_parts(i: Inputs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    x = _f64(i["x"])
+    mean = x.mean(axis=1, keepdims=True)
+    centred = x - mean
+    inv_std = 1.0 / np.sqrt((centred**2).mean(axis=1, keepdims=True) + float(i["eps"]))
+    return x, centred, inv_std
+
+
+def _ref_layernorm_rows(i: Inputs) -> dict[str, np.ndarray]:
+    _, centred, inv_std = _layernorm_parts(i)
+    return {"y": centred * inv_std * _f64(i["gamma"]) + _f64(i["beta"])}
+
+
+def _layernorm_bound(i: Inputs) -> np.ndarray:
+    x, centred, inv_std = _layernorm_parts(i)
+    (wg,) = i.local_size
+    cols = x.shape[1]
+    k = -(-cols // wg) + math.log2(wg)  # additions behind each sum: a strided loop, then the tree
+    gamma, beta = np.abs(_f64(i["gamma"])), np.abs(_f64(i["beta"]))
+    # the mean is off by k u mean|x| (the sum) plus 2.5 ulp (the division)
+    d_mean = k * EPS32 * np.abs(x).mean(axis=1, keepdims=True) + 3 * EPS32 * np.abs(x.mean(axis=1, keepdims=True))
+    # inv_std is off relatively by the variance's sum (k u), the division (2.5 ulp), + eps, rsqrt (2 ulp), all
+    # halved by the square root except rsqrt's own error
+    rel_inv = (k / 2 + 8) * EPS32
+    y_mag = np.abs(centred) * inv_std * gamma
+    # y = (x - mean) * inv_std * gamma + beta: the error of (x - mean) scaled, inv_std's relative error, and
+    # the roundings of the subtraction, two products and the sum; doubled for margin
+    return 2 * ((d_mean + EPS32 * np.abs(centred)) * inv_std * gamma + y_mag * (rel_inv + 2 * EPS32) + EPS32 * beta)
+
+
+def _make_bias_gelu_2d(rng: np.random.Generator) -> Launch:
+    rows, cols = _size(rng, 10, 50, 4), _size(rng, 30, 100, 16)
+    args = {
+        "x": Buffer(_signed(rng, 0.001, 4.0, (rows, cols))),
+        "bias": Buffer(_signed(rng, 0.001, 0.5, cols)),
+        "y": _nan_out((rows, cols)),
+        "rows": _i32(rows),
+        "cols": _i32(cols),
+    }
+    return Launch(args, (_round_up(cols, 16), _round_up(rows, 4)), (16, 4))
+
+
+_SQRT_2_OVER_PI = float(np.float32(0.7978845608028654))  # the kernel's float literal, rounded to float32
+
+
+def _gelu_parts(i: Inputs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    v = _f64(i["x"]) + _f64(i["bias"])
+    inner = _SQRT_2_OVER_PI * (v + float(np.float32(0.044715)) * v**3)
+    return v, inner, 0.5 * v * (1.0 + np.tanh(inner))
+
+
+def _ref_bias_gelu_2d(i: Inputs) -> dict[str, np.ndarray]:
+    return {"y": _gelu_parts(i)[2]}
+
+
+def _gelu_bound(i: Inputs) -> np.ndarray:
+    v, inner, y = _gelu_parts(i)
+    # v = x + bias is rounded (u|v|; gelu' <= 1.13 carries it through); inner has ~5 roundings (5 u |inner|,
+    # tanh' <= 1 carries it); tanh itself is within 5 ulp (OpenCL 1.2 section 7.4), at most 5 EPS32 below 1;
+    # 1 + tanh, 0.5 v and the final product round once each (3 u |y|). All doubled for margin.
+    tanh_err = 2.5 * EPS32 * np.abs(inner) + 5 * EPS32
+    return 2 * (1.13 * 0.5 * EPS32 * np.abs(v) + 0.5 * np.abs(v) * tanh_err + 1.5 * EPS32 * np.abs(y))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Preprocessor, control flow, atomics, NDRange queries
+# --------------------------------------------------------------------------------------------------------------
+
+
+def _make_box_filter_macros(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 4000, 64)
+    args = {
+        "x": Buffer(_signed(rng, 0.01, 10.0, n)),
+        "mean": _nan_out(n),
+        "mean_sq": _nan_out(n),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+_INV_WIDTH = float(np.float32(1.0) / np.float32(7))  # (1.0f / WIDTH) is folded in float32
+
+
+def _box_windows(i: Inputs) -> np.ndarray:
+    x = _f64(i["x"])
+    n = x.size
+    idx = np.clip(np.arange(n)[:, None] + np.arange(-3, 4)[None, :], 0, n - 1)
+    return x[idx]
+
+
+def _ref_box_filter_macros(i: Inputs) -> dict[str, np.ndarray]:
+    w = _box_windows(i)
+    return {"mean": w.sum(axis=1) * _INV_WIDTH, "mean_sq": (w**2).sum(axis=1) * _INV_WIDTH}
+
+
+def _box_bound(square: bool) -> Callable[[Inputs], np.ndarray]:
+    def bound(i: Inputs) -> np.ndarray:
+        w = np.abs(_box_windows(i))
+        terms = (w**2 if square else w).sum(axis=1)
+        # a 7-term sum (with 7 squares for mean_sq), then the multiply by the folded float32 1/7
+        return 8 * EPS32 * terms * _INV_WIDTH
+
+    return bound
+
+
+_POLY_DEGREE = 5
+
+
+def _make_poly_build_option(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 4000, 64)
+    args = {
+        "x": Buffer(_signed(rng, 0.001, 1.5, n)),
+        "coeffs": Buffer(_signed(rng, 0.05, 1.0, _POLY_DEGREE + 1), space="constant"),
+        "y": _nan_out(n),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _horner(coeffs: np.ndarray, x: np.ndarray) -> np.ndarray:
+    acc = np.full_like(x, coeffs[0])
+    for c in coeffs[1:]:
+        acc = acc * x + c
+    return acc
+
+
+def _ref_poly_build_option(i: Inputs) -> dict[str, np.ndarray]:
+    return {"y": np.maximum(_horner(_f64(i["coeffs"]), _f64(i["x"])), 0.0)}
+
+
+def _poly_bound(i: Inputs) -> np.ndarray:
+    # Horner's rule in float32: |error| <= 2 d u sum|c_k| |x|^k (Higham, Accuracy and Stability, 5.1) = d EPS32 ...;
+    # max(., 0) does not increase the error. Doubled for margin.
+    return 2 * _POLY_DEGREE * EPS32 * _horner(np.abs(_f64(i["coeffs"])), np.abs(_f64(i["x"])))
+
+
+def _make_control_flow(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 2000, 64)
+    args = {
+        "a": Buffer(rng.integers(1, 5001, n).astype(np.uint32)),
+        "b": Buffer(rng.integers(0, 5001, n).astype(np.uint32)),
+        "v": Buffer(rng.integers(-50, 51, n).astype(np.int32)),
+        "out": _sentinel_out((n, 5), np.int32),
+        "limit": _i32(int(rng.integers(10, 40))),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _collatz_steps(v: int) -> int:
+    steps = 0
+    while v != 1:
+        v = 3 * v + 1 if v & 1 else v >> 1
+        steps += 1
+    return steps
+
+
+def _first_above(v: list[int], start: int, limit: int) -> int:
+    for j in range(8):
+        if start + j >= len(v):
+            break
+        w = v[start + j]
+        if w < 0:
+            continue
+        if w == 0:
+            break
+        if w > limit:
+            return j
+    return -1
+
+
+def _ref_control_flow(i: Inputs) -> dict[str, np.ndarray]:
+    a, b, v = (i[k].tolist() for k in ("a", "b", "v"))
+    limit = int(i["limit"])
+    rows = [
+        [
+            _collatz_steps(ai),
+            math.gcd(ai, bi),
+            sum(int(d) for d in str((ai * 7919 + bi) & M32)),
+            _first_above(v, k, limit),
+            (ai > bi) - (ai < bi),
+        ]
+        for k, (ai, bi) in enumerate(zip(a, b, strict=True))
+    ]
+    return {"out": np.array(rows, dtype=np.int32)}
+
+
+def _make_float_atomic_add(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 2000, 8000, 64)
+    nbins = int(rng.integers(8, 40))
+    bin_of = np.minimum(rng.geometric(0.15, n) - 1, nbins - 1).astype(np.int32)  # a few hot bins
+    args = {
+        "bin_of": Buffer(bin_of),
+        "weight": Buffer(_signed(rng, 0.01, 1.0, n)),
+        "bins": Buffer(_signed(rng, 0.01, 10.0, nbins), "inout"),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_float_atomic_add(i: Inputs) -> dict[str, np.ndarray]:
+    bins = _f64(i["bins"])
+    return {"bins": bins + np.bincount(i["bin_of"], weights=_f64(i["weight"]), minlength=bins.size)}
+
+
+def _float_atomic_bound(i: Inputs) -> np.ndarray:
+    bins = np.abs(_f64(i["bins"]))
+    count = np.bincount(i["bin_of"], minlength=bins.size)
+    mass = bins + np.bincount(i["bin_of"], weights=np.abs(_f64(i["weight"])), minlength=bins.size)
+    # count additions in an order the atomics choose: |error| <= count u (|initial| + sum|w|); factor-2 margin
+    return count * EPS32 * mass
+
+
+def _make_atomic_minmax_xchg(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 1000, 5000, 64)
+    nseg = int(rng.integers(4, 32))
+    args = {
+        "vals": Buffer(rng.integers(-(10**6), 10**6, n).astype(np.int32)),
+        "seg": Buffer(rng.integers(0, nseg, n).astype(np.int32)),
+        "perm": Buffer(rng.permutation(n).astype(np.int32)),
+        "seg_min": Buffer(rng.integers(-(10**6), 10**6, nseg).astype(np.int32), "inout"),
+        "seg_max": Buffer(rng.integers(-(10**6), 10**6, nseg).astype(np.int32), "inout"),
+        "seg_bits": Buffer(rng.integers(0, 1 << 32, nseg, dtype=np.uint64).astype(np.uint32) & 0x0F0F0F0F, "inout"),
+        "slots": Buffer(rng.integers(-(10**6), 10**6, n).astype(np.int32), "inout"),
+        "old": _sentinel_out(n, np.int32),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_atomic_minmax_xchg(i: Inputs) -> dict[str, np.ndarray]:
+    vals, seg, perm = i["vals"], i["seg"], i["perm"]
+    seg_min, seg_max, seg_bits, slots = (i[k].copy() for k in ("seg_min", "seg_max", "seg_bits", "slots"))
+    np.minimum.at(seg_min, seg, vals)
+    np.maximum.at(seg_max, seg, vals)
+    np.bitwise_or.at(seg_bits, seg, (np.uint32(1) << (vals & 31).astype(np.uint32)).astype(np.uint32))
+    old = slots[perm].copy()
+    slots[perm] = vals
+    return {"seg_min": seg_min, "seg_max": seg_max, "seg_bits": seg_bits, "slots": slots, "old": old}
+
+
+_NDRANGE_OFFSET = (5, 3)
+
+
+def _make_ndrange_info(rng: np.random.Generator) -> Launch:
+    lx, ly = ((8, 4), (4, 8), (16, 2))[int(rng.integers(0, 3))]
+    gx, gy = lx * int(rng.integers(2, 6)), ly * int(rng.integers(2, 5))
+    return Launch({"info": _sentinel_out((gy, gx, 12), np.int32)}, (gx, gy), (lx, ly))
+
+
+def _ref_ndrange_info(i: Inputs) -> dict[str, np.ndarray]:
+    (gx, gy), (lx, ly), (ox, oy) = i.global_size, i.local_size, i.global_offset
+    info = np.zeros((gy, gx, 12), dtype=np.int32)
+    for row in range(gy):
+        for col in range(gx):
+            info[row, col] = [
+                2,
+                col + ox,
+                row + oy,
+                ox,
+                oy,
+                gx // lx,
+                gy // ly,
+                col // lx,
+                row // ly,
+                col % lx + 100 * (row % ly),
+                lx * 1000 + ly,
+                gx * 1000 + gy,
+            ]
+    return {"info": info}
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The corpus
+# --------------------------------------------------------------------------------------------------------------
+
+CASES: list[KernelCase] = [
+    KernelCase(
+        "vector_add",
+        "vector_add.cl",
+        "vector_add",
+        "1-D element-wise add, bound check against an NDRange rounded up",
+        _make_vector_add,
+        _ref_vector_add,
+        {"c": CORRECTLY_ROUNDED},
+    ),
+    KernelCase(
+        "saxpy",
+        "saxpy.cl",
+        "saxpy",
+        "float scalar argument, in/out buffer, uint bound against size_t index, a*x+y (may be contracted to fma)",
+        _make_saxpy,
+        _ref_saxpy,
+        {
+            "y": Tolerance(
+                ulp=0.5,
+                atol=lambda i: EPS32 * np.abs(float(i["a"]) * _f64(i["x"])),
+                reason="a * x + y: half an ulp for the sum, plus the product's rounding (u |a x|, doubled) when "
+                "the compiler does not contract to fma",
+            )
+        },
+    ),
+    KernelCase(
+        "scale_shift",
+        "scale_shift.cl",
+        "scale_shift",
+        "float and int scalars, two in/out buffers of different types, early return, elements past n untouched",
+        _make_scale_shift,
+        _ref_scale_shift,
+        {"x": CORRECTLY_ROUNDED, "idx": exact()},
+    ),
+    KernelCase(
+        "math_unary",
+        "math_unary.cl",
+        "math_unary",
+        "sqrt, rsqrt, exp, log, pow, sin, cos, each into its own buffer with its own ULP bound",
+        _make_math_unary,
+        _ref_math_unary,
+        {
+            "out_sqrt": _spec_ulp(3, "sqrt"),
+            "out_rsqrt": _spec_ulp(2, "rsqrt"),
+            "out_exp": _spec_ulp(3, "exp"),
+            "out_log": _spec_ulp(3, "log"),
+            "out_pow": _spec_ulp(16, "pow"),
+            "out_sin": _spec_ulp(4, "sin"),
+            "out_cos": _spec_ulp(4, "cos"),
+        },
+    ),
+    KernelCase(
+        "math_misc",
+        "math_misc.cl",
+        "math_misc",
+        "fabs, fmin, fmax, fma, clamp, select (float); min, max, clamp, abs (int); mad; rows written through a "
+        "__global pointer offset",
+        _make_math_misc,
+        _ref_math_misc,
+        {
+            "out_f": Tolerance(
+                ulp=0.5,
+                reason="fabs, fmin, fmax, clamp and select are exact and fma is correctly rounded (OpenCL 1.2 "
+                "section 7.4: 0 ulp)",
+            ),
+            "out_i": exact(),
+            "out_mad": Tolerance(
+                ulp=0.5,
+                atol=lambda i: EPS32 * np.abs(_f64(i["a"]) * _f64(i["b"])),
+                reason="mad: OpenCL 1.2 allows any accuracy; later versions (and every real implementation) give "
+                "fma or a rounded multiply then a rounded add: half an ulp plus u |a b| (x2)",
+            ),
+        },
+    ),
+    KernelCase(
+        "float4_geometry",
+        "float4_geometry.cl",
+        "float4_geometry",
+        "float4: vload4/vstore4, swizzles (.wzyx .xy .yx .s0 .s3 .hi .lo .even .odd), constructors, splats, "
+        "float4* buffer, dot, length",
+        _make_float4_geometry,
+        _ref_float4_geometry,
+        {
+            "out_vec": Tolerance(ulp=0.5, reason="2a + b and a - b: one rounding each (2a is exact)"),
+            "out_dot": Tolerance(
+                atol=_dot4_bound,
+                reason="dot of 4 terms: 4 products and 3 additions, |error| <= 4 u sum|a_i b_i| (with margin)",
+            ),
+            "out_len": Tolerance(
+                ulp=8,
+                reason="length is not in the 7.4 table: the rounded differences (u each), the sum of squares "
+                "(~4 u relative, halved by the root) and sqrt's 3 ulp give about 6 ulp; 8 allowed",
+            ),
+            "out_mix": Tolerance(ulp=0.5, reason="one product per component (the last one is exact)"),
+        },
+    ),
+    KernelCase(
+        "uint_hash",
+        "uint_hash.cl",
+        "uint_hash",
+        "uint wraparound (multiply, add, subtract), shifts by constants and by counts >= 32 (taken modulo 32 in "
+        "OpenCL C), rotate, popcount, clz, bit ops, helper function",
+        _make_uint_hash,
+        _ref_uint_hash,
+        {"hashes": exact(), "mixed": exact(), "counts": exact()},
+    ),
+    KernelCase(
+        "ulong_mix",
+        "ulong_mix.cl",
+        "ulong_mix",
+        "ulong arithmetic wrapping modulo 2**64 (splitmix64), ulong scalar, size_t index products that wrap, "
+        "size_t modulo, ulong -> uint truncation",
+        _make_ulong_mix,
+        _ref_ulong_mix,
+        {"out": exact(), "folded": exact()},
+    ),
+    KernelCase(
+        "matmul_tiled",
+        "matmul_tiled.cl",
+        "matmul_tiled",
+        "2-D NDRange, 16x16 __local tiles declared in the kernel, two barriers per tile, guarded loads in "
+        "ternaries, M, N, K not multiples of 16",
+        _make_matmul_tiled,
+        _ref_matmul,
+        {"C": Tolerance(ulp=0.5, atol=_matmul_bound, reason="K-term dot products: |error| <= K u sum|a b| (x2)")},
+    ),
+    KernelCase(
+        "sgemm_local_args",
+        "sgemm_local_args.cl",
+        "sgemm_local_args",
+        "__local pointer arguments sized at launch, tile size from get_local_size, alpha/beta, C in/out",
+        _make_sgemm_local_args,
+        _ref_sgemm,
+        {
+            "C": Tolerance(
+                ulp=0.5,
+                atol=_sgemm_bound,
+                reason="|alpha| K u sum|a b| (x2) for the dot product, then u for alpha*acc, beta*C and the sum",
+            )
+        },
+    ),
+    KernelCase(
+        "reduce_sum",
+        "reduce_sum.cl",
+        "reduce_sum",
+        "grid-stride accumulation, tree reduction in a __local argument, one partial sum per work-group",
+        _make_reduce_sum,
+        _ref_reduce_sum,
+        {
+            "partial": Tolerance(
+                atol=_reduce_sum_bound,
+                reason="sum of m strided terms then log2(L) tree levels: |error| <= (m + log2 L) u sum|x| (x2)",
+            )
+        },
+    ),
+    KernelCase(
+        "reduce_max",
+        "reduce_max.cl",
+        "reduce_max",
+        "max with argmax payload (first index on ties), -INFINITY identity, __local arrays in the kernel",
+        _make_reduce_max,
+        _ref_reduce_max,
+        {"group_max": Tolerance(exact=True, reason="max selects an input: exact"), "group_arg": exact()},
+    ),
+    KernelCase(
+        "reduce_atomic_int",
+        "reduce_atomic_int.cl",
+        "reduce_atomic_int",
+        "two-level int sum: local tree, then atomic_add on __global; atomic_inc on a __global counter",
+        _make_reduce_atomic_int,
+        _ref_reduce_atomic_int,
+        {"total": exact(), "positives": exact()},
+    ),
+    KernelCase(
+        "scan_hillis_steele",
+        "scan_hillis_steele.cl",
+        "scan_hillis_steele",
+        "inclusive int scan per work-group, double-buffered __local arguments with swapped __local pointers",
+        _make_scan_hillis_steele,
+        _ref_scan_hillis_steele,
+        {"y": exact(), "block_sums": exact()},
+    ),
+    KernelCase(
+        "scan_blelloch",
+        "scan_blelloch.cl",
+        "scan_blelloch",
+        "exclusive float scan per work-group (Blelloch up-sweep/down-sweep), 2 elements per work-item",
+        _make_scan_blelloch,
+        _ref_scan_blelloch,
+        {
+            "y": Tolerance(
+                atol=lambda i: _scan_blelloch_bounds(i)[0],
+                reason="each prefix is a tree of at most 2 log2(2L) additions: |error| <= 2 log2(2L) u sum|x| (x2)",
+            ),
+            "block_sums": Tolerance(
+                atol=lambda i: _scan_blelloch_bounds(i)[1],
+                reason="the up-sweep's root: log2(2L) levels of pairwise sums (bound shared with y)",
+            ),
+        },
+    ),
+    KernelCase(
+        "histogram_global",
+        "histogram_global.cl",
+        "histogram_global",
+        "atomic_inc on __global uint bins that already hold counts, bin from shift and mask",
+        _make_histogram_global,
+        _ref_histogram_global,
+        {"bins": exact()},
+    ),
+    KernelCase(
+        "histogram_local",
+        "histogram_local.cl",
+        "histogram_local",
+        "uchar input, per-group __local bins cleared cooperatively, atomic_inc on __local, atomic_add merge",
+        _make_histogram_local,
+        _ref_histogram_local,
+        {"bins": exact()},
+    ),
+    KernelCase(
+        "transpose_local",
+        "transpose_local.cl",
+        "transpose_local",
+        "2-D tiles through a padded 16x17 __local array, edge tiles guarded in both dimensions",
+        _make_transpose_local,
+        _ref_transpose_local,
+        {"dst": Tolerance(exact=True, reason="a transpose moves values: exact")},
+    ),
+    KernelCase(
+        "stencil_1d",
+        "stencil_1d.cl",
+        "stencil_1d",
+        "3-point stencil with a __local tile and halo, zero boundary at both ends, three float scalars",
+        _make_stencil_1d,
+        _ref_stencil_1d,
+        {
+            "out": Tolerance(
+                ulp=0.5, atol=_stencil_1d_bound, reason="3 products and 2 additions: 3 u sum|w x| (with margin)"
+            )
+        },
+    ),
+    KernelCase(
+        "stencil_2d",
+        "stencil_2d.cl",
+        "stencil_2d",
+        "5-point Jacobi step on a 2-D NDRange, border cells copied, boundary checks in both dimensions",
+        _make_stencil_2d,
+        _ref_stencil_2d,
+        {
+            "v": Tolerance(
+                ulp=0.5,
+                atol=_stencil_2d_bound,
+                reason="border: a copy (exact); interior: 4 additions and 2 products, 6 u sum|terms|",
+            )
+        },
+    ),
+    KernelCase(
+        "conv2d_constant",
+        "conv2d_constant.cl",
+        "conv2d_constant",
+        "__constant filter argument, program-scope __constant table, clamp-to-edge, channels folded into dim 1",
+        _make_conv2d_constant,
+        _ref_conv2d_constant,
+        {"out": Tolerance(ulp=0.5, atol=_conv2d_bound, reason="25-term dot products: 25 u sum|f p| (x2)")},
+    ),
+    KernelCase(
+        "softmax_rows",
+        "softmax_rows.cl",
+        "softmax_rows",
+        "work-group per row, max and sum tree reductions reusing one __local array, broadcast through __local "
+        "scalars, exp, division",
+        _make_softmax_rows,
+        _ref_softmax_rows,
+        {
+            "y": Tolerance(
+                ulp=32,
+                reason="relative error: x - max rounded (u |x - max| <= 8 ulp for |x - max| < 16) in the numerator "
+                "and in every term of the sum, exp 3 ulp twice, the sum of cols/64 + 6 positive terms, the "
+                "division 2.5 ulp: about 28 ulp; 32 allowed",
+            )
+        },
+    ),
+    KernelCase(
+        "layernorm_rows",
+        "layernorm_rows.cl",
+        "layernorm_rows",
+        "two-pass mean/variance with tree reductions in a helper function taking a __local pointer, rsqrt, "
+        "per-column gamma/beta",
+        _make_layernorm_rows,
+        _ref_layernorm_rows,
+        {
+            "y": Tolerance(
+                atol=_layernorm_bound,
+                reason="propagated bound: the mean's sum and division, the variance's sum, rsqrt 2 ulp, then the "
+                "affine map's roundings (x2)",
+            )
+        },
+    ),
+    KernelCase(
+        "bias_gelu_2d",
+        "bias_gelu_2d.cl",
+        "bias_gelu_2d",
+        "2-D NDRange over a matrix, bias broadcast along rows, tanh-approximated GELU in a helper function",
+        _make_bias_gelu_2d,
+        _ref_bias_gelu_2d,
+        {
+            "y": Tolerance(
+                atol=_gelu_bound,
+                reason="tanh 5 ulp (OpenCL 1.2 section 7.4) and the roundings of the argument, carried through "
+                "gelu's derivative; absolute near gelu's zero crossings (x2)",
+            )
+        },
+    ),
+    KernelCase(
+        "radix_count",
+        "radix_count.cl",
+        "radix_count",
+        "radix-sort counting step: atomic_inc on __local counters, digit-major output with get_num_groups",
+        _make_radix_count,
+        _ref_radix_count,
+        {"counts": exact()},
+    ),
+    KernelCase(
+        "radix_split",
+        "radix_split.cl",
+        "radix_split",
+        "radix-sort split/scatter step: stable partition by one bit via an in-place __local scan and a "
+        "data-dependent __local scatter",
+        _make_radix_split,
+        _ref_radix_split,
+        {"out": exact()},
+    ),
+    KernelCase(
+        "box_filter_macros",
+        "box_filter_macros.cl",
+        "box_filter_macros",
+        "object-like and function-like #define macros, #ifndef/#if/#error, private array sized by a macro",
+        _make_box_filter_macros,
+        _ref_box_filter_macros,
+        {
+            "mean": Tolerance(ulp=0.5, atol=_box_bound(False), reason="7-term sum then a product (x2)"),
+            "mean_sq": Tolerance(ulp=0.5, atol=_box_bound(True), reason="7 squares, a 7-term sum, a product (x2)"),
+        },
+    ),
+    KernelCase(
+        "poly_build_option",
+        "poly_build_option.cl",
+        "poly_build_option",
+        "-D build option values (DEGREE, USE_RELU), #ifdef on an option, __constant coefficients, Horner",
+        _make_poly_build_option,
+        _ref_poly_build_option,
+        {"y": Tolerance(atol=_poly_bound, reason="Horner's rule: 2 d u sum|c_k||x|^k (x2)")},
+        options=f"-D DEGREE={_POLY_DEGREE} -D USE_RELU",
+    ),
+    KernelCase(
+        "control_flow",
+        "control_flow.cl",
+        "control_flow",
+        "helper functions, while, do-while, for with continue/break, return inside a loop, nested ternary, "
+        "divergent trip counts",
+        _make_control_flow,
+        _ref_control_flow,
+        {"out": exact()},
+    ),
+    KernelCase(
+        "float_atomic_add",
+        "float_atomic_add.cl",
+        "float_atomic_add",
+        "float atomic add from atomic_cmpxchg on reinterpreted bits (as_int/as_float), do-while retry loop",
+        _make_float_atomic_add,
+        _ref_float_atomic_add,
+        {
+            "bins": Tolerance(
+                atol=_float_atomic_bound,
+                reason="count additions in a nondeterministic order: |error| <= count u (|initial| + sum|w|) (x2)",
+            )
+        },
+    ),
+    KernelCase(
+        "atomic_minmax_xchg",
+        "atomic_minmax_xchg.cl",
+        "atomic_minmax_xchg",
+        "atomic_min, atomic_max, atomic_xchg (return value used) on __global int, atomic_or on __global uint",
+        _make_atomic_minmax_xchg,
+        _ref_atomic_minmax_xchg,
+        {"seg_min": exact(), "seg_max": exact(), "seg_bits": exact(), "slots": exact(), "old": exact()},
+    ),
+    KernelCase(
+        "ndrange_info",
+        "ndrange_info.cl",
+        "ndrange_info",
+        "get_work_dim, get_global_offset (launched with offset (5, 3)), get_num_groups, get_group_id, "
+        "get_local_id, get_local_size, get_global_size on a 2-D NDRange",
+        _make_ndrange_info,
+        _ref_ndrange_info,
+        {"info": exact()},
+        global_offset=_NDRANGE_OFFSET,
+    ),
+]
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Planted bugs
+# --------------------------------------------------------------------------------------------------------------
+
+Check = Literal[
+    "out_of_bounds_global",
+    "out_of_bounds_local",
+    "out_of_bounds_constant",
+    "race_local",
+    "race_global",
+    "barrier_divergence",
+    "uninitialized_local",
+    "step_limit",
+]
+CHECKS: tuple[str, ...] = get_args(Check)
+
+
+@dataclass(frozen=True)
+class BugCase:
+    """A kernel with one planted fault: the simulator must stop (or report) with ``check`` at ``line`` (1-based,
+    in ``bugs/<file>``; the line is also marked ``// FAULT`` in the source). For races the line is the access
+    that completes the conflict in program order (the second one)."""
+
+    name: str
+    file: str  # relative to bugs/
+    kernel: str
+    check: str
+    line: int
+    make: Callable[[np.random.Generator], Launch]
+    # safe to run on a real device: a stray global/constant access stays inside padding that pocl.py adds, a
+    # race or an uninitialized read only gives a wrong value; never true for hangs, divergent barriers or
+    # out-of-bounds __local stores
+    safe_to_run: bool
+    options: str = ""
+    notes: str = ""
+    related_lines: tuple[int, ...] = field(default=())
+
+    @property
+    def path(self) -> Path:
+        return BUGS_DIR / self.file
+
+    def source(self) -> str:
+        return self.path.read_text()
+
+    def draw(self, rng: np.random.Generator) -> Launch:
+        launch = Launch(*self.make(rng))
+        check_geometry(self.name, launch)
+        return launch
+
+
+def _bug_1d(n_min: int, n_max: int, wg: int = 64) -> Callable[[Callable[[np.random.Generator, int], dict]], Any]:
+    """Decorator for bug makers taking (rng, n): n is never a multiple of wg, the NDRange is rounded up."""
+
+    def wrap(fn: Callable[[np.random.Generator, int], dict[str, Arg]]) -> Callable[[np.random.Generator], Launch]:
+        def make(rng: np.random.Generator) -> Launch:
+            n = _size(rng, n_min, n_max, wg)
+            return Launch(fn(rng, n), (_round_up(n, wg),), (wg,))
+
+        return make
+
+    return wrap
+
+
+@_bug_1d(100, 1000)
+def _make_bug_oob_global_write(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {"y": _nan_out(n), "delta": _f32(0.5), "n": _i32(n)}
+
+
+@_bug_1d(100, 1000)
+def _make_bug_oob_global_read(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {"x": Buffer(_signed(rng, 0.1, 1.0, n)), "dx": _nan_out(n), "n": _i32(n)}
+
+
+@_bug_1d(100, 1000)
+def _make_bug_oob_local(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {"x": Buffer(_signed(rng, 0.1, 1.0, n)), "y": _nan_out(n), "n": _i32(n)}
+
+
+@_bug_1d(100, 1000)
+def _make_bug_oob_constant(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {
+        "x": Buffer(_signed(rng, 0.1, 1.0, n)),
+        "taps": Buffer(_signed(rng, 0.1, 1.0, 5), space="constant"),
+        "y": _nan_out(n),
+        "n": _i32(n),
+    }
+
+
+def _make_bug_full_groups(rng: np.random.Generator) -> Launch:
+    """x and y cover the whole NDRange (these kernels have no bound check)."""
+    gsize = 64 * int(rng.integers(2, 8))
+    return Launch({"x": Buffer(_signed(rng, 0.1, 1.0, gsize)), "y": _nan_out(gsize)}, (gsize,), (64,))
+
+
+def _make_bug_race_global(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 200, 1000, 64)
+    groups = -(-n // 64)
+    args = {"x": Buffer(_signed(rng, 0.1, 1.0, n)), "result": _nan_out(groups), "n": _i32(n)}
+    return Launch(args, (64 * groups,), (64,))
+
+
+@_bug_1d(100, 1000)
+def _make_bug_runaway(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {
+        "x": Buffer(rng.integers(1, 1 << 32, n, dtype=np.uint64).astype(np.uint32)),
+        "bits": _sentinel_out(n, np.uint32),
+        "n": _i32(n),
+    }
+
+
+BUGS: list[BugCase] = [
+    BugCase(
+        "oob_global_write",
+        "oob_global_write.cl",
+        "fill_ramp",
+        "out_of_bounds_global",
+        10,
+        _make_bug_oob_global_write,
+        safe_to_run=True,
+        notes="`i <= n`: the work-item with i == n stores y[n]; n is never a multiple of 64, so it exists",
+    ),
+    BugCase(
+        "oob_global_read",
+        "oob_global_read.cl",
+        "forward_diff",
+        "out_of_bounds_global",
+        10,
+        _make_bug_oob_global_read,
+        safe_to_run=True,
+        notes="the work-item with i == n - 1 loads x[n]",
+    ),
+    BugCase(
+        "oob_local",
+        "oob_local.cl",
+        "shift_right",
+        "out_of_bounds_local",
+        15,
+        _make_bug_oob_local,
+        safe_to_run=False,
+        notes="tile has WG floats; the last work-item of every group stores tile[WG]",
+    ),
+    BugCase(
+        "oob_constant",
+        "oob_constant.cl",
+        "fir_filter",
+        "out_of_bounds_constant",
+        14,
+        _make_bug_oob_constant,
+        safe_to_run=True,
+        notes="`k <= TAPS` loads taps[5] from a 5-float __constant buffer",
+    ),
+    BugCase(
+        "race_local",
+        "race_local.cl",
+        "pair_diffs",
+        "race_local",
+        14,
+        _make_bug_full_groups,
+        safe_to_run=True,
+        notes="work-items 2k and 2k+1 store different values into pair_diff[k] in one barrier interval",
+    ),
+    BugCase(
+        "race_global",
+        "race_global.cl",
+        "block_sum",
+        "race_global",
+        21,
+        _make_bug_race_global,
+        safe_to_run=True,
+        notes="work-item 0 of every work-group stores result[0]; there are at least 4 groups",
+    ),
+    BugCase(
+        "race_local_rw",
+        "race_local_rw.cl",
+        "neighbour_diff",
+        "race_local",
+        15,
+        _make_bug_full_groups,
+        safe_to_run=True,
+        notes="the load of tile[lid + 1] (line 15) and the neighbour's store (line 13) share a barrier interval",
+        related_lines=(13,),
+    ),
+    BugCase(
+        "barrier_divergence",
+        "barrier_divergence.cl",
+        "partial_barrier",
+        "barrier_divergence",
+        15,
+        _make_bug_full_groups,
+        safe_to_run=False,
+        notes="16 of 64 work-items reach the barrier",
+    ),
+    BugCase(
+        "uninitialized_local",
+        "uninitialized_local.cl",
+        "even_only",
+        "uninitialized_local",
+        16,
+        _make_bug_full_groups,
+        safe_to_run=True,
+        notes="odd work-items load tile[lid], which nobody stored",
+    ),
+    BugCase(
+        "runaway_loop",
+        "runaway_loop.cl",
+        "count_bits",
+        "step_limit",
+        12,
+        _make_bug_runaway,
+        safe_to_run=False,
+        notes="every x is nonzero and never changes inside the loop",
+    ),
+]
+
+CASES_BY_NAME = {case.name: case for case in CASES}
+BUGS_BY_NAME = {bug.name: bug for bug in BUGS}

@@ -1,0 +1,122 @@
+"""The kernel corpus on a real OpenCL implementation (PoCL's CPU device in CI): every case against its float64 /
+exact reference at its documented tolerance, every planted-bug kernel at least built.
+
+Data are random and fresh per round; the seed is fixed by default and printed in every failure. Set
+``WIA_KERNEL_SEED=<int>`` to replay a failure or ``WIA_KERNEL_SEED=random`` for a new one, and
+``WIA_KERNEL_ROUNDS`` for the number of random rounds per case (default 3).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+import zlib
+
+import numpy as np
+import pytest
+
+from . import corpus, pocl
+from .corpus import BUGS, CASES, CHECKS, Buffer, Local, Scalar
+
+if not pocl.available():
+    pytest.skip(f"no usable OpenCL device: {pocl.unavailable_reason()}", allow_module_level=True)
+
+_seed_env = os.environ.get("WIA_KERNEL_SEED", "")
+BASE_SEED = secrets.randbits(32) if _seed_env == "random" else int(_seed_env or 20250611)
+ROUNDS = int(os.environ.get("WIA_KERNEL_ROUNDS", "3"))
+
+# OpenCL C scalar type -> NumPy dtype of the buffer elements / scalar argument
+_CL_TYPES = {
+    "char": np.int8,
+    "uchar": np.uint8,
+    "short": np.int16,
+    "ushort": np.uint16,
+    "int": np.int32,
+    "uint": np.uint32,
+    "long": np.int64,
+    "ulong": np.uint64,
+    "float": np.float32,
+    "double": np.float64,
+}
+
+
+def _rng(name: str, round_: int) -> tuple[np.random.Generator, str]:
+    entropy = [BASE_SEED, zlib.crc32(name.encode()), round_]
+    return np.random.default_rng(entropy), f"WIA_KERNEL_SEED={BASE_SEED} (case {name}, round {round_})"
+
+
+def _check_signature(case: corpus.KernelCase | corpus.BugCase, launch: corpus.Launch) -> None:
+    """The launch's argument descriptions agree with what the driver says the kernel takes."""
+    signature = pocl.kernel_signature(case)
+    names = [s[0] for s in signature]
+    assert names == list(launch.args), f"{case.name}: kernel parameters {names}, launch args {list(launch.args)}"
+    for (name, space, type_name), arg in zip(signature, launch.args.values(), strict=True):
+        if isinstance(arg, Buffer):
+            assert space == arg.space, f"{case.name}.{name}: kernel says __{space}, descriptor says {arg.space}"
+            base = re.fullmatch(r"(\w+?)(\d*)\*", type_name.replace(" ", ""))
+            assert base, f"{case.name}.{name}: pointer type {type_name!r}"
+            assert np.dtype(_CL_TYPES[base.group(1)]) == arg.array.dtype, (
+                f"{case.name}.{name}: {type_name} over a {arg.array.dtype} array"
+            )
+            width = int(base.group(2) or 1)
+            assert arg.array.size % width == 0, f"{case.name}.{name}: {arg.array.size} elements for {type_name}"
+        elif isinstance(arg, Local):
+            assert space == "local", f"{case.name}.{name}: kernel says __{space}, descriptor says Local"
+        else:
+            assert isinstance(arg, Scalar)
+            assert space == "private", f"{case.name}.{name}: kernel says __{space}, descriptor says Scalar"
+            assert np.dtype(_CL_TYPES[type_name]) == np.dtype(arg.dtype), (
+                f"{case.name}.{name}: kernel takes {type_name}, descriptor gives {np.dtype(arg.dtype)}"
+            )
+
+
+def test_manifest() -> None:
+    assert len(CASES) >= 25
+    assert len({c.name for c in CASES}) == len(CASES)
+    assert sorted(c.file for c in CASES) == sorted(p.name for p in corpus.CORPUS_DIR.glob("*.cl"))
+    assert sorted(b.file for b in BUGS) == sorted(p.name for p in corpus.BUGS_DIR.glob("*.cl"))
+    assert {b.check for b in BUGS} == set(CHECKS)
+    for case in CASES:
+        assert re.search(rf"__kernel\s+void\s+{case.kernel}\s*\(", case.source()), case.name
+        launch = case.draw(np.random.default_rng(BASE_SEED))
+        for name, arg in launch.args.items():
+            if isinstance(arg, Buffer) and arg.access != "out":
+                assert np.any(arg.array != 0), f"{case.name}.{name}: all zeros"
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=lambda b: b.name)
+def test_bug_fault_marker(bug: corpus.BugCase) -> None:
+    """The line named in the manifest is the one marked // FAULT and the one the header comment names."""
+    lines = bug.source().splitlines()
+    marked = [n for n, text in enumerate(lines, 1) if text.rstrip().endswith("// FAULT")]
+    assert marked == [bug.line], f"{bug.file}: FAULT marked on lines {marked}, manifest says {bug.line}"
+    assert f"Expected check: {bug.check}, at line {bug.line}" in bug.source(), bug.file
+    assert bug.check in CHECKS
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
+def test_case_matches_reference(case: corpus.KernelCase) -> None:
+    for round_ in range(ROUNDS):
+        rng, seed_note = _rng(case.name, round_)
+        launch = case.draw(rng)
+        if round_ == 0:
+            _check_signature(case, launch)
+        outputs = pocl.run_launch(case, launch)
+        failures = case.check(launch, outputs)
+        assert not failures, (
+            f"{case.name} on {pocl.device_description()}, {seed_note}, global {launch.global_size} local "
+            f"{launch.local_size}:\n  " + "\n  ".join(failures)
+        )
+
+
+@pytest.mark.parametrize("bug", BUGS, ids=lambda b: b.name)
+def test_bug_kernel_builds(bug: corpus.BugCase) -> None:
+    """Every planted bug is valid OpenCL C. The ones that cannot hang or corrupt memory also run (with padding
+    past every buffer, so the stray global/constant access lands in memory the device owns)."""
+    rng, _ = _rng(bug.name, 0)
+    launch = bug.draw(rng)
+    _check_signature(bug, launch)
+    if bug.safe_to_run:
+        outputs = pocl.run_launch(bug, launch, pad_bytes=4096)
+        assert set(outputs) == set(corpus.output_names(launch))

@@ -1,0 +1,1699 @@
+"""The kernel language's preprocessor and front end: macros, build options, line numbers, parameter extraction,
+and every construct the executor does not support rejected by line, in compiler style."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pycparser import c_ast
+
+from wia_sim.kernels import (
+    BUILTIN_FUNCTIONS,
+    KernelCompileError,
+    KernelNotFound,
+    Program,
+    builtin_arity,
+    compile_source,
+    is_builtin_function,
+    preprocess,
+    swizzle_indices,
+)
+
+LOG_LINE = re.compile(r"^(<command line>|[\w.]+)(:\d+(:\d+)?)?: (error|warning): .+$")
+
+
+def compile_ok(source: str, options: str = "") -> Program:
+    return compile_source(textwrap.dedent(source), options)
+
+
+def build_log(source: str, options: str = "", filename: str = "kernel.cl") -> str:
+    with pytest.raises(KernelCompileError) as info:
+        compile_source(textwrap.dedent(source), options, filename)
+    log = info.value.build_log
+    for line in log.splitlines():
+        assert LOG_LINE.match(line), f"not compiler style: {line!r}"
+    return log
+
+
+def errors_at(source: str, options: str = "") -> list[tuple[int | None, str]]:
+    """(line, message) of every error, in log order."""
+    with pytest.raises(KernelCompileError) as info:
+        compile_source(textwrap.dedent(source), options)
+    return [(d.line, d.message) for d in info.value.diagnostics if d.severity == "error"]
+
+
+def pp_lines(source: str, options: str = "") -> list[str]:
+    result = preprocess(textwrap.dedent(source), options)
+    assert not result.errors, result.errors
+    return [line.strip() for line in result.text.split("\n")]
+
+
+def pp_errors(source: str, options: str = "") -> list[str]:
+    return [str(d) for d in preprocess(source, options).errors]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The preprocessor
+
+
+def test_object_and_function_like_macros() -> None:
+    lines = pp_lines(
+        """\
+        #define N 256
+        #define SQ(x) ((x) * (x))
+        #define MAX(a, b) ((a) > (b) ? (a) : (b))
+        int a = N;
+        int b = SQ(N + 1);
+        int c = MAX(SQ(2), N);
+        int d = MAX((1, 2), 3);
+        """
+    )
+    assert lines[3] == "int a = 256;"
+    assert lines[4] == "int b = ((256 + 1) * (256 + 1));"
+    assert lines[5] == "int c = ((((2) * (2))) > (256) ? (((2) * (2))) : (256));"
+    assert lines[6] == "int d = (((1, 2)) > (3) ? ((1, 2)) : (3));"  # parenthesized commas stay in one argument
+
+
+def test_nested_macros_expand_through_each_other_and_stop_at_themselves() -> None:
+    lines = pp_lines(
+        """\
+        #define A B + 1
+        #define B C * 2
+        #define C 3
+        #define SELF SELF + 1
+        #define F(x) G(x) + x
+        #define G(y) F(y)
+        #define ID(x) x
+        int a = A;
+        int s = SELF;
+        int f = F(1);
+        int i = ID(ID)(7);
+        """
+    )
+    assert lines[7] == "int a = 3 * 2 + 1;"
+    assert lines[8] == "int s = SELF + 1;"
+    assert lines[9] == "int f = F(1) + 1;"  # F is hidden inside its own expansion
+    assert lines[10] == "int i = ID(7);"  # the argument ID is painted: not expanded again (as gcc)
+
+
+def test_no_expansion_inside_string_and_char_literals() -> None:
+    lines = pp_lines(
+        """\
+        #define X 1
+        #define F(a) a
+        char *s = "X F(2) // not a comment";
+        char c = 'X';
+        int x = X;
+        """
+    )
+    assert lines[2] == 'char *s = "X F(2) // not a comment";'
+    assert lines[3] == "char c = 'X';"
+    assert lines[4] == "int x = 1;"
+
+
+def test_expansions_never_paste_tokens_together() -> None:
+    lines = pp_lines(
+        """\
+        #define NEG -
+        #define PLUS +
+        int a = -NEG 1;
+        int b = 1 PLUS+ 2;
+        """
+    )
+    assert lines[2] == "int a = - - 1;"
+    assert lines[3] == "int b = 1 + + 2;"
+
+
+def test_function_like_macro_name_without_parentheses_is_left_alone() -> None:
+    lines = pp_lines(
+        """\
+        #define f(x) (x + 1)
+        int f;
+        int y = f(2);
+        """
+    )
+    assert lines[1] == "int f;"
+    assert lines[2] == "int y = (2 + 1);"
+
+
+def test_variadic_macros_and_empty_arguments() -> None:
+    lines = pp_lines(
+        """\
+        #define CALL(f, ...) f(__VA_ARGS__)
+        #define EMPTY() 42
+        #define ONE(x) [x]
+        CALL(g, 1, 2, 3); CALL(h); EMPTY(); ONE();
+        """
+    )
+    assert lines[3] == "g(1, 2, 3); h(); 42; [];"
+
+
+def test_undef_and_redefinition() -> None:
+    lines = pp_lines(
+        """\
+        #define X 1
+        int a = X;
+        #undef X
+        int b = X;
+        #define X 2
+        int c = X;
+        """
+    )
+    assert [lines[1], lines[3], lines[5]] == ["int a = 1;", "int b = X;", "int c = 2;"]
+
+
+def test_line_and_predefined_macros() -> None:
+    lines = pp_lines(
+        """\
+        int a = __LINE__;
+
+        int b = __LINE__;
+        int v = __OPENCL_VERSION__;
+        float pi = M_PI_F;
+        """
+    )
+    assert lines[0] == "int a = 1;"
+    assert lines[2] == "int b = 3;"
+    assert lines[3] == "int v = 120;"
+    assert lines[4].startswith("float pi = 3.14159") and lines[4].endswith("f;")
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ("-D N=4", "4"),
+        ("-DN=4", "4"),
+        ("-D N", "1"),
+        ("-DN", "1"),
+        ("-D N=", ""),
+        ("-D 'N=1 + 2'", "1 + 2"),
+        ("-cl-fast-relaxed-math -DN=8 -cl-mad-enable -cl-std=CL1.2", "8"),
+    ],
+)
+def test_build_option_defines(options: str, expected: str) -> None:
+    assert pp_lines("int x = N;\n", options)[0] == f"int x = {expected};"
+
+
+def test_function_like_define_on_the_command_line() -> None:
+    assert pp_lines("int x = TWICE(3);\n", "-D'TWICE(v)=(2*(v))'")[0] == "int x = (2*(3));"
+
+
+def test_source_definitions_override_option_defaults() -> None:
+    source = """\
+    #ifndef TILE
+    #define TILE 16
+    #endif
+    int t = TILE;
+    """
+    assert pp_lines(source)[3] == "int t = 16;"
+    assert pp_lines(source, "-DTILE=32")[3] == "int t = 32;"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ("-O2", "<command line>: error: unsupported build option '-O2'"),
+        ("-I/usr/include", "<command line>: error: includes are not supported: build option '-I/usr/include'"),
+        ("-D", "<command line>: error: macro name missing after '-D'"),
+        ("-D 9X=1", "<command line>: error: macro names must be identifiers: '-D9X'"),
+        ("-D 'X=1", "<command line>: error: malformed build options"),
+    ],
+)
+def test_bad_build_options(options: str, message: str) -> None:
+    errors = pp_errors("int x;\n", options)
+    assert len(errors) == 1 and errors[0].startswith(message)
+
+
+def test_build_option_errors_fail_the_build() -> None:
+    log = build_log("__kernel void k(__global int* a) { a[0] = 1; }", "-Werror")
+    assert log == "<command line>: error: unsupported build option '-Werror'"
+
+
+@pytest.mark.parametrize(
+    ("expr", "value"),
+    [
+        ("1 + 2 * 3 == 7", True),
+        ("(1 + 2) * 3 == 9", True),
+        ("0x10 == 16 && 010 == 8 && 0b101 == 5", True),
+        ("10 / 3 == 3 && -7 / 2 == -3 && -7 % 2 == -1", True),
+        ("1 << 4 == 16 && 256 >> 4 == 16", True),
+        ("-1 < 0", True),
+        ("-1 < 0u", False),  # usual arithmetic conversions: -1 becomes UINTMAX_MAX
+        ("0xffffffffffffffff == -1", True),
+        ("~0 == -1 && !0 == 1 && !5 == 0", True),
+        ("(5 & 3) == 1 && (5 | 3) == 7 && (5 ^ 3) == 6", True),
+        ("1 ? 2 : 3", True),
+        ("0 ? 2 : 0", False),
+        ("0 && 1 / 0", False),  # not evaluated: no division-by-zero error
+        ("1 || 1 / 0", True),
+        ("100UL > 99 && 7LL == 7 && 5u == 5", True),
+        ("'A' == 65 && '\\n' == 10", True),
+        ("UNDEFINED_NAME == 0", True),  # C99 6.10.1p4
+        ("defined(FOO) && !defined BAR", True),
+        ("FOO * 2 == 6", True),
+        ("defined FOO ? FOO : 0", True),
+    ],
+)
+def test_if_expressions(expr: str, value: bool) -> None:
+    lines = pp_lines(f"#if {expr}\nyes\n#else\nno\n#endif\n", "-DFOO=3")
+    assert lines[1:4] == (["yes", "", ""] if value else ["", "", "no"])
+
+
+def test_ifdef_ifndef_and_elif_chains() -> None:
+    source = """\
+    #ifdef MODE
+    #if MODE == 1
+    one
+    #elif MODE == 2
+    two
+    #elif MODE == 3
+    three
+    #else
+    other
+    #endif
+    #else
+    none
+    #endif
+    #ifndef MODE
+    no mode
+    #endif
+    """
+
+    def kept(options: str) -> list[str]:
+        return [line for line in pp_lines(source, options) if line]
+
+    assert kept("") == ["none", "no mode"]
+    assert kept("-DMODE=1") == ["one"]
+    assert kept("-DMODE=2") == ["two"]
+    assert kept("-DMODE=3") == ["three"]
+    assert kept("-DMODE=4") == ["other"]
+
+
+def test_only_the_first_true_elif_is_taken_and_skipped_groups_are_not_processed() -> None:
+    lines = pp_lines(
+        """\
+        #if 1
+        a
+        #elif 1 / 0
+        b
+        #endif
+        #if 0
+        #include <nothing.h>
+        #error not reached
+        #bogus directive
+        it's fine: " unbalanced quotes in skipped text
+        #if 1
+        nested
+        #endif
+        #else
+        c
+        #endif
+        """
+    )
+    assert [line for line in lines if line] == ["a", "c"]
+
+
+def test_pragmas_are_ignored() -> None:
+    lines = pp_lines(
+        """\
+        #pragma OPENCL EXTENSION cl_khr_fp64 : enable
+        #pragma unroll 4
+        int x;
+        """
+    )
+    assert lines[:3] == ["", "", "int x;"]
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("#include <math.h>\n", "kernel.cl:1:1: error: includes are not supported"),
+        ('  #include "mine.h"\n', "kernel.cl:1:3: error: includes are not supported"),
+        ("int x;\n#error custom stop\n", "kernel.cl:2:1: error: #error custom stop"),
+        ("#define S(x) #x\n", "kernel.cl:1:1: error: the '#' stringize operator is not supported (macro 'S')"),
+        ("#define P(a, b) a ## b\n", "kernel.cl:1:1: error: the '##' token-paste operator is not supported"),
+        ("#define P x ## y\n", "kernel.cl:1:1: error: the '##' token-paste operator is not supported"),
+        ("\n#if 1\nint x;\n", "kernel.cl:2: error: unterminated #if"),
+        ("#ifdef X\n#else\n#else\n#endif\n", "kernel.cl:3:1: error: #else after #else"),
+        ("#if 1\n#else\n#elif 1\n#endif\n", "kernel.cl:3:1: error: #elif after #else"),
+        ("#endif\n", "kernel.cl:1:1: error: #endif without #if"),
+        ("#elif 1\n", "kernel.cl:1:1: error: #elif without #if"),
+        ("#else\n", "kernel.cl:1:1: error: #else without #if"),
+        ("#if 1 / 0\n#endif\n", "kernel.cl:1:1: error: division by zero in #if expression"),
+        ("#if 1.5 > 1\n#endif\n", "kernel.cl:1:1: error: floating constant in preprocessor expression"),
+        ("#if (1 + 2\n#endif\n", "kernel.cl:1:1: error: expected ')' in #if expression"),
+        ("#if 1 2\n#endif\n", "kernel.cl:1:1: error: missing binary operator before token '2'"),
+        ("#if\n#endif\n", "kernel.cl:1:1: error: #if with no expression"),
+        ("#if 1 << 64\n#endif\n", "kernel.cl:1:1: error: shift count 64 out of range"),
+        ("#if 99999999999999999999\n#endif\n", "kernel.cl:1:1: error: integer constant '99999999999999999999'"),
+        ("#ifdef\n#endif\n", "kernel.cl:1:1: error: #ifdef requires a macro name"),
+        ("#define 3 x\n", "kernel.cl:1:1: error: macro names must be identifiers"),
+        ("#define defined 1\n", "kernel.cl:1:1: error: 'defined' cannot be used as a macro name"),
+        ("#define F(a, a) a\n", "kernel.cl:1:1: error: duplicate macro parameter 'a'"),
+        ("#define F(a, 1) a\n", "kernel.cl:1:1: error: expected a parameter name in macro 'F'"),
+        ("#line 10\n", "kernel.cl:1:1: error: #line is not supported"),
+        ("#frobnicate\n", "kernel.cl:1:1: error: invalid preprocessing directive #frobnicate"),
+        ("#define F(a, b) a\nint x = F(1);\n", "kernel.cl:2:9: error: macro 'F' expects 2 arguments, got 1"),
+        ("#define F(a) a\nint x = F(1, 2);\n", "kernel.cl:2:9: error: macro 'F' expects 1 argument, got 2"),
+        ("#define F(a) a\nint x = F(1;\n", "kernel.cl:2:9: error: unterminated argument list invoking macro 'F'"),
+        ("#define V(a, b, ...) a\nV(1);\n", "kernel.cl:2:1: error: macro 'V' expects at least 2 arguments, got 1"),
+        ("int x; /* never closed\n", "kernel.cl:1:8: error: unterminated comment"),
+        ("char c = 'x;\n", "kernel.cl:1:10: error: missing terminating ' character"),
+    ],
+)
+def test_preprocessor_errors(source: str, message: str) -> None:
+    errors = pp_errors(source)
+    assert any(message in e for e in errors), errors
+
+
+def test_preprocessor_errors_stop_the_build_and_are_all_reported() -> None:
+    log = build_log(
+        """\
+        #include <a.h>
+        #define F(x) #x
+        __kernel void k(__global int* a) { a[0] = nope; }
+        #error one more
+        """
+    )
+    assert log.splitlines() == [
+        "kernel.cl:1:1: error: includes are not supported: #include (paste the code into the kernel source)",
+        "kernel.cl:2:1: error: the '#' stringize operator is not supported (macro 'F')",
+        "kernel.cl:4:1: error: #error one more",
+    ]
+
+
+def test_warning_directive_lands_in_the_build_log_of_a_good_build() -> None:
+    program = compile_ok(
+        """\
+        #warning slow path
+        __kernel void k(__global int* a) { a[0] = 1; }
+        """
+    )
+    assert program.build_log == "kernel.cl:1:1: warning: #warning slow path"
+
+
+# -- line structure
+
+
+def test_one_output_line_per_input_line() -> None:
+    source = textwrap.dedent(
+        """\
+        #define LONG(a, b) \\
+            ((a) + \\
+             (b))
+        int x = LONG(1,
+                     2); int after;
+        /* a comment
+           over lines */ int y;
+        #if 0
+        skipped
+        #endif
+        int z = 1; // trailing
+        #define D 1 /* comment in
+        a directive */
+        int w = D;
+        """
+    )
+    out = preprocess(source).text.split("\n")
+    assert len(out) == len(source.split("\n"))
+    assert out[3].split() == ["int", "x", "=", "((1)", "+", "(2));", "int", "after;"]
+    assert out[4].strip() == ""
+    assert out[6].strip() == "int y;"  # code after a multi-line comment stays on its own line
+    assert out[11].strip() == ""
+    assert out[13].strip() == "int w = 1;"
+
+
+def test_columns_survive_comments() -> None:
+    out = preprocess("int /* c */ x = y;\n").text
+    assert out.index("x") == "int /* c */ x = y;".index("x")
+
+
+def test_error_after_ten_lines_of_macros_points_at_the_users_line() -> None:
+    source = "".join(f"#define M{k}(x) ((x) + {k})\n" for k in range(10))
+    source += "__kernel void k(__global float* a) {\n"  # line 11
+    source += "    a[0] = M3(M7(1));\n"  # line 12
+    source += "    a[1] = undeclared_thing;\n"  # line 13
+    source += "}\n"
+    log = build_log(source)
+    assert log == "kernel.cl:13:12: error: use of undeclared identifier 'undeclared_thing'"
+
+
+def test_error_after_a_multi_line_macro_call_and_a_continued_line() -> None:
+    source = """\
+    #define ADD(a, b) ((a) + (b))
+    #define LONG 1 + \\
+                 2
+    __kernel void k(__global float* a) {
+        a[0] = ADD(1,
+                   2) + LONG;
+        a[1] = oops;
+    }
+    """
+    assert errors_at(source) == [(7, "use of undeclared identifier 'oops'")]
+
+
+def test_parse_error_line_after_macros() -> None:
+    source = """\
+    #define A 1
+    #define B(x) (x)
+
+    #ifdef A
+    #define C 3
+    #endif
+    __kernel void k(__global float* a) {
+        a[0] = B(A) + C
+        a[1] = 2;
+    }
+    """
+    assert errors_at(source) == [(9, "syntax error before 'a'")]
+
+
+# -- hypothesis
+
+
+def _c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+_Expr = tuple[str, int | None]  # text, and its value (None: division by zero where it is evaluated)
+
+
+def _binary(parts: tuple[_Expr, str, _Expr]) -> _Expr:
+    (lt, lv), op, (rt, rv) = parts
+    text = f"({lt} {op} {rt})"
+    if op == "&&":
+        return text, 0 if lv == 0 else (None if lv is None or rv is None else int(rv != 0))
+    if op == "||":
+        return text, None if lv is None else (1 if lv != 0 else (None if rv is None else int(rv != 0)))
+    if lv is None or rv is None:
+        return text, None
+    if op in ("/", "%"):
+        if rv == 0:
+            return text, None
+        q = _c_div(lv, rv)
+        return text, q if op == "/" else lv - rv * q
+    ops = {
+        "+": lambda a, b: a + b,
+        "-": lambda a, b: a - b,
+        "*": lambda a, b: a * b,
+        "&": lambda a, b: a & b,
+        "|": lambda a, b: a | b,
+        "^": lambda a, b: a ^ b,
+        "<": lambda a, b: int(a < b),
+        "<=": lambda a, b: int(a <= b),
+        ">": lambda a, b: int(a > b),
+        ">=": lambda a, b: int(a >= b),
+        "==": lambda a, b: int(a == b),
+        "!=": lambda a, b: int(a != b),
+    }
+    return text, ops[op](lv, rv)
+
+
+def _unary(parts: tuple[str, _Expr]) -> _Expr:
+    op, (t, v) = parts
+    if v is None:
+        return f"{op}({t})", None
+    return f"{op}({t})", {"-": -v, "+": v, "~": ~v, "!": int(v == 0)}[op]
+
+
+def _shift(parts: tuple[_Expr, str, int]) -> _Expr:
+    (t, v), op, count = parts
+    return f"({t} {op} {count})", None if v is None else (v << count if op == "<<" else v >> count)
+
+
+def _ternary(parts: tuple[_Expr, _Expr, _Expr]) -> _Expr:
+    (ct, cv), (at, av), (bt, bv) = parts
+    return f"({ct} ? {at} : {bt})", None if cv is None else (av if cv != 0 else bv)
+
+
+_BINARY_OPS = ["+", "-", "*", "/", "%", "&", "|", "^", "<", "<=", ">", ">=", "==", "!=", "&&", "||"]
+_int_exprs = st.recursive(
+    st.integers(0, 20).map(lambda n: (str(n), n)),
+    lambda sub: st.one_of(
+        st.tuples(sub, st.sampled_from(_BINARY_OPS), sub).map(_binary),
+        st.tuples(st.sampled_from(["-", "+", "~", "!"]), sub).map(_unary),
+        st.tuples(sub, st.sampled_from(["<<", ">>"]), st.integers(0, 4)).map(_shift),
+        st.tuples(sub, sub, sub).map(_ternary),
+    ),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(_int_exprs)
+def test_if_evaluation_matches_python_arithmetic(expr: _Expr) -> None:
+    text, value = expr
+    result = preprocess(f"#if {text}\nyes\n#else\nno\n#endif\n")
+    if value is None:
+        assert [d.message for d in result.errors] == ["division by zero in #if expression"]
+    else:
+        assert not result.errors, (text, result.errors)
+        assert ("yes" in result.text) == (value != 0), (text, value)
+
+
+_pp_lines = st.sampled_from(
+    [
+        "#define A 1",
+        "#define F(x, y) ((x) + (y))",
+        "#undef A",
+        "#ifdef A",
+        "#if A + 1 > 1",
+        "#else",
+        "#endif",
+        "int v = F(A,",
+        "  2);",
+        "int w = A; /* open",
+        "close */ int z;",
+        "x = 1; \\",
+        "// comment \\",
+        "#pragma unroll",
+        "",
+        "y = F(1, 2) + A;",
+    ]
+)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_pp_lines, max_size=25))
+def test_preprocessing_keeps_the_line_count(lines: list[str]) -> None:
+    source = "\n".join(lines)
+    assert len(preprocess(source).text.split("\n")) == len(source.split("\n"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The front end: parameters of realistic kernels
+
+VECTOR_ADD = """\
+__kernel void vector_add(__global const float* a, __global const float* b, __global float* c, const int n) {
+    int i = get_global_id(0);
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
+"""
+
+TILED_MATMUL = """\
+#define TILE 16
+__kernel __attribute__((reqd_work_group_size(TILE, TILE, 1)))
+void matmul(__global const float* A, __global const float* B, __global float* C, const uint N,
+            __local float* Asub, __local float* Bsub) {
+    const int row = get_local_id(1), col = get_local_id(0);
+    const int grow = get_global_id(1), gcol = get_global_id(0);
+    float acc = 0.0f;
+    for (uint t = 0; t < N / TILE; t++) {
+        Asub[row * TILE + col] = A[grow * N + t * TILE + col];
+        Bsub[row * TILE + col] = B[(t * TILE + row) * N + gcol];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int k = 0; k < TILE; ++k)
+            acc = mad(Asub[row * TILE + k], Bsub[k * TILE + col], acc);
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    C[grow * N + gcol] = acc;
+}
+"""
+
+REDUCTION = """\
+__kernel void reduce_sum(__global const float* in, __global float* out, unsigned int n) {
+    __local float scratch[256];
+    __local int count;
+    uint lid = get_local_id(0);
+    size_t gid = get_global_id(0);
+    scratch[lid] = gid < n ? in[gid] : 0.0f;
+    if (lid == 0) count = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_inc(&count);
+    for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
+        if (lid < s)
+            scratch[lid] += scratch[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0)
+        out[get_group_id(0)] = scratch[0];
+}
+"""
+
+FLOAT4 = """\
+__kernel void saxpy4(__global const float* x, __global float* y, const float alpha, float4 bias,
+                     __constant float4* table, __global uchar16* bytes) {
+    size_t i = get_global_id(0);
+    float4 v = vload4(i, x);
+    float4 w = vload4(i, y);
+    float4 r = alpha * v + w + bias + table[0];
+    r.xy = r.yx;
+    r.s3 = (float)(r.lo.x + r.hi.y);
+    float4 splat = (float4)(1.0f);
+    float4 built = (float4)(r.xy, 0.5f, r.w) * splat;
+    vstore4(built + (float4)(dot(v, w), length(v), 0.0f, 1.0f), i, y);
+    int4 q = convert_int4_sat_rte(r);
+    bytes[i] = as_uchar16(convert_float4(q));
+}
+"""
+
+HELPERS = """\
+typedef float real;
+float square(float v);
+inline real add3(real a, real b, real c) { return a + b + c; }
+float square(float v) { return v * v; }
+float norm2(__global const float* p, int n) {
+    float s = 0.0f;
+    for (int i = 0; i < n; ++i)
+        s = add3(s, square(p[i]), 0.0f);
+    return s;
+}
+__kernel void norms(__global const float* rows, __global float* out, int n) {
+    int r = get_global_id(0);
+    out[r] = sqrt(norm2(rows + r * n, n));
+}
+"""
+
+
+MANY_VALID_CONSTRUCTS = """\
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+typedef struct { float x, y; } Point;
+struct Acc { float sum; int n; };
+static inline float lerp1(float a, float b, float t) __attribute__((always_inline));
+static inline float lerp1(float a, float b, float t) { return a + (b - a) * t; }
+void inc(int* x) { (*x)++; }
+void fill(__local float* tmp, int n) { for (int i = 0; i < n; ++i) tmp[i] = 0.0f; }
+float4 relu4(float4 v) { return fmax(v, 0.0f); }
+void add_point(struct Acc* acc, Point p) { acc->sum += p.x + p.y; acc->n++; }
+
+__kernel void misc(__global float* a, __global const float4* v4in, __global int* counter,
+                   __global half* h, __global double* d, int n, uint flags) {
+    __local float scratch[64];
+    size_t gid = get_global_id(0);
+    ptrdiff_t diff = 3;
+    __global float* row = a + gid * n;
+    __global float4* a4 = (__global float4*)a;
+    const __global float* const ro = a;
+    row[0] = ro[1] + (float)gid / n;
+    for (int i = 0, j = 1; i < n && j < n; i++, j += 2) { if (i == 5) continue; row[i] = j; }
+    int k = 0;
+    while (k < 3) { k++; if (k > 10) break; }
+    do { k--; } while (k > 0);
+    float acc[4] = {0};
+    float m[2][2] = {{1, 2}, {3, 4}};
+    Point p = {1.0f, 2.0f};
+    struct Acc total = {0.0f, 0};
+    add_point(&total, p);
+    inc(&k);
+    fill(scratch, 64);
+    float4 v = v4in[gid];
+    float4 w = v * 2 + 1.0f;
+    float4 r = (k > 0) ? v : w;
+    int4 mask = v > w;
+    float4 s = select(v, w, mask);
+    float4 rl = relu4(s);
+    float dd = dot(v, w) + length(rl) + sqrt(2.0f) + native_exp(1.0f) + half_sqrt(4.0f);
+    float4 c = clamp(v, 0.0f, 1.0f) + mad(v, w, r) + fma(v, w, r);
+    v.xyz = (float3)(1.0f);
+    v.w = v.s0 + v.odd.x + v.even.y + v.lo.x + v.hi.y;
+    float2 t2 = (float2)(v.x, 2);
+    int4 iv = (int4)(1, 2, 3, 4);
+    uint4 uv = abs(iv);
+    int bits = ~k & 0xff | (k << 2) ^ (k >> 1);
+    bits <<= 1; bits %= 7; bits |= !k;
+    a[0] += acc[0] + m[1][1] + p.x + total.sum + t2.y + dd + c.x + uv.x + bits + lerp1(1.0f, 2.0f, 0.5f);
+    atomic_add(counter, 1); atom_inc(counter); atomic_cmpxchg(&counter[1], 0, 1);
+    atomic_max(counter + 2, (int)gid);
+    atomic_add(&((__local int*)scratch)[0], 1);
+    float4 hv = convert_float4(vload4(0, h));
+    double dv = d[0] * 2.0;
+    float x = 0x1.8p3f + 1e-3f + 1.5e2f;
+    unsigned int u = (unsigned int)x;
+    long big = 1L << 40;
+    ulong ub = 0xffffffffffffffffUL;
+    bool flag = (flags & 1) != 0;
+    if (flag && true || false) a[1] = hv.x + dv + u + big + ub + diff;
+    a4[0] = r;
+    int z = k = 3;
+    int* pk = &k;
+    *pk = z;
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+    if (gid == 0) return;
+    vstore2(t2, 0, a);
+    float3 f3 = vload3(0, a);
+    vstore3(f3, 1, a);
+    a[2] = sizeof(float4) + sizeof(Point) + sizeof(k);
+}
+"""
+
+
+def test_vector_add_parameters() -> None:
+    program = compile_ok(VECTOR_ADD)
+    kernel = program.kernel("vector_add")
+    assert kernel.line == 1
+    assert [(p.name, p.kind, p.elem_type, p.vector_width, p.address_space, p.const) for p in kernel.params] == [
+        ("a", "buffer", "float", 1, "global", True),
+        ("b", "buffer", "float", 1, "global", True),
+        ("c", "buffer", "float", 1, "global", False),
+        ("n", "scalar", "int", 1, "private", True),
+    ]
+    assert isinstance(kernel.node, c_ast.FuncDef) and kernel.node.decl.name == "vector_add"
+    assert kernel.local_vars == [] and kernel.static_local_bytes == 0
+    assert program.functions == {}
+    assert program.kernel_names == ["vector_add"]
+    assert program.build_log == ""
+
+
+def test_tiled_matmul_with_local_pointer_arguments() -> None:
+    kernel = compile_ok(TILED_MATMUL).kernel("matmul")
+    assert [(p.name, p.kind, p.address_space) for p in kernel.params] == [
+        ("A", "buffer", "global"),
+        ("B", "buffer", "global"),
+        ("C", "buffer", "global"),
+        ("N", "scalar", "private"),
+        ("Asub", "local", "local"),
+        ("Bsub", "local", "local"),
+    ]
+    assert kernel.params[3].elem_type == "uint"
+    assert kernel.reqd_work_group_size == (16, 16, 1)
+
+
+def test_reduction_with_local_array_inside_the_kernel() -> None:
+    kernel = compile_ok(REDUCTION).kernel("reduce_sum")
+    assert [(p.name, p.kind, p.elem_type) for p in kernel.params] == [
+        ("in", "buffer", "float"),
+        ("out", "buffer", "float"),
+        ("n", "scalar", "uint"),
+    ]
+    scratch, count = kernel.local_vars
+    assert (scratch.name, scratch.elem_type, scratch.vector_width, scratch.shape, scratch.line) == (
+        "scratch",
+        "float",
+        1,
+        (256,),
+        2,
+    )
+    assert (count.name, count.shape, count.size_bytes) == ("count", (), 4)
+    assert kernel.static_local_bytes == 256 * 4 + 4
+
+
+def test_float4_kernel_with_vload_and_vstore() -> None:
+    kernel = compile_ok(FLOAT4).kernel("saxpy4")
+    assert [(p.name, p.kind, p.type_name, p.address_space, p.const) for p in kernel.params] == [
+        ("x", "buffer", "float", "global", True),
+        ("y", "buffer", "float", "global", False),
+        ("alpha", "scalar", "float", "private", True),
+        ("bias", "scalar", "float4", "private", False),
+        ("table", "buffer", "float4", "constant", True),  # __constant memory is read-only
+        ("bytes", "buffer", "uchar16", "global", False),
+    ]
+    assert kernel.params[3].vector_width == 4 and kernel.params[3].elem_type == "float"
+
+
+def test_helper_functions() -> None:
+    program = compile_ok(HELPERS)
+    assert list(program.functions) == ["add3", "square", "norm2"]
+    norm2 = program.functions["norm2"]
+    assert [(p.name, p.kind, p.elem_type, p.address_space, p.const) for p in norm2.params] == [
+        ("p", "pointer", "float", "global", True),
+        ("n", "scalar", "int", "private", False),
+    ]
+    assert norm2.calls == ("add3", "square")
+    assert str(norm2.return_type) == "float"
+    assert program.functions["add3"].return_type.name == "float"  # the typedef is resolved
+    assert [p.name for p in program.kernel("norms").params] == ["rows", "out", "n"]
+
+
+def test_several_kernels_and_lookup() -> None:
+    program = compile_ok(VECTOR_ADD + REDUCTION)
+    assert program.kernel_names == ["vector_add", "reduce_sum"]
+    with pytest.raises(KernelNotFound) as info:
+        program.kernel("vectoradd")
+    assert "'vectoradd'" in str(info.value) and "vector_add, reduce_sum" in str(info.value)
+    assert info.value.available == ["vector_add", "reduce_sum"]
+    assert isinstance(info.value, LookupError)
+
+
+def test_a_kernel_using_many_valid_constructs_compiles() -> None:
+    program = compile_ok(MANY_VALID_CONSTRUCTS)
+    assert list(program.functions) == ["lerp1", "inc", "fill", "relu4", "add_point"]
+    assert program.functions["add_point"].params[0].elem_type == "struct Acc"
+    kernel = program.kernel("misc")
+    assert [p.kind for p in kernel.params] == ["buffer"] * 5 + ["scalar"] * 2
+    assert kernel.params[3].elem_type == "half" and kernel.params[4].elem_type == "double"
+    assert kernel.static_local_bytes == 64 * 4
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        "__kernel __attribute__((reqd_work_group_size(8, 4, 1))) void k",
+        "__kernel void __attribute__((reqd_work_group_size(8, 4, 1))) k",
+        "__attribute__((reqd_work_group_size(8, 4, 1))) __kernel void k",
+        "__kernel __attribute__((vec_type_hint(float4))) __attribute__((reqd_work_group_size(8,4,1))) void k",
+    ],
+)
+def test_reqd_work_group_size_spellings(head: str) -> None:
+    program = compile_ok(f"{head}(__global float* a) {{ a[0] = 1; }}")
+    assert program.kernel("k").reqd_work_group_size == (8, 4, 1)
+
+
+def test_array_parameters_are_pointers() -> None:
+    program = compile_ok(
+        """\
+        float first(float w[4]) { w = w + 1; return w[0]; }
+        __kernel void k(__global float a[], __local int s[16]) { float t[4]; a[0] = first(t) + s[0]; }
+        """
+    )
+    assert [(p.name, p.kind, p.elem_type) for p in program.kernel("k").params] == [
+        ("a", "buffer", "float"),
+        ("s", "local", "int"),
+    ]
+    assert program.functions["first"].params[0].kind == "pointer"
+
+
+def test_prototypes_before_definitions() -> None:
+    program = compile_ok(
+        """\
+        __kernel void k(__global float* a);
+        float twice(float x);
+        __kernel void k(__global float* a) { a[0] = twice(a[1]); }
+        float twice(float x) { return 2.0f * x; }
+        """
+    )
+    assert program.kernel_names == ["k"] and list(program.functions) == ["twice"]
+
+
+def test_bool_literals_and_locals() -> None:
+    compile_ok("__kernel void k(__global int* a) { bool b = true; if (b && !false) a[0] = b; }")
+
+
+def test_unsigned_spellings_and_kernel_keyword_spellings() -> None:
+    program = compile_ok(
+        """\
+        kernel void k(global unsigned char* a, constant short* b, local unsigned long* c, unsigned n, long m) {}
+        """
+    )
+    assert [(p.elem_type, p.kind, p.address_space) for p in program.kernel("k").params] == [
+        ("uchar", "buffer", "global"),
+        ("short", "buffer", "constant"),
+        ("ulong", "local", "local"),
+        ("uint", "scalar", "private"),
+        ("long", "scalar", "private"),
+    ]
+
+
+def test_program_scope_constants_and_enums() -> None:
+    program = compile_ok(
+        """\
+        enum Mode { ADD = 1, MUL, SHIFT = MUL << 2 };
+        __constant float weights[3] = {0.25f, 0.5f, 0.25f};
+        __constant int modes[SHIFT] = {ADD, MUL};
+        __kernel void blur(__global float* a) {
+            int i = get_global_id(0);
+            a[i] = weights[0] * a[i] + weights[MUL] + modes[ADD];
+        }
+        """
+    )
+    assert program.enumerators == {"ADD": 1, "MUL": 2, "SHIFT": 8}
+    assert list(program.constants) == ["weights", "modes"]
+    t = program.type_of(program.constants["weights"])
+    assert (t.kind, t.length, t.target and t.target.space, t.const) == ("array", 3, "constant", True)
+    assert program.type_of(program.constants["modes"]).length == 8
+
+
+def test_type_of_resolves_typedefs_and_vectors() -> None:
+    program = compile_ok(
+        """\
+        typedef float4 vec;
+        typedef struct { float x; int n; } Pair;
+        __kernel void k(__global vec* out) {
+            vec v = (vec)(0.0f);
+            Pair p;
+            p.x = v.x;
+            out[0] = v;
+        }
+        """
+    )
+    body = program.kernel("k").node.body.block_items
+    v = program.type_of(body[0])
+    assert (v.kind, v.name, v.width, v.type_name) == ("vector", "float", 4, "float4")
+    pair = program.type_of(body[1])
+    assert pair.kind == "struct"
+    assert [(n, t.type_name) for n, t in program.struct_fields(pair.name)] == [("x", "float"), ("n", "int")]
+    assert program.kernel("k").params[0].type_name == "float4"
+
+
+def test_const_int_evaluates_array_sizes() -> None:
+    program = compile_ok(
+        """\
+        #define W 8
+        __kernel void k(__global float* a) {
+            __local float tile[W * 2][W + 1];
+            tile[0][0] = a[0];
+        }
+        """
+    )
+    local = program.kernel("k").local_vars[0]
+    assert local.shape == (16, 9) and local.size_bytes == 16 * 9 * 4
+    dims = program.kernel("k").node.body.block_items[0].type
+    assert program.const_int(dims.dim) == 16
+
+
+def test_filename_appears_in_messages() -> None:
+    log = build_log("__kernel void k(__global int* a) { a[0] = b; }", filename="my_kernels.cl")
+    assert log == "my_kernels.cl:1:43: error: use of undeclared identifier 'b'"
+
+
+def test_builtin_constants_and_macros_are_known() -> None:
+    compile_ok(
+        """\
+        __kernel void k(__global float* a, __global int* b) {
+            a[0] = INFINITY + NAN + FLT_MAX + FLT_EPSILON + M_PI_F + MAXFLOAT;
+            b[0] = INT_MAX + INT_MIN + CHAR_BIT;
+            barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+            mem_fence(CLK_GLOBAL_MEM_FENCE);
+        }
+        """
+    )
+
+
+def _call_for(name: str) -> str:
+    if name.startswith("vload"):
+        return f"{name}(0, p)"
+    if name.startswith("vstore"):
+        width = int(name[6:])
+        return f"{name}((float{width})(0.0f), 0, p)"
+    if name.startswith(("atomic_", "atom_")):
+        low, _ = builtin_arity(name) or (0, 0)
+        return f"{name}(ip{', 1' * (low - 1)})"
+    low, _ = builtin_arity(name) or (0, 0)
+    if name in ("get_work_dim",):
+        return f"{name}()"
+    if name in ("barrier", "mem_fence"):
+        return f"{name}(CLK_LOCAL_MEM_FENCE)"
+    if name.startswith("get_"):
+        return f"{name}(0)"
+    if name in ("pown",):
+        return "pown(x, 2)"
+    if name in ("abs",):
+        return "abs(1)"
+    return f"{name}({', '.join(['x'] * low)})"
+
+
+def test_every_builtin_function_compiles_with_its_arity() -> None:
+    calls = "\n".join(f"    {_call_for(name)};" for name in sorted(BUILTIN_FUNCTIONS))
+    source = f"__kernel void k(__global float* p, __global int* ip, float x) {{\n{calls}\n}}\n"
+    compile_ok(source)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["convert_float", "convert_int4", "convert_uchar16_sat", "convert_int_sat_rte", "convert_float2_rtz", "as_uint"],
+)
+def test_conversion_families(name: str) -> None:
+    assert is_builtin_function(name)
+    width = re.search(r"(\d+)", name.split("_")[1])
+    arg = f"(float{width.group(1)})(1.0f)" if width else "1.0f"
+    compile_ok(f"__kernel void k(__global float* p) {{ {name}({arg}); }}")
+
+
+def test_not_builtin_names() -> None:
+    assert not is_builtin_function("convert_float_sat")
+    assert not is_builtin_function("convert_bool")
+    assert not is_builtin_function("atan2")
+    assert builtin_arity("atomic_cmpxchg") == (3, 3)
+    assert builtin_arity("get_work_dim") == (0, 0)
+    assert builtin_arity("nothing") is None
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Rejected constructs, by line and name
+
+
+def k(body: str, params: str = "__global float* a, int n") -> str:
+    """A kernel around ``body`` (which starts on line 2)."""
+    return f"__kernel void k({params}) {{\n{body}}}\n"
+
+
+REJECTED = [
+    pytest.param(k("    goto done;\n    done: a[0] = 1;\n"), 2, "goto is not supported", id="goto"),
+    pytest.param(k("    a[0] = 1;\n    done: a[1] = 2;\n"), 3, "labels are not supported", id="label"),
+    pytest.param(
+        k("    switch (n) {\n    case 0: a[0] = 1; break;\n    default: break;\n    }\n"),
+        2,
+        "switch statements are not supported",
+        id="switch",
+    ),
+    pytest.param(
+        "int twice(int x) { return x * 2; }\n" + k("    int (*f)(int) = twice;\n"),
+        3,
+        "function pointers are not supported",
+        id="function-pointer-variable",
+    ),
+    pytest.param(
+        "typedef int (*op)(int);\n" + k("    a[0] = 1;\n"),
+        1,
+        "function pointers are not supported (typedef 'op')",
+        id="function-pointer-typedef",
+    ),
+    pytest.param(
+        "int apply(int (*f)(int), int x) { return f(x); }\n" + k("    a[0] = 1;\n"),
+        1,
+        "function pointers are not supported",
+        id="function-pointer-parameter",
+    ),
+    pytest.param(
+        "int fact(int n) { return n <= 1 ? 1 : n * fact(n - 1); }\n" + k("    a[0] = fact(n);\n"),
+        1,
+        "recursion is not supported: 'fact' calls itself",
+        id="direct-recursion",
+    ),
+    pytest.param(
+        "int odd(int n);\nint even(int n) { return n == 0 ? 1 : odd(n - 1); }\n"
+        "int odd(int n) { return n == 0 ? 0 : even(n - 1); }\n" + k("    a[0] = even(n);\n"),
+        2,
+        "recursion is not supported: 'even' -> 'odd' -> 'even'",
+        id="indirect-recursion",
+    ),
+    pytest.param(
+        "struct S { float x; };\n" + k("    a[0] = s.x;\n", "__global float* a, struct S s"),
+        2,
+        "struct kernel parameters are not supported ('s' is a struct S)",
+        id="struct-parameter",
+    ),
+    pytest.param(
+        "typedef union { float f; int i; } U;\n" + k("    a[0] = u->f;\n", "__global float* a, __global U* u"),
+        2,
+        "union kernel parameters are not supported ('u' points to a union",
+        id="union-pointer-parameter",
+    ),
+    pytest.param(
+        k("    a[0] = 1;\n", "__global float* a, __global float** rows"),
+        1,
+        "pointer-to-pointer kernel parameters are not supported ('rows')",
+        id="pointer-to-pointer",
+    ),
+    pytest.param(
+        k("    float tmp[n];\n    a[0] = tmp[0];\n"),
+        2,
+        "variable-length arrays are not supported (the size of 'tmp' is not a constant)",
+        id="vla",
+    ),
+    pytest.param("__kernel int k(__global int* a) { return a[0]; }\n", 1, "must return void", id="non-void-kernel"),
+    pytest.param(
+        k("    a[0] = p[0];\n", "__global float* a, float* p"),
+        1,
+        "kernel pointer parameter 'p' must point to __global, __constant or __local memory, not __private",
+        id="private-pointer",
+    ),
+    pytest.param(
+        k("    a[0] = p[0];\n", "__global float* a, __private float* p"),
+        1,
+        "kernel pointer parameter 'p' must point to __global, __constant or __local memory, not __private",
+        id="explicit-private-pointer",
+    ),
+    pytest.param(
+        k("    a[0] = 1;\n", "__global float* a, read_only image2d_t img"),
+        1,
+        "images are not supported (kernel parameter 'img' of type image2d_t)",
+        id="image",
+    ),
+    pytest.param(
+        k("    a[0] = 1;\n", "__global float* a, sampler_t s"),
+        1,
+        "samplers are not supported",
+        id="sampler",
+    ),
+    pytest.param(k('    printf("%d\\n", n);\n'), 2, "printf is not supported", id="printf"),
+    pytest.param(
+        k("    if (n) {\n        __local float t[4];\n        t[0] = 1;\n    }\n"),
+        3,
+        "__local variable 't' must be declared at the kernel's outermost scope",
+        id="nested-local",
+    ),
+    pytest.param(
+        "void h(void) { __local float t[4]; }\n" + k("    h();\n"),
+        1,
+        "__local variable 't' must be declared in a kernel, not in 'h'",
+        id="local-in-helper",
+    ),
+    pytest.param(
+        k("    __local float t = 1.0f;\n    a[0] = t;\n"),
+        2,
+        "__local variable 't' cannot have an initializer",
+        id="local-init",
+    ),
+    pytest.param(k("    a[0] = mystery;\n"), 2, "use of undeclared identifier 'mystery'", id="undeclared"),
+    pytest.param(k("    a[0] = frobnicate(1);\n"), 2, "call to undeclared function 'frobnicate'", id="undeclared-call"),
+    pytest.param(
+        k("    a[0] = atan2(1.0f, 2.0f);\n"),
+        2,
+        "built-in function 'atan2' is not supported by the simulator",
+        id="unsupported-builtin",
+    ),
+    pytest.param(
+        "int add(int a, int b) { return a + b; }\n" + k("    a[0] = add(1);\n"),
+        3,
+        "function 'add' takes 2 arguments, but 1 was given",
+        id="helper-arity",
+    ),
+    pytest.param(
+        k("    a[0] = get_global_id();\n"),
+        2,
+        "built-in function 'get_global_id' takes 1 argument, but 0 were given",
+        id="builtin-arity",
+    ),
+    pytest.param(
+        k("    alpha = 2.0f;\n", "__global float* a, const float alpha"),
+        2,
+        "cannot assign to const parameter 'alpha'",
+        id="const-parameter",
+    ),
+    pytest.param(
+        k("    a[0] = 1.0f;\n", "__global const float* a"),
+        2,
+        "cannot assign through 'a': it points to const (read-only) memory",
+        id="const-buffer",
+    ),
+    pytest.param(
+        k("    c[0] = 1.0f;\n", "__constant float* c"),
+        2,
+        "cannot write to __constant memory (through 'c')",
+        id="constant-buffer",
+    ),
+    pytest.param(
+        k("    n++;\n", "const int n"),
+        2,
+        "cannot assign to const parameter 'n'",
+        id="const-increment",
+    ),
+    pytest.param(
+        k("    int x = later(1);\n") + "int later(int v) { return v; }\n",
+        2,
+        "used before it is declared",
+        id="use-before-declaration",
+    ),
+    pytest.param(
+        "int never(int v);\n" + k("    a[0] = never(1);\n"),
+        3,
+        "function 'never' is declared but never defined",
+        id="undefined-function",
+    ),
+    pytest.param(
+        k("    float4 v = (float4)(1.0f, 2.0f, 3.0f);\n"), 2, "has 3 components, expected 4", id="vector-literal"
+    ),
+    pytest.param(
+        k("    float4 v = (float4)(0.0f);\n    a[0] = v.q;\n"), 3, "invalid vector component name '.q'", id="swizzle"
+    ),
+    pytest.param(
+        k("    float2 v = (float2)(0.0f);\n    a[0] = v.z;\n"),
+        3,
+        "vector component '.z' is out of range for a 2-component vector",
+        id="swizzle-range",
+    ),
+    pytest.param(
+        k("    float4 v = (float4)(0.0f);\n    v.xx = (float2)(1.0f);\n"),
+        3,
+        "swizzle '.xx' with repeated components is not assignable",
+        id="swizzle-assign",
+    ),
+    pytest.param(
+        k("    float4 v = (float4)(0.0f);\n    float2 w = v.xy + v;\n"),
+        3,
+        "vector operands have different sizes ('float2' and 'float4')",
+        id="vector-sizes",
+    ),
+    pytest.param(
+        k("    float x = 1.5f;\n    int r = x % 2;\n"), 3, "invalid operands to binary '%'", id="float-modulo"
+    ),
+    pytest.param(
+        k("    float4 v = (float4)(0.0f);\n    float s = v;\n"),
+        3,
+        "cannot convert the vector 'float4' to 'float'",
+        id="vector-to-scalar",
+    ),
+    pytest.param(
+        k("    int4 i = (int4)(1);\n    float4 f = i;\n"),
+        3,
+        "use convert_float4()",
+        id="implicit-vector-conversion",
+    ),
+    pytest.param(k("    int x = 1;\n    x.y = 2;\n"), 3, "member reference base type 'int'", id="member-of-scalar"),
+    pytest.param(k("    int x = 1;\n    x[0] = 2;\n"), 3, "subscripted value is not an array", id="subscript-scalar"),
+    pytest.param(k("    break;\n"), 2, "'break' statement not in a loop", id="break-outside-loop"),
+    pytest.param(k("    return 1;\n"), 2, "kernel 'k' should not return a value", id="kernel-returns-value"),
+    pytest.param(
+        "int f(void) { return; }\n" + k("    a[0] = f();\n"),
+        1,
+        "non-void function 'f' should return a value",
+        id="missing-return-value",
+    ),
+    pytest.param(k("    int x = 1;\n    int x = 2;\n"), 3, "redefinition of 'x'", id="redefinition"),
+    pytest.param(k("    int n = 2;\n"), 2, "redefinition of 'n'", id="parameter-shadowed-in-body"),
+    pytest.param(
+        "int f(int x) { return x; }\nint f(int x) { return x; }\n" + k("    a[0] = f(1);\n"),
+        2,
+        "redefinition of 'f'",
+        id="function-redefinition",
+    ),
+    pytest.param(
+        "float g = 1.0f;\n" + k("    a[0] = g;\n"),
+        1,
+        "must be declared in the __constant address space",
+        id="global-variable",
+    ),
+    pytest.param(
+        "__constant float t[2];\n" + k("    a[0] = t[0];\n"), 1, "must be initialized", id="uninitialized-constant"
+    ),
+    pytest.param(
+        k("    __constant float t[1] = {1.0f};\n"), 2, "declare 't' at program scope", id="function-scope-constant"
+    ),
+    pytest.param(
+        k("    static int s = 0;\n"), 2, "static variables inside functions are not supported", id="static-local"
+    ),
+    pytest.param(
+        k("    a[0] = 1;\n", "__global float* a, bool flag"), 1, "cannot be of type bool", id="bool-parameter"
+    ),
+    pytest.param(
+        k("    a[0] = 1;\n", "__global float* a, size_t n"), 1, "cannot be of type size_t", id="size_t-parameter"
+    ),
+    pytest.param(
+        k("    a[0] = 1;\n", "__global float* a, float w[4]"), 1, "not __private", id="private-array-parameter"
+    ),
+    pytest.param(
+        k("    a[0] = 1;\n", "__global float* a, __global int n"),
+        1,
+        "cannot be in the __global address space",
+        id="global-scalar",
+    ),
+    pytest.param(
+        k("    a[0] = 1;\n", "__global float* a, ..."), 1, "variadic functions are not supported", id="variadic"
+    ),
+    pytest.param(k("    a[0] = 1;\n", "__global float* a, int"), 1, "parameter name omitted", id="unnamed-parameter"),
+    pytest.param(
+        "__kernel void k(__global float* a) { k3(a); }\n__kernel void k3(__global float* a) {}\n",
+        1,
+        "used before it is declared",
+        id="kernel-before-declaration",
+    ),
+    pytest.param(
+        "__kernel void k0(__global float* a) { a[0] = 1; }\n" + k("    k0(a);\n"),
+        3,
+        "calling the kernel 'k0' from a function is not supported",
+        id="kernel-calls-kernel",
+    ),
+    pytest.param(k('    asm("nop");\n'), 2, "inline assembly is not supported", id="asm"),
+    pytest.param(
+        k("    float4 v = (float4){1.0f, 2.0f, 3.0f, 4.0f};\n"),
+        2,
+        "compound literals are not supported",
+        id="compound-literal",
+    ),
+    pytest.param(
+        k("    int t[2] = {[1] = 3};\n"), 2, "designated initializers are not supported", id="designated-initializer"
+    ),
+    pytest.param(k("    typedef int myint;\n"), 2, "typedefs inside functions are not supported", id="local-typedef"),
+    pytest.param(
+        k("    int x = 1;\n    int y = x(2);\n"), 3, "called object 'x' is not a function", id="call-non-function"
+    ),
+    pytest.param(
+        k("    float4 v = (float4)(0.0f);\n    if (v) a[0] = 1;\n"),
+        3,
+        "a condition must be a scalar",
+        id="vector-condition",
+    ),
+    pytest.param(
+        k("    int x;\n    atomic_add(&x, 1);\n"),
+        3,
+        "'atomic_add' needs a pointer to __global or __local memory",
+        id="private-atomic",
+    ),
+    pytest.param(
+        k("    atomic_add(c, 1);\n", "__constant int* c"),
+        2,
+        "'atomic_add' needs a pointer to __global or __local memory, not __constant",
+        id="constant-atomic",
+    ),
+    pytest.param(
+        k("    float4 v = vload4(0, n);\n"),
+        2,
+        "the second argument of 'vload4' must be a pointer",
+        id="vload-non-pointer",
+    ),
+    pytest.param(
+        k("    vstore4((float4)(0.0f), 0, c);\n", "__global const float* c"),
+        2,
+        "'vstore4' cannot write to read-only memory",
+        id="vstore-const",
+    ),
+    pytest.param(
+        k("    int2 v = convert_int2((float4)(0.0f));\n"),
+        2,
+        "'convert_int2' needs a 2-component argument",
+        id="convert-width",
+    ),
+    pytest.param(
+        k("    a[0] = convert_float_sat(1);\n"),
+        2,
+        "'convert_float_sat': saturation applies only to integer destinations",
+        id="convert-float-sat",
+    ),
+    pytest.param(k("    int x = as_int((float2)(0.0f));\n"), 2, "'as_int' needs an argument of 4 bytes", id="as-size"),
+    pytest.param(
+        k("    int4 i = (int4)(1);\n    float4 f = (float4)i;\n"), 3, "use convert_float4()", id="vector-cast"
+    ),
+    pytest.param(
+        k('    _Static_assert(sizeof(float4) == 8, "four floats");\n'),
+        2,
+        'static assertion failed: "four floats"',
+        id="static-assert",
+    ),
+    pytest.param(
+        k("    float x = 1.0f;\n    a[x] = 1;\n"), 3, "array subscript is not an integer", id="float-subscript"
+    ),
+    pytest.param(
+        k("    float2 v = (float2)(0.0f);\n    int h = v.rg;\n"),
+        3,
+        "(OpenCL 3.0 .rgba names) is not supported",
+        id="rgba-swizzle",
+    ),
+    pytest.param(
+        k("    float3 v = (float3)(0.0f);\n    float2 h = v.hi;\n"), 3, "reads an undefined component", id="float3-hi"
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "line", "message"), REJECTED)
+def test_rejected_constructs(source: str, line: int, message: str) -> None:
+    errors = errors_at(source)
+    assert any(message in m and at == line for at, m in errors), errors
+
+
+def test_rejected_messages_are_compiler_style_with_columns() -> None:
+    log = build_log(k("    goto done;\n    done: a[0] = 1;\n"))
+    assert log.splitlines() == [
+        "kernel.cl:2:5: error: goto is not supported ('goto done')",
+        "kernel.cl:3:5: error: labels are not supported (label 'done'; goto is not supported)",
+    ]
+
+
+def test_recursion_through_three_functions_is_reported_once() -> None:
+    source = """\
+    int c(int n);
+    int a(int n) { return n ? c(n - 1) : 0; }
+    int b(int n) { return a(n); }
+    int c(int n) { return b(n); }
+    __kernel void k(__global int* out) { out[0] = a(3); }
+    """
+    errors = errors_at(source)
+    assert errors == [(2, "recursion is not supported: 'a' -> 'c' -> 'b' -> 'a'")]
+
+
+def test_non_recursive_call_chains_are_fine() -> None:
+    compile_ok(
+        """\
+        int leaf(int x) { return x + 1; }
+        int mid(int x) { return leaf(x) + leaf(x); }
+        int top(int x) { return mid(x) * leaf(x); }
+        __kernel void k(__global int* out) { out[0] = top(1) + mid(2); }
+        """
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Syntax errors and collecting every problem
+
+
+def test_parse_error_in_compiler_style() -> None:
+    log = build_log(
+        """\
+        __kernel void k(__global float* a) {
+            a[0] = 1 +* ;
+        }
+        """
+    )
+    assert log == "kernel.cl:2:17: error: invalid expression"
+
+
+def test_parse_error_missing_semicolon_points_at_the_next_token() -> None:
+    assert errors_at("__kernel void k(__global float* a) {\n    a[0] = 1\n    a[1] = 2;\n}\n") == [
+        (3, "syntax error before 'a'")
+    ]
+
+
+def test_parse_error_at_end_of_input() -> None:
+    errors = errors_at("__kernel void k(__global float* a) {\n    a[0] = 1;\n")
+    assert len(errors) == 1 and "end of input" in errors[0][1]
+
+
+def test_lexer_error() -> None:
+    assert errors_at("__kernel void k(__global float* a) {\n    a[0] = 1 @ 2;\n}\n") == [(2, "illegal character '@'")]
+
+
+def test_many_errors_in_one_log() -> None:
+    source = """\
+    int fact(int n) { return n ? n * fact(n - 1) : 1; }
+    __kernel void first(__global float* a) {
+        a[0] = 1 +* ;
+    }
+    __kernel void second(__global float* a, float* p) {
+        a[0] = unknown_one;
+        goto out;
+    }
+    __kernel void third(__global float* a) {
+        a[0] = 2
+    }
+    __kernel void fourth(__global float* a) {
+        a[0] = fact(1, 2) + unknown_two;
+    }
+    """
+    log = build_log(source)
+    assert log.splitlines() == [
+        "kernel.cl:1:5: error: recursion is not supported: 'fact' calls itself",
+        "kernel.cl:3:17: error: invalid expression",
+        "kernel.cl:5:48: error: kernel pointer parameter 'p' must point to __global, __constant or __local memory, "
+        "not __private (a pointer without an address space points to __private memory)",
+        "kernel.cl:6:12: error: use of undeclared identifier 'unknown_one'",
+        "kernel.cl:7:5: error: goto is not supported ('goto out')",
+        "kernel.cl:11:1: error: syntax error before '}'",
+        "kernel.cl:13:12: error: function 'fact' takes 1 argument, but 2 were given",
+        "kernel.cl:13:25: error: use of undeclared identifier 'unknown_two'",
+    ]
+
+
+def test_a_function_that_failed_to_parse_does_not_cascade() -> None:
+    source = """\
+    float helper(float x) {
+        return x +* ;
+    }
+    __kernel void k(__global float* a) {
+        a[0] = helper(1.0f);
+    }
+    """
+    assert errors_at(source) == [(2, "invalid expression")]
+
+
+def test_a_missing_opening_brace_does_not_cascade() -> None:
+    source = (
+        "__kernel void k(__global float* a)\n"
+        "    int i = get_global_id(0);\n"
+        "    a[i] = 1;\n"
+        "}\n"
+        "__kernel void k2(__global float* a) { a[0] = nope; }\n"
+    )
+    assert errors_at(source) == [
+        (1, "invalid function definition"),
+        (5, "use of undeclared identifier 'nope'"),
+    ]
+
+
+def test_errors_are_collected_in_indented_sources_too() -> None:
+    # e.g. a kernel written in an indented Python triple-quoted string
+    source = (
+        "    __kernel void k(__global float* a) {\n"
+        "        a[0] = 1 +* ;\n"
+        "    }\n"
+        "    __kernel void k2(__global float* a) {\n"
+        "        a[0] = nope;\n"
+        "    }\n"
+    )
+    with pytest.raises(KernelCompileError) as info:
+        compile_source(source)
+    assert info.value.build_log.splitlines() == [
+        "kernel.cl:2:21: error: invalid expression",
+        "kernel.cl:5:16: error: use of undeclared identifier 'nope'",
+    ]
+
+
+def test_compile_error_carries_source_options_and_diagnostics() -> None:
+    with pytest.raises(KernelCompileError) as info:
+        compile_source("__kernel void k(__global int* a) { a[0] = x; }", "-DFOO=1")
+    e = info.value
+    assert e.source.startswith("__kernel") and e.options == "-DFOO=1"
+    assert [(d.line, d.column) for d in e.diagnostics] == [(1, 43)]
+    assert str(e) == e.build_log
+
+
+def test_empty_source_compiles_to_no_kernels() -> None:
+    program = compile_source("")
+    assert program.kernels == {} and program.functions == {}
+    with pytest.raises(KernelNotFound, match="none"):
+        program.kernel("k")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# What the executor relies on
+
+
+def test_ast_shapes_the_executor_walks() -> None:
+    program = compile_ok(
+        """\
+        __kernel void k(__global float4* v, __local float* s) {
+            float4 x = (float4)(1.0f, 2.0f, 3.0f, 4.0f);
+            float2 y = x.xy + x.s01;
+            s[0] = (float)(1.0f, 2.0f);
+        }
+        """
+    )
+    kernel = program.kernel("k")
+    param = kernel.node.decl.type.args.params[0]
+    assert "__global" in param.quals  # address spaces stay in Decl.quals (and the inner TypeDecl's)
+    items = kernel.node.body.block_items
+    literal = items[0].init
+    assert isinstance(literal, c_ast.Cast) and isinstance(literal.expr, c_ast.ExprList)
+    assert len(literal.expr.exprs) == 4
+    swizzle = items[1].init.left
+    assert isinstance(swizzle, c_ast.StructRef) and swizzle.type == "." and swizzle.field.name == "xy"
+    comma = items[2].rvalue
+    assert isinstance(comma, c_ast.Cast) and isinstance(comma.expr, c_ast.ExprList)  # a scalar cast of a comma
+    assert all(getattr(n.coord, "file", None) != "<builtins>" for n in program.ast.ext)  # the prelude is gone
+
+
+@pytest.mark.parametrize(
+    ("name", "width", "indices"),
+    [
+        ("x", 4, (0,)),
+        ("wzyx", 4, (3, 2, 1, 0)),
+        ("s0", 2, (0,)),
+        ("sF", 16, (15,)),
+        ("s0123", 8, (0, 1, 2, 3)),
+        ("lo", 8, (0, 1, 2, 3)),
+        ("hi", 4, (2, 3)),
+        ("even", 4, (0, 2)),
+        ("odd", 16, (1, 3, 5, 7, 9, 11, 13, 15)),
+        ("lo", 3, (0, 1)),
+        ("even", 3, (0, 2)),
+        ("xyz", 3, (0, 1, 2)),
+    ],
+)
+def test_swizzle_indices(name: str, width: int, indices: tuple[int, ...]) -> None:
+    assert swizzle_indices(name, width) == indices
+
+
+@pytest.mark.parametrize(("name", "width"), [("w", 3), ("s4", 4), ("xs", 4), ("s", 4), ("xyzwx", 4), ("hi", 3)])
+def test_invalid_swizzles(name: str, width: int) -> None:
+    with pytest.raises(ValueError):
+        swizzle_indices(name, width)
+
+
+_TOKENS = st.sampled_from(
+    [
+        "__kernel",
+        "void",
+        "k",
+        "(",
+        ")",
+        "{",
+        "}",
+        "[",
+        "]",
+        ";",
+        ",",
+        "__global",
+        "__local",
+        "float",
+        "float4",
+        "int",
+        "*",
+        "a",
+        "b",
+        "=",
+        "+",
+        "1",
+        "2.0f",
+        "if",
+        "for",
+        "return",
+        ".x",
+        "get_global_id",
+        "#define X 1\n",
+        "X",
+        "\n",
+        "struct",
+        "goto",
+        "switch",
+        "case",
+        ":",
+        "'",
+        '"',
+        "/*",
+        "*/",
+        "\\\n",
+        "#if 1\n",
+        "#endif\n",
+    ]
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(_TOKENS, max_size=40))
+def test_arbitrary_token_soup_gives_a_program_or_a_compile_error(tokens: list[str]) -> None:
+    source = " ".join(tokens)
+    try:
+        compile_source(source)
+    except KernelCompileError as e:
+        assert e.build_log
+        for line in e.build_log.splitlines():
+            assert LOG_LINE.match(line), line
+
+
+def test_the_kernel_corpus_compiles_with_the_parameters_its_cases_pass() -> None:
+    """Every kernel of tests/kernels/corpus and bugs compiles, and the parameters the front end extracts are the
+    arguments each case passes: same names in the same order, buffers where it passes arrays (of the element
+    type the kernel reads), __local pointers where it passes sizes, values where it passes scalars."""
+    corpus = pytest.importorskip("kernels.corpus")
+    for case in [*corpus.CASES, *corpus.BUGS]:
+        program = compile_source(case.source(), case.options, case.file)
+        kernel = program.kernel(case.kernel)
+        args = case.make(np.random.default_rng(0)).args
+        assert [p.name for p in kernel.params] == list(args), case.name
+        for p in kernel.params:
+            arg = args[p.name]
+            if isinstance(arg, corpus.Buffer):
+                assert (p.kind, p.address_space) == ("buffer", arg.space), (case.name, p)
+                assert arg.array.dtype == np.dtype(_NUMPY_TYPES[p.elem_type]), (case.name, p)
+                assert arg.access == "in" or not p.const, (case.name, p)
+            elif isinstance(arg, corpus.Local):
+                assert p.kind == "local", (case.name, p)
+            else:
+                assert p.kind == "scalar" and np.dtype(arg.dtype) == np.dtype(_NUMPY_TYPES[p.elem_type]), (case.name, p)
+
+
+_NUMPY_TYPES = {
+    "char": np.int8,
+    "uchar": np.uint8,
+    "short": np.int16,
+    "ushort": np.uint16,
+    "int": np.int32,
+    "uint": np.uint32,
+    "long": np.int64,
+    "ulong": np.uint64,
+    "half": np.float16,
+    "float": np.float32,
+    "double": np.float64,
+}
+
+
+def test_kernels_package_does_not_import_the_hal() -> None:
+    code = "import sys, wia_sim.kernels; assert not any(m.startswith('wia_hal') for m in sys.modules)"
+    subprocess.run([sys.executable, "-c", code], check=True)
