@@ -35,6 +35,8 @@ from pycparser import c_ast
 from pycparser.c_parser import ParseError
 from pycparserext.ext_c_parser import Asm, AttributeSpecifier, FuncDeclExt, OpenCLCParser
 
+from wia_sim.kernels.ctype import CType, common_type, comparison_type, promoted
+from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.preprocess import Diagnostic, format_log, preprocess
 
 __all__ = [
@@ -82,20 +84,6 @@ _VECTOR_BASES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulo
 VECTOR_WIDTHS = (2, 3, 4, 8, 16)
 _FLOATS = frozenset({"half", "float", "double"})
 _UNSIGNED_OF = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}
-_RANK = {
-    "bool": 0,
-    "char": 1,
-    "uchar": 1,
-    "short": 2,
-    "ushort": 2,
-    "int": 3,
-    "uint": 3,
-    "long": 4,
-    "ulong": 4,
-    "half": 5,
-    "float": 6,
-    "double": 7,
-}
 
 # one-word type names: the OpenCL scalars and the aliases the parser knows, to canonical scalar names
 _SCALAR_NAMES: dict[str, str] = {
@@ -2093,38 +2081,42 @@ def _describe(node: c_ast.Node) -> str:
 
 
 def _signed_of_size(name: str) -> str:
-    size = SCALAR_SIZES.get(name, 4)
-    return {1: "char", 2: "short", 4: "int", 8: "long"}[size]
+    """The signed scalar of ``name``'s size (the element type of a vector comparison's result)."""
+    return comparison_type(ctype_lookup(name).vector(2)).name if name in SCALAR_SIZES else "int"
+
+
+def _ctype(t: TypeInfo) -> CType | None:
+    try:
+        scalar = ctype_lookup(t.name)
+    except KeyError:
+        return None
+    return scalar.vector(t.width) if t.kind == "vector" else scalar
 
 
 def _promote(t: TypeInfo) -> TypeInfo:
-    if t.kind == "scalar" and t.name in _RANK and _RANK[t.name] < _RANK["int"]:
-        return _INT
+    """C's integer promotion, by the rules the executor computes with (:mod:`wia_sim.kernels.ctype`)."""
+    c = _ctype(t) if t.kind == "scalar" else None
+    if c is not None:
+        return _scalar_or_vector(promoted(c).name, 1)
     if t.kind in ("scalar", "vector"):
         return TypeInfo(t.kind, t.name, t.width)
     return t
 
 
 def _arithmetic(a: TypeInfo, b: TypeInfo) -> TypeInfo:
-    """The usual arithmetic conversions (C99 6.3.1.8), with OpenCL's scalar-to-vector widening."""
-    if a.kind == "vector" or b.kind == "vector":
-        if a.kind == "vector" and b.kind == "vector":
-            return TypeInfo("vector", a.name if a.name == b.name else "?", a.width)
+    """The usual arithmetic conversions (C99 6.3.1.8) with OpenCL's scalar-to-vector widening, as the executor
+    applies them (:func:`wia_sim.kernels.ctype.common_type`); "?" where an operand's type is not known."""
+    if a.kind == "vector" and b.kind == "vector" and a.name != b.name:
+        return TypeInfo("vector", "?", a.width)
+    ca, cb = _ctype(a), _ctype(b)
+    if ca is None or cb is None:
         v = a if a.kind == "vector" else b
-        return TypeInfo("vector", v.name, v.width)
-    a, b = _promote(a), _promote(b)
-    if a.name not in _RANK or b.name not in _RANK:
-        return TypeInfo("scalar", "?")
-    if a.name in _FLOATS or b.name in _FLOATS:
-        return a if _RANK[a.name] >= _RANK[b.name] else b
-    a_unsigned = a.name.startswith("u")
-    b_unsigned = b.name.startswith("u")
-    if a_unsigned == b_unsigned:
-        return a if _RANK[a.name] >= _RANK[b.name] else b
-    unsigned, signed = (a, b) if a_unsigned else (b, a)
-    if _RANK[unsigned.name] >= _RANK[signed.name]:
-        return unsigned
-    return signed
+        return TypeInfo("vector", v.name, v.width) if v.kind == "vector" else TypeInfo("scalar", "?")
+    try:
+        c = common_type(ca, cb)
+    except TypeError:
+        return TypeInfo("vector", "?", max(a.width, b.width))
+    return _scalar_or_vector(c.name, c.width)
 
 
 # ---------------------------------------------------------------------------------------------------------------
