@@ -1,0 +1,242 @@
+"""The kernel language's math, integer, geometric and conversion built-ins on lane values.
+
+Float functions are evaluated in float64 and rounded once to the argument's type (float32 for ``float``), so they
+are at least as accurate as the OpenCL C 1.2 ulp bounds require; ``native_*``/``half_*`` are the precise ones.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from wia_sim.kernels.ctype import FLOAT, SCALARS, CType, common_type, convert, lookup
+from wia_sim.kernels.spaces import Value
+
+__all__ = ["MATH_FUNCTIONS", "SPECIAL", "as_type", "call_math", "convert_to"]
+
+Array = NDArray[Any]
+
+_UNARY_FLOAT: dict[str, Callable[[Array], Array]] = {
+    "sqrt": np.sqrt,
+    "rsqrt": lambda x: 1.0 / np.sqrt(x),
+    "exp": np.exp,
+    "exp2": np.exp2,
+    "log": np.log,
+    "log2": np.log2,
+    "sin": np.sin,
+    "cos": np.cos,
+    "tan": np.tan,
+    "tanh": np.tanh,
+    "fabs": np.abs,
+    "floor": np.floor,
+    "ceil": np.ceil,
+    "trunc": np.trunc,
+    "round": lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x),
+    "recip": lambda x: 1.0 / x,
+}
+SPECIAL = frozenset(
+    {"sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh", "pow", "pown", "powr", "recip"}
+    | {"divide", "length", "normalize"}
+)
+MATH_FUNCTIONS = frozenset(
+    set(_UNARY_FLOAT)
+    | {"pow", "powr", "pown", "fmin", "fmax", "fmod", "fma", "mad", "min", "max", "clamp", "select", "abs"}
+    | {"dot", "length", "normalize", "cross", "rotate", "popcount", "clz", "divide"}
+)
+
+
+def _float_type(t: CType) -> CType:
+    if t.kind == "float":
+        return t
+    return FLOAT.vector(t.width) if t.width > 1 else FLOAT
+
+
+def _as(v: Value, t: CType) -> Array:
+    if v.t == t:
+        return v.a
+    return convert(v.a, v.t, t)
+
+
+def _round(x: Array, t: CType) -> Array:
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(x).astype(t.dtype)
+
+
+def _f64(v: Value, t: CType) -> Array:
+    return np.asarray(_as(v, t), dtype=np.float64)
+
+
+def _common(args: list[Value]) -> CType:
+    t = args[0].t
+    for a in args[1:]:
+        t = common_type(t, a.t)
+    return t
+
+
+def _bits(t: CType) -> int:
+    return int(t.dtype.itemsize) * 8
+
+
+def _unsigned(t: CType) -> CType:
+    name = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}.get(t.name, t.name)
+    s = SCALARS[name]
+    return s.vector(t.width) if t.width > 1 else s
+
+
+def call_math(name: str, args: list[Value]) -> Value:
+    """Evaluate the math/integer/geometric built-in ``name`` (without ``native_``/``half_`` prefixes)."""
+    with np.errstate(all="ignore"):
+        return _call(name, args)
+
+
+def _call(name: str, args: list[Value]) -> Value:
+    if name in _UNARY_FLOAT:
+        t = _float_type(args[0].t)
+        return Value(t, _round(_UNARY_FLOAT[name](_f64(args[0], t)), t))
+    if name in ("pow", "powr", "fmin", "fmax", "fmod", "divide"):
+        t = _float_type(_common(args))
+        x, y = _f64(args[0], t), _f64(args[1], t)
+        fn: dict[str, Callable[[Array, Array], Array]] = {
+            "pow": np.power,
+            "powr": np.power,
+            "fmin": np.fmin,
+            "fmax": np.fmax,
+            "fmod": np.fmod,
+            "divide": np.divide,
+        }
+        return Value(t, _round(fn[name](x, y), t))
+    if name == "pown":
+        t = _float_type(args[0].t)
+        return Value(t, _round(np.power(_f64(args[0], t), np.asarray(args[1].a, dtype=np.float64)), t))
+    if name in ("fma", "mad"):
+        t = _float_type(_common(args))
+        return Value(t, _round(_f64(args[0], t) * _f64(args[1], t) + _f64(args[2], t), t))
+    if name in ("min", "max"):
+        t = _common(args)
+        x, y = _as(args[0], t), _as(args[1], t)
+        r = np.minimum(x, y) if name == "min" else np.maximum(x, y)
+        return Value(t, np.asarray(r, dtype=t.dtype))
+    if name == "clamp":
+        t = args[0].t if args[0].t.width > 1 else _common(args)
+        x, lo, hi = (_as(a, t) for a in args)
+        return Value(t, np.asarray(np.minimum(np.maximum(x, lo), hi), dtype=t.dtype))
+    if name == "select":
+        t = common_type(args[0].t, args[1].t)
+        a, b = _as(args[0], t), _as(args[1], t)
+        c = np.asarray(args[2].a)
+        if args[2].t.width > 1:
+            cond = (c.astype(args[2].t.dtype) < 0) if args[2].t.kind == "int" else (c >> (_bits(args[2].t) - 1)) != 0
+        else:
+            cond = c != 0
+        return Value(t, np.asarray(np.where(cond, b, a), dtype=t.dtype))
+    if name == "abs":
+        t = args[0].t
+        if t.kind == "float":
+            return Value(t, np.abs(args[0].a))
+        u = _unsigned(t)
+        a = np.asarray(args[0].a)
+        if t.kind == "int":
+            return Value(u, np.where(a < 0, -a.astype(np.int64), a).astype(u.dtype))
+        return Value(u, a.astype(u.dtype))
+    if name in ("dot", "length", "normalize"):
+        t = _float_type(args[0].t)
+        x = _f64(args[0], t)
+        if name == "dot":
+            y = _f64(args[1], t)
+            prod = x * y
+        else:
+            prod = x * x
+        s = prod.sum(axis=-1) if t.width > 1 else prod
+        scalar = t.scalar
+        if name == "dot":
+            return Value(scalar, _round(s, scalar))
+        if name == "length":
+            return Value(scalar, _round(np.sqrt(s), scalar))
+        n = np.sqrt(s)
+        return Value(t, _round(x / (n[..., None] if t.width > 1 else n), t))
+    if name == "cross":
+        t = _float_type(_common(args))
+        x, y = _f64(args[0], t), _f64(args[1], t)
+        r = np.zeros(np.broadcast_shapes(x.shape, y.shape), dtype=np.float64)
+        r[..., 0] = x[..., 1] * y[..., 2] - x[..., 2] * y[..., 1]
+        r[..., 1] = x[..., 2] * y[..., 0] - x[..., 0] * y[..., 2]
+        r[..., 2] = x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]
+        return Value(t, _round(r, t))
+    if name == "rotate":
+        t = _common(args)
+        u = _unsigned(t)
+        bits = _bits(t)
+        v = _as(args[0], t).astype(u.dtype)
+        s = (_as(args[1], t).astype(u.dtype)) & u.dtype.type(bits - 1)
+        left = v << s
+        right = np.where(s == 0, u.dtype.type(0), v >> ((u.dtype.type(bits) - s) & u.dtype.type(bits - 1)))
+        return Value(t, np.asarray(left | right).astype(u.dtype).view(t.dtype))
+    if name == "popcount":
+        t = args[0].t
+        v = np.asarray(args[0].a).astype(_unsigned(t).dtype)
+        return Value(t, np.bitwise_count(v).astype(t.dtype))
+    if name == "clz":
+        t = args[0].t
+        u = _unsigned(t)
+        v = np.asarray(args[0].a).astype(u.dtype).astype(np.uint64)
+        bits = _bits(t)
+        n = np.zeros(v.shape, dtype=np.int64)
+        for shift in (32, 16, 8, 4, 2, 1):
+            if shift >= bits:
+                continue
+            big = v >= (np.uint64(1) << np.uint64(shift))
+            n = n + np.where(big, shift, 0)
+            v = np.where(big, v >> np.uint64(shift), v)
+        length = n + (v != 0)
+        return Value(t, (bits - length).astype(t.dtype))
+    raise NotImplementedError(f"built-in '{name}' is not implemented")
+
+
+_CONVERT_RE = re.compile(r"convert_([a-z]+?)(2|3|4|8|16)?(_sat)?(_rte|_rtz|_rtp|_rtn)?")
+
+
+def convert_to(name: str, arg: Value) -> Value:
+    """``convert_<type>[_sat][_rounding](arg)``."""
+    m = _CONVERT_RE.fullmatch(name)
+    if m is None:
+        raise NotImplementedError(name)
+    base = lookup(m.group(1))
+    target = base.vector(int(m.group(2))) if m.group(2) else base
+    a = np.asarray(arg.a)
+    src = arg.t
+    if src.width == 1 and target.width > 1:
+        a = np.repeat(a[..., None], target.width, axis=-1)
+        src = src.vector(target.width)
+    if target.kind in ("int", "uint") and src.kind == "float":
+        rounding = m.group(4) or "_rtz"
+        with np.errstate(invalid="ignore"):
+            x = a.astype(np.float64)
+            x = {"_rte": np.rint, "_rtz": np.trunc, "_rtp": np.ceil, "_rtn": np.floor}[rounding](x)
+            if m.group(3):
+                info = np.iinfo(target.dtype)
+                x = np.where(np.isnan(x), 0, np.clip(x, info.min, info.max))
+                return Value(target, x.astype(target.dtype))
+        return Value(
+            target, convert(x, SCALARS["double"].vector(src.width) if src.width > 1 else SCALARS["double"], target)
+        )
+    if m.group(3) and target.kind in ("int", "uint") and src.kind in ("int", "uint", "bool"):
+        info = np.iinfo(target.dtype)
+        wide = a.astype(np.float64) if src.name == "ulong" else a.astype(np.int64)
+        return Value(target, np.clip(wide, info.min, info.max).astype(target.dtype))
+    return Value(target, convert(a, src, target))
+
+
+def as_type(name: str, arg: Value) -> Value:
+    """``as_<type>(arg)``: the same bits as another type of the same size."""
+    target = lookup(name[3:])
+    a = np.ascontiguousarray(np.asarray(arg.a, dtype=arg.t.dtype))
+    lead = a.shape[:-1] if arg.t.width > 1 else a.shape
+    raw = a.reshape((*lead, -1)).view(np.uint8).reshape((*lead, -1))
+    out = np.ascontiguousarray(raw).view(target.dtype)
+    if target.width == 1:
+        out = out.reshape(lead)
+    return Value(target, out)

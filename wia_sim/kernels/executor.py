@@ -1,0 +1,1276 @@
+"""The kernel executor: every work-item of a launch in lockstep, vectorized over lanes with NumPy.
+
+``run_kernel`` walks the checked AST of a ``Program`` (never turning source into Python). Every private value is
+an array with one entry per lane (a trailing axis for vectors; shape () while it is the same in every lane);
+divergent control flow is a lane mask: both sides of an ``if``/``?:`` run under their own masks, loops run until
+no lane's condition holds, ``break``/``continue``/``return`` switch lanes off. Memory lives in ``spaces.Region``
+objects, which check every access when ``checks`` is on.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pycparser import c_ast
+
+from wia_sim.kernels import builtins
+from wia_sim.kernels.ctype import (
+    INT,
+    SCALARS,
+    CType,
+    arithmetic,
+    common_type,
+    comparison_type,
+    convert,
+    lookup,
+    promoted,
+)
+from wia_sim.kernels.frontend import BUILTIN_CONSTANTS, FunctionInfo, KernelInfo, Program, TypeInfo
+from wia_sim.kernels.lanes import Geometry, Lanes
+from wia_sim.kernels.spaces import (
+    KernelFault,
+    KernelTimeout,
+    LaunchState,
+    Pointer,
+    Region,
+    Value,
+    elem_bytes,
+    lane_count,
+)
+
+__all__ = ["KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
+
+Array = NDArray[Any]
+Result = Value | Pointer
+ULONG = SCALARS["ulong"]
+LONG = SCALARS["long"]
+UINT = SCALARS["uint"]
+
+
+class UnsupportedKernel(NotImplementedError):
+    """The kernel uses something the executor does not implement (named in the message, with its line)."""
+
+
+@dataclass
+class RunResult:
+    """What a launch did: ``counts`` for the timing model and the number of lockstep steps executed."""
+
+    counts: dict[str, int]
+    steps: int
+    kernel: str = ""
+
+
+@dataclass
+class _Var:
+    ctype: CType | None = None  # value variables
+    value: Result | None = None
+    mem: Pointer | None = None  # memory-backed (a __local scalar): reads and writes go to memory
+    array: Pointer | None = None  # arrays: the base, dims are the full shape
+    ptr_elem: CType | None = None
+    is_pointer: bool = False
+
+
+@dataclass
+class _Frame:
+    scopes: list[dict[str, _Var]]
+    ret_type: CType | None = None
+    retval: Result | None = None
+    ret: Array | None = None
+    brk: Array | None = None
+    cont: Array | None = None
+    loops: list[int] = field(default_factory=list)
+
+
+_COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+_WORK_ITEM = {
+    "get_global_id",
+    "get_local_id",
+    "get_group_id",
+    "get_global_size",
+    "get_local_size",
+    "get_num_groups",
+    "get_work_dim",
+    "get_global_offset",
+}
+_ATOMIC_RE = re.compile(r"(?:atomic|atom)_(add|sub|inc|dec|xchg|cmpxchg|min|max|and|or|xor)")
+_VLOAD_RE = re.compile(r"v(load|store)(2|3|4|8|16)")
+
+
+def _ctype_of(t: TypeInfo, where: str = "") -> CType:
+    if t.kind in ("scalar", "vector"):
+        try:
+            return lookup(t.type_name)
+        except KeyError:
+            pass
+    raise UnsupportedKernel(f"type '{t}' is not supported by the executor{where}")
+
+
+def _pointee(t: TypeInfo) -> tuple[CType | None, tuple[int, ...]]:
+    target = t.target
+    dims: list[int] = []
+    while target is not None and target.kind == "array":
+        dims.append(target.length or 0)
+        target = target.target
+    if target is None or target.kind == "void":
+        return None, tuple(dims)
+    return _ctype_of(target), tuple(dims)
+
+
+def _line(node: c_ast.Node | None) -> int:
+    while node is not None:
+        coord = getattr(node, "coord", None)
+        if coord is not None and getattr(coord, "line", None):
+            return int(coord.line)
+        children = node.children()
+        node = children[0][1] if children else None
+    return 0
+
+
+def _float_literal(text: str) -> float:
+    t = text.rstrip("fFlLhH")
+    if t.lower().startswith("0x"):
+        return float.fromhex(t)
+    return float(t)
+
+
+def _int_literal(text: str) -> int:
+    t = text.rstrip("uUlL")
+    if re.fullmatch(r"0[0-7]+", t):
+        return int(t, 8)
+    return int(t, 0)
+
+
+class _LazyLanes(Lanes):
+    """``Lanes`` whose id arrays are computed when first used (a launch of a million work-items that only asks
+    for get_global_id(0) should not pay for the rest)."""
+
+    def __init__(self, geometry: Geometry) -> None:
+        self.geometry = geometry
+        self.total = geometry.total
+        self.all = np.ones(self.total, dtype=bool)
+
+    @functools.cached_property
+    def _flat(self) -> Array:
+        return np.arange(self.total, dtype=np.int64)
+
+    @functools.cached_property
+    def group(self) -> Array:  # type: ignore[override]
+        return self._flat // self.geometry.group_size
+
+    @functools.cached_property
+    def local_index(self) -> Array:  # type: ignore[override]
+        return self._flat % self.geometry.group_size
+
+    def _split(self, flat: Array, sizes: tuple[int, int, int]) -> tuple[Array, Array, Array]:
+        zeros = np.zeros(self.total, dtype=np.int64)
+        x = flat if sizes[1] * sizes[2] == 1 and sizes[0] == self.total else flat % sizes[0]
+        y = zeros if sizes[1] == 1 else flat // sizes[0] % sizes[1]
+        z = zeros if sizes[2] == 1 else flat // (sizes[0] * sizes[1])
+        return (x, y, z)
+
+    @functools.cached_property
+    def group_id(self) -> tuple[Array, Array, Array]:  # type: ignore[override]
+        return self._split(self.group, self.geometry.num_groups)
+
+    @functools.cached_property
+    def local_id(self) -> tuple[Array, Array, Array]:  # type: ignore[override]
+        if self.geometry.num_groups == (1, 1, 1):
+            return self._split(self._flat, self.geometry.local_size)
+        return self._split(self.local_index, self.geometry.local_size)
+
+    @functools.cached_property
+    def global_id(self) -> tuple[Array, Array, Array]:  # type: ignore[override]
+        g = self.geometry
+        if g.local_size[1] == g.local_size[2] == 1 and g.num_groups[1] == g.num_groups[2] == 1:
+            x = self._flat + g.global_offset[0] if g.global_offset[0] else self._flat
+            zeros = np.zeros(self.total, dtype=np.int64)
+            return (x, zeros + g.global_offset[1], zeros + g.global_offset[2])
+        return tuple(  # type: ignore[return-value]
+            self.group_id[d] * g.local_size[d] + self.local_id[d] + g.global_offset[d] for d in range(3)
+        )
+
+
+class _Executor:
+    def __init__(self, program: Program, kernel: KernelInfo, geometry: Geometry, step_limit: int, checks: bool):
+        self.program = program
+        self.kernel = kernel
+        self.geometry = geometry
+        self.lanes: Lanes = _LazyLanes(geometry)
+        self.n = self.lanes.total
+        self.groups = math.prod(geometry.num_groups)
+        self.step_limit = step_limit
+        self.steps = 0
+        self.lane_steps = np.zeros(self.n, np.int64)
+        self.full_steps = 0
+        self._locals: set[str] = set()
+        self.counts: dict[str, int] = {}
+        self.st = LaunchState(self.lanes, kernel.name, program.filename, checks, self.counts)
+        self.st.epoch = np.zeros(self.groups, np.int64)
+        self.checks = checks
+        self.globals: dict[str, _Var] = {}
+        self.frame = _Frame([self.globals])
+        self.all = np.ones(self.n, dtype=bool)
+        self._constants()
+
+    # ------------------------------------------------------------------ setup
+    def _constants(self) -> None:
+        for name, value in self.program.enumerators.items():
+            self.globals[name] = _Var(INT, Value(INT, np.asarray(value, np.int32)))
+        for name, decl in self.program.constants.items():
+            t = self.program.type_of(decl)
+            if t.kind == "array":
+                elem, dims = _pointee(TypeInfo("pointer", target=t))
+                assert elem is not None
+                values = self._init_values(decl.init, elem)
+                count = math.prod(dims)
+                nbytes = count * elem_bytes(elem)
+                region = Region.allocate("constant", f"__constant variable '{name}'", 1, nbytes, "none")
+                region.read_only = True
+                flat = region.view(elem.scalar.dtype)
+                data = np.asarray(values, dtype=elem.dtype).reshape(-1)
+                flat[: data.size] = data
+                self.globals[name] = _Var(array=Pointer(region, elem, np.asarray(0, np.int64), dims))
+            else:
+                ct = _ctype_of(t)
+                v = self.eval(decl.init, self.all) if decl.init is not None else Value(ct, np.zeros((), ct.dtype))
+                self.globals[name] = _Var(ct, self._to(v, ct))
+
+    def _init_values(self, init: c_ast.Node | None, elem: CType) -> list[Any]:
+        if init is None:
+            return []
+        if isinstance(init, c_ast.InitList):
+            out: list[Any] = []
+            for e in init.exprs:
+                out.extend(self._init_values(e, elem))
+            return out
+        v = self.eval(init, self.all)
+        assert isinstance(v, Value)
+        a = np.asarray(self._conv(v, elem.scalar if v.t.width == 1 else elem))
+        return list(a.reshape(-1))
+
+    def bind_args(self, args: Sequence[Any]) -> None:
+        params = self.kernel.params
+        if len(args) != len(params):
+            raise TypeError(f"kernel '{self.kernel.name}' takes {len(params)} arguments, got {len(args)}")
+        scope: dict[str, _Var] = {}
+        for p, arg in zip(params, args, strict=True):
+            if p.kind == "buffer":
+                buf = np.asarray(arg)
+                if buf.dtype != np.uint8 or buf.ndim != 1:
+                    raise TypeError(f"argument '{p.name}': a buffer must be a 1-D uint8 array")
+                elem, dims = _pointee(p.type)
+                desc = f"__{p.address_space} buffer (argument '{p.name}')"
+                granule = elem.dtype.itemsize if elem is not None else 1
+                region = Region(
+                    p.address_space,
+                    desc,
+                    buf.reshape(1, -1),
+                    buf.size,
+                    "none",
+                    granule=granule,
+                    track_races=not p.const,
+                    read_only=p.address_space == "constant",
+                )
+                scope[p.name] = _Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
+            elif p.kind == "local":
+                elem, dims = _pointee(p.type)
+                size = int(arg)
+                granule = elem.dtype.itemsize if elem is not None else 1
+                region = Region.allocate(
+                    "local", f"__local buffer (argument '{p.name}')", self.groups, size, "group", granule
+                )
+                scope[p.name] = _Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
+            else:
+                ct = _ctype_of(p.type)
+                a = np.asarray(arg).astype(ct.dtype)
+                if ct.width > 1:
+                    a = a.reshape(ct.width)
+                scope[p.name] = _Var(ct, Value(ct, a))
+        for lv in self.kernel.local_vars:
+            elem = lookup(lv.elem_type if lv.vector_width == 1 else f"{lv.elem_type}{lv.vector_width}")
+            region = Region.allocate(
+                "local", f"__local variable '{lv.name}'", self.groups, lv.size_bytes, "group", elem.dtype.itemsize
+            )
+            base = Pointer(region, elem, np.asarray(0, np.int64), lv.shape)
+            scope[lv.name] = _Var(mem=base) if not lv.shape else _Var(array=base)
+        self._locals = {lv.name for lv in self.kernel.local_vars}
+        self.frame.scopes.append(scope)
+
+    # ------------------------------------------------------------------ helpers
+    def fault_line(self, node: c_ast.Node | None) -> None:
+        self.st.line = _line(node)
+
+    def lookup_var(self, name: str) -> _Var | None:
+        for scope in reversed(self.frame.scopes):
+            v = scope.get(name)
+            if v is not None:
+                return v
+        return None
+
+    def live(self, mask: Array) -> Array:
+        f = self.frame
+        for off in (f.ret, f.brk, f.cont):
+            if off is not None:
+                mask = mask & ~off
+        return mask
+
+    def count(self, kind: str, mask: Array, width: int = 1) -> None:
+        self.counts[kind] = self.counts.get(kind, 0) + lane_count(mask) * width
+
+    def step(self, node: c_ast.Node, mask: Array) -> None:
+        self.steps += 1
+        if mask is self.all:
+            self.full_steps += 1
+        else:
+            self.lane_steps += mask
+        if self.steps > self.step_limit:
+            loops = self.frame.loops
+            line = loops[-1] if loops else _line(node)
+            raise KernelTimeout(
+                self.kernel.name,
+                line,
+                f"{self.program.filename}:{line}: kernel '{self.kernel.name}' exceeded its step limit of "
+                f"{self.step_limit} steps (a loop that never ends?)",
+            )
+
+    @staticmethod
+    def _conv(v: Value, t: CType) -> Array:
+        if v.t == t:
+            return v.a
+        return np.asarray(convert(np.asarray(v.a), v.t, t))
+
+    def _to(self, v: Result, t: CType) -> Value:
+        if isinstance(v, Pointer):
+            raise UnsupportedKernel(f"line {self.st.line}: a pointer used as a {t} value")
+        return Value(t, self._conv(v, t))
+
+    def truth(self, v: Result, mask: Array) -> Array:
+        if isinstance(v, Pointer):
+            return mask
+        a = np.asarray(v.a)
+        if v.t.width > 1:
+            raise UnsupportedKernel(f"line {self.st.line}: a vector used as a condition")
+        return np.asarray(mask & (a != 0))
+
+    @staticmethod
+    def merge(mask: Array, new: Array, old: Array, width: int) -> Array:
+        m = mask[:, None] if width > 1 else mask
+        return np.asarray(np.where(m, new, old))
+
+    # ------------------------------------------------------------------ statements
+    def run(self) -> None:
+        body = self.kernel.node.body
+        self.frame.scopes.append({})
+        self.block(body.block_items or [], self.all)
+
+    def block(self, items: Sequence[c_ast.Node], mask: Array) -> None:
+        self.frame.scopes.append({})
+        try:
+            for s in items:
+                m = self.live(mask)
+                if not m.any():
+                    break
+                self.stmt(s, m)
+        finally:
+            self.frame.scopes.pop()
+
+    def stmt(self, node: c_ast.Node, mask: Array) -> None:
+        self.st.line = _line(node)
+        if isinstance(node, c_ast.Compound):
+            self.block(node.block_items or [], mask)
+            return
+        if isinstance(node, c_ast.EmptyStatement | c_ast.StaticAssert):
+            return
+        self.step(node, mask)
+        f = self.frame
+        if isinstance(node, c_ast.Decl):
+            self.decl(node, mask)
+        elif isinstance(node, c_ast.DeclList):
+            for d in node.decls:
+                self.decl(d, mask)
+        elif isinstance(node, c_ast.If):
+            c = self.truth(self.eval(node.cond, mask), mask)
+            t = mask & c
+            e = mask & ~c
+            if t.any() and node.iftrue is not None:
+                self.sub(node.iftrue, t)
+            if node.iffalse is not None and e.any():
+                self.sub(node.iffalse, e)
+        elif isinstance(node, c_ast.For):
+            self.frame.scopes.append({})
+            try:
+                if node.init is not None:
+                    if isinstance(node.init, c_ast.DeclList):
+                        for d in node.init.decls:
+                            self.decl(d, mask)
+                    else:
+                        self.eval(node.init, mask)
+                self.loop(node.cond, node.stmt, node.next, mask, _line(node), False)
+            finally:
+                self.frame.scopes.pop()
+        elif isinstance(node, c_ast.While):
+            self.loop(node.cond, node.stmt, None, mask, _line(node), False)
+        elif isinstance(node, c_ast.DoWhile):
+            self.loop(node.cond, node.stmt, None, mask, _line(node), True)
+        elif isinstance(node, c_ast.Break):
+            f.brk = mask if f.brk is None else f.brk | mask
+        elif isinstance(node, c_ast.Continue):
+            f.cont = mask if f.cont is None else f.cont | mask
+        elif isinstance(node, c_ast.Return):
+            if node.expr is not None and f.ret_type is not None:
+                v = self.eval(node.expr, mask)
+                rv: Result = v if isinstance(v, Pointer) else self._to(v, f.ret_type)
+                if f.retval is None or isinstance(rv, Pointer) or isinstance(f.retval, Pointer):
+                    f.retval = rv
+                else:
+                    f.retval = Value(rv.t, self.merge(mask, rv.a, f.retval.a, rv.t.width))
+            f.ret = mask if f.ret is None else f.ret | mask
+        else:
+            self.eval(node, mask)
+
+    def sub(self, node: c_ast.Node, mask: Array) -> None:
+        if isinstance(node, c_ast.Compound):
+            self.block(node.block_items or [], mask)
+        else:
+            self.frame.scopes.append({})
+            try:
+                self.stmt(node, mask)
+            finally:
+                self.frame.scopes.pop()
+
+    def loop(
+        self,
+        cond: c_ast.Node | None,
+        body: c_ast.Node | None,
+        nxt: c_ast.Node | None,
+        mask: Array,
+        line: int,
+        do_while: bool,
+    ) -> None:
+        f = self.frame
+        saved = (f.brk, f.cont)
+        f.brk = None
+        f.cont = None
+        f.loops.append(line)
+        active = mask
+        first = True
+        try:
+            while True:
+                if cond is not None and not (do_while and first):
+                    self.st.line = line
+                    active = self.truth(self.eval(cond, active), active)
+                first = False
+                if not active.any():
+                    break
+                self.st.line = line
+                self.step(cond or c_ast.EmptyStatement(), active)
+                if body is not None:
+                    self.sub(body, active)
+                f.cont = None
+                if f.brk is not None:
+                    active = active & ~f.brk
+                if f.ret is not None:
+                    active = active & ~f.ret
+                if nxt is not None and active.any():
+                    self.st.line = line
+                    self.eval(nxt, active)
+        finally:
+            f.loops.pop()
+            f.brk, f.cont = saved
+
+    def decl(self, node: c_ast.Decl, mask: Array) -> None:
+        scope = self.frame.scopes[-1]
+        if node.name in self._locals and ("__local" in node.quals or "local" in node.quals):
+            # bound at launch (one instance per work-group)
+            kscope = self.frame.scopes[1]
+            scope[node.name] = kscope[node.name]
+            return
+        t = self.program.type_of(node)
+        if t.kind == "array":
+            elem, dims = _pointee(TypeInfo("pointer", target=t))
+            if elem is None:
+                raise UnsupportedKernel(f"line {_line(node)}: array of '{t}'")
+            if dims and dims[0] == 0 and isinstance(node.init, c_ast.InitList):
+                dims = (len(node.init.exprs), *dims[1:])
+            nbytes = math.prod(dims) * elem_bytes(elem)
+            region = Region.allocate("private", f"__private array '{node.name}'", self.n, nbytes, "lane")
+            base = Pointer(region, elem, np.asarray(0, np.int64), dims)
+            if node.init is not None:
+                values = self._init_values(node.init, elem)
+                v = region.view(elem.scalar.dtype).reshape(self.n, -1)
+                data = np.asarray(values, dtype=elem.scalar.dtype)
+                v[:, : data.size] = data
+            scope[node.name] = _Var(array=base)
+            return
+        if t.kind == "pointer":
+            elem, dims = _pointee(t)
+            var = _Var(is_pointer=True, ptr_elem=elem)
+            if node.init is not None:
+                p = self.eval(node.init, mask)
+                if not isinstance(p, Pointer):
+                    p = Pointer(None, elem, np.asarray(0, np.int64))
+                var.value = Pointer(p.region, elem, p.off, dims)
+            scope[node.name] = var
+            return
+        ct = _ctype_of(t, f" (line {_line(node)})")
+        var = _Var(ct)
+        if node.init is not None:
+            if isinstance(node.init, c_ast.InitList):
+                parts = [self.eval(e, mask) for e in node.init.exprs]
+                var.value = self.vector_literal(ct, parts)
+            else:
+                var.value = self._to(self.eval(node.init, mask), ct)
+        scope[node.name] = var
+
+    # ------------------------------------------------------------------ expressions
+    def eval(self, node: c_ast.Node, mask: Array) -> Result:
+        method = getattr(self, "e_" + type(node).__name__, None)
+        if method is None:
+            raise UnsupportedKernel(f"line {_line(node)}: {type(node).__name__} is not supported")
+        result: Result = method(node, mask)
+        return result
+
+    def value(self, node: c_ast.Node, mask: Array) -> Value:
+        v = self.eval(node, mask)
+        if isinstance(v, Pointer):
+            raise UnsupportedKernel(f"line {_line(node)}: a pointer where a value is needed")
+        return v
+
+    def e_Constant(self, node: c_ast.Constant, mask: Array) -> Result:
+        typ = node.type
+        text = node.value
+        if typ == "char":
+            from wia_sim.kernels.frontend import _char_constant
+
+            return Value(INT, np.asarray(_char_constant(text) or 0, np.int32))
+        if typ in ("float", "double") or ("." in text or ("e" in text.lower() and not text.lower().startswith("0x"))):
+            if typ == "double" and not text.rstrip().endswith(("f", "F")):
+                t = SCALARS["double"]
+            elif typ == "double":
+                t = SCALARS["float"]
+            else:
+                t = SCALARS.get(typ, SCALARS["float"])
+            if typ not in ("float", "double"):
+                t = SCALARS["double"]
+            return Value(t, np.asarray(_float_literal(text), t.dtype))
+        if "p" in text.lower() and text.lower().startswith("0x"):
+            t = SCALARS["float"] if text.rstrip().endswith(("f", "F")) else SCALARS["double"]
+            return Value(t, np.asarray(_float_literal(text), t.dtype))
+        v = _int_literal(text)
+        unsigned = "unsigned" in typ
+        is_long = "long" in typ
+        decimal = not text.lower().startswith("0")
+        if not is_long and not unsigned and v < 2**31:
+            t = INT
+        elif not is_long and (unsigned or not decimal) and v < 2**32:
+            t = UINT
+        elif not unsigned and v < 2**63:
+            t = LONG
+        else:
+            t = ULONG
+        return Value(t, np.asarray(v % (1 << 64) if t.kind == "uint" else v).astype(t.dtype))
+
+    def e_ID(self, node: c_ast.ID, mask: Array) -> Result:
+        var = self.lookup_var(node.name)
+        if var is None:
+            if node.name in BUILTIN_CONSTANTS:
+                c = BUILTIN_CONSTANTS[node.name]
+                if isinstance(c, int):
+                    return Value(UINT, np.asarray(c, np.uint32))
+                return Value(SCALARS["float"], np.asarray(c, np.float32))
+            raise UnsupportedKernel(f"line {_line(node)}: unknown identifier '{node.name}'")
+        if var.array is not None:
+            a = var.array
+            return Pointer(a.region, a.elem, a.off, a.dims[1:])
+        if var.mem is not None:
+            return self.load(var.mem, mask)
+        if var.value is None:
+            if var.ctype is None:
+                return Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
+            var.value = Value(var.ctype, np.zeros((var.ctype.width,) if var.ctype.width > 1 else (), var.ctype.dtype))
+        return var.value
+
+    def load(self, p: Pointer, mask: Array, atomic: bool = False) -> Result:
+        if p.dims:
+            return Pointer(p.region, p.elem, p.off, p.dims[1:])
+        if p.region is None or p.elem is None:
+            raise UnsupportedKernel(f"line {self.st.line}: dereference of a null or void pointer")
+        return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
+
+    def store(self, p: Pointer, v: Value, mask: Array) -> None:
+        if p.region is None or p.elem is None:
+            raise UnsupportedKernel(f"line {self.st.line}: store through a null or void pointer")
+        p.region.store(self.st, p.off, mask, p.elem, self._conv(v, p.elem))
+
+    def index(self, node: c_ast.ArrayRef, mask: Array) -> Pointer:
+        base = self.eval(node.name, mask)
+        sub = self.eval(node.subscript, mask)
+        if isinstance(base, Value) and isinstance(sub, Pointer):  # i[p]
+            base, sub = sub, base
+        if not isinstance(base, Pointer) or not isinstance(sub, Value):
+            raise UnsupportedKernel(f"line {_line(node)}: subscript of a non-pointer")
+        self.count("int_ops", mask)
+        return base.moved(np.asarray(sub.a).astype(np.int64) * base.elem_size)
+
+    def e_ArrayRef(self, node: c_ast.ArrayRef, mask: Array) -> Result:
+        return self.load(self.index(node, mask), mask)
+
+    def e_UnaryOp(self, node: c_ast.UnaryOp, mask: Array) -> Result:
+        op = node.op
+        if op in ("++", "--", "p++", "p--"):
+            ref = self.lref(node.expr, mask)
+            old = ref.get(mask)
+            one = Value(INT, np.asarray(1, np.int32))
+            new = self.binop("+" if "+" in op else "-", old, one, mask, node)
+            ref.set(new, mask)
+            return old if op.startswith("p") else ref.get_after(new)
+        if op == "&":
+            return self.address(node.expr, mask)
+        if op == "*":
+            p = self.eval(node.expr, mask)
+            if not isinstance(p, Pointer):
+                raise UnsupportedKernel(f"line {_line(node)}: '*' of a non-pointer")
+            return self.load(p, mask)
+        if op == "sizeof":
+            if isinstance(node.expr, c_ast.Typename):
+                t = self.program.type_of(node.expr)
+            else:
+                return self._sizeof_expr(node.expr)
+            size = self._size_of(t)
+            return Value(ULONG, np.asarray(size, np.uint64))
+        v = self.value(node.expr, mask)
+        if op == "!":
+            if v.t.width > 1:
+                rt = comparison_type(v.t)
+                return Value(rt, np.where(np.asarray(v.a) == 0, -1, 0).astype(rt.dtype))
+            return Value(INT, (np.asarray(v.a) == 0).astype(np.int32))
+        ut = promoted(v.t) if v.t.kind != "bool" else INT
+        a = self._conv(v, ut)
+        self.count(self._kind(ut), mask, ut.width)
+        with np.errstate(over="ignore"):
+            if op == "-":
+                return Value(ut, np.asarray(-a).astype(ut.dtype))
+            if op == "+":
+                return Value(ut, a)
+            if op == "~":
+                return Value(ut, np.asarray(~a))
+        raise UnsupportedKernel(f"line {_line(node)}: unary operator {op}")
+
+    def _size_of(self, t: TypeInfo) -> int:
+        if t.kind == "pointer":
+            return 8
+        if t.kind == "array" and t.target is not None:
+            return (t.length or 0) * self._size_of(t.target)
+        size = t.element_size
+        if size is None:
+            raise UnsupportedKernel(f"sizeof({t})")
+        return size
+
+    def _sizeof_expr(self, expr: c_ast.Node) -> Value:
+        if isinstance(expr, c_ast.ID):
+            var = self.lookup_var(expr.name)
+            if var is not None and var.array is not None and var.array.elem is not None:
+                size = elem_bytes(var.array.elem) * math.prod(var.array.dims)
+                return Value(ULONG, np.asarray(size, np.uint64))
+            if var is not None and var.is_pointer:
+                return Value(ULONG, np.asarray(8, np.uint64))
+        v = self.eval(expr, np.zeros(self.n, dtype=bool))
+        size = 8 if isinstance(v, Pointer) else elem_bytes(v.t)
+        return Value(ULONG, np.asarray(size, np.uint64))
+
+    def address(self, node: c_ast.Node, mask: Array) -> Pointer:
+        if isinstance(node, c_ast.ArrayRef):
+            p = self.index(node, mask)
+            return p
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            q = self.eval(node.expr, mask)
+            if isinstance(q, Pointer):
+                return q
+        if isinstance(node, c_ast.ID):
+            var = self.lookup_var(node.name)
+            if var is not None and var.mem is not None:
+                return var.mem
+            if var is not None and var.array is not None:
+                return var.array
+        raise UnsupportedKernel(f"line {_line(node)}: taking the address of this expression is not supported")
+
+    @staticmethod
+    def _kind(t: CType) -> str:
+        if t.kind == "float":
+            return "float64_ops" if t.name == "double" else "float32_ops"
+        return "int_ops"
+
+    def binop(self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node) -> Result:
+        if isinstance(a, Pointer) or isinstance(b, Pointer):
+            return self.pointer_op(op, a, b, mask, node)
+        if op in ("<<", ">>"):
+            t = promoted(a.t) if a.t.kind != "bool" else INT
+            if b.t.width > 1 and t.width == 1:
+                t = t.vector(b.t.width)
+        else:
+            try:
+                t = common_type(a.t if a.t.kind != "bool" else INT, b.t if b.t.kind != "bool" else INT)
+            except TypeError as exc:
+                raise UnsupportedKernel(f"line {_line(node)}: {exc}") from None
+        x = self._conv(a, t)
+        y = self._conv(b, t)
+        self.count(self._kind(t), mask, t.width)
+        if op in _COMPARISONS:
+            r = {
+                "<": np.less,
+                "<=": np.less_equal,
+                ">": np.greater,
+                ">=": np.greater_equal,
+                "==": np.equal,
+                "!=": np.not_equal,
+            }[op](x, y)
+            rt = comparison_type(t)
+            if t.width > 1:
+                return Value(rt, np.asarray(r).astype(rt.dtype) * rt.dtype.type(-1))
+            return Value(INT, np.asarray(r).astype(np.int32))
+        if op in ("/", "%") and t.kind != "float" and self.checks:
+            zero = mask[:, None] & (y == 0) if t.width > 1 else mask & (y == 0)
+            if bool(np.any(zero)):
+                lane = int(np.flatnonzero(np.asarray(zero).reshape(self.n, -1).any(axis=1))[0])
+                raise self.st.fault(
+                    "division_by_zero", f"integer {'division' if op == '/' else 'remainder'} by zero", lane
+                )
+        if op == "%" and t.kind == "float":
+            raise UnsupportedKernel(f"line {_line(node)}: % on floats")
+        return Value(t, np.asarray(arithmetic(op, np.asarray(x), np.asarray(y), t)))
+
+    def pointer_op(self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node) -> Result:
+        if isinstance(a, Pointer) and isinstance(b, Value) and op in ("+", "-"):
+            d = np.asarray(b.a).astype(np.int64) * a.elem_size
+            return a.moved(d if op == "+" else -d)
+        if isinstance(b, Pointer) and isinstance(a, Value) and op == "+":
+            return b.moved(np.asarray(a.a).astype(np.int64) * b.elem_size)
+        if isinstance(a, Pointer) and isinstance(b, Pointer):
+            if op == "-":
+                return Value(LONG, np.asarray((a.off - b.off) // a.elem_size, np.int64))
+            if op in _COMPARISONS:
+                return self.binop(op, Value(LONG, a.off), Value(LONG, b.off), mask, node)
+        if isinstance(a, Pointer) and isinstance(b, Value) and op in ("==", "!="):
+            null = a.region is None
+            return Value(INT, np.asarray(int(null == (op == "==")), np.int32))
+        raise UnsupportedKernel(f"line {_line(node)}: pointer operation {op}")
+
+    def e_BinaryOp(self, node: c_ast.BinaryOp, mask: Array) -> Result:
+        op = node.op
+        if op in ("&&", "||"):
+            left = self.truth(self.eval(node.left, mask), mask)
+            sub = mask & left if op == "&&" else mask & ~left
+            right = self.truth(self.eval(node.right, sub), sub)
+            r = (left & right) if op == "&&" else (left | right)
+            self.count("int_ops", mask)
+            return Value(INT, np.asarray(r).astype(np.int32))
+        a = self.eval(node.left, mask)
+        b = self.eval(node.right, mask)
+        return self.binop(op, a, b, mask, node)
+
+    def e_TernaryOp(self, node: c_ast.TernaryOp, mask: Array) -> Result:
+        c = self.truth(self.eval(node.cond, mask), mask)
+        t_mask = mask & c
+        f_mask = mask & ~c
+        a = self.eval(node.iftrue, t_mask)
+        b = self.eval(node.iffalse, f_mask)
+        if isinstance(a, Pointer) or isinstance(b, Pointer):
+            if isinstance(a, Pointer) and isinstance(b, Pointer) and a.region is b.region:
+                return Pointer(a.region, a.elem, np.where(c, a.off, b.off), a.dims)
+            if not f_mask.any():
+                return a
+            if not t_mask.any():
+                return b
+            raise UnsupportedKernel(f"line {_line(node)}: '?:' choosing between different memory objects per lane")
+        t = common_type(a.t if a.t.kind != "bool" else INT, b.t if b.t.kind != "bool" else INT)
+        return Value(t, self.merge(c, self._conv(a, t), self._conv(b, t), t.width))
+
+    def e_Assignment(self, node: c_ast.Assignment, mask: Array) -> Result:
+        ref = self.lref(node.lvalue, mask)
+        rhs = self.eval(node.rvalue, mask)
+        if node.op != "=":
+            old = ref.get(mask)
+            rhs = self.binop(node.op[:-1], old, rhs, mask, node)
+        ref.set(rhs, mask)
+        return ref.get_after(rhs)
+
+    def e_ExprList(self, node: c_ast.ExprList, mask: Array) -> Result:
+        result: Result | None = None
+        for e in node.exprs:
+            result = self.eval(e, mask)
+        assert result is not None
+        return result
+
+    def e_Cast(self, node: c_ast.Cast, mask: Array) -> Result:
+        t = self.program.type_of(node.to_type)
+        if t.kind == "void":
+            self.eval(node.expr, mask)
+            return Value(INT, np.asarray(0, np.int32))
+        if t.kind == "pointer":
+            p = self.eval(node.expr, mask)
+            elem, dims = _pointee(t)
+            if isinstance(p, Pointer):
+                return Pointer(p.region, elem, p.off, dims)
+            return Pointer(None, elem, np.asarray(0, np.int64), dims)
+        ct = _ctype_of(t, f" (line {_line(node)})")
+        if ct.width > 1 and isinstance(node.expr, c_ast.ExprList):
+            parts = [self.eval(e, mask) for e in node.expr.exprs]
+            return self.vector_literal(ct, parts)
+        v = self.eval(node.expr, mask)
+        if isinstance(v, Pointer):
+            return Value(ct, np.asarray(v.off).astype(ct.dtype))
+        if ct.width > 1 and v.t.width == 1:
+            return Value(ct, self._conv(v, ct))
+        return Value(ct, self._conv(v, ct))
+
+    def vector_literal(self, ct: CType, parts: Sequence[Result]) -> Value:
+        scalar = ct.scalar
+        cols: list[Array] = []
+        for p in parts:
+            if isinstance(p, Pointer):
+                raise UnsupportedKernel(f"line {self.st.line}: a pointer in a vector literal")
+            a = self._conv(p, scalar.vector(p.t.width) if p.t.width > 1 else scalar)
+            if p.t.width > 1:
+                cols.extend(np.asarray(a)[..., k] for k in range(p.t.width))
+            else:
+                cols.append(np.asarray(a))
+        if len(cols) == 1:
+            return Value(ct, self._conv(Value(scalar, cols[0]), ct))
+        if len(cols) != ct.width:
+            raise UnsupportedKernel(f"line {self.st.line}: {len(cols)} components for a {ct}")
+        shape = np.broadcast_shapes(*(c.shape for c in cols))
+        return Value(ct, np.stack([np.broadcast_to(c, shape) for c in cols], axis=-1).astype(ct.dtype))
+
+    def e_StructRef(self, node: c_ast.StructRef, mask: Array) -> Result:
+        base = self.eval(node.name, mask)
+        if isinstance(base, Pointer) or node.type != "." or base.t.width == 1:
+            raise UnsupportedKernel(f"line {_line(node)}: structs and unions are not supported")
+        from wia_sim.kernels.frontend import swizzle_indices
+
+        idx = swizzle_indices(node.field.name, base.t.width)
+        a = np.asarray(base.a)[..., list(idx)]
+        if len(idx) == 1:
+            return Value(base.t.scalar, a[..., 0])
+        return Value(base.t.scalar.vector(len(idx)), a)
+
+    def e_FuncCall(self, node: c_ast.FuncCall, mask: Array) -> Result:
+        name = node.name.name
+        args = list(node.args.exprs) if node.args is not None else []
+        fn = self.program.functions.get(name)
+        if fn is not None:
+            return self.call_helper(fn, args, mask)
+        if name in _WORK_ITEM:
+            return self.work_item(name, args, mask)
+        if name in ("barrier", "mem_fence"):
+            if name == "barrier":
+                self.barrier(mask, _line(node))
+            return Value(INT, np.asarray(0, np.int32))
+        m = _ATOMIC_RE.fullmatch(name)
+        if m:
+            return self.atomic(m.group(1), args, mask, node)
+        m = _VLOAD_RE.fullmatch(name)
+        if m:
+            return self.vload_store(m.group(1), int(m.group(2)), args, mask)
+        values = [self.value(a, mask) for a in args]
+        if name.startswith("convert_"):
+            r = builtins.convert_to(name, values[0])
+            self.count(self._kind(r.t), mask, r.t.width)
+            return r
+        if name.startswith("as_"):
+            return builtins.as_type(name, values[0])
+        base = name
+        for prefix in ("native_", "half_"):
+            if base.startswith(prefix):
+                base = base[len(prefix) :]
+        if base in builtins.MATH_FUNCTIONS:
+            r = builtins.call_math(base, values)
+            kind = "special_ops" if base in builtins.SPECIAL else self._kind(r.t)
+            width = max(v.t.width for v in values)
+            self.count(kind, mask, width)
+            return r
+        raise UnsupportedKernel(f"line {_line(node)}: built-in '{name}' is not supported by the executor")
+
+    def call_helper(self, fn: FunctionInfo, args: list[c_ast.Node], mask: Array) -> Result:
+        values = [self.eval(a, mask) for a in args]
+        scope: dict[str, _Var] = {}
+        for p, v in zip(fn.params, values, strict=True):
+            if p.kind == "pointer":
+                elem, dims = _pointee(p.type)
+                if isinstance(v, Pointer):
+                    scope[p.name] = _Var(value=Pointer(v.region, elem, v.off, dims), is_pointer=True, ptr_elem=elem)
+                else:
+                    raise UnsupportedKernel(f"call of '{fn.name}': a value passed for pointer '{p.name}'")
+            else:
+                ct = _ctype_of(p.type)
+                scope[p.name] = _Var(ct, self._to(v, ct))
+        ret_type = None if fn.return_type.kind in ("void", "pointer") else _ctype_of(fn.return_type)
+        saved = self.frame
+        self.frame = _Frame([self.globals, scope], ret_type=ret_type, loops=list(saved.loops))
+        try:
+            self.block(fn.node.body.block_items or [], mask)
+            result = self.frame.retval
+        finally:
+            self.frame = saved
+        if result is None:
+            if ret_type is None:
+                return Value(INT, np.asarray(0, np.int32))
+            return Value(ret_type, np.zeros((ret_type.width,) if ret_type.width > 1 else (), ret_type.dtype))
+        return result
+
+    def work_item(self, name: str, args: list[c_ast.Node], mask: Array) -> Value:
+        g = self.geometry
+        lanes = self.lanes
+        if name == "get_work_dim":
+            return Value(UINT, np.asarray(g.work_dim, np.uint32))
+        dv = self.value(args[0], mask)
+        dims = np.unique(np.asarray(dv.a))
+        if dims.size != 1:
+            raise UnsupportedKernel(f"line {self.st.line}: {name} with a dimension that differs between work-items")
+        d = int(dims[0])
+        if not 0 <= d < 3 or d >= g.work_dim:
+            default = 1 if name in ("get_global_size", "get_local_size", "get_num_groups") else 0
+            return Value(ULONG, np.asarray(default, np.uint64))
+        table: dict[str, Any] = {
+            "get_global_id": lanes.global_id[d],
+            "get_local_id": lanes.local_id[d],
+            "get_group_id": lanes.group_id[d],
+            "get_global_size": g.global_size[d],
+            "get_local_size": g.local_size[d],
+            "get_num_groups": g.num_groups[d],
+            "get_global_offset": g.global_offset[d],
+        }
+        return Value(ULONG, np.asarray(table[name]).astype(np.uint64))
+
+    def barrier(self, mask: Array, line: int) -> None:
+        self.st.line = line
+        gs = self.geometry.group_size
+        per_group = mask.reshape(-1, gs)
+        reached = per_group.any(axis=1)
+        if self.checks:
+            mixed = np.flatnonzero(reached & ~per_group.all(axis=1))
+            if mixed.size:
+                g = int(mixed[0])
+                k = int(np.count_nonzero(per_group[g]))
+                missing = int(np.flatnonzero(~per_group[g])[0]) + g * gs
+                raise self.st.fault(
+                    "barrier_divergence",
+                    f"barrier reached by {k} of the {gs} work-items of the work-group; not reached",
+                    missing,
+                )
+        self.st.epoch = self.st.epoch + reached
+        self.counts["barriers"] = self.counts.get("barriers", 0) + int(np.count_nonzero(reached))
+
+    def vload_store(self, kind: str, width: int, args: list[c_ast.Node], mask: Array) -> Result:
+        if kind == "load":
+            off = self.value(args[0], mask)
+            p = self.eval(args[1], mask)
+            if not isinstance(p, Pointer) or p.elem is None:
+                raise UnsupportedKernel(f"line {self.st.line}: vload of a non-pointer")
+            t = p.elem.scalar.vector(width)
+            addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * width
+            return self.load(Pointer(p.region, t, addr), mask)
+        data = self.value(args[0], mask)
+        off = self.value(args[1], mask)
+        p = self.eval(args[2], mask)
+        if not isinstance(p, Pointer) or p.elem is None:
+            raise UnsupportedKernel(f"line {self.st.line}: vstore to a non-pointer")
+        t = p.elem.scalar.vector(width)
+        addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * width
+        self.store(Pointer(p.region, t, addr), data, mask)
+        return Value(INT, np.asarray(0, np.int32))
+
+    def atomic(self, op: str, args: list[c_ast.Node], mask: Array, node: c_ast.Node) -> Value:
+        p = self.eval(args[0], mask)
+        if not isinstance(p, Pointer) or p.region is None or p.elem is None:
+            raise UnsupportedKernel(f"line {_line(node)}: atomic on a non-pointer")
+        t = p.elem
+        operands = [self._conv(self.value(a, mask), t) for a in args[1:]]
+        region = p.region
+        if region.space not in ("global", "local") or t.width > 1:
+            raise UnsupportedKernel(f"line {_line(node)}: atomics on {region.space} {t}")
+        # reads and writes go through the region for checks and counts; the update itself is sequential
+        flat, ok = region._prepare(self.st, p.off, mask, t, True)
+        lanes_ = np.flatnonzero(ok)
+        result = np.zeros(self.n, dtype=t.dtype)
+        self.counts["atomics"] = self.counts.get("atomics", 0) + lanes_.size
+        if lanes_.size == 0:
+            return Value(t, result)
+        if self.st.checks:
+            region._check(self.st, flat, ok, t, write=False, atomic=True)
+            region._check(self.st, flat, ok, t, write=True, atomic=True)
+        view = region.view(t.dtype)
+        idx = np.broadcast_to(flat // t.dtype.itemsize, (self.n,))[lanes_]
+        ops = [np.broadcast_to(o, (self.n,))[lanes_] for o in operands]
+        old = _apply_atomic(op, view, idx, ops, t)
+        result[lanes_] = old
+        nbytes = lanes_.size * t.dtype.itemsize
+        key = region.space
+        self.counts[f"{key}_bytes_read"] = self.counts.get(f"{key}_bytes_read", 0) + nbytes
+        self.counts[f"{key}_bytes_written"] = self.counts.get(f"{key}_bytes_written", 0) + nbytes
+        return Value(t, result)
+
+    # ------------------------------------------------------------------ lvalues
+    def lref(self, node: c_ast.Node, mask: Array) -> _Ref:
+        if isinstance(node, c_ast.ID):
+            var = self.lookup_var(node.name)
+            if var is None:
+                raise UnsupportedKernel(f"line {_line(node)}: assignment to unknown '{node.name}'")
+            if var.mem is not None:
+                return _MemRef(self, var.mem)
+            return _VarRef(self, var)
+        if isinstance(node, c_ast.ArrayRef):
+            return _MemRef(self, self.index(node, mask))
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            p = self.eval(node.expr, mask)
+            if isinstance(p, Pointer):
+                return _MemRef(self, p)
+        if isinstance(node, c_ast.StructRef) and node.type == ".":
+            base = self.lref(node.name, mask)
+            from wia_sim.kernels.frontend import swizzle_indices
+
+            cur = base.get(mask)
+            if isinstance(cur, Value) and cur.t.width > 1:
+                return _SwizzleRef(self, base, swizzle_indices(node.field.name, cur.t.width), cur.t)
+        raise UnsupportedKernel(f"line {_line(node)}: this assignment target is not supported")
+
+
+class _Ref:
+    def __init__(self, ex: _Executor) -> None:
+        self.ex = ex
+
+    def get(self, mask: Array) -> Result:
+        raise NotImplementedError
+
+    def set(self, v: Result, mask: Array) -> None:
+        raise NotImplementedError
+
+    def get_after(self, v: Result) -> Result:
+        return v
+
+
+class _VarRef(_Ref):
+    def __init__(self, ex: _Executor, var: _Var) -> None:
+        super().__init__(ex)
+        self.var = var
+        self.assigned: Result | None = None
+
+    def get(self, mask: Array) -> Result:
+        var = self.var
+        if var.array is not None:
+            raise UnsupportedKernel(f"line {self.ex.st.line}: assignment to an array")
+        if var.value is None:
+            if var.ctype is None:
+                return Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
+            t = var.ctype
+            var.value = Value(t, np.zeros((t.width,) if t.width > 1 else (), t.dtype))
+        return var.value
+
+    def set(self, v: Result, mask: Array) -> None:
+        var = self.var
+        full = bool(mask.all())
+        if var.ctype is None:  # a pointer variable
+            if not isinstance(v, Pointer):
+                v = Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
+            new = Pointer(v.region, var.ptr_elem if var.ptr_elem is not None else v.elem, v.off, v.dims)
+            old = var.value
+            if full or not isinstance(old, Pointer) or old.region is None:
+                var.value = new
+            elif old.region is new.region:
+                var.value = Pointer(new.region, new.elem, np.where(mask, new.off, old.off), new.dims)
+            elif new.region is None:
+                return
+            else:
+                raise UnsupportedKernel(
+                    f"line {self.ex.st.line}: a pointer variable pointing into different memory objects per lane"
+                )
+            self.assigned = var.value
+            return
+        t = var.ctype
+        nv = self.ex._to(v, t)
+        if full or var.value is None or not isinstance(var.value, Value):
+            var.value = nv
+        else:
+            var.value = Value(t, self.ex.merge(mask, nv.a, var.value.a, t.width))
+        self.assigned = nv
+
+    def get_after(self, v: Result) -> Result:
+        return self.assigned if self.assigned is not None else v
+
+
+class _MemRef(_Ref):
+    def __init__(self, ex: _Executor, p: Pointer) -> None:
+        super().__init__(ex)
+        self.p = p
+        self.assigned: Value | None = None
+
+    def get(self, mask: Array) -> Result:
+        return self.ex.load(self.p, mask)
+
+    def set(self, v: Result, mask: Array) -> None:
+        if isinstance(v, Pointer) or self.p.elem is None:
+            raise UnsupportedKernel(f"line {self.ex.st.line}: storing a pointer in memory")
+        nv = self.ex._to(v, self.p.elem)
+        self.ex.store(self.p, nv, mask)
+        self.assigned = nv
+
+    def get_after(self, v: Result) -> Result:
+        return self.assigned if self.assigned is not None else v
+
+
+class _SwizzleRef(_Ref):
+    def __init__(self, ex: _Executor, base: _Ref, idx: tuple[int, ...], t: CType) -> None:
+        super().__init__(ex)
+        self.base = base
+        self.idx = idx
+        self.t = t
+
+    def _part(self) -> CType:
+        s = self.t.scalar
+        return s if len(self.idx) == 1 else s.vector(len(self.idx))
+
+    def get(self, mask: Array) -> Result:
+        cur = self.base.get(mask)
+        assert isinstance(cur, Value)
+        a = np.asarray(cur.a)[..., list(self.idx)]
+        return Value(self._part(), a[..., 0] if len(self.idx) == 1 else a)
+
+    def set(self, v: Result, mask: Array) -> None:
+        cur = self.base.get(mask)
+        assert isinstance(cur, Value)
+        part = self.ex._to(v, self._part())
+        src = np.asarray(part.a)
+        shape = np.broadcast_shapes(np.asarray(cur.a).shape[:-1], src.shape[:-1] if len(self.idx) > 1 else src.shape)
+        new = np.array(np.broadcast_to(cur.a, (*shape, self.t.width)))
+        if len(self.idx) == 1:
+            new[..., self.idx[0]] = src
+        else:
+            new[..., list(self.idx)] = src
+        self.base.set(Value(self.t, new), mask)
+
+
+def _apply_atomic(op: str, view: Array, idx: Array, ops: list[Array], t: CType) -> Array:
+    """Apply an atomic to ``view[idx[k]]`` for k in lane order; return the old value each lane saw."""
+    dtype = t.dtype
+    n = idx.size
+    order = np.argsort(idx, kind="stable")
+    iv = idx[order]
+    starts = np.flatnonzero(np.r_[True, iv[1:] != iv[:-1]])
+    unique = starts.size == n
+    old_sorted = np.empty(n, dtype=dtype)
+    with np.errstate(over="ignore"):
+        if op in ("add", "sub", "inc", "dec", "xor"):
+            if op in ("inc", "dec"):
+                vv = np.full(n, 1 if op == "inc" else -1).astype(dtype)
+            else:
+                vv = ops[0][order].astype(dtype)
+                if op == "sub":
+                    vv = (-vv.astype(np.int64)).astype(dtype) if dtype.kind == "i" else (~vv + dtype.type(1))
+            init = view[iv]
+            if op == "xor":
+                cs = np.bitwise_xor.accumulate(vv)
+                excl = cs ^ vv
+                seg = np.repeat(excl[starts], np.diff(np.r_[starts, n]))
+                old_sorted = init ^ excl ^ seg
+                new_sorted = old_sorted ^ vv
+            else:
+                cs = np.cumsum(vv, dtype=dtype)
+                excl = (cs - vv).astype(dtype)
+                seg = np.repeat(excl[starts], np.diff(np.r_[starts, n]))
+                old_sorted = (init + (excl - seg)).astype(dtype)
+                new_sorted = (old_sorted + vv).astype(dtype)
+            view[iv] = new_sorted  # the last lane of each address writes the final value
+        elif unique and op != "cmpxchg":
+            init = view[iv]
+            vv = ops[0][order].astype(dtype)
+            old_sorted = init
+            if op == "xchg":
+                view[iv] = vv
+            else:
+                fn = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or}[op]
+                view[iv] = fn(init, vv)
+        elif op == "cmpxchg":
+            cmp = ops[0][order].astype(dtype)
+            val = ops[1][order].astype(dtype)
+            pending = np.ones(n, dtype=bool)
+            seg_id = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n]))
+            while pending.any():
+                cur = view[iv]
+                match = pending & (cmp == cur)
+                pos = np.flatnonzero(match)
+                first = np.full(starts.size, n, dtype=np.int64)
+                if pos.size:
+                    np.minimum.at(first, seg_id[pos], pos)
+                limit = first[seg_id]
+                position = np.arange(n)
+                done = pending & (position <= limit)
+                old_sorted[done] = cur[done]
+                winners = pos[first[seg_id[pos]] == pos] if pos.size else pos
+                view[iv[winners]] = val[winners]
+                pending &= ~done
+        else:
+            vv = ops[0][order].astype(dtype)
+            for s, e in zip(starts, np.r_[starts[1:], n], strict=True):
+                cur = view[iv[s]]
+                for k in range(s, e):
+                    old_sorted[k] = cur
+                    if op == "xchg":
+                        cur = vv[k]
+                    elif op == "min":
+                        cur = min(cur, vv[k])
+                    elif op == "max":
+                        cur = max(cur, vv[k])
+                    elif op == "and":
+                        cur = cur & vv[k]
+                    elif op == "or":
+                        cur = cur | vv[k]
+                view[iv[s]] = cur
+    old = np.empty(n, dtype=dtype)
+    old[order] = old_sorted
+    return old
+
+
+def run_kernel(
+    program: Program,
+    name: str,
+    args: Sequence[Any],
+    geometry: Geometry,
+    step_limit: int = 10_000_000,
+    checks: bool = True,
+) -> RunResult:
+    """Run kernel ``name`` of ``program`` over ``geometry``; buffers (uint8 arrays) are read and written in place.
+
+    Raises ``KernelFault`` when a check fails, ``KernelTimeout`` past ``step_limit`` lockstep steps and
+    ``UnsupportedKernel`` for what the executor does not implement.
+    """
+    kernel = program.kernel(name)
+    ex = _Executor(program, kernel, geometry, step_limit, checks)
+    ex.bind_args(args)
+    ex.run()
+    counts = dict(ex.counts)
+    for key in (
+        "int_ops",
+        "float32_ops",
+        "float64_ops",
+        "special_ops",
+        "global_bytes_read",
+        "global_bytes_written",
+        "local_bytes_read",
+        "local_bytes_written",
+        "constant_bytes_read",
+        "atomics",
+        "barriers",
+    ):
+        counts.setdefault(key, 0)
+    counts.pop("private_bytes_read", None)
+    counts.pop("private_bytes_written", None)
+    counts["work_groups"] = ex.groups
+    counts["work_items"] = ex.n
+    counts["max_lane_steps"] = int(ex.lane_steps.max()) + ex.full_steps if ex.n else 0
+    return RunResult(counts, ex.steps, name)

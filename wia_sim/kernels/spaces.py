@@ -1,0 +1,362 @@
+"""Memory of a kernel launch: values, pointers, address spaces and the checks on every access.
+
+A ``Region`` is one object in one address space: a ``__global``/``__constant`` buffer (the caller's bytes, one
+row), a ``__local`` variable or ``__local`` argument (one row per work-group) or a ``__private`` array (one row per
+lane). Loads and stores take a byte offset per lane and a lane mask; with checks on they report out-of-bounds
+accesses, races (two work-items, one address, at least one writing, no barrier in between) and reads of local
+bytes nobody wrote, as ``KernelFault``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from wia_sim.kernels.ctype import CType
+from wia_sim.kernels.lanes import Lanes
+
+__all__ = ["KernelFault", "KernelTimeout", "LaunchState", "Pointer", "Region", "Value", "lane_count"]
+
+Array = NDArray[Any]
+
+
+class KernelFault(Exception):
+    """A check failed: ``check`` names it (``out_of_bounds_global``, ``race_local``, ...), ``line`` is the source
+    line, ``work_item`` the global id and ``group`` the work-group id of the offending work-item."""
+
+    def __init__(
+        self,
+        check: str,
+        message: str,
+        kernel: str,
+        line: int,
+        work_item: tuple[int, int, int] | None = None,
+        group: tuple[int, int, int] | None = None,
+        address: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.check = check
+        self.message = message
+        self.kernel = kernel
+        self.line = line
+        self.work_item = work_item
+        self.group = group
+        self.address = address
+
+
+class KernelTimeout(KernelFault):
+    """The kernel ran past its step limit; ``line`` is the innermost loop being executed."""
+
+    def __init__(self, kernel: str, line: int, message: str = "") -> None:
+        super().__init__("step_limit", message or f"kernel '{kernel}' exceeded its step limit", kernel, line)
+
+
+@dataclass
+class Value:
+    """A scalar or vector value per lane: ``a`` has shape () or (lanes,), plus a trailing axis for vectors."""
+
+    t: CType
+    a: Array
+
+
+@dataclass
+class Pointer:
+    """Where a pointer points: a region (None for a null pointer), the pointee type (None for void) and a byte
+    offset per lane. ``dims`` are the remaining array dimensions when the pointee is itself an array row."""
+
+    region: Region | None
+    elem: CType | None
+    off: Array
+    dims: tuple[int, ...] = ()
+
+    @property
+    def elem_size(self) -> int:
+        if self.elem is None:
+            return 1
+        return elem_bytes(self.elem) * math.prod(self.dims)
+
+    def moved(self, delta: Array) -> Pointer:
+        return Pointer(self.region, self.elem, self.off + delta, self.dims)
+
+
+def elem_bytes(t: CType) -> int:
+    return int(t.dtype.itemsize) * (4 if t.width == 3 else t.width)
+
+
+def lane_count(mask: Array) -> int:
+    return int(np.count_nonzero(mask))
+
+
+_SPACE_CHECK = {"global": "out_of_bounds_global", "local": "out_of_bounds_local", "constant": "out_of_bounds_constant"}
+
+
+@dataclass
+class LaunchState:
+    """What accesses need to know about the launch: lane ids, barrier epochs, counters, where faults go."""
+
+    lanes: Lanes
+    kernel: str
+    filename: str
+    checks: bool
+    counts: dict[str, int]
+    epoch: Array = field(default_factory=lambda: np.zeros(0, np.int64))
+    line: int = 0
+
+    def fault(self, check: str, what: str, lane: int, address: int | None = None) -> KernelFault:
+        lanes = self.lanes
+        gid = (int(lanes.global_id[0][lane]), int(lanes.global_id[1][lane]), int(lanes.global_id[2][lane]))
+        grp = (int(lanes.group_id[0][lane]), int(lanes.group_id[1][lane]), int(lanes.group_id[2][lane]))
+        message = f"{self.filename}:{self.line}: {what} by work-item {gid} in group {grp}"
+        return KernelFault(check, message, self.kernel, self.line, gid, grp, address)
+
+
+class Region:
+    """One memory object. ``data`` is uint8 of shape (rows, stride); an access at byte offset ``off`` of lane ``l``
+    touches row 0 (``per`` "none"), the lane's work-group (``per`` "group") or the lane itself (``per`` "lane")."""
+
+    def __init__(
+        self,
+        space: str,
+        description: str,
+        data: Array,
+        nbytes: int,
+        per: str,
+        granule: int = 1,
+        track_races: bool = True,
+        read_only: bool = False,
+    ) -> None:
+        self.space = space
+        self.description = description
+        self.data = data
+        self.nbytes = nbytes
+        self.per = per
+        self.granule = max(1, granule)
+        self.track_races = track_races
+        self.read_only = read_only
+        self._views: dict[str, Array] = {}
+        self.w_lane: Array | None = None
+        self.w_epoch: Array | None = None
+        self.r_lane: Array | None = None
+        self.r_epoch: Array | None = None
+        self.r_group: Array | None = None
+        self.init: Array | None = None
+        if space == "local":
+            self.init = np.zeros(data.size, dtype=bool)
+
+    @classmethod
+    def allocate(cls, space: str, description: str, rows: int, nbytes: int, per: str, granule: int = 1) -> Region:
+        stride = max(16, -(-nbytes // 16) * 16)
+        return cls(space, description, np.zeros((rows, stride), np.uint8), nbytes, per, granule)
+
+    @property
+    def stride(self) -> int:
+        return int(self.data.shape[1])
+
+    def view(self, dtype: np.dtype[Any]) -> Array:
+        key = dtype.str
+        v = self._views.get(key)
+        if v is None:
+            flat = self.data.reshape(-1)
+            usable = flat.size - flat.size % dtype.itemsize
+            v = flat[:usable].view(dtype)
+            self._views[key] = v
+        return v
+
+    def rows(self, st: LaunchState) -> Array | int:
+        if self.per == "group":
+            return st.lanes.group
+        if self.per == "lane":
+            return np.arange(st.lanes.total, dtype=np.int64)
+        return 0
+
+    # ---------------------------------------------------------------------------------------------------------
+    def _prepare(self, st: LaunchState, off: Array, mask: Array, t: CType, write: bool) -> tuple[Array, Array]:
+        """Flat byte offsets (lanes,) of the accesses and the lanes that may touch memory; faults if checking."""
+        size = elem_bytes(t)
+        off = np.asarray(off, dtype=np.int64)
+        oob = (off < 0) | (off + size > self.nbytes)
+        esize = t.dtype.itemsize
+        misaligned = (off & (esize - 1)) != 0
+        bad = oob | misaligned
+        if bool(np.any(bad)):
+            hit = mask & bad
+            if st.checks and bool(hit.any()):
+                lane = int(np.flatnonzero(hit)[0])
+                at = int(np.broadcast_to(off, mask.shape)[lane])
+                if bool(np.broadcast_to(misaligned, mask.shape)[lane]) and not bool(
+                    np.broadcast_to(oob, mask.shape)[lane]
+                ):
+                    what = f"misaligned {'write' if write else 'read'} of {size} bytes at offset {at}"
+                    raise st.fault(
+                        _SPACE_CHECK.get(self.space, "out_of_bounds_global"), what + f" of {self.description}", lane, at
+                    )
+                check = _SPACE_CHECK.get(self.space, "out_of_bounds_private")
+                what = (
+                    f"out-of-bounds {'write' if write else 'read'} of {size} bytes at offset {at} of a "
+                    f"{self.nbytes}-byte {self.description}"
+                )
+                raise st.fault(check, what, lane, at)
+            mask = mask & ~bad
+            off = np.where(bad, 0, off)
+        rows = self.rows(st)
+        flat = np.asarray(rows * self.stride + off if not isinstance(rows, int) or rows else off, dtype=np.int64)
+        return flat, mask
+
+    def load(self, st: LaunchState, off: Array, mask: Array, t: CType, atomic: bool = False) -> Array:
+        flat, ok = self._prepare(st, off, mask, t, False)
+        full = bool(ok.all())
+        esize = t.dtype.itemsize
+        view = self.view(t.dtype)
+        idx = flat >> (esize.bit_length() - 1)
+        if not full:
+            idx = np.where(ok, idx, 0)
+        if t.width > 1:
+            idx = idx[..., None] + np.arange(t.width)
+        values = view[idx]
+        n = lane_count(ok)
+        st.counts[f"{self.space}_bytes_read"] = st.counts.get(f"{self.space}_bytes_read", 0) + n * elem_bytes(t)
+        if st.checks and n:
+            self._check(st, flat, ok, t, write=False, atomic=atomic)
+        return np.asarray(values)
+
+    def store(self, st: LaunchState, off: Array, mask: Array, t: CType, values: Array, atomic: bool = False) -> None:
+        if self.read_only and st.checks and bool(mask.any()):
+            lane = int(np.flatnonzero(mask)[0])
+            raise st.fault("write_to_constant", f"write to read-only {self.description}", lane)
+        flat, ok = self._prepare(st, off, mask, t, True)
+        esize = t.dtype.itemsize
+        view = self.view(t.dtype)
+        n_lanes = ok.shape[0]
+        idx = np.broadcast_to(flat >> (esize.bit_length() - 1), (n_lanes,))
+        vals = np.broadcast_to(values, (n_lanes, t.width) if t.width > 1 else (n_lanes,))
+        n = lane_count(ok)
+        if n == 0:
+            return
+        if st.checks:
+            self._check(st, flat, ok, t, write=True, atomic=atomic)
+        if n == n_lanes:
+            sel_idx, sel_vals = idx, vals
+        else:
+            sel_idx, sel_vals = idx[ok], vals[ok]
+        if t.width > 1:
+            sel_idx = sel_idx[:, None] + np.arange(t.width)
+        view[sel_idx] = sel_vals
+        st.counts[f"{self.space}_bytes_written"] = st.counts.get(f"{self.space}_bytes_written", 0) + n * elem_bytes(t)
+
+    # ---------------------------------------------------------------------------------------------------------
+    def _check(self, st: LaunchState, flat: Array, ok: Array, t: CType, write: bool, atomic: bool) -> None:
+        n_lanes = ok.shape[0]
+        lanes = np.flatnonzero(ok) if not bool(ok.all()) else np.arange(n_lanes)
+        starts = np.broadcast_to(flat, (n_lanes,))[lanes]
+        esize = t.dtype.itemsize
+        if t.width > 1:
+            comps = np.arange(t.width) * esize
+            starts = (starts[:, None] + comps).reshape(-1)
+            lanes = np.repeat(lanes, t.width)
+        if self.init is not None:
+            init = self.init
+            if write:
+                for b in range(esize):
+                    init[starts + b] = True
+            else:
+                missing = np.zeros(starts.shape, dtype=bool)
+                for b in range(esize):
+                    missing |= ~init[starts + b]
+                if bool(missing.any()):
+                    k = int(np.flatnonzero(missing)[0])
+                    at = int(starts[k]) % self.stride
+                    what = f"read of uninitialized {self.description} ({esize} bytes at offset {at})"
+                    raise st.fault("uninitialized_local", what, int(lanes[k]), at)
+        if atomic or not self.track_races or self.space in ("constant", "private"):
+            return
+        self._race(st, starts // self.granule, lanes, write)
+
+    def _race(self, st: LaunchState, keys: Array, lanes: Array, write: bool) -> None:
+        size = self.data.size // self.granule + 1
+        if self.w_lane is None:
+            self.w_lane = np.full(size, -1, np.int64)
+            self.w_epoch = np.zeros(size, np.int64)
+            self.r_lane = np.full(size, -1, np.int64)
+            self.r_epoch = np.zeros(size, np.int64)
+            self.r_group = np.zeros(size, np.int64)
+        assert self.w_epoch is not None and self.r_lane is not None
+        assert self.r_epoch is not None and self.r_group is not None
+        group_of = st.lanes.group
+        barriers = bool(st.epoch.any())
+        my_group = group_of[lanes]
+        my_epoch = st.epoch[my_group] if barriers else np.zeros(1, np.int64)
+        check = "race_local" if self.space == "local" else "race_global"
+
+        def live(other: Array, other_group: Array, other_epoch: Array) -> Array:
+            # an earlier access by `other` conflicts unless a barrier of the same group lies between
+            return np.asarray((other_group != my_group) | (other_epoch == my_epoch))
+
+        wl = self.w_lane[keys]
+        has_w = (wl >= 0) & (wl != lanes)
+        if bool(has_w.any()):
+            conflict = has_w & live(wl, group_of[np.maximum(wl, 0)], self.w_epoch[keys])
+            if bool(conflict.any()):
+                k = int(np.flatnonzero(conflict)[0])
+                other = int(wl[k])
+                self._report(st, check, write, "write", int(lanes[k]), other, int(keys[k]))
+        if write:
+            rl = self.r_lane[keys]
+            has_r = ((rl >= 0) & (rl != lanes)) | (rl == -2)
+            if bool(has_r.any()):
+                rg = self.r_group[keys]
+                conflict = has_r & ((rg < 0) | live(rl, rg, self.r_epoch[keys]))
+                if bool(conflict.any()):
+                    k = int(np.flatnonzero(conflict)[0])
+                    other = int(rl[k])
+                    self._report(st, check, write, "read", int(lanes[k]), other, int(keys[k]))
+            self.w_lane[keys] = lanes
+            if barriers:
+                self.w_epoch[keys] = my_epoch
+            dup = self.w_lane[keys] != lanes
+            if bool(dup.any()):
+                key = keys[int(np.flatnonzero(dup)[0])]
+                same = np.flatnonzero(keys == key)  # report the second writer in lane order
+                self._report(st, check, True, "write", int(lanes[same[1]]), int(lanes[same[0]]), int(key))
+        else:
+            rl = self.r_lane[keys]
+            rg = self.r_group[keys]
+            stale = (rl == -1) | (rl == lanes)
+            if barriers:
+                old_epoch = self.r_epoch[keys] != my_epoch
+                stale = stale | (((rl >= 0) | (rl == -2)) & (rg == my_group) & old_epoch)
+            multi = ~stale
+            if bool(stale.any()):
+                ks, ls = keys[stale], lanes[stale]
+                self.r_lane[ks] = ls
+                if barriers:
+                    self.r_epoch[ks] = my_epoch[stale]
+                self.r_group[ks] = my_group[stale]
+                dup = stale & (self.r_lane[keys] != lanes)
+                multi = multi | dup
+            if bool(multi.any()):
+                km = keys[multi]
+                same = self.r_group[km] == my_group[multi]
+                self.r_lane[km] = -2
+                self.r_group[km] = np.where(same, my_group[multi], -1)
+                if barriers:
+                    self.r_epoch[km] = my_epoch[multi]
+
+    def _report(
+        self, st: LaunchState, check: str, write: bool, other_kind: str, lane: int, other: int, key: int
+    ) -> None:
+        at = (key * self.granule) % self.stride
+        lanes = st.lanes
+        if other >= 0:
+            ogid = tuple(int(lanes.global_id[d][other]) for d in range(3))
+            who = f"work-item {ogid}"
+        else:
+            who = "other work-items"
+        what = (
+            f"data race: {'write' if write else 'read'} of {self.description} at offset {at} conflicts with a "
+            f"{other_kind} by {who} with no barrier in between"
+        )
+        raise st.fault(check, what, lane, at)
