@@ -31,6 +31,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/sim_throughput.py
 	$(BIN)/python benchmarks/numeric_overhead.py
 	$(BIN)/python benchmarks/pool.py
+	$(BIN)/python benchmarks/kernels.py
 	$(BIN)/python benchmarks/fidelity.py
 
 clean:

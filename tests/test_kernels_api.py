@@ -1,7 +1,7 @@
 """The HAL side of SPEC 3.6.2: launch configurations, checks against the device, the kernel handle's life.
 
-The sim backend does not run custom kernels yet (its capability says so, and compile_kernel raises NOT_SUPPORTED);
-the HAL path is exercised through a test backend that claims the capability and records what it is asked."""
+The HAL path is exercised through a test backend that records what it is asked; tests/test_kernels_sim.py runs
+kernels on the sim backend itself."""
 
 from __future__ import annotations
 
@@ -49,7 +49,13 @@ def recording(monkeypatch: pytest.MonkeyPatch) -> Iterator[RecordingBackend]:
         ctx.destroy()
 
 
-def test_the_sim_does_not_claim_custom_kernels_and_says_so() -> None:
+def test_a_device_without_custom_kernels_says_so(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from wia_sim.hwmodel import model_path
+
+    text = model_path("wia-tiny").read_text().replace("custom_kernels = true", "custom_kernels = false")
+    path = tmp_path / "no-kernels.toml"
+    path.write_text(text)
+    wia.set_backend("sim", hardware=str(path))
     ctx = wia.create_context()
     assert not wia.get_device_capabilities(ctx.device).supports_custom_kernels
     with pytest.raises(wia.NotSupportedError, match="supports_custom_kernels is False"):

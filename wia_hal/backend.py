@@ -134,8 +134,8 @@ class Backend(ABC):
         """``INVALID_VALUE`` when ``value`` does not fit argument ``index`` (a scalar for a buffer, ...)."""
         raise NotSupportedError(f"the {self.name!r} backend does not compile kernels")
 
-    def launch_kernel(self, queue: QueueHandle, kernel: Any, args: Sequence[Any], config: Any) -> None:
-        """Enqueue the kernel with its arguments and a checked ``LaunchConfig``."""
+    def launch_kernel(self, queue: QueueHandle, kernel: Any, args: Sequence[Any], config: Any) -> OpRecordHandle:
+        """Enqueue the kernel with its arguments and a checked ``LaunchConfig``; a record for :meth:`explain`."""
         raise NotSupportedError(f"the {self.name!r} backend does not run kernels")
 
     def copy_peer(self, src: TensorRef, dst: TensorRef) -> None:

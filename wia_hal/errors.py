@@ -215,6 +215,18 @@ def _record(error: WiaError, args: tuple[Any, ...], kwargs: dict[str, Any]) -> N
             return
 
 
+def _converted(name: str, e: Exception) -> WiaError:
+    """The WiaError a non-WIA exception escaping a public function becomes."""
+    code = getattr(e, "wia_code", None)  # a backend's finding that names its error code (a kernel's bug, ...)
+    if isinstance(code, str) and code in ErrorCode.__members__:
+        return ERROR_CLASSES[ErrorCode[code]](str(e))
+    if isinstance(e, (TypeError, ValueError, IndexError, KeyError, OverflowError)):
+        return InvalidValueError(f"{name}: {e}")
+    if isinstance(e, MemoryError):
+        return OutOfMemoryError(f"{name}: the host could not allocate memory: {e}")
+    return InternalError(f"{name}: {type(e).__name__}: {e}")
+
+
 P = ParamSpec("P")
 R = TypeVar("R")
 
@@ -229,16 +241,8 @@ def api(fn: Callable[P, R]) -> Callable[P, R]:
         except WiaError as e:
             _record(e, args, kwargs)
             raise
-        except (TypeError, ValueError, IndexError, KeyError, OverflowError) as e:
-            error: WiaError = InvalidValueError(f"{fn.__name__}: {e}")
-            _record(error, args, kwargs)
-            raise error from e
-        except MemoryError as e:
-            error = OutOfMemoryError(f"{fn.__name__}: the host could not allocate memory: {e}")
-            _record(error, args, kwargs)
-            raise error from e
         except Exception as e:
-            error = InternalError(f"{fn.__name__}: {type(e).__name__}: {e}")
+            error = _converted(fn.__name__, e)
             _record(error, args, kwargs)
             raise error from e
 

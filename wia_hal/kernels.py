@@ -89,7 +89,7 @@ class LaunchConfig(WiaModel):
 class Kernel:
     """A compiled kernel of a context (R-3.6.2-02). Create with :func:`compile_kernel`."""
 
-    __slots__ = ("args", "context", "destroyed", "handle", "name", "num_args")
+    __slots__ = ("args", "context", "destroyed", "handle", "last_launch", "name", "num_args")
 
     def __init__(self, context: Context, handle: Any, name: str, num_args: int) -> None:
         self.context = context
@@ -97,6 +97,7 @@ class Kernel:
         self.name = name
         self.num_args = num_args
         self.args: dict[int, Any] = {}
+        self.last_launch: Any = None
         self.destroyed = False
 
     def __repr__(self) -> str:
@@ -176,7 +177,7 @@ def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream) -> None:
     if missing:
         raise InvalidValueError(f"{kernel.name}: arguments {missing} are not set (set_kernel_arg)")
     args = [kernel.args[i] for i in range(kernel.num_args)]
-    kernel.context.backend.launch_kernel(stream.queue, kernel.handle, args, config)
+    kernel.last_launch = kernel.context.backend.launch_kernel(stream.queue, kernel.handle, args, config)
 
 
 @api

@@ -112,3 +112,6 @@ class OpReport(WiaModel):
     alternatives: list[AlgorithmChoice] = Field(default_factory=list)
     started_ms: float | None = Field(None, description="device time the op started (None until it ran)")
     ended_ms: float | None = None
+    counts: dict[str, int] = Field(
+        default_factory=dict, description="a custom kernel's counted operations, bytes, atomics and barriers"
+    )

@@ -43,7 +43,7 @@ class Kernel(Command):
     """A kernel on the compute units. ``start`` (numerics only) computes from the inputs and returns the
     function that writes the outputs. :meth:`Stream._drain` runs kernels inline."""
 
-    __slots__ = ("cost", "duration", "start", "touches")
+    __slots__ = ("cost", "counts", "duration", "start", "touches")
 
     def __init__(
         self,
@@ -55,6 +55,8 @@ class Kernel(Command):
         self.cost = cost
         self.duration = cost.duration_s
         self.start = start
+        self.counts: dict[str, int] | None = None
+        """What a custom kernel did (operations, bytes, atomics, barriers, ...), once it has run."""
         self.touches = touches
         """Byte ranges of UNIFIED/MANAGED buffers the kernel accesses: migrated to the device before it runs."""
 

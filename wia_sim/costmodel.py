@@ -385,3 +385,67 @@ def conv_cost(
         return options[algorithm]
     best = min(options.values(), key=lambda c: c.duration_s)
     return replace(best, alternatives=tuple((c.algorithm, c.duration_s) for c in options.values()))
+
+
+# -- custom kernels --------------------------------------------------------------------------------------------------
+
+SPECIAL_FUNCTION_COST = 4
+"""A special function (sqrt, exp, sin, ...) costs 4 vector operations: NVIDIA's SMs issue special functions at a
+quarter of the FP32 rate or less (16 SFU results per clock against 64 or 128 FP32 lanes; CUDA C Programming Guide,
+"Arithmetic Instructions" throughput table). A modeling assumption for the other vendors."""
+
+LOCAL_BYTES_PER_CLOCK = 128
+"""Local (shared) memory bandwidth per compute unit and clock: 32 banks of 4 bytes each per clock (CUDA C
+Programming Guide, "Shared Memory": "32 banks ... successive 32-bit words"; AMD's LDS has the same 32 banks of
+4 bytes per CU)."""
+
+
+def custom_kernel_cost(
+    model: HardwareModel, name: str, counts: dict[str, int], group_size: int, local_bytes_per_group: int
+) -> KernelCost:
+    """A custom kernel timed from what the executor counted.
+
+    Work-groups are placed in waves over the compute units; how many a unit holds at once is limited by local
+    memory (``local_memory_per_compute_unit // local bytes per group``) and by work-items (a unit is assumed to
+    hold one maximal work-group's worth: an assumption, as the models give no per-unit thread capacity). The
+    kernel's time is the largest of: its counted operations at the vector peaks (special functions at
+    :data:`SPECIAL_FUNCTION_COST` operations), its global and constant bytes (and 8 bytes per atomic) at the
+    streaming bandwidth, its local bytes at :data:`LOCAL_BYTES_PER_CLOCK` per unit; each slowed by the part of the
+    machine its work-groups leave idle; plus the launch latency.
+    """
+    cus = model.compute.compute_units
+    groups = max(counts.get("work_groups", 0), 1)
+    by_local = model.compute.local_memory_per_compute_unit // local_bytes_per_group if local_bytes_per_group else groups
+    by_items = max(1, model.compute.max_work_group_size // max(group_size, 1))
+    per_unit = max(1, int(min(by_local, by_items)))
+    slots = cus * per_unit
+    waves = math.ceil(groups / slots)
+    # one wave: the units without a work-group idle; several: the last wave's empty slots do
+    busy = min(groups, cus) / cus if waves == 1 else groups / (waves * slots)
+    vector_ops = counts.get("float32_ops", 0) + counts.get("int_ops", 0)
+    special = counts.get("special_ops", 0) * SPECIAL_FUNCTION_COST
+    compute_s = (vector_ops + special) / model.vector_peak("float32") + counts.get("float64_ops", 0) / (
+        model.vector_peak("float64") if model.supports("float64") else model.vector_peak("float32")
+    )
+    global_bytes = (
+        counts.get("global_bytes_read", 0)
+        + counts.get("global_bytes_written", 0)
+        + counts.get("constant_bytes_read", 0)
+        + 8 * counts.get("atomics", 0)
+    )
+    memory_s = global_bytes / (model.memory.bandwidth * model.efficiency.memory)
+    local_bytes = counts.get("local_bytes_read", 0) + counts.get("local_bytes_written", 0)
+    local_s = local_bytes / (cus * LOCAL_BYTES_PER_CLOCK * model.compute.clock)
+    return KernelCost(
+        name=name,
+        flops=float(vector_ops + special + counts.get("float64_ops", 0)),
+        bytes=float(global_bytes),
+        precision="float32",
+        compute_units=min(cus, groups),
+        compute_s=compute_s / busy,
+        memory_s=max(memory_s, local_s) / busy,
+        launch_s=model.compute.kernel_launch_latency,
+        algorithm="custom",
+        waves=waves,
+        efficiency=busy,
+    )

@@ -89,6 +89,8 @@ class Machine:
         if self.faults:
             (command, error), *rest = self.faults
             self.faults.clear()
+            if hasattr(error, "wia_code"):  # a finding about the user's work (a kernel's bug), not a simulator fault
+                raise error
             more = f" (and {len(rest)} more)" if rest else ""
             raise CommandFault(f"{command!r} failed while running: {type(error).__name__}: {error}{more}") from error
 

@@ -3,7 +3,10 @@
 Options (keyword arguments of ``set_backend("sim", ...)`` or ``WIA_SIM_*`` variables):
 ``hardware`` (a shipped model name or the path of a TOML file; default ``nvidia-a100-sxm4-80gb``), ``devices``
 (identical devices, default 1), ``numerics`` (default true; false keeps allocation, capacity and timing exactly
-as a numeric run but computes nothing, so that real sizes can be timed).
+as a numeric run but computes nothing, so that real sizes can be timed; custom kernels then run on zero-filled
+scratch copies of their buffers, to count what they do), ``kernel_checks`` (default true: custom kernels are
+checked for out-of-bounds accesses, races, barrier divergence and uninitialized local reads; false for speed),
+``kernel_step_limit`` (lockstep steps after which a custom kernel stops with ``TIMEOUT``, default 1,000,000).
 """
 
 from __future__ import annotations
@@ -19,12 +22,22 @@ import simpy
 import wia_sim
 from wia_hal.backend import Backend, TensorRef
 from wia_hal.enums import DeviceType, MemoryType
-from wia_hal.errors import InvalidValueError, OutOfMemoryError, register_internal_dir
+from wia_hal.errors import (
+    CompileError,
+    InvalidKernelError,
+    InvalidLaunchConfigError,
+    InvalidValueError,
+    OutOfMemoryError,
+    register_internal_dir,
+)
 from wia_hal.models import AlgorithmChoice, DeviceCapabilities, DeviceInfo, OpReport
 from wia_sim.commands import Command, Copy, Kernel, Marker, Prefetch, Wait
-from wia_sim.costmodel import KernelCost, transfer_cost
+from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
 from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model
+from wia_sim.kernels.executor import run_kernel
+from wia_sim.kernels.frontend import KernelCompileError, KernelNotFound, compile_source
+from wia_sim.kernels.lanes import Geometry
 from wia_sim.library import OPS, Operand, OpSpec
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind
@@ -68,6 +81,37 @@ def _extent(ref: TensorRef) -> tuple[Buffer, int, int]:
     return ref.buffer, low, high + ref.dtype.itemsize
 
 
+def _geometry(config: Any, max_work_group: int) -> Geometry:
+    """The NDRange of a checked ``LaunchConfig``; without a local size, the largest power-of-two work-group (up to
+    256 and the device's maximum) that divides the first dimension."""
+    global_dims = config.global_dims
+    local = config.local_dims
+    if local is None:
+        size = 1
+        while size * 2 <= min(256, max_work_group) and global_dims[0] % (size * 2) == 0:
+            size *= 2
+        local = (size, 1, 1)
+    work_dim = 3 if global_dims[2] > 1 else (2 if global_dims[1] > 1 else 1)
+    return Geometry(global_size=global_dims, local_size=local, work_dim=work_dim)
+
+
+def _groups(geometry: Geometry) -> int:
+    return math.prod(geometry.num_groups)
+
+
+def _bytes_of(value: Any) -> np.ndarray | None:
+    """The bytes a buffer argument (a Memory or a contiguous Tensor) covers in its backend buffer."""
+    buffer = value.memory.buffer if hasattr(value, "memory") else value.buffer
+    if buffer.data is None:
+        return None
+    start = value.offset
+    return buffer.data[start : start + _nbytes_of(value)]  # type: ignore[no-any-return]
+
+
+def _nbytes_of(value: Any) -> int:
+    return int(value.nbytes if hasattr(value, "nbytes") else value.size)
+
+
 def _seconds(timeout_ms: float | None) -> float:
     return math.inf if timeout_ms is None else timeout_ms / 1e3
 
@@ -77,13 +121,20 @@ class SimBackend(Backend):
     ops: ClassVar[frozenset[str]] = frozenset(OPS)
 
     def __init__(
-        self, hardware: str | Path = DEFAULT_HARDWARE, devices: int | str = 1, numerics: bool | str = True
+        self,
+        hardware: str | Path = DEFAULT_HARDWARE,
+        devices: int | str = 1,
+        numerics: bool | str = True,
+        kernel_checks: bool | str = True,
+        kernel_step_limit: int | str = 1_000_000,
     ) -> None:
         try:
             self.model: HardwareModel = load_model(hardware)
         except HardwareModelError as e:
             raise InvalidValueError(str(e)) from e
         self.machine = Machine(self.model, _count("devices", devices), _flag("numerics", numerics))
+        self.kernel_checks = _flag("kernel_checks", kernel_checks)
+        self.kernel_step_limit = _count("kernel_step_limit", kernel_step_limit)
         self._costs: dict[tuple[object, ...], KernelCost] = {}
         host = self.model.host
         self._alloc_latency = {t: host.pinned_alloc_latency for t in MemoryType}
@@ -132,7 +183,7 @@ class SimBackend(Backend):
             supports_pinned_memory=f.pinned_memory,
             # Truthful (R-3.2.1-02): claimed only once this backend implements them, whatever the chip can do.
             supports_peer_to_peer=False,
-            supports_custom_kernels=False,
+            supports_custom_kernels=f.custom_kernels,
             supports_profiling=False,
             max_work_group_size=m.compute.max_work_group_size,
             max_shared_memory=int(m.compute.max_local_memory_per_work_group),
@@ -275,7 +326,96 @@ class SimBackend(Backend):
             alternatives=[AlgorithmChoice(algorithm=a, duration_ms=d * ms) for a, d in cost.alternatives],
             started_ms=record.started * ms if record.started >= 0 else None,
             ended_ms=record.ended * ms if record.done else None,
+            counts=dict(record.counts or {}),
         )
+
+    # custom kernels (Level 3)
+
+    def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[Any, int]:
+        self.host_call()
+        try:
+            program = compile_source(source, options)
+            info = program.kernel(name)
+        except KernelCompileError as e:
+            raise CompileError(f"kernel build failed:\n{e.build_log}") from None
+        except KernelNotFound as e:
+            raise InvalidKernelError(str(e)) from None
+        return (program, info), len(info.params)
+
+    def check_kernel_arg(self, kernel: Any, index: int, value: Any) -> None:
+        from wia_hal.memory import Memory
+        from wia_hal.tensor import Tensor
+
+        param = kernel[1].params[index]
+        if param.kind == "buffer":
+            if not isinstance(value, (Memory, Tensor)):
+                raise InvalidValueError(
+                    f"argument {index} ('{param.name}') is a __{param.address_space} buffer: pass a Memory or a "
+                    f"Tensor, got {type(value).__name__}"
+                )
+            if isinstance(value, Tensor) and not value.is_contiguous:
+                raise InvalidValueError(f"argument {index} ('{param.name}'): a kernel needs a contiguous tensor")
+        elif param.kind == "local":
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise InvalidValueError(
+                    f"argument {index} ('{param.name}') is __local memory: pass its size in bytes, got {value!r}"
+                )
+        elif isinstance(value, (Memory, Tensor)) or not isinstance(value, (int, float, np.number, bool)):
+            raise InvalidValueError(
+                f"argument {index} ('{param.name}') is a {param.elem_type} scalar, got {type(value).__name__}"
+            )
+
+    def launch_kernel(self, queue: Stream, kernel: Any, args: Sequence[Any], config: Any) -> Kernel:
+        self.machine.host_time += self.model.host.launch_overhead
+        program, info = kernel
+        geometry = _geometry(config, self.model.compute.max_work_group_size)
+        local_bytes = info.static_local_bytes + sum(
+            a for p, a in zip(info.params, args, strict=True) if p.kind == "local"
+        )
+        if local_bytes > self.model.compute.max_local_memory_per_work_group:
+            raise InvalidLaunchConfigError(
+                f"kernel {info.name} needs {local_bytes} bytes of __local memory per work-group; the device allows "
+                f"{int(self.model.compute.max_local_memory_per_work_group)}"
+            )
+        placeholder = custom_kernel_cost(
+            self.model, info.name, {"work_groups": _groups(geometry)}, geometry.group_size, local_bytes
+        )
+        command = Kernel(placeholder, None)
+        command.start = self._kernel_start(command, program, info, list(args), geometry, local_bytes)
+        queue.submit(command)
+        return command
+
+    def _kernel_start(
+        self, command: Kernel, program: Any, info: Any, args: list[Any], geometry: Any, local_bytes: int
+    ) -> Callable[[], Callable[[], None]]:
+        """Run the kernel when it starts (on copies of its buffers, so that its writes land when it ends) and
+        time it from what it did."""
+        model, numerics, checks, limit = self.model, self.numerics, self.kernel_checks, self.kernel_step_limit
+
+        def start() -> Callable[[], None]:
+            exec_args: list[Any] = []
+            written: list[tuple[np.ndarray, np.ndarray]] = []
+            for param, value in zip(info.params, args, strict=True):
+                if param.kind == "buffer":
+                    live = _bytes_of(value) if numerics else None
+                    scratch = live.copy() if live is not None else np.zeros(_nbytes_of(value), np.uint8)
+                    exec_args.append(scratch)
+                    if live is not None and not param.const:
+                        written.append((live, scratch))
+                else:
+                    exec_args.append(value)
+            result = run_kernel(program, info.name, exec_args, geometry, step_limit=limit, checks=checks)
+            cost = custom_kernel_cost(model, info.name, result.counts, geometry.group_size, local_bytes)
+            command.cost, command.duration = cost, cost.duration_s
+            command.counts = result.counts
+
+            def finish() -> None:
+                for live, scratch in written:
+                    live[:] = scratch
+
+            return finish
+
+        return start
 
     # ordering and time
 

@@ -10,6 +10,7 @@ import numpy as np
 from wia_hal.context import Context, check_context, current_context
 from wia_hal.enums import MemoryType
 from wia_hal.errors import InvalidMemoryError, InvalidValueError, NotSupportedError, api
+from wia_hal.kernels import Kernel
 from wia_hal.models import OpReport
 from wia_hal.streams import Stream, check_stream, stream_for
 from wia_hal.tensor import Tensor, check_tensor, new_tensor
@@ -112,10 +113,14 @@ def output(context: Context, shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
 
 
 @api
-def explain(t: Tensor) -> OpReport:
+def explain(t: Tensor | Kernel) -> OpReport:
     """What the op that produced ``t`` did and why it took its time: FLOPs, bytes, compute, memory and launch
-    time, the bound, the algorithm (and the alternatives AUTO weighed), and when it ran (a backend extension:
-    ``NOT_SUPPORTED`` where the backend cannot say)."""
+    time, the bound, the algorithm (and the alternatives AUTO weighed), and when it ran; for a ``Kernel``, its
+    last launch, with the executor's counts (a backend extension: ``NOT_SUPPORTED`` where the backend cannot say)."""
+    if isinstance(t, Kernel):
+        if t.last_launch is None:
+            raise InvalidValueError(f"explain: {t!r} has not been launched")
+        return t.context.backend.explain(t.last_launch)
     t = check_tensor(t)
     if t.producer is None:
         raise InvalidValueError(f"explain: {t!r} was not produced by an op (created, uploaded or a view)")

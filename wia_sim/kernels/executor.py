@@ -57,6 +57,8 @@ UINT = SCALARS["uint"]
 class UnsupportedKernel(NotImplementedError):
     """The kernel uses something the executor does not implement (named in the message, with its line)."""
 
+    wia_code = "NOT_SUPPORTED"
+
 
 @dataclass
 class RunResult:

@@ -24,6 +24,15 @@ __all__ = ["KernelFault", "KernelTimeout", "LaunchState", "Pointer", "Region", "
 Array = NDArray[Any]
 
 
+_CODES = {
+    "out_of_bounds_global": "INVALID_MEMORY",
+    "out_of_bounds_local": "INVALID_MEMORY",
+    "out_of_bounds_constant": "INVALID_MEMORY",
+    "uninitialized_local": "INVALID_MEMORY",
+    "step_limit": "TIMEOUT",
+}
+
+
 class KernelFault(Exception):
     """A check failed: ``check`` names it (``out_of_bounds_global``, ``race_local``, ...), ``line`` is the source
     line, ``work_item`` the global id and ``group`` the work-group id of the offending work-item."""
@@ -39,6 +48,8 @@ class KernelFault(Exception):
         address: int | None = None,
     ) -> None:
         super().__init__(message)
+        self.wia_code = _CODES.get(check, "INVALID_KERNEL")
+        """The HAL error code this finding maps to, by name (the simulator does not import the HAL)."""
         self.check = check
         self.message = message
         self.kernel = kernel

@@ -1,0 +1,104 @@
+"""Custom kernels on the sim backend, through the public API: results, build errors, sanitizer findings, timing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wia_hal as wia
+from wia_hal.backends.sim import SimBackend
+
+VECTOR_ADD = """
+__kernel void vector_add(__global const float* a, __global const float* b, __global float* c, int n) {
+    int gid = get_global_id(0);
+    if (gid < n) c[gid] = a[gid] + b[gid];
+}
+"""
+REDUCE = """
+#define WG 64
+__kernel void partial_sums(__global const float* x, __global float* out, int n) {
+    __local float scratch[WG];
+    int lid = get_local_id(0), gid = get_global_id(0);
+    scratch[lid] = gid < n ? x[gid] : 0.0f;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int stride = WG / 2; stride > 0; stride >>= 1) {
+        if (lid < stride) scratch[lid] += scratch[lid + stride];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) out[get_group_id(0)] = scratch[0];
+}
+"""
+
+
+def test_vector_add_runs_and_is_timed_from_its_counts(sim: SimBackend, ctx: wia.Context) -> None:
+    n = 1000
+    rng = np.random.default_rng(0)
+    a, b = rng.random(n, np.float32), rng.random(n, np.float32)
+    ta, tb, tc = wia.tensor(a, ctx=ctx), wia.tensor(b, ctx=ctx), wia.zeros(n, ctx=ctx)
+    kernel = wia.compile_kernel(ctx, VECTOR_ADD, "vector_add")
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=1024, local_size=256), ta, tb, tc, n)
+    np.testing.assert_array_equal(tc.numpy(), a + b)
+    report = wia.explain(kernel)
+    assert report.counts["global_bytes_read"] == 8 * n and report.counts["global_bytes_written"] == 4 * n
+    assert report.counts["work_groups"] == 4
+    assert report.duration_ms == pytest.approx(report.launch_ms + max(report.compute_ms, report.memory_ms))
+    assert report.started_ms is not None and report.ended_ms is not None
+
+
+def test_writes_land_when_the_kernel_ends(ctx: wia.Context) -> None:
+    """A reader on another stream without an event sees the old values, as with built-in ops."""
+    n = 1 << 14
+    x = wia.tensor(np.ones(n, np.float32), ctx=ctx)
+    out = wia.zeros(n // 64, ctx=ctx)
+    wia.context_synchronize(ctx)
+    kernel = wia.compile_kernel(ctx, REDUCE, "partial_sums")
+    for i, value in enumerate((x, out, n)):
+        wia.set_kernel_arg(kernel, i, value)
+    writer, reader = wia.create_stream(ctx), wia.create_stream(ctx)
+    busy = wia.alloc(ctx, 16 << 20, wia.MemoryType.PINNED)
+    wia.copy_async(busy, wia.alloc(ctx, 16 << 20), 16 << 20, writer)  # the kernel queues behind a long copy
+    wia.launch_kernel_async(kernel, wia.LaunchConfig(global_size=n, local_size=64), writer)
+    stale = wia.relu(out, stream=reader).numpy()
+    np.testing.assert_array_equal(stale, 0.0)
+    wia.stream_synchronize(writer)
+    np.testing.assert_array_equal(out.numpy(), 64.0)
+
+
+def test_a_bad_source_is_a_compile_error_with_a_build_log(ctx: wia.Context) -> None:
+    with pytest.raises(wia.CompileError, match=r"kernel\.cl:2:\d+: error") as info:
+        wia.compile_kernel(ctx, "__kernel void k(__global int* a) {\n  a[0] = undefined_name;\n}", "k")
+    assert info.value.code is wia.ErrorCode.COMPILE_ERROR
+    with pytest.raises(wia.InvalidKernelError, match="vector_add"):
+        wia.compile_kernel(ctx, VECTOR_ADD, "vector_sub")
+
+
+def test_out_of_bounds_write_is_reported_with_line_work_item_and_address(ctx: wia.Context) -> None:
+    source = "__kernel void k(__global float* a, int n) {\n  int i = get_global_id(0);\n  if (i <= n) a[i] = 1.0f;\n}"
+    kernel = wia.compile_kernel(ctx, source, "k")
+    with pytest.raises(wia.InvalidMemoryError, match=r"kernel\.cl:3: out-of-bounds write .* work-item \(64, 0, 0\)"):
+        wia.launch_kernel(kernel, wia.LaunchConfig(global_size=128, local_size=64), wia.alloc(ctx, 64 * 4), 64)
+
+
+def test_a_runaway_kernel_stops_with_timeout() -> None:
+    wia.set_backend("sim", hardware="wia-tiny", kernel_step_limit=2000)
+    ctx = wia.create_context()
+    source = "__kernel void spin(__global int* a) {\n  int v = 1;\n  while (v != 0) { a[0] = v; }\n}"
+    kernel = wia.compile_kernel(ctx, source, "spin")
+    with pytest.raises(wia.TimedOutError, match=r"kernel\.cl:3.*spin"):
+        wia.launch_kernel(kernel, wia.LaunchConfig(global_size=1), wia.alloc(ctx, 4))
+
+
+def test_kernel_arguments_are_checked(ctx: wia.Context) -> None:
+    kernel = wia.compile_kernel(ctx, VECTOR_ADD, "vector_add")
+    with pytest.raises(wia.InvalidValueError, match="buffer"):
+        wia.set_kernel_arg(kernel, 0, 3.0)
+    with pytest.raises(wia.InvalidValueError, match="scalar"):
+        wia.set_kernel_arg(kernel, 3, wia.alloc(ctx, 4))
+
+
+def test_local_memory_over_the_device_limit_is_an_invalid_launch(ctx: wia.Context) -> None:
+    source = "__kernel void k(__local float* scratch, __global float* out) { out[0] = 0.0f; }"
+    kernel = wia.compile_kernel(ctx, source, "k")
+    limit = wia.get_device_capabilities(ctx.device).max_shared_memory
+    with pytest.raises(wia.InvalidLaunchConfigError, match="__local memory"):
+        wia.launch_kernel(kernel, wia.LaunchConfig(global_size=64, local_size=64), limit + 4, wia.alloc(ctx, 4))
