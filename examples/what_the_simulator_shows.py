@@ -1,4 +1,5 @@
-"""Short demos of what the simulated device shows: overlap, a missing dependency, and a what-if across chips.
+"""Short demos of what the simulated device shows: overlap, a missing dependency, a kernel bug, and a what-if
+across chips.
 
 Run: ``python examples/what_the_simulator_shows.py``.
 """
@@ -74,6 +75,25 @@ def missing_dependency() -> None:
     wia.destroy_context(ctx)
 
 
+def kernel_bug() -> None:
+    """A custom kernel with an off-by-one bound: hardware would corrupt memory silently; the simulator names it."""
+    wia.set_backend("sim", hardware="wia-tiny")
+    ctx = wia.create_context()
+    source = """
+__kernel void scale(__global float* x, float s, int n) {
+    int i = get_global_id(0);
+    if (i <= n) x[i] = s * x[i];   // should be i < n
+}
+"""
+    kernel = wia.compile_kernel(ctx, source, "scale")
+    x = wia.tensor(np.ones(1000, np.float32), ctx=ctx)
+    try:
+        wia.launch_kernel(kernel, wia.LaunchConfig(global_size=1024, local_size=256), x, 2.0, 1000)
+    except wia.InvalidMemoryError as e:
+        console.print(f"[bold]kernel bug[/bold]: {e}")
+    wia.destroy_context(ctx)
+
+
 def what_if() -> None:
     """The same programs timed on every shipped chip at real size, without computing (numerics off)."""
     from wia_sim.hwmodel import available_models
@@ -117,4 +137,5 @@ def what_if() -> None:
 if __name__ == "__main__":
     overlap()
     missing_dependency()
+    kernel_bug()
     what_if()
