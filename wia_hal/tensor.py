@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -106,14 +107,16 @@ class Tensor(TensorRef):
         """The values as a new NumPy array; waits for the context's outstanding work first."""
         return to_numpy(self)
 
+    def release(self) -> None:
+        """Give back the memory this tensor owns (a view owns none) unless it is already gone; mark it released."""
+        memory = self.memory
+        if self.base is None and not self.released and not memory.freed and not memory.context.destroyed:
+            memory.release()
+        self.released = True
+
     def __del__(self) -> None:
-        try:
-            memory = self.memory
-            if self.base is None and not self.released and not memory.freed and not memory.context.destroyed:
-                memory.release()
-                self.released = True
-        except Exception:
-            pass
+        with contextlib.suppress(Exception):  # a finaliser must never raise
+            self.release()
 
 
 def check_tensor(t: object, ctx: Context | None = None) -> Tensor:
@@ -277,10 +280,7 @@ def release_tensor(t: Tensor) -> None:
 
     Releasing a view releases only the view; releasing the tensor that owns the memory invalidates its views.
     """
-    t = check_tensor(t)
-    if t.base is None:
-        t.memory.release()
-    t.released = True
+    check_tensor(t).release()
 
 
 def view(t: Tensor, shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Tensor:

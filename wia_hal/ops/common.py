@@ -97,15 +97,9 @@ def launch(
     try:
         out.producer = context.backend.launch_op(stream.queue, name, inputs, out, attrs)
     except BaseException:  # nothing was enqueued: the output must not outlive the failed call
-        release(out)
+        out.release()
         raise
     return out
-
-
-def release(t: Tensor) -> None:
-    if not t.released and not t.memory.freed:
-        t.memory.release()
-    t.released = True
 
 
 def output(context: Context, shape: tuple[int, ...], dtype: np.dtype) -> Tensor:
