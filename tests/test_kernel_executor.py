@@ -434,3 +434,17 @@ def test_counts() -> None:
     assert counts["barriers"] == 2 and counts["work_groups"] == 2
     assert counts["max_lane_steps"] == r.steps == 5
     np.testing.assert_allclose(c[:12], np.sqrt(a[:12] * 2))
+
+
+def test_write_through_a_cast_away_const_pointer_is_reported_even_unchecked() -> None:
+    """Const buffers are read in place (no copy), so a write through a cast must never reach them."""
+    src = """__kernel void k(__global const float* a) {
+        __global float* w = (__global float*)a;
+        w[get_global_id(0)] = 1.0f;
+    }"""
+    a = np.zeros(8, np.float32)
+    for checks in (True, False):
+        with pytest.raises(KernelFault) as info:
+            run(src, [a], 8, checks=checks)
+        assert (info.value.check, info.value.line, info.value.wia_code) == ("write_to_read_only", 3, "INVALID_MEMORY")
+    assert not a.any()

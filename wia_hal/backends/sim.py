@@ -398,10 +398,14 @@ class SimBackend(Backend):
             for param, value in zip(info.params, args, strict=True):
                 if param.kind == "buffer":
                     live = _bytes_of(value) if numerics else None
-                    scratch = live.copy() if live is not None else np.zeros(_nbytes_of(value), np.uint8)
-                    exec_args.append(scratch)
-                    if live is not None and not param.const:
+                    if live is None:
+                        scratch = np.zeros(_nbytes_of(value), np.uint8)
+                    elif param.const:  # the executor never writes a const buffer: read it in place
+                        scratch = live
+                    else:
+                        scratch = live.copy()
                         written.append((live, scratch))
+                    exec_args.append(scratch)
                 else:
                     exec_args.append(value)
             result = run_kernel(program, info.name, exec_args, geometry, step_limit=limit, checks=checks)

@@ -278,7 +278,7 @@ class _Executor:
                     "none",
                     granule=granule,
                     track_races=not p.const,
-                    read_only=p.address_space == "constant",
+                    read_only=p.address_space == "constant" or p.const,
                 )
                 scope[p.name] = _Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
             elif p.kind == "local":
@@ -619,7 +619,7 @@ class _Executor:
         if not isinstance(base, Pointer) or not isinstance(sub, Value):
             raise UnsupportedKernel(f"line {_line(node)}: subscript of a non-pointer")
         self.count("int_ops", mask)
-        return base.moved(np.asarray(sub.a).astype(np.int64) * base.elem_size)
+        return base.moved(np.multiply(sub.a, base.elem_size, dtype=np.int64, casting="unsafe"))
 
     def e_ArrayRef(self, node: c_ast.ArrayRef, mask: Array) -> Result:
         return self.load(self.index(node, mask), mask)
@@ -939,16 +939,23 @@ class _Executor:
         if not 0 <= d < 3 or d >= g.work_dim:
             default = 1 if name in ("get_global_size", "get_local_size", "get_num_groups") else 0
             return Value(ULONG, np.asarray(default, np.uint64))
-        table: dict[str, Any] = {
-            "get_global_id": lanes.global_id[d],
-            "get_local_id": lanes.local_id[d],
-            "get_group_id": lanes.group_id[d],
-            "get_global_size": g.global_size[d],
-            "get_local_size": g.local_size[d],
-            "get_num_groups": g.num_groups[d],
-            "get_global_offset": g.global_offset[d],
-        }
-        return Value(ULONG, np.asarray(table[name]).astype(np.uint64))
+        value: Any  # only the ids asked for are computed: a launch of a million work-items pays for what it uses
+        match name:
+            case "get_global_id":
+                value = lanes.global_id[d]
+            case "get_local_id":
+                value = lanes.local_id[d]
+            case "get_group_id":
+                value = lanes.group_id[d]
+            case "get_global_size":
+                value = g.global_size[d]
+            case "get_local_size":
+                value = g.local_size[d]
+            case "get_num_groups":
+                value = g.num_groups[d]
+            case _:
+                value = g.global_offset[d]
+        return Value(ULONG, np.asarray(value).astype(np.uint64))
 
     def barrier(self, mask: Array, line: int) -> None:
         self.st.line = line

@@ -29,6 +29,7 @@ _CODES = {
     "out_of_bounds_local": "INVALID_MEMORY",
     "out_of_bounds_constant": "INVALID_MEMORY",
     "uninitialized_local": "INVALID_MEMORY",
+    "write_to_read_only": "INVALID_MEMORY",
     "step_limit": "TIMEOUT",
 }
 
@@ -91,7 +92,8 @@ class Pointer:
         return elem_bytes(self.elem) * math.prod(self.dims)
 
     def moved(self, delta: Array) -> Pointer:
-        return Pointer(self.region, self.elem, self.off + delta, self.dims)
+        off = delta if self.off.ndim == 0 and not self.off else self.off + delta
+        return Pointer(self.region, self.elem, off, self.dims)
 
 
 def elem_bytes(t: CType) -> int:
@@ -186,21 +188,25 @@ class Region:
 
     # ---------------------------------------------------------------------------------------------------------
     def _prepare(self, st: LaunchState, off: Array, mask: Array, t: CType, write: bool) -> tuple[Array, Array]:
-        """Flat byte offsets (lanes,) of the accesses and the lanes that may touch memory; faults if checking."""
+        """Flat byte offsets of the accesses and the lanes that may touch memory; faults if checking.
+
+        Offsets of lanes outside the returned mask are meaningless (a guarded ``if (i < n) c[i] = ...`` computes
+        ``c + i`` for every lane): callers gather with clipping and scatter only the lanes in the mask."""
         size = elem_bytes(t)
         off = np.asarray(off, dtype=np.int64)
-        oob = (off < 0) | (off + size > self.nbytes)
         esize = t.dtype.itemsize
-        misaligned = (off & (esize - 1)) != 0
-        bad = oob | misaligned
-        if bool(np.any(bad)):
+        # two reductions without temporaries decide the common case: every offset in bounds and aligned
+        in_bounds = off.size == 0 or (int(off.min()) >= 0 and int(off.max()) <= self.nbytes - size)
+        aligned = esize == 1 or off.size == 0 or not int(np.bitwise_or.reduce(off, axis=None)) & (esize - 1)
+        if not (in_bounds and aligned):
+            oob = (off < 0) | (off > self.nbytes - size)
+            misaligned = (off & (esize - 1)) != 0
+            bad = oob | misaligned
             hit = mask & bad
             if st.checks and bool(hit.any()):
                 lane = int(np.flatnonzero(hit)[0])
                 at = int(np.broadcast_to(off, mask.shape)[lane])
-                if bool(np.broadcast_to(misaligned, mask.shape)[lane]) and not bool(
-                    np.broadcast_to(oob, mask.shape)[lane]
-                ):
+                if not bool(np.broadcast_to(oob, mask.shape)[lane]):
                     what = f"misaligned {'write' if write else 'read'} of {size} bytes at offset {at}"
                     raise st.fault(
                         _SPACE_CHECK.get(self.space, "out_of_bounds_global"), what + f" of {self.description}", lane, at
@@ -212,32 +218,28 @@ class Region:
                 )
                 raise st.fault(check, what, lane, at)
             mask = mask & ~bad
-            off = np.where(bad, 0, off)
         rows = self.rows(st)
-        flat = np.asarray(rows * self.stride + off if not isinstance(rows, int) or rows else off, dtype=np.int64)
+        flat = rows * self.stride + off if not isinstance(rows, int) or rows else off
         return flat, mask
 
     def load(self, st: LaunchState, off: Array, mask: Array, t: CType, atomic: bool = False) -> Array:
         flat, ok = self._prepare(st, off, mask, t, False)
-        full = bool(ok.all())
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
         idx = flat >> (esize.bit_length() - 1)
-        if not full:
-            idx = np.where(ok, idx, 0)
         if t.width > 1:
             idx = idx[..., None] + np.arange(t.width)
-        values = view[idx]
+        values = np.take(view, idx, mode="clip")  # lanes outside ``ok`` read something harmless
         n = lane_count(ok)
         st.counts[f"{self.space}_bytes_read"] = st.counts.get(f"{self.space}_bytes_read", 0) + n * elem_bytes(t)
         if st.checks and n:
             self._check(st, flat, ok, t, write=False, atomic=atomic)
-        return np.asarray(values)
+        return values
 
     def store(self, st: LaunchState, off: Array, mask: Array, t: CType, values: Array, atomic: bool = False) -> None:
-        if self.read_only and st.checks and bool(mask.any()):
+        if self.read_only and bool(mask.any()):  # even unchecked: the buffer may be the caller's own memory
             lane = int(np.flatnonzero(mask)[0])
-            raise st.fault("write_to_constant", f"write to read-only {self.description}", lane)
+            raise st.fault("write_to_read_only", f"write to read-only {self.description}", lane)
         flat, ok = self._prepare(st, off, mask, t, True)
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
@@ -260,9 +262,16 @@ class Region:
 
     # ---------------------------------------------------------------------------------------------------------
     def _check(self, st: LaunchState, flat: Array, ok: Array, t: CType, write: bool, atomic: bool) -> None:
+        races = not atomic and self.track_races and self.space not in ("constant", "private")
+        if self.init is None and not races:
+            return
         n_lanes = ok.shape[0]
-        lanes = np.flatnonzero(ok) if not bool(ok.all()) else np.arange(n_lanes)
-        starts = np.broadcast_to(flat, (n_lanes,))[lanes]
+        flat = np.broadcast_to(flat, (n_lanes,))
+        if bool(ok.all()):
+            lanes, starts = np.arange(n_lanes), flat
+        else:
+            lanes = np.flatnonzero(ok)
+            starts = flat[lanes]
         esize = t.dtype.itemsize
         if t.width > 1:
             comps = np.arange(t.width) * esize
@@ -282,79 +291,100 @@ class Region:
                     at = int(starts[k]) % self.stride
                     what = f"read of uninitialized {self.description} ({esize} bytes at offset {at})"
                     raise st.fault("uninitialized_local", what, int(lanes[k]), at)
-        if atomic or not self.track_races or self.space in ("constant", "private"):
-            return
-        self._race(st, starts // self.granule, lanes, write)
+        if races:
+            keys = (
+                starts >> (self.granule.bit_length() - 1)
+                if self.granule & (self.granule - 1) == 0
+                else starts // self.granule
+            )
+            self._race(st, keys, lanes, write)
 
     def _race(self, st: LaunchState, keys: Array, lanes: Array, write: bool) -> None:
+        """Shadow memory per granule: the last writer and its barrier epoch, the last reader (``-2``: several) and
+        its group (``-1``: several groups). Conflicts are checked only against what earlier accesses recorded, so a
+        buffer's first access in a launch costs one pass to record it."""
         size = self.data.size // self.granule + 1
-        if self.w_lane is None:
-            self.w_lane = np.full(size, -1, np.int64)
-            self.w_epoch = np.zeros(size, np.int64)
-            self.r_lane = np.full(size, -1, np.int64)
-            self.r_epoch = np.zeros(size, np.int64)
-            self.r_group = np.zeros(size, np.int64)
-        assert self.w_epoch is not None and self.r_lane is not None
-        assert self.r_epoch is not None and self.r_group is not None
-        group_of = st.lanes.group
+        gs = st.lanes.geometry.group_size
         barriers = bool(st.epoch.any())
-        my_group = group_of[lanes]
-        my_epoch = st.epoch[my_group] if barriers else np.zeros(1, np.int64)
+        at, distinct = _indexer(keys)
+        my_group = lanes // gs
+        my_epoch = st.epoch[my_group] if barriers else None
         check = "race_local" if self.space == "local" else "race_global"
 
         def live(other: Array, other_group: Array, other_epoch: Array) -> Array:
             # an earlier access by `other` conflicts unless a barrier of the same group lies between
+            if my_epoch is None:
+                return np.ones(other.shape, dtype=bool)
             return np.asarray((other_group != my_group) | (other_epoch == my_epoch))
 
-        wl = self.w_lane[keys]
-        has_w = (wl >= 0) & (wl != lanes)
-        if bool(has_w.any()):
-            conflict = has_w & live(wl, group_of[np.maximum(wl, 0)], self.w_epoch[keys])
-            if bool(conflict.any()):
-                k = int(np.flatnonzero(conflict)[0])
-                other = int(wl[k])
-                self._report(st, check, write, "write", int(lanes[k]), other, int(keys[k]))
-        if write:
-            rl = self.r_lane[keys]
-            has_r = ((rl >= 0) & (rl != lanes)) | (rl == -2)
-            if bool(has_r.any()):
-                rg = self.r_group[keys]
-                conflict = has_r & ((rg < 0) | live(rl, rg, self.r_epoch[keys]))
+        if self.w_lane is not None:
+            assert self.w_epoch is not None
+            wl = self.w_lane[at]
+            has_w = (wl >= 0) & (wl != lanes)
+            if bool(has_w.any()):
+                conflict = has_w & live(wl, wl // gs, self.w_epoch[at])
                 if bool(conflict.any()):
                     k = int(np.flatnonzero(conflict)[0])
-                    other = int(rl[k])
-                    self._report(st, check, write, "read", int(lanes[k]), other, int(keys[k]))
-            self.w_lane[keys] = lanes
-            if barriers:
-                self.w_epoch[keys] = my_epoch
-            dup = self.w_lane[keys] != lanes
-            if bool(dup.any()):
-                key = keys[int(np.flatnonzero(dup)[0])]
-                same = np.flatnonzero(keys == key)  # report the second writer in lane order
-                self._report(st, check, True, "write", int(lanes[same[1]]), int(lanes[same[0]]), int(key))
-        else:
-            rl = self.r_lane[keys]
-            rg = self.r_group[keys]
-            stale = (rl == -1) | (rl == lanes)
-            if barriers:
-                old_epoch = self.r_epoch[keys] != my_epoch
-                stale = stale | (((rl >= 0) | (rl == -2)) & (rg == my_group) & old_epoch)
-            multi = ~stale
-            if bool(stale.any()):
-                ks, ls = keys[stale], lanes[stale]
-                self.r_lane[ks] = ls
-                if barriers:
-                    self.r_epoch[ks] = my_epoch[stale]
-                self.r_group[ks] = my_group[stale]
-                dup = stale & (self.r_lane[keys] != lanes)
-                multi = multi | dup
-            if bool(multi.any()):
-                km = keys[multi]
-                same = self.r_group[km] == my_group[multi]
-                self.r_lane[km] = -2
-                self.r_group[km] = np.where(same, my_group[multi], -1)
-                if barriers:
-                    self.r_epoch[km] = my_epoch[multi]
+                    self._report(st, check, write, "write", int(lanes[k]), int(wl[k]), int(keys[k]))
+        if write:
+            if self.r_lane is not None:
+                assert self.r_group is not None and self.r_epoch is not None
+                rl = self.r_lane[at]
+                has_r = ((rl >= 0) & (rl != lanes)) | (rl == -2)
+                if bool(has_r.any()):
+                    rg = self.r_group[at]
+                    conflict = has_r & ((rg < 0) | live(rl, rg, self.r_epoch[at]))
+                    if bool(conflict.any()):
+                        k = int(np.flatnonzero(conflict)[0])
+                        self._report(st, check, write, "read", int(lanes[k]), int(rl[k]), int(keys[k]))
+            if self.w_lane is None:
+                self.w_lane = np.full(size, -1, np.int32)
+                self.w_epoch = np.zeros(size, np.int32)
+            assert self.w_epoch is not None
+            self.w_lane[at] = lanes
+            if my_epoch is not None:
+                self.w_epoch[at] = my_epoch
+            if not distinct:
+                dup = self.w_lane[keys] != lanes
+                if bool(dup.any()):
+                    key = keys[int(np.flatnonzero(dup)[0])]
+                    same = np.flatnonzero(keys == key)  # report the second writer in lane order
+                    self._report(st, check, True, "write", int(lanes[same[1]]), int(lanes[same[0]]), int(key))
+            return
+        if self.r_lane is None:
+            self.r_lane = np.full(size, -1, np.int32)
+            self.r_epoch = np.zeros(size, np.int32)
+            self.r_group = np.zeros(size, np.int32)
+        assert self.r_epoch is not None and self.r_group is not None
+        rl = self.r_lane[at]
+        rg = self.r_group[at]
+        stale = (rl == -1) | (rl == lanes)
+        if my_epoch is not None:
+            old_epoch = self.r_epoch[at] != my_epoch
+            stale = stale | (((rl >= 0) | (rl == -2)) & (rg == my_group) & old_epoch)
+        multi = ~stale
+        if bool(stale.all()):
+            self.r_lane[at] = lanes
+            if my_epoch is not None:
+                self.r_epoch[at] = my_epoch
+            self.r_group[at] = my_group
+            if not distinct:
+                multi = self.r_lane[keys] != lanes
+        elif bool(stale.any()):
+            ks, ls = keys[stale], lanes[stale]
+            self.r_lane[ks] = ls
+            if my_epoch is not None:
+                self.r_epoch[ks] = my_epoch[stale]
+            self.r_group[ks] = my_group[stale]
+            if not distinct:
+                multi = multi | (stale & (self.r_lane[keys] != lanes))
+        if bool(multi.any()):
+            km = keys[multi]
+            same = self.r_group[km] == my_group[multi]
+            self.r_lane[km] = -2
+            self.r_group[km] = np.where(same, my_group[multi], -1)
+            if my_epoch is not None:
+                self.r_epoch[km] = my_epoch[multi]
 
     def _report(
         self, st: LaunchState, check: str, write: bool, other_kind: str, lane: int, other: int, key: int
@@ -371,3 +401,15 @@ class Region:
             f"{other_kind} by {who} with no barrier in between"
         )
         raise st.fault(check, what, lane, at)
+
+
+def _indexer(keys: Array) -> tuple[Array | slice, bool]:
+    """``keys`` as a slice when they are consecutive (shadow memory is then read and written through views, not
+    gathers), and whether they are known to be distinct (strictly increasing)."""
+    if keys.size < 2:
+        return keys, True
+    if not bool((keys[1:] > keys[:-1]).all()):
+        return keys, False
+    if int(keys[-1]) - int(keys[0]) == keys.size - 1:
+        return slice(int(keys[0]), int(keys[-1]) + 1), True
+    return keys, True
