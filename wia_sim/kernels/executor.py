@@ -212,6 +212,7 @@ class _Executor:
         self.lane_steps = np.zeros(self.n, np.int64)
         self.full_steps = 0
         self._locals: set[str] = set()
+        self.local_regions: list[Region] = []
         self.counts: dict[str, int] = {}
         self.st = LaunchState(self.lanes, kernel.name, program.filename, checks, self.counts)
         self.st.epoch = np.zeros(self.groups, np.int64)
@@ -288,6 +289,7 @@ class _Executor:
                 region = Region.allocate(
                     "local", f"__local buffer (argument '{p.name}')", self.groups, size, "group", granule
                 )
+                self.local_regions.append(region)
                 scope[p.name] = _Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
             else:
                 ct = _ctype_of(p.type)
@@ -300,6 +302,7 @@ class _Executor:
             region = Region.allocate(
                 "local", f"__local variable '{lv.name}'", self.groups, lv.size_bytes, "group", elem.dtype.itemsize
             )
+            self.local_regions.append(region)
             base = Pointer(region, elem, np.asarray(0, np.int64), lv.shape)
             scope[lv.name] = _Var(mem=base) if not lv.shape else _Var(array=base)
         self._locals = {lv.name for lv in self.kernel.local_vars}
@@ -955,7 +958,8 @@ class _Executor:
                 value = g.num_groups[d]
             case _:
                 value = g.global_offset[d]
-        return Value(ULONG, np.asarray(value).astype(np.uint64))
+        ids = np.asarray(value)  # non-negative int64: viewed as size_t without a copy
+        return Value(ULONG, ids.view(np.uint64) if ids.dtype == np.int64 else ids.astype(np.uint64))
 
     def barrier(self, mask: Array, line: int) -> None:
         self.st.line = line
@@ -974,6 +978,8 @@ class _Executor:
                     missing,
                 )
         self.st.epoch = self.st.epoch + reached
+        for region in self.local_regions:
+            region.barrier(reached)
         self.counts["barriers"] = self.counts.get("barriers", 0) + int(np.count_nonzero(reached))
 
     def vload_store(self, kind: str, width: int, args: list[c_ast.Node], mask: Array) -> Result:

@@ -199,9 +199,11 @@ class Region:
         in_bounds = off.size == 0 or (int(off.min()) >= 0 and int(off.max()) <= self.nbytes - size)
         aligned = esize == 1 or off.size == 0 or not int(np.bitwise_or.reduce(off, axis=None)) & (esize - 1)
         if not (in_bounds and aligned):
-            oob = (off < 0) | (off > self.nbytes - size)
-            misaligned = (off & (esize - 1)) != 0
-            bad = oob | misaligned
+            limit = self.nbytes - size
+            # one unsigned comparison finds negative offsets and those past the end alike
+            oob = off.view(np.uint64) > np.uint64(limit) if limit >= 0 else np.ones(off.shape, dtype=bool)
+            misaligned = (off & (esize - 1)) != 0 if not aligned else np.zeros(off.shape, dtype=bool)
+            bad = oob | misaligned if not aligned else oob
             hit = mask & bad
             if st.checks and bool(hit.any()):
                 lane = int(np.flatnonzero(hit)[0])
@@ -278,14 +280,14 @@ class Region:
             starts = (starts[:, None] + comps).reshape(-1)
             lanes = np.repeat(lanes, t.width)
         if self.init is not None:
-            init = self.init
+            # one flag per byte, read and written as one unsigned word per element (accesses here are aligned)
+            shift = esize.bit_length() - 1
+            init = self.init.view(np.dtype(f"u{esize}"))
+            written = _ALL_BYTES_WRITTEN[esize]
             if write:
-                for b in range(esize):
-                    init[starts + b] = True
+                init[starts >> shift] = written
             else:
-                missing = np.zeros(starts.shape, dtype=bool)
-                for b in range(esize):
-                    missing |= ~init[starts + b]
+                missing = init[starts >> shift] != written
                 if bool(missing.any()):
                     k = int(np.flatnonzero(missing)[0])
                     at = int(starts[k]) % self.stride
@@ -300,43 +302,44 @@ class Region:
             self._race(st, keys, lanes, write)
 
     def _race(self, st: LaunchState, keys: Array, lanes: Array, write: bool) -> None:
-        """Shadow memory per granule: the last writer and its barrier epoch, the last reader (``-2``: several) and
-        its group (``-1``: several groups). Conflicts are checked only against what earlier accesses recorded, so a
-        buffer's first access in a launch costs one pass to record it."""
+        """Shadow memory per granule: the last writer, the last reader (``-2``: several) and, for ``__global``
+        memory, their barrier epochs and the readers' group (``-1``: several groups). ``__local`` memory needs
+        neither: it belongs to one group and is forgotten at each barrier (``barrier``). Conflicts are checked
+        against what earlier accesses recorded, so a buffer's first access in a launch costs one pass."""
         size = self.data.size // self.granule + 1
         gs = st.lanes.geometry.group_size
-        barriers = bool(st.epoch.any())
+        local = self.space == "local"
         at, distinct = _indexer(keys)
         my_group = lanes // gs
-        my_epoch = st.epoch[my_group] if barriers else None
-        check = "race_local" if self.space == "local" else "race_global"
+        my_epoch = st.epoch[my_group] if not local and bool(st.epoch.any()) else None
+        check = "race_local" if local else "race_global"
 
-        def live(other: Array, other_group: Array, other_epoch: Array) -> Array:
-            # an earlier access by `other` conflicts unless a barrier of the same group lies between
+        def live(other_group: Array, other_epoch: Array) -> Array | bool:
+            # an earlier access conflicts unless a barrier of the same group lies between
             if my_epoch is None:
-                return np.ones(other.shape, dtype=bool)
+                return True
             return np.asarray((other_group != my_group) | (other_epoch == my_epoch))
 
         if self.w_lane is not None:
             assert self.w_epoch is not None
             wl = self.w_lane[at]
-            has_w = (wl >= 0) & (wl != lanes)
-            if bool(has_w.any()):
-                conflict = has_w & live(wl, wl // gs, self.w_epoch[at])
+            conflict = (wl >= 0) & (wl != lanes)
+            if bool(conflict.any()):
+                conflict &= live(wl // gs, self.w_epoch[at])
                 if bool(conflict.any()):
                     k = int(np.flatnonzero(conflict)[0])
                     self._report(st, check, write, "write", int(lanes[k]), int(wl[k]), int(keys[k]))
         if write:
             if self.r_lane is not None:
-                assert self.r_group is not None and self.r_epoch is not None
                 rl = self.r_lane[at]
-                has_r = ((rl >= 0) & (rl != lanes)) | (rl == -2)
-                if bool(has_r.any()):
+                conflict = ((rl >= 0) & (rl != lanes)) | (rl == -2)
+                if bool(conflict.any()) and not local:
+                    assert self.r_group is not None and self.r_epoch is not None
                     rg = self.r_group[at]
-                    conflict = has_r & ((rg < 0) | live(rl, rg, self.r_epoch[at]))
-                    if bool(conflict.any()):
-                        k = int(np.flatnonzero(conflict)[0])
-                        self._report(st, check, write, "read", int(lanes[k]), int(rl[k]), int(keys[k]))
+                    conflict &= (rg < 0) | live(rg, self.r_epoch[at])
+                if bool(conflict.any()):
+                    k = int(np.flatnonzero(conflict)[0])
+                    self._report(st, check, write, "read", int(lanes[k]), int(rl[k]), int(keys[k]))
             if self.w_lane is None:
                 self.w_lane = np.full(size, -1, np.int32)
                 self.w_epoch = np.zeros(size, np.int32)
@@ -353,12 +356,31 @@ class Region:
             return
         if self.r_lane is None:
             self.r_lane = np.full(size, -1, np.int32)
-            self.r_epoch = np.zeros(size, np.int32)
-            self.r_group = np.zeros(size, np.int32)
-        assert self.r_epoch is not None and self.r_group is not None
+            if not local:
+                self.r_epoch = np.zeros(size, np.int32)
+                self.r_group = np.zeros(size, np.int32)
+        if local:
+            self._record_local_reads(keys, lanes, at, distinct)
+        else:
+            self._record_global_reads(keys, lanes, at, distinct, my_group, my_epoch)
+
+    def _record_local_reads(self, keys: Array, lanes: Array, at: Array | slice, distinct: bool) -> None:
+        assert self.r_lane is not None
+        rl = self.r_lane[at]
+        new = np.where((rl == -1) | (rl == lanes), lanes, -2)
+        self.r_lane[at] = new
+        if not distinct:
+            several = self.r_lane[keys] != new  # lanes of this access that share an address
+            if bool(several.any()):
+                self.r_lane[keys[several]] = -2
+
+    def _record_global_reads(
+        self, keys: Array, lanes: Array, at: Array | slice, distinct: bool, my_group: Array, my_epoch: Array | None
+    ) -> None:
+        assert self.r_lane is not None and self.r_group is not None and self.r_epoch is not None
         rl = self.r_lane[at]
         rg = self.r_group[at]
-        stale = (rl == -1) | (rl == lanes)
+        stale = (rl == -1) | (rl == lanes)  # no other reader on record, or one this group's barrier ordered
         if my_epoch is not None:
             old_epoch = self.r_epoch[at] != my_epoch
             stale = stale | (((rl >= 0) | (rl == -2)) & (rg == my_group) & old_epoch)
@@ -386,6 +408,21 @@ class Region:
             if my_epoch is not None:
                 self.r_epoch[km] = my_epoch[multi]
 
+    def barrier(self, reached: Array) -> None:
+        """The work-groups flagged in ``reached`` passed a barrier. ``__local`` memory belongs to one group, so its
+        accesses before the barrier can no longer race with anything: their shadow rows are cleared."""
+        if self.space != "local":
+            return
+        every = bool(reached.all())
+        per_row = self.stride // self.granule
+        for shadow in (self.w_lane, self.r_lane):
+            if shadow is None:
+                continue
+            if every:
+                shadow.fill(-1)
+            else:
+                shadow[: reached.size * per_row].reshape(reached.size, per_row)[reached] = -1
+
     def _report(
         self, st: LaunchState, check: str, write: bool, other_kind: str, lane: int, other: int, key: int
     ) -> None:
@@ -401,6 +438,10 @@ class Region:
             f"{other_kind} by {who} with no barrier in between"
         )
         raise st.fault(check, what, lane, at)
+
+
+_ALL_BYTES_WRITTEN = {1: 0x01, 2: 0x0101, 4: 0x01010101, 8: 0x0101010101010101}
+"""The ``init`` flags of an element whose every byte was written, read as one unsigned word."""
 
 
 def _indexer(keys: Array) -> tuple[Array | slice, bool]:
