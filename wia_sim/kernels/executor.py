@@ -965,7 +965,7 @@ class _Executor:
         self.st.line = line
         gs = self.geometry.group_size
         per_group = mask.reshape(-1, gs)
-        reached = per_group.any(axis=1)
+        reached = np.asarray(per_group.any(axis=1))
         if self.checks:
             mixed = np.flatnonzero(reached & ~per_group.all(axis=1))
             if mixed.size:
