@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from wia_hal.cli import main as wia_main
@@ -67,3 +68,55 @@ def test_wia_sim_explain_marks_the_algorithm_auto_picks(argv: list[str], capsys:
 def test_wia_sim_explain_refuses_an_arithmetic_the_model_lacks(capsys: pytest.CaptureFixture[str]) -> None:
     assert sim_main(["explain", "matmul", "64", "64", "64", "--hardware", "nvidia-v100-sxm2-32gb"]) == 1
     assert "no bfloat16" in capsys.readouterr().out
+
+
+CORPUS = Path(__file__).parent / "kernels"
+SAXPY = """__kernel void saxpy(__global const float* x, __global float* y, const float a, const int n) {
+    const int i = get_global_id(0);
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+"""
+
+
+def test_wia_sim_kernel_prints_the_counts_and_the_time_on_each_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "saxpy.cl"
+    path.write_text(SAXPY)
+    argv = ["kernel", str(path), "saxpy", "1000", "1000", "2.5", "1000", "--global", "1024", "--local", "128"]
+    assert sim_main([*argv, "--hardware", "wia-tiny", "--hardware", "nvidia-h100-sxm5-80gb"]) == 0
+    out = capsys.readouterr().out
+    assert "local (128, 1, 1), 8 work-groups; checks on, no findings" in out
+    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if line.count("│") == 3}
+    # x and y read and y written by the 1000 work-items inside the bound; one multiply and one add each
+    assert (rows["global bytes read"], rows["global bytes written"], rows["float32 ops"]) == ("8,000", "4,000", "2,000")
+    assert "WIA Tiny" in out and "NVIDIA H100" in out
+
+
+def test_wia_sim_kernel_reports_a_finding_and_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    bug = str(CORPUS / "bugs" / "oob_global_write.cl")
+    assert sim_main(["kernel", bug, "fill_ramp", "60", "0.5", "60", "--global", "64", "--local", "32"]) == 1
+    out = capsys.readouterr().out
+    assert "check out_of_bounds_global failed: oob_global_write.cl:10:" in out and "(60, 0, 0)" in out
+    assert sim_main(["kernel", bug, "fill_ramp", "60", "--global", "64"]) == 1
+    assert "takes 3 arguments: y (element count), delta (float), n (int); got 1" in capsys.readouterr().out
+    assert sim_main(["kernel", bug, "fill_ramp", "60", "x", "60", "--global", "64"]) == 1
+    assert "argument 'delta': it is a float: 'x' is not one" in capsys.readouterr().out
+    assert sim_main(["kernel", bug, "fill_ramp", "60", "1", "60", "--global", "64", "--local", "24"]) == 1
+    assert "not a multiple of local size" in capsys.readouterr().out
+
+
+def test_kernel_arguments_follow_the_signature() -> None:
+    from wia_sim.kernel_run import kernel_arguments
+    from wia_sim.kernels import compile_source
+
+    info = compile_source(
+        "__kernel void k(__global int4* a, __local float* t, const float2 s, const uint n) {}"
+    ).kernel("k")
+    a, t, s, n = kernel_arguments(info, ["3", "64", "1.5,-2", "7"], "index", seed=1)
+    assert a.view(np.int32).tolist() == list(range(12)) and t == 64 and n == 7
+    assert s.dtype == np.float32 and s.tolist() == [1.5, -2.0]
+    random = kernel_arguments(info, ["1000", "0", "0,0", "0"], "random", seed=1)[0].view(np.int32)
+    assert random.min() >= 0 and random.max() < 100 and len(set(random.tolist())) > 50
+    with pytest.raises(ValueError, match="'a' takes a whole number"):
+        kernel_arguments(info, ["x", "64", "1,2", "7"], "zeros", seed=1)

@@ -1,5 +1,5 @@
 """``wia-sim``: the simulator's own tools (the shipped hardware models, checking a model file, explaining what a
-matmul or convolution would cost on a model)."""
+matmul or convolution would cost on a model, running one custom kernel for its counts and modeled time)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,9 @@ from rich.table import Table
 
 from wia_sim.costmodel import TILINGS
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, available_models, load_model, model_path
+from wia_sim.kernel_run import dims, run_report
+from wia_sim.kernels import KernelCompileError, KernelNotFound
+from wia_sim.kernels.executor import KernelFault, UnsupportedKernel
 from wia_sim.library import OPS, Operand
 from wia_sim.library.spec import ARITHMETIC_DTYPES
 
@@ -161,6 +164,60 @@ def explain(console: Console, args: argparse.Namespace) -> None:
     console.print(table)
 
 
+def kernel(console: Console, args: argparse.Namespace) -> int:
+    """Run one kernel, print its counts and its modeled time on each model; a check's finding exits 1."""
+    try:
+        report = run_report(
+            args.file,
+            args.name,
+            args.args,
+            dims(args.global_size),
+            dims(args.local_size) if args.local_size else None,
+            args.hardware or ["nvidia-a100-sxm4-80gb"],
+            " ".join(args.options),
+            checks=not args.no_checks,
+            fill=args.fill,
+            seed=args.seed,
+        )
+    except KernelCompileError as e:
+        console.print(e.build_log, highlight=False, markup=False)
+        return 1
+    except KernelFault as e:
+        console.print(f"[red]wia-sim: check {e.check} failed: {e}[/red]", highlight=False)
+        return 1
+    except (KernelNotFound, UnsupportedKernel, ValueError, OSError) as e:
+        console.print(f"[red]wia-sim: {e}[/red]", highlight=False)
+        return 1
+    groups = report.counts.get("work_groups", 0)
+    console.print(
+        f"kernel {report.kernel}: global {report.global_size}, local {report.local_size}, {groups:,} work-groups; "
+        + ("checks on, no findings" if report.checks else "checks off"),
+        highlight=False,
+    )
+    counts = Table(title="what the kernel did (executor counts)")
+    counts.add_column("count")
+    counts.add_column("value", justify="right")
+    for key, value in report.counts.items():
+        counts.add_row(key.replace("_", " "), f"{value:,}")
+    console.print(counts)
+    timing = Table(title="modeled time, µs")
+    for column in ("hardware", "duration", "compute", "memory", "launch", "bound", "waves", "busy"):
+        timing.add_column(column, justify="left" if column in ("hardware", "bound") else "right")
+    for t in report.timings:
+        timing.add_row(
+            t.hardware,
+            f"{t.duration_us:,.2f}",
+            f"{t.compute_us:,.2f}",
+            f"{t.memory_us:,.2f}",
+            f"{t.launch_us:,.2f}",
+            t.bound,
+            str(t.waves),
+            f"{t.busy:.2f}",
+        )
+    console.print(timing)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wia-sim", description="Tools of the wia simulator.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -183,9 +240,28 @@ def main(argv: list[str] | None = None) -> int:
     )
     explain_parser.add_argument("--padding", type=int, default=0)
     explain_parser.add_argument("--stride", type=int, default=1)
+    kernel_parser = sub.add_parser(
+        "kernel",
+        help="run one custom kernel on fresh data; print its counts and its modeled time on each --hardware",
+        description="Arguments follow the kernel's parameters: an element count for a __global/__constant "
+        "buffer (filled per --fill; random: floats in [0, 1), integers in [0, 100)), a size in bytes for a "
+        "__local pointer, a value for a scalar (comma-separated for a vector).",
+    )
+    kernel_parser.add_argument("file", type=Path)
+    kernel_parser.add_argument("name")
+    kernel_parser.add_argument("args", nargs="*")
+    kernel_parser.add_argument("--global", dest="global_size", required=True, help="e.g. 1048576 or 256,256")
+    kernel_parser.add_argument("--local", dest="local_size", help="e.g. 256 or 16,16 (default: as a driver picks)")
+    kernel_parser.add_argument("--hardware", action="append", help="a model name or TOML path; repeat to compare")
+    kernel_parser.add_argument("-D", dest="options", action="append", default=[], type=lambda d: f"-D{d}")
+    kernel_parser.add_argument("--fill", choices=("random", "index", "zeros"), default="random")
+    kernel_parser.add_argument("--seed", type=int, default=0)
+    kernel_parser.add_argument("--no-checks", action="store_true", help="skip the sanitizer checks (faster)")
     args = parser.parse_args(argv)
     console = Console()
     try:
+        if args.command == "kernel":
+            return kernel(console, args)
         if args.command == "explain":
             if len(args.dims) != (3 if args.op == "matmul" else 7):
                 parser.error("matmul takes M N K; conv2d takes N C H W O KH KW")

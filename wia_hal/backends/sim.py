@@ -37,7 +37,7 @@ from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model
 from wia_sim.kernels.executor import run_kernel
 from wia_sim.kernels.frontend import KernelCompileError, KernelNotFound, compile_source
-from wia_sim.kernels.lanes import Geometry
+from wia_sim.kernels.lanes import Geometry, launch_geometry
 from wia_sim.library import OPS, Operand, OpSpec
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind
@@ -82,17 +82,8 @@ def _extent(ref: TensorRef) -> tuple[Buffer, int, int]:
 
 
 def _geometry(config: Any, max_work_group: int) -> Geometry:
-    """The NDRange of a checked ``LaunchConfig``; without a local size, the largest power-of-two work-group (up to
-    256 and the device's maximum) that divides the first dimension."""
-    global_dims = config.global_dims
-    local = config.local_dims
-    if local is None:
-        size = 1
-        while size * 2 <= min(256, max_work_group) and global_dims[0] % (size * 2) == 0:
-            size *= 2
-        local = (size, 1, 1)
-    work_dim = 3 if global_dims[2] > 1 else (2 if global_dims[1] > 1 else 1)
-    return Geometry(global_size=global_dims, local_size=local, work_dim=work_dim)
+    """The NDRange of a checked ``LaunchConfig``."""
+    return launch_geometry(config.global_dims, config.local_dims, max_work_group)
 
 
 def _groups(geometry: Geometry) -> int:
