@@ -36,8 +36,9 @@ from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
 from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model
 from wia_sim.kernels.executor import run_kernel
-from wia_sim.kernels.frontend import KernelCompileError, KernelNotFound, compile_source
+from wia_sim.kernels.frontend import compile_source
 from wia_sim.kernels.lanes import Geometry, launch_geometry
+from wia_sim.kernels.program import KernelCompileError, KernelNotFound
 from wia_sim.library import OPS, Operand, OpSpec
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind

@@ -4,9 +4,9 @@
 whose ``build_log`` has one ``kernel.cl:LINE:COL: error: ...`` line per problem.
 """
 
-from wia_sim.kernels.frontend import (
-    BUILTIN_CONSTANTS,
-    BUILTIN_FUNCTIONS,
+from wia_sim.kernels.frontend import compile_source
+from wia_sim.kernels.preprocess import PREDEFINED_MACROS, Diagnostic, PreprocessResult, preprocess
+from wia_sim.kernels.program import (
     FunctionInfo,
     KernelCompileError,
     KernelInfo,
@@ -14,13 +14,9 @@ from wia_sim.kernels.frontend import (
     LocalVar,
     Param,
     Program,
-    TypeInfo,
-    builtin_arity,
-    compile_source,
-    is_builtin_function,
-    swizzle_indices,
 )
-from wia_sim.kernels.preprocess import PREDEFINED_MACROS, Diagnostic, PreprocessResult, preprocess
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, BUILTIN_FUNCTIONS, builtin_arity, is_builtin_function
+from wia_sim.kernels.types import TypeInfo, swizzle_indices
 
 __all__ = [
     "BUILTIN_CONSTANTS",

@@ -32,8 +32,9 @@ from wia_sim.kernels.ctype import (
     lookup,
     promoted,
 )
-from wia_sim.kernels.frontend import BUILTIN_CONSTANTS, FunctionInfo, KernelInfo, Program, TypeInfo
 from wia_sim.kernels.lanes import Geometry, Lanes
+from wia_sim.kernels.program import FunctionInfo, KernelInfo, Program
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import (
     KernelFault,
     KernelTimeout,
@@ -44,6 +45,7 @@ from wia_sim.kernels.spaces import (
     elem_bytes,
     lane_count,
 )
+from wia_sim.kernels.types import TypeInfo
 
 __all__ = ["KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
 
@@ -552,7 +554,7 @@ class _Executor:
         typ = node.type
         text = node.value
         if typ == "char":
-            from wia_sim.kernels.frontend import _char_constant
+            from wia_sim.kernels.types import char_constant as _char_constant
 
             return Value(INT, np.asarray(_char_constant(text) or 0, np.int32))
         if typ in ("float", "double") or ("." in text or ("e" in text.lower() and not text.lower().startswith("0x"))):
@@ -857,7 +859,7 @@ class _Executor:
         base = self.eval(node.name, mask)
         if isinstance(base, Pointer) or node.type != "." or base.t.width == 1:
             raise UnsupportedKernel(f"line {_line(node)}: structs and unions are not supported")
-        from wia_sim.kernels.frontend import swizzle_indices
+        from wia_sim.kernels.types import swizzle_indices
 
         idx = swizzle_indices(node.field.name, base.t.width)
         a = np.asarray(base.a)[..., list(idx)]
@@ -1048,7 +1050,7 @@ class _Executor:
                 return _MemRef(self, p)
         if isinstance(node, c_ast.StructRef) and node.type == ".":
             base = self.lref(node.name, mask)
-            from wia_sim.kernels.frontend import swizzle_indices
+            from wia_sim.kernels.types import swizzle_indices
 
             cur = base.get(mask)
             if isinstance(cur, Value) and cur.t.width > 1:

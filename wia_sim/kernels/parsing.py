@@ -1,0 +1,173 @@
+"""Preprocessed source to a pycparser AST with pycparserext's ``OpenCLCParser``, reporting every syntax error,
+not only the first.
+
+The parser predefines few OpenCL type names, so a prelude (in ``BUILTIN_FILE``) typedefs the others. After a syntax
+error each top-level declaration is parsed on its own, so that one error does not hide the next, and the names the
+broken ones declare are returned so that the checker does not also report them as undeclared.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pycparser import c_ast
+from pycparser.c_parser import ParseError
+from pycparserext.ext_c_parser import OpenCLCParser
+
+from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS
+
+__all__ = ["BUILTIN_FILE", "parse"]
+
+BUILTIN_FILE = "<builtins>"
+_SOURCE_FILE = "<source>"
+# type names the parser must know; those its OpenCLCParser does not predefine are typedef'd in a prelude
+_PRELUDE_TYPES: dict[str, str] = {
+    "cl_mem_fence_flags": "uint",
+    **{f"{b}{w}": b for b in VECTOR_BASES for w in VECTOR_WIDTHS},
+    **{name: "int" for name in OPAQUE_TYPES},
+    **{name: "int" for name in ("uchar", "ushort", "uint", "ulong", "half", "bool", "size_t", "ptrdiff_t")},
+}
+
+
+def _prelude() -> str:
+    known = OpenCLCParser.initial_type_symbols
+    typedefs = [f"typedef {base} {name};" for name, base in _PRELUDE_TYPES.items() if name not in known]
+    return "\n".join(typedefs) + ("\n" if typedefs else "") + f'#line 1 "{_SOURCE_FILE}"\n'
+
+
+_PRELUDE = _prelude()
+_PARSE_ERROR_RE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.*)$", re.S)
+
+
+@dataclass
+class _ParseOutcome:
+    ast: c_ast.FileAST
+    errors: list[tuple[int, int | None, str]]
+    failed_names: set[str]
+
+
+def _parse_error_message(message: str) -> str:
+    if message.startswith("before: "):
+        return f"syntax error before '{message[len('before: ') :]}'"
+    if message == "At end of input":
+        return "syntax error at end of input (missing '}' or ';'?)"
+    return message[:1].lower() + message[1:]
+
+
+def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None]:
+    parser = OpenCLCParser()
+    try:
+        ast = parser.parse(_PRELUDE + text, filename=BUILTIN_FILE)
+    except ParseError as e:
+        message = str(e)
+        m = _PARSE_ERROR_RE.match(message)
+        if m and m.group("file") == _SOURCE_FILE:
+            col = m.group("col")
+            return None, (int(m.group("line")), int(col) if col else None, _parse_error_message(m.group("msg")))
+        # no position in the message ("Invalid expression", "Unmatched '}'"): the next token is where it failed
+        raw = m.group("msg") if m else message.split(": ", 1)[-1]
+        line, col = None, None
+        try:
+            tok = parser._peek()
+            if tok is not None:
+                line, col = tok.lineno, tok.column
+        except Exception:  # the token stream may itself be what failed
+            pass
+        if line is None:
+            line = max(1, text.rstrip().count("\n") + 1)
+        return None, (line, col, _parse_error_message(raw))
+    except Exception as e:  # pycparser's internal errors on malformed input: still a compile error, not a crash
+        return None, (max(1, text.rstrip().count("\n") + 1), None, f"cannot parse the source: {e}")
+    return ast, None
+
+
+def _top_level_chunks(text: str) -> list[tuple[int, int]]:
+    """Spans of the top-level declarations and function definitions, found by bracket matching (for error
+    recovery only: each is parsed on its own so one syntax error does not hide the next)."""
+    chunks: list[tuple[int, int]] = []
+    start = 0
+    depth = 0
+    braces_of_function: list[bool] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+            continue
+        if c in "([":
+            depth += 1
+        elif c in ")]":
+            depth = max(0, depth - 1)
+        elif c == "{":
+            if depth == 0 and not braces_of_function:
+                head = text[start:i]
+                braces_of_function.append(bool(re.search(r"\)\s*(__attribute__\s*\(\(.*\)\)\s*)?$", head, re.S)))
+            else:
+                braces_of_function.append(False)
+        elif c == "}":
+            if braces_of_function:
+                is_function = braces_of_function.pop()
+                if not braces_of_function and depth == 0 and is_function:
+                    chunks.append((start, i + 1))
+                    start = i + 1
+            else:  # a stray '}': a chunk of its own
+                chunks.append((start, i + 1))
+                start = i + 1
+        elif c == ";" and depth == 0 and not braces_of_function:
+            chunks.append((start, i + 1))
+            start = i + 1
+        i += 1
+    if text[start:].strip():
+        chunks.append((start, n))
+    return [(a, b) for a, b in chunks if text[a:b].strip()]
+
+
+def _blank(text: str) -> str:
+    return re.sub(r"[^\n]", " ", text)
+
+
+def _declared_names(chunk: str) -> set[str]:
+    head = chunk.split("{", 1)[0]
+    return set(re.findall(r"([A-Za-z_]\w*)\s*[(\[=;,]", head)) - {"__attribute__", "if", "for", "while", "return"}
+
+
+def _indent(text: str, start: int, chunk: str) -> int:
+    """Columns before the first character of ``chunk`` (which starts at ``start`` in ``text``) on its line."""
+    first = start + (len(chunk) - len(chunk.lstrip()))
+    return first - (text.rfind("\n", 0, first) + 1)
+
+
+def parse(text: str) -> _ParseOutcome:
+    ast, error = _parse_once(text)
+    if ast is not None:
+        return _ParseOutcome(ast, [], set())
+    # recover: parse the declarations one by one, each with the good ones before it (for their typedefs)
+    errors: list[tuple[int, int | None, str]] = []
+    failed: set[str] = set()
+    good = _blank(text)
+    good_ast = c_ast.FileAST([])
+    failed_indent: int | None = None  # indentation of the last declaration that failed to parse
+    for a, b in _top_level_chunks(text):
+        chunk = text[a:b]
+        indent = _indent(text, a, chunk)
+        if failed_indent is not None and (chunk.lstrip().startswith("}") or indent > failed_indent):
+            # more indented than the broken declaration, or a stray '}': the remains of a function whose
+            # braces the syntax error unbalanced, not a new declaration; no second round of errors for it
+            failed |= _declared_names(chunk)
+            continue
+        candidate = good[:a] + chunk + good[b:]
+        chunk_ast, chunk_error = _parse_once(candidate)
+        failed_indent = indent if chunk_ast is None else None
+        if chunk_ast is not None:
+            good, good_ast = candidate, chunk_ast
+        else:
+            assert chunk_error is not None
+            errors.append(chunk_error)
+            failed |= _declared_names(chunk)
+    if not errors and error is not None:
+        errors.append(error)
+    return _ParseOutcome(good_ast, errors, failed)

@@ -1,0 +1,176 @@
+"""What a compile produces: ``Program`` and its descriptions of kernels, helper functions, parameters and
+``__local`` variables, which the executor relies on, and the errors a compile or a kernel lookup raises.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pycparser import c_ast
+
+from wia_sim.kernels.preprocess import Diagnostic
+from wia_sim.kernels.types import SCALAR_SIZES, UNKNOWN, AddressSpace, TypeInfo, TypeResolver, const_int
+
+__all__ = [
+    "FunctionInfo",
+    "KernelCompileError",
+    "KernelInfo",
+    "KernelNotFound",
+    "LocalVar",
+    "Param",
+    "ParamKind",
+    "Program",
+]
+
+ParamKind = Literal["buffer", "scalar", "local", "pointer"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """A kernel or helper-function parameter.
+
+    ``kind``: for kernels "buffer" (a ``__global`` or ``__constant`` pointer: the host passes a buffer), "local"
+    (a ``__local`` pointer: the host passes only a size) or "scalar" (a value, possibly a vector); helper
+    functions have "pointer" for every pointer parameter instead. ``elem_type`` is the canonical scalar name of
+    the value or pointee (``float`` for ``float4``, ``uint`` for ``unsigned int``; "struct S" in helpers),
+    ``vector_width`` 1 for scalars. ``address_space`` is the pointee's for pointers, "private" for values.
+    ``const``: the value, or for pointers the pointee, is read-only (``__constant`` pointers are always const).
+    """
+
+    name: str
+    kind: ParamKind
+    elem_type: str
+    vector_width: int
+    address_space: AddressSpace
+    const: bool
+    line: int = 0
+    type: TypeInfo = field(default=UNKNOWN, compare=False, repr=False)
+
+    @property
+    def type_name(self) -> str:
+        """``float4``, ``uint``: the value's or pointee's type."""
+        return f"{self.elem_type}{self.vector_width}" if self.vector_width > 1 else self.elem_type
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.kind != "scalar"
+
+
+@dataclass(frozen=True)
+class LocalVar:
+    """A ``__local`` variable declared in a kernel: one instance per work-group. ``shape`` is () for a scalar,
+    the array's dimensions otherwise."""
+
+    name: str
+    elem_type: str
+    vector_width: int
+    shape: tuple[int, ...]
+    line: int
+    node: c_ast.Decl = field(compare=False, repr=False)
+
+    @property
+    def size_bytes(self) -> int:
+        per = SCALAR_SIZES.get(self.elem_type, 0) * (4 if self.vector_width == 3 else self.vector_width)
+        return per * math.prod(self.shape)
+
+
+@dataclass
+class KernelInfo:
+    """A ``__kernel`` function: its parameters in order, its AST (a ``c_ast.FuncDef``), where it starts, the
+    ``reqd_work_group_size`` attribute if given, and its ``__local`` variables."""
+
+    name: str
+    params: list[Param]
+    node: c_ast.FuncDef = field(repr=False)
+    line: int
+    reqd_work_group_size: tuple[int, int, int] | None = None
+    local_vars: list[LocalVar] = field(default_factory=list)
+
+    @property
+    def static_local_bytes(self) -> int:
+        """Local memory the kernel's own ``__local`` variables take per work-group (``__local`` pointer
+        arguments come on top, sized at launch)."""
+        return sum(v.size_bytes for v in self.local_vars)
+
+
+@dataclass
+class FunctionInfo:
+    """A helper (non-kernel) function with a body. ``calls`` names the helpers it calls, in source order."""
+
+    name: str
+    params: list[Param]
+    return_type: TypeInfo
+    node: c_ast.FuncDef = field(repr=False)
+    line: int
+    calls: tuple[str, ...] = ()
+
+
+class KernelCompileError(Exception):
+    """The source does not compile; ``build_log`` has one ``file:line:col: error: ...`` line per problem."""
+
+    def __init__(
+        self, build_log: str, *, diagnostics: Sequence[Diagnostic] = (), source: str = "", options: str = ""
+    ) -> None:
+        super().__init__(build_log)
+        self.build_log = build_log
+        self.diagnostics = list(diagnostics)
+        self.source = source
+        self.options = options
+
+
+class KernelNotFound(LookupError):
+    """``Program.kernel(name)`` for a name the program does not define as a ``__kernel``."""
+
+    def __init__(self, name: str, available: Sequence[str]) -> None:
+        listing = ", ".join(available) if available else "none"
+        super().__init__(f"kernel '{name}' not found; the program's kernels are: {listing}")
+        self.name = name
+        self.available = list(available)
+
+
+@dataclass
+class Program:
+    """A compiled kernel source. ``ast`` is the whole translation unit; ``source_lines`` the user's source (for
+    messages that quote it); ``build_log`` holds warnings (a failed build raises KernelCompileError instead)."""
+
+    kernels: dict[str, KernelInfo]
+    functions: dict[str, FunctionInfo]
+    ast: c_ast.FileAST = field(repr=False)
+    filename: str
+    source_lines: list[str] = field(repr=False)
+    constants: dict[str, c_ast.Decl] = field(default_factory=dict, repr=False)
+    enumerators: dict[str, int] = field(default_factory=dict)
+    options: str = ""
+    build_log: str = ""
+    preprocessed: str = field(default="", repr=False)
+    _types: TypeResolver | None = field(default=None, repr=False, compare=False)
+
+    def kernel(self, name: str) -> KernelInfo:
+        """The kernel called ``name``; KernelNotFound (listing the kernels) if there is none."""
+        try:
+            return self.kernels[name]
+        except KeyError:
+            raise KernelNotFound(name, list(self.kernels)) from None
+
+    @property
+    def kernel_names(self) -> list[str]:
+        return list(self.kernels)
+
+    def type_of(self, node: c_ast.Node) -> TypeInfo:
+        """The type a ``Decl``, ``Typename``, ``Typedef`` or type node declares, user typedefs resolved."""
+        resolver = self._types or TypeResolver()
+        if isinstance(node, c_ast.Decl | c_ast.Typename | c_ast.Typedef):
+            return resolver.resolve(node.type)
+        return resolver.resolve(node)
+
+    def struct_fields(self, tag: str) -> list[tuple[str, TypeInfo]]:
+        """The members of ``struct S``/``union U`` (pass the ``TypeInfo.name``), in order."""
+        resolver = self._types or TypeResolver()
+        return resolver.fields(tag)
+
+    def const_int(self, expr: c_ast.Node) -> int | None:
+        """The value of an integer constant expression (array sizes, enumerators), None if it is not one."""
+        return const_int(expr, self.enumerators, self._types)

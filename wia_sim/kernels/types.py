@@ -1,0 +1,393 @@
+"""The front end's type model: ``TypeInfo``, the built-in type names, and declarations resolved to types.
+
+``TypeResolver`` turns pycparser type nodes into ``TypeInfo``, knowing the program's typedefs and structs. Array
+lengths are integer constant expressions and ``sizeof`` needs the resolver, so the constant folding (``const_int``)
+lives here too. Values are computed with ``ctype.py``'s types; ``TypeInfo`` is how declarations and expressions
+are typed in the checker and in ``Program.type_of``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from pycparser import c_ast
+from pycparserext.ext_c_parser import FuncDeclExt
+
+__all__ = [
+    "DOUBLE",
+    "FLOAT",
+    "FLOATS",
+    "INT",
+    "LONG",
+    "OPAQUE_TYPES",
+    "SCALAR_SIZES",
+    "SPACES",
+    "UINT",
+    "ULONG",
+    "UNKNOWN",
+    "UNSIGNED_OF",
+    "VECTOR_BASES",
+    "VECTOR_WIDTHS",
+    "VOID",
+    "AddressSpace",
+    "TypeInfo",
+    "TypeKind",
+    "TypeResolver",
+    "char_constant",
+    "const_int",
+    "int_constant",
+    "scalar_or_vector",
+    "swizzle_indices",
+]
+
+AddressSpace = Literal["global", "local", "constant", "private"]
+TypeKind = Literal["scalar", "vector", "pointer", "array", "struct", "void", "opaque", "function", "unknown"]
+
+SCALAR_SIZES: dict[str, int] = {
+    "bool": 1,
+    "char": 1,
+    "uchar": 1,
+    "short": 2,
+    "ushort": 2,
+    "int": 4,
+    "uint": 4,
+    "long": 8,
+    "ulong": 8,
+    "half": 2,
+    "float": 4,
+    "double": 8,
+}
+"""Bytes per scalar (OpenCL C 1.2, 6.1.1); a 3-component vector takes the space of 4 (6.1.5)."""
+
+VECTOR_BASES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half")
+VECTOR_WIDTHS = (2, 3, 4, 8, 16)
+FLOATS = frozenset({"half", "float", "double"})
+UNSIGNED_OF = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}
+
+# one-word type names: the OpenCL scalars and the aliases the parser knows, to canonical scalar names
+_SCALAR_NAMES: dict[str, str] = {
+    **{name: name for name in SCALAR_SIZES},
+    "_Bool": "bool",
+    "void": "void",
+    "unsigned": "uint",
+    "signed": "int",
+    "size_t": "ulong",
+    "ptrdiff_t": "long",
+    "intptr_t": "long",
+    "uintptr_t": "ulong",
+    "intmax_t": "long",
+    "uintmax_t": "ulong",
+    "cl_mem_fence_flags": "uint",
+    **{
+        f"{p}int{b}_t": ("u" if p else "") + {8: "char", 16: "short", 32: "int", 64: "long"}[b]
+        for p in ("", "u")
+        for b in (8, 16, 32, 64)
+    },
+}
+OPAQUE_TYPES = {
+    "image1d_t": "images",
+    "image1d_array_t": "images",
+    "image1d_buffer_t": "images",
+    "image2d_t": "images",
+    "image2d_array_t": "images",
+    "image3d_t": "images",
+    "sampler_t": "samplers",
+    "event_t": "events (async copies)",
+    "cfloat_t": "complex types",
+    "cdouble_t": "complex types",
+}
+_VECTOR_RE = re.compile(r"(char|uchar|short|ushort|int|uint|long|ulong|float|double|half)(2|3|4|8|16)")
+
+SPACES: dict[str, AddressSpace] = {
+    "__global": "global",
+    "global": "global",
+    "__local": "local",
+    "local": "local",
+    "__constant": "constant",
+    "constant": "constant",
+    "__private": "private",
+    "private": "private",
+}
+
+
+@dataclass(frozen=True)
+class TypeInfo:
+    """A type as the executor needs it.
+
+    ``kind``: "scalar" or "vector" (``name`` is the element type, canonical OpenCL spelling: "float", "uint",
+    ...; "?" where the checker could not tell), "pointer" (``target`` is the pointee, whose ``space`` says where
+    the pointer points), "array" (``target`` is the element, ``length`` the count, None when an initializer
+    gives it), "struct" (``name`` "struct S" or "union U"), "void", "opaque" (images, samplers: rejected),
+    "function", or "unknown". ``space`` is where an object of this type lives; ``const`` whether it is read-only.
+    """
+
+    kind: TypeKind
+    name: str = ""
+    width: int = 1
+    target: TypeInfo | None = None
+    space: AddressSpace = "private"
+    const: bool = False
+    length: int | None = None
+
+    @property
+    def type_name(self) -> str:
+        """``float``, ``float4``, ``struct S``: the spelling without address space, const or pointers."""
+        if self.kind == "vector":
+            return f"{self.name}{self.width}"
+        return self.name
+
+    @property
+    def is_arithmetic(self) -> bool:
+        return self.kind in ("scalar", "vector")
+
+    @property
+    def element_size(self) -> int | None:
+        """Bytes of one scalar or vector value (a 3-vector counts as 4); None for other kinds."""
+        if self.kind not in ("scalar", "vector") or self.name not in SCALAR_SIZES:
+            return None
+        return SCALAR_SIZES[self.name] * (4 if self.width == 3 else self.width)
+
+    def __str__(self) -> str:
+        quals = ("const " if self.const else "") + (f"__{self.space} " if self.space != "private" else "")
+        if self.kind == "pointer" and self.target is not None:
+            return f"{self.target} *"
+        if self.kind == "array" and self.target is not None:
+            return f"{self.target}[{'' if self.length is None else self.length}]"
+        return f"{quals}{self.type_name or self.kind}"
+
+
+UNKNOWN = TypeInfo("unknown")
+VOID = TypeInfo("void", "void")
+INT = TypeInfo("scalar", "int")
+UINT = TypeInfo("scalar", "uint")
+ULONG = TypeInfo("scalar", "ulong")
+LONG = TypeInfo("scalar", "long")
+FLOAT = TypeInfo("scalar", "float")
+DOUBLE = TypeInfo("scalar", "double")
+
+
+def scalar_or_vector(name: str, width: int) -> TypeInfo:
+    return TypeInfo("vector", name, width) if width > 1 else TypeInfo("scalar", name)
+
+
+def _named_type(name: str) -> TypeInfo | None:
+    """A built-in type name (one word) as a type; None if it is not one."""
+    if name in _SCALAR_NAMES:
+        canonical = _SCALAR_NAMES[name]
+        return VOID if canonical == "void" else TypeInfo("scalar", canonical)
+    m = _VECTOR_RE.fullmatch(name)
+    if m:
+        return TypeInfo("vector", m.group(1), int(m.group(2)))
+    if name in OPAQUE_TYPES:
+        return TypeInfo("opaque", name)
+    return None
+
+
+def _keyword_type(names: Sequence[str]) -> TypeInfo | None:
+    """Multi-word C spellings (``unsigned int``, ``long long``, ``short int``) to the OpenCL scalar."""
+    words = list(names)
+    unsigned = "unsigned" in words
+    rest = [w for w in words if w not in ("unsigned", "signed", "int")]
+    if not rest:
+        return TypeInfo("scalar", "uint" if unsigned else "int")
+    if rest in (["char"], ["short"], ["long"], ["long", "long"]):
+        base = rest[0]
+        return TypeInfo("scalar", UNSIGNED_OF[base] if unsigned else base)
+    return None
+
+
+def swizzle_indices(field_name: str, width: int) -> tuple[int, ...]:
+    """The components a vector swizzle selects: ``.x``/``.xy``/``.wzyx``, ``.s0``/``.s01``/``.sF``, ``.lo``/
+    ``.hi``/``.even``/``.odd``. Raises ValueError, with the reason, for a swizzle invalid on a ``width``-vector.
+    """
+    if field_name in ("lo", "hi", "even", "odd"):
+        if width == 3 and field_name in ("hi", "odd"):
+            raise ValueError(f"'.{field_name}' of a 3-component vector reads an undefined component")
+        w = 4 if width == 3 else width
+        half = w // 2
+        picks = {
+            "lo": range(half),
+            "hi": range(half, w),
+            "even": range(0, w, 2),
+            "odd": range(1, w, 2),
+        }[field_name]
+        return tuple(picks)
+    if len(field_name) > 1 and field_name[0] in "sS" and all(c in "0123456789abcdefABCDEF" for c in field_name[1:]):
+        indices = tuple(int(c, 16) for c in field_name[1:])
+    elif field_name and all(c in "xyzw" for c in field_name):
+        indices = tuple("xyzw".index(c) for c in field_name)
+    elif field_name and all(c in "rgba" for c in field_name):
+        raise ValueError(f"swizzle '.{field_name}' (OpenCL 3.0 .rgba names) is not supported; use .xyzw or .s0123")
+    else:
+        raise ValueError(f"invalid vector component name '.{field_name}'")
+    for index in indices:
+        if index >= width:
+            raise ValueError(f"vector component '.{field_name}' is out of range for a {width}-component vector")
+    if len(indices) not in (1, 2, 3, 4, 8, 16):
+        raise ValueError(f"swizzle '.{field_name}' selects {len(indices)} components (must be 1, 2, 3, 4, 8 or 16)")
+    return indices
+
+
+def int_constant(text: str) -> int | None:
+    text = text.rstrip("uUlL")
+    try:
+        if re.fullmatch(r"0[0-7]+", text):
+            return int(text, 8)
+        return int(text, 0)
+    except ValueError:
+        return None
+
+
+def char_constant(text: str) -> int | None:
+    body = text[1:-1] if len(text) >= 2 else ""
+    escapes = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11}
+    if len(body) == 1:
+        return ord(body)
+    if len(body) == 2 and body[0] == "\\" and body[1] in escapes:
+        return escapes[body[1]]
+    m = re.fullmatch(r"\\x([0-9a-fA-F]{1,2})|\\([0-7]{1,3})", body)
+    if m:
+        return int(m.group(1), 16) if m.group(1) else int(m.group(2), 8)
+    return None
+
+
+def _c_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+def const_int(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeResolver | None = None) -> int | None:
+    """Evaluate an integer constant expression on the AST (C99 6.6); None if it is not one."""
+    if isinstance(node, c_ast.Constant):
+        if node.type == "char":
+            return char_constant(node.value)
+        if node.type in ("int", "unsigned int", "long int", "unsigned long int", "long long int"):
+            return int_constant(node.value)
+        if "int" in node.type or "long" in node.type:
+            return int_constant(node.value)
+        return None
+    if isinstance(node, c_ast.ID):
+        return enumerators.get(node.name)
+    if isinstance(node, c_ast.UnaryOp):
+        if node.op == "sizeof":
+            resolver = types if types is not None else TypeResolver()
+            t = resolver.resolve(node.expr.type) if isinstance(node.expr, c_ast.Typename) else None
+            return t.element_size if t is not None else None
+        v = const_int(node.expr, enumerators, types)
+        if v is None:
+            return None
+        return {"-": -v, "+": v, "~": ~v, "!": int(v == 0)}.get(node.op)
+    if isinstance(node, c_ast.Cast):
+        return const_int(node.expr, enumerators, types)
+    if isinstance(node, c_ast.TernaryOp):
+        c = const_int(node.cond, enumerators, types)
+        if c is None:
+            return None
+        return const_int(node.iftrue if c else node.iffalse, enumerators, types)
+    if isinstance(node, c_ast.BinaryOp):
+        a = const_int(node.left, enumerators, types)
+        b = const_int(node.right, enumerators, types)
+        if a is None or b is None:
+            return None
+        op = node.op
+        if op in ("/", "%"):
+            if b == 0:
+                return None
+            q = _c_div(a, b)
+            return q if op == "/" else a - b * q
+        if op in ("<<", ">>"):
+            if not 0 <= b < 64:
+                return None
+            return a << b if op == "<<" else a >> b
+        table = {
+            "+": a + b,
+            "-": a - b,
+            "*": a * b,
+            "&": a & b,
+            "|": a | b,
+            "^": a ^ b,
+            "<": int(a < b),
+            "<=": int(a <= b),
+            ">": int(a > b),
+            ">=": int(a >= b),
+            "==": int(a == b),
+            "!=": int(a != b),
+            "&&": int(bool(a) and bool(b)),
+            "||": int(bool(a) or bool(b)),
+        }
+        return table.get(op)
+    return None
+
+
+class TypeResolver:
+    """Type nodes to ``TypeInfo``, knowing the program's typedefs and struct/union definitions."""
+
+    def __init__(self) -> None:
+        self.typedefs: dict[str, TypeInfo] = {}
+        self.structs: dict[str, c_ast.Node] = {}  # "struct S" -> the Struct/Union node with its members
+        self.enumerators: dict[str, int] = {}
+        self._anonymous: dict[int, str] = {}  # id(node) -> tag of an anonymous struct/union
+
+    def resolve(self, node: c_ast.Node | None) -> TypeInfo:
+        if isinstance(node, c_ast.TypeDecl):
+            return self._qualified(self._base(node.type), node.quals)
+        if isinstance(node, c_ast.PtrDecl):
+            target = self.resolve(node.type)
+            return self._qualified(TypeInfo("pointer", target=target), node.quals)
+        if isinstance(node, c_ast.ArrayDecl):
+            element = self.resolve(node.type)
+            length = const_int(node.dim, self.enumerators, self) if node.dim is not None else None
+            return TypeInfo("array", target=element, space=element.space, const=element.const, length=length)
+        if isinstance(node, c_ast.FuncDecl | FuncDeclExt):
+            return TypeInfo("function", target=self.resolve(node.type))
+        if isinstance(node, c_ast.Typename | c_ast.Decl | c_ast.Typedef):
+            return self.resolve(node.type)
+        return self._base(node)
+
+    def _base(self, node: c_ast.Node | None) -> TypeInfo:
+        if isinstance(node, c_ast.IdentifierType):
+            names = list(node.names)
+            if len(names) == 1:
+                if names[0] in self.typedefs:
+                    return self.typedefs[names[0]]
+                named = _named_type(names[0])
+                if named is not None:
+                    return named
+            keyword = _keyword_type(names)
+            return keyword if keyword is not None else UNKNOWN
+        if isinstance(node, c_ast.Struct | c_ast.Union):
+            word = "struct" if isinstance(node, c_ast.Struct) else "union"
+            if node.name is None:
+                if node.decls is None:
+                    return UNKNOWN
+                tag = self._anonymous.setdefault(id(node), f"{word} <anonymous#{len(self._anonymous) + 1}>")
+            else:
+                tag = f"{word} {node.name}"
+            if node.decls is not None:
+                self.structs.setdefault(tag, node)
+            return TypeInfo("struct", tag)
+        if isinstance(node, c_ast.Enum):
+            return INT
+        return UNKNOWN
+
+    @staticmethod
+    def _qualified(t: TypeInfo, quals: Sequence[str]) -> TypeInfo:
+        space = t.space
+        const = t.const
+        for q in quals:
+            if q in SPACES:
+                space = SPACES[q]
+            elif q == "const":
+                const = True
+        if space == "constant":
+            const = True
+        return TypeInfo(t.kind, t.name, t.width, t.target, space, const, t.length)
+
+    def fields(self, tag: str) -> list[tuple[str, TypeInfo]]:
+        node = self.structs.get(tag)
+        if node is None or node.decls is None:
+            return []
+        return [(d.name, self.resolve(d.type)) for d in node.decls if isinstance(d, c_ast.Decl)]
