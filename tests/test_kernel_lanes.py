@@ -25,13 +25,6 @@ def test_ids_follow_opencl_definitions() -> None:
     assert (np.diff(lanes.group) >= 0).all()
 
 
-def test_divergent_groups() -> None:
-    lanes = Lanes(Geometry(global_size=(8, 1, 1), local_size=(4, 1, 1)))
-    mask = np.array([1, 1, 1, 1, 1, 0, 1, 1], bool)
-    assert list(lanes.divergent_groups(mask)) == [1]
-    assert list(lanes.divergent_groups(np.ones(8, bool))) == []
-
-
 def test_global_size_must_be_a_multiple_of_the_local_size() -> None:
     with pytest.raises(ValueError, match="not a multiple"):
         Geometry(global_size=(10, 1, 1), local_size=(4, 1, 1))

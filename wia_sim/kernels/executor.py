@@ -9,7 +9,6 @@ objects, which check every access when ``checks`` is on.
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels import builtins
+from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.ctype import (
     INT,
     SCALARS,
@@ -151,62 +151,12 @@ def _int_literal(text: str) -> int:
     return int(t, 0)
 
 
-class _LazyLanes(Lanes):
-    """``Lanes`` whose id arrays are computed when first used (a launch of a million work-items that only asks
-    for get_global_id(0) should not pay for the rest)."""
-
-    def __init__(self, geometry: Geometry) -> None:
-        self.geometry = geometry
-        self.total = geometry.total
-        self.all = np.ones(self.total, dtype=bool)
-
-    @functools.cached_property
-    def _flat(self) -> Array:
-        return np.arange(self.total, dtype=np.int64)
-
-    @functools.cached_property
-    def group(self) -> Array:  # type: ignore[override]
-        return self._flat // self.geometry.group_size
-
-    @functools.cached_property
-    def local_index(self) -> Array:  # type: ignore[override]
-        return self._flat % self.geometry.group_size
-
-    def _split(self, flat: Array, sizes: tuple[int, int, int]) -> tuple[Array, Array, Array]:
-        zeros = np.zeros(self.total, dtype=np.int64)
-        x = flat if sizes[1] * sizes[2] == 1 and sizes[0] == self.total else flat % sizes[0]
-        y = zeros if sizes[1] == 1 else flat // sizes[0] % sizes[1]
-        z = zeros if sizes[2] == 1 else flat // (sizes[0] * sizes[1])
-        return (x, y, z)
-
-    @functools.cached_property
-    def group_id(self) -> tuple[Array, Array, Array]:  # type: ignore[override]
-        return self._split(self.group, self.geometry.num_groups)
-
-    @functools.cached_property
-    def local_id(self) -> tuple[Array, Array, Array]:  # type: ignore[override]
-        if self.geometry.num_groups == (1, 1, 1):
-            return self._split(self._flat, self.geometry.local_size)
-        return self._split(self.local_index, self.geometry.local_size)
-
-    @functools.cached_property
-    def global_id(self) -> tuple[Array, Array, Array]:  # type: ignore[override]
-        g = self.geometry
-        if g.local_size[1] == g.local_size[2] == 1 and g.num_groups[1] == g.num_groups[2] == 1:
-            x = self._flat + g.global_offset[0] if g.global_offset[0] else self._flat
-            zeros = np.zeros(self.total, dtype=np.int64)
-            return (x, zeros + g.global_offset[1], zeros + g.global_offset[2])
-        return tuple(  # type: ignore[return-value]
-            self.group_id[d] * g.local_size[d] + self.local_id[d] + g.global_offset[d] for d in range(3)
-        )
-
-
 class _Executor:
     def __init__(self, program: Program, kernel: KernelInfo, geometry: Geometry, step_limit: int, checks: bool):
         self.program = program
         self.kernel = kernel
         self.geometry = geometry
-        self.lanes: Lanes = _LazyLanes(geometry)
+        self.lanes = Lanes(geometry)
         self.n = self.lanes.total
         self.groups = math.prod(geometry.num_groups)
         self.step_limit = step_limit
@@ -1025,7 +975,7 @@ class _Executor:
         view = region.view(t.dtype)
         idx = np.broadcast_to(flat // t.dtype.itemsize, (self.n,))[lanes_]
         ops = [np.broadcast_to(o, (self.n,))[lanes_] for o in operands]
-        old = _apply_atomic(op, view, idx, ops, t)
+        old = apply_atomic(op, view, idx, ops, t)
         result[lanes_] = old
         nbytes = lanes_.size * t.dtype.itemsize
         key = region.space
@@ -1170,87 +1120,6 @@ class _SwizzleRef(_Ref):
         else:
             new[..., list(self.idx)] = src
         self.base.set(Value(self.t, new), mask)
-
-
-def _apply_atomic(op: str, view: Array, idx: Array, ops: list[Array], t: CType) -> Array:
-    """Apply an atomic to ``view[idx[k]]`` for k in lane order; return the old value each lane saw."""
-    dtype = t.dtype
-    n = idx.size
-    order = np.argsort(idx, kind="stable")
-    iv = idx[order]
-    starts = np.flatnonzero(np.r_[True, iv[1:] != iv[:-1]])
-    unique = starts.size == n
-    old_sorted = np.empty(n, dtype=dtype)
-    with np.errstate(over="ignore"):
-        if op in ("add", "sub", "inc", "dec", "xor"):
-            if op in ("inc", "dec"):
-                vv = np.full(n, 1 if op == "inc" else -1).astype(dtype)
-            else:
-                vv = ops[0][order].astype(dtype)
-                if op == "sub":
-                    vv = (-vv.astype(np.int64)).astype(dtype) if dtype.kind == "i" else (~vv + dtype.type(1))
-            init = view[iv]
-            if op == "xor":
-                cs = np.bitwise_xor.accumulate(vv)
-                excl = cs ^ vv
-                seg = np.repeat(excl[starts], np.diff(np.r_[starts, n]))
-                old_sorted = init ^ excl ^ seg
-                new_sorted = old_sorted ^ vv
-            else:
-                cs = np.cumsum(vv, dtype=dtype)
-                excl = (cs - vv).astype(dtype)
-                seg = np.repeat(excl[starts], np.diff(np.r_[starts, n]))
-                old_sorted = (init + (excl - seg)).astype(dtype)
-                new_sorted = (old_sorted + vv).astype(dtype)
-            view[iv] = new_sorted  # the last lane of each address writes the final value
-        elif unique and op != "cmpxchg":
-            init = view[iv]
-            vv = ops[0][order].astype(dtype)
-            old_sorted = init
-            if op == "xchg":
-                view[iv] = vv
-            else:
-                fn = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or}[op]
-                view[iv] = fn(init, vv)
-        elif op == "cmpxchg":
-            cmp = ops[0][order].astype(dtype)
-            val = ops[1][order].astype(dtype)
-            pending = np.ones(n, dtype=bool)
-            seg_id = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n]))
-            while pending.any():
-                cur = view[iv]
-                match = pending & (cmp == cur)
-                pos = np.flatnonzero(match)
-                first = np.full(starts.size, n, dtype=np.int64)
-                if pos.size:
-                    np.minimum.at(first, seg_id[pos], pos)
-                limit = first[seg_id]
-                position = np.arange(n)
-                done = pending & (position <= limit)
-                old_sorted[done] = cur[done]
-                winners = pos[first[seg_id[pos]] == pos] if pos.size else pos
-                view[iv[winners]] = val[winners]
-                pending &= ~done
-        else:
-            vv = ops[0][order].astype(dtype)
-            for s, e in zip(starts, np.r_[starts[1:], n], strict=True):
-                cur = view[iv[s]]
-                for k in range(s, e):
-                    old_sorted[k] = cur
-                    if op == "xchg":
-                        cur = vv[k]
-                    elif op == "min":
-                        cur = min(cur, vv[k])
-                    elif op == "max":
-                        cur = max(cur, vv[k])
-                    elif op == "and":
-                        cur = cur & vv[k]
-                    elif op == "or":
-                        cur = cur | vv[k]
-                view[iv[s]] = cur
-    old = np.empty(n, dtype=dtype)
-    old[order] = old_sorted
-    return old
 
 
 def run_kernel(

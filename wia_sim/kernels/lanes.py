@@ -6,12 +6,16 @@ lane. Divergent control flow is a boolean mask over the lanes.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 Dims = tuple[int, int, int]
+Array = NDArray[Any]
 
 
 @dataclass(frozen=True)
@@ -58,30 +62,51 @@ class Lanes:
     """The ids of every work-item, ordered work-group by work-group (lanes of one group are contiguous).
 
     ``global_id[d]``, ``local_id[d]``, ``group_id[d]`` are int64 arrays of length ``total``; ``group`` is the flat
-    work-group index of each lane and ``local_index`` its flat index inside the group.
+    work-group index of each lane and ``local_index`` its flat index inside the group. Each is computed when first
+    used: a launch of a million work-items that only asks for get_global_id(0) does not pay for the rest.
     """
 
     def __init__(self, geometry: Geometry) -> None:
         self.geometry = geometry
-        n_groups = geometry.num_groups
-        loc = geometry.local_size
-        group_flat = np.repeat(np.arange(math.prod(n_groups), dtype=np.int64), geometry.group_size)
-        local_flat = np.tile(np.arange(geometry.group_size, dtype=np.int64), math.prod(n_groups))
-        self.group = group_flat
-        self.local_index = local_flat
-        self.group_id = (
-            group_flat % n_groups[0],
-            group_flat // n_groups[0] % n_groups[1],
-            group_flat // (n_groups[0] * n_groups[1]),
-        )
-        self.local_id = (local_flat % loc[0], local_flat // loc[0] % loc[1], local_flat // (loc[0] * loc[1]))
-        offset = geometry.global_offset
-        self.global_id = tuple(self.group_id[d] * loc[d] + self.local_id[d] + offset[d] for d in range(3))
         self.total = geometry.total
-        self.all = np.ones(self.total, dtype=bool)
 
-    def divergent_groups(self, mask: np.ndarray) -> np.ndarray:
-        """Work-group indices where ``mask`` is neither all-true nor all-false (barrier divergence)."""
-        per_group = mask.reshape(-1, self.geometry.group_size)
-        mixed = per_group.any(axis=1) & ~per_group.all(axis=1)
-        return np.flatnonzero(mixed)
+    @functools.cached_property
+    def _flat(self) -> Array:
+        return np.arange(self.total, dtype=np.int64)
+
+    @functools.cached_property
+    def group(self) -> Array:
+        return self._flat // self.geometry.group_size
+
+    @functools.cached_property
+    def local_index(self) -> Array:
+        return self._flat % self.geometry.group_size
+
+    def _split(self, flat: Array, sizes: Dims) -> tuple[Array, Array, Array]:
+        zeros = np.zeros(self.total, dtype=np.int64)
+        x = flat if sizes[1] * sizes[2] == 1 and sizes[0] == self.total else flat % sizes[0]
+        y = zeros if sizes[1] == 1 else flat // sizes[0] % sizes[1]
+        z = zeros if sizes[2] == 1 else flat // (sizes[0] * sizes[1])
+        return (x, y, z)
+
+    @functools.cached_property
+    def group_id(self) -> tuple[Array, Array, Array]:
+        return self._split(self.group, self.geometry.num_groups)
+
+    @functools.cached_property
+    def local_id(self) -> tuple[Array, Array, Array]:
+        if self.geometry.num_groups == (1, 1, 1):
+            return self._split(self._flat, self.geometry.local_size)
+        return self._split(self.local_index, self.geometry.local_size)
+
+    @functools.cached_property
+    def global_id(self) -> tuple[Array, Array, Array]:
+        g = self.geometry
+        if g.local_size[1] == g.local_size[2] == 1 and g.num_groups[1] == g.num_groups[2] == 1:
+            x = self._flat + g.global_offset[0] if g.global_offset[0] else self._flat
+            zeros = np.zeros(self.total, dtype=np.int64)
+            return (x, zeros + g.global_offset[1], zeros + g.global_offset[2])
+        gid = self.group_id
+        lid = self.local_id
+        x, y, z = (gid[d] * g.local_size[d] + lid[d] + g.global_offset[d] for d in range(3))
+        return (x, y, z)
