@@ -33,6 +33,7 @@ from wia_sim.kernels.ctype import (
     promoted,
 )
 from wia_sim.kernels.lanes import Geometry, Lanes
+from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, merge_lanes
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import (
@@ -41,6 +42,7 @@ from wia_sim.kernels.spaces import (
     LaunchState,
     Pointer,
     Region,
+    UnsupportedKernel,
     Value,
     elem_bytes,
     lane_count,
@@ -56,12 +58,6 @@ LONG = SCALARS["long"]
 UINT = SCALARS["uint"]
 
 
-class UnsupportedKernel(NotImplementedError):
-    """The kernel uses something the executor does not implement (named in the message, with its line)."""
-
-    wia_code = "NOT_SUPPORTED"
-
-
 @dataclass
 class RunResult:
     """What a launch did: ``counts`` for the timing model and the number of lockstep steps executed."""
@@ -72,18 +68,8 @@ class RunResult:
 
 
 @dataclass
-class _Var:
-    ctype: CType | None = None  # value variables
-    value: Result | None = None
-    mem: Pointer | None = None  # memory-backed (a __local scalar): reads and writes go to memory
-    array: Pointer | None = None  # arrays: the base, dims are the full shape
-    ptr_elem: CType | None = None
-    is_pointer: bool = False
-
-
-@dataclass
 class _Frame:
-    scopes: list[dict[str, _Var]]
+    scopes: list[dict[str, Var]]
     ret_type: CType | None = None
     retval: Result | None = None
     ret: Array | None = None
@@ -169,7 +155,7 @@ class _Executor:
         self.st = LaunchState(self.lanes, kernel.name, program.filename, checks, self.counts)
         self.st.epoch = np.zeros(self.groups, np.int64)
         self.checks = checks
-        self.globals: dict[str, _Var] = {}
+        self.globals: dict[str, Var] = {}
         self.frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
         self._constants()
@@ -177,7 +163,7 @@ class _Executor:
     # ------------------------------------------------------------------ setup
     def _constants(self) -> None:
         for name, value in self.program.enumerators.items():
-            self.globals[name] = _Var(INT, Value(INT, np.asarray(value, np.int32)))
+            self.globals[name] = Var(INT, Value(INT, np.asarray(value, np.int32)))
         for name, decl in self.program.constants.items():
             t = self.program.type_of(decl)
             if t.kind == "array":
@@ -191,11 +177,11 @@ class _Executor:
                 flat = region.view(elem.scalar.dtype)
                 data = np.asarray(values, dtype=elem.dtype).reshape(-1)
                 flat[: data.size] = data
-                self.globals[name] = _Var(array=Pointer(region, elem, np.asarray(0, np.int64), dims))
+                self.globals[name] = Var(array=Pointer(region, elem, np.asarray(0, np.int64), dims))
             else:
                 ct = _ctype_of(t)
                 v = self.eval(decl.init, self.all) if decl.init is not None else Value(ct, np.zeros((), ct.dtype))
-                self.globals[name] = _Var(ct, self._to(v, ct))
+                self.globals[name] = Var(ct, self.to_value(v, ct))
 
     def _init_values(self, init: c_ast.Node | None, elem: CType) -> list[Any]:
         if init is None:
@@ -214,7 +200,7 @@ class _Executor:
         params = self.kernel.params
         if len(args) != len(params):
             raise TypeError(f"kernel '{self.kernel.name}' takes {len(params)} arguments, got {len(args)}")
-        scope: dict[str, _Var] = {}
+        scope: dict[str, Var] = {}
         for p, arg in zip(params, args, strict=True):
             if p.kind == "buffer":
                 buf = np.asarray(arg)
@@ -233,7 +219,7 @@ class _Executor:
                     track_races=not p.const,
                     read_only=p.address_space == "constant" or p.const,
                 )
-                scope[p.name] = _Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
+                scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
             elif p.kind == "local":
                 elem, dims = _pointee(p.type)
                 size = int(arg)
@@ -242,13 +228,13 @@ class _Executor:
                     "local", f"__local buffer (argument '{p.name}')", self.groups, size, "group", granule
                 )
                 self.local_regions.append(region)
-                scope[p.name] = _Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
+                scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
             else:
                 ct = _ctype_of(p.type)
                 a = np.asarray(arg).astype(ct.dtype)
                 if ct.width > 1:
                     a = a.reshape(ct.width)
-                scope[p.name] = _Var(ct, Value(ct, a))
+                scope[p.name] = Var(ct, Value(ct, a))
         for lv in self.kernel.local_vars:
             elem = lookup(lv.elem_type if lv.vector_width == 1 else f"{lv.elem_type}{lv.vector_width}")
             region = Region.allocate(
@@ -256,7 +242,7 @@ class _Executor:
             )
             self.local_regions.append(region)
             base = Pointer(region, elem, np.asarray(0, np.int64), lv.shape)
-            scope[lv.name] = _Var(mem=base) if not lv.shape else _Var(array=base)
+            scope[lv.name] = Var(mem=base) if not lv.shape else Var(array=base)
         self._locals = {lv.name for lv in self.kernel.local_vars}
         self.frame.scopes.append(scope)
 
@@ -264,7 +250,7 @@ class _Executor:
     def fault_line(self, node: c_ast.Node | None) -> None:
         self.st.line = _line(node)
 
-    def lookup_var(self, name: str) -> _Var | None:
+    def lookup_var(self, name: str) -> Var | None:
         for scope in reversed(self.frame.scopes):
             v = scope.get(name)
             if v is not None:
@@ -303,7 +289,7 @@ class _Executor:
             return v.a
         return np.asarray(convert(np.asarray(v.a), v.t, t))
 
-    def _to(self, v: Result, t: CType) -> Value:
+    def to_value(self, v: Result, t: CType) -> Value:
         if isinstance(v, Pointer):
             raise UnsupportedKernel(f"line {self.st.line}: a pointer used as a {t} value")
         return Value(t, self._conv(v, t))
@@ -315,11 +301,6 @@ class _Executor:
         if v.t.width > 1:
             raise UnsupportedKernel(f"line {self.st.line}: a vector used as a condition")
         return np.asarray(mask & (a != 0))
-
-    @staticmethod
-    def merge(mask: Array, new: Array, old: Array, width: int) -> Array:
-        m = mask[:, None] if width > 1 else mask
-        return np.asarray(np.where(m, new, old))
 
     # ------------------------------------------------------------------ statements
     def run(self) -> None:
@@ -383,11 +364,11 @@ class _Executor:
         elif isinstance(node, c_ast.Return):
             if node.expr is not None and f.ret_type is not None:
                 v = self.eval(node.expr, mask)
-                rv: Result = v if isinstance(v, Pointer) else self._to(v, f.ret_type)
+                rv: Result = v if isinstance(v, Pointer) else self.to_value(v, f.ret_type)
                 if f.retval is None or isinstance(rv, Pointer) or isinstance(f.retval, Pointer):
                     f.retval = rv
                 else:
-                    f.retval = Value(rv.t, self.merge(mask, rv.a, f.retval.a, rv.t.width))
+                    f.retval = Value(rv.t, merge_lanes(mask, rv.a, f.retval.a, rv.t.width))
             f.ret = mask if f.ret is None else f.ret | mask
         else:
             self.eval(node, mask)
@@ -464,11 +445,11 @@ class _Executor:
                 v = region.view(elem.scalar.dtype).reshape(self.n, -1)
                 data = np.asarray(values, dtype=elem.scalar.dtype)
                 v[:, : data.size] = data
-            scope[node.name] = _Var(array=base)
+            scope[node.name] = Var(array=base)
             return
         if t.kind == "pointer":
             elem, dims = _pointee(t)
-            var = _Var(is_pointer=True, ptr_elem=elem)
+            var = Var(is_pointer=True, ptr_elem=elem)
             if node.init is not None:
                 p = self.eval(node.init, mask)
                 if not isinstance(p, Pointer):
@@ -477,13 +458,13 @@ class _Executor:
             scope[node.name] = var
             return
         ct = _ctype_of(t, f" (line {_line(node)})")
-        var = _Var(ct)
+        var = Var(ct)
         if node.init is not None:
             if isinstance(node.init, c_ast.InitList):
                 parts = [self.eval(e, mask) for e in node.init.exprs]
                 var.value = self.vector_literal(ct, parts)
             else:
-                var.value = self._to(self.eval(node.init, mask), ct)
+                var.value = self.to_value(self.eval(node.init, mask), ct)
         scope[node.name] = var
 
     # ------------------------------------------------------------------ expressions
@@ -747,7 +728,7 @@ class _Executor:
                 return b
             raise UnsupportedKernel(f"line {_line(node)}: '?:' choosing between different memory objects per lane")
         t = common_type(a.t if a.t.kind != "bool" else INT, b.t if b.t.kind != "bool" else INT)
-        return Value(t, self.merge(c, self._conv(a, t), self._conv(b, t), t.width))
+        return Value(t, merge_lanes(c, self._conv(a, t), self._conv(b, t), t.width))
 
     def e_Assignment(self, node: c_ast.Assignment, mask: Array) -> Result:
         ref = self.lref(node.lvalue, mask)
@@ -856,17 +837,17 @@ class _Executor:
 
     def call_helper(self, fn: FunctionInfo, args: list[c_ast.Node], mask: Array) -> Result:
         values = [self.eval(a, mask) for a in args]
-        scope: dict[str, _Var] = {}
+        scope: dict[str, Var] = {}
         for p, v in zip(fn.params, values, strict=True):
             if p.kind == "pointer":
                 elem, dims = _pointee(p.type)
                 if isinstance(v, Pointer):
-                    scope[p.name] = _Var(value=Pointer(v.region, elem, v.off, dims), is_pointer=True, ptr_elem=elem)
+                    scope[p.name] = Var(value=Pointer(v.region, elem, v.off, dims), is_pointer=True, ptr_elem=elem)
                 else:
                     raise UnsupportedKernel(f"call of '{fn.name}': a value passed for pointer '{p.name}'")
             else:
                 ct = _ctype_of(p.type)
-                scope[p.name] = _Var(ct, self._to(v, ct))
+                scope[p.name] = Var(ct, self.to_value(v, ct))
         ret_type = None if fn.return_type.kind in ("void", "pointer") else _ctype_of(fn.return_type)
         saved = self.frame
         self.frame = _Frame([self.globals, scope], ret_type=ret_type, loops=list(saved.loops))
@@ -984,142 +965,28 @@ class _Executor:
         return Value(t, result)
 
     # ------------------------------------------------------------------ lvalues
-    def lref(self, node: c_ast.Node, mask: Array) -> _Ref:
+    def lref(self, node: c_ast.Node, mask: Array) -> Ref:
         if isinstance(node, c_ast.ID):
             var = self.lookup_var(node.name)
             if var is None:
                 raise UnsupportedKernel(f"line {_line(node)}: assignment to unknown '{node.name}'")
             if var.mem is not None:
-                return _MemRef(self, var.mem)
-            return _VarRef(self, var)
+                return MemRef(self, var.mem)
+            return VarRef(self, var)
         if isinstance(node, c_ast.ArrayRef):
-            return _MemRef(self, self.index(node, mask))
+            return MemRef(self, self.index(node, mask))
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":
             p = self.eval(node.expr, mask)
             if isinstance(p, Pointer):
-                return _MemRef(self, p)
+                return MemRef(self, p)
         if isinstance(node, c_ast.StructRef) and node.type == ".":
             base = self.lref(node.name, mask)
             from wia_sim.kernels.types import swizzle_indices
 
             cur = base.get(mask)
             if isinstance(cur, Value) and cur.t.width > 1:
-                return _SwizzleRef(self, base, swizzle_indices(node.field.name, cur.t.width), cur.t)
+                return SwizzleRef(self, base, swizzle_indices(node.field.name, cur.t.width), cur.t)
         raise UnsupportedKernel(f"line {_line(node)}: this assignment target is not supported")
-
-
-class _Ref:
-    def __init__(self, ex: _Executor) -> None:
-        self.ex = ex
-
-    def get(self, mask: Array) -> Result:
-        raise NotImplementedError
-
-    def set(self, v: Result, mask: Array) -> None:
-        raise NotImplementedError
-
-    def get_after(self, v: Result) -> Result:
-        return v
-
-
-class _VarRef(_Ref):
-    def __init__(self, ex: _Executor, var: _Var) -> None:
-        super().__init__(ex)
-        self.var = var
-        self.assigned: Result | None = None
-
-    def get(self, mask: Array) -> Result:
-        var = self.var
-        if var.array is not None:
-            raise UnsupportedKernel(f"line {self.ex.st.line}: assignment to an array")
-        if var.value is None:
-            if var.ctype is None:
-                return Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
-            t = var.ctype
-            var.value = Value(t, np.zeros((t.width,) if t.width > 1 else (), t.dtype))
-        return var.value
-
-    def set(self, v: Result, mask: Array) -> None:
-        var = self.var
-        full = bool(mask.all())
-        if var.ctype is None:  # a pointer variable
-            if not isinstance(v, Pointer):
-                v = Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
-            new = Pointer(v.region, var.ptr_elem if var.ptr_elem is not None else v.elem, v.off, v.dims)
-            old = var.value
-            if full or not isinstance(old, Pointer) or old.region is None:
-                var.value = new
-            elif old.region is new.region:
-                var.value = Pointer(new.region, new.elem, np.where(mask, new.off, old.off), new.dims)
-            elif new.region is None:
-                return
-            else:
-                raise UnsupportedKernel(
-                    f"line {self.ex.st.line}: a pointer variable pointing into different memory objects per lane"
-                )
-            self.assigned = var.value
-            return
-        t = var.ctype
-        nv = self.ex._to(v, t)
-        if full or var.value is None or not isinstance(var.value, Value):
-            var.value = nv
-        else:
-            var.value = Value(t, self.ex.merge(mask, nv.a, var.value.a, t.width))
-        self.assigned = nv
-
-    def get_after(self, v: Result) -> Result:
-        return self.assigned if self.assigned is not None else v
-
-
-class _MemRef(_Ref):
-    def __init__(self, ex: _Executor, p: Pointer) -> None:
-        super().__init__(ex)
-        self.p = p
-        self.assigned: Value | None = None
-
-    def get(self, mask: Array) -> Result:
-        return self.ex.load(self.p, mask)
-
-    def set(self, v: Result, mask: Array) -> None:
-        if isinstance(v, Pointer) or self.p.elem is None:
-            raise UnsupportedKernel(f"line {self.ex.st.line}: storing a pointer in memory")
-        nv = self.ex._to(v, self.p.elem)
-        self.ex.store(self.p, nv, mask)
-        self.assigned = nv
-
-    def get_after(self, v: Result) -> Result:
-        return self.assigned if self.assigned is not None else v
-
-
-class _SwizzleRef(_Ref):
-    def __init__(self, ex: _Executor, base: _Ref, idx: tuple[int, ...], t: CType) -> None:
-        super().__init__(ex)
-        self.base = base
-        self.idx = idx
-        self.t = t
-
-    def _part(self) -> CType:
-        s = self.t.scalar
-        return s if len(self.idx) == 1 else s.vector(len(self.idx))
-
-    def get(self, mask: Array) -> Result:
-        cur = self.base.get(mask)
-        assert isinstance(cur, Value)
-        a = np.asarray(cur.a)[..., list(self.idx)]
-        return Value(self._part(), a[..., 0] if len(self.idx) == 1 else a)
-
-    def set(self, v: Result, mask: Array) -> None:
-        cur = self.base.get(mask)
-        assert isinstance(cur, Value)
-        part = self.ex._to(v, self._part())
-        src = np.asarray(part.a)
-        shape = np.broadcast_shapes(np.asarray(cur.a).shape[:-1], src.shape[:-1] if len(self.idx) > 1 else src.shape)
-        new = np.array(np.broadcast_to(cur.a, (*shape, self.t.width)))
-        if len(self.idx) == 1:
-            new[..., self.idx[0]] = src
-        else:
-            new[..., list(self.idx)] = src
-        self.base.set(Value(self.t, new), mask)
 
 
 def run_kernel(

@@ -19,7 +19,16 @@ from numpy.typing import NDArray
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.lanes import Lanes
 
-__all__ = ["KernelFault", "KernelTimeout", "LaunchState", "Pointer", "Region", "Value", "lane_count"]
+__all__ = [
+    "KernelFault",
+    "KernelTimeout",
+    "LaunchState",
+    "Pointer",
+    "Region",
+    "UnsupportedKernel",
+    "Value",
+    "lane_count",
+]
 
 Array = NDArray[Any]
 
@@ -58,6 +67,12 @@ class KernelFault(Exception):
         self.work_item = work_item
         self.group = group
         self.address = address
+
+
+class UnsupportedKernel(NotImplementedError):
+    """The kernel uses something the executor does not implement (named in the message, with its line)."""
+
+    wia_code = "NOT_SUPPORTED"
 
 
 class KernelTimeout(KernelFault):

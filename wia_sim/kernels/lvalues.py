@@ -1,0 +1,166 @@
+"""Variables and assignment targets of the executor: a name in scope (``Var``) and what an assignment, ``++`` or
+compound assignment writes through (a variable, a memory location, a swizzle of a vector).
+
+A ``Ref`` reads its current value and writes a new one under a lane mask, so that ``x += 1`` in divergent code
+changes only the active lanes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from wia_sim.kernels.ctype import CType
+from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
+
+__all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "merge_lanes"]
+
+Array = NDArray[Any]
+Result = Value | Pointer
+
+
+class Executor(Protocol):
+    """What references need of the executor."""
+
+    st: LaunchState
+
+    def load(self, p: Pointer, mask: Array, atomic: bool = False) -> Result: ...
+
+    def store(self, p: Pointer, v: Value, mask: Array) -> None: ...
+
+    def to_value(self, v: Result, t: CType) -> Value: ...
+
+
+def merge_lanes(mask: Array, new: Array, old: Array, width: int) -> Array:
+    """``new`` in the lanes of ``mask``, ``old`` elsewhere (``width`` > 1: vectors, one row per lane)."""
+    m = mask[:, None] if width > 1 else mask
+    return np.asarray(np.where(m, new, old))
+
+
+@dataclass
+class Var:
+    """A name in scope: a value per lane, a pointer, a memory-backed scalar or an array."""
+
+    ctype: CType | None = None  # value variables
+    value: Result | None = None
+    mem: Pointer | None = None  # memory-backed (a __local scalar): reads and writes go to memory
+    array: Pointer | None = None  # arrays: the base, dims are the full shape
+    ptr_elem: CType | None = None
+    is_pointer: bool = False
+
+
+class Ref:
+    def __init__(self, ex: Executor) -> None:
+        self.ex = ex
+
+    def get(self, mask: Array) -> Result:
+        raise NotImplementedError
+
+    def set(self, v: Result, mask: Array) -> None:
+        raise NotImplementedError
+
+    def get_after(self, v: Result) -> Result:
+        return v
+
+
+class VarRef(Ref):
+    def __init__(self, ex: Executor, var: Var) -> None:
+        super().__init__(ex)
+        self.var = var
+        self.assigned: Result | None = None
+
+    def get(self, mask: Array) -> Result:
+        var = self.var
+        if var.array is not None:
+            raise UnsupportedKernel(f"line {self.ex.st.line}: assignment to an array")
+        if var.value is None:
+            if var.ctype is None:
+                return Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
+            t = var.ctype
+            var.value = Value(t, np.zeros((t.width,) if t.width > 1 else (), t.dtype))
+        return var.value
+
+    def set(self, v: Result, mask: Array) -> None:
+        var = self.var
+        full = bool(mask.all())
+        if var.ctype is None:  # a pointer variable
+            if not isinstance(v, Pointer):
+                v = Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
+            new = Pointer(v.region, var.ptr_elem if var.ptr_elem is not None else v.elem, v.off, v.dims)
+            old = var.value
+            if full or not isinstance(old, Pointer) or old.region is None:
+                var.value = new
+            elif old.region is new.region:
+                var.value = Pointer(new.region, new.elem, np.where(mask, new.off, old.off), new.dims)
+            elif new.region is None:
+                return
+            else:
+                raise UnsupportedKernel(
+                    f"line {self.ex.st.line}: a pointer variable pointing into different memory objects per lane"
+                )
+            self.assigned = var.value
+            return
+        t = var.ctype
+        nv = self.ex.to_value(v, t)
+        if full or var.value is None or not isinstance(var.value, Value):
+            var.value = nv
+        else:
+            var.value = Value(t, merge_lanes(mask, nv.a, var.value.a, t.width))
+        self.assigned = nv
+
+    def get_after(self, v: Result) -> Result:
+        return self.assigned if self.assigned is not None else v
+
+
+class MemRef(Ref):
+    def __init__(self, ex: Executor, p: Pointer) -> None:
+        super().__init__(ex)
+        self.p = p
+        self.assigned: Value | None = None
+
+    def get(self, mask: Array) -> Result:
+        return self.ex.load(self.p, mask)
+
+    def set(self, v: Result, mask: Array) -> None:
+        if isinstance(v, Pointer) or self.p.elem is None:
+            raise UnsupportedKernel(f"line {self.ex.st.line}: storing a pointer in memory")
+        nv = self.ex.to_value(v, self.p.elem)
+        self.ex.store(self.p, nv, mask)
+        self.assigned = nv
+
+    def get_after(self, v: Result) -> Result:
+        return self.assigned if self.assigned is not None else v
+
+
+class SwizzleRef(Ref):
+    def __init__(self, ex: Executor, base: Ref, idx: tuple[int, ...], t: CType) -> None:
+        super().__init__(ex)
+        self.base = base
+        self.idx = idx
+        self.t = t
+
+    def _part(self) -> CType:
+        s = self.t.scalar
+        return s if len(self.idx) == 1 else s.vector(len(self.idx))
+
+    def get(self, mask: Array) -> Result:
+        cur = self.base.get(mask)
+        assert isinstance(cur, Value)
+        a = np.asarray(cur.a)[..., list(self.idx)]
+        return Value(self._part(), a[..., 0] if len(self.idx) == 1 else a)
+
+    def set(self, v: Result, mask: Array) -> None:
+        cur = self.base.get(mask)
+        assert isinstance(cur, Value)
+        part = self.ex.to_value(v, self._part())
+        src = np.asarray(part.a)
+        shape = np.broadcast_shapes(np.asarray(cur.a).shape[:-1], src.shape[:-1] if len(self.idx) > 1 else src.shape)
+        new = np.array(np.broadcast_to(cur.a, (*shape, self.t.width)))
+        if len(self.idx) == 1:
+            new[..., self.idx[0]] = src
+        else:
+            new[..., list(self.idx)] = src
+        self.base.set(Value(self.t, new), mask)
