@@ -448,3 +448,27 @@ def test_write_through_a_cast_away_const_pointer_is_reported_even_unchecked() ->
             run(src, [a], 8, checks=checks)
         assert (info.value.check, info.value.line, info.value.wia_code) == ("write_to_read_only", 3, "INVALID_MEMORY")
     assert not a.any()
+
+
+def test_half_as_a_storage_type() -> None:
+    """vload_half/vstore_half (OpenCL C 1.2, 6.12.7): halves in memory, float arithmetic, round to nearest even
+    on the way back; they need no cl_khr_fp16."""
+    src = """__kernel void k(__global const half* x, __global half* y, __global float* f) {
+        const int i = get_global_id(0);
+        const float v = vload_half(i, x);
+        f[i] = v;
+        vstore_half(v * 3.0f + 0.1f, i, y);
+        if (i == 0) {
+            float4 q = vload_half4(1, x);
+            vstore_half4_rte(q * 2.0f, 1, y + 64);
+        }
+    }"""
+    rng = np.random.default_rng(7)
+    x = (rng.standard_normal(64) * 100).astype(np.float16)
+    y = np.zeros(72, np.float16)
+    f = np.zeros(64, np.float32)
+    program = compile_source(src, extensions=frozenset())
+    run_kernel(program, "k", [a.view(np.uint8) for a in (x, y, f)], geo(64, 8))
+    np.testing.assert_array_equal(f, x.astype(np.float32))
+    np.testing.assert_array_equal(y[:64], (x.astype(np.float32) * np.float32(3) + np.float32(0.1)).astype(np.float16))
+    np.testing.assert_array_equal(y[68:72], (x[4:8].astype(np.float32) * 2).astype(np.float16))

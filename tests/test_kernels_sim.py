@@ -102,3 +102,56 @@ def test_local_memory_over_the_device_limit_is_an_invalid_launch(ctx: wia.Contex
     limit = wia.get_device_capabilities(ctx.device).max_shared_memory
     with pytest.raises(wia.InvalidLaunchConfigError, match="__local memory"):
         wia.launch_kernel(kernel, wia.LaunchConfig(global_size=64, local_size=64), limit + 4, wia.alloc(ctx, 4))
+
+
+DOUBLES = """
+__kernel void scale(__global const float* x, __global float* y) {
+#ifdef cl_khr_fp64
+    double s = 2.5;
+    y[get_global_id(0)] = (float)(x[get_global_id(0)] * s);
+#else
+    y[get_global_id(0)] = -1.0f;
+#endif
+}
+"""
+
+
+def test_double_and_half_follow_the_device() -> None:
+    """The TPU v5e model has neither float64 nor float16 arithmetic: no cl_khr_fp64/fp16, so a kernel declaring a
+    double is a build error there, `#ifdef cl_khr_fp64` takes the other branch, and half is a storage type only."""
+    wia.set_backend("sim", hardware="google-tpu-v5e")
+    ctx = wia.create_context()
+    with pytest.raises(wia.CompileError, match=r"kernel\.cl:2:\d+: error: type 'double' needs the cl_khr_fp64"):
+        wia.compile_kernel(ctx, "__kernel void k(__global float* y) {\n  double d = 1.0;\n}", "k")
+    with pytest.raises(wia.CompileError, match=r"'half' values need the cl_khr_fp16 extension"):
+        wia.compile_kernel(ctx, "__kernel void k(__global half* y) { half h = y[0]; }", "k")
+    wia.compile_kernel(ctx, "__kernel void k(__global half* y) { vstore_half(1.0f, 0, y); }", "k")
+    x = wia.tensor(np.arange(4, dtype=np.float32), ctx=ctx)
+    y = wia.zeros(4, ctx=ctx)
+    wia.launch_kernel(wia.compile_kernel(ctx, DOUBLES, "scale"), wia.LaunchConfig(global_size=4), x, y)
+    assert y.numpy().tolist() == [-1.0] * 4
+    wia.destroy_context(ctx)
+    wia.set_backend("sim", hardware="wia-tiny")
+    ctx = wia.create_context()
+    y = wia.zeros(4, ctx=ctx)
+    x = wia.tensor(np.arange(4, dtype=np.float32), ctx=ctx)
+    wia.launch_kernel(wia.compile_kernel(ctx, DOUBLES, "scale"), wia.LaunchConfig(global_size=4), x, y)
+    assert y.numpy().tolist() == [0.0, 2.5, 5.0, 7.5]
+    wia.destroy_context(ctx)
+
+
+def test_an_unsuffixed_literal_is_single_precision_without_doubles() -> None:
+    """OpenCL C 1.2, 6.1.1.1 (Clang: "double precision constant requires cl_khr_fp64, casting to single")."""
+    from wia_sim.kernels import compile_source
+    from wia_sim.kernels.executor import run_kernel
+    from wia_sim.kernels.lanes import Geometry
+
+    source = "__kernel void k(__global float* y) { y[get_global_id(0)] = y[get_global_id(0)] * 0.1; }"
+    for extensions, kind in ((frozenset({"cl_khr_fp64"}), "float64_ops"), (frozenset(), "float32_ops")):
+        y = np.full(8, 3.0, np.float32)
+        counts = run_kernel(
+            compile_source(source, extensions=extensions), "k", [y.view(np.uint8)], Geometry((8, 1, 1), (8, 1, 1))
+        ).counts
+        assert counts[kind] == 8, (kind, counts)
+        expected = np.float32(3.0 * 0.1) if kind == "float64_ops" else np.float32(3.0) * np.float32(0.1)
+        assert y[0] == expected

@@ -165,6 +165,13 @@ class HardwareModel(_Spec):
     def supports(self, precision: str) -> bool:
         return precision in self.compute.peak_flops
 
+    @property
+    def kernel_extensions(self) -> frozenset[str]:
+        """The optional OpenCL C extensions custom kernels get: ``double`` and ``half`` arithmetic where the device
+        has it."""
+        wanted = (("cl_khr_fp64", "float64"), ("cl_khr_fp16", "float16"))
+        return frozenset(name for name, precision in wanted if self.supports(precision))
+
     def vector_peak(self, precision: str) -> float:
         """The peak of the vector units (element-wise and direct kernels) for ``float32`` or ``float64``."""
         if precision == "float64" and self.compute.vector_float64 is not None:

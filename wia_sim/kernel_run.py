@@ -141,7 +141,9 @@ def run_report(
     Raises ``KernelCompileError``, ``KernelNotFound``, ``KernelFault`` (a check's finding), ``ValueError`` (bad
     arguments or geometry) and ``HardwareModelError``."""
     models = [load_model(h) for h in hardware]
-    program = compile_source(path.read_text(), options, filename=path.name)
+    # built for what every model asked for has: a kernel using doubles fails on a chip without them
+    extensions = frozenset.intersection(*(m.kernel_extensions for m in models))
+    program = compile_source(path.read_text(), options, filename=path.name, extensions=extensions)
     info = program.kernel(name)
     args = kernel_arguments(info, texts, fill, seed)
     max_group = min(m.compute.max_work_group_size for m in models)

@@ -326,7 +326,7 @@ class SimBackend(Backend):
     def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[Any, int]:
         self.host_call()
         try:
-            program = compile_source(source, options)
+            program = compile_source(source, options, extensions=self.model.kernel_extensions)
             info = program.kernel(name)
         except KernelCompileError as e:
             raise CompileError(f"kernel build failed:\n{e.build_log}") from None

@@ -17,7 +17,7 @@ from pycparserext.ext_c_parser import Asm, AttributeSpecifier, FuncDeclExt
 from wia_sim.kernels.ctype import CType, common_type, comparison_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.parsing import BUILTIN_FILE
-from wia_sim.kernels.preprocess import Diagnostic
+from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
 from wia_sim.kernels.signatures import (
     BUILTIN_CONSTANTS,
@@ -119,9 +119,11 @@ _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 
 
 class Checker:
-    def __init__(self, filename: str, suppressed: set[str]) -> None:
+    def __init__(self, filename: str, suppressed: set[str], extensions: frozenset[str] = FLOAT_EXTENSIONS) -> None:
         self.filename = filename
         self.suppressed = suppressed
+        self.fp64 = "cl_khr_fp64" in extensions
+        self.fp16 = "cl_khr_fp16" in extensions
         self.diagnostics: list[Diagnostic] = []
         self.types = TypeResolver()
         self.scopes: list[dict[str, _Symbol]] = [{}]
@@ -242,10 +244,24 @@ class Checker:
 
     def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str) -> None:
         inner: TypeInfo | None = t
+        behind_pointer = False
         while inner is not None:
             if inner.kind == "opaque":
                 self.error(node, f"{OPAQUE_TYPES.get(inner.name, inner.name)} are not supported ({what})")
                 return
+            if not self.fp64 and inner.name.startswith("double"):
+                self.error(
+                    node, f"type '{inner.name}' needs the cl_khr_fp64 extension, which the device lacks ({what})"
+                )
+                return
+            if not self.fp16 and inner.name.startswith("half") and not behind_pointer:
+                self.error(
+                    node,
+                    f"'{inner.name}' values need the cl_khr_fp16 extension, which the device lacks; without it half "
+                    f"is only a storage type behind a pointer, read and written with vload_half/vstore_half ({what})",
+                )
+                return
+            behind_pointer = behind_pointer or inner.kind == "pointer"
             inner = inner.target
 
     # -- functions
@@ -743,8 +759,12 @@ class Checker:
             if value.endswith("f"):
                 return FLOAT
             if value.endswith("h"):
+                if not self.fp16:
+                    self.error(node, "a half literal needs the cl_khr_fp16 extension, which the device lacks")
                 return TypeInfo("scalar", "half")
-            return DOUBLE  # an unsuffixed floating literal is a double in C, and in OpenCL C
+            # an unsuffixed floating literal is a double in C and OpenCL C; a float on a device without doubles
+            # (OpenCL 1.2, 6.1.1.1; Clang casts it to single precision likewise)
+            return DOUBLE if self.fp64 else FLOAT
         unsigned = "unsigned" in kind  # pycparser spells the suffix out: "unsigned long int"
         if "long" in kind:
             return ULONG if unsigned else LONG
@@ -1147,7 +1167,17 @@ class Checker:
                 self.error(args[2], f"the third argument of '{name}' must be a pointer")
             elif p.kind == "pointer" and p.target is not None and p.target.const:
                 self.error(args[2], f"'{name}' cannot write to read-only memory")
+            elif name.startswith("vstore_half") and p.target is not None and p.target.name not in ("half", "?"):
+                self.error(args[2], f"'{name}' writes halves: it needs a half pointer, not '{p}'")
             return VOID
+        if rule.startswith("vload_half"):
+            p = arg_types[1]
+            if p.kind not in ("pointer", "array", "unknown"):
+                self.error(args[1], f"the second argument of '{name}' must be a pointer")
+            elif p.target is not None and p.target.name not in ("half", "?"):
+                self.error(args[1], f"'{name}' reads halves: it needs a half pointer, not '{p}'")
+            width = int(rule[len("vload_half") :])
+            return FLOAT if width == 1 else TypeInfo("vector", "float", width)
         if rule.startswith("vload"):
             p = arg_types[1]
             width = int(rule[5:])

@@ -91,6 +91,7 @@ _WORK_ITEM = {
 }
 _ATOMIC_RE = re.compile(r"(?:atomic|atom)_(add|sub|inc|dec|xchg|cmpxchg|min|max|and|or|xor)")
 _VLOAD_RE = re.compile(r"v(load|store)(2|3|4|8|16)")
+_VLOAD_HALF_RE = re.compile(r"v(load|store)_half(2|3|4|8|16)?(?:_rte)?")
 
 
 def _ctype_of(t: TypeInfo, where: str = "") -> CType:
@@ -155,6 +156,7 @@ class _Executor:
         self.st = LaunchState(self.lanes, kernel.name, program.filename, checks, self.counts)
         self.st.epoch = np.zeros(self.groups, np.int64)
         self.checks = checks
+        self.fp64 = "cl_khr_fp64" in program.extensions
         self.globals: dict[str, Var] = {}
         self.frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
@@ -490,16 +492,16 @@ class _Executor:
             return Value(INT, np.asarray(_char_constant(text) or 0, np.int32))
         if typ in ("float", "double") or ("." in text or ("e" in text.lower() and not text.lower().startswith("0x"))):
             if typ == "double" and not text.rstrip().endswith(("f", "F")):
-                t = SCALARS["double"]
+                t = SCALARS["double" if self.fp64 else "float"]
             elif typ == "double":
                 t = SCALARS["float"]
             else:
                 t = SCALARS.get(typ, SCALARS["float"])
             if typ not in ("float", "double"):
-                t = SCALARS["double"]
+                t = SCALARS["double" if self.fp64 else "float"]
             return Value(t, np.asarray(_float_literal(text), t.dtype))
         if "p" in text.lower() and text.lower().startswith("0x"):
-            t = SCALARS["float"] if text.rstrip().endswith(("f", "F")) else SCALARS["double"]
+            t = SCALARS["float"] if text.rstrip().endswith(("f", "F")) or not self.fp64 else SCALARS["double"]
             return Value(t, np.asarray(_float_literal(text), t.dtype))
         v = _int_literal(text)
         unsigned = "unsigned" in typ
@@ -816,6 +818,9 @@ class _Executor:
         m = _VLOAD_RE.fullmatch(name)
         if m:
             return self.vload_store(m.group(1), int(m.group(2)), args, mask)
+        m = _VLOAD_HALF_RE.fullmatch(name)
+        if m:
+            return self.vload_store(m.group(1), int(m.group(2) or 1), args, mask, halves=True)
         values = [self.value(a, mask) for a in args]
         if name.startswith("convert_"):
             r = builtins.convert_to(name, values[0])
@@ -915,7 +920,9 @@ class _Executor:
             region.barrier(reached)
         self.counts["barriers"] = self.counts.get("barriers", 0) + int(np.count_nonzero(reached))
 
-    def vload_store(self, kind: str, width: int, args: list[c_ast.Node], mask: Array) -> Result:
+    def vload_store(self, kind: str, width: int, args: list[c_ast.Node], mask: Array, halves: bool = False) -> Result:
+        """vloadN/vstoreN, and with ``halves`` vload_halfN/vstore_halfN: halves in memory, floats in registers
+        (the store rounds to nearest even, as the default and ``_rte`` variants do)."""
         if kind == "load":
             off = self.value(args[0], mask)
             p = self.eval(args[1], mask)
@@ -923,7 +930,10 @@ class _Executor:
                 raise UnsupportedKernel(f"line {self.st.line}: vload of a non-pointer")
             t = p.elem.scalar.vector(width)
             addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * width
-            return self.load(Pointer(p.region, t, addr), mask)
+            loaded = self.load(Pointer(p.region, t, addr), mask)
+            if halves and isinstance(loaded, Value):
+                return self.to_value(loaded, SCALARS["float"].vector(width))
+            return loaded
         data = self.value(args[0], mask)
         off = self.value(args[1], mask)
         p = self.eval(args[2], mask)

@@ -31,7 +31,7 @@ import re
 
 from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.parsing import parse
-from wia_sim.kernels.preprocess import Diagnostic, format_log, preprocess
+from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
 
 __all__ = ["compile_source"]
@@ -46,15 +46,20 @@ def _hide_type_hint(m: re.Match[str]) -> str:
     return m.group(1) + "0".ljust(len(m.group(2))) + m.group(3)
 
 
-def compile_source(source: str, options: str = "", filename: str = "kernel.cl") -> Program:
-    """Preprocess, parse and check ``source``; the program, or KernelCompileError with the whole build log."""
+def compile_source(
+    source: str, options: str = "", filename: str = "kernel.cl", extensions: frozenset[str] = FLOAT_EXTENSIONS
+) -> Program:
+    """Preprocess, parse and check ``source``; the program, or KernelCompileError with the whole build log.
+
+    ``extensions`` are the device's: without ``cl_khr_fp64`` a ``double`` is an error and an unsuffixed floating
+    literal is a float (as Clang does); without ``cl_khr_fp16`` ``half`` is only a storage type behind pointers."""
     diagnostics: list[Diagnostic] = []
 
     def fail() -> KernelCompileError:
         return KernelCompileError(format_log(diagnostics), diagnostics=diagnostics, source=source, options=options)
 
     try:
-        pp = preprocess(source, options, filename)
+        pp = preprocess(source, options, filename, extensions)
     except RecursionError:
         diagnostics.append(Diagnostic(filename, None, None, "macro invocations nest too deeply"))
         raise fail() from None
@@ -64,7 +69,7 @@ def compile_source(source: str, options: str = "", filename: str = "kernel.cl") 
     outcome = parse(_VEC_TYPE_HINT_RE.sub(_hide_type_hint, pp.text))
     for line, column, message in outcome.errors:
         diagnostics.append(Diagnostic(filename, line, column, message))
-    checker = Checker(filename, outcome.failed_names)
+    checker = Checker(filename, outcome.failed_names, extensions)
     try:
         checker.run(outcome.ast)
     except RecursionError:
@@ -83,5 +88,6 @@ def compile_source(source: str, options: str = "", filename: str = "kernel.cl") 
         options=options,
         build_log=format_log(diagnostics),
         preprocessed=pp.text,
+        extensions=extensions,
         _types=checker.types,
     )

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 __all__ = [
+    "FLOAT_EXTENSIONS",
     "PREDEFINED_MACROS",
     "Diagnostic",
     "Macro",
@@ -1004,11 +1005,20 @@ def parse_build_options(options: str) -> tuple[list[tuple[str, str]], list[Diagn
     return defines, diagnostics
 
 
-def preprocess(source: str, options: str = "", filename: str = "kernel.cl") -> PreprocessResult:
-    """Preprocess ``source`` with the OpenCL build ``options``; check ``result.errors`` before using the text."""
+FLOAT_EXTENSIONS = frozenset({"cl_khr_fp64", "cl_khr_fp16"})
+"""The optional floating-point extensions of OpenCL C 1.2 (9.3, 9.4): ``double`` and ``half`` arithmetic."""
+
+
+def preprocess(
+    source: str, options: str = "", filename: str = "kernel.cl", extensions: frozenset[str] = FLOAT_EXTENSIONS
+) -> PreprocessResult:
+    """Preprocess ``source`` with the OpenCL build ``options``; check ``result.errors`` before using the text.
+    Each supported extension in ``extensions`` is a macro defined to 1 (OpenCL 1.2, 9.1)."""
     pp = _Preprocessor(filename)
     for name, value in PREDEFINED_MACROS.items():
         pp.define(_tokenize(f"{name} {value}", 0), None, None)
+    for name in sorted(extensions):
+        pp.define(_tokenize(f"{name} 1", 0), None, None)
     defines, option_errors = parse_build_options(options)
     pp.diagnostics.extend(option_errors)
     for name, value in defines:

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pycparser import c_ast
 
-from wia_sim.kernels.preprocess import Diagnostic
+from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.types import SCALAR_SIZES, UNKNOWN, AddressSpace, TypeInfo, TypeResolver, const_int
 
 __all__ = [
@@ -146,6 +146,8 @@ class Program:
     options: str = ""
     build_log: str = ""
     preprocessed: str = field(default="", repr=False)
+    extensions: frozenset[str] = FLOAT_EXTENSIONS
+    """The device extensions the program was built for (an unsuffixed literal is a double only with cl_khr_fp64)."""
     _types: TypeResolver | None = field(default=None, repr=False, compare=False)
 
     def kernel(self, name: str) -> KernelInfo:

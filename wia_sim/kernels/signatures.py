@@ -86,6 +86,11 @@ def _table() -> dict[str, _Builtin]:
     for width in VECTOR_WIDTHS:
         table[f"vload{width}"] = _Builtin(2, 2, f"vload{width}")
         table[f"vstore{width}"] = _Builtin(3, 3, "void")
+    # half as a storage type (OpenCL C 1.2, 6.12.7): floats in registers, halves in memory, on any device
+    for suffix in ("", *(str(w) for w in VECTOR_WIDTHS)):
+        table[f"vload_half{suffix}"] = _Builtin(2, 2, f"vload_half{suffix or 1}")
+        for rounding in ("", "_rte"):
+            table[f"vstore_half{suffix}{rounding}"] = _Builtin(3, 3, "void")
     return table
 
 
@@ -106,7 +111,7 @@ UNSUPPORTED_BUILTINS = frozenset(
     abs_diff add_sat hadd rhadd mad_hi mad_sat mul_hi sub_sat upsample mad24 mul24 degrees
     radians step smoothstep sign mix distance fast_distance fast_length fast_normalize isequal isnotequal isgreater
     isgreaterequal isless islessequal islessgreater isfinite isinf isnan isnormal isordered isunordered signbit any
-    all bitselect vload_half vstore_half vloada_half vstorea_half shuffle shuffle2 vec_step async_work_group_copy
+    all bitselect vloada_half vstorea_half shuffle shuffle2 vec_step async_work_group_copy
     async_work_group_strided_copy wait_group_events prefetch read_imagef read_imagei read_imageui write_imagef
     write_imagei write_imageui get_image_width get_image_height get_image_depth read_mem_fence write_mem_fence
     work_group_barrier atomic_load atomic_store atomic_init atomic_exchange atomic_fetch_add atomic_fetch_sub
