@@ -978,6 +978,11 @@ def test_builtin_constants_and_macros_are_known() -> None:
 
 
 def _call_for(name: str) -> str:
+    if name.startswith("vload_half"):
+        return f"{name}(0, hp)"
+    if name.startswith("vstore_half"):
+        width = name[len("vstore_half") :].removesuffix("_rte")
+        return f"vstore_half{width}{'_rte' if name.endswith('_rte') else ''}((float{width})(0.0f), 0, hp)"
     if name.startswith("vload"):
         return f"{name}(0, p)"
     if name.startswith("vstore"):
@@ -1002,7 +1007,7 @@ def _call_for(name: str) -> str:
 
 def test_every_builtin_function_compiles_with_its_arity() -> None:
     calls = "\n".join(f"    {_call_for(name)};" for name in sorted(BUILTIN_FUNCTIONS))
-    source = f"__kernel void k(__global float* p, __global int* ip, float x) {{\n{calls}\n}}\n"
+    source = f"__kernel void k(__global float* p, __global int* ip, __global half* hp, float x) {{\n{calls}\n}}\n"
     compile_ok(source)
 
 
