@@ -487,6 +487,46 @@ def test_c_integer_semantics(ctx: wia.Context) -> None:
         ph.assert_array_equal(ugot[:, k], uexpected[:, k].astype(np.uint32), f"{call}: u[{k}] = {name}")
 
 
+FLOAT_ROUNDING = """
+__kernel void float_rounding(__global const float* x, __global const float* d, __global float* sums,
+                             __global float* quotients, __global float* conversions, __global const int* big)
+{
+    const int i = get_global_id(0);
+    float acc = 0.0f;
+    for (int k = 0; k < 8; ++k)
+        acc += x[8 * i + k];
+    sums[i] = acc;
+    quotients[i] = x[8 * i] / d[i];
+    conversions[i] = (float)big[i];
+}
+"""
+
+
+@pytest.mark.req("R-3.6.2-01")
+def test_float_arithmetic_rounds_to_float(ctx: wia.Context) -> None:
+    """``float`` operations round to ``float`` at each step (OpenCL 1.2 Table 7.1: ``x + y`` correctly rounded,
+    ``x / y`` within 2.5 ulp): a sequential sum of 8 floats equals NumPy's float32 sum in the same order, bit for
+    bit (an implementation that adds in double gives other values); an ``int`` above 2^24 converts to the nearest
+    float (round to nearest even, OpenCL 1.2 section 6.2.3.2)."""
+    rng = np.random.default_rng(3635)
+    n = 512
+    x = (rng.standard_normal(8 * n) * 10.0 ** rng.integers(-3, 4, 8 * n)).astype(np.float32)
+    d = rng.uniform(0.5, 3.0, n).astype(np.float32) * rng.choice(np.array([-1, 1], np.float32), n)
+    big = rng.integers(2**24, 2**30, n).astype(np.int32)
+    sums, quotients, conversions = (wia.tensor(np.full(n, np.nan, np.float32), ctx=ctx) for _ in range(3))
+    config = wia.LaunchConfig(global_size=n, local_size=64)
+    tensors = [wia.tensor(v, ctx=ctx) for v in (x, d)]
+    call = run(
+        ctx, FLOAT_ROUNDING, "float_rounding", config, *tensors, sums, quotients, conversions, wia.tensor(big, ctx=ctx)
+    )
+    expected = np.zeros(n, np.float32)
+    for k in range(8):
+        expected = (expected + x[k::8]).astype(np.float32)
+    ph.assert_array_equal(sums.numpy(), expected, f"{call}: acc += x[8 * i + k], k = 0..7")
+    ph.assert_ulp_close(quotients.numpy(), x[::8].astype(np.float64) / d, F32, 2.5, f"{call}: x / d")
+    ph.assert_array_equal(conversions.numpy(), big.astype(np.float32), f"{call}: (float)big")
+
+
 # -- control flow ---------------------------------------------------------------------------------------------------
 
 CONTROL_FLOW = """
