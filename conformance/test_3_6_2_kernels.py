@@ -441,6 +441,39 @@ def test_too_much_local_memory(ctx: wia.Context) -> None:
     wia.destroy_kernel(kernel)
 
 
+STATIC_LOCAL = """
+__kernel void static_local(__global int* out)
+{
+    __local int words[WORDS];
+    words[get_local_id(0)] = (int)get_global_id(0);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = words[(get_local_id(0) + 1) % 64];
+}
+"""
+
+
+@pytest.mark.req("R-3.6.2-04", "R-3.6.2-02")
+def test_too_much_static_local_memory(ctx: wia.Context) -> None:
+    """A ``__local`` array of ``max_shared_memory`` bytes runs; one 4 bytes larger is refused, either by the build
+    (``COMPILE_ERROR``) or at launch (``INVALID_LAUNCH_CONFIG``)."""
+    ph.requires("supports_custom_kernels")
+    words = wia.get_device_capabilities(ctx.device).max_shared_memory // 4
+    out = wia.tensor(np.full(64, -1, np.int32), ctx=ctx)
+    config = wia.LaunchConfig(global_size=64, local_size=64)
+    kernel = wia.compile_kernel(ctx, STATIC_LOCAL, "static_local", f"-D WORDS={words}")
+    wia.launch_kernel(kernel, config, out)
+    expected = ((np.arange(64) + 1) % 64).astype(np.int32)
+    ph.assert_array_equal(out.numpy(), expected, f"launch_kernel(static_local) with -D WORDS={words}")
+    wia.destroy_kernel(kernel)
+    options = f"-D WORDS={words + 1}"
+    try:
+        kernel = wia.compile_kernel(ctx, STATIC_LOCAL, "static_local", options)
+    except wia.CompileError:
+        return
+    ph.assert_raises_code(E.INVALID_LAUNCH_CONFIG, wia.launch_kernel, kernel, config, out)
+    wia.destroy_kernel(kernel)
+
+
 # -- R-3.6.2-06: destroying -----------------------------------------------------------------------------------------
 
 

@@ -225,6 +225,32 @@ def test_transpose_through_a_local_tile(ctx: wia.Context) -> None:
     ph.assert_array_equal(out.numpy(), np.ascontiguousarray(a.T), call)
 
 
+GLOBAL_FENCE = """
+__kernel void neighbours(__global int* buf, __global int* out)
+{
+    const int g = get_global_id(0), l = get_local_id(0), wg = get_local_size(0);
+    buf[g] = buf[g] * 3 + 1;
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    out[g] = buf[g - l + (l + 1) % wg];
+}
+"""
+
+
+@pytest.mark.req("R-3.6.2-01")
+def test_barrier_with_a_global_fence(ctx: wia.Context) -> None:
+    """``barrier(CLK_GLOBAL_MEM_FENCE)``: ``__global`` writes of a work-group's work-items are visible to the other
+    work-items of the group after it (OpenCL 1.2 section 6.12.8)."""
+    rng = np.random.default_rng(3636)
+    n, wg = 512, 64
+    x = rng.integers(-(10**6), 10**6, n).astype(np.int32)
+    buf, out = wia.tensor(x, ctx=ctx), wia.tensor(np.full(n, -559038737, np.int32), ctx=ctx)
+    call = run(ctx, GLOBAL_FENCE, "neighbours", wia.LaunchConfig(global_size=n, local_size=wg), buf, out)
+    updated = x * 3 + 1
+    g = np.arange(n)
+    ph.assert_array_equal(buf.numpy(), updated, f"{call}: buf")
+    ph.assert_array_equal(out.numpy(), updated[g - g % wg + (g % wg + 1) % wg], f"{call}: out")
+
+
 # -- atomics --------------------------------------------------------------------------------------------------------
 
 HISTOGRAM = """
