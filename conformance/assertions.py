@@ -234,6 +234,18 @@ def requires_streams(count: int, caps: wia.DeviceCapabilities | None = None) -> 
         pytest.skip(f"{NOT_SUPPORTED_PREFIX} the test needs {count} streams, max_streams is {caps.max_streams}")
 
 
+def requires_work_group(items: int, caps: wia.DeviceCapabilities | None = None) -> None:
+    """Skip as not supported unless a work-group may have ``items`` work-items (``max_work_group_size``): a kernel
+    written for that work-group size cannot run on a device that allows fewer."""
+    __tracebackhide__ = True
+    caps = caps if caps is not None else device_capabilities()
+    if caps.max_work_group_size < items:
+        pytest.skip(
+            f"{NOT_SUPPORTED_PREFIX} the test needs work-groups of {items} work-items, max_work_group_size is "
+            f"{caps.max_work_group_size}"
+        )
+
+
 def requires_dtype(dtype: np.dtype[Any], caps: wia.DeviceCapabilities | None = None) -> None:
     """Skip as not supported unless the device claims ``dtype``.
 

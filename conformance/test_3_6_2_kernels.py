@@ -62,7 +62,9 @@ def test_the_spec_vector_add(ctx: wia.Context) -> None:
     a, b = rng.random(n, np.float32), rng.random(n, np.float32)
     ta, tb, tc = wia.tensor(a, ctx=ctx), wia.tensor(b, ctx=ctx), wia.zeros(n, ctx=ctx)
     kernel = wia.compile_kernel(ctx, VECTOR_ADD, "vector_add")
-    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=1024, local_size=256), ta, tb, tc, n)
+    wia.launch_kernel(
+        kernel, wia.LaunchConfig(global_size=1024, local_size=64), ta, tb, tc, n
+    )  # groups of 64 fit every device
     ph.assert_array_close(tc.numpy(), a + b, np.dtype(np.float32), "vector_add(a, b, c, 1000)")
     wia.destroy_kernel(kernel)
     ph.assert_raises_code(E.INVALID_KERNEL, wia.launch_kernel_async, kernel, wia.LaunchConfig(global_size=1024))
@@ -224,7 +226,7 @@ def test_set_kernel_arg_then_launch_async_in_stream_order(ctx: wia.Context) -> N
     kernel = wia.compile_kernel(ctx, AXPY, "axpy")
     for index, value in enumerate((tx, ty, 2.0, n)):
         wia.set_kernel_arg(kernel, index, value)
-    config = wia.LaunchConfig(global_size=1024, local_size=128)
+    config = wia.LaunchConfig(global_size=1024, local_size=64)
     wia.launch_kernel_async(kernel, config, stream)  # y = 2 x + y
     wia.set_kernel_arg(kernel, 2, -0.5)
     wia.launch_kernel_async(kernel, config, stream)  # y = -0.5 x + y, after the first

@@ -32,6 +32,8 @@ U32 = np.dtype(np.uint32)
 def run(ctx: wia.Context, source: str, name: str, config: wia.LaunchConfig, *args: Any) -> str:
     """Compile ``name``, run it once with ``args`` (blocking) and destroy it; returns the call for messages."""
     ph.requires("supports_custom_kernels")
+    if config.local_dims is not None:
+        ph.requires_work_group(int(np.prod(config.local_dims)))
     kernel = wia.compile_kernel(ctx, source, name)
     try:
         wia.launch_kernel(kernel, config, *args)
@@ -182,7 +184,7 @@ __kernel void group_sum(__global const float* x, __global float* sums, __local f
 
 
 @pytest.mark.req("R-3.6.2-01", "R-3.6.2-03", "R-3.1-03")
-@pytest.mark.parametrize("local_size", [32, 128])
+@pytest.mark.parametrize("local_size", [16, 64])
 def test_work_group_tree_reduction(ctx: wia.Context, local_size: int) -> None:
     """A tree reduction in a ``__local`` buffer whose size is given at launch (``local_size * 4`` bytes), with a
     barrier after every level; the data's sums are exact in float, so the order does not matter."""
@@ -197,7 +199,7 @@ def test_work_group_tree_reduction(ctx: wia.Context, local_size: int) -> None:
 
 
 TRANSPOSE = """
-#define TILE 16
+#define TILE 8
 __kernel void transpose(__global const float* in, __global float* out, const int rows, const int cols)
 {
     __local float tile[TILE][TILE + 1];
@@ -220,7 +222,7 @@ def test_transpose_through_a_local_tile(ctx: wia.Context) -> None:
     rows, cols = 48, 32
     a = rng.standard_normal((rows, cols)).astype(np.float32)
     out = wia.tensor(np.full((cols, rows), np.nan, np.float32), ctx=ctx)
-    config = wia.LaunchConfig(global_size=(cols, rows), local_size=(16, 16))
+    config = wia.LaunchConfig(global_size=(cols, rows), local_size=(8, 8))
     call = run(ctx, TRANSPOSE, "transpose", config, wia.tensor(a, ctx=ctx), out, rows, cols)
     ph.assert_array_equal(out.numpy(), np.ascontiguousarray(a.T), call)
 
@@ -784,7 +786,7 @@ def test_math_built_ins_within_the_opencl_ulp_bounds(ctx: wia.Context) -> None:
     y = rng.uniform(-4.0, 4.0, n).astype(np.float32)
     t = rng.uniform(-10.0, 10.0, n).astype(np.float32)
     out = wia.tensor(np.full(7 * n, np.nan, np.float32), ctx=ctx)
-    config = wia.LaunchConfig(global_size=1024, local_size=128)
+    config = wia.LaunchConfig(global_size=1024, local_size=64)
     tensors = [wia.tensor(v, ctx=ctx) for v in (x, y, t)]
     call = run(ctx, MATH_ULP, "math_ulp", config, *tensors, out, n)
     got = out.numpy().reshape(7, n)

@@ -206,6 +206,14 @@ def test_assert_ulp_close() -> None:
     assert "1 of 1 elements off" in failure_message(ph.assert_ulp_close, nan, np.array([1.0]), f32, 1, "c")
 
 
+def test_requires_work_group_skips_as_not_supported() -> None:
+    ph.requires_work_group(256, make_caps())  # max_work_group_size 256: runs
+    with pytest.raises(pytest.skip.Exception) as excinfo:
+        ph.requires_work_group(257, make_caps())
+    assert rp.classify_skip(str(excinfo.value)) == "not supported"
+    assert "max_work_group_size is 256" in str(excinfo.value)
+
+
 def test_assert_bytes_equal() -> None:
     data = np.arange(10, dtype=np.uint8)
     ph.assert_bytes_equal(data.copy(), data, "copy")
