@@ -234,6 +234,18 @@ def requires_streams(count: int, caps: wia.DeviceCapabilities | None = None) -> 
         pytest.skip(f"{NOT_SUPPORTED_PREFIX} the test needs {count} streams, max_streams is {caps.max_streams}")
 
 
+def requires_work_group(items: int, caps: wia.DeviceCapabilities | None = None) -> None:
+    """Skip as not supported unless a work-group may have ``items`` work-items (``max_work_group_size``): a kernel
+    written for that work-group size cannot run on a device that allows fewer."""
+    __tracebackhide__ = True
+    caps = caps if caps is not None else device_capabilities()
+    if caps.max_work_group_size < items:
+        pytest.skip(
+            f"{NOT_SUPPORTED_PREFIX} the test needs work-groups of {items} work-items, max_work_group_size is "
+            f"{caps.max_work_group_size}"
+        )
+
+
 def requires_dtype(dtype: np.dtype[Any], caps: wia.DeviceCapabilities | None = None) -> None:
     """Skip as not supported unless the device claims ``dtype``.
 
@@ -380,6 +392,43 @@ def assert_array_equal(got: object, expected: npt.NDArray[Any], call: str) -> No
         fail(
             f"{fmt(got)} ({int(bad.sum())} of {bad.size} elements differ; first at {index}: {got[index]!r})",
             f"exactly {fmt(expected)} (at {index}: {expected[index]!r})",
+            call,
+        )
+
+
+def ulp_of(reference: npt.NDArray[Any], dtype: np.dtype[Any]) -> npt.NDArray[np.float64]:
+    """OpenCL's ulp of each real ``reference`` value in ``dtype`` (OpenCL 1.2 section 7.4): the gap between the two
+    consecutive finite ``dtype`` numbers around it (for a representable value, the gap above its magnitude)."""
+    mag = np.abs(np.asarray(reference, dtype=np.float64))
+    with np.errstate(over="ignore"):
+        low = mag.astype(dtype)
+        low = np.where(low.astype(np.float64) > mag, np.nextafter(low, dtype.type(0)), low).astype(dtype)
+    return np.asarray(np.spacing(low), dtype=np.float64)
+
+
+def assert_ulp_close(got: object, reference: npt.NDArray[Any], dtype: np.dtype[Any], ulps: float, call: str) -> None:
+    """``got`` (of ``dtype``) is within ``ulps`` units in the last place of the exact ``reference`` (float64, not
+    rounded): ``|got - reference| <= ulps * ulp(reference)``, the measure of the OpenCL 1.2 accuracy tables
+    (section 7.4, Table 7.1: e.g. ``sqrt`` 3 ulp, ``sin`` 4 ulp, ``pow`` 16 ulp; 0 ulp means correctly rounded,
+    which allows half an ulp)."""
+    __tracebackhide__ = True
+    if not isinstance(got, np.ndarray):
+        fail(f"{fmt(got)} of type {type(got).__name__}", "a numpy array", call)
+    ref = np.asarray(reference, dtype=np.float64)
+    if got.dtype != dtype:
+        fail(f"dtype {got.dtype.name}", f"dtype {dtype.name}", call)
+    if got.shape != ref.shape:
+        fail(f"shape {got.shape}", f"shape {ref.shape}", call)
+    allowed = max(float(ulps), 0.5) * ulp_of(ref, dtype)
+    error = np.abs(got.astype(np.float64) - ref)
+    bad = ~(error <= allowed)
+    if bad.any():
+        index = tuple(int(i) for i in np.argwhere(bad)[0])
+        worst = float(np.max(np.where(np.isfinite(error), error / ulp_of(ref, dtype), np.inf)))
+        fail(
+            f"{fmt(got)} ({int(bad.sum())} of {bad.size} elements off; first at {index}: {got[index]!r}, "
+            f"{float(error[index] / ulp_of(ref, dtype)[index]):.3g} ulp; worst {worst:.3g} ulp)",
+            f"within {ulps:g} ulp of the exact {float(ref[index])!r} at {index}",
             call,
         )
 

@@ -184,6 +184,36 @@ def test_assert_array_close_checks_dtype_shape_and_exact_types() -> None:
     ph.assert_array_close(nan, nan, f32, "NaN where NaN is expected")
 
 
+def test_ulp_of_follows_the_opencl_definition() -> None:
+    f32 = np.dtype(np.float32)
+    assert ph.ulp_of(np.array([1.0, 1.5, -3.0]), f32).tolist() == [2.0**-23, 2.0**-23, 2.0**-22]
+    # a real value just below a power of two lies in the gap below it
+    assert ph.ulp_of(np.array([2.0 - 2.0**-30]), f32).tolist() == [2.0**-23]
+    assert ph.ulp_of(np.array([0.0]), f32).tolist() == [float(np.finfo(f32).smallest_subnormal)]
+
+
+def test_assert_ulp_close() -> None:
+    f32 = np.dtype(np.float32)
+    exact = np.array([1.0 + 2.0**-25, 3.0, -0.1])
+    rounded = exact.astype(f32)
+    ph.assert_ulp_close(rounded, exact, f32, 0, "correctly rounded")
+    three_off = (rounded.astype(np.float64) + 3 * ph.ulp_of(exact, f32)).astype(f32)
+    ph.assert_ulp_close(three_off, exact, f32, 4, "sin(x)")
+    text = failure_message(ph.assert_ulp_close, three_off, exact, f32, 2, "sqrt(x)")
+    assert MESSAGE_SHAPE.fullmatch(text) and "within 2 ulp" in text and "[sqrt(x)]" in text
+    assert "dtype float64" in failure_message(ph.assert_ulp_close, exact, exact, f32, 1, "c")
+    nan = np.array([np.nan], f32)
+    assert "1 of 1 elements off" in failure_message(ph.assert_ulp_close, nan, np.array([1.0]), f32, 1, "c")
+
+
+def test_requires_work_group_skips_as_not_supported() -> None:
+    ph.requires_work_group(256, make_caps())  # max_work_group_size 256: runs
+    with pytest.raises(pytest.skip.Exception) as excinfo:
+        ph.requires_work_group(257, make_caps())
+    assert rp.classify_skip(str(excinfo.value)) == "not supported"
+    assert "max_work_group_size is 256" in str(excinfo.value)
+
+
 def test_assert_bytes_equal() -> None:
     data = np.arange(10, dtype=np.uint8)
     ph.assert_bytes_equal(data.copy(), data, "copy")
