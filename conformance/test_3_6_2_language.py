@@ -719,11 +719,6 @@ __kernel void private_pointers(__global const int* a, __global const int* b, __g
 
 
 @pytest.mark.req("R-3.6.2-01", "R-3.2.1-02")
-@pytest.mark.xfail(
-    strict=True,
-    reason="sim deviation: '&lo' of a private scalar compiles, then the launch raises NOT_SUPPORTED ('taking the "
-    "address of this expression is not supported'); pointers into private arrays work",
-)
 def test_pointers_to_private_scalars(ctx: wia.Context) -> None:
     """The address of a private scalar (``&lo``) passed to a helper function and through a local pointer: plain C,
     so a kernel the device compiles must run (a claimed feature works, R-3.2.1-02)."""

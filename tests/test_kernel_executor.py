@@ -472,3 +472,21 @@ def test_half_as_a_storage_type() -> None:
     np.testing.assert_array_equal(f, x.astype(np.float32))
     np.testing.assert_array_equal(y[:64], (x.astype(np.float32) * np.float32(3) + np.float32(0.1)).astype(np.float16))
     np.testing.assert_array_equal(y[68:72], (x[4:8].astype(np.float32) * 2).astype(np.float16))
+
+
+def test_pointers_to_private_scalars_and_vectors() -> None:
+    src = """void bump(int* p, int by) { *p += by; }
+    __kernel void k(__global int* out) {
+        int v = get_global_id(0);
+        int* p = &v;
+        *p += 2;
+        if (v % 2) bump(&v, 10);
+        float4 q = (float4)(1.0f);
+        float* f = (float*)&q;
+        f[2] = 5.0f;
+        out[get_global_id(0)] = v + (int)q.z;
+    }"""
+    o = np.zeros(8, np.int32)
+    run(src, [o], 8)
+    gid = np.arange(8)
+    np.testing.assert_array_equal(o, gid + 2 + np.where((gid + 2) % 2, 10, 0) + 5)
