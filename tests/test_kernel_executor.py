@@ -490,3 +490,27 @@ def test_pointers_to_private_scalars_and_vectors() -> None:
     run(src, [o], 8)
     gid = np.arange(8)
     np.testing.assert_array_equal(o, gid + 2 + np.where((gid + 2) % 2, 10, 0) + 5)
+
+
+GUARDS = {
+    "i % 3 != 0": lambda i: i % 3 != 0,
+    "i >= 5 && i < 40": lambda i: (i >= 5) & (i < 40),
+    "i == 17": lambda i: i == 17,
+    "i < 0": lambda i: i < 0,
+    "1": lambda i: np.ones(i.shape, bool),
+}
+
+
+@pytest.mark.parametrize("guard", GUARDS)
+def test_guarded_consecutive_accesses_touch_only_active_lanes(guard: str) -> None:
+    """Consecutive loads and stores (copied as one run, not gathered) with holes and edges in the active lanes."""
+    src = f"""__kernel void k(__global const float* a, __global float* c, const int n) {{
+        const int i = get_global_id(0);
+        if (i < n && ({guard})) c[i] = a[i] * 2.0f + a[n - 1 - i];
+    }}"""
+    rng = np.random.default_rng(11)
+    a = rng.random(50).astype(np.float32)
+    c = np.full(50, -7.0, np.float32)
+    run(src, [a, c, 50], 64)
+    active = GUARDS[guard](np.arange(50))
+    np.testing.assert_array_equal(c, np.where(active, a * np.float32(2) + a[::-1], np.float32(-7)))

@@ -210,9 +210,13 @@ class Region:
         size = elem_bytes(t)
         off = np.asarray(off, dtype=np.int64)
         esize = t.dtype.itemsize
-        # two reductions without temporaries decide the common case: every offset in bounds and aligned
-        in_bounds = off.size == 0 or (int(off.min()) >= 0 and int(off.max()) <= self.nbytes - size)
-        aligned = esize == 1 or off.size == 0 or not int(np.bitwise_or.reduce(off, axis=None)) & (esize - 1)
+        # reductions without temporaries decide the common case: every offset in bounds and aligned, looked at
+        # between the first and the last active lane (a guard like ``if (i < n)`` switches off a tail whose
+        # offsets lie past the end)
+        span = _span(mask) if off.ndim == 1 and off.size == mask.size else None
+        seen = off[span[0] : span[1] + 1] if span is not None else off
+        in_bounds = seen.size == 0 or (int(seen.min()) >= 0 and int(seen.max()) <= self.nbytes - size)
+        aligned = esize == 1 or seen.size == 0 or not int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1)
         if not (in_bounds and aligned):
             limit = self.nbytes - size
             # one unsigned comparison finds negative offsets and those past the end alike
@@ -244,9 +248,15 @@ class Region:
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
         idx = flat >> (esize.bit_length() - 1)
-        if t.width > 1:
-            idx = idx[..., None] + np.arange(t.width)
-        values = np.take(view, idx, mode="clip")  # lanes outside ``ok`` read something harmless
+        span = _span(ok) if t.width == 1 and idx.ndim == 1 else None
+        start = _consecutive(idx, span) if span is not None else None
+        if span is not None and start is not None:  # a run of consecutive elements: one copy, no gather
+            values = np.zeros(idx.shape, t.dtype)
+            values[span[0] : span[1] + 1] = view[start : start + span[1] - span[0] + 1]
+        else:
+            if t.width > 1:
+                idx = idx[..., None] + np.arange(t.width)
+            values = np.take(view, idx, mode="clip")  # lanes outside ``ok`` read something harmless
         n = lane_count(ok)
         st.counts[f"{self.space}_bytes_read"] = st.counts.get(f"{self.space}_bytes_read", 0) + n * elem_bytes(t)
         if st.checks and n:
@@ -268,13 +278,16 @@ class Region:
             return
         if st.checks:
             self._check(st, flat, ok, t, write=True, atomic=atomic)
-        if n == n_lanes:
-            sel_idx, sel_vals = idx, vals
+        span = _span(ok) if t.width == 1 else None
+        start = _consecutive(idx, span) if span is not None else None
+        if span is not None and start is not None:  # a run of consecutive elements: one masked copy, no scatter
+            lo, hi = span
+            np.copyto(view[start : start + hi - lo + 1], vals[lo : hi + 1], where=ok[lo : hi + 1])
         else:
-            sel_idx, sel_vals = idx[ok], vals[ok]
-        if t.width > 1:
-            sel_idx = sel_idx[:, None] + np.arange(t.width)
-        view[sel_idx] = sel_vals
+            sel_idx, sel_vals = (idx, vals) if n == n_lanes else (idx[ok], vals[ok])
+            if t.width > 1:
+                sel_idx = sel_idx[:, None] + np.arange(t.width)
+            view[sel_idx] = sel_vals
         st.counts[f"{self.space}_bytes_written"] = st.counts.get(f"{self.space}_bytes_written", 0) + n * elem_bytes(t)
 
     # ---------------------------------------------------------------------------------------------------------
@@ -469,3 +482,23 @@ def _indexer(keys: Array) -> tuple[Array | slice, bool]:
     if int(keys[-1]) - int(keys[0]) == keys.size - 1:
         return slice(int(keys[0]), int(keys[-1]) + 1), True
     return keys, True
+
+
+def _span(mask: Array) -> tuple[int, int] | None:
+    """The first and the last active lane, or None when none is active."""
+    if mask.ndim != 1 or mask.size == 0:
+        return None
+    lo = int(np.argmax(mask))
+    if not mask[lo]:
+        return None
+    return lo, mask.size - 1 - int(np.argmax(mask[::-1]))
+
+
+def _consecutive(idx: Array, span: tuple[int, int]) -> int | None:
+    """The first element when ``idx`` counts up by one from lane ``span[0]`` to lane ``span[1]``, else None."""
+    lo, hi = span
+    if idx.ndim != 1 or int(idx[hi]) - int(idx[lo]) != hi - lo:
+        return None
+    if hi > lo and not bool((idx[lo + 1 : hi + 1] > idx[lo:hi]).all()):
+        return None
+    return int(idx[lo])
