@@ -88,3 +88,25 @@ def test_race_check_matches_pairwise_reference(
     with pytest.raises(KernelFault) as info:
         run_kernel(program, "k", args, Geometry((n, 1, 1), (wg, 1, 1)))
     assert (info.value.check, info.value.line) == (f"race_{space}", line[expected]), str(info.value)
+
+
+def test_a_barrier_only_some_work_groups_execute_orders_only_their_accesses() -> None:
+    """Reads waiting to be recorded must survive a barrier that other work-groups skip (uniformly per group, so
+    it is no divergence): group 0 is ordered by it, group 1 races."""
+    src = """__kernel void k(__global int* out, const int ordered_groups) {
+        __local int t[4];
+        const int l = get_local_id(0);
+        t[l] = l;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        const int v = t[(l + 1) % 4];
+        if (get_group_id(0) < ordered_groups) barrier(CLK_LOCAL_MEM_FENCE);
+        t[l] = v;
+        out[get_global_id(0)] = v;
+    }"""
+    program = compile_source(src)
+    out = np.zeros(8, np.int32)
+    run_kernel(program, "k", [out.view(np.uint8), 2], Geometry((8, 1, 1), (4, 1, 1)))
+    assert out.tolist() == [1, 2, 3, 0] * 2
+    with pytest.raises(KernelFault) as info:
+        run_kernel(program, "k", [out.view(np.uint8), 1], Geometry((8, 1, 1), (4, 1, 1)))
+    assert (info.value.check, info.value.line, info.value.group) == ("race_local", 8, (1, 0, 0))

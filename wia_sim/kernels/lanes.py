@@ -71,16 +71,17 @@ class Lanes:
         self.total = geometry.total
 
     @functools.cached_property
-    def _flat(self) -> Array:
+    def ids(self) -> Array:
+        """0, 1, 2, ...: each lane's own index (shared, never written)."""
         return np.arange(self.total, dtype=np.int64)
 
     @functools.cached_property
     def group(self) -> Array:
-        return self._flat // self.geometry.group_size
+        return self.ids // self.geometry.group_size
 
     @functools.cached_property
     def local_index(self) -> Array:
-        return self._flat % self.geometry.group_size
+        return self.ids % self.geometry.group_size
 
     def _split(self, flat: Array, sizes: Dims) -> tuple[Array, Array, Array]:
         zeros = np.zeros(self.total, dtype=np.int64)
@@ -96,14 +97,14 @@ class Lanes:
     @functools.cached_property
     def local_id(self) -> tuple[Array, Array, Array]:
         if self.geometry.num_groups == (1, 1, 1):
-            return self._split(self._flat, self.geometry.local_size)
+            return self._split(self.ids, self.geometry.local_size)
         return self._split(self.local_index, self.geometry.local_size)
 
     @functools.cached_property
     def global_id(self) -> tuple[Array, Array, Array]:
         g = self.geometry
         if g.local_size[1] == g.local_size[2] == 1 and g.num_groups[1] == g.num_groups[2] == 1:
-            x = self._flat + g.global_offset[0] if g.global_offset[0] else self._flat
+            x = self.ids + g.global_offset[0] if g.global_offset[0] else self.ids
             zeros = np.zeros(self.total, dtype=np.int64)
             return (x, zeros + g.global_offset[1], zeros + g.global_offset[2])
         gid = self.group_id

@@ -172,6 +172,10 @@ class Region:
         self.r_epoch: Array | None = None
         self.r_group: Array | None = None
         self.init: Array | None = None
+        self._pending_reads: list[tuple[Array, Array]] = []  # __local reads not yet in the shadow (see _race)
+        self._pending_size = 0
+        self._written = False  # a write is on record in w_lane
+        self._all_init = False  # every byte of __local memory was written (looked at at each barrier)
         if space == "local":
             self.init = np.zeros(data.size, dtype=bool)
 
@@ -298,7 +302,7 @@ class Region:
         n_lanes = ok.shape[0]
         flat = np.broadcast_to(flat, (n_lanes,))
         if bool(ok.all()):
-            lanes, starts = np.arange(n_lanes), flat
+            lanes, starts = st.lanes.ids, flat
         else:
             lanes = np.flatnonzero(ok)
             starts = flat[lanes]
@@ -307,7 +311,7 @@ class Region:
             comps = np.arange(t.width) * esize
             starts = (starts[:, None] + comps).reshape(-1)
             lanes = np.repeat(lanes, t.width)
-        if self.init is not None:
+        if self.init is not None and not self._all_init:
             # one flag per byte, read and written as one unsigned word per element (accesses here are aligned)
             shift = esize.bit_length() - 1
             init = self.init.view(np.dtype(f"u{esize}"))
@@ -334,9 +338,19 @@ class Region:
         memory, their barrier epochs and the readers' group (``-1``: several groups). ``__local`` memory needs
         neither: it belongs to one group and is forgotten at each barrier (``barrier``). Conflicts are checked
         against what earlier accesses recorded, so a buffer's first access in a launch costs one pass."""
-        size = self.data.size // self.granule + 1
         gs = st.lanes.geometry.group_size
         local = self.space == "local"
+        if local and not write and not self._written:
+            # nothing written since the last barrier: no conflict is possible now, and the reads matter only if a
+            # write comes before the next barrier, so they wait (a barrier usually forgets them unexamined)
+            self._pending_reads.append((keys, lanes))
+            self._pending_size += keys.size
+            if self._pending_size > _PENDING_READS:
+                self._fold_reads()
+            return
+        if local and write:
+            self._fold_reads()
+        size = self.data.size // self.granule + 1
         at, distinct = _indexer(keys)
         my_group = lanes // gs
         my_epoch = st.epoch[my_group] if not local and bool(st.epoch.any()) else None
@@ -348,7 +362,7 @@ class Region:
                 return True
             return np.asarray((other_group != my_group) | (other_epoch == my_epoch))
 
-        if self.w_lane is not None:
+        if self.w_lane is not None and self._written:
             assert self.w_epoch is not None
             wl = self.w_lane[at]
             conflict = (wl >= 0) & (wl != lanes)
@@ -373,6 +387,7 @@ class Region:
                 self.w_epoch = np.zeros(size, np.int32)
             assert self.w_epoch is not None
             self.w_lane[at] = lanes
+            self._written = True
             if my_epoch is not None:
                 self.w_epoch[at] = my_epoch
             if not distinct:
@@ -382,15 +397,27 @@ class Region:
                     same = np.flatnonzero(keys == key)  # report the second writer in lane order
                     self._report(st, check, True, "write", int(lanes[same[1]]), int(lanes[same[0]]), int(key))
             return
+        if local:
+            self._pending_reads.append((keys, lanes))
+            self._fold_reads()
+            return
         if self.r_lane is None:
             self.r_lane = np.full(size, -1, np.int32)
-            if not local:
-                self.r_epoch = np.zeros(size, np.int32)
-                self.r_group = np.zeros(size, np.int32)
-        if local:
+            self.r_epoch = np.zeros(size, np.int32)
+            self.r_group = np.zeros(size, np.int32)
+        self._record_global_reads(keys, lanes, at, distinct, my_group, my_epoch)
+
+    def _fold_reads(self) -> None:
+        """Record the waiting ``__local`` reads in the shadow, in the order they happened."""
+        if not self._pending_reads:
+            return
+        if self.r_lane is None:
+            self.r_lane = np.full(self.data.size // self.granule + 1, -1, np.int32)
+        for keys, lanes in self._pending_reads:
+            at, distinct = _indexer(keys)
             self._record_local_reads(keys, lanes, at, distinct)
-        else:
-            self._record_global_reads(keys, lanes, at, distinct, my_group, my_epoch)
+        self._pending_reads.clear()
+        self._pending_size = 0
 
     def _record_local_reads(self, keys: Array, lanes: Array, at: Array | slice, distinct: bool) -> None:
         assert self.r_lane is not None
@@ -441,7 +468,15 @@ class Region:
         accesses before the barrier can no longer race with anything: their shadow rows are cleared."""
         if self.space != "local":
             return
+        if self.init is not None and not self._all_init:
+            self._all_init = bool(self.init.reshape(-1, self.stride)[:, : self.nbytes].all())
         every = bool(reached.all())
+        if every:
+            self._pending_reads.clear()
+            self._pending_size = 0
+            self._written = False
+        else:
+            self._fold_reads()
         per_row = self.stride // self.granule
         for shadow in (self.w_lane, self.r_lane):
             if shadow is None:
@@ -467,6 +502,9 @@ class Region:
         )
         raise st.fault(check, what, lane, at)
 
+
+_PENDING_READS = 1 << 22
+"""How many ``__local`` read records may wait before they are written into the shadow (bounds their memory)."""
 
 _ALL_BYTES_WRITTEN = {1: 0x01, 2: 0x0101, 4: 0x01010101, 8: 0x0101010101010101}
 """The ``init`` flags of an element whose every byte was written, read as one unsigned word."""
