@@ -514,3 +514,21 @@ def test_guarded_consecutive_accesses_touch_only_active_lanes(guard: str) -> Non
     run(src, [a, c, 50], 64)
     active = GUARDS[guard](np.arange(50))
     np.testing.assert_array_equal(c, np.where(active, a * np.float32(2) + a[::-1], np.float32(-7)))
+
+
+def test_vload3_and_vstore3_touch_three_packed_elements() -> None:
+    """vload3/vstore3 (and the half forms) move 3 scalars, 12 bytes for floats: the last three elements of a buffer
+    are in bounds although a float3 variable occupies 16 bytes."""
+    src = """__kernel void k(__global const float* a, __global float* o, __global const half* h, __global half* ho) {
+        const int i = get_global_id(0);
+        vstore3(vload3(i, a) * 2.0f, i, o);
+        vstore_half3(vload_half3(i, h) + 1.0f, i, ho);
+    }"""
+    a = np.arange(9, dtype=np.float32)
+    o = np.zeros(9, np.float32)
+    h = np.linspace(-2, 2, 9).astype(np.float16)
+    ho = np.zeros(9, np.float16)
+    result = run(src, [a, o, h, ho], 3, 3)
+    np.testing.assert_array_equal(o, a * 2)
+    np.testing.assert_array_equal(ho, (h.astype(np.float32) + 1).astype(np.float16))
+    assert result.counts["global_bytes_read"] == 9 * 4 + 9 * 2

@@ -567,6 +567,11 @@ class _Executor:
             raise UnsupportedKernel(f"line {self.st.line}: dereference of a null or void pointer")
         return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
 
+    def value_at(self, p: Pointer, mask: Array) -> Array:
+        """The scalar or vector ``p`` points to, per lane."""
+        assert p.region is not None and p.elem is not None
+        return p.region.load(self.st, p.off, mask, p.elem)
+
     def store(self, p: Pointer, v: Value, mask: Array) -> None:
         if p.region is None or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: store through a null or void pointer")
@@ -953,7 +958,12 @@ class _Executor:
                 raise UnsupportedKernel(f"line {self.st.line}: vload of a non-pointer")
             t = p.elem.scalar.vector(width)
             addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * width
-            loaded = self.load(Pointer(p.region, t, addr), mask)
+            if width == 3:  # three packed scalars (12 bytes for floats), not a 16-byte 3-vector in memory
+                scalar = p.elem.scalar
+                parts = [self.value_at(Pointer(p.region, scalar, addr + k * t.dtype.itemsize), mask) for k in range(3)]
+                loaded: Result = Value(t, np.stack(np.broadcast_arrays(*parts), axis=-1))
+            else:
+                loaded = self.load(Pointer(p.region, t, addr), mask)
             if halves and isinstance(loaded, Value):
                 return self.to_value(loaded, SCALARS["float"].vector(width))
             return loaded
@@ -964,7 +974,13 @@ class _Executor:
             raise UnsupportedKernel(f"line {self.st.line}: vstore to a non-pointer")
         t = p.elem.scalar.vector(width)
         addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * width
-        self.store(Pointer(p.region, t, addr), data, mask)
+        if width == 3:
+            packed = np.asarray(self.to_value(data, t).a)
+            for k in range(3):
+                part = Value(p.elem.scalar, packed[..., k])
+                self.store(Pointer(p.region, p.elem.scalar, addr + k * t.dtype.itemsize), part, mask)
+        else:
+            self.store(Pointer(p.region, t, addr), data, mask)
         return Value(INT, np.asarray(0, np.int32))
 
     def atomic(self, op: str, args: list[c_ast.Node], mask: Array, node: c_ast.Node) -> Value:
