@@ -75,6 +75,11 @@ def test_launch_config_styles() -> None:
     assert opencl.global_dims == (1024, 4, 1) and opencl.local_dims == (256, 1, 1) and opencl.shared_bytes == 4096
     cuda = wia.LaunchConfig(grid_dim=(128, 128, 1), block_dim=(16, 16, 1), shared_mem=49152)
     assert cuda.global_dims == (2048, 2048, 1) and cuda.local_dims == (16, 16, 1) and cuda.shared_bytes == 49152
+    # work_dim: how many sizes were given (clEnqueueNDRangeKernel's work_dim), or said
+    assert (opencl.work_dim, cuda.work_dim) == (2, 3)
+    assert wia.LaunchConfig(global_size=np.int64(64)).work_dim == 1
+    assert wia.LaunchConfig(global_size=(64, 1)).work_dim == 2
+    assert wia.LaunchConfig(global_size=64, work_dim=3).work_dim == 3
 
 
 @pytest.mark.parametrize(
@@ -87,6 +92,9 @@ def test_launch_config_styles() -> None:
         {"global_size": (1, 2, 3, 4)},
         {"global_size": 1024, "shared_memory": -1},
         {"global_size": "1024"},
+        {"global_size": 1.5},
+        {"global_size": True},
+        {"global_size": 64, "work_dim": 4},
     ],
 )
 def test_bad_launch_configs_are_invalid_value(fields: dict[str, Any]) -> None:

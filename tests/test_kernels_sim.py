@@ -155,3 +155,17 @@ def test_an_unsuffixed_literal_is_single_precision_without_doubles() -> None:
         assert counts[kind] == 8, (kind, counts)
         expected = np.float32(3.0 * 0.1) if kind == "float64_ops" else np.float32(3.0) * np.float32(0.1)
         assert y[0] == expected
+
+
+def test_get_work_dim_is_the_number_of_sizes_given(ctx: wia.Context) -> None:
+    kernel = wia.compile_kernel(
+        ctx, "__kernel void k(__global int* o) { if (get_global_id(0) == 0) o[0] = get_work_dim(); }", "k"
+    )
+    out = wia.zeros(1, dtype=np.int32, ctx=ctx)
+    for config, expected in [
+        (wia.LaunchConfig(global_size=4), 1),
+        (wia.LaunchConfig(global_size=(4, 1)), 2),
+        (wia.LaunchConfig(grid_dim=(1, 1, 1), block_dim=(2, 1, 1)), 3),
+    ]:
+        wia.launch_kernel(kernel, config, out)
+        assert out.numpy()[0] == expected, config

@@ -9,6 +9,7 @@ backend's (``Backend.compile_kernel`` and ``Backend.launch_kernel``); a device t
 from __future__ import annotations
 
 import math
+import operator
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -29,18 +30,27 @@ Dims = tuple[int, int, int]
 
 
 def _dims(value: Any) -> Dims | None:
+    """1 to 3 positive sizes (Python or NumPy integers) as three dimensions."""
     if value is None:
         return None
-    items = (value,) if isinstance(value, int) else tuple(value)
-    if not 1 <= len(items) <= 3 or any(isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in items):
-        raise ValueError(f"expected 1 to 3 positive ints, got {value!r}")
-    return (*items, *(1,) * (3 - len(items)))
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    try:
+        if not 1 <= len(items) <= 3 or any(isinstance(v, bool) for v in items):
+            raise TypeError
+        sizes = tuple(operator.index(v) for v in items)
+    except TypeError:
+        raise ValueError(f"expected an int or 1 to 3 positive ints, got {value!r}") from None
+    if any(v < 1 for v in sizes):
+        raise ValueError(f"expected an int or 1 to 3 positive ints, got {value!r}")
+    x, y, z = (*sizes, 1, 1)[:3]
+    return (x, y, z)
 
 
 class LaunchConfig(WiaModel):
     """R-3.6.2-04: ``LaunchConfig(global_size, local_size, shared_memory)`` (OpenCL style) or
     ``LaunchConfig(grid_dim, block_dim, shared_mem)`` (CUDA style: global = grid × block). Sizes are 1 to 3 ints;
-    ``local_size`` may be omitted (the backend picks one). Use one style, not both."""
+    ``local_size`` may be omitted (the backend picks one). Use one style, not both. ``work_dim`` (what
+    ``get_work_dim()`` returns) is the number of sizes given, ``global_size=(1024, 1)`` is 2-D, unless set."""
 
     global_size: Dims | None = None
     local_size: Dims | None = None
@@ -48,6 +58,7 @@ class LaunchConfig(WiaModel):
     grid_dim: Dims | None = None
     block_dim: Dims | None = None
     shared_mem: int = Field(0, ge=0, strict=True)
+    work_dim: int | None = Field(None, ge=1, le=3, strict=True)
 
     @model_validator(mode="before")
     @classmethod
@@ -61,6 +72,10 @@ class LaunchConfig(WiaModel):
                 raise ValueError("give global_size (OpenCL style) or grid_dim and block_dim (CUDA style)")
             if cuda and "block_dim" not in cuda:
                 raise ValueError("the CUDA style needs block_dim with grid_dim")
+            given = [data[k] for k in ("global_size", "local_size", "grid_dim", "block_dim") if data.get(k) is not None]
+            if data.get("work_dim") is None:
+                lengths = [len(v) if isinstance(v, (tuple, list)) else 1 for v in given]
+                data = {**data, "work_dim": min(max(lengths, default=1), 3)}
             for key in ("global_size", "local_size", "grid_dim", "block_dim"):
                 if key in data:
                     data = {**data, key: _dims(data[key])}

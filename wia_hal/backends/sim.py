@@ -84,7 +84,7 @@ def _extent(ref: TensorRef) -> tuple[Buffer, int, int]:
 
 def _geometry(config: Any, max_work_group: int) -> Geometry:
     """The NDRange of a checked ``LaunchConfig``."""
-    return launch_geometry(config.global_dims, config.local_dims, max_work_group)
+    return launch_geometry(config.global_dims, config.local_dims, max_work_group, config.work_dim)
 
 
 def _groups(geometry: Geometry) -> int:

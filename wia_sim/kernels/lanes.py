@@ -46,15 +46,19 @@ class Geometry:
         return math.prod(self.global_size)
 
 
-def launch_geometry(global_size: Dims, local_size: Dims | None, max_work_group: int) -> Geometry:
+def launch_geometry(
+    global_size: Dims, local_size: Dims | None, max_work_group: int, work_dim: int | None = None
+) -> Geometry:
     """The NDRange of a launch; without a local size, the largest power-of-two work-group (up to 256 and the
-    device's maximum) that divides the first dimension, as OpenCL drivers pick one."""
+    device's maximum) that divides the first dimension, as OpenCL drivers pick one. Without ``work_dim``, the
+    dimensions up to the last one above 1."""
     if local_size is None:
         size = 1
         while size * 2 <= min(256, max_work_group) and global_size[0] % (size * 2) == 0:
             size *= 2
         local_size = (size, 1, 1)
-    work_dim = 3 if global_size[2] > 1 else (2 if global_size[1] > 1 else 1)
+    if work_dim is None:
+        work_dim = 3 if global_size[2] > 1 else (2 if global_size[1] > 1 else 1)
     return Geometry(global_size=global_size, local_size=local_size, work_dim=work_dim)
 
 
