@@ -15,7 +15,7 @@ from wia_sim.costmodel import TILINGS
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, available_models, load_model, model_path
 from wia_sim.kernel_run import dims, run_report
 from wia_sim.kernels import KernelCompileError, KernelNotFound
-from wia_sim.kernels.executor import KernelFault, UnsupportedKernel
+from wia_sim.kernels.executor import KernelFault, KernelTimeout, UnsupportedKernel
 from wia_sim.library import OPS, Operand
 from wia_sim.library.spec import ARITHMETIC_DTYPES
 
@@ -178,9 +178,13 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
             checks=not args.no_checks,
             fill=args.fill,
             seed=args.seed,
+            step_limit=args.step_limit,
         )
     except KernelCompileError as e:
         console.print(e.build_log, highlight=False, markup=False)
+        return 1
+    except KernelTimeout as e:
+        console.print(f"[red]wia-sim: {e}[/red]", highlight=False)
         return 1
     except KernelFault as e:
         console.print(f"[red]wia-sim: check {e.check} failed: {e}[/red]", highlight=False)
@@ -257,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
     kernel_parser.add_argument("--fill", choices=("random", "index", "zeros"), default="random")
     kernel_parser.add_argument("--seed", type=int, default=0)
     kernel_parser.add_argument("--no-checks", action="store_true", help="skip the sanitizer checks (faster)")
+    kernel_parser.add_argument(
+        "--step-limit", type=int, default=1_000_000, help="lockstep steps before a runaway kernel is stopped"
+    )
     args = parser.parse_args(argv)
     console = Console()
     try:

@@ -135,6 +135,7 @@ def run_report(
     checks: bool = True,
     fill: Fill = "random",
     seed: int = 0,
+    step_limit: int = 1_000_000,
 ) -> KernelRunReport:
     """Compile ``name`` from ``path``, run it once and time its counts on each model in ``hardware``.
 
@@ -150,7 +151,7 @@ def run_report(
     geometry = launch_geometry(global_size, local_size, max_group)
     if geometry.group_size > max_group:
         raise ValueError(f"a work-group of {geometry.group_size} work-items is over the models' maximum {max_group}")
-    result = run_kernel(program, name, args, geometry, checks=checks)
+    result = run_kernel(program, name, args, geometry, step_limit=step_limit, checks=checks)
     local_bytes = info.static_local_bytes + sum(a for p, a in zip(info.params, args, strict=True) if p.kind == "local")
     timings = []
     for model in models:
