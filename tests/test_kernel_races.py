@@ -110,3 +110,26 @@ def test_a_barrier_only_some_work_groups_execute_orders_only_their_accesses() ->
     with pytest.raises(KernelFault) as info:
         run_kernel(program, "k", [out.view(np.uint8), 1], Geometry((8, 1, 1), (4, 1, 1)))
     assert (info.value.check, info.value.line, info.value.group) == ("race_local", 8, (1, 0, 0))
+
+
+@pytest.mark.parametrize(
+    ("ridx", "widx", "wg", "barrier"),
+    [
+        ([0, 0, 0, 0], [-1, -1, 0, 1], 2, True),  # readers of two groups in one access, then one of them writes
+        ([1, 1, 1, 1], [-1, 1, -1, -1], 2, True),  # the writer's own group read too: still the other group races
+        ([0, 0, 0, 0], [-1, -1, -1, 0], 4, True),  # one group: the barrier orders every reader
+    ],
+)
+def test_race_check_cases_found_by_the_property_test(ridx: list[int], widx: list[int], wg: int, barrier: bool) -> None:
+    src, line = kernel("global", ("read", "write"), barrier)
+    program = compile_source(src)
+    n = len(ridx)
+    args = [np.asarray(x, np.int32).view(np.uint8) for x in (ridx, widx)]
+    args += [np.zeros(SLOTS, np.int32).view(np.uint8), np.zeros(n, np.int32).view(np.uint8)]
+    expected = reference(ridx, widx, wg, "global", ("read", "write"), barrier)
+    if expected is None:
+        run_kernel(program, "k", args, Geometry((n, 1, 1), (wg, 1, 1)))
+        return
+    with pytest.raises(KernelFault) as info:
+        run_kernel(program, "k", args, Geometry((n, 1, 1), (wg, 1, 1)))
+    assert (info.value.check, info.value.line) == ("race_global", line[expected])

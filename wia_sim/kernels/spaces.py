@@ -176,6 +176,7 @@ class Region:
         self._pending_size = 0
         self._written = False  # a write is on record in w_lane
         self._all_init = False  # every byte of __local memory was written (looked at at each barrier)
+        self._row_starts: Array | None = None
         if space == "local":
             self.init = np.zeros(data.size, dtype=bool)
 
@@ -198,12 +199,15 @@ class Region:
             self._views[key] = v
         return v
 
-    def rows(self, st: LaunchState) -> Array | int:
-        if self.per == "group":
-            return st.lanes.group
-        if self.per == "lane":
-            return np.arange(st.lanes.total, dtype=np.int64)
-        return 0
+    def row_starts(self, st: LaunchState) -> Array | None:
+        """The byte where each lane's row begins (its work-group's or its own), or None for one shared row;
+        computed once, a region lives for one launch."""
+        if self.per == "none":
+            return None
+        if self._row_starts is None:
+            rows = st.lanes.group if self.per == "group" else st.lanes.ids
+            self._row_starts = rows * self.stride
+        return self._row_starts
 
     # ---------------------------------------------------------------------------------------------------------
     def _prepare(self, st: LaunchState, off: Array, mask: Array, t: CType, write: bool) -> tuple[Array, Array]:
@@ -243,8 +247,8 @@ class Region:
                 )
                 raise st.fault(check, what, lane, at)
             mask = mask & ~bad
-        rows = self.rows(st)
-        flat = rows * self.stride + off if not isinstance(rows, int) or rows else off
+        starts = self.row_starts(st)
+        flat = off if starts is None else starts + off
         return flat, mask
 
     def load(self, st: LaunchState, off: Array, mask: Array, t: CType, atomic: bool = False) -> Array:
@@ -457,9 +461,9 @@ class Region:
                 multi = multi | (stale & (self.r_lane[keys] != lanes))
         if bool(multi.any()):
             km = keys[multi]
-            same = self.r_group[km] == my_group[multi]
+            other_group = self.r_group[km] != my_group[multi]  # read before by, or now with, another group
             self.r_lane[km] = -2
-            self.r_group[km] = np.where(same, my_group[multi], -1)
+            self.r_group[km[other_group]] = -1  # only ever -1 written: duplicates of a key cannot undo it
             if my_epoch is not None:
                 self.r_epoch[km] = my_epoch[multi]
 
