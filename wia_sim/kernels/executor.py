@@ -47,7 +47,7 @@ from wia_sim.kernels.spaces import (
     elem_bytes,
     lane_count,
 )
-from wia_sim.kernels.types import TypeInfo
+from wia_sim.kernels.types import TypeInfo, char_constant
 
 __all__ = ["KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
 
@@ -510,9 +510,7 @@ class _Executor:
         typ = node.type
         text = node.value
         if typ == "char":
-            from wia_sim.kernels.types import char_constant as _char_constant
-
-            return Value(INT, np.asarray(_char_constant(text) or 0, np.int32))
+            return Value(INT, np.asarray(char_constant(text) or 0, np.int32))
         if typ in ("float", "double") or ("." in text or ("e" in text.lower() and not text.lower().startswith("0x"))):
             if typ == "double" and not text.rstrip().endswith(("f", "F")):
                 t = SCALARS["double" if self.fp64 else "float"]
