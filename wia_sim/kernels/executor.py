@@ -47,7 +47,7 @@ from wia_sim.kernels.spaces import (
     elem_bytes,
     lane_count,
 )
-from wia_sim.kernels.types import TypeInfo, char_constant
+from wia_sim.kernels.types import TypeInfo, char_constant, swizzle_indices
 
 __all__ = ["KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
 
@@ -818,8 +818,6 @@ class _Executor:
         base = self.eval(node.name, mask)
         if isinstance(base, Pointer) or node.type != "." or base.t.width == 1:
             raise UnsupportedKernel(f"line {_line(node)}: structs and unions are not supported")
-        from wia_sim.kernels.types import swizzle_indices
-
         idx = swizzle_indices(node.field.name, base.t.width)
         a = np.asarray(base.a)[..., list(idx)]
         if len(idx) == 1:
@@ -1028,8 +1026,6 @@ class _Executor:
                 return MemRef(self, p)
         if isinstance(node, c_ast.StructRef) and node.type == ".":
             base = self.lref(node.name, mask)
-            from wia_sim.kernels.types import swizzle_indices
-
             cur = base.get(mask)
             if isinstance(cur, Value) and cur.t.width > 1:
                 return SwizzleRef(self, base, swizzle_indices(node.field.name, cur.t.width), cur.t)
