@@ -405,11 +405,12 @@ class Region:
             self._pending_reads.append((keys, lanes))
             self._fold_reads()
             return
-        if self.r_lane is None:
+        fresh = self.r_lane is None
+        if fresh:
             self.r_lane = np.full(size, -1, np.int32)
             self.r_epoch = np.zeros(size, np.int32)
             self.r_group = np.zeros(size, np.int32)
-        self._record_global_reads(keys, lanes, at, distinct, my_group, my_epoch)
+        self._record_global_reads(keys, lanes, at, distinct, my_group, my_epoch, fresh)
 
     def _fold_reads(self) -> None:
         """Record the waiting ``__local`` reads in the shadow, in the order they happened."""
@@ -434,32 +435,44 @@ class Region:
                 self.r_lane[keys[several]] = -2
 
     def _record_global_reads(
-        self, keys: Array, lanes: Array, at: Array | slice, distinct: bool, my_group: Array, my_epoch: Array | None
+        self,
+        keys: Array,
+        lanes: Array,
+        at: Array | slice,
+        distinct: bool,
+        my_group: Array,
+        my_epoch: Array | None,
+        fresh: bool,
     ) -> None:
         assert self.r_lane is not None and self.r_group is not None and self.r_epoch is not None
-        rl = self.r_lane[at]
-        rg = self.r_group[at]
-        stale = (rl == -1) | (rl == lanes)  # no other reader on record, or one this group's barrier ordered
-        if my_epoch is not None:
-            old_epoch = self.r_epoch[at] != my_epoch
-            stale = stale | (((rl >= 0) | (rl == -2)) & (rg == my_group) & old_epoch)
-        multi = ~stale
-        if bool(stale.all()):
+        stale: Array | None = None  # None: every reader takes its address over (fresh record, or all stale)
+        if not fresh:
+            rl = self.r_lane[at]
+            rg = self.r_group[at]
+            stale = (rl == -1) | (rl == lanes)  # no other reader on record, or one this group's barrier ordered
+            if my_epoch is not None:
+                old_epoch = self.r_epoch[at] != my_epoch
+                stale = stale | (((rl >= 0) | (rl == -2)) & (rg == my_group) & old_epoch)
+            if bool(stale.all()):
+                stale = None
+        multi: Array | None
+        if stale is None:
             self.r_lane[at] = lanes
             if my_epoch is not None:
                 self.r_epoch[at] = my_epoch
             self.r_group[at] = my_group
-            if not distinct:
-                multi = self.r_lane[keys] != lanes
-        elif bool(stale.any()):
-            ks, ls = keys[stale], lanes[stale]
-            self.r_lane[ks] = ls
-            if my_epoch is not None:
-                self.r_epoch[ks] = my_epoch[stale]
-            self.r_group[ks] = my_group[stale]
-            if not distinct:
-                multi = multi | (stale & (self.r_lane[keys] != lanes))
-        if bool(multi.any()):
+            multi = None if distinct else self.r_lane[keys] != lanes
+        else:
+            multi = ~stale
+            if bool(stale.any()):
+                ks, ls = keys[stale], lanes[stale]
+                self.r_lane[ks] = ls
+                if my_epoch is not None:
+                    self.r_epoch[ks] = my_epoch[stale]
+                self.r_group[ks] = my_group[stale]
+                if not distinct:
+                    multi |= stale & (self.r_lane[keys] != lanes)
+        if multi is not None and bool(multi.any()):
             km = keys[multi]
             other_group = self.r_group[km] != my_group[multi]  # read before by, or now with, another group
             self.r_lane[km] = -2
