@@ -53,8 +53,12 @@ class Var:
 
 
 class Ref:
+    """An assignment target. ``get_after`` is the value an assignment expression yields: what ``set`` stored,
+    converted to the target's type, where the target keeps it."""
+
     def __init__(self, ex: Executor) -> None:
         self.ex = ex
+        self.assigned: Result | None = None
 
     def get(self, mask: Array) -> Result:
         raise NotImplementedError
@@ -63,14 +67,13 @@ class Ref:
         raise NotImplementedError
 
     def get_after(self, v: Result) -> Result:
-        return v
+        return self.assigned if self.assigned is not None else v
 
 
 class VarRef(Ref):
     def __init__(self, ex: Executor, var: Var) -> None:
         super().__init__(ex)
         self.var = var
-        self.assigned: Result | None = None
 
     def get(self, mask: Array) -> Result:
         var = self.var
@@ -111,15 +114,11 @@ class VarRef(Ref):
             var.value = Value(t, merge_lanes(mask, nv.a, var.value.a, t.width))
         self.assigned = nv
 
-    def get_after(self, v: Result) -> Result:
-        return self.assigned if self.assigned is not None else v
-
 
 class MemRef(Ref):
     def __init__(self, ex: Executor, p: Pointer) -> None:
         super().__init__(ex)
         self.p = p
-        self.assigned: Value | None = None
 
     def get(self, mask: Array) -> Result:
         return self.ex.load(self.p, mask)
@@ -130,9 +129,6 @@ class MemRef(Ref):
         nv = self.ex.to_value(v, self.p.elem)
         self.ex.store(self.p, nv, mask)
         self.assigned = nv
-
-    def get_after(self, v: Result) -> Result:
-        return self.assigned if self.assigned is not None else v
 
 
 class SwizzleRef(Ref):
