@@ -22,22 +22,6 @@ from wia_sim.kernels.executor import run_kernel
 from wia_sim.kernels.lanes import launch_geometry
 
 Fill = Literal["random", "index", "zeros"]
-COUNT_ORDER = (
-    "work_items",
-    "work_groups",
-    "float32_ops",
-    "float64_ops",
-    "int_ops",
-    "special_ops",
-    "global_bytes_read",
-    "global_bytes_written",
-    "constant_bytes_read",
-    "local_bytes_read",
-    "local_bytes_written",
-    "atomics",
-    "barriers",
-    "max_lane_steps",
-)
 
 
 class KernelTiming(BaseModel):
@@ -168,14 +152,12 @@ def run_report(
                 busy=cost.efficiency,
             )
         )
-    counts = {k: result.counts[k] for k in COUNT_ORDER if k in result.counts}
-    counts |= {k: v for k, v in result.counts.items() if k not in counts}
     return KernelRunReport(
         kernel=name,
         global_size=geometry.global_size,
         local_size=geometry.local_size,
         checks=checks,
-        counts=counts,
+        counts=result.counts,
         timings=timings,
     )
 

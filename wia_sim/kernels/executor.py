@@ -49,7 +49,25 @@ from wia_sim.kernels.spaces import (
 )
 from wia_sim.kernels.types import TypeInfo, char_constant, swizzle_indices
 
-__all__ = ["KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
+__all__ = ["COUNTS", "KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
+
+COUNTS = (
+    "work_items",
+    "work_groups",
+    "float32_ops",
+    "float64_ops",
+    "int_ops",
+    "special_ops",
+    "global_bytes_read",
+    "global_bytes_written",
+    "constant_bytes_read",
+    "local_bytes_read",
+    "local_bytes_written",
+    "atomics",
+    "barriers",
+    "max_lane_steps",
+)
+"""What ``run_kernel`` counts: every key always present, in the order a report lists them."""
 
 Array = NDArray[Any]
 Result = Value | Pointer
@@ -1049,24 +1067,11 @@ def run_kernel(
     ex = _Executor(program, kernel, geometry, step_limit, checks)
     ex.bind_args(args)
     ex.run()
-    counts = dict(ex.counts)
-    for key in (
-        "int_ops",
-        "float32_ops",
-        "float64_ops",
-        "special_ops",
-        "global_bytes_read",
-        "global_bytes_written",
-        "local_bytes_read",
-        "local_bytes_written",
-        "constant_bytes_read",
-        "atomics",
-        "barriers",
-    ):
-        counts.setdefault(key, 0)
-    counts.pop("private_bytes_read", None)
-    counts.pop("private_bytes_written", None)
-    counts["work_groups"] = ex.groups
-    counts["work_items"] = ex.n
-    counts["max_lane_steps"] = int(ex.lane_steps.max()) + ex.full_steps if ex.n else 0
+    measured = {
+        **ex.counts,
+        "work_groups": ex.groups,
+        "work_items": ex.n,
+        "max_lane_steps": int(ex.lane_steps.max()) + ex.full_steps if ex.n else 0,
+    }
+    counts = {key: measured.get(key, 0) for key in COUNTS}  # private memory traffic is not reported
     return RunResult(counts, ex.steps, name)
