@@ -1007,7 +1007,7 @@ class _Executor:
         if region.space not in ("global", "local") or t.width > 1:
             raise UnsupportedKernel(f"line {_line(node)}: atomics on {region.space} {t}")
         # reads and writes go through the region for checks and counts; the update itself is sequential
-        flat, ok = region._prepare(self.st, p.off, mask, t, True)
+        flat, ok, _ = region._prepare(self.st, p.off, mask, t, True)
         lanes_ = np.flatnonzero(ok)
         result = np.zeros(self.n, dtype=t.dtype)
         self.counts["atomics"] = self.counts.get("atomics", 0) + lanes_.size

@@ -210,8 +210,11 @@ class Region:
         return self._row_starts
 
     # ---------------------------------------------------------------------------------------------------------
-    def _prepare(self, st: LaunchState, off: Array, mask: Array, t: CType, write: bool) -> tuple[Array, Array]:
-        """Flat byte offsets of the accesses and the lanes that may touch memory; faults if checking.
+    def _prepare(
+        self, st: LaunchState, off: Array, mask: Array, t: CType, write: bool
+    ) -> tuple[Array, Array, tuple[int, int] | None]:
+        """Flat byte offsets of the accesses, the lanes that may touch memory and the first and last of them
+        (``_span``); faults if checking.
 
         Offsets of lanes outside the returned mask are meaningless (a guarded ``if (i < n) c[i] = ...`` computes
         ``c + i`` for every lane): callers gather with clipping and scatter only the lanes in the mask."""
@@ -221,8 +224,8 @@ class Region:
         # reductions without temporaries decide the common case: every offset in bounds and aligned, looked at
         # between the first and the last active lane (a guard like ``if (i < n)`` switches off a tail whose
         # offsets lie past the end)
-        span = _span(mask) if off.ndim == 1 and off.size == mask.size else None
-        seen = off[span[0] : span[1] + 1] if span is not None else off
+        span = _span(mask)
+        seen = off[span[0] : span[1] + 1] if span is not None and off.ndim == 1 and off.size == mask.size else off
         in_bounds = seen.size == 0 or (int(seen.min()) >= 0 and int(seen.max()) <= self.nbytes - size)
         aligned = esize == 1 or seen.size == 0 or not int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1)
         if not (in_bounds and aligned):
@@ -247,17 +250,17 @@ class Region:
                 )
                 raise st.fault(check, what, lane, at)
             mask = mask & ~bad
+            span = _span(mask)
         starts = self.row_starts(st)
         flat = off if starts is None else starts + off
-        return flat, mask
+        return flat, mask, span
 
     def load(self, st: LaunchState, off: Array, mask: Array, t: CType, atomic: bool = False) -> Array:
-        flat, ok = self._prepare(st, off, mask, t, False)
+        flat, ok, span = self._prepare(st, off, mask, t, False)
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
         idx = flat >> (esize.bit_length() - 1)
-        span = _span(ok) if t.width == 1 and idx.ndim == 1 else None
-        start = _consecutive(idx, span) if span is not None else None
+        start = _consecutive(idx, span) if span is not None and t.width == 1 and idx.ndim == 1 else None
         if span is not None and start is not None:  # a run of consecutive elements: one copy, no gather
             values = np.zeros(idx.shape, t.dtype)
             values[span[0] : span[1] + 1] = view[start : start + span[1] - span[0] + 1]
@@ -275,7 +278,7 @@ class Region:
         if self.read_only and bool(mask.any()):  # even unchecked: the buffer may be the caller's own memory
             lane = int(np.flatnonzero(mask)[0])
             raise st.fault("write_to_read_only", f"write to read-only {self.description}", lane)
-        flat, ok = self._prepare(st, off, mask, t, True)
+        flat, ok, span = self._prepare(st, off, mask, t, True)
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
         n_lanes = ok.shape[0]
@@ -286,8 +289,7 @@ class Region:
             return
         if st.checks:
             self._check(st, flat, ok, t, write=True, atomic=atomic)
-        span = _span(ok) if t.width == 1 else None
-        start = _consecutive(idx, span) if span is not None else None
+        start = _consecutive(idx, span) if span is not None and t.width == 1 else None
         if span is not None and start is not None:  # a run of consecutive elements: one masked copy, no scatter
             lo, hi = span
             np.copyto(view[start : start + hi - lo + 1], vals[lo : hi + 1], where=ok[lo : hi + 1])
