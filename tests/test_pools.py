@@ -48,7 +48,7 @@ def _pool(ctx: wia.Context, **config: Any) -> MemoryPool:
 
 def _free_ranges(pool: MemoryPool, index: int = 0) -> list[tuple[int, int]]:
     segment = pool.segments[index]
-    return [(start, segment.free_sizes[start]) for start in segment.free_starts]
+    return list(segment.free)
 
 
 # -- placement: rounding, best fit, split, coalescing ----------------------------------------------------------------

@@ -12,7 +12,6 @@ from reserved memory is a cache hit and one that needs a new segment a miss.
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -24,6 +23,7 @@ from wia_hal.enums import MemoryType
 from wia_hal.errors import ErrorDetails, InvalidMemoryError, InvalidValueError, OutOfMemoryError, api
 from wia_hal.memory import Memory, allocate, check_memory
 from wia_hal.models import WiaModel
+from wia_sim.heap import FreeRanges
 
 SEGMENT_GRANULE = 2 << 20
 """Segments grow in multiples of 2 MiB, the granule PyTorch's caching allocator rounds large segments to
@@ -53,48 +53,26 @@ class PoolStats(WiaModel):
 
 @dataclass
 class Segment:
-    """One device allocation of the pool, with its free ranges by offset (sizes keyed by start)."""
+    """One device allocation of the pool: its free ranges and its live blocks (size by offset)."""
 
     memory: Memory
     size: int
-    free_starts: list[int] = field(default_factory=list)
-    free_sizes: dict[int, int] = field(default_factory=dict)
+    free: FreeRanges = field(init=False)
     used: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.free_starts = [0]
-        self.free_sizes = {0: self.size}
+        self.free = FreeRanges(self.size)
 
     @property
     def empty(self) -> bool:
         return not self.used
 
     def take(self, start: int, size: int) -> None:
-        free = self.free_sizes.pop(start)
-        index = bisect.bisect_left(self.free_starts, start)
-        if free == size:
-            del self.free_starts[index]
-        else:
-            self.free_starts[index] = start + size
-            self.free_sizes[start + size] = free - size
+        self.free.take(start, size)
         self.used[start] = size
 
     def give_back(self, start: int) -> None:
-        size = self.used.pop(start)
-        end = start + size
-        index = bisect.bisect_left(self.free_starts, start)
-        if index < len(self.free_starts) and self.free_starts[index] == end:
-            end += self.free_sizes.pop(end)
-            del self.free_starts[index]
-        if index > 0:
-            before = self.free_starts[index - 1]
-            if before + self.free_sizes[before] == start:
-                start = before
-                index -= 1
-                del self.free_starts[index]
-                del self.free_sizes[before]
-        self.free_starts.insert(index, start)
-        self.free_sizes[start] = end - start
+        self.free.give_back(start, self.used.pop(start))
 
 
 class MemoryPool:
@@ -149,17 +127,17 @@ class MemoryPool:
         return segment
 
     def _best_fit(self, need: int) -> tuple[Segment, int] | None:
+        """The smallest free range that holds ``need`` over all segments (the first of equals)."""
         best: tuple[Segment, int] | None = None
         best_size = 0
         for segment in self.segments:
-            for start in segment.free_starts:
-                size = segment.free_sizes[start]
-                if size >= need and (best is None or size < best_size):
-                    best, best_size = (segment, start), size
+            found = segment.free.best_fit(need)
+            if found is not None and (best is None or found[1] < best_size):
+                best, best_size = (segment, found[0]), found[1]
         return best
 
     def _largest_free(self) -> int:
-        return max((size for s in self.segments for size in s.free_sizes.values()), default=0)
+        return max((s.free.largest() for s in self.segments), default=0)
 
     def allocate(self, nbytes: int) -> Memory:
         need = self._round(nbytes)
@@ -206,7 +184,7 @@ class MemoryPool:
         return released
 
     def fragmentation(self) -> float:
-        free = sum(size for s in self.segments for size in s.free_sizes.values())
+        free = sum(s.free.total() for s in self.segments)
         return 0.0 if free == 0 else 1.0 - self._largest_free() / free
 
     def stats(self) -> PoolStats:
