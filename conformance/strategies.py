@@ -321,3 +321,11 @@ def pool_configs(draw: st.DrawFn, max_size_limit: int = 16 * MiB) -> wia.PoolCon
         enable_caching=draw(st.booleans()),
         defragment_threshold=draw(st.floats(0.0, 1.0)),
     )
+
+
+def exact_floats(rng: np.random.Generator, shape: int | tuple[int, ...], limit: int = 64, step: int = 8) -> Any:
+    """Random multiples of ``1/step`` in ``[-limit, limit)``, never all zero: sums and products of a few of them are
+    exact in float32, so ``a * x + y`` fused or not, and in any order, gives the float64 reference (kernels)."""
+    values = (rng.integers(-limit * step, limit * step, size=shape) / step).astype(np.float32)
+    values.reshape(-1)[0] = 1.0 + 1.0 / step  # at least one value is not zero
+    return values

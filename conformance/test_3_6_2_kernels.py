@@ -13,16 +13,9 @@ import pytest
 
 import wia_hal as wia
 from conformance import assertions as ph
+from conformance.strategies import exact_floats
 
 E = wia.ErrorCode
-
-
-def exact_floats(rng: np.random.Generator, n: int) -> Any:
-    """Random multiples of 1/8 in [-64, 64), not all zero: ``a * x + y`` of them is exact in float32, so a fused or
-    unfused multiply-add gives the float64 reference."""
-    values = (rng.integers(-512, 512, size=n) / 8).astype(np.float32)
-    values[0] = 1.125
-    return values
 
 
 VECTOR_ADD = """

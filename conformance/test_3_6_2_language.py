@@ -23,6 +23,7 @@ import pytest
 
 import wia_hal as wia
 from conformance import assertions as ph
+from conformance.strategies import exact_floats
 
 F32 = np.dtype(np.float32)
 I32 = np.dtype(np.int32)
@@ -41,14 +42,6 @@ def run(ctx: wia.Context, source: str, name: str, config: wia.LaunchConfig, *arg
         wia.destroy_kernel(kernel)
     geometry = f"global_size={config.global_dims}, local_size={config.local_dims}"
     return f"launch_kernel({name}, LaunchConfig({geometry}))"
-
-
-def exact_floats(rng: np.random.Generator, shape: int | tuple[int, ...], limit: int = 64, step: int = 8) -> Any:
-    """Random multiples of ``1/step`` in ``[-limit, limit)``, never all zero: sums and products of a few of them are
-    exact in float32."""
-    values = (rng.integers(-limit * step, limit * step, size=shape) / step).astype(np.float32)
-    values.reshape(-1)[0] = 1.0 + 1.0 / step  # at least one value is not zero
-    return values
 
 
 def as_uint(t: wia.Tensor) -> npt.NDArray[np.uint32]:
