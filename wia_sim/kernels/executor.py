@@ -112,21 +112,6 @@ _VLOAD_RE = re.compile(r"v(load|store)(2|3|4|8|16)")
 _VLOAD_HALF_RE = re.compile(r"v(load|store)_half(2|3|4|8|16)?(?:_rte)?")
 
 
-def _address_taken(ast: c_ast.Node) -> frozenset[str]:
-    """Names that appear as ``&name`` anywhere in the program: such scalars live in private memory (by name, so
-    a shadowing variable of the same name is memory-backed too; slower, never wrong)."""
-    names: set[str] = set()
-
-    class Visitor(c_ast.NodeVisitor):  # type: ignore[misc]
-        def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
-            if node.op == "&" and isinstance(node.expr, c_ast.ID):
-                names.add(node.expr.name)
-            self.generic_visit(node)
-
-    Visitor().visit(ast)
-    return frozenset(names)
-
-
 def _ctype_of(t: TypeInfo, where: str = "") -> CType:
     if t.kind in ("scalar", "vector"):
         try:
@@ -190,7 +175,6 @@ class _Executor:
         self.st.epoch = np.zeros(self.groups, np.int64)
         self.checks = checks
         self.fp64 = "cl_khr_fp64" in program.extensions
-        self.address_taken = _address_taken(program.ast)
         self.globals: dict[str, Var] = {}
         self.frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
@@ -494,7 +478,7 @@ class _Executor:
             scope[node.name] = var
             return
         ct = _ctype_of(t, f" (line {_line(node)})")
-        if node.name in self.address_taken:  # lives in private memory so that a pointer can reach it
+        if node.name in self.program.address_taken:  # lives in private memory so that a pointer can reach it
             region = Region.allocate("private", f"__private variable '{node.name}'", self.n, elem_bytes(ct), "lane")
             base = Pointer(region, ct, np.asarray(0, np.int64))
             scope[node.name] = Var(mem=base)

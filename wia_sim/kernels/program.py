@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -172,6 +173,21 @@ class Program:
         """The members of ``struct S``/``union U`` (pass the ``TypeInfo.name``), in order."""
         resolver = self._types or TypeResolver()
         return resolver.fields(tag)
+
+    @functools.cached_property
+    def address_taken(self) -> frozenset[str]:
+        """Names that appear as ``&name`` anywhere in the program: the executor keeps such scalars in private
+        memory (by name, so a shadowing variable of the same name is memory-backed too; slower, never wrong)."""
+        names: set[str] = set()
+
+        class Visitor(c_ast.NodeVisitor):  # type: ignore[misc]
+            def visit_UnaryOp(self, node: c_ast.UnaryOp) -> None:
+                if node.op == "&" and isinstance(node.expr, c_ast.ID):
+                    names.add(node.expr.name)
+                self.generic_visit(node)
+
+        Visitor().visit(self.ast)
+        return frozenset(names)
 
     def const_int(self, expr: c_ast.Node) -> int | None:
         """The value of an integer constant expression (array sizes, enumerators), None if it is not one."""
