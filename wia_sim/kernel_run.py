@@ -20,6 +20,7 @@ from wia_sim.kernels import KernelInfo, Param, compile_source
 from wia_sim.kernels.ctype import lookup
 from wia_sim.kernels.executor import run_kernel
 from wia_sim.kernels.lanes import launch_geometry
+from wia_sim.kernels.spaces import elem_bytes
 
 Fill = Literal["random", "index", "zeros"]
 
@@ -54,7 +55,7 @@ class KernelRunReport(BaseModel):
 
 def _buffer(param: Param, count: int, fill: Fill, rng: np.random.Generator) -> np.ndarray:
     t = lookup(param.type_name)
-    n = count * (4 if t.width == 3 else t.width)
+    n = count * elem_bytes(t) // t.dtype.itemsize  # a 3-vector takes four elements' room, as in memory
     dtype = t.dtype
     if fill == "zeros":
         data = np.zeros(n, dtype)
