@@ -24,9 +24,13 @@ def apply_atomic(op: str, view: Array, idx: Array, ops: list[Array], t: CType) -
     dtype = t.dtype
     n = idx.size
     order = np.argsort(idx, kind="stable")
-    iv = idx[order]
+    iv = idx[order]  # lanes sorted by address, in lane order within an address: one run of lanes per address
     starts = np.flatnonzero(np.r_[True, iv[1:] != iv[:-1]])
-    unique = starts.size == n
+    lengths = np.diff(np.r_[starts, n])
+    ends = starts + lengths - 1
+    run = np.repeat(np.arange(starts.size), lengths)  # each sorted lane's run
+    first = np.zeros(n, dtype=bool)
+    first[starts] = True
     old_sorted = np.empty(n, dtype=dtype)
     with np.errstate(over="ignore"):
         if op in ("add", "sub", "inc", "dec", "xor"):
@@ -40,77 +44,57 @@ def apply_atomic(op: str, view: Array, idx: Array, ops: list[Array], t: CType) -
             if op == "xor":
                 cs = np.bitwise_xor.accumulate(vv)
                 excl = cs ^ vv
-                seg = np.repeat(excl[starts], np.diff(np.r_[starts, n]))
-                old_sorted = init ^ excl ^ seg
+                old_sorted = init ^ excl ^ excl[starts][run]
                 new_sorted = old_sorted ^ vv
             else:
                 cs = np.cumsum(vv, dtype=dtype)
                 excl = (cs - vv).astype(dtype)
-                seg = np.repeat(excl[starts], np.diff(np.r_[starts, n]))
-                old_sorted = (init + (excl - seg)).astype(dtype)
+                old_sorted = (init + (excl - excl[starts][run])).astype(dtype)
                 new_sorted = (old_sorted + vv).astype(dtype)
             view[iv] = new_sorted  # the last lane of each address writes the final value
-        elif unique and op != "cmpxchg":
-            init = view[iv]
-            vv = ops[0][order].astype(dtype)
-            old_sorted = init
-            if op == "xchg":
-                view[iv] = vv
-            else:
-                fn = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or}[op]
-                view[iv] = fn(init, vv)
         elif op == "cmpxchg":
             cmp = ops[0][order].astype(dtype)
             val = ops[1][order].astype(dtype)
             pending = np.ones(n, dtype=bool)
-            seg_id = np.repeat(np.arange(starts.size), np.diff(np.r_[starts, n]))
+            position = np.arange(n)
             while pending.any():
                 cur = view[iv]
                 match = pending & (cmp == cur)
                 pos = np.flatnonzero(match)
-                first = np.full(starts.size, n, dtype=np.int64)
+                winner = np.full(starts.size, n, dtype=np.int64)  # first matching lane of each run
                 if pos.size:
-                    np.minimum.at(first, seg_id[pos], pos)
-                limit = first[seg_id]
-                position = np.arange(n)
-                done = pending & (position <= limit)
+                    np.minimum.at(winner, run[pos], pos)
+                done = pending & (position <= winner[run])
                 old_sorted[done] = cur[done]
-                winners = pos[first[seg_id[pos]] == pos] if pos.size else pos
+                winners = pos[winner[run[pos]] == pos] if pos.size else pos
                 view[iv[winners]] = val[winners]
                 pending &= ~done
-        else:  # xchg, min, max, and, or where lanes share an address: a scan within each address's run of lanes
+        else:  # xchg, min, max, and, or: a scan within each address's run of lanes
             vv = ops[0][order].astype(dtype)
             init = view[iv[starts]]
             if op == "xchg":
                 old_sorted[1:] = vv[:-1]
                 old_sorted[starts] = init
-                final = vv[np.r_[starts[1:], n] - 1]
+                final = vv[ends]
             else:
                 fn = {"min": np.minimum, "max": np.maximum, "and": np.bitwise_and, "or": np.bitwise_or}[op]
-                running = _segmented_scan(fn, vv, starts)  # through lane k of the run, without the old value
-                first = np.zeros(n, dtype=bool)
-                first[starts] = True
-                seg = np.cumsum(first) - 1
-                old_sorted[:] = init[seg]
+                running = _segmented_scan(fn, vv, np.arange(n) - starts[run])  # through lane k, old value aside
+                old_sorted[:] = init[run]
                 later = ~first
-                old_sorted[later] = fn(init[seg[later]], running[np.flatnonzero(later) - 1])
-                final = fn(init, running[np.r_[starts[1:], n] - 1])
+                old_sorted[later] = fn(init[run[later]], running[np.flatnonzero(later) - 1])
+                final = fn(init, running[ends])
             view[iv[starts]] = final
     old = np.empty(n, dtype=dtype)
     old[order] = old_sorted
     return old
 
 
-def _segmented_scan(fn: np.ufunc, values: Array, starts: Array) -> Array:
-    """``fn``'s inclusive scan of ``values`` restarted at each index in ``starts`` (which begins with 0): the
+def _segmented_scan(fn: np.ufunc, values: Array, reach: Array) -> Array:
+    """``fn``'s inclusive scan of ``values`` within runs, ``reach[k]`` being how far lane k's run goes back: the
     Hillis-Steele doubling scan, log2(longest run) vectorized passes."""
-    n = values.size
-    lengths = np.diff(np.r_[starts, n])
-    run_start = np.repeat(starts, lengths)
-    reach = np.arange(n) - run_start  # how far back this lane's run goes
     out = values.copy()
     d = 1
-    while d < int(lengths.max()):
+    while d <= int(reach.max(initial=0)):
         take = np.flatnonzero(reach[d:] >= d) + d
         out[take] = fn(out[take - d], out[take])  # the right side reads the previous pass: fancy indexing copies
         d *= 2
