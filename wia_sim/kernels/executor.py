@@ -568,9 +568,10 @@ class _Executor:
         return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
 
     def value_at(self, p: Pointer, mask: Array) -> Array:
-        """The scalar or vector ``p`` points to, per lane."""
-        assert p.region is not None and p.elem is not None
-        return p.region.load(self.st, p.off, mask, p.elem)
+        """The scalar or vector ``p`` points to, per lane (``p`` points to an element, not to an array row)."""
+        v = self.load(p, mask)
+        assert isinstance(v, Value)
+        return np.asarray(v.a)
 
     def store(self, p: Pointer, v: Value, mask: Array) -> None:
         if p.region is None or p.elem is None:
