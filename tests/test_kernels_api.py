@@ -18,26 +18,28 @@ from wia_hal.models import DeviceCapabilities
 
 
 class RecordingBackend(SimBackend):
-    """The sim, claiming custom kernels: compiles anything to a 2-argument kernel and records launches."""
+    """The sim, claiming custom kernels: compiles anything to a kernel of a float buffer and a float scalar and
+    records launches."""
 
     def __init__(self) -> None:
         super().__init__(hardware="wia-tiny")
-        self.launches: list[tuple[str, list[Any], wia.LaunchConfig]] = []
+        self.launches: list[tuple[str, list[wia.KernelArg[Any]], wia.NDRange]] = []
 
     def device_capabilities(self, device: int) -> DeviceCapabilities:
         return super().device_capabilities(device).model_copy(update={"supports_custom_kernels": True})
 
-    def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[Any, int]:
+    def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[Any, wia.KernelSignature]:
         if name not in source:
             raise wia.InvalidKernelError(f"no kernel {name!r} in the source")
-        return name, 2
+        f32 = np.dtype(np.float32)
+        params = (
+            wia.KernelParam("a", "buffer", "float", f32, address_space="global"),
+            wia.KernelParam("s", "scalar", "float", f32),
+        )
+        return name, wia.KernelSignature(name, params)
 
-    def check_kernel_arg(self, kernel: Any, index: int, value: Any) -> None:
-        if index == 0 and not isinstance(value, wia.Memory):
-            raise wia.InvalidValueError("argument 0 is a buffer")
-
-    def launch_kernel(self, queue: Any, kernel: Any, args: Sequence[Any], config: Any) -> None:
-        self.launches.append((kernel, list(args), config))
+    def launch_kernel(self, queue: Any, kernel: Any, args: Sequence[wia.KernelArg[Any]], ndrange: wia.NDRange) -> None:
+        self.launches.append((kernel, list(args), ndrange))
 
 
 @pytest.fixture
@@ -110,7 +112,10 @@ def test_a_kernel_goes_through_the_backend(recording: RecordingBackend) -> None:
     wia.launch_kernel(kernel, config, buffer, 2.0)
     stream = wia.create_stream(ctx)
     wia.launch_kernel_async(kernel, wia.LaunchConfig(grid_dim=8, block_dim=128), stream)
-    assert [(name, args[1]) for name, args, _ in recording.launches] == [("scale", 2.0), ("scale", 2.0)]
+    assert [(name, float(args[1].value)) for name, args, _ in recording.launches] == [("scale", 2.0), ("scale", 2.0)]
+    first_args = recording.launches[0][1]
+    assert isinstance(first_args[0], wia.BufferArg) and first_args[0].nbytes == 4096
+    assert [nd.global_size for _, _, nd in recording.launches] == [(1024, 1, 1), (1024, 1, 1)]
     wia.destroy_kernel(kernel)
     with pytest.raises(wia.InvalidKernelError, match="destroyed"):
         wia.launch_kernel_async(kernel, config, stream)
@@ -122,7 +127,7 @@ def test_kernel_misuse(recording: RecordingBackend) -> None:
         wia.compile_kernel(ctx, "__kernel void a() {}", "b")
     with pytest.raises(wia.InvalidValueError, match="source must be a str"):
         wia.compile_kernel(ctx, b"bytes", "a")  # type: ignore[arg-type]
-    kernel = wia.compile_kernel(ctx, "__kernel void k(__global float* a, int n) {}", "k")
+    kernel = wia.compile_kernel(ctx, "__kernel void k(__global float* a, float s) {}", "k")
     with pytest.raises(wia.InvalidValueError, match="arguments 0 to 1"):
         wia.set_kernel_arg(kernel, 2, 1)
     with pytest.raises(wia.InvalidValueError, match="buffer"):

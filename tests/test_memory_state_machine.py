@@ -196,7 +196,7 @@ class MemoryMachine(RuleBasedStateMachine):
         assert stats.bytes_in_use == 0 and stats.bytes_requested == 0
         segments = [s.size for s in pool.segments]
         for segment in pool.segments:  # every segment is one free block again
-            assert list(segment.free) == [(0, segment.size)]
+            assert segment.free_ranges() == [(0, segment.size)]
         expected = 0.0 if len(segments) <= 1 else 1 - max(segments) / sum(segments)
         assert abs(stats.fragmentation - expected) < 1e-12
         if pool.config.enable_caching and pool.config.defragment_threshold >= 1.0:
@@ -331,7 +331,7 @@ class MemoryMachine(RuleBasedStateMachine):
             assert stats.bytes_in_use <= stats.bytes_reserved
             assert stats.peak_bytes_in_use >= stats.bytes_in_use
             assert stats.peak_bytes_reserved >= stats.bytes_reserved
-            free = [n for s in pool.segments for _, n in s.free]
+            free = [n for s in pool.segments for _, n in s.free_ranges()]
             assert sum(free) == reserved - stats.bytes_in_use
             expected = 0.0 if not free else 1 - max(free) / sum(free)
             assert abs(stats.fragmentation - expected) < 1e-12

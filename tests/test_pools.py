@@ -48,7 +48,7 @@ def _pool(ctx: wia.Context, **config: Any) -> MemoryPool:
 
 def _free_ranges(pool: MemoryPool, index: int = 0) -> list[tuple[int, int]]:
     segment = pool.segments[index]
-    return list(segment.free)
+    return segment.free_ranges()
 
 
 # -- placement: rounding, best fit, split, coalescing ----------------------------------------------------------------
@@ -715,7 +715,7 @@ def test_a_pool_hit_costs_far_less_host_time_than_alloc(ctx: wia.Context, sim: S
     free_latency = sim.model.memory.free_latency
     pool = wia.create_memory_pool(ctx)
     miss, first = _host_cost(sim, lambda: wia.alloc_from_pool(pool, MiB))
-    assert miss == pytest.approx(api + alloc_latency)  # a miss allocates a segment from the device
+    assert miss == pytest.approx(alloc_latency)  # a miss is one call that allocates a segment from the device
     free_cost, _ = _host_cost(sim, lambda: wia.free_to_pool(pool, first))
     hit, block = _host_cost(sim, lambda: wia.alloc_from_pool(pool, MiB))
     assert wia.get_pool_stats(pool).cache_hits == 1
@@ -732,4 +732,4 @@ def test_caching_off_pays_the_device_free_when_a_segment_empties(ctx: wia.Contex
     pool = _pool(ctx, enable_caching=False)
     mem = wia.alloc_from_pool(pool, MiB)
     cost, _ = _host_cost(sim, lambda: wia.free_to_pool(pool, mem))
-    assert cost == pytest.approx(sim.model.host.api_overhead + sim.model.memory.free_latency)
+    assert cost == pytest.approx(sim.model.memory.free_latency)  # one call that frees a segment

@@ -3,19 +3,33 @@
 The public API of ``docs/spec/SPEC.md``; the backend is chosen with :func:`set_backend` or ``WIA_BACKEND``.
 """
 
-from wia_hal.backend import Backend, TensorRef
+from wia_hal.backend import (
+    Backend,
+    BufferArg,
+    KernelArg,
+    KernelParam,
+    KernelSignature,
+    LocalArg,
+    NDRange,
+    ScalarArg,
+    TensorRef,
+)
 from wia_hal.configs import ConvAlgorithm, ConvConfig, MatmulAlgorithm, MatmulConfig, PoolConfig, PoolType, Precision
 from wia_hal.context import (
     TIMEOUT_INFINITE,
     Context,
+    alloc,
     compute_in_context,
     context_set_memory_limit,
     context_set_timeout,
     context_synchronize,
     create_context,
+    create_memory_pool,
+    create_stream,
     destroy_context,
     get_default_context,
     get_error_details,
+    memory_gc,
     set_timeout,
 )
 from wia_hal.devices import (
@@ -56,7 +70,7 @@ from wia_hal.kernels import (
     launch_kernel_async,
     set_kernel_arg,
 )
-from wia_hal.memory import Memory, alloc, copy_async, copy_peer_to_peer, free, memory_prefetch, memory_ptr
+from wia_hal.memory import Memory, copy_async, free, memory_prefetch, memory_ptr
 from wia_hal.models import AlgorithmChoice, ContextConfig, DeviceCapabilities, DeviceInfo, OpReport
 from wia_hal.ops import (
     add,
@@ -79,23 +93,21 @@ from wia_hal.ops import (
     sum,
     transpose,
 )
+from wia_hal.peer import copy_peer_to_peer
 from wia_hal.pool import (
     MemoryPool,
     PoolStats,
     alloc_from_pool,
     configure_pool,
-    create_memory_pool,
     destroy_pool,
     free_to_pool,
     get_pool_stats,
-    memory_gc,
 )
-from wia_hal.runtime import available_backends, get_backend, set_backend
+from wia_hal.runtime import available_backends, get_backend, register_backend, set_backend
 from wia_hal.streams import (
     Event,
     Stream,
     create_event,
-    create_stream,
     destroy_event,
     destroy_stream,
     event_elapsed_time,
@@ -120,6 +132,7 @@ __all__ = [
     "TIMEOUT_INFINITE",
     "AlgorithmChoice",
     "Backend",
+    "BufferArg",
     "CompileError",
     "Context",
     "ContextConfig",
@@ -143,12 +156,17 @@ __all__ = [
     "InvalidMemoryError",
     "InvalidValueError",
     "Kernel",
+    "KernelArg",
+    "KernelParam",
+    "KernelSignature",
     "LaunchConfig",
+    "LocalArg",
     "MatmulAlgorithm",
     "MatmulConfig",
     "Memory",
     "MemoryPool",
     "MemoryType",
+    "NDRange",
     "NotSupportedError",
     "OpReport",
     "OutOfMemoryError",
@@ -156,6 +174,7 @@ __all__ = [
     "PoolStats",
     "PoolType",
     "Precision",
+    "ScalarArg",
     "Stream",
     "StreamFlags",
     "Tensor",
@@ -225,6 +244,7 @@ __all__ = [
     "memory_ptr",
     "mul",
     "pool2d",
+    "register_backend",
     "release_tensor",
     "relu",
     "reshape",

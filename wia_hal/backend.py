@@ -1,64 +1,158 @@
-"""The one protocol every backend implements.
+"""The one protocol every backend implements (the vendor's guide is ``docs/backend.md``).
 
-The HAL front end owns everything that is the same on every backend: argument validation, handles, tensors,
-context limits, error details. A backend implements only these narrow hooks and may assume their arguments are
-valid (live, same device, in range). Handles it returns are opaque to the HAL.
+The HAL front end owns everything that is the same on every backend and does it first: argument validation,
+handles, tensors, pools, context limits, error details. A backend implements only the hooks below and may assume
+their arguments are valid: live, of the right device and memory type, in range. It never sees the user's objects:
+the front end hands it records it built (:class:`TensorRef`, :class:`BufferArg`, :class:`LocalArg`,
+:class:`ScalarArg`) and the op attributes as one typed model per op (:mod:`wia_hal.opset`).
 
 A backend raises ``WiaError`` subclasses for conditions only it can see (``OutOfMemoryError`` when the device is
-full, ``NotSupportedError``); it maps its native status codes to ``ErrorCode`` in one place.
+full, ``NotSupportedError``, ``CompileError``), mapping its native status codes to ``ErrorCode`` in one place. Any
+other exception escaping a hook is a bug of the backend and reaches the user as ``INTERNAL``, chained to its cause.
+
+The handle types (buffers, queues, markers, compiled kernels, op records) are the backend's own: the class is
+generic in them, and the HAL stores them without looking inside.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 import numpy as np
 
 from wia_hal.enums import MemoryType
 from wia_hal.errors import NotSupportedError
 from wia_hal.models import DeviceCapabilities, DeviceInfo, OpReport
+from wia_hal.opset import OpAttrs, OpName
 
-BufferHandle = Any
-QueueHandle = Any
-MarkerHandle = Any
-OpRecordHandle = Any
-
-
-class TensorRef:
-    """A strided, typed region of a buffer: what an op reads or writes. ``cache`` is the backend's to use."""
-
-    __slots__ = ("buffer", "cache", "dtype", "offset", "shape", "strides")
-
-    def __init__(
-        self,
-        buffer: BufferHandle,
-        offset: int,
-        shape: tuple[int, ...],
-        strides: tuple[int, ...],
-        dtype: np.dtype,
-    ) -> None:
-        self.buffer = buffer
-        self.offset = offset
-        self.shape = shape
-        self.strides = strides
-        self.dtype = dtype
-        self.cache: Any = None
+BufferT = TypeVar("BufferT")
+QueueT = TypeVar("QueueT")
+MarkerT = TypeVar("MarkerT")
+KernelT = TypeVar("KernelT")
+RecordT = TypeVar("RecordT")
 
 
-class Backend(ABC):
+@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+class TensorRef(Generic[BufferT]):
+    """A strided, typed region of a buffer: what an op reads or writes.
+
+    ``offset`` and ``strides`` are in bytes; strides may be zero (broadcast views never reach a backend, but a
+    size-1 dimension's stride is arbitrary) and never negative. The element at index ``i`` is at
+    ``offset + sum(i[k] * strides[k])``. Identity, not value, is what two refs share: the front end makes one per
+    tensor, so a backend may cache per ref (weak references work).
+    """
+
+    buffer: BufferT
+    offset: int
+    shape: tuple[int, ...]
+    strides: tuple[int, ...]
+    dtype: np.dtype
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * self.dtype.itemsize
+
+
+@dataclass(frozen=True, slots=True)
+class BufferArg(Generic[BufferT]):
+    """A kernel argument that is device memory: ``nbytes`` bytes at ``offset`` in ``buffer`` (a ``Memory`` or a
+    contiguous tensor of the user's, checked live, of the kernel's context and device-visible)."""
+
+    buffer: BufferT
+    offset: int
+    nbytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class LocalArg:
+    """A ``__local`` kernel argument: ``nbytes`` of work-group memory (OpenCL's ``clSetKernelArg(k, i, n, NULL)``)."""
+
+    nbytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarArg:
+    """A value kernel argument, already converted to the parameter's element type ``dtype``: a 0-d array for a
+    scalar, a 1-d array of the vector width for a vector (``float4``)."""
+
+    value: np.ndarray
+    dtype: np.dtype
+
+
+KernelArg = BufferArg[BufferT] | LocalArg | ScalarArg
+
+ParamKind = Literal["buffer", "local", "scalar"]
+
+
+@dataclass(frozen=True, slots=True)
+class KernelParam:
+    """One parameter of a compiled kernel, as the front end needs it to check and convert arguments.
+
+    ``dtype`` is the NumPy type of the value's elements (``int32`` for ``int`` and ``int4``, ``float32`` for
+    ``float``) for values, and of the pointee for buffers where it is a scalar type (None otherwise);
+    ``vector_width`` is 1 for scalars. ``address_space``: ``global``, ``constant`` or ``local`` for pointers, ""
+    for values. ``const``: a ``const``/``__constant`` buffer the kernel does not write.
+    """
+
+    name: str
+    kind: ParamKind
+    type_name: str
+    dtype: np.dtype | None = None
+    vector_width: int = 1
+    address_space: str = ""
+    const: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class KernelSignature:
+    """What :meth:`Backend.compile_kernel` learned of the kernel's parameters, in order."""
+
+    name: str
+    params: tuple[KernelParam, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class NDRange:
+    """A checked launch geometry: global and local sizes in three dimensions (``local`` None: the backend picks),
+    ``work_dim`` (what ``get_work_dim()`` returns) and the dynamic shared memory asked for (bytes)."""
+
+    global_size: tuple[int, int, int]
+    local_size: tuple[int, int, int] | None
+    work_dim: int
+    shared_memory: int = 0
+
+
+class Backend(ABC, Generic[BufferT, QueueT, MarkerT, KernelT, RecordT]):
     """One implementation of WIA-AI-011. Constructed with its options (strings from the environment, or the
-    keyword arguments of ``set_backend``); raises ``InvalidValueError`` for a bad option."""
+    keyword arguments of ``set_backend``); raises ``InvalidValueError`` for a bad option.
+
+    Abstract methods are required (Level 1); the hooks that raise ``NotSupportedError`` by default are optional
+    and must be implemented exactly when the device claims the matching capability (kernels, peer-to-peer).
+    """
 
     name: ClassVar[str]
-    ops: ClassVar[frozenset[str]] = frozenset()
-    """Built-in ops this backend runs (``launch_op`` names)."""
+    ops: ClassVar[frozenset[OpName]] = frozenset()
+    """The built-in ops this backend runs (names of :mod:`wia_hal.opset`). For any other op the front end raises
+    ``NOT_SUPPORTED``, after validating the call."""
 
     @property
     def numerics(self) -> bool:
         """Whether memory holds data. A timing-only backend keeps sizes and time but computes nothing."""
         return True
+
+    def api_call(self, function: str) -> None:
+        """Called once per public API call (``function`` is its name), before the call does anything: the one place
+        a simulator charges the host time of an API call. Nested API calls are not reported again."""
 
     # discovery
     @abstractmethod
@@ -70,106 +164,131 @@ class Backend(ABC):
     @abstractmethod
     def device_capabilities(self, device: int) -> DeviceCapabilities: ...
 
-    def host_call(self) -> None:  # noqa: B027 (optional hook)
-        """An API call that reaches no other hook (creating an event, querying info): a simulator charges it."""
-
     # memory
     @abstractmethod
-    def allocate(self, device: int, nbytes: int, memory_type: MemoryType) -> BufferHandle: ...
+    def allocate(self, device: int, nbytes: int, memory_type: MemoryType) -> BufferT:
+        """``nbytes`` (> 0) of ``memory_type``, which the device claims; ``OutOfMemoryError`` when it is full."""
 
     @abstractmethod
-    def free(self, buffer: BufferHandle) -> None: ...
+    def free(self, buffer: BufferT) -> None:
+        """Give the buffer back. Work already queued that uses it must still complete correctly (as OpenCL's
+        reference counting and CUDA's ``cudaFree`` ensure): keep the memory until then."""
 
     @abstractmethod
-    def host_view(self, buffer: BufferHandle) -> np.ndarray:
-        """A writable ``uint8`` view of host-visible memory."""
+    def host_view(self, buffer: BufferT) -> np.ndarray:
+        """A writable ``uint8`` view of host-visible memory (HOST, PINNED, UNIFIED, MANAGED), valid until freed."""
 
     # queues and transfers
     @abstractmethod
-    def create_queue(self, device: int) -> QueueHandle: ...
+    def create_queue(self, device: int) -> QueueT: ...
 
     @abstractmethod
-    def destroy_queue(self, queue: QueueHandle) -> None:
+    def destroy_queue(self, queue: QueueT) -> None:
         """Called after the queue's work is complete."""
 
     @abstractmethod
-    def copy(
-        self, queue: QueueHandle, src: BufferHandle, src_offset: int, dst: BufferHandle, dst_offset: int, nbytes: int
-    ) -> None:
-        """Enqueue a copy; it may block the host where the hardware would (pageable memory)."""
+    def copy(self, queue: QueueT, src: BufferT, src_offset: int, dst: BufferT, dst_offset: int, nbytes: int) -> None:
+        """Enqueue a copy between any two buffers; it may block the host where the hardware would (pageable
+        HOST memory)."""
 
-    def prefetch(self, queue: QueueHandle, buffer: BufferHandle, offset: int, nbytes: int, to_device: bool) -> None:  # noqa: B027
+    def prefetch(self, queue: QueueT, buffer: BufferT, offset: int, nbytes: int, to_device: bool) -> None:
         """Move UNIFIED/MANAGED data to the device (or the host) in ``queue``'s order: a hint, ignored by default."""
 
     @abstractmethod
-    def upload(self, queue: QueueHandle, dst: BufferHandle, offset: int, data: np.ndarray) -> None:
-        """Blocking write of the host array's bytes (from pageable user memory) after the queue's work."""
+    def upload(self, queue: QueueT, dst: BufferT, offset: int, data: np.ndarray) -> None:
+        """Blocking write of ``data`` (contiguous ``uint8``, from pageable user memory) after the queue's work."""
 
     @abstractmethod
-    def download(self, queue: QueueHandle, src: BufferHandle, offset: int, nbytes: int) -> np.ndarray:
-        """Blocking read into pageable user memory after the queue's work; a ``uint8`` array."""
+    def download(self, queue: QueueT, src: BufferT, offset: int, nbytes: int) -> np.ndarray:
+        """Blocking read into pageable user memory after the queue's work; a new ``uint8`` array."""
 
     @abstractmethod
     def launch_op(
         self,
-        queue: QueueHandle,
-        name: str,
-        inputs: Sequence[TensorRef],
-        output: TensorRef,
-        attrs: Mapping[str, Any],
-    ) -> OpRecordHandle:
-        """Enqueue the built-in op ``name`` (one of :attr:`ops`) writing ``output``.
+        queue: QueueT,
+        op: OpName,
+        inputs: Sequence[TensorRef[BufferT]],
+        output: TensorRef[BufferT],
+        attrs: OpAttrs,
+    ) -> RecordT | None:
+        """Enqueue the built-in op ``op`` (one of :attr:`ops`) reading ``inputs`` and writing ``output``.
 
-        ``attrs`` are the op's validated parameters (axis, perm, conv geometry, algorithm, precision, ...; see
-        ``docs/ops.md``). Returns a record of the launch for :meth:`explain`, or None.
+        ``attrs`` is the op's validated attribute model (:data:`wia_hal.opset.ATTRS` names the class per op; its
+        semantics are in ``docs/backend.md``). The output never overlaps an input. Returns a record of the launch
+        for :meth:`explain`, or None.
         """
 
     # Level 3: a backend that claims supports_custom_kernels / supports_peer_to_peer implements these
 
-    def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[Any, int]:
-        """Build kernel ``name``: its handle and its number of arguments (``CompileError``, ``InvalidKernelError``)."""
+    def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[KernelT, KernelSignature]:
+        """Build kernel ``name`` from OpenCL C ``source`` with build ``options`` (``-D`` definitions): its handle
+        and signature. ``CompileError`` with the build log (line numbers), ``InvalidKernelError`` for a name that
+        is not a kernel of the source."""
         raise NotSupportedError(f"the {self.name!r} backend does not compile kernels")
 
-    def check_kernel_arg(self, kernel: Any, index: int, value: Any) -> None:
-        """``INVALID_VALUE`` when ``value`` does not fit argument ``index`` (a scalar for a buffer, ...)."""
-        raise NotSupportedError(f"the {self.name!r} backend does not compile kernels")
-
-    def launch_kernel(self, queue: QueueHandle, kernel: Any, args: Sequence[Any], config: Any) -> OpRecordHandle:
-        """Enqueue the kernel with its arguments and a checked ``LaunchConfig``; a record for :meth:`explain`."""
+    def launch_kernel(
+        self, queue: QueueT, kernel: KernelT, args: Sequence[KernelArg[BufferT]], ndrange: NDRange
+    ) -> RecordT | None:
+        """Enqueue the kernel; one argument per parameter, of the parameter's kind. The geometry is checked
+        against the device's claimed limits; ``InvalidLaunchConfigError`` for limits only the backend knows
+        (``__local`` memory of the kernel itself plus its local arguments)."""
         raise NotSupportedError(f"the {self.name!r} backend does not run kernels")
 
-    def copy_peer(self, src: TensorRef, dst: TensorRef) -> None:
+    def release_kernel(self, kernel: KernelT) -> None:
+        """The user destroyed the kernel (its launches may still be queued)."""
+
+    def copy_peer(self, src: TensorRef[BufferT], dst: TensorRef[BufferT]) -> None:
         """Copy between two devices' memory directly (peer-to-peer)."""
         raise NotSupportedError(f"the {self.name!r} backend does not copy between devices")
 
-    def explain(self, record: OpRecordHandle) -> OpReport:
+    def explain(self, record: RecordT) -> OpReport:
         """What an op cost and why (an optional extension: a simulator can say, hardware usually cannot)."""
         raise NotSupportedError(f"the {self.name!r} backend does not explain its ops")
 
     # ordering and time
     @abstractmethod
-    def record(self, queue: QueueHandle) -> MarkerHandle:
+    def record(self, queue: QueueT) -> MarkerT:
         """A marker after everything enqueued so far on ``queue``."""
 
     @abstractmethod
-    def wait_marker(self, queue: QueueHandle, marker: MarkerHandle) -> None:
-        """Work enqueued on ``queue`` from now on starts only after ``marker`` completes."""
+    def wait_marker(self, queue: QueueT, marker: MarkerT) -> None:
+        """Work enqueued on ``queue`` from now on starts only after ``marker`` completes (a marker of any queue
+        of the same device)."""
 
     @abstractmethod
-    def synchronize(self, queue: QueueHandle, timeout_ms: float | None) -> bool:
-        """Block until the queue is idle; False if ``timeout_ms`` passed first."""
+    def synchronize(self, queue: QueueT, timeout_ms: float | None) -> bool:
+        """Block until the queue is idle; False if ``timeout_ms`` passed first (None: no limit)."""
 
     @abstractmethod
-    def wait(self, marker: MarkerHandle, timeout_ms: float | None) -> bool:
+    def wait(self, marker: MarkerT, timeout_ms: float | None) -> bool:
         """Block until the marker completes; False if ``timeout_ms`` passed first."""
 
     @abstractmethod
-    def query(self, marker: MarkerHandle) -> bool:
+    def query(self, marker: MarkerT) -> bool:
         """Whether the marker has completed, without blocking."""
 
     @abstractmethod
-    def elapsed_ms(self, start: MarkerHandle, end: MarkerHandle) -> float:
-        """Device time between two completed markers."""
+    def elapsed_ms(self, start: MarkerT, end: MarkerT) -> float:
+        """Device time in milliseconds between two completed markers (≥ 0 when ``end`` was recorded after
+        ``start`` on one queue)."""
 
-    def close(self) -> None:  # noqa: B027 (optional hook)
+    def close(self) -> None:
         """Release the backend (called when another backend is selected)."""
+
+
+AnyBackend = Backend[Any, Any, Any, Any, Any]
+"""The type the front end holds a backend as: its handles are opaque there."""
+
+__all__ = [
+    "AnyBackend",
+    "Backend",
+    "BufferArg",
+    "KernelArg",
+    "KernelParam",
+    "KernelSignature",
+    "LocalArg",
+    "NDRange",
+    "ParamKind",
+    "ScalarArg",
+    "TensorRef",
+]

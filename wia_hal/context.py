@@ -1,13 +1,22 @@
-"""SPEC 3.3: contexts, the Level-1 default context, and what a context owns."""
+"""SPEC 3.3: contexts, the Level-1 default context, and what a context owns (R-3.3-01: memory, pools, streams).
+
+The calls that take an optional context (``create_stream``, ``alloc``, ``create_memory_pool``, ``memory_gc``) live
+here, beside :func:`current_context`, which resolves it: the modules of streams, memory and pools sit below this
+one and never import it.
+"""
 
 from __future__ import annotations
 
 import itertools
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-from wia_hal.enums import ContextFlags, StreamFlags
+import numpy as np
+
+from wia_hal.configs import PoolConfig
+from wia_hal.devices import Device, device_at
+from wia_hal.enums import ContextFlags, MemoryType, StreamFlags
 from wia_hal.errors import (
     DeviceBusyError,
     ErrorCode,
@@ -20,14 +29,11 @@ from wia_hal.errors import (
     api,
     last_error,
 )
+from wia_hal.memory import Memory, allocate, memory_type_of
 from wia_hal.models import ContextConfig
+from wia_hal.pool import MemoryPool, open_pool
 from wia_hal.runtime import Runtime, runtime
-
-if TYPE_CHECKING:
-    from wia_hal.devices import Device
-    from wia_hal.memory import Memory
-    from wia_hal.pool import MemoryPool
-    from wia_hal.streams import Stream
+from wia_hal.streams import Stream
 
 TIMEOUT_INFINITE = math.inf
 """A timeout that never expires (``WIA_TIMEOUT_INFINITE``)."""
@@ -40,8 +46,6 @@ class Context:
     """Device state, the memory it allocated and its streams (R-3.3-01). Create with :func:`create_context`."""
 
     def __init__(self, rt: Runtime, device: Device, config: ContextConfig) -> None:
-        from wia_hal.streams import Stream
-
         self.runtime = rt
         self.id = next(_ids)
         self.backend = rt.backend
@@ -131,8 +135,6 @@ def check_context(ctx: object) -> Context:
 def _open(rt: Runtime, config: ContextConfig, default_pool: bool = False) -> Context:
     """A context on ``config.device_id``; with a default pool when ``memory_pool_size`` is set or
     ``default_pool`` (the Level-1 default context caches its tensors' memory, as frameworks do)."""
-    from wia_hal.devices import device_at
-
     device = device_at(config.device_id)
     if config.max_streams is not None and config.max_streams > device.capabilities.max_streams:
         raise InvalidValueError(
@@ -159,13 +161,9 @@ def _open(rt: Runtime, config: ContextConfig, default_pool: bool = False) -> Con
             f"cannot create an exclusive context on device {device.index}: "
             f"{len(same_device)} other context(s) are alive on it{implicit}"
         )
-    rt.backend.host_call()
     ctx = Context(rt, device, config)
     rt.contexts.append(ctx)
     if config.memory_pool_size or default_pool:
-        from wia_hal.configs import PoolConfig
-        from wia_hal.pool import open_pool
-
         try:
             ctx.default_pool = open_pool(ctx, PoolConfig(initial_size=config.memory_pool_size))
         except BaseException:
@@ -217,7 +215,6 @@ def context_set_memory_limit(ctx: Context, nbytes: int) -> None:
     ctx = check_context(ctx)
     if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes <= 0:
         raise InvalidValueError(f"context_set_memory_limit: expected a positive number of bytes, got {nbytes!r}")
-    ctx.backend.host_call()
     ctx.memory_limit = nbytes
 
 
@@ -229,7 +226,6 @@ def context_set_timeout(ctx: Context, timeout_ms: float) -> None:
         raise InvalidValueError(
             f"context_set_timeout: expected a positive number of milliseconds or TIMEOUT_INFINITE, got {timeout_ms!r}"
         )
-    ctx.backend.host_call()
     ctx.timeout_ms = None if math.isinf(timeout_ms) else float(timeout_ms)
 
 
@@ -278,3 +274,49 @@ def get_error_details(ctx: Context | None = None) -> ErrorDetails:
     if details is None:
         return ErrorDetails(code=ErrorCode.SUCCESS, file="", line=0, function="", message="no error")
     return details
+
+
+# -- what a context creates and holds (R-3.3-01) ---------------------------------------------------------------------
+
+
+@api
+def create_stream(ctx: Context | None = None, flags: StreamFlags | int = StreamFlags.DEFAULT) -> Stream:
+    """R-3.4-01; beyond the context's ``max_streams`` raises ``INVALID_VALUE`` (R-3.3-08)."""
+    ctx = current_context(ctx)
+    if not isinstance(flags, int) or isinstance(flags, bool) or flags & ~int(StreamFlags.NON_BLOCKING):
+        raise InvalidValueError(f"create_stream: flags must be StreamFlags, got {flags!r}")
+    if len(ctx.streams) >= ctx.max_streams:
+        raise InvalidValueError(
+            f"create_stream: the context already has its maximum of {ctx.max_streams} streams "
+            "(ContextConfig.max_streams); destroy one first"
+        )
+    stream = Stream(ctx, StreamFlags(flags))
+    ctx.streams.append(stream)
+    return stream
+
+
+@api
+def alloc(ctx: Context | None, size: int, memory_type: MemoryType = MemoryType.DEVICE) -> Memory:
+    """R-3.5.1-01: ``size`` bytes of ``memory_type``; size 0 or negative is ``INVALID_VALUE``."""
+    ctx = current_context(ctx)
+    if not isinstance(size, (int, np.integer)) or isinstance(size, bool):
+        raise InvalidValueError(f"alloc: size must be an int number of bytes, got {type(size).__name__} {size!r}")
+    if size <= 0:
+        raise InvalidValueError(f"alloc: size must be positive, got {size} bytes")
+    return allocate(ctx, int(size), memory_type_of(memory_type))
+
+
+@api
+def create_memory_pool(ctx: Context | None = None, config: PoolConfig | None = None) -> MemoryPool:
+    """R-3.5.2-01: an empty pool of ``ctx``'s device memory (configure it with ``configure_pool``)."""
+    return open_pool(current_context(ctx), PoolConfig() if config is None else config)
+
+
+@api
+def memory_gc(ctx: Context | None = None) -> int:
+    """R-3.9-04: release the cached (entirely free) segments of every pool of the context; the bytes released.
+
+    The recovery from ``OUT_OF_MEMORY``: ``memory_gc(ctx)`` and a retry can succeed.
+    """
+    context = current_context(ctx)
+    return sum(pool.release_free_segments() for pool in list(context.pools))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from wia_hal.backend import Backend
+from wia_hal.backend import AnyBackend
 from wia_hal.enums import DeviceType
 from wia_hal.errors import InvalidDeviceError, InvalidValueError, api
 from wia_hal.models import DeviceCapabilities, DeviceInfo
@@ -14,7 +14,7 @@ class Device:
 
     __slots__ = ("_caps", "_info", "backend", "index")
 
-    def __init__(self, backend: Backend, index: int) -> None:
+    def __init__(self, backend: AnyBackend, index: int) -> None:
         self.backend = backend
         self.index = index
         self._info: DeviceInfo | None = None
@@ -40,7 +40,6 @@ class Device:
 def get_device_count() -> int:
     """R-3.2-01: the number of devices the active backend exposes."""
     backend = runtime().backend
-    backend.host_call()
     return backend.device_count()
 
 
@@ -70,7 +69,6 @@ def check_device(device: object) -> Device:
 @api
 def get_device(index: int) -> Device:
     """R-3.2-02: device ``index`` for ``0 <= index < get_device_count()``."""
-    runtime().backend.host_call()
     return device_at(index)
 
 

@@ -216,33 +216,61 @@ def _record(error: WiaError, args: tuple[Any, ...], kwargs: dict[str, Any]) -> N
 
 
 def _converted(name: str, e: Exception) -> WiaError:
-    """The WiaError a non-WIA exception escaping a public function becomes."""
-    code = getattr(e, "wia_code", None)  # a backend's finding that names its error code (a kernel's bug, ...)
-    if isinstance(code, str) and code in ErrorCode.__members__:
-        return ERROR_CLASSES[ErrorCode[code]](str(e))
-    if isinstance(e, (TypeError, ValueError, IndexError, KeyError, OverflowError)):
-        return InvalidValueError(f"{name}: {e}")
+    """The WiaError a non-WIA exception escaping a public function becomes.
+
+    The front end validates every argument itself and raises ``WiaError``s; what else escapes is a fault of the
+    implementation (most often of the backend), never the user's: ``INTERNAL``, chained to its cause. Only the
+    host running out of memory is the user's to handle (``OUT_OF_MEMORY``).
+    """
     if isinstance(e, MemoryError):
         return OutOfMemoryError(f"{name}: the host could not allocate memory: {e}")
-    return InternalError(f"{name}: {type(e).__name__}: {e}")
+    if isinstance(e, TypeError) and e.__traceback__ is not None and e.__traceback__.tb_next is None:
+        return InvalidValueError(f"{name}: {e}")  # raised by the call itself: the arguments do not bind
+    return InternalError(f"{name}: {type(e).__name__} inside the implementation: {e}")
 
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
+_depth = 0
+"""How many public calls are on the stack: only the outermost one is reported to the call hook."""
+
+
+def _no_hook(function: str) -> None:
+    return None
+
+
+_call_hook: Callable[[str], None] = _no_hook
+
+
+def set_call_hook(hook: Callable[[str], None] | None) -> None:
+    """Install the function told of every outermost public call (the runtime passes it to the backend's
+    ``api_call``, where a simulator charges the call's host time)."""
+    global _call_hook
+    _call_hook = hook or _no_hook
+
 
 def api(fn: Callable[P, R]) -> Callable[P, R]:
-    """Wrap a public function: record WiaErrors with the user's call site, convert anything else."""
+    """Wrap a public function: report the call to the hook, record WiaErrors with the user's call site, convert
+    anything else (see :func:`_converted`)."""
+    name = fn.__name__
 
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        global _depth
         try:
-            return fn(*args, **kwargs)
+            if _depth == 0:
+                _call_hook(name)
+            _depth += 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _depth -= 1
         except WiaError as e:
             _record(e, args, kwargs)
             raise
         except Exception as e:
-            error = _converted(fn.__name__, e)
+            error = _converted(name, e)
             _record(error, args, kwargs)
             raise error from e
 

@@ -12,19 +12,24 @@ import math
 import operator
 from typing import Any
 
+import numpy as np
 from pydantic import Field, model_validator
 
+from wia_hal.backend import BufferArg, KernelArg, KernelParam, KernelSignature, LocalArg, NDRange, ScalarArg
 from wia_hal.context import Context, current_context
 from wia_hal.errors import (
     ErrorDetails,
     InvalidKernelError,
     InvalidLaunchConfigError,
+    InvalidMemoryError,
     InvalidValueError,
     NotSupportedError,
     api,
 )
+from wia_hal.memory import Memory, check_memory
 from wia_hal.models import WiaModel
 from wia_hal.streams import Stream, stream_for
+from wia_hal.tensor import Tensor, check_tensor
 
 Dims = tuple[int, int, int]
 
@@ -102,18 +107,26 @@ class LaunchConfig(WiaModel):
 
 
 class Kernel:
-    """A compiled kernel of a context (R-3.6.2-02). Create with :func:`compile_kernel`."""
+    """A compiled kernel of a context (R-3.6.2-02). Create with :func:`compile_kernel`.
 
-    __slots__ = ("args", "context", "destroyed", "handle", "last_launch", "name", "num_args")
+    ``signature`` is what the backend learned of its parameters; ``args`` holds each argument as the user gave it
+    (re-checked at every launch: memory freed since is ``INVALID_MEMORY`` then too) beside the record the backend
+    receives."""
 
-    def __init__(self, context: Context, handle: Any, name: str, num_args: int) -> None:
+    __slots__ = ("args", "context", "destroyed", "handle", "last_launch", "name", "signature")
+
+    def __init__(self, context: Context, handle: object, signature: KernelSignature) -> None:
         self.context = context
         self.handle = handle
-        self.name = name
-        self.num_args = num_args
-        self.args: dict[int, Any] = {}
-        self.last_launch: Any = None
+        self.name = signature.name
+        self.signature = signature
+        self.args: dict[int, tuple[object, KernelArg[object]]] = {}
+        self.last_launch: object = None
         self.destroyed = False
+
+    @property
+    def num_args(self) -> int:
+        return len(self.signature.params)
 
     def __repr__(self) -> str:
         return f"<wia.Kernel {self.name}{' destroyed' if self.destroyed else ''}>"
@@ -163,6 +176,72 @@ def check_launch(ctx: Context, config: object) -> LaunchConfig:
     return config
 
 
+def _buffer_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -> BufferArg[object]:
+    """A ``Memory`` or contiguous ``Tensor`` that is live, of the kernel's context and device-visible (R-3.5.1-06:
+    freed and foreign memory are ``INVALID_MEMORY``)."""
+    where = f"argument {index} ('{param.name}') of {kernel.name}"
+    ctx = kernel.context
+    if isinstance(value, Memory):
+        mem = check_memory(value, ctx)
+        offset, nbytes = mem.offset, mem.size
+    elif isinstance(value, Tensor):
+        mem = check_tensor(value, ctx).memory
+        if not value.is_contiguous:
+            raise InvalidValueError(f"{where}: a kernel needs a contiguous tensor, got a strided view {value.shape}")
+        offset, nbytes = value.offset, value.nbytes
+    else:
+        raise InvalidValueError(
+            f"{where} is a __{param.address_space} {param.type_name} buffer: pass a Memory or a Tensor, got "
+            f"{type(value).__name__}"
+        )
+    if not mem.type.device_visible:
+        raise InvalidMemoryError(
+            f"{where}: {mem.type.name} memory is not visible to the device; kernels take DEVICE, UNIFIED or MANAGED "
+            "memory (copy HOST or PINNED data there first)"
+        )
+    return BufferArg(mem.buffer, offset, nbytes)
+
+
+def _scalar_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -> ScalarArg:
+    """A number (or, for a vector parameter, a number for every lane or a sequence of ``vector_width``) converted
+    to the parameter's type; an integer out of the type's range, or a fraction for an integer, is ``INVALID_VALUE``."""
+    where = f"argument {index} ('{param.name}') of {kernel.name} is a {param.type_name} scalar"
+    dtype = param.dtype
+    if dtype is None:
+        raise InvalidValueError(f"{where} of a type the backend cannot pass from the host")
+    items = list(value) if isinstance(value, (list, tuple, np.ndarray)) and param.vector_width > 1 else [value]
+    if len(items) not in (1, param.vector_width):
+        raise InvalidValueError(f"{where}: give one number or {param.vector_width}, got {len(items)}")
+    for item in items:
+        if isinstance(item, (Memory, Tensor)) or not isinstance(item, (int, float, np.number, bool, np.bool_)):
+            raise InvalidValueError(f"{where}: got {type(item).__name__}")
+        if dtype.kind in "iu":
+            if isinstance(item, (float, np.floating)):
+                raise InvalidValueError(f"{where}: got the fraction {item!r}; pass an int")
+            info = np.iinfo(dtype)
+            if not info.min <= int(item) <= info.max:
+                raise InvalidValueError(f"{where}: {item!r} is outside [{info.min}, {info.max}]")
+    array = np.asarray(items, dtype=dtype)
+    if param.vector_width > 1:
+        return ScalarArg(np.broadcast_to(array, (param.vector_width,)).copy(), dtype)
+    return ScalarArg(array.reshape(()), dtype)
+
+
+def _argument(kernel: Kernel, index: int, value: object) -> KernelArg[object]:
+    """The record the backend receives for ``value`` as argument ``index``, checked against its parameter."""
+    param = kernel.signature.params[index]
+    if param.kind == "buffer":
+        return _buffer_arg(kernel, index, param, value)
+    if param.kind == "local":
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value <= 0:
+            raise InvalidValueError(
+                f"argument {index} ('{param.name}') of {kernel.name} is __local memory: pass its size in bytes, "
+                f"got {value!r}"
+            )
+        return LocalArg(int(value))
+    return _scalar_arg(kernel, index, param, value)
+
+
 @api
 def compile_kernel(ctx: Context | None, source: str, name: str, options: str = "") -> Kernel:
     """R-3.6.2-02: build ``name`` from WIA kernel language ``source`` (``options``: ``-D`` definitions)."""
@@ -171,8 +250,8 @@ def compile_kernel(ctx: Context | None, source: str, name: str, options: str = "
         if not isinstance(value, str):
             raise InvalidValueError(f"compile_kernel: {what} must be a str, got {type(value).__name__}")
     _claims_kernels(context)
-    handle, num_args = context.backend.compile_kernel(context.device.index, source, name, options)
-    return Kernel(context, handle, name, num_args)
+    handle, signature = context.backend.compile_kernel(context.device.index, source, name, options)
+    return Kernel(context, handle, signature)
 
 
 @api
@@ -183,16 +262,21 @@ def set_kernel_arg(kernel: Kernel, index: int, value: Any) -> None:
         raise InvalidValueError(
             f"set_kernel_arg: {kernel.name} takes arguments 0 to {kernel.num_args - 1}, got {index!r}"
         )
-    kernel.context.backend.check_kernel_arg(kernel.handle, index, value)
-    kernel.args[index] = value
+    kernel.args[index] = (value, _argument(kernel, index, value))
 
 
 def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream) -> None:
     missing = [i for i in range(kernel.num_args) if i not in kernel.args]
     if missing:
         raise InvalidValueError(f"{kernel.name}: arguments {missing} are not set (set_kernel_arg)")
-    args = [kernel.args[i] for i in range(kernel.num_args)]
-    kernel.last_launch = kernel.context.backend.launch_kernel(stream.queue, kernel.handle, args, config)
+    args = []
+    for index in range(kernel.num_args):
+        value, record = kernel.args[index]
+        if isinstance(value, (Memory, Tensor)):  # checked again: it may have been freed since it was set
+            record = _argument(kernel, index, value)
+        args.append(record)
+    ndrange = NDRange(config.global_dims, config.local_dims, config.work_dim or 1, config.shared_bytes)
+    kernel.last_launch = kernel.context.backend.launch_kernel(stream.queue, kernel.handle, args, ndrange)
 
 
 @api
@@ -219,6 +303,6 @@ def launch_kernel_async(kernel: Kernel, config: LaunchConfig, stream: Stream | N
 def destroy_kernel(kernel: Kernel) -> None:
     """R-3.6.2-06."""
     kernel = check_kernel(kernel)
-    kernel.context.backend.host_call()
+    kernel.context.backend.release_kernel(kernel.handle)
     kernel.destroyed = True
     kernel.args.clear()

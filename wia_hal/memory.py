@@ -6,12 +6,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from wia_hal.backend import BufferHandle
-from wia_hal.context import Context, current_context
 from wia_hal.enums import MemoryType
 from wia_hal.errors import (
     ErrorDetails,
-    InvalidContextError,
     InvalidMemoryError,
     InvalidValueError,
     NotSupportedError,
@@ -20,9 +17,8 @@ from wia_hal.errors import (
 from wia_hal.streams import Stream, stream_for
 
 if TYPE_CHECKING:
-    from wia_hal.devices import Device
+    from wia_hal.context import Context
     from wia_hal.pool import MemoryPool
-    from wia_hal.tensor import Tensor
 
 _CAPABILITY = {
     MemoryType.PINNED: "supports_pinned_memory",
@@ -41,7 +37,7 @@ class Memory:
     def __init__(
         self,
         context: Context,
-        buffer: BufferHandle,
+        buffer: object,
         size: int,
         memory_type: MemoryType,
         offset: int = 0,
@@ -113,17 +109,6 @@ def allocate(ctx: Context, nbytes: int, memory_type: MemoryType) -> Memory:
 
 
 @api
-def alloc(ctx: Context | None, size: int, memory_type: MemoryType = MemoryType.DEVICE) -> Memory:
-    """R-3.5.1-01: ``size`` bytes of ``memory_type``; size 0 or negative is ``INVALID_VALUE``."""
-    ctx = current_context(ctx)
-    if not isinstance(size, (int, np.integer)) or isinstance(size, bool):
-        raise InvalidValueError(f"alloc: size must be an int number of bytes, got {type(size).__name__} {size!r}")
-    if size <= 0:
-        raise InvalidValueError(f"alloc: size must be positive, got {size} bytes")
-    return allocate(ctx, int(size), memory_type_of(memory_type))
-
-
-@api
 def free(mem: Memory) -> None:
     """R-3.5.1-01; a second free is ``INVALID_MEMORY`` (R-3.5.1-06)."""
     if isinstance(mem, Memory) and mem.freed:
@@ -188,32 +173,3 @@ def memory_prefetch(mem: Memory, to_device: bool = True, stream: Stream | None =
         raise InvalidValueError(f"memory_prefetch: to_device must be a bool, got {to_device!r}")
     queue_stream = stream_for(mem.context, stream)
     mem.context.backend.prefetch(queue_stream.queue, mem.buffer, mem.offset, mem.size, to_device)
-
-
-@api
-def copy_peer_to_peer(src_device: Device, dst_device: Device, tensor: Tensor) -> Tensor:
-    """R-3.2.1-04: a copy of ``tensor`` (on ``src_device``) in the memory of ``dst_device``, moved directly between
-    the devices; ``NOT_SUPPORTED`` unless both claim ``supports_peer_to_peer``."""
-    from wia_hal.devices import check_device
-    from wia_hal.tensor import check_tensor
-
-    src, dst = check_device(src_device), check_device(dst_device)
-    t = check_tensor(tensor)
-    if t.memory.context.device is not src:
-        raise InvalidValueError(f"copy_peer_to_peer: {t!r} is not on {src!r}")
-    for device in (src, dst):
-        if not device.capabilities.supports_peer_to_peer:
-            raise NotSupportedError(
-                f"copy_peer_to_peer: {device.info.name} does not claim supports_peer_to_peer on the "
-                f"{device.backend.name!r} backend"
-            )
-    from wia_hal.runtime import runtime
-
-    owner = next((c for c in reversed(runtime().contexts) if c.device is dst), None)
-    if owner is None:
-        raise InvalidContextError(f"copy_peer_to_peer: no live context on {dst!r} to own the copy; create one first")
-    from wia_hal.tensor import new_tensor
-
-    copy = new_tensor(owner, t.shape, t.dtype, MemoryType.DEVICE)
-    owner.backend.copy_peer(t, copy)
-    return copy

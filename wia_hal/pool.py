@@ -12,18 +12,21 @@ from reserved memory is a cache hit and one that needs a new segment a miss.
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 from pydantic import Field
 
 from wia_hal.configs import PoolConfig
-from wia_hal.context import Context, check_context, current_context
 from wia_hal.enums import MemoryType
 from wia_hal.errors import ErrorDetails, InvalidMemoryError, InvalidValueError, OutOfMemoryError, api
 from wia_hal.memory import Memory, allocate, check_memory
 from wia_hal.models import WiaModel
-from wia_sim.heap import FreeRanges
+
+if TYPE_CHECKING:
+    from wia_hal.context import Context
 
 SEGMENT_GRANULE = 2 << 20
 """Segments grow in multiples of 2 MiB, the granule PyTorch's caching allocator rounds large segments to
@@ -53,26 +56,68 @@ class PoolStats(WiaModel):
 
 @dataclass
 class Segment:
-    """One device allocation of the pool: its free ranges and its live blocks (size by offset)."""
+    """One device allocation of the pool: its free ranges (sorted starts, and the end of the range at each start)
+    and its live blocks (size by offset). Taking a range splits the free one it lies in; giving it back merges it
+    with its free neighbours, found by bisection.
+
+    (The simulator's device heap keeps free ranges the same way; the HAL keeps its own because the HAL core never
+    imports the simulator: a pool works on every backend.)"""
 
     memory: Memory
     size: int
-    free: FreeRanges = field(init=False)
+    starts: list[int] = field(init=False)
+    ends: dict[int, int] = field(init=False)
     used: dict[int, int] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self.free = FreeRanges(self.size)
+        self.starts, self.ends = [0], {0: self.size}
 
     @property
     def empty(self) -> bool:
         return not self.used
 
+    def best_fit(self, need: int) -> tuple[int, int] | None:
+        """``(start, size)`` of the smallest free range of at least ``need`` bytes (the first of equals)."""
+        best: tuple[int, int] | None = None
+        for start in self.starts:
+            size = self.ends[start] - start
+            if size >= need and (best is None or size < best[1]):
+                best = (start, size)
+                if size == need:
+                    break
+        return best
+
+    def free_ranges(self) -> list[tuple[int, int]]:
+        """``(start, size)`` of every free range, by start."""
+        return [(start, self.ends[start] - start) for start in self.starts]
+
+    def largest_free(self) -> int:
+        return max((end - start for start, end in self.ends.items()), default=0)
+
+    def total_free(self) -> int:
+        return sum(end - start for start, end in self.ends.items())
+
     def take(self, start: int, size: int) -> None:
-        self.free.take(start, size)
+        end = self.ends.pop(start)
+        index = bisect.bisect_left(self.starts, start)
+        if end == start + size:
+            del self.starts[index]
+        else:
+            self.starts[index] = start + size
+            self.ends[start + size] = end
         self.used[start] = size
 
     def give_back(self, start: int) -> None:
-        self.free.give_back(start, self.used.pop(start))
+        end = start + self.used.pop(start)
+        index = bisect.bisect_left(self.starts, start)
+        if index < len(self.starts) and self.starts[index] == end:  # merge with the free range after
+            end = self.ends.pop(end)
+            del self.starts[index]
+        if index > 0 and self.ends[self.starts[index - 1]] == start:  # and with the one before
+            index -= 1
+            start = self.starts.pop(index)
+        self.starts.insert(index, start)
+        self.ends[start] = end
 
 
 class MemoryPool:
@@ -131,13 +176,13 @@ class MemoryPool:
         best: tuple[Segment, int] | None = None
         best_size = 0
         for segment in self.segments:
-            found = segment.free.best_fit(need)
+            found = segment.best_fit(need)
             if found is not None and (best is None or found[1] < best_size):
                 best, best_size = (segment, found[0]), found[1]
         return best
 
     def _largest_free(self) -> int:
-        return max((s.free.largest() for s in self.segments), default=0)
+        return max((s.largest_free() for s in self.segments), default=0)
 
     def allocate(self, nbytes: int) -> Memory:
         need = self._round(nbytes)
@@ -184,7 +229,7 @@ class MemoryPool:
         return released
 
     def fragmentation(self) -> float:
-        free = sum(s.free.total() for s in self.segments)
+        free = sum(s.total_free() for s in self.segments)
         return 0.0 if free == 0 else 1.0 - self._largest_free() / free
 
     def stats(self) -> PoolStats:
@@ -250,14 +295,6 @@ def open_pool(ctx: Context, config: PoolConfig) -> MemoryPool:
 
 
 @api
-def create_memory_pool(ctx: Context | None = None, config: PoolConfig | None = None) -> MemoryPool:
-    """R-3.5.2-01: an empty pool of ``ctx``'s device memory (configure it with :func:`configure_pool`)."""
-    context = current_context(ctx)
-    context.backend.host_call()
-    return open_pool(context, PoolConfig() if config is None else config)
-
-
-@api
 def configure_pool(pool: MemoryPool, config: PoolConfig) -> None:
     """R-3.5.2-01: set the pool's limits and policy; ``initial_size`` is reserved at once (if not already)."""
     pool = check_pool(pool)
@@ -266,7 +303,6 @@ def configure_pool(pool: MemoryPool, config: PoolConfig) -> None:
         raise InvalidValueError(
             f"configure_pool: max_size {config.max_size} is below the {pool.bytes_reserved} bytes already reserved"
         )
-    pool.context.backend.host_call()
     previous, pool.config = pool.config, config
     try:
         if config.initial_size > pool.bytes_reserved:
@@ -287,7 +323,6 @@ def alloc_from_pool(pool: MemoryPool, size: int) -> Memory:
     """R-3.5.2-02: ``size`` bytes of device memory from the pool (rounded up to ``block_size`` inside it)."""
     pool = check_pool(pool)
     nbytes = _size("alloc_from_pool", size)
-    pool.context.backend.host_call()
     return pool.allocate(nbytes)
 
 
@@ -302,7 +337,6 @@ def free_to_pool(pool: MemoryPool, mem: Memory) -> None:
         raise InvalidMemoryError(
             f"free_to_pool: {mem!r} " + ("came from another pool" if mem.pool else "was not allocated from a pool")
         )
-    pool.context.backend.host_call()
     mem.release()
 
 
@@ -316,16 +350,4 @@ def get_pool_stats(pool: MemoryPool) -> PoolStats:
 def destroy_pool(pool: MemoryPool) -> None:
     """R-3.5.2-01: give the pool's segments back to the device."""
     pool = check_pool(pool)
-    pool.context.backend.host_call()
     pool.destroy()
-
-
-@api
-def memory_gc(ctx: Context | None = None) -> int:
-    """R-3.9-04: release the cached (entirely free) segments of every pool of the context; the bytes released.
-
-    The recovery from ``OUT_OF_MEMORY``: ``memory_gc(ctx)`` and a retry can succeed.
-    """
-    context = current_context(ctx) if ctx is None else check_context(ctx)
-    context.backend.host_call()
-    return sum(pool.release_free_segments() for pool in list(context.pools))

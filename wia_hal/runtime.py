@@ -2,17 +2,20 @@
 
 Selection: ``set_backend(name, **options)``, or the environment (``WIA_BACKEND=sim``, options as
 ``WIA_SIM_HARDWARE=nvidia-h100-sxm5-80gb``, ``WIA_SIM_DEVICES=2``, ``WIA_SIM_NUMERICS=0``). The backend is
-created on first use; ``set_backend`` may be called again whenever no context is alive.
+created on first use; ``set_backend`` may be called again whenever no context is alive. A backend that is not
+installed as a package is installed in-process: ``set_backend(MyBackend())``, or ``register_backend("acme",
+AcmeBackend)`` and then selected by name like an installed one.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
-from wia_hal.backend import Backend
-from wia_hal.errors import InvalidValueError, WiaError, api
+from wia_hal.backend import AnyBackend, Backend
+from wia_hal.errors import InvalidValueError, WiaError, api, set_call_hook
 
 if TYPE_CHECKING:
     from wia_hal.context import Context
@@ -22,12 +25,30 @@ DEFAULT_BACKEND = "sim"
 ENTRY_POINT_GROUP = "wia_hal.backends"
 
 
+BackendFactory = Callable[..., AnyBackend]
+
+_registered: dict[str, BackendFactory] = {}
+
+
 def available_backends() -> list[str]:
-    """Names of every installed backend."""
-    return sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)})
+    """Names of every installed (entry point) and registered (in-process) backend."""
+    return sorted({ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)} | set(_registered))
 
 
-def _backend_class(name: str) -> type[Backend]:
+@api
+def register_backend(name: str, factory: BackendFactory) -> None:
+    """Make ``factory`` (a ``Backend`` subclass, or a callable taking the options and returning a backend)
+    selectable as ``name`` in this process, as an entry point would: ``set_backend(name)``, ``WIA_BACKEND=name``."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise InvalidValueError(f"register_backend: name must be an identifier-like str, got {name!r}")
+    if not callable(factory):
+        raise InvalidValueError(f"register_backend: factory must be callable, got {type(factory).__name__}")
+    _registered[name] = factory
+
+
+def _backend_class(name: str) -> BackendFactory:
+    if name in _registered:
+        return _registered[name]
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
     if not found:
         raise InvalidValueError(
@@ -51,7 +72,7 @@ def options_from_environment(name: str) -> dict[str, str]:
 class Runtime:
     """The active backend and what the HAL holds on it: live contexts, device handles, the default context."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: AnyBackend) -> None:
         self.backend = backend
         self.contexts: list[Context] = []
         self.default_context: Context | None = None
@@ -63,14 +84,22 @@ _runtime: Runtime | None = None
 
 
 def _create(name: str, options: dict[str, Any]) -> Runtime:
-    cls = _backend_class(name)
+    factory = _backend_class(name)
     try:
-        backend = cls(**options)
+        backend = factory(**options)
     except WiaError:
         raise
     except TypeError as e:
         raise InvalidValueError(f"backend {name!r}: bad options {sorted(options)}: {e}") from e
-    return Runtime(backend)
+    return _install(backend, name)
+
+
+def _install(backend: object, source: str) -> Runtime:
+    if not isinstance(backend, Backend):
+        raise InvalidValueError(f"backend {source!r} gives {type(backend).__name__}, not a wia_hal.Backend")
+    rt = Runtime(backend)
+    set_call_hook(backend.api_call)
+    return rt
 
 
 def runtime() -> Runtime:
@@ -83,16 +112,21 @@ def runtime() -> Runtime:
 
 
 @api
-def set_backend(name: str, **options: Any) -> None:
-    """Select the backend (and its options) for everything that follows.
+def set_backend(name: str | AnyBackend, **options: Any) -> None:
+    """Select the backend (and its options) for everything that follows: by name, or an instance.
 
     Options not given here are taken from ``WIA_<NAME>_<OPTION>`` variables, so ``set_backend("sim")`` under
-    ``WIA_SIM_HARDWARE=amd-mi300x`` uses that model. Allowed whenever no context is alive; the implicit Level-1
-    default context is released automatically.
+    ``WIA_SIM_HARDWARE=amd-mi300x`` uses that model. A ``Backend`` instance is installed as it is (no options).
+    Allowed whenever no context is alive; the implicit Level-1 default context is released automatically.
     """
     global _runtime
-    if not isinstance(name, str):
-        raise InvalidValueError(f"set_backend: backend name must be a str, got {type(name).__name__}")
+    if isinstance(name, Backend):
+        if options:
+            raise InvalidValueError(f"set_backend: options {sorted(options)} go to the backend's constructor")
+    elif not isinstance(name, str):
+        raise InvalidValueError(
+            f"set_backend: expected a backend name or a wia_hal.Backend instance, got {type(name).__name__}"
+        )
     old = _runtime
     if old is not None:
         live = [ctx for ctx in old.contexts if ctx is not old.default_context]
@@ -101,7 +135,10 @@ def set_backend(name: str, **options: Any) -> None:
                 f"set_backend: {len(live)} context(s) still alive on backend {old.backend.name!r}; "
                 "destroy them first (destroy_context)"
             )
-    new = _create(name, options_from_environment(name) | options)
+    if isinstance(name, Backend):
+        new = _install(name, type(name).__name__)
+    else:
+        new = _create(name, options_from_environment(name) | options)
     if old is not None:
         if old.default_context is not None:
             old.default_context.destroy()
@@ -109,6 +146,6 @@ def set_backend(name: str, **options: Any) -> None:
     _runtime = new
 
 
-def get_backend() -> Backend:
+def get_backend() -> AnyBackend:
     """The active backend object (for tools and extensions; applications use the module functions)."""
     return runtime().backend

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -22,10 +21,9 @@ from wia_hal.errors import (
     api,
 )
 from wia_hal.memory import Memory, allocate, memory_type_of
+from wia_hal.opset import NO_ATTRS, FillAttrs, OpAttrs, OpName
+from wia_hal.pool import MemoryPool, check_pool
 from wia_hal.streams import Stream, stream_for
-
-if TYPE_CHECKING:
-    from wia_hal.pool import MemoryPool
 
 
 def contiguous_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
@@ -38,16 +36,17 @@ def contiguous_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]
     return tuple(reversed(strides))
 
 
-class Tensor(TensorRef):
+class Tensor:
     """An n-dimensional array in device-visible (or host) memory of one context.
 
-    A tensor is the :class:`TensorRef` backends receive. A tensor made by allocation owns its memory and
-    releases it when released (:func:`release_tensor`) or dropped; a view (``reshape``, ``transpose``,
-    ``slice``) shares its ``base``'s memory with its own offset and strides, and keeps the base alive.
-    ``producer`` is the backend's record of the op that wrote the tensor (see :func:`explain`).
+    ``ref`` is the record a backend receives for it (buffer, byte offset, shape, byte strides, dtype), made once.
+    A tensor made by allocation owns its memory and releases it when released (:func:`release_tensor`) or
+    dropped; a view (``reshape``, ``transpose``, ``slice``) shares its ``base``'s memory with its own offset and
+    strides, and keeps the base alive. ``producer`` is the backend's record of the op that wrote the tensor (see
+    :func:`explain`).
     """
 
-    __slots__ = ("__weakref__", "base", "memory", "producer", "released")
+    __slots__ = ("__weakref__", "base", "memory", "producer", "ref", "released")
 
     def __init__(
         self,
@@ -60,11 +59,29 @@ class Tensor(TensorRef):
     ) -> None:
         if strides is None:
             strides = (dtype.itemsize,) if len(shape) == 1 else contiguous_strides(shape, dtype.itemsize)
-        super().__init__(memory.buffer, memory.offset + offset if base is None else offset, shape, strides, dtype)
+        self.ref = TensorRef(memory.buffer, memory.offset + offset if base is None else offset, shape, strides, dtype)
         self.memory = memory
         self.base = base
         self.producer: object = None
         self.released = False
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.ref.shape
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.ref.dtype
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Byte strides, as NumPy's."""
+        return self.ref.strides
+
+    @property
+    def offset(self) -> int:
+        """Byte offset of the first element in the memory's backend buffer."""
+        return self.ref.offset
 
     @property
     def is_contiguous(self) -> bool:
@@ -162,6 +179,30 @@ def new_tensor(
     return Tensor(memory, shape, dtype)
 
 
+def launch_op(
+    context: Context, stream: Stream, op: OpName, inputs: Sequence[Tensor], out: Tensor, attrs: OpAttrs = NO_ATTRS
+) -> Tensor:
+    """Enqueue the built-in ``op`` in ``stream``'s order, writing ``out`` (the caller validated the call, so a
+    backend without the op is ``NOT_SUPPORTED`` only for a valid call). Nothing enqueued: ``out`` is released."""
+    backend = context.backend
+    try:
+        if op not in backend.ops:
+            raise NotSupportedError(f"{op}: the {backend.name!r} backend does not implement this op")
+        out.producer = backend.launch_op(stream.queue, op, [t.ref for t in inputs], out.ref, attrs)
+    except BaseException:
+        out.release()
+        raise
+    return out
+
+
+def contiguous(t: Tensor, stream: Stream) -> Tensor:
+    """``t`` itself when contiguous, else a contiguous copy made by the device's ``copy`` op."""
+    if t.is_contiguous:
+        return t
+    ctx = t.memory.context
+    return launch_op(ctx, stream, "copy", (t,), new_tensor(ctx, t.shape, t.dtype, MemoryType.DEVICE))
+
+
 _PYTHON_DEFAULTS = {np.dtype(np.float64): np.dtype(np.float32), np.dtype(np.int64): np.dtype(np.int32)}
 
 
@@ -169,8 +210,6 @@ def _pool_of(context: Context, pool: object, memory_type: MemoryType) -> MemoryP
     """``pool`` checked: live, of ``context``, for DEVICE memory."""
     if pool is None:
         return None
-    from wia_hal.pool import check_pool
-
     checked = check_pool(pool)
     if checked.context is not context:
         raise InvalidMemoryError(f"{checked!r} belongs to another context than {context!r}")
@@ -250,12 +289,12 @@ def zeros(
     """A tensor of zeros, filled on the device by a memset kernel in ``stream``'s order (by the host for HOST
     and PINNED memory)."""
     context, wia_dtype, memory_type = _prepare(ctx, dtype, memory)
-    queue = stream_for(context, stream).queue
+    s = stream_for(context, stream)
     result = new_tensor(context, _shape(shape), wia_dtype, memory_type, _pool_of(context, pool, memory_type))
     if memory_type.device_visible:
-        result.producer = context.backend.launch_op(queue, "fill_zero", (), result, {})
+        launch_op(context, s, "fill", (), result, FillAttrs(value=0))
     elif result.nbytes:  # the device cannot write HOST or PINNED memory: the host clears it
-        context.backend.upload(queue, result.memory.buffer, result.offset, np.zeros(result.nbytes, np.uint8))
+        context.backend.upload(s.queue, result.memory.buffer, result.offset, np.zeros(result.nbytes, np.uint8))
     return result
 
 
@@ -299,10 +338,13 @@ def to_numpy(t: Tensor) -> np.ndarray:
     ctx.synchronize()
     if not t.nbytes:
         return np.empty(t.shape, t.dtype)
-    if not t.is_contiguous:  # as a framework does: a device copy kernel makes it contiguous, then one transfer
-        from wia_hal.ops.layout import contiguous
-
-        t = contiguous(t)
+    if t.is_contiguous:
+        raw = backend.download(ctx.default_stream.queue, t.memory.buffer, t.offset, t.nbytes)
+        return raw.view(t.dtype).reshape(t.shape)
+    if t.memory.type.device_visible:  # as a framework does: a device copy makes it contiguous, then one transfer
+        copy = contiguous(t, ctx.default_stream)
         ctx.synchronize()
-    raw = backend.download(ctx.default_stream.queue, t.memory.buffer, t.offset, t.nbytes)
-    return raw.view(t.dtype).reshape(t.shape)
+        return to_numpy(copy)
+    memory = t.memory  # host memory the device cannot copy: the host reads the strided view itself
+    raw = backend.download(ctx.default_stream.queue, memory.buffer, memory.offset, memory.size)
+    return np.ndarray(t.shape, t.dtype, raw, t.offset - memory.offset, t.strides).copy()

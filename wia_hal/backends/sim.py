@@ -11,34 +11,52 @@ checked for out-of-bounds accesses, races, barrier divergence and uninitialized 
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, ParamSpec, TypeVar
 
 import numpy as np
 import simpy
 
 import wia_sim
-from wia_hal.backend import Backend, TensorRef
+from wia_hal.backend import (
+    Backend,
+    BufferArg,
+    KernelArg,
+    KernelParam,
+    KernelSignature,
+    LocalArg,
+    NDRange,
+    ParamKind,
+    TensorRef,
+)
 from wia_hal.enums import DeviceType, MemoryType
 from wia_hal.errors import (
     CompileError,
+    ErrorCode,
     InvalidKernelError,
     InvalidLaunchConfigError,
     InvalidValueError,
     OutOfMemoryError,
+    WiaError,
+    error_for,
     register_internal_dir,
 )
 from wia_hal.models import AlgorithmChoice, DeviceCapabilities, DeviceInfo, OpReport
+from wia_hal.opset import NO_ATTRS, OP_NAMES, OpAttrs, OpName
 from wia_sim.commands import Command, Copy, Kernel, Marker, Prefetch, Wait
 from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
 from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model
+from wia_sim.kernels.ctype import lookup
 from wia_sim.kernels.executor import run_kernel
 from wia_sim.kernels.frontend import compile_source
 from wia_sim.kernels.lanes import Geometry, launch_geometry
-from wia_sim.kernels.program import KernelCompileError, KernelNotFound
+from wia_sim.kernels.program import KernelCompileError, KernelInfo, KernelNotFound, Param, Program
 from wia_sim.library import OPS, Operand, OpSpec
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind
@@ -50,6 +68,36 @@ register_internal_dir(simpy.__file__ or "")
 
 DEFAULT_HARDWARE = "nvidia-a100-sxm4-80gb"
 _KINDS = {t: MemoryKind[t.name] for t in MemoryType}
+P = ParamSpec("P")
+R = TypeVar("R")
+SimKernel = tuple[Program, KernelInfo]
+
+
+@contextlib.contextmanager
+def _findings() -> Iterator[None]:
+    """The one place the simulator's findings about the user's work become the HAL's errors: a kernel's bug (its
+    check names the code it maps to), something the executor does not implement, a runaway kernel. Any other
+    exception is a fault of the simulator and reaches the user as ``INTERNAL``."""
+    try:
+        yield
+    except WiaError:
+        raise
+    except Exception as e:
+        code = getattr(e, "wia_code", None)
+        if isinstance(code, str) and code in ErrorCode.__members__:
+            raise error_for(ErrorCode[code], str(e)) from e
+        raise
+
+
+def _translated(method: Callable[P, R]) -> Callable[P, R]:
+    """Run a hook that advances simulated time (where kernels run and report) under :func:`_findings`."""
+
+    @functools.wraps(method)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with _findings():
+            return method(*args, **kwargs)
+
+    return wrapper
 
 
 def _flag(name: str, value: object) -> bool:
@@ -73,7 +121,7 @@ def _count(name: str, value: object) -> int:
     return number
 
 
-def _extent(ref: TensorRef) -> tuple[Buffer, int, int]:
+def _extent(ref: TensorRef[Buffer]) -> tuple[Buffer, int, int]:
     """The bytes of ``ref``'s buffer its elements span (a strided view's first to last element)."""
     if any(d == 0 for d in ref.shape):
         return ref.buffer, ref.offset, ref.offset
@@ -82,35 +130,38 @@ def _extent(ref: TensorRef) -> tuple[Buffer, int, int]:
     return ref.buffer, low, high + ref.dtype.itemsize
 
 
-def _geometry(config: Any, max_work_group: int) -> Geometry:
-    """The NDRange of a checked ``LaunchConfig``."""
-    return launch_geometry(config.global_dims, config.local_dims, max_work_group, config.work_dim)
+def _geometry(ndrange: NDRange, max_work_group: int) -> Geometry:
+    return launch_geometry(ndrange.global_size, ndrange.local_size, max_work_group, ndrange.work_dim)
 
 
 def _groups(geometry: Geometry) -> int:
     return math.prod(geometry.num_groups)
 
 
-def _bytes_of(value: Any) -> np.ndarray | None:
-    """The bytes a buffer argument (a Memory or a contiguous Tensor) covers in its backend buffer."""
-    buffer = value.memory.buffer if hasattr(value, "memory") else value.buffer
-    if buffer.data is None:
-        return None
-    start = value.offset
-    return buffer.data[start : start + _nbytes_of(value)]  # type: ignore[no-any-return]
+def _bytes_of(arg: BufferArg[Buffer]) -> np.ndarray | None:
+    """The bytes a buffer argument covers in its buffer (None in timing-only mode)."""
+    data = arg.buffer.data
+    return None if data is None else data[arg.offset : arg.offset + arg.nbytes]
 
 
-def _nbytes_of(value: Any) -> int:
-    return int(value.nbytes if hasattr(value, "nbytes") else value.size)
+def _param(p: Param) -> KernelParam:
+    """What the HAL needs of an executor parameter: its kind and the NumPy type of its values or elements."""
+    try:
+        dtype: np.dtype | None = lookup(p.elem_type).dtype
+    except Exception:  # a struct or a void pointee: no host-side type
+        dtype = None
+    kind: ParamKind = "buffer" if p.kind == "pointer" else p.kind  # "pointer" is for helper functions only
+    space = "" if kind == "scalar" else p.address_space
+    return KernelParam(p.name, kind, p.type_name, dtype, p.vector_width, space, p.const)
 
 
 def _seconds(timeout_ms: float | None) -> float:
     return math.inf if timeout_ms is None else timeout_ms / 1e3
 
 
-class SimBackend(Backend):
+class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     name: ClassVar[str] = "sim"
-    ops: ClassVar[frozenset[str]] = frozenset(OPS)
+    ops: ClassVar[frozenset[OpName]] = frozenset(op for op in OP_NAMES if op in OPS)
 
     def __init__(
         self,
@@ -128,6 +179,8 @@ class SimBackend(Backend):
         self.kernel_checks = _flag("kernel_checks", kernel_checks)
         self.kernel_step_limit = _count("kernel_step_limit", kernel_step_limit)
         self._costs: dict[tuple[object, ...], KernelCost] = {}
+        self._views: weakref.WeakKeyDictionary[TensorRef[Buffer], np.ndarray] = weakref.WeakKeyDictionary()
+        self._attrs: dict[int, tuple[OpAttrs, dict[str, Any]]] = {}
         host = self.model.host
         self._alloc_latency = {t: host.pinned_alloc_latency for t in MemoryType}
         self._alloc_latency[MemoryType.DEVICE] = self.model.memory.alloc_latency
@@ -182,13 +235,18 @@ class SimBackend(Backend):
             max_streams=f.max_streams,
         )
 
-    def host_call(self) -> None:
+    def api_call(self, function: str) -> None:
         self.machine.host_spend(self.model.host.api_overhead)
+
+    def _beyond_the_call(self, seconds: float) -> None:
+        """Charge what an operation costs the host beyond the API call :meth:`api_call` charged already: the
+        model's launch and allocation figures are the host time of the whole call."""
+        self.machine.host_spend(max(seconds - self.model.host.api_overhead, 0.0))
 
     # memory
 
     def allocate(self, device: int, nbytes: int, memory_type: MemoryType) -> Buffer:
-        self.machine.host_time += self._alloc_latency[memory_type]
+        self._beyond_the_call(self._alloc_latency[memory_type])
         dev = self.machine.devices[device]
         try:
             return dev.allocate(_KINDS[memory_type], nbytes)
@@ -196,10 +254,11 @@ class SimBackend(Backend):
             raise OutOfMemoryError(f"device {device} ({self.model.display_name}) is out of memory: {e}") from None
 
     def free(self, buffer: Buffer) -> None:
-        cost = self.model.memory.free_latency if buffer.kind is MemoryKind.DEVICE else self.model.host.api_overhead
-        self.machine.host_spend(cost)
+        if buffer.kind is MemoryKind.DEVICE:
+            self._beyond_the_call(self.model.memory.free_latency)
         self.machine.devices[buffer.device].release(buffer)
 
+    @_translated
     def host_view(self, buffer: Buffer) -> np.ndarray:
         assert buffer.data is not None
         self._host_touch(buffer, 0, buffer.nbytes)
@@ -211,7 +270,6 @@ class SimBackend(Backend):
             self.machine.host_time += migrate(self.model, buffer, lo, hi, to_device=False, on_demand=True)
 
     def prefetch(self, queue: Stream, buffer: Buffer, offset: int, nbytes: int, to_device: bool) -> None:
-        self.host_call()
         if buffer.residency is None:
             return
         engine = queue.device.engines["h2d" if to_device else "d2h"]
@@ -220,18 +278,17 @@ class SimBackend(Backend):
     # queues and transfers
 
     def create_queue(self, device: int) -> Stream:
-        self.host_call()
         return self.machine.devices[device].stream()
 
     def destroy_queue(self, queue: Stream) -> None:
-        self.host_call()
+        pass
 
     def _copy(self, queue: Stream, src: Buffer, so: int, dst: Buffer, do: int, nbytes: int) -> Command:
         cost = transfer_cost(self.model, src.kind, dst.kind, nbytes)
         return queue.submit(Copy(queue.device.engines[cost.route], cost, src, so, dst, do))
 
+    @_translated
     def copy(self, queue: Stream, src: Buffer, src_offset: int, dst: Buffer, dst_offset: int, nbytes: int) -> None:
-        self.host_call()
         command = self._copy(queue, src, src_offset, dst, dst_offset, nbytes)
         if MemoryKind.HOST in (src.kind, dst.kind):
             self.machine.wait(command)  # pageable: the host stages the data itself
@@ -239,16 +296,16 @@ class SimBackend(Backend):
     def _staging(self, device: int, nbytes: int) -> Buffer:
         return Buffer(device, MemoryKind.HOST, nbytes, None, numerics=False)
 
+    @_translated
     def upload(self, queue: Stream, dst: Buffer, offset: int, data: np.ndarray) -> None:
-        self.host_call()
         self._host_touch(dst, offset, offset + data.nbytes)
         staging = self._staging(dst.device, data.nbytes)
         if self.numerics:
             staging.data = data
         self.machine.wait(self._copy(queue, staging, 0, dst, offset, data.nbytes))
 
+    @_translated
     def download(self, queue: Stream, src: Buffer, offset: int, nbytes: int) -> np.ndarray:
-        self.host_call()
         self._host_touch(src, offset, offset + nbytes)
         staging = self._staging(src.device, nbytes)
         if self.numerics:
@@ -257,27 +314,44 @@ class SimBackend(Backend):
         assert staging.data is not None
         return staging.data
 
-    def _view(self, ref: TensorRef) -> np.ndarray:
+    def _view(self, ref: TensorRef[Buffer]) -> np.ndarray:
         """The live NumPy view of a tensor's region, made once per tensor."""
-        view = ref.cache
+        view = self._views.get(ref)
         if view is None:
-            view = ref.cache = np.ndarray(ref.shape, ref.dtype, ref.buffer.data, ref.offset, ref.strides)
-        return view  # type: ignore[no-any-return]
+            view = self._views[ref] = np.ndarray(ref.shape, ref.dtype, ref.buffer.data, ref.offset, ref.strides)
+        return view
+
+    def _attr_map(self, attrs: OpAttrs) -> dict[str, Any]:
+        """The attributes as the library's kernels read them (a mapping), converted once per model."""
+        if attrs is NO_ATTRS:
+            return {}
+        found = self._attrs.get(id(attrs))
+        if found is None or found[0] is not attrs:
+            if len(self._attrs) > 4096:
+                self._attrs.clear()
+            found = self._attrs[id(attrs)] = (attrs, attrs.model_dump())
+        return found[1]
 
     def launch_op(
-        self, queue: Stream, name: str, inputs: Sequence[TensorRef], output: TensorRef, attrs: Mapping[str, Any]
+        self,
+        queue: Stream,
+        op: OpName,
+        inputs: Sequence[TensorRef[Buffer]],
+        output: TensorRef[Buffer],
+        attrs: OpAttrs,
     ) -> Kernel:
         machine = self.machine
-        machine.host_time += self.model.host.launch_overhead
-        spec = OPS[name]
-        key = (name, output.dtype, output.shape, *[(ref.shape, ref.dtype) for ref in inputs], *attrs.items())
+        self._beyond_the_call(self.model.host.launch_overhead)
+        spec = OPS[op]
+        mapping = self._attr_map(attrs)
+        key = (op, output.dtype, output.shape, *[(ref.shape, ref.dtype) for ref in inputs], *mapping.items())
         cost = self._costs.get(key)
         if cost is None:
             operands = [Operand(ref.shape, ref.dtype) for ref in inputs]
-            cost = self._costs[key] = spec.cost(self.model, operands, Operand(output.shape, output.dtype), attrs)
+            cost = self._costs[key] = spec.cost(self.model, operands, Operand(output.shape, output.dtype), mapping)
         start = None
         if machine.numerics:
-            start = self._numerics(spec, [self._view(ref) for ref in inputs], self._view(output), attrs, cost)
+            start = self._numerics(spec, [self._view(ref) for ref in inputs], self._view(output), mapping, cost)
         touches = tuple(_extent(ref) for ref in (*inputs, output) if ref.buffer.residency is not None)
         kernel = Kernel(cost, start, touches)
         queue.submit(kernel)
@@ -323,8 +397,7 @@ class SimBackend(Backend):
 
     # custom kernels (Level 3)
 
-    def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[Any, int]:
-        self.host_call()
+    def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[SimKernel, KernelSignature]:
         try:
             program = compile_source(source, options, extensions=self.model.kernel_extensions)
             info = program.kernel(name)
@@ -332,38 +405,15 @@ class SimBackend(Backend):
             raise CompileError(f"kernel build failed:\n{e.build_log}") from None
         except KernelNotFound as e:
             raise InvalidKernelError(str(e)) from None
-        return (program, info), len(info.params)
+        return (program, info), KernelSignature(info.name, tuple(_param(p) for p in info.params))
 
-    def check_kernel_arg(self, kernel: Any, index: int, value: Any) -> None:
-        from wia_hal.memory import Memory
-        from wia_hal.tensor import Tensor
-
-        param = kernel[1].params[index]
-        if param.kind == "buffer":
-            if not isinstance(value, (Memory, Tensor)):
-                raise InvalidValueError(
-                    f"argument {index} ('{param.name}') is a __{param.address_space} buffer: pass a Memory or a "
-                    f"Tensor, got {type(value).__name__}"
-                )
-            if isinstance(value, Tensor) and not value.is_contiguous:
-                raise InvalidValueError(f"argument {index} ('{param.name}'): a kernel needs a contiguous tensor")
-        elif param.kind == "local":
-            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise InvalidValueError(
-                    f"argument {index} ('{param.name}') is __local memory: pass its size in bytes, got {value!r}"
-                )
-        elif isinstance(value, (Memory, Tensor)) or not isinstance(value, (int, float, np.number, bool)):
-            raise InvalidValueError(
-                f"argument {index} ('{param.name}') is a {param.elem_type} scalar, got {type(value).__name__}"
-            )
-
-    def launch_kernel(self, queue: Stream, kernel: Any, args: Sequence[Any], config: Any) -> Kernel:
-        self.machine.host_time += self.model.host.launch_overhead
+    def launch_kernel(
+        self, queue: Stream, kernel: SimKernel, args: Sequence[KernelArg[Buffer]], ndrange: NDRange
+    ) -> Kernel:
+        self._beyond_the_call(self.model.host.launch_overhead)
         program, info = kernel
-        geometry = _geometry(config, self.model.compute.max_work_group_size)
-        local_bytes = info.static_local_bytes + sum(
-            a for p, a in zip(info.params, args, strict=True) if p.kind == "local"
-        )
+        geometry = _geometry(ndrange, self.model.compute.max_work_group_size)
+        local_bytes = info.static_local_bytes + sum(a.nbytes for a in args if isinstance(a, LocalArg))
         if local_bytes > self.model.compute.max_local_memory_per_work_group:
             raise InvalidLaunchConfigError(
                 f"kernel {info.name} needs {local_bytes} bytes of __local memory per work-group; the device allows "
@@ -378,7 +428,13 @@ class SimBackend(Backend):
         return command
 
     def _kernel_start(
-        self, command: Kernel, program: Any, info: Any, args: list[Any], geometry: Any, local_bytes: int
+        self,
+        command: Kernel,
+        program: Program,
+        info: KernelInfo,
+        args: list[KernelArg[Buffer]],
+        geometry: Geometry,
+        local_bytes: int,
     ) -> Callable[[], Callable[[], None]]:
         """Run the kernel when it starts (on copies of its buffers, so that its writes land when it ends) and
         time it from what it did."""
@@ -388,18 +444,20 @@ class SimBackend(Backend):
             exec_args: list[Any] = []
             written: list[tuple[np.ndarray, np.ndarray]] = []
             for param, value in zip(info.params, args, strict=True):
-                if param.kind == "buffer":
+                if isinstance(value, BufferArg):
                     live = _bytes_of(value) if numerics else None
                     if live is None:
-                        scratch = np.zeros(_nbytes_of(value), np.uint8)
+                        scratch = np.zeros(value.nbytes, np.uint8)
                     elif param.const:  # the executor never writes a const buffer: read it in place
                         scratch = live
                     else:
                         scratch = live.copy()
                         written.append((live, scratch))
                     exec_args.append(scratch)
+                elif isinstance(value, LocalArg):
+                    exec_args.append(value.nbytes)
                 else:
-                    exec_args.append(value)
+                    exec_args.append(value.value)
             result = run_kernel(program, info.name, exec_args, geometry, step_limit=limit, checks=checks)
             cost = custom_kernel_cost(model, info.name, result.counts, geometry.group_size, local_bytes)
             command.cost, command.duration = cost, cost.duration_s
@@ -416,29 +474,26 @@ class SimBackend(Backend):
     # ordering and time
 
     def record(self, queue: Stream) -> Marker:
-        self.host_call()
         marker = Marker()
         queue.submit(marker)
         return marker
 
     def wait_marker(self, queue: Stream, marker: Marker) -> None:
-        self.host_call()
         queue.submit(Wait(marker))
 
+    @_translated
     def synchronize(self, queue: Stream, timeout_ms: float | None) -> bool:
-        self.host_call()
         last = queue.last
         return last is None or self.machine.wait(last, _seconds(timeout_ms))
 
+    @_translated
     def wait(self, marker: Marker, timeout_ms: float | None) -> bool:
-        self.host_call()
         return self.machine.wait(marker, _seconds(timeout_ms))
 
+    @_translated
     def query(self, marker: Marker) -> bool:
-        self.host_call()
         self.machine.catch_up()
         return marker.done
 
     def elapsed_ms(self, start: Marker, end: Marker) -> float:
-        self.host_call()
         return (end.ended - start.ended) * 1e3

@@ -1,31 +1,28 @@
-"""What every op shares: finding its context and stream, checking inputs, launching, explaining."""
+"""What every op shares: finding its context and stream, checking inputs, explaining (launching is
+:func:`wia_hal.tensor.launch_op`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
 from wia_hal.context import Context, check_context, current_context
 from wia_hal.enums import MemoryType
-from wia_hal.errors import InvalidMemoryError, InvalidValueError, NotSupportedError, api
+from wia_hal.errors import InvalidMemoryError, InvalidValueError, api
 from wia_hal.kernels import Kernel
 from wia_hal.models import OpReport
 from wia_hal.streams import Stream, check_stream, stream_for
 from wia_hal.tensor import Tensor, check_tensor, new_tensor
 
 DEVICE_VISIBLE = frozenset(t for t in MemoryType if t.device_visible)
-NO_ATTRS: Mapping[str, Any] = {}
 _BROADCAST_CACHE: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
 
 
-def resolve(
-    name: str, tensors: Sequence[object], ctx: Context | None, stream: Stream | None, kernel: str | None = None
-) -> tuple[Context, Stream]:
+def resolve(name: str, tensors: Sequence[object], ctx: Context | None, stream: Stream | None) -> tuple[Context, Stream]:
     """The op's context (``ctx``, else the first tensor's, else the stream's) and stream; every tensor must be
-    of that context (``INVALID_MEMORY``) and so must the stream (``INVALID_CONTEXT``); the backend must run
-    ``kernel`` (default: ``name``)."""
+    of that context (``INVALID_MEMORY``) and so must the stream (``INVALID_CONTEXT``). Whether the backend runs
+    the op is asked last, at launch, once every argument is validated."""
     if ctx is not None:
         context = check_context(ctx)
     elif tensors and type(tensors[0]) is Tensor:
@@ -41,8 +38,6 @@ def resolve(
                 f"{name}: an input is in {t.memory.type.name} memory, which the device cannot access; "  # type: ignore[attr-defined]
                 "ops need DEVICE, UNIFIED or MANAGED memory"
             )
-    if (kernel or name) not in context.backend.ops:
-        raise NotSupportedError(f"{name}: the {context.backend.name!r} backend does not implement this op")
     return context, queue_stream
 
 
@@ -84,22 +79,6 @@ def axis_index(name: str, axis: object, ndim: int) -> int:
     if not -ndim <= axis < ndim:
         raise InvalidValueError(f"{name}: axis {axis} is out of range for a {ndim}-d tensor")
     return int(axis) % ndim
-
-
-def launch(
-    context: Context,
-    stream: Stream,
-    name: str,
-    inputs: Sequence[Tensor],
-    out: Tensor,
-    attrs: Mapping[str, Any] = NO_ATTRS,
-) -> Tensor:
-    try:
-        out.producer = context.backend.launch_op(stream.queue, name, inputs, out, attrs)
-    except BaseException:  # nothing was enqueued: the output must not outlive the failed call
-        out.release()
-        raise
-    return out
 
 
 def output(context: Context, shape: tuple[int, ...], dtype: np.dtype) -> Tensor:

@@ -4,28 +4,34 @@ from __future__ import annotations
 
 from wia_hal.context import Context
 from wia_hal.errors import InvalidValueError, api
-from wia_hal.ops.common import broadcast, launch, output, require_float, resolve
+from wia_hal.ops.common import broadcast, output, require_float, resolve
+from wia_hal.opset import NO_ATTRS, GeluAttrs, OpAttrs, OpName
 from wia_hal.streams import Stream
-from wia_hal.tensor import Tensor
+from wia_hal.tensor import Tensor, launch_op
 
 
-def _binary(name: str, a: Tensor, b: Tensor, ctx: Context | None, stream: Stream | None) -> Tensor:
+def _binary(name: OpName, a: Tensor, b: Tensor, ctx: Context | None, stream: Stream | None) -> Tensor:
     context, s = resolve(name, (a, b), ctx, stream)
     if a.dtype != b.dtype:
         raise InvalidValueError(
             f"{name}: dtypes differ: {a.dtype.name} {a.shape} and {b.dtype.name} {b.shape}; both inputs must "
             "have one dtype"
         )
-    return launch(context, s, name, (a, b), output(context, broadcast(name, a, b), a.dtype))
+    return launch_op(context, s, name, (a, b), output(context, broadcast(name, a, b), a.dtype))
 
 
 def _unary(
-    name: str, a: Tensor, ctx: Context | None, stream: Stream | None, float_only: bool = False, **attrs: object
+    name: OpName,
+    a: Tensor,
+    ctx: Context | None,
+    stream: Stream | None,
+    float_only: bool = False,
+    attrs: OpAttrs = NO_ATTRS,
 ) -> Tensor:
     context, s = resolve(name, (a,), ctx, stream)
     if float_only:
         require_float(name, a)
-    return launch(context, s, name, (a,), output(context, a.shape, a.dtype), attrs)
+    return launch_op(context, s, name, (a,), output(context, a.shape, a.dtype), attrs)
 
 
 @api
@@ -52,7 +58,7 @@ def gelu(a: Tensor, *, approximate: str = "none", ctx: Context | None = None, st
     ``0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))``. Floating-point tensors only."""
     if approximate not in ("none", "tanh"):
         raise InvalidValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return _unary("gelu", a, ctx, stream, float_only=True, approximate=approximate)
+    return _unary("gelu", a, ctx, stream, float_only=True, attrs=GeluAttrs(approximate=approximate))
 
 
 @api

@@ -11,9 +11,10 @@ import numpy as np
 
 from wia_hal.context import Context
 from wia_hal.errors import InvalidValueError, api
-from wia_hal.ops.common import axis_index, launch, output, resolve, same_dtype
+from wia_hal.ops.common import axis_index, output, resolve, same_dtype
+from wia_hal.opset import AxisAttrs
 from wia_hal.streams import Stream
-from wia_hal.tensor import Tensor, check_tensor, contiguous_strides, view
+from wia_hal.tensor import Tensor, check_tensor, contiguous, contiguous_strides, launch_op, view
 
 
 def _ints(name: str, what: str, values: object) -> tuple[int, ...]:
@@ -27,20 +28,12 @@ def _ints(name: str, what: str, values: object) -> tuple[int, ...]:
     return tuple(int(v) for v in values)
 
 
-def contiguous(t: Tensor, stream: Stream | None = None) -> Tensor:
-    """``t`` itself when contiguous, else a contiguous copy made by a device kernel."""
-    if t.is_contiguous:
-        return t
-    context, s = resolve("copy", (t,), None, stream)
-    return launch(context, s, "copy", (t,), output(context, t.shape, t.dtype))
-
-
 @api
 def reshape(
     a: Tensor, shape: int | Sequence[int], *, ctx: Context | None = None, stream: Stream | None = None
 ) -> Tensor:
     """R-3.7-03: the same elements in row-major order under ``shape`` (one dimension may be -1)."""
-    context, s = resolve("reshape", (a,), ctx, stream, kernel="copy")
+    _, s = resolve("reshape", (a,), ctx, stream)
     dims = list(_ints("reshape", "shape", shape))
     unknown = [i for i, d in enumerate(dims) if d == -1]
     if len(unknown) > 1 or builtins.any(d < -1 for d in dims):
@@ -54,7 +47,6 @@ def reshape(
     if math.prod(new_shape) != a.size:
         raise InvalidValueError(f"reshape: {a.shape} has {a.size} elements, {new_shape} needs {math.prod(new_shape)}")
     source = contiguous(a, s)
-    context.backend.host_call()
     result = view(source, new_shape, contiguous_strides(new_shape, a.dtype.itemsize), source.offset)
     if source is not a:  # the copy kernel made it: explain() shows that kernel
         result.producer = source.producer
@@ -66,12 +58,11 @@ def transpose(
     a: Tensor, perm: Sequence[int] | None = None, *, ctx: Context | None = None, stream: Stream | None = None
 ) -> Tensor:
     """R-3.7-03: the axes permuted (reversed when ``perm`` is None); a view."""
-    context, _ = resolve("transpose", (a,), ctx, stream, kernel="copy")
+    resolve("transpose", (a,), ctx, stream)
     axes = tuple(reversed(range(a.ndim))) if perm is None else _ints("transpose", "perm", perm)
     if sorted(axis_index("transpose", p, a.ndim) for p in axes) != list(range(a.ndim)) or len(axes) != a.ndim:
         raise InvalidValueError(f"transpose: perm {axes} is not a permutation of the {a.ndim} axes of {a.shape}")
     axes = tuple(p % a.ndim for p in axes)
-    context.backend.host_call()
     return view(a, tuple(a.shape[p] for p in axes), tuple(a.strides[p] for p in axes), a.offset)
 
 
@@ -87,7 +78,7 @@ def slice(
     """R-3.7-03: ``a[start[0]:end[0], start[1]:end[1], ...]`` with Python's rules (negative indices count from
     the end, bounds are clamped, an empty range gives a zero-size dimension); dimensions past ``len(start)`` are
     kept whole. A view."""
-    context, _ = resolve("slice", (a,), ctx, stream, kernel="copy")
+    resolve("slice", (a,), ctx, stream)
     starts, ends = _ints("slice", "start", start), _ints("slice", "end", end)
     if len(starts) != len(ends) or len(starts) > a.ndim:
         raise InvalidValueError(
@@ -100,7 +91,6 @@ def slice(
         offset += lo * a.strides[i]
     if 0 in shape:  # an empty view addresses nothing: keep it at the tensor's start, inside its memory
         offset = a.offset
-    context.backend.host_call()
     return view(a, tuple(shape), a.strides, offset)
 
 
@@ -125,4 +115,4 @@ def concat(
             raise InvalidValueError(f"concat: shapes {[p.shape for p in parts]} differ outside axis {axis}")
     shape = list(first.shape)
     shape[index] = builtins.sum(t.shape[index] for t in parts)
-    return launch(context, s, "concat", parts, output(context, tuple(shape), dtype), {"axis": index})
+    return launch_op(context, s, "concat", parts, output(context, tuple(shape), dtype), AxisAttrs(axis=index))

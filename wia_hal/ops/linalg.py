@@ -8,9 +8,10 @@ from wia_hal.configs import MatmulAlgorithm, MatmulConfig, Precision
 from wia_hal.context import Context
 from wia_hal.dtypes import bfloat16, float16, float32, float64, int8, int32
 from wia_hal.errors import InvalidValueError, NotSupportedError, api
-from wia_hal.ops.common import launch, output, resolve
+from wia_hal.ops.common import output, resolve
+from wia_hal.opset import Arithmetic, MatmulAttrs
 from wia_hal.streams import Stream
-from wia_hal.tensor import Tensor
+from wia_hal.tensor import Tensor, launch_op
 
 DEFAULT_PRECISION = {
     float32: Precision.FP32,
@@ -21,7 +22,7 @@ DEFAULT_PRECISION = {
 }
 
 # (precision, input dtype) -> (arithmetic the units run, result dtype)
-_ARITHMETIC: dict[tuple[Precision, np.dtype], tuple[str, np.dtype]] = {
+_ARITHMETIC: dict[tuple[Precision, np.dtype], tuple[Arithmetic, np.dtype]] = {
     (Precision.FP32, float32): ("float32", float32),
     (Precision.TF32, float32): ("tf32", float32),
     (Precision.FP16, float16): ("float16", float16),
@@ -39,7 +40,9 @@ _ARITHMETIC: dict[tuple[Precision, np.dtype], tuple[str, np.dtype]] = {
 }
 
 
-def arithmetic_for(name: str, context: Context, dtype: np.dtype, precision: Precision | None) -> tuple[str, np.dtype]:
+def arithmetic_for(
+    name: str, context: Context, dtype: np.dtype, precision: Precision | None
+) -> tuple[Arithmetic, np.dtype]:
     """The arithmetic and result dtype of a matmul or convolution of ``dtype`` data at ``precision``."""
     if precision is None:
         if dtype not in DEFAULT_PRECISION:
@@ -83,13 +86,13 @@ def matmul_shape(name: str, a: Tensor, b: Tensor) -> tuple[int, ...]:
 def _matmul(
     name: str, a: Tensor, b: Tensor, config: MatmulConfig, ctx: Context | None, stream: Stream | None
 ) -> Tensor:
-    context, s = resolve(name, (a, b), ctx, stream, kernel="matmul")
+    context, s = resolve(name, (a, b), ctx, stream)
     if a.dtype != b.dtype:
         raise InvalidValueError(f"{name}: dtypes differ: A is {a.dtype.name} {a.shape}, B is {b.dtype.name} {b.shape}")
     shape = matmul_shape(name, a, b)
     arithmetic, result = arithmetic_for(name, context, a.dtype, config.precision)
-    attrs = {"arithmetic": arithmetic, "algorithm": config.algorithm.name}
-    return launch(context, s, "matmul", (a, b), output(context, shape, result), attrs)
+    attrs = MatmulAttrs(arithmetic=arithmetic, algorithm=config.algorithm.name)
+    return launch_op(context, s, "matmul", (a, b), output(context, shape, result), attrs)
 
 
 _AUTO = MatmulConfig()

@@ -5,10 +5,11 @@ from __future__ import annotations
 from wia_hal.configs import ConvAlgorithm, ConvConfig, PoolConfig, PoolType
 from wia_hal.context import Context
 from wia_hal.errors import InvalidValueError, api
-from wia_hal.ops.common import launch, output, require_float, resolve, same_dtype
+from wia_hal.ops.common import output, require_float, resolve, same_dtype
 from wia_hal.ops.linalg import arithmetic_for
+from wia_hal.opset import BatchNormAttrs, ConvAttrs, Pool2dAttrs
 from wia_hal.streams import Stream
-from wia_hal.tensor import Tensor
+from wia_hal.tensor import Tensor, launch_op
 
 _DEFAULT_CONV = ConvConfig()
 
@@ -71,15 +72,15 @@ def conv2d(
         )
     if config.algorithm is ConvAlgorithm.WINOGRAD and arithmetic == "int8":
         raise InvalidValueError("conv2d: WINOGRAD's fractional transforms do not apply to int8 data")
-    attrs = {
-        "padding": config.padding,
-        "stride": config.stride,
-        "dilation": config.dilation,
-        "groups": g,
-        "algorithm": config.algorithm.name,
-        "arithmetic": arithmetic,
-    }
-    return launch(context, s, "conv2d", tensors, output(context, (n, o, oh, ow), result), attrs)
+    attrs = ConvAttrs(
+        padding=config.padding,
+        stride=config.stride,
+        dilation=config.dilation,
+        groups=g,
+        algorithm=config.algorithm.name,
+        arithmetic=arithmetic,
+    )
+    return launch_op(context, s, "conv2d", tensors, output(context, (n, o, oh, ow), result), attrs)
 
 
 @api
@@ -109,7 +110,8 @@ def batch_norm(
             )
     if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
         raise InvalidValueError(f"batch_norm: eps must be a positive number, got {eps!r}")
-    return launch(context, s, "batch_norm", tensors, output(context, x.shape, x.dtype), {"eps": float(eps)})
+    attrs = BatchNormAttrs(eps=float(eps))
+    return launch_op(context, s, "batch_norm", tensors, output(context, x.shape, x.dtype), attrs)
 
 
 @api
@@ -135,5 +137,5 @@ def pool2d(x: Tensor, config: PoolConfig, ctx: Context | None = None, *, stream:
         raise InvalidValueError(f"pool2d: padding {config.padding} exceeds half the kernel {config.kernel_size}")
     oh = _out_size("pool2d", x.shape[2], kh, ph, sh, 1, "height")
     ow = _out_size("pool2d", x.shape[3], kw, pw, sw, 1, "width")
-    attrs = {"type": config.type.name, "kernel_size": (kh, kw), "stride": (sh, sw), "padding": (ph, pw)}
-    return launch(context, s, "pool2d", (x,), output(context, (*x.shape[:2], oh, ow), x.dtype), attrs)
+    attrs = Pool2dAttrs(type=config.type.name, kernel_size=(kh, kw), stride=(sh, sw), padding=(ph, pw))
+    return launch_op(context, s, "pool2d", (x,), output(context, (*x.shape[:2], oh, ow), x.dtype), attrs)

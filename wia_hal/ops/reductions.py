@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
 from wia_hal.context import Context
 from wia_hal.dtypes import int32
 from wia_hal.errors import InvalidValueError, api
-from wia_hal.ops.common import axis_index, launch, output, require_float, resolve
+from wia_hal.ops.common import axis_index, output, require_float, resolve
+from wia_hal.opset import AxisAttrs, ReduceAttrs
 from wia_hal.streams import Stream
-from wia_hal.tensor import Tensor
+from wia_hal.tensor import Tensor, launch_op
 
 
 def _axes(name: str, axis: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
@@ -29,7 +31,7 @@ def _axes(name: str, axis: int | Sequence[int] | None, ndim: int) -> tuple[int, 
 
 
 def _reduce(
-    name: str,
+    name: Literal["sum", "max"],
     a: Tensor,
     axis: int | Sequence[int] | None,
     keepdims: bool,
@@ -44,7 +46,8 @@ def _reduce(
         raise InvalidValueError(f"max: reduction over a zero-size axis of {a.shape} has no identity")
     shape = tuple(1 if i in axes else d for i, d in enumerate(a.shape) if keepdims or i not in axes)
     dtype = int32 if name == "sum" and a.dtype.kind in "bi" else a.dtype
-    return launch(context, s, name, (a,), output(context, shape, dtype), {"axis": axes, "keepdims": keepdims})
+    attrs = ReduceAttrs(axis=axes, keepdims=keepdims)
+    return launch_op(context, s, name, (a,), output(context, shape, dtype), attrs)
 
 
 @api
@@ -83,4 +86,4 @@ def softmax(a: Tensor, axis: int = -1, *, ctx: Context | None = None, stream: St
     if a.ndim == 0:
         raise InvalidValueError("softmax: needs at least one dimension, got a 0-d tensor")
     index = axis_index("softmax", axis, a.ndim)
-    return launch(context, s, "softmax", (a,), output(context, a.shape, a.dtype), {"axis": index})
+    return launch_op(context, s, "softmax", (a,), output(context, a.shape, a.dtype), AxisAttrs(axis=index))

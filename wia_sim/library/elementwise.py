@@ -89,5 +89,5 @@ ELEMENTWISE_OPS = [
     _elementwise("sigmoid", 4, _sigmoid),  # exp, add, divide, select
     _elementwise("gelu", 24, _gelu),  # erfc: 10-term polynomial in Horner form and one exp; scale and multiply
     _elementwise("copy", 0, lambda a, attrs: a),  # a strided read, a contiguous write (contiguous, reshape)
-    _elementwise("fill_zero", 0, lambda attrs: np.zeros((), np.uint8)),  # memset: writes only
+    _elementwise("fill", 0, lambda attrs: np.asarray(attrs["value"])),  # memset: writes only
 ]
