@@ -24,6 +24,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/pytest -q -n 2 tests conformance/meta_tests
 	WIA_SIM_HARDWARE=wia-tiny $(BIN)/wia-conformance --backend sim -q
 
