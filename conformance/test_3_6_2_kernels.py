@@ -203,6 +203,42 @@ def test_set_kernel_arg_rejects_wrong_indices_and_types(ctx: wia.Context) -> Non
     wia.destroy_kernel(local)
 
 
+@pytest.mark.req("R-3.5.1-06", "R-3.6.2-03", "R-3.6.2-05")
+def test_kernel_arguments_are_checked_like_every_other_memory_use(new_context: Any) -> None:
+    """A freed ``Memory``, another context's ``Memory`` and memory the device cannot access (HOST, PINNED) are
+    ``INVALID_MEMORY`` at ``set_kernel_arg``; memory freed after it was set is ``INVALID_MEMORY`` at launch (before
+    the kernel writes it), and so is a released tensor's memory; the kernel never runs on it."""
+    ph.requires("supports_custom_kernels")
+    ctx, other = new_context(), new_context()
+    caps = wia.get_device_capabilities(ctx.device)
+    kernel = wia.compile_kernel(ctx, AXPY, "axpy")
+    x = wia.tensor(np.ones(16, np.float32), ctx=ctx)
+    freed = wia.alloc(ctx, 64)
+    wia.free(freed)
+    foreign = wia.alloc(other, 64)
+    ph.assert_raises_code(E.INVALID_MEMORY, wia.set_kernel_arg, kernel, 1, freed)
+    ph.assert_raises_code(E.INVALID_MEMORY, wia.set_kernel_arg, kernel, 1, foreign)
+    host_types = [wia.MemoryType.HOST] + ([wia.MemoryType.PINNED] if caps.supports_pinned_memory else [])
+    for memory_type in host_types:
+        host = wia.alloc(ctx, 64, memory_type)
+        ph.assert_raises_code(E.INVALID_MEMORY, wia.set_kernel_arg, kernel, 1, host)
+        wia.free(host)
+    config = wia.LaunchConfig(global_size=16)
+    ph.assert_raises_code(E.INVALID_MEMORY, wia.launch_kernel, kernel, config, x, foreign, 1.0, 16)
+    y = wia.alloc(ctx, 64)
+    for index, value in enumerate((x, y, 2.0, 16)):
+        wia.set_kernel_arg(kernel, index, value)
+    wia.free(y)  # freed after it was set: the launch must refuse it, not write freed memory
+    ph.assert_raises_code(E.INVALID_MEMORY, wia.launch_kernel_async, kernel, config)
+    released = wia.tensor(np.ones(16, np.float32), ctx=ctx)
+    wia.set_kernel_arg(kernel, 1, released)
+    wia.release_tensor(released)
+    ph.assert_raises_code((E.INVALID_MEMORY, E.INVALID_VALUE), wia.launch_kernel_async, kernel, config)
+    wia.context_synchronize(ctx)
+    ph.assert_array_equal(x.numpy(), np.ones(16, np.float32), "x after the refused launches")
+    wia.destroy_kernel(kernel)
+
+
 @pytest.mark.req("R-3.6.2-03", "R-3.6.2-05", "R-3.4-04")
 def test_set_kernel_arg_then_launch_async_in_stream_order(ctx: wia.Context) -> None:
     """Arguments set one by one, then ``launch_kernel_async`` on a stream, twice with an argument changed in
