@@ -40,10 +40,9 @@ _ARITHMETIC: dict[tuple[Precision, np.dtype], tuple[Arithmetic, np.dtype]] = {
 }
 
 
-def arithmetic_for(
-    name: str, context: Context, dtype: np.dtype, precision: Precision | None
-) -> tuple[Arithmetic, np.dtype]:
-    """The arithmetic and result dtype of a matmul or convolution of ``dtype`` data at ``precision``."""
+def arithmetic_for(name: str, dtype: np.dtype, precision: Precision | None) -> tuple[Arithmetic, np.dtype]:
+    """The arithmetic and result dtype of a matmul or convolution of ``dtype`` data at ``precision`` (a
+    combination the binding does not define is ``INVALID_VALUE``)."""
     if precision is None:
         if dtype not in DEFAULT_PRECISION:
             raise InvalidValueError(
@@ -56,14 +55,16 @@ def arithmetic_for(
         raise InvalidValueError(
             f"{name}: precision {Precision(precision).name} does not apply to {dtype.name} data (it takes {accepted})"
         )
-    arithmetic, result = found
+    return found
+
+
+def require_arithmetic(name: str, context: Context, arithmetic: Arithmetic) -> None:
+    """``NOT_SUPPORTED`` where the device lists no peak for ``arithmetic`` (checked after every argument)."""
     peaks = context.device.info.peak_flops_by_precision
     if arithmetic not in peaks:
         raise NotSupportedError(
-            f"{name}: {context.device.info.name} has no {arithmetic} arithmetic (precision {Precision(precision).name};"
-            f" it offers {', '.join(peaks)})"
+            f"{name}: {context.device.info.name} has no {arithmetic} arithmetic (it offers {', '.join(peaks)})"
         )
-    return arithmetic, result
 
 
 def matmul_shape(name: str, a: Tensor, b: Tensor) -> tuple[int, ...]:
@@ -90,7 +91,8 @@ def _matmul(
     if a.dtype != b.dtype:
         raise InvalidValueError(f"{name}: dtypes differ: A is {a.dtype.name} {a.shape}, B is {b.dtype.name} {b.shape}")
     shape = matmul_shape(name, a, b)
-    arithmetic, result = arithmetic_for(name, context, a.dtype, config.precision)
+    arithmetic, result = arithmetic_for(name, a.dtype, config.precision)
+    require_arithmetic(name, context, arithmetic)
     attrs = MatmulAttrs(arithmetic=arithmetic, algorithm=config.algorithm.name)
     return launch_op(context, s, "matmul", (a, b), output(context, shape, result), attrs)
 

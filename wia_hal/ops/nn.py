@@ -6,7 +6,7 @@ from wia_hal.configs import ConvAlgorithm, ConvConfig, PoolConfig, PoolType
 from wia_hal.context import Context
 from wia_hal.errors import InvalidValueError, api
 from wia_hal.ops.common import output, require_float, resolve, same_dtype
-from wia_hal.ops.linalg import arithmetic_for
+from wia_hal.ops.linalg import arithmetic_for, require_arithmetic
 from wia_hal.opset import BatchNormAttrs, ConvAttrs, Pool2dAttrs
 from wia_hal.streams import Stream
 from wia_hal.tensor import Tensor, launch_op
@@ -59,7 +59,7 @@ def conv2d(
     (ph, pw), (sh, sw), (dh, dw) = config.padding, config.stride, config.dilation
     oh = _out_size("conv2d", h, kh, ph, sh, dh, "height")
     ow = _out_size("conv2d", w, kw, pw, sw, dw, "width")
-    arithmetic, result = arithmetic_for("conv2d", context, input.dtype, config.precision)
+    arithmetic, result = arithmetic_for("conv2d", input.dtype, config.precision)
     if bias is not None and (bias.shape != (o,) or bias.dtype != result):
         raise InvalidValueError(
             f"conv2d: bias must be ({o},) {result.name} for this weight and arithmetic, "
@@ -72,6 +72,7 @@ def conv2d(
         )
     if config.algorithm is ConvAlgorithm.WINOGRAD and arithmetic == "int8":
         raise InvalidValueError("conv2d: WINOGRAD's fractional transforms do not apply to int8 data")
+    require_arithmetic("conv2d", context, arithmetic)
     attrs = ConvAttrs(
         padding=config.padding,
         stride=config.stride,
