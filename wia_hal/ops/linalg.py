@@ -58,12 +58,16 @@ def arithmetic_for(name: str, dtype: np.dtype, precision: Precision | None) -> t
     return found
 
 
-def require_arithmetic(name: str, context: Context, arithmetic: Arithmetic) -> None:
+def require_arithmetic(
+    name: str, context: Context, arithmetic: Arithmetic, dtype: np.dtype, precision: Precision | None
+) -> None:
     """``NOT_SUPPORTED`` where the device lists no peak for ``arithmetic`` (checked after every argument)."""
     peaks = context.device.info.peak_flops_by_precision
     if arithmetic not in peaks:
+        asked = Precision(precision if precision is not None else DEFAULT_PRECISION[dtype]).name
         raise NotSupportedError(
-            f"{name}: {context.device.info.name} has no {arithmetic} arithmetic (it offers {', '.join(peaks)})"
+            f"{name}: {context.device.info.name} has no {arithmetic} arithmetic (precision {asked}; it offers "
+            f"{', '.join(peaks)})"
         )
 
 
@@ -92,7 +96,7 @@ def _matmul(
         raise InvalidValueError(f"{name}: dtypes differ: A is {a.dtype.name} {a.shape}, B is {b.dtype.name} {b.shape}")
     shape = matmul_shape(name, a, b)
     arithmetic, result = arithmetic_for(name, a.dtype, config.precision)
-    require_arithmetic(name, context, arithmetic)
+    require_arithmetic(name, context, arithmetic, a.dtype, config.precision)
     attrs = MatmulAttrs(arithmetic=arithmetic, algorithm=config.algorithm.name)
     return launch_op(context, s, "matmul", (a, b), output(context, shape, result), attrs)
 

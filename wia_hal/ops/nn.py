@@ -72,7 +72,7 @@ def conv2d(
         )
     if config.algorithm is ConvAlgorithm.WINOGRAD and arithmetic == "int8":
         raise InvalidValueError("conv2d: WINOGRAD's fractional transforms do not apply to int8 data")
-    require_arithmetic("conv2d", context, arithmetic)
+    require_arithmetic("conv2d", context, arithmetic, input.dtype, config.precision)
     attrs = ConvAttrs(
         padding=config.padding,
         stride=config.stride,
