@@ -1,0 +1,479 @@
+"""The ``reference`` backend: WIA-AI-011 on the host with NumPy, no simulator, no timing model.
+
+It plays the part array-api-strict plays for array-api-tests: a small, plain implementation of the documented
+protocol (``wia_hal/backend.py``, ``wia_hal/opset.py``, ``docs/backend.md``) that keeps the conformance suite
+honest (a test only the simulator passes is a bug in the test), and the worked example of the vendor's guide. It
+imports nothing of the HAL but its public modules, and nothing of the simulator.
+
+- Memory: every buffer is a NumPy ``uint8`` array in host memory, whatever its type; DEVICE memory is still not
+  host-viewable (the front end refuses ``memory_ptr`` for it). DEVICE, UNIFIED and MANAGED allocations count
+  against the device's ``memory`` budget; HOST and PINNED memory are the host's.
+- Queues run their work eagerly and synchronously, at enqueue time: in order by construction, so markers are
+  complete when recorded and waits return at once. Markers keep a host timestamp (``time.perf_counter``), so
+  ``event_elapsed_time`` is the real host time between two points of a queue.
+- Ops follow ``docs/numerics.md``: float16/bfloat16 compute in float32 and round once to the output dtype, float64
+  in float64; integers wrap; matmul and conv2d round their operands to the arithmetic asked (TF32, FP16, BF16,
+  FP8 e4m3) and accumulate in float32 (int32 for int8, float64 for float64).
+- Not offered, and claimed as such: custom kernels (no OpenCL C compiler here), peer-to-peer copies, profiling,
+  ``explain`` (there is no cost model to explain with).
+
+Options (keyword arguments of ``set_backend("reference", ...)`` or ``WIA_REFERENCE_*`` variables): ``devices``
+(identical devices, default 1), ``memory`` (bytes of device memory per device, an integer with an optional
+``KiB``/``MiB``/``GiB`` suffix, default 4 GiB).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import platform
+import re
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+import ml_dtypes
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+
+from wia_hal.backend import Backend, TensorRef
+from wia_hal.enums import DeviceType, MemoryType
+from wia_hal.errors import InvalidValueError, OutOfMemoryError
+from wia_hal.models import DeviceCapabilities, DeviceInfo
+from wia_hal.opset import (
+    Arithmetic,
+    AxisAttrs,
+    BatchNormAttrs,
+    ConvAttrs,
+    FillAttrs,
+    GeluAttrs,
+    MatmulAttrs,
+    OpAttrs,
+    OpName,
+    Pool2dAttrs,
+    ReduceAttrs,
+)
+
+GiB = 1 << 30
+DEFAULT_MEMORY = 4 * GiB
+_UNITS = {"": 1, "kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30}
+_BUDGETED = frozenset({MemoryType.DEVICE, MemoryType.UNIFIED, MemoryType.MANAGED})
+
+F16 = np.dtype(np.float16)
+F32 = np.dtype(np.float32)
+F64 = np.dtype(np.float64)
+BF16 = np.dtype(ml_dtypes.bfloat16)
+FP8 = np.dtype(ml_dtypes.float8_e4m3fn)
+
+
+# -- options --------------------------------------------------------------------------------------------------------
+
+
+def _positive(name: str, value: object) -> int:
+    """A positive integer option: an int, or a string of digits with an optional KiB/MiB/GiB suffix."""
+    number = -1
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str):
+        found = re.fullmatch(r"\s*(\d+)\s*([KkMmGg]i[Bb])?\s*", value)
+        if found:
+            number = int(found[1]) * _UNITS[(found[2] or "").lower()]
+    if number < 1:
+        raise InvalidValueError(f"reference backend option {name}={value!r}: expected a positive integer")
+    return number
+
+
+# -- what the host can do, measured once ----------------------------------------------------------------------------
+
+
+def _best_seconds(fn: Callable[[], object], budget_s: float = 0.03) -> float:
+    """The fastest of repeated runs of ``fn`` within about ``budget_s`` (at least three)."""
+    best, spent, runs = math.inf, 0.0, 0
+    while runs < 3 or spent < budget_s:
+        t0 = time.perf_counter()
+        fn()
+        dt = time.perf_counter() - t0
+        best, spent, runs = min(best, dt), spent + dt, runs + 1
+    return max(best, 1e-9)
+
+
+@functools.cache
+def _measured() -> tuple[float, float, float]:
+    """Bytes/s of a NumPy copy (bytes read plus written), FLOP/s of a float32 and a float64 NumPy matmul on this
+    host. The backend has no timing model, but ``DeviceInfo`` asks for numbers: these are what it really does
+    (about 0.1 s, once per process)."""
+    src = np.ones(16 << 20, np.uint8)
+    dst = np.empty_like(src)
+    bandwidth = 2 * src.nbytes / _best_seconds(lambda: np.copyto(dst, src))
+    return bandwidth, _matmul_rate(F32), _matmul_rate(F64)
+
+
+def _matmul_rate(dtype: np.dtype, n: int = 384) -> float:
+    a = np.ones((n, n), dtype)
+    return 2 * n**3 / _best_seconds(lambda: a @ a)
+
+
+# -- the handles ----------------------------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Buffer:
+    """One allocation: ``data`` holds its bytes (host memory, whatever ``memory_type`` says)."""
+
+    device: int
+    memory_type: MemoryType
+    data: np.ndarray
+
+
+@dataclass(eq=False)
+class Queue:
+    """An in-order queue whose work has already run: ``completed`` counts the commands it executed."""
+
+    device: int
+    completed: int = 0
+
+
+@dataclass(frozen=True, eq=False)
+class Marker:
+    """A point of a queue: what it had completed, and when (host seconds, ``time.perf_counter``)."""
+
+    queue: Queue
+    completed: int
+    time_s: float = field(default_factory=time.perf_counter)
+
+
+# -- reading and writing tensors ------------------------------------------------------------------------------------
+
+
+def _array(ref: TensorRef[Buffer]) -> np.ndarray:
+    """The live NumPy view of a tensor's region (byte offset and byte strides, as NumPy's)."""
+    if ref.size == 0:
+        return np.empty(ref.shape, ref.dtype)
+    return np.ndarray(ref.shape, ref.dtype, buffer=ref.buffer.data, offset=ref.offset, strides=ref.strides)
+
+
+def _computing(dtype: np.dtype) -> np.dtype:
+    """The type an op computes in: float64 for float64 data, float32 for every other float (docs/numerics.md)."""
+    return F64 if dtype == F64 else F32
+
+
+# -- the ops --------------------------------------------------------------------------------------------------------
+# Each takes the input arrays, the output's dtype and the attributes, and returns the result as an array that
+# broadcasts to the output; launch_op rounds it once into the output (np.copyto, casting="unsafe").
+
+
+def _fill(xs: Sequence[np.ndarray], out: np.dtype, attrs: FillAttrs) -> np.ndarray:
+    return np.asarray(attrs.value)
+
+
+def _copy(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndarray:
+    return xs[0]
+
+
+def _binary(logical: Callable[..., np.ndarray], arithmetic: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """``add`` or ``mul``: bool is logical or / and; float16 and bfloat16 compute in float32; integers wrap."""
+
+    def op(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndarray:
+        a, b = xs
+        if a.dtype.kind == "b":
+            return logical(a, b)
+        if a.dtype in (F16, BF16):
+            return arithmetic(a.astype(F32), b.astype(F32))
+        return arithmetic(a, b)
+
+    return op
+
+
+def _relu(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndarray:
+    x = xs[0]
+    if x.dtype.kind == "b":
+        return x
+    if x.dtype == BF16:
+        x = x.astype(F32)  # exact both ways
+    return np.asarray(np.maximum(x, 0))  # NaN stays NaN
+
+
+_SQRT1_2 = 1 / math.sqrt(2)
+_SQRT2_PI = math.sqrt(2 / math.pi)
+_erfc = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _gelu(xs: Sequence[np.ndarray], out: np.dtype, attrs: GeluAttrs) -> np.ndarray:
+    if attrs.approximate == "none":
+        # x·Φ(x) = x/2·erfc(-x/√2); NumPy has no erfc, so math.erfc, in float64 (rounded once to the output)
+        x64 = xs[0].astype(F64)
+        return 0.5 * x64 * np.asarray(_erfc(-x64 * _SQRT1_2), F64)
+    c = _computing(xs[0].dtype)
+    x = xs[0].astype(c)
+    u = c.type(_SQRT2_PI) * (x + c.type(0.044715) * x**3)
+    return np.asarray(x / (1 + np.exp(-2 * u)))  # = x/2·(1 + tanh(u)), without its cancellation for x < 0
+
+
+def _sigmoid(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndarray:
+    x = xs[0].astype(_computing(xs[0].dtype))
+    e = np.exp(-np.abs(x))  # never overflows
+    return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)))
+
+
+def _wrap_int32(exact: np.ndarray) -> np.ndarray:
+    """Integers (exact, as int64 or integral float64) as int32 arithmetic gives them: modulo 2^32, wrapping."""
+    wide = exact.astype(np.int64)
+    return ((wide + 2**31) % 2**32 - 2**31).astype(np.int32)
+
+
+def _sum(xs: Sequence[np.ndarray], out: np.dtype, attrs: ReduceAttrs) -> np.ndarray:
+    x = xs[0]
+    if x.dtype.kind in "biu":  # int8, int32, bool: an int32 result, wrapping
+        return _wrap_int32(np.asarray(np.sum(x, axis=attrs.axis, keepdims=attrs.keepdims, dtype=np.int64)))
+    c = _computing(x.dtype)
+    return np.asarray(np.sum(x.astype(c), axis=attrs.axis, keepdims=attrs.keepdims, dtype=c))
+
+
+def _max(xs: Sequence[np.ndarray], out: np.dtype, attrs: ReduceAttrs) -> np.ndarray:
+    x = xs[0].astype(F32) if xs[0].dtype == BF16 else xs[0]
+    return np.asarray(np.max(x, axis=attrs.axis, keepdims=attrs.keepdims))  # NaN propagates
+
+
+def _softmax(xs: Sequence[np.ndarray], out: np.dtype, attrs: AxisAttrs) -> np.ndarray:
+    x = xs[0].astype(_computing(xs[0].dtype))
+    if x.size == 0:
+        return x
+    e = np.exp(x - np.max(x, axis=attrs.axis, keepdims=True))
+    return np.asarray(e / np.sum(e, axis=attrs.axis, keepdims=True))
+
+
+def _concat(xs: Sequence[np.ndarray], out: np.dtype, attrs: AxisAttrs) -> np.ndarray:
+    return np.concatenate(xs, axis=attrs.axis)
+
+
+def _round_tf32(x: np.ndarray) -> np.ndarray:
+    """float32 values rounded to TF32's 10 explicit mantissa bits: to nearest, ties to even (inf and NaN kept)."""
+    x = np.ascontiguousarray(x, F32)
+    bits = x.view(np.uint32)
+    rounded = (bits + np.uint32(0x0FFF) + ((bits >> 13) & np.uint32(1))) & np.uint32(0xFFFFE000)
+    return np.where(np.isfinite(x), rounded.view(F32), x)
+
+
+_NARROW: dict[Arithmetic, np.dtype] = {"float16": F16, "bfloat16": BF16, "float8": FP8}
+
+
+def _operand(x: np.ndarray, arithmetic: Arithmetic) -> np.ndarray:
+    """A matmul or convolution operand as the arithmetic's units read it, in the type it accumulates in: float64
+    for float64 and int8 (every int8 product sum is exact there), float32 otherwise; float16, bfloat16 and float8
+    round the value once to that format (from float32, which holds every input exactly)."""
+    if arithmetic in ("float64", "int8"):
+        return x.astype(F64)
+    x32 = x.astype(F32)
+    if arithmetic == "tf32":
+        return _round_tf32(x32)
+    if arithmetic in _NARROW:
+        return x32.astype(_NARROW[arithmetic]).astype(F32)
+    return x32
+
+
+def _matmul(xs: Sequence[np.ndarray], out: np.dtype, attrs: MatmulAttrs) -> np.ndarray:
+    a, b = (_operand(x, attrs.arithmetic) for x in xs)
+    result = np.matmul(a, b)  # NumPy's rules: 1-D operands, broadcast batch dimensions
+    return _wrap_int32(result) if attrs.arithmetic == "int8" else result
+
+
+def _conv2d(xs: Sequence[np.ndarray], out: np.dtype, attrs: ConvAttrs) -> np.ndarray:
+    """Direct convolution (a cross-correlation) of NCHW ``x`` with OIHW ``w``: every output is the sum over its
+    group's input channels and the kernel taps, accumulated in the arithmetic's accumulator, plus the bias."""
+    x, w = (_operand(t, attrs.arithmetic) for t in xs[:2])
+    n = x.shape[0]
+    o, cg, kh, kw = w.shape
+    g = attrs.groups
+    (ph, pw), (sh, sw), (dh, dw) = attrs.padding, attrs.stride, attrs.dilation
+    padded = np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+    extent = (dh * (kh - 1) + 1, dw * (kw - 1) + 1)
+    # taps[n, c, i, j, p, q] = padded[n, c, i*sh + p*dh, j*sw + q*dw]
+    taps = sliding_window_view(padded, extent, axis=(2, 3))[:, :, ::sh, ::sw, ::dh, ::dw]
+    oh, ow = taps.shape[2:4]
+    taps = taps.reshape(n, g, cg, oh, ow, kh, kw)
+    weights = w.reshape(g, o // g, cg, kh, kw)
+    y = np.einsum("ngchwpq,gocpq->ngohw", taps, weights, optimize=True).reshape(n, o, oh, ow)
+    if len(xs) == 3:  # the bias joins the accumulator unrounded
+        y = y + xs[2].astype(y.dtype).reshape(1, o, 1, 1)
+    return _wrap_int32(y) if attrs.arithmetic == "int8" else y
+
+
+def _batch_norm(xs: Sequence[np.ndarray], out: np.dtype, attrs: BatchNormAttrs) -> np.ndarray:
+    c = _computing(xs[0].dtype)
+    x, scale, bias, mean, variance = (t.astype(c) for t in xs)
+    channels = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    factor = scale / np.sqrt(variance + c.type(attrs.eps))
+    return np.asarray((x - mean.reshape(channels)) * factor.reshape(channels) + bias.reshape(channels))
+
+
+def _pool2d(xs: Sequence[np.ndarray], out: np.dtype, attrs: Pool2dAttrs) -> np.ndarray:
+    """MAX: padded positions never win (they hold the type's lowest value); AVG: the window's sum in the computing
+    type divided by the whole window, padded zeros included."""
+    x = xs[0]
+    (kh, kw), (sh, sw), (ph, pw) = attrs.kernel_size, attrs.stride, attrs.padding
+    pads = ((0, 0), (0, 0), (ph, ph), (pw, pw))
+    if attrs.type == "MAX":
+        x = x.astype(F32) if x.dtype == BF16 else x
+        lowest = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
+        windows = sliding_window_view(np.pad(x, pads, constant_values=lowest), (kh, kw), axis=(2, 3))
+        return np.asarray(np.max(windows[:, :, ::sh, ::sw], axis=(-2, -1)))
+    c = _computing(x.dtype)
+    windows = sliding_window_view(np.pad(x.astype(c), pads), (kh, kw), axis=(2, 3))
+    return np.asarray(np.sum(windows[:, :, ::sh, ::sw], axis=(-2, -1), dtype=c) / c.type(kh * kw))
+
+
+OPS: dict[OpName, Callable[..., np.ndarray]] = {
+    "fill": _fill,
+    "copy": _copy,
+    "add": _binary(np.logical_or, np.add),
+    "mul": _binary(np.logical_and, np.multiply),
+    "relu": _relu,
+    "gelu": _gelu,
+    "sigmoid": _sigmoid,
+    "sum": _sum,
+    "max": _max,
+    "softmax": _softmax,
+    "concat": _concat,
+    "matmul": _matmul,
+    "conv2d": _conv2d,
+    "batch_norm": _batch_norm,
+    "pool2d": _pool2d,
+}
+"""Every op of :data:`wia_hal.opset.OP_NAMES`: ``op(inputs, output dtype, attrs) -> result``."""
+
+
+# -- the backend ----------------------------------------------------------------------------------------------------
+
+
+class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
+    name: ClassVar[str] = "reference"
+    ops: ClassVar[frozenset[OpName]] = frozenset(OPS)
+
+    def __init__(self, devices: int | str = 1, memory: int | str = DEFAULT_MEMORY) -> None:
+        self.devices = _positive("devices", devices)
+        self.memory = _positive("memory", memory)
+        self.in_use = [0] * self.devices
+        """Bytes of budgeted memory (DEVICE, UNIFIED, MANAGED) allocated per device."""
+
+    # discovery
+
+    def device_count(self) -> int:
+        return self.devices
+
+    def device_info(self, device: int) -> DeviceInfo:
+        bandwidth, fp32, fp64 = _measured()
+        # The arithmetics the ops implement, each at the measured rate of the NumPy matmul it runs on: float64
+        # for float64 and int8 (exact integer sums), float32 for the others (operands rounded first).
+        peaks = {"float32": fp32, "tf32": fp32, "float16": fp32, "bfloat16": fp32, "float8": fp32}
+        peaks |= {"float64": fp64, "int8": fp64}
+        return DeviceInfo(
+            name="wia reference device (NumPy on the host)",
+            vendor="wia reference (NumPy)",
+            type=DeviceType.CPU,
+            compute_units=os.cpu_count() or 1,
+            memory_size=self.memory,
+            memory_bandwidth=bandwidth,
+            peak_flops=fp32,
+            peak_flops_by_precision=peaks,
+            host_link="none: device memory is host memory",
+            host_link_bandwidth=bandwidth,
+            architecture=(
+                f"{platform.machine() or 'host'} CPU, NumPy {np.__version__}; no timing model: memory bandwidth and "
+                "FLOP/s are measured NumPy copy and matmul rates"
+            ),
+            backend=self.name,
+        )
+
+    def device_capabilities(self, device: int) -> DeviceCapabilities:
+        return DeviceCapabilities(
+            supports_float16=True,
+            supports_bfloat16=True,
+            supports_int8=True,
+            supports_float64=True,
+            supports_unified_memory=True,  # all host memory: host writes are the device's and vice versa
+            supports_managed_memory=True,
+            supports_pinned_memory=True,
+            supports_peer_to_peer=False,
+            supports_custom_kernels=False,  # no OpenCL C compiler here
+            supports_profiling=False,
+            max_work_group_size=1024,
+            max_shared_memory=48 << 10,
+            max_streams=64,
+        )
+
+    # memory
+
+    def allocate(self, device: int, nbytes: int, memory_type: MemoryType) -> Buffer:
+        if memory_type in _BUDGETED:
+            used = self.in_use[device]
+            if used + nbytes > self.memory:
+                raise OutOfMemoryError(
+                    f"reference device {device} is out of memory: {nbytes} bytes requested, {used} of "
+                    f"{self.memory} bytes in use"
+                )
+            self.in_use[device] = used + nbytes
+        return Buffer(device, memory_type, np.zeros(nbytes, np.uint8))
+
+    def free(self, buffer: Buffer) -> None:
+        if buffer.memory_type in _BUDGETED:
+            self.in_use[buffer.device] -= buffer.data.nbytes
+        # NOTE: no queued work can still need the bytes (it all ran at enqueue), and views keep them alive anyway
+
+    def host_view(self, buffer: Buffer) -> np.ndarray:
+        return buffer.data
+
+    # queues and transfers: every command runs now, so a queue is in order by construction
+
+    def create_queue(self, device: int) -> Queue:
+        return Queue(device)
+
+    def destroy_queue(self, queue: Queue) -> None:
+        pass
+
+    def copy(self, queue: Queue, src: Buffer, src_offset: int, dst: Buffer, dst_offset: int, nbytes: int) -> None:
+        dst.data[dst_offset : dst_offset + nbytes] = src.data[src_offset : src_offset + nbytes]
+        queue.completed += 1
+
+    def upload(self, queue: Queue, dst: Buffer, offset: int, data: np.ndarray) -> None:
+        dst.data[offset : offset + data.nbytes] = data
+        queue.completed += 1
+
+    def download(self, queue: Queue, src: Buffer, offset: int, nbytes: int) -> np.ndarray:
+        queue.completed += 1
+        return src.data[offset : offset + nbytes].copy()
+
+    def launch_op(
+        self,
+        queue: Queue,
+        op: OpName,
+        inputs: Sequence[TensorRef[Buffer]],
+        output: TensorRef[Buffer],
+        attrs: OpAttrs,
+    ) -> None:
+        if output.size:
+            with np.errstate(all="ignore"):  # inf and NaN are results here, as on any device
+                result = OPS[op]([_array(ref) for ref in inputs], output.dtype, attrs)
+                np.copyto(_array(output), result, casting="unsafe")
+        queue.completed += 1
+
+    # ordering and time
+
+    def record(self, queue: Queue) -> Marker:
+        return Marker(queue, queue.completed)
+
+    def wait_marker(self, queue: Queue, marker: Marker) -> None:
+        pass  # the marker completed when it was recorded
+
+    def synchronize(self, queue: Queue, timeout_ms: float | None) -> bool:
+        return True
+
+    def wait(self, marker: Marker, timeout_ms: float | None) -> bool:
+        return True
+
+    def query(self, marker: Marker) -> bool:
+        return True
+
+    def elapsed_ms(self, start: Marker, end: Marker) -> float:
+        return (end.time_s - start.time_s) * 1e3
