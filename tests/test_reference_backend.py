@@ -80,7 +80,6 @@ def test_what_it_does_not_offer_is_not_supported(reference: ReferenceBackend) ->
         wia.create_context(wia.ContextConfig(enable_profiling=True))
 
 
-@pytest.mark.xfail(reason="front end: explain() calls a tensor whose backend record is None 'not produced by an op'")
 def test_explain_is_not_supported(reference: ReferenceBackend) -> None:
     with pytest.raises(wia.NotSupportedError):
         wia.explain(wia.relu(wia.tensor(np.ones(3, np.float32))))

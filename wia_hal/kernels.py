@@ -29,7 +29,7 @@ from wia_hal.errors import (
 from wia_hal.memory import Memory, check_memory
 from wia_hal.models import WiaModel
 from wia_hal.streams import Stream, stream_for
-from wia_hal.tensor import Tensor, check_tensor
+from wia_hal.tensor import NO_RECORD, Tensor, check_tensor
 
 Dims = tuple[int, int, int]
 
@@ -276,7 +276,8 @@ def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream) -> None:
             record = _argument(kernel, index, value)
         args.append(record)
     ndrange = NDRange(config.global_dims, config.local_dims, config.work_dim or 1, config.shared_bytes)
-    kernel.last_launch = kernel.context.backend.launch_kernel(stream.queue, kernel.handle, args, ndrange)
+    launched = kernel.context.backend.launch_kernel(stream.queue, kernel.handle, args, ndrange)
+    kernel.last_launch = NO_RECORD if launched is None else launched
 
 
 @api

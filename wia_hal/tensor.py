@@ -179,6 +179,11 @@ def new_tensor(
     return Tensor(memory, shape, dtype)
 
 
+NO_RECORD = object()
+"""What ``Tensor.producer`` and ``Kernel.last_launch`` hold when the backend launched but keeps no record of it
+(``launch_op`` and ``launch_kernel`` may return None): ``explain`` is then ``NOT_SUPPORTED``, not a misuse."""
+
+
 def launch_op(
     context: Context, stream: Stream, op: OpName, inputs: Sequence[Tensor], out: Tensor, attrs: OpAttrs = NO_ATTRS
 ) -> Tensor:
@@ -188,7 +193,8 @@ def launch_op(
     try:
         if op not in backend.ops:
             raise NotSupportedError(f"{op}: the {backend.name!r} backend does not implement this op")
-        out.producer = backend.launch_op(stream.queue, op, [t.ref for t in inputs], out.ref, attrs)
+        record = backend.launch_op(stream.queue, op, [t.ref for t in inputs], out.ref, attrs)
+        out.producer = NO_RECORD if record is None else record
     except BaseException:
         out.release()
         raise

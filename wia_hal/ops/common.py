@@ -9,11 +9,11 @@ import numpy as np
 
 from wia_hal.context import Context, check_context, current_context
 from wia_hal.enums import MemoryType
-from wia_hal.errors import InvalidMemoryError, InvalidValueError, api
+from wia_hal.errors import InvalidMemoryError, InvalidValueError, NotSupportedError, api
 from wia_hal.kernels import Kernel
 from wia_hal.models import OpReport
 from wia_hal.streams import Stream, check_stream, stream_for
-from wia_hal.tensor import Tensor, check_tensor, new_tensor
+from wia_hal.tensor import NO_RECORD, Tensor, check_tensor, new_tensor
 
 DEVICE_VISIBLE = frozenset(t for t in MemoryType if t.device_visible)
 _BROADCAST_CACHE: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
@@ -93,8 +93,12 @@ def explain(t: Tensor | Kernel) -> OpReport:
     if isinstance(t, Kernel):
         if t.last_launch is None:
             raise InvalidValueError(f"explain: {t!r} has not been launched")
-        return t.context.backend.explain(t.last_launch)
-    t = check_tensor(t)
-    if t.producer is None:
-        raise InvalidValueError(f"explain: {t!r} was not produced by an op (created, uploaded or a view)")
-    return t.memory.context.backend.explain(t.producer)
+        record, backend = t.last_launch, t.context.backend
+    else:
+        t = check_tensor(t)
+        if t.producer is None:
+            raise InvalidValueError(f"explain: {t!r} was not produced by an op (created, uploaded or a view)")
+        record, backend = t.producer, t.memory.context.backend
+    if record is NO_RECORD:
+        raise NotSupportedError(f"explain: the {backend.name!r} backend keeps no record of what its ops cost")
+    return backend.explain(record)
