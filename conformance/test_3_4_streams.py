@@ -187,9 +187,10 @@ def test_copy_overlaps_compute_on_another_stream(ctx: wia.Context, info: wia.Dev
     src = wia.alloc(ctx, n, M.PINNED)
     dst = wia.alloc(ctx, n)
     x = wia.tensor(np.ones(max(1, n // 16), np.float32), ctx=ctx)
-    copy = _elapsed(ctx, True, False, n, x, src, dst)
-    compute = _elapsed(ctx, False, True, n, x, src, dst)
-    both = _elapsed(ctx, True, True, n, x, src, dst)
+    _elapsed(ctx, True, True, n, x, src, dst)  # untimed: first touches of the buffers (page faults, caches) are not timed
+    copy = min(_elapsed(ctx, True, False, n, x, src, dst) for _ in range(2))
+    compute = min(_elapsed(ctx, False, True, n, x, src, dst) for _ in range(2))
+    both = min(_elapsed(ctx, True, True, n, x, src, dst) for _ in range(2))
     serial = copy + compute
     ph.assert_true(
         both < serial - 0.5 * min(copy, compute),

@@ -131,12 +131,13 @@ def test_pinned_transfers_are_faster_than_pageable(ctx: wia.Context, info: wia.D
     pinned = wia.alloc(ctx, n, M.PINNED)
     pageable = wia.alloc(ctx, n, M.HOST)
     dst = wia.alloc(ctx, n)
+    _h2d_ms(ctx, pageable, dst, n)  # untimed: the first touch of the destination is not timed
     pinned_ms = min(_h2d_ms(ctx, pinned, dst, n) for _ in range(3))
     pageable_ms = min(_h2d_ms(ctx, pageable, dst, n) for _ in range(3))
     ph.assert_true(
-        pinned_ms < pageable_ms,
+        pinned_ms < 0.9 * pageable_ms,
         f"{pinned_ms:.4f} ms from PINNED",
-        f"less than the {pageable_ms:.4f} ms from pageable HOST memory",
+        f"at least 10% less than the {pageable_ms:.4f} ms from pageable HOST memory (faster, beyond timing noise)",
         f"copy_async({n} bytes -> DEVICE), best of 3, timed with events",
     )
 
