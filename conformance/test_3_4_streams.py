@@ -187,7 +187,7 @@ def test_copy_overlaps_compute_on_another_stream(ctx: wia.Context, info: wia.Dev
     src = wia.alloc(ctx, n, M.PINNED)
     dst = wia.alloc(ctx, n)
     x = wia.tensor(np.ones(max(1, n // 16), np.float32), ctx=ctx)
-    _elapsed(ctx, True, True, n, x, src, dst)  # untimed: first touches of the buffers (page faults, caches) are not timed
+    _elapsed(ctx, True, True, n, x, src, dst)  # untimed: the first touches of the buffers are not timed
     copy = min(_elapsed(ctx, True, False, n, x, src, dst) for _ in range(2))
     compute = min(_elapsed(ctx, False, True, n, x, src, dst) for _ in range(2))
     both = min(_elapsed(ctx, True, True, n, x, src, dst) for _ in range(2))
