@@ -47,6 +47,11 @@ class DeviceInfo(WiaModel):
     host_link_bandwidth: float = Field(0.0, description="pinned host-to-device bytes/s")
     architecture: str = ""
     backend: str = ""
+    measured: list[str] = Field(
+        default_factory=list,
+        description="fields the backend measured (a microbenchmark) because the device does not report them, "
+        "e.g. memory_bandwidth and peak_flops on OpenCL; the rest are reported or from the hardware model",
+    )
 
 
 class DeviceCapabilities(WiaModel):
