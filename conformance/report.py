@@ -1,69 +1,39 @@
-"""Results of a conformance run: spec sections, conformance levels (SPEC.md 3.1, binding), verdicts, reports.
+"""Results of a conformance run and the verdict per conformance level (SPEC.md 3.1, binding).
 
-Pure data and functions: the plugin fills :class:`TestResult` records from pytest's reports, the CLI and the
-``--wia-report-*`` options render a :class:`RunReport`.
+Pure data and functions: the plugin fills :class:`TestResult` records from pytest's reports and builds a
+:class:`RunReport` with :func:`build_report`; :mod:`conformance.render` and the CLI show it. A report is saved and
+loaded as JSON (``RunReport.model_validate_json``), so ``wia-conformance report`` re-renders one without running.
+
+Verdicts count requirements, not sections: a level passes only when every requirement of it (and of the levels
+below) that the suite claims was shown in this run: at least one test passed, or all of its tests were "not
+supported" (an optional capability the device does not claim), and no test of the level failed or errored.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
-Outcome = Literal["passed", "failed", "not supported", "skipped"]
-OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "not supported", "skipped")
+from pydantic import BaseModel, Field, computed_field
 
-SECTION_TITLES: dict[str, str] = {
-    "3.1": "Progressive disclosure",
-    "3.2": "Device discovery and enumeration",
-    "3.2.1": "Capabilities",
-    "3.3": "Contexts",
-    "3.4": "Streams and asynchronous execution",
-    "3.4.1": "Dependencies and events",
-    "3.5.1": "Memory types",
-    "3.5.2": "Memory pools",
-    "3.6.1": "High-level operation library",
-    "3.6.2": "Custom kernels",
-    "3.7": "Tensor operations",
-    "3.8": "Synchronization",
-    "3.9": "Errors and recovery",
-    "3.10": "Profiling",
-}
+from conformance import requirements as rq
 
-LEVEL_SECTIONS: dict[int, tuple[str, ...]] = {
-    1: ("3.2", "3.2.1", "3.3", "3.4", "3.4.1", "3.5.1", "3.7", "3.8", "3.9"),
-    2: ("3.5.2", "3.6.1", "3.10"),
-    3: ("3.6.2",),
-}
-"""The sections each level adds (SPEC.md 3.1, binding). A level includes the levels below it."""
+Outcome = Literal["passed", "failed", "error", "not supported", "skipped", "not run"]
+OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "not supported", "skipped", "not run")
+"""``error``: the suite itself broke (a fixture, setup or teardown failed, or the test raised something that is
+neither an assertion failure nor a ``WiaError``). ``not run``: collected but deselected (``--select``, ``--quick``,
+``-k``) or never reached; such records only feed the verdicts."""
 
-LEVEL_NAMES = {1: "Level 1 (portable)", 2: "Level 2 (performance hints)", 3: "Level 3 (expert control)"}
+Verdict = Literal["PASS", "FAIL", "INCOMPLETE"]
+ReqStatus = Literal[
+    "passed", "not supported", "failed", "error", "skipped", "not run", "ran in part", "not in this suite version"
+]
 
-REQ_LEVELS: dict[str, int] = {
-    "R-3.1-02": 2,
-    "R-3.1-03": 3,
-    "R-3.2.1-04": 3,  # peer-to-peer
-    "R-3.5.1-04": 3,  # unified memory
-    "R-3.5.1-05": 3,  # managed memory
-    "R-3.8-03": 3,  # peer barriers
-    "R-3.8-04": 3,  # fences
-}
-"""Requirements whose level is not their section's (SPEC.md 3.1: Level 3 adds peer-to-peer, fences, peer
-barriers, unified and managed memory; 3.8 counts for Level 1 only in its stream, context and event parts).
-R-3.2.1-03 stays Level 1: its DEVICE-tensor path is portable; tests of its unified path also carry R-3.5.1-04."""
+NOT_COLLECTED = "not collected"
+SKIP_FILE = "skip-file"
 
-_REQ = re.compile(r"^R-(\d+(?:\.\d+)*)-\d+$")
 _MODULE = re.compile(r"(?:^|[/\\.])test_(\d+(?:_\d+)*)_[A-Za-z]")
-
-
-def section_of_req(req: str) -> str:
-    """``R-3.4.1-02`` -> ``3.4.1``."""
-    match = _REQ.match(req)
-    if not match:
-        raise ValueError(f"{req!r} is not a requirement ID (R-<section>-<nn>)")
-    return match.group(1)
 
 
 def section_of_module(path: str) -> str | None:
@@ -78,63 +48,8 @@ def section_of(nodeid: str, reqs: Sequence[str]) -> str:
     if section is not None:
         return section
     if reqs:
-        return section_of_req(reqs[0])
+        return rq.section_of_req(reqs[0])
     return "unknown"
-
-
-def _section_key(section: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in section.split(".")) if re.fullmatch(r"\d+(\.\d+)*", section) else (1 << 30,)
-
-
-def level_of_section(section: str) -> int | None:
-    for level, sections in LEVEL_SECTIONS.items():
-        if section in sections:
-            return level
-    return None
-
-
-def level_of_req(req: str) -> int:
-    """The conformance level a requirement belongs to (1 unless SPEC.md 3.1 puts it higher)."""
-    if req in REQ_LEVELS:
-        return REQ_LEVELS[req]
-    section = section_of_req(req)
-    while section:
-        level = level_of_section(section)
-        if level is not None:
-            return level
-        section = section.rpartition(".")[0]
-    return 1
-
-
-def sections_of_level(level: int) -> tuple[str, ...]:
-    return tuple(s for lv in sorted(LEVEL_SECTIONS) if lv <= level for s in LEVEL_SECTIONS[lv])
-
-
-@dataclass
-class TestResult:
-    """One test's record in a report."""
-
-    __test__ = False  # not a pytest test class
-
-    nodeid: str
-    section: str
-    reqs: list[str]
-    outcome: Outcome
-    duration_s: float = 0.0
-    message: str = ""
-    details: str = ""
-
-    @property
-    def level(self) -> int:
-        return max((level_of_req(r) for r in self.reqs), default=1)
-
-    @property
-    def capability(self) -> str | None:
-        """The capability a "not supported" outcome names (the first word after ``not supported:``)."""
-        if self.outcome != "not supported":
-            return None
-        rest = self.message.split(":", 1)[1].split() if ":" in self.message else []
-        return rest[0] if rest else None
 
 
 def classify_skip(reason: str) -> Outcome:
@@ -145,27 +60,112 @@ def classify_skip(reason: str) -> Outcome:
     return "not supported" if text.lower().startswith("not supported:") else "skipped"
 
 
-@dataclass
-class SectionSummary:
+class TestResult(BaseModel):
+    """One test's record in a report."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class
+
+    nodeid: str
+    section: str
+    reqs: list[str]
+    outcome: Outcome
+    duration_s: float = 0.0
+    message: str = ""
+    details: str = ""
+    replay: str = ""
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def level(self) -> int:
+        """The highest level among its requirements (a test without any counts for its section's level)."""
+        levels = [rq.level_of_req(r) for r in self.reqs if r in rq.TITLES]
+        if levels:
+            return max(levels)
+        return rq.level_of_section(self.section) or 1
+
+    @property
+    def capability(self) -> str | None:
+        """The capability a "not supported" outcome names (the first word after ``not supported:``)."""
+        if self.outcome != "not supported":
+            return None
+        rest = self.message.split(":", 1)[1].split() if ":" in self.message else []
+        return rest[0] if rest else None
+
+    @property
+    def note(self) -> str:
+        """Why a test was skipped or did not run, in a few words (``skip-file``, ``--select``)."""
+        if self.outcome == "skipped" and self.message.startswith(SKIP_FILE):
+            return SKIP_FILE
+        return " ".join(self.message.split())[:80]
+
+
+class SectionSummary(BaseModel):
     section: str
     title: str
     counts: dict[str, int]
     duration_s: float
 
-    @property
-    def total(self) -> int:
-        return sum(self.counts.values())
+
+class RequirementRow(BaseModel):
+    """A requirement of SPEC.md in this run: what its tests did."""
+
+    id: str
+    level: int
+    title: str
+    claimed: bool
+    status: ReqStatus
+    counts: dict[str, int]
+    note: str = ""
 
 
-@dataclass
-class LevelVerdict:
+class LevelVerdict(BaseModel):
     level: int
     name: str
-    verdict: Literal["PASS", "FAIL", "INCOMPLETE"]
+    verdict: Verdict
     counts: dict[str, int]
-    missing_sections: list[str] = field(default_factory=list)
-    not_supported: list[str] = field(default_factory=list)
+    failed: list[str] = Field(default_factory=list, description="requirements with a failed test")
+    errors: list[str] = Field(default_factory=list, description="requirements with a test that errored")
+    incomplete: dict[str, list[str]] = Field(
+        default_factory=dict, description="why -> requirements not shown (did not run, skipped)"
+    )
+    not_supported: list[str] = Field(default_factory=list, description="capabilities reported as not supported")
     reason: str = ""
+
+
+class RunReport(BaseModel):
+    """Everything a report shows: the run's setting, its results and the verdicts computed from them."""
+
+    suite: str = "wia-conformance"
+    spec: str = "WIA-AI-011 chapter 3 (docs/spec/SPEC.md)"
+    backend: str
+    command: str = Field("", description="the wia-conformance command line that replays this run's setting")
+    options: dict[str, str] = Field(default_factory=dict)
+    device: dict[str, Any] | None = None
+    capabilities: dict[str, Any] | None = None
+    hypothesis: str = ""
+    quick: bool = False
+    select: list[str] = Field(default_factory=list)
+    skip_file: str | None = None
+    duration_s: float = 0.0
+    summary: dict[str, int] = Field(default_factory=dict)
+    sections: list[SectionSummary] = Field(default_factory=list)
+    levels: list[LevelVerdict] = Field(default_factory=list)
+    requirements: list[RequirementRow] = Field(default_factory=list)
+    not_in_suite: list[str] = Field(default_factory=list, description="SPEC.md IDs this suite version does not test")
+    tests: list[TestResult] = Field(default_factory=list)
+
+    @property
+    def executed(self) -> list[TestResult]:
+        """The tests that ran (not the ``not run`` records)."""
+        return [t for t in self.tests if t.outcome != "not run"]
+
+    @property
+    def problems(self) -> list[TestResult]:
+        """The failed and errored tests, in run order."""
+        return [t for t in self.tests if t.outcome in ("failed", "error")]
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2)
 
 
 def count(results: Iterable[TestResult]) -> dict[str, int]:
@@ -176,167 +176,128 @@ def count(results: Iterable[TestResult]) -> dict[str, int]:
 
 
 def summarize_sections(results: Sequence[TestResult]) -> list[SectionSummary]:
-    sections = sorted({r.section for r in results}, key=_section_key)
+    sections = sorted({r.section for r in results}, key=rq.section_key)
     out = []
     for s in sections:
         rs = [r for r in results if r.section == s]
-        out.append(SectionSummary(s, SECTION_TITLES.get(s, ""), count(rs), sum(r.duration_s for r in rs)))
+        title = rq.SECTION_TITLES.get(s, "")
+        out.append(SectionSummary(section=s, title=title, counts=count(rs), duration_s=sum(r.duration_s for r in rs)))
     return out
 
 
-def level_verdicts(results: Sequence[TestResult]) -> list[LevelVerdict]:
-    """Per level: FAIL if any of its tests failed; INCOMPLETE if one of its sections has no test in this run or a
-    test was skipped for a reason other than an unclaimed (optional) capability; else PASS."""
-    verdicts = []
-    for level in sorted(LEVEL_SECTIONS):
-        rs = [r for r in results if r.level <= level]
-        counts = count(rs)
-        covered = {r.section for r in rs}
-        missing = [s for s in sections_of_level(level) if s not in covered]
-        unsupported = sorted({r.capability or "?" for r in rs if r.outcome == "not supported"})
-        if counts["failed"]:
-            verdict: Literal["PASS", "FAIL", "INCOMPLETE"] = "FAIL"
-            reason = f"{counts['failed']} test(s) failed"
-        elif missing:
-            verdict = "INCOMPLETE"
-            reason = f"no tests for section(s) {', '.join(missing)}"
-        elif counts["skipped"]:
-            verdict = "INCOMPLETE"
-            reason = f"{counts['skipped']} test(s) skipped"
-        else:
-            verdict = "PASS"
-            reason = "all tests passed" + (" (optional features not supported are listed)" if unsupported else "")
-        verdicts.append(LevelVerdict(level, LEVEL_NAMES[level], verdict, counts, missing, unsupported, reason))
-    return verdicts
+def requirement_status(tests: Sequence[TestResult]) -> tuple[ReqStatus, str]:
+    """A requirement's status from its tests, and a note saying why it is not shown (empty when it is)."""
+    outcomes = {t.outcome for t in tests}
+    if "error" in outcomes:
+        return "error", ""
+    if "failed" in outcomes:
+        return "failed", ""
+    if not tests:
+        return "not run", NOT_COLLECTED
+    not_run = sorted({t.note for t in tests if t.outcome == "not run"})
+    if not_run:
+        return ("ran in part" if outcomes != {"not run"} else "not run"), ", ".join(not_run)
+    skipped = sorted({t.note for t in tests if t.outcome == "skipped"})
+    if skipped:
+        return "skipped", ", ".join(skipped)
+    return ("passed" if "passed" in outcomes else "not supported"), ""
 
 
-@dataclass
-class RunReport:
-    """Everything a report shows: the run's setting and its results."""
-
-    backend: str
-    options: dict[str, str]
-    device: dict[str, Any] | None
-    capabilities: dict[str, Any] | None
-    hypothesis: str
-    results: list[TestResult]
-    duration_s: float = 0.0
-
-    @property
-    def counts(self) -> dict[str, int]:
-        return count(self.results)
-
-    @property
-    def sections(self) -> list[SectionSummary]:
-        return summarize_sections(self.results)
-
-    @property
-    def levels(self) -> list[LevelVerdict]:
-        return level_verdicts(self.results)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "suite": "wia-conformance",
-            "spec": "WIA-AI-011 chapter 3 (docs/spec/SPEC.md)",
-            "backend": self.backend,
-            "options": self.options,
-            "device": self.device,
-            "capabilities": self.capabilities,
-            "hypothesis": self.hypothesis,
-            "duration_s": round(self.duration_s, 3),
-            "summary": self.counts,
-            "sections": [
-                {"section": s.section, "title": s.title, **s.counts, "duration_s": round(s.duration_s, 3)}
-                for s in self.sections
-            ],
-            "levels": [asdict(v) for v in self.levels],
-            "tests": [
-                {
-                    "nodeid": r.nodeid,
-                    "section": r.section,
-                    "reqs": r.reqs,
-                    "level": r.level,
-                    "outcome": r.outcome,
-                    "duration_s": round(r.duration_s, 4),
-                    "message": r.message,
-                    "details": r.details,
-                }
-                for r in self.results
-            ],
-        }
-
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2)
-
-    def to_markdown(self) -> str:
-        return render_markdown(self)
+def _tests_by_req(results: Sequence[TestResult], level: int) -> dict[str, list[TestResult]]:
+    by_req: dict[str, list[TestResult]] = {}
+    for t in results:
+        if t.level <= level:
+            for r in t.reqs:
+                by_req.setdefault(r, []).append(t)
+    return by_req
 
 
-def _md_cell(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    if len(text) > limit:
-        text = text[: limit - 3] + "..."
-    return text.replace("|", "\\|")
+def _join(reqs: Iterable[str]) -> str:
+    return ", ".join(sorted(set(reqs), key=rq.req_key))
 
 
-def render_markdown(report: RunReport) -> str:
-    lines = ["# WIA-AI-011 conformance report", ""]
-    device = report.device or {}
-    lines += [
-        f"- backend: `{report.backend}`" + (f" (options: {report.options})" if report.options else ""),
-        f"- device 0: {device.get('name', '(none)')} ({device.get('vendor', '')})",
-        f"- hypothesis: {report.hypothesis}",
-        f"- duration: {report.duration_s:.1f} s",
-        "- totals: " + ", ".join(f"{n} {o}" for o, n in report.counts.items()),
-        "",
-        "## Verdict per conformance level",
-        "",
-        "| level | verdict | passed | failed | not supported | skipped | notes |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for v in report.levels:
-        notes = v.reason
-        if v.not_supported:
-            notes += "; not supported: " + ", ".join(v.not_supported)
-        c = v.counts
-        lines.append(
-            f"| {v.name} | **{v.verdict}** | {c['passed']} | {c['failed']} | {c['not supported']} | {c['skipped']} "
-            f"| {_md_cell(notes, 400)} |"
-        )
-    lines += [
-        "",
-        "A level passes when all its tests pass; a feature the device does not claim (an optional "
-        "capability) is reported as not supported and does not fail the level.",
-        "",
-    ]
-    lines += [
-        "## Sections",
-        "",
-        "| section | title | passed | failed | not supported | skipped |",
-        "|---|---|---|---|---|---|",
-    ]
-    for s in report.sections:
-        c = s.counts
-        lines.append(
-            f"| {s.section} | {s.title} | {c['passed']} | {c['failed']} | {c['not supported']} | {c['skipped']} |"
-        )
-    for s in report.sections:
-        lines += [
-            "",
-            f"### {s.section} {s.title}".rstrip(),
-            "",
-            "| test | requirements | outcome | time (s) | message |",
-            "|---|---|---|---|---|",
-        ]
-        for r in (r for r in report.results if r.section == s.section):
-            name = r.nodeid.split("::", 1)[-1]
-            cells = [
-                f"`{_md_cell(name, 120)}`",
-                ", ".join(r.reqs),
-                r.outcome,
-                f"{r.duration_s:.3f}",
-                _md_cell(r.message),
-            ]
-            lines.append("| " + " | ".join(cells) + " |")
-    lines.append("")
-    return "\n".join(lines)
+def _named(tests: Iterable[TestResult]) -> list[str]:
+    """The requirements of ``tests`` (a collection error, which has none, is named by its module)."""
+    names = {r for t in tests for r in (t.reqs or [f"collection of {t.nodeid}"])}
+    return sorted(names, key=rq.req_key)
+
+
+def level_verdict(level: int, results: Sequence[TestResult], quick: bool = False) -> LevelVerdict:
+    """FAIL if a test of the level failed or errored; INCOMPLETE if a claimed requirement of the level was not
+    shown (it did not run, ran in part, or was skipped for a reason other than an unclaimed capability), or the run
+    was ``--quick``; else PASS. Not-supported capabilities are listed; they do not fail the level."""
+    rs = [r for r in results if r.level <= level]
+    by_req = _tests_by_req(rs, level)
+    failed = _named(t for t in rs if t.outcome == "failed")
+    errors = _named(t for t in rs if t.outcome == "error")
+    incomplete: dict[str, list[str]] = {}
+    for req in rq.claimed_of_level(level):
+        status, note = requirement_status(by_req.get(req, []))
+        if status in ("not run", "ran in part", "skipped"):
+            why = "did not run" if status == "not run" else status
+            incomplete.setdefault(f"{why} ({note})", []).append(req)
+    unsupported = sorted({r.capability or "?" for r in rs if r.outcome == "not supported"})
+    verdict: Verdict
+    if failed or errors:
+        verdict = "FAIL"
+        parts = [f"{_join(failed)} failed"] if failed else []
+        parts += [f"{_join(errors)} errored (the suite broke)"] if errors else []
+        reason = "FAIL: " + "; ".join(parts)
+    elif incomplete or quick:
+        verdict = "INCOMPLETE"
+        # a --quick run leaves most requirements in part by design: name only those it did not show at all
+        shown = {why: reqs for why, reqs in incomplete.items() if not (quick and why == "ran in part (--quick)")}
+        parts = [f"{_join(reqs)} {why}" for why, reqs in shown.items()]
+        if quick:
+            parts.insert(0, "--quick is a smoke run, not a verdict (few parametrizations and examples)")
+        reason = "INCOMPLETE: " + "; ".join(parts)
+    else:
+        verdict = "PASS"
+        reason = f"PASS: all {len(rq.claimed_of_level(level))} claimed requirements shown"
+    return LevelVerdict(
+        level=level,
+        name=rq.LEVEL_NAMES[level],
+        verdict=verdict,
+        counts=count(rs),
+        failed=failed,
+        errors=errors,
+        incomplete=incomplete,
+        not_supported=unsupported,
+        reason=reason,
+    )
+
+
+def level_verdicts(results: Sequence[TestResult], quick: bool = False) -> list[LevelVerdict]:
+    return [level_verdict(level, results, quick) for level in sorted(rq.LEVEL_SECTIONS)]
+
+
+def requirement_rows(results: Sequence[TestResult]) -> list[RequirementRow]:
+    """Every SPEC.md requirement with its status over all its tests in the run."""
+    by_req = _tests_by_req(results, max(rq.LEVEL_SECTIONS))
+    rows = []
+    for req in rq.REQUIREMENTS.values():
+        tests = by_req.get(req.id, [])
+        status, note = requirement_status(tests)
+        if not req.claimed and not tests:
+            status, note = "not in this suite version", ""
+        row = RequirementRow(
+            id=req.id, level=req.level, title=req.title, claimed=req.claimed, status=status, counts=count(tests),
+            note=note,
+        )  # fmt: skip
+        rows.append(row)
+    return rows
+
+
+def build_report(results: Sequence[TestResult], **setting: Any) -> RunReport:
+    """A :class:`RunReport` of ``results`` with its summary, sections, requirement rows and level verdicts;
+    ``setting`` fills the other fields (``backend``, ``options``, ``device``, ...)."""
+    quick = bool(setting.get("quick", False))
+    return RunReport(
+        **setting,
+        summary=count(results),
+        sections=summarize_sections(results),
+        levels=level_verdicts(results, quick),
+        requirements=requirement_rows(results),
+        not_in_suite=sorted(rq.NOT_CLAIMED, key=rq.req_key),
+        tests=list(results),
+    )

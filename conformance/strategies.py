@@ -47,14 +47,19 @@ PRODUCT_MAGNITUDE: dict[str, float] = {
 MAX_TERMS = 48
 """The longest inner product the matmul and convolution strategies make (K, or C/groups * KH * KW)."""
 
+QUICK_EXAMPLES = 3
+"""The examples per ``@given`` test of a ``--quick`` run (a smoke run)."""
+
 _SEEDED = False
+_QUICK = False
 
 
-def configure(seed: object) -> None:
+def configure(seed: object, quick: bool = False) -> None:
     """Called by the plugin before the test modules are imported: with ``--hypothesis-seed`` the examples come from
-    that seed, without it they are derandomized."""
-    global _SEEDED
+    that seed, without it they are derandomized; ``--quick`` caps every test at :data:`QUICK_EXAMPLES`."""
+    global _SEEDED, _QUICK
     _SEEDED = seed is not None
+    _QUICK = quick
 
 
 def seeded() -> bool:
@@ -64,7 +69,7 @@ def seeded() -> bool:
 def suite_settings(max_examples: int = MAX_EXAMPLES) -> settings:
     """The settings every ``@given`` test of the suite uses (apply as a decorator)."""
     return settings(
-        max_examples=max_examples,
+        max_examples=min(max_examples, QUICK_EXAMPLES) if _QUICK else max_examples,
         deadline=None,
         derandomize=not _SEEDED,
         database=None,

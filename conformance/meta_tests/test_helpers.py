@@ -1,11 +1,11 @@
-"""The suite's helpers do what they claim: assertion messages, tolerances, strategies, sections, levels, the
-collector and the command line. Run with ``pytest conformance/meta_tests`` (no backend is used)."""
+"""The suite's helpers do what they claim: assertion messages, tolerances, strategies and references. Run with
+``pytest conformance/meta_tests`` (no backend is used). Requirements, verdicts, reports, the plugin and the command
+line have their own meta tests (``test_requirements.py``, ``test_report.py``, ``test_plugin.py``, ``test_cli.py``)."""
 
 from __future__ import annotations
 
-import json
 import re
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,10 +14,8 @@ from hypothesis import strategies as st
 
 import wia_hal as wia
 from conformance import assertions as ph
-from conformance import cli
 from conformance import report as rp
 from conformance import strategies as hh
-from conformance.plugin import ConformanceSession, environment_options, is_suite_path, parse_options
 
 MESSAGE_SHAPE = re.compile(r"got .+, but should be .+ \[.+\]", re.S)
 
@@ -342,209 +340,6 @@ def test_suite_settings_follow_the_seed_option() -> None:
         assert not hh.suite_settings().derandomize
     finally:
         hh.configure(None)
-
-
-# -- sections, levels, reports --------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("path", "section"),
-    [
-        ("conformance/test_3_4_1_events.py::test_x[a-b]", "3.4.1"),
-        ("test_3_2_devices.py", "3.2"),
-        ("conformance/test_3_10_profiling.py::test_y", "3.10"),
-        ("conformance/test_3_5_1_memory.py::test_z[test_3_9_x]", "3.5.1"),
-        ("conformance/meta_tests/test_helpers.py::test_a", None),
-    ],
-)
-def test_section_of_module(path: str, section: str | None) -> None:
-    assert rp.section_of_module(path) == section
-
-
-def test_section_of_falls_back_to_the_first_req() -> None:
-    assert rp.section_of("somewhere/test_misc.py::t", ["R-3.8-02", "R-3.4.1-01"]) == "3.8"
-    assert rp.section_of("somewhere/test_misc.py::t", []) == "unknown"
-    assert rp.section_of_req("R-3.4.1-02") == "3.4.1"
-    with pytest.raises(ValueError):
-        rp.section_of_req("3.4.1")
-
-
-@pytest.mark.parametrize(
-    ("req", "level"),
-    [
-        ("R-3.2-01", 1),
-        ("R-3.2.1-02", 1),
-        ("R-3.2.1-03", 1),
-        ("R-3.5.1-01", 1),
-        ("R-3.5.1-04", 3),
-        ("R-3.5.1-05", 3),
-        ("R-3.5.2-01", 2),
-        ("R-3.6.1-01", 2),
-        ("R-3.6.2-01", 3),
-        ("R-3.8-01", 1),
-        ("R-3.8-02", 1),
-        ("R-3.8-03", 3),
-        ("R-3.8-04", 3),
-        ("R-3.10-01", 2),
-        ("R-3.1-01", 1),
-        ("R-3.1-02", 2),
-        ("R-3.9-04", 1),
-    ],
-)
-def test_level_of_req(req: str, level: int) -> None:
-    assert rp.level_of_req(req) == level
-
-
-def test_classify_skip() -> None:
-    assert rp.classify_skip("Skipped: not supported: supports_int8 is False") == "not supported"
-    assert rp.classify_skip("not supported: bool") == "not supported"
-    assert rp.classify_skip("the backend exposes no device") == "skipped"
-
-
-def _result(section: str, outcome: rp.Outcome, reqs: list[str] | None = None, message: str = "") -> rp.TestResult:
-    return rp.TestResult(
-        f"conformance/test_{section.replace('.', '_')}_x.py::t",
-        section,
-        reqs or [f"R-{section}-01"],
-        outcome,
-        0.01,
-        message,
-    )
-
-
-def _level1_results(outcome: rp.Outcome = "passed") -> list[rp.TestResult]:
-    return [_result(s, outcome) for s in rp.LEVEL_SECTIONS[1]]
-
-
-def test_level_verdicts() -> None:
-    verdicts = {v.level: v for v in rp.level_verdicts(_level1_results())}
-    assert verdicts[1].verdict == "PASS"
-    assert verdicts[2].verdict == "INCOMPLETE" and verdicts[2].missing_sections == ["3.5.2", "3.6.1", "3.10"]
-    results = [
-        *_level1_results(),
-        _result("3.5.1", "not supported", message="not supported: supports_pinned_memory is False"),
-    ]
-    v1 = rp.level_verdicts(results)[0]
-    assert v1.verdict == "PASS" and v1.not_supported == ["supports_pinned_memory"]
-    assert rp.level_verdicts([*_level1_results(), _result("3.3", "failed")])[0].verdict == "FAIL"
-    assert rp.level_verdicts([*_level1_results(), _result("3.3", "skipped")])[0].verdict == "INCOMPLETE"
-    assert rp.level_verdicts(_level1_results()[1:])[0].missing_sections == ["3.2"]
-    # a Level-3 requirement in a Level-1 section counts for Level 3 only
-    level3 = [*_level1_results(), _result("3.5.1", "failed", ["R-3.5.1-04"])]
-    assert [v.verdict for v in rp.level_verdicts(level3)] == ["PASS", "INCOMPLETE", "FAIL"]
-
-
-def test_run_report_renders_json_and_markdown() -> None:
-    report = rp.RunReport(
-        "sim",
-        {"hardware": "wia-tiny"},
-        {"name": "Dev", "vendor": "V"},
-        None,
-        "derandomized",
-        [*_level1_results(), _result("3.7", "failed", message="got 1, but should be 2 [add | x]")],
-    )
-    data = json.loads(report.to_json())
-    assert data["summary"] == {"passed": 9, "failed": 1, "not supported": 0, "skipped": 0}
-    assert [s["section"] for s in data["sections"]] == list(rp.LEVEL_SECTIONS[1])
-    assert data["levels"][0]["verdict"] == "FAIL"
-    assert data["tests"][-1]["reqs"] == ["R-3.7-01"]
-    md = report.to_markdown()
-    assert "| Level 1 (portable) | **FAIL** |" in md
-    assert "### 3.7 Tensor operations" in md
-    assert "[add \\| x]" in md  # table cells are escaped
-
-
-# -- the plugin and the command line --------------------------------------------------------------------------------
-
-
-def test_is_suite_path() -> None:
-    suite = rp.__file__.rsplit("/", 1)[0]
-    from pathlib import Path
-
-    assert is_suite_path(Path(suite) / "test_3_2_devices.py")
-    assert not is_suite_path(Path(suite) / "plugin.py")
-    assert not is_suite_path(Path(__file__))
-    assert not is_suite_path(Path("/elsewhere/test_3_2_devices.py"))
-
-
-def test_parse_options() -> None:
-    assert parse_options(["hardware=wia-tiny", "Devices=2", "path=a=b"]) == {
-        "hardware": "wia-tiny",
-        "devices": "2",
-        "path": "a=b",
-    }
-    with pytest.raises(pytest.UsageError):
-        parse_options(["novalue"])
-
-
-def test_environment_options(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WIA_METAB_HARDWARE", "x")
-    monkeypatch.setenv("WIA_METAB_DEVICES", "2")
-    monkeypatch.setenv("WIA_OTHER_HARDWARE", "y")
-    assert environment_options("metab") == {"devices": "2", "hardware": "x"}
-
-
-def _report(
-    nodeid: str,
-    when: Literal["setup", "call", "teardown"],
-    outcome: Literal["passed", "failed", "skipped"],
-    longrepr: Any = None,
-    props: list[tuple[str, object]] | None = None,
-) -> pytest.TestReport:
-    default_props: list[tuple[str, object]] = [("wia_section", "3.4"), ("wia_req", "R-3.4-01,R-3.4-03")]
-    return pytest.TestReport(
-        nodeid,
-        ("f.py", 1, "t"),
-        {},
-        outcome,
-        longrepr,
-        when,
-        duration=0.5,
-        user_properties=default_props if props is None else props,
-    )
-
-
-def test_collector_merges_the_phases(pytestconfig: pytest.Config) -> None:
-    session = ConformanceSession(pytestconfig)
-    for when in ("setup", "call", "teardown"):
-        session.pytest_runtest_logreport(_report("a", when, "passed"))
-    session.pytest_runtest_logreport(_report("b", "setup", "passed"))
-    session.pytest_runtest_logreport(_report("b", "call", "failed", "E   got 1, but should be 2 [f()]"))
-    session.pytest_runtest_logreport(_report("b", "teardown", "passed"))
-    session.pytest_runtest_logreport(
-        _report("c", "setup", "skipped", ("f.py", 3, "Skipped: not supported: supports_int8 is False"))
-    )
-    session.pytest_runtest_logreport(_report("c", "teardown", "passed"))
-    session.pytest_runtest_logreport(
-        _report("d", "setup", "skipped", ("f.py", 3, "Skipped: the backend exposes no device"))
-    )
-    session.pytest_runtest_logreport(_report("e", "call", "passed"))
-    session.pytest_runtest_logreport(_report("e", "teardown", "failed", "boom in teardown"))
-    session.pytest_runtest_logreport(_report("not-ours", "call", "failed", "x", props=[]))
-    results = {r.nodeid: r for r in session.run_report().results}
-    assert set(results) == {"a", "b", "c", "d", "e"}
-    assert results["a"].outcome == "passed" and results["a"].duration_s == 1.5
-    assert results["a"].reqs == ["R-3.4-01", "R-3.4-03"] and results["a"].section == "3.4"
-    assert results["b"].outcome == "failed" and "got 1, but should be 2 [f()]" in results["b"].message
-    assert results["c"].outcome == "not supported" and results["c"].capability == "supports_int8"
-    assert results["d"].outcome == "skipped" and results["d"].message == "the backend exposes no device"
-    assert results["e"].outcome == "failed" and results["e"].message.startswith("error in teardown")
-
-
-def test_collector_is_inert_outside_the_suite(pytestconfig: pytest.Config) -> None:
-    session = ConformanceSession(pytestconfig)
-    assert not session.active and not session.selected
-
-
-def test_cli_builds_the_pytest_command() -> None:
-    args, extra = cli.build_parser().parse_known_args(
-        ["--backend", "sim", "--option", "hardware=wia-tiny", "--json", "r.json", "-k", "memory", "--", "-x"]
-    )
-    argv = cli.pytest_arguments(args, extra[1:])
-    assert argv[0] == str(cli.SUITE_DIR)
-    joined = " ".join(argv)
-    assert "--wia-backend sim" in joined and "--wia-option hardware=wia-tiny" in joined
-    assert "--wia-report-json r.json" in joined and "-k memory" in joined and argv[-1] == "-x"
 
 
 # -- numerics: slack, exact comparison, accumulation bounds, precisions ----------------------------------------------
@@ -875,27 +670,7 @@ def test_operands_stay_within_the_product_magnitude(data: st.DataObject) -> None
     assert np.abs(x.astype(np.float64)).max() <= hh.PRODUCT_MAGNITUDE[dtype.name]
 
 
-# -- sections and levels of the op modules ---------------------------------------------------------------------------
-
-
-def test_op_modules_sections_and_levels() -> None:
-    assert rp.section_of("conformance/test_3_6_1_ops.py::test_conv2d[float32]", ["R-3.6.1-02"]) == "3.6.1"
-    assert rp.section_of("conformance/test_3_1_levels.py::test_matmul_optimized[FP32-AUTO]", ["R-3.1-02"]) == "3.1"
-    assert rp.level_of_req("R-3.1-04") == 1 and rp.level_of_req("R-3.6.1-03") == 2
-    level2 = [
-        *_level1_results(),
-        _result("3.6.1", "passed", ["R-3.6.1-02"]),
-        _result("3.1", "passed", ["R-3.1-02"]),
-        _result("3.1", "not supported", ["R-3.1-02"], "not supported: peak_flops_by_precision['float8'] is missing"),
-    ]
-    v1, v2, _ = rp.level_verdicts(level2)
-    assert v1.verdict == "PASS" and v1.counts["passed"] == len(rp.LEVEL_SECTIONS[1])
-    assert v2.verdict == "INCOMPLETE" and v2.missing_sections == ["3.5.2", "3.10"]
-    assert v2.not_supported == ["peak_flops_by_precision['float8']"]
-    assert rp.TestResult("t", "3.1", ["R-3.1-04", "R-3.6.1-02"], "passed").level == 2
-
-
-# -- memory pools: helpers, strategy, sections and levels -----------------------------------------------------------
+# -- memory pools: helpers and strategy -----------------------------------------------------------------------------
 
 
 def _pool_stats(**fields: Any) -> wia.PoolStats:
@@ -981,17 +756,3 @@ def test_pool_configs_are_valid_memory_pool_configs(config: wia.PoolConfig) -> N
 def test_pool_configs_draw_every_field() -> None:
     find(hh.pool_configs(), lambda c: c.max_size is not None and c.initial_size > 0 and not c.enable_caching)
     find(hh.pool_configs(), lambda c: c.max_size is None and c.block_size == 1)
-
-
-def test_pool_module_counts_for_level_2() -> None:
-    nodeid = "conformance/test_3_5_2_pools.py::test_out_of_memory_then_memory_gc_then_retry"
-    reqs = ["R-3.9-04", "R-3.3-04", "R-3.5.2-02"]
-    assert rp.section_of(nodeid, reqs) == "3.5.2"
-    assert rp.TestResult(nodeid, "3.5.2", reqs, "passed").level == 2
-    assert rp.level_of_req("R-3.5.2-06") == 2
-    results = [*_level1_results(), _result("3.5.2", "passed", reqs)]
-    v1, v2, _ = rp.level_verdicts(results)
-    assert v1.verdict == "PASS" and v1.counts["passed"] == len(rp.LEVEL_SECTIONS[1])
-    assert v2.missing_sections == ["3.6.1", "3.10"]
-    failing = [*_level1_results(), _result("3.5.2", "failed", ["R-3.5.2-03"])]
-    assert [v.verdict for v in rp.level_verdicts(failing)] == ["PASS", "FAIL", "FAIL"]
