@@ -552,7 +552,7 @@ def requires_arithmetic(
     assert_raises_code(wia.ErrorCode.NOT_SUPPORTED, fn, *args, **kwargs)
     pytest.skip(
         f"{NOT_SUPPORTED_PREFIX} peak_flops_by_precision[{arithmetic!r}] is missing (the device lists "
-        f"{', '.join(info.peak_flops_by_precision)}; the op raised NOT_SUPPORTED as it should)"
+        f"{', '.join(info.peak_flops_by_precision) or 'none'}; the op raised NOT_SUPPORTED as it should)"
     )
 
 

@@ -67,7 +67,7 @@ def require_arithmetic(
         asked = Precision(precision if precision is not None else DEFAULT_PRECISION[dtype]).name
         raise NotSupportedError(
             f"{name}: {context.device.info.name} has no {arithmetic} arithmetic (precision {asked}; it offers "
-            f"{', '.join(peaks)})"
+            f"{', '.join(peaks) or 'none'})"
         )
 
 
