@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import wia_hal as wia
 from conformance import cli
 from conformance import requirements as rq
 from conformance.coverage import collect_coverage
@@ -54,7 +55,7 @@ def test_usage_errors_exit_2(
     err = " ".join(capsys.readouterr().err.split())
     assert says in err
     if not argv:
-        assert "installed: sim" in err
+        assert f"installed: {', '.join(wia.available_backends())}" in err
 
 
 def test_plain_pytest_of_the_suite_needs_a_backend(
