@@ -26,6 +26,7 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 	$(BIN)/pytest -q -n 2 tests conformance/meta_tests
+	$(BIN)/wia-conformance coverage
 	WIA_SIM_HARDWARE=wia-tiny $(BIN)/wia-conformance --backend sim -q
 
 bench: $(STAMP)
