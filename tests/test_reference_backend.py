@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 
 import ml_dtypes
@@ -15,7 +17,9 @@ import numpy as np
 import pytest
 
 import wia_hal as wia
+from wia_hal.backends import reference as reference_module
 from wia_hal.backends.reference import ReferenceBackend
+from wia_hal.opset import OpName
 from wia_hal.runtime import runtime
 
 M = wia.MemoryType
@@ -69,7 +73,10 @@ def test_device_info_and_capabilities_are_honest(reference: ReferenceBackend) ->
     assert info.memory_bandwidth > 0 and info.peak_flops == info.peak_flops_by_precision["float32"] > 0
     assert set(info.peak_flops_by_precision) == {"float32", "tf32", "float16", "bfloat16", "float8", "float64", "int8"}
     assert not (caps.supports_custom_kernels or caps.supports_peer_to_peer or caps.supports_profiling)
-    assert caps.supports_unified_memory and caps.supports_managed_memory and caps.supports_pinned_memory
+    assert caps.supports_unified_memory and caps.supports_managed_memory
+    assert not caps.supports_pinned_memory  # no faster, asynchronous transfer path than pageable memory
+    with pytest.raises(wia.NotSupportedError, match="supports_pinned_memory"):
+        wia.alloc(wia.create_context(), 64, M.PINNED)
 
 
 def test_what_it_does_not_offer_is_not_supported(reference: ReferenceBackend) -> None:
@@ -91,7 +98,7 @@ def test_device_memory_is_a_budget(reference: ReferenceBackend) -> None:
     kept = wia.alloc(ctx, 40 << 10)
     with pytest.raises(wia.OutOfMemoryError, match=r"32768 bytes requested, 40960 of 65536 bytes in use"):
         wia.alloc(ctx, 32 << 10, M.UNIFIED)
-    host = wia.alloc(ctx, 1 << 20, M.PINNED)  # host memory is not the device's
+    host = wia.alloc(ctx, 1 << 20, M.HOST)  # host memory is not the device's
     wia.free(kept)
     wia.free(wia.alloc(ctx, 64 << 10))
     wia.free(host)
@@ -104,7 +111,228 @@ def test_unified_memory_is_shared_with_the_host(reference: ReferenceBackend) -> 
     np.testing.assert_array_equal(y.numpy(), [0, 2, 4, 6])
 
 
-def test_queues_complete_at_enqueue_and_time_is_host_time(reference: ReferenceBackend) -> None:
+MiB = 1 << 20
+BIG = 64 * MiB
+"""Work that takes tens of milliseconds on any host: far more than enqueuing it."""
+
+
+@pytest.fixture
+def gate(reference: ReferenceBackend, monkeypatch: pytest.MonkeyPatch) -> Iterator[threading.Event]:
+    """Make ``relu`` wait, in its queue's worker, until the test sets the event: work whose end the test decides
+    (opened at teardown, before the reference fixture destroys the contexts, should the test fail first)."""
+    opened = threading.Event()
+    compute = reference_module.OPS["relu"]
+
+    def gated(*args: object) -> np.ndarray:
+        assert opened.wait(60), "the test never opened the gate"
+        return compute(*args)
+
+    monkeypatch.setitem(reference_module.OPS, "relu", gated)
+    yield opened
+    opened.set()
+
+
+def _fail_with(monkeypatch: pytest.MonkeyPatch, error: BaseException, op: OpName = "relu") -> None:
+    def failing(*args: object) -> np.ndarray:
+        raise error
+
+    monkeypatch.setitem(reference_module.OPS, op, failing)
+
+
+def _queue_threads() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if t.name.startswith("wia-reference-queue")]
+
+
+def test_ops_on_a_stream_return_before_their_work_is_done(reference: ReferenceBackend) -> None:
+    ctx = wia.create_context()
+    s = wia.create_stream(ctx)
+    x = wia.tensor(np.full(BIG // 4, 0.5, np.float32), ctx=ctx)
+    start, end = wia.create_event(), wia.create_event()
+    wia.event_record(start, s)
+    t0 = time.perf_counter()
+    y = x
+    for _ in range(4):
+        y = wia.add(y, x, stream=s)
+    wia.event_record(end, s)
+    enqueued_ms = (time.perf_counter() - t0) * 1e3
+    assert not wia.event_query(end)  # the adds of 64 MiB are still running
+    wia.stream_synchronize(s)
+    assert wia.event_query(end) and wia.event_query(start)
+    device_ms = wia.event_elapsed_time(start, end)
+    assert device_ms > enqueued_ms  # the host went on while the queue worked
+    np.testing.assert_array_equal(y.numpy(), np.full(BIG // 4, 2.5, np.float32))
+
+
+def test_a_gated_op_keeps_its_queue_busy_and_no_other(reference: ReferenceBackend, gate: threading.Event) -> None:
+    ctx = wia.create_context()
+    s1, s2 = wia.create_stream(ctx), wia.create_stream(ctx)
+    x = wia.tensor(np.arange(-2, 2, dtype=np.float32), ctx=ctx)
+    y = wia.relu(x, stream=s1)  # returns although its work cannot run yet
+    e1, e2 = wia.create_event(), wia.create_event()
+    wia.event_record(e1, s1)
+    z = wia.add(x, x, stream=s2)
+    wia.event_record(e2, s2)
+    wia.event_synchronize(e2)  # s2 does not wait for s1
+    assert not wia.event_query(e1)
+    wia.context_set_timeout(ctx, 50.0)
+    with pytest.raises(wia.TimedOutError):
+        wia.stream_synchronize(s1)
+    gate.set()
+    wia.stream_synchronize(s1)
+    assert wia.event_query(e1)
+    np.testing.assert_array_equal(y.numpy(), [0, 0, 0, 1])
+    np.testing.assert_array_equal(z.numpy(), [-4, -2, 0, 2])
+
+
+def test_a_tiny_timeout_times_out_on_big_work(reference: ReferenceBackend) -> None:
+    ctx = wia.create_context()
+    wia.context_set_timeout(ctx, 1e-6)
+    s = wia.create_stream(ctx)
+    a, b = wia.alloc(ctx, BIG), wia.alloc(ctx, BIG)
+    wia.copy_async(a, b, BIG, s)  # DEVICE to DEVICE: returns at once
+    wia.copy_async(b, a, BIG, s)
+    done = wia.create_event()
+    wia.event_record(done, s)
+    with pytest.raises(wia.TimedOutError, match="stream_synchronize"):
+        wia.stream_synchronize(s)
+    with pytest.raises(wia.TimedOutError, match="event_synchronize"):
+        wia.event_synchronize(done)
+    wia.context_set_timeout(ctx, wia.TIMEOUT_INFINITE)
+    wia.stream_synchronize(s)
+    assert wia.event_query(done)
+
+
+def test_a_worker_exception_surfaces_at_synchronize_and_the_queue_goes_on(
+    reference: ReferenceBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fail_with(monkeypatch, ZeroDivisionError("boom"))
+    ctx = wia.create_context()
+    s = wia.create_stream(ctx)
+    x = wia.tensor(np.ones(8, np.float32), ctx=ctx)
+    wia.relu(x, stream=s)  # fails in the worker, not here
+    wia.relu(x, stream=s)
+    y = wia.add(x, x, stream=s)
+    with pytest.raises(wia.InternalError) as raised:
+        wia.stream_synchronize(s)
+    cause = raised.value.__cause__
+    assert isinstance(cause, ZeroDivisionError)
+    assert any("raised by relu" in note for note in cause.__notes__)
+    assert any("later, relu" in note for note in cause.__notes__)  # the second failure is reported with the first
+    wia.stream_synchronize(s)  # reported once
+    np.testing.assert_array_equal(y.numpy(), np.full(8, 2, np.float32))  # the work after the failures ran
+
+
+def test_a_worker_wia_error_keeps_its_code_at_the_next_wait(
+    reference: ReferenceBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fail_with(monkeypatch, wia.OutOfMemoryError("scratch space"))
+    ctx = wia.create_context()
+    s = wia.create_stream(ctx)
+    x = wia.tensor(np.ones(8, np.float32), ctx=ctx)
+    before = wia.create_event()
+    wia.event_record(before, s)
+    wia.relu(x, stream=s)
+    after = wia.create_event()
+    wia.event_record(after, s)
+    wia.event_synchronize(before)  # the failure is after this point: not reported here
+    with pytest.raises(wia.OutOfMemoryError, match="scratch space"):
+        wia.event_synchronize(after)
+    assert wia.event_query(after)
+
+
+def test_a_download_reports_the_failures_before_it(
+    reference: ReferenceBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fail_with(monkeypatch, ValueError("bad"))
+    x = wia.tensor(np.ones(8, np.float32))
+    y = wia.relu(x)
+    with pytest.raises(wia.InternalError):
+        y.numpy()
+    np.testing.assert_array_equal(x.numpy(), np.ones(8, np.float32))
+
+
+def test_events_order_two_streams(reference: ReferenceBackend) -> None:
+    ctx = wia.create_context()
+    s1, s2 = wia.create_stream(ctx), wia.create_stream(ctx)
+    a, b = wia.alloc(ctx, BIG), wia.alloc(ctx, BIG)
+    x = wia.tensor(np.full(1024, 3.0, np.float32), ctx=ctx)
+    wia.copy_async(a, b, BIG, s1)  # keeps s1 busy for a while
+    wia.copy_async(b, a, BIG, s1)
+    y = wia.add(x, x, stream=s1)  # 6
+    ready = wia.create_event()
+    wia.event_record(ready, s1)
+    wia.stream_wait_event(s2, ready)
+    z = wia.mul(y, x, stream=s2)  # 18, only once y is written
+    done = wia.create_event()
+    wia.event_record(done, s2)
+    assert not wia.event_query(done)
+    wia.stream_synchronize(s2)
+    assert wia.event_query(ready)  # s2's point is after s1's
+    np.testing.assert_array_equal(z.numpy(), np.full(1024, 18.0, np.float32))
+
+
+def test_stream_wait_stream_orders_after_the_work_so_far(reference: ReferenceBackend, gate: threading.Event) -> None:
+    ctx = wia.create_context()
+    s1, s2 = wia.create_stream(ctx), wia.create_stream(ctx)
+    x = wia.tensor(np.arange(-2, 2, dtype=np.float32), ctx=ctx)
+    y = wia.relu(x, stream=s1)
+    wia.stream_wait_stream(s2, s1)
+    z = wia.add(y, y, stream=s2)
+    done = wia.create_event()
+    wia.event_record(done, s2)
+    assert not wia.event_query(done)  # held behind s1's gated relu
+    gate.set()
+    wia.stream_synchronize(s2)
+    np.testing.assert_array_equal(z.numpy(), [0, 0, 0, 2])
+
+
+def test_pageable_copies_and_transfers_block_the_host(reference: ReferenceBackend) -> None:
+    ctx = wia.create_context()
+    s = wia.create_stream(ctx)
+    data = (np.arange(BIG) % 251).astype(np.uint8)
+    host, device, back = wia.alloc(ctx, BIG, M.HOST), wia.alloc(ctx, BIG), wia.alloc(ctx, BIG, M.HOST)
+    wia.memory_ptr(host)[:] = data
+    wia.copy_async(host, device, BIG, s)
+    wia.memory_ptr(host)[:] = 0  # the copy has read it already
+    wia.copy_async(device, back, BIG, s)
+    np.testing.assert_array_equal(wia.memory_ptr(back), data)  # and written this, without a synchronize
+
+
+def test_freeing_memory_with_work_queued(reference: ReferenceBackend, gate: threading.Event) -> None:
+    ctx = wia.create_context()
+    s = wia.create_stream(ctx)
+    data = np.arange(-2, 2, dtype=np.float32)
+    x = wia.tensor(data, ctx=ctx)
+    wia.relu(x, stream=s)  # held at the gate
+    middle, out = wia.alloc(ctx, 16), wia.alloc(ctx, 16, M.UNIFIED)
+    wia.copy_async(x.memory, middle, 16, s)  # both queued behind the gate
+    wia.copy_async(middle, out, 16, s)
+    wia.release_tensor(x)
+    wia.free(middle)
+    assert reference.in_use[0] == 16  # the budget has the freed bytes back at once
+    gate.set()
+    wia.stream_synchronize(s)
+    np.testing.assert_array_equal(wia.memory_ptr(out).view(np.float32), data)  # the work ran on live memory
+    wia.free(out)
+    assert reference.in_use[0] == 0
+
+
+def test_destroying_streams_and_the_backend_ends_the_workers(reference: ReferenceBackend) -> None:
+    before = len(_queue_threads())
+    ctx = wia.create_context()
+    streams = [wia.create_stream(ctx) for _ in range(3)]
+    x = wia.tensor(np.ones(4, np.float32), ctx=ctx)
+    for s in streams:
+        wia.add(x, x, stream=s)
+    assert len(_queue_threads()) >= before + 3
+    wia.destroy_stream(streams[0])
+    assert streams[0].queue._worker is None
+    ctx.destroy()
+    reference.close()
+    assert len(_queue_threads()) == 0
+
+
+def test_time_is_host_time(reference: ReferenceBackend) -> None:
     ctx = wia.create_context()
     s = wia.create_stream(ctx)
     start, end = wia.create_event(), wia.create_event()
@@ -112,8 +340,9 @@ def test_queues_complete_at_enqueue_and_time_is_host_time(reference: ReferenceBa
     x = wia.tensor(np.ones((64, 64), np.float32), ctx=ctx)
     y = wia.matmul(x, x, stream=s)
     wia.event_record(end, s)
-    assert wia.event_query(end)
-    assert wia.event_elapsed_time(start, end) >= 0.0
+    t0 = time.perf_counter()
+    wia.event_synchronize(end)
+    assert 0.0 <= wia.event_elapsed_time(start, end) <= (time.perf_counter() - t0) * 1e3 + 1e3
     np.testing.assert_array_equal(y.numpy(), np.full((64, 64), 64, np.float32))
 
 

@@ -7,15 +7,20 @@ imports nothing of the HAL but its public modules, and nothing of the simulator.
 
 - Memory: every buffer is a NumPy ``uint8`` array in host memory, whatever its type; DEVICE memory is still not
   host-viewable (the front end refuses ``memory_ptr`` for it). DEVICE, UNIFIED and MANAGED allocations count
-  against the device's ``memory`` budget; HOST and PINNED memory are the host's.
-- Queues run their work eagerly and synchronously, at enqueue time: in order by construction, so markers are
-  complete when recorded and waits return at once. Markers keep a host timestamp (``time.perf_counter``), so
-  ``event_elapsed_time`` is the real host time between two points of a queue.
+  against the device's ``memory`` budget; HOST memory is the host's.
+- Queues are asynchronous, as a device's are: each runs its commands in order on its own worker thread, so an op
+  or a device copy returns at once (R-3.4-04), queries do not block, waits honour the context's timeout, and two
+  queues' work overlaps (NumPy releases the GIL in its large loops). Uploads, downloads and copies from or to
+  pageable HOST memory block the caller until the data has moved. An exception in a queued command is raised at
+  the host's next wait on that queue (synchronize, wait, query of a later marker, download), and the queue goes
+  on. Markers note the host time (``time.perf_counter``) at which the queue reached them, so
+  ``event_elapsed_time`` is the real time between two points of a queue.
 - Ops follow ``docs/numerics.md``: float16/bfloat16 compute in float32 and round once to the output dtype, float64
   in float64; integers wrap; matmul and conv2d round their operands to the arithmetic asked (TF32, FP16, BF16,
   FP8 e4m3) and accumulate in float32 (int32 for int8, float64 for float64).
-- Not offered, and claimed as such: custom kernels (no OpenCL C compiler here), peer-to-peer copies, profiling,
-  ``explain`` (there is no cost model to explain with).
+- Not offered, and claimed as such: PINNED memory (it would be host memory with no faster or asynchronous
+  transfer path than pageable HOST memory, which R-3.5.1-03 asks of it), custom kernels (no OpenCL C compiler
+  here), peer-to-peer copies, profiling, ``explain`` (there is no cost model to explain with).
 
 Options (keyword arguments of ``set_backend("reference", ...)`` or ``WIA_REFERENCE_*`` variables): ``devices``
 (identical devices, default 1), ``memory`` (bytes of device memory per device, an integer with an optional
@@ -29,9 +34,11 @@ import math
 import os
 import platform
 import re
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 import ml_dtypes
@@ -125,23 +132,127 @@ class Buffer:
     device: int
     memory_type: MemoryType
     data: np.ndarray
-
-
-@dataclass(eq=False)
-class Queue:
-    """An in-order queue whose work has already run: ``completed`` counts the commands it executed."""
-
-    device: int
-    completed: int = 0
+    freed: bool = False
 
 
 @dataclass(frozen=True, eq=False)
+class _Failure:
+    """A command that raised in a queue's worker: its place in the queue, what it was, and the exception."""
+
+    index: int
+    what: str
+    error: BaseException
+
+
+class Queue:
+    """An in-order queue: commands (plain callables) run one after the other on the queue's own worker thread.
+
+    Every command gets an index (1, 2, 3, ...) when enqueued; ``completed`` counts the commands that have run, so
+    the point after command ``i`` is reached when ``completed >= i``. A command that raises does not stop the
+    queue: the exception is kept, with its index, until the host waits for a point at or after it
+    (:meth:`raise_failures`). The worker starts with the first command and ends at :meth:`stop`, after the work
+    enqueued before it.
+    """
+
+    def __init__(self, device: int) -> None:
+        self.device = device
+        self.submitted = 0
+        self.completed = 0
+        self._lock = threading.Lock()
+        self._has_work = threading.Condition(self._lock)  # the worker waits here for commands
+        self._progress = threading.Condition(self._lock)  # the host (and other queues' workers) wait here
+        self._pending: deque[tuple[int, str, Callable[[], object]] | None] = deque()  # None: stop
+        self._failures: list[_Failure] = []
+        self._worker: threading.Thread | None = None
+
+    def submit(self, what: str, command: Callable[[], object]) -> int:
+        """Enqueue ``command`` (``what`` names it in error reports) and return its index; returns at once."""
+        with self._lock:
+            self.submitted += 1
+            index = self.submitted
+            self._pending.append((index, what, command))
+            if self._worker is None:
+                self._start()
+            self._has_work.notify()
+        return index
+
+    def _start(self) -> None:
+        self._worker = threading.Thread(target=self._run, name=f"wia-reference-queue-{id(self):x}", daemon=True)
+        self._worker.start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                while not self._pending:
+                    self._has_work.wait()
+                item = self._pending.popleft()
+            if item is None:
+                return
+            index, what, command = item
+            failure = None
+            try:
+                command()
+            except BaseException as error:  # kept for the host, which sees it at its next wait on this queue
+                failure = _Failure(index, what, error)
+            del item, command  # the command's references (arrays of freed buffers) go now, not at the next one
+            with self._lock:
+                if failure is not None:
+                    self._failures.append(failure)
+                self.completed = index
+                self._progress.notify_all()
+
+    def reached(self, index: int) -> bool:
+        """Whether command ``index`` (and so everything before it) has run; never blocks."""
+        return self.completed >= index
+
+    def wait_until(self, index: int, timeout_ms: float | None) -> bool:
+        """Block until command ``index`` has run; False if ``timeout_ms`` passed first (None: no limit)."""
+        timeout_s = None if timeout_ms is None else max(timeout_ms, 0.0) / 1e3
+        with self._lock:
+            return self._progress.wait_for(lambda: self.completed >= index, timeout_s)
+
+    def raise_failures(self, index: int) -> None:
+        """Raise the first exception of the commands up to ``index`` not reported yet (the others are noted on
+        it, and reported with it): what a device reports at the next synchronization after an asynchronous
+        error."""
+        with self._lock:
+            due = [f for f in self._failures if f.index <= index]
+            if not due:
+                return
+            self._failures = [f for f in self._failures if f.index > index]
+        first = due[0]
+        error = first.error
+        if not isinstance(error, Exception):  # SystemExit and the like are the worker's, not the host's, to obey
+            error = RuntimeError(f"{first.what} raised {first.error!r}")
+            error.__cause__ = first.error
+        error.add_note(f"raised by {first.what} (command {first.index} of a reference queue), run asynchronously")
+        for later in due[1:]:
+            error.add_note(f"later, {later.what} (command {later.index}) raised {later.error!r} too")
+        raise error
+
+    def stop(self) -> None:
+        """End the worker once the work enqueued so far has run (a later command starts a new one)."""
+        with self._lock:
+            worker = self._worker
+            if worker is None:
+                return
+            self._pending.append(None)
+            self._has_work.notify()
+        worker.join()
+        with self._lock:
+            self._worker = None
+            if self._pending:  # enqueued while it was stopping
+                self._start()
+
+
+@dataclass(eq=False)
 class Marker:
-    """A point of a queue: what it had completed, and when (host seconds, ``time.perf_counter``)."""
+    """A point of a queue: its command number ``index``, which notes when the queue reached it in ``time_s`` (host
+    seconds, ``time.perf_counter``; NaN until then)."""
 
     queue: Queue
-    completed: int
-    time_s: float = field(default_factory=time.perf_counter)
+    index: int = 0
+    time_s: float = math.nan
 
 
 # -- reading and writing tensors ------------------------------------------------------------------------------------
@@ -344,6 +455,17 @@ OPS: dict[OpName, Callable[..., np.ndarray]] = {
 """Every op of :data:`wia_hal.opset.OP_NAMES`: ``op(inputs, output dtype, attrs) -> result``."""
 
 
+def _run_op(op: Callable[..., np.ndarray], inputs: list[np.ndarray], output: np.ndarray, attrs: OpAttrs) -> None:
+    """A queued op: compute and round the result once into the output."""
+    with np.errstate(all="ignore"):  # inf and NaN are results here, as on any device (errstate is per thread)
+        np.copyto(output, op(inputs, output.dtype, attrs), casting="unsafe")
+
+
+def _stamp(marker: Marker) -> None:
+    """A queued marker: note when the queue reached it."""
+    marker.time_s = time.perf_counter()
+
+
 # -- the backend ----------------------------------------------------------------------------------------------------
 
 
@@ -356,6 +478,8 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
         self.memory = _positive("memory", memory)
         self.in_use = [0] * self.devices
         """Bytes of budgeted memory (DEVICE, UNIFIED, MANAGED) allocated per device."""
+        self._lock = threading.Lock()
+        self._queues: set[Queue] = set()
 
     # discovery
 
@@ -394,7 +518,7 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
             supports_float64=True,
             supports_unified_memory=True,  # all host memory: host writes are the device's and vice versa
             supports_managed_memory=True,
-            supports_pinned_memory=True,
+            supports_pinned_memory=False,  # no faster, asynchronous DMA path than pageable memory (R-3.5.1-03)
             supports_peer_to_peer=False,
             supports_custom_kernels=False,  # no OpenCL C compiler here
             supports_profiling=False,
@@ -406,43 +530,64 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
     # memory
 
     def allocate(self, device: int, nbytes: int, memory_type: MemoryType) -> Buffer:
-        if memory_type in _BUDGETED:
-            used = self.in_use[device]
-            if used + nbytes > self.memory:
-                raise OutOfMemoryError(
-                    f"reference device {device} is out of memory: {nbytes} bytes requested, {used} of "
-                    f"{self.memory} bytes in use"
-                )
-            self.in_use[device] = used + nbytes
+        with self._lock:  # free may run on any thread (a tensor's finaliser)
+            if memory_type in _BUDGETED:
+                used = self.in_use[device]
+                if used + nbytes > self.memory:
+                    raise OutOfMemoryError(
+                        f"reference device {device} is out of memory: {nbytes} bytes requested, {used} of "
+                        f"{self.memory} bytes in use"
+                    )
+                self.in_use[device] = used + nbytes
         return Buffer(device, memory_type, np.zeros(nbytes, np.uint8))
 
     def free(self, buffer: Buffer) -> None:
-        if buffer.memory_type in _BUDGETED:
-            self.in_use[buffer.device] -= buffer.data.nbytes
-        # NOTE: no queued work can still need the bytes (it all ran at enqueue), and views keep them alive anyway
+        # Commands still queued hold references to the array (views made at enqueue), so their work completes on
+        # live memory, which Python releases after the last of them has run; the budget gets the bytes back now,
+        # as cudaFree gives them to the next allocation.
+        with self._lock:
+            if buffer.memory_type in _BUDGETED and not buffer.freed:
+                self.in_use[buffer.device] -= buffer.data.nbytes
+            buffer.freed = True
 
     def host_view(self, buffer: Buffer) -> np.ndarray:
-        return buffer.data
+        return buffer.data  # the user synchronizes before reading results or writing inputs (SPEC 3.5.1)
 
-    # queues and transfers: every command runs now, so a queue is in order by construction
+    # queues and transfers: each queue runs its commands in order on its own thread
 
     def create_queue(self, device: int) -> Queue:
-        return Queue(device)
+        queue = Queue(device)
+        with self._lock:
+            self._queues.add(queue)
+        return queue
 
     def destroy_queue(self, queue: Queue) -> None:
-        pass
+        queue.stop()
+        with self._lock:
+            self._queues.discard(queue)
+
+    def _finish(self, queue: Queue, index: int) -> None:
+        """Block the host until command ``index`` of ``queue`` has run, then report the failures up to it."""
+        queue.wait_until(index, None)
+        queue.raise_failures(index)
 
     def copy(self, queue: Queue, src: Buffer, src_offset: int, dst: Buffer, dst_offset: int, nbytes: int) -> None:
-        dst.data[dst_offset : dst_offset + nbytes] = src.data[src_offset : src_offset + nbytes]
-        queue.completed += 1
+        source = src.data[src_offset : src_offset + nbytes]
+        target = dst.data[dst_offset : dst_offset + nbytes]
+        index = queue.submit("copy", functools.partial(np.copyto, target, source))
+        if MemoryType.HOST in (src.memory_type, dst.memory_type):  # pageable: the host stages the data itself
+            self._finish(queue, index)
 
     def upload(self, queue: Queue, dst: Buffer, offset: int, data: np.ndarray) -> None:
-        dst.data[offset : offset + data.nbytes] = data
-        queue.completed += 1
+        # Blocking: the caller's (pageable) array is read before this returns, so it may change it afterwards.
+        index = queue.submit("upload", functools.partial(np.copyto, dst.data[offset : offset + data.nbytes], data))
+        self._finish(queue, index)
 
     def download(self, queue: Queue, src: Buffer, offset: int, nbytes: int) -> np.ndarray:
-        queue.completed += 1
-        return src.data[offset : offset + nbytes].copy()
+        out = np.empty(nbytes, np.uint8)
+        index = queue.submit("download", functools.partial(np.copyto, out, src.data[offset : offset + nbytes]))
+        self._finish(queue, index)
+        return out
 
     def launch_op(
         self,
@@ -452,28 +597,46 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
         output: TensorRef[Buffer],
         attrs: OpAttrs,
     ) -> None:
-        if output.size:
-            with np.errstate(all="ignore"):  # inf and NaN are results here, as on any device
-                result = OPS[op]([_array(ref) for ref in inputs], output.dtype, attrs)
-                np.copyto(_array(output), result, casting="unsafe")
-        queue.completed += 1
+        if output.size:  # the views are made now; the worker computes into them later
+            views = [_array(ref) for ref in inputs]
+            queue.submit(op, functools.partial(_run_op, OPS[op], views, _array(output), attrs))
 
     # ordering and time
 
     def record(self, queue: Queue) -> Marker:
-        return Marker(queue, queue.completed)
+        marker = Marker(queue)
+        marker.index = queue.submit("record", functools.partial(_stamp, marker))
+        return marker
 
     def wait_marker(self, queue: Queue, marker: Marker) -> None:
-        pass  # the marker completed when it was recorded
+        if marker.queue is not queue:  # a marker of the queue itself is behind everything enqueued from now on
+            queue.submit("wait_marker", functools.partial(marker.queue.wait_until, marker.index, None))
 
     def synchronize(self, queue: Queue, timeout_ms: float | None) -> bool:
+        index = queue.submitted
+        if not queue.wait_until(index, timeout_ms):
+            return False
+        queue.raise_failures(index)
         return True
 
     def wait(self, marker: Marker, timeout_ms: float | None) -> bool:
+        if not marker.queue.wait_until(marker.index, timeout_ms):
+            return False
+        marker.queue.raise_failures(marker.index)
         return True
 
     def query(self, marker: Marker) -> bool:
+        if not marker.queue.reached(marker.index):
+            return False
+        marker.queue.raise_failures(marker.index)
         return True
 
     def elapsed_ms(self, start: Marker, end: Marker) -> float:
         return (end.time_s - start.time_s) * 1e3
+
+    def close(self) -> None:
+        with self._lock:
+            queues = list(self._queues)
+            self._queues.clear()
+        for queue in queues:
+            queue.stop()
