@@ -233,3 +233,19 @@ def test_a_fault_inside_a_kernel_is_reported_and_the_device_goes_on(monkeypatch:
         wia.context_synchronize(ctx)
     monkeypatch.undo()
     np.testing.assert_array_equal(wia.add(t, t).numpy(), 2.0)  # the machine still runs
+
+
+def test_a_tensor_dropped_on_another_thread_is_released_on_the_main_thread() -> None:
+    """A backend's worker thread may run the garbage collector; the HAL's bookkeeping stays on the main thread."""
+    import threading
+
+    ctx = wia.create_context()
+    holder = [wia.tensor(np.ones(1024, np.float32), ctx=ctx)]
+    held = ctx.bytes_allocated
+    dropper = threading.Thread(target=holder.clear)
+    dropper.start()
+    dropper.join()
+    assert ctx.bytes_allocated == held  # not released on the worker thread
+    kept = wia.tensor(np.ones(4, np.float32), ctx=ctx)  # the next allocation releases it first
+    assert ctx.bytes_allocated == held - 4096 + kept.nbytes
+    wia.destroy_context(ctx)

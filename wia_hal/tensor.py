@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import math
+import threading
 from collections.abc import Sequence
 
 import numpy as np
@@ -18,6 +20,7 @@ from wia_hal.errors import (
     InvalidMemoryError,
     InvalidValueError,
     NotSupportedError,
+    WiaError,
     api,
 )
 from wia_hal.memory import Memory, allocate, memory_type_of
@@ -132,8 +135,27 @@ class Tensor:
         self.released = True
 
     def __del__(self) -> None:
+        if threading.current_thread() is not _MAIN:
+            # the garbage collector may finalise a tensor on a backend's worker thread; the HAL's bookkeeping is
+            # the main thread's, so the release waits for the next allocation there
+            if self.base is None and not self.released:
+                _orphans.append(self.memory)
+            return
         with contextlib.suppress(Exception):  # a finaliser must never raise
             self.release()
+
+
+_MAIN = threading.main_thread()
+_orphans: collections.deque[Memory] = collections.deque()
+
+
+def release_orphans() -> None:
+    """Release the memory of tensors that were dropped on another thread."""
+    while _orphans:
+        memory = _orphans.popleft()
+        if not memory.freed and not memory.context.destroyed:
+            with contextlib.suppress(WiaError):
+                memory.release()
 
 
 def check_tensor(t: object, ctx: Context | None = None) -> Tensor:
@@ -172,6 +194,8 @@ def new_tensor(
 ) -> Tensor:
     """Allocate an uninitialised tensor (zero-size tensors still take one allocation granule): from ``pool``, else
     DEVICE memory from the context's default pool when it has one, else a device allocation of its own."""
+    if _orphans:
+        release_orphans()
     nbytes = max(math.prod(shape) * dtype.itemsize, 1)
     if pool is None and memory_type is MemoryType.DEVICE:
         pool = ctx.default_pool
