@@ -1,5 +1,6 @@
 # The README's two commands: `make run` (set up, then the conformance suite on the default simulated device and
-# short demos) and `make test` (set up, then lint, type checks and every test). Both create .venv on first use.
+# short demos) and `make test` (set up, then lint, type checks, import layers, every test, and the conformance suite
+# on the simulator and on the reference backend). Both create .venv on first use.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -28,6 +29,7 @@ test: $(STAMP)
 	$(BIN)/pytest -q -n 2 tests conformance/meta_tests
 	$(BIN)/wia-conformance coverage
 	WIA_SIM_HARDWARE=wia-tiny $(BIN)/wia-conformance --backend sim -q
+	$(BIN)/wia-conformance --backend reference -q
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sim_throughput.py
