@@ -1,7 +1,7 @@
 """The OpenCL C kernel corpus: what each kernel is given, what it must produce, and how close is close enough.
 
 Every kernel in ``corpus/`` has one :class:`KernelCase`. A case is backend-neutral data, so the same cases run on
-a real OpenCL device (``pocl.py``) and, later, through the simulator's kernel executor:
+real OpenCL devices (``cldevices.py``) and, later, through the simulator's kernel executor:
 
 - ``make(rng)`` draws fresh random inputs and returns a :class:`Launch` ``(args, global_size, local_size)``.
   ``args`` is ordered like the kernel's parameters and keyed by the parameter names; each value is a
@@ -1711,7 +1711,7 @@ class BugCase:
     check: str
     line: int
     make: Callable[[np.random.Generator], Launch]
-    # safe to run on a real device: a stray global/constant access stays inside padding that pocl.py adds, a
+    # safe to run on a real device: a stray global/constant access stays inside padding that cldevices.py adds, a
     # race or an uninitialized read only gives a wrong value; never true for hangs, divergent barriers or
     # out-of-bounds __local stores
     safe_to_run: bool

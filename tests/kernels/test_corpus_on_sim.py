@@ -1,7 +1,7 @@
 """The kernel corpus on the simulator's executor: every case against its reference at its documented tolerance,
 every planted bug caught by the right check at the right line.
 
-Seeds as in ``test_corpus_on_pocl.py``: ``WIA_KERNEL_SEED`` and ``WIA_KERNEL_ROUNDS`` (default 2 here).
+Seeds as in ``test_corpus_on_opencl.py``: ``WIA_KERNEL_SEED`` and ``WIA_KERNEL_ROUNDS`` (default 2 here).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""The kernel corpus on a real OpenCL implementation (PoCL's CPU device in CI): every case against its float64 /
-exact reference at its documented tolerance, every planted-bug kernel at least built.
+"""The kernel corpus on every usable real OpenCL device (PoCL's CPU device and the Oclgrind simulator in CI): every
+case against its float64 / exact reference at its documented tolerance, every planted-bug kernel at least built.
+A case a device cannot run for a known limitation of the implementation is an expected (strict) failure there.
 
 Data are random and fresh per round; the seed is fixed by default and printed in every failure. Set
 ``WIA_KERNEL_SEED=<int>`` to replay a failure or ``WIA_KERNEL_SEED=random`` for a new one, and
@@ -16,11 +17,13 @@ import zlib
 import numpy as np
 import pytest
 
-from . import corpus, pocl
+from . import cldevices, corpus
+from .cldevices import CLDevice
 from .corpus import BUGS, CASES, CHECKS, Buffer, Local, Scalar
 
-if not pocl.available():
-    pytest.skip(f"no usable OpenCL device: {pocl.unavailable_reason()}", allow_module_level=True)
+DEVICES = cldevices.usable_devices()
+if not DEVICES:
+    pytest.skip(f"no usable OpenCL device: {cldevices.unusable_reasons()}", allow_module_level=True)
 
 _seed_env = os.environ.get("WIA_KERNEL_SEED", "")
 BASE_SEED = secrets.randbits(32) if _seed_env == "random" else int(_seed_env or 20250611)
@@ -46,9 +49,21 @@ def _rng(name: str, round_: int) -> tuple[np.random.Generator, str]:
     return np.random.default_rng(entropy), f"WIA_KERNEL_SEED={BASE_SEED} (case {name}, round {round_})"
 
 
-def _check_signature(case: corpus.KernelCase | corpus.BugCase, launch: corpus.Launch) -> None:
+@pytest.fixture(params=DEVICES, ids=lambda d: d.key)
+def device(request: pytest.FixtureRequest) -> CLDevice:
+    return request.param  # type: ignore[no-any-return]
+
+
+def _known_limit(request: pytest.FixtureRequest, device: CLDevice, name: str) -> None:
+    """Mark a case the device cannot run as a strict expected failure: it still runs, so a fixed driver shows."""
+    reason = cldevices.KNOWN_LIMITS.get((device.key, name))
+    if reason is not None:
+        request.applymarker(pytest.mark.xfail(reason=reason, strict=True))
+
+
+def _check_signature(device: CLDevice, case: corpus.KernelCase | corpus.BugCase, launch: corpus.Launch) -> None:
     """The launch's argument descriptions agree with what the driver says the kernel takes."""
-    signature = pocl.kernel_signature(case)
+    signature = device.kernel_signature(case)
     names = [s[0] for s in signature]
     assert names == list(launch.args), f"{case.name}: kernel parameters {names}, launch args {list(launch.args)}"
     for (name, space, type_name), arg in zip(signature, launch.args.values(), strict=True):
@@ -96,27 +111,28 @@ def test_bug_fault_marker(bug: corpus.BugCase) -> None:
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.name)
-def test_case_matches_reference(case: corpus.KernelCase) -> None:
+def test_case_matches_reference(request: pytest.FixtureRequest, device: CLDevice, case: corpus.KernelCase) -> None:
+    _known_limit(request, device, case.name)
     for round_ in range(ROUNDS):
         rng, seed_note = _rng(case.name, round_)
         launch = case.draw(rng)
         if round_ == 0:
-            _check_signature(case, launch)
-        outputs = pocl.run_launch(case, launch)
+            _check_signature(device, case, launch)
+        outputs = device.run_launch(case, launch)
         failures = case.check(launch, outputs)
         assert not failures, (
-            f"{case.name} on {pocl.device_description()}, {seed_note}, global {launch.global_size} local "
+            f"{case.name} on {device.description}, {seed_note}, global {launch.global_size} local "
             f"{launch.local_size}:\n  " + "\n  ".join(failures)
         )
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=lambda b: b.name)
-def test_bug_kernel_builds(bug: corpus.BugCase) -> None:
+def test_bug_kernel_builds(device: CLDevice, bug: corpus.BugCase) -> None:
     """Every planted bug is valid OpenCL C. The ones that cannot hang or corrupt memory also run (with padding
     past every buffer, so the stray global/constant access lands in memory the device owns)."""
     rng, _ = _rng(bug.name, 0)
     launch = bug.draw(rng)
-    _check_signature(bug, launch)
+    _check_signature(device, bug, launch)
     if bug.safe_to_run:
-        outputs = pocl.run_launch(bug, launch, pad_bytes=4096)
+        outputs = device.run_launch(bug, launch, pad_bytes=4096)
         assert set(outputs) == set(corpus.output_names(launch))

@@ -1,0 +1,197 @@
+"""Run corpus cases on real OpenCL devices through PyOpenCL: every usable device (PoCL's CPU device and the
+Oclgrind simulator in CI), never just the first the ICD loader lists.
+
+A device is usable when a trivial kernel builds and runs on it (PoCL built with an LLVM that does not know the
+host CPU fails at build time, so "a device is listed" is not enough). Each device's context and queue are made
+once per process, and each (source, options) pair is built once per device.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shlex
+from typing import Any
+
+import numpy as np
+
+from .corpus import Buffer, BugCase, KernelCase, Launch, Local, Scalar
+
+try:
+    import pyopencl as cl
+except ImportError:  # CI without the opencl extra
+    cl = None
+
+# -cl-kernel-arg-info keeps parameter names, address spaces and type names queryable (kernel_signature)
+BASE_OPTIONS = ["-cl-kernel-arg-info"]
+
+_PROBE = """
+__kernel void probe(__global int* out, const int k) { out[get_global_id(0)] = (int)get_global_id(0) * k; }
+"""
+
+
+KNOWN_LIMITS: dict[tuple[str, str], str] = {
+    ("oclgrind", "uint_hash"): "Oclgrind 21.10 cannot execute llvm.fshl.i32, which rotate() lowers to",
+}
+"""(device key, case name) -> why that device cannot run the case: a limitation of the implementation, not of the
+case (the case passes on PoCL). Tests mark these as expected failures, strictly, so a fixed driver shows up."""
+
+
+def _key(device: Any) -> str:
+    """A short stable name for a device: ``oclgrind``, ``pocl``, else the platform's first word, lower-cased."""
+    platform = device.platform.name.lower()
+    label = f"{platform} {device.platform.version} {device.name}".lower()  # PoCL names itself in its version
+    for known in ("oclgrind", "pocl"):
+        if known in label:
+            return known
+    return (platform.split() or ["opencl"])[0]
+
+
+class CLDevice:
+    """One usable OpenCL device with its context and queue; programs are built once per (source, options)."""
+
+    def __init__(self, device: Any) -> None:
+        self.device = device
+        self.key = _key(device)
+        self.context = cl.Context([device])
+        self.queue = cl.CommandQueue(self.context)
+        self._programs: dict[tuple[str, str], Any] = {}
+
+    def __repr__(self) -> str:
+        return f"<CLDevice {self.key}: {self.description}>"
+
+    @property
+    def description(self) -> str:
+        d = self.device
+        return f"{d.name} ({d.platform.name} {d.platform.version}; {d.opencl_c_version})"
+
+    def probe(self) -> str:
+        """Why a trivial kernel does not build and run here ("" when it does)."""
+        try:
+            out = np.zeros(8, np.int32)
+            buf = cl.Buffer(self.context, cl.mem_flags.WRITE_ONLY, out.nbytes)
+            program = cl.Program(self.context, _PROBE).build(options=BASE_OPTIONS)
+            program.probe(self.queue, (8,), None, buf, np.int32(3))
+            cl.enqueue_copy(self.queue, out, buf)
+            self.queue.finish()
+        except Exception as exc:
+            lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+            errors = [line for line in lines if line.startswith("error:")] or lines[:1]
+            return f"cannot build and run a trivial kernel: {'; '.join(errors)[:300]}"
+        if not np.array_equal(out, np.arange(8) * 3):
+            return f"ran a trivial kernel wrongly: {out}"
+        return ""
+
+    def build(self, case: KernelCase | BugCase) -> Any:
+        """The built program of a case (cached per source and options); raises with the build log on failure."""
+        key = (case.source(), case.options)
+        program = self._programs.get(key)
+        if program is None:
+            options = BASE_OPTIONS + shlex.split(case.options)
+            program = self._programs[key] = cl.Program(self.context, key[0]).build(options=options)
+        return program
+
+    def kernel_signature(self, case: KernelCase | BugCase) -> list[tuple[str, str, str]]:
+        """(name, address space, type name) of each parameter of the case's kernel, as the driver reports them;
+        address space is one of global, constant, local, private."""
+        kernel = cl.Kernel(self.build(case), case.kernel)
+        spaces = {
+            cl.kernel_arg_address_qualifier.GLOBAL: "global",
+            cl.kernel_arg_address_qualifier.CONSTANT: "constant",
+            cl.kernel_arg_address_qualifier.LOCAL: "local",
+            cl.kernel_arg_address_qualifier.PRIVATE: "private",
+        }
+        info = cl.kernel_arg_info
+        return [
+            (
+                kernel.get_arg_info(i, info.NAME),
+                spaces[kernel.get_arg_info(i, info.ADDRESS_QUALIFIER)],
+                kernel.get_arg_info(i, info.TYPE_NAME),
+            )
+            for i in range(kernel.num_args)
+        ]
+
+    def run_launch(
+        self,
+        case: KernelCase | BugCase,
+        launch: Launch,
+        *,
+        pad_bytes: int = 0,
+        global_offset: tuple[int, ...] | None = None,
+    ) -> dict[str, np.ndarray]:
+        """Run one launch; return the final contents of the output buffers (access "out" or "inout") as new arrays
+        of the arguments' shapes and dtypes. ``pad_bytes`` allocates that much (NaN/0xff-filled) room past every
+        buffer, so a planted out-of-bounds access stays inside memory the device owns; what lands there is not
+        returned."""
+        ctx, queue = self.context, self.queue
+        kernel = cl.Kernel(self.build(case), case.kernel)
+        mf = cl.mem_flags
+        cl_args: list[Any] = []
+        buffers: dict[str, Any] = {}
+        for name, arg in launch.args.items():
+            if isinstance(arg, Buffer):
+                flags = mf.READ_ONLY if arg.access == "in" else mf.READ_WRITE
+                host = np.frombuffer(arg.array.tobytes() + b"\xff" * pad_bytes, dtype=np.uint8).copy()
+                buf = cl.Buffer(ctx, flags | mf.COPY_HOST_PTR, hostbuf=host)
+                buffers[name] = buf
+                cl_args.append(buf)
+            elif isinstance(arg, Local):
+                cl_args.append(cl.LocalMemory(arg.nbytes))
+            elif isinstance(arg, Scalar):
+                cl_args.append(arg.numpy())
+            else:  # pragma: no cover
+                raise TypeError(f"{name}: unknown argument {arg!r}")
+        if len(cl_args) != kernel.num_args:
+            raise ValueError(f"{case.name}: {len(cl_args)} arguments given, kernel takes {kernel.num_args}")
+        kernel.set_args(*cl_args)
+        offset = global_offset if global_offset is not None else getattr(case, "global_offset", None)
+        cl.enqueue_nd_range_kernel(queue, kernel, launch.global_size, launch.local_size, global_work_offset=offset)
+        outputs: dict[str, np.ndarray] = {}
+        for name, arg in launch.args.items():
+            if isinstance(arg, Buffer) and arg.access in ("out", "inout"):
+                out = np.empty_like(arg.array)
+                cl.enqueue_copy(queue, out, buffers[name])
+                outputs[name] = out
+        queue.finish()
+        return outputs
+
+
+@functools.cache
+def _survey() -> tuple[tuple[CLDevice, ...], tuple[str, ...]]:
+    """Every device of every platform that builds and runs a trivial kernel, and why each other one does not.
+    ``WIA_OPENCL_DEVICE`` (a substring of "platform / device", case-insensitive) keeps only the matching ones."""
+    if cl is None:
+        return (), ("pyopencl is not installed (pip install 'wia[opencl]')",)
+    try:
+        platforms = cl.get_platforms()
+    except Exception as exc:  # no ICD loader / no platform
+        return (), (f"no OpenCL platform: {exc}",)
+    wanted = os.environ.get("WIA_OPENCL_DEVICE", "").lower()
+    usable: list[CLDevice] = []
+    reasons: list[str] = []
+    for platform in platforms:
+        for device in platform.get_devices():
+            label = f"{platform.name} / {device.name}"
+            if wanted and wanted not in label.lower():
+                continue
+            try:
+                candidate = CLDevice(device)
+                problem = candidate.probe()
+            except Exception as exc:
+                problem = f"cannot create a context: {exc}"
+            if problem:
+                reasons.append(f"{label}: {problem}")
+            else:
+                usable.append(candidate)
+    if not usable and not reasons:
+        reasons.append("no OpenCL device" + (f" matching WIA_OPENCL_DEVICE={wanted!r}" if wanted else ""))
+    return tuple(usable), tuple(reasons)
+
+
+def usable_devices() -> tuple[CLDevice, ...]:
+    """The devices the corpus runs on (every usable one: PoCL and Oclgrind in CI)."""
+    return _survey()[0]
+
+
+def unusable_reasons() -> str:
+    return "; ".join(_survey()[1])
