@@ -304,6 +304,31 @@ def work_bytes(info: wia.DeviceInfo, cap: int = 256 * MiB, fraction: int = 8) ->
     return max(64 * KiB, size - size % (64 * KiB))
 
 
+_ADD_RATES: dict[tuple[str, str], float] = {}
+
+
+def op_elements(ctx: wia.Context, info: wia.DeviceInfo, cap: int, fraction: int, per_op_ms: float = 20.0) -> int:
+    """The float32 elements of "long work" made of element-wise ops: as many as one ``add`` processes in about
+    ``per_op_ms`` of device time on this device (timed once per device with events), at most ``work_bytes(info, cap,
+    fraction) // 4``. Sizing by memory alone would make an interpreting device (Oclgrind) run for minutes."""
+    most = work_bytes(info, cap, fraction) // 4
+    key = (info.backend, info.name)
+    rate = _ADD_RATES.get(key)
+    if rate is None:
+        probe = min(most, 64 * 1024)
+        x = wia.tensor(np.ones(probe, np.float32), ctx=ctx)
+        stream = wia.create_stream(ctx)
+        wia.add(x, x, stream=stream)  # untimed: a first launch may build the kernel
+        start, end = wia.create_event(), wia.create_event()
+        wia.event_record(start, stream)
+        wia.add(x, x, stream=stream)
+        wia.event_record(end, stream)
+        wia.stream_synchronize(stream)
+        rate = _ADD_RATES[key] = probe / max(wia.event_elapsed_time(start, end), 1e-6)
+        wia.destroy_stream(stream)
+    return max(4096, min(most, int(rate * per_op_ms)))
+
+
 # -- memory pools ---------------------------------------------------------------------------------------------------
 
 BLOCK_SIZES = (1, 256, 512, 4 * KiB, 64 * KiB)

@@ -149,7 +149,7 @@ def test_stream_wait_stream_orders_streams(ctx: wia.Context, info: wia.DeviceInf
 @pytest.mark.req("R-3.4.1-01")
 def test_stream_wait_event_orders_ops(ctx: wia.Context, info: wia.DeviceInfo) -> None:
     ph.requires_streams(2)
-    n = hh.work_bytes(info, cap=16 * hh.MiB, fraction=32) // 4
+    n = hh.op_elements(ctx, info, cap=16 * hh.MiB, fraction=32)
     s1, s2 = wia.create_stream(ctx), wia.create_stream(ctx)
     x = wia.tensor(np.full(n, 1.5, np.float32), ctx=ctx)
     y = x

@@ -203,7 +203,7 @@ def test_copy_overlaps_compute_on_another_stream(ctx: wia.Context, info: wia.Dev
 
 @pytest.mark.req("R-3.4-04")
 def test_ops_with_stream_return_before_the_work_is_done(ctx: wia.Context, info: wia.DeviceInfo) -> None:
-    n = hh.work_bytes(info, cap=64 * hh.MiB, fraction=16) // 4
+    n = hh.op_elements(ctx, info, cap=64 * hh.MiB, fraction=16)
     s = wia.create_stream(ctx)
     x = wia.tensor(np.full(n, 0.5, np.float32), ctx=ctx)
     y = x
