@@ -370,6 +370,30 @@ def test_sum(dtype: np.dtype[Any], shape: Shape, data: st.DataObject, ctx: wia.C
 
 
 @pytest.mark.req("R-3.7-02")
+@pytest.mark.parametrize("name", ["int8", "bool_"])
+def test_sum_of_small_integers_accumulates_in_int32(name: str, ctx: wia.Context) -> None:
+    """The binding's accumulator for int8 and bool is int32: sums past the input type's range are exact (the
+    random tests' values are too small to leave int8's range). int32 sums wrap."""
+    dtype = np.dtype(getattr(wia, name))
+    ph.requires_dtype(dtype)
+    rng = np.random.default_rng(7)
+    if dtype.kind == "b":
+        x = np.ones((3, 300), bool)
+        x[1, rng.integers(0, 300, 40)] = False
+    else:
+        x = rng.integers(60, 128, size=(3, 300)).astype(np.int8)
+        x[2] = -x[2]
+    expected = x.astype(np.int64).sum(axis=1)
+    got = wia.sum(wia.tensor(x, ctx=ctx), 1)
+    call = f"sum({_describe(x)}, axis=1)"
+    ph.assert_equal(np.dtype(got.dtype), np.dtype(np.int32), f"{call}.dtype")
+    ph.assert_array_equal(got.numpy(), expected.astype(np.int32), call)
+    big = np.full(4, 2**30, np.int32)
+    wrapped = wia.sum(wia.tensor(big, ctx=ctx)).numpy()
+    ph.assert_array_equal(wrapped, np.asarray(big.astype(np.int64).sum()).astype(np.int32), "sum(4 x 2**30, int32)")
+
+
+@pytest.mark.req("R-3.7-02")
 @hh.suite_settings()
 @given(shape=hh.shapes(), data=st.data())
 def test_max(dtype: np.dtype[Any], shape: Shape, data: st.DataObject, ctx: wia.Context) -> None:
