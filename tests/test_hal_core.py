@@ -249,3 +249,24 @@ def test_a_tensor_dropped_on_another_thread_is_released_on_the_main_thread() -> 
     kept = wia.tensor(np.ones(4, np.float32), ctx=ctx)  # the next allocation releases it first
     assert ctx.bytes_allocated == held - 4096 + kept.nbytes
     wia.destroy_context(ctx)
+
+
+def test_a_tensor_finalised_during_context_teardown_is_freed_once() -> None:
+    """Releasing memory may run the garbage collector, which may finalise a tensor whose memory the teardown has
+    yet to release: each buffer still goes back to the backend exactly once."""
+    backend = SimBackend(hardware="wia-tiny")
+    wia.set_backend(backend)
+    ctx = wia.create_context()
+    holder = [wia.tensor(np.ones(256, np.float32), ctx=ctx) for _ in range(3)]
+    freed: list[object] = []
+    original = backend.free
+
+    def free(buffer: object) -> None:
+        freed.append(buffer)
+        holder.clear()  # the tensors' finalisers run now, in the middle of the teardown
+        original(buffer)  # type: ignore[arg-type]
+
+    backend.free = free  # type: ignore[method-assign]
+    wia.destroy_context(ctx)
+    assert len(freed) == 3 and len({id(b) for b in freed}) == 3
+    wia.set_backend("sim")

@@ -59,14 +59,18 @@ class Memory:
         self.context.last_error = details
 
     def release(self) -> None:
+        """Give the memory back (once: the garbage collector may finalise a tensor, which releases its memory, in
+        the middle of a context's teardown that is releasing everything)."""
+        if self.freed:
+            return
+        self.freed = True  # first: a finaliser run by the backend's call below must find it released
         if self.pool is not None:
             self.pool.release_block(self)
             return
         ctx = self.context
-        ctx.backend.free(self.buffer)
-        ctx.unreserve(self.size)
         del ctx.memories[id(self)]
-        self.freed = True
+        ctx.unreserve(self.size)
+        ctx.backend.free(self.buffer)
 
 
 def check_memory(mem: object, ctx: Context | None = None) -> Memory:
