@@ -195,3 +195,53 @@ def usable_devices() -> tuple[CLDevice, ...]:
 
 def unusable_reasons() -> str:
     return "; ".join(_survey()[1])
+
+
+def run_launch_hal(case: KernelCase | BugCase, launch: Launch) -> dict[str, np.ndarray]:
+    """Run one launch through the public ``wia_hal`` API on the active backend (any backend that runs kernels):
+    ``compile_kernel`` and a blocking ``launch_kernel`` in a new context, destroyed afterwards. Buffers are DEVICE
+    memory filled from HOST staging with ``copy_async`` (the corpus's element types are wider than the HAL's
+    tensor dtypes), ``__local`` arguments their byte count, scalars NumPy scalars of their type. Returns the final
+    contents of the output buffers as new arrays of the arguments' shapes and dtypes; a fault of the kernel is the
+    ``WiaError`` the backend raises. The HAL's ``LaunchConfig`` has no global work offset: a case that needs one
+    raises ``ValueError`` (run ``dataclasses.replace(case, global_offset=None)``, whose reference follows)."""
+    import wia_hal as wia  # here: the raw PyOpenCL helpers above do not need the HAL
+
+    if getattr(case, "global_offset", None):
+        raise ValueError(f"{case.name}: the HAL's LaunchConfig has no global work offset")
+    ctx = wia.create_context()
+    try:
+        kernel = wia.compile_kernel(ctx, case.source(), case.kernel, case.options)
+        values: list[Any] = []
+        buffers: dict[str, tuple[Any, Any]] = {}
+        for name, arg in launch.args.items():
+            if isinstance(arg, Buffer):
+                data = arg.array.reshape(-1).view(np.uint8)
+                staging = wia.alloc(ctx, data.size, wia.MemoryType.HOST)
+                wia.memory_ptr(staging)[:] = data
+                device = wia.alloc(ctx, data.size)
+                wia.copy_async(staging, device, data.size)
+                buffers[name] = (device, staging)
+                values.append(device)
+            elif isinstance(arg, Local):
+                values.append(arg.nbytes)
+            elif isinstance(arg, Scalar):
+                values.append(arg.numpy())
+            else:  # pragma: no cover
+                raise TypeError(f"{name}: unknown argument {arg!r}")
+        config = wia.LaunchConfig(global_size=launch.global_size, local_size=launch.local_size)
+        wia.launch_kernel(kernel, config, *values)
+        outputs = [name for name, arg in launch.args.items() if isinstance(arg, Buffer) and arg.access != "in"]
+        for name in outputs:
+            device, staging = buffers[name]
+            wia.copy_async(device, staging, device.size)
+        wia.context_synchronize(ctx)
+        result: dict[str, np.ndarray] = {}
+        for name in outputs:
+            arg = launch.args[name]
+            assert isinstance(arg, Buffer)
+            raw = wia.memory_ptr(buffers[name][1]).copy()
+            result[name] = raw.view(arg.array.dtype).reshape(arg.array.shape)
+        return result
+    finally:
+        wia.destroy_context(ctx)
