@@ -362,8 +362,10 @@ def assert_array_close(
         g = got.astype(np.float64)
         e = expected.astype(np.float64)
         allowed = tol.atol + tol.rtol * np.abs(e) + extra
-        bad = ~(np.abs(g - e) <= allowed)
+        with np.errstate(invalid="ignore"):  # inf - inf: the same infinity is judged below
+            bad = ~(np.abs(g - e) <= allowed)
         bad &= ~(np.isnan(g) & np.isnan(e))
+        bad &= ~(np.isinf(e) & (g == e))
     if bad.any():
         index = tuple(int(i) for i in np.argwhere(bad)[0])
         bound = f"rtol={tol.rtol}, atol={tol.atol}"

@@ -354,7 +354,8 @@ def release_tensor(t: Tensor) -> None:
 
 def view(t: Tensor, shape: tuple[int, ...], strides: tuple[int, ...], offset: int) -> Tensor:
     """A tensor sharing ``t``'s memory (no copy, no device time)."""
-    return Tensor(t.memory, shape, t.dtype, base=t.base or t, offset=offset, strides=strides)
+    base = t.base if t.base is not None else t  # not `t.base or t`: a tensor's truth is len(), none for 0-d
+    return Tensor(t.memory, shape, t.dtype, base=base, offset=offset, strides=strides)
 
 
 @api
