@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/pool.py
 	$(BIN)/python benchmarks/kernels.py
 	$(BIN)/python benchmarks/fidelity.py
+	$(BIN)/python benchmarks/backends.py
 	$(BIN)/python benchmarks/mutants.py
 
 clean:

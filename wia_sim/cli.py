@@ -222,6 +222,20 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
     return 0
 
 
+def cpu(console: Console, args: argparse.Namespace) -> int:
+    """``models cpu``: the TOML of this machine's CPU model, printed or written, and checked by the schema."""
+    from wia_sim.cpu_model import generate  # measures through PyOpenCL: imported only when asked
+
+    text = generate(measure=not args.no_measure, device_hint=args.device, name=args.name, repeats=args.repeats)
+    if args.output is None:
+        print(text, end="")
+        return 0
+    args.output.write_text(text, encoding="utf-8")
+    model = load_model(args.output)
+    console.print(f"{args.output}: ok ({model.display_name})", highlight=False)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wia-sim", description="Tools of the wia simulator.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -231,6 +245,20 @@ def main(argv: list[str] | None = None) -> int:
     show_parser.add_argument("name", help="a shipped model name or the path of a TOML file")
     check_parser = models.add_parser("check", help="validate model files; errors name the file and the field")
     check_parser.add_argument("paths", nargs="+", type=Path)
+    cpu_parser = models.add_parser(
+        "cpu",
+        help="print a model of this machine's CPU as its OpenCL CPU device (PoCL) sees it, every number sourced",
+        description="Reads /proc/cpuinfo, /proc/meminfo and /sys/devices/system/cpu, and measures peaks, bandwidth, "
+        "launch, allocation and copy costs through PyOpenCL on the OpenCL CPU device (a few seconds); without one, "
+        "the OpenCL figures are estimates and say so. Review the output before shipping it.",
+    )
+    cpu_parser.add_argument("--output", "-o", type=Path, help="write the TOML here (default: print it)")
+    cpu_parser.add_argument(
+        "--name", help="the model's name (default: from the CPU, e.g. host-cpu-amd-epyc-zen4-2vcpu)"
+    )
+    cpu_parser.add_argument("--device", default="", help="part of the OpenCL platform / device name (default: any CPU)")
+    cpu_parser.add_argument("--no-measure", action="store_true", help="skip the OpenCL measurements")
+    cpu_parser.add_argument("--repeats", type=int, default=5, help="runs per measurement (best or median of them)")
     explain_parser = sub.add_parser(
         "explain", help="the cost model's breakdown of a matmul (M N K) or conv2d (N C H W O KH KW), all algorithms"
     )
@@ -275,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             explain(console, args)
         elif args.action == "show":
             show(console, args.name)
+        elif args.action == "cpu":
+            return cpu(console, args)
         elif args.action == "check":
             for path in args.paths:
                 model = load_model(path)

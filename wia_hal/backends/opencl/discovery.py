@@ -27,7 +27,6 @@ from typing import Any
 import numpy as np
 
 from wia_hal.backends.opencl.status import checked, cl
-from wia_hal.backends.opencl.templates import bench_source
 from wia_hal.enums import DeviceType
 from wia_hal.errors import InvalidValueError
 from wia_hal.models import DeviceCapabilities, DeviceInfo
@@ -182,7 +181,9 @@ class Features:
 
 # -- what it had to measure -----------------------------------------------------------------------------------------
 
-_CACHE_VERSION = 1
+_CACHE_VERSION = 2
+"""2: peaks from vector multiply-add chains and a streaming copy (1 timed scalar chains: a CPU read a thirtieth of its
+peak)."""
 
 
 @dataclass(frozen=True)
@@ -242,69 +243,198 @@ def measured(candidate: Candidate, context: Any, features: Features) -> Measured
     return result
 
 
+_CHAINS = 8
+"""Independent multiply-add chains per work-item: enough to cover the FMA latency of every pipe (4 cycles × 2 pipes
+on recent x86 cores; a GPU hides latency with other work-items as well)."""
+
+_TARGET_S = 0.01
+"""Device time of one timed run of a peak kernel on a real device: long enough to dwarf the launch, short enough that
+the whole measurement stays at a few hundred milliseconds on a CPU."""
+
+
+def _vector_width(candidate: Candidate) -> int:
+    """Lanes of the chains' vector type: the device's preferred float vector width (16 with AVX-512, 8 with AVX2; GPUs
+    report 1 and get 4, which keeps 8 chains in 32 registers), a power of two from 4 to 16."""
+    preferred = int(candidate.device.preferred_vector_width_float) if candidate.kind != "simulator" else 4
+    return 16 if preferred >= 16 else 8 if preferred >= 8 else 4
+
+
+_COPY_KERNEL = """
+__kernel void copy(__global const float4 *src, __global float4 *dst) {
+    size_t i = get_global_id(0);
+    dst[i] = src[i];
+}
+"""
+
+
+def _peak_source(width: int, fp64: bool, fused: tuple[bool, bool]) -> str:
+    """A ``copy`` kernel (``float4`` elements) and ``mad_<arithmetic>`` kernels: :data:`_CHAINS` independent chains
+    of ``width``-lane multiply-adds per work-item and loop iteration; FLOP/s = 2 × chains × width × iterations ×
+    work-items / time. The float chains call ``fma()`` where the device reports a fused multiply-add
+    (``CL_FP_FMA``; ``fused`` for float and double), else ``mad()``: PoCL 3.1 does not always fuse ``mad()`` even
+    with ``-cl-mad-enable`` (measured here: about half the rate). The sum at the end keeps every chain live."""
+
+    def kernel(name: str, scalar: str, step: str) -> str:
+        t = f"{scalar}{width}"
+        chains = "; ".join(f"{t} a{k} = ({t})(x + {k})" for k in range(_CHAINS))
+        steps = " ".join(step.format(a=f"a{k}") for k in range(_CHAINS))
+        total = " + ".join(f"a{k}" for k in range(_CHAINS))
+        lanes = " + ".join(f"s.s{'0123456789abcdef'[i]}" for i in range(width))
+        return f"""
+__kernel void {name}(__global {scalar} *out, {scalar} m, {scalar} c, int iterations) {{
+    {scalar} x = ({scalar})get_global_id(0);
+    {chains};
+    for (int i = 0; i < iterations; ++i) {{ {steps} }}
+    {t} s = {total};
+    out[get_global_id(0)] = {lanes};
+}}
+"""
+
+    def step(fma: bool) -> str:
+        return "{a} = fma({a}, m, c);" if fma else "{a} = mad({a}, m, c);"
+
+    source = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if fp64 else ""
+    source += _COPY_KERNEL + kernel("mad_float32", "float", step(fused[0]))
+    source += kernel("mad_int32", "int", "{a} = {a} * m + c;")
+    if fp64:
+        source += kernel("mad_float64", "double", step(fused[1]))
+    return source
+
+
+def _fused(device: Any, fp64: bool) -> tuple[bool, bool]:
+    """Whether the device reports a fused multiply-add (``CL_FP_FMA``) for float and for double."""
+    fma = int(cl.device_fp_config.FMA)
+    single = bool(int(device.single_fp_config) & fma)
+    double = fp64 and bool(int(device.double_fp_config) & fma)
+    return single, double
+
+
 def _best_s(run: Any, repeats: int) -> float:
     """The shortest of ``repeats`` runs of ``run()`` (a function returning seconds)."""
     return max(float(min(run() for _ in range(repeats))), 1e-9)
 
 
-def _measure(candidate: Candidate, context: Any, features: Features) -> Measured:
-    """A few hundred milliseconds on a CPU device (most of it building the benchmark), much less elsewhere; tiny
-    sizes on a simulator."""
-    simulator = candidate.kind == "simulator"
-    with checked("measure the device's peak rates"):
-        queue = cl.CommandQueue(context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+def _device_s(event: Any) -> float:
+    """A command's device time from its profiling timestamps."""
+    event.wait()
+    return max(float(event.profile.end - event.profile.start) * 1e-9, 1e-9)
 
-        def device_s(event: Any) -> float:
-            event.wait()
-            return float(event.profile.end - event.profile.start) * 1e-9
 
-        size = 1 << 20 if simulator else 32 << 20
-        size = max(4096, min(size, features.max_alloc // 2, features.global_memory // 16))
-        src = cl.Buffer(context, cl.mem_flags.READ_WRITE, size)
-        dst = cl.Buffer(context, cl.mem_flags.READ_WRITE, size)
-        cl.enqueue_fill_buffer(queue, src, np.ones(1, np.uint8), 0, size)
-        cl.enqueue_copy(queue, dst, src).wait()
-        bandwidth = 2 * size / _best_s(lambda: device_s(cl.enqueue_copy(queue, dst, src)), 3)
+def _stream_bytes(candidate: Candidate, features: Features) -> int:
+    """Buffer size of the copy: twice the last-level cache and at least 32 MiB, so that the copy's source and
+    destination (four caches' worth) stream from memory, not from the cache; 1 MiB on a simulator (it copies in its
+    own memory; the rate means little there)."""
+    size = 1 << 20 if candidate.kind == "simulator" else max(32 << 20, 2 * int(candidate.device.global_mem_cache_size))
+    size = min(size, features.max_alloc, features.global_memory // 8)
+    return max(4096, size - size % 4096)
 
-        host_size = min(size, 16 << 20)
-        host = np.ones(host_size, np.uint8)
 
-        def pageable_s() -> float:
+def _measure_bandwidth(candidate: Candidate, context: Any, queue: Any, features: Features, program: Any) -> float:
+    """Bytes read plus written per second by the faster of the driver's copy (``clEnqueueCopyBuffer``) and the
+    ``copy`` kernel (a CPU driver may copy on one thread; a kernel's work-groups run on every core); best of three
+    each, after a warm-up copy. The source is filled first: pages never written would all read the one zero page
+    of a CPU device's host memory, from the cache."""
+    size = _stream_bytes(candidate, features)
+    src = cl.Buffer(context, cl.mem_flags.READ_WRITE, size)
+    dst = cl.Buffer(context, cl.mem_flags.READ_WRITE, size)
+    cl.enqueue_fill_buffer(queue, src, np.ones(1, np.uint8), 0, size)
+    cl.enqueue_copy(queue, dst, src).wait()
+    best = _best_s(lambda: _device_s(cl.enqueue_copy(queue, dst, src)), 3)
+    if candidate.kind != "simulator":  # an interpreter would run the kernel's millions of work-items one by one
+        kernel = cl.Kernel(program, "copy")
+        kernel.set_args(src, dst)
+        items = (size // 16,)
+        cl.enqueue_nd_range_kernel(queue, kernel, items, None).wait()
+        best = min(best, _best_s(lambda: _device_s(cl.enqueue_nd_range_kernel(queue, kernel, items, None)), 3))
+    return 2 * size / best
+
+
+def _measure_host_to_device(candidate: Candidate, context: Any, queue: Any, features: Features) -> tuple[float, float]:
+    """Host-to-device rates: from pageable memory, and (GPUs and accelerators only, 0 elsewhere) from pinned memory
+    (``CL_MEM_ALLOC_HOST_PTR``, mapped); wall time of the copy, best of three."""
+    host_size = min(_stream_bytes(candidate, features), 16 << 20)
+    dst = cl.Buffer(context, cl.mem_flags.READ_WRITE, host_size)
+    host = np.ones(host_size, np.uint8)
+
+    def pageable_s() -> float:
+        t0 = time.perf_counter()
+        cl.enqueue_copy(queue, dst, host, is_blocking=True)
+        return time.perf_counter() - t0
+
+    host_to_device = host_size / _best_s(pageable_s, 3)
+    pinned = 0.0
+    if candidate.kind in ("gpu", "accelerator"):
+        staging = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR, host_size)
+        mapping: Any = cl.enqueue_map_buffer(queue, staging, cl.map_flags.WRITE, 0, (host_size,), np.dtype(np.uint8))
+        mapped = mapping[0]  # (array, event), whatever PyOpenCL's stub says
+        mapped[:] = 1
+
+        def pinned_s() -> float:
             t0 = time.perf_counter()
-            cl.enqueue_copy(queue, src, host, is_blocking=True)
+            cl.enqueue_copy(queue, dst, mapped, is_blocking=False).wait()
             return time.perf_counter() - t0
 
-        host_to_device = host_size / _best_s(pageable_s, 3)
-        pinned = 0.0
-        if candidate.kind in ("gpu", "accelerator"):
-            staging = cl.Buffer(context, cl.mem_flags.READ_WRITE | cl.mem_flags.ALLOC_HOST_PTR, host_size)
-            mapping: Any = cl.enqueue_map_buffer(
-                queue, staging, cl.map_flags.WRITE, 0, (host_size,), np.dtype(np.uint8)
-            )
-            mapped = mapping[0]  # (array, event), whatever PyOpenCL's stub says
-            mapped[:] = 1
+        pinned = host_size / _best_s(pinned_s, 3)
+        mapped.base.release(queue)
+    return host_to_device, pinned
 
-            def pinned_s() -> float:
-                t0 = time.perf_counter()
-                cl.enqueue_copy(queue, src, mapped, is_blocking=False).wait()
-                return time.perf_counter() - t0
 
-            pinned = host_size / _best_s(pinned_s, 3)
-            mapped.base.release(queue)
+def _measure_flops(
+    candidate: Candidate, context: Any, queue: Any, features: Features, program: Any
+) -> dict[str, float]:
+    """Multiply-add rates per arithmetic (FLOP/s; OP/s for int32). Work-items: 16 per compute unit in work-groups of
+    one on a CPU device (each work-item is a long loop; many groups keep every core busy to the end), 2048 per
+    compute unit on a GPU. The iteration count grows from 16 until a run takes a quarter of :data:`_TARGET_S`, and is
+    then scaled so that a timed run takes about that; best of five. A simulator runs 16 work-items of 16
+    iterations, once."""
+    simulator = candidate.kind == "simulator"
+    width = _vector_width(candidate)
+    cus = int(candidate.device.max_compute_units)
+    if simulator:
+        items, local = 16, None
+    elif candidate.kind == "cpu":
+        items, local = cus * 16, (1,)
+    else:
+        items, local = cus * 2048, None
+    out = cl.Buffer(context, cl.mem_flags.READ_WRITE, items * 8)
+    flops: dict[str, float] = {}
+    for name, scalar in (("float32", np.float32), ("int32", np.int32), ("float64", np.float64)):
+        if name == "float64" and not features.fp64:
+            continue
+        kernel = cl.Kernel(program, f"mad_{name}")
+        # floats converge to c / (1 - m) = 1, normal at any iteration count; integers count up, far from overflow
+        factors = (scalar(1), scalar(1)) if name == "int32" else (scalar(0.999), scalar(0.001))
 
-        program = cl.Program(context, bench_source(features.fp64)).build()
-        items = 16 if simulator else int(candidate.device.max_compute_units) * 2048
-        iterations = 16 if simulator else 1024
-        out = cl.Buffer(context, cl.mem_flags.READ_WRITE, items * 8)
-        flops = {}
-        for name, scalar in (("float32", np.float32), ("int32", np.int32), ("float64", np.float64)):
-            if name == "float64" and not features.fp64:
-                continue
-            kernel = cl.Kernel(program, f"mad_{name}")
-            kernel.set_args(out, scalar(1), scalar(0), np.int32(iterations))
-            cl.enqueue_nd_range_kernel(queue, kernel, (items,), None).wait()  # PoCL generates the code here
-            seconds = _best_s(lambda k=kernel: device_s(cl.enqueue_nd_range_kernel(queue, k, (items,), None)), 2)
-            flops[name] = 16.0 * iterations * items / seconds
+        def run_s(iterations: int, k: Any = kernel, mc: tuple[Any, Any] = factors) -> float:
+            k.set_args(out, *mc, np.int32(iterations))
+            return _device_s(cl.enqueue_nd_range_kernel(queue, k, (items,), local))
+
+        iterations = 16
+        seconds = run_s(iterations)  # on a CPU driver this also generates the code
+        if not simulator:
+            # grow the work until a run takes a quarter of the target: this also wakes every core (a vCPU or a
+            # driver thread that was idle joins a kernel late: the first millisecond-long runs on this machine
+            # ran on one of its two cores), then scale it to the target
+            while seconds < _TARGET_S / 4 and iterations < 1 << 22:
+                iterations *= 4
+                seconds = run_s(iterations)
+            iterations = int(min(max(iterations * _TARGET_S / seconds, 16), 1 << 22))
+            seconds = _best_s(lambda n=iterations: run_s(n), 5)
+        flops[name] = 2.0 * _CHAINS * width * iterations * items / seconds
+    return flops
+
+
+def _measure(candidate: Candidate, context: Any, features: Features) -> Measured:
+    """A few hundred milliseconds on a CPU device (a fifth of it generating the kernels' code), less on a GPU; tiny
+    sizes on a simulator, which interprets every instruction."""
+    with checked("measure the device's peak rates"):
+        queue = cl.CommandQueue(context, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        fused = _fused(candidate.device, features.fp64)
+        source = _peak_source(_vector_width(candidate), features.fp64, fused)
+        program = cl.Program(context, source).build(options="-cl-mad-enable")
+        flops = _measure_flops(candidate, context, queue, features, program)  # first: it wakes every core
+        bandwidth = _measure_bandwidth(candidate, context, queue, features, program)
+        host_to_device, pinned = _measure_host_to_device(candidate, context, queue, features)
         queue.finish()
     return Measured(bandwidth, flops, host_to_device, pinned)
 
