@@ -425,31 +425,6 @@ __kernel void pool2d(__global {t.storage} *out, long out_off, __global const {t.
 """
 
 
-# -- the microbenchmark of the peaks OpenCL does not report ----------------------------------------------------------
-
-
-def bench_source(fp64: bool) -> str:
-    """Kernels of long chains of independent multiply-adds (8 per iteration), float32, int32 and (with fp64)
-    float64: FLOP/s = 16 * iterations * work-items / time."""
-
-    def kernel(name: str, t: str) -> str:
-        chains = "; ".join(f"{t} a{k} = ({t})(x + {k})" for k in range(8))
-        steps = " ".join(f"a{k} = a{k} * m + c;" for k in range(8))
-        total = " + ".join(f"a{k}" for k in range(8))
-        return f"""
-__kernel void {name}(__global {t} *out, {t} m, {t} c, int iterations) {{
-    {t} x = ({t})get_global_id(0);
-    {chains};
-    for (int i = 0; i < iterations; ++i) {{ {steps} }}
-    out[get_global_id(0)] = {total};
-}}
-"""
-
-    source = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if fp64 else ""
-    source += kernel("mad_float32", "float") + kernel("mad_int32", "int")
-    return source + (kernel("mad_float64", "double") if fp64 else "")
-
-
 __all__ = [
     "ARITHMETICS",
     "BATCH_NORM_EXPR",
@@ -457,7 +432,6 @@ __all__ = [
     "MAX_RANK",
     "RAW",
     "CType",
-    "bench_source",
     "binary_expr",
     "conv2d_source",
     "map_source",
