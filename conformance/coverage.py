@@ -95,6 +95,7 @@ def collect_coverage(suite_dir: Path, extra_args: Sequence[str] = ()) -> tuple[C
     """Collect the suite at ``suite_dir`` (no backend, no test run): its coverage and any collection errors."""
     plugin = CollectTags(suite_dir.resolve())
     args = [str(suite_dir), "--collect-only", "-p", "no:terminal", "-p", "no:cacheprovider", "-o", "addopts="]
+    args += ["--rootdir", str(suite_dir)]  # node ids relative to the suite, wherever it is run from
     rc = pytest.main([*args, *extra_args], plugins=[plugin])
     errors = list(plugin.errors)
     if rc not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) and not errors:
