@@ -109,9 +109,9 @@ class LaunchConfig(WiaModel):
 class Kernel:
     """A compiled kernel of a context (R-3.6.2-02). Create with :func:`compile_kernel`.
 
-    ``signature`` is what the backend learned of its parameters; ``args`` holds each argument as the user gave it
-    (re-checked at every launch: memory freed since is ``INVALID_MEMORY`` then too) beside the record the backend
-    receives."""
+    ``signature`` is what the backend learned of its parameters; ``args`` holds each argument as the user gave it,
+    checked when set and turned into the backend's record at every launch (memory freed since is
+    ``INVALID_MEMORY`` then)."""
 
     __slots__ = ("args", "context", "destroyed", "handle", "last_launch", "name", "signature")
 
@@ -120,7 +120,7 @@ class Kernel:
         self.handle = handle
         self.name = signature.name
         self.signature = signature
-        self.args: dict[int, tuple[object, KernelArg[object]]] = {}
+        self.args: dict[int, object] = {}
         self.last_launch: object = None
         self.destroyed = False
 
@@ -262,19 +262,15 @@ def set_kernel_arg(kernel: Kernel, index: int, value: Any) -> None:
         raise InvalidValueError(
             f"set_kernel_arg: {kernel.name} takes arguments 0 to {kernel.num_args - 1}, got {index!r}"
         )
-    kernel.args[index] = (value, _argument(kernel, index, value))
+    _argument(kernel, index, value)  # checked now, so a bad argument is refused where it is set
+    kernel.args[index] = value
 
 
 def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream) -> None:
     missing = [i for i in range(kernel.num_args) if i not in kernel.args]
     if missing:
         raise InvalidValueError(f"{kernel.name}: arguments {missing} are not set (set_kernel_arg)")
-    args = []
-    for index in range(kernel.num_args):
-        value, record = kernel.args[index]
-        if isinstance(value, (Memory, Tensor)):  # checked again: it may have been freed since it was set
-            record = _argument(kernel, index, value)
-        args.append(record)
+    args = [_argument(kernel, index, kernel.args[index]) for index in range(kernel.num_args)]
     ndrange = NDRange(config.global_dims, config.local_dims, config.work_dim or 1, config.shared_bytes)
     launched = kernel.context.backend.launch_kernel(stream.queue, kernel.handle, args, ndrange)
     kernel.last_launch = NO_RECORD if launched is None else launched
