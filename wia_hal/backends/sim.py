@@ -47,7 +47,7 @@ from wia_hal.errors import (
     register_internal_dir,
 )
 from wia_hal.models import AlgorithmChoice, DeviceCapabilities, DeviceInfo, OpReport
-from wia_hal.opset import NO_ATTRS, OP_NAMES, OpAttrs, OpName
+from wia_hal.opset import OP_NAMES, OpAttrs, OpName
 from wia_sim.commands import Command, Copy, Kernel, Marker, Prefetch, Wait
 from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
 from wia_sim.heap import HeapFullError
@@ -139,7 +139,11 @@ def _groups(geometry: Geometry) -> int:
 
 
 def _store(out: np.ndarray, result: np.ndarray) -> None:
-    """Round once into the output's dtype (overflow to inf, as a hardware store does, without NumPy's warning)."""
+    """Round once into the output's dtype (overflow to inf, as a hardware store does, without NumPy's warning, which
+    only a narrowing cast can raise)."""
+    if result.dtype == out.dtype:
+        np.copyto(out, result)
+        return
     with np.errstate(all="ignore"):
         np.copyto(out, result, casting="unsafe")
 
@@ -186,7 +190,6 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         self.kernel_step_limit = _count("kernel_step_limit", kernel_step_limit)
         self._costs: dict[tuple[object, ...], KernelCost] = {}
         self._views: weakref.WeakKeyDictionary[TensorRef[Buffer], np.ndarray] = weakref.WeakKeyDictionary()
-        self._attrs: dict[int, tuple[OpAttrs, dict[str, Any]]] = {}
         host = self.model.host
         self._alloc_latency = {t: host.pinned_alloc_latency for t in MemoryType}
         self._alloc_latency[MemoryType.DEVICE] = self.model.memory.alloc_latency
@@ -327,17 +330,6 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             view = self._views[ref] = np.ndarray(ref.shape, ref.dtype, ref.buffer.data, ref.offset, ref.strides)
         return view
 
-    def _attr_map(self, attrs: OpAttrs) -> dict[str, Any]:
-        """The attributes as the library's kernels read them (a mapping), converted once per model."""
-        if attrs is NO_ATTRS:
-            return {}
-        found = self._attrs.get(id(attrs))
-        if found is None or found[0] is not attrs:
-            if len(self._attrs) > 4096:
-                self._attrs.clear()
-            found = self._attrs[id(attrs)] = (attrs, attrs.model_dump())
-        return found[1]
-
     def launch_op(
         self,
         queue: Stream,
@@ -349,7 +341,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         machine = self.machine
         self._beyond_the_call(self.model.host.launch_overhead)
         spec = OPS[op]
-        mapping = self._attr_map(attrs)
+        mapping = attrs.__dict__  # the library's kernels read a mapping: the model's fields, flat (read only)
         key = (op, output.dtype, output.shape, *[(ref.shape, ref.dtype) for ref in inputs], *mapping.items())
         cost = self._costs.get(key)
         if cost is None:
