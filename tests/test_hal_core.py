@@ -270,3 +270,33 @@ def test_a_tensor_finalised_during_context_teardown_is_freed_once() -> None:
     wia.destroy_context(ctx)
     assert len(freed) == 3 and len({id(b) for b in freed}) == 3
     wia.set_backend("sim")
+
+
+def test_a_tensor_finalised_inside_a_public_call_is_released_after_it() -> None:
+    """The garbage collector may finalise a tensor while a public call is changing the pool its memory belongs to;
+    the release waits until the call is over (seen as 'dictionary changed size during iteration' in a pool)."""
+    backend = SimBackend(hardware="wia-tiny")
+    wia.set_backend(backend)
+    ctx = wia.create_context(wia.ContextConfig(memory_pool_size=1 << 20))
+    pool = ctx.default_pool
+    assert pool is not None
+    a = wia.tensor(np.ones(256, np.float32), ctx=ctx)
+    holder = [wia.tensor(np.ones(256, np.float32), ctx=ctx)]
+    dropped = holder[0].nbytes  # 1 KiB: a multiple of the pool's 256-byte blocks
+    in_use = wia.get_pool_stats(pool).bytes_in_use
+    original = backend.launch_op
+    seen: list[int] = []
+
+    def launch_op(*args: object) -> object:
+        holder.clear()  # the tensor's finaliser runs now, inside relu
+        seen.append(wia.get_pool_stats(pool).bytes_in_use)
+        return original(*args)  # type: ignore[arg-type]
+
+    backend.launch_op = launch_op  # type: ignore[method-assign]
+    b = wia.relu(a)
+    backend.launch_op = original  # type: ignore[method-assign]
+    assert seen == [in_use + b.nbytes]  # not released inside the call (relu's output is allocated already)
+    kept = wia.tensor(np.ones(4, np.float32), ctx=ctx)  # the next allocation releases it first
+    assert wia.get_pool_stats(pool).bytes_in_use == in_use - dropped + b.nbytes + 256 * -(-kept.nbytes // 256)
+    wia.destroy_context(ctx)
+    wia.set_backend("sim")

@@ -243,6 +243,11 @@ def _no_hook(function: str) -> None:
 _call_hook: Callable[[str], None] = _no_hook
 
 
+def inside_api() -> bool:
+    """Whether a public call is running (a finaliser triggered by its allocations must not change its state)."""
+    return _depth > 0
+
+
 def set_call_hook(hook: Callable[[str], None] | None) -> None:
     """Install the function told of every outermost public call (the runtime passes it to the backend's
     ``api_call``, where a simulator charges the call's host time)."""

@@ -22,6 +22,7 @@ from wia_hal.errors import (
     NotSupportedError,
     WiaError,
     api,
+    inside_api,
 )
 from wia_hal.memory import Memory, allocate, memory_type_of
 from wia_hal.opset import NO_ATTRS, FillAttrs, OpAttrs, OpName
@@ -135,13 +136,15 @@ class Tensor:
         self.released = True
 
     def __del__(self) -> None:
-        if threading.current_thread() is not _MAIN:
-            # the garbage collector may finalise a tensor on a backend's worker thread; the HAL's bookkeeping is
-            # the main thread's, so the release waits for the next allocation there
+        if threading.current_thread() is not _MAIN or inside_api():
+            # the garbage collector may finalise a tensor on a backend's worker thread, or in the middle of a
+            # public call that is changing the very pool or context the tensor's memory belongs to: the release
+            # waits for the next allocation, or the next finaliser that runs outside the API
             if self.base is None and not self.released:
                 _orphans.append(self.memory)
             return
         with contextlib.suppress(Exception):  # a finaliser must never raise
+            release_orphans()
             self.release()
 
 
