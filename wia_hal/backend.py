@@ -16,6 +16,7 @@ generic in them, and the HAL stores them without looking inside.
 
 from __future__ import annotations
 
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -132,6 +133,38 @@ class NDRange:
     shared_memory: int = 0
 
 
+ActivityKind = Literal["kernel", "copy", "migration", "marker", "wait"]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Activity(Generic[QueueT]):
+    """One piece of device work that completed, as a backend that claims profiling reports it (the front end
+    aggregates these into profiles and timelines; ``docs/profiling.md``).
+
+    Times are milliseconds on :meth:`Backend.clock_ms`'s clock, the one the host's own time is measured on, so that
+    host calls and device work line up. ``kind``: ``kernel`` (a built-in op or a custom kernel: ``handle`` is the
+    record ``launch_op``/``launch_kernel`` returned), ``copy`` (``engine`` names the path: ``h2d``, ``d2h``, ``d2d``,
+    ``host``), ``migration`` (UNIFIED/MANAGED data moved in bulk), ``marker`` (``handle`` is the marker ``record``
+    returned; started = ended = when the queue reached it), ``wait`` (``handle`` is the awaited marker; from when
+    the queue reached the wait to when the marker completed). ``nbytes`` is the memory traffic (bytes copied, or
+    read plus written by a kernel), ``flops`` the arithmetic, where the backend knows them; ``bound`` (``compute``,
+    ``memory`` or ``launch``) and ``algorithm`` only where it can say.
+    """
+
+    queue: QueueT
+    kind: ActivityKind
+    name: str
+    engine: str
+    submitted_ms: float
+    started_ms: float
+    ended_ms: float
+    handle: object = None
+    nbytes: float = 0.0
+    flops: float = 0.0
+    bound: str = ""
+    algorithm: str = ""
+
+
 class Backend(ABC, Generic[BufferT, QueueT, MarkerT, KernelT, RecordT]):
     """One implementation of WIA-AI-011. Constructed with its options (strings from the environment, or the
     keyword arguments of ``set_backend``); raises ``InvalidValueError`` for a bad option.
@@ -185,6 +218,10 @@ class Backend(ABC, Generic[BufferT, QueueT, MarkerT, KernelT, RecordT]):
     @abstractmethod
     def destroy_queue(self, queue: QueueT) -> None:
         """Called after the queue's work is complete."""
+
+    def name_queue(self, queue: QueueT, label: str) -> None:
+        """The name the user knows the queue by (``stream 2 of context 1``), for the backend's own reports and
+        findings (a simulator's hazard report names both streams). Optional."""
 
     @abstractmethod
     def copy(self, queue: QueueT, src: BufferT, src_offset: int, dst: BufferT, dst_offset: int, nbytes: int) -> None:
@@ -272,6 +309,22 @@ class Backend(ABC, Generic[BufferT, QueueT, MarkerT, KernelT, RecordT]):
         """Device time in milliseconds between two completed markers (≥ 0 when ``end`` was recorded after
         ``start`` on one queue)."""
 
+    # profiling: a backend that claims supports_profiling implements set_profiling and activities
+
+    def clock_ms(self) -> float:
+        """Now, in milliseconds, on the clock :class:`Activity` times are measured on (a simulator's host clock;
+        by default the host's ``perf_counter``). The front end times the host's calls with it."""
+        return time.perf_counter() * 1e3
+
+    def set_profiling(self, device: int, enabled: bool) -> None:
+        """Start (or stop) keeping an :class:`Activity` for each piece of work of ``device`` that completes."""
+        raise NotSupportedError(f"the {self.name!r} backend does not profile")
+
+    def activities(self, device: int) -> list[Activity[QueueT]]:
+        """The activities of ``device`` completed since the last call (while profiling is on), in completion order;
+        the front end calls it after waiting for the work it wants to see."""
+        raise NotSupportedError(f"the {self.name!r} backend does not profile")
+
     def close(self) -> None:
         """Release the backend (called when another backend is selected)."""
 
@@ -280,6 +333,8 @@ AnyBackend = Backend[Any, Any, Any, Any, Any]
 """The type the front end holds a backend as: its handles are opaque there."""
 
 __all__ = [
+    "Activity",
+    "ActivityKind",
     "AnyBackend",
     "Backend",
     "BufferArg",

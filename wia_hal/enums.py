@@ -46,3 +46,11 @@ class StreamFlags(enum.IntFlag):
 
     DEFAULT = 0
     NON_BLOCKING = 1
+
+
+class ProfileFormat(enum.IntEnum):
+    """What ``save_profile`` writes (``WIA_PROFILE_JSON``; **binding**: ``CHROME_TRACE``, a Chrome trace that
+    ui.perfetto.dev and chrome://tracing open)."""
+
+    JSON = 0
+    CHROME_TRACE = 1

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from wia_hal.enums import ContextFlags, DeviceType
+from wia_hal.enums import ContextFlags, DeviceType, ProfileFormat
 from wia_hal.errors import InvalidValueError
 
 
@@ -120,3 +120,94 @@ class OpReport(WiaModel):
     counts: dict[str, int] = Field(
         default_factory=dict, description="a custom kernel's counted operations, bytes, atomics and barriers"
     )
+
+
+class ProfilerConfig(WiaModel):
+    """R-3.10-01. ``enable_timing``: device and host time of every call and piece of work (off: the report keeps
+    counts only, every time is 0). ``enable_memory_tracking``: peak memory and the memory counters of the timeline.
+    ``enable_kernel_profiling``: per-kernel statistics (``kernel_stats``, ``op_stats``) and each kernel's slice in
+    the timeline. ``output_format``: what ``save_profile`` writes when it is not told."""
+
+    enable_timing: bool = Field(True, strict=True)
+    enable_memory_tracking: bool = Field(True, strict=True)
+    enable_kernel_profiling: bool = Field(True, strict=True)
+    output_format: ProfileFormat = ProfileFormat.JSON
+
+
+class KernelStats(WiaModel):
+    """R-3.10-03: one kernel (a built-in op or a custom kernel, by name) over the profiled window."""
+
+    name: str
+    call_count: int = Field(ge=0)
+    total_time_ms: float = Field(ge=0.0)
+    min_time_ms: float = Field(ge=0.0)
+    mean_time_ms: float = Field(ge=0.0)
+    max_time_ms: float = Field(ge=0.0)
+    flops: float = Field(0.0, ge=0.0, description="FLOPs (OPs for int8) of all calls, where the backend counts them")
+    bytes: float = Field(0.0, ge=0.0, description="device memory bytes read plus written by all calls")
+
+
+class OpStats(WiaModel):
+    """One kernel at one signature (its inputs' and output's shapes and dtypes, its attributes): what a roofline
+    plots. Achieved rates are over the calls' device time; ``bound`` is what the backend said (``compute``,
+    ``memory``, ``launch``; "" where it cannot say)."""
+
+    name: str
+    signature: str
+    call_count: int = Field(ge=0)
+    total_time_ms: float = Field(ge=0.0)
+    flops: float = Field(ge=0.0)
+    bytes: float = Field(ge=0.0)
+    bound: str = ""
+    algorithm: str = ""
+    precision: str = ""
+    achieved_flops: float = Field(ge=0.0, description="FLOP/s over the calls' device time")
+    achieved_bandwidth: float = Field(ge=0.0, description="bytes/s over the calls' device time")
+    arithmetic_intensity: float = Field(ge=0.0, description="FLOPs per byte (0 when no bytes)")
+
+
+class BusyStats(WiaModel):
+    """How long one stream or engine was busy in the window (overlapping work counted once) and how long idle."""
+
+    name: str
+    busy_ms: float = Field(ge=0.0)
+    idle_ms: float = Field(ge=0.0)
+    utilization: float = Field(ge=0.0, le=1.0)
+    count: int = Field(ge=0, description="pieces of work")
+
+
+class ProfileReport(WiaModel):
+    """R-3.10-03, and what the project adds to it (``docs/profiling.md``).
+
+    Every time is milliseconds of the window ``[start, end]`` the profiler covered. ``kernel_time_ms`` is the time
+    during which at least one kernel ran, ``memory_time_ms`` the time during which at least one transfer or
+    migration ran, so neither exceeds ``total_time_ms``; a kernel's ``total_time_ms`` in ``kernel_stats`` adds its
+    calls' durations, so kernels that overlapped on two streams add up to more than ``kernel_time_ms``.
+    ``peak_memory_bytes`` is the most memory the context held from the device at once (pool segments included);
+    ``peak_memory_in_use_bytes`` counts allocations only (pool blocks at their rounded size, direct allocations).
+    """
+
+    backend: str
+    device: str
+    total_time_ms: float = Field(ge=0.0)
+    kernel_time_ms: float = Field(ge=0.0)
+    memory_time_ms: float = Field(ge=0.0)
+    host_time_ms: float = Field(ge=0.0, description="time the host spent inside API calls")
+    peak_memory_bytes: int = Field(ge=0)
+    peak_memory_in_use_bytes: int = Field(0, ge=0)
+    num_kernels: int = Field(ge=0)
+    num_transfers: int = Field(0, ge=0)
+    bytes_transferred: float = Field(0.0, ge=0.0)
+    num_api_calls: int = Field(0, ge=0)
+    kernel_stats: list[KernelStats] = Field(default_factory=list, description="by total time, longest first")
+    op_stats: list[OpStats] = Field(default_factory=list, description="by total time, longest first")
+    streams: list[BusyStats] = Field(default_factory=list)
+    engines: list[BusyStats] = Field(
+        default_factory=list, description="compute, each copy path (h2d, d2h, d2d, host), migrations"
+    )
+    bound_time_ms: dict[str, float] = Field(
+        default_factory=dict,
+        description="time during which a kernel bound by compute, memory or launch ran (where the backend says)",
+    )
+    peak_flops_by_precision: dict[str, float] = Field(default_factory=dict)
+    memory_bandwidth: float = Field(0.0, description="the device's bytes/s, for the roofline")
