@@ -27,9 +27,11 @@ Steps = Generator[simpy.Event, Any, None]
 
 
 class Command:
-    __slots__ = ("done", "ended", "started", "submitted")
+    __slots__ = ("done", "ended", "started", "stream", "submitted")
 
     def __init__(self) -> None:
+        self.stream: Stream | None = None
+        """The stream the command was submitted to (set by :meth:`Stream.submit`)."""
         self.submitted = 0.0
         self.started = -1.0
         self.ended = -1.0

@@ -48,6 +48,7 @@ class Stream:
         if len(self.queue) >= CATCH_UP_DEPTH:
             self._make_room()
         command.submitted = self.machine.host_time
+        command.stream = self
         self.queue.append(command)
         self.last = command
         idle = self._idle
