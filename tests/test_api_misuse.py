@@ -42,7 +42,15 @@ def world() -> dict[str, Any]:
     wia.destroy_stream(destroyed_stream)
     destroyed_event = wia.create_event()
     wia.destroy_event(destroyed_event)
+    profiled = wia.create_context(wia.ContextConfig(enable_profiling=True))
+    prof = wia.begin_profiling(profiled)
+    wia.end_profiling(prof)
+    dead_prof = wia.begin_profiling(profiled)
+    wia.destroy_profiler(dead_prof)
     return {
+        "prof": prof,
+        "ended_prof": prof,
+        "dead_prof": dead_prof,
         "ctx": ctx,
         "dead": dead,
         "dead_stream": dead_stream,
@@ -94,11 +102,13 @@ CASES: list[tuple[str, wia.ErrorCode, Callable[[dict[str, Any]], Any]]] = [
     ),
     ("negative context flags", E.INVALID_VALUE, lambda w: wia.ContextConfig(flags=-1)),
     ("unknown context flag bit", E.INVALID_VALUE, lambda w: wia.ContextConfig(flags=2)),
-    (
-        "profiling on a device that does not claim it",
-        E.NOT_SUPPORTED,
-        lambda w: wia.create_context(wia.ContextConfig(enable_profiling=True)),
-    ),
+    ("profiling a context that did not enable it", E.INVALID_VALUE, lambda w: wia.begin_profiling(w["ctx"])),
+    ("a profiler config of the wrong type", E.INVALID_VALUE, lambda w: wia.enable_profiling(w["ctx"], {})),
+    ("a report of a non-profiler", E.INVALID_VALUE, lambda w: wia.get_profile_report(w["ctx"])),
+    ("saving a profile in an unknown format", E.INVALID_VALUE, lambda w: wia.save_profile(w["prof"], "/tmp/x", 7)),
+    ("ending a profiler twice", E.INVALID_VALUE, lambda w: wia.end_profiling(w["ended_prof"])),
+    ("using a destroyed profiler", E.INVALID_VALUE, lambda w: wia.get_profile_report(w["dead_prof"])),
+    ("a stream scope of a non-stream", E.INVALID_VALUE, lambda w: wia.use_stream(w["ctx"])),
     ("unknown device", E.INVALID_DEVICE, lambda w: wia.create_context(wia.ContextConfig(device_id=7))),
     ("destroy twice", E.INVALID_CONTEXT, lambda w: wia.destroy_context(w["dead"])),
     ("destroy a non-context", E.INVALID_CONTEXT, lambda w: wia.destroy_context("ctx")),

@@ -41,7 +41,7 @@ from wia_hal.devices import (
     get_device_info,
 )
 from wia_hal.dtypes import bfloat16, bool_, float16, float32, float64, int8, int32
-from wia_hal.enums import ContextFlags, DeviceType, MemoryType, StreamFlags
+from wia_hal.enums import ContextFlags, DeviceType, MemoryType, ProfileFormat, StreamFlags
 from wia_hal.errors import (
     CompileError,
     DeviceBusyError,
@@ -71,7 +71,18 @@ from wia_hal.kernels import (
     set_kernel_arg,
 )
 from wia_hal.memory import Memory, copy_async, free, memory_prefetch, memory_ptr
-from wia_hal.models import AlgorithmChoice, ContextConfig, DeviceCapabilities, DeviceInfo, OpReport
+from wia_hal.models import (
+    AlgorithmChoice,
+    BusyStats,
+    ContextConfig,
+    DeviceCapabilities,
+    DeviceInfo,
+    KernelStats,
+    OpReport,
+    OpStats,
+    ProfilerConfig,
+    ProfileReport,
+)
 from wia_hal.ops import (
     add,
     batch_matmul,
@@ -103,6 +114,15 @@ from wia_hal.pool import (
     free_to_pool,
     get_pool_stats,
 )
+from wia_hal.profiling import (
+    Profiler,
+    begin_profiling,
+    destroy_profiler,
+    enable_profiling,
+    end_profiling,
+    get_profile_report,
+    save_profile,
+)
 from wia_hal.runtime import available_backends, get_backend, register_backend, set_backend
 from wia_hal.streams import (
     Event,
@@ -117,6 +137,7 @@ from wia_hal.streams import (
     stream_synchronize,
     stream_wait_event,
     stream_wait_stream,
+    use_stream,
 )
 from wia_hal.tensor import (
     Tensor,
@@ -133,6 +154,7 @@ __all__ = [
     "AlgorithmChoice",
     "Backend",
     "BufferArg",
+    "BusyStats",
     "CompileError",
     "Context",
     "ContextConfig",
@@ -159,6 +181,7 @@ __all__ = [
     "KernelArg",
     "KernelParam",
     "KernelSignature",
+    "KernelStats",
     "LaunchConfig",
     "LocalArg",
     "MatmulAlgorithm",
@@ -169,11 +192,16 @@ __all__ = [
     "NDRange",
     "NotSupportedError",
     "OpReport",
+    "OpStats",
     "OutOfMemoryError",
     "PoolConfig",
     "PoolStats",
     "PoolType",
     "Precision",
+    "ProfileFormat",
+    "ProfileReport",
+    "Profiler",
+    "ProfilerConfig",
     "ScalarArg",
     "Stream",
     "StreamFlags",
@@ -187,6 +215,7 @@ __all__ = [
     "available_backends",
     "batch_matmul",
     "batch_norm",
+    "begin_profiling",
     "bfloat16",
     "bool_",
     "compile_kernel",
@@ -209,9 +238,12 @@ __all__ = [
     "destroy_event",
     "destroy_kernel",
     "destroy_pool",
+    "destroy_profiler",
     "destroy_stream",
     "device_type_to_string",
     "empty",
+    "enable_profiling",
+    "end_profiling",
     "event_elapsed_time",
     "event_query",
     "event_record",
@@ -232,6 +264,7 @@ __all__ = [
     "get_error_details",
     "get_error_string",
     "get_pool_stats",
+    "get_profile_report",
     "int8",
     "int32",
     "launch_kernel",
@@ -248,6 +281,7 @@ __all__ = [
     "release_tensor",
     "relu",
     "reshape",
+    "save_profile",
     "set_backend",
     "set_kernel_arg",
     "set_timeout",
@@ -260,5 +294,6 @@ __all__ = [
     "sum",
     "tensor",
     "transpose",
+    "use_stream",
     "zeros",
 ]

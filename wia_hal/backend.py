@@ -148,7 +148,8 @@ class Activity(Generic[QueueT]):
     returned; started = ended = when the queue reached it), ``wait`` (``handle`` is the awaited marker; from when
     the queue reached the wait to when the marker completed). ``nbytes`` is the memory traffic (bytes copied, or
     read plus written by a kernel), ``flops`` the arithmetic, where the backend knows them; ``bound`` (``compute``,
-    ``memory`` or ``launch``) and ``algorithm`` only where it can say.
+    ``memory`` or ``launch``), ``algorithm`` and ``precision`` (a key of ``DeviceInfo.peak_flops_by_precision``)
+    only where it can say.
     """
 
     queue: QueueT
@@ -163,6 +164,7 @@ class Activity(Generic[QueueT]):
     flops: float = 0.0
     bound: str = ""
     algorithm: str = ""
+    precision: str = ""
 
 
 class Backend(ABC, Generic[BufferT, QueueT, MarkerT, KernelT, RecordT]):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -30,10 +30,13 @@ from wia_hal.errors import (
     last_error,
 )
 from wia_hal.memory import Memory, allocate, memory_type_of
-from wia_hal.models import ContextConfig
+from wia_hal.models import ContextConfig, ProfilerConfig
 from wia_hal.pool import MemoryPool, open_pool
 from wia_hal.runtime import Runtime, runtime
 from wia_hal.streams import Stream
+
+if TYPE_CHECKING:
+    from wia_hal.profiling import Profiler
 
 TIMEOUT_INFINITE = math.inf
 """A timeout that never expires (``WIA_TIMEOUT_INFINITE``)."""
@@ -60,8 +63,14 @@ class Context:
         self.timeout_ms: float | None = None
         self.last_error: ErrorDetails | None = None
         self.destroyed = False
+        self.profiler_config: ProfilerConfig | None = ProfilerConfig() if config.enable_profiling else None
+        self.profiler: Profiler | None = None
+        """The open profiling window, if any (it swaps ``backend`` for a timed view of it while open)."""
+        self.queue_labels: dict[int, tuple[object, str]] = {}
+        """Every queue the context made, with its stream's name (kept after the stream is destroyed, for reports)."""
         self.streams: list[Stream] = []
-        self.default_stream = Stream(self, StreamFlags.DEFAULT)
+        self.streams_made = 0
+        self.default_stream = Stream(self, StreamFlags.DEFAULT, f"default stream of context {self.id}")
 
     def __repr__(self) -> str:
         state = " destroyed" if self.destroyed else ""
@@ -90,9 +99,13 @@ class Context:
                 f"{limit} bytes already allocated"
             )
         self.bytes_allocated += nbytes
+        if self.profiler is not None:
+            self.profiler.on_memory()
 
     def unreserve(self, nbytes: int) -> None:
         self.bytes_allocated -= nbytes
+        if self.profiler is not None:
+            self.profiler.on_memory()
 
     def wait_timeout(self, what: str, ok: bool, timeout_ms: float | None) -> None:
         if not ok:
@@ -108,6 +121,8 @@ class Context:
         """Finish outstanding work, release memory and streams (R-3.3-07)."""
         if self.destroyed:
             return
+        if self.profiler is not None:
+            self.profiler.end()
         backend = self.backend
         for stream in (self.default_stream, *self.streams):
             backend.synchronize(stream.queue, None)
@@ -189,12 +204,15 @@ def destroy_context(ctx: Context) -> None:
 
 
 def current_context(ctx: Context | None = None) -> Context:
-    """``ctx`` if given; else the one ``compute_in_context`` made current; else the Level-1 default (R-3.1-04)."""
+    """``ctx`` if given; else the one ``compute_in_context`` made current; else that of the innermost
+    ``use_stream`` block; else the Level-1 default (R-3.1-04)."""
     if ctx is not None:
         return check_context(ctx)
     rt = runtime()
     if rt.current:
         return rt.current[-1].check()
+    if rt.stream_scopes:
+        return rt.stream_scopes[-1].context.check()
     if rt.default_context is None:
         rt.default_context = _open(rt, ContextConfig(), default_pool=True)
     return rt.default_context
@@ -290,7 +308,8 @@ def create_stream(ctx: Context | None = None, flags: StreamFlags | int = StreamF
             f"create_stream: the context already has its maximum of {ctx.max_streams} streams "
             "(ContextConfig.max_streams); destroy one first"
         )
-    stream = Stream(ctx, StreamFlags(flags))
+    ctx.streams_made += 1
+    stream = Stream(ctx, StreamFlags(flags), f"stream {ctx.streams_made} of context {ctx.id}")
     ctx.streams.append(stream)
     return stream
 

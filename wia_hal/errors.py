@@ -255,6 +255,18 @@ def set_call_hook(hook: Callable[[str], None] | None) -> None:
     _call_hook = hook or _no_hook
 
 
+CallTracer = Callable[[str], Callable[[], None]]
+"""Told of each outermost public call as it starts; returns what to call when it ends (the profiler's host track)."""
+
+_tracer: CallTracer | None = None
+
+
+def set_call_tracer(tracer: CallTracer | None) -> None:
+    """Install (or remove, with None) the profiler's tracer of outermost public calls."""
+    global _tracer
+    _tracer = tracer
+
+
 def api(fn: Callable[P, R]) -> Callable[P, R]:
     """Wrap a public function: report the call to the hook, record WiaErrors with the user's call site, convert
     anything else (see :func:`_converted`)."""
@@ -264,13 +276,18 @@ def api(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         global _depth
         try:
+            ended = None
             if _depth == 0:
+                if _tracer is not None:
+                    ended = _tracer(name)
                 _call_hook(name)
             _depth += 1
             try:
                 return fn(*args, **kwargs)
             finally:
                 _depth -= 1
+                if ended is not None:
+                    ended()
         except WiaError as e:
             _record(e, args, kwargs)
             raise

@@ -274,6 +274,9 @@ def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream) -> None:
     ndrange = NDRange(config.global_dims, config.local_dims, config.work_dim or 1, config.shared_bytes)
     launched = kernel.context.backend.launch_kernel(stream.queue, kernel.handle, args, ndrange)
     kernel.last_launch = NO_RECORD if launched is None else launched
+    profiler = kernel.context.profiler
+    if profiler is not None:
+        profiler.on_kernel(launched, kernel.name, ndrange, args)
 
 
 @api

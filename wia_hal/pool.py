@@ -200,6 +200,8 @@ class MemoryPool:
         base = segment.memory
         block = Memory(self.context, base.buffer, nbytes, MemoryType.DEVICE, offset=start, pool=self)
         self.blocks[id(block)] = block
+        if self.context.profiler is not None:
+            self.context.profiler.on_memory()
         return block
 
     def release_block(self, block: Memory) -> None:
@@ -214,6 +216,8 @@ class MemoryPool:
             self._release_segment(segment)
         elif self.fragmentation() > self.config.defragment_threshold:
             self.release_free_segments()
+        if self.context.profiler is not None:
+            self.context.profiler.on_memory()
 
     def _release_segment(self, segment: Segment) -> None:
         self.segments.remove(segment)

@@ -20,6 +20,7 @@ from wia_hal.errors import InvalidValueError, WiaError, api, set_call_hook
 if TYPE_CHECKING:
     from wia_hal.context import Context
     from wia_hal.devices import Device
+    from wia_hal.streams import Stream
 
 DEFAULT_BACKEND = "sim"
 ENTRY_POINT_GROUP = "wia_hal.backends"
@@ -77,6 +78,8 @@ class Runtime:
         self.contexts: list[Context] = []
         self.default_context: Context | None = None
         self.current: list[Context] = []
+        self.stream_scopes: list[Stream] = []
+        """The streams of the ``with use_stream(s):`` blocks being run, innermost last."""
         self.devices: dict[int, Device] = {}
 
 

@@ -15,16 +15,21 @@ if TYPE_CHECKING:
 class Stream:
     """An in-order queue of device work (R-3.4-01). Create with :func:`create_stream`."""
 
-    __slots__ = ("context", "destroyed", "flags", "queue")
+    __slots__ = ("context", "destroyed", "flags", "label", "queue")
 
-    def __init__(self, context: Context, flags: StreamFlags) -> None:
+    def __init__(self, context: Context, flags: StreamFlags, label: str) -> None:
         self.context = context
         self.flags = flags
-        self.queue = context.backend.create_queue(context.device.index)
+        self.label = label
+        """How reports, timelines and findings name the stream: ``stream 2 of context 1``."""
+        backend = context.backend
+        self.queue = backend.create_queue(context.device.index)
+        backend.name_queue(self.queue, label)
+        context.queue_labels[id(self.queue)] = (self.queue, label)
         self.destroyed = False
 
     def __repr__(self) -> str:
-        return f"<wia.Stream{' destroyed' if self.destroyed else ''} of {self.context!r}>"
+        return f"<wia.Stream {self.label}{' (destroyed)' if self.destroyed else ''}>"
 
     def _record_error(self, details: ErrorDetails) -> None:
         self.context.last_error = details
@@ -78,13 +83,49 @@ def check_event(event: object) -> Event:
 
 
 def stream_for(ctx: Context, stream: Stream | None) -> Stream:
-    """The stream work of ``ctx`` goes to: ``stream`` (checked to belong to ``ctx``) or the default stream."""
+    """The stream work of ``ctx`` goes to: ``stream`` (checked to belong to ``ctx``); without one, the stream of
+    the innermost ``with use_stream(s):`` block whose stream is of ``ctx``, else ``ctx``'s default stream."""
     if stream is None:
+        for scoped in reversed(ctx.runtime.stream_scopes):
+            if scoped.context is ctx and not scoped.destroyed:
+                return scoped
         return ctx.default_stream
     stream = check_stream(stream)
     if stream.context is not ctx:
         raise InvalidContextError(f"{stream!r} belongs to another context than {ctx!r}")
     return stream
+
+
+class use_stream:
+    """``with wia.use_stream(s):``: calls in the block that take a ``stream=`` and are given none use ``s`` (if it is
+    of their context), and calls that take a ``ctx=`` and are given none use ``s``'s context.
+
+    The rule for a call without ``stream=`` is then: the stream of the innermost ``use_stream`` block of the call's
+    context, else that context's default stream; the default stream never waits for other streams by itself
+    (``StreamFlags``), so work handed between streams still needs an event. Blocks nest; they are per process, not
+    per thread.
+    """
+
+    __slots__ = ("stream",)
+
+    def __init__(self, stream: Stream) -> None:
+        self.stream = _scoped(stream)
+
+    def __enter__(self) -> Stream:
+        self.stream.context.runtime.stream_scopes.append(self.stream)
+        return self.stream
+
+    def __exit__(self, *exc: object) -> None:
+        scopes = self.stream.context.runtime.stream_scopes
+        for i in range(len(scopes) - 1, -1, -1):
+            if scopes[i] is self.stream:
+                del scopes[i]
+                break
+
+
+@api
+def _scoped(stream: Stream) -> Stream:
+    return check_stream(stream)
 
 
 @api

@@ -220,8 +220,11 @@ def launch_op(
     try:
         if op not in backend.ops:
             raise NotSupportedError(f"{op}: the {backend.name!r} backend does not implement this op")
-        record = backend.launch_op(stream.queue, op, [t.ref for t in inputs], out.ref, attrs)
+        refs = [t.ref for t in inputs]
+        record = backend.launch_op(stream.queue, op, refs, out.ref, attrs)
         out.producer = NO_RECORD if record is None else record
+        if context.profiler is not None:
+            context.profiler.on_op(record, op, refs, out.ref, attrs)
     except BaseException:
         out.release()
         raise

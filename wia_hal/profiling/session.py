@@ -1,0 +1,301 @@
+"""A profiling window of one context: the host's API calls and what they spent their time on, the device work the
+backend reports (:class:`~wia_hal.backend.Activity`), and the context's memory over time. The report
+(:mod:`wia_hal.profiling.report`) and the timeline (:mod:`wia_hal.profiling.chrome`) are both made from it.
+
+The front end aggregates (DESIGN.md): a backend only keeps activities while :meth:`Backend.set_profiling` is on
+and hands them over when asked, so every backend that claims profiling gets the same report and timeline.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from wia_hal.backend import Activity, AnyBackend, BufferArg, KernelArg, NDRange, TensorRef
+from wia_hal.errors import set_call_tracer
+from wia_hal.models import ProfilerConfig
+from wia_hal.opset import OpAttrs
+
+if TYPE_CHECKING:
+    from wia_hal.context import Context
+
+DRAIN_EVERY = 1024
+"""Outermost API calls between two collections of completed activities while profiling: the backend then holds
+at most about this many, whatever the program's length."""
+
+
+@dataclass(slots=True)
+class HostSlice:
+    """Host time: an outermost API call (``depth`` 0) or a backend call it made (``depth`` 1: allocation, launch,
+    waiting), on the thread that made it."""
+
+    thread: int
+    thread_name: str
+    name: str
+    start_ms: float
+    end_ms: float
+    depth: int
+    args: dict[str, Any] | None = None
+
+
+@dataclass(slots=True)
+class Launch:
+    """What the front end knows of a launch that the backend's activity does not: the op or kernel and its
+    operands (shapes, dtypes, attributes), so that the report can group by signature and the timeline show them."""
+
+    name: str
+    inputs: tuple[tuple[tuple[int, ...], str], ...]
+    output: tuple[tuple[int, ...], str] | None
+    attrs: dict[str, Any]
+
+    @property
+    def signature(self) -> str:
+        def operand(shape: tuple[int, ...], dtype: str) -> str:
+            return f"{dtype}[{','.join(map(str, shape))}]"
+
+        text = ", ".join(operand(*i) for i in self.inputs)
+        if self.attrs:
+            text += (", " if text else "") + ", ".join(f"{k}={v}" for k, v in self.attrs.items())
+        out = f" -> {operand(*self.output)}" if self.output is not None else ""
+        return f"{self.name}({text}){out}"
+
+
+@dataclass(slots=True)
+class DeviceWork:
+    """One completed activity of the profiled context, with the name of its stream and what was launched."""
+
+    activity: Activity[Any]
+    stream: str
+    launch: Launch | None
+
+
+@dataclass(slots=True)
+class MemorySample:
+    """The context's memory after a change: held from the device (pool segments included) and in use."""
+
+    time_ms: float
+    reserved: int
+    in_use: int
+
+
+def _attrs(attrs: OpAttrs) -> dict[str, Any]:
+    """The attributes that differ from their defaults, as plain values (enums by name)."""
+    out: dict[str, Any] = {}
+    for name, value in attrs:
+        if value == type(attrs).model_fields[name].default:
+            continue
+        out[name] = getattr(value, "name", value)
+    return out
+
+
+@dataclass(eq=False)
+class Profiler:
+    """A profiling window of one context (R-3.10-02). Create with :func:`begin_profiling`."""
+
+    context: Context
+    config: ProfilerConfig
+    backend: AnyBackend
+    start_ms: float
+    end_ms: float | None = None
+    destroyed: bool = False
+    host: list[HostSlice] = field(default_factory=list)
+    work: list[DeviceWork] = field(default_factory=list)
+    memory: list[MemorySample] = field(default_factory=list)
+    launches: dict[int, tuple[object, Launch]] = field(default_factory=dict)
+    api_calls: int = 0
+    peak_reserved: int = 0
+    peak_in_use: int = 0
+
+    def __repr__(self) -> str:
+        state = "destroyed" if self.destroyed else ("ended" if self.end_ms is not None else "active")
+        return f"<wia.Profiler {state} of {self.context!r}>"
+
+    @property
+    def active(self) -> bool:
+        return self.end_ms is None and not self.destroyed
+
+    @property
+    def device(self) -> int:
+        return self.context.device.index
+
+    def end(self) -> None:
+        """End the window now (its context is being destroyed)."""
+        if self.active:
+            stop(self)
+
+    # what the front end tells the profiler
+
+    def on_launch(self, record: object, launch: Launch) -> None:
+        if record is not None:
+            self.launches[id(record)] = (record, launch)  # the record is kept: its id stays unique
+
+    def on_op(
+        self, record: object, op: str, inputs: Sequence[TensorRef[Any]], out: TensorRef[Any], attrs: OpAttrs
+    ) -> None:
+        if self.config.enable_kernel_profiling:
+            shapes = tuple((ref.shape, ref.dtype.name) for ref in inputs)
+            self.on_launch(record, Launch(op, shapes, (out.shape, out.dtype.name), _attrs(attrs)))
+
+    def on_kernel(self, record: object, name: str, ndrange: NDRange, args: Sequence[KernelArg[Any]]) -> None:
+        if self.config.enable_kernel_profiling:
+            buffers = tuple(((a.nbytes,), "bytes") for a in args if isinstance(a, BufferArg))
+            dims = ndrange.work_dim
+            attrs: dict[str, Any] = {"global": list(ndrange.global_size[:dims])}
+            if ndrange.local_size is not None:
+                attrs["local"] = list(ndrange.local_size[:dims])
+            self.on_launch(record, Launch(name, buffers, None, attrs))
+
+    def on_memory(self) -> None:
+        if not self.config.enable_memory_tracking:
+            return
+        ctx = self.context
+        reserved = ctx.bytes_allocated
+        in_use = reserved - sum(p.bytes_reserved - p.bytes_in_use for p in ctx.pools)
+        self.peak_reserved = max(self.peak_reserved, reserved)
+        self.peak_in_use = max(self.peak_in_use, in_use)
+        self.memory.append(MemorySample(self.backend.clock_ms(), reserved, in_use))
+
+    def on_host(self, piece: HostSlice) -> None:
+        if piece.depth == 0:
+            self.api_calls += 1
+        if self.config.enable_timing:
+            self.host.append(piece)
+
+    def take(self, activities: Sequence[Activity[Any]], streams: dict[int, str]) -> None:
+        """Keep the activities of this context's queues submitted inside the window."""
+        start, end = self.start_ms, self.end_ms
+        for activity in activities:
+            label = streams.get(id(activity.queue))
+            if label is None or activity.submitted_ms < start or (end is not None and activity.submitted_ms > end):
+                continue
+            found = self.launches.get(id(activity.handle)) if activity.handle is not None else None
+            self.work.append(DeviceWork(activity, label, found[1] if found else None))
+
+
+# -- the profilers alive in this process and the hooks they install ---------------------------------------------------
+
+_active: list[Profiler] = []
+_since_drain = 0
+
+
+def active_profilers() -> list[Profiler]:
+    return _active
+
+
+def _thread() -> tuple[int, str]:
+    thread = threading.current_thread()
+    return thread.ident or 0, thread.name
+
+
+def _trace(name: str) -> Callable[[], None]:
+    """The call tracer (see :func:`wia_hal.errors.set_call_tracer`): a host slice per outermost API call."""
+    backend = _active[0].backend
+    start = backend.clock_ms()
+    ident, thread_name = _thread()
+
+    def ended() -> None:
+        global _since_drain
+        end = backend.clock_ms()
+        for profiler in list(_active):
+            profiler.on_host(HostSlice(ident, thread_name, name, start, end, 0))
+        _since_drain += 1
+        if _since_drain >= DRAIN_EVERY:
+            _since_drain = 0
+            for device in {p.device for p in _active}:
+                collect(backend, device)
+
+    return ended
+
+
+def stream_labels(ctx: Context) -> dict[int, str]:
+    return {id(queue): label for queue, label in ctx.queue_labels.values()}
+
+
+def collect(backend: AnyBackend, device: int) -> None:
+    """Hand the activities ``device`` completed to the profilers of its contexts."""
+    activities = backend.activities(device)
+    if not activities:
+        return
+    for profiler in _active:
+        if profiler.device == device:
+            profiler.take(activities, stream_labels(profiler.context))
+
+
+class TimedBackend:
+    """The context's backend while it is profiled: the backend calls that take host time (allocation, launch,
+    transfers, waits) become host slices nested in the API call that made them."""
+
+    _TIMED: ClassVar[dict[str, str]] = {
+        "allocate": "allocate",
+        "free": "free",
+        "launch_op": "launch",
+        "launch_kernel": "launch kernel",
+        "compile_kernel": "compile kernel",
+        "copy": "enqueue copy",
+        "upload": "upload",
+        "download": "download",
+        "synchronize": "synchronize",
+        "wait": "wait for event",
+        "host_view": "host access",
+        "prefetch": "enqueue prefetch",
+    }
+
+    def __init__(self, backend: AnyBackend, profiler: Profiler) -> None:
+        self._backend = backend
+        self._profiler = profiler
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._backend, name)
+        label = self._TIMED.get(name)
+        if label is None or not self._profiler.config.enable_timing:
+            return attribute
+        profiler, clock = self._profiler, self._backend.clock_ms
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
+            try:
+                return attribute(*args, **kwargs)
+            finally:
+                ident, thread_name = _thread()
+                what = label
+                if name == "launch_op":
+                    what = f"launch {args[1]}"
+                elif name == "allocate":
+                    what = f"allocate {args[1]:,} B"
+                profiler.on_host(HostSlice(ident, thread_name, what, start, clock(), 1))
+
+        return timed
+
+
+def start(profiler: Profiler) -> None:
+    """Make ``profiler`` the context's and switch on what it needs."""
+    ctx = profiler.context
+    if not any(p.device == profiler.device for p in _active):
+        profiler.backend.set_profiling(profiler.device, True)
+        profiler.backend.activities(profiler.device)  # nothing from before the window
+    _active.append(profiler)
+    ctx.profiler = profiler
+    ctx.backend = TimedBackend(profiler.backend, profiler)  # type: ignore[assignment]
+    set_call_tracer(_trace)
+    profiler.on_memory()
+
+
+def stop(profiler: Profiler) -> None:
+    """Close the window: the context's work submitted in it is waited for and collected first."""
+    ctx = profiler.context
+    backend = profiler.backend
+    if not ctx.destroyed:
+        for stream in (ctx.default_stream, *ctx.streams):
+            backend.synchronize(stream.queue, None)
+    collect(backend, profiler.device)
+    profiler.end_ms = max(backend.clock_ms(), profiler.start_ms)
+    _active.remove(profiler)
+    if ctx.profiler is profiler:
+        ctx.profiler = None
+        ctx.backend = backend
+    if not any(p.device == profiler.device for p in _active):
+        backend.set_profiling(profiler.device, False)
+    if not _active:
+        set_call_tracer(None)
