@@ -24,6 +24,7 @@ import simpy
 
 import wia_sim
 from wia_hal.backend import (
+    Activity,
     Backend,
     BufferArg,
     KernelArg,
@@ -165,6 +166,38 @@ def _param(p: Param) -> KernelParam:
     return KernelParam(p.name, kind, p.type_name, dtype, p.vector_width, space, p.const)
 
 
+def _activity(command: Command) -> Activity[Stream]:
+    """A completed command as the profiler sees it (times in milliseconds of the host clock)."""
+    ms = 1e3
+    times = (command.submitted * ms, max(command.started, command.submitted) * ms, command.ended * ms)
+    stream = command.stream
+    assert stream is not None
+    if isinstance(command, Kernel):
+        cost = command.cost
+        return Activity(
+            stream,
+            "kernel",
+            cost.name,
+            "compute",
+            *times,
+            command,
+            cost.bytes,
+            cost.flops,
+            cost.bound,
+            cost.algorithm,
+            cost.precision,
+        )
+    if isinstance(command, Copy):
+        route = command.cost.route
+        return Activity(stream, "copy", f"copy {route}", route, *times, nbytes=command.cost.nbytes)
+    if isinstance(command, Prefetch):
+        direction = "h2d" if command.to_device else "d2h"
+        return Activity(stream, "migration", f"prefetch {direction}", direction, *times, nbytes=command.hi - command.lo)
+    if isinstance(command, Wait):
+        return Activity(stream, "wait", "wait for event", "", *times, command.marker)
+    return Activity(stream, "marker", "event", "", times[0], times[2], times[2], command)
+
+
 def _seconds(timeout_ms: float | None) -> float:
     return math.inf if timeout_ms is None else timeout_ms / 1e3
 
@@ -194,6 +227,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         self._alloc_latency = {t: host.pinned_alloc_latency for t in MemoryType}
         self._alloc_latency[MemoryType.DEVICE] = self.model.memory.alloc_latency
         self._alloc_latency[MemoryType.HOST] = host.api_overhead
+        self._profiled: set[int] = set()
+        self._pending: dict[int, list[Activity[Stream]]] = {}
 
     @property
     def numerics(self) -> bool:
@@ -238,7 +273,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             # Truthful (R-3.2.1-02): claimed only once this backend implements them, whatever the chip can do.
             supports_peer_to_peer=False,
             supports_custom_kernels=f.custom_kernels,
-            supports_profiling=False,
+            supports_profiling=True,
             max_work_group_size=m.compute.max_work_group_size,
             max_shared_memory=int(m.compute.max_local_memory_per_work_group),
             max_streams=f.max_streams,
@@ -496,3 +531,29 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     def elapsed_ms(self, start: Marker, end: Marker) -> float:
         return (end.ended - start.ended) * 1e3
+
+    # profiling: the machine's trace of completed commands, as activities on the host clock
+
+    def clock_ms(self) -> float:
+        return self.machine.host_time * 1e3
+
+    def set_profiling(self, device: int, enabled: bool) -> None:
+        if enabled:
+            self._profiled.add(device)
+            if self.machine.trace is None:
+                self.machine.trace = []
+        else:
+            self._profiled.discard(device)
+            self._pending.pop(device, None)
+            if not self._profiled:
+                self.machine.trace = None
+
+    def activities(self, device: int) -> list[Activity[Stream]]:
+        trace = self.machine.trace
+        if trace:
+            self.machine.trace = []
+            for command in trace:
+                stream = command.stream
+                if stream is not None and stream.device.index in self._profiled:
+                    self._pending.setdefault(stream.device.index, []).append(_activity(command))
+        return self._pending.pop(device, [])
