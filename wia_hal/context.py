@@ -44,6 +44,10 @@ TIMEOUT_INFINITE = math.inf
 T = TypeVar("T")
 _ids = itertools.count(1)
 
+context_created: list[Callable[[Context], None]] = []
+"""Told of every context as it is made (``create_context`` and the Level-1 default): automatic profiling
+(``WIA_PROFILE``, :mod:`wia_hal.profiling.auto`) appends here. A callback must not raise."""
+
 
 class Context:
     """Device state, the memory it allocated and its streams (R-3.3-01). Create with :func:`create_context`."""
@@ -184,6 +188,8 @@ def _open(rt: Runtime, config: ContextConfig, default_pool: bool = False) -> Con
         except BaseException:
             ctx.destroy()
             raise
+    for callback in context_created:
+        callback(ctx)
     return ctx
 
 

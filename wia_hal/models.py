@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from wia_hal.enums import ContextFlags, DeviceType, ProfileFormat
 from wia_hal.errors import InvalidValueError
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 
 def describe_validation_error(model: str, error: ValidationError) -> str:
@@ -121,6 +124,18 @@ class OpReport(WiaModel):
         default_factory=dict, description="a custom kernel's counted operations, bytes, atomics and barriers"
     )
 
+    def __rich__(self) -> RenderableType:
+        """``rich.print(report)``: the breakdown as a table (:func:`wia_hal.tables.op_report`)."""
+        from wia_hal.tables import op_report
+
+        return op_report(self)
+
+    def __str__(self) -> str:
+        """``print(report)``: the same table as plain text."""
+        from wia_hal.tables import op_report, plain_text
+
+        return plain_text(op_report(self))
+
 
 class ProfilerConfig(WiaModel):
     """R-3.10-01. ``enable_timing``: device and host time of every call and piece of work (off: the report keeps
@@ -211,3 +226,15 @@ class ProfileReport(WiaModel):
     )
     peak_flops_by_precision: dict[str, float] = Field(default_factory=dict)
     memory_bandwidth: float = Field(0.0, description="the device's bytes/s, for the roofline")
+
+    def __rich__(self) -> RenderableType:
+        """``rich.print(report)``: the summary as tables (:func:`wia_hal.tables.profile_summary`)."""
+        from wia_hal.tables import profile_summary
+
+        return profile_summary(self)
+
+    def __str__(self) -> str:
+        """``print(report)``: the same summary as plain text."""
+        from wia_hal.tables import plain_text, profile_summary
+
+        return plain_text(profile_summary(self))
