@@ -1,11 +1,17 @@
 """``wia-sim``: the simulator's own tools (the shipped hardware models, checking a model file, explaining what a
-matmul or convolution would cost on a model, running one custom kernel for its counts and modeled time)."""
+matmul or convolution would cost on a model, running one custom kernel for its counts and modeled time, profiling
+a script on a simulated device and plotting a profile's roofline: ``docs/profiling.md``)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from rich.console import Console
@@ -236,6 +242,152 @@ def cpu(console: Console, args: argparse.Namespace) -> int:
     return 0
 
 
+PROFILE_PREFIX = "./wia-profile"
+PLOT_EXTRA = "pip install 'wia[plot]'"
+
+
+def profile_script(script: str, script_args: list[str], hardware: str | None, prefix: str) -> tuple[int, list[Path]]:
+    """Run ``python script args`` on the simulator (``WIA_BACKEND=sim``, ``WIA_SIM_HARDWARE``) with
+    ``WIA_PROFILE=prefix``; its exit status and the reports it wrote. A subprocess: the HAL profiles it, and
+    wia_sim never imports the HAL."""
+    if not Path(script).is_file():
+        print(f"wia-sim profile: no such script: {script}", file=sys.stderr)
+        return 2, []
+    env = dict(os.environ, WIA_BACKEND="sim", WIA_PROFILE=prefix)
+    if hardware:
+        env["WIA_SIM_HARDWARE"] = hardware
+    started = time.time()
+    status = subprocess.run([sys.executable, script, *script_args], env=env, check=False).returncode
+    stem = Path(prefix)
+    candidates = [stem.with_name(stem.name + ".json"), *sorted(stem.parent.glob(f"{stem.name}.ctx*[0-9].json"))]
+    reports = [path for path in candidates if path.is_file() and path.stat().st_mtime >= started - 1]
+    if not reports:
+        print(
+            f"wia-sim profile: no profile was written under {prefix} (did the script make a context?)", file=sys.stderr
+        )
+    return (128 - status if status < 0 else status), reports
+
+
+def _si(value: float, unit: str) -> str:
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= scale:
+            return f"{value / scale:,.3g} {prefix}{unit}"
+    return f"{value:,.3g} {unit}"
+
+
+class RooflineError(Exception):
+    """A roofline that cannot be drawn: no matplotlib, or a file that is not a profile report."""
+
+
+BOUND_MARKERS = {"compute": ("o", "tab:red"), "memory": ("s", "tab:blue"), "launch": ("^", "tab:orange")}
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    """A profile report (the ``ProfileReport`` JSON schema of ``docs/profiling.md``) as plain data."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise RooflineError(f"cannot read the profile report {path}: {e}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("op_stats"), list):
+        raise RooflineError(f"{path} is not a wia profile report (the JSON of save_profile or WIA_PROFILE)")
+    return data
+
+
+def plot_roofline(report: dict[str, Any], output: Path) -> tuple[int, int]:
+    """Draw the chip's roofline (the memory-bandwidth slope under one ceiling per precision the ops used) and each
+    op signature at (arithmetic intensity, achieved FLOP/s), marked by what bound it; log-log. Ops plotted, and
+    ops left out (no FLOPs or no bytes: they have no place on the axes)."""
+    try:
+        from matplotlib.figure import Figure  # type: ignore[import-not-found, unused-ignore]  # the plot extra
+    except ImportError:
+        raise RooflineError(f"wia-sim roofline draws with matplotlib, which is not installed: {PLOT_EXTRA}") from None
+    ops = [o for o in report["op_stats"] if isinstance(o, dict)]
+    points = [o for o in ops if o.get("flops", 0) > 0 and o.get("bytes", 0) > 0 and o.get("achieved_flops", 0) > 0]
+    bandwidth = float(report.get("memory_bandwidth") or 0.0)
+    peaks: dict[str, float] = {k: float(v) for k, v in (report.get("peak_flops_by_precision") or {}).items() if v}
+    used = sorted({o.get("precision", "") for o in points} & set(peaks), key=lambda p: -peaks[p])
+    intensities = [float(o["arithmetic_intensity"]) for o in points]
+    ridges = [peaks[p] / bandwidth for p in used] if bandwidth > 0 else []
+    low = min([*intensities, *ridges, 1.0]) / 8
+    high = max([*intensities, *ridges, 1.0]) * 8
+    x = np.geomspace(low, high, 400)
+    figure = Figure(figsize=(10, 6.5), layout="constrained")
+    axes = figure.add_subplot()
+    axes.set_xscale("log")
+    axes.set_yscale("log")
+    if bandwidth > 0:
+        top = max((peaks[p] for p in used), default=float(np.max(bandwidth * x)))
+        axes.plot(
+            x,
+            np.minimum(bandwidth * x, top),
+            color="black",
+            linewidth=1,
+            linestyle="--",
+            zorder=2.5,
+            label=f"memory bandwidth {_si(bandwidth, 'B/s')}",
+        )
+        for precision in used:
+            peak = peaks[precision]
+            unit = "OP/s" if precision.startswith("int") else "FLOP/s"
+            axes.plot(
+                x,
+                np.minimum(bandwidth * x, peak),
+                linewidth=1.5,
+                label=f"{precision} peak {_si(peak, unit)} (ridge at {peak / bandwidth:,.3g} FLOP/B)",
+            )
+    for bound in sorted({o.get("bound", "") for o in points}):
+        marker, color = BOUND_MARKERS.get(bound, ("x", "tab:gray"))
+        group = [o for o in points if o.get("bound", "") == bound]
+        axes.scatter(
+            [o["arithmetic_intensity"] for o in group],
+            [o["achieved_flops"] for o in group],
+            marker=marker,
+            color=color,
+            s=40,
+            zorder=3,
+            label=f"{bound}-bound ops" if bound else "ops (bound not reported)",
+        )
+    for o in points:
+        axes.annotate(
+            str(o.get("name", "")),
+            (o["arithmetic_intensity"], o["achieved_flops"]),
+            textcoords="offset points",
+            xytext=(5, 4),
+            fontsize=8,
+        )
+    axes.set_xlim(low, high)
+    axes.set_xlabel("arithmetic intensity (FLOP per byte of device memory)")
+    axes.set_ylabel("achieved FLOP/s (OP/s for int8)")
+    axes.set_title(f"Roofline: {report.get('device', '?')} ({report.get('backend', '?')} backend)")
+    axes.grid(True, which="both", alpha=0.3)
+    axes.legend(fontsize=8, loc="lower right")
+    output.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(output, dpi=120)
+    return len(points), len(ops) - len(points)
+
+
+def roofline(console: Console, args: argparse.Namespace) -> int:
+    """``wia-sim roofline REPORT.json`` or ``wia-sim roofline script.py ARGS`` (profiled first, as by
+    ``wia-sim profile``): a PNG per report."""
+    status = 0
+    if args.target.endswith(".py"):
+        status, reports = profile_script(args.target, args.args, args.hardware, args.profile_output)
+        if not reports:
+            return status or 1
+    else:
+        if args.args:
+            console.print(f"[red]wia-sim roofline: unexpected arguments after a report: {args.args}[/red]")
+            return 2
+        reports = [Path(args.target)]
+    for path in reports:
+        single = args.output is not None and len(reports) == 1
+        output = args.output if single else path.with_name(path.name.removesuffix(".json") + ".roofline.png")
+        plotted, left_out = plot_roofline(load_report(path), output)
+        note = f", {left_out} without FLOPs left out" if left_out else ""
+        console.print(f"{output}: roofline of {path} ({plotted} op signatures{note})", highlight=False)
+    return status
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wia-sim", description="Tools of the wia simulator.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -292,9 +444,40 @@ def main(argv: list[str] | None = None) -> int:
     kernel_parser.add_argument(
         "--step-limit", type=int, default=1_000_000, help="lockstep steps before a runaway kernel is stopped"
     )
+    profile_parser = sub.add_parser(
+        "profile",
+        help="run a Python script on the simulator with every context it makes profiled (report, trace, summary)",
+        description="Runs `python SCRIPT ARGS` with WIA_BACKEND=sim, WIA_SIM_HARDWARE=MODEL (when given) and "
+        "WIA_PROFILE=PREFIX: the report goes to PREFIX.json, the Chrome trace to PREFIX.trace.json (PREFIX.ctxN.* when "
+        "it made several contexts), the summary to stderr. Exits with the script's status.",
+    )
+    profile_parser.add_argument(
+        "--hardware", help="a model name or TOML path (default: $WIA_SIM_HARDWARE or the sim's)"
+    )
+    profile_parser.add_argument("--output", "-o", default=PROFILE_PREFIX, metavar="PREFIX", help="default: %(default)s")
+    profile_parser.add_argument("script")
+    profile_parser.add_argument("args", nargs=argparse.REMAINDER)
+    roofline_parser = sub.add_parser(
+        "roofline",
+        help="plot a profile report's ops on the chip's roofline (PNG; needs the plot extra)",
+        description="TARGET is a profile report (PREFIX.json of WIA_PROFILE or save_profile) or a Python script, "
+        f"which is profiled first as by `wia-sim profile`. Needs matplotlib: {PLOT_EXTRA}.",
+    )
+    roofline_parser.add_argument("--output", "-o", type=Path, help="the PNG (default: the report's name .roofline.png)")
+    roofline_parser.add_argument("--hardware", help="for a script: the model it runs on")
+    roofline_parser.add_argument(
+        "--profile-output", default=PROFILE_PREFIX, metavar="PREFIX", help="for a script: the profile's prefix"
+    )
+    roofline_parser.add_argument("target", help="REPORT.json, or script.py")
+    roofline_parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     args = parser.parse_args(argv)
     console = Console()
     try:
+        if args.command == "profile":
+            status, _ = profile_script(args.script, args.args, args.hardware, args.output)
+            return status
+        if args.command == "roofline":
+            return roofline(console, args)
         if args.command == "kernel":
             return kernel(console, args)
         if args.command == "explain":
@@ -311,7 +494,7 @@ def main(argv: list[str] | None = None) -> int:
                 console.print(f"{path}: ok ({model.display_name})")
         else:
             models_table(console)
-    except HardwareModelError as e:
+    except (HardwareModelError, RooflineError) as e:
         console.print(f"[red]wia-sim: {e}[/red]", highlight=False)
         return 1
     return 0
