@@ -31,6 +31,7 @@ run: $(STAMP)
 	$(BIN)/wia-sim models list
 	$(BIN)/wia-conformance --backend sim
 	$(BIN)/python examples/what_the_simulator_shows.py
+	$(BIN)/python examples/profile_a_model.py
 
 test: $(STAMP) pocl
 	$(BIN)/ruff check .
