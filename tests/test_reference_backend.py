@@ -6,20 +6,23 @@ is particular to it: its options, its honest device description, its import isol
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
 
 import wia_hal as wia
+from wia_hal.backend import TensorRef
 from wia_hal.backends import reference as reference_module
 from wia_hal.backends.reference import ReferenceBackend
-from wia_hal.opset import OpName
+from wia_hal.opset import NO_ATTRS, OpName
 from wia_hal.runtime import runtime
 
 M = wia.MemoryType
@@ -72,7 +75,8 @@ def test_device_info_and_capabilities_are_honest(reference: ReferenceBackend) ->
     assert "measured" in info.architecture
     assert info.memory_bandwidth > 0 and info.peak_flops == info.peak_flops_by_precision["float32"] > 0
     assert set(info.peak_flops_by_precision) == {"float32", "tf32", "float16", "bfloat16", "float8", "float64", "int8"}
-    assert not (caps.supports_custom_kernels or caps.supports_peer_to_peer or caps.supports_profiling)
+    assert not (caps.supports_custom_kernels or caps.supports_peer_to_peer)
+    assert caps.supports_profiling  # activities timed on the queues' workers (test_profiling_activities)
     assert caps.supports_unified_memory and caps.supports_managed_memory
     assert not caps.supports_pinned_memory  # no faster, asynchronous transfer path than pageable memory
     with pytest.raises(wia.NotSupportedError, match="supports_pinned_memory"):
@@ -83,8 +87,6 @@ def test_what_it_does_not_offer_is_not_supported(reference: ReferenceBackend) ->
     ctx = wia.create_context()
     with pytest.raises(wia.NotSupportedError):
         wia.compile_kernel(ctx, "__kernel void k(__global float* x) { x[0] = 1.0f; }", "k")
-    with pytest.raises(wia.NotSupportedError):
-        wia.create_context(wia.ContextConfig(enable_profiling=True))
 
 
 def test_explain_is_not_supported(reference: ReferenceBackend) -> None:
@@ -424,3 +426,93 @@ def test_ops_read_and_write_strided_views(reference: ReferenceBackend) -> None:
 def _softmax(x: np.ndarray, axis: int) -> np.ndarray:
     e = np.exp(x - x.max(axis, keepdims=True))
     return np.asarray(e / e.sum(axis, keepdims=True))
+
+
+# -- profiling: the hooks, and the front end's report and trace on them ---------------------------------------------
+
+
+def _ref(buffer: reference_module.Buffer, n: int) -> TensorRef[reference_module.Buffer]:
+    return TensorRef(buffer, 0, (n,), (4,), np.dtype(np.float32))
+
+
+def test_profiling_activities_are_timed_on_the_workers() -> None:
+    backend = ReferenceBackend()
+    try:
+        q1, q2 = backend.create_queue(0), backend.create_queue(0)
+        device, host = backend.allocate(0, 64, M.DEVICE), backend.allocate(0, 64, M.HOST)
+        backend.launch_op(q1, "relu", [_ref(device, 16)], _ref(device, 16), NO_ATTRS)  # before: not kept
+        backend.synchronize(q1, None)
+        backend.set_profiling(0, True)
+        assert backend.activities(0) == []
+        t0 = time.perf_counter() * 1e3
+        x, y = backend.allocate(0, 64, M.DEVICE), backend.allocate(0, 64, M.DEVICE)
+        backend.upload(q1, x, 0, np.ones(64, np.uint8))
+        record = backend.launch_op(q1, "add", [_ref(x, 16), _ref(x, 16)], _ref(y, 16), NO_ATTRS)
+        marker = backend.record(q1)
+        backend.wait_marker(q2, marker)
+        backend.copy(q2, y, 0, device, 0, 64)
+        backend.copy(q2, device, 0, host, 0, 32)
+        empty = backend.launch_op(q2, "relu", [_ref(x, 0)], _ref(y, 0), NO_ATTRS)  # nothing to compute, still a launch
+        backend.synchronize(q2, None)
+        backend.synchronize(q1, None)
+        t1 = time.perf_counter() * 1e3
+        got = {(a.queue is q2, a.kind, a.name, a.engine): a for a in backend.activities(0)}
+        assert list(got) == [  # q1's work first: q2 waited for its marker
+            (False, "copy", "copy h2d", "h2d"),
+            (False, "kernel", "add", "compute"),
+            (False, "marker", "event", ""),
+            (True, "wait", "wait for event", ""),
+            (True, "copy", "copy d2d", "d2d"),
+            (True, "copy", "copy d2h", "d2h"),
+            (True, "kernel", "relu", "compute"),
+        ]
+        kernel, event, wait = (
+            got[False, "kernel", "add", "compute"],
+            got[False, "marker", "event", ""],
+            got[True, "wait", "wait for event", ""],
+        )
+        assert kernel.handle is record and got[True, "kernel", "relu", "compute"].handle is empty
+        assert event.handle is marker and wait.handle is marker
+        assert kernel.nbytes == 3 * 64 and got[True, "copy", "copy d2h", "d2h"].nbytes == 32
+        assert event.started_ms == event.ended_ms == marker.time_s * 1e3  # an instant: when the queue reached it
+        assert wait.ended_ms >= event.ended_ms  # the wait lasted until the marker completed
+        for a in got.values():
+            assert t0 <= a.submitted_ms <= a.started_ms <= a.ended_ms <= t1, a
+        assert backend.activities(0) == []  # handed over once
+        backend.set_profiling(0, False)
+        backend.launch_op(q1, "add", [_ref(x, 16), _ref(x, 16)], _ref(y, 16), NO_ATTRS)
+        backend.synchronize(q1, None)
+        assert backend.activities(0) == []
+    finally:
+        backend.close()
+
+
+def test_profiling_through_the_front_end(reference: ReferenceBackend, tmp_path: Path) -> None:
+    ctx = wia.create_context(wia.ContextConfig(enable_profiling=True))
+    s1, s2 = wia.create_stream(ctx), wia.create_stream(ctx)
+    x = wia.tensor(np.ones((64, 64), np.float32), ctx=ctx)
+    wia.context_synchronize(ctx)
+    profiler = wia.begin_profiling(ctx)
+    y = wia.matmul(x, x, ctx=ctx, stream=s1)
+    done = wia.create_event()
+    wia.event_record(done, s1)
+    wia.stream_wait_event(s2, done)
+    z = wia.add(y, x, ctx=ctx, stream=s2)
+    np.testing.assert_array_equal(z.numpy(), np.full((64, 64), 65, np.float32))
+    wia.end_profiling(profiler)
+    report = wia.get_profile_report(profiler)
+    assert report.backend == "reference" and report.num_kernels == 2 and report.num_transfers == 1
+    assert {s.name: s.call_count for s in report.kernel_stats} == {"matmul": 1, "add": 1}
+    assert {e.name for e in report.engines} == {"compute", "d2h"}
+    assert report.bytes_transferred == 64 * 64 * 4
+    path = tmp_path / "trace.json"
+    wia.save_profile(profiler, path, wia.ProfileFormat.CHROME_TRACE)
+    events = json.loads(path.read_text())["traceEvents"]
+    flows = {e["ph"]: e for e in events if e["ph"] in "sf"}
+    slices = {(e["tid"], e["name"]): e for e in events if e["ph"] == "X" and e.get("cat") == "device"}
+    tid1 = next(tid for tid, name in slices if name == "matmul")
+    tid2 = next(tid for tid, name in slices if name == "add")
+    assert tid1 != tid2
+    assert flows["s"]["tid"] == tid1 and flows["s"]["ts"] == slices[tid1, "matmul"]["ts"]  # from the producer...
+    assert flows["f"]["tid"] == tid2 and flows["f"]["ts"] == slices[tid2, "add"]["ts"]  # ...to the consumer
+    assert slices[tid2, "add"]["args"]["inputs"] == ["float32[64, 64]", "float32[64, 64]"]

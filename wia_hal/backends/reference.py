@@ -15,12 +15,18 @@ imports nothing of the HAL but its public modules, and nothing of the simulator.
   the host's next wait on that queue (synchronize, wait, query of a later marker, download), and the queue goes
   on. Markers note the host time (``time.perf_counter``) at which the queue reached them, so
   ``event_elapsed_time`` is the real time between two points of a queue.
+- Profiling (SPEC 3.10) is claimed: while the front end has it on for a device, each queue's worker notes the
+  ``time.perf_counter`` time (the protocol's default ``clock_ms``, the one the front end times host calls with)
+  around every command and keeps an :class:`~wia_hal.backend.Activity` for it: ops as ``kernel`` activities named
+  by the op on the ``compute`` engine (with the bytes they read and write), copies, uploads and downloads as
+  ``copy`` activities of their path (``h2d``, ``d2h``, ``d2d``, ``host``), markers and waits as the protocol
+  documents. The front end makes the reports and timelines from them, as for any backend.
 - Ops follow ``docs/numerics.md``: float16/bfloat16 compute in float32 and round once to the output dtype, float64
   in float64; integers wrap; matmul and conv2d round their operands to the arithmetic asked (TF32, FP16, BF16,
   FP8 e4m3) and accumulate in float32 (int32 for int8, float64 for float64).
 - Not offered, and claimed as such: PINNED memory (it would be host memory with no faster or asynchronous
   transfer path than pageable HOST memory, which R-3.5.1-03 asks of it), custom kernels (no OpenCL C compiler
-  here), peer-to-peer copies, profiling, ``explain`` (there is no cost model to explain with).
+  here), peer-to-peer copies, ``explain`` (there is no cost model to explain with).
 
 Options (keyword arguments of ``set_backend("reference", ...)`` or ``WIA_REFERENCE_*`` variables): ``devices``
 (identical devices, default 1), ``memory`` (bytes of device memory per device, an integer with an optional
@@ -45,7 +51,7 @@ import ml_dtypes
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from wia_hal.backend import Backend, TensorRef
+from wia_hal.backend import Activity, ActivityKind, Backend, TensorRef
 from wia_hal.enums import DeviceType, MemoryType
 from wia_hal.errors import InvalidValueError, OutOfMemoryError
 from wia_hal.models import DeviceCapabilities, DeviceInfo
@@ -144,6 +150,42 @@ class _Failure:
     error: BaseException
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class Work:
+    """What a queued command is, for error notes and for the profiler: the kind, name and engine of its
+    :class:`~wia_hal.backend.Activity`, its handle (an op's :class:`Launch`, a :class:`Marker`) and the bytes it
+    moves."""
+
+    kind: ActivityKind
+    name: str
+    engine: str = ""
+    handle: object = None
+    nbytes: float = 0.0
+
+
+class ActivityLog:
+    """The activities of one device's completed commands while it is profiled, in completion order: the workers
+    of its queues add to it, the host takes what is there (:meth:`ReferenceBackend.activities`)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._done: list[Activity[Queue]] = []
+
+    def add(self, activity: Activity[Queue]) -> None:
+        with self._lock:
+            self._done.append(activity)
+
+    def take(self) -> list[Activity[Queue]]:
+        with self._lock:
+            done, self._done = self._done, []
+        return done
+
+
+def _now_ms() -> float:
+    """The clock of activities: ``time.perf_counter`` in milliseconds, as :meth:`Backend.clock_ms` by default."""
+    return time.perf_counter() * 1e3
+
+
 class Queue:
     """An in-order queue: commands (plain callables) run one after the other on the queue's own worker thread.
 
@@ -151,26 +193,32 @@ class Queue:
     the point after command ``i`` is reached when ``completed >= i``. A command that raises does not stop the
     queue: the exception is kept, with its index, until the host waits for a point at or after it
     (:meth:`raise_failures`). The worker starts with the first command and ends at :meth:`stop`, after the work
-    enqueued before it.
+    enqueued before it. While ``log`` is set (the device is profiled) each command's activity goes there, timed
+    on the worker around the command.
     """
 
     def __init__(self, device: int) -> None:
         self.device = device
+        self.label = "a reference queue"
+        """The stream's name (:meth:`ReferenceBackend.name_queue`), for error notes."""
+        self.log: ActivityLog | None = None
         self.submitted = 0
         self.completed = 0
         self._lock = threading.Lock()
         self._has_work = threading.Condition(self._lock)  # the worker waits here for commands
         self._progress = threading.Condition(self._lock)  # the host (and other queues' workers) wait here
-        self._pending: deque[tuple[int, str, Callable[[], object]] | None] = deque()  # None: stop
+        self._pending: deque[tuple[int, Work, Callable[[], object], float] | None] = deque()  # None: stop
         self._failures: list[_Failure] = []
         self._worker: threading.Thread | None = None
 
-    def submit(self, what: str, command: Callable[[], object]) -> int:
-        """Enqueue ``command`` (``what`` names it in error reports) and return its index; returns at once."""
+    def submit(self, work: Work, command: Callable[[], object]) -> int:
+        """Enqueue ``command`` (``work`` says what it is, for error reports and the profiler) and return its index;
+        returns at once."""
+        submitted_ms = _now_ms()
         with self._lock:
             self.submitted += 1
             index = self.submitted
-            self._pending.append((index, what, command))
+            self._pending.append((index, work, command, submitted_ms))
             if self._worker is None:
                 self._start()
             self._has_work.notify()
@@ -188,18 +236,30 @@ class Queue:
                 item = self._pending.popleft()
             if item is None:
                 return
-            index, what, command = item
+            index, work, command, submitted_ms = item
             failure = None
+            started_ms = _now_ms()
             try:
                 command()
             except BaseException as error:  # kept for the host, which sees it at its next wait on this queue
-                failure = _Failure(index, what, error)
+                failure = _Failure(index, work.name, error)
+            ended_ms = _now_ms()
             del item, command  # the command's references (arrays of freed buffers) go now, not at the next one
+            log = self.log
+            if log is not None:  # before the command counts as completed: a host that waited for it finds it here
+                log.add(self._activity(work, submitted_ms, started_ms, ended_ms))
             with self._lock:
                 if failure is not None:
                     self._failures.append(failure)
                 self.completed = index
                 self._progress.notify_all()
+
+    def _activity(self, work: Work, submitted_ms: float, started_ms: float, ended_ms: float) -> Activity[Queue]:
+        if isinstance(work.handle, Marker) and work.kind == "marker":  # an instant: when the queue reached it
+            started_ms = ended_ms = work.handle.time_s * 1e3
+        return Activity(
+            self, work.kind, work.name, work.engine, submitted_ms, started_ms, ended_ms, work.handle, work.nbytes
+        )
 
     def reached(self, index: int) -> bool:
         """Whether command ``index`` (and so everything before it) has run; never blocks."""
@@ -225,7 +285,7 @@ class Queue:
         if not isinstance(error, Exception):  # SystemExit and the like are the worker's, not the host's, to obey
             error = RuntimeError(f"{first.what} raised {first.error!r}")
             error.__cause__ = first.error
-        error.add_note(f"raised by {first.what} (command {first.index} of a reference queue), run asynchronously")
+        error.add_note(f"raised by {first.what} (command {first.index} of {self.label}), run asynchronously")
         for later in due[1:]:
             error.add_note(f"later, {later.what} (command {later.index}) raised {later.error!r} too")
         raise error
@@ -253,6 +313,22 @@ class Marker:
     queue: Queue
     index: int = 0
     time_s: float = math.nan
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Launch:
+    """What ``launch_op`` returns: the record of one op's launch, which its kernel activity carries as its handle
+    (so that the front end can match the activity with the operands it launched). Nothing to explain with."""
+
+    op: OpName
+
+
+def _route(src: MemoryType, dst: MemoryType) -> str:
+    """The path of a copy as a profile names it: ``h2d``, ``d2h``, ``d2d`` or ``host`` (every memory type but
+    DEVICE is host memory the host reads and writes directly)."""
+    if src is MemoryType.DEVICE:
+        return "d2d" if dst is MemoryType.DEVICE else "d2h"
+    return "h2d" if dst is MemoryType.DEVICE else "host"
 
 
 # -- reading and writing tensors ------------------------------------------------------------------------------------
@@ -466,10 +542,14 @@ def _stamp(marker: Marker) -> None:
     marker.time_s = time.perf_counter()
 
 
+def _nothing() -> None:
+    """A queued op with an empty output: nothing to compute, but the launch is still a command of the queue."""
+
+
 # -- the backend ----------------------------------------------------------------------------------------------------
 
 
-class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
+class ReferenceBackend(Backend[Buffer, Queue, Marker, None, Launch]):
     name: ClassVar[str] = "reference"
     ops: ClassVar[frozenset[OpName]] = frozenset(OPS)
 
@@ -480,6 +560,8 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
         """Bytes of budgeted memory (DEVICE, UNIFIED, MANAGED) allocated per device."""
         self._lock = threading.Lock()
         self._queues: set[Queue] = set()
+        self._logs: dict[int, ActivityLog] = {}
+        """The activity log of each profiled device (:meth:`set_profiling`)."""
 
     # discovery
 
@@ -521,7 +603,7 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
             supports_pinned_memory=False,  # no faster, asynchronous DMA path than pageable memory (R-3.5.1-03)
             supports_peer_to_peer=False,
             supports_custom_kernels=False,  # no OpenCL C compiler here
-            supports_profiling=False,
+            supports_profiling=True,  # activities timed on the queues' workers; the front end does the rest
             max_work_group_size=1024,
             max_shared_memory=48 << 10,
             max_streams=64,
@@ -559,7 +641,11 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
         queue = Queue(device)
         with self._lock:
             self._queues.add(queue)
+            queue.log = self._logs.get(device)
         return queue
+
+    def name_queue(self, queue: Queue, label: str) -> None:
+        queue.label = label
 
     def destroy_queue(self, queue: Queue) -> None:
         queue.stop()
@@ -574,18 +660,24 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
     def copy(self, queue: Queue, src: Buffer, src_offset: int, dst: Buffer, dst_offset: int, nbytes: int) -> None:
         source = src.data[src_offset : src_offset + nbytes]
         target = dst.data[dst_offset : dst_offset + nbytes]
-        index = queue.submit("copy", functools.partial(np.copyto, target, source))
+        route = _route(src.memory_type, dst.memory_type)
+        work = Work("copy", f"copy {route}", route, nbytes=nbytes)
+        index = queue.submit(work, functools.partial(np.copyto, target, source))
         if MemoryType.HOST in (src.memory_type, dst.memory_type):  # pageable: the host stages the data itself
             self._finish(queue, index)
 
     def upload(self, queue: Queue, dst: Buffer, offset: int, data: np.ndarray) -> None:
         # Blocking: the caller's (pageable) array is read before this returns, so it may change it afterwards.
-        index = queue.submit("upload", functools.partial(np.copyto, dst.data[offset : offset + data.nbytes], data))
+        route = _route(MemoryType.HOST, dst.memory_type)
+        work = Work("copy", f"copy {route}", route, nbytes=data.nbytes)
+        index = queue.submit(work, functools.partial(np.copyto, dst.data[offset : offset + data.nbytes], data))
         self._finish(queue, index)
 
     def download(self, queue: Queue, src: Buffer, offset: int, nbytes: int) -> np.ndarray:
         out = np.empty(nbytes, np.uint8)
-        index = queue.submit("download", functools.partial(np.copyto, out, src.data[offset : offset + nbytes]))
+        route = _route(src.memory_type, MemoryType.HOST)
+        work = Work("copy", f"copy {route}", route, nbytes=nbytes)
+        index = queue.submit(work, functools.partial(np.copyto, out, src.data[offset : offset + nbytes]))
         self._finish(queue, index)
         return out
 
@@ -596,21 +688,27 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
         inputs: Sequence[TensorRef[Buffer]],
         output: TensorRef[Buffer],
         attrs: OpAttrs,
-    ) -> None:
+    ) -> Launch:
+        launch = Launch(op)
+        work = Work("kernel", op, "compute", launch, sum(ref.nbytes for ref in inputs) + output.nbytes)
         if output.size:  # the views are made now; the worker computes into them later
             views = [_array(ref) for ref in inputs]
-            queue.submit(op, functools.partial(_run_op, OPS[op], views, _array(output), attrs))
+            queue.submit(work, functools.partial(_run_op, OPS[op], views, _array(output), attrs))
+        else:
+            queue.submit(work, _nothing)
+        return launch
 
     # ordering and time
 
     def record(self, queue: Queue) -> Marker:
         marker = Marker(queue)
-        marker.index = queue.submit("record", functools.partial(_stamp, marker))
+        marker.index = queue.submit(Work("marker", "event", handle=marker), functools.partial(_stamp, marker))
         return marker
 
     def wait_marker(self, queue: Queue, marker: Marker) -> None:
         if marker.queue is not queue:  # a marker of the queue itself is behind everything enqueued from now on
-            queue.submit("wait_marker", functools.partial(marker.queue.wait_until, marker.index, None))
+            work = Work("wait", "wait for event", handle=marker)
+            queue.submit(work, functools.partial(marker.queue.wait_until, marker.index, None))
 
     def synchronize(self, queue: Queue, timeout_ms: float | None) -> bool:
         index = queue.submitted
@@ -633,6 +731,21 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, None]):
 
     def elapsed_ms(self, start: Marker, end: Marker) -> float:
         return (end.time_s - start.time_s) * 1e3
+
+    # profiling: clock_ms is the protocol's default (time.perf_counter), the clock the workers time commands on
+
+    def set_profiling(self, device: int, enabled: bool) -> None:
+        with self._lock:
+            log = self._logs.setdefault(device, ActivityLog()) if enabled else None
+            if log is None:
+                self._logs.pop(device, None)
+            for queue in self._queues:
+                if queue.device == device:
+                    queue.log = log
+
+    def activities(self, device: int) -> list[Activity[Queue]]:
+        log = self._logs.get(device)
+        return log.take() if log is not None else []
 
     def close(self) -> None:
         with self._lock:
