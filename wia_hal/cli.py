@@ -11,6 +11,7 @@ import traceback
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import wia_hal as wia
@@ -167,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
             return profile(args.script, args.args, args.output)
         return devices(console)
     except wia.WiaError as e:
-        console.print(f"[red]wia: {e.code.name}: {e}[/red]")
+        console.print(f"[red]wia: {e.code.name}: {escape(str(e))}[/red]")
         return 1
 
 

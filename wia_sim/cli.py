@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from wia_sim.costmodel import TILINGS
@@ -190,13 +191,13 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
         console.print(e.build_log, highlight=False, markup=False)
         return 1
     except KernelTimeout as e:
-        console.print(f"[red]wia-sim: {e}[/red]", highlight=False)
+        console.print(f"[red]wia-sim: {escape(str(e))}[/red]", highlight=False)
         return 1
     except KernelFault as e:
-        console.print(f"[red]wia-sim: check {e.check} failed: {e}[/red]", highlight=False)
+        console.print(f"[red]wia-sim: check {e.check} failed: {escape(str(e))}[/red]", highlight=False)
         return 1
     except (KernelNotFound, UnsupportedKernel, ValueError, OSError) as e:
-        console.print(f"[red]wia-sim: {e}[/red]", highlight=False)
+        console.print(f"[red]wia-sim: {escape(str(e))}[/red]", highlight=False)
         return 1
     groups = report.counts.get("work_groups", 0)
     console.print(
@@ -375,16 +376,20 @@ def roofline(console: Console, args: argparse.Namespace) -> int:
         if not reports:
             return status or 1
     else:
-        if args.args:
-            console.print(f"[red]wia-sim roofline: unexpected arguments after a report: {args.args}[/red]")
+        after = argparse.ArgumentParser(prog="wia-sim roofline REPORT.json", add_help=False)
+        after.add_argument("--output", "-o", type=Path, default=args.output)  # options may follow a report
+        parsed, unknown = after.parse_known_args(args.args)
+        if unknown:
+            console.print(f"wia-sim roofline: unexpected arguments after a report: {unknown}", highlight=False)
             return 2
+        args.output = parsed.output
         reports = [Path(args.target)]
     for path in reports:
         single = args.output is not None and len(reports) == 1
         output = args.output if single else path.with_name(path.name.removesuffix(".json") + ".roofline.png")
         plotted, left_out = plot_roofline(load_report(path), output)
         note = f", {left_out} without FLOPs left out" if left_out else ""
-        console.print(f"{output}: roofline of {path} ({plotted} op signatures{note})", highlight=False)
+        console.print(f"{output}: roofline of {path} ({plotted} op signatures{note})", highlight=False, markup=False)
     return status
 
 
@@ -495,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             models_table(console)
     except (HardwareModelError, RooflineError) as e:
-        console.print(f"[red]wia-sim: {e}[/red]", highlight=False)
+        console.print(f"[red]wia-sim: {escape(str(e))}[/red]", highlight=False)
         return 1
     return 0
 
