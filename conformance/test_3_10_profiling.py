@@ -784,11 +784,14 @@ def _assert_flows(timed: list[dict[str, Any]], call: str) -> None:
 
 
 def _assert_named(events: list[Any], timed: list[dict[str, Any]], call: str) -> None:
-    """Every process with events and every track with slices is named by metadata."""
+    """Every process with events and every track with slices is named by metadata, once."""
     __tracebackhide__ = True
     meta = [e for e in events if e["ph"] == "M"]
-    processes = {e["pid"] for e in meta if e.get("name") == "process_name" and e["args"].get("name")}
-    threads = {(e["pid"], e.get("tid")) for e in meta if e.get("name") == "thread_name" and e["args"].get("name")}
+    processes = [e["pid"] for e in meta if e.get("name") == "process_name" and e["args"].get("name")]
+    threads = [(e["pid"], e.get("tid")) for e in meta if e.get("name") == "thread_name" and e["args"].get("name")]
+    for what, named in (("process", processes), ("thread (pid, tid)", threads)):
+        twice = sorted({str(x) for x in named if named.count(x) > 1})
+        ph.assert_true(not twice, twice, f"each {what} named once (one track, one name)", call)
     for e in timed:
         ph.assert_true(e["pid"] in processes, e["pid"], "a pid named by a process_name event", call)
         if e["ph"] == "X":
