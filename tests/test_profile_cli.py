@@ -18,12 +18,6 @@ import rich.console
 import wia_hal as wia
 from wia_sim.cli import main as sim_main
 
-AUTO_WIRED = "wia_hal.profiling.auto" in sys.modules  # read before anything here imports it
-NOT_WIRED = (
-    "`import wia_hal` does not import wia_hal.profiling.auto yet, so WIA_PROFILE does nothing in a plain "
-    "`python script.py` (wia_hal/profiling/__init__.py needs its one import line)"
-)
-
 SCRIPT = """\
 import sys
 import numpy as np
@@ -149,7 +143,6 @@ def _check_files(prefix: Path) -> wia.ProfileReport:
     return report
 
 
-@pytest.mark.skipif(not AUTO_WIRED, reason=NOT_WIRED)
 def test_wia_profile_environment_profiles_an_unmodified_script(tmp_path: Path) -> None:
     (tmp_path / "model.py").write_text(SCRIPT)
     done = _run(["model.py"], tmp_path, WIA_PROFILE=str(tmp_path / "out" / "run"))
@@ -202,7 +195,6 @@ def test_a_profile_that_cannot_be_written_is_reported_not_raised(tmp_path: Path)
     assert "could not write the profile" in done.stderr and "Traceback" not in done.stderr
 
 
-@pytest.mark.skipif(not AUTO_WIRED, reason=NOT_WIRED)
 def test_wia_sim_profile_runs_a_script_on_the_simulator(tmp_path: Path) -> None:
     (tmp_path / "model.py").write_text(SCRIPT)
     args = ["-m", "wia_sim.cli", "profile", "--hardware", "nvidia-a100-sxm4-80gb", "-o", "sim", "model.py", "4"]
@@ -249,7 +241,6 @@ def test_wia_sim_roofline_rejects_a_file_that_is_not_a_report(
     assert "not a wia profile report" in capsys.readouterr().out
 
 
-@pytest.mark.skipif(not AUTO_WIRED, reason=NOT_WIRED)
 def test_wia_sim_roofline_profiles_a_script_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("matplotlib", reason="the plot extra (pip install 'wia[plot]') is not installed")
     (tmp_path / "model.py").write_text(SCRIPT)

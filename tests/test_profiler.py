@@ -276,14 +276,9 @@ def test_work_beyond_the_drain_interval_is_all_counted(sim: SimBackend) -> None:
     assert report.num_kernels == n and [(s.name, s.call_count) for s in report.kernel_stats] == [("add", n)]
 
 
-# -- known bugs -----------------------------------------------------------------------------------------------------
+# -- bugs found and fixed ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: chrome.py numbers stream tracks 1, 2, ... and engine lanes from 100, so a context that has made "
-    "100 streams (they are kept after destruction, for reports) puts stream 99 and the compute engine on one track",
-)
 def test_stream_and_engine_tracks_never_share_a_tid(tmp_path: Path) -> None:
     ctx = _profiled()
     for _ in range(100):
@@ -297,11 +292,6 @@ def test_stream_and_engine_tracks_never_share_a_tid(tmp_path: Path) -> None:
     assert len(named) == len(set(named))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: a pool's new segment is sampled as memory in use: Context.reserve samples (Profiler.on_memory) "
-    "before MemoryPool._grow has appended the segment, so the pool's free space is not subtracted yet",
-)
 def test_a_growing_pool_is_not_memory_in_use() -> None:
     ctx = _profiled()
     profiler = wia.begin_profiling(ctx)

@@ -136,7 +136,7 @@ class NDRange:
 ActivityKind = Literal["kernel", "copy", "migration", "marker", "wait"]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@dataclass(slots=True, eq=False)
 class Activity(Generic[QueueT]):
     """One piece of device work that completed, as a backend that claims profiling reports it (the front end
     aggregates these into profiles and timelines; ``docs/profiling.md``).
@@ -149,7 +149,8 @@ class Activity(Generic[QueueT]):
     the queue reached the wait to when the marker completed). ``nbytes`` is the memory traffic (bytes copied, or
     read plus written by a kernel), ``flops`` the arithmetic, where the backend knows them; ``bound`` (``compute``,
     ``memory`` or ``launch``), ``algorithm`` and ``precision`` (a key of ``DeviceInfo.peak_flops_by_precision``)
-    only where it can say.
+    only where it can say. Read-only once made (not frozen only because a profiled program makes one per piece of
+    work, and a frozen dataclass costs five times as much to build).
     """
 
     queue: QueueT

@@ -63,6 +63,8 @@ class Context:
         self.pools: list[MemoryPool] = []
         self.default_pool: MemoryPool | None = None
         self.bytes_allocated = 0
+        self.bytes_in_use = 0
+        """Bytes of live allocations: direct ones, and pool blocks at their rounded size (not the pools' segments)."""
         self.memory_limit: int | None = None
         self.timeout_ms: float | None = None
         self.last_error: ErrorDetails | None = None
@@ -103,11 +105,16 @@ class Context:
                 f"{limit} bytes already allocated"
             )
         self.bytes_allocated += nbytes
-        if self.profiler is not None:
-            self.profiler.on_memory()
 
     def unreserve(self, nbytes: int) -> None:
         self.bytes_allocated -= nbytes
+
+    def in_use(self, nbytes: int) -> None:
+        """Count ``nbytes`` more (or fewer) of live allocations."""
+        self.bytes_in_use += nbytes
+
+    def memory_changed(self) -> None:
+        """An allocation or release is complete: the profiler samples the context's memory."""
         if self.profiler is not None:
             self.profiler.on_memory()
 

@@ -13,7 +13,7 @@ import functools
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -172,6 +172,18 @@ class InternalError(WiaError, RuntimeError):
     code = ErrorCode.INTERNAL
 
 
+class StreamHazardError(InvalidValueError):
+    """A backend that checks stream ordering strictly (the simulator's ``hazards="error"``) found that the call
+    would access memory that another stream accesses with nothing ordering the two (no event, stream wait or host
+    synchronization), at least one of them a write: the stream argument is inconsistent with where the data is
+    produced or read. Nothing was enqueued. The message names both commands, both streams, the bytes and the fix."""
+
+
+class StreamHazardWarning(UserWarning):
+    """The same finding as :class:`StreamHazardError`, reported as a warning at the user's call (the simulator's
+    default): the program goes on, with the race in it."""
+
+
 ERROR_CLASSES: dict[ErrorCode, type[WiaError]] = {
     cls.code: cls
     for cls in (
@@ -255,8 +267,13 @@ def set_call_hook(hook: Callable[[str], None] | None) -> None:
     _call_hook = hook or _no_hook
 
 
-CallTracer = Callable[[str], Callable[[], None]]
-"""Told of each outermost public call as it starts; returns what to call when it ends (the profiler's host track)."""
+class CallTracer(Protocol):
+    """Told of each outermost public call as it starts and ends (the profiler's host track)."""
+
+    def enter(self, function: str) -> float: ...
+
+    def exit(self, function: str, started: float) -> None: ...
+
 
 _tracer: CallTracer | None = None
 
@@ -276,18 +293,19 @@ def api(fn: Callable[P, R]) -> Callable[P, R]:
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         global _depth
         try:
-            ended = None
+            tracer = None
             if _depth == 0:
-                if _tracer is not None:
-                    ended = _tracer(name)
+                tracer = _tracer
+                if tracer is not None:
+                    started = tracer.enter(name)
                 _call_hook(name)
             _depth += 1
             try:
                 return fn(*args, **kwargs)
             finally:
                 _depth -= 1
-                if ended is not None:
-                    ended()
+                if tracer is not None:
+                    tracer.exit(name, started)
         except WiaError as e:
             _record(e, args, kwargs)
             raise

@@ -32,7 +32,7 @@ class Memory:
     :func:`alloc`, or :func:`alloc_from_pool` (then ``pool`` is the pool it came from and ``offset`` its place in
     one of the pool's segments)."""
 
-    __slots__ = ("__weakref__", "buffer", "context", "freed", "offset", "pool", "size", "type")
+    __slots__ = ("__weakref__", "buffer", "context", "freed", "offset", "pool", "segment", "size", "type")
 
     def __init__(
         self,
@@ -42,6 +42,7 @@ class Memory:
         memory_type: MemoryType,
         offset: int = 0,
         pool: MemoryPool | None = None,
+        segment: bool = False,
     ) -> None:
         self.context = context
         self.buffer = buffer
@@ -49,6 +50,8 @@ class Memory:
         self.type = memory_type
         self.offset = offset
         self.pool = pool
+        self.segment = segment
+        """A pool's segment: held from the device, but in use only as far as the pool's blocks in it are."""
         self.freed = False
 
     def __repr__(self) -> str:
@@ -69,8 +72,11 @@ class Memory:
             return
         ctx = self.context
         del ctx.memories[id(self)]
+        if not self.segment:
+            ctx.in_use(-self.size)
         ctx.unreserve(self.size)
         ctx.backend.free(self.buffer)
+        ctx.memory_changed()
 
 
 def check_memory(mem: object, ctx: Context | None = None) -> Memory:
@@ -96,8 +102,9 @@ def memory_type_of(value: object) -> MemoryType:
         raise InvalidValueError(f"{value!r} is not a MemoryType ({', '.join(t.name for t in MemoryType)})") from None
 
 
-def allocate(ctx: Context, nbytes: int, memory_type: MemoryType) -> Memory:
-    """Allocate for the HAL's own use (tensors): checks capability and limit; no size rules beyond ``>= 0``."""
+def allocate(ctx: Context, nbytes: int, memory_type: MemoryType, segment: bool = False) -> Memory:
+    """Allocate for the HAL's own use (tensors, a pool's ``segment``): checks capability and limit; no size rules
+    beyond ``>= 0``."""
     flag = _CAPABILITY.get(memory_type)
     if flag is not None and not getattr(ctx.device.capabilities, flag):
         raise NotSupportedError(f"{ctx.device.info.name} does not support {memory_type.name} memory ({flag} is False)")
@@ -107,8 +114,11 @@ def allocate(ctx: Context, nbytes: int, memory_type: MemoryType) -> Memory:
     except BaseException:
         ctx.unreserve(nbytes)
         raise
-    mem = Memory(ctx, buffer, nbytes, memory_type)
+    mem = Memory(ctx, buffer, nbytes, memory_type, segment=segment)
     ctx.memories[id(mem)] = mem
+    if not segment:
+        ctx.in_use(nbytes)
+    ctx.memory_changed()
     return mem
 
 

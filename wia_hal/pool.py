@@ -166,7 +166,7 @@ class MemoryPool:
                     f"memory pool: {need} bytes do not fit: {self.bytes_reserved} of max_size {limit} bytes are "
                     f"reserved, {self.bytes_in_use} in use, largest free block {self._largest_free()} bytes"
                 )
-        segment = Segment(allocate(self.context, size, MemoryType.DEVICE), size)
+        segment = Segment(allocate(self.context, size, MemoryType.DEVICE, segment=True), size)
         self.segments.append(segment)
         self.peak_bytes_reserved = max(self.peak_bytes_reserved, self.bytes_reserved)
         return segment
@@ -200,14 +200,16 @@ class MemoryPool:
         base = segment.memory
         block = Memory(self.context, base.buffer, nbytes, MemoryType.DEVICE, offset=start, pool=self)
         self.blocks[id(block)] = block
-        if self.context.profiler is not None:
-            self.context.profiler.on_memory()
+        self.context.in_use(need)
+        self.context.memory_changed()
         return block
 
     def release_block(self, block: Memory) -> None:
         """Return ``block`` to its segment (called by ``Memory.release``)."""
         segment = next(s for s in self.segments if s.memory.buffer is block.buffer)
-        self.bytes_in_use -= segment.used[block.offset]
+        size = segment.used[block.offset]
+        self.bytes_in_use -= size
+        self.context.in_use(-size)
         segment.give_back(block.offset)
         del self.blocks[id(block)]
         block.freed = True
@@ -216,8 +218,7 @@ class MemoryPool:
             self._release_segment(segment)
         elif self.fragmentation() > self.config.defragment_threshold:
             self.release_free_segments()
-        if self.context.profiler is not None:
-            self.context.profiler.on_memory()
+        self.context.memory_changed()
 
     def _release_segment(self, segment: Segment) -> None:
         self.segments.remove(segment)
@@ -256,6 +257,7 @@ class MemoryPool:
 
     def destroy(self) -> None:
         """Release every segment (live blocks become invalid: using them is ``INVALID_MEMORY``)."""
+        self.context.in_use(-self.bytes_in_use)
         for segment in list(self.segments):
             for start in list(segment.used):
                 segment.give_back(start)

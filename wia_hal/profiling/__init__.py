@@ -13,6 +13,7 @@ import json
 import os
 from pathlib import Path
 
+import wia_hal.profiling.auto  # noqa: F401  (WIA_PROFILE=<prefix>: every context profiled; docs/profiling.md)
 from wia_hal.context import Context, current_context
 from wia_hal.enums import ProfileFormat
 from wia_hal.errors import InvalidValueError, NotSupportedError, api
@@ -64,6 +65,8 @@ def begin_profiling(ctx: Context | None = None) -> Profiler:
             f"begin_profiling: profiling is not enabled on {context!r}; call enable_profiling(ctx) first or create "
             "the context with ContextConfig(enable_profiling=True)"
         )
+    if context.profiler is not None and getattr(context.profiler, "yields_to_program", False):
+        context.profiler.end()  # WIA_PROFILE's window gives way to the program's own (its files are written now)
     if context.profiler is not None:
         raise InvalidValueError(
             f"begin_profiling: {context!r} already has an open window ({context.profiler!r}); end_profiling it first"
@@ -122,9 +125,9 @@ def destroy_profiler(profiler: Profiler) -> None:
     if profiler in active_profilers():
         stop(profiler)
     profiler.destroyed = True
-    profiler.host.clear()
+    profiler.pieces.clear()
     profiler.work.clear()
-    profiler.memory.clear()
+    profiler.samples.clear()
     profiler.launches.clear()
 
 

@@ -152,7 +152,7 @@ def chrome_trace(profiler: Profiler) -> dict[str, Any]:
     for w in shown:
         a = w.activity
         by_engine[f"migration {a.engine}" if a.kind == "migration" else (a.engine or a.kind)].append(w)
-    next_tid = 100
+    next_tid = len(stream_tid) + 1  # engine tracks follow the streams'
     for engine, works in sorted(by_engine.items()):
         works.sort(key=lambda w: (w.activity.started_ms, w.activity.ended_ms))
         lanes = _lanes(works, start)

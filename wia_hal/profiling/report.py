@@ -70,12 +70,14 @@ def _kernel_stats(kernels: list[DeviceWork], timing: bool) -> list[KernelStats]:
 
 
 def _op_stats(kernels: list[DeviceWork], timing: bool) -> list[OpStats]:
-    groups: dict[tuple[str, str], list[DeviceWork]] = defaultdict(list)
-    for w in kernels:
-        signature = w.launch.signature if w.launch is not None else w.activity.name
-        groups[(w.activity.name, signature)].append(w)
+    groups: dict[object, list[DeviceWork]] = defaultdict(list)
+    for w in kernels:  # grouped by what was launched, formatted once per group
+        groups[(w.activity.name, w.launch.key) if w.launch is not None else w.activity.name].append(w)
     stats = []
-    for (name, signature), calls in groups.items():
+    for calls in groups.values():
+        first = calls[0]
+        name = first.activity.name
+        signature = first.launch.signature if first.launch is not None else name
         seconds = sum(max(w.activity.ended_ms - w.activity.started_ms, 0.0) for w in calls) / 1e3 if timing else 0.0
         flops = sum(w.activity.flops for w in calls)
         nbytes = sum(w.activity.nbytes for w in calls)
@@ -108,8 +110,10 @@ def build_report(profiler: Profiler) -> ProfileReport:
     transfers = [w for w in profiler.work if w.activity.kind in ("copy", "migration")]
     busy = kernels + transfers
 
+    span = {id(w): _span(w, start, end) for w in busy} if timing else {}
+
     def spans(works: Iterable[DeviceWork]) -> list[Interval]:
-        return [_span(w, start, end) for w in works] if timing else []
+        return [span[id(w)] for w in works] if timing else []
 
     streams: dict[str, list[DeviceWork]] = defaultdict(list)
     engines: dict[str, list[DeviceWork]] = defaultdict(list)
@@ -127,9 +131,7 @@ def build_report(profiler: Profiler) -> ProfileReport:
         total_time_ms=total,
         kernel_time_ms=min(union_ms(spans(kernels)), total),
         memory_time_ms=min(union_ms(spans(transfers)), total),
-        host_time_ms=min(union_ms((h.start_ms, h.end_ms) for h in profiler.host if h.depth == 0), total)
-        if timing
-        else 0.0,
+        host_time_ms=min(union_ms((p[2], p[3]) for p in profiler.pieces if p[4] == 0), total) if timing else 0.0,
         peak_memory_bytes=profiler.peak_reserved,
         peak_memory_in_use_bytes=profiler.peak_in_use,
         num_kernels=len(kernels),

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from wia_hal.backend import Activity, AnyBackend, BufferArg, KernelArg, NDRange, TensorRef
@@ -24,6 +25,10 @@ if TYPE_CHECKING:
 DRAIN_EVERY = 1024
 """Outermost API calls between two collections of completed activities while profiling: the backend then holds
 at most about this many, whatever the program's length."""
+
+
+HostPiece = tuple[int, str, float, float, int]
+"""How a host slice is kept while profiling: thread ident, name, start, end, depth (a tuple: one per call)."""
 
 
 @dataclass(slots=True)
@@ -40,24 +45,51 @@ class HostSlice:
     args: dict[str, Any] | None = None
 
 
-@dataclass(slots=True)
 class Launch:
     """What the front end knows of a launch that the backend's activity does not: the op or kernel and its
-    operands (shapes, dtypes, attributes), so that the report can group by signature and the timeline show them."""
+    operands (shapes, dtypes, attributes), so that the report can group by signature and the timeline show them.
+    Kept as given and formatted only when read (a profiled program makes one per launch)."""
 
-    name: str
-    inputs: tuple[tuple[tuple[int, ...], str], ...]
-    output: tuple[tuple[int, ...], str] | None
-    attrs: dict[str, Any]
+    __slots__ = ("_attrs", "inputs", "name", "output")
+
+    def __init__(
+        self,
+        name: str,
+        inputs: tuple[tuple[tuple[int, ...], Any], ...],
+        output: tuple[tuple[int, ...], Any] | None,
+        attrs: OpAttrs | dict[str, Any] | None,
+    ) -> None:
+        self.name = name
+        self.inputs = inputs
+        self.output = output
+        self._attrs = attrs
+
+    @property
+    def key(self) -> object:
+        """What two launches of one signature share (hashable)."""
+        attrs: object = self._attrs
+        try:
+            hash(attrs)
+        except TypeError:  # a dict, or a model with a list field
+            attrs = repr(attrs)
+        return (self.name, self.inputs, self.output, attrs)
+
+    @property
+    def attrs(self) -> dict[str, Any]:
+        attrs = self._attrs
+        if attrs is None:
+            return {}
+        return attrs if isinstance(attrs, dict) else _attrs(attrs)
 
     @property
     def signature(self) -> str:
-        def operand(shape: tuple[int, ...], dtype: str) -> str:
-            return f"{dtype}[{','.join(map(str, shape))}]"
+        def operand(shape: tuple[int, ...], dtype: Any) -> str:
+            return f"{getattr(dtype, 'name', dtype)}[{','.join(map(str, shape))}]"
 
         text = ", ".join(operand(*i) for i in self.inputs)
-        if self.attrs:
-            text += (", " if text else "") + ", ".join(f"{k}={v}" for k, v in self.attrs.items())
+        attrs = self.attrs
+        if attrs:
+            text += (", " if text else "") + ", ".join(f"{k}={v}" for k, v in attrs.items())
         out = f" -> {operand(*self.output)}" if self.output is not None else ""
         return f"{self.name}({text}){out}"
 
@@ -100,9 +132,10 @@ class Profiler:
     start_ms: float
     end_ms: float | None = None
     destroyed: bool = False
-    host: list[HostSlice] = field(default_factory=list)
+    pieces: list[HostPiece] = field(default_factory=list)
+    threads: dict[int, str] = field(default_factory=dict)
     work: list[DeviceWork] = field(default_factory=list)
-    memory: list[MemorySample] = field(default_factory=list)
+    samples: list[tuple[float, int, int]] = field(default_factory=list)
     launches: dict[int, tuple[object, Launch]] = field(default_factory=dict)
     api_calls: int = 0
     peak_reserved: int = 0
@@ -134,9 +167,9 @@ class Profiler:
     def on_op(
         self, record: object, op: str, inputs: Sequence[TensorRef[Any]], out: TensorRef[Any], attrs: OpAttrs
     ) -> None:
-        if self.config.enable_kernel_profiling:
-            shapes = tuple((ref.shape, ref.dtype.name) for ref in inputs)
-            self.on_launch(record, Launch(op, shapes, (out.shape, out.dtype.name), _attrs(attrs)))
+        if self.config.enable_kernel_profiling and record is not None:
+            operands = tuple([(ref.shape, ref.dtype) for ref in inputs])
+            self.launches[id(record)] = (record, Launch(op, operands, (out.shape, out.dtype), attrs))
 
     def on_kernel(self, record: object, name: str, ndrange: NDRange, args: Sequence[KernelArg[Any]]) -> None:
         if self.config.enable_kernel_profiling:
@@ -151,17 +184,30 @@ class Profiler:
         if not self.config.enable_memory_tracking:
             return
         ctx = self.context
-        reserved = ctx.bytes_allocated
-        in_use = reserved - sum(p.bytes_reserved - p.bytes_in_use for p in ctx.pools)
-        self.peak_reserved = max(self.peak_reserved, reserved)
-        self.peak_in_use = max(self.peak_in_use, in_use)
-        self.memory.append(MemorySample(self.backend.clock_ms(), reserved, in_use))
+        reserved, in_use = ctx.bytes_allocated, ctx.bytes_in_use
+        if reserved > self.peak_reserved:
+            self.peak_reserved = reserved
+        if in_use > self.peak_in_use:
+            self.peak_in_use = in_use
+        self.samples.append((self.backend.clock_ms(), reserved, in_use))
 
-    def on_host(self, piece: HostSlice) -> None:
-        if piece.depth == 0:
+    def on_host(self, piece: HostPiece) -> None:
+        if piece[4] == 0:
             self.api_calls += 1
         if self.config.enable_timing:
-            self.host.append(piece)
+            self.pieces.append(piece)
+            if piece[0] not in self.threads:
+                self.threads[piece[0]] = threading.current_thread().name
+
+    @property
+    def host(self) -> list[HostSlice]:
+        """The host's slices, in the order they ended."""
+        names = self.threads
+        return [HostSlice(t, names.get(t, str(t)), n, a, b, d) for t, n, a, b, d in self.pieces]
+
+    @property
+    def memory(self) -> list[MemorySample]:
+        return [MemorySample(*sample) for sample in self.samples]
 
     def take(self, activities: Sequence[Activity[Any]], streams: dict[int, str]) -> None:
         """Keep the activities of this context's queues submitted inside the window."""
@@ -184,29 +230,31 @@ def active_profilers() -> list[Profiler]:
     return _active
 
 
-def _thread() -> tuple[int, str]:
-    thread = threading.current_thread()
-    return thread.ident or 0, thread.name
+class _Tracer:
+    """The call tracer (see :func:`wia_hal.errors.set_call_tracer`): a host slice per outermost API call, and a
+    collection of completed activities every :data:`DRAIN_EVERY` calls."""
 
+    def __init__(self) -> None:
+        self.since_drain = 0
 
-def _trace(name: str) -> Callable[[], None]:
-    """The call tracer (see :func:`wia_hal.errors.set_call_tracer`): a host slice per outermost API call."""
-    backend = _active[0].backend
-    start = backend.clock_ms()
-    ident, thread_name = _thread()
+    def enter(self, function: str) -> float:
+        return _active[0].backend.clock_ms() if _active else 0.0
 
-    def ended() -> None:
-        global _since_drain
-        end = backend.clock_ms()
-        for profiler in list(_active):
-            profiler.on_host(HostSlice(ident, thread_name, name, start, end, 0))
-        _since_drain += 1
-        if _since_drain >= DRAIN_EVERY:
-            _since_drain = 0
+    def exit(self, function: str, started: float) -> None:
+        if not _active:  # the call ended the last window
+            return
+        backend = _active[0].backend
+        piece = (get_ident(), function, started, backend.clock_ms(), 0)
+        for profiler in _active:
+            profiler.on_host(piece)
+        self.since_drain += 1
+        if self.since_drain >= DRAIN_EVERY:
+            self.since_drain = 0
             for device in {p.device for p in _active}:
                 collect(backend, device)
 
-    return ended
+
+_tracer = _Tracer()
 
 
 def stream_labels(ctx: Context) -> dict[int, str]:
@@ -244,27 +292,29 @@ class TimedBackend:
 
     def __init__(self, backend: AnyBackend, profiler: Profiler) -> None:
         self._backend = backend
-        self._profiler = profiler
+        if profiler.config.enable_timing:
+            for name, label in self._TIMED.items():
+                setattr(self, name, self._timed(getattr(backend, name), name, label, profiler))
 
-    def __getattr__(self, name: str) -> Any:
-        attribute = getattr(self._backend, name)
-        label = self._TIMED.get(name)
-        if label is None or not self._profiler.config.enable_timing:
-            return attribute
-        profiler, clock = self._profiler, self._backend.clock_ms
+    def __getattr__(self, name: str) -> Any:  # what is not timed is the backend's own
+        return getattr(self._backend, name)
+
+    @staticmethod
+    def _timed(method: Callable[..., Any], name: str, label: str, profiler: Profiler) -> Callable[..., Any]:
+        clock, on_host = profiler.backend.clock_ms, profiler.on_host
 
         def timed(*args: Any, **kwargs: Any) -> Any:
             start = clock()
             try:
-                return attribute(*args, **kwargs)
+                return method(*args, **kwargs)
             finally:
-                ident, thread_name = _thread()
-                what = label
                 if name == "launch_op":
                     what = f"launch {args[1]}"
                 elif name == "allocate":
-                    what = f"allocate {args[1]:,} B"
-                profiler.on_host(HostSlice(ident, thread_name, what, start, clock(), 1))
+                    what = f"allocate {args[1]} B {getattr(args[2], 'name', args[2])}"
+                else:
+                    what = label
+                on_host((get_ident(), what, start, clock(), 1))
 
         return timed
 
@@ -278,7 +328,7 @@ def start(profiler: Profiler) -> None:
     _active.append(profiler)
     ctx.profiler = profiler
     ctx.backend = TimedBackend(profiler.backend, profiler)  # type: ignore[assignment]
-    set_call_tracer(_trace)
+    set_call_tracer(_tracer)
     profiler.on_memory()
 
 
