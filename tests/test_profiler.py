@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import gc
 import json
+import statistics
 import threading
 import time
 from collections.abc import Iterator
@@ -332,12 +333,14 @@ def _adds(profile: bool, n: int = 2000) -> tuple[float, float]:
 
 
 def test_what_profiling_costs(capsys: pytest.CaptureFixture[str]) -> None:
-    """On and off, interleaved, best of 5 (CPU time: the wall clock of a shared machine is noise). Asserts only a
-    bound for gross regressions; the ratio is printed (``pytest -s``) and compared with :data:`COST_TARGET`."""
+    """Off and on back to back, 7 pairs; the median of the pairs' ratios (a pair runs within a fraction of a second,
+    so a shared machine's load, which changes more slowly, mostly cancels; CPU time, since the sim backend runs on the
+    calling thread). Asserts only a bound for gross regressions (an accidental O(n^2) is far beyond it); the ratio is
+    printed (``pytest -s``) against :data:`COST_TARGET`."""
     _adds(False), _adds(True)
-    runs = [(_adds(False), _adds(True)) for _ in range(5)]
-    cpu_ratio = min(on[0] for _, on in runs) / min(off[0] for off, _ in runs)
-    wall_ratio = min(on[1] for _, on in runs) / min(off[1] for off, _ in runs)
+    pairs = [(_adds(False), _adds(True)) for _ in range(7)]
+    cpu_ratio = statistics.median(on[0] / off[0] for off, on in pairs)
+    wall_ratio = statistics.median(on[1] / off[1] for off, on in pairs)
     with capsys.disabled():
         print(f"\nprofiling 2000 adds: {cpu_ratio:.2f}x CPU time, {wall_ratio:.2f}x wall time (target {COST_TARGET}x)")
-    assert cpu_ratio <= 2.0
+    assert cpu_ratio <= 2.5
