@@ -115,8 +115,9 @@ class Context:
 
     def memory_changed(self) -> None:
         """An allocation or release is complete: the profiler samples the context's memory."""
-        if self.profiler is not None:
-            self.profiler.on_memory()
+        profiler = self.profiler
+        if profiler is not None and profiler.config.enable_memory_tracking:
+            profiler.on_memory()
 
     def wait_timeout(self, what: str, ok: bool, timeout_ms: float | None) -> None:
         if not ok:

@@ -125,10 +125,7 @@ def destroy_profiler(profiler: Profiler) -> None:
     if profiler in active_profilers():
         stop(profiler)
     profiler.destroyed = True
-    profiler.pieces.clear()
-    profiler.work.clear()
-    profiler.samples.clear()
-    profiler.launches.clear()
+    profiler.forget()
 
 
 __all__ = [

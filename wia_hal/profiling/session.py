@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from threading import get_ident
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from wia_hal.backend import Activity, AnyBackend, BufferArg, KernelArg, NDRange, TensorRef
+from wia_hal.backend import Activity, ActivityKind, AnyBackend, BufferArg, KernelArg, NDRange, TensorRef
 from wia_hal.errors import set_call_tracer
 from wia_hal.models import ProfilerConfig
 from wia_hal.opset import OpAttrs
@@ -26,6 +26,10 @@ DRAIN_EVERY = 1024
 """Outermost API calls between two collections of completed activities while profiling: the backend then holds
 at most about this many, whatever the program's length."""
 
+
+Row = tuple[ActivityKind, str, str, str, float, float, float, float, float, str, str, str, int, int]
+"""One activity as kept: kind, name, stream, engine, submitted, started, ended, bytes, FLOPs, bound, algorithm,
+precision, the index of its launch's signature and of its handle (-1: none)."""
 
 HostPiece = tuple[int, str, float, float, int]
 """How a host slice is kept while profiling: thread ident, name, start, end, depth (a tuple: one per call)."""
@@ -134,12 +138,19 @@ class Profiler:
     destroyed: bool = False
     pieces: list[HostPiece] = field(default_factory=list)
     threads: dict[int, str] = field(default_factory=dict)
-    work: list[DeviceWork] = field(default_factory=list)
     samples: list[tuple[float, int, int]] = field(default_factory=list)
-    launches: dict[int, tuple[object, Launch]] = field(default_factory=dict)
+    launches: dict[int, tuple[Any, ...]] = field(default_factory=dict)
+    """Launches whose activity has not come back yet, by the id of the backend's record (kept alive meanwhile)."""
+    rows: list[Row] = field(default_factory=list)
+    """The window's device work, one tuple of plain values per activity: a long profile then costs the garbage
+    collector nothing (tuples of numbers and strings are not tracked), where an object per activity made
+    profiling half again as slow."""
+    signatures: list[Launch] = field(default_factory=list)
+    signature_index: dict[object, int] = field(default_factory=dict)
+    handles: list[object] = field(default_factory=list)
+    handle_index: dict[int, int] = field(default_factory=dict)
+    _work: list[DeviceWork] | None = None
     api_calls: int = 0
-    peak_reserved: int = 0
-    peak_in_use: int = 0
 
     def __repr__(self) -> str:
         state = "destroyed" if self.destroyed else ("ended" if self.end_ms is not None else "active")
@@ -168,8 +179,8 @@ class Profiler:
         self, record: object, op: str, inputs: Sequence[TensorRef[Any]], out: TensorRef[Any], attrs: OpAttrs
     ) -> None:
         if self.config.enable_kernel_profiling and record is not None:
-            operands = tuple([(ref.shape, ref.dtype) for ref in inputs])
-            self.launches[id(record)] = (record, Launch(op, operands, (out.shape, out.dtype), attrs))
+            operands = tuple([(ref.shape, ref.dtype) for ref in inputs])  # not the refs: they hold the buffers
+            self.launches[id(record)] = (record, op, operands, (out.shape, out.dtype), attrs)
 
     def on_kernel(self, record: object, name: str, ndrange: NDRange, args: Sequence[KernelArg[Any]]) -> None:
         if self.config.enable_kernel_profiling:
@@ -181,15 +192,17 @@ class Profiler:
             self.on_launch(record, Launch(name, buffers, None, attrs))
 
     def on_memory(self) -> None:
-        if not self.config.enable_memory_tracking:
-            return
+        """Sample the context's memory (only while tracking memory: see :meth:`Context.memory_changed`)."""
         ctx = self.context
-        reserved, in_use = ctx.bytes_allocated, ctx.bytes_in_use
-        if reserved > self.peak_reserved:
-            self.peak_reserved = reserved
-        if in_use > self.peak_in_use:
-            self.peak_in_use = in_use
-        self.samples.append((self.backend.clock_ms(), reserved, in_use))
+        self.samples.append((self.backend.clock_ms(), ctx.bytes_allocated, ctx.bytes_in_use))
+
+    @property
+    def peak_reserved(self) -> int:
+        return max((sample[1] for sample in self.samples), default=0)
+
+    @property
+    def peak_in_use(self) -> int:
+        return max((sample[2] for sample in self.samples), default=0)
 
     def on_host(self, piece: HostPiece) -> None:
         if piece[4] == 0:
@@ -212,12 +225,80 @@ class Profiler:
     def take(self, activities: Sequence[Activity[Any]], streams: dict[int, str]) -> None:
         """Keep the activities of this context's queues submitted inside the window."""
         start, end = self.start_ms, self.end_ms
-        for activity in activities:
-            label = streams.get(id(activity.queue))
-            if label is None or activity.submitted_ms < start or (end is not None and activity.submitted_ms > end):
+        if end is None:
+            end = float("inf")
+        pop, signature_of, handle_of = self.launches.pop, self._signature, self._handle
+        append = self.rows.append
+        for a in activities:
+            label = streams.get(id(a.queue))
+            if label is None or not start <= a.submitted_ms <= end:
                 continue
-            found = self.launches.get(id(activity.handle)) if activity.handle is not None else None
-            self.work.append(DeviceWork(activity, label, found[1] if found else None))
+            signature = handle = -1
+            kind = a.kind
+            if a.handle is not None:
+                if kind == "kernel":
+                    found = pop(id(a.handle), None)
+                    if found is not None:
+                        signature = signature_of(found)
+                elif kind in ("marker", "wait"):
+                    handle = handle_of(a.handle)
+            append(
+                (kind, a.name, label, a.engine, a.submitted_ms, a.started_ms, a.ended_ms, a.nbytes, a.flops,
+                 a.bound, a.algorithm, a.precision, signature, handle)
+            )  # fmt: skip
+        self._work = None
+
+    def _signature(self, found: tuple[Any, ...]) -> int:
+        """The index of a launch's signature, from what ``on_op`` (record, op, input refs, output ref, attribute
+        model) or ``on_kernel`` (record, Launch) kept."""
+        if len(found) == 2:
+            launch: Launch = found[1]
+            key = launch.key
+        else:
+            _, op, operands, output, attrs = found
+            values = tuple(attrs.__dict__.values())
+            key = (op, operands, output, type(attrs), values)
+            try:
+                hash(key)
+            except TypeError:  # a model with a list field
+                key = (op, operands, output, repr(attrs))
+        index = self.signature_index.get(key)
+        if index is None:
+            if len(found) != 2:
+                launch = Launch(op, operands, output, attrs)
+            index = self.signature_index[key] = len(self.signatures)
+            self.signatures.append(launch)
+        return index
+
+    def _handle(self, handle: object) -> int:
+        index = self.handle_index.get(id(handle))
+        if index is None:
+            index = self.handle_index[id(handle)] = len(self.handles)
+            self.handles.append(handle)  # kept: its id stays unique
+        return index
+
+    @property
+    def work(self) -> list[DeviceWork]:
+        """The window's device work as records (made on first use after new work came in)."""
+        if self._work is None:
+            signatures, handles = self.signatures, self.handles
+            self._work = [
+                DeviceWork(
+                    Activity(None, kind, name, engine, sub, st, en, handles[h] if h >= 0 else None, nb, fl, b, al, pr),
+                    stream,
+                    signatures[sig] if sig >= 0 else None,
+                )
+                for kind, name, stream, engine, sub, st, en, nb, fl, b, al, pr, sig, h in self.rows
+            ]
+        return self._work
+
+    def forget(self) -> None:
+        """Drop everything kept (``destroy_profiler``)."""
+        for kept in (self.pieces, self.samples, self.rows, self.signatures, self.handles):
+            kept.clear()
+        for index in (self.launches, self.signature_index, self.handle_index):
+            index.clear()
+        self._work = None
 
 
 # -- the profilers alive in this process and the hooks they install ---------------------------------------------------
@@ -292,6 +373,7 @@ class TimedBackend:
 
     def __init__(self, backend: AnyBackend, profiler: Profiler) -> None:
         self._backend = backend
+        self.ops, self.name = backend.ops, backend.name  # read by every launch: no __getattr__ for them
         if profiler.config.enable_timing:
             for name, label in self._TIMED.items():
                 setattr(self, name, self._timed(getattr(backend, name), name, label, profiler))
@@ -301,20 +383,35 @@ class TimedBackend:
 
     @staticmethod
     def _timed(method: Callable[..., Any], name: str, label: str, profiler: Profiler) -> Callable[..., Any]:
-        clock, on_host = profiler.backend.clock_ms, profiler.on_host
+        clock, pieces = profiler.backend.clock_ms, profiler.pieces
+        profiler.threads.setdefault(get_ident(), threading.current_thread().name)
+        if name == "launch_op":  # the slice names the op: "launch matmul"
+
+            def launch(queue: Any, op: str, *args: Any) -> Any:
+                start = clock()
+                try:
+                    return method(queue, op, *args)
+                finally:
+                    pieces.append((get_ident(), f"launch {op}", start, clock(), 1))
+
+            return launch
+        if name == "allocate":  # "allocate 4096 B DEVICE"
+
+            def allocate(device: int, nbytes: int, memory_type: Any) -> Any:
+                start = clock()
+                try:
+                    return method(device, nbytes, memory_type)
+                finally:
+                    pieces.append((get_ident(), f"allocate {nbytes} B {memory_type.name}", start, clock(), 1))
+
+            return allocate
 
         def timed(*args: Any, **kwargs: Any) -> Any:
             start = clock()
             try:
                 return method(*args, **kwargs)
             finally:
-                if name == "launch_op":
-                    what = f"launch {args[1]}"
-                elif name == "allocate":
-                    what = f"allocate {args[1]} B {getattr(args[2], 'name', args[2])}"
-                else:
-                    what = label
-                on_host((get_ident(), what, start, clock(), 1))
+                pieces.append((get_ident(), label, start, clock(), 1))
 
         return timed
 
@@ -329,7 +426,7 @@ def start(profiler: Profiler) -> None:
     ctx.profiler = profiler
     ctx.backend = TimedBackend(profiler.backend, profiler)  # type: ignore[assignment]
     set_call_tracer(_tracer)
-    profiler.on_memory()
+    ctx.memory_changed()
 
 
 def stop(profiler: Profiler) -> None:
