@@ -26,8 +26,21 @@ Finish = Callable[[], None]
 Steps = Generator[simpy.Event, Any, None]
 
 
+Label = str | tuple[str, tuple[int, ...], np.dtype]
+"""A command's description: text, or an op's ``(name, output shape, output dtype)``, formatted only when read
+(formatting costs more than the rest of an op's bookkeeping)."""
+
+
+def describe(label: Label) -> str:
+    """``label`` as text: ``matmul -> (64, 64) float32`` for an op's parts."""
+    if isinstance(label, str):
+        return label
+    name, shape, dtype = label
+    return f"{name} -> {shape} {dtype.name}"
+
+
 class Command:
-    __slots__ = ("done", "ended", "started", "stream", "submitted")
+    __slots__ = ("_label", "done", "ended", "epoch", "started", "stream", "submitted")
 
     def __init__(self) -> None:
         self.stream: Stream | None = None
@@ -36,6 +49,29 @@ class Command:
         self.started = -1.0
         self.ended = -1.0
         self.done = False
+        self.epoch = 0
+        """Its place in its stream: how many commands the stream had been given, this one included."""
+        self._label: Label | None = None
+
+    @property
+    def label(self) -> str:
+        """What the command is, in words a user recognizes (``matmul -> (64, 64) float32``, ``copy of 4096 bytes
+        (h2d)``); whoever submits it may set it (text, or an op's parts: see :data:`Label`)."""
+        label = self._label
+        return self._default_label() if label is None else describe(label)
+
+    @label.setter
+    def label(self, value: Label) -> None:
+        self._label = value
+
+    @property
+    def label_parts(self) -> Label:
+        """The label as it was set, unformatted (for records that keep many labels cheaply)."""
+        label = self._label
+        return self._default_label() if label is None else label
+
+    def _default_label(self) -> str:
+        return type(self).__name__.lower()
 
     def run(self, stream: Stream) -> Steps | None:
         raise NotImplementedError(f"{type(self).__name__} must implement run")
@@ -52,8 +88,10 @@ class Kernel(Command):
         cost: KernelCost,
         start: Callable[[], Finish] | None,
         touches: tuple[tuple[Buffer, int, int], ...] = (),
+        label: Label | None = None,
     ) -> None:
         super().__init__()
+        self._label = label
         self.cost = cost
         self.duration = cost.duration_s
         self.start = start
@@ -64,6 +102,9 @@ class Kernel(Command):
 
     def __repr__(self) -> str:
         return f"<kernel {self.cost.name} ({self.cost.algorithm})>"
+
+    def _default_label(self) -> str:
+        return self.cost.name
 
 
 class Copy(Command):
@@ -88,6 +129,9 @@ class Copy(Command):
 
     def __repr__(self) -> str:
         return f"<{self.cost.route} copy of {self.cost.nbytes} bytes>"
+
+    def _default_label(self) -> str:
+        return f"copy of {self.cost.nbytes} bytes ({self.cost.route})"
 
     def run(self, stream: Stream) -> Steps:
         env = stream.env
@@ -124,7 +168,10 @@ class Prefetch(Command):
         self.buffer, self.lo, self.hi, self.to_device = buffer, lo, hi, to_device
 
     def __repr__(self) -> str:
-        return f"<prefetch of {self.hi - self.lo} bytes to the {'device' if self.to_device else 'host'}>"
+        return f"<{self._default_label()}>"
+
+    def _default_label(self) -> str:
+        return f"prefetch of {self.hi - self.lo} bytes to the {'device' if self.to_device else 'host'}"
 
     def run(self, stream: Stream) -> Steps:
         env = stream.env
@@ -147,6 +194,9 @@ class Marker(Command):
         super().__init__()
         self._reached: simpy.Event | None = None
 
+    def _default_label(self) -> str:
+        return "event record"
+
     def run(self, stream: Stream) -> None:
         self.started = stream.env.now
         if self._reached is not None:
@@ -167,6 +217,9 @@ class Wait(Command):
     def __init__(self, marker: Marker) -> None:
         super().__init__()
         self.marker = marker
+
+    def _default_label(self) -> str:
+        return "wait for an event"
 
     def run(self, stream: Stream) -> Steps | None:
         if self.marker.done:

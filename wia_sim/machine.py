@@ -14,6 +14,7 @@ import math
 import simpy
 
 from wia_sim.commands import Command
+from wia_sim.hazards import HazardDetector, StreamHazard
 from wia_sim.heap import Heap
 from wia_sim.hwmodel import HardwareModel
 from wia_sim.memory import Buffer, MemoryKind
@@ -51,8 +52,8 @@ class Device:
         }
         self.heap = Heap(int(model.memory.size), int(model.memory.alignment))
 
-    def stream(self) -> Stream:
-        return Stream(self)
+    def stream(self, label: str = "") -> Stream:
+        return Stream(self, label)
 
     def allocate(self, kind: MemoryKind, nbytes: int) -> Buffer:
         """Allocate ``nbytes``; device memory is placed in the heap (raises ``HeapFullError`` when nothing fits)."""
@@ -65,14 +66,25 @@ class Device:
         if buffer.address is not None:
             self.heap.release(buffer.address)
         buffer.freed = True
+        detector = self.machine.detector
+        if detector is not None:  # its accesses no longer matter (HazardDetector.forget, inlined: once per free)
+            detector.shadows.pop(buffer, None)
 
 
 class Machine:
-    """A host with ``num_devices`` identical devices of one hardware model."""
+    """A host with ``num_devices`` identical devices of one hardware model.
 
-    def __init__(self, model: HardwareModel, num_devices: int = 1, numerics: bool = True) -> None:
+    ``hazards``: check every submission for stream hazards (:mod:`wia_sim.hazards`); the findings are kept in
+    :attr:`hazards`, and ``detector.handler`` (when set) is told of each as it is found.
+    """
+
+    def __init__(self, model: HardwareModel, num_devices: int = 1, numerics: bool = True, hazards: bool = True) -> None:
         self.model = model
         self.numerics = numerics
+        self.stream_count = 0
+        self.hazards: list[StreamHazard] = []
+        """Every stream hazard found, in the order the later command of each was submitted."""
+        self.detector: HazardDetector | None = HazardDetector(self) if hazards else None
         self.env = simpy.Environment()
         self.host_time = 0.0
         self.faults: list[tuple[Command, Exception]] = []
@@ -98,10 +110,12 @@ class Machine:
         """The host spends ``seconds`` in a call."""
         self.host_time += seconds
 
-    def wait(self, command: Command, timeout_s: float = math.inf) -> bool:
+    def wait(self, command: Command, timeout_s: float = math.inf, observe: bool = True) -> bool:
         """Run device time until ``command`` completes or the host has waited ``timeout_s``.
 
-        Returns False on timeout (the host clock then stands at the deadline).
+        Returns False on timeout (the host clock then stands at the deadline). ``observe``: the host's program
+        waited (a synchronization, a blocking transfer), so what it submits next is ordered after ``command``;
+        False for a wait the machine imposes (a full queue), which orders nothing for the hazard detector.
         """
         env = self.env
         deadline = self.host_time + timeout_s
@@ -115,8 +129,15 @@ class Machine:
             env.step()
         if command.ended > self.host_time:
             self.host_time = command.ended
+        if observe and self.detector is not None:
+            self.detector.observed(command)
         self._report_faults()
         return True
+
+    def observed(self, command: Command) -> None:
+        """The host found ``command`` complete without waiting (a query): later submissions are ordered after it."""
+        if command.done and self.detector is not None:
+            self.detector.observed(command)
 
     def catch_up(self) -> None:
         """Run device time up to the host clock (what a non-blocking query observes)."""

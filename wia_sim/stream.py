@@ -7,15 +7,16 @@ slower, and a stream's order is the queue's order anyway.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import simpy
 
-from wia_sim.commands import Command, Kernel
+from wia_sim.commands import Command, Kernel, Prefetch, Wait
 from wia_sim.migration import migrate
 
 if TYPE_CHECKING:
+    from wia_sim.hazards import Access
     from wia_sim.machine import Device
 
 
@@ -31,23 +32,65 @@ finished work still holds, so a long loop does not keep every intermediate resul
 
 
 class Stream:
-    __slots__ = ("_idle", "current", "device", "env", "last", "machine", "queue")
+    __slots__ = (
+        "_idle",
+        "clock",
+        "current",
+        "device",
+        "env",
+        "epoch",
+        "index",
+        "label",
+        "last",
+        "machine",
+        "queue",
+        "snap_clocks",
+        "snap_epochs",
+    )
 
-    def __init__(self, device: Device) -> None:
+    def __init__(self, device: Device, label: str = "") -> None:
         self.device = device
-        self.machine = device.machine
+        machine = self.machine = device.machine
         self.env = device.env
         self.queue: deque[Command] = deque()
         self.last: Command | None = None
         self.current: Command | None = None
         self._idle: simpy.Event | None = None
+        self.index = machine.stream_count
+        """The stream's number on its machine (the hazard detector's vector clocks are indexed by it)."""
+        machine.stream_count += 1
+        self.label = label or f"stream {self.index} of device {device.index}"
+        """The name the stream's user knows it by (the sim backend's ``name_queue`` sets it), for reports."""
+        self.epoch = 0
+        """How many commands the stream has been given."""
+        self.clock: dict[int, int] = {}
+        """Per other stream index, the latest epoch of it this stream's next command is ordered after (through
+        waits for markers; see :mod:`wia_sim.hazards`)."""
+        self.snap_epochs: list[int] = []
+        self.snap_clocks: list[dict[int, int]] = []
+        """``clock`` as it became at each of these epochs (it changes only at waits)."""
         self.env.process(self._drain())
 
-    def submit(self, command: Command) -> Command:
-        """Queue ``command`` at the current host time; it will not start before then."""
+    def submit(self, command: Command, accesses: Sequence[Access] = ()) -> Command:
+        """Queue ``command`` at the current host time; it will not start before then.
+
+        ``accesses`` are the byte ranges it reads and writes, for the hazard detector (when the machine has one),
+        which checks them first: a detector that raises (strict mode) leaves nothing queued.
+        """
+        machine = self.machine
+        epoch = self.epoch + 1
+        detector = machine.detector
+        if detector is not None:
+            if accesses:
+                detector.check(self, command, epoch, accesses)
+            elif type(command) is Wait:
+                detector.waited(self, command, epoch)
+            elif type(command) is Prefetch:  # moving data reads it: a write racing it decides where it ends up
+                detector.check(self, command, epoch, ((command.buffer, command.lo, command.hi, False),))
+        self.epoch = command.epoch = epoch
         if len(self.queue) >= CATCH_UP_DEPTH:
             self._make_room()
-        command.submitted = self.machine.host_time
+        command.submitted = machine.host_time
         command.stream = self
         self.queue.append(command)
         self.last = command
@@ -61,8 +104,8 @@ class Stream:
         """Let device time catch up with the host; if the queue is then full, the host waits for a slot."""
         machine = self.machine
         machine.catch_up()
-        while len(self.queue) >= QUEUE_DEPTH:
-            machine.wait(self.current if self.current is not None else self.queue[0])
+        while len(self.queue) >= QUEUE_DEPTH:  # a wait the user did not ask for: it orders nothing (observe=False)
+            machine.wait(self.current if self.current is not None else self.queue[0], observe=False)
 
     @property
     def busy(self) -> bool:
