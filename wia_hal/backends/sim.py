@@ -6,7 +6,11 @@ Options (keyword arguments of ``set_backend("sim", ...)`` or ``WIA_SIM_*`` varia
 as a numeric run but computes nothing, so that real sizes can be timed; custom kernels then run on zero-filled
 scratch copies of their buffers, to count what they do), ``kernel_checks`` (default true: custom kernels are
 checked for out-of-bounds accesses, races, barrier divergence and uninitialized local reads; false for speed),
-``kernel_step_limit`` (lockstep steps after which a custom kernel stops with ``TIMEOUT``, default 1,000,000).
+``kernel_step_limit`` (lockstep steps after which a custom kernel stops with ``TIMEOUT``, default 1,000,000),
+``hazards`` (stream hazards: two accesses to the same bytes from different streams, at least one a write, with no
+event, stream wait or host synchronization ordering them; ``warn``, the default, issues a ``StreamHazardWarning``
+at the user's call, ``error`` raises ``StreamHazardError`` there with nothing enqueued, ``off`` does not check;
+every finding is also kept in ``machine.hazards``; see docs/hazards.md).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import warnings
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -43,7 +48,10 @@ from wia_hal.errors import (
     InvalidLaunchConfigError,
     InvalidValueError,
     OutOfMemoryError,
+    StreamHazardError,
+    StreamHazardWarning,
     WiaError,
+    _call_site,
     error_for,
     register_internal_dir,
 )
@@ -51,6 +59,7 @@ from wia_hal.models import AlgorithmChoice, DeviceCapabilities, DeviceInfo, OpRe
 from wia_hal.opset import OP_NAMES, OpAttrs, OpName
 from wia_sim.commands import Command, Copy, Kernel, Marker, Prefetch, Wait
 from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
+from wia_sim.hazards import Access, StreamHazard, kernel_writes
 from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model
 from wia_sim.kernels.ctype import lookup
@@ -68,6 +77,7 @@ register_internal_dir(wia_sim.__file__ or "")
 register_internal_dir(simpy.__file__ or "")
 
 DEFAULT_HARDWARE = "nvidia-a100-sxm4-80gb"
+_HAZARD_MODES = ("warn", "error", "off")
 _KINDS = {t: MemoryKind[t.name] for t in MemoryType}
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -122,13 +132,51 @@ def _count(name: str, value: object) -> int:
     return number
 
 
+def _span(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> int:
+    """Bytes from a strided view's first element to the end of its last (strides are never negative); 0 if empty."""
+    span = itemsize
+    for d, s in zip(shape, strides, strict=True):
+        if not d:
+            return 0
+        span += (d - 1) * s
+    return span
+
+
 def _extent(ref: TensorRef[Buffer]) -> tuple[Buffer, int, int]:
     """The bytes of ``ref``'s buffer its elements span (a strided view's first to last element)."""
-    if any(d == 0 for d in ref.shape):
-        return ref.buffer, ref.offset, ref.offset
-    low = ref.offset + sum((d - 1) * s for d, s in zip(ref.shape, ref.strides, strict=True) if s < 0)
-    high = ref.offset + sum((d - 1) * s for d, s in zip(ref.shape, ref.strides, strict=True) if s > 0)
-    return ref.buffer, low, high + ref.dtype.itemsize
+    return ref.buffer, ref.offset, ref.offset + _span(ref.shape, ref.strides, ref.dtype.itemsize)
+
+
+_SPANS: dict[tuple[tuple[int, ...], tuple[int, ...], int], int] = {}
+""":func:`_span` by layout: it is asked for every operand of every op (the hazard check), mostly for a few layouts."""
+
+
+def _cached_span(layout: tuple[tuple[int, ...], tuple[int, ...], int]) -> int:
+    if len(_SPANS) > 4096:
+        _SPANS.clear()
+    span = _SPANS[layout] = _span(*layout)
+    return span
+
+
+def _op_accesses(inputs: Sequence[TensorRef[Buffer]], output: TensorRef[Buffer]) -> list[Access]:
+    """What an op reads (its inputs' extents) and writes (its output's), for the hazard check (:func:`_extent`,
+    inlined and cached by layout: this runs for every op)."""
+    spans = _SPANS
+    accesses = []
+    for ref in inputs:
+        layout = (ref.shape, ref.strides, ref.dtype.itemsize)
+        span = spans.get(layout)
+        if span is None:
+            span = _cached_span(layout)
+        offset = ref.offset
+        accesses.append((ref.buffer, offset, offset + span, False))
+    layout = (output.shape, output.strides, output.dtype.itemsize)
+    span = spans.get(layout)
+    if span is None:
+        span = _cached_span(layout)
+    offset = output.offset
+    accesses.append((output.buffer, offset, offset + span, True))
+    return accesses
 
 
 def _geometry(ndrange: NDRange, max_work_group: int) -> Geometry:
@@ -213,12 +261,25 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         numerics: bool | str = True,
         kernel_checks: bool | str = True,
         kernel_step_limit: int | str = 1_000_000,
+        hazards: str = "warn",
     ) -> None:
         try:
             self.model: HardwareModel = load_model(hardware)
         except HardwareModelError as e:
             raise InvalidValueError(str(e)) from e
-        self.machine = Machine(self.model, _count("devices", devices), _flag("numerics", numerics))
+        self.hazards = str(hazards).strip().lower()
+        if self.hazards not in _HAZARD_MODES:
+            raise InvalidValueError(
+                f"sim backend option hazards={hazards!r}: expected one of {', '.join(_HAZARD_MODES)}"
+            )
+        self.machine = Machine(
+            self.model, _count("devices", devices), _flag("numerics", numerics), hazards=self.hazards != "off"
+        )
+        detector = self.machine.detector
+        if detector is not None:
+            detector.handler = self._hazard
+            detector.strict = self.hazards == "error"
+        self._warned: dict[Any, Any] = {}
         self.kernel_checks = _flag("kernel_checks", kernel_checks)
         self.kernel_step_limit = _count("kernel_step_limit", kernel_step_limit)
         self._costs: dict[tuple[object, ...], KernelCost] = {}
@@ -324,16 +385,22 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     def create_queue(self, device: int) -> Stream:
         return self.machine.devices[device].stream()
 
+    def name_queue(self, queue: Stream, label: str) -> None:
+        queue.label = label
+
     def destroy_queue(self, queue: Stream) -> None:
         pass
 
-    def _copy(self, queue: Stream, src: Buffer, so: int, dst: Buffer, do: int, nbytes: int) -> Command:
+    def _copy(
+        self, queue: Stream, src: Buffer, so: int, dst: Buffer, do: int, nbytes: int, accesses: Sequence[Access]
+    ) -> Command:
         cost = transfer_cost(self.model, src.kind, dst.kind, nbytes)
-        return queue.submit(Copy(queue.device.engines[cost.route], cost, src, so, dst, do))
+        return queue.submit(Copy(queue.device.engines[cost.route], cost, src, so, dst, do), accesses)
 
     @_translated
     def copy(self, queue: Stream, src: Buffer, src_offset: int, dst: Buffer, dst_offset: int, nbytes: int) -> None:
-        command = self._copy(queue, src, src_offset, dst, dst_offset, nbytes)
+        accesses = ((src, src_offset, src_offset + nbytes, False), (dst, dst_offset, dst_offset + nbytes, True))
+        command = self._copy(queue, src, src_offset, dst, dst_offset, nbytes, accesses)
         if MemoryKind.HOST in (src.kind, dst.kind):
             self.machine.wait(command)  # pageable: the host stages the data itself
 
@@ -346,7 +413,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         staging = self._staging(dst.device, data.nbytes)
         if self.numerics:
             staging.data = data
-        self.machine.wait(self._copy(queue, staging, 0, dst, offset, data.nbytes))
+        accesses = ((dst, offset, offset + data.nbytes, True),)  # the staging buffer is the call's own
+        self.machine.wait(self._copy(queue, staging, 0, dst, offset, data.nbytes, accesses))
 
     @_translated
     def download(self, queue: Stream, src: Buffer, offset: int, nbytes: int) -> np.ndarray:
@@ -354,7 +422,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         staging = self._staging(src.device, nbytes)
         if self.numerics:
             staging.data = np.empty(nbytes, np.uint8)
-        self.machine.wait(self._copy(queue, src, offset, staging, 0, nbytes))
+        self.machine.wait(self._copy(queue, src, offset, staging, 0, nbytes, ((src, offset, offset + nbytes, False),)))
         assert staging.data is not None
         return staging.data
 
@@ -386,8 +454,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         if machine.numerics:
             start = self._numerics(spec, [self._view(ref) for ref in inputs], self._view(output), mapping, cost)
         touches = tuple(_extent(ref) for ref in (*inputs, output) if ref.buffer.residency is not None)
-        kernel = Kernel(cost, start, touches)
-        queue.submit(kernel)
+        kernel = Kernel(cost, start, touches, (op, output.shape, output.dtype))
+        queue.submit(kernel, _op_accesses(inputs, output) if machine.detector is not None else ())
         return kernel
 
     @staticmethod
@@ -457,8 +525,15 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             self.model, info.name, {"work_groups": _groups(geometry)}, geometry.group_size, local_bytes
         )
         command = Kernel(placeholder, None)
-        command.start = self._kernel_start(command, program, info, list(args), geometry, local_bytes)
-        queue.submit(command)
+        command.label = f"kernel {info.name}"
+        writes = kernel_writes(program, info)
+        command.start = self._kernel_start(command, program, info, list(args), geometry, local_bytes, writes)
+        accesses = tuple(
+            (a.buffer, a.offset, a.offset + a.nbytes, w)
+            for a, w in zip(args, writes, strict=True)
+            if isinstance(a, BufferArg)
+        )
+        queue.submit(command, accesses)
         return command
 
     def _kernel_start(
@@ -469,20 +544,21 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         args: list[KernelArg[Buffer]],
         geometry: Geometry,
         local_bytes: int,
+        writes: tuple[bool, ...],
     ) -> Callable[[], Callable[[], None]]:
-        """Run the kernel when it starts (on copies of its buffers, so that its writes land when it ends) and
-        time it from what it did."""
+        """Run the kernel when it starts (on copies of the buffers it may write, so that its writes land when it
+        ends; it reads the others in place) and time it from what it did."""
         model, numerics, checks, limit = self.model, self.numerics, self.kernel_checks, self.kernel_step_limit
 
         def start() -> Callable[[], None]:
             exec_args: list[Any] = []
             written: list[tuple[np.ndarray, np.ndarray]] = []
-            for param, value in zip(info.params, args, strict=True):
+            for value, write in zip(args, writes, strict=True):
                 if isinstance(value, BufferArg):
                     live = _bytes_of(value) if numerics else None
                     if live is None:
                         scratch = np.zeros(value.nbytes, np.uint8)
-                    elif param.const:  # the executor never writes a const buffer: read it in place
+                    elif not write:  # const, or never stored through (kernel_writes): read it in place
                         scratch = live
                     else:
                         scratch = live.copy()
@@ -507,6 +583,17 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     # ordering and time
 
+    def _hazard(self, finding: StreamHazard) -> None:
+        """A stream hazard, as the submission that found it is made: raised in strict mode (nothing is enqueued),
+        else warned at the user's line (once per distinct finding and line)."""
+        if self.hazards == "error":
+            raise StreamHazardError(str(finding)) from finding
+        file, line, _ = _call_site()
+        try:
+            warnings.warn_explicit(str(finding), StreamHazardWarning, file, line, registry=self._warned)
+        except StreamHazardWarning as e:  # warnings turned into errors (-W error): the HAL's error, not INTERNAL
+            raise StreamHazardError(str(finding)) from e
+
     def record(self, queue: Stream) -> Marker:
         marker = Marker()
         queue.submit(marker)
@@ -527,6 +614,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     @_translated
     def query(self, marker: Marker) -> bool:
         self.machine.catch_up()
+        self.machine.observed(marker)
         return marker.done
 
     def elapsed_ms(self, start: Marker, end: Marker) -> float:
