@@ -45,8 +45,11 @@ def test_vector_add_runs_and_is_timed_from_its_counts(sim: SimBackend, ctx: wia.
     assert report.started_ms is not None and report.ended_ms is not None
 
 
-def test_writes_land_when_the_kernel_ends(ctx: wia.Context) -> None:
-    """A reader on another stream without an event sees the old values, as with built-in ops."""
+def test_writes_land_when_the_kernel_ends() -> None:
+    """A reader on another stream without an event sees the old values, as with built-in ops (and the simulator
+    reports the missing dependency: warned here whatever WIA_SIM_HAZARDS says)."""
+    wia.set_backend("sim", hardware="wia-tiny", hazards="warn")
+    ctx = wia.create_context()
     n = 1 << 14
     x = wia.tensor(np.ones(n, np.float32), ctx=ctx)
     out = wia.zeros(n // 64, ctx=ctx)
@@ -58,7 +61,8 @@ def test_writes_land_when_the_kernel_ends(ctx: wia.Context) -> None:
     busy = wia.alloc(ctx, 16 << 20, wia.MemoryType.PINNED)
     wia.copy_async(busy, wia.alloc(ctx, 16 << 20), 16 << 20, writer)  # the kernel queues behind a long copy
     wia.launch_kernel_async(kernel, wia.LaunchConfig(global_size=n, local_size=64), writer)
-    stale = wia.relu(out, stream=reader).numpy()
+    with pytest.warns(wia.StreamHazardWarning, match="read-after-write.*`kernel partial_sums`"):
+        stale = wia.relu(out, stream=reader).numpy()
     np.testing.assert_array_equal(stale, 0.0)
     wia.stream_synchronize(writer)
     np.testing.assert_array_equal(out.numpy(), 64.0)

@@ -163,8 +163,11 @@ def _hazard(ctx: wia.Context, with_event: bool) -> np.ndarray:
     return wia.add(x, y, stream=reader).numpy()
 
 
-def test_reader_without_event_sees_the_stale_value(ctx: wia.Context) -> None:
-    np.testing.assert_array_equal(_hazard(ctx, with_event=False), 2.0)
+def test_reader_without_event_sees_the_stale_value() -> None:
+    wia.set_backend("sim", hardware="wia-tiny", hazards="warn")  # the missing event is the point: warned, not raised
+    with pytest.warns(wia.StreamHazardWarning, match="read-after-write"):
+        stale = _hazard(wia.create_context(), with_event=False)
+    np.testing.assert_array_equal(stale, 2.0)
 
 
 def test_reader_after_stream_wait_event_sees_the_new_value(ctx: wia.Context) -> None:
@@ -250,11 +253,14 @@ def _program() -> tuple[list[tuple[str, float, float]], np.ndarray]:
 
 
 def test_same_program_same_timeline_and_numbers() -> None:
+    """Even a racy program (each stream reads the previous one's result, and the copies write one buffer, without
+    events: the simulator reports those hazards) gives the same timeline and the same numbers, bit for bit."""
     runs = []
     for _ in range(2):
-        wia.set_backend("sim", hardware="wia-tiny")
+        wia.set_backend("sim", hardware="wia-tiny", hazards="warn")
         wia.get_backend().machine.trace = []  # type: ignore[attr-defined]
-        runs.append(_program())
+        with pytest.warns(wia.StreamHazardWarning):
+            runs.append(_program())
     assert runs[0][0] == runs[1][0]
     assert runs[0][1].tobytes() == runs[1][1].tobytes()
 
@@ -270,8 +276,11 @@ def test_timing_only_mode_has_the_same_timeline() -> None:
         a = wia.tensor(np.ones((256, 256), np.float32), ctx=ctx)
         b = wia.empty((256, 256), ctx=ctx)
         s = wia.create_stream(ctx)
-        for _ in range(20):
-            b = wia.add(wia.mul(a, b, stream=s), a)
+        for _ in range(20):  # the two streams take turns, each after the other's result (no hazard)
+            wia.stream_wait_stream(s, ctx.default_stream)
+            product = wia.mul(a, b, stream=s)
+            wia.stream_wait_stream(ctx.default_stream, s)
+            b = wia.add(product, a)
         wia.context_synchronize(ctx)
         timelines.append(
             ([(type(c).__name__, c.submitted, c.started, c.ended) for c in trace], backend.machine.host_time)
