@@ -1,13 +1,16 @@
-"""Short demos of what the simulated device shows: overlap, a missing dependency, a kernel bug, and a what-if
-across chips.
+"""Short demos of what the simulated device shows: overlap, a missing dependency (and the simulator's report of
+it), a kernel bug, and a what-if across chips.
 
 Run: ``python examples/what_the_simulator_shows.py``.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 import wia_hal as wia
@@ -49,14 +52,17 @@ def overlap() -> None:
 
 
 def missing_dependency() -> None:
-    """A reader on another stream without an event sees the old data, as it would on hardware."""
-    wia.set_backend("sim", hardware="wia-tiny")
+    """A reader on another stream without an event sees the old data, as it would on hardware; the simulator
+    reports the missing dependency at the reader's call (a StreamHazardWarning naming both commands, both streams,
+    the bytes and the fix), from what was submitted, whatever the timing happened to be."""
+    wia.set_backend("sim", hardware="wia-tiny", hazards="warn")  # the default; "error" raises at the call instead
     ctx = wia.create_context()
     x = wia.zeros(1 << 18, ctx=ctx)
     staged = wia.alloc(ctx, x.nbytes, wia.MemoryType.PINNED)
     wia.memory_ptr(staged).view(np.float32)[:] = 1.0
     wia.context_synchronize(ctx)
     results = {}
+    reports: dict[bool, list[str]] = {}
     for with_event in (False, True):
         writer, reader = wia.create_stream(ctx), wia.create_stream(ctx)
         wia.copy_async(staged, x.memory, x.nbytes, writer)
@@ -64,7 +70,10 @@ def missing_dependency() -> None:
             done = wia.create_event()
             wia.event_record(done, writer)
             wia.stream_wait_event(reader, done)
-        results[with_event] = float(wia.relu(x, stream=reader).numpy()[0])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", wia.StreamHazardWarning)
+            results[with_event] = float(wia.relu(x, stream=reader).numpy()[0])
+        reports[with_event] = [str(w.message) for w in caught if issubclass(w.category, wia.StreamHazardWarning)]
         wia.context_synchronize(ctx)
         wia.copy_async(wia.alloc(ctx, x.nbytes, wia.MemoryType.PINNED), x.memory, x.nbytes)  # back to zeros
         wia.context_synchronize(ctx)
@@ -72,6 +81,9 @@ def missing_dependency() -> None:
         f"[bold]missing dependency[/bold]: reader without stream_wait_event saw {results[False]:.0f} (stale), "
         f"with it {results[True]:.0f}"
     )
+    for report in reports[False]:
+        console.print(f"  the simulator's report, at the reader's line: {escape(report)}")
+    console.print(f"  with the event: {len(reports[True])} reports")
     wia.destroy_context(ctx)
 
 

@@ -76,15 +76,25 @@ class StreamHazard(Exception):
     """Two unordered accesses to overlapping bytes of one buffer from different streams, at least one a write.
 
     ``earlier`` was submitted first, ``later`` is the command being submitted; ``lo``/``hi`` is the range both
-    touch, in ``buffer`` (a description: kind, size, device, address); ``kind`` is ``read-after-write``,
-    ``write-after-read`` or ``write-after-write``; ``fix`` says what would order them, in plain words.
+    touch, in ``buffer`` (a description: kind, size, device, address) of ``buffer_nbytes`` bytes; ``kind`` is
+    ``read-after-write``, ``write-after-read`` or ``write-after-write``; ``fix`` says what would order them, in
+    plain words; ``host_time_s`` is the host clock when the later command was submitted.
     """
 
     def __init__(
-        self, kind: str, buffer: str, lo: int, hi: int, earlier: HazardAccess, later: HazardAccess, host_time_s: float
+        self,
+        kind: str,
+        buffer: str,
+        buffer_nbytes: int,
+        lo: int,
+        hi: int,
+        earlier: HazardAccess,
+        later: HazardAccess,
+        host_time_s: float,
     ) -> None:
         self.kind = kind
         self.buffer = buffer
+        self.buffer_nbytes = buffer_nbytes
         self.lo, self.hi = lo, hi
         self.earlier, self.later = earlier, later
         self.host_time_s = host_time_s
@@ -101,8 +111,9 @@ class StreamHazard(Exception):
             "write-after-read": "the read may see the data the later write stores",
             "write-after-write": "either write may land last",
         }[self.kind]
+        where = "all" if (self.lo, self.hi) == (0, self.buffer_nbytes) else f"bytes [{self.lo}, {self.hi})"
         return (
-            f"stream hazard ({self.kind}) on bytes [{self.lo}, {self.hi}) of {self.buffer}: `{e.command}` on "
+            f"stream hazard ({self.kind}) on {where} of {self.buffer}: `{e.command}` on "
             f"{e.stream} {e.verb} them, then `{s.command}` on {s.stream} {s.verb} them, and no event, stream wait "
             f"or host synchronization orders the two, so {consequence}.\nFix: {self.fix}."
         )
@@ -381,7 +392,14 @@ class HazardDetector:
             earlier = HazardAccess(describe(label), other.label, w, overlap_lo, overlap_hi, e)
             later = HazardAccess(command.label, stream.label, write, lo, hi, epoch)
             finding = StreamHazard(
-                kind, _describe_buffer(buffer), overlap_lo, overlap_hi, earlier, later, self.machine.host_time
+                kind,
+                _describe_buffer(buffer),
+                buffer.nbytes,
+                overlap_lo,
+                overlap_hi,
+                earlier,
+                later,
+                self.machine.host_time,
             )
             self.machine.hazards.append(finding)
             findings.append(finding)
