@@ -41,6 +41,10 @@ if TYPE_CHECKING:
     from wia_sim.machine import Machine
     from wia_sim.stream import Stream
 
+KEPT_FINDINGS = 10_000
+"""Findings a machine keeps (``Machine.hazards``); past this a racy loop's further findings are only counted
+(``Machine.hazards_dropped``), so that a long run with a known race does not fill the host's memory."""
+
 Access = tuple[Buffer, int, int, bool]
 """``(buffer, lo, hi, write)``: a command reads (or writes, which includes reading) bytes ``[lo, hi)``."""
 
@@ -187,6 +191,13 @@ class HazardDetector:
 
     # ordering
 
+    def waited(self, stream: Stream, wait: Wait, epoch: int) -> None:
+        """``stream`` was given ``wait`` as its ``epoch``-th command: it joins the marker's clock."""
+        marker = wait.marker
+        source = marker.stream
+        if source is not None and source is not stream:
+            self._join_into(stream, epoch, source, marker.epoch)
+
     def _join_into(self, stream: Stream, epoch: int, source: Stream, source_epoch: int) -> None:
         clock = stream.clock
         theirs = _clock_at(source, source_epoch)
@@ -309,13 +320,6 @@ class HazardDetector:
         if conflicts and not (commit and self.strict):
             self._report(stream, command, epoch, conflicts)
 
-    def waited(self, stream: Stream, wait: Wait, epoch: int) -> None:
-        """``stream`` was given ``wait`` as its ``epoch``-th command: it joins the marker's clock."""
-        marker = wait.marker
-        source = marker.stream
-        if source is not None and source is not stream:
-            self._join_into(stream, epoch, source, marker.epoch)
-
     def _scan_cells(
         self,
         shadow: _Shadow,
@@ -401,7 +405,11 @@ class HazardDetector:
                 later,
                 self.machine.host_time,
             )
-            self.machine.hazards.append(finding)
+            machine = self.machine
+            if len(machine.hazards) < KEPT_FINDINGS:
+                machine.hazards.append(finding)
+            else:
+                machine.hazards_dropped += 1
             findings.append(finding)
         handler = self.handler
         if handler is not None:

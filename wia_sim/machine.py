@@ -83,7 +83,9 @@ class Machine:
         self.numerics = numerics
         self.stream_count = 0
         self.hazards: list[StreamHazard] = []
-        """Every stream hazard found, in the order the later command of each was submitted."""
+        """The stream hazards found, in the order the later command of each was submitted (the first
+        ``hazards.KEPT_FINDINGS``; ``hazards_dropped`` counts the rest)."""
+        self.hazards_dropped = 0
         self.detector: HazardDetector | None = HazardDetector(self) if hazards else None
         self.env = simpy.Environment()
         self.host_time = 0.0
