@@ -495,16 +495,10 @@ def test_kernel_writes_is_sound_on_the_corpus() -> None:
                 assert writes, f"{case.name}: {param.name} is written ({arg.access}) but kernel_writes says not"
 
 
-# -- a bug of the HAL the detector found -----------------------------------------------------------------------------
+# -- a bug of the HAL the detector found, fixed (a stream-ordered pool) --------------------------------------------
 
 
 @pytest.mark.filterwarnings("ignore::wia_hal.errors.StreamHazardWarning")
-@pytest.mark.xfail(
-    strict=True,
-    reason="the memory pool reuses a freed block at once, whatever stream's work on it is pending: a block freed "
-    "after a launch on one stream is handed to a launch on another, which may then see the first one's data "
-    "(reported to the HAL's owners; a stream-ordered pool would make this pass)",
-)
 def test_a_pool_block_freed_with_work_pending_on_one_stream_is_not_reused_by_another(warn: SimBackend) -> None:
     ones = wia.tensor(np.full(N, 1.0, np.float32))  # the Level-1 default context keeps tensors in a pool
     twos = wia.tensor(np.full(N, 2.0, np.float32))
@@ -516,6 +510,31 @@ def test_a_pool_block_freed_with_work_pending_on_one_stream_is_not_reused_by_ano
     c = wia.relu(twos, stream=s2)
     assert warn.machine.hazards == []
     np.testing.assert_array_equal(c.numpy(), 2.0)
+
+
+def test_a_block_freed_before_the_first_extra_stream_is_fenced_for_it(warn: SimBackend) -> None:
+    """While the default stream is the context's only one, frees record nothing; making a second stream fences what
+    the pool holds free at that moment, so its first owner on the new stream waits for the old work."""
+    ones, twos = wia.tensor(np.full(N, 1.0, np.float32)), wia.tensor(np.full(N, 2.0, np.float32))
+    ctx = wia.get_default_context()
+    _busy(ctx, ctx.default_stream)
+    b = wia.relu(ones)  # queued on the default stream behind the long copy
+    del b
+    s2 = wia.create_stream(ctx)
+    c = wia.relu(twos, stream=s2)  # takes b's block
+    assert warn.machine.hazards == []
+    np.testing.assert_array_equal(c.numpy(), 2.0)
+
+
+def test_single_stream_frees_record_nothing(warn: SimBackend) -> None:
+    """A program on one stream pays nothing for the fences: its frees record no marker."""
+    x = wia.tensor(np.ones(N, np.float32))
+    ctx = wia.get_default_context()
+    for _ in range(10):
+        y = wia.relu(x)
+        del y
+    pool = ctx.default_pool
+    assert pool is not None and all(not segment.fences for segment in pool.segments)
 
 
 # -- the detector against a brute-force happens-before, on random programs -------------------------------------------

@@ -322,6 +322,9 @@ def create_stream(ctx: Context | None = None, flags: StreamFlags | int = StreamF
             f"create_stream: the context already has its maximum of {ctx.max_streams} streams "
             "(ContextConfig.max_streams); destroy one first"
         )
+    if not ctx.streams:  # until now the default stream ordered all work: fence what the pools hold free
+        for pool in ctx.pools:
+            pool.fence([ctx.default_stream])
     ctx.streams_made += 1
     stream = Stream(ctx, StreamFlags(flags), f"stream {ctx.streams_made} of context {ctx.id}")
     ctx.streams.append(stream)

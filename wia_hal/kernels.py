@@ -272,6 +272,10 @@ def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream) -> None:
         raise InvalidValueError(f"{kernel.name}: arguments {missing} are not set (set_kernel_arg)")
     args = [_argument(kernel, index, kernel.args[index]) for index in range(kernel.num_args)]
     ndrange = NDRange(config.global_dims, config.local_dims, config.work_dim or 1, config.shared_bytes)
+    for value in kernel.args.values():
+        memory = value if isinstance(value, Memory) else value.memory if isinstance(value, Tensor) else None
+        if memory is not None:
+            memory.used_by(stream)
     launched = kernel.context.backend.launch_kernel(stream.queue, kernel.handle, args, ndrange)
     kernel.last_launch = NO_RECORD if launched is None else launched
     profiler = kernel.context.profiler

@@ -32,7 +32,19 @@ class Memory:
     :func:`alloc`, or :func:`alloc_from_pool` (then ``pool`` is the pool it came from and ``offset`` its place in
     one of the pool's segments)."""
 
-    __slots__ = ("__weakref__", "buffer", "context", "freed", "offset", "pool", "segment", "size", "type")
+    __slots__ = (
+        "__weakref__",
+        "buffer",
+        "context",
+        "fences",
+        "freed",
+        "offset",
+        "pool",
+        "segment",
+        "size",
+        "streams",
+        "type",
+    )
 
     def __init__(
         self,
@@ -52,6 +64,12 @@ class Memory:
         self.pool = pool
         self.segment = segment
         """A pool's segment: held from the device, but in use only as far as the pool's blocks in it are."""
+        self.streams: set[Stream] | None = None
+        """A pool block's: the streams that enqueued work on it (see :meth:`used_by`)."""
+        self.fences: list[tuple[Stream, object]] = []
+        """A pool block's: markers after the work of the block's previous owners that may still be pending (the
+        pool reuses memory at once, as a stream-ordered allocator does, and orders the new owner's streams after
+        these instead)."""
         self.freed = False
 
     def __repr__(self) -> str:
@@ -60,6 +78,21 @@ class Memory:
 
     def _record_error(self, details: ErrorDetails) -> None:
         self.context.last_error = details
+
+    def used_by(self, stream: Stream) -> None:
+        """Work on ``stream`` is about to touch this memory: for a pool block, the stream first waits for the work
+        of the block's previous owners on other streams (its fences), so that reuse never races with it."""
+        if self.pool is None:
+            return
+        streams = self.streams
+        if streams is None:
+            streams = self.streams = set()
+        elif stream in streams:
+            return
+        for other, marker in self.fences:
+            if other is not stream:
+                self.context.backend.wait_marker(stream.queue, marker)
+        streams.add(stream)
 
     def release(self) -> None:
         """Give the memory back (once: the garbage collector may finalise a tensor, which releases its memory, in
@@ -172,6 +205,8 @@ def copy_async(
             raise InvalidValueError(
                 f"copy_async: {size} bytes at offset {offset} overrun the {name} ({mem.size} bytes)"
             )
+    src_mem.used_by(queue_stream)
+    dst_mem.used_by(queue_stream)
     ctx.backend.copy(
         queue_stream.queue, src_mem.buffer, src_mem.offset + so, dst_mem.buffer, dst_mem.offset + do, int(size)
     )

@@ -27,6 +27,7 @@ from wia_hal.models import WiaModel
 
 if TYPE_CHECKING:
     from wia_hal.context import Context
+    from wia_hal.streams import Stream
 
 SEGMENT_GRANULE = 2 << 20
 """Segments grow in multiples of 2 MiB, the granule PyTorch's caching allocator rounds large segments to
@@ -68,6 +69,8 @@ class Segment:
     starts: list[int] = field(init=False)
     ends: dict[int, int] = field(init=False)
     used: dict[int, int] = field(default_factory=dict)
+    fences: list[tuple[int, int, list[tuple[Stream, object]]]] = field(default_factory=list)
+    """Freed ranges whose previous owners' work on some stream may be pending: (start, end, [(stream, marker)])."""
 
     def __post_init__(self) -> None:
         self.starts, self.ends = [0], {0: self.size}
@@ -194,19 +197,50 @@ class MemoryPool:
             self.cache_hits += 1
         segment, start = found
         segment.take(start, need)
+        fences = self._fences(segment, start, start + need) if segment.fences else []
         self.num_allocations += 1
         self.bytes_in_use += need
         self.peak_bytes_in_use = max(self.peak_bytes_in_use, self.bytes_in_use)
         base = segment.memory
         block = Memory(self.context, base.buffer, nbytes, MemoryType.DEVICE, offset=start, pool=self)
+        block.fences = fences
         self.blocks[id(block)] = block
         self.context.in_use(need)
         self.context.memory_changed()
         return block
 
+    def _fences(self, segment: Segment, lo: int, hi: int) -> list[tuple[Stream, object]]:
+        """The markers a block taken at ``[lo, hi)`` must be ordered after; fences whose work is done are dropped."""
+        backend = self.context.backend
+        found: list[tuple[Stream, object]] = []
+        live = []
+        for start, end, marks in segment.fences:
+            pending = [(s, m) for s, m in marks if not s.destroyed and not backend.query(m)]
+            if pending:
+                live.append((start, end, pending))
+                if start < hi and lo < end:
+                    found += pending
+        segment.fences = live
+        return found
+
+    def fence(self, streams: list[Stream]) -> None:
+        """Order every later owner of this pool's free memory after the work now queued on ``streams`` (the
+        context's first extra stream is being made: until now one stream ordered everything)."""
+        backend = self.context.backend
+        marks = [(s, backend.record(s.queue)) for s in streams]
+        for segment in self.segments:
+            segment.fences.append((0, segment.size, marks))
+
     def release_block(self, block: Memory) -> None:
-        """Return ``block`` to its segment (called by ``Memory.release``)."""
+        """Return ``block`` to its segment (called by ``Memory.release``). While the context has more than one
+        stream, a marker on each stream that used the block fences its range: its next owner's streams wait for
+        them (a stream-ordered pool, as ``cudaMallocAsync``'s), so reuse never races with pending work."""
         segment = next(s for s in self.segments if s.memory.buffer is block.buffer)
+        if block.streams and self.context.streams:
+            backend = self.context.backend
+            marks = [(s, backend.record(s.queue)) for s in block.streams if not s.destroyed]
+            if marks:
+                segment.fences.append((block.offset, block.offset + segment.used[block.offset], marks))
         size = segment.used[block.offset]
         self.bytes_in_use -= size
         self.context.in_use(-size)

@@ -221,6 +221,9 @@ def launch_op(
         if op not in backend.ops:
             raise NotSupportedError(f"{op}: the {backend.name!r} backend does not implement this op")
         refs = [t.ref for t in inputs]
+        for t in inputs:
+            t.memory.used_by(stream)
+        out.memory.used_by(stream)
         record = backend.launch_op(stream.queue, op, refs, out.ref, attrs)
         out.producer = NO_RECORD if record is None else record
         if context.profiler is not None:
@@ -290,8 +293,10 @@ def tensor(
                     f"tensor: Python ints outside int32's range [{info.min}, {info.max}]; pass dtype= explicitly"
                 )
     context, wia_dtype, memory_type = _prepare(ctx, dtype, memory)
-    queue = stream_for(context, stream).queue
+    s = stream_for(context, stream)
     result = new_tensor(context, array.shape, wia_dtype, memory_type, _pool_of(context, pool, memory_type))
+    result.memory.used_by(s)
+    queue = s.queue
     if result.nbytes:
         host = np.ascontiguousarray(array, dtype=wia_dtype)
         context.backend.upload(queue, result.memory.buffer, result.offset, host.reshape(-1).view(np.uint8))
