@@ -253,30 +253,40 @@ class HazardDetector:
         shadows = self.shadows
         conflicts: list[_Conflict] = []
         t = stream.index
+        # NOTE: this loop runs for every operand of every op: the common cases come first, with as few steps as
+        # they allow (a cell is [lo, hi, writes, reads]; the checks that a range is not empty come after the
+        # look-ups that an empty range cannot match)
         for buffer, lo, hi, write in accesses:
-            if hi <= lo:
-                continue
-            mine: _Entry = (stream, epoch, write, label)
             shadow = shadows.get(buffer)
-            if shadow is None:
-                if commit:
+            if shadow is None:  # the buffer's first access (an op's new output)
+                if commit and lo < hi:
+                    mine: _Entry = (stream, epoch, write, label)
                     shadows[buffer] = [lo, hi, (mine,), None] if write else [lo, hi, (), {t: mine}]
                 continue
-            if type(shadow) is list:
-                cell: _Cell | None = shadow if shadow[0] == lo and shadow[1] == hi else None
-                if cell is None:  # a second range: the buffer needs cells by range
+            if shadow.__class__ is list:
+                if shadow[0] == lo and shadow[1] == hi:  # the buffer's one range again
+                    cell: _Cell = shadow
+                elif lo < hi:  # a second range: the buffer needs cells by range
                     shadow = _Shadow(shadow)
                     if commit:
                         shadows[buffer] = shadow
+                    self._scan_cells(shadow, stream, buffer, lo, hi, write, epoch, label, conflicts, commit)
+                    continue
+                else:
+                    continue
             else:
                 assert isinstance(shadow, _Shadow)
-                cell = shadow.cells.get((lo, hi))
-                if shadow.overlaps:
-                    cell = None
-            if cell is not None:  # the common case: this range again, and only it (cell[2]: WRITES, cell[3]: READS)
-                if not write:  # a read conflicts only with writes, and replaces only the stream's own read
+                found = shadow.cells.get((lo, hi))
+                if found is None or shadow.overlaps:
+                    if lo < hi:
+                        self._scan_cells(shadow, stream, buffer, lo, hi, write, epoch, label, conflicts, commit)
+                    continue
+                cell = found
+            writes = cell[2]
+            if not write:  # a read conflicts only with writes, and replaces only the stream's own read
+                if writes:
                     stale = False
-                    for entry in cell[2]:
+                    for entry in writes:
                         other = entry[0]
                         if other is not stream:
                             i, e = other.index, entry[1]
@@ -284,39 +294,37 @@ class HazardDetector:
                                 stale = True
                             elif e > clock.get(i, 0):
                                 conflicts.append((entry, buffer, lo, hi, write, lo, hi))
-                    if commit:
-                        if stale:
-                            cell[2] = tuple(w for w in cell[2] if w[1] > host.get(w[0].index, 0))
-                        reads = cell[3]
-                        if reads is None:
-                            cell[3] = {t: mine}
-                        else:
-                            reads[t] = mine
-                    continue
-                kept: tuple[_Entry, ...] = ()
-                for entry in cell[2]:
-                    other = entry[0]
-                    if other is not stream:
-                        i, e = other.index, entry[1]
+                    if stale and commit:
+                        cell[2] = tuple(w for w in writes if w[1] > host.get(w[0].index, 0))
+                if commit:
+                    reads = cell[3]
+                    if reads is None:
+                        cell[3] = {t: (stream, epoch, False, label)}
+                    else:
+                        reads[t] = (stream, epoch, False, label)
+                continue
+            kept: tuple[_Entry, ...] = ()
+            for entry in writes:
+                other = entry[0]
+                if other is not stream:
+                    i, e = other.index, entry[1]
+                    if e > host.get(i, 0) and e > clock.get(i, 0):
+                        conflicts.append((entry, buffer, lo, hi, write, lo, hi))
+                        kept = (*kept, entry)
+            kept_reads: dict[int, _Entry] | None = None
+            reads = cell[3]
+            if reads:
+                for i, entry in reads.items():
+                    if i != t:
+                        e = entry[1]
                         if e > host.get(i, 0) and e > clock.get(i, 0):
                             conflicts.append((entry, buffer, lo, hi, write, lo, hi))
-                            kept = (*kept, entry)
-                kept_reads: dict[int, _Entry] | None = None
-                if cell[3]:
-                    for i, entry in cell[3].items():
-                        if i != t:
-                            e = entry[1]
-                            if e > host.get(i, 0) and e > clock.get(i, 0):
-                                conflicts.append((entry, buffer, lo, hi, write, lo, hi))
-                                if kept_reads is None:
-                                    kept_reads = {}
-                                kept_reads[i] = entry
-                if commit:
-                    cell[2] = (*kept, mine) if kept else (mine,)
-                    cell[3] = kept_reads
-                continue
-            assert isinstance(shadow, _Shadow)
-            self._scan_cells(shadow, stream, buffer, lo, hi, write, mine, conflicts, commit)
+                            if kept_reads is None:
+                                kept_reads = {}
+                            kept_reads[i] = entry
+            if commit:
+                cell[2] = (*kept, (stream, epoch, True, label))
+                cell[3] = kept_reads
         if conflicts and not (commit and self.strict):
             self._report(stream, command, epoch, conflicts)
 
@@ -328,11 +336,13 @@ class HazardDetector:
         lo: int,
         hi: int,
         write: bool,
-        mine: _Entry,
+        epoch: int,
+        label: Label,
         conflicts: list[_Conflict],
         commit: bool,
     ) -> None:
         """:meth:`check` for a range that is new to the buffer, or that overlaps other ranges of it."""
+        mine: _Entry = (stream, epoch, write, label)
         clock = stream.clock
         host = self.host
         t = stream.index

@@ -158,22 +158,29 @@ def _cached_span(layout: tuple[tuple[int, ...], tuple[int, ...], int]) -> int:
     return span
 
 
+def _span_of(ref: TensorRef[Buffer]) -> int:
+    layout = (ref.shape, ref.strides, ref.dtype.itemsize)
+    span = _SPANS.get(layout)
+    return _cached_span(layout) if span is None else span
+
+
 def _op_accesses(inputs: Sequence[TensorRef[Buffer]], output: TensorRef[Buffer]) -> list[Access]:
-    """What an op reads (its inputs' extents) and writes (its output's), for the hazard check (:func:`_extent`,
-    inlined and cached by layout: this runs for every op)."""
-    spans = _SPANS
+    """What an op reads (its inputs' extents) and writes (its output's), for the hazard check: :func:`_extent`,
+    inlined for 1-d operands and cached by layout for others (this runs for every op)."""
     accesses = []
     for ref in inputs:
-        layout = (ref.shape, ref.strides, ref.dtype.itemsize)
-        span = spans.get(layout)
-        if span is None:
-            span = _cached_span(layout)
+        shape = ref.shape
+        if len(shape) == 1:
+            span = (shape[0] - 1) * ref.strides[0] + ref.dtype.itemsize if shape[0] else 0
+        else:
+            span = _span_of(ref)
         offset = ref.offset
         accesses.append((ref.buffer, offset, offset + span, False))
-    layout = (output.shape, output.strides, output.dtype.itemsize)
-    span = spans.get(layout)
-    if span is None:
-        span = _cached_span(layout)
+    shape = output.shape
+    if len(shape) == 1:
+        span = (shape[0] - 1) * output.strides[0] + output.dtype.itemsize if shape[0] else 0
+    else:
+        span = _span_of(output)
     offset = output.offset
     accesses.append((output.buffer, offset, offset + span, True))
     return accesses
