@@ -223,25 +223,18 @@ def _param(p: Param) -> KernelParam:
 
 def _activity(command: Command) -> Activity[Stream]:
     """A completed command as the profiler sees it (times in milliseconds of the host clock)."""
-    ms = 1e3
-    times = (command.submitted * ms, max(command.started, command.submitted) * ms, command.ended * ms)
     stream = command.stream
-    assert stream is not None
-    if isinstance(command, Kernel):
+    assert stream is not None  # traced commands were all submitted
+    submitted, started, ended = command.submitted * 1e3, command.started * 1e3, command.ended * 1e3
+    if started < submitted:
+        started = submitted
+    if type(command) is Kernel:  # most are: the fast path first
         cost = command.cost
         return Activity(
-            stream,
-            "kernel",
-            cost.name,
-            "compute",
-            *times,
-            command,
-            cost.bytes,
-            cost.flops,
-            cost.bound,
-            cost.algorithm,
-            cost.precision,
-        )
+            stream, "kernel", cost.name, "compute", submitted, started, ended, command, cost.bytes, cost.flops,
+            cost.bound, cost.algorithm, cost.precision,
+        )  # fmt: skip
+    times = (submitted, started, ended)
     if isinstance(command, Copy):
         route = command.cost.route
         return Activity(stream, "copy", f"copy {route}", route, *times, nbytes=command.cost.nbytes)
@@ -647,8 +640,11 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         trace = self.machine.trace
         if trace:
             self.machine.trace = []
-            for command in trace:
-                stream = command.stream
-                if stream is not None and stream.device.index in self._profiled:
-                    self._pending.setdefault(stream.device.index, []).append(_activity(command))
+            if len(self.machine.devices) == 1:  # one device, profiled: every command is its
+                self._pending.setdefault(0, []).extend(map(_activity, trace))
+            else:
+                for command in trace:
+                    index = command.stream.device.index if command.stream is not None else -1
+                    if index in self._profiled:
+                        self._pending.setdefault(index, []).append(_activity(command))
         return self._pending.pop(device, [])
