@@ -62,7 +62,7 @@ class Stream:
         self.label = label or f"stream {self.index} of device {device.index}"
         """The name the stream's user knows it by (the sim backend's ``name_queue`` sets it), for reports."""
         self.epoch = 0
-        """How many commands the stream has been given."""
+        """How many commands the stream has been given (counted while the machine checks hazards)."""
         self.clock: dict[int, int] = {}
         """Per other stream index, the latest epoch of it this stream's next command is ordered after (through
         waits for markers; see :mod:`wia_sim.hazards`)."""
@@ -78,16 +78,16 @@ class Stream:
         which checks them first: a detector that raises (strict mode) leaves nothing queued.
         """
         machine = self.machine
-        epoch = self.epoch + 1
         detector = machine.detector
-        if detector is not None:
+        if detector is not None:  # epochs are the detector's: without one they are not counted
+            epoch = self.epoch + 1
             if accesses:
                 detector.check(self, command, epoch, accesses)
             elif type(command) is Wait:
                 detector.waited(self, command, epoch)
             elif type(command) is Prefetch:  # moving data reads it: a write racing it decides where it ends up
                 detector.check(self, command, epoch, ((command.buffer, command.lo, command.hi, False),))
-        self.epoch = command.epoch = epoch
+            self.epoch = command.epoch = epoch
         if len(self.queue) >= CATCH_UP_DEPTH:
             self._make_room()
         command.submitted = machine.host_time
