@@ -171,7 +171,9 @@ class _Executor:
         self._locals: set[str] = set()
         self.local_regions: list[Region] = []
         self.counts: dict[str, int] = {}
-        self.st = LaunchState(self.lanes, kernel.name, program.filename, checks, self.counts)
+        self.st = LaunchState(
+            self.lanes, kernel.name, program.filename, checks, self.counts, source_lines=program.source_lines
+        )
         self.st.epoch = np.zeros(self.groups, np.int64)
         self.checks = checks
         self.fp64 = "cl_khr_fp64" in program.extensions
@@ -296,11 +298,13 @@ class _Executor:
         if self.steps > self.step_limit:
             loops = self.frame.loops
             line = loops[-1] if loops else _line(node)
+            source = self.st.quote(line)
             raise KernelTimeout(
                 self.kernel.name,
                 line,
                 f"{self.program.filename}:{line}: kernel '{self.kernel.name}' exceeded its step limit of "
-                f"{self.step_limit} steps (a loop that never ends?)",
+                f"{self.step_limit} steps (a loop that never ends?)" + (f"\n    {source}" if source else ""),
+                source,
             )
 
     @staticmethod
@@ -707,9 +711,13 @@ class _Executor:
         if op in ("/", "%") and t.kind != "float" and self.checks:
             zero = mask[:, None] & (y == 0) if t.width > 1 else mask & (y == 0)
             if bool(np.any(zero)):
-                lane = int(np.flatnonzero(np.asarray(zero).reshape(self.n, -1).any(axis=1))[0])
+                offenders = np.asarray(np.asarray(zero).reshape(self.n, -1).any(axis=1))
+                lane = int(np.flatnonzero(offenders)[0])
                 raise self.st.fault(
-                    "division_by_zero", f"integer {'division' if op == '/' else 'remainder'} by zero", lane
+                    "division_by_zero",
+                    f"integer {'division' if op == '/' else 'remainder'} by zero",
+                    lane,
+                    offenders=offenders,
                 )
         if op == "%" and t.kind == "float":
             raise UnsupportedKernel(f"line {_line(node)}: % on floats")
@@ -881,13 +889,14 @@ class _Executor:
                 ct = _ctype_of(p.type)
                 scope[p.name] = Var(ct, self.to_value(v, ct))
         ret_type = None if fn.return_type.kind in ("void", "pointer") else _ctype_of(fn.return_type)
-        saved = self.frame
+        saved, line = self.frame, self.st.line
         self.frame = _Frame([self.globals, scope], ret_type=ret_type, loops=list(saved.loops))
         try:
             self.block(fn.node.body.block_items or [], mask)
             result = self.frame.retval
         finally:
             self.frame = saved
+        self.st.line = line  # the rest of the calling statement is on the caller's line
         if result is None:
             if ret_type is None:
                 return Value(INT, np.asarray(0, np.int32))
@@ -937,10 +946,13 @@ class _Executor:
                 g = int(mixed[0])
                 k = int(np.count_nonzero(per_group[g]))
                 missing = int(np.flatnonzero(~per_group[g])[0]) + g * gs
+                absent = ~per_group  # the work-items of those groups that do not reach it
+                absent[~reached | per_group.all(axis=1)] = False
                 raise self.st.fault(
                     "barrier_divergence",
                     f"barrier reached by {k} of the {gs} work-items of the work-group; not reached",
                     missing,
+                    offenders=absent.reshape(-1),
                 )
         self.st.epoch = self.st.epoch + reached
         for region in self.local_regions:
@@ -991,6 +1003,8 @@ class _Executor:
         region = p.region
         if region.space not in ("global", "local") or t.width > 1:
             raise UnsupportedKernel(f"line {_line(node)}: atomics on {region.space} {t}")
+        if region.read_only and bool(mask.any()):  # even unchecked, as for stores: it may be the caller's memory
+            region.refuse_write(self.st, mask, "atomic update")
         # reads and writes go through the region for checks and counts; the update itself is sequential
         flat, ok, _ = region._prepare(self.st, p.off, mask, t, True)
         lanes_ = np.flatnonzero(ok)
@@ -1046,7 +1060,9 @@ def run_kernel(
     """Run kernel ``name`` of ``program`` over ``geometry``; buffers (uint8 arrays) are read and written in place.
 
     Raises ``KernelFault`` when a check fails, ``KernelTimeout`` past ``step_limit`` lockstep steps and
-    ``UnsupportedKernel`` for what the executor does not implement.
+    ``UnsupportedKernel`` for what the executor does not implement. After any of them the buffers hold the writes
+    of the accesses before the one that raised (in lockstep order) and none of that access; a caller that must
+    not see them passes copies and keeps them only on success, as the HAL's sim backend does.
     """
     kernel = program.kernel(name)
     ex = _Executor(program, kernel, geometry, step_limit, checks)

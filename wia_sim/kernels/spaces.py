@@ -10,6 +10,7 @@ bytes nobody wrote, as ``KernelFault``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +46,22 @@ _CODES = {
 
 class KernelFault(Exception):
     """A check failed: ``check`` names it (``out_of_bounds_global``, ``race_local``, ...), ``line`` is the source
-    line, ``work_item`` the global id and ``group`` the work-group id of the offending work-item."""
+    line (the user's: the preprocessor keeps lines) and ``source_line`` its text, stripped; ``work_item`` is the
+    global id and ``group`` the work-group id of the first offending work-item in launch order (work-group by
+    work-group, in a 1-D launch the lowest global id; for a race, the later one of the first conflicting pair
+    found), ``address`` its byte offset in the memory object.
+
+    ``work_items`` and ``groups`` say how many work-items, in how many work-groups, hit the same finding at the
+    access that raised it (in the lockstep step where it was found; later steps are not run), and
+    ``address_range`` the lowest and the highest of their offsets. The message is one line for the finding and,
+    when the line is known, a second one quoting it.
+
+    What a faulting launch leaves: ``run_kernel`` reads and writes the caller's arrays in place, so after a fault
+    they hold the writes of every access before the faulting one, in the executor's lockstep order (which is no
+    device's order), and none of the faulting access itself (its checks run before any of its lanes stores). The
+    HAL's sim backend runs a kernel on copies of the buffers it may write and copies them back only when it ends
+    without a finding: through the HAL, no write of a faulting launch lands.
+    """
 
     def __init__(
         self,
@@ -56,6 +72,11 @@ class KernelFault(Exception):
         work_item: tuple[int, int, int] | None = None,
         group: tuple[int, int, int] | None = None,
         address: int | None = None,
+        *,
+        work_items: int | None = None,
+        groups: int | None = None,
+        address_range: tuple[int, int] | None = None,
+        source_line: str = "",
     ) -> None:
         super().__init__(message)
         self.wia_code = _CODES.get(check, "INVALID_KERNEL")
@@ -67,6 +88,11 @@ class KernelFault(Exception):
         self.work_item = work_item
         self.group = group
         self.address = address
+        single = 0 if work_item is None else 1
+        self.work_items = single if work_items is None else work_items
+        self.groups = single if groups is None else groups
+        self.address_range = address_range if address_range is not None or address is None else (address, address)
+        self.source_line = source_line
 
 
 class UnsupportedKernel(NotImplementedError):
@@ -78,8 +104,9 @@ class UnsupportedKernel(NotImplementedError):
 class KernelTimeout(KernelFault):
     """The kernel ran past its step limit; ``line`` is the innermost loop being executed."""
 
-    def __init__(self, kernel: str, line: int, message: str = "") -> None:
-        super().__init__("step_limit", message or f"kernel '{kernel}' exceeded its step limit", kernel, line)
+    def __init__(self, kernel: str, line: int, message: str = "", source_line: str = "") -> None:
+        message = message or f"kernel '{kernel}' exceeded its step limit"
+        super().__init__("step_limit", message, kernel, line, source_line=source_line)
 
 
 @dataclass
@@ -124,7 +151,8 @@ _SPACE_CHECK = {"global": "out_of_bounds_global", "local": "out_of_bounds_local"
 
 @dataclass
 class LaunchState:
-    """What accesses need to know about the launch: lane ids, barrier epochs, counters, where faults go."""
+    """What accesses need to know about the launch: lane ids, barrier epochs, counters, where faults go, and the
+    user's source (``source_lines``, for quoting the line of a finding)."""
 
     lanes: Lanes
     kernel: str
@@ -133,13 +161,70 @@ class LaunchState:
     counts: dict[str, int]
     epoch: Array = field(default_factory=lambda: np.zeros(0, np.int64))
     line: int = 0
+    source_lines: Sequence[str] = ()
 
-    def fault(self, check: str, what: str, lane: int, address: int | None = None) -> KernelFault:
+    def quote(self, line: int) -> str:
+        """Line ``line`` of the user's source, stripped ("" when unknown), cut to ``_QUOTE_CHARS``."""
+        if not 1 <= line <= len(self.source_lines):
+            return ""
+        text = self.source_lines[line - 1].strip()
+        return text if len(text) <= _QUOTE_CHARS else text[: _QUOTE_CHARS - 3] + "..."
+
+    def fault(
+        self,
+        check: str,
+        what: str,
+        lane: int,
+        address: int | None = None,
+        offenders: Array | None = None,
+        offsets: Array | None = None,
+    ) -> KernelFault:
+        """The finding ``what`` at the current line, with ``lane`` as the example. ``offenders``: every lane that
+        hits the same finding at this access (a lane mask, or lane indices, repeats allowed), ``offsets`` their
+        byte offsets (one per entry of the indices, or per set lane of the mask). Only called on the fault path:
+        counting here costs nothing while the kernel is correct."""
         lanes = self.lanes
         gid = (int(lanes.global_id[0][lane]), int(lanes.global_id[1][lane]), int(lanes.global_id[2][lane]))
         grp = (int(lanes.group_id[0][lane]), int(lanes.group_id[1][lane]), int(lanes.group_id[2][lane]))
+        if offenders is None:
+            items = np.asarray([lane], np.int64)
+        else:
+            picked = np.flatnonzero(offenders) if offenders.dtype == bool else np.asarray(offenders, np.int64)
+            items = np.union1d(picked, [lane])
+        n_items = int(items.size)
+        n_groups = int(np.unique(items // lanes.geometry.group_size).size)
+        span: tuple[int, int] | None = None
+        if offsets is not None and offsets.size:
+            span = (int(offsets.min()), int(offsets.max()))
+            if address is not None:
+                span = (min(span[0], address), max(span[1], address))
+        elif address is not None:
+            span = (address, address)
         message = f"{self.filename}:{self.line}: {what} by work-item {gid} in group {grp}"
-        return KernelFault(check, message, self.kernel, self.line, gid, grp, address)
+        if n_items > 1:
+            message += f", one of {n_items} work-items in {n_groups} work-group{'s' if n_groups > 1 else ''}"
+            if span is not None and span[0] != span[1]:
+                message += f" (offsets {span[0]} to {span[1]})"
+        source = self.quote(self.line)
+        if source:
+            message += f"\n    {source}"
+        return KernelFault(
+            check,
+            message,
+            self.kernel,
+            self.line,
+            gid,
+            grp,
+            address,
+            work_items=n_items,
+            groups=n_groups,
+            address_range=span,
+            source_line=source,
+        )
+
+
+_QUOTE_CHARS = 160
+"""The longest source line a finding quotes whole (longer ones are cut, keeping the message compact)."""
 
 
 class Region:
@@ -237,18 +322,27 @@ class Region:
             hit = mask & bad
             if st.checks and bool(hit.any()):
                 lane = int(np.flatnonzero(hit)[0])
-                at = int(np.broadcast_to(off, mask.shape)[lane])
-                if not bool(np.broadcast_to(oob, mask.shape)[lane]):
+                offs = np.broadcast_to(off, mask.shape)
+                at = int(offs[lane])
+                oob_lanes = np.broadcast_to(oob, mask.shape)
+                if not bool(oob_lanes[lane]):
+                    same = hit & ~oob_lanes  # the misaligned accesses inside the buffer
                     what = f"misaligned {'write' if write else 'read'} of {size} bytes at offset {at}"
                     raise st.fault(
-                        _SPACE_CHECK.get(self.space, "out_of_bounds_global"), what + f" of {self.description}", lane, at
+                        _SPACE_CHECK.get(self.space, "out_of_bounds_global"),
+                        what + f" of {self.description}",
+                        lane,
+                        at,
+                        same,
+                        offs[same],
                     )
+                same = hit & oob_lanes
                 check = _SPACE_CHECK.get(self.space, "out_of_bounds_private")
                 what = (
                     f"out-of-bounds {'write' if write else 'read'} of {size} bytes at offset {at} of a "
                     f"{self.nbytes}-byte {self.description}"
                 )
-                raise st.fault(check, what, lane, at)
+                raise st.fault(check, what, lane, at, same, offs[same])
             mask = mask & ~bad
             span = _span(mask)
         starts = self.row_starts(st)
@@ -274,10 +368,15 @@ class Region:
             self._check(st, flat, ok, t, write=False, atomic=atomic)
         return values
 
+    def refuse_write(self, st: LaunchState, mask: Array, what: str = "write") -> None:
+        """Raise the ``write_to_read_only`` finding for a store (or an atomic) by the lanes in ``mask``."""
+        lanes = np.broadcast_to(mask, (st.lanes.total,))
+        lane = int(np.flatnonzero(lanes)[0])
+        raise st.fault("write_to_read_only", f"{what} to read-only {self.description}", lane, None, lanes)
+
     def store(self, st: LaunchState, off: Array, mask: Array, t: CType, values: Array, atomic: bool = False) -> None:
         if self.read_only and bool(mask.any()):  # even unchecked: the buffer may be the caller's own memory
-            lane = int(np.flatnonzero(mask)[0])
-            raise st.fault("write_to_read_only", f"write to read-only {self.description}", lane)
+            self.refuse_write(st, mask)
         flat, ok, span = self._prepare(st, off, mask, t, True)
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
@@ -330,7 +429,9 @@ class Region:
                     k = int(np.flatnonzero(missing)[0])
                     at = int(starts[k]) % self.stride
                     what = f"read of uninitialized {self.description} ({esize} bytes at offset {at})"
-                    raise st.fault("uninitialized_local", what, int(lanes[k]), at)
+                    raise st.fault(
+                        "uninitialized_local", what, int(lanes[k]), at, lanes[missing], starts[missing] % self.stride
+                    )
         if races:
             keys = (
                 starts >> (self.granule.bit_length() - 1)
@@ -376,7 +477,7 @@ class Region:
                 conflict &= live(wl // gs, self.w_epoch[at])
                 if bool(conflict.any()):
                     k = int(np.flatnonzero(conflict)[0])
-                    self._report(st, check, write, "write", int(lanes[k]), int(wl[k]), int(keys[k]))
+                    self._report(st, check, write, "write", int(lanes[k]), int(wl[k]), keys, lanes, k, conflict)
         if write:
             if self.r_lane is not None:
                 rl = self.r_lane[at]
@@ -387,7 +488,7 @@ class Region:
                     conflict &= (rg < 0) | live(rg, self.r_epoch[at])
                 if bool(conflict.any()):
                     k = int(np.flatnonzero(conflict)[0])
-                    self._report(st, check, write, "read", int(lanes[k]), int(rl[k]), int(keys[k]))
+                    self._report(st, check, write, "read", int(lanes[k]), int(rl[k]), keys, lanes, k, conflict)
             if self.w_lane is None:
                 self.w_lane = np.full(size, -1, np.int32)
                 self.w_epoch = np.zeros(size, np.int32)
@@ -401,7 +502,19 @@ class Region:
                 if bool(dup.any()):
                     key = keys[int(np.flatnonzero(dup)[0])]
                     same = np.flatnonzero(keys == key)  # report the second writer in lane order
-                    self._report(st, check, True, "write", int(lanes[same[1]]), int(lanes[same[0]]), int(key))
+                    shared = _shared_by_lanes(keys, lanes)  # every write of this access to an address another makes
+                    self._report(
+                        st,
+                        check,
+                        True,
+                        "write",
+                        int(lanes[same[1]]),
+                        int(lanes[same[0]]),
+                        keys,
+                        lanes,
+                        int(same[1]),
+                        shared,
+                    )
             return
         if local:
             self._pending_reads.append((keys, lanes))
@@ -506,9 +619,21 @@ class Region:
                 shadow[: reached.size * per_row].reshape(reached.size, per_row)[reached] = -1
 
     def _report(
-        self, st: LaunchState, check: str, write: bool, other_kind: str, lane: int, other: int, key: int
+        self,
+        st: LaunchState,
+        check: str,
+        write: bool,
+        other_kind: str,
+        lane: int,
+        other: int,
+        keys: Array,
+        lanes_of: Array,
+        k: int,
+        racing: Array,
     ) -> None:
-        at = (key * self.granule) % self.stride
+        """Raise the race found at entry ``k`` of the access (``keys``, ``lanes_of``): ``lane`` conflicts with
+        ``other`` (``-2``: several); ``racing`` flags every entry of the access that conflicts likewise."""
+        at = (int(keys[k]) * self.granule) % self.stride
         lanes = st.lanes
         if other >= 0:
             ogid = tuple(int(lanes.global_id[d][other]) for d in range(3))
@@ -519,7 +644,21 @@ class Region:
             f"data race: {'write' if write else 'read'} of {self.description} at offset {at} conflicts with a "
             f"{other_kind} by {who} with no barrier in between"
         )
-        raise st.fault(check, what, lane, at)
+        raise st.fault(check, what, lane, at, lanes_of[racing], (keys[racing] * self.granule) % self.stride)
+
+
+def _shared_by_lanes(keys: Array, lanes: Array) -> Array:
+    """Which entries of one access touch a granule that another lane of the same access touches too."""
+    order = np.lexsort((lanes, keys))
+    k, ln = keys[order], lanes[order]
+    # a run of one key with differing lanes: its first and last lanes differ
+    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    ends = np.r_[starts[1:], k.size] - 1
+    mixed = ln[starts] != ln[ends]
+    flags = np.repeat(mixed, ends - starts + 1)
+    shared = np.zeros(keys.size, dtype=bool)
+    shared[order] = flags
+    return shared
 
 
 _PENDING_READS = 1 << 22
