@@ -7,10 +7,11 @@ unit (see :mod:`wia_sim.units`); every number in a shipped file carries its sour
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -27,7 +28,7 @@ class _Spec(BaseModel):
 class ComputeSpec(_Spec):
     compute_units: int = Field(gt=0, description="SMs, CUs, TPCs or cores: the unit work-groups are placed on")
     clock: Frequency = Field(gt=0, description="boost clock")
-    peak_flops: dict[PrecisionName, FlopRate] = Field(
+    peak_flops: dict[PrecisionName, Annotated[FlopRate, Field(gt=0)]] = Field(
         description="dense peak per precision; a precision absent here is not supported by the device"
     )
     max_work_group_size: int = Field(gt=0)
@@ -46,9 +47,6 @@ class ComputeSpec(_Spec):
     def _check(self) -> ComputeSpec:
         if "float32" not in self.peak_flops:
             raise ValueError("peak_flops must give float32 (the spec's DeviceInfo.peak_flops is dense FP32)")
-        for precision, rate in self.peak_flops.items():
-            if rate <= 0:
-                raise ValueError(f"peak_flops.{precision} must be positive, got {rate}")
         if self.max_local_memory_per_work_group > self.local_memory_per_compute_unit:
             raise ValueError("max_local_memory_per_work_group exceeds local_memory_per_compute_unit")
         return self
@@ -197,31 +195,84 @@ def available_models() -> list[str]:
     return sorted(_shipped())
 
 
+def close_matches(word: str, choices: list[str] | tuple[str, ...], limit: int = 3) -> list[str]:
+    """The choices a misspelt ``word`` most likely meant (the "did you mean" of every error that lists choices):
+    the choices that contain the word (``h100`` for ``nvidia-h100-sxm5-80gb``), else close spellings."""
+    lower = word.lower()
+    contained = [c for c in choices if lower and lower in c.lower()]
+    return (contained or difflib.get_close_matches(word, choices, n=limit, cutoff=0.6))[:limit]
+
+
+def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """``" (did you mean 'x'?)"`` or ``""``, to append to a message."""
+    found = close_matches(word, choices)
+    return f" (did you mean {' or '.join(repr(c) for c in found)}?)" if found else ""
+
+
+def _looks_like_path(text: str) -> bool:
+    return text.endswith(".toml") or "/" in text or "\\" in text
+
+
 def model_path(name_or_path: str | Path) -> Path:
     """The file of a shipped model name, or the given path to a TOML file."""
     shipped = _shipped()
     if isinstance(name_or_path, str) and name_or_path in shipped:
         return shipped[name_or_path]
+    text = str(name_or_path)
     path = Path(name_or_path)
-    if path.suffix == ".toml" and path.is_file():
-        return path
+    if isinstance(name_or_path, Path) or _looks_like_path(text):
+        if path.is_file():
+            if path.suffix != ".toml":
+                raise HardwareModelError(f"hardware model file {text}: expected a .toml file")
+            return path
+        what = "is a directory, not a file" if path.is_dir() else "no such file"
+        hint = f" (resolved to {path.resolve()})" if not path.is_absolute() else ""
+        raise HardwareModelError(f"hardware model file {text}: {what}{hint}")
     raise HardwareModelError(
-        f"unknown hardware model {str(name_or_path)!r}: expected a shipped model "
-        f"({', '.join(sorted(shipped))}) or the path of an existing .toml file"
+        f"unknown hardware model {text!r}{did_you_mean(text, sorted(shipped))}: expected a shipped model "
+        f"({', '.join(sorted(shipped))}) or the path of a .toml file"
     )
 
 
-def _format_errors(path: Path, error: ValidationError) -> str:
+def _raw(data: object, loc: tuple[int | str, ...]) -> object:
+    """The value at ``loc`` as the file wrote it (pydantic reports it after unit conversion)."""
+    for part in loc:
+        found = part in data if isinstance(data, dict) else isinstance(data, list) and isinstance(part, int)
+        if not found or (isinstance(data, list) and int(part) >= len(data)):
+            return None
+        data = data[part]  # type: ignore[index]
+    return data
+
+
+def _fields(loc: tuple[int | str, ...]) -> list[str]:
+    """The field names of the table that holds ``loc``."""
+    model: type[BaseModel] = HardwareModel
+    for part in loc[:-1]:
+        field = model.model_fields.get(str(part))
+        annotation = field.annotation if field is not None else None
+        candidates = [a for a in (annotation, *getattr(annotation, "__args__", ())) if isinstance(a, type)]
+        nested = [a for a in candidates if issubclass(a, BaseModel)]
+        if not nested:
+            return []
+        model = nested[0]
+    return list(model.model_fields)
+
+
+def _format_errors(path: Path, data: dict[str, object], error: ValidationError) -> str:
     lines = []
     for item in error.errors():
-        field = ".".join(str(part) for part in item["loc"]) or "(top level)"
+        loc = tuple(item["loc"])
+        field = ".".join(str(part) for part in loc) or "(top level)"
         message = item["msg"].removeprefix("Value error, ")
+        hint = ""
         if item["type"] == "missing":
             message = "required field is missing"
         elif item["type"] == "extra_forbidden":
             message = "unknown key (not in the hardware model schema)"
-        got = f" (got {item['input']!r})" if item["type"] not in ("missing", "value_error") else ""
-        lines.append(f"  {field}: {message}{got}")
+            hint = did_you_mean(str(loc[-1]), _fields(loc))
+        written = _raw(data, loc)
+        got = f" (got {written!r})" if item["type"] not in ("missing", "value_error") and written is not None else ""
+        lines.append(f"  {field}: {message}{got}{hint}")
     return f"hardware model file {path}: {len(lines)} invalid field(s):\n" + "\n".join(lines)
 
 
@@ -237,7 +288,7 @@ def load_model(name_or_path: str | Path) -> HardwareModel:
     try:
         model = HardwareModel.model_validate(data)
     except ValidationError as e:
-        raise HardwareModelError(_format_errors(path, e)) from e
+        raise HardwareModelError(_format_errors(path, data, e)) from None
     if path.parent == Path(str(resources.files("hardware_models"))) and model.name != path.stem:
         raise HardwareModelError(f"hardware model file {path}: name: {model.name!r} differs from the file name")
     return model
