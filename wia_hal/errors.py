@@ -8,11 +8,13 @@ turned into a ``WiaError`` so that nothing else escapes the API.
 from __future__ import annotations
 
 import builtins
+import difflib
 import enum
 import functools
 import os
 import sys
-from collections.abc import Callable
+import warnings
+from collections.abc import Callable, Iterable
 from typing import Any, ParamSpec, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
@@ -110,6 +112,9 @@ class WiaError(Exception):
 
     code: ErrorCode = ErrorCode.INTERNAL
 
+    cause: BaseException | None = None
+    """The lower-level exception this error translates (a simulator's finding, a driver's error), for tools."""
+
     def __init__(self, message: str) -> None:
         super().__init__(message)
         file, line, function = _call_site()
@@ -184,6 +189,26 @@ class StreamHazardWarning(UserWarning):
     default): the program goes on, with the race in it."""
 
 
+class OptionOverrideWarning(UserWarning):
+    """An explicit backend option (``set_backend(..., hardware=...)``) replaced a different value the environment
+    set (``WIA_SIM_HARDWARE``): the explicit one wins, and a run the user meant to point elsewhere says so."""
+
+
+def warn_at_call_site(message: str, category: type[Warning]) -> None:
+    """Issue a warning at the user's line (the first frame outside wia)."""
+    file, line, _ = _call_site()
+    warnings.warn_explicit(message, category, file, line)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """``" (did you mean 'x'?)"`` for a misspelt name, or ``""``: the choices that contain the word, else the
+    close spellings."""
+    options = sorted(choices)
+    lower = word.lower()
+    found = [c for c in options if lower and lower in c.lower()] or difflib.get_close_matches(word, options, n=3)
+    return f" (did you mean {' or '.join(repr(c) for c in found[:3])}?)" if found else ""
+
+
 ERROR_CLASSES: dict[ErrorCode, type[WiaError]] = {
     cls.code: cls
     for cls in (
@@ -239,6 +264,17 @@ def _converted(name: str, e: Exception) -> WiaError:
     if isinstance(e, TypeError) and e.__traceback__ is not None and e.__traceback__.tb_next is None:
         return InvalidValueError(f"{name}: {e}")  # raised by the call itself: the arguments do not bind
     return InternalError(f"{name}: {type(e).__name__} inside the implementation: {e}")
+
+
+def _for_user(error: WiaError) -> WiaError:
+    """The error as the user's traceback shows it: one exception, raised at their call. The message says what was
+    wrong and what was expected, so the library frames and the lower-level exception it translates (kept as
+    ``error.cause``) would only repeat it. ``INTERNAL`` errors keep everything (they are bugs to report), and
+    ``WIA_FULL_TRACEBACK=1`` keeps everything for every error."""
+    if error.__cause__ is not None:
+        error.cause = error.__cause__
+    error.__suppress_context__ = True
+    return error.with_traceback(None)
 
 
 P = ParamSpec("P")
@@ -308,6 +344,8 @@ def api(fn: Callable[P, R]) -> Callable[P, R]:
                     tracer.exit(name, started)
         except WiaError as e:
             _record(e, args, kwargs)
+            if _depth == 0 and e.code is not ErrorCode.INTERNAL and not os.environ.get("WIA_FULL_TRACEBACK"):
+                raise _for_user(e) from None
             raise
         except Exception as e:
             error = _converted(name, e)

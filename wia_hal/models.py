@@ -50,6 +50,11 @@ class DeviceInfo(WiaModel):
     host_link_bandwidth: float = Field(0.0, description="pinned host-to-device bytes/s")
     architecture: str = ""
     backend: str = ""
+    model_file: str = Field(
+        "",
+        description="the hardware model file a simulated device's figures were loaded from (which chip a what-if "
+        "run used); empty for a real device",
+    )
     measured: list[str] = Field(
         default_factory=list,
         description="fields the backend measured (a microbenchmark) because the device does not report them, "

@@ -1,7 +1,8 @@
 """Which backend is active, found by name through the ``wia_hal.backends`` entry-point group.
 
 Selection: ``set_backend(name, **options)``, or the environment (``WIA_BACKEND=sim``, options as
-``WIA_SIM_HARDWARE=nvidia-h100-sxm5-80gb``, ``WIA_SIM_DEVICES=2``, ``WIA_SIM_NUMERICS=0``). The backend is
+``WIA_SIM_HARDWARE=nvidia-h100-sxm5-80gb``, ``WIA_SIM_DEVICES=2``, ``WIA_SIM_NUMERICS=0``); an explicit option wins
+over its variable, with an ``OptionOverrideWarning`` when they differ. The backend is
 created on first use; ``set_backend`` may be called again whenever no context is alive. A backend that is not
 installed as a package is installed in-process: ``set_backend(MyBackend())``, or ``register_backend("acme",
 AcmeBackend)`` and then selected by name like an installed one.
@@ -9,13 +10,23 @@ AcmeBackend)`` and then selected by name like an installed one.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from wia_hal.backend import AnyBackend, Backend
-from wia_hal.errors import InvalidValueError, WiaError, api, set_call_hook
+from wia_hal.errors import (
+    InvalidValueError,
+    OptionOverrideWarning,
+    WiaError,
+    api,
+    did_you_mean,
+    error_for,
+    set_call_hook,
+    warn_at_call_site,
+)
 
 if TYPE_CHECKING:
     from wia_hal.context import Context
@@ -47,13 +58,15 @@ def register_backend(name: str, factory: BackendFactory) -> None:
     _registered[name] = factory
 
 
-def _backend_class(name: str) -> BackendFactory:
+def _backend_class(name: str, origin: str) -> BackendFactory:
     if name in _registered:
         return _registered[name]
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
     if not found:
+        names = available_backends()
         raise InvalidValueError(
-            f"unknown backend {name!r}; available backends: {', '.join(available_backends()) or '(none installed)'}"
+            f"unknown backend {name!r}{origin}{did_you_mean(name, names)}; "
+            f"available backends: {', '.join(names) or '(none installed)'}"
         )
     try:
         cls = found[0].load()
@@ -68,6 +81,46 @@ def options_from_environment(name: str) -> dict[str, str]:
     """``WIA_<NAME>_<OPTION>=value`` variables, as lower-case option names."""
     prefix = f"WIA_{name.upper()}_"
     return {key[len(prefix) :].lower(): value for key, value in sorted(os.environ.items()) if key.startswith(prefix)}
+
+
+def _variable(backend: str, option: str) -> str:
+    return f"WIA_{backend.upper()}_{option.upper()}"
+
+
+def _accepted_options(factory: BackendFactory) -> list[str] | None:
+    """The keyword options a factory takes, or None when it takes any (``**options``) or cannot be inspected."""
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return [p.name for p in parameters if p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def _check_options(name: str, factory: BackendFactory, explicit: dict[str, Any], environment: dict[str, str]) -> None:
+    accepted = _accepted_options(factory)
+    if accepted is None:
+        return
+    for option in sorted(set(explicit) | set(environment)):
+        if option in accepted:
+            continue
+        where = f" (from {_variable(name, option)} in the environment)" if option not in explicit else ""
+        raise InvalidValueError(
+            f"backend {name!r} has no option {option!r}{where}{did_you_mean(option, accepted)}; "
+            f"its options: {', '.join(accepted) or '(none)'}"
+        )
+
+
+def _warn_overrides(name: str, explicit: dict[str, Any], environment: dict[str, str]) -> None:
+    for option in sorted(set(explicit) & set(environment)):
+        if str(explicit[option]) != environment[option]:
+            warn_at_call_site(
+                f"{_variable(name, option)}={environment[option]!r} in the environment is overridden by the "
+                f"explicit option {option}={explicit[option]!r}: explicit options win over the environment "
+                "(to let the environment choose, leave the option out)",
+                OptionOverrideWarning,
+            )
 
 
 class Runtime:
@@ -86,14 +139,25 @@ class Runtime:
 _runtime: Runtime | None = None
 
 
-def _create(name: str, options: dict[str, Any]) -> Runtime:
-    factory = _backend_class(name)
+def _create(name: str, explicit: dict[str, Any], from_environment: bool = False) -> Runtime:
+    """The runtime of backend ``name``: explicit options over ``WIA_<NAME>_<OPTION>`` variables over the
+    backend's defaults. Errors say which values came from the environment."""
+    origin = " (from WIA_BACKEND in the environment)" if from_environment else ""
+    factory = _backend_class(name, origin)
+    environment = options_from_environment(name)
+    _check_options(name, factory, explicit, environment)
+    _warn_overrides(name, explicit, environment)
+    options = environment | explicit
+    used = {option: value for option, value in environment.items() if option not in explicit}
     try:
         backend = factory(**options)
-    except WiaError:
-        raise
+    except WiaError as e:
+        if not used:
+            raise
+        settings = ", ".join(f"{_variable(name, option)}={value!r}" for option, value in used.items())
+        raise error_for(e.code, f"{e.message} (set in the environment: {settings})") from e.__cause__
     except TypeError as e:
-        raise InvalidValueError(f"backend {name!r}: bad options {sorted(options)}: {e}") from e
+        raise InvalidValueError(f"backend {name!r}: bad options {sorted(options)}: {e}") from None
     return _install(backend, name)
 
 
@@ -109,8 +173,8 @@ def runtime() -> Runtime:
     """The active runtime, created from the environment on first use."""
     global _runtime
     if _runtime is None:
-        name = os.environ.get("WIA_BACKEND", DEFAULT_BACKEND)
-        _runtime = _create(name, options_from_environment(name))
+        name = os.environ.get("WIA_BACKEND")
+        _runtime = _create(name or DEFAULT_BACKEND, {}, from_environment=bool(name))
     return _runtime
 
 
@@ -118,8 +182,10 @@ def runtime() -> Runtime:
 def set_backend(name: str | AnyBackend, **options: Any) -> None:
     """Select the backend (and its options) for everything that follows: by name, or an instance.
 
-    Options not given here are taken from ``WIA_<NAME>_<OPTION>`` variables, so ``set_backend("sim")`` under
-    ``WIA_SIM_HARDWARE=amd-mi300x`` uses that model. A ``Backend`` instance is installed as it is (no options).
+    Precedence: an option given here, else its ``WIA_<NAME>_<OPTION>`` variable, else the backend's default; so
+    ``set_backend("sim")`` under ``WIA_SIM_HARDWARE=amd-mi300x`` uses that model, and ``set_backend("sim",
+    hardware="wia-tiny")`` uses wia-tiny and warns (``OptionOverrideWarning``) that it overrides the variable.
+    A ``Backend`` instance is installed as it is (no options).
     Allowed whenever no context is alive; the implicit Level-1 default context is released automatically.
     """
     global _runtime
@@ -138,10 +204,7 @@ def set_backend(name: str | AnyBackend, **options: Any) -> None:
                 f"set_backend: {len(live)} context(s) still alive on backend {old.backend.name!r}; "
                 "destroy them first (destroy_context)"
             )
-    if isinstance(name, Backend):
-        new = _install(name, type(name).__name__)
-    else:
-        new = _create(name, options_from_environment(name) | options)
+    new = _install(name, type(name).__name__) if isinstance(name, Backend) else _create(name, options)
     if old is not None:
         if old.default_context is not None:
             old.default_context.destroy()

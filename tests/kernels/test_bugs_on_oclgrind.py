@@ -157,7 +157,7 @@ def sim_finding(bug: BugCase) -> SimFinding:
     assert text.startswith(f"kernel.cl:{bug.line}:"), f"{bug.name}: the message names another line: {text}"
     found = re.search(cls.sim_message, text)
     assert found, f"{bug.name}: the message does not describe {bug.check} ({cls.sim_message!r}): {text}"
-    cause = error.__cause__  # the executor's KernelFault: the check's own name
+    cause = error.cause  # the executor's KernelFault: the check's own name (kept off the traceback)
     assert getattr(cause, "check", None) == bug.check and getattr(cause, "line", None) == bug.line, repr(cause)
     assert getattr(cause, "kernel", None) == bug.kernel
     item = getattr(cause, "work_item", None)

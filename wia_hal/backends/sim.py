@@ -61,7 +61,7 @@ from wia_sim.commands import Command, Copy, Kernel, Marker, Prefetch, Wait
 from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
 from wia_sim.hazards import Access, StreamHazard, kernel_writes
 from wia_sim.heap import HeapFullError
-from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model
+from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model, model_path
 from wia_sim.kernels.ctype import lookup
 from wia_sim.kernels.executor import run_kernel
 from wia_sim.kernels.frontend import compile_source
@@ -264,9 +264,10 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         hazards: str = "warn",
     ) -> None:
         try:
-            self.model: HardwareModel = load_model(hardware)
+            self.model_file = model_path(hardware)
+            self.model: HardwareModel = load_model(self.model_file)
         except HardwareModelError as e:
-            raise InvalidValueError(str(e)) from e
+            raise InvalidValueError(str(e)) from None
         self.hazards = str(hazards).strip().lower()
         if self.hazards not in _HAZARD_MODES:
             raise InvalidValueError(
@@ -318,6 +319,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             host_link_bandwidth=link.pinned_h2d_bandwidth,
             architecture=m.architecture,
             backend=self.name,
+            model_file=str(self.model_file),
         )
 
     def device_capabilities(self, device: int) -> DeviceCapabilities:
