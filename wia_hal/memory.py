@@ -43,6 +43,7 @@ class Memory:
         "segment",
         "size",
         "streams",
+        "tensor",
         "type",
     )
 
@@ -71,10 +72,22 @@ class Memory:
         pool reuses memory at once, as a stream-ordered allocator does, and orders the new owner's streams after
         these instead)."""
         self.freed = False
+        self.tensor = False
+        """Holds a tensor's data (``t.memory``): released with the tensor, never by ``free``."""
 
     def __repr__(self) -> str:
         state = " freed" if self.freed else ""
-        return f"<wia.Memory{state} {self.type.name} {self.size} bytes>"
+        owner = " of a tensor" if self.tensor else ""
+        return f"<wia.Memory{state} {self.type.name} {self.size} bytes{owner}>"
+
+    def check_not_tensor_data(self, function: str) -> None:
+        """A tensor's memory is the tensor's to release: freeing it under the tensor would leave the tensor pointing
+        at memory that is reused."""
+        if self.tensor:
+            raise InvalidMemoryError(
+                f"{function}: {self!r} holds a tensor's data (tensor.memory) and is released with the tensor: "
+                "release_tensor(t), or when t is no longer referenced; free only memory from alloc or alloc_from_pool"
+            )
 
     def _record_error(self, details: ErrorDetails) -> None:
         self.context.last_error = details
@@ -161,6 +174,7 @@ def free(mem: Memory) -> None:
     if isinstance(mem, Memory) and mem.freed:
         raise InvalidMemoryError(f"free: {mem!r} was already freed (double free)")
     mem = check_memory(mem)
+    mem.check_not_tensor_data("free")
     if mem.pool is not None:
         raise InvalidMemoryError(f"free: {mem!r} came from a memory pool; return it with free_to_pool(pool, mem)")
     mem.release()

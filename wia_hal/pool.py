@@ -373,6 +373,7 @@ def free_to_pool(pool: MemoryPool, mem: Memory) -> None:
     if isinstance(mem, Memory) and mem.freed:
         raise InvalidMemoryError(f"free_to_pool: {mem!r} was already freed (double free)")
     mem = check_memory(mem, pool.context)
+    mem.check_not_tensor_data("free_to_pool")
     if mem.pool is not pool:
         raise InvalidMemoryError(
             f"free_to_pool: {mem!r} " + ("came from another pool" if mem.pool else "was not allocated from a pool")

@@ -203,6 +203,7 @@ def new_tensor(
     if pool is None and memory_type is MemoryType.DEVICE:
         pool = ctx.default_pool
     memory = pool.allocate(nbytes) if pool is not None else allocate(ctx, nbytes, memory_type)
+    memory.tensor = True
     return Tensor(memory, shape, dtype)
 
 

@@ -19,10 +19,16 @@ DEVICE_VISIBLE = frozenset(t for t in MemoryType if t.device_visible)
 _BROADCAST_CACHE: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[int, ...]] = {}
 
 
-def resolve(name: str, tensors: Sequence[object], ctx: Context | None, stream: Stream | None) -> tuple[Context, Stream]:
+def resolve(
+    name: str, tensors: Sequence[object], ctx: Context | None, stream: Stream | None, names: Sequence[str] = ()
+) -> tuple[Context, Stream]:
     """The op's context (``ctx``, else the first tensor's, else the stream's) and stream; every tensor must be
     of that context (``INVALID_MEMORY``) and so must the stream (``INVALID_CONTEXT``). Whether the backend runs
-    the op is asked last, at launch, once every argument is validated."""
+    the op is asked last, at launch, once every argument is validated. ``names`` name the tensor arguments in
+    messages."""
+    for i, t in enumerate(tensors):
+        if type(t) is not Tensor:
+            _not_a_tensor(name, names[i] if i < len(names) else f"input {i + 1}" if len(tensors) > 1 else "input", t)
     if ctx is not None:
         context = check_context(ctx)
     elif tensors and type(tensors[0]) is Tensor:
@@ -39,6 +45,17 @@ def resolve(name: str, tensors: Sequence[object], ctx: Context | None, stream: S
                 "ops need DEVICE, UNIFIED or MANAGED memory"
             )
     return context, queue_stream
+
+
+def _not_a_tensor(name: str, argument: str, value: object) -> None:
+    kind = type(value).__name__
+    if isinstance(value, (int, float, complex, np.number, np.bool_)):
+        raise InvalidValueError(
+            f"{name}: {argument} must be a wia Tensor, got the scalar {kind} {value!r}; scalar operands are not in "
+            f"the op set yet: pass a 0-d tensor, which broadcasts (wia.tensor(np.float32({value!r}), ctx=ctx), "
+            "in the other operand's dtype)"
+        )
+    raise InvalidValueError(f"{name}: {argument} must be a wia Tensor, got {kind}")
 
 
 def broadcast(name: str, a: Tensor, b: Tensor) -> tuple[int, ...]:

@@ -11,7 +11,7 @@ from wia_hal.tensor import Tensor, launch_op
 
 
 def _binary(name: OpName, a: Tensor, b: Tensor, ctx: Context | None, stream: Stream | None) -> Tensor:
-    context, s = resolve(name, (a, b), ctx, stream)
+    context, s = resolve(name, (a, b), ctx, stream, ("a", "b"))
     if a.dtype != b.dtype:
         raise InvalidValueError(
             f"{name}: dtypes differ: {a.dtype.name} {a.shape} and {b.dtype.name} {b.shape}; both inputs must "

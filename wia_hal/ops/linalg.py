@@ -91,7 +91,7 @@ def matmul_shape(name: str, a: Tensor, b: Tensor) -> tuple[int, ...]:
 def _matmul(
     name: str, a: Tensor, b: Tensor, config: MatmulConfig, ctx: Context | None, stream: Stream | None
 ) -> Tensor:
-    context, s = resolve(name, (a, b), ctx, stream)
+    context, s = resolve(name, (a, b), ctx, stream, ("a", "b"))
     if a.dtype != b.dtype:
         raise InvalidValueError(f"{name}: dtypes differ: A is {a.dtype.name} {a.shape}, B is {b.dtype.name} {b.shape}")
     shape = matmul_shape(name, a, b)

@@ -42,7 +42,7 @@ def conv2d(
     if not isinstance(config, ConvConfig):
         raise InvalidValueError(f"conv2d: expected a ConvConfig, got {type(config).__name__}")
     tensors = (input, weight) if bias is None else (input, weight, bias)
-    context, s = resolve("conv2d", tensors, ctx, stream)
+    context, s = resolve("conv2d", tensors, ctx, stream, ("input", "weight", "bias"))
     if input.ndim != 4 or weight.ndim != 4:
         raise InvalidValueError(
             f"conv2d: expects a 4-D NCHW input and OIHW weight, got {input.shape} and {weight.shape}"
@@ -99,7 +99,7 @@ def batch_norm(
     """R-3.6.1-03: inference batch normalization over axis 1 (channels) of an (N, C, ...) tensor:
     ``(x - mean) / sqrt(variance + eps) * scale + bias`` with (C,) parameters."""
     tensors = (x, scale, bias, mean, variance)
-    context, s = resolve("batch_norm", tensors, ctx, stream)
+    context, s = resolve("batch_norm", tensors, ctx, stream, ("x", "scale", "bias", "mean", "variance"))
     require_float("batch_norm", x)
     same_dtype("batch_norm", tensors)
     if x.ndim < 2:
