@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import tempfile
 from pathlib import Path
 
 import numpy as np
 from rich.console import Console
+from rich.markup import escape
 
 import wia_hal as wia
 
@@ -71,11 +73,17 @@ def reference(x: np.ndarray, w: dict[str, np.ndarray]) -> np.ndarray:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--hardware", default="nvidia-h100-sxm5-80gb", help="a hardware model (wia-sim models list)")
+    parser.add_argument(
+        "--hardware",
+        default=os.environ.get("WIA_SIM_HARDWARE", "nvidia-h100-sxm5-80gb"),
+        help="a hardware model (wia-sim models list) or a .toml file (default: $WIA_SIM_HARDWARE, else the H100)",
+    )
     parser.add_argument("--trace", type=Path, default=Path(tempfile.gettempdir()) / "wia-transformer-block.trace.json")
     args = parser.parse_args()
     console = Console()
     wia.set_backend("sim", hardware=args.hardware)
+    chip = wia.get_device_info(wia.get_device(0))
+    console.print(f"hardware model: {chip.name} ({escape(chip.model_file)})")
     rng = np.random.default_rng(0)
     host_w, host_x = weights(rng), rng.standard_normal((SEQ, D_MODEL), np.float32)
 
