@@ -303,7 +303,7 @@ def test_check_out_of_bounds_global_names_line_and_work_item() -> None:
     assert (f.check, f.line, f.work_item, f.group) == ("out_of_bounds_global", 3, (15, 0, 0), (1, 0, 0))
     assert str(f) == (
         "kernel.cl:3: out-of-bounds write of 4 bytes at offset 64 of a 64-byte __global buffer (argument 'out') "
-        "by work-item (15, 0, 0) in group (1, 0, 0)"
+        "by work-item (15, 0, 0) in group (1, 0, 0)\n    out[i + 1] = 1.0f;"
     )
 
 
