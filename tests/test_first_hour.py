@@ -226,12 +226,22 @@ def test_the_0d_tensor_the_message_suggests_works() -> None:
 # 4. start-up
 
 
-def test_importing_the_hal_loads_neither_the_kernel_front_end_nor_a_slow_ml_dtypes() -> None:
+def test_start_up_loads_neither_the_kernel_front_end_nor_a_slow_ml_dtypes() -> None:
+    """What makes ``import wia_hal`` and a what-if run's start slow, kept out: ml_dtypes 0.7 (its extension alone
+    imports in ~1 s), and the kernel front end (pycparser, the checker) until a kernel is compiled."""
     done = _run(
-        "import sys, wia_hal, ml_dtypes\n"
-        "print(ml_dtypes.__version__)\n"
-        "print(sorted(m for m in sys.modules if m.startswith(('pycparser', 'wia_sim', 'matplotlib', 'pyopencl'))))"
+        "import sys, wia_hal as wia, ml_dtypes\n"
+        "def loaded(): return sorted(m for m in sys.modules if m.startswith(('pycparser', 'matplotlib', 'pyopencl')))\n"
+        "print(ml_dtypes.__version__, loaded(), sorted(m for m in sys.modules if m.startswith('wia_sim')))\n"
+        "ctx = wia.create_context()\n"
+        "print(loaded())\n"
+        "wia.compile_kernel(ctx, '__kernel void k(__global float* x) { x[0] = 1.0f; }', 'k')\n"
+        "print('pycparser' in loaded())\n"
     )
-    version, loaded = done.stdout.splitlines()
+    assert done.returncode == 0, done.stderr
+    imported, created, compiled = done.stdout.splitlines()
+    version = imported.split()[0]
     assert tuple(int(p) for p in version.split(".")[:2]) < (0, 7), "ml_dtypes 0.7 alone imports in ~1 s"
-    assert loaded == "[]"
+    assert imported.endswith("[] []"), imported  # the HAL alone: no simulator, no front end
+    assert created == "[]"  # the sim backend, without a kernel
+    assert compiled == "True"

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 import wia_hal as wia
 from wia_hal.backends.sim import SimBackend
-from wia_sim.hazards import StreamHazard, kernel_writes
+from wia_sim.hazards import StreamHazard
 from wia_sim.kernels import compile_source
+from wia_sim.kernels.writes import kernel_writes
 
 N = 1 << 12  # float32 elements: 16 KiB tensors
 MiB = 1 << 20

@@ -9,18 +9,20 @@ kept.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
+from wia_sim import kernels  # the front end and executor load when a kernel is run, not with the CLI
 from wia_sim.costmodel import custom_kernel_cost
 from wia_sim.hwmodel import load_model
-from wia_sim.kernels import KernelInfo, Param, compile_source
 from wia_sim.kernels.ctype import lookup
-from wia_sim.kernels.executor import run_kernel
 from wia_sim.kernels.lanes import launch_geometry
 from wia_sim.kernels.spaces import elem_bytes
+
+if TYPE_CHECKING:
+    from wia_sim.kernels.program import KernelInfo, Param
 
 Fill = Literal["random", "index", "zeros"]
 
@@ -129,14 +131,14 @@ def run_report(
     models = [load_model(h) for h in hardware]
     # built for what every model asked for has: a kernel using doubles fails on a chip without them
     extensions = frozenset.intersection(*(m.kernel_extensions for m in models))
-    program = compile_source(path.read_text(), options, filename=path.name, extensions=extensions)
+    program = kernels.compile_source(path.read_text(), options, filename=path.name, extensions=extensions)
     info = program.kernel(name)
     args = kernel_arguments(info, texts, fill, seed)
     max_group = min(m.compute.max_work_group_size for m in models)
     geometry = launch_geometry(global_size, local_size, max_group)
     if geometry.group_size > max_group:
         raise ValueError(f"a work-group of {geometry.group_size} work-items is over the models' maximum {max_group}")
-    result = run_kernel(program, name, args, geometry, step_limit=step_limit, checks=checks)
+    result = kernels.run_kernel(program, name, args, geometry, step_limit=step_limit, checks=checks)
     local_bytes = info.static_local_bytes + sum(a for p, a in zip(info.params, args, strict=True) if p.kind == "local")
     timings = []
     for model in models:

@@ -22,7 +22,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeAlias, TypeVar
 
 import numpy as np
 import simpy
@@ -57,21 +57,22 @@ from wia_hal.errors import (
 )
 from wia_hal.models import AlgorithmChoice, DeviceCapabilities, DeviceInfo, OpReport
 from wia_hal.opset import OP_NAMES, OpAttrs, OpName
+from wia_sim import kernels  # the kernel front end and executor load on first use (wia_sim/kernels/__init__.py)
 from wia_sim.commands import Command, Copy, Kernel, Marker, Prefetch, Wait
 from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
-from wia_sim.hazards import Access, StreamHazard, kernel_writes
+from wia_sim.hazards import Access, StreamHazard
 from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model, model_path
 from wia_sim.kernels.ctype import lookup
-from wia_sim.kernels.executor import run_kernel
-from wia_sim.kernels.frontend import compile_source
 from wia_sim.kernels.lanes import Geometry, launch_geometry
-from wia_sim.kernels.program import KernelCompileError, KernelInfo, KernelNotFound, Param, Program
 from wia_sim.library import OPS, Operand, OpSpec
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind
 from wia_sim.migration import migrate
 from wia_sim.stream import Stream
+
+if TYPE_CHECKING:
+    from wia_sim.kernels.program import KernelInfo, Param, Program
 
 register_internal_dir(wia_sim.__file__ or "")
 register_internal_dir(simpy.__file__ or "")
@@ -81,7 +82,7 @@ _HAZARD_MODES = ("warn", "error", "off")
 _KINDS = {t: MemoryKind[t.name] for t in MemoryType}
 P = ParamSpec("P")
 R = TypeVar("R")
-SimKernel = tuple[Program, KernelInfo]
+SimKernel: TypeAlias = "tuple[Program, KernelInfo]"
 
 
 @contextlib.contextmanager
@@ -503,11 +504,11 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[SimKernel, KernelSignature]:
         try:
-            program = compile_source(source, options, extensions=self.model.kernel_extensions)
+            program = kernels.compile_source(source, options, extensions=self.model.kernel_extensions)
             info = program.kernel(name)
-        except KernelCompileError as e:
+        except kernels.KernelCompileError as e:
             raise CompileError(f"kernel build failed:\n{e.build_log}") from None
-        except KernelNotFound as e:
+        except kernels.KernelNotFound as e:
             raise InvalidKernelError(str(e)) from None
         return (program, info), KernelSignature(info.name, tuple(_param(p) for p in info.params))
 
@@ -528,7 +529,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         )
         command = Kernel(placeholder, None)
         command.label = f"kernel {info.name}"
-        writes = kernel_writes(program, info)
+        writes = kernels.kernel_writes(program, info)
         command.start = self._kernel_start(command, program, info, list(args), geometry, local_bytes, writes)
         accesses = tuple(
             (a.buffer, a.offset, a.offset + a.nbytes, w)
@@ -570,7 +571,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                     exec_args.append(value.nbytes)
                 else:
                     exec_args.append(value.value)
-            result = run_kernel(program, info.name, exec_args, geometry, step_limit=limit, checks=checks)
+            result = kernels.run_kernel(program, info.name, exec_args, geometry, step_limit=limit, checks=checks)
             cost = custom_kernel_cost(model, info.name, result.counts, geometry.group_size, local_bytes)
             command.cost, command.duration = cost, cost.duration_s
             command.counts = result.counts
