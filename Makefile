@@ -1,14 +1,16 @@
-# The README's two commands: `make run` (set up, then the conformance suite on the default simulated device and
-# short demos) and `make test` (set up, then lint, type checks, import layers, every test, and the conformance suite
+# The README's two commands: `make run` (set up, then a quick conformance run on the default simulated device and
+# short demos; `make suite` gives the full verdict) and `make test` (set up, then lint, type checks, import layers, every test, and the conformance suite
 # on the simulator and on the reference backend). Both create .venv on first use.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test bench setup clean pocl
+.PHONY: run suite test bench setup clean pocl
 
 $(STAMP): pyproject.toml
+	@echo "Setting up $(VENV): wia and its dependencies (numpy, simpy, pydantic, pyopencl, matplotlib, ...)."
+	@echo "The first time this takes about a minute; later runs skip it."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[dev,opencl,plot]"
@@ -29,9 +31,14 @@ pocl:
 run: $(STAMP)
 	$(BIN)/wia devices
 	$(BIN)/wia-sim models list
-	$(BIN)/wia-conformance --backend sim
+	$(BIN)/wia-conformance --backend sim --quick
 	$(BIN)/python examples/what_the_simulator_shows.py
 	$(BIN)/python examples/profile_a_model.py
+	@echo "The full conformance verdict (about 980 tests, a minute or two): make suite"
+
+# The full suite on the default simulated device: the verdict per level.
+suite: $(STAMP)
+	$(BIN)/wia-conformance --backend sim
 
 test: $(STAMP) pocl
 	$(BIN)/ruff check .
