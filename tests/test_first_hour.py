@@ -160,6 +160,12 @@ def test_the_simulators_finding_is_kept_on_the_error_but_not_chained() -> None:
     assert getattr(error.cause, "check", None) == "out_of_bounds_global"
 
 
+def test_a_misspelt_config_field_suggests_the_field() -> None:
+    message = _raises(wia.InvalidValueError, wia.ContextConfig, enable_profilng=True)
+    assert "enable_profilng: no such field (did you mean 'enable_profiling'?) (got True)" in message
+    assert "ContextConfig's fields: device_id, " in message
+
+
 def test_a_hardware_model_error_echoes_the_value_as_written(tmp_path: Path) -> None:
     text = TINY.read_text().replace('bandwidth = "50 GB/s"', 'bandwidth = "-50 GB/s"')
     text = text.replace('clock = "1000 MHz"', 'clokc = "1000 MHz"')

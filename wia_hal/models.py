@@ -7,18 +7,26 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from wia_hal.enums import ContextFlags, DeviceType, ProfileFormat
-from wia_hal.errors import InvalidValueError
+from wia_hal.errors import InvalidValueError, did_you_mean
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
 
-def describe_validation_error(model: str, error: ValidationError) -> str:
+def describe_validation_error(model: type[BaseModel], error: ValidationError) -> str:
     parts = []
     for item in error.errors():
         field = ".".join(str(p) for p in item["loc"]) or "(model)"
-        parts.append(f"{field}: {item['msg']} (got {item.get('input')!r})")
-    return f"invalid {model}: " + "; ".join(parts)
+        if item["type"] == "extra_forbidden":
+            name = str(item["loc"][-1])
+            fields = list(model.model_fields)
+            parts.append(
+                f"{field}: no such field{did_you_mean(name, fields)} (got {item.get('input')!r}); "
+                f"{model.__name__}'s fields: {', '.join(fields)}"
+            )
+        else:
+            parts.append(f"{field}: {item['msg']} (got {item.get('input')!r})")
+    return f"invalid {model.__name__}: " + "; ".join(parts)
 
 
 class WiaModel(BaseModel):
@@ -30,7 +38,7 @@ class WiaModel(BaseModel):
         try:
             super().__init__(**data)
         except ValidationError as e:
-            raise InvalidValueError(describe_validation_error(type(self).__name__, e)) from None
+            raise InvalidValueError(describe_validation_error(type(self), e)) from None
 
 
 class DeviceInfo(WiaModel):
