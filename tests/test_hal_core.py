@@ -189,7 +189,8 @@ def test_set_backend_takes_unset_options_from_the_environment(monkeypatch: pytes
     monkeypatch.setenv("WIA_SIM_DEVICES", "3")
     wia.set_backend("sim", hardware="wia-tiny")
     assert wia.get_device_count() == 3
-    wia.set_backend("sim", hardware="wia-tiny", devices=1)
+    with pytest.warns(wia.OptionOverrideWarning, match="WIA_SIM_DEVICES='3'"):
+        wia.set_backend("sim", hardware="wia-tiny", devices=1)
     assert wia.get_device_count() == 1
 
 
