@@ -171,7 +171,8 @@ class ShellLine:
 
 
 def shell_lines(block: Block) -> list[ShellLine]:
-    """The block's command lines, continuations joined; for console blocks only those after '$ '."""
+    """The block's command lines, continuations (a trailing backslash, an open quote) joined; for console blocks only
+    those after '$ '."""
     lines: list[ShellLine] = []
     pending: tuple[int, str] | None = None
     for k, raw in enumerate(block.lines):
@@ -182,16 +183,28 @@ def shell_lines(block: Block) -> list[ShellLine]:
             raw = raw.lstrip()[2:] if pending is None else raw
         if pending is not None:
             start, text = pending
-            text += " " + raw.strip()
+            text += raw.strip() if text.endswith("\n") else " " + raw.strip()
         else:
             start, text = number, raw.strip()
         if text.endswith("\\"):
             pending = (start, text[:-1])
             continue
+        if not text.startswith("#") and open_quote(text) and k + 1 < len(block.lines):
+            pending = (start, text + "\n")  # a quoted string goes on: the newline is part of it
+            continue
         pending = None
         if text and not text.startswith("#"):
             lines.append(ShellLine(block, start, text))
     return lines
+
+
+def open_quote(text: str) -> bool:
+    """Whether the line ends inside a quoted string (as bash reads it)."""
+    try:
+        shlex.split(text, comments=True)
+    except ValueError:
+        return True
+    return False
 
 
 def words(text: str) -> list[str]:
