@@ -173,3 +173,26 @@ def test_get_work_dim_is_the_number_of_sizes_given(ctx: wia.Context) -> None:
     ]:
         wia.launch_kernel(kernel, config, out)
         assert out.numpy()[0] == expected, config
+
+
+def test_two_arguments_on_one_buffer_see_each_others_writes_and_both_land(ctx: wia.Context) -> None:
+    """As on a device, where both pointers address the same memory (the backend copies a written buffer once, over
+    the span of every argument on it; one copy per argument lost all but the last one's writes)."""
+    source = """
+__kernel void both(__global float* a, __global float* b, __global const float* c, __global float* seen) {
+    int i = get_global_id(0);
+    a[2 * i] = 1.0f + i;
+    b[2 * i + 1] = 100.0f + i;
+    seen[i] = c[2 * i];   /* reads what a just wrote, through a third pointer on the same buffer */
+}
+"""
+    data = np.random.default_rng(3).random(16, np.float32)
+    t = wia.tensor(data, ctx=ctx)
+    seen = wia.zeros(8, ctx=ctx)
+    kernel = wia.compile_kernel(ctx, source, "both")
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=8, local_size=8), t, t, t, seen)
+    expected = np.empty(16, np.float32)
+    expected[0::2] = 1.0 + np.arange(8)
+    expected[1::2] = 100.0 + np.arange(8)
+    np.testing.assert_array_equal(t.numpy(), expected)
+    np.testing.assert_array_equal(seen.numpy(), expected[0::2])

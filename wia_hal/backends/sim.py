@@ -556,17 +556,32 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         def start() -> Callable[[], None]:
             exec_args: list[Any] = []
             written: list[tuple[np.ndarray, np.ndarray]] = []
-            for value, write in zip(args, writes, strict=True):
+            # A buffer the kernel may write is copied once, over the span of every argument on it, so that two
+            # arguments on one buffer see each other's writes, as they would on a device, and none is lost.
+            on_buffer: dict[int, list[BufferArg[Buffer]]] = {}
+            for value in args:
                 if isinstance(value, BufferArg):
-                    live = _bytes_of(value) if numerics else None
-                    if live is None:
-                        scratch = np.zeros(value.nbytes, np.uint8)
-                    elif not write:  # const, or never stored through (kernel_writes): read it in place
-                        scratch = live
-                    else:
-                        scratch = live.copy()
-                        written.append((live, scratch))
-                    exec_args.append(scratch)
+                    on_buffer.setdefault(id(value.buffer), []).append(value)
+            copies: dict[int, tuple[int, np.ndarray]] = {}
+            for value, write in zip(args, writes, strict=True):
+                if not isinstance(value, BufferArg) or not write or id(value.buffer) in copies:
+                    continue
+                data = value.buffer.data
+                if data is None:  # timing-only
+                    continue
+                shared = on_buffer[id(value.buffer)]
+                first, end = min(a.offset for a in shared), max(a.offset + a.nbytes for a in shared)
+                copies[id(value.buffer)] = (first, data[first:end].copy())
+                written.append((data[first:end], copies[id(value.buffer)][1]))
+            for value in args:
+                if isinstance(value, BufferArg):
+                    copied = copies.get(id(value.buffer))
+                    if copied is not None:
+                        first, scratch = copied
+                        exec_args.append(scratch[value.offset - first : value.offset - first + value.nbytes])
+                    else:  # timing-only: zeros to count on; or only read (kernel_writes): read it in place
+                        live = _bytes_of(value) if numerics else None
+                        exec_args.append(np.zeros(value.nbytes, np.uint8) if live is None else live)
                 elif isinstance(value, LocalArg):
                     exec_args.append(value.nbytes)
                 else:
