@@ -251,3 +251,22 @@ def test_start_up_loads_neither_the_kernel_front_end_nor_a_slow_ml_dtypes() -> N
     assert imported.endswith("[] []"), imported  # the HAL alone: no simulator, no front end
     assert created == "[]"  # the sim backend, without a kernel
     assert compiled == "True"
+
+
+# 7. what the model file says is what the device claims
+
+
+def test_the_devices_capabilities_follow_the_model_files_features(tmp_path: Path) -> None:
+    text = TINY.read_text()
+    for feature in ("profiling", "custom_kernels", "managed_memory", "pinned_memory"):
+        assert f"\n{feature} = true" in text
+        text = text.replace(f"\n{feature} = true", f"\n{feature} = false")
+    chip = tmp_path / "plain.toml"
+    chip.write_text(text.replace('name = "wia-tiny"', 'name = "plain"'))
+    wia.set_backend("sim", hardware=str(chip))
+    caps = wia.get_device_capabilities(wia.get_device(0))
+    assert not (caps.supports_profiling or caps.supports_custom_kernels)
+    assert not (caps.supports_managed_memory or caps.supports_pinned_memory)
+    ctx = wia.create_context()
+    message = _raises(wia.NotSupportedError, wia.enable_profiling, ctx)
+    assert "supports_profiling is False" in message

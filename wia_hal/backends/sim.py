@@ -337,7 +337,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             # Truthful (R-3.2.1-02): claimed only once this backend implements them, whatever the chip can do.
             supports_peer_to_peer=False,
             supports_custom_kernels=f.custom_kernels,
-            supports_profiling=True,
+            supports_profiling=f.profiling,
             max_work_group_size=m.compute.max_work_group_size,
             max_shared_memory=int(m.compute.max_local_memory_per_work_group),
             max_streams=f.max_streams,
