@@ -498,7 +498,7 @@ def device_capabilities(features: Features, rates: Measured) -> DeviceCapabiliti
         supports_pinned_memory=pinned_is_faster(rates),
         supports_peer_to_peer=False,
         supports_custom_kernels=True,
-        supports_profiling=False,  # the HAL has no profiler yet
+        supports_profiling=False,  # no set_profiling/activities hooks yet: OpenCL event times need a host clock offset
         max_work_group_size=features.max_work_group,
         max_shared_memory=features.local_memory,
         max_streams=MAX_STREAMS,
