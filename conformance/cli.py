@@ -33,6 +33,7 @@ from conformance.coverage import Coverage, collect_coverage
 from conformance.plugin import load_factory, no_backend_message
 from conformance.render import Line, failure_lines, render_junit, render_markdown, summary_lines
 from conformance.report import RunReport
+from wia_hal.tables import make_console, print_table
 
 SUITE_DIR = Path(__file__).resolve().parent
 """The installed suite: the folder of the ``conformance`` package (this module's folder)."""
@@ -127,6 +128,10 @@ def check_run_arguments(args: argparse.Namespace) -> None:
         raise UsageProblem(str(e)) from e
     if args.hypothesis_seed == "random":
         args.hypothesis_seed = str(random.randrange(2**32))
+    elif args.hypothesis_seed is not None and not args.hypothesis_seed.isdigit():
+        raise UsageProblem(
+            f"--hypothesis-seed: {args.hypothesis_seed!r} is not a seed; expected a whole number ≥ 0 or 'random'"
+        )
 
 
 def pytest_arguments(args: argparse.Namespace, extra: Sequence[str]) -> list[str]:
@@ -221,6 +226,14 @@ def print_lines(console: Console, lines: Sequence[Line]) -> None:
         console.print(text, style=_STYLE.get(style), highlight=False, markup=False, soft_wrap=True)
 
 
+def rule(console: Console, text: str) -> None:
+    """A heading line: rich's rule on a terminal, plain ASCII in a log."""
+    if console.is_terminal:
+        console.rule(f"[bold red]{text}")
+    else:
+        console.print(f"---- {text} ----", highlight=False, markup=False)
+
+
 def print_sections(console: Console, report: RunReport) -> None:
     table = Table(title="Results per section")
     table.add_column("section", no_wrap=True)
@@ -230,7 +243,7 @@ def print_sections(console: Console, report: RunReport) -> None:
     for s in report.sections:
         cells = [str(s.counts[o]) for o in ("passed", "failed", "error", "not supported", "skipped")]
         table.add_row(s.section, s.title, *cells, f"{s.duration_s:.2f}")
-    console.print(table)
+    print_table(console, table)
 
 
 def print_report(console: Console, report: RunReport, quiet: bool) -> None:
@@ -240,7 +253,7 @@ def print_report(console: Console, report: RunReport, quiet: bool) -> None:
     print_lines(console, summary_lines(report))
     problems = report.problems
     if problems:
-        console.rule(f"[bold red]{len(problems)} failed or errored")
+        rule(console, f"{len(problems)} failed or errored")
         print_lines(console, failure_lines(problems))
 
 
@@ -248,19 +261,19 @@ def run(argv: Sequence[str]) -> int:
     ours, extra = _split_at_dashes(argv)
     parser = build_parser()
     args, unknown = parser.parse_known_args(ours)
-    console = Console()
+    console = make_console()
     try:
         check_run_arguments(args)
     except UsageProblem as e:
-        err = Console(stderr=True)
+        err = make_console(stderr=True)
         err.print(f"wia-conformance: {e}", style="bold red", highlight=False, markup=False, soft_wrap=True)
         return USAGE
     if args.hypothesis_seed is not None:
         console.print(f"hypothesis seed: {args.hypothesis_seed}", highlight=False)
-    plugin = ProgressPlugin(console, show=not args.quiet)
+    plugin = ProgressPlugin(console, show=not args.quiet and console.is_terminal)  # a bar in a log is noise
     rc = pytest.main(pytest_arguments(args, [*unknown, *extra]), plugins=[plugin])
     for nodeid, text in plugin.collect_errors:
-        console.rule("[bold red]collection error")
+        rule(console, "collection error")
         console.print(nodeid, style="bold red", highlight=False, markup=False)
         console.print(text, markup=False, highlight=False)
     if plugin.interrupted:
@@ -320,7 +333,7 @@ def coverage(argv: Sequence[str]) -> int:
     )
     parser.add_argument("--json", metavar="PATH", help="write the matrix as JSON")
     args = parser.parse_args(argv)
-    console = Console()
+    console = make_console()
     cov, errors = collect_coverage(SUITE_DIR)
     print_coverage(console, cov)
     for error in errors:
@@ -344,7 +357,7 @@ def report(argv: Sequence[str]) -> int:
     parser.add_argument("--junitxml", metavar="PATH", help="write JUnit XML")
     parser.add_argument("-q", "--quiet", action="store_true", help="no section table")
     args = parser.parse_args(argv)
-    console = Console()
+    console = make_console()
     try:
         saved = RunReport.model_validate_json(Path(args.result).read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
@@ -366,7 +379,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] in COMMANDS:
         return COMMANDS[args[0]](args[1:])
     return run(args)
-
 
 
 if __name__ == "__main__":  # pragma: no cover

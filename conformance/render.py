@@ -6,10 +6,11 @@ One renderer per format, all from the report alone, so a saved JSON result rende
 
 from __future__ import annotations
 
+import shlex
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
-from conformance.report import RunReport, TestResult
+from conformance.report import LevelVerdict, RunReport, TestResult
 
 Line = tuple[str, str]
 """A line of the terminal summary and its style key (a verdict, an outcome, or "" for plain)."""
@@ -26,8 +27,39 @@ def counts_text(counts: dict[str, int]) -> str:
     return text
 
 
+def full_run_command(report: RunReport) -> str:
+    """The command of a run that gives the verdict: ``report.command`` without ``--quick``."""
+    args = shlex.split(report.command) if report.command else ["wia-conformance", "--backend", report.backend]
+    return shlex.join(a for a in args if a != "--quick")
+
+
+def _levels(verdicts: Sequence[LevelVerdict]) -> str:
+    """``Level 1 (portable)``, or ``Levels 1-3`` / ``Levels 1 and 3`` for several."""
+    if len(verdicts) == 1:
+        return verdicts[0].name
+    numbers = [v.level for v in verdicts]
+    if numbers == list(range(numbers[0], numbers[-1] + 1)) and len(numbers) > 2:
+        return f"Levels {numbers[0]}-{numbers[-1]}"
+    return f"Levels {', '.join(map(str, numbers[:-1]))} and {numbers[-1]}"
+
+
+def _why(report: RunReport, v: LevelVerdict) -> str:
+    """Why a level is not PASS, in plain words: what failed, or what was not shown (a --quick run's sampling is said
+    once, apart)."""
+    parts = [f"{', '.join(v.failed)} failed"] if v.failed else []
+    parts += [f"{', '.join(v.errors)} errored (the suite broke)"] if v.errors else []
+    if parts:
+        return "; ".join(parts)  # what failed is the reason; what did not run besides is in the reports
+    for why, reqs in v.incomplete.items():
+        if report.quick and why.endswith("(--quick)"):
+            continue  # a quick run leaves requirements in part or not run by design: said once, below
+        parts.append(f"{', '.join(reqs)} {why}")
+    return "; ".join(parts)
+
+
 def summary_lines(report: RunReport) -> list[Line]:
-    """The run in a few plain lines: setting, counts, each level's verdict and why, what the suite does not test."""
+    """The run in a few plain lines: setting, counts, each level's verdict and why (a reason shared by several levels
+    said once), what the device does not support, what the suite does not test."""
     device = report.device or {}
     executed = sum(n for o, n in report.summary.items() if o != "not run")
     lines: list[Line] = [
@@ -40,11 +72,29 @@ def summary_lines(report: RunReport) -> list[Line]:
         (f"hypothesis: {report.hypothesis}", ""),
         (f"{executed} tests: {counts_text(report.summary)}", "failed" if report.problems else ""),
     ]
+    groups: dict[tuple[str, str], list[LevelVerdict]] = {}
     for v in report.levels:
-        text = f"{v.name}: {v.reason}"
-        if v.not_supported:
-            text += f" (not supported: {', '.join(v.not_supported)})"
-        lines.append((text, v.verdict))
+        why = v.reason.removeprefix("PASS: ") if v.verdict == "PASS" else _why(report, v)
+        groups.setdefault((v.verdict, why), []).append(v)
+    sampled: list[LevelVerdict] = []  # levels a --quick run leaves without a verdict and nothing else to say
+    for (verdict, why), verdicts in groups.items():
+        if verdict == "INCOMPLETE" and report.quick and not why:
+            sampled += verdicts
+            continue
+        lines.append((f"{_levels(verdicts)}: {verdict}" + (f": {why}" if why else ""), verdict))
+    if report.quick and any(v.verdict == "INCOMPLETE" for v in report.levels):
+        quick = (
+            f"no verdict: a --quick run samples {executed} of the suite's {len(report.tests)} tests (few "
+            f"parametrizations and examples); for the verdict run: {full_run_command(report)}"
+        )
+        lines.append((f"{_levels(sampled)}: INCOMPLETE, {quick}" if sampled else quick, "INCOMPLETE"))
+    unsupported: dict[str, set[str]] = {}
+    for t in report.tests:
+        if t.outcome == "not supported":
+            unsupported.setdefault(t.capability or "?", set()).update(t.reqs)
+    if unsupported:
+        said = "; ".join(f"{cap} ({', '.join(sorted(reqs))})" for cap, reqs in sorted(unsupported.items()))
+        lines.append((f"not supported by the device (allowed: not a failure): {said}", "not supported"))
     if report.not_in_suite:
         lines.append((f"not in this suite version (not counted): {', '.join(report.not_in_suite)}", ""))
     return lines
@@ -189,4 +239,3 @@ def render_junit(report: RunReport) -> str:
                 ET.SubElement(case, "skipped", message=t.message)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
-

@@ -87,7 +87,8 @@ def test_wia_sim_kernel_prints_the_counts_and_the_time_on_each_model(
     assert sim_main([*argv, "--hardware", "wia-tiny", "--hardware", "nvidia-h100-sxm5-80gb"]) == 0
     out = capsys.readouterr().out
     assert "local (128, 1, 1), 8 work-groups; checks on, no findings" in out
-    rows = {line.split("│")[1].strip(): line.split("│")[2].strip() for line in out.splitlines() if line.count("│") == 3}
+    # captured output is not a terminal: ASCII borders
+    rows = {line.split("|")[1].strip(): line.split("|")[2].strip() for line in out.splitlines() if line.count("|") == 3}
     # x and y read and y written by the 1000 work-items inside the bound; one multiply and one add each
     assert (rows["global bytes read"], rows["global bytes written"], rows["float32 ops"]) == ("8,000", "4,000", "2,000")
     assert "WIA Tiny" in out and "NVIDIA H100" in out
@@ -123,3 +124,46 @@ def test_kernel_arguments_follow_the_signature() -> None:
     assert random.min() >= 0 and random.max() < 100 and len(set(random.tolist())) > 50
     with pytest.raises(ValueError, match="'a' takes a whole number"):
         kernel_arguments(info, ["x", "64", "1,2", "7"], "zeros", seed=1)
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["explain", "matmul", "1024", "-5", "1024"], "argument N: '-5' is negative; expected a size ≥ 0"),
+        (["explain", "matmul", "64", "64", "x"], "argument K: 'x' is not a whole number; expected a size ≥ 0"),
+        (["explain", "matmul", "64", "64"], "matmul takes M N K: 3 sizes, got 2"),
+        (["explain", "conv2d", "1", "3", "8", "8", "-4", "3", "3"], "argument O: '-4' is negative"),
+        (["explain", "conv2d", "1", "3", "8", "8", "4", "3", "3", "--stride", "0"], "argument --stride: '0' is too"),
+        (
+            ["explain", "conv2d", "1", "3", "8", "8", "4", "3", "3", "--padding", "-1"],
+            "argument --padding: '-1' is neg",
+        ),
+        (["explain", "conv2d", "1", "3", "4", "4", "4", "7", "7"], "a 7×7 window does not fit the 4×4 input"),
+        (
+            ["kernel", "k.cl", "k", "--global", "-64"],
+            "argument --global: '-64' is negative; expected a whole number ≥ 1",
+        ),
+        (["kernel", "k.cl", "k", "--global", "64", "--local", "0"], "argument --local: '0' is too small"),
+        (["kernel", "k.cl", "k", "--global", "1,2,3,4"], "argument --global: '1,2,3,4' has 4 sizes"),
+        (["kernel", "k.cl", "k", "--global", "64", "--step-limit", "-1"], "argument --step-limit: '-1' is negative"),
+        (["kernel", "k.cl", "k", "--global", "64", "--seed", "-3"], "argument --seed: '-3' is negative"),
+        (["models", "cpu", "--repeats", "0"], "argument --repeats: '0' is too small; expected a whole number ≥ 1"),
+    ],
+)
+def test_wia_sim_refuses_a_bad_size_as_a_usage_error(
+    argv: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit:
+        sim_main(argv)
+    assert exit.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith("wia-sim ") and says in err[-1], err
+
+
+def test_wia_sim_explains_a_zero_size_as_launch_only(capsys: pytest.CaptureFixture[str]) -> None:
+    assert sim_main(["explain", "matmul", "0", "64", "64", "--hardware", "wia-tiny"]) == 0
+    out = capsys.readouterr().out
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in out.splitlines() if line.startswith("| ")][1:]
+    assert "matmul 0×64×64" in out and "← AUTO" in out and rows
+    for row in rows:  # no FLOPs: no rate, and never a negative figure
+        assert row[8] == "0.0" and not any(cell.startswith("-") for cell in row), row

@@ -15,6 +15,7 @@ from rich.markup import escape
 from rich.table import Table
 
 import wia_hal as wia
+from wia_hal.tables import bandwidth, exact_size, frequency, make_console, peak_rate, print_table
 
 
 def _parse_options(pairs: list[str]) -> dict[str, str]:
@@ -27,39 +28,34 @@ def _parse_options(pairs: list[str]) -> dict[str, str]:
     return options
 
 
-def _bytes(n: float) -> str:
-    return f"{n / 2**30:,.1f} GiB" if n >= 2**30 else f"{n / 2**20:,.1f} MiB"
-
-
-def _rate(value: float, unit: str) -> str:
-    """Three significant digits at a tera/giga prefix: ``312 TFLOP/s``, ``0.125 TFLOP/s``."""
-    return f"{value / 1e12:,.3g} T{unit}"
-
-
-def _rows(info: wia.DeviceInfo, caps: wia.DeviceCapabilities) -> list[tuple[str, str]]:
+def device_rows(info: wia.DeviceInfo, caps: wia.DeviceCapabilities) -> list[tuple[str, str]]:
+    """``wia devices``' rows of one device: each fact in the units and words ``wia-sim models show`` uses."""
     rows = [
         ("name", info.name),
         ("vendor", info.vendor),
         ("type", wia.device_type_to_string(info.type)),
         ("architecture", info.architecture),
-        ("compute units", str(info.compute_units)),
-        ("clock", f"{info.clock_rate_hz / 1e6:,.0f} MHz"),
-        ("memory", f"{_bytes(info.memory_size)} ({info.memory_size:,} bytes)"),
-        ("memory bandwidth", f"{info.memory_bandwidth / 1e9:,.1f} GB/s"),
-        ("last-level cache", _bytes(info.last_level_cache_size)),
-        ("peak FP32 (dense)", _rate(info.peak_flops, "FLOP/s")),
+        ("compute units", f"{info.compute_units:,}"),
+        ("clock", frequency(info.clock_rate_hz)),
+        ("memory", exact_size(info.memory_size)),
+        ("memory bandwidth", bandwidth(info.memory_bandwidth)),
+        ("last-level cache", exact_size(info.last_level_cache_size)),
+        ("peak FP32 (dense)", peak_rate(info.peak_flops)),
     ]
     for precision, rate in info.peak_flops_by_precision.items():
-        rows.append((f"  peak {precision}", _rate(rate, "OP/s" if precision.startswith("int") else "FLOP/s")))
+        rows.append((f"  peak {precision}", peak_rate(rate, "OP/s" if precision.startswith("int") else "FLOP/s")))
     rows += [
-        ("host link", f"{info.host_link} ({info.host_link_bandwidth / 1e9:,.1f} GB/s pinned H2D)"),
+        ("host link", f"{info.host_link} ({bandwidth(info.host_link_bandwidth)} pinned H2D)"),
         ("backend", info.backend),
     ]
+    model_file = getattr(info, "model_file", "")
+    if model_file:
+        rows.append(("model file", model_file))
     for field, value in caps.model_dump().items():
         if isinstance(value, bool):
             shown = "yes" if value else "no"
         elif field == "max_shared_memory":
-            shown = f"{value / 1024:,.0f} KiB"
+            shown = exact_size(value)
         else:
             shown = f"{value:,}"
         rows.append((field.replace("_", " "), shown))
@@ -73,15 +69,15 @@ def devices(console: Console) -> int:
         console.print(f"backend {backend.name!r}: no devices")
         return 0
     table = Table(title=f"{count} device(s) on backend {backend.name!r}")
-    table.add_column("")
+    table.add_column("", no_wrap=True)
     columns = []
     for index in range(count):
         device = wia.get_device(index)
         table.add_column(f"device {index}")
-        columns.append(_rows(wia.get_device_info(device), wia.get_device_capabilities(device)))
+        columns.append(device_rows(wia.get_device_info(device), wia.get_device_capabilities(device)))
     for i, (label, _) in enumerate(columns[0]):
         table.add_row(label, *(column[i][1] for column in columns))
-    console.print(table)
+    print_table(console, table)
     return 0
 
 
@@ -156,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     profile_parser.add_argument("script", help="the Python script to run")
     profile_parser.add_argument("args", nargs=argparse.REMAINDER, help="its arguments")
     args = parser.parse_args(argv)
-    console = Console()
+    console = make_console()
     try:
         if args.backend or args.option:
             wia.set_backend(args.backend or os.environ.get("WIA_BACKEND", "sim"), **_parse_options(args.option))

@@ -4,17 +4,29 @@
 
 It sits below the models in the HAL's layers (``.importlinter``) so that the models can render themselves: it
 imports nothing of ``wia_hal`` at run time and reads the reports by their documented fields.
+
+It also holds the project's policy for every table it prints (``wia``, ``wia-conformance``, these reports;
+``wia_sim/console.py`` repeats it for ``wia-sim``, which cannot import the HAL):
+
+- a name or ID column (``no_wrap=True``: device, kernel and op names, requirement IDs, section numbers, paths) never
+  truncates and never breaks;
+- every other column wraps at word boundaries, never below its longest word, and nothing is cut with an ellipsis;
+- a table that cannot fit the terminal so is printed wider than it (the terminal wraps the lines, the names stay whole);
+- when stdout is not a terminal (a log, CI, ``| cat``) there is no colour, the borders are ASCII and tables have their
+  natural width (each row on one line), whatever ``COLUMNS`` says; ``str(report)`` is that plain form.
 """
 
 from __future__ import annotations
 
 import io
-import shutil
+import math
 from typing import TYPE_CHECKING
 
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, Group, RenderableType
-from rich.table import Table
+from rich.measure import Measurement
+from rich.table import Column, Table
 from rich.text import Text
 
 if TYPE_CHECKING:
@@ -24,6 +36,131 @@ TOP = 10
 """Rows of the summary's kernel and op tables (the rest are counted in the caption)."""
 
 NONE = "—"
+
+ASCII_SIMPLE_HEAD = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
+"""``box.SIMPLE_HEAD`` drawn with ``-``: a rule under the header, no other lines."""
+
+_OPEN_BOXES = (box.SIMPLE, box.SIMPLE_HEAD, box.SIMPLE_HEAVY, box.MINIMAL, box.MINIMAL_HEAVY_HEAD, box.HORIZONTALS)
+_UNBOUNDED = 100_000
+
+
+def _plain(cell: object) -> str | None:
+    if isinstance(cell, Text):
+        return cell.plain
+    return cell if isinstance(cell, str) else None
+
+
+def _texts(column: Column) -> list[str]:
+    return [t for t in (_plain(c) for c in [column.header, *column.cells]) if t is not None]
+
+
+def fit(table: Table) -> Table:
+    """Give each column the least width the policy allows: a name column its longest line, any other its longest
+    word; names get ``no_wrap``, the rest ``overflow="fold"`` (a word is folded only past that width, never cut)."""
+    for column in table.columns:
+        texts = _texts(column)
+        if column.no_wrap:
+            pieces = [line for t in texts for line in t.splitlines()]
+        else:
+            pieces = [word for t in texts for word in t.split()]
+            column.overflow = "fold"
+        widest = max((cell_len(piece) for piece in pieces), default=0)
+        column.min_width = max(column.min_width or 0, widest)
+    return table
+
+
+def layout(console: Console, table: Table, width: int) -> int:
+    """Fix the widths of ``table``'s columns (already :func:`fit`) for a total of ``width``: each column its
+    natural width if all fit; else each its least, and what is left shared by how much each would still take
+    (rich's own shrinking ignores the least widths). The table's width, more than ``width`` where the least widths
+    need more."""
+    natural = Measurement.get(console, console.options.update_width(_UNBOUNDED), table).maximum
+    least = [column.min_width or 0 for column in table.columns]
+    most = []
+    for column, low in zip(table.columns, least, strict=True):
+        longest = max((cell_len(line) for t in _texts(column) for line in t.splitlines()), default=0)
+        most.append(max(low, min(longest, column.max_width or longest)))
+    overhead = natural - sum(most)
+    room = width - overhead
+    if sum(most) <= room:
+        return natural
+    if sum(least) >= room:
+        widths = least
+    else:
+        share, wanted = room - sum(least), [m - low for m, low in zip(most, least, strict=True)]
+        widths = [low + share * w // sum(wanted) for low, w in zip(least, wanted, strict=True)]
+        widths[wanted.index(max(wanted))] += room - sum(widths)
+    for column, w in zip(table.columns, widths, strict=True):
+        column.width = w
+    return overhead + sum(widths)
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table`` by the policy of this module: on a terminal at its width (wider where names need it), elsewhere
+    at its natural width with ASCII borders."""
+    fit(table)
+    if console.is_terminal:
+        width = layout(console, table, console.width)
+    else:
+        if table.box is not None:
+            table.box = ASCII_SIMPLE_HEAD if table.box in _OPEN_BOXES else box.ASCII2
+        width = layout(console, table, _UNBOUNDED)
+    saved = console.width
+    console.width = max(width, saved if console.is_terminal else 1)
+    try:
+        console.print(table)
+    finally:
+        console.width = saved
+
+
+def make_console(stderr: bool = False) -> Console:
+    """A console on stdout (or stderr): rich's own on a terminal; elsewhere no colour, highlighting or emoji codes."""
+    console = Console(stderr=stderr)
+    if console.is_terminal:
+        return console
+    return Console(stderr=stderr, color_system=None, highlight=False, emoji=False, soft_wrap=True)
+
+
+def _plain_boxes(renderable: object) -> None:
+    """ASCII borders on ``renderable``'s tables (a table, or a group of them)."""
+    if isinstance(renderable, Group):
+        for part in renderable.renderables:
+            _plain_boxes(part)
+    elif isinstance(renderable, Table) and renderable.box is not None:
+        renderable.box = ASCII_SIMPLE_HEAD if renderable.box in _OPEN_BOXES else box.ASCII2
+
+
+def significant(value: float, digits: int = 4) -> str:
+    """``value`` to ``digits`` significant digits, with thousands separators and never an exponent: ``1,979``,
+    ``66.9``, ``0.2325``."""
+    if value == 0 or not math.isfinite(value):
+        return f"{value:g}"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    text = f"{value:,.{decimals}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def peak_rate(value: float, unit: str = "FLOP/s") -> str:
+    """A peak in tera units, as ``wia-sim models`` shows it: ``989.4 TFLOP/s``, ``1,979 TOP/s``."""
+    return f"{significant(value / 1e12)} T{unit}"
+
+
+def bandwidth(value: float) -> str:
+    """Bytes per second in GB/s: ``3,350 GB/s``, ``51 GB/s``."""
+    return f"{significant(value / 1e9)} GB/s"
+
+
+def exact_size(nbytes: float) -> str:
+    """Bytes at a binary prefix with the exact count past 1 KiB: ``228 KiB (233,472 B)``, ``256 B``."""
+    for scale, prefix in ((2**40, "Ti"), (2**30, "Gi"), (2**20, "Mi"), (2**10, "Ki")):
+        if nbytes >= scale:
+            return f"{significant(nbytes / scale)} {prefix}B ({nbytes:,.0f} B)"
+    return f"{nbytes:,.0f} B"
+
+
+def frequency(hz: float) -> str:
+    """A clock in MHz: ``1,980 MHz``."""
+    return f"{significant(hz / 1e6)} MHz"
 
 
 def duration(ms: float) -> str:
@@ -57,7 +194,7 @@ def share(part: float, whole: float) -> str:
 
 def _fields(title: str) -> Table:
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, show_header=False, pad_edge=False)
-    table.add_column("field", style="bold")
+    table.add_column("field", style="bold", no_wrap=True)
     table.add_column("value")
     return table
 
@@ -89,9 +226,9 @@ def op_report(report: OpReport) -> RenderableType:
     for key, value in report.counts.items():
         table.add_row(key.replace("_", " "), f"{value:,}")
     if not report.alternatives:
-        return table
+        return fit(table)
     weighed = Table(title="alternatives weighed", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-    weighed.add_column("algorithm")
+    weighed.add_column("algorithm", no_wrap=True)
     weighed.add_column("duration", justify="right")
     weighed.add_column("vs. chosen", justify="right")
     for choice in sorted(report.alternatives, key=lambda c: c.duration_ms):
@@ -103,7 +240,7 @@ def op_report(report: OpReport) -> RenderableType:
             NONE if chosen else f"{ratio:,.2f}×",
             style="bold" if chosen else None,
         )
-    return Group(table, weighed)
+    return Group(fit(table), fit(weighed))
 
 
 def _rate(achieved: float, peak: float | None) -> str:
@@ -144,7 +281,7 @@ def profile_summary(report: ProfileReport, top: int = TOP) -> RenderableType:
     if report.kernel_stats:
         kernels = Table(title="Kernels by total time", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
         for column in ("kernel", "calls", "total", "share", "mean", "min", "max"):
-            kernels.add_column(column, justify="left" if column == "kernel" else "right")
+            kernels.add_column(column, justify="left" if column == "kernel" else "right", no_wrap=column == "kernel")
         for k in report.kernel_stats[:top]:
             kernels.add_row(
                 k.name,
@@ -160,7 +297,7 @@ def profile_summary(report: ProfileReport, top: int = TOP) -> RenderableType:
 
     if report.op_stats:
         ops = Table(title="Top ops by total time", title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
-        ops.add_column("op (signature)", overflow="fold", ratio=1, min_width=20)
+        ops.add_column("op (signature)")
         for column in ("calls", "total\nshare", "mean", "bound", "FLOP/s\n% peak", "B/s\n% peak"):
             ops.add_column(column, justify="left" if column == "bound" else "right", no_wrap=True)
         for o in report.op_stats[:top]:
@@ -189,19 +326,22 @@ def profile_summary(report: ProfileReport, top: int = TOP) -> RenderableType:
             pad_edge=False,
         )
         for column in ("", "name", "busy", "idle", "utilization", "work"):
-            busy.add_column(column, justify="left" if column in ("", "name") else "right")
+            busy.add_column(column, justify="left" if column in ("", "name") else "right", no_wrap=column == "name")
         _busy(busy, "engine", report.engines)
         _busy(busy, "stream", report.streams)
         parts.append(busy)
+    for part in parts:
+        if isinstance(part, Table):
+            fit(part)
     return Group(*parts)
 
 
-def plain_text(renderable: object, width: int | None = None) -> str:
-    """What ``rich.print(renderable)`` shows, without colour or style: at the terminal's width (at least 100
-    columns), or at ``width``."""
-    if width is None:
-        width = max(shutil.get_terminal_size((120, 24)).columns, 100)
+def plain_text(renderable: RenderableType, width: int | None = None) -> str:
+    """What ``rich.print(renderable)`` shows, as a log shows it: no colour or style, ASCII borders, tables at their
+    natural width (or at ``width``, where their names allow)."""
+    _plain_boxes(renderable)
+    measured = Measurement.get(Console(width=_UNBOUNDED), Console(width=_UNBOUNDED).options, renderable).maximum
     out = io.StringIO()
-    console = Console(file=out, width=width, color_system=None, force_terminal=False, highlight=False)
-    console.print(renderable)
+    console = Console(file=out, width=max(width or measured, 1), color_system=None, force_terminal=False)
+    console.print(renderable, highlight=False)
     return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").splitlines())

@@ -18,21 +18,28 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from wia_sim.console import (
+    bandwidth,
+    duration,
+    flop_rate,
+    frequency,
+    make_console,
+    print_table,
+    significant,
+    size,
+)
 from wia_sim.costmodel import TILINGS
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, available_models, load_model, model_path
-from wia_sim.kernel_run import dims, run_report
+from wia_sim.kernel_run import run_report
 from wia_sim.kernels import KernelCompileError, KernelNotFound
 from wia_sim.kernels.executor import KernelFault, KernelTimeout, UnsupportedKernel
 from wia_sim.library import OPS, Operand
 from wia_sim.library.spec import ARITHMETIC_DTYPES
 
 
-def _tera(value: float | None, unit: str = "TFLOP/s") -> str:
-    return "—" if value is None else f"{value / 1e12:,.4g} {unit}".rstrip()
-
-
-def _size(value: float) -> str:
-    return f"{value / 2**30:,.1f} GiB" if value >= 2**30 else f"{value / 2**20:,.1f} MiB"
+def _peak(value: float | None) -> str:
+    """A peak in the models table's TFLOP/s column: ``989.4``, ``—`` where the device has no such arithmetic."""
+    return "—" if value is None else significant(value / 1e12)
 
 
 def _link(model: HardwareModel) -> str:
@@ -41,7 +48,7 @@ def _link(model: HardwareModel) -> str:
 
 
 def models_table(console: Console) -> None:
-    table = Table(title="Shipped hardware models (dense peaks at boost clock; show NAME for sources and details)")
+    table = Table(title="Shipped hardware models (dense peaks at boost clock; `wia-sim models show NAME` for sources)")
     columns = (
         "name",
         "CUs",
@@ -54,58 +61,203 @@ def models_table(console: Console) -> None:
         "host link",
     )
     for column in columns:
-        table.add_column(column, justify="left" if column in ("name", "host link") else "right")
+        table.add_column(
+            column, justify="left" if column in ("name", "host link") else "right", no_wrap=column == "name"
+        )
     for name in available_models():
         m = load_model(name)
         peaks = m.compute.peak_flops
         table.add_row(
             name,
             str(m.compute.compute_units),
-            f"{m.compute.clock / 1e6:,.0f}",
-            *(_tera(peaks.get(p), "") for p in ("float32", "bfloat16", "float16")),
-            _size(m.memory.size),
-            f"{m.memory.bandwidth / 1e9:,.0f}",
+            significant(m.compute.clock / 1e6),
+            *(_peak(peaks.get(p)) for p in ("float32", "bfloat16", "float16")),
+            size(m.memory.size).split(" (")[0],
+            significant(m.memory.bandwidth / 1e9),
             _link(m),
         )
-    console.print(table)
+    print_table(console, table)
 
 
-def _describe(field: str, value: object) -> str:
+SIZE_FIELDS = (
+    "size",
+    "last_level_cache",
+    "alignment",
+    "local_memory_per_compute_unit",
+    "max_local_memory_per_work_group",
+)
+"""The fields of :class:`HardwareModel` counted in bytes (their type is :data:`wia_sim.units.Size`)."""
+
+PROSE_WIDTH = 72
+"""The widest a column of sentences gets, also in a log (it wraps at words)."""
+
+NOT_SIMULATED = {"features.peer_to_peer": "peer copies are not simulated yet"}
+"""Features the chip has that the simulator does not offer yet: ``models show`` says so beside the chip's value, as
+``wia devices`` (the capabilities a backend on the simulator reports) shows them."""
+
+SIMULATED = {"features.profiling": True}
+"""Features the simulator offers whatever the chip's file says: it times and profiles every model."""
+
+
+def describe(field: str, value: object, model: HardwareModel) -> str:
+    """One field's value in human units, as ``wia devices`` shows the same fact."""
+    leaf = field.rsplit(".", 1)[-1]
+    if value is None:
+        if field == "compute.vector_float64":
+            if model.supports("float64"):
+                return f"not modeled: vector FP64 runs at the float64 peak ({flop_rate(model.vector_peak('float64'))})"
+            return "not modeled (no float64 arithmetic)"
+        return "not modeled"
+    if isinstance(value, bool):
+        shown = "yes" if value else "no"
+        simulated = SIMULATED.get(field)
+        if field in NOT_SIMULATED and value:
+            return f"no in the simulator (the chip: yes; {NOT_SIMULATED[field]})"
+        if simulated is not None and simulated != value:
+            return f"{'yes' if simulated else 'no'} in the simulator (the chip: {shown})"
+        return shown
+    if isinstance(value, int):
+        return f"{value:,}"
     if not isinstance(value, float):
         return str(value)
-    if field in ("size", "last_level_cache", "alignment") or field.endswith(
-        ("memory_per_compute_unit", "per_work_group")
-    ):
-        return f"{value:,.0f} B ({_size(value)})" if value >= 2**20 else f"{value:,.0f} B"
-    if field.endswith("bandwidth"):
-        return f"{value / 1e9:,.2f} GB/s"
-    if field.endswith(("latency", "overhead")):
-        return f"{value * 1e6:,.3g} us"
-    if field == "clock":
-        return f"{value / 1e6:,.0f} MHz"
-    return f"{value:,.6g}"
+    if field.startswith("compute.peak_flops."):
+        return flop_rate(value, "OP/s" if leaf.startswith("int") else "FLOP/s")
+    if leaf == "vector_float64":
+        return flop_rate(value)
+    if leaf in SIZE_FIELDS:
+        return size(value)
+    if leaf.endswith("bandwidth"):
+        return bandwidth(value)
+    if leaf.endswith(("latency", "overhead")):
+        return duration(value)
+    if leaf == "clock":
+        return frequency(value)
+    if field.startswith("efficiency."):
+        return f"{value:.1%} of the peak"
+    return significant(value)
 
 
-def show(console: Console, name: str) -> None:
-    model = load_model(name)
-    table = Table(title=f"{model.display_name} ({model.name})", caption=str(model_path(name)))
-    table.add_column("field")
-    table.add_column("value")
-    for field in ("vendor", "device_type", "architecture"):
-        table.add_row(field, str(getattr(model, field)))
+# -- the sources a shipped file gives in its comments (tomllib drops comments) -------------------------------------
+
+
+def _split_comment(text: str) -> tuple[str, str]:
+    """``value  # comment`` -> (``value``, ``comment``), a ``#`` inside a quoted string being part of the value."""
+    quote = ""
+    for i, char in enumerate(text):
+        if quote:
+            quote = "" if char == quote and text[i - 1] != "\\" else quote
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return text[:i].strip(), text[i + 1 :].strip()
+    return text.strip(), ""
+
+
+def model_sources(text: str) -> tuple[list[str], dict[str, list[str]]]:
+    """The comments of a hardware model file: its header (the comment lines before the first key), and for each
+    dotted field (``compute.clock``) or table (``efficiency``) the comment block right above it and its trailing
+    ``# ...`` comment."""
+    header: list[str] = []
+    sources: dict[str, list[str]] = {}
+    table, started = "", False
+    pending: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            pending = []
+            continue
+        if line.startswith("#"):
+            (pending if started else header).append(line[1:].strip())
+            continue
+        started = True
+        if line.startswith("["):
+            table, comment = _split_comment(line)
+            table = table.strip("[] ")
+            sources[table] = [*pending, *([comment] if comment else [])]
+        else:
+            key, sep, rest = line.partition("=")
+            if sep:
+                _, comment = _split_comment(rest)
+                name = f"{table}.{key.strip()}" if table else key.strip()
+                sources[name] = [*pending, *([comment] if comment else [])]
+        pending = []
+    return header, sources
+
+
+def model_rows(model: HardwareModel, sources: dict[str, list[str]]) -> list[tuple[str, str, str]]:
+    """``models show``'s rows: (dotted field, value in human units, its sources from the file's comments)."""
+
+    def source(field: str) -> str:
+        return " ".join(sources[field]) if field in sources else "(not in the file: the schema's default)"
+
+    rows = [(f, str(getattr(model, f)), source(f)) for f in ("display_name", "vendor", "device_type", "architecture")]
     for section in ("compute", "memory", "host_link", "host", "peer_link", "features", "efficiency"):
         spec = getattr(model, section)
         if spec is None:
+            rows.append((section, f"none (no [{section}] table)", source(section)))
             continue
         for field, value in spec:
             if field == "peak_flops":
                 for precision, rate in value.items():
-                    table.add_row(
-                        f"{section}.peak_flops.{precision}", _tera(rate, "TOP/s" if precision == "int8" else "TFLOP/s")
-                    )
+                    name = f"{section}.peak_flops.{precision}"
+                    rows.append((name, describe(name, rate, model), source(name)))
             else:
-                table.add_row(f"{section}.{field}", _describe(field, value))
-    console.print(table)
+                name = f"{section}.{field}"
+                rows.append((name, describe(name, value, model), source(name)))
+    return rows
+
+
+def show(console: Console, name: str) -> None:
+    """Every field of one model with its value and its source (the file's comments), after the file's header."""
+    model = load_model(name)
+    path = model_path(name)
+    header, sources = model_sources(path.read_text(encoding="utf-8"))
+    if header:
+        text = f"Sources ({path.name}): {' '.join(header)}\n"
+        console.print(text, highlight=False, markup=False, soft_wrap=False)  # a paragraph: wrapped also in a log
+    table = Table(title=f"{model.display_name} ({model.name})", caption=str(path))
+    table.add_column("field", no_wrap=True)
+    table.add_column("value", max_width=PROSE_WIDTH)
+    table.add_column("source", max_width=PROSE_WIDTH)
+    for row in model_rows(model, sources):
+        table.add_row(*row)
+    print_table(console, table)
+
+
+EXPLAIN_SIZES = {"matmul": ("M", "N", "K"), "conv2d": ("N", "C", "H", "W", "O", "KH", "KW")}
+"""The size arguments of ``wia-sim explain`` per op, in order."""
+
+
+def whole_number(parser: argparse.ArgumentParser, name: str, text: str, least: int) -> int:
+    """``text`` as an integer of at least ``least``, or the parser's usage error (exit status 2) naming the argument,
+    the value as written and what it takes."""
+    expected = "a size ≥ 0" if least == 0 else f"a whole number ≥ {least}"
+    try:
+        value = int(text)
+    except ValueError:
+        parser.error(f"argument {name}: {text!r} is not a whole number; expected {expected}")
+    if value < least:
+        parser.error(f"argument {name}: {text!r} is {'negative' if value < 0 else 'too small'}; expected {expected}")
+    return value
+
+
+def check_explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Sizes at least 0 (a size of 0 is explained: no FLOPs, the launch and what is still read), padding at least 0,
+    stride at least 1, and a convolution window that fits its padded input; else a usage error."""
+    names = EXPLAIN_SIZES[args.op]
+    if len(args.dims) != len(names):
+        parser.error(f"{args.op} takes {' '.join(names)}: {len(names)} sizes, got {len(args.dims)}")
+    args.dims = [whole_number(parser, name, text, 0) for name, text in zip(names, args.dims, strict=True)]
+    args.padding = whole_number(parser, "--padding", args.padding, 0)
+    args.stride = whole_number(parser, "--stride", args.stride, 1)
+    if args.op == "conv2d":
+        _, _, h, w, _, kh, kw = args.dims
+        p = args.padding
+        if kh > h + 2 * p or kw > w + 2 * p:
+            parser.error(
+                f"arguments KH KW: a {kh}×{kw} window does not fit the {h + 2 * p}×{w + 2 * p} input "
+                f"(H W {h} {w} with padding {p}); expected KH ≤ H + 2×padding and KW ≤ W + 2×padding"
+            )
 
 
 def explain(console: Console, args: argparse.Namespace) -> None:
@@ -153,7 +305,7 @@ def explain(console: Console, args: argparse.Namespace) -> None:
         "TFLOP/s",
         "GB",
     ):
-        table.add_column(column, justify="left" if column == "algorithm" else "right")
+        table.add_column(column, justify="left" if column == "algorithm" else "right", no_wrap=column == "algorithm")
     for cost in options.values():
         mark = " ← AUTO" if cost.algorithm == chosen else ""
         table.add_row(
@@ -168,7 +320,24 @@ def explain(console: Console, args: argparse.Namespace) -> None:
             f"{cost.useful_flops / cost.duration_s / 1e12:,.1f}",
             f"{cost.bytes / 1e9:,.3f}",
         )
-    console.print(table)
+    print_table(console, table)
+
+
+def _sizes(parser: argparse.ArgumentParser, name: str, text: str) -> tuple[int, int, int]:
+    """``--global``/``--local``: 1 to 3 sizes of at least 1, separated by commas, or a usage error."""
+    parts = text.split(",")
+    if not 1 <= len(parts) <= 3:
+        parser.error(f"argument {name}: {text!r} has {len(parts)} sizes; expected 1 to 3 separated by commas")
+    x, y, z = [*(whole_number(parser, name, part, 1) for part in parts), 1, 1][:3]
+    return x, y, z
+
+
+def check_kernel(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """The numeric options of ``wia-sim kernel`` (the kernel's own arguments are checked against its signature)."""
+    args.global_size = _sizes(parser, "--global", args.global_size)
+    args.local_size = _sizes(parser, "--local", args.local_size) if args.local_size else None
+    args.seed = whole_number(parser, "--seed", args.seed, 0)
+    args.step_limit = whole_number(parser, "--step-limit", args.step_limit, 1)
 
 
 def kernel(console: Console, args: argparse.Namespace) -> int:
@@ -178,8 +347,8 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
             args.file,
             args.name,
             args.args,
-            dims(args.global_size),
-            dims(args.local_size) if args.local_size else None,
+            args.global_size,
+            args.local_size,
             args.hardware or ["nvidia-a100-sxm4-80gb"],
             " ".join(args.options),
             checks=not args.no_checks,
@@ -206,14 +375,16 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
         highlight=False,
     )
     counts = Table(title="what the kernel did (executor counts)")
-    counts.add_column("count")
+    counts.add_column("count", no_wrap=True)
     counts.add_column("value", justify="right")
     for key, value in report.counts.items():
         counts.add_row(key.replace("_", " "), f"{value:,}")
-    console.print(counts)
+    print_table(console, counts)
     timing = Table(title="modeled time, µs")
     for column in ("hardware", "duration", "compute", "memory", "launch", "bound", "waves", "busy"):
-        timing.add_column(column, justify="left" if column in ("hardware", "bound") else "right")
+        timing.add_column(
+            column, justify="left" if column in ("hardware", "bound") else "right", no_wrap=column == "hardware"
+        )
     for t in report.timings:
         timing.add_row(
             t.hardware,
@@ -225,7 +396,7 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
             str(t.waves),
             f"{t.busy:.2f}",
         )
-    console.print(timing)
+    print_table(console, timing)
     return 0
 
 
@@ -415,20 +586,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     cpu_parser.add_argument("--device", default="", help="part of the OpenCL platform / device name (default: any CPU)")
     cpu_parser.add_argument("--no-measure", action="store_true", help="skip the OpenCL measurements")
-    cpu_parser.add_argument("--repeats", type=int, default=5, help="runs per measurement (best or median of them)")
+    cpu_parser.add_argument("--repeats", default="5", help="runs per measurement (best or median of them)")
     explain_parser = sub.add_parser(
         "explain", help="the cost model's breakdown of a matmul (M N K) or conv2d (N C H W O KH KW), all algorithms"
     )
-    explain_parser.add_argument("op", choices=("matmul", "conv2d"))
-    explain_parser.add_argument("dims", nargs="+", type=int)
+    explain_parser.add_argument("op", choices=tuple(EXPLAIN_SIZES))
+    explain_parser.add_argument("dims", nargs="+", metavar="SIZE", help="matmul: M N K; conv2d: N C H W O KH KW")
     explain_parser.add_argument("--hardware", default="nvidia-a100-sxm4-80gb")
     explain_parser.add_argument(
         "--arithmetic",
         default="bfloat16",
         choices=("float32", "tf32", "float16", "bfloat16", "float8", "int8", "float64"),
     )
-    explain_parser.add_argument("--padding", type=int, default=0)
-    explain_parser.add_argument("--stride", type=int, default=1)
+    explain_parser.add_argument("--padding", default="0", help="conv2d: zeros added on each side (default: 0)")
+    explain_parser.add_argument("--stride", default="1", help="conv2d: the window's step (default: 1)")
     kernel_parser = sub.add_parser(
         "kernel",
         help="run one custom kernel on fresh data; print its counts and its modeled time on each --hardware",
@@ -444,10 +615,10 @@ def main(argv: list[str] | None = None) -> int:
     kernel_parser.add_argument("--hardware", action="append", help="a model name or TOML path; repeat to compare")
     kernel_parser.add_argument("-D", dest="options", action="append", default=[], type=lambda d: f"-D{d}")
     kernel_parser.add_argument("--fill", choices=("random", "index", "zeros"), default="random")
-    kernel_parser.add_argument("--seed", type=int, default=0)
+    kernel_parser.add_argument("--seed", default="0", help="the random fill's seed (default: 0)")
     kernel_parser.add_argument("--no-checks", action="store_true", help="skip the sanitizer checks (faster)")
     kernel_parser.add_argument(
-        "--step-limit", type=int, default=1_000_000, help="lockstep steps before a runaway kernel is stopped"
+        "--step-limit", default="1000000", help="lockstep steps before a runaway kernel is stopped"
     )
     profile_parser = sub.add_parser(
         "profile",
@@ -476,7 +647,7 @@ def main(argv: list[str] | None = None) -> int:
     roofline_parser.add_argument("target", help="REPORT.json, or script.py")
     roofline_parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
     args = parser.parse_args(argv)
-    console = Console()
+    console = make_console()
     try:
         if args.command == "profile":
             status, _ = profile_script(args.script, args.args, args.hardware, args.output)
@@ -484,14 +655,15 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "roofline":
             return roofline(console, args)
         if args.command == "kernel":
+            check_kernel(kernel_parser, args)
             return kernel(console, args)
         if args.command == "explain":
-            if len(args.dims) != (3 if args.op == "matmul" else 7):
-                parser.error("matmul takes M N K; conv2d takes N C H W O KH KW")
+            check_explain(explain_parser, args)
             explain(console, args)
         elif args.action == "show":
             show(console, args.name)
         elif args.action == "cpu":
+            args.repeats = whole_number(cpu_parser, "--repeats", args.repeats, 1)
             return cpu(console, args)
         elif args.action == "check":
             for path in args.paths:

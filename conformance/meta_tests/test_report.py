@@ -163,10 +163,9 @@ def test_summary_lines_say_the_counts_and_why() -> None:
     passed = len(rq.CLAIMED) - 4
     assert lines[2].startswith(f"{passed + 3} tests: {passed} passed, 1 failed, 1 errors, 1 not supported, ")
     assert lines[2].endswith("0 skipped; 1 not run")
-    assert lines[3] == (
-        "Level 1 (portable): FAIL: R-3.7-01 failed; R-3.3-02 errored (the suite broke) "
-        "(not supported: supports_pinned_memory)"
-    )
+    # the same reason for the three levels, said once; what the device does not support, once, with its requirements
+    assert lines[3] == "Levels 1-3: FAIL: R-3.7-01 failed; R-3.3-02 errored (the suite broke)"
+    assert lines[4] == "not supported by the device (allowed: not a failure): supports_pinned_memory (R-3.5.1-03)"
     assert lines[-1].startswith("not in this suite version (not counted): R-3.8-03, R-3.8-04")
     assert counts_text({"passed": 2}) == "2 passed, 0 failed, 0 errors, 0 not supported, 0 skipped"
 
@@ -204,3 +203,30 @@ def test_junit() -> None:
 @pytest.mark.parametrize("outcome", rp.OUTCOMES)
 def test_counts_cover_every_outcome(outcome: rp.Outcome) -> None:
     assert rp.count([result("R-3.2-01", outcome)])[outcome] == 1
+
+
+def test_a_quick_run_ends_with_one_plain_line_saying_why_there_is_no_verdict() -> None:
+    results = [*everything_passes(), result("R-3.7-01", "not run", "--quick")]
+    report = rp.build_report(
+        results, backend="sim", quick=True, command="wia-conformance --backend sim --option hardware=wia-tiny --quick"
+    )
+    lines = [text for text, _ in summary_lines(report)]
+    verdicts = [line for line in lines if "INCOMPLETE" in line or "verdict" in line]
+    assert verdicts == [
+        f"Levels 1-3: INCOMPLETE, no verdict: a --quick run samples {len(results) - 1} of the suite's {len(results)} "
+        "tests (few parametrizations and examples); for the verdict run: "
+        "wia-conformance --backend sim --option hardware=wia-tiny"
+    ]
+    assert not any("smoke run" in line for line in lines)
+    # the report's own fields keep their wording (JSON, JUnit and Markdown are unchanged)
+    assert all(v.reason.startswith("INCOMPLETE: --quick is a smoke run") for v in report.levels)
+
+
+def test_levels_with_different_reasons_get_a_line_each() -> None:
+    results = [*everything_passes(), result("R-3.6.2-03", "failed")]
+    lines = [text for text, _ in summary_lines(rp.build_report(results, backend="sim"))]
+    assert lines[3:6] == [
+        f"Level 1 (portable): PASS: all {len(rq.claimed_of_level(1))} claimed requirements shown",
+        f"Level 2 (performance hints): PASS: all {len(rq.claimed_of_level(2))} claimed requirements shown",
+        "Level 3 (expert control): FAIL: R-3.6.2-03 failed",
+    ]
