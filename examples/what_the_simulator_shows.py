@@ -106,7 +106,7 @@ __kernel void scale(__global float* x, float s, int n) {
     try:
         wia.launch_kernel(kernel, wia.LaunchConfig(global_size=1024, local_size=256), x, 2.0, 1000)
     except wia.InvalidMemoryError as e:
-        console.print(f"[bold]kernel bug[/bold]: {e}")
+        console.print(f"[bold]kernel bug[/bold]: {escape(str(e))}")
     wia.destroy_context(ctx)
 
 
