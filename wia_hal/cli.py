@@ -48,9 +48,8 @@ def device_rows(info: wia.DeviceInfo, caps: wia.DeviceCapabilities) -> list[tupl
         ("host link", f"{info.host_link} ({bandwidth(info.host_link_bandwidth)} pinned H2D)"),
         ("backend", info.backend),
     ]
-    model_file = getattr(info, "model_file", "")
-    if model_file:
-        rows.append(("model file", model_file))
+    if info.model_file:
+        rows.append(("model file", info.model_file))
     for field, value in caps.model_dump().items():
         if isinstance(value, bool):
             shown = "yes" if value else "no"

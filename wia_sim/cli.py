@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from wia_sim import kernels  # the kernel front end loads when a kernel is run (wia_sim/kernels/__init__.py)
 from wia_sim.console import (
     bandwidth,
     duration,
@@ -31,8 +32,7 @@ from wia_sim.console import (
 from wia_sim.costmodel import TILINGS
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, available_models, load_model, model_path
 from wia_sim.kernel_run import run_report
-from wia_sim.kernels import KernelCompileError, KernelNotFound
-from wia_sim.kernels.executor import KernelFault, KernelTimeout, UnsupportedKernel
+from wia_sim.kernels.spaces import KernelFault, KernelTimeout, UnsupportedKernel
 from wia_sim.library import OPS, Operand
 from wia_sim.library.spec import ARITHMETIC_DTYPES
 
@@ -95,9 +95,6 @@ NOT_SIMULATED = {"features.peer_to_peer": "peer copies are not simulated yet"}
 """Features the chip has that the simulator does not offer yet: ``models show`` says so beside the chip's value, as
 ``wia devices`` (the capabilities a backend on the simulator reports) shows them."""
 
-SIMULATED = {"features.profiling": True}
-"""Features the simulator offers whatever the chip's file says: it times and profiles every model."""
-
 
 def describe(field: str, value: object, model: HardwareModel) -> str:
     """One field's value in human units, as ``wia devices`` shows the same fact."""
@@ -109,13 +106,9 @@ def describe(field: str, value: object, model: HardwareModel) -> str:
             return "not modeled (no float64 arithmetic)"
         return "not modeled"
     if isinstance(value, bool):
-        shown = "yes" if value else "no"
-        simulated = SIMULATED.get(field)
         if field in NOT_SIMULATED and value:
             return f"no in the simulator (the chip: yes; {NOT_SIMULATED[field]})"
-        if simulated is not None and simulated != value:
-            return f"{'yes' if simulated else 'no'} in the simulator (the chip: {shown})"
-        return shown
+        return "yes" if value else "no"
     if isinstance(value, int):
         return f"{value:,}"
     if not isinstance(value, float):
@@ -356,7 +349,7 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
             seed=args.seed,
             step_limit=args.step_limit,
         )
-    except KernelCompileError as e:
+    except kernels.KernelCompileError as e:
         console.print(e.build_log, highlight=False, markup=False)
         return 1
     except KernelTimeout as e:
@@ -365,7 +358,7 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
     except KernelFault as e:
         console.print(f"[red]wia-sim: check {e.check} failed: {escape(str(e))}[/red]", highlight=False)
         return 1
-    except (KernelNotFound, UnsupportedKernel, ValueError, OSError) as e:
+    except (kernels.KernelNotFound, UnsupportedKernel, ValueError, OSError) as e:
         console.print(f"[red]wia-sim: {escape(str(e))}[/red]", highlight=False)
         return 1
     groups = report.counts.get("work_groups", 0)
