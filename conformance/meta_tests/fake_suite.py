@@ -12,7 +12,7 @@ from pathlib import Path
 
 from conformance import cli, plugin
 
-MODULE = '''
+MODULE = """
 import pytest
 from hypothesis import Phase, given, settings, strategies as st
 
@@ -66,16 +66,16 @@ def test_fixture_breaks(broken):
 @given(st.integers(0, 2**30))
 def test_hypothesis_fails(x):
     assert x % 8 == 0, f"got {x}, but should be a multiple of 8 [fake({x})]"
-'''
+"""
 
-CONFTEST = '''
+CONFTEST = """
 import pytest
 
 
 @pytest.fixture
 def broken():
     raise RuntimeError("the fixture broke")
-'''
+"""
 
 
 def write(folder: Path) -> None:
