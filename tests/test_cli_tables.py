@@ -179,3 +179,18 @@ def sim_like_table() -> object:
     table.add_column("note")
     table.add_row("a-very-long-device-name-that-must-stay-whole", "a note " * 20)
     return fit(table)
+
+
+def test_the_two_copies_of_the_table_policy_are_the_same_code() -> None:
+    """wia_sim cannot import the HAL, so wia_sim/console.py repeats wia_hal/tables.py's table policy and unit
+    formatting; this keeps the copies from drifting apart."""
+    import inspect
+
+    import wia_hal.tables as hal
+    import wia_sim.console as sim
+
+    shared = ("_plain", "_texts", "fit", "layout", "print_table", "significant", "bandwidth", "frequency")
+    for name in shared:
+        assert inspect.getsource(getattr(sim, name)) == inspect.getsource(getattr(hal, name)), name
+    for name in ("ASCII_SIMPLE_HEAD", "_OPEN_BOXES", "_UNBOUNDED"):
+        assert getattr(sim, name) == getattr(hal, name), name
