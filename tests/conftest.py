@@ -35,3 +35,10 @@ def sim() -> SimBackend:
 @pytest.fixture
 def ctx() -> wia.Context:
     return wia.create_context()
+
+
+@pytest.fixture
+def raw_ctx() -> wia.Context:
+    """A context without a default pool: each tensor allocates and frees device memory of its own (for tests of
+    allocation, residency and release, which a pool's caching would hide)."""
+    return wia.create_context(wia.ContextConfig(default_pool=False))

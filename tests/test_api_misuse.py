@@ -238,7 +238,7 @@ def test_errors_inherit_the_matching_builtin() -> None:
 
 
 def test_memory_limit_failure_leaves_no_partial_state() -> None:
-    ctx = wia.create_context()
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))  # each tensor its own allocation
     wia.context_set_memory_limit(ctx, 4096)
     keep = wia.alloc(ctx, 4000)
     backend_heap = wia.get_backend().machine.devices[0].heap  # type: ignore[attr-defined]

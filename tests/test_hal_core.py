@@ -240,7 +240,7 @@ def test_a_tensor_dropped_on_another_thread_is_released_on_the_main_thread() -> 
     """A backend's worker thread may run the garbage collector; the HAL's bookkeeping stays on the main thread."""
     import threading
 
-    ctx = wia.create_context()
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))  # each tensor its own allocation
     holder = [wia.tensor(np.ones(1024, np.float32), ctx=ctx)]
     held = ctx.bytes_allocated
     dropper = threading.Thread(target=holder.clear)
@@ -257,7 +257,7 @@ def test_a_tensor_finalised_during_context_teardown_is_freed_once() -> None:
     yet to release: each buffer still goes back to the backend exactly once."""
     backend = SimBackend(hardware="wia-tiny")
     wia.set_backend(backend)
-    ctx = wia.create_context()
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))  # each tensor its own allocation
     holder = [wia.tensor(np.ones(256, np.float32), ctx=ctx) for _ in range(3)]
     freed: list[object] = []
     original = backend.free

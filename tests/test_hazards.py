@@ -65,7 +65,7 @@ def _written_on(ctx: wia.Context, stream: wia.Stream, value: float = 1.0) -> wia
 
 
 def test_read_after_write_names_both_commands_both_streams_the_bytes_and_the_fix(warn: SimBackend) -> None:
-    ctx = wia.create_context()
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))  # each tensor its own allocation
     writer, reader = wia.create_stream(ctx), wia.create_stream(ctx)
     x = _written_on(ctx, writer)
     with warnings.catch_warnings(record=True) as caught:
@@ -278,7 +278,7 @@ def test_strict_mode_raises_at_the_call_and_enqueues_nothing() -> None:
     wia.set_backend("sim", hardware="wia-tiny", hazards="error")
     backend = wia.get_backend()
     assert isinstance(backend, SimBackend)
-    ctx = wia.create_context()
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))  # each tensor its own allocation
     writer, reader = wia.create_stream(ctx), wia.create_stream(ctx)
     x = _written_on(ctx, writer)
     allocated, epoch = ctx.bytes_allocated, reader.queue.epoch
@@ -599,7 +599,7 @@ def test_reported_iff_a_brute_force_happens_before_says_unordered(program: list[
     wia.set_backend("sim", hardware="wia-tiny", hazards="warn")
     backend = wia.get_backend()
     assert isinstance(backend, SimBackend)
-    ctx = wia.create_context()
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))  # each tensor its own allocation
     streams = [ctx.default_stream, wia.create_stream(ctx), wia.create_stream(ctx)]
     pool = wia.create_memory_pool(ctx)
     tensors = [wia.empty(64, pool=pool, ctx=ctx) for _ in range(2)]  # 256 bytes each, one segment

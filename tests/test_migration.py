@@ -22,8 +22,8 @@ def _timed_relu(t: wia.Tensor) -> float:
     return wia.event_elapsed_time(start, end) / 1e3
 
 
-def test_managed_pages_fault_to_the_device_on_first_touch_only(sim: SimBackend, ctx: wia.Context) -> None:
-    t = wia.tensor(np.ones(MiB // 4, np.float32), ctx=ctx, memory=wia.MemoryType.MANAGED)  # written by the host
+def test_managed_pages_fault_to_the_device_on_first_touch_only(sim: SimBackend, raw_ctx: wia.Context) -> None:
+    t = wia.tensor(np.ones(MiB // 4, np.float32), ctx=raw_ctx, memory=wia.MemoryType.MANAGED)  # written by the host
     first, second = _timed_relu(t), _timed_relu(t)
     pages = MiB // MIGRATION_GRANULE
     expected = pages * FAULT_SERVICE_S + MiB / sim.model.host_link.pinned_h2d_bandwidth
@@ -46,8 +46,8 @@ def test_prefetch_moves_managed_memory_in_bulk_without_faults(sim: SimBackend, c
     assert _timed_relu(t) == pytest.approx(resident, rel=1e-9)  # no faults left
 
 
-def test_unified_memory_moves_as_one_transfer_each_way(sim: SimBackend, ctx: wia.Context) -> None:
-    t = wia.tensor(np.ones(MiB // 4, np.float32), ctx=ctx, memory=wia.MemoryType.UNIFIED)
+def test_unified_memory_moves_as_one_transfer_each_way(sim: SimBackend, raw_ctx: wia.Context) -> None:
+    t = wia.tensor(np.ones(MiB // 4, np.float32), ctx=raw_ctx, memory=wia.MemoryType.UNIFIED)
     first, second = _timed_relu(t), _timed_relu(t)
     link = sim.model.host_link
     assert first - second == pytest.approx(link.latency + MiB / link.pinned_h2d_bandwidth, rel=1e-9)

@@ -133,7 +133,7 @@ def test_tensors_in_unified_and_managed_memory_are_device_visible() -> None:
 
 
 def test_dropping_a_tensor_releases_its_memory() -> None:
-    ctx = wia.create_context()
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))  # each tensor its own allocation
     wia.tensor(np.ones(1024, np.float32), ctx=ctx)  # not kept
     assert ctx.bytes_allocated == 0
     kept = wia.tensor(np.ones(1024, np.float32), ctx=ctx)

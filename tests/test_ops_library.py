@@ -1011,13 +1011,13 @@ def test_explain_timing_matches_events(ctx: wia.Context) -> None:
     del busy
 
 
-def test_views_enqueue_no_kernel_and_take_no_device_time(ctx: wia.Context) -> None:
-    s = ctx.default_stream
-    a = wia.tensor(np.arange(24, dtype=np.float32).reshape(4, 6), ctx=ctx)
-    big = wia.tensor(np.ones((512, 512), np.float32), ctx=ctx)
+def test_views_enqueue_no_kernel_and_take_no_device_time(raw_ctx: wia.Context) -> None:
+    s = raw_ctx.default_stream
+    a = wia.tensor(np.arange(24, dtype=np.float32).reshape(4, 6), ctx=raw_ctx)
+    big = wia.tensor(np.ones((512, 512), np.float32), ctx=raw_ctx)
     e0, e1, e2 = wia.create_event(), wia.create_event(), wia.create_event()
-    wia.context_synchronize(ctx)
-    allocated = ctx.bytes_allocated
+    wia.context_synchronize(raw_ctx)
+    allocated = raw_ctx.bytes_allocated
     product = wia.matmul(big, big)  # busy stream: an event after the views completes with the matmul
     wia.event_record(e0, s)
     views = [
@@ -1040,4 +1040,4 @@ def test_views_enqueue_no_kernel_and_take_no_device_time(ctx: wia.Context) -> No
             wia.explain(v)
         assert info.value.code is wia.ErrorCode.INVALID_VALUE
     del copy
-    assert ctx.bytes_allocated == allocated + product.nbytes  # nothing for the views
+    assert raw_ctx.bytes_allocated == allocated + product.nbytes  # nothing for the views

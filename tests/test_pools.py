@@ -647,10 +647,19 @@ def test_memory_pool_size_creates_the_default_pool(heap: Heap) -> None:
     assert host.memory.pool is None
 
 
-def test_without_memory_pool_size_there_is_no_default_pool(ctx: wia.Context, heap: Heap) -> None:
-    assert ctx.default_pool is None and ctx.pools == []
+def test_every_context_has_a_default_pool_unless_it_opts_out(ctx: wia.Context, heap: Heap) -> None:
+    """R-3.3-01: a context holds a memory pool; without memory_pool_size it reserves nothing until the first
+    tensor. ``default_pool=False`` studies raw allocation: each tensor allocates (and frees) device memory."""
+    assert ctx.default_pool is not None and ctx.pools == [ctx.default_pool]
+    assert heap.bytes_in_use == 0
     t = wia.tensor(np.ones(4, np.float32), ctx=ctx)
-    assert t.memory.pool is None and heap.bytes_in_use == 256
+    assert t.memory.pool is ctx.default_pool
+    raw = wia.create_context(wia.ContextConfig(default_pool=False))
+    assert raw.default_pool is None and raw.pools == []
+    before = heap.bytes_in_use
+    u = wia.tensor(np.ones(4, np.float32), ctx=raw)
+    assert u.memory.pool is None and heap.bytes_in_use == before + 256
+    _expect(E.INVALID_VALUE, wia.create_context, wia.ContextConfig(memory_pool_size=MiB, default_pool=False))
 
 
 def test_memory_pool_size_beyond_the_device_is_out_of_memory(heap: Heap) -> None:

@@ -40,7 +40,9 @@ def a100() -> Iterator[SimBackend]:
 
 
 def _profiled(**config: Any) -> wia.Context:
-    ctx = wia.create_context()
+    # no default pool: these tests count the program's own waits and flows, and the pool's stream-ordered fences
+    # (a block reused on another stream waits for its previous owners) add some of their own
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))
     wia.enable_profiling(ctx, wia.ProfilerConfig(**config))
     return ctx
 

@@ -301,7 +301,7 @@ def test_pageable_copies_and_transfers_block_the_host(reference: ReferenceBacken
 
 
 def test_freeing_memory_with_work_queued(reference: ReferenceBackend, gate: threading.Event) -> None:
-    ctx = wia.create_context()
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))  # each tensor its own allocation
     s = wia.create_stream(ctx)
     data = np.arange(-2, 2, dtype=np.float32)
     x = wia.tensor(data, ctx=ctx)

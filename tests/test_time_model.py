@@ -325,14 +325,14 @@ def test_out_of_memory_when_fragmented_names_the_largest_free_range(sim: SimBack
     assert f"total free {free_total} bytes" in message
 
 
-def test_finished_work_does_not_keep_dropped_buffers_alive(ctx: wia.Context) -> None:
+def test_finished_work_does_not_keep_dropped_buffers_alive(raw_ctx: wia.Context) -> None:
     import weakref
 
-    x = wia.tensor(np.ones(1 << 16, np.float32), ctx=ctx)
+    x = wia.tensor(np.ones(1 << 16, np.float32), ctx=raw_ctx)
     storage = weakref.ref(x.memory.buffer.data)
     y = wia.relu(x)  # y's record stays readable by explain, but must not pin x's storage once it has run
     del x
-    small = wia.tensor(np.ones(4, np.float32), ctx=ctx)
+    small = wia.tensor(np.ones(4, np.float32), ctx=raw_ctx)
     for _ in range(200):  # without a synchronization: only the host's progress lets device time catch up
         wia.add(small, small)
     assert storage() is None

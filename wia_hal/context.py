@@ -159,14 +159,18 @@ def check_context(ctx: object) -> Context:
     return ctx.check()
 
 
-def _open(rt: Runtime, config: ContextConfig, default_pool: bool = False) -> Context:
-    """A context on ``config.device_id``; with a default pool when ``memory_pool_size`` is set or
-    ``default_pool`` (the Level-1 default context caches its tensors' memory, as frameworks do)."""
+def _open(rt: Runtime, config: ContextConfig) -> Context:
+    """A context on ``config.device_id`` with its default pool (R-3.3-01) unless ``config.default_pool`` is False."""
     device = device_at(config.device_id)
     if config.max_streams is not None and config.max_streams > device.capabilities.max_streams:
         raise InvalidValueError(
             f"ContextConfig.max_streams={config.max_streams} exceeds the device's limit of "
             f"{device.capabilities.max_streams} streams"
+        )
+    if config.memory_pool_size and not config.default_pool:
+        raise InvalidValueError(
+            f"ContextConfig: memory_pool_size={config.memory_pool_size} sizes the default pool, but default_pool "
+            "is False; give one or the other"
         )
     if config.memory_pool_size > device.info.memory_size:
         raise OutOfMemoryError(
@@ -190,7 +194,7 @@ def _open(rt: Runtime, config: ContextConfig, default_pool: bool = False) -> Con
         )
     ctx = Context(rt, device, config)
     rt.contexts.append(ctx)
-    if config.memory_pool_size or default_pool:
+    if config.default_pool:
         try:
             ctx.default_pool = open_pool(ctx, PoolConfig(initial_size=config.memory_pool_size))
         except BaseException:
@@ -228,7 +232,7 @@ def current_context(ctx: Context | None = None) -> Context:
     if rt.stream_scopes:
         return rt.stream_scopes[-1].context.check()
     if rt.default_context is None:
-        rt.default_context = _open(rt, ContextConfig(), default_pool=True)
+        rt.default_context = _open(rt, ContextConfig())
     return rt.default_context
 
 
@@ -237,7 +241,7 @@ def get_default_context() -> Context:
     """The Level-1 default context on device 0 (created on first use)."""
     rt = runtime()
     if rt.default_context is None:
-        rt.default_context = _open(rt, ContextConfig(), default_pool=True)
+        rt.default_context = _open(rt, ContextConfig())
     return rt.default_context
 
 

@@ -89,10 +89,19 @@ class DeviceCapabilities(WiaModel):
 
 
 class ContextConfig(WiaModel):
-    """SPEC R-3.3-02. ``max_streams=None`` takes the device's limit."""
+    """SPEC R-3.3-02. ``max_streams=None`` takes the device's limit.
+
+    Every context holds a memory pool (R-3.3-01) that serves its tensors, as frameworks' caching allocators do:
+    ``memory_pool_size`` bytes reserved up front (0: it grows on demand). ``default_pool=False`` (an extension)
+    gives a context whose tensors each pay a device allocation and free, for studying raw allocation cost."""
 
     device_id: int = Field(0, ge=0, strict=True)
-    memory_pool_size: int = Field(0, ge=0, strict=True, description="bytes; 0 = no default pool")
+    memory_pool_size: int = Field(
+        0, ge=0, strict=True, description="bytes the default pool reserves up front; 0 = it grows on demand"
+    )
+    default_pool: bool = Field(
+        True, strict=True, description="False: no default pool; each tensor allocates and frees device memory"
+    )
     max_streams: int | None = Field(None, ge=1, strict=True)
     enable_profiling: bool = Field(False, strict=True)
     flags: ContextFlags = ContextFlags.NONE

@@ -169,7 +169,15 @@ class MemoryPool:
                     f"memory pool: {need} bytes do not fit: {self.bytes_reserved} of max_size {limit} bytes are "
                     f"reserved, {self.bytes_in_use} in use, largest free block {self._largest_free()} bytes"
                 )
-        segment = Segment(allocate(self.context, size, MemoryType.DEVICE, segment=True), size)
+        try:
+            memory = allocate(self.context, size, MemoryType.DEVICE, segment=True)
+        except OutOfMemoryError:
+            if size <= self._round(need):
+                raise
+            # a whole granule does not fit the device or the context's limit: reserve only what is needed
+            size = self._round(need)
+            memory = allocate(self.context, size, MemoryType.DEVICE, segment=True)
+        segment = Segment(memory, size)
         self.segments.append(segment)
         self.peak_bytes_reserved = max(self.peak_bytes_reserved, self.bytes_reserved)
         return segment
