@@ -2,7 +2,9 @@
 
 Every duration is built from what the work must do: FLOPs at the peak of the precision, bytes at the memory or
 link bandwidth, and a fixed latency. A kernel is a roofline: the larger of compute and memory time, plus the
-device-side launch latency. Each result keeps its breakdown so a prediction can be explained.
+device-side launch and drain. Memory time starts with one device-memory round trip and streams at the smaller of
+the streaming bandwidth and what the bytes in flight allow (Little's law), so a small kernel has a floor that a
+bandwidth roofline alone misses. Each result keeps its breakdown so a prediction can be explained.
 """
 
 from __future__ import annotations
@@ -73,12 +75,38 @@ def vector_precision(dtype_name: str) -> str:
     return "float64" if dtype_name == "float64" else "float32"
 
 
+def kernel_overhead_s(model: HardwareModel) -> float:
+    """Launch and drain of one kernel as the device sees it, without the kernel's own memory round trip:
+    ``compute.kernel_launch_latency`` is the measured interval of back-to-back tiny kernels, whose loads hit the
+    cache (their data stay there between kernels), so the cache round trip is taken out of it."""
+    return model.compute.kernel_launch_latency - model.memory.cache_latency
+
+
+def streaming_memory_s(model: HardwareModel, nbytes: float, units: int) -> float:
+    """Time to move ``nbytes`` through device memory with ``units`` compute units issuing the loads.
+
+    The first bytes arrive one ``memory.latency`` after the kernel starts; from then on the kernel streams at the
+    smaller of the streaming bandwidth (peak × ``efficiency.memory``) and what Little's law allows: bytes in flight
+    (``units × compute.bytes_in_flight_per_compute_unit``) per latency. A kernel that fits in flight at once takes
+    one round trip plus its bytes at the streaming bandwidth; a large one saturates the streaming bandwidth.
+    """
+    if nbytes <= 0:
+        return 0.0
+    latency = model.memory.latency
+    streaming = nbytes / (model.memory.bandwidth * model.efficiency.memory)
+    per_unit = model.compute.bytes_in_flight_per_compute_unit
+    if per_unit is None:
+        return latency + streaming
+    in_flight = max(1, units) * per_unit
+    return latency + max(streaming, max(0.0, nbytes - in_flight) * latency / in_flight)
+
+
 def elementwise_cost(
     model: HardwareModel, name: str, elements: int, flops_per_element: float, nbytes: float, dtype_name: str
 ) -> KernelCost:
     """A streaming kernel (element-wise, reductions, layout copies): one work-item per element in work-groups of
     256, placed on as many compute units as it has work-groups (at most all); the units it occupies give it their
-    share of the vector peak and of the streaming bandwidth (peak × ``efficiency.memory``)."""
+    share of the vector peak, and keep its loads in flight (:func:`streaming_memory_s`)."""
     precision = vector_precision(dtype_name)
     cus = model.compute.compute_units
     groups = max(1, math.ceil(elements / ELEMENTWISE_WORK_GROUP))
@@ -92,8 +120,8 @@ def elementwise_cost(
         precision=precision,
         compute_units=units,
         compute_s=flops / (model.vector_peak(precision) * share),
-        memory_s=nbytes / (model.memory.bandwidth * model.efficiency.memory * share),
-        launch_s=model.compute.kernel_launch_latency,
+        memory_s=streaming_memory_s(model, nbytes, units),
+        launch_s=kernel_overhead_s(model),
         useful_flops=flops,
     )
 
@@ -125,7 +153,7 @@ def transfer_cost(model: HardwareModel, src: MemoryKind, dst: MemoryKind, nbytes
     if route == "d2d":
         # read plus write of every byte at the streaming bandwidth
         bandwidth = model.memory.bandwidth * model.efficiency.memory / 2
-        return TransferCost(route, nbytes, bandwidth, model.compute.kernel_launch_latency)
+        return TransferCost(route, nbytes, bandwidth, kernel_overhead_s(model) + model.memory.latency)
     return TransferCost(route, nbytes, model.host.memcpy_bandwidth, 0.0)
 
 
@@ -145,7 +173,17 @@ TILINGS: dict[str, tuple[int, int, float]] = {
     "TILED_256": (256, 128, 1.0),
     "TILED_128": (128, 128, 0.92),
     "TILED_64": (64, 64, 0.75),
+    # GEMV-class tiles for a skinny product (N or M at most NARROW_TILE): 16 wide, as the matrix units' smallest
+    # fragment (mma.m16n8k16, MFMA 16x16); the rate of the smallest tile above, times the operand-feed factor
+    # (:func:`operand_feed`) that such a thin tile loses on fast matrix units.
+    "TILED_128x16": (128, 16, 0.75),
+    "TILED_16x128": (16, 128, 0.75),
 }
+NARROW_TILE = 16
+"""A tile this narrow is offered only where the product is this narrow (N ≤ 16 for 128×16, M ≤ 16 for 16×128):
+libraries run such shapes with GEMV-like kernels (cuBLAS gemv/gemvx, rocBLAS gemv, hipBLASLt's small-N
+solutions) and use square-ish tiles elsewhere."""
+OPERAND_BYTES = {"float64": 8, "float32": 4, "tf32": 4, "float16": 2, "bfloat16": 2, "float8": 1, "int8": 1}
 SPLIT_K_TILE = "TILED_128"
 STREAM_K_TILE = "TILED_256"
 SPLIT_K_MIN_DEPTH = 256
@@ -164,10 +202,33 @@ class Gemm:
     nbytes: float
 
 
+def operand_feed(model: HardwareModel, precision: str, tm: int, tn: int) -> float:
+    """The fraction of the matrix units' peak a ``tm×tn`` tile can feed from local memory: per K step it reads
+    ``(tm + tn)`` operands for ``2·tm·tn`` FLOPs, at :data:`LOCAL_BYTES_PER_CLOCK` per unit and clock."""
+    peak = model.compute.peak_flops[precision]  # type: ignore[index]
+    flops_per_clock = peak / model.compute.compute_units / model.compute.clock
+    needed = flops_per_clock * (tm + tn) * OPERAND_BYTES.get(precision, 4) / (2.0 * tm * tn)
+    return min(1.0, LOCAL_BYTES_PER_CLOCK / needed)
+
+
+def tile_rate(model: HardwareModel, precision: str, tiling: str) -> float:
+    """A tiling's rate relative to the 256×128 tile (which ``efficiency.matmul`` is fitted with): its assumed rate
+    times its operand feed relative to the 256×128 tile's."""
+    tm, tn, rate = TILINGS[tiling]
+    big_m, big_n, _ = TILINGS["TILED_256"]
+    return rate * operand_feed(model, precision, tm, tn) / operand_feed(model, precision, big_m, big_n)
+
+
+def _applies(tiling: str, g: Gemm) -> bool:
+    tm, tn, _ = TILINGS[tiling]
+    return (tn > NARROW_TILE or g.n <= NARROW_TILE) and (tm > NARROW_TILE or g.m <= NARROW_TILE)
+
+
 def _tiled(
     model: HardwareModel, name: str, g: Gemm, precision: str, algorithm: str, splits: int, split_k: bool = False
 ) -> KernelCost:
-    tm, tn, rate = TILINGS[algorithm]
+    tm, tn, _ = TILINGS[algorithm]
+    rate = tile_rate(model, precision, algorithm)
     cus = model.compute.compute_units
     k_per_tile = math.ceil(g.k / splits)
     tiles = g.batch * math.ceil(g.m / tm) * math.ceil(g.n / tn) * splits
@@ -179,12 +240,16 @@ def _tiled(
         waves = 0
     useful = 2.0 * g.batch * g.m * g.n * g.k
     nbytes = g.nbytes
-    launch = model.compute.kernel_launch_latency
-    if splits > 1:  # partial tiles in float32, written and read back by a reduction kernel
-        nbytes += 2 * splits * g.batch * g.m * g.n * 4
+    launch = kernel_overhead_s(model)
+    memory_s = streaming_memory_s(model, nbytes, min(cus, max(tiles, 1)))
+    if splits > 1:  # partial tiles in float32, written and read back by a reduction kernel (a second launch)
+        partials = 2 * splits * g.batch * g.m * g.n * 4
+        nbytes += partials
+        memory_s += streaming_memory_s(model, partials, cus)
         launch *= 2
-    stream = model.memory.bandwidth * model.efficiency.memory
     label = f"SPLIT_K×{splits}" if split_k else algorithm
+    if split_k and algorithm != SPLIT_K_TILE:
+        label += f"/{algorithm}"
     return KernelCost(
         name=name,
         flops=tiles * tile_flops,
@@ -192,7 +257,7 @@ def _tiled(
         precision=precision,
         compute_units=max(1, min(cus, tiles)),
         compute_s=waves * tile_flops / per_unit if waves else 0.0,
-        memory_s=nbytes / stream,
+        memory_s=memory_s,
         launch_s=launch,
         algorithm=label,
         useful_flops=useful,
@@ -223,8 +288,8 @@ def _stream_k(model: HardwareModel, name: str, g: Gemm, precision: str) -> Kerne
         precision=precision,
         compute_units=max(1, min(cus, tiles)),
         compute_s=2.0 * tm * tn * depth / per_unit if tiles else 0.0,
-        memory_s=nbytes / (model.memory.bandwidth * model.efficiency.memory),
-        launch_s=model.compute.kernel_launch_latency,
+        memory_s=streaming_memory_s(model, nbytes, min(cus, max(tiles, 1))),
+        launch_s=kernel_overhead_s(model),
         algorithm="STREAM_K",
         useful_flops=2.0 * g.batch * g.m * g.n * g.k,
         waves=math.ceil(tiles / cus) if tiles else 0,
@@ -232,8 +297,8 @@ def _stream_k(model: HardwareModel, name: str, g: Gemm, precision: str) -> Kerne
     )
 
 
-def _split_k_factor(model: HardwareModel, g: Gemm) -> int:
-    tm, tn, _ = TILINGS[SPLIT_K_TILE]
+def _split_k_factor(model: HardwareModel, g: Gemm, tiling: str = SPLIT_K_TILE) -> int:
+    tm, tn, _ = TILINGS[tiling]
     tiles = g.batch * math.ceil(g.m / tm) * math.ceil(g.n / tn)
     fill = model.compute.compute_units // max(tiles, 1)
     return max(1, min(fill, g.k // SPLIT_K_MIN_DEPTH))
@@ -253,11 +318,13 @@ def gemm_cost(model: HardwareModel, name: str, g: Gemm, precision: str, algorith
         return _stream_k(model, name, g, precision)
     if algorithm != "AUTO":
         return _tiled(model, name, g, precision, algorithm, 1)
-    options = [_tiled(model, name, g, precision, tiling, 1) for tiling in TILINGS]
+    tilings = [tiling for tiling in TILINGS if _applies(tiling, g)]
+    options = [_tiled(model, name, g, precision, tiling, 1) for tiling in tilings]
     options.append(_stream_k(model, name, g, precision))
-    splits = _split_k_factor(model, g)
-    if splits > 1:
-        options.append(_tiled(model, name, g, precision, SPLIT_K_TILE, splits, split_k=True))
+    for tiling in tilings:  # split-K of every tiling that leaves units idle (128×128 first: the SPLIT_K algorithm)
+        splits = _split_k_factor(model, g, tiling)
+        if splits > 1 and (tiling == SPLIT_K_TILE or TILINGS[tiling][2] < TILINGS[SPLIT_K_TILE][2]):
+            options.append(_tiled(model, name, g, precision, tiling, splits, split_k=True))
     best = min(options, key=lambda c: c.duration_s)
     alternatives = tuple((c.algorithm, c.duration_s) for c in options)
     return replace(best, alternatives=alternatives)
@@ -332,7 +399,7 @@ def _winograd(model: HardwareModel, name: str, s: ConvShape, precision: str) -> 
         cost,
         flops=cost.flops + transform_flops,
         compute_s=cost.compute_s + transform_s,
-        launch_s=2 * model.compute.kernel_launch_latency,
+        launch_s=2 * kernel_overhead_s(model),
         algorithm="WINOGRAD",
         useful_flops=s.useful_flops,
         alternatives=(),
@@ -357,8 +424,8 @@ def _direct(model: HardwareModel, name: str, s: ConvShape, dtype_name: str) -> K
         precision=precision,
         compute_units=units,
         compute_s=s.useful_flops / rate,
-        memory_s=s.io_bytes / (model.memory.bandwidth * model.efficiency.memory * share),
-        launch_s=model.compute.kernel_launch_latency,
+        memory_s=streaming_memory_s(model, s.io_bytes, units),
+        launch_s=kernel_overhead_s(model),
         algorithm="DIRECT",
         useful_flops=s.useful_flops,
         waves=math.ceil(math.ceil(outputs / ELEMENTWISE_WORK_GROUP) / model.compute.compute_units),
@@ -433,7 +500,9 @@ def custom_kernel_cost(
         + counts.get("constant_bytes_read", 0)
         + 8 * counts.get("atomics", 0)
     )
-    memory_s = global_bytes / (model.memory.bandwidth * model.efficiency.memory)
+    # the round trip is paid once; the streaming part is slowed by the idle units like the rest
+    latency = model.memory.latency if global_bytes else 0.0
+    memory_s = streaming_memory_s(model, global_bytes, min(cus, groups)) - latency
     local_bytes = counts.get("local_bytes_read", 0) + counts.get("local_bytes_written", 0)
     local_s = local_bytes / (cus * LOCAL_BYTES_PER_CLOCK * model.compute.clock)
     return KernelCost(
@@ -443,8 +512,8 @@ def custom_kernel_cost(
         precision="float32",
         compute_units=min(cus, groups),
         compute_s=compute_s / busy,
-        memory_s=max(memory_s, local_s) / busy,
-        launch_s=model.compute.kernel_launch_latency,
+        memory_s=latency + max(memory_s, local_s) / busy,
+        launch_s=kernel_overhead_s(model),
         algorithm="custom",
         waves=waves,
         efficiency=busy,

@@ -40,7 +40,15 @@ class ComputeSpec(_Spec):
         description="FP64 rate of the vector units where the matrix units' FP64 peak (peak_flops.float64) is higher",
     )
     kernel_launch_latency: Duration = Field(
-        gt=0, description="device-side cost of one kernel: the interval of back-to-back empty kernels on one queue"
+        gt=0,
+        description="device-side interval of back-to-back tiny kernels on one queue (their data stay in the cache "
+        "between kernels): the launch, one cache round trip and the end-of-kernel drain",
+    )
+    bytes_in_flight_per_compute_unit: Size | None = Field(
+        None,
+        gt=0,
+        description="memory bytes one compute unit can have requested and not yet received (resident work-items × "
+        "one 16-byte load each); none: the device's DMA engines keep its memory busy whatever a kernel's size",
     )
 
     @model_validator(mode="after")
@@ -52,10 +60,21 @@ class ComputeSpec(_Spec):
         return self
 
 
+DEFAULT_MEMORY_LATENCY = 400e-9
+"""DRAM load latency when a model gives none: the pointer-chase figures of the measured devices are 316 to 405 ns
+(te42kyfo/gpu-benches: V100 316, H100 PCIe 375, MI210 391, A100 405 ns)."""
+
+
 class MemorySpec(_Spec):
     size: Size = Field(gt=0)
     bandwidth: Bandwidth = Field(gt=0, description="peak device memory bandwidth")
     last_level_cache: Size = Field(ge=0)
+    latency: Duration = Field(
+        DEFAULT_MEMORY_LATENCY, gt=0, description="load-to-use latency of device memory (unloaded pointer chase)"
+    )
+    cache_latency: Duration = Field(
+        0.0, ge=0, description="load-to-use latency of a last-level cache hit (unloaded pointer chase)"
+    )
     alignment: Size = Field(gt=0, description="alignment and granularity of device allocations")
     alloc_latency: Duration = Field(gt=0, description="host time of one device allocation")
     free_latency: Duration = Field(gt=0, description="host time of one device free")
@@ -65,6 +84,8 @@ class MemorySpec(_Spec):
         alignment = int(self.alignment)
         if alignment & (alignment - 1):
             raise ValueError(f"alignment must be a power of two, got {alignment} bytes")
+        if self.cache_latency > self.latency:
+            raise ValueError("cache_latency exceeds latency (a cache hit is faster than device memory)")
         return self
 
 
@@ -158,6 +179,8 @@ class HardwareModel(_Spec):
     def _check(self) -> HardwareModel:
         if self.features.peer_to_peer and self.peer_link is None:
             raise ValueError("features.peer_to_peer is true but no [peer_link] table is given")
+        if self.memory.cache_latency >= self.compute.kernel_launch_latency:
+            raise ValueError("memory.cache_latency must be below compute.kernel_launch_latency (which includes it)")
         return self
 
     def supports(self, precision: str) -> bool:

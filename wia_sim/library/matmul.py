@@ -1,6 +1,7 @@
 """Matrix multiplication: NumPy's matmul semantics (1-D operands, broadcast batch dimensions), the arithmetic
 of ``attrs["arithmetic"]`` (float32, tf32, float16, bfloat16, int8, float64) and the tiling of
-``attrs["algorithm"]`` (AUTO, TILED_64, TILED_128, TILED_256, SPLIT_K, STREAM_K)."""
+``attrs["algorithm"]`` (AUTO, TILED_64, TILED_128, TILED_256, SPLIT_K, STREAM_K; AUTO also weighs the GEMV-class
+16-wide tiles of skinny products and split-K over every tiling)."""
 
 from __future__ import annotations
 
@@ -30,8 +31,9 @@ def _cost(model: HardwareModel, inputs: Sequence[Operand], out: Operand, attrs: 
 
 
 def split_k_parts(algorithm: str) -> int:
-    """How many K slices an algorithm label (``SPLIT_K×4``) sums; 1 for a plain tiling."""
-    return int(algorithm.partition("×")[2] or 1)
+    """How many K slices an algorithm label (``SPLIT_K×4``, ``SPLIT_K×4/TILED_128x16``) sums; 1 for a plain
+    tiling."""
+    return int(algorithm.partition("×")[2].partition("/")[0] or 1)
 
 
 def _compute(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
