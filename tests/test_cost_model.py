@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -14,6 +15,7 @@ from wia_sim.costmodel import (
     conv_cost,
     elementwise_cost,
     gemm_cost,
+    kernel_overhead_s,
 )
 from wia_sim.hwmodel import load_model
 
@@ -80,3 +82,74 @@ def test_winograd_does_fewer_multiplies_than_implicit_gemm() -> None:
     gemm = conv_cost(A100, "conv2d", shape, "bfloat16", "bfloat16", "IMPLICIT_GEMM")
     assert winograd.useful_flops == gemm.useful_flops == shape.useful_flops
     assert winograd.flops < gemm.flops
+
+
+# -- the small-kernel floor ------------------------------------------------------------------------------------------
+
+
+def _add(model_name: str, elements: int) -> float:
+    model = load_model(model_name)
+    return elementwise_cost(model, "add", elements, 1, 12.0 * elements, "float32").duration_s
+
+
+@pytest.mark.parametrize("name", ["nvidia-a100-sxm4-80gb", "nvidia-h100-sxm5-80gb", "amd-mi210", "wia-tiny"])
+def test_a_tiny_kernel_costs_at_least_launch_and_one_memory_round_trip(name: str) -> None:
+    model = load_model(name)
+    floor = kernel_overhead_s(model) + model.memory.latency
+    launch, cache = model.compute.kernel_launch_latency, model.memory.cache_latency
+    assert floor == pytest.approx(launch - cache + model.memory.latency)
+    for elements in (1, 256, 4096):
+        assert _add(name, elements) >= floor
+    assert _add(name, 1) == pytest.approx(floor, rel=1e-3)
+
+
+@pytest.mark.parametrize("name", ["nvidia-a100-sxm4-80gb", "amd-mi210"])
+def test_bandwidth_rises_with_size_and_saturates_at_the_streaming_bandwidth(name: str) -> None:
+    model = load_model(name)
+    stream = model.memory.bandwidth * model.efficiency.memory
+    sizes = [1 << e for e in range(10, 31)]
+    times = [_add(name, n) for n in sizes]
+    achieved = [12.0 * n / t for n, t in zip(sizes, times, strict=True)]
+    assert all(b > a for a, b in itertools.pairwise(times)), "time is monotone in size"
+    assert all(b >= a for a, b in itertools.pairwise(achieved)), "achieved bandwidth rises with size"
+    assert achieved[0] < 0.01 * stream  # a 12 kB kernel is all floor
+    assert achieved[-1] == pytest.approx(stream, rel=0.01)  # 12 GB: the streaming bandwidth
+    assert max(achieved) <= stream
+
+
+def test_bytes_in_flight_bound_the_bandwidth_by_littles_law() -> None:
+    # one unit with 32 KiB in flight and a 400 ns round trip streams at most 32 KiB / 400 ns = 82 GB/s
+    tiny = load_model("wia-tiny")
+    one_unit = tiny.model_copy(
+        update={
+            "compute": tiny.compute.model_copy(update={"compute_units": 1}),
+            "memory": tiny.memory.model_copy(update={"bandwidth": 1e15}),
+        }
+    )
+    nbytes = 12.0 * (1 << 24)
+    cost = elementwise_cost(one_unit, "add", 1 << 24, 1, nbytes, "float32")
+    in_flight = float(one_unit.compute.bytes_in_flight_per_compute_unit or 0)
+    latency = one_unit.memory.latency
+    assert cost.memory_s == pytest.approx(latency + (nbytes - in_flight) * latency / in_flight)
+    assert nbytes / cost.memory_s <= in_flight / latency * (1 + 1e-9)
+
+
+# -- skinny matmuls -----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["nvidia-a100-sxm4-80gb", "nvidia-h100-sxm5-80gb", "amd-mi210"])
+@pytest.mark.parametrize(("m", "n"), [(4096, 16), (16, 4096)])
+def test_auto_runs_a_skinny_matmul_on_small_tiles_or_split_k(name: str, m: int, n: int) -> None:
+    k = 4096
+    g = Gemm(m, n, k, 1, (m * k + k * n + m * n) * 2)
+    auto = gemm_cost(load_model(name), "matmul", g, "float16")
+    wide = [t for a, t in auto.alternatives if a in ("TILED_256", "TILED_128")]
+    assert auto.algorithm not in ("TILED_256", "TILED_128", "STREAM_K"), auto.algorithm
+    assert auto.duration_s < min(wide)
+    assert any(a.startswith("TILED_128x16" if n == 16 else "TILED_16x128") for a, _ in auto.alternatives)
+
+
+def test_gemv_class_tiles_are_offered_only_to_skinny_products() -> None:
+    g = Gemm(4096, 4096, 4096, 1, 3 * 4096 * 4096 * 2.0)
+    names = {a for a, _ in gemm_cost(A100, "matmul", g, "float16").alternatives}
+    assert not any("x16" in a or "16x" in a for a in names)
