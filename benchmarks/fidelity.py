@@ -1,23 +1,38 @@
-"""Predicted vs measured: the simulator against published measurements of real accelerators.
+"""Predicted vs measured: the simulator against published measurements of real accelerators, cross-validated.
 
-Every row of ``calibration.csv`` (``shared/fidelity/`` beside the checkout, or ``--csv``) is re-run on the
-simulated device of that name, the way the row's method describes, and its figure read off the simulated clocks:
+Every row of ``docs/fidelity/calibration.csv`` (or ``--csv``) is re-run on the simulated device of that name, the
+way the row's method describes, through the same op library the HAL uses, and its figure read off the simulated
+clocks. Kernels are issued back to back on one stream, one host launch call each (``launch_overhead`` of the
+model), except where the method says the launches were captured in a CUDA graph (no host cost per kernel):
 
-- ``matmul``: back-to-back products of the row's shape and dtype on one stream (the library's matmul cost: tiles
-  in waves, the fitted efficiency, the launch); TFLOP/s = 2·m·n·k / time per product.
-- ``stream_scale`` / ``stream_triad``: one streaming kernel over 2^27-element float64 arrays (read b, write a;
-  read b and c, write a); GB/s = bytes read plus written / time.
-- ``d2d_copy``: one device-to-device copy of ``size_bytes`` / 2 bytes; TB/s = bytes read plus written / time.
-- ``launch_overhead``: 10,000 back-to-back small kernels (the 64 kB ``scale`` of gpu-small-kernels) issued by
-  the host one launch call at a time; µs per kernel.
-- ``h2d_pinned`` / ``d2h_pinned``: one 1 GiB copy between pinned host memory and the device; GB/s.
+- ``matmul``: C[m,n] = A[m,k] @ B[k,n] of the row's dtype (``tf32``: float32 data on TF32 units; ``float8_e4m3``:
+  float8 data, float32 result), AUTO algorithm; TFLOP/s = 2·m·n·k / time, or the time itself.
+- ``add``, ``mul``, ``relu``, ``gelu``, ``sigmoid``: the element-wise op over ``m`` elements (float64 for
+  BabelStream's ``add``: c = a + b).
+- ``stream_copy`` / ``stream_scale`` / ``stream_triad``: one streaming kernel over ``m`` elements per array
+  (2^25 float64 where the row gives no size); bytes = arrays · 8 · m.
+- ``softmax``: ``m`` rows of ``n`` (one read and one write of the tensor per kernel, as the sources count bytes).
+- ``d2d_copy``: one device-to-device copy of ``size_bytes`` / 2 bytes; ``h2d_pinned`` / ``d2h_pinned``: 1 GiB.
+- ``launch_overhead``: back-to-back small kernels (the 64 kB ``scale`` of gpu-small-kernels); µs per kernel.
 
-Rows of ops that come with multi-device support (``p2p_copy``, ``allreduce_8``) are listed as not covered.
+Rows of ops the simulator does not have (multi-device collectives, fused residual-add + RMSNorm) are counted as not
+covered. Errors are on time: ``predicted time / measured time - 1`` (for a rate, ``measured / predicted - 1``).
 
-``--fit`` prints the efficiency terms (``[efficiency]`` of the model files) that minimise the error: per device
-where the device has rows, else per architecture family, else the median of the fitted devices.
+The efficiency terms of the model files (``[efficiency] memory`` and ``matmul``) are fitted per device from the
+rows where that term bounds the time (where halving it would make the prediction at least 1.5× slower): the
+median over those rows of the efficiency that makes each row exact. A device without such rows takes the mean of
+its architecture family, else the median of the fitted devices. The report gives, per op kind and per device:
 
-Run: ``python benchmarks/fidelity.py [--csv PATH] [--fit]``.
+- **cross-validated** errors: leave one source out (a source is a publication: a repository, a site, a paper):
+  fit on every other source, predict the left-out one's rows. This is the error to expect on data the model has
+  not seen.
+- **in-sample** errors: fit on all rows, predict them. This measures the fit, not the prediction.
+- the shipped model files' errors, as they are.
+
+Rows whose method says the time was taken around a framework call (wall clock through PyTorch or JAX, host
+dispatch included) are reported apart: the simulator models the device and the raw launch, not a framework.
+
+Run: ``python benchmarks/fidelity.py [--csv PATH] [--rows] [--fit]``.
 """
 
 from __future__ import annotations
@@ -25,10 +40,11 @@ from __future__ import annotations
 import argparse
 import csv
 import math
+import re
 import statistics
 from collections import defaultdict
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import ml_dtypes
@@ -37,23 +53,44 @@ from rich.console import Console
 from rich.table import Table
 
 from wia_sim.commands import Command, Copy, Kernel
-from wia_sim.costmodel import elementwise_cost, transfer_cost
+from wia_sim.costmodel import KernelCost, elementwise_cost, transfer_cost
 from wia_sim.hwmodel import HardwareModel, available_models, load_model
 from wia_sim.library import OPS, Operand
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind
 
-NOT_COVERED = {"p2p_copy", "allreduce_8"}
 DTYPES = {
     "bfloat16": np.dtype(ml_dtypes.bfloat16),
     "float16": np.dtype(np.float16),
     "float32": np.dtype(np.float32),
+    "tf32": np.dtype(np.float32),
+    "float64": np.dtype(np.float64),
     "float8_e4m3": np.dtype(ml_dtypes.float8_e4m3fn),
 }
-ARITHMETIC = {"bfloat16": "bfloat16", "float16": "float16", "float32": "float32", "float8_e4m3": "float8"}
-STREAM_ELEMENTS = 1 << 27
+ARITHMETIC = {
+    "bfloat16": "bfloat16",
+    "float16": "float16",
+    "float32": "float32",
+    "tf32": "tf32",
+    "float64": "float64",
+    "float8_e4m3": "float8",
+}
+ELEMENTWISE = {"add": 2, "mul": 2, "relu": 1, "gelu": 1, "sigmoid": 1}
+"""Element-wise ops and their input count."""
+STREAM = {"stream_copy": (2, 0), "stream_scale": (2, 1), "stream_triad": (3, 2)}
+"""Arrays touched (read plus written) and FLOPs per element."""
+STREAM_ELEMENTS = 1 << 25
 LINK_BYTES = 1 << 30
-UNIT_SCALE = {"TFLOP/s": 1e12, "GB/s": 1e9, "TB/s": 1e12, "us": 1e-6}
+KERNELS = 50
+"""Back-to-back kernels per timed row: enough for the per-kernel time to settle to the steady state."""
+RATE_UNITS = {"TFLOP/s": 1e12, "GB/s": 1e9, "TB/s": 1e12}
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "us": 1e-6}
+TERMS = ("memory", "matmul")
+HOST_TIMER = re.compile(r"time\.time|perf_counter|timeit|wall[ -]clock", re.I)
+FRAMEWORK = re.compile(r"torch|pytorch|jnp\.|jax|deepgemm|vllm", re.I)
+"""A row is framework-timed when a host timer was read around calls of a framework: its time holds the
+framework's dispatch (Python, the op's bookkeeping), which the simulator does not model. A host timer around raw
+kernel launches (gpu-small-kernels) holds only the raw launch cost, which it does."""
 
 
 @dataclass
@@ -67,13 +104,40 @@ class Row:
     size_bytes: float
     measured: float
     unit: str
+    method: str
     source: str
+    line: int = 0
+
+    @property
+    def publication(self) -> str:
+        """The source's publication (its first word: a repository, a site): the unit left out in cross-validation."""
+        return self.source.split()[0] if self.source else "?"
+
+    @property
+    def framework_timed(self) -> bool:
+        return bool(HOST_TIMER.search(self.method) and FRAMEWORK.search(self.method))
+
+    @property
+    def graph(self) -> bool:
+        return "graph" in self.method.lower()
+
+    @property
+    def term(self) -> str | None:
+        if self.op == "matmul":
+            return "matmul"
+        if self.op in ELEMENTWISE or self.op in STREAM or self.op in ("softmax", "d2d_copy"):
+            return "memory"
+        return None
+
+    @property
+    def kind(self) -> str:
+        return "element-wise" if self.op in ELEMENTWISE or self.op in STREAM else self.op
 
 
 def read_rows(path: Path) -> list[Row]:
     rows = []
     with path.open(newline="") as f:
-        for r in csv.DictReader(f):
+        for line, r in enumerate(csv.DictReader(f), start=2):
             rows.append(
                 Row(
                     device=r["device"],
@@ -85,15 +149,37 @@ def read_rows(path: Path) -> list[Row]:
                     size_bytes=float(r["size_bytes"] or 0),
                     measured=float(r["measured"]),
                     unit=r["unit"],
+                    method=r["method"],
                     source=r["source"],
+                    line=line,
                 )
             )
     return rows
 
 
-def _timed(model: HardwareModel, commands: Callable[[Machine], list[Command]], launches: int = 0) -> float:
-    """Seconds per command when the host issues ``commands`` back to back on one stream (one launch call each
-    when ``launches``), from the first start to the last end."""
+def not_covered(row: Row) -> str:
+    """Why the simulator cannot predict ``row`` ("" when it can)."""
+    if row.device not in available_models():
+        return f"no hardware model {row.device}"
+    if row.op in ("p2p_copy",) or row.op.startswith("allreduce"):
+        return "multi-device"
+    known = set(ELEMENTWISE) | set(STREAM) | {"matmul", "softmax", "d2d_copy", "h2d_pinned", "d2h_pinned"}
+    if row.op not in known | {"launch_overhead"}:
+        return f"no op {row.op} in the simulator"
+    if row.unit not in RATE_UNITS and row.unit not in TIME_UNITS:
+        return f"unit {row.unit}"
+    if row.dtype and row.dtype not in DTYPES:
+        return f"dtype {row.dtype}"
+    if (row.op == "softmax" and not (row.m and row.n)) or (row.op == "matmul" and not (row.m and row.n and row.k)):
+        return "shape not given in full"
+    if row.op == "matmul" and not load_model(row.device).supports(ARITHMETIC[row.dtype]):
+        return f"{row.device} has no {row.dtype} arithmetic in its model"
+    return ""
+
+
+def _timed(model: HardwareModel, commands: Callable[[Machine], list[Command]], launches: bool) -> float:
+    """Seconds per command when the host issues ``commands`` back to back on one stream (one launch call each when
+    ``launches``), from the first start to the last end."""
     machine = Machine(model, numerics=False)
     stream = machine.devices[0].stream()
     submitted = []
@@ -105,20 +191,64 @@ def _timed(model: HardwareModel, commands: Callable[[Machine], list[Command]], l
     return (submitted[-1].ended - submitted[0].started) / len(submitted)
 
 
-def _matmul(model: HardwareModel, row: Row) -> float:
-    dtype = DTYPES[row.dtype]
-    operands = [Operand((row.m, row.k), dtype), Operand((row.k, row.n), dtype)]
-    out = Operand((row.m, row.n), np.dtype(np.float32) if dtype.itemsize == 1 else dtype)
-    cost = OPS["matmul"].cost(model, operands, out, {"arithmetic": ARITHMETIC[row.dtype], "algorithm": "AUTO"})
-    seconds = _timed(model, lambda m: [Kernel(cost, None) for _ in range(10)], launches=1)
-    return 2.0 * row.m * row.n * row.k / seconds
+def _kernels(model: HardwareModel, cost: KernelCost, row: Row) -> float:
+    return _timed(model, lambda m: [Kernel(cost, None) for _ in range(KERNELS)], launches=not row.graph)
 
 
-def _stream(model: HardwareModel, row: Row) -> float:
-    arrays, flops = {"stream_scale": (2, 1), "stream_triad": (3, 2)}[row.op]
-    nbytes = arrays * STREAM_ELEMENTS * 8
-    cost = elementwise_cost(model, row.op, STREAM_ELEMENTS, flops, nbytes, "float64")
-    return nbytes / _timed(model, lambda m: [Kernel(cost, None) for _ in range(3)], launches=1)
+def _op(model: HardwareModel, name: str, inputs: list[Operand], out: Operand, attrs: dict[str, object]) -> KernelCost:
+    return OPS[name].cost(model, inputs, out, attrs)
+
+
+def work(row: Row) -> float:
+    """What the row's rate counts per kernel: FLOPs for TFLOP/s, bytes for GB/s and TB/s."""
+    if row.op == "matmul":
+        return 2.0 * row.m * row.n * row.k
+    if row.op in STREAM:
+        return STREAM[row.op][0] * 8 * (row.m or STREAM_ELEMENTS) if not row.size_bytes else row.size_bytes
+    itemsize = DTYPES[row.dtype].itemsize if row.dtype else 8
+    if row.op in ELEMENTWISE:
+        return (ELEMENTWISE[row.op] + 1) * itemsize * (row.m or STREAM_ELEMENTS)
+    if row.op == "softmax":
+        return 2.0 * itemsize * row.m * row.n
+    if row.op == "d2d_copy":
+        return 2 * (int(row.size_bytes) // 2)
+    return float(LINK_BYTES)
+
+
+def seconds(model: HardwareModel, row: Row) -> float:
+    """The row's time per kernel (or per copy) on the simulated device."""
+    if row.op == "matmul":
+        dtype = DTYPES[row.dtype]
+        operands = [Operand((row.m, row.k), dtype), Operand((row.k, row.n), dtype)]
+        out = Operand((row.m, row.n), np.dtype(np.float32) if dtype.itemsize == 1 else dtype)
+        cost = _op(model, "matmul", operands, out, {"arithmetic": ARITHMETIC[row.dtype], "algorithm": "AUTO"})
+        return _kernels(model, cost, row)
+    if row.op in STREAM:
+        arrays, flops = STREAM[row.op]
+        elements = row.m or int(row.size_bytes // (arrays * 8)) or STREAM_ELEMENTS
+        cost = elementwise_cost(model, row.op, elements, flops, arrays * 8 * elements, "float64")
+        return _kernels(model, cost, row)
+    if row.op in ELEMENTWISE:
+        dtype = DTYPES[row.dtype or "float64"]
+        shape = (row.m or STREAM_ELEMENTS,)
+        cost = _op(model, row.op, [Operand(shape, dtype)] * ELEMENTWISE[row.op], Operand(shape, dtype), {})
+        return _kernels(model, cost, row)
+    if row.op == "softmax":
+        dtype = DTYPES[row.dtype]
+        x = Operand((row.m, row.n), dtype)
+        return _kernels(model, _op(model, "softmax", [x], x, {"axis": -1}), row)
+    if row.op == "d2d_copy":
+        half = int(row.size_bytes // 2)
+        return _copy(model, MemoryKind.DEVICE, MemoryKind.DEVICE, half)
+    if row.op == "h2d_pinned":
+        return _copy(model, MemoryKind.PINNED, MemoryKind.DEVICE, LINK_BYTES)
+    if row.op == "d2h_pinned":
+        return _copy(model, MemoryKind.DEVICE, MemoryKind.PINNED, LINK_BYTES)
+    if row.op == "launch_overhead":
+        elements = 4096  # gpu-small-kernels' smallest size: 2 × 4096 doubles = 64 kB per kernel
+        cost = elementwise_cost(model, "scale", elements, 1, 2 * elements * 8, "float64")
+        return _timed(model, lambda m: [Kernel(cost, None) for _ in range(2000)], launches=True)
+    raise ValueError(f"no prediction for op {row.op!r}")
 
 
 def _copy(model: HardwareModel, src: MemoryKind, dst: MemoryKind, nbytes: int) -> float:
@@ -129,124 +259,226 @@ def _copy(model: HardwareModel, src: MemoryKind, dst: MemoryKind, nbytes: int) -
         a, b = Buffer(0, src, nbytes, None, False), Buffer(0, dst, nbytes, None, False)
         return [Copy(device.engines[cost.route], cost, a, 0, b, 0)]
 
-    return _timed(model, commands)
+    return _timed(model, commands, launches=False)
 
 
-def _launch(model: HardwareModel, row: Row) -> float:
-    elements = 4096  # gpu-small-kernels' smallest size: 2 × 4096 doubles = 64 kB per kernel
-    cost = elementwise_cost(model, "scale", elements, 1, 2 * elements * 8, "float64")
-    return _timed(model, lambda m: [Kernel(cost, None) for _ in range(10_000)], launches=1)
+def measured_seconds(row: Row) -> float:
+    if row.unit in TIME_UNITS:
+        return row.measured * TIME_UNITS[row.unit]
+    return work(row) / (row.measured * RATE_UNITS[row.unit])
 
 
-def predict(model: HardwareModel, row: Row) -> float:
-    """The row's figure on the simulated device, in the row's unit."""
-    if row.op == "matmul":
-        value = _matmul(model, row)
-    elif row.op in ("stream_scale", "stream_triad"):
-        value = _stream(model, row)
-    elif row.op == "d2d_copy":
-        half = int(row.size_bytes // 2)
-        value = 2 * half / _copy(model, MemoryKind.DEVICE, MemoryKind.DEVICE, half)
-    elif row.op == "h2d_pinned":
-        value = LINK_BYTES / _copy(model, MemoryKind.PINNED, MemoryKind.DEVICE, LINK_BYTES)
-    elif row.op == "d2h_pinned":
-        value = LINK_BYTES / _copy(model, MemoryKind.DEVICE, MemoryKind.PINNED, LINK_BYTES)
-    elif row.op == "launch_overhead":
-        value = _launch(model, row)
-    else:
-        raise ValueError(f"no prediction for op {row.op!r}")
-    return value / UNIT_SCALE[row.unit]
+def predicted_value(seconds_: float, row: Row) -> float:
+    """A predicted time in the row's own unit."""
+    if row.unit in TIME_UNITS:
+        return seconds_ / TIME_UNITS[row.unit]
+    return work(row) / seconds_ / RATE_UNITS[row.unit]
 
 
-def report(rows: list[Row], console: Console) -> tuple[float, float]:
-    table = Table(title="Predicted vs measured (calibration.csv)")
-    for column in ("device", "op", "dtype", "shape / size", "measured", "predicted", "unit", "error"):
-        table.add_column(column, justify="right" if column in ("measured", "predicted", "error") else "left")
-    errors = []
+# -- fitting ----------------------------------------------------------------------------------------------------------
+
+Efficiencies = dict[str, dict[str, float]]
+"""Per device, per term: the fitted efficiency."""
+
+
+def with_efficiency(model: HardwareModel, terms: dict[str, float]) -> HardwareModel:
+    return model.model_copy(update={"efficiency": model.efficiency.model_copy(update=terms)})
+
+
+def _exact_efficiency(model: HardwareModel, row: Row, term: str) -> float | None:
+    """The efficiency of ``term`` that makes ``row`` exact, when the term bounds the row's time (None otherwise)."""
+    full = seconds(with_efficiency(model, {term: 1.0}), row)
+    half = seconds(with_efficiency(model, {term: 0.5}), row)
+    if half < 1.5 * full:
+        return None  # the term does not bound this row: it cannot say what the term is
+    target = measured_seconds(row)
+    efficiency = 1.0
+    for _ in range(4):
+        efficiency *= seconds(with_efficiency(model, {term: efficiency}), row) / target
+        efficiency = min(max(efficiency, 0.05), 1.0)
+    return efficiency
+
+
+@dataclass
+class Fit:
+    efficiencies: Efficiencies = field(default_factory=dict)
+    how: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def model(self, device: str) -> HardwareModel:
+        model = load_model(device)
+        return with_efficiency(model, self.efficiencies.get(device, {}))
+
+
+def fit(rows: Iterable[Row], cache: dict[tuple[int, str], float | None]) -> Fit:
+    """Per device and term: the median of the rows' exact efficiencies; else the family's mean; else the median of
+    the fitted devices; else the model file's own value."""
+    exact: dict[tuple[str, str], list[float]] = defaultdict(list)
     for row in rows:
-        shape = f"{row.m}×{row.n}×{row.k}" if row.m else (f"{row.size_bytes:.3g} B" if row.size_bytes else "")
-        if row.op in NOT_COVERED:
-            table.add_row(row.device, row.op, row.dtype, shape, f"{row.measured:g}", "—", row.unit, "multi-device")
+        term = row.term
+        if term is None or row.framework_timed:
             continue
-        predicted = predict(load_model(row.device), row)
-        error = (predicted - row.measured) / row.measured
-        errors.append(abs(error))
-        style = "red" if abs(error) > 0.25 else ("yellow" if abs(error) > 0.10 else "green")
-        table.add_row(
-            row.device,
-            row.op,
-            row.dtype,
-            shape,
-            f"{row.measured:g}",
-            f"{predicted:.4g}",
-            row.unit,
-            f"[{style}]{error:+.1%}[/{style}]",
-        )
-    console.print(table)
-    median, worst = statistics.median(errors), max(errors)
-    console.print(
-        f"{len(errors)} rows: median absolute error {median:.1%} (target ≤ 10%), largest {worst:.1%} (target ≤ 25%)"
-    )
-    return median, worst
-
-
-FIT_OPS = {"matmul": "matmul", "stream_scale": "memory", "stream_triad": "memory", "d2d_copy": "memory"}
-
-
-def fit(rows: list[Row], console: Console) -> None:
-    """Per term: the geometric mean of measured / predicted-at-efficiency-1 over the device's rows (prediction is
-    inversely proportional to efficiency once launch and quantization are held fixed, so three passes settle)."""
-    ratios: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for row in rows:
-        term = FIT_OPS.get(row.op)
-        if term is None:
-            continue
-        model = load_model(row.device)
-        efficiency = 1.0
-        for _ in range(3):
-            trial = model.model_copy(update={"efficiency": model.efficiency.model_copy(update={term: efficiency})})
-            efficiency *= row.measured / predict(trial, row)
-            efficiency = min(efficiency, 1.0)
-        ratios[(row.device, term)].append(efficiency)
-    fitted = {key: math.exp(statistics.fmean(math.log(v) for v in values)) for key, values in ratios.items()}
-    table = Table(title="Fitted efficiency terms (per device; family or median where a device has no rows)")
-    for column in ("device", "architecture", "memory", "matmul"):
-        table.add_column(column)
-    medians = {term: statistics.median(v for (_, t), v in fitted.items() if t == term) for term in ("memory", "matmul")}
+        key = (row.line, term)
+        if key not in cache:
+            cache[key] = _exact_efficiency(load_model(row.device), row, term)
+        value = cache[key]
+        if value is not None:
+            exact[(row.device, term)].append(value)
+    own = {key: statistics.median(values) for key, values in exact.items()}
+    result = Fit()
     for name in available_models():
-        model = load_model(name)
-        cells = []
-        for term in ("memory", "matmul"):
-            if (name, term) in fitted:
-                cells.append(f"{fitted[(name, term)]:.3f} (own rows)")
-                continue
-            family = [
-                v for (d, t), v in fitted.items() if t == term and load_model(d).architecture == model.architecture
-            ]
-            cells.append(f"{statistics.fmean(family):.3f} (family)" if family else f"{medians[term]:.3f} (median)")
-        table.add_row(name, model.architecture, *cells)
+        architecture = load_model(name).architecture
+        for term in TERMS:
+            if (name, term) in own:
+                value, how = own[(name, term)], f"own rows ({len(exact[(name, term)])})"
+            else:
+                family = [v for (d, t), v in own.items() if t == term and load_model(d).architecture == architecture]
+                fitted = [v for (_, t), v in own.items() if t == term]
+                if family:
+                    value, how = statistics.fmean(family), "family"
+                elif fitted:
+                    value, how = statistics.median(fitted), "median of fitted devices"
+                else:
+                    continue
+            result.efficiencies.setdefault(name, {})[term] = round(value, 3)
+            result.how[(name, term)] = how
+    return result
+
+
+# -- the report -------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    row: Row
+    shipped: float
+    in_sample: float
+    cross_validated: float
+
+    def error(self, which: str) -> float:
+        """Signed error on time of one of the three predictions."""
+        return getattr(self, which) / measured_seconds(self.row) - 1.0
+
+
+def evaluate(rows: list[Row]) -> tuple[list[Result], Fit]:
+    cache: dict[tuple[int, str], float | None] = {}
+    covered = [r for r in rows if not not_covered(r)]
+    everything = fit(covered, cache)
+    folds = {r.publication for r in covered}
+    cross: dict[int, float] = {}
+    for left_out in sorted(folds):
+        trained = fit([r for r in covered if r.publication != left_out], cache)
+        for row in covered:
+            if row.publication == left_out:
+                cross[row.line] = seconds(trained.model(row.device), row)
+    results = [
+        Result(row, seconds(load_model(row.device), row), seconds(everything.model(row.device), row), cross[row.line])
+        for row in covered
+    ]
+    return results, everything
+
+
+def _stats(errors: list[float]) -> str:
+    if not errors:
+        return "—"
+    magnitudes = sorted(abs(e) for e in errors)
+    p90 = magnitudes[min(len(magnitudes) - 1, math.ceil(0.9 * len(magnitudes)) - 1)]
+    return f"{statistics.median(magnitudes):.0%} / {p90:.0%} / {magnitudes[-1]:.0%}"
+
+
+def summary(results: list[Result], console: Console, title: str, key: Callable[[Result], str]) -> None:
+    table = Table(title=title)
+    for column in ("", "rows", "cross-validated", "in-sample", "model files as shipped"):
+        table.add_column(column, justify="left" if not column else "right")
+    groups: dict[str, list[Result]] = defaultdict(list)
+    for r in results:
+        groups[key(r)].append(r)
+    for name in sorted(groups):
+        group = groups[name]
+        table.add_row(
+            name,
+            str(len(group)),
+            *(_stats([r.error(which) for r in group]) for which in ("cross_validated", "in_sample", "shipped")),
+        )
+    table.add_row(
+        "all",
+        str(len(results)),
+        *(_stats([r.error(which) for r in results]) for which in ("cross_validated", "in_sample", "shipped")),
+        style="bold",
+    )
     console.print(table)
-    console.print(f"medians of the fitted devices: memory {medians['memory']:.3f}, matmul {medians['matmul']:.3f}")
+
+
+def per_row(results: list[Result], console: Console) -> None:
+    table = Table(title="Every row (errors on time: predicted / measured - 1)")
+    for column in ("line", "device", "op", "dtype", "shape", "measured", "unit", "cross-val.", "in-sample", "shipped"):
+        table.add_column(column, justify="right" if column in ("line", "measured") else "left")
+    for r in results:
+        row = r.row
+        shape = "×".join(str(x) for x in (row.m, row.n, row.k) if x) or (f"{row.size_bytes:.3g} B" or "")
+        cells = [f"{r.error(w):+.0%}" for w in ("cross_validated", "in_sample", "shipped")]
+        table.add_row(str(row.line), row.device, row.op, row.dtype, shape, f"{row.measured:g}", row.unit, *cells)
+    console.print(table)
+
+
+def fitted_table(result: Fit, console: Console) -> None:
+    table = Table(title="Efficiency terms fitted on all rows (each model file's efficiency table)")
+    for column in ("device", "memory", "matmul"):
+        table.add_column(column)
+    for name in available_models():
+        cells = []
+        for term in TERMS:
+            value = result.efficiencies.get(name, {}).get(term)
+            cells.append("—" if value is None else f"{value:.3f} ({result.how[(name, term)]})")
+        table.add_row(name, *cells)
+    console.print(table)
 
 
 def _default_csv() -> Path:
-    here = Path(__file__).resolve().parent.parent
-    for candidate in (here / "docs" / "fidelity" / "calibration.csv", here.parent / "shared/fidelity/calibration.csv"):
-        if candidate.is_file():
-            return candidate
-    raise SystemExit("calibration.csv not found: pass --csv PATH")
+    return Path(__file__).resolve().parent.parent / "docs" / "fidelity" / "calibration.csv"
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--csv", type=Path, default=None)
-    parser.add_argument("--fit", action="store_true", help="print the efficiency terms that fit the rows")
+    parser.add_argument("--rows", action="store_true", help="also print every row's errors")
+    parser.add_argument("--fit", action="store_true", help="print the efficiency terms fitted on all rows")
     args = parser.parse_args()
     rows = read_rows(args.csv or _default_csv())
     console = Console()
+    skipped = defaultdict(int)
+    for row in rows:
+        reason = not_covered(row)
+        if reason:
+            skipped[reason] += 1
+    results, everything = evaluate(rows)
+    kernel_timed = [r for r in results if not r.row.framework_timed]
+    framework = [r for r in results if r.row.framework_timed]
+    if args.rows:
+        per_row(results, console)
     if args.fit:
-        fit(rows, console)
-    report(rows, console)
+        fitted_table(everything, console)
+    summary(kernel_timed, console, "Kernel-timed rows by op kind: |error| median / p90 / max", lambda r: r.row.kind)
+    summary(kernel_timed, console, "Kernel-timed rows by device: |error| median / p90 / max", lambda r: r.row.device)
+    if framework:
+        summary(
+            framework,
+            console,
+            "Rows timed around a framework call (host dispatch included; not modeled): |error| median / p90 / max",
+            lambda r: f"{r.row.device} {r.row.kind}",
+        )
+    covered = len(results)
+    console.print(
+        f"{len(rows)} rows: {covered} predicted ({len(kernel_timed)} kernel-timed, {len(framework)} framework-timed) "
+        f"from {len({r.row.publication for r in results})} sources; not covered: "
+        + ", ".join(f"{n} ({why})" for why, n in sorted(skipped.items()))
+    )
+    cv = sorted(abs(r.error("cross_validated")) for r in kernel_timed)
+    if cv:
+        p90 = cv[min(len(cv) - 1, math.ceil(0.9 * len(cv)) - 1)]
+        console.print(
+            f"kernel-timed, cross-validated: median |error| {statistics.median(cv):.1%} (target ≤ 10%), "
+            f"p90 {p90:.1%} (target ≤ 25%)"
+        )
 
 
 if __name__ == "__main__":
