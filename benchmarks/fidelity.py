@@ -414,7 +414,8 @@ def per_row(results: list[Result], console: Console) -> None:
         table.add_column(column, justify="right" if column in ("line", "measured") else "left")
     for r in results:
         row = r.row
-        shape = "×".join(str(x) for x in (row.m, row.n, row.k) if x) or (f"{row.size_bytes:.3g} B" or "")
+        size = f"{row.size_bytes:.3g} B" if row.size_bytes else ""
+        shape = "×".join(str(x) for x in (row.m, row.n, row.k) if x) or size
         cells = [f"{r.error(w):+.0%}" for w in ("cross_validated", "in_sample", "shipped")]
         table.add_row(str(row.line), row.device, row.op, row.dtype, shape, f"{row.measured:g}", row.unit, *cells)
     console.print(table)

@@ -48,7 +48,7 @@ def test_cross_validation_predicts_a_source_without_its_rows(tmp_path: Path) -> 
     )
     path = tmp_path / "rows.csv"
     path.write_text(data)
-    results, everything = fidelity.evaluate(fidelity.read_rows(path))
+    results, _ = fidelity.evaluate(fidelity.read_rows(path))
     by_source = {r.row.publication: r for r in results}
     slow, fast = by_source["a/one"], by_source["b/two"]
     # in-sample, both rows share one fitted efficiency; cross-validated, each gets the other's
