@@ -16,6 +16,7 @@ from wia_sim.costmodel import (
     elementwise_cost,
     gemm_cost,
     kernel_overhead_s,
+    streaming_memory_s,
 )
 from wia_sim.hwmodel import load_model
 
@@ -153,3 +154,34 @@ def test_gemv_class_tiles_are_offered_only_to_skinny_products() -> None:
     g = Gemm(4096, 4096, 4096, 1, 3 * 4096 * 4096 * 2.0)
     names = {a for a, _ in gemm_cost(A100, "matmul", g, "float16").alternatives}
     assert not any("x16" in a or "16x" in a for a in names)
+
+
+def _softmax_s(device: str, rows: int, columns: int) -> float:
+    import numpy as np
+
+    from wia_sim.library import OPS, Operand
+
+    x = Operand((rows, columns), np.dtype(np.float32))
+    return OPS["softmax"].cost(load_model(device), [x], x, {"axis": -1}).memory_s
+
+
+def test_softmax_reads_a_row_once_when_it_fits_on_chip_else_again_from_the_cache_or_memory() -> None:
+    """The second pass over a row: none when the row fits in a work-group's local memory (kept on chip), from
+    the last-level cache when the rows in flight (one per compute unit) fit in it, else from device memory."""
+    model = load_model("nvidia-a100-sxm4-80gb")
+    local = int(model.compute.max_local_memory_per_work_group)
+    stream = model.memory.bandwidth * model.efficiency.memory
+    assert model.memory.cache_bandwidth is not None and model.memory.cache_bandwidth > stream
+
+    def extra(rows: int, columns: int) -> float:  # the second pass's time: softmax less one read and one write
+        nbytes = 2 * 4 * rows * columns
+        return _softmax_s("nvidia-a100-sxm4-80gb", rows, columns) - streaming_memory_s(model, nbytes, 108)
+
+    on_chip = local // 4  # a row of exactly the local memory
+    assert extra(4096, on_chip) == pytest.approx(0.0, abs=1e-9)
+    cached_row = 2 * local // 4  # too long for local memory; 108 rows of it (about 36 MiB) fit the 40 MiB L2
+    rows = 4096
+    assert 108 * cached_row * 4 <= model.memory.last_level_cache
+    assert extra(rows, cached_row) == pytest.approx(rows * cached_row * 4 / model.memory.cache_bandwidth, rel=0.02)
+    long_row = int(model.memory.last_level_cache) // 4  # 108 rows of it cannot stay cached
+    assert extra(256, long_row) == pytest.approx(256 * long_row * 4 / stream, rel=0.02)

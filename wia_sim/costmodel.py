@@ -101,12 +101,31 @@ def streaming_memory_s(model: HardwareModel, nbytes: float, units: int) -> float
     return latency + max(streaming, max(0.0, nbytes - in_flight) * latency / in_flight)
 
 
+def cached_reread_s(model: HardwareModel, nbytes: float) -> float:
+    """Time to read again ``nbytes`` a kernel has just read and that are still in the last-level cache: at the
+    cache's read bandwidth where the model gives it, else (not modeled) from device memory at the streaming rate."""
+    if nbytes <= 0:
+        return 0.0
+    bandwidth = model.memory.cache_bandwidth
+    if bandwidth is None:
+        return nbytes / (model.memory.bandwidth * model.efficiency.memory)
+    return nbytes / bandwidth
+
+
 def elementwise_cost(
-    model: HardwareModel, name: str, elements: int, flops_per_element: float, nbytes: float, dtype_name: str
+    model: HardwareModel,
+    name: str,
+    elements: int,
+    flops_per_element: float,
+    nbytes: float,
+    dtype_name: str,
+    reread_bytes: float = 0.0,
 ) -> KernelCost:
     """A streaming kernel (element-wise, reductions, layout copies): one work-item per element in work-groups of
     256, placed on as many compute units as it has work-groups (at most all); the units it occupies give it their
-    share of the vector peak, and keep its loads in flight (:func:`streaming_memory_s`)."""
+    share of the vector peak, and keep its loads in flight (:func:`streaming_memory_s`). ``reread_bytes``: bytes
+    it reads a second time while they are still cached (:func:`cached_reread_s`), beyond the ``nbytes`` it moves
+    through device memory."""
     precision = vector_precision(dtype_name)
     cus = model.compute.compute_units
     groups = max(1, math.ceil(elements / ELEMENTWISE_WORK_GROUP))
@@ -116,11 +135,11 @@ def elementwise_cost(
     return KernelCost(
         name=name,
         flops=flops,
-        bytes=nbytes,
+        bytes=nbytes + reread_bytes,
         precision=precision,
         compute_units=units,
         compute_s=flops / (model.vector_peak(precision) * share),
-        memory_s=streaming_memory_s(model, nbytes, units),
+        memory_s=streaming_memory_s(model, nbytes, units) + cached_reread_s(model, reread_bytes),
         launch_s=kernel_overhead_s(model),
         useful_flops=flops,
     )

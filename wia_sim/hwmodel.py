@@ -75,6 +75,12 @@ class MemorySpec(_Spec):
     cache_latency: Duration = Field(
         0.0, ge=0, description="load-to-use latency of a last-level cache hit (unloaded pointer chase)"
     )
+    cache_bandwidth: Bandwidth | None = Field(
+        None,
+        gt=0,
+        description="read bandwidth of the last-level cache, for data a kernel re-reads while it is still cached "
+        "(softmax's second pass over a row); None: not modeled, re-reads come from device memory",
+    )
     alignment: Size = Field(gt=0, description="alignment and granularity of device allocations")
     alloc_latency: Duration = Field(gt=0, description="host time of one device allocation")
     free_latency: Duration = Field(gt=0, description="host time of one device free")
@@ -86,6 +92,8 @@ class MemorySpec(_Spec):
             raise ValueError(f"alignment must be a power of two, got {alignment} bytes")
         if self.cache_latency > self.latency:
             raise ValueError("cache_latency exceeds latency (a cache hit is faster than device memory)")
+        if self.cache_bandwidth is not None and self.cache_bandwidth <= self.bandwidth:
+            raise ValueError("cache_bandwidth must exceed bandwidth (a cache is faster than device memory)")
         return self
 
 
