@@ -208,7 +208,10 @@ def test_a_worker_exception_surfaces_at_synchronize_and_the_queue_goes_on(
     reference: ReferenceBackend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _fail_with(monkeypatch, ZeroDivisionError("boom"))
-    ctx = wia.create_context()
+    # no default pool: a pool asks whether the markers fencing its free blocks are done, and that query reports a
+    # failed command, as cudaEventQuery does in a caching allocator: the failure would surface at the allocation of
+    # add's output, whenever the worker happens to have failed by then, instead of at the synchronize tested here
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))
     s = wia.create_stream(ctx)
     x = wia.tensor(np.ones(8, np.float32), ctx=ctx)
     wia.relu(x, stream=s)  # fails in the worker, not here
