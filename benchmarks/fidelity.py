@@ -177,22 +177,46 @@ def not_covered(row: Row) -> str:
     return ""
 
 
-def _timed(model: HardwareModel, commands: Callable[[Machine], list[Command]], launches: bool) -> float:
+Accesses = tuple[tuple[Buffer, int, int, bool], ...]
+
+
+def _timed(
+    model: HardwareModel,
+    commands: Callable[[Machine], list[Command]],
+    launches: bool,
+    accesses: Callable[[Machine], list[Accesses]] | None = None,
+) -> float:
     """Seconds per command when the host issues ``commands`` back to back on one stream (one launch call each when
-    ``launches``), from the first start to the last end."""
+    ``launches``), from the first start to the last end; ``accesses`` are the byte ranges each reads and writes
+    (what the device's last-level cache sees)."""
     machine = Machine(model, numerics=False)
     stream = machine.devices[0].stream()
     submitted = []
-    for command in commands(machine):
+    made = commands(machine)
+    touched = accesses(machine) if accesses is not None else [()] * len(made)
+    for command, ranges in zip(made, touched, strict=True):
         if launches:
             machine.host_spend(model.host.launch_overhead)
-        submitted.append(stream.submit(command))
+        submitted.append(stream.submit(command, ranges))
     machine.wait(submitted[-1])
     return (submitted[-1].ended - submitted[0].started) / len(submitted)
 
 
-def _kernels(model: HardwareModel, cost: KernelCost, row: Row) -> float:
-    return _timed(model, lambda m: [Kernel(cost, None) for _ in range(KERNELS)], launches=not row.graph)
+def _kernels(model: HardwareModel, cost: KernelCost, row: Row, arrays: list[int], rotate: bool) -> float:
+    """``KERNELS`` back-to-back kernels over device arrays of ``arrays`` bytes, the last written, the others read;
+    ``rotate``: each kernel writes the next array and reads the others (gpu-benches alternates A = f(B), B = f(A)),
+    else every kernel reads and writes the same ones (a repeated GEMM)."""
+
+    def accesses(machine: Machine) -> list[Accesses]:
+        device = machine.devices[0]
+        buffers = [device.allocate(MemoryKind.DEVICE, n) for n in arrays]
+        result = []
+        for i in range(KERNELS):
+            out = i % len(buffers) if rotate else len(buffers) - 1
+            result.append(tuple((b, 0, b.nbytes, j == out) for j, b in enumerate(buffers)))
+        return result
+
+    return _timed(model, lambda m: [Kernel(cost, None) for _ in range(KERNELS)], not row.graph, accesses)
 
 
 def _op(model: HardwareModel, name: str, inputs: list[Operand], out: Operand, attrs: dict[str, object]) -> KernelCost:
@@ -222,21 +246,22 @@ def seconds(model: HardwareModel, row: Row) -> float:
         operands = [Operand((row.m, row.k), dtype), Operand((row.k, row.n), dtype)]
         out = Operand((row.m, row.n), np.dtype(np.float32) if dtype.itemsize == 1 else dtype)
         cost = _op(model, "matmul", operands, out, {"arithmetic": ARITHMETIC[row.dtype], "algorithm": "AUTO"})
-        return _kernels(model, cost, row)
+        return _kernels(model, cost, row, [o.nbytes for o in (*operands, out)], rotate=False)
     if row.op in STREAM:
         arrays, flops = STREAM[row.op]
         elements = row.m or int(row.size_bytes // (arrays * 8)) or STREAM_ELEMENTS
         cost = elementwise_cost(model, row.op, elements, flops, arrays * 8 * elements, "float64")
-        return _kernels(model, cost, row)
+        return _kernels(model, cost, row, [8 * elements] * arrays, rotate=True)
     if row.op in ELEMENTWISE:
         dtype = DTYPES[row.dtype or "float64"]
         shape = (row.m or STREAM_ELEMENTS,)
-        cost = _op(model, row.op, [Operand(shape, dtype)] * ELEMENTWISE[row.op], Operand(shape, dtype), {})
-        return _kernels(model, cost, row)
+        inputs = [Operand(shape, dtype)] * ELEMENTWISE[row.op]
+        cost = _op(model, row.op, inputs, Operand(shape, dtype), {})
+        return _kernels(model, cost, row, [Operand(shape, dtype).nbytes] * (len(inputs) + 1), rotate=True)
     if row.op == "softmax":
         dtype = DTYPES[row.dtype]
         x = Operand((row.m, row.n), dtype)
-        return _kernels(model, _op(model, "softmax", [x], x, {"axis": -1}), row)
+        return _kernels(model, _op(model, "softmax", [x], x, {"axis": -1}), row, [x.nbytes] * 2, rotate=True)
     if row.op == "d2d_copy":
         half = int(row.size_bytes // 2)
         return _copy(model, MemoryKind.DEVICE, MemoryKind.DEVICE, half)

@@ -81,7 +81,7 @@ class Kernel(Command):
     """A kernel on the compute units. ``start`` (numerics only) computes from the inputs and returns the
     function that writes the outputs. :meth:`Stream._drain` runs kernels inline."""
 
-    __slots__ = ("cost", "counts", "duration", "start", "touches")
+    __slots__ = ("accesses", "cost", "counts", "duration", "start", "touches")
 
     def __init__(
         self,
@@ -99,6 +99,8 @@ class Kernel(Command):
         """What a custom kernel did (operations, bytes, atomics, barriers, ...), once it has run."""
         self.touches = touches
         """Byte ranges of UNIFIED/MANAGED buffers the kernel accesses: migrated to the device before it runs."""
+        self.accesses: tuple[tuple[Buffer, int, int, bool], ...] = ()
+        """The byte ranges it reads and writes, kept where the device models its last-level cache."""
 
     def __repr__(self) -> str:
         return f"<kernel {self.cost.name} ({self.cost.algorithm})>"

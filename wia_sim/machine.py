@@ -13,6 +13,7 @@ import math
 
 import simpy
 
+from wia_sim.cache import LastLevelCache
 from wia_sim.commands import Command
 from wia_sim.hazards import HazardDetector, StreamHazard
 from wia_sim.heap import Heap
@@ -51,6 +52,9 @@ class Device:
             "host": machine.host_copy,
         }
         self.heap = Heap(int(model.memory.size), int(model.memory.alignment))
+        cached = model.memory.cache_bandwidth is not None and model.memory.last_level_cache > 0
+        self.cache = LastLevelCache(model) if cached else None
+        """What the last-level cache holds between kernels (models that give ``memory.cache_bandwidth``)."""
 
     def stream(self, label: str = "") -> Stream:
         return Stream(self, label)

@@ -90,6 +90,8 @@ class Stream:
             self.epoch = command.epoch = epoch
         if len(self.queue) >= CATCH_UP_DEPTH:
             self._make_room()
+        if accesses and self.device.cache is not None and type(command) is Kernel:
+            command.accesses = tuple(accesses)
         command.submitted = machine.host_time
         command.stream = self
         self.queue.append(command)
@@ -116,6 +118,7 @@ class Stream:
         env = self.env
         queue = self.queue
         compute = self.device.compute
+        cache = self.device.cache
         machine = self.machine
         while True:
             if not queue:
@@ -148,6 +151,8 @@ class Stream:
                         finish = start()
                     except Exception as e:  # a fault of the kernel's numerics: report it, keep the device running
                         machine.fault(command, e)
+                if cache is not None and command.accesses:
+                    cache.run(command, command.accesses)
                 yield env.timeout(command.duration)
                 compute.release(units)
                 if finish is not None:

@@ -458,7 +458,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             start = self._numerics(spec, [self._view(ref) for ref in inputs], self._view(output), mapping, cost)
         touches = tuple(_extent(ref) for ref in (*inputs, output) if ref.buffer.residency is not None)
         kernel = Kernel(cost, start, touches, (op, output.shape, output.dtype))
-        queue.submit(kernel, _op_accesses(inputs, output) if machine.detector is not None else ())
+        tracked = machine.detector is not None or queue.device.cache is not None
+        queue.submit(kernel, _op_accesses(inputs, output) if tracked else ())
         return kernel
 
     @staticmethod

@@ -1,0 +1,80 @@
+"""What a device's last-level cache holds between kernels, and what that saves the next kernel.
+
+Real caches are physically addressed: a kernel that reads bytes an earlier kernel read or wrote, while they are
+still cached, reads them at the cache's bandwidth instead of device memory's (a chain of small element-wise ops
+whose tensors fit in L2, or gpu-benches' back-to-back kernels over two arrays, stream at 2-3× DRAM's rate). The
+model keeps the device-memory address ranges kernels touched, least recently used first, up to
+``memory.last_level_cache`` bytes; writes allocate (NVIDIA's and AMD's L2 are write-back). Only a model that gives
+``memory.cache_bandwidth`` has one. Copies and host access are not tracked: a copy neither fills nor invalidates
+the model's cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from wia_sim.hwmodel import HardwareModel
+
+if TYPE_CHECKING:
+    from wia_sim.commands import Kernel
+    from wia_sim.memory import Buffer
+
+Access = tuple["Buffer", int, int, bool]
+"""A byte range ``[lo, hi)`` of a buffer a command reads (False) or writes (True)."""
+
+
+class LastLevelCache:
+    """Address ranges ``[start, end)`` in least-recently-used order (a list: caches hold a few ranges per live
+    tensor, and every kernel touches only its operands')."""
+
+    def __init__(self, model: HardwareModel) -> None:
+        assert model.memory.cache_bandwidth is not None
+        self.capacity = int(model.memory.last_level_cache)
+        self.bandwidth = model.memory.cache_bandwidth
+        self.streaming = model.memory.bandwidth * model.efficiency.memory
+        self.ranges: list[tuple[int, int]] = []
+        self.held = 0
+
+    def resident(self, start: int, end: int) -> int:
+        """Bytes of ``[start, end)`` the cache holds."""
+        return sum(max(0, min(end, e) - max(start, s)) for s, e in self.ranges)
+
+    def touch(self, start: int, end: int) -> None:
+        """``[start, end)`` was just read or written: it becomes the most recently used range (the part of it that
+        fits: a range larger than the cache leaves only its last bytes), and the least recently used go."""
+        start = max(start, end - self.capacity)
+        kept = []
+        for s, e in self.ranges:
+            if e <= start or s >= end:
+                kept.append((s, e))
+            else:  # the overlapping part moves to the end; what is left of it keeps its place
+                if s < start:
+                    kept.append((s, start))
+                if e > end:
+                    kept.append((end, e))
+        kept.append((start, end))
+        held = sum(e - s for s, e in kept)
+        while held > self.capacity:
+            s, e = kept[0]
+            drop = min(e - s, held - self.capacity)
+            held -= drop
+            if drop == e - s:
+                kept.pop(0)
+            else:
+                kept[0] = (s + drop, e)
+        self.ranges, self.held = kept, held
+
+    def run(self, kernel: Kernel, accesses: Iterable[Access]) -> None:
+        """Time ``kernel`` with the bytes it reads that are cached at the cache's bandwidth (its cost and duration
+        change accordingly), then record what it touched."""
+        spans = [(b.address + lo, b.address + hi, w) for b, lo, hi, w in accesses if b.address is not None and hi > lo]
+        cached = sum(self.resident(s, e) for s, e, write in spans if not write)
+        if cached:
+            cost = kernel.cost
+            saved = cached / self.streaming - cached / self.bandwidth
+            kernel.cost = replace(cost, memory_s=max(cost.memory_s - saved, cached / self.bandwidth))
+            kernel.duration = kernel.cost.duration_s
+        for s, e, _ in spans:
+            self.touch(s, e)
