@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from wia_hal.context import Context
     from wia_hal.streams import Stream
 
+FENCES_KEPT = 64
+"""Fences a segment keeps before it asks which are done and drops those (asking costs a backend call each)."""
+
 SEGMENT_GRANULE = 2 << 20
 """Segments grow in multiples of 2 MiB, the granule PyTorch's caching allocator rounds large segments to
 (``kLargeBuffer``, c10/cuda/CUDACachingAllocator.cpp), so a pool asks the device for memory rarely."""
@@ -218,16 +221,27 @@ class MemoryPool:
         return block
 
     def _fences(self, segment: Segment, lo: int, hi: int) -> list[tuple[Stream, object]]:
-        """The markers a block taken at ``[lo, hi)`` must be ordered after; fences whose work is done are dropped."""
+        """The markers a block taken at ``[lo, hi)`` must be ordered after. Only the fences it overlaps are asked
+        whether their work is done (asking costs a backend call); a fence inside the block is handed over to it
+        (the block's owner waits for it, and gives what it did not wait for back when it is freed); the others are
+        pruned when the segment holds many."""
         backend = self.context.backend
         found: list[tuple[Stream, object]] = []
         live = []
         for start, end, marks in segment.fences:
+            if start >= hi or lo >= end:
+                live.append((start, end, marks))
+                continue
             pending = [(s, m) for s, m in marks if not s.destroyed and not backend.query(m)]
-            if pending:
+            found += pending
+            if pending and not (lo <= start and end <= hi):
                 live.append((start, end, pending))
-                if start < hi and lo < end:
-                    found += pending
+        if len(live) > FENCES_KEPT:
+            live = [
+                (start, end, pending)
+                for start, end, marks in live
+                if (pending := [(s, m) for s, m in marks if not s.destroyed and not backend.query(m)])
+            ]
         segment.fences = live
         return found
 
@@ -244,6 +258,8 @@ class MemoryPool:
         stream, a marker on each stream that used the block fences its range: its next owner's streams wait for
         them (a stream-ordered pool, as ``cudaMallocAsync``'s), so reuse never races with pending work."""
         segment = next(s for s in self.segments if s.memory.buffer is block.buffer)
+        if block.fences and not block.streams:  # handed fences no stream of the owner waited for: the next owner must
+            segment.fences.append((block.offset, block.offset + segment.used[block.offset], block.fences))
         if block.streams and self.context.streams:
             backend = self.context.backend
             marks = [(s, backend.record(s.queue)) for s in block.streams if not s.destroyed]
