@@ -61,3 +61,34 @@ def test_data_larger_than_the_cache_streams_from_memory_and_a_model_without_a_ca
     _, relu_ms, _ = _durations("wia-tiny", 1 << 12)
     wia.set_backend("sim", hardware="wia-tiny", numerics=False)
     assert relu_ms == pytest.approx(wia.explain(wia.relu(wia.empty(1 << 12))).duration_ms, rel=1e-9)
+
+
+def test_a_kernel_streaming_more_than_the_cache_finds_none_of_its_inputs_cached() -> None:
+    """gpu-benches' pattern, A = f(B) then B = f(A): under LRU a re-read hits only if less than the cache's size
+    was touched since, so two arrays that together exceed the cache never hit, however little they exceed it."""
+    model = load_model("nvidia-a100-sxm4-80gb")
+    cache = LastLevelCache(model)
+
+    class Buf:
+        def __init__(self, address: int, nbytes: int) -> None:
+            self.address, self.nbytes = address, nbytes
+
+    def hits(array_bytes: int) -> list[float]:
+        cache.ranges, cache.held = [], 0
+        a, b = Buf(0, array_bytes), Buf(1 << 40, array_bytes)
+        saved = []
+        for i in range(4):
+            src, dst = (b, a) if i % 2 == 0 else (a, b)
+            from wia_sim.commands import Kernel
+            from wia_sim.costmodel import elementwise_cost
+
+            cost = elementwise_cost(model, "scale", array_bytes // 8, 1, 2 * array_bytes, "float64")
+            kernel = Kernel(cost, None)
+            cache.run(kernel, [(src, 0, array_bytes, False), (dst, 0, array_bytes, True)])  # type: ignore[list-item]
+            saved.append(cost.memory_s - kernel.cost.memory_s)
+        return saved
+
+    fits = int(0.45 * cache.capacity)  # both arrays: 90% of the cache
+    spills = int(0.55 * cache.capacity)  # both: 110%
+    assert hits(fits)[0] == 0 and all(s > 0 for s in hits(fits)[1:])
+    assert hits(spills) == [0.0, 0.0, 0.0, 0.0]

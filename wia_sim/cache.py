@@ -7,6 +7,13 @@ model keeps the device-memory address ranges kernels touched, least recently use
 ``memory.last_level_cache`` bytes; writes allocate (NVIDIA's and AMD's L2 are write-back). Only a model that gives
 ``memory.cache_bandwidth`` has one. Copies and host access are not tracked: a copy neither fills nor invalidates
 the model's cache.
+
+A kernel streams its ranges together, interleaved, in address order. Under LRU a byte it re-reads hits only if
+fewer than the cache's size of other bytes were touched since its last use; for a kernel that streams through
+data touched last by an earlier streaming kernel in the same order, that reuse distance is about the larger of the
+two kernels' footprints. So a kernel whose own footprint exceeds the cache finds nothing of its inputs cached (it
+evicts them before it reaches them), and leaves behind only the last part of each of its ranges (the cache's size,
+shared among them in proportion).
 """
 
 from __future__ import annotations
@@ -70,6 +77,12 @@ class LastLevelCache:
         """Time ``kernel`` with the bytes it reads that are cached at the cache's bandwidth (its cost and duration
         change accordingly), then record what it touched."""
         spans = [(b.address + lo, b.address + hi, w) for b, lo, hi, w in accesses if b.address is not None and hi > lo]
+        footprint = sum(e - s for s, e, _ in spans)
+        if footprint > self.capacity:  # it streams more than the cache holds: no reuse, only its tails stay
+            kept = self.capacity / footprint
+            self.ranges = [(e - int((e - s) * kept), e) for s, e, _ in spans]
+            self.held = sum(e - s for s, e in self.ranges)
+            return
         cached = sum(self.resident(s, e) for s, e, write in spans if not write)
         if cached:
             cost = kernel.cost
