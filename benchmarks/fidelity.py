@@ -32,16 +32,24 @@ its architecture family, else the median of the fitted devices. The report gives
 Rows whose method says the time was taken around a framework call (wall clock through PyTorch or JAX, host
 dispatch included) are reported apart: the simulator models the device and the raw launch, not a framework.
 
-Run: ``python benchmarks/fidelity.py [--csv PATH] [--rows] [--fit]``.
+The last table is a device this machine can run, measured now: the CPU through PoCL (the opencl backend), each op of
+``benchmarks/backends.py``'s quick set timed with events around repeated copies behind a long op (so the host's
+own cost per call stays out, as the prediction leaves it out), against the shipped model of this CPU
+(``host-cpu-amd-epyc-zen4-2vcpu``); ``--no-cpu`` skips it, and it says why when there is no PoCL device.
+
+Run: ``python benchmarks/fidelity.py [--csv PATH] [--rows] [--fit] [--no-cpu]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import importlib.util
+import io
 import math
 import re
 import statistics
+import sys
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -459,6 +467,41 @@ def fitted_table(result: Fit, console: Console) -> None:
     console.print(table)
 
 
+def cpu_table(console: Console) -> None:
+    """The CPU through PoCL against the simulator's model of it (benchmarks/backends.py's part (a), quick set)."""
+    spec = importlib.util.spec_from_file_location("backends", Path(__file__).with_name("backends.py"))
+    assert spec is not None and spec.loader is not None
+    backends = importlib.util.module_from_spec(spec)
+    sys.modules["backends"] = backends
+    spec.loader.exec_module(backends)
+    table = backends.rows(quick=True)
+    backends.predict(table, backends.MODEL)
+    quiet = Console(file=io.StringIO())
+    why = backends.measure(table, "pocl", 2, quiet)
+    if why:
+        console.print(f"The CPU through PoCL: not measured ({why})")
+        return
+    groups: dict[str, list[float]] = defaultdict(list)
+    for row in table:
+        kind = "kernel" if row.name.startswith("kernel") else row.name.split()[0]
+        groups[kind].append(row.predicted_ms / row.measured_ms - 1.0)
+    out = Table(title=f"The CPU through PoCL, measured now, against {backends.MODEL}: |error| median / p90 / max")
+    for column in ("op", "rows", "as shipped"):
+        out.add_column(column, justify="left" if column == "op" else "right")
+    for kind in sorted(groups):
+        out.add_row(kind, str(len(groups[kind])), _stats(groups[kind]))
+    everything = [e for errors in groups.values() for e in errors]
+    out.add_row("all", str(len(everything)), _stats(everything), style="bold")
+    console.print(out)
+    low = min(everything)
+    console.print(
+        f"the model is faster than PoCL on every row (predicted / measured - 1 from {low:+.0%} to "
+        f"{max(everything):+.0%}): docs/cost_model.md, 'Fidelity against a device we can run', says why"
+        if max(everything) < 0
+        else f"errors from {low:+.0%} to {max(everything):+.0%}"
+    )
+
+
 def _default_csv() -> Path:
     return Path(__file__).resolve().parent.parent / "docs" / "fidelity" / "calibration.csv"
 
@@ -468,6 +511,7 @@ def main() -> None:
     parser.add_argument("--csv", type=Path, default=None)
     parser.add_argument("--rows", action="store_true", help="also print every row's errors")
     parser.add_argument("--fit", action="store_true", help="print the efficiency terms fitted on all rows")
+    parser.add_argument("--no-cpu", action="store_true", help="skip measuring this machine's CPU through PoCL")
     args = parser.parse_args()
     rows = read_rows(args.csv or _default_csv())
     console = Console()
@@ -505,6 +549,8 @@ def main() -> None:
             f"kernel-timed, cross-validated: median |error| {statistics.median(cv):.1%} (target ≤ 10%), "
             f"p90 {p90:.1%} (target ≤ 25%)"
         )
+    if not args.no_cpu:
+        cpu_table(console)
 
 
 if __name__ == "__main__":
