@@ -99,11 +99,11 @@ def test_wia_sim_kernel_reports_a_finding_and_bad_arguments(capsys: pytest.Captu
     assert sim_main(["kernel", bug, "fill_ramp", "60", "0.5", "60", "--global", "64", "--local", "32"]) == 1
     out = capsys.readouterr().out
     assert "check out_of_bounds_global failed: oob_global_write.cl:10:" in out and "(60, 0, 0)" in out
-    assert sim_main(["kernel", bug, "fill_ramp", "60", "--global", "64"]) == 1
+    assert sim_main(["kernel", bug, "fill_ramp", "60", "--global", "64"]) == 2  # a usage error, as argparse's
     assert "takes 3 arguments: y (element count), delta (float), n (int); got 1" in capsys.readouterr().out
-    assert sim_main(["kernel", bug, "fill_ramp", "60", "x", "60", "--global", "64"]) == 1
+    assert sim_main(["kernel", bug, "fill_ramp", "60", "x", "60", "--global", "64"]) == 2
     assert "argument 'delta': it is a float: 'x' is not one" in capsys.readouterr().out
-    assert sim_main(["kernel", bug, "fill_ramp", "60", "1", "60", "--global", "64", "--local", "24"]) == 1
+    assert sim_main(["kernel", bug, "fill_ramp", "60", "1", "60", "--global", "64", "--local", "24"]) == 2
     assert "not a multiple of local size" in capsys.readouterr().out
     runaway = str(CORPUS / "bugs" / "runaway_loop.cl")
     assert sim_main(["kernel", runaway, "count_bits", "8", "8", "8", "--global", "8", "--step-limit", "500"]) == 1

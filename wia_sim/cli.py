@@ -358,7 +358,10 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
     except KernelFault as e:
         console.print(f"[red]wia-sim: check {e.check} failed: {escape(str(e))}[/red]", highlight=False)
         return 1
-    except (kernels.KernelNotFound, UnsupportedKernel, ValueError, OSError) as e:
+    except ValueError as e:  # the command line's arguments do not fit the kernel: a usage error, as argparse's
+        console.print(f"[red]wia-sim kernel: error: {escape(str(e))}[/red]", highlight=False)
+        return 2
+    except (kernels.KernelNotFound, UnsupportedKernel, OSError) as e:
         console.print(f"[red]wia-sim: {escape(str(e))}[/red]", highlight=False)
         return 1
     groups = report.counts.get("work_groups", 0)
