@@ -13,6 +13,7 @@ import enum
 import functools
 import os
 import sys
+import threading
 import warnings
 from collections.abc import Callable, Iterable
 from typing import Any, ParamSpec, Protocol, TypeVar
@@ -283,6 +284,11 @@ R = TypeVar("R")
 _depth = 0
 """How many public calls are on the stack: only the outermost one is reported to the call hook."""
 
+API_LOCK = threading.RLock()
+"""Held by every public call, so that several host threads can drive the API: their calls run one at a time, each
+whole (a backend, the simulator's one clock above all, sees one call at a time, and the simulated timeline follows
+the order in which the calls were made). A finaliser that cannot take it leaves its release for later."""
+
 
 def _no_hook(function: str) -> None:
     return None
@@ -328,28 +334,29 @@ def api(fn: Callable[P, R]) -> Callable[P, R]:
     @functools.wraps(fn)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         global _depth
-        try:
-            tracer = None
-            if _depth == 0:
-                tracer = _tracer
-                if tracer is not None:
-                    started = tracer.enter(name)
-                _call_hook(name)
-            _depth += 1
+        with API_LOCK:
             try:
-                return fn(*args, **kwargs)
-            finally:
-                _depth -= 1
-                if tracer is not None:
-                    tracer.exit(name, started)
-        except WiaError as e:
-            _record(e, args, kwargs)
-            if _depth == 0 and e.code is not ErrorCode.INTERNAL and not os.environ.get("WIA_FULL_TRACEBACK"):
-                raise _for_user(e) from None
-            raise
-        except Exception as e:
-            error = _converted(name, e)
-            _record(error, args, kwargs)
-            raise error from e
+                tracer = None
+                if _depth == 0:
+                    tracer = _tracer
+                    if tracer is not None:
+                        started = tracer.enter(name)
+                    _call_hook(name)
+                _depth += 1
+                try:
+                    return fn(*args, **kwargs)
+                finally:
+                    _depth -= 1
+                    if tracer is not None:
+                        tracer.exit(name, started)
+            except WiaError as e:
+                _record(e, args, kwargs)
+                if _depth == 0 and e.code is not ErrorCode.INTERNAL and not os.environ.get("WIA_FULL_TRACEBACK"):
+                    raise _for_user(e) from None
+                raise
+            except Exception as e:
+                error = _converted(name, e)
+                _record(error, args, kwargs)
+                raise error from e
 
     return wrapper

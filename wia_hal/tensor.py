@@ -15,6 +15,7 @@ from wia_hal.context import Context, current_context
 from wia_hal.dtypes import as_dtype, check_supported, float32
 from wia_hal.enums import MemoryType
 from wia_hal.errors import (
+    API_LOCK,
     ErrorDetails,
     InvalidContextError,
     InvalidMemoryError,
@@ -136,16 +137,22 @@ class Tensor:
         self.released = True
 
     def __del__(self) -> None:
-        if threading.current_thread() is not _MAIN or inside_api():
-            # the garbage collector may finalise a tensor on a backend's worker thread, or in the middle of a
-            # public call that is changing the very pool or context the tensor's memory belongs to: the release
-            # waits for the next allocation, or the next finaliser that runs outside the API
-            if self.base is None and not self.released:
-                _orphans.append(self.memory)
-            return
-        with contextlib.suppress(Exception):  # a finaliser must never raise
-            release_orphans()
-            self.release()
+        locked = threading.current_thread() is _MAIN and API_LOCK.acquire(blocking=False)
+        try:
+            if not locked or inside_api():
+                # the garbage collector may finalise a tensor on another thread, while another thread is inside
+                # the API, or in the middle of a public call that is changing the very pool or context the
+                # tensor's memory belongs to: the release waits for the next allocation, or the next finaliser
+                # that runs outside the API
+                if self.base is None and not self.released:
+                    _orphans.append(self.memory)
+                return
+            with contextlib.suppress(Exception):  # a finaliser must never raise
+                release_orphans()
+                self.release()
+        finally:
+            if locked:
+                API_LOCK.release()
 
 
 _MAIN = threading.main_thread()
