@@ -195,10 +195,11 @@ class OptionOverrideWarning(UserWarning):
     set (``WIA_SIM_HARDWARE``): the explicit one wins, and a run the user meant to point elsewhere says so."""
 
 
-def warn_at_call_site(message: str, category: type[Warning]) -> None:
-    """Issue a warning at the user's line (the first frame outside wia)."""
+def warn_at_call_site(message: str, category: type[Warning], registry: dict[Any, Any] | None = None) -> None:
+    """Issue a warning at the user's line (the first frame outside wia); with a ``registry``, once per message and
+    line, as the warnings filters' "default" action counts them."""
     file, line, _ = _call_site()
-    warnings.warn_explicit(message, category, file, line)
+    warnings.warn_explicit(message, category, file, line, registry=registry)
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

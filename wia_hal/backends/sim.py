@@ -18,7 +18,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
-import warnings
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -51,9 +50,9 @@ from wia_hal.errors import (
     StreamHazardError,
     StreamHazardWarning,
     WiaError,
-    _call_site,
     error_for,
     register_internal_dir,
+    warn_at_call_site,
 )
 from wia_hal.models import AlgorithmChoice, DeviceCapabilities, DeviceInfo, OpReport
 from wia_hal.opset import OP_NAMES, OpAttrs, OpName
@@ -169,21 +168,15 @@ def _op_accesses(inputs: Sequence[TensorRef[Buffer]], output: TensorRef[Buffer])
     """What an op reads (its inputs' extents) and writes (its output's), for the hazard check: :func:`_extent`,
     inlined for 1-d operands and cached by layout for others (this runs for every op)."""
     accesses = []
-    for ref in inputs:
+    written = len(inputs)
+    for i, ref in enumerate((*inputs, output)):
         shape = ref.shape
         if len(shape) == 1:
             span = (shape[0] - 1) * ref.strides[0] + ref.dtype.itemsize if shape[0] else 0
         else:
             span = _span_of(ref)
         offset = ref.offset
-        accesses.append((ref.buffer, offset, offset + span, False))
-    shape = output.shape
-    if len(shape) == 1:
-        span = (shape[0] - 1) * output.strides[0] + output.dtype.itemsize if shape[0] else 0
-    else:
-        span = _span_of(output)
-    offset = output.offset
-    accesses.append((output.buffer, offset, offset + span, True))
+        accesses.append((ref.buffer, offset, offset + span, i == written))
     return accesses
 
 
@@ -607,9 +600,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         else warned at the user's line (once per distinct finding and line)."""
         if self.hazards == "error":
             raise StreamHazardError(str(finding)) from finding
-        file, line, _ = _call_site()
         try:
-            warnings.warn_explicit(str(finding), StreamHazardWarning, file, line, registry=self._warned)
+            warn_at_call_site(str(finding), StreamHazardWarning, self._warned)
         except StreamHazardWarning as e:  # warnings turned into errors (-W error): the HAL's error, not INTERNAL
             raise StreamHazardError(str(finding)) from e
 
