@@ -226,18 +226,13 @@ def available_models() -> list[str]:
     return sorted(_shipped())
 
 
-def close_matches(word: str, choices: list[str] | tuple[str, ...], limit: int = 3) -> list[str]:
-    """The choices a misspelt ``word`` most likely meant (the "did you mean" of every error that lists choices):
-    the choices that contain the word (``h100`` for ``nvidia-h100-sxm5-80gb``), else close spellings."""
-    lower = word.lower()
-    contained = [c for c in choices if lower and lower in c.lower()]
-    return (contained or difflib.get_close_matches(word, choices, n=limit, cutoff=0.6))[:limit]
-
-
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
-    """``" (did you mean 'x'?)"`` or ``""``, to append to a message."""
-    found = close_matches(word, choices)
-    return f" (did you mean {' or '.join(repr(c) for c in found)}?)" if found else ""
+    """``" (did you mean 'x'?)"`` or ``""``, to append to a message that lists choices: the choices that contain
+    the misspelt word (``h100`` for ``nvidia-h100-sxm5-80gb``), else its close spellings. (wia_hal.errors has the
+    same for the HAL's messages: the simulator does not import the HAL.)"""
+    lower = word.lower()
+    found = [c for c in choices if lower and lower in c.lower()] or difflib.get_close_matches(word, choices, n=3)
+    return f" (did you mean {' or '.join(repr(c) for c in found[:3])}?)" if found else ""
 
 
 def _looks_like_path(text: str) -> bool:
