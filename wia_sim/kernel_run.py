@@ -163,15 +163,3 @@ def run_report(
         counts=result.counts,
         timings=timings,
     )
-
-
-def dims(text: str) -> tuple[int, int, int]:
-    """``1024`` or ``256,256`` or ``8,8,8`` as three dimensions."""
-    try:
-        parts = [int(p) for p in text.split(",")]
-    except ValueError:
-        parts = []
-    if not 1 <= len(parts) <= 3 or any(p < 1 for p in parts):
-        raise ValueError(f"expected 1 to 3 positive sizes separated by commas, got {text!r}")
-    x, y, z = [*parts, 1, 1][:3]
-    return x, y, z
