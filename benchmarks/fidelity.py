@@ -231,12 +231,17 @@ def _op(model: HardwareModel, name: str, inputs: list[Operand], out: Operand, at
     return OPS[name].cost(model, inputs, out, attrs)
 
 
+def _stream_elements(row: Row) -> int:
+    """Elements per array of a STREAM row: ``m``, else from the bytes read plus written, else the default."""
+    return row.m or int(row.size_bytes // (STREAM[row.op][0] * 8)) or STREAM_ELEMENTS
+
+
 def work(row: Row) -> float:
     """What the row's rate counts per kernel: FLOPs for TFLOP/s, bytes for GB/s and TB/s."""
     if row.op == "matmul":
         return 2.0 * row.m * row.n * row.k
     if row.op in STREAM:
-        return STREAM[row.op][0] * 8 * (row.m or STREAM_ELEMENTS) if not row.size_bytes else row.size_bytes
+        return STREAM[row.op][0] * 8 * _stream_elements(row)
     itemsize = DTYPES[row.dtype].itemsize if row.dtype else 8
     if row.op in ELEMENTWISE:
         return (ELEMENTWISE[row.op] + 1) * itemsize * (row.m or STREAM_ELEMENTS)
@@ -257,7 +262,7 @@ def seconds(model: HardwareModel, row: Row) -> float:
         return _kernels(model, cost, row, [o.nbytes for o in (*operands, out)], rotate=False)
     if row.op in STREAM:
         arrays, flops = STREAM[row.op]
-        elements = row.m or int(row.size_bytes // (arrays * 8)) or STREAM_ELEMENTS
+        elements = _stream_elements(row)
         cost = elementwise_cost(model, row.op, elements, flops, arrays * 8 * elements, "float64")
         return _kernels(model, cost, row, [8 * elements] * arrays, rotate=True)
     if row.op in ELEMENTWISE:
@@ -410,12 +415,18 @@ def evaluate(rows: list[Row]) -> tuple[list[Result], Fit]:
     return results, everything
 
 
+def _quantiles(errors: list[float]) -> tuple[float, float, float]:
+    """Median, 90th percentile (nearest rank) and largest of the errors' magnitudes."""
+    magnitudes = sorted(abs(e) for e in errors)
+    p90 = magnitudes[min(len(magnitudes) - 1, math.ceil(0.9 * len(magnitudes)) - 1)]
+    return statistics.median(magnitudes), p90, magnitudes[-1]
+
+
 def _stats(errors: list[float]) -> str:
     if not errors:
         return "—"
-    magnitudes = sorted(abs(e) for e in errors)
-    p90 = magnitudes[min(len(magnitudes) - 1, math.ceil(0.9 * len(magnitudes)) - 1)]
-    return f"{statistics.median(magnitudes):.0%} / {p90:.0%} / {magnitudes[-1]:.0%}"
+    median, p90, largest = _quantiles(errors)
+    return f"{median:.0%} / {p90:.0%} / {largest:.0%}"
 
 
 def summary(results: list[Result], console: Console, title: str, key: Callable[[Result], str]) -> None:
@@ -542,12 +553,10 @@ def main() -> None:
         f"from {len({r.row.publication for r in results})} sources; not covered: "
         + ", ".join(f"{n} ({why})" for why, n in sorted(skipped.items()))
     )
-    cv = sorted(abs(r.error("cross_validated")) for r in kernel_timed)
-    if cv:
-        p90 = cv[min(len(cv) - 1, math.ceil(0.9 * len(cv)) - 1)]
+    if kernel_timed:
+        median, p90, _ = _quantiles([r.error("cross_validated") for r in kernel_timed])
         console.print(
-            f"kernel-timed, cross-validated: median |error| {statistics.median(cv):.1%} (target ≤ 10%), "
-            f"p90 {p90:.1%} (target ≤ 25%)"
+            f"kernel-timed, cross-validated: median |error| {median:.1%} (target ≤ 10%), p90 {p90:.1%} (target ≤ 25%)"
         )
     if not args.no_cpu:
         cpu_table(console)
