@@ -27,6 +27,28 @@ def test_create_and_destroy(device: wia.Device) -> None:
     wia.destroy_context(ctx)
 
 
+@pytest.mark.req("R-3.3-01")
+def test_a_context_holds_a_memory_pool_that_serves_its_tensors(device: wia.Device) -> None:
+    ctx = wia.create_context()
+    pool = ctx.default_pool
+    ph.assert_isinstance(pool, wia.MemoryPool, "create_context().default_pool")
+    ph.assert_true(pool in ctx.pools, ctx.pools, "the default pool among ctx.pools", "create_context().pools")
+    data = np.random.default_rng(0).random(4096).astype(np.float32)
+    t = wia.tensor(data, ctx=ctx)
+    wia.release_tensor(t)
+    u = wia.tensor(data, ctx=ctx)  # the released tensor's memory serves the next one
+    stats = wia.get_pool_stats(pool)
+    ph.assert_true(stats.num_allocations >= 2, stats.num_allocations, ">= 2 allocations", "get_pool_stats(default)")
+    ph.assert_true(
+        stats.cache_hit_rate > 0,
+        stats.cache_hit_rate,
+        "> 0: the second tensor reused the first's block",
+        "get_pool_stats(default).cache_hit_rate",
+    )
+    ph.assert_array_equal(u.numpy(), data, "tensor(data) from the default pool")
+    wia.destroy_context(ctx)
+
+
 @pytest.mark.req("R-3.3-02")
 def test_create_context_with_every_config_field(device: wia.Device) -> None:
     ph.requires_streams(2)
