@@ -32,6 +32,7 @@ def test_a_context_holds_a_memory_pool_that_serves_its_tensors(device: wia.Devic
     ctx = wia.create_context()
     pool = ctx.default_pool
     ph.assert_isinstance(pool, wia.MemoryPool, "create_context().default_pool")
+    assert pool is not None  # for the type checker: the line above fails the test otherwise
     ph.assert_true(pool in ctx.pools, ctx.pools, "the default pool among ctx.pools", "create_context().pools")
     data = np.random.default_rng(0).random(4096).astype(np.float32)
     t = wia.tensor(data, ctx=ctx)
