@@ -231,7 +231,15 @@ def requires_streams(count: int, caps: wia.DeviceCapabilities | None = None) -> 
     __tracebackhide__ = True
     caps = caps if caps is not None else device_capabilities()
     if caps.max_streams < count:
-        pytest.skip(f"{NOT_SUPPORTED_PREFIX} the test needs {count} streams, max_streams is {caps.max_streams}")
+        pytest.skip(f"{NOT_SUPPORTED_PREFIX} max_streams is {caps.max_streams} (the test needs {count} streams)")
+
+
+def requires_devices(count: int) -> None:
+    """Skip as not supported unless the backend exposes ``count`` devices (work across devices)."""
+    __tracebackhide__ = True
+    exposed = wia.get_device_count()
+    if exposed < count:
+        pytest.skip(f"{NOT_SUPPORTED_PREFIX} get_device_count() is {exposed} (the test needs {count} devices)")
 
 
 def requires_work_group(items: int, caps: wia.DeviceCapabilities | None = None) -> None:

@@ -291,6 +291,18 @@ whole (a backend, the simulator's one clock above all, sees one call at a time, 
 the order in which the calls were made). A finaliser that cannot take it leaves its release for later."""
 
 
+def wait_unlocked(condition: threading.Condition, timeout_s: float | None) -> bool:
+    """Wait on ``condition`` (made on :data:`API_LOCK`) from inside a public call, letting other threads' calls run
+    meanwhile (a peer barrier's participants arrive from several threads). The lock is released however deeply it is
+    held, and the call depth is set aside with it: the calls other threads make meanwhile are outermost calls."""
+    global _depth
+    depth, _depth = _depth, 0
+    try:
+        return condition.wait(timeout_s)
+    finally:
+        _depth = depth
+
+
 def _no_hook(function: str) -> None:
     return None
 

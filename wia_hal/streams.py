@@ -3,6 +3,7 @@ default context, is with the context, which owns its streams)."""
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 
 from wia_hal.enums import StreamFlags
@@ -82,17 +83,52 @@ def check_event(event: object) -> Event:
     return event.check()
 
 
+class _Submissions(threading.local):
+    """Per host thread: the streams each open :func:`tracking_submissions` block has seen work go to."""
+
+    def __init__(self) -> None:
+        self.blocks: list[dict[Stream, None]] = []
+
+
+_submissions = _Submissions()
+
+
+class tracking_submissions:
+    """``with tracking_submissions() as streams:``: ``streams`` collects (in first-use order) every stream that work
+    was submitted to by this thread inside the block (a fence covers them: :mod:`wia_hal.sync`). Blocks nest."""
+
+    __slots__ = ("streams",)
+
+    def __init__(self) -> None:
+        self.streams: dict[Stream, None] = {}
+
+    def __enter__(self) -> dict[Stream, None]:
+        _submissions.blocks.append(self.streams)
+        return self.streams
+
+    def __exit__(self, *exc: object) -> None:
+        _submissions.blocks.remove(self.streams)
+
+
 def stream_for(ctx: Context, stream: Stream | None) -> Stream:
     """The stream work of ``ctx`` goes to: ``stream`` (checked to belong to ``ctx``); without one, the stream of
-    the innermost ``with use_stream(s):`` block whose stream is of ``ctx``, else ``ctx``'s default stream."""
+    the innermost ``with use_stream(s):`` block whose stream is of ``ctx``, else ``ctx``'s default stream.
+
+    Every call that submits device work picks its stream here, which is what makes this the one place
+    :class:`tracking_submissions` learns of it."""
     if stream is None:
         for scoped in reversed(ctx.runtime.stream_scopes):
             if scoped.context is ctx and not scoped.destroyed:
-                return scoped
-        return ctx.default_stream
-    stream = check_stream(stream)
-    if stream.context is not ctx:
-        raise InvalidContextError(f"{stream!r} belongs to another context than {ctx!r}")
+                stream = scoped
+                break
+        else:
+            stream = ctx.default_stream
+    else:
+        stream = check_stream(stream)
+        if stream.context is not ctx:
+            raise InvalidContextError(f"{stream!r} belongs to another context than {ctx!r}")
+    for block in _submissions.blocks:
+        block[stream] = None
     return stream
 
 

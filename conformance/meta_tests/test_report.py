@@ -107,6 +107,7 @@ def test_a_quick_run_is_never_a_pass() -> None:
     assert verdicts(failing, quick=True) == ["FAIL"] * 3
 
 
+@pytest.mark.usefixtures("unclaimed")
 def test_unclaimed_requirements_are_listed_but_not_counted() -> None:
     report = rp.build_report(everything_passes(), backend="sim")
     assert report.not_in_suite == sorted(rq.NOT_CLAIMED, key=rq.req_key)
@@ -158,6 +159,7 @@ def test_json_round_trips() -> None:
     assert [t.outcome for t in report.problems] == ["failed", "error"]
 
 
+@pytest.mark.usefixtures("unclaimed")
 def test_summary_lines_say_the_counts_and_why() -> None:
     lines = [text for text, _ in summary_lines(sample_report())]
     passed = len(rq.CLAIMED) - 4
@@ -178,6 +180,7 @@ def test_failure_lines_show_the_message_and_the_replay() -> None:
     assert text[3].startswith("ERROR ")
 
 
+@pytest.mark.usefixtures("unclaimed")
 def test_markdown() -> None:
     md = render_markdown(sample_report())
     assert "| Level 1 (portable) | **FAIL** | " in md
