@@ -54,10 +54,10 @@ import ml_dtypes
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from wia_hal import reductions
 from wia_hal.backend import Activity, ActivityKind, Backend, TensorRef
 from wia_hal.enums import DeviceType, MemoryType
 from wia_hal.errors import InvalidValueError, OutOfMemoryError
-from wia_hal import reductions
 from wia_hal.models import CollectiveAttrs, DeviceCapabilities, DeviceInfo, PeerInfo
 from wia_hal.opset import (
     Arithmetic,
