@@ -182,11 +182,12 @@ def _contexts(*indices: int) -> list[wia.Context]:
 
 
 def _random(rng: np.random.Generator, dtype: np.dtype, n: int) -> np.ndarray:
-    """Fresh random values of ``dtype`` (finite: every bit pattern of the floats' normal range)."""
+    """Fresh random values of ``dtype``: integers over the whole range, floats normal (sd 3) rounded to the dtype."""
     if dtype.kind in "iu":
         info = np.iinfo(dtype)
         return rng.integers(info.min, info.max, n, endpoint=True).astype(dtype)
-    return rng.standard_normal(n).astype(np.float32).astype(dtype) * dtype.type(3)
+    values: np.ndarray = (rng.standard_normal(n) * 3).astype(np.float32).astype(dtype)
+    return values
 
 
 @pytest.mark.req("R-3.2.1-04")
