@@ -3,7 +3,10 @@ each algorithm on the fabric, nccl-tests' bus bandwidth, AUTO's choice, ordering
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +15,7 @@ import wia_hal as wia
 from wia_sim.collectives import busbw_factor, message_bytes, plan
 from wia_sim.hwmodel import load_system
 
+ROOT = Path(__file__).resolve().parent.parent
 N = 4
 LATENCY, BANDWIDTH, STEP = 2e-6, 12.5e9, 3e-6  # wia-tiny-4x's ring
 
@@ -241,3 +245,32 @@ def test_collectives_and_peer_copies_are_profiled_on_their_engines() -> None:
 
 def test_system_step_latency_is_the_files() -> None:
     assert load_system("wia-tiny-4x").model.collectives.step_latency == pytest.approx(STEP)
+
+
+def test_fidelity_predicts_collective_rows_of_a_system(tmp_path: Path) -> None:
+    """benchmarks/fidelity.py's collectives section, on rows written here (the shipped systems' rows are the
+    calibration table's): busbw and time in the row's unit, the method's device count and algorithm."""
+    spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
+    assert spec is not None and spec.loader is not None
+    fidelity = importlib.util.module_from_spec(spec)
+    sys.modules["fidelity"] = fidelity
+    spec.loader.exec_module(fidelity)
+    path = tmp_path / "rows.csv"
+    path.write_text(
+        "device,op,dtype,m,n,k,size_bytes,measured,unit,method,source\n"
+        f"wia-tiny-4x,all_reduce,float32,,,,{1 << 20},8.0,GB/s,nccl-tests ring; 4 GPUs,test/one\n"
+        "wia-tiny-4x,broadcast,float32,,,,1024,40,us,tree on 2 GPUs,test/one\n"
+        f"wia-tiny-4x,p2p_copy,,,,,{1 << 24},11,GB/s,one direction,test/one\n"
+        "nvidia-a100-sxm4-80gb,stream_triad,float64,1048576,,,,1500,GB/s,best of a sweep,test/two\n"
+    )
+    rows = fidelity.read_rows(path)
+    assert [fidelity.not_covered(r) for r in rows] == ["collectives section"] * 3 + [""]
+    ring, bcast, p2p = (fidelity.predict_collective(r) for r in fidelity.collective_rows(rows))
+    size = 1 << 20
+    step = LATENCY + size / N / BANDWIDTH + STEP
+    assert (ring.algorithm, ring.devices) == ("ring", 4)
+    assert ring.predicted == pytest.approx(size / (2 * (N - 1) * step) * 2 * (N - 1) / N / 1e9)
+    assert (bcast.algorithm, bcast.devices) == ("tree", 2)
+    assert bcast.predicted == pytest.approx((LATENCY + 1024 / BANDWIDTH + STEP) * 1e6)
+    assert p2p.predicted == pytest.approx((1 << 24) / (LATENCY + (1 << 24) / BANDWIDTH) / 1e9)
+    assert p2p.ratio == pytest.approx(p2p.predicted / 11)
