@@ -98,3 +98,25 @@ def test_bad_calls(ring: list[wia.Context]) -> None:
     wia.destroy_context(ring[3])
     with pytest.raises(wia.InvalidContextError, match="no live context"):
         wia.copy_peer_to_peer(d[0], d[3], t)
+
+
+def test_copies_over_one_link_take_turns(ring: list[wia.Context], sim: SimBackend) -> None:
+    """Two copies 0 -> 1 from two streams: the second starts when the first releases the link (its wait for the
+    link is not part of its transfer), and ends a transfer time later."""
+    t = wia.empty((1 << 18,), wia.float32, ctx=ring[0])
+    streams = [wia.create_stream(ring[0]) for _ in range(2)]
+    wia.context_synchronize(ring[0])
+    sim.machine.trace = []
+    copies = []
+    for s in streams:
+        with wia.use_stream(s):
+            copies.append(
+                wia.copy_peer_to_peer(wia.get_device(0), wia.get_device(1), t, stream=wia.create_stream(ring[1]))
+            )
+    wia.context_synchronize(ring[1])
+    wia.context_synchronize(ring[0])
+    first, second = sorted((c for c in sim.machine.trace if isinstance(c, PeerCopy)), key=lambda c: c.started)
+    seconds = LATENCY + (1 << 20) / BANDWIDTH
+    assert first.ended - first.started == pytest.approx(seconds)
+    assert second.started == pytest.approx(first.ended) and second.ended - second.started == pytest.approx(seconds)
+    assert len(copies) == 2

@@ -180,11 +180,17 @@ class PeerCopy(Command):
         return f"peer copy of {self.nbytes} bytes, device {self.route.src} -> {self.route.dst} ({self.route.kind})"
 
     def run(self, stream: Stream) -> Steps:
-        self.started = stream.env.now
+        env = stream.env
         n = self.nbytes
-        src = self.src.data
-        staged = None if src is None else src[self.src_offset : self.src_offset + n].copy()
-        yield from self.topology.transfer(self.route, n)
+        staged: np.ndarray | None = None
+
+        def started() -> None:  # the links are held: read the source now
+            nonlocal staged
+            self.started = env.now
+            src = self.src.data
+            staged = None if src is None else src[self.src_offset : self.src_offset + n].copy()
+
+        yield from self.topology.transfer(self.route, n, started)
         dst = self.dst.data
         if staged is not None and dst is not None:
             try:

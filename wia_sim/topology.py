@@ -15,7 +15,7 @@ one each and wait for the other.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -226,17 +226,26 @@ class Topology:
         )
         return Route(src, dst, "host", legs, 2, f"{link.interface} {link.generation} x{link.lanes} (host memory)")
 
-    def transfer(self, route: Route, nbytes: int) -> Generator[simpy.Event, Any, None]:
-        """A SimPy process body: move ``nbytes`` along ``route``, holding each leg's links while it crosses them."""
+    def transfer(
+        self, route: Route, nbytes: int, started: Callable[[], None] | None = None
+    ) -> Generator[simpy.Event, Any, None]:
+        """A SimPy process body: move ``nbytes`` along ``route``, holding each leg's links while it crosses them;
+        ``started`` is called once the first leg holds its links (the time spent waiting for busy links is not the
+        transfer's)."""
         env = self.env
         for leg in route.legs:
             for link in leg.links:
                 wait = link.pool.acquire(1)
                 if wait is not None:
                     yield wait
+            if started is not None:
+                started()
+                started = None
             yield env.timeout(leg.seconds(nbytes))
             for link in leg.links:
                 link.pool.release(1)
+        if started is not None:  # no legs (a device to itself): nothing to wait for
+            started()
 
     def idle_copy(self) -> Topology:
         """The same fabric on a fresh environment with nothing else running (for predictions)."""
