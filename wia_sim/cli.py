@@ -127,12 +127,10 @@ SIZE_FIELDS = (
 PROSE_WIDTH = 72
 """The widest a column of sentences gets, also in a log (it wraps at words)."""
 
-NOT_SIMULATED = {
-    "features.peer_to_peer": "a device model alone has no fabric between its devices: select a system "
-    "(`wia-sim models list`) for peer copies"
-}
+NOT_SIMULATED = {"features.peer_to_peer": "peer copies need a system file"}
 """Features the chip has that the simulator does not offer from a device model alone: ``models show`` says so
-beside the chip's value, as ``wia devices`` (the capabilities a backend on the simulator reports) shows them."""
+beside the chip's value, as ``wia devices`` (the capabilities a backend on the simulator reports) shows them. (A
+device model alone has no fabric between its devices; a system file gives one: ``wia-sim models list``.)"""
 
 
 def describe(field: str, value: object, model: HardwareModel) -> str:
