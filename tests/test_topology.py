@@ -9,6 +9,7 @@ import simpy
 
 import wia_hal as wia
 from wia_hal.backends.sim import SimBackend
+from wia_sim.cli import model_sources
 from wia_sim.hwmodel import (
     HardwareModelError,
     available_models,
@@ -60,6 +61,19 @@ def test_shipped_test_system_loads_and_is_listed_apart_from_device_models() -> N
     assert "wia-tiny-4x" in available_systems() and "wia-tiny-4x" not in available_models()
     assert isinstance(load_hardware("wia-tiny-4x"), type(system))
     assert load_hardware("wia-tiny").name == "wia-tiny"
+
+
+@pytest.mark.parametrize("name", available_systems())
+def test_every_figure_of_a_shipped_system_has_a_source(name: str) -> None:
+    """The count, the device and every figure of [fabric], [collectives] and [host] carry a comment (on the line or
+    right above it), as the device models' figures do."""
+    system = load_system(name)
+    _, sources = model_sources(model_path(name).read_text())
+    sourced = ["count", "device", *(f"fabric.{k}" for k in system.model.fabric.model_fields_set)]
+    for table in ("collectives", "host"):
+        sourced += [f"{table}.{k}" for k in getattr(system.model, table).model_fields_set]
+    missing = [field for field in sourced if not sources.get(field)]
+    assert not missing, f"{name}: no source comment for {missing}"
 
 
 @pytest.mark.parametrize(
