@@ -282,14 +282,12 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             raise InvalidValueError(str(e)) from None
         self.system: System | None = loaded if isinstance(loaded, System) else None
         self.model: HardwareModel = loaded.device if isinstance(loaded, System) else loaded
-        count = _count("devices", devices) if devices is not None else 1
-        if self.system is not None:
-            available = self.system.model.count
-            count = available if devices is None else count
-            if count > available:
-                raise InvalidValueError(
-                    f"sim backend option devices={devices!r}: the system {self.system.name!r} has {available} devices"
-                )
+        default = self.system.model.count if self.system is not None else 1
+        count = default if devices is None else _count("devices", devices)
+        if self.system is not None and count > default:
+            raise InvalidValueError(
+                f"sim backend option devices={devices!r}: the system {self.system.name!r} has {default} devices"
+            )
         self.hazards = str(hazards).strip().lower()
         if self.hazards not in _HAZARD_MODES:
             raise InvalidValueError(
