@@ -15,8 +15,16 @@ model), except where the method says the launches were captured in a CUDA graph 
 - ``d2d_copy``: one device-to-device copy of ``size_bytes`` / 2 bytes; ``h2d_pinned`` / ``d2h_pinned``: 1 GiB.
 - ``launch_overhead``: back-to-back small kernels (the 64 kB ``scale`` of gpu-small-kernels); µs per kernel.
 
-Rows of ops the simulator does not have (multi-device collectives, fused residual-add + RMSNorm) are counted as not
-covered. Errors are on time: ``predicted time / measured time - 1`` (for a rate, ``measured / predicted - 1``).
+Rows of ops the simulator does not have (fused residual-add + RMSNorm) are counted as not covered. Errors are on
+time: ``predicted time / measured time - 1`` (for a rate, ``measured / predicted - 1``).
+
+Rows of a shipped *system* (``hardware_models/systems/``) for ``all_reduce``, ``all_gather``, ``reduce_scatter``,
+``broadcast``, ``all_to_all`` or ``p2p_copy`` have a section of their own ("Collectives"): the system's fabric, idle,
+runs the collective over its devices (``N GPUs`` in the method selects the first N, else all) with a message of
+``size_bytes`` (nccl-tests' size; 1 GiB where none is given), by the algorithm the method names (``ring``,
+``tree``) or else the one AUTO picks; the prediction is printed beside the measurement in the row's unit (bus
+bandwidth in GB/s as nccl-tests defines it, one direction's bandwidth for ``p2p_copy``, or the time in µs), with
+their ratio. These rows have no efficiency term to fit, so they are not cross-validated.
 
 The efficiency terms of the model files (``[efficiency] memory`` and ``matmul``) are fitted per device from the
 rows where that term bounds the time (where halving it would make the prediction at least 1.5× slower): the
@@ -60,9 +68,10 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from wia_sim.collectives import ALGORITHMS, busbw_factor
 from wia_sim.commands import Command, Copy, Kernel
 from wia_sim.costmodel import KernelCost, elementwise_cost, transfer_cost
-from wia_sim.hwmodel import HardwareModel, available_models, load_model
+from wia_sim.hwmodel import HardwareModel, available_models, available_systems, load_model, load_system
 from wia_sim.library import OPS, Operand
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind
@@ -166,7 +175,10 @@ def read_rows(path: Path) -> list[Row]:
 
 
 def not_covered(row: Row) -> str:
-    """Why the simulator cannot predict ``row`` ("" when it can)."""
+    """Why the simulator cannot predict ``row`` ("" when it can); a collective row of a shipped system is covered by
+    the collectives section (:func:`collective_rows`), not here."""
+    if row.device in available_systems() and row.op in COLLECTIVE_OPS:
+        return "collectives section"
     if row.device not in available_models():
         return f"no hardware model {row.device}"
     if row.op in ("p2p_copy",) or row.op.startswith("allreduce"):
@@ -186,6 +198,72 @@ def not_covered(row: Row) -> str:
 
 
 Accesses = tuple[tuple[Buffer, int, int, bool], ...]
+
+
+# -- collectives and peer copies on a system ---------------------------------------------------------------------------
+
+COLLECTIVE_OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "p2p_copy")
+DEVICES_IN_METHOD = re.compile(r"(\d+)\s*(?:x\s*)?(?:GPUs?|devices?|chips?|ranks?)", re.I)
+
+
+@dataclass
+class CollectiveResult:
+    row: Row
+    algorithm: str
+    devices: int
+    seconds: float
+    predicted: float
+    """In the row's unit."""
+
+    @property
+    def ratio(self) -> float:
+        """Predicted over measured, in the row's unit (a rate above 1 is optimistic, a time above 1 pessimistic)."""
+        return self.predicted / self.row.measured
+
+
+def collective_rows(rows: Iterable[Row]) -> list[Row]:
+    return [r for r in rows if r.device in available_systems() and r.op in COLLECTIVE_OPS]
+
+
+def predict_collective(row: Row) -> CollectiveResult:
+    """The row on its system's idle fabric: time, and the figure in the row's unit."""
+    system = load_system(row.device)
+    count = system.model.count
+    found = DEVICES_IN_METHOD.search(row.method)
+    n = min(count, int(found[1])) if found else count
+    machine = Machine(system.device, count, numerics=False, hazards=False, system=system.model)
+    size = int(row.size_bytes) or LINK_BYTES
+    devices = list(range(n))
+    if row.op == "p2p_copy":
+        algorithm = machine.topology.route(0, 1).kind
+        t = machine.topology.route(0, 1).seconds(size)
+        factor = 1.0
+    else:
+        named = [a for a in ALGORITHMS[row.op] if re.search(rf"\b{a}\b", row.method, re.I)]
+        plan = machine.collectives.plan(row.op, named[0] if named else "auto", devices, size)
+        algorithm, t, factor = plan.algorithm, plan.predicted[plan.algorithm], busbw_factor(row.op, n)
+    timed = row.unit in TIME_UNITS
+    value = t / TIME_UNITS[row.unit] if timed else size / t * factor / RATE_UNITS[row.unit]
+    return CollectiveResult(row, algorithm, n, t, value)
+
+
+def collectives_table(results: list[CollectiveResult], console: Console) -> None:
+    table = Table(title="Collectives and peer copies on shipped systems: predicted (idle fabric) vs measured")
+    for column in ("line", "system", "op", "dtype", "size", "devices", "algorithm", "measured", "predicted", "unit"):
+        table.add_column(
+            column, justify="right" if column in ("line", "size", "devices", "measured", "predicted") else "left"
+        )
+    table.add_column("pred/meas", justify="right")
+    for r in results:
+        row = r.row
+        table.add_row(
+            str(row.line), row.device, row.op, row.dtype, f"{row.size_bytes:.3g}" if row.size_bytes else "1 GiB",
+            str(r.devices), r.algorithm, f"{row.measured:g}", f"{r.predicted:.4g}", row.unit, f"{r.ratio:.2f}",
+        )  # fmt: skip
+    console.print(table)
+    if results:
+        errors = [r.ratio - 1 for r in results]
+        console.print(f"collectives: {len(results)} rows, |pred/meas - 1| median / p90 / max {_stats(errors)}")
 
 
 def _timed(
@@ -529,7 +607,7 @@ def main() -> None:
     skipped = defaultdict(int)
     for row in rows:
         reason = not_covered(row)
-        if reason:
+        if reason and reason != "collectives section":
             skipped[reason] += 1
     results, everything = evaluate(rows)
     kernel_timed = [r for r in results if not r.row.framework_timed]
@@ -548,8 +626,10 @@ def main() -> None:
             lambda r: f"{r.row.device} {r.row.kind}",
         )
     covered = len(results)
+    collectives = [predict_collective(r) for r in collective_rows(rows)]
     console.print(
         f"{len(rows)} rows: {covered} predicted ({len(kernel_timed)} kernel-timed, {len(framework)} framework-timed) "
+        f"and {len(collectives)} collective rows (their own section) "
         f"from {len({r.row.publication for r in results})} sources; not covered: "
         + ", ".join(f"{n} ({why})" for why, n in sorted(skipped.items()))
     )
@@ -558,6 +638,8 @@ def main() -> None:
         console.print(
             f"kernel-timed, cross-validated: median |error| {median:.1%} (target ≤ 10%), p90 {p90:.1%} (target ≤ 25%)"
         )
+    if collectives:
+        collectives_table(collectives, console)
     if not args.no_cpu:
         cpu_table(console)
 

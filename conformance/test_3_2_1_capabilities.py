@@ -152,3 +152,107 @@ def test_create_tensor_device_with_explicit_copies(ctx: wia.Context) -> None:
     wia.copy_async(staging, t.memory, data.nbytes)
     ph.assert_array_close(wia.mul(t, t, ctx=ctx).numpy(), data * data, F32, f"mul({call}) after copy_async from HOST")
     ph.assert_raises_code(wia.ErrorCode.INVALID_VALUE, wia.memory_ptr, t.memory)
+
+
+# -- R-3.2.1-04: peer-to-peer copies between devices ----------------------------------------------------------------
+
+_PEER_DTYPES = ("float32", "int32", "float16", "bfloat16", "int8", "float64")
+
+
+def _peer_pairs() -> list[tuple[int, int]]:
+    """The ordered pairs of devices that claim peer-to-peer and whose pair reports a peer path; skips the test as
+    not supported where the backend has fewer than two devices or no such pair."""
+    count = wia.get_device_count()
+    if count < 2:
+        pytest.skip(f"{ph.NOT_SUPPORTED_PREFIX} peer-to-peer needs two devices; the backend has {count}")
+    claimed = [i for i in range(count) if wia.get_device_capabilities(wia.get_device(i)).supports_peer_to_peer]
+    pairs = [
+        (i, j)
+        for i in claimed
+        for j in claimed
+        if i != j and wia.get_peer_info(wia.get_device(i), wia.get_device(j)).supported
+    ]
+    if not pairs:
+        pytest.skip(f"{ph.NOT_SUPPORTED_PREFIX} no pair of devices claims a peer-to-peer path")
+    return pairs
+
+
+def _contexts(*indices: int) -> list[wia.Context]:
+    return [wia.create_context(wia.ContextConfig(device_id=i)) for i in indices]
+
+
+def _random(rng: np.random.Generator, dtype: np.dtype, n: int) -> np.ndarray:
+    """Fresh random values of ``dtype``: integers over the whole range, floats normal (sd 3) rounded to the dtype."""
+    if dtype.kind in "iu":
+        info = np.iinfo(dtype)
+        return rng.integers(info.min, info.max, n, endpoint=True).astype(dtype)
+    values: np.ndarray = (rng.standard_normal(n) * 3).astype(np.float32).astype(dtype)
+    return values
+
+
+@pytest.mark.req("R-3.2.1-04")
+@pytest.mark.parametrize("dtype_name", _PEER_DTYPES)
+def test_peer_copy_moves_data_exactly(dtype_name: str) -> None:
+    dtype = np.dtype(getattr(wia, dtype_name))
+    pairs = _peer_pairs()
+    rng = np.random.default_rng(sum(map(ord, dtype_name)))
+    for src, dst in pairs[:4]:  # a few pairs: on a ring or torus they include a multi-hop one only sometimes
+        for index in (src, dst):
+            ph.requires_dtype(dtype, wia.get_device_capabilities(wia.get_device(index)))
+        src_ctx, dst_ctx = _contexts(src, dst)
+        try:
+            data = _random(rng, dtype, 1031)
+            t = wia.tensor(data, ctx=src_ctx)
+            call = f"copy_peer_to_peer(get_device({src}), get_device({dst}), tensor of {dtype_name})"
+            copy = wia.copy_peer_to_peer(wia.get_device(src), wia.get_device(dst), t, ctx=dst_ctx)
+            ph.assert_equal(copy.context.device.index, dst, f"{call}.context.device.index")
+            ph.assert_equal((copy.shape, np.dtype(copy.dtype)), (data.shape, dtype), f"{call}: (shape, dtype)")
+            ph.assert_bytes_equal(copy.numpy(), data, call)
+        finally:
+            for c in (src_ctx, dst_ctx):
+                wia.destroy_context(c)
+
+
+@pytest.mark.req("R-3.2.1-04", "R-3.4-01")
+def test_peer_copy_is_ordered_after_earlier_work() -> None:
+    src, dst = _peer_pairs()[0]
+    src_ctx, dst_ctx = _contexts(src, dst)
+    try:
+        data = np.random.default_rng(4).standard_normal(4096).astype(np.float32)
+        t = wia.tensor(data, ctx=src_ctx)
+        doubled = wia.add(t, t, ctx=src_ctx)  # enqueued, not waited for: the copy must come after it
+        copy = wia.copy_peer_to_peer(wia.get_device(src), wia.get_device(dst), doubled, ctx=dst_ctx)
+        quadrupled = wia.add(copy, copy, ctx=dst_ctx)  # enqueued after the copy on the destination
+        call = f"add(t, t) then copy_peer_to_peer({src} -> {dst}) with no host synchronization"
+        ph.assert_bytes_equal(copy.numpy(), data + data, call)
+        ph.assert_bytes_equal(quadrupled.numpy(), (data + data) + (data + data), f"{call}, then add(copy, copy)")
+    finally:
+        for c in (src_ctx, dst_ctx):
+            wia.destroy_context(c)
+
+
+@pytest.mark.req("R-3.2.1-04", "R-3.2.1-02")
+def test_peer_copy_follows_peer_info() -> None:
+    """Every ordered pair: get_peer_info is a PeerInfo of that pair; a pair without a peer path (or with a device
+    that does not claim peer-to-peer) refuses a peer copy with NOT_SUPPORTED."""
+    count = wia.get_device_count()
+    if count < 2:
+        pytest.skip(f"{ph.NOT_SUPPORTED_PREFIX} peer-to-peer needs two devices; the backend has {count}")
+    contexts = _contexts(*range(count))
+    try:
+        for src in range(count):
+            t = wia.tensor(np.arange(8, dtype=np.float32), ctx=contexts[src])
+            for dst in range(count):
+                if dst == src:
+                    continue
+                devices = (wia.get_device(src), wia.get_device(dst))
+                call = f"get_peer_info(get_device({src}), get_device({dst}))"
+                info = wia.get_peer_info(*devices)
+                ph.assert_isinstance(info, wia.PeerInfo, call)
+                ph.assert_equal((info.src_device, info.dst_device), (src, dst), f"{call}: (src_device, dst_device)")
+                claimed = all(wia.get_device_capabilities(d).supports_peer_to_peer for d in devices)
+                if not (info.supported and claimed):
+                    ph.assert_raises_code(wia.ErrorCode.NOT_SUPPORTED, wia.copy_peer_to_peer, *devices, t)
+    finally:
+        for c in contexts:
+            wia.destroy_context(c)

@@ -14,6 +14,7 @@ from wia_hal.backend import (
     ScalarArg,
     TensorRef,
 )
+from wia_hal.collectives import all_gather, all_reduce, all_to_all, broadcast, explain_collective, reduce_scatter
 from wia_hal.configs import ConvAlgorithm, ConvConfig, MatmulAlgorithm, MatmulConfig, PoolConfig, PoolType, Precision
 from wia_hal.context import (
     TIMEOUT_INFINITE,
@@ -77,12 +78,15 @@ from wia_hal.memory import Memory, copy_async, free, memory_prefetch, memory_ptr
 from wia_hal.models import (
     AlgorithmChoice,
     BusyStats,
+    CollectiveAttrs,
+    CollectiveReport,
     ContextConfig,
     DeviceCapabilities,
     DeviceInfo,
     KernelStats,
     OpReport,
     OpStats,
+    PeerInfo,
     ProfilerConfig,
     ProfileReport,
 )
@@ -107,7 +111,7 @@ from wia_hal.ops import (
     sum,
     transpose,
 )
-from wia_hal.peer import copy_peer_to_peer
+from wia_hal.peer import copy_peer_to_peer, get_peer_info
 from wia_hal.pool import (
     MemoryPool,
     PoolStats,
@@ -169,6 +173,8 @@ __all__ = [
     "Backend",
     "BufferArg",
     "BusyStats",
+    "CollectiveAttrs",
+    "CollectiveReport",
     "CompileError",
     "Context",
     "ContextConfig",
@@ -211,6 +217,7 @@ __all__ = [
     "OptionOverrideWarning",
     "OutOfMemoryError",
     "PeerBarrier",
+    "PeerInfo",
     "PoolConfig",
     "PoolStats",
     "PoolType",
@@ -229,6 +236,9 @@ __all__ = [
     "TimedOutError",
     "WiaError",
     "add",
+    "all_gather",
+    "all_reduce",
+    "all_to_all",
     "alloc",
     "alloc_from_pool",
     "available_backends",
@@ -237,6 +247,7 @@ __all__ = [
     "begin_profiling",
     "bfloat16",
     "bool_",
+    "broadcast",
     "compile_kernel",
     "compute_in_context",
     "concat",
@@ -272,6 +283,7 @@ __all__ = [
     "event_record",
     "event_synchronize",
     "explain",
+    "explain_collective",
     "float16",
     "float32",
     "float64",
@@ -286,6 +298,7 @@ __all__ = [
     "get_device_info",
     "get_error_details",
     "get_error_string",
+    "get_peer_info",
     "get_pool_stats",
     "get_profile_report",
     "int8",
@@ -301,6 +314,7 @@ __all__ = [
     "mul",
     "peer_barrier_wait",
     "pool2d",
+    "reduce_scatter",
     "register_backend",
     "release_tensor",
     "relu",

@@ -26,7 +26,7 @@ import numpy as np
 
 from wia_hal.enums import MemoryType
 from wia_hal.errors import NotSupportedError
-from wia_hal.models import DeviceCapabilities, DeviceInfo, OpReport
+from wia_hal.models import CollectiveAttrs, CollectiveReport, DeviceCapabilities, DeviceInfo, OpReport, PeerInfo
 from wia_hal.opset import OpAttrs, OpName
 
 BufferT = TypeVar("BufferT")
@@ -277,9 +277,35 @@ class Backend(ABC, Generic[BufferT, QueueT, MarkerT, KernelT, RecordT]):
     def release_kernel(self, kernel: KernelT) -> None:
         """The user destroyed the kernel (its launches may still be queued)."""
 
-    def copy_peer(self, src: TensorRef[BufferT], dst: TensorRef[BufferT]) -> None:
-        """Copy between two devices' memory directly (peer-to-peer)."""
+    def peer_info(self, src: int, dst: int) -> PeerInfo:
+        """How data moves from device ``src`` to device ``dst`` (two different devices): a backend claims
+        ``supports_peer_to_peer`` for a device exactly when some pair of it has ``supported`` True, and implements
+        :meth:`copy_peer` for those pairs. By default: no peer path."""
+        return PeerInfo(src_device=src, dst_device=dst, supported=False, path="none")
+
+    def copy_peer(self, src_queue: QueueT, src: TensorRef[BufferT], dst_queue: QueueT, dst: TensorRef[BufferT]) -> None:
+        """Enqueue a copy of ``src`` (contiguous, on ``src_queue``'s device) into ``dst`` (same shape and dtype,
+        contiguous, on ``dst_queue``'s device; a pair whose :meth:`peer_info` is supported) over the peer path.
+        Asynchronous, and ordered on both queues: after the work enqueued so far on each, before the work
+        enqueued later on each."""
         raise NotSupportedError(f"the {self.name!r} backend does not copy between devices")
+
+    def collective(
+        self,
+        queues: Sequence[QueueT],
+        inputs: Sequence[TensorRef[BufferT]],
+        outputs: Sequence[TensorRef[BufferT]],
+        attrs: CollectiveAttrs,
+    ) -> object:
+        """Enqueue a collective (an extension beyond the spec: ``docs/collectives.md`` gives each kind's result)
+        over the devices of ``queues`` (one queue per participant, all of different devices), reading
+        ``inputs[i]`` and writing ``outputs[i]`` (contiguous, on ``queues[i]``'s device, never overlapping an
+        input). Ordered like :meth:`copy_peer` on every queue. Returns a record for :meth:`explain_collective`."""
+        raise NotSupportedError(f"the {self.name!r} backend does not run collectives")
+
+    def explain_collective(self, record: Any) -> CollectiveReport:
+        """What a collective cost (an optional extension, as :meth:`explain`)."""
+        raise NotSupportedError(f"the {self.name!r} backend does not explain its collectives")
 
     def explain(self, record: RecordT) -> OpReport:
         """What an op cost and why (an optional extension: a simulator can say, hardware usually cannot)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -260,3 +260,57 @@ class ProfileReport(WiaModel):
         from wia_hal.tables import plain_text, profile_summary
 
         return plain_text(profile_summary(self))
+
+
+PeerPath = Literal["direct", "switch", "multi-hop", "host", "none"]
+
+
+class PeerInfo(WiaModel):
+    """How data moves between two devices (``get_peer_info``): ``supported`` is whether ``copy_peer_to_peer``
+    works for the pair (a peer path: ``direct``, through a ``switch``, or ``multi-hop`` through other devices);
+    ``host`` means the pair reaches each other only through host memory (copy via a host tensor), ``none`` that the
+    backend moves nothing between them. ``bandwidth`` (bytes/s, per direction) and ``latency_ms`` are of an idle
+    path, where the backend knows them (0 where it does not)."""
+
+    src_device: int = Field(ge=0)
+    dst_device: int = Field(ge=0)
+    supported: bool
+    path: PeerPath
+    bandwidth: float = Field(0.0, ge=0.0)
+    latency_ms: float = Field(0.0, ge=0.0)
+    hops: int = Field(0, ge=0)
+    interface: str = ""
+
+
+CollectiveKind = Literal["all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"]
+ReduceOpName = Literal["sum", "prod", "max", "min", "avg"]
+CollectiveAlgorithm = Literal["auto", "ring", "tree", "pairwise"]
+
+
+class CollectiveAttrs(WiaModel):
+    """What a backend's ``collective`` hook is asked to do, validated by the front end (``docs/collectives.md``):
+    ``op`` for the reducing collectives, ``root`` (an index into the call's list) for broadcast."""
+
+    kind: CollectiveKind
+    op: ReduceOpName = "sum"
+    algorithm: CollectiveAlgorithm = "auto"
+    root: int = Field(0, ge=0)
+
+
+class CollectiveReport(WiaModel):
+    """What one collective call cost (``explain_collective``), in nccl-tests' terms: ``bytes`` is the message size
+    nccl-tests reports (each device's input; all-gather: its output), ``algbw`` = bytes / time, ``busbw`` = algbw
+    times 2(n-1)/n for all-reduce, (n-1)/n for all-gather, reduce-scatter and all-to-all, 1 for broadcast
+    (bytes/s). ``alternatives``: each algorithm the collective has, at its predicted time on an idle fabric."""
+
+    kind: CollectiveKind
+    algorithm: str
+    devices: list[int]
+    bytes: int = Field(ge=0)
+    time_ms: float = Field(ge=0.0)
+    algbw: float = Field(ge=0.0)
+    busbw: float = Field(ge=0.0)
+    steps: int = Field(ge=0)
+    alternatives: list[AlgorithmChoice] = Field(default_factory=list)
+    started_ms: float | None = None
+    ended_ms: float | None = None

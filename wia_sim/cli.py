@@ -30,7 +30,18 @@ from wia_sim.console import (
     size,
 )
 from wia_sim.costmodel import TILINGS
-from wia_sim.hwmodel import HardwareModel, HardwareModelError, available_models, load_model, model_path
+from wia_sim.hwmodel import (
+    HardwareModel,
+    HardwareModelError,
+    System,
+    available_models,
+    available_systems,
+    is_system,
+    load_hardware,
+    load_model,
+    load_system,
+    model_path,
+)
 from wia_sim.kernel_run import run_report
 from wia_sim.kernels.spaces import KernelFault, KernelTimeout, UnsupportedKernel
 from wia_sim.library import OPS, Operand
@@ -77,6 +88,31 @@ def models_table(console: Console) -> None:
             _link(m),
         )
     print_table(console, table)
+    systems_table(console)
+
+
+def systems_table(console: Console) -> None:
+    """The shipped systems: devices, fabric and per-direction bandwidth (``models show NAME`` for the sources)."""
+    names = available_systems()
+    if not names:
+        return
+    table = Table(title="Shipped systems (several devices and the fabric between them; `models show NAME`)")
+    for column in ("name", "devices", "device model", "fabric", "interface", "GB/s per direction", "latency"):
+        table.add_column(column, justify="right" if column in ("devices", "GB/s per direction") else "left")
+    for name in names:
+        system = load_system(name)
+        fabric = system.model.fabric
+        shape = f"torus {'x'.join(map(str, fabric.dims or ()))}" if fabric.topology == "torus" else fabric.topology
+        table.add_row(
+            name,
+            str(system.model.count),
+            system.device.name,
+            shape,
+            fabric.interface,
+            significant(fabric.bandwidth / 1e9),
+            duration(fabric.latency),
+        )
+    print_table(console, table)
 
 
 SIZE_FIELDS = (
@@ -91,9 +127,10 @@ SIZE_FIELDS = (
 PROSE_WIDTH = 72
 """The widest a column of sentences gets, also in a log (it wraps at words)."""
 
-NOT_SIMULATED = {"features.peer_to_peer": "peer copies are not simulated yet"}
-"""Features the chip has that the simulator does not offer yet: ``models show`` says so beside the chip's value, as
-``wia devices`` (the capabilities a backend on the simulator reports) shows them."""
+NOT_SIMULATED = {"features.peer_to_peer": "peer copies need a system file"}
+"""Features the chip has that the simulator does not offer from a device model alone: ``models show`` says so
+beside the chip's value, as ``wia devices`` (the capabilities a backend on the simulator reports) shows them. (A
+device model alone has no fabric between its devices; a system file gives one: ``wia-sim models list``.)"""
 
 
 def describe(field: str, value: object, model: HardwareModel) -> str:
@@ -200,10 +237,51 @@ def model_rows(model: HardwareModel, sources: dict[str, list[str]]) -> list[tupl
     return rows
 
 
+def system_rows(system: System, sources: dict[str, list[str]]) -> list[tuple[str, str, str]]:
+    """``models show``'s rows for a system: (dotted field, value in human units, its sources)."""
+
+    def source(field: str) -> str:
+        return " ".join(sources[field]) if field in sources else "(not in the file: the schema's default)"
+
+    m = system.model
+    rows = [(f, str(getattr(m, f)), source(f)) for f in ("display_name", "vendor", "device", "count")]
+    for section in ("fabric", "collectives", "host"):
+        for field, value in getattr(m, section):
+            name = f"{section}.{field}"
+            if value is None:
+                text = "each device its own" if field == "host_link_groups" else "none"
+            elif isinstance(value, tuple):
+                text = str([list(v) if isinstance(v, tuple) else v for v in value])
+            elif field == "bandwidth":
+                text = bandwidth(value)
+            elif field.endswith("latency"):
+                text = duration(value)
+            else:
+                text = str(value)
+            rows.append((name, text, source(name)))
+    return rows
+
+
 def show(console: Console, name: str) -> None:
     """Every field of one model with its value and its source (the file's comments), after the file's header."""
-    model = load_model(name)
     path = model_path(name)
+    if is_system(name):
+        system = load_system(name)
+        header, sources = model_sources(path.read_text(encoding="utf-8"))
+        if header:
+            console.print(
+                f"Sources ({path.name}): {' '.join(header)}\n", highlight=False, markup=False, soft_wrap=False
+            )
+        table = Table(title=f"{system.model.display_name} ({system.name}): a system", caption=str(path))
+        table.add_column("field", no_wrap=True)
+        table.add_column("value", max_width=PROSE_WIDTH)
+        table.add_column("source", max_width=PROSE_WIDTH)
+        for row in system_rows(system, sources):
+            table.add_row(*row)
+        print_table(console, table)
+        console.print(f"The device model: `wia-sim models show {system.device.name}`.", highlight=False)
+        return
+    model = load_model(name)
     header, sources = model_sources(path.read_text(encoding="utf-8"))
     if header:
         text = f"Sources ({path.name}): {' '.join(header)}\n"
@@ -663,8 +741,9 @@ def main(argv: list[str] | None = None) -> int:
             return cpu(console, args)
         elif args.action == "check":
             for path in args.paths:
-                model = load_model(path)
-                console.print(f"{path}: ok ({model.display_name})")
+                loaded = load_hardware(path)
+                title = loaded.model.display_name if isinstance(loaded, System) else loaded.display_name
+                console.print(f"{path}: ok ({title})")
         else:
             models_table(console)
     except (HardwareModelError, RooflineError) as e:

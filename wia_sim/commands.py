@@ -21,6 +21,7 @@ from wia_sim.resources import UnitPool
 
 if TYPE_CHECKING:
     from wia_sim.stream import Stream
+    from wia_sim.topology import Route, Topology
 
 Finish = Callable[[], None]
 Steps = Generator[simpy.Event, Any, None]
@@ -149,6 +150,47 @@ class Copy(Command):
             staged = src[self.src_offset : self.src_offset + n].copy()
         yield env.timeout(self.cost.duration_s)
         engine.release(1)
+        dst = self.dst.data
+        if staged is not None and dst is not None:
+            try:
+                dst[self.dst_offset : self.dst_offset + n] = staged
+            except Exception as e:
+                stream.machine.fault(self, e)
+
+
+class PeerCopy(Command):
+    """A copy of bytes from one device's memory to another's along the fabric's route between them (a
+    host-staged route when they have none): reads the source when it starts, writes the destination when it
+    ends, and holds the route's links meanwhile so that concurrent transfers contend."""
+
+    __slots__ = ("dst", "dst_offset", "nbytes", "route", "src", "src_offset", "topology")
+
+    def __init__(
+        self, topology: Topology, route: Route, src: Buffer, src_offset: int, dst: Buffer, dst_offset: int, nbytes: int
+    ) -> None:
+        super().__init__()
+        self.topology, self.route, self.nbytes = topology, route, nbytes
+        self.src, self.src_offset = src, src_offset
+        self.dst, self.dst_offset = dst, dst_offset
+
+    def __repr__(self) -> str:
+        return f"<peer copy of {self.nbytes} bytes ({self.route.kind})>"
+
+    def _default_label(self) -> str:
+        return f"peer copy of {self.nbytes} bytes, device {self.route.src} -> {self.route.dst} ({self.route.kind})"
+
+    def run(self, stream: Stream) -> Steps:
+        env = stream.env
+        n = self.nbytes
+        staged: np.ndarray | None = None
+
+        def started() -> None:  # the links are held: read the source now
+            nonlocal staged
+            self.started = env.now
+            src = self.src.data
+            staged = None if src is None else src[self.src_offset : self.src_offset + n].copy()
+
+        yield from self.topology.transfer(self.route, n, started)
         dst = self.dst.data
         if staged is not None and dst is not None:
             try:

@@ -8,15 +8,19 @@ unit (see :mod:`wia_sim.units`); every number in a shipped file carries its sour
 from __future__ import annotations
 
 import difflib
+import math
 import tomllib
+from dataclasses import dataclass
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from wia_sim.units import Bandwidth, Duration, FlopRate, Frequency, Size
 
+M = TypeVar("M", bound=BaseModel)
 PrecisionName = Literal["float64", "float32", "tf32", "float16", "bfloat16", "float8", "int8"]
 DeviceTypeName = Literal["GPU", "NPU", "TPU", "CPU", "FPGA", "DSP", "OTHER"]
 
@@ -208,12 +212,107 @@ class HardwareModel(_Spec):
         return self.compute.peak_flops[precision]  # type: ignore[index]
 
 
+TopologyName = Literal["switch", "mesh", "ring", "torus"]
+
+
+class FabricSpec(_Spec):
+    """The links between a system's devices (docs/hardware_models.md, "Systems"): what a peer copy crosses."""
+
+    topology: TopologyName = Field(
+        description="switch: one port per device into a non-blocking switch; mesh: a link between every pair; "
+        "ring: device i linked to i-1 and i+1; torus: a grid of dims, linked to the neighbours along each axis"
+    )
+    interface: str = Field(min_length=1, description="e.g. 'NVLink 3 + NVSwitch'")
+    bandwidth: Bandwidth = Field(
+        gt=0, description="per direction: of each device's switch port (switch), else of each link (one pair)"
+    )
+    latency: Duration = Field(gt=0, description="one-way, small transfer, device to device over one path")
+    dims: tuple[Annotated[int, Field(gt=0)], ...] | None = Field(None, description="torus only: the grid's extents")
+    wraparound: bool = Field(True, description="torus only: whether each axis closes into a ring")
+
+    @model_validator(mode="after")
+    def _check(self) -> FabricSpec:
+        if self.topology == "torus" and not self.dims:
+            raise ValueError("a torus needs dims (the grid's extent along each axis, e.g. [4, 4])")
+        if self.topology != "torus" and self.dims is not None:
+            raise ValueError(f"dims is for a torus only (topology is {self.topology!r})")
+        return self
+
+
+class CollectivesSpec(_Spec):
+    step_latency: Duration = Field(
+        0.0, ge=0, description="the collective library's cost per algorithm step (protocol, synchronization)"
+    )
+
+
+class SystemHostSpec(_Spec):
+    host_link_groups: tuple[tuple[Annotated[int, Field(ge=0)], ...], ...] | None = Field(
+        None, description="devices that share one host uplink (a PCIe switch); default: each its own"
+    )
+
+
+class SystemModel(_Spec):
+    """A system: ``count`` devices of one device model and the fabric between them (``kind = "system"``)."""
+
+    schema_version: Literal[1]
+    kind: Literal["system"]
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")
+    display_name: str = Field(min_length=1)
+    vendor: str = Field(min_length=1)
+    device: str = Field(min_length=1, description="a shipped device model name, or a path relative to this file")
+    count: int = Field(gt=0, description="devices in the system")
+    fabric: FabricSpec
+    collectives: CollectivesSpec = CollectivesSpec()
+    host: SystemHostSpec = SystemHostSpec()
+
+    @model_validator(mode="after")
+    def _check(self) -> SystemModel:
+        dims = self.fabric.dims
+        if dims is not None and math.prod(dims) != self.count:
+            raise ValueError(f"fabric.dims {list(dims)} hold {math.prod(dims)} devices, but count is {self.count}")
+        groups = self.host.host_link_groups or ()
+        seen: set[int] = set()
+        for group in groups:
+            for index in group:
+                if index >= self.count:
+                    raise ValueError(f"host.host_link_groups names device {index}; the system has {self.count}")
+                if index in seen:
+                    raise ValueError(f"host.host_link_groups names device {index} twice")
+                seen.add(index)
+        return self
+
+    def host_link_group(self, index: int) -> int:
+        """The host uplink device ``index`` uses: the first device of its group (itself when in none)."""
+        for group in self.host.host_link_groups or ():
+            if index in group:
+                return min(group)
+        return index
+
+
+@dataclass(frozen=True)
+class System:
+    """A loaded system file: its validated model, the device model it names, and where it came from."""
+
+    model: SystemModel
+    device: HardwareModel
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+
 class HardwareModelError(ValueError):
     """A model file that is missing, unreadable or invalid; the message names the file and the field."""
 
 
-def _shipped() -> dict[str, Path]:
-    folder = resources.files("hardware_models")
+SYSTEMS_FOLDER = "systems"
+"""Where shipped system files live, inside ``hardware_models/``."""
+
+
+def _listed(folder: Traversable) -> dict[str, Path]:
+    if not folder.is_dir():
+        return {}
     return {
         Path(entry.name).stem: Path(str(entry))
         for entry in sorted(folder.iterdir(), key=lambda e: e.name)
@@ -221,9 +320,20 @@ def _shipped() -> dict[str, Path]:
     }
 
 
+def _shipped() -> dict[str, Path]:
+    """Shipped device models and systems by name (systems live in ``hardware_models/systems/``)."""
+    folder = resources.files("hardware_models")
+    return {**_listed(folder / SYSTEMS_FOLDER), **_listed(folder)}
+
+
 def available_models() -> list[str]:
-    """Names of the shipped hardware models."""
-    return sorted(_shipped())
+    """Names of the shipped device models."""
+    return sorted(_listed(resources.files("hardware_models")))
+
+
+def available_systems() -> list[str]:
+    """Names of the shipped systems (``hardware_models/systems/*.toml``)."""
+    return sorted(_listed(resources.files("hardware_models") / SYSTEMS_FOLDER))
 
 
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
@@ -270,9 +380,9 @@ def _raw(data: object, loc: tuple[int | str, ...]) -> object:
     return data
 
 
-def _fields(loc: tuple[int | str, ...]) -> list[str]:
+def _fields(loc: tuple[int | str, ...], root: type[BaseModel] = HardwareModel) -> list[str]:
     """The field names of the table that holds ``loc``."""
-    model: type[BaseModel] = HardwareModel
+    model: type[BaseModel] = root
     for part in loc[:-1]:
         field = model.model_fields.get(str(part))
         annotation = field.annotation if field is not None else None
@@ -284,7 +394,9 @@ def _fields(loc: tuple[int | str, ...]) -> list[str]:
     return list(model.model_fields)
 
 
-def _format_errors(path: Path, data: dict[str, object], error: ValidationError) -> str:
+def _format_errors(
+    path: Path, data: dict[str, object], error: ValidationError, root: type[BaseModel] = HardwareModel
+) -> str:
     lines = []
     for item in error.errors():
         loc = tuple(item["loc"])
@@ -294,27 +406,69 @@ def _format_errors(path: Path, data: dict[str, object], error: ValidationError) 
         if item["type"] == "missing":
             message = "required field is missing"
         elif item["type"] == "extra_forbidden":
-            message = "unknown key (not in the hardware model schema)"
-            hint = did_you_mean(str(loc[-1]), _fields(loc))
+            schema = "system" if root is SystemModel else "hardware model"
+            message = f"unknown key (not in the {schema} schema)"
+            hint = did_you_mean(str(loc[-1]), _fields(loc, root))
         written = _raw(data, loc)
         got = f" (got {written!r})" if item["type"] not in ("missing", "value_error") and written is not None else ""
         lines.append(f"  {field}: {message}{got}{hint}")
     return f"hardware model file {path}: {len(lines)} invalid field(s):\n" + "\n".join(lines)
 
 
-def load_model(name_or_path: str | Path) -> HardwareModel:
-    """Load and validate a hardware model by shipped name or path."""
-    path = model_path(name_or_path)
+def _read(path: Path) -> dict[str, object]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:
         raise HardwareModelError(f"hardware model file {path}: cannot read it: {e}") from e
     except tomllib.TOMLDecodeError as e:
         raise HardwareModelError(f"hardware model file {path}: not valid TOML: {e}") from e
+
+
+def _validated(path: Path, data: dict[str, object], root: type[M]) -> M:
     try:
-        model = HardwareModel.model_validate(data)
+        model = root.model_validate(data)
     except ValidationError as e:
-        raise HardwareModelError(_format_errors(path, data, e)) from None
-    if path.parent == Path(str(resources.files("hardware_models"))) and model.name != path.stem:
-        raise HardwareModelError(f"hardware model file {path}: name: {model.name!r} differs from the file name")
+        raise HardwareModelError(_format_errors(path, data, e, root)) from None
+    shipped = Path(str(resources.files("hardware_models")))
+    name = getattr(model, "name", path.stem)
+    if path.parent in (shipped, shipped / SYSTEMS_FOLDER) and name != path.stem:
+        raise HardwareModelError(f"hardware model file {path}: name: {name!r} differs from the file name")
     return model
+
+
+def is_system(name_or_path: str | Path) -> bool:
+    """Whether the file a name or path selects describes a system (``kind = "system"``)."""
+    return _read(model_path(name_or_path)).get("kind") == "system"
+
+
+def load_model(name_or_path: str | Path) -> HardwareModel:
+    """Load and validate a device model by shipped name or path (a system file: use :func:`load_hardware`)."""
+    path = model_path(name_or_path)
+    data = _read(path)
+    if data.get("kind") == "system":
+        raise HardwareModelError(
+            f'hardware model file {path}: describes a system (kind = "system"), not one device: load it with '
+            f"load_system, or name its device model ({data.get('device')!r})"
+        )
+    return _validated(path, data, HardwareModel)
+
+
+def load_system(name_or_path: str | Path) -> System:
+    """Load and validate a system file and the device model it names (shipped name, or path relative to it)."""
+    path = model_path(name_or_path)
+    data = _read(path)
+    if data.get("kind") != "system":
+        raise HardwareModelError(f'hardware model file {path}: not a system file (it needs kind = "system")')
+    model = _validated(path, data, SystemModel)
+    device = model.device
+    if _looks_like_path(device) and not Path(device).is_absolute():
+        device = str(path.parent / device)
+    try:
+        return System(model, load_model(device), path)
+    except HardwareModelError as e:
+        raise HardwareModelError(f"hardware model file {path}: device: {e}") from None
+
+
+def load_hardware(name_or_path: str | Path) -> HardwareModel | System:
+    """A device model or a system, whichever the file is (``hardware=`` selects either)."""
+    return load_system(name_or_path) if is_system(name_or_path) else load_model(name_or_path)

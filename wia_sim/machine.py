@@ -14,14 +14,16 @@ import math
 import simpy
 
 from wia_sim.cache import LastLevelCache
+from wia_sim.collectives import Planner
 from wia_sim.commands import Command
 from wia_sim.hazards import HazardDetector, StreamHazard
 from wia_sim.heap import Heap
-from wia_sim.hwmodel import HardwareModel
+from wia_sim.hwmodel import HardwareModel, SystemModel
 from wia_sim.memory import Buffer, MemoryKind
 from wia_sim.migration import new_residency
 from wia_sim.resources import UnitPool
 from wia_sim.stream import Stream
+from wia_sim.topology import Topology
 
 
 class SimulationStalled(RuntimeError):
@@ -35,7 +37,7 @@ class CommandFault(RuntimeError):
 class Device:
     """One accelerator: compute units, copy engines (H2D, D2H), a D2D path and a memory heap."""
 
-    def __init__(self, machine: Machine, index: int) -> None:
+    def __init__(self, machine: Machine, index: int, uplink: Device | None = None) -> None:
         model = machine.model
         env = machine.env
         self.machine = machine
@@ -45,9 +47,10 @@ class Device:
         self.compute = UnitPool(env, model.compute.compute_units, "compute units")
         # One path per link direction: however many DMA engines a chip has, transfers in one direction share the
         # link's bandwidth, so they are served one after another at the full rate; the two directions overlap.
+        # Devices behind one host uplink (a system's host_link_groups) share its two directions.
         self.engines: dict[str, UnitPool] = {
-            "h2d": UnitPool(env, 1, "H2D copy engine"),
-            "d2h": UnitPool(env, 1, "D2H copy engine"),
+            "h2d": uplink.engines["h2d"] if uplink is not None else UnitPool(env, 1, "H2D copy engine"),
+            "d2h": uplink.engines["d2h"] if uplink is not None else UnitPool(env, 1, "D2H copy engine"),
             "d2d": UnitPool(env, 1, "D2D path"),
             "host": machine.host_copy,
         }
@@ -76,14 +79,23 @@ class Device:
 
 
 class Machine:
-    """A host with ``num_devices`` identical devices of one hardware model.
+    """A host with ``num_devices`` identical devices of one hardware model; with a ``system``, the first
+    ``num_devices`` of its devices, its fabric between them (:attr:`topology`) and its shared host uplinks.
 
     ``hazards``: check every submission for stream hazards (:mod:`wia_sim.hazards`); the findings are kept in
     :attr:`hazards`, and ``detector.handler`` (when set) is told of each as it is found.
     """
 
-    def __init__(self, model: HardwareModel, num_devices: int = 1, numerics: bool = True, hazards: bool = True) -> None:
+    def __init__(
+        self,
+        model: HardwareModel,
+        num_devices: int = 1,
+        numerics: bool = True,
+        hazards: bool = True,
+        system: SystemModel | None = None,
+    ) -> None:
         self.model = model
+        self.system = system
         self.numerics = numerics
         self.stream_count = 0
         self.hazards: list[StreamHazard] = []
@@ -97,7 +109,21 @@ class Machine:
         self.trace: list[Command] | None = None
         """When a list, every completed command is appended to it in completion order (a timeline)."""
         self.host_copy = UnitPool(self.env, 1, "host memcpy")
-        self.devices = [Device(self, i) for i in range(num_devices)]
+        self.devices: list[Device] = []
+        for i in range(num_devices):
+            first = system.host_link_group(i) if system is not None else i
+            self.devices.append(Device(self, i, self.devices[first] if first != i else None))
+        self.topology = Topology(
+            self.env,
+            model,
+            system.count if system is not None else num_devices,
+            system.fabric if system is not None else None,
+            [device.engines for device in self.devices],
+        )
+        """The links between the devices and the route of each pair (:mod:`wia_sim.topology`)."""
+        step_latency = system.collectives.step_latency if system is not None else 0.0
+        self.collectives = Planner(self.topology, step_latency)
+        """Plans collectives on :attr:`topology` (:mod:`wia_sim.collectives`)."""
 
     def fault(self, command: Command, error: Exception) -> None:
         """Record that ``command`` raised while it ran; the next wait reports it."""

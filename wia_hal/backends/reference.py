@@ -26,7 +26,10 @@ imports nothing of the HAL but its public modules, and nothing of the simulator.
   FP8 e4m3) and accumulate in float32 (int32 for int8, float64 for float64).
 - Not offered, and claimed as such: PINNED memory (it would be host memory with no faster or asynchronous
   transfer path than pageable HOST memory, which R-3.5.1-03 asks of it), custom kernels (no OpenCL C compiler
-  here), peer-to-peer copies, ``explain`` (there is no cost model to explain with).
+  here), ``explain`` and ``explain_collective`` (there is no cost model to explain with).
+- Several devices (``devices`` > 1): every pair has a peer path (all memory is host memory), so peer-to-peer is
+  claimed; peer copies and collectives (``docs/collectives.md``) run on the first participant's queue once every
+  participant's queue has reached them (markers both ways), computed by :mod:`wia_hal.reductions`.
 
 Options (keyword arguments of ``set_backend("reference", ...)`` or ``WIA_REFERENCE_*`` variables): ``devices``
 (identical devices, default 1), ``memory`` (bytes of device memory per device, an integer with an optional
@@ -51,10 +54,11 @@ import ml_dtypes
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
+from wia_hal import reductions
 from wia_hal.backend import Activity, ActivityKind, Backend, TensorRef
 from wia_hal.enums import DeviceType, MemoryType
 from wia_hal.errors import InvalidValueError, OutOfMemoryError
-from wia_hal.models import DeviceCapabilities, DeviceInfo
+from wia_hal.models import CollectiveAttrs, DeviceCapabilities, DeviceInfo, PeerInfo
 from wia_hal.opset import (
     Arithmetic,
     AxisAttrs,
@@ -601,7 +605,7 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, Launch]):
             supports_unified_memory=True,  # all host memory: host writes are the device's and vice versa
             supports_managed_memory=True,
             supports_pinned_memory=False,  # no faster, asynchronous DMA path than pageable memory (R-3.5.1-03)
-            supports_peer_to_peer=False,
+            supports_peer_to_peer=self.devices > 1,  # every device's memory is host memory: any pair copies
             supports_custom_kernels=False,  # no OpenCL C compiler here
             supports_profiling=True,  # activities timed on the queues' workers; the front end does the rest
             max_work_group_size=1024,
@@ -697,6 +701,55 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, Launch]):
         else:
             queue.submit(work, _nothing)
         return launch
+
+    # several devices: peer copies and collectives, computed on the first queue once every queue has reached them
+
+    def peer_info(self, src: int, dst: int) -> PeerInfo:
+        bandwidth, _, _ = _measured()
+        # every device's memory is host memory: a NumPy copy is the "direct" path (half the measured read+write)
+        return PeerInfo(
+            src_device=src,
+            dst_device=dst,
+            supported=True,
+            path="direct",
+            bandwidth=bandwidth / 2,
+            hops=1,
+            interface="host memory (NumPy copy)",
+        )
+
+    def _ordered(self, queues: Sequence[Queue], work: Work, command: Callable[[], object]) -> None:
+        """Run ``command`` on ``queues[0]`` after the work so far on every queue; later work on every queue waits
+        for it."""
+        leader = queues[0]
+        for queue in queues[1:]:
+            self.wait_marker(leader, self.record(queue))
+        leader.submit(work, command)
+        done = self.record(leader)
+        for queue in queues[1:]:
+            self.wait_marker(queue, done)
+
+    def copy_peer(self, src_queue: Queue, src: TensorRef[Buffer], dst_queue: Queue, dst: TensorRef[Buffer]) -> None:
+        source = src.buffer.data[src.offset : src.offset + src.nbytes]
+        target = dst.buffer.data[dst.offset : dst.offset + dst.nbytes]
+        work = Work("copy", "copy p2p", "p2p", nbytes=src.nbytes)
+        self._ordered([src_queue, dst_queue], work, functools.partial(np.copyto, target, source))
+
+    def collective(
+        self,
+        queues: Sequence[Queue],
+        inputs: Sequence[TensorRef[Buffer]],
+        outputs: Sequence[TensorRef[Buffer]],
+        attrs: CollectiveAttrs,
+    ) -> None:
+        arrays = [_array(ref) for ref in inputs]
+        outs = [_array(ref) for ref in outputs]
+
+        def run() -> None:
+            for out, result in zip(outs, reductions.results(attrs.kind, arrays, attrs.op, attrs.root), strict=True):
+                np.copyto(out, result.reshape(out.shape))
+
+        work = Work("copy", attrs.kind, "collective", nbytes=sum(ref.nbytes for ref in inputs))
+        self._ordered(queues, work, run)
 
     # ordering and time
 

@@ -1,10 +1,12 @@
 """The ``sim`` backend: the HAL on wia_sim's simulated machine.
 
 Options (keyword arguments of ``set_backend("sim", ...)`` or ``WIA_SIM_*`` variables):
-``hardware`` (a shipped model name or the path of a TOML file; default ``nvidia-a100-sxm4-80gb``), ``devices``
-(identical devices, default 1), ``numerics`` (default true; false keeps allocation, capacity and timing exactly
-as a numeric run but computes nothing, so that real sizes can be timed; custom kernels then run on zero-filled
-scratch copies of their buffers, to count what they do), ``kernel_checks`` (default true: custom kernels are
+``hardware`` (a shipped device model or system name, or the path of a TOML file; default ``nvidia-a100-sxm4-80gb``),
+``devices`` (identical devices: default 1, or a system's count; with a system, fewer selects its first devices;
+a device model alone gives devices with no peer fabric, whose pairs reach each other through host memory),
+``numerics`` (default true; false keeps allocation, capacity and timing exactly as a numeric run but computes
+nothing, so that real sizes can be timed; custom kernels then run on zero-filled scratch copies of their buffers,
+to count what they do), ``kernel_checks`` (default true: custom kernels are
 checked for out-of-bounds accesses, races, barrier divergence and uninitialized local reads; false for speed),
 ``kernel_step_limit`` (lockstep steps after which a custom kernel stops with ``TIMEOUT``, default 1,000,000),
 ``hazards`` (stream hazards: two accesses to the same bytes from different streams, at least one a write, with no
@@ -27,6 +29,7 @@ import numpy as np
 import simpy
 
 import wia_sim
+from wia_hal import reductions
 from wia_hal.backend import (
     Activity,
     Backend,
@@ -54,14 +57,23 @@ from wia_hal.errors import (
     register_internal_dir,
     warn_at_call_site,
 )
-from wia_hal.models import AlgorithmChoice, DeviceCapabilities, DeviceInfo, OpReport
+from wia_hal.models import (
+    AlgorithmChoice,
+    CollectiveAttrs,
+    CollectiveReport,
+    DeviceCapabilities,
+    DeviceInfo,
+    OpReport,
+    PeerInfo,
+)
 from wia_hal.opset import OP_NAMES, OpAttrs, OpName
 from wia_sim import kernels  # the kernel front end and executor load on first use (wia_sim/kernels/__init__.py)
-from wia_sim.commands import Command, Copy, Kernel, Marker, Prefetch, Wait
+from wia_sim.collectives import Collective, message_bytes
+from wia_sim.commands import Command, Copy, Kernel, Marker, PeerCopy, Prefetch, Wait
 from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
 from wia_sim.hazards import Access, StreamHazard
 from wia_sim.heap import HeapFullError
-from wia_sim.hwmodel import HardwareModel, HardwareModelError, load_model, model_path
+from wia_sim.hwmodel import HardwareModel, HardwareModelError, System, load_hardware, model_path
 from wia_sim.kernels.ctype import lookup
 from wia_sim.kernels.lanes import Geometry, launch_geometry
 from wia_sim.library import OPS, Operand, OpSpec
@@ -232,6 +244,12 @@ def _activity(command: Command) -> Activity[Stream]:
     if isinstance(command, Copy):
         route = command.cost.route
         return Activity(stream, "copy", f"copy {route}", route, *times, nbytes=command.cost.nbytes)
+    if isinstance(command, PeerCopy):
+        return Activity(stream, "copy", f"copy p2p ({command.route.kind})", "p2p", *times, nbytes=command.nbytes)
+    if isinstance(command, Collective):
+        plan = command.plan
+        name = f"{plan.kind} ({plan.algorithm})"
+        return Activity(stream, "copy", name, "collective", *times, command, nbytes=plan.size)
     if isinstance(command, Prefetch):
         direction = "h2d" if command.to_device else "d2h"
         return Activity(stream, "migration", f"prefetch {direction}", direction, *times, nbytes=command.hi - command.lo)
@@ -251,7 +269,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     def __init__(
         self,
         hardware: str | Path = DEFAULT_HARDWARE,
-        devices: int | str = 1,
+        devices: int | str | None = None,
         numerics: bool | str = True,
         kernel_checks: bool | str = True,
         kernel_step_limit: int | str = 1_000_000,
@@ -259,16 +277,28 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     ) -> None:
         try:
             self.model_file = model_path(hardware)
-            self.model: HardwareModel = load_model(self.model_file)
+            loaded = load_hardware(self.model_file)
         except HardwareModelError as e:
             raise InvalidValueError(str(e)) from None
+        self.system: System | None = loaded if isinstance(loaded, System) else None
+        self.model: HardwareModel = loaded.device if isinstance(loaded, System) else loaded
+        default = self.system.model.count if self.system is not None else 1
+        count = default if devices is None else _count("devices", devices)
+        if self.system is not None and count > default:
+            raise InvalidValueError(
+                f"sim backend option devices={devices!r}: the system {self.system.name!r} has {default} devices"
+            )
         self.hazards = str(hazards).strip().lower()
         if self.hazards not in _HAZARD_MODES:
             raise InvalidValueError(
                 f"sim backend option hazards={hazards!r}: expected one of {', '.join(_HAZARD_MODES)}"
             )
         self.machine = Machine(
-            self.model, _count("devices", devices), _flag("numerics", numerics), hazards=self.hazards != "off"
+            self.model,
+            count,
+            _flag("numerics", numerics),
+            hazards=self.hazards != "off",
+            system=self.system.model if self.system is not None else None,
         )
         detector = self.machine.detector
         if detector is not None:
@@ -327,8 +357,12 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             supports_unified_memory=f.unified_memory,
             supports_managed_memory=f.managed_memory,
             supports_pinned_memory=f.pinned_memory,
-            # Truthful (R-3.2.1-02): claimed only once this backend implements them, whatever the chip can do.
-            supports_peer_to_peer=False,
+            # Truthful (R-3.2.1-02): a peer path in the simulated fabric to another device, whatever the chip can do.
+            supports_peer_to_peer=any(
+                self.machine.topology.route(device, other).peer
+                for other in range(self.device_count())
+                if other != device
+            ),
             supports_custom_kernels=f.custom_kernels,
             supports_profiling=f.profiling,
             max_work_group_size=m.compute.max_work_group_size,
@@ -492,6 +526,98 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             started_ms=record.started * ms if record.started >= 0 else None,
             ended_ms=record.ended * ms if record.done else None,
             counts=dict(record.counts or {}),
+        )
+
+    # several devices (Level 3 and the collectives extension): the fabric of wia_sim.topology
+
+    def peer_info(self, src: int, dst: int) -> PeerInfo:
+        route = self.machine.topology.route(src, dst)
+        return PeerInfo(
+            src_device=src,
+            dst_device=dst,
+            supported=route.peer,
+            path="none" if route.kind == "local" else route.kind,
+            bandwidth=route.bandwidth,
+            latency_ms=route.latency_s * 1e3,
+            hops=route.hops,
+            interface=route.interface,
+        )
+
+    @staticmethod
+    def _ordered(queues: Sequence[Stream], command: Command, accesses: Sequence[Access]) -> None:
+        """Submit ``command`` on ``queues[0]`` after the work so far on every queue, and make every queue's later
+        work wait for it (markers and waits, which the hazard detector follows too)."""
+        leader = queues[0]
+        for queue in queues[1:]:
+            reached = Marker()
+            queue.submit(reached)
+            leader.submit(Wait(reached))
+        leader.submit(command, accesses)
+        done = Marker()
+        leader.submit(done)
+        for queue in queues[1:]:
+            queue.submit(Wait(done))
+
+    @_translated
+    def copy_peer(self, src_queue: Stream, src: TensorRef[Buffer], dst_queue: Stream, dst: TensorRef[Buffer]) -> None:
+        topology = self.machine.topology
+        route = topology.route(src_queue.device.index, dst_queue.device.index)
+        nbytes = src.nbytes
+        command = PeerCopy(topology, route, src.buffer, src.offset, dst.buffer, dst.offset, nbytes)
+        accesses = (
+            (src.buffer, src.offset, src.offset + nbytes, False),
+            (dst.buffer, dst.offset, dst.offset + nbytes, True),
+        )
+        self._ordered([src_queue, dst_queue], command, accesses)
+
+    @_translated
+    def collective(
+        self,
+        queues: Sequence[Stream],
+        inputs: Sequence[TensorRef[Buffer]],
+        outputs: Sequence[TensorRef[Buffer]],
+        attrs: CollectiveAttrs,
+    ) -> Collective:
+        n = len(queues)
+        devices = [q.device.index for q in queues]
+        size = message_bytes(attrs.kind, n, inputs[0].nbytes)
+        plan = self.machine.collectives.plan(attrs.kind, attrs.algorithm, devices, size, attrs.root)
+        start = None
+        if self.numerics:
+            arrays = [self._view(ref) for ref in inputs]
+            outs = [self._view(ref) for ref in outputs]
+
+            def start() -> Callable[[], None]:
+                results = reductions.results(attrs.kind, arrays, attrs.op, attrs.root)
+
+                def finish() -> None:
+                    for out, result in zip(outs, results, strict=True):
+                        np.copyto(out, result.reshape(out.shape))
+
+                return finish
+
+        command = Collective(self.machine.topology, plan, start)
+        accesses = [(*_extent(ref), False) for ref in inputs] + [(*_extent(ref), True) for ref in outputs]
+        self._ordered(queues, command, accesses)
+        return command
+
+    def explain_collective(self, record: Collective) -> CollectiveReport:
+        plan = record.plan
+        # Done: its time on the simulated machine (other work may have contended); not yet: the idle prediction.
+        seconds = record.ended - record.started if record.done else plan.predicted[plan.algorithm]
+        algbw = plan.size / seconds if seconds > 0 else 0.0
+        return CollectiveReport(
+            kind=plan.kind,
+            algorithm=plan.algorithm,
+            devices=list(plan.devices),
+            bytes=plan.size,
+            time_ms=seconds * 1e3,
+            algbw=algbw,
+            busbw=algbw * plan.busbw_factor,
+            steps=len(plan.steps),
+            alternatives=[AlgorithmChoice(algorithm=a, duration_ms=t * 1e3) for a, t in plan.predicted.items()],
+            started_ms=record.started * 1e3 if record.started >= 0 else None,
+            ended_ms=record.ended * 1e3 if record.done else None,
         )
 
     # custom kernels (Level 3)

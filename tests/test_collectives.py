@@ -1,0 +1,276 @@
+"""Collectives: results against a float64 NumPy reference on the sim and reference backends, the steps and times of
+each algorithm on the fabric, nccl-tests' bus bandwidth, AUTO's choice, ordering, and validation."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import wia_hal as wia
+from wia_sim.collectives import busbw_factor, message_bytes, plan
+from wia_sim.hwmodel import load_system
+
+ROOT = Path(__file__).resolve().parent.parent
+N = 4
+LATENCY, BANDWIDTH, STEP = 2e-6, 12.5e9, 3e-6  # wia-tiny-4x's ring
+
+
+@pytest.fixture(params=["sim", "reference"])
+def backend(request: pytest.FixtureRequest) -> str:
+    if request.param == "sim":
+        wia.set_backend("sim", hardware="wia-tiny-4x")
+    else:
+        wia.set_backend("reference", devices=N)
+    return str(request.param)
+
+
+def _contexts(n: int = N) -> list[wia.Context]:
+    return [wia.create_context(wia.ContextConfig(device_id=i)) for i in range(n)]
+
+
+def _inputs(ctxs: list[wia.Context], dtype: np.dtype, shape: tuple[int, ...], seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    if dtype.kind in "iu":
+        return [rng.integers(-1000, 1000, shape).astype(dtype) for _ in ctxs]
+    return [rng.standard_normal(shape).astype(dtype) for _ in ctxs]
+
+
+def _reference(kind: str, xs: list[np.ndarray], op: str, root: int = 0) -> list[np.ndarray]:
+    """The float64 (int64 for integers) result of each participant."""
+    exact = [x.astype(np.int64 if x.dtype.kind in "iu" else np.float64) for x in xs]
+    reduce: dict[str, Callable[[list[np.ndarray]], np.ndarray]] = {
+        "sum": lambda a: np.sum(a, axis=0),
+        "prod": lambda a: np.prod(a, axis=0),
+        "max": lambda a: np.max(a, axis=0),
+        "min": lambda a: np.min(a, axis=0),
+        "avg": lambda a: np.mean(a, axis=0),
+    }
+    n = len(xs)
+    if kind == "all_reduce":
+        return [reduce[op](exact)] * n
+    if kind == "reduce_scatter":
+        return np.split(reduce[op](exact), n)
+    if kind == "all_gather":
+        return [np.concatenate(exact)] * n
+    if kind == "broadcast":
+        return [exact[root]] * n
+    return [np.concatenate([np.split(x, n)[j] for x in exact]) for j in range(n)]
+
+
+TOLERANCE = {"float32": 1e-5, "float16": 2e-3, "bfloat16": 1.6e-2, "float64": 1e-12}
+"""Relative tolerance: the dtype's rounding of a float32 (float64) accumulation, as docs/numerics.md's ops."""
+
+
+@pytest.mark.parametrize(
+    ("kind", "op"),
+    [
+        ("all_reduce", "sum"),
+        ("all_reduce", "max"),
+        ("all_reduce", "min"),
+        ("all_reduce", "prod"),
+        ("all_reduce", "avg"),
+        ("reduce_scatter", "sum"),
+        ("all_gather", ""),
+        ("broadcast", ""),
+        ("all_to_all", ""),
+    ],
+)
+@pytest.mark.parametrize("dtype_name", ["float32", "float16", "int32"])
+def test_results_match_a_float64_reference(backend: str, kind: str, op: str, dtype_name: str) -> None:
+    if op == "avg" and dtype_name == "int32":
+        pytest.skip("avg is for floating-point tensors")
+    dtype = np.dtype(getattr(wia, dtype_name))
+    ctxs = _contexts()
+    xs = _inputs(ctxs, dtype, (8, 3))
+    ts = [wia.tensor(x, ctx=c) for x, c in zip(xs, ctxs, strict=True)]
+    call = getattr(wia, kind)
+    args = {"root": 2} if kind == "broadcast" else {"op": op} if op else {}
+    outs = call(ts, **args)
+    expected = _reference(kind, xs, op or "sum", root=2)
+    for i, (out, want) in enumerate(zip(outs, expected, strict=True)):
+        assert out.context is ctxs[i] and out.dtype == dtype
+        got = out.numpy()
+        if dtype.kind in "iu":  # exact, wrapped to the width
+            np.testing.assert_array_equal(got, want.astype(dtype))
+        else:
+            scale = np.max(np.abs(want)) if want.size else 1.0
+            np.testing.assert_allclose(got.astype(np.float64), want, rtol=TOLERANCE[dtype_name], atol=1e-6 * scale)
+
+
+def test_integer_sum_wraps_like_the_ops(backend: str) -> None:
+    ctxs = _contexts(2)
+    big = np.full(4, 2**31 - 1, np.int32)
+    outs = wia.all_reduce([wia.tensor(big, ctx=c) for c in ctxs])
+    np.testing.assert_array_equal(outs[0].numpy(), (big.astype(np.int64) * 2).astype(np.int32))
+
+
+def test_collective_is_ordered_after_earlier_work_and_before_later(backend: str) -> None:
+    ctxs = _contexts()
+    xs = [np.full(64, i + 1, np.float32) for i in range(N)]
+    ts = [wia.tensor(x, ctx=c) for x, c in zip(xs, ctxs, strict=True)]
+    doubled = [wia.add(t, t, ctx=c) for t, c in zip(ts, ctxs, strict=True)]  # enqueued, not waited for
+    summed = wia.all_reduce(doubled)
+    after = wia.add(summed[3], summed[3], ctx=ctxs[3])
+    np.testing.assert_array_equal(summed[0].numpy(), np.full(64, 20, np.float32))
+    np.testing.assert_array_equal(after.numpy(), np.full(64, 40, np.float32))
+
+
+# -- validation -----------------------------------------------------------------------------------------------------
+
+
+def test_bad_calls_raise_clear_errors() -> None:
+    wia.set_backend("sim", hardware="wia-tiny-4x")
+    ctxs = _contexts()
+    ts = [wia.tensor(np.ones(8, np.float32), ctx=c) for c in ctxs]
+    with pytest.raises(wia.InvalidValueError, match="at least one tensor"):
+        wia.all_reduce([])
+    with pytest.raises(wia.InvalidValueError, match="a list of tensors"):
+        wia.all_reduce(ts[0])  # type: ignore[arg-type]
+    other = wia.tensor(np.ones(4, np.float32), ctx=ctxs[1])
+    with pytest.raises(wia.InvalidValueError, match=r"tensor 1 is \(4,\) float32, tensor 0 is \(8,\) float32"):
+        wia.all_reduce([ts[0], other])
+    ints = wia.tensor(np.ones(8, np.int32), ctx=ctxs[1])
+    with pytest.raises(wia.InvalidValueError, match="same shape and dtype"):
+        wia.all_gather([ts[0], ints])
+    again = wia.tensor(np.ones(8, np.float32), ctx=ctxs[0])
+    with pytest.raises(wia.InvalidDeviceError, match="both on device 0"):
+        wia.all_reduce([ts[0], again])
+    with pytest.raises(wia.InvalidValueError, match=r"op='mean'.*expected one of sum, prod, max, min, avg"):
+        wia.all_reduce(ts, "mean")
+    with pytest.raises(wia.InvalidValueError, match="algorithm='tree'"):
+        wia.all_gather(ts, algorithm="tree")
+    with pytest.raises(wia.InvalidValueError, match="divide into 4 blocks"):
+        wia.reduce_scatter([wia.tensor(np.ones(6, np.float32), ctx=c) for c in ctxs])
+    with pytest.raises(wia.InvalidValueError, match="floating-point"):
+        wia.all_reduce([wia.tensor(np.ones(4, np.int32), ctx=c) for c in ctxs], "avg")
+    with pytest.raises(wia.InvalidValueError, match="root=4"):
+        wia.broadcast(ts, root=4)
+    wia.destroy_context(ctxs[2])
+    with pytest.raises(wia.InvalidContextError):
+        wia.all_reduce(ts)
+
+
+# -- the model: steps, times, busbw ---------------------------------------------------------------------------------
+
+
+def test_busbw_factors_and_sizes_are_nccl_tests() -> None:
+    assert busbw_factor("all_reduce", 8) == pytest.approx(2 * 7 / 8)
+    assert busbw_factor("all_gather", 8) == busbw_factor("reduce_scatter", 8) == pytest.approx(7 / 8)
+    assert busbw_factor("all_to_all", 8) == pytest.approx(7 / 8) and busbw_factor("broadcast", 8) == 1.0
+    assert message_bytes("all_gather", 8, 100) == 800 and message_bytes("reduce_scatter", 8, 800) == 800
+
+
+def test_step_counts() -> None:
+    assert len(plan("all_reduce", "ring", 8, 8000)) == 14
+    assert len(plan("all_reduce", "tree", 8, 8000)) == 6
+    assert len(plan("all_gather", "ring", 8, 8000)) == len(plan("reduce_scatter", "ring", 8, 8000)) == 7
+    assert len(plan("all_to_all", "pairwise", 8, 8000)) == 7
+    assert len(plan("broadcast", "tree", 8, 8000)) == 3
+    assert len(plan("broadcast", "ring", 8, 8000, pieces=5)) == 5 + 8 - 2
+    # every piece reaches every non-root position once
+    received = [t.dst for step in plan("broadcast", "ring", 5, 500, root=2, pieces=3) for t in step.transfers]
+    assert sorted(received) == sorted([0, 1, 3, 4] * 3)
+
+
+def test_ring_all_reduce_time_busbw_and_report() -> None:
+    wia.set_backend("sim", hardware="wia-tiny-4x")
+    ctxs = _contexts()
+    n_elems = 1 << 18  # 1 MiB of float32: link-bound on the ring
+    outs = wia.all_reduce([wia.empty((n_elems,), wia.float32, ctx=c) for c in ctxs], algorithm="ring")
+    wia.context_synchronize(ctxs[0])
+    report = wia.explain_collective(outs[2])
+    size = n_elems * 4
+    step = LATENCY + (size / N) / BANDWIDTH + STEP  # the reduction (50 GB/s memory) hides under the transfer
+    assert (report.kind, report.algorithm, report.devices, report.bytes) == ("all_reduce", "ring", [0, 1, 2, 3], size)
+    assert report.steps == 2 * (N - 1)
+    assert report.time_ms == pytest.approx(2 * (N - 1) * step * 1e3, rel=1e-9)
+    assert report.algbw == pytest.approx(size / (report.time_ms / 1e3))
+    assert report.busbw == pytest.approx(report.algbw * 2 * (N - 1) / N)
+    assert {a.algorithm for a in report.alternatives} == {"ring", "tree"}
+
+
+def test_auto_picks_tree_for_small_and_ring_for_large_all_reduce() -> None:
+    wia.set_backend("sim", hardware="wia-tiny-4x")
+    ctxs = _contexts()
+    for elems, chosen in ((16, "tree"), (1 << 18, "ring")):
+        outs = wia.all_reduce([wia.empty((elems,), wia.float32, ctx=c) for c in ctxs])
+        report = wia.explain_collective(outs[0])
+        predicted = {a.algorithm: a.duration_ms for a in report.alternatives}
+        assert report.algorithm == chosen == min(predicted, key=lambda a: predicted[a]), predicted
+
+
+def test_concurrent_copy_contends_with_a_collective() -> None:
+    """A peer copy over a ring link the all-gather uses delays it: the collective's time on the machine exceeds its
+    idle prediction."""
+    wia.set_backend("sim", hardware="wia-tiny-4x")
+    ctxs = _contexts()
+    idle = wia.all_gather([wia.empty((1 << 16,), wia.float32, ctx=c) for c in ctxs])
+    wia.context_synchronize(ctxs[0])
+    alone = wia.explain_collective(idle[0])
+    assert alone.time_ms == pytest.approx(min(a.duration_ms for a in alone.alternatives))
+    source, destination = wia.create_stream(ctxs[2]), wia.create_stream(ctxs[3])  # not the collective's streams
+    big = wia.empty((1 << 20,), wia.float32, ctx=ctxs[2])  # 4 MiB: 0.34 ms on the link
+    wia.context_synchronize(ctxs[2])
+    with wia.use_stream(source):  # over link 2->3, which the ring uses
+        moved = wia.copy_peer_to_peer(wia.get_device(2), wia.get_device(3), big, stream=destination)
+    # (kept alive: a released block would be reused by the all-gather's inputs, which then wait for the copy)
+    busy = wia.all_gather([wia.empty((1 << 16,), wia.float32, ctx=c) for c in ctxs])
+    wia.context_synchronize(ctxs[0])
+    assert wia.explain_collective(busy[0]).time_ms > alone.time_ms * 1.5
+    assert moved.shape == big.shape
+
+
+def test_collectives_and_peer_copies_are_profiled_on_their_engines() -> None:
+    wia.set_backend("sim", hardware="wia-tiny-4x")
+    ctxs = _contexts()
+    ts = [wia.empty((256,), wia.float32, ctx=c) for c in ctxs]
+    wia.enable_profiling(ctxs[0], wia.ProfilerConfig())
+    profiler = wia.begin_profiling(ctxs[0])
+    outs = wia.all_reduce(ts)
+    moved = wia.copy_peer_to_peer(wia.get_device(0), wia.get_device(1), ts[0])
+    wia.context_synchronize(ctxs[0])
+    wia.end_profiling(profiler)
+    report = wia.get_profile_report(profiler)
+    engines = {e.name: e.count for e in report.engines}
+    assert engines.get("collective") == 1 and engines.get("p2p") == 1, engines
+    assert report.bytes_transferred >= 256 * 4 * 2
+    wia.destroy_profiler(profiler)
+    assert len(outs) == N and moved.shape == (256,)
+
+
+def test_system_step_latency_is_the_files() -> None:
+    assert load_system("wia-tiny-4x").model.collectives.step_latency == pytest.approx(STEP)
+
+
+def test_fidelity_predicts_collective_rows_of_a_system(tmp_path: Path) -> None:
+    """benchmarks/fidelity.py's collectives section, on rows written here (the shipped systems' rows are the
+    calibration table's): busbw and time in the row's unit, the method's device count and algorithm."""
+    spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
+    assert spec is not None and spec.loader is not None
+    fidelity = importlib.util.module_from_spec(spec)
+    sys.modules["fidelity"] = fidelity
+    spec.loader.exec_module(fidelity)
+    path = tmp_path / "rows.csv"
+    path.write_text(
+        "device,op,dtype,m,n,k,size_bytes,measured,unit,method,source\n"
+        f"wia-tiny-4x,all_reduce,float32,,,,{1 << 20},8.0,GB/s,nccl-tests ring; 4 GPUs,test/one\n"
+        "wia-tiny-4x,broadcast,float32,,,,1024,40,us,tree on 2 GPUs,test/one\n"
+        f"wia-tiny-4x,p2p_copy,,,,,{1 << 24},11,GB/s,one direction,test/one\n"
+        "nvidia-a100-sxm4-80gb,stream_triad,float64,1048576,,,,1500,GB/s,best of a sweep,test/two\n"
+    )
+    rows = fidelity.read_rows(path)
+    assert [fidelity.not_covered(r) for r in rows] == ["collectives section"] * 3 + [""]
+    ring, bcast, p2p = (fidelity.predict_collective(r) for r in fidelity.collective_rows(rows))
+    size = 1 << 20
+    step = LATENCY + size / N / BANDWIDTH + STEP
+    assert (ring.algorithm, ring.devices) == ("ring", 4)
+    assert ring.predicted == pytest.approx(size / (2 * (N - 1) * step) * 2 * (N - 1) / N / 1e9)
+    assert (bcast.algorithm, bcast.devices) == ("tree", 2)
+    assert bcast.predicted == pytest.approx((LATENCY + 1024 / BANDWIDTH + STEP) * 1e6)
+    assert p2p.predicted == pytest.approx((1 << 24) / (LATENCY + (1 << 24) / BANDWIDTH) / 1e9)
+    assert p2p.ratio == pytest.approx(p2p.predicted / 11)
