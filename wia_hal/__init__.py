@@ -30,6 +30,7 @@ from wia_hal.context import (
     get_default_context,
     get_error_details,
     memory_gc,
+    reset_device,
     set_timeout,
 )
 from wia_hal.devices import (
@@ -41,7 +42,7 @@ from wia_hal.devices import (
     get_device_info,
 )
 from wia_hal.dtypes import bfloat16, bool_, float16, float32, float64, int8, int32
-from wia_hal.enums import ContextFlags, DeviceType, MemoryType, ProfileFormat, StreamFlags
+from wia_hal.enums import ContextFlags, DeviceType, FaultKind, MemoryType, ProfileFormat, StreamFlags
 from wia_hal.errors import (
     CompileError,
     DeviceBusyError,
@@ -64,6 +65,7 @@ from wia_hal.errors import (
     WiaError,
     get_error_string,
 )
+from wia_hal.faults import Fault, clear_faults, get_fault_stats, inject_fault
 from wia_hal.kernels import (
     Kernel,
     LaunchConfig,
@@ -80,6 +82,7 @@ from wia_hal.models import (
     ContextConfig,
     DeviceCapabilities,
     DeviceInfo,
+    FaultStats,
     KernelStats,
     OpReport,
     OpStats,
@@ -173,6 +176,9 @@ __all__ = [
     "ErrorCode",
     "ErrorDetails",
     "Event",
+    "Fault",
+    "FaultKind",
+    "FaultStats",
     "InternalError",
     "InvalidContextError",
     "InvalidDeviceError",
@@ -224,6 +230,7 @@ __all__ = [
     "begin_profiling",
     "bfloat16",
     "bool_",
+    "clear_faults",
     "compile_kernel",
     "compute_in_context",
     "concat",
@@ -269,8 +276,10 @@ __all__ = [
     "get_device_info",
     "get_error_details",
     "get_error_string",
+    "get_fault_stats",
     "get_pool_stats",
     "get_profile_report",
+    "inject_fault",
     "int8",
     "int32",
     "launch_kernel",
@@ -286,6 +295,7 @@ __all__ = [
     "register_backend",
     "release_tensor",
     "relu",
+    "reset_device",
     "reshape",
     "save_profile",
     "set_backend",
