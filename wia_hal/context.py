@@ -104,11 +104,16 @@ class Context:
         if details is not None and details.code is ErrorCode.DEVICE_LOST:
             self.runtime.lost.setdefault(self.device.index, details.message)
 
-    def check(self) -> Context:
+    def check_handle(self) -> Context:
+        """Live and of the active backend (whether or not its device was lost)."""
         if self.destroyed:
             raise InvalidContextError(f"{self!r} was destroyed; create a new context")
         if self.runtime is not runtime():
             raise InvalidContextError(f"{self!r} belongs to a backend that is no longer active")
+        return self
+
+    def check(self) -> Context:
+        self.check_handle()
         if self.runtime.lost:
             self.runtime.check_alive(self.device.index)
         return self
@@ -240,8 +245,10 @@ def create_context(config: ContextConfig | None = None) -> Context:
 
 @api
 def destroy_context(ctx: Context) -> None:
-    """R-3.3-07: finish the context's work and release everything it owns."""
-    check_context(ctx).destroy()
+    """R-3.3-07: finish the context's work and release everything it owns (on a lost device: drop the work)."""
+    if not isinstance(ctx, Context):
+        raise InvalidContextError(f"destroy_context: expected a wia Context, got {type(ctx).__name__}")
+    ctx.check_handle().destroy()
 
 
 def current_context(ctx: Context | None = None) -> Context:
@@ -403,7 +410,7 @@ def _discard_device_memory(ctx: Context) -> None:
     """Release what ``LOST_AT_RESET`` names: pools are emptied (their blocks lost), the rest released; a tensor or
     Memory object that held it is lost (using it is ``INVALID_MEMORY``, saying it was lost at reset)."""
     for pool in ctx.pools:
-        for block in pool.empty():
+        for block in pool.discard_all():
             block.lost = True
     for memory in list(ctx.memories.values()):
         if memory.type in LOST_AT_RESET and not memory.segment:
@@ -421,14 +428,8 @@ def reset_device(ctx: Context) -> None:
     (it discards the same things). See ``docs/faults.md``.
     """
     if not isinstance(ctx, Context):
-        raise InvalidContextError(
-            f"reset_device: expected a wia Context (from create_context), got {type(ctx).__name__}"
-        )
-    if ctx.destroyed:
-        raise InvalidContextError(f"reset_device: {ctx!r} was destroyed; create a new context")
-    if ctx.runtime is not runtime():
-        raise InvalidContextError(f"reset_device: {ctx!r} belongs to a backend that is no longer active")
-    rt = ctx.runtime
+        raise InvalidContextError(f"reset_device: expected a wia Context, got {type(ctx).__name__}")
+    rt = ctx.check_handle().runtime
     device = ctx.device
     contexts = [c for c in rt.contexts if c.device is device]
     queues = [s.queue for c in contexts for s in (c.default_stream, *c.streams)]

@@ -185,7 +185,7 @@ def allocate(ctx: Context, nbytes: int, memory_type: MemoryType, segment: bool =
 @api
 def free(mem: Memory) -> None:
     """R-3.5.1-01; a second free is ``INVALID_MEMORY`` (R-3.5.1-06)."""
-    if isinstance(mem, Memory) and mem.freed:
+    if isinstance(mem, Memory) and mem.freed and not mem.lost:
         raise InvalidMemoryError(f"free: {mem!r} was already freed (double free)")
     mem = check_memory(mem)
     mem.check_not_tensor_data("free")

@@ -313,7 +313,7 @@ class MemoryPool:
             num_segment_releases=self.num_segment_releases,
         )
 
-    def empty(self) -> list[Memory]:
+    def discard_all(self) -> list[Memory]:
         """Release every segment; the live blocks become invalid (using them is ``INVALID_MEMORY``) and are
         returned. The pool itself stays usable (``reset_device`` empties pools this way)."""
         self.context.in_use(-self.bytes_in_use)
@@ -330,7 +330,7 @@ class MemoryPool:
 
     def destroy(self) -> None:
         """Release every segment (live blocks become invalid: using them is ``INVALID_MEMORY``)."""
-        self.empty()
+        self.discard_all()
         self.destroyed = True
         if self in self.context.pools:
             self.context.pools.remove(self)
