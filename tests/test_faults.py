@@ -7,7 +7,11 @@ reset keeps and discards. Runs on wia-tiny (conftest.py).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -527,3 +531,22 @@ def test_wia_faults_on_a_backend_without_the_extension(monkeypatch: pytest.Monke
     assert "WIA_FAULTS='device_lost'" in str(error)
     monkeypatch.setenv("WIA_FAULTS", "device_lost:device=4")
     _expect(E.INVALID_DEVICE, wia.set_backend, "sim", hardware="wia-tiny")
+
+
+# -- the example -------------------------------------------------------------------------------------------------------
+
+
+def test_the_safe_compute_example_recovers_from_each_fault() -> None:
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIA_")}
+    done = subprocess.run(
+        [sys.executable, str(root / "examples" / "safe_compute.py")],
+        capture_output=True, text=True, timeout=120, cwd=root, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    for code in ("OUT_OF_MEMORY (8)", "TIMEOUT (11)", "DEVICE_LOST (9)"):
+        assert f"code:     {code}" in out
+    assert out.count("result: (1024, 1024) correct") == 3
+    assert "result: DEVICE_LOST" in out and "faults fired: 3" in out
+    assert "safe_compute.py:" in out and "function: compute" in out  # the user's call site, not the library's
