@@ -242,6 +242,16 @@ def requires_fault_injection(caps: wia.DeviceCapabilities | None = None) -> None
         )
 
 
+def inject_fault(fault: wia.Fault) -> None:
+    """``wia.inject_fault(fault)``; where the backend offers the extension but not this kind or trigger of fault
+    (``NOT_SUPPORTED``: an extension may be implemented in part), the test is not applicable."""
+    __tracebackhide__ = True
+    try:
+        wia.inject_fault(fault)
+    except wia.NotSupportedError as e:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX} the backend does not inject this fault: {e.message}")
+
+
 def requires_streams(count: int, caps: wia.DeviceCapabilities | None = None) -> None:
     """Skip as not supported unless a context may create ``count`` streams (``max_streams``): ordering between
     streams cannot be tested on a device that offers fewer."""

@@ -101,8 +101,8 @@ def summary_lines(report: RunReport) -> list[Line]:
         n = report.summary.get("not applicable", 0)
         lines.append(
             (
-                f"not applicable (need a backend extension it does not offer; not counted for any level): {n} tests "
-                f"of {', '.join(inapplicable)}",
+                "not applicable (need a backend extension, or a part of one, that the backend does not offer; not "
+                f"counted for any level): {n} test{'' if n == 1 else 's'} of {', '.join(inapplicable)}",
                 "not applicable",
             )
         )

@@ -317,7 +317,7 @@ def test_reset_device_checks_its_argument(ctx: wia.Context) -> None:
 @pytest.mark.req("R-3.9-04")
 def test_out_of_memory_recovery_by_memory_gc_and_retry(ctx: wia.Context) -> None:
     with _injecting(ctx):
-        wia.inject_fault(wia.Fault(kind=wia.FaultKind.OUT_OF_MEMORY))
+        ph.inject_fault(wia.Fault(kind=wia.FaultKind.OUT_OF_MEMORY))
         ph.assert_raises_code(E.OUT_OF_MEMORY, wia.alloc, ctx, 4096)
         wia.memory_gc(ctx)
         mem = wia.alloc(ctx, 4096)  # the retry succeeds
@@ -329,7 +329,7 @@ def test_out_of_memory_of_an_op_then_retry(new_context: Callable[..., wia.Contex
     ctx = new_context(default_pool=False)  # every tensor is a device allocation: the op's output meets the fault
     x = _iota(ctx)
     with _injecting(ctx):
-        wia.inject_fault(wia.Fault(kind=wia.FaultKind.OUT_OF_MEMORY))
+        ph.inject_fault(wia.Fault(kind=wia.FaultKind.OUT_OF_MEMORY))
         ph.assert_raises_code(E.OUT_OF_MEMORY, wia.add, x, x)
         wia.memory_gc(ctx)
         expected = np.arange(64, dtype=np.float32) * 2
@@ -341,7 +341,7 @@ def test_timeout_recovery_from_a_hang(ctx: wia.Context) -> None:
     """A device that stalls for a while: a short timeout raises TIMEOUT, a longer one and a retry succeed."""
     x = _iota(ctx)
     with _injecting(ctx):
-        wia.inject_fault(wia.Fault(kind=wia.FaultKind.HANG, duration_ms=200.0))
+        ph.inject_fault(wia.Fault(kind=wia.FaultKind.HANG, duration_ms=200.0))
         wia.context_set_timeout(ctx, 1.0)
         y = wia.mul(x, x)
         ph.assert_raises_code(E.TIMEOUT, wia.context_synchronize, ctx)
@@ -358,7 +358,7 @@ def test_device_lost_recovery_by_reset_device(ctx: wia.Context) -> None:
     wia.memory_ptr(host)[:] = 7
     s = wia.create_stream(ctx)
     with _injecting(ctx):
-        wia.inject_fault(wia.Fault(kind=wia.FaultKind.DEVICE_LOST))
+        ph.inject_fault(wia.Fault(kind=wia.FaultKind.DEVICE_LOST))
 
         def op_and_sync() -> None:
             wia.add(x, x)

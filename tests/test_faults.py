@@ -81,9 +81,19 @@ def test_inject_fault_checks_its_arguments(ctx: wia.Context) -> None:
     assert wia.get_fault_stats(0).faults_pending == 0  # nothing was armed by the failed calls
 
 
+class _NoFaults(ReferenceBackend):
+    """A backend that does not claim the extension (the opencl backend's case)."""
+
+    name = "no-faults"
+
+    def device_capabilities(self, device: int) -> wia.DeviceCapabilities:
+        caps = super().device_capabilities(device)
+        return caps.model_copy(update={"supports_fault_injection": False})
+
+
 def test_the_extension_is_a_capability_and_not_supported_without_it() -> None:
     assert wia.get_device_capabilities(wia.get_device(0)).supports_fault_injection
-    wia.set_backend("reference")
+    wia.set_backend(_NoFaults())
     assert not wia.get_device_capabilities(wia.get_device(0)).supports_fault_injection
     error = _expect(E.NOT_SUPPORTED, wia.inject_fault, wia.Fault(kind=K.DEVICE_LOST))
     assert "supports_fault_injection" in str(error)
@@ -351,6 +361,40 @@ def test_reset_on_the_reference_backend() -> None:
     wia.destroy_context(ctx)
 
 
+# -- the reference backend: the simple part of the extension ---------------------------------------------------------
+
+
+def test_the_reference_backend_injects_device_lost_after_n_ops() -> None:
+    wia.set_backend("reference")
+    ctx = wia.create_context()
+    a = _ones(ctx, 8)
+    wia.inject_fault(wia.Fault(kind=K.DEVICE_LOST, after_ops=2))
+    np.testing.assert_array_equal(wia.add(a, a).numpy(), 2.0)  # ops 1 and 2: the add and its download
+    out = wia.add(a, a)  # op 3 fails on the queue's worker
+    error = _expect(E.DEVICE_LOST, out.numpy)
+    assert "at op 3 (add)" in str(error) and error.details.file == __file__  # the user's call, not the worker's
+    _expect(E.DEVICE_LOST, wia.alloc, ctx, 8)
+    assert wia.get_fault_stats(0).lost
+    wia.reset_device(ctx)
+    assert not wia.get_fault_stats(0).lost
+    np.testing.assert_array_equal(wia.add(_ones(ctx, 8), _ones(ctx, 8)).numpy(), 2.0)
+    wia.destroy_context(ctx)
+
+
+def test_the_reference_backend_injects_out_of_memory_and_refuses_the_rest() -> None:
+    wia.set_backend("reference")
+    ctx = wia.create_context(wia.ContextConfig(default_pool=False))
+    wia.inject_fault(wia.Fault(kind=K.OUT_OF_MEMORY, after_ops=1, count=2))
+    wia.free(wia.alloc(ctx, 64))
+    _expect(E.OUT_OF_MEMORY, wia.alloc, ctx, 64)
+    _expect(E.OUT_OF_MEMORY, wia.alloc, ctx, 64)
+    wia.free(wia.alloc(ctx, 64))
+    for fault in (wia.Fault(kind=K.HANG), wia.Fault(kind=K.DEVICE_LOST, at_ms=1.0), wia.Fault(kind=K.ECC_ERROR)):
+        _expect(E.NOT_SUPPORTED, wia.inject_fault, fault)
+    assert wia.get_fault_stats(0).faults_pending == 0
+    wia.destroy_context(ctx)
+
+
 # -- OUT_OF_MEMORY, HANG, ECC_ERROR, LINK_FAILURE ---------------------------------------------------------------------
 
 
@@ -525,10 +569,10 @@ def test_wia_faults_errors_name_the_variable(monkeypatch: pytest.MonkeyPatch, te
     assert "WIA_FAULTS" in str(error) and words in str(error)
 
 
-def test_wia_faults_on_a_backend_without_the_extension(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WIA_FAULTS", "device_lost")
+def test_wia_faults_on_a_backend_without_the_kind(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WIA_FAULTS", "hang")
     error = _expect(E.NOT_SUPPORTED, wia.set_backend, "reference")
-    assert "WIA_FAULTS='device_lost'" in str(error)
+    assert "WIA_FAULTS='hang'" in str(error) and "not HANG" in str(error)
     monkeypatch.setenv("WIA_FAULTS", "device_lost:device=4")
     _expect(E.INVALID_DEVICE, wia.set_backend, "sim", hardware="wia-tiny")
 

@@ -130,8 +130,8 @@ def test_not_applicable_tests_are_counted_apart_and_never_weigh_on_a_verdict() -
     assert report.summary["not applicable"] == 1 and report.levels[0].counts["not applicable"] == 1
     lines = [text for text, _ in summary_lines(report)]
     assert ", 1 not applicable, 0 skipped" in lines[2]
-    assert "not applicable (need a backend extension it does not offer; not counted for any level): 1 tests of " \
-        "R-3.9-04" in lines  # fmt: skip
+    assert "not applicable (need a backend extension, or a part of one, that the backend does not offer; not " \
+        "counted for any level): 1 test of R-3.9-04" in lines  # fmt: skip
     assert "| not applicable |" in render_markdown(report)
     skipped = ET.fromstring(render_junit(report)).findall(".//testcase/skipped")
     assert [s.get("message") for s in skipped] == [na]
