@@ -594,3 +594,15 @@ def test_the_safe_compute_example_recovers_from_each_fault() -> None:
     assert out.count("result: (1024, 1024) correct") == 3
     assert "result: DEVICE_LOST" in out and "faults fired: 3" in out
     assert "safe_compute.py:" in out and "function: compute" in out  # the user's call site, not the library's
+
+
+def test_an_unmodified_program_runs_under_wia_faults() -> None:
+    root = Path(__file__).resolve().parents[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WIA_")}
+    env["WIA_FAULTS"] = "device_lost:after_ops=2"
+    done = subprocess.run(
+        [sys.executable, str(root / "examples" / "quickstart.py")],
+        capture_output=True, text=True, timeout=120, cwd=root, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode == 1
+    assert "DeviceLostError" in done.stderr and "injected device_lost (after_ops=2) at op 3 (add" in done.stderr
