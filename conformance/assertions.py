@@ -206,6 +206,10 @@ MEMORY_FLAGS: dict[wia.MemoryType, str] = {
 """The capability flag that claims each optional memory type; DEVICE and HOST are always required."""
 
 NOT_SUPPORTED_PREFIX = "not supported:"
+NOT_APPLICABLE_PREFIX = "not applicable:"
+"""A test that reaches the spec's behaviour only through an optional backend extension beyond the spec (fault
+injection: ``docs/faults.md``) is skipped with this prefix where the backend lacks it: counted apart, never against
+a level (``conformance/report.py``)."""
 
 
 def device_capabilities(device: wia.Device | None = None) -> wia.DeviceCapabilities:
@@ -223,6 +227,29 @@ def requires(capability: str, caps: wia.DeviceCapabilities | None = None) -> Non
     caps = caps if caps is not None else device_capabilities()
     if not getattr(caps, capability):
         pytest.skip(f"{NOT_SUPPORTED_PREFIX} {capability} is False")
+
+
+def requires_fault_injection(caps: wia.DeviceCapabilities | None = None) -> None:
+    """Skip the test as ``not applicable: ...`` unless the backend offers the fault-injection extension on the
+    device (device 0 by default; ``supports_fault_injection``): the suite injects faults only through the public
+    extension API."""
+    __tracebackhide__ = True
+    caps = caps if caps is not None else device_capabilities()
+    if not caps.supports_fault_injection:
+        pytest.skip(
+            f"{NOT_APPLICABLE_PREFIX} needs the fault-injection extension (supports_fault_injection is False); "
+            "see docs/faults.md"
+        )
+
+
+def inject_fault(fault: wia.Fault) -> None:
+    """``wia.inject_fault(fault)``; where the backend offers the extension but not this kind or trigger of fault
+    (``NOT_SUPPORTED``: an extension may be implemented in part), the test is not applicable."""
+    __tracebackhide__ = True
+    try:
+        wia.inject_fault(fault)
+    except wia.NotSupportedError as e:
+        pytest.skip(f"{NOT_APPLICABLE_PREFIX} the backend does not inject this fault: {e.message}")
 
 
 def requires_streams(count: int, caps: wia.DeviceCapabilities | None = None) -> None:

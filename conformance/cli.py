@@ -45,6 +45,7 @@ _STYLE = {
     "failed": "bold red",
     "error": "bold magenta",
     "not supported": "yellow",
+    "not applicable": "cyan",
     "skipped": "dim",
     "dim": "dim",
     "PASS": "bold green",
@@ -238,10 +239,11 @@ def print_sections(console: Console, report: RunReport) -> None:
     table = Table(title="Results per section")
     table.add_column("section", no_wrap=True)
     table.add_column("title")
-    for column in ("passed", "failed", "errors", "unsupported", "skipped", "time (s)"):
+    for column in ("passed", "failed", "errors", "unsupported", "n/a", "skipped", "time (s)"):
         table.add_column(column, justify="right", no_wrap=True)
     for s in report.sections:
-        cells = [str(s.counts[o]) for o in ("passed", "failed", "error", "not supported", "skipped")]
+        outcomes = ("passed", "failed", "error", "not supported", "not applicable", "skipped")
+        cells = [str(s.counts.get(o, 0)) for o in outcomes]
         table.add_row(s.section, s.title, *cells, f"{s.duration_s:.2f}")
     print_table(console, table)
 

@@ -15,11 +15,12 @@ from conformance.report import LevelVerdict, RunReport, TestResult
 Line = tuple[str, str]
 """A line of the terminal summary and its style key (a verdict, an outcome, or "" for plain)."""
 
-_COUNTED = ("passed", "failed", "error", "not supported", "skipped")
+_COUNTED = ("passed", "failed", "error", "not supported", "not applicable", "skipped")
 
 
 def counts_text(counts: dict[str, int]) -> str:
-    """``913 passed, 0 failed, 0 errors, 10 not supported, 0 skipped`` (and ``, 5 not run`` when some did not)."""
+    """``913 passed, 0 failed, 0 errors, 10 not supported, 3 not applicable, 0 skipped`` (and ``; 5 not run`` when
+    some did not)."""
     words = {"error": "errors"}
     text = ", ".join(f"{counts.get(o, 0)} {words.get(o, o)}" for o in _COUNTED)
     if counts.get("not run"):
@@ -95,6 +96,16 @@ def summary_lines(report: RunReport) -> list[Line]:
     if unsupported:
         said = "; ".join(f"{cap} ({', '.join(sorted(reqs))})" for cap, reqs in sorted(unsupported.items()))
         lines.append((f"not supported by the device (allowed: not a failure): {said}", "not supported"))
+    inapplicable = sorted({r for t in report.tests if t.outcome == "not applicable" for r in t.reqs})
+    if inapplicable:
+        n = report.summary.get("not applicable", 0)
+        lines.append(
+            (
+                "not applicable (need a backend extension, or a part of one, that the backend does not offer; not "
+                f"counted for any level): {n} test{'' if n == 1 else 's'} of {', '.join(inapplicable)}",
+                "not applicable",
+            )
+        )
     if report.not_in_suite:
         lines.append((f"not in this suite version (not counted): {', '.join(report.not_in_suite)}", ""))
     return lines
@@ -142,8 +153,8 @@ def render_markdown(report: RunReport) -> str:
         "",
         "## Verdict per conformance level",
         "",
-        "| level | verdict | passed | failed | errors | not supported | skipped | why |",
-        "|---|---|---|---|---|---|---|---|",
+        "| level | verdict | passed | failed | errors | not supported | not applicable | skipped | why |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for v in report.levels:
         why = v.reason + (f"; not supported: {', '.join(v.not_supported)}" if v.not_supported else "")
@@ -152,7 +163,8 @@ def render_markdown(report: RunReport) -> str:
         "",
         "A level passes when every requirement of it (and of the levels below) that this suite version claims was "
         "shown: a test of it passed, or all its tests were not supported (an optional capability the device does "
-        "not claim), and no test of the level failed or errored.",
+        "not claim), and no test of the level failed or errored. Tests not applicable to the backend (they need an "
+        "extension beyond the spec, such as fault injection) are counted apart and do not weigh on a verdict.",
         "",
     ]
     if report.not_in_suite:
@@ -173,8 +185,8 @@ def render_markdown(report: RunReport) -> str:
         "",
         "## Sections",
         "",
-        "| section | title | passed | failed | errors | not supported | skipped |",
-        "|---|---|---|---|---|---|---|",
+        "| section | title | passed | failed | errors | not supported | not applicable | skipped |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     lines += [f"| {s.section} | {s.title} | {_count_cells(s.counts)} |" for s in report.sections]
     for s in report.sections:
@@ -203,7 +215,8 @@ def _case_names(nodeid: str) -> tuple[str, str]:
 
 def render_junit(report: RunReport) -> str:
     """JUnit XML: a testsuite per section, a testcase per test that ran (failures as ``failure``, suite errors as
-    ``error``, not supported and skipped as ``skipped``), with the requirement IDs and outcome as properties."""
+    ``error``, not supported, not applicable and skipped as ``skipped``), with the requirement IDs and outcome as
+    properties."""
     root = ET.Element("testsuites", name="wia-conformance", time=f"{report.duration_s:.3f}")
     props = ET.SubElement(root, "properties")
     for name, value in (("backend", report.backend), ("command", report.command), ("hypothesis", report.hypothesis)):
@@ -221,7 +234,7 @@ def render_junit(report: RunReport) -> str:
             tests=str(len(tests)),
             failures=str(s.counts["failed"]),
             errors=str(s.counts["error"]),
-            skipped=str(s.counts["not supported"] + s.counts["skipped"]),
+            skipped=str(s.counts["not supported"] + s.counts.get("not applicable", 0) + s.counts["skipped"]),
             time=f"{s.duration_s:.3f}",
         )
         for t in tests:
@@ -235,7 +248,7 @@ def render_junit(report: RunReport) -> str:
                 tag = "failure" if t.outcome == "failed" else "error"
                 element = ET.SubElement(case, tag, message=first_line)
                 element.text = "\n".join(filter(None, [t.details or t.message, t.replay]))
-            elif t.outcome in ("not supported", "skipped"):
+            elif t.outcome in ("not supported", "not applicable", "skipped"):
                 ET.SubElement(case, "skipped", message=t.message)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -6,7 +6,9 @@ loaded as JSON (``RunReport.model_validate_json``), so ``wia-conformance report`
 
 Verdicts count requirements, not sections: a level passes only when every requirement of it (and of the levels
 below) that the suite claims was shown in this run: at least one test passed, or all of its tests were "not
-supported" (an optional capability the device does not claim), and no test of the level failed or errored.
+supported" (an optional capability the device does not claim), and no test of the level failed or errored. A
+"not applicable" test needs a backend extension beyond the spec (fault injection) that the backend does not
+offer: it is counted apart and never weighs on a verdict.
 """
 
 from __future__ import annotations
@@ -19,15 +21,26 @@ from pydantic import BaseModel, Field, computed_field
 
 from conformance import requirements as rq
 
-Outcome = Literal["passed", "failed", "error", "not supported", "skipped", "not run"]
-OUTCOMES: tuple[Outcome, ...] = ("passed", "failed", "error", "not supported", "skipped", "not run")
+Outcome = Literal["passed", "failed", "error", "not supported", "not applicable", "skipped", "not run"]
+OUTCOMES: tuple[Outcome, ...] = (
+    "passed", "failed", "error", "not supported", "not applicable", "skipped", "not run"
+)  # fmt: skip
 """``error``: the suite itself broke (a fixture, setup or teardown failed, or the test raised something that is
-neither an assertion failure nor a ``WiaError``). ``not run``: collected but deselected (``--select``, ``--quick``,
-``-k``) or never reached; such records only feed the verdicts."""
+neither an assertion failure nor a ``WiaError``). ``not applicable``: the test reaches the spec's behaviour through
+an optional backend extension (fault injection) that the backend lacks. ``not run``: collected but deselected
+(``--select``, ``--quick``, ``-k``) or never reached; such records only feed the verdicts."""
 
 Verdict = Literal["PASS", "FAIL", "INCOMPLETE"]
 ReqStatus = Literal[
-    "passed", "not supported", "failed", "error", "skipped", "not run", "ran in part", "not in this suite version"
+    "passed",
+    "not supported",
+    "not applicable",
+    "failed",
+    "error",
+    "skipped",
+    "not run",
+    "ran in part",
+    "not in this suite version",
 ]
 
 NOT_COLLECTED = "not collected"
@@ -53,11 +66,15 @@ def section_of(nodeid: str, reqs: Sequence[str]) -> str:
 
 
 def classify_skip(reason: str) -> Outcome:
-    """A skip whose reason starts with ``not supported:`` is "not supported"; any other skip is "skipped"."""
+    """A skip whose reason starts with ``not supported:`` is "not supported", one with ``not applicable:`` "not
+    applicable"; any other skip is "skipped"."""
     text = reason.strip()
     if text.startswith("Skipped:"):
         text = text[len("Skipped:") :].strip()
-    return "not supported" if text.lower().startswith("not supported:") else "skipped"
+    lower = text.lower()
+    if lower.startswith("not supported:"):
+        return "not supported"
+    return "not applicable" if lower.startswith("not applicable:") else "skipped"
 
 
 class TestResult(BaseModel):
@@ -186,7 +203,12 @@ def summarize_sections(results: Sequence[TestResult]) -> list[SectionSummary]:
 
 
 def requirement_status(tests: Sequence[TestResult]) -> tuple[ReqStatus, str]:
-    """A requirement's status from its tests, and a note saying why it is not shown (empty when it is)."""
+    """A requirement's status from its tests, and a note saying why it is not shown (empty when it is). Tests not
+    applicable to the backend are left out; a requirement with only such tests is "not applicable"."""
+    applicable = [t for t in tests if t.outcome != "not applicable"]
+    if tests and not applicable:
+        return "not applicable", ""
+    tests = applicable
     outcomes = {t.outcome for t in tests}
     if "error" in outcomes:
         return "error", ""
@@ -233,7 +255,7 @@ def level_verdict(level: int, results: Sequence[TestResult], quick: bool = False
     incomplete: dict[str, list[str]] = {}
     for req in rq.claimed_of_level(level):
         status, note = requirement_status(by_req.get(req, []))
-        if status in ("not run", "ran in part", "skipped"):
+        if status in ("not run", "ran in part", "skipped"):  # "not applicable" is not held against the level
             why = "did not run" if status == "not run" else status
             incomplete.setdefault(f"{why} ({note})", []).append(req)
     unsupported = sorted({r.capability or "?" for r in rs if r.outcome == "not supported"})

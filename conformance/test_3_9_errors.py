@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -256,3 +257,129 @@ def test_nothing_but_wia_errors_escape(ctx: wia.Context) -> None:
         except Exception as e:
             ph.fail(f"{type(e).__name__}: {e}", "a WiaError", ph.call_repr(fn, *args))
         ph.fail("no error", "a WiaError", ph.call_repr(fn, *args))
+
+
+# -- R-3.9-04: recovery from OUT_OF_MEMORY, TIMEOUT and DEVICE_LOST ---------------------------------------------------
+#
+# reset_device is tested on every backend on a healthy device. The failures themselves are provoked through the
+# fault-injection extension (docs/faults.md), only through its public API; where the backend lacks it, those tests
+# are "not applicable" (counted apart, not against any level).
+
+
+@contextlib.contextmanager
+def _injecting(ctx: wia.Context) -> Iterator[None]:
+    """Leave nothing behind whatever the test does: faults not fired are disarmed, a lost device is reset."""
+    ph.requires_fault_injection()
+    try:
+        yield
+    finally:
+        wia.clear_faults()
+        wia.reset_device(ctx)
+
+
+def _iota(ctx: wia.Context, n: int = 64) -> wia.Tensor:
+    return wia.tensor(np.arange(n, dtype=np.float32), ctx=ctx)
+
+
+@pytest.mark.req("R-3.9-04")
+def test_reset_device_of_a_healthy_context(ctx: wia.Context) -> None:
+    """Device data is lost, host data is not, and the context (its streams too) works again."""
+    x = _iota(ctx)
+    dev = wia.alloc(ctx, 256)
+    host = wia.alloc(ctx, 256, wia.MemoryType.HOST)
+    wia.memory_ptr(host)[:] = np.arange(256, dtype=np.uint8)
+    s = wia.create_stream(ctx)
+    y = wia.add(x, x, stream=s)
+    wia.reset_device(ctx)
+    ph.assert_raises_code(E.INVALID_MEMORY, y.numpy)
+    ph.assert_raises_code(E.INVALID_MEMORY, wia.free, dev)
+    ph.assert_bytes_equal(wia.memory_ptr(host), np.arange(256, dtype=np.uint8), "HOST memory after reset_device")
+    z = _iota(ctx)
+    w = wia.mul(z, z, stream=s)
+    wia.stream_synchronize(s)
+    expected = np.arange(64, dtype=np.float32) ** 2
+    ph.assert_array_close(w.numpy(), expected, np.dtype(np.float32), "mul after reset_device")
+    again = wia.alloc(ctx, 256)
+    wia.copy_async(host, again, 256, s)
+    wia.copy_async(again, host, 256, s)
+    wia.stream_synchronize(s)
+    wia.free(again)
+
+
+@pytest.mark.req("R-3.9-04")
+def test_reset_device_checks_its_argument(ctx: wia.Context) -> None:
+    ph.assert_raises_code(E.INVALID_CONTEXT, wia.reset_device, "ctx")
+    gone = wia.create_context()
+    wia.destroy_context(gone)
+    ph.assert_raises_code(E.INVALID_CONTEXT, wia.reset_device, gone)
+
+
+@pytest.mark.req("R-3.9-04")
+def test_out_of_memory_recovery_by_memory_gc_and_retry(ctx: wia.Context) -> None:
+    with _injecting(ctx):
+        ph.inject_fault(wia.Fault(kind=wia.FaultKind.OUT_OF_MEMORY))
+        ph.assert_raises_code(E.OUT_OF_MEMORY, wia.alloc, ctx, 4096)
+        wia.memory_gc(ctx)
+        mem = wia.alloc(ctx, 4096)  # the retry succeeds
+        wia.free(mem)
+
+
+@pytest.mark.req("R-3.9-04")
+def test_out_of_memory_of_an_op_then_retry(new_context: Callable[..., wia.Context]) -> None:
+    ctx = new_context(default_pool=False)  # every tensor is a device allocation: the op's output meets the fault
+    x = _iota(ctx)
+    with _injecting(ctx):
+        ph.inject_fault(wia.Fault(kind=wia.FaultKind.OUT_OF_MEMORY))
+        ph.assert_raises_code(E.OUT_OF_MEMORY, wia.add, x, x)
+        wia.memory_gc(ctx)
+        expected = np.arange(64, dtype=np.float32) * 2
+        ph.assert_array_close(wia.add(x, x).numpy(), expected, np.dtype(np.float32), "add retried")
+
+
+@pytest.mark.req("R-3.9-04", "R-3.3-05")
+def test_timeout_recovery_from_a_hang(ctx: wia.Context) -> None:
+    """A device that stalls for a while: a short timeout raises TIMEOUT, a longer one and a retry succeed."""
+    x = _iota(ctx)
+    with _injecting(ctx):
+        ph.inject_fault(wia.Fault(kind=wia.FaultKind.HANG, duration_ms=200.0))
+        wia.context_set_timeout(ctx, 1.0)
+        y = wia.mul(x, x)
+        ph.assert_raises_code(E.TIMEOUT, wia.context_synchronize, ctx)
+        wia.context_set_timeout(ctx, 60_000.0)
+        wia.context_synchronize(ctx)
+        expected = np.arange(64, dtype=np.float32) ** 2
+        ph.assert_array_close(y.numpy(), expected, np.dtype(np.float32), "mul after the hang")
+
+
+@pytest.mark.req("R-3.9-04")
+def test_device_lost_recovery_by_reset_device(ctx: wia.Context) -> None:
+    x = _iota(ctx)
+    host = wia.alloc(ctx, 64, wia.MemoryType.HOST)
+    wia.memory_ptr(host)[:] = 7
+    s = wia.create_stream(ctx)
+    with _injecting(ctx):
+        ph.inject_fault(wia.Fault(kind=wia.FaultKind.DEVICE_LOST))
+
+        def op_and_sync() -> None:
+            wia.add(x, x)
+            wia.context_synchronize(ctx)
+
+        ph.assert_raises_code(E.DEVICE_LOST, op_and_sync)
+        # sticky: every call on the context raises DEVICE_LOST until reset_device
+        for fn, args in (
+            (wia.add, (x, x)),
+            (wia.alloc, (ctx, 64)),
+            (wia.create_stream, (ctx,)),
+            (wia.stream_synchronize, (s,)),
+            (wia.memory_ptr, (host,)),
+            (x.numpy, ()),
+        ):
+            ph.assert_raises_code(E.DEVICE_LOST, fn, *args)
+        wia.reset_device(ctx)
+        ph.assert_bytes_equal(wia.memory_ptr(host), np.full(64, 7, np.uint8), "HOST memory after reset_device")
+        ph.assert_raises_code(E.INVALID_MEMORY, x.numpy)  # device data is lost
+        z = _iota(ctx)
+        w = wia.add(z, z, stream=s)
+        wia.stream_synchronize(s)
+        expected = np.arange(64, dtype=np.float32) * 2
+        ph.assert_array_close(w.numpy(), expected, np.dtype(np.float32), "add after reset_device")

@@ -31,6 +31,7 @@ from wia_hal.context import (
     get_default_context,
     get_error_details,
     memory_gc,
+    reset_device,
     set_timeout,
 )
 from wia_hal.devices import (
@@ -42,7 +43,7 @@ from wia_hal.devices import (
     get_device_info,
 )
 from wia_hal.dtypes import bfloat16, bool_, float16, float32, float64, int8, int32
-from wia_hal.enums import ContextFlags, DeviceType, MemoryType, ProfileFormat, StreamFlags
+from wia_hal.enums import ContextFlags, DeviceType, FaultKind, MemoryType, ProfileFormat, StreamFlags
 from wia_hal.errors import (
     CompileError,
     DeviceBusyError,
@@ -65,6 +66,7 @@ from wia_hal.errors import (
     WiaError,
     get_error_string,
 )
+from wia_hal.faults import Fault, clear_faults, get_fault_stats, inject_fault
 from wia_hal.kernels import (
     Kernel,
     LaunchConfig,
@@ -83,6 +85,7 @@ from wia_hal.models import (
     ContextConfig,
     DeviceCapabilities,
     DeviceInfo,
+    FaultStats,
     KernelStats,
     OpReport,
     OpStats,
@@ -190,6 +193,9 @@ __all__ = [
     "ErrorCode",
     "ErrorDetails",
     "Event",
+    "Fault",
+    "FaultKind",
+    "FaultStats",
     "Fence",
     "InternalError",
     "InvalidContextError",
@@ -248,6 +254,7 @@ __all__ = [
     "bfloat16",
     "bool_",
     "broadcast",
+    "clear_faults",
     "compile_kernel",
     "compute_in_context",
     "concat",
@@ -298,9 +305,11 @@ __all__ = [
     "get_device_info",
     "get_error_details",
     "get_error_string",
+    "get_fault_stats",
     "get_peer_info",
     "get_pool_stats",
     "get_profile_report",
+    "inject_fault",
     "int8",
     "int32",
     "launch_kernel",
@@ -318,6 +327,7 @@ __all__ = [
     "register_backend",
     "release_tensor",
     "relu",
+    "reset_device",
     "reshape",
     "save_profile",
     "set_backend",

@@ -16,6 +16,7 @@ generic in them, and the HAL stores them without looking inside.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -24,9 +25,17 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 import numpy as np
 
-from wia_hal.enums import MemoryType
-from wia_hal.errors import NotSupportedError
-from wia_hal.models import CollectiveAttrs, CollectiveReport, DeviceCapabilities, DeviceInfo, OpReport, PeerInfo
+from wia_hal.enums import FaultKind, MemoryType
+from wia_hal.errors import NotSupportedError, WiaError
+from wia_hal.models import (
+    CollectiveAttrs,
+    CollectiveReport,
+    DeviceCapabilities,
+    DeviceInfo,
+    FaultStats,
+    OpReport,
+    PeerInfo,
+)
 from wia_hal.opset import OpAttrs, OpName
 
 BufferT = TypeVar("BufferT")
@@ -357,6 +366,61 @@ class Backend(ABC, Generic[BufferT, QueueT, MarkerT, KernelT, RecordT]):
     def close(self) -> None:
         """Release the backend (called when another backend is selected)."""
 
+    # recovery (R-3.9-04): every backend; the default suits a backend whose devices cannot be re-initialised
+
+    def reset_device(self, device: int, queues: Sequence[QueueT]) -> None:
+        """Re-initialise ``device`` (``reset_device``): drop the work queued on ``queues`` (every queue of the
+        device's contexts; their outputs are undefined) and clear whatever made the device lost or hung. The front
+        end then frees the device's DEVICE, UNIFIED and MANAGED memory and uses the queues again. The default waits
+        for the queues' work instead, ignoring its errors: a backend that cannot drop work finishes it."""
+        for queue in queues:
+            with contextlib.suppress(WiaError):
+                self.synchronize(queue, None)
+
+    # extension: fault injection (docs/faults.md); a backend that claims supports_fault_injection implements these
+
+    def inject_fault(self, fault: FaultRecord[BufferT]) -> None:
+        """Arm ``fault`` (validated: its device and peer exist, its buffer is live memory of its device). From its
+        trigger on, the backend raises what ``docs/faults.md`` says for its kind: ``DeviceLostError`` from every
+        hook on a lost device, ``OutOfMemoryError`` from ``allocate``, ``synchronize``/``wait`` returning False on a
+        hung device. Deterministic: the same program, faults and seeds fail at the same op and time."""
+        raise NotSupportedError(f"the {self.name!r} backend does not inject faults")
+
+    def clear_faults(self, device: int | None) -> None:
+        """Disarm the faults of ``device`` (None: of every device) that have not fired yet."""
+        raise NotSupportedError(f"the {self.name!r} backend does not inject faults")
+
+    def fault_stats(self, device: int) -> FaultStats:
+        """What the injected faults of ``device`` did so far."""
+        raise NotSupportedError(f"the {self.name!r} backend does not inject faults")
+
+
+@dataclass(frozen=True, slots=True)
+class FaultRecord(Generic[BufferT]):
+    """A fault as the front end hands it to :meth:`Backend.inject_fault` (built from the user's ``Fault``).
+
+    Trigger: ``after_ops`` (the fault hits the op that starts after this many more have started on the device,
+    0 = the next one; for ``OUT_OF_MEMORY`` it counts allocations instead), ``at_ms`` (on the backend's
+    :meth:`Backend.clock_ms` clock), or ``probability`` per op (allocation) drawn from a generator seeded with
+    ``seed``; exactly one is set. ``count``: allocations that fail (``OUT_OF_MEMORY``). ``buffer``, ``offset``,
+    ``nbytes``: the region an ``ECC_ERROR`` strikes, ``uncorrectable`` or corrected. ``peer``: the other end of a
+    ``LINK_FAILURE``. ``duration_ms``: how long a ``HANG`` lasts (None: until the watchdog or a reset).
+    """
+
+    kind: FaultKind
+    device: int
+    after_ops: int | None = None
+    at_ms: float | None = None
+    probability: float | None = None
+    seed: int = 0
+    count: int = 1
+    buffer: BufferT | None = None
+    offset: int = 0
+    nbytes: int = 0
+    uncorrectable: bool = False
+    peer: int | None = None
+    duration_ms: float | None = None
+
 
 AnyBackend = Backend[Any, Any, Any, Any, Any]
 """The type the front end holds a backend as: its handles are opaque there."""
@@ -367,6 +431,7 @@ __all__ = [
     "AnyBackend",
     "Backend",
     "BufferArg",
+    "FaultRecord",
     "KernelArg",
     "KernelParam",
     "KernelSignature",

@@ -7,6 +7,7 @@ one and never import it.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from wia_hal.devices import Device, device_at
 from wia_hal.enums import ContextFlags, MemoryType, StreamFlags
 from wia_hal.errors import (
     DeviceBusyError,
+    DeviceLostError,
     ErrorCode,
     ErrorDetails,
     InvalidContextError,
@@ -67,7 +69,7 @@ class Context:
         """Bytes of live allocations: direct ones, and pool blocks at their rounded size (not the pools' segments)."""
         self.memory_limit: int | None = None
         self.timeout_ms: float | None = None
-        self.last_error: ErrorDetails | None = None
+        self._last_error: ErrorDetails | None = None
         self.destroyed = False
         self.profiler_config: ProfilerConfig | None = ProfilerConfig() if config.enable_profiling else None
         self.profiler: Profiler | None = None
@@ -89,11 +91,31 @@ class Context:
     def _record_error(self, details: ErrorDetails) -> None:
         self.last_error = details
 
-    def check(self) -> Context:
+    @property
+    def last_error(self) -> ErrorDetails | None:
+        return self._last_error
+
+    @last_error.setter
+    def last_error(self, details: ErrorDetails | None) -> None:
+        """Every error of a call on the context (or on its streams, memory, tensors, ...) is recorded here, so this
+        is where a ``DEVICE_LOST`` from any backend hook makes the device lost for the front end (sticky until
+        :func:`reset_device`)."""
+        self._last_error = details
+        if details is not None and details.code is ErrorCode.DEVICE_LOST:
+            self.runtime.lost.setdefault(self.device.index, details.message)
+
+    def check_handle(self) -> Context:
+        """Live and of the active backend (whether or not its device was lost)."""
         if self.destroyed:
             raise InvalidContextError(f"{self!r} was destroyed; create a new context")
         if self.runtime is not runtime():
             raise InvalidContextError(f"{self!r} belongs to a backend that is no longer active")
+        return self
+
+    def check(self) -> Context:
+        self.check_handle()
+        if self.runtime.lost:
+            self.runtime.check_alive(self.device.index)
         return self
 
     def reserve(self, nbytes: int) -> None:
@@ -130,14 +152,18 @@ class Context:
             stream.synchronize()
 
     def destroy(self) -> None:
-        """Finish outstanding work, release memory and streams (R-3.3-07)."""
+        """Finish outstanding work, release memory and streams (R-3.3-07). On a lost device the work is dropped
+        instead (it cannot finish), so a lost context can always be destroyed."""
         if self.destroyed:
             return
+        lost = self.device.index in self.runtime.lost
         if self.profiler is not None:
-            self.profiler.end()
+            with contextlib.suppress(DeviceLostError) if lost else contextlib.nullcontext():
+                self.profiler.end()
         backend = self.backend
         for stream in (self.default_stream, *self.streams):
-            backend.synchronize(stream.queue, None)
+            with contextlib.suppress(DeviceLostError) if lost else contextlib.nullcontext():
+                backend.synchronize(stream.queue, None)
         for pool in list(self.pools):
             pool.destroy()
         for memory in list(self.memories.values()):
@@ -162,6 +188,8 @@ def check_context(ctx: object) -> Context:
 def _open(rt: Runtime, config: ContextConfig) -> Context:
     """A context on ``config.device_id`` with its default pool (R-3.3-01) unless ``config.default_pool`` is False."""
     device = device_at(config.device_id)
+    if rt.lost:
+        rt.check_alive(device.index)
     if config.max_streams is not None and config.max_streams > device.capabilities.max_streams:
         raise InvalidValueError(
             f"ContextConfig.max_streams={config.max_streams} exceeds the device's limit of "
@@ -217,8 +245,10 @@ def create_context(config: ContextConfig | None = None) -> Context:
 
 @api
 def destroy_context(ctx: Context) -> None:
-    """R-3.3-07: finish the context's work and release everything it owns."""
-    check_context(ctx).destroy()
+    """R-3.3-07: finish the context's work and release everything it owns (on a lost device: drop the work)."""
+    if not isinstance(ctx, Context):
+        raise InvalidContextError(f"destroy_context: expected a wia Context, got {type(ctx).__name__}")
+    ctx.check_handle().destroy()
 
 
 def current_context(ctx: Context | None = None) -> Context:
@@ -233,6 +263,8 @@ def current_context(ctx: Context | None = None) -> Context:
         return rt.stream_scopes[-1].context.check()
     if rt.default_context is None:
         rt.default_context = _open(rt, ContextConfig())
+    elif rt.lost:
+        rt.check_alive(rt.default_context.device.index)
     return rt.default_context
 
 
@@ -271,7 +303,12 @@ set_timeout = context_set_timeout
 @api
 def context_synchronize(ctx: Context | None = None) -> None:
     """R-3.8-01: block until every stream of the context is idle."""
-    current_context(ctx).synchronize()
+    context = current_context(ctx)
+    try:
+        context.synchronize()
+    except DeviceLostError as e:  # no argument names the context when ctx is None: record it here
+        context.last_error = e.details
+        raise
 
 
 @api
@@ -360,3 +397,44 @@ def memory_gc(ctx: Context | None = None) -> int:
     """
     context = current_context(ctx)
     return sum(pool.release_free_segments() for pool in list(context.pools))
+
+
+# -- recovery (R-3.9-04) -----------------------------------------------------------------------------------------------
+
+LOST_AT_RESET = frozenset({MemoryType.DEVICE, MemoryType.UNIFIED, MemoryType.MANAGED})
+"""What ``reset_device`` discards: DEVICE memory, and UNIFIED/MANAGED memory too, whose pages may be on the device
+when it is lost (as ``cudaDeviceReset`` frees managed allocations). HOST and PINNED memory keep their data."""
+
+
+def _discard_device_memory(ctx: Context) -> None:
+    """Release what ``LOST_AT_RESET`` names: pools are emptied (their blocks lost), the rest released; a tensor or
+    Memory object that held it is lost (using it is ``INVALID_MEMORY``, saying it was lost at reset)."""
+    for pool in ctx.pools:
+        for block in pool.discard_all():
+            block.lost = True
+    for memory in list(ctx.memories.values()):
+        if memory.type in LOST_AT_RESET and not memory.segment:
+            memory.lost = True
+            memory.release()
+
+
+@api
+def reset_device(ctx: Context) -> None:
+    """R-3.9-04: re-initialise ``ctx``'s device, the recovery from ``DEVICE_LOST`` (and from a hang).
+
+    Work queued on every context of the device is dropped; their device memory (DEVICE, UNIFIED, MANAGED: see
+    :data:`LOST_AT_RESET`) is gone, and pools are emptied; HOST and PINNED memory are intact. The contexts, their
+    streams, events and kernels work again; the device is no longer lost. Resetting a healthy device is allowed
+    (it discards the same things). See ``docs/faults.md``.
+    """
+    if not isinstance(ctx, Context):
+        raise InvalidContextError(f"reset_device: expected a wia Context, got {type(ctx).__name__}")
+    rt = ctx.check_handle().runtime
+    device = ctx.device
+    contexts = [c for c in rt.contexts if c.device is device]
+    queues = [s.queue for c in contexts for s in (c.default_stream, *c.streams)]
+    rt.backend.reset_device(device.index, queues)
+    rt.lost.pop(device.index, None)
+    for context in contexts:
+        _discard_device_memory(context)
+        context.memory_changed()

@@ -54,3 +54,14 @@ class ProfileFormat(enum.IntEnum):
 
     JSON = 0
     CHROME_TRACE = 1
+
+
+class FaultKind(enum.StrEnum):
+    """What an injected fault does (the fault-injection extension, ``docs/faults.md``); the value is its name in
+    ``WIA_FAULTS``."""
+
+    DEVICE_LOST = "device_lost"
+    ECC_ERROR = "ecc_error"
+    OUT_OF_MEMORY = "out_of_memory"
+    HANG = "hang"
+    LINK_FAILURE = "link_failure"

@@ -161,6 +161,10 @@ class OutOfMemoryError(WiaError, MemoryError):
 class DeviceLostError(WiaError, RuntimeError):
     code = ErrorCode.DEVICE_LOST
 
+    device: int | None = None
+    """The index of the device that was lost, where the backend says (set it when raising): the front end then marks
+    that device lost whatever the call's arguments were (a peer copy or a collective touches several devices)."""
+
 
 class DeviceBusyError(WiaError, RuntimeError):
     code = ErrorCode.DEVICE_BUSY
@@ -243,10 +247,26 @@ def last_error() -> ErrorDetails | None:
     return _last_error
 
 
+def _no_lost_hook(device: int, reason: str) -> None:
+    return None
+
+
+_lost_hook: Callable[[int, str], None] = _no_lost_hook
+
+
+def set_lost_hook(hook: Callable[[int, str], None] | None) -> None:
+    """Install the function told of a :class:`DeviceLostError` that names its device (the runtime marks it lost)."""
+    global _lost_hook
+    _lost_hook = hook or _no_lost_hook
+
+
 def _record(error: WiaError, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-    """Keep the error as the last one, and as the last one of the context of the first argument that has one."""
+    """Keep the error as the last one, and as the last one of the context of the first argument that has one; a
+    lost device the error names is reported to the runtime."""
     global _last_error
     _last_error = error.details
+    if isinstance(error, DeviceLostError) and error.device is not None:
+        _lost_hook(error.device, error.message)
     for arg in (*args, *kwargs.values()):
         record = getattr(arg, "_record_error", None)
         if record is not None:

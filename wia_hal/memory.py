@@ -38,6 +38,7 @@ class Memory:
         "context",
         "fences",
         "freed",
+        "lost",
         "offset",
         "pool",
         "segment",
@@ -72,11 +73,13 @@ class Memory:
         pool reuses memory at once, as a stream-ordered allocator does, and orders the new owner's streams after
         these instead)."""
         self.freed = False
+        self.lost = False
+        """Released by ``reset_device``: device memory does not survive a reset."""
         self.tensor = False
         """Holds a tensor's data (``t.memory``): released with the tensor, never by ``free``."""
 
     def __repr__(self) -> str:
-        state = " freed" if self.freed else ""
+        state = " lost" if self.lost else " freed" if self.freed else ""
         owner = " of a tensor" if self.tensor else ""
         return f"<wia.Memory{state} {self.type.name} {self.size} bytes{owner}>"
 
@@ -130,13 +133,24 @@ def check_memory(mem: object, ctx: Context | None = None) -> Memory:
     if not isinstance(mem, Memory):
         raise InvalidValueError(f"expected a wia Memory (from alloc), got {type(mem).__name__}")
     if mem.freed:
+        if mem.lost:
+            raise InvalidMemoryError(lost_at_reset(mem))
         gone = " with its destroyed memory pool" if mem.pool is not None and mem.pool.destroyed else ""
         raise InvalidMemoryError(f"{mem!r} was freed{gone} (use after free)")
     if mem.context.destroyed:
         raise InvalidMemoryError(f"{mem!r} belonged to a context that was destroyed")
+    if mem.context.runtime.lost:
+        mem.context.runtime.check_alive(mem.context.device.index)
     if ctx is not None and mem.context is not ctx:
         raise InvalidMemoryError(f"{mem!r} belongs to another context ({mem.context!r}, not {ctx!r})")
     return mem
+
+
+def lost_at_reset(mem: Memory) -> str:
+    return (
+        f"{mem!r} was lost when device {mem.context.device.index} was reset (reset_device): {mem.type.name} memory "
+        "does not survive a reset; allocate it again (and copy its data back from the host)"
+    )
 
 
 def memory_type_of(value: object) -> MemoryType:
@@ -171,7 +185,7 @@ def allocate(ctx: Context, nbytes: int, memory_type: MemoryType, segment: bool =
 @api
 def free(mem: Memory) -> None:
     """R-3.5.1-01; a second free is ``INVALID_MEMORY`` (R-3.5.1-06)."""
-    if isinstance(mem, Memory) and mem.freed:
+    if isinstance(mem, Memory) and mem.freed and not mem.lost:
         raise InvalidMemoryError(f"free: {mem!r} was already freed (double free)")
     mem = check_memory(mem)
     mem.check_not_tensor_data("free")

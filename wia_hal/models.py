@@ -86,6 +86,11 @@ class DeviceCapabilities(WiaModel):
     max_work_group_size: int
     max_shared_memory: int = Field(description="bytes per work-group")
     max_streams: int
+    supports_fault_injection: bool = Field(
+        False,
+        description="an extension (docs/faults.md): the backend implements inject_fault and clear_faults, so that "
+        "recovery code can be exercised on demand",
+    )
 
 
 class ContextConfig(WiaModel):
@@ -314,3 +319,17 @@ class CollectiveReport(WiaModel):
     alternatives: list[AlgorithmChoice] = Field(default_factory=list)
     started_ms: float | None = None
     ended_ms: float | None = None
+
+
+class FaultStats(WiaModel):
+    """What the fault-injection extension did on one device so far (``get_fault_stats``): a corrected ECC error
+    leaves the data intact and is visible only here, as ``nvidia-smi -q -d ECC`` counts them."""
+
+    device: int = Field(ge=0)
+    faults_pending: int = Field(ge=0, description="injected faults that have not fired yet")
+    faults_fired: int = Field(ge=0)
+    ecc_corrected: int = Field(ge=0, description="corrected (single-bit) ECC errors: counted, data intact")
+    ecc_uncorrectable: int = Field(ge=0, description="uncorrectable ECC errors: reading the buffer loses the device")
+    lost: bool = Field(description="the device is lost until reset_device")
+    hung: bool = Field(description="the device makes no progress (a HANG fault) until it ends, or reset_device")
+    failed_links: list[int] = Field(default_factory=list, description="peer devices whose link to this one failed")

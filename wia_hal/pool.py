@@ -313,17 +313,24 @@ class MemoryPool:
             num_segment_releases=self.num_segment_releases,
         )
 
-    def destroy(self) -> None:
-        """Release every segment (live blocks become invalid: using them is ``INVALID_MEMORY``)."""
+    def discard_all(self) -> list[Memory]:
+        """Release every segment; the live blocks become invalid (using them is ``INVALID_MEMORY``) and are
+        returned. The pool itself stays usable (``reset_device`` empties pools this way)."""
         self.context.in_use(-self.bytes_in_use)
         for segment in list(self.segments):
             for start in list(segment.used):
                 segment.give_back(start)
             self._release_segment(segment)
-        for block in self.blocks.values():
+        blocks = list(self.blocks.values())
+        for block in blocks:
             block.freed = True
         self.blocks.clear()
         self.bytes_in_use = 0
+        return blocks
+
+    def destroy(self) -> None:
+        """Release every segment (live blocks become invalid: using them is ``INVALID_MEMORY``)."""
+        self.discard_all()
         self.destroyed = True
         if self in self.context.pools:
             self.context.pools.remove(self)

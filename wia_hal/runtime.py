@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from wia_hal.backend import AnyBackend, Backend
 from wia_hal.errors import (
+    DeviceLostError,
     InvalidValueError,
     OptionOverrideWarning,
     WiaError,
@@ -25,6 +26,7 @@ from wia_hal.errors import (
     did_you_mean,
     error_for,
     set_call_hook,
+    set_lost_hook,
     warn_at_call_site,
 )
 
@@ -134,9 +136,25 @@ class Runtime:
         self.stream_scopes: list[Stream] = []
         """The streams of the ``with use_stream(s):`` blocks being run, innermost last."""
         self.devices: dict[int, Device] = {}
+        self.lost: dict[int, str] = {}
+        """Devices a backend reported lost (``DEVICE_LOST``), with why: every call on a context of one raises
+        ``DEVICE_LOST`` until ``reset_device`` (CUDA's sticky errors; ``docs/faults.md``)."""
+
+    def check_alive(self, device: int) -> None:
+        """``DEVICE_LOST`` if ``device`` was lost and not reset since."""
+        reason = self.lost.get(device)
+        if reason is not None:
+            raise DeviceLostError(
+                f"device {device} was lost ({reason}); every call on its contexts raises DEVICE_LOST until "
+                "reset_device(ctx) re-initialises it"
+            )
 
 
 _runtime: Runtime | None = None
+
+runtime_started: list[Callable[[Runtime], None]] = []
+"""Told of every runtime as its backend is installed, before it is used: ``WIA_FAULTS`` (:mod:`wia_hal.faults`)
+arms its faults here. A callback raises ``WiaError`` to refuse the backend."""
 
 
 def _create(name: str, explicit: dict[str, Any], from_environment: bool = False) -> Runtime:
@@ -165,8 +183,23 @@ def _install(backend: object, source: str) -> Runtime:
     if not isinstance(backend, Backend):
         raise InvalidValueError(f"backend {source!r} gives {type(backend).__name__}, not a wia_hal.Backend")
     rt = Runtime(backend)
+    try:
+        for started in runtime_started:
+            started(rt)
+    except BaseException:
+        backend.close()
+        raise
     set_call_hook(backend.api_call)
     return rt
+
+
+def _mark_lost(device: int, reason: str) -> None:
+    """A backend raised ``DEVICE_LOST`` naming ``device``: it is lost until ``reset_device`` (sticky)."""
+    if _runtime is not None:
+        _runtime.lost.setdefault(device, reason)
+
+
+set_lost_hook(_mark_lost)
 
 
 def runtime() -> Runtime:

@@ -25,7 +25,7 @@ from wia_hal.errors import (
     api,
     inside_api,
 )
-from wia_hal.memory import Memory, allocate, memory_type_of
+from wia_hal.memory import Memory, allocate, lost_at_reset, memory_type_of
 from wia_hal.opset import NO_ATTRS, FillAttrs, OpAttrs, OpName
 from wia_hal.pool import MemoryPool, check_pool
 from wia_hal.streams import Stream, stream_for
@@ -177,7 +177,11 @@ def check_tensor(t: object, ctx: Context | None = None) -> Tensor:
     owner = t.memory.context
     if owner.destroyed:
         raise InvalidContextError(f"the tensor's context {owner!r} was destroyed")
+    if owner.runtime.lost:
+        owner.runtime.check_alive(owner.device.index)
     if t.memory.freed:
+        if t.memory.lost:
+            raise InvalidMemoryError(f"{t!r}: its memory {lost_at_reset(t.memory)}")
         pool = t.memory.pool
         if pool is not None and pool.destroyed:
             raise InvalidMemoryError(f"{t!r}: its memory pool was destroyed")

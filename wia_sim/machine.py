@@ -10,6 +10,7 @@ timeline and the same numbers on every run.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import simpy
 
@@ -24,6 +25,9 @@ from wia_sim.migration import new_residency
 from wia_sim.resources import UnitPool
 from wia_sim.stream import Stream
 from wia_sim.topology import Topology
+
+if TYPE_CHECKING:
+    from wia_sim.faults import DeviceFaults, FaultInjector
 
 
 class SimulationStalled(RuntimeError):
@@ -58,12 +62,20 @@ class Device:
         cached = model.memory.cache_bandwidth is not None and model.memory.last_level_cache > 0
         self.cache = LastLevelCache(model) if cached else None
         """What the last-level cache holds between kernels (models that give ``memory.cache_bandwidth``)."""
+        self.streams: list[Stream] = []
+        """Every stream made on the device (a reset drops their queued work)."""
+        self.faults: DeviceFaults | None = None
+        """Injected faults and their effects (:mod:`wia_sim.faults`), once one was armed on the device."""
 
     def stream(self, label: str = "") -> Stream:
-        return Stream(self, label)
+        stream = Stream(self, label)
+        self.streams.append(stream)
+        return stream
 
     def allocate(self, kind: MemoryKind, nbytes: int) -> Buffer:
         """Allocate ``nbytes``; device memory is placed in the heap (raises ``HeapFullError`` when nothing fits)."""
+        if self.faults is not None:
+            self.faults.allocating(nbytes)
         address = self.heap.allocate(nbytes) if kind is MemoryKind.DEVICE else None
         buffer = Buffer(self.index, kind, nbytes, address, self.machine.numerics)
         buffer.residency = new_residency(kind, nbytes)
@@ -124,6 +136,8 @@ class Machine:
         step_latency = system.collectives.step_latency if system is not None else 0.0
         self.collectives = Planner(self.topology, step_latency)
         """Plans collectives on :attr:`topology` (:mod:`wia_sim.collectives`)."""
+        self.injector: FaultInjector | None = None
+        """Armed faults (:mod:`wia_sim.faults`): made by whoever injects the first one."""
 
     def fault(self, command: Command, error: Exception) -> None:
         """Record that ``command`` raised while it ran; the next wait reports it."""
@@ -164,6 +178,9 @@ class Machine:
         if observe and self.detector is not None:
             self.detector.observed(command)
         self._report_faults()
+        stream = command.stream
+        if stream is not None and stream.device.faults is not None:  # dropped work completes, but was lost
+            stream.device.faults.check(f"waiting for {command.label}")
         return True
 
     def observed(self, command: Command) -> None:

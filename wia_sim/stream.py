@@ -78,6 +78,9 @@ class Stream:
         which checks them first: a detector that raises (strict mode) leaves nothing queued.
         """
         machine = self.machine
+        faults = self.device.faults
+        if faults is not None:  # wia_sim.faults: a lost device takes no work
+            faults.submitted(self, command, accesses)
         detector = machine.detector
         if detector is not None:  # epochs are the detector's: without one they are not counted
             epoch = self.epoch + 1
@@ -126,6 +129,9 @@ class Stream:
                 yield self._idle
                 continue
             command = self.current = queue.popleft()
+            faults = self.device.faults
+            if faults is not None and not (yield from faults.admit(self, command)):
+                continue  # dropped: an injected fault made the device lost (wia_sim.faults)
             if command.submitted > env.now:
                 yield env.timeout(command.submitted - env.now)
             if type(command) is Kernel:  # Kernel.run inlined for performance reasons: most commands are kernels

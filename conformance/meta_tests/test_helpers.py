@@ -240,6 +240,14 @@ def test_requires_skips_as_not_supported() -> None:
         ph.requires("supports_teleportation", caps)
 
 
+def test_requires_fault_injection_skips_as_not_applicable() -> None:
+    ph.requires_fault_injection(make_caps(supports_fault_injection=True))
+    with pytest.raises(pytest.skip.Exception) as excinfo:
+        ph.requires_fault_injection(make_caps())
+    assert str(excinfo.value).startswith(ph.NOT_APPLICABLE_PREFIX)
+    assert rp.classify_skip(str(excinfo.value)) == "not applicable"
+
+
 def test_requires_memory_and_dtype() -> None:
     caps = make_caps(supports_float16=True)
     for memory_type in (wia.MemoryType.DEVICE, wia.MemoryType.HOST):

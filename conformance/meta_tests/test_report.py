@@ -118,7 +118,30 @@ def test_unclaimed_requirements_are_listed_but_not_counted() -> None:
     assert verdicts([*everything_passes(), fence]) == ["PASS", "PASS", "FAIL"]
 
 
+def test_not_applicable_tests_are_counted_apart_and_never_weigh_on_a_verdict() -> None:
+    na = "not applicable: needs the fault-injection extension (supports_fault_injection is False)"
+    alone = [r for r in everything_passes() if r.reqs != ["R-3.9-04"]] + [result("R-3.9-04", "not applicable", na)]
+    report = rp.build_report(alone, backend="reference")
+    assert [v.verdict for v in report.levels] == ["PASS"] * 3  # only not-applicable tests: not held against it
+    assert {r.id: r.status for r in report.requirements}["R-3.9-04"] == "not applicable"
+    mixed = [*everything_passes(), result("R-3.9-04", "not applicable", na)]
+    report = rp.build_report(mixed, backend="reference")
+    assert [v.verdict for v in report.levels] == ["PASS"] * 3 and report.levels[0].not_supported == []
+    assert {r.id: r.status for r in report.requirements}["R-3.9-04"] == "passed"
+    assert report.summary["not applicable"] == 1 and report.levels[0].counts["not applicable"] == 1
+    lines = [text for text, _ in summary_lines(report)]
+    assert ", 1 not applicable, 0 skipped" in lines[2]
+    assert "not applicable (need a backend extension, or a part of one, that the backend does not offer; not " \
+        "counted for any level): 1 test of R-3.9-04" in lines  # fmt: skip
+    assert "| not applicable |" in render_markdown(report)
+    skipped = ET.fromstring(render_junit(report)).findall(".//testcase/skipped")
+    assert [s.get("message") for s in skipped] == [na]
+    failing = [*mixed, result("R-3.9-04", "failed")]  # a failure next to them still fails
+    assert verdicts(failing) == ["FAIL"] * 3
+
+
 def test_classify_skip_and_sections() -> None:
+    assert rp.classify_skip("Skipped: not applicable: needs the fault-injection extension") == "not applicable"
     assert rp.classify_skip("Skipped: not supported: supports_int8 is False") == "not supported"
     assert rp.classify_skip("not supported: bool") == "not supported"
     assert rp.classify_skip("the backend exposes no device") == "skipped"
@@ -152,7 +175,8 @@ def test_json_round_trips() -> None:
     report = sample_report()
     data = json.loads(report.to_json())
     assert data["summary"] == {
-        "passed": len(rq.CLAIMED) - 4, "failed": 1, "error": 1, "not supported": 1, "skipped": 0, "not run": 1,
+        "passed": len(rq.CLAIMED) - 4, "failed": 1, "error": 1, "not supported": 1, "not applicable": 0,
+        "skipped": 0, "not run": 1,
     }  # fmt: skip
     assert data["levels"][0]["verdict"] == "FAIL" and data["tests"][0]["level"] in (1, 2, 3)
     assert rp.RunReport.model_validate_json(report.to_json()) == report
@@ -169,7 +193,7 @@ def test_summary_lines_say_the_counts_and_why() -> None:
     assert lines[3] == "Levels 1-3: FAIL: R-3.7-01 failed; R-3.3-02 errored (the suite broke)"
     assert lines[4] == "not supported by the device (allowed: not a failure): supports_pinned_memory (R-3.5.1-03)"
     assert lines[-1].startswith("not in this suite version (not counted): R-3.8-03, R-3.8-04")
-    assert counts_text({"passed": 2}) == "2 passed, 0 failed, 0 errors, 0 not supported, 0 skipped"
+    assert counts_text({"passed": 2}) == "2 passed, 0 failed, 0 errors, 0 not supported, 0 not applicable, 0 skipped"
 
 
 def test_failure_lines_show_the_message_and_the_replay() -> None:

@@ -24,6 +24,11 @@ imports nothing of the HAL but its public modules, and nothing of the simulator.
 - Ops follow ``docs/numerics.md``: float16/bfloat16 compute in float32 and round once to the output dtype, float64
   in float64; integers wrap; matmul and conv2d round their operands to the arithmetic asked (TF32, FP16, BF16,
   FP8 e4m3) and accumulate in float32 (int32 for int8, float64 for float64).
+- Fault injection (the extension of ``docs/faults.md``), its simple part: ``DEVICE_LOST`` and ``OUT_OF_MEMORY``
+  triggered after N ops (allocations) or with a seeded per-op probability, counted in submission order. The op that
+  hits a ``DEVICE_LOST`` fails on its worker (seen at the next wait), and every later submission, allocation and
+  wait on the device raises ``DEVICE_LOST`` until ``reset_device``; work queued before it still runs (a queue
+  cannot drop it). Other kinds and time triggers are ``NOT_SUPPORTED``.
 - Not offered, and claimed as such: PINNED memory (it would be host memory with no faster or asynchronous
   transfer path than pageable HOST memory, which R-3.5.1-03 asks of it), custom kernels (no OpenCL C compiler
   here), ``explain`` and ``explain_collective`` (there is no cost model to explain with).
@@ -38,10 +43,12 @@ Options (keyword arguments of ``set_backend("reference", ...)`` or ``WIA_REFEREN
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 import os
 import platform
+import random
 import re
 import threading
 import time
@@ -55,10 +62,10 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from wia_hal import reductions
-from wia_hal.backend import Activity, ActivityKind, Backend, TensorRef
-from wia_hal.enums import DeviceType, MemoryType
-from wia_hal.errors import InvalidValueError, OutOfMemoryError
-from wia_hal.models import CollectiveAttrs, DeviceCapabilities, DeviceInfo, PeerInfo
+from wia_hal.backend import Activity, ActivityKind, Backend, FaultRecord, TensorRef
+from wia_hal.enums import DeviceType, FaultKind, MemoryType
+from wia_hal.errors import DeviceLostError, InvalidValueError, NotSupportedError, OutOfMemoryError
+from wia_hal.models import CollectiveAttrs, DeviceCapabilities, DeviceInfo, FaultStats, PeerInfo
 from wia_hal.opset import (
     Arithmetic,
     AxisAttrs,
@@ -201,8 +208,10 @@ class Queue:
     on the worker around the command.
     """
 
-    def __init__(self, device: int) -> None:
+    def __init__(self, device: int, faults: Faults) -> None:
         self.device = device
+        self.faults = faults
+        """The device's injected faults: consulted at every submission."""
         self.label = "a reference queue"
         """The stream's name (:meth:`ReferenceBackend.name_queue`), for error notes."""
         self.log: ActivityLog | None = None
@@ -219,6 +228,8 @@ class Queue:
         """Enqueue ``command`` (``work`` says what it is, for error reports and the profiler) and return its index;
         returns at once."""
         submitted_ms = _now_ms()
+        if self.faults.armed:
+            command = self.faults.submitting(work, command)
         with self._lock:
             self.submitted += 1
             index = self.submitted
@@ -286,6 +297,8 @@ class Queue:
             self._failures = [f for f in self._failures if f.index > index]
         first = due[0]
         error = first.error
+        if isinstance(error, _Lost):  # made on the host, where the user's call is, not on the worker
+            raise DeviceLostError(str(error))
         if not isinstance(error, Exception):  # SystemExit and the like are the worker's, not the host's, to obey
             error = RuntimeError(f"{first.what} raised {first.error!r}")
             error.__cause__ = first.error
@@ -307,6 +320,73 @@ class Queue:
             self._worker = None
             if self._pending:  # enqueued while it was stopping
                 self._start()
+
+
+class _Lost(Exception):
+    """What the op an injected ``DEVICE_LOST`` hit raises on its worker (``DEVICE_LOST`` at the host's next wait)."""
+
+
+class Faults:
+    """The injected faults of one device (the simple part of ``docs/faults.md``: ``DEVICE_LOST`` and
+    ``OUT_OF_MEMORY`` after N ops or allocations, or with a seeded probability per op or allocation)."""
+
+    def __init__(self, device: int) -> None:
+        self.device = device
+        self.pending: list[tuple[FaultRecord[Buffer], random.Random]] = []
+        self.lost: str | None = None
+        self.fired = self.ops = self.allocations = self.oom_left = 0
+
+    @property
+    def armed(self) -> bool:
+        return bool(self.pending) or self.lost is not None or self.oom_left > 0
+
+    def check(self) -> None:
+        if self.lost is not None:
+            raise DeviceLostError(f"reference device {self.device} is lost ({self.lost})")
+
+    def _due(self, kind: FaultKind) -> FaultRecord[Buffer] | None:
+        for i, (fault, rng) in enumerate(self.pending):
+            if fault.kind is not kind:
+                continue
+            if fault.probability is not None:
+                due = rng.random() < fault.probability
+            else:
+                due = not fault.after_ops
+                if not due:
+                    self.pending[i] = (dataclasses.replace(fault, after_ops=(fault.after_ops or 0) - 1), rng)
+            if due:
+                del self.pending[i]
+                self.fired += 1
+                return fault
+        return None
+
+    def submitting(self, work: Work, command: Callable[[], object]) -> Callable[[], object]:
+        """``command``, or a command that fails because an injected ``DEVICE_LOST`` hit it."""
+        self.check()
+        if work.kind not in ("kernel", "copy"):
+            return command
+        self.ops += 1
+        fault = self._due(FaultKind.DEVICE_LOST)
+        if fault is None:
+            return command
+        self.lost = f"injected DEVICE_LOST at op {self.ops} ({work.name})"
+        return functools.partial(_raise_lost, self.lost)
+
+    def allocating(self, nbytes: int) -> None:
+        self.check()
+        self.allocations += 1
+        fault = self._due(FaultKind.OUT_OF_MEMORY)
+        if fault is not None:
+            self.oom_left += fault.count
+        if self.oom_left:
+            self.oom_left -= 1
+            raise OutOfMemoryError(
+                f"injected OUT_OF_MEMORY: allocation of {nbytes} bytes on reference device {self.device} failed"
+            )
+
+
+def _raise_lost(reason: str) -> None:
+    raise _Lost(reason)
 
 
 @dataclass(eq=False)
@@ -566,6 +646,7 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, Launch]):
         self._queues: set[Queue] = set()
         self._logs: dict[int, ActivityLog] = {}
         """The activity log of each profiled device (:meth:`set_profiling`)."""
+        self._faults = [Faults(device) for device in range(self.devices)]
 
     # discovery
 
@@ -611,11 +692,14 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, Launch]):
             max_work_group_size=1024,
             max_shared_memory=48 << 10,
             max_streams=64,
+            supports_fault_injection=True,  # DEVICE_LOST and OUT_OF_MEMORY, op and allocation triggers only
         )
 
     # memory
 
     def allocate(self, device: int, nbytes: int, memory_type: MemoryType) -> Buffer:
+        if self._faults[device].armed:
+            self._faults[device].allocating(nbytes)
         with self._lock:  # free may run on any thread (a tensor's finaliser)
             if memory_type in _BUDGETED:
                 used = self.in_use[device]
@@ -642,7 +726,7 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, Launch]):
     # queues and transfers: each queue runs its commands in order on its own thread
 
     def create_queue(self, device: int) -> Queue:
-        queue = Queue(device)
+        queue = Queue(device, self._faults[device])
         with self._lock:
             self._queues.add(queue)
             queue.log = self._logs.get(device)
@@ -764,6 +848,7 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, Launch]):
             queue.submit(work, functools.partial(marker.queue.wait_until, marker.index, None))
 
     def synchronize(self, queue: Queue, timeout_ms: float | None) -> bool:
+        queue.faults.check()
         index = queue.submitted
         if not queue.wait_until(index, timeout_ms):
             return False
@@ -771,6 +856,7 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, Launch]):
         return True
 
     def wait(self, marker: Marker, timeout_ms: float | None) -> bool:
+        marker.queue.faults.check()
         if not marker.queue.wait_until(marker.index, timeout_ms):
             return False
         marker.queue.raise_failures(marker.index)
@@ -806,3 +892,32 @@ class ReferenceBackend(Backend[Buffer, Queue, Marker, None, Launch]):
             self._queues.clear()
         for queue in queues:
             queue.stop()
+
+    # recovery, and the simple part of the fault-injection extension (docs/faults.md)
+
+    def reset_device(self, device: int, queues: Sequence[Queue]) -> None:
+        faults = self._faults[device]
+        faults.lost = None  # first: the default then waits for the queues and takes their failures
+        super().reset_device(device, queues)
+        faults.oom_left = 0
+
+    def inject_fault(self, fault: FaultRecord[Buffer]) -> None:
+        if fault.kind not in (FaultKind.DEVICE_LOST, FaultKind.OUT_OF_MEMORY) or fault.at_ms is not None:
+            trigger = "at_ms" if fault.at_ms is not None else "its trigger"
+            raise NotSupportedError(
+                f"the reference backend injects DEVICE_LOST and OUT_OF_MEMORY faults after N ops (allocations) or "
+                f"with a probability only, not {fault.kind.name} with {trigger}; the sim backend injects every kind"
+            )
+        self._faults[fault.device].pending.append((fault, random.Random(fault.seed)))
+
+    def clear_faults(self, device: int | None) -> None:
+        for faults in self._faults:
+            if device in (None, faults.device):
+                faults.pending.clear()
+
+    def fault_stats(self, device: int) -> FaultStats:
+        faults = self._faults[device]
+        return FaultStats(
+            device=device, faults_pending=len(faults.pending), faults_fired=faults.fired, ecc_corrected=0,
+            ecc_uncorrectable=0, lost=faults.lost is not None, hung=False,
+        )  # fmt: skip

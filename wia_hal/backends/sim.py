@@ -17,11 +17,10 @@ every finding is also kept in ``machine.hazards``; see docs/hazards.md).
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import math
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, ParamSpec, TypeAlias, TypeVar
 
@@ -34,6 +33,7 @@ from wia_hal.backend import (
     Activity,
     Backend,
     BufferArg,
+    FaultRecord,
     KernelArg,
     KernelParam,
     KernelSignature,
@@ -45,6 +45,7 @@ from wia_hal.backend import (
 from wia_hal.enums import DeviceType, MemoryType
 from wia_hal.errors import (
     CompileError,
+    DeviceLostError,
     ErrorCode,
     InvalidKernelError,
     InvalidLaunchConfigError,
@@ -63,11 +64,15 @@ from wia_hal.models import (
     CollectiveReport,
     DeviceCapabilities,
     DeviceInfo,
+    FaultStats,
     OpReport,
     PeerInfo,
 )
 from wia_hal.opset import OP_NAMES, OpAttrs, OpName
-from wia_sim import kernels  # the kernel front end and executor load on first use (wia_sim/kernels/__init__.py)
+from wia_sim import (
+    faults,
+    kernels,  # the kernel front end and executor load on first use (wia_sim/kernels/__init__.py)
+)
 from wia_sim.collectives import Collective, message_bytes
 from wia_sim.commands import Command, Copy, Kernel, Marker, PeerCopy, Prefetch, Wait
 from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
@@ -96,29 +101,35 @@ R = TypeVar("R")
 SimKernel: TypeAlias = "tuple[Program, KernelInfo]"
 
 
-@contextlib.contextmanager
-def _findings() -> Iterator[None]:
-    """The one place the simulator's findings about the user's work become the HAL's errors: a kernel's bug (its
-    check names the code it maps to), something the executor does not implement, a runaway kernel. Any other
-    exception is a fault of the simulator and reaches the user as ``INTERNAL``."""
-    try:
-        yield
-    except WiaError:
-        raise
-    except Exception as e:
-        code = getattr(e, "wia_code", None)
-        if isinstance(code, str) and code in ErrorCode.__members__:
-            raise error_for(ErrorCode[code], str(e)) from e
-        raise
+def _finding(e: Exception) -> Exception:
+    """The one place the simulator's findings become the HAL's errors: a kernel's bug (its check names the code
+    it maps to), something the executor does not implement, a runaway kernel, an injected fault
+    (:mod:`wia_sim.faults`). Any other exception is a fault of the simulator and reaches the user as
+    ``INTERNAL``."""
+    code = getattr(e, "wia_code", None)
+    if isinstance(code, str) and code in ErrorCode.__members__:
+        error = error_for(ErrorCode[code], str(e))
+        if isinstance(error, DeviceLostError):
+            error.device = getattr(e, "device", None)
+        return error
+    return e
 
 
 def _translated(method: Callable[P, R]) -> Callable[P, R]:
-    """Run a hook that advances simulated time (where kernels run and report) under :func:`_findings`."""
+    """Run a hook that advances simulated time (where kernels run and report) or submits work (which a lost
+    device refuses) under :func:`_finding` (a ``try`` costs nothing until something raises)."""
 
     @functools.wraps(method)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        with _findings():
+        try:
             return method(*args, **kwargs)
+        except WiaError:
+            raise
+        except Exception as e:
+            error = _finding(e)
+            if error is e:
+                raise
+            raise error from e
 
     return wrapper
 
@@ -368,6 +379,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             max_work_group_size=m.compute.max_work_group_size,
             max_shared_memory=int(m.compute.max_local_memory_per_work_group),
             max_streams=f.max_streams,
+            supports_fault_injection=True,
         )
 
     def api_call(self, function: str) -> None:
@@ -380,6 +392,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     # memory
 
+    @_translated
     def allocate(self, device: int, nbytes: int, memory_type: MemoryType) -> Buffer:
         self._beyond_the_call(self._alloc_latency[memory_type])
         dev = self.machine.devices[device]
@@ -404,6 +417,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         if buffer.residency is not None:
             self.machine.host_time += migrate(self.model, buffer, lo, hi, to_device=False, on_demand=True)
 
+    @_translated
     def prefetch(self, queue: Stream, buffer: Buffer, offset: int, nbytes: int, to_device: bool) -> None:
         if buffer.residency is None:
             return
@@ -463,6 +477,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             view = self._views[ref] = np.ndarray(ref.shape, ref.dtype, ref.buffer.data, ref.offset, ref.strides)
         return view
 
+    @_translated
     def launch_op(
         self,
         queue: Stream,
@@ -485,7 +500,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             start = self._numerics(spec, [self._view(ref) for ref in inputs], self._view(output), mapping, cost)
         touches = tuple(_extent(ref) for ref in (*inputs, output) if ref.buffer.residency is not None)
         kernel = Kernel(cost, start, touches, (op, output.shape, output.dtype))
-        tracked = machine.detector is not None or queue.device.cache is not None
+        tracked = machine.detector is not None or queue.device.cache is not None or queue.device.faults is not None
         queue.submit(kernel, _op_accesses(inputs, output) if tracked else ())
         return kernel
 
@@ -558,8 +573,17 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         for queue in queues[1:]:
             queue.submit(Wait(done))
 
+    def _check_links(self, pairs: Iterable[tuple[int, int]]) -> None:
+        """A transfer over a link a fault broke loses the sending device (:meth:`wia_sim.faults.FaultInjector
+        .check_link`); only the pair's own link is checked, not the links a multi-hop route passes through."""
+        injector = self.machine.injector
+        if injector is not None and injector.failed_links:
+            for src, dst in pairs:
+                injector.check_link(src, dst)
+
     @_translated
     def copy_peer(self, src_queue: Stream, src: TensorRef[Buffer], dst_queue: Stream, dst: TensorRef[Buffer]) -> None:
+        self._check_links([(src_queue.device.index, dst_queue.device.index)])
         topology = self.machine.topology
         route = topology.route(src_queue.device.index, dst_queue.device.index)
         nbytes = src.nbytes
@@ -582,6 +606,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         devices = [q.device.index for q in queues]
         size = message_bytes(attrs.kind, n, inputs[0].nbytes)
         plan = self.machine.collectives.plan(attrs.kind, attrs.algorithm, devices, size, attrs.root)
+        self._check_links((devices[t.src], devices[t.dst]) for step in plan.steps for t in step.transfers)
         start = None
         if self.numerics:
             arrays = [self._view(ref) for ref in inputs]
@@ -632,6 +657,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             raise InvalidKernelError(str(e)) from None
         return (program, info), KernelSignature(info.name, tuple(_param(p) for p in info.params))
 
+    @_translated
     def launch_kernel(
         self, queue: Stream, kernel: SimKernel, args: Sequence[KernelArg[Buffer]], ndrange: NDRange
     ) -> Kernel:
@@ -731,11 +757,13 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         except StreamHazardWarning as e:  # warnings turned into errors (-W error): the HAL's error, not INTERNAL
             raise StreamHazardError(str(finding)) from e
 
+    @_translated
     def record(self, queue: Stream) -> Marker:
         marker = Marker()
         queue.submit(marker)
         return marker
 
+    @_translated
     def wait_marker(self, queue: Stream, marker: Marker) -> None:
         queue.submit(Wait(marker))
 
@@ -752,6 +780,9 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     def query(self, marker: Marker) -> bool:
         self.machine.catch_up()
         self.machine.observed(marker)
+        stream = marker.stream
+        if stream is not None and stream.device.faults is not None:  # dropped work is done, but was lost
+            stream.device.faults.check("event query")
         return marker.done
 
     def elapsed_ms(self, start: Marker, end: Marker) -> float:
@@ -785,3 +816,52 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                     if index in self._profiled:
                         self._pending.setdefault(index, []).append(_activity(command))
         return self._pending.pop(device, [])
+
+    # recovery, and the fault-injection extension (docs/faults.md): wia_sim.faults does what a fault does
+
+    def reset_device(self, device: int, queues: Sequence[Stream]) -> None:
+        faults.reset(self.machine.devices[device])
+
+    def _injector(self) -> faults.FaultInjector:
+        machine = self.machine
+        if machine.injector is None:
+            machine.injector = faults.FaultInjector(machine)
+        return machine.injector
+
+    def inject_fault(self, fault: FaultRecord[Buffer]) -> None:
+        ms = 1e-3
+        self._injector().arm(
+            faults.Fault(
+                kind=fault.kind.value,
+                device=fault.device,
+                after_ops=fault.after_ops,
+                at_s=None if fault.at_ms is None else fault.at_ms * ms,
+                probability=fault.probability,
+                seed=fault.seed,
+                count=fault.count,
+                buffer=fault.buffer,
+                lo=fault.offset,
+                hi=fault.offset + fault.nbytes,
+                uncorrectable=fault.uncorrectable,
+                peer=fault.peer,
+                duration_s=None if fault.duration_ms is None else fault.duration_ms * ms,
+            )
+        )
+
+    def clear_faults(self, device: int | None) -> None:
+        self._injector().clear(device)
+
+    def fault_stats(self, device: int) -> FaultStats:
+        injector = self._injector()
+        state = injector.of(device)
+        peers = sorted(b if a == device else a for a, b in injector.failed_links if device in (a, b))
+        return FaultStats(
+            device=device,
+            faults_pending=len(state.pending),
+            faults_fired=state.fired,
+            ecc_corrected=state.ecc_corrected,
+            ecc_uncorrectable=state.ecc_uncorrectable,
+            lost=state.lost is not None,
+            hung=state.hang is not None,
+            failed_links=peers,
+        )
