@@ -1,6 +1,6 @@
 # The README's two commands: `make run` (set up, then a quick conformance run on the default simulated device and
 # short demos; `make suite` gives the full verdict) and `make test` (set up, then lint, type checks, import layers, every test, and the conformance suite
-# on the simulator and on the reference backend). Both create .venv on first use.
+# on the simulator (one device, and a four-device system), the reference backend (two devices) and OpenCL). Both create .venv on first use.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -34,6 +34,8 @@ run: $(STAMP)
 	$(BIN)/wia-conformance --backend sim --quick
 	$(BIN)/python examples/what_the_simulator_shows.py
 	$(BIN)/python examples/profile_a_model.py
+	$(BIN)/python examples/multi_device.py
+	$(BIN)/python examples/safe_compute.py
 	@echo "The full conformance verdict (about 980 tests, a minute or two): make suite"
 
 # The full suite on the default simulated device: the verdict per level.
@@ -47,7 +49,8 @@ test: $(STAMP) pocl
 	$(BIN)/pytest -q -n 2 tests conformance/meta_tests
 	$(BIN)/wia-conformance coverage
 	WIA_SIM_HARDWARE=wia-tiny $(BIN)/wia-conformance --backend sim -q
-	$(BIN)/wia-conformance --backend reference -q
+	WIA_SIM_HARDWARE=wia-tiny-4x $(BIN)/wia-conformance --backend sim -q
+	$(BIN)/wia-conformance --backend reference --option devices=2 -q
 	$(BIN)/wia --backend opencl --option device=oclgrind devices
 	$(BIN)/wia-conformance --backend opencl --option device=oclgrind -q
 	@if $(BIN)/wia --backend opencl --option device=pocl devices; then \
