@@ -114,7 +114,10 @@ def explain(t: Tensor | Kernel) -> OpReport:
     else:
         t = check_tensor(t)
         if t.producer is None:
-            raise InvalidValueError(f"explain: {t!r} was not produced by an op (created, uploaded or a view)")
+            raise InvalidValueError(
+                f"explain: {t!r} was not produced by an op (created, uploaded, a view, a peer copy, or a "
+                "collective's result: explain_collective says what a collective cost)"
+            )
         record, backend = t.producer, t.memory.context.backend
     if record is NO_RECORD:
         raise NotSupportedError(f"explain: the {backend.name!r} backend keeps no record of what its ops cost")
