@@ -20,11 +20,14 @@ time: ``predicted time / measured time - 1`` (for a rate, ``measured / predicted
 
 Rows of a shipped *system* (``hardware_models/systems/``) for ``all_reduce``, ``all_gather``, ``reduce_scatter``,
 ``broadcast``, ``all_to_all`` or ``p2p_copy`` have a section of their own ("Collectives"): the system's fabric, idle,
-runs the collective over its devices (``N GPUs`` in the method selects the first N, else all) with a message of
-``size_bytes`` (nccl-tests' size; 1 GiB where none is given), by the algorithm the method names (``ring``,
-``tree``) or else the one AUTO picks; the prediction is printed beside the measurement in the row's unit (bus
-bandwidth in GB/s as nccl-tests defines it, one direction's bandwidth for ``p2p_copy``, or the time in µs), with
-their ratio. These rows have no efficiency term to fit, so they are not cross-validated.
+runs the collective over its first ``N`` devices (``ranks=N`` in the method, else ``N GPUs``, else all) with a
+message of ``size_bytes`` (nccl-tests' size; 1 GiB where none is given), by the algorithm the method forced
+(``NCCL_ALGO=RING``, ``TREE``, ``NVLS``: ``ring``, ``tree``, ``switch``, where the system has it) or else the one
+AUTO picks, plus the host launches of the row's harness (:func:`host_launches`); the prediction is printed beside
+the measurement in the row's unit (bus bandwidth in GB/s as nccl-tests defines it, one direction's bandwidth for
+``p2p_copy``, or the time in µs). Each system's ``fabric.efficiency`` and ``collectives.call_latency`` are fitted
+from its large and small rows (:func:`fit_collectives`), and the rows are reported in-sample, with each source
+left out, and with the system files as shipped, per system and per collective.
 
 The efficiency terms of the model files (``[efficiency] memory`` and ``matmul``) are fitted per device from the
 rows where that term bounds the time (where halving it would make the prediction at least 1.5× slower): the
