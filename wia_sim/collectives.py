@@ -148,7 +148,7 @@ def broadcast_pieces(n: int, size: int, latency_s: float, bandwidth: float) -> i
     pipelined ring broadcast: ``sqrt((n - 2) size / (latency bandwidth))``, between 1 and :data:`MAX_PIECES`."""
     if n <= 2 or size <= 0:
         return 1
-    return pipeline_pieces(n - 1, size, latency_s, bandwidth)
+    return pipeline_pieces(n - 2, size, latency_s, bandwidth)
 
 
 def pipeline_pieces(extra_steps: int, size: int, latency_s: float, bandwidth: float) -> int:
