@@ -4,6 +4,7 @@ each algorithm on the fabric, nccl-tests' bus bandwidth, AUTO's choice, ordering
 from __future__ import annotations
 
 import importlib.util
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import wia_hal as wia
-from wia_sim.collectives import Planner, busbw_factor, message_bytes, plan
+from wia_sim.collectives import Planner, broadcast_pieces, busbw_factor, message_bytes, plan
 from wia_sim.hwmodel import FabricSpec, load_system
 from wia_sim.machine import Machine
 
@@ -394,3 +395,12 @@ def test_fidelity_reads_ranks_and_fits_with_a_source_left_out(tmp_path: Path) ->
     assert by_line[5].cross_validated == pytest.approx(250, rel=0.01)
     assert by_line[6].cross_validated == pytest.approx(150, rel=0.01)
     assert 0.5 < fits["nvidia-dgx-a100"].efficiency < 0.9
+
+
+def test_broadcast_pieces_minimize_the_pipelined_ring_time() -> None:
+    """``C + n - 2`` steps of ``latency + size / (C bandwidth)``: the best ``C`` is ``sqrt((n-2) size / (l b))``."""
+    n, size, latency, rate = 8, 1 << 20, 1e-6, 1e11
+    best = broadcast_pieces(n, size, latency, rate)
+    assert best == round(math.sqrt((n - 2) * size / (latency * rate)))
+    times = {c: (c + n - 2) * (latency + size / (c * rate)) for c in range(1, 65)}
+    assert times[best] == pytest.approx(min(times.values()), rel=0.01)
