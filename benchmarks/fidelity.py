@@ -20,11 +20,14 @@ time: ``predicted time / measured time - 1`` (for a rate, ``measured / predicted
 
 Rows of a shipped *system* (``hardware_models/systems/``) for ``all_reduce``, ``all_gather``, ``reduce_scatter``,
 ``broadcast``, ``all_to_all`` or ``p2p_copy`` have a section of their own ("Collectives"): the system's fabric, idle,
-runs the collective over its devices (``N GPUs`` in the method selects the first N, else all) with a message of
-``size_bytes`` (nccl-tests' size; 1 GiB where none is given), by the algorithm the method names (``ring``,
-``tree``) or else the one AUTO picks; the prediction is printed beside the measurement in the row's unit (bus
-bandwidth in GB/s as nccl-tests defines it, one direction's bandwidth for ``p2p_copy``, or the time in µs), with
-their ratio. These rows have no efficiency term to fit, so they are not cross-validated.
+runs the collective over its first ``N`` devices (``ranks=N`` in the method, else ``N GPUs``, else all) with a
+message of ``size_bytes`` (nccl-tests' size; 1 GiB where none is given), by the algorithm the method forced
+(``NCCL_ALGO=RING``, ``TREE``, ``NVLS``: ``ring``, ``tree``, ``switch``, where the system has it) or else the one
+AUTO picks, plus the host launches of the row's harness (:func:`host_launches`); the prediction is printed beside
+the measurement in the row's unit (bus bandwidth in GB/s as nccl-tests defines it, one direction's bandwidth for
+``p2p_copy``, or the time in µs). Each system's ``fabric.efficiency`` and ``collectives.call_latency`` are fitted
+from its large and small rows (:func:`fit_collectives`), and the rows are reported in-sample, with each source
+left out, and with the system files as shipped, per system and per collective.
 
 The efficiency terms of the model files (``[efficiency] memory`` and ``matmul``) are fitted per device from the
 rows where that term bounds the time (where halving it would make the prediction at least 1.5× slower): the
@@ -68,7 +71,7 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from wia_sim.collectives import ALGORITHMS, busbw_factor
+from wia_sim.collectives import Planner, busbw_factor
 from wia_sim.commands import Command, Copy, Kernel
 from wia_sim.costmodel import KernelCost, elementwise_cost, transfer_cost
 from wia_sim.hwmodel import HardwareModel, available_models, available_systems, load_model, load_system
@@ -203,7 +206,31 @@ Accesses = tuple[tuple[Buffer, int, int, bool], ...]
 # -- collectives and peer copies on a system ---------------------------------------------------------------------------
 
 COLLECTIVE_OPS = ("all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all", "p2p_copy")
+RANKS_IN_METHOD = re.compile(r"\branks\s*=\s*(\d+)", re.I)
+NCCL_ALGO_IN_METHOD = re.compile(r"NCCL_ALGO=(\w+)")
+NCCL_ALGO = {"RING": "ring", "TREE": "tree", "NVLS": "switch"}
+"""The algorithm a row forced (``NCCL_ALGO=``), by the simulator's name; ignored where the system lacks it (the
+A100 rows' harness sets NVLS, which NCCL ignores there); else AUTO."""
+GPUS_PER_PROCESS = re.compile(r"(?:^|\s)-g\s*(\d+)")
+HOST_LAUNCHED = re.compile(r"nccl-tests|rccl-tests|_perf\b|torch", re.I)
+"""A collective timed in a loop of host calls (nccl-tests, rccl-tests, torch.distributed), not captured in a graph,
+has a host launch per call and per device the process drives; an XLA program's collective (TPU) has none."""
 DEVICES_IN_METHOD = re.compile(r"(\d+)\s*(?:x\s*)?(?:GPUs?|devices?|chips?|ranks?)", re.I)
+
+
+LARGE_BYTES = 32 << 20
+"""Rows of at least this message size fit a system's ``fabric.efficiency`` (their time is the links' rate)."""
+SMALL_BYTES = 128 << 10
+"""Rows of at most this message size fit its ``collectives.call_latency`` (their time is fixed costs); rows between
+the two fit nothing: they test how the two combine."""
+
+
+@dataclass(frozen=True)
+class CollectiveFit:
+    """A system's fitted collective figures: ``fabric.efficiency`` and ``collectives.call_latency`` (seconds)."""
+
+    efficiency: float
+    call_latency: float
 
 
 @dataclass
@@ -213,57 +240,198 @@ class CollectiveResult:
     devices: int
     seconds: float
     predicted: float
-    """In the row's unit."""
+    """In the row's unit, with the figures fitted on all rows (in-sample)."""
+    shipped: float = 0.0
+    """In the row's unit, with the system file as shipped."""
+    cross_validated: float = 0.0
+    """In the row's unit, with the figures fitted without the row's source (leave one source out)."""
 
     @property
     def ratio(self) -> float:
         """Predicted over measured, in the row's unit (a rate above 1 is optimistic, a time above 1 pessimistic)."""
         return self.predicted / self.row.measured
 
+    def error(self, which: str) -> float:
+        """``predicted time / measured time - 1`` for the in-sample, shipped or cross-validated prediction."""
+        value = {"in_sample": self.predicted, "shipped": self.shipped, "cross_validated": self.cross_validated}[which]
+        ratio = value / self.row.measured
+        return ratio - 1 if self.row.unit in TIME_UNITS else 1 / ratio - 1
+
 
 def collective_rows(rows: Iterable[Row]) -> list[Row]:
     return [r for r in rows if r.device in available_systems() and r.op in COLLECTIVE_OPS]
 
 
-def predict_collective(row: Row) -> CollectiveResult:
-    """The row on its system's idle fabric: time, and the figure in the row's unit."""
+def _ranks(row: Row, count: int) -> int:
+    found = RANKS_IN_METHOD.search(row.method) or DEVICES_IN_METHOD.search(row.method)
+    return min(count, int(found[1])) if found else count
+
+
+def _factor(row: Row, n: int) -> float:
+    return 1.0 if row.op == "p2p_copy" else busbw_factor(row.op, n)
+
+
+def _measured_collective_seconds(row: Row) -> float:
+    """The row's time: as published, or the size over the rate (bus bandwidth undone by nccl-tests' factor)."""
+    if row.unit in TIME_UNITS:
+        return row.measured * TIME_UNITS[row.unit]
+    n = _ranks(row, load_system(row.device).model.count)
+    return (int(row.size_bytes) or LINK_BYTES) * _factor(row, n) / (row.measured * RATE_UNITS[row.unit])
+
+
+def predict_collective(row: Row, fit: CollectiveFit | None = None) -> CollectiveResult:
+    """The row on its system's idle fabric (with ``fit``'s figures in place of the file's): time, and the figure
+    in the row's unit."""
     system = load_system(row.device)
-    count = system.model.count
-    found = DEVICES_IN_METHOD.search(row.method)
-    n = min(count, int(found[1])) if found else count
-    machine = Machine(system.device, count, numerics=False, hazards=False, system=system.model)
+    model = system.model
+    if fit is not None:
+        fabric = model.fabric.model_copy(update={"efficiency": fit.efficiency})
+        library = model.collectives.model_copy(update={"call_latency": fit.call_latency})
+        model = model.model_copy(update={"fabric": fabric, "collectives": library})
+    count = model.count
+    n = _ranks(row, count)
+    machine = Machine(system.device, count, numerics=False, hazards=False, system=model)
+    planner = Planner(machine.topology, model.collectives.step_latency, model.collectives.call_latency)
     size = int(row.size_bytes) or LINK_BYTES
     devices = list(range(n))
     if row.op == "p2p_copy":
         algorithm = machine.topology.route(0, 1).kind
         t = machine.topology.route(0, 1).seconds(size)
-        factor = 1.0
     else:
-        named = [a for a in ALGORITHMS[row.op] if re.search(rf"\b{a}\b", row.method, re.I)]
-        plan = machine.collectives.plan(row.op, named[0] if named else "auto", devices, size)
-        algorithm, t, factor = plan.algorithm, plan.predicted[plan.algorithm], busbw_factor(row.op, n)
+        named = NCCL_ALGO.get(found[1].upper(), "") if (found := NCCL_ALGO_IN_METHOD.search(row.method)) else ""
+        plan = planner.plan(row.op, named if named in planner.algorithms(row.op) else "auto", devices, size)
+        algorithm, t = (
+            plan.algorithm,
+            plan.predicted[plan.algorithm] + host_launches(row) * system.device.host.launch_overhead,
+        )
     timed = row.unit in TIME_UNITS
-    value = t / TIME_UNITS[row.unit] if timed else size / t * factor / RATE_UNITS[row.unit]
+    value = t / TIME_UNITS[row.unit] if timed else size / t * _factor(row, n) / RATE_UNITS[row.unit]
     return CollectiveResult(row, algorithm, n, t, value)
 
 
-def collectives_table(results: list[CollectiveResult], console: Console) -> None:
-    table = Table(title="Collectives and peer copies on shipped systems: predicted (idle fabric) vs measured")
-    for column in ("line", "system", "op", "dtype", "size", "devices", "algorithm", "measured", "predicted", "unit"):
+def host_launches(row: Row) -> int:
+    """Launch calls the host makes, one after the other, per timed collective: none in a graph or outside a host
+    loop; else one per device the process drives (nccl-tests' ``-g N``: one thread launches on each GPU in turn,
+    the last starting ``N`` launch calls after the first, which the timed loop waits for)."""
+    if row.graph or not HOST_LAUNCHED.search(row.method):
+        return 0
+    found = GPUS_PER_PROCESS.search(row.method)
+    return int(found[1]) if found else 1
+
+
+def fit_collectives(rows: list[Row], pooled: CollectiveFit | None = None) -> CollectiveFit:
+    """One system's figures from its rows: ``efficiency``, the geometric mean over its large collective rows
+    (:data:`LARGE_BYTES`; peer copies are not the collective library, they only test the result) of predicted
+    time at efficiency 1 over measured time, at most 1; then ``call_latency``, the median over its small rows
+    (:data:`SMALL_BYTES`) of measured minus predicted time with no call cost, at least 0. Either falls back to
+    ``pooled`` (the other systems' figures) where the system has no such rows, else to the schema's default."""
+    default = pooled or CollectiveFit(1.0, 0.0)
+    large = [r for r in rows if r.op != "p2p_copy" and (int(r.size_bytes) or LINK_BYTES) >= LARGE_BYTES]
+    if large:
+        logs = [
+            math.log(predict_collective(r, CollectiveFit(1.0, 0.0)).seconds / _measured_collective_seconds(r))
+            for r in large
+        ]
+        efficiency = min(1.0, math.exp(statistics.fmean(logs)))
+    else:
+        efficiency = default.efficiency
+    small = [r for r in rows if r.op != "p2p_copy" and 0 < r.size_bytes <= SMALL_BYTES]
+    if small:
+        residuals = [
+            _measured_collective_seconds(r) - predict_collective(r, CollectiveFit(efficiency, 0.0)).seconds
+            for r in small
+        ]
+        call_latency = max(0.0, statistics.median(residuals))
+    else:
+        call_latency = default.call_latency
+    return CollectiveFit(efficiency, call_latency)
+
+
+def _pooled(fits: list[CollectiveFit]) -> CollectiveFit | None:
+    """What a system with no rows of its own takes: the geometric mean efficiency and median call latency of the
+    systems that have them."""
+    if not fits:
+        return None
+    efficiency = math.exp(statistics.fmean(math.log(f.efficiency) for f in fits))
+    return CollectiveFit(efficiency, statistics.median(f.call_latency for f in fits))
+
+
+def _fit_all(rows: list[Row]) -> dict[str, CollectiveFit]:
+    by_system: dict[str, list[Row]] = defaultdict(list)
+    for r in rows:
+        by_system[r.device].append(r)
+    own = {name: fit_collectives(group) for name, group in by_system.items()}
+    fitted = [own[name] for name, group in by_system.items() if _has_fit_rows(group)]
+    pooled = _pooled(fitted)
+    return {name: fit_collectives(group, pooled) for name, group in by_system.items()}
+
+
+def _has_fit_rows(rows: list[Row]) -> bool:
+    return any(r.op != "p2p_copy" and (int(r.size_bytes) or LINK_BYTES) >= LARGE_BYTES for r in rows) and any(
+        r.op != "p2p_copy" and 0 < r.size_bytes <= SMALL_BYTES for r in rows
+    )
+
+
+def evaluate_collectives(rows: list[Row]) -> tuple[list[CollectiveResult], dict[str, CollectiveFit]]:
+    """Every collective row predicted three ways: the system file as shipped, the figures fitted on all rows
+    (in-sample), and the figures fitted without the row's source (leave one source out: the source's rows of
+    every system are left out, and a system left with no rows of a kind takes the other systems' pooled fit)."""
+    rows = collective_rows(rows)
+    everything = _fit_all(rows)
+    cross: dict[str, dict[str, CollectiveFit]] = {}
+    for publication in {r.publication for r in rows}:
+        cross[publication] = _fit_all([r for r in rows if r.publication != publication])
+    pooled_without = {p: _pooled(list(fits.values())) for p, fits in cross.items()}
+    results = []
+    for r in rows:
+        result = predict_collective(r, everything[r.device])
+        result.shipped = predict_collective(r).predicted
+        left_out = cross[r.publication].get(r.device) or pooled_without[r.publication] or CollectiveFit(1.0, 0.0)
+        result.cross_validated = predict_collective(r, left_out).predicted
+        results.append(result)
+    return results, everything
+
+
+def collectives_table(results: list[CollectiveResult], fits: dict[str, CollectiveFit], console: Console) -> None:
+    table = Table(
+        title="Collectives and peer copies on shipped systems: predicted (idle fabric, in-sample) vs measured"
+    )
+    for column in ("line", "system", "op", "size", "ranks", "algorithm", "measured", "predicted", "unit"):
         table.add_column(
-            column, justify="right" if column in ("line", "size", "devices", "measured", "predicted") else "left"
+            column, justify="right" if column in ("line", "size", "ranks", "measured", "predicted") else "left"
         )
-    table.add_column("pred/meas", justify="right")
+    for column in ("pred/meas", "left-out"):
+        table.add_column(column, justify="right")
     for r in results:
         row = r.row
         table.add_row(
-            str(row.line), row.device, row.op, row.dtype, f"{row.size_bytes:.3g}" if row.size_bytes else "1 GiB",
+            str(row.line), row.device.split("-", 1)[1], row.op, f"{row.size_bytes:.3g}" if row.size_bytes else "1 GiB",
             str(r.devices), r.algorithm, f"{row.measured:g}", f"{r.predicted:.4g}", row.unit, f"{r.ratio:.2f}",
+            f"{r.cross_validated / row.measured:.2f}",
         )  # fmt: skip
     console.print(table)
-    if results:
-        errors = [r.ratio - 1 for r in results]
-        console.print(f"collectives: {len(results)} rows, |pred/meas - 1| median / p90 / max {_stats(errors)}")
+    fitted = Table(title="Collective figures fitted on all rows (the values in the system files)")
+    for column in ("system", "fabric.efficiency", "collectives.call_latency"):
+        fitted.add_column(column, justify="left" if column == "system" else "right")
+    for name in sorted(fits):
+        fitted.add_row(name, f"{fits[name].efficiency:.3f}", f"{fits[name].call_latency * 1e6:.2f} us")
+    console.print(fitted)
+    for title, key in (("system", lambda r: r.row.device), ("collective", lambda r: r.row.op)):
+        summary_table = Table(title=f"Collective rows by {title}: |error on time| median / p90 / max")
+        for column in ("", "rows", "cross-validated", "in-sample", "files as shipped"):
+            summary_table.add_column(column, justify="left" if not column else "right")
+        groups: dict[str, list[CollectiveResult]] = defaultdict(list)
+        for r in results:
+            groups[key(r)].append(r)
+        for name in [*sorted(groups), "all"]:
+            group = results if name == "all" else groups[name]
+            summary_table.add_row(
+                name,
+                str(len(group)),
+                *(_stats([r.error(w) for r in group]) for w in ("cross_validated", "in_sample", "shipped")),
+                style="bold" if name == "all" else None,
+            )
+        console.print(summary_table)
 
 
 def _timed(
@@ -626,7 +794,7 @@ def main() -> None:
             lambda r: f"{r.row.device} {r.row.kind}",
         )
     covered = len(results)
-    collectives = [predict_collective(r) for r in collective_rows(rows)]
+    collectives, collective_fits = evaluate_collectives(rows)
     console.print(
         f"{len(rows)} rows: {covered} predicted ({len(kernel_timed)} kernel-timed, {len(framework)} framework-timed) "
         f"and {len(collectives)} collective rows (their own section) "
@@ -639,7 +807,7 @@ def main() -> None:
             f"kernel-timed, cross-validated: median |error| {median:.1%} (target ≤ 10%), p90 {p90:.1%} (target ≤ 25%)"
         )
     if collectives:
-        collectives_table(collectives, console)
+        collectives_table(collectives, collective_fits, console)
     if not args.no_cpu:
         cpu_table(console)
 

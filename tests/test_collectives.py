@@ -4,6 +4,7 @@ each algorithm on the fabric, nccl-tests' bus bandwidth, AUTO's choice, ordering
 from __future__ import annotations
 
 import importlib.util
+import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -12,8 +13,9 @@ import numpy as np
 import pytest
 
 import wia_hal as wia
-from wia_sim.collectives import busbw_factor, message_bytes, plan
-from wia_sim.hwmodel import load_system
+from wia_sim.collectives import Planner, broadcast_pieces, busbw_factor, message_bytes, plan
+from wia_sim.hwmodel import FabricSpec, load_system
+from wia_sim.machine import Machine
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 4
@@ -191,7 +193,7 @@ def test_ring_all_reduce_time_busbw_and_report() -> None:
     assert report.time_ms == pytest.approx(2 * (N - 1) * step * 1e3, rel=1e-9)
     assert report.algbw == pytest.approx(size / (report.time_ms / 1e3))
     assert report.busbw == pytest.approx(report.algbw * 2 * (N - 1) / N)
-    assert {a.algorithm for a in report.alternatives} == {"ring", "tree"}
+    assert {a.algorithm for a in report.alternatives} == {"ring", "tree", "direct"}  # no switch to reduce in
 
 
 def test_auto_picks_tree_for_small_and_ring_for_large_all_reduce() -> None:
@@ -258,8 +260,8 @@ def test_fidelity_predicts_collective_rows_of_a_system(tmp_path: Path) -> None:
     path = tmp_path / "rows.csv"
     path.write_text(
         "device,op,dtype,m,n,k,size_bytes,measured,unit,method,source\n"
-        f"wia-tiny-4x,all_reduce,float32,,,,{1 << 20},8.0,GB/s,nccl-tests ring; 4 GPUs,test/one\n"
-        "wia-tiny-4x,broadcast,float32,,,,1024,40,us,tree on 2 GPUs,test/one\n"
+        f"wia-tiny-4x,all_reduce,float32,,,,{1 << 20},8.0,GB/s,-G 1 (graph) NCCL_ALGO=RING; ranks=4,test/one\n"
+        "wia-tiny-4x,broadcast,float32,,,,1024,40,us,NCCL_ALGO=TREE on 2 GPUs,test/one\n"
         f"wia-tiny-4x,p2p_copy,,,,,{1 << 24},11,GB/s,one direction,test/one\n"
         "nvidia-a100-sxm4-80gb,stream_triad,float64,1048576,,,,1500,GB/s,best of a sweep,test/two\n"
     )
@@ -274,3 +276,131 @@ def test_fidelity_predicts_collective_rows_of_a_system(tmp_path: Path) -> None:
     assert bcast.predicted == pytest.approx((LATENCY + 1024 / BANDWIDTH + STEP) * 1e6)
     assert p2p.predicted == pytest.approx((1 << 24) / (LATENCY + (1 << 24) / BANDWIDTH) / 1e9)
     assert p2p.ratio == pytest.approx(p2p.predicted / 11)
+
+
+def _planner(name: str, **update: object) -> tuple[Planner, Machine]:
+    """A planner on system ``name``'s idle fabric, with ``update`` ([fabric] fields) in place of the file's."""
+    system = load_system(name)
+    model = system.model
+    if update:
+        model = model.model_copy(update={"fabric": model.fabric.model_copy(update=update)})
+    machine = Machine(system.device, model.count, numerics=False, hazards=False, system=model)
+    library = model.collectives
+    return Planner(machine.topology, library.step_latency, library.call_latency), machine
+
+
+def test_direct_runs_every_link_of_a_mesh_at_once_and_queues_at_a_switch_port() -> None:
+    """The one-shot all-gather: on a mesh the n-1 sends of a device take one link each, in parallel; through a
+    switch they queue at the device's port, one after the other. The fabric's efficiency scales every link."""
+    size = 64 << 20
+    for name, serial in (("amd-mi300x-platform", 1), ("nvidia-dgx-a100", 7)):
+        planner, machine = _planner(name)
+        fabric = machine.topology.fabric
+        assert fabric is not None and fabric.efficiency < 1
+        n, rate = 8, fabric.bandwidth * fabric.efficiency
+        expected = planner.call_latency + serial * (fabric.latency + size / n / rate)
+        assert planner.predict("all_gather", "direct", range(n), size) == pytest.approx(expected, rel=1e-9)
+    mesh, _ = _planner("amd-mi300x-platform")
+    ring = mesh.predict("all_gather", "ring", range(8), size)
+    assert ring > 5 * mesh.predict("all_gather", "direct", range(8), size)  # the ring uses 1 of 7 links
+
+
+def test_fabric_efficiency_scales_link_rates_and_is_checked() -> None:
+    full, machine = _planner("nvidia-dgx-a100", efficiency=1.0)
+    half, halved = _planner("nvidia-dgx-a100", efficiency=0.5)
+    assert halved.topology.route(0, 1).bandwidth == pytest.approx(machine.topology.route(0, 1).bandwidth / 2)
+    size = 1 << 30
+    t_full = full.predict("all_reduce", "ring", range(8), size) - full.call_latency
+    t_half = half.predict("all_reduce", "ring", range(8), size) - half.call_latency
+    assert t_half == pytest.approx(2 * t_full, rel=0.01)
+    assert load_system("wia-tiny-4x").model.fabric.efficiency == 1.0  # the default where a file gives none
+    base = {"interface": "a link", "bandwidth": "64 GB/s", "latency": "1 us"}
+    for bad in ({"efficiency": 1.5}, {"efficiency": 0}):
+        with pytest.raises(ValueError, match="efficiency"):
+            FabricSpec.model_validate({**base, "topology": "switch", **bad})
+    with pytest.raises(ValueError, match="switch_reduction is for a switch only"):
+        FabricSpec.model_validate({**base, "topology": "mesh", "switch_reduction": True})
+
+
+def test_switch_reduction_sends_each_port_n_plus_1_over_n_of_the_message() -> None:
+    """NVLS: each port carries (n+1)/n of the message each way against the ring's 2(n-1)/n; only a switch that
+    reduces offers it, and AUTO takes it for a large all-reduce there."""
+    planner, machine = _planner("nvidia-hgx-h100")
+    fabric = machine.topology.fabric
+    assert fabric is not None and fabric.switch_reduction
+    n, size = 8, 1 << 30
+    ideal = size * (n + 1) / n / (fabric.bandwidth * fabric.efficiency)
+    t = planner.predict("all_reduce", "switch", range(n), size) - planner.call_latency
+    assert ideal < t < 1.05 * ideal  # the pipeline's fill and the per-piece latency on top
+    chosen = planner.plan("all_reduce", "auto", list(range(n)), size)
+    assert chosen.algorithm == "switch" and chosen.predicted["ring"] > 1.4 * chosen.predicted["switch"]
+    a100, _ = _planner("nvidia-dgx-a100")
+    assert "switch" not in a100.algorithms("all_reduce")
+    with pytest.raises(ValueError, match="no algorithm 'switch'"):
+        a100.plan("all_reduce", "switch", list(range(n)), size)
+
+
+def test_call_latency_is_paid_once_per_call() -> None:
+    planner, _ = _planner("amd-mi300x-platform")
+    assert planner.call_latency > 0
+    bare = Planner(planner.topology, planner.step_latency, 0.0)
+    for kind, algorithm in (("all_reduce", "direct"), ("all_reduce", "ring"), ("all_to_all", "pairwise")):
+        with_call = planner.predict(kind, algorithm, range(8), 1 << 20)
+        assert with_call - bare.predict(kind, algorithm, range(8), 1 << 20) == pytest.approx(planner.call_latency)
+
+
+@pytest.mark.parametrize("kind", ["all_reduce", "all_gather", "reduce_scatter", "all_to_all"])
+def test_direct_on_a_mesh_is_exact_and_auto_picks_it(kind: str) -> None:
+    """On the MI300X platform's mesh AUTO picks the one-shot algorithm; the results match NumPy."""
+    wia.set_backend("sim", hardware="amd-mi300x-platform", devices=8)
+    ctxs = _contexts(8)
+    xs = _inputs(ctxs, np.dtype(np.float32), (64,), seed=3)
+    ts = [wia.tensor(x, ctx=c) for x, c in zip(xs, ctxs, strict=True)]
+    outs = getattr(wia, kind)(ts)
+    wia.context_synchronize(ctxs[0])
+    report = wia.explain_collective(outs[0])
+    assert report.algorithm == "direct", {a.algorithm: a.duration_ms for a in report.alternatives}
+    op = "sum"
+    for got, want in zip(outs, _reference(kind, xs, op), strict=True):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
+
+
+def test_fidelity_reads_ranks_and_fits_with_a_source_left_out(tmp_path: Path) -> None:
+    """``ranks=N`` selects the devices; a one-process ``-g N`` loop pays N host launches per call; the efficiency
+    fit of a system is the large rows' ratio, and leaving a source out predicts it from the other's."""
+    spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
+    assert spec is not None and spec.loader is not None
+    fidelity = importlib.util.module_from_spec(spec)
+    sys.modules["fidelity"] = fidelity
+    spec.loader.exec_module(fidelity)
+    path = tmp_path / "rows.csv"
+    path.write_text(
+        "device,op,dtype,m,n,k,size_bytes,measured,unit,method,source\n"
+        "google-tpu-v5e-16,all_gather,bfloat16,,,,131072,8,us,ranks=4: an XLA all-gather,a/one\n"
+        "nvidia-dgx-a100,all_gather,float32,,,,1024,30,us,ranks=8 (one process -g 8); nccl-tests,a/one\n"
+        "nvidia-dgx-a100,all_gather,float32,,,,1024,30,us,ranks=8; nccl-tests -G 1 (CUDA graph),a/one\n"
+        f"nvidia-dgx-a100,all_gather,float32,,,,{1 << 30},150,GB/s,ranks=8; nccl-tests,a/one\n"
+        f"nvidia-dgx-a100,all_gather,float32,,,,{1 << 30},250,GB/s,ranks=8; nccl-tests,b/two\n"
+    )
+    rows = fidelity.read_rows(path)
+    tpu, eight, graph, slow, _ = (fidelity.predict_collective(r) for r in rows)
+    assert tpu.devices == 4 and fidelity.host_launches(tpu.row) == 0
+    assert [fidelity.host_launches(r.row) for r in (eight, graph, slow)] == [8, 0, 1]
+    launch = load_system("nvidia-dgx-a100").device.host.launch_overhead
+    assert eight.seconds - graph.seconds == pytest.approx(8 * launch)
+    results, fits = fidelity.evaluate_collectives(rows)
+    by_line = {r.row.line: r for r in results}
+    # in-sample: one efficiency between the two sources; left out: each predicted from the other alone
+    assert 150 < by_line[5].predicted < 250 and by_line[5].predicted == pytest.approx(by_line[6].predicted)
+    assert by_line[5].cross_validated == pytest.approx(250, rel=0.01)
+    assert by_line[6].cross_validated == pytest.approx(150, rel=0.01)
+    assert 0.5 < fits["nvidia-dgx-a100"].efficiency < 0.9
+
+
+def test_broadcast_pieces_minimize_the_pipelined_ring_time() -> None:
+    """``C + n - 2`` steps of ``latency + size / (C bandwidth)``: the best ``C`` is ``sqrt((n-2) size / (l b))``."""
+    n, size, latency, rate = 8, 1 << 20, 1e-6, 1e11
+    best = broadcast_pieces(n, size, latency, rate)
+    assert best == round(math.sqrt((n - 2) * size / (latency * rate)))
+    times = {c: (c + n - 2) * (latency + size / (c * rate)) for c in range(1, 65)}
+    assert times[best] == pytest.approx(min(times.values()), rel=0.01)

@@ -18,6 +18,19 @@ Algorithms:
   model, with the right step count for small (latency-bound) messages and pessimistic for large ones, where ring
   is predicted faster anyway.
 - ``pairwise`` (all-to-all): ``n-1`` steps; in step ``k`` position ``i`` sends its block for ``i + k``.
+- ``direct`` (all-reduce, all-gather, reduce-scatter, all-to-all): one step in which every position sends each
+  other position its block at once (a one-shot reduce-scatter or all-gather; all-reduce is the two). Every
+  device's links carry the transfers together, so the topology decides what overlaps: on a mesh each pair has
+  its own link and the ``n-1`` transfers run in parallel (RCCL's many channels over the MI300X's 7 xGMI links);
+  on a switch they queue at the device's port; on a torus the multi-hop routes share links.
+- ``switch`` (all-reduce, on a switch with ``fabric.switch_reduction``): NCCL's NVLS. The switch reduces what
+  the devices write into it and multicasts the result: each device sends its data into the switch once and
+  receives its reduced block, sends that block up once and receives every block, ``(n+1)/n`` of the message
+  each way per port against the ring's ``2(n-1)/n``. Pipelined in ``C`` pieces (``C + 1`` steps: step ``s``
+  reduces piece ``s`` and multicasts piece ``s - 1``), ``C`` as for the ring broadcast.
+
+Every call pays ``[collectives].call_latency`` once (the library's kernel start and the participants'
+handshake), before its first step.
 
 ``auto`` picks the algorithm predicted fastest on an idle copy of the fabric (the prediction is exact for an idle
 system: the same steps on the same links). Sizes and bus bandwidth are nccl-tests' (doc/PERFORMANCE.md):
@@ -37,19 +50,20 @@ from wia_sim.commands import Command, Steps
 
 if TYPE_CHECKING:
     from wia_sim.stream import Stream
-    from wia_sim.topology import Topology
+    from wia_sim.topology import Route, Topology
 
 CollectiveKind = Literal["all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"]
-AlgorithmName = Literal["ring", "tree", "pairwise"]
+AlgorithmName = Literal["ring", "tree", "pairwise", "direct", "switch"]
 
 ALGORITHMS: dict[str, tuple[AlgorithmName, ...]] = {
-    "all_reduce": ("ring", "tree"),
-    "all_gather": ("ring",),
-    "reduce_scatter": ("ring",),
+    "all_reduce": ("ring", "tree", "direct", "switch"),
+    "all_gather": ("ring", "direct"),
+    "reduce_scatter": ("ring", "direct"),
     "broadcast": ("ring", "tree"),
-    "all_to_all": ("pairwise",),
+    "all_to_all": ("pairwise", "direct"),
 }
-"""The algorithms each collective has, the first the default when no prediction can choose."""
+"""The algorithms each collective has, the first the default when no prediction can choose (``switch`` only
+where the fabric reduces in the switch: :meth:`Planner.algorithms`)."""
 
 MAX_PIECES = 64
 """The most pieces a pipelined ring broadcast splits its message into (NCCL's chunking is of the same order)."""
@@ -73,17 +87,31 @@ def message_bytes(kind: str, n: int, input_nbytes: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class Transfer:
-    src: int
-    dst: int
+    """``nbytes`` from position ``src`` to position ``dst``; ``None`` for either is the switch itself (a
+    reducing, multicasting switch: the transfer crosses only the other end's port)."""
+
+    src: int | None
+    dst: int | None
     nbytes: int
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """Transfers that run at once (positions in the call's device list) and the bytes each receiver reduces."""
+    """Transfers that run at once (positions in the call's device list) and the bytes each receiver reduces;
+    ``settles`` False for a round of a step the library runs as one (no step latency after it)."""
 
     transfers: tuple[Transfer, ...]
     reduce_bytes: int = 0
+    settles: bool = True
+
+
+def in_rounds(step: Step, n: int) -> list[Step]:
+    """A :func:`_direct` step as its ``n - 1`` rounds of ``n`` transfers, one after the other: how a switch serves
+    it, each device's port carrying one transfer at a time. (Started at once, the transfers would each hold the
+    sender's port while queueing for a receiver's, which a real port does not.)"""
+    rounds = [step.transfers[k * n : (k + 1) * n] for k in range(n - 1)]
+    per_round = step.reduce_bytes // (n - 1)
+    return [Step(r, per_round, k == n - 2) for k, r in enumerate(rounds)]
 
 
 def _ring(n: int, count: int, chunk: int, reduce: bool) -> list[Step]:
@@ -120,23 +148,59 @@ def broadcast_pieces(n: int, size: int, latency_s: float, bandwidth: float) -> i
     pipelined ring broadcast: ``sqrt((n - 2) size / (latency bandwidth))``, between 1 and :data:`MAX_PIECES`."""
     if n <= 2 or size <= 0:
         return 1
-    best = math.sqrt((n - 2) * size / (max(latency_s, 1e-12) * bandwidth))
+    return pipeline_pieces(n - 2, size, latency_s, bandwidth)
+
+
+def pipeline_pieces(extra_steps: int, size: int, latency_s: float, bandwidth: float) -> int:
+    """The piece count ``C`` that minimizes ``(C + extra)(latency + size / (C bandwidth))``:
+    ``sqrt(extra size / (latency bandwidth))``, between 1 and :data:`MAX_PIECES`."""
+    if extra_steps <= 0 or size <= 0:
+        return 1
+    best = math.sqrt(extra_steps * size / (max(latency_s, 1e-12) * bandwidth))
     return max(1, min(MAX_PIECES, round(best), size))
+
+
+def _direct(n: int, block: int, reduce: bool) -> Step:
+    """Every position sends ``block`` to every other at once (ordered by offset, so each round of ``n``
+    transfers is a permutation: no port is asked twice before all were asked once)."""
+    transfers = tuple(Transfer(i, (i + k) % n, block) for k in range(1, n) for i in range(n))
+    return Step(transfers, (n - 1) * block if reduce else 0)
+
+
+def _switch_all_reduce(n: int, size: int, pieces: int) -> list[Step]:
+    """In-switch reduction, pipelined: step ``s`` writes piece ``s`` of every device into the switch (which
+    reduces it and returns each device its block), and each device writes its reduced block of piece ``s - 1``
+    up (the switch multicasts it to every device)."""
+    piece = -(-size // pieces)
+    block = -(-piece // n)
+    steps = []
+    for s in range(pieces + 1):
+        sends: list[Transfer] = []
+        if s < pieces:
+            sends += [Transfer(i, None, piece) for i in range(n)] + [Transfer(None, i, block) for i in range(n)]
+        if s > 0:
+            sends += [Transfer(i, None, block) for i in range(n)] + [Transfer(None, i, piece) for i in range(n)]
+        steps.append(Step(tuple(sends)))
+    return steps
 
 
 def plan(kind: str, algorithm: str, n: int, size: int, root: int = 0, pieces: int = 1) -> list[Step]:
     """The steps of ``kind`` by ``algorithm`` over ``n`` positions; ``size`` is nccl-tests' message size."""
     if n == 1:
         return []
+    chunk = -(-size // n)
     if kind == "all_reduce":
         if algorithm == "tree":
             return _binomial_up(n, size, 0) + _binomial_down(n, size, 0)
-        chunk = -(-size // n)
+        if algorithm == "direct":
+            return [_direct(n, chunk, True), _direct(n, chunk, False)]
+        if algorithm == "switch":
+            return _switch_all_reduce(n, size, pieces)
         return _ring(n, n - 1, chunk, True) + _ring(n, n - 1, chunk, False)
     if kind == "reduce_scatter":
-        return _ring(n, n - 1, -(-size // n), True)
+        return [_direct(n, chunk, True)] if algorithm == "direct" else _ring(n, n - 1, chunk, True)
     if kind == "all_gather":
-        return _ring(n, n - 1, -(-size // n), False)
+        return [_direct(n, chunk, False)] if algorithm == "direct" else _ring(n, n - 1, chunk, False)
     if kind == "broadcast":
         if algorithm == "tree":
             return _binomial_down(n, size, root)
@@ -149,26 +213,43 @@ def plan(kind: str, algorithm: str, n: int, size: int, root: int = 0, pieces: in
             steps.append(Step(sends))
         return steps
     if kind == "all_to_all":
-        block = -(-size // n)
-        return [Step(tuple(Transfer(i, (i + k) % n, block) for i in range(n))) for k in range(1, n)]
+        if algorithm == "direct":
+            return [_direct(n, chunk, False)]
+        return [Step(tuple(Transfer(i, (i + k) % n, chunk) for i in range(n))) for k in range(1, n)]
     raise ValueError(f"unknown collective {kind!r}")
 
 
+def _route(topology: Topology, devices: Sequence[int], t: Transfer) -> Route:
+    if t.src is None:
+        assert t.dst is not None
+        return topology.port_route(devices[t.dst], into_switch=False)
+    if t.dst is None:
+        return topology.port_route(devices[t.src], into_switch=True)
+    return topology.route(devices[t.src], devices[t.dst])
+
+
 def run_steps(
-    topology: Topology, devices: Sequence[int], steps: Sequence[Step], step_latency: float, reduce_s_per_byte: float
+    topology: Topology,
+    devices: Sequence[int],
+    steps: Sequence[Step],
+    step_latency: float,
+    reduce_s_per_byte: float,
+    call_latency: float = 0.0,
 ) -> Generator[simpy.Event, Any, None]:
-    """A SimPy process body: the steps one after another, each step's transfers at once."""
+    """A SimPy process body: the call's fixed cost, then the steps one after another, each step's transfers at
+    once."""
     env = topology.env
+    if steps and call_latency > 0:
+        yield env.timeout(call_latency)
     for step in steps:
         events: list[simpy.Event] = [
-            env.process(topology.transfer(topology.route(devices[t.src], devices[t.dst]), t.nbytes))
-            for t in step.transfers
+            env.process(topology.transfer(_route(topology, devices, t), t.nbytes)) for t in step.transfers
         ]
         if step.reduce_bytes:
             events.append(env.timeout(step.reduce_bytes * reduce_s_per_byte))
         if events:
             yield env.all_of(events)
-        if step_latency > 0:
+        if step_latency > 0 and step.settles:
             yield env.timeout(step_latency)
 
 
@@ -185,6 +266,7 @@ class CollectivePlan:
     predicted: dict[str, float]
     step_latency: float
     reduce_s_per_byte: float
+    call_latency: float = 0.0
 
     @property
     def busbw_factor(self) -> float:
@@ -195,14 +277,21 @@ class Planner:
     """Plans collectives on one topology: steps per algorithm, and AUTO's choice by idle-fabric prediction
     (predictions are cached per call shape)."""
 
-    def __init__(self, topology: Topology, step_latency: float) -> None:
+    def __init__(self, topology: Topology, step_latency: float, call_latency: float = 0.0) -> None:
         self.topology = topology
         self.step_latency = step_latency
+        self.call_latency = call_latency
         memory = topology.device.memory
         efficiency = topology.device.efficiency.memory
         self.reduce_s_per_byte = 3.0 / (memory.bandwidth * efficiency)
         """A reduction reads two chunks and writes one at the device's streaming bandwidth."""
         self._predicted: dict[tuple[object, ...], float] = {}
+
+    def algorithms(self, kind: str) -> tuple[str, ...]:
+        """The algorithms ``kind`` has on this fabric (``switch`` needs a switch that reduces)."""
+        fabric = self.topology.fabric
+        reduces = fabric is not None and fabric.switch_reduction
+        return tuple(a for a in ALGORITHMS[kind] if a != "switch" or reduces)
 
     def steps(self, kind: str, algorithm: str, devices: Sequence[int], size: int, root: int) -> list[Step]:
         n = len(devices)
@@ -210,7 +299,15 @@ class Planner:
         if kind == "broadcast" and algorithm == "ring" and n > 2:
             hop = self.topology.route(devices[0], devices[1 % n])
             pieces = broadcast_pieces(n, size, hop.latency_s + self.step_latency, hop.bandwidth)
-        return plan(kind, algorithm, n, size, root, pieces)
+        if kind == "all_reduce" and algorithm == "switch" and n > 1:
+            port = self.topology.port_route(devices[0], into_switch=True)
+            # a step holds each port for two transfers, (n+1)/n of a piece: that step's latency and rate
+            pieces = pipeline_pieces(1, size, 2 * port.latency_s + self.step_latency, port.bandwidth * n / (n + 1))
+        steps = plan(kind, algorithm, n, size, root, pieces)
+        fabric = self.topology.fabric
+        if algorithm == "direct" and n > 2 and fabric is not None and fabric.topology == "switch":
+            steps = [r for step in steps for r in in_rounds(step, n)]
+        return steps
 
     def predict(self, kind: str, algorithm: str, devices: Sequence[int], size: int, root: int = 0) -> float:
         """Seconds the collective takes on an idle fabric."""
@@ -219,19 +316,31 @@ class Planner:
         if found is None:
             idle = self.topology.idle_copy()
             steps = self.steps(kind, algorithm, devices, size, root)
-            idle.env.process(run_steps(idle, devices, steps, self.step_latency, self.reduce_s_per_byte))
+            idle.env.process(
+                run_steps(idle, devices, steps, self.step_latency, self.reduce_s_per_byte, self.call_latency)
+            )
             idle.env.run()
             found = self._predicted[key] = float(idle.env.now)
         return found
 
     def plan(self, kind: str, algorithm: str, devices: Sequence[int], size: int, root: int = 0) -> CollectivePlan:
-        """``algorithm``: one of :data:`ALGORITHMS` for ``kind``, or ``auto`` (the fastest predicted)."""
-        choices = ALGORITHMS[kind]
+        """``algorithm``: one of :meth:`algorithms` for ``kind``, or ``auto`` (the fastest predicted)."""
+        choices = self.algorithms(kind)
+        if algorithm != "auto" and algorithm not in choices:
+            raise ValueError(f"{kind} has no algorithm {algorithm!r} on this fabric; it has {', '.join(choices)}")
         predicted: dict[str, float] = {a: self.predict(kind, a, devices, size, root) for a in choices}
         chosen = min(choices, key=lambda a: predicted[a]) if algorithm == "auto" else algorithm
         steps = tuple(self.steps(kind, chosen, devices, size, root))
         return CollectivePlan(
-            kind, chosen, tuple(devices), size, steps, predicted, self.step_latency, self.reduce_s_per_byte
+            kind,
+            chosen,
+            tuple(devices),
+            size,
+            steps,
+            predicted,
+            self.step_latency,
+            self.reduce_s_per_byte,
+            self.call_latency,
         )
 
 
@@ -268,7 +377,7 @@ class Collective(Command):
             except Exception as e:
                 stream.machine.fault(self, e)
         p = self.plan
-        yield from run_steps(self.topology, p.devices, p.steps, p.step_latency, p.reduce_s_per_byte)
+        yield from run_steps(self.topology, p.devices, p.steps, p.step_latency, p.reduce_s_per_byte, p.call_latency)
         if finish is not None:
             try:
                 finish()

@@ -229,6 +229,18 @@ class FabricSpec(_Spec):
     latency: Duration = Field(gt=0, description="one-way, small transfer, device to device over one path")
     dims: tuple[Annotated[int, Field(gt=0)], ...] | None = Field(None, description="torus only: the grid's extents")
     wraparound: bool = Field(True, description="torus only: whether each axis closes into a ring")
+    efficiency: float = Field(
+        1.0,
+        gt=0,
+        le=1,
+        description="achieved over peak link bandwidth for large transfers (protocol, flow control); each link "
+        "runs at bandwidth x efficiency. A fit to a system's large-message collective rows (docs/collectives.md)",
+    )
+    switch_reduction: bool = Field(
+        False,
+        description="switch only: the switch reduces and multicasts (NVLink SHARP, NVSwitch gen 3), so an "
+        "all-reduce may send each device's data into the switch once and receive the result once",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> FabricSpec:
@@ -236,12 +248,20 @@ class FabricSpec(_Spec):
             raise ValueError("a torus needs dims (the grid's extent along each axis, e.g. [4, 4])")
         if self.topology != "torus" and self.dims is not None:
             raise ValueError(f"dims is for a torus only (topology is {self.topology!r})")
+        if self.switch_reduction and self.topology != "switch":
+            raise ValueError(f"switch_reduction is for a switch only (topology is {self.topology!r})")
         return self
 
 
 class CollectivesSpec(_Spec):
     step_latency: Duration = Field(
         0.0, ge=0, description="the collective library's cost per algorithm step (protocol, synchronization)"
+    )
+    call_latency: Duration = Field(
+        0.0,
+        ge=0,
+        description="the collective library's fixed cost per call (kernel start, the participants' handshake), "
+        "before the first step; a fit to a system's small-message rows (docs/collectives.md)",
     )
 
 

@@ -158,7 +158,8 @@ class Topology:
         if (src, dst) not in self.links:
             assert self.fabric is not None
             pool = UnitPool(self.env, 1, f"link {src}->{dst}")
-            self.links[src, dst] = Link(len(self.links), src, dst, self.fabric.bandwidth, pool)
+            rate = self.fabric.bandwidth * self.fabric.efficiency  # the achieved rate of a large transfer
+            self.links[src, dst] = Link(len(self.links), src, dst, rate, pool)
 
     @staticmethod
     def neighbours(index: int, dims: Sequence[int], wrap: bool) -> list[int]:
@@ -210,6 +211,14 @@ class Topology:
         hops = len(links)
         kind: PathKind = "direct" if hops == 1 else "multi-hop"
         return Route(src, dst, kind, (self._leg(links, hops),), hops, fabric.interface)
+
+    def port_route(self, device: int, into_switch: bool) -> Route:
+        """A transfer between ``device`` and the switch itself (a switch that reduces or multicasts: the data
+        crosses only the device's port, one way)."""
+        if self.fabric is None or self.fabric.topology != "switch":
+            raise ValueError("only a switch fabric has ports to transfer into or out of")
+        link = self.links[device, "switch"] if into_switch else self.links["switch", device]
+        return Route(device, device, "switch", (self._leg((link,), 1),), 1, self.fabric.interface)
 
     def _leg(self, links: tuple[Link, ...], hops: int) -> Leg:
         assert self.fabric is not None
