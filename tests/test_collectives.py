@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import wia_hal as wia
+from wia_hal.backends.sim import SimBackend
 from wia_sim.collectives import Planner, broadcast_pieces, busbw_factor, message_bytes, plan
 from wia_sim.hwmodel import FabricSpec, load_system
 from wia_sim.machine import Machine
@@ -404,3 +405,33 @@ def test_broadcast_pieces_minimize_the_pipelined_ring_time() -> None:
     assert best == round(math.sqrt((n - 2) * size / (latency * rate)))
     times = {c: (c + n - 2) * (latency + size / (c * rate)) for c in range(1, 65)}
     assert times[best] == pytest.approx(min(times.values()), rel=0.01)
+
+
+def test_the_hal_charges_the_call_cost_and_offers_every_algorithm_the_fabric_has() -> None:
+    """Through the public API: each call pays the system's [collectives].call_latency once; direct and switch can be
+    asked for by name, and switch only where the fabric reduces in the switch (else NOT_SUPPORTED)."""
+    from wia_sim.hwmodel import load_system
+
+    for name, switch in (("nvidia-dgx-a100", False), ("nvidia-hgx-h100", True)):
+        wia.set_backend("sim", hardware=name, numerics=False)
+        contexts = [wia.create_context(wia.ContextConfig(device_id=i)) for i in range(8)]
+        tensors = [wia.empty((256,), np.float32, ctx=c) for c in contexts]
+        costs = load_system(name).model.collectives
+        assert costs.call_latency > 0
+        backend = wia.get_backend()
+        assert isinstance(backend, SimBackend)
+        without_call = Planner(backend.machine.topology, costs.step_latency, 0.0)
+        for algorithm in ("ring", "tree", "direct"):
+            result = wia.all_reduce(tensors, algorithm=algorithm)
+            wia.context_synchronize(contexts[0])
+            report = wia.explain_collective(result[0])
+            idle = without_call.plan("all_reduce", algorithm, list(range(8)), 1024, 0).predicted[algorithm]
+            assert report.algorithm == algorithm
+            assert report.time_ms * 1e-3 == pytest.approx(idle + costs.call_latency, rel=1e-9)
+        if switch:
+            assert wia.explain_collective(wia.all_reduce(tensors, algorithm="switch")[0]).algorithm == "switch"
+        else:
+            with pytest.raises(wia.NotSupportedError, match="no algorithm 'switch'"):
+                wia.all_reduce(tensors, algorithm="switch")
+        for c in contexts:
+            wia.destroy_context(c)

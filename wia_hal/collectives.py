@@ -22,11 +22,11 @@ from wia_hal.tensor import Tensor, check_tensor, contiguous, new_tensor
 
 REDUCE_OPS = ("sum", "prod", "max", "min", "avg")
 ALGORITHMS = {
-    "all_reduce": ("auto", "ring", "tree"),
-    "all_gather": ("auto", "ring"),
-    "reduce_scatter": ("auto", "ring"),
+    "all_reduce": ("auto", "ring", "tree", "direct", "switch"),
+    "all_gather": ("auto", "ring", "direct"),
+    "reduce_scatter": ("auto", "ring", "direct"),
     "broadcast": ("auto", "ring", "tree"),
-    "all_to_all": ("auto", "pairwise"),
+    "all_to_all": ("auto", "pairwise", "direct"),
 }
 
 _records: weakref.WeakKeyDictionary[Tensor, tuple[AnyBackend, object]] = weakref.WeakKeyDictionary()

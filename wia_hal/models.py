@@ -289,7 +289,7 @@ class PeerInfo(WiaModel):
 
 CollectiveKind = Literal["all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"]
 ReduceOpName = Literal["sum", "prod", "max", "min", "avg"]
-CollectiveAlgorithm = Literal["auto", "ring", "tree", "pairwise"]
+CollectiveAlgorithm = Literal["auto", "ring", "tree", "pairwise", "direct", "switch"]
 
 
 class CollectiveAttrs(WiaModel):

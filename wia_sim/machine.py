@@ -133,8 +133,10 @@ class Machine:
             [device.engines for device in self.devices],
         )
         """The links between the devices and the route of each pair (:mod:`wia_sim.topology`)."""
-        step_latency = system.collectives.step_latency if system is not None else 0.0
-        self.collectives = Planner(self.topology, step_latency)
+        costs = system.collectives if system is not None else None
+        self.collectives = Planner(
+            self.topology, costs.step_latency if costs else 0.0, costs.call_latency if costs else 0.0
+        )
         """Plans collectives on :attr:`topology` (:mod:`wia_sim.collectives`)."""
         self.injector: FaultInjector | None = None
         """Armed faults (:mod:`wia_sim.faults`): made by whoever injects the first one."""

@@ -50,6 +50,7 @@ from wia_hal.errors import (
     InvalidKernelError,
     InvalidLaunchConfigError,
     InvalidValueError,
+    NotSupportedError,
     OutOfMemoryError,
     StreamHazardError,
     StreamHazardWarning,
@@ -605,8 +606,16 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         n = len(queues)
         devices = [q.device.index for q in queues]
         size = message_bytes(attrs.kind, n, inputs[0].nbytes)
-        plan = self.machine.collectives.plan(attrs.kind, attrs.algorithm, devices, size, attrs.root)
-        self._check_links((devices[t.src], devices[t.dst]) for step in plan.steps for t in step.transfers)
+        try:
+            plan = self.machine.collectives.plan(attrs.kind, attrs.algorithm, devices, size, attrs.root)
+        except ValueError as e:  # an algorithm this fabric lacks (the in-switch reduction without switch_reduction)
+            raise NotSupportedError(f"{attrs.kind}: {e}") from None
+        self._check_links(
+            (devices[t.src], devices[t.dst])
+            for step in plan.steps
+            for t in step.transfers
+            if t.src is not None and t.dst is not None  # not a switch's own port
+        )
         start = None
         if self.numerics:
             arrays = [self._view(ref) for ref in inputs]
