@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import gc
 import signal
+import sys
 import threading
 import time
 import warnings
@@ -142,6 +143,7 @@ class AbuseMachine(RuleBasedStateMachine):
 
     def __init__(self) -> None:
         super().__init__()
+        _destroy_all()  # what a failed sequence left: every sequence starts on a fresh backend
         wia.set_backend(self.BACKEND, **self.BACKEND_OPTIONS)
         COUNTS.sequences += 1
         self.made: list[object] = []
@@ -268,11 +270,14 @@ class AbuseMachine(RuleBasedStateMachine):
     # -- teardown: destroy everything, then nothing may stay allocated -------------------------------------------
 
     def teardown(self) -> None:
-        if self.broken:  # the failure is reported already: only clean up for the next sequence
-            for ctx in list(runtime().contexts):
-                with contextlib.suppress(Exception):
-                    ctx.destroy()
-            return
+        failing = self.broken or sys.exc_info()[0] is not None  # (hypothesis tears down in a `finally`)
+        try:
+            if not failing:  # else the failure is reported already: only clean up for the next sequence
+                self._release_everything_and_check()
+        finally:
+            _destroy_all()
+
+    def _release_everything_and_check(self) -> None:
         made = list(self.made)
         for obj in made:
             if isinstance(obj, wia.Profiler):
@@ -307,6 +312,12 @@ class AbuseMachine(RuleBasedStateMachine):
             self.attempt("teardown", wia.destroy_context, ctx, waits=True)
         assert not runtime().contexts, f"contexts alive after destroy_context: {runtime().contexts}"
         assert_backend_empty(wia.get_backend())
+
+
+def _destroy_all() -> None:
+    for ctx in list(runtime().contexts):
+        with contextlib.suppress(Exception):
+            ctx.destroy()
 
 
 def assert_backend_empty(backend: object) -> None:

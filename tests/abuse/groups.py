@@ -282,7 +282,7 @@ class MemoryRules(RuleGroup):
         "copy_async": USE,
         "memory_prefetch": USE,
         "memory_ptr": codes(USE, NS),
-        "copy_roundtrip": codes(C, OOM, NS),
+        "copy_roundtrip": codes(C, V, OOM, NS),  # V: the context has its maximum of streams
         "free_tensor_memory": USE,
     }
 
