@@ -185,15 +185,18 @@ class AbuseMachine(RuleBasedStateMachine):
         *args: Any,
         waits: bool = False,
         extra: Codes = frozenset(),
+        valid: bool = False,
         **kwargs: Any,
     ) -> Any:
         """Call ``fn(*args, **kwargs)`` for ``rule``: its result, or :data:`FAILED` when it raised a ``WiaError``
         the rule may raise (``waits``: the call may wait for device work, see :meth:`wait_codes`; ``extra``: codes
-        this call may raise besides the rule's, for what the machine knows of its arguments)."""
+        this call may raise besides the rule's, for what the machine knows of its arguments; ``valid``: the machine
+        knows every argument is alive and right, so the rule's own codes are not allowed, only ``extra`` and the
+        wait codes: the API must not refuse a valid call)."""
         allowed = self._allowed.get(rule)
         if allowed is None:
             raise RuleFailed(f"rule {rule!r} has no entry in its group's CODES table")
-        allowed = allowed | extra
+        allowed = extra if valid else allowed | extra
         if waits:
             allowed = allowed | self.wait_codes()
         what = f"{rule}: {getattr(fn, '__name__', fn)}"

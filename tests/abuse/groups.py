@@ -79,6 +79,17 @@ def _stream_or_default(t: wia.Tensor, stream: wia.Stream | None) -> wia.Stream |
     return None if ctx.destroyed else ctx.default_stream
 
 
+def _live_stream(stream: wia.Stream) -> bool:
+    return not (stream.destroyed or stream.context.destroyed)
+
+
+def _live_tensor(t: wia.Tensor) -> bool:
+    """Not released, its memory (its base's, for a view) not freed, its context alive."""
+    base = t.base
+    gone = base is not None and base.released
+    return not (t.released or gone or t.memory.freed or t.memory.context.destroyed)
+
+
 # -- devices -----------------------------------------------------------------------------------------------------------
 
 
@@ -159,7 +170,7 @@ class ContextRules(RuleGroup):
 
     @rule(ctx=contexts)
     def destroy_context(self, ctx: wia.Context) -> None:
-        self.attempt("destroy_context", wia.destroy_context, ctx, waits=True)
+        self.attempt("destroy_context", wia.destroy_context, ctx, waits=True, valid=not ctx.destroyed)
 
     @rule(ctx=contexts, nbytes=st.sampled_from([-1, 0, 1.5, 64, 4096, 1 << 20]))
     def context_set_memory_limit(self, ctx: wia.Context, nbytes: Any) -> None:
@@ -213,12 +224,14 @@ class StreamRules(RuleGroup):
 
     @rule(stream=streams)
     def destroy_stream(self, stream: wia.Stream) -> None:
-        if self.attempt("destroy_stream", wia.destroy_stream, stream, waits=True) is not FAILED:
+        valid = _live_stream(stream) and stream is not stream.context.default_stream
+        if self.attempt("destroy_stream", wia.destroy_stream, stream, waits=True, valid=valid) is not FAILED:
             self.synced(stream=stream)
 
     @rule(stream=streams)
     def stream_synchronize(self, stream: wia.Stream) -> None:
-        if self.attempt("stream_synchronize", wia.stream_synchronize, stream, waits=True) is not FAILED:
+        valid = _live_stream(stream)
+        if self.attempt("stream_synchronize", wia.stream_synchronize, stream, waits=True, valid=valid) is not FAILED:
             self.synced(stream=stream)
 
     @rule(waiting=streams, waited=streams)
@@ -253,7 +266,7 @@ class StreamRules(RuleGroup):
 
     @rule(event=events)
     def destroy_event(self, event: wia.Event) -> None:
-        self.attempt("destroy_event", wia.destroy_event, event)
+        self.attempt("destroy_event", wia.destroy_event, event, valid=not event.destroyed)
 
     @rule(stream=streams, t=tensors)
     def use_stream(self, stream: wia.Stream, t: wia.Tensor) -> None:
@@ -292,7 +305,8 @@ class MemoryRules(RuleGroup):
 
     @rule(mem=memories)
     def free(self, mem: wia.Memory) -> None:
-        self.attempt("free", wia.free, mem)
+        valid = not (mem.freed or mem.context.destroyed or mem.tensor) and mem.pool is None
+        self.attempt("free", wia.free, mem, valid=valid)
 
     @rule(t=tensors)
     def free_tensor_memory(self, t: wia.Tensor) -> None:
@@ -424,7 +438,8 @@ class PoolRules(RuleGroup):
 
     @rule(pool=pools, mem=memories)
     def free_to_pool(self, pool: wia.MemoryPool, mem: wia.Memory) -> None:
-        self.attempt("free_to_pool", wia.free_to_pool, pool, mem)
+        valid = mem.pool is pool and not (mem.freed or pool.destroyed or pool.context.destroyed)
+        self.attempt("free_to_pool", wia.free_to_pool, pool, mem, valid=valid)
 
     @rule(pool=pools)
     def get_pool_stats(self, pool: wia.MemoryPool) -> None:
@@ -441,7 +456,8 @@ class PoolRules(RuleGroup):
 
     @rule(pool=pools)
     def destroy_pool(self, pool: wia.MemoryPool) -> None:
-        self.attempt("destroy_pool", wia.destroy_pool, pool, waits=True)
+        valid = not (pool.destroyed or pool.context.destroyed)
+        self.attempt("destroy_pool", wia.destroy_pool, pool, waits=True, valid=valid)
 
 
 # -- tensors and ops ---------------------------------------------------------------------------------------------------
@@ -533,7 +549,7 @@ class TensorRules(RuleGroup):
 
     @rule(t=tensors)
     def release_tensor(self, t: wia.Tensor) -> None:
-        self.attempt("release_tensor", wia.release_tensor, t)
+        self.attempt("release_tensor", wia.release_tensor, t, valid=_live_tensor(t))
 
     def _inputs_known(self, inputs: list[wia.Tensor], stream: wia.Stream | None) -> list[np.ndarray] | None:
         """The inputs' exact values, if known and not racing with ``stream`` (the op's stream)."""
@@ -844,7 +860,8 @@ class KernelRules(RuleGroup):
 
     @rule(kernel=kernels)
     def destroy_kernel(self, kernel: wia.Kernel) -> None:
-        self.attempt("destroy_kernel", wia.destroy_kernel, kernel)
+        valid = not (kernel.destroyed or kernel.context.destroyed)
+        self.attempt("destroy_kernel", wia.destroy_kernel, kernel, valid=valid)
 
     @rule(ctx=contexts, scale=st.sampled_from([0.5, 3.0]))
     def kernel_result(self, ctx: wia.Context, scale: float) -> None:
@@ -910,7 +927,8 @@ class ProfilingRules(RuleGroup):
 
     @rule(profiler=profilers)
     def destroy_profiler(self, profiler: wia.Profiler) -> None:
-        self.attempt("destroy_profiler", wia.destroy_profiler, profiler, waits=True)
+        valid = not profiler.destroyed
+        self.attempt("destroy_profiler", wia.destroy_profiler, profiler, waits=True, valid=valid)
 
 
 # -- host threads ------------------------------------------------------------------------------------------------------
