@@ -152,7 +152,8 @@ class AbuseMachine(RuleBasedStateMachine):
         self.may_time_out = False
         """A context got a finite timeout, or a kernel that never ends was launched: waits may raise TIMEOUT."""
         self.fault_pending = False
-        """A faulty kernel was launched asynchronously: the call that runs it reports its fault."""
+        """A kernel was launched asynchronously (with arguments the machine does not check against its geometry):
+        the call that runs it may report its fault."""
         self.pending: dict[int, tuple[wia.Tensor, wia.Stream | None]] = {}
         """Tensors an op wrote on a stream since the last synchronization that covers it (None: a stream the
         machine does not track): reading them on another stream is a race the program made, not a wrong result."""

@@ -855,7 +855,9 @@ class KernelRules(RuleGroup):
         launch = wia.LaunchConfig(global_size=16, local_size=16)
         result = self.attempt("launch_kernel_async", wia.launch_kernel_async, kernel, launch, stream, waits=True)
         if result is not FAILED:
-            self.fault_pending = self.fault_pending or kernel.name in FAULTY
+            # any kernel may fault: the arguments set by an earlier launch_kernel may be too small for this geometry
+            self.fault_pending = True
+            self.may_time_out = self.may_time_out or kernel.name in FAULTY
             self.forget_values(kernel.context)
 
     @rule(kernel=kernels)
