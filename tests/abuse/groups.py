@@ -34,6 +34,7 @@ from abuse.core import (
     RuleFailed,
     RuleGroup,
     abuse_group,
+    assert_backend_empty,
     contexts,
     events,
     kernels,
@@ -131,6 +132,7 @@ class ContextRules(RuleGroup):
         "context_synchronize": codes(LEVEL1, C),
         "compute_in_context": OP,
         "get_error_details": codes(C),
+        "switch_backend": codes(V),
     }
 
     @rule(
@@ -190,6 +192,15 @@ class ContextRules(RuleGroup):
     def compute_in_context(self, ctx: wia.Context, t: wia.Tensor) -> None:
         """An op inside compute_in_context (it runs in its tensor's context, ``ctx`` or not)."""
         self.attempt("compute_in_context", wia.compute_in_context, ctx, wia.relu, t, waits=True)
+
+    @rule()
+    def switch_backend(self) -> None:
+        """``set_backend`` again (refused while a context is alive): what the old backend's objects were is dead,
+        and the old backend holds no memory (it released the Level-1 default context)."""
+        old = wia.get_backend()
+        if self.attempt("switch_backend", wia.set_backend, self.BACKEND, **self.BACKEND_OPTIONS) is not FAILED:
+            assert_backend_empty(old)
+            self.pending.clear()
 
     @rule(ctx=st.one_of(st.none(), contexts, st.just("ctx")))
     def get_error_details(self, ctx: Any) -> None:
@@ -984,6 +995,17 @@ class ThreadRules(RuleGroup):
         workers = [threading.Thread(target=work, args=(own,), name=f"abuse-{i}") for i, own in enumerate(own_context)]
         for worker in workers:
             worker.start()
+        # this thread calls too, on ctx, while the workers run
+        mine = self.attempt("thread_calls", wia.tensor, data, ctx=ctx, waits=True)
+        if mine is not FAILED:
+            doubled = self.attempt("thread_calls", wia.add, mine, mine, waits=True)
+            got = self.attempt("thread_calls", doubled.numpy, waits=True) if doubled is not FAILED else FAILED
+            if got is not FAILED:
+                nr.assert_exact(got.astype(np.float64), 2 * wide, "add on the main thread beside the workers")
+                COUNTS.values_checked += 1
+            for t in (mine, doubled):
+                if t is not FAILED:
+                    self.attempt("thread_calls", wia.release_tensor, t)
         deadline = time.monotonic() + THREAD_JOIN_SECONDS
         for worker in workers:
             worker.join(max(deadline - time.monotonic(), 0.0))
