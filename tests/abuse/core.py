@@ -157,6 +157,9 @@ class AbuseMachine(RuleBasedStateMachine):
         self.pending: dict[int, tuple[wia.Tensor, wia.Stream | None]] = {}
         """Tensors an op wrote on a stream since the last synchronization that covers it (None: a stream the
         machine does not track): reading them on another stream is a race the program made, not a wrong result."""
+        self.ambient: set[wia.ErrorCode] = set()
+        """Codes any call may raise in the machine's present state, whatever its rule (a fault-injection group adds
+        DEVICE_LOST while a device is lost, and takes it out after reset_device)."""
         self.broken = False
         self._allowed = self._merged_codes()
 
@@ -197,7 +200,7 @@ class AbuseMachine(RuleBasedStateMachine):
         allowed = self._allowed.get(rule)
         if allowed is None:
             raise RuleFailed(f"rule {rule!r} has no entry in its group's CODES table")
-        allowed = extra if valid else allowed | extra
+        allowed = (extra if valid else allowed | extra) | self.ambient
         if waits:
             allowed = allowed | self.wait_codes()
         what = f"{rule}: {getattr(fn, '__name__', fn)}"
