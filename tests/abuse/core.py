@@ -178,8 +178,8 @@ class AbuseMachine(RuleBasedStateMachine):
         codes: set[wia.ErrorCode] = set()
         if self.may_time_out:
             codes.add(E.TIMEOUT)
-        if self.fault_pending:
-            codes |= {E.INVALID_MEMORY, E.TIMEOUT}
+        if self.fault_pending:  # the simulator's findings: out of bounds, a runaway kernel, a data race
+            codes |= {E.INVALID_MEMORY, E.TIMEOUT, E.INVALID_KERNEL}
         return frozenset(codes)
 
     def attempt(
