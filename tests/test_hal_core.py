@@ -252,6 +252,23 @@ def test_a_tensor_dropped_on_another_thread_is_released_on_the_main_thread() -> 
     wia.destroy_context(ctx)
 
 
+def test_memory_gc_releases_tensors_dropped_on_another_thread() -> None:
+    """A program whose worker threads dropped tensors, then released everything and ran memory_gc, holds nothing:
+    the drops waited for the next allocation before (found by tests/test_api_abuse.py: bytes in use after
+    teardown)."""
+    import threading
+
+    ctx = wia.create_context()
+    holder = [wia.tensor(np.ones(1024, np.float32), ctx=ctx)]
+    dropper = threading.Thread(target=holder.clear)
+    dropper.start()
+    dropper.join()
+    assert ctx.bytes_in_use > 0
+    wia.memory_gc(ctx)
+    assert (ctx.bytes_in_use, ctx.bytes_allocated) == (0, 0)
+    wia.destroy_context(ctx)
+
+
 def test_a_tensor_finalised_during_context_teardown_is_freed_once() -> None:
     """Releasing memory may run the garbage collector, which may finalise a tensor whose memory the teardown has
     yet to release: each buffer still goes back to the backend exactly once."""

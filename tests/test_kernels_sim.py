@@ -83,6 +83,20 @@ def test_out_of_bounds_write_is_reported_with_line_work_item_and_address(ctx: wi
         wia.launch_kernel(kernel, wia.LaunchConfig(global_size=128, local_size=64), wia.alloc(ctx, 64 * 4), 64)
 
 
+def test_an_asynchronous_kernel_fault_is_reported_to_its_own_stream_only() -> None:
+    """A kernel's fault is reported by the wait for its own stream, not by whichever call runs the simulator past
+    it (found by tests/test_api_abuse.py: another context's blocking upload got it, the faulty context never)."""
+    a, b = wia.create_context(), wia.create_context()
+    source = "__kernel void k(__global float* a, int n) {\n  int i = get_global_id(0);\n  a[i + n] = 1.0f;\n}"
+    kernel = wia.compile_kernel(a, source, "k")
+    wia.set_kernel_arg(kernel, 0, wia.alloc(a, 16))
+    wia.set_kernel_arg(kernel, 1, 4)
+    wia.launch_kernel_async(kernel, wia.LaunchConfig(global_size=4))
+    wia.tensor(np.ones(4, np.float32), ctx=b)  # context b's blocking upload runs the simulator past the kernel
+    with pytest.raises(wia.InvalidMemoryError, match="out-of-bounds write"):
+        wia.context_synchronize(a)
+
+
 def test_a_runaway_kernel_stops_with_timeout() -> None:
     wia.set_backend("sim", hardware="wia-tiny", kernel_step_limit=2000)
     ctx = wia.create_context()

@@ -31,7 +31,7 @@ from wia_hal.errors import (
     api,
     last_error,
 )
-from wia_hal.memory import Memory, allocate, memory_type_of
+from wia_hal.memory import Memory, allocate, memory_type_of, release_orphans
 from wia_hal.models import ContextConfig, ProfilerConfig
 from wia_hal.pool import MemoryPool, open_pool
 from wia_hal.runtime import Runtime, runtime
@@ -396,6 +396,7 @@ def memory_gc(ctx: Context | None = None) -> int:
     The recovery from ``OUT_OF_MEMORY``: ``memory_gc(ctx)`` and a retry can succeed.
     """
     context = current_context(ctx)
+    release_orphans()  # tensors dropped on other threads: their blocks first, so their segments can go too
     return sum(pool.release_free_segments() for pool in list(context.pools))
 
 

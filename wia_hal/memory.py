@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import contextlib
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -12,6 +14,7 @@ from wia_hal.errors import (
     InvalidMemoryError,
     InvalidValueError,
     NotSupportedError,
+    WiaError,
     api,
 )
 from wia_hal.streams import Stream, stream_for
@@ -126,6 +129,24 @@ class Memory:
         ctx.unreserve(self.size)
         ctx.backend.free(self.buffer)
         ctx.memory_changed()
+
+
+_orphans: collections.deque[Memory] = collections.deque()
+"""Memory of tensors dropped where it could not be released at once (on another thread, or inside a public call)."""
+
+
+def orphan(memory: Memory) -> None:
+    """Leave ``memory`` for :func:`release_orphans` (the next allocation, finaliser or ``memory_gc``)."""
+    _orphans.append(memory)
+
+
+def release_orphans() -> None:
+    """Release the memory of tensors that were dropped on another thread or inside a public call."""
+    while _orphans:
+        memory = _orphans.popleft()
+        if not memory.freed and not memory.context.destroyed:
+            with contextlib.suppress(WiaError):
+                memory.release()
 
 
 def check_memory(mem: object, ctx: Context | None = None) -> Memory:

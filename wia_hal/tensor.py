@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import math
 import threading
@@ -21,11 +20,10 @@ from wia_hal.errors import (
     InvalidMemoryError,
     InvalidValueError,
     NotSupportedError,
-    WiaError,
     api,
     inside_api,
 )
-from wia_hal.memory import Memory, allocate, lost_at_reset, memory_type_of
+from wia_hal.memory import Memory, allocate, lost_at_reset, memory_type_of, orphan, release_orphans
 from wia_hal.opset import NO_ATTRS, FillAttrs, OpAttrs, OpName
 from wia_hal.pool import MemoryPool, check_pool
 from wia_hal.streams import Stream, stream_for
@@ -142,10 +140,10 @@ class Tensor:
             if not locked or inside_api():
                 # the garbage collector may finalise a tensor on another thread, while another thread is inside
                 # the API, or in the middle of a public call that is changing the very pool or context the
-                # tensor's memory belongs to: the release waits for the next allocation, or the next finaliser
-                # that runs outside the API
+                # tensor's memory belongs to: the release waits for the next allocation, the next finaliser
+                # that runs outside the API, or memory_gc
                 if self.base is None and not self.released:
-                    _orphans.append(self.memory)
+                    orphan(self.memory)
                 return
             with contextlib.suppress(Exception):  # a finaliser must never raise
                 release_orphans()
@@ -156,16 +154,6 @@ class Tensor:
 
 
 _MAIN = threading.main_thread()
-_orphans: collections.deque[Memory] = collections.deque()
-
-
-def release_orphans() -> None:
-    """Release the memory of tensors that were dropped on another thread."""
-    while _orphans:
-        memory = _orphans.popleft()
-        if not memory.freed and not memory.context.destroyed:
-            with contextlib.suppress(WiaError):
-                memory.release()
 
 
 def check_tensor(t: object, ctx: Context | None = None) -> Tensor:
@@ -208,8 +196,7 @@ def new_tensor(
 ) -> Tensor:
     """Allocate an uninitialised tensor (zero-size tensors still take one allocation granule): from ``pool``, else
     DEVICE memory from the context's default pool when it has one, else a device allocation of its own."""
-    if _orphans:
-        release_orphans()
+    release_orphans()
     nbytes = max(math.prod(shape) * dtype.itemsize, 1)
     if pool is None and memory_type is MemoryType.DEVICE:
         pool = ctx.default_pool

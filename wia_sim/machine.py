@@ -142,17 +142,31 @@ class Machine:
         """Armed faults (:mod:`wia_sim.faults`): made by whoever injects the first one."""
 
     def fault(self, command: Command, error: Exception) -> None:
-        """Record that ``command`` raised while it ran; the next wait reports it."""
+        """Record that ``command`` raised while it ran: a finding about the user's work (an error with a
+        ``wia_code``) is reported by the next wait for a command of the same stream; a fault of the simulator,
+        by the next wait of any stream."""
         self.faults.append((command, error))
 
-    def _report_faults(self) -> None:
-        if self.faults:
-            (command, error), *rest = self.faults
-            self.faults.clear()
-            if hasattr(error, "wia_code"):  # a finding about the user's work (a kernel's bug), not a simulator fault
-                raise error
-            more = f" (and {len(rest)} more)" if rest else ""
-            raise CommandFault(f"{command!r} failed while running: {type(error).__name__}: {error}{more}") from error
+    def _report_faults(self, waited: Command | None = None) -> None:
+        """Raise the first fault to report after a wait for ``waited`` (None: a wait for no stream's command in
+        particular, which reports only the simulator's own faults): another stream's findings wait for their own
+        stream, since the call that happened to run the simulator past them may be another context's."""
+        if not self.faults:
+            return
+        stream = waited.stream if waited is not None else None
+        mine: list[tuple[Command, Exception]] = []
+        kept: list[tuple[Command, Exception]] = []
+        for fault in self.faults:
+            own = not hasattr(fault[1], "wia_code") or (stream is not None and fault[0].stream is stream)
+            (mine if own else kept).append(fault)
+        if not mine:
+            return
+        self.faults = kept
+        (command, error), *rest = mine
+        if hasattr(error, "wia_code"):  # a finding about the user's work (a kernel's bug), not a simulator fault
+            raise error
+        more = f" (and {len(rest)} more)" if rest else ""
+        raise CommandFault(f"{command!r} failed while running: {type(error).__name__}: {error}{more}") from error
 
     def host_spend(self, seconds: float) -> None:
         """The host spends ``seconds`` in a call."""
@@ -179,7 +193,7 @@ class Machine:
             self.host_time = command.ended
         if observe and self.detector is not None:
             self.detector.observed(command)
-        self._report_faults()
+        self._report_faults(command)
         stream = command.stream
         if stream is not None and stream.device.faults is not None:  # dropped work completes, but was lost
             stream.device.faults.check(f"waiting for {command.label}")

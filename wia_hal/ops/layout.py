@@ -47,9 +47,12 @@ def reshape(
     if math.prod(new_shape) != a.size:
         raise InvalidValueError(f"reshape: {a.shape} has {a.size} elements, {new_shape} needs {math.prod(new_shape)}")
     source = contiguous(a, s)
-    result = view(source, new_shape, contiguous_strides(new_shape, a.dtype.itemsize), source.offset)
-    if source is not a:  # the copy kernel made it: explain() shows that kernel
-        result.producer = source.producer
+    if source is a:
+        return view(a, new_shape, contiguous_strides(new_shape, a.dtype.itemsize), a.offset)
+    # the copy kernel made it: the result owns the copy's memory (released with it), explain() shows that kernel
+    result = Tensor(source.memory, new_shape, a.dtype)
+    result.producer = source.producer
+    source.released = True  # the copy's handle goes; its memory is the result's now
     return result
 
 
