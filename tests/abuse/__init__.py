@@ -36,7 +36,7 @@ import importlib
 
 from abuse.core import AbuseMachine, RunCounts, abuse_group, machine_for, registered_groups
 
-GROUP_MODULES = ("abuse.groups",)
+GROUP_MODULES = ("abuse.groups", "abuse.sync_and_devices")
 """The modules whose ``@abuse_group`` classes make up the machine, in the order their rules are listed."""
 
 for _module in GROUP_MODULES:

@@ -347,8 +347,9 @@ else:
 """The base of a rule group: a plain mixin at run time, the machine for the type checker."""
 
 BACKEND_OPTIONS: dict[str, dict[str, Any]] = {
-    # two devices: contexts on either, exclusive contexts, objects of one device used on the other
-    "sim": {"hardware": "wia-tiny", "devices": 2, "kernel_step_limit": 20_000},
+    # two devices: contexts on either, exclusive contexts, objects of one device used on the other (on the sim, the
+    # first two of a ring of wia-tiny devices: a peer link between them)
+    "sim": {"hardware": "wia-tiny-4x", "devices": 2, "kernel_step_limit": 20_000},
     "reference": {"devices": 2, "memory": 64 << 20},
 }
 
