@@ -8,6 +8,7 @@ import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -250,14 +251,20 @@ def test_system_step_latency_is_the_files() -> None:
     assert load_system("wia-tiny-4x").model.collectives.step_latency == pytest.approx(STEP)
 
 
-def test_fidelity_predicts_collective_rows_of_a_system(tmp_path: Path) -> None:
-    """benchmarks/fidelity.py's collectives section, on rows written here (the shipped systems' rows are the
-    calibration table's): busbw and time in the row's unit, the method's device count and algorithm."""
+def _fidelity() -> Any:
+    """benchmarks/fidelity.py, imported as a module (it is a script, not a package)."""
     spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
     assert spec is not None and spec.loader is not None
     fidelity = importlib.util.module_from_spec(spec)
     sys.modules["fidelity"] = fidelity
     spec.loader.exec_module(fidelity)
+    return fidelity
+
+
+def test_fidelity_predicts_collective_rows_of_a_system(tmp_path: Path) -> None:
+    """benchmarks/fidelity.py's collectives section, on rows written here (the shipped systems' rows are the
+    calibration table's): busbw and time in the row's unit, the method's device count and algorithm."""
+    fidelity = _fidelity()
     path = tmp_path / "rows.csv"
     path.write_text(
         "device,op,dtype,m,n,k,size_bytes,measured,unit,method,source\n"
@@ -369,11 +376,7 @@ def test_direct_on_a_mesh_is_exact_and_auto_picks_it(kind: str) -> None:
 def test_fidelity_reads_ranks_and_fits_with_a_source_left_out(tmp_path: Path) -> None:
     """``ranks=N`` selects the devices; a one-process ``-g N`` loop pays N host launches per call; the efficiency
     fit of a system is the large rows' ratio, and leaving a source out predicts it from the other's."""
-    spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
-    assert spec is not None and spec.loader is not None
-    fidelity = importlib.util.module_from_spec(spec)
-    sys.modules["fidelity"] = fidelity
-    spec.loader.exec_module(fidelity)
+    fidelity = _fidelity()
     path = tmp_path / "rows.csv"
     path.write_text(
         "device,op,dtype,m,n,k,size_bytes,measured,unit,method,source\n"
