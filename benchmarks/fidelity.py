@@ -73,6 +73,7 @@ from rich.table import Table
 
 from wia_sim.collectives import Planner, busbw_factor
 from wia_sim.commands import Command, Copy, Kernel
+from wia_sim.console import print_table
 from wia_sim.costmodel import KernelCost, elementwise_cost, transfer_cost
 from wia_sim.hwmodel import HardwareModel, available_models, available_systems, load_model, load_system
 from wia_sim.library import OPS, Operand
@@ -398,7 +399,9 @@ def collectives_table(results: list[CollectiveResult], fits: dict[str, Collectiv
     )
     for column in ("line", "system", "op", "size", "ranks", "algorithm", "measured", "predicted", "unit"):
         table.add_column(
-            column, justify="right" if column in ("line", "size", "ranks", "measured", "predicted") else "left"
+            column,
+            justify="right" if column in ("line", "size", "ranks", "measured", "predicted") else "left",
+            no_wrap=column in ("system", "op"),
         )
     for column in ("pred/meas", "left-out"):
         table.add_column(column, justify="right")
@@ -409,17 +412,17 @@ def collectives_table(results: list[CollectiveResult], fits: dict[str, Collectiv
             str(r.devices), r.algorithm, f"{row.measured:g}", f"{r.predicted:.4g}", row.unit, f"{r.ratio:.2f}",
             f"{r.cross_validated / row.measured:.2f}",
         )  # fmt: skip
-    console.print(table)
+    print_table(console, table)
     fitted = Table(title="Collective figures fitted on all rows (the values in the system files)")
     for column in ("system", "fabric.efficiency", "collectives.call_latency"):
-        fitted.add_column(column, justify="left" if column == "system" else "right")
+        fitted.add_column(column, justify="left" if column == "system" else "right", no_wrap=column == "system")
     for name in sorted(fits):
         fitted.add_row(name, f"{fits[name].efficiency:.3f}", f"{fits[name].call_latency * 1e6:.2f} us")
-    console.print(fitted)
+    print_table(console, fitted)
     for title, key in (("system", lambda r: r.row.device), ("collective", lambda r: r.row.op)):
         summary_table = Table(title=f"Collective rows by {title}: |error on time| median / p90 / max")
         for column in ("", "rows", "cross-validated", "in-sample", "files as shipped"):
-            summary_table.add_column(column, justify="left" if not column else "right")
+            summary_table.add_column(column, justify="left" if not column else "right", no_wrap=not column)
         groups: dict[str, list[CollectiveResult]] = defaultdict(list)
         for r in results:
             groups[key(r)].append(r)
@@ -431,7 +434,7 @@ def collectives_table(results: list[CollectiveResult], fits: dict[str, Collectiv
                 *(_stats([r.error(w) for r in group]) for w in ("cross_validated", "in_sample", "shipped")),
                 style="bold" if name == "all" else None,
             )
-        console.print(summary_table)
+        print_table(console, summary_table)
 
 
 def _timed(
