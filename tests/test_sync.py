@@ -289,3 +289,16 @@ def test_random_interleavings_of_eight_threads_are_right_and_replay_to_the_same_
             np.testing.assert_array_equal(replay_state[thread]["result"], state[thread]["result"])
         orders.add(tuple(made))
     assert len(orders) > 1  # the interleavings did vary
+
+
+def test_waiting_on_a_fence_of_a_lost_device_is_device_lost_until_reset(ctx: wia.Context) -> None:
+    a = wia.tensor(np.ones(64, np.float32), ctx=ctx)
+    fence = wia.create_fence()
+    wia.submit_with_fence([lambda: wia.add(a, a)], fence)
+    wia.inject_fault(wia.Fault(kind=wia.FaultKind.DEVICE_LOST))
+    with pytest.raises(wia.DeviceLostError):
+        wia.add(a, a).numpy()
+    with pytest.raises(wia.DeviceLostError, match="until reset_device"):
+        wia.wait_fence(fence, 0)
+    wia.reset_device(ctx)
+    wia.wait_fence(fence, 0)  # the dropped work is over: nothing to wait for

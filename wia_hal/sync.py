@@ -172,6 +172,7 @@ def wait_fence(fence: Fence, timeout_ms: float = TIMEOUT_INFINITE) -> None:
     backend = points[0][0].context.backend
     deadline = _Deadline(backend, limit)
     for stream, marker in points:
+        stream.context.check()  # a lost device: DEVICE_LOST (sticky until reset_device), whatever the backend says
         if not stream.context.backend.wait(marker, deadline.left_ms()):
             raise TimedOutError(
                 f"wait_fence: the fence's commands were not complete within {timeout_ms} ms ({stream.label} was "
