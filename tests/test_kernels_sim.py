@@ -210,3 +210,23 @@ __kernel void both(__global float* a, __global float* b, __global const float* c
     expected[1::2] = 100.0 + np.arange(8)
     np.testing.assert_array_equal(t.numpy(), expected)
     np.testing.assert_array_equal(seen.numpy(), expected[0::2])
+
+
+def test_destroying_a_context_or_stream_whose_kernel_faulted_reports_the_fault_and_destroys_it() -> None:
+    """No partial state: the fault the finishing work reports is raised, and the context (stream) is gone with its
+    memory released all the same (found by the abuse machine: the context stayed half alive)."""
+    source = "__kernel void k(__global float* a, int n) {\n  int i = get_global_id(0);\n  a[i + n] = 1.0f;\n}"
+    for what in ("context", "stream"):
+        ctx = wia.create_context()
+        stream = wia.create_stream(ctx)
+        kernel = wia.compile_kernel(ctx, source, "k")
+        wia.set_kernel_arg(kernel, 0, wia.alloc(ctx, 16))
+        wia.set_kernel_arg(kernel, 1, 4)
+        wia.launch_kernel_async(kernel, wia.LaunchConfig(global_size=4), stream)
+        with pytest.raises(wia.InvalidMemoryError, match="out-of-bounds write"):
+            wia.destroy_context(ctx) if what == "context" else wia.destroy_stream(stream)
+        assert stream.destroyed and stream not in ctx.streams
+        if what == "context":
+            assert ctx.destroyed and ctx.bytes_allocated == 0 and ctx not in wia.runtime.runtime().contexts
+        else:
+            wia.destroy_context(ctx)  # the fault was reported once: nothing is left to report

@@ -7,7 +7,7 @@ one and never import it.
 
 from __future__ import annotations
 
-import contextlib
+import functools
 import itertools
 import math
 from collections.abc import Callable
@@ -28,6 +28,7 @@ from wia_hal.errors import (
     NotSupportedError,
     OutOfMemoryError,
     TimedOutError,
+    WiaError,
     api,
     last_error,
 )
@@ -153,17 +154,23 @@ class Context:
 
     def destroy(self) -> None:
         """Finish outstanding work, release memory and streams (R-3.3-07). On a lost device the work is dropped
-        instead (it cannot finish), so a lost context can always be destroyed."""
+        instead (it cannot finish), so a lost context can always be destroyed. A failure the work reports while it
+        finishes (a kernel's fault) is raised once everything is released: the context is destroyed either way."""
         if self.destroyed:
             return
         lost = self.device.index in self.runtime.lost
-        if self.profiler is not None:
-            with contextlib.suppress(DeviceLostError) if lost else contextlib.nullcontext():
-                self.profiler.end()
+        failure: WiaError | None = None
         backend = self.backend
-        for stream in (self.default_stream, *self.streams):
-            with contextlib.suppress(DeviceLostError) if lost else contextlib.nullcontext():
-                backend.synchronize(stream.queue, None)
+        finishing: list[Callable[[], object]] = [self.profiler.end] if self.profiler is not None else []
+        finishing += [
+            functools.partial(backend.synchronize, s.queue, None) for s in (self.default_stream, *self.streams)
+        ]
+        for finish in finishing:
+            try:
+                finish()
+            except WiaError as e:  # a device lost before the call drops its work: nothing to report
+                if not (lost and isinstance(e, DeviceLostError)):
+                    failure = failure or e
         for pool in list(self.pools):
             pool.destroy()
         for memory in list(self.memories.values()):
@@ -177,6 +184,8 @@ class Context:
         rt.contexts.remove(self)
         if rt.default_context is self:
             rt.default_context = None
+        if failure is not None:
+            raise failure
 
 
 def check_context(ctx: object) -> Context:

@@ -171,10 +171,12 @@ def destroy_stream(stream: Stream) -> None:
     ctx = stream.context
     if stream is ctx.default_stream:
         raise InvalidValueError("destroy_stream: the context's default stream lives as long as the context")
-    ctx.backend.synchronize(stream.queue, None)
-    ctx.backend.destroy_queue(stream.queue)
-    ctx.streams.remove(stream)
-    stream.destroyed = True
+    try:
+        ctx.backend.synchronize(stream.queue, None)
+    finally:  # a failure the work reports (a kernel's fault) is raised, with the stream destroyed all the same
+        ctx.backend.destroy_queue(stream.queue)
+        ctx.streams.remove(stream)
+        stream.destroyed = True
 
 
 @api
