@@ -528,6 +528,23 @@ def test_peer_copies_and_collectives_over_a_failed_link_lose_the_sending_device(
         wia.destroy_context(c)
 
 
+def test_a_multi_hop_copy_through_a_failed_link_loses_its_sender() -> None:
+    """On the 4-device ring, 0 -> 2 goes through device 1: a failed 1-2 link loses device 0 (the sender)."""
+    wia.set_backend("sim", hardware="wia-tiny-4x")
+    contexts = [wia.create_context(wia.ContextConfig(device_id=i)) for i in range(4)]
+    t = wia.tensor(np.ones(8, np.float32), ctx=contexts[0])
+    route = wia.get_peer_info(wia.get_device(0), wia.get_device(2))
+    assert route.path == "multi-hop" and route.hops == 2
+    wia.inject_fault(wia.Fault(kind=K.LINK_FAILURE, device=1, peer=2))
+    x = wia.tensor(np.ones(8, np.float32), ctx=contexts[1])
+    wia.add(x, x).numpy()  # the trigger: the next op on device 1
+    error = _expect(E.DEVICE_LOST, wia.copy_peer_to_peer, wia.get_device(0), wia.get_device(2), t)
+    assert "failed link between devices 1 and 2" in str(error)
+    assert wia.get_fault_stats(0).lost and not wia.get_fault_stats(1).lost
+    for c in contexts:
+        wia.destroy_context(c)
+
+
 def test_clear_faults_disarms_what_has_not_fired(ctx: wia.Context) -> None:
     a = _ones(ctx)
     wia.inject_fault(wia.Fault(kind=K.DEVICE_LOST, after_ops=3))
