@@ -36,7 +36,7 @@ run: $(STAMP)
 	$(BIN)/python examples/profile_a_model.py
 	$(BIN)/python examples/multi_device.py
 	$(BIN)/python examples/safe_compute.py
-	@echo "The full conformance verdict (about 980 tests, a minute or two): make suite"
+	@echo "The full conformance verdict (about 1000 tests, a minute or two): make suite"
 
 # The full suite on the default simulated device: the verdict per level.
 suite: $(STAMP)
