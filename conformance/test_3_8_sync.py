@@ -236,11 +236,14 @@ def test_peer_barrier_from_one_thread_per_device(info: wia.DeviceInfo) -> None:
             except BaseException as e:
                 errors.append(e)
 
-        threads = [threading.Thread(target=participant, args=(i,)) for i in range(len(devices))]
+        # daemon threads: a backend whose barrier never releases fails the test instead of hanging the suite
+        threads = [threading.Thread(target=participant, args=(i,), daemon=True) for i in range(len(devices))]
         for t in threads:
             t.start()
         for t in threads:
             t.join(timeout=120)
+        stuck = [i for i, t in enumerate(threads) if t.is_alive()]
+        ph.assert_equal(stuck, [], "participants still waiting at the barrier 120 s after all arrived")
         ph.assert_equal(errors, [], "errors raised in the participant threads")
         for i in range(len(devices)):
             ph.assert_equal(seen[i], [True] * len(devices), f"arrivals seen by participant {i} when it passed")
