@@ -25,7 +25,7 @@ What a fired fault does:
 from __future__ import annotations
 
 import random
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -290,13 +290,15 @@ class FaultInjector:
         """Whether the link between devices ``a`` and ``b`` failed (until either is reset)."""
         return _pair(a, b) in self.failed_links
 
-    def check_link(self, src: int, dst: int) -> None:
-        """A peer copy from ``src`` to ``dst`` is being queued: over a failed link it loses ``src`` (an NVLink
-        error, Xid 74 in NVIDIA's Xid catalogue, needs a GPU reset) and raises :class:`DeviceLost`."""
-        if self.link_failed(src, dst):
-            state = self.of(src)
-            state.lose(f"a peer copy to device {dst} used the failed link between devices {src} and {dst}")
-            state.check("peer copy")
+    def check_link(self, src: int, dst: int, via: Iterable[tuple[int, int]] = ()) -> None:
+        """A peer copy from ``src`` to ``dst`` is being queued: over a failed link (the pair's own, or one of the
+        device-to-device links ``via`` its route crosses) it loses ``src`` (an NVLink error, Xid 74 in NVIDIA's Xid
+        catalogue, needs a GPU reset) and raises :class:`DeviceLost`."""
+        for a, b in ((src, dst), *via):
+            if self.link_failed(a, b):
+                state = self.of(src)
+                state.lose(f"a peer copy to device {dst} used the failed link between devices {a} and {b}")
+                state.check("peer copy")
 
 
 def reset(device: Device) -> None:

@@ -68,6 +68,16 @@ class Route:
     interface: str
 
     @property
+    def device_hops(self) -> tuple[tuple[int, int], ...]:
+        """The device-to-device links the route crosses, as (from, to) pairs (not a switch's ports, not the host)."""
+        return tuple(
+            (link.src, link.dst)
+            for leg in self.legs
+            for link in leg.links
+            if isinstance(link.src, int) and isinstance(link.dst, int)
+        )
+
+    @property
     def peer(self) -> bool:
         """Whether the devices reach each other without host memory (a peer-to-peer path)."""
         return self.kind in ("direct", "switch", "multi-hop")

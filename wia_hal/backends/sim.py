@@ -578,18 +578,9 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         """A transfer over a link a fault broke loses the sending device (:meth:`wia_sim.faults.FaultInjector
         .check_link`): the pair's own link, or any device-to-device link its route passes through (multi-hop)."""
         injector = self.machine.injector
-        if injector is None or not injector.failed_links:
-            return
-        topology = self.machine.topology
-        for src, dst in pairs:
-            injector.check_link(src, dst)
-            for leg in topology.route(src, dst).legs:
-                for link in leg.links:
-                    a, b = link.src, link.dst
-                    if isinstance(a, int) and isinstance(b, int) and injector.link_failed(a, b):
-                        state = injector.of(src)
-                        state.lose(f"a transfer to device {dst} crossed the failed link between devices {a} and {b}")
-                        state.check("peer copy")
+        if injector is not None and injector.failed_links:
+            for src, dst in pairs:
+                injector.check_link(src, dst, self.machine.topology.route(src, dst).device_hops)
 
     @_translated
     def copy_peer(self, src_queue: Stream, src: TensorRef[Buffer], dst_queue: Stream, dst: TensorRef[Buffer]) -> None:
