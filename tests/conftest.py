@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Iterator
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -42,3 +46,15 @@ def raw_ctx() -> wia.Context:
     """A context without a default pool: each tensor allocates and frees device memory of its own (for tests of
     allocation, residency and release, which a pool's caching would hide)."""
     return wia.create_context(wia.ContextConfig(default_pool=False))
+
+
+@pytest.fixture
+def fidelity() -> ModuleType:
+    """benchmarks/fidelity.py, imported as a module (it is a script, not a package)."""
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "fidelity.py"
+    spec = importlib.util.spec_from_file_location("fidelity", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fidelity"] = module
+    spec.loader.exec_module(module)
+    return module

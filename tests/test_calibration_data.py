@@ -4,8 +4,6 @@ cross-validation never lets a row's own source into the fit that predicts it."""
 from __future__ import annotations
 
 import csv
-import importlib.util
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -15,15 +13,6 @@ from wia_sim.hwmodel import available_models, available_systems
 
 ROOT = Path(__file__).resolve().parent.parent
 CSV = ROOT / "docs" / "fidelity" / "calibration.csv"
-
-
-def _fidelity() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fidelity"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_every_row_says_where_it_comes_from_and_how_it_was_measured() -> None:
@@ -39,8 +28,7 @@ def test_every_row_says_where_it_comes_from_and_how_it_was_measured() -> None:
     assert len({r["device"] for r in rows}) >= 6
 
 
-def test_cross_validation_predicts_a_source_without_its_rows(tmp_path: Path) -> None:
-    fidelity = _fidelity()
+def test_cross_validation_predicts_a_source_without_its_rows(tmp_path: Path, fidelity: ModuleType) -> None:
     header = "device,op,dtype,m,n,k,size_bytes,measured,unit,method,source\n"
     # one source says the A100 streams at 1000 GB/s, another at 1700 GB/s: each is predicted from the other
     data = header + "".join(

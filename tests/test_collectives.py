@@ -3,12 +3,10 @@ each algorithm on the fabric, nccl-tests' bus bandwidth, AUTO's choice, ordering
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -19,7 +17,6 @@ from wia_sim.collectives import Planner, broadcast_pieces, busbw_factor, message
 from wia_sim.hwmodel import FabricSpec, load_system
 from wia_sim.machine import Machine
 
-ROOT = Path(__file__).resolve().parent.parent
 N = 4
 LATENCY, BANDWIDTH, STEP = 2e-6, 12.5e9, 3e-6  # wia-tiny-4x's ring
 
@@ -251,20 +248,9 @@ def test_system_step_latency_is_the_files() -> None:
     assert load_system("wia-tiny-4x").model.collectives.step_latency == pytest.approx(STEP)
 
 
-def _fidelity() -> Any:
-    """benchmarks/fidelity.py, imported as a module (it is a script, not a package)."""
-    spec = importlib.util.spec_from_file_location("fidelity", ROOT / "benchmarks" / "fidelity.py")
-    assert spec is not None and spec.loader is not None
-    fidelity = importlib.util.module_from_spec(spec)
-    sys.modules["fidelity"] = fidelity
-    spec.loader.exec_module(fidelity)
-    return fidelity
-
-
-def test_fidelity_predicts_collective_rows_of_a_system(tmp_path: Path) -> None:
+def test_fidelity_predicts_collective_rows_of_a_system(tmp_path: Path, fidelity: ModuleType) -> None:
     """benchmarks/fidelity.py's collectives section, on rows written here (the shipped systems' rows are the
     calibration table's): busbw and time in the row's unit, the method's device count and algorithm."""
-    fidelity = _fidelity()
     path = tmp_path / "rows.csv"
     path.write_text(
         "device,op,dtype,m,n,k,size_bytes,measured,unit,method,source\n"
@@ -373,10 +359,9 @@ def test_direct_on_a_mesh_is_exact_and_auto_picks_it(kind: str) -> None:
         np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
 
 
-def test_fidelity_reads_ranks_and_fits_with_a_source_left_out(tmp_path: Path) -> None:
+def test_fidelity_reads_ranks_and_fits_with_a_source_left_out(tmp_path: Path, fidelity: ModuleType) -> None:
     """``ranks=N`` selects the devices; a one-process ``-g N`` loop pays N host launches per call; the efficiency
     fit of a system is the large rows' ratio, and leaving a source out predicts it from the other's."""
-    fidelity = _fidelity()
     path = tmp_path / "rows.csv"
     path.write_text(
         "device,op,dtype,m,n,k,size_bytes,measured,unit,method,source\n"
