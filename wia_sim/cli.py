@@ -265,34 +265,25 @@ def system_rows(system: System, sources: dict[str, list[str]]) -> list[tuple[str
 def show(console: Console, name: str) -> None:
     """Every field of one model with its value and its source (the file's comments), after the file's header."""
     path = model_path(name)
-    if is_system(name):
-        system = load_system(name)
-        header, sources = model_sources(path.read_text(encoding="utf-8"))
-        if header:
-            console.print(
-                f"Sources ({path.name}): {' '.join(header)}\n", highlight=False, markup=False, soft_wrap=False
-            )
-        table = Table(title=f"{system.model.display_name} ({system.name}): a system", caption=str(path))
-        table.add_column("field", no_wrap=True)
-        table.add_column("value", max_width=PROSE_WIDTH)
-        table.add_column("source", max_width=PROSE_WIDTH)
-        for row in system_rows(system, sources):
-            table.add_row(*row)
-        print_table(console, table)
-        console.print(f"The device model: `wia-sim models show {system.device.name}`.", highlight=False)
-        return
-    model = load_model(name)
     header, sources = model_sources(path.read_text(encoding="utf-8"))
     if header:
         text = f"Sources ({path.name}): {' '.join(header)}\n"
         console.print(text, highlight=False, markup=False, soft_wrap=False)  # a paragraph: wrapped also in a log
-    table = Table(title=f"{model.display_name} ({model.name})", caption=str(path))
+    system = load_system(name) if is_system(name) else None
+    if system is not None:
+        title, rows = f"{system.model.display_name} ({system.name}): a system", system_rows(system, sources)
+    else:
+        model = load_model(name)
+        title, rows = f"{model.display_name} ({model.name})", model_rows(model, sources)
+    table = Table(title=title, caption=str(path))
     table.add_column("field", no_wrap=True)
     table.add_column("value", max_width=PROSE_WIDTH)
     table.add_column("source", max_width=PROSE_WIDTH)
-    for row in model_rows(model, sources):
+    for row in rows:
         table.add_row(*row)
     print_table(console, table)
+    if system is not None:
+        console.print(f"The device model: `wia-sim models show {system.device.name}`.", highlight=False)
 
 
 EXPLAIN_SIZES = {"matmul": ("M", "N", "K"), "conv2d": ("N", "C", "H", "W", "O", "KH", "KW")}
