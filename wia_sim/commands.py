@@ -110,6 +110,22 @@ class Kernel(Command):
         return self.cost.name
 
 
+def _read(buffer: Buffer, offset: int, nbytes: int) -> np.ndarray | None:
+    """The bytes a copy moves, taken when it starts (None in timing-only mode)."""
+    data = buffer.data
+    return None if data is None else data[offset : offset + nbytes].copy()
+
+
+def _land(command: Command, stream: Stream, buffer: Buffer, offset: int, staged: np.ndarray | None) -> None:
+    """Write what a copy took into its destination when it ends; a failure is the command's fault."""
+    data = buffer.data
+    if staged is not None and data is not None:
+        try:
+            data[offset : offset + staged.size] = staged
+        except Exception as e:
+            stream.machine.fault(command, e)
+
+
 class Copy(Command):
     """A copy of bytes between two buffers on one of the machine's transfer paths."""
 
@@ -143,19 +159,10 @@ class Copy(Command):
         if wait is not None:
             yield wait
         self.started = env.now
-        n = self.cost.nbytes
-        src = self.src.data
-        staged: np.ndarray | None = None
-        if src is not None:
-            staged = src[self.src_offset : self.src_offset + n].copy()
+        staged = _read(self.src, self.src_offset, self.cost.nbytes)
         yield env.timeout(self.cost.duration_s)
         engine.release(1)
-        dst = self.dst.data
-        if staged is not None and dst is not None:
-            try:
-                dst[self.dst_offset : self.dst_offset + n] = staged
-            except Exception as e:
-                stream.machine.fault(self, e)
+        _land(self, stream, self.dst, self.dst_offset, staged)
 
 
 class PeerCopy(Command):
@@ -187,16 +194,10 @@ class PeerCopy(Command):
         def started() -> None:  # the links are held: read the source now
             nonlocal staged
             self.started = env.now
-            src = self.src.data
-            staged = None if src is None else src[self.src_offset : self.src_offset + n].copy()
+            staged = _read(self.src, self.src_offset, n)
 
         yield from self.topology.transfer(self.route, n, started)
-        dst = self.dst.data
-        if staged is not None and dst is not None:
-            try:
-                dst[self.dst_offset : self.dst_offset + n] = staged
-            except Exception as e:
-                stream.machine.fault(self, e)
+        _land(self, stream, self.dst, self.dst_offset, staged)
 
 
 class Prefetch(Command):
