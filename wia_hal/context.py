@@ -33,7 +33,7 @@ from wia_hal.errors import (
     last_error,
 )
 from wia_hal.memory import Memory, allocate, memory_type_of, release_orphans
-from wia_hal.models import ContextConfig, ProfilerConfig
+from wia_hal.models import ContextConfig, MemoryUsage, ProfilerConfig
 from wia_hal.pool import MemoryPool, open_pool
 from wia_hal.runtime import Runtime, runtime
 from wia_hal.streams import Stream
@@ -68,6 +68,8 @@ class Context:
         self.bytes_allocated = 0
         self.bytes_in_use = 0
         """Bytes of live allocations: direct ones, and pool blocks at their rounded size (not the pools' segments)."""
+        self.peak_bytes_allocated = 0
+        self.peak_bytes_in_use = 0
         self.memory_limit: int | None = None
         self.timeout_ms: float | None = None
         self._last_error: ErrorDetails | None = None
@@ -128,6 +130,8 @@ class Context:
                 f"{limit} bytes already allocated"
             )
         self.bytes_allocated += nbytes
+        if self.bytes_allocated > self.peak_bytes_allocated:
+            self.peak_bytes_allocated = self.bytes_allocated
 
     def unreserve(self, nbytes: int) -> None:
         self.bytes_allocated -= nbytes
@@ -135,6 +139,8 @@ class Context:
     def in_use(self, nbytes: int) -> None:
         """Count ``nbytes`` more (or fewer) of live allocations."""
         self.bytes_in_use += nbytes
+        if self.bytes_in_use > self.peak_bytes_in_use:
+            self.peak_bytes_in_use = self.bytes_in_use
 
     def memory_changed(self) -> None:
         """An allocation or release is complete: the profiler samples the context's memory."""
@@ -293,6 +299,30 @@ def context_set_memory_limit(ctx: Context, nbytes: int) -> None:
     if not isinstance(nbytes, int) or isinstance(nbytes, bool) or nbytes <= 0:
         raise InvalidValueError(f"context_set_memory_limit: expected a positive number of bytes, got {nbytes!r}")
     ctx.memory_limit = nbytes
+
+
+@api
+def get_memory_usage(ctx: Context | None = None) -> MemoryUsage:
+    """The device memory the context (the current one when None) holds now and its high-water mark: every
+    backend, numerics or not, so a timing-only run of a model says whether it fits (an extension of the spec)."""
+    context = current_context(ctx)
+    return MemoryUsage(
+        device=context.device.index,
+        bytes_allocated=context.bytes_allocated,
+        peak_bytes_allocated=context.peak_bytes_allocated,
+        bytes_in_use=context.bytes_in_use,
+        peak_bytes_in_use=context.peak_bytes_in_use,
+        memory_size=context.device.info.memory_size,
+        memory_limit=context.memory_limit,
+    )
+
+
+@api
+def reset_peak_memory(ctx: Context | None = None) -> None:
+    """Start the context's high-water marks again from what it holds now (to measure one step of a program)."""
+    context = current_context(ctx)
+    context.peak_bytes_allocated = context.bytes_allocated
+    context.peak_bytes_in_use = context.bytes_in_use
 
 
 @api

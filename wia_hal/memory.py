@@ -223,7 +223,10 @@ def memory_ptr(mem: Memory) -> np.ndarray:
         raise InvalidValueError("memory_ptr: DEVICE memory is not host-accessible; copy it to HOST or PINNED memory")
     backend = mem.context.backend
     if not backend.numerics:
-        raise NotSupportedError("memory_ptr: the backend runs without numerics (timing only); memory holds no data")
+        raise InvalidValueError(
+            "memory_ptr: the memory holds no bytes: the backend runs in timing-only mode (numerics=False), which "
+            "keeps sizes and time but no data; run with numerics=True to read or write memory"
+        )
     return backend.host_view(mem.buffer)[mem.offset : mem.offset + mem.size]
 
 

@@ -120,6 +120,21 @@ class ContextConfig(WiaModel):
         return value
 
 
+class MemoryUsage(WiaModel):
+    """What a context holds from its device's memory now and at most since it was created (or since
+    :func:`wia_hal.reset_peak_memory`): the figure a capacity study needs to say whether a model fits.
+    ``bytes_allocated`` counts what the device gave the context (pool segments whole, direct allocations);
+    ``bytes_in_use`` counts live allocations (pool blocks at their rounded size, direct allocations)."""
+
+    device: int = Field(ge=0)
+    bytes_allocated: int = Field(ge=0)
+    peak_bytes_allocated: int = Field(ge=0)
+    bytes_in_use: int = Field(ge=0)
+    peak_bytes_in_use: int = Field(ge=0)
+    memory_size: int = Field(ge=0, description="the device's memory (DeviceInfo.memory_size)")
+    memory_limit: int | None = Field(None, description="the context's limit (context_set_memory_limit), if any")
+
+
 class AlgorithmChoice(WiaModel):
     """One alternative the cost model weighed for an op."""
 

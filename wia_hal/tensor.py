@@ -375,7 +375,10 @@ def to_numpy(t: Tensor) -> np.ndarray:
     ctx = t.memory.context
     backend = ctx.backend
     if not backend.numerics:
-        raise NotSupportedError("numpy(): the backend runs without numerics (timing only); tensors hold no data")
+        raise InvalidValueError(
+            f"numpy(): {t!r} holds no values: the backend runs in timing-only mode (numerics=False), which keeps "
+            "shapes, memory and time but computes nothing; run with numerics=True to read results"
+        )
     ctx.synchronize()
     if not t.nbytes:
         return np.empty(t.shape, t.dtype)

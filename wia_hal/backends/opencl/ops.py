@@ -380,8 +380,8 @@ class Ops:
         self._run(q, kernel, args, (_round_up(n * c * oh * ow, local),), (local,))
 
 
-OPS: frozenset[OpName] = frozenset(OP_NAMES)
-"""Every op of the closed set runs as OpenCL kernels (no host fall-back)."""
+OPS: frozenset[OpName] = frozenset(op for op in OP_NAMES if hasattr(Ops, f"_{op}"))
+"""The ops of the closed set that run as OpenCL kernels (no host fall-back): those ``Ops`` has a method for."""
 
 
 def _span(ref: Ref) -> tuple[int, int]:
