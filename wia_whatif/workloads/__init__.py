@@ -1,0 +1,1 @@
+"""The shipped workloads; importing this package registers them (:func:`wia_whatif.workload.register`)."""
