@@ -88,7 +88,7 @@ def reference(
     return ref, bound
 
 
-def _data(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, spread: float = 1.0) -> np.ndarray:
+def random_data(rng: np.random.Generator, shape: tuple[int, ...], dtype: str, spread: float = 1.0) -> np.ndarray:
     return (rng.standard_normal(shape) * spread).astype(DTYPES[dtype])
 
 
@@ -120,7 +120,11 @@ def backend(request: pytest.FixtureRequest) -> str:
 @pytest.mark.parametrize("dtype", list(DTYPES))
 def test_grouped_query_attention_matches_float64(backend: str, dtype: str) -> None:
     rng = np.random.default_rng()
-    q, k, v = _data(rng, (2, 6, 5, 8), dtype), _data(rng, (2, 2, 9, 8), dtype), _data(rng, (2, 2, 9, 4), dtype)
+    q, k, v = (
+        random_data(rng, (2, 6, 5, 8), dtype),
+        random_data(rng, (2, 2, 9, 8), dtype),
+        random_data(rng, (2, 2, 9, 4), dtype),
+    )
     _check(_run(q, k, v), q, k, v)
     _check(_run(q, k, v, scale=0.3), q, k, v, scale=0.3)
 
@@ -128,7 +132,11 @@ def test_grouped_query_attention_matches_float64(backend: str, dtype: str) -> No
 @pytest.mark.parametrize(("lq", "lk"), [(3, 7), (7, 7), (7, 3), (1, 6)])
 def test_causal_is_aligned_at_the_bottom_right(backend: str, lq: int, lk: int) -> None:
     rng = np.random.default_rng()
-    q, k, v = _data(rng, (3, lq, 4), "float32"), _data(rng, (3, lk, 4), "float32"), _data(rng, (3, lk, 5), "float32")
+    q, k, v = (
+        random_data(rng, (3, lq, 4), "float32"),
+        random_data(rng, (3, lk, 4), "float32"),
+        random_data(rng, (3, lk, 5), "float32"),
+    )
     got = _run(q, k, v, causal=True)
     _check(got, q, k, v, causal=True)
     assert np.all(got[:, : max(0, lq - lk)] == 0)  # queries before the first key see nothing
@@ -139,9 +147,9 @@ def test_causal_is_aligned_at_the_bottom_right(backend: str, lq: int, lk: int) -
 def test_bool_and_additive_masks_broadcast(backend: str) -> None:
     rng = np.random.default_rng()
     q, k, v = (
-        _data(rng, (2, 4, 5, 8), "float32"),
-        _data(rng, (2, 4, 6, 8), "float32"),
-        _data(rng, (2, 4, 6, 8), "float32"),
+        random_data(rng, (2, 4, 5, 8), "float32"),
+        random_data(rng, (2, 4, 6, 8), "float32"),
+        random_data(rng, (2, 4, 6, 8), "float32"),
     )
     keep = rng.random((5, 6)) < 0.7  # one (Lq, Lk) mask for every batch and head
     _check(_run(q, k, v, keep), q, k, v, mask=keep)
@@ -149,14 +157,18 @@ def test_bool_and_additive_masks_broadcast(backend: str) -> None:
     padding[1, ..., 4:] = False  # batch 1: its last two keys are padding
     got = _run(q, k, v, padding, causal=True)
     _check(got, q, k, v, mask=padding, causal=True)
-    bias = _data(rng, (4, 1, 6), "float32")
+    bias = random_data(rng, (4, 1, 6), "float32")
     bias[0, 0, 2] = -np.inf
     _check(_run(q, k, v, bias), q, k, v, mask=bias)
 
 
 def test_a_query_that_sees_no_key_gives_zeros(backend: str) -> None:
     rng = np.random.default_rng()
-    q, k, v = _data(rng, (2, 3, 4), "float16"), _data(rng, (2, 5, 4), "float16"), _data(rng, (2, 5, 4), "float16")
+    q, k, v = (
+        random_data(rng, (2, 3, 4), "float16"),
+        random_data(rng, (2, 5, 4), "float16"),
+        random_data(rng, (2, 5, 4), "float16"),
+    )
     keep = rng.random((2, 3, 5)) < 0.5
     keep[0, 1] = False
     bias = np.zeros((3, 5), np.float16)
@@ -171,7 +183,9 @@ def test_a_query_that_sees_no_key_gives_zeros(backend: str) -> None:
 
 def test_views_are_read_through_their_strides(backend: str) -> None:
     rng = np.random.default_rng()
-    qs, ks, vs = (_data(rng, (2, 5, 4, 8), "float32") for _ in range(3))  # (batch, length, heads, dim), as projected
+    qs, ks, vs = (
+        random_data(rng, (2, 5, 4, 8), "float32") for _ in range(3)
+    )  # (batch, length, heads, dim), as projected
     q, k, v = (wia.transpose(wia.tensor(x), (0, 2, 1, 3)) for x in (qs, ks, vs))
     assert not q.is_contiguous
     got = wia.scaled_dot_product_attention(q, k, v, causal=True).numpy()
@@ -180,7 +194,11 @@ def test_views_are_read_through_their_strides(backend: str) -> None:
 
 def test_flash_and_unfused_give_the_same_numbers(backend: str) -> None:
     rng = np.random.default_rng()
-    q, k, v = _data(rng, (4, 6, 16), "bfloat16"), _data(rng, (2, 9, 16), "bfloat16"), _data(rng, (2, 9, 16), "bfloat16")
+    q, k, v = (
+        random_data(rng, (4, 6, 16), "bfloat16"),
+        random_data(rng, (2, 9, 16), "bfloat16"),
+        random_data(rng, (2, 9, 16), "bfloat16"),
+    )
     flash, unfused = _run(q, k, v, causal=True), _run(q, k, v, causal=True, implementation="unfused")
     np.testing.assert_array_equal(flash, unfused)
 
@@ -188,9 +206,9 @@ def test_flash_and_unfused_give_the_same_numbers(backend: str) -> None:
 def test_sim_and_reference_agree_and_chunks_do_not_change_results(monkeypatch: pytest.MonkeyPatch) -> None:
     rng = np.random.default_rng()
     q, k, v = (
-        _data(rng, (1, 4, 33, 8), "float32"),
-        _data(rng, (1, 2, 40, 8), "float32"),
-        _data(rng, (1, 2, 40, 8), "float32"),
+        random_data(rng, (1, 4, 33, 8), "float32"),
+        random_data(rng, (1, 2, 40, 8), "float32"),
+        random_data(rng, (1, 2, 40, 8), "float32"),
     )
     whole = _run(q, k, v, causal=True)
     monkeypatch.setattr(sim_attention, "SCORE_CHUNK", 2 * 40 * 5)  # 5 queries of both heads at a time
@@ -227,7 +245,7 @@ def _cases(draw: st.DrawFn) -> dict[str, Any]:
 def test_any_shape_dtype_and_mask_matches_float64(case: dict[str, Any]) -> None:
     rng = np.random.default_rng(case["seed"])
     dtype = case["dtype"]
-    q, k, v = (_data(rng, case[name], dtype, spread=2.0) for name in ("q", "k", "v"))
+    q, k, v = (random_data(rng, case[name], dtype, spread=2.0) for name in ("q", "k", "v"))
     mask = None
     if case["mask"] == "bool":
         mask = rng.random(case["mask_shape"]) < 0.6
@@ -400,9 +418,9 @@ def test_unfused_costs_what_the_separate_ops_cost() -> None:
 def test_timing_only_runs_cost_the_same() -> None:
     rng = np.random.default_rng()
     q, k, v = (
-        _data(rng, (2, 4, 16, 8), "float16"),
-        _data(rng, (2, 2, 24, 8), "float16"),
-        _data(rng, (2, 2, 24, 8), "float16"),
+        random_data(rng, (2, 4, 16, 8), "float16"),
+        random_data(rng, (2, 2, 24, 8), "float16"),
+        random_data(rng, (2, 2, 24, 8), "float16"),
     )
     reports = []
     for numerics in (True, False):
