@@ -446,3 +446,15 @@ def test_timing_only_runs_a_long_sequence_without_computing_it() -> None:
     with pytest.raises(wia.WiaError) as e:
         out.numpy()
     assert e.value.code is E.INVALID_VALUE
+
+
+def test_wia_sim_explains_attention_flash_and_unfused(capsys: pytest.CaptureFixture[str]) -> None:
+    from wia_sim.cli import main as sim_main
+
+    argv = ["explain", "attention", "1", "8", "2", "512", "512", "64", "--causal", "--hardware", "wia-tiny"]
+    assert sim_main(argv) == 0
+    out = capsys.readouterr().out
+    assert "← default" in out and "UNFUSED(scores:" in out and "causal" in out
+    with pytest.raises(SystemExit):
+        sim_main(["explain", "attention", "1", "8", "3", "512", "512", "64"])
+    assert "HQ a multiple of HKV" in capsys.readouterr().err
