@@ -348,7 +348,7 @@ def explain(console: Console, args: argparse.Namespace) -> None:
         b, hq, hkv, lq, lk, d = args.dims
         operands = [Operand((b, hq, lq, d), data), Operand((b, hkv, lk, d), data), Operand((b, hkv, lk, d), data)]
         out = Operand((b, hq, lq, d), data)
-        attrs = {"arithmetic": arithmetic, "scale": d**-0.5, "causal": args.causal, "mask": "none"}
+        attrs: dict[str, object] = {"arithmetic": arithmetic, "scale": d**-0.5, "causal": args.causal, "mask": "none"}
         choice, algorithms = "implementation", ["flash", "unfused"]
         caption, mark = "scaled_dot_product_attention runs flash unless told otherwise", " ← default"
         causal = ", causal" if args.causal else ""
@@ -359,7 +359,7 @@ def explain(console: Console, args: argparse.Namespace) -> None:
         out = Operand((m, n), result)
         algorithms = [*TILINGS, "SPLIT_K", "STREAM_K"]
         title = f"matmul {m}×{n}×{k} {arithmetic} on {model.display_name}"
-        attrs: dict[str, object] = {"arithmetic": arithmetic}
+        attrs = {"arithmetic": arithmetic}
     else:
         n, c, h, w, o, kh, kw = args.dims
         p, st = args.padding, args.stride
