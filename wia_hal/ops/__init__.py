@@ -5,6 +5,7 @@ default stream when none is given), returning at once; results are valid after s
 (``Tensor.numpy()`` synchronizes). Layout ops that can be views are views: no kernel, no device time.
 """
 
+from wia_hal.ops.attention import scaled_dot_product_attention
 from wia_hal.ops.common import explain
 from wia_hal.ops.elementwise import add, gelu, mul, relu, sigmoid
 from wia_hal.ops.layout import concat, reshape, slice, transpose
@@ -27,6 +28,7 @@ __all__ = [
     "pool2d",
     "relu",
     "reshape",
+    "scaled_dot_product_attention",
     "sigmoid",
     "slice",
     "softmax",

@@ -7,6 +7,7 @@ result from NumPy views of the inputs, read when the kernel starts. The result i
 
 from __future__ import annotations
 
+from wia_sim.library.attention import ATTENTION_OPS
 from wia_sim.library.conv import CONV_OPS
 from wia_sim.library.elementwise import ELEMENTWISE_OPS
 from wia_sim.library.layout import LAYOUT_OPS
@@ -17,7 +18,7 @@ from wia_sim.library.spec import Attrs, Operand, OpSpec
 
 OPS: dict[str, OpSpec] = {
     spec.name: spec
-    for group in (ELEMENTWISE_OPS, REDUCTION_OPS, LAYOUT_OPS, MATMUL_OPS, CONV_OPS, NN_OPS)
+    for group in (ELEMENTWISE_OPS, REDUCTION_OPS, LAYOUT_OPS, MATMUL_OPS, CONV_OPS, NN_OPS, ATTENTION_OPS)
     for spec in group
 }
 
