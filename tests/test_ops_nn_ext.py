@@ -35,7 +35,7 @@ SEEDS = st.integers(0, 2**32 - 1)
 BACKENDS = ("sim", "reference")
 
 fast = settings(
-    max_examples=40,
+    max_examples=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
