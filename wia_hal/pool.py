@@ -74,9 +74,14 @@ class Segment:
     used: dict[int, int] = field(default_factory=dict)
     fences: list[tuple[int, int, list[tuple[Stream, object]]]] = field(default_factory=list)
     """Freed ranges whose previous owners' work on some stream may be pending: (start, end, [(stream, marker)])."""
+    free: int = field(init=False)
+    """Free bytes, kept as ranges are taken and given back (the pool asks for its fragmentation at every release)."""
+    _largest: int | None = field(init=False)
+    """The largest free range, or None when taking from it made it unknown (found again on demand)."""
 
     def __post_init__(self) -> None:
         self.starts, self.ends = [0], {0: self.size}
+        self.free = self._largest = self.size
 
     @property
     def empty(self) -> bool:
@@ -98,13 +103,18 @@ class Segment:
         return [(start, self.ends[start] - start) for start in self.starts]
 
     def largest_free(self) -> int:
-        return max((end - start for start, end in self.ends.items()), default=0)
+        if self._largest is None:
+            self._largest = max((end - start for start, end in self.ends.items()), default=0)
+        return self._largest
 
     def total_free(self) -> int:
-        return sum(end - start for start, end in self.ends.items())
+        return self.free
 
     def take(self, start: int, size: int) -> None:
         end = self.ends.pop(start)
+        self.free -= size
+        if end - start == self._largest:
+            self._largest = None
         index = bisect.bisect_left(self.starts, start)
         if end == start + size:
             del self.starts[index]
@@ -114,7 +124,9 @@ class Segment:
         self.used[start] = size
 
     def give_back(self, start: int) -> None:
-        end = start + self.used.pop(start)
+        size = self.used.pop(start)
+        self.free += size
+        end = start + size
         index = bisect.bisect_left(self.starts, start)
         if index < len(self.starts) and self.starts[index] == end:  # merge with the free range after
             end = self.ends.pop(end)
@@ -124,6 +136,8 @@ class Segment:
             start = self.starts.pop(index)
         self.starts.insert(index, start)
         self.ends[start] = end
+        if self._largest is not None and end - start > self._largest:
+            self._largest = end - start
 
 
 class MemoryPool:
