@@ -67,7 +67,7 @@ def test_a_point_is_deterministic_and_profiling_does_not_change_its_time() -> No
     second = run_point(*args, hardware=H100, set={"memory.bandwidth": "2x"})
     assert first.model_dump(exclude={"wall_s"}) == second.model_dump(exclude={"wall_s"})
     unprofiled = run_point(*args, hardware=H100, set={"memory.bandwidth": "2x"}, profile=False)
-    assert unprofiled.step_time_ms == first.step_time_ms
+    assert unprofiled.step_time_ms == pytest.approx(first.step_time_ms, rel=1e-12)  # the clock is offset
     assert unprofiled.bound is None and unprofiled.simulated_ops == 0
     assert first.overrides == {"memory.bandwidth": "2x"}
 
@@ -132,3 +132,15 @@ def test_the_mlp_computes_what_numpy_computes() -> None:
     bound = gelu_slope * z_bound + nr.elementwise_bound(ref, "float32", condition=nr.gelu_condition(z))
     nr.assert_within(replica.output.numpy(), ref, bound, "mlp layer")
     assert not math.isclose(float(np.abs(ref).max()), 0.0)
+
+
+def test_warmup_times_the_steady_state_not_the_pools_first_growth() -> None:
+    args = ("mlp", {"layers": 4, "width": 1024, "batch": 512})
+    first, steady, later = (run_point(*args, hardware=H100, warmup=n) for n in (0, 1, 2))
+    assert first.step_time_ms is not None and steady.step_time_ms is not None
+    assert first.bound == "host" and first.time_by_bound_ms["host"] > 0.5 * first.step_time_ms  # device allocations
+    assert steady.step_time_ms < first.step_time_ms / 2 and steady.bound != "host"
+    assert later.step_time_ms == pytest.approx(steady.step_time_ms, rel=1e-12)
+    assert (first.warmup, steady.warmup) == (0, 1)
+    with pytest.raises(wia.InvalidValueError, match="warmup must be a whole number"):
+        run_point(*args, hardware=H100, warmup=-1)

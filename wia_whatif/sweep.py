@@ -31,14 +31,14 @@ EXECUTORS: tuple[ExecutorName, ...] = ("process", "ray")
 class Point(WiaModel):
     """One run of the grid: a hardware model, its changed fields, and the workload's parameter overrides."""
 
-    hardware: str
+    hardware: str | None = Field(description="a model, system or TOML path; None: the sim backend's choice")
     overrides: dict[str, str] = Field(default_factory=dict)
     params: dict[str, Any] = Field(default_factory=dict)
 
     def describe(self) -> str:
         changes = ";".join(f"{k}={v}" for k, v in self.overrides.items())
         params = ",".join(f"{k}={v}" for k, v in self.params.items())
-        return " ".join(part for part in (self.hardware, changes, params) if part)
+        return " ".join(part for part in (self.hardware or "(default hardware)", changes, params) if part)
 
 
 class Sweep(WiaModel):
@@ -46,12 +46,15 @@ class Sweep(WiaModel):
 
     workload: str
     preset: str | None = None
-    hardware: list[str] = Field(min_length=1)
+    hardware: list[str] = Field(
+        default_factory=list, description="models, systems or TOML paths; none: the sim backend's choice"
+    )
     set: dict[str, str] = Field(default_factory=dict, description="fields changed on every point")
     vary: dict[str, list[str]] = Field(default_factory=dict, description="fields, each over its values")
     params: dict[str, list[Any]] = Field(default_factory=dict, description="parameters, each over its values")
     numerics: bool = False
     profile: bool = True
+    warmup: int = Field(1, ge=0, description="untimed steps before the timed one (run_point's warmup)")
 
     def points(self) -> list[Point]:
         """The grid, in order: hardware outermost, then the varied fields, then the parameters (the last of each
@@ -62,12 +65,13 @@ class Sweep(WiaModel):
         clash = sorted(set(self.set) & set(self.vary))
         if clash:
             raise wia.InvalidValueError(f"sweep: {', '.join(clash)} is both set and varied; give it once")
+        models: list[str | None] = [*self.hardware] or [None]
         fields = list(self.vary)
         names = list(self.params)
         return [
             Point(hardware=hardware, overrides=self.set | dict(zip(fields, changes, strict=True)),
                   params=dict(zip(names, values, strict=True)))
-            for hardware in self.hardware
+            for hardware in models
             for changes in itertools.product(*self.vary.values())
             for values in itertools.product(*self.params.values())
         ]  # fmt: skip
@@ -90,7 +94,7 @@ def _point(sweep: Sweep, point: Point) -> RunReport | tuple[str, str]:
         params = workload.params(sweep.preset, **point.params)
         report = run_point(
             workload, params, hardware=point.hardware, set=point.overrides, numerics=sweep.numerics,
-            profile=sweep.profile,
+            profile=sweep.profile, warmup=sweep.warmup,
         )  # fmt: skip
     except WiaError as e:
         return e.code.name, f"{point.describe()}: {e.message}"
