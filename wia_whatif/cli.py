@@ -150,6 +150,22 @@ class _Reporter:
         self.console.print(f"[{done}/{total}] {report.hardware} {changes} {time}", markup=False, highlight=False)
 
 
+def _x_axis(args: argparse.Namespace, sweep: Sweep) -> str:
+    """The plot's x: ``--x``, else the first varied field, else the first parameter with several values (checked
+    before any point runs, as is ``--y``)."""
+    check_metric(args.y)
+    varied = [*sweep.vary, *(name for name, values in sweep.params.items() if len(values) > 1)]
+    if args.x is not None:
+        if args.x not in varied:
+            raise wia.InvalidValueError(
+                f"--x {args.x!r}: not varied; the varied fields and parameters: {', '.join(varied) or 'none'}"
+            )
+        return str(args.x)
+    if not varied:
+        raise wia.InvalidValueError("--plot: nothing varies to draw against (give --vary or --param values)")
+    return varied[0]
+
+
 def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     console = make_console()
     if args.list:
@@ -162,10 +178,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         parser.error(f"--warmup: expected a whole number of steps, got {args.warmup!r}")
     args.warmup = int(args.warmup)
     try:
-        if args.plot is not None:
-            check_metric(args.y)
         sweep = sweep_from(args)
         get_workload(sweep.workload)
+        x = _x_axis(args, sweep) if args.plot is not None else None
         with _Reporter() as reporter:
             reports = run_sweep(
                 sweep, executor=args.executor, workers=workers, ray_address=args.ray_address, progress=reporter
@@ -178,12 +193,9 @@ def run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if args.json is not None:
             write_json(reports, args.json)
             console.print(f"{args.json}: {len(reports)} report(s)", markup=False, highlight=False)
-        if args.plot is not None:
+        if args.plot is not None and x is not None:
             from wia_whatif.plot import plot  # matplotlib loads only for a plot
 
-            x = args.x or next(iter([*sweep.vary, *(k for k, v in sweep.params.items() if len(v) > 1)]), None)
-            if x is None:
-                raise wia.InvalidValueError("--plot: nothing varies to draw against (give --vary or --param values)")
             lines = plot(reports, x, args.y, args.plot, title)
             console.print(f"{args.plot}: {args.y} against {x}, {lines} line(s)", markup=False, highlight=False)
     except WiaError as e:
