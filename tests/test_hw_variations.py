@@ -3,12 +3,17 @@
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import wia_hal as wia
-from wia_sim.hwmodel import load_model, load_system, vary
+import wia_hal.runtime as runtime_module
+from wia_sim import hwmodel
+from wia_sim.hwmodel import load_model, load_system, model_path, vary
 
 H100 = "nvidia-h100-sxm5-80gb"
 
@@ -132,3 +137,22 @@ def test_a_system_refuses_another_device_and_its_unknown_fields() -> None:
         wia.set_backend("sim", hardware="nvidia-hgx-h100", set="fabric.bandwith=2x")
     with pytest.raises(wia.InvalidValueError, match=r"device model: write it device\.memory\.size"):
         wia.set_backend("sim", hardware="nvidia-hgx-h100", set="memory.size=2x")
+
+
+def test_a_model_file_is_parsed_once_until_it_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "custom.toml"
+    path.write_text(model_path("wia-tiny").read_text())
+    first = load_model(path)
+    parses: list[Path] = []
+    monkeypatch.setattr(hwmodel, "_parse", lambda p: parses.append(p) or hwmodel.tomllib.loads(p.read_text()))
+    assert load_model(path) == first and not parses  # a sweep's points do not parse it again
+    path.write_text(path.read_text().replace("compute_units = 4", "compute_units = 5"))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000))
+    assert load_model(path).compute.compute_units == 5 and parses == [path]
+
+
+def test_set_backend_loads_an_entry_point_backend_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    wia.set_backend("sim", hardware="wia-tiny")  # loaded (earlier tests may have done it already)
+    monkeypatch.setattr(runtime_module, "entry_points", lambda group: pytest.fail("scanned the entry points again"))
+    wia.set_backend("sim", hardware=H100)
+    assert wia.get_backend().name == "sim"

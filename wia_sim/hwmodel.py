@@ -7,6 +7,7 @@ unit (see :mod:`wia_sim.units`); every number in a shipped file carries its sour
 
 from __future__ import annotations
 
+import copy
 import difflib
 import math
 import re
@@ -437,7 +438,26 @@ def _format_errors(
     return f"hardware model file {path}: {len(lines)} invalid field(s):\n" + "\n".join(lines)
 
 
+_PARSED: dict[tuple[Path, int, int], dict[str, object]] = {}
+"""Model files as parsed, by path, modification time and size: loading a model reads its file twice (is it a
+system?), and a sweep loads the same few models once per point."""
+
+
 def _read(path: Path) -> dict[str, object]:
+    """The file's TOML (a fresh copy of it: callers may change theirs)."""
+    try:
+        stat = path.stat()
+    except OSError as e:
+        raise HardwareModelError(f"hardware model file {path}: cannot read it: {e}") from e
+    key = (path.resolve(), stat.st_mtime_ns, stat.st_size)
+    if key not in _PARSED:
+        if len(_PARSED) > 256:
+            _PARSED.clear()
+        _PARSED[key] = _parse(path)
+    return copy.deepcopy(_PARSED[key])
+
+
+def _parse(path: Path) -> dict[str, object]:
     try:
         return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:
