@@ -98,7 +98,10 @@ def run_point(
     if overrides:
         options["set"] = set_text(overrides)
     wia.set_backend("sim", **options)
-    contexts = [wia.create_context(wia.ContextConfig(device_id=i, enable_profiling=profile)) for i in range(p.devices)]
+    contexts = [wia.create_context(wia.ContextConfig(device_id=i)) for i in range(p.devices)]
+    if profile:
+        for ctx in contexts:
+            wia.enable_profiling(ctx, PROFILE)
     info = wia.get_device_info(wia.get_device(0))
     report: dict[str, Any] = {
         "workload": load.name,
