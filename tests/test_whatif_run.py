@@ -144,3 +144,11 @@ def test_warmup_times_the_steady_state_not_the_pools_first_growth() -> None:
     assert (first.warmup, steady.warmup) == (0, 1)
     with pytest.raises(wia.InvalidValueError, match="warmup must be a whole number"):
         run_point(*args, hardware=H100, warmup=-1)
+
+
+def test_without_hardware_the_sim_backend_chooses_and_the_report_names_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WIA_SIM_HARDWARE", "wia-tiny")
+    monkeypatch.setenv("WIA_SIM_SET", "memory.size=2x")
+    report = run_point("mlp", "tiny")
+    assert report.hardware == "wia-tiny"
+    assert report.memory_size_bytes == 2 * load_model("wia-tiny").memory.size
