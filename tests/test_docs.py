@@ -244,9 +244,25 @@ def opencl_devices() -> tuple[str, ...]:
         return ()
 
 
+def uninstalled_command(cmd: list[str]) -> str | None:
+    """Why a `wia-sim` subcommand of another package cannot run here (its ``wia_sim.commands`` entry point is not
+    in the installed metadata until the project is reinstalled), or None."""
+    if cmd[:1] != ["wia-sim"] or len(cmd) < 2:
+        return None
+    from wia_sim.cli import COMMANDS_GROUP, EXPECTED_COMMANDS
+
+    name = cmd[1]
+    installed = {e.name for e in importlib.metadata.entry_points(group=COMMANDS_GROUP)}
+    if name in EXPECTED_COMMANDS and name not in installed:
+        return f"needs the {COMMANDS_GROUP} entry point {name!r}, not installed here (pip install -e . registers it)"
+    return None
+
+
 def rule_skip(tokens: list[str]) -> str | None:
     """Why a project command line is not run by rule, or None."""
     env, cmd = command_of(tokens)
+    if uninstalled_command(cmd) is not None:
+        return uninstalled_command(cmd)
     if cmd[:1] == ["make"]:
         return "make targets set up the virtualenv and run everything; not run by the doc test"
     if "pip" in cmd[:3] and "install" in cmd:
@@ -463,7 +479,7 @@ def is_subcommand(path: tuple[str, ...], word: str) -> bool:
 def bad_flags(tokens: list[str]) -> list[str]:
     """The --flags of a project command line that its (sub)command's --help does not show."""
     _, cmd = command_of(tokens)
-    if not cmd or cmd[0] not in COMMANDS:
+    if not cmd or cmd[0] not in COMMANDS or uninstalled_command(cmd) is not None:
         return []
     path: tuple[str, ...] = (cmd[0],)
     bad: list[str] = []

@@ -1,0 +1,170 @@
+"""One workload on one hardware point: the sim backend with the point's options, one step timed with events on every
+device, its memory high-water mark, and what the step waited on (a profiling window).
+
+The same point run twice gives the same :class:`RunReport` (but ``wall_s``): the simulator is deterministic and
+every figure here comes from simulated time and counts, never from the host clock.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import wia_hal as wia
+from wia_whatif.workload import RunReport, Workload, WorkloadParams, get_workload
+
+PROFILE = wia.ProfilerConfig(enable_memory_tracking=False, enable_kernel_profiling=False)
+"""Only what the bound needs (each activity's span and bound): no per-kernel statistics, no memory timeline."""
+
+COMMUNICATION = "communication"
+"""The ``time_by_bound_ms`` key of the time during which a transfer or a collective ran."""
+
+HOST = "host"
+"""The ``time_by_bound_ms`` key of the time a device waited for the host (its launch calls) with nothing to run."""
+
+
+def set_text(overrides: Mapping[str, str]) -> str:
+    """The sim backend's ``set=`` option (``field=value;field=value``) for ``overrides``."""
+    return ";".join(f"{field}={value}" for field, value in overrides.items())
+
+
+def _params(workload: Workload, params: WorkloadParams | Mapping[str, Any] | str | None) -> WorkloadParams:
+    if isinstance(params, WorkloadParams):
+        if not isinstance(params, workload.params_model):
+            raise wia.InvalidValueError(
+                f"run_point: {type(params).__name__} are not the parameters of workload {workload.name!r} "
+                f"(expected {workload.params_model.__name__})"
+            )
+        return params
+    if params is None or isinstance(params, str):
+        return workload.params(params)
+    if isinstance(params, Mapping):
+        return workload.params(**params)
+    raise wia.InvalidValueError(
+        f"run_point: params must be a preset name, a mapping of parameters or {workload.params_model.__name__}, "
+        f"got {type(params).__name__}"
+    )
+
+
+def _step_time_ms(starts: Sequence[tuple[wia.Event, float]], ends: Sequence[wia.Event]) -> float:
+    """The latest end minus the earliest start. Events of different contexts cannot be compared directly
+    (``event_elapsed_time`` takes one context's), so each device's interval is placed on the backend's clock by
+    when its start event was recorded: the devices are idle then, so a start event completes as it is recorded."""
+    first = min(at for _, at in starts)
+    return max(at - first + wia.event_elapsed_time(start, end) for (start, at), end in zip(starts, ends, strict=True))
+
+
+def _bounds(reports: Sequence[wia.ProfileReport], step_ms: float) -> dict[str, float]:
+    """Per kind of bound, the longest over the devices (the device that waited longest on it sets the step), and
+    ``host``: the step's time in which a device ran neither a kernel nor a transfer, waiting for the host to issue
+    work (at least that much: a kernel that overlapped a transfer is counted once in each)."""
+    found: dict[str, float] = {}
+    for report in reports:
+        idle = step_ms - report.kernel_time_ms - report.memory_time_ms
+        for name, ms in (*report.bound_time_ms.items(), (COMMUNICATION, report.memory_time_ms), (HOST, idle)):
+            if ms > 0.0:
+                found[name] = max(found.get(name, 0.0), ms)
+    return dict(sorted(found.items()))
+
+
+def run_point(
+    workload: Workload | str,
+    params: WorkloadParams | Mapping[str, Any] | str | None = None,
+    *,
+    hardware: str | None = None,
+    set: Mapping[str, str] | None = None,
+    numerics: bool = False,
+    profile: bool = True,
+    warmup: int = 1,
+) -> RunReport:
+    """Run one step of ``workload`` with ``params`` (its parameters, a mapping of overrides, or a preset name) on
+    ``hardware`` (a shipped model or system, or a TOML path; None: the sim backend's choice, ``WIA_SIM_HARDWARE``
+    or its default) varied by ``set`` (``{"memory.bandwidth": "2x"}``, docs/hardware_models.md). ``OUT_OF_MEMORY``
+    in the setup or the step gives ``fits=False`` with the message and no time. ``profile=False`` skips the
+    profiling window (no bound, no op count) for speed. ``warmup``: steps run (untimed) before the timed one, so
+    that it finds the memory pool grown and the devices idle, as a steady state does (the first step of a program
+    also pays its pool's device allocations)."""
+    began = time.perf_counter()
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise wia.InvalidValueError(f"run_point: warmup must be a whole number of steps (0 or more), got {warmup!r}")
+    load = get_workload(workload) if isinstance(workload, str) else workload
+    p = _params(load, params)
+    overrides = dict(set or {})
+    options: dict[str, Any] = {"devices": p.devices, "numerics": numerics}
+    if hardware is not None:
+        options["hardware"] = hardware
+    if overrides:
+        options["set"] = set_text(overrides)
+    wia.set_backend("sim", **options)
+    contexts = [wia.create_context(wia.ContextConfig(device_id=i)) for i in range(p.devices)]
+    if profile:
+        for ctx in contexts:
+            wia.enable_profiling(ctx, PROFILE)
+    info = wia.get_device_info(wia.get_device(0))
+    report: dict[str, Any] = {
+        "workload": load.name,
+        "preset": params if isinstance(params, str) else None,
+        "params": p.model_dump(),
+        "hardware": hardware or Path(info.model_file or info.name).stem,
+        "overrides": overrides,
+        "devices": p.devices,
+        "unit": load.unit,
+        "counts": load.counts(p),
+        "memory_size_bytes": info.memory_size,
+        "warmup": warmup,
+    }
+    try:
+        report |= _measure(load, p, contexts, profile, warmup)
+    finally:
+        for ctx in contexts:
+            wia.destroy_context(ctx)
+    return RunReport(**report, wall_s=time.perf_counter() - began)
+
+
+def _measure(
+    load: Workload, p: WorkloadParams, contexts: list[wia.Context], profile: bool, warmup: int
+) -> dict[str, Any]:
+    """The step's figures, or ``fits=False`` and why."""
+    clock = wia.get_backend().clock_ms
+    try:
+        state = load.setup(p, contexts)
+        for _ in range(warmup):
+            load.step(p, state)
+        for ctx in contexts:
+            wia.context_synchronize(ctx)
+            wia.reset_peak_memory(ctx)
+        profilers = [wia.begin_profiling(ctx) for ctx in contexts] if profile else []
+        starts = []
+        for ctx in contexts:
+            event = wia.create_event()
+            wia.event_record(event, ctx.default_stream)
+            starts.append((event, clock()))
+        load.step(p, state)
+        ends = []
+        for ctx in contexts:
+            event = wia.create_event()
+            wia.event_record(event, ctx.default_stream)
+            ends.append(event)
+        for ctx in contexts:
+            wia.context_synchronize(ctx)
+    except wia.OutOfMemoryError as e:
+        return {"fits": False, "error": e.message}
+    for profiler in profilers:
+        wia.end_profiling(profiler)
+    reports = [wia.get_profile_report(profiler) for profiler in profilers]
+    for profiler in profilers:
+        wia.destroy_profiler(profiler)
+    step_ms = _step_time_ms(starts, ends)
+    bounds = _bounds(reports, step_ms)
+    counts = load.counts(p)
+    return {
+        "fits": True,
+        "step_time_ms": step_ms,
+        "throughput": counts.items / (step_ms / 1e3) if step_ms > 0 else None,
+        "bound": max(bounds, key=lambda name: bounds[name]) if bounds else None,
+        "time_by_bound_ms": bounds,
+        "peak_memory_bytes": max(wia.get_memory_usage(ctx).peak_bytes_allocated for ctx in contexts),
+        "simulated_ops": sum(r.num_kernels + r.num_transfers for r in reports),
+    }
