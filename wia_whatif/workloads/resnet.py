@@ -23,8 +23,9 @@ from wia_whatif.workload import Counts, Workload, WorkloadParams
 from wia_whatif.workloads.weights import Initializer, computes_numbers, normal
 
 _ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2}
-STAGES = ((64, 3), (128, 4), (256, 6), (512, 3))
-"""He et al. 2016 table 1, 50-layer column: (bottleneck width, blocks) of conv2_x .. conv5_x."""
+STAGES = ((1, 3), (2, 4), (4, 6), (8, 3))
+"""He et al. 2016 table 1, 50-layer column: (bottleneck width in units of ``width``, blocks) of conv2_x .. conv5_x
+(widths 64, 128, 256, 512 at the paper's ``width`` of 64)."""
 EXPANSION = 4
 
 
@@ -34,6 +35,7 @@ class ResNetParams(WorkloadParams):
     batch: int = Field(1, ge=1)
     image: int = Field(224, ge=32, description="input height and width")
     classes: int = Field(1000, ge=1)
+    width: int = Field(64, ge=1, description="the stem's channels and conv2_x's bottleneck width (64 in the paper)")
     stride_on: Literal["v1", "v1.5"] = "v1.5"
 
     @model_validator(mode="after")
@@ -81,7 +83,7 @@ class Block:
 
 
 def stem(p: ResNetParams) -> Conv:
-    return Conv("conv1", 3, 64, 7, 2, p.image)
+    return Conv("conv1", 3, p.width, 7, 2, p.image)
 
 
 def _pooled(size: int) -> int:
@@ -91,8 +93,9 @@ def _pooled(size: int) -> int:
 
 def blocks(p: ResNetParams) -> Iterator[Block]:
     """The bottleneck blocks in order, with the sizes they see."""
-    size, cin = _pooled(stem(p).out), 64
-    for s, (width, count) in enumerate(STAGES):
+    size, cin = _pooled(stem(p).out), p.width
+    for s, (scale, count) in enumerate(STAGES):
+        width = scale * p.width
         for b in range(count):
             stride = 2 if b == 0 and s > 0 else 1
             first = stride if p.stride_on == "v1" else 1
@@ -103,6 +106,11 @@ def blocks(p: ResNetParams) -> Iterator[Block]:
             proj = Conv(f"{name}s", cin, width * EXPANSION, 1, stride, size) if b == 0 else None
             yield Block((a, mid, c), proj)
             size, cin = c.out, width * EXPANSION
+
+
+def features(p: ResNetParams) -> int:
+    """Channels into the classifier (2048 in the paper)."""
+    return STAGES[-1][0] * p.width * EXPANSION
 
 
 def convolutions(p: ResNetParams) -> list[Conv]:
@@ -120,10 +128,10 @@ def resnet_counts(p: ResNetParams) -> Counts:
     of ``flops`` here. Bytes: the weights once, each convolution's input read and output written, the classifier's
     input and output."""
     convs, size, b = convolutions(p), _ITEMSIZE[p.dtype], p.batch
-    fc = 2048 * p.classes
+    fc = features(p) * p.classes
     params = sum(c.weights + 2 * c.cout for c in convs) + fc + p.classes
     macs = sum(c.macs(b) for c in convs) + b * fc
-    io = sum(b * (c.cin * c.size**2 + c.cout * c.out**2) for c in convs) + b * (2048 + p.classes)
+    io = sum(b * (c.cin * c.size**2 + c.cout * c.out**2) for c in convs) + b * (features(p) + p.classes)
     return Counts(
         parameters=params,
         flops=2.0 * macs,
@@ -162,7 +170,7 @@ def full_weights(p: ResNetParams, seed: int = 0) -> dict[str, np.ndarray]:
         w[f"{c.name}.shift"] = normal(rng, (c.cout,), 0.1)
         w[f"{c.name}.mean"] = normal(rng, (c.cout,), 0.1)
         w[f"{c.name}.var"] = 1.0 + rng.random(c.cout)
-    w["fc"] = normal(rng, (2048, p.classes), 2048**-0.5)
+    w["fc"] = normal(rng, (features(p), p.classes), features(p) ** -0.5)
     w["fc.bias"] = normal(rng, (p.classes,), 0.1)
     w["images"] = normal(rng, (p.batch, 3, p.image, p.image), 1.0)
     return w
@@ -199,7 +207,7 @@ class ResNet50(Workload):
                     ctx,
                     images=init.tensor((share, 3, p.image, p.image), lambda d=d: w["images"][d * share : (d + 1) * share]),
                     convs=convs,  # type: ignore[arg-type]
-                    fc=init.tensor((2048, p.classes), lambda: w["fc"]),
+                    fc=init.tensor((features(p), p.classes), lambda: w["fc"]),
                     fc_bias=init.tensor((p.classes,), lambda: w["fc.bias"]),
                 )
             )
@@ -226,7 +234,7 @@ class ResNet50(Workload):
             x = wia.relu(wia.add(y, shortcut))
         side = x.shape[2]
         x = wia.pool2d(x, wia.PoolConfig(type=wia.PoolType.AVG, kernel_size=side, stride=side))
-        x = wia.reshape(x, (x.shape[0], 2048))
+        x = wia.reshape(x, (x.shape[0], features(p)))
         return wia.add(wia.matmul(x, r.fc), r.fc_bias)
 
 
