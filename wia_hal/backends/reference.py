@@ -73,12 +73,15 @@ from wia_hal.opset import (
     BinaryAttrs,
     ConvAttrs,
     FillAttrs,
+    GatherAttrs,
     GeluAttrs,
+    LayerNormAttrs,
     MatmulAttrs,
     OpAttrs,
     OpName,
     Pool2dAttrs,
     ReduceAttrs,
+    RmsNormAttrs,
     WhereAttrs,
 )
 
@@ -630,6 +633,45 @@ def _pool2d(xs: Sequence[np.ndarray], out: np.dtype, attrs: Pool2dAttrs) -> np.n
     return np.asarray(np.sum(windows[:, :, ::sh, ::sw], axis=(-2, -1), dtype=c) / c.type(kh * kw))
 
 
+# -- normalization and gather (docs/ops.md "Beyond the spec") ---------------------------------------------------------
+
+
+def _layer_norm(xs: Sequence[np.ndarray], out: np.dtype, attrs: LayerNormAttrs) -> np.ndarray:
+    """Mean, then the biased variance of the centred values (two passes), in the computing type."""
+    c = _computing(xs[0].dtype)
+    x = xs[0].astype(c)
+    centred = x - np.mean(x, axis=-1, keepdims=True, dtype=c)
+    y = centred / np.sqrt(np.mean(centred * centred, axis=-1, keepdims=True, dtype=c) + c.type(attrs.eps))
+    params = iter(xs[1:])
+    if attrs.weight:
+        y = y * next(params).astype(c)
+    if attrs.bias:
+        y = y + next(params).astype(c)
+    return np.asarray(y)
+
+
+def _rms_norm(xs: Sequence[np.ndarray], out: np.dtype, attrs: RmsNormAttrs) -> np.ndarray:
+    c = _computing(xs[0].dtype)
+    x = xs[0].astype(c)
+    y = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True, dtype=c) + c.type(attrs.eps))
+    return np.asarray(y * xs[1].astype(c) if attrs.weight else y)
+
+
+def _gather(xs: Sequence[np.ndarray], out: np.dtype, attrs: GatherAttrs) -> np.ndarray:
+    """``take`` with negative indices from the end and zeros for an index outside ``[-n, n)``."""
+    a, indices = xs
+    axis, n = attrs.axis, a.shape[attrs.axis]
+    shape = (*a.shape[:axis], *indices.shape, *a.shape[axis + 1 :])
+    i = indices.astype(np.int64)
+    i = np.where(i < 0, i + n, i)
+    valid = (i >= 0) & (i < n)
+    if n == 0:
+        return np.zeros(shape, a.dtype)
+    taken = np.take(a, np.where(valid, i, 0), axis=axis)
+    mask = valid.reshape((1,) * axis + indices.shape + (1,) * (a.ndim - axis - 1))
+    return np.where(mask, taken, np.zeros((), a.dtype))
+
+
 OPS: dict[OpName, Callable[..., np.ndarray]] = {
     "fill": _fill,
     "copy": _copy,
@@ -667,6 +709,9 @@ OPS: dict[OpName, Callable[..., np.ndarray]] = {
     "conv2d": _conv2d,
     "batch_norm": _batch_norm,
     "pool2d": _pool2d,
+    "layer_norm": _layer_norm,
+    "rms_norm": _rms_norm,
+    "gather": _gather,
 }
 """Every op of :data:`wia_hal.opset.OP_NAMES`: ``op(inputs, output dtype, attrs) -> result``."""
 
