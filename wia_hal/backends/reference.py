@@ -68,6 +68,7 @@ from wia_hal.errors import DeviceLostError, InvalidValueError, NotSupportedError
 from wia_hal.models import CollectiveAttrs, DeviceCapabilities, DeviceInfo, FaultStats, PeerInfo
 from wia_hal.opset import (
     Arithmetic,
+    AttentionAttrs,
     AxisAttrs,
     BatchNormAttrs,
     BinaryAttrs,
@@ -672,6 +673,50 @@ def _gather(xs: Sequence[np.ndarray], out: np.dtype, attrs: GatherAttrs) -> np.n
     return np.where(mask, taken, np.zeros((), a.dtype))
 
 
+# -- attention (docs/ops.md, "Beyond the spec") ----------------------------------------------------------------------
+
+ATTENTION_CHUNK = 1 << 22
+"""Scores computed at once: queries go in chunks of at most this many (head, query, key) triples (16 MiB of float32
+scores), so a 32k x 32k score matrix is never held whole."""
+
+
+def _attention(xs: Sequence[np.ndarray], out: np.dtype, attrs: AttentionAttrs) -> np.ndarray:
+    """The unfused math per key/value head and chunk of queries: scores ``scale · q kᵀ`` in the computing type from
+    operands rounded to the arithmetic, plus the additive mask or minus infinity where the bool mask or causality
+    hides a key; ``p = exp(s - max)``, rounded to the arithmetic as the second product's operand; ``(p v) / sum(p)``;
+    zeros where a query sees no key. Query head ``h`` reads key/value head ``h // (Hq / Hkv)``."""
+    q, k, v = xs[:3]
+    c = _computing(q.dtype)
+    *batch, hq, lq, _ = q.shape
+    hkv, lk, dv = k.shape[-3], k.shape[-2], v.shape[-1]
+    group = hq // hkv
+    result = np.zeros((*batch, hq, lq, dv), c)
+    if result.size == 0 or lk == 0:
+        return result
+    mask = np.broadcast_to(xs[3], (*batch, hq, lq, lk)) if len(xs) == 4 else None
+    step = max(1, ATTENTION_CHUNK // (group * lk))
+    for b in np.ndindex(*batch):
+        for g in range(hkv):
+            heads = slice(g * group, (g + 1) * group)
+            kt, vg = _operand(k[b][g], attrs.arithmetic).T, _operand(v[b][g], attrs.arithmetic)
+            for r0 in range(0, lq, step):
+                rows = slice(r0, min(lq, r0 + step))
+                s = (_operand(q[b][heads, rows], attrs.arithmetic) @ kt) * c.type(attrs.scale)
+                if mask is not None and attrs.mask == "additive":
+                    s = s + mask[b][heads, rows].astype(c)
+                if mask is not None and attrs.mask == "bool":
+                    s = np.where(mask[b][heads, rows], s, -np.inf)
+                if attrs.causal:
+                    visible = np.arange(rows.start, rows.stop)[:, None] + (lk - lq) >= np.arange(lk)[None, :]
+                    s = np.where(visible, s, -np.inf)
+                top = s.max(axis=-1, keepdims=True)
+                none = top == -np.inf
+                p = np.exp(s - np.where(none, 0, top))
+                o = (_operand(p, attrs.arithmetic) @ vg) / p.sum(axis=-1, keepdims=True)
+                result[b][heads, rows] = np.where(none, 0, o)
+    return result
+
+
 OPS: dict[OpName, Callable[..., np.ndarray]] = {
     "fill": _fill,
     "copy": _copy,
@@ -712,6 +757,7 @@ OPS: dict[OpName, Callable[..., np.ndarray]] = {
     "layer_norm": _layer_norm,
     "rms_norm": _rms_norm,
     "gather": _gather,
+    "attention": _attention,
 }
 """Every op of :data:`wia_hal.opset.OP_NAMES`: ``op(inputs, output dtype, attrs) -> result``."""
 

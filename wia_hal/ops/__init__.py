@@ -6,6 +6,7 @@ default stream when none is given), returning at once; results are valid after s
 """
 
 from wia_hal.ops.assign import copy_into
+from wia_hal.ops.attention import scaled_dot_product_attention
 from wia_hal.ops.common import explain
 from wia_hal.ops.compare import equal, greater, greater_equal, less, less_equal, not_equal, where
 from wia_hal.ops.conversion import cast
@@ -53,6 +54,7 @@ __all__ = [
     "reshape",
     "rms_norm",
     "rsqrt",
+    "scaled_dot_product_attention",
     "sigmoid",
     "silu",
     "slice",

@@ -7,6 +7,7 @@ result from NumPy views of the inputs, read when the kernel starts. The result i
 
 from __future__ import annotations
 
+from wia_sim.library.attention import ATTENTION_OPS
 from wia_sim.library.conv import CONV_OPS
 from wia_sim.library.elementwise import ELEMENTWISE_OPS
 from wia_sim.library.indexing import INDEXING_OPS
@@ -30,6 +31,7 @@ OPS: dict[str, OpSpec] = {
         NN_OPS,
         NORM_OPS,
         INDEXING_OPS,
+        ATTENTION_OPS,
     )
     for spec in group
 }
