@@ -204,7 +204,8 @@ class State:
     weights: dict[str, np.ndarray] | None
     ids: np.ndarray | None
     output: list[wia.Tensor] = field(default_factory=list)
-    """After a step: the logits on each device (all-gathered shards) or, without an LM head, the hidden states."""
+    """After a step: the logits on each device (all-gathered shards) or, without an LM head, the normalized hidden
+    states ``(batch · tokens, hidden)``."""
 
 
 def full_weights(p: TransformerParams, seed: int = 0) -> dict[str, np.ndarray]:
@@ -407,6 +408,10 @@ class Transformer(Workload):
         x = [wia.gather(dev.embed, dev.ids) for dev in devs]
         if p.position == "learned":
             x = [wia.add(xi, _present(dev.positions)) for xi, dev in zip(x, devs, strict=True)]
+        # the residual stream is (tokens, hidden): each projection is one matmul over all the batch's tokens, as
+        # serving engines flatten them (a (batch, 1, hidden) operand would be a batch of one-row matmuls)
+        b, n, h = p.batch, p.tokens, p.hidden
+        x = [wia.reshape(xi, (b * n, h)) for xi in x]
         for i in range(p.layers):
             attn = [
                 self._attention(p, dev, dev.layers[i], _norm(p, xi, dev.layers[i], "norm1"))
@@ -421,8 +426,7 @@ class Transformer(Workload):
         if not p.lm_head:
             state.output = [_norm(p, xi, dev.final, "norm") for xi, dev in zip(x, devs, strict=True)]
             return
-        b, n, h = p.batch, p.tokens, p.hidden
-        last = [wia.reshape(wia.slice(xi, (0, n - 1, 0), (b, n, h)), (b, h)) for xi in x]
+        last = [wia.reshape(wia.slice(wia.reshape(xi, (b, n, h)), (0, n - 1, 0), (b, n, h)), (b, h)) for xi in x]
         logits = [
             wia.matmul(_norm(p, li, dev.final, "norm"), dev.final["lm_head"])
             for li, dev in zip(last, devs, strict=True)
@@ -464,7 +468,7 @@ class Transformer(Workload):
             o = wia.scaled_dot_product_attention(q, k, v, causal=True, implementation=p.attention)
         else:
             o = wia.scaled_dot_product_attention(q, cache_k, cache_v, implementation=p.attention)
-        o = wia.reshape(wia.transpose(o, (0, 2, 1, 3)), (b, n, sh.heads * hd))
+        o = wia.reshape(wia.transpose(o, (0, 2, 1, 3)), (b * n, sh.heads * hd))
         return wia.matmul(o, t["wo"])
 
     @staticmethod
@@ -474,8 +478,8 @@ class Transformer(Workload):
         if p.bias:
             up = wia.add(up, t["bup"])
         if p.activation == "swiglu":
-            gate = wia.slice(up, (0, 0, 0), (b, n, sh.mlp))
-            lin = wia.slice(up, (0, 0, sh.mlp), (b, n, 2 * sh.mlp))
+            gate = wia.slice(up, (0, 0), (b * n, sh.mlp))
+            lin = wia.slice(up, (0, sh.mlp), (b * n, 2 * sh.mlp))
             act = wia.mul(wia.silu(gate), lin)
         else:
             act = wia.gelu(up)
