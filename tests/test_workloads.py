@@ -95,6 +95,22 @@ def test_decode_reads_the_kv_cache_and_prefill_counts_the_causal_triangle() -> N
     assert f.flops == pytest.approx(2 * layers_weights * 4096 + 2 * prefill.hidden * prefill.vocab + triangle)
 
 
+@pytest.mark.parametrize("gpt", [False, True])
+def test_weight_bytes_are_what_the_devices_hold(gpt: bool) -> None:
+    """Replicated KV heads (2 over 4 devices), the replicated embedding, norms and biases, the padded LM head."""
+    config = {"layers": 3, "hidden": 512, "heads": 8, "kv_heads": 2, "mlp": 1024, "vocab": 1001, "devices": 4}
+    p = TRANSFORMER.params(**config, **(GPT_LIKE if gpt else {}), phase="decode", seq=24, batch=2)
+    assert isinstance(p, TransformerParams)
+    wia.set_backend("sim", hardware="nvidia-hgx-h100", devices=4, numerics=False)
+    contexts = _contexts(4)
+    state = TRANSFORMER.setup(p, contexts)
+    held = sum(wia.get_memory_usage(ctx).bytes_in_use for ctx in contexts)
+    cache = 2 * p.layers * p.batch * 1 * (p.seq + 1) * p.hd * 2 * 4  # one KV head per device, bf16
+    tables = 4 * (p.batch * 4 + (0 if gpt else 2 * p.hd * 2))  # ids, rotary cos and sin
+    assert held == pytest.approx(TRANSFORMER.counts(p).weight_bytes + cache + tables, rel=0.002)
+    del state
+
+
 def test_bad_parameters_are_invalid_value_naming_the_problem() -> None:
     with pytest.raises(wia.InvalidValueError, match="do not split over 3 devices"):
         TRANSFORMER.params("llama2-70b", devices=3)

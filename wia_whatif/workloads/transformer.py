@@ -170,8 +170,13 @@ def transformer_counts(p: TransformerParams) -> Counts:
     elements += p.layers * (rows * matmul_io + attention_io + cache_write)
     if p.lm_head:
         elements += p.batch * (t * p.hidden + vocab_eff)
+    # what every device holds whole: the embeddings, the norms, the row-parallel projections' biases
+    norm = (2 if p.norm == "layer" else 1) * p.hidden
+    whole = parameter_count(p.model_copy(update={"layers": 0, "lm_head": False})) + p.layers * (
+        2 * norm + (2 * p.hidden if p.bias else 0)
+    )
     replicas = (kv_eff - p.kv) * 2 * (p.hidden * hd + (hd if p.bias else 0)) * p.layers
-    held = parameter_count(p) + (t - 1) * p.vocab * p.hidden + replicas + (vocab_eff - p.vocab) * p.hidden * p.lm_head
+    held = parameter_count(p) + (t - 1) * whole + replicas + (vocab_eff - p.vocab) * p.hidden * p.lm_head
     return Counts(
         parameters=parameter_count(p),
         flops=flops,
@@ -190,7 +195,7 @@ class Device:
     ids: wia.Tensor
     layers: list[dict[str, wia.Tensor]]
     final: dict[str, wia.Tensor]
-    positions: wia.Tensor | None = None  # learned: the table's rows of this step
+    positions: wia.Tensor | None = None  # learned: the position table
     cos: wia.Tensor | None = None
     sin: wia.Tensor | None = None
     arenas: list[wia.Tensor] = field(default_factory=list)
@@ -362,7 +367,7 @@ class Transformer(Workload):
         if p.lm_head:
             arena.add("final.lm_head", (h, sh.vocab), lambda: self._vocab_shard(w["lm_head"], d, sh.vocab))
         if p.position == "learned":
-            arena.add("positions", (p.tokens, h), lambda: w["pos"][p.start : p.start + p.tokens])
+            arena.add("positions", (p.max_positions, h), lambda: w["pos"])
         else:
             arena.add("cos", (p.tokens, 1, hd), lambda: rotary_tables(p)[0][:, None])
             arena.add("sin", (p.tokens, 1, hd), lambda: rotary_tables(p)[1][:, None])
@@ -407,7 +412,11 @@ class Transformer(Workload):
         devs = state.devices
         x = [wia.gather(dev.embed, dev.ids) for dev in devs]
         if p.position == "learned":
-            x = [wia.add(xi, _present(dev.positions)) for xi, dev in zip(x, devs, strict=True)]
+            rows = (p.start, p.start + p.tokens)
+            x = [
+                wia.add(xi, wia.slice(_present(dev.positions), (rows[0], 0), (rows[1], p.hidden)))
+                for xi, dev in zip(x, devs, strict=True)
+            ]
         # the residual stream is (tokens, hidden): each projection is one matmul over all the batch's tokens, as
         # serving engines flatten them (a (batch, 1, hidden) operand would be a batch of one-row matmuls)
         b, n, h = p.batch, p.tokens, p.hidden
