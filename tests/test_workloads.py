@@ -166,10 +166,14 @@ def test_simulated_matmul_and_attention_flops_equal_the_closed_form(
     assert sum(useful_flops.values()) == pytest.approx(TRANSFORMER.counts(p).flops, rel=0.01)
 
 
-def test_simulated_resnet_flops_equal_the_closed_form(useful_flops: dict[str, float]) -> None:
+def test_simulated_resnet_flops_and_memory_equal_the_closed_form(useful_flops: dict[str, float]) -> None:
     p = RESNET.params(batch=2, image=64, devices=2)
     wia.set_backend("sim", hardware="nvidia-hgx-h100", devices=2, numerics=False)
-    state = RESNET.setup(p, _contexts(2))
+    contexts = _contexts(2)
+    state = RESNET.setup(p, contexts)
+    held = sum(wia.get_memory_usage(ctx).bytes_in_use for ctx in contexts)
+    images = p.batch * 3 * p.image**2 * 2
+    assert held == pytest.approx(RESNET.counts(p).weight_bytes + images, rel=0.001)
     RESNET.step(p, state)
     assert sum(useful_flops.values()) == pytest.approx(RESNET.counts(p).flops, rel=1e-9)
     assert useful_flops["matmul"] == 2 * 2 * 2048 * 1000

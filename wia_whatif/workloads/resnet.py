@@ -126,7 +126,7 @@ def resnet_counts(p: ResNetParams) -> Counts:
     FLOPs: 2 per multiply-add of the convolutions and the classifier; batch norm, ReLU, the residual adds and the
     pools (under 1%) are not counted. He et al.'s "3.8 x 10^9 FLOPs" counts multiply-adds of the v1 network: half
     of ``flops`` here. Bytes: the weights once, each convolution's input read and output written, the classifier's
-    input and output."""
+    input and output. ``weight_bytes``: the parameters and batch norm's running statistics on every device."""
     convs, size, b = convolutions(p), _ITEMSIZE[p.dtype], p.batch
     fc = features(p) * p.classes
     params = sum(c.weights + 2 * c.cout for c in convs) + fc + p.classes
@@ -136,7 +136,7 @@ def resnet_counts(p: ResNetParams) -> Counts:
         parameters=params,
         flops=2.0 * macs,
         bytes=float((params + io) * size),
-        weight_bytes=params * size * p.devices,
+        weight_bytes=(params + sum(2 * c.cout for c in convs)) * size * p.devices,
         items=float(b),
     )
 
@@ -179,10 +179,14 @@ def full_weights(p: ResNetParams, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 def _add_conv(arena: Arena, c: Conv, w: dict[str, np.ndarray]) -> None:
-    arena.add(c.name, (c.cout, c.cin, c.kernel, c.kernel), lambda: w[c.name])
+    """A convolution's weight and its batch norm's four vectors."""
+
+    def value(key: str) -> Values:
+        return lambda: w[key]
+
+    arena.add(c.name, (c.cout, c.cin, c.kernel, c.kernel), value(c.name))
     for s in NORM:
-        key = f"{c.name}.{s}"
-        arena.add(key, (c.cout,), lambda key=key: w[key])  # type: ignore[misc]
+        arena.add(f"{c.name}.{s}", (c.cout,), value(f"{c.name}.{s}"))
 
 
 def _images(w: dict[str, np.ndarray], d: int, share: int) -> Values:
