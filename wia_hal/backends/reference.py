@@ -449,7 +449,7 @@ def _copy(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndarray
     return xs[0]
 
 
-def _operands(xs: Sequence[np.ndarray], attrs: BinaryAttrs) -> tuple[np.ndarray, np.ndarray]:
+def _operands(xs: Sequence[np.ndarray], attrs: BinaryAttrs) -> tuple[np.ndarray | np.generic, np.ndarray | np.generic]:
     """A binary op's two operands, float16/bfloat16 widened to float32; a scalar operand (already in the op's
     dtype) as a NumPy scalar of the array's computing dtype, so NumPy keeps that dtype (int8 stays int8, wrapping)."""
     x = xs[0].astype(F32) if xs[0].dtype in (F16, BF16) else xs[0]
@@ -457,7 +457,7 @@ def _operands(xs: Sequence[np.ndarray], attrs: BinaryAttrs) -> tuple[np.ndarray,
         y = xs[1].astype(F32) if xs[1].dtype in (F16, BF16) else xs[1]
         return x, y
     s = x.dtype.type(attrs.scalar)
-    return (s, x) if attrs.scalar_first else (x, s)  # type: ignore[return-value]  (a NumPy scalar broadcasts)
+    return (s, x) if attrs.scalar_first else (x, s)  # a NumPy scalar broadcasts
 
 
 def _binary(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
@@ -520,7 +520,7 @@ def _function(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarra
 
 def _silu(x: np.ndarray) -> np.ndarray:
     e = np.exp(-np.abs(x))  # never overflows
-    return np.where(x >= 0, x / (1 + e), x * e / (1 + e))
+    return np.asarray(np.where(x >= 0, x / (1 + e), x * e / (1 + e)))
 
 
 def _cast(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndarray:

@@ -7,6 +7,8 @@ scalar promoted by NumPy's rules; comparisons with NaN are False except ``not_eq
 
 from __future__ import annotations
 
+import typing
+
 import numpy as np
 
 from wia_hal.context import Context
@@ -75,7 +77,7 @@ def where(
     names = ["condition"] + ([] if x_scalar else ["x"]) + ([] if y_scalar else ["y"])
     given = [condition] + ([] if x_scalar else [x]) + ([] if y_scalar else [y])
     context, s = resolve("where", given, ctx, stream, names)
-    tensors: list[Tensor] = given  # type: ignore[assignment]  (resolve checked them)
+    tensors = typing.cast(list[Tensor], given)  # resolve checked them
     if condition.dtype != bool_:
         raise InvalidValueError(
             f"where: condition must be a bool tensor, got {condition.dtype.name} {condition.shape} (compare first: "
