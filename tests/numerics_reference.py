@@ -205,6 +205,57 @@ def softmax_bound(ref: F64, x: np.ndarray, axis: int, dtype: str) -> F64:
     return relative * ref + 4 * (tiny(dtype) + tiny(c))
 
 
+# -- normalization over the last axis (layer_norm, rms_norm) --------------------------------------------------------
+
+
+def layer_norm(
+    x: np.ndarray, weight: np.ndarray | None, bias: np.ndarray | None, eps_: float, dtype: str
+) -> tuple[F64, F64]:
+    """The float64 result and its bound: first-order propagation of every rounding in the computing type ``c``
+    (``eps(c)`` per operation, twice ``u`` for margin): the mean (a ``K``-term sum), the centred values, the
+    variance of the centred values (``K`` squares summed), ``+ eps``, the square root, the division, then
+    ``· weight`` and ``+ bias``; one rounding into ``dtype``. The accumulation terms double for float64."""
+    c = eps(compute_type(dtype))
+    own = 2 if dtype == "float64" else 1
+    x = np.asarray(x, np.float64)
+    if x.size == 0:
+        return x.copy(), x.copy()
+    k = x.shape[-1]
+    mean = x.mean(axis=-1, keepdims=True)
+    d = x - mean
+    var = (d * d).mean(axis=-1, keepdims=True)
+    sigma = np.sqrt(var + eps_)
+    y = d / sigma
+    d_err = c * np.abs(d) + (k + 2) * c * np.abs(x).mean(axis=-1, keepdims=True)  # the mean's error reaches all
+    var_err = (k + 2) * c * var + (2 * np.abs(d) * d_err + d_err**2).mean(axis=-1, keepdims=True)
+    sigma_rel = var_err / (2 * (var + eps_)) + 3 * c  # + eps, sqrt (and the relative error halves under it)
+    y_err = d_err / sigma + np.abs(y) * (sigma_rel + c)
+    w = np.ones(x.shape[-1]) if weight is None else np.asarray(weight, np.float64)
+    b = np.zeros(x.shape[-1]) if bias is None else np.asarray(bias, np.float64)
+    ref = y * w + b
+    err = y_err * np.abs(w) + c * np.abs(y * w) + c * np.abs(ref)
+    return ref, eps(dtype) * np.abs(ref) + 2 * own * err + 4 * (tiny(dtype) + tiny(compute_type(dtype)))
+
+
+def rms_norm(x: np.ndarray, weight: np.ndarray | None, eps_: float, dtype: str) -> tuple[F64, F64]:
+    """The float64 result and its bound: the mean of ``K`` squares (positive terms: ``(K + 2)·eps(c)`` relative),
+    ``+ eps`` and the square root (relative error halved), the division and ``· weight``, all relative to the
+    element; one rounding into ``dtype``. The accumulation terms double for float64."""
+    c = eps(compute_type(dtype))
+    own = 2 if dtype == "float64" else 1
+    x = np.asarray(x, np.float64)
+    if x.size == 0:
+        return x.copy(), x.copy()
+    k = x.shape[-1]
+    s = (x * x).mean(axis=-1, keepdims=True)
+    w = np.ones(x.shape[-1]) if weight is None else np.asarray(weight, np.float64)
+    ref = x / np.sqrt(s + eps_) * w
+    relative = (k + 2) * c * s / (2 * (s + eps_)) + 4 * c
+    return ref, eps(dtype) * np.abs(ref) + 2 * own * relative * np.abs(ref) + 4 * (
+        tiny(dtype) + tiny(compute_type(dtype))
+    )
+
+
 # -- matmul and convolution -----------------------------------------------------------------------------------------
 
 

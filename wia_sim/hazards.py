@@ -349,14 +349,16 @@ class HazardDetector:
             covers = lo <= key[0] and key[1] <= hi
             overlap_lo, overlap_hi = max(lo, key[0]), min(hi, key[1])
             kept: list[_Entry] = []
+            # an access the host has seen complete can never matter again, on this stream as on others (else the
+            # cells of a stream's writes to many ranges no later one covers, a KV cache's slots, pile up)
             for entry in cell[WRITES]:
                 other = entry[0]
+                i, e = other.index, entry[1]
+                if e <= host.get(i, 0):
+                    continue
                 if other is stream:
                     ordered = True
                 else:
-                    i, e = other.index, entry[1]
-                    if e <= host.get(i, 0):
-                        continue
                     ordered = e <= clock.get(i, 0)
                     if not ordered:
                         conflicts.append((entry, buffer, lo, hi, write, overlap_lo, overlap_hi))
@@ -364,12 +366,12 @@ class HazardDetector:
                     kept.append(entry)
             kept_reads: dict[int, _Entry] = {}
             for i, entry in (cell[READS] or {}).items():
+                e = entry[1]
+                if e <= host.get(i, 0):
+                    continue
                 if i == t:
                     ordered = True
                 else:
-                    e = entry[1]
-                    if e <= host.get(i, 0):
-                        continue
                     ordered = e <= clock.get(i, 0)
                     if not ordered and write:
                         conflicts.append((entry, buffer, lo, hi, write, overlap_lo, overlap_hi))

@@ -116,12 +116,12 @@ def matmul(a: Tensor, b: Tensor, ctx: Context | None = None, *, stream: Stream |
 def batch_matmul(a: Tensor, b: Tensor, ctx: Context | None = None, *, stream: Stream | None = None) -> Tensor:
     """R-3.7-04, extended to N-D (docs/ops.md "Beyond the spec"): a matrix product per batch index, ``a`` of shape
     ``(*batch_a, M, K)`` and ``b`` ``(*batch_b, K, N)`` with the batch dimensions broadcast as NumPy's ``matmul``
-    does (a ``(K, N)`` weight applies to every batch; ``(B, 1, M, K) @ (H, K, N)`` gives ``(B, H, M, N)``).
-    Arithmetic as ``matmul``."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and (a.ndim < 2 or b.ndim < 2):
+    does (a ``(K, N)`` weight applies to every batch; ``(B, 1, M, K) @ (H, K, N)`` gives ``(B, H, M, N)``); at
+    least one operand has a batch dimension. Arithmetic as ``matmul``."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and (min(a.ndim, b.ndim) < 2 or max(a.ndim, b.ndim) < 3):
         raise InvalidValueError(
-            f"batch_matmul: expects matrices with optional batch dimensions (at least 2-D), got {a.shape} and "
-            f"{b.shape}; matmul takes vectors"
+            f"batch_matmul: expects batches of matrices (both operands at least 2-D, one at least 3-D), got {a.shape} "
+            f"and {b.shape}; matmul takes vectors and single matrices"
         )
     return _matmul("batch_matmul", a, b, _AUTO, ctx, stream)
 

@@ -44,6 +44,8 @@ def _rms_norm_cost(model: HardwareModel, inputs: Sequence[Operand], out: Operand
 
 def _layer_norm(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
     x, *params = (widened(a) for a in arrays)
+    if x.size == 0:  # no row to normalize (a mean of nothing would warn)
+        return x
     eps = np.asarray(attrs["eps"], dtype=x.dtype)
     centred = x - np.mean(x, axis=-1, keepdims=True, dtype=x.dtype)
     y = centred / np.sqrt(np.mean(centred * centred, axis=-1, keepdims=True, dtype=x.dtype) + eps)
@@ -57,6 +59,8 @@ def _layer_norm(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype)
 
 def _rms_norm(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
     x, *params = (widened(a) for a in arrays)
+    if x.size == 0:
+        return x
     eps = np.asarray(attrs["eps"], dtype=x.dtype)
     y = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True, dtype=x.dtype) + eps)
     return y * params[0] if attrs["weight"] else y
