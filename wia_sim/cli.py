@@ -286,7 +286,11 @@ def show(console: Console, name: str) -> None:
         console.print(f"The device model: `wia-sim models show {system.device.name}`.", highlight=False)
 
 
-EXPLAIN_SIZES = {"matmul": ("M", "N", "K"), "conv2d": ("N", "C", "H", "W", "O", "KH", "KW")}
+EXPLAIN_SIZES = {
+    "matmul": ("M", "N", "K"),
+    "conv2d": ("N", "C", "H", "W", "O", "KH", "KW"),
+    "attention": ("B", "HQ", "HKV", "LQ", "LK", "D"),
+}
 """The size arguments of ``wia-sim explain`` per op, in order."""
 
 
@@ -312,6 +316,12 @@ def check_explain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> 
     args.dims = [whole_number(parser, name, text, 0) for name, text in zip(names, args.dims, strict=True)]
     args.padding = whole_number(parser, "--padding", args.padding, 0)
     args.stride = whole_number(parser, "--stride", args.stride, 1)
+    if args.op == "attention":
+        _, hq, hkv, _, _, d = args.dims
+        if hkv < 1 or d < 1 or hq % hkv:
+            parser.error(f"arguments HQ HKV D: expected HKV ≥ 1, D ≥ 1 and HQ a multiple of HKV, got {hq} {hkv} {d}")
+        if args.arithmetic not in ("float32", "float16", "bfloat16", "float64"):
+            parser.error(f"attention runs on float32, float16, bfloat16 or float64 data, not {args.arithmetic}")
     if args.op == "conv2d":
         _, _, h, w, _, kh, kw = args.dims
         p = args.padding
@@ -333,13 +343,23 @@ def explain(console: Console, args: argparse.Namespace) -> None:
     # the data as the library's kernels see it: tf32 reads float32, int8 accumulates into int32, float8 into float32
     data = ARITHMETIC_DTYPES.get(arithmetic, np.dtype(np.float32) if arithmetic == "tf32" else np.dtype(np.int8))
     result = {"int8": np.dtype(np.int32), "float8": np.dtype(np.float32)}.get(arithmetic, data)
-    if args.op == "matmul":
+    choice, caption, mark = "algorithm", "AUTO picks the shortest duration", " ← AUTO"
+    if args.op == "attention":
+        b, hq, hkv, lq, lk, d = args.dims
+        operands = [Operand((b, hq, lq, d), data), Operand((b, hkv, lk, d), data), Operand((b, hkv, lk, d), data)]
+        out = Operand((b, hq, lq, d), data)
+        attrs: dict[str, object] = {"arithmetic": arithmetic, "scale": d**-0.5, "causal": args.causal, "mask": "none"}
+        choice, algorithms = "implementation", ["flash", "unfused"]
+        caption, mark = "scaled_dot_product_attention runs flash unless told otherwise", " ← default"
+        causal = ", causal" if args.causal else ""
+        title = f"attention q {b}×{hq}×{lq}×{d}, k/v {b}×{hkv}×{lk}×{d}{causal} {arithmetic} on {model.display_name}"
+    elif args.op == "matmul":
         m, n, k = args.dims
         operands = [Operand((m, k), data), Operand((k, n), data)]
         out = Operand((m, n), result)
         algorithms = [*TILINGS, "SPLIT_K", "STREAM_K"]
         title = f"matmul {m}×{n}×{k} {arithmetic} on {model.display_name}"
-        attrs: dict[str, object] = {"arithmetic": arithmetic}
+        attrs = {"arithmetic": arithmetic}
     else:
         n, c, h, w, o, kh, kw = args.dims
         p, st = args.padding, args.stride
@@ -352,9 +372,10 @@ def explain(console: Console, args: argparse.Namespace) -> None:
             f"conv2d {n}×{c}×{h}×{w} * {o}×{c}×{kh}×{kw} (pad {p}, stride {st}) {arithmetic} on {model.display_name}"
         )
     spec = OPS[args.op]
-    options = {a: spec.cost(model, operands, out, {**attrs, "algorithm": a}) for a in algorithms}
-    chosen = spec.cost(model, operands, out, {**attrs, "algorithm": "AUTO"}).algorithm
-    table = Table(title=title, caption="AUTO picks the shortest duration")
+    options = {a: spec.cost(model, operands, out, {**attrs, choice: a}) for a in algorithms}
+    auto = options["flash"] if args.op == "attention" else spec.cost(model, operands, out, {**attrs, choice: "AUTO"})
+    chosen = auto.algorithm
+    table = Table(title=title, caption=caption)
     for column in (
         "algorithm",
         "duration µs",
@@ -369,9 +390,8 @@ def explain(console: Console, args: argparse.Namespace) -> None:
     ):
         table.add_column(column, justify="left" if column == "algorithm" else "right", no_wrap=column == "algorithm")
     for cost in options.values():
-        mark = " ← AUTO" if cost.algorithm == chosen else ""
         table.add_row(
-            cost.algorithm + mark,
+            cost.algorithm + (mark if cost.algorithm == chosen else ""),
             f"{cost.duration_s * 1e6:,.1f}",
             f"{cost.compute_s * 1e6:,.1f}",
             f"{cost.memory_s * 1e6:,.1f}",
@@ -653,10 +673,14 @@ def main(argv: list[str] | None = None) -> int:
     cpu_parser.add_argument("--no-measure", action="store_true", help="skip the OpenCL measurements")
     cpu_parser.add_argument("--repeats", default="5", help="runs per measurement (best or median of them)")
     explain_parser = sub.add_parser(
-        "explain", help="the cost model's breakdown of a matmul (M N K) or conv2d (N C H W O KH KW), all algorithms"
+        "explain",
+        help="the cost model's breakdown of a matmul (M N K), conv2d (N C H W O KH KW) or attention "
+        "(B HQ HKV LQ LK D: flash and unfused), all algorithms",
     )
     explain_parser.add_argument("op", choices=tuple(EXPLAIN_SIZES))
-    explain_parser.add_argument("dims", nargs="+", metavar="SIZE", help="matmul: M N K; conv2d: N C H W O KH KW")
+    explain_parser.add_argument(
+        "dims", nargs="+", metavar="SIZE", help="matmul: M N K; conv2d: N C H W O KH KW; attention: B HQ HKV LQ LK D"
+    )
     explain_parser.add_argument("--hardware", default="nvidia-a100-sxm4-80gb")
     explain_parser.add_argument(
         "--arithmetic",
@@ -665,6 +689,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     explain_parser.add_argument("--padding", default="0", help="conv2d: zeros added on each side (default: 0)")
     explain_parser.add_argument("--stride", default="1", help="conv2d: the window's step (default: 1)")
+    explain_parser.add_argument("--causal", action="store_true", help="attention: a causal mask (bottom-right)")
     kernel_parser = sub.add_parser(
         "kernel",
         help="run one custom kernel on fresh data; print its counts and its modeled time on each --hardware",

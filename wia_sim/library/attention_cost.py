@@ -231,6 +231,7 @@ def unfused_attention_cost(model: HardwareModel, name: str, s: AttentionShape, a
     of each is its larger part; the record's larger part holds the sum of all, its bound the kind of the kernels
     that take most of the time)."""
     parts = unfused_parts(model, s, arithmetic)
+    products = (parts[0], parts[-1])  # the two matmuls: the record's efficiency is theirs, time-weighted
     busy = [max(p.compute_s, p.memory_s) for p in parts]
     compute_bound = sum(b for p, b in zip(parts, busy, strict=True) if p.compute_s >= p.memory_s)
     total = sum(busy)
@@ -249,7 +250,9 @@ def unfused_attention_cost(model: HardwareModel, name: str, s: AttentionShape, a
         algorithm="UNFUSED(" + " + ".join(f"{p.name}:{p.algorithm}" for p in parts) + ")",
         useful_flops=2.0 * (s.d + s.dv) * s.heads * visible_pairs(s.lq, s.lk, s.causal),
         waves=sum(p.waves for p in parts),
-        efficiency=parts[0].efficiency,
+        efficiency=sum(p.efficiency * p.compute_s for p in products) / sum(p.compute_s for p in products)
+        if any(p.compute_s for p in products)
+        else 0.0,
     )
 
 

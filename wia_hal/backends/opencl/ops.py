@@ -29,6 +29,7 @@ from wia_hal.backends.opencl.templates import (
     RAW,
     WHERE_EXPR,
     CType,
+    attention_source,
     binary_expr,
     cast_expr,
     conv2d_source,
@@ -47,6 +48,7 @@ from wia_hal.enums import MemoryType
 from wia_hal.errors import NotSupportedError
 from wia_hal.opset import (
     OP_NAMES,
+    AttentionAttrs,
     AxisAttrs,
     BatchNormAttrs,
     BinaryAttrs,
@@ -522,6 +524,39 @@ class Ops:
         args += [np.int64(v) for v in (*attrs.stride, *attrs.padding)]
         local = min(MAP_GROUP, limit)
         self._run(q, kernel, args, (_round_up(n * c * oh * ow, local),), (local,))
+
+    # -- attention ------------------------------------------------------------------------------------------------
+
+    def _attention(self, q: Any, ins: list[View], out: View, attrs: AttentionAttrs) -> None:
+        """One work-group per output row (``attention_source``); batch dimensions coalesced, beyond
+        :data:`MAX_RANK` a host loop."""
+        qv, kv, vv = ins[:3]
+        mask = ins[3] if len(ins) == 4 else None
+        *batch, hq, lq, d = qv.shape
+        hkv, lk, dv = kv.shape[-3], kv.shape[-2], vv.shape[-1]
+        nb = len(batch)
+        layouts = [qv.strides[:nb], kv.strides[:nb], vv.strides[:nb], out.strides[:nb]]
+        m_st = _broadcast(mask, (*batch, hq, lq, lk)) if mask is not None else ()
+        if mask is not None:
+            layouts.append(m_st[:nb])
+        bshape, steps = coalesce(batch, layouts)
+        source = attention_source(qv.ctype, attrs.arithmetic, mask.ctype if mask else None, attrs.mask == "additive")
+        kernel, limit = self._kernel(source, "attention")
+        size = _group(max(lk, dv), limit)
+        wide = np.float64 if qv.ctype.compute == "double" else np.float32
+        for deltas, inner, walk in split(bshape, steps):
+            args: list[Any] = [out.arg, np.int64(out.offset + deltas[3])]
+            for k, v in enumerate((qv, kv, vv)):
+                args += [v.arg, np.int64(v.offset + deltas[k])]
+            if mask is not None:
+                args += [mask.arg, np.int64(mask.offset + deltas[4]), *(np.int64(x) for x in m_st[nb:])]
+                args.append(_long8(walk[4], 0))
+            args += [np.int64(x) for x in (hq, hq // hkv, lq, lk, d, dv)]
+            args += [np.int64(x) for x in (*qv.strides[nb:], *kv.strides[nb:], *vv.strides[nb:], *out.strides[nb:])]
+            args += [np.int32(len(inner)), _long8(inner, 1), *(_long8(w, 0) for w in walk[:4])]
+            args += [wide(attrs.scale), np.int32(attrs.causal)]
+            args += [cl.LocalMemory(size * 8), cl.LocalMemory(max(dv, 1) * 8)]
+            self._run(q, kernel, args, (math.prod(inner) * hq * lq * size,), (size,))
 
 
 OPS: frozenset[OpName] = frozenset(op for op in OP_NAMES if hasattr(Ops, f"_{op}"))

@@ -555,6 +555,95 @@ __kernel void pool2d(__global {t.storage} *out, long out_off, __global const {t.
 """
 
 
+# -- attention: a work-group per (batch, head, query) row, online softmax --------------------------------------------
+
+
+def attention_source(data: CType, arithmetic: str, mask: CType | None, additive: bool) -> str:
+    """``scaled_dot_product_attention``: group ``g`` makes output row ``g`` (query ``i`` of head ``h`` in batch
+    ``b``, decomposed over ``(*batch, Hq, Lq)``) and reads key/value head ``h / group``. Its work-items take the keys
+    ``size`` at a time: each scores one (a D-term dot product in the arithmetic's accumulator, scaled, plus an
+    additive mask; minus infinity where the causal or bool mask hides it) into ``__local`` memory; then every
+    work-item updates the running maximum and sum (online softmax: Milakov and Gimelshein, "Online normalizer
+    calculation for softmax", 2018) and the output columns it owns (``acc`` in ``__local`` memory, rescaled by
+    ``exp(old max - new max)``), so no score reaches global memory. ``exp(s - max)`` is rounded to the arithmetic
+    as the second product's operand. A row that sees no key is zeros."""
+    ar = ARITHMETICS[arithmetic]
+    op, c = ar.operand_type, data.compute
+
+    def operand(value: str) -> str:
+        return f"({op})({ar.operand.format(v=value)})"
+
+    q_d, k_jd = operand(data.load("q", "qo + d * q_d")), operand(data.load("k", "ko + j * k_j + d * k_d"))
+    score_mac = ar.mac.format(acc="dot", a=q_d, b=k_jd)
+    value_mac = ar.mac.format(
+        acc="a", a=operand("exp(s[t] - top)"), b=operand(data.load("v", "vo + (j0 + t) * v_j + col * v_d"))
+    )
+    walks = [("qo", "q_b"), ("ko", "k_b"), ("vo", "v_b"), ("oo", "o_b")]
+    mask_params = visible = mask_term = mask_offset = ""
+    if mask is not None:
+        mask_params = f", __global const {mask.storage} *mask, long m_off, long m_h, long m_i, long m_j, long8 m_b"
+        walks.append(("mo", "m_b"))
+        mask_offset = "long mo = m_off;"
+        if additive:
+            mask_term = f" + ({c})({mask.load('mask', 'mo + j * m_j')})"
+        else:
+            visible = f" && {mask.load('mask', 'mo + j * m_j')}"
+    return f"""
+__kernel void attention(__global {data.storage} *out, long o_off, __global const {data.storage} *q, long q_off,
+                        __global const {data.storage} *k, long k_off, __global const {data.storage} *v,
+                        long v_off{mask_params}, long Hq, long group, long Lq, long Lk, long D, long Dv,
+                        long q_h, long q_i, long q_d, long k_h, long k_j, long k_d, long v_h, long v_j, long v_d,
+                        long o_h, long o_i, long o_d, int brank, long8 bshape, long8 q_b, long8 k_b, long8 v_b,
+                        long8 o_b, {c} scale, int causal, __local {c} *s, __local {ar.acc} *acc) {{
+    long rem = get_group_id(0);
+    int l = get_local_id(0), size = get_local_size(0);
+    long i = rem % Lq; rem /= Lq;
+    long h = rem % Hq; rem /= Hq;
+    long qo = q_off, ko = k_off, vo = v_off, oo = o_off; {mask_offset}
+{_decompose("rem", "brank", "bshape", walks)}
+    long hk = h / group;
+    qo += h * q_h + i * q_i; ko += hk * k_h; vo += hk * v_h; oo += h * o_h + i * o_i;
+    {"mo += h * m_h + i * m_i;" if mask is not None else ""}
+    long last = causal ? i + Lk - Lq : Lk - 1;
+    for (long col = l; col < Dv; col += size) acc[col] = 0;
+    {c} m = {data.lowest}, total = 0;
+    for (long j0 = 0; j0 < Lk; j0 += size) {{
+        long j = j0 + l;
+        {c} sj = {data.lowest};
+        if (j < Lk && j <= last{visible}) {{
+            {ar.acc} dot = 0;
+            for (long d = 0; d < D; ++d) {{
+                dot = {score_mac};
+            }}
+            sj = ({c})dot * scale{mask_term};
+        }}
+        barrier(CLK_LOCAL_MEM_FENCE);
+        s[l] = sj;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        long n = min((long)size, Lk - j0);
+        {c} top = m;
+        for (long t = 0; t < n; ++t) top = MAX_NAN(top, s[t]);
+        if (top == {data.lowest}) continue;  /* nothing seen yet: the same for every work-item */
+        {c} alpha = exp(m - top);
+        total *= alpha;
+        for (long t = 0; t < n; ++t) total += exp(s[t] - top);
+        for (long col = l; col < Dv; col += size) {{
+            {ar.acc} a = acc[col] * alpha;
+            for (long t = 0; t < n; ++t) {{
+                a = {value_mac};
+            }}
+            acc[col] = a;
+        }}
+        m = top;
+    }}
+    for (long col = l; col < Dv; col += size) {{
+        {c} r = m == {data.lowest} ? ({c})0 : ({c})acc[col] / total;
+        {data.store("out", "oo + col * o_d", "r")};
+    }}
+}}
+"""
+
+
 __all__ = [
     "ARITHMETICS",
     "BATCH_NORM_EXPR",
@@ -562,6 +651,7 @@ __all__ = [
     "MAX_RANK",
     "RAW",
     "CType",
+    "attention_source",
     "binary_expr",
     "conv2d_source",
     "gather_source",
