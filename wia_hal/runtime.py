@@ -60,9 +60,17 @@ def register_backend(name: str, factory: BackendFactory) -> None:
     _registered[name] = factory
 
 
+_installed: dict[str, BackendFactory] = {}
+"""Entry-point backends already loaded, by name: scanning the installed distributions' metadata costs 10-20 ms,
+which a program that switches backends often (a sweep: one ``set_backend`` per hardware point) would pay each
+time."""
+
+
 def _backend_class(name: str, origin: str) -> BackendFactory:
     if name in _registered:
         return _registered[name]
+    if name in _installed:
+        return _installed[name]
     found = [ep for ep in entry_points(group=ENTRY_POINT_GROUP) if ep.name == name]
     if not found:
         names = available_backends()
@@ -76,6 +84,7 @@ def _backend_class(name: str, origin: str) -> BackendFactory:
         raise InvalidValueError(f"backend {name!r} is installed but failed to load: {type(e).__name__}: {e}") from e
     if not (isinstance(cls, type) and issubclass(cls, Backend)):
         raise InvalidValueError(f"backend {name!r} entry point gives {cls!r}, not a wia_hal.backend.Backend subclass")
+    _installed[name] = cls
     return cls
 
 

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -649,6 +651,53 @@ def roofline(console: Console, args: argparse.Namespace) -> int:
     return status
 
 
+COMMANDS_GROUP = "wia_sim.commands"
+"""Entry points that add subcommands: ``name = "module:register"``, where ``register(subparsers)`` adds the
+parser ``name`` and returns the function that runs it (``args -> exit status``). The simulator imports none of
+the packages above it; they add their commands here (``whatif`` from wia_whatif)."""
+
+EXPECTED_COMMANDS = {"whatif": "wia_whatif.cli:register"}
+"""Commands this project's packages add, for a clear message where one is not installed."""
+
+Command = Callable[[argparse.Namespace], int]
+
+
+def _not_installed(name: str, target: str, why: str) -> Command:
+    def refuse(args: argparse.Namespace) -> int:
+        print(
+            f"wia-sim {name}: {why}: the command is the entry point {name} = {target!r} of group "
+            f"{COMMANDS_GROUP!r}; reinstall the project (pip install -e .) to register it",
+            file=sys.stderr,
+        )
+        return 1
+
+    return refuse
+
+
+def add_commands(sub: Any) -> dict[str, Command]:
+    """The subcommands of the ``wia_sim.commands`` entry points, and a stand-in for each expected one that is
+    missing or fails to load (it says so when run)."""
+    commands: dict[str, Command] = {}
+    for entry in entry_points(group=COMMANDS_GROUP):
+        if entry.name in commands:
+            continue
+        try:
+            commands[entry.name] = entry.load()(sub)
+        except Exception as e:  # a broken plugin must not break the other commands
+            why = f"it failed to load ({type(e).__name__}: {e})"
+            commands[entry.name] = _stand_in(sub, entry.name, entry.value, why)
+    for name, target in EXPECTED_COMMANDS.items():
+        if name not in commands:
+            commands[name] = _stand_in(sub, name, target, "it is not installed")
+    return commands
+
+
+def _stand_in(sub: Any, name: str, target: str, why: str) -> Command:
+    stand_in = sub.add_parser(name, help=f"({why})", add_help=False)
+    stand_in.set_defaults(stand_in=True)
+    return _not_installed(name, target, why)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="wia-sim", description="Tools of the wia simulator.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -736,7 +785,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     roofline_parser.add_argument("target", help="REPORT.json, or script.py")
     roofline_parser.add_argument("args", nargs=argparse.REMAINDER, help="the script's arguments")
-    args = parser.parse_args(argv)
+    commands = add_commands(sub)
+    args, unknown = parser.parse_known_args(argv)  # a stand-in takes any arguments (it only says it is missing)
+    if unknown and not getattr(args, "stand_in", False):
+        parser.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if args.command in commands:
+        return commands[args.command](args)
     console = make_console()
     try:
         if args.command == "profile":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 import wia_hal as wia
@@ -19,6 +20,9 @@ PROFILE = wia.ProfilerConfig(enable_memory_tracking=False, enable_kernel_profili
 
 COMMUNICATION = "communication"
 """The ``time_by_bound_ms`` key of the time during which a transfer or a collective ran."""
+
+HOST = "host"
+"""The ``time_by_bound_ms`` key of the time a device waited for the host (its launch calls) with nothing to run."""
 
 
 def set_text(overrides: Mapping[str, str]) -> str:
@@ -52,11 +56,14 @@ def _step_time_ms(starts: Sequence[tuple[wia.Event, float]], ends: Sequence[wia.
     return max(at - first + wia.event_elapsed_time(start, end) for (start, at), end in zip(starts, ends, strict=True))
 
 
-def _bounds(reports: Sequence[wia.ProfileReport]) -> dict[str, float]:
-    """Per kind of bound, the longest over the devices (the device that waited longest on it sets the step)."""
+def _bounds(reports: Sequence[wia.ProfileReport], step_ms: float) -> dict[str, float]:
+    """Per kind of bound, the longest over the devices (the device that waited longest on it sets the step), and
+    ``host``: the step's time in which a device ran neither a kernel nor a transfer, waiting for the host to issue
+    work (at least that much: a kernel that overlapped a transfer is counted once in each)."""
     found: dict[str, float] = {}
     for report in reports:
-        for name, ms in (*report.bound_time_ms.items(), (COMMUNICATION, report.memory_time_ms)):
+        idle = step_ms - report.kernel_time_ms - report.memory_time_ms
+        for name, ms in (*report.bound_time_ms.items(), (COMMUNICATION, report.memory_time_ms), (HOST, idle)):
             if ms > 0.0:
                 found[name] = max(found.get(name, 0.0), ms)
     return dict(sorted(found.items()))
@@ -66,20 +73,28 @@ def run_point(
     workload: Workload | str,
     params: WorkloadParams | Mapping[str, Any] | str | None = None,
     *,
-    hardware: str,
+    hardware: str | None = None,
     set: Mapping[str, str] | None = None,
     numerics: bool = False,
     profile: bool = True,
+    warmup: int = 1,
 ) -> RunReport:
     """Run one step of ``workload`` with ``params`` (its parameters, a mapping of overrides, or a preset name) on
-    ``hardware`` varied by ``set`` (``{"memory.bandwidth": "2x"}``, docs/hardware_models.md). ``OUT_OF_MEMORY``
+    ``hardware`` (a shipped model or system, or a TOML path; None: the sim backend's choice, ``WIA_SIM_HARDWARE``
+    or its default) varied by ``set`` (``{"memory.bandwidth": "2x"}``, docs/hardware_models.md). ``OUT_OF_MEMORY``
     in the setup or the step gives ``fits=False`` with the message and no time. ``profile=False`` skips the
-    profiling window (no bound, no op count) for speed."""
+    profiling window (no bound, no op count) for speed. ``warmup``: steps run (untimed) before the timed one, so
+    that it finds the memory pool grown and the devices idle, as a steady state does (the first step of a program
+    also pays its pool's device allocations)."""
     began = time.perf_counter()
+    if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
+        raise wia.InvalidValueError(f"run_point: warmup must be a whole number of steps (0 or more), got {warmup!r}")
     load = get_workload(workload) if isinstance(workload, str) else workload
     p = _params(load, params)
     overrides = dict(set or {})
-    options: dict[str, Any] = {"hardware": hardware, "devices": p.devices, "numerics": numerics}
+    options: dict[str, Any] = {"devices": p.devices, "numerics": numerics}
+    if hardware is not None:
+        options["hardware"] = hardware
     if overrides:
         options["set"] = set_text(overrides)
     wia.set_backend("sim", **options)
@@ -89,26 +104,31 @@ def run_point(
         "workload": load.name,
         "preset": params if isinstance(params, str) else None,
         "params": p.model_dump(),
-        "hardware": hardware,
+        "hardware": hardware or Path(info.model_file or info.name).stem,
         "overrides": overrides,
         "devices": p.devices,
         "unit": load.unit,
         "counts": load.counts(p),
         "memory_size_bytes": info.memory_size,
+        "warmup": warmup,
     }
     try:
-        report |= _measure(load, p, contexts, profile)
+        report |= _measure(load, p, contexts, profile, warmup)
     finally:
         for ctx in contexts:
             wia.destroy_context(ctx)
     return RunReport(**report, wall_s=time.perf_counter() - began)
 
 
-def _measure(load: Workload, p: WorkloadParams, contexts: list[wia.Context], profile: bool) -> dict[str, Any]:
+def _measure(
+    load: Workload, p: WorkloadParams, contexts: list[wia.Context], profile: bool, warmup: int
+) -> dict[str, Any]:
     """The step's figures, or ``fits=False`` and why."""
     clock = wia.get_backend().clock_ms
     try:
         state = load.setup(p, contexts)
+        for _ in range(warmup):
+            load.step(p, state)
         for ctx in contexts:
             wia.context_synchronize(ctx)
             wia.reset_peak_memory(ctx)
@@ -134,7 +154,7 @@ def _measure(load: Workload, p: WorkloadParams, contexts: list[wia.Context], pro
     for profiler in profilers:
         wia.destroy_profiler(profiler)
     step_ms = _step_time_ms(starts, ends)
-    bounds = _bounds(reports)
+    bounds = _bounds(reports, step_ms)
     counts = load.counts(p)
     return {
         "fits": True,

@@ -97,13 +97,16 @@ class RunReport(WiaModel):
     throughput: float | None = Field(None, ge=0.0, description="items per second")
     unit: str
     bound: str | None = Field(
-        None, description="compute, memory, communication or launch: what most of the step waited on"
+        None,
+        description="compute, memory, communication, launch or host (the devices waited for the host's calls): "
+        "what most of the step waited on",
     )
     time_by_bound_ms: dict[str, float] = Field(default_factory=dict)
     peak_memory_bytes: int = Field(0, ge=0, description="the largest high-water mark over the devices")
     memory_size_bytes: int = Field(0, ge=0, description="one device's memory")
     counts: Counts
     simulated_ops: int = Field(0, ge=0, description="ops, kernels and collectives the step enqueued")
+    warmup: int = Field(0, ge=0, description="untimed steps run before the timed one")
     wall_s: float = Field(0.0, ge=0.0, description="host seconds the point took to simulate")
 
 

@@ -63,8 +63,8 @@ class Mlp(Workload):
         w, b, n = p.width, p.batch, p.layers
         weight_bytes = n * (w * w + w) * item
         # per layer: matmul reads x and W and writes y; the bias add reads y and b and writes y; gelu reads and
-        # writes y. Every device reads its own copy of the weights.
-        activations = n * b * w * item * (2 + 3 + 2)
+        # writes y: the weights (W, b) once and the activations six times. Every device reads its own weights.
+        activations = n * b * w * item * (2 + 2 + 2)
         return Counts(
             parameters=n * (w * w + w),
             flops=2.0 * b * n * w * w,
