@@ -314,7 +314,7 @@ def test_tensor_parallel_equals_one_device_on_the_reference_backend(
 def test_a_70b_decode_step_runs_in_timing_only_mode_on_eight_h100s() -> None:
     """Weights (138 GB over 8 devices) and a 32 x 4097-token KV cache are only allocated: the step runs here."""
     params = {**TRANSFORMER.presets["llama2-70b"], "phase": "decode", "batch": 32, "devices": 8}
-    report = run_point("transformer", params, hardware="nvidia-hgx-h100", profile=False)
+    report = run_point("transformer", params, hardware="nvidia-hgx-h100", profile=False, warmup=0)
     assert report.fits and report.step_time_ms is not None
     p = TRANSFORMER.params(**params)
     assert isinstance(p, TransformerParams)
@@ -327,7 +327,7 @@ def test_a_70b_decode_step_runs_in_timing_only_mode_on_eight_h100s() -> None:
 
 
 def test_a_70b_model_does_not_fit_one_h100() -> None:
-    report = run_point("transformer", "llama2-70b", hardware="nvidia-h100-sxm5-80gb", profile=False)
+    report = run_point("transformer", "llama2-70b", hardware="nvidia-h100-sxm5-80gb", profile=False, warmup=0)
     assert not report.fits and report.error is not None and "out of memory" in report.error.lower()
 
 
