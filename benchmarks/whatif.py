@@ -1,34 +1,35 @@
 """How fast the what-if tooling answers: wall time of Llama-2-70B steps on simulated H100s, a sweep of hardware
 points, and how wall time grows with layers, devices and sweep points (issue 15's speed targets).
 
-Rows (timing-only, ``numerics=False``; "profiled" is what a sweep row costs: a profiling window gives the bound):
+Rows (timing-only, ``numerics=False``, no warm-up step; "profiled" is what a sweep row costs: a profiling window
+gives the bound):
   (a) prefill, batch 1, 4096 tokens, one H100 (nvidia-h100-sxm5-80gb): 138 GB of weights do not fit 80 GB, so the
       point ends at OUT_OF_MEMORY; the same step on an H100 with 3x the memory shows what a fitting run costs;
   (b) the same prefill on 8 H100s, tensor-parallel (nvidia-hgx-h100); target < 2 s;
   (c) decode, batch 32, 4096 cached tokens, on 8 H100s (target < 1 s) and on one (3x memory, as in (a));
-  (d) a sweep of (b) and (c) over hardware points (memory bandwidth x peak bfloat16 FLOP/s), two processes;
-      target: 200 points < 2 min on this 2-core machine.
+  (d) a sweep (``wia_whatif.sweep.run_sweep``, as ``wia-sim whatif`` runs it: one warm-up step per point) of (b)
+      and (c) over hardware points (memory bandwidth x peak bfloat16 FLOP/s), two processes; target: 200 points
+      < 2 min on this 2-core machine.
 Then wall time against layers (10, 20, 40, 80; (b)), devices (1, 2, 4, 8; 20 layers, prefill) and sweep points
 (10, 50, 200: the sweep's running total). Simulated ops per second = ops, kernels and collectives the step enqueued
 over the point's wall time.
 
-Run: ``python benchmarks/whatif.py`` (about 15 minutes) or ``--quick`` (10-layer models, a 10-point sweep, about a
-minute).
+Run: ``python benchmarks/whatif.py`` (about 20 minutes here) or ``--quick`` (10-layer models, an 8-point sweep,
+about a minute).
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import time
-from collections.abc import Iterator, Sequence
-from multiprocessing import get_context
+from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from wia_whatif.run import run_point
+from wia_whatif.sweep import Sweep, run_sweep
 from wia_whatif.workload import RunReport, get_workload
 
 H100 = "nvidia-h100-sxm5-80gb"
@@ -36,8 +37,7 @@ HGX = "nvidia-hgx-h100"
 LLAMA70B = dict(get_workload("transformer").presets["llama2-70b"])
 PREFILL = {**LLAMA70B, "phase": "prefill", "batch": 1, "seq": 4096}
 DECODE = {**LLAMA70B, "phase": "decode", "batch": 32, "seq": 4096}
-BANDWIDTHS = ("0.5x", "0.75x", "1x", "1.25x", "1.5x", "2x", "2.5x", "3x", "4x", "5x")
-FLOPS = ("0.5x", "0.75x", "1x", "1.25x", "1.5x", "2x", "2.5x", "3x", "4x", "5x")
+FACTORS = ("1x", "2x", "0.5x", "0.75x", "1.25x", "1.5x", "2.5x", "3x", "4x", "5x")
 
 Point = tuple[str, dict[str, Any], str, dict[str, str], bool]
 """A run: label, workload params, hardware, model fields changed, profiled."""
@@ -45,7 +45,7 @@ Point = tuple[str, dict[str, Any], str, dict[str, str], bool]
 
 def _run(point: Point) -> tuple[str, RunReport]:
     label, params, hardware, changes, profile = point
-    return label, run_point("transformer", params, hardware=hardware, set=changes, profile=profile)
+    return label, run_point("transformer", params, hardware=hardware, set=changes, profile=profile, warmup=0)
 
 
 def _row(table: Table, label: str, report: RunReport) -> None:
@@ -80,40 +80,34 @@ def scenarios(layers: int) -> list[Point]:
         ("(c) decode b32, 1 H100 with 3x memory", {**DECODE, **sized}, H100, more),
     ]
     return [
-        (f"{label}{' [profiled]' if profile else ''}", params, hw, changes, profile)
+        (f"{label}{', profiled' if profile else ''}", params, hw, changes, profile)
         for label, params, hw, changes in runs
         for profile in (False, True)
     ]
 
 
-def sweep_points(n: int, layers: int) -> list[Point]:
-    """``n`` points: (b) and (c) alternately over the bandwidth x FLOP/s grid, profiled like a sweep row."""
-    grid = list(itertools.product(BANDWIDTHS, FLOPS))
-    points: list[Point] = []
-    for i in range(n):
-        bandwidth, flops = grid[(i // 2) % len(grid)]
-        params = {**(PREFILL if i % 2 == 0 else DECODE), "layers": layers, "devices": 8}
-        changes = {"memory.bandwidth": bandwidth, "compute.peak_flops.bfloat16": flops}
-        points.append((f"{params['phase']} bw {bandwidth} flops {flops}", params, HGX, changes, True))
-    return points
-
-
-def sweep(points: Sequence[Point], processes: int) -> Iterator[tuple[int, float, RunReport]]:
-    """Each finished point: how many are done, the seconds since the sweep began, its report."""
-    start = time.perf_counter()
-    with get_context("spawn").Pool(processes) as pool:
-        for done, (_, report) in enumerate(pool.imap_unordered(_run, points), start=1):
-            yield done, time.perf_counter() - start, report
+def sweeps(values: int, layers: int) -> list[Sweep]:
+    """(b) and (c), each over ``values`` x ``values`` hardware points (memory bandwidth x bfloat16 peak), profiled
+    like any sweep row (the bound needs it)."""
+    factors = list(FACTORS[:values])
+    vary = {"device.memory.bandwidth": factors, "device.compute.peak_flops.bfloat16": factors}
+    return [
+        Sweep(workload="transformer", preset="llama2-70b", hardware=[HGX], vary=vary, params={
+            "layers": [layers], "devices": [8], "phase": [phase], "batch": [batch], "seq": [4096]})
+        for phase, batch in (("prefill", 1), ("decode", 32))
+    ]  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="10-layer models, a 10-point sweep, fewer scaling runs")
     parser.add_argument("--processes", type=int, default=2, help="sweep worker processes")
+    parser.add_argument(
+        "--sweep-values", type=int, default=None, help="values per varied field (the sweep has 2 x N x N points)"
+    )
     args = parser.parse_args(argv)
     console = Console()
     layers = 10 if args.quick else 80
-    points = 10 if args.quick else 200
 
     table = _table(f"Llama-2-70B shaped ({layers} layers), timing-only")
     for point in scenarios(layers):
@@ -130,19 +124,29 @@ def main(argv: Sequence[str] | None = None) -> None:
         _row(table, f"{d} devices", _run(("", {**PREFILL, "layers": 20, "devices": d}, HGX, {}, False))[1])
     console.print(table)
 
-    marks = {10, 50, points}
-    table = Table(title=f"(d) sweep of (b) and (c) over {points} hardware points, {args.processes} processes")
+    values = args.sweep_values or (2 if args.quick else 10)  # 2 x 2 x 2 = 8 points quick, 2 x 10 x 10 = 200 full
+    total = 2 * values * values
+    marks = {m for m in (8, 10, 18, 50, 200) if m <= total}
+    table = Table(title=f"(d) sweep of (b) and (c) over {total} hardware points, {args.processes} processes")
     for column in ("points done", "wall s", "s per point", "simulated ops/s"):
         table.add_column(column, justify="right")
-    ops = 0
-    fits = 0
-    for done, elapsed, report in sweep(sweep_points(points, layers), args.processes):
-        ops += report.simulated_ops
-        fits += report.fits
-        if done in marks:
-            table.add_row(str(done), f"{elapsed:.1f}", f"{elapsed / done:.2f}", f"{ops / elapsed:,.0f}")
+    start = time.perf_counter()
+    done_before, ops, fits = 0, 0, 0
+    for sweep in sweeps(values, layers):
+
+        def progress(done: int, _total: int, report: RunReport, before: int = done_before) -> None:
+            nonlocal ops, fits
+            ops += report.simulated_ops
+            fits += report.fits
+            elapsed = time.perf_counter() - start
+            if before + done in marks:
+                n = before + done
+                table.add_row(str(n), f"{elapsed:.1f}", f"{elapsed / n:.2f}", f"{ops / elapsed:,.0f}")
+
+        run_sweep(sweep, workers=args.processes, progress=progress)
+        done_before += len(sweep.points())
     console.print(table)
-    console.print(f"{fits} of {points} points fit.")
+    console.print(f"{fits} of {total} points fit.")
 
 
 if __name__ == "__main__":
