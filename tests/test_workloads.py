@@ -166,6 +166,37 @@ def test_simulated_matmul_and_attention_flops_equal_the_closed_form(
     assert sum(useful_flops.values()) == pytest.approx(TRANSFORMER.counts(p).flops, rel=0.01)
 
 
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    devices=st.sampled_from([1, 2, 4]),
+    kv_heads=st.sampled_from([1, 2, 4, 8]),
+    phase=st.sampled_from(["prefill", "decode"]),
+    gpt=st.booleans(),
+    seq=st.integers(1, 48),
+    batch=st.integers(1, 3),
+)
+def test_simulated_flops_equal_the_closed_form_for_any_split(
+    devices: int, kv_heads: int, phase: str, gpt: bool, seq: int, batch: int, useful_flops: dict[str, float]
+) -> None:
+    """Exactly: every matmul (replicated KV heads and the padded vocabulary included) and attention's two products
+    over the visible pairs (the unfused path's count; the flash kernel's adds softmax's per-score work, which the
+    closed form leaves out like the norms)."""
+    config = {"layers": 2, "hidden": 256, "heads": 8, "mlp": 512, "vocab": 999, "max_positions": 64}
+    p = TRANSFORMER.params(
+        **config, **({k: v for k, v in GPT_LIKE.items() if k != "max_positions"} if gpt else {}),
+        kv_heads=kv_heads, phase=phase, seq=seq, batch=batch, devices=devices, attention="unfused",
+    )  # fmt: skip
+    useful_flops.clear()
+    wia.set_backend("sim", hardware="nvidia-hgx-h100", devices=devices, numerics=False)
+    contexts = _contexts(devices)
+    try:
+        TRANSFORMER.step(p, TRANSFORMER.setup(p, contexts))
+        assert sum(useful_flops.values()) == pytest.approx(TRANSFORMER.counts(p).flops, rel=1e-9)
+    finally:  # the next example sets the backend again
+        for ctx in contexts:
+            wia.destroy_context(ctx)
+
+
 def test_simulated_resnet_flops_and_memory_equal_the_closed_form(useful_flops: dict[str, float]) -> None:
     p = RESNET.params(batch=2, image=64, devices=2)
     wia.set_backend("sim", hardware="nvidia-hgx-h100", devices=2, numerics=False)

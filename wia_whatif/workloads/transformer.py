@@ -144,9 +144,10 @@ def transformer_counts(p: TransformerParams) -> Counts:
     """FLOPs are Kaplan et al. 2020 ("Scaling Laws for Neural Language Models", section 2.1) forward accounting
     made exact: 2 FLOPs per multiply-add of every matmul (weights times tokens; the LM head for the last token of a
     prefill) plus attention ``4 · layers · batch · heads · head_dim · pairs`` (q·kᵀ and p·v over the causal pairs
-    actually computed, as FlashAttention skips masked blocks). Norms, rotary, activations and residual adds (a few
-    FLOPs per element, under 1% at these sizes) are not counted. KV heads replicated over devices count once per
-    replica, and the LM head at its padded vocabulary, because the devices compute them.
+    actually computed, as FlashAttention skips masked blocks). Norms, rotary, activations, residual adds and the
+    softmax's per-score work (a few FLOPs per element or score: under 1% of a step at these sizes) are not counted.
+    KV heads replicated over devices count once per replica, and the LM head at its padded vocabulary, because the
+    devices compute them.
 
     Bytes: every matmul weight read once, the embedding rows gathered, the KV cache written (new tokens) and read
     by attention (decode: the whole cache), and each matmul's input read and output written once; element-wise
