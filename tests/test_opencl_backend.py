@@ -280,6 +280,41 @@ def test_unary_ops(backend: OpenCLBackend, dtype: np.dtype) -> None:
         _close(got, ph.gelu_reference(x64, approximate), dtype, f"gelu {approximate} {dtype.name}", slack)
 
 
+# the element-wise ops beyond the spec (docs/ops.md): one kernel each, few cases (PoCL compiles each for a second)
+
+
+def test_elementwise_ops_beyond_the_spec(backend: OpenCLBackend) -> None:
+    """Every kernel family of the extension once: binary arithmetic and comparisons over a strided view, scalars
+    first and second (kernel arguments), NaN through maximum, integer wrapping, the functions, where, casts."""
+    rng = np.random.default_rng(3)
+    a = _data(rng, (3, 4), F32)
+    a[0, 0] = np.nan
+    b = _data(rng, (4, 1), F32)  # used transposed: (1, 4), a strided view
+    ta, tb, bt = wia.tensor(a), wia.transpose(wia.tensor(b)), b.T.astype(F64)
+    a64 = a.astype(F64)
+    with np.errstate(all="ignore"):
+        _close(wia.sub(ta, tb).numpy(), a64 - bt, F32, "sub")
+        _close(wia.div(2.5, ta).numpy(), 2.5 / a64, F32, "div(2.5, a)")
+        np.testing.assert_array_equal(wia.maximum(ta, tb).numpy(), np.maximum(a, b.T), "maximum keeps NaN")
+        ph.assert_array_equal(wia.less(ta, -0.5).numpy(), a < -0.5, "less(a, -0.5)")
+    i8 = np.array([127, -128, 3, -3], np.int8)
+    ph.assert_array_equal(wia.sub(1, wia.tensor(i8)).numpy(), np.subtract(1, i8, dtype=np.int8), "1 - int8 wraps")
+    ph.assert_array_equal(wia.abs(wia.tensor(i8)).numpy(), np.abs(i8), "abs(int8 -128) wraps")
+    x = np.abs(_data(rng, (2, 5), F32)) + 0.25
+    t = wia.tensor(x)
+    x64 = x.astype(F64)
+    _close(wia.rsqrt(t).numpy(), 1 / np.sqrt(x64), F32, "rsqrt")
+    _close(wia.silu(wia.neg(t)).numpy(), -x64 * ph.sigmoid_reference(-x64), F32, "silu(neg(x))")
+    h = x.astype(F16)
+    _close(wia.exp(wia.tensor(h)).numpy(), np.exp(h.astype(F64)), F16, "exp float16")
+    c = rng.integers(0, 2, (3, 1)).astype(BOOL)
+    ph.assert_array_equal(wia.where(wia.tensor(c), ta, 0.0).numpy(), np.where(c, a, np.float32(0)), "where")
+    f = np.array([2.9, -2.9, 0.5, -127.5, 0.0], np.float32)
+    ph.assert_array_equal(wia.cast(wia.tensor(f), "int8").numpy(), np.trunc(f).astype(np.int8), "cast to int8")
+    i32 = np.array([3, -7, 255, 1 << 20], np.int32)
+    ph.assert_array_equal(wia.cast(wia.tensor(i32), "bfloat16").numpy(), i32.astype(BF16), "cast int32 to bf16")
+
+
 @pytest.mark.parametrize("dtype", ALL, ids=[d.name for d in ALL])
 def test_fill_converts_the_value_to_the_dtype(backend: OpenCLBackend, dtype: np.dtype) -> None:
     """``fill`` through the protocol (``zeros`` only fills 0): values converted as NumPy converts them."""

@@ -12,6 +12,7 @@ from wia_sim.library.conv import CONV_OPS
 from wia_sim.library.elementwise import ELEMENTWISE_OPS
 from wia_sim.library.indexing import INDEXING_OPS
 from wia_sim.library.layout import LAYOUT_OPS
+from wia_sim.library.math import MATH_OPS
 from wia_sim.library.matmul import MATMUL_OPS
 from wia_sim.library.nn import NN_OPS
 from wia_sim.library.norms import NORM_OPS
@@ -22,6 +23,7 @@ OPS: dict[str, OpSpec] = {
     spec.name: spec
     for group in (
         ELEMENTWISE_OPS,
+        MATH_OPS,
         REDUCTION_OPS,
         LAYOUT_OPS,
         MATMUL_OPS,

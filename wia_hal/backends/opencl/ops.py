@@ -27,12 +27,15 @@ from wia_hal.backends.opencl.templates import (
     CTYPES,
     MAX_RANK,
     RAW,
+    WHERE_EXPR,
     CType,
     attention_source,
     binary_expr,
+    cast_expr,
     conv2d_source,
     gather_source,
     map_source,
+    math_expr,
     matmul_source,
     norm_source,
     pool2d_source,
@@ -48,6 +51,7 @@ from wia_hal.opset import (
     AttentionAttrs,
     AxisAttrs,
     BatchNormAttrs,
+    BinaryAttrs,
     ConvAttrs,
     FillAttrs,
     GatherAttrs,
@@ -59,6 +63,7 @@ from wia_hal.opset import (
     Pool2dAttrs,
     ReduceAttrs,
     RmsNormAttrs,
+    WhereAttrs,
 )
 
 Ref = TensorRef[Buffer]
@@ -197,7 +202,7 @@ class Ops:
         kernel.set_args(*args)
         cl.enqueue_nd_range_kernel(q, kernel, global_size, local)
 
-    # -- map: fill, copy, add, mul, relu, gelu, sigmoid, batch_norm ----------------------------------------------
+    # -- map: fill, copy, the element-wise ops, cast, batch_norm ------------------------------------------------
 
     def _map(
         self,
@@ -237,11 +242,96 @@ class Ops:
         raw = RAW[out.dtype.itemsize]
         self._map(q, "copy", out, ins, "x0", (raw, [raw]))
 
-    def _add(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
-        self._map(q, "add", out, ins, binary_expr("add", out.ctype), (out.ctype, [v.ctype for v in ins]))
+    def _binary(self, q: Any, op: str, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        """Two inputs, or one and the scalar (a kernel argument in the inputs' compute type)."""
+        t = ins[0].ctype
+        scalars: list[tuple[str, str, Any]] = []
+        a, b = "x0", "x1"
+        if attrs.scalar is not None:
+            scalars = [(t.compute, "s", _scalar(t, attrs.scalar))]
+            a, b = ("s", "x0") if attrs.scalar_first else ("x0", "s")
+        self._map(q, f"{op}_map", out, ins, binary_expr(op, t, a, b), (out.ctype, [v.ctype for v in ins]), scalars)
 
-    def _mul(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
-        self._map(q, "mul", out, ins, binary_expr("mul", out.ctype), (out.ctype, [v.ctype for v in ins]))
+    def _add(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "add", ins, out, attrs)
+
+    def _mul(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "mul", ins, out, attrs)
+
+    def _sub(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "sub", ins, out, attrs)
+
+    def _div(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "div", ins, out, attrs)
+
+    def _maximum(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "maximum", ins, out, attrs)
+
+    def _minimum(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "minimum", ins, out, attrs)
+
+    def _equal(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "equal", ins, out, attrs)
+
+    def _not_equal(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "not_equal", ins, out, attrs)
+
+    def _less(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "less", ins, out, attrs)
+
+    def _less_equal(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "less_equal", ins, out, attrs)
+
+    def _greater(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "greater", ins, out, attrs)
+
+    def _greater_equal(self, q: Any, ins: list[View], out: View, attrs: BinaryAttrs) -> None:
+        self._binary(q, "greater_equal", ins, out, attrs)
+
+    def _where(self, q: Any, ins: list[View], out: View, attrs: WhereAttrs) -> None:
+        t = out.ctype
+        scalars: list[tuple[str, str, Any]] = []
+        choices = iter(f"x{k}" for k in range(1, len(ins)))
+        picked = []
+        for name, value in (("xs", attrs.x_scalar), ("ys", attrs.y_scalar)):
+            if value is None:
+                picked.append(next(choices))
+            else:
+                picked.append(name)
+                scalars.append((t.compute, name, _scalar(t, value)))
+        expr = WHERE_EXPR.format(x=picked[0], y=picked[1])
+        self._map(q, "where_map", out, ins, expr, (t, [v.ctype for v in ins]), scalars)
+
+    def _math(self, q: Any, op: str, ins: list[View], out: View) -> None:
+        self._map(q, f"{op}_map", out, ins, math_expr(op, out.ctype), (out.ctype, [out.ctype]))
+
+    def _neg(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
+        self._math(q, "neg", ins, out)
+
+    def _abs(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
+        self._math(q, "abs", ins, out)
+
+    def _exp(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
+        self._math(q, "exp", ins, out)
+
+    def _log(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
+        self._math(q, "log", ins, out)
+
+    def _sqrt(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
+        self._math(q, "sqrt", ins, out)
+
+    def _rsqrt(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
+        self._math(q, "rsqrt", ins, out)
+
+    def _tanh(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
+        self._math(q, "tanh", ins, out)
+
+    def _silu(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
+        self._math(q, "silu", ins, out)
+
+    def _cast(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
+        src = ins[0].ctype
+        self._map(q, "cast_map", out, ins, cast_expr(src, out.ctype), (out.ctype, [src]))
 
     def _relu(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
         self._map(q, "relu", out, ins, unary_expr("relu", out.ctype), (out.ctype, [out.ctype]))
@@ -471,6 +561,13 @@ class Ops:
 
 OPS: frozenset[OpName] = frozenset(op for op in OP_NAMES if hasattr(Ops, f"_{op}"))
 """The ops of the closed set that run as OpenCL kernels (no host fall-back): those ``Ops`` has a method for."""
+
+
+def _scalar(t: CType, value: float | int | bool) -> Any:
+    """A scalar operand as the kernel argument of ``t``'s compute type."""
+    if t.compute == "double":
+        return np.float64(value)
+    return np.float32(value) if t.compute == "float" else np.int32(value)
 
 
 def _span(ref: Ref) -> tuple[int, int]:

@@ -8,7 +8,7 @@
   when stored; float64 computes in double.
 - Index math: a tensor is (buffer, element offset, shape, element strides); kernels decompose a linear index over
   up to :data:`MAX_RANK` dimensions passed as ``long8`` vectors, so one kernel serves every rank and layout.
-- Families: ``map`` (fill, copy, add, mul, relu, gelu, sigmoid, batch_norm: one work-item per output element),
+- Families: ``map`` (fill, copy, the element-wise ops and casts, batch_norm: one work-item per output element),
   ``reduce`` (sum, max: a work-group per output element, tree reduction in ``__local`` memory), ``softmax`` (a
   work-group per row; ``layer_norm`` and ``rms_norm`` too), ``gather`` (one work-item per output element),
   ``matmul`` (square ``__local`` tiles), ``conv2d`` (direct), ``pool2d``.
@@ -115,12 +115,14 @@ inline float round_fp8(float x) {
 #define MAX_NAN(a, b) ((isnan(b) || (b) > (a)) ? (b) : (a))
 
 inline float sigmoid_f(float x) { float e = exp(-fabs(x)); return x >= 0 ? 1 / (1 + e) : e / (1 + e); }
+inline float silu_f(float x) { float e = exp(-fabs(x)); return x >= 0 ? x / (1 + e) : x * e / (1 + e); }
 inline float gelu_tanh_f(float x) {
     float u = 0.7978845608028654f * (x + 0.044715f * x * x * x);
     return x / (1 + exp(-2 * u));
 }
 #ifdef WIA_FP64
 inline double sigmoid_d(double x) { double e = exp(-fabs(x)); return x >= 0 ? 1 / (1 + e) : e / (1 + e); }
+inline double silu_d(double x) { double e = exp(-fabs(x)); return x >= 0 ? x / (1 + e) : x * e / (1 + e); }
 inline double gelu_tanh_d(double x) {
     double u = 0.7978845608028654 * (x + 0.044715 * x * x * x);
     return x / (1 + exp(-2 * u));
@@ -191,14 +193,60 @@ def unary_expr(op: str, t: CType, approximate: str = "none") -> str:
     return f"gelu_erf_{s}(x0)"
 
 
-def binary_expr(op: str, t: CType) -> str:
-    """``add`` or ``mul`` of ``x0`` and ``x1``: bool or / and, int32 wrapping through uint, others plain."""
-    symbol = "+" if op == "add" else "*"
+def binary_expr(op: str, t: CType, a: str = "x0", b: str = "x1") -> str:
+    """``op`` of ``a`` and ``b`` (values in ``t``'s compute type: inputs or scalar arguments): arithmetic (bool
+    ``add``/``maximum`` or, ``mul``/``minimum`` and; int32 wrapping through uint; maximum/minimum propagate NaN) or a
+    comparison (0 or 1, stored as bool)."""
+    if op in COMPARISONS:
+        return f"({a} {COMPARISONS[op]} {b})"
     if t.kind == "bool":
-        return "(x0 | x1)" if op == "add" else "(x0 & x1)"
+        return f"({a} | {b})" if op in ("add", "maximum") else f"({a} & {b})"
+    if op in ("maximum", "minimum"):
+        wins = ">" if op == "maximum" else "<"
+        if t.kind == "int":
+            return f"({a} {wins} {b} ? {a} : {b})"
+        return f"((isnan({a}) || {a} {wins} {b}) ? {a} : {b})"  # NaN of either operand propagates
+    symbol = {"add": "+", "sub": "-", "mul": "*", "div": "/"}[op]
     if t.name == "int32":
-        return f"as_int((uint)x0 {symbol} (uint)x1)"
-    return f"(x0 {symbol} x1)"  # int8 cannot overflow an int; floats in their compute type
+        return f"as_int((uint){a} {symbol} (uint){b})"
+    return f"({a} {symbol} {b})"  # int8 cannot overflow an int; floats in their compute type
+
+
+COMPARISONS = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">="}
+"""The comparison ops as C operators (IEEE: every comparison with NaN is false but ``!=``)."""
+
+
+def math_expr(op: str, t: CType) -> str:
+    """``neg``, ``abs`` or a floating-point function of ``x0`` in ``t``'s compute type (float for float16/bfloat16,
+    rounded once when stored)."""
+    if op == "neg":
+        return "as_int(0u - (uint)x0)" if t.name == "int32" else "(-x0)"
+    if op == "abs":
+        if t.kind == "bool":
+            return "x0"
+        return "as_int(abs(x0))" if t.kind == "int" else "fabs(x0)"  # abs(INT_MIN) wraps to INT_MIN
+    one = "1.0" if t.compute == "double" else "1.0f"
+    return {
+        "exp": "exp(x0)",
+        "log": "log(x0)",
+        "sqrt": "sqrt(x0)",
+        "rsqrt": f"({one} / sqrt(x0))",  # OpenCL's rsqrt may err by 2 ulp; this is two correctly rounded steps
+        "tanh": "tanh(x0)",
+        "silu": f"silu_{_compute_suffix(t)}(x0)",
+    }[op]
+
+
+def cast_expr(src: CType, dst: CType) -> str:
+    """``x0`` of ``src``'s compute type converted for ``dst``'s store: C's conversions (floats to integers truncate
+    toward zero; to bool the store takes ``!= 0``; to a narrower float the store rounds to nearest even, double to
+    bfloat16 through float)."""
+    if dst.kind == "bool" or src.compute == dst.compute or (src.kind == dst.kind == "float"):
+        return "x0"  # a float stays wide until the store rounds it once (double to half directly)
+    return f"({dst.compute})x0"  # to an int first, then the store wraps (a float to uchar would be undefined)
+
+
+WHERE_EXPR = "(x0 ? {x} : {y})"
+"""``where`` as a map over the bool condition ``x0`` and the two choices (inputs or scalar arguments)."""
 
 
 BATCH_NORM_EXPR = "(x0 - x3) * (x1 / sqrt(x4 + eps)) + x2"
