@@ -22,7 +22,7 @@ import wia_hal as wia
 from wia_hal.backend import TensorRef
 from wia_hal.backends import reference as reference_module
 from wia_hal.backends.reference import ReferenceBackend
-from wia_hal.opset import NO_ATTRS, OpName
+from wia_hal.opset import NO_ATTRS, BinaryAttrs, OpName
 from wia_hal.runtime import runtime
 
 M = wia.MemoryType
@@ -450,7 +450,7 @@ def test_profiling_activities_are_timed_on_the_workers() -> None:
         t0 = time.perf_counter() * 1e3
         x, y = backend.allocate(0, 64, M.DEVICE), backend.allocate(0, 64, M.DEVICE)
         backend.upload(q1, x, 0, np.ones(64, np.uint8))
-        record = backend.launch_op(q1, "add", [_ref(x, 16), _ref(x, 16)], _ref(y, 16), NO_ATTRS)
+        record = backend.launch_op(q1, "add", [_ref(x, 16), _ref(x, 16)], _ref(y, 16), BinaryAttrs())
         marker = backend.record(q1)
         backend.wait_marker(q2, marker)
         backend.copy(q2, y, 0, device, 0, 64)
@@ -483,7 +483,7 @@ def test_profiling_activities_are_timed_on_the_workers() -> None:
             assert t0 <= a.submitted_ms <= a.started_ms <= a.ended_ms <= t1, a
         assert backend.activities(0) == []  # handed over once
         backend.set_profiling(0, False)
-        backend.launch_op(q1, "add", [_ref(x, 16), _ref(x, 16)], _ref(y, 16), NO_ATTRS)
+        backend.launch_op(q1, "add", [_ref(x, 16), _ref(x, 16)], _ref(y, 16), BinaryAttrs())
         backend.synchronize(q1, None)
         assert backend.activities(0) == []
     finally:

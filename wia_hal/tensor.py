@@ -215,22 +215,30 @@ def launch_op(
 ) -> Tensor:
     """Enqueue the built-in ``op`` in ``stream``'s order, writing ``out`` (the caller validated the call, so a
     backend without the op is ``NOT_SUPPORTED`` only for a valid call). Nothing enqueued: ``out`` is released."""
-    backend = context.backend
     try:
-        if op not in backend.ops:
-            raise NotSupportedError(f"{op}: the {backend.name!r} backend does not implement this op")
-        refs = [t.ref for t in inputs]
-        for t in inputs:
-            t.memory.used_by(stream)
-        out.memory.used_by(stream)
-        record = backend.launch_op(stream.queue, op, refs, out.ref, attrs)
-        out.producer = NO_RECORD if record is None else record
-        if context.profiler is not None:
-            context.profiler.on_op(record, op, refs, out.ref, attrs)
+        launch_into(context, stream, op, inputs, out, attrs)
     except BaseException:
         out.release()
         raise
     return out
+
+
+def launch_into(
+    context: Context, stream: Stream, op: OpName, inputs: Sequence[Tensor], out: Tensor, attrs: OpAttrs = NO_ATTRS
+) -> None:
+    """:func:`launch_op` writing a tensor the caller owns (``copy_into``'s destination, perhaps a view): on failure
+    ``out`` stays as it was, unreleased; on success it becomes the op's product (``explain(out)``)."""
+    backend = context.backend
+    if op not in backend.ops:
+        raise NotSupportedError(f"{op}: the {backend.name!r} backend does not implement this op")
+    refs = [t.ref for t in inputs]
+    for t in inputs:
+        t.memory.used_by(stream)
+    out.memory.used_by(stream)
+    record = backend.launch_op(stream.queue, op, refs, out.ref, attrs)
+    out.producer = NO_RECORD if record is None else record
+    if context.profiler is not None:
+        context.profiler.on_op(record, op, refs, out.ref, attrs)
 
 
 def contiguous(t: Tensor, stream: Stream) -> Tensor:

@@ -68,16 +68,22 @@ from wia_hal.errors import DeviceLostError, InvalidValueError, NotSupportedError
 from wia_hal.models import CollectiveAttrs, DeviceCapabilities, DeviceInfo, FaultStats, PeerInfo
 from wia_hal.opset import (
     Arithmetic,
+    AttentionAttrs,
     AxisAttrs,
     BatchNormAttrs,
+    BinaryAttrs,
     ConvAttrs,
     FillAttrs,
+    GatherAttrs,
     GeluAttrs,
+    LayerNormAttrs,
     MatmulAttrs,
     OpAttrs,
     OpName,
     Pool2dAttrs,
     ReduceAttrs,
+    RmsNormAttrs,
+    WhereAttrs,
 )
 
 GiB = 1 << 30
@@ -443,16 +449,23 @@ def _copy(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndarray
     return xs[0]
 
 
-def _binary(logical: Callable[..., np.ndarray], arithmetic: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
-    """``add`` or ``mul``: bool is logical or / and; float16 and bfloat16 compute in float32; integers wrap."""
+def _operands(xs: Sequence[np.ndarray], attrs: BinaryAttrs) -> tuple[np.ndarray, np.ndarray]:
+    """A binary op's two operands, float16/bfloat16 widened to float32; a scalar operand (already in the op's
+    dtype) as a NumPy scalar of the array's computing dtype, so NumPy keeps that dtype (int8 stays int8, wrapping)."""
+    x = xs[0].astype(F32) if xs[0].dtype in (F16, BF16) else xs[0]
+    if attrs.scalar is None:
+        y = xs[1].astype(F32) if xs[1].dtype in (F16, BF16) else xs[1]
+        return x, y
+    s = x.dtype.type(attrs.scalar)
+    return (s, x) if attrs.scalar_first else (x, s)  # type: ignore[return-value]  (a NumPy scalar broadcasts)
 
-    def op(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndarray:
-        a, b = xs
-        if a.dtype.kind == "b":
-            return logical(a, b)
-        if a.dtype in (F16, BF16):
-            return arithmetic(a.astype(F32), b.astype(F32))
-        return arithmetic(a, b)
+
+def _binary(fn: Callable[..., np.ndarray]) -> Callable[..., np.ndarray]:
+    """A binary element-wise op: float16 and bfloat16 compute in float32; integers wrap; NumPy's bool ``add``,
+    ``maximum`` are or, ``mul``, ``minimum`` and; comparisons give bool."""
+
+    def op(xs: Sequence[np.ndarray], out: np.dtype, attrs: BinaryAttrs) -> np.ndarray:
+        return np.asarray(fn(*_operands(xs, attrs)))
 
     return op
 
@@ -486,6 +499,32 @@ def _sigmoid(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndar
     x = xs[0].astype(_computing(xs[0].dtype))
     e = np.exp(-np.abs(x))  # never overflows
     return np.asarray(np.where(x >= 0, 1 / (1 + e), e / (1 + e)))
+
+
+def _where(xs: Sequence[np.ndarray], out: np.dtype, attrs: WhereAttrs) -> np.ndarray:
+    condition, rest = xs[0], list(xs[1:])
+    x = rest.pop(0) if attrs.x_scalar is None else out.type(attrs.x_scalar)
+    y = rest.pop(0) if attrs.y_scalar is None else out.type(attrs.y_scalar)
+    return np.asarray(np.where(condition, x, y))
+
+
+def _function(fn: Callable[[np.ndarray], np.ndarray]) -> Callable[..., np.ndarray]:
+    """A unary element-wise op in the computing dtype (float32 for float16/bfloat16), rounded once by the store."""
+
+    def op(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndarray:
+        x = xs[0]
+        return np.asarray(fn(x.astype(_computing(x.dtype)) if x.dtype in (F16, BF16) else x))
+
+    return op
+
+
+def _silu(x: np.ndarray) -> np.ndarray:
+    e = np.exp(-np.abs(x))  # never overflows
+    return np.where(x >= 0, x / (1 + e), x * e / (1 + e))
+
+
+def _cast(xs: Sequence[np.ndarray], out: np.dtype, attrs: OpAttrs) -> np.ndarray:
+    return xs[0]  # the store converts: NumPy's unsafe cast truncates floats toward zero, rounds floats to nearest
 
 
 def _wrap_int32(exact: np.ndarray) -> np.ndarray:
@@ -595,14 +634,118 @@ def _pool2d(xs: Sequence[np.ndarray], out: np.dtype, attrs: Pool2dAttrs) -> np.n
     return np.asarray(np.sum(windows[:, :, ::sh, ::sw], axis=(-2, -1), dtype=c) / c.type(kh * kw))
 
 
+# -- normalization and gather (docs/ops.md "Beyond the spec") ---------------------------------------------------------
+
+
+def _layer_norm(xs: Sequence[np.ndarray], out: np.dtype, attrs: LayerNormAttrs) -> np.ndarray:
+    """Mean, then the biased variance of the centred values (two passes), in the computing type."""
+    c = _computing(xs[0].dtype)
+    x = xs[0].astype(c)
+    centred = x - np.mean(x, axis=-1, keepdims=True, dtype=c)
+    y = centred / np.sqrt(np.mean(centred * centred, axis=-1, keepdims=True, dtype=c) + c.type(attrs.eps))
+    params = iter(xs[1:])
+    if attrs.weight:
+        y = y * next(params).astype(c)
+    if attrs.bias:
+        y = y + next(params).astype(c)
+    return np.asarray(y)
+
+
+def _rms_norm(xs: Sequence[np.ndarray], out: np.dtype, attrs: RmsNormAttrs) -> np.ndarray:
+    c = _computing(xs[0].dtype)
+    x = xs[0].astype(c)
+    y = x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True, dtype=c) + c.type(attrs.eps))
+    return np.asarray(y * xs[1].astype(c) if attrs.weight else y)
+
+
+def _gather(xs: Sequence[np.ndarray], out: np.dtype, attrs: GatherAttrs) -> np.ndarray:
+    """``take`` with negative indices from the end and zeros for an index outside ``[-n, n)``."""
+    a, indices = xs
+    axis, n = attrs.axis, a.shape[attrs.axis]
+    shape = (*a.shape[:axis], *indices.shape, *a.shape[axis + 1 :])
+    i = indices.astype(np.int64)
+    i = np.where(i < 0, i + n, i)
+    valid = (i >= 0) & (i < n)
+    if n == 0:
+        return np.zeros(shape, a.dtype)
+    taken = np.take(a, np.where(valid, i, 0), axis=axis)
+    mask = valid.reshape((1,) * axis + indices.shape + (1,) * (a.ndim - axis - 1))
+    return np.where(mask, taken, np.zeros((), a.dtype))
+
+
+# -- attention (docs/ops.md, "Beyond the spec") ----------------------------------------------------------------------
+
+ATTENTION_CHUNK = 1 << 22
+"""Scores computed at once: queries go in chunks of at most this many (head, query, key) triples (16 MiB of float32
+scores), so a 32k x 32k score matrix is never held whole."""
+
+
+def _attention(xs: Sequence[np.ndarray], out: np.dtype, attrs: AttentionAttrs) -> np.ndarray:
+    """The unfused math per key/value head and chunk of queries: scores ``scale · q kᵀ`` in the computing type from
+    operands rounded to the arithmetic, plus the additive mask or minus infinity where the bool mask or causality
+    hides a key; ``p = exp(s - max)``, rounded to the arithmetic as the second product's operand; ``(p v) / sum(p)``;
+    zeros where a query sees no key. Query head ``h`` reads key/value head ``h // (Hq / Hkv)``."""
+    q, k, v = xs[:3]
+    c = _computing(q.dtype)
+    *batch, hq, lq, _ = q.shape
+    hkv, lk, dv = k.shape[-3], k.shape[-2], v.shape[-1]
+    group = hq // hkv
+    result = np.zeros((*batch, hq, lq, dv), c)
+    if result.size == 0 or lk == 0:
+        return result
+    mask = np.broadcast_to(xs[3], (*batch, hq, lq, lk)) if len(xs) == 4 else None
+    step = max(1, ATTENTION_CHUNK // (group * lk))
+    for b in np.ndindex(*batch):
+        for g in range(hkv):
+            heads = slice(g * group, (g + 1) * group)
+            kt, vg = _operand(k[b][g], attrs.arithmetic).T, _operand(v[b][g], attrs.arithmetic)
+            for r0 in range(0, lq, step):
+                rows = slice(r0, min(lq, r0 + step))
+                s = (_operand(q[b][heads, rows], attrs.arithmetic) @ kt) * c.type(attrs.scale)
+                if mask is not None and attrs.mask == "additive":
+                    s = s + mask[b][heads, rows].astype(c)
+                if mask is not None and attrs.mask == "bool":
+                    s = np.where(mask[b][heads, rows], s, -np.inf)
+                if attrs.causal:
+                    visible = np.arange(rows.start, rows.stop)[:, None] + (lk - lq) >= np.arange(lk)[None, :]
+                    s = np.where(visible, s, -np.inf)
+                top = s.max(axis=-1, keepdims=True)
+                none = top == -np.inf
+                p = np.exp(s - np.where(none, 0, top))
+                o = (_operand(p, attrs.arithmetic) @ vg) / p.sum(axis=-1, keepdims=True)
+                result[b][heads, rows] = np.where(none, 0, o)
+    return result
+
+
 OPS: dict[OpName, Callable[..., np.ndarray]] = {
     "fill": _fill,
     "copy": _copy,
-    "add": _binary(np.logical_or, np.add),
-    "mul": _binary(np.logical_and, np.multiply),
+    "add": _binary(np.add),
+    "mul": _binary(np.multiply),
     "relu": _relu,
     "gelu": _gelu,
     "sigmoid": _sigmoid,
+    # beyond the spec: element-wise math, comparisons, where, cast (docs/ops.md)
+    "sub": _binary(np.subtract),
+    "div": _binary(np.divide),
+    "maximum": _binary(np.maximum),
+    "minimum": _binary(np.minimum),
+    "equal": _binary(np.equal),
+    "not_equal": _binary(np.not_equal),
+    "less": _binary(np.less),
+    "less_equal": _binary(np.less_equal),
+    "greater": _binary(np.greater),
+    "greater_equal": _binary(np.greater_equal),
+    "where": _where,
+    "neg": _function(np.negative),
+    "abs": _function(np.abs),
+    "exp": _function(np.exp),
+    "log": _function(np.log),
+    "sqrt": _function(np.sqrt),
+    "rsqrt": _function(lambda x: 1 / np.sqrt(x)),
+    "tanh": _function(np.tanh),
+    "silu": _function(_silu),
+    "cast": _cast,
     "sum": _sum,
     "max": _max,
     "softmax": _softmax,
@@ -611,6 +754,10 @@ OPS: dict[OpName, Callable[..., np.ndarray]] = {
     "conv2d": _conv2d,
     "batch_norm": _batch_norm,
     "pool2d": _pool2d,
+    "layer_norm": _layer_norm,
+    "rms_norm": _rms_norm,
+    "gather": _gather,
+    "attention": _attention,
 }
 """Every op of :data:`wia_hal.opset.OP_NAMES`: ``op(inputs, output dtype, attrs) -> result``."""
 

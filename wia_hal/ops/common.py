@@ -51,9 +51,9 @@ def _not_a_tensor(name: str, argument: str, value: object) -> None:
     kind = type(value).__name__
     if isinstance(value, (int, float, complex, np.number, np.bool_)):
         raise InvalidValueError(
-            f"{name}: {argument} must be a wia Tensor, got the scalar {kind} {value!r}; scalar operands are not in "
-            f"the op set yet: pass a 0-d tensor, which broadcasts (wia.tensor(np.float32({value!r}), ctx=ctx), "
-            "in the other operand's dtype)"
+            f"{name}: {argument} must be a wia Tensor, got the scalar {kind} {value!r}; this operand takes no "
+            "scalar (the element-wise binary ops, the comparisons and where do: wia.mul(t, 0.5)); pass a 0-d "
+            f"tensor, which broadcasts (wia.tensor(np.float32({value!r}), ctx=ctx), in the other operand's dtype)"
         )
     raise InvalidValueError(f"{name}: {argument} must be a wia Tensor, got {kind}")
 

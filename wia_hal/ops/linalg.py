@@ -114,9 +114,15 @@ def matmul(a: Tensor, b: Tensor, ctx: Context | None = None, *, stream: Stream |
 
 @api
 def batch_matmul(a: Tensor, b: Tensor, ctx: Context | None = None, *, stream: Stream | None = None) -> Tensor:
-    """R-3.7-04: ``a[i] @ b[i]`` for 3-D tensors with the same batch size."""
-    if isinstance(a, Tensor) and isinstance(b, Tensor) and (a.ndim != 3 or b.ndim != 3 or a.shape[0] != b.shape[0]):
-        raise InvalidValueError(f"batch_matmul: expects 3-D tensors with one batch size, got {a.shape} and {b.shape}")
+    """R-3.7-04, extended to N-D (docs/ops.md "Beyond the spec"): a matrix product per batch index, ``a`` of shape
+    ``(*batch_a, M, K)`` and ``b`` ``(*batch_b, K, N)`` with the batch dimensions broadcast as NumPy's ``matmul``
+    does (a ``(K, N)`` weight applies to every batch; ``(B, 1, M, K) @ (H, K, N)`` gives ``(B, H, M, N)``).
+    Arithmetic as ``matmul``."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and (a.ndim < 2 or b.ndim < 2):
+        raise InvalidValueError(
+            f"batch_matmul: expects matrices with optional batch dimensions (at least 2-D), got {a.shape} and "
+            f"{b.shape}; matmul takes vectors"
+        )
     return _matmul("batch_matmul", a, b, _AUTO, ctx, stream)
 
 

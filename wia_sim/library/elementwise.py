@@ -82,9 +82,8 @@ def _elementwise(
 
 
 ELEMENTWISE_OPS = [
-    # FLOPs per element as the kernels execute them (transcendentals counted as the polynomial they evaluate).
-    _elementwise("add", 1, lambda a, b, attrs: np.add(a, b)),
-    _elementwise("mul", 1, lambda a, b, attrs: np.multiply(a, b)),
+    # FLOPs per element as the kernels execute them (transcendentals counted as the polynomial they evaluate);
+    # add and mul, with their scalar operands, are in library/math.py.
     _elementwise("relu", 1, _relu),
     _elementwise("sigmoid", 4, _sigmoid),  # exp, add, divide, select
     _elementwise("gelu", 24, _gelu),  # erfc: 10-term polynomial in Horner form and one exp; scale and multiply

@@ -15,26 +15,47 @@ from wia_sim.hwmodel import HardwareModel
 from wia_sim.library.spec import Attrs, Operand, OpSpec, widened
 
 
-def _reduction(name: str, flops_per_element: float, passes: int) -> OpSpec:
-    """``passes``: how many times the kernel streams the input (softmax: max, then exp-sum and write).
+def row_cost(
+    model: HardwareModel,
+    name: str,
+    x: Operand,
+    row: int,
+    flops_per_element: float,
+    passes: int,
+    nbytes: float,
+) -> KernelCost:
+    """A kernel that works on ``x`` a row of ``row`` elements at a time, streaming each row ``passes`` times
+    (softmax: max, then exp-sum and write; layer_norm: the statistics, then the normalized values) and moving
+    ``nbytes`` once through device memory (its input, output and any parameters).
 
     A row that fits in one work-group's local memory is read once and kept on chip for the later passes (as fused
-    softmax kernels do); a longer row is read again: from the last-level cache when the rows being worked on at
-    once (one per compute unit) fit in it, else from device memory."""
+    softmax and layer-norm kernels do); a longer row is read again: from the last-level cache when the rows being
+    worked on at once (one per compute unit) fit in it, else from device memory."""
+    rows_at_once = min(max(x.size, 1) // max(row, 1), model.compute.compute_units)
+    row_bytes = row * x.dtype.itemsize
+    cached = rows_at_once * row_bytes <= model.memory.last_level_cache
+    on_chip = row_bytes <= model.compute.max_local_memory_per_work_group
+    again = 0 if on_chip else (passes - 1) * x.nbytes
+    return elementwise_cost(
+        model,
+        name,
+        max(x.size, 1),
+        flops_per_element,
+        nbytes + (0 if cached else again),
+        x.dtype.name,
+        again if cached else 0,
+    )
+
+
+def _reduction(name: str, flops_per_element: float, passes: int) -> OpSpec:
+    """``passes``: how many times the kernel streams the input (see :func:`row_cost`); a one-pass reduction
+    streams it whole."""
 
     def cost(model: HardwareModel, inputs: Sequence[Operand], out: Operand, attrs: Attrs) -> KernelCost:
         (x,) = inputs
         axis = attrs.get("axis", -1) if passes > 1 else None
         row = x.shape[axis] if isinstance(axis, int) and x.shape else max(x.size, 1)
-        rows_at_once = min(max(x.size, 1) // max(row, 1), model.compute.compute_units)
-        row_bytes = row * x.dtype.itemsize
-        cached = rows_at_once * row_bytes <= model.memory.last_level_cache
-        on_chip = row_bytes <= model.compute.max_local_memory_per_work_group
-        again = 0 if on_chip else (passes - 1) * x.nbytes
-        nbytes = x.nbytes + out.nbytes + (0 if cached else again)
-        return elementwise_cost(
-            model, name, max(x.size, 1), flops_per_element, nbytes, x.dtype.name, again if cached else 0
-        )
+        return row_cost(model, name, x, row, flops_per_element, passes, x.nbytes + out.nbytes)
 
     return OpSpec(name, cost, _COMPUTE[name])
 

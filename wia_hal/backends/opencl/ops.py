@@ -30,8 +30,10 @@ from wia_hal.backends.opencl.templates import (
     CType,
     binary_expr,
     conv2d_source,
+    gather_source,
     map_source,
     matmul_source,
+    norm_source,
     pool2d_source,
     prelude,
     reduce_source,
@@ -46,12 +48,15 @@ from wia_hal.opset import (
     BatchNormAttrs,
     ConvAttrs,
     FillAttrs,
+    GatherAttrs,
     GeluAttrs,
+    LayerNormAttrs,
     MatmulAttrs,
     OpAttrs,
     OpName,
     Pool2dAttrs,
     ReduceAttrs,
+    RmsNormAttrs,
 )
 
 Ref = TensorRef[Buffer]
@@ -313,6 +318,55 @@ class Ops:
             args += [np.int32(len(inner)), _long8(inner, 1), _long8(so, 0), _long8(sx, 0)]
             args += [np.int64(k), np.int64(out.strides[axis]), np.int64(x.strides[axis]), scratch]
             self._run(q, kernel, args, (math.prod(inner) * size,), (size,))
+
+    # -- normalization and gather (docs/ops.md "Beyond the spec") --------------------------------------------
+
+    def _norm(self, q: Any, kind: str, ins: list[View], out: View, eps: float, weight: bool, bias: bool) -> None:
+        """A work-group per row of the last axis, as ``_softmax``; the parameters follow ``x`` in ``ins``."""
+        x, params = ins[0], ins[1:]
+        kept = list(range(x.ndim - 1))
+        oshape, (ost_out, ost_x) = coalesce(
+            [x.shape[d] for d in kept], [tuple(out.strides[d] for d in kept), tuple(x.strides[d] for d in kept)]
+        )
+        t = x.ctype
+        kernel, limit = self._kernel(norm_source(kind, t, weight, bias), kind)
+        k = x.shape[-1]
+        size = _group(k, limit)
+        scratch = cl.LocalMemory(size * 8)
+        tail: list[Any] = []
+        for p in params:
+            tail += [p.arg, np.int64(p.offset), np.int64(p.strides[0])]
+        tail += [np.float64(eps) if t.compute == "double" else np.float32(eps), scratch]
+        for (do, dx), inner, (so, sx) in split(oshape, [ost_out, ost_x]):
+            args = [out.arg, np.int64(out.offset + do), x.arg, np.int64(x.offset + dx)]
+            args += [np.int32(len(inner)), _long8(inner, 1), _long8(so, 0), _long8(sx, 0)]
+            args += [np.int64(k), np.int64(out.strides[-1]), np.int64(x.strides[-1]), *tail]
+            self._run(q, kernel, args, (math.prod(inner) * size,), (size,))
+
+    def _layer_norm(self, q: Any, ins: list[View], out: View, attrs: LayerNormAttrs) -> None:
+        self._norm(q, "layer_norm", ins, out, attrs.eps, attrs.weight, attrs.bias)
+
+    def _rms_norm(self, q: Any, ins: list[View], out: View, attrs: RmsNormAttrs) -> None:
+        self._norm(q, "rms_norm", ins, out, attrs.eps, attrs.weight, False)
+
+    def _gather(self, q: Any, ins: list[View], out: View, attrs: GatherAttrs) -> None:
+        """Output dimensions walk ``a`` before and after the axis and ``indices`` in between (stride 0 elsewhere)."""
+        a, idx = ins
+        axis = attrs.axis
+        lead, trail = axis, a.ndim - axis - 1
+        st_a = (*a.strides[:axis], *[0] * idx.ndim, *a.strides[axis + 1 :])
+        st_idx = (*[0] * lead, *idx.strides, *[0] * trail)
+        shape, (st_out, sa, si) = coalesce(out.shape, [out.strides, st_a, st_idx])
+        raw = RAW[out.dtype.itemsize]
+        kernel, limit = self._kernel(gather_source(raw, idx.ctype), "gather")
+        local = min(MAP_GROUP, limit)
+        axis_st = a.strides[axis] if a.shape[axis] > 1 else 0
+        for (do, da, di), inner, (so, sa_, si_) in split(shape, [st_out, sa, si]):
+            n = math.prod(inner)
+            args = [out.arg, np.int64(out.offset + do), a.arg, np.int64(a.offset + da), idx.arg]
+            args += [np.int64(idx.offset + di), np.int64(n), np.int32(len(inner)), _long8(inner, 1)]
+            args += [_long8(so, 0), _long8(sa_, 0), _long8(si_, 0), np.int64(a.shape[axis]), np.int64(axis_st)]
+            self._run(q, kernel, args, (_round_up(n, local),), (local,))
 
     # -- layout -------------------------------------------------------------------------------------------------
 

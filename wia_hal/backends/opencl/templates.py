@@ -10,7 +10,8 @@
   up to :data:`MAX_RANK` dimensions passed as ``long8`` vectors, so one kernel serves every rank and layout.
 - Families: ``map`` (fill, copy, add, mul, relu, gelu, sigmoid, batch_norm: one work-item per output element),
   ``reduce`` (sum, max: a work-group per output element, tree reduction in ``__local`` memory), ``softmax`` (a
-  work-group per row), ``matmul`` (square ``__local`` tiles), ``conv2d`` (direct), ``pool2d``.
+  work-group per row; ``layer_norm`` and ``rms_norm`` too), ``gather`` (one work-item per output element),
+  ``matmul`` (square ``__local`` tiles), ``conv2d`` (direct), ``pool2d``.
 """
 
 from __future__ import annotations
@@ -286,6 +287,87 @@ __kernel void softmax(__global {t.storage} *out, long out_off, __global const {t
 """
 
 
+# -- normalization and gather (docs/ops.md "Beyond the spec") --------------------------------------------------------
+
+
+def _local_sum(total: str, value: str) -> str:
+    """C statements: the work-group's sum of each work-item's ``value``, read by all into ``total``."""
+    return f"""    scratch[l] = {value};
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = size >> 1; s > 0; s >>= 1) {{
+        if (l < s) scratch[l] += scratch[l + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }}
+    {total} = scratch[0];
+    barrier(CLK_LOCAL_MEM_FENCE);"""
+
+
+def norm_source(kind: str, t: CType, weight: bool, bias: bool) -> str:
+    """``layer_norm`` or ``rms_norm`` of a row (the last axis) per work-group, like ``softmax``: ``layer_norm``
+    sums the row for its mean, then the squares of the centred values for the biased variance (two passes: no
+    cancellation), then writes ``(x - mean) / sqrt(var + eps) * w + b``; ``rms_norm`` sums the squares and writes
+    ``x / sqrt(mean + eps) * w``. All in the compute type, rounded once."""
+    c = t.compute
+    params = [f"__global {t.storage} *out", "long out_off", f"__global const {t.storage} *x", "long x_off"]
+    params += ["int orank", "long8 oshape", "long8 ost_out", "long8 ost_x", "long k", "long kst_out", "long kst_x"]
+    if weight:
+        params += [f"__global const {t.storage} *w", "long w_off", "long w_st"]
+    if bias:
+        params += [f"__global const {t.storage} *b", "long b_off", "long b_st"]
+    params += [f"{c} eps", f"__local {c} *scratch"]
+    v = t.load("x", "xo + j * kst_x")
+    if kind == "layer_norm":
+        stats = f"""    {c} part = 0, total;
+    for (long j = l; j < k; j += size) part += {v};
+{_local_sum("total", "part")}
+    {c} mean = total / ({c})k;
+    part = 0;
+    for (long j = l; j < k; j += size) {{ {c} d = {v} - mean; part += d * d; }}
+{_local_sum("total", "part")}
+    {c} denom = sqrt(total / ({c})k + eps);"""
+        value = "(" + v + " - mean) / denom"
+    else:
+        stats = f"""    {c} part = 0, total;
+    for (long j = l; j < k; j += size) {{ {c} d = {v}; part += d * d; }}
+{_local_sum("total", "part")}
+    {c} denom = sqrt(total / ({c})k + eps);"""
+        value = v + " / denom"
+    if weight:
+        value = f"({value}) * {t.load('w', 'w_off + j * w_st')}"
+    if bias:
+        value = f"({value}) + {t.load('b', 'b_off + j * b_st')}"
+    return f"""
+__kernel void {kind}({", ".join(params)}) {{
+    long rem = get_group_id(0);
+    int l = get_local_id(0), size = get_local_size(0);
+    long o = out_off, xo = x_off;
+{_decompose("rem", "orank", "oshape", [("o", "ost_out"), ("xo", "ost_x")])}
+{stats}
+    for (long j = l; j < k; j += size) {{ {c} y = {value}; {t.store("out", "o + j * kst_out", "y")}; }}
+}}
+"""
+
+
+def gather_source(data: CType, index: CType) -> str:
+    """``gather``: one work-item per output element, whose position decomposes into the offsets of ``out``, of
+    ``a`` (the dimensions before and after the axis) and of ``indices`` (the index dimensions); the index, counted
+    from the end when negative, picks the element along the axis; one outside ``[-n, n)`` stores zero bits.
+    ``data`` is a raw type (the bits move unchanged)."""
+    return f"""
+__kernel void gather(__global {data.storage} *out, long out_off, __global const {data.storage} *a, long a_off,
+                     __global const {index.storage} *idx, long idx_off, long n, int rank, long8 shape,
+                     long8 st_out, long8 st_a, long8 st_idx, long axis_len, long axis_st) {{
+    long rem = get_global_id(0);
+    if (rem >= n) return;
+    long o = out_off, ai = a_off, ii = idx_off;
+{_decompose("rem", "rank", "shape", [("o", "st_out"), ("ai", "st_a"), ("ii", "st_idx")])}
+    long j = (long){index.load("idx", "ii")};
+    if (j < 0) j += axis_len;
+    out[o] = (j >= 0 && j < axis_len) ? a[ai + j * axis_st] : ({data.storage})0;
+}}
+"""
+
+
 # -- matmul and conv2d: operands rounded to the arithmetic, accumulated in its accumulator ----------------------------
 
 
@@ -434,8 +516,10 @@ __all__ = [
     "CType",
     "binary_expr",
     "conv2d_source",
+    "gather_source",
     "map_source",
     "matmul_source",
+    "norm_source",
     "pool2d_source",
     "prelude",
     "reduce_source",
