@@ -191,14 +191,12 @@ Runner = Callable[[Point], Step]
 def run_with_whatif(point: Point) -> Step:
     """The default runner: ``wia_whatif.run.run_point``, timing-only."""
     from wia_whatif.run import run_point
-
     from wia_whatif.workload import get_workload
 
     workload = get_workload(point.workload)
     preset = point.preset if point.preset in workload.presets else None
     params = workload.params(preset, **dict(point.params))
-    vary = ";".join(f"{k}={v}" for k, v in point.vary) or None
-    report = run_point(workload, params, hardware=point.hardware, set=vary, numerics=False)
+    report = run_point(workload, params, hardware=point.hardware, set=dict(point.vary), numerics=False, profile=False)
     return Step(
         fits=report.fits,
         time_s=(report.step_time_ms or 0.0) / 1e3,
@@ -378,3 +376,56 @@ def table(predictions: list[Prediction], console: Any) -> None:
     console.print(
         f"end to end, {n} of {len(predictions)} rows predicted: |error| on time median {median:.0%}, p90 {p90:.0%}"
     )
+
+
+def markdown(predictions: list[Prediction]) -> str:
+    """The table of docs/fidelity.md ("End to end: models on systems"), as this run gives it."""
+    lines = [
+        "| row | hardware (chips / tp) | published | predicted | pred / pub | params | GFLOP per item | how |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for p in predictions:
+        r = p.row
+        how = "; ".join(p.notes) if p.predicted is not None else f"not predicted: {p.why}"
+        lines.append(
+            f"| {r.id} | {r.system} ({r.chips} / {r.tp or '?'}) | {_fmt(r.value)} {r.unit} | {_fmt(p.predicted)} | "
+            + ("—" if p.ratio is None else f"{p.ratio:.2f}")
+            + " | "
+            + ("—" if p.parameters is None else f"{p.parameters / 1e9:.1f} B")
+            + " | "
+            + ("—" if p.flops_per_item is None else f"{p.flops_per_item / 1e9:.0f}")
+            + f" | {how} |"
+        )
+    stats = summary(predictions)
+    if stats is not None:
+        n, median, p90 = stats
+        lines.append("")
+        lines.append(f"{n} of {len(predictions)} rows predicted: |error| on time median {median:.0%}, p90 {p90:.0%}.")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    import argparse
+
+    from rich.console import Console
+
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--csv", type=Path, default=None)
+    parser.add_argument("--markdown", action="store_true", help="print the table as docs/fidelity.md holds it")
+    parser.add_argument("ids", nargs="*", help="only these rows (default: all)")
+    args = parser.parse_args()
+    rows = read_rows(args.csv or default_csv())
+    if args.ids:
+        unknown = set(args.ids) - {r.id for r in rows}
+        if unknown:
+            parser.error(f"no rows {', '.join(sorted(unknown))}")
+        rows = [r for r in rows if r.id in args.ids]
+    predictions = predict_all(rows)
+    if args.markdown:
+        print(markdown(predictions))
+    else:
+        table(predictions, Console())
+
+
+if __name__ == "__main__":
+    main()
