@@ -270,12 +270,27 @@ class _Instance:
             batch //= 2
 
 
+def training_check(row: Row) -> str:
+    """The closed form beside a training row: 6 FLOPs per parameter per token (forward 2, backward 4; Kaplan et
+    al. 2020, "Scaling Laws for Neural Language Models", section 2.1) at the published tokens/s per GPU."""
+    from wia_whatif.workload import get_workload
+
+    workload = get_workload("transformer")
+    parameters = workload.counts(workload.params(row.preset, seq=int(row.need("input_len")))).parameters
+    tflops = 6 * parameters * row.value / 1e12
+    return (
+        f"closed form: 6 x {parameters / 1e9:.1f} B parameters x {row.value:g} tokens/s = {tflops:.0f} TFLOP/s per GPU"
+    )
+
+
 def predict(row: Row, run: Runner, cache: dict[Point, Step] | None = None) -> Prediction:
     """The row's figure from the simulated steps (``run``), or why it is not predicted."""
     out = Prediction(row)
     kind = row.predicted_kind
     if kind is None:
         out.why = row.why_not
+        if row.scenario == "training step" and row.unit == "tokens/s/GPU":
+            out.notes.append(training_check(row))
         return out
     vary = precision_overrides(row.precision, row.system)
     if vary is None:
@@ -365,7 +380,7 @@ def table(predictions: list[Prediction], console: Any) -> None:
             "—" if p.ratio is None else f"{p.ratio:.2f}",
             "—" if p.parameters is None else f"{p.parameters / 1e9:.2f}",
             "—" if p.flops_per_item is None else f"{p.flops_per_item / 1e9:.1f}",
-            "; ".join(p.notes) if p.predicted is not None else f"not predicted: {p.why}",
+            "; ".join(p.notes) if p.predicted is not None else "; ".join([f"not predicted: {p.why}", *p.notes]),
         )
     print_table(console, out)
     stats = summary(predictions)
@@ -386,7 +401,7 @@ def markdown(predictions: list[Prediction]) -> str:
     ]
     for p in predictions:
         r = p.row
-        how = "; ".join(p.notes) if p.predicted is not None else f"not predicted: {p.why}"
+        how = "; ".join(p.notes) if p.predicted is not None else "; ".join([f"not predicted: {p.why}", *p.notes])
         lines.append(
             f"| {r.id} | {r.system} ({r.chips} / {r.tp or '?'}) | {_fmt(r.value)} {r.unit} | {_fmt(p.predicted)} | "
             + ("—" if p.ratio is None else f"{p.ratio:.2f}")

@@ -159,6 +159,8 @@ def test_rows_that_cannot_be_predicted_say_why(e2e: ModuleType, rows: list[Any])
     kept = [p for p in predictions if p.predicted is None]
     assert kept and all(p.why for p in kept)
     assert all(p.row.predicted_kind is None for p in kept)  # with the fake runner everything else fits
+    training = next(p for p in kept if p.row.scenario == "training step")
+    assert "closed form: 6 x 175." in training.notes[0]  # GPT-3's 175B parameters (Brown et al. 2020, table 2.1)
     n, median, p90 = e2e.summary(predictions)
     assert n == len(predictions) - len(kept) and 0 <= median <= p90
     # rows share steps: each distinct point ran once
