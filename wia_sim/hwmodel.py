@@ -9,16 +9,18 @@ from __future__ import annotations
 
 import difflib
 import math
+import re
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal, TypeVar, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from wia_sim.units import Bandwidth, Duration, FlopRate, Frequency, Size
+from wia_sim.units import SI_NUMBERS, Bandwidth, Duration, FlopRate, Frequency, Size
 
 M = TypeVar("M", bound=BaseModel)
 PrecisionName = Literal["float64", "float32", "tf32", "float16", "bfloat16", "float8", "int8"]
@@ -492,3 +494,156 @@ def load_system(name_or_path: str | Path) -> System:
 def load_hardware(name_or_path: str | Path) -> HardwareModel | System:
     """A device model or a system, whichever the file is (``hardware=`` selects either)."""
     return load_system(name_or_path) if is_system(name_or_path) else load_model(name_or_path)
+
+
+# Variations: a model with some fields changed (``set_backend("sim", set="memory.bandwidth=2x")``)
+
+_FACTOR = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*x\s*$")
+DEVICE_PREFIX = "device."
+"""In a system's variations, the fields of its device model (``device.memory.bandwidth``)."""
+
+
+def _nested(annotation: object) -> type[BaseModel] | None:
+    candidates = [a for a in (annotation, *getattr(annotation, "__args__", ())) if isinstance(a, type)]
+    found = [a for a in candidates if issubclass(a, BaseModel)]
+    return found[0] if found else None
+
+
+def _leaves(root: type[BaseModel], prefix: str = "") -> list[str]:
+    """Every field that can be varied, as a dotted path (a table's fields below it, a mapping as a whole)."""
+    paths = []
+    for name, field in root.model_fields.items():
+        nested = _nested(field.annotation)
+        if nested is not None:
+            paths.extend(_leaves(nested, f"{prefix}{name}."))
+        else:
+            paths.append(f"{prefix}{name}")
+    return paths
+
+
+def _mapping_keys(annotation: object) -> tuple[str, ...] | None:
+    """The keys a mapping field allows (``peak_flops``: the precisions), or None when the field is no mapping."""
+    if get_origin(annotation) is not dict:
+        return None
+    return tuple(str(key) for key in get_args(get_args(annotation)[0]))
+
+
+def _locate(root: type[BaseModel], path: str, leaves: list[str]) -> list[str]:
+    """``path``'s parts, checked against the schema: each names a field of its table, the last a value (or a key
+    of a mapping of precisions: ``compute.peak_flops.bfloat16``)."""
+    parts = path.strip().split(".")
+    model = root
+    for i, part in enumerate(parts):
+        here = ".".join(parts[: i + 1])
+        field = model.model_fields.get(part)
+        if field is None:
+            table = ".".join(parts[:i])
+            where = f"table {table!r}" if table else "the top level"
+            hint = did_you_mean(part, list(model.model_fields)) or did_you_mean(part, leaves)
+            raise ValueError(f"unknown field {path!r}{hint}; the fields of {where}: {', '.join(model.model_fields)}")
+        nested = _nested(field.annotation)
+        rest = parts[i + 1 :]
+        if nested is not None:
+            if not rest:
+                raise ValueError(f"{here} is a table; name one of its fields: {', '.join(nested.model_fields)}")
+            model = nested
+            continue
+        if not rest:
+            return parts
+        keys = _mapping_keys(field.annotation)
+        if keys is None or len(rest) > 1:
+            raise ValueError(f"{here} is a value, not a table: {path!r} names nothing in it")
+        if rest[0] not in keys:
+            raise ValueError(
+                f"{here} has no entry {rest[0]!r}{did_you_mean(rest[0], keys)}; its entries: {', '.join(keys)}"
+            )
+        return parts
+    raise AssertionError("unreachable")  # the loop returns or raises on its last part
+
+
+def _scaled(current: object, factor: float, path: str) -> object:
+    if isinstance(current, bool) or current is None:
+        raise ValueError(f"{path} is {current!r}: a factor scales a number only")
+    if isinstance(current, int):
+        return round(current * factor)
+    if isinstance(current, float):
+        return current * factor
+    if isinstance(current, dict):
+        return {key: _scaled(value, factor, f"{path}.{key}") for key, value in current.items()}
+    raise ValueError(f"{path} is {current!r}: a factor scales a number only")
+
+
+def _new_value(current: object, text: str, path: str) -> object:
+    """``text`` as the value of ``path``: a factor of the current value (``2x``, integers rounded), or a value as a
+    model file writes it (``'3.35 TB/s'``, ``108``, ``true``, ``[4, 4]``), which the schema then checks."""
+    factor = _FACTOR.match(text)
+    if factor is not None:
+        return _scaled(current, float(factor.group(1)), path)
+    stripped = text.strip()
+    if stripped.startswith("["):
+        try:
+            return tomllib.loads(f"value = {stripped}")["value"]
+        except tomllib.TOMLDecodeError as e:
+            raise ValueError(f"{path}={text!r}: not a list: {e}") from None
+    return stripped
+
+
+def _vary_model(model: M, changes: Mapping[str, str]) -> M:
+    root = type(model)
+    leaves = _leaves(root)
+    data = model.model_dump()
+    for path, text in changes.items():
+        parts = _locate(root, path, leaves)
+        holder = data
+        for part in parts[:-1]:
+            holder = holder[part]
+        if parts[-1] not in holder:
+            raise ValueError(f"{path}: the model has no {parts[-1]!r} (its entries: {', '.join(holder)})")
+        holder[parts[-1]] = _new_value(holder[parts[-1]], text, path)
+    try:
+        return root.model_validate(data, context=SI_NUMBERS)
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in item['loc']) or '(model)'}: {item['msg'].removeprefix('Value error, ')}"
+            for item in e.errors()
+        )
+        raise ValueError(f"the varied model is invalid: {problems}") from None
+
+
+def describe_changes(changes: Mapping[str, str]) -> str:
+    """``memory.bandwidth=2x; compute.compute_units=108``: how a varied model names its changes."""
+    return "; ".join(f"{path}={text.strip()}" for path, text in changes.items())
+
+
+def vary(hardware: HardwareModel | System, changes: Mapping[str, str]) -> HardwareModel | System:
+    """A validated copy of a device model or a system with the fields ``changes`` names set: ``{"memory.bandwidth":
+    "2x", "compute.compute_units": "108", "memory.size": "141 GiB"}`` (a factor of the current value, or a value in
+    the units a model file accepts). A system's own fields (``fabric.bandwidth``, ``count``) and its device
+    model's (``device.memory.bandwidth``). The device's display name says it was varied. ValueError naming the
+    field and the value when a field is unknown, a value unreadable, or the schema rejects the result."""
+    if not changes:
+        return hardware
+    suffix = f" ({describe_changes(changes)})"
+    if isinstance(hardware, System):
+        own = {k: v for k, v in changes.items() if not k.startswith(DEVICE_PREFIX)}
+        device = {k.removeprefix(DEVICE_PREFIX): v for k, v in changes.items() if k.startswith(DEVICE_PREFIX)}
+        if "device" in own:
+            raise ValueError(
+                "device: a system's device model is chosen by its file; vary its fields instead "
+                "(device.memory.bandwidth=2x)"
+            )
+        for path in own:
+            try:
+                _locate(HardwareModel, path, [])
+            except ValueError:
+                continue
+            raise ValueError(
+                f"{path!r} is a field of the system's device model: write it {DEVICE_PREFIX}{path} "
+                f"(the system's own fields: {', '.join(SystemModel.model_fields)})"
+            )
+        model = _vary_model(hardware.model, own)
+        varied = _vary_model(hardware.device, device)
+        varied = varied.model_copy(update={"display_name": varied.display_name + suffix})
+        return System(model, varied, hardware.path)
+    varied_model = _vary_model(hardware, changes)
+    return varied_model.model_copy(update={"display_name": varied_model.display_name + suffix})

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable
 from typing import Annotated
 
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, ValidationInfo
 
 _DECIMAL = {"": 1.0, "K": 1e3, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15}
 _BINARY = {"Ki": 2.0**10, "Mi": 2.0**20, "Gi": 2.0**30, "Ti": 2.0**40}
@@ -53,8 +53,20 @@ def parse_quantity(text: object, dimension: str) -> float:
     return float(number) * units[unit]
 
 
-def _parser(dimension: str) -> Callable[[object], float]:
-    return lambda value: parse_quantity(value, dimension)
+SI_NUMBERS = {"si_numbers": True}
+"""Validation context under which a dimensioned field also takes a bare number in its SI base unit: for
+re-validating a model the program changed (:func:`wia_sim.hwmodel.vary`), whose values are already parsed. Files
+never get it: a number in a file must say its unit."""
+
+
+def _parser(dimension: str) -> Callable[[object, ValidationInfo], float]:
+    def parse(value: object, info: ValidationInfo) -> float:
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if numeric and info.context is not None and info.context.get("si_numbers"):
+            return float(value)  # type: ignore[arg-type]
+        return parse_quantity(value, dimension)
+
+    return parse
 
 
 Size = Annotated[float, BeforeValidator(_parser("size"))]

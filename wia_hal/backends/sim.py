@@ -12,11 +12,14 @@ checked for out-of-bounds accesses, races, barrier divergence and uninitialized 
 ``hazards`` (stream hazards: two accesses to the same bytes from different streams, at least one a write, with no
 event, stream wait or host synchronization ordering them; ``warn``, the default, issues a ``StreamHazardWarning``
 at the user's call, ``error`` raises ``StreamHazardError`` there with nothing enqueued, ``off`` does not check;
-every finding is also kept in ``machine.hazards``; see docs/hazards.md).
+every finding is also kept in ``machine.hazards``; see docs/hazards.md), ``set`` (hardware variations: fields of the
+model changed, ``"memory.bandwidth=2x;compute.compute_units=108"`` or a mapping; a system's device model's fields
+as ``device.<field>``; see docs/hardware_models.md, "Variations").
 """
 
 from __future__ import annotations
 
+import builtins
 import functools
 import math
 import weakref
@@ -79,7 +82,7 @@ from wia_sim.commands import Command, Copy, Kernel, Marker, PeerCopy, Prefetch, 
 from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
 from wia_sim.hazards import Access, StreamHazard
 from wia_sim.heap import HeapFullError
-from wia_sim.hwmodel import HardwareModel, HardwareModelError, System, load_hardware, model_path
+from wia_sim.hwmodel import HardwareModel, HardwareModelError, System, load_hardware, model_path, vary
 from wia_sim.kernels.ctype import lookup
 from wia_sim.kernels.lanes import Geometry, launch_geometry
 from wia_sim.library import OPS, Operand, OpSpec
@@ -154,6 +157,31 @@ def _count(name: str, value: object) -> int:
     if number < 1:
         raise InvalidValueError(f"sim backend option {name}={value!r}: expected a positive integer")
     return number
+
+
+def _changes(value: object) -> dict[str, str]:
+    """The ``set`` option as ``{field: value}``: ``"field=value;field=value"`` (``;`` separates, since values such
+    as ``[4, 4]`` hold commas) or a mapping."""
+    if value is None:
+        return {}
+    if isinstance(value, Mapping):
+        return {str(field).strip(): str(text).strip() for field, text in value.items()}
+    if not isinstance(value, str):
+        raise InvalidValueError(
+            f"sim backend option set={value!r}: expected 'field=value;field=value' or a mapping of fields to values"
+        )
+    changes: dict[str, str] = {}
+    for piece in filter(str.strip, value.split(";")):
+        field, sep, text = (part.strip() for part in piece.partition("="))
+        if not sep or not field or not text:
+            raise InvalidValueError(
+                f"sim backend option set={value!r}: {piece.strip()!r} is not field=value "
+                "(e.g. 'memory.bandwidth=2x;compute.compute_units=108')"
+            )
+        if field in changes:
+            raise InvalidValueError(f"sim backend option set={value!r}: {field} is set twice")
+        changes[field] = text
+    return changes
 
 
 def _span(shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int) -> int:
@@ -286,12 +314,17 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         kernel_checks: bool | str = True,
         kernel_step_limit: int | str = 1_000_000,
         hazards: str = "warn",
+        set: str | Mapping[str, str] | None = None,
     ) -> None:
         try:
             self.model_file = model_path(hardware)
             loaded = load_hardware(self.model_file)
         except HardwareModelError as e:
             raise InvalidValueError(str(e)) from None
+        try:
+            loaded = vary(loaded, _changes(set))
+        except ValueError as e:
+            raise InvalidValueError(f"sim backend option set={set!r}: {e}") from None
         self.system: System | None = loaded if isinstance(loaded, System) else None
         self.model: HardwareModel = loaded.device if isinstance(loaded, System) else loaded
         default = self.system.model.count if self.system is not None else 1
@@ -325,7 +358,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         self._alloc_latency = {t: host.pinned_alloc_latency for t in MemoryType}
         self._alloc_latency[MemoryType.DEVICE] = self.model.memory.alloc_latency
         self._alloc_latency[MemoryType.HOST] = host.api_overhead
-        self._profiled: set[int] = set()
+        self._profiled: builtins.set[int] = builtins.set()  # the option ``set`` hides the builtin here
         self._pending: dict[int, list[Activity[Stream]]] = {}
 
     @property
