@@ -11,16 +11,16 @@ is modeled (no backward pass or optimizer step). ``devices`` > 1 is data paralle
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
 
 import wia_hal as wia
 from wia_whatif.workload import Counts, Workload, WorkloadParams
-from wia_whatif.workloads.weights import Initializer, computes_numbers, normal
+from wia_whatif.workloads.weights import Arena, Values, computes_numbers, normal
 
 _ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2}
 STAGES = ((1, 3), (2, 4), (4, 6), (8, 3))
@@ -141,15 +141,17 @@ def resnet_counts(p: ResNetParams) -> Counts:
     )
 
 
+NORM = ("scale", "shift", "mean", "var")
+"""Batch norm's tensors after each convolution, in ``wia.batch_norm``'s order."""
+
+
 @dataclass
 class Replica:
-    """One device's weights and images."""
+    """One device's weights and images (by name: ``conv2_1a``, ``conv2_1a.scale``, ..., ``fc``, ``images``)."""
 
     ctx: wia.Context
-    images: wia.Tensor
-    convs: dict[str, tuple[wia.Tensor, tuple[wia.Tensor, wia.Tensor, wia.Tensor, wia.Tensor]]]
-    fc: wia.Tensor
-    fc_bias: wia.Tensor
+    t: dict[str, wia.Tensor]
+    arenas: list[wia.Tensor]
 
 
 @dataclass
@@ -176,12 +178,23 @@ def full_weights(p: ResNetParams, seed: int = 0) -> dict[str, np.ndarray]:
     return w
 
 
+def _add_conv(arena: Arena, c: Conv, w: dict[str, np.ndarray]) -> None:
+    arena.add(c.name, (c.cout, c.cin, c.kernel, c.kernel), lambda: w[c.name])
+    for s in NORM:
+        key = f"{c.name}.{s}"
+        arena.add(key, (c.cout,), lambda key=key: w[key])  # type: ignore[misc]
+
+
+def _images(w: dict[str, np.ndarray], d: int, share: int) -> Values:
+    return lambda: w["images"][d * share : (d + 1) * share]
+
+
 class ResNet50(Workload):
     name = "resnet50"
     description = "ResNet-50 inference forward pass (He et al. 2016), data parallel over devices"
     params_model = ResNetParams
     unit = "samples"
-    presets = {"resnet50": {}, "resnet50-v1": {"stride_on": "v1"}}
+    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {"resnet50": {}, "resnet50-v1": {"stride_on": "v1"}}
 
     def counts(self, p: WorkloadParams) -> Counts:
         assert isinstance(p, ResNetParams)
@@ -196,21 +209,14 @@ class ResNet50(Workload):
         share = p.batch // p.devices
         replicas = []
         for d, ctx in enumerate(contexts):
-            init = Initializer(ctx, p.dtype, numbers)
-            convs = {}
+            arena = Arena(ctx, p.dtype, numbers)
             for c in convolutions(p):
-                weight = init.tensor((c.cout, c.cin, c.kernel, c.kernel), lambda c=c: w[c.name])
-                norm = tuple(init.tensor((c.cout,), lambda k=f"{c.name}.{s}": w[k]) for s in ("scale", "shift", "mean", "var"))
-                convs[c.name] = (weight, norm)
-            replicas.append(
-                Replica(
-                    ctx,
-                    images=init.tensor((share, 3, p.image, p.image), lambda d=d: w["images"][d * share : (d + 1) * share]),
-                    convs=convs,  # type: ignore[arg-type]
-                    fc=init.tensor((features(p), p.classes), lambda: w["fc"]),
-                    fc_bias=init.tensor((p.classes,), lambda: w["fc.bias"]),
-                )
-            )
+                _add_conv(arena, c, w)
+            arena.add("images", (share, 3, p.image, p.image), _images(w, d, share))
+            arena.add("fc", (features(p), p.classes), lambda: w["fc"])
+            arena.add("fc.bias", (p.classes,), lambda: w["fc.bias"])
+            t = arena.build()
+            replicas.append(Replica(ctx, t, arena.buffers))
         return State(replicas, w or None)
 
     def step(self, p: WorkloadParams, state: object) -> None:
@@ -220,12 +226,12 @@ class ResNet50(Workload):
     @staticmethod
     def _forward(p: ResNetParams, r: Replica) -> wia.Tensor:
         def conv_bn(x: wia.Tensor, c: Conv, relu: bool) -> wia.Tensor:
-            weight, (scale, shift, mean, var) = r.convs[c.name]
             config = wia.ConvConfig(padding=c.pad, stride=c.stride)
-            y = wia.batch_norm(wia.conv2d(x, weight, config), scale, shift, mean, var)
+            scale, shift, mean, var = (r.t[f"{c.name}.{s}"] for s in NORM)
+            y = wia.batch_norm(wia.conv2d(x, r.t[c.name], config), scale, shift, mean, var)
             return wia.relu(y) if relu else y
 
-        x = conv_bn(r.images, stem(p), relu=True)
+        x = conv_bn(r.t["images"], stem(p), relu=True)
         x = wia.pool2d(x, wia.PoolConfig(type=wia.PoolType.MAX, kernel_size=3, stride=2, padding=1))
         for block in blocks(p):
             a, b, c = block.convs
@@ -235,7 +241,7 @@ class ResNet50(Workload):
         side = x.shape[2]
         x = wia.pool2d(x, wia.PoolConfig(type=wia.PoolType.AVG, kernel_size=side, stride=side))
         x = wia.reshape(x, (x.shape[0], features(p)))
-        return wia.add(wia.matmul(x, r.fc), r.fc_bias)
+        return wia.add(wia.matmul(x, r.t["fc"]), r.t["fc.bias"])
 
 
 RESNET50 = ResNet50()

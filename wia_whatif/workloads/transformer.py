@@ -15,17 +15,16 @@ embeds one new token per sequence, writes its keys and values at position ``seq`
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 from pydantic import Field, model_validator
 
 import wia_hal as wia
 from wia_whatif.workload import Counts, Workload, WorkloadParams
-from wia_whatif.workloads.weights import Initializer, computes_numbers, normal
+from wia_whatif.workloads.weights import Arena, computes_numbers, normal
 
 _ITEMSIZE = {"float32": 4, "float64": 8, "float16": 2, "bfloat16": 2}
 
@@ -194,6 +193,7 @@ class Device:
     positions: wia.Tensor | None = None  # learned: the table's rows of this step
     cos: wia.Tensor | None = None
     sin: wia.Tensor | None = None
+    arenas: list[wia.Tensor] = field(default_factory=list)
 
 
 @dataclass
@@ -204,7 +204,8 @@ class State:
     weights: dict[str, np.ndarray] | None
     ids: np.ndarray | None
     output: list[wia.Tensor] = field(default_factory=list)
-    """After a step: the logits on each device (all-gathered shards) or, without an LM head, the hidden states."""
+    """After a step: the logits on each device (all-gathered shards) or, without an LM head, the normalized hidden
+    states ``(batch · tokens, hidden)``."""
 
 
 def full_weights(p: TransformerParams, seed: int = 0) -> dict[str, np.ndarray]:
@@ -232,7 +233,8 @@ def full_weights(p: TransformerParams, seed: int = 0) -> dict[str, np.ndarray]:
             w[f"{i}.{name}"] = normal(rng, (h, p.mlp), h**-0.5)
         w[f"{i}.w2"] = normal(rng, (p.mlp, h), p.mlp**-0.5)
         if p.bias:
-            for name, n in (("bq", q), ("bk", kv), ("bv", kv), ("bo", h), ("b2", h), *((b, p.mlp) for b in ("b1", "b3")[: len(ups)])):
+            mlp_biases = ((b, p.mlp) for b in ("b1", "b3")[: len(ups)])
+            for name, n in (("bq", q), ("bk", kv), ("bv", kv), ("bo", h), ("b2", h), *mlp_biases):
                 w[f"{i}.{name}"] = normal(rng, (n,), 0.1)
         if p.phase == "decode":
             for name in ("cache_k", "cache_v"):
@@ -271,7 +273,7 @@ class Transformer(Workload):
     description = "decoder-only transformer: prefill or one decode step with a KV cache, tensor-parallel"
     params_model = TransformerParams
     unit = "tokens"
-    presets = {
+    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {
         # Touvron et al. 2023, "Llama 2: Open Foundation and Fine-Tuned Chat Models", table 1 and section 2.2, with
         # the released configs (hidden, heads, MLP size): 7B 32 layers/4096/32 heads/11008; 13B 40/5120/40/13824;
         # 70B 80/8192/64 heads with 8 KV heads (GQA)/28672; vocabulary 32000, RMSNorm eps 1e-5, SwiGLU, RoPE.
@@ -314,64 +316,76 @@ class Transformer(Workload):
         self, p: TransformerParams, d: int, ctx: wia.Context, w: dict[str, np.ndarray], numbers: bool
     ) -> Device:
         sh, hd, h = Shards.of(p), p.hd, p.hidden
-        init = Initializer(ctx, p.dtype, numbers)
+        arena = Arena(ctx, p.dtype, numbers)
         qc = _cols(range(d * sh.heads, (d + 1) * sh.heads), hd)
         kc = _cols(_kv_heads_of(p, d), hd)
         mc = np.arange(d * sh.mlp, (d + 1) * sh.mlp)
         qkv_cols = (sh.heads + 2 * sh.kv) * hd
 
-        def norm(prefix: str) -> dict[str, wia.Tensor]:
-            out = {"w": init.tensor((h,), lambda: w[f"{prefix}.w"])}
+        def norm(prefix: str, into: str) -> None:
+            arena.add(f"{into}.w", (h,), lambda: w[f"{prefix}.w"])
             if p.norm == "layer":
-                out["b"] = init.tensor((h,), lambda: w[f"{prefix}.b"])
-            return out
+                arena.add(f"{into}.b", (h,), lambda: w[f"{prefix}.b"])
 
-        layers = []
-        for i in range(p.layers):
-            t: dict[str, wia.Tensor] = {f"norm1.{k}": v for k, v in norm(f"{i}.norm1").items()}
-            t |= {f"norm2.{k}": v for k, v in norm(f"{i}.norm2").items()}
-            t["wqkv"] = init.tensor(
+        arena.add("embed", (p.vocab, h), lambda: w["embed"])
+        arena.add("ids", (p.batch, p.tokens), lambda: w["ids"], dtype="int32")
+        ups = ("1", "3") if p.activation == "swiglu" else ("1",)
+        cached = p.seq + (1 if p.phase == "decode" else 0)
+
+        def layer(i: int) -> None:
+            def get(name: str) -> np.ndarray:
+                return w[f"{i}.{name}"]
+
+            norm(f"{i}.norm1", f"{i}.norm1")
+            norm(f"{i}.norm2", f"{i}.norm2")
+            arena.add(
+                f"{i}.wqkv",
                 (h, qkv_cols),
-                lambda i=i: np.concatenate([w[f"{i}.wq"][:, qc], w[f"{i}.wk"][:, kc], w[f"{i}.wv"][:, kc]], 1),
+                lambda: np.concatenate([get("wq")[:, qc], get("wk")[:, kc], get("wv")[:, kc]], 1),
             )
-            t["wo"] = init.tensor((sh.heads * hd, h), lambda i=i: w[f"{i}.wo"][qc])
-            if p.activation == "swiglu":
-                t["wup"] = init.tensor(
-                    (h, 2 * sh.mlp), lambda i=i: np.concatenate([w[f"{i}.w1"][:, mc], w[f"{i}.w3"][:, mc]], 1)
-                )
-            else:
-                t["wup"] = init.tensor((h, sh.mlp), lambda i=i: w[f"{i}.w1"][:, mc])
-            t["w2"] = init.tensor((sh.mlp, h), lambda i=i: w[f"{i}.w2"][mc])
+            arena.add(f"{i}.wo", (sh.heads * hd, h), lambda: get("wo")[qc])
+            arena.add(f"{i}.wup", (h, len(ups) * sh.mlp), lambda: np.concatenate([get(f"w{u}")[:, mc] for u in ups], 1))
+            arena.add(f"{i}.w2", (sh.mlp, h), lambda: get("w2")[mc])
             if p.bias:
-                t["bqkv"] = init.tensor(
-                    (qkv_cols,), lambda i=i: np.concatenate([w[f"{i}.bq"][qc], w[f"{i}.bk"][kc], w[f"{i}.bv"][kc]])
+                arena.add(
+                    f"{i}.bqkv", (qkv_cols,), lambda: np.concatenate([get("bq")[qc], get("bk")[kc], get("bv")[kc]])
                 )
-                ups = ("b1", "b3") if p.activation == "swiglu" else ("b1",)
-                t["bup"] = init.tensor(
-                    (len(ups) * sh.mlp,), lambda i=i, ups=ups: np.concatenate([w[f"{i}.{b}"][mc] for b in ups])
-                )
-                t["bo"] = init.tensor((h,), lambda i=i: w[f"{i}.bo"])
-                t["b2"] = init.tensor((h,), lambda i=i: w[f"{i}.b2"])
-            cached = p.seq + (1 if p.phase == "decode" else 0)
-            for name in ("cache_k", "cache_v"):
-                t[name] = init.tensor((p.batch, sh.kv, cached, hd), lambda i=i, name=name: self._cache(p, w, name, i, d))
-            layers.append(t)
-        final = {f"norm.{k}": v for k, v in norm("final").items()}
+                arena.add(f"{i}.bup", (len(ups) * sh.mlp,), lambda: np.concatenate([get(f"b{u}")[mc] for u in ups]))
+                arena.add(f"{i}.bo", (h,), lambda: get("bo"))
+                arena.add(f"{i}.b2", (h,), lambda: get("b2"))
+            arena.add(f"{i}.cache_k", (p.batch, sh.kv, cached, hd), lambda: self._cache(p, w, "cache_k", i, d))
+            arena.add(f"{i}.cache_v", (p.batch, sh.kv, cached, hd), lambda: self._cache(p, w, "cache_v", i, d))
+
+        for i in range(p.layers):
+            layer(i)
+        norm("final", "final.norm")
         if p.lm_head:
-            final["lm_head"] = init.tensor((h, sh.vocab), lambda: self._vocab_shard(w["lm_head"], d, sh.vocab))
-        dev = Device(
+            arena.add("final.lm_head", (h, sh.vocab), lambda: self._vocab_shard(w["lm_head"], d, sh.vocab))
+        if p.position == "learned":
+            arena.add("positions", (p.tokens, h), lambda: w["pos"][p.start : p.start + p.tokens])
+        else:
+            arena.add("cos", (p.tokens, 1, hd), lambda: rotary_tables(p)[0][:, None])
+            arena.add("sin", (p.tokens, 1, hd), lambda: rotary_tables(p)[1][:, None])
+        t = arena.build()
+        layers: list[dict[str, wia.Tensor]] = [{} for _ in range(p.layers)]
+        final: dict[str, wia.Tensor] = {}
+        for key, tensor in t.items():
+            owner, _, name = key.partition(".")
+            if owner.isdigit():
+                layers[int(owner)][name] = tensor
+            elif owner == "final":
+                final[name] = tensor
+        return Device(
             ctx,
-            embed=init.tensor((p.vocab, h), lambda: w["embed"]),
-            ids=init.tensor((p.batch, p.tokens), lambda: w["ids"], dtype="int32"),
+            embed=t["embed"],
+            ids=t["ids"],
             layers=layers,
             final=final,
+            positions=t.get("positions"),
+            cos=t.get("cos"),
+            sin=t.get("sin"),
+            arenas=arena.buffers,
         )
-        if p.position == "learned":
-            dev.positions = init.tensor((p.tokens, h), lambda: w["pos"][p.start : p.start + p.tokens])
-        else:
-            dev.cos = init.tensor((p.tokens, hd), lambda: rotary_tables(p)[0])
-            dev.sin = init.tensor((p.tokens, hd), lambda: rotary_tables(p)[1])
-        return dev
 
     @staticmethod
     def _cache(p: TransformerParams, w: dict[str, np.ndarray], name: str, i: int, d: int) -> np.ndarray:
@@ -393,19 +407,29 @@ class Transformer(Workload):
         devs = state.devices
         x = [wia.gather(dev.embed, dev.ids) for dev in devs]
         if p.position == "learned":
-            x = [wia.add(xi, dev.positions) for xi, dev in zip(x, devs, strict=True)]
+            x = [wia.add(xi, _present(dev.positions)) for xi, dev in zip(x, devs, strict=True)]
+        # the residual stream is (tokens, hidden): each projection is one matmul over all the batch's tokens, as
+        # serving engines flatten them (a (batch, 1, hidden) operand would be a batch of one-row matmuls)
+        b, n, h = p.batch, p.tokens, p.hidden
+        x = [wia.reshape(xi, (b * n, h)) for xi in x]
         for i in range(p.layers):
-            attn = [self._attention(p, dev, dev.layers[i], _norm(p, xi, dev.layers[i], "norm1")) for xi, dev in zip(x, devs, strict=True)]
+            attn = [
+                self._attention(p, dev, dev.layers[i], _norm(p, xi, dev.layers[i], "norm1"))
+                for xi, dev in zip(x, devs, strict=True)
+            ]
             x = self._residual(p, x, attn, devs, i, "bo")
-            mlp = [self._mlp(p, dev.layers[i], _norm(p, xi, dev.layers[i], "norm2")) for xi, dev in zip(x, devs, strict=True)]
+            mlp = [
+                self._mlp(p, dev.layers[i], _norm(p, xi, dev.layers[i], "norm2"))
+                for xi, dev in zip(x, devs, strict=True)
+            ]
             x = self._residual(p, x, mlp, devs, i, "b2")
         if not p.lm_head:
             state.output = [_norm(p, xi, dev.final, "norm") for xi, dev in zip(x, devs, strict=True)]
             return
-        b, n, h = p.batch, p.tokens, p.hidden
-        last = [wia.reshape(wia.slice(xi, (0, n - 1, 0), (b, n, h)), (b, h)) for xi in x]
+        last = [wia.reshape(wia.slice(wia.reshape(xi, (b, n, h)), (0, n - 1, 0), (b, n, h)), (b, h)) for xi in x]
         logits = [
-            wia.matmul(_norm(p, li, dev.final, "norm"), dev.final["lm_head"]) for li, dev in zip(last, devs, strict=True)
+            wia.matmul(_norm(p, li, dev.final, "norm"), dev.final["lm_head"])
+            for li, dev in zip(last, devs, strict=True)
         ]
         state.output = wia.all_gather(logits) if len(devs) > 1 else logits
 
@@ -427,13 +451,15 @@ class Transformer(Workload):
         if p.bias:
             qkv = wia.add(qkv, t["bqkv"])
         qkv = wia.reshape(qkv, (b, n, sh.heads + 2 * sh.kv, hd))
+        # q and k lie side by side in the fused projection: rotated in one pass
+        rotary = p.position == "rotary"
+        qk = _rotary(wia.slice(qkv, (0, 0, 0, 0), (b, n, sh.heads + sh.kv, hd)), dev) if rotary else qkv
 
-        def heads(lo: int, hi: int) -> wia.Tensor:  # (b, heads, n, hd): a view of the fused projection
-            return wia.transpose(wia.slice(qkv, (0, 0, lo, 0), (b, n, hi, hd)), (0, 2, 1, 3))
+        def heads(x: wia.Tensor, lo: int, hi: int) -> wia.Tensor:  # (b, heads, n, hd): a view
+            return wia.transpose(wia.slice(x, (0, 0, lo, 0), (b, n, hi, hd)), (0, 2, 1, 3))
 
-        q, k, v = heads(0, sh.heads), heads(sh.heads, sh.heads + sh.kv), heads(sh.heads + sh.kv, sh.heads + 2 * sh.kv)
-        if p.position == "rotary":
-            q, k = _rotary(q, dev), _rotary(k, dev)
+        q, k = heads(qk, 0, sh.heads), heads(qk, sh.heads, sh.heads + sh.kv)
+        v = heads(qkv, sh.heads + sh.kv, sh.heads + 2 * sh.kv)
         cache_k, cache_v = t["cache_k"], t["cache_v"]
         at = p.start
         wia.copy_into(wia.slice(cache_k, (0, 0, at, 0), (b, sh.kv, at + n, hd)), k)
@@ -442,7 +468,7 @@ class Transformer(Workload):
             o = wia.scaled_dot_product_attention(q, k, v, causal=True, implementation=p.attention)
         else:
             o = wia.scaled_dot_product_attention(q, cache_k, cache_v, implementation=p.attention)
-        o = wia.reshape(wia.transpose(o, (0, 2, 1, 3)), (b, n, sh.heads * hd))
+        o = wia.reshape(wia.transpose(o, (0, 2, 1, 3)), (b * n, sh.heads * hd))
         return wia.matmul(o, t["wo"])
 
     @staticmethod
@@ -452,8 +478,8 @@ class Transformer(Workload):
         if p.bias:
             up = wia.add(up, t["bup"])
         if p.activation == "swiglu":
-            gate = wia.slice(up, (0, 0, 0), (b, n, sh.mlp))
-            lin = wia.slice(up, (0, 0, sh.mlp), (b, n, 2 * sh.mlp))
+            gate = wia.slice(up, (0, 0), (b * n, sh.mlp))
+            lin = wia.slice(up, (0, sh.mlp), (b * n, 2 * sh.mlp))
             act = wia.mul(wia.silu(gate), lin)
         else:
             act = wia.gelu(up)
@@ -467,14 +493,21 @@ def _norm(p: TransformerParams, x: wia.Tensor, t: dict[str, wia.Tensor], prefix:
 
 
 def _rotary(x: wia.Tensor, dev: Device) -> wia.Tensor:
-    """``x·cos + rotate_half(x)·sin`` with ``rotate_half(x) = concat(-x[..., d/2:], x[..., :d/2])``."""
-    b, heads, n, hd = x.shape
+    """``x·cos + rotate_half(x)·sin`` with ``rotate_half(x) = concat(-x[..., d/2:], x[..., :d/2])``; ``x`` is
+    ``(batch, tokens, heads, head_dim)``, the tables ``(tokens, 1, head_dim)``."""
+    b, n, heads, hd = x.shape
     half = hd // 2
-    lo = wia.slice(x, (0, 0, 0, 0), (b, heads, n, half))
-    hi = wia.slice(x, (0, 0, 0, half), (b, heads, n, hd))
+    lo = wia.slice(x, (0, 0, 0, 0), (b, n, heads, half))
+    hi = wia.slice(x, (0, 0, 0, half), (b, n, heads, hd))
     rotated = wia.concat([wia.neg(hi), lo], axis=3)
-    assert dev.cos is not None and dev.sin is not None
-    return wia.add(wia.mul(x, dev.cos), wia.mul(rotated, dev.sin))
+    return wia.add(wia.mul(x, _present(dev.cos)), wia.mul(rotated, _present(dev.sin)))
+
+
+def _present(t: wia.Tensor | None) -> wia.Tensor:
+    """A table the parameters promise (setup made it for this position scheme)."""
+    if t is None:
+        raise wia.InternalError("transformer: a position table the parameters need was not set up")
+    return t
 
 
 TRANSFORMER = Transformer()

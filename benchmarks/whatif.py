@@ -1,0 +1,149 @@
+"""How fast the what-if tooling answers: wall time of Llama-2-70B steps on simulated H100s, a sweep of hardware
+points, and how wall time grows with layers, devices and sweep points (issue 15's speed targets).
+
+Rows (timing-only, ``numerics=False``; "profiled" is what a sweep row costs: a profiling window gives the bound):
+  (a) prefill, batch 1, 4096 tokens, one H100 (nvidia-h100-sxm5-80gb): 138 GB of weights do not fit 80 GB, so the
+      point ends at OUT_OF_MEMORY; the same step on an H100 with 3x the memory shows what a fitting run costs;
+  (b) the same prefill on 8 H100s, tensor-parallel (nvidia-hgx-h100); target < 2 s;
+  (c) decode, batch 32, 4096 cached tokens, on 8 H100s (target < 1 s) and on one (3x memory, as in (a));
+  (d) a sweep of (b) and (c) over hardware points (memory bandwidth x peak bfloat16 FLOP/s), two processes;
+      target: 200 points < 2 min on this 2-core machine.
+Then wall time against layers (10, 20, 40, 80; (b)), devices (1, 2, 4, 8; 20 layers, prefill) and sweep points
+(10, 50, 200: the sweep's running total). Simulated ops per second = ops, kernels and collectives the step enqueued
+over the point's wall time.
+
+Run: ``python benchmarks/whatif.py`` (about 15 minutes) or ``--quick`` (10-layer models, a 10-point sweep, about a
+minute).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+from collections.abc import Iterator, Sequence
+from multiprocessing import get_context
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from wia_whatif.run import run_point
+from wia_whatif.workload import RunReport, get_workload
+
+H100 = "nvidia-h100-sxm5-80gb"
+HGX = "nvidia-hgx-h100"
+LLAMA70B = dict(get_workload("transformer").presets["llama2-70b"])
+PREFILL = {**LLAMA70B, "phase": "prefill", "batch": 1, "seq": 4096}
+DECODE = {**LLAMA70B, "phase": "decode", "batch": 32, "seq": 4096}
+BANDWIDTHS = ("0.5x", "0.75x", "1x", "1.25x", "1.5x", "2x", "2.5x", "3x", "4x", "5x")
+FLOPS = ("0.5x", "0.75x", "1x", "1.25x", "1.5x", "2x", "2.5x", "3x", "4x", "5x")
+
+Point = tuple[str, dict[str, Any], str, dict[str, str], bool]
+"""A run: label, workload params, hardware, model fields changed, profiled."""
+
+
+def _run(point: Point) -> tuple[str, RunReport]:
+    label, params, hardware, changes, profile = point
+    return label, run_point("transformer", params, hardware=hardware, set=changes, profile=profile)
+
+
+def _row(table: Table, label: str, report: RunReport) -> None:
+    ops = report.simulated_ops
+    table.add_row(
+        label,
+        f"{report.wall_s:.2f}",
+        "yes" if report.fits else "no",
+        "" if report.step_time_ms is None else f"{report.step_time_ms:.2f}",
+        report.bound or "",
+        str(ops) if ops else "",
+        f"{ops / report.wall_s:,.0f}" if ops else "",
+    )
+
+
+def _table(title: str) -> Table:
+    table = Table(title=title)
+    for column in ("run", "wall s", "fits", "step ms", "bound", "ops", "ops/s"):
+        table.add_column(column, justify="left" if column == "run" else "right")
+    return table
+
+
+def scenarios(layers: int) -> list[Point]:
+    """(a) to (c), each profiled (as a sweep row) and not."""
+    sized = {"layers": layers}
+    more = {"memory.size": "3x"}
+    runs: list[tuple[str, dict[str, Any], str, dict[str, str]]] = [
+        ("(a) prefill, 1 H100", {**PREFILL, **sized}, H100, {}),
+        ("(a) prefill, 1 H100 with 3x memory", {**PREFILL, **sized}, H100, more),
+        ("(b) prefill, 8 H100 TP8", {**PREFILL, **sized, "devices": 8}, HGX, {}),
+        ("(c) decode b32, 8 H100 TP8", {**DECODE, **sized, "devices": 8}, HGX, {}),
+        ("(c) decode b32, 1 H100 with 3x memory", {**DECODE, **sized}, H100, more),
+    ]
+    return [
+        (f"{label}{' [profiled]' if profile else ''}", params, hw, changes, profile)
+        for label, params, hw, changes in runs
+        for profile in (False, True)
+    ]
+
+
+def sweep_points(n: int, layers: int) -> list[Point]:
+    """``n`` points: (b) and (c) alternately over the bandwidth x FLOP/s grid, profiled like a sweep row."""
+    grid = list(itertools.product(BANDWIDTHS, FLOPS))
+    points: list[Point] = []
+    for i in range(n):
+        bandwidth, flops = grid[(i // 2) % len(grid)]
+        params = {**(PREFILL if i % 2 == 0 else DECODE), "layers": layers, "devices": 8}
+        changes = {"memory.bandwidth": bandwidth, "compute.peak_flops.bfloat16": flops}
+        points.append((f"{params['phase']} bw {bandwidth} flops {flops}", params, HGX, changes, True))
+    return points
+
+
+def sweep(points: Sequence[Point], processes: int) -> Iterator[tuple[int, float, RunReport]]:
+    """Each finished point: how many are done, the seconds since the sweep began, its report."""
+    start = time.perf_counter()
+    with get_context("spawn").Pool(processes) as pool:
+        for done, (_, report) in enumerate(pool.imap_unordered(_run, points), start=1):
+            yield done, time.perf_counter() - start, report
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="10-layer models, a 10-point sweep, fewer scaling runs")
+    parser.add_argument("--processes", type=int, default=2, help="sweep worker processes")
+    args = parser.parse_args(argv)
+    console = Console()
+    layers = 10 if args.quick else 80
+    points = 10 if args.quick else 200
+
+    table = _table(f"Llama-2-70B shaped ({layers} layers), timing-only")
+    for point in scenarios(layers):
+        _row(table, *_run(point))
+    console.print(table)
+
+    table = _table("wall time against layers: (b) prefill on 8 H100s")
+    for n in (10, 20) if args.quick else (10, 20, 40, 80):
+        _row(table, f"{n} layers", _run(("", {**PREFILL, "layers": n, "devices": 8}, HGX, {}, False))[1])
+    console.print(table)
+
+    table = _table("wall time against devices: prefill, 20 layers, tensor-parallel on nvidia-hgx-h100")
+    for d in (1, 2) if args.quick else (1, 2, 4, 8):
+        _row(table, f"{d} devices", _run(("", {**PREFILL, "layers": 20, "devices": d}, HGX, {}, False))[1])
+    console.print(table)
+
+    marks = {10, 50, points}
+    table = Table(title=f"(d) sweep of (b) and (c) over {points} hardware points, {args.processes} processes")
+    for column in ("points done", "wall s", "s per point", "simulated ops/s"):
+        table.add_column(column, justify="right")
+    ops = 0
+    fits = 0
+    for done, elapsed, report in sweep(sweep_points(points, layers), args.processes):
+        ops += report.simulated_ops
+        fits += report.fits
+        if done in marks:
+            table.add_row(str(done), f"{elapsed:.1f}", f"{elapsed / done:.2f}", f"{ops / elapsed:,.0f}")
+    console.print(table)
+    console.print(f"{fits} of {points} points fit.")
+
+
+if __name__ == "__main__":
+    main()
