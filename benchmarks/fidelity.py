@@ -48,7 +48,10 @@ The last table is a device this machine can run, measured now: the CPU through P
 own cost per call stays out, as the prediction leaves it out), against the shipped model of this CPU
 (``host-cpu-amd-epyc-zen4-2vcpu``); ``--no-cpu`` skips it, and it says why when there is no PoCL device.
 
-Run: ``python benchmarks/fidelity.py [--csv PATH] [--rows] [--fit] [--no-cpu]``.
+``--end-to-end`` adds the published figures of whole models on whole systems (``docs/fidelity/end_to_end.csv``)
+predicted with the what-if workloads (``benchmarks/end_to_end.py`` has the method; about a minute, so not by default).
+
+Run: ``python benchmarks/fidelity.py [--csv PATH] [--rows] [--fit] [--no-cpu] [--end-to-end]``.
 """
 
 from __future__ import annotations
