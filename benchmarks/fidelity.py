@@ -48,7 +48,10 @@ The last table is a device this machine can run, measured now: the CPU through P
 own cost per call stays out, as the prediction leaves it out), against the shipped model of this CPU
 (``host-cpu-amd-epyc-zen4-2vcpu``); ``--no-cpu`` skips it, and it says why when there is no PoCL device.
 
-Run: ``python benchmarks/fidelity.py [--csv PATH] [--rows] [--fit] [--no-cpu]``.
+``--end-to-end`` adds the published figures of whole models on whole systems (``docs/fidelity/end_to_end.csv``)
+predicted with the what-if workloads (``benchmarks/end_to_end.py`` has the method; about a minute, so not by default).
+
+Run: ``python benchmarks/fidelity.py [--csv PATH] [--rows] [--fit] [--no-cpu] [--end-to-end]``.
 """
 
 from __future__ import annotations
@@ -65,6 +68,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 
 import ml_dtypes
 import numpy as np
@@ -762,6 +766,22 @@ def cpu_table(console: Console) -> None:
     )
 
 
+def _sibling(name: str) -> ModuleType:
+    """A module of benchmarks/ (a folder of scripts, not a package), imported by path."""
+    spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name(f"{name}.py"))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def end_to_end_table(console: Console) -> None:
+    """Published end-to-end figures against workload steps (benchmarks/end_to_end.py has the method)."""
+    e2e = _sibling("end_to_end")
+    e2e.table(e2e.predict_all(e2e.read_rows(e2e.default_csv())), console)
+
+
 def _default_csv() -> Path:
     return Path(__file__).resolve().parent.parent / "docs" / "fidelity" / "calibration.csv"
 
@@ -772,6 +792,11 @@ def main() -> None:
     parser.add_argument("--rows", action="store_true", help="also print every row's errors")
     parser.add_argument("--fit", action="store_true", help="print the efficiency terms fitted on all rows")
     parser.add_argument("--no-cpu", action="store_true", help="skip measuring this machine's CPU through PoCL")
+    parser.add_argument(
+        "--end-to-end",
+        action="store_true",
+        help="also predict the published end-to-end figures (docs/fidelity/end_to_end.csv) with the workloads",
+    )
     args = parser.parse_args()
     rows = read_rows(args.csv or _default_csv())
     console = Console()
@@ -811,6 +836,8 @@ def main() -> None:
         )
     if collectives:
         collectives_table(collectives, collective_fits, console)
+    if args.end_to_end:
+        end_to_end_table(console)
     if not args.no_cpu:
         cpu_table(console)
 
