@@ -407,6 +407,8 @@ def test_errors(backend: str) -> None:
         (lambda: wia.silu(b), E.INVALID_VALUE, "floating-point"),
         (lambda: wia.add(f32, i8), E.INVALID_VALUE, "dtypes differ"),
         (lambda: wia.add(i8, 1000), E.INVALID_VALUE, "does not fit the int8 operand"),
+        (lambda: wia.mul(f32, 10**400), E.INVALID_VALUE, "does not fit the float32 operand"),
+        (lambda: wia.where(b, i8, -129), E.INVALID_VALUE, "does not fit the int8 operand"),
         (lambda: wia.add(b, 1), E.INVALID_VALUE, "promote to int64"),
         (lambda: wia.mul(f32, 1j), E.INVALID_VALUE, "not a WIA dtype"),
         (lambda: wia.mul(i8, np.int64(2)), E.INVALID_VALUE, "promote to int64"),
