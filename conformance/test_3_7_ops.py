@@ -199,8 +199,10 @@ def test_dtype_mismatch(op: str, caps: wia.DeviceCapabilities) -> None:
 
 @pytest.mark.req("R-3.7-01")
 @pytest.mark.parametrize("op", ["add", "mul", "relu"])
-@pytest.mark.parametrize("value", [None, 1.0, np.ones(3, np.float32)], ids=["None", "float", "ndarray"])
+@pytest.mark.parametrize("value", [None, "1.0", np.ones(3, np.float32)], ids=["None", "str", "ndarray"])
 def test_non_tensor_operands(op: str, value: Any, device: wia.Device) -> None:
+    """Neither a tensor nor a number: ``INVALID_VALUE`` (a Python or NumPy number is an operand of the binary ops, an
+    extension of the binding documented in docs/ops.md, "Beyond the spec")."""
     t = wia.zeros((3,))
     args = (value,) if op == "relu" else (t, value)
     ph.assert_raises_code(E.INVALID_VALUE, getattr(wia, op), *args)

@@ -699,6 +699,7 @@ wia.set_backend(OpenCLBackend(device="oclgrind"))
 x = wia.tensor(np.arange(24, dtype=np.float32).reshape(2, 3, 4) - 9)
 y = wia.tensor(np.arange(12, dtype=np.float32).reshape(4, 3))
 for t in (wia.add(x, x), wia.relu(x), wia.gelu(x), wia.sum(x, axis=(0, 2)), wia.max(x), wia.softmax(x),
+          wia.sub(2.0, x), wia.where(wia.less(x, 0), x, 0.0), wia.cast(x, "int8"),
           wia.concat([x, x], axis=1), wia.matmul(x, y), wia.transpose(x),
           wia.conv2d(wia.reshape(x, (1, 2, 3, 4)), wia.tensor(np.ones((2, 1, 2, 2), np.float32)),
                      wia.ConvConfig(padding=1, groups=2)),

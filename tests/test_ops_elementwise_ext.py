@@ -166,6 +166,24 @@ def test_binary_ops_against_numpy(
     check_binary(op, got, a, b, dtype, f"{op} {dtype.name} {form} on {backend}")
 
 
+def test_every_binary_op_dtype_and_operand_form(backend: str) -> None:
+    """The grid hypothesis samples from, whole: each op, each dtype it accepts, each operand form, broadcasting
+    (3, 4) with (4,)."""
+    rng = np.random.default_rng(15)
+    for op, dtypes in BINARY_DTYPES.items():
+        fn = getattr(wia, op)
+        for name in dtypes:
+            d = DT[name]
+            a, b, s = data(rng, d, (3, 4)), data(rng, d, (4,)), scalar_for(rng, d)
+            ta, tb = wia.tensor(a), wia.tensor(b)
+            for form, got, x, y in (
+                ("tensor-tensor", fn(ta, tb), a, b),
+                ("tensor-scalar", fn(ta, s), a, d.type(s)),
+                ("scalar-tensor", fn(s, tb), d.type(s), b),
+            ):
+                check_binary(op, got.numpy(), x, y, d, f"{op} {name} {form} on {backend}")
+
+
 def test_nan_and_infinities_propagate(backend: str) -> None:
     x = np.array([np.nan, np.inf, -np.inf, 1.0, -0.0, 2.0], np.float32)
     y = np.array([1.0, np.nan, 1.0, np.inf, 0.0, -np.inf], np.float32)
@@ -389,6 +407,8 @@ def test_errors(backend: str) -> None:
         (lambda: wia.silu(b), E.INVALID_VALUE, "floating-point"),
         (lambda: wia.add(f32, i8), E.INVALID_VALUE, "dtypes differ"),
         (lambda: wia.add(i8, 1000), E.INVALID_VALUE, "does not fit the int8 operand"),
+        (lambda: wia.mul(f32, 10**400), E.INVALID_VALUE, "does not fit the float32 operand"),
+        (lambda: wia.where(b, i8, -129), E.INVALID_VALUE, "does not fit the int8 operand"),
         (lambda: wia.add(b, 1), E.INVALID_VALUE, "promote to int64"),
         (lambda: wia.mul(f32, 1j), E.INVALID_VALUE, "not a WIA dtype"),
         (lambda: wia.mul(i8, np.int64(2)), E.INVALID_VALUE, "promote to int64"),

@@ -76,11 +76,11 @@ def converted(name: str, value: object, dtype: np.dtype) -> Scalar:
     try:
         with np.errstate(over="ignore"):  # a float too large for float16 is inf, as NumPy converts it
             exact = np.array(value, dtype=dtype)
-    except OverflowError:
-        info = np.iinfo(dtype)
+    except OverflowError:  # an int outside the tensor's integer range, or one too large for any float
+        limits = f" (range {np.iinfo(dtype).min}..{np.iinfo(dtype).max})" if dtype.kind in "iu" else ""
         raise InvalidValueError(
-            f"{name}: the scalar {value!r} does not fit the {dtype.name} operand (range {info.min}..{info.max}); "
-            "cast the tensor to a wider dtype first (wia.cast)"
+            f"{name}: the scalar {value!r} does not fit the {dtype.name} operand{limits}; cast the tensor to a "
+            "wider dtype first (wia.cast), or pass a float"
         ) from None
     if dtype.kind == "b":
         return bool(exact)

@@ -9,7 +9,7 @@ import numpy as np
 
 from wia_sim.costmodel import KernelCost, elementwise_cost
 from wia_sim.hwmodel import HardwareModel
-from wia_sim.library.spec import Attrs, Operand, OpSpec, widened
+from wia_sim.library.spec import Attrs, CostFn, Operand, OpSpec, widened
 
 SQRT_HALF = math.sqrt(0.5)
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -66,19 +66,27 @@ def _relu(x: np.ndarray, attrs: Attrs) -> np.ndarray:
     return result
 
 
+def streaming_cost(name: str, flops_per_element: float) -> CostFn:
+    """The cost of a one-pass kernel: every input and the output move through memory once (a scalar operand is a
+    kernel argument: no bytes); float64 work runs at the FP64 vector rate, everything else at FP32's."""
+
+    def cost(model: HardwareModel, inputs: Sequence[Operand], out: Operand, attrs: Attrs) -> KernelCost:
+        nbytes = sum(op.nbytes for op in inputs) + out.nbytes
+        wide = out.dtype == np.float64 or any(op.dtype == np.float64 for op in inputs)
+        return elementwise_cost(model, name, out.size, flops_per_element, nbytes, "float64" if wide else "float32")
+
+    return cost
+
+
 def _elementwise(
     name: str, flops_per_element: float, fn: Callable[..., np.ndarray], float_math: bool = False
 ) -> OpSpec:
     """An element-wise op; ``float_math`` ops (transcendentals) compute low-precision data in float32."""
 
-    def cost(model: HardwareModel, inputs: Sequence[Operand], out: Operand, attrs: Attrs) -> KernelCost:
-        nbytes = sum(op.nbytes for op in inputs) + out.nbytes
-        return elementwise_cost(model, name, out.size, flops_per_element, nbytes, out.dtype.name)
-
     def compute(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
         return fn(*[widened(a) for a in arrays], attrs)
 
-    return OpSpec(name, cost, compute)
+    return OpSpec(name, streaming_cost(name, flops_per_element), compute)
 
 
 ELEMENTWISE_OPS = [

@@ -13,9 +13,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from wia_sim.costmodel import SPECIAL_FUNCTION_COST, KernelCost, elementwise_cost
-from wia_sim.hwmodel import HardwareModel
-from wia_sim.library.spec import Attrs, Operand, OpSpec, widened
+from wia_sim.costmodel import SPECIAL_FUNCTION_COST
+from wia_sim.library.elementwise import streaming_cost
+from wia_sim.library.spec import Attrs, OpSpec, widened
 
 Compute = Callable[[Sequence[np.ndarray], Attrs], np.ndarray]
 
@@ -26,18 +26,13 @@ EXP = SPECIAL_FUNCTION_COST + 1
 
 
 def _kernel(name: str, flops_per_element: float, compute: Compute, widen: bool = True) -> OpSpec:
-    """A streaming kernel: every input and the output move through memory once (a scalar is an argument);
-    float64 work runs at the FP64 vector rate, everything else at FP32's."""
-
-    def cost(model: HardwareModel, inputs: Sequence[Operand], out: Operand, attrs: Attrs) -> KernelCost:
-        nbytes = sum(op.nbytes for op in inputs) + out.nbytes
-        wide = any(op.dtype == np.float64 for op in (*inputs, out))
-        return elementwise_cost(model, name, out.size, flops_per_element, nbytes, "float64" if wide else "float32")
+    """A streaming kernel (``streaming_cost``) computing ``compute`` of the inputs, low precision widened to
+    float32 unless ``widen`` is False (a cast converts the data as stored)."""
 
     def run(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
         return compute([widened(a) for a in arrays] if widen else arrays, attrs)
 
-    return OpSpec(name, cost, run)
+    return OpSpec(name, streaming_cost(name, flops_per_element), run)
 
 
 def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Compute:
