@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 import math
 
+import ml_dtypes
+import numpy as np
 import pytest
 
 from wia_sim.costmodel import (
@@ -19,6 +21,7 @@ from wia_sim.costmodel import (
     streaming_memory_s,
 )
 from wia_sim.hwmodel import load_model
+from wia_sim.library import OPS, Operand
 
 A100 = load_model("nvidia-a100-sxm4-80gb")
 H100 = load_model("nvidia-h100-sxm5-80gb")
@@ -185,3 +188,19 @@ def test_softmax_reads_a_row_once_when_it_fits_on_chip_else_again_from_the_cache
     assert extra(rows, cached_row) == pytest.approx(rows * cached_row * 4 / model.memory.cache_bandwidth, rel=0.02)
     long_row = int(model.memory.last_level_cache) // 4  # 108 rows of it cannot stay cached
     assert extra(256, long_row) == pytest.approx(256 * long_row * 4 / stream, rel=0.02)
+
+
+def test_a_batched_activation_times_one_weight_is_one_gemm_with_the_batch_in_m() -> None:
+    """(240, 1, 8192) @ (8192, 14336) is the GEMM of (240, 8192) @ (8192, 14336), not 240 one-row products (which
+    cost 20x more: each pays a whole tile of wasted rows)."""
+    h100 = load_model("nvidia-h100-sxm5-80gb")
+    bf16 = np.dtype(ml_dtypes.bfloat16)
+    attrs = {"arithmetic": "bfloat16", "algorithm": "AUTO"}
+    w = Operand((8192, 14336), bf16)
+
+    def cost(a: tuple[int, ...], out: tuple[int, ...]) -> float:
+        return OPS["matmul"].cost(h100, [Operand(a, bf16), w], Operand(out, bf16), attrs).duration_s
+
+    folded = cost((240, 1, 8192), (240, 1, 14336))
+    assert folded == pytest.approx(cost((240, 8192), (240, 14336)), rel=1e-12)
+    assert cost((4, 60, 8192), (4, 60, 14336)) == pytest.approx(folded, rel=1e-12)

@@ -17,9 +17,15 @@ from wia_sim.library.spec import Attrs, Operand, OpSpec, accumulated, as_arithme
 
 
 def gemm_of(a: tuple[int, ...], b: tuple[int, ...], nbytes: float) -> Gemm:
-    """The GEMM a NumPy-style matmul of shapes ``a`` and ``b`` performs."""
+    """The GEMM a NumPy-style matmul of shapes ``a`` and ``b`` performs.
+
+    A batched ``a`` times one matrix ``b`` (activations times a weight) is one GEMM with the batch folded into M,
+    as libraries run it (PyTorch's ``matmul`` reshapes to ``mm``; the rows of ``a`` are contiguous in M): not
+    ``batch`` thin products that each pay a tile's wasted rows."""
     ash = a if len(a) >= 2 else (1, *a)
     bsh = b if len(b) >= 2 else (*b, 1)
+    if len(b) <= 2:
+        return Gemm(m=math.prod(ash[:-1]), n=bsh[-1], k=ash[-1], batch=1, nbytes=nbytes)
     batch = math.prod(np.broadcast_shapes(ash[:-2], bsh[:-2]))
     return Gemm(m=ash[-2], n=bsh[-1], k=ash[-1], batch=batch, nbytes=nbytes)
 
