@@ -479,3 +479,18 @@ def test_each_op_on_an_h100_is_memory_bound_near_bytes_over_bandwidth() -> None:
         assert r.bytes >= elements * (t.dtype.itemsize + 4), name  # the float32 input and the output, at least
         ideal_ms = r.bytes / streaming * 1e3
         assert ideal_ms <= r.duration_ms <= 1.1 * ideal_ms, (name, r.duration_ms, ideal_ms)  # + latency, launch
+
+
+def test_the_sim_costs_a_scalar_op_once_whatever_the_scalar() -> None:
+    """The cost cache keys a scalar by its presence: a loop over changing scalars (or NaN, equal to nothing) costs
+    one entry, and every call still computes with its own value."""
+    wia.set_backend("sim", hardware="wia-tiny")
+    backend = wia.get_backend()
+    x = wia.tensor(np.arange(8, dtype=np.float32))
+    before = len(backend._costs)  # type: ignore[attr-defined]
+    results = [wia.mul(x, float(v)) for v in (*np.linspace(0.5, 4.0, 50), float("nan"), float("nan"))]
+    assert len(backend._costs) == before + 1  # type: ignore[attr-defined]
+    np.testing.assert_array_equal(
+        results[3].numpy(), np.arange(8, dtype=np.float32) * np.float32(np.linspace(0.5, 4.0, 50)[3])
+    )
+    assert np.isnan(results[-1].numpy()).all()

@@ -105,6 +105,11 @@ R = TypeVar("R")
 SimKernel: TypeAlias = "tuple[Program, KernelInfo]"
 
 
+_VALUE_ATTRS = frozenset({"value", "scalar", "x_scalar", "y_scalar"})
+"""Attributes that carry a value the kernel computes with, not a shape it costs: the cost cache keys them by
+presence only (a loop over changing scalars, or NaN, which equals nothing, would otherwise grow it without end)."""
+
+
 def _finding(e: Exception) -> Exception:
     """The one place the simulator's findings become the HAL's errors: a kernel's bug (its check names the code
     it maps to), something the executor does not implement, a runaway kernel, an injected fault
@@ -524,7 +529,13 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         self._beyond_the_call(self.model.host.launch_overhead)
         spec = OPS[op]
         mapping = attrs.__dict__  # the library's kernels read a mapping: the model's fields, flat (read only)
-        key = (op, output.dtype, output.shape, *[(ref.shape, ref.dtype) for ref in inputs], *mapping.items())
+        key = (
+            op,
+            output.dtype,
+            output.shape,
+            *[(ref.shape, ref.dtype) for ref in inputs],
+            *[(k, v is None) if k in _VALUE_ATTRS else (k, v) for k, v in mapping.items()],
+        )
         cost = self._costs.get(key)
         if cost is None:
             operands = [Operand(ref.shape, ref.dtype) for ref in inputs]
