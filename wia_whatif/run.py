@@ -78,6 +78,7 @@ def run_point(
     numerics: bool = False,
     profile: bool = True,
     warmup: int = 1,
+    hazards: str = "off",
 ) -> RunReport:
     """Run one step of ``workload`` with ``params`` (its parameters, a mapping of overrides, or a preset name) on
     ``hardware`` (a shipped model or system, or a TOML path; None: the sim backend's choice, ``WIA_SIM_HARDWARE``
@@ -85,14 +86,17 @@ def run_point(
     in the setup or the step gives ``fits=False`` with the message and no time. ``profile=False`` skips the
     profiling window (no bound, no op count) for speed. ``warmup``: steps run (untimed) before the timed one, so
     that it finds the memory pool grown and the devices idle, as a steady state does (the first step of a program
-    also pays its pool's device allocations)."""
+    also pays its pool's device allocations). ``hazards``: the sim's stream-hazard checker (``off``, ``warn``,
+    ``error``; docs/hazards.md), off here because a what-if point times a program whose dependencies its own tests
+    checked, and the checker costs a 70B decode step a third of its wall time; ``warn`` or ``error`` for a new
+    workload."""
     began = time.perf_counter()
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise wia.InvalidValueError(f"run_point: warmup must be a whole number of steps (0 or more), got {warmup!r}")
     load = get_workload(workload) if isinstance(workload, str) else workload
     p = _params(load, params)
     overrides = dict(set or {})
-    options: dict[str, Any] = {"devices": p.devices, "numerics": numerics}
+    options: dict[str, Any] = {"devices": p.devices, "numerics": numerics, "hazards": hazards}
     if hardware is not None:
         options["hardware"] = hardware
     if overrides:
