@@ -135,6 +135,8 @@ class Tensor:
         self.released = True
 
     def __del__(self) -> None:
+        if self.base is not None:  # a view owns no memory: nothing to give back (and no lock to take)
+            return
         locked = threading.current_thread() is _MAIN and API_LOCK.acquire(blocking=False)
         try:
             if not locked or inside_api():
@@ -142,7 +144,7 @@ class Tensor:
                 # the API, or in the middle of a public call that is changing the very pool or context the
                 # tensor's memory belongs to: the release waits for the next allocation, the next finaliser
                 # that runs outside the API, or memory_gc
-                if self.base is None and not self.released:
+                if not self.released:
                     orphan(self.memory)
                 return
             with contextlib.suppress(Exception):  # a finaliser must never raise

@@ -18,6 +18,8 @@ from wia_hal.tensor import Tensor, check_tensor, contiguous, contiguous_strides,
 
 
 def _ints(name: str, what: str, values: object) -> tuple[int, ...]:
+    if type(values) is tuple and all(type(v) is int for v in values):  # the common case, checked fast
+        return values
     if isinstance(values, (int, np.integer)) and not isinstance(values, bool):
         return (int(values),)
     if not isinstance(values, Sequence) or isinstance(values, str):
