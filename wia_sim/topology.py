@@ -147,7 +147,7 @@ class Topology:
         self.fabric = fabric
         self.host_engines = host_engines
         self.links: dict[tuple[Node, Node], Link] = {}
-        self._routes: dict[tuple[int, int], Route] = {}
+        self._routes: dict[tuple[int, int] | tuple[int, str], Route] = {}
         if fabric is None:
             return
         if fabric.topology == "switch":
@@ -225,10 +225,15 @@ class Topology:
     def port_route(self, device: int, into_switch: bool) -> Route:
         """A transfer between ``device`` and the switch itself (a switch that reduces or multicasts: the data
         crosses only the device's port, one way)."""
+        key = (device, "into" if into_switch else "out of")
+        found = self._routes.get(key)
+        if found is not None:
+            return found
         if self.fabric is None or self.fabric.topology != "switch":
             raise ValueError("only a switch fabric has ports to transfer into or out of")
         link = self.links[device, "switch"] if into_switch else self.links["switch", device]
-        return Route(device, device, "switch", (self._leg((link,), 1),), 1, self.fabric.interface)
+        found = self._routes[key] = Route(device, device, "switch", (self._leg((link,), 1),), 1, self.fabric.interface)
+        return found
 
     def _leg(self, links: tuple[Link, ...], hops: int) -> Leg:
         assert self.fabric is not None
