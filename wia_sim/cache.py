@@ -52,17 +52,18 @@ class LastLevelCache:
         """``[start, end)`` was just read or written: it becomes the most recently used range (the part of it that
         fits: a range larger than the cache leaves only its last bytes), and the least recently used go."""
         start = max(start, end - self.capacity)
+        held = self.held + end - start
         kept = []
         for s, e in self.ranges:
             if e <= start or s >= end:
                 kept.append((s, e))
             else:  # the overlapping part moves to the end; what is left of it keeps its place
+                held -= min(e, end) - max(s, start)
                 if s < start:
                     kept.append((s, start))
                 if e > end:
                     kept.append((end, e))
         kept.append((start, end))
-        held = sum(e - s for s, e in kept)
         while held > self.capacity:
             s, e = kept[0]
             drop = min(e - s, held - self.capacity)
