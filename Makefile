@@ -9,11 +9,11 @@ STAMP := $(VENV)/.installed-stamp
 .PHONY: run suite test bench setup clean pocl
 
 $(STAMP): pyproject.toml
-	@echo "Setting up $(VENV): wia and its dependencies (numpy, simpy, pydantic, pyopencl, matplotlib, ...)."
-	@echo "The first time this takes about a minute; later runs skip it."
+	@echo "Setting up $(VENV): wia and its dependencies (numpy, simpy, pydantic, pyopencl, matplotlib, ray, ...)."
+	@echo "The first time this takes about two minutes; later runs skip it."
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[dev,opencl,plot]"
+	$(BIN)/python -m pip install --quiet -e ".[dev,opencl,plot,ray]"
 	touch $(STAMP)
 
 setup: $(STAMP)
