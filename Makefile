@@ -36,6 +36,9 @@ run: $(STAMP)
 	$(BIN)/python examples/profile_a_model.py
 	$(BIN)/python examples/multi_device.py
 	$(BIN)/python examples/safe_compute.py
+	$(BIN)/wia-sim whatif transformer --preset llama2-7b --param phase=prefill,decode --param batch=1,32 \
+		--hardware nvidia-h100-sxm5-80gb,amd-mi300x
+	@echo "What-if studies (sweeps, plots, 70B on 8 GPUs): docs/whatif.md"
 	@echo "The full conformance verdict (about 1000 tests, a minute or two): make suite"
 
 # The full suite on the default simulated device: the verdict per level.
