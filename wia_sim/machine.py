@@ -105,6 +105,7 @@ class Machine:
         numerics: bool = True,
         hazards: bool = True,
         system: SystemModel | None = None,
+        host_per_device: bool = False,
     ) -> None:
         self.model = model
         self.system = system
@@ -116,7 +117,12 @@ class Machine:
         self.hazards_dropped = 0
         self.detector: HazardDetector | None = HazardDetector(self) if hazards else None
         self.env = simpy.Environment()
-        self.host_time = 0.0
+        self.clocks = [0.0] * (num_devices if host_per_device else 1)
+        """The host clock: one (the program's one thread issues everything), or one per device (the program stands
+        for one host thread or process per device, as tensor-parallel engines run: a call for device ``d`` spends
+        and waits on ``clocks[d]``; see :meth:`use_lane`)."""
+        self.lane = 0
+        """The clock the current call spends and waits on (its device's, with a clock per device)."""
         self.faults: list[tuple[Command, Exception]] = []
         self.trace: list[Command] | None = None
         """When a list, every completed command is appended to it in completion order (a timeline)."""
@@ -168,9 +174,29 @@ class Machine:
         more = f" (and {len(rest)} more)" if rest else ""
         raise CommandFault(f"{command!r} failed while running: {type(error).__name__}: {error}{more}") from error
 
+    @property
+    def host_time(self) -> float:
+        """The host clock of the current call (:attr:`lane`)."""
+        return self.clocks[self.lane]
+
+    @host_time.setter
+    def host_time(self, value: float) -> None:
+        self.clocks[self.lane] = value
+
+    def use_lane(self, device: int) -> None:
+        """The calls that follow are for ``device``: with a host clock per device they spend and wait on its clock
+        (an API call that names no device, a view or a query, stays on the last device's)."""
+        if len(self.clocks) > 1:
+            self.lane = device
+
+    def host_clock(self, device: int) -> float:
+        """When work submitted now for ``device`` is submitted: its host clock."""
+        clocks = self.clocks
+        return clocks[device] if len(clocks) > 1 else clocks[0]
+
     def host_spend(self, seconds: float) -> None:
         """The host spends ``seconds`` in a call."""
-        self.host_time += seconds
+        self.clocks[self.lane] += seconds
 
     def wait(self, command: Command, timeout_s: float = math.inf, observe: bool = True) -> bool:
         """Run device time until ``command`` completes or the host has waited ``timeout_s``.

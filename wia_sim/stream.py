@@ -95,7 +95,7 @@ class Stream:
             self._make_room()
         if accesses and self.device.cache is not None and type(command) is Kernel:
             command.accesses = tuple(accesses)
-        command.submitted = machine.host_time
+        command.submitted = machine.host_clock(self.device.index)
         command.stream = self
         self.queue.append(command)
         self.last = command

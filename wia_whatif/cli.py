@@ -53,6 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--warmup", default="1", metavar="N", help="untimed steps before the timed one (default: 1: steady state)"
     )
     parser.add_argument("--no-profile", action="store_true", help="skip the bound and op count (faster points)")
+    parser.add_argument(
+        "--host-threads",
+        choices=("per-device", "one"),
+        default="per-device",
+        help="the host issuing the work: a thread per device, as tensor-parallel engines run (default), or one",
+    )
     parser.add_argument("--executor", choices=EXECUTORS, default="process", help="default: %(default)s")
     parser.add_argument("--workers", metavar="N", help="worker processes (default: the CPU count; 1: in-process)")
     parser.add_argument("--ray-address", metavar="ADDR", help="an existing Ray cluster (default: start a local one)")
@@ -102,6 +108,7 @@ def sweep_from(args: argparse.Namespace) -> Sweep:
         numerics=args.numerics,
         profile=not args.no_profile,
         warmup=args.warmup,
+        host_threads=args.host_threads,
     )
 
 

@@ -79,6 +79,7 @@ def run_point(
     profile: bool = True,
     warmup: int = 1,
     hazards: str = "off",
+    host_threads: str = "per-device",
 ) -> RunReport:
     """Run one step of ``workload`` with ``params`` (its parameters, a mapping of overrides, or a preset name) on
     ``hardware`` (a shipped model or system, or a TOML path; None: the sim backend's choice, ``WIA_SIM_HARDWARE``
@@ -89,7 +90,9 @@ def run_point(
     also pays its pool's device allocations). ``hazards``: the sim's stream-hazard checker (``off``, ``warn``,
     ``error``; docs/hazards.md), off here because a what-if point times a program whose dependencies its own tests
     checked, and the checker costs a 70B decode step a third of its wall time; ``warn`` or ``error`` for a new
-    workload."""
+    workload. ``host_threads``: the sim's host model (``per-device``: one host thread per device, as tensor-parallel
+    serving engines run one process per GPU; ``one``: the whole program on one thread, whose launches for eight
+    devices then queue behind each other and bound a small decode step)."""
     began = time.perf_counter()
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise wia.InvalidValueError(f"run_point: warmup must be a whole number of steps (0 or more), got {warmup!r}")
@@ -97,6 +100,7 @@ def run_point(
     p = _params(load, params)
     overrides = dict(set or {})
     options: dict[str, Any] = {"devices": p.devices, "numerics": numerics, "hazards": hazards}
+    options["host_threads"] = host_threads
     if hardware is not None:
         options["hardware"] = hardware
     if overrides:

@@ -55,6 +55,9 @@ class Sweep(WiaModel):
     numerics: bool = False
     profile: bool = True
     warmup: int = Field(1, ge=0, description="untimed steps before the timed one (run_point's warmup)")
+    host_threads: Literal["one", "per-device"] = Field(
+        "per-device", description="the sim's host model (run_point's host_threads)"
+    )
 
     def points(self) -> list[Point]:
         """The grid, in order: hardware outermost, then the varied fields, then the parameters (the last of each
@@ -94,7 +97,7 @@ def _point(sweep: Sweep, point: Point) -> RunReport | tuple[str, str]:
         params = workload.params(sweep.preset, **point.params)
         report = run_point(
             workload, params, hardware=point.hardware, set=point.overrides, numerics=sweep.numerics,
-            profile=sweep.profile, warmup=sweep.warmup,
+            profile=sweep.profile, warmup=sweep.warmup, host_threads=sweep.host_threads,
         )  # fmt: skip
     except WiaError as e:
         return e.code.name, f"{point.describe()}: {e.message}"

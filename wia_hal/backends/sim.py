@@ -14,7 +14,13 @@ event, stream wait or host synchronization ordering them; ``warn``, the default,
 at the user's call, ``error`` raises ``StreamHazardError`` there with nothing enqueued, ``off`` does not check;
 every finding is also kept in ``machine.hazards``; see docs/hazards.md), ``set`` (hardware variations: fields of the
 model changed, ``"memory.bandwidth=2x;compute.compute_units=108"`` or a mapping; a system's device model's fields
-as ``device.<field>``; see docs/hardware_models.md, "Variations").
+as ``device.<field>``; see docs/hardware_models.md, "Variations"), ``host_threads`` (``one``, the default: the
+program is one host thread with one clock that every call spends; ``per-device``: the program stands for one host
+thread or process per device, as tensor-parallel engines run, so a call for device ``d`` spends and waits on ``d``'s
+own host clock and eight devices' launches overlap instead of queueing on one thread; an API call that names no
+device, a view, is charged to the last device's clock. A wait on one device's clock can run the simulation past
+another's: work that device is given later then starts no earlier than the simulation's time, so the approximation
+errs slow, never fast).
 """
 
 from __future__ import annotations
@@ -99,6 +105,7 @@ register_internal_dir(simpy.__file__ or "")
 
 DEFAULT_HARDWARE = "nvidia-a100-sxm4-80gb"
 _HAZARD_MODES = ("warn", "error", "off")
+_HOST_THREADS = ("one", "per-device")
 _KINDS = {t: MemoryKind[t.name] for t in MemoryType}
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -320,6 +327,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         kernel_step_limit: int | str = 1_000_000,
         hazards: str = "warn",
         set: str | Mapping[str, str] | None = None,
+        host_threads: str = "one",
     ) -> None:
         try:
             self.model_file = model_path(hardware)
@@ -343,12 +351,18 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             raise InvalidValueError(
                 f"sim backend option hazards={hazards!r}: expected one of {', '.join(_HAZARD_MODES)}"
             )
+        threads = str(host_threads).strip().lower()
+        if threads not in _HOST_THREADS:
+            raise InvalidValueError(
+                f"sim backend option host_threads={host_threads!r}: expected one of {', '.join(_HOST_THREADS)}"
+            )
         self.machine = Machine(
             self.model,
             count,
             _flag("numerics", numerics),
             hazards=self.hazards != "off",
             system=self.system.model if self.system is not None else None,
+            host_per_device=threads == "per-device",
         )
         detector = self.machine.detector
         if detector is not None:
@@ -433,6 +447,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     @_translated
     def allocate(self, device: int, nbytes: int, memory_type: MemoryType) -> Buffer:
+        self.machine.use_lane(device)
         self._beyond_the_call(self._alloc_latency[memory_type])
         dev = self.machine.devices[device]
         try:
@@ -441,6 +456,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             raise OutOfMemoryError(f"device {device} ({self.model.display_name}) is out of memory: {e}") from None
 
     def free(self, buffer: Buffer) -> None:
+        self.machine.use_lane(buffer.device)
         if buffer.kind is MemoryKind.DEVICE:
             self._beyond_the_call(self.model.memory.free_latency)
         self.machine.devices[buffer.device].release(buffer)
@@ -458,6 +474,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     @_translated
     def prefetch(self, queue: Stream, buffer: Buffer, offset: int, nbytes: int, to_device: bool) -> None:
+        self.machine.use_lane(queue.device.index)
         if buffer.residency is None:
             return
         engine = queue.device.engines["h2d" if to_device else "d2h"]
@@ -482,6 +499,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     @_translated
     def copy(self, queue: Stream, src: Buffer, src_offset: int, dst: Buffer, dst_offset: int, nbytes: int) -> None:
+        self.machine.use_lane(queue.device.index)
         accesses = ((src, src_offset, src_offset + nbytes, False), (dst, dst_offset, dst_offset + nbytes, True))
         command = self._copy(queue, src, src_offset, dst, dst_offset, nbytes, accesses)
         if MemoryKind.HOST in (src.kind, dst.kind):
@@ -492,6 +510,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     @_translated
     def upload(self, queue: Stream, dst: Buffer, offset: int, data: np.ndarray) -> None:
+        self.machine.use_lane(queue.device.index)
         self._host_touch(dst, offset, offset + data.nbytes)
         staging = self._staging(dst.device, data.nbytes)
         if self.numerics:
@@ -501,6 +520,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     @_translated
     def download(self, queue: Stream, src: Buffer, offset: int, nbytes: int) -> np.ndarray:
+        self.machine.use_lane(queue.device.index)
         self._host_touch(src, offset, offset + nbytes)
         staging = self._staging(src.device, nbytes)
         if self.numerics:
@@ -526,6 +546,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         attrs: OpAttrs,
     ) -> Kernel:
         machine = self.machine
+        machine.use_lane(queue.device.index)
         self._beyond_the_call(self.model.host.launch_overhead)
         spec = OPS[op]
         mapping = attrs.__dict__  # the library's kernels read a mapping: the model's fields, flat (read only)
@@ -628,6 +649,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     @_translated
     def copy_peer(self, src_queue: Stream, src: TensorRef[Buffer], dst_queue: Stream, dst: TensorRef[Buffer]) -> None:
+        self.machine.use_lane(src_queue.device.index)
         self._check_links([(src_queue.device.index, dst_queue.device.index)])
         topology = self.machine.topology
         route = topology.route(src_queue.device.index, dst_queue.device.index)
@@ -649,6 +671,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     ) -> Collective:
         n = len(queues)
         devices = [q.device.index for q in queues]
+        self.machine.use_lane(devices[0])
         size = message_bytes(attrs.kind, n, inputs[0].nbytes)
         try:
             plan = self.machine.collectives.plan(attrs.kind, attrs.algorithm, devices, size, attrs.root)
@@ -714,6 +737,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     def launch_kernel(
         self, queue: Stream, kernel: SimKernel, args: Sequence[KernelArg[Buffer]], ndrange: NDRange
     ) -> Kernel:
+        self.machine.use_lane(queue.device.index)
         self._beyond_the_call(self.model.host.launch_overhead)
         program, info = kernel
         geometry = _geometry(ndrange, self.model.compute.max_work_group_size)
@@ -812,25 +836,32 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     @_translated
     def record(self, queue: Stream) -> Marker:
+        self.machine.use_lane(queue.device.index)
         marker = Marker()
         queue.submit(marker)
         return marker
 
     @_translated
     def wait_marker(self, queue: Stream, marker: Marker) -> None:
+        self.machine.use_lane(queue.device.index)
         queue.submit(Wait(marker))
 
     @_translated
     def synchronize(self, queue: Stream, timeout_ms: float | None) -> bool:
+        self.machine.use_lane(queue.device.index)
         last = queue.last
         return last is None or self.machine.wait(last, _seconds(timeout_ms))
 
     @_translated
     def wait(self, marker: Marker, timeout_ms: float | None) -> bool:
+        if marker.stream is not None:
+            self.machine.use_lane(marker.stream.device.index)
         return self.machine.wait(marker, _seconds(timeout_ms))
 
     @_translated
     def query(self, marker: Marker) -> bool:
+        if marker.stream is not None:
+            self.machine.use_lane(marker.stream.device.index)
         self.machine.catch_up()
         self.machine.observed(marker)
         stream = marker.stream
