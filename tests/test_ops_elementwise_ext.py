@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import layouts
 import ml_dtypes
 import numerics_reference as nr
 import numpy as np
@@ -21,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from layouts import upload
 
 import wia_hal as wia
 
@@ -31,7 +33,7 @@ DT: dict[str, np.dtype] = {
 FLOATS = ["float32", "float16", "bfloat16", "float64"]
 NUMBERS = [*FLOATS, "int8", "int32"]
 SEEDS = st.integers(0, 2**32 - 1)
-LAYOUTS = st.sampled_from(["contiguous", "transposed", "sliced"])
+LAYOUTS = st.sampled_from(layouts.LAYOUTS)
 FORMS = st.sampled_from(["tensor-tensor", "tensor-scalar", "scalar-tensor"])
 E = wia.ErrorCode
 
@@ -50,17 +52,6 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     yield request.param
 
 
-def upload(arr: np.ndarray, layout: str) -> wia.Tensor:
-    """``arr`` as a tensor: contiguous, the transpose of a tensor holding ``arr.T``, or a slice of a larger tensor
-    whose border holds junk that a wrong offset or stride would read."""
-    if layout == "contiguous" or arr.ndim == 0:
-        return wia.tensor(arr)
-    if layout == "transposed":
-        return wia.transpose(wia.tensor(np.ascontiguousarray(arr.T)))
-    junk = np.ones(1, bool) if arr.dtype.kind == "b" else np.array([99]).astype(arr.dtype)
-    big = np.full(tuple(d + 2 for d in arr.shape), junk[0], arr.dtype)
-    big[tuple(slice(1, 1 + d) for d in arr.shape)] = arr
-    return wia.slice(wia.tensor(big), [1] * arr.ndim, [1 + d for d in arr.shape])
 
 
 def data(rng: np.random.Generator, dtype: np.dtype, shape: tuple[int, ...], positive: bool = False) -> np.ndarray:

@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from layouts import LAYOUTS, upload
 
 import wia_hal as wia
 
@@ -33,7 +34,6 @@ DT: dict[str, np.dtype] = {
 }
 FLOATS = list(nr.FLOATS)
 ALL_DTYPES = list(DT)
-LAYOUTS = ("contiguous", "transposed", "sliced")
 SEEDS = st.integers(0, 2**32 - 1)
 P = wia.Precision
 A = wia.MatmulAlgorithm
@@ -64,17 +64,6 @@ fast = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCh
 thorough = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def upload(arr: np.ndarray, layout: str = "contiguous") -> wia.Tensor:
-    """A tensor holding ``arr``'s values: contiguous, or a non-contiguous view (the transpose of a tensor holding
-    ``arr.T``; or a slice of a larger tensor whose border holds junk that a wrong offset or stride would read)."""
-    if layout == "contiguous" or arr.ndim == 0:
-        return wia.tensor(arr)
-    if layout == "transposed":
-        return wia.transpose(wia.tensor(np.ascontiguousarray(arr.T)))
-    junk = np.ones(1, bool) if arr.dtype.kind == "b" else np.array([99]).astype(arr.dtype)
-    big = np.full(tuple(d + 2 for d in arr.shape), junk[0], arr.dtype)
-    big[tuple(slice(1, 1 + d) for d in arr.shape)] = arr
-    return wia.slice(wia.tensor(big), [1] * arr.ndim, [1 + d for d in arr.shape])
 
 
 def supported(arithmetic: str) -> bool:

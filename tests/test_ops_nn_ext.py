@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from layouts import LAYOUTS, upload
 
 import wia_hal as wia
 from wia_sim.library import OPS, Operand
@@ -30,7 +31,6 @@ DT: dict[str, np.dtype[Any]] = {
     for name in ("float32", "float16", "bfloat16", "float64", "int8", "int32", "bool")
 }
 FLOATS = list(nr.FLOATS)
-LAYOUTS = ("contiguous", "transposed", "sliced")
 SEEDS = st.integers(0, 2**32 - 1)
 BACKENDS = ("sim", "reference")
 
@@ -50,17 +50,6 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     yield name
 
 
-def upload(arr: np.ndarray, layout: str = "contiguous") -> wia.Tensor:
-    """``arr`` as a contiguous tensor, as the transpose of one holding ``arr.T``, or as a slice of a larger one whose
-    border holds junk a wrong offset or stride would read."""
-    if layout == "contiguous" or arr.ndim == 0:
-        return wia.tensor(arr)
-    if layout == "transposed":
-        return wia.transpose(wia.tensor(np.ascontiguousarray(arr.T)))
-    junk = np.ones((), bool) if arr.dtype.kind == "b" else np.array(99).astype(arr.dtype)
-    big = np.full(tuple(d + 2 for d in arr.shape), junk, arr.dtype)
-    big[tuple(slice(1, 1 + d) for d in arr.shape)] = arr
-    return wia.slice(wia.tensor(big), [1] * arr.ndim, [1 + d for d in arr.shape])
 
 
 # -- layer_norm and rms_norm -----------------------------------------------------------------------------------------
