@@ -89,7 +89,11 @@ class TransformerParams(WorkloadParams):
         if self.mlp % t:
             problems.append(f"mlp {self.mlp} does not split over {t} devices")
         if self.position == "learned" and self.start + self.tokens > self.max_positions:
-            problems.append(f"positions up to {self.start + self.tokens} exceed max_positions {self.max_positions}")
+            fits = self.max_positions - self.tokens if self.phase == "decode" else self.max_positions
+            problems.append(
+                f"positions up to {self.start + self.tokens} exceed max_positions {self.max_positions} (learned "
+                f"positions: seq may be at most {fits} for {self.phase})"
+            )
         if self.dtype not in _ITEMSIZE:
             problems.append(f"dtype {self.dtype!r} is not one of {', '.join(_ITEMSIZE)}")
         if problems:
