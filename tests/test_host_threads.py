@@ -64,3 +64,15 @@ def test_a_tensor_parallel_decode_step_is_not_host_bound_with_a_thread_per_devic
     assert threads.step_time_ms is not None and one.step_time_ms is not None
     assert threads.step_time_ms < 0.5 * one.step_time_ms
     assert threads.time_by_bound_ms.get("host", 0.0) < one.time_by_bound_ms["host"]
+
+
+def test_a_collective_counts_as_communication_on_every_device_not_as_host_idle() -> None:
+    """Only one device's profile records a collective; the others wait in it too, so it is not 'host' time there
+    (before: host idle about equal to the all-reduce time, and the parts of a step added up to more than it)."""
+    params = {"layers": 4, "hidden": 1024, "heads": 8, "kv_heads": 8, "mlp": 2816, "vocab": 4096, "phase": "decode",
+              "batch": 1, "seq": 256, "devices": 2}  # fmt: skip
+    report = run_point("transformer", params, hardware="nvidia-hgx-h100", warmup=0)
+    parts = report.time_by_bound_ms
+    assert report.step_time_ms is not None
+    assert parts["host"] < 0.5 * parts["communication"]
+    assert sum(parts.values()) <= 1.02 * report.step_time_ms  # kernels, collectives and idle tile this step

@@ -59,10 +59,13 @@ def _step_time_ms(starts: Sequence[tuple[wia.Event, float]], ends: Sequence[wia.
 def _bounds(reports: Sequence[wia.ProfileReport], step_ms: float) -> dict[str, float]:
     """Per kind of bound, the longest over the devices (the device that waited longest on it sets the step), and
     ``host``: the step's time in which a device ran neither a kernel nor a transfer, waiting for the host to issue
-    work (at least that much: a kernel that overlapped a transfer is counted once in each)."""
+    work (at least that much: a kernel that overlapped a transfer is counted once in each; a collective counts on every
+    device, though only one device's profile records it)."""
     found: dict[str, float] = {}
+    # a collective is recorded in one device's profile (the first queue's), but every participant waits in it
+    collective = max((e.busy_ms for r in reports for e in r.engines if e.name == "collective"), default=0.0)
     for report in reports:
-        idle = step_ms - report.kernel_time_ms - report.memory_time_ms
+        idle = step_ms - report.kernel_time_ms - max(report.memory_time_ms, collective)
         for name, ms in (*report.bound_time_ms.items(), (COMMUNICATION, report.memory_time_ms), (HOST, idle)):
             if ms > 0.0:
                 found[name] = max(found.get(name, 0.0), ms)
