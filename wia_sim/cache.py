@@ -46,7 +46,11 @@ class LastLevelCache:
 
     def resident(self, start: int, end: int) -> int:
         """Bytes of ``[start, end)`` the cache holds."""
-        return sum(max(0, min(end, e) - max(start, s)) for s, e in self.ranges)
+        held = 0
+        for s, e in self.ranges:  # (a plain loop: this runs for every operand of every kernel)
+            if s < end and e > start:
+                held += (e if e < end else end) - (s if s > start else start)
+        return held
 
     def touch(self, start: int, end: int) -> None:
         """``[start, end)`` was just read or written: it becomes the most recently used range (the part of it that
@@ -58,7 +62,7 @@ class LastLevelCache:
             if e <= start or s >= end:
                 kept.append((s, e))
             else:  # the overlapping part moves to the end; what is left of it keeps its place
-                held -= min(e, end) - max(s, start)
+                held -= (e if e < end else end) - (s if s > start else start)
                 if s < start:
                     kept.append((s, start))
                 if e > end:
