@@ -37,7 +37,9 @@ HGX = "nvidia-hgx-h100"
 LLAMA70B = dict(get_workload("transformer").presets["llama2-70b"])
 PREFILL = {**LLAMA70B, "phase": "prefill", "batch": 1, "seq": 4096}
 DECODE = {**LLAMA70B, "phase": "decode", "batch": 32, "seq": 4096}
-FACTORS = ("1x", "2x", "0.5x", "0.75x", "1.25x", "1.5x", "2.5x", "3x", "4x", "5x")
+FACTORS = ("1x", "2x", "0.5x", "0.75x", "1.25x", "1.5x", "2.5x", "3x", "0.6x", "0.9x")
+"""At most 3x: past 3.1x the H100's memory bandwidth would exceed its L2's (cache_bandwidth), which the schema
+rejects (a what-if beyond it changes memory.cache_bandwidth too)."""
 
 Point = tuple[str, dict[str, Any], str, dict[str, str], bool]
 """A run: label, workload params, hardware, model fields changed, profiled."""
