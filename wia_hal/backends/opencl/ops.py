@@ -35,7 +35,6 @@ from wia_hal.backends.opencl.templates import (
     conv2d_source,
     gather_source,
     map_source,
-    math_expr,
     matmul_source,
     norm_source,
     pool2d_source,
@@ -303,7 +302,7 @@ class Ops:
         self._map(q, "where_map", out, ins, expr, (t, [v.ctype for v in ins]), scalars)
 
     def _math(self, q: Any, op: str, ins: list[View], out: View) -> None:
-        self._map(q, f"{op}_map", out, ins, math_expr(op, out.ctype), (out.ctype, [out.ctype]))
+        self._map(q, f"{op}_map", out, ins, unary_expr(op, out.ctype), (out.ctype, [out.ctype]))
 
     def _neg(self, q: Any, ins: list[View], out: View, attrs: OpAttrs) -> None:
         self._math(q, "neg", ins, out)

@@ -182,15 +182,31 @@ def _compute_suffix(t: CType) -> str:
 
 
 def unary_expr(op: str, t: CType, approximate: str = "none") -> str:
-    """The expression of ``relu``, ``sigmoid`` or ``gelu`` on ``x0`` in ``t``'s compute type."""
+    """The expression of a unary element-wise op on ``x0`` in ``t``'s compute type (float for float16/bfloat16,
+    rounded once when stored): ``relu``, ``sigmoid``, ``gelu`` (erf or ``approximate="tanh"``), ``neg``, ``abs``
+    or a floating-point function."""
+    s = _compute_suffix(t)
     if op == "relu":
         return "x0" if t.kind == "bool" else f"(x0 < 0 ? ({t.compute})0 : x0)"  # NaN stays NaN
-    s = _compute_suffix(t)
     if op == "sigmoid":
         return f"sigmoid_{s}(x0)"
-    if approximate == "tanh":
-        return f"gelu_tanh_{s}(x0)"
-    return f"gelu_erf_{s}(x0)"
+    if op == "gelu":
+        return f"gelu_tanh_{s}(x0)" if approximate == "tanh" else f"gelu_erf_{s}(x0)"
+    if op == "neg":
+        return "as_int(0u - (uint)x0)" if t.name == "int32" else "(-x0)"
+    if op == "abs":
+        if t.kind == "bool":
+            return "x0"
+        return "as_int(abs(x0))" if t.kind == "int" else "fabs(x0)"  # abs(INT_MIN) wraps to INT_MIN
+    one = "1.0" if t.compute == "double" else "1.0f"
+    return {
+        "exp": "exp(x0)",
+        "log": "log(x0)",
+        "sqrt": "sqrt(x0)",
+        "rsqrt": f"({one} / sqrt(x0))",  # OpenCL's rsqrt may err by 2 ulp; this is two correctly rounded steps
+        "tanh": "tanh(x0)",
+        "silu": f"silu_{s}(x0)",
+    }[op]
 
 
 def binary_expr(op: str, t: CType, a: str = "x0", b: str = "x1") -> str:
@@ -214,26 +230,6 @@ def binary_expr(op: str, t: CType, a: str = "x0", b: str = "x1") -> str:
 
 COMPARISONS = {"equal": "==", "not_equal": "!=", "less": "<", "less_equal": "<=", "greater": ">", "greater_equal": ">="}
 """The comparison ops as C operators (IEEE: every comparison with NaN is false but ``!=``)."""
-
-
-def math_expr(op: str, t: CType) -> str:
-    """``neg``, ``abs`` or a floating-point function of ``x0`` in ``t``'s compute type (float for float16/bfloat16,
-    rounded once when stored)."""
-    if op == "neg":
-        return "as_int(0u - (uint)x0)" if t.name == "int32" else "(-x0)"
-    if op == "abs":
-        if t.kind == "bool":
-            return "x0"
-        return "as_int(abs(x0))" if t.kind == "int" else "fabs(x0)"  # abs(INT_MIN) wraps to INT_MIN
-    one = "1.0" if t.compute == "double" else "1.0f"
-    return {
-        "exp": "exp(x0)",
-        "log": "log(x0)",
-        "sqrt": "sqrt(x0)",
-        "rsqrt": f"({one} / sqrt(x0))",  # OpenCL's rsqrt may err by 2 ulp; this is two correctly rounded steps
-        "tanh": "tanh(x0)",
-        "silu": f"silu_{_compute_suffix(t)}(x0)",
-    }[op]
 
 
 def cast_expr(src: CType, dst: CType) -> str:
