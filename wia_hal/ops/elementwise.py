@@ -25,7 +25,7 @@ def _binary(
     return launch_op(ops.context, ops.stream, name, ops.inputs, output(ops.context, ops.shape, ops.dtype), ops.attrs)
 
 
-def _unary(
+def unary(
     name: OpName,
     a: Tensor,
     ctx: Context | None,
@@ -33,6 +33,7 @@ def _unary(
     float_only: bool = False,
     attrs: OpAttrs = NO_ATTRS,
 ) -> Tensor:
+    """A one-input element-wise op with the input's shape and dtype (``float_only``: floating-point inputs only)."""
     context, s = resolve(name, (a,), ctx, stream)
     if float_only:
         require_float(name, a)
@@ -92,13 +93,13 @@ def neg(a: Tensor, *, ctx: Context | None = None, stream: Stream | None = None) 
 @api
 def abs(a: Tensor, *, ctx: Context | None = None, stream: Stream | None = None) -> Tensor:
     """``|a|`` (int8/int32 wrap: ``abs(-128)`` is -128 for int8, as NumPy's; bool unchanged)."""
-    return _unary("abs", a, ctx, stream)
+    return unary("abs", a, ctx, stream)
 
 
 @api
 def relu(a: Tensor, *, ctx: Context | None = None, stream: Stream | None = None) -> Tensor:
     """R-3.7-01, R-3.6.1-03: ``max(a, 0)`` (NaN stays NaN)."""
-    return _unary("relu", a, ctx, stream)
+    return unary("relu", a, ctx, stream)
 
 
 @api
@@ -107,10 +108,10 @@ def gelu(a: Tensor, *, approximate: str = "none", ctx: Context | None = None, st
     ``0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))``. Floating-point tensors only."""
     if approximate not in ("none", "tanh"):
         raise InvalidValueError(f"gelu: approximate must be 'none' or 'tanh', got {approximate!r}")
-    return _unary("gelu", a, ctx, stream, float_only=True, attrs=GeluAttrs(approximate=approximate))
+    return unary("gelu", a, ctx, stream, float_only=True, attrs=GeluAttrs(approximate=approximate))
 
 
 @api
 def sigmoid(a: Tensor, *, ctx: Context | None = None, stream: Stream | None = None) -> Tensor:
     """R-3.7-01: ``1 / (1 + exp(-x))``, without overflow for large ``|x|``. Floating-point tensors only."""
-    return _unary("sigmoid", a, ctx, stream, float_only=True)
+    return unary("sigmoid", a, ctx, stream, float_only=True)

@@ -9,49 +9,42 @@ from __future__ import annotations
 
 from wia_hal.context import Context
 from wia_hal.errors import api
-from wia_hal.ops.common import output, require_float, resolve
-from wia_hal.opset import OpName
+from wia_hal.ops.elementwise import unary
 from wia_hal.streams import Stream
-from wia_hal.tensor import Tensor, launch_op
-
-
-def _function(name: OpName, a: Tensor, ctx: Context | None, stream: Stream | None) -> Tensor:
-    context, s = resolve(name, (a,), ctx, stream)
-    require_float(name, a)
-    return launch_op(context, s, name, (a,), output(context, a.shape, a.dtype))
+from wia_hal.tensor import Tensor
 
 
 @api
 def exp(a: Tensor, *, ctx: Context | None = None, stream: Stream | None = None) -> Tensor:
     """``e^a`` (overflow is inf)."""
-    return _function("exp", a, ctx, stream)
+    return unary("exp", a, ctx, stream, float_only=True)
 
 
 @api
 def log(a: Tensor, *, ctx: Context | None = None, stream: Stream | None = None) -> Tensor:
     """The natural logarithm."""
-    return _function("log", a, ctx, stream)
+    return unary("log", a, ctx, stream, float_only=True)
 
 
 @api
 def sqrt(a: Tensor, *, ctx: Context | None = None, stream: Stream | None = None) -> Tensor:
     """``√a``."""
-    return _function("sqrt", a, ctx, stream)
+    return unary("sqrt", a, ctx, stream, float_only=True)
 
 
 @api
 def rsqrt(a: Tensor, *, ctx: Context | None = None, stream: Stream | None = None) -> Tensor:
     """``1 / √a``, as normalization layers use it."""
-    return _function("rsqrt", a, ctx, stream)
+    return unary("rsqrt", a, ctx, stream, float_only=True)
 
 
 @api
 def tanh(a: Tensor, *, ctx: Context | None = None, stream: Stream | None = None) -> Tensor:
     """The hyperbolic tangent."""
-    return _function("tanh", a, ctx, stream)
+    return unary("tanh", a, ctx, stream, float_only=True)
 
 
 @api
 def silu(a: Tensor, *, ctx: Context | None = None, stream: Stream | None = None) -> Tensor:
     """``a · sigmoid(a)`` (SiLU, or swish), without overflow for large ``|a|``."""
-    return _function("silu", a, ctx, stream)
+    return unary("silu", a, ctx, stream, float_only=True)
