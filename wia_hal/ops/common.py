@@ -89,6 +89,13 @@ def require_float(name: str, t: Tensor) -> None:
         raise InvalidValueError(f"{name}: needs a floating-point tensor, got {t.dtype.name} {t.shape}")
 
 
+def positive_eps(name: str, eps: object) -> float:
+    """A normalization's ``eps`` as a float, or ``INVALID_VALUE`` unless it is a positive number."""
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
+        raise InvalidValueError(f"{name}: eps must be a positive number, got {eps!r}")
+    return float(eps)
+
+
 def axis_index(name: str, axis: object, ndim: int) -> int:
     """A Python-style axis (negative from the end) as an index, or ``INVALID_VALUE``."""
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from wia_hal.configs import ConvAlgorithm, ConvConfig, PoolConfig, PoolType
 from wia_hal.context import Context
 from wia_hal.errors import InvalidValueError, api
-from wia_hal.ops.common import output, require_float, resolve, same_dtype
+from wia_hal.ops.common import output, positive_eps, require_float, resolve, same_dtype
 from wia_hal.ops.linalg import arithmetic_for, require_arithmetic
 from wia_hal.opset import BatchNormAttrs, ConvAttrs, Pool2dAttrs
 from wia_hal.streams import Stream
@@ -109,9 +109,7 @@ def batch_norm(
             raise InvalidValueError(
                 f"batch_norm: {name} must have shape ({x.shape[1]},) for input {x.shape}, got {p.shape}"
             )
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
-        raise InvalidValueError(f"batch_norm: eps must be a positive number, got {eps!r}")
-    attrs = BatchNormAttrs(eps=float(eps))
+    attrs = BatchNormAttrs(eps=positive_eps("batch_norm", eps))
     return launch_op(context, s, "batch_norm", tensors, output(context, x.shape, x.dtype), attrs)
 
 

@@ -7,16 +7,10 @@ from typing import Literal
 
 from wia_hal.context import Context
 from wia_hal.errors import InvalidValueError, api
-from wia_hal.ops.common import output, require_float, resolve
+from wia_hal.ops.common import output, positive_eps, require_float, resolve
 from wia_hal.opset import LayerNormAttrs, OpAttrs, RmsNormAttrs
 from wia_hal.streams import Stream
 from wia_hal.tensor import Tensor, launch_op
-
-
-def _eps(name: str, eps: object) -> float:
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not eps > 0:
-        raise InvalidValueError(f"{name}: eps must be a positive number, got {eps!r}")
-    return float(eps)
 
 
 def _normalize(
@@ -57,7 +51,7 @@ def layer_norm(
     """``(x - mean) / sqrt(var + eps) * weight + bias`` over the last axis (biased variance, as LayerNorm's
     definition and PyTorch's ``layer_norm``); ``weight`` and ``bias`` are optional ``(x.shape[-1],)`` tensors of
     ``x``'s dtype. Floating-point only; low precision computes in float32 and rounds once."""
-    attrs = LayerNormAttrs(eps=_eps("layer_norm", eps), weight=weight is not None, bias=bias is not None)
+    attrs = LayerNormAttrs(eps=positive_eps("layer_norm", eps), weight=weight is not None, bias=bias is not None)
     return _normalize("layer_norm", x, (("weight", weight), ("bias", bias)), attrs, ctx, stream)
 
 
@@ -72,7 +66,7 @@ def rms_norm(
 ) -> Tensor:
     """``x / sqrt(mean(x²) + eps) * weight`` over the last axis (Llama's RMSNorm); ``weight`` is an optional
     ``(x.shape[-1],)`` tensor of ``x``'s dtype. Floating-point only; low precision computes in float32."""
-    attrs = RmsNormAttrs(eps=_eps("rms_norm", eps), weight=weight is not None)
+    attrs = RmsNormAttrs(eps=positive_eps("rms_norm", eps), weight=weight is not None)
     return _normalize("rms_norm", x, (("weight", weight),), attrs, ctx, stream)
 
 
