@@ -78,15 +78,23 @@ def streaming_cost(name: str, flops_per_element: float) -> CostFn:
     return cost
 
 
-def _elementwise(
-    name: str, flops_per_element: float, fn: Callable[..., np.ndarray], float_math: bool = False
-) -> OpSpec:
-    """An element-wise op; ``float_math`` ops (transcendentals) compute low-precision data in float32."""
+Compute = Callable[[Sequence[np.ndarray], Attrs], np.ndarray]
+"""What a streaming kernel computes from its input arrays and attributes."""
 
-    def compute(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
-        return fn(*[widened(a) for a in arrays], attrs)
 
-    return OpSpec(name, streaming_cost(name, flops_per_element), compute)
+def streaming_kernel(name: str, flops_per_element: float, compute: Compute, widen: bool = True) -> OpSpec:
+    """A one-pass element-wise kernel (``streaming_cost``) computing ``compute`` of the inputs, low precision
+    widened to float32 unless ``widen`` is False (a cast converts the data as stored)."""
+
+    def run(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
+        return compute([widened(a) for a in arrays] if widen else arrays, attrs)
+
+    return OpSpec(name, streaming_cost(name, flops_per_element), run)
+
+
+def _elementwise(name: str, flops_per_element: float, fn: Callable[..., np.ndarray]) -> OpSpec:
+    """A streaming kernel whose function takes the arrays as arguments, then the attributes."""
+    return streaming_kernel(name, flops_per_element, lambda arrays, attrs: fn(*arrays, attrs))
 
 
 ELEMENTWISE_OPS = [

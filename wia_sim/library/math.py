@@ -14,25 +14,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from wia_sim.costmodel import SPECIAL_FUNCTION_COST
-from wia_sim.library.elementwise import streaming_cost
-from wia_sim.library.spec import Attrs, OpSpec, widened
-
-Compute = Callable[[Sequence[np.ndarray], Attrs], np.ndarray]
+from wia_sim.library.elementwise import Compute, streaming_kernel
+from wia_sim.library.spec import Attrs
 
 DIVIDE = SPECIAL_FUNCTION_COST + 1
 """A float division as GPUs run it: a reciprocal on the special-function units and a multiply."""
 EXP = SPECIAL_FUNCTION_COST + 1
 """``exp(x)`` (and ``log``) as ``ex2(x·log2 e)``: one special function and one scaling multiply."""
-
-
-def _kernel(name: str, flops_per_element: float, compute: Compute, widen: bool = True) -> OpSpec:
-    """A streaming kernel (``streaming_cost``) computing ``compute`` of the inputs, low precision widened to
-    float32 unless ``widen`` is False (a cast converts the data as stored)."""
-
-    def run(arrays: Sequence[np.ndarray], attrs: Attrs, out_dtype: np.dtype) -> np.ndarray:
-        return compute([widened(a) for a in arrays] if widen else arrays, attrs)
-
-    return OpSpec(name, streaming_cost(name, flops_per_element), run)
 
 
 def _binary(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Compute:
@@ -80,26 +68,27 @@ MATH_OPS = [
     # FLOPs per element as the kernels execute them: an arithmetic operation, comparison or select is 1; special
     # functions (reciprocal, sqrt, ex2, lg2) count SPECIAL_FUNCTION_COST each (costmodel.py: the quarter-rate SFUs of
     # the CUDA C Programming Guide's throughput table), the convention of the custom-kernel cost model
-    _kernel("add", 1, _binary(np.add)),
-    _kernel("sub", 1, _binary(np.subtract)),
-    _kernel("mul", 1, _binary(np.multiply)),
-    _kernel("div", DIVIDE, _binary(np.divide)),
-    _kernel("maximum", 1, _binary(np.maximum)),  # NaN propagates; bool: or
-    _kernel("minimum", 1, _binary(np.minimum)),
-    _kernel("equal", 1, _binary(np.equal)),
-    _kernel("not_equal", 1, _binary(np.not_equal)),
-    _kernel("less", 1, _binary(np.less)),
-    _kernel("less_equal", 1, _binary(np.less_equal)),
-    _kernel("greater", 1, _binary(np.greater)),
-    _kernel("greater_equal", 1, _binary(np.greater_equal)),
-    _kernel("where", 1, _where),
-    _kernel("neg", 1, _unary(np.negative)),  # int8/int32 wrap
-    _kernel("abs", 1, _unary(np.abs)),  # abs(int8 -128) wraps to -128
-    _kernel("exp", EXP, _unary(np.exp)),
-    _kernel("log", EXP, _unary(np.log)),
-    _kernel("sqrt", SPECIAL_FUNCTION_COST, _unary(np.sqrt)),
-    _kernel("rsqrt", SPECIAL_FUNCTION_COST + DIVIDE, _unary(_rsqrt)),  # a sqrt, then a correctly rounded divide
-    _kernel("tanh", EXP + DIVIDE + 3, _unary(_tanh)),  # (1 - e)/(1 + e) of e = exp(-2|x|), the sign put back
-    _kernel("silu", EXP + DIVIDE + 2, _unary(_silu)),  # x / (1 + exp(-x)), stable: exp(-|x|), a select
-    _kernel("cast", 1, lambda arrays, attrs: arrays[0], widen=False),  # one conversion; the store rounds
+    streaming_kernel("add", 1, _binary(np.add)),
+    streaming_kernel("sub", 1, _binary(np.subtract)),
+    streaming_kernel("mul", 1, _binary(np.multiply)),
+    streaming_kernel("div", DIVIDE, _binary(np.divide)),
+    streaming_kernel("maximum", 1, _binary(np.maximum)),  # NaN propagates; bool: or
+    streaming_kernel("minimum", 1, _binary(np.minimum)),
+    streaming_kernel("equal", 1, _binary(np.equal)),
+    streaming_kernel("not_equal", 1, _binary(np.not_equal)),
+    streaming_kernel("less", 1, _binary(np.less)),
+    streaming_kernel("less_equal", 1, _binary(np.less_equal)),
+    streaming_kernel("greater", 1, _binary(np.greater)),
+    streaming_kernel("greater_equal", 1, _binary(np.greater_equal)),
+    streaming_kernel("where", 1, _where),
+    streaming_kernel("neg", 1, _unary(np.negative)),  # int8/int32 wrap
+    streaming_kernel("abs", 1, _unary(np.abs)),  # abs(int8 -128) wraps to -128
+    streaming_kernel("exp", EXP, _unary(np.exp)),
+    streaming_kernel("log", EXP, _unary(np.log)),
+    streaming_kernel("sqrt", SPECIAL_FUNCTION_COST, _unary(np.sqrt)),
+    # rsqrt: a sqrt, then a correctly rounded divide
+    streaming_kernel("rsqrt", SPECIAL_FUNCTION_COST + DIVIDE, _unary(_rsqrt)),
+    streaming_kernel("tanh", EXP + DIVIDE + 3, _unary(_tanh)),  # (1 - e)/(1 + e) of e = exp(-2|x|), the sign put back
+    streaming_kernel("silu", EXP + DIVIDE + 2, _unary(_silu)),  # x / (1 + exp(-x)), stable: exp(-|x|), a select
+    streaming_kernel("cast", 1, lambda arrays, attrs: arrays[0], widen=False),  # one conversion; the store rounds
 ]
