@@ -21,8 +21,8 @@ Values = Callable[[], np.ndarray]
 
 
 def computes_numbers() -> bool:
-    """Whether the active backend computes values (the simulator's ``numerics`` option; True elsewhere)."""
-    return bool(getattr(wia.get_backend(), "numerics", True))
+    """Whether the active backend computes values (``Backend.numerics``: the simulator's option; True elsewhere)."""
+    return wia.get_backend().numerics
 
 
 class Arena:
