@@ -69,6 +69,7 @@ from wia_hal.errors import (
     get_error_string,
 )
 from wia_hal.faults import Fault, clear_faults, get_fault_stats, inject_fault
+from wia_hal.graphs import Graph, begin_capture, capture_graph, end_capture, launch_graph, release_graph
 from wia_hal.kernels import (
     Kernel,
     LaunchConfig,
@@ -226,6 +227,7 @@ __all__ = [
     "FaultKind",
     "FaultStats",
     "Fence",
+    "Graph",
     "InternalError",
     "InvalidContextError",
     "InvalidDeviceError",
@@ -281,10 +283,12 @@ __all__ = [
     "available_backends",
     "batch_matmul",
     "batch_norm",
+    "begin_capture",
     "begin_profiling",
     "bfloat16",
     "bool_",
     "broadcast",
+    "capture_graph",
     "cast",
     "clear_faults",
     "compile_kernel",
@@ -319,6 +323,7 @@ __all__ = [
     "embedding",
     "empty",
     "enable_profiling",
+    "end_capture",
     "end_profiling",
     "equal",
     "event_elapsed_time",
@@ -353,6 +358,7 @@ __all__ = [
     "inject_fault",
     "int8",
     "int32",
+    "launch_graph",
     "launch_kernel",
     "launch_kernel_async",
     "layer_norm",
@@ -374,6 +380,7 @@ __all__ = [
     "pool2d",
     "reduce_scatter",
     "register_backend",
+    "release_graph",
     "release_tensor",
     "relu",
     "reset_device",

@@ -320,6 +320,31 @@ class Backend(ABC, Generic[BufferT, QueueT, MarkerT, KernelT, RecordT]):
         """What an op cost and why (an optional extension: a simulator can say, hardware usually cannot)."""
         raise NotSupportedError(f"the {self.name!r} backend does not explain its ops")
 
+    # extension: graphs (docs/graphs.md)
+
+    def launch_graph(self, nodes: Sequence[GraphNode]) -> list[Any]:
+        """Replay a captured graph: every node's hook with its recorded arguments, in order (the front end checked
+        that everything the nodes reference is live). Returns what each hook returned (records for ``explain``,
+        None for the others). This default is exact on every backend; a backend overrides it to charge the host
+        one launch for the whole graph instead of one per node, as a real graph launch does, or to replay faster."""
+        results: list[Any] = []
+        for node in nodes:
+            hook, args = node.hook, node.args
+            if hook == "record":
+                assert node.marker is not None
+                node.marker.marker = self.record(*args)
+                results.append(None)
+                continue
+            if hook == "wait_marker":
+                queue, marker = args
+                if isinstance(marker, CapturedMarker):
+                    marker = marker.marker
+                self.wait_marker(queue, marker)
+                results.append(None)
+                continue
+            results.append(getattr(self, hook)(*args))
+        return results
+
     # ordering and time
     @abstractmethod
     def record(self, queue: QueueT) -> MarkerT:
@@ -395,6 +420,29 @@ class Backend(ABC, Generic[BufferT, QueueT, MarkerT, KernelT, RecordT]):
         raise NotSupportedError(f"the {self.name!r} backend does not inject faults")
 
 
+class CapturedMarker:
+    """A marker recorded while a graph was captured (:mod:`wia_hal.graphs`): it stands for the marker each replay
+    records. ``marker`` is the latest replay's (None before the first); a backend's :meth:`Backend.launch_graph`
+    resolves waits on it to the marker its replay recorded."""
+
+    __slots__ = ("marker",)
+
+    def __init__(self) -> None:
+        self.marker: object = None
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """One recorded hook call of a captured graph: ``hook`` is a method name of :class:`Backend` (``launch_op``,
+    ``launch_kernel``, ``copy``, ``prefetch``, ``copy_peer``, ``collective``, ``record``, ``wait_marker``) and
+    ``args`` its arguments as the front end passed them at capture (markers recorded in the capture are
+    :class:`CapturedMarker` s; ``record`` nodes carry theirs in ``marker``)."""
+
+    hook: str
+    args: tuple[Any, ...]
+    marker: CapturedMarker | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class FaultRecord(Generic[BufferT]):
     """A fault as the front end hands it to :meth:`Backend.inject_fault` (built from the user's ``Fault``).
@@ -431,7 +479,9 @@ __all__ = [
     "AnyBackend",
     "Backend",
     "BufferArg",
+    "CapturedMarker",
     "FaultRecord",
+    "GraphNode",
     "KernelArg",
     "KernelParam",
     "KernelSignature",

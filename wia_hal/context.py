@@ -39,6 +39,7 @@ from wia_hal.runtime import Runtime, runtime
 from wia_hal.streams import Stream
 
 if TYPE_CHECKING:
+    from wia_hal.graphs import Graph
     from wia_hal.profiling import Profiler
 
 TIMEOUT_INFINITE = math.inf
@@ -81,6 +82,11 @@ class Context:
         """Every queue the context made, with its stream's name (kept after the stream is destroyed, for reports)."""
         self.streams: list[Stream] = []
         self.streams_made = 0
+        self.capture: Graph | None = None
+        """The graph capturing the context's work, if any (it swaps ``backend`` for a recorder and ``default_pool``
+        for the graph's own pool while it captures; :mod:`wia_hal.graphs`)."""
+        self.capture_saved: Any = None
+        """``(backend, default_pool)`` as they were before the capture."""
         self.default_stream = Stream(self, StreamFlags.DEFAULT, f"default stream of context {self.id}")
 
     def __repr__(self) -> str:

@@ -101,6 +101,9 @@ class Memory:
     def used_by(self, stream: Stream) -> None:
         """Work on ``stream`` is about to touch this memory: for a pool block, the stream first waits for the work
         of the block's previous owners on other streams (its fences), so that reuse never races with it."""
+        capture = self.context.capture
+        if capture is not None:  # a graph records the work: it must hold what the work touches
+            capture.uses(self)
         if self.pool is None:
             return
         streams = self.streams

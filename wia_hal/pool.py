@@ -149,6 +149,8 @@ class MemoryPool:
         self.segments: list[Segment] = []
         self.blocks: dict[int, Memory] = {}  # id(block) -> live block
         self.destroyed = False
+        self.graph: object = None
+        """The graph this pool holds memory for (:mod:`wia_hal.graphs`): its free segments stay while it lives."""
         self.num_allocations = self.num_frees = self.cache_hits = self.cache_misses = 0
         self.bytes_in_use = self.peak_bytes_in_use = self.peak_bytes_reserved = self.num_segment_releases = 0
         if config.initial_size:
@@ -298,7 +300,10 @@ class MemoryPool:
         self.num_segment_releases += 1
 
     def release_free_segments(self) -> int:
-        """Give every entirely free segment back to the device; the bytes released."""
+        """Give every entirely free segment back to the device (none while a graph holds the pool); the bytes
+        released."""
+        if self.graph is not None:
+            return 0
         released = 0
         for segment in [s for s in self.segments if s.empty]:
             released += segment.size

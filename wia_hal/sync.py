@@ -279,9 +279,7 @@ def _finish_round(barrier: PeerBarrier, deadline: _Deadline) -> None:
 
 
 @api
-def peer_barrier_wait(
-    barrier: PeerBarrier, device: Device | None = None, timeout_ms: float = TIMEOUT_INFINITE
-) -> None:
+def peer_barrier_wait(barrier: PeerBarrier, device: Device | None = None, timeout_ms: float = TIMEOUT_INFINITE) -> None:
     """R-3.8-03: arrive at the barrier and wait until every device has arrived and the work submitted to the
     devices before is complete.
 

@@ -31,6 +31,15 @@ def _require_profiling(ctx: Context, function: str) -> None:
         )
 
 
+def _not_capturing(ctx: Context, function: str) -> None:
+    """A window opens and closes by swapping the context's backend, which a graph capture has swapped too."""
+    if ctx.capture is not None:
+        raise InvalidValueError(
+            f"{function}: {ctx!r} is being captured into a graph; open or close the profiling window before "
+            "begin_capture or after end_capture (the window then sees the graph's launches)"
+        )
+
+
 @api
 def enable_profiling(ctx: Context | None = None, config: ProfilerConfig | None = None) -> None:
     """R-3.10-01: let ``ctx`` be profiled, with ``config`` (what to keep, and the format ``save_profile`` writes)
@@ -59,6 +68,7 @@ def begin_profiling(ctx: Context | None = None) -> Profiler:
     """R-3.10-02: open a profiling window on ``ctx``: its API calls, device work and memory from now on."""
     context = current_context(ctx)
     _require_profiling(context, "begin_profiling")
+    _not_capturing(context, "begin_profiling")
     config = context.profiler_config
     if config is None:
         raise InvalidValueError(
@@ -83,6 +93,7 @@ def end_profiling(profiler: Profiler) -> None:
     profiler = _check(profiler, "end_profiling")
     if profiler.end_ms is not None:
         raise InvalidValueError(f"end_profiling: {profiler!r} was already ended")
+    _not_capturing(profiler.context, "end_profiling")
     stop(profiler)
 
 
