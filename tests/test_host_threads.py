@@ -58,8 +58,9 @@ def test_an_unknown_host_model_is_invalid_value_listing_the_choices() -> None:
 def test_a_tensor_parallel_decode_step_is_not_host_bound_with_a_thread_per_device() -> None:
     params = {"layers": 4, "hidden": 1024, "heads": 8, "kv_heads": 8, "mlp": 2816, "vocab": 4096, "phase": "decode",
               "batch": 1, "seq": 256, "devices": 4}  # fmt: skip
-    one = run_point("transformer", params, hardware="nvidia-hgx-h100", warmup=0, host_threads="one")
-    threads = run_point("transformer", params, hardware="nvidia-hgx-h100", warmup=0)
+    # eager: the host launches every op (a graph launch is one call per device: test_graphs.py)
+    one = run_point("transformer", params, hardware="nvidia-hgx-h100", warmup=0, host_threads="one", graph=False)
+    threads = run_point("transformer", params, hardware="nvidia-hgx-h100", warmup=0, graph=False)
     assert one.bound == "host"
     assert threads.step_time_ms is not None and one.step_time_ms is not None
     assert threads.step_time_ms < 0.5 * one.step_time_ms

@@ -69,7 +69,15 @@ from wia_hal.errors import (
     get_error_string,
 )
 from wia_hal.faults import Fault, clear_faults, get_fault_stats, inject_fault
-from wia_hal.graphs import Graph, begin_capture, capture_graph, end_capture, launch_graph, release_graph
+from wia_hal.graphs import (
+    Graph,
+    begin_capture,
+    capture_graph,
+    end_capture,
+    instantiate_graph,
+    launch_graph,
+    release_graph,
+)
 from wia_hal.kernels import (
     Kernel,
     LaunchConfig,
@@ -356,6 +364,7 @@ __all__ = [
     "greater",
     "greater_equal",
     "inject_fault",
+    "instantiate_graph",
     "int8",
     "int32",
     "launch_graph",

@@ -374,9 +374,11 @@ class Backend(ABC, Generic[BufferT, QueueT, MarkerT, KernelT, RecordT]):
 
     # profiling: a backend that claims supports_profiling implements set_profiling and activities
 
-    def clock_ms(self) -> float:
+    def clock_ms(self, device: int | None = None) -> float:
         """Now, in milliseconds, on the clock :class:`Activity` times are measured on (a simulator's host clock;
-        by default the host's ``perf_counter``). The front end times the host's calls with it."""
+        by default the host's ``perf_counter``). The front end times the host's calls with it. ``device``: the
+        clock of the host thread that issues ``device``'s work, where a backend models one per device (None: the
+        thread of the latest call)."""
         return time.perf_counter() * 1e3
 
     def set_profiling(self, device: int, enabled: bool) -> None:

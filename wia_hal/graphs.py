@@ -16,14 +16,18 @@ weights, a KV cache, inputs) must outlive it: a replay of a graph whose memory w
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from wia_hal.backend import CapturedMarker, GraphNode
+from wia_hal.backend import BufferArg, CapturedMarker, GraphNode, TensorRef
 from wia_hal.configs import PoolConfig
-from wia_hal.context import Context, current_context
+from wia_hal.context import Context, create_stream, current_context
+from wia_hal.enums import MemoryType
 from wia_hal.errors import ErrorDetails, InvalidValueError, NotSupportedError, api
+from wia_hal.memory import allocate
 from wia_hal.pool import MemoryPool, open_pool
 
 if TYPE_CHECKING:
@@ -58,6 +62,14 @@ class Graph:
         """Per context id, the graph's own pool (see the module docstring)."""
         self.memories: dict[int, Memory] = {}
         """What the nodes touch beyond the graph's pools: checked live at every launch."""
+        self.owned: list[Memory] = []
+        """An instance's own allocations (:func:`instantiate_graph`), freed with it."""
+        self.slots: list[tuple[int, int, MemoryType]] = []
+        self.places: dict[int, list[tuple[int, int, int]]] = {}
+        self.queues: dict[int, tuple[int, int]] = {}
+        """Made at the end of the capture, for :func:`instantiate_graph`: every allocation the nodes touch as
+        ``(context index, bytes, memory type)``; per captured buffer (``id``), ``(start, end, slot)`` of the
+        slots in it; per captured queue (``id``), ``(context index, stream index)`` (0: the default stream)."""
         self.capturing = False
         self.captured = False
         self.released = False
@@ -200,7 +212,22 @@ def end_capture(graph: Graph) -> Graph:
         raise InvalidValueError(f"end_capture: {graph!r} is not being captured")
     _stop(graph)
     graph.captured = True
+    _describe(graph)
     return graph
+
+
+def _describe(graph: Graph) -> None:
+    """What :func:`instantiate_graph` needs to make the graph's memory and streams elsewhere: its slots and
+    queues, by position rather than handle."""
+    index = {ctx.id: i for i, ctx in enumerate(graph.contexts)}
+    memories = [*graph.memories.values(), *(seg.memory for pool in graph.pools.values() for seg in pool.segments)]
+    for memory in memories:
+        slot = len(graph.slots)
+        graph.slots.append((index[memory.context.id], memory.size, memory.type))
+        graph.places.setdefault(id(memory.buffer), []).append((memory.offset, memory.offset + memory.size, slot))
+    for i, ctx in enumerate(graph.contexts):
+        for k, stream in enumerate((ctx.default_stream, *ctx.streams)):
+            graph.queues[id(stream.queue)] = (i, k)
 
 
 @contextmanager
@@ -250,11 +277,149 @@ def launch_graph(graph: Graph) -> None:
             ctx.profiler.on_op(records[index], op, refs, out, attrs)
 
 
+@api
+def instantiate_graph(graph: Graph, contexts: Context | Sequence[Context]) -> Graph:
+    """A copy of ``graph`` that runs on other contexts (as many as it was captured on, in the same order; of any
+    device and backend instance, e.g. the same model on a variation of the hardware): every allocation the graph
+    reads or writes is made anew there, uninitialised (``OUT_OF_MEMORY`` if it does not fit, with nothing left
+    allocated), and the copy's nodes use it; streams beyond the default are created. Waits on events recorded
+    before the capture order the graph after work outside it, which the new contexts do not have: they are
+    dropped. What the copy computes is defined only once its inputs are written (``copy_into`` into the
+    memory is not possible: it is the copy's own), so it serves timing-only what-if runs, where a capture's front
+    end would cost as much as the run. Graphs that launch custom kernels are ``NOT_SUPPORTED`` (a compiled kernel
+    belongs to its device)."""
+    graph = _check(graph, "instantiate_graph")
+    if not graph.captured:
+        raise InvalidValueError(f"instantiate_graph: {graph!r} is still being captured; end_capture first")
+    targets = _contexts(contexts)
+    if len(targets) != len(graph.contexts):
+        raise InvalidValueError(
+            f"instantiate_graph: {graph!r} was captured on {len(graph.contexts)} context(s), got {len(targets)}"
+        )
+    for ctx in targets:
+        if ctx.capture is not None:
+            raise InvalidValueError(f"instantiate_graph: {ctx!r} is being captured")
+    if any(node.hook == "launch_kernel" for node in graph.nodes):
+        raise NotSupportedError(
+            "instantiate_graph: the graph launches custom kernels, which are compiled for the device they were "
+            "built on; capture it on the target contexts instead"
+        )
+    copy = Graph(targets)
+    try:
+        for i, nbytes, memory_type in graph.slots:
+            copy.owned.append(allocate(targets[i], nbytes, memory_type))
+        queues: dict[int, Any] = {}
+        for key, (i, k) in graph.queues.items():
+            ctx = targets[i]
+            while len(ctx.streams) < k:
+                create_stream(ctx)
+            queues[key] = (ctx.default_stream, *ctx.streams)[k].queue
+        copy.nodes = _Rebinder(graph, copy, queues).nodes()
+    except BaseException:
+        for memory in copy.owned:
+            memory.release()
+        raise
+    copy.memories = {id(m): m for m in copy.owned}
+    copy.ops = [(i, _owner(targets, graph, node)) for i, node in enumerate(copy.nodes) if node.hook == "launch_op"]
+    copy.captured = True
+    return copy
+
+
+def _owner(targets: Sequence[Context], graph: Graph, node: GraphNode) -> Context:
+    queue = node.args[0]
+    return next(ctx for ctx in targets if id(queue) in ctx.queue_labels)
+
+
+class _Rebinder:
+    """A captured graph's nodes with its handles replaced by an instance's (see :func:`instantiate_graph`)."""
+
+    def __init__(self, graph: Graph, copy: Graph, queues: dict[int, Any]) -> None:
+        self.graph, self.copy, self.queues = graph, copy, queues
+        self.refs: dict[int, Any] = {}
+        self.markers: dict[int, CapturedMarker] = {}
+
+    def nodes(self) -> list[GraphNode]:
+        collecting = gc.isenabled()
+        gc.disable()  # tens of thousands of new objects and no cycles: the collector's passes would cost half
+        try:
+            return self._nodes()
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _nodes(self) -> list[GraphNode]:
+        out = []
+        for node in self.graph.nodes:
+            hook, args = node.hook, node.args
+            if hook == "wait_marker" and not isinstance(args[1], CapturedMarker):
+                continue  # ordered after work outside the graph: there is none on the new contexts
+            new: tuple[Any, ...]
+            if hook == "launch_op":  # most nodes: their arguments' kinds are known
+                queue, op, inputs, output, attrs = args
+                new = (self.queues[id(queue)], op, [self.ref(r) for r in inputs], self.ref(output), attrs)
+            elif hook == "copy":
+                queue, src, src_offset, dst, dst_offset, nbytes = args
+                new = (self.queues[id(queue)], *self.place(src, src_offset), *self.place(dst, dst_offset), nbytes)
+            elif hook == "prefetch":
+                queue, buffer, offset, nbytes, to_device = args
+                new = (self.queues[id(queue)], *self.place(buffer, offset), nbytes, to_device)
+            else:
+                new = tuple(self.value(a) for a in args)
+            marker = None if node.marker is None else self.marker(node.marker)
+            out.append(GraphNode(hook, new, marker))
+        return out
+
+    def place(self, buffer: object, offset: int) -> tuple[object, int]:
+        """The instance's buffer and offset for ``offset`` in a captured buffer."""
+        for start, end, slot in self.graph.places.get(id(buffer), ()):
+            if start <= offset < end or offset == start:
+                memory = self.copy.owned[slot]
+                return memory.buffer, memory.offset + offset - start
+        raise NotSupportedError(
+            "instantiate_graph: a node touches memory the capture did not see used (the graph cannot be copied)"
+        )
+
+    def marker(self, marker: CapturedMarker) -> CapturedMarker:
+        found = self.markers.get(id(marker))
+        if found is None:
+            found = self.markers[id(marker)] = CapturedMarker()
+        return found
+
+    def ref(self, ref: TensorRef[Any]) -> TensorRef[Any]:
+        """One new ref per captured one (a backend may cache per ref)."""
+        found = self.refs.get(id(ref))
+        if found is None:
+            buffer, offset = self.place(ref.buffer, ref.offset)
+            found = self.refs[id(ref)] = TensorRef(buffer, offset, ref.shape, ref.strides, ref.dtype)
+        return found
+
+    def value(self, value: Any) -> Any:
+        kind = type(value)
+        if kind is TensorRef:
+            return self.ref(value)
+        if kind is BufferArg:
+            found = self.refs.get(id(value))
+            if found is None:
+                buffer, offset = self.place(value.buffer, value.offset)
+                found = self.refs[id(value)] = replace(value, buffer=buffer, offset=offset)
+            return found
+        if kind is list or kind is tuple:
+            return kind(self.value(v) for v in value)
+        if kind is CapturedMarker:
+            return self.marker(value)
+        queue = self.queues.get(id(value))
+        return value if queue is None else queue
+
+
 def _release(graph: Graph) -> None:
     graph.released = True
     graph.nodes.clear()
     graph.ops.clear()
     graph.memories.clear()
+    for memory in graph.owned:
+        if not memory.context.destroyed:
+            memory.release()
+    graph.owned.clear()
     for pool in graph.pools.values():
         pool.graph = None
         if not pool.destroyed and not pool.context.destroyed:
@@ -271,4 +436,12 @@ def release_graph(graph: Graph) -> None:
     _release(graph)
 
 
-__all__ = ["Graph", "begin_capture", "capture_graph", "end_capture", "launch_graph", "release_graph"]
+__all__ = [
+    "Graph",
+    "begin_capture",
+    "capture_graph",
+    "end_capture",
+    "instantiate_graph",
+    "launch_graph",
+    "release_graph",
+]

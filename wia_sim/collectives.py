@@ -50,7 +50,7 @@ from wia_sim.commands import Command, Steps
 
 if TYPE_CHECKING:
     from wia_sim.stream import Stream
-    from wia_sim.topology import Route, Topology
+    from wia_sim.topology import Link, Route, Topology
 
 CollectiveKind = Literal["all_reduce", "all_gather", "reduce_scatter", "broadcast", "all_to_all"]
 AlgorithmName = Literal["ring", "tree", "pairwise", "direct", "switch"]
@@ -237,16 +237,55 @@ def run_steps(
     call_latency: float = 0.0,
 ) -> Generator[simpy.Event, Any, None]:
     """A SimPy process body: the call's fixed cost, then the steps one after another, each step's transfers at
-    once."""
+    once.
+
+    A step's transfers whose route is one leg with every link idle (nobody queued for it) take their links at
+    once, and one that is queued only behind such a transfer of the same step on its single link holds it on from
+    that transfer's end; this process's timeouts release them (a symmetric step: one timeout), rather than a
+    process per transfer: the same holds and releases at the same times (a pipelined all-reduce over a switch
+    has about a thousand transfers). Any other transfer runs as its own process (:meth:`Topology.transfer`),
+    and no later transfer of the step takes its links ahead of it.
+    """
     env = topology.env
     if steps and call_latency > 0:
         yield env.timeout(call_latency)
+    resolved: dict[Transfer, tuple[Route, float]] = {}
+    """Per transfer (the steps of a pipelined call repeat a few), its route and, for one leg, its time."""
     for step in steps:
-        events: list[simpy.Event] = [
-            env.process(topology.transfer(_route(topology, devices, t), t.nbytes)) for t in step.transfers
-        ]
+        events: list[simpy.Event] = []
+        busy: dict[Link, float] = {}
+        """Per link this step's transfers hold, when they release it (seconds from the step's start)."""
+        claimed: set[Link] = set()
+        for t in step.transfers:
+            found = resolved.get(t)
+            if found is None:
+                route = _route(topology, devices, t)
+                found = resolved[t] = (route, route.legs[0].seconds(t.nbytes) if len(route.legs) == 1 else 0.0)
+            route, seconds = found
+            legs = route.legs
+            if len(legs) == 1:
+                links = legs[0].links
+                if all(k not in busy and k not in claimed and k.pool.free and not k.pool.waiting for k in links):
+                    for link in links:
+                        link.pool.acquire(1)
+                        busy[link] = seconds
+                    continue
+                if len(links) == 1 and links[0] in busy and links[0] not in claimed:
+                    busy[links[0]] += seconds
+                    continue
+            claimed.update(link for leg in legs for link in leg.links)
+            events.append(env.process(topology.transfer(route, t.nbytes)))
         if step.reduce_bytes:
             events.append(env.timeout(step.reduce_bytes * reduce_s_per_byte))
+        releases: dict[float, list[Link]] = {}
+        for link, end in busy.items():
+            releases.setdefault(end, []).append(link)
+        elapsed = 0.0
+        for end in sorted(releases):
+            yield env.timeout(end - elapsed)
+            elapsed = end
+            for link in releases[end]:
+                link.pool.release(1)
         if events:
             yield env.all_of(events)
         if step_latency > 0 and step.settles:

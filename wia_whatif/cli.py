@@ -59,6 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="per-device",
         help="the host issuing the work: a thread per device, as tensor-parallel engines run (default), or one",
     )
+    parser.add_argument(
+        "--eager",
+        action="store_true",
+        help="launch every op from the host; default: each step captured once and launched as a graph, one host "
+        "launch per device, as serving engines run with CUDA graphs",
+    )
     parser.add_argument("--executor", choices=EXECUTORS, default="process", help="default: %(default)s")
     parser.add_argument("--workers", metavar="N", help="worker processes (default: the CPU count; 1: in-process)")
     parser.add_argument("--ray-address", metavar="ADDR", help="an existing Ray cluster (default: start a local one)")
@@ -109,6 +115,7 @@ def sweep_from(args: argparse.Namespace) -> Sweep:
         profile=not args.no_profile,
         warmup=args.warmup,
         host_threads=args.host_threads,
+        graph=not args.eager,
     )
 
 

@@ -7,6 +7,8 @@ every figure here comes from simulated time and counts, never from the host cloc
 
 from __future__ import annotations
 
+import functools
+import json
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -83,6 +85,7 @@ def run_point(
     warmup: int = 1,
     hazards: str = "off",
     host_threads: str = "per-device",
+    graph: bool = True,
 ) -> RunReport:
     """Run one step of ``workload`` with ``params`` (its parameters, a mapping of overrides, or a preset name) on
     ``hardware`` (a shipped model or system, or a TOML path; None: the sim backend's choice, ``WIA_SIM_HARDWARE``
@@ -95,7 +98,13 @@ def run_point(
     checked, and the checker costs a 70B decode step a third of its wall time; ``warn`` or ``error`` for a new
     workload. ``host_threads``: the sim's host model (``per-device``: one host thread per device, as tensor-parallel
     serving engines run one process per GPU; ``one``: the whole program on one thread, whose launches for eight
-    devices then queue behind each other and bound a small decode step)."""
+    devices then queue behind each other and bound a small decode step). ``graph``: the step is captured once
+    (:func:`wia_hal.capture_graph`) and launched as a graph, one host launch per device, as serving engines run
+    their steps with CUDA graphs; False: every op is launched by the host (eager). In timing-only mode the capture
+    is kept for the next point of the same workload, parameters, hardware model and device capabilities, which
+    runs a copy of it (:func:`wia_hal.instantiate_graph`) instead of the workload's Python: a sweep over ``set``
+    variations runs each program once per process (the workload's ops must depend only on its parameters and
+    the device's capabilities, as the shipped ones do)."""
     began = time.perf_counter()
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise wia.InvalidValueError(f"run_point: warmup must be a whole number of steps (0 or more), got {warmup!r}")
@@ -109,6 +118,10 @@ def run_point(
     if overrides:
         options["set"] = set_text(overrides)
     wia.set_backend("sim", **options)
+    template = None
+    if graph and not numerics:
+        template = _template(load, p, options)
+        wia.set_backend("sim", **options)  # a fresh machine: the capture's host time is not the point's
     contexts = [wia.create_context(wia.ContextConfig(device_id=i)) for i in range(p.devices)]
     if profile:
         for ctx in contexts:
@@ -125,24 +138,77 @@ def run_point(
         "counts": load.counts(p),
         "memory_size_bytes": info.memory_size,
         "warmup": warmup,
+        "graph": graph,
     }
     try:
-        report |= _measure(load, p, contexts, profile, warmup)
+        if isinstance(template, str):
+            report |= {"fits": False, "error": template}
+        else:
+            report |= _measure(load, p, contexts, profile, warmup, graph, template)
     finally:
         for ctx in contexts:
             wia.destroy_context(ctx)
     return RunReport(**report, wall_s=time.perf_counter() - began)
 
 
+_TEMPLATES: dict[str, wia.Graph] = {}
+"""Captured steps by :func:`_template_key`, the latest few (a sweep alternates a handful of parameter sets)."""
+
+_TEMPLATES_KEPT = 4
+
+
+def _template_key(load: Workload, p: WorkloadParams, options: Mapping[str, Any]) -> str:
+    kept = {k: v for k, v in options.items() if k != "set"}  # what set= changes, figures, is the copy's to model
+    capabilities = wia.get_device_capabilities(wia.get_device(0)).model_dump_json()
+    return json.dumps([load.name, p.model_dump(mode="json"), kept, capabilities], sort_keys=True, default=str)
+
+
+def _template(load: Workload, p: WorkloadParams, options: Mapping[str, Any]) -> wia.Graph | str:
+    """The step captured (in timing-only mode) on contexts of the backend just set, or kept from an earlier point;
+    the ``OUT_OF_MEMORY`` message if the setup or the capture does not fit."""
+    key = _template_key(load, p, options)
+    found = _TEMPLATES.get(key)
+    if found is not None:
+        return found
+    contexts = [wia.create_context(wia.ContextConfig(device_id=i)) for i in range(p.devices)]
+    try:
+        state = load.setup(p, contexts)
+        with wia.capture_graph(contexts) as captured:
+            load.step(p, state)
+    except wia.OutOfMemoryError as e:
+        return e.message
+    finally:
+        for ctx in contexts:
+            wia.destroy_context(ctx)
+    while len(_TEMPLATES) >= _TEMPLATES_KEPT:
+        wia.release_graph(_TEMPLATES.pop(next(iter(_TEMPLATES))))
+    _TEMPLATES[key] = captured
+    return captured
+
+
 def _measure(
-    load: Workload, p: WorkloadParams, contexts: list[wia.Context], profile: bool, warmup: int
+    load: Workload,
+    p: WorkloadParams,
+    contexts: list[wia.Context],
+    profile: bool,
+    warmup: int,
+    graph: bool,
+    template: wia.Graph | None,
 ) -> dict[str, Any]:
     """The step's figures, or ``fits=False`` and why."""
     clock = wia.get_backend().clock_ms
     try:
-        state = load.setup(p, contexts)
+        if template is not None:
+            step = functools.partial(wia.launch_graph, wia.instantiate_graph(template, contexts))
+        else:
+            state = load.setup(p, contexts)
+            step = functools.partial(load.step, p, state)
+            if graph:
+                with wia.capture_graph(contexts) as captured:
+                    step()
+                step = functools.partial(wia.launch_graph, captured)
         for _ in range(warmup):
-            load.step(p, state)
+            step()
         for ctx in contexts:
             wia.context_synchronize(ctx)
             wia.reset_peak_memory(ctx)
@@ -152,7 +218,7 @@ def _measure(
             event = wia.create_event()
             wia.event_record(event, ctx.default_stream)
             starts.append((event, clock()))
-        load.step(p, state)
+        step()
         ends = []
         for ctx in contexts:
             event = wia.create_event()

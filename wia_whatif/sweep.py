@@ -58,6 +58,7 @@ class Sweep(WiaModel):
     host_threads: Literal["one", "per-device"] = Field(
         "per-device", description="the sim's host model (run_point's host_threads)"
     )
+    graph: bool = Field(True, description="launch each step as a captured graph (run_point's graph); False: eager")
 
     def points(self) -> list[Point]:
         """The grid, in order: hardware outermost, then the varied fields, then the parameters (the last of each
@@ -97,7 +98,7 @@ def _point(sweep: Sweep, point: Point) -> RunReport | tuple[str, str]:
         params = workload.params(sweep.preset, **point.params)
         report = run_point(
             workload, params, hardware=point.hardware, set=point.overrides, numerics=sweep.numerics,
-            profile=sweep.profile, warmup=sweep.warmup, host_threads=sweep.host_threads,
+            profile=sweep.profile, warmup=sweep.warmup, host_threads=sweep.host_threads, graph=sweep.graph,
         )  # fmt: skip
     except WiaError as e:
         return e.code.name, f"{point.describe()}: {e.message}"

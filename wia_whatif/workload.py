@@ -107,6 +107,9 @@ class RunReport(WiaModel):
     counts: Counts
     simulated_ops: int = Field(0, ge=0, description="ops, kernels and collectives the step enqueued")
     warmup: int = Field(0, ge=0, description="untimed steps run before the timed one")
+    graph: bool = Field(
+        False, description="the step ran as a captured graph (one host launch per device), not op by op (eager)"
+    )
     wall_s: float = Field(0.0, ge=0.0, description="host seconds the point took to simulate")
 
 

@@ -82,7 +82,7 @@ def begin_profiling(ctx: Context | None = None) -> Profiler:
             f"begin_profiling: {context!r} already has an open window ({context.profiler!r}); end_profiling it first"
         )
     backend = context.runtime.backend
-    profiler = Profiler(context, config, backend, start_ms=backend.clock_ms())
+    profiler = Profiler(context, config, backend, start_ms=backend.clock_ms(context.device.index))
     start(profiler)
     return profiler
 

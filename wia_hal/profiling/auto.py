@@ -118,7 +118,9 @@ def _on_context(ctx: Context) -> None:
             )
             return
         backend = ctx.runtime.backend
-        profiler = AutoProfiler(ctx, ctx.profiler_config or ProfilerConfig(), backend, start_ms=backend.clock_ms())
+        profiler = AutoProfiler(
+            ctx, ctx.profiler_config or ProfilerConfig(), backend, start_ms=backend.clock_ms(ctx.device.index)
+        )
         start(profiler)
         _profilers.append(profiler)
         if len(_profilers) == 2:

@@ -437,7 +437,7 @@ def stop(profiler: Profiler) -> None:
         for stream in (ctx.default_stream, *ctx.streams):
             backend.synchronize(stream.queue, None)
     collect(backend, profiler.device)
-    profiler.end_ms = max(backend.clock_ms(), profiler.start_ms)
+    profiler.end_ms = max(backend.clock_ms(profiler.device), profiler.start_ms)
     _active.remove(profiler)
     if ctx.profiler is profiler:
         ctx.profiler = None
