@@ -52,8 +52,6 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     yield request.param
 
 
-
-
 def data(rng: np.random.Generator, dtype: np.dtype, shape: tuple[int, ...], positive: bool = False) -> np.ndarray:
     """Normal floats (±6; magnitudes ≥ 1/16, so low-precision data stay normal), full-range ints, fair bools;
     ``positive``: magnitudes only."""

@@ -64,8 +64,6 @@ fast = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCh
 thorough = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-
-
 def supported(arithmetic: str) -> bool:
     return arithmetic in wia.get_device_info(wia.get_device(0)).peak_flops_by_precision
 

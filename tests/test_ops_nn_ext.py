@@ -50,8 +50,6 @@ def backend(request: pytest.FixtureRequest) -> Iterator[str]:
     yield name
 
 
-
-
 # -- layer_norm and rms_norm -----------------------------------------------------------------------------------------
 
 

@@ -244,7 +244,9 @@ def run_steps(
     that transfer's end; this process's timeouts release them (a symmetric step: one timeout), rather than a
     process per transfer: the same holds and releases at the same times (a pipelined all-reduce over a switch
     has about a thousand transfers). Any other transfer runs as its own process (:meth:`Topology.transfer`),
-    and no later transfer of the step takes its links ahead of it.
+    and no later transfer of the step takes its links ahead of it; a transfer that was waiting for a link this
+    step released goes on before the next step takes links, as it does when every transfer is a process
+    (tests/test_collective_steps.py compares the two, contended and not).
     """
     env = topology.env
     if steps and call_latency > 0:
@@ -281,11 +283,15 @@ def run_steps(
         for link, end in busy.items():
             releases.setdefault(end, []).append(link)
         elapsed = 0.0
+        woke = False
         for end in sorted(releases):
             yield env.timeout(end - elapsed)
             elapsed = end
             for link in releases[end]:
+                woke = woke or bool(link.pool.waiting)
                 link.pool.release(1)
+        if woke:  # a transfer that waited for a link goes on before the next step takes links (first come first)
+            yield env.timeout(0)
         if events:
             yield env.all_of(events)
         if step_latency > 0 and step.settles:

@@ -1017,9 +1017,7 @@ class ThreadRules(RuleGroup):
             if not isinstance(error, wia.WiaError):
                 self.broken = True
                 raise RuleFailed(f"thread_calls: {type(error).__name__} (not a WiaError): {error}") from error
-            self.check_error(
-                "thread_calls", error, self._allowed["thread_calls"] | self.wait_codes() | self.ambient
-            )
+            self.check_error("thread_calls", error, self._allowed["thread_calls"] | self.wait_codes() | self.ambient)
         for got in results:
             nr.assert_exact(got.astype(np.float64), reference, f"{matmuls} matmuls on a host thread")
             COUNTS.values_checked += 1
