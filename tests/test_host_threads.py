@@ -77,3 +77,21 @@ def test_a_collective_counts_as_communication_on_every_device_not_as_host_idle()
     assert report.step_time_ms is not None
     assert parts["host"] < 0.5 * parts["communication"]
     assert sum(parts.values()) <= 1.02 * report.step_time_ms  # kernels, collectives and idle tile this step
+
+
+def test_a_profiling_window_starts_on_its_own_device_s_host_clock() -> None:
+    """With a host clock per device, a window opened for device 1 after device 0's host ran ahead keeps device 1's
+    work (its start was read from the last call's clock, device 0's, and dropped everything device 1 submitted
+    before that)."""
+    wia.set_backend("sim", hardware="wia-tiny-4x", devices=2, host_threads="per-device", numerics=False)
+    contexts = [wia.create_context(wia.ContextConfig(device_id=d, enable_profiling=True)) for d in range(2)]
+    xs = [wia.empty((64,), ctx=ctx) for ctx in contexts]
+    for _ in range(100):
+        wia.add(xs[0], xs[0])  # device 0's host clock runs ahead
+    profiler = wia.begin_profiling(contexts[1])
+    for _ in range(10):
+        wia.add(xs[1], xs[1])
+    wia.end_profiling(profiler)
+    assert wia.get_profile_report(profiler).num_kernels == 10
+    for ctx in contexts:
+        wia.destroy_context(ctx)
