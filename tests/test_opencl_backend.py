@@ -710,3 +710,21 @@ for t in (wia.add(x, x), wia.relu(x), wia.gelu(x), wia.sum(x, axis=(0, 2)), wia.
     env = {**os.environ, "OCLGRIND_LOG": str(log), "OCLGRIND_DATA_RACES": "1"}
     subprocess.run([sys.executable, "-c", code], check=True, env=env, timeout=600)
     assert not log.exists() or not log.read_text().strip(), log.read_text()
+
+
+def test_a_captured_graph_replays_on_a_real_device(backend: OpenCLBackend) -> None:
+    """Graphs (docs/graphs.md) on a backend without its own launch_graph: the protocol's default replays the
+    recorded hooks, and the device computes what running the program again would."""
+    rng = np.random.default_rng(11)
+    x0, w0 = _data(rng, (4, 16), F32), _data(rng, (16, 8), F32)
+    x, w = wia.tensor(x0), wia.tensor(w0)
+    with wia.capture_graph() as graph:
+        out = wia.sub(wia.silu(wia.add(wia.mul(wia.matmul(x, w), 0.5), 1.0)), 0.25)
+    for trial in range(2):
+        if trial:
+            x0 = _data(rng, (4, 16), F32)
+            wia.copy_into(x, wia.tensor(x0))
+        wia.launch_graph(graph)
+        z = (x0.astype(np.float64) @ w0.astype(np.float64)) * 0.5 + 1.0
+        _close(out.numpy(), z / (1.0 + np.exp(-z)) - 0.25, F32, "graph replay", slack=1e-5)
+    wia.release_graph(graph)

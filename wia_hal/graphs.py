@@ -305,6 +305,8 @@ def instantiate_graph(graph: Graph, contexts: Context | Sequence[Context]) -> Gr
             "built on; capture it on the target contexts instead"
         )
     copy = Graph(targets)
+    collecting = gc.isenabled()
+    gc.disable()  # tens of thousands of new objects and no cycles: the collector's passes would cost half
     try:
         for i, nbytes, memory_type in graph.slots:
             copy.owned.append(allocate(targets[i], nbytes, memory_type))
@@ -315,19 +317,18 @@ def instantiate_graph(graph: Graph, contexts: Context | Sequence[Context]) -> Gr
                 create_stream(ctx)
             queues[key] = (ctx.default_stream, *ctx.streams)[k].queue
         copy.nodes = _Rebinder(graph, copy, queues).nodes()
+        owners = {id(queue): targets[graph.queues[key][0]] for key, queue in queues.items()}
+        copy.ops = [(i, owners[id(node.args[0])]) for i, node in enumerate(copy.nodes) if node.hook == "launch_op"]
     except BaseException:
         for memory in copy.owned:
             memory.release()
         raise
+    finally:
+        if collecting:
+            gc.enable()
     copy.memories = {id(m): m for m in copy.owned}
-    copy.ops = [(i, _owner(targets, graph, node)) for i, node in enumerate(copy.nodes) if node.hook == "launch_op"]
     copy.captured = True
     return copy
-
-
-def _owner(targets: Sequence[Context], graph: Graph, node: GraphNode) -> Context:
-    queue = node.args[0]
-    return next(ctx for ctx in targets if id(queue) in ctx.queue_labels)
 
 
 class _Rebinder:
@@ -339,15 +340,6 @@ class _Rebinder:
         self.markers: dict[int, CapturedMarker] = {}
 
     def nodes(self) -> list[GraphNode]:
-        collecting = gc.isenabled()
-        gc.disable()  # tens of thousands of new objects and no cycles: the collector's passes would cost half
-        try:
-            return self._nodes()
-        finally:
-            if collecting:
-                gc.enable()
-
-    def _nodes(self) -> list[GraphNode]:
         out = []
         for node in self.graph.nodes:
             hook, args = node.hook, node.args

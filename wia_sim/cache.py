@@ -26,6 +26,7 @@ from wia_sim.hwmodel import HardwareModel
 
 if TYPE_CHECKING:
     from wia_sim.commands import Kernel
+    from wia_sim.costmodel import KernelCost
     from wia_sim.memory import Buffer
 
 Access = tuple["Buffer", int, int, bool]
@@ -43,6 +44,8 @@ class LastLevelCache:
         self.streaming = model.memory.bandwidth * model.efficiency.memory
         self.ranges: list[tuple[int, int]] = []
         self.held = 0
+        self._adjusted: dict[tuple[int, int], tuple[KernelCost, KernelCost]] = {}
+        """Per (cost, cached bytes), the cost with those bytes read from the cache: a replayed graph asks again."""
 
     def resident(self, start: int, end: int) -> int:
         """Bytes of ``[start, end)`` the cache holds."""
@@ -80,7 +83,7 @@ class LastLevelCache:
 
     def run(self, kernel: Kernel, accesses: Iterable[Access]) -> None:
         """Time ``kernel`` with the bytes it reads that are cached at the cache's bandwidth (its cost and duration
-        change accordingly), then record what it touched."""
+        change accordingly), then record what it touched (:meth:`touch` of each range in turn)."""
         spans = [(b.address + lo, b.address + hi, w) for b, lo, hi, w in accesses if b.address is not None and hi > lo]
         footprint = sum(e - s for s, e, _ in spans)
         if footprint > self.capacity:  # it streams more than the cache holds: no reuse, only its tails stay
@@ -88,11 +91,26 @@ class LastLevelCache:
             self.ranges = [(e - int((e - s) * kept), e) for s, e, _ in spans]
             self.held = sum(e - s for s, e in self.ranges)
             return
-        cached = sum(self.resident(s, e) for s, e, write in spans if not write)
+        ranges = self.ranges
+        cached = 0
+        for start, end, write in spans:
+            if not write:
+                for s, e in ranges:
+                    if s < end and e > start:
+                        cached += (e if e < end else end) - (s if s > start else start)
         if cached:
             cost = kernel.cost
-            saved = cached / self.streaming - cached / self.bandwidth
-            kernel.cost = replace(cost, memory_s=max(cost.memory_s - saved, cached / self.bandwidth))
-            kernel.duration = kernel.cost.duration_s
-        for s, e, _ in spans:
-            self.touch(s, e)
+            key = (id(cost), cached)
+            adjusted = self._adjusted.get(key)
+            if adjusted is None:  # (the entry holds the cost, so its id is not reused while it is there)
+                if len(self._adjusted) > 65536:
+                    self._adjusted.clear()
+                saved = cached / self.streaming - cached / self.bandwidth
+                adjusted = self._adjusted[key] = (
+                    cost,
+                    replace(cost, memory_s=max(cost.memory_s - saved, cached / self.bandwidth)),
+                )
+            kernel.cost = adjusted[1]
+            kernel.duration = adjusted[1].duration_s
+        for start, end, _ in spans:
+            self.touch(start, end)

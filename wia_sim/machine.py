@@ -126,6 +126,9 @@ class Machine:
         self.faults: list[tuple[Command, Exception]] = []
         self.trace: list[Command] | None = None
         """When a list, every completed command is appended to it in completion order (a timeline)."""
+        self.replaying = False
+        """A graph's commands are being submitted: the host issued them with one launch, so it neither waits for
+        room in a stream's queue nor lets device time catch up between them (:mod:`wia_sim.stream`)."""
         self.host_copy = UnitPool(self.env, 1, "host memcpy")
         self.devices: list[Device] = []
         for i in range(num_devices):

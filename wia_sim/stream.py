@@ -91,7 +91,7 @@ class Stream:
             elif type(command) is Prefetch:  # moving data reads it: a write racing it decides where it ends up
                 detector.check(self, command, epoch, ((command.buffer, command.lo, command.hi, False),))
             self.epoch = command.epoch = epoch
-        if len(self.queue) >= CATCH_UP_DEPTH:
+        if len(self.queue) >= CATCH_UP_DEPTH and not machine.replaying:
             self._make_room()
         if accesses and self.device.cache is not None and type(command) is Kernel:
             command.accesses = tuple(accesses)

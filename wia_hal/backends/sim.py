@@ -489,7 +489,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         for device in devices:
             self.machine.use_lane(device)
             self._beyond_the_call(self.model.host.launch_overhead)
-        self._replaying = True
+        self._replaying = self.machine.replaying = True
         collecting = gc.isenabled()
         gc.disable()  # a replay makes many short-lived objects and keeps no cycles: the collector's passes over the
         try:  # whole heap (a model's handles, the graph) cost a third of a 12,000-node replay
@@ -497,7 +497,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                 return super().launch_graph(nodes)
             return self._replay(nodes)
         finally:
-            self._replaying = False
+            self._replaying = self.machine.replaying = False
             if collecting:
                 gc.enable()
 
