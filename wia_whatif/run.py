@@ -157,6 +157,12 @@ _TEMPLATES: dict[str, wia.Graph] = {}
 _TEMPLATES_KEPT = 4
 
 
+def clear_captures() -> None:
+    """Forget the steps kept for later points (their graphs, and the simulated machines they were captured on)."""
+    while _TEMPLATES:
+        wia.release_graph(_TEMPLATES.pop(next(iter(_TEMPLATES))))
+
+
 def _template_key(load: Workload, p: WorkloadParams, options: Mapping[str, Any]) -> str:
     kept = {k: v for k, v in options.items() if k != "set"}  # what set= changes, figures, is the copy's to model
     capabilities = wia.get_device_capabilities(wia.get_device(0)).model_dump_json()
