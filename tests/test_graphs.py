@@ -3,6 +3,7 @@ the program again, the host pays one launch, misuse is INVALID_VALUE, and a copy
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 
 import numpy as np
@@ -261,3 +262,54 @@ def test_what_if_points_replay_one_capture_and_match_eager_timing() -> None:
     assert eager.peak_memory_bytes == pytest.approx(first.peak_memory_bytes, rel=0.05)
     assert first.step_time_ms is not None and eager.step_time_ms is not None
     assert first.step_time_ms <= eager.step_time_ms
+
+
+def test_explain_of_a_graph_s_output_explains_its_latest_launch() -> None:
+    wia.set_backend("sim", hardware="wia-tiny-4x", devices=2)
+    contexts = [wia.create_context(wia.ContextConfig(device_id=d)) for d in range(2)]
+    rng = np.random.default_rng(4)
+    xs = [wia.tensor(rng.standard_normal((64, 64)).astype(np.float32), ctx=ctx) for ctx in contexts]
+    with wia.capture_graph(contexts) as graph:
+        products = [wia.matmul(x, x) for x in xs]
+        summed = wia.all_reduce(products)
+    with pytest.raises(wia.InvalidValueError, match="has not run yet"):
+        wia.explain(products[0])
+    wia.launch_graph(graph)
+    wia.context_synchronize(contexts[0])
+    first = wia.explain(products[0])
+    assert first.flops == 2 * 64**3 and first.started_ms is not None
+    assert wia.explain_collective(summed[0]).algorithm
+    wia.launch_graph(graph)
+    wia.context_synchronize(contexts[0])
+    second = wia.explain(products[0])
+    assert second.started_ms is not None and second.started_ms > first.started_ms
+    wia.release_graph(graph)
+    with pytest.raises(wia.InvalidValueError, match="was released"):
+        wia.explain(products[0])
+    for ctx in contexts:
+        wia.destroy_context(ctx)
+
+
+def test_a_replay_is_checked_for_stream_hazards_like_the_program() -> None:
+    """A read on one stream of what another wrote, with no event between: reported when the graph runs (the
+    capture runs nothing), on every launch; with the event captured too, nothing is reported."""
+    wia.set_backend("sim", hardware="wia-tiny", hazards="warn")
+    ctx = wia.get_default_context()
+    writer, reader = wia.create_stream(ctx), wia.create_stream(ctx)
+    x = wia.tensor(np.ones(256, np.float32))
+    wia.context_synchronize(ctx)
+    for ordered in (False, True):
+        with wia.capture_graph() as graph:
+            y = wia.mul(x, 2.0, stream=writer)
+            if ordered:
+                wia.stream_wait_stream(reader, writer)
+            wia.relu(y, stream=reader)
+        wia.context_synchronize(ctx)
+        for _ in range(2):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                wia.launch_graph(graph)
+                wia.context_synchronize(ctx)
+            hazards = [w for w in caught if w.category is wia.StreamHazardWarning]
+            assert len(hazards) == (0 if ordered else 1)
+        wia.release_graph(graph)

@@ -74,6 +74,8 @@ class Graph:
         self.captured = False
         self.released = False
         self.launches = 0
+        self.records: list[Any] = []
+        """What each node's hook returned in the latest launch (for ``explain``)."""
 
     def __repr__(self) -> str:
         state = "released" if self.released else "capturing" if self.capturing else f"{len(self.nodes)} nodes"
@@ -95,6 +97,32 @@ class Graph:
             self.memories[id(memory)] = memory
 
 
+class GraphRecord:
+    """What a hook recorded into a graph returns in place of the backend's record (a tensor's ``producer``, a
+    kernel's ``last_launch``, a collective's): :func:`resolved` gives the record of the graph's latest launch."""
+
+    __slots__ = ("graph", "index")
+
+    def __init__(self, graph: Graph, index: int) -> None:
+        self.graph, self.index = graph, index
+
+
+def resolved(record: object) -> Any:
+    """``record``, or for a :class:`GraphRecord` the record its node's latest launch returned (``explain`` of an
+    output of a graph explains its latest launch)."""
+    if not isinstance(record, GraphRecord):
+        return record
+    graph = record.graph
+    if graph.released:
+        raise InvalidValueError(f"explain: the op was captured into {graph!r}, which was released")
+    if not graph.records:
+        raise InvalidValueError(f"explain: the op was captured into {graph!r} and has not run yet; launch_graph first")
+    found = graph.records[record.index]
+    if found is None:
+        raise NotSupportedError("explain: the backend keeps no record of what its ops cost")
+    return found
+
+
 class _Recorder:
     """A captured context's backend while it is captured: the hooks that enqueue work append to the graph."""
 
@@ -114,7 +142,7 @@ class _Recorder:
     def _recording(self, hook: str) -> Any:
         nodes, graph, context = self._graph.nodes, self._graph, self._context
 
-        def record(*args: Any) -> None:
+        def record(*args: Any) -> GraphRecord:
             if hook in ("collective", "copy_peer"):  # the only hooks given queues of other contexts
                 queues = args[0] if hook == "collective" else (args[0], args[2])
                 for queue in queues:
@@ -126,6 +154,7 @@ class _Recorder:
             if hook == "launch_op":
                 graph.ops.append((len(nodes), context))
             nodes.append(GraphNode(hook, args))
+            return GraphRecord(graph, len(nodes) - 1)
 
         return record
 
@@ -153,11 +182,8 @@ class _Recorder:
             return False
         return bool(self._backend.query(marker))
 
-    def explain(self, record: object) -> Any:
-        raise NotSupportedError("the op was captured into a graph, not run: there is no record of it to explain")
-
-    def explain_collective(self, record: object) -> Any:
-        raise NotSupportedError("the collective was captured into a graph, not run: there is no record to explain")
+    def explain_collective(self, record: object) -> Any:  # (a collective keeps the backend that ran it: this one)
+        return self._backend.explain_collective(resolved(record))
 
 
 def _contexts(contexts: Context | Sequence[Context] | None) -> list[Context]:
@@ -269,7 +295,7 @@ def launch_graph(graph: Graph) -> None:
                 f"launch_graph: {graph!r} uses {memory!r}, which was released after the capture; keep the tensors "
                 "and memory a graph reads or writes alive while it is launched"
             )
-    records = graph.contexts[0].backend.launch_graph(graph.nodes)
+    records = graph.records = graph.contexts[0].backend.launch_graph(graph.nodes)
     graph.launches += 1
     for index, ctx in graph.ops:
         if ctx.profiler is not None:
@@ -407,6 +433,7 @@ def _release(graph: Graph) -> None:
     graph.released = True
     graph.nodes.clear()
     graph.ops.clear()
+    graph.records = []
     graph.memories.clear()
     for memory in graph.owned:
         if not memory.context.destroyed:

@@ -10,6 +10,7 @@ import numpy as np
 from wia_hal.context import Context, check_context, current_context
 from wia_hal.enums import MemoryType
 from wia_hal.errors import InvalidMemoryError, InvalidValueError, NotSupportedError, api
+from wia_hal.graphs import resolved
 from wia_hal.kernels import Kernel
 from wia_hal.models import OpReport
 from wia_hal.streams import Stream, check_stream, stream_for
@@ -128,4 +129,4 @@ def explain(t: Tensor | Kernel) -> OpReport:
         record, backend = t.producer, t.memory.context.backend
     if record is NO_RECORD:
         raise NotSupportedError(f"explain: the {backend.name!r} backend keeps no record of what its ops cost")
-    return backend.explain(record)
+    return backend.explain(resolved(record))
