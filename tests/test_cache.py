@@ -21,7 +21,7 @@ def test_ranges_are_kept_least_recently_used_first_up_to_the_capacity() -> None:
     assert cache.resident(cap, cap + cap // 2) == cap // 4  # its first half went
     assert cache.held == cap
     cache.touch(8 * cap, 10 * cap)  # larger than the cache: only its last bytes stay
-    assert cache.ranges == [(9 * cap, 10 * cap)] and cache.resident(0, 8 * cap) == 0
+    assert cache.ranges == ((9 * cap, 10 * cap),) and cache.resident(0, 8 * cap) == 0
 
 
 def _durations(hardware: str, elements: int) -> tuple[float, float, float]:
@@ -74,7 +74,7 @@ def test_a_kernel_streaming_more_than_the_cache_finds_none_of_its_inputs_cached(
             self.address, self.nbytes = address, nbytes
 
     def hits(array_bytes: int) -> list[float]:
-        cache.ranges, cache.held = [], 0
+        cache.ranges, cache.held = (), 0
         a, b = Buf(0, array_bytes), Buf(1 << 40, array_bytes)
         saved = []
         for i in range(4):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from wia_sim.hwmodel import HardwareModel
 
@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from wia_sim.memory import Buffer
 
 Access = tuple["Buffer", int, int, bool]
+Outcome = tuple[int, tuple[tuple[int, int], ...], int]
+"""Of one kernel: the bytes it read from the cache, the ranges the cache holds after it, and their bytes."""
 """A byte range ``[lo, hi)`` of a buffer a command reads (False) or writes (True)."""
 
 
@@ -37,13 +39,17 @@ class LastLevelCache:
     """Address ranges ``[start, end)`` in least-recently-used order (a list: caches hold a few ranges per live
     tensor, and every kernel touches only its operands')."""
 
-    def __init__(self, model: HardwareModel) -> None:
+    def __init__(self, model: HardwareModel, outcomes: dict[Any, Outcome] | None = None) -> None:
         assert model.memory.cache_bandwidth is not None
         self.capacity = int(model.memory.last_level_cache)
         self.bandwidth = model.memory.cache_bandwidth
         self.streaming = model.memory.bandwidth * model.efficiency.memory
-        self.ranges: list[tuple[int, int]] = []
+        self.ranges: tuple[tuple[int, int], ...] = ()
         self.held = 0
+        self._outcomes: dict[Any, Outcome] = {} if outcomes is None else outcomes
+        """What :meth:`run` found, by what it depends on (the ranges held and the kernel's): a pure function, so
+        the caches of one machine's identical devices share it; a replayed graph, and the devices of a
+        tensor-parallel step, ask the same again."""
         self._adjusted: dict[tuple[int, int], tuple[KernelCost, KernelCost]] = {}
         """Per (cost, cached bytes), the cost with those bytes read from the cache: a replayed graph asks again."""
 
@@ -79,38 +85,51 @@ class LastLevelCache:
                 kept.pop(0)
             else:
                 kept[0] = (s + drop, e)
-        self.ranges, self.held = kept, held
+        self.ranges, self.held = tuple(kept), held
 
     def run(self, kernel: Kernel, accesses: Iterable[Access]) -> None:
         """Time ``kernel`` with the bytes it reads that are cached at the cache's bandwidth (its cost and duration
         change accordingly), then record what it touched (:meth:`touch` of each range in turn)."""
-        spans = [(b.address + lo, b.address + hi, w) for b, lo, hi, w in accesses if b.address is not None and hi > lo]
+        spans = tuple(
+            [(b.address + lo, b.address + hi, w) for b, lo, hi, w in accesses if b.address is not None and hi > lo]
+        )
+        key = (self.ranges, spans)
+        found = self._outcomes.get(key)
+        if found is None:
+            found = self._outcomes[key] = self._outcome(spans)
+            if len(self._outcomes) > 200_000:
+                self._outcomes.clear()
+        cached, self.ranges, self.held = found
+        if cached:
+            cost = kernel.cost
+            adjusted = self._adjusted.get((id(cost), cached))
+            if adjusted is None:  # (the entry holds the cost, so its id is not reused while it is there)
+                if len(self._adjusted) > 65536:
+                    self._adjusted.clear()
+                saved = cached / self.streaming - cached / self.bandwidth
+                adjusted = self._adjusted[id(cost), cached] = (
+                    cost,
+                    replace(cost, memory_s=max(cost.memory_s - saved, cached / self.bandwidth)),
+                )
+            kernel.cost = adjusted[1]
+            kernel.duration = adjusted[1].duration_s
+
+    def _outcome(self, spans: tuple[tuple[int, int, bool], ...]) -> Outcome:
+        """The bytes of ``spans`` read from the cache, and what it holds after (from :attr:`ranges` before)."""
         footprint = sum(e - s for s, e, _ in spans)
         if footprint > self.capacity:  # it streams more than the cache holds: no reuse, only its tails stay
             kept = self.capacity / footprint
-            self.ranges = [(e - int((e - s) * kept), e) for s, e, _ in spans]
-            self.held = sum(e - s for s, e in self.ranges)
-            return
-        ranges = self.ranges
+            tails = tuple((e - int((e - s) * kept), e) for s, e, _ in spans)
+            return 0, tails, sum(e - s for s, e in tails)
+        ranges, held = self.ranges, self.held
         cached = 0
         for start, end, write in spans:
             if not write:
                 for s, e in ranges:
                     if s < end and e > start:
                         cached += (e if e < end else end) - (s if s > start else start)
-        if cached:
-            cost = kernel.cost
-            key = (id(cost), cached)
-            adjusted = self._adjusted.get(key)
-            if adjusted is None:  # (the entry holds the cost, so its id is not reused while it is there)
-                if len(self._adjusted) > 65536:
-                    self._adjusted.clear()
-                saved = cached / self.streaming - cached / self.bandwidth
-                adjusted = self._adjusted[key] = (
-                    cost,
-                    replace(cost, memory_s=max(cost.memory_s - saved, cached / self.bandwidth)),
-                )
-            kernel.cost = adjusted[1]
-            kernel.duration = adjusted[1].duration_s
         for start, end, _ in spans:
             self.touch(start, end)
+        after = self.ranges, self.held
+        self.ranges, self.held = ranges, held
+        return cached, *after

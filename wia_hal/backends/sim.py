@@ -464,13 +464,13 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             results.append(kernel)
         return results
 
-    def _plan(self, node: GraphNode) -> tuple[Stream, KernelCost, Any, Any, list[Access]] | None:
+    def _plan(self, node: GraphNode) -> tuple[Stream, KernelCost, Any, Any, tuple[Access, ...]] | None:
         """What :meth:`launch_op` works out for an op node, once."""
         if node.hook != "launch_op":
             return None
         queue, op, inputs, output, attrs = node.args
         kernel = self._kernel(op, inputs, output, attrs)
-        return queue, kernel.cost, kernel.touches, kernel.label_parts, _op_accesses(inputs, output)
+        return queue, kernel.cost, kernel.touches, kernel.label_parts, tuple(_op_accesses(inputs, output))
 
     def api_call(self, function: str) -> None:
         self.machine.host_spend(self.model.host.api_overhead)
