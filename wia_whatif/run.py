@@ -165,8 +165,10 @@ def clear_captures() -> None:
 
 def _template_key(load: Workload, p: WorkloadParams, options: Mapping[str, Any]) -> str:
     kept = {k: v for k, v in options.items() if k != "set"}  # what set= changes, figures, is the copy's to model
-    capabilities = wia.get_device_capabilities(wia.get_device(0)).model_dump_json()
-    return json.dumps([load.name, p.model_dump(mode="json"), kept, capabilities], sort_keys=True, default=str)
+    device = wia.get_device(0)
+    capabilities = wia.get_device_capabilities(device).model_dump_json()
+    model = wia.get_device_info(device).model_file  # (the hardware option may be unset: the backend's choice)
+    return json.dumps([load.name, p.model_dump(mode="json"), kept, model, capabilities], sort_keys=True, default=str)
 
 
 def _template(load: Workload, p: WorkloadParams, options: Mapping[str, Any]) -> wia.Graph | str:
