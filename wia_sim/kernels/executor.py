@@ -2,8 +2,9 @@
 
 ``run_kernel`` walks the checked AST of a ``Program`` (never turning source into Python). Every private value is
 an array with one entry per lane (a trailing axis for vectors; shape () while it is the same in every lane);
-divergent control flow is a lane mask: both sides of an ``if``/``?:`` run under their own masks, loops run until
-no lane's condition holds, ``break``/``continue``/``return`` switch lanes off. Memory lives in ``spaces.Region``
+divergent control flow is a lane mask: both sides of an ``if``/``?:`` run under their own masks, a ``switch``'s
+lanes join at their own labels and fall through, loops run until no lane's condition holds,
+``break``/``continue``/``return`` switch lanes off. Memory lives in ``spaces.Region``
 objects, which check every access when ``checks`` is on.
 """
 
