@@ -436,6 +436,36 @@ def test_counts() -> None:
     np.testing.assert_allclose(c[:12], np.sqrt(a[:12] * 2))
 
 
+def test_a_switch_counts_like_the_equivalent_if_else_chain() -> None:
+    """A switch compares each lane with one case label after another until one matches, like ``if (v == 0) ...
+    else if (v == 1) ...``: the same comparisons (int_ops) and, per label after the first, the same step as an
+    ``else if``; its ``break`` statements are steps of their own (as in a loop)."""
+    body = "o[i] = 10; BREAK case 1: o[i] = 20; BREAK case 2: o[i] = 30; BREAK default: o[i] = 40;"
+    switch = "switch (v) { case 0: " + body.replace("BREAK", "break;") + " }"
+    chain = (
+        "if (v == 0) { o[i] = 10; } else if (v == 1) { o[i] = 20; } else if (v == 2) { o[i] = 30; } else { o[i] = 40; }"
+    )
+    src = """__kernel void k(__global const int* x, __global int* o) {
+        const int i = get_global_id(0);
+        const int v = x[i];
+        STATEMENT
+    }"""
+    rng = np.random.default_rng()
+    x = rng.integers(0, 5, 64).astype(np.int32)
+    x[:4] = (0, 1, 2, 4)  # every case is taken (3 breaks run)
+    o_switch, o_chain = np.zeros(64, np.int32), np.zeros(64, np.int32)
+    r_switch = run(src.replace("STATEMENT", switch), [x, o_switch], 64, 64)
+    r_chain = run(src.replace("STATEMENT", chain), [x, o_chain], 64, 64)
+    np.testing.assert_array_equal(o_switch, np.choose(np.minimum(x, 3), [10, 20, 30, 40]))
+    np.testing.assert_array_equal(o_switch, o_chain)
+    assert r_switch.counts["int_ops"] == r_chain.counts["int_ops"]
+    compared = np.minimum(x, 2) + 1  # labels compared per lane: 0 -> 1, 1 -> 2, >= 2 -> 3
+    index_ops = 2 * 64  # x[i] and o[i]
+    assert r_switch.counts["int_ops"] == index_ops + int(compared.sum())
+    assert r_switch.steps == r_chain.steps + 3
+    assert r_switch.counts["max_lane_steps"] == r_chain.counts["max_lane_steps"] + 1  # a lane runs one break
+
+
 def test_write_through_a_cast_away_const_pointer_is_reported_even_unchecked() -> None:
     """Const buffers are read in place (no copy), so a write through a cast must never reach them."""
     src = """__kernel void k(__global const float* a) {

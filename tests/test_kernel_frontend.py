@@ -959,6 +959,36 @@ def test_const_int_evaluates_array_sizes() -> None:
     assert program.const_int(dims.dim) == 16
 
 
+def test_const_int_casts_convert_like_c() -> None:
+    program = compile_ok("__kernel void k(__global int* a) { int t[(uchar)300]; int u[(char)-1 + 3]; t[0] = a[0]; }")
+    t, u = program.kernel("k").node.body.block_items[:2]
+    assert program.const_int(t.type.dim) == 44 and program.const_int(u.type.dim) == 2
+
+
+def test_switch_case_labels_are_integer_constant_expressions() -> None:
+    """Literals, negative values, char literals, macros, enumerators, arithmetic and casts on constants; each
+    label is converted to the controlling expression's promoted type (so (uchar)300 is 44 and no duplicate of
+    300 in an int switch); a controlling expression of any integer type, size_t included."""
+    compile_ok(
+        """\
+        #define LIMIT 7
+        enum mode { FIRST = 100, SECOND };
+        __kernel void k(__global int* a, __global const uchar* c, ulong big) {
+            size_t i = get_global_id(0);
+            switch (a[i]) {
+            case 0: case -1: case 'x': case '\\n': case LIMIT: case LIMIT * 2 + 1: case SECOND:
+            case (uchar)300: case 300: case sizeof(int) + 50: case ~0 - 1: a[i] = 1; break;
+            }
+            switch (c[i]) { case 255: a[i] = 2; }
+            switch (i) { case 0: a[i] = 3; break; default: break; }
+            switch (big) { case 1ul << 40: a[i] = 4; }
+            switch ((short)a[i]) { case -32768: a[i] = 5; }
+            switch (a[i] > 2) { case 1: a[i] = 6; }
+        }
+        """
+    )
+
+
 def test_filename_appears_in_messages() -> None:
     log = build_log("__kernel void k(__global int* a) { a[0] = b; }", filename="my_kernels.cl")
     assert log == "my_kernels.cl:1:43: error: use of undeclared identifier 'b'"
@@ -1044,10 +1074,71 @@ REJECTED = [
     pytest.param(k("    goto done;\n    done: a[0] = 1;\n"), 2, "goto is not supported", id="goto"),
     pytest.param(k("    a[0] = 1;\n    done: a[1] = 2;\n"), 3, "labels are not supported", id="label"),
     pytest.param(
-        k("    switch (n) {\n    case 0: a[0] = 1; break;\n    default: break;\n    }\n"),
+        k("    float f = a[0];\n    switch (f) { case 0: break; }\n"),
+        3,
+        "the controlling expression of a switch must have an integer type, not 'float'",
+        id="switch-on-float",
+    ),
+    pytest.param(
+        k("    switch (a) { case 0: break; }\n"),
         2,
-        "switch statements are not supported",
-        id="switch",
+        "the controlling expression of a switch must have an integer type, not '__global float *'",
+        id="switch-on-pointer",
+    ),
+    pytest.param(
+        k("    int4 v = (int4)(n);\n    switch (v) { case 0: break; }\n"),
+        3,
+        "the controlling expression of a switch must have an integer type, not the vector 'int4'",
+        id="switch-on-vector",
+    ),
+    pytest.param(
+        k("    switch (n) {\n    case 1: a[0] = 1; break;\n    case 2 - 1: break;\n    }\n"),
+        4,
+        "duplicate case value 1 (first used on line 3)",
+        id="switch-duplicate-case",
+    ),
+    pytest.param(
+        k("    uint u = n;\n    switch (u) {\n    case -1: break;\n    case 0xFFFFFFFFu: break;\n    }\n"),
+        5,
+        "duplicate case value 4294967295 (first used on line 4)",
+        id="switch-duplicate-case-after-conversion",
+    ),
+    pytest.param(
+        k("    switch (n) {\n    default: break;\n    case 1: break;\n    default: a[0] = 1;\n    }\n"),
+        5,
+        "multiple default labels in one switch (the first is on line 3)",
+        id="switch-two-defaults",
+    ),
+    pytest.param(
+        k("    switch (n) {\n    case n: break;\n    }\n"),
+        3,
+        "case label is not an integer constant expression",
+        id="switch-case-not-constant",
+    ),
+    pytest.param(
+        k("    switch (n) {\n    case 1.5f: break;\n    }\n"),
+        3,
+        "case label is not an integer constant expression",
+        id="switch-case-float",
+    ),
+    pytest.param(k("    case 1: a[0] = 1;\n"), 2, "'case' label not within a switch statement", id="case-outside"),
+    pytest.param(
+        k("    if (n) {\n    default: a[0] = 1;\n    }\n"),
+        3,
+        "'default' label not within a switch statement",
+        id="default-outside",
+    ),
+    pytest.param(
+        k("    switch (n) {\n    case 1:\n        if (n > 0) { case 2: a[0] = 1; }\n    }\n"),
+        4,
+        "'case' label inside a nested statement of a switch is not supported",
+        id="case-nested-in-switch-body",
+    ),
+    pytest.param(
+        k("    switch (n) {\n    case 1:\n        continue;\n    }\n"),
+        4,
+        "'continue' statement not in a loop (a switch is not a loop",
+        id="continue-in-switch-outside-loop",
     ),
     pytest.param(
         "int twice(int x) { return x * 2; }\n" + k("    int (*f)(int) = twice;\n"),

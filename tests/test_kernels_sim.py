@@ -230,3 +230,156 @@ def test_destroying_a_context_or_stream_whose_kernel_faulted_reports_the_fault_a
             assert ctx.destroyed and ctx.bytes_allocated == 0 and ctx not in wia.runtime.runtime().contexts
         else:
             wia.destroy_context(ctx)  # the fault was reported once: nothing is left to report
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# switch statements: each lane of a work-group takes its own case (fresh random data against a Python reference)
+
+SWITCH_SEMANTICS = r"""
+#define NEG -3
+int classify(int v) {
+    switch (v) {
+    case 0: return 100;          /* return inside a case */
+    case 1:                      /* fallthrough through an empty case */
+    case 2: v += 10;             /* fallthrough into the default */
+    default: v *= 2;
+    case 7: return v + 1;
+    }
+}
+__kernel void sw(__global const int* x, __global int* out, __global int* untouched) {
+    int i = get_global_id(0);
+    int a = x[i];
+    int acc = 0;
+    switch (a % 8) {
+    case -7: case -6: case -5: case -4: case NEG: case -2: case -1: acc = -1; break;
+    default: acc = 50;           /* a default in the middle: entered by 1, 4, 6 and 7, falls into 5 */
+    case 5: acc += 5; break;
+    case 0: acc = 7;             /* no break: falls into case 3 */
+    case 3: {
+        int t = acc;             /* a declaration inside a case body */
+        acc = t * 3;
+        break;
+    }
+    case 2:
+        for (int j = 0; j < 100; j++) {
+            if (j * j > a) break; /* leaves the loop, not the switch */
+            acc += j;
+        }
+        acc += 1000;
+        break;
+    }
+    out[4 * i] = acc;
+    out[4 * i + 1] = classify(a % 9);
+    int sum = 0;
+    for (int j = 0; j < 6; j++) {
+        switch ((a + j) % 4) {
+        case 0: continue;        /* continues the loop around the switch */
+        case 1:
+            switch (j & 1) {     /* a nested switch; its break leaves only itself */
+            case 0: sum += 100; break;
+            case 1: sum += 1000; break;
+            }
+            sum += 1;
+            break;
+        case 'b' - 'a' + 1: sum += 10;   /* 2: a char-literal label, falls into 3 */
+        case 3: sum += 3;
+        }
+        sum += 10000;
+    }
+    out[4 * i + 2] = sum;
+    switch ((uchar)a) {          /* no matching case and no default: nothing happens */
+    case 255: untouched[i] = 1; break;
+    case (uchar)-2: untouched[i] = 2; break;
+    }
+    if (a % 5 == 0) {
+        switch (a % 3) { case 1: return; }
+    }
+    out[4 * i + 3] = 1;
+}
+"""
+
+
+def _switch_reference(a: int) -> tuple[list[int], int | None]:
+    """The kernel above, case by case, for one input (C's % truncates toward zero)."""
+    rem8 = int(np.fmod(a, 8))
+    if rem8 < 0:
+        acc = -1
+    elif rem8 in (1, 4, 6, 7):
+        acc = 55
+    elif rem8 == 5:
+        acc = 5
+    elif rem8 in (0, 3):
+        acc = 21 if rem8 == 0 else 0
+    else:  # 2
+        acc = sum(j for j in range(100) if all(k * k <= a for k in range(j + 1))) + 1000
+    v = int(np.fmod(a, 9))
+    classify = 100 if v == 0 else 8 if v == 7 else ((v + 10) * 2 + 1 if v in (1, 2) else v * 2 + 1)
+    total = 0
+    for j in range(6):
+        r = int(np.fmod(a + j, 4))
+        if r == 0:
+            continue
+        if r == 1:
+            total += (100 if j % 2 == 0 else 1000) + 1
+        elif r == 2:
+            total += 13
+        elif r == 3:
+            total += 3
+        total += 10000
+    byte = a & 0xFF
+    untouched = 1 if byte == 255 else 2 if byte == 254 else None
+    returned = a % 5 == 0 and int(np.fmod(a, 3)) == 1
+    return [acc, classify, total, -7 if returned else 1], untouched
+
+
+def test_switch_statements_run_like_c_with_divergent_lanes(ctx: wia.Context) -> None:
+    n, wg = 512, 64
+    rng = np.random.default_rng()
+    x = rng.integers(-300, 300, n).astype(np.int32)
+    x[:4] = (255, -1, -2, 254)  # the uchar labels are taken
+    out_t = wia.tensor(np.full(4 * n, -7, np.int32), ctx=ctx)
+    untouched_t = wia.tensor(np.full(n, -9, np.int32), ctx=ctx)
+    kernel = wia.compile_kernel(ctx, SWITCH_SEMANTICS, "sw")
+    for k, value in enumerate((wia.tensor(x, ctx=ctx), out_t, untouched_t)):
+        wia.set_kernel_arg(kernel, k, value)
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=(n,), local_size=(wg,)))
+    out, untouched = out_t.numpy().reshape(n, 4), untouched_t.numpy()
+    for i, a in enumerate(x.tolist()):
+        row, mark = _switch_reference(a)
+        assert out[i].tolist() == row, (i, a)
+        assert untouched[i] == (-9 if mark is None else mark), (i, a)
+    assert {int(np.fmod(a, 8)) for a in x[:wg]} >= {-1, 0, 1, 2, 3, 5}  # one work-group diverges across cases
+
+
+SWITCH_BARRIER = r"""
+__kernel void k(__global const int* mode, __global float* out) {
+    __local float tile[64];
+    int lid = get_local_id(0), g = get_group_id(0);
+    switch (mode[g]) {           /* one case per work-group: the barrier is reached by the whole group */
+    case 0: tile[lid] = 1.0f; barrier(CLK_LOCAL_MEM_FENCE); out[get_global_id(0)] = tile[63 - lid]; break;
+    default: out[get_global_id(0)] = -1.0f;
+    }
+    switch (lid % 2) {           /* lanes of one group in different cases */
+    case 0: barrier(CLK_LOCAL_MEM_FENCE); break;
+    }
+}
+"""
+
+
+def test_a_barrier_inside_a_switch_is_checked_like_one_inside_an_if(ctx: wia.Context) -> None:
+    """Uniform per work-group: fine. Divergent: the same barrier_divergence finding an ``if`` gets."""
+    kernel = wia.compile_kernel(ctx, SWITCH_BARRIER.replace("switch (lid % 2)", "switch (g % 2)"), "k")
+    out = wia.zeros(128, ctx=ctx)
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=128, local_size=64), wia.tensor([0, 3], ctx=ctx), out)
+    np.testing.assert_array_equal(out.numpy(), [1.0] * 64 + [-1.0] * 64)
+    kernel = wia.compile_kernel(ctx, SWITCH_BARRIER, "k")
+    divergent = SWITCH_BARRIER.split("\n")[8:10]  # the second switch's first two lines
+    assert divergent[0].startswith("    switch (lid % 2)") and divergent[1].startswith("    case 0: barrier")
+    same_as_if = "    if (lid % 2 == 0) {\n    barrier(CLK_LOCAL_MEM_FENCE);"
+    as_if = wia.compile_kernel(ctx, SWITCH_BARRIER.replace("\n".join(divergent), same_as_if), "k")
+    messages = []
+    for k in (kernel, as_if):
+        with pytest.raises(wia.InvalidKernelError, match=r"kernel\.cl:10: barrier reached by 32 of the 64") as info:
+            wia.launch_kernel(k, wia.LaunchConfig(global_size=128, local_size=64), wia.tensor([0, 3], ctx=ctx), out)
+        messages.append(str(info.value).split("\n")[0])
+    assert messages[0] == messages[1]

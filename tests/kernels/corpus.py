@@ -1192,6 +1192,88 @@ def _ref_control_flow(i: Inputs) -> dict[str, np.ndarray]:
     return {"out": np.array(rows, dtype=np.int32)}
 
 
+_SWITCH_OPS = (-3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, ord("h"), ord("n"), 12)
+
+
+def _make_switch_opcodes(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 2000, 64)
+    args = {
+        "op": Buffer(rng.choice(_SWITCH_OPS, n).astype(np.int32)),
+        "a": Buffer(_uniform(rng, -4.0, 4.0, n)),
+        "b": Buffer(_uniform(rng, -4.0, 4.0, n)),
+        "c": Buffer(rng.integers(0, 201, n).astype(np.int32)),
+        "out": _nan_out(n),
+        "count": _sentinel_out(n, np.int32),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _switch_opcode(op: int, x: float, y: float, c: int) -> tuple[float, int]:
+    """One element of switch_opcodes: (out, count), NaN and the sentinel where the kernel returns early."""
+    if op in (-1, -2):
+        return math.nan, -559038737
+    if op == 0:
+        return x + y, 0
+    if op in (1, 2):
+        return (2 * (x - y) if op == 1 else x * y), 2
+    if op == ord("h"):
+        return 0.5 * x, ord("h")
+    if op == ord("n"):
+        return (x, y, max(x, y), max(x, y))[c & 3], 7
+    if op == 4:
+        k = math.isqrt(c) + 1  # the first k with k * k > c
+        return float(k), k * (k - 1) // 2
+    if op == 5:
+        s = 0
+        for j in range(8):
+            r = (c + j) % 3
+            if r == 0:
+                continue
+            s += j if r == 1 else -1
+            s += 100
+        return -x, s
+    if op == 6:
+        return y, abs(c - 100)
+    if op == 12:
+        return x * y, 12
+    return abs(x), 3 if op == 3 else 43  # the default falls into case 3
+
+
+def _ref_switch_opcodes(i: Inputs) -> dict[str, np.ndarray]:
+    columns = (i["op"].tolist(), _f64(i["a"]).tolist(), _f64(i["b"]).tolist(), i["c"].tolist())
+    rows = [_switch_opcode(op, x, y, c) for op, x, y, c in zip(*columns, strict=True)]
+    return {"out": np.array([r for r, _ in rows]), "count": np.array([s for _, s in rows], dtype=np.int32)}
+
+
+def _make_switch_local_groups(rng: np.random.Generator) -> Launch:
+    groups = int(rng.integers(4, 20))
+    n = 64 * groups
+    args = {
+        "keys": Buffer(rng.integers(0, 1 << 32, n, dtype=np.uint64).astype(np.uint32)),
+        "v": Buffer(rng.integers(-1000, 1001, n).astype(np.int32)),
+        "out": _sentinel_out(n, np.int32),
+    }
+    return Launch(args, (n,), (64,))
+
+
+def _ref_switch_local_groups(i: Inputs) -> dict[str, np.ndarray]:
+    keys = i["keys"].astype(np.int64).reshape(-1, 64)
+    x = i["v"].astype(np.int64).reshape(-1, 64)
+    low = keys % 6
+    t = np.select([low == 0, low == 1, (low == 2) | (low == 3), low == 4], [x, -x, 2 * x, x * x], 7)
+    lid = np.arange(64)
+    mirror = t[:, ::-1]
+    r = np.select(
+        [lid % 5 == 0, lid % 5 == 1, lid % 5 == 2],
+        [mirror + np.roll(t, -1, axis=1), (mirror - t) ^ 0x55, mirror ^ 0x55],
+        mirror,
+    )
+    sel = (keys >> 16) % 3
+    out = np.select([sel == 0, sel == 1], [np.roll(r, -5, axis=1) + r, np.roll(r, 1, axis=1)], r)
+    return {"out": out.reshape(-1).astype(np.int32)}
+
+
 def _make_float_atomic_add(rng: np.random.Generator) -> Launch:
     n = _size(rng, 2000, 8000, 64)
     nbins = int(rng.integers(8, 40))
@@ -1643,6 +1725,33 @@ CASES: list[KernelCase] = [
         "divergent trip counts",
         _make_control_flow,
         _ref_control_flow,
+        {"out": exact()},
+    ),
+    KernelCase(
+        "switch_opcodes",
+        "switch_opcodes.cl",
+        "switch_opcodes",
+        "switch: fallthrough, default in the middle, negative, char-literal and macro labels, return in a case, "
+        "nested switch, break in a loop in a case, continue of the loop around a switch, divergent cases",
+        _make_switch_opcodes,
+        _ref_switch_opcodes,
+        {
+            "out": Tolerance(
+                ulp=0.5,
+                reason="at most one correctly rounded float32 operation per element (x + y, x * y, x - y then "
+                "an exact doubling; |x|, -x, x / 2, copies are exact): within half an ulp",
+            ),
+            "count": exact(),
+        },
+    ),
+    KernelCase(
+        "switch_local_groups",
+        "switch_local_groups.cl",
+        "switch_local_groups",
+        "switches on uint, size_t and ushort whose cases diverge inside each work-group, between barriers "
+        "outside them, exchanging values through __local memory",
+        _make_switch_local_groups,
+        _ref_switch_local_groups,
         {"out": exact()},
     ),
     KernelCase(

@@ -14,7 +14,7 @@ from typing import Literal, cast
 from pycparser import c_ast
 from pycparserext.ext_c_parser import Asm, AttributeSpecifier, FuncDeclExt
 
-from wia_sim.kernels.ctype import CType, common_type, comparison_type, promoted
+from wia_sim.kernels.ctype import CType, common_type, comparison_type, promoted, wrap
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.parsing import BUILTIN_FILE
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
@@ -106,9 +106,21 @@ class _Function:
 
 
 @dataclass
+class _Switch:
+    """A switch statement being checked: its controlling expression's promoted type (None where that is not a
+    known integer type), the case values seen (converted to that type) with their lines, the default's line."""
+
+    type: CType | None
+    cases: dict[int, int | None] = field(default_factory=dict)
+    default: int | None = None
+    has_default: bool = False
+
+
+@dataclass
 class _Context:
     function: _Function
     loops: int = 0
+    switches: int = 0  # enclosing switch statements ('break' leaves the innermost loop or switch)
     depth: int = 0  # 1 in the function's outermost block
     local_vars: list[LocalVar] = field(default_factory=list)
 
@@ -562,10 +574,13 @@ class Checker:
             ctx.loops += 1
             self.substatement(node.stmt, ctx)
             ctx.loops -= 1
-        elif isinstance(node, c_ast.Break | c_ast.Continue):
+        elif isinstance(node, c_ast.Break):
+            if ctx.loops == 0 and ctx.switches == 0:
+                self.error(node, "'break' statement not in a loop or switch")
+        elif isinstance(node, c_ast.Continue):
             if ctx.loops == 0:
-                word = "break" if isinstance(node, c_ast.Break) else "continue"
-                self.error(node, f"'{word}' statement not in a loop")
+                where = " (a switch is not a loop: 'continue' needs one around it)" if ctx.switches else ""
+                self.error(node, f"'continue' statement not in a loop{where}")
         elif isinstance(node, c_ast.Return):
             self.return_statement(node, ctx)
         elif isinstance(node, c_ast.EmptyStatement | c_ast.Pragma):
@@ -578,16 +593,9 @@ class Checker:
             self.error(node, f"labels are not supported (label '{node.name}'; goto is not supported)")
             self.statement(node.stmt, ctx)
         elif isinstance(node, c_ast.Switch):
-            self.error(node, "switch statements are not supported; use if/else")
-            self.expr(node.cond)
-            ctx.loops += 1  # 'break' inside is the switch's: not a second error
-            self.statement(node.stmt, ctx)
-            ctx.loops -= 1
+            self.switch_statement(node, ctx)
         elif isinstance(node, c_ast.Case | c_ast.Default):
-            if isinstance(node, c_ast.Case):
-                self.expr(node.expr)
-            for s in node.stmts or []:
-                self.statement(s, ctx)
+            self.misplaced_label(node, ctx)
         elif isinstance(node, c_ast.Typedef):
             self.error(node, f"typedefs inside functions are not supported; declare '{node.name}' at program scope")
         elif isinstance(node, Asm):
@@ -611,6 +619,75 @@ class Checker:
             self.error(node, f"a condition must be a scalar, not '{t}'")
         elif t.kind == "vector":
             self.error(node, f"a condition must be a scalar, not the vector '{t.type_name}' (use any() or all())")
+
+    def switch_statement(self, node: c_ast.Switch, ctx: _Context) -> None:
+        """The controlling expression, then the body: one scope, its ``case``/``default`` labels directly in it
+        (the parser gathers the statements after a label into the label's ``stmts``)."""
+        switch = _Switch(self.switch_type(node.cond))
+        body = node.stmt
+        items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+        self.scopes.append({})
+        ctx.depth += 1
+        ctx.switches += 1
+        for item in items:
+            if isinstance(item, c_ast.Case | c_ast.Default):
+                self.switch_label(item, switch)
+                for s in item.stmts or []:
+                    self.statement(s, ctx)
+            else:
+                self.statement(item, ctx)
+        ctx.switches -= 1
+        ctx.depth -= 1
+        self.scopes.pop()
+
+    def switch_type(self, cond: c_ast.Node) -> CType | None:
+        """The promoted type of a switch's controlling expression (C99 6.8.4.2: an integer type); None after an
+        error or where the type is not known."""
+        t = self.expr(cond)
+        if t.kind == "unknown" or (t.kind == "scalar" and t.name == "?"):
+            return None
+        c = _ctype(t) if t.kind == "scalar" else None
+        if c is None or c.kind == "float":
+            what = f"the vector '{t.type_name}'" if t.kind == "vector" else f"'{t}'"
+            self.error(cond, f"the controlling expression of a switch must have an integer type, not {what}")
+            return None
+        return promoted(c)
+
+    def switch_label(self, node: c_ast.Case | c_ast.Default, switch: _Switch) -> None:
+        line = _coord_of(node)[0]
+        if isinstance(node, c_ast.Default):
+            if switch.has_default:
+                self.error(node, f"multiple default labels in one switch (the first is on line {switch.default})")
+            switch.has_default = True
+            switch.default = line
+            return
+        self.expr(node.expr)
+        value = const_int(node.expr, self.enumerators, self.types)
+        if value is None:
+            self.error(node.expr, "case label is not an integer constant expression")
+            return
+        if switch.type is not None:
+            value = wrap(value, switch.type)  # converted to the promoted type of the controlling expression
+        if value in switch.cases:
+            self.error(node, f"duplicate case value {value} (first used on line {switch.cases[value]})")
+        else:
+            switch.cases[value] = line
+
+    def misplaced_label(self, node: c_ast.Case | c_ast.Default, ctx: _Context) -> None:
+        """A ``case``/``default`` label that is not directly in a switch's body."""
+        word = "case" if isinstance(node, c_ast.Case) else "default"
+        if ctx.switches:
+            self.error(
+                node,
+                f"'{word}' label inside a nested statement of a switch is not supported; "
+                "put the switch's labels directly in its body",
+            )
+        else:
+            self.error(node, f"'{word}' label not within a switch statement")
+        if isinstance(node, c_ast.Case):
+            self.expr(node.expr)
+        for s in node.stmts or []:
+            self.statement(s, ctx)
 
     def return_statement(self, node: c_ast.Return, ctx: _Context) -> None:
         fn = ctx.function

@@ -139,6 +139,16 @@ def convert(values: np.ndarray, source: CType, target: CType) -> np.ndarray:
         return values.astype(target.dtype)
 
 
+def wrap(value: int, t: CType) -> int:
+    """The integer ``value`` converted to the integer scalar ``t`` as C converts it: modulo 2**bits, then read as
+    signed where ``t`` is (``bool``: 0 or 1)."""
+    if t.kind == "bool":
+        return int(value != 0)
+    bits = t.dtype.itemsize * 8
+    v = value % (1 << bits)
+    return v - (1 << bits) if t.kind == "int" and v >> (bits - 1) else v
+
+
 _INT_DIVIDE = {"/", "%"}
 
 

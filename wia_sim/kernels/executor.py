@@ -2,13 +2,15 @@
 
 ``run_kernel`` walks the checked AST of a ``Program`` (never turning source into Python). Every private value is
 an array with one entry per lane (a trailing axis for vectors; shape () while it is the same in every lane);
-divergent control flow is a lane mask: both sides of an ``if``/``?:`` run under their own masks, loops run until
-no lane's condition holds, ``break``/``continue``/``return`` switch lanes off. Memory lives in ``spaces.Region``
+divergent control flow is a lane mask: both sides of an ``if``/``?:`` run under their own masks, a ``switch``'s
+lanes join at their own labels and fall through, loops run until no lane's condition holds,
+``break``/``continue``/``return`` switch lanes off. Memory lives in ``spaces.Region``
 objects, which check every access when ``checks`` is on.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Sequence
@@ -31,6 +33,7 @@ from wia_sim.kernels.ctype import (
     convert,
     lookup,
     promoted,
+    wrap,
 )
 from wia_sim.kernels.lanes import Geometry, Lanes
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, merge_lanes
@@ -381,6 +384,8 @@ class _Executor:
             self.loop(node.cond, node.stmt, None, mask, _line(node), False)
         elif isinstance(node, c_ast.DoWhile):
             self.loop(node.cond, node.stmt, None, mask, _line(node), True)
+        elif isinstance(node, c_ast.Switch):
+            self.switch(node, mask)
         elif isinstance(node, c_ast.Break):
             f.brk = mask if f.brk is None else f.brk | mask
         elif isinstance(node, c_ast.Continue):
@@ -446,6 +451,68 @@ class _Executor:
         finally:
             f.loops.pop()
             f.brk, f.cont = saved
+
+    def switch(self, node: c_ast.Switch, mask: Array) -> None:
+        """Each lane enters the body at its label and runs on from there (falling through the labels after it)
+        until it breaks; a lane that matches no label and finds no ``default`` runs none of it. The body is one
+        scope: a declaration no lane reaches is still declared, for the lanes that enter below it."""
+        items = (node.stmt.block_items or []) if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
+        entries = self.switch_entries(node, items, mask)
+        last = max((k for k, item in enumerate(items) if entries.get(id(item)) is not None), default=-1)
+        f = self.frame
+        saved = f.brk
+        f.brk = None
+        self.frame.scopes.append({})
+        try:
+            active = np.zeros_like(mask)
+            for k, item in enumerate(items):
+                entry = entries.get(id(item))
+                if entry is not None:
+                    active = active | entry
+                stmts = (item.stmts or []) if isinstance(item, c_ast.Case | c_ast.Default) else [item]
+                for s in stmts:
+                    m = self.live(active)
+                    if m.any():
+                        self.stmt(s, m)
+                    elif k < last and isinstance(s, c_ast.Decl | c_ast.DeclList):
+                        self.declare(s)
+        finally:
+            self.frame.scopes.pop()
+            f.brk = saved
+
+    def switch_entries(self, node: c_ast.Switch, items: Sequence[c_ast.Node], mask: Array) -> dict[int, Array]:
+        """The lanes entering at each label (by ``id`` of the label). Counted as the equivalent ``if``/``else
+        if`` chain: one comparison per case label for the lanes no earlier label took, each label after the first
+        a step of those lanes (the first is the switch statement's own step); ``default`` takes the rest."""
+        v = self.value(node.cond, mask)
+        t = promoted(v.t)
+        x = self._conv(v, t)
+        entries: dict[int, Array] = {}
+        remaining = mask
+        labels = [item for item in items if isinstance(item, c_ast.Case)]
+        for k, label in enumerate(labels):
+            if not remaining.any():
+                break
+            if k:
+                self.st.line = _line(label)
+                self.step(label, remaining)
+            value = self.program.const_int(label.expr)
+            assert value is not None  # the checker guarantees a constant
+            self.count("int_ops", remaining)
+            hit = remaining & (x == np.asarray(wrap(value, t), t.dtype))
+            entries[id(label)] = hit
+            remaining = remaining & ~hit
+        for item in items:
+            if isinstance(item, c_ast.Default):
+                entries[id(item)] = remaining
+        return entries
+
+    def declare(self, node: c_ast.Decl | c_ast.DeclList) -> None:
+        """Declare without initializing: the names of a declaration control jumps over (C99 6.8.4.2)."""
+        for d in node.decls if isinstance(node, c_ast.DeclList) else [node]:
+            bare = copy.copy(d)
+            bare.init = None
+            self.decl(bare, np.zeros(self.n, dtype=bool))
 
     def decl(self, node: c_ast.Decl, mask: Array) -> None:
         scope = self.frame.scopes[-1]

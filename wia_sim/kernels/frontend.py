@@ -13,8 +13,11 @@ functions, the program-scope ``__constant`` variables and enumerators, and a typ
 
 After a successful compile these hold in every function body:
 
-* statements are only ``Compound``, ``Decl``, ``If``, ``For``, ``While``, ``DoWhile``, ``Break``, ``Continue``,
-  ``Return``, ``EmptyStatement``, ``StaticAssert`` (already checked: skip it) and expression statements;
+* statements are only ``Compound``, ``Decl``, ``If``, ``For``, ``While``, ``DoWhile``, ``Switch``, ``Break``,
+  ``Continue``, ``Return``, ``EmptyStatement``, ``StaticAssert`` (already checked: skip it) and expression
+  statements; a ``Switch``'s controlling expression has an integer type and its ``Case``/``Default`` labels are
+  items of its body (or the body itself), never deeper: each ``Case`` value is an integer constant expression
+  (``Program.const_int``), unique after conversion to the promoted controlling type, at most one ``Default``;
 * expressions are only ``ID``, ``Constant``, ``UnaryOp``, ``BinaryOp``, ``TernaryOp``, ``Assignment``,
   ``FuncCall`` (the callee is always an ``ID``: a helper function or a built-in), ``ArrayRef``, ``StructRef``,
   ``Cast``, ``ExprList`` (a comma expression, or the components of a vector literal under a ``Cast``) and

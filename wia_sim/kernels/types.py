@@ -16,6 +16,8 @@ from typing import Literal
 from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt
 
+from wia_sim.kernels.ctype import lookup, wrap
+
 __all__ = [
     "DOUBLE",
     "FLOAT",
@@ -65,6 +67,7 @@ SCALAR_SIZES: dict[str, int] = {
 VECTOR_BASES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half")
 VECTOR_WIDTHS = (2, 3, 4, 8, 16)
 FLOATS = frozenset({"half", "float", "double"})
+_INTEGER_SCALARS = frozenset(SCALAR_SIZES) - FLOATS
 UNSIGNED_OF = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}
 
 # one-word type names: the OpenCL scalars and the aliases the parser knows, to canonical scalar names
@@ -281,7 +284,11 @@ def const_int(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeR
             return None
         return {"-": -v, "+": v, "~": ~v, "!": int(v == 0)}.get(node.op)
     if isinstance(node, c_ast.Cast):
-        return const_int(node.expr, enumerators, types)
+        value = const_int(node.expr, enumerators, types)
+        target = (types if types is not None else TypeResolver()).resolve(node.to_type)
+        if value is None or target.kind != "scalar" or target.name not in _INTEGER_SCALARS:
+            return value
+        return wrap(value, lookup(target.name))  # (uchar)300 is 44
     if isinstance(node, c_ast.TernaryOp):
         c = const_int(node.cond, enumerators, types)
         if c is None:
