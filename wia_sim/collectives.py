@@ -228,6 +228,23 @@ def _route(topology: Topology, devices: Sequence[int], t: Transfer) -> Route:
     return topology.route(devices[t.src], devices[t.dst])
 
 
+def resolve(topology: Topology, devices: Sequence[int], steps: Sequence[Step]) -> list[list[tuple[Route, float]]]:
+    """Per step, each transfer's route and, for a route of one leg, its time (the steps of a pipelined call repeat
+    a few transfers: each is worked out once)."""
+    found: dict[Transfer, tuple[Route, float]] = {}
+    out = []
+    for step in steps:
+        row = []
+        for t in step.transfers:
+            known = found.get(t)
+            if known is None:
+                route = _route(topology, devices, t)
+                known = found[t] = (route, route.legs[0].seconds(t.nbytes) if len(route.legs) == 1 else 0.0)
+            row.append(known)
+        out.append(row)
+    return out
+
+
 def run_steps(
     topology: Topology,
     devices: Sequence[int],
@@ -235,6 +252,7 @@ def run_steps(
     step_latency: float,
     reduce_s_per_byte: float,
     call_latency: float = 0.0,
+    routes: Sequence[Sequence[tuple[Route, float]]] | None = None,
 ) -> Generator[simpy.Event, Any, None]:
     """A SimPy process body: the call's fixed cost, then the steps one after another, each step's transfers at
     once.
@@ -246,28 +264,29 @@ def run_steps(
     has about a thousand transfers). Any other transfer runs as its own process (:meth:`Topology.transfer`),
     and no later transfer of the step takes its links ahead of it; a transfer that was waiting for a link this
     step released goes on before the next step takes links, as it does when every transfer is a process
-    (tests/test_collective_steps.py compares the two, contended and not).
+    (tests/test_collective_steps.py compares the two, contended and not). ``routes``: per step, each transfer's
+    route and (for one leg) its time, as :meth:`Planner.routes` gives them (else worked out here).
     """
     env = topology.env
     if steps and call_latency > 0:
         yield env.timeout(call_latency)
-    resolved: dict[Transfer, tuple[Route, float]] = {}
-    """Per transfer (the steps of a pipelined call repeat a few), its route and, for one leg, its time."""
-    for step in steps:
+    if routes is None:
+        routes = resolve(topology, devices, steps)
+    for step, resolved in zip(steps, routes, strict=True):
         events: list[simpy.Event] = []
         busy: dict[Link, float] = {}
         """Per link this step's transfers hold, when they release it (seconds from the step's start)."""
         claimed: set[Link] = set()
-        for t in step.transfers:
-            found = resolved.get(t)
-            if found is None:
-                route = _route(topology, devices, t)
-                found = resolved[t] = (route, route.legs[0].seconds(t.nbytes) if len(route.legs) == 1 else 0.0)
-            route, seconds = found
+        for t, (route, seconds) in zip(step.transfers, resolved, strict=True):
             legs = route.legs
             if len(legs) == 1:
                 links = legs[0].links
-                if all(k not in busy and k not in claimed and k.pool.free and not k.pool.waiting for k in links):
+                if len(links) == 1:  # (most: a port of a switch, a direct link)
+                    k = links[0]
+                    idle = k not in busy and k not in claimed and bool(k.pool.free) and not k.pool.waiting
+                else:
+                    idle = all(k not in busy and k not in claimed and k.pool.free and not k.pool.waiting for k in links)
+                if idle:
                     for link in links:
                         link.pool.acquire(1)
                         busy[link] = seconds
@@ -331,6 +350,10 @@ class Planner:
         self.reduce_s_per_byte = 3.0 / (memory.bandwidth * efficiency)
         """A reduction reads two chunks and writes one at the device's streaming bandwidth."""
         self._predicted: dict[tuple[object, ...], float] = {}
+        self._plans: dict[tuple[object, ...], CollectivePlan] = {}
+        """Plans per call shape (a model's layers repeat a few)."""
+        self._routes: dict[int, tuple[CollectivePlan, list[list[tuple[Route, float]]]]] = {}
+        """Per plan made here (by ``id``), the plan and its transfers' routes."""
 
     def algorithms(self, kind: str) -> tuple[str, ...]:
         """The algorithms ``kind`` has on this fabric (``switch`` needs a switch that reduces)."""
@@ -370,6 +393,19 @@ class Planner:
 
     def plan(self, kind: str, algorithm: str, devices: Sequence[int], size: int, root: int = 0) -> CollectivePlan:
         """``algorithm``: one of :meth:`algorithms` for ``kind``, or ``auto`` (the fastest predicted)."""
+        key = (kind, algorithm, tuple(devices), size, root)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self._plan(kind, algorithm, devices, size, root)
+            self._routes[id(plan)] = (plan, resolve(self.topology, plan.devices, plan.steps))
+        return plan
+
+    def routes(self, plan: CollectivePlan) -> list[list[tuple[Route, float]]] | None:
+        """The routes of a plan :meth:`plan` made (None for another)."""
+        found = self._routes.get(id(plan))
+        return found[1] if found is not None and found[0] is plan else None
+
+    def _plan(self, kind: str, algorithm: str, devices: Sequence[int], size: int, root: int) -> CollectivePlan:
         choices = self.algorithms(kind)
         if algorithm != "auto" and algorithm not in choices:
             raise ValueError(f"{kind} has no algorithm {algorithm!r} on this fabric; it has {', '.join(choices)}")
@@ -397,13 +433,20 @@ class Collective(Command):
     for them: the sim backend orders them with markers). ``start`` (numerics only) reads every input when the
     collective starts and returns the function that writes every output when it ends."""
 
-    __slots__ = ("plan", "start", "topology")
+    __slots__ = ("plan", "routes", "start", "topology")
 
-    def __init__(self, topology: Topology, plan: CollectivePlan, start: Callable[[], Finish] | None) -> None:
+    def __init__(
+        self,
+        topology: Topology,
+        plan: CollectivePlan,
+        start: Callable[[], Finish] | None,
+        routes: Sequence[Sequence[tuple[Route, float]]] | None = None,
+    ) -> None:
         super().__init__()
         self.topology = topology
         self.plan = plan
         self.start = start
+        self.routes = routes
 
     def __repr__(self) -> str:
         return f"<{self.plan.kind} ({self.plan.algorithm}) of {self.plan.size} bytes>"
@@ -422,7 +465,9 @@ class Collective(Command):
             except Exception as e:
                 stream.machine.fault(self, e)
         p = self.plan
-        yield from run_steps(self.topology, p.devices, p.steps, p.step_latency, p.reduce_s_per_byte, p.call_latency)
+        yield from run_steps(
+            self.topology, p.devices, p.steps, p.step_latency, p.reduce_s_per_byte, p.call_latency, self.routes
+        )
         if finish is not None:
             try:
                 finish()

@@ -767,7 +767,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
                 return finish
 
-        command = Collective(self.machine.topology, plan, start)
+        command = Collective(self.machine.topology, plan, start, self.machine.collectives.routes(plan))
         accesses = [(*_extent(ref), False) for ref in inputs] + [(*_extent(ref), True) for ref in outputs]
         self._ordered(queues, command, accesses)
         return command
