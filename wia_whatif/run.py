@@ -8,6 +8,7 @@ every figure here comes from simulated time and counts, never from the host cloc
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -105,6 +106,30 @@ def run_point(
     runs a copy of it (:func:`wia_hal.instantiate_graph`) instead of the workload's Python: a sweep over ``set``
     variations runs each program once per process (the workload's ops must depend only on its parameters and
     the device's capabilities, as the shipped ones do)."""
+    collecting = gc.isenabled()
+    gc.disable()  # a point's objects (a simulated machine, its commands) die together: collected once, below
+    try:
+        return _run_point(workload, params, hardware, set, numerics, profile, warmup, hazards, host_threads, graph)
+    finally:
+        if collecting:
+            gc.enable()
+            # the previous point's machine (garbage since this point's set_backend) and this point's are young:
+            # a collection of the young generations frees them without the full passes over the kept captures
+            gc.collect(1)
+
+
+def _run_point(
+    workload: Workload | str,
+    params: WorkloadParams | Mapping[str, Any] | str | None,
+    hardware: str | None,
+    set: Mapping[str, str] | None,
+    numerics: bool,
+    profile: bool,
+    warmup: int,
+    hazards: str,
+    host_threads: str,
+    graph: bool,
+) -> RunReport:
     began = time.perf_counter()
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
         raise wia.InvalidValueError(f"run_point: warmup must be a whole number of steps (0 or more), got {warmup!r}")
