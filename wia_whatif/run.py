@@ -230,15 +230,18 @@ def _measure(
 ) -> dict[str, Any]:
     """The step's figures, or ``fits=False`` and why."""
     clock = wia.get_backend().clock_ms
+    launched: list[wia.Graph] = []
     try:
         if template is not None:
-            step = functools.partial(wia.launch_graph, wia.instantiate_graph(template, contexts))
+            launched.append(wia.instantiate_graph(template, contexts))
+            step = functools.partial(wia.launch_graph, launched[0])
         else:
             state = load.setup(p, contexts)
             step = functools.partial(load.step, p, state)
             if graph:
                 with wia.capture_graph(contexts) as captured:
                     step()
+                launched.append(captured)
                 step = functools.partial(wia.launch_graph, captured)
         for _ in range(warmup):
             step()
@@ -261,6 +264,9 @@ def _measure(
             wia.context_synchronize(ctx)
     except wia.OutOfMemoryError as e:
         return {"fits": False, "error": e.message}
+    finally:
+        for used in launched:  # (its nodes and the backend's plan of them are garbage with the point's machine)
+            wia.release_graph(used)
     for profiler in profilers:
         wia.end_profiling(profiler)
     reports = [wia.get_profile_report(profiler) for profiler in profilers]
