@@ -313,3 +313,20 @@ def test_a_replay_is_checked_for_stream_hazards_like_the_program() -> None:
             hazards = [w for w in caught if w.category is wia.StreamHazardWarning]
             assert len(hazards) == (0 if ordered else 1)
         wia.release_graph(graph)
+
+
+@pytest.mark.parametrize("numerics", [True, False])
+def test_a_graph_on_a_lost_device_reports_device_lost(numerics: bool) -> None:
+    """A fault the launch runs into is DEVICE_LOST (a timing-only replay takes its own path: the same errors)."""
+    wia.set_backend("sim", hardware="wia-tiny", numerics=numerics)
+    x = wia.empty((256,))
+    with wia.capture_graph() as graph:
+        for _ in range(4):
+            wia.add(x, x)
+    wia.launch_graph(graph)
+    wia.inject_fault(wia.Fault(kind=wia.FaultKind.DEVICE_LOST, device=0, after_ops=2))
+    with pytest.raises(wia.DeviceLostError):
+        wia.launch_graph(graph)
+        wia.context_synchronize(wia.get_default_context())
+    with pytest.raises(wia.DeviceLostError):
+        wia.launch_graph(graph)

@@ -481,6 +481,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     def api_call(self, function: str) -> None:
         self.machine.host_spend(self.model.host.api_overhead)
 
+    @_translated
     def launch_graph(self, nodes: Sequence[GraphNode]) -> list[Any]:
         """One launch call per device the graph runs on (the host issues a graph as one launch: CUDA 12.6 made a
         straight-line graph's launch cost independent of its node count, NVIDIA technical blog "Constant Time
