@@ -337,6 +337,7 @@ def test_switch_statements_run_like_c_with_divergent_lanes(ctx: wia.Context) -> 
     rng = np.random.default_rng()
     x = rng.integers(-300, 300, n).astype(np.int32)
     x[:4] = (255, -1, -2, 254)  # the uchar labels are taken
+    x[4:10] = (-9, 16, 17, 18, 19, 21)  # and the first work-group diverges across these cases of % 8, whatever x is
     out_t = wia.tensor(np.full(4 * n, -7, np.int32), ctx=ctx)
     untouched_t = wia.tensor(np.full(n, -9, np.int32), ctx=ctx)
     kernel = wia.compile_kernel(ctx, SWITCH_SEMANTICS, "sw")
