@@ -1300,6 +1300,70 @@ def _float_atomic_bound(i: Inputs) -> np.ndarray:
     return count * EPS32 * mass
 
 
+def _make_math_more_unary(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 2000, 64)
+    args = {
+        "x": Buffer(rng.uniform(0.05, 0.45, n).astype(np.float32)),
+        "trig": Buffer(np.full(15 * n, np.nan, np.float32), "out"),
+        "expo": Buffer(np.full(8 * n, np.nan, np.float32), "out"),
+        "exact": Buffer(np.full(2 * n, np.nan, np.float32), "out"),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _vmath(fn: Callable[..., float], *args: np.ndarray) -> np.ndarray:
+    return np.asarray(np.frompyfunc(fn, len(args), 1)(*(_f64(a) for a in args)), dtype=np.float64)
+
+
+def _ref_math_more_unary(i: Inputs) -> dict[str, np.ndarray]:
+    v32 = i["x"]
+    w32 = np.float32(1) + np.float32(8) * v32  # the kernel's float32 arithmetic (8 v is exact: no fma question)
+    v, w = _f64(v32), _f64(w32)
+    pi = math.pi
+    trig = [np.arccos(v), np.arcsin(v), np.arctan(w), np.arccos(v) / pi, np.arcsin(v) / pi, np.arctan(w) / pi]
+    trig += [np.cos(pi * v), np.sin(pi * v), np.tan(pi * v), np.arcsinh(w), np.arctanh(v), np.arccosh(w)]
+    trig += [np.cosh(w), np.sinh(w), np.cbrt(_f64(w32 - np.float32(3)))]
+    expo = [10.0**w, np.expm1(v), np.log10(w), np.log1p(v), _vmath(math.erf, v), _vmath(math.erfc, w)]
+    expo += [_vmath(math.gamma, w), _vmath(math.lgamma, _f64(w32 + np.float32(2)))]
+    exact = [np.floor(np.log2(_f64(w32 * np.float32(100)))), np.rint(_f64(w32 * np.float32(10)))]
+    return {
+        "trig": np.stack(trig, axis=1).ravel(),
+        "expo": np.stack(expo, axis=1).ravel(),
+        "exact": np.stack(exact, axis=1).ravel(),
+    }
+
+
+def _make_math_binary4(rng: np.random.Generator) -> Launch:
+    n = 64 * int(rng.integers(4, 16))
+    args = {
+        "x": Buffer(_signed(rng, 0.01, 10.0, (n, 4))),
+        "y": Buffer(_signed(rng, 0.01, 10.0, (n, 4))),
+        "k": Buffer(rng.integers(1, 8, (n, 4)).astype(np.int32)),
+        "angles": Buffer(np.full((4 * n, 4), np.nan, np.float32), "out"),
+        "exact": Buffer(np.full((7 * n, 4), np.nan, np.float32), "out"),
+        "ilog": Buffer(np.full((n, 4), -559038737, np.int32), "out"),
+    }
+    return Launch(args, (n,), (64,))
+
+
+def _ref_math_binary4(i: Inputs) -> dict[str, np.ndarray]:
+    a32, b32, m = i["x"], i["y"], i["k"]
+    a, b = _f64(a32), _f64(b32)
+    r = _f64(np.abs(a32) + np.float32(0.5)) ** (1.0 / m)
+    angles = [np.arctan2(a, b), np.arctan2(a, b) / math.pi, np.hypot(a, b), r]
+    maxmag = np.where(np.abs(a) > np.abs(b), a, np.where(np.abs(b) > np.abs(a), b, np.fmax(a, b)))
+    minmag = np.where(np.abs(a) < np.abs(b), a, np.where(np.abs(b) < np.abs(a), b, np.fmin(a, b)))
+    exact = [np.copysign(a, b), np.where(a > b, a - b, 0.0), maxmag, minmag, _vmath(math.remainder, a, b)]
+    exact += [_f64(np.nextafter(a32, b32)), np.ldexp(a, m - 4)]
+    ilog = np.frexp(a32 * np.float32(1000))[1] - 1
+    return {
+        "angles": np.stack(angles, axis=1).reshape(-1, 4),
+        "exact": np.stack(exact, axis=1).reshape(-1, 4),
+        "ilog": ilog.astype(np.int32),
+    }
+
+
 def _make_atomic_minmax_xchg(rng: np.random.Generator) -> Launch:
     n = _size(rng, 1000, 5000, 64)
     nseg = int(rng.integers(4, 32))
@@ -1776,6 +1840,53 @@ CASES: list[KernelCase] = [
         _make_atomic_minmax_xchg,
         _ref_atomic_minmax_xchg,
         {"seg_min": exact(), "seg_max": exact(), "seg_bits": exact(), "slots": exact(), "old": exact()},
+    ),
+    KernelCase(
+        "math_more_unary",
+        "math_more_unary.cl",
+        "math_more_unary",
+        "OpenCL C 1.2 Table 6.8 unary math: acos asin atan acospi asinpi atanpi cospi sinpi tanpi asinh atanh acosh "
+        "cosh sinh cbrt exp10 expm1 log10 log1p erf erfc tgamma lgamma logb rint, on arguments inside their domains",
+        _make_math_more_unary,
+        _ref_math_more_unary,
+        {
+            "trig": Tolerance(
+                ulp=6,
+                reason="one call each on an exactly known float32 argument: Table 7.1 allows acos/asin/cosh/sinh/"
+                "acosh/asinh/cospi/sinpi 4 ulp, atan/atanh/acospi/asinpi/atanpi 5, tanpi 6, cbrt 2: the largest, 6",
+            ),
+            "expo": Tolerance(
+                ulp=16,
+                reason="Table 7.1: exp10/expm1/log10 3 ulp, log1p 2, erf/erfc/tgamma 16; lgamma has no bound in "
+                "1.2, so its argument is kept in [3.4, 6.6] where lgamma >= 1 and 16 ulp holds on PoCL and Oclgrind",
+            ),
+            "exact": Tolerance(
+                ulp=0.5,
+                reason="logb and rint are exact (0 ulp in Table 7.1) of a correctly rounded float32 product",
+            ),
+        },
+    ),
+    KernelCase(
+        "math_binary4",
+        "math_binary4.cl",
+        "math_binary4",
+        "Table 6.8 two-argument math on float4: atan2 atan2pi hypot copysign fdim maxmag minmag remainder nextafter; "
+        "ldexp, rootn (float4, int4) and ilogb -> int4",
+        _make_math_binary4,
+        _ref_math_binary4,
+        {
+            "angles": Tolerance(
+                ulp=6,
+                reason="one call each on exact float32 arguments: atan2/atan2pi 6 ulp, hypot 4, rootn 4 "
+                "(Table 7.1); the rootn argument |a| + 0.5f is a correctly rounded float32 sum, computed alike",
+            ),
+            "exact": Tolerance(
+                ulp=0.5,
+                reason="copysign, maxmag, minmag, remainder, nextafter and ldexp are exact; fdim is one correctly "
+                "rounded subtraction (0 ulp in Table 7.1): all within half an ulp of the float64 reference",
+            ),
+            "ilog": exact("ilogb of a correctly rounded float32 product (never 0, inf or NaN): an exact integer"),
+        },
     ),
     KernelCase(
         "ndrange_info",

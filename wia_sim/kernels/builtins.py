@@ -6,6 +6,7 @@ are at least as accurate as the OpenCL C 1.2 ulp bounds require; ``native_*``/``
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from wia_sim.kernels.ctype import FLOAT, SCALARS, CType, common_type, convert, lookup
+from wia_sim.kernels.ctype import FLOAT, INT, SCALARS, CType, common_type, convert, lookup
 from wia_sim.kernels.spaces import Value
 
 __all__ = ["MATH_FUNCTIONS", "SPECIAL", "as_type", "call_math", "convert_to"]
@@ -38,12 +39,139 @@ _UNARY_FLOAT: dict[str, Callable[[Array], Array]] = {
     "round": lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x),
     "recip": lambda x: 1.0 / x,
 }
+
+
+def _pyfunc(fn: Callable[[float], float], pole: Callable[[float], float]) -> Callable[[Array], Array]:
+    """``fn`` (a ``math`` function) lane by lane on float64; ``pole(x)`` where it raises (a pole or overflow)."""
+
+    def safe(x: float) -> float:
+        try:
+            return fn(x)
+        except (ValueError, OverflowError):
+            return pole(x)
+
+    vectorized = np.frompyfunc(safe, 1, 1)
+    return lambda x: np.asarray(vectorized(x), dtype=np.float64)
+
+
+def _tgamma_pole(x: float) -> float:
+    # tgamma(+-0) = +-inf (a pole), a negative integer or -inf: NaN, overflow: +inf (x > 171)
+    if x == 0:
+        return math.copysign(math.inf, x)
+    return math.inf if x > 0 else math.nan
+
+
+def _sinpi(x: Array) -> Array:
+    r = np.fmod(x, 2.0)  # exact; sin(pi x) has period 2
+    return np.where(r == np.trunc(r), np.copysign(0.0, x), np.sin(np.pi * r))
+
+
+def _cospi(x: Array) -> Array:
+    r = np.fmod(np.abs(x), 2.0)
+    return np.where(r - 0.5 == np.trunc(r - 0.5), 0.0, np.cos(np.pi * r))
+
+
+def _tanpi(x: Array) -> Array:
+    r = np.fmod(x, 1.0)  # tan(pi x) has period 1
+    even = np.fmod(x, 2.0) == 0
+    zero = np.where(even, np.copysign(0.0, x), -np.copysign(0.0, x))  # tanpi(n): +-0, the sign by n's parity
+    half = np.where(np.fmod(x - 0.5, 2.0) == 0, np.inf, -np.inf)  # tanpi(n + 0.5): +inf for even n, else -inf
+    return np.where(r == 0, zero, np.where(np.abs(r) == 0.5, half, np.tan(np.pi * r)))
+
+
+def _logb(x: Array) -> Array:
+    exponent = np.frexp(x)[1].astype(np.float64) - 1.0  # float32 denormals are normal in float64: their true exponent
+    return np.where(np.isfinite(x) & (x != 0), exponent, np.where(x == 0, -np.inf, np.abs(x)))
+
+
+_UNARY_FLOAT.update(
+    {
+        "acos": np.arccos,
+        "asin": np.arcsin,
+        "atan": np.arctan,
+        "acosh": np.arccosh,
+        "asinh": np.arcsinh,
+        "atanh": np.arctanh,
+        "acospi": lambda x: np.arccos(x) / np.pi,
+        "asinpi": lambda x: np.arcsin(x) / np.pi,
+        "atanpi": lambda x: np.arctan(x) / np.pi,
+        "cbrt": np.cbrt,
+        "cosh": np.cosh,
+        "sinh": np.sinh,
+        "cospi": _cospi,
+        "sinpi": _sinpi,
+        "tanpi": _tanpi,
+        "erf": _pyfunc(math.erf, lambda x: math.nan),
+        "erfc": _pyfunc(math.erfc, lambda x: math.nan),
+        "exp10": lambda x: np.power(10.0, x),
+        "expm1": np.expm1,
+        "log10": np.log10,
+        "log1p": np.log1p,
+        "logb": _logb,
+        "rint": np.rint,
+        "tgamma": _pyfunc(math.gamma, _tgamma_pole),
+        "lgamma": _pyfunc(math.lgamma, lambda x: math.inf),  # poles (0 and the negative integers): +inf
+    }
+)
+
+
+def _remainder(x: float, y: float) -> float:
+    try:
+        return math.remainder(x, y)
+    except ValueError:  # y == 0 or x infinite
+        return math.nan
+
+
+_remainder_lanes = np.frompyfunc(_remainder, 2, 1)
+
+
+def _maxmag(x: Array, y: Array) -> Array:
+    ax, ay = np.abs(x), np.abs(y)
+    return np.where(ax > ay, x, np.where(ay > ax, y, np.fmax(x, y)))
+
+
+def _minmag(x: Array, y: Array) -> Array:
+    ax, ay = np.abs(x), np.abs(y)
+    return np.where(ax < ay, x, np.where(ay < ax, y, np.fmin(x, y)))
+
+
+_BINARY_FLOAT: dict[str, Callable[[Array, Array], Array]] = {
+    "pow": np.power,
+    "powr": np.power,
+    "fmin": np.fmin,
+    "fmax": np.fmax,
+    "fmod": np.fmod,
+    "divide": np.divide,
+    "atan2": np.arctan2,
+    "atan2pi": lambda y, x: np.arctan2(y, x) / np.pi,
+    "copysign": np.copysign,
+    "fdim": lambda x, y: np.where(np.isnan(x) | np.isnan(y), np.nan, np.where(x > y, x - y, 0.0)),
+    "hypot": np.hypot,
+    "maxmag": _maxmag,
+    "minmag": _minmag,
+    "remainder": lambda x, y: np.asarray(_remainder_lanes(x, y), dtype=np.float64),
+}
+"""Binary float functions evaluated in float64 (``nextafter`` works on the argument type itself)."""
+
+FP_ILOGB0 = np.iinfo(np.int32).min
+FP_ILOGBNAN = np.iinfo(np.int32).max
+"""``ilogb(0)`` and ``ilogb(NaN)``: implementation-defined in OpenCL C 1.2; these are PoCL's (3.1) values
+(INT_MIN and INT_MAX, as glibc's); ``ilogb(+-inf)`` is INT_MAX."""
+
 SPECIAL = frozenset(
     {"sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh", "pow", "pown", "powr", "recip"}
     | {"divide", "length", "normalize"}
+    | {"acos", "asin", "atan", "acosh", "asinh", "atanh", "acospi", "asinpi", "atanpi", "cbrt", "cosh", "sinh"}
+    | {"cospi", "sinpi", "tanpi", "erf", "erfc", "exp10", "expm1", "log10", "log1p", "tgamma", "lgamma"}
+    | {"atan2", "atan2pi", "hypot", "rootn"}
 )
+"""The functions counted as special-function operations (transcendentals and roots); the rest of the float
+functions (rint, logb, ilogb, ldexp, copysign, fdim, maxmag, minmag, nextafter, remainder, fmod, ...) count as
+float operations."""
 MATH_FUNCTIONS = frozenset(
     set(_UNARY_FLOAT)
+    | set(_BINARY_FLOAT)
+    | {"nextafter", "ilogb", "ldexp", "rootn"}
     | {"pow", "powr", "pown", "fmin", "fmax", "fmod", "fma", "mad", "min", "max", "clamp", "select", "abs"}
     | {"dot", "length", "normalize", "cross", "rotate", "popcount", "clz", "divide"}
 )
@@ -97,18 +225,31 @@ def _call(name: str, args: list[Value]) -> Value:
     if name in _UNARY_FLOAT:
         t = _float_type(args[0].t)
         return Value(t, _round(_UNARY_FLOAT[name](_f64(args[0], t)), t))
-    if name in ("pow", "powr", "fmin", "fmax", "fmod", "divide"):
+    if name in _BINARY_FLOAT:
         t = _float_type(_common(args))
         x, y = _f64(args[0], t), _f64(args[1], t)
-        fn: dict[str, Callable[[Array, Array], Array]] = {
-            "pow": np.power,
-            "powr": np.power,
-            "fmin": np.fmin,
-            "fmax": np.fmax,
-            "fmod": np.fmod,
-            "divide": np.divide,
-        }
-        return Value(t, _round(fn[name](x, y), t))
+        return Value(t, _round(_BINARY_FLOAT[name](x, y), t))
+    if name == "nextafter":
+        t = _float_type(_common(args))
+        return Value(t, np.nextafter(_as(args[0], t), _as(args[1], t)).astype(t.dtype))
+    if name == "ilogb":
+        t = _float_type(args[0].t)
+        x = _f64(args[0], t)
+        it = INT.vector(t.width) if t.width > 1 else INT
+        e = np.frexp(x)[1].astype(np.int64) - 1
+        r = np.where(np.isnan(x), FP_ILOGBNAN, np.where(np.isinf(x), FP_ILOGBNAN, np.where(x == 0, FP_ILOGB0, e)))
+        return Value(it, r.astype(np.int32))
+    if name in ("ldexp", "rootn"):
+        t = _float_type(args[0].t)
+        it = INT.vector(t.width) if t.width > 1 else INT
+        x, k = _f64(args[0], t), np.asarray(_as(args[1], it), dtype=np.int64)
+        if name == "ldexp":
+            return Value(t, _round(np.ldexp(x, np.clip(k, -2000, 2000)), t))
+        n = k.astype(np.float64)
+        r = np.power(np.abs(x), 1.0 / np.where(k == 0, 1.0, n))
+        odd = (k % 2) != 0
+        r = np.where(odd, np.copysign(r, x), np.where(x < 0, np.nan, r))  # odd n: odd function; even n: x >= 0
+        return Value(t, _round(np.where(k == 0, np.nan, r), t))
     if name == "pown":
         t = _float_type(args[0].t)
         return Value(t, _round(np.power(_f64(args[0], t), np.asarray(args[1].a, dtype=np.float64)), t))

@@ -1274,6 +1274,8 @@ class Checker:
             width = max((t.width for t in arg_types if t.kind == "vector"), default=0)
             return TypeInfo("vector", "?", width) if width else UNKNOWN
         first = arg_types[0]
+        if rule in ("intn", "intn_second"):
+            return self.int_vector_builtin(node, name, rule, arg_types)
         if rule == "first":
             return _promote(first) if first.kind != "unknown" else UNKNOWN
         if rule == "scalar":
@@ -1284,10 +1286,31 @@ class Checker:
         if len(widths) > 1:
             self.error(node, f"built-in function '{name}' has vector arguments of different sizes")
             return UNKNOWN
+        if rule == "samegentype" and widths and any(t.kind == "scalar" for t in arg_types):
+            self.error(node, f"built-in function '{name}' needs both arguments of the same type (no scalar form)")
+            return UNKNOWN
         names = {t.name for t in arg_types}
         element = names.pop() if len(names) == 1 else "?"
         width = widths.pop() if widths else 1
         return scalar_or_vector(element, width) if element != "?" or width > 1 else TypeInfo("scalar", "?")
+
+    def int_vector_builtin(self, node: c_ast.FuncCall, name: str, rule: str, arg_types: list[TypeInfo]) -> TypeInfo:
+        """``ilogb(gentype) -> intn``; ``ldexp``/``rootn(gentype x, intn k)``, and ``ldexp(floatn x, int k)``."""
+        first = arg_types[0]
+        width = first.width if first.kind == "vector" else 1
+        if rule == "intn":
+            return scalar_or_vector("int", width)
+        k = arg_types[1]
+        if k.kind in ("scalar", "vector") and k.name in ("float", "double", "half"):
+            self.error(node, f"the second argument of '{name}' must be an integer, not '{k.type_name}'")
+            return UNKNOWN
+        k_width = k.width if k.kind == "vector" else 1
+        if k.kind != "unknown" and k_width != width and not (name == "ldexp" and k_width == 1):
+            self.error(node, f"built-in function '{name}' needs an int{width if width > 1 else ''} second argument")
+            return UNKNOWN
+        if first.kind == "scalar" and first.name not in ("float", "double", "half", "?"):
+            return scalar_or_vector("float", width)
+        return first
 
     # -- lvalues
     def check_assignable(self, target: c_ast.Node, at: c_ast.Node) -> None:

@@ -44,6 +44,13 @@ class _Builtin:
     result: str  # how the result type follows from the arguments; see Checker.call_builtin
 
 
+MATH_UNARY = tuple(
+    """acos acosh acospi asin asinh asinpi atan atanh atanpi cbrt cosh sinh cospi sinpi tanpi erf erfc exp10 expm1
+    log10 log1p logb rint tgamma lgamma""".split()  # noqa: SIM905
+)
+MATH_BINARY = tuple("atan2 atan2pi copysign fdim hypot maxmag minmag nextafter remainder".split())  # noqa: SIM905
+
+
 def _table() -> dict[str, _Builtin]:
     table: dict[str, _Builtin] = {}
     for name in ("get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size"):
@@ -65,6 +72,14 @@ def _table() -> dict[str, _Builtin]:
     for name in ("pow", "powr", "fmin", "fmax", "fmod", "min", "max"):
         table[name] = _Builtin(2, 2, "gentype")
     table["pown"] = _Builtin(2, 2, "first")
+    # OpenCL C 1.2, 6.12.2, Table 6.8: the math functions without pointer arguments
+    for name in MATH_UNARY:
+        table[name] = _Builtin(1, 1, "gentype")
+    for name in MATH_BINARY:
+        table[name] = _Builtin(2, 2, "samegentype")  # no (gentype, float) forms for these in Table 6.8
+    table["ilogb"] = _Builtin(1, 1, "intn")
+    for name in ("ldexp", "rootn"):
+        table[name] = _Builtin(2, 2, "intn_second")
     for name in ("fma", "mad"):
         table[name] = _Builtin(3, 3, "gentype")
     for name in ("clamp", "select"):
@@ -79,7 +94,7 @@ def _table() -> dict[str, _Builtin]:
     table["popcount"] = _Builtin(1, 1, "first")
     table["clz"] = _Builtin(1, 1, "first")
     for prefix in ("native_", "half_"):
-        for name in ("cos", "exp", "exp2", "log", "log2", "rsqrt", "sin", "sqrt", "tan", "recip"):
+        for name in ("cos", "exp", "exp2", "exp10", "log", "log2", "log10", "rsqrt", "sin", "sqrt", "tan", "recip"):
             table[prefix + name] = _Builtin(1, 1, "gentype")
         for name in ("powr", "divide"):
             table[prefix + name] = _Builtin(2, 2, "gentype")
@@ -105,9 +120,7 @@ _AS_RE = re.compile(rf"as_{_TYPE_NAME}")
 
 # OpenCL C built-ins the simulator does not implement: a call gets "not supported", not "undeclared"
 UNSUPPORTED_BUILTINS = frozenset(
-    """acos acosh acospi asin asinh asinpi atan atan2 atanh atanpi atan2pi cbrt copysign cosh cospi erfc erf exp10
-    expm1 fdim fract frexp hypot ilogb ldexp lgamma lgamma_r log10 log1p logb maxmag minmag modf nan nextafter
-    remainder remquo rint rootn sincos sinh sinpi tanpi tgamma native_exp10 native_log10 half_exp10 half_log10
+    """fract frexp lgamma_r modf nan remquo sincos
     abs_diff add_sat hadd rhadd mad_hi mad_sat mul_hi sub_sat upsample mad24 mul24 degrees
     radians step smoothstep sign mix distance fast_distance fast_length fast_normalize isequal isnotequal isgreater
     isgreaterequal isless islessequal islessgreater isfinite isinf isnan isnormal isordered isunordered signbit any
