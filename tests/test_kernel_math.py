@@ -17,6 +17,10 @@ import pytest
 
 import wia_hal as wia
 
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+"""The float64 references are evaluated at the poles, infinities and NaNs on purpose: NumPy's warnings about them
+say nothing about the simulator."""
+
 N = 256
 TINY = float(np.float32(2.0**-149))  # the smallest float32 denormal
 EDGES = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, TINY, -TINY, 1e-40, -3e-39, 1.0, -1.0, 0.5, -0.5], np.float32)
