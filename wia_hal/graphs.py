@@ -73,7 +73,6 @@ class Graph:
         self.capturing = False
         self.captured = False
         self.released = False
-        self.launches = 0
         self.records: list[Any] = []
         """What each node's hook returned in the latest launch (for ``explain``)."""
 
@@ -296,7 +295,6 @@ def launch_graph(graph: Graph) -> None:
                 "and memory a graph reads or writes alive while it is launched"
             )
     records = graph.records = graph.contexts[0].backend.launch_graph(graph.nodes)
-    graph.launches += 1
     for index, ctx in graph.ops:
         if ctx.profiler is not None:
             _, op, refs, out, attrs = graph.nodes[index].args

@@ -122,12 +122,7 @@ class LastLevelCache:
             tails = tuple((e - int((e - s) * kept), e) for s, e, _ in spans)
             return 0, tails, sum(e - s for s, e in tails)
         ranges, held = self.ranges, self.held
-        cached = 0
-        for start, end, write in spans:
-            if not write:
-                for s, e in ranges:
-                    if s < end and e > start:
-                        cached += (e if e < end else end) - (s if s > start else start)
+        cached = sum(self.resident(start, end) for start, end, write in spans if not write)
         for start, end, _ in spans:
             self.touch(start, end)
         after = self.ranges, self.held

@@ -182,9 +182,10 @@ _TEMPLATES: dict[str, wia.Graph] = {}
 _TEMPLATES_KEPT = 4
 
 
-def clear_captures() -> None:
-    """Forget the steps kept for later points (their graphs, and the simulated machines they were captured on)."""
-    while _TEMPLATES:
+def clear_captures(keep: int = 0) -> None:
+    """Forget the steps kept for later points (their graphs, and the simulated machines they were captured on),
+    the oldest first, until ``keep`` are left."""
+    while len(_TEMPLATES) > keep:
         wia.release_graph(_TEMPLATES.pop(next(iter(_TEMPLATES))))
 
 
@@ -213,8 +214,7 @@ def _template(load: Workload, p: WorkloadParams, options: Mapping[str, Any]) -> 
     finally:
         for ctx in contexts:
             wia.destroy_context(ctx)
-    while len(_TEMPLATES) >= _TEMPLATES_KEPT:
-        wia.release_graph(_TEMPLATES.pop(next(iter(_TEMPLATES))))
+    clear_captures(keep=_TEMPLATES_KEPT - 1)
     _TEMPLATES[key] = captured
     return captured
 

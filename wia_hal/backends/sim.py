@@ -246,6 +246,12 @@ def _op_accesses(inputs: Sequence[TensorRef[Buffer]], output: TensorRef[Buffer])
     return accesses
 
 
+def _tracked(queue: Stream) -> bool:
+    """Whether the byte ranges an op touches are needed: by the hazard checker, the cache model or a fault."""
+    device = queue.device
+    return queue.machine.detector is not None or device.cache is not None or device.faults is not None
+
+
 def _geometry(ndrange: NDRange, max_work_group: int) -> Geometry:
     return launch_geometry(ndrange.global_size, ndrange.local_size, max_work_group, ndrange.work_dim)
 
@@ -374,8 +380,6 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         self.kernel_checks = _flag("kernel_checks", kernel_checks)
         self.kernel_step_limit = _count("kernel_step_limit", kernel_step_limit)
         self._costs: dict[tuple[object, ...], KernelCost] = {}
-        self._replaying = False
-        """Inside :meth:`launch_graph`: the graph's launch was charged, its nodes' are not."""
         self._plans: dict[int, tuple[Sequence[GraphNode], list[Any]]] = {}
         """Per graph being replayed (its node list), each node's kernel plan (:meth:`_replay`)."""
         self._views: weakref.WeakKeyDictionary[TensorRef[Buffer], np.ndarray] = weakref.WeakKeyDictionary()
@@ -462,11 +466,9 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                 results.append(super().launch_graph((node,))[0])
                 continue
             queue, cost, touches, label, accesses = plan
-            device = queue.device
-            machine.use_lane(device.index)
+            machine.use_lane(queue.device.index)
             kernel = Kernel(cost, None, touches, label)
-            tracked = machine.detector is not None or device.cache is not None or device.faults is not None
-            queue.submit(kernel, accesses if tracked else ())
+            queue.submit(kernel, accesses if _tracked(queue) else ())
             results.append(kernel)
         return results
 
@@ -496,7 +498,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         for device in devices:
             self.machine.use_lane(device)
             self._beyond_the_call(self.model.host.launch_overhead)
-        self._replaying = self.machine.replaying = True
+        self.machine.replaying = True
         collecting = gc.isenabled()
         gc.disable()  # a replay makes many short-lived objects and keeps no cycles: the collector's passes over the
         try:  # whole heap (a model's handles, the graph) cost a third of a 12,000-node replay
@@ -504,7 +506,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                 return super().launch_graph(nodes)
             return self._replay(nodes)
         finally:
-            self._replaying = self.machine.replaying = False
+            self.machine.replaying = False
             if collecting:
                 gc.enable()
 
@@ -616,12 +618,10 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         attrs: OpAttrs,
     ) -> Kernel:
         self.machine.use_lane(queue.device.index)
-        if not self._replaying:
+        if not self.machine.replaying:  # (inside launch_graph: the graph's launch was charged)
             self._beyond_the_call(self.model.host.launch_overhead)
         kernel = self._kernel(op, inputs, output, attrs)
-        device = queue.device
-        tracked = self.machine.detector is not None or device.cache is not None or device.faults is not None
-        queue.submit(kernel, _op_accesses(inputs, output) if tracked else ())
+        queue.submit(kernel, _op_accesses(inputs, output) if _tracked(queue) else ())
         return kernel
 
     def _kernel(
@@ -815,7 +815,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         self, queue: Stream, kernel: SimKernel, args: Sequence[KernelArg[Buffer]], ndrange: NDRange
     ) -> Kernel:
         self.machine.use_lane(queue.device.index)
-        if not self._replaying:
+        if not self.machine.replaying:  # (inside launch_graph: the graph's launch was charged)
             self._beyond_the_call(self.model.host.launch_overhead)
         program, info = kernel
         geometry = _geometry(ndrange, self.model.compute.max_work_group_size)
