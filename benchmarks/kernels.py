@@ -1,17 +1,24 @@
-"""Custom kernels: the simulator's executor against a real OpenCL device (PoCL through PyOpenCL, where it works)
-and a hand-vectorized NumPy version of the same arithmetic, side by side.
+"""Custom kernels: the simulator's executor against real OpenCL devices (PoCL's CPU device and the Oclgrind
+simulator, through PyOpenCL) and hand-vectorized NumPy, side by side in one run (issue 16's speed targets).
 
-- vector add of 1,000,000 floats (target for the simulator: ≤ 50 ms with checks on);
-- a 256×256×256 tiled matmul with 16×16 tiles in ``__local`` memory.
+Part 1, two kernels at size:
+- vector add of 1,000,000 floats (target for the simulator with checks on: <= 10 ms);
+- a 256x256x256 tiled matmul with 16x16 tiles in ``__local`` memory (target: <= 60 ms with checks on).
+Part 2, every kernel of the project's corpus (``tests/kernels/corpus``) at the size its case draws (seeded), on the
+simulator with checks on and on PoCL: the ratio, against the target that no corpus kernel takes more than 30x
+PoCL's time. Both parts also give checks off (target: at least 2x faster than checks on).
 
-Wall-clock per launch, best of ``--repeats``, warm (the first launch builds and is not counted). The simulator
-runs twice: with its checks (out-of-bounds, races, barrier divergence, uninitialized local reads) and without.
-Run: ``python benchmarks/kernels.py``.
+Wall-clock per launch through the public HAL (the sim backend, ``kernel_checks`` on or off) and through PyOpenCL
+(enqueue and ``finish``), best of ``--repeats``, warm: the first launch builds and is not counted. Oclgrind
+interprets every work-item (about a second for the vector add, ten for the matmul), so it runs once per kernel and
+only in part 1. Run: ``python benchmarks/kernels.py`` (about two minutes here) or ``--quick`` (part 1 only, no
+Oclgrind).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,117 +30,259 @@ from timing import best
 
 import wia_hal as wia
 
-CORPUS = Path(__file__).resolve().parent.parent / "tests" / "kernels" / "corpus"
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the corpus and its OpenCL runner are test code, found from the checkout
+
+from tests.kernels import cldevices, corpus  # noqa: E402
+
 VECTOR_ADD = """
 __kernel void vector_add(__global const float* a, __global const float* b, __global float* c, int n) {
     int gid = get_global_id(0);
     if (gid < n) c[gid] = a[gid] + b[gid];
 }
 """
-MATMUL = (CORPUS / "matmul_tiled.cl").read_text()
+MATMUL = (corpus.CORPUS_DIR / "matmul_tiled.cl").read_text()
 N_ADD, N_MM = 1_000_000, 256
+TARGETS = {"vector add": 10e-3, "tiled matmul": 60e-3}
+CORPUS_RATIO_TARGET = 30.0
+SEED = 20261202
+
+Runner = Callable[[], object]
 
 
-def sim_times(checks: bool, repeats: int) -> dict[str, float]:
-    """Best-of-``repeats`` seconds per kernel on the simulator (its own context, destroyed after)."""
+def headline_launches(rng: np.random.Generator) -> dict[str, corpus.Launch]:
+    """Part 1's two launches in the corpus's terms, so that every device runs the same arguments."""
+    f32 = np.float32
+    add = corpus.Launch(
+        {
+            "a": corpus.Buffer(rng.random(N_ADD, f32)),
+            "b": corpus.Buffer(rng.random(N_ADD, f32)),
+            "c": corpus.Buffer(np.zeros(N_ADD, f32), "out"),
+            "n": corpus.Scalar(N_ADD, np.int32),
+        },
+        (1_000_192,),
+        (256,),
+    )
+    n = corpus.Scalar(N_MM, np.int32)
+    mm = corpus.Launch(
+        {
+            "M": n,
+            "N": n,
+            "K": n,
+            "A": corpus.Buffer(rng.random((N_MM, N_MM), f32)),
+            "B": corpus.Buffer(rng.random((N_MM, N_MM), f32)),
+            "C": corpus.Buffer(np.zeros((N_MM, N_MM), f32), "out"),
+        },
+        (N_MM, N_MM),
+        (16, 16),
+    )
+    return {"vector add": add, "tiled matmul": mm}
+
+
+class _Source:
+    """What the OpenCL runner needs of a case: its source, kernel name and build options."""
+
+    def __init__(self, name: str, text: str, kernel: str) -> None:
+        self.name, self.text, self.kernel, self.options = name, text, kernel, ""
+
+    def source(self) -> str:
+        return self.text
+
+
+def sim_runner(ctx: Any, case: Any, launch: corpus.Launch) -> Runner:
+    """A warm launch of ``case`` on the sim backend's context ``ctx``: built and its buffers filled once."""
+    kernel = wia.compile_kernel(ctx, case.source(), case.kernel, case.options)
+    values: list[Any] = []
+    for arg in launch.args.values():
+        if isinstance(arg, corpus.Buffer):
+            data = arg.array.reshape(-1).view(np.uint8)
+            staging = wia.alloc(ctx, data.size, wia.MemoryType.HOST)
+            wia.memory_ptr(staging)[:] = data
+            device = wia.alloc(ctx, data.size)
+            wia.copy_async(staging, device, data.size)
+            values.append(device)
+        elif isinstance(arg, corpus.Local):
+            values.append(arg.nbytes)
+        else:
+            assert isinstance(arg, corpus.Scalar)
+            values.append(arg.numpy())
+    config = wia.LaunchConfig(global_size=launch.global_size, local_size=launch.local_size)
+    wia.context_synchronize(ctx)
+
+    def run() -> None:
+        wia.launch_kernel(kernel, config, *values)
+
+    run()
+    return run
+
+
+def opencl_runner(device: cldevices.CLDevice, case: Any, launch: corpus.Launch) -> Runner:
+    """A warm launch on a PyOpenCL device: built and its buffers made once, each run enqueued and finished."""
+    import pyopencl as cl
+
+    kernel = cl.Kernel(device.build(case), case.kernel)
+    mf = cl.mem_flags
+    args: list[Any] = []
+    for arg in launch.args.values():
+        if isinstance(arg, corpus.Buffer):
+            args.append(cl.Buffer(device.context, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=arg.array))
+        elif isinstance(arg, corpus.Local):
+            args.append(cl.LocalMemory(arg.nbytes))
+        else:
+            assert isinstance(arg, corpus.Scalar)
+            args.append(arg.numpy())
+    offset = getattr(case, "global_offset", None)
+
+    def run() -> None:
+        kernel(device.queue, launch.global_size, launch.local_size, *args, global_offset=offset)
+        device.queue.finish()
+
+    run()
+    return run
+
+
+def devices() -> dict[str, cldevices.CLDevice]:
+    return {d.key: d for d in cldevices.usable_devices()}
+
+
+def time_sim(cases: list[tuple[Any, corpus.Launch]], checks: bool, repeats: int) -> dict[str, float | str]:
+    """Best-of-``repeats`` seconds per case on a fresh sim context (destroyed after); a failure is its message."""
     wia.set_backend("sim", hardware="nvidia-a100-sxm4-80gb", kernel_checks=checks)
     ctx = wia.create_context()
-    rng = np.random.default_rng(0)
-    a, b = wia.tensor(rng.random(N_ADD, np.float32), ctx=ctx), wia.tensor(rng.random(N_ADD, np.float32), ctx=ctx)
-    c = wia.zeros(N_ADD, ctx=ctx)
-    add = wia.compile_kernel(ctx, VECTOR_ADD, "vector_add")
-    add_config = wia.LaunchConfig(global_size=1_000_192, local_size=256)
-    ma, mb = (wia.tensor(rng.random((N_MM, N_MM), np.float32), ctx=ctx) for _ in range(2))
-    mc = wia.zeros((N_MM, N_MM), ctx=ctx)
-    mm = wia.compile_kernel(ctx, MATMUL, "matmul_tiled")
-    mm_config = wia.LaunchConfig(global_size=(N_MM, N_MM), local_size=(16, 16))
-    wia.launch_kernel(add, add_config, a, b, c, N_ADD)  # warm
-    wia.launch_kernel(mm, mm_config, N_MM, N_MM, N_MM, ma, mb, mc)
-    np.testing.assert_allclose(c.numpy(), a.numpy() + b.numpy(), rtol=0)
-    np.testing.assert_allclose(mc.numpy(), ma.numpy() @ mb.numpy(), rtol=1e-4)
-    times = {
-        "vector add": best(repeats, lambda: wia.launch_kernel(add, add_config, a, b, c, N_ADD)),
-        "tiled matmul": best(repeats, lambda: wia.launch_kernel(mm, mm_config, N_MM, N_MM, N_MM, ma, mb, mc)),
-    }
-    wia.destroy_context(ctx)
+    times: dict[str, float | str] = {}
+    try:
+        for case, launch in cases:
+            try:
+                times[case.name] = best(repeats, sim_runner(ctx, case, launch))
+            except wia.WiaError as e:
+                times[case.name] = f"{e.code.name}: {str(e).splitlines()[0][:80]}"
+    finally:
+        wia.destroy_context(ctx)
     return times
 
 
-def pocl_runs() -> dict[str, Callable[[], object]] | str:
-    """PoCL's launches, or why they cannot run here."""
-    try:
-        import pyopencl as cl  # type: ignore[import-not-found]
-    except ImportError:
-        return "pyopencl is not installed (pip install pyopencl pocl-binary-distribution)"
-    try:
-        ctx = cl.create_some_context(interactive=False)
-        queue = cl.CommandQueue(ctx)
-        add = cl.Program(ctx, VECTOR_ADD).build().vector_add
-        mm = cl.Program(ctx, MATMUL).build().matmul_tiled
-    except Exception as e:  # a driver that cannot build on this CPU reports it here
-        return f"OpenCL device unusable: {str(e).splitlines()[0][:100]}"
-    rng = np.random.default_rng(0)
-    mf = cl.mem_flags
-    host: dict[str, Any] = {"a": rng.random(N_ADD, np.float32), "b": rng.random(N_ADD, np.float32)}
-    a, b = (cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=host[k]) for k in "ab")
-    c = cl.Buffer(ctx, mf.WRITE_ONLY, N_ADD * 4)
-    ma, mb = (
-        cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=rng.random(N_MM * N_MM, np.float32)) for _ in "ab"
-    )
-    mc = cl.Buffer(ctx, mf.WRITE_ONLY, N_MM * N_MM * 4)
-
-    def run_add() -> None:
-        add(queue, (1_000_192,), (256,), a, b, c, np.int32(N_ADD))
-        queue.finish()
-
-    def run_mm() -> None:
-        n = np.int32(N_MM)
-        mm(queue, (N_MM, N_MM), (16, 16), n, n, n, ma, mb, mc)
-        queue.finish()
-
-    run_add()
-    run_mm()
-    return {"vector add": run_add, "tiled matmul": run_mm}
+def time_opencl(
+    device: cldevices.CLDevice | None, cases: list[tuple[Any, corpus.Launch]], repeats: int
+) -> dict[str, float | str]:
+    if device is None:
+        return {case.name: "no such device here" for case, _ in cases}
+    times: dict[str, float | str] = {}
+    for case, launch in cases:
+        try:
+            times[case.name] = best(repeats, opencl_runner(device, case, launch))
+        except Exception as e:  # a driver that cannot build or run the case says why
+            times[case.name] = str(e).splitlines()[0][:80]
+    return times
 
 
-def numpy_runs() -> dict[str, Callable[[], object]]:
-    rng = np.random.default_rng(0)
+def _ms(t: float | str) -> str:
+    return "—" if isinstance(t, str) else f"{t * 1e3:,.2f} ms"
+
+
+def _ratio(a: float | str, b: float | str) -> float | None:
+    return None if isinstance(a, str) or isinstance(b, str) or b <= 0 else a / b
+
+
+def part1(repeats: int, oclgrind: bool, console: Console) -> None:
+    launches = headline_launches(np.random.default_rng(SEED))
+    cases = [
+        (_Source("vector add", VECTOR_ADD, "vector_add"), launches["vector add"]),
+        (_Source("tiled matmul", MATMUL, "matmul_tiled"), launches["tiled matmul"]),
+    ]
+    found = devices()
+    on, off = time_sim(cases, True, repeats), time_sim(cases, False, repeats)
+    pocl = time_opencl(found.get("pocl"), cases, repeats)
+    skipped: dict[str, float | str] = {c.name: "not run (--quick)" for c, _ in cases}
+    grind = time_opencl(found.get("oclgrind"), cases, 1) if oclgrind else skipped
+    rng = np.random.default_rng(SEED)
     a, b = rng.random(N_ADD, np.float32), rng.random(N_ADD, np.float32)
     ma, mb = rng.random((N_MM, N_MM), np.float32), rng.random((N_MM, N_MM), np.float32)
-    return {"vector add": lambda: np.add(a, b), "tiled matmul": lambda: ma @ mb}
+    numpy_t = {
+        "vector add": best(repeats, lambda: np.add(a, b)),
+        "tiled matmul": best(repeats, lambda: ma @ mb),
+    }
+    table = Table(title=f"Custom kernels at size: wall-clock per launch, best of {repeats} (Oclgrind: one run)")
+    for column in ("kernel", "sim, checks on", "sim, checks off", "PoCL", "Oclgrind", "NumPy"):
+        table.add_column(column, justify="left" if column == "kernel" else "right")
+    for column in ("on / PoCL", "on / off", "target (checks on)"):
+        table.add_column(column, justify="right")
+    for name, _ in cases:
+        n = name.name
+        vs_pocl, speedup = _ratio(on[n], pocl[n]), _ratio(on[n], off[n])
+        met = "—" if isinstance(on[n], str) else ("met" if on[n] <= TARGETS[n] else "missed")
+        table.add_row(
+            n,
+            _ms(on[n]),
+            _ms(off[n]),
+            _ms(pocl[n]),
+            _ms(grind[n]),
+            _ms(numpy_t[n]),
+            "—" if vs_pocl is None else f"{vs_pocl:,.0f}x",
+            "—" if speedup is None else f"{speedup:.2f}x",
+            f"<= {TARGETS[n] * 1e3:.0f} ms: {met}",
+        )
+    console.print(table)
+    for label, times in (("PoCL", pocl), ("Oclgrind", grind)):
+        for n, t in times.items():
+            if isinstance(t, str):
+                console.print(f"{label}, {n}: {t}")
+
+
+def part2(repeats: int, console: Console) -> None:
+    rng = np.random.default_rng(SEED)
+    cases = [
+        (case, case.draw(rng)) for case in corpus.CASES if not getattr(case, "global_offset", None)
+    ]  # the HAL's LaunchConfig has no global work offset
+    on, off = time_sim(cases, True, repeats), time_sim(cases, False, repeats)
+    pocl = time_opencl(devices().get("pocl"), cases, repeats)
+    table = Table(title=f"The corpus ({len(cases)} kernels, sizes as drawn): wall-clock per launch, best of {repeats}")
+    for column in ("kernel", "work-items", "sim, checks on", "sim, checks off", "PoCL", "on / PoCL", "on / off"):
+        table.add_column(column, justify="left" if column == "kernel" else "right")
+    worst: list[tuple[float, str]] = []
+    speedups: list[float] = []
+    for case, launch in cases:
+        n = case.name
+        vs_pocl, speedup = _ratio(on[n], pocl[n]), _ratio(on[n], off[n])
+        if vs_pocl is not None:
+            worst.append((vs_pocl, n))
+        if speedup is not None:
+            speedups.append(speedup)
+        flag = "" if vs_pocl is None or vs_pocl <= CORPUS_RATIO_TARGET else " (over)"
+        table.add_row(
+            n,
+            f"{int(np.prod(launch.global_size)):,}",
+            _ms(on[n]),
+            _ms(off[n]),
+            _ms(pocl[n]),
+            "—" if vs_pocl is None else f"{vs_pocl:,.1f}x{flag}",
+            "—" if speedup is None else f"{speedup:.2f}x",
+        )
+    console.print(table)
+    for label, times in (("sim", on), ("PoCL", pocl)):
+        for n, t in times.items():
+            if isinstance(t, str):
+                console.print(f"{label}, {n}: {t}")
+    if worst:
+        worst.sort(reverse=True)
+        over = [n for r, n in worst if r > CORPUS_RATIO_TARGET]
+        console.print(
+            f"corpus, checks on / PoCL: median {np.median([r for r, _ in worst]):.1f}x, worst {worst[0][0]:.1f}x "
+            f"({worst[0][1]}); over {CORPUS_RATIO_TARGET:.0f}x: {len(over)} of {len(worst)}"
+            + (f" ({', '.join(over)})" if over else "")
+        )
+    if speedups:
+        console.print(f"corpus, checks on / off: median {np.median(speedups):.2f}x, lowest {min(speedups):.2f}x")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--quick", action="store_true", help="part 1 only, without Oclgrind")
     args = parser.parse_args()
-    pocl = pocl_runs()
-    columns: dict[str, dict[str, float] | str] = {
-        "wia sim, checks on": sim_times(True, args.repeats),
-        "wia sim, checks off": sim_times(False, args.repeats),
-        "PoCL (OpenCL CPU)": pocl if isinstance(pocl, str) else {k: best(args.repeats, f) for k, f in pocl.items()},
-        "NumPy, hand-vectorized": {k: best(args.repeats, f) for k, f in numpy_runs().items()},
-    }
-    table = Table(title=f"Custom kernels: wall-clock per launch, best of {args.repeats}")
-    table.add_column("kernel")
-    for name in columns:
-        table.add_column(name, justify="right")
-    table.add_column("sim (checks on) / PoCL", justify="right")
-    for kernel in ("vector add", "tiled matmul"):
-        cells = ["—" if isinstance(t, str) else f"{t[kernel] * 1e3:.2f} ms" for t in columns.values()]
-        sim, ref = columns["wia sim, checks on"], columns["PoCL (OpenCL CPU)"]
-        ratio = "—" if isinstance(sim, str) or isinstance(ref, str) else f"{sim[kernel] / ref[kernel]:,.0f}×"
-        table.add_row(
-            f"{kernel} ({'1,000,000 floats' if kernel == 'vector add' else '256×256×256, 16×16 tiles'})",
-            *cells,
-            ratio,
-        )
-    console = Console()
-    console.print(table)
-    for name, times in columns.items():
-        if isinstance(times, str):
-            console.print(f"{name}: {times}")
-    console.print("target: the simulator's vector add ≤ 50 ms with checks on")
+    console = Console(width=160)
+    part1(args.repeats, not args.quick, console)
+    if not args.quick:
+        part2(args.repeats, console)
 
 
 if __name__ == "__main__":
