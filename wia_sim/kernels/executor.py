@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,7 +99,15 @@ class _Frame:
     loops: list[int] = field(default_factory=list)
 
 
-_COMPARISONS = {"<", "<=", ">", ">=", "==", "!="}
+_COMPARE = {
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+    "==": np.equal,
+    "!=": np.not_equal,
+}
+_COMPARISONS = set(_COMPARE)
 _WORK_ITEM = {
     "get_global_id",
     "get_local_id",
@@ -159,6 +167,72 @@ def _int_literal(text: str) -> int:
     return int(t, 0)
 
 
+Plan = Callable[["_Executor", Array], Result]
+"""How one expression node evaluates under a lane mask, made once per program (``_Executor.plan``)."""
+
+
+_DIRECT = {
+    "+": np.add,
+    "-": np.subtract,
+    "*": np.multiply,
+    "&": np.bitwise_and,
+    "|": np.bitwise_or,
+    "^": np.bitwise_xor,
+}
+"""Operators whose C result is the NumPy ufunc's on operands converted to the common type (run under the launch's
+``np.errstate(all="ignore")``: integers wrap, floats overflow to infinity quietly)."""
+
+
+@dataclass(frozen=True)
+class _Binary:
+    """What ``a op b`` does for one pair of operand types: convert to ``t`` (unless already of it), count
+    ``t.width`` ops of ``kind`` per lane, apply ``ufunc`` (None: the general ``binop``), then, for a comparison,
+    give ``result`` (-1/0 per element for vectors)."""
+
+    t: CType
+    kind: str
+    convert_a: bool
+    convert_b: bool
+    ufunc: Any
+    result: CType | None
+
+
+def _binary_plan(node: c_ast.BinaryOp) -> Plan:
+    """``left op right``, with the operand conversions and the operation decided once per pair of operand types."""
+    op, left, right = node.op, node.left, node.right
+    specs: dict[tuple[str, int, str, int], _Binary] = {}
+    compare = _COMPARE.get(op)
+    direct = _DIRECT.get(op)
+
+    def run(ex: _Executor, mask: Array) -> Result:
+        a = ex.eval(left, mask)
+        b = ex.eval(right, mask)
+        if not isinstance(a, Value) or not isinstance(b, Value):
+            return ex.binop(op, a, b, mask, node)
+        ta, tb = a.t, b.t
+        key = (ta.name, ta.width, tb.name, tb.width)
+        spec = specs.get(key)
+        if spec is None:
+            t = ex.binary_type(op, ta, tb, node)
+            ufunc = compare or (direct if t.kind != "float" or op in ("+", "-", "*") else None)
+            result = comparison_type(t) if compare is not None else None
+            spec = specs[key] = _Binary(t, ex._kind(t), ta != t, tb != t, ufunc, result)
+        if spec.ufunc is None:
+            return ex.binop(op, a, b, mask, node, spec.t)
+        t = spec.t
+        x = ex._conv(a, t) if spec.convert_a else a.a
+        y = ex._conv(b, t) if spec.convert_b else b.a
+        ex.count(spec.kind, mask, t.width)
+        r = spec.ufunc(x, y)
+        if spec.result is None:
+            return Value(t, np.asarray(r))
+        if t.width > 1:
+            return Value(spec.result, np.asarray(r).astype(spec.result.dtype) * spec.result.dtype.type(-1))
+        return Value(INT, np.asarray(r).astype(np.int32))
+
+    return run
+
+
 class _Executor:
     def __init__(self, program: Program, kernel: KernelInfo, geometry: Geometry, step_limit: int, checks: bool):
         self.program = program
@@ -180,6 +254,8 @@ class _Executor:
         self.st.epoch = np.zeros(self.groups, np.int64)
         self.checks = checks
         self.fp64 = "cl_khr_fp64" in program.extensions
+        self.plans: dict[c_ast.Node, Plan] = program.plans
+        self._counted: tuple[Array | None, int] = (None, 0)
         self.globals: dict[str, Var] = {}
         self.frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
@@ -290,7 +366,11 @@ class _Executor:
         return mask
 
     def count(self, kind: str, mask: Array, width: int = 1) -> None:
-        self.counts[kind] = self.counts.get(kind, 0) + lane_count(mask) * width
+        counted, n = self._counted
+        if mask is not counted:  # consecutive operations of a statement share one mask: count its lanes once
+            n = lane_count(mask)
+            self._counted = (mask, n)
+        self.counts[kind] = self.counts.get(kind, 0) + n * width
 
     def step(self, node: c_ast.Node, mask: Array) -> None:
         self.steps += 1
@@ -312,7 +392,7 @@ class _Executor:
 
     @staticmethod
     def _conv(v: Value, t: CType) -> Array:
-        if v.t == t:
+        if v.t is t or v.t == t:
             return v.a
         return np.asarray(convert(np.asarray(v.a), v.t, t))
 
@@ -567,11 +647,29 @@ class _Executor:
 
     # ------------------------------------------------------------------ expressions
     def eval(self, node: c_ast.Node, mask: Array) -> Result:
-        method = getattr(self, "e_" + type(node).__name__, None)
+        plan = self.plans.get(node)
+        if plan is None:
+            plan = self.plans[node] = self.plan(node)
+        return plan(self, mask)
+
+    def plan(self, node: c_ast.Node) -> Plan:
+        """How to evaluate ``node``, decided once per program: a constant's value, a binary operator's types
+        (cached per operand types), else the ``e_<node type>`` method."""
+        kind = type(node).__name__
+        if kind == "Constant":
+            constant = self.e_Constant(node, self.all)
+            return lambda ex, mask: constant
+        if kind == "BinaryOp" and node.op not in ("&&", "||"):
+            return _binary_plan(node)
+        method = getattr(_Executor, "e_" + kind, None)
         if method is None:
-            raise UnsupportedKernel(f"line {_line(node)}: {type(node).__name__} is not supported")
-        result: Result = method(node, mask)
-        return result
+            message = f"line {_line(node)}: {kind} is not supported"
+
+            def unsupported(ex: _Executor, mask: Array) -> Result:
+                raise UnsupportedKernel(message)
+
+            return unsupported
+        return lambda ex, mask: method(ex, node, mask)
 
     def value(self, node: c_ast.Node, mask: Array) -> Value:
         v = self.eval(node, mask)
@@ -747,30 +845,31 @@ class _Executor:
             return "float64_ops" if t.name == "double" else "float32_ops"
         return "int_ops"
 
-    def binop(self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node) -> Result:
+    @staticmethod
+    def binary_type(op: str, a: CType, b: CType, node: c_ast.Node) -> CType:
+        """The type both operands of ``a op b`` convert to (the shift's left operand's, for shifts)."""
+        if op in ("<<", ">>"):
+            t = promoted(a) if a.kind != "bool" else INT
+            if b.width > 1 and t.width == 1:
+                t = t.vector(b.width)
+            return t
+        try:
+            return common_type(a if a.kind != "bool" else INT, b if b.kind != "bool" else INT)
+        except TypeError as exc:
+            raise UnsupportedKernel(f"line {_line(node)}: {exc}") from None
+
+    def binop(self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node, t: CType | None = None) -> Result:
+        """``a op b``; ``t``, when given, is ``binary_type`` of the operands' types (a plan caches it)."""
         if isinstance(a, Pointer) or isinstance(b, Pointer):
             return self.pointer_op(op, a, b, mask, node)
-        if op in ("<<", ">>"):
-            t = promoted(a.t) if a.t.kind != "bool" else INT
-            if b.t.width > 1 and t.width == 1:
-                t = t.vector(b.t.width)
-        else:
-            try:
-                t = common_type(a.t if a.t.kind != "bool" else INT, b.t if b.t.kind != "bool" else INT)
-            except TypeError as exc:
-                raise UnsupportedKernel(f"line {_line(node)}: {exc}") from None
+        if t is None:
+            t = self.binary_type(op, a.t, b.t, node)
         x = self._conv(a, t)
         y = self._conv(b, t)
         self.count(self._kind(t), mask, t.width)
-        if op in _COMPARISONS:
-            r = {
-                "<": np.less,
-                "<=": np.less_equal,
-                ">": np.greater,
-                ">=": np.greater_equal,
-                "==": np.equal,
-                "!=": np.not_equal,
-            }[op](x, y)
+        compare = _COMPARE.get(op)
+        if compare is not None:
+            r = compare(x, y)
             rt = comparison_type(t)
             if t.width > 1:
                 return Value(rt, np.asarray(r).astype(rt.dtype) * rt.dtype.type(-1))
@@ -1132,9 +1231,10 @@ def run_kernel(
     not see them passes copies and keeps them only on success, as the HAL's sim backend does.
     """
     kernel = program.kernel(name)
-    ex = _Executor(program, kernel, geometry, step_limit, checks)
-    ex.bind_args(args)
-    ex.run()
+    with np.errstate(all="ignore"):  # C's arithmetic: integers wrap, floats overflow and divide quietly
+        ex = _Executor(program, kernel, geometry, step_limit, checks)
+        ex.bind_args(args)
+        ex.run()
     measured = {
         **ex.counts,
         "work_groups": ex.groups,

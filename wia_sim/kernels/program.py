@@ -8,7 +8,7 @@ import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from pycparser import c_ast
 
@@ -150,6 +150,9 @@ class Program:
     extensions: frozenset[str] = FLOAT_EXTENSIONS
     """The device extensions the program was built for (an unsuffixed literal is a double only with cl_khr_fp64)."""
     _types: TypeResolver | None = field(default=None, repr=False, compare=False)
+    plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    """The executor's per-node evaluation plans (``executor._Executor.plan``), made on first use and kept for
+    every later launch of the program."""
 
     def kernel(self, name: str) -> KernelInfo:
         """The kernel called ``name``; KernelNotFound (listing the kernels) if there is none."""
