@@ -1,0 +1,50 @@
+"""The build log's entries: one diagnostic per problem, written as compilers write them
+(``kernel.cl:LINE:COL: error: message``), so that tools that read GCC/Clang logs read the simulator's."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["COMMAND_LINE", "Diagnostic", "Severity", "format_log"]
+
+COMMAND_LINE = "<command line>"
+"""The file name diagnostics about build options carry (gcc's spelling)."""
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One build-log entry; ``str()`` is the compiler-style line ``file:line:col: error: message``."""
+
+    filename: str
+    line: int | None
+    column: int | None
+    message: str
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        where = self.filename
+        if self.line is not None:
+            where += f":{self.line}"
+            if self.column is not None:
+                where += f":{self.column}"
+        return f"{where}: {self.severity}: {self.message}"
+
+    @property
+    def sort_key(self) -> tuple[int, int, int]:
+        # command-line problems first, then by position
+        return (0 if self.line is None else 1, self.line or 0, self.column or 0)
+
+
+def format_log(diagnostics: Iterable[Diagnostic]) -> str:
+    """The build log: one line per diagnostic, in source order, duplicates dropped."""
+    seen: set[Diagnostic] = set()
+    unique = []
+    for d in diagnostics:
+        if d not in seen:
+            seen.add(d)
+            unique.append(d)
+    return "\n".join(str(d) for d in sorted(unique, key=lambda d: d.sort_key))

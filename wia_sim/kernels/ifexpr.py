@@ -1,0 +1,229 @@
+"""``#if`` expressions: C99 6.10.1's integer constant expressions over intmax_t/uintmax_t, by recursive descent
+(never ``eval``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from wia_sim.kernels.tokens import Token
+
+__all__ = ["ExprError", "IfEvaluator"]
+
+_U64 = (1 << 64) - 1
+_INT_RE = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?")
+_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11, "?": 63}
+
+
+class ExprError(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class _Value:
+    """A preprocessor arithmetic value: intmax_t or uintmax_t (64-bit), as C99 6.10.1 says."""
+
+    value: int
+    unsigned: bool = False
+
+    @staticmethod
+    def of(value: int, unsigned: bool) -> _Value:
+        value &= _U64
+        if not unsigned and value >= 1 << 63:
+            value -= 1 << 64
+        return _Value(value, unsigned)
+
+
+def _int_literal(text: str) -> _Value:
+    m = _INT_RE.fullmatch(text)
+    if m is None:
+        if re.fullmatch(r"[0-9.]+([eE][+-]?[0-9]+)?[fFlLhH]?|0[xX][0-9a-fA-F.]*[pP][+-]?[0-9]+[fFlLhH]?", text):
+            raise ExprError("floating constant in preprocessor expression")
+        raise ExprError(f"invalid integer constant '{text}'")
+    digits, suffix = m.group(1), (m.group(2) or "")
+    if digits[:2] in ("0x", "0X"):
+        value = int(digits[2:], 16)
+    elif digits[:2] in ("0b", "0B"):
+        value = int(digits[2:], 2)
+    elif digits.startswith("0"):
+        value = int(digits, 8)
+    else:
+        value = int(digits)
+    if value > _U64:
+        raise ExprError(f"integer constant '{text}' is too large")
+    return _Value(value, "u" in suffix.lower() or value >= 1 << 63)
+
+
+def _char_literal(text: str) -> _Value:
+    body = text[1:-1]
+    if body.startswith("\\"):
+        esc = body[1:]
+        if esc in _ESCAPES:
+            value = _ESCAPES[esc]
+        elif re.fullmatch(r"x[0-9a-fA-F]{1,2}", esc):
+            value = int(esc[1:], 16)
+        elif re.fullmatch(r"[0-7]{1,3}", esc):
+            value = int(esc, 8) & 0xFF
+        else:
+            raise ExprError(f"invalid character constant {text}")
+    elif len(body) == 1:
+        value = ord(body)
+    else:
+        raise ExprError(f"invalid character constant {text}")
+    return _Value(value - 256 if value > 127 else value)
+
+
+_BINARY_PRECEDENCE: list[tuple[str, ...]] = [
+    ("||",),
+    ("&&",),
+    ("|",),
+    ("^",),
+    ("&",),
+    ("==", "!="),
+    ("<", "<=", ">", ">="),
+    ("<<", ">>"),
+    ("+", "-"),
+    ("*", "/", "%"),
+]
+
+
+class IfEvaluator:
+    """Recursive descent over C's conditional-expression grammar; operands not evaluated (the unchosen side of
+    ``&&``, ``||`` and ``?:``) are parsed but raise no division-by-zero errors."""
+
+    def __init__(self, tokens: list[Token], is_defined: Callable[[str], bool]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.skip = 0
+        self.is_defined = is_defined
+
+    def evaluate(self) -> int:
+        if not self.tokens:
+            raise ExprError("#if with no expression")
+        result = self._conditional()
+        if self.pos < len(self.tokens):
+            raise ExprError(f"missing binary operator before token '{self.tokens[self.pos].text}'")
+        return result.value
+
+    def _peek(self) -> str | None:
+        return self.tokens[self.pos].text if self.pos < len(self.tokens) else None
+
+    def _next(self) -> Token:
+        if self.pos >= len(self.tokens):
+            raise ExprError("unexpected end of #if expression")
+        tok = self.tokens[self.pos]
+        self.pos += 1
+        return tok
+
+    def _expect(self, text: str) -> None:
+        if self._peek() != text:
+            found = self._peek()
+            raise ExprError(f"expected '{text}' in #if expression" + (f" before '{found}'" if found else ""))
+        self.pos += 1
+
+    def _conditional(self) -> _Value:
+        cond = self._binary(0)
+        if self._peek() != "?":
+            return cond
+        self.pos += 1
+        take_first = cond.value != 0
+        self.skip += not take_first
+        first = self._conditional()
+        self.skip -= not take_first
+        self._expect(":")
+        self.skip += take_first
+        second = self._conditional()
+        self.skip -= take_first
+        unsigned = first.unsigned or second.unsigned
+        return _Value.of((first if take_first else second).value, unsigned)
+
+    def _binary(self, level: int) -> _Value:
+        if level == len(_BINARY_PRECEDENCE):
+            return self._unary()
+        left = self._binary(level + 1)
+        while (op := self._peek()) in _BINARY_PRECEDENCE[level]:
+            assert op is not None
+            self.pos += 1
+            if op in ("&&", "||"):
+                short = (left.value == 0) if op == "&&" else (left.value != 0)
+                self.skip += short
+                right = self._binary(level + 1)
+                self.skip -= short
+                if op == "&&":
+                    left = _Value(int(left.value != 0 and right.value != 0))
+                else:
+                    left = _Value(int(left.value != 0 or right.value != 0))
+            else:
+                left = self._apply(op, left, self._binary(level + 1))
+        return left
+
+    def _apply(self, op: str, a: _Value, b: _Value) -> _Value:
+        if op in ("<<", ">>"):
+            count = b.value
+            if not 0 <= count < 64:
+                if self.skip:
+                    return _Value(0, a.unsigned)
+                raise ExprError(f"shift count {count} out of range in #if expression")
+            return _Value.of(a.value << count if op == "<<" else a.value >> count, a.unsigned)
+        unsigned = a.unsigned or b.unsigned
+        x, y = (a.value & _U64, b.value & _U64) if unsigned else (a.value, b.value)
+        if op in ("/", "%"):
+            if y == 0:
+                if self.skip:
+                    return _Value(0, unsigned)
+                raise ExprError("division by zero in #if expression")
+            quotient = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # C truncates toward zero
+            return _Value.of(quotient if op == "/" else x - y * quotient, unsigned)
+        compare = {
+            "==": x == y,
+            "!=": x != y,
+            "<": x < y,
+            "<=": x <= y,
+            ">": x > y,
+            ">=": x >= y,
+        }
+        if op in compare:
+            return _Value(int(compare[op]))
+        result = {"+": x + y, "-": x - y, "*": x * y, "&": x & y, "|": x | y, "^": x ^ y}[op]
+        return _Value.of(result, unsigned)
+
+    def _unary(self) -> _Value:
+        op = self._peek()
+        if op in ("+", "-", "~", "!"):
+            self.pos += 1
+            v = self._unary()
+            if op == "-":
+                return _Value.of(-v.value, v.unsigned)
+            if op == "~":
+                return _Value.of(~v.value, v.unsigned)
+            if op == "!":
+                return _Value(int(v.value == 0))
+            return v
+        return self._primary()
+
+    def _primary(self) -> _Value:
+        tok = self._next()
+        if tok.text == "(":
+            v = self._conditional()
+            self._expect(")")
+            return v
+        if tok.kind == "num":
+            return _int_literal(tok.text)
+        if tok.kind == "char":
+            return _char_literal(tok.text)
+        if tok.kind == "id":
+            if tok.text == "defined":
+                paren = self._peek() == "("
+                if paren:
+                    self.pos += 1
+                name = self._next()
+                if name.kind != "id":
+                    raise ExprError("operator 'defined' requires an identifier")
+                if paren:
+                    self._expect(")")
+                return _Value(int(self.is_defined(name.text)))
+            return _Value(0)  # C99 6.10.1p4: identifiers left after macro expansion are 0
+        if tok.kind == "str":
+            raise ExprError("string literal in preprocessor expression")
+        raise ExprError(f"token '{tok.text}' is not valid in preprocessor expressions")

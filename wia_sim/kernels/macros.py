@@ -1,0 +1,249 @@
+"""Macro definitions and their expansion: Prosser's algorithm with hide sets (C99 6.10.3), without the ``#`` and
+``##`` operators, bounded so that a macro bomb ends in an error instead of exhausting memory."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+from wia_sim.kernels.tokens import Token, join, significant
+
+__all__ = ["EXPANSION_LIMIT", "Macro", "MacroExpander"]
+
+EXPANSION_LIMIT = 500_000
+"""Tokens the macro expander may process for one source; far above any real kernel, it stops exponential
+macro bombs with an error instead of exhausting memory."""
+
+Report = Callable[[int | None, int | None, str], None]
+
+
+@dataclass(frozen=True)
+class Macro:
+    """A macro definition. ``params`` is None for object-like macros; a variadic macro's last parameter is
+    ``__VA_ARGS__``. ``line`` is None for predefined and command-line macros."""
+
+    name: str
+    params: tuple[str, ...] | None
+    body: tuple[Token, ...]
+    variadic: bool = False
+    line: int | None = None
+
+    @property
+    def text(self) -> str:
+        return join(self.body)
+
+
+def _rehome(body: Sequence[Token], at: Token, hide: frozenset[str]) -> list[Token]:
+    """A macro's replacement tokens, reversed for the expander's stack, placed at the invocation ``at`` and
+    hidden from the macros in ``hide``."""
+    line, column = at.line, at.column
+    return [Token(t.kind, t.text, line, column, (t.hide | hide) if t.hide else hide) for t in reversed(body)]
+
+
+class MacroExpander:
+    """The macros defined so far (``macros``) and the expansion of token lists with them; problems go to
+    ``error(line, column, message)``. ``budget`` counts the tokens expansion may still process, over the whole
+    source."""
+
+    def __init__(self, filename: str, error: Report) -> None:
+        self.filename = filename
+        self.error = error
+        self.macros: dict[str, Macro] = {}
+        self.budget = EXPANSION_LIMIT
+
+    def define(self, tokens: list[Token], line: int | None, column: int | None) -> None:
+        """``tokens`` is what follows ``#define``."""
+        pos = 0
+        while pos < len(tokens) and tokens[pos].kind == "ws":
+            pos += 1
+        if pos >= len(tokens) or tokens[pos].kind != "id":
+            self.error(line, column, "macro names must be identifiers")
+            return
+        name = tokens[pos].text
+        if name == "defined":
+            self.error(line, column, "'defined' cannot be used as a macro name")
+            return
+        pos += 1
+        params: list[str] | None = None
+        variadic = False
+        if pos < len(tokens) and tokens[pos].text == "(":
+            params = []
+            pos += 1
+            sig = []
+            while pos < len(tokens) and tokens[pos].text != ")":
+                if tokens[pos].kind != "ws":
+                    sig.append(tokens[pos])
+                pos += 1
+            if pos >= len(tokens):
+                self.error(line, column, f"missing ')' in the parameter list of macro '{name}'")
+                return
+            pos += 1
+            for k, tok in enumerate(sig):
+                expect_name = k % 2 == 0
+                if expect_name and tok.text == "...":
+                    if k != len(sig) - 1:
+                        self.error(line, column, f"'...' must be the last parameter of macro '{name}'")
+                        return
+                    variadic = True
+                    params.append("__VA_ARGS__")
+                elif expect_name and tok.kind == "id":
+                    if tok.text in params:
+                        self.error(line, column, f"duplicate macro parameter '{tok.text}'")
+                        return
+                    params.append(tok.text)
+                elif not expect_name and tok.text == ",":
+                    pass
+                else:
+                    self.error(line, column, f"expected a parameter name in macro '{name}', found '{tok.text}'")
+                    return
+            if sig and sig[-1].text == ",":
+                self.error(line, column, f"expected a parameter name after ',' in macro '{name}'")
+                return
+        body = tokens[pos:]
+        while body and body[0].kind == "ws":
+            body = body[1:]
+        while body and body[-1].kind in ("ws", "nl"):
+            body = body[:-1]
+        collapsed: list[Token] = []
+        for tok in body:
+            if tok.kind in ("ws", "nl"):
+                if collapsed and collapsed[-1].kind != "ws":
+                    collapsed.append(replace(tok, kind="ws", text=" "))
+                continue
+            if tok.text == "##":
+                self.error(line, column, f"the '##' token-paste operator is not supported (macro '{name}')")
+                return
+            if tok.text == "#" and params is not None:
+                self.error(line, column, f"the '#' stringize operator is not supported (macro '{name}')")
+                return
+            collapsed.append(tok)
+        self.macros[name] = Macro(name, None if params is None else tuple(params), tuple(collapsed), variadic, line)
+
+    def expand(self, tokens: list[Token]) -> list[Token]:
+        """Macro-expand ``tokens`` (Prosser's algorithm without ``#``/``##``). Newlines inside a function-like
+        macro's arguments are moved after the line the invocation ends on, keeping the line count."""
+        stack = tokens[::-1]
+        out: list[Token] = []
+        deferred: list[Token] = []
+        while stack:
+            tok = stack.pop()
+            self.budget -= 1
+            if self.budget < 0:
+                if self.budget == -1:
+                    self.error(
+                        tok.line, tok.column, f"macro expansion exceeds {EXPANSION_LIMIT} tokens (runaway macro?)"
+                    )
+                break
+            if tok.kind == "nl":
+                out.append(tok)
+                out.extend(deferred)
+                deferred = []
+                continue
+            if tok.kind != "id" or tok.text in tok.hide:
+                out.append(tok)
+                continue
+            name = tok.text
+            macro = self.macros.get(name)
+            if macro is None:
+                if name == "__LINE__":
+                    out.append(Token("num", str(tok.line), tok.line, tok.column, tok.hide | {name}))
+                elif name == "__FILE__":
+                    quoted = '"' + self.filename.replace("\\", "\\\\").replace('"', '\\"') + '"'
+                    out.append(Token("str", quoted, tok.line, tok.column, tok.hide | {name}))
+                else:
+                    out.append(tok)
+                continue
+            if macro.params is None:
+                hide = tok.hide | {name}
+                stack.extend(_rehome(macro.body, tok, hide))
+                continue
+            # function-like: an invocation only if '(' follows, possibly on later lines
+            j = len(stack) - 1
+            while j >= 0 and stack[j].kind in ("ws", "nl"):
+                j -= 1
+            if j < 0 or stack[j].text != "(":
+                out.append(tok)
+                continue
+            while len(stack) - 1 > j:
+                skipped = stack.pop()
+                if skipped.kind == "nl":
+                    deferred.append(skipped)
+            stack.pop()
+            collected = self._collect_arguments(stack, deferred)
+            if collected is None:
+                self.error(tok.line, tok.column, f"unterminated argument list invoking macro '{name}'")
+                break
+            args, rparen = collected
+            body = self._substitute(macro, args, tok)
+            if body is None:
+                out.append(tok)  # arity error reported; keep the name so later errors still make sense
+                continue
+            hide = (tok.hide & rparen.hide) | {name}
+            stack.extend(_rehome(body, tok, hide))
+        out.extend(deferred)
+        return out
+
+    @staticmethod
+    def _collect_arguments(stack: list[Token], deferred: list[Token]) -> tuple[list[list[Token]], Token] | None:
+        args: list[list[Token]] = [[]]
+        depth = 0
+        while stack:
+            tok = stack.pop()
+            if tok.kind == "nl":
+                deferred.append(tok)
+                tok = replace(tok, kind="ws", text=" ")
+            if tok.text == "(":
+                depth += 1
+            elif tok.text == ")":
+                if depth == 0:
+                    return args, tok
+                depth -= 1
+            elif tok.text == "," and depth == 0:
+                args.append([])
+                continue
+            args[-1].append(tok)
+        return None
+
+    def _substitute(self, macro: Macro, args: list[list[Token]], at: Token) -> list[Token] | None:
+        assert macro.params is not None
+        params = macro.params
+        if len(params) == 0 and len(args) == 1 and not significant(args[0]):
+            args = []
+        if macro.variadic:
+            fixed = len(params) - 1
+            if len(args) < fixed:
+                self._arity_error(macro, len(args), at)
+                return None
+            rest: list[Token] = []
+            for k, arg in enumerate(args[fixed:]):
+                if k:
+                    rest.append(Token("punct", ",", at.line, at.column))
+                rest.extend(arg)
+            args = [*args[:fixed], rest]
+        elif len(args) != len(params):
+            self._arity_error(macro, len(args), at)
+            return None
+        expanded = [self._strip(self.expand(arg)) for arg in args]
+        result: list[Token] = []
+        for tok in macro.body:
+            if tok.kind == "id" and tok.text in params:
+                result.extend(expanded[params.index(tok.text)])
+            else:
+                result.append(tok)
+        return result
+
+    @staticmethod
+    def _strip(tokens: list[Token]) -> list[Token]:
+        start, end = 0, len(tokens)
+        while start < end and tokens[start].kind == "ws":
+            start += 1
+        while end > start and tokens[end - 1].kind == "ws":
+            end -= 1
+        return tokens[start:end]
+
+    def _arity_error(self, macro: Macro, given: int, at: Token) -> None:
+        assert macro.params is not None
+        wanted = len(macro.params) - (1 if macro.variadic else 0)
+        what = f"at least {wanted}" if macro.variadic else str(wanted)
+        plural = "" if wanted == 1 and not macro.variadic else "s"
+        self.error(at.line, at.column, f"macro '{macro.name}' expects {what} argument{plural}, got {given}")

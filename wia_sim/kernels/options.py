@@ -1,0 +1,52 @@
+"""OpenCL build options (``clBuildProgram``'s string): which the simulator takes and what they define."""
+
+from __future__ import annotations
+
+import shlex
+
+from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic
+
+__all__ = ["FLOAT_EXTENSIONS", "parse_build_options"]
+
+
+def parse_build_options(options: str) -> tuple[list[tuple[str, str]], list[Diagnostic]]:
+    """Split OpenCL build options into ``-D`` definitions (``(name, value)``, value ``"1"`` when none is given)
+    and diagnostics for options that are not supported. ``-cl-*`` options are accepted and ignored."""
+    diagnostics: list[Diagnostic] = []
+
+    def error(message: str) -> None:
+        diagnostics.append(Diagnostic(COMMAND_LINE, None, None, message))
+
+    try:
+        words = shlex.split(options)
+    except ValueError as e:
+        error(f"malformed build options: {e}")
+        return [], diagnostics
+    defines: list[tuple[str, str]] = []
+    k = 0
+    while k < len(words):
+        word = words[k]
+        k += 1
+        if word == "-D":
+            if k >= len(words):
+                error("macro name missing after '-D'")
+                break
+            spec = words[k]
+            k += 1
+        elif word.startswith("-D"):
+            spec = word[2:]
+        elif word.startswith("-cl-"):
+            continue
+        elif word.startswith("-I"):
+            error(f"includes are not supported: build option '{word}'")
+            continue
+        else:
+            error(f"unsupported build option '{word}'")
+            continue
+        name, eq, value = spec.partition("=")
+        defines.append((name, value if eq else "1"))
+    return defines, diagnostics
+
+
+FLOAT_EXTENSIONS = frozenset({"cl_khr_fp64", "cl_khr_fp16"})
+"""The optional floating-point extensions of OpenCL C 1.2 (9.3, 9.4): ``double`` and ``half`` arithmetic."""

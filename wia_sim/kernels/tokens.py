@@ -1,0 +1,174 @@
+"""Preprocessing tokens (C99 6.4) and the two passes before them: line splices and comments.
+
+Kernel source is data: it is cut into tokens by one regular expression, never handed to a system ``cpp``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Token", "TokenKind", "join", "significant", "splice_lines", "strip_comments", "tokenize"]
+
+TokenKind = Literal["nl", "ws", "id", "num", "str", "char", "punct"]
+
+_TOKEN_RE = re.compile(
+    r"""
+     (?P<nl>\n)
+    |(?P<ws>[ \t\r\f\v]+)
+    |(?P<id>[A-Za-z_][A-Za-z_0-9]*)
+    |(?P<num>\.?[0-9](?:[eEpP][+-]|[A-Za-z_0-9.])*)
+    |(?P<str>"(?:\\.|[^"\\\n])*")
+    |(?P<char>'(?:\\.|[^'\\\n])*')
+    |(?P<punct>\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[*/%+\-&^|]=|\#\#|[^\s])
+    """,
+    re.VERBOSE | re.ASCII,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A preprocessing token. ``hide`` is the set of macros whose expansion produced it (Prosser's hide sets)."""
+
+    kind: TokenKind
+    text: str
+    line: int
+    column: int
+    hide: frozenset[str] = frozenset()
+
+
+def tokenize(text: str, line: int, column: int = 1) -> list[Token]:
+    tokens = []
+    pos = 0
+    col = column
+    while pos < len(text):
+        m = _TOKEN_RE.match(text, pos)
+        assert m is not None and m.lastgroup is not None  # the last alternative matches any character
+        kind: TokenKind = m.lastgroup  # type: ignore[assignment]
+        tokens.append(Token(kind, m.group(), line, col))
+        pos = m.end()
+        if kind == "nl":
+            line += 1
+            col = 1
+        else:
+            col += len(m.group())
+    return tokens
+
+
+def _would_paste(left: str, right: str) -> bool:
+    """Would ``left`` and ``right`` written side by side lex as something other than these two tokens?"""
+    m = _TOKEN_RE.match(left + right)
+    return m is None or m.end() != len(left)
+
+
+def join(tokens: Iterable[Token]) -> str:
+    parts: list[str] = []
+    prev: Token | None = None
+    for tok in tokens:
+        if (
+            prev is not None
+            and prev.kind not in ("ws", "nl")
+            and tok.kind not in ("ws", "nl")
+            and (prev.hide or tok.hide)
+            and _would_paste(prev.text, tok.text)
+        ):
+            parts.append(" ")
+        parts.append(tok.text)
+        prev = tok
+    return "".join(parts)
+
+
+def significant(tokens: Iterable[Token]) -> list[Token]:
+    return [t for t in tokens if t.kind not in ("ws", "nl")]
+
+
+def splice_lines(source: str) -> str:
+    """Join ``\\``-continued lines; the consumed lines follow the joined one as blank lines."""
+    lines = source.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        joined = lines[i]
+        consumed = 0
+        while joined.endswith("\\") and i + consumed + 1 < len(lines):
+            consumed += 1
+            joined = joined[:-1] + lines[i + consumed]
+        if joined.endswith("\\"):
+            joined = joined[:-1]
+        out.append(joined)
+        out.extend([""] * consumed)
+        i += consumed + 1
+    return "\n".join(out)
+
+
+def strip_comments(text: str, report: Callable[[int, int, str], None]) -> str:
+    """Comments become spaces; newlines inside a comment are kept where they are, except in a directive line,
+    where the comment becomes one space and its newlines follow the directive's end."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    line, col = 1, 1
+    directive = False  # the current line is a preprocessing directive
+    line_start = True  # nothing but white space seen on this line yet
+    deferred = 0
+    while i < n:
+        c = text[i]
+        if c == "\n":
+            out.append("\n" * (1 + deferred))
+            line += 1 + deferred
+            deferred = 0
+            col = 1
+            i += 1
+            directive, line_start = False, True
+            continue
+        if c == "/" and text.startswith("//", i):
+            end = text.find("\n", i)
+            end = n if end < 0 else end
+            out.append(" " * (end - i))
+            col += end - i
+            i = end
+            continue
+        if c == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                report(line, col, "unterminated comment")
+                end = n
+            else:
+                end += 2
+            comment = text[i:end]
+            newlines = comment.count("\n")
+            if directive and newlines:
+                out.append(" ")
+                deferred += newlines
+                col += 1
+            else:
+                out.append(re.sub(r"[^\n]", " ", comment))
+                line += newlines
+                if newlines:
+                    col = len(comment) - comment.rfind("\n")
+                    directive, line_start = False, False
+                else:
+                    col += len(comment)
+            i = end
+            continue
+        if c in "\"'":
+            # a literal runs to its closing quote or, unterminated, to the end of the line
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" and j + 1 < n and text[j + 1] != "\n" else 1
+            j = min(j + 1, n) if j < n and text[j] == c else j
+            out.append(text[i:j])
+            col += j - i
+            i = j
+            line_start = False
+            continue
+        if line_start and c == "#":
+            directive = True
+        if not c.isspace():
+            line_start = False
+        out.append(c)
+        col += 1
+        i += 1
+    out.append("\n" * deferred)
+    return "".join(out)
