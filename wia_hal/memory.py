@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from wia_hal.enums import MemoryType
+from wia_hal.enums import MemoryAccess, MemoryType
 from wia_hal.errors import (
     ErrorDetails,
     InvalidMemoryError,
@@ -37,6 +37,7 @@ class Memory:
 
     __slots__ = (
         "__weakref__",
+        "access",
         "buffer",
         "context",
         "fences",
@@ -80,6 +81,8 @@ class Memory:
         """Released by ``reset_device``: device memory does not survive a reset."""
         self.tensor = False
         """Holds a tensor's data (``t.memory``): released with the tensor, never by ``free``."""
+        self.access = MemoryAccess.READ_WRITE
+        """What a custom kernel may do with it (``alloc(..., access=)``); the host and ops are not bound by it."""
 
     def __repr__(self) -> str:
         state = " lost" if self.lost else " freed" if self.freed else ""

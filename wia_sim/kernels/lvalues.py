@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
 
-__all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "merge_lanes"]
+__all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "check_assigned", "merge_lanes"]
 
 Array = NDArray[Any]
 Result = Value | Pointer
@@ -50,6 +50,18 @@ class Var:
     array: Pointer | None = None  # arrays: the base, dims are the full shape
     ptr_elem: CType | None = None
     is_pointer: bool = False
+    name: str = ""
+    init: Array | None = None  # a scalar declared without initializer, with checks on: the lanes that assigned it
+
+
+def check_assigned(st: LaunchState, var: Var, mask: Array) -> None:
+    """Raise ``uninitialized_private`` when a lane of ``mask`` reads ``var`` before it assigned it."""
+    assert var.init is not None
+    missing = np.broadcast_to(mask, var.init.shape) & ~var.init
+    if bool(missing.any()):
+        lane = int(np.flatnonzero(missing)[0])
+        what = f"read of uninitialized __private variable '{var.name}' (declared without an initializer)"
+        raise st.fault("uninitialized_private", what, lane, None, missing)
 
 
 class Ref:
@@ -79,6 +91,8 @@ class VarRef(Ref):
         var = self.var
         if var.array is not None:
             raise UnsupportedKernel(f"line {self.ex.st.line}: assignment to an array")
+        if var.init is not None:
+            check_assigned(self.ex.st, var, mask)
         if var.value is None:
             if var.ctype is None:
                 return Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
@@ -108,6 +122,9 @@ class VarRef(Ref):
             return
         t = var.ctype
         nv = self.ex.to_value(v, t)
+        if var.init is not None:
+            init = var.init | mask
+            var.init = None if bool(init.all()) else init
         if full or var.value is None or not isinstance(var.value, Value):
             var.value = nv
         else:
