@@ -334,8 +334,10 @@ class _Executor:
         return Value(t, self._conv(v, t))
 
     def truth(self, v: Result, mask: Array) -> Array:
-        if isinstance(v, Pointer):
-            return mask
+        if isinstance(v, Pointer):  # a pointer is true where it is not NULL
+            if v.region is None:
+                return np.zeros_like(mask)
+            return mask if v.null is None else np.asarray(mask & ~v.null)
         a = np.asarray(v.a)
         if v.t.width > 1:
             raise UnsupportedKernel(f"line {self.st.line}: a vector used as a condition")
@@ -655,7 +657,11 @@ class _Executor:
         if p.dims:
             return Pointer(p.region, p.elem, p.off, p.dims[1:])
         if p.region is None and p.elem is not None:
+            if not bool(np.any(mask)):  # no lane reads (the untaken side of ``p ? p[i] : 0``)
+                return Value(p.elem, np.zeros((p.elem.width,) if p.elem.width > 1 else (), p.elem.dtype))
             raise self.null_fault(p, mask, "read")
+        if p.null is not None and bool((p.null & mask).any()):
+            raise self.null_fault(p, p.null & mask, "read")
         if p.region is None or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: dereference of a null or void pointer")
         return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
@@ -679,7 +685,11 @@ class _Executor:
 
     def store(self, p: Pointer, v: Value, mask: Array) -> None:
         if p.region is None and p.elem is not None:
+            if not bool(np.any(mask)):
+                return
             raise self.null_fault(p, mask, "write")
+        if p.null is not None and bool((p.null & mask).any()):
+            raise self.null_fault(p, p.null & mask, "write")
         if p.region is None or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: store through a null or void pointer")
         p.region.store(self.st, p.off, mask, p.elem, self._conv(v, p.elem))
@@ -837,8 +847,8 @@ class _Executor:
             if op in _COMPARISONS:
                 return self.binop(op, Value(LONG, a.off), Value(LONG, b.off), mask, node)
         if isinstance(a, Pointer) and isinstance(b, Value) and op in ("==", "!="):
-            null = a.region is None
-            return Value(INT, np.asarray(int(null == (op == "==")), np.int32))
+            null = np.asarray(a.region is None) if a.null is None else a.null
+            return Value(INT, np.asarray(null == (op == "=="), np.int32))
         raise UnsupportedKernel(f"line {_line(node)}: pointer operation {op}")
 
     def e_BinaryOp(self, node: c_ast.BinaryOp, mask: Array) -> Result:

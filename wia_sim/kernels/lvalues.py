@@ -106,14 +106,23 @@ class VarRef(Ref):
         if var.ctype is None:  # a pointer variable
             if not isinstance(v, Pointer):
                 v = Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
-            new = Pointer(v.region, var.ptr_elem if var.ptr_elem is not None else v.elem, v.off, v.dims)
+            new = Pointer(v.region, var.ptr_elem if var.ptr_elem is not None else v.elem, v.off, v.dims, v.null)
             old = var.value
-            if full or not isinstance(old, Pointer) or old.region is None:
+            if full or not isinstance(old, Pointer) or (old.region is None and new.region is None):
                 var.value = new
-            elif old.region is new.region:
-                var.value = Pointer(new.region, new.elem, np.where(mask, new.off, old.off), new.dims)
-            elif new.region is None:
-                return
+            elif old.region is None:  # NULL stays in the lanes outside the mask
+                assert new.region is not None
+                null = ~mask if new.null is None else new.null | ~mask
+                var.value = Pointer(new.region, new.elem, np.where(mask, new.off, 0), new.dims, null)
+            elif old.region is new.region or new.region is None:  # one object; NULL where new is NULL
+                old_null = np.zeros(mask.shape, dtype=bool) if old.null is None else old.null
+                if new.region is None:
+                    new_null = np.ones(mask.shape, dtype=bool)
+                else:
+                    new_null = np.zeros(mask.shape, dtype=bool) if new.null is None else new.null
+                null = np.where(mask, new_null, old_null)
+                off = np.where(mask, new.off, old.off)
+                var.value = Pointer(old.region, old.elem, off, old.dims, null if bool(null.any()) else None)
             else:
                 raise UnsupportedKernel(
                     f"line {self.ex.st.line}: a pointer variable pointing into different memory objects per lane"

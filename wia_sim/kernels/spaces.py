@@ -124,12 +124,15 @@ class Value:
 @dataclass
 class Pointer:
     """Where a pointer points: a region (None for a null pointer), the pointee type (None for void) and a byte
-    offset per lane. ``dims`` are the remaining array dimensions when the pointee is itself an array row."""
+    offset per lane. ``dims`` are the remaining array dimensions when the pointee is itself an array row.
+    ``null``: the lanes in which a pointer into ``region`` is NULL instead (a variable assigned NULL in some
+    work-items and an object in others), or None."""
 
     region: Region | None
     elem: CType | None
     off: Array
     dims: tuple[int, ...] = ()
+    null: Array | None = None
 
     @property
     def elem_size(self) -> int:
@@ -139,7 +142,7 @@ class Pointer:
 
     def moved(self, delta: Array) -> Pointer:
         off = delta if self.off.ndim == 0 and not self.off else self.off + delta
-        return Pointer(self.region, self.elem, off, self.dims)
+        return Pointer(self.region, self.elem, off, self.dims, self.null)
 
 
 def elem_bytes(t: CType) -> int:
