@@ -219,18 +219,22 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
         if buffer.memory_type is not MemoryType.DEVICE:
             assert buffer.host is not None
             return cl.SVM(buffer.host[arg.offset : arg.offset + arg.nbytes])
-        mf = cl.mem_flags  # the allocation's MemoryAccess: a view with OpenCL's flag, which the driver may check
+        mf = cl.mem_flags
         flags = {MemoryAccess.READ_ONLY: mf.READ_ONLY, MemoryAccess.WRITE_ONLY: mf.WRITE_ONLY}.get(
             arg.access, mf.READ_WRITE
         )
-        if arg.offset == 0 and flags == cl.mem_flags.READ_WRITE:
-            return buffer.mem
-        if arg.offset % self.features.base_align == 0:  # (a read- or write-only view: a sub-buffer with the flag)
-            with checked("create a sub-buffer"):
-                return buffer.mem.get_sub_region(arg.offset, arg.nbytes, flags)
+        if flags == mf.READ_WRITE:
+            if arg.offset == 0:
+                return buffer.mem
+            if arg.offset % self.features.base_align == 0:
+                with checked("create a sub-buffer"):
+                    return buffer.mem.get_sub_region(arg.offset, arg.nbytes)
+        # A read- or write-only allocation runs on a scratch buffer created with OpenCL's flag, which the driver
+        # may check (Oclgrind does; it ignores the flags of sub-buffers): the HAL allocates every DEVICE buffer
+        # read-write, since the host and the ops still use it. A read-only one is not copied back.
         scratch = Buffer(MemoryType.DEVICE, arg.nbytes, mem=cl.Buffer(self.context, flags, arg.nbytes))
         buffers.copy(queue, buffer, arg.offset, scratch, 0, arg.nbytes)
-        if not param.const:
+        if not param.const and flags != mf.READ_ONLY:
             copies_back.append((scratch, buffer, arg.offset, arg.nbytes))
         return scratch.mem
 
