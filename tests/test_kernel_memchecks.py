@@ -324,3 +324,18 @@ def test_hal_null_arguments(ctx: wia.Context) -> None:
     scalar = wia.compile_kernel(ctx, "__kernel void s(__global float* y, const int n) { y[0] = n; }", "s")
     with pytest.raises(wia.InvalidValueError):
         wia.set_kernel_arg(scalar, 1, None)
+
+
+def test_hal_tensors_take_an_access_flag(ctx: wia.Context) -> None:
+    rng = np.random.default_rng(12)
+    x = _f32(rng)
+    kernel = wia.compile_kernel(ctx, COPY, "k")
+    weights = wia.tensor(x, ctx=ctx, access=wia.MemoryAccess.READ_ONLY)
+    out = wia.empty(N, ctx=ctx, access="write_only")
+    assert (weights.memory.access, out.memory.access) == (wia.MemoryAccess.READ_ONLY, wia.MemoryAccess.WRITE_ONLY)
+    wia.launch_kernel(kernel, CONFIG, weights, out)
+    assert np.array_equal(out.numpy(), x)  # the host reads write-only memory
+    with pytest.raises(wia.InvalidMemoryError, match="write to read-only"):
+        wia.launch_kernel(kernel, CONFIG, wia.tensor(x, ctx=ctx), weights)
+    with pytest.raises(wia.InvalidValueError, match="MemoryAccess"):
+        wia.empty(N, ctx=ctx, access=1)  # type: ignore[arg-type]

@@ -32,7 +32,7 @@ from wia_hal.errors import (
     api,
     last_error,
 )
-from wia_hal.memory import Memory, allocate, memory_type_of, release_orphans
+from wia_hal.memory import Memory, access_of, allocate, memory_type_of, release_orphans
 from wia_hal.models import ContextConfig, MemoryUsage, ProfilerConfig
 from wia_hal.pool import MemoryPool, open_pool
 from wia_hal.runtime import Runtime, runtime
@@ -431,13 +431,7 @@ def alloc(
     see :class:`MemoryAccess`); the host and the op library may still read and write it. The contents are
     unspecified until written (the simulator's kernel checks report a kernel that reads them first)."""
     ctx = current_context(ctx)
-    if not isinstance(access, MemoryAccess):
-        try:
-            access = MemoryAccess(access)
-        except ValueError:
-            raise InvalidValueError(
-                f"alloc: access must be a MemoryAccess ({', '.join(a.name for a in MemoryAccess)}), got {access!r}"
-            ) from None
+    access = access_of(access, "alloc")
     if not isinstance(size, (int, np.integer)) or isinstance(size, bool):
         raise InvalidValueError(f"alloc: size must be an int number of bytes, got {type(size).__name__} {size!r}")
     if size <= 0:

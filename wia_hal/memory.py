@@ -189,6 +189,19 @@ def memory_type_of(value: object) -> MemoryType:
         raise InvalidValueError(f"{value!r} is not a MemoryType ({', '.join(t.name for t in MemoryType)})") from None
 
 
+def access_of(value: object, function: str) -> MemoryAccess:
+    """``value`` as a ``MemoryAccess`` (its member or its value, ``"read_only"``), else ``INVALID_VALUE``."""
+    if isinstance(value, MemoryAccess):
+        return value
+    try:
+        if not isinstance(value, str):
+            raise ValueError(value)
+        return MemoryAccess(value)
+    except ValueError:
+        names = ", ".join(a.name for a in MemoryAccess)
+        raise InvalidValueError(f"{function}: access must be a MemoryAccess ({names}), got {value!r}") from None
+
+
 def allocate(ctx: Context, nbytes: int, memory_type: MemoryType, segment: bool = False) -> Memory:
     """Allocate for the HAL's own use (tensors, a pool's ``segment``): checks capability and limit; no size rules
     beyond ``>= 0``."""
