@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import enum
 
 import numpy as np
@@ -19,6 +20,18 @@ class MemoryKind(enum.Enum):
     @property
     def on_host(self) -> bool:
         return self is not MemoryKind.DEVICE
+
+
+def _range_start(r: tuple[int, int]) -> int:
+    return r[0]
+
+
+def _range_end(r: tuple[int, int]) -> int:
+    return r[1]
+
+
+_MAX_UNSET_RANGES = 1024
+"""How many unwritten ranges a buffer's record may hold (keeps marking a write cheap)."""
 
 
 class Buffer:
@@ -44,8 +57,16 @@ class Buffer:
         unset = self.unset
         if unset is None or hi <= lo:
             return
-        kept = [piece for a, b in unset for piece in ((a, min(b, lo)), (max(a, hi), b)) if piece[0] < piece[1]]
-        self.unset = kept or None
+        # sorted and disjoint: the ranges that overlap [lo, hi) are unset[i:j] (two binary searches, one splice)
+        i = bisect.bisect_right(unset, lo, key=_range_end)
+        j = bisect.bisect_left(unset, hi, key=_range_start)
+        if i >= j:
+            return
+        first, last = unset[i], unset[j - 1]
+        pieces = [p for p in ((first[0], lo), (hi, last[1])) if p[0] < p[1]]
+        unset[i:j] = pieces
+        if not unset or len(unset) > _MAX_UNSET_RANGES:  # (scattered writes: stop tracking, missing findings only)
+            self.unset = None
 
     def initialized(self, lo: int, hi: int) -> np.ndarray | None:
         """One flag per byte of ``[lo, hi)``: whether it holds data; None when every one does."""
@@ -78,4 +99,4 @@ class Buffer:
             kept.extend((c + int(s), c + int(e)) for s, e in zip(runs[::2], runs[1::2], strict=True))
             if b > hi:
                 kept.append((hi, b))
-        self.unset = kept or None
+        self.unset = kept if kept and len(kept) <= _MAX_UNSET_RANGES else None
