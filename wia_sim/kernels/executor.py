@@ -348,6 +348,8 @@ class _Executor:
         body = self.kernel.node.body
         self.frame.scopes.append({})
         self.block(body.block_items or [], self.all)
+        for flags, region_flags in self.init_flags:  # what the kernel's stores initialized, for the caller
+            flags[:] = region_flags[: flags.size]
 
     def block(self, items: Sequence[c_ast.Node], mask: Array) -> None:
         self.frame.scopes.append({})
@@ -1180,8 +1182,6 @@ def run_kernel(
     ex = _Executor(program, kernel, geometry, step_limit, checks)
     ex.bind_args(args)
     ex.run()
-    for flags, region_flags in ex.init_flags:  # what the kernel's stores initialized
-        flags[:] = region_flags[: flags.size]
     measured = {
         **ex.counts,
         "work_groups": ex.groups,
