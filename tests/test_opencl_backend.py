@@ -752,3 +752,17 @@ def test_kernels_on_read_only_and_write_only_memory(backend: OpenCLBackend) -> N
     wia.context_synchronize(ctx)
     out = wia.memory_ptr(staging)[:256].view(np.float32)
     np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_a_null_buffer_argument_reaches_the_driver(backend: OpenCLBackend) -> None:
+    """``set_kernel_arg(k, i, None)`` is clSetKernelArg with a NULL buffer: a kernel that tests it runs."""
+    ctx = wia.create_context()
+    src = (
+        "__kernel void k(__global const float* x, __global const float* b, __global float* y) {\n"
+        "  int i = get_global_id(0); y[i] = b ? x[i] + b[i] : -x[i]; }"
+    )
+    kernel = wia.compile_kernel(ctx, src, "k")
+    x = np.random.default_rng(17).uniform(-1.0, 1.0, 64).astype(np.float32)
+    xs, y = wia.tensor(x, ctx=ctx), wia.zeros(64, ctx=ctx)
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=64, local_size=16), xs, None, y)
+    np.testing.assert_array_equal(y.numpy(), -x)
