@@ -16,6 +16,12 @@ at global memory address ...``), ``Kernel: ...``, the work-item (``Entity: Globa
 that class. Unsafe bugs (out of bounds in ``__local``, a divergent barrier) run to completion under Oclgrind, an
 interpreter that checks every access: that is checked too.
 
+The memory checks of issue 16 compare as well: a read of uninitialized __private or never-written __global memory
+(Oclgrind reports the store of the value read, which the planted kernels make on the same line; a buffer without
+``host_data`` is created without ``CL_MEM_COPY_HOST_PTR``), read-only and write-only buffers (``Buffer.flags``:
+``CL_MEM_READ_ONLY``/``CL_MEM_WRITE_ONLY``) and NULL dereferences (Oclgrind's memory checker: an address below its
+first buffer, the same offsets from NULL as the simulator's).
+
 Controls and known differences: correct kernels run clean under every Oclgrind detector; ``float_atomic_add``'s
 plain load beside atomics is a race for Oclgrind and not for the simulator (pinned both ways); Oclgrind has no
 step limit (``runaway_loop``), and its uninitialized-value plugin cannot run two correct corpus kernels (strict

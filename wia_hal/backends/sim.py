@@ -54,7 +54,7 @@ from wia_hal.backend import (
     ParamKind,
     TensorRef,
 )
-from wia_hal.enums import DeviceType, MemoryType
+from wia_hal.enums import DeviceType, MemoryAccess, MemoryType
 from wia_hal.errors import (
     CompileError,
     DeviceLostError,
@@ -905,7 +905,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                     if flags is not None:
                         flagged.append((value.buffer, value.offset, flags))
                     if flags is not None or value.access != "read_write":
-                        exec_args[-1] = GlobalBuffer(exec_args[-1], value.access.value, flags)
+                        exec_args[-1] = GlobalBuffer(exec_args[-1], MemoryAccess(value.access).value, flags)
                 elif isinstance(value, NullArg):
                     exec_args.append(None)
                 elif isinstance(value, LocalArg):
