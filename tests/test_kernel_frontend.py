@@ -1771,6 +1771,8 @@ def test_the_kernel_corpus_compiles_with_the_parameters_its_cases_pass() -> None
                 assert arg.access == "in" or not p.const, (case.name, p)
             elif isinstance(arg, corpus.Local):
                 assert p.kind == "local", (case.name, p)
+            elif isinstance(arg, corpus.Null):
+                assert p.kind == "buffer", (case.name, p)
             else:
                 assert p.kind == "scalar" and np.dtype(arg.dtype) == np.dtype(_NUMPY_TYPES[p.elem_type]), (case.name, p)
 

@@ -728,3 +728,41 @@ def test_a_captured_graph_replays_on_a_real_device(backend: OpenCLBackend) -> No
         z = (x0.astype(np.float64) @ w0.astype(np.float64)) * 0.5 + 1.0
         _close(out.numpy(), z / (1.0 + np.exp(-z)) - 0.25, F32, "graph replay", slack=1e-5)
     wia.release_graph(graph)
+
+
+# -- memory access flags (issue 16) -----------------------------------------------------------------------------------
+
+
+def test_kernels_on_read_only_and_write_only_memory(backend: OpenCLBackend) -> None:
+    """Allocations with a ``MemoryAccess`` run on scratch buffers created with OpenCL's flag (the driver may check
+    it; Oclgrind does): a correct kernel computes the same, and what it writes to write-only memory lands."""
+    ctx = wia.create_context()
+    src = "__kernel void k(__global const float* x, __global float* y) { int i = get_global_id(0); y[i] = 2 * x[i]; }"
+    kernel = wia.compile_kernel(ctx, src, "k")
+    rng = np.random.default_rng(16)
+    x = rng.uniform(-1.0, 1.0, 64).astype(np.float32)
+    staging = wia.alloc(ctx, 512, wia.MemoryType.HOST)
+    wia.memory_ptr(staging)[:256] = x.view(np.uint8)
+    read_only = wia.alloc(ctx, 256, access=wia.MemoryAccess.READ_ONLY)
+    wia.copy_async(staging, read_only, 256)
+    write_only = wia.alloc(ctx, 512, access=wia.MemoryAccess.WRITE_ONLY)
+    config = wia.LaunchConfig(global_size=64, local_size=16)
+    wia.launch_kernel(kernel, config, read_only, write_only)
+    wia.copy_async(write_only, staging, 512)
+    wia.context_synchronize(ctx)
+    out = wia.memory_ptr(staging)[:256].view(np.float32)
+    np.testing.assert_array_equal(out, 2 * x)
+
+
+def test_a_null_buffer_argument_reaches_the_driver(backend: OpenCLBackend) -> None:
+    """``set_kernel_arg(k, i, None)`` is clSetKernelArg with a NULL buffer: a kernel that tests it runs."""
+    ctx = wia.create_context()
+    src = (
+        "__kernel void k(__global const float* x, __global const float* b, __global float* y) {\n"
+        "  int i = get_global_id(0); y[i] = b ? x[i] + b[i] : -x[i]; }"
+    )
+    kernel = wia.compile_kernel(ctx, src, "k")
+    x = np.random.default_rng(17).uniform(-1.0, 1.0, 64).astype(np.float32)
+    xs, y = wia.tensor(x, ctx=ctx), wia.zeros(64, ctx=ctx)
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=64, local_size=16), xs, None, y)
+    np.testing.assert_array_equal(y.numpy(), -x)

@@ -11,6 +11,7 @@ from wia_hal.backend import (
     KernelSignature,
     LocalArg,
     NDRange,
+    NullArg,
     ScalarArg,
     TensorRef,
 )
@@ -45,7 +46,7 @@ from wia_hal.devices import (
     get_device_info,
 )
 from wia_hal.dtypes import bfloat16, bool_, float16, float32, float64, int8, int32
-from wia_hal.enums import ContextFlags, DeviceType, FaultKind, MemoryType, ProfileFormat, StreamFlags
+from wia_hal.enums import ContextFlags, DeviceType, FaultKind, MemoryAccess, MemoryType, ProfileFormat, StreamFlags
 from wia_hal.errors import (
     CompileError,
     DeviceBusyError,
@@ -253,11 +254,13 @@ __all__ = [
     "MatmulAlgorithm",
     "MatmulConfig",
     "Memory",
+    "MemoryAccess",
     "MemoryPool",
     "MemoryType",
     "MemoryUsage",
     "NDRange",
     "NotSupportedError",
+    "NullArg",
     "OpReport",
     "OpStats",
     "OptionOverrideWarning",

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 import numpy as np
 
-from wia_hal.enums import FaultKind, MemoryType
+from wia_hal.enums import FaultKind, MemoryAccess, MemoryType
 from wia_hal.errors import NotSupportedError, WiaError
 from wia_hal.models import (
     CollectiveAttrs,
@@ -81,6 +81,8 @@ class BufferArg(Generic[BufferT]):
     buffer: BufferT
     offset: int
     nbytes: int
+    access: MemoryAccess = MemoryAccess.READ_WRITE
+    """What the kernel may do with it: the allocation's ``MemoryAccess`` (OpenCL's memory flags)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +101,13 @@ class ScalarArg:
     dtype: np.dtype
 
 
-KernelArg = BufferArg[BufferT] | LocalArg | ScalarArg
+@dataclass(frozen=True, slots=True)
+class NullArg:
+    """A NULL ``__global``/``__constant`` pointer argument (``set_kernel_arg(k, i, None)``, as OpenCL's
+    ``clSetKernelArg`` with a NULL buffer): the kernel may pass it on or test it, not dereference it."""
+
+
+KernelArg = BufferArg[BufferT] | LocalArg | ScalarArg | NullArg
 
 ParamKind = Literal["buffer", "local", "scalar"]
 
@@ -489,6 +497,7 @@ __all__ = [
     "KernelSignature",
     "LocalArg",
     "NDRange",
+    "NullArg",
     "ParamKind",
     "ScalarArg",
     "TensorRef",

@@ -17,7 +17,7 @@ import numpy as np
 
 from wia_hal.configs import PoolConfig
 from wia_hal.devices import Device, device_at
-from wia_hal.enums import ContextFlags, MemoryType, StreamFlags
+from wia_hal.enums import ContextFlags, MemoryAccess, MemoryType, StreamFlags
 from wia_hal.errors import (
     DeviceBusyError,
     DeviceLostError,
@@ -32,7 +32,7 @@ from wia_hal.errors import (
     api,
     last_error,
 )
-from wia_hal.memory import Memory, allocate, memory_type_of, release_orphans
+from wia_hal.memory import Memory, access_of, allocate, memory_type_of, release_orphans
 from wia_hal.models import ContextConfig, MemoryUsage, ProfilerConfig
 from wia_hal.pool import MemoryPool, open_pool
 from wia_hal.runtime import Runtime, runtime
@@ -418,14 +418,27 @@ def create_stream(ctx: Context | None = None, flags: StreamFlags | int = StreamF
 
 
 @api
-def alloc(ctx: Context | None, size: int, memory_type: MemoryType = MemoryType.DEVICE) -> Memory:
-    """R-3.5.1-01: ``size`` bytes of ``memory_type``; size 0 or negative is ``INVALID_VALUE``."""
+def alloc(
+    ctx: Context | None,
+    size: int,
+    memory_type: MemoryType = MemoryType.DEVICE,
+    *,
+    access: MemoryAccess = MemoryAccess.READ_WRITE,
+) -> Memory:
+    """R-3.5.1-01: ``size`` bytes of ``memory_type``; size 0 or negative is ``INVALID_VALUE``.
+
+    ``access``: what a custom kernel may do with the memory (OpenCL's ``CL_MEM_READ_ONLY``/``CL_MEM_WRITE_ONLY``,
+    see :class:`MemoryAccess`); the host and the op library may still read and write it. The contents are
+    unspecified until written (the simulator's kernel checks report a kernel that reads them first)."""
     ctx = current_context(ctx)
+    access = access_of(access, "alloc")
     if not isinstance(size, (int, np.integer)) or isinstance(size, bool):
         raise InvalidValueError(f"alloc: size must be an int number of bytes, got {type(size).__name__} {size!r}")
     if size <= 0:
         raise InvalidValueError(f"alloc: size must be positive, got {size} bytes")
-    return allocate(ctx, int(size), memory_type_of(memory_type))
+    mem = allocate(ctx, int(size), memory_type_of(memory_type))
+    mem.access = access
+    return mem
 
 
 @api

@@ -35,6 +35,18 @@ class MemoryType(enum.IntEnum):
         return self in (MemoryType.DEVICE, MemoryType.UNIFIED, MemoryType.MANAGED)
 
 
+class MemoryAccess(enum.StrEnum):
+    """What a custom kernel may do with an allocation (``alloc(..., access=)``), as OpenCL's ``CL_MEM_READ_WRITE``,
+    ``CL_MEM_READ_ONLY`` and ``CL_MEM_WRITE_ONLY``: a kernel that writes ``READ_ONLY`` memory or reads
+    ``WRITE_ONLY`` memory is at fault (``INVALID_MEMORY`` on the simulator with kernel checks on; undefined on a
+    device). It binds kernels only: the host (copies, uploads, ``memory_ptr``) and the op library still read and
+    write the memory as they need."""
+
+    READ_WRITE = "read_write"
+    READ_ONLY = "read_only"
+    WRITE_ONLY = "write_only"
+
+
 class ContextFlags(enum.IntFlag):
     NONE = 0
     EXCLUSIVE = 1

@@ -15,7 +15,16 @@ from typing import Any
 import numpy as np
 from pydantic import Field, model_validator
 
-from wia_hal.backend import BufferArg, KernelArg, KernelParam, KernelSignature, LocalArg, NDRange, ScalarArg
+from wia_hal.backend import (
+    BufferArg,
+    KernelArg,
+    KernelParam,
+    KernelSignature,
+    LocalArg,
+    NDRange,
+    NullArg,
+    ScalarArg,
+)
 from wia_hal.context import Context, current_context
 from wia_hal.errors import (
     ErrorDetails,
@@ -176,11 +185,13 @@ def check_launch(ctx: Context, config: object) -> LaunchConfig:
     return config
 
 
-def _buffer_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -> BufferArg[object]:
+def _buffer_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -> BufferArg[object] | NullArg:
     """A ``Memory`` or contiguous ``Tensor`` that is live, of the kernel's context and device-visible (R-3.5.1-06:
-    freed and foreign memory are ``INVALID_MEMORY``)."""
+    freed and foreign memory are ``INVALID_MEMORY``), or ``None`` (a NULL pointer)."""
     where = f"argument {index} ('{param.name}') of {kernel.name}"
     ctx = kernel.context
+    if value is None:  # NULL, as clSetKernelArg allows for a buffer argument
+        return NullArg()
     if isinstance(value, Memory):
         mem = check_memory(value, ctx)
         offset, nbytes = mem.offset, mem.size
@@ -191,7 +202,7 @@ def _buffer_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -
         offset, nbytes = value.offset, value.nbytes
     else:
         raise InvalidValueError(
-            f"{where} is a __{param.address_space} {param.type_name} buffer: pass a Memory or a Tensor, got "
+            f"{where} is a __{param.address_space} {param.type_name} buffer: pass a Memory, a Tensor or None, got "
             f"{type(value).__name__}"
         )
     if not mem.type.device_visible:
@@ -199,7 +210,7 @@ def _buffer_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -
             f"{where}: {mem.type.name} memory is not visible to the device; kernels take DEVICE, UNIFIED or MANAGED "
             "memory (copy HOST or PINNED data there first)"
         )
-    return BufferArg(mem.buffer, offset, nbytes)
+    return BufferArg(mem.buffer, offset, nbytes, mem.access)
 
 
 def _scalar_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -> ScalarArg:
@@ -256,7 +267,8 @@ def compile_kernel(ctx: Context | None, source: str, name: str, options: str = "
 
 @api
 def set_kernel_arg(kernel: Kernel, index: int, value: Any) -> None:
-    """R-3.6.2-03: argument ``index`` is a buffer (``Memory``), a tensor or a scalar."""
+    """R-3.6.2-03: argument ``index`` is a buffer (``Memory``), a tensor or a scalar; ``None`` for a buffer
+    parameter is a NULL pointer, which the kernel must not dereference."""
     kernel = check_kernel(kernel)
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < kernel.num_args:
         raise InvalidValueError(

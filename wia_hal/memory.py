@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from wia_hal.enums import MemoryType
+from wia_hal.enums import MemoryAccess, MemoryType
 from wia_hal.errors import (
     ErrorDetails,
     InvalidMemoryError,
@@ -37,6 +37,7 @@ class Memory:
 
     __slots__ = (
         "__weakref__",
+        "access",
         "buffer",
         "context",
         "fences",
@@ -80,6 +81,8 @@ class Memory:
         """Released by ``reset_device``: device memory does not survive a reset."""
         self.tensor = False
         """Holds a tensor's data (``t.memory``): released with the tensor, never by ``free``."""
+        self.access = MemoryAccess.READ_WRITE
+        """What a custom kernel may do with it (``alloc(..., access=)``); the host and ops are not bound by it."""
 
     def __repr__(self) -> str:
         state = " lost" if self.lost else " freed" if self.freed else ""
@@ -184,6 +187,19 @@ def memory_type_of(value: object) -> MemoryType:
         return MemoryType(value)
     except ValueError:
         raise InvalidValueError(f"{value!r} is not a MemoryType ({', '.join(t.name for t in MemoryType)})") from None
+
+
+def access_of(value: object, function: str) -> MemoryAccess:
+    """``value`` as a ``MemoryAccess`` (its member or its value, ``"read_only"``), else ``INVALID_VALUE``."""
+    if isinstance(value, MemoryAccess):
+        return value
+    try:
+        if not isinstance(value, str):
+            raise ValueError(value)
+        return MemoryAccess(value)
+    except ValueError:
+        names = ", ".join(a.name for a in MemoryAccess)
+        raise InvalidValueError(f"{function}: access must be a MemoryAccess ({names}), got {value!r}") from None
 
 
 def allocate(ctx: Context, nbytes: int, memory_type: MemoryType, segment: bool = False) -> Memory:

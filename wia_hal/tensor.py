@@ -12,7 +12,7 @@ import numpy as np
 from wia_hal.backend import TensorRef
 from wia_hal.context import Context, current_context
 from wia_hal.dtypes import as_dtype, check_supported, float32
-from wia_hal.enums import MemoryType
+from wia_hal.enums import MemoryAccess, MemoryType
 from wia_hal.errors import (
     API_LOCK,
     ErrorDetails,
@@ -23,7 +23,7 @@ from wia_hal.errors import (
     api,
     inside_api,
 )
-from wia_hal.memory import Memory, allocate, lost_at_reset, memory_type_of, orphan, release_orphans
+from wia_hal.memory import Memory, access_of, allocate, lost_at_reset, memory_type_of, orphan, release_orphans
 from wia_hal.opset import NO_ATTRS, FillAttrs, OpAttrs, OpName
 from wia_hal.pool import MemoryPool, check_pool
 from wia_hal.streams import Stream, stream_for
@@ -282,13 +282,16 @@ def tensor(
     memory: MemoryType = MemoryType.DEVICE,
     stream: Stream | None = None,
     pool: MemoryPool | None = None,
+    access: MemoryAccess = MemoryAccess.READ_WRITE,
 ) -> Tensor:
     """A tensor holding a copy of ``data`` (an array-like), uploaded through ``stream`` (blocking).
 
     ``dtype`` defaults to the data's own, which must be a WIA data type (a float64 NumPy array stays float64);
     Python numbers and lists default to float32 and int32, as accelerator frameworks do.
-    ``pool``: take the memory from this pool (DEVICE memory of the pool's context).
+    ``pool``: take the memory from this pool (DEVICE memory of the pool's context). ``access``: what a custom
+    kernel may do with it (:class:`MemoryAccess`; ops and the host are not bound by it).
     """
+    access = access_of(access, "tensor")
     if isinstance(data, Tensor):
         raise InvalidValueError("tensor: data is already a wia Tensor; use it directly")
     array = np.asarray(data)
@@ -304,6 +307,7 @@ def tensor(
     context, wia_dtype, memory_type = _prepare(ctx, dtype, memory)
     s = stream_for(context, stream)
     result = new_tensor(context, array.shape, wia_dtype, memory_type, _pool_of(context, pool, memory_type))
+    result.memory.access = access
     result.memory.used_by(s)
     queue = s.queue
     if result.nbytes:
@@ -320,10 +324,15 @@ def empty(
     ctx: Context | None = None,
     memory: MemoryType = MemoryType.DEVICE,
     pool: MemoryPool | None = None,
+    access: MemoryAccess = MemoryAccess.READ_WRITE,
 ) -> Tensor:
-    """An allocated tensor whose contents are unspecified (the simulator gives zeros)."""
+    """An allocated tensor whose contents are unspecified (the simulator gives zeros, and its kernel checks report
+    a custom kernel that reads them before anything wrote them). ``access``: as for :func:`tensor`."""
+    access = access_of(access, "empty")
     context, wia_dtype, memory_type = _prepare(ctx, dtype, memory)
-    return new_tensor(context, _shape(shape), wia_dtype, memory_type, _pool_of(context, pool, memory_type))
+    result = new_tensor(context, _shape(shape), wia_dtype, memory_type, _pool_of(context, pool, memory_type))
+    result.memory.access = access
+    return result
 
 
 @api

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .corpus import Buffer, BugCase, KernelCase, Launch, Local, Scalar
+from .corpus import Buffer, BugCase, KernelCase, Launch, Local, Null, Scalar
 
 try:
     import pyopencl as cl
@@ -130,11 +130,16 @@ class CLDevice:
         buffers: dict[str, Any] = {}
         for name, arg in launch.args.items():
             if isinstance(arg, Buffer):
-                flags = mf.READ_ONLY if arg.access == "in" else mf.READ_WRITE
-                host = np.frombuffer(arg.array.tobytes() + b"\xff" * pad_bytes, dtype=np.uint8).copy()
-                buf = cl.Buffer(ctx, flags | mf.COPY_HOST_PTR, hostbuf=host)
+                flags = {"read_only": mf.READ_ONLY, "write_only": mf.WRITE_ONLY}.get(arg.memory_access, mf.READ_WRITE)
+                if arg.host_data:
+                    host = np.frombuffer(arg.array.tobytes() + b"\xff" * pad_bytes, dtype=np.uint8).copy()
+                    buf = cl.Buffer(ctx, flags | mf.COPY_HOST_PTR, hostbuf=host)
+                else:  # created without data: Oclgrind's uninitialized-value plugin tracks its bytes
+                    buf = cl.Buffer(ctx, flags, arg.array.nbytes + pad_bytes)
                 buffers[name] = buf
                 cl_args.append(buf)
+            elif isinstance(arg, Null):
+                cl_args.append(None)
             elif isinstance(arg, Local):
                 cl_args.append(cl.LocalMemory(arg.nbytes))
             elif isinstance(arg, Scalar):
@@ -204,7 +209,9 @@ def run_launch_hal(case: KernelCase | BugCase, launch: Launch) -> dict[str, np.n
     tensor dtypes), ``__local`` arguments their byte count, scalars NumPy scalars of their type. Returns the final
     contents of the output buffers as new arrays of the arguments' shapes and dtypes; a fault of the kernel is the
     ``WiaError`` the backend raises. The HAL's ``LaunchConfig`` has no global work offset: a case that needs one
-    raises ``ValueError`` (run ``dataclasses.replace(case, global_offset=None)``, whose reference follows)."""
+    raises ``ValueError`` (run ``dataclasses.replace(case, global_offset=None)``, whose reference follows).
+    A buffer's ``memory_access`` is its allocation's ``wia.MemoryAccess``; one without ``host_data`` is allocated
+    and not filled; a ``Null`` argument is ``None``."""
     import wia_hal as wia  # here: the raw PyOpenCL helpers above do not need the HAL
 
     if getattr(case, "global_offset", None):
@@ -219,10 +226,13 @@ def run_launch_hal(case: KernelCase | BugCase, launch: Launch) -> dict[str, np.n
                 data = arg.array.reshape(-1).view(np.uint8)
                 staging = wia.alloc(ctx, data.size, wia.MemoryType.HOST)
                 wia.memory_ptr(staging)[:] = data
-                device = wia.alloc(ctx, data.size)
-                wia.copy_async(staging, device, data.size)
+                device = wia.alloc(ctx, data.size, access=wia.MemoryAccess[arg.memory_access.upper()])
+                if arg.host_data:
+                    wia.copy_async(staging, device, data.size)
                 buffers[name] = (device, staging)
                 values.append(device)
+            elif isinstance(arg, Null):
+                values.append(None)
             elif isinstance(arg, Local):
                 values.append(arg.nbytes)
             elif isinstance(arg, Scalar):

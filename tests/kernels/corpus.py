@@ -47,6 +47,7 @@ EPS32 = float(np.finfo(np.float32).eps)  # 2**-23: one ulp of 1.0f; u = EPS32 / 
 
 Access = Literal["in", "out", "inout"]
 Space = Literal["global", "constant"]
+Flags = Literal["default", "read_write", "read_only", "write_only"]
 
 
 # --------------------------------------------------------------------------------------------------------------
@@ -59,11 +60,25 @@ class Buffer:
     """A ``__global`` or ``__constant`` pointer argument; ``array`` (C-contiguous) is the buffer's initial content.
 
     The buffer holds exactly ``array.nbytes`` bytes: an access past it is out of bounds. The kernel's pointer type
-    may be a vector type over the same scalar type (``float4*`` over a float32 array of shape ``(n, 4)``)."""
+    may be a vector type over the same scalar type (``float4*`` over a float32 array of shape ``(n, 4)``).
+
+    ``flags``: what the kernel may do with the buffer (OpenCL's ``CL_MEM_READ_ONLY``/``CL_MEM_WRITE_ONLY``, the
+    HAL's ``wia.MemoryAccess``); ``"default"`` is read-only for inputs (``access="in"``), read-write otherwise.
+    ``host_data=False``: the host creates the buffer without data (no ``CL_MEM_COPY_HOST_PTR``, no upload); the
+    array only sizes it."""
 
     array: np.ndarray
     access: Access = "in"
     space: Space = "global"
+    flags: Flags = "default"
+    host_data: bool = True
+
+    @property
+    def memory_access(self) -> str:
+        """``read_write``, ``read_only`` or ``write_only``: ``flags`` with its default resolved."""
+        if self.flags != "default":
+            return self.flags
+        return "read_only" if self.access == "in" else "read_write"
 
     def __post_init__(self) -> None:
         if self.access not in ("in", "out", "inout"):
@@ -94,7 +109,12 @@ class Scalar:
         return np.dtype(self.dtype).type(self.value)
 
 
-Arg = Buffer | Local | Scalar
+@dataclass(frozen=True)
+class Null:
+    """A NULL ``__global`` pointer argument (``clSetKernelArg`` with a NULL buffer; ``None`` through the HAL)."""
+
+
+Arg = Buffer | Local | Scalar | Null
 
 
 class Launch(NamedTuple):
@@ -1915,6 +1935,11 @@ Check = Literal[
     "barrier_divergence",
     "uninitialized_local",
     "step_limit",
+    "uninitialized_private",
+    "uninitialized_global",
+    "write_to_read_only",
+    "read_from_write_only",
+    "null_pointer",
 ]
 CHECKS: tuple[str, ...] = get_args(Check)
 
@@ -2008,6 +2033,68 @@ def _make_bug_runaway(rng: np.random.Generator, n: int) -> dict[str, Arg]:
     return {
         "x": Buffer(rng.integers(1, 1 << 32, n, dtype=np.uint64).astype(np.uint32)),
         "bits": _sentinel_out(n, np.uint32),
+        "n": _i32(n),
+    }
+
+
+# -- memory checks (issue 16)
+
+
+@_bug_1d(100, 1000)
+def _make_bug_private(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {"x": Buffer(_signed(rng, 0.1, 1.0, n)), "y": _nan_out(n), "n": _i32(n)}
+
+
+@_bug_1d(100, 1000)
+def _make_bug_uninitialized_global(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {
+        "x": Buffer(_signed(rng, 0.1, 1.0, n)),
+        "bias": Buffer(np.zeros(n, np.float32), host_data=False),
+        "y": _nan_out(n),
+        "n": _i32(n),
+    }
+
+
+@_bug_1d(100, 1000)
+def _make_bug_write_read_only(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {
+        "x": Buffer(_signed(rng, 0.1, 2.0, n), flags="read_only"),
+        "y": _nan_out(n),
+        "lo": _f32(-1.0),
+        "hi": _f32(1.0),
+        "n": _i32(n),
+    }
+
+
+@_bug_1d(100, 1000)
+def _make_bug_read_write_only(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {
+        "x": Buffer(_signed(rng, 0.1, 1.0, n)),
+        "y": Buffer(_signed(rng, 0.1, 1.0, n), access="inout", flags="write_only"),
+        "a": _f32(float(rng.uniform(0.5, 2.0))),
+        "n": _i32(n),
+    }
+
+
+@_bug_1d(100, 1000)
+def _make_bug_null_deref(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {
+        "x": Buffer(_signed(rng, 0.1, 1.0, n)),
+        "bias": Null(),
+        "y": _nan_out(n),
+        "scale": _f32(float(rng.uniform(0.5, 2.0))),
+        "has_bias": _i32(0),
+        "n": _i32(n),
+    }
+
+
+@_bug_1d(100, 1000)
+def _make_bug_null_private(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {
+        "x": Buffer(_signed(rng, 0.1, 1.0, n)),
+        "even": _nan_out(n),
+        "odd": _nan_out(n),
+        "which": _i32(2),
         "n": _i32(n),
     }
 
@@ -2113,6 +2200,77 @@ BUGS: list[BugCase] = [
         _make_bug_runaway,
         safe_to_run=False,
         notes="every x is nonzero and never changes inside the loop",
+    ),
+    # -- memory checks (issue 16)
+    BugCase(
+        "uninitialized_private",
+        "uninitialized_private.cl",
+        "last_of_window",
+        "uninitialized_private",
+        15,
+        _make_bug_private,
+        safe_to_run=True,
+        notes="`last` is assigned in a loop that runs i % 4 times: work-items with i % 4 == 0 never assign it",
+    ),
+    BugCase(
+        "uninitialized_private_array",
+        "uninitialized_private_array.cl",
+        "scaled_pick",
+        "uninitialized_private",
+        15,
+        _make_bug_private,
+        safe_to_run=True,
+        notes="taps[7] of `float taps[8]` is never stored; work-items with i & 7 == 7 read it",
+    ),
+    BugCase(
+        "uninitialized_global",
+        "uninitialized_global.cl",
+        "add_bias",
+        "uninitialized_global",
+        12,
+        _make_bug_uninitialized_global,
+        safe_to_run=True,
+        notes="`bias` is created without data (host_data=False) and nothing writes it before the launch",
+    ),
+    BugCase(
+        "write_read_only",
+        "write_read_only.cl",
+        "clamp_copy",
+        "write_to_read_only",
+        13,
+        _make_bug_write_read_only,
+        safe_to_run=False,
+        notes="x is allocated read-only; the kernel stores into it (a device may fault, or drop the store)",
+    ),
+    BugCase(
+        "read_write_only",
+        "read_write_only.cl",
+        "axpy_into",
+        "read_from_write_only",
+        12,
+        _make_bug_read_write_only,
+        safe_to_run=False,
+        notes="y is allocated write-only; the kernel loads y[i] before storing it",
+    ),
+    BugCase(
+        "null_deref",
+        "null_deref.cl",
+        "scale_add",
+        "null_pointer",
+        14,
+        _make_bug_null_deref,
+        safe_to_run=False,
+        notes="bias is NULL (has_bias is 0) and every work-item with i < n loads bias[i]",
+    ),
+    BugCase(
+        "null_private",
+        "null_private.cl",
+        "route",
+        "null_pointer",
+        18,
+        _make_bug_null_private,
+        safe_to_run=False,
+        notes="which == 2 leaves `out` NULL: every work-item with i < n stores through it",
     ),
 ]
 

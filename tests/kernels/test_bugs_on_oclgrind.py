@@ -16,6 +16,12 @@ at global memory address ...``), ``Kernel: ...``, the work-item (``Entity: Globa
 that class. Unsafe bugs (out of bounds in ``__local``, a divergent barrier) run to completion under Oclgrind, an
 interpreter that checks every access: that is checked too.
 
+The memory checks of issue 16 compare as well: a read of uninitialized __private or never-written __global memory
+(Oclgrind reports the store of the value read, which the planted kernels make on the same line; a buffer without
+``host_data`` is created without ``CL_MEM_COPY_HOST_PTR``), read-only and write-only buffers (``Buffer.flags``:
+``CL_MEM_READ_ONLY``/``CL_MEM_WRITE_ONLY``) and NULL dereferences (Oclgrind's memory checker: an address below its
+first buffer, the same offsets from NULL as the simulator's).
+
 Controls and known differences: correct kernels run clean under every Oclgrind detector; ``float_atomic_add``'s
 plain load beside atomics is a race for Oclgrind and not for the simulator (pinned both ways); Oclgrind has no
 step limit (``runaway_loop``), and its uninitialized-value plugin cannot run two correct corpus kernels (strict
@@ -114,6 +120,37 @@ CLASSES: dict[str, CheckClass] = {
         r"Uninitialized value",  # Oclgrind reports the use: here the store of the value read to global memory
         {"OCLGRIND_UNINITIALIZED": "1"},
     ),
+    # -- memory checks (issue 16): Oclgrind reports the use of an uninitialized value (here the store of what was
+    # read to global memory, on the line of the read), not the read itself
+    "uninitialized_private": CheckClass(
+        wia.InvalidMemoryError,
+        r"read of uninitialized __private (variable|array)",
+        r"Uninitialized value written to global memory",
+        {"OCLGRIND_UNINITIALIZED": "1"},
+    ),
+    "uninitialized_global": CheckClass(
+        wia.InvalidMemoryError,
+        r"read of uninitialized __global buffer",
+        r"Uninitialized value written to global memory",
+        {"OCLGRIND_UNINITIALIZED": "1"},
+    ),
+    "write_to_read_only": CheckClass(
+        wia.InvalidMemoryError,
+        r"write to read-only __global buffer",
+        r"Invalid write to read-only buffer",
+    ),
+    "read_from_write_only": CheckClass(
+        wia.InvalidMemoryError,
+        r"read of write-only __global buffer",
+        r"Invalid read from write-only buffer",
+    ),
+    # Oclgrind's memory checker: its global addresses carry the buffer's number above bit 48, so NULL + offset is
+    # an address below 2**48 (at most 12 hex digits), which no buffer holds
+    "null_pointer": CheckClass(
+        wia.InvalidMemoryError,
+        r"(?P<access>read|write) of \d+ bytes through a NULL pointer",
+        r"Invalid (?P<access>read|write) of size \d+ at global memory address 0x(?P<address>[0-9a-f]{1,12})$",
+    ),
     "step_limit": CheckClass(
         wia.TimedOutError,
         r"kernel '\w+' exceeded its step limit of \d+ steps",
@@ -138,6 +175,7 @@ class SimFinding:
     kernel: str
     work_item: tuple[int, int, int] | None
     details: dict[str, str]
+    address_range: tuple[int, int] | None = None
 
 
 def sim_finding(bug: BugCase) -> SimFinding:
@@ -161,7 +199,7 @@ def sim_finding(bug: BugCase) -> SimFinding:
     assert getattr(cause, "check", None) == bug.check and getattr(cause, "line", None) == bug.line, repr(cause)
     assert getattr(cause, "kernel", None) == bug.kernel
     item = getattr(cause, "work_item", None)
-    return SimFinding(error, bug.check, bug.line, bug.kernel, item, found.groupdict())
+    return SimFinding(error, bug.check, bug.line, bug.kernel, item, found.groupdict(), cause.address_range)
 
 
 @pytest.mark.parametrize("bug", BUGS, ids=lambda b: b.name)
@@ -323,8 +361,12 @@ def test_oclgrind_reports_what_the_simulator_reports(oclgrind: None, bug: BugCas
     assert lines == {bug.line, *bug.related_lines}, f"Oclgrind names lines {sorted(lines)}: {where}"
     found = [m for r in run.reports if (m := re.search(cls.oclgrind, r.message))]
     accesses = {m["access"].lower() for m in found if m.groupdict().get("access")}
-    if bug.check.startswith("out_of_bounds"):  # the same kind of access
+    if bug.check.startswith("out_of_bounds") or bug.check == "null_pointer":  # the same kind of access
         assert accesses == {sim.details["access"]}, f"the simulator reports a {sim.details['access']}: {where}"
+    if bug.check == "null_pointer":  # the same offsets from NULL
+        assert sim.address_range is not None
+        lo, hi = sim.address_range
+        assert all(lo <= int(m["address"], 16) <= hi for m in found), f"the simulator: {lo} to {hi}: {where}"
     if bug.check == "out_of_bounds_constant":  # the load addresses LLVM's constant address space
         assert all("addrspace(2)" in r.text for r in run.reports), where
     if "other" in sim.details:  # races: the same pair of accesses

@@ -16,6 +16,7 @@ import pytest
 from wia_sim.kernels import compile_source
 from wia_sim.kernels.executor import KernelFault, run_kernel
 from wia_sim.kernels.lanes import Geometry
+from wia_sim.kernels.memargs import GlobalBuffer
 
 from . import corpus
 from .corpus import BUGS, CASES, Buffer, Local, Scalar
@@ -56,7 +57,11 @@ def run_launch(
     for name, arg in launch.args.items():
         if isinstance(arg, Buffer):
             arrays[name] = arg.array.copy()
-            args.append(arrays[name].reshape(-1).view(np.uint8))
+            data = arrays[name].reshape(-1).view(np.uint8)
+            unset = None if arg.host_data else np.zeros(data.size, dtype=bool)
+            args.append(GlobalBuffer(data, arg.memory_access, unset))  # type: ignore[arg-type]
+        elif isinstance(arg, corpus.Null):
+            args.append(None)
         elif isinstance(arg, Local):
             args.append(arg.nbytes)
         else:

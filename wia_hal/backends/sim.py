@@ -50,10 +50,11 @@ from wia_hal.backend import (
     KernelSignature,
     LocalArg,
     NDRange,
+    NullArg,
     ParamKind,
     TensorRef,
 )
-from wia_hal.enums import DeviceType, MemoryType
+from wia_hal.enums import DeviceType, MemoryAccess, MemoryType
 from wia_hal.errors import (
     CompileError,
     DeviceLostError,
@@ -93,6 +94,7 @@ from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, System, load_hardware, model_path, vary
 from wia_sim.kernels.ctype import lookup
 from wia_sim.kernels.lanes import Geometry, launch_geometry
+from wia_sim.kernels.memargs import GlobalBuffer
 from wia_sim.library import OPS, Operand, OpSpec
 from wia_sim.machine import Machine
 from wia_sim.memory import Buffer, MemoryKind
@@ -523,9 +525,12 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         self._beyond_the_call(self._alloc_latency[memory_type])
         dev = self.machine.devices[device]
         try:
-            return dev.allocate(_KINDS[memory_type], nbytes)
+            buffer = dev.allocate(_KINDS[memory_type], nbytes)
         except HeapFullError as e:
             raise OutOfMemoryError(f"device {device} ({self.model.display_name}) is out of memory: {e}") from None
+        if self.kernel_checks and self.numerics and nbytes:  # created without data: kernels must not read it first
+            buffer.unset = [(0, nbytes)]
+        return buffer
 
     def free(self, buffer: Buffer) -> None:
         self.machine.use_lane(buffer.device)
@@ -537,6 +542,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     def host_view(self, buffer: Buffer) -> np.ndarray:
         assert buffer.data is not None
         self._host_touch(buffer, 0, buffer.nbytes)
+        buffer.unset = None  # the host may write any of it through the view
         return buffer.data
 
     def _host_touch(self, buffer: Buffer, lo: int, hi: int) -> None:
@@ -574,6 +580,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         self.machine.use_lane(queue.device.index)
         accesses = ((src, src_offset, src_offset + nbytes, False), (dst, dst_offset, dst_offset + nbytes, True))
         command = self._copy(queue, src, src_offset, dst, dst_offset, nbytes, accesses)
+        if dst.unset is not None:
+            dst.mark_written(dst_offset, dst_offset + nbytes)
         if MemoryKind.HOST in (src.kind, dst.kind):
             self.machine.wait(command)  # pageable: the host stages the data itself
 
@@ -588,6 +596,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         if self.numerics:
             staging.data = data
         accesses = ((dst, offset, offset + data.nbytes, True),)  # the staging buffer is the call's own
+        if dst.unset is not None:
+            dst.mark_written(offset, offset + data.nbytes)
         self.machine.wait(self._copy(queue, staging, 0, dst, offset, data.nbytes, accesses))
 
     @_translated
@@ -644,6 +654,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         start = None
         if self.machine.numerics:
             start = self._numerics(spec, [self._view(ref) for ref in inputs], self._view(output), mapping, cost)
+            if output.buffer.unset is not None:
+                output.buffer.mark_written(*_extent(output)[1:])
         touches = tuple(_extent(ref) for ref in (*inputs, output) if ref.buffer.residency is not None)
         return Kernel(cost, start, touches, (op, output.shape, output.dtype))
 
@@ -732,6 +744,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         route = topology.route(src_queue.device.index, dst_queue.device.index)
         nbytes = src.nbytes
         command = PeerCopy(topology, route, src.buffer, src.offset, dst.buffer, dst.offset, nbytes)
+        if dst.buffer.unset is not None:
+            dst.buffer.mark_written(dst.offset, dst.offset + nbytes)
         accesses = (
             (src.buffer, src.offset, src.offset + nbytes, False),
             (dst.buffer, dst.offset, dst.offset + nbytes, True),
@@ -775,6 +789,9 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                 return finish
 
         command = Collective(self.machine.topology, plan, start, self.machine.collectives.routes(plan))
+        for ref in outputs:
+            if ref.buffer.unset is not None:
+                ref.buffer.mark_written(*_extent(ref)[1:])
         accesses = [(*_extent(ref), False) for ref in inputs] + [(*_extent(ref), True) for ref in outputs]
         self._ordered(queues, command, accesses)
         return command
@@ -857,6 +874,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         def start() -> Callable[[], None]:
             exec_args: list[Any] = []
             written: list[tuple[np.ndarray, np.ndarray]] = []
+            flagged: list[tuple[Buffer, int, np.ndarray]] = []  # initialized flags of buffers with unwritten bytes
             # A buffer the kernel may write is copied once, over the span of every argument on it, so that two
             # arguments on one buffer see each other's writes, as they would on a device, and none is lost.
             on_buffer: dict[int, list[BufferArg[Buffer]]] = {}
@@ -883,11 +901,20 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                     else:  # timing-only: zeros to count on; or only read (kernel_writes): read it in place
                         live = _bytes_of(value) if numerics else None
                         exec_args.append(np.zeros(value.nbytes, np.uint8) if live is None else live)
+                    flags = value.buffer.initialized(value.offset, value.offset + value.nbytes) if checks else None
+                    if flags is not None:
+                        flagged.append((value.buffer, value.offset, flags))
+                    if flags is not None or value.access != "read_write":
+                        exec_args[-1] = GlobalBuffer(exec_args[-1], MemoryAccess(value.access).value, flags)
+                elif isinstance(value, NullArg):
+                    exec_args.append(None)
                 elif isinstance(value, LocalArg):
                     exec_args.append(value.nbytes)
                 else:
                     exec_args.append(value.value)
             result = kernels.run_kernel(program, info.name, exec_args, geometry, step_limit=limit, checks=checks)
+            for buffer, offset, flags in flagged:  # what the kernel's stores initialized
+                buffer.mark_flags(offset, flags)
             cost = custom_kernel_cost(model, info.name, result.counts, geometry.group_size, local_bytes)
             command.cost, command.duration = cost, cost.duration_s
             command.counts = result.counts

@@ -36,7 +36,8 @@ from wia_sim.kernels.ctype import (
     wrap,
 )
 from wia_sim.kernels.lanes import Geometry, Lanes
-from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, merge_lanes
+from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
+from wia_sim.kernels.memargs import unwrap
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import (
@@ -246,6 +247,7 @@ class _Executor:
         self.lane_steps = np.zeros(self.n, np.int64)
         self.full_steps = 0
         self._locals: set[str] = set()
+        self.init_flags: list[tuple[Array, Array]] = []  # (caller's flags, the region's padded copy) per buffer
         self.local_regions: list[Region] = []
         self.counts: dict[str, int] = {}
         self.st = LaunchState(
@@ -304,6 +306,11 @@ class _Executor:
         scope: dict[str, Var] = {}
         for p, arg in zip(params, args, strict=True):
             if p.kind == "buffer":
+                if arg is None:  # a NULL pointer (clSetKernelArg with a NULL buffer): dereferencing it faults
+                    elem, dims = _pointee(p.type)
+                    scope[p.name] = Var(value=Pointer(None, elem, np.asarray(0, np.int64), dims), is_pointer=True)
+                    continue
+                arg, access, initialized = unwrap(arg)
                 buf = np.asarray(arg)
                 if buf.dtype != np.uint8 or buf.ndim != 1:
                     raise TypeError(f"argument '{p.name}': a buffer must be a 1-D uint8 array")
@@ -318,8 +325,13 @@ class _Executor:
                     "none",
                     granule=granule,
                     track_races=not p.const,
-                    read_only=p.address_space == "constant" or p.const,
+                    read_only=p.address_space == "constant" or p.const or access == "read_only",
                 )
+                region.write_only = access == "write_only"
+                if initialized is not None and self.checks and not bool(initialized.all()):
+                    region.init = np.ones(-(-buf.size // 16) * 16, dtype=bool)  # padded: read as whole words
+                    region.init[: buf.size] = initialized
+                    self.init_flags.append((initialized, region.init))
                 scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
             elif p.kind == "local":
                 elem, dims = _pointee(p.type)
@@ -402,8 +414,10 @@ class _Executor:
         return Value(t, self._conv(v, t))
 
     def truth(self, v: Result, mask: Array) -> Array:
-        if isinstance(v, Pointer):
-            return mask
+        if isinstance(v, Pointer):  # a pointer is true where it is not NULL
+            if v.region is None:
+                return np.zeros_like(mask)
+            return mask if v.null is None else np.asarray(mask & ~v.null)
         a = np.asarray(v.a)
         if v.t.width > 1:
             raise UnsupportedKernel(f"line {self.st.line}: a vector used as a condition")
@@ -414,6 +428,8 @@ class _Executor:
         body = self.kernel.node.body
         self.frame.scopes.append({})
         self.block(body.block_items or [], self.all)
+        for flags, region_flags in self.init_flags:  # what the kernel's stores initialized, for the caller
+            flags[:] = region_flags[: flags.size]
 
     def block(self, items: Sequence[c_ast.Node], mask: Array) -> None:
         self.frame.scopes.append({})
@@ -616,6 +632,8 @@ class _Executor:
                 v = region.view(elem.scalar.dtype).reshape(self.n, -1)
                 data = np.asarray(values, dtype=elem.scalar.dtype)
                 v[:, : data.size] = data
+            elif self.checks:  # no initializer: each lane's elements hold nothing until it stores them
+                region.init = np.zeros(region.data.size, dtype=bool)
             scope[node.name] = Var(array=base)
             return
         if t.kind == "pointer":
@@ -631,12 +649,16 @@ class _Executor:
         ct = _ctype_of(t, f" (line {_line(node)})")
         if node.name in self.program.address_taken:  # lives in private memory so that a pointer can reach it
             region = Region.allocate("private", f"__private variable '{node.name}'", self.n, elem_bytes(ct), "lane")
+            if self.checks:
+                region.init = np.zeros(region.data.size, dtype=bool)
             base = Pointer(region, ct, np.asarray(0, np.int64))
             scope[node.name] = Var(mem=base)
             if node.init is not None:
                 self.store(base, self.to_value(self.eval(node.init, mask), ct), mask)
             return
-        var = Var(ct)
+        var = Var(ct, name=node.name)
+        if node.init is None and self.checks and ct.width == 1:  # scalars: which lanes have assigned it yet
+            var.init = np.zeros(self.n, dtype=bool)
         if node.init is not None:
             if isinstance(node.init, c_ast.InitList):
                 parts = [self.eval(e, mask) for e in node.init.exprs]
@@ -723,6 +745,8 @@ class _Executor:
             return Pointer(a.region, a.elem, a.off, a.dims[1:])
         if var.mem is not None:
             return self.load(var.mem, mask)
+        if var.init is not None:
+            check_assigned(self.st, var, mask)
         if var.value is None:
             if var.ctype is None:
                 return Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
@@ -732,6 +756,12 @@ class _Executor:
     def load(self, p: Pointer, mask: Array, atomic: bool = False) -> Result:
         if p.dims:
             return Pointer(p.region, p.elem, p.off, p.dims[1:])
+        if p.region is None and p.elem is not None:
+            if not bool(np.any(mask)):  # no lane reads (the untaken side of ``p ? p[i] : 0``)
+                return Value(p.elem, np.zeros((p.elem.width,) if p.elem.width > 1 else (), p.elem.dtype))
+            raise self.null_fault(p, mask, "read")
+        if p.null is not None and bool((p.null & mask).any()):
+            raise self.null_fault(p, p.null & mask, "read")
         if p.region is None or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: dereference of a null or void pointer")
         return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
@@ -742,7 +772,24 @@ class _Executor:
         assert isinstance(v, Value)
         return np.asarray(v.a)
 
+    def null_fault(self, p: Pointer, mask: Array, access: str) -> KernelFault:
+        """The ``null_pointer`` finding: a load or store through a NULL pointer (a NULL buffer argument, or a
+        private pointer that holds 0) by the lanes of ``mask``. Raised with checks off too: there is no memory."""
+        size = elem_bytes(p.elem) if p.elem is not None else 1
+        offs = np.broadcast_to(np.asarray(p.off, np.int64), (self.n,))
+        mask = np.broadcast_to(mask, (self.n,))
+        lane = int(np.flatnonzero(mask)[0]) if bool(mask.any()) else 0
+        at = int(offs[lane])
+        what = f"{access} of {size} bytes through a NULL pointer (address {at})"
+        return self.st.fault("null_pointer", what, lane, at, mask, offs[mask])
+
     def store(self, p: Pointer, v: Value, mask: Array) -> None:
+        if p.region is None and p.elem is not None:
+            if not bool(np.any(mask)):
+                return
+            raise self.null_fault(p, mask, "write")
+        if p.null is not None and bool((p.null & mask).any()):
+            raise self.null_fault(p, p.null & mask, "write")
         if p.region is None or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: store through a null or void pointer")
         p.region.store(self.st, p.off, mask, p.elem, self._conv(v, p.elem))
@@ -901,8 +948,8 @@ class _Executor:
             if op in _COMPARISONS:
                 return self.binop(op, Value(LONG, a.off), Value(LONG, b.off), mask, node)
         if isinstance(a, Pointer) and isinstance(b, Value) and op in ("==", "!="):
-            null = a.region is None
-            return Value(INT, np.asarray(int(null == (op == "==")), np.int32))
+            null = np.asarray(a.region is None) if a.null is None else a.null
+            return Value(INT, np.asarray(null == (op == "=="), np.int32))
         raise UnsupportedKernel(f"line {_line(node)}: pointer operation {op}")
 
     def e_BinaryOp(self, node: c_ast.BinaryOp, mask: Array) -> Result:

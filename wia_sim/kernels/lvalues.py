@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
 
-__all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "merge_lanes"]
+__all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "check_assigned", "merge_lanes"]
 
 Array = NDArray[Any]
 Result = Value | Pointer
@@ -50,6 +50,18 @@ class Var:
     array: Pointer | None = None  # arrays: the base, dims are the full shape
     ptr_elem: CType | None = None
     is_pointer: bool = False
+    name: str = ""
+    init: Array | None = None  # a scalar declared without initializer, with checks on: the lanes that assigned it
+
+
+def check_assigned(st: LaunchState, var: Var, mask: Array) -> None:
+    """Raise ``uninitialized_private`` when a lane of ``mask`` reads ``var`` before it assigned it."""
+    assert var.init is not None
+    missing = np.broadcast_to(mask, var.init.shape) & ~var.init
+    if bool(missing.any()):
+        lane = int(np.flatnonzero(missing)[0])
+        what = f"read of uninitialized __private variable '{var.name}' (declared without an initializer)"
+        raise st.fault("uninitialized_private", what, lane, None, missing)
 
 
 class Ref:
@@ -79,6 +91,8 @@ class VarRef(Ref):
         var = self.var
         if var.array is not None:
             raise UnsupportedKernel(f"line {self.ex.st.line}: assignment to an array")
+        if var.init is not None:
+            check_assigned(self.ex.st, var, mask)
         if var.value is None:
             if var.ctype is None:
                 return Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
@@ -92,14 +106,23 @@ class VarRef(Ref):
         if var.ctype is None:  # a pointer variable
             if not isinstance(v, Pointer):
                 v = Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
-            new = Pointer(v.region, var.ptr_elem if var.ptr_elem is not None else v.elem, v.off, v.dims)
+            new = Pointer(v.region, var.ptr_elem if var.ptr_elem is not None else v.elem, v.off, v.dims, v.null)
             old = var.value
-            if full or not isinstance(old, Pointer) or old.region is None:
+            if full or not isinstance(old, Pointer) or (old.region is None and new.region is None):
                 var.value = new
-            elif old.region is new.region:
-                var.value = Pointer(new.region, new.elem, np.where(mask, new.off, old.off), new.dims)
-            elif new.region is None:
-                return
+            elif old.region is None:  # NULL stays in the lanes outside the mask
+                assert new.region is not None
+                null = ~mask if new.null is None else new.null | ~mask
+                var.value = Pointer(new.region, new.elem, np.where(mask, new.off, 0), new.dims, null)
+            elif old.region is new.region or new.region is None:  # one object; NULL where new is NULL
+                old_null = np.zeros(mask.shape, dtype=bool) if old.null is None else old.null
+                if new.region is None:
+                    new_null = np.ones(mask.shape, dtype=bool)
+                else:
+                    new_null = np.zeros(mask.shape, dtype=bool) if new.null is None else new.null
+                null = np.where(mask, new_null, old_null)
+                off = np.where(mask, new.off, old.off)
+                var.value = Pointer(old.region, old.elem, off, old.dims, null if bool(null.any()) else None)
             else:
                 raise UnsupportedKernel(
                     f"line {self.ex.st.line}: a pointer variable pointing into different memory objects per lane"
@@ -108,6 +131,9 @@ class VarRef(Ref):
             return
         t = var.ctype
         nv = self.ex.to_value(v, t)
+        if var.init is not None:
+            init = var.init | mask
+            var.init = None if bool(init.all()) else init
         if full or var.value is None or not isinstance(var.value, Value):
             var.value = nv
         else:

@@ -39,7 +39,11 @@ _CODES = {
     "out_of_bounds_local": "INVALID_MEMORY",
     "out_of_bounds_constant": "INVALID_MEMORY",
     "uninitialized_local": "INVALID_MEMORY",
+    "uninitialized_private": "INVALID_MEMORY",
+    "uninitialized_global": "INVALID_MEMORY",
     "write_to_read_only": "INVALID_MEMORY",
+    "read_from_write_only": "INVALID_MEMORY",
+    "null_pointer": "INVALID_MEMORY",
     "step_limit": "TIMEOUT",
 }
 
@@ -120,12 +124,15 @@ class Value:
 @dataclass
 class Pointer:
     """Where a pointer points: a region (None for a null pointer), the pointee type (None for void) and a byte
-    offset per lane. ``dims`` are the remaining array dimensions when the pointee is itself an array row."""
+    offset per lane. ``dims`` are the remaining array dimensions when the pointee is itself an array row.
+    ``null``: the lanes in which a pointer into ``region`` is NULL instead (a variable assigned NULL in some
+    work-items and an object in others), or None."""
 
     region: Region | None
     elem: CType | None
     off: Array
     dims: tuple[int, ...] = ()
+    null: Array | None = None
 
     @property
     def elem_size(self) -> int:
@@ -135,7 +142,7 @@ class Pointer:
 
     def moved(self, delta: Array) -> Pointer:
         off = delta if self.off.ndim == 0 and not self.off else self.off + delta
-        return Pointer(self.region, self.elem, off, self.dims)
+        return Pointer(self.region, self.elem, off, self.dims, self.null)
 
 
 def elem_bytes(t: CType) -> int:
@@ -250,6 +257,7 @@ class Region:
         self.granule = max(1, granule)
         self.track_races = track_races
         self.read_only = read_only
+        self.write_only = False  # a kernel may not read it (a buffer allocated write-only, memargs.GlobalBuffer)
         self._views: dict[str, Array] = {}
         self.w_lane: Array | None = None
         self.w_epoch: Array | None = None
@@ -365,18 +373,35 @@ class Region:
         n = lane_count(ok)
         st.counts[f"{self.space}_bytes_read"] = st.counts.get(f"{self.space}_bytes_read", 0) + n * elem_bytes(t)
         if st.checks and n:
+            if self.write_only:
+                self.refuse_read(st, ok, flat)
             self._check(st, flat, ok, t, write=False, atomic=atomic)
         return values
 
-    def refuse_write(self, st: LaunchState, mask: Array, what: str = "write") -> None:
-        """Raise the ``write_to_read_only`` finding for a store (or an atomic) by the lanes in ``mask``."""
+    def refuse_read(self, st: LaunchState, mask: Array, flat: Array) -> None:
+        """Raise the ``read_from_write_only`` finding for a load by the lanes in ``mask`` (offsets ``flat``)."""
+        lanes = np.broadcast_to(mask, (st.lanes.total,))
+        offs = np.broadcast_to(flat, (st.lanes.total,))
+        lane = int(np.flatnonzero(lanes)[0])
+        at = int(offs[lane])
+        what = f"read of write-only {self.description} at offset {at}"
+        raise st.fault("read_from_write_only", what, lane, at, lanes, offs[lanes])
+
+    def refuse_write(self, st: LaunchState, mask: Array, what: str = "write", off: Array | None = None) -> None:
+        """Raise the ``write_to_read_only`` finding for a store (or an atomic) by the lanes in ``mask`` (at byte
+        offsets ``off``, when known)."""
         lanes = np.broadcast_to(mask, (st.lanes.total,))
         lane = int(np.flatnonzero(lanes)[0])
-        raise st.fault("write_to_read_only", f"{what} to read-only {self.description}", lane, None, lanes)
+        if off is None:
+            raise st.fault("write_to_read_only", f"{what} to read-only {self.description}", lane, None, lanes)
+        offs = np.broadcast_to(np.asarray(off, np.int64), (st.lanes.total,))
+        at = int(offs[lane])
+        what = f"{what} to read-only {self.description} at offset {at}"
+        raise st.fault("write_to_read_only", what, lane, at, lanes, offs[lanes])
 
     def store(self, st: LaunchState, off: Array, mask: Array, t: CType, values: Array, atomic: bool = False) -> None:
         if self.read_only and bool(mask.any()):  # even unchecked: the buffer may be the caller's own memory
-            self.refuse_write(st, mask)
+            self.refuse_write(st, mask, off=off)
         flat, ok, span = self._prepare(st, off, mask, t, True)
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
@@ -430,7 +455,12 @@ class Region:
                     at = int(starts[k]) % self.stride
                     what = f"read of uninitialized {self.description} ({esize} bytes at offset {at})"
                     raise st.fault(
-                        "uninitialized_local", what, int(lanes[k]), at, lanes[missing], starts[missing] % self.stride
+                        f"uninitialized_{self.space}",
+                        what,
+                        int(lanes[k]),
+                        at,
+                        lanes[missing],
+                        starts[missing] % self.stride,
                     )
         if races:
             keys = (

@@ -35,6 +35,7 @@ from wia_hal.backend import (
     KernelSignature,
     LocalArg,
     NDRange,
+    NullArg,
     ParamKind,
     TensorRef,
 )
@@ -42,7 +43,7 @@ from wia_hal.backends.opencl import buffers, discovery, programs
 from wia_hal.backends.opencl.handles import Buffer, CompiledKernel, Marker, Queue
 from wia_hal.backends.opencl.ops import OPS, Ops
 from wia_hal.backends.opencl.status import check_event_status, checked, cl, require_pyopencl
-from wia_hal.enums import MemoryType
+from wia_hal.enums import MemoryAccess, MemoryType
 from wia_hal.errors import InvalidLaunchConfigError
 from wia_hal.models import DeviceCapabilities, DeviceInfo
 from wia_hal.opset import OpAttrs, OpName
@@ -207,6 +208,8 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
         parameter is const); an SVM buffer is a pointer into it at any offset."""
         if isinstance(arg, LocalArg):
             return cl.LocalMemory(arg.nbytes)
+        if isinstance(arg, NullArg):  # a NULL buffer: clSetKernelArg takes it
+            return None
         if not isinstance(arg, BufferArg):
             value = arg.value
             if value.ndim == 0:
@@ -216,16 +219,22 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
         if buffer.memory_type is not MemoryType.DEVICE:
             assert buffer.host is not None
             return cl.SVM(buffer.host[arg.offset : arg.offset + arg.nbytes])
-        if arg.offset == 0:
-            return buffer.mem
-        if arg.offset % self.features.base_align == 0:
-            with checked("create a sub-buffer"):
-                return buffer.mem.get_sub_region(arg.offset, arg.nbytes)
-        scratch = Buffer(
-            MemoryType.DEVICE, arg.nbytes, mem=cl.Buffer(self.context, cl.mem_flags.READ_WRITE, arg.nbytes)
+        mf = cl.mem_flags
+        flags = {MemoryAccess.READ_ONLY: mf.READ_ONLY, MemoryAccess.WRITE_ONLY: mf.WRITE_ONLY}.get(
+            arg.access, mf.READ_WRITE
         )
+        if flags == mf.READ_WRITE:
+            if arg.offset == 0:
+                return buffer.mem
+            if arg.offset % self.features.base_align == 0:
+                with checked("create a sub-buffer"):
+                    return buffer.mem.get_sub_region(arg.offset, arg.nbytes)
+        # A read- or write-only allocation runs on a scratch buffer created with OpenCL's flag, which the driver
+        # may check (Oclgrind does; it ignores the flags of sub-buffers): the HAL allocates every DEVICE buffer
+        # read-write, since the host and the ops still use it. A read-only one is not copied back.
+        scratch = Buffer(MemoryType.DEVICE, arg.nbytes, mem=cl.Buffer(self.context, flags, arg.nbytes))
         buffers.copy(queue, buffer, arg.offset, scratch, 0, arg.nbytes)
-        if not param.const:
+        if not param.const and flags != mf.READ_ONLY:
             copies_back.append((scratch, buffer, arg.offset, arg.nbytes))
         return scratch.mem
 

@@ -1,0 +1,341 @@
+"""The memory checks of issue 16: reads of uninitialized __private variables and arrays and of __global bytes
+nothing wrote, kernels against an allocation's ``MemoryAccess`` (OpenCL's read-only/write-only flags), and NULL
+pointer dereferences. On the executor directly and through the public HAL on ``sim``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+import wia_hal as wia
+from wia_hal.runtime import runtime
+from wia_sim.kernels import compile_source, run_kernel
+from wia_sim.kernels.executor import KernelFault
+from wia_sim.kernels.lanes import launch_geometry
+from wia_sim.kernels.memargs import GlobalBuffer
+from wia_sim.memory import Buffer, MemoryKind
+
+N = 64
+
+
+def _run(src: str, args: list[Any], *, checks: bool = True, n: int = N, local: int = 16) -> None:
+    program = compile_source(src, "")
+    name = src.split("void", 1)[1].split("(", 1)[0].strip()
+    run_kernel(program, name, args, launch_geometry((n, 1, 1), (local, 1, 1), 256, 1), checks=checks)
+
+
+def _fault(src: str, args: list[Any], **kw: Any) -> KernelFault:
+    with pytest.raises(KernelFault) as info:
+        _run(src, args, **kw)
+    return info.value
+
+
+def _f32(rng: np.random.Generator, n: int = N) -> np.ndarray:
+    return rng.uniform(-1.0, 1.0, n).astype(np.float32)
+
+
+# -- uninitialized __private ------------------------------------------------------------------------------------------
+
+PARTIAL = """
+__kernel void k(__global const float* x, __global float* y)
+{
+    const int i = get_global_id(0);
+    float v;
+    if (i % 4 != 3)
+        v = x[i];
+    y[i] = v;
+}
+"""
+
+
+def test_a_private_scalar_read_before_its_lane_assigned_it() -> None:
+    rng = np.random.default_rng(1)
+    x, y = _f32(rng), np.zeros(N, np.float32)
+    f = _fault(PARTIAL, [x.view(np.uint8), y.view(np.uint8)])
+    assert (f.check, f.line, f.wia_code) == ("uninitialized_private", 8, "INVALID_MEMORY")
+    assert (f.work_item, f.group, f.work_items, f.groups) == ((3, 0, 0), (0, 0, 0), N // 4, N // 16)
+    assert "'v'" in str(f)
+
+
+def test_checks_off_run_the_same_kernel() -> None:
+    rng = np.random.default_rng(2)
+    x, y = _f32(rng), np.full(N, np.nan, np.float32)
+    _run(PARTIAL, [x.view(np.uint8), y.view(np.uint8)], checks=False)
+    keep = np.arange(N) % 4 != 3
+    assert np.array_equal(y[keep], x[keep])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "float v; if (i % 2 == 0) v = x[i]; else v = -x[i]; y[i] = v;",  # every lane assigns, in two branches
+        "float v; for (int k = 0; k < 1; k++) v = x[i]; y[i] = v;",
+        "float4 v; v.x = x[i]; v.yzw = (float3)(1.0f); y[i] = v.x + v.w;",  # a vector filled by components
+        "float a[4] = {1.0f}; y[i] = x[i] + a[3];",  # an initializer sets every element (the rest are zero)
+        "float a[4]; for (int k = 0; k < 4; k++) a[k] = x[i]; y[i] = a[i & 3];",
+        "float s; float* p = &s; *p = x[i]; y[i] = s;",  # written through a pointer
+        "int k; k = 2; k += 1; y[i] = x[i] * (float)k;",
+    ],
+)
+def test_initialized_private_memory_is_clean(body: str) -> None:
+    rng = np.random.default_rng(3)
+    src = f"__kernel void k(__global const float* x, __global float* y) {{ const int i = get_global_id(0); {body} }}"
+    x, y = _f32(rng), np.zeros(N, np.float32)
+    _run(src, [x.view(np.uint8), y.view(np.uint8)])
+
+
+@pytest.mark.parametrize(
+    ("body", "offset"),
+    [
+        ("float a[8]; a[0] = x[i]; y[i] = a[1];", 4),
+        ("int a[4]; a[i & 3] = 1; y[i] = (float)a[(i + 1) & 3];", None),
+        ("float s; float* p = &s; y[i] = *p;", 0),
+        ("float v; v += x[i]; y[i] = v;", None),  # a compound assignment reads first
+    ],
+)
+def test_uninitialized_private_reads(body: str, offset: int | None) -> None:
+    rng = np.random.default_rng(4)
+    src = f"__kernel void k(__global const float* x, __global float* y) {{ const int i = get_global_id(0); {body} }}"
+    x, y = _f32(rng), np.zeros(N, np.float32)
+    f = _fault(src, [x.view(np.uint8), y.view(np.uint8)])
+    assert f.check == "uninitialized_private"
+    assert f.work_items == N
+    if offset is not None:
+        assert f.address == offset
+
+
+# -- uninitialized __global -------------------------------------------------------------------------------------------
+
+COPY = """
+__kernel void k(__global const float* x, __global float* y)
+{
+    const int i = get_global_id(0);
+    y[i] = x[i];
+}
+"""
+
+
+def test_a_global_buffer_read_where_nothing_wrote() -> None:
+    rng = np.random.default_rng(5)
+    x, y = _f32(rng), np.zeros(N, np.float32)
+    flags = np.ones(x.nbytes, dtype=bool)
+    flags[40:48] = False  # elements 10 and 11
+    f = _fault(COPY, [GlobalBuffer(x.view(np.uint8), initialized=flags), y.view(np.uint8)])
+    assert (f.check, f.line, f.work_item, f.address, f.work_items, f.address_range) == (
+        "uninitialized_global",
+        5,
+        (10, 0, 0),
+        40,
+        2,
+        (40, 44),
+    )
+
+
+def test_a_kernels_stores_initialize_and_are_reported_back() -> None:
+    rng = np.random.default_rng(6)
+    x, y = _f32(rng), np.zeros(N, np.float32)
+    unset = np.zeros(y.nbytes, dtype=bool)
+    out = GlobalBuffer(y.view(np.uint8), initialized=unset)
+    _run(COPY.replace("y[i] = x[i];", "if (i < 20) y[i] = x[i];"), [x.view(np.uint8), out])
+    assert unset[: 20 * 4].all() and not unset[20 * 4 :].any()
+    _run(COPY.replace("y[i] = x[i];", "y[i] = x[i]; y[i] += 1.0f;"), [x.view(np.uint8), out])  # store, then read
+
+
+def test_initialized_ranges_of_a_simulated_buffer() -> None:
+    buf = Buffer(0, MemoryKind.DEVICE, 100, None, True)
+    buf.unset = [(0, 100)]
+    buf.mark_written(10, 20)
+    assert buf.unset == [(0, 10), (20, 100)]
+    flags = np.zeros(30, dtype=bool)
+    flags[5:8] = True
+    flags[20:] = True
+    buf.mark_flags(0, flags)
+    assert buf.unset == [(0, 5), (8, 10), (30, 100)]
+    got = buf.initialized(0, 12)
+    assert got is not None and got.tolist() == [False] * 5 + [True] * 3 + [False] * 2 + [True] * 2
+    buf.mark_written(0, 100)
+    assert buf.unset is None and buf.initialized(0, 100) is None
+
+
+# -- access flags and NULL on the executor ---------------------------------------------------------------------------
+
+
+def test_access_flags_on_the_executor() -> None:
+    rng = np.random.default_rng(7)
+    x, y = _f32(rng), np.zeros(N, np.float32)
+    f = _fault(COPY, [x.view(np.uint8), GlobalBuffer(y.view(np.uint8), "read_only")])
+    assert (f.check, f.line, f.address, f.work_items) == ("write_to_read_only", 5, 0, N)
+    f = _fault(COPY, [GlobalBuffer(x.view(np.uint8), "write_only"), y.view(np.uint8)])
+    assert (f.check, f.line, f.address, f.work_items, f.address_range) == (
+        "read_from_write_only",
+        5,
+        0,
+        N,
+        (0, 4 * (N - 1)),
+    )
+    _run(COPY, [GlobalBuffer(x.view(np.uint8), "read_only"), GlobalBuffer(y.view(np.uint8), "write_only")])
+    assert np.array_equal(x, y)
+    with pytest.raises(ValueError, match="access"):
+        GlobalBuffer(x.view(np.uint8), "readonly")  # type: ignore[arg-type]
+
+
+def test_a_null_buffer_argument() -> None:
+    rng = np.random.default_rng(8)
+    x, y = _f32(rng), np.zeros(N, np.float32)
+    f = _fault(COPY, [None, y.view(np.uint8)])
+    assert (f.check, f.line, f.work_item, f.address, f.work_items, f.address_range) == (
+        "null_pointer",
+        5,
+        (0, 0, 0),
+        0,
+        N,
+        (0, 4 * (N - 1)),
+    )
+    f = _fault(COPY, [x.view(np.uint8), None], checks=False)  # no memory to write: a finding even unchecked
+    assert f.check == "null_pointer"
+    guarded = COPY.replace("y[i] = x[i];", "y[i] = x ? x[i] : -1.0f; if (x == 0) y[i] -= 1.0f;")
+    _run(guarded, [None, y.view(np.uint8)])
+    assert (y == -2.0).all()
+
+
+def test_a_pointer_null_in_some_work_items() -> None:
+    rng = np.random.default_rng(9)
+    src = """
+__kernel void k(__global const float* x, __global float* y)
+{
+    const int i = get_global_id(0);
+    __global float* out = 0;
+    if (i % 2 == 0)
+        out = y;
+    if (out)
+        out[i] = x[i];
+    if (i < 8)
+        out[i] = 0.0f;
+}
+"""
+    x, y = _f32(rng), np.full(N, np.nan, np.float32)
+    f = _fault(src, [x.view(np.uint8), y.view(np.uint8)])
+    assert (f.check, f.line, f.work_item, f.address, f.work_items) == ("null_pointer", 11, (1, 0, 0), 4, 4)
+    assert np.array_equal(y[::2], x[::2]) and np.isnan(y[1::2]).all()
+
+
+# -- through the HAL --------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def ctx() -> Iterator[wia.Context]:
+    wia.set_backend("sim", hardware="wia-tiny")
+    context = wia.create_context()
+    try:
+        yield context
+    finally:
+        for c in list(runtime().contexts):
+            c.destroy()
+
+
+def _upload(ctx: wia.Context, data: np.ndarray, access: wia.MemoryAccess = wia.MemoryAccess.READ_WRITE) -> wia.Memory:
+    raw = data.reshape(-1).view(np.uint8)
+    staging = wia.alloc(ctx, raw.size, wia.MemoryType.HOST)
+    wia.memory_ptr(staging)[:] = raw
+    mem = wia.alloc(ctx, raw.size, access=access)
+    wia.copy_async(staging, mem, raw.size)
+    return mem
+
+
+def _download(ctx: wia.Context, mem: wia.Memory) -> np.ndarray:
+    staging = wia.alloc(ctx, mem.size, wia.MemoryType.HOST)
+    wia.copy_async(mem, staging, mem.size)
+    wia.context_synchronize(ctx)
+    return wia.memory_ptr(staging).copy().view(np.float32)
+
+
+CONFIG = wia.LaunchConfig(global_size=N, local_size=16)
+
+
+def test_hal_memory_access(ctx: wia.Context) -> None:
+    rng = np.random.default_rng(10)
+    x = _f32(rng)
+    kernel = wia.compile_kernel(ctx, COPY, "k")
+    src = _upload(ctx, x, wia.MemoryAccess.READ_ONLY)
+    dst = wia.alloc(ctx, x.nbytes, access=wia.MemoryAccess.WRITE_ONLY)
+    assert (src.access, dst.access) == (wia.MemoryAccess.READ_ONLY, wia.MemoryAccess.WRITE_ONLY)
+    wia.launch_kernel(kernel, CONFIG, src, dst)
+    assert np.array_equal(_download(ctx, dst), x)  # the host reads write-only memory
+    with pytest.raises(wia.InvalidMemoryError, match="write to read-only __global buffer") as info:
+        wia.launch_kernel(kernel, CONFIG, _upload(ctx, x), src)
+    assert getattr(info.value.cause, "check", None) == "write_to_read_only"
+    with pytest.raises(wia.InvalidMemoryError, match="read of write-only"):
+        wia.launch_kernel(kernel, CONFIG, dst, _upload(ctx, x))
+    assert wia.alloc(ctx, 16, access="read_only").access is wia.MemoryAccess.READ_ONLY
+    with pytest.raises(wia.InvalidValueError, match="MemoryAccess"):
+        wia.alloc(ctx, 16, access="rw")  # type: ignore[arg-type]
+
+
+def test_hal_uninitialized_device_memory(ctx: wia.Context) -> None:
+    rng = np.random.default_rng(11)
+    x = _f32(rng)
+    kernel = wia.compile_kernel(ctx, COPY, "k")
+    fresh = wia.alloc(ctx, x.nbytes)
+    out = wia.alloc(ctx, x.nbytes)
+    with pytest.raises(wia.InvalidMemoryError, match="read of uninitialized __global buffer") as info:
+        wia.launch_kernel(kernel, CONFIG, fresh, out)
+    assert getattr(info.value.cause, "work_items", None) == N
+    half = _upload(ctx, x[: N // 2])  # a copy initializes what it writes, no more
+    staging = wia.alloc(ctx, x.nbytes // 2, wia.MemoryType.HOST)
+    wia.memory_ptr(staging)[:] = x[: N // 2].view(np.uint8)
+    wia.copy_async(staging, fresh, x.nbytes // 2)
+    with pytest.raises(wia.InvalidMemoryError) as info:
+        wia.launch_kernel(kernel, CONFIG, fresh, out)
+    assert getattr(info.value.cause, "address", None) == x.nbytes // 2
+    del half
+    wia.launch_kernel(kernel, CONFIG, _upload(ctx, x), fresh)  # a kernel's stores initialize
+    wia.launch_kernel(kernel, CONFIG, fresh, out)
+    assert np.array_equal(_download(ctx, out), x)
+    zeros = wia.zeros(N, ctx=ctx)  # an op's output
+    wia.launch_kernel(kernel, CONFIG, zeros, out)
+    with pytest.raises(wia.InvalidMemoryError):
+        wia.launch_kernel(kernel, CONFIG, wia.empty(N, ctx=ctx), out)
+    unified = wia.alloc(ctx, x.nbytes, wia.MemoryType.UNIFIED)
+    if ctx.device.capabilities.supports_unified_memory:
+        wia.memory_ptr(unified)[:] = x.view(np.uint8)  # the host writes through its view
+        wia.launch_kernel(kernel, CONFIG, unified, out)
+
+
+def test_hal_without_kernel_checks_nothing_is_tracked() -> None:
+    wia.set_backend("sim", hardware="wia-tiny", kernel_checks=False)
+    ctx = wia.create_context()
+    try:
+        kernel = wia.compile_kernel(ctx, COPY, "k")
+        wia.launch_kernel(kernel, CONFIG, wia.alloc(ctx, 4 * N), wia.alloc(ctx, 4 * N))
+    finally:
+        wia.destroy_context(ctx)
+
+
+def test_hal_null_arguments(ctx: wia.Context) -> None:
+    kernel = wia.compile_kernel(ctx, COPY, "k")
+    out = wia.alloc(ctx, 4 * N)
+    wia.set_kernel_arg(kernel, 0, None)
+    with pytest.raises(wia.InvalidMemoryError, match="through a NULL pointer") as info:
+        wia.launch_kernel(kernel, CONFIG, None, out)
+    assert getattr(info.value.cause, "check", None) == "null_pointer"
+    scalar = wia.compile_kernel(ctx, "__kernel void s(__global float* y, const int n) { y[0] = n; }", "s")
+    with pytest.raises(wia.InvalidValueError):
+        wia.set_kernel_arg(scalar, 1, None)
+
+
+def test_hal_tensors_take_an_access_flag(ctx: wia.Context) -> None:
+    rng = np.random.default_rng(12)
+    x = _f32(rng)
+    kernel = wia.compile_kernel(ctx, COPY, "k")
+    weights = wia.tensor(x, ctx=ctx, access=wia.MemoryAccess.READ_ONLY)
+    out = wia.empty(N, ctx=ctx, access="write_only")
+    assert (weights.memory.access, out.memory.access) == (wia.MemoryAccess.READ_ONLY, wia.MemoryAccess.WRITE_ONLY)
+    wia.launch_kernel(kernel, CONFIG, weights, out)
+    assert np.array_equal(out.numpy(), x)  # the host reads write-only memory
+    with pytest.raises(wia.InvalidMemoryError, match="write to read-only"):
+        wia.launch_kernel(kernel, CONFIG, wia.tensor(x, ctx=ctx), weights)
+    with pytest.raises(wia.InvalidValueError, match="MemoryAccess"):
+        wia.empty(N, ctx=ctx, access=1)  # type: ignore[arg-type]
