@@ -937,15 +937,15 @@ class _Executor:
         for prefix in ("native_", "half_"):
             if base.startswith(prefix):
                 base = base[len(prefix) :]
+        if name in tables.FUNCTIONS:
+            r = tables.call_table(name, values)
+            self.count(tables.op_kind(name, values), mask, max(v.t.width for v in values))
+            return r
         if base in builtins.MATH_FUNCTIONS:
             r = builtins.call_math(base, values)
             kind = "special_ops" if base in builtins.SPECIAL else self._kind(r.t)
             width = max(v.t.width for v in values)
             self.count(kind, mask, width)
-            return r
-        if name in tables.FUNCTIONS:
-            r = tables.call_table(name, values)
-            self.count(tables.op_kind(name, values), mask, max(v.t.width for v in values))
             return r
         raise UnsupportedKernel(f"line {_line(node)}: built-in '{name}' is not supported by the executor")
 

@@ -179,14 +179,17 @@ def _geometric_call(name: str, args: list[Value]) -> Value:
     s = np.sum(x * x, axis=-1) if t.width > 1 else x * x
     if name in ("distance", "fast_distance", "fast_length"):
         return Value(t.scalar, _round(np.sqrt(s), t.scalar))
-    # fast_normalize, and normalize's special cases (OpenCL C 1.2, 6.12.5): all zeros give the vector back; an
-    # infinite element gives +-1 there and 0 elsewhere
+    # fast_normalize, with normalize's special cases (as OpenCL C 2.0 spells them out): all zeros give the vector
+    # back; with an infinite element, the vector of +-1 there and 0 elsewhere is normalized
     inf = np.isinf(x)
     any_inf = inf.any(axis=-1, keepdims=True) if t.width > 1 else inf
     n = np.sqrt(s)[..., None] if t.width > 1 else np.sqrt(s)
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.where(n == 0, x, x / n)
-    r = np.where(any_inf, np.where(inf, np.copysign(1.0, x), 0.0 * x), r)
+    replaced = np.where(inf, np.copysign(1.0, x), 0.0 * x)
+    norm = np.sqrt(np.sum(replaced * replaced, axis=-1, keepdims=True)) if t.width > 1 else np.abs(replaced)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(any_inf, replaced / norm, r)
     return Value(t, _round(r, t))
 
 
@@ -280,12 +283,13 @@ _remquo_lanes = np.frompyfunc(_remquo, 2, 2)
 
 
 def _lgamma_sign(x: Array) -> Array:
-    """The sign of Gamma(x) that ``lgamma_r`` stores: +1 for x > 0 and at poles that are negative integers,
-    copysign(1, x) at +-0, the sign by floor(x)'s parity between the negative integers, 0 for NaN."""
+    """The sign of Gamma(x) that ``lgamma_r`` stores: +1 for x > 0, at the poles that are negative integers (as
+    glibc and Oclgrind; PoCL 3.1 stores -1 at -1) and for NaN, copysign(1, x) at +-0, the sign by floor(x)'s
+    parity between the negative integers."""
     fl = np.floor(x)
     neg = np.where(np.fmod(fl, 2.0) != 0, -1, 1)
     s = np.where(x > 0, 1, np.where(x == 0, np.where(np.signbit(x), -1, 1), np.where(fl == x, 1, neg)))
-    return np.where(np.isnan(x), 0, np.where(np.isinf(x), 1, s))
+    return np.where(np.isnan(x) | np.isinf(x), 1, s)
 
 
 def call_pointer_out(name: str, args: list[Value], out_t: CType) -> tuple[Value, Value]:
@@ -375,7 +379,7 @@ FUNCTIONS: dict[str, Callable[[str, list[Value]], Value]] = {
         _int_call,
     ),
     **dict.fromkeys("degrees radians sign mix step smoothstep".split(), _common_call),  # noqa: SIM905
-    **dict.fromkeys("distance fast_distance fast_length fast_normalize".split(), _geometric_call),  # noqa: SIM905
+    **dict.fromkeys("distance fast_distance fast_length fast_normalize normalize".split(), _geometric_call),  # noqa: SIM905
     **dict.fromkeys(
         """isequal isnotequal isgreater isgreaterequal isless islessequal islessgreater isordered isunordered
         isfinite isinf isnan isnormal signbit""".split(),  # noqa: SIM905
@@ -386,7 +390,7 @@ FUNCTIONS: dict[str, Callable[[str, list[Value]], Value]] = {
 }
 """The value-only built-ins of this module, by name."""
 
-_SPECIAL = frozenset({"distance", "fast_distance", "fast_length", "fast_normalize", "sincos", "lgamma_r"})
+_SPECIAL = frozenset({"distance", "fast_distance", "fast_length", "fast_normalize", "normalize", "sincos", "lgamma_r"})
 
 
 def call_table(name: str, args: list[Value]) -> Value:
