@@ -1011,6 +1011,7 @@ _TABLE_CALLS = {
     **dict.fromkeys(("fract", "modf", "sincos"), "{}(x, p)"),
     **dict.fromkeys(("frexp", "lgamma_r"), "{}(x, ip)"),
     "remquo": "remquo(x, x, ip)",
+    "cross": "cross((float4)(x), (float4)(x))",
     "nan": "nan(1u)",
     **dict.fromkeys(("upsample",), "upsample(1, 2u)"),
     **dict.fromkeys(("any", "all"), "{}(1)"),

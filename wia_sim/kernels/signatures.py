@@ -86,10 +86,6 @@ def _table() -> dict[str, _Builtin]:
     for name in ("clamp", "select"):
         table[name] = _Builtin(3, 3, "first")
     table["abs"] = _Builtin(1, 1, "ugentype")
-    table["dot"] = _Builtin(2, 2, "scalar")
-    table["length"] = _Builtin(1, 1, "scalar")
-    table["normalize"] = _Builtin(1, 1, "first")
-    table["cross"] = _Builtin(2, 2, "first")
     # integer functions beyond the list: the kernel corpus (tests/kernels/corpus/uint_hash.cl) uses them
     table["rotate"] = _Builtin(2, 2, "first")
     table["popcount"] = _Builtin(1, 1, "first")

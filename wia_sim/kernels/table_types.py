@@ -44,7 +44,8 @@ TABLE_FUNCTIONS: dict[str, tuple[int, int]] = {
     "mix": (3, 3),
     "step": (2, 2),
     "smoothstep": (3, 3),
-    **dict.fromkeys(("distance", "fast_distance"), (2, 2)),
+    **dict.fromkeys(("distance", "fast_distance", "dot", "cross"), (2, 2)),
+    **dict.fromkeys(("length", "normalize"), (1, 1)),
     **dict.fromkeys(_RELATIONAL2, (2, 2)),
     **dict.fromkeys(_RELATIONAL1, (1, 1)),
     **dict.fromkeys(("any", "all", "vec_step"), (1, 1)),
@@ -177,7 +178,10 @@ def _geometric(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: 
     if r.kind == "vector" and r.width > 4:
         error(node, f"built-in function '{name}' takes {what}, not '{r.type_name}'")
         return UNKNOWN
-    if name == "fast_normalize" or r.kind == "unknown":
+    if name == "cross" and _known(r) and r.width not in (3, 4):
+        error(node, f"built-in function 'cross' takes {r.name}3 or {r.name}4 arguments, not '{r.type_name}'")
+        return UNKNOWN
+    if name in ("fast_normalize", "normalize", "cross") or r.kind == "unknown":
         return r
     return TypeInfo("scalar", r.name)
 
@@ -235,7 +239,7 @@ def check_table_call(
         return _float_common(name, args, types, error, node, {0})
     if name == "smoothstep":
         return _float_common(name, args, types, error, node, {0, 1})
-    if name in ("distance", "fast_distance", "fast_length", "fast_normalize"):
+    if name in ("distance", "fast_distance", "fast_length", "fast_normalize", "dot", "cross", "length", "normalize"):
         return _geometric(name, args, types, error, node)
     if name in _RELATIONAL2 or name in _RELATIONAL1:
         if not _need(name, "a floating-point scalar or vector", _FLOATS, args, types, error):

@@ -310,6 +310,7 @@ def call_pointer_out(name: str, args: list[Value], out_t: CType) -> tuple[Value,
             return Value(t, _round(frac, t)), Value(out_t, _round(whole, out_t))
         if name == "frexp":
             m, e = np.frexp(x64)
+            e = np.where(np.isfinite(x64), e, 0)  # frexp(+-inf) and frexp(NaN) store 0; NumPy leaves junk
             return Value(t, _round(m, t)), Value(out_t, np.asarray(e).astype(out_t.dtype))
         if name == "sincos":
             return Value(t, _round(np.sin(x64), t)), Value(out_t, _round(np.cos(x64), out_t))
