@@ -678,3 +678,43 @@ def test_wrong_arguments_are_build_errors(ctx: wia.Context, source: str, message
     with pytest.raises(wia.CompileError, match=message) as info:
         wia.compile_kernel(ctx, src, "k")
     assert "kernel.cl:2:" in str(info.value)
+
+
+def test_vec_step_of_a_type_name(ctx: wia.Context) -> None:
+    src = """__kernel void k(__global int* o) { o[0] = vec_step(float4); o[1] = vec_step(int3);
+        o[2] = vec_step(uchar16) + vec_step( short ); }"""
+    (o,) = launch(ctx, src, [], [(np.int32, (3,))], 1)
+    np.testing.assert_array_equal(o, [4, 4, 17])
+
+
+CONSTANT_CALLS = [
+    ("mul_hi(-1L, -1L)", 0), ("mul_hi(0xFFFFFFFFFFFFFFFFUL, 2UL)", 1), ("upsample(-1, 5u)", -4294967291),
+    ("add_sat(2147483647, 1)", 2147483647), ("abs_diff(-2147483647 - 1, 2147483647)", 4294967295),
+    ("sub_sat(0u, 1u)", 0), ("mad_sat(-2147483647 - 1, 2, 0)", -2147483648), ("rotate((uchar)0x81, (uchar)1)", 3),
+    ("hadd(-3, 0)", -2), ("rhadd(-3, 0)", -1), ("mad_hi(-1L, 5L, 7L)", 6), ("mul24(5000, -7000)", -35000000),
+    ("isless(1.0f, 2.0f)", 1), ("isnan(NAN)", 1), ("signbit(-0.0f)", 1), ("any((int2)(0, -1))", 1),
+    ("all((char2)(-1, 1))", 0), ("clz((ushort)1)", 15), ("popcount(-1L)", 64),
+    ("as_long(mad_sat(0xFFFFFFFFFFFFFFFFUL, 3UL, 1UL))", -1), ("add_sat(-9223372036854775807L, -5L)", -(2**63)),
+]  # fmt: skip
+
+
+def test_calls_on_constants(ctx: wia.Context) -> None:
+    """Arguments the same in every work-item (0-d lanes) compute as per-lane ones do, 64-bit results included."""
+    body = " ".join(f"o[{k}] = {call};" for k, (call, _) in enumerate(CONSTANT_CALLS))
+    (o,) = launch(ctx, f"__kernel void k(__global long* o) {{ {body} }}", [], [(np.int64, (len(CONSTANT_CALLS),))], 1)
+    for (call, want), got in zip(CONSTANT_CALLS, o.tolist(), strict=True):
+        assert got == want, f"{call} = {got}, want {want}"
+
+
+def test_double_forms_with_cl_khr_fp64(ctx: wia.Context) -> None:
+    src = """#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+    __kernel void k(__global double* o, __global long* l) {
+        double3 a = (double3)(1.0, 2.0, 3.0), b = (double3)(4.0, -5.0, 6.0);
+        o[0] = dot(a, b); o[1] = length(a); o[2] = distance(a, b); o[3] = cross(a, b).x; o[4] = normalize(a).z;
+        long2 m = isless((double2)(1.0, 3.0), (double2)(2.0, 2.0)); l[0] = m.x; l[1] = m.y; l[2] = isnan(nan(5ul));
+        o[5] = mix(1.0, 3.0, 0.25); o[6] = smoothstep(0.0, 2.0, 1.0); int e; o[7] = frexp(12.0, &e); l[3] = e;
+        double ip; o[8] = fract(-2.25, &ip); o[9] = ip; l[4] = vec_step(a); }"""
+    o, l_ = launch(ctx, src, [], [(np.float64, (10,)), (np.int64, (5,))], 1)
+    want = [12.0, math.sqrt(14), math.sqrt(67), 27.0, 3 / math.sqrt(14), 1.5, 0.5, 0.75, 0.75, -3.0]
+    np.testing.assert_allclose(o, want, rtol=2e-16)
+    np.testing.assert_array_equal(l_, [-1, 0, 1, 4, 4])

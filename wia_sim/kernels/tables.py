@@ -95,16 +95,22 @@ def _exact(a: Array, t: CType) -> Array:
     return np.asarray(a).astype(object)
 
 
+def _lanes(x: Any) -> Array:
+    """NumPy on 0-d object arrays returns bare Python ints, which may not fit int64: back into an array."""
+    return x if isinstance(x, np.ndarray) else np.asarray(x, dtype=object)
+
+
 def _wrap(x: Array, t: CType) -> Array:
     """Exact integers to ``t`` modulo 2**bits (C's conversion)."""
     bits = _bits(t)
-    u = np.asarray(np.asarray(x) % (1 << bits)).astype(np.uint64)
+    u = np.asarray(_lanes(x) % (1 << bits)).astype(np.uint64)
     return u.astype(_same(t, _UNSIGNED.get(t.name, t.name)).dtype).view(t.dtype)
 
 
 def _saturate(x: Array, t: CType) -> Array:
     info = np.iinfo(t.dtype)
-    return _wrap(np.minimum(np.maximum(x, info.min), info.max), t)
+    low = np.maximum(_lanes(x), int(info.min))
+    return _wrap(np.minimum(_lanes(low), int(info.max)), t)
 
 
 # -- Table 6.10: integer functions
