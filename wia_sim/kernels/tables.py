@@ -2,8 +2,8 @@
 arguments and ``nan`` (Table 6.8), the integer functions (Table 6.10), the common (6.11), geometric (6.13) and
 relational (6.14) functions, half stores with rounding modes (6.12.7) and ``shuffle``/``shuffle2`` (6.12.12).
 
-Integers are exact on the type's width: types up to 16 bits compute in int64, 32- and 64-bit ones in Python ints
-(object arrays), then wrap or saturate as C does. Floats compute in float64 and round once to the argument type.
+Integers are exact on the type's width: types up to 32 bits compute in int64 (uint64 for uint products), 64-bit
+ones in Python ints (object arrays), then wrap or saturate as C does. Floats compute in float64 and round once to the argument type.
 The executor stores what a pointer-argument function returns through its pointer (``POINTER_OUT``), so those
 writes are checked and counted as any store.
 """
@@ -88,10 +88,14 @@ def _bits(t: CType) -> int:
     return int(t.dtype.itemsize) * 8
 
 
-def _exact(a: Array, t: CType) -> Array:
-    """Integer lanes as values that do not overflow: int64 for types up to 16 bits, Python ints above."""
-    if _bits(t) <= 16:
+def _exact(a: Array, t: CType, product: bool) -> Array:
+    """Integer lanes as values the operation cannot overflow: int64 up to 32 bits (uint64 for products of uint,
+    which are below 2**64 even with an addend), Python ints for 64-bit types."""
+    bits = _bits(t)
+    if bits <= 16 or (bits == 32 and not (product and t.kind == "uint")):
         return np.asarray(a, dtype=np.int64)
+    if bits == 32:
+        return np.asarray(a, dtype=np.uint64)
     return np.asarray(a).astype(object)
 
 
@@ -119,7 +123,7 @@ def _saturate(x: Array, t: CType) -> Array:
 def _int_call(name: str, args: list[Value]) -> Value:
     t = _gentype(args)
     raw = [_arr(v, t) for v in args]
-    x = [_exact(a, t) for a in raw]
+    x = [_exact(a, t, name in ("mul_hi", "mad_hi", "mad_sat")) for a in raw]
     bits = _bits(t)
     if name == "abs_diff":
         u = _same(t, _UNSIGNED.get(t.name, t.name))
