@@ -3,7 +3,8 @@ arguments and ``nan`` (Table 6.8), the integer functions (Table 6.10), the commo
 relational (6.14) functions, half stores with rounding modes (6.12.7) and ``shuffle``/``shuffle2`` (6.12.12).
 
 Integers are exact on the type's width: types up to 32 bits compute in int64 (uint64 for uint products), 64-bit
-ones in Python ints (object arrays), then wrap or saturate as C does. Floats compute in float64 and round once to the argument type.
+ones in Python ints (object arrays), then wrap or saturate as C does. Floats compute in float64 and round once
+to the argument type.
 The executor stores what a pointer-argument function returns through its pointer (``POINTER_OUT``), so those
 writes are checked and counted as any store.
 """
