@@ -99,11 +99,16 @@ INT_CALLS = {
     "clz": "clz(a[i])",
     "popcount": "popcount(a[i])",
     "rotate": "rotate(a[i], b[i])",
+    "max_scalar": "max(a[i], k[2 * i])",
+    "min_scalar": "min(a[i], k[2 * i])",
+    "clamp_scalar": "clamp(a[i], min(k[2 * i], k[2 * i + 1]), max(k[2 * i], k[2 * i + 1]))",
 }
+"""Calls per integer type; ``k`` holds scalars for the forms with scalar bounds (Table 6.10's sgentype)."""
 
 
-def _int_refs(a: np.ndarray, b: np.ndarray, c: np.ndarray, dt: Any) -> dict[str, np.ndarray]:
+def _int_refs(a: np.ndarray, b: np.ndarray, c: np.ndarray, k: np.ndarray, dt: Any) -> dict[str, np.ndarray]:
     bits = np.dtype(dt).itemsize * 8
+    k0, k1 = k[0::2, None], k[1::2, None]
     x, y, z = _obj(a), _obj(b), _obj(c)
     lo, hi = np.minimum(y, z), np.maximum(y, z)
     u = [np.asarray(v).astype(object) % (1 << bits) for v in (a, b)]
@@ -125,6 +130,9 @@ def _int_refs(a: np.ndarray, b: np.ndarray, c: np.ndarray, dt: Any) -> dict[str,
         "clz": _wrap(_clz(u[0], bits), dt),
         "popcount": _wrap(np.vectorize(lambda v: int(v).bit_count(), otypes=[object])(u[0]), dt),
         "rotate": _wrap(rot, dt),
+        "max_scalar": np.maximum(a, k0),
+        "min_scalar": np.minimum(a, k0),
+        "clamp_scalar": np.minimum(np.maximum(a, np.minimum(k0, k1)), np.maximum(k0, k1)),
     }
 
 
@@ -135,19 +143,20 @@ def test_integer_functions_on_every_type_and_width(ctx: wia.Context, tname: str,
     rng = np.random.default_rng()
     mw = _mem_width(width)
     a, b, c = (_int_draw(rng, dt, (N, mw), k) for k in (0, 3, 5))
+    k = _int_draw(rng, dt, (2 * N,), 1)
     t = _tname(tname, width)
-    body = " ".join(f"o[{k} * {N} + i] = {call};" for k, call in enumerate(INT_CALLS.values()))
+    body = " ".join(f"o[{j} * {N} + i] = {call};" for j, call in enumerate(INT_CALLS.values()))
     body = body.replace("as_T(", f"as_{t}(")
     src = f"""__kernel void k(__global const {t}* a, __global const {t}* b, __global const {t}* c,
-        __global {t}* o) {{ int i = get_global_id(0); {body} }}"""
-    (got,) = launch(ctx, src, [a, b, c], [(dt, (len(INT_CALLS), N, mw))], N)
-    refs = _int_refs(a, b, c, dt)
-    for k, name in enumerate(INT_CALLS):
+        __global const {tname}* k, __global {t}* o) {{ int i = get_global_id(0); {body} }}"""
+    (got,) = launch(ctx, src, [a, b, c, k], [(dt, (len(INT_CALLS), N, mw))], N)
+    refs = _int_refs(a, b, c, k, dt)
+    for j, name in enumerate(INT_CALLS):
         want = refs[name][:, :width]
-        bad = np.flatnonzero((got[k][:, :width] != want).any(axis=1))
+        bad = np.flatnonzero((got[j][:, :width] != want).any(axis=1))
         assert bad.size == 0, (
             f"{name}({t}): {bad.size} lanes off; e.g. a={a[bad[0]][:width]} b={b[bad[0]][:width]} "
-            f"c={c[bad[0]][:width]}: got {got[k][bad[0]][:width]}, want {want[bad[0]]}"
+            f"c={c[bad[0]][:width]}: got {got[j][bad[0]][:width]}, want {want[bad[0]]}"
         )
 
 
@@ -495,14 +504,14 @@ def test_geometric_functions(ctx: wia.Context, width: int) -> None:
 # ---------------------------------------------------------------------------------------------- Table 6.15, 6.12.12
 
 
-VLOAD_TYPES = ["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float"]
+VLOAD_TYPES = ["char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double"]
 
 
 @pytest.mark.parametrize("tname", VLOAD_TYPES)
 def test_vload_vstore_every_width_and_space(ctx: wia.Context, tname: str) -> None:
-    dt = INTS.get(tname, np.float32)
+    dt = INTS.get(tname, np.float64 if tname == "double" else np.float32)
     rng = np.random.default_rng()
-    src_data = rng.integers(-100, 100, 512).astype(dt) if tname != "float" else rng.uniform(-9, 9, 512).astype(dt)
+    src_data = rng.integers(-100, 100, 512).astype(dt) if tname in INTS else rng.uniform(-9, 9, 512).astype(dt)
     lines = []
     for w in (2, 3, 4, 8, 16):
         off = f"(i + {w % 5})"  # odd offsets: element offsets are offset * n
@@ -511,7 +520,8 @@ def test_vload_vstore_every_width_and_space(ctx: wia.Context, tname: str) -> Non
         lines.append(f"vstore{w}(vload{w}({off}, ca), {off}, lo + {w} * 0); barrier(CLK_LOCAL_MEM_FENCE);")
         lines.append(f"vstore{w}(vload{w}({off}, lo), {off}, c{w}); barrier(CLK_LOCAL_MEM_FENCE); }}")
     outs = ", ".join(f"__global {tname}* c{w}" for w in (2, 3, 4, 8, 16))
-    src = f"""__kernel void k(__global const {tname}* a, __constant {tname}* ca, __global {tname}* g,
+    src = f"""#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+    __kernel void k(__global const {tname}* a, __constant {tname}* ca, __global {tname}* g,
         __global {tname}* h, {outs}) {{ int i = get_global_id(0); {tname} pr[40]; __local {tname} lo[512];
         {" ".join(lines)} }}"""
     shape = (512,)
