@@ -1840,7 +1840,7 @@ def _ref_shuffle_masks(i: Inputs) -> dict[str, np.ndarray]:
     third = np.hstack([take(y, m[:, [3, 7]] & 3), take(yx, m[:, [0, 2, 4, 6]] & 7), take(x, m[:, [1, 1]] & 3)])
     of = np.stack([take(x, m & 3), take(xy, m & 7), third], axis=1).reshape(-1, 8)
     ob = np.stack([take(b, bm.astype(np.int64) & 15), take(np.hstack([b, bm]), b.astype(np.int64) & 31)], axis=1)
-    return {"of": of, "ob": ob.reshape(-1, 16), "steps": np.full(x.shape[0], 841, np.int32)}
+    return {"of": of, "ob": ob.reshape(-1, 16), "steps": np.full(x.shape[0], 4841, np.int32)}
 
 
 def _make_common_mix_step(rng: np.random.Generator) -> Launch:
@@ -2538,7 +2538,7 @@ CASES: list[KernelCase] = [
         "shuffle_masks.cl",
         "shuffle_masks",
         "shuffle and shuffle2 on float4 with uint8/uint2/uint4 masks over the whole uint range (only the low bits "
-        "count), on uchar16 with uchar16 masks; vec_step",
+        "count), on uchar16 with uchar16 masks; vec_step of values and of a type name",
         _make_shuffle_masks,
         _ref_shuffle_masks,
         {"of": exact("shuffles copy elements"), "ob": exact(), "steps": exact()},
