@@ -34,6 +34,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from pathlib import Path
 from typing import Any, Literal, NamedTuple, get_args
 
@@ -1443,6 +1444,507 @@ def _ref_ndrange_info(i: Inputs) -> dict[str, np.ndarray]:
     return {"info": info}
 
 
+# -- OpenCL C 1.2 section 6.12 built-in tables (issue 16)
+
+
+def _int_full(rng: np.random.Generator, dtype: Any, shape: Any) -> np.ndarray:
+    """Integers over the type's whole range, with its edges (MIN, MAX, 0, 1, -1 or MAX - 1) in the first lanes."""
+    info = np.iinfo(dtype)
+    a = rng.integers(info.min, info.max, shape, dtype=dtype, endpoint=True)
+    edges = [info.min, info.max, 0, 1, -1 if info.min < 0 else info.max - 1, info.min + 1]
+    flat = a.reshape(-1)
+    flat[: 3 * len(edges)] = np.array([edges[k % len(edges)] for k in range(3 * len(edges))], dtype=object)
+    rng.shuffle(flat[: 6 * len(edges)])
+    return a
+
+
+def _int_out(shape: Any, dtype: type[np.generic]) -> Buffer:
+    """An output of any integer type filled with 0x5A bytes (a recognizable value for every width)."""
+    return Buffer(np.full(np.prod(shape) * np.dtype(dtype).itemsize, 0x5A, np.uint8).view(dtype).reshape(shape), "out")
+
+
+def _half_out(shape: Any) -> Buffer:
+    return Buffer(np.full(shape, np.nan, np.float16), "out")
+
+
+def _py(a: np.ndarray) -> np.ndarray:
+    """Python ints, for exact integer references."""
+    return np.asarray(a).astype(object)
+
+
+def _wrap_to(x: np.ndarray, dtype: Any) -> np.ndarray:
+    bits = np.dtype(dtype).itemsize * 8
+    return np.asarray(np.asarray(x) % (1 << bits)).astype(np.uint64).astype(dtype)
+
+
+def _sat_to(x: np.ndarray, dtype: Any) -> np.ndarray:
+    info = np.iinfo(dtype)
+    return np.minimum(np.maximum(x, int(info.min)), int(info.max)).astype(dtype)
+
+
+def _make_fract_modf_frexp(rng: np.random.Generator) -> Launch:
+    n = 64 * int(rng.integers(2, 8))
+    x = (rng.standard_normal((n, 4)) * np.exp2(rng.integers(-20, 40, (n, 4)))).astype(np.float32)
+    edges = [0.0, -0.0, -1e-10, 1e-10, 3.0, -3.0, 0.5, -0.5, 1e30, -1e30, 2.0**-126, -(2.0**-126), 1e-40, -3e-39]
+    x.reshape(-1)[: len(edges)] = edges
+    args = {
+        "x": Buffer(x),
+        "parts": _nan_out((5 * n, 4)),
+        "exps": _sentinel_out((n, 4), np.int32),
+        "checks": _sentinel_out((n, 4), np.int32),
+    }
+    return Launch(args, (n,), (64,))
+
+
+def _ref_fract_modf_frexp(i: Inputs) -> dict[str, np.ndarray]:
+    x32 = i["x"]
+    x = _f64(x32)
+    fl = np.floor(x)
+    cap = np.nextafter(np.float32(1), np.float32(0))
+    fr = np.minimum((x - fl).astype(np.float32), cap).astype(np.float64)  # the float32 difference, capped below 1
+    fr = np.where(x == 0, x, fr)
+    frac, whole = np.modf(x)
+    mant, exp = np.frexp(x)
+    parts = np.stack([fr, fl, frac, whole, mant], axis=1).reshape(-1, 4)
+    checks = np.tile(np.array([1, 1, 4, 4], np.int32), (x.shape[0], 1))
+    return {"parts": parts, "exps": exp.astype(np.int32), "checks": checks}
+
+
+def _make_sincos_remquo(rng: np.random.Generator) -> Launch:
+    n = 64 * int(rng.integers(2, 10))
+    x = _signed(rng, 0.0, 100.0, n)
+    x[:4] = [0.0, -0.0, 7.5, -7.5]
+    whole = rng.integers(0, 6, n)
+    y = (whole + rng.uniform(0.15, 0.85, n)) * np.where(rng.random(n) < 0.5, -1, 1)  # far from the poles
+    y = y.astype(np.float32)
+    y[:4] = [0.5, 2.5, 2.0 + 2.0**-20, -1.5]
+    args = {
+        "x": Buffer(x),
+        "y": Buffer(y),
+        "trig": _nan_out(2 * n),
+        "rem": _nan_out(n),
+        "quo": _sentinel_out(n, np.int32),
+        "lg": _nan_out(n),
+        "sgn": _sentinel_out(n, np.int32),
+    }
+    return Launch(args, (n,), (64,))
+
+
+def _remquo_parts(x: float, y: float) -> tuple[float, int]:
+    r = math.remainder(x, y)
+    q = int((Fraction(x) - Fraction(r)) / Fraction(y))
+    low = abs(q) & 7
+    return r, (-low if (x < 0) != (y < 0) and low else low)
+
+
+def _ref_sincos_remquo(i: Inputs) -> dict[str, np.ndarray]:
+    x, y = _f64(i["x"]), _f64(i["y"])
+    rq = [_remquo_parts(a, b) for a, b in zip(x.tolist(), y.tolist(), strict=True)]
+    lg = np.array([math.lgamma(v) for v in y.tolist()])
+    fl = np.floor(y)
+    sgn = np.where(y > 0, 1, np.where(np.fmod(fl, 2) != 0, -1, 1))
+    return {
+        "trig": np.stack([np.sin(x), np.cos(x)], axis=1).reshape(-1),
+        "rem": np.array([r for r, _ in rq]),
+        "quo": np.array([q for _, q in rq], np.int32),
+        "lg": lg,
+        "sgn": sgn.astype(np.int32),
+    }
+
+
+def _make_saturating_int(rng: np.random.Generator) -> Launch:
+    n = 32 * int(rng.integers(2, 8))
+    args = {
+        "c": Buffer(_int_full(rng, np.int8, (2 * n, 16))),
+        "s": Buffer(_int_full(rng, np.int16, (2 * n, 8))),
+        "a": Buffer(_int_full(rng, np.int32, (2 * n, 4))),
+        "u": Buffer(_int_full(rng, np.uint32, (2 * n, 4))),
+        "oc": _int_out((4 * n, 16), np.int8),
+        "os": _int_out((3 * n, 8), np.int16),
+        "oa": _int_out((3 * n, 4), np.int32),
+        "ou": _int_out((3 * n, 4), np.uint32),
+    }
+    return Launch(args, (n,), (32,))
+
+
+def _ref_saturating_int(i: Inputs) -> dict[str, np.ndarray]:
+    c0, c1 = _py(i["c"][0::2]), _py(i["c"][1::2])
+    s0, s1 = _py(i["s"][0::2]), _py(i["s"][1::2])
+    a0, a1 = _py(i["a"][0::2]), _py(i["a"][1::2])
+    u0, u1 = _py(i["u"][0::2]), _py(i["u"][1::2])
+    i8, i16, i32, u32 = np.int8, np.int16, np.int32, np.uint32
+    oc = [_sat_to(c0 + c1, i8), _sat_to(c0 - c1, i8), _wrap_to(abs(c0 - c1), i8)]
+    oc.append(np.minimum(np.maximum((c0 + c1) >> 1, -50), 50).astype(i8))
+    os_ = [_sat_to(s0 * s1 + s0, i16), _wrap_to((s0 + s1 + 1) >> 1, i16)]
+    os_.append(np.maximum(_sat_to(s0 - s1, i16), np.int16(-1000)))
+    oa = [_sat_to(a0 + a1, i32), _sat_to(a0 * a1 + a0, i32), _wrap_to(((a0 + a1) >> 1) - ((a0 + a1 + 1) >> 1), i32)]
+    ou = [_sat_to(u0 + u1, u32), _sat_to(u0 - u1, u32), np.minimum(_sat_to(u0 * u1 + u0, u32), np.uint32(4000000000))]
+    return {
+        "oc": np.stack(oc, axis=1).reshape(-1, 16),
+        "os": np.stack(os_, axis=1).reshape(-1, 8),
+        "oa": np.stack(oa, axis=1).reshape(-1, 4),
+        "ou": np.stack(ou, axis=1).reshape(-1, 4),
+    }
+
+
+def _make_bit_ops(rng: np.random.Generator) -> Launch:
+    n = 32 * int(rng.integers(2, 8))
+    args = {
+        "b": Buffer(_int_full(rng, np.uint8, (n, 16))),
+        "w": Buffer(_int_full(rng, np.uint64, (2 * n, 2))),
+        "u": Buffer(_int_full(rng, np.uint32, (2 * n, 4))),
+        "s": Buffer(_int_full(rng, np.int64, (2 * n, 2))),
+        "small": Buffer(rng.integers(-(2**23), 2**23, 2 * n).astype(np.int32)),
+        "ob": _int_out((3 * n, 16), np.uint8),
+        "ow": _int_out((3 * n, 2), np.uint64),
+        "ou": _int_out((2 * n, 4), np.uint32),
+        "os": _int_out((2 * n, 2), np.int64),
+        "o24": _int_out(2 * n, np.int32),
+    }
+    return Launch(args, (n,), (32,))
+
+
+def _clz_of(v: np.ndarray, bits: int) -> np.ndarray:
+    return np.vectorize(lambda x: bits - int(x).bit_length(), otypes=[object])(v)
+
+
+def _rotl(v: np.ndarray, s: np.ndarray, bits: int) -> np.ndarray:
+    s = s % bits
+    return ((v << s) | (v >> ((bits - s) % bits))) % (1 << bits)
+
+
+def _ref_bit_ops(i: Inputs) -> dict[str, np.ndarray]:
+    b = _py(i["b"])
+    pop = np.vectorize(lambda x: int(x).bit_count(), otypes=[object])
+    ob = [_clz_of(b, 8), pop(b), _rotl(b, b[:, ::-1], 8)]
+    w0, w1 = _py(i["w"][0::2]), _py(i["w"][1::2])
+    ow = [_clz_of(w0, 64) + pop(w1), _rotl(w0, w1, 64), (w0 * w1) >> 64]
+    u0, u1 = _py(i["u"][0::2]), _py(i["u"][1::2])
+    ou = [(u0 * u1) >> 32, ((u0 * u1) >> 32) + u0]
+    s0, s1 = _py(i["s"][0::2]), _py(i["s"][1::2])
+    os_ = [(s0 * s1) >> 64, ((s0 >> 32) << 32) | (s1 % (1 << 32))]
+    x, y = _py(i["small"][0::2]), _py(i["small"][1::2])
+    return {
+        "ob": _wrap_to(np.stack(ob, axis=1), np.uint8).reshape(-1, 16),
+        "ow": _wrap_to(np.stack(ow, axis=1), np.uint64).reshape(-1, 2),
+        "ou": _wrap_to(np.stack(ou, axis=1), np.uint32).reshape(-1, 4),
+        "os": _wrap_to(np.stack(os_, axis=1), np.int64).reshape(-1, 2),
+        "o24": _wrap_to(np.stack([x * y, x * y + x], axis=1), np.int32).reshape(-1),
+    }
+
+
+def _make_geometry_normalize_cross(rng: np.random.Generator) -> Launch:
+    n = 64 * int(rng.integers(2, 8))
+    args = {
+        "p": Buffer(_signed(rng, 0.01, 10.0, 4 * n)),
+        "q": Buffer(_signed(rng, 0.01, 10.0, 4 * n)),
+        "vec": _nan_out((4 * n, 4)),
+        "sc": _nan_out(3 * n),
+        "fast": _nan_out((2 * n, 4)),
+    }
+    return Launch(args, (n,), (64,))
+
+
+def _geometry_parts(i: Inputs) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    p, q = _f64(i["p"]), _f64(i["q"])
+    n = p.size // 4
+    return p[: 3 * n].reshape(n, 3), q[: 3 * n].reshape(n, 3), p.reshape(n, 4), q.reshape(n, 4)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.sqrt((v * v).sum(axis=1, keepdims=True))
+
+
+def _ref_geometry_normalize_cross(i: Inputs) -> dict[str, np.ndarray]:
+    a, b, c, d = _geometry_parts(i)
+    zero = np.zeros((a.shape[0], 1))
+    vec = [np.hstack([np.cross(a, b), zero]), np.hstack([np.cross(c[:, :3], d[:, :3]), zero]), _unit(c)]
+    vec.append(np.hstack([_unit(a), np.sqrt((b * b).sum(axis=1, keepdims=True))]))
+    length = np.sqrt
+    sc = [(a * b).sum(axis=1), length(((c - d) ** 2).sum(axis=1)), length((a * a).sum(axis=1))]
+    fast = [_unit(d)]
+    fast.append(
+        np.stack(
+            [
+                length((b * b).sum(axis=1)),
+                length(((c - d) ** 2).sum(axis=1)),
+                length((c[:, :2] ** 2).sum(axis=1)),
+                length(((a - b) ** 2).sum(axis=1)),
+            ],
+            axis=1,
+        )
+    )
+    return {
+        "vec": np.stack(vec, axis=1).reshape(-1, 4),
+        "sc": np.stack(sc, axis=1).reshape(-1),
+        "fast": np.stack(fast, axis=1).reshape(-1, 4),
+    }
+
+
+def _cross_terms(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """|u_y v_z| + |u_z v_y| and its rotations: what each cross component's rounding error scales with."""
+    au, av = np.abs(u), np.abs(v)
+    return np.stack(
+        [au[:, 1] * av[:, 2] + au[:, 2] * av[:, 1], au[:, 2] * av[:, 0] + au[:, 0] * av[:, 2],
+         au[:, 0] * av[:, 1] + au[:, 1] * av[:, 0], np.zeros(u.shape[0])],
+        axis=1,
+    )  # fmt: skip
+
+
+def _geometry_vec_bound(i: Inputs) -> np.ndarray:
+    a, b, c, d = _geometry_parts(i)
+    zero = np.zeros_like(c)
+    rows = [_cross_terms(a, b), _cross_terms(c[:, :3], d[:, :3]), zero, zero]
+    return 4 * EPS32 * np.stack(rows, axis=1).reshape(-1, 4)
+
+
+def _geometry_sc_bound(i: Inputs) -> np.ndarray:
+    a, b, _, _ = _geometry_parts(i)
+    zero = np.zeros(a.shape[0])
+    return np.stack([4 * EPS32 * np.abs(a * b).sum(axis=1), zero, zero], axis=1).reshape(-1)
+
+
+def _make_relational_masks(rng: np.random.Generator) -> Launch:
+    n = 64 * int(rng.integers(2, 8))
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0**-126, -(2.0**-126), 1.0, -1.0, 3.0], np.float32)
+    x = _signed(rng, 0.1, 4.0, (n, 4))
+    y = np.where(rng.random((n, 4)) < 0.25, x, _signed(rng, 0.1, 4.0, (n, 4))).astype(np.float32)
+    pick = rng.random((n, 4)) < 0.2
+    x[pick] = rng.choice(specials, int(pick.sum()))
+    pick = rng.random((n, 4)) < 0.2
+    y[pick] = rng.choice(specials, int(pick.sum()))
+    x[0], y[0] = specials[:4], specials[4:8]
+    args = {
+        "x": Buffer(x),
+        "y": Buffer(y),
+        "masks": _sentinel_out((6 * n, 4), np.int32),
+        "flags": _sentinel_out(4 * n, np.int32),
+        "picked": _nan_out((2 * n, 4)),
+        "bits": _sentinel_out((2 * n, 4), np.int32),
+    }
+    return Launch(args, (n,), (64,))
+
+
+def _ref_relational_masks(i: Inputs) -> dict[str, np.ndarray]:
+    a, b = i["x"], i["y"]
+    with np.errstate(invalid="ignore"):
+        less, ge, gt = a < b, a >= b, a > b
+        lg = (a < b) | (a > b)
+    na, nb = np.isnan(a), np.isnan(b)
+    m = lambda c: -np.asarray(c, np.int32)  # noqa: E731 (a vector relational's -1/0 mask)
+    normal = np.isfinite(a) & (np.abs(a) >= np.finfo(np.float32).tiny)
+    masks = [m(less), m(ge), m(lg), m(na | nb) | (m(na) << 1), m(np.isfinite(a)) + m(np.isinf(b)) + m(np.signbit(a))]
+    masks.append(m(normal) & m(~na & ~nb))
+    with np.errstate(invalid="ignore"):
+        f2 = (a[:, 0] == b[:, 0]) + 2 * (a[:, 1] != b[:, 1]) + 4 * (a[:, 2] > b[:, 2])
+        f3 = (a[:, 3] <= b[:, 3]) + 2 * nb[:, 3] + 4 * np.signbit(b[:, 0])
+    flags = np.stack([less.any(axis=1), less.all(axis=1), f2, f3], axis=1).astype(np.int32)
+    ua, ub = a.view(np.uint32), b.view(np.uint32)
+    sel = (m(less).view(np.uint32) ^ np.uint32(0x0F0F0F0F)).astype(np.uint32)
+    picked = [np.where(less, b, a), np.where(gt, b, a)]
+    cbits = np.array([0x00FF00FF, 0xFFFFFFFF, 0, 0x12345678], np.uint32)
+    bits = [((ua & ~sel) | (ub & sel)).view(np.int32), ((ua & ~cbits) | (ub & cbits)).view(np.int32)]
+    return {
+        "masks": np.stack(masks, axis=1).reshape(-1, 4),
+        "flags": flags.reshape(-1),
+        "picked": np.stack(picked, axis=1).reshape(-1, 4),
+        "bits": np.stack(bits, axis=1).reshape(-1, 4),
+    }
+
+
+def _make_vload_vstore_offsets(rng: np.random.Generator) -> Launch:
+    n = 32 * int(rng.integers(2, 8))
+    args = {
+        "src": Buffer(rng.integers(-(10**6), 10**6, 6 * n + 6).astype(np.int32)),
+        "csrc": Buffer(rng.integers(-(2**15), 2**15, 8 * n + 3).astype(np.int16), space="constant"),
+        "out3": _sentinel_out(3 * n, np.int32),
+        "out8": _int_out(8 * n, np.int16),
+        "out2": _sentinel_out(2 * n, np.int32),
+    }
+    return Launch(args, (n,), (32,))
+
+
+def _ref_vload_vstore_offsets(i: Inputs) -> dict[str, np.ndarray]:
+    src, csrc = i["src"].astype(np.int64), i["csrc"]
+    n = (src.size - 6) // 6
+    v = src[3 : 3 + 6 * n].reshape(n, 2, 3)[:, 0, :]  # vload3(2 i + 1): elements 6 i + 3 .. 6 i + 5
+    rotated = v[:, [2, 0, 1]].reshape(-1, 32, 3)  # vstore3(v.zxy, l, tile), per work-group of 32
+    w = np.roll(rotated, -1, axis=1).reshape(n, 3)  # vload3((l + 1) % 32, tile)
+    out8 = csrc[3 : 3 + 8 * n].reshape(n, 8)[:, ::-1]
+    out2 = np.stack([v[:, 0] + v[:, 2], v[:, 1] + v[:, 2]], axis=1)
+    return {
+        "out3": (w + v).astype(np.int32).reshape(-1),
+        "out8": out8.reshape(-1),
+        "out2": out2.astype(np.int32).reshape(-1),
+    }
+
+
+def _make_half_rounding(rng: np.random.Generator) -> Launch:
+    n = 64 * int(rng.integers(2, 8))
+    x = (rng.standard_normal(5 * n) * np.exp2(rng.integers(-26, 17, 5 * n))).astype(np.float32)
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, 65504.0, 65520.0, -65520.0, 1e6, -1e6, 2.0**-24, 2.0**-25]
+    edges += [3e-8, -3e-8, 1.0 + 2.0**-11, 1.0 + 3 * 2.0**-11, -(1.0 + 2.0**-11), 1.0 + 2.0**-12, 0.1, -0.1]
+    x[: len(edges)] = edges
+    x[n : n + len(edges)] = edges
+    args = {
+        "x": Buffer(x),
+        "rte": _half_out(n),
+        "rtz": _half_out(n),
+        "rtp": _half_out(n),
+        "rtn": _half_out(n),
+        "dflt4": _half_out(4 * n),
+        "aligned3": _half_out(4 * n),
+        "back": _nan_out(2 * n),
+    }
+    return Launch(args, (n,), (64,))
+
+
+def _half_round(x: np.ndarray, mode: str) -> np.ndarray:
+    """float32 -> half by ``mode`` from the sorted grid of every finite half (independent of NumPy's conversion)."""
+    grid = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    grid = np.unique(grid[np.isfinite(grid)].astype(np.float64))
+    v = _f64(x)
+    above = np.searchsorted(grid, v, side="right")  # the first grid value above v
+    lo = np.where(above > 0, grid[np.maximum(above - 1, 0)], -np.inf)
+    hi = np.where(lo == v, v, np.where(above < grid.size, grid[np.minimum(above, grid.size - 1)], np.inf))
+    if mode == "rtz":
+        r = np.where(v >= 0, np.minimum(lo, 65504.0), np.maximum(hi, -65504.0))
+    elif mode == "rtp":
+        r = np.maximum(hi, -65504.0)
+    elif mode == "rtn":
+        r = np.minimum(lo, 65504.0)
+    else:  # nearest, ties to the even one (the even half has a zero lowest mantissa bit); past 65520: inf
+        lo_f, hi_f = np.maximum(lo, -65504.0), np.minimum(hi, 65504.0)
+        even = (lo_f.astype(np.float16).view(np.uint16) & 1) == 0
+        near_lo = (v - lo_f < hi_f - v) | ((v - lo_f == hi_f - v) & even)
+        r = np.where(near_lo, lo_f, hi_f)
+        r = np.where(np.abs(v) >= 65520.0, np.copysign(np.inf, v), r)
+    r = np.where(np.isinf(v), v, np.copysign(r, v))
+    return np.where(np.isnan(v), np.nan, r).astype(np.float16)
+
+
+def _ref_half_rounding(i: Inputs) -> dict[str, np.ndarray]:
+    x = i["x"]
+    n = x.size // 5
+    v, q = x[:n], x[n:].reshape(n, 4)
+    out = {mode: _half_round(v, mode) for mode in ("rte", "rtz", "rtp", "rtn")}
+    dflt4 = _half_round(q, "rte")
+    r = dflt4.astype(np.float32)
+    aligned3 = dflt4.copy()
+    aligned3[:, 3] = _half_round(r[:, 0] + np.float32(1), "rte")  # the kernel's own write after vstorea_half3
+    with np.errstate(invalid="ignore"):
+        back = np.stack([out["rtz"].astype(np.float32) + r[:, 1], r[:, 0] - r[:, 2]], axis=1)
+    return {**out, "dflt4": dflt4.reshape(-1), "aligned3": aligned3.reshape(-1), "back": back.reshape(-1)}
+
+
+def _make_shuffle_masks(rng: np.random.Generator) -> Launch:
+    n = 64 * int(rng.integers(2, 6))
+    args = {
+        "x": Buffer(_signed(rng, 0.5, 9.0, (n, 4))),
+        "y": Buffer(_signed(rng, 0.5, 9.0, (n, 4))),
+        "m": Buffer(_int_full(rng, np.uint32, (n, 8))),
+        "b": Buffer(_int_full(rng, np.uint8, (n, 16))),
+        "bm": Buffer(_int_full(rng, np.uint8, (n, 16))),
+        "of": _nan_out((3 * n, 8)),
+        "ob": _int_out((2 * n, 16), np.uint8),
+        "steps": _sentinel_out(n, np.int32),
+    }
+    return Launch(args, (n,), (64,))
+
+
+def _ref_shuffle_masks(i: Inputs) -> dict[str, np.ndarray]:
+    x, y, b, bm = i["x"], i["y"], i["b"], i["bm"]
+    m = i["m"].astype(np.int64)
+    take = lambda src, idx: np.take_along_axis(src, idx, axis=1)  # noqa: E731
+    xy, yx = np.hstack([x, y]), np.hstack([y, x])
+    third = np.hstack([take(y, m[:, [3, 7]] & 3), take(yx, m[:, [0, 2, 4, 6]] & 7), take(x, m[:, [1, 1]] & 3)])
+    of = np.stack([take(x, m & 3), take(xy, m & 7), third], axis=1).reshape(-1, 8)
+    ob = np.stack([take(b, bm.astype(np.int64) & 15), take(np.hstack([b, bm]), b.astype(np.int64) & 31)], axis=1)
+    return {"of": of, "ob": ob.reshape(-1, 16), "steps": np.full(x.shape[0], 4841, np.int32)}
+
+
+def _make_common_mix_step(rng: np.random.Generator) -> Launch:
+    n = 64 * int(rng.integers(2, 8))
+    x = rng.uniform(-4, 4, (n, 4)).astype(np.float32)
+    y = np.where(rng.random((n, 4)) < 0.2, x, rng.uniform(-4, 4, (n, 4))).astype(np.float32)
+    x[0], y[0] = [0.0, -0.0, 2.0, -2.0], [0.0, 0.0, -2.0, 3.0]
+    t = rng.uniform(0, 1, n).astype(np.float32)
+    t[:3] = [0.0, 1.0, 0.5]
+    args = {
+        "x": Buffer(x),
+        "y": Buffer(y),
+        "t": Buffer(t),
+        "exact": _nan_out((5 * n, 4)),
+        "approx": _nan_out((5 * n, 4)),
+    }
+    return Launch(args, (n,), (64,))
+
+
+def _smooth(e0: np.ndarray, e1: np.ndarray, v: np.ndarray) -> np.ndarray:
+    s = np.clip((v - e0) / (e1 - e0), 0.0, 1.0)
+    return s * s * (3 - 2 * s)
+
+
+def _ref_common_mix_step(i: Inputs) -> dict[str, np.ndarray]:
+    a32, b32, s32 = i["x"], i["y"], i["t"][:, None]
+    exact = [np.clip(a32, -2, 2), np.maximum(a32, s32) + np.minimum(b32, s32)]
+    exact.append(np.where(a32 < b32, 0, 1) + 2 * np.where(b32 < s32, 0, 1))
+    exact.append(np.sign(a32) + 4 * np.sign(b32 - a32))
+    exact.append(np.clip(a32, np.minimum(b32, s32), np.maximum(b32, s32)))
+    a, b, s = _f64(a32), _f64(b32), _f64(s32)
+    quarter = np.array([0.25, 0.5, 0.75, 0.0]) + np.where(np.arange(4) == 3, s, 0.0)
+    e0, e1 = _f64(b32 - np.float32(3)), _f64(b32 + np.float32(3))
+    approx = [np.degrees(a), np.radians(b), a + (b - a) * s, a + (b - a) * quarter]
+    approx.append(_smooth(-1.0, 1.5, a) + _smooth(e0, e1, np.broadcast_to(s, a.shape)))
+    return {
+        "exact": np.stack([_f64(e) for e in exact], axis=1).reshape(-1, 4),
+        "approx": np.stack(approx, axis=1).reshape(-1, 4),
+    }
+
+
+def _common_approx_bound(i: Inputs) -> np.ndarray:
+    a, b, s = _f64(i["x"]), _f64(i["y"]), _f64(i["t"])[:, None]
+    mix = 3 * EPS32 * (np.abs(a) + np.abs(b - a) + np.abs(b))
+    zero = np.zeros_like(a)
+    return np.stack([zero, zero, mix, mix, np.full_like(a, 16 * EPS32)], axis=1).reshape(-1, 4) + 0 * s.sum()
+
+
+def _make_scalar_bounds_denormals(rng: np.random.Generator) -> Launch:
+    n = 64 * int(rng.integers(2, 6))
+    denormals = np.array([1e-40, -1e-40, 2.0**-149, -(2.0**-149), 5.9e-39, 0.0, -0.0, 1e-30], np.float32)
+    x = np.where(rng.random((n, 4)) < 0.5, rng.choice(denormals, (n, 4)), _signed(rng, 1e-38, 1e-37, (n, 4)))
+    y = np.where(rng.random((n, 4)) < 0.5, rng.choice(denormals, (n, 4)), _signed(rng, 1e-38, 1e-37, (n, 4)))
+    args = {
+        "c": Buffer(_int_full(rng, np.int8, (n, 16))),
+        "s": Buffer(_int_full(rng, np.int16, (n, 8))),
+        "u": Buffer(_int_full(rng, np.uint32, (n, 4))),
+        "x": Buffer(x.astype(np.float32)),
+        "y": Buffer(y.astype(np.float32)),
+        "oc": _int_out((n, 16), np.int8),
+        "os": _int_out((2 * n, 8), np.int16),
+        "ou": _int_out((n, 4), np.uint32),
+        "classes": _sentinel_out((n, 4), np.int32),
+        "picked": _nan_out((2 * n, 4)),
+    }
+    return Launch(args, (n,), (64,))
+
+
+def _ref_scalar_bounds_denormals(i: Inputs) -> dict[str, np.ndarray]:
+    c, s, u, a, b = i["c"], i["s"], i["u"], i["x"], i["y"]
+    normal = np.isfinite(a) & (np.abs(a) >= np.finfo(np.float32).tiny)
+    classes = -(normal.astype(np.int32) + 2 * (a < b) + 4 * (a == 0) + 8 * np.signbit(a))
+    sel = np.array([0x0F0F0F0F, 0x00FFFFFF, 0xFFFFFFFF, 0x7F800000], np.uint32)
+    ua, ub = a.view(np.uint32), b.view(np.uint32)
+    picked = np.stack([np.where(a > b, b, a), ((ua & ~sel) | (ub & sel)).view(np.float32)], axis=1)
+    return {
+        "oc": np.clip(c, -50, 50).astype(np.int8),
+        "os": np.stack([np.maximum(s, -1000), np.minimum(s, 1000)], axis=1).reshape(-1, 8).astype(np.int16),
+        "ou": np.minimum(np.maximum(u, 1000), 4000000000).astype(np.uint32),
+        "classes": classes.astype(np.int32),
+        "picked": picked.reshape(-1, 4),
+    }
+
+
 # --------------------------------------------------------------------------------------------------------------
 # The corpus
 # --------------------------------------------------------------------------------------------------------------
@@ -1918,6 +2420,185 @@ CASES: list[KernelCase] = [
         _ref_ndrange_info,
         {"info": exact()},
         global_offset=_NDRANGE_OFFSET,
+    ),
+    # -- OpenCL C 1.2 section 6.12 built-in tables (issue 16)
+    KernelCase(
+        "fract_modf_frexp",
+        "fract_modf_frexp.cl",
+        "fract_modf_frexp",
+        "fract (private pointer), modf (__local pointer), frexp (__global int4 pointer) on float4, ldexp rebuilding "
+        "x, nan(uint4), isequal/isnan/all, vec_step",
+        _make_fract_modf_frexp,
+        _ref_fract_modf_frexp,
+        {
+            "parts": exact(
+                "fract, floor, modf's parts and frexp's mantissa are exact (fract's one float32 rounding "
+                "is computed alike, capped at 0x1.fffffep-1)"
+            ),
+            "exps": exact("frexp's exponents, denormals included"),
+            "checks": exact("ldexp(frexp(x)) == x, nan() is a NaN, vec_step of float4 and float3: 4"),
+        },
+    ),
+    KernelCase(
+        "sincos_remquo",
+        "sincos_remquo.cl",
+        "sincos_remquo",
+        "sincos with its cosine stored to __local memory, remquo (remainder and the quotient's sign and low 3 bits), "
+        "lgamma_r with its sign stored to private memory",
+        _make_sincos_remquo,
+        _ref_sincos_remquo,
+        {
+            "trig": Tolerance(ulp=4, reason="Table 7.1: sin and cos 4 ulp (sincos: each of them)"),
+            "rem": exact("remquo's remainder is exact (0 ulp in Table 7.1)"),
+            "quo": exact(
+                "the sign of x/y and the low 3 bits of the integral quotient, which every implementation "
+                "keeps (PoCL keeps 7, Oclgrind 3)"
+            ),
+            "lg": Tolerance(
+                ulp=16,
+                atol=64 * EPS32,
+                reason="lgamma_r has no bound in Table 7.1: 16 ulp, plus an "
+                "absolute 64 u for results near lgamma's zeros (the arguments keep 0.15 from the poles)",
+            ),
+            "sgn": exact("the sign of Gamma(y): +1 for y > 0, else by floor(y)'s parity"),
+        },
+    ),
+    KernelCase(
+        "saturating_int",
+        "saturating_int.cl",
+        "saturating_int",
+        "add_sat, sub_sat, mad_sat, hadd, rhadd, abs_diff, clamp and max/min with scalar bounds on char16, short8, "
+        "int4 and uint4 over the whole ranges (MIN, MAX, 0, -1 among them)",
+        _make_saturating_int,
+        _ref_saturating_int,
+        {"oc": exact(), "os": exact(), "oa": exact(), "ou": exact()},
+    ),
+    KernelCase(
+        "bit_ops",
+        "bit_ops.cl",
+        "bit_ops",
+        "clz, popcount, rotate on uchar16 and ulong2; mul_hi and mad_hi on uint4, ulong2 and long2 (64-bit high "
+        "halves); upsample int2/uint2 -> long2; mul24 and mad24",
+        _make_bit_ops,
+        _ref_bit_ops,
+        {"ob": exact(), "ow": exact(), "ou": exact(), "os": exact(), "o24": exact()},
+    ),
+    KernelCase(
+        "geometry_normalize_cross",
+        "geometry_normalize_cross.cl",
+        "geometry_normalize_cross",
+        "cross (float3, float4), normalize, dot, distance, length on float3/float4 from vload3/vload4, and "
+        "fast_normalize, fast_length, fast_distance",
+        _make_geometry_normalize_cross,
+        _ref_geometry_normalize_cross,
+        {
+            "vec": Tolerance(
+                ulp=8,
+                atol=_geometry_vec_bound,
+                reason="cross: 2 products and a difference per "
+                "component, |error| <= 4 u (|u_y v_z| + |u_z v_y|); normalize and length: the sum of "
+                "squares, its root and a division, about 6 ulp; 8 allowed",
+            ),
+            "sc": Tolerance(
+                ulp=8,
+                atol=_geometry_sc_bound,
+                reason="dot of 3 terms: 4 u sum|a_i b_i|; distance and length 8 ulp, as float4_geometry",
+            ),
+            "fast": Tolerance(
+                ulp=8192,
+                reason="the fast_ geometric functions' accuracy is the implementation's; "
+                "8192 ulp, the bound later OpenCL versions give (half_sqrt's)",
+            ),
+        },
+    ),
+    KernelCase(
+        "relational_masks",
+        "relational_masks.cl",
+        "relational_masks",
+        "isless isgreaterequal islessgreater isunordered isnan isfinite isinf signbit isnormal isordered on float4 "
+        "(-1/0 masks) and isequal isnotequal isgreater islessequal on floats (1/0), with NaN, inf, -0 and denormals; "
+        "any, all, select with int4 and uint4 masks, bitselect on float4 and int4",
+        _make_relational_masks,
+        _ref_relational_masks,
+        {"masks": exact(), "flags": exact(), "picked": exact("selects and bitselects copy bits"), "bits": exact()},
+    ),
+    KernelCase(
+        "vload_vstore_offsets",
+        "vload_vstore_offsets.cl",
+        "vload_vstore_offsets",
+        "vload3/vstore3 at odd offsets through __global and __local memory, vload8 from __constant short at an "
+        "offset pointer, vload2/vstore2 on a private array",
+        _make_vload_vstore_offsets,
+        _ref_vload_vstore_offsets,
+        {"out3": exact(), "out8": exact(), "out2": exact()},
+    ),
+    KernelCase(
+        "half_rounding",
+        "half_rounding.cl",
+        "half_rounding",
+        "vstore_half_rte/_rtz/_rtp/_rtn on overflow, ties, half denormals, +-0, inf and NaN; vstore_half4, "
+        "vstorea_half3 (4-half stride; the 4th half untouched), vload_half, vloada_half3",
+        _make_half_rounding,
+        _ref_half_rounding,
+        {
+            "rte": exact("round to nearest even, from the grid of all halves"),
+            "rtz": exact("toward zero (overflow gives 65504)"),
+            "rtp": exact("toward +inf"),
+            "rtn": exact("toward -inf"),
+            "dflt4": exact("vstore_half4 rounds to nearest even"),
+            "aligned3": exact(
+                "vstorea_half3 writes halves 4i..4i+2 (what it does to 4i+3 is the implementation's: PoCL 3.1 "
+                "writes 0 there; the kernel writes it afterwards)"
+            ),
+            "back": exact("halves widen exactly; one float32 addition or subtraction, computed alike"),
+        },
+    ),
+    KernelCase(
+        "shuffle_masks",
+        "shuffle_masks.cl",
+        "shuffle_masks",
+        "shuffle and shuffle2 on float4 with uint8/uint2/uint4 masks over the whole uint range (only the low bits "
+        "count), on uchar16 with uchar16 masks; vec_step of values and of a type name",
+        _make_shuffle_masks,
+        _ref_shuffle_masks,
+        {"of": exact("shuffles copy elements"), "ob": exact(), "steps": exact()},
+    ),
+    KernelCase(
+        "common_mix_step",
+        "common_mix_step.cl",
+        "common_mix_step",
+        "clamp with scalar bounds, max/min with a scalar, step (vector and scalar edge), sign, degrees, radians, mix "
+        "(scalar and vector weights), smoothstep (scalar and vector edges) on float4",
+        _make_common_mix_step,
+        _ref_common_mix_step,
+        {
+            "exact": exact(
+                "clamp, max, min, step and sign are exact; the sums of two are one float32 rounding, computed alike"
+            ),
+            "approx": Tolerance(
+                ulp=2,
+                atol=_common_approx_bound,
+                reason="Table 7.1: degrees and radians 2 ulp; "
+                "mix (implementation-defined) as x + (y - x) a in float: 3 u (|x| + |y - x| + |y|); "
+                "smoothstep's polynomial: 16 u absolute",
+            ),
+        },
+    ),
+    KernelCase(
+        "scalar_bounds_denormals",
+        "scalar_bounds_denormals.cl",
+        "scalar_bounds_denormals",
+        "clamp/max/min with scalar bounds on char16, short8, uint4; isnormal, isless, isequal, signbit, select and "
+        "bitselect on float4 denormals",
+        _make_scalar_bounds_denormals,
+        _ref_scalar_bounds_denormals,
+        {
+            "oc": exact(),
+            "os": exact(),
+            "ou": exact(),
+            "classes": exact("classifications and comparisons of denormals are exact (the devices support them)"),
+            "picked": exact("select and bitselect copy bits, denormals included"),
+        },
     ),
 ]
 

@@ -39,6 +39,7 @@ _CL_TYPES = {
     "uint": np.uint32,
     "long": np.int64,
     "ulong": np.uint64,
+    "half": np.float16,
     "float": np.float32,
     "double": np.float64,
 }

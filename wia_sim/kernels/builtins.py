@@ -308,7 +308,7 @@ def _call(name: str, args: list[Value]) -> Value:
         r[..., 2] = x[..., 0] * y[..., 1] - x[..., 1] * y[..., 0]
         return Value(t, _round(r, t))
     if name == "rotate":
-        t = _common(args)
+        t = args[0].t if args[0].t == args[1].t else _common(args)  # gentype: a uchar rotates in 8 bits
         u = _unsigned(t)
         bits = _bits(t)
         v = _as(args[0], t).astype(u.dtype)

@@ -28,6 +28,7 @@ from wia_sim.kernels.signatures import (
     conversion,
     is_builtin_function,
 )
+from wia_sim.kernels.table_types import check_table_call
 from wia_sim.kernels.types import (
     DOUBLE,
     FLOAT,
@@ -1219,6 +1220,8 @@ class Checker:
                 self.error(node, f"'{name}' needs a {width}-component argument, not the scalar '{source.type_name}'")
             return result
         rule = BUILTINS[name].result
+        if rule == "table":
+            return check_table_call(name, args, arg_types, self.error, node)
         if rule == "size_t":
             return ULONG
         if rule == "uint":
@@ -1244,7 +1247,7 @@ class Checker:
                 self.error(args[2], f"the third argument of '{name}' must be a pointer")
             elif p.kind == "pointer" and p.target is not None and p.target.const:
                 self.error(args[2], f"'{name}' cannot write to read-only memory")
-            elif name.startswith("vstore_half") and p.target is not None and p.target.name not in ("half", "?"):
+            elif name.startswith(("vstore_half", "vstorea_half")) and p.target and p.target.name not in ("half", "?"):
                 self.error(args[2], f"'{name}' writes halves: it needs a half pointer, not '{p}'")
             return VOID
         if rule.startswith("vload_half"):

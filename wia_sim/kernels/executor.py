@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pycparser import c_ast
 
-from wia_sim.kernels import builtins
+from wia_sim.kernels import builtins, tables
 from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.ctype import (
     INT,
@@ -121,7 +121,7 @@ _WORK_ITEM = {
 }
 _ATOMIC_RE = re.compile(r"(?:atomic|atom)_(add|sub|inc|dec|xchg|cmpxchg|min|max|and|or|xor)")
 _VLOAD_RE = re.compile(r"v(load|store)(2|3|4|8|16)")
-_VLOAD_HALF_RE = re.compile(r"v(load|store)_half(2|3|4|8|16)?(?:_rte)?")
+_VLOAD_HALF_RE = re.compile(r"v(load|store)(a?)_half(2|3|4|8|16)?(_rte|_rtz|_rtp|_rtn)?")
 
 
 def _ctype_of(t: TypeInfo, where: str = "") -> CType:
@@ -1068,7 +1068,10 @@ class _Executor:
             return self.vload_store(m.group(1), int(m.group(2)), args, mask)
         m = _VLOAD_HALF_RE.fullmatch(name)
         if m:
-            return self.vload_store(m.group(1), int(m.group(2) or 1), args, mask, halves=True)
+            aligned, rounding = m.group(2) == "a", m.group(4) or ""
+            return self.vload_store(m.group(1), int(m.group(3) or 1), args, mask, True, aligned, rounding)
+        if name in tables.POINTER_OUT or name in ("vec_step", "shuffle", "shuffle2"):
+            return self.call_table_special(name, args, mask)
         values = [self.value(a, mask) for a in args]
         if name.startswith("convert_"):
             r = builtins.convert_to(name, values[0])
@@ -1080,6 +1083,10 @@ class _Executor:
         for prefix in ("native_", "half_"):
             if base.startswith(prefix):
                 base = base[len(prefix) :]
+        if name in tables.FUNCTIONS:
+            r = tables.call_table(name, values)
+            self.count(tables.op_kind(name, values), mask, max(v.t.width for v in values))
+            return r
         if base in builtins.MATH_FUNCTIONS:
             r = builtins.call_math(base, values)
             kind = "special_ops" if base in builtins.SPECIAL else self._kind(r.t)
@@ -1087,6 +1094,28 @@ class _Executor:
             self.count(kind, mask, width)
             return r
         raise UnsupportedKernel(f"line {_line(node)}: built-in '{name}' is not supported by the executor")
+
+    def call_table_special(self, name: str, args: list[c_ast.Node], mask: Array) -> Result:
+        """The math functions that store through a pointer argument (the store is checked and counted as any
+        store), ``vec_step`` and ``shuffle``/``shuffle2``."""
+        if name in tables.POINTER_OUT:
+            at = tables.POINTER_OUT[name]
+            values = [self.value(a, mask) for a in args[:at]]
+            p = self.eval(args[at], mask)
+            if not isinstance(p, Pointer) or p.elem is None:
+                raise UnsupportedKernel(f"line {self.st.line}: '{name}' needs a pointer as its last argument")
+            result, out = tables.call_pointer_out(name, values, p.elem)
+            self.store(p, out, mask)
+            kind = "special_ops" if name in ("sincos", "lgamma_r") else self._kind(result.t)
+            self.count(kind, mask, result.t.width)
+            return result
+        values = [self.value(a, mask) for a in args]
+        if name == "vec_step":
+            t = values[0].t
+            return Value(INT, np.asarray(4 if t.width == 3 else t.width, np.int32))
+        width = values[-1].t.width
+        self.count("int_ops", mask, width)
+        return tables.shuffle(values, width)
 
     def call_helper(self, fn: FunctionInfo, args: list[c_ast.Node], mask: Array) -> Result:
         values = [self.eval(a, mask) for a in args]
@@ -1172,16 +1201,27 @@ class _Executor:
             region.barrier(reached)
         self.counts["barriers"] = self.counts.get("barriers", 0) + int(np.count_nonzero(reached))
 
-    def vload_store(self, kind: str, width: int, args: list[c_ast.Node], mask: Array, halves: bool = False) -> Result:
+    def vload_store(
+        self,
+        kind: str,
+        width: int,
+        args: list[c_ast.Node],
+        mask: Array,
+        halves: bool = False,
+        aligned: bool = False,
+        rounding: str = "",
+    ) -> Result:
         """vloadN/vstoreN, and with ``halves`` vload_halfN/vstore_halfN: halves in memory, floats in registers
-        (the store rounds to nearest even, as the default and ``_rte`` variants do)."""
+        (the store rounds to nearest even by default, else by its ``_rtz``/``_rtp``/``_rtn`` suffix); ``aligned``
+        (vloada_halfN/vstorea_halfN) steps by 4 halves for a 3-vector."""
+        stride = 4 if aligned and width == 3 else width
         if kind == "load":
             off = self.value(args[0], mask)
             p = self.eval(args[1], mask)
             if not isinstance(p, Pointer) or p.elem is None:
                 raise UnsupportedKernel(f"line {self.st.line}: vload of a non-pointer")
             t = p.elem.scalar.vector(width)
-            addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * width
+            addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * stride
             if width == 3:  # three packed scalars (12 bytes for floats), not a 16-byte 3-vector in memory
                 scalar = p.elem.scalar
                 parts = [self.value_at(Pointer(p.region, scalar, addr + k * t.dtype.itemsize), mask) for k in range(3)]
@@ -1197,7 +1237,11 @@ class _Executor:
         if not isinstance(p, Pointer) or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: vstore to a non-pointer")
         t = p.elem.scalar.vector(width)
-        addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * width
+        addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * stride
+        if halves and isinstance(data, Value) and data.t.name != "half":
+            source = SCALARS["double" if data.t.name == "double" else "float"]
+            wide = self.to_value(data, source.vector(width) if width > 1 else source)
+            data = Value(t, tables.round_to_half(np.asarray(wide.a), rounding))
         if width == 3:
             packed = np.asarray(self.to_value(data, t).a)
             for k in range(3):

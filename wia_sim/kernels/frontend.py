@@ -49,6 +49,18 @@ def _hide_type_hint(m: re.Match[str]) -> str:
     return m.group(1) + "0".ljust(len(m.group(2))) + m.group(3)
 
 
+# vec_step takes a type name as sizeof does (OpenCL C 1.2, 6.12.12), which the parser cannot read as an argument:
+# for a built-in scalar or vector type the call becomes its value, padded to the same length
+_VEC_STEP_TYPE_RE = re.compile(
+    r"\bvec_step\s*\(\s*(?:char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)?\s*\)"
+)
+
+
+def _vec_step_value(m: re.Match[str]) -> str:
+    width = int(m.group(1) or 1)
+    return str(4 if width == 3 else width).ljust(len(m.group(0)))
+
+
 def compile_source(
     source: str, options: str = "", filename: str = "kernel.cl", extensions: frozenset[str] = FLOAT_EXTENSIONS
 ) -> Program:
@@ -69,7 +81,7 @@ def compile_source(
     diagnostics.extend(pp.diagnostics)
     if pp.errors:
         raise fail()
-    outcome = parse(_VEC_TYPE_HINT_RE.sub(_hide_type_hint, pp.text))
+    outcome = parse(_VEC_STEP_TYPE_RE.sub(_vec_step_value, _VEC_TYPE_HINT_RE.sub(_hide_type_hint, pp.text)))
     for line, column, message in outcome.errors:
         diagnostics.append(Diagnostic(filename, line, column, message))
     checker = Checker(filename, outcome.failed_names, extensions)

@@ -11,6 +11,7 @@ import math
 import re
 from dataclasses import dataclass
 
+from wia_sim.kernels.table_types import TABLE_FUNCTIONS
 from wia_sim.kernels.types import FLOATS, VECTOR_WIDTHS
 
 __all__ = [
@@ -85,10 +86,6 @@ def _table() -> dict[str, _Builtin]:
     for name in ("clamp", "select"):
         table[name] = _Builtin(3, 3, "first")
     table["abs"] = _Builtin(1, 1, "ugentype")
-    table["dot"] = _Builtin(2, 2, "scalar")
-    table["length"] = _Builtin(1, 1, "scalar")
-    table["normalize"] = _Builtin(1, 1, "first")
-    table["cross"] = _Builtin(2, 2, "first")
     # integer functions beyond the issue's list: the kernel corpus (tests/kernels/corpus/uint_hash.cl) uses them
     table["rotate"] = _Builtin(2, 2, "first")
     table["popcount"] = _Builtin(1, 1, "first")
@@ -104,8 +101,15 @@ def _table() -> dict[str, _Builtin]:
     # half as a storage type (OpenCL C 1.2, 6.12.7): floats in registers, halves in memory, on any device
     for suffix in ("", *(str(w) for w in VECTOR_WIDTHS)):
         table[f"vload_half{suffix}"] = _Builtin(2, 2, f"vload_half{suffix or 1}")
-        for rounding in ("", "_rte"):
+        for rounding in ("", "_rte", "_rtz", "_rtp", "_rtn"):
             table[f"vstore_half{suffix}{rounding}"] = _Builtin(3, 3, "void")
+            if suffix:  # 6.12.7: vloada_halfN/vstorea_halfN, N-aligned (a 3-vector as 4)
+                table[f"vstorea_half{suffix}{rounding}"] = _Builtin(3, 3, "void")
+        if suffix:
+            table[f"vloada_half{suffix}"] = _Builtin(2, 2, f"vload_half{suffix}")
+    # the rest of OpenCL C 1.2, 6.12: table_types.py types them, tables.py evaluates them
+    for name, (low, high) in TABLE_FUNCTIONS.items():
+        table[name] = _Builtin(low, high, "table")
     return table
 
 
@@ -120,11 +124,7 @@ _AS_RE = re.compile(rf"as_{_TYPE_NAME}")
 
 # OpenCL C built-ins the simulator does not implement: a call gets "not supported", not "undeclared"
 UNSUPPORTED_BUILTINS = frozenset(
-    """fract frexp lgamma_r modf nan remquo sincos
-    abs_diff add_sat hadd rhadd mad_hi mad_sat mul_hi sub_sat upsample mad24 mul24 degrees
-    radians step smoothstep sign mix distance fast_distance fast_length fast_normalize isequal isnotequal isgreater
-    isgreaterequal isless islessequal islessgreater isfinite isinf isnan isnormal isordered isunordered signbit any
-    all bitselect vloada_half vstorea_half shuffle shuffle2 vec_step async_work_group_copy
+    """async_work_group_copy
     async_work_group_strided_copy wait_group_events prefetch read_imagef read_imagei read_imageui write_imagef
     write_imagei write_imageui get_image_width get_image_height get_image_depth read_mem_fence write_mem_fence
     work_group_barrier atomic_load atomic_store atomic_init atomic_exchange atomic_fetch_add atomic_fetch_sub

@@ -1,0 +1,261 @@
+"""The checker's side of ``tables.py``: the argument types the OpenCL C 1.2 section 6.12 built-ins there accept,
+and their result types.
+
+OpenCL's overloads do not convert between vector types or mix an integer with another integer type, so neither
+does this check: ``add_sat(short, int)`` is as much an error as Clang makes it (an ambiguous call). Scalars stand
+for vectors only where the spec lists a form with a scalar (``mix``, ``step``, ``smoothstep``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pycparser import c_ast
+
+from wia_sim.kernels.types import INT, UNKNOWN, UNSIGNED_OF, TypeInfo, scalar_or_vector
+
+__all__ = ["TABLE_FUNCTIONS", "check_table_call"]
+
+Error = Callable[[c_ast.Node, str], None]
+
+_FLOATS = ("float", "double", "half")
+_SIGNED = ("char", "short", "int", "long")
+_INTEGERS = (*_SIGNED, "uchar", "ushort", "uint", "ulong")
+_SIZES = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "int": 4, "uint": 4, "long": 8, "ulong": 8}
+_SIZES.update({"half": 2, "float": 4, "double": 8})
+_SIGNED_OF_SIZE = {1: "char", 2: "short", 4: "int", 8: "long"}
+_UPSAMPLE = {"char": "short", "uchar": "ushort", "short": "int", "ushort": "uint", "int": "long", "uint": "ulong"}
+
+_INTEGER_GENTYPE = "add_sat sub_sat hadd rhadd mul_hi mad_hi mad_sat abs_diff".split()  # noqa: SIM905
+_RELATIONAL2 = frozenset(
+    "isequal isnotequal isgreater isgreaterequal isless islessequal islessgreater isordered isunordered".split()  # noqa: SIM905
+)
+_RELATIONAL1 = frozenset(("isfinite", "isinf", "isnan", "isnormal", "signbit"))
+
+TABLE_FUNCTIONS: dict[str, tuple[int, int]] = {
+    **dict.fromkeys(("fract", "frexp", "modf", "sincos", "lgamma_r"), (2, 2)),
+    "remquo": (3, 3),
+    "nan": (1, 1),
+    **{n: (3, 3) if n in ("mad_hi", "mad_sat") else (2, 2) for n in _INTEGER_GENTYPE},
+    "mul24": (2, 2),
+    "mad24": (3, 3),
+    "upsample": (2, 2),
+    **dict.fromkeys(("degrees", "radians", "sign", "fast_length", "fast_normalize"), (1, 1)),
+    "mix": (3, 3),
+    "step": (2, 2),
+    "smoothstep": (3, 3),
+    **dict.fromkeys(("distance", "fast_distance", "dot", "cross"), (2, 2)),
+    **dict.fromkeys(("length", "normalize"), (1, 1)),
+    **dict.fromkeys(_RELATIONAL2, (2, 2)),
+    **dict.fromkeys(_RELATIONAL1, (1, 1)),
+    **dict.fromkeys(("any", "all", "vec_step"), (1, 1)),
+    "bitselect": (3, 3),
+    "shuffle": (2, 2),
+    "shuffle2": (3, 3),
+}
+"""The built-ins checked here, with their (fewest, most) arguments."""
+
+
+def _known(t: TypeInfo) -> bool:
+    return t.kind in ("scalar", "vector") and t.name != "?"
+
+
+def _same_gentype(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> bool:
+    known = [t for t in types if _known(t)]
+    if any(t.type_name != known[0].type_name for t in known[1:]):
+        spelled = ", ".join(f"'{t.type_name}'" for t in types)
+        error(node, f"built-in function '{name}' needs arguments of one type, not {spelled}")
+        return False
+    return True
+
+
+def _need(
+    name: str, what: str, allowed: tuple[str, ...], args: list[c_ast.Node], types: list[TypeInfo], error: Error
+) -> bool:
+    for k, (a, t) in enumerate(zip(args, types, strict=True)):
+        if t.kind in ("pointer", "array", "struct", "void", "opaque"):
+            error(a, f"argument {k + 1} of '{name}' must be {what}, not '{t}'")
+            return False
+        if _known(t) and t.name not in allowed:
+            error(a, f"argument {k + 1} of '{name}' must be {what}, not '{t.type_name}'")
+            return False
+    return True
+
+
+def _result(types: list[TypeInfo]) -> TypeInfo:
+    for t in types:
+        if t.kind == "vector":
+            return TypeInfo("vector", t.name, t.width)
+    for t in types:
+        if _known(t):
+            return TypeInfo("scalar", t.name)
+    return UNKNOWN
+
+
+def _truth_type(t: TypeInfo) -> TypeInfo:
+    if t.kind == "vector":
+        return TypeInfo("vector", _SIGNED_OF_SIZE[_SIZES[t.name]] if t.name in _SIZES else "?", t.width)
+    return INT
+
+
+def _pointer_out(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error) -> TypeInfo:
+    """fract/modf/sincos(x, gentype*), frexp/lgamma_r(x, intn*), remquo(x, y, intn*)."""
+    values, p = types[:-1], types[-1]
+    if not _need(name, "a floating-point scalar or vector", _FLOATS, args[:-1], values, error):
+        return UNKNOWN
+    if not _same_gentype(name, args, values, error, args[0]):
+        return UNKNOWN
+    x = _result(values)
+    if p.kind not in ("pointer", "array", "unknown"):
+        error(args[-1], f"the last argument of '{name}' must be a pointer (__global, __local or __private), not '{p}'")
+        return UNKNOWN
+    target = p.target
+    if target is None or x.kind == "unknown":
+        return x
+    int_out = name in ("frexp", "lgamma_r", "remquo")
+    want = scalar_or_vector("int", x.width if x.kind == "vector" else 1) if int_out else x
+    if p.kind == "pointer" and (target.const or target.space == "constant"):
+        error(args[-1], f"'{name}' stores through its last argument: it cannot point to read-only memory")
+        return UNKNOWN
+    if _known(target) and (target.type_name != want.type_name or target.kind != want.kind):
+        error(args[-1], f"the last argument of '{name}({x.type_name} ...)' must point to '{want.type_name}', not '{p}'")
+        return UNKNOWN
+    return x
+
+
+def _integer(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
+    allowed = ("int", "uint") if name in ("mul24", "mad24") else _INTEGERS
+    what = "an int or uint scalar or vector" if name in ("mul24", "mad24") else "an integer scalar or vector"
+    if not _need(name, what, allowed, args, types, error) or not _same_gentype(name, args, types, error, node):
+        return UNKNOWN
+    r = _result(types)
+    if name == "abs_diff" and _known(r):
+        return TypeInfo(r.kind, UNSIGNED_OF.get(r.name, r.name), r.width)
+    return r
+
+
+def _upsample(args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
+    hi, lo = types
+    if not _need("upsample", "an integer of up to 32 bits", tuple(_UPSAMPLE), args, types, error):
+        return UNKNOWN
+    if not (_known(hi) and _known(lo)):
+        return UNKNOWN
+    want = UNSIGNED_OF.get(hi.name, hi.name)
+    if lo.name != want or lo.width != hi.width or lo.kind != hi.kind:
+        lo_name = f"{want}{hi.width}" if hi.kind == "vector" else want
+        error(node, f"'upsample({hi.type_name} hi, ...)' needs a '{lo_name}' second argument, not '{lo.type_name}'")
+        return UNKNOWN
+    return TypeInfo(hi.kind, _UPSAMPLE[hi.name], hi.width)
+
+
+def _float_common(
+    name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node, scalar_ok: set[int]
+) -> TypeInfo:
+    """Float gentype arguments; those at ``scalar_ok`` may be a scalar of the element type instead."""
+    if not _need(name, "a floating-point scalar or vector", _FLOATS, args, types, error):
+        return UNKNOWN
+    r = _result(types)
+    for k, t in enumerate(types):
+        if not _known(t) or not _known(r):
+            continue
+        scalar_form = k in scalar_ok and t.kind == "scalar" and t.name == r.name
+        if t.type_name != r.type_name and not scalar_form:
+            spelled = ", ".join(f"'{u.type_name}'" for u in types)
+            error(node, f"built-in function '{name}' has no form for the arguments {spelled}")
+            return UNKNOWN
+    if name == "smoothstep" and types[0].kind != types[1].kind and r.kind == "vector":
+        error(node, "'smoothstep' takes both edges as vectors or both as scalars")
+        return UNKNOWN
+    return r
+
+
+def _geometric(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
+    allowed = ("float",) if name.startswith("fast_") else _FLOATS
+    what = "float, float2, float3 or float4" if name.startswith("fast_") else "a floating-point scalar or 2-4-vector"
+    if not _need(name, what, allowed, args, types, error) or not _same_gentype(name, args, types, error, node):
+        return UNKNOWN
+    r = _result(types)
+    if r.kind == "vector" and r.width > 4:
+        error(node, f"built-in function '{name}' takes {what}, not '{r.type_name}'")
+        return UNKNOWN
+    if name == "cross" and _known(r) and r.width not in (3, 4):
+        error(node, f"built-in function 'cross' takes {r.name}3 or {r.name}4 arguments, not '{r.type_name}'")
+        return UNKNOWN
+    if name in ("fast_normalize", "normalize", "cross") or r.kind == "unknown":
+        return r
+    return TypeInfo("scalar", r.name)
+
+
+def _shuffle(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error) -> TypeInfo:
+    *xs, mask = types
+    for a, t in zip(args, types, strict=True):
+        if t.kind == "unknown":
+            return UNKNOWN
+        if t.kind != "vector" or t.width == 3:
+            error(a, f"the arguments of '{name}' must be 2-, 4-, 8- or 16-component vectors, not '{t}'")
+            return UNKNOWN
+    if len(xs) == 2 and xs[0].type_name != xs[1].type_name:
+        error(args[1], f"'{name}' needs two inputs of one type, not '{xs[0].type_name}' and '{xs[1].type_name}'")
+        return UNKNOWN
+    x = xs[0]
+    unsigned = ("uchar", "ushort", "uint", "ulong")
+    if _known(mask) and _known(x) and (mask.name not in unsigned or _SIZES[mask.name] != _SIZES.get(x.name)):
+        want = UNSIGNED_OF.get(_SIGNED_OF_SIZE[_SIZES[x.name]]) if x.name in _SIZES else "unsigned"
+        error(args[-1], f"the mask of '{name}' on '{x.type_name}' must be a {want}n vector, not '{mask.type_name}'")
+        return UNKNOWN
+    return TypeInfo("vector", x.name, mask.width)
+
+
+def check_table_call(
+    name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node
+) -> TypeInfo:
+    """The result type of a call to one of ``TABLE_FUNCTIONS`` (arity already checked); reports what is wrong."""
+    if name in ("fract", "frexp", "modf", "sincos", "lgamma_r", "remquo"):
+        return _pointer_out(name, args, types, error)
+    if name == "shuffle" or name == "shuffle2":
+        return _shuffle(name, args, types, error)
+    for k, (a, t) in enumerate(zip(args, types, strict=True)):
+        if t.kind in ("pointer", "array", "struct", "void", "opaque"):
+            error(a, f"argument {k + 1} of '{name}' must be a scalar or vector, not '{t}'")
+            return UNKNOWN
+    if name == "vec_step":
+        return INT
+    if name == "nan":
+        codes = ("uint", "ulong", "ushort")
+        if not _need(name, "an unsigned integer (uint, ulong or ushort) code", codes, args, types, error):
+            return UNKNOWN
+        t = types[0]
+        element = {"uint": "float", "ulong": "double", "ushort": "half"}.get(t.name, "?")
+        return TypeInfo(t.kind, element, t.width) if _known(t) else UNKNOWN
+    if name in _INTEGER_GENTYPE or name in ("mul24", "mad24"):
+        return _integer(name, args, types, error, node)
+    if name == "upsample":
+        return _upsample(args, types, error, node)
+    if name in ("degrees", "radians", "sign"):
+        return _float_common(name, args, types, error, node, set())
+    if name == "mix":
+        return _float_common(name, args, types, error, node, {2})
+    if name == "step":
+        return _float_common(name, args, types, error, node, {0})
+    if name == "smoothstep":
+        return _float_common(name, args, types, error, node, {0, 1})
+    if name in ("distance", "fast_distance", "fast_length", "fast_normalize", "dot", "cross", "length", "normalize"):
+        return _geometric(name, args, types, error, node)
+    if name in _RELATIONAL2 or name in _RELATIONAL1:
+        if not _need(name, "a floating-point scalar or vector", _FLOATS, args, types, error):
+            return UNKNOWN
+        if not _same_gentype(name, args, types, error, node):
+            return UNKNOWN
+        r = _result(types)
+        return _truth_type(r) if r.kind != "unknown" else UNKNOWN
+    if name in ("any", "all"):
+        if not _need(name, "a signed integer scalar or vector (char to long)", _SIGNED, args, types, error):
+            return UNKNOWN
+        return INT
+    if name == "bitselect":
+        if not _need(name, "a scalar or vector", (*_INTEGERS, *_FLOATS), args, types, error):
+            return UNKNOWN
+        if not _same_gentype(name, args, types, error, node):
+            return UNKNOWN
+        return _result(types)
+    raise AssertionError(name)

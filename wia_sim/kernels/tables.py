@@ -1,0 +1,422 @@
+"""OpenCL C 1.2 section 6.12 built-ins beyond ``builtins.py``, on lane values: the math functions with pointer
+arguments and ``nan`` (Table 6.8), the integer functions (Table 6.10), the common (6.11), geometric (6.13) and
+relational (6.14) functions, half stores with rounding modes (6.12.7) and ``shuffle``/``shuffle2`` (6.12.12).
+
+Integers are exact on the type's width: types up to 32 bits compute in int64 (uint64 for uint products), 64-bit
+ones in Python ints (object arrays), then wrap or saturate as C does. Floats compute in float64 and round once
+to the argument type.
+The executor stores what a pointer-argument function returns through its pointer (``POINTER_OUT``), so those
+writes are checked and counted as any store.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from wia_sim.kernels.builtins import call_math
+from wia_sim.kernels.ctype import INT, SCALARS, CType, common_type, comparison_type, convert
+from wia_sim.kernels.spaces import Value
+
+__all__ = [
+    "FUNCTIONS",
+    "POINTER_OUT",
+    "REMQUO_BITS",
+    "call_pointer_out",
+    "call_table",
+    "op_kind",
+    "round_to_half",
+    "shuffle",
+]
+
+Array = NDArray[Any]
+
+REMQUO_BITS = 7
+"""``remquo`` stores the sign of x/y and the low bits of the integral quotient's magnitude; OpenCL asks for at
+least 3. The simulator keeps 7, as LLVM's libclc (which PoCL's CPU library follows) does."""
+
+POINTER_OUT: dict[str, int] = {"fract": 1, "frexp": 1, "modf": 1, "sincos": 1, "lgamma_r": 1, "remquo": 2}
+"""Math functions that store a second result through a pointer argument, with that argument's index."""
+
+_UNSIGNED = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}
+_UPSAMPLE = {"char": "short", "uchar": "ushort", "short": "int", "ushort": "uint", "int": "long", "uint": "ulong"}
+
+
+def _same(t: CType, name: str) -> CType:
+    s = SCALARS[name]
+    return s.vector(t.width) if t.width > 1 else s
+
+
+def _gentype(args: list[Value]) -> CType:
+    """The built-in's gentype: the vector argument's type if there is one, else the arguments' one type (the
+    checker has made sure they agree); mixed scalars convert as C's usual arithmetic conversions."""
+    for v in args:
+        if v.t.width > 1:
+            return v.t
+    t = args[0].t
+    for v in args[1:]:
+        if v.t != t:
+            t = common_type(t, v.t)
+    return t
+
+
+def _float_type(t: CType) -> CType:
+    return t if t.kind == "float" else _same(t, "float")
+
+
+def _arr(v: Value, t: CType) -> Array:
+    a = np.asarray(v.a)
+    if v.t != t:
+        a = np.asarray(convert(a, v.t, t))
+    return a
+
+
+def _f64(v: Value, t: CType) -> Array:
+    return np.asarray(_arr(v, t), dtype=np.float64)
+
+
+def _round(x: Array, t: CType) -> Array:
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(x).astype(t.dtype)
+
+
+def _bits(t: CType) -> int:
+    return int(t.dtype.itemsize) * 8
+
+
+def _exact(a: Array, t: CType, product: bool) -> Array:
+    """Integer lanes as values the operation cannot overflow: int64 up to 32 bits (uint64 for products of uint,
+    which are below 2**64 even with an addend), Python ints for 64-bit types."""
+    bits = _bits(t)
+    if bits <= 16 or (bits == 32 and not (product and t.kind == "uint")):
+        return np.asarray(a, dtype=np.int64)
+    if bits == 32:
+        return np.asarray(a, dtype=np.uint64)
+    return np.asarray(a).astype(object)
+
+
+def _lanes(x: Any) -> Array:
+    """NumPy on 0-d object arrays returns bare Python ints, which may not fit int64: back into an array."""
+    return x if isinstance(x, np.ndarray) else np.asarray(x, dtype=object)
+
+
+def _wrap(x: Array, t: CType) -> Array:
+    """Exact integers to ``t`` modulo 2**bits (C's conversion)."""
+    bits = _bits(t)
+    u = np.asarray(_lanes(x) % (1 << bits)).astype(np.uint64)
+    return u.astype(_same(t, _UNSIGNED.get(t.name, t.name)).dtype).view(t.dtype)
+
+
+def _saturate(x: Array, t: CType) -> Array:
+    info = np.iinfo(t.dtype)
+    low = np.maximum(_lanes(x), int(info.min))
+    return _wrap(np.minimum(_lanes(low), int(info.max)), t)
+
+
+# -- Table 6.10: integer functions
+
+
+def _int_call(name: str, args: list[Value]) -> Value:
+    t = _gentype(args)
+    raw = [_arr(v, t) for v in args]
+    x = [_exact(a, t, name in ("mul_hi", "mad_hi", "mad_sat")) for a in raw]
+    bits = _bits(t)
+    if name == "abs_diff":
+        u = _same(t, _UNSIGNED.get(t.name, t.name))
+        return Value(u, _wrap(abs(x[0] - x[1]), u))
+    if name in ("add_sat", "sub_sat"):
+        r = x[0] + x[1] if name == "add_sat" else x[0] - x[1]
+        return Value(t, _saturate(r, t))
+    if name == "hadd":
+        return Value(t, _wrap((x[0] + x[1]) >> 1, t))
+    if name == "rhadd":
+        return Value(t, _wrap((x[0] + x[1] + 1) >> 1, t))
+    if name in ("mul_hi", "mad_hi"):
+        hi = (x[0] * x[1]) >> bits
+        return Value(t, _wrap(hi + x[2] if name == "mad_hi" else hi, t))
+    if name == "mad_sat":
+        return Value(t, _saturate(x[0] * x[1] + x[2], t))
+    if name in ("mul24", "mad24"):  # defined for 24-bit operands only; the simulator multiplies all 32 bits
+        r = x[0] * x[1] + (x[2] if name == "mad24" else 0)
+        return Value(t, _wrap(r, t))
+    if name == "upsample":
+        hi_t, lo_t = args[0].t, args[1].t
+        wide = _same(hi_t, _UPSAMPLE[hi_t.name])
+        lo_bits = _bits(lo_t)
+        hi = np.asarray(args[0].a).astype(object) if lo_bits == 32 else np.asarray(args[0].a, dtype=np.int64)
+        lo = np.asarray(args[1].a).astype(object) if lo_bits == 32 else np.asarray(args[1].a, dtype=np.int64)
+        return Value(wide, _wrap((hi << lo_bits) | lo, wide))
+    raise NotImplementedError(name)
+
+
+# -- Table 6.11: common functions; Table 6.13: geometric functions
+
+
+def _sign(x: Array) -> Array:
+    return np.where(np.isnan(x), 0.0, np.where(x > 0, 1.0, np.where(x < 0, -1.0, x)))
+
+
+def _common_call(name: str, args: list[Value]) -> Value:
+    t = _float_type(_gentype(args))
+    x = [_f64(v, _same(t, t.name) if v.t.width == 1 else t) for v in args]
+    if name == "degrees":
+        r = x[0] * (180.0 / math.pi)
+    elif name == "radians":
+        r = x[0] * (math.pi / 180.0)
+    elif name == "sign":
+        r = _sign(x[0])
+    elif name == "mix":
+        r = x[0] + (x[1] - x[0]) * x[2]
+    elif name == "step":
+        r = np.where(x[1] < x[0], 0.0, 1.0)
+    elif name == "smoothstep":
+        s = np.clip((x[2] - x[0]) / (x[1] - x[0]), 0.0, 1.0)
+        r = s * s * (3.0 - 2.0 * s)
+    else:
+        raise NotImplementedError(name)
+    return Value(t, _round(r, t))
+
+
+def _geometric_call(name: str, args: list[Value]) -> Value:
+    t = _float_type(_gentype(args))
+    x = _f64(args[0], t)
+    if name in ("distance", "fast_distance"):
+        x = x - _f64(args[1], t)
+    s = np.sum(x * x, axis=-1) if t.width > 1 else x * x
+    if name in ("distance", "fast_distance", "fast_length"):
+        return Value(t.scalar, _round(np.sqrt(s), t.scalar))
+    # fast_normalize, with normalize's special cases (as OpenCL C 2.0 spells them out): all zeros give the vector
+    # back; with an infinite element, the vector of +-1 there and 0 elsewhere is normalized
+    inf = np.isinf(x)
+    any_inf = inf.any(axis=-1, keepdims=True) if t.width > 1 else inf
+    n = np.sqrt(s)[..., None] if t.width > 1 else np.sqrt(s)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(n == 0, x, x / n)
+    replaced = np.where(inf, np.copysign(1.0, x), 0.0 * x)
+    norm = np.sqrt(np.sum(replaced * replaced, axis=-1, keepdims=True)) if t.width > 1 else np.abs(replaced)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        r = np.where(any_inf, replaced / norm, r)
+    return Value(t, _round(r, t))
+
+
+# -- Table 6.14: relational functions
+
+
+def _truth(cond: Array, t: CType) -> Value:
+    """Scalars: int 1/0; vectors: -1/0 of the signed integer type of the element's size."""
+    rt = comparison_type(t)
+    if t.width > 1:
+        return Value(rt, np.where(cond, -1, 0).astype(rt.dtype))
+    return Value(INT, np.asarray(cond).astype(np.int32))
+
+
+def _relational_call(name: str, args: list[Value]) -> Value:
+    t = _float_type(_gentype(args))
+    x = [_arr(v, t) for v in args]
+    with np.errstate(invalid="ignore"):
+        if name == "isequal":
+            c = x[0] == x[1]
+        elif name == "isnotequal":
+            c = x[0] != x[1]
+        elif name == "isgreater":
+            c = x[0] > x[1]
+        elif name == "isgreaterequal":
+            c = x[0] >= x[1]
+        elif name == "isless":
+            c = x[0] < x[1]
+        elif name == "islessequal":
+            c = x[0] <= x[1]
+        elif name == "islessgreater":
+            c = (x[0] < x[1]) | (x[0] > x[1])
+        elif name == "isordered":
+            c = ~np.isnan(x[0]) & ~np.isnan(x[1])
+        elif name == "isunordered":
+            c = np.isnan(x[0]) | np.isnan(x[1])
+        elif name == "isfinite":
+            c = np.isfinite(x[0])
+        elif name == "isinf":
+            c = np.isinf(x[0])
+        elif name == "isnan":
+            c = np.isnan(x[0])
+        elif name == "isnormal":
+            c = np.isfinite(x[0]) & (np.abs(x[0]) >= np.finfo(t.dtype).tiny)
+        elif name == "signbit":
+            c = np.signbit(x[0])
+        else:
+            raise NotImplementedError(name)
+    return _truth(c, t)
+
+
+def _msb(v: Value) -> Array:
+    a = np.asarray(v.a)
+    if v.t.kind == "int":
+        return np.asarray(a < 0)
+    return np.asarray((a >> np.asarray(_bits(v.t) - 1, dtype=a.dtype)) != 0)
+
+
+def _bits_view(a: Array, t: CType) -> Array:
+    return np.ascontiguousarray(np.asarray(a, dtype=t.dtype)).view(f"u{t.dtype.itemsize}")
+
+
+def _other_call(name: str, args: list[Value]) -> Value:
+    if name in ("any", "all"):
+        m = _msb(args[0])
+        if args[0].t.width > 1:
+            m = np.asarray(m.any(axis=-1) if name == "any" else m.all(axis=-1))
+        return Value(INT, np.asarray(m).astype(np.int32))
+    if name == "bitselect":
+        t = _gentype(args)
+        a, b, c = (_bits_view(_arr(v, t), t) for v in args)
+        return Value(t, np.asarray((a & ~c) | (b & c)).view(t.dtype))
+    raise NotImplementedError(name)
+
+
+# -- Table 6.8: math functions with pointer arguments, and nan
+
+
+def _remquo(x: float, y: float) -> tuple[float, int]:
+    if math.isnan(x) or math.isnan(y) or math.isinf(x) or y == 0:
+        return math.nan, 0
+    if math.isinf(y):
+        return x, 0
+    r = math.remainder(x, y)
+    n = (Fraction(x) - Fraction(r)) / Fraction(y)
+    q = abs(int(n)) & ((1 << REMQUO_BITS) - 1)
+    return r, (-q if (x < 0) != (y < 0) else q)
+
+
+_remquo_lanes = np.frompyfunc(_remquo, 2, 2)
+
+
+def _lgamma_sign(x: Array) -> Array:
+    """The sign of Gamma(x) that ``lgamma_r`` stores: +1 for x > 0, at the poles that are negative integers (as
+    glibc and Oclgrind; PoCL 3.1 stores -1 at -1) and for NaN, copysign(1, x) at +-0, the sign by floor(x)'s
+    parity between the negative integers."""
+    fl = np.floor(x)
+    neg = np.where(np.fmod(fl, 2.0) != 0, -1, 1)
+    s = np.where(x > 0, 1, np.where(x == 0, np.where(np.signbit(x), -1, 1), np.where(fl == x, 1, neg)))
+    return np.where(np.isnan(x) | np.isinf(x), 1, s)
+
+
+def call_pointer_out(name: str, args: list[Value], out_t: CType) -> tuple[Value, Value]:
+    """``name``'s result and the value to store through its pointer (of pointee type ``out_t``)."""
+    with np.errstate(all="ignore"):
+        t = _float_type(_gentype(args))
+        x = _arr(args[0], t)
+        x64 = np.asarray(x, dtype=np.float64)
+        if name == "fract":
+            fl = np.floor(x64)
+            cap = np.nextafter(t.dtype.type(1), t.dtype.type(0))
+            r = _round(x64 - fl, t)
+            r = np.where(r > cap, cap, r)
+            r = np.where(x64 == 0, x, np.where(np.isinf(x64), np.copysign(0.0, x64), r))
+            return Value(t, _round(r, t)), Value(out_t, _round(fl, out_t))
+        if name == "modf":
+            frac, whole = np.modf(x)
+            return Value(t, _round(frac, t)), Value(out_t, _round(whole, out_t))
+        if name == "frexp":
+            m, e = np.frexp(x64)
+            e = np.where(np.isfinite(x64), e, 0)  # frexp(+-inf) and frexp(NaN) store 0; NumPy leaves junk
+            return Value(t, _round(m, t)), Value(out_t, np.asarray(e).astype(out_t.dtype))
+        if name == "sincos":
+            return Value(t, _round(np.sin(x64), t)), Value(out_t, _round(np.cos(x64), out_t))
+        if name == "lgamma_r":
+            return call_math("lgamma", [Value(t, x)]), Value(out_t, _lgamma_sign(x64).astype(out_t.dtype))
+        if name == "remquo":
+            y64 = np.asarray(_arr(args[1], t), dtype=np.float64)
+            x64, y64 = np.broadcast_arrays(x64, y64)
+            rq = _remquo_lanes(x64, y64)
+            r, q = np.asarray(rq[0], dtype=np.float64), np.asarray(rq[1], dtype=np.int64)
+            return Value(t, _round(r, t)), Value(out_t, q.astype(out_t.dtype))
+    raise NotImplementedError(name)
+
+
+def _nan(args: list[Value]) -> Value:
+    v = args[0]
+    if v.t.dtype.itemsize == 8:
+        t = _same(v.t, "double")
+        bits = (np.asarray(v.a).astype(np.uint64) & np.uint64(0x7FFFFFFFFFFFF)) | np.uint64(0x7FF8000000000000)
+        return Value(t, bits.view(np.float64))
+    t = _same(v.t, "float")
+    b32 = (np.asarray(v.a).astype(np.uint32) & np.uint32(0x3FFFFF)) | np.uint32(0x7FC00000)
+    return Value(t, b32.view(np.float32))
+
+
+# -- 6.12.7: half stores with rounding modes
+
+
+def round_to_half(x: Array, rounding: str) -> Array:
+    """Float (or double) lanes to half with ``_rte`` (the default), ``_rtz``, ``_rtp`` or ``_rtn`` rounding:
+    NumPy's conversion rounds to nearest even; the directed modes step one half-ulp-grid value back when the
+    nearest one lies on the wrong side."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        x = np.asarray(x)
+        h = x.astype(np.float16)
+        if rounding in ("", "_rte"):
+            return h
+        back = h.astype(x.dtype)
+        if rounding == "_rtz":
+            wrong, toward = np.abs(back) > np.abs(x), np.float16(0)
+        elif rounding == "_rtp":
+            wrong, toward = back < x, np.float16(np.inf)
+        else:
+            wrong, toward = back > x, np.float16(-np.inf)
+        return np.where(wrong, np.nextafter(h, np.full_like(h, toward)), h).astype(np.float16)
+
+
+# -- 6.12.12: shuffle and shuffle2
+
+
+def shuffle(args: list[Value], width: int) -> Value:
+    """``shuffle(x, mask)``/``shuffle2(x, y, mask)``: only the low log2(m) (log2(2m)) bits of each mask element
+    count, m being the inputs' width."""
+    *xs, mask = args
+    m = xs[0].t.width
+    src = np.concatenate(np.broadcast_arrays(*(np.asarray(v.a) for v in xs)), axis=-1)
+    idx = np.asarray(mask.a).astype(np.int64) & (m * len(xs) - 1)
+    lead = np.broadcast_shapes(src.shape[:-1], idx.shape[:-1])
+    src = np.broadcast_to(src, (*lead, src.shape[-1]))
+    out = np.take_along_axis(src, np.broadcast_to(idx, (*lead, width)), axis=-1)
+    return Value(xs[0].t.scalar.vector(width), out)
+
+
+FUNCTIONS: dict[str, Callable[[str, list[Value]], Value]] = {
+    **dict.fromkeys(
+        "abs_diff add_sat sub_sat hadd rhadd mul_hi mad_hi mad_sat mul24 mad24 upsample".split(),  # noqa: SIM905
+        _int_call,
+    ),
+    **dict.fromkeys("degrees radians sign mix step smoothstep".split(), _common_call),  # noqa: SIM905
+    **dict.fromkeys("distance fast_distance fast_length fast_normalize normalize".split(), _geometric_call),  # noqa: SIM905
+    **dict.fromkeys(
+        """isequal isnotequal isgreater isgreaterequal isless islessequal islessgreater isordered isunordered
+        isfinite isinf isnan isnormal signbit""".split(),  # noqa: SIM905
+        _relational_call,
+    ),
+    **dict.fromkeys(("any", "all", "bitselect"), _other_call),
+    "nan": lambda name, args: _nan(args),
+}
+"""The value-only built-ins of this module, by name."""
+
+_SPECIAL = frozenset({"distance", "fast_distance", "fast_length", "fast_normalize", "normalize", "sincos", "lgamma_r"})
+
+
+def call_table(name: str, args: list[Value]) -> Value:
+    """Evaluate one of ``FUNCTIONS``."""
+    with np.errstate(all="ignore"):
+        return FUNCTIONS[name](name, args)
+
+
+def op_kind(name: str, args: list[Value]) -> str:
+    """The counter a call adds to: special-function operations for roots and transcendentals, else float or
+    integer operations by the arguments' type."""
+    if name in _SPECIAL:
+        return "special_ops"
+    t = _gentype(args)
+    if t.kind == "float" and name not in ("bitselect", "nan"):
+        return "float64_ops" if t.name == "double" else "float32_ops"
+    return "int_ops"
