@@ -14,6 +14,7 @@ from typing import Literal, cast
 from pycparser import c_ast
 from pycparserext.ext_c_parser import Asm, AttributeSpecifier, FuncDeclExt
 
+from wia_sim.kernels import async_copy
 from wia_sim.kernels.ctype import CType, common_type, comparison_type, promoted, wrap
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.parsing import BUILTIN_FILE
@@ -258,7 +259,7 @@ class Checker:
         inner: TypeInfo | None = t
         behind_pointer = False
         while inner is not None:
-            if inner.kind == "opaque":
+            if inner.kind == "opaque" and inner.name != "event_t":  # events: async_copy.py
                 self.error(node, f"{OPAQUE_TYPES.get(inner.name, inner.name)} are not supported ({what})")
                 return
             if not self.fp64 and inner.name.startswith("double"):
@@ -1199,6 +1200,8 @@ class Checker:
                 f"built-in function '{name}' takes {wanted} argument{plural}, but {_given(len(args))}",
             )
             return UNKNOWN
+        if name in async_copy.ASYNC_BUILTINS:
+            return async_copy.check_call(self.error, node, name, args, arg_types)
         convert = conversion(name)
         if convert:
             base = convert.group(1)

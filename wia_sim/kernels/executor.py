@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels import builtins
+from wia_sim.kernels.async_copy import ASYNC_BUILTINS, AsyncCopies, kernel_end_line
 from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.ctype import (
     INT,
@@ -116,6 +117,8 @@ _VLOAD_HALF_RE = re.compile(r"v(load|store)_half(2|3|4|8|16)?(?:_rte)?")
 
 
 def _ctype_of(t: TypeInfo, where: str = "") -> CType:
+    if t.kind == "opaque" and t.name == "event_t":  # an event is a uint: 0 for none (async_copy.py)
+        return UINT
     if t.kind in ("scalar", "vector"):
         try:
             return lookup(t.type_name)
@@ -183,6 +186,7 @@ class _Executor:
         self.globals: dict[str, Var] = {}
         self.frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
+        self.async_copies = AsyncCopies(self)
         self._constants()
 
     # ------------------------------------------------------------------ setup
@@ -910,6 +914,8 @@ class _Executor:
             return self.call_helper(fn, args, mask)
         if name in _WORK_ITEM:
             return self.work_item(name, args, mask)
+        if name in ASYNC_BUILTINS:
+            return self.async_copies.call(name, args, mask, _line(node))
         if name in ("barrier", "mem_fence"):
             if name == "barrier":
                 self.barrier(mask, _line(node))
@@ -1135,6 +1141,9 @@ def run_kernel(
     ex = _Executor(program, kernel, geometry, step_limit, checks)
     ex.bind_args(args)
     ex.run()
+    if ex.async_copies.pending:  # copies never waited for: a finding where the kernel ends
+        start = _line(kernel.node)
+        ex.async_copies.finish(kernel_end_line(program.source_lines, start, start))
     measured = {
         **ex.counts,
         "work_groups": ex.groups,
