@@ -51,6 +51,13 @@ def _integer(t: TypeInfo) -> bool:
     return t.kind == "unknown" or (t.kind == "scalar" and t.name in _INTEGERS)
 
 
+def _decayed(t: TypeInfo) -> TypeInfo:
+    """An array argument is a pointer to its first element (C99 6.3.2.1)."""
+    if t.kind == "array" and t.target is not None:
+        return TypeInfo("pointer", target=t.target)
+    return t
+
+
 def check_call(
     error: Callable[[c_ast.Node, str], None],
     node: c_ast.FuncCall,
@@ -60,6 +67,8 @@ def check_call(
 ) -> TypeInfo:
     """The type of a call of one of ``ASYNC_BUILTINS`` (arity already checked); each wrong argument is an error
     naming it and what the built-in expects."""
+
+    types = [_decayed(t) for t in types]
 
     def what(k: int) -> str:
         return f"the {_ORDINALS[k]} argument of '{name}'"
