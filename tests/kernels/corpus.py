@@ -2088,6 +2088,8 @@ Check = Literal[
     "barrier_divergence",
     "uninitialized_local",
     "step_limit",
+    "async_copy_divergence",
+    "unwaited_event",
 ]
 CHECKS: tuple[str, ...] = get_args(Check)
 
@@ -2183,6 +2185,20 @@ def _make_bug_runaway(rng: np.random.Generator, n: int) -> dict[str, Arg]:
         "bits": _sentinel_out(n, np.uint32),
         "n": _i32(n),
     }
+
+
+# -- async copies (issue 16)
+
+
+@_bug_1d(100, 1000)
+def _make_bug_async_divergence(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {"x": Buffer(_signed(rng, 0.1, 1.0, n)), "y": _nan_out(n), "s": _f32(rng.uniform(0.5, 2.0)), "n": _i32(n)}
+
+
+def _make_bug_unwaited(rng: np.random.Generator) -> Launch:
+    gsize = 64 * int(rng.integers(2, 8))
+    args = {"x": Buffer(_signed(rng, 0.1, 1.0, gsize)), "y": _nan_out(gsize), "s": _f32(rng.uniform(0.5, 2.0))}
+    return Launch(args, (gsize,), (64,))
 
 
 BUGS: list[BugCase] = [
@@ -2286,6 +2302,29 @@ BUGS: list[BugCase] = [
         _make_bug_runaway,
         safe_to_run=False,
         notes="every x is nonzero and never changes inside the loop",
+    ),
+    # -- async copies (issue 16)
+    BugCase(
+        "async_copy_divergence",
+        "async_copy_divergence.cl",
+        "scale_blocks",
+        "async_copy_divergence",
+        14,
+        _make_bug_async_divergence,
+        safe_to_run=False,
+        notes="the count min(WG, n - gid) differs between the work-items of the groups that hold x's last 64 "
+        "elements; n is never a multiple of 64",
+    ),
+    BugCase(
+        "unwaited_event",
+        "unwaited_event.cl",
+        "scale_in_place",
+        "unwaited_event",
+        17,
+        _make_bug_unwaited,
+        safe_to_run=False,
+        notes="the local -> global copy's event is never waited for; reported where the kernel ends (its closing "
+        "brace), as Oclgrind does",
     ),
 ]
 
