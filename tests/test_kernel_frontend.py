@@ -1229,7 +1229,7 @@ REJECTED = [
         "samplers are not supported",
         id="sampler",
     ),
-    pytest.param(k('    printf("%d\\n", n);\n'), 2, "printf is not supported", id="printf"),
+    pytest.param(k('    printf("%f\\n", n);\n'), 2, "printf argument 2 for '%f'", id="printf"),  # issue 16
     pytest.param(
         k("    if (n) {\n        __local float t[4];\n        t[0] = 1;\n    }\n"),
         3,

@@ -14,7 +14,7 @@ from typing import Literal, cast
 from pycparser import c_ast
 from pycparserext.ext_c_parser import Asm, AttributeSpecifier, FuncDeclExt
 
-from wia_sim.kernels import async_copy
+from wia_sim.kernels import async_copy, printf
 from wia_sim.kernels.ctype import CType, common_type, comparison_type, promoted, wrap
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.parsing import BUILTIN_FILE
@@ -1136,8 +1136,7 @@ class Checker:
         if name in self.functions:
             return self.call_helper(node, name, args, arg_types)
         if name == "printf":
-            self.error(node, "printf is not supported by the simulator")
-            return INT
+            return printf.check_call(self.error, node, args, arg_types)
         if is_builtin_function(name):
             return self.call_builtin(node, name, args, arg_types)
         if name in UNSUPPORTED_BUILTINS:

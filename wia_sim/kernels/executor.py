@@ -38,6 +38,7 @@ from wia_sim.kernels.ctype import (
 )
 from wia_sim.kernels.lanes import Geometry, Lanes
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, merge_lanes
+from wia_sim.kernels.printf import PrintfOutput
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import (
@@ -87,6 +88,8 @@ class RunResult:
     counts: dict[str, int]
     steps: int
     kernel: str = ""
+    output: str = ""
+    """What the kernel's printf calls printed, in a stable order (``printf.PrintfOutput.text``)."""
 
 
 @dataclass
@@ -187,6 +190,7 @@ class _Executor:
         self.frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
         self.async_copies = AsyncCopies(self)
+        self.printf = PrintfOutput(self)
         self._constants()
 
     # ------------------------------------------------------------------ setup
@@ -916,6 +920,8 @@ class _Executor:
             return self.work_item(name, args, mask)
         if name in ASYNC_BUILTINS:
             return self.async_copies.call(name, args, mask, _line(node))
+        if name == "printf":
+            return self.printf.call(node, mask)
         if name in ("barrier", "mem_fence"):
             if name == "barrier":
                 self.barrier(mask, _line(node))
@@ -1151,4 +1157,4 @@ def run_kernel(
         "max_lane_steps": int(ex.lane_steps.max()) + ex.full_steps if ex.n else 0,
     }
     counts = {key: measured.get(key, 0) for key in COUNTS}  # private memory traffic is not reported
-    return RunResult(counts, ex.steps, name)
+    return RunResult(counts, ex.steps, name, ex.printf.text())
