@@ -201,3 +201,12 @@ def test_the_same_lines_as_pocl(capfd: pytest.CaptureFixture[str]) -> None:
     pocl = capfd.readouterr().out.splitlines()
     assert sorted(sim) == sorted(pocl)
     np.testing.assert_array_equal(ret, 0)
+
+
+def test_the_command_line_prints_the_output(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from wia_sim.cli import main
+
+    path = tmp_path / "p.cl"
+    path.write_text('__kernel void k(__global int* x) { printf("x=%d\\n", x[get_global_id(0)]); }\n')
+    assert main(["kernel", str(path), "k", "3", "--global", "3", "--fill", "index"]) == 0
+    assert capsys.readouterr().out.startswith("x=0\nx=1\nx=2\nkernel k:")
