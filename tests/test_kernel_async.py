@@ -192,6 +192,15 @@ def test_a_copy_past_the_end_of_its_source_faults_at_the_wait() -> None:
     )
 
 
+def test_a_negative_count_is_a_copy_far_past_the_end() -> None:
+    src = """__kernel void k(__global const int* a, __local int* t, int n) {
+    event_t e = async_work_group_copy(t, a, n, 0);
+    wait_group_events(1, &e);
+}"""
+    f = fault_of(src, [np.arange(64, dtype=np.int32), 64, np.int32(-1)], 16, 16)
+    assert (f.check, f.line) == ("out_of_bounds_local", 3)
+
+
 def test_the_destination_touched_before_the_wait_races_with_the_copy() -> None:
     """The copy lands at the wait: a read of the destination before it finds nothing written yet, and accesses
     of the destination in the same barrier interval conflict with the copy (the group's accesses, made at the

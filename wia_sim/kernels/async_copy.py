@@ -258,7 +258,11 @@ class AsyncCopies:
         divergent: list[tuple[str, Array]] = []
         dst_off = self._per_group(dst.off, mask, "destination", divergent)
         src_off = self._per_group(src.off, mask, "source", divergent)
-        n = self._per_group(np.asarray(count.a).astype(np.int64), mask, "number of elements", divergent)
+        # a count past both memory objects (a negative int passed as size_t) is cut to one element past them:
+        # the copy then faults out of bounds rather than looping for ever
+        limit = max(dst.region.nbytes, src.region.nbytes) // elem_bytes(dst.elem) + 1
+        counts = np.minimum(np.asarray(count.a).astype(np.uint64), np.uint64(limit)).astype(np.int64)
+        n = self._per_group(counts, mask, "number of elements", divergent)
         st = self._per_group(np.asarray(stride.a).astype(np.int64), mask, "stride", divergent)
         ev = self._per_group(np.asarray(event.a).astype(np.uint32), mask, "event", divergent)
         if divergent:
