@@ -1,8 +1,8 @@
 """printf in kernels (OpenCL C 1.2, 6.12.13) on the simulator, through the HAL: what each conversion prints, the
 order of the lines (work-group by work-group, call by call, work-item by work-item), when they are printed (to
 the host's stdout when the launch completes; nothing for a launch that stops with a finding), and the build
-errors for formats and arguments that do not match. Where PoCL is usable, the same kernel's output on PoCL (its
-device writes to C's stdout: ``capfd``) holds the same lines as the simulator's."""
+errors for formats and arguments that do not match. Where PoCL and Oclgrind are usable, the same kernel's output on
+each (their devices write to C's stdout: ``capfd``) holds the same lines as the simulator's."""
 
 from __future__ import annotations
 
@@ -95,6 +95,16 @@ __kernel void k(__global int* o) {
     assert capsys.readouterr().out == "1.0\n2.0\n3.0\n2.1\n3.1\n3.2\n"
 
 
+def test_strings_pointers_and_escapes(ctx: wia.Context, capsys: pytest.CaptureFixture[str]) -> None:
+    """%s of literals with precision and width, %p (implementation-defined: the byte offset in the memory
+    object), escapes in the format and in the literal arguments, adjacent literals joined."""
+    src = r"""__kernel void k(__global int* x) {
+    printf("[%.2s|%5s|%-4s]\t%p %p\x41\101" "\n", "abcdef", "ab", "x\"", x + 3, x);
+}"""
+    launch(ctx, src, wia.zeros(4, dtype="int32", ctx=ctx), n=1, wg=1)
+    assert capsys.readouterr().out == '[ab|   ab|x"  ]\t0xc 0x0AA\n'
+
+
 # ------------------------------------------------------------------------------------------------ the formatter
 @pytest.mark.parametrize(
     ("fmt", "value", "bits", "floating", "expected"),
@@ -172,19 +182,20 @@ def test_build_errors(source: str, message: str) -> None:
 
 
 # ------------------------------------------------------------------------------------------------- against PoCL
-def _pocl() -> Any:
+def _device(key: str) -> Any:
     from tests.kernels import cldevices
 
     for device in cldevices.usable_devices():
-        if device.key == "pocl":
+        if device.key == key:
             return device
-    pytest.skip(f"no usable PoCL device: {cldevices.unusable_reasons() or 'not installed'}")
+    pytest.skip(f"no usable {key} device: {cldevices.unusable_reasons() or 'not installed'}")
 
 
-def test_the_same_lines_as_pocl(capfd: pytest.CaptureFixture[str]) -> None:
-    """PoCL runs each work-item to its end in turn, the simulator in lockstep: the lines are the same, their
-    order differs; each line starts with its work-item's id, so both are compared line set against line set."""
-    device = _pocl()
+@pytest.mark.parametrize("key", ["pocl", "oclgrind"])
+def test_the_same_lines_as_a_real_device(key: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """PoCL and Oclgrind run each work-item to its end in turn, the simulator in lockstep: the lines are the same,
+    their order differs; each line starts with its work-item's id, so they are compared as sets of lines."""
+    device = _device(key)
     import pyopencl as cl
 
     ctx = wia.create_context()
@@ -198,8 +209,8 @@ def test_the_same_lines_as_pocl(capfd: pytest.CaptureFixture[str]) -> None:
     cl.enqueue_copy(device.queue, ret, r)
     device.queue.finish()
     ctypes.CDLL(None).fflush(None)  # the device's printf goes through C's buffered stdout
-    pocl = capfd.readouterr().out.splitlines()
-    assert sorted(sim) == sorted(pocl)
+    real = capfd.readouterr().out.splitlines()
+    assert sorted(sim) == sorted(real)
     np.testing.assert_array_equal(ret, 0)
 
 
