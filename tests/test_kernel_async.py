@@ -105,7 +105,8 @@ def test_chained_events_and_event_lists() -> None:
     event_t ev[3];
     ev[0] = same;
     ev[1] = async_work_group_copy(t + 8, b + g, 8, 0);
-    ev[2] = 0;
+    event_t none = 0;
+    ev[2] = none;
     wait_group_events(3, ev);
     out[get_global_id(0)] = t[get_local_id(0)] + t[get_local_id(0) + 8];
 }"""
@@ -257,6 +258,11 @@ def k(body: str, params: str = "__global float* g, __local float* l, __constant 
         (k("    event_t e = 0; wait_group_events(1.0f, &e);\n"), "first argument of 'wait_group_events' must be an"),
         (k("    prefetch(l, 4);\n"), "first argument of 'prefetch' must be a pointer to __global memory"),
         (k("    __local event_t e;\n"), "must be of scalar or vector type"),
+        (k("    event_t e = 5;\n"), "initializing 'e': cannot convert 'int' to 'event_t'"),
+        (k("    event_t e = 0; e = 0;\n"), "assigning: cannot convert 'int' to 'event_t'"),
+        (k("    event_t e = 0; int i = e;\n"), "initializing 'i': cannot convert an event_t to 'int'"),
+        (k("    event_t e = 0; if (e) {}\n"), "a condition must be a scalar, not 'event_t'"),
+        (k("    event_t e = 0; e = e + 1;\n"), "invalid operands to binary '+'"),
         (k("", "__global float* g, event_t e"), "events (async copies) are not supported (kernel parameter 'e'"),
     ],
 )

@@ -616,7 +616,7 @@ class Checker:
 
     def condition(self, node: c_ast.Node) -> None:
         t = self.expr(node)
-        if t.kind in ("struct", "void"):
+        if t.kind in ("struct", "void", "opaque"):
             self.error(node, f"a condition must be a scalar, not '{t}'")
         elif t.kind == "vector":
             self.error(node, f"a condition must be a scalar, not the vector '{t.type_name}' (use any() or all())")
@@ -1381,6 +1381,10 @@ class Checker:
 
     def check_assignment_types(self, target: TypeInfo, value: TypeInfo, node: c_ast.Node, what: str) -> None:
         if target.kind == "unknown" or value.kind == "unknown":
+            return
+        event = async_copy.event_conversion(target, value, node, what)
+        if event:
+            self.error(node, f"{what}: {event}")
             return
         if target.is_arithmetic and value.kind == "vector":
             if target.kind == "scalar":
