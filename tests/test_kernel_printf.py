@@ -211,7 +211,8 @@ def test_the_same_lines_as_a_real_device(key: str, capfd: pytest.CaptureFixture[
     ctypes.CDLL(None).fflush(None)  # the device's printf goes through C's buffered stdout
     real = capfd.readouterr().out.splitlines()
     assert sorted(sim) == sorted(real)
-    np.testing.assert_array_equal(ret, 0)
+    if key == "pocl":  # Oclgrind 21.10's printf returns arbitrary values (1, 10, ...) when other kernels ran before
+        np.testing.assert_array_equal(ret, 0)
 
 
 def test_the_command_line_prints_the_output(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
