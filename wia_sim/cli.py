@@ -455,6 +455,8 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
     except (kernels.KernelNotFound, UnsupportedKernel, OSError) as e:
         console.print(f"[red]wia-sim: {escape(str(e))}[/red]", highlight=False)
         return 1
+    if report.output:  # the kernel's printf output first, as a device prints it when the kernel completes
+        console.print(report.output, end="", highlight=False, markup=False)
     groups = report.counts.get("work_groups", 0)
     console.print(
         f"kernel {report.kernel}: global {report.global_size}, local {report.local_size}, {groups:,} work-groups; "

@@ -53,6 +53,8 @@ class KernelRunReport(BaseModel):
     checks: bool
     counts: dict[str, int]
     timings: list[KernelTiming]
+    output: str = ""
+    """What the kernel printed with printf (the executor's stable order)."""
 
 
 def _buffer(param: Param, count: int, fill: Fill, rng: np.random.Generator) -> np.ndarray:
@@ -162,4 +164,5 @@ def run_report(
         checks=checks,
         counts=result.counts,
         timings=timings,
+        output=result.output,
     )

@@ -1949,6 +1949,119 @@ def _ref_scalar_bounds_denormals(i: Inputs) -> dict[str, np.ndarray]:
 # The corpus
 # --------------------------------------------------------------------------------------------------------------
 
+# -- async copies and prefetch (issue 16)
+
+
+def _make_async_stencil_1d(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 4000, 64)
+    groups = -(-n // 64)
+    xp = np.zeros(groups * 64 + 2, np.float32)  # xp[0] is x[-1] and everything past x[n - 1] is 0
+    xp[1 : n + 1] = _signed(rng, 0.01, 10.0, n)
+    args = {
+        "xp": Buffer(xp),
+        "out": _nan_out(n),
+        "wl": _f32(rng.uniform(0.1, 0.5)),
+        "wc": _f32(rng.uniform(-1.0, -0.5)),
+        "wr": _f32(rng.uniform(0.1, 0.5)),
+        "n": _i32(n),
+    }
+    return Launch(args, (groups * 64,), (64,))
+
+
+def _async_stencil_terms(i: Inputs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    n = int(i["n"])
+    xp = _f64(i["xp"])
+    return float(i["wl"]) * xp[:n], float(i["wc"]) * xp[1 : n + 1], float(i["wr"]) * xp[2 : n + 2]
+
+
+def _ref_async_stencil_1d(i: Inputs) -> dict[str, np.ndarray]:
+    left, centre, right = _async_stencil_terms(i)
+    return {"out": left + centre + right}
+
+
+def _async_stencil_bound(i: Inputs) -> np.ndarray:
+    return 2 * EPS32 * sum(np.abs(t) for t in _async_stencil_terms(i))
+
+
+def _make_async_matmul_rows(rng: np.random.Generator) -> Launch:
+    m, n, k = (8 * int(rng.integers(2, 9)) for _ in range(3))
+    args = {
+        "M": _i32(m),
+        "N": _i32(n),
+        "K": _i32(k),
+        "A": Buffer(_signed(rng, 0.01, 1.0, (m, k))),
+        "B": Buffer(_signed(rng, 0.01, 1.0, (k, n))),
+        "C": _nan_out((m, n)),
+    }
+    return Launch(args, (n, m), (8, 8))
+
+
+def _make_async_aos_soa(rng: np.random.Generator) -> Launch:
+    n = 32 * int(rng.integers(2, 9))
+    args = {
+        "pts": Buffer(_signed(rng, 0.01, 10.0, (n, 3))),
+        "norm2": _nan_out(n),
+        "scaled": _nan_out((n, 3)),
+        "s": _f32(rng.uniform(-3.0, 3.0)),
+    }
+    return Launch(args, (n,), (32,))
+
+
+def _ref_async_aos_soa(i: Inputs) -> dict[str, np.ndarray]:
+    p = _f64(i["pts"])
+    return {"norm2": (p * p).sum(axis=1), "scaled": float(i["s"]) * p}
+
+
+def _async_norm2_bound(i: Inputs) -> np.ndarray:
+    # three products and two additions: 3 u sum p^2, 2 EPS32 with margin
+    return 2 * EPS32 * (_f64(i["pts"]) ** 2).sum(axis=1)
+
+
+def _make_async_float4_axpy(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 100, 400, 32)
+    args = {
+        "x": Buffer(_signed(rng, 0.01, 10.0, (n, 4))),
+        "y": Buffer(_signed(rng, 0.01, 10.0, (n, 4)), "inout"),
+        "tag": _sentinel_out((n, 4), np.int32),
+        "a": _f32(rng.uniform(-2.0, 2.0)),
+        "n": _i32(n),
+    }
+    return Launch(args, (128,), (32,))  # 4 groups stride over the blocks
+
+
+def _ref_async_float4_axpy(i: Inputs) -> dict[str, np.ndarray]:
+    n = int(i["n"])
+    start = np.arange(n) // 32 * 32
+    tag = np.stack([np.arange(n), start // 32 % 4, np.minimum(32, n - start), -(np.arange(n) % 32)], axis=1)
+    return {"y": float(i["a"]) * _f64(i["x"]) + _f64(i["y"]), "tag": tag.astype(np.int32)}
+
+
+def _async_axpy_bound(i: Inputs) -> np.ndarray:
+    # a product and an addition (fused or not): 2 u (|a x| + |y|)
+    return EPS32 * (abs(float(i["a"])) * np.abs(_f64(i["x"])) + np.abs(_f64(i["y"])))
+
+
+def _make_prefetch_rows(rng: np.random.Generator) -> Launch:
+    rows, cols4 = _size(rng, 20, 100, 32), int(rng.integers(5, 30))
+    args = {
+        "m": Buffer(_signed(rng, 0.01, 10.0, (rows, cols4 * 4))),
+        "sums": _nan_out(rows),
+        "rows": _i32(rows),
+        "cols4": _i32(cols4),
+    }
+    return Launch(args, (_round_up(rows, 32),), (32,))
+
+
+def _ref_prefetch_rows(i: Inputs) -> dict[str, np.ndarray]:
+    return {"sums": _f64(i["m"]).sum(axis=1)}
+
+
+def _prefetch_rows_bound(i: Inputs) -> np.ndarray:
+    # a sum of 4 * cols4 terms in float32, in any order: (terms - 1) u sum|m|; terms * EPS32 with margin
+    m = _f64(i["m"])
+    return m.shape[1] * EPS32 * np.abs(m).sum(axis=1)
+
+
 CASES: list[KernelCase] = [
     KernelCase(
         "vector_add",
@@ -2600,6 +2713,66 @@ CASES: list[KernelCase] = [
             "picked": exact("select and bitselect copy bits, denormals included"),
         },
     ),
+    # -- async copies and prefetch (issue 16)
+    KernelCase(
+        "async_stencil_1d",
+        "async_stencil_1d.cl",
+        "async_stencil_1d",
+        "async_work_group_copy global -> local of a block with its halo (WG + 2 elements by WG work-items), "
+        "event 0, wait_group_events, event_t",
+        _make_async_stencil_1d,
+        _ref_async_stencil_1d,
+        {
+            "out": Tolerance(
+                ulp=0.5, atol=_async_stencil_bound, reason="3 products and 2 additions: 3 u sum|w x| (with margin)"
+            )
+        },
+    ),
+    KernelCase(
+        "async_matmul_rows",
+        "async_matmul_rows.cl",
+        "async_matmul_rows",
+        "tiled matmul whose tiles are loaded row by row by async copies chained on one event per tile, two events "
+        "in an event_t array waited for at once, a barrier before a tile is overwritten",
+        _make_async_matmul_rows,
+        _ref_matmul,
+        {"C": Tolerance(ulp=0.5, atol=_matmul_bound, reason="K-term dot products: |error| <= K u sum|a b| (x2)")},
+    ),
+    KernelCase(
+        "async_aos_soa",
+        "async_aos_soa.cl",
+        "async_aos_soa",
+        "array of structures to __local structure of arrays with async_work_group_strided_copy (src_stride 3), "
+        "local -> global write-back with async_work_group_copy and a strided scatter (dst_stride 3)",
+        _make_async_aos_soa,
+        _ref_async_aos_soa,
+        {
+            "norm2": Tolerance(ulp=0.5, atol=_async_norm2_bound, reason="3 products, 2 additions: 3 u sum p^2"),
+            "scaled": Tolerance(ulp=0.5, reason="one float32 product, correctly rounded"),
+        },
+    ),
+    KernelCase(
+        "async_float4_axpy",
+        "async_float4_axpy.cl",
+        "async_float4_axpy",
+        "async copies of float4 and int4 in a grid-stride loop, a last block shorter than the group, two events "
+        "waited for one by one, a local -> global write-back chained with a second copy",
+        _make_async_float4_axpy,
+        _ref_async_float4_axpy,
+        {
+            "y": Tolerance(ulp=0.5, atol=_async_axpy_bound, reason="a product and an addition: 2 u (|a x| + |y|)"),
+            "tag": exact(),
+        },
+    ),
+    KernelCase(
+        "prefetch_rows",
+        "prefetch_rows.cl",
+        "prefetch_rows",
+        "prefetch of float4 chunks in a loop, the last prefetch past the end of the buffer (a hint: no fault)",
+        _make_prefetch_rows,
+        _ref_prefetch_rows,
+        {"sums": Tolerance(ulp=0.5, atol=_prefetch_rows_bound, reason="a float32 sum of 4 cols4 terms: n u sum|m|")},
+    ),
 ]
 
 
@@ -2621,6 +2794,8 @@ Check = Literal[
     "write_to_read_only",
     "read_from_write_only",
     "null_pointer",
+    "async_copy_divergence",
+    "unwaited_event",
 ]
 CHECKS: tuple[str, ...] = get_args(Check)
 
@@ -2778,6 +2953,20 @@ def _make_bug_null_private(rng: np.random.Generator, n: int) -> dict[str, Arg]:
         "which": _i32(2),
         "n": _i32(n),
     }
+
+
+# -- async copies (issue 16)
+
+
+@_bug_1d(100, 1000)
+def _make_bug_async_divergence(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    return {"x": Buffer(_signed(rng, 0.1, 1.0, n)), "y": _nan_out(n), "s": _f32(rng.uniform(0.5, 2.0)), "n": _i32(n)}
+
+
+def _make_bug_unwaited(rng: np.random.Generator) -> Launch:
+    gsize = 64 * int(rng.integers(2, 8))
+    args = {"x": Buffer(_signed(rng, 0.1, 1.0, gsize)), "y": _nan_out(gsize), "s": _f32(rng.uniform(0.5, 2.0))}
+    return Launch(args, (gsize,), (64,))
 
 
 BUGS: list[BugCase] = [
@@ -2952,6 +3141,29 @@ BUGS: list[BugCase] = [
         _make_bug_null_private,
         safe_to_run=False,
         notes="which == 2 leaves `out` NULL: every work-item with i < n stores through it",
+    ),
+    # -- async copies (issue 16)
+    BugCase(
+        "async_copy_divergence",
+        "async_copy_divergence.cl",
+        "scale_blocks",
+        "async_copy_divergence",
+        14,
+        _make_bug_async_divergence,
+        safe_to_run=False,
+        notes="the count min(WG, n - gid) differs between the work-items of the groups that hold x's last 64 "
+        "elements; n is never a multiple of 64",
+    ),
+    BugCase(
+        "unwaited_event",
+        "unwaited_event.cl",
+        "scale_in_place",
+        "unwaited_event",
+        17,
+        _make_bug_unwaited,
+        safe_to_run=False,
+        notes="the local -> global copy's event is never waited for; reported where the kernel ends (its closing "
+        "brace), as Oclgrind does",
     ),
 ]
 

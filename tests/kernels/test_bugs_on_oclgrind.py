@@ -157,6 +157,20 @@ CLASSES: dict[str, CheckClass] = {
         why_not="Oclgrind 21.10 has no step limit or watchdog: a kernel that never ends is interpreted until the "
         "process is killed, with nothing in its log",
     ),
+    # issue 16: async copies. Oclgrind checks a copy's arguments against the first work-item's as each work-item
+    # reaches it, and reports at the copy's line; a work-group that ends with an event it never waited for is
+    # reported for the group's last work-item at the kernel's last line (its `ret`), where the simulator reports it
+    "async_copy_divergence": CheckClass(
+        wia.InvalidKernelError,
+        r"work-group divergence in 'async_work_group_copy': arguments that differ between the work-items of a group "
+        r"\((?P<args>[a-z ,]+)\)",
+        r"Work-group divergence detected \(async copy\)",
+    ),
+    "unwaited_event": CheckClass(
+        wia.InvalidKernelError,
+        r"work-group finished without waiting for the event of the async copy at line \d+",
+        r"Work-item finished without waiting for events",
+    ),
 }
 
 

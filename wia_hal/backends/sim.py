@@ -29,6 +29,7 @@ import builtins
 import functools
 import gc
 import math
+import sys
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -919,9 +920,14 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             command.cost, command.duration = cost, cost.duration_s
             command.counts = result.counts
 
+            printed = result.output if numerics else ""  # timing-only data is zeros: its printing would mislead
+
             def finish() -> None:
                 for live, scratch in written:
                     live[:] = scratch
+                if printed:  # the kernel's printf output, when it completes (as a device's at its end)
+                    sys.stdout.write(printed)
+                    sys.stdout.flush()
 
             return finish
 

@@ -14,6 +14,7 @@ from typing import Literal, cast
 from pycparser import c_ast
 from pycparserext.ext_c_parser import Asm, AttributeSpecifier, FuncDeclExt
 
+from wia_sim.kernels import async_copy, printf
 from wia_sim.kernels.ctype import CType, common_type, comparison_type, promoted, wrap
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.parsing import BUILTIN_FILE
@@ -259,7 +260,7 @@ class Checker:
         inner: TypeInfo | None = t
         behind_pointer = False
         while inner is not None:
-            if inner.kind == "opaque":
+            if inner.kind == "opaque" and inner.name != "event_t":  # events: async_copy.py
                 self.error(node, f"{OPAQUE_TYPES.get(inner.name, inner.name)} are not supported ({what})")
                 return
             if not self.fp64 and inner.name.startswith("double"):
@@ -616,7 +617,7 @@ class Checker:
 
     def condition(self, node: c_ast.Node) -> None:
         t = self.expr(node)
-        if t.kind in ("struct", "void"):
+        if t.kind in ("struct", "void", "opaque"):
             self.error(node, f"a condition must be a scalar, not '{t}'")
         elif t.kind == "vector":
             self.error(node, f"a condition must be a scalar, not the vector '{t.type_name}' (use any() or all())")
@@ -1136,8 +1137,7 @@ class Checker:
         if name in self.functions:
             return self.call_helper(node, name, args, arg_types)
         if name == "printf":
-            self.error(node, "printf is not supported by the simulator")
-            return INT
+            return printf.check_call(self.error, node, args, arg_types)
         if is_builtin_function(name):
             return self.call_builtin(node, name, args, arg_types)
         if name in UNSUPPORTED_BUILTINS:
@@ -1200,6 +1200,8 @@ class Checker:
                 f"built-in function '{name}' takes {wanted} argument{plural}, but {_given(len(args))}",
             )
             return UNKNOWN
+        if name in async_copy.ASYNC_BUILTINS:
+            return async_copy.check_call(self.error, node, name, args, arg_types)
         convert = conversion(name)
         if convert:
             base = convert.group(1)
@@ -1382,6 +1384,10 @@ class Checker:
 
     def check_assignment_types(self, target: TypeInfo, value: TypeInfo, node: c_ast.Node, what: str) -> None:
         if target.kind == "unknown" or value.kind == "unknown":
+            return
+        event = async_copy.event_conversion(target, value, node, what)
+        if event:
+            self.error(node, f"{what}: {event}")
             return
         if target.is_arithmetic and value.kind == "vector":
             if target.kind == "scalar":

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels import builtins, tables
+from wia_sim.kernels.async_copy import ASYNC_BUILTINS, AsyncCopies, kernel_end_line
 from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.ctype import (
     INT,
@@ -38,6 +39,7 @@ from wia_sim.kernels.ctype import (
 from wia_sim.kernels.lanes import Geometry, Lanes
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
 from wia_sim.kernels.memargs import unwrap
+from wia_sim.kernels.printf import PrintfOutput
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import (
@@ -87,6 +89,8 @@ class RunResult:
     counts: dict[str, int]
     steps: int
     kernel: str = ""
+    output: str = ""
+    """What the kernel's printf calls printed, in a stable order (``printf.PrintfOutput.text``)."""
 
 
 @dataclass
@@ -125,6 +129,8 @@ _VLOAD_HALF_RE = re.compile(r"v(load|store)(a?)_half(2|3|4|8|16)?(_rte|_rtz|_rtp
 
 
 def _ctype_of(t: TypeInfo, where: str = "") -> CType:
+    if t.kind == "opaque" and t.name == "event_t":  # an event is a uint: 0 for none (async_copy.py)
+        return UINT
     if t.kind in ("scalar", "vector"):
         try:
             return lookup(t.type_name)
@@ -261,6 +267,8 @@ class _Executor:
         self.globals: dict[str, Var] = {}
         self.frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
+        self.async_copies = AsyncCopies(self)
+        self.printf = PrintfOutput(self)
         self._constants()
 
     # ------------------------------------------------------------------ setup
@@ -1056,6 +1064,10 @@ class _Executor:
             return self.call_helper(fn, args, mask)
         if name in _WORK_ITEM:
             return self.work_item(name, args, mask)
+        if name in ASYNC_BUILTINS:
+            return self.async_copies.call(name, args, mask, _line(node))
+        if name == "printf":
+            return self.printf.call(node, mask)
         if name in ("barrier", "mem_fence"):
             if name == "barrier":
                 self.barrier(mask, _line(node))
@@ -1109,10 +1121,10 @@ class _Executor:
             kind = "special_ops" if name in ("sincos", "lgamma_r") else self._kind(result.t)
             self.count(kind, mask, result.t.width)
             return result
-        values = [self.value(a, mask) for a in args]
-        if name == "vec_step":
-            t = values[0].t
+        if name == "vec_step":  # its operand is not evaluated, as sizeof's (a compile-time constant in Clang)
+            t = self.value(args[0], np.zeros(self.n, dtype=bool)).t
             return Value(INT, np.asarray(4 if t.width == 3 else t.width, np.int32))
+        values = [self.value(a, mask) for a in args]
         width = values[-1].t.width
         self.count("int_ops", mask, width)
         return tables.shuffle(values, width)
@@ -1326,6 +1338,9 @@ def run_kernel(
         ex = _Executor(program, kernel, geometry, step_limit, checks)
         ex.bind_args(args)
         ex.run()
+        if ex.async_copies.pending:  # copies never waited for: a finding where the kernel ends
+            start = _line(kernel.node)
+            ex.async_copies.finish(kernel_end_line(program.source_lines, start, start))
     measured = {
         **ex.counts,
         "work_groups": ex.groups,
@@ -1333,4 +1348,4 @@ def run_kernel(
         "max_lane_steps": int(ex.lane_steps.max()) + ex.full_steps if ex.n else 0,
     }
     counts = {key: measured.get(key, 0) for key in COUNTS}  # private memory traffic is not reported
-    return RunResult(counts, ex.steps, name)
+    return RunResult(counts, ex.steps, name, ex.printf.text())

@@ -95,6 +95,11 @@ def _table() -> dict[str, _Builtin]:
             table[prefix + name] = _Builtin(1, 1, "gentype")
         for name in ("powr", "divide"):
             table[prefix + name] = _Builtin(2, 2, "gentype")
+    # async copies and prefetch (6.12.10): checked and run by async_copy.py
+    table["async_work_group_copy"] = _Builtin(4, 4, "event")
+    table["async_work_group_strided_copy"] = _Builtin(5, 5, "event")
+    table["wait_group_events"] = _Builtin(2, 2, "void")
+    table["prefetch"] = _Builtin(2, 2, "void")
     for width in VECTOR_WIDTHS:
         table[f"vload{width}"] = _Builtin(2, 2, f"vload{width}")
         table[f"vstore{width}"] = _Builtin(3, 3, "void")
@@ -124,8 +129,7 @@ _AS_RE = re.compile(rf"as_{_TYPE_NAME}")
 
 # OpenCL C built-ins the simulator does not implement: a call gets "not supported", not "undeclared"
 UNSUPPORTED_BUILTINS = frozenset(
-    """async_work_group_copy
-    async_work_group_strided_copy wait_group_events prefetch read_imagef read_imagei read_imageui write_imagef
+    """read_imagef read_imagei read_imageui write_imagef
     write_imagei write_imageui get_image_width get_image_height get_image_depth read_mem_fence write_mem_fence
     work_group_barrier atomic_load atomic_store atomic_init atomic_exchange atomic_fetch_add atomic_fetch_sub
     atomic_fetch_and atomic_fetch_or atomic_fetch_xor atomic_fetch_min atomic_fetch_max

@@ -1,0 +1,224 @@
+"""printf in kernels (OpenCL C 1.2, 6.12.13) on the simulator, through the HAL: what each conversion prints, the
+order of the lines (work-group by work-group, call by call, work-item by work-item), when they are printed (to
+the host's stdout when the launch completes; nothing for a launch that stops with a finding), and the build
+errors for formats and arguments that do not match. Where PoCL and Oclgrind are usable, the same kernel's output on
+each (their devices write to C's stdout: ``capfd``) holds the same lines as the simulator's."""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any
+
+import numpy as np
+import pytest
+
+import wia_hal as wia
+from wia_sim.kernels.printf import Conversion, format_value, parse_format
+
+ALL = r"""__kernel void k(__global const float* a, __global int* ret) {
+    const int i = get_global_id(0);
+    ret[i] = printf("i=%d u=%u x=%x X=%#X o=%#o c=%c s=%s %%\n", i, i, 255 + i, 255, 8, 'A' + i, "str");
+    printf("%d: f=%f F=%F e=%e E=%E g=%g G=%G a=%a A=%A\n", i, a[i], a[i], a[i], a[i], a[i], a[i], a[i], a[i]);
+    printf("%d: [%5d|%-5d|%+d|% d|%05d|%.3d|%8.3f|%-9.2e|%.0d|%#.0f]\n", i, i, i, i, i, i, i, a[i], a[i], 0, 2.0f);
+    printf("%d: hh=%hhd h=%hd l=%ld lu=%lu lx=%lx hhu=%hhu\n", i, (char)(200 + i), (short)(70000 + i),
+           (long)i * 10000000000L, (ulong)i, (ulong)-1, (uchar)(250 + i));
+    float4 v = (float4)(a[i], 1.0f, -0.5f, 2.0f);
+    short2 s2 = (short2)(i, -i);
+    uchar8 u8 = (uchar8)(1, 2, 3, 4, 5, 6, 7, 250);
+    int3 i3 = (int3)(i, i * 2, -i);
+    printf("%d: v=%v4hlf s2=%v2hd u8=%v8hhx i3=%v3hld e=%.2v4hle\n", i, v, s2, u8, i3, v);
+    printf("%d: inf=%f ninf=%e a=%a %.2a %a %a\n", i, INFINITY, -INFINITY, 1.0f, 1.1f, 0.0f, -0.1f);
+}"""
+
+A = np.array([1.5, -2.25, 3e10, 1e-3], np.float32)
+EXPECTED_0 = [
+    "i=0 u=0 x=ff X=0XFF o=010 c=A s=str %",
+    "0: f=1.500000 F=1.500000 e=1.500000e+00 E=1.500000E+00 g=1.5 G=1.5 a=0x1.8p+0 A=0X1.8P+0",
+    "0: [    0|0    |+0| 0|00000|000|   1.500|1.50e+00 ||2.]",
+    "0: hh=-56 h=4464 l=0 lu=0 lx=ffffffffffffffff hhu=250",
+    "0: v=1.500000,1.000000,-0.500000,2.000000 s2=0,0 u8=1,2,3,4,5,6,7,fa i3=0,0,0 e=1.50e+00,1.00e+00,-5.00e-01,"
+    "2.00e+00",
+    "0: inf=inf ninf=-inf a=0x1p+0 0x1.1ap+0 0x0p+0 -0x1.99999ap-4",
+]
+
+
+def launch(ctx: wia.Context, source: str, *args: Any, n: int = 4, wg: int = 2) -> None:
+    kernel = wia.compile_kernel(ctx, source, "k")
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=n, local_size=wg), *args)
+
+
+def test_every_conversion_prints_as_c_does(capsys: pytest.CaptureFixture[str]) -> None:
+    ctx = wia.create_context()
+    ret = wia.tensor(np.full(4, 7, np.int32), ctx=ctx)
+    launch(ctx, ALL, wia.tensor(A, ctx=ctx), ret)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 24
+    # group (0, 1) before group (2, 3); in a group, call by call, work-item 0 before work-item 1
+    assert [line.split()[0] for line in lines[:4]] == ["i=0", "i=1", "0:", "1:"]
+    assert [line.split()[0] for line in lines[12:14]] == ["i=2", "i=3"]
+    mine = [line for line in lines if line.startswith(("i=0 ", "0: "))]
+    assert mine == EXPECTED_0
+    assert "2: f=30000001024.000000 F=30000001024.000000 e=3.000000e+10" in "\n".join(lines)
+    assert "1: hh=-55 h=4465 l=10000000000 lu=1 lx=ffffffffffffffff hhu=251" in lines
+    assert "3: v=0.001000,1.000000,-0.500000,2.000000 s2=3,-3 u8=1,2,3,4,5,6,7,fa i3=3,6,-3" in "\n".join(lines)
+    np.testing.assert_array_equal(ret.numpy(), 0)  # printf returns 0
+
+
+def test_the_order_is_group_by_group_then_call_by_call(ctx: wia.Context, capsys: pytest.CaptureFixture[str]) -> None:
+    src = r"""__kernel void k(__global int* o) {
+    const int i = get_global_id(0);
+    if (i % 2) printf("odd %d\n", i);
+    printf("all %d\n", i);
+}"""
+    launch(ctx, src, wia.zeros(4, dtype="int32", ctx=ctx), n=4, wg=2)
+    assert capsys.readouterr().out == "odd 1\nall 0\nall 1\nodd 3\nall 2\nall 3\n"
+
+
+def test_a_faulting_launch_prints_nothing(ctx: wia.Context, capsys: pytest.CaptureFixture[str]) -> None:
+    src = r"""__kernel void k(__global int* o) {
+    const int i = get_global_id(0);
+    printf("before %d\n", i);
+    o[i + 1] = i;
+}"""
+    with pytest.raises(wia.InvalidMemoryError):
+        launch(ctx, src, wia.zeros(4, dtype="int32", ctx=ctx))
+    assert capsys.readouterr().out == ""
+
+
+def test_a_loop_and_a_helper_function(ctx: wia.Context, capsys: pytest.CaptureFixture[str]) -> None:
+    src = r"""void show(int i, int k) { printf("%d.%d\n", i, k); }
+__kernel void k(__global int* o) {
+    for (int k = 0; k < get_global_id(0); k++)
+        show(get_global_id(0), k);
+}"""
+    launch(ctx, src, wia.zeros(4, dtype="int32", ctx=ctx), n=4, wg=4)
+    assert capsys.readouterr().out == "1.0\n2.0\n3.0\n2.1\n3.1\n3.2\n"
+
+
+def test_strings_pointers_and_escapes(ctx: wia.Context, capsys: pytest.CaptureFixture[str]) -> None:
+    """%s of literals with precision and width, %p (implementation-defined: the byte offset in the memory
+    object), escapes in the format and in the literal arguments, adjacent literals joined."""
+    src = r"""__kernel void k(__global int* x) {
+    printf("[%.2s|%5s|%-4s]\t%p %p\x41\101" "\n", "abcdef", "ab", "x\"", x + 3, x);
+}"""
+    launch(ctx, src, wia.zeros(4, dtype="int32", ctx=ctx), n=1, wg=1)
+    assert capsys.readouterr().out == '[ab|   ab|x"  ]\t0xc 0x0AA\n'
+
+
+# ------------------------------------------------------------------------------------------------ the formatter
+@pytest.mark.parametrize(
+    ("fmt", "value", "bits", "floating", "expected"),
+    [
+        ("%x", -1, 32, False, "ffffffff"),
+        ("%hhx", 511, 8, False, "ff"),
+        ("%hd", 40000, 16, False, "-25536"),
+        ("%-6.3x|", 10, 32, False, "00a   |"),
+        ("%+08d", -42, 32, False, "-0000042"),
+        ("%#010x", 255, 32, False, "0x000000ff"),
+        ("%#x", 0, 32, False, "0"),
+        ("%.0d", 0, 32, False, ""),
+        ("%5.0d", 0, 32, False, "     "),
+        ("%o", 8, 32, False, "10"),
+        ("%c", 65 + 256, 8, False, "A"),
+        ("%a", 0.5, 0, True, "0x1p-1"),
+        ("%.1a", 1.96875, 0, True, "0x2.0p+0"),
+        ("%.3a", 1.0, 0, True, "0x1.000p+0"),
+        ("%#a", 1.0, 0, True, "0x1.p+0"),
+        ("%012a", -1.5, 0, True, "-0x0001.8p+0"),
+        ("%a", 5e-324, 0, True, "0x0.0000000000001p-1022"),
+        ("%A", float("inf"), 0, True, "INF"),
+        ("%g", 1e-5, 0, True, "1e-05"),
+        ("%#g", 1.0, 0, True, "1.00000"),
+    ],
+)
+def test_format_value(fmt: str, value: float, bits: int, floating: bool, expected: str) -> None:
+    parts = parse_format(fmt)
+    conv = parts[0]
+    assert isinstance(conv, Conversion)
+    text = format_value(value, conv, bits, floating) + "".join(p for p in parts[1:] if isinstance(p, str))
+    assert text == expected
+
+
+# -------------------------------------------------------------------------------------------------- build errors
+def k(body: str) -> str:
+    return f"__kernel void k(__global float* f, __global int* g, __constant char* fmt) {{\n{body}}}\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        (k("    printf(fmt);\n"), "the format of printf must be a string literal"),
+        (k('    printf("%*d\\n", 3, g[0]);\n'), "no '*' width or precision"),
+        (k('    printf("%.*f\\n", 3, f[0]);\n'), "no '*' width or precision"),
+        (k('    printf("%k\\n", 1);\n'), "invalid conversion specifier 'k'"),
+        (k('    printf("%n\\n", g);\n'), "invalid conversion specifier 'n'"),
+        (k('    printf("%lld\\n", 1L);\n'), "length modifier 'll' is not OpenCL C's"),
+        (k('    printf("%v4f\\n", (float4)(0.0f));\n'), "a vector conversion needs a length modifier"),
+        (k('    printf("%v5hld\\n", 1);\n'), "the widths are 2, 3, 4, 8 and 16"),
+        (k('    printf("%hlf\\n", f[0]);\n'), "'hl' is only for vectors"),
+        (k('    printf("%v2hhs\\n", "a");\n'), "a vector specifier cannot be used with %s"),
+        (k('    printf("%d\\n", f[0]);\n'), "printf argument 2 for '%d': expects an integer, not 'float'"),
+        (k('    printf("%f\\n", g[0]);\n'), "printf argument 2 for '%f': expects a float or double, not 'int'"),
+        (k('    printf("%ld\\n", g[0]);\n'), "expects a long or ulong, not 'int'"),
+        (k('    printf("%d\\n", get_global_id(0));\n'), "expects an int, not the 64-bit 'ulong' (use %ld)"),
+        (k('    printf("%d %d\\n", g[0]);\n'), "the format has 2 conversions but 1 arguments follow it"),
+        (k('    printf("%d\\n", g[0], g[1]);\n'), "argument 3 is not used by the format"),
+        (k('    printf("%s\\n", fmt);\n'), "%s takes a string literal"),
+        (k('    printf("%p\\n", g[0]);\n'), "%p takes a pointer"),
+        (k('    printf("%v4hlf\\n", (float2)(0.0f));\n'), "expects a float4 (or its unsigned twin), not 'float2'"),
+        (k('    printf("%v4hlf\\n", (int4)(0));\n'), "expects a float4"),
+        (k('    printf("%v2hd\\n", (int2)(0));\n'), "expects a short2"),
+        (k('    printf("%d\\n", (int2)(0));\n'), "expects an integer scalar, not 'int2'"),
+        (k('    printf("%d");\n'), "the format has 1 conversions but 0 arguments"),
+        (k('    printf("50%");\n'), "the format ends inside the conversion '%'"),
+    ],
+)
+def test_build_errors(source: str, message: str) -> None:
+    ctx = wia.create_context()
+    with pytest.raises(wia.CompileError) as info:
+        wia.compile_kernel(ctx, source, "k")
+    assert "kernel.cl:2:" in str(info.value), str(info.value)
+    assert message in str(info.value), str(info.value)
+
+
+# ------------------------------------------------------------------------------------------------- against PoCL
+def _device(key: str) -> Any:
+    from tests.kernels import cldevices
+
+    for device in cldevices.usable_devices():
+        if device.key == key:
+            return device
+    pytest.skip(f"no usable {key} device: {cldevices.unusable_reasons() or 'not installed'}")
+
+
+@pytest.mark.parametrize("key", ["pocl", "oclgrind"])
+def test_the_same_lines_as_a_real_device(key: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """PoCL and Oclgrind run each work-item to its end in turn, the simulator in lockstep: the lines are the same,
+    their order differs; each line starts with its work-item's id, so they are compared as sets of lines."""
+    device = _device(key)
+    import pyopencl as cl
+
+    ctx = wia.create_context()
+    launch(ctx, ALL, wia.tensor(A, ctx=ctx), wia.tensor(np.zeros(4, np.int32), ctx=ctx))
+    sim = capfd.readouterr().out.splitlines()
+    program = cl.Program(device.context, ALL).build()
+    a = cl.Buffer(device.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=A)
+    ret = np.full(4, 7, np.int32)
+    r = cl.Buffer(device.context, cl.mem_flags.WRITE_ONLY, ret.nbytes)
+    program.k(device.queue, (4,), (2,), a, r)
+    cl.enqueue_copy(device.queue, ret, r)
+    device.queue.finish()
+    ctypes.CDLL(None).fflush(None)  # the device's printf goes through C's buffered stdout
+    real = capfd.readouterr().out.splitlines()
+    assert sorted(sim) == sorted(real)
+    if key == "pocl":  # Oclgrind 21.10's printf returns arbitrary values (1, 10, ...) when other kernels ran before
+        np.testing.assert_array_equal(ret, 0)
+
+
+def test_the_command_line_prints_the_output(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    from wia_sim.cli import main
+
+    path = tmp_path / "p.cl"
+    path.write_text('__kernel void k(__global int* x) { printf("x=%d\\n", x[get_global_id(0)]); }\n')
+    assert main(["kernel", str(path), "k", "3", "--global", "3", "--fill", "index"]) == 0
+    assert capsys.readouterr().out.startswith("x=0\nx=1\nx=2\nkernel k:")

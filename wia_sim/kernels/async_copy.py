@@ -1,0 +1,398 @@
+"""OpenCL C 1.2, 6.12.10: ``async_work_group_copy``, ``async_work_group_strided_copy``, ``wait_group_events`` and
+``prefetch``, with ``event_t``; the checker's rules for the calls and the executor's copies.
+
+A copy belongs to the work-group: every work-item of the group must reach the call with the same arguments (else
+the ``async_copy_divergence`` finding, Oclgrind's "Work-group divergence detected (async copy)"), the group's copy
+is made once, and its data is only guaranteed after ``wait_group_events``. As Oclgrind does (``WorkGroup``:
+``async_copy`` registers the copy, the wait is a barrier whose release performs it), the simulator performs the
+copies at the wait, in the order they were issued, then lets the group pass the wait as a barrier. The copy's
+accesses are the group's: bounds-checked, counted once per group, and tracked for races as accesses of the group's
+work-items (element ``e`` as an access of the work-item with local index ``group_size - 1 - e % group_size``, so
+that a work-item touching "its own" element of the destination before the wait conflicts with the copy).
+A work-group that ends with copies it never waited for is the ``unwaited_event`` finding (Oclgrind: "Work-item
+finished without waiting for events"), named at the kernel's closing line, where the work-group finishes.
+
+Events are ``uint`` values in the executor: 0 is "no event"; a call with event 0 gets a fresh one, a call given an
+event returns it (the copies chain on one event, and waiting for it performs them all).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pycparser import c_ast
+
+from wia_sim.kernels.ctype import SCALARS, CType
+from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value, elem_bytes
+from wia_sim.kernels.types import VOID, TypeInfo
+
+if TYPE_CHECKING:
+    from wia_sim.kernels.executor import _Executor
+
+__all__ = ["ASYNC_BUILTINS", "EVENT", "AsyncCopies", "check_call", "event_conversion", "kernel_end_line"]
+
+Array = NDArray[Any]
+EVENT = TypeInfo("opaque", "event_t")
+UINT = SCALARS["uint"]
+ASYNC_BUILTINS = frozenset({"async_work_group_copy", "async_work_group_strided_copy", "wait_group_events", "prefetch"})
+
+_INTEGERS = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "bool", "?"}
+_ORDINALS = ("first", "second", "third", "fourth", "fifth")
+
+
+# -- the checker's side ----------------------------------------------------------------------------------------------
+
+
+def _integer(t: TypeInfo) -> bool:
+    return t.kind == "unknown" or (t.kind == "scalar" and t.name in _INTEGERS)
+
+
+def _decayed(t: TypeInfo) -> TypeInfo:
+    """An array argument is a pointer to its first element (C99 6.3.2.1)."""
+    if t.kind == "array" and t.target is not None:
+        return TypeInfo("pointer", target=t.target)
+    return t
+
+
+def check_call(
+    error: Callable[[c_ast.Node, str], None],
+    node: c_ast.FuncCall,
+    name: str,
+    args: list[c_ast.Node],
+    types: list[TypeInfo],
+) -> TypeInfo:
+    """The type of a call of one of ``ASYNC_BUILTINS`` (arity already checked); each wrong argument is an error
+    naming it and what the built-in expects."""
+
+    types = [_decayed(t) for t in types]
+
+    def what(k: int) -> str:
+        return f"the {_ORDINALS[k]} argument of '{name}'"
+
+    def integer(k: int) -> None:
+        if not _integer(types[k]):
+            error(args[k], f"{what(k)} must be an integer, not '{types[k]}'")
+
+    if name == "prefetch":
+        p = types[0]
+        if p.kind != "unknown" and (p.kind != "pointer" or p.target is None or p.target.space != "global"):
+            error(args[0], f"{what(0)} must be a pointer to __global memory, not '{p}'")
+        elif p.kind == "pointer" and p.target is not None and p.target.kind not in ("scalar", "vector", "unknown"):
+            error(args[0], f"{what(0)} must point to a scalar or vector type, not '{p.target}'")
+        integer(1)
+        return VOID
+    if name == "wait_group_events":
+        integer(0)
+        p = types[1]
+        events = p.kind in ("pointer", "array") and p.target is not None and p.target.name == "event_t"
+        if p.kind != "unknown" and not events:
+            error(args[1], f"{what(1)} must be a pointer to event_t (the events to wait for), not '{p}'")
+        return VOID
+    dst, src = types[0], types[1]
+    for k, p in ((0, dst), (1, src)):
+        if p.kind not in ("pointer", "unknown"):
+            error(args[k], f"{what(k)} must be a pointer to __local or __global memory, not '{p}'")
+            return EVENT
+    if dst.kind == "pointer" and src.kind == "pointer" and dst.target is not None and src.target is not None:
+        spaces = (dst.target.space, src.target.space)
+        if spaces not in (("local", "global"), ("global", "local")):
+            error(
+                node,
+                f"'{name}' copies __global to __local memory or __local to __global memory, not "
+                f"__{spaces[1]} to __{spaces[0]} (destination '{dst}', source '{src}')",
+            )
+        elif dst.target.const:
+            error(args[0], f"{what(0)} (the destination) cannot point to read-only memory")
+        elif dst.target.kind not in ("scalar", "vector") or src.target.kind not in ("scalar", "vector"):
+            error(node, f"'{name}' copies scalars or vectors, not '{dst.target.type_name or dst.target.kind}'")
+        elif dst.target.type_name != src.target.type_name and "?" not in (dst.target.name, src.target.name):
+            error(
+                node,
+                f"'{name}' needs a destination and a source of one type, not '{dst.target.type_name}' and "
+                f"'{src.target.type_name}'",
+            )
+    integer(2)
+    if name == "async_work_group_strided_copy":
+        integer(3)
+    last = len(args) - 1
+    ev = types[last]
+    null = isinstance(args[last], c_ast.Constant) and args[last].value == "0"
+    if ev.kind != "unknown" and ev.name != "event_t" and not null:
+        error(args[last], f"{what(last)} must be an event_t (or 0 for none), not '{ev}'")
+    return EVENT
+
+
+def event_conversion(target: TypeInfo, value: TypeInfo, node: c_ast.Node, what: str) -> str:
+    """What is wrong with storing ``value`` into ``target`` when either is an ``event_t`` ("" if nothing): an
+    event takes another event, or a literal 0 in its declaration's initializer (as in Clang, which rejects
+    assigning an integer to one afterwards)."""
+    events = (target.kind == "opaque" and target.name == "event_t", value.kind == "opaque" and value.name == "event_t")
+    if not any(events) or all(events):
+        return ""
+    zero = isinstance(node, c_ast.Constant) and node.value == "0"
+    if events[0] and zero and what.startswith("initializing"):
+        return ""
+    if events[0]:
+        return f"cannot convert '{value}' to 'event_t' (an event is initialized with 0 or given by an async copy)"
+    return f"cannot convert an event_t to '{value if not events[1] else target}'"
+
+
+def kernel_end_line(source_lines: Sequence[str], start: int, fallback: int) -> int:
+    """The line of the closing brace of the function that starts at line ``start`` (braces counted outside
+    comments, strings and character literals); ``fallback`` if it cannot be found."""
+    depth = 0
+    opened = False
+    in_block = False
+    for number in range(max(start, 1), len(source_lines) + 1):
+        text = source_lines[number - 1]
+        k = 0
+        while k < len(text):
+            c = text[k]
+            if in_block:
+                if text.startswith("*/", k):
+                    in_block = False
+                    k += 1
+            elif text.startswith("//", k):
+                break
+            elif text.startswith("/*", k):
+                in_block = True
+                k += 1
+            elif c in "\"'":
+                end = k + 1
+                while end < len(text) and text[end] != c:
+                    end += 2 if text[end] == "\\" else 1
+                k = end
+            elif c == "{":
+                depth += 1
+                opened = True
+            elif c == "}":
+                depth -= 1
+                if opened and depth == 0:
+                    return number
+            k += 1
+    return fallback
+
+
+# -- the executor's side ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _Copy:
+    """One issued copy, for every work-group that issued it (``groups``), with its per-group arguments."""
+
+    event: Array  # uint32 per group
+    groups: Array  # bool per group: issued and not yet waited for
+    dst: Pointer
+    src: Pointer
+    dst_off: Array  # int64 per group
+    src_off: Array
+    count: Array
+    src_stride: Array
+    dst_stride: Array
+    elem: CType
+    line: int
+
+
+class AsyncCopies:
+    """The copies a launch has issued and not yet waited for, per work-group."""
+
+    def __init__(self, ex: _Executor) -> None:
+        self.ex = ex
+        self.pending: list[_Copy] = []
+        self.next_event = 1
+
+    # ------------------------------------------------------------------ per-group values
+    def _per_group(self, a: Array, mask: Array, what: str, divergent: list[tuple[str, Array]]) -> Array:
+        """The value of a uniform argument per group (its first active lane's); lanes whose value differs from
+        it are noted in ``divergent``."""
+        ex = self.ex
+        gs = ex.geometry.group_size
+        lanes = np.broadcast_to(np.asarray(a), (ex.n,)).reshape(-1, gs)
+        per_group = mask.reshape(-1, gs)
+        first = np.argmax(per_group, axis=1)
+        value = lanes[np.arange(lanes.shape[0]), first]
+        if ex.checks and np.asarray(a).ndim:
+            differ = per_group & (lanes != value[:, None])
+            if bool(differ.any()):
+                divergent.append((what, differ.reshape(-1)))
+        return np.asarray(value)
+
+    def _reach(self, mask: Array, check: str, what: str) -> Array:
+        """The groups some work-item of which reached the call; a group that only some reach is a finding."""
+        ex = self.ex
+        gs = ex.geometry.group_size
+        per_group = mask.reshape(-1, gs)
+        reached = np.asarray(per_group.any(axis=1))
+        if ex.checks:
+            mixed = np.flatnonzero(reached & ~per_group.all(axis=1))
+            if mixed.size:
+                g = int(mixed[0])
+                k = int(np.count_nonzero(per_group[g]))
+                missing = int(np.flatnonzero(~per_group[g])[0]) + g * gs
+                absent = ~per_group
+                absent[~reached | per_group.all(axis=1)] = False
+                raise ex.st.fault(
+                    check,
+                    f"{what} reached by {k} of the {gs} work-items of the work-group; not reached",
+                    missing,
+                    offenders=absent.reshape(-1),
+                )
+        return reached
+
+    # ------------------------------------------------------------------ the built-ins
+    def call(self, name: str, args: list[c_ast.Node], mask: Array, line: int) -> Value:
+        ex = self.ex
+        ex.st.line = line
+        if name == "prefetch":  # a hint: the arguments are evaluated, memory is not touched
+            ex.eval(args[0], mask)
+            ex.value(args[1], mask)
+            return Value(SCALARS["int"], np.asarray(0, np.int32))
+        if name == "wait_group_events":
+            self.wait(args, mask, line)
+            return Value(SCALARS["int"], np.asarray(0, np.int32))
+        return self.copy(name, args, mask, line)
+
+    def copy(self, name: str, args: list[c_ast.Node], mask: Array, line: int) -> Value:
+        ex = self.ex
+        dst = ex.eval(args[0], mask)
+        src = ex.eval(args[1], mask)
+        count = ex.value(args[2], mask)
+        strided = name == "async_work_group_strided_copy"
+        stride = ex.value(args[3], mask) if strided else Value(SCALARS["ulong"], np.asarray(1, np.uint64))
+        event = ex.value(args[-1], mask)
+        ex.st.line = line
+        if not isinstance(dst, Pointer) or not isinstance(src, Pointer) or dst.region is None or src.region is None:
+            raise UnsupportedKernel(f"line {line}: '{name}' through a null pointer")
+        if dst.elem is None or src.elem is None:
+            raise UnsupportedKernel(f"line {line}: '{name}' of void pointers")
+        reached = self._reach(mask, "async_copy_divergence", f"'{name}'")
+        divergent: list[tuple[str, Array]] = []
+        dst_off = self._per_group(dst.off, mask, "destination", divergent)
+        src_off = self._per_group(src.off, mask, "source", divergent)
+        # a count past both memory objects (a negative int passed as size_t) is cut to one element past them:
+        # the copy then faults out of bounds rather than looping for ever
+        limit = max(dst.region.nbytes, src.region.nbytes) // elem_bytes(dst.elem) + 1
+        counts = np.minimum(np.asarray(count.a).astype(np.uint64), np.uint64(limit)).astype(np.int64)
+        n = self._per_group(counts, mask, "number of elements", divergent)
+        st = self._per_group(np.asarray(stride.a).astype(np.int64), mask, "stride", divergent)
+        ev = self._per_group(np.asarray(event.a).astype(np.uint32), mask, "event", divergent)
+        if divergent:
+            offenders = np.zeros(ex.n, dtype=bool)
+            for _, lanes in divergent:
+                offenders |= lanes
+            lane = int(np.flatnonzero(offenders)[0])
+            names = ", ".join(w for w, lanes in divergent if lanes[lane])
+            raise ex.st.fault(
+                "async_copy_divergence",
+                f"work-group divergence in '{name}': arguments that differ between the work-items of a group ({names})",
+                lane,
+                offenders=offenders,
+            )
+        fresh = ev == 0
+        if bool((fresh & reached).any()):
+            ev = np.where(fresh, np.uint32(self.next_event), ev).astype(np.uint32)
+            self.next_event += 1
+        one = np.ones_like(st)
+        self.pending.append(
+            _Copy(
+                ev,
+                reached.copy(),
+                dst,
+                src,
+                dst_off,
+                src_off,
+                n,
+                st if strided and src.region.space != "local" else one,
+                st if strided and src.region.space == "local" else one,
+                dst.elem,
+                line,
+            )
+        )
+        gs = ex.geometry.group_size
+        return Value(UINT, np.repeat(np.where(reached, ev, 0).astype(np.uint32), gs))
+
+    def wait(self, args: list[c_ast.Node], mask: Array, line: int) -> None:
+        ex = self.ex
+        count = ex.value(args[0], mask)
+        events = ex.eval(args[1], mask)
+        ex.st.line = line
+        if not isinstance(events, Pointer) or events.region is None:
+            raise UnsupportedKernel(f"line {line}: wait_group_events without an event list")
+        reached = self._reach(mask, "barrier_divergence", "wait_group_events (a barrier)")
+        divergent: list[tuple[str, Array]] = []
+        n = self._per_group(np.asarray(count.a).astype(np.int64), mask, "number of events", divergent)
+        waited: list[Array] = []
+        most = int(n[reached].max()) if bool(reached.any()) else 0
+        lane_n = np.repeat(n, ex.geometry.group_size)
+        for k in range(most):
+            at = Pointer(events.region, UINT, events.off + 4 * k)
+            m = mask & (lane_n > k)
+            values = np.asarray(ex.to_value(ex.load(at, m), UINT).a)
+            waited.append(np.where(n > k, self._per_group(values, m, f"event {k}", divergent), 0))
+        if divergent:
+            offenders = np.zeros(ex.n, dtype=bool)
+            for _, lanes in divergent:
+                offenders |= lanes
+            lane = int(np.flatnonzero(offenders)[0])
+            raise ex.st.fault(
+                "barrier_divergence",
+                "wait_group_events with events that differ between work-items of the work-group",
+                lane,
+                offenders=offenders,
+            )
+        for c in self.pending:
+            do = c.groups & reached
+            if waited and bool(do.any()):
+                hit = np.zeros_like(do)
+                for w in waited:
+                    hit |= w == c.event
+                do &= hit
+                if bool(do.any()):
+                    self._perform(c, do)
+                    c.groups &= ~do
+        self.pending = [c for c in self.pending if bool(c.groups.any())]
+        ex.barrier(mask, line)
+
+    def _perform(self, c: _Copy, groups: Array) -> None:
+        """The copy for the work-groups in ``groups``, in rounds of one element per work-item."""
+        ex = self.ex
+        gs = ex.geometry.group_size
+        lanes = ex.lanes
+        group = lanes.group
+        mine = groups[group]
+        n = c.count[group]
+        size = elem_bytes(c.elem)
+        assert c.src.region is not None and c.dst.region is not None
+        rounds = -(-int(c.count[groups].max()) // gs) if bool(groups.any()) else 0
+        for r in range(rounds):
+            e = r * gs + (gs - 1 - lanes.local_index)
+            active = mine & (e < n)
+            if not bool(active.any()):
+                continue
+            src_off = c.src_off[group] + e * c.src_stride[group] * size
+            dst_off = c.dst_off[group] + e * c.dst_stride[group] * size
+            values = c.src.region.load(ex.st, src_off, active, c.elem)
+            c.dst.region.store(ex.st, dst_off, active, c.elem, values)
+
+    def finish(self, end_line: int) -> None:
+        """At the end of the kernel: a work-group with copies it never waited for is a finding."""
+        ex = self.ex
+        left = np.zeros(ex.groups, dtype=bool)
+        for c in self.pending:
+            left |= c.groups
+        if not ex.checks or not bool(left.any()):
+            return
+        first = next(c for c in self.pending if bool(c.groups.any()))
+        gs = ex.geometry.group_size
+        g = int(np.flatnonzero(left)[0])
+        ex.st.line = end_line
+        raise ex.st.fault(
+            "unwaited_event",
+            f"work-group finished without waiting for the event of the async copy at line {first.line}",
+            g * gs + gs - 1,
+            offenders=np.repeat(left, gs),
+        )

@@ -1,0 +1,416 @@
+"""``printf`` (OpenCL C 1.2, 6.12.13): the format's grammar, the checker's rules for the arguments, and the
+executor's formatting, one text per work-item per call.
+
+The format must be a string literal. Conversions ``d i o u x X f F e E g G a A c s p %``, flags ``- + space # 0``,
+a decimal width and precision, length modifiers ``hh h l`` and the vector specifier ``vN`` (N = 2, 3, 4, 8, 16)
+with its required length modifier (``hh`` char, ``h`` short or half, ``hl`` int or float, ``l`` long or double):
+``%v4hlf`` prints a float4's four elements separated by commas. ``*`` for a width or precision is not OpenCL C
+1.2 (a decimal integer, 6.12.13.2; PoCL rejects it at run time and Oclgrind prints garbage): a build error here.
+Arguments are checked against the format as Clang's ``-Wformat`` does, but as errors naming the argument: an
+integer conversion takes an integer of its size (``int`` and smaller without ``l``, ``long``/``ulong``/``size_t``
+with ``l``), a float conversion a ``float`` or ``double``, ``%s`` a string literal, ``%p`` a pointer, a vector
+conversion a vector of its width and element size; too few or too many arguments are errors.
+
+Values print as C's printf prints them (floats promoted to double, ``%a`` in glibc's shortest hex form), except
+``%p``, which is implementation-defined: the simulator prints the byte offset in the pointer's memory object.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pycparser import c_ast
+
+from wia_sim.kernels.ctype import SCALARS
+from wia_sim.kernels.spaces import Pointer, Value
+from wia_sim.kernels.types import INT, TypeInfo
+
+if TYPE_CHECKING:
+    from wia_sim.kernels.executor import _Executor
+
+__all__ = ["Conversion", "PrintfOutput", "c_string", "check_call", "format_value", "parse_format"]
+
+Array = NDArray[Any]
+
+_SPEC = re.compile(
+    r"%(?P<flags>[-+ #0]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?(?P<vec>v\d+)?"
+    r"(?P<len>hh|hl|h|ll|l|[Lzjtq])?(?P<conv>.?)"
+)
+_INT_CONVS = "diouxXc"
+_FLOAT_CONVS = "fFeEgGaA"
+_INTEGERS = {"char": 1, "uchar": 1, "bool": 1, "short": 2, "ushort": 2, "int": 4, "uint": 4, "long": 8, "ulong": 8}
+_FLOATS = {"half": 2, "float": 4, "double": 8}
+_VECTOR_LENGTH = {"hh": 1, "h": 2, "hl": 4, "l": 8}
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """One conversion specification of a format; ``text`` as written."""
+
+    text: str
+    flags: str
+    width: int | None
+    precision: int | None
+    vector: int  # 1 for a scalar
+    length: str
+    conv: str
+
+
+def parse_format(fmt: str) -> list[str | Conversion]:
+    """The format as literal text and conversions (``%%`` is text); ValueError saying what is wrong."""
+    out: list[str | Conversion] = []
+    text: list[str] = []
+    k = 0
+    while k < len(fmt):
+        c = fmt[k]
+        if c != "%":
+            text.append(c)
+            k += 1
+            continue
+        m = _SPEC.match(fmt, k)
+        assert m is not None
+        spec = m.group(0)
+        conv = m["conv"]
+        if conv == "%" and spec == "%%":
+            text.append("%")
+            k += 2
+            continue
+        if not conv:
+            raise ValueError(f"the format ends inside the conversion '{spec}'")
+        if m["width"] == "*" or m["prec"] == "*":
+            raise ValueError(
+                f"'{spec}': OpenCL C 1.2 printf has no '*' width or precision (6.12.13.2); write the number"
+            )
+        length = m["len"] or ""
+        if conv not in _INT_CONVS + _FLOAT_CONVS + "sp":
+            raise ValueError(f"'{spec}': invalid conversion specifier '{conv}'")
+        if length not in ("", "hh", "h", "hl", "l"):
+            raise ValueError(f"'{spec}': length modifier '{length}' is not OpenCL C's (hh, h, hl and l are)")
+        vec = m["vec"]
+        width = 1
+        if vec:
+            width = int(vec[1:])
+            if width not in (2, 3, 4, 8, 16):
+                raise ValueError(f"'{spec}': vector specifier 'v{width}': the widths are 2, 3, 4, 8 and 16")
+            if conv in "csp":
+                raise ValueError(f"'{spec}': a vector specifier cannot be used with %{conv}")
+            if not length:
+                raise ValueError(
+                    f"'{spec}': a vector conversion needs a length modifier (hh for char, h for short or half, hl for "
+                    f"int or float, l for long or double: %v{width}hl{conv})"
+                )
+        elif length == "hl":
+            raise ValueError(f"'{spec}': the length modifier 'hl' is only for vectors (%v4hl{conv})")
+        if conv in _FLOAT_CONVS and not vec and length in ("hh", "h"):
+            raise ValueError(f"'{spec}': length modifier '{length}' does not apply to %{conv}")
+        if conv in "csp" and length:
+            raise ValueError(f"'{spec}': length modifier '{length}' does not apply to %{conv}")
+        if text:
+            out.append("".join(text))
+            text = []
+        prec = m["prec"]
+        out.append(
+            Conversion(
+                spec,
+                m["flags"],
+                int(m["width"]) if m["width"] else None,
+                None if prec is None else int(prec or 0),
+                width,
+                length,
+                conv,
+            )
+        )
+        k = m.end()
+    if text:
+        out.append("".join(text))
+    return out
+
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", "a": "\a", "b": "\b", "\\": "\\", "'": "'"}
+_ESCAPES.update({'"': '"', "?": "?"})
+
+
+def c_string(literal: str) -> str:
+    """The characters of a C string literal as pycparser gives it (quotes included, escapes undone)."""
+    body = literal[1:-1] if literal.startswith('"') else literal
+    out: list[str] = []
+    k = 0
+    while k < len(body):
+        c = body[k]
+        if c != "\\" or k + 1 == len(body):
+            out.append(c)
+            k += 1
+            continue
+        nxt = body[k + 1]
+        if nxt in _ESCAPES:
+            out.append(_ESCAPES[nxt])
+            k += 2
+        elif nxt == "x":
+            m = re.match(r"[0-9a-fA-F]+", body[k + 2 :])
+            digits = m.group(0) if m else "0"
+            out.append(chr(int(digits, 16) & 0xFF))
+            k += 2 + (len(digits) if m else 0)
+        elif nxt in "01234567":
+            m = re.match(r"[0-7]{1,3}", body[k + 1 :])
+            assert m is not None
+            out.append(chr(int(m.group(0), 8) & 0xFF))
+            k += 1 + len(m.group(0))
+        else:
+            out.append(nxt)
+            k += 2
+    return "".join(out)
+
+
+# -- the checker's side ----------------------------------------------------------------------------------------------
+
+
+def _literal(node: c_ast.Node) -> str | None:
+    if isinstance(node, c_ast.Constant) and node.type == "string":
+        return str(node.value)
+    return None
+
+
+def check_call(
+    error: Callable[[c_ast.Node, str], None], node: c_ast.FuncCall, args: list[c_ast.Node], types: list[TypeInfo]
+) -> TypeInfo:
+    """Check a call of printf: a literal format, and each argument against its conversion."""
+    if not args:
+        error(node, "printf needs a format string")
+        return INT
+    literal = _literal(args[0])
+    if literal is None:
+        error(args[0], "the format of printf must be a string literal (OpenCL C 1.2, 6.12.13.2)")
+        return INT
+    try:
+        parts = parse_format(c_string(literal))
+    except ValueError as exc:
+        error(args[0], f"printf format: {exc}")
+        return INT
+    convs = [p for p in parts if isinstance(p, Conversion)]
+    rest = args[1:]
+    if len(rest) < len(convs):
+        error(node, f"printf: the format has {len(convs)} conversions but {len(rest)} arguments follow it")
+        return INT
+    if len(rest) > len(convs):
+        error(rest[len(convs)], f"printf: argument {len(convs) + 2} is not used by the format (it has {len(convs)})")
+        return INT
+    for k, (conv, a, t) in enumerate(zip(convs, rest, types[1:], strict=True)):
+        problem = _mismatch(conv, a, t)
+        if problem:
+            error(a, f"printf argument {k + 2} for '{conv.text}': {problem}")
+    return INT
+
+
+def _mismatch(conv: Conversion, node: c_ast.Node, t: TypeInfo) -> str:
+    """What is wrong with argument type ``t`` for ``conv`` ("" if nothing)."""
+    if t.kind == "unknown":
+        return ""
+    if conv.conv == "s":
+        return "" if _literal(node) is not None else f"%s takes a string literal, not '{t}'"
+    if conv.conv == "p":
+        return "" if t.kind in ("pointer", "array") else f"%p takes a pointer, not '{t}'"
+    floating = conv.conv in _FLOAT_CONVS
+    want = "a floating-point" if floating else "an integer"
+    if conv.vector > 1:
+        size = _VECTOR_LENGTH[conv.length]
+        ok = t.kind == "vector" and t.width == conv.vector
+        sizes = _FLOATS if floating else _INTEGERS
+        if ok and t.name in sizes and sizes[t.name] == size:
+            return ""
+        elements = {
+            True: {2: "half", 4: "float", 8: "double"},
+            False: {1: "char", 2: "short", 4: "int", 8: "long"},
+        }[floating].get(size)
+        if elements is None:
+            return f"'{conv.length}' gives no {want} element type"
+        return f"expects a {elements}{conv.vector} (or its unsigned twin), not '{t}'"
+    if t.kind != "scalar":
+        return f"expects {want} scalar, not '{t}'"
+    if floating:
+        return "" if t.name in _FLOATS else f"expects a float or double, not '{t.type_name}'"
+    if t.name not in _INTEGERS:
+        return f"expects an integer, not '{t.type_name}'"
+    size = _INTEGERS[t.name]
+    if conv.length == "l" and size != 8:
+        return f"'{conv.text}' expects a long or ulong, not '{t.type_name}' (drop the 'l')"
+    if conv.length != "l" and size == 8:
+        return f"'{conv.text}' expects an int, not the 64-bit '{t.type_name}' (use %l{conv.conv})"
+    return ""
+
+
+# -- the executor's side ---------------------------------------------------------------------------------------------
+
+
+def _pad(body: str, flags: str, width: int | None, zero_from: int = -1) -> str:
+    """``body`` padded to ``width``: left-justified with '-', with zeros after its first ``zero_from`` characters
+    (its sign and prefix) when ``zero_from`` >= 0, else with spaces on the left."""
+    if width is None or len(body) >= width:
+        return body
+    if "-" in flags:
+        return body.ljust(width)
+    if zero_from >= 0:
+        return body[:zero_from] + "0" * (width - len(body)) + body[zero_from:]
+    return body.rjust(width)
+
+
+def _format_int(v: int, c: Conversion, bits: int) -> str:
+    conv = c.conv
+    if conv == "c":
+        return _pad(chr(v & 0xFF), c.flags, c.width)
+    signed = conv in "di"
+    mask = (1 << bits) - 1
+    v &= mask
+    if signed and v >> (bits - 1):
+        v -= 1 << bits
+    neg = v < 0
+    mag = -v if neg else v
+    digits = {"o": f"{mag:o}", "x": f"{mag:x}", "X": f"{mag:X}"}.get(conv, str(mag))
+    if c.precision is not None:
+        digits = "" if c.precision == 0 and mag == 0 else digits.rjust(c.precision, "0")
+    if conv == "o" and "#" in c.flags and not digits.startswith("0"):
+        digits = "0" + digits
+    prefix = ("0x" if conv == "x" else "0X") if conv in "xX" and "#" in c.flags and mag else ""
+    sign = "-" if neg else ("+" if "+" in c.flags and signed else (" " if " " in c.flags and signed else ""))
+    head = sign + prefix
+    zero = len(head) if "0" in c.flags and c.precision is None and "-" not in c.flags else -1
+    return _pad(head + digits, c.flags, c.width, zero)
+
+
+def _hex_float(x: float, c: Conversion) -> str:
+    """glibc's %a: the shortest exact hex mantissa (or ``precision`` hex digits, rounded to nearest even)."""
+    upper = c.conv == "A"
+    sign = "-" if math.copysign(1.0, x) < 0 else ("+" if "+" in c.flags else (" " if " " in c.flags else ""))
+    x = abs(x)
+    if math.isinf(x) or math.isnan(x):
+        body = "inf" if math.isinf(x) else "nan"
+        return _pad(sign + (body.upper() if upper else body), c.flags, c.width)
+    if x == 0:
+        lead, frac, exp = 0, 0, 0
+    else:
+        mantissa, exp = math.frexp(x)  # x = mantissa * 2**exp, 0.5 <= mantissa < 1
+        if exp - 1 < -1022:  # a subnormal double: 0x0.<hex>p-1022
+            lead, frac, exp = 0, int(math.ldexp(x, 1022 + 52)), -1022
+        else:
+            bits = int(mantissa * 2.0**53)  # 53 bits: the leading 1 and 52 fraction bits
+            lead, frac, exp = 1, bits & ((1 << 52) - 1), exp - 1
+    digits = f"{frac:013x}"
+    if c.precision is None:
+        digits = digits.rstrip("0")
+    elif c.precision < 13:
+        drop = (13 - c.precision) * 4
+        kept, rest = frac >> drop, frac & ((1 << drop) - 1)
+        half = 1 << (drop - 1)
+        if rest > half or (rest == half and kept & 1):
+            kept += 1
+        if kept >> (c.precision * 4):
+            lead += 1
+            kept &= (1 << (c.precision * 4)) - 1
+        digits = f"{kept:0{c.precision}x}" if c.precision else ""
+    else:
+        digits = digits.ljust(c.precision, "0")
+    point = "." if digits or "#" in c.flags else ""
+    text = f"0x{lead}{point}{digits}p{exp:+d}"
+    if upper:
+        text = text.upper()
+    zero = len(sign) + 2 if "0" in c.flags and "-" not in c.flags else -1
+    return _pad(sign + text, c.flags, c.width, zero)
+
+
+def _format_float(x: float, c: Conversion) -> str:
+    if c.conv in "aA":
+        return _hex_float(x, c)
+    spec = "%" + c.flags + (str(c.width) if c.width is not None else "")
+    spec += (f".{c.precision}" if c.precision is not None else "") + c.conv
+    return spec % x
+
+
+def format_value(value: Any, c: Conversion, bits: int, floating: bool) -> str:
+    """One scalar as ``c`` prints it; ``bits`` is the integer's width after the length modifier."""
+    if floating:
+        return _format_float(float(value), c)
+    return _format_int(int(value), c, bits)
+
+
+def _int_bits(c: Conversion, arg_bits: int) -> int:
+    if c.length == "hh":
+        return 8
+    if c.length == "h":
+        return 16
+    if c.length == "l":
+        return 64
+    if c.length == "hl":
+        return 32
+    return max(32, arg_bits) if c.conv != "c" else 8
+
+
+class PrintfOutput:
+    """The texts a launch printed: per call, the lanes that made it and their texts; ``text()`` orders them work-
+    group by work-group, and in a group by call (the lockstep order) and by work-item."""
+
+    def __init__(self, ex: _Executor) -> None:
+        self.ex = ex
+        self.calls: list[tuple[Array, list[str]]] = []
+        self._formats: dict[int, list[str | Conversion]] = {}
+
+    def call(self, node: c_ast.FuncCall, mask: Array) -> Value:
+        ex = self.ex
+        args = list(node.args.exprs) if node.args is not None else []
+        parts = self._formats.get(id(node))
+        if parts is None:
+            parts = parse_format(c_string(str(args[0].value)))
+            self._formats[id(node)] = parts
+        values: list[Any] = []
+        for a in args[1:]:
+            if isinstance(a, c_ast.Constant) and a.type == "string":
+                values.append(c_string(str(a.value)))
+            else:
+                values.append(ex.eval(a, mask))
+        lanes = np.flatnonzero(mask)
+        texts: list[str] = []
+        for lane in lanes:
+            out: list[str] = []
+            k = 0
+            for p in parts:
+                if isinstance(p, str):
+                    out.append(p)
+                    continue
+                out.append(self._one(p, values[k], int(lane)))
+                k += 1
+            texts.append("".join(out))
+        self.calls.append((lanes, texts))
+        return Value(SCALARS["int"], np.asarray(0, np.int32))
+
+    def _one(self, c: Conversion, v: Any, lane: int) -> str:
+        if isinstance(v, str):
+            s = v if c.precision is None else v[: c.precision]
+            return _pad(s, c.flags, c.width)
+        if isinstance(v, Pointer):
+            off = np.broadcast_to(np.asarray(v.off), (self.ex.n,))[lane]
+            return _pad(f"0x{int(off):x}", c.flags, c.width)
+        assert isinstance(v, Value)
+        a = np.asarray(v.a)
+        if a.ndim and a.shape[0] == self.ex.n and (v.t.width == 1 or a.ndim == 2):
+            a = a[lane]
+        floating = v.t.kind == "float"
+        bits = _int_bits(c, v.t.dtype.itemsize * 8)
+        if v.t.width > 1:
+            return ",".join(format_value(e, c, bits, floating) for e in np.asarray(a).reshape(-1)[: c.vector])
+        return format_value(a.item() if isinstance(a, np.ndarray) else a, c, bits, floating)
+
+    def text(self) -> str:
+        """Everything printed, in the stable order: work-group, then call, then work-item."""
+        if not self.calls:
+            return ""
+        gs = self.ex.geometry.group_size
+        entries: list[tuple[int, int, int, str]] = []
+        for k, (lanes, texts) in enumerate(self.calls):
+            for lane, t in zip(lanes.tolist(), texts, strict=True):
+                entries.append((lane // gs, k, lane, t))
+        entries.sort(key=lambda e: (e[0], e[1], e[2]))
+        return "".join(e[3] for e in entries)
