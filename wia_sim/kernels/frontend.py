@@ -93,4 +93,5 @@ def compile_source(
         preprocessed=pp.text,
         extensions=extensions,
         _types=checker.types,
+        member_refs=frozenset(checker.member_refs),
     )

@@ -211,7 +211,9 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
             value = arg.value
             if value.ndim == 0:
                 return value[()]
-            return np.concatenate([value, value[:1]]) if value.size == 3 else np.ascontiguousarray(value)
+            if value.size == 3 and param.vector_width == 3:  # a 3-vector takes the space of 4
+                return np.concatenate([value, value[:1]])
+            return np.ascontiguousarray(value)
         buffer = arg.buffer
         if buffer.memory_type is not MemoryType.DEVICE:
             assert buffer.host is not None
