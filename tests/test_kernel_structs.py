@@ -211,5 +211,32 @@ def test_an_index_past_a_struct_member_array_is_out_of_bounds_even_inside_the_st
     out = wia.zeros(8, dtype=wia.int32, ctx=ctx)
     wia.launch_kernel(kernel, wia.LaunchConfig(global_size=8), out, 3)
     np.testing.assert_array_equal(out.numpy(), 4 + np.arange(8))
-    with pytest.raises(wia.InvalidMemoryError, match=r"kernel.cl:8: out-of-bounds index 4 of a 4-element array member of a struct in __private variable 's'"):
+    with pytest.raises(
+        wia.InvalidMemoryError,
+        match=r"kernel.cl:8: out-of-bounds index 4 of a 4-element array member of a struct in __private variable 's'",
+    ):
         wia.launch_kernel(kernel, wia.LaunchConfig(global_size=8), out, 4)
+
+
+DESIGNATED = r"""
+__constant int table[6] = {[4] = 40, [1] = 10, 11};
+__kernel void k(__global int* out) {
+    int i = get_global_id(0);
+    int t[5] = {[3] = 3, [0] = i};
+    out[i * 2] = t[i % 5] + table[i % 6];
+    int4 v[2] = {{1, 2, 3, 4}, 5};
+    out[i * 2 + 1] = v[0].w + v[1].z;
+}
+"""
+
+
+def test_array_designators_and_vector_elements(ctx: wia.Context) -> None:
+    n = 16
+    out = wia.zeros(n * 2, dtype=wia.int32, ctx=ctx)
+    wia.launch_kernel(wia.compile_kernel(ctx, DESIGNATED, "k"), wia.LaunchConfig(global_size=n), out)
+    i = np.arange(n)
+    t = np.stack([i, 0 * i, 0 * i, 3 + 0 * i, 0 * i], axis=1)[i, i % 5]
+    table = np.array([0, 10, 11, 0, 40, 0])
+    got = out.numpy().reshape(n, 2)
+    np.testing.assert_array_equal(got[:, 0], t + table[i % 6])
+    np.testing.assert_array_equal(got[:, 1], 4 + 5)

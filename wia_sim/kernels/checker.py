@@ -762,7 +762,9 @@ class Checker:
             shape.append(element.length or 0)
             element = element.target
         if element.kind not in ("scalar", "vector", "struct"):
-            self.error(node, f"__local variable '{node.name}' must be of scalar, vector or struct type, not '{element}'")
+            self.error(
+                node, f"__local variable '{node.name}' must be of scalar, vector or struct type, not '{element}'"
+            )
             return
         struct_size = 0
         if element.kind == "struct":
@@ -795,7 +797,7 @@ class Checker:
             first = False
             arr = arr.type
 
-    def check_initializer(self, init: c_ast.Node, t: TypeInfo, decl: c_ast.Decl | None) -> None:
+    def check_initializer(self, init: c_ast.Node, t: TypeInfo, decl: c_ast.Decl | None, nested: bool = False) -> None:
         if isinstance(init, c_ast.InitList):
             element = t.target if t.kind == "array" and t.target is not None else UNKNOWN
             if t.kind == "array" and t.length is not None and len(init.exprs) > t.length:
@@ -808,10 +810,10 @@ class Checker:
                         continue
                     item = item.expr
                 if t.kind == "struct" or t.kind == "vector":
-                    self.check_initializer(item, UNKNOWN, decl)
+                    self.check_initializer(item, UNKNOWN, decl, nested=True)
                 else:
-                    self.check_initializer(item, element, decl)
-            if t.kind not in ("array", "struct", "unknown") and not (t.kind == "vector" and decl is None):
+                    self.check_initializer(item, element, decl, nested=True)
+            if t.kind not in ("array", "struct", "unknown") and not (t.kind == "vector" and nested):
                 self.error(init, f"braces around an initializer of '{t}' are not supported; use (type)(...)")
             return
         value = self.expr(init)
@@ -1441,9 +1443,9 @@ class Checker:
             self.error(node, f"{what}: cannot convert '{value}' to '{target.type_name}'")
         elif target.kind == "pointer" and (value.kind == "vector" or value.name in FLOATS):
             self.error(node, f"{what}: cannot convert '{value}' to the pointer '{target}'")
-        elif target.kind == "struct" and (value.kind != "struct" or value.name != target.name):
-            self.error(node, f"{what}: cannot convert '{value}' to '{target}'")
-        elif value.kind == "struct" and target.kind != "struct":
+        elif (target.kind == "struct" and (value.kind != "struct" or value.name != target.name)) or (
+            value.kind == "struct" and target.kind != "struct"
+        ):
             self.error(node, f"{what}: cannot convert '{value}' to '{target}'")
 
 

@@ -142,6 +142,13 @@ def _pointee(t: TypeInfo, types: TypeResolver | None = None) -> tuple[CType | No
     return _ctype_of(target, "", types), tuple(dims)
 
 
+def _designated(init: c_ast.Node | None) -> bool:
+    """Whether a brace-enclosed initializer has a designator (``[k] =``, ``.m =``) anywhere in it."""
+    if not isinstance(init, c_ast.InitList):
+        return False
+    return any(isinstance(e, c_ast.NamedInitializer) or _designated(e) for e in init.exprs)
+
+
 def _lane_width(t: CType) -> int:
     """The width ``merge_lanes`` needs: a struct value has a trailing axis of bytes, as a vector's components."""
     return 2 if isinstance(t, StructType) else t.width
@@ -212,7 +219,7 @@ class _Executor(StructOps):
             self.globals[name] = Var(INT, Value(INT, np.asarray(value, np.int32)))
         for name, decl in self.program.constants.items():
             t = self.program.type_of(decl)
-            if t.kind == "struct" or (t.kind == "array" and self._aggregate_elements(t)):
+            if t.kind == "struct" or (t.kind == "array" and (self._aggregate_elements(t) or _designated(decl.init))):
                 self.globals[name] = self._constant_aggregate(name, t, decl)
             elif t.kind == "array":
                 elem, dims = self._pt(TypeInfo("pointer", target=t))
@@ -588,15 +595,15 @@ class _Executor(StructOps):
             scope[node.name] = kscope[node.name]
             return
         t = self.program.type_of(node)
-        if t.kind == "struct" or (t.kind == "array" and self._aggregate_elements(t)):
+        if t.kind == "struct" or (t.kind == "array" and (self._aggregate_elements(t) or _designated(node.init))):
             t = self._declared(t, node.init)
             elem, dims = self._pt(TypeInfo("pointer", target=t)) if t.kind == "array" else (self._ct(t), ())
             assert elem is not None
             word = "array" if dims else "variable"
-            p = self.new_aggregate(f"__private {word} '{node.name}'", t, elem, dims)
+            obj = self.new_aggregate(f"__private {word} '{node.name}'", t, elem, dims)
             if node.init is not None:
-                self.init_object(p, t, node.init, mask)
-            scope[node.name] = Var(array=p) if dims else Var(mem=p)
+                self.init_object(obj, t, node.init, mask)
+            scope[node.name] = Var(array=obj) if dims else Var(mem=obj)
             return
         if t.kind == "array":
             elem, dims = self._pt(TypeInfo("pointer", target=t))
@@ -1053,7 +1060,9 @@ class _Executor(StructOps):
             elif p.type.kind == "struct":
                 st = self._ct(p.type)
                 assert isinstance(st, StructType)
-                copy_ = Pointer(self.private_object(f"__private parameter '{p.name}'", st.size), st, np.asarray(0, np.int64))
+                copy_ = Pointer(
+                    self.private_object(f"__private parameter '{p.name}'", st.size), st, np.asarray(0, np.int64)
+                )
                 self.struct_store(copy_, st, self.to_value(v, st), mask)
                 scope[p.name] = Var(mem=copy_)
             else:

@@ -78,7 +78,9 @@ class LocalVar:
 
     @property
     def size_bytes(self) -> int:
-        per = self.struct_size or SCALAR_SIZES.get(self.elem_type, 0) * (4 if self.vector_width == 3 else self.vector_width)
+        per = self.struct_size or SCALAR_SIZES.get(self.elem_type, 0) * (
+            4 if self.vector_width == 3 else self.vector_width
+        )
         return per * math.prod(self.shape)
 
 

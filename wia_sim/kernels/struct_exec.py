@@ -22,8 +22,9 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.lanes import Lanes
+from wia_sim.kernels.lvalues import Var
 from wia_sim.kernels.spaces import LaunchState, Pointer, Region, UnsupportedKernel, Value
-from wia_sim.kernels.structs import StructType
+from wia_sim.kernels.structs import StructType, size_align
 from wia_sim.kernels.types import TypeInfo, TypeResolver, const_int
 
 __all__ = ["StructOps", "byte_chunks"]
@@ -156,7 +157,7 @@ class StructOps:
             raise UnsupportedKernel(f"line {self.st.line}: pointer member '{m.name}' of '{st.name}'")
         return Pointer(base.region, elem, base.off + m.offset if m.offset else base.off, m.dims)
 
-    def lookup_var(self, name: str) -> Any:
+    def lookup_var(self, name: str) -> Var | None:
         raise NotImplementedError
 
     # -- declared arrays: their bounds
@@ -193,14 +194,16 @@ class StructOps:
             return
         idx = np.asarray(sub.a)
         lo, hi = (int(idx.min()), int(idx.max())) if idx.size else (0, 0)
-        if 0 <= lo and hi < bound:
+        if lo >= 0 and hi < bound:
             return
         bad = mask & ((np.broadcast_to(idx, mask.shape) < 0) | (np.broadcast_to(idx, mask.shape) >= bound))
         if not bool(bad.any()):
             return
         lane = int(np.flatnonzero(bad)[0])
         i = int(np.broadcast_to(idx, mask.shape)[lane])
-        offs = np.broadcast_to(base.off + np.broadcast_to(idx, mask.shape).astype(np.int64) * base.elem_size, mask.shape)
+        offs = np.broadcast_to(
+            base.off + np.broadcast_to(idx, mask.shape).astype(np.int64) * base.elem_size, mask.shape
+        )
         space = base.region.space
         check = "out_of_bounds_private" if space == "private" else f"out_of_bounds_{space}"
         array = f"a {bound}-element array member of a struct in" if member else f"a {bound}-element array,"
@@ -230,12 +233,12 @@ class StructOps:
             return [(k, Pointer(p.region, None, p.off + k * size), t.target) for k in range(length)]
         st = self._ct(t)
         assert isinstance(st, StructType)
-        subs = [(m.name, Pointer(p.region, None, p.off + m.offset), m.type) for m in st.members]
+        subs: list[tuple[str | int, Pointer, TypeInfo]] = [
+            (m.name, Pointer(p.region, None, p.off + m.offset), m.type) for m in st.members
+        ]
         return subs[:1] if st.union else subs
 
     def _size(self, t: TypeInfo) -> int:
-        from wia_sim.kernels.structs import size_align
-
         return size_align(t, self.types)[0]
 
     def _fill(self, p: Pointer, t: TypeInfo, items: list[c_ast.Node], pos: int, mask: Array, braced: bool) -> int:

@@ -67,7 +67,11 @@ def _attributes(node: c_ast.Node) -> tuple[bool, int]:
         for e in attrib.exprlist.exprs:
             if isinstance(e, c_ast.ID) and e.name in ("packed", "__packed__"):
                 packed = True
-            elif isinstance(e, c_ast.FuncCall) and isinstance(e.name, c_ast.ID) and e.name.name in ("aligned", "__aligned__"):
+            elif (
+                isinstance(e, c_ast.FuncCall)
+                and isinstance(e.name, c_ast.ID)
+                and e.name.name in ("aligned", "__aligned__")
+            ):
                 args = e.args.exprs if e.args is not None else []
                 value = const_int(args[0], {}) if args else 16
                 aligned = max(aligned, value or 1)
