@@ -213,7 +213,8 @@ def test_an_index_past_a_struct_member_array_is_out_of_bounds_even_inside_the_st
     np.testing.assert_array_equal(out.numpy(), 4 + np.arange(8))
     with pytest.raises(
         wia.InvalidMemoryError,
-        match=r"kernel.cl:8: out-of-bounds index 4 of a 4-element array member of a struct in __private variable 's'",
+        match=r"kernel.cl:8: out-of-bounds read at index 4 of a 4-element array member of a struct in "
+        r"__private variable 's'",
     ):
         wia.launch_kernel(kernel, wia.LaunchConfig(global_size=8), out, 4)
 

@@ -740,8 +740,9 @@ class _Executor(StructOps):
     def index(self, node: c_ast.ArrayRef, mask: Array) -> Pointer:
         return self.index_member(node, mask)[0]
 
-    def index_member(self, node: c_ast.ArrayRef, mask: Array) -> tuple[Pointer, bool]:
-        """The element ``node`` designates, and whether it lies in an array member of a struct."""
+    def index_member(self, node: c_ast.ArrayRef, mask: Array, access: str = "read") -> tuple[Pointer, bool]:
+        """The element ``node`` designates, and whether it lies in an array member of a struct (``access``: how
+        the element is used first, for the message of an index out of the array's bounds)."""
         base, bound, member = self.array_object(node.name, mask)
         sub = self.eval(node.subscript, mask)
         if isinstance(base, Value) and isinstance(sub, Pointer):  # i[p]
@@ -749,7 +750,7 @@ class _Executor(StructOps):
         if not isinstance(base, Pointer) or not isinstance(sub, Value):
             raise UnsupportedKernel(f"line {_line(node)}: subscript of a non-pointer")
         if bound is not None and self.checks:
-            self.check_bound(base, sub, bound, member, mask)
+            self.check_bound(base, sub, bound, member, mask, access)
         self.count("int_ops", mask)
         return base.moved(np.multiply(sub.a, base.elem_size, dtype=np.int64, casting="unsafe")), member
 
@@ -939,7 +940,7 @@ class _Executor(StructOps):
         return Value(t, merge_lanes(c, self._conv(a, t), self._conv(b, t), t.width))
 
     def e_Assignment(self, node: c_ast.Assignment, mask: Array) -> Result:
-        ref = self.lref(node.lvalue, mask)
+        ref = self.lref(node.lvalue, mask, store=node.op == "=")
         rhs = self.eval(node.rvalue, mask)
         if node.op != "=":
             old = ref.get(mask)
@@ -1209,7 +1210,8 @@ class _Executor(StructOps):
         return Value(t, result)
 
     # ------------------------------------------------------------------ lvalues
-    def lref(self, node: c_ast.Node, mask: Array) -> Ref:
+    def lref(self, node: c_ast.Node, mask: Array, store: bool = False) -> Ref:
+        """What ``node`` designates as an assignment target (``store``: a plain ``=``, which does not read it)."""
         if isinstance(node, c_ast.ID):
             var = self.lookup_var(node.name)
             if var is None:
@@ -1218,7 +1220,7 @@ class _Executor(StructOps):
                 return MemRef(self, var.mem)
             return VarRef(self, var)
         if isinstance(node, c_ast.ArrayRef):
-            return MemRef(self, self.index(node, mask))
+            return MemRef(self, self.index_member(node, mask, "write" if store else "read")[0])
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":
             p = self.eval(node.expr, mask)
             if isinstance(p, Pointer):

@@ -184,10 +184,10 @@ class StructOps:
                 return self.load(m, mask), None, False
         return self.eval(node, mask), None, False
 
-    def index_member(self, node: c_ast.ArrayRef, mask: Array) -> tuple[Pointer, bool]:
+    def index_member(self, node: c_ast.ArrayRef, mask: Array, access: str = "read") -> tuple[Pointer, bool]:
         raise NotImplementedError
 
-    def check_bound(self, base: Pointer, sub: Value, bound: int, member: bool, mask: Array) -> None:
+    def check_bound(self, base: Pointer, sub: Value, bound: int, member: bool, mask: Array, access: str) -> None:
         """An index into a declared array of ``bound`` elements (``__private``, or a struct's member) must lie in
         [0, bound) even where the memory object goes on (OpenCL C, as C99 6.5.6p8)."""
         if base.region is None or not (member or base.region.space == "private"):
@@ -207,7 +207,7 @@ class StructOps:
         space = base.region.space
         check = "out_of_bounds_private" if space == "private" else f"out_of_bounds_{space}"
         array = f"a {bound}-element array member of a struct in" if member else f"a {bound}-element array,"
-        what = f"out-of-bounds index {i} of {array} {base.region.description}"
+        what = f"out-of-bounds {access} at index {i} of {array} {base.region.description}"
         raise self.st.fault(check, what, lane, int(offs[lane]), bad, offs[bad])
 
     # -- initializers of aggregates
