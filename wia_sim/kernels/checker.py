@@ -149,6 +149,7 @@ class Checker:
         self.caller: _Function | None = None  # the function whose body is being checked
         self.enumerators = self.types.enumerators
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
+        self.struct_names: dict[str, str] = {}  # tag of an anonymous struct -> the typedef that names it
 
     # -- diagnostics
     def error(self, node: c_ast.Node | None, message: str) -> None:
@@ -196,6 +197,8 @@ class Checker:
             self.error(node, f"function pointers are not supported (typedef '{node.name}')")
         self.check_type_usable(t, node, f"typedef '{node.name}'")
         self.types.typedefs[node.name] = t
+        if t.kind == "struct" and "<anonymous" in t.name:
+            self.struct_names.setdefault(t.name, node.name)  # how kernel argument info names it
         self.register_enumerators(node.type)
 
     def register_enumerators(self, node: c_ast.Node | None) -> None:
@@ -427,7 +430,8 @@ class Checker:
             if t.space != "private":
                 self.error(p, f"struct kernel parameter '{name}' cannot be in the __{t.space} address space")
                 return None
-            return Param(name, "scalar", t.name, 1, "private", t.const, line, t, size_align(t, self.types)[0])
+            spelled_as = self.struct_names.get(t.name, t.name)
+            return Param(name, "scalar", spelled_as, 1, "private", t.const, line, t, size_align(t, self.types)[0])
         spelled = _innermost_names(p.type)
         if t.kind == "pointer":
             target = t.target or UNKNOWN
@@ -448,6 +452,7 @@ class Checker:
                 return None
             kind: ParamKind = "local" if target.space == "local" else "buffer"
             elem = target.name if target.kind in ("scalar", "vector", "struct") else target.kind
+            elem = self.struct_names.get(elem, elem)
             return Param(name, kind, elem, target.width, target.space, target.const, line, t)
         if len(spelled) == 1 and spelled[0] in _NOT_KERNEL_ARG_TYPES:
             self.error(p, f"kernel parameter '{name}' cannot be of type {spelled[0]}")

@@ -20,6 +20,7 @@ it the preferred device that works (a GPU, an accelerator, a CPU device, then Oc
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Sequence
@@ -177,6 +178,17 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
         with checked(f"query the arguments of kernel {name!r}"):
             params = tuple(_param(kernel, i) for i in range(int(kernel.num_args)))
             local = int(kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, self.device))
+        by_value = [
+            k
+            for k, p in enumerate(params)
+            if p.kind == "scalar" and p.dtype is None and not re.fullmatch(r"image\w*_t|sampler_t|event_t", p.type_name)
+        ]
+        if by_value:  # structs and unions by value: their size, as the device lays them out
+            sizes = self.programs.sizes_of(source, options, [params[k].type_name for k in by_value])
+            sized = list(params)
+            for k, size in zip(by_value, sizes, strict=True):
+                sized[k] = dataclasses.replace(params[k], nbytes=size)
+            params = tuple(sized)
         signature = KernelSignature(name, params)
         return CompiledKernel(kernel, signature, local), signature
 
