@@ -25,6 +25,7 @@ from wia_sim.kernels import (
     preprocess,
     swizzle_indices,
 )
+from wia_sim.kernels.structs import size_align
 
 LOG_LINE = re.compile(r"^(<command line>|[\w.]+)(:\d+(:\d+)?)?: (error|warning): .+$")
 
@@ -1765,12 +1766,18 @@ def test_the_kernel_corpus_compiles_with_the_parameters_its_cases_pass() -> None
             arg = args[p.name]
             if isinstance(arg, corpus.Buffer):
                 assert (p.kind, p.address_space) == ("buffer", arg.space), (case.name, p)
-                assert arg.array.dtype == np.dtype(_NUMPY_TYPES[p.elem_type]), (case.name, p)
+                if p.type.target is not None and p.type.target.kind == "struct":  # structs: the bytes match
+                    assert arg.array.nbytes % size_align(p.type.target, program.types)[0] == 0, (case.name, p)
+                else:
+                    assert arg.array.dtype == np.dtype(_NUMPY_TYPES[p.elem_type]), (case.name, p)
                 assert arg.access == "in" or not p.const, (case.name, p)
             elif isinstance(arg, corpus.Local):
                 assert p.kind == "local", (case.name, p)
+            elif p.nbytes is not None:  # a struct by value: a structured scalar of its size
+                assert p.kind == "scalar" and np.dtype(arg.dtype).itemsize == p.nbytes, (case.name, p)
             else:
                 assert p.kind == "scalar" and np.dtype(arg.dtype) == np.dtype(_NUMPY_TYPES[p.elem_type]), (case.name, p)
+                assert np.size(arg.value) in (1, p.vector_width), (case.name, p)
 
 
 _NUMPY_TYPES = {

@@ -12,6 +12,7 @@ lane.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -21,7 +22,7 @@ from pycparserext.ext_c_parser import AttributeSpecifier
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.types import SCALAR_SIZES, TypeInfo, TypeResolver, const_int
 
-__all__ = ["Member", "StructType", "is_struct", "layout", "size_align"]
+__all__ = ["Member", "StructType", "check_struct", "is_struct", "layout", "size_align", "trailing_attributes"]
 
 
 @dataclass(frozen=True)
@@ -149,6 +150,9 @@ def check_struct(t: TypeInfo, types: TypeResolver, kernel_arg: bool) -> str | No
     6.9 k: its size is not portable)."""
     if t.name not in types.structs:
         return f"'{t.name}' is an incomplete type (declared but not defined)"
+    for d in types.structs[t.name].decls or []:
+        if getattr(getattr(d, "type", None), "attributes", None) is not None:
+            return f"attributes on struct members are not supported (member '{d.name}' of '{t.name}')"
     for name, mt in types.fields(t.name):
         inner = mt
         while inner.kind == "array" and inner.target is not None:
@@ -164,3 +168,12 @@ def check_struct(t: TypeInfo, types: TypeResolver, kernel_arg: bool) -> str | No
         elif inner.kind not in ("scalar", "vector"):
             return f"member '{name}' of '{t.name}' has the unsupported type '{mt}'"
     return None
+
+
+_TRAILING_ATTRIBUTE = re.compile(r"}\s*__attribute__\s*\(\(")
+
+
+def trailing_attributes(text: str) -> list[int]:
+    """Lines where ``__attribute__((...))`` follows a closing brace (``struct S {...} __attribute__((packed))``):
+    the parser drops it there, so the layout would silently differ from the device's."""
+    return [text.count("\n", 0, m.start()) + 1 for m in _TRAILING_ATTRIBUTE.finditer(text)]
