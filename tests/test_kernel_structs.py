@@ -59,6 +59,10 @@ def test_layouts_follow_opencl_c_rules_and_match_numpy() -> None:
     f = layout("struct F", types)
     assert (f.size, [m.offset for m in f.members]) == (7, [0, 1, 5])
     assert layout("struct G", types).size == 32
+    sized = compile_source(
+        LAYOUTS.replace("out[0] = 0;", "int a[sizeof(struct D) / 4]; a[11] = 1; out[0] = a[11] + sizeof(union U[3]);")
+    )
+    assert sized.kernel("k")
 
 
 PARTICLES = r"""
@@ -189,6 +193,8 @@ def test_private_structs_unions_initializers_and_long16_splats(ctx: wia.Context)
         ("struct S { int* p; }; __kernel void k(__global int* o) { struct S s; o[0] = 0; }", "pointer members"),
         ("struct S { int a; }; __kernel void k(__global int* o) { struct S s = { .b = 1 }; }", "no member named 'b'"),
         ("struct S { int a; } __attribute__((packed)); __kernel void k(__global int* o) { }", "closing brace"),
+        ("struct S { int a, b; }; __kernel void k(__global int* o) { struct S s = {1, 2, 3}; }", "too many initial"),
+        ("union U { int a; float b; }; __kernel void k(__global int* o) { union U u = {1, 2}; }", "too many initial"),
         (
             "struct S { char c; int a __attribute__((aligned(8))); }; __kernel void k(__global struct S* o) { }",
             "attributes on struct members",

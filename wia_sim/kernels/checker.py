@@ -807,6 +807,16 @@ class Checker:
             element = t.target if t.kind == "array" and t.target is not None else UNKNOWN
             if t.kind == "array" and t.length is not None and len(init.exprs) > t.length:
                 self.error(init, f"too many initializers for an array of {t.length}")
+            if t.kind == "struct":
+                members = self.types.fields(t.name)
+                room = 1 if t.name.startswith("union") else len(members)
+                flat = all(mt.kind in ("scalar", "vector") for _, mt in members)
+                if (
+                    flat
+                    and len(init.exprs) > room
+                    and not any(isinstance(e, c_ast.NamedInitializer) for e in init.exprs)
+                ):
+                    self.error(init, f"too many initializers for '{t.name}' ({room} member{'s' if room > 1 else ''})")
             for item in init.exprs:
                 if isinstance(item, c_ast.NamedInitializer):
                     problem = self.designator_problem(item, t)
