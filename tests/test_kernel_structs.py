@@ -299,3 +299,34 @@ def test_struct_and_3_vector_arguments_through_the_hal_on_each_backend(backend: 
         wia.destroy_context(ctx)
     finally:
         wia.set_backend("sim")
+
+
+PRIVATE_OOB = r"""
+__kernel void k(__global int* out, int j, int off) {
+    int i = get_global_id(0);
+    int p[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}};
+    int* q = &p[0][0];
+    out[i] = q[off] + p[1][j];
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("j", "off", "message"),
+    [
+        (4, 0, r"kernel.cl:6: out-of-bounds read at index 4 of a 4-element array, __private array 'p'"),
+        (-1, 0, r"kernel.cl:6: out-of-bounds read at index -1 of a 4-element array, __private array 'p'"),
+        (0, 8, r"kernel.cl:6: out-of-bounds read of 4 bytes at offset 32 of a 32-byte __private array 'p'"),
+    ],
+)
+def test_private_arrays_are_bounded_by_each_dimension_and_by_the_allocation(
+    ctx: wia.Context, j: int, off: int, message: str
+) -> None:
+    """An index past one dimension is caught even inside the array (p[1][4] would be p[2][0]: out of it); a
+    pointer into the array is bounded by the whole array. Both are INVALID_MEMORY; checks off, both run."""
+    kernel = wia.compile_kernel(ctx, PRIVATE_OOB, "k")
+    out = wia.zeros(4, dtype=wia.int32, ctx=ctx)
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=4), out, 3, 7)
+    np.testing.assert_array_equal(out.numpy(), [8 + 8] * 4)
+    with pytest.raises(wia.InvalidMemoryError, match=message):
+        wia.launch_kernel(kernel, wia.LaunchConfig(global_size=4), out, j, off)
