@@ -330,3 +330,20 @@ def test_private_arrays_are_bounded_by_each_dimension_and_by_the_allocation(
     np.testing.assert_array_equal(out.numpy(), [8 + 8] * 4)
     with pytest.raises(wia.InvalidMemoryError, match=message):
         wia.launch_kernel(kernel, wia.LaunchConfig(global_size=4), out, j, off)
+
+
+PER_LANE_INIT = r"""
+__kernel void k(__global int* out) {
+    int i = get_global_id(0);
+    int a[] = {i, 2 * i, 7};
+    int m[2][2] = {{i, 1}, {-i}};
+    out[i] = a[0] * 100 + a[1] * 10 + a[2] + m[1][0] * 1000 + m[1][1] + (int)sizeof(a);
+}
+"""
+
+
+def test_array_initializers_that_differ_between_work_items(ctx: wia.Context) -> None:
+    out = wia.zeros(64, dtype=wia.int32, ctx=ctx)
+    wia.launch_kernel(wia.compile_kernel(ctx, PER_LANE_INIT, "k"), wia.LaunchConfig(global_size=64), out)
+    i = np.arange(64)
+    np.testing.assert_array_equal(out.numpy(), i * 100 + 20 * i + 7 - 1000 * i + 12)

@@ -243,6 +243,21 @@ class _Executor(StructOps):
         elem, _ = self._pt(TypeInfo("pointer", target=t))
         return elem is not None and (isinstance(elem, StructType) or elem.width > 1)
 
+    def _uniform(self, init: c_ast.Node | None) -> bool:
+        """Whether an initializer is made of constants only (the same in every lane: written to every row at once;
+        others go element by element, ``init_object``)."""
+        if init is None or isinstance(init, c_ast.Constant):
+            return True
+        if isinstance(init, c_ast.InitList):
+            return all(self._uniform(e) for e in init.exprs)
+        if isinstance(init, c_ast.UnaryOp) and init.op in ("-", "+", "~", "!"):
+            return self._uniform(init.expr)
+        if isinstance(init, c_ast.Cast):
+            return self._uniform(init.expr)
+        if isinstance(init, c_ast.BinaryOp):
+            return self._uniform(init.left) and self._uniform(init.right)
+        return isinstance(init, c_ast.ID) and init.name in self.program.enumerators
+
     def _declared(self, t: TypeInfo, init: c_ast.Node | None) -> TypeInfo:
         """``t`` with an array's missing length taken from its brace-enclosed initializer."""
         if t.kind == "array" and t.length is None and isinstance(init, c_ast.InitList):
@@ -595,7 +610,8 @@ class _Executor(StructOps):
             scope[node.name] = kscope[node.name]
             return
         t = self.program.type_of(node)
-        if t.kind == "struct" or (t.kind == "array" and (self._aggregate_elements(t) or _designated(node.init))):
+        aggregate = t.kind == "array" and (self._aggregate_elements(t) or _designated(node.init))
+        if t.kind == "struct" or aggregate or (t.kind == "array" and not self._uniform(node.init)):
             t = self._declared(t, node.init)
             elem, dims = self._pt(TypeInfo("pointer", target=t)) if t.kind == "array" else (self._ct(t), ())
             assert elem is not None
