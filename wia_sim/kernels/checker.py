@@ -1247,6 +1247,8 @@ class Checker:
             self.error(node, f"{what} must be '{param}', not the pointer '{value}'")
         elif param.is_arithmetic and value.kind == "vector" and (param.kind != "vector" or param.width != value.width):
             self.error(node, f"{what} must be '{param.type_name}', not '{value.type_name}'")
+        elif "struct" in (param.kind, value.kind) and (param.kind, param.name) != (value.kind, value.name):
+            self.error(node, f"{what} must be '{param}', not '{value}'")
 
     def call_builtin(
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
