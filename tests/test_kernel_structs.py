@@ -195,6 +195,10 @@ def test_private_structs_unions_initializers_and_long16_splats(ctx: wia.Context)
         ("struct S { int a; } __attribute__((packed)); __kernel void k(__global int* o) { }", "closing brace"),
         ("struct S { int a, b; }; __kernel void k(__global int* o) { struct S s = {1, 2, 3}; }", "too many initial"),
         (
+            "struct S { int a; }; __kernel void k(__global int* o) { struct S s = {1}; o[0] = (o[1] ? s : 2).a; }",
+            "incompatible operand types",
+        ),
+        (
             "struct S { int a; }; int f(struct S s) { return s.a; } __kernel void k(__global int* o) { o[0] = f(1); }",
             "argument 1 of 'f' must be 'struct S', not 'int'",
         ),

@@ -1094,6 +1094,9 @@ class Checker:
                 self.error(node, f"vector operands have different sizes ('{a.type_name}' and '{b.type_name}')")
                 return UNKNOWN
             return _arithmetic(a, b)
+        if "struct" in (a.kind, b.kind) and (a.kind, a.name) != (b.kind, b.name):
+            self.error(node, f"incompatible operand types ('{a}' and '{b}') for '?:'")
+            return UNKNOWN
         return a
 
     def expr_Assignment(self, node: c_ast.Assignment) -> TypeInfo:
