@@ -257,7 +257,10 @@ def k(body: str, params: str = "__global float* g, __local float* l, __constant 
         (k("    float f = 0; wait_group_events(1, &f);\n"), "must be a pointer to event_t"),
         (k("    event_t e = 0; wait_group_events(1.0f, &e);\n"), "first argument of 'wait_group_events' must be an"),
         (k("    prefetch(l, 4);\n"), "first argument of 'prefetch' must be a pointer to __global memory"),
-        (k("    __local event_t e;\n"), "must be of scalar or vector type"),
+        (
+            k("    __local event_t e;\n"),
+            "__local variable 'e' must be of scalar, vector or struct type, not '__local event_t'",
+        ),
         (k("    event_t e = 5;\n"), "initializing 'e': cannot convert 'int' to 'event_t'"),
         (k("    event_t e = 0; e = 0;\n"), "assigning: cannot convert 'int' to 'event_t'"),
         (k("    event_t e = 0; int i = e;\n"), "initializing 'i': cannot convert an event_t to 'int'"),

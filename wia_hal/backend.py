@@ -129,6 +129,8 @@ class KernelParam:
     vector_width: int = 1
     address_space: str = ""
     const: bool = False
+    nbytes: int | None = None
+    """Bytes of a struct or union passed by value (``type_name`` names it); None where not known or not one."""
 
 
 @dataclass(frozen=True, slots=True)

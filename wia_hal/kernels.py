@@ -216,6 +216,8 @@ def _buffer_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -
 def _scalar_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -> ScalarArg:
     """A number (or, for a vector parameter, a number for every lane or a sequence of ``vector_width``) converted
     to the parameter's type; an integer out of the type's range, or a fraction for an integer, is ``INVALID_VALUE``."""
+    if param.nbytes is not None or (param.dtype is None and isinstance(value, (np.void, np.ndarray, bytes, bytearray))):
+        return _struct_arg(kernel, index, param, value)
     where = f"argument {index} ('{param.name}') of {kernel.name} is a {param.type_name} scalar"
     dtype = param.dtype
     if dtype is None:
@@ -236,6 +238,24 @@ def _scalar_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -
     if param.vector_width > 1:
         return ScalarArg(np.broadcast_to(array, (param.vector_width,)).copy(), dtype)
     return ScalarArg(array.reshape(()), dtype)
+
+
+def _struct_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -> ScalarArg:
+    """A struct or union by value: a NumPy structured scalar (``np.void``), a 0-d structured array or ``bytes``,
+    of exactly the struct's size in the kernel (``nbytes``; a backend that cannot tell leaves it to the device)."""
+    where = f"argument {index} ('{param.name}') of {kernel.name} is a {param.type_name} by value"
+    if isinstance(value, np.void) or (isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.names):
+        raw = np.frombuffer(np.asarray(value).tobytes(), np.uint8)
+    elif isinstance(value, (bytes, bytearray, memoryview)):
+        raw = np.frombuffer(bytes(value), np.uint8)
+    else:
+        raise InvalidValueError(
+            f"{where}: pass a NumPy structured scalar (np.void), a 0-d structured array or bytes, "
+            f"got {type(value).__name__}"
+        )
+    if param.nbytes is not None and raw.size != param.nbytes:
+        raise InvalidValueError(f"{where}: it takes {param.nbytes} bytes (sizeof in the kernel), got {raw.size}")
+    return ScalarArg(raw.copy(), np.dtype(np.uint8))
 
 
 def _argument(kernel: Kernel, index: int, value: object) -> KernelArg[object]:

@@ -103,10 +103,14 @@ class Local:
 class Scalar:
     """A by-value argument: ``value`` converted to ``dtype`` (a NumPy scalar type)."""
 
-    value: int | float
-    dtype: type[np.generic]
+    value: int | float | np.ndarray
+    dtype: type[np.generic] | np.dtype
 
-    def numpy(self) -> np.generic:
+    def numpy(self) -> Any:
+        """A NumPy scalar; for a vector or a struct by value (``value`` an array: the vector's components, or a
+        0-d structured array) the array itself."""
+        if isinstance(self.value, np.ndarray):
+            return self.value
         return np.dtype(self.dtype).type(self.value)
 
 
@@ -2062,6 +2066,211 @@ def _prefetch_rows_bound(i: Inputs) -> np.ndarray:
     return m.shape[1] * EPS32 * np.abs(m).sum(axis=1)
 
 
+# -- structs, unions, vector arguments by value, long16 initializers (issue 16)
+
+
+def _struct_dtype(fields: list[tuple[str, Any, int]], itemsize: int) -> np.dtype:
+    """A NumPy structured dtype with OpenCL C's offsets (NumPy's ``align=True`` aligns a vector member only to its
+    element: a float4 at 4 bytes, where OpenCL C puts it at 16)."""
+    return np.dtype(
+        {"names": [f[0] for f in fields], "formats": [f[1] for f in fields], "offsets": [f[2] for f in fields],
+         "itemsize": itemsize}
+    )  # fmt: skip
+
+
+_PARAMS = _struct_dtype(
+    [("dt", np.float32, 0), ("drag", np.float32, 4), ("steps", np.int32, 8), ("gravity", (np.float32, 4), 16)], 32
+)
+_RECORD = _struct_dtype(
+    [("tag", np.int8, 0), ("flags", np.int16, 2), ("key", np.int32, 4), ("weight", np.float32, 8),
+     ("scale", (np.float32, 2), 16)], 24
+)  # fmt: skip
+
+
+def _make_struct_particles(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 200, 1000, 64)
+    ps = np.concatenate([_signed(rng, 0.1, 10.0, (n, 4)), _signed(rng, 0.1, 3.0, (n, 4))], axis=1)
+    q = np.zeros((), _PARAMS)
+    q["dt"], q["drag"], q["steps"] = rng.uniform(0.01, 0.1), rng.uniform(0.0, 0.2), rng.integers(1, 5)
+    q["gravity"] = _signed(rng, 0.5, 10.0, 4)
+    args = {"ps": Buffer(ps, "inout"), "q": Scalar(q, _PARAMS), "n": _i32(n)}
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_struct_particles(i: Inputs) -> dict[str, np.ndarray]:
+    q = i["q"]
+    dt, drag, steps = float(q["dt"]), float(q["drag"]), int(q["steps"])
+    g = _f64(q["gravity"])[:3]
+    ps = _f64(i["ps"]).copy()
+    for _ in range(steps):
+        ps[:, 4:7] = ps[:, 4:7] * (1.0 - drag) + g * dt
+        ps[:, 0:3] += ps[:, 4:7] * dt
+    ps[:, 7] += 1.0
+    return {"ps": ps}
+
+
+def _particles_bound(i: Inputs) -> np.ndarray:
+    """Per step a handful of roundings on values bounded by |p| + s dt (|v| + s dt |g|): 16 u per step, summed."""
+    q = i["q"]
+    dt, steps = float(q["dt"]), int(q["steps"])
+    g = float(np.abs(_f64(q["gravity"])[:3]).max())
+    ps = np.abs(_f64(i["ps"]))
+    vmax = ps[:, 4:8].max(axis=1, keepdims=True) + steps * dt * g
+    bound = np.concatenate([np.repeat(ps[:, 0:4].max(axis=1, keepdims=True) + steps * dt * vmax, 4, 1),
+                            np.repeat(vmax + 1.0, 4, 1)], axis=1)  # fmt: skip
+    return 16 * steps * EPS32 * bound
+
+
+def _make_union_bits(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 2000, 64)
+    x = _signed(rng, 1e-3, 1e3, n)
+    x[:4] = [0.0, -0.0, 1.0, -2.5]
+    args = {
+        "x": Buffer(x),
+        "fields": _sentinel_out(3 * n, np.uint32),
+        "twice_negated": _nan_out(n),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_union_bits(i: Inputs) -> dict[str, np.ndarray]:
+    u = i["x"].view(np.uint32).astype(np.int64)
+    sign, exponent, mantissa = u >> 31, (u >> 23) & 0xFF, u & 0x7FFFFF
+    fields = np.stack([sign, exponent, mantissa ^ (u >> 24)], axis=1).reshape(-1)
+    out = (((sign ^ 1) << 31) | (((exponent + 1) & 0xFF) << 23) | mantissa).astype(np.uint32).view(np.float32)
+    return {"fields": fields, "twice_negated": out.astype(np.float64)}
+
+
+def _make_struct_complex(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 2000, 64)
+
+    def ints() -> np.ndarray:  # small integer parts: every product and sum is exact in float32
+        return rng.integers(-100, 101, (n, 2)).astype(np.float32)
+
+    args = {
+        "a": Buffer(ints()),
+        "b": Buffer(ints()),
+        "out": _nan_out((n, 2)),
+        "norms": _nan_out(n),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_struct_complex(i: Inputs) -> dict[str, np.ndarray]:
+    a, b = _f64(i["a"]), _f64(i["b"])
+    re = a[:, 0] * b[:, 0] - a[:, 1] * b[:, 1] + a[:, 0]
+    im = a[:, 0] * b[:, 1] + a[:, 1] * b[:, 0] - a[:, 1]
+    odd = (np.arange(len(a)) % 2 == 1)[:, None]
+    pick = np.where(odd, a, b)
+    return {"out": np.stack([re, im], axis=1), "norms": (pick**2).sum(axis=1)}
+
+
+def _make_vector_args(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 2000, 64)
+    args = {
+        "x": Buffer(rng.integers(-(2**31), 2**31, (n, 4)).astype(np.int32)),
+        "y": _sentinel_out((n, 4), np.int32),
+        "f": Buffer(rng.integers(-1000, 1001, (n, 4)).astype(np.float32)),
+        "dots": _nan_out(n),
+        "scale": Scalar(rng.integers(-1000, 1000, 4).astype(np.int32), np.int32),
+        "offset": Scalar(rng.integers(-(2**31), 2**31, 4).astype(np.int32), np.int32),
+        "weight": Scalar(rng.integers(-64, 65, 4).astype(np.float32) / 8, np.float32),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_vector_args(i: Inputs) -> dict[str, np.ndarray]:
+    y = i["x"].astype(np.int64) * i["scale"].astype(np.int64) + i["offset"][::-1].astype(np.int64)
+    wrapped = ((y + 2**31) % 2**32 - 2**31).astype(np.int64)
+    return {"y": wrapped, "dots": _f64(i["f"]) @ _f64(i["weight"])}
+
+
+_ROW = 12
+
+
+def _make_struct_nested_private(rng: np.random.Generator) -> Launch:
+    rows = _size(rng, 100, 600, 64)
+    x = rng.integers(-50, 51, (rows, _ROW)).astype(np.float32)
+    args = {"x": Buffer(x), "out": _nan_out((rows, 5)), "rows": _i32(rows)}
+    return Launch(args, (_round_up(rows, 64),), (64,))
+
+
+def _ref_struct_nested_private(i: Inputs) -> dict[str, np.ndarray]:
+    x = _f64(i["x"])
+    low = np.sort(x, axis=1)
+    return {"out": np.stack([(x > 0).sum(axis=1), low[:, 0], low[:, 1], x.sum(axis=1), (x * x).sum(axis=1)], axis=1)}
+
+
+def _make_struct_local_argmax(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 3000, 64)
+    groups = -(-n // 64)
+    x = rng.integers(-500, 500, n).astype(np.float32)  # ties happen: the smaller index wins
+    args = {"x": Buffer(x), "best": _nan_out(groups), "where": _sentinel_out(groups, np.int32), "n": _i32(n)}
+    return Launch(args, (64 * groups,), (64,))
+
+
+def _ref_struct_local_argmax(i: Inputs) -> dict[str, np.ndarray]:
+    x = _f64(i["x"])
+    groups = -(-len(x) // 64)
+    padded = np.full(groups * 64, -np.inf)
+    padded[: len(x)] = x
+    blocks = padded.reshape(groups, 64)
+    at = blocks.argmax(axis=1)  # the first maximum: the smallest index
+    return {"best": blocks.max(axis=1), "where": at + 64 * np.arange(groups)}
+
+
+def _make_long16_table(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 300, 1500, 64)
+    x = rng.integers(-(2**40), 2**40, n).astype(np.int64)
+    args = {"x": Buffer(x), "out": _sentinel_out(2 * n, np.int64), "n": _i32(n)}
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_long16_table(i: Inputs) -> dict[str, np.ndarray]:
+    x = i["x"].astype(np.int64)
+    k = np.arange(len(x))
+    v = (k % 3) * x + np.array([3, -2, 7])[k % 3] + np.where(k % 4 == 0, 5, 0)
+    return {"out": np.stack([2 * v, 3000 + v], axis=1).reshape(-1)}
+
+
+def _make_struct_records(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 300, 1500, 64)
+    recs = np.zeros(n, _RECORD)
+    recs["tag"] = rng.choice(np.frombuffer(b"xyz", np.int8), n)
+    recs["flags"] = rng.integers(-(2**15), 2**15, n)
+    recs["key"] = rng.integers(-(2**20), 2**20, n)
+    recs["weight"] = _signed(rng, 0.1, 100.0, n)
+    recs["scale"] = _signed(rng, 0.1, 10.0, (n, 2))
+    args = {"recs": Buffer(recs), "score": _nan_out(n), "keys": _sentinel_out(n, np.int32), "n": _i32(n)}
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_struct_records(i: Inputs) -> dict[str, np.ndarray]:
+    r = i["recs"]
+    scale = np.where((r["flags"] & 1) == 1, r["scale"][:, 0], r["scale"][:, 1]).astype(np.float64)
+    s = _f64(r["weight"]) * scale
+    s = np.where(r["tag"] == ord("x"), -s, s)
+    return {"score": s, "keys": r["key"].astype(np.int64) + 24 * 1000}
+
+
+def _make_bug_oob_private(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 100, 1000, 64)
+    x = rng.uniform(0.0, 0.999, n).astype(np.float32)
+    x[int(rng.integers(0, n))] = 1.0  # one work-item's bin is BINS
+    return Launch({"x": Buffer(x), "y": _sentinel_out(n, np.int32), "n": _i32(n)}, (_round_up(n, 64),), (64,))
+
+
+def _make_bug_oob_struct_array(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 100, 1000, 64)
+    lag = rng.integers(0, 3, n).astype(np.int32)
+    lag[int(rng.integers(0, n))] = 3  # one work-item reads past the struct
+    args = {"x": Buffer(_signed(rng, 0.1, 1.0, n)), "lag": Buffer(lag), "y": _nan_out(n), "n": _i32(n)}
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
 CASES: list[KernelCase] = [
     KernelCase(
         "vector_add",
@@ -2773,6 +2982,83 @@ CASES: list[KernelCase] = [
         _ref_prefetch_rows,
         {"sums": Tolerance(ulp=0.5, atol=_prefetch_rows_bound, reason="a float32 sum of 4 cols4 terms: n u sum|m|")},
     ),
+    # -- structs, unions, vector arguments by value, long16 initializers (issue 16)
+    KernelCase(
+        "struct_particles",
+        "struct_particles.cl",
+        "advance_particles",
+        "array of structs in a __global buffer updated in place (whole-struct load and store, member swizzles), "
+        "a struct kernel argument by value (a NumPy structured scalar) with a float4 member",
+        _make_struct_particles,
+        _ref_struct_particles,
+        {"ps": Tolerance(atol=_particles_bound, reason="a few roundings per step on bounded values: 16 u per step")},
+    ),
+    KernelCase(
+        "union_bits",
+        "union_bits.cl",
+        "float_fields",
+        "union type punning (float, uint, uchar[4] share bytes, little-endian), union copies",
+        _make_union_bits,
+        _ref_union_bits,
+        {"fields": exact(), "twice_negated": exact("bit manipulation: exact")},
+    ),
+    KernelCase(
+        "struct_complex",
+        "struct_complex.cl",
+        "complex_fma",
+        "structs as helper parameters and return values by value, struct brace initializers from expressions, "
+        "'?:' between structs, __global struct pointers",
+        _make_struct_complex,
+        _ref_struct_complex,
+        {"out": exact("small integer parts: exact in float32"), "norms": exact("small integer parts: exact")},
+    ),
+    KernelCase(
+        "vector_args",
+        "vector_args.cl",
+        "affine_int4",
+        "int4 and float4 kernel arguments by value, int4 wrap-around arithmetic, a swizzle of an argument",
+        _make_vector_args,
+        _ref_vector_args,
+        {"y": exact(), "dots": exact("weights in eighths, integer data: every product and sum is exact")},
+    ),
+    KernelCase(
+        "struct_nested_private",
+        "struct_nested_private.cl",
+        "row_stats",
+        "a private struct nesting a struct and an array member, a brace initializer, a whole-struct copy",
+        _make_struct_nested_private,
+        _ref_struct_nested_private,
+        {"out": exact("integer-valued data: counts, minima and sums are exact")},
+    ),
+    KernelCase(
+        "struct_local_argmax",
+        "struct_local_argmax.cl",
+        "group_argmax",
+        "an array of structs in __local memory, whole-struct loads and stores between barriers",
+        _make_struct_local_argmax,
+        _ref_struct_local_argmax,
+        {"best": exact("max selects an input"), "where": exact()},
+    ),
+    KernelCase(
+        "long16_table",
+        "long16_table.cl",
+        "long16_table",
+        "arrays of long16 initialized from scalars (one splat per element), private and __constant, partial "
+        "initializers, sizeof of an array",
+        _make_long16_table,
+        _ref_long16_table,
+        {"out": exact()},
+    ),
+    KernelCase(
+        "struct_records",
+        "struct_records.cl",
+        "score_records",
+        "a __global buffer of mixed-type records written as a NumPy structured array (char, short, int, float, "
+        "float2 members at C's offsets), member reads and a whole-record copy, sizeof of a struct",
+        _make_struct_records,
+        _ref_struct_records,
+        {"score": CORRECTLY_ROUNDED, "keys": exact()},
+    ),
 ]
 
 
@@ -2784,6 +3070,7 @@ Check = Literal[
     "out_of_bounds_global",
     "out_of_bounds_local",
     "out_of_bounds_constant",
+    "out_of_bounds_private",
     "race_local",
     "race_global",
     "barrier_divergence",
@@ -3164,6 +3451,29 @@ BUGS: list[BugCase] = [
         safe_to_run=False,
         notes="the local -> global copy's event is never waited for; reported where the kernel ends (its closing "
         "brace), as Oclgrind does",
+    ),
+    # -- structs, unions, vector arguments by value, long16 initializers (issue 16)
+    BugCase(
+        "oob_private",
+        "oob_private.cl",
+        "private_histogram",
+        "out_of_bounds_private",
+        16,
+        _make_bug_oob_private,
+        safe_to_run=False,
+        notes="seen has BINS ints; the one work-item whose x is 1.0 stores seen[BINS], past the whole private "
+        "array (Oclgrind checks private accesses against the allocation, the simulator against the array)",
+    ),
+    BugCase(
+        "oob_struct_array",
+        "oob_struct_array.cl",
+        "window_tap",
+        "out_of_bounds_private",
+        17,
+        _make_bug_oob_struct_array,
+        safe_to_run=False,
+        notes="taps is the struct's last member: lag 3 reads past the array and past the whole struct (an index "
+        "past a member array that stays inside the struct is found by the simulator only)",
     ),
 ]
 

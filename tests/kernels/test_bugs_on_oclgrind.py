@@ -97,6 +97,15 @@ CLASSES: dict[str, CheckClass] = {
         r"out-of-bounds (?P<access>read|write) of \d+ bytes .* __local variable",
         r"Invalid (?P<access>read|write) of size \d+ at local memory address|Index \(\d+\) exceeds static array size",
     ),
+    # the simulator checks an index against the declared array (a member array too); Oclgrind checks the access
+    # against the whole private allocation, and a constant-size array's index where its type is still known
+    # ("Index (4) exceeds static array size"): the planted bugs leave both the array and the allocation
+    "out_of_bounds_private": CheckClass(
+        wia.InvalidMemoryError,
+        r"out-of-bounds (?P<access>read|write) (?:of \d+ bytes|at index -?\d+) .*__private",
+        r"Invalid (?P<access>read|write) of size \d+ at private memory address|"
+        r"Index \(\d+\) exceeds static array size",
+    ),
     "race_local": CheckClass(
         wia.InvalidKernelError,
         r"data race: (?P<access>read|write) of __local .* conflicts with a (?P<other>read|write)",

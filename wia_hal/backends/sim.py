@@ -287,7 +287,7 @@ def _param(p: Param) -> KernelParam:
         dtype = None
     kind: ParamKind = "buffer" if p.kind == "pointer" else p.kind  # "pointer" is for helper functions only
     space = "" if kind == "scalar" else p.address_space
-    return KernelParam(p.name, kind, p.type_name, dtype, p.vector_width, space, p.const)
+    return KernelParam(p.name, kind, p.type_name, dtype, p.vector_width, space, p.const, p.nbytes)
 
 
 def _activity(command: Command) -> Activity[Stream]:

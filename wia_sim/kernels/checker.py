@@ -29,6 +29,7 @@ from wia_sim.kernels.signatures import (
     conversion,
     is_builtin_function,
 )
+from wia_sim.kernels.structs import check_struct, size_align
 from wia_sim.kernels.table_types import check_table_call
 from wia_sim.kernels.types import (
     DOUBLE,
@@ -149,6 +150,8 @@ class Checker:
         self.used_undefined: list[tuple[str, c_ast.Node]] = []
         self.caller: _Function | None = None  # the function whose body is being checked
         self.enumerators = self.types.enumerators
+        self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
+        self.struct_names: dict[str, str] = {}  # tag of an anonymous struct -> the typedef that names it
 
     # -- diagnostics
     def error(self, node: c_ast.Node | None, message: str) -> None:
@@ -196,6 +199,8 @@ class Checker:
             self.error(node, f"function pointers are not supported (typedef '{node.name}')")
         self.check_type_usable(t, node, f"typedef '{node.name}'")
         self.types.typedefs[node.name] = t
+        if t.kind == "struct" and "<anonymous" in t.name:
+            self.struct_names.setdefault(t.name, node.name)  # how kernel argument info names it
         self.register_enumerators(node.type)
 
     def register_enumerators(self, node: c_ast.Node | None) -> None:
@@ -417,18 +422,23 @@ class Checker:
                 self.error(p, f"{what} are not supported (kernel parameter '{name}' of type {inner.name})")
                 return None
             inner = inner.target
+        if t.kind == "struct" or (t.kind == "pointer" and t.target is not None and t.target.kind == "struct"):
+            struct = t if t.kind == "struct" else t.target or UNKNOWN
+            problem = check_struct(struct, self.types, kernel_arg=True)
+            if problem:
+                self.error(p, f"kernel parameter '{name}': {problem}")
+                return None
         if t.kind == "struct":
-            self.error(p, f"{t.name.split()[0]} kernel parameters are not supported ('{name}' is a {t.name})")
-            return None
+            if t.space != "private":
+                self.error(p, f"struct kernel parameter '{name}' cannot be in the __{t.space} address space")
+                return None
+            spelled_as = self.struct_names.get(t.name, t.name)
+            return Param(name, "scalar", spelled_as, 1, "private", t.const, line, t, size_align(t, self.types)[0])
         spelled = _innermost_names(p.type)
         if t.kind == "pointer":
             target = t.target or UNKNOWN
             if target.kind in ("pointer", "array"):
                 self.error(p, f"pointer-to-pointer kernel parameters are not supported ('{name}')")
-                return None
-            if target.kind == "struct":
-                word = target.name.split()[0]
-                self.error(p, f"{word} kernel parameters are not supported ('{name}' points to a {target.name})")
                 return None
             if target.space == "private":
                 explicit = any(SPACES.get(q) == "private" for q in p.quals)
@@ -443,7 +453,8 @@ class Checker:
                 self.error(p, f"kernel parameter '{name}' cannot point to {spelled[0]} (its size is not portable)")
                 return None
             kind: ParamKind = "local" if target.space == "local" else "buffer"
-            elem = target.name if target.kind in ("scalar", "vector") else target.kind
+            elem = target.name if target.kind in ("scalar", "vector", "struct") else target.kind
+            elem = self.struct_names.get(elem, elem)
             return Param(name, kind, elem, target.width, target.space, target.const, line, t)
         if len(spelled) == 1 and spelled[0] in _NOT_KERNEL_ARG_TYPES:
             self.error(p, f"kernel parameter '{name}' cannot be of type {spelled[0]}")
@@ -718,6 +729,13 @@ class Checker:
             if storage in ("static", "extern"):
                 self.error(node, f"{storage} variables inside functions are not supported ('{node.name}')")
         space = t.space
+        inner = t
+        while inner.kind == "array" and inner.target is not None:
+            inner = inner.target
+        if inner.kind == "struct" and space != "local":
+            problem = check_struct(inner, self.types, kernel_arg=False)
+            if problem:
+                self.error(node, f"variable '{node.name}': {problem}")
         if space == "local":
             self.local_variable(node, t, ctx)
         elif space == "global":
@@ -750,12 +768,23 @@ class Checker:
         while element.kind == "array" and element.target is not None:
             shape.append(element.length or 0)
             element = element.target
-        if element.kind not in ("scalar", "vector"):
-            self.error(node, f"__local variable '{node.name}' must be of scalar or vector type, not '{element}'")
+        if element.kind not in ("scalar", "vector", "struct"):
+            self.error(
+                node, f"__local variable '{node.name}' must be of scalar, vector or struct type, not '{element}'"
+            )
             return
+        struct_size = 0
+        if element.kind == "struct":
+            problem = check_struct(element, self.types, kernel_arg=False)
+            if problem:
+                self.error(node, f"__local variable '{node.name}': {problem}")
+                return
+            struct_size = size_align(element, self.types)[0]
         if all(n > 0 for n in shape):
             line = _coord_of(node)[0] or 0
-            ctx.local_vars.append(LocalVar(node.name, element.name, element.width, tuple(shape), line, node))
+            ctx.local_vars.append(
+                LocalVar(node.name, element.name, element.width, tuple(shape), line, node, struct_size)
+            )
 
     def check_array_dims(self, node: c_ast.Decl, t: TypeInfo | None) -> None:
         arr = node.type
@@ -775,20 +804,33 @@ class Checker:
             first = False
             arr = arr.type
 
-    def check_initializer(self, init: c_ast.Node, t: TypeInfo, decl: c_ast.Decl | None) -> None:
+    def check_initializer(self, init: c_ast.Node, t: TypeInfo, decl: c_ast.Decl | None, nested: bool = False) -> None:
         if isinstance(init, c_ast.InitList):
             element = t.target if t.kind == "array" and t.target is not None else UNKNOWN
             if t.kind == "array" and t.length is not None and len(init.exprs) > t.length:
                 self.error(init, f"too many initializers for an array of {t.length}")
+            if t.kind == "struct":
+                members = self.types.fields(t.name)
+                room = 1 if t.name.startswith("union") else len(members)
+                flat = all(mt.kind in ("scalar", "vector") for _, mt in members)
+                if (
+                    flat
+                    and len(init.exprs) > room
+                    and not any(isinstance(e, c_ast.NamedInitializer) for e in init.exprs)
+                ):
+                    self.error(init, f"too many initializers for '{t.name}' ({room} member{'s' if room > 1 else ''})")
             for item in init.exprs:
                 if isinstance(item, c_ast.NamedInitializer):
-                    self.error(item, "designated initializers are not supported")
-                    continue
+                    problem = self.designator_problem(item, t)
+                    if problem:
+                        self.error(item, problem)
+                        continue
+                    item = item.expr
                 if t.kind == "struct" or t.kind == "vector":
-                    self.check_initializer(item, UNKNOWN, decl)
+                    self.check_initializer(item, UNKNOWN, decl, nested=True)
                 else:
-                    self.check_initializer(item, element, decl)
-            if t.kind not in ("array", "struct", "unknown"):
+                    self.check_initializer(item, element, decl, nested=True)
+            if t.kind not in ("array", "struct", "unknown") and not (t.kind == "vector" and nested):
                 self.error(init, f"braces around an initializer of '{t}' are not supported; use (type)(...)")
             return
         value = self.expr(init)
@@ -797,6 +839,24 @@ class Checker:
             return
         name = decl.name if decl is not None else "variable"
         self.check_assignment_types(t, value, init, f"initializing '{name}'")
+
+    def designator_problem(self, item: c_ast.NamedInitializer, t: TypeInfo) -> str | None:
+        """What is wrong with the designator ``.m =`` or ``[k] =`` of ``item`` in a list for ``t`` (None: fine)."""
+        if len(item.name) != 1:
+            return "nested designators (.a.b = or [i][j] =) are not supported; use nested braces"
+        d = item.name[0]
+        if isinstance(d, c_ast.ID):
+            if t.kind != "struct":
+                return f"member designator '.{d.name}' in an initializer of '{t}', which is not a struct or union"
+            if d.name not in [name for name, _ in self.types.fields(t.name)]:
+                return f"no member named '{d.name}' in '{t.name}'"
+            return None
+        if t.kind != "array":
+            return f"array designator in an initializer of '{t}', which is not an array"
+        k = const_int(d, self.enumerators, self.types)
+        if k is None or k < 0 or (t.length is not None and k >= t.length):
+            return "array designator index is not a constant within the array's bounds"
+        return None
 
     # -- expressions
     def lookup(self, name: str) -> _Symbol | None:
@@ -893,6 +953,7 @@ class Checker:
         if base.kind == "struct":
             for name, t in self.types.fields(base.name):
                 if name == member:
+                    self.member_refs.add(id(node))
                     return TypeInfo(t.kind, t.name, t.width, t.target, base.space, base.const or t.const, t.length)
             if base.name in self.types.structs:
                 self.error(node.field, f"no member named '{member}' in '{base.name}'")
@@ -911,6 +972,8 @@ class Checker:
             if isinstance(node.expr, c_ast.Typename):
                 t = self.types.resolve(node.expr.type)
                 self.check_type_usable(t, node, op)
+                if t.kind == "struct" and t.name not in self.types.structs:
+                    self.error(node, f"invalid application of '{op}' to the incomplete type '{t.name}'")
             else:
                 self.expr(node.expr)
             return ULONG
@@ -1033,6 +1096,9 @@ class Checker:
                 self.error(node, f"vector operands have different sizes ('{a.type_name}' and '{b.type_name}')")
                 return UNKNOWN
             return _arithmetic(a, b)
+        if "struct" in (a.kind, b.kind) and (a.kind, a.name) != (b.kind, b.name):
+            self.error(node, f"incompatible operand types ('{a}' and '{b}') for '?:'")
+            return UNKNOWN
         return a
 
     def expr_Assignment(self, node: c_ast.Assignment) -> TypeInfo:
@@ -1185,6 +1251,8 @@ class Checker:
             self.error(node, f"{what} must be '{param}', not the pointer '{value}'")
         elif param.is_arithmetic and value.kind == "vector" and (param.kind != "vector" or param.width != value.width):
             self.error(node, f"{what} must be '{param.type_name}', not '{value.type_name}'")
+        elif "struct" in (param.kind, value.kind) and (param.kind, param.name) != (value.kind, value.name):
+            self.error(node, f"{what} must be '{param}', not '{value}'")
 
     def call_builtin(
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
@@ -1404,7 +1472,9 @@ class Checker:
             self.error(node, f"{what}: cannot convert '{value}' to '{target.type_name}'")
         elif target.kind == "pointer" and (value.kind == "vector" or value.name in FLOATS):
             self.error(node, f"{what}: cannot convert '{value}' to the pointer '{target}'")
-        elif target.kind == "struct" and value.kind != "struct":
+        elif (target.kind == "struct" and (value.kind != "struct" or value.name != target.name)) or (
+            value.kind == "struct" and target.kind != "struct"
+        ):
             self.error(node, f"{what}: cannot convert '{value}' to '{target}'")
 
 

@@ -53,7 +53,9 @@ from wia_sim.kernels.spaces import (
     elem_bytes,
     lane_count,
 )
-from wia_sim.kernels.types import TypeInfo, char_constant, swizzle_indices
+from wia_sim.kernels.struct_exec import StructOps
+from wia_sim.kernels.structs import StructType, layout, size_align
+from wia_sim.kernels.types import TypeInfo, TypeResolver, char_constant, swizzle_indices
 
 __all__ = ["COUNTS", "KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
 
@@ -128,9 +130,14 @@ _VLOAD_RE = re.compile(r"v(load|store)(2|3|4|8|16)")
 _VLOAD_HALF_RE = re.compile(r"v(load|store)(a?)_half(2|3|4|8|16)?(_rte|_rtz|_rtp|_rtn)?")
 
 
-def _ctype_of(t: TypeInfo, where: str = "") -> CType:
+def _ctype_of(t: TypeInfo, where: str = "", types: TypeResolver | None = None) -> CType:
     if t.kind == "opaque" and t.name == "event_t":  # an event is a uint: 0 for none (async_copy.py)
         return UINT
+    if t.kind == "struct" and types is not None:
+        try:
+            return layout(t.name, types)
+        except ValueError as exc:
+            raise UnsupportedKernel(f"{exc}{where}") from None
     if t.kind in ("scalar", "vector"):
         try:
             return lookup(t.type_name)
@@ -139,7 +146,7 @@ def _ctype_of(t: TypeInfo, where: str = "") -> CType:
     raise UnsupportedKernel(f"type '{t}' is not supported by the executor{where}")
 
 
-def _pointee(t: TypeInfo) -> tuple[CType | None, tuple[int, ...]]:
+def _pointee(t: TypeInfo, types: TypeResolver | None = None) -> tuple[CType | None, tuple[int, ...]]:
     target = t.target
     dims: list[int] = []
     while target is not None and target.kind == "array":
@@ -147,7 +154,19 @@ def _pointee(t: TypeInfo) -> tuple[CType | None, tuple[int, ...]]:
         target = target.target
     if target is None or target.kind == "void":
         return None, tuple(dims)
-    return _ctype_of(target), tuple(dims)
+    return _ctype_of(target, "", types), tuple(dims)
+
+
+def _designated(init: c_ast.Node | None) -> bool:
+    """Whether a brace-enclosed initializer has a designator (``[k] =``, ``.m =``) anywhere in it."""
+    if not isinstance(init, c_ast.InitList):
+        return False
+    return any(isinstance(e, c_ast.NamedInitializer) or _designated(e) for e in init.exprs)
+
+
+def _lane_width(t: CType) -> int:
+    """The width ``merge_lanes`` needs: a struct value has a trailing axis of bytes, as a vector's components."""
+    return 2 if isinstance(t, StructType) else t.width
 
 
 def _line(node: c_ast.Node | None) -> int:
@@ -240,9 +259,12 @@ def _binary_plan(node: c_ast.BinaryOp) -> Plan:
     return run
 
 
-class _Executor:
+class _Executor(StructOps):
     def __init__(self, program: Program, kernel: KernelInfo, geometry: Geometry, step_limit: int, checks: bool):
         self.program = program
+        self.types = program.types
+        self.enumerators = program.enumerators
+        self.member_refs = program.member_refs
         self.kernel = kernel
         self.geometry = geometry
         self.lanes = Lanes(geometry)
@@ -272,13 +294,21 @@ class _Executor:
         self._constants()
 
     # ------------------------------------------------------------------ setup
+    def _ct(self, t: TypeInfo, where: str = "") -> CType:
+        return _ctype_of(t, where, self.types)
+
+    def _pt(self, t: TypeInfo) -> tuple[CType | None, tuple[int, ...]]:
+        return _pointee(t, self.types)
+
     def _constants(self) -> None:
         for name, value in self.program.enumerators.items():
             self.globals[name] = Var(INT, Value(INT, np.asarray(value, np.int32)))
         for name, decl in self.program.constants.items():
             t = self.program.type_of(decl)
-            if t.kind == "array":
-                elem, dims = _pointee(TypeInfo("pointer", target=t))
+            if t.kind == "struct" or (t.kind == "array" and (self._aggregate_elements(t) or _designated(decl.init))):
+                self.globals[name] = self._constant_aggregate(name, t, decl)
+            elif t.kind == "array":
+                elem, dims = self._pt(TypeInfo("pointer", target=t))
                 assert elem is not None
                 values = self._init_values(decl.init, elem)
                 count = math.prod(dims)
@@ -290,9 +320,48 @@ class _Executor:
                 flat[: data.size] = data
                 self.globals[name] = Var(array=Pointer(region, elem, np.asarray(0, np.int64), dims))
             else:
-                ct = _ctype_of(t)
+                ct = self._ct(t)
                 v = self.eval(decl.init, self.all) if decl.init is not None else Value(ct, np.zeros((), ct.dtype))
                 self.globals[name] = Var(ct, self.to_value(v, ct))
+
+    def _aggregate_elements(self, t: TypeInfo) -> bool:
+        """Arrays whose elements are structs or vectors: initialized element by element (``init_object``)."""
+        elem, _ = self._pt(TypeInfo("pointer", target=t))
+        return elem is not None and (isinstance(elem, StructType) or elem.width > 1)
+
+    def _uniform(self, init: c_ast.Node | None) -> bool:
+        """Whether an initializer is made of constants only (the same in every lane: written to every row at once;
+        others go element by element, ``init_object``)."""
+        if init is None or isinstance(init, c_ast.Constant):
+            return True
+        if isinstance(init, c_ast.InitList):
+            return all(self._uniform(e) for e in init.exprs)
+        if isinstance(init, c_ast.UnaryOp) and init.op in ("-", "+", "~", "!"):
+            return self._uniform(init.expr)
+        if isinstance(init, c_ast.Cast):
+            return self._uniform(init.expr)
+        if isinstance(init, c_ast.BinaryOp):
+            return self._uniform(init.left) and self._uniform(init.right)
+        return isinstance(init, c_ast.ID) and init.name in self.program.enumerators
+
+    def _declared(self, t: TypeInfo, init: c_ast.Node | None) -> TypeInfo:
+        """``t`` with an array's missing length taken from its brace-enclosed initializer."""
+        if t.kind == "array" and t.length is None and isinstance(init, c_ast.InitList):
+            return TypeInfo("array", t.name, t.width, t.target, t.space, t.const, len(init.exprs))
+        return t
+
+    def _constant_aggregate(self, name: str, t: TypeInfo, decl: c_ast.Decl) -> Var:
+        t = self._declared(t, decl.init)
+        elem, dims = self._pt(TypeInfo("pointer", target=t)) if t.kind == "array" else (self._ct(t), ())
+        assert elem is not None
+        region = Region.allocate("constant", f"__constant variable '{name}'", 1, size_align(t, self.types)[0], "none")
+        p = Pointer(region, elem, np.asarray(0, np.int64), dims)
+        if decl.init is not None:
+            first = np.zeros(self.n, dtype=bool)
+            first[:1] = True  # one row, the same for every lane: written once
+            self.init_object(p, t, decl.init, first)
+        region.read_only = True
+        return Var(array=p) if t.kind == "array" else Var(mem=p)
 
     def _init_values(self, init: c_ast.Node | None, elem: CType) -> list[Any]:
         if init is None:
@@ -322,9 +391,9 @@ class _Executor:
                 buf = np.asarray(arg)
                 if buf.dtype != np.uint8 or buf.ndim != 1:
                     raise TypeError(f"argument '{p.name}': a buffer must be a 1-D uint8 array")
-                elem, dims = _pointee(p.type)
+                elem, dims = self._pt(p.type)
                 desc = f"__{p.address_space} buffer (argument '{p.name}')"
-                granule = elem.dtype.itemsize if elem is not None else 1
+                granule = elem.dtype.itemsize if elem is not None and not isinstance(elem, StructType) else 1
                 region = Region(
                     p.address_space,
                     desc,
@@ -342,24 +411,41 @@ class _Executor:
                     self.init_flags.append((initialized, region.init))
                 scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
             elif p.kind == "local":
-                elem, dims = _pointee(p.type)
+                elem, dims = self._pt(p.type)
                 size = int(arg)
-                granule = elem.dtype.itemsize if elem is not None else 1
+                granule = elem.dtype.itemsize if elem is not None and not isinstance(elem, StructType) else 1
                 region = Region.allocate(
                     "local", f"__local buffer (argument '{p.name}')", self.groups, size, "group", granule
                 )
                 self.local_regions.append(region)
                 scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
+            elif p.type.kind == "struct":
+                st = self._ct(p.type)
+                assert isinstance(st, StructType)
+                raw = np.frombuffer(np.ascontiguousarray(arg).tobytes(), np.uint8)
+                if raw.size != st.size:
+                    raise TypeError(f"argument '{p.name}': {st.name} takes {st.size} bytes, got {raw.size}")
+                region = self.private_object(f"__private argument '{p.name}'", st.size)
+                region.data[:, : st.size] = raw
+                scope[p.name] = Var(mem=Pointer(region, st, np.asarray(0, np.int64)))
             else:
-                ct = _ctype_of(p.type)
+                ct = self._ct(p.type)
                 a = np.asarray(arg).astype(ct.dtype)
                 if ct.width > 1:
                     a = a.reshape(ct.width)
                 scope[p.name] = Var(ct, Value(ct, a))
         for lv in self.kernel.local_vars:
-            elem = lookup(lv.elem_type if lv.vector_width == 1 else f"{lv.elem_type}{lv.vector_width}")
+            if lv.elem_type.startswith(("struct ", "union ")):
+                elem = layout(lv.elem_type, self.types)
+            else:
+                elem = lookup(lv.elem_type if lv.vector_width == 1 else f"{lv.elem_type}{lv.vector_width}")
             region = Region.allocate(
-                "local", f"__local variable '{lv.name}'", self.groups, lv.size_bytes, "group", elem.dtype.itemsize
+                "local",
+                f"__local variable '{lv.name}'",
+                self.groups,
+                lv.size_bytes,
+                "group",
+                1 if isinstance(elem, StructType) else elem.dtype.itemsize,
             )
             self.local_regions.append(region)
             base = Pointer(region, elem, np.asarray(0, np.int64), lv.shape)
@@ -419,6 +505,8 @@ class _Executor:
     def to_value(self, v: Result, t: CType) -> Value:
         if isinstance(v, Pointer):
             raise UnsupportedKernel(f"line {self.st.line}: a pointer used as a {t} value")
+        if (isinstance(t, StructType) or isinstance(v.t, StructType)) and v.t != t:
+            raise UnsupportedKernel(f"line {self.st.line}: a {v.t} value used as a {t}")
         return Value(t, self._conv(v, t))
 
     def truth(self, v: Result, mask: Array) -> Array:
@@ -501,7 +589,7 @@ class _Executor:
                 if f.retval is None or isinstance(rv, Pointer) or isinstance(f.retval, Pointer):
                     f.retval = rv
                 else:
-                    f.retval = Value(rv.t, merge_lanes(mask, rv.a, f.retval.a, rv.t.width))
+                    f.retval = Value(rv.t, merge_lanes(mask, rv.a, f.retval.a, _lane_width(rv.t)))
             f.ret = mask if f.ret is None else f.ret | mask
         else:
             self.eval(node, mask)
@@ -626,8 +714,19 @@ class _Executor:
             scope[node.name] = kscope[node.name]
             return
         t = self.program.type_of(node)
+        aggregate = t.kind == "array" and (self._aggregate_elements(t) or _designated(node.init))
+        if t.kind == "struct" or aggregate or (t.kind == "array" and not self._uniform(node.init)):
+            t = self._declared(t, node.init)
+            elem, dims = self._pt(TypeInfo("pointer", target=t)) if t.kind == "array" else (self._ct(t), ())
+            assert elem is not None
+            word = "array" if dims else "variable"
+            obj = self.new_aggregate(f"__private {word} '{node.name}'", t, elem, dims)
+            if node.init is not None:
+                self.init_object(obj, t, node.init, mask)
+            scope[node.name] = Var(array=obj) if dims else Var(mem=obj)
+            return
         if t.kind == "array":
-            elem, dims = _pointee(TypeInfo("pointer", target=t))
+            elem, dims = self._pt(TypeInfo("pointer", target=t))
             if elem is None:
                 raise UnsupportedKernel(f"line {_line(node)}: array of '{t}'")
             if dims and dims[0] == 0 and isinstance(node.init, c_ast.InitList):
@@ -645,7 +744,7 @@ class _Executor:
             scope[node.name] = Var(array=base)
             return
         if t.kind == "pointer":
-            elem, dims = _pointee(t)
+            elem, dims = self._pt(t)
             var = Var(is_pointer=True, ptr_elem=elem)
             if node.init is not None:
                 p = self.eval(node.init, mask)
@@ -654,7 +753,7 @@ class _Executor:
                 var.value = Pointer(p.region, elem, p.off, dims)
             scope[node.name] = var
             return
-        ct = _ctype_of(t, f" (line {_line(node)})")
+        ct = self._ct(t, f" (line {_line(node)})")
         if node.name in self.program.address_taken:  # lives in private memory so that a pointer can reach it
             region = Region.allocate("private", f"__private variable '{node.name}'", self.n, elem_bytes(ct), "lane")
             if self.checks:
@@ -772,6 +871,8 @@ class _Executor:
             raise self.null_fault(p, p.null & mask, "read")
         if p.region is None or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: dereference of a null or void pointer")
+        if isinstance(p.elem, StructType):
+            return self.struct_load(p, p.elem, mask)
         return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
 
     def value_at(self, p: Pointer, mask: Array) -> Array:
@@ -800,17 +901,27 @@ class _Executor:
             raise self.null_fault(p, p.null & mask, "write")
         if p.region is None or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: store through a null or void pointer")
+        if isinstance(p.elem, StructType):
+            self.struct_store(p, p.elem, self.to_value(v, p.elem), mask)
+            return
         p.region.store(self.st, p.off, mask, p.elem, self._conv(v, p.elem))
 
     def index(self, node: c_ast.ArrayRef, mask: Array) -> Pointer:
-        base = self.eval(node.name, mask)
+        return self.index_member(node, mask)[0]
+
+    def index_member(self, node: c_ast.ArrayRef, mask: Array, access: str = "read") -> tuple[Pointer, bool]:
+        """The element ``node`` designates, and whether it lies in an array member of a struct (``access``: how
+        the element is used first, for the message of an index out of the array's bounds)."""
+        base, bound, member = self.array_object(node.name, mask)
         sub = self.eval(node.subscript, mask)
         if isinstance(base, Value) and isinstance(sub, Pointer):  # i[p]
-            base, sub = sub, base
+            base, sub, bound = sub, base, None
         if not isinstance(base, Pointer) or not isinstance(sub, Value):
             raise UnsupportedKernel(f"line {_line(node)}: subscript of a non-pointer")
+        if bound is not None and self.checks:
+            self.check_bound(base, sub, bound, member, mask, access)
         self.count("int_ops", mask)
-        return base.moved(np.multiply(sub.a, base.elem_size, dtype=np.int64, casting="unsafe"))
+        return base.moved(np.multiply(sub.a, base.elem_size, dtype=np.int64, casting="unsafe")), member
 
     def e_ArrayRef(self, node: c_ast.ArrayRef, mask: Array) -> Result:
         return self.load(self.index(node, mask), mask)
@@ -861,6 +972,8 @@ class _Executor:
             return 8
         if t.kind == "array" and t.target is not None:
             return (t.length or 0) * self._size_of(t.target)
+        if t.kind == "struct":
+            return size_align(t, self.types)[0]
         size = t.element_size
         if size is None:
             raise UnsupportedKernel(f"sizeof({t})")
@@ -886,6 +999,10 @@ class _Executor:
             q = self.eval(node.expr, mask)
             if isinstance(q, Pointer):
                 return q
+        if isinstance(node, c_ast.StructRef):
+            m = self.member_ptr(node, mask)
+            if m is not None:
+                return m
         if isinstance(node, c_ast.ID):
             var = self.lookup_var(node.name)
             if var is not None and var.mem is not None:
@@ -988,10 +1105,12 @@ class _Executor:
                 return b
             raise UnsupportedKernel(f"line {_line(node)}: '?:' choosing between different memory objects per lane")
         t = common_type(a.t if a.t.kind != "bool" else INT, b.t if b.t.kind != "bool" else INT)
+        if isinstance(a.t, StructType):
+            return Value(a.t, merge_lanes(c, self.to_value(a, a.t).a, self.to_value(b, a.t).a, 2))
         return Value(t, merge_lanes(c, self._conv(a, t), self._conv(b, t), t.width))
 
     def e_Assignment(self, node: c_ast.Assignment, mask: Array) -> Result:
-        ref = self.lref(node.lvalue, mask)
+        ref = self.lref(node.lvalue, mask, store=node.op == "=")
         rhs = self.eval(node.rvalue, mask)
         if node.op != "=":
             old = ref.get(mask)
@@ -1013,11 +1132,11 @@ class _Executor:
             return Value(INT, np.asarray(0, np.int32))
         if t.kind == "pointer":
             p = self.eval(node.expr, mask)
-            elem, dims = _pointee(t)
+            elem, dims = self._pt(t)
             if isinstance(p, Pointer):
                 return Pointer(p.region, elem, p.off, dims)
             return Pointer(None, elem, np.asarray(0, np.int64), dims)
-        ct = _ctype_of(t, f" (line {_line(node)})")
+        ct = self._ct(t, f" (line {_line(node)})")
         if ct.width > 1 and isinstance(node.expr, c_ast.ExprList):
             parts = [self.eval(e, mask) for e in node.expr.exprs]
             return self.vector_literal(ct, parts)
@@ -1047,6 +1166,9 @@ class _Executor:
         return Value(ct, np.stack([np.broadcast_to(c, shape) for c in cols], axis=-1).astype(ct.dtype))
 
     def e_StructRef(self, node: c_ast.StructRef, mask: Array) -> Result:
+        m = self.member_ptr(node, mask)
+        if m is not None:
+            return self.load(m, mask)
         base = self.eval(node.name, mask)
         if isinstance(base, Pointer) or node.type != "." or base.t.width == 1:
             raise UnsupportedKernel(f"line {_line(node)}: structs and unions are not supported")
@@ -1134,15 +1256,23 @@ class _Executor:
         scope: dict[str, Var] = {}
         for p, v in zip(fn.params, values, strict=True):
             if p.kind == "pointer":
-                elem, dims = _pointee(p.type)
+                elem, dims = self._pt(p.type)
                 if isinstance(v, Pointer):
                     scope[p.name] = Var(value=Pointer(v.region, elem, v.off, dims), is_pointer=True, ptr_elem=elem)
                 else:
                     raise UnsupportedKernel(f"call of '{fn.name}': a value passed for pointer '{p.name}'")
+            elif p.type.kind == "struct":
+                st = self._ct(p.type)
+                assert isinstance(st, StructType)
+                copy_ = Pointer(
+                    self.private_object(f"__private parameter '{p.name}'", st.size), st, np.asarray(0, np.int64)
+                )
+                self.struct_store(copy_, st, self.to_value(v, st), mask)
+                scope[p.name] = Var(mem=copy_)
             else:
-                ct = _ctype_of(p.type)
+                ct = self._ct(p.type)
                 scope[p.name] = Var(ct, self.to_value(v, ct))
-        ret_type = None if fn.return_type.kind in ("void", "pointer") else _ctype_of(fn.return_type)
+        ret_type = None if fn.return_type.kind in ("void", "pointer") else self._ct(fn.return_type)
         saved, line = self.frame, self.st.line
         self.frame = _Frame([self.globals, scope], ret_type=ret_type, loops=list(saved.loops))
         try:
@@ -1154,6 +1284,8 @@ class _Executor:
         if result is None:
             if ret_type is None:
                 return Value(INT, np.asarray(0, np.int32))
+            if isinstance(ret_type, StructType):
+                return Value(ret_type, np.zeros(ret_type.size, np.uint8))
             return Value(ret_type, np.zeros((ret_type.width,) if ret_type.width > 1 else (), ret_type.dtype))
         return result
 
@@ -1296,7 +1428,8 @@ class _Executor:
         return Value(t, result)
 
     # ------------------------------------------------------------------ lvalues
-    def lref(self, node: c_ast.Node, mask: Array) -> Ref:
+    def lref(self, node: c_ast.Node, mask: Array, store: bool = False) -> Ref:
+        """What ``node`` designates as an assignment target (``store``: a plain ``=``, which does not read it)."""
         if isinstance(node, c_ast.ID):
             var = self.lookup_var(node.name)
             if var is None:
@@ -1305,11 +1438,15 @@ class _Executor:
                 return MemRef(self, var.mem)
             return VarRef(self, var)
         if isinstance(node, c_ast.ArrayRef):
-            return MemRef(self, self.index(node, mask))
+            return MemRef(self, self.index_member(node, mask, "write" if store else "read")[0])
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":
             p = self.eval(node.expr, mask)
             if isinstance(p, Pointer):
                 return MemRef(self, p)
+        if isinstance(node, c_ast.StructRef):
+            m = self.member_ptr(node, mask)
+            if m is not None:
+                return MemRef(self, m)
         if isinstance(node, c_ast.StructRef) and node.type == ".":
             base = self.lref(node.name, mask)
             cur = base.get(mask)

@@ -36,6 +36,7 @@ from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.parsing import parse
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
+from wia_sim.kernels.structs import trailing_attributes
 
 __all__ = ["compile_source"]
 
@@ -84,6 +85,16 @@ def compile_source(
     outcome = parse(_VEC_STEP_TYPE_RE.sub(_vec_step_value, _VEC_TYPE_HINT_RE.sub(_hide_type_hint, pp.text)))
     for line, column, message in outcome.errors:
         diagnostics.append(Diagnostic(filename, line, column, message))
+    for line in trailing_attributes(pp.text):
+        diagnostics.append(
+            Diagnostic(
+                filename,
+                line,
+                None,
+                "__attribute__ after a struct's or union's closing brace is not supported; write it after the "
+                "keyword: struct __attribute__((packed)) S { ... }",
+            )
+        )
     checker = Checker(filename, outcome.failed_names, extensions)
     try:
         checker.run(outcome.ast)
@@ -105,4 +116,5 @@ def compile_source(
         preprocessed=pp.text,
         extensions=extensions,
         _types=checker.types,
+        member_refs=frozenset(checker.member_refs),
     )

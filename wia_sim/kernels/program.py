@@ -49,6 +49,8 @@ class Param:
     const: bool
     line: int = 0
     type: TypeInfo = field(default=UNKNOWN, compare=False, repr=False)
+    nbytes: int | None = None
+    """Bytes of a struct or union passed by value (``elem_type`` is then its tag); None for other parameters."""
 
     @property
     def type_name(self) -> str:
@@ -71,10 +73,14 @@ class LocalVar:
     shape: tuple[int, ...]
     line: int
     node: c_ast.Decl = field(compare=False, repr=False)
+    struct_size: int = 0
+    """Bytes of one element when it is a struct or union (``elem_type`` is then its tag, ``struct S``)."""
 
     @property
     def size_bytes(self) -> int:
-        per = SCALAR_SIZES.get(self.elem_type, 0) * (4 if self.vector_width == 3 else self.vector_width)
+        per = self.struct_size or SCALAR_SIZES.get(self.elem_type, 0) * (
+            4 if self.vector_width == 3 else self.vector_width
+        )
         return per * math.prod(self.shape)
 
 
@@ -153,6 +159,8 @@ class Program:
     plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     """The executor's per-node evaluation plans (``executor._Executor.plan``), made on first use and kept for
     every later launch of the program."""
+    member_refs: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
+    """The ``id`` of every ``StructRef`` node that reads a member of a struct or union (not a vector swizzle)."""
 
     def kernel(self, name: str) -> KernelInfo:
         """The kernel called ``name``; KernelNotFound (listing the kernels) if there is none."""
@@ -171,6 +179,11 @@ class Program:
         if isinstance(node, c_ast.Decl | c_ast.Typename | c_ast.Typedef):
             return resolver.resolve(node.type)
         return resolver.resolve(node)
+
+    @property
+    def types(self) -> TypeResolver:
+        """The program's type resolver (its typedefs, structs and unions)."""
+        return self._types or TypeResolver()
 
     def struct_fields(self, tag: str) -> list[tuple[str, TypeInfo]]:
         """The members of ``struct S``/``union U`` (pass the ``TypeInfo.name``), in order."""

@@ -38,6 +38,7 @@ _CODES = {
     "out_of_bounds_global": "INVALID_MEMORY",
     "out_of_bounds_local": "INVALID_MEMORY",
     "out_of_bounds_constant": "INVALID_MEMORY",
+    "out_of_bounds_private": "INVALID_MEMORY",
     "uninitialized_local": "INVALID_MEMORY",
     "uninitialized_private": "INVALID_MEMORY",
     "uninitialized_global": "INVALID_MEMORY",

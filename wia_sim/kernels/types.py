@@ -278,6 +278,13 @@ def const_int(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeR
         if node.op == "sizeof":
             resolver = types if types is not None else TypeResolver()
             t = resolver.resolve(node.expr.type) if isinstance(node.expr, c_ast.Typename) else None
+            if t is not None and t.kind in ("struct", "array"):
+                from wia_sim.kernels.structs import size_align  # structs.py builds on this module
+
+                try:
+                    return size_align(t, resolver)[0]
+                except ValueError:
+                    return None
             return t.element_size if t is not None else None
         v = const_int(node.expr, enumerators, types)
         if v is None:

@@ -20,6 +20,7 @@ it the preferred device that works (a GPU, an accelerator, a CPU device, then Oc
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Sequence
@@ -178,6 +179,17 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
         with checked(f"query the arguments of kernel {name!r}"):
             params = tuple(_param(kernel, i) for i in range(int(kernel.num_args)))
             local = int(kernel.get_work_group_info(cl.kernel_work_group_info.LOCAL_MEM_SIZE, self.device))
+        by_value = [
+            k
+            for k, p in enumerate(params)
+            if p.kind == "scalar" and p.dtype is None and not re.fullmatch(r"image\w*_t|sampler_t|event_t", p.type_name)
+        ]
+        if by_value:  # structs and unions by value: their size, as the device lays them out
+            sizes = self.programs.sizes_of(source, options, [params[k].type_name for k in by_value])
+            sized = list(params)
+            for k, size in zip(by_value, sizes, strict=True):
+                sized[k] = dataclasses.replace(params[k], nbytes=size)
+            params = tuple(sized)
         signature = KernelSignature(name, params)
         return CompiledKernel(kernel, signature, local), signature
 
@@ -214,7 +226,9 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
             value = arg.value
             if value.ndim == 0:
                 return value[()]
-            return np.concatenate([value, value[:1]]) if value.size == 3 else np.ascontiguousarray(value)
+            if value.size == 3 and param.vector_width == 3:  # a 3-vector takes the space of 4
+                return np.concatenate([value, value[:1]])
+            return np.ascontiguousarray(value)
         buffer = arg.buffer
         if buffer.memory_type is not MemoryType.DEVICE:
             assert buffer.host is not None

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import shlex
 import warnings
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from wia_hal.backends.opencl.status import checked, cl
 from wia_hal.errors import InvalidKernelError
@@ -55,6 +58,24 @@ class Programs:
             raise InvalidKernelError(f"no kernel {name!r} in the source; its kernels: {', '.join(names) or 'none'}")
         with checked(f"create kernel {name!r}"):
             return cl.Kernel(program, name)
+
+    def sizes_of(self, source: str, options: str, type_names: Sequence[str]) -> list[int]:
+        """``sizeof`` of each type in ``type_names`` (spelled as kernel argument info spells them: ``struct P``,
+        ``P``) as the device compiles ``source``: a probe kernel appended to the source writes them. Kernel
+        argument info does not give the size of a struct passed by value, which the front end checks."""
+        probe = "\n".join(f"    out[{k}] = sizeof({t});" for k, t in enumerate(type_names))
+        text = f"{source}\n__kernel void wia_sizeof_probe_(__global ulong* out)\n{{\n{probe}\n}}\n"
+        program = self.build(text, tuple(shlex.split(options)))
+        with checked("measure the size of struct kernel arguments"):
+            kernel = cl.Kernel(program, "wia_sizeof_probe_")
+            out = np.zeros(len(type_names), np.uint64)
+            queue = cl.CommandQueue(self.context)
+            buf = cl.Buffer(self.context, cl.mem_flags.WRITE_ONLY, out.nbytes)
+            kernel.set_args(buf)
+            cl.enqueue_nd_range_kernel(queue, kernel, (1,), None)
+            cl.enqueue_copy(queue, out, buf)
+            queue.finish()
+        return [int(v) for v in out]
 
 
 _SHARED: dict[int, Programs] = {}

@@ -1,0 +1,307 @@
+"""The executor's part for structs, unions, brace initializers of aggregates and the bounds of declared arrays.
+
+Structs live in memory (a ``__private`` region for variables and by-value parameters, the caller's buffer behind
+a pointer): a member is a pointer into the struct, moved by the member's offset, so ``p[i].v.x += 1`` reads and
+writes the buffer's bytes where a device would. A whole struct read is a ``Value`` of its ``StructType`` holding
+the bytes (shape ``(size,)`` or ``(lanes, size)``); a struct value that is not in memory (a function's result) is
+written to a temporary private region before a member is read.
+
+An index into a declared array (a ``__private`` array, or an array member of a struct anywhere) is checked
+against the array's own length, not only against the memory object: ``s.a[4]`` of ``int a[4]`` is out of bounds
+even where the struct has bytes after ``a``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pycparser import c_ast
+
+from wia_sim.kernels.ctype import CType
+from wia_sim.kernels.lanes import Lanes
+from wia_sim.kernels.lvalues import Var
+from wia_sim.kernels.spaces import LaunchState, Pointer, Region, UnsupportedKernel, Value
+from wia_sim.kernels.structs import StructType, size_align
+from wia_sim.kernels.types import TypeInfo, TypeResolver, const_int
+
+__all__ = ["StructOps", "byte_chunks"]
+
+Array = NDArray[Any]
+Result = Value | Pointer
+
+
+def byte_chunks(size: int) -> list[tuple[int, CType]]:
+    """A struct's bytes as (offset, uchar vector) pieces the regions can move (a uchar3 would move 4 bytes)."""
+    out: list[tuple[int, CType]] = []
+    off = 0
+    while off < size:
+        w = size - off if size - off != 3 else 2
+        out.append((off, CType("uchar", np.dtype(np.uint8), "uint", 1, w)))
+        off += w
+    return out
+
+
+class StructOps:
+    """Struct and aggregate operations, mixed into the executor (which provides the methods declared below)."""
+
+    st: LaunchState
+    n: int
+    all: Array
+    types: TypeResolver
+    lanes: Lanes
+    checks: bool
+    enumerators: dict[str, int]
+    member_refs: frozenset[int]
+
+    def eval(self, node: c_ast.Node, mask: Array) -> Result:
+        raise NotImplementedError
+
+    def load(self, p: Pointer, mask: Array, atomic: bool = False) -> Result:
+        raise NotImplementedError
+
+    def store(self, p: Pointer, v: Value, mask: Array) -> None:
+        raise NotImplementedError
+
+    def to_value(self, v: Result, t: CType) -> Value:
+        raise NotImplementedError
+
+    def vector_literal(self, ct: CType, parts: list[Result]) -> Value:
+        raise NotImplementedError
+
+    def index(self, node: c_ast.ArrayRef, mask: Array) -> Pointer:
+        raise NotImplementedError
+
+    def _ct(self, t: TypeInfo, where: str = "") -> CType:
+        raise NotImplementedError
+
+    # -- whole structs
+    def struct_load(self, p: Pointer, st: StructType, mask: Array) -> Value:
+        assert p.region is not None
+        parts = []
+        for off, t in byte_chunks(st.size):
+            a = np.asarray(p.region.load(self.st, p.off + off, mask, t))
+            parts.append(a if t.width > 1 else a[..., None])
+        return Value(st, parts[0] if len(parts) == 1 else np.concatenate(np.broadcast_arrays(*parts), axis=-1))
+
+    def struct_store(self, p: Pointer, st: StructType, v: Value, mask: Array) -> None:
+        assert p.region is not None
+        a = np.asarray(v.a)
+        for off, t in byte_chunks(st.size):
+            part = a[..., off : off + t.width]
+            p.region.store(self.st, p.off + off, mask, t, part if t.width > 1 else part[..., 0])
+
+    def private_object(self, what: str, nbytes: int) -> Region:
+        """A fresh, zeroed ``__private`` object of ``nbytes`` for every lane."""
+        return Region.allocate("private", what, self.n, max(nbytes, 1), "lane")
+
+    def spill(self, v: Value, mask: Array) -> Pointer:
+        """A struct value in memory (a temporary private object), so that its members can be read."""
+        assert isinstance(v.t, StructType)
+        region = self.private_object(f"temporary {v.t.name}", v.t.size)
+        p = Pointer(region, v.t, np.asarray(0, np.int64))
+        self.struct_store(p, v.t, v, mask)
+        return p
+
+    def struct_addr(self, node: c_ast.Node, mask: Array) -> Result:
+        """Where the struct ``node`` denotes lies (a pointer to it), or, when ``node`` is not of a struct type,
+        its value (evaluated once)."""
+        if isinstance(node, c_ast.ID):
+            var = self.lookup_var(node.name)
+            if var is not None and var.mem is not None and isinstance(var.mem.elem, StructType):
+                return var.mem
+            return self.eval(node, mask)
+        if isinstance(node, c_ast.ArrayRef):
+            p = self.index(node, mask)
+            if isinstance(p.elem, StructType) and not p.dims:
+                return p
+            return self.load(p, mask)
+        if isinstance(node, c_ast.StructRef):
+            m = self.member_ptr(node, mask)
+            if m is None:
+                return self.eval(node, mask)
+            if isinstance(m.elem, StructType) and not m.dims:
+                return m
+            return self.load(m, mask)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+            q = self.eval(node.expr, mask)
+            if isinstance(q, Pointer) and isinstance(q.elem, StructType) and not q.dims:
+                return q
+            if isinstance(q, Pointer):
+                return self.load(q, mask)
+            raise UnsupportedKernel(f"line {self.st.line}: '*' of a non-pointer")
+        v = self.eval(node, mask)
+        if isinstance(v, Value) and isinstance(v.t, StructType):
+            return self.spill(v, mask)
+        return v
+
+    def member_ptr(self, node: c_ast.StructRef, mask: Array) -> Pointer | None:
+        """The member ``node`` names, as a pointer (with the member array's dimensions); None when the base is
+        not a struct (a vector swizzle)."""
+        if id(node) not in self.member_refs:
+            return None
+        base = self.eval(node.name, mask) if node.type == "->" else self.struct_addr(node.name, mask)
+        if not isinstance(base, Pointer) or not isinstance(base.elem, StructType) or base.dims:
+            raise UnsupportedKernel(f"line {self.st.line}: '{node.type}' on a value that is not a struct")
+        st = base.elem
+        m = st.member(node.field.name)
+        if m is None:
+            raise UnsupportedKernel(f"line {self.st.line}: no member '{node.field.name}' in '{st.name}'")
+        inner = m.type
+        while inner.kind == "array" and inner.target is not None:
+            inner = inner.target
+        elem: CType | None = None if inner.kind == "pointer" else self._ct(inner)
+        if elem is None:
+            raise UnsupportedKernel(f"line {self.st.line}: pointer member '{m.name}' of '{st.name}'")
+        return Pointer(base.region, elem, base.off + m.offset if m.offset else base.off, m.dims)
+
+    def lookup_var(self, name: str) -> Var | None:
+        raise NotImplementedError
+
+    # -- declared arrays: their bounds
+    def array_object(self, node: c_ast.Node, mask: Array) -> tuple[Result, int | None, bool]:
+        """``node`` evaluated as the base of a subscript: its value (a declared array decays to a pointer to its
+        first element), the array's length where ``node`` is a declared array (None otherwise) and whether it is
+        a struct member."""
+        if isinstance(node, c_ast.ID):
+            var = self.lookup_var(node.name)
+            if var is not None and var.array is not None and var.array.dims:
+                a = var.array
+                return Pointer(a.region, a.elem, a.off, a.dims[1:]), a.dims[0], False
+            return self.eval(node, mask), None, False
+        if isinstance(node, c_ast.ArrayRef):
+            p, member = self.index_member(node, mask)
+            if p.dims:
+                return Pointer(p.region, p.elem, p.off, p.dims[1:]), p.dims[0], member
+            return self.load(p, mask), None, False
+        if isinstance(node, c_ast.StructRef):
+            m = self.member_ptr(node, mask)
+            if m is not None:
+                if m.dims:
+                    return Pointer(m.region, m.elem, m.off, m.dims[1:]), m.dims[0], True
+                return self.load(m, mask), None, False
+        return self.eval(node, mask), None, False
+
+    def index_member(self, node: c_ast.ArrayRef, mask: Array, access: str = "read") -> tuple[Pointer, bool]:
+        raise NotImplementedError
+
+    def check_bound(self, base: Pointer, sub: Value, bound: int, member: bool, mask: Array, access: str) -> None:
+        """An index into a declared array of ``bound`` elements (``__private``, or a struct's member) must lie in
+        [0, bound) even where the memory object goes on (OpenCL C, as C99 6.5.6p8)."""
+        if base.region is None or not (member or base.region.space == "private"):
+            return
+        idx = np.asarray(sub.a)
+        lo, hi = (int(idx.min()), int(idx.max())) if idx.size else (0, 0)
+        if lo >= 0 and hi < bound:
+            return
+        bad = mask & ((np.broadcast_to(idx, mask.shape) < 0) | (np.broadcast_to(idx, mask.shape) >= bound))
+        if not bool(bad.any()):
+            return
+        lane = int(np.flatnonzero(bad)[0])
+        i = int(np.broadcast_to(idx, mask.shape)[lane])
+        offs = np.broadcast_to(
+            base.off + np.broadcast_to(idx, mask.shape).astype(np.int64) * base.elem_size, mask.shape
+        )
+        space = base.region.space
+        check = "out_of_bounds_private" if space == "private" else f"out_of_bounds_{space}"
+        array = f"a {bound}-element array member of a struct in" if member else f"a {bound}-element array,"
+        what = f"out-of-bounds {access} at index {i} of {array} {base.region.description}"
+        raise self.st.fault(check, what, lane, int(offs[lane]), bad, offs[bad])
+
+    # -- initializers of aggregates
+    def init_object(self, p: Pointer, t: TypeInfo, init: c_ast.Node, mask: Array) -> None:
+        """Write the initializer ``init`` into the object of type ``t`` at ``p`` (zeroed already): brace lists
+        positionally with brace elision (C99 6.7.8), designators ``.member =`` and ``[k] =``; a scalar for a
+        vector element is a splat, as Clang gives it (``long16 d[] = {0, 1}``: two splats)."""
+        if isinstance(init, c_ast.InitList):
+            self._fill(p, t, list(init.exprs), 0, mask, braced=True)
+        else:
+            self._store_item(p, t, self.eval(init, mask), mask)
+
+    def _store_item(self, p: Pointer, t: TypeInfo, v: Result, mask: Array) -> None:
+        ct = self._ct(t)
+        if isinstance(v, Pointer):
+            raise UnsupportedKernel(f"line {self.st.line}: a pointer in an initializer of '{t}'")
+        self.store(Pointer(p.region, ct, p.off), self.to_value(v, ct), mask)
+
+    def _sub_objects(self, p: Pointer, t: TypeInfo) -> list[tuple[str | int, Pointer, TypeInfo]]:
+        if t.kind == "array" and t.target is not None:
+            size = self._size(t.target)
+            length = t.length if t.length is not None else 0
+            return [(k, Pointer(p.region, None, p.off + k * size), t.target) for k in range(length)]
+        st = self._ct(t)
+        assert isinstance(st, StructType)
+        subs: list[tuple[str | int, Pointer, TypeInfo]] = [
+            (m.name, Pointer(p.region, None, p.off + m.offset), m.type) for m in st.members
+        ]
+        return subs[:1] if st.union else subs
+
+    def _size(self, t: TypeInfo) -> int:
+        return size_align(t, self.types)[0]
+
+    def _fill(self, p: Pointer, t: TypeInfo, items: list[c_ast.Node], pos: int, mask: Array, braced: bool) -> int:
+        """Fill the aggregate ``t`` at ``p`` from ``items[pos:]``; returns the position after what it took."""
+        if t.kind == "vector" and braced:  # {1, 2, 3, 4} for a vector: its components
+            ct = self._ct(t)
+            parts = [self.eval(e, mask) for e in items[pos:]]
+            self.store(Pointer(p.region, ct, p.off), self.vector_literal(ct, parts), mask)
+            return len(items)
+        if t.kind not in ("array", "struct"):
+            if pos < len(items):
+                item = items[pos]
+                while isinstance(item, c_ast.InitList):  # {{5}} for a scalar
+                    item = item.exprs[0]
+                self._store_item(p, t, self.eval(item, mask), mask)
+            return pos + 1
+        subs = self._sub_objects(p, t)
+        k = 0
+        while pos < len(items):
+            item = items[pos]
+            if isinstance(item, c_ast.NamedInitializer):
+                if not braced:
+                    return pos  # a designator belongs to the enclosing list
+                k = self._designated(t, subs, item)
+                item = item.expr
+            if k >= len(subs):
+                if braced:
+                    raise UnsupportedKernel(f"line {self.st.line}: too many initializers for '{t}'")
+                return pos
+            _, sp, stype = subs[k]
+            if isinstance(item, c_ast.InitList):
+                self._fill(sp, stype, list(item.exprs), 0, mask, braced=True)
+                pos += 1
+            elif stype.kind in ("array", "struct"):
+                v = self.eval(item, mask) if stype.kind == "struct" else None
+                if isinstance(v, Value) and isinstance(v.t, StructType) and v.t.name == stype.name:
+                    self._store_item(sp, stype, v, mask)
+                    pos += 1
+                else:
+                    pos = self._fill(sp, stype, items, pos, mask, braced=False)
+            else:
+                self._store_item(sp, stype, self.eval(item, mask), mask)
+                pos += 1
+            k += 1
+        return pos
+
+    def _designated(self, t: TypeInfo, subs: list[tuple[str | int, Pointer, TypeInfo]], item: Any) -> int:
+        names = item.name
+        if len(names) != 1:
+            raise UnsupportedKernel(f"line {self.st.line}: nested designators")
+        d = names[0]
+        if isinstance(d, c_ast.ID):
+            for k, (key, _, _) in enumerate(subs):
+                if key == d.name:
+                    return k
+            raise UnsupportedKernel(f"line {self.st.line}: no member '{d.name}' in '{t}'")
+        value = const_int(d, self.enumerators, self.types)
+        if value is None:
+            raise UnsupportedKernel(f"line {self.st.line}: array designator is not a constant")
+        return value
+
+    def new_aggregate(self, what: str, t: TypeInfo, elem: CType, dims: tuple[int, ...]) -> Pointer:
+        """A zeroed ``__private`` object of type ``t`` (elements ``elem``, array dimensions ``dims``)."""
+        size = self._size(t) if t.kind != "array" or t.length is not None else 0
+        region = self.private_object(what, size or elem.dtype.itemsize * math.prod(dims))
+        return Pointer(region, elem, np.asarray(0, np.int64), dims)

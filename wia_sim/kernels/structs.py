@@ -1,0 +1,179 @@
+"""Structs and unions: their memory layout by OpenCL C's rules, and their type for the executor.
+
+A struct's storage is bytes, laid out as on a device (C's rules, OpenCL C 1.2 6.1.5: a vector is aligned to its
+size, a 3-component vector takes the size and alignment of 4, a pointer 8 bytes), little-endian, so that a buffer
+the host writes as a NumPy structured array (``align=True``) reads right. ``__attribute__((packed))`` and
+``__attribute__((aligned(N)))`` after the ``struct``/``union`` keyword are honoured.
+
+The executor keeps every struct in memory (a region's bytes) and reads members through pointers to them; a struct
+value (a whole struct read, a function's result) is a ``Value`` of a ``StructType`` holding the bytes, one row per
+lane.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+from pycparser import c_ast
+from pycparserext.ext_c_parser import AttributeSpecifier
+
+from wia_sim.kernels.ctype import CType
+from wia_sim.kernels.types import SCALAR_SIZES, TypeInfo, TypeResolver, const_int
+
+__all__ = ["Member", "StructType", "check_struct", "is_struct", "layout", "size_align", "trailing_attributes"]
+
+
+@dataclass(frozen=True)
+class Member:
+    """A member: its name, byte offset, declared type and, for array members, the array's dimensions."""
+
+    name: str
+    offset: int
+    type: TypeInfo
+    dims: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class StructType(CType):
+    """A struct or union as the executor's value type: ``dtype`` is a void type of the struct's size, so that
+    ``elem_bytes`` and pointer arithmetic see its size; ``members`` in declaration order (offset 0 for every
+    member of a union). Two StructTypes are the same type when their tags (``name``) are."""
+
+    members: tuple[Member, ...] = field(default=(), compare=False)
+    align: int = field(default=1, compare=False)
+    union: bool = field(default=False, compare=False)
+
+    @property
+    def size(self) -> int:
+        return int(self.dtype.itemsize)
+
+    def member(self, name: str) -> Member | None:
+        for m in self.members:
+            if m.name == name:
+                return m
+        return None
+
+
+def is_struct(t: CType | None) -> bool:
+    return isinstance(t, StructType)
+
+
+def _attributes(node: c_ast.Node) -> tuple[bool, int]:
+    """``packed`` and the ``aligned(N)`` alignment (1 when absent) of a struct node's ``__attribute__``."""
+    attrib = getattr(node, "attrib", None)
+    packed, aligned = False, 1
+    if isinstance(attrib, AttributeSpecifier) and attrib.exprlist is not None:
+        for e in attrib.exprlist.exprs:
+            if isinstance(e, c_ast.ID) and e.name in ("packed", "__packed__"):
+                packed = True
+            elif (
+                isinstance(e, c_ast.FuncCall)
+                and isinstance(e.name, c_ast.ID)
+                and e.name.name in ("aligned", "__aligned__")
+            ):
+                args = e.args.exprs if e.args is not None else []
+                value = const_int(args[0], {}) if args else 16
+                aligned = max(aligned, value or 1)
+            elif isinstance(e, c_ast.ID) and e.name in ("aligned", "__aligned__"):
+                aligned = max(aligned, 128)  # the largest alignment of any type (OpenCL: long16, 128 bytes)
+    return packed, aligned
+
+
+def size_align(t: TypeInfo, types: TypeResolver, _cache: dict[str, StructType] | None = None) -> tuple[int, int]:
+    """Bytes and alignment of an object of type ``t`` (ValueError for a type without a size: void, incomplete)."""
+    if t.kind in ("scalar", "vector") and t.name in SCALAR_SIZES:
+        size = SCALAR_SIZES[t.name] * (4 if t.width == 3 else t.width)
+        return size, size
+    if t.kind == "pointer":
+        return 8, 8
+    if t.kind == "array" and t.target is not None:
+        if t.length is None:
+            raise ValueError(f"array '{t}' has no size")
+        size, align = size_align(t.target, types, _cache)
+        return size * t.length, align
+    if t.kind == "struct":
+        s = layout(t.name, types, _cache)
+        return s.size, s.align
+    raise ValueError(f"type '{t}' has no size")
+
+
+def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None = None) -> StructType:
+    """The layout of ``struct S``/``union U`` (``tag`` as in ``TypeInfo.name``); ValueError if it is incomplete."""
+    cache = _cache if _cache is not None else _layouts(types)
+    found = cache.get(tag)
+    if found is not None:
+        return found
+    node = types.structs.get(tag)
+    if node is None or node.decls is None:
+        raise ValueError(f"'{tag}' is an incomplete type (declared but not defined)")
+    union = tag.startswith("union")
+    packed, aligned = _attributes(node)
+    members: list[Member] = []
+    offset = 0
+    size = 0
+    align = 1
+    for name, mt in types.fields(tag):
+        msize, malign = size_align(mt, types, cache)
+        if packed:
+            malign = 1
+        start = 0 if union else -(-offset // malign) * malign
+        dims: list[int] = []
+        inner = mt
+        while inner.kind == "array" and inner.target is not None:
+            dims.append(inner.length or 0)
+            inner = inner.target
+        members.append(Member(name, start, mt, tuple(dims)))
+        offset = start + msize
+        size = max(size, offset)
+        align = max(align, malign)
+    align = max(align, aligned)
+    size = -(-size // align) * align
+    st = StructType(tag, np.dtype(f"V{max(size, 1)}"), "struct", 99, 1, tuple(members), align, union)
+    cache[tag] = st
+    return st
+
+
+def _layouts(types: TypeResolver) -> dict[str, StructType]:
+    """One cache of layouts per resolver (a program's structs do not change after its compile)."""
+    cache = getattr(types, "_struct_layouts", None)
+    if cache is None:
+        cache = {}
+        types._struct_layouts = cache  # type: ignore[attr-defined]
+    return cache
+
+
+def check_struct(t: TypeInfo, types: TypeResolver, kernel_arg: bool) -> str | None:
+    """What keeps the struct ``t`` from being used as an object (None: nothing): an incomplete type, a pointer
+    member (the executor keeps no pointers in memory) and, for a kernel argument, a ``bool`` member (OpenCL C 1.2
+    6.9 k: its size is not portable)."""
+    if t.name not in types.structs:
+        return f"'{t.name}' is an incomplete type (declared but not defined)"
+    for d in types.structs[t.name].decls or []:
+        if getattr(getattr(d, "type", None), "attributes", None) is not None:
+            return f"attributes on struct members are not supported (member '{d.name}' of '{t.name}')"
+    for name, mt in types.fields(t.name):
+        inner = mt
+        while inner.kind == "array" and inner.target is not None:
+            inner = inner.target
+        if inner.kind == "pointer":
+            return f"pointer members of structs are not supported (member '{name}' of '{t.name}')"
+        if inner.kind == "struct":
+            problem = check_struct(inner, types, kernel_arg)
+            if problem:
+                return problem
+        elif kernel_arg and inner.name == "bool":
+            return f"a struct kernel argument cannot have a bool member ('{name}' of '{t.name}')"
+        elif inner.kind not in ("scalar", "vector"):
+            return f"member '{name}' of '{t.name}' has the unsupported type '{mt}'"
+    return None
+
+
+_TRAILING_ATTRIBUTE = re.compile(r"}\s*__attribute__\s*\(\(")
+
+
+def trailing_attributes(text: str) -> list[int]:
+    """Lines where ``__attribute__((...))`` follows a closing brace (``struct S {...} __attribute__((packed))``):
+    the parser drops it there, so the layout would silently differ from the device's."""
+    return [text.count("\n", 0, m.start()) + 1 for m in _TRAILING_ATTRIBUTE.finditer(text)]
