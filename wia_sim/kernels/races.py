@@ -4,6 +4,7 @@ the last writer and the last reader(s) of each, checked on every access (``Regio
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -29,6 +30,9 @@ class RaceTracker:
     r_lane: Array | None
     r_epoch: Array | None
     r_group: Array | None
+    a_lane: Array | None
+    a_epoch: Array | None
+    a_group: Array | None
     _pending_reads: list[tuple[Array, Array]]
     _pending_size: int
     _written: bool
@@ -37,11 +41,27 @@ class RaceTracker:
     def stride(self) -> int:
         return int(self.data.shape[1])
 
-    def _race(self, st: LaunchState, keys: Array, lanes: Array, write: bool) -> None:
-        """Shadow memory per granule: the last writer, the last reader (``-2``: several) and, for ``__global``
-        memory, their barrier epochs and the readers' group (``-1``: several groups). ``__local`` memory needs
-        neither: it belongs to one group and is forgotten at each barrier (``barrier``). Conflicts are checked
-        against what earlier accesses recorded, so a buffer's first access in a launch costs one pass."""
+    def _race(
+        self,
+        st: LaunchState,
+        keys: Array,
+        lanes: Array,
+        write: bool,
+        atomic: bool = False,
+        stored: Callable[[], tuple[Array, Array]] | None = None,
+    ) -> None:
+        """Shadow memory per granule: the last writer, the last reader (``-2``: several), the last atomic updater
+        (``-2``: several) and, for ``__global`` memory, their barrier epochs and the readers' and updaters' group
+        (``-1``: several groups). ``__local`` memory needs neither: it belongs to one group and is forgotten at each
+        barrier with ``CLK_LOCAL_MEM_FENCE`` (``barrier``). Conflicts are checked against what earlier accesses
+        recorded, so a buffer's first access in a launch costs one pass.
+
+        ``atomic``: the access is an atomic update (looked at once, as its write: its read half adds nothing). It
+        conflicts with other work-items' plain reads and writes, never with another atomic. ``stored``, for a plain
+        write: computes the bits each entry stores and the bits memory holds there now (the last write's), called
+        only when writes conflict, to tell a uniform write (the same value) from a race."""
+        if atomic and not write:
+            return
         gs = st.lanes.geometry.group_size
         local = self.space == "local"
         if local and not write and not self._written:
@@ -59,12 +79,23 @@ class RaceTracker:
         my_group = lanes // gs
         my_epoch = st.epoch[my_group] if not local and bool(st.epoch.any()) else None
         check = "race_local" if local else "race_global"
+        uniform: Array | None = None  # entries whose only conflicts are writes of the same value
 
         def live(other_group: Array, other_epoch: Array) -> Array | bool:
             # an earlier access conflicts unless a barrier of the same group lies between
             if my_epoch is None:
                 return True
             return np.asarray((other_group != my_group) | (other_epoch == my_epoch))
+
+        def several(shadow: Array, groups: Array | None, epochs: Array | None) -> Array:
+            # conflicts with a record of readers or updaters: another work-item, or several
+            seen = shadow[at]
+            conflict = ((seen >= 0) & (seen != lanes)) | (seen == -2)
+            if bool(conflict.any()) and not local:
+                assert groups is not None and epochs is not None
+                grp = groups[at]
+                conflict &= (grp < 0) | live(grp, epochs[at])
+            return np.asarray(conflict)
 
         if self.w_lane is not None and self._written:
             assert self.w_epoch is not None
@@ -73,19 +104,44 @@ class RaceTracker:
             if bool(conflict.any()):
                 conflict &= live(wl // gs, self.w_epoch[at])
                 if bool(conflict.any()):
-                    k = int(np.flatnonzero(conflict)[0])
-                    self._report(st, check, write, "write", int(lanes[k]), int(wl[k]), keys, lanes, k, conflict)
+                    if write and not atomic and stored is not None:
+                        new, old = stored()
+                        uniform = conflict & (new == old)
+                        conflict &= new != old
+                    if bool(conflict.any()):
+                        k = int(np.flatnonzero(conflict)[0])
+                        kind = "atomic" if atomic else "write" if write else "read"
+                        self._report(st, check, kind, "write", int(lanes[k]), int(wl[k]), keys, lanes, k, conflict)
+        if write and self.r_lane is not None:
+            conflict = several(self.r_lane, self.r_group, self.r_epoch)
+            if bool(conflict.any()):
+                k = int(np.flatnonzero(conflict)[0])
+                kind = "atomic" if atomic else "write"
+                self._report(st, check, kind, "read", int(lanes[k]), int(self.r_lane[at][k]), keys, lanes, k, conflict)
+        if not atomic and self.a_lane is not None:
+            conflict = several(self.a_lane, self.a_group, self.a_epoch)
+            if bool(conflict.any()):
+                k = int(np.flatnonzero(conflict)[0])
+                kind = "write" if write else "read"
+                self._report(
+                    st, check, kind, "atomic", int(lanes[k]), int(self.a_lane[at][k]), keys, lanes, k, conflict
+                )
+        if atomic:
+            fresh = self.a_lane is None
+            if self.a_lane is None:
+                self.a_lane = np.full(size, -1, np.int32)
+                self.a_epoch = np.zeros(size, np.int32)
+                self.a_group = np.zeros(size, np.int32)
+            self._written = True  # (for __local memory: reads must now be looked at)
+            if local:
+                _record_local(self.a_lane, keys, lanes, at, distinct)
+            else:
+                assert self.a_epoch is not None and self.a_group is not None
+                _record_global(
+                    self.a_lane, self.a_epoch, self.a_group, keys, lanes, at, distinct, my_group, my_epoch, fresh
+                )
+            return
         if write:
-            if self.r_lane is not None:
-                rl = self.r_lane[at]
-                conflict = ((rl >= 0) & (rl != lanes)) | (rl == -2)
-                if bool(conflict.any()) and not local:
-                    assert self.r_group is not None and self.r_epoch is not None
-                    rg = self.r_group[at]
-                    conflict &= (rg < 0) | live(rg, self.r_epoch[at])
-                if bool(conflict.any()):
-                    k = int(np.flatnonzero(conflict)[0])
-                    self._report(st, check, write, "read", int(lanes[k]), int(rl[k]), keys, lanes, k, conflict)
             if self.w_lane is None:
                 self.w_lane = np.full(size, -1, np.int32)
                 self.w_epoch = np.zeros(size, np.int32)
@@ -97,21 +153,30 @@ class RaceTracker:
             if not distinct:
                 dup = self.w_lane[keys] != lanes
                 if bool(dup.any()):
-                    key = keys[int(np.flatnonzero(dup)[0])]
-                    same = np.flatnonzero(keys == key)  # report the second writer in lane order
                     shared = _shared_by_lanes(keys, lanes)  # every write of this access to an address another makes
-                    self._report(
-                        st,
-                        check,
-                        True,
-                        "write",
-                        int(lanes[same[1]]),
-                        int(lanes[same[0]]),
-                        keys,
-                        lanes,
-                        int(same[1]),
-                        shared,
-                    )
+                    if stored is not None:
+                        new, _ = stored()
+                        same = shared & ~_differs_by_key(keys, new)
+                        uniform = same if uniform is None else uniform | same
+                        shared &= ~same
+                    if bool(shared.any()):
+                        key = keys[int(np.flatnonzero(shared)[0])]
+                        same_key = np.flatnonzero(keys == key)  # report the second writer in lane order
+                        first, second = int(same_key[0]), int(same_key[1])
+                        self._report(
+                            st,
+                            check,
+                            "write",
+                            "write",
+                            int(lanes[second]),
+                            int(lanes[first]),
+                            keys,
+                            lanes,
+                            second,
+                            shared,
+                        )
+            if uniform is not None and bool(uniform.any()):
+                self._uniform(st, keys, lanes, uniform)
             return
         if local:
             self._pending_reads.append((keys, lanes))
@@ -122,7 +187,24 @@ class RaceTracker:
             self.r_lane = np.full(size, -1, np.int32)
             self.r_epoch = np.zeros(size, np.int32)
             self.r_group = np.zeros(size, np.int32)
-        self._record_global_reads(keys, lanes, at, distinct, my_group, my_epoch, fresh)
+        assert self.r_lane is not None and self.r_epoch is not None and self.r_group is not None
+        _record_global(self.r_lane, self.r_epoch, self.r_group, keys, lanes, at, distinct, my_group, my_epoch, fresh)
+
+    def _uniform(self, st: LaunchState, keys: Array, lanes: Array, uniform: Array) -> None:
+        """Note (or, strict, raise) the uniform write at the entries flagged in ``uniform``: work-items store the
+        value memory holds, or the same value as each other, with no barrier in between. A benign race: every
+        order gives the same memory, so it is a lower-severity finding that does not stop the kernel."""
+        k = int(np.flatnonzero(uniform)[0])
+        at = (int(keys[k]) * self.granule) % self.stride
+        what = (
+            f"uniform write: write of {self.description} at offset {at} stores the value another work-item stores "
+            "there with no barrier in between (a benign race: every order leaves the same value)"
+        )
+        st.note(
+            st.fault(
+                "uniform_write", what, int(lanes[k]), at, lanes[uniform], (keys[uniform] * self.granule) % self.stride
+            )
+        )
 
     def _fold_reads(self) -> None:
         """Record the waiting ``__local`` reads in the shadow, in the order they happened."""
@@ -132,71 +214,15 @@ class RaceTracker:
             self.r_lane = np.full(self.data.size // self.granule + 1, -1, np.int32)
         for keys, lanes in self._pending_reads:
             at, distinct = _indexer(keys)
-            self._record_local_reads(keys, lanes, at, distinct)
+            _record_local(self.r_lane, keys, lanes, at, distinct)
         self._pending_reads.clear()
         self._pending_size = 0
-
-    def _record_local_reads(self, keys: Array, lanes: Array, at: Array | slice, distinct: bool) -> None:
-        assert self.r_lane is not None
-        rl = self.r_lane[at]
-        new = np.where((rl == -1) | (rl == lanes), lanes, -2)
-        self.r_lane[at] = new
-        if not distinct:
-            several = self.r_lane[keys] != new  # lanes of this access that share an address
-            if bool(several.any()):
-                self.r_lane[keys[several]] = -2
-
-    def _record_global_reads(
-        self,
-        keys: Array,
-        lanes: Array,
-        at: Array | slice,
-        distinct: bool,
-        my_group: Array,
-        my_epoch: Array | None,
-        fresh: bool,
-    ) -> None:
-        assert self.r_lane is not None and self.r_group is not None and self.r_epoch is not None
-        stale: Array | None = None  # None: every reader takes its address over (fresh record, or all stale)
-        if not fresh:
-            rl = self.r_lane[at]
-            rg = self.r_group[at]
-            stale = (rl == -1) | (rl == lanes)  # no other reader on record, or one this group's barrier ordered
-            if my_epoch is not None:
-                old_epoch = self.r_epoch[at] != my_epoch
-                stale = stale | (((rl >= 0) | (rl == -2)) & (rg == my_group) & old_epoch)
-            if bool(stale.all()):
-                stale = None
-        multi: Array | None
-        if stale is None:
-            self.r_lane[at] = lanes
-            if my_epoch is not None:
-                self.r_epoch[at] = my_epoch
-            self.r_group[at] = my_group
-            multi = None if distinct else self.r_lane[keys] != lanes
-        else:
-            multi = ~stale
-            if bool(stale.any()):
-                ks, ls = keys[stale], lanes[stale]
-                self.r_lane[ks] = ls
-                if my_epoch is not None:
-                    self.r_epoch[ks] = my_epoch[stale]
-                self.r_group[ks] = my_group[stale]
-                if not distinct:
-                    multi |= stale & (self.r_lane[keys] != lanes)
-        if multi is not None and bool(multi.any()):
-            km = keys[multi]
-            other_group = self.r_group[km] != my_group[multi]  # read before by, or now with, another group
-            self.r_lane[km] = -2
-            self.r_group[km[other_group]] = -1  # only ever -1 written: duplicates of a key cannot undo it
-            if my_epoch is not None:
-                self.r_epoch[km] = my_epoch[multi]
 
     def _report(
         self,
         st: LaunchState,
         check: str,
-        write: bool,
+        kind: str,
         other_kind: str,
         lane: int,
         other: int,
@@ -205,8 +231,9 @@ class RaceTracker:
         k: int,
         racing: Array,
     ) -> None:
-        """Raise the race found at entry ``k`` of the access (``keys``, ``lanes_of``): ``lane`` conflicts with
-        ``other`` (``-2``: several); ``racing`` flags every entry of the access that conflicts likewise."""
+        """Raise the race found at entry ``k`` of the access (``keys``, ``lanes_of``): ``lane``'s ``kind`` of access
+        (``read``, ``write``, ``atomic``) conflicts with ``other``'s ``other_kind`` (``-2``: several work-items);
+        ``racing`` flags every entry of the access that conflicts likewise."""
         at = (int(keys[k]) * self.granule) % self.stride
         lanes = st.lanes
         if other >= 0:
@@ -214,11 +241,28 @@ class RaceTracker:
             who = f"work-item {ogid}"
         else:
             who = "other work-items"
+        fence = "CLK_LOCAL_MEM_FENCE" if self.space == "local" else "CLK_GLOBAL_MEM_FENCE"
         what = (
-            f"data race: {'write' if write else 'read'} of {self.description} at offset {at} conflicts with a "
-            f"{other_kind} by {who} with no barrier in between"
+            f"data race: {_ACCESS[kind]} of {self.description} at offset {at} conflicts with "
+            f"{_ARTICLE[other_kind]} {_ACCESS[other_kind]} by {who} with no barrier({fence}) in between"
         )
         raise st.fault(check, what, lane, at, lanes_of[racing], (keys[racing] * self.granule) % self.stride)
+
+
+_ACCESS = {"read": "read", "write": "write", "atomic": "atomic update"}
+_ARTICLE = {"read": "a", "write": "a", "atomic": "an"}
+
+
+def _differs_by_key(keys: Array, values: Array) -> Array:
+    """Which entries of one access share their granule with an entry that stores different bits."""
+    order = np.lexsort((values, keys))
+    k, v = keys[order], values[order]
+    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    ends = np.r_[starts[1:], k.size] - 1
+    mixed = v[starts] != v[ends]
+    differs = np.zeros(keys.size, dtype=bool)
+    differs[order] = np.repeat(mixed, ends - starts + 1)
+    return differs
 
 
 def _shared_by_lanes(keys: Array, lanes: Array) -> Array:
@@ -249,3 +293,64 @@ def _indexer(keys: Array) -> tuple[Array | slice, bool]:
     if int(keys[-1]) - int(keys[0]) == keys.size - 1:
         return slice(int(keys[0]), int(keys[-1]) + 1), True
     return keys, True
+
+
+def _record_local(shadow: Array, keys: Array, lanes: Array, at: Array | slice, distinct: bool) -> None:
+    """Record the readers (or atomic updaters) of ``__local`` memory: one work-item per granule, or ``-2``."""
+    rl = shadow[at]
+    new = np.where((rl == -1) | (rl == lanes), lanes, -2)
+    shadow[at] = new
+    if not distinct:
+        several = shadow[keys] != new  # lanes of this access that share an address
+        if bool(several.any()):
+            shadow[keys[several]] = -2
+
+
+def _record_global(
+    shadow: Array,
+    epochs: Array,
+    groups: Array,
+    keys: Array,
+    lanes: Array,
+    at: Array | slice,
+    distinct: bool,
+    my_group: Array,
+    my_epoch: Array | None,
+    fresh: bool,
+) -> None:
+    """Record the readers (or atomic updaters) of ``__global`` memory: the work-item (``-2``: several), its
+    barrier epoch and its group (``-1``: several), forgetting those a barrier of their own group ordered."""
+    stale: Array | None = None  # None: every reader takes its address over (fresh record, or all stale)
+    if not fresh:
+        rl = shadow[at]
+        rg = groups[at]
+        stale = (rl == -1) | (rl == lanes)  # no other reader on record, or one this group's barrier ordered
+        if my_epoch is not None:
+            old_epoch = epochs[at] != my_epoch
+            stale = stale | (((rl >= 0) | (rl == -2)) & (rg == my_group) & old_epoch)
+        if bool(stale.all()):
+            stale = None
+    multi: Array | None
+    if stale is None:
+        shadow[at] = lanes
+        if my_epoch is not None:
+            epochs[at] = my_epoch
+        groups[at] = my_group
+        multi = None if distinct else shadow[keys] != lanes
+    else:
+        multi = ~stale
+        if bool(stale.any()):
+            ks, ls = keys[stale], lanes[stale]
+            shadow[ks] = ls
+            if my_epoch is not None:
+                epochs[ks] = my_epoch[stale]
+            groups[ks] = my_group[stale]
+            if not distinct:
+                multi |= stale & (shadow[keys] != lanes)
+    if multi is not None and bool(multi.any()):
+        km = keys[multi]
+        other_group = groups[km] != my_group[multi]  # read before by, or now with, another group
+        shadow[km] = -2
+        groups[km[other_group]] = -1  # only ever -1 written: duplicates of a key cannot undo it
+        if my_epoch is not None:
+            epochs[km] = my_epoch[multi]

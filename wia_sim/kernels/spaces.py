@@ -10,7 +10,7 @@ bytes nobody wrote, as ``KernelFault``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -163,6 +163,17 @@ class LaunchState:
     epoch: Array = field(default_factory=lambda: np.zeros(0, np.int64))
     line: int = 0
     source_lines: Sequence[str] = ()
+    strict: bool = False
+    """Lower-severity findings (``uniform_write``) raise, as races do, instead of being noted."""
+    findings: list[KernelFault] = field(default_factory=list)
+    """The lower-severity findings noted so far: the first at each line, per check."""
+
+    def note(self, finding: KernelFault) -> None:
+        """A finding that does not stop the kernel (unless ``strict``): kept once per check and line."""
+        if self.strict:
+            raise finding
+        if not any(f.check == finding.check and f.line == finding.line for f in self.findings):
+            self.findings.append(finding)
 
     def quote(self, line: int) -> str:
         """Line ``line`` of the user's source, stripped ("" when unknown), cut to ``_QUOTE_CHARS``."""
@@ -257,10 +268,13 @@ class Region(RaceTracker):
         self.r_lane: Array | None = None
         self.r_epoch: Array | None = None
         self.r_group: Array | None = None
+        self.a_lane: Array | None = None  # the last atomic updater (see races.RaceTracker._race)
+        self.a_epoch: Array | None = None
+        self.a_group: Array | None = None
         self.init: Array | None = None
         self._pending_reads: list[tuple[Array, Array]] = []  # __local reads not yet in the shadow (see _race)
         self._pending_size = 0
-        self._written = False  # a write is on record in w_lane
+        self._written = False  # a write is on record in w_lane (or an atomic in a_lane)
         self._all_init = False  # every byte of __local memory was written (looked at at each barrier)
         self._row_starts: Array | None = None
         if space == "local":
@@ -384,7 +398,7 @@ class Region(RaceTracker):
         if n == 0:
             return
         if st.checks:
-            self._check(st, flat, ok, t, write=True, atomic=atomic)
+            self._check(st, flat, ok, t, write=True, atomic=atomic, values=vals)
         start = _consecutive(idx, span) if span is not None and t.width == 1 else None
         if span is not None and start is not None:  # a run of consecutive elements: one masked copy, no scatter
             lo, hi = span
@@ -397,8 +411,11 @@ class Region(RaceTracker):
         st.counts[f"{self.space}_bytes_written"] = st.counts.get(f"{self.space}_bytes_written", 0) + n * elem_bytes(t)
 
     # ---------------------------------------------------------------------------------------------------------
-    def _check(self, st: LaunchState, flat: Array, ok: Array, t: CType, write: bool, atomic: bool) -> None:
-        races = not atomic and self.track_races and self.space not in ("constant", "private")
+    def _check(
+        self, st: LaunchState, flat: Array, ok: Array, t: CType, write: bool, atomic: bool, values: Array | None = None
+    ) -> None:
+        """The uninitialized-read and race checks of an access; ``values``: what a plain store stores, per lane."""
+        races = self.track_races and self.space not in ("constant", "private")
         if self.init is None and not races:
             return
         n_lanes = ok.shape[0]
@@ -409,6 +426,7 @@ class Region(RaceTracker):
             lanes = np.flatnonzero(ok)
             starts = flat[lanes]
         esize = t.dtype.itemsize
+        stored = None if values is None or not races else self._stored(values, lanes, starts, t)
         if t.width > 1:
             comps = np.arange(t.width) * esize
             starts = (starts[:, None] + comps).reshape(-1)
@@ -435,7 +453,22 @@ class Region(RaceTracker):
                 if self.granule & (self.granule - 1) == 0
                 else starts // self.granule
             )
-            self._race(st, keys, lanes, write)
+            self._race(st, keys, lanes, write, atomic, stored)
+
+    def _stored(self, values: Array, lanes: Array, starts: Array, t: CType) -> Callable[[], tuple[Array, Array]]:
+        """What a store by ``lanes`` at byte ``starts`` stores (``values``: one row per lane of the launch) and what
+        memory holds there now, as unsigned words per entry (one per component), for the uniform-write test;
+        computed only if writes conflict."""
+
+        def bits() -> tuple[Array, Array]:
+            esize = t.dtype.itemsize
+            word = np.dtype(f"u{esize}")
+            new = np.ascontiguousarray(values[lanes], dtype=t.dtype).view(word).reshape(-1)
+            at = starts if t.width == 1 else (starts[:, None] + np.arange(t.width) * esize).reshape(-1)
+            old = self.view(word)[at >> (esize.bit_length() - 1)]
+            return new, old
+
+        return bits
 
     def barrier(self, reached: Array) -> None:
         """The work-groups flagged in ``reached`` passed a barrier. ``__local`` memory belongs to one group, so its
@@ -452,7 +485,7 @@ class Region(RaceTracker):
         else:
             self._fold_reads()
         per_row = self.stride // self.granule
-        for shadow in (self.w_lane, self.r_lane):
+        for shadow in (self.w_lane, self.r_lane, self.a_lane):
             if shadow is None:
                 continue
             if every:
