@@ -1010,7 +1010,10 @@ class _Executor:
 
     def fence_flags(self, arg: c_ast.Node, mask: Array) -> int:
         """A barrier's ``cl_mem_fence_flags``: the same for every work-item that reaches it (OpenCL C 1.2, 6.12.8)."""
-        flags = np.unique(np.broadcast_to(np.asarray(self.value(arg, mask).a), mask.shape)[mask])
+        value = np.asarray(self.value(arg, mask).a)
+        if value.ndim == 0:  # a constant, as nearly always: the same for every work-item
+            return int(value)
+        flags = np.unique(value[mask])
         if flags.size > 1:
             raise UnsupportedKernel(f"line {self.st.line}: barrier flags that differ between work-items")
         return int(flags[0]) if flags.size else 0
