@@ -53,6 +53,8 @@ class KernelRunReport(BaseModel):
     checks: bool
     counts: dict[str, int]
     timings: list[KernelTiming]
+    findings: list[str] = []
+    """Lower-severity findings that did not stop the kernel (uniform writes), as messages."""
 
 
 def _buffer(param: Param, count: int, fill: Fill, rng: np.random.Generator) -> np.ndarray:
@@ -156,6 +158,7 @@ def run_report(
             )
         )
     return KernelRunReport(
+        findings=[str(f) for f in result.findings],
         kernel=name,
         global_size=geometry.global_size,
         local_size=geometry.local_size,
