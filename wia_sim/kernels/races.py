@@ -1,6 +1,11 @@
 """The data-race tracker of ``Region``: shadow memory per granule of ``__global`` and ``__local`` memory, holding
-the last writer and the last reader(s) of each, checked on every access (``Region._check``) and forgotten for
-``__local`` memory at each barrier (``Region.barrier``). A mixin of ``Region``, which owns the shadow arrays."""
+the last writer, the last reader(s) and the last atomic updater(s) of each, checked on every access
+(``Region._check``); ``__global`` records carry their work-group's barrier epoch (advanced by barriers with
+``CLK_GLOBAL_MEM_FENCE``), ``__local`` ones are forgotten at each barrier with ``CLK_LOCAL_MEM_FENCE``
+(``Region.barrier``). Two accesses by different work-items to one granule race unless both read, both are
+atomic, or a barrier of their group that orders the space lies between; a write whose conflicts are all writes of
+the same bits is a uniform write, a lower-severity finding (``LaunchState.note``). A mixin of ``Region``, which
+owns the shadow arrays."""
 
 from __future__ import annotations
 

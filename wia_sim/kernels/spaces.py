@@ -3,8 +3,8 @@
 A ``Region`` is one object in one address space: a ``__global``/``__constant`` buffer (the caller's bytes, one
 row), a ``__local`` variable or ``__local`` argument (one row per work-group) or a ``__private`` array (one row per
 lane). Loads and stores take a byte offset per lane and a lane mask; with checks on they report out-of-bounds
-accesses, races (two work-items, one address, at least one writing, no barrier in between) and reads of local
-bytes nobody wrote, as ``KernelFault``.
+accesses, races (two work-items, one address, at least one writing, not both atomic, no barrier ordering that
+memory in between; ``races.py``) and reads of local bytes nobody wrote, as ``KernelFault``.
 """
 
 from __future__ import annotations
