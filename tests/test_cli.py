@@ -167,3 +167,13 @@ def test_wia_sim_explains_a_zero_size_as_launch_only(capsys: pytest.CaptureFixtu
     assert "matmul 0×64×64" in out and "← AUTO" in out and rows
     for row in rows:  # no FLOPs: no rate, and never a negative figure
         assert row[8] == "0.0" and not any(cell.startswith("-") for cell in row), row
+
+
+def test_wia_sim_kernel_prints_a_uniform_write_and_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A lower-severity finding does not stop the kernel: it is printed and the run goes on (issue 16)."""
+    path = tmp_path / "flag.cl"
+    path.write_text("__kernel void flag(__global int* seen) {\n    seen[0] = 1;\n}\n")
+    assert sim_main(["kernel", str(path), "flag", "1", "--global", "64", "--local", "32"]) == 0
+    out = capsys.readouterr().out
+    assert "2 work-groups; checks on, 1 finding" in out
+    assert "flag.cl:2: uniform write: write of __global buffer (argument 'seen') at offset 0" in out

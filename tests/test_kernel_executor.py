@@ -162,7 +162,7 @@ def test_atomics_global_and_local() -> None:
 def test_cmpxchg_float_add_loop() -> None:
     src = """void add_f(volatile __global float* p, float v) {
         volatile __global int* q = (volatile __global int*)p;
-        int e, seen = *q;
+        int e, seen = atomic_add(q, 0);  // an atomic read: a plain one would race with the others
         do { e = seen; seen = atomic_cmpxchg(q, e, as_int(as_float(e) + v)); } while (seen != e);
     }
     __kernel void k(__global const int* b, __global float* bins) { add_f(&bins[b[get_global_id(0)]], 1.5f); }"""
@@ -339,7 +339,7 @@ def test_check_races() -> None:
     assert (f.check, f.line) == ("race_local", 4)
     f = fault_of(
         """__kernel void k(__global float* o) {
-        o[get_group_id(0)] = 1.0f;
+        o[get_group_id(0)] = (float)get_local_id(0);  // different values: not a uniform write
     }""",
         [np.zeros(16, np.float32)],
     )

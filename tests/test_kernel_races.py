@@ -5,14 +5,16 @@ the last writer and the last reader(s) per address; the reference compares every
 from __future__ import annotations
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+import wia_hal as wia
 from wia_sim.kernels import compile_source
-from wia_sim.kernels.executor import KernelFault, run_kernel
+from wia_sim.kernels.executor import KernelFault, RunResult, UnsupportedKernel, run_kernel
 from wia_sim.kernels.lanes import Geometry
 
 SLOTS = 8
@@ -136,3 +138,347 @@ def test_race_check_cases_found_by_the_property_test(
     with pytest.raises(KernelFault) as info:
         run_kernel(program, "k", args, Geometry((n, 1, 1), (wg, 1, 1)))
     assert (info.value.check, info.value.line) == ("race_global", line[expected])
+
+
+# -- atomics beside plain accesses, and fences that order one address space only (issue 16) ------------------------
+
+FENCES = {
+    "none": "",
+    "local": "barrier(CLK_LOCAL_MEM_FENCE);",
+    "global": "barrier(CLK_GLOBAL_MEM_FENCE);",
+    "both": "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+    "mem_fence": "mem_fence(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",  # orders nothing between work-items
+}
+
+
+def fenced_kernel(space: str, phases: list[tuple[str, str]]) -> tuple[str, list[int]]:
+    """Like ``multi_phase_kernel``, with atomic updates (``atomic_add``) as a third kind of access and one of
+    ``FENCES`` before each phase. Plain writes store ``1000 + g``: no two work-items store the same value."""
+    mem = "buf" if space == "global" else "t"
+    lines = [
+        "__kernel void k(__global const int* idx, __global int* buf, __global int* out, const int n) {",
+        "    const int g = get_global_id(0);",
+        "    __local int t[8];",
+        "    if (get_local_id(0) == 0) for (int i = 0; i < 8; i++) t[i] = 0;",
+        "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+        "    int v = 0;",
+    ]
+    at = []
+    for p, (kind, fence) in enumerate(phases):
+        if FENCES[fence]:
+            lines.append(f"    {FENCES[fence]}")
+        slot = f"idx[{p} * n + g]"
+        access = {
+            "read": f"v += {mem}[{slot}];",
+            "write": f"{mem}[{slot}] = 1000 + g;",
+            "atomic": f"v += atomic_add(&{mem}[{slot}], 1);",
+        }[kind]
+        lines.append(f"    if ({slot} >= 0) {access}")
+        at.append(len(lines))
+    lines += ["    out[g] = v;", "}"]
+    return "\n".join(lines), at
+
+
+def fenced_reference(table: list[list[int]], phases: list[tuple[str, str]], wg: int, space: str) -> int | None:
+    """The phase whose statement first sees a race, or None. Two accesses to one address by different
+    work-items race unless both only read, both are atomic, or they are in one work-group with a barrier between
+    them whose flags name the address space (``both``, or ``local``/``global`` matching ``space``)."""
+    orders = {"both", space}
+    accesses = [(item, p, addr) for p, row in enumerate(table) for item, addr in enumerate(row) if addr >= 0]
+    first: int | None = None
+    for (a, pa, xa), (b, pb, xb) in itertools.combinations(accesses, 2):
+        ka, kb = phases[pa][0], phases[pb][0]
+        if a == b or xa != xb or ka == kb == "read" or ka == kb == "atomic":
+            continue
+        same_group = a // wg == b // wg
+        if space == "local" and not same_group:
+            continue
+        lo, hi = min(pa, pb), max(pa, pb)
+        if same_group and any(fence in orders for _, fence in phases[lo + 1 : hi + 1]):
+            continue
+        first = hi if first is None else min(first, hi)
+    return first
+
+
+@pytest.mark.parametrize("space", ["global", "local"])
+@settings(max_examples=200, deadline=None)
+@given(
+    data=st.data(),
+    wg=st.sampled_from([1, 2, 4, 8]),
+    groups=st.integers(1, 3),
+    phases=st.lists(
+        st.tuples(st.sampled_from(["read", "write", "atomic"]), st.sampled_from(list(FENCES))), min_size=2, max_size=4
+    ),
+)
+def test_race_check_with_atomics_and_fences_matches_pairwise_reference(
+    data: st.DataObject, wg: int, groups: int, phases: list[tuple[str, str]], space: str
+) -> None:
+    n = wg * groups
+    row = st.lists(st.integers(-1, SLOTS - 1), min_size=n, max_size=n)
+    table = [data.draw(row, f"phase {p} addresses") for p in range(len(phases))]
+    src, line = fenced_kernel(space, phases)
+    program = compile_source(src)
+    args: list[object] = [np.asarray(table, np.int32).reshape(-1).view(np.uint8)]
+    args += [np.zeros(SLOTS, np.int32).view(np.uint8), np.zeros(n, np.int32).view(np.uint8), n]
+    expected = fenced_reference(table, phases, wg, space)
+    event(f"race in phase {expected}")
+    if expected is None:
+        result = run_kernel(program, "k", args, Geometry((n, 1, 1), (wg, 1, 1)), strict=True)
+        assert not result.findings
+        return
+    with pytest.raises(KernelFault) as info:
+        run_kernel(program, "k", args, Geometry((n, 1, 1), (wg, 1, 1)), strict=True)
+    assert (info.value.check, info.value.line) == (f"race_{space}", line[expected]), str(info.value)
+
+
+def run_src(src: str, arrays: list[np.ndarray], n: int, wg: int, strict: bool = False) -> RunResult:
+    args: list[object] = [a.view(np.uint8) for a in arrays]
+    return run_kernel(compile_source(src), "k", args, Geometry((n, 1, 1), (wg, 1, 1)), strict=strict)
+
+
+def fault(src: str, arrays: list[np.ndarray], n: int, wg: int, strict: bool = False) -> KernelFault:
+    with pytest.raises(KernelFault) as info:
+        run_src(src, arrays, n, wg, strict)
+    return info.value
+
+
+@pytest.mark.parametrize(
+    ("second", "kinds"),
+    [
+        ("r[i] = c[0];", "read of __global buffer (argument 'c') at offset 0 conflicts with an atomic update"),
+        ("c[0] = i;", "write of __global buffer (argument 'c') at offset 0 conflicts with an atomic update"),
+    ],
+)
+def test_a_plain_access_after_other_work_items_atomics_is_a_race(second: str, kinds: str) -> None:
+    src = f"""__kernel void k(__global int* c, __global int* r) {{
+        const int i = get_global_id(0);
+        atomic_inc(&c[0]);
+        {second}
+    }}"""
+    f = fault(src, [np.zeros(2, np.int32), np.zeros(8, np.int32)], 8, 4)
+    assert (f.check, f.line, f.address, f.work_items, f.groups) == ("race_global", 4, 0, 8, 2)
+    assert kinds in str(f) and "no barrier(CLK_GLOBAL_MEM_FENCE)" in str(f)
+
+
+def test_an_atomic_after_other_work_items_plain_read_is_a_race_and_atomics_never_race() -> None:
+    src = """__kernel void k(__global int* c, __global int* r) {
+        const int i = get_global_id(0);
+        r[i] = c[i % 2];
+        atomic_add(&c[0], 1);
+    }"""
+    f = fault(src, [np.zeros(2, np.int32), np.zeros(8, np.int32)], 8, 8)
+    assert (f.check, f.line, f.address) == ("race_global", 4, 0)
+    assert "atomic update of __global buffer (argument 'c') at offset 0 conflicts with a read" in str(f)
+    # one work-item's own plain and atomic accesses never race, nor do atomics of many work-items
+    src = """__kernel void k(__global int* c, __global int* r) {
+        const int i = get_global_id(0);
+        r[i] = c[1 + i];
+        atomic_add(&c[1 + i], 1);
+        atomic_add(&c[0], r[i]);
+        atomic_max(&c[0], 0);
+    }"""
+    c = np.arange(9, dtype=np.int32)
+    assert not run_src(src, [c, np.zeros(8, np.int32)], 8, 4, strict=True).findings
+    assert c.tolist() == [36, *range(2, 10)]
+
+
+def test_atomics_and_plain_accesses_in_other_barrier_intervals_do_not_race() -> None:
+    src = """__kernel void k(__global int* c, __global int* out) {
+        __local int count;
+        const int l = get_local_id(0);
+        if (l == 0) count = 0;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        atomic_inc(&count);
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = count;
+    }"""
+    out = np.zeros(8, np.int32)
+    run_src(src, [np.zeros(1, np.int32), out], 8, 4, strict=True)
+    assert out.tolist() == [4] * 8
+    f = fault(
+        src.replace("atomic_inc(&count);\n        barrier(CLK_LOCAL_MEM_FENCE);", "atomic_inc(&count);"),
+        [np.zeros(1, np.int32), out],
+        8,
+        4,
+    )
+    assert (f.check, f.line, f.work_items, f.groups) == ("race_local", 7, 8, 2)
+    assert "read of __local variable 'count' at offset 0 conflicts with an atomic update" in str(f)
+
+
+NEIGHBOUR_GLOBAL = """__kernel void k(__global int* b, __global int* out) {
+    const int i = get_global_id(0);
+    b[i] = i;
+    FENCE;
+    out[i] = b[i ^ 1];
+}"""
+NEIGHBOUR_LOCAL = """__kernel void k(__global int* b, __global int* out) {
+    __local int t[4];
+    const int l = get_local_id(0);
+    t[l] = l;
+    FENCE;
+    out[get_global_id(0)] = t[l ^ 1];
+}"""
+
+
+@pytest.mark.parametrize(
+    ("space", "fence", "races"),
+    [
+        ("global", "barrier(CLK_GLOBAL_MEM_FENCE)", False),
+        ("global", "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)", False),
+        ("global", "barrier(CLK_LOCAL_MEM_FENCE)", True),  # orders only __local memory
+        ("global", "barrier(0)", True),
+        ("global", "mem_fence(CLK_GLOBAL_MEM_FENCE)", True),  # a fence orders one work-item's own accesses
+        ("global", "write_mem_fence(CLK_GLOBAL_MEM_FENCE); read_mem_fence(CLK_GLOBAL_MEM_FENCE)", True),
+        ("local", "barrier(CLK_LOCAL_MEM_FENCE)", False),
+        ("local", "barrier(CLK_GLOBAL_MEM_FENCE | CLK_LOCAL_MEM_FENCE)", False),
+        ("local", "barrier(CLK_GLOBAL_MEM_FENCE)", True),  # orders only __global memory
+        ("local", "mem_fence(CLK_LOCAL_MEM_FENCE)", True),
+        ("local", "read_mem_fence(CLK_LOCAL_MEM_FENCE); write_mem_fence(CLK_LOCAL_MEM_FENCE)", True),
+    ],
+)
+def test_a_barrier_orders_only_the_memory_its_flags_name(space: str, fence: str, races: bool) -> None:
+    src = (NEIGHBOUR_GLOBAL if space == "global" else NEIGHBOUR_LOCAL).replace("FENCE;", fence + ";")
+    out = np.zeros(8, np.int32)
+    if not races:
+        run_src(src, [np.zeros(8, np.int32), out], 8, 4, strict=True)
+        assert out.tolist() == ([1, 0, 3, 2, 5, 4, 7, 6] if space == "global" else [1, 0, 3, 2] * 2)
+        return
+    f = fault(src, [np.zeros(8, np.int32), out], 8, 4)
+    assert (f.check, f.line, f.work_items, f.groups) == (f"race_{space}", 5 if space == "global" else 6, 8, 2)
+    assert f"with no barrier(CLK_{space.upper()}_MEM_FENCE) in between" in str(f)
+
+
+def test_barrier_flags_from_a_variable_and_flags_that_differ() -> None:
+    src = NEIGHBOUR_GLOBAL.replace("FENCE;", "barrier(flags);").replace(
+        "__global int* out)", "__global int* out, uint flags)"
+    )
+    program = compile_source(src)
+    geometry = Geometry((8, 1, 1), (4, 1, 1))
+    out = np.zeros(8, np.int32)
+    run_kernel(program, "k", [np.zeros(8, np.int32).view(np.uint8), out.view(np.uint8), np.uint32(2)], geometry)
+    with pytest.raises(KernelFault, match="race"):
+        run_kernel(program, "k", [np.zeros(8, np.int32).view(np.uint8), out.view(np.uint8), np.uint32(1)], geometry)
+    differs = NEIGHBOUR_GLOBAL.replace("FENCE;", "barrier(i % 2 ? CLK_GLOBAL_MEM_FENCE : CLK_LOCAL_MEM_FENCE);")
+    with pytest.raises(UnsupportedKernel, match="barrier flags that differ"):
+        run_src(differs, [np.zeros(8, np.int32), out], 8, 4)
+
+
+# -- uniform writes ---------------------------------------------------------------------------------------------------
+
+
+def test_a_uniform_write_is_a_finding_that_does_not_stop_the_kernel() -> None:
+    src = """__kernel void k(__global int* flag, __global int* out) {
+        const int i = get_global_id(0);
+        out[i] = i;
+        flag[1] = 7;
+        out[i] += 1;
+    }"""
+    flag, out = np.zeros(2, np.int32), np.zeros(8, np.int32)
+    result = run_src(src, [flag, out], 8, 4)
+    assert flag.tolist() == [0, 7] and out.tolist() == list(range(1, 9))  # it ran to the end
+    (finding,) = result.findings
+    assert (finding.check, finding.line, finding.address, finding.work_items, finding.groups) == (
+        "uniform_write",
+        4,
+        4,
+        8,
+        2,
+    )
+    assert finding.kernel == "k" and finding.work_item is not None and finding.group is not None
+    assert str(finding).startswith("kernel.cl:4: uniform write: write of __global buffer (argument 'flag') at offset 4")
+    assert finding.wia_code == "INVALID_KERNEL"
+    flag[:] = 0
+    f = fault(src, [flag, out], 8, 4, strict=True)
+    assert (f.check, f.line) == ("uniform_write", 4)
+    assert flag.tolist() == [0, 0]  # strict: it stopped before the store
+
+
+@pytest.mark.parametrize(
+    ("body", "outcome"),
+    [
+        ("f[0] = 1; f[0] = 1;", "uniform"),  # one finding per line, in any number of accesses
+        ("if (i == 5) f[0] = 3; if (i == 2) f[0] = 3;", "uniform"),  # two accesses, two groups
+        ("f[i / 2] = i / 2;", "uniform"),  # pairs of work-items
+        ("vstore2((int2)(4, 5), 0, f);", "uniform"),  # vector stores, component by component
+        ("if (i == 5) f[0] = 3; if (i == 2) f[0] = 4;", "race"),
+        ("f[0] = i;", "race"),
+        ("f[0] = i > 3;", "race"),  # some of the values differ: a race
+        ("f[0] = 1; barrier(CLK_GLOBAL_MEM_FENCE); out[i] = f[0];", "race"),  # readers still race with it
+        ("f[0] = 1; out[i] = f[0];", "race"),
+        ("f[i % 4] = 2; barrier(CLK_GLOBAL_MEM_FENCE); if (i < 4) f[i] = 3;", "race"),  # group 1 wrote 2 there
+        ("if (i < 4) f[0] = 1; barrier(CLK_GLOBAL_MEM_FENCE); if (i < 4) f[0] = 1;", "uniform"),
+        ("if (i < 4) f[i] = 1; barrier(CLK_GLOBAL_MEM_FENCE); if (i < 4) f[3 - i] = 1;", "clean"),
+        ("if (i < 2) f[0] = as_int(-0.0f); if (i == 2) f[0] = as_int(0.0f);", "race"),  # bits, not values
+    ],
+)
+def test_uniform_writes_and_races(body: str, outcome: str) -> None:
+    src = f"""__kernel void k(__global int* f, __global int* out) {{
+        const int i = get_global_id(0);
+        {body}
+    }}"""
+    arrays = [np.zeros(8, np.int32), np.zeros(8, np.int32)]
+    if outcome == "race":
+        assert fault(src, arrays, 8, 4).check == "race_global"
+        return
+    findings = run_src(src, arrays, 8, 4).findings
+    assert [f.check for f in findings] == (["uniform_write"] if outcome == "uniform" else [])
+
+
+def test_a_uniform_write_to_local_memory() -> None:
+    src = """__kernel void k(__global int* out) {
+        __local int flag;
+        flag = 1;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = flag;
+    }"""
+    out = np.zeros(8, np.int32)
+    (finding,) = run_src(src, [out], 8, 4).findings
+    assert (finding.check, finding.line, finding.work_items, finding.groups) == ("uniform_write", 3, 8, 2)
+    assert "__local variable 'flag'" in str(finding) and out.tolist() == [1] * 8
+
+
+# -- through the HAL ----------------------------------------------------------------------------------------------
+
+UNIFORM = """__kernel void k(__global const float* x, __global int* found, __global float* y) {
+    const int i = get_global_id(0);
+    y[i] = 2.0f * x[i];
+    if (x[i] < 0.0f) found[0] = 1;
+}"""
+
+
+def _launch_uniform(**options: object) -> tuple[wia.Kernel, np.ndarray, np.ndarray]:
+    wia.set_backend("sim", hardware="wia-tiny", **options)
+    ctx = wia.create_context()
+    x = np.linspace(-1.0, 1.0, 64, dtype=np.float32)
+    tx, found, ty = wia.tensor(x, ctx=ctx), wia.zeros(1, dtype=np.int32, ctx=ctx), wia.zeros(64, ctx=ctx)
+    kernel = wia.compile_kernel(ctx, UNIFORM, "k")
+    try:
+        wia.launch_kernel(kernel, wia.LaunchConfig(global_size=64, local_size=16), tx, found, ty)
+        return kernel, found.numpy(), ty.numpy()
+    finally:
+        ctx.destroy()
+
+
+def test_the_sim_backend_warns_of_a_uniform_write_and_keeps_it_on_the_launch_record() -> None:
+    with pytest.warns(wia.KernelFindingWarning, match=r"kernel\.cl:4: uniform write: write of __global buffer") as w:
+        kernel, found, y = _launch_uniform()
+    assert w[0].filename == __file__  # at the user's call
+    assert found.tolist() == [1]  # the kernel ran to the end and its writes landed
+    np.testing.assert_array_equal(y, 2.0 * np.linspace(-1.0, 1.0, 64, dtype=np.float32))
+    (finding,) = kernel.last_launch.findings  # type: ignore[attr-defined]
+    assert (finding.check, finding.line, finding.address, finding.work_items) == ("uniform_write", 4, 0, 32)
+
+
+def test_strict_kernel_checks_make_a_uniform_write_an_error() -> None:
+    with pytest.raises(wia.InvalidKernelError, match=r"kernel\.cl:4: uniform write") as info:
+        _launch_uniform(kernel_checks="strict")
+    assert getattr(info.value.cause, "check", None) == "uniform_write"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", wia.KernelFindingWarning)  # -W error: the finding's error, not INTERNAL
+        with pytest.raises(wia.InvalidKernelError, match="uniform write"):
+            _launch_uniform()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _launch_uniform(kernel_checks=False)  # no checks, no finding
+    with pytest.raises(wia.InvalidValueError, match=r"kernel_checks='loose': expected true/false \(1/0\) or strict"):
+        wia.set_backend("sim", kernel_checks="loose")

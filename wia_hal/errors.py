@@ -194,6 +194,14 @@ class StreamHazardWarning(UserWarning):
     default): the program goes on, with the race in it."""
 
 
+class KernelFindingWarning(UserWarning):
+    """A lower-severity finding of the simulator's kernel checks, such as a uniform write (work-items storing the
+    same value to one address with no barrier in between: a race every order of which leaves the same memory).
+    The kernel ran to the end and its writes landed; the finding is also kept on the launch record
+    (``kernel.last_launch.findings`` on the sim backend). ``set_backend("sim", kernel_checks="strict")`` makes it
+    an ``InvalidKernelError`` instead, as a race is."""
+
+
 class OptionOverrideWarning(UserWarning):
     """An explicit backend option (``set_backend(..., hardware=...)``) replaced a different value the environment
     set (``WIA_SIM_HARDWARE``): the explicit one wins, and a run the user meant to point elsewhere says so."""

@@ -424,6 +424,10 @@ def check_kernel(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     args.step_limit = whole_number(parser, "--step-limit", args.step_limit, 1)
 
 
+def _findings(n: int) -> str:
+    return f"checks on, {n or 'no'} finding{'' if n == 1 else 's'}"
+
+
 def kernel(console: Console, args: argparse.Namespace) -> int:
     """Run one kernel, print its counts and its modeled time on each model; a check's finding exits 1."""
     try:
@@ -460,9 +464,11 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
     groups = report.counts.get("work_groups", 0)
     console.print(
         f"kernel {report.kernel}: global {report.global_size}, local {report.local_size}, {groups:,} work-groups; "
-        + ("checks on, no findings" if report.checks else "checks off"),
+        + (_findings(len(report.findings)) if report.checks else "checks off"),
         highlight=False,
     )
+    for finding in report.findings:  # lower severity (uniform writes): the kernel ran to the end
+        console.print(f"[yellow]wia-sim: {escape(finding)}[/yellow]", highlight=False)
     counts = Table(title="what the kernel did (executor counts)")
     counts.add_column("count", no_wrap=True)
     counts.add_column("value", justify="right")

@@ -82,7 +82,7 @@ class Kernel(Command):
     """A kernel on the compute units. ``start`` (numerics only) computes from the inputs and returns the
     function that writes the outputs. :meth:`Stream._drain` runs kernels inline."""
 
-    __slots__ = ("accesses", "cost", "counts", "duration", "start", "touches")
+    __slots__ = ("accesses", "cost", "counts", "duration", "findings", "start", "touches")
 
     def __init__(
         self,
@@ -98,6 +98,8 @@ class Kernel(Command):
         self.start = start
         self.counts: dict[str, int] | None = None
         """What a custom kernel did (operations, bytes, atomics, barriers, ...), once it has run."""
+        self.findings: list[Exception] = []
+        """A custom kernel's lower-severity findings (uniform writes), once it has run: they did not stop it."""
         self.touches = touches
         """Byte ranges of UNIFIED/MANAGED buffers the kernel accesses: migrated to the device before it runs."""
         self.accesses: tuple[tuple[Buffer, int, int, bool], ...] = ()

@@ -55,6 +55,8 @@ class KernelRunReport(BaseModel):
     timings: list[KernelTiming]
     output: str = ""
     """What the kernel printed with printf (the executor's stable order)."""
+    findings: list[str] = []
+    """Lower-severity findings that did not stop the kernel (uniform writes), as messages."""
 
 
 def _buffer(param: Param, count: int, fill: Fill, rng: np.random.Generator) -> np.ndarray:
@@ -158,6 +160,7 @@ def run_report(
             )
         )
     return KernelRunReport(
+        findings=[str(f) for f in result.findings],
         kernel=name,
         global_size=geometry.global_size,
         local_size=geometry.local_size,

@@ -2271,6 +2271,45 @@ def _make_bug_oob_struct_array(rng: np.random.Generator) -> Launch:
     return Launch(args, (_round_up(n, 64),), (64,))
 
 
+# -- race tracker: atomics beside plain accesses, fence spaces, uniform writes (issue 16)
+def _make_count_positive_groups(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 300, 3000, 64)
+    groups = -(-n // 64)
+    args = {
+        "x": Buffer(_signed(rng, 0.1, 1.0, n)),
+        "counts": _sentinel_out(groups, np.int32),
+        "scaled": _nan_out(n),
+        "n": _i32(n),
+    }
+    return Launch(args, (64 * groups,), (64,))
+
+
+def _ref_count_positive_groups(i: Inputs) -> dict[str, np.ndarray]:
+    x = _f64(i["x"])
+    groups = -(-x.size // 64)
+    padded = np.zeros(groups * 64)
+    padded[: x.size] = x
+    return {"counts": 2 * (padded.reshape(groups, 64) > 0).sum(axis=1), "scaled": 2 * x + 1}
+
+
+def _make_bug_count_positive(rng: np.random.Generator) -> Launch:
+    groups = int(rng.integers(2, 8))
+    args = {"x": Buffer(_signed(rng, 0.1, 1.0, 64 * groups)), "counts": _sentinel_out(groups, np.int32)}
+    return Launch(args, (64 * groups,), (64,))
+
+
+def _make_bug_pair_sums(rng: np.random.Generator) -> Launch:
+    gsize = 64 * int(rng.integers(2, 8))
+    args = {"x": Buffer(_signed(rng, 0.1, 1.0, gsize)), "scratch": _nan_out(gsize), "y": _nan_out(gsize)}
+    return Launch(args, (gsize,), (64,))
+
+
+def _make_bug_any_negative(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 200, 1000, 64)
+    args = {"x": Buffer(_signed(rng, 0.1, 1.0, n)), "found": Buffer(np.zeros(1, np.int32), "inout"), "n": _i32(n)}
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
 CASES: list[KernelCase] = [
     KernelCase(
         "vector_add",
@@ -3059,6 +3098,17 @@ CASES: list[KernelCase] = [
         _ref_struct_records,
         {"score": CORRECTLY_ROUNDED, "keys": exact()},
     ),
+    # -- race tracker: atomics beside plain accesses, fence spaces, uniform writes (issue 16)
+    KernelCase(
+        "count_positive_groups",
+        "count_positive_groups.cl",
+        "count_positive_groups",
+        "a __local atomic counter read after a barrier; mem_fence, read_mem_fence and write_mem_fence around a "
+        "work-item's own __global accesses; one work-item's atomic and plain reads of one address",
+        _make_count_positive_groups,
+        _ref_count_positive_groups,
+        {"counts": exact(), "scaled": CORRECTLY_ROUNDED},
+    ),
 ]
 
 
@@ -3083,6 +3133,7 @@ Check = Literal[
     "null_pointer",
     "async_copy_divergence",
     "unwaited_event",
+    "uniform_write",
 ]
 CHECKS: tuple[str, ...] = get_args(Check)
 
@@ -3474,6 +3525,61 @@ BUGS: list[BugCase] = [
         safe_to_run=False,
         notes="taps is the struct's last member: lag 3 reads past the array and past the whole struct (an index "
         "past a member array that stays inside the struct is found by the simulator only)",
+    ),
+    # -- race tracker: atomics beside plain accesses, fence spaces, uniform writes (issue 16)
+    BugCase(
+        "race_atomic_plain",
+        "race_atomic_plain.cl",
+        "segment_sum",
+        "race_global",
+        15,
+        _make_float_atomic_add,
+        safe_to_run=True,
+        notes="a plain load of the bin (line 11) beside other work-items' atomic_cmpxchg on it; a few hot bins",
+        related_lines=(11,),
+    ),
+    BugCase(
+        "race_atomic_plain_local",
+        "race_atomic_plain_local.cl",
+        "count_positive",
+        "race_local",
+        17,
+        _make_bug_count_positive,
+        safe_to_run=True,
+        notes="work-item 0 reads the __local counter the others atomic_inc (line 15) with no barrier in between",
+        related_lines=(15,),
+    ),
+    BugCase(
+        "race_fence_space_local",
+        "race_fence_space_local.cl",
+        "rotate_left",
+        "race_local",
+        15,
+        _make_bug_full_groups,
+        safe_to_run=True,
+        notes="barrier(CLK_GLOBAL_MEM_FENCE) between the __local store (line 13) and the neighbour's read",
+        related_lines=(13,),
+    ),
+    BugCase(
+        "race_fence_space_global",
+        "race_fence_space_global.cl",
+        "pair_sums",
+        "race_global",
+        14,
+        _make_bug_pair_sums,
+        safe_to_run=True,
+        notes="barrier(CLK_LOCAL_MEM_FENCE) between the __global store (line 12) and the partner's read",
+        related_lines=(12,),
+    ),
+    BugCase(
+        "uniform_write",
+        "uniform_write.cl",
+        "any_negative",
+        "uniform_write",
+        14,
+        _make_bug_any_negative,
+        safe_to_run=True,
+        notes="every work-item with a negative input stores 1 into found[0]; about half the inputs are negative",
     ),
 ]
 

@@ -4,8 +4,9 @@ uninitialized-value plugins). For every bug both must report the same kind of fa
 Oclgrind cannot detect the class the difference is a strict expected failure with the reason, so that a change on
 either side shows up.
 
-The simulator's side: ``set_backend("sim", hardware="wia-tiny")``, compile and launch the bug kernel, expect the
-``WiaError`` the check maps to, naming the line (``kernel.cl:<line>:``) and the fault in words.
+The simulator's side: ``set_backend("sim", hardware="wia-tiny", kernel_checks="strict")``, compile and launch the
+bug kernel, expect the ``WiaError`` the check maps to, naming the line (``kernel.cl:<line>:``) and the fault in
+words (strict: a uniform write, a lower-severity finding that by default only warns, raises too).
 
 Oclgrind's side: Oclgrind reads its settings (``OCLGRIND_DATA_RACES``, ``OCLGRIND_UNINITIALIZED``,
 ``OCLGRIND_LOG``, ...) when its ICD loads, so each run is a subprocess that builds and launches the kernel with
@@ -22,10 +23,15 @@ The memory checks of issue 16 compare as well: a read of uninitialized __private
 ``CL_MEM_READ_ONLY``/``CL_MEM_WRITE_ONLY``) and NULL dereferences (Oclgrind's memory checker: an address below its
 first buffer, the same offsets from NULL as the simulator's).
 
-Controls and known differences: correct kernels run clean under every Oclgrind detector; ``float_atomic_add``'s
-plain load beside atomics is a race for Oclgrind and not for the simulator (pinned both ways); Oclgrind has no
-step limit (``runaway_loop``), and its uninitialized-value plugin cannot run two correct corpus kernels (strict
-expected failures, with the reasons).
+Controls and known differences: correct kernels run clean under every Oclgrind detector, and kernels with
+atomics beside plain accesses in other barrier intervals under its race detector; an atomic and a plain access
+to one address in one barrier interval are a race on both sides (``race_atomic_plain``: ``float_atomic_add``
+with a plain first load, the difference this file used to pin); a barrier orders only the address spaces its
+flags name, on both sides (``race_fence_space_*``); a uniform write (every writer stores the same value) is
+suppressed by Oclgrind by default and reported as a write-write race with ``OCLGRIND_UNIFORM_WRITES=1``, which
+is how it is compared with the simulator's ``uniform_write`` finding (a warning by default: also checked).
+Oclgrind has no step limit (``runaway_loop``), and its uninitialized-value plugin cannot run two correct corpus
+kernels (strict expected failures, with the reasons).
 
 Skipped, with the reason, without PyOpenCL or Oclgrind (the simulator's side runs without them).
 """
@@ -108,13 +114,15 @@ CLASSES: dict[str, CheckClass] = {
     ),
     "race_local": CheckClass(
         wia.InvalidKernelError,
-        r"data race: (?P<access>read|write) of __local .* conflicts with a (?P<other>read|write)",
+        r"data race: (?P<access>read|write|atomic update) of __local .* conflicts with an? "
+        r"(?P<other>read|write|atomic update)",
         r"(?P<kinds>Read-write|Write-write) data race at local memory address",
         {"OCLGRIND_DATA_RACES": "1"},
     ),
     "race_global": CheckClass(
         wia.InvalidKernelError,
-        r"data race: (?P<access>read|write) of __global .* conflicts with a (?P<other>read|write)",
+        r"data race: (?P<access>read|write|atomic update) of __global .* conflicts with an? "
+        r"(?P<other>read|write|atomic update)",
         r"(?P<kinds>Read-write|Write-write) data race at global memory address",
         {"OCLGRIND_DATA_RACES": "1"},
     ),
@@ -160,6 +168,13 @@ CLASSES: dict[str, CheckClass] = {
         r"(?P<access>read|write) of \d+ bytes through a NULL pointer",
         r"Invalid (?P<access>read|write) of size \d+ at global memory address 0x(?P<address>[0-9a-f]{1,12})$",
     ),
+    # Oclgrind suppresses uniform writes unless OCLGRIND_UNIFORM_WRITES is set; then they are write-write races
+    "uniform_write": CheckClass(
+        wia.InvalidKernelError,
+        r"uniform write: write of __global .* stores the value another work-item stores there",
+        r"Write-write data race at global memory address",
+        {"OCLGRIND_DATA_RACES": "1", "OCLGRIND_UNIFORM_WRITES": "1"},
+    ),
     "step_limit": CheckClass(
         wia.TimedOutError,
         r"kernel '\w+' exceeded its step limit of \d+ steps",
@@ -204,7 +219,7 @@ class SimFinding:
 def sim_finding(bug: BugCase) -> SimFinding:
     """Launch the bug on the simulator through the HAL; the fault it must report, checked against the manifest."""
     __tracebackhide__ = True
-    wia.set_backend("sim", hardware="wia-tiny", kernel_step_limit=20_000)
+    wia.set_backend("sim", hardware="wia-tiny", kernel_step_limit=20_000, kernel_checks="strict")
     cls = CLASSES[bug.check]
     try:
         with pytest.raises(wia.WiaError) as info:
@@ -420,26 +435,46 @@ def test_oclgrind_finds_nothing_in_correct_kernels(oclgrind: None, tmp_path: Pat
         assert f"failures {name} []" in run.stdout, run.stdout[-2000:]
 
 
-def test_a_plain_load_beside_atomics_is_a_race_for_oclgrind_only(oclgrind: None, tmp_path: Path) -> None:
-    """A documented difference of definitions: ``float_atomic_add`` reads the bin with a plain (volatile) load
-    (line 10) before its ``atomic_cmpxchg`` retry loop (line 14), while other work-items update the bin
-    atomically. Oclgrind's race detector counts the plain load against another work-item's atomic as a
-    read-write race (a data race in the OpenCL 2.0 / C11 memory model); the simulator's race check does not
-    (it runs the case without a fault, tests/kernels/test_corpus_on_sim.py), and the compare-and-swap loop
-    makes a stale read harmless. Both behaviours are pinned here, so a change on either side shows up."""
-    case = corpus.CASES_BY_NAME["float_atomic_add"]
-    wia.set_backend("sim", hardware="wia-tiny")
-    launch = case.draw(np.random.default_rng(SEED))
+ATOMICS_CLEAN = ["float_atomic_add", "count_positive_groups", "histogram_global", "reduce_atomic_int"]
+"""Correct corpus kernels with atomics: beside plain accesses only in other barrier intervals (or by the same
+work-item), with mem_fence, read_mem_fence and write_mem_fence."""
+
+
+def test_neither_side_finds_a_race_in_correct_kernels_with_atomics(oclgrind: None, tmp_path: Path) -> None:
+    """``float_atomic_add`` reads its bin with ``atomic_add(p, 0)`` before the compare-and-swap loop (its plain
+    load was a race on both sides: ``race_atomic_plain``); the others mix atomics and plain accesses across
+    barriers. Both checkers find nothing, and the results are right."""
+    wia.set_backend("sim", hardware="wia-tiny", kernel_checks="strict")
     try:
-        assert not case.check(launch, cldevices.run_launch_hal(case, launch))
+        for name in ATOMICS_CLEAN:
+            case = corpus.CASES_BY_NAME[name]
+            launch = case.draw(np.random.default_rng(SEED))
+            assert not case.check(launch, cldevices.run_launch_hal(case, launch)), name
     finally:
         for ctx in list(runtime().contexts):
             ctx.destroy()
-    run = run_on_oclgrind([case.name], {"OCLGRIND_DATA_RACES": "1"}, tmp_path / "oclgrind.log")
-    assert run.finished and run.reports, run.stdout[-2000:]
-    assert {r.message.split(" at ")[0] for r in run.reports} == {"Read-write data race"}, run.log[:3000]
-    assert {n for r in run.reports for n in r.lines} == {10, 14}, run.log[:3000]
-    assert "failures float_atomic_add []" in run.stdout
+    run = run_on_oclgrind(ATOMICS_CLEAN, {"OCLGRIND_DATA_RACES": "1"}, tmp_path / "oclgrind.log")
+    assert run.finished, run.stdout[-2000:]
+    assert not run.reports, run.log[:3000]
+    for name in ATOMICS_CLEAN:
+        assert f"failures {name} []" in run.stdout, run.stdout[-2000:]
+
+
+def test_a_uniform_write_is_benign_by_default_on_both_sides(oclgrind: None, tmp_path: Path) -> None:
+    """Without strict checks the simulator warns (``KernelFindingWarning``, kept on the launch record) and the
+    kernel's writes land; Oclgrind's race detector, without ``OCLGRIND_UNIFORM_WRITES``, reports nothing."""
+    bug = corpus.BUGS_BY_NAME["uniform_write"]
+    launch = bug.draw(np.random.default_rng(SEED))
+    wia.set_backend("sim", hardware="wia-tiny")
+    try:
+        with pytest.warns(wia.KernelFindingWarning, match=rf"kernel.cl:{bug.line}: uniform write"):
+            outputs = cldevices.run_launch_hal(bug, launch)
+    finally:
+        for ctx in list(runtime().contexts):
+            ctx.destroy()
+    assert outputs["found"].tolist() == [1]
+    run = run_on_oclgrind([bug.name], {"OCLGRIND_DATA_RACES": "1"}, tmp_path / "oclgrind.log")
+    assert run.finished and not run.reports, f"{run.stdout[-2000:]}\nlog:\n{run.log[:3000]}"
 
 
 def test_the_log_parser() -> None:

@@ -49,8 +49,10 @@ def run_launch(
     *,
     checks: bool = True,
     step_limit: int = 10_000_000,
+    strict: bool = False,
 ) -> dict[str, np.ndarray]:
-    """Run ``launch`` on the executor; the final contents of every output buffer, by name."""
+    """Run ``launch`` on the executor; the final contents of every output buffer, by name. ``strict``: findings
+    of lower severity (uniform writes) raise too."""
     program = compile_source(case.source(), case.options)
     args: list[object] = []
     arrays: dict[str, np.ndarray] = {}
@@ -68,7 +70,8 @@ def run_launch(
             assert isinstance(arg, Scalar)
             args.append(arg.numpy())
     offset = getattr(case, "global_offset", None)
-    run_kernel(program, case.kernel, args, _geometry(launch, offset), step_limit=step_limit, checks=checks)
+    geometry = _geometry(launch, offset)
+    run_kernel(program, case.kernel, args, geometry, step_limit=step_limit, checks=checks, strict=strict)
     return {name: arrays[name] for name in corpus.output_names(launch)}
 
 
@@ -82,7 +85,7 @@ def test_case_matches_reference(case: corpus.KernelCase) -> None:
     for round_ in range(ROUNDS):
         rng, seed_note = _rng(case.name, round_)
         launch = case.draw(rng)
-        outputs = run_launch(case, launch)
+        outputs = run_launch(case, launch, strict=True)  # clean: not even a uniform write
         failures = case.check(launch, outputs)
         assert not failures, (
             f"{case.name} on the simulator, {seed_note}, global {launch.global_size} local "
@@ -95,7 +98,7 @@ def test_bug_is_caught(bug: corpus.BugCase) -> None:
     rng, seed_note = _rng(bug.name, 0)
     launch = bug.draw(rng)
     with pytest.raises(KernelFault) as info:
-        run_launch(bug, launch, step_limit=20_000)
+        run_launch(bug, launch, step_limit=20_000, strict=True)
     fault = info.value
     assert fault.check == bug.check, f"{bug.name} ({seed_note}): {fault.check}: {fault}"
     assert fault.line == bug.line, f"{bug.name} ({seed_note}): line {fault.line}: {fault}"

@@ -7,7 +7,9 @@ a device model alone gives devices with no peer fabric, whose pairs reach each o
 ``numerics`` (default true; false keeps allocation, capacity and timing exactly as a numeric run but computes
 nothing, so that real sizes can be timed; custom kernels then run on zero-filled scratch copies of their buffers,
 to count what they do), ``kernel_checks`` (default true: custom kernels are
-checked for out-of-bounds accesses, races, barrier divergence and uninitialized local reads; false for speed),
+checked for out-of-bounds accesses, races, barrier divergence and uninitialized local reads; false for speed;
+``strict``: lower-severity findings, such as a uniform write, raise as races do instead of issuing a
+``KernelFindingWarning``),
 ``kernel_step_limit`` (lockstep steps after which a custom kernel stops with ``TIMEOUT``, default 1,000,000),
 ``hazards`` (stream hazards: two accesses to the same bytes from different streams, at least one a write, with no
 event, stream wait or host synchronization ordering them; ``warn``, the default, issues a ``StreamHazardWarning``
@@ -63,6 +65,7 @@ from wia_hal.errors import (
     InvalidKernelError,
     InvalidLaunchConfigError,
     InvalidValueError,
+    KernelFindingWarning,
     NotSupportedError,
     OutOfMemoryError,
     StreamHazardError,
@@ -380,7 +383,14 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             detector.handler = self._hazard
             detector.strict = self.hazards == "error"
         self._warned: dict[Any, Any] = {}
-        self.kernel_checks = _flag("kernel_checks", kernel_checks)
+        self.kernel_strict = str(kernel_checks).strip().lower() == "strict"
+        """Lower-severity kernel findings (uniform writes) raise instead of warning."""
+        try:
+            self.kernel_checks = self.kernel_strict or _flag("kernel_checks", kernel_checks)
+        except InvalidValueError:
+            raise InvalidValueError(
+                f"sim backend option kernel_checks={kernel_checks!r}: expected true/false (1/0) or strict"
+            ) from None
         self.kernel_step_limit = _count("kernel_step_limit", kernel_step_limit)
         self._costs: dict[tuple[object, ...], KernelCost] = {}
         self._plans: dict[int, tuple[Sequence[GraphNode], list[Any]]] = {}
@@ -871,6 +881,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         """Run the kernel when it starts (on copies of the buffers it may write, so that its writes land when it
         ends; it reads the others in place) and time it from what it did."""
         model, numerics, checks, limit = self.model, self.numerics, self.kernel_checks, self.kernel_step_limit
+        strict = self.kernel_strict
 
         def start() -> Callable[[], None]:
             exec_args: list[Any] = []
@@ -913,7 +924,15 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                     exec_args.append(value.nbytes)
                 else:
                     exec_args.append(value.value)
-            result = kernels.run_kernel(program, info.name, exec_args, geometry, step_limit=limit, checks=checks)
+            result = kernels.run_kernel(
+                program, info.name, exec_args, geometry, step_limit=limit, checks=checks, strict=strict
+            )
+            command.findings = list(result.findings)
+            for finding in result.findings:
+                try:
+                    warn_at_call_site(str(finding), KernelFindingWarning, self._warned)
+                except KernelFindingWarning:  # warnings turned into errors (-W error): the finding's HAL error
+                    raise finding from None
             for buffer, offset, flags in flagged:  # what the kernel's stores initialized
                 buffer.mark_flags(offset, flags)
             cost = custom_kernel_cost(model, info.name, result.counts, geometry.group_size, local_bytes)

@@ -93,6 +93,8 @@ class RunResult:
     kernel: str = ""
     output: str = ""
     """What the kernel's printf calls printed, in a stable order (``printf.PrintfOutput.text``)."""
+    findings: list[KernelFault] = field(default_factory=list)
+    """Lower-severity findings (``uniform_write``) that did not stop the kernel: the first at each line."""
 
 
 @dataclass
@@ -105,6 +107,9 @@ class _Frame:
     cont: Array | None = None
     loops: list[int] = field(default_factory=list)
 
+
+_LOCAL_FENCE = int(BUILTIN_CONSTANTS["CLK_LOCAL_MEM_FENCE"])
+_GLOBAL_FENCE = int(BUILTIN_CONSTANTS["CLK_GLOBAL_MEM_FENCE"])
 
 _COMPARE = {
     "<": np.less,
@@ -1190,9 +1195,10 @@ class _Executor(StructOps):
             return self.async_copies.call(name, args, mask, _line(node))
         if name == "printf":
             return self.printf.call(node, mask)
-        if name in ("barrier", "mem_fence"):
+        if name in ("barrier", "mem_fence", "read_mem_fence", "write_mem_fence"):
+            # a fence orders only its own work-item's accesses, which lockstep order keeps anyway: no effect
             if name == "barrier":
-                self.barrier(mask, _line(node))
+                self.barrier(mask, _line(node), self.fence_flags(args[0], mask))
             return Value(INT, np.asarray(0, np.int32))
         m = _ATOMIC_RE.fullmatch(name)
         if m:
@@ -1321,7 +1327,20 @@ class _Executor(StructOps):
         ids = np.asarray(value)  # non-negative int64: viewed as size_t without a copy
         return Value(ULONG, ids.view(np.uint64) if ids.dtype == np.int64 else ids.astype(np.uint64))
 
-    def barrier(self, mask: Array, line: int) -> None:
+    def fence_flags(self, arg: c_ast.Node, mask: Array) -> int:
+        """A barrier's ``cl_mem_fence_flags``: the same for every work-item that reaches it (OpenCL C 1.2, 6.12.8)."""
+        value = np.asarray(self.value(arg, mask).a)
+        if value.ndim == 0:  # a constant, as nearly always: the same for every work-item
+            return int(value)
+        flags = np.unique(value[mask])
+        if flags.size > 1:
+            raise UnsupportedKernel(f"line {self.st.line}: barrier flags that differ between work-items")
+        return int(flags[0]) if flags.size else 0
+
+    def barrier(self, mask: Array, line: int, flags: int = _LOCAL_FENCE | _GLOBAL_FENCE) -> None:
+        """Work-items of a group wait for each other; ``flags`` say which memory the barrier orders between them:
+        ``CLK_GLOBAL_MEM_FENCE`` ``__global`` memory (a new epoch of the group's accesses), ``CLK_LOCAL_MEM_FENCE``
+        ``__local`` memory (its race shadow is forgotten). An access the barrier does not order still races."""
         self.st.line = line
         gs = self.geometry.group_size
         per_group = mask.reshape(-1, gs)
@@ -1340,9 +1359,11 @@ class _Executor(StructOps):
                     missing,
                     offenders=absent.reshape(-1),
                 )
-        self.st.epoch = self.st.epoch + reached
-        for region in self.local_regions:
-            region.barrier(reached)
+        if flags & _GLOBAL_FENCE:
+            self.st.epoch = self.st.epoch + reached
+        if flags & _LOCAL_FENCE:
+            for region in self.local_regions:
+                region.barrier(reached)
         self.counts["barriers"] = self.counts.get("barriers", 0) + int(np.count_nonzero(reached))
 
     def vload_store(
@@ -1462,6 +1483,7 @@ def run_kernel(
     geometry: Geometry,
     step_limit: int = 10_000_000,
     checks: bool = True,
+    strict: bool = False,
 ) -> RunResult:
     """Run kernel ``name`` of ``program`` over ``geometry``; buffers (uint8 arrays) are read and written in place.
 
@@ -1469,10 +1491,14 @@ def run_kernel(
     ``UnsupportedKernel`` for what the executor does not implement. After any of them the buffers hold the writes
     of the accesses before the one that raised (in lockstep order) and none of that access; a caller that must
     not see them passes copies and keeps them only on success, as the HAL's sim backend does.
+
+    Lower-severity findings (a uniform write: work-items storing the same value to one address with no barrier
+    in between) do not stop the kernel: they are in ``RunResult.findings``; ``strict`` raises them as faults.
     """
     kernel = program.kernel(name)
     with np.errstate(all="ignore"):  # C's arithmetic: integers wrap, floats overflow and divide quietly
         ex = _Executor(program, kernel, geometry, step_limit, checks)
+        ex.st.strict = strict
         ex.bind_args(args)
         ex.run()
         if ex.async_copies.pending:  # copies never waited for: a finding where the kernel ends
@@ -1485,4 +1511,4 @@ def run_kernel(
         "max_lane_steps": int(ex.lane_steps.max()) + ex.full_steps if ex.n else 0,
     }
     counts = {key: measured.get(key, 0) for key in COUNTS}  # private memory traffic is not reported
-    return RunResult(counts, ex.steps, name, ex.printf.text())
+    return RunResult(counts, ex.steps, name, output=ex.printf.text(), findings=ex.st.findings)

@@ -60,7 +60,8 @@ def _table() -> dict[str, _Builtin]:
         table[name] = _Builtin(1, 1, "size_t")
     table["get_work_dim"] = _Builtin(0, 0, "uint")
     table["barrier"] = _Builtin(1, 1, "void")
-    table["mem_fence"] = _Builtin(1, 1, "void")
+    for name in ("mem_fence", "read_mem_fence", "write_mem_fence"):
+        table[name] = _Builtin(1, 1, "void")
     for prefix in ("atomic_", "atom_"):
         for op in ("add", "sub", "xchg", "min", "max", "and", "or", "xor"):
             table[prefix + op] = _Builtin(2, 2, "pointee")
@@ -130,7 +131,7 @@ _AS_RE = re.compile(rf"as_{_TYPE_NAME}")
 # OpenCL C built-ins the simulator does not implement: a call gets "not supported", not "undeclared"
 UNSUPPORTED_BUILTINS = frozenset(
     """read_imagef read_imagei read_imageui write_imagef
-    write_imagei write_imageui get_image_width get_image_height get_image_depth read_mem_fence write_mem_fence
+    write_imagei write_imageui get_image_width get_image_height get_image_depth
     work_group_barrier atomic_load atomic_store atomic_init atomic_exchange atomic_fetch_add atomic_fetch_sub
     atomic_fetch_and atomic_fetch_or atomic_fetch_xor atomic_fetch_min atomic_fetch_max
     atomic_compare_exchange_strong atomic_compare_exchange_weak atomic_work_item_fence get_local_linear_id

@@ -3,14 +3,14 @@
 A ``Region`` is one object in one address space: a ``__global``/``__constant`` buffer (the caller's bytes, one
 row), a ``__local`` variable or ``__local`` argument (one row per work-group) or a ``__private`` array (one row per
 lane). Loads and stores take a byte offset per lane and a lane mask; with checks on they report out-of-bounds
-accesses, races (two work-items, one address, at least one writing, no barrier in between) and reads of local
-bytes nobody wrote, as ``KernelFault``.
+accesses, races (two work-items, one address, at least one writing, not both atomic, no barrier ordering that
+memory in between; ``races.py``) and reads of local bytes nobody wrote, as ``KernelFault``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.lanes import Lanes
+from wia_sim.kernels.races import RaceTracker
 
 __all__ = [
     "KernelFault",
@@ -170,6 +171,17 @@ class LaunchState:
     epoch: Array = field(default_factory=lambda: np.zeros(0, np.int64))
     line: int = 0
     source_lines: Sequence[str] = ()
+    strict: bool = False
+    """Lower-severity findings (``uniform_write``) raise, as races do, instead of being noted."""
+    findings: list[KernelFault] = field(default_factory=list)
+    """The lower-severity findings noted so far: the first at each line, per check."""
+
+    def note(self, finding: KernelFault) -> None:
+        """A finding that does not stop the kernel (unless ``strict``): kept once per check and line."""
+        if self.strict:
+            raise finding
+        if not any(f.check == finding.check and f.line == finding.line for f in self.findings):
+            self.findings.append(finding)
 
     def quote(self, line: int) -> str:
         """Line ``line`` of the user's source, stripped ("" when unknown), cut to ``_QUOTE_CHARS``."""
@@ -235,7 +247,7 @@ _QUOTE_CHARS = 160
 """The longest source line a finding quotes whole (longer ones are cut, keeping the message compact)."""
 
 
-class Region:
+class Region(RaceTracker):
     """One memory object. ``data`` is uint8 of shape (rows, stride); an access at byte offset ``off`` of lane ``l``
     touches row 0 (``per`` "none"), the lane's work-group (``per`` "group") or the lane itself (``per`` "lane")."""
 
@@ -265,10 +277,13 @@ class Region:
         self.r_lane: Array | None = None
         self.r_epoch: Array | None = None
         self.r_group: Array | None = None
+        self.a_lane: Array | None = None  # the last atomic updater (see races.RaceTracker._race)
+        self.a_epoch: Array | None = None
+        self.a_group: Array | None = None
         self.init: Array | None = None
         self._pending_reads: list[tuple[Array, Array]] = []  # __local reads not yet in the shadow (see _race)
         self._pending_size = 0
-        self._written = False  # a write is on record in w_lane
+        self._written = False  # a write is on record in w_lane (or an atomic in a_lane)
         self._all_init = False  # every byte of __local memory was written (looked at at each barrier)
         self._row_starts: Array | None = None
         if space == "local":
@@ -278,10 +293,6 @@ class Region:
     def allocate(cls, space: str, description: str, rows: int, nbytes: int, per: str, granule: int = 1) -> Region:
         stride = max(16, -(-nbytes // 16) * 16)
         return cls(space, description, np.zeros((rows, stride), np.uint8), nbytes, per, granule)
-
-    @property
-    def stride(self) -> int:
-        return int(self.data.shape[1])
 
     def view(self, dtype: np.dtype[Any]) -> Array:
         key = dtype.str
@@ -413,7 +424,7 @@ class Region:
         if n == 0:
             return
         if st.checks:
-            self._check(st, flat, ok, t, write=True, atomic=atomic)
+            self._check(st, flat, ok, t, write=True, atomic=atomic, values=vals)
         start = _consecutive(idx, span) if span is not None and t.width == 1 else None
         if span is not None and start is not None:  # a run of consecutive elements: one masked copy, no scatter
             lo, hi = span
@@ -426,8 +437,11 @@ class Region:
         st.counts[f"{self.space}_bytes_written"] = st.counts.get(f"{self.space}_bytes_written", 0) + n * elem_bytes(t)
 
     # ---------------------------------------------------------------------------------------------------------
-    def _check(self, st: LaunchState, flat: Array, ok: Array, t: CType, write: bool, atomic: bool) -> None:
-        races = not atomic and self.track_races and self.space not in ("constant", "private")
+    def _check(
+        self, st: LaunchState, flat: Array, ok: Array, t: CType, write: bool, atomic: bool, values: Array | None = None
+    ) -> None:
+        """The uninitialized-read and race checks of an access; ``values``: what a plain store stores, per lane."""
+        races = self.track_races and self.space not in ("constant", "private")
         if self.init is None and not races:
             return
         n_lanes = ok.shape[0]
@@ -438,6 +452,7 @@ class Region:
             lanes = np.flatnonzero(ok)
             starts = flat[lanes]
         esize = t.dtype.itemsize
+        stored = None if values is None or not races else self._stored(values, lanes, starts, t)
         if t.width > 1:
             comps = np.arange(t.width) * esize
             starts = (starts[:, None] + comps).reshape(-1)
@@ -469,162 +484,22 @@ class Region:
                 if self.granule & (self.granule - 1) == 0
                 else starts // self.granule
             )
-            self._race(st, keys, lanes, write)
+            self._race(st, keys, lanes, write, atomic, stored)
 
-    def _race(self, st: LaunchState, keys: Array, lanes: Array, write: bool) -> None:
-        """Shadow memory per granule: the last writer, the last reader (``-2``: several) and, for ``__global``
-        memory, their barrier epochs and the readers' group (``-1``: several groups). ``__local`` memory needs
-        neither: it belongs to one group and is forgotten at each barrier (``barrier``). Conflicts are checked
-        against what earlier accesses recorded, so a buffer's first access in a launch costs one pass."""
-        gs = st.lanes.geometry.group_size
-        local = self.space == "local"
-        if local and not write and not self._written:
-            # nothing written since the last barrier: no conflict is possible now, and the reads matter only if a
-            # write comes before the next barrier, so they wait (a barrier usually forgets them unexamined)
-            self._pending_reads.append((keys, lanes))
-            self._pending_size += keys.size
-            if self._pending_size > _PENDING_READS:
-                self._fold_reads()
-            return
-        if local and write:
-            self._fold_reads()
-        size = self.data.size // self.granule + 1
-        at, distinct = _indexer(keys)
-        my_group = lanes // gs
-        my_epoch = st.epoch[my_group] if not local and bool(st.epoch.any()) else None
-        check = "race_local" if local else "race_global"
+    def _stored(self, values: Array, lanes: Array, starts: Array, t: CType) -> Callable[[], tuple[Array, Array]]:
+        """What a store by ``lanes`` at byte ``starts`` stores (``values``: one row per lane of the launch) and what
+        memory holds there now, as unsigned words per entry (one per component), for the uniform-write test;
+        computed only if writes conflict."""
 
-        def live(other_group: Array, other_epoch: Array) -> Array | bool:
-            # an earlier access conflicts unless a barrier of the same group lies between
-            if my_epoch is None:
-                return True
-            return np.asarray((other_group != my_group) | (other_epoch == my_epoch))
+        def bits() -> tuple[Array, Array]:
+            esize = t.dtype.itemsize
+            word = np.dtype(f"u{esize}")
+            new = np.ascontiguousarray(values[lanes], dtype=t.dtype).view(word).reshape(-1)
+            at = starts if t.width == 1 else (starts[:, None] + np.arange(t.width) * esize).reshape(-1)
+            old = self.view(word)[at >> (esize.bit_length() - 1)]
+            return new, old
 
-        if self.w_lane is not None and self._written:
-            assert self.w_epoch is not None
-            wl = self.w_lane[at]
-            conflict = (wl >= 0) & (wl != lanes)
-            if bool(conflict.any()):
-                conflict &= live(wl // gs, self.w_epoch[at])
-                if bool(conflict.any()):
-                    k = int(np.flatnonzero(conflict)[0])
-                    self._report(st, check, write, "write", int(lanes[k]), int(wl[k]), keys, lanes, k, conflict)
-        if write:
-            if self.r_lane is not None:
-                rl = self.r_lane[at]
-                conflict = ((rl >= 0) & (rl != lanes)) | (rl == -2)
-                if bool(conflict.any()) and not local:
-                    assert self.r_group is not None and self.r_epoch is not None
-                    rg = self.r_group[at]
-                    conflict &= (rg < 0) | live(rg, self.r_epoch[at])
-                if bool(conflict.any()):
-                    k = int(np.flatnonzero(conflict)[0])
-                    self._report(st, check, write, "read", int(lanes[k]), int(rl[k]), keys, lanes, k, conflict)
-            if self.w_lane is None:
-                self.w_lane = np.full(size, -1, np.int32)
-                self.w_epoch = np.zeros(size, np.int32)
-            assert self.w_epoch is not None
-            self.w_lane[at] = lanes
-            self._written = True
-            if my_epoch is not None:
-                self.w_epoch[at] = my_epoch
-            if not distinct:
-                dup = self.w_lane[keys] != lanes
-                if bool(dup.any()):
-                    key = keys[int(np.flatnonzero(dup)[0])]
-                    same = np.flatnonzero(keys == key)  # report the second writer in lane order
-                    shared = _shared_by_lanes(keys, lanes)  # every write of this access to an address another makes
-                    self._report(
-                        st,
-                        check,
-                        True,
-                        "write",
-                        int(lanes[same[1]]),
-                        int(lanes[same[0]]),
-                        keys,
-                        lanes,
-                        int(same[1]),
-                        shared,
-                    )
-            return
-        if local:
-            self._pending_reads.append((keys, lanes))
-            self._fold_reads()
-            return
-        fresh = self.r_lane is None
-        if fresh:
-            self.r_lane = np.full(size, -1, np.int32)
-            self.r_epoch = np.zeros(size, np.int32)
-            self.r_group = np.zeros(size, np.int32)
-        self._record_global_reads(keys, lanes, at, distinct, my_group, my_epoch, fresh)
-
-    def _fold_reads(self) -> None:
-        """Record the waiting ``__local`` reads in the shadow, in the order they happened."""
-        if not self._pending_reads:
-            return
-        if self.r_lane is None:
-            self.r_lane = np.full(self.data.size // self.granule + 1, -1, np.int32)
-        for keys, lanes in self._pending_reads:
-            at, distinct = _indexer(keys)
-            self._record_local_reads(keys, lanes, at, distinct)
-        self._pending_reads.clear()
-        self._pending_size = 0
-
-    def _record_local_reads(self, keys: Array, lanes: Array, at: Array | slice, distinct: bool) -> None:
-        assert self.r_lane is not None
-        rl = self.r_lane[at]
-        new = np.where((rl == -1) | (rl == lanes), lanes, -2)
-        self.r_lane[at] = new
-        if not distinct:
-            several = self.r_lane[keys] != new  # lanes of this access that share an address
-            if bool(several.any()):
-                self.r_lane[keys[several]] = -2
-
-    def _record_global_reads(
-        self,
-        keys: Array,
-        lanes: Array,
-        at: Array | slice,
-        distinct: bool,
-        my_group: Array,
-        my_epoch: Array | None,
-        fresh: bool,
-    ) -> None:
-        assert self.r_lane is not None and self.r_group is not None and self.r_epoch is not None
-        stale: Array | None = None  # None: every reader takes its address over (fresh record, or all stale)
-        if not fresh:
-            rl = self.r_lane[at]
-            rg = self.r_group[at]
-            stale = (rl == -1) | (rl == lanes)  # no other reader on record, or one this group's barrier ordered
-            if my_epoch is not None:
-                old_epoch = self.r_epoch[at] != my_epoch
-                stale = stale | (((rl >= 0) | (rl == -2)) & (rg == my_group) & old_epoch)
-            if bool(stale.all()):
-                stale = None
-        multi: Array | None
-        if stale is None:
-            self.r_lane[at] = lanes
-            if my_epoch is not None:
-                self.r_epoch[at] = my_epoch
-            self.r_group[at] = my_group
-            multi = None if distinct else self.r_lane[keys] != lanes
-        else:
-            multi = ~stale
-            if bool(stale.any()):
-                ks, ls = keys[stale], lanes[stale]
-                self.r_lane[ks] = ls
-                if my_epoch is not None:
-                    self.r_epoch[ks] = my_epoch[stale]
-                self.r_group[ks] = my_group[stale]
-                if not distinct:
-                    multi |= stale & (self.r_lane[keys] != lanes)
-        if multi is not None and bool(multi.any()):
-            km = keys[multi]
-            other_group = self.r_group[km] != my_group[multi]  # read before by, or now with, another group
-            self.r_lane[km] = -2
-            self.r_group[km[other_group]] = -1  # only ever -1 written: duplicates of a key cannot undo it
-            if my_epoch is not None:
-                self.r_epoch[km] = my_epoch[multi]
+        return bits
 
     def barrier(self, reached: Array) -> None:
         """The work-groups flagged in ``reached`` passed a barrier. ``__local`` memory belongs to one group, so its
@@ -641,7 +516,7 @@ class Region:
         else:
             self._fold_reads()
         per_row = self.stride // self.granule
-        for shadow in (self.w_lane, self.r_lane):
+        for shadow in (self.w_lane, self.r_lane, self.a_lane):
             if shadow is None:
                 continue
             if every:
@@ -649,66 +524,9 @@ class Region:
             else:
                 shadow[: reached.size * per_row].reshape(reached.size, per_row)[reached] = -1
 
-    def _report(
-        self,
-        st: LaunchState,
-        check: str,
-        write: bool,
-        other_kind: str,
-        lane: int,
-        other: int,
-        keys: Array,
-        lanes_of: Array,
-        k: int,
-        racing: Array,
-    ) -> None:
-        """Raise the race found at entry ``k`` of the access (``keys``, ``lanes_of``): ``lane`` conflicts with
-        ``other`` (``-2``: several); ``racing`` flags every entry of the access that conflicts likewise."""
-        at = (int(keys[k]) * self.granule) % self.stride
-        lanes = st.lanes
-        if other >= 0:
-            ogid = tuple(int(lanes.global_id[d][other]) for d in range(3))
-            who = f"work-item {ogid}"
-        else:
-            who = "other work-items"
-        what = (
-            f"data race: {'write' if write else 'read'} of {self.description} at offset {at} conflicts with a "
-            f"{other_kind} by {who} with no barrier in between"
-        )
-        raise st.fault(check, what, lane, at, lanes_of[racing], (keys[racing] * self.granule) % self.stride)
-
-
-def _shared_by_lanes(keys: Array, lanes: Array) -> Array:
-    """Which entries of one access touch a granule that another lane of the same access touches too."""
-    order = np.lexsort((lanes, keys))
-    k, ln = keys[order], lanes[order]
-    # a run of one key with differing lanes: its first and last lanes differ
-    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
-    ends = np.r_[starts[1:], k.size] - 1
-    mixed = ln[starts] != ln[ends]
-    flags = np.repeat(mixed, ends - starts + 1)
-    shared = np.zeros(keys.size, dtype=bool)
-    shared[order] = flags
-    return shared
-
-
-_PENDING_READS = 1 << 22
-"""How many ``__local`` read records may wait before they are written into the shadow (bounds their memory)."""
 
 _ALL_BYTES_WRITTEN = {1: 0x01, 2: 0x0101, 4: 0x01010101, 8: 0x0101010101010101}
 """The ``init`` flags of an element whose every byte was written, read as one unsigned word."""
-
-
-def _indexer(keys: Array) -> tuple[Array | slice, bool]:
-    """``keys`` as a slice when they are consecutive (shadow memory is then read and written through views, not
-    gathers), and whether they are known to be distinct (strictly increasing)."""
-    if keys.size < 2:
-        return keys, True
-    if not bool((keys[1:] > keys[:-1]).all()):
-        return keys, False
-    if int(keys[-1]) - int(keys[0]) == keys.size - 1:
-        return slice(int(keys[0]), int(keys[-1]) + 1), True
-    return keys, True
 
 
 def _span(mask: Array) -> tuple[int, int] | None:

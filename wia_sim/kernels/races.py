@@ -1,0 +1,361 @@
+"""The data-race tracker of ``Region``: shadow memory per granule of ``__global`` and ``__local`` memory, holding
+the last writer, the last reader(s) and the last atomic updater(s) of each, checked on every access
+(``Region._check``); ``__global`` records carry their work-group's barrier epoch (advanced by barriers with
+``CLK_GLOBAL_MEM_FENCE``), ``__local`` ones are forgotten at each barrier with ``CLK_LOCAL_MEM_FENCE``
+(``Region.barrier``). Two accesses by different work-items to one granule race unless both read, both are
+atomic, or a barrier of their group that orders the space lies between; a write whose conflicts are all writes of
+the same bits is a uniform write, a lower-severity finding (``LaunchState.note``). A mixin of ``Region``, which
+owns the shadow arrays."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:
+    from wia_sim.kernels.spaces import LaunchState
+
+__all__ = ["RaceTracker"]
+
+Array = NDArray[Any]
+
+
+class RaceTracker:
+    """The race-check methods of ``Region`` (which sets every attribute declared here)."""
+
+    space: str
+    description: str
+    data: Array
+    granule: int
+    w_lane: Array | None
+    w_epoch: Array | None
+    r_lane: Array | None
+    r_epoch: Array | None
+    r_group: Array | None
+    a_lane: Array | None
+    a_epoch: Array | None
+    a_group: Array | None
+    _pending_reads: list[tuple[Array, Array]]
+    _pending_size: int
+    _written: bool
+
+    @property
+    def stride(self) -> int:
+        return int(self.data.shape[1])
+
+    def _race(
+        self,
+        st: LaunchState,
+        keys: Array,
+        lanes: Array,
+        write: bool,
+        atomic: bool = False,
+        stored: Callable[[], tuple[Array, Array]] | None = None,
+    ) -> None:
+        """Shadow memory per granule: the last writer, the last reader (``-2``: several), the last atomic updater
+        (``-2``: several) and, for ``__global`` memory, their barrier epochs and the readers' and updaters' group
+        (``-1``: several groups). ``__local`` memory needs neither: it belongs to one group and is forgotten at each
+        barrier with ``CLK_LOCAL_MEM_FENCE`` (``barrier``). Conflicts are checked against what earlier accesses
+        recorded, so a buffer's first access in a launch costs one pass.
+
+        ``atomic``: the access is an atomic update (looked at once, as its write: its read half adds nothing). It
+        conflicts with other work-items' plain reads and writes, never with another atomic. ``stored``, for a plain
+        write: computes the bits each entry stores and the bits memory holds there now (the last write's), called
+        only when writes conflict, to tell a uniform write (the same value) from a race."""
+        if atomic and not write:
+            return
+        gs = st.lanes.geometry.group_size
+        local = self.space == "local"
+        if local and not write and not self._written:
+            # nothing written since the last barrier: no conflict is possible now, and the reads matter only if a
+            # write comes before the next barrier, so they wait (a barrier usually forgets them unexamined)
+            self._pending_reads.append((keys, lanes))
+            self._pending_size += keys.size
+            if self._pending_size > _PENDING_READS:
+                self._fold_reads()
+            return
+        if local and write:
+            self._fold_reads()
+        size = self.data.size // self.granule + 1
+        at, distinct = _indexer(keys)
+        my_group = lanes // gs
+        my_epoch = st.epoch[my_group] if not local and bool(st.epoch.any()) else None
+        check = "race_local" if local else "race_global"
+        uniform: Array | None = None  # entries whose only conflicts are writes of the same value
+
+        def live(other_group: Array, other_epoch: Array) -> Array | bool:
+            # an earlier access conflicts unless a barrier of the same group lies between
+            if my_epoch is None:
+                return True
+            return np.asarray((other_group != my_group) | (other_epoch == my_epoch))
+
+        def several(shadow: Array, groups: Array | None, epochs: Array | None) -> Array:
+            # conflicts with a record of readers or updaters: another work-item, or several
+            seen = shadow[at]
+            conflict = ((seen >= 0) & (seen != lanes)) | (seen == -2)
+            if bool(conflict.any()) and not local:
+                assert groups is not None and epochs is not None
+                grp = groups[at]
+                conflict &= (grp < 0) | live(grp, epochs[at])
+            return np.asarray(conflict)
+
+        if self.w_lane is not None and self._written:
+            assert self.w_epoch is not None
+            wl = self.w_lane[at]
+            conflict = (wl >= 0) & (wl != lanes)
+            if bool(conflict.any()):
+                conflict &= live(wl // gs, self.w_epoch[at])
+                if bool(conflict.any()):
+                    if write and not atomic and stored is not None:
+                        new, old = stored()
+                        uniform = conflict & (new == old)
+                        conflict &= new != old
+                    if bool(conflict.any()):
+                        k = int(np.flatnonzero(conflict)[0])
+                        kind = "atomic" if atomic else "write" if write else "read"
+                        self._report(st, check, kind, "write", int(lanes[k]), int(wl[k]), keys, lanes, k, conflict)
+        if write and self.r_lane is not None:
+            conflict = several(self.r_lane, self.r_group, self.r_epoch)
+            if bool(conflict.any()):
+                k = int(np.flatnonzero(conflict)[0])
+                kind = "atomic" if atomic else "write"
+                self._report(st, check, kind, "read", int(lanes[k]), int(self.r_lane[at][k]), keys, lanes, k, conflict)
+        if not atomic and self.a_lane is not None:
+            conflict = several(self.a_lane, self.a_group, self.a_epoch)
+            if bool(conflict.any()):
+                k = int(np.flatnonzero(conflict)[0])
+                kind = "write" if write else "read"
+                self._report(
+                    st, check, kind, "atomic", int(lanes[k]), int(self.a_lane[at][k]), keys, lanes, k, conflict
+                )
+        if atomic:
+            fresh = self.a_lane is None
+            if self.a_lane is None:
+                self.a_lane = np.full(size, -1, np.int32)
+                self.a_epoch = np.zeros(size, np.int32)
+                self.a_group = np.zeros(size, np.int32)
+            self._written = True  # (for __local memory: reads must now be looked at)
+            if local:
+                _record_local(self.a_lane, keys, lanes, at, distinct)
+            else:
+                assert self.a_epoch is not None and self.a_group is not None
+                _record_global(
+                    self.a_lane, self.a_epoch, self.a_group, keys, lanes, at, distinct, my_group, my_epoch, fresh
+                )
+            return
+        if write:
+            if self.w_lane is None:
+                self.w_lane = np.full(size, -1, np.int32)
+                self.w_epoch = np.zeros(size, np.int32)
+            assert self.w_epoch is not None
+            self.w_lane[at] = lanes
+            self._written = True
+            if my_epoch is not None:
+                self.w_epoch[at] = my_epoch
+            if not distinct:
+                dup = self.w_lane[keys] != lanes
+                if bool(dup.any()):
+                    shared = _shared_by_lanes(keys, lanes)  # every write of this access to an address another makes
+                    if stored is not None:
+                        new, _ = stored()
+                        same = shared & ~_differs_by_key(keys, new)
+                        uniform = same if uniform is None else uniform | same
+                        shared &= ~same
+                    if bool(shared.any()):
+                        key = keys[int(np.flatnonzero(shared)[0])]
+                        same_key = np.flatnonzero(keys == key)  # report the second writer in lane order
+                        first, second = int(same_key[0]), int(same_key[1])
+                        self._report(
+                            st,
+                            check,
+                            "write",
+                            "write",
+                            int(lanes[second]),
+                            int(lanes[first]),
+                            keys,
+                            lanes,
+                            second,
+                            shared,
+                        )
+            if uniform is not None and bool(uniform.any()):
+                self._uniform(st, keys, lanes, uniform)
+            return
+        if local:
+            self._pending_reads.append((keys, lanes))
+            self._fold_reads()
+            return
+        fresh = self.r_lane is None
+        if fresh:
+            self.r_lane = np.full(size, -1, np.int32)
+            self.r_epoch = np.zeros(size, np.int32)
+            self.r_group = np.zeros(size, np.int32)
+        assert self.r_lane is not None and self.r_epoch is not None and self.r_group is not None
+        _record_global(self.r_lane, self.r_epoch, self.r_group, keys, lanes, at, distinct, my_group, my_epoch, fresh)
+
+    def _uniform(self, st: LaunchState, keys: Array, lanes: Array, uniform: Array) -> None:
+        """Note (or, strict, raise) the uniform write at the entries flagged in ``uniform``: work-items store the
+        value memory holds, or the same value as each other, with no barrier in between. A benign race: every
+        order gives the same memory, so it is a lower-severity finding that does not stop the kernel."""
+        k = int(np.flatnonzero(uniform)[0])
+        at = (int(keys[k]) * self.granule) % self.stride
+        what = (
+            f"uniform write: write of {self.description} at offset {at} stores the value another work-item stores "
+            "there with no barrier in between (a benign race: every order leaves the same value)"
+        )
+        st.note(
+            st.fault(
+                "uniform_write", what, int(lanes[k]), at, lanes[uniform], (keys[uniform] * self.granule) % self.stride
+            )
+        )
+
+    def _fold_reads(self) -> None:
+        """Record the waiting ``__local`` reads in the shadow, in the order they happened."""
+        if not self._pending_reads:
+            return
+        if self.r_lane is None:
+            self.r_lane = np.full(self.data.size // self.granule + 1, -1, np.int32)
+        for keys, lanes in self._pending_reads:
+            at, distinct = _indexer(keys)
+            _record_local(self.r_lane, keys, lanes, at, distinct)
+        self._pending_reads.clear()
+        self._pending_size = 0
+
+    def _report(
+        self,
+        st: LaunchState,
+        check: str,
+        kind: str,
+        other_kind: str,
+        lane: int,
+        other: int,
+        keys: Array,
+        lanes_of: Array,
+        k: int,
+        racing: Array,
+    ) -> None:
+        """Raise the race found at entry ``k`` of the access (``keys``, ``lanes_of``): ``lane``'s ``kind`` of access
+        (``read``, ``write``, ``atomic``) conflicts with ``other``'s ``other_kind`` (``-2``: several work-items);
+        ``racing`` flags every entry of the access that conflicts likewise."""
+        at = (int(keys[k]) * self.granule) % self.stride
+        lanes = st.lanes
+        if other >= 0:
+            ogid = tuple(int(lanes.global_id[d][other]) for d in range(3))
+            who = f"work-item {ogid}"
+        else:
+            who = "other work-items"
+        fence = "CLK_LOCAL_MEM_FENCE" if self.space == "local" else "CLK_GLOBAL_MEM_FENCE"
+        what = (
+            f"data race: {_ACCESS[kind]} of {self.description} at offset {at} conflicts with "
+            f"{_ARTICLE[other_kind]} {_ACCESS[other_kind]} by {who} with no barrier({fence}) in between"
+        )
+        raise st.fault(check, what, lane, at, lanes_of[racing], (keys[racing] * self.granule) % self.stride)
+
+
+_ACCESS = {"read": "read", "write": "write", "atomic": "atomic update"}
+_ARTICLE = {"read": "a", "write": "a", "atomic": "an"}
+
+
+def _differs_by_key(keys: Array, values: Array) -> Array:
+    """Which entries of one access share their granule with an entry that stores different bits."""
+    order = np.lexsort((values, keys))
+    k, v = keys[order], values[order]
+    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    ends = np.r_[starts[1:], k.size] - 1
+    mixed = v[starts] != v[ends]
+    differs = np.zeros(keys.size, dtype=bool)
+    differs[order] = np.repeat(mixed, ends - starts + 1)
+    return differs
+
+
+def _shared_by_lanes(keys: Array, lanes: Array) -> Array:
+    """Which entries of one access touch a granule that another lane of the same access touches too."""
+    order = np.lexsort((lanes, keys))
+    k, ln = keys[order], lanes[order]
+    # a run of one key with differing lanes: its first and last lanes differ
+    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+    ends = np.r_[starts[1:], k.size] - 1
+    mixed = ln[starts] != ln[ends]
+    flags = np.repeat(mixed, ends - starts + 1)
+    shared = np.zeros(keys.size, dtype=bool)
+    shared[order] = flags
+    return shared
+
+
+_PENDING_READS = 1 << 22
+"""How many ``__local`` read records may wait before they are written into the shadow (bounds their memory)."""
+
+
+def _indexer(keys: Array) -> tuple[Array | slice, bool]:
+    """``keys`` as a slice when they are consecutive (shadow memory is then read and written through views, not
+    gathers), and whether they are known to be distinct (strictly increasing)."""
+    if keys.size < 2:
+        return keys, True
+    if not bool((keys[1:] > keys[:-1]).all()):
+        return keys, False
+    if int(keys[-1]) - int(keys[0]) == keys.size - 1:
+        return slice(int(keys[0]), int(keys[-1]) + 1), True
+    return keys, True
+
+
+def _record_local(shadow: Array, keys: Array, lanes: Array, at: Array | slice, distinct: bool) -> None:
+    """Record the readers (or atomic updaters) of ``__local`` memory: one work-item per granule, or ``-2``."""
+    rl = shadow[at]
+    new = np.where((rl == -1) | (rl == lanes), lanes, -2)
+    shadow[at] = new
+    if not distinct:
+        several = shadow[keys] != new  # lanes of this access that share an address
+        if bool(several.any()):
+            shadow[keys[several]] = -2
+
+
+def _record_global(
+    shadow: Array,
+    epochs: Array,
+    groups: Array,
+    keys: Array,
+    lanes: Array,
+    at: Array | slice,
+    distinct: bool,
+    my_group: Array,
+    my_epoch: Array | None,
+    fresh: bool,
+) -> None:
+    """Record the readers (or atomic updaters) of ``__global`` memory: the work-item (``-2``: several), its
+    barrier epoch and its group (``-1``: several), forgetting those a barrier of their own group ordered."""
+    stale: Array | None = None  # None: every reader takes its address over (fresh record, or all stale)
+    if not fresh:
+        rl = shadow[at]
+        rg = groups[at]
+        stale = (rl == -1) | (rl == lanes)  # no other reader on record, or one this group's barrier ordered
+        if my_epoch is not None:
+            old_epoch = epochs[at] != my_epoch
+            stale = stale | (((rl >= 0) | (rl == -2)) & (rg == my_group) & old_epoch)
+        if bool(stale.all()):
+            stale = None
+    multi: Array | None
+    if stale is None:
+        shadow[at] = lanes
+        if my_epoch is not None:
+            epochs[at] = my_epoch
+        groups[at] = my_group
+        multi = None if distinct else shadow[keys] != lanes
+    else:
+        multi = ~stale
+        if bool(stale.any()):
+            ks, ls = keys[stale], lanes[stale]
+            shadow[ks] = ls
+            if my_epoch is not None:
+                epochs[ks] = my_epoch[stale]
+            groups[ks] = my_group[stale]
+            if not distinct:
+                multi |= stale & (shadow[keys] != lanes)
+    if multi is not None and bool(multi.any()):
+        km = keys[multi]
+        other_group = groups[km] != my_group[multi]  # read before by, or now with, another group
+        shadow[km] = -2
+        groups[km[other_group]] = -1  # only ever -1 written: duplicates of a key cannot undo it
+        if my_epoch is not None:
+            epochs[km] = my_epoch[multi]
