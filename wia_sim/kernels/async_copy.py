@@ -221,28 +221,6 @@ class AsyncCopies:
                 divergent.append((what, differ.reshape(-1)))
         return np.asarray(value)
 
-    def _reach(self, mask: Array, check: str, what: str) -> Array:
-        """The groups some work-item of which reached the call; a group that only some reach is a finding."""
-        ex = self.ex
-        gs = ex.geometry.group_size
-        per_group = mask.reshape(-1, gs)
-        reached = np.asarray(per_group.any(axis=1))
-        if ex.checks:
-            mixed = np.flatnonzero(reached & ~per_group.all(axis=1))
-            if mixed.size:
-                g = int(mixed[0])
-                k = int(np.count_nonzero(per_group[g]))
-                missing = int(np.flatnonzero(~per_group[g])[0]) + g * gs
-                absent = ~per_group
-                absent[~reached | per_group.all(axis=1)] = False
-                raise ex.st.fault(
-                    check,
-                    f"{what} reached by {k} of the {gs} work-items of the work-group; not reached",
-                    missing,
-                    offenders=absent.reshape(-1),
-                )
-        return reached
-
     # ------------------------------------------------------------------ the built-ins
     def call(self, name: str, args: list[c_ast.Node], mask: Array, line: int) -> Value:
         ex = self.ex
@@ -269,7 +247,7 @@ class AsyncCopies:
             raise UnsupportedKernel(f"line {line}: '{name}' through a null pointer")
         if dst.elem is None or src.elem is None:
             raise UnsupportedKernel(f"line {line}: '{name}' of void pointers")
-        reached = self._reach(mask, "async_copy_divergence", f"'{name}'")
+        reached = self.ex.groups_reaching(mask, "async_copy_divergence", f"'{name}'")
         divergent: list[tuple[str, Array]] = []
         dst_off = self._per_group(dst.off, mask, "destination", divergent)
         src_off = self._per_group(src.off, mask, "source", divergent)
@@ -322,7 +300,7 @@ class AsyncCopies:
         ex.st.line = line
         if not isinstance(events, Pointer) or events.region is None:
             raise UnsupportedKernel(f"line {line}: wait_group_events without an event list")
-        reached = self._reach(mask, "barrier_divergence", "wait_group_events (a barrier)")
+        reached = self.ex.groups_reaching(mask, "barrier_divergence", "wait_group_events (a barrier)")
         divergent: list[tuple[str, Array]] = []
         n = self._per_group(np.asarray(count.a).astype(np.int64), mask, "number of events", divergent)
         waited: list[Array] = []

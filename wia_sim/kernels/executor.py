@@ -1337,11 +1337,9 @@ class _Executor(StructOps):
             raise UnsupportedKernel(f"line {self.st.line}: barrier flags that differ between work-items")
         return int(flags[0]) if flags.size else 0
 
-    def barrier(self, mask: Array, line: int, flags: int = _LOCAL_FENCE | _GLOBAL_FENCE) -> None:
-        """Work-items of a group wait for each other; ``flags`` say which memory the barrier orders between them:
-        ``CLK_GLOBAL_MEM_FENCE`` ``__global`` memory (a new epoch of the group's accesses), ``CLK_LOCAL_MEM_FENCE``
-        ``__local`` memory (its race shadow is forgotten). An access the barrier does not order still races."""
-        self.st.line = line
+    def groups_reaching(self, mask: Array, check: str, what: str) -> Array:
+        """The work-groups some work-item of which reached a group-wide call (``what``: a barrier, an async copy,
+        a wait); with checks on, a group that only some of its work-items reach is the ``check`` finding."""
         gs = self.geometry.group_size
         per_group = mask.reshape(-1, gs)
         reached = np.asarray(per_group.any(axis=1))
@@ -1354,11 +1352,19 @@ class _Executor(StructOps):
                 absent = ~per_group  # the work-items of those groups that do not reach it
                 absent[~reached | per_group.all(axis=1)] = False
                 raise self.st.fault(
-                    "barrier_divergence",
-                    f"barrier reached by {k} of the {gs} work-items of the work-group; not reached",
+                    check,
+                    f"{what} reached by {k} of the {gs} work-items of the work-group; not reached",
                     missing,
                     offenders=absent.reshape(-1),
                 )
+        return reached
+
+    def barrier(self, mask: Array, line: int, flags: int = _LOCAL_FENCE | _GLOBAL_FENCE) -> None:
+        """Work-items of a group wait for each other; ``flags`` say which memory the barrier orders between them:
+        ``CLK_GLOBAL_MEM_FENCE`` ``__global`` memory (a new epoch of the group's accesses), ``CLK_LOCAL_MEM_FENCE``
+        ``__local`` memory (its race shadow is forgotten). An access the barrier does not order still races."""
+        self.st.line = line
+        reached = self.groups_reaching(mask, "barrier_divergence", "barrier")
         if flags & _GLOBAL_FENCE:
             self.st.epoch = self.st.epoch + reached
         if flags & _LOCAL_FENCE:
