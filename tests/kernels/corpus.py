@@ -1820,7 +1820,8 @@ def _half_round(x: np.ndarray, mode: str) -> np.ndarray:
     else:  # nearest, ties to the even one (the even half has a zero lowest mantissa bit); past 65520: inf
         lo_f, hi_f = np.maximum(lo, -65504.0), np.minimum(hi, 65504.0)
         even = (lo_f.astype(np.float16).view(np.uint16) & 1) == 0
-        near_lo = (v - lo_f < hi_f - v) | ((v - lo_f == hi_f - v) & even)
+        with np.errstate(invalid="ignore"):  # inf - inf for infinite inputs, replaced below
+            near_lo = (v - lo_f < hi_f - v) | ((v - lo_f == hi_f - v) & even)
         r = np.where(near_lo, lo_f, hi_f)
         r = np.where(np.abs(v) >= 65520.0, np.copysign(np.inf, v), r)
     r = np.where(np.isinf(v), v, np.copysign(r, v))
