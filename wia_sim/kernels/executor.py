@@ -36,7 +36,7 @@ from wia_sim.kernels.ctype import (
     promoted,
     wrap,
 )
-from wia_sim.kernels.lanes import Geometry, Lanes
+from wia_sim.kernels.lanes import Geometry, lanes_of
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
 from wia_sim.kernels.memargs import unwrap
 from wia_sim.kernels.printf import PrintfOutput
@@ -272,7 +272,7 @@ class _Executor(StructOps):
         self.member_refs = program.member_refs
         self.kernel = kernel
         self.geometry = geometry
-        self.lanes = Lanes(geometry)
+        self.lanes = lanes_of(geometry)
         self.n = self.lanes.total
         self.groups = math.prod(geometry.num_groups)
         self.step_limit = step_limit

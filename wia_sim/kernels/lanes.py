@@ -115,3 +115,19 @@ class Lanes:
         lid = self.local_id
         x, y, z = (gid[d] * g.local_size[d] + lid[d] + g.global_offset[d] for d in range(3))
         return (x, y, z)
+
+
+_SHARED_LANES_MAX = 1 << 22
+"""Launches up to this many work-items share their geometry's ids (at most a few int64 arrays of this length, for
+the last two geometries); larger ones compute them per launch, so that nothing that size outlives its launch."""
+
+
+@functools.lru_cache(maxsize=2)
+def _shared_lanes(geometry: Geometry) -> Lanes:
+    return Lanes(geometry)
+
+
+def lanes_of(geometry: Geometry) -> Lanes:
+    """The lanes of ``geometry``; a kernel launched again over the same NDRange reuses the ids the last launch
+    computed (they are never written)."""
+    return _shared_lanes(geometry) if geometry.total <= _SHARED_LANES_MAX else Lanes(geometry)
