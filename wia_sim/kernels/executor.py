@@ -1436,12 +1436,19 @@ class _Executor(StructOps):
             return Value(t, result)
         if self.st.checks:
             region._check(self.st, flat, ok, t, write=False, atomic=True)
-            region._check(self.st, flat, ok, t, write=True, atomic=True)
         view = region.view(t.dtype)
         idx = np.broadcast_to(flat // t.dtype.itemsize, (self.n,))[lanes_]
         ops = [np.broadcast_to(o, (self.n,))[lanes_] for o in operands]
         old = apply_atomic(op, view, idx, ops, t)
         result[lanes_] = old
+        if self.st.checks:
+            # a cmpxchg whose comparison fails stores nothing: an atomic load, as Oclgrind counts it
+            stores = ok.copy()
+            if op == "cmpxchg":
+                stores[lanes_] = old == ops[0]
+            region._check(self.st, flat, stores, t, write=True, atomic=True)
+            if not bool(stores.all()) and bool((ok & ~stores).any()):
+                region._check(self.st, flat, ok & ~stores, t, write=False, atomic=True, load=True)
         nbytes = lanes_.size * t.dtype.itemsize
         key = region.space
         self.counts[f"{key}_bytes_read"] = self.counts.get(f"{key}_bytes_read", 0) + nbytes
