@@ -204,8 +204,8 @@ def test_private_structs_unions_initializers_and_long16_splats(ctx: wia.Context)
         ),
         ("union U { int a; float b; }; __kernel void k(__global int* o) { union U u = {1, 2}; }", "too many initial"),
         (
-            "struct S { char c; int a __attribute__((aligned(8))); }; __kernel void k(__global struct S* o) { }",
-            "attributes on struct members",
+            "struct S { char c; int a __attribute__((deprecated)); }; __kernel void k(__global struct S* o) { }",
+            "attribute 'deprecated' on struct member 'a'",
         ),
     ],
 )

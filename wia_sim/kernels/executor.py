@@ -769,8 +769,8 @@ class _Executor(StructOps):
                 self.store(base, self.to_value(self.eval(node.init, mask), ct), mask)
             return
         var = Var(ct, name=node.name)
-        if node.init is None and self.checks and ct.width == 1:  # scalars: which lanes have assigned it yet
-            var.init = np.zeros(self.n, dtype=bool)
+        if node.init is None and self.checks:  # which lanes have assigned it yet (a vector: which components)
+            var.init = np.zeros(self.n if ct.width == 1 else (self.n, ct.width), dtype=bool)
         if node.init is not None:
             if isinstance(node.init, c_ast.InitList):
                 parts = [self.eval(e, mask) for e in node.init.exprs]
@@ -1174,7 +1174,14 @@ class _Executor(StructOps):
         m = self.member_ptr(node, mask)
         if m is not None:
             return self.load(m, mask)
-        base = self.eval(node.name, mask)
+        var = self.lookup_var(node.name.name) if isinstance(node.name, c_ast.ID) else None
+        if var is not None and var.init is not None and var.init.ndim == 2 and var.ctype is not None:
+            # a swizzle of a vector variable reads only its components
+            idx = swizzle_indices(node.field.name, var.ctype.width)
+            check_assigned(self.st, var, mask, idx)
+            base = VarRef(self, var).peek()
+        else:
+            base = self.eval(node.name, mask)
         if isinstance(base, Pointer) or node.type != "." or base.t.width == 1:
             raise UnsupportedKernel(f"line {_line(node)}: structs and unions are not supported")
         idx = swizzle_indices(node.field.name, base.t.width)
@@ -1442,12 +1449,19 @@ class _Executor(StructOps):
             return Value(t, result)
         if self.st.checks:
             region._check(self.st, flat, ok, t, write=False, atomic=True)
-            region._check(self.st, flat, ok, t, write=True, atomic=True)
         view = region.view(t.dtype)
         idx = np.broadcast_to(flat // t.dtype.itemsize, (self.n,))[lanes_]
         ops = [np.broadcast_to(o, (self.n,))[lanes_] for o in operands]
         old = apply_atomic(op, view, idx, ops, t)
         result[lanes_] = old
+        if self.st.checks:
+            # a cmpxchg whose comparison fails stores nothing: an atomic load, as Oclgrind counts it
+            stores = ok.copy()
+            if op == "cmpxchg":
+                stores[lanes_] = old == ops[0]
+            region._check(self.st, flat, stores, t, write=True, atomic=True)
+            if not bool(stores.all()) and bool((ok & ~stores).any()):
+                region._check(self.st, flat, ok & ~stores, t, write=False, atomic=True, load=True)
         nbytes = lanes_.size * t.dtype.itemsize
         key = region.space
         self.counts[f"{key}_bytes_read"] = self.counts.get(f"{key}_bytes_read", 0) + nbytes
@@ -1476,7 +1490,7 @@ class _Executor(StructOps):
                 return MemRef(self, m)
         if isinstance(node, c_ast.StructRef) and node.type == ".":
             base = self.lref(node.name, mask)
-            cur = base.get(mask)
+            cur = base.peek() if isinstance(base, VarRef) else base.get(mask)
             if isinstance(cur, Value) and cur.t.width > 1:
                 return SwizzleRef(self, base, swizzle_indices(node.field.name, cur.t.width), cur.t)
         raise UnsupportedKernel(f"line {_line(node)}: this assignment target is not supported")

@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
 
-__all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "check_assigned", "merge_lanes"]
+__all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "check_assigned", "mark_assigned", "merge_lanes"]
 
 Array = NDArray[Any]
 Result = Value | Pointer
@@ -51,17 +51,37 @@ class Var:
     ptr_elem: CType | None = None
     is_pointer: bool = False
     name: str = ""
-    init: Array | None = None  # a scalar declared without initializer, with checks on: the lanes that assigned it
+    # a scalar or vector declared without initializer, with checks on: the lanes that assigned it (a vector: each
+    # component, one row per lane, so that ``v.xz = ...`` initializes only those components)
+    init: Array | None = None
 
 
-def check_assigned(st: LaunchState, var: Var, mask: Array) -> None:
-    """Raise ``uninitialized_private`` when a lane of ``mask`` reads ``var`` before it assigned it."""
+def check_assigned(st: LaunchState, var: Var, mask: Array, components: tuple[int, ...] | None = None) -> None:
+    """Raise ``uninitialized_private`` when a lane of ``mask`` reads ``var`` (a vector: its ``components``, None:
+    all) before it assigned it."""
     assert var.init is not None
-    missing = np.broadcast_to(mask, var.init.shape) & ~var.init
+    init = var.init
+    if init.ndim == 2:
+        init = np.asarray((init if components is None else init[:, list(components)]).all(axis=1))
+    missing = np.broadcast_to(mask, init.shape) & ~init
     if bool(missing.any()):
         lane = int(np.flatnonzero(missing)[0])
-        what = f"read of uninitialized __private variable '{var.name}' (declared without an initializer)"
+        part = "" if var.init.ndim == 1 else "a component of "
+        what = f"read of uninitialized {part}__private variable '{var.name}' (declared without an initializer)"
         raise st.fault("uninitialized_private", what, lane, None, missing)
+
+
+def mark_assigned(var: Var, mask: Array, components: tuple[int, ...] | None = None) -> None:
+    """The lanes of ``mask`` assigned ``var`` (a vector: its ``components``, None: all); forgets the flags once every
+    lane assigned all of it."""
+    assert var.init is not None
+    init = var.init.copy()
+    if init.ndim == 2:
+        cols = slice(None) if components is None else list(components)
+        init[:, cols] |= np.broadcast_to(mask, init.shape[:1])[:, None]
+    else:
+        init |= mask
+    var.init = None if bool(init.all()) else init
 
 
 class Ref:
@@ -93,6 +113,11 @@ class VarRef(Ref):
             raise UnsupportedKernel(f"line {self.ex.st.line}: assignment to an array")
         if var.init is not None:
             check_assigned(self.ex.st, var, mask)
+        return self.peek()
+
+    def peek(self) -> Result:
+        """The value, without the uninitialized-read check (a swizzle reads or writes only some components)."""
+        var = self.var
         if var.value is None:
             if var.ctype is None:
                 return Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
@@ -132,8 +157,7 @@ class VarRef(Ref):
         t = var.ctype
         nv = self.ex.to_value(v, t)
         if var.init is not None:
-            init = var.init | mask
-            var.init = None if bool(init.all()) else init
+            mark_assigned(var, mask)
         if full or var.value is None or not isinstance(var.value, Value):
             var.value = nv
         else:
@@ -168,14 +192,24 @@ class SwizzleRef(Ref):
         s = self.t.scalar
         return s if len(self.idx) == 1 else s.vector(len(self.idx))
 
+    def _tracked(self) -> VarRef | None:
+        """The base, if it is a vector variable whose components' initialization is tracked."""
+        if isinstance(self.base, VarRef) and self.base.var.init is not None and self.base.var.init.ndim == 2:
+            return self.base
+        return None
+
     def get(self, mask: Array) -> Result:
-        cur = self.base.get(mask)
+        ref = self._tracked()
+        if ref is not None:
+            check_assigned(self.ex.st, ref.var, mask, self.idx)
+        cur = ref.peek() if ref is not None else self.base.get(mask)
         assert isinstance(cur, Value)
         a = np.asarray(cur.a)[..., list(self.idx)]
         return Value(self._part(), a[..., 0] if len(self.idx) == 1 else a)
 
     def set(self, v: Result, mask: Array) -> None:
-        cur = self.base.get(mask)
+        ref = self._tracked()
+        cur = ref.peek() if ref is not None else self.base.get(mask)
         assert isinstance(cur, Value)
         part = self.ex.to_value(v, self._part())
         src = np.asarray(part.a)
@@ -185,4 +219,11 @@ class SwizzleRef(Ref):
             new[..., self.idx[0]] = src
         else:
             new[..., list(self.idx)] = src
+        if ref is None:
+            self.base.set(Value(self.t, new), mask)
+            return
+        var = ref.var
+        init, var.init = var.init, None  # the whole vector is stored, only these components are assigned
         self.base.set(Value(self.t, new), mask)
+        var.init = init
+        mark_assigned(var, mask, self.idx)

@@ -38,6 +38,9 @@ class RaceTracker:
     a_lane: Array | None
     a_epoch: Array | None
     a_group: Array | None
+    l_lane: Array | None
+    l_epoch: Array | None
+    l_group: Array | None
     _pending_reads: list[tuple[Array, Array]]
     _pending_size: int
     _written: bool
@@ -54,6 +57,7 @@ class RaceTracker:
         write: bool,
         atomic: bool = False,
         stored: Callable[[], tuple[Array, Array]] | None = None,
+        load: bool = False,
     ) -> None:
         """Shadow memory per granule: the last writer, the last reader (``-2``: several), the last atomic updater
         (``-2``: several) and, for ``__global`` memory, their barrier epochs and the readers' and updaters' group
@@ -62,10 +66,15 @@ class RaceTracker:
         recorded, so a buffer's first access in a launch costs one pass.
 
         ``atomic``: the access is an atomic update (looked at once, as its write: its read half adds nothing). It
-        conflicts with other work-items' plain reads and writes, never with another atomic. ``stored``, for a plain
+        conflicts with other work-items' plain reads and writes, never with another atomic. ``atomic`` without
+        ``write`` adds nothing either, unless ``load``: an atomic that stores nothing (an ``atomic_cmpxchg`` whose
+        comparison failed), an atomic load as Oclgrind counts it, which conflicts with other work-items' plain
+        writes only (a plain read beside it reads the same value whatever the order). ``stored``, for a plain
         write: computes the bits each entry stores and the bits memory holds there now (the last write's), called
         only when writes conflict, to tell a uniform write (the same value) from a race."""
         if atomic and not write:
+            if load:
+                self._atomic_load(st, keys, lanes)
             return
         gs = st.lanes.geometry.group_size
         local = self.space == "local"
@@ -123,6 +132,13 @@ class RaceTracker:
                 k = int(np.flatnonzero(conflict)[0])
                 kind = "atomic" if atomic else "write"
                 self._report(st, check, kind, "read", int(lanes[k]), int(self.r_lane[at][k]), keys, lanes, k, conflict)
+        if write and not atomic and self.l_lane is not None:
+            conflict = several(self.l_lane, self.l_group, self.l_epoch)
+            if bool(conflict.any()):
+                k = int(np.flatnonzero(conflict)[0])
+                self._report(
+                    st, check, "write", "load", int(lanes[k]), int(self.l_lane[at][k]), keys, lanes, k, conflict
+                )
         if not atomic and self.a_lane is not None:
             conflict = several(self.a_lane, self.a_group, self.a_epoch)
             if bool(conflict.any()):
@@ -195,6 +211,38 @@ class RaceTracker:
         assert self.r_lane is not None and self.r_epoch is not None and self.r_group is not None
         _record_global(self.r_lane, self.r_epoch, self.r_group, keys, lanes, at, distinct, my_group, my_epoch, fresh)
 
+    def _atomic_load(self, st: LaunchState, keys: Array, lanes: Array) -> None:
+        """An atomic that stores nothing (see ``_race``'s ``load``): a race with another work-item's plain write on
+        record, else recorded (``l_lane``) for the plain writes that follow."""
+        gs = st.lanes.geometry.group_size
+        local = self.space == "local"
+        at, distinct = _indexer(keys)
+        my_group = lanes // gs
+        my_epoch = st.epoch[my_group] if not local and bool(st.epoch.any()) else None
+        if self.w_lane is not None and self._written:
+            assert self.w_epoch is not None
+            wl = self.w_lane[at]
+            conflict = (wl >= 0) & (wl != lanes)
+            if my_epoch is not None and bool(conflict.any()):
+                conflict &= (wl // gs != my_group) | (self.w_epoch[at] == my_epoch)
+            if bool(conflict.any()):
+                k = int(np.flatnonzero(conflict)[0])
+                check = "race_local" if local else "race_global"
+                self._report(st, check, "load", "write", int(lanes[k]), int(wl[k]), keys, lanes, k, conflict)
+        fresh = self.l_lane is None
+        if self.l_lane is None:
+            size = self.data.size // self.granule + 1
+            self.l_lane = np.full(size, -1, np.int32)
+            self.l_epoch = np.zeros(size, np.int32)
+            self.l_group = np.zeros(size, np.int32)
+        if local:
+            _record_local(self.l_lane, keys, lanes, at, distinct)
+        else:
+            assert self.l_epoch is not None and self.l_group is not None
+            _record_global(
+                self.l_lane, self.l_epoch, self.l_group, keys, lanes, at, distinct, my_group, my_epoch, fresh
+            )
+
     def _uniform(self, st: LaunchState, keys: Array, lanes: Array, uniform: Array) -> None:
         """Note (or, strict, raise) the uniform write at the entries flagged in ``uniform``: work-items store the
         value memory holds, or the same value as each other, with no barrier in between. A benign race: every
@@ -254,8 +302,8 @@ class RaceTracker:
         raise st.fault(check, what, lane, at, lanes_of[racing], (keys[racing] * self.granule) % self.stride)
 
 
-_ACCESS = {"read": "read", "write": "write", "atomic": "atomic update"}
-_ARTICLE = {"read": "a", "write": "a", "atomic": "an"}
+_ACCESS = {"read": "read", "write": "write", "atomic": "atomic update", "load": "atomic load"}
+_ARTICLE = {"read": "a", "write": "a", "atomic": "an", "load": "an"}
 
 
 def _differs_by_key(keys: Array, values: Array) -> Array:

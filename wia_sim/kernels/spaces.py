@@ -280,6 +280,9 @@ class Region(RaceTracker):
         self.a_lane: Array | None = None  # the last atomic updater (see races.RaceTracker._race)
         self.a_epoch: Array | None = None
         self.a_group: Array | None = None
+        self.l_lane: Array | None = None  # the last atomic loader: a cmpxchg that stored nothing (races._atomic_load)
+        self.l_epoch: Array | None = None
+        self.l_group: Array | None = None
         self.init: Array | None = None
         self._pending_reads: list[tuple[Array, Array]] = []  # __local reads not yet in the shadow (see _race)
         self._pending_size = 0
@@ -438,9 +441,18 @@ class Region(RaceTracker):
 
     # ---------------------------------------------------------------------------------------------------------
     def _check(
-        self, st: LaunchState, flat: Array, ok: Array, t: CType, write: bool, atomic: bool, values: Array | None = None
+        self,
+        st: LaunchState,
+        flat: Array,
+        ok: Array,
+        t: CType,
+        write: bool,
+        atomic: bool,
+        values: Array | None = None,
+        load: bool = False,
     ) -> None:
-        """The uninitialized-read and race checks of an access; ``values``: what a plain store stores, per lane."""
+        """The uninitialized-read and race checks of an access; ``values``: what a plain store stores, per lane;
+        ``load``: an atomic that stores nothing (``RaceTracker._race``)."""
         races = self.track_races and self.space not in ("constant", "private")
         if self.init is None and not races:
             return
@@ -484,7 +496,7 @@ class Region(RaceTracker):
                 if self.granule & (self.granule - 1) == 0
                 else starts // self.granule
             )
-            self._race(st, keys, lanes, write, atomic, stored)
+            self._race(st, keys, lanes, write, atomic, stored, load)
 
     def _stored(self, values: Array, lanes: Array, starts: Array, t: CType) -> Callable[[], tuple[Array, Array]]:
         """What a store by ``lanes`` at byte ``starts`` stores (``values``: one row per lane of the launch) and what
@@ -516,7 +528,7 @@ class Region(RaceTracker):
         else:
             self._fold_reads()
         per_row = self.stride // self.granule
-        for shadow in (self.w_lane, self.r_lane, self.a_lane):
+        for shadow in (self.w_lane, self.r_lane, self.a_lane, self.l_lane):
             if shadow is None:
                 continue
             if every:

@@ -3,7 +3,8 @@
 A struct's storage is bytes, laid out as on a device (C's rules, OpenCL C 1.2 6.1.5: a vector is aligned to its
 size, a 3-component vector takes the size and alignment of 4, a pointer 8 bytes), little-endian, so that a buffer
 the host writes as a NumPy structured array (``align=True``) reads right. ``__attribute__((packed))`` and
-``__attribute__((aligned(N)))`` after the ``struct``/``union`` keyword are honoured.
+``__attribute__((aligned(N)))`` after the ``struct``/``union`` keyword are honoured, and on a member (before its
+type or after its declarator) as GCC and Clang lay them out.
 
 The executor keeps every struct in memory (a region's bytes) and reads members through pointers to them; a struct
 value (a whole struct read, a function's result) is a ``Value`` of a ``StructType`` holding the bytes, one row per
@@ -63,9 +64,42 @@ def is_struct(t: CType | None) -> bool:
 def _attributes(node: c_ast.Node) -> tuple[bool, int]:
     """``packed`` and the ``aligned(N)`` alignment (1 when absent) of a struct node's ``__attribute__``."""
     attrib = getattr(node, "attrib", None)
-    packed, aligned = False, 1
     if isinstance(attrib, AttributeSpecifier) and attrib.exprlist is not None:
-        for e in attrib.exprlist.exprs:
+        return _packed_aligned(attrib.exprlist.exprs)
+    return False, 1
+
+
+def member_attributes(decl: c_ast.Decl) -> list[c_ast.Node]:
+    """The ``__attribute__`` expressions of a struct member: before its type (``__attribute__((aligned(8))) int
+    x;``) or after its declarator (``int x __attribute__((packed));``, also after an array's or a pointer's)."""
+    exprs: list[c_ast.Node] = []
+    for spec in decl.funcspec or []:
+        if isinstance(spec, AttributeSpecifier) and spec.exprlist is not None:
+            exprs.extend(spec.exprlist.exprs)
+    t = decl.type
+    while t is not None:
+        attrs = getattr(t, "attributes", None)
+        if isinstance(attrs, c_ast.ExprList):
+            exprs.extend(attrs.exprs)
+        t = getattr(t, "type", None)
+    return exprs
+
+
+def unsupported_member_attribute(decl: c_ast.Decl) -> str | None:
+    """The name of an attribute of a struct member other than ``packed`` and ``aligned`` (None: none)."""
+    for e in member_attributes(decl):
+        name = e.name.name if isinstance(e, c_ast.FuncCall) and isinstance(e.name, c_ast.ID) else None
+        name = e.name if isinstance(e, c_ast.ID) else name
+        if name not in ("packed", "__packed__", "aligned", "__aligned__"):
+            return name or "?"
+    return None
+
+
+def _packed_aligned(exprs: list[c_ast.Node]) -> tuple[bool, int]:
+    """``packed`` and the ``aligned(N)`` alignment (1 when absent) among ``__attribute__`` expressions."""
+    packed, aligned = False, 1
+    if exprs:
+        for e in exprs:
             if isinstance(e, c_ast.ID) and e.name in ("packed", "__packed__"):
                 packed = True
             elif (
@@ -114,10 +148,15 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
     offset = 0
     size = 0
     align = 1
-    for name, mt in types.fields(tag):
+    decls = [d for d in node.decls if isinstance(d, c_ast.Decl)]
+    for (name, mt), decl in zip(types.fields(tag), decls, strict=True):
         msize, malign = size_align(mt, types, cache)
-        if packed:
+        # GCC's rules (which Clang follows): packed (the struct's or the member's) drops the member's alignment
+        # to 1; aligned(N) on a member raises it to N, packed or not
+        mpacked, maligned = _packed_aligned(member_attributes(decl))
+        if packed or mpacked:
             malign = 1
+        malign = max(malign, maligned)
         start = 0 if union else -(-offset // malign) * malign
         dims: list[int] = []
         inner = mt
@@ -151,8 +190,12 @@ def check_struct(t: TypeInfo, types: TypeResolver, kernel_arg: bool) -> str | No
     if t.name not in types.structs:
         return f"'{t.name}' is an incomplete type (declared but not defined)"
     for d in types.structs[t.name].decls or []:
-        if getattr(getattr(d, "type", None), "attributes", None) is not None:
-            return f"attributes on struct members are not supported (member '{d.name}' of '{t.name}')"
+        bad = unsupported_member_attribute(d) if isinstance(d, c_ast.Decl) else None
+        if bad is not None:
+            return (
+                f"attribute '{bad}' on struct member '{d.name}' of '{t.name}' is not supported (expected packed or "
+                "aligned(N))"
+            )
     for name, mt in types.fields(t.name):
         inner = mt
         while inner.kind == "array" and inner.target is not None:
