@@ -1,4 +1,5 @@
-"""Which bytes an access touches (issue 16): members of packed structs, at any byte offset, and components of a
+"""Which bytes an access touches (issue 16): members of packed structs (or packed members), at any byte offset,
+members aligned with ``aligned(N)``, and components of a
 vector in memory (``p[i].y = v``, ``x = p[i].zw``), which read and write only their own bytes.
 
 Values against NumPy references over fresh random data, through the public HAL, on the simulator and, where an
@@ -191,3 +192,65 @@ def test_a_misaligned_pointer_is_still_a_finding(sim: wia.Context) -> None:
     args = (_upload(sim, np.arange(4, dtype=np.int32)), wia.alloc(sim, 8), _upload(sim, ps))
     with pytest.raises(wia.InvalidMemoryError, match="misaligned read of 4 bytes at offset 2"):
         wia.launch_kernel(kernel, wia.LaunchConfig(global_size=1), *args)
+
+
+MEMBERS = r"""
+struct M { char tag; int count __attribute__((packed)); char end; long big __attribute__((aligned(16))); };
+__kernel void k(__global struct M* ms, __global long* out)
+{
+    int i = get_global_id(0);
+    out[i] = ms[i].count * (long)ms[i].tag + ms[i].big + ms[i].end + (long)sizeof(struct M) * 1000000000000L;
+    ms[i].count = -ms[i].count;
+    ms[i].big = ms[i].big ^ 0x5555;
+}
+"""
+MEMBER = np.dtype(
+    {
+        "names": ["tag", "count", "end", "big"],
+        "formats": [np.int8, np.int32, np.int8, np.int64],
+        "offsets": [0, 1, 5, 16],
+        "itemsize": 32,
+    }
+)
+
+
+def test_packed_and_aligned_attributes_on_members(ctx: wia.Context) -> None:
+    """GCC's rules, as Clang applies them: ``packed`` on a member puts it right after the one before, ``aligned(16)``
+    moves it to a multiple of 16 and makes the struct's alignment (and so its size) 16."""
+    rng = np.random.default_rng(35)
+    ms = np.zeros(N, MEMBER)
+    ms["tag"] = rng.integers(-9, 10, N)
+    ms["count"] = rng.integers(-(2**30), 2**30, N)
+    ms["end"] = rng.integers(-100, 100, N)
+    ms["big"] = rng.integers(-(2**40), 2**40, N)
+    buf, out = _upload(ctx, ms), wia.alloc(ctx, 8 * N)
+    wia.launch_kernel(wia.compile_kernel(ctx, MEMBERS, "k"), wia.LaunchConfig(global_size=N, local_size=8), buf, out)
+    want = ms["count"].astype(np.int64) * ms["tag"] + ms["big"] + ms["end"] + 32 * 10**12
+    np.testing.assert_array_equal(_download(ctx, out, np.dtype(np.int64)), want)
+    got = _download(ctx, buf, MEMBER)
+    np.testing.assert_array_equal(got["count"], -ms["count"])
+    np.testing.assert_array_equal(got["big"], ms["big"] ^ 0x5555)
+    np.testing.assert_array_equal(got[["tag", "end"]], ms[["tag", "end"]])
+
+
+RUNS = r"""
+__kernel void k(__global const int* x, __global int8* o)
+{
+    int i = get_global_id(0);
+    o[i].s4567 = (int4)(x[i], x[i] + 1, x[i] + 2, x[i] + 3);
+    o[i].s10 = (int2)(-x[i], x[i] * 3);
+    o[i].s3 = x[i] ^ 0x5a5a;
+    o[i].s2 = i;
+}
+"""
+
+
+def test_runs_of_components_into_write_only_memory(ctx: wia.Context) -> None:
+    """A run of consecutive components (``.s4567``) is stored as one access, others one component at a time;
+    together they write the whole int8, nothing read."""
+    rng = np.random.default_rng(36)
+    x = rng.integers(-(2**20), 2**20, N).astype(np.int32)
+    out = wia.alloc(ctx, 32 * N, access=wia.MemoryAccess.WRITE_ONLY)
+    wia.launch_kernel(wia.compile_kernel(ctx, RUNS, "k"), wia.LaunchConfig(global_size=N), _upload(ctx, x), out)
+    want = np.stack([x * 3, -x, np.arange(N), x ^ 0x5A5A, x, x + 1, x + 2, x + 3], axis=1).astype(np.int32)
+    np.testing.assert_array_equal(_download(ctx, out, np.dtype(np.int32)).reshape(N, 8), want)
