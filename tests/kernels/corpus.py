@@ -2311,6 +2311,42 @@ def _make_bug_any_negative(rng: np.random.Generator) -> Launch:
     return Launch(args, (_round_up(n, 64),), (64,))
 
 
+# -- packed structs and members, vector components in memory (issue 16)
+
+_PACKED_REC = _struct_dtype(
+    [("kind", np.int8, 0), ("count", np.int32, 1), ("delta", np.int16, 5), ("w", (np.float32, 2), 7)], 15
+)
+_MIXED = _struct_dtype([("tag", np.int8, 0), ("v", np.int32, 1), ("scale", np.float32, 8)], 12)
+
+
+def _make_packed_records(rng: np.random.Generator) -> Launch:
+    """Values that float32 holds exactly (eighths and quarters times small integers), so the outputs are exact."""
+    n = _size(rng, 300, 1500, 64)
+    recs = np.zeros(n, _PACKED_REC)
+    recs["kind"] = rng.integers(-100, 100, n)
+    recs["count"] = rng.integers(-4000, 4000, n)
+    recs["delta"] = rng.integers(-(2**15), 2**15, n)
+    recs["w"] = rng.integers(-64, 64, (n, 2)) / 8.0
+    mixed = np.zeros(n, _MIXED)
+    mixed["tag"] = rng.integers(-100, 100, n)
+    mixed["v"] = rng.integers(-(2**20), 2**20, n)
+    mixed["scale"] = rng.integers(-16, 16, n) / 4.0
+    out = Buffer(np.full((n, 4), np.nan, np.float32), "out", flags="write_only")
+    args = {"recs": Buffer(recs), "mixed": Buffer(mixed), "out": out, "counts": _sentinel_out(n, np.int32),
+            "n": _i32(n)}  # fmt: skip
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_packed_records(i: Inputs) -> dict[str, np.ndarray]:
+    r, m = i["recs"], i["mixed"]
+    w = _f64(r["w"])
+    out = np.stack(
+        [w[:, 0] * r["count"] + w[:, 1], _f64(r["delta"]), _f64(m["scale"]) * m["v"],
+         _f64(r["kind"].astype(np.int64) + m["tag"])], axis=1
+    )  # fmt: skip
+    return {"out": out, "counts": r["count"].astype(np.int64) + m["v"] - 15 * 1000 - 12}
+
+
 CASES: list[KernelCase] = [
     KernelCase(
         "vector_add",
@@ -3109,6 +3145,18 @@ CASES: list[KernelCase] = [
         _make_count_positive_groups,
         _ref_count_positive_groups,
         {"counts": exact(), "scaled": CORRECTLY_ROUNDED},
+    ),
+    # -- packed structs and members, vector components in memory (issue 16)
+    KernelCase(
+        "packed_records",
+        "packed_records.cl",
+        "packed_records",
+        "members off their natural alignment: a packed struct (int at offset 1, float2 at 7) and a packed member "
+        "of a 12-byte struct, through pointers and a whole copy; float4 components stored one or two at a time "
+        "into a write-only buffer",
+        _make_packed_records,
+        _ref_packed_records,
+        {"out": exact("eighths and quarters times integers below 2^24: exact in float32"), "counts": exact()},
     ),
 ]
 

@@ -17,6 +17,7 @@ from pycparserext.ext_c_parser import Asm, AttributeSpecifier, FuncDeclExt
 from wia_sim.kernels import async_copy, printf
 from wia_sim.kernels.ctype import CType, common_type, comparison_type, promoted, wrap
 from wia_sim.kernels.ctype import lookup as ctype_lookup
+from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.parsing import BUILTIN_FILE
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
@@ -245,6 +246,10 @@ class Checker:
             self.error(node, "function pointers are not supported")
             return
         self.check_type_usable(t, node, f"variable '{node.name}'")
+        reserved = keyword_name(node.name, "variable")
+        if reserved:
+            self.error(node, reserved)
+            return
         if "extern" in node.storage:
             self.error(node, f"extern variables are not supported ('{node.name}')")
             return
@@ -362,6 +367,9 @@ class Checker:
                 continue
             if p.name in scope:
                 self.error(p, f"redefinition of parameter '{p.name}'")
+            reserved = keyword_name(p.name, "parameter")
+            if reserved:
+                self.error(p, reserved)
             scope[p.name] = _Symbol(p.name, "param", t, _coord_of(p)[0])
         self.scopes.append(scope)  # the parameters share the body's outermost scope (C99 6.2.1)
         self.caller = fn
@@ -747,6 +755,9 @@ class Checker:
             )
         self.check_array_dims(node, t)
         scope = self.scopes[-1]
+        reserved = keyword_name(node.name, "variable")
+        if reserved:
+            self.error(node, reserved)
         if node.name in scope:
             self.error(node, f"redefinition of '{node.name}'")
         scope[node.name] = _Symbol(node.name, "var", t, _coord_of(node)[0])

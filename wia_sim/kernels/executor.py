@@ -56,6 +56,7 @@ from wia_sim.kernels.spaces import (
 from wia_sim.kernels.struct_exec import StructOps
 from wia_sim.kernels.structs import StructType, layout, size_align
 from wia_sim.kernels.types import TypeInfo, TypeResolver, char_constant, swizzle_indices
+from wia_sim.kernels.unaligned import load_unaligned, store_unaligned
 
 __all__ = ["COUNTS", "KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
 
@@ -878,6 +879,8 @@ class _Executor(StructOps):
             raise UnsupportedKernel(f"line {self.st.line}: dereference of a null or void pointer")
         if isinstance(p.elem, StructType):
             return self.struct_load(p, p.elem, mask)
+        if p.packed:
+            return Value(p.elem, load_unaligned(self.st, p.region, p.off, mask, p.elem))
         return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
 
     def value_at(self, p: Pointer, mask: Array) -> Array:
@@ -908,6 +911,9 @@ class _Executor(StructOps):
             raise UnsupportedKernel(f"line {self.st.line}: store through a null or void pointer")
         if isinstance(p.elem, StructType):
             self.struct_store(p, p.elem, self.to_value(v, p.elem), mask)
+            return
+        if p.packed:
+            store_unaligned(self.st, p.region, p.off, mask, p.elem, self._conv(v, p.elem))
             return
         p.region.store(self.st, p.off, mask, p.elem, self._conv(v, p.elem))
 
@@ -1174,6 +1180,10 @@ class _Executor(StructOps):
         m = self.member_ptr(node, mask)
         if m is not None:
             return self.load(m, mask)
+        if node.type == "." and (
+            isinstance(node.name, c_ast.ArrayRef) or (isinstance(node.name, c_ast.UnaryOp) and node.name.op == "*")
+        ):  # components of a vector in memory: only their bytes are read
+            return self.lref(node, mask).get(mask)
         var = self.lookup_var(node.name.name) if isinstance(node.name, c_ast.ID) else None
         if var is not None and var.init is not None and var.init.ndim == 2 and var.ctype is not None:
             # a swizzle of a vector variable reads only its components
@@ -1490,9 +1500,15 @@ class _Executor(StructOps):
                 return MemRef(self, m)
         if isinstance(node, c_ast.StructRef) and node.type == ".":
             base = self.lref(node.name, mask)
-            cur = base.peek() if isinstance(base, VarRef) else base.get(mask)
-            if isinstance(cur, Value) and cur.t.width > 1:
-                return SwizzleRef(self, base, swizzle_indices(node.field.name, cur.t.width), cur.t)
+            # a vector in memory is not read to learn its type: a store to its components reads nothing
+            vt: CType | None = None
+            if isinstance(base, MemRef) and not base.p.dims:
+                vt = base.p.elem
+            else:
+                cur = base.peek() if isinstance(base, VarRef) else base.get(mask)
+                vt = cur.t if isinstance(cur, Value) else None
+            if vt is not None and vt.width > 1:
+                return SwizzleRef(self, base, swizzle_indices(node.field.name, vt.width), vt)
         raise UnsupportedKernel(f"line {_line(node)}: this assignment target is not supported")
 
 

@@ -7,7 +7,7 @@ changes only the active lanes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -32,6 +32,8 @@ class Executor(Protocol):
     def store(self, p: Pointer, v: Value, mask: Array) -> None: ...
 
     def to_value(self, v: Result, t: CType) -> Value: ...
+
+    def value_at(self, p: Pointer, mask: Array) -> Array: ...
 
 
 def merge_lanes(mask: Array, new: Array, old: Array, width: int) -> Array:
@@ -198,7 +200,30 @@ class SwizzleRef(Ref):
             return self.base
         return None
 
+    def _components(self) -> list[Pointer] | None:
+        """Pointers to the named components where the vector lies in memory (``p[i].x``, ``s->v.zy``), else
+        None. A device reads and writes only those bytes: ``p[i].x = 1`` on a write-only buffer reads nothing, and
+        reading ``p[i].y`` does not read the components nobody wrote. A run of consecutive components (``.s4567``)
+        is one access."""
+        if not isinstance(self.base, MemRef):
+            return None
+        p = self.base.p
+        if p.region is None or p.dims or p.elem is None or p.elem.width != self.t.width:
+            return None
+        size = self.t.scalar.dtype.itemsize
+        first, count = self.idx[0], len(self.idx)
+        if count in (2, 4, 8, 16) and self.idx == tuple(range(first, first + count)):
+            return [replace(p.moved(np.asarray(first * size, np.int64)), elem=self._part())]
+        return [replace(p.moved(np.asarray(k * size, np.int64)), elem=self.t.scalar) for k in self.idx]
+
     def get(self, mask: Array) -> Result:
+        parts = self._components()
+        if parts is not None:
+            values = [np.asarray(self.ex.value_at(c, mask)) for c in parts]
+            if len(values) == 1:  # one component, or one run of them
+                return Value(self._part(), values[0])
+            shape = np.broadcast_shapes(*(v.shape for v in values))
+            return Value(self._part(), np.stack([np.broadcast_to(v, shape) for v in values], axis=-1))
         ref = self._tracked()
         if ref is not None:
             check_assigned(self.ex.st, ref.var, mask, self.idx)
@@ -208,6 +233,15 @@ class SwizzleRef(Ref):
         return Value(self._part(), a[..., 0] if len(self.idx) == 1 else a)
 
     def set(self, v: Result, mask: Array) -> None:
+        parts = self._components()
+        if parts is not None:
+            part = self.ex.to_value(v, self._part())
+            src = np.asarray(part.a)
+            for j, c in enumerate(parts):
+                assert c.elem is not None
+                self.ex.store(c, Value(c.elem, src if len(parts) == 1 else src[..., j]), mask)
+            self.assigned = part
+            return
         ref = self._tracked()
         cur = ref.peek() if ref is not None else self.base.get(mask)
         assert isinstance(cur, Value)

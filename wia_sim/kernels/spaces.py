@@ -128,13 +128,15 @@ class Pointer:
     """Where a pointer points: a region (None for a null pointer), the pointee type (None for void) and a byte
     offset per lane. ``dims`` are the remaining array dimensions when the pointee is itself an array row.
     ``null``: the lanes in which a pointer into ``region`` is NULL instead (a variable assigned NULL in some
-    work-items and an object in others), or None."""
+    work-items and an object in others), or None. ``packed``: a member of a packed struct, which may lie at any
+    byte offset (read and written byte by byte, never called misaligned)."""
 
     region: Region | None
     elem: CType | None
     off: Array
     dims: tuple[int, ...] = ()
     null: Array | None = None
+    packed: bool = False
 
     @property
     def elem_size(self) -> int:
@@ -144,7 +146,7 @@ class Pointer:
 
     def moved(self, delta: Array) -> Pointer:
         off = delta if self.off.ndim == 0 and not self.off else self.off + delta
-        return Pointer(self.region, self.elem, off, self.dims, self.null)
+        return Pointer(self.region, self.elem, off, self.dims, self.null, self.packed)
 
 
 def elem_bytes(t: CType) -> int:

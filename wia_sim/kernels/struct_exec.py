@@ -23,7 +23,7 @@ from pycparser import c_ast
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.lanes import Lanes
 from wia_sim.kernels.lvalues import Var
-from wia_sim.kernels.spaces import LaunchState, Pointer, Region, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import LaunchState, Pointer, Region, UnsupportedKernel, Value, elem_bytes
 from wia_sim.kernels.structs import StructType, size_align
 from wia_sim.kernels.types import TypeInfo, TypeResolver, const_int
 
@@ -155,7 +155,11 @@ class StructOps:
         elem: CType | None = None if inner.kind == "pointer" else self._ct(inner)
         if elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: pointer member '{m.name}' of '{st.name}'")
-        return Pointer(base.region, elem, base.off + m.offset if m.offset else base.off, m.dims)
+        off = base.off + m.offset if m.offset else base.off
+        natural = elem.align if isinstance(elem, StructType) else elem_bytes(elem)
+        # a packed struct or member may put a member off its own alignment, in the struct or with the struct
+        packed = base.packed or st.align < natural or m.offset % natural != 0
+        return Pointer(base.region, elem, off, m.dims, packed=packed)
 
     def lookup_var(self, name: str) -> Var | None:
         raise NotImplementedError
@@ -180,7 +184,7 @@ class StructOps:
             m = self.member_ptr(node, mask)
             if m is not None:
                 if m.dims:
-                    return Pointer(m.region, m.elem, m.off, m.dims[1:]), m.dims[0], True
+                    return Pointer(m.region, m.elem, m.off, m.dims[1:], packed=m.packed), m.dims[0], True
                 return self.load(m, mask), None, False
         return self.eval(node, mask), None, False
 
