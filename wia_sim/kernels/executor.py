@@ -6,6 +6,9 @@ divergent control flow is a lane mask: both sides of an ``if``/``?:`` run under 
 lanes join at their own labels and fall through, loops run until no lane's condition holds,
 ``break``/``continue``/``return`` switch lanes off. Memory lives in ``spaces.Region``
 objects, which check every access when ``checks`` is on.
+
+The visitor methods are named as the checker's (``checker.py``): ``statement``/``substatement`` for statements,
+``expr_<node type>`` for expressions (each evaluated through a plan made once per program: ``plan``).
 """
 
 from __future__ import annotations
@@ -540,11 +543,11 @@ class _Executor(StructOps):
                 m = self.live(mask)
                 if not m.any():
                     break
-                self.stmt(s, m)
+                self.statement(s, m)
         finally:
             self.frame.scopes.pop()
 
-    def stmt(self, node: c_ast.Node, mask: Array) -> None:
+    def statement(self, node: c_ast.Node, mask: Array) -> None:
         self.st.line = _line(node)
         if isinstance(node, c_ast.Compound):
             self.block(node.block_items or [], mask)
@@ -563,9 +566,9 @@ class _Executor(StructOps):
             t = mask & c
             e = mask & ~c
             if t.any() and node.iftrue is not None:
-                self.sub(node.iftrue, t)
+                self.substatement(node.iftrue, t)
             if node.iffalse is not None and e.any():
-                self.sub(node.iffalse, e)
+                self.substatement(node.iffalse, e)
         elif isinstance(node, c_ast.For):
             self.frame.scopes.append({})
             try:
@@ -600,13 +603,13 @@ class _Executor(StructOps):
         else:
             self.eval(node, mask)
 
-    def sub(self, node: c_ast.Node, mask: Array) -> None:
+    def substatement(self, node: c_ast.Node, mask: Array) -> None:
         if isinstance(node, c_ast.Compound):
             self.block(node.block_items or [], mask)
         else:
             self.frame.scopes.append({})
             try:
-                self.stmt(node, mask)
+                self.statement(node, mask)
             finally:
                 self.frame.scopes.pop()
 
@@ -637,7 +640,7 @@ class _Executor(StructOps):
                 self.st.line = line
                 self.step(cond or c_ast.EmptyStatement(), active)
                 if body is not None:
-                    self.sub(body, active)
+                    self.substatement(body, active)
                 f.cont = None
                 if f.brk is not None:
                     active = active & ~f.brk
@@ -671,7 +674,7 @@ class _Executor(StructOps):
                 for s in stmts:
                     m = self.live(active)
                     if m.any():
-                        self.stmt(s, m)
+                        self.statement(s, m)
                     elif k < last and isinstance(s, c_ast.Decl | c_ast.DeclList):
                         self.declare(s)
         finally:
@@ -789,14 +792,14 @@ class _Executor(StructOps):
 
     def plan(self, node: c_ast.Node) -> Plan:
         """How to evaluate ``node``, decided once per program: a constant's value, a binary operator's types
-        (cached per operand types), else the ``e_<node type>`` method."""
+        (cached per operand types), else the ``expr_<node type>`` method."""
         kind = type(node).__name__
         if kind == "Constant":
-            constant = self.e_Constant(node, self.all)
+            constant = self.expr_Constant(node, self.all)
             return lambda ex, mask: constant
         if kind == "BinaryOp" and node.op not in ("&&", "||"):
             return _binary_plan(node)
-        method = getattr(_Executor, "e_" + kind, None)
+        method = getattr(_Executor, "expr_" + kind, None)
         if method is None:
             message = f"line {_line(node)}: {kind} is not supported"
 
@@ -812,7 +815,7 @@ class _Executor(StructOps):
             raise UnsupportedKernel(f"line {_line(node)}: a pointer where a value is needed")
         return v
 
-    def e_Constant(self, node: c_ast.Constant, mask: Array) -> Result:
+    def expr_Constant(self, node: c_ast.Constant, mask: Array) -> Result:
         typ = node.type
         text = node.value
         if typ == "char":
@@ -844,7 +847,7 @@ class _Executor(StructOps):
             t = ULONG
         return Value(t, np.asarray(v % (1 << 64) if t.kind == "uint" else v).astype(t.dtype))
 
-    def e_ID(self, node: c_ast.ID, mask: Array) -> Result:
+    def expr_ID(self, node: c_ast.ID, mask: Array) -> Result:
         var = self.lookup_var(node.name)
         if var is None:
             if node.name in BUILTIN_CONSTANTS:
@@ -934,10 +937,10 @@ class _Executor(StructOps):
         self.count("int_ops", mask)
         return base.moved(np.multiply(sub.a, base.elem_size, dtype=np.int64, casting="unsafe")), member
 
-    def e_ArrayRef(self, node: c_ast.ArrayRef, mask: Array) -> Result:
+    def expr_ArrayRef(self, node: c_ast.ArrayRef, mask: Array) -> Result:
         return self.load(self.index(node, mask), mask)
 
-    def e_UnaryOp(self, node: c_ast.UnaryOp, mask: Array) -> Result:
+    def expr_UnaryOp(self, node: c_ast.UnaryOp, mask: Array) -> Result:
         op = node.op
         if op in ("++", "--", "p++", "p--"):
             ref = self.lref(node.expr, mask)
@@ -1088,7 +1091,7 @@ class _Executor(StructOps):
             return Value(INT, np.asarray(null == (op == "=="), np.int32))
         raise UnsupportedKernel(f"line {_line(node)}: pointer operation {op}")
 
-    def e_BinaryOp(self, node: c_ast.BinaryOp, mask: Array) -> Result:
+    def expr_BinaryOp(self, node: c_ast.BinaryOp, mask: Array) -> Result:
         op = node.op
         if op in ("&&", "||"):
             left = self.truth(self.eval(node.left, mask), mask)
@@ -1101,7 +1104,7 @@ class _Executor(StructOps):
         b = self.eval(node.right, mask)
         return self.binop(op, a, b, mask, node)
 
-    def e_TernaryOp(self, node: c_ast.TernaryOp, mask: Array) -> Result:
+    def expr_TernaryOp(self, node: c_ast.TernaryOp, mask: Array) -> Result:
         c = self.truth(self.eval(node.cond, mask), mask)
         t_mask = mask & c
         f_mask = mask & ~c
@@ -1120,7 +1123,7 @@ class _Executor(StructOps):
             return Value(a.t, merge_lanes(c, self.to_value(a, a.t).a, self.to_value(b, a.t).a, 2))
         return Value(t, merge_lanes(c, self._conv(a, t), self._conv(b, t), t.width))
 
-    def e_Assignment(self, node: c_ast.Assignment, mask: Array) -> Result:
+    def expr_Assignment(self, node: c_ast.Assignment, mask: Array) -> Result:
         ref = self.lref(node.lvalue, mask, store=node.op == "=")
         rhs = self.eval(node.rvalue, mask)
         if node.op != "=":
@@ -1129,14 +1132,14 @@ class _Executor(StructOps):
         ref.set(rhs, mask)
         return ref.get_after(rhs)
 
-    def e_ExprList(self, node: c_ast.ExprList, mask: Array) -> Result:
+    def expr_ExprList(self, node: c_ast.ExprList, mask: Array) -> Result:
         result: Result | None = None
         for e in node.exprs:
             result = self.eval(e, mask)
         assert result is not None
         return result
 
-    def e_Cast(self, node: c_ast.Cast, mask: Array) -> Result:
+    def expr_Cast(self, node: c_ast.Cast, mask: Array) -> Result:
         t = self.program.type_of(node.to_type)
         if t.kind == "void":
             self.eval(node.expr, mask)
@@ -1176,7 +1179,7 @@ class _Executor(StructOps):
         shape = np.broadcast_shapes(*(c.shape for c in cols))
         return Value(ct, np.stack([np.broadcast_to(c, shape) for c in cols], axis=-1).astype(ct.dtype))
 
-    def e_StructRef(self, node: c_ast.StructRef, mask: Array) -> Result:
+    def expr_StructRef(self, node: c_ast.StructRef, mask: Array) -> Result:
         m = self.member_ptr(node, mask)
         if m is not None:
             return self.load(m, mask)
@@ -1200,7 +1203,7 @@ class _Executor(StructOps):
             return Value(base.t.scalar, a[..., 0])
         return Value(base.t.scalar.vector(len(idx)), a)
 
-    def e_FuncCall(self, node: c_ast.FuncCall, mask: Array) -> Result:
+    def expr_FuncCall(self, node: c_ast.FuncCall, mask: Array) -> Result:
         name = node.name.name
         args = list(node.args.exprs) if node.args is not None else []
         fn = self.program.functions.get(name)
