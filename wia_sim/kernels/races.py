@@ -174,10 +174,10 @@ class RaceTracker:
             if not distinct:
                 dup = self.w_lane[keys] != lanes
                 if bool(dup.any()):
-                    shared = _shared_by_lanes(keys, lanes)  # every write of this access to an address another makes
+                    shared = _mixed_by_key(keys, lanes)  # every write of this access to an address another makes
                     if stored is not None:
                         new, _ = stored()
-                        same = shared & ~_differs_by_key(keys, new)
+                        same = shared & ~_mixed_by_key(keys, new)
                         uniform = same if uniform is None else uniform | same
                         shared &= ~same
                     if bool(shared.any()):
@@ -306,30 +306,18 @@ _ACCESS = {"read": "read", "write": "write", "atomic": "atomic update", "load": 
 _ARTICLE = {"read": "a", "write": "a", "atomic": "an", "load": "an"}
 
 
-def _differs_by_key(keys: Array, values: Array) -> Array:
-    """Which entries of one access share their granule with an entry that stores different bits."""
+def _mixed_by_key(keys: Array, values: Array) -> Array:
+    """Which entries of one access share their granule (``keys``) with an entry of another ``values`` (another lane,
+    or other bits stored)."""
     order = np.lexsort((values, keys))
     k, v = keys[order], values[order]
+    # a run of one key with differing values: its first and last values differ
     starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
     ends = np.r_[starts[1:], k.size] - 1
     mixed = v[starts] != v[ends]
-    differs = np.zeros(keys.size, dtype=bool)
-    differs[order] = np.repeat(mixed, ends - starts + 1)
-    return differs
-
-
-def _shared_by_lanes(keys: Array, lanes: Array) -> Array:
-    """Which entries of one access touch a granule that another lane of the same access touches too."""
-    order = np.lexsort((lanes, keys))
-    k, ln = keys[order], lanes[order]
-    # a run of one key with differing lanes: its first and last lanes differ
-    starts = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
-    ends = np.r_[starts[1:], k.size] - 1
-    mixed = ln[starts] != ln[ends]
-    flags = np.repeat(mixed, ends - starts + 1)
-    shared = np.zeros(keys.size, dtype=bool)
-    shared[order] = flags
-    return shared
+    flags = np.zeros(keys.size, dtype=bool)
+    flags[order] = np.repeat(mixed, ends - starts + 1)
+    return flags
 
 
 _PENDING_READS = 1 << 22
