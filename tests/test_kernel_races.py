@@ -20,28 +20,38 @@ from wia_sim.kernels.lanes import Geometry
 SLOTS = 8
 
 
+_PROLOGUE = [
+    "__kernel void k(__global const int* idx, __global int* buf, __global int* out, const int n) {",
+    "    const int g = get_global_id(0);",
+    "    __local int t[8];",
+    "    if (get_local_id(0) == 0) for (int i = 0; i < 8; i++) t[i] = 0;",
+    "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+    "    int v = 0;",
+]
+
+
+def phased_kernel(phases: list[tuple[str, str]]) -> tuple[str, list[int]]:
+    """A kernel running ``phases`` in order: (a statement before the phase, "" for none; the phase's access, with
+    ``SLOT`` for its address, index table row p). The source and each phase's line."""
+    lines = list(_PROLOGUE)
+    at = []
+    for p, (before, access) in enumerate(phases):
+        if before:
+            lines.append(f"    {before}")
+        slot = f"idx[{p} * n + g]"
+        lines.append(f"    if ({slot} >= 0) {access.replace('SLOT', slot)}")
+        at.append(len(lines))
+    lines += ["    out[g] = v;", "}"]
+    return "\n".join(lines), at
+
+
 def multi_phase_kernel(space: str, phases: list[tuple[str, bool]]) -> tuple[str, list[int]]:
     """A kernel running ``phases`` in order: (kind, barrier before it); phase p uses index table row p. The source
     and each phase's line."""
     mem = "buf" if space == "global" else "t"
-    lines = [
-        "__kernel void k(__global const int* idx, __global int* buf, __global int* out, const int n) {",
-        "    const int g = get_global_id(0);",
-        "    __local int t[8];",
-        "    if (get_local_id(0) == 0) for (int i = 0; i < 8; i++) t[i] = 0;",
-        "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
-        "    int v = 0;",
-    ]
-    at = []
-    for p, (kind, barrier) in enumerate(phases):
-        if barrier:
-            lines.append("    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
-        slot = f"idx[{p} * n + g]"
-        access = f"v += {mem}[{slot}];" if kind == "read" else f"{mem}[{slot}] = g;"
-        lines.append(f"    if ({slot} >= 0) {access}")
-        at.append(len(lines))
-    lines += ["    out[g] = v;", "}"]
-    return "\n".join(lines), at
+    access = {"read": f"v += {mem}[SLOT];", "write": f"{mem}[SLOT] = g;"}
+    barrier = "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
+    return phased_kernel([(barrier if before else "", access[kind]) for kind, before in phases])
 
 
 def multi_phase_reference(table: list[list[int]], phases: list[tuple[str, bool]], wg: int, space: str) -> int | None:
@@ -155,28 +165,12 @@ def fenced_kernel(space: str, phases: list[tuple[str, str]]) -> tuple[str, list[
     """Like ``multi_phase_kernel``, with atomic updates (``atomic_add``) as a third kind of access and one of
     ``FENCES`` before each phase. Plain writes store ``1000 + g``: no two work-items store the same value."""
     mem = "buf" if space == "global" else "t"
-    lines = [
-        "__kernel void k(__global const int* idx, __global int* buf, __global int* out, const int n) {",
-        "    const int g = get_global_id(0);",
-        "    __local int t[8];",
-        "    if (get_local_id(0) == 0) for (int i = 0; i < 8; i++) t[i] = 0;",
-        "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
-        "    int v = 0;",
-    ]
-    at = []
-    for p, (kind, fence) in enumerate(phases):
-        if FENCES[fence]:
-            lines.append(f"    {FENCES[fence]}")
-        slot = f"idx[{p} * n + g]"
-        access = {
-            "read": f"v += {mem}[{slot}];",
-            "write": f"{mem}[{slot}] = 1000 + g;",
-            "atomic": f"v += atomic_add(&{mem}[{slot}], 1);",
-        }[kind]
-        lines.append(f"    if ({slot} >= 0) {access}")
-        at.append(len(lines))
-    lines += ["    out[g] = v;", "}"]
-    return "\n".join(lines), at
+    access = {
+        "read": f"v += {mem}[SLOT];",
+        "write": f"{mem}[SLOT] = 1000 + g;",
+        "atomic": f"v += atomic_add(&{mem}[SLOT], 1);",
+    }
+    return phased_kernel([(FENCES[fence], access[kind]) for kind, fence in phases])
 
 
 def fenced_reference(table: list[list[int]], phases: list[tuple[str, str]], wg: int, space: str) -> int | None:
