@@ -13,6 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from kernel_backends import use_backend
 
 import wia_hal as wia
 
@@ -45,21 +46,11 @@ __kernel void k(__global const int* x, __global int4* out, __global float2* hv, 
 """
 
 
-def _backend(name: str) -> None:
-    if name == "sim":
-        wia.set_backend("sim", hardware="wia-tiny")
-        return
-    pytest.importorskip("pyopencl", reason="PyOpenCL is not installed")
-    from wia_hal.backends.opencl import OpenCLBackend, discovery
-
-    if not any(name in c.searched.lower() for c in discovery.candidates()):
-        pytest.skip(f"no OpenCL device matches {name!r}")
-    wia.set_backend(OpenCLBackend(device=name))
-
-
 @pytest.fixture(params=["sim", "pocl", "oclgrind"])
-def ctx(request: pytest.FixtureRequest) -> Iterator[wia.Context]:
-    _backend(request.param)
+def ctx(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[wia.Context]:
+    use_backend(request.param, monkeypatch, tmp_path_factory)
     try:
         context = wia.create_context()
         yield context

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kernel_backends import use_backend
 
 import wia_hal as wia
 from wia_sim.kernels.frontend import compile_source
@@ -273,23 +274,13 @@ __kernel void k(__global float* out, float3 w, S3 s, uchar2 c) {
 """
 
 
-def _backend(name: str) -> None:
-    if name == "sim":
-        wia.set_backend("sim", hardware="wia-tiny")
-        return
-    pytest.importorskip("pyopencl", reason="PyOpenCL is not installed")
-    from wia_hal.backends.opencl import OpenCLBackend, discovery
-
-    if not any(name in c.searched.lower() for c in discovery.candidates()):
-        pytest.skip(f"no OpenCL device matches {name!r}")
-    wia.set_backend(OpenCLBackend(device=name))
-
-
 @pytest.mark.parametrize("backend", ["sim", "pocl"])
-def test_struct_and_3_vector_arguments_through_the_hal_on_each_backend(backend: str) -> None:
+def test_struct_and_3_vector_arguments_through_the_hal_on_each_backend(
+    backend: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     """A float3 argument is given as 3 numbers (the OpenCL backend passes the 16 bytes a 3-vector takes), a struct
     as a NumPy structured scalar of the kernel's size, the same on the simulator and on a real device."""
-    _backend(backend)
+    use_backend(backend, monkeypatch, tmp_path_factory)
     try:
         ctx = wia.create_context()
         s = np.zeros((), _dtype([("a", np.int32, 0), ("v", (np.float32, 3), 16)], 32))
