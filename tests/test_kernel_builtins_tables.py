@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import wia_hal as wia
+from tests.kernels.corpus import python_ints, saturate_to, wrap_to
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 """References are evaluated at NaNs, infinities and overflows on purpose."""
@@ -65,20 +66,6 @@ def _int_draw(rng: np.random.Generator, dt: Any, shape: tuple[int, ...], k: int)
     return a
 
 
-def _obj(a: np.ndarray) -> np.ndarray:
-    return a.astype(object)
-
-
-def _wrap(x: np.ndarray, dt: Any) -> np.ndarray:
-    bits = np.dtype(dt).itemsize * 8
-    return np.asarray(np.asarray(x) % (1 << bits)).astype(np.uint64).astype(dt)
-
-
-def _sat(x: np.ndarray, dt: Any) -> np.ndarray:
-    info = np.iinfo(dt)
-    return np.minimum(np.maximum(x, int(info.min)), int(info.max)).astype(dt)
-
-
 def _clz(a: np.ndarray, bits: int) -> np.ndarray:
     return np.array([bits - int(v).bit_length() for v in a.reshape(-1).tolist()], dtype=object).reshape(a.shape)
 
@@ -109,27 +96,27 @@ INT_CALLS = {
 def _int_refs(a: np.ndarray, b: np.ndarray, c: np.ndarray, k: np.ndarray, dt: Any) -> dict[str, np.ndarray]:
     bits = np.dtype(dt).itemsize * 8
     k0, k1 = k[0::2, None], k[1::2, None]
-    x, y, z = _obj(a), _obj(b), _obj(c)
+    x, y, z = python_ints(a), python_ints(b), python_ints(c)
     lo, hi = np.minimum(y, z), np.maximum(y, z)
     u = [np.asarray(v).astype(object) % (1 << bits) for v in (a, b)]
     s = u[1] % bits
     rot = ((u[0] << s) | (u[0] >> ((bits - s) % bits))) % (1 << bits)
     return {
-        "abs": _wrap(abs(x), dt),
-        "abs_diff": _wrap(abs(x - y), dt),
-        "add_sat": _sat(x + y, dt),
-        "sub_sat": _sat(x - y, dt),
-        "hadd": _wrap((x + y) >> 1, dt),
-        "rhadd": _wrap((x + y + 1) >> 1, dt),
-        "mul_hi": _wrap((x * y) >> bits, dt),
-        "mad_hi": _wrap(((x * y) >> bits) + z, dt),
-        "mad_sat": _sat(x * y + z, dt),
+        "abs": wrap_to(abs(x), dt),
+        "abs_diff": wrap_to(abs(x - y), dt),
+        "add_sat": saturate_to(x + y, dt),
+        "sub_sat": saturate_to(x - y, dt),
+        "hadd": wrap_to((x + y) >> 1, dt),
+        "rhadd": wrap_to((x + y + 1) >> 1, dt),
+        "mul_hi": wrap_to((x * y) >> bits, dt),
+        "mad_hi": wrap_to(((x * y) >> bits) + z, dt),
+        "mad_sat": saturate_to(x * y + z, dt),
         "max": np.maximum(a, b),
         "min": np.minimum(a, b),
-        "clamp": _wrap(np.minimum(np.maximum(x, lo), hi), dt),
-        "clz": _wrap(_clz(u[0], bits), dt),
-        "popcount": _wrap(np.vectorize(lambda v: int(v).bit_count(), otypes=[object])(u[0]), dt),
-        "rotate": _wrap(rot, dt),
+        "clamp": wrap_to(np.minimum(np.maximum(x, lo), hi), dt),
+        "clz": wrap_to(_clz(u[0], bits), dt),
+        "popcount": wrap_to(np.vectorize(lambda v: int(v).bit_count(), otypes=[object])(u[0]), dt),
+        "rotate": wrap_to(rot, dt),
         "max_scalar": np.maximum(a, k0),
         "min_scalar": np.minimum(a, k0),
         "clamp_scalar": np.minimum(np.maximum(a, np.minimum(k0, k1)), np.maximum(k0, k1)),
@@ -175,7 +162,7 @@ def test_upsample(ctx: wia.Context, tname: str, width: int) -> None:
     wdt = INTS[wide[tname]]
     (got,) = launch(ctx, src, [hi, lo], [(wdt, (N, mw))], N)
     bits = np.dtype(dt).itemsize * 8
-    want = _wrap((_obj(hi) << bits) | _obj(lo), wdt)
+    want = wrap_to((python_ints(hi) << bits) | python_ints(lo), wdt)
     np.testing.assert_array_equal(got[:, :width], want[:, :width])
 
 
@@ -191,8 +178,8 @@ def test_mul24_mad24_on_24_bit_operands(ctx: wia.Context, tname: str) -> None:
         __global {tname}4* o) {{ int i = get_global_id(0); o[i] = mul24(a[i], b[i]);
         o[{N} + i] = mad24(a[i], b[i], c[i]); }}"""
     (got,) = launch(ctx, src, [a, b, c], [(dt, (2, N, 4))], N)
-    np.testing.assert_array_equal(got[0], _wrap(_obj(a) * _obj(b), dt))
-    np.testing.assert_array_equal(got[1], _wrap(_obj(a) * _obj(b) + _obj(c), dt))
+    np.testing.assert_array_equal(got[0], wrap_to(python_ints(a) * python_ints(b), dt))
+    np.testing.assert_array_equal(got[1], wrap_to(python_ints(a) * python_ints(b) + python_ints(c), dt))
 
 
 # ---------------------------------------------------------------------------------------------- float helpers

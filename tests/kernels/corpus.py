@@ -1471,17 +1471,17 @@ def _half_out(shape: Any) -> Buffer:
     return Buffer(np.full(shape, np.nan, np.float16), "out")
 
 
-def _py(a: np.ndarray) -> np.ndarray:
+def python_ints(a: np.ndarray) -> np.ndarray:
     """Python ints, for exact integer references."""
     return np.asarray(a).astype(object)
 
 
-def _wrap_to(x: np.ndarray, dtype: Any) -> np.ndarray:
+def wrap_to(x: np.ndarray, dtype: Any) -> np.ndarray:
     bits = np.dtype(dtype).itemsize * 8
     return np.asarray(np.asarray(x) % (1 << bits)).astype(np.uint64).astype(dtype)
 
 
-def _sat_to(x: np.ndarray, dtype: Any) -> np.ndarray:
+def saturate_to(x: np.ndarray, dtype: Any) -> np.ndarray:
     info = np.iinfo(dtype)
     return np.minimum(np.maximum(x, int(info.min)), int(info.max)).astype(dtype)
 
@@ -1572,17 +1572,25 @@ def _make_saturating_int(rng: np.random.Generator) -> Launch:
 
 
 def _ref_saturating_int(i: Inputs) -> dict[str, np.ndarray]:
-    c0, c1 = _py(i["c"][0::2]), _py(i["c"][1::2])
-    s0, s1 = _py(i["s"][0::2]), _py(i["s"][1::2])
-    a0, a1 = _py(i["a"][0::2]), _py(i["a"][1::2])
-    u0, u1 = _py(i["u"][0::2]), _py(i["u"][1::2])
+    c0, c1 = python_ints(i["c"][0::2]), python_ints(i["c"][1::2])
+    s0, s1 = python_ints(i["s"][0::2]), python_ints(i["s"][1::2])
+    a0, a1 = python_ints(i["a"][0::2]), python_ints(i["a"][1::2])
+    u0, u1 = python_ints(i["u"][0::2]), python_ints(i["u"][1::2])
     i8, i16, i32, u32 = np.int8, np.int16, np.int32, np.uint32
-    oc = [_sat_to(c0 + c1, i8), _sat_to(c0 - c1, i8), _wrap_to(abs(c0 - c1), i8)]
+    oc = [saturate_to(c0 + c1, i8), saturate_to(c0 - c1, i8), wrap_to(abs(c0 - c1), i8)]
     oc.append(np.minimum(np.maximum((c0 + c1) >> 1, -50), 50).astype(i8))
-    os_ = [_sat_to(s0 * s1 + s0, i16), _wrap_to((s0 + s1 + 1) >> 1, i16)]
-    os_.append(np.maximum(_sat_to(s0 - s1, i16), np.int16(-1000)))
-    oa = [_sat_to(a0 + a1, i32), _sat_to(a0 * a1 + a0, i32), _wrap_to(((a0 + a1) >> 1) - ((a0 + a1 + 1) >> 1), i32)]
-    ou = [_sat_to(u0 + u1, u32), _sat_to(u0 - u1, u32), np.minimum(_sat_to(u0 * u1 + u0, u32), np.uint32(4000000000))]
+    os_ = [saturate_to(s0 * s1 + s0, i16), wrap_to((s0 + s1 + 1) >> 1, i16)]
+    os_.append(np.maximum(saturate_to(s0 - s1, i16), np.int16(-1000)))
+    oa = [
+        saturate_to(a0 + a1, i32),
+        saturate_to(a0 * a1 + a0, i32),
+        wrap_to(((a0 + a1) >> 1) - ((a0 + a1 + 1) >> 1), i32),
+    ]
+    ou = [
+        saturate_to(u0 + u1, u32),
+        saturate_to(u0 - u1, u32),
+        np.minimum(saturate_to(u0 * u1 + u0, u32), np.uint32(4000000000)),
+    ]
     return {
         "oc": np.stack(oc, axis=1).reshape(-1, 16),
         "os": np.stack(os_, axis=1).reshape(-1, 8),
@@ -1618,22 +1626,22 @@ def _rotl(v: np.ndarray, s: np.ndarray, bits: int) -> np.ndarray:
 
 
 def _ref_bit_ops(i: Inputs) -> dict[str, np.ndarray]:
-    b = _py(i["b"])
+    b = python_ints(i["b"])
     pop = np.vectorize(lambda x: int(x).bit_count(), otypes=[object])
     ob = [_clz_of(b, 8), pop(b), _rotl(b, b[:, ::-1], 8)]
-    w0, w1 = _py(i["w"][0::2]), _py(i["w"][1::2])
+    w0, w1 = python_ints(i["w"][0::2]), python_ints(i["w"][1::2])
     ow = [_clz_of(w0, 64) + pop(w1), _rotl(w0, w1, 64), (w0 * w1) >> 64]
-    u0, u1 = _py(i["u"][0::2]), _py(i["u"][1::2])
+    u0, u1 = python_ints(i["u"][0::2]), python_ints(i["u"][1::2])
     ou = [(u0 * u1) >> 32, ((u0 * u1) >> 32) + u0]
-    s0, s1 = _py(i["s"][0::2]), _py(i["s"][1::2])
+    s0, s1 = python_ints(i["s"][0::2]), python_ints(i["s"][1::2])
     os_ = [(s0 * s1) >> 64, ((s0 >> 32) << 32) | (s1 % (1 << 32))]
-    x, y = _py(i["small"][0::2]), _py(i["small"][1::2])
+    x, y = python_ints(i["small"][0::2]), python_ints(i["small"][1::2])
     return {
-        "ob": _wrap_to(np.stack(ob, axis=1), np.uint8).reshape(-1, 16),
-        "ow": _wrap_to(np.stack(ow, axis=1), np.uint64).reshape(-1, 2),
-        "ou": _wrap_to(np.stack(ou, axis=1), np.uint32).reshape(-1, 4),
-        "os": _wrap_to(np.stack(os_, axis=1), np.int64).reshape(-1, 2),
-        "o24": _wrap_to(np.stack([x * y, x * y + x], axis=1), np.int32).reshape(-1),
+        "ob": wrap_to(np.stack(ob, axis=1), np.uint8).reshape(-1, 16),
+        "ow": wrap_to(np.stack(ow, axis=1), np.uint64).reshape(-1, 2),
+        "ou": wrap_to(np.stack(ou, axis=1), np.uint32).reshape(-1, 4),
+        "os": wrap_to(np.stack(os_, axis=1), np.int64).reshape(-1, 2),
+        "o24": wrap_to(np.stack([x * y, x * y + x], axis=1), np.int32).reshape(-1),
     }
 
 
