@@ -17,9 +17,8 @@ from pydantic import BaseModel, ConfigDict
 from wia_sim import kernels  # the front end and executor load when a kernel is run, not with the CLI
 from wia_sim.costmodel import custom_kernel_cost
 from wia_sim.hwmodel import load_model
-from wia_sim.kernels.ctype import lookup
+from wia_sim.kernels.ctype import elem_bytes, lookup
 from wia_sim.kernels.lanes import launch_geometry
-from wia_sim.kernels.spaces import elem_bytes
 
 if TYPE_CHECKING:
     from wia_sim.kernels.program import KernelInfo, Param

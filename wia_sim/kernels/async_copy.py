@@ -26,8 +26,8 @@ import numpy as np
 from numpy.typing import NDArray
 from pycparser import c_ast
 
-from wia_sim.kernels.ctype import SCALARS, CType
-from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value, elem_bytes
+from wia_sim.kernels.ctype import SCALARS, CType, elem_bytes
+from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.types import VOID, TypeInfo
 
 if TYPE_CHECKING:

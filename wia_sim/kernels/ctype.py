@@ -190,3 +190,13 @@ def arithmetic(op: str, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
         if op == "^":
             return a ^ b
     raise TypeError(f"unknown operator {op}")
+
+
+def elem_bytes(t: CType) -> int:
+    """The bytes a value of ``t`` takes in memory (a 3-vector as a 4-vector)."""
+    return int(t.dtype.itemsize) * (4 if t.width == 3 else t.width)
+
+
+ALL_BYTES_WRITTEN = {1: 0x01, 2: 0x0101, 4: 0x01010101, 8: 0x0101010101010101}
+"""The per-byte initialization flags (one bool per byte) of an element whose every byte was written, read as one
+unsigned word of the element's size."""

@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels import builtins, tables
+from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.async_copy import ASYNC_BUILTINS, AsyncCopies, kernel_end_line
 from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.ctype import (
@@ -35,6 +36,7 @@ from wia_sim.kernels.ctype import (
     common_type,
     comparison_type,
     convert,
+    elem_bytes,
     lookup,
     promoted,
     wrap,
@@ -53,7 +55,6 @@ from wia_sim.kernels.spaces import (
     Region,
     UnsupportedKernel,
     Value,
-    elem_bytes,
     lane_count,
 )
 from wia_sim.kernels.struct_exec import StructOps
@@ -230,6 +231,43 @@ class _Binary:
     convert_b: bool
     ufunc: Any
     result: CType | None
+    affine: bool  # an integer + - *: kept affine (``affine.py``) where an operand is and the result fits ``t``
+
+
+def _holds(t: CType, a: Affine) -> bool:
+    """Whether every work-item's value of ``a`` is representable in ``t`` (an integer scalar type): converting to
+    ``t`` changes none, and arithmetic in ``t`` did not wrap."""
+    if t.width > 1 or t.kind not in ("int", "uint"):
+        return False
+    info = np.iinfo(t.dtype)
+    return a.fits(int(info.min), int(info.max))
+
+
+def _affine_operand(v: Value, t: CType) -> Affine | int | None:
+    """``v`` converted to ``t`` as coefficients or as the one value of every lane; None when it is neither."""
+    if v.affine is not None:
+        return v.affine if _holds(t, v.affine) else None
+    a = v.a
+    return None if a.ndim else int(convert(np.asarray(a), v.t, t))
+
+
+def _affine_result(op: str, a: Value, b: Value, t: CType) -> Value | None:
+    """``a op b`` (``+``, ``-``, ``*`` in the integer type ``t``) as coefficients, or None: compute it lane by lane."""
+    x, y = _affine_operand(a, t), _affine_operand(b, t)
+    if x is None or y is None:
+        return None
+    r: Affine | int
+    if op == "+":
+        r = x + y
+    elif op == "-":
+        r = x - y
+    elif isinstance(x, Affine) and isinstance(y, int):
+        r = x.scaled(y)
+    elif isinstance(y, Affine) and isinstance(x, int):
+        r = y.scaled(x)
+    else:
+        return None
+    return Value(t, None, r) if isinstance(r, Affine) and _holds(t, r) else None
 
 
 def _binary_plan(node: c_ast.BinaryOp) -> Plan:
@@ -251,10 +289,16 @@ def _binary_plan(node: c_ast.BinaryOp) -> Plan:
             t = ex.binary_type(op, ta, tb, node)
             ufunc = compare or (direct if t.kind != "float" or op in ("+", "-", "*") else None)
             result = comparison_type(t) if compare is not None else None
-            spec = specs[key] = _Binary(t, ex._kind(t), ta != t, tb != t, ufunc, result)
+            affine = op in ("+", "-", "*") and t.width == 1 and t.kind in ("int", "uint")
+            spec = specs[key] = _Binary(t, ex._kind(t), ta != t, tb != t, ufunc, result, affine)
         if spec.ufunc is None:
             return ex.binop(op, a, b, mask, node, spec.t)
         t = spec.t
+        if spec.affine and (a.affine is not None or b.affine is not None):
+            kept = _affine_result(op, a, b, t)
+            if kept is not None:
+                ex.count(spec.kind, mask)
+                return kept
         x = ex._conv(a, t) if spec.convert_a else a.a
         y = ex._conv(b, t) if spec.convert_b else b.a
         ex.count(spec.kind, mask, t.width)
@@ -298,6 +342,7 @@ class _Executor(StructOps):
         self.globals: dict[str, Var] = {}
         self.frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
+        self.none = np.zeros(self.n, dtype=bool)
         self.async_copies = AsyncCopies(self)
         self.printf = PrintfOutput(self)
         self._constants()
@@ -516,6 +561,8 @@ class _Executor(StructOps):
             raise UnsupportedKernel(f"line {self.st.line}: a pointer used as a {t} value")
         if (isinstance(t, StructType) or isinstance(v.t, StructType)) and v.t != t:
             raise UnsupportedKernel(f"line {self.st.line}: a {v.t} value used as a {t}")
+        if v.affine is not None and _holds(t, v.affine):  # the conversion changes no lane's value
+            return Value(t, v.a if v.t == t and v._a is not None else None, v.affine)
         return Value(t, self._conv(v, t))
 
     def truth(self, v: Result, mask: Array) -> Array:
@@ -526,6 +573,8 @@ class _Executor(StructOps):
         a = np.asarray(v.a)
         if v.t.width > 1:
             raise UnsupportedKernel(f"line {self.st.line}: a vector used as a condition")
+        if a.ndim == 0:  # the same in every lane: the mask itself (kept, so that what follows knows it) or none
+            return mask if a else self.none
         return np.asarray(mask & (a != 0))
 
     # ------------------------------------------------------------------ statements
@@ -857,8 +906,7 @@ class _Executor(StructOps):
                 return Value(SCALARS["float"], np.asarray(c, np.float32))
             raise UnsupportedKernel(f"line {_line(node)}: unknown identifier '{node.name}'")
         if var.array is not None:
-            a = var.array
-            return Pointer(a.region, a.elem, a.off, a.dims[1:])
+            return var.array.row()
         if var.mem is not None:
             return self.load(var.mem, mask)
         if var.init is not None:
@@ -871,7 +919,7 @@ class _Executor(StructOps):
 
     def load(self, p: Pointer, mask: Array, atomic: bool = False) -> Result:
         if p.dims:
-            return Pointer(p.region, p.elem, p.off, p.dims[1:])
+            return p.row()
         if p.region is None and p.elem is not None:
             if not bool(np.any(mask)):  # no lane reads (the untaken side of ``p ? p[i] : 0``)
                 return Value(p.elem, np.zeros((p.elem.width,) if p.elem.width > 1 else (), p.elem.dtype))
@@ -884,6 +932,10 @@ class _Executor(StructOps):
             return self.struct_load(p, p.elem, mask)
         if p.packed:
             return Value(p.elem, load_unaligned(self.st, p.region, p.off, mask, p.elem))
+        if p.affine is not None and not atomic:
+            values = p.region.load_strided(self.st, p.affine, mask, p.elem)
+            if values is not None:
+                return Value(p.elem, values)
         return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
 
     def value_at(self, p: Pointer, mask: Array) -> Array:
@@ -918,7 +970,10 @@ class _Executor(StructOps):
         if p.packed:
             store_unaligned(self.st, p.region, p.off, mask, p.elem, self._conv(v, p.elem))
             return
-        p.region.store(self.st, p.off, mask, p.elem, self._conv(v, p.elem))
+        values = self._conv(v, p.elem)
+        if p.affine is not None and p.region.store_strided(self.st, p.affine, mask, p.elem, values):
+            return
+        p.region.store(self.st, p.off, mask, p.elem, values)
 
     def index(self, node: c_ast.ArrayRef, mask: Array) -> Pointer:
         return self.index_member(node, mask)[0]
@@ -935,6 +990,8 @@ class _Executor(StructOps):
         if bound is not None and self.checks:
             self.check_bound(base, sub, bound, member, mask, access)
         self.count("int_ops", mask)
+        if sub.affine is not None:
+            return base.moved_by(sub.affine.scaled(base.elem_size)), member
         return base.moved(np.multiply(sub.a, base.elem_size, dtype=np.int64, casting="unsafe")), member
 
     def expr_ArrayRef(self, node: c_ast.ArrayRef, mask: Array) -> Result:
@@ -1076,6 +1133,10 @@ class _Executor(StructOps):
         return Value(t, np.asarray(arithmetic(op, np.asarray(x), np.asarray(y), t)))
 
     def pointer_op(self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node) -> Result:
+        if isinstance(a, Pointer) and isinstance(b, Value) and op in ("+", "-") and b.affine is not None:
+            return a.moved_by(b.affine.scaled(a.elem_size if op == "+" else -a.elem_size))
+        if isinstance(b, Pointer) and isinstance(a, Value) and op == "+" and a.affine is not None:
+            return b.moved_by(a.affine.scaled(b.elem_size))
         if isinstance(a, Pointer) and isinstance(b, Value) and op in ("+", "-"):
             d = np.asarray(b.a).astype(np.int64) * a.elem_size
             return a.moved(d if op == "+" else -d)
@@ -1317,7 +1378,6 @@ class _Executor(StructOps):
 
     def work_item(self, name: str, args: list[c_ast.Node], mask: Array) -> Value:
         g = self.geometry
-        lanes = self.lanes
         if name == "get_work_dim":
             return Value(UINT, np.asarray(g.work_dim, np.uint32))
         dv = self.value(args[0], mask)
@@ -1328,14 +1388,11 @@ class _Executor(StructOps):
         if not 0 <= d < 3 or d >= g.work_dim:
             default = 1 if name in ("get_global_size", "get_local_size", "get_num_groups") else 0
             return Value(ULONG, np.asarray(default, np.uint64))
-        value: Any  # only the ids asked for are computed: a launch of a million work-items pays for what it uses
+        ids_of = Affine.work_item(name, d, g)
+        if ids_of is not None:  # kept as coefficients: the array is made only if a lane-wise operation needs it
+            return Value(ULONG, None, ids_of)
+        value: Any
         match name:
-            case "get_global_id":
-                value = lanes.global_id[d]
-            case "get_local_id":
-                value = lanes.local_id[d]
-            case "get_group_id":
-                value = lanes.group_id[d]
             case "get_global_size":
                 value = g.global_size[d]
             case "get_local_size":
@@ -1344,8 +1401,7 @@ class _Executor(StructOps):
                 value = g.num_groups[d]
             case _:
                 value = g.global_offset[d]
-        ids = np.asarray(value)  # non-negative int64: viewed as size_t without a copy
-        return Value(ULONG, ids.view(np.uint64) if ids.dtype == np.int64 else ids.astype(np.uint64))
+        return Value(ULONG, np.asarray(value, np.uint64))
 
     def fence_flags(self, arg: c_ast.Node, mask: Array) -> int:
         """A barrier's ``cl_mem_fence_flags``: the same for every work-item that reaches it (OpenCL C 1.2, 6.12.8)."""
@@ -1389,7 +1445,7 @@ class _Executor(StructOps):
             self.st.epoch = self.st.epoch + reached
         if flags & _LOCAL_FENCE:
             for region in self.local_regions:
-                region.barrier(reached)
+                region.barrier(self.st, reached)
         self.counts["barriers"] = self.counts.get("barriers", 0) + int(np.count_nonzero(reached))
 
     def vload_store(

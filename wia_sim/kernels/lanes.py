@@ -131,3 +131,13 @@ def lanes_of(geometry: Geometry) -> Lanes:
     """The lanes of ``geometry``; a kernel launched again over the same NDRange reuses the ids the last launch
     computed (they are never written)."""
     return _shared_lanes(geometry) if geometry.total <= _SHARED_LANES_MAX else Lanes(geometry)
+
+
+def active_span(mask: Array) -> tuple[int, int] | None:
+    """The first and the last active lane of a lane mask, or None when none is active."""
+    if mask.ndim != 1 or mask.size == 0:
+        return None
+    lo = int(np.argmax(mask))
+    if not mask[lo]:
+        return None
+    return lo, mask.size - 1 - int(np.argmax(mask[::-1]))

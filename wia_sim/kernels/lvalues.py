@@ -7,7 +7,7 @@ changes only the active lanes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
@@ -213,8 +213,8 @@ class SwizzleRef(Ref):
         size = self.t.scalar.dtype.itemsize
         first, count = self.idx[0], len(self.idx)
         if count in (2, 4, 8, 16) and self.idx == tuple(range(first, first + count)):
-            return [replace(p.moved(np.asarray(first * size, np.int64)), elem=self._part())]
-        return [replace(p.moved(np.asarray(k * size, np.int64)), elem=self.t.scalar) for k in self.idx]
+            return [p.moved(np.asarray(first * size, np.int64)).retyped(self._part())]
+        return [p.moved(np.asarray(k * size, np.int64)).retyped(self.t.scalar) for k in self.idx]
 
     def get(self, mask: Array) -> Result:
         parts = self._components()

@@ -10,10 +10,13 @@ owns the shadow arrays."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
+
+from wia_sim.kernels.affine import Affine
 
 if TYPE_CHECKING:
     from wia_sim.kernels.spaces import LaunchState
@@ -21,6 +24,17 @@ if TYPE_CHECKING:
 __all__ = ["RaceTracker"]
 
 Array = NDArray[Any]
+
+
+@dataclass
+class _Compact:
+    """An access kept by its coefficients instead of in the shadow (``RaceTracker.compact``): its granules per
+    lane (``keys``), the lanes that made it, whether it wrote, and the barrier epochs when it happened."""
+
+    keys: Affine
+    mask: Array
+    write: bool
+    epoch: Array
 
 
 class RaceTracker:
@@ -44,10 +58,41 @@ class RaceTracker:
     _pending_reads: list[tuple[Array, Array]]
     _pending_size: int
     _written: bool
+    _compact: list[_Compact]
+    _shadowed: bool  # something is on record in the shadow (or waits to be: _pending_reads)
 
     @property
     def stride(self) -> int:
         return int(self.data.shape[1])
+
+    def compact(self, st: LaunchState, keys: Affine, mask: Array, write: bool) -> bool:
+        """Record a plain access whose granule per lane is ``keys`` (affine in the work-item's coordinates) without
+        looking lane by lane, when nothing on record can conflict with it: the shadow is empty, and every compact
+        record it could conflict with (one of the two writes) has the same keys, no two work-items sharing a
+        granule, so each granule is only ever touched by one work-item. False: check it lane by lane
+        (``_race``), after ``materialize``."""
+        if self._shadowed or (write and not keys.injective):
+            return False
+        for r in self._compact:
+            if (r.write or write) and (r.keys != keys or not keys.injective):
+                return False
+        self._compact.append(_Compact(keys, mask.copy(), write, st.epoch.copy()))
+        return True
+
+    def materialize(self, st: LaunchState) -> None:
+        """Put the compact records into the shadow, in the order they happened, each with the barrier epochs of
+        its time, as if they had been checked lane by lane (none conflicts with another: ``compact``)."""
+        records, self._compact = self._compact, []
+        saved = st.epoch
+        try:
+            for r in records:
+                lanes = np.flatnonzero(r.mask)
+                if lanes.size:
+                    st.epoch = r.epoch
+                    self._shadowed = True
+                    self._race(st, r.keys.values()[lanes], lanes, r.write)
+        finally:
+            st.epoch = saved
 
     def _race(
         self,

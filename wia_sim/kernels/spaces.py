@@ -17,9 +17,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from wia_sim.kernels.ctype import CType
-from wia_sim.kernels.lanes import Lanes
-from wia_sim.kernels.races import RaceTracker
+from wia_sim.kernels.affine import Affine
+from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, CType, elem_bytes
+from wia_sim.kernels.lanes import Lanes, active_span
+from wia_sim.kernels.strided import StridedAccess
 
 __all__ = [
     "KernelFault",
@@ -115,28 +116,68 @@ class KernelTimeout(KernelFault):
         super().__init__("step_limit", message, kernel, line, source_line=source_line)
 
 
-@dataclass
 class Value:
-    """A scalar or vector value per lane: ``a`` has shape () or (lanes,), plus a trailing axis for vectors."""
+    """A scalar or vector value per lane: ``a`` has shape () or (lanes,), plus a trailing axis for vectors.
 
-    t: CType
-    a: Array
+    ``affine``: an integer that is an affine function of the work-item's coordinates (``affine.py``); its array
+    ``a`` is made only when first used."""
+
+    __slots__ = ("_a", "affine", "t")
+
+    def __init__(self, t: CType, a: Array | None, affine: Affine | None = None) -> None:
+        self.t = t
+        self._a = a
+        self.affine = affine
+
+    @property
+    def a(self) -> Array:
+        if self._a is None:
+            assert self.affine is not None
+            self._a = self.affine.values(self.t.dtype)
+        return self._a
+
+    def __repr__(self) -> str:
+        return f"Value({self.t}, {self.affine if self._a is None else self._a})"
 
 
-@dataclass
 class Pointer:
     """Where a pointer points: a region (None for a null pointer), the pointee type (None for void) and a byte
     offset per lane. ``dims`` are the remaining array dimensions when the pointee is itself an array row.
     ``null``: the lanes in which a pointer into ``region`` is NULL instead (a variable assigned NULL in some
     work-items and an object in others), or None. ``packed``: a member of a packed struct, which may lie at any
-    byte offset (read and written byte by byte, never called misaligned)."""
+    byte offset (read and written byte by byte, never called misaligned). ``affine``: the offset as an affine
+    function of the work-item's coordinates (``affine.py``), its array ``off`` made only when first used."""
 
-    region: Region | None
-    elem: CType | None
-    off: Array
-    dims: tuple[int, ...] = ()
-    null: Array | None = None
-    packed: bool = False
+    __slots__ = ("_off", "affine", "dims", "elem", "null", "packed", "region")
+
+    def __init__(
+        self,
+        region: Region | None,
+        elem: CType | None,
+        off: Array | None,
+        dims: tuple[int, ...] = (),
+        null: Array | None = None,
+        packed: bool = False,
+        affine: Affine | None = None,
+    ) -> None:
+        self.region = region
+        self.elem = elem
+        self._off = off
+        self.dims = dims
+        self.null = null
+        self.packed = packed
+        self.affine = affine
+
+    @property
+    def off(self) -> Array:
+        if self._off is None:
+            assert self.affine is not None
+            self._off = self.affine.values(np.int64)
+        return self._off
+
+    def __repr__(self) -> str:
+        where = self.affine if self._off is None else self._off
+        return f"Pointer({self.region and self.region.description}, {self.elem}, {where}, dims={self.dims})"
 
     @property
     def elem_size(self) -> int:
@@ -148,9 +189,22 @@ class Pointer:
         off = delta if self.off.ndim == 0 and not self.off else self.off + delta
         return Pointer(self.region, self.elem, off, self.dims, self.null, self.packed)
 
+    def moved_by(self, delta: Affine) -> Pointer:
+        """Moved by ``delta`` bytes per lane, kept affine where the offset is (or is the same in every lane)."""
+        if self.affine is not None:
+            at = self.affine + delta
+        elif self._off is not None and self._off.ndim == 0:
+            at = delta + int(self._off)
+        else:
+            return self.moved(delta.values())
+        return Pointer(self.region, self.elem, None, self.dims, self.null, self.packed, at)
 
-def elem_bytes(t: CType) -> int:
-    return int(t.dtype.itemsize) * (4 if t.width == 3 else t.width)
+    def row(self) -> Pointer:
+        """The first row of the array ``self`` points to (its first dimension dropped)."""
+        return Pointer(self.region, self.elem, self._off, self.dims[1:], self.null, self.packed, self.affine)
+
+    def retyped(self, elem: CType | None) -> Pointer:
+        return Pointer(self.region, elem, self._off, self.dims, self.null, self.packed, self.affine)
 
 
 def lane_count(mask: Array) -> int:
@@ -249,7 +303,7 @@ _QUOTE_CHARS = 160
 """The longest source line a finding quotes whole (longer ones are cut, keeping the message compact)."""
 
 
-class Region(RaceTracker):
+class Region(StridedAccess):
     """One memory object. ``data`` is uint8 of shape (rows, stride); an access at byte offset ``off`` of lane ``l``
     touches row 0 (``per`` "none"), the lane's work-group (``per`` "group") or the lane itself (``per`` "lane")."""
 
@@ -291,6 +345,8 @@ class Region(RaceTracker):
         self._written = False  # a write is on record in w_lane (or an atomic in a_lane)
         self._all_init = False  # every byte of __local memory was written (looked at at each barrier)
         self._row_starts: Array | None = None
+        self._compact = []
+        self._shadowed = False
         if space == "local":
             self.init = np.zeros(data.size, dtype=bool)
 
@@ -324,7 +380,7 @@ class Region(RaceTracker):
         self, st: LaunchState, off: Array, mask: Array, t: CType, write: bool
     ) -> tuple[Array, Array, tuple[int, int] | None]:
         """Flat byte offsets of the accesses, the lanes that may touch memory and the first and last of them
-        (``_span``); faults if checking.
+        (``active_span``); faults if checking.
 
         Offsets of lanes outside the returned mask are meaningless (a guarded ``if (i < n) c[i] = ...`` computes
         ``c + i`` for every lane): callers gather with clipping and scatter only the lanes in the mask."""
@@ -334,7 +390,7 @@ class Region(RaceTracker):
         # reductions without temporaries decide the common case: every offset in bounds and aligned, looked at
         # between the first and the last active lane (a guard like ``if (i < n)`` switches off a tail whose
         # offsets lie past the end)
-        span = _span(mask)
+        span = active_span(mask)
         seen = off[span[0] : span[1] + 1] if span is not None and off.ndim == 1 and off.size == mask.size else off
         in_bounds = seen.size == 0 or (int(seen.min()) >= 0 and int(seen.max()) <= self.nbytes - size)
         aligned = esize == 1 or seen.size == 0 or not int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1)
@@ -369,7 +425,7 @@ class Region(RaceTracker):
                 )
                 raise st.fault(check, what, lane, at, same, offs[same])
             mask = mask & ~bad
-            span = _span(mask)
+            span = active_span(mask)
         starts = self.row_starts(st)
         flat = off if starts is None else starts + off
         return flat, mask, span
@@ -475,7 +531,7 @@ class Region(RaceTracker):
             # one flag per byte, read and written as one unsigned word per element (accesses here are aligned)
             shift = esize.bit_length() - 1
             init = self.init.view(np.dtype(f"u{esize}"))
-            written = _ALL_BYTES_WRITTEN[esize]
+            written = ALL_BYTES_WRITTEN[esize]
             if write:
                 init[starts >> shift] = written
             else:
@@ -493,6 +549,9 @@ class Region(RaceTracker):
                         starts[missing] % self.stride,
                     )
         if races:
+            if self._compact:
+                self.materialize(st)
+            self._shadowed = True
             keys = (
                 starts >> (self.granule.bit_length() - 1)
                 if self.granule & (self.granule - 1) == 0
@@ -515,15 +574,19 @@ class Region(RaceTracker):
 
         return bits
 
-    def barrier(self, reached: Array) -> None:
+    def barrier(self, st: LaunchState, reached: Array) -> None:
         """The work-groups flagged in ``reached`` passed a barrier. ``__local`` memory belongs to one group, so its
         accesses before the barrier can no longer race with anything: their shadow rows are cleared."""
         if self.space != "local":
             return
+        if self._compact and not bool(reached.all()):
+            self.materialize(st)
         if self.init is not None and not self._all_init:
             self._all_init = bool(self.init.reshape(-1, self.stride)[:, : self.nbytes].all())
         every = bool(reached.all())
         if every:
+            self._compact.clear()
+            self._shadowed = False
             self._pending_reads.clear()
             self._pending_size = 0
             self._written = False
@@ -537,20 +600,6 @@ class Region(RaceTracker):
                 shadow.fill(-1)
             else:
                 shadow[: reached.size * per_row].reshape(reached.size, per_row)[reached] = -1
-
-
-_ALL_BYTES_WRITTEN = {1: 0x01, 2: 0x0101, 4: 0x01010101, 8: 0x0101010101010101}
-"""The ``init`` flags of an element whose every byte was written, read as one unsigned word."""
-
-
-def _span(mask: Array) -> tuple[int, int] | None:
-    """The first and the last active lane, or None when none is active."""
-    if mask.ndim != 1 or mask.size == 0:
-        return None
-    lo = int(np.argmax(mask))
-    if not mask[lo]:
-        return None
-    return lo, mask.size - 1 - int(np.argmax(mask[::-1]))
 
 
 def _consecutive(idx: Array, span: tuple[int, int]) -> int | None:

@@ -20,10 +20,10 @@ import numpy as np
 from numpy.typing import NDArray
 from pycparser import c_ast
 
-from wia_sim.kernels.ctype import CType
+from wia_sim.kernels.ctype import CType, elem_bytes
 from wia_sim.kernels.lanes import Lanes
 from wia_sim.kernels.lvalues import Var
-from wia_sim.kernels.spaces import LaunchState, Pointer, Region, UnsupportedKernel, Value, elem_bytes
+from wia_sim.kernels.spaces import LaunchState, Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType, size_align
 from wia_sim.kernels.types import TypeInfo, TypeResolver, const_int
 
@@ -172,19 +172,18 @@ class StructOps:
         if isinstance(node, c_ast.ID):
             var = self.lookup_var(node.name)
             if var is not None and var.array is not None and var.array.dims:
-                a = var.array
-                return Pointer(a.region, a.elem, a.off, a.dims[1:]), a.dims[0], False
+                return var.array.row(), var.array.dims[0], False
             return self.eval(node, mask), None, False
         if isinstance(node, c_ast.ArrayRef):
             p, member = self.index_member(node, mask)
             if p.dims:
-                return Pointer(p.region, p.elem, p.off, p.dims[1:]), p.dims[0], member
+                return p.row(), p.dims[0], member
             return self.load(p, mask), None, False
         if isinstance(node, c_ast.StructRef):
             m = self.member_ptr(node, mask)
             if m is not None:
                 if m.dims:
-                    return Pointer(m.region, m.elem, m.off, m.dims[1:], packed=m.packed), m.dims[0], True
+                    return m.row(), m.dims[0], True
                 return self.load(m, mask), None, False
         return self.eval(node, mask), None, False
 

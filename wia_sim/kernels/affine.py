@@ -1,0 +1,196 @@
+"""Integers that are affine functions of a work-item's coordinates, kept as their coefficients.
+
+``get_global_id(0) + 1``, ``row * N + col`` or ``t * TS + get_local_id(0)`` (``t`` the same in every lane) need
+no array of one entry per lane: they are ``base + sum(g[d] * group_id[d]) + sum(l[d] * local_id[d])``. Carried
+that way (``spaces.Value.affine``, ``spaces.Pointer.affine``), an access ``a[i]`` knows its lowest and highest
+offset, its alignment and whether two work-items share an address without looking at a lane, reads and writes
+memory through a strided view instead of a gather or scatter, and records itself for the race checks in O(1)
+(``races.RaceTracker.compact``). The array is made only where a lane-wise operation needs it (``values``).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from wia_sim.kernels.lanes import Geometry
+
+__all__ = ["Affine"]
+
+Array = NDArray[Any]
+
+
+@dataclass(frozen=True)
+class Affine:
+    """``base + sum(g[d] * group_id[d] + l[d] * local_id[d])`` over the work-items of ``geometry``.
+
+    Coordinates run over the launch's box: group ids ``0 .. num_groups[d] - 1``, local ids ``0 ..
+    local_size[d] - 1``; lanes are ordered group by group (``lanes.Lanes``), so ``grid`` (the six extents, slowest
+    first) reshaped C-order is the lane order."""
+
+    base: int
+    g: tuple[int, int, int]
+    l: tuple[int, int, int]  # noqa: E741 (the local ids' coefficients, as g is the groups')
+    geometry: Geometry
+
+    # -- the sources
+    @classmethod
+    def work_item(cls, name: str, d: int, geometry: Geometry) -> Affine | None:
+        """``get_global_id(d)``, ``get_local_id(d)`` or ``get_group_id(d)``, or None for other functions."""
+        unit = tuple(int(k == d) for k in range(3))
+        zero = (0, 0, 0)
+        if name == "get_global_id":
+            size = geometry.local_size[d]
+            return cls(geometry.global_offset[d], tuple(u * size for u in unit), unit, geometry)  # type: ignore[arg-type]
+        if name == "get_local_id":
+            return cls(0, zero, unit, geometry)  # type: ignore[arg-type]
+        if name == "get_group_id":
+            return cls(0, unit, zero, geometry)  # type: ignore[arg-type]
+        return None
+
+    @classmethod
+    def rows(cls, per: str, stride: int, geometry: Geometry) -> Affine:
+        """The byte where each lane's row of a memory object begins: its work-group's (``per`` "group"), its own
+        (``per`` "lane") or the one row (``per`` "none"), rows ``stride`` bytes apart."""
+        zero = (0, 0, 0)
+        if per == "none":
+            return cls(0, zero, zero, geometry)
+        ng, ls = geometry.num_groups, geometry.local_size
+        group_rows = (1, ng[0], ng[0] * ng[1])
+        if per == "group":
+            return cls(0, tuple(r * stride for r in group_rows), zero, geometry)  # type: ignore[arg-type]
+        size = geometry.group_size
+        local_rows = (1, ls[0], ls[0] * ls[1])
+        return cls(
+            0,
+            tuple(r * size * stride for r in group_rows),  # type: ignore[arg-type]
+            tuple(r * stride for r in local_rows),  # type: ignore[arg-type]
+            geometry,
+        )
+
+    # -- arithmetic (exact: callers check the range fits the C type)
+    def __add__(self, other: Affine | int) -> Affine:
+        if isinstance(other, Affine):
+            g = tuple(a + b for a, b in zip(self.g, other.g, strict=True))
+            l = tuple(a + b for a, b in zip(self.l, other.l, strict=True))  # noqa: E741
+            return Affine(self.base + other.base, g, l, self.geometry)  # type: ignore[arg-type]
+        return Affine(self.base + other, self.g, self.l, self.geometry)
+
+    def __radd__(self, other: int) -> Affine:
+        return self + other
+
+    def __neg__(self) -> Affine:
+        return self.scaled(-1)
+
+    def __sub__(self, other: Affine | int) -> Affine:
+        return self + (-other)
+
+    def __rsub__(self, other: int) -> Affine:
+        return -self + other
+
+    def scaled(self, k: int) -> Affine:
+        return Affine(
+            self.base * k,
+            tuple(c * k for c in self.g),  # type: ignore[arg-type]
+            tuple(c * k for c in self.l),  # type: ignore[arg-type]
+            self.geometry,
+        )
+
+    # -- what it spans
+    @functools.cached_property
+    def terms(self) -> tuple[tuple[int, int], ...]:
+        """(coefficient, extent) of every coordinate that varies and counts, slowest first (``grid`` order)."""
+        geo = self.geometry
+        pairs = [(self.g[d], geo.num_groups[d]) for d in (2, 1, 0)]
+        pairs += [(self.l[d], geo.local_size[d]) for d in (2, 1, 0)]
+        return tuple((c, n) for c, n in pairs if c != 0 and n > 1)
+
+    @functools.cached_property
+    def bounds(self) -> tuple[int, int]:
+        """The lowest and the highest value over every work-item."""
+        lo = hi = self.base
+        for c, n in self.terms:
+            span = c * (n - 1)
+            lo, hi = (lo + span, hi) if span < 0 else (lo, hi + span)
+        return lo, hi
+
+    def fits(self, lo: int, hi: int) -> bool:
+        return lo <= self.bounds[0] and self.bounds[1] <= hi
+
+    @functools.cached_property
+    def injective(self) -> bool:
+        """Whether no two work-items have the same value."""
+        return self.separated(1)
+
+    def separated(self, size: int) -> bool:
+        """Whether any two work-items' values lie at least ``size`` apart (a sufficient test: every coefficient,
+        smallest first, exceeds ``size - 1`` plus the span of those below it, as row-major indexing does)."""
+        geo = self.geometry
+        extents = [geo.num_groups[d] for d in range(3)] + [geo.local_size[d] for d in range(3)]
+        coefficients = list(self.g) + list(self.l)
+        if any(c == 0 and n > 1 for c, n in zip(coefficients, extents, strict=True)):
+            return False
+        reach = size - 1
+        for c, n in sorted((abs(c), n) for c, n in self.terms):
+            if c <= reach:
+                return False
+            reach += c * (n - 1)
+        return True
+
+    def divisible(self, k: int) -> bool:
+        """Whether every coefficient is a multiple of ``k`` (the base need not be)."""
+        return all(c % k == 0 for c, _ in self.terms)
+
+    def lane_step(self) -> int | None:
+        """The value's step from one lane to the next when it is an affine function of the lane index alone (a 1-D
+        launch's global id, and any multiple of it), else None; lanes run group by group, local id 0 fastest."""
+        geo = self.geometry
+        extents = [geo.local_size[0], geo.local_size[1], geo.local_size[2]]
+        extents += [geo.num_groups[0], geo.num_groups[1], geo.num_groups[2]]
+        coefficients = list(self.l) + list(self.g)
+        step: int | None = None
+        weight = 1
+        for c, n in zip(coefficients, extents, strict=True):
+            if n > 1:
+                if step is None:
+                    step = c
+                elif c != step * weight:
+                    return None
+                weight *= n
+        return 0 if step is None else step
+
+    # -- made concrete
+    @property
+    def grid(self) -> tuple[int, int, int, int, int, int]:
+        geo = self.geometry
+        ng, ls = geo.num_groups, geo.local_size
+        return (ng[2], ng[1], ng[0], ls[2], ls[1], ls[0])
+
+    @property
+    def strides(self) -> tuple[int, int, int, int, int, int]:
+        """The coefficients in ``grid`` order (for a strided view whose unit is what ``self`` counts)."""
+        return (self.g[2], self.g[1], self.g[0], self.l[2], self.l[1], self.l[0])
+
+    def values(self, dtype: np.dtype[Any] | type = np.int64) -> Array:
+        """One entry per lane, of ``dtype`` (the range fits it: the caller made sure)."""
+        shape = self.grid
+        total = self.geometry.total
+        group = np.asarray(self.base, np.int64)
+        for axis, c in ((0, self.g[2]), (1, self.g[1]), (2, self.g[0])):
+            if c and shape[axis] > 1:
+                group = group + c * np.arange(shape[axis], dtype=np.int64).reshape(_axis_shape(axis))
+        local = np.asarray(0, np.int64)
+        for axis, c in ((3, self.l[2]), (4, self.l[1]), (5, self.l[0])):
+            if c and shape[axis] > 1:
+                local = local + c * np.arange(shape[axis], dtype=np.int64).reshape(_axis_shape(axis))
+        out = np.empty(shape, dtype)
+        np.add(group, local, out=out, casting="unsafe")
+        return out.reshape(total)
+
+
+def _axis_shape(axis: int) -> tuple[int, ...]:
+    return tuple(-1 if k == axis else 1 for k in range(6))

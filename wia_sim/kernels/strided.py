@@ -1,0 +1,177 @@
+"""Loads and stores whose offsets are affine in the work-item's coordinates (``affine.py``): through one strided
+view of the memory object, with their bounds, alignment, initialization and race checks decided without a pass
+over the lanes' offsets.
+
+An access takes this path only when it is plainly well-behaved: every work-item's element lies in bounds (or,
+for an offset affine in the lane index alone, every one between the first and the last active lane), aligned,
+initialized, and the race tracker can record it without looking lane by lane (``races.RaceTracker.compact``).
+Otherwise ``load_strided``/``store_strided`` return False and the caller takes ``Region``'s general path, which
+finds and reports whatever is wrong exactly as before. A mixin of ``Region``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from wia_sim.kernels.affine import Affine
+from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, CType, elem_bytes
+from wia_sim.kernels.lanes import active_span
+from wia_sim.kernels.races import RaceTracker
+
+if TYPE_CHECKING:
+    from wia_sim.kernels.spaces import LaunchState
+
+__all__ = ["StridedAccess"]
+
+Array = NDArray[Any]
+
+
+class _Placement:
+    """Where an affine access lands: ``flat`` byte offsets in the region's data (its row added), and ``span``, the
+    first and the last lane to look at when only those are in bounds (None: every lane)."""
+
+    __slots__ = ("flat", "span")
+
+    def __init__(self, flat: Affine, span: tuple[int, int] | None) -> None:
+        self.flat = flat
+        self.span = span
+
+
+class StridedAccess(RaceTracker):
+    """The strided-access methods of ``Region`` (which sets every attribute declared here and in
+    ``RaceTracker``)."""
+
+    nbytes: int
+    per: str
+    track_races: bool
+    read_only: bool
+    write_only: bool
+    init: Array | None
+    _all_init: bool
+
+    # ---------------------------------------------------------------------------------------------------------
+    def load_strided(self, st: LaunchState, off: Affine, mask: Array, t: CType) -> Array | None:
+        """The values of a load at byte offsets ``off``, one row per lane, or None: take the general path."""
+        if self.write_only:
+            return None
+        place = self._place(st, off, mask, t, write=False)
+        if place is None:
+            return None
+        view = self._view(place, t, self.data)
+        if place.span is None:
+            values = np.array(view).reshape((st.lanes.total, *view.shape[6:]))
+        else:
+            lo, hi = place.span
+            values = np.zeros((st.lanes.total, *view.shape[1:]), t.dtype)
+            values[lo : hi + 1] = view
+        self._counted(st, mask, t, "read")
+        return values
+
+    def store_strided(self, st: LaunchState, off: Affine, mask: Array, t: CType, values: Array) -> bool:
+        """Store ``values`` (one row per lane, or one for all) at byte offsets ``off``; False: nothing was stored,
+        take the general path."""
+        if self.read_only or not off.separated(elem_bytes(t)):
+            return False
+        place = self._place(st, off, mask, t, write=True)
+        if place is None:
+            return False
+        view = self._view(place, t, self.data)
+        src = self._lanes_shaped(np.asarray(values, t.dtype), place, view.shape, t)
+        where = self._lanes_shaped(mask, place, view.shape[: view.ndim - (t.width > 1)], None)
+        if t.width > 1 and where.ndim:
+            where = where[..., None]
+        if where.ndim == 0 or bool(where.all()):
+            view[...] = src
+        else:
+            np.copyto(view, src, where=where)
+        self._counted(st, mask, t, "written")
+        return True
+
+    # ---------------------------------------------------------------------------------------------------------
+    def _place(self, st: LaunchState, off: Affine, mask: Array, t: CType, write: bool) -> _Placement | None:
+        """Where the access lands, after its checks; None when it needs the general path (out of bounds,
+        misaligned, uninitialized, a possible race, memory NumPy cannot view)."""
+        esize = int(t.dtype.itemsize)
+        size = elem_bytes(t)
+        if off.base % esize or not off.divisible(esize) or not self.data.flags.c_contiguous:
+            return None
+        span: tuple[int, int] | None = None
+        lo, hi = off.bounds
+        if lo < 0 or hi > self.nbytes - size:
+            step = off.lane_step() if self.per == "none" else None
+            span = active_span(mask) if step is not None else None
+            if step is None or span is None:
+                return None
+            first, last = off.base + step * span[0], off.base + step * span[1]
+            if min(first, last) < 0 or max(first, last) > self.nbytes - size:
+                return None
+        flat = off + Affine.rows(self.per, self.stride, off.geometry)
+        place = _Placement(flat, span)
+        if not st.checks:
+            return place
+        if self.init is not None and not self._all_init:
+            flags = self._view(place, t, self.init, np.dtype(f"u{esize}"))
+            written = ALL_BYTES_WRITTEN[esize]
+            where = self._lanes_shaped(mask, place, flags.shape[: flags.ndim - (t.width > 1)], None)
+            if t.width > 1 and where.ndim:
+                where = where[..., None]
+            if write:
+                np.copyto(flags, np.asarray(written, flags.dtype), where=where)
+            elif bool(np.any((flags != written) & where)):
+                return None
+        if self.track_races and self.space not in ("constant", "private"):
+            if t.width > 1 or not flat.divisible(self.granule):  # the general path records each component
+                return None
+            keys = _keys(flat, self.granule)
+            if not self.compact(st, keys, mask, write):
+                return None
+        return place
+
+    def _view(self, place: _Placement, t: CType, buffer: Array, dtype: np.dtype[Any] | None = None) -> Array:
+        """The elements the access touches, as a strided view of ``buffer`` (laid out as ``data``): the launch's
+        grid of coordinates (``Affine.grid``), or the lanes of ``place.span``; a trailing axis for a vector."""
+        dtype = t.dtype if dtype is None else dtype
+        esize = int(t.dtype.itemsize)
+        flat = place.flat
+        if place.span is None:
+            shape: tuple[int, ...] = flat.grid
+            strides: tuple[int, ...] = flat.strides
+            origin = flat.base
+        else:
+            step = flat.lane_step()
+            assert step is not None
+            lo, hi = place.span
+            shape, strides, origin = (hi - lo + 1,), (step,), flat.base + step * lo
+        if t.width > 1:
+            shape, strides = (*shape, t.width), (*strides, esize)
+        return np.ndarray(shape, dtype, buffer=buffer, offset=origin, strides=strides)
+
+    @staticmethod
+    def _lanes_shaped(a: Array, place: _Placement, shape: tuple[int, ...], t: CType | None) -> Array:
+        """Per-lane ``a`` (one entry or row per lane, or one for all) in the shape of the access's view."""
+        per_lane = a.ndim >= 1 and not (t is not None and t.width > 1 and a.ndim == 1)
+        if not per_lane:
+            return a
+        if place.span is not None:
+            lo, hi = place.span
+            return a[lo : hi + 1]
+        return a.reshape(shape)
+
+    def _counted(self, st: LaunchState, mask: Array, t: CType, what: str) -> None:
+        key = f"{self.space}_bytes_{what}"
+        st.counts[key] = st.counts.get(key, 0) + int(np.count_nonzero(mask)) * elem_bytes(t)
+
+
+def _keys(flat: Affine, granule: int) -> Affine:
+    """The race tracker's granule of every work-item's access (the coefficients are multiples of ``granule``)."""
+    if granule == 1:
+        return flat
+    return Affine(
+        flat.base // granule,
+        tuple(c // granule for c in flat.g),  # type: ignore[arg-type]
+        tuple(c // granule for c in flat.l),  # type: ignore[arg-type]
+        flat.geometry,
+    )
