@@ -75,9 +75,13 @@ class Affine:
     # -- arithmetic (exact: callers check the range fits the C type)
     def __add__(self, other: Affine | int) -> Affine:
         if isinstance(other, Affine):
-            g = tuple(a + b for a, b in zip(self.g, other.g, strict=True))
-            l = tuple(a + b for a, b in zip(self.l, other.l, strict=True))  # noqa: E741
-            return Affine(self.base + other.base, g, l, self.geometry)  # type: ignore[arg-type]
+            g, h, l, m = self.g, other.g, self.l, other.l  # noqa: E741
+            return Affine(
+                self.base + other.base,
+                (g[0] + h[0], g[1] + h[1], g[2] + h[2]),
+                (l[0] + m[0], l[1] + m[1], l[2] + m[2]),
+                self.geometry,
+            )
         return Affine(self.base + other, self.g, self.l, self.geometry)
 
     def __radd__(self, other: int) -> Affine:
@@ -93,12 +97,8 @@ class Affine:
         return -self + other
 
     def scaled(self, k: int) -> Affine:
-        return Affine(
-            self.base * k,
-            tuple(c * k for c in self.g),  # type: ignore[arg-type]
-            tuple(c * k for c in self.l),  # type: ignore[arg-type]
-            self.geometry,
-        )
+        g, l = self.g, self.l  # noqa: E741
+        return Affine(self.base * k, (g[0] * k, g[1] * k, g[2] * k), (l[0] * k, l[1] * k, l[2] * k), self.geometry)
 
     # -- what it spans
     @functools.cached_property

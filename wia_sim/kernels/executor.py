@@ -992,6 +992,8 @@ class _Executor(StructOps):
         self.count("int_ops", mask)
         if sub.affine is not None:
             return base.moved_by(sub.affine.scaled(base.elem_size)), member
+        if base.affine is not None and sub.a.ndim == 0:
+            return base.moved_by(int(sub.a) * base.elem_size), member
         return base.moved(np.multiply(sub.a, base.elem_size, dtype=np.int64, casting="unsafe")), member
 
     def expr_ArrayRef(self, node: c_ast.ArrayRef, mask: Array) -> Result:

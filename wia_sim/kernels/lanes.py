@@ -32,16 +32,16 @@ class Geometry:
             if loc < 1 or g % loc:
                 raise ValueError(f"global size {self.global_size} is not a multiple of local size {self.local_size}")
 
-    @property
+    @functools.cached_property
     def num_groups(self) -> Dims:
         g, loc = self.global_size, self.local_size
         return (g[0] // loc[0], g[1] // loc[1], g[2] // loc[2])
 
-    @property
+    @functools.cached_property
     def group_size(self) -> int:
         return math.prod(self.local_size)
 
-    @property
+    @functools.cached_property
     def total(self) -> int:
         return math.prod(self.global_size)
 

@@ -26,6 +26,7 @@ class Executor(Protocol):
     """What references need of the executor."""
 
     st: LaunchState
+    all: Array  # the mask of every lane
 
     def load(self, p: Pointer, mask: Array, atomic: bool = False) -> Result: ...
 
@@ -129,11 +130,12 @@ class VarRef(Ref):
 
     def set(self, v: Result, mask: Array) -> None:
         var = self.var
-        full = bool(mask.all())
+        full = mask is self.ex.all or bool(mask.all())
         if var.ctype is None:  # a pointer variable
             if not isinstance(v, Pointer):
                 v = Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
-            new = Pointer(v.region, var.ptr_elem if var.ptr_elem is not None else v.elem, v.off, v.dims, v.null)
+            new = v.retyped(var.ptr_elem if var.ptr_elem is not None else v.elem)
+            new.packed = False
             old = var.value
             if full or not isinstance(old, Pointer) or (old.region is None and new.region is None):
                 var.value = new

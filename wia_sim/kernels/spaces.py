@@ -189,14 +189,14 @@ class Pointer:
         off = delta if self.off.ndim == 0 and not self.off else self.off + delta
         return Pointer(self.region, self.elem, off, self.dims, self.null, self.packed)
 
-    def moved_by(self, delta: Affine) -> Pointer:
-        """Moved by ``delta`` bytes per lane, kept affine where the offset is (or is the same in every lane)."""
+    def moved_by(self, delta: Affine | int) -> Pointer:
+        """Moved by ``delta`` bytes per lane (or in every lane), kept affine where the offset is or becomes."""
         if self.affine is not None:
             at = self.affine + delta
-        elif self._off is not None and self._off.ndim == 0:
+        elif isinstance(delta, Affine) and self._off is not None and self._off.ndim == 0:
             at = delta + int(self._off)
         else:
-            return self.moved(delta.values())
+            return self.moved(delta.values() if isinstance(delta, Affine) else np.asarray(delta, np.int64))
         return Pointer(self.region, self.elem, None, self.dims, self.null, self.packed, at)
 
     def row(self) -> Pointer:
@@ -347,6 +347,7 @@ class Region(StridedAccess):
         self._row_starts: Array | None = None
         self._compact = []
         self._shadowed = False
+        self._rows = None
         if space == "local":
             self.init = np.zeros(data.size, dtype=bool)
 

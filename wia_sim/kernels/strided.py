@@ -51,6 +51,7 @@ class StridedAccess(RaceTracker):
     write_only: bool
     init: Array | None
     _all_init: bool
+    _rows: Affine | None  # where each lane's row begins (``Affine.rows``), made at the first strided access
 
     # ---------------------------------------------------------------------------------------------------------
     def load_strided(self, st: LaunchState, off: Affine, mask: Array, t: CType) -> Array | None:
@@ -62,7 +63,7 @@ class StridedAccess(RaceTracker):
             return None
         view = self._view(place, t, self.data)
         if place.span is None:
-            values = np.array(view).reshape((st.lanes.total, *view.shape[6:]))
+            values = np.array(view, order="C").reshape((st.lanes.total, *view.shape[6:]))
         else:
             lo, hi = place.span
             values = np.zeros((st.lanes.total, *view.shape[1:]), t.dtype)
@@ -73,7 +74,7 @@ class StridedAccess(RaceTracker):
     def store_strided(self, st: LaunchState, off: Affine, mask: Array, t: CType, values: Array) -> bool:
         """Store ``values`` (one row per lane, or one for all) at byte offsets ``off``; False: nothing was stored,
         take the general path."""
-        if self.read_only or not off.separated(elem_bytes(t)):
+        if self.read_only:
             return False
         place = self._place(st, off, mask, t, write=True)
         if place is None:
@@ -108,7 +109,12 @@ class StridedAccess(RaceTracker):
             first, last = off.base + step * span[0], off.base + step * span[1]
             if min(first, last) < 0 or max(first, last) > self.nbytes - size:
                 return None
-        flat = off + Affine.rows(self.per, self.stride, off.geometry)
+        rows = self._rows
+        if rows is None or rows.geometry != off.geometry:
+            rows = self._rows = Affine.rows(self.per, self.stride, off.geometry)
+        flat = off + rows
+        if write and not flat.separated(size):  # work-items would store over each other: the order matters
+            return None
         place = _Placement(flat, span)
         if not st.checks:
             return place
