@@ -129,7 +129,6 @@ class _Context:
     local_vars: list[LocalVar] = field(default_factory=list)
 
 
-_ASSIGNMENT_OPS = frozenset({"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="})
 _INTEGER_ONLY_OPS = frozenset({"%", "<<", ">>", "&", "|", "^"})
 _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 
