@@ -1,0 +1,237 @@
+"""The checker's function calls: which function a call names, and the arguments of helper functions and of
+built-ins (arity, conversions, vector loads and stores, atomics' pointers, the result types of ``signatures.py``;
+``printf``, ``async_copy`` and the section 6.12 tables have their own modules).
+"""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from wia_sim.kernels import async_copy, printf
+from wia_sim.kernels.check_state import CheckerState, _coord_of, _promote
+from wia_sim.kernels.signatures import (
+    BUILTINS,
+    CONVERT_RE,
+    UNSUPPORTED_BUILTINS,
+    builtin_arity,
+    conversion,
+    is_builtin_function,
+)
+from wia_sim.kernels.table_types import check_table_call
+from wia_sim.kernels.types import FLOAT, UINT, ULONG, UNKNOWN, UNSIGNED_OF, VOID, TypeInfo, scalar_or_vector
+
+__all__ = ["CallChecks"]
+
+
+class CallChecks(CheckerState):
+    """The call rules of ``Checker``: ``expr_FuncCall`` and the checks of helper and built-in calls."""
+
+    # -- calls
+    def expr_FuncCall(self, node: c_ast.FuncCall) -> TypeInfo:
+        args = list(node.args.exprs) if node.args is not None else []
+        if not isinstance(node.name, c_ast.ID):
+            self.expr(node.name)
+            for a in args:
+                self.expr(a)
+            self.error(node, "calls through function pointers are not supported")
+            return UNKNOWN
+        name = node.name.name
+        symbol = self.lookup(name)
+        if symbol is None and name in self.functions and self.caller is not None:
+            self.caller.calls.append((name, _coord_of(node)[0]))  # before the arguments' calls: source order
+        arg_types = [self.expr(a) for a in args]
+        if symbol is not None:
+            self.error(node, f"called object '{name}' is not a function (it is '{symbol.type}')")
+            return UNKNOWN
+        if name in self.functions:
+            return self.call_helper(node, name, args, arg_types)
+        if name == "printf":
+            return printf.check_call(self.error, node, args, arg_types)
+        if is_builtin_function(name):
+            return self.call_builtin(node, name, args, arg_types)
+        if name in UNSUPPORTED_BUILTINS:
+            self.error(node, f"built-in function '{name}' is not supported by the simulator")
+            return UNKNOWN
+        if CONVERT_RE.fullmatch(name):
+            self.error(node, f"'{name}': saturation applies only to integer destinations")
+            return UNKNOWN
+        if name in self.suppressed:
+            return UNKNOWN
+        if name in self.later_functions:
+            self.error(node, f"function '{name}' is used before it is declared; declare or define it first")
+        else:
+            self.error(node, f"call to undeclared function '{name}'")
+        return UNKNOWN
+
+    def call_helper(
+        self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
+    ) -> TypeInfo:
+        fn = self.functions[name]
+        if fn.is_kernel:
+            self.error(node, f"calling the kernel '{name}' from a function is not supported")
+        if fn.node is None:
+            self.used_undefined.append((name, node))
+        wanted = len(fn.params)
+        if len(args) != wanted and not (fn.variadic and len(args) >= wanted):
+            plural = "" if wanted == 1 else "s"
+            self.error(
+                node,
+                f"function '{name}' takes {wanted} argument{plural}, but {_given(len(args))}",
+            )
+            return fn.return_type
+        for k, (a, t, p) in enumerate(zip(args, arg_types, fn.params, strict=False)):
+            self.check_argument(a, t, p, f"argument {k + 1} of '{name}'")
+        return fn.return_type
+
+    def check_argument(self, node: c_ast.Node, value: TypeInfo, param: TypeInfo, what: str) -> None:
+        if value.kind == "unknown" or param.kind == "unknown":
+            return
+        pointer_param = param.kind in ("pointer", "array")
+        pointer_value = value.kind in ("pointer", "array")
+        if pointer_param and not pointer_value and not _is_null(node):
+            self.error(node, f"{what} must be a pointer, not '{value}'")
+        elif pointer_value and not pointer_param:
+            self.error(node, f"{what} must be '{param}', not the pointer '{value}'")
+        elif param.is_arithmetic and value.kind == "vector" and (param.kind != "vector" or param.width != value.width):
+            self.error(node, f"{what} must be '{param.type_name}', not '{value.type_name}'")
+        elif "struct" in (param.kind, value.kind) and (param.kind, param.name) != (value.kind, value.name):
+            self.error(node, f"{what} must be '{param}', not '{value}'")
+
+    def call_builtin(
+        self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
+    ) -> TypeInfo:
+        arity = builtin_arity(name)
+        assert arity is not None
+        low, high = arity
+        if not low <= len(args) <= high:
+            wanted = str(low) if low == high else f"{low} to {high}"
+            plural = "" if wanted == "1" else "s"
+            self.error(
+                node,
+                f"built-in function '{name}' takes {wanted} argument{plural}, but {_given(len(args))}",
+            )
+            return UNKNOWN
+        if name in async_copy.ASYNC_BUILTINS:
+            return async_copy.check_call(self.error, node, name, args, arg_types)
+        convert = conversion(name)
+        if convert:
+            base = convert.group(1)
+            width = int(convert.group(2) or 1)
+            source = arg_types[0]
+            result = scalar_or_vector(base, width)
+            if source.kind in ("pointer", "struct", "array"):
+                self.error(node, f"'{name}' needs a scalar or vector argument, not '{source}'")
+            elif name.startswith("as_"):
+                have, need = source.element_size, result.element_size
+                if have is not None and need is not None and have != need:
+                    self.error(
+                        node, f"'{name}' needs an argument of {need} bytes, not '{source.type_name}' ({have} bytes)"
+                    )
+            elif source.kind == "vector" and source.width != width:
+                self.error(node, f"'{name}' needs a {width}-component argument, not '{source.type_name}'")
+            elif source.kind == "scalar" and width > 1:
+                self.error(node, f"'{name}' needs a {width}-component argument, not the scalar '{source.type_name}'")
+            return result
+        rule = BUILTINS[name].result
+        if rule == "table":
+            return check_table_call(name, args, arg_types, self.error, node)
+        if rule == "size_t":
+            return ULONG
+        if rule == "uint":
+            return UINT
+        if rule == "void" and not name.startswith("vstore"):
+            return VOID
+        if rule == "pointee":
+            p = arg_types[0]
+            if p.kind not in ("pointer", "unknown"):
+                self.error(args[0], f"the first argument of '{name}' must be a pointer to __global or __local memory")
+                return UNKNOWN
+            if p.kind == "pointer" and p.target is not None:
+                if p.target.space not in ("global", "local"):
+                    where = p.target.space
+                    self.error(args[0], f"'{name}' needs a pointer to __global or __local memory, not __{where}")
+                elif p.target.const:
+                    self.error(args[0], f"'{name}' cannot modify read-only memory")
+                return p.target
+            return UNKNOWN
+        if name.startswith("vstore"):
+            p = arg_types[2]
+            if p.kind not in ("pointer", "array", "unknown"):
+                self.error(args[2], f"the third argument of '{name}' must be a pointer")
+            elif p.kind == "pointer" and p.target is not None and p.target.const:
+                self.error(args[2], f"'{name}' cannot write to read-only memory")
+            elif name.startswith(("vstore_half", "vstorea_half")) and p.target and p.target.name not in ("half", "?"):
+                self.error(args[2], f"'{name}' writes halves: it needs a half pointer, not '{p}'")
+            return VOID
+        if rule.startswith("vload_half"):
+            p = arg_types[1]
+            if p.kind not in ("pointer", "array", "unknown"):
+                self.error(args[1], f"the second argument of '{name}' must be a pointer")
+            elif p.target is not None and p.target.name not in ("half", "?"):
+                self.error(args[1], f"'{name}' reads halves: it needs a half pointer, not '{p}'")
+            width = int(rule[len("vload_half") :])
+            return FLOAT if width == 1 else TypeInfo("vector", "float", width)
+        if rule.startswith("vload"):
+            p = arg_types[1]
+            width = int(rule[5:])
+            if p.kind not in ("pointer", "array", "unknown"):
+                self.error(args[1], f"the second argument of '{name}' must be a pointer")
+                return UNKNOWN
+            if p.target is not None and p.target.kind == "scalar":
+                return TypeInfo("vector", p.target.name, width)
+            return TypeInfo("vector", "?", width)
+        for a, t in zip(args, arg_types, strict=True):
+            if t.kind in ("pointer", "struct", "array"):
+                self.error(a, f"built-in function '{name}' needs scalar or vector arguments, not '{t}'")
+                return UNKNOWN
+        if any(t.kind == "unknown" for t in arg_types) and rule != "first":
+            if rule == "scalar":
+                return TypeInfo("scalar", "?")
+            width = max((t.width for t in arg_types if t.kind == "vector"), default=0)
+            return TypeInfo("vector", "?", width) if width else UNKNOWN
+        first = arg_types[0]
+        if rule in ("intn", "intn_second"):
+            return self.int_vector_builtin(node, name, rule, arg_types)
+        if rule == "first":
+            return _promote(first) if first.kind != "unknown" else UNKNOWN
+        if rule == "scalar":
+            return TypeInfo("scalar", first.name)
+        if rule == "ugentype":
+            return TypeInfo(first.kind, UNSIGNED_OF.get(first.name, first.name), first.width)
+        widths = {t.width for t in arg_types if t.kind == "vector"}
+        if len(widths) > 1:
+            self.error(node, f"built-in function '{name}' has vector arguments of different sizes")
+            return UNKNOWN
+        if rule == "samegentype" and widths and any(t.kind == "scalar" for t in arg_types):
+            self.error(node, f"built-in function '{name}' needs both arguments of the same type (no scalar form)")
+            return UNKNOWN
+        names = {t.name for t in arg_types}
+        element = names.pop() if len(names) == 1 else "?"
+        width = widths.pop() if widths else 1
+        return scalar_or_vector(element, width) if element != "?" or width > 1 else TypeInfo("scalar", "?")
+
+    def int_vector_builtin(self, node: c_ast.FuncCall, name: str, rule: str, arg_types: list[TypeInfo]) -> TypeInfo:
+        """``ilogb(gentype) -> intn``; ``ldexp``/``rootn(gentype x, intn k)``, and ``ldexp(floatn x, int k)``."""
+        first = arg_types[0]
+        width = first.width if first.kind == "vector" else 1
+        if rule == "intn":
+            return scalar_or_vector("int", width)
+        k = arg_types[1]
+        if k.kind in ("scalar", "vector") and k.name in ("float", "double", "half"):
+            self.error(node, f"the second argument of '{name}' must be an integer, not '{k.type_name}'")
+            return UNKNOWN
+        k_width = k.width if k.kind == "vector" else 1
+        if k.kind != "unknown" and k_width != width and not (name == "ldexp" and k_width == 1):
+            self.error(node, f"built-in function '{name}' needs an int{width if width > 1 else ''} second argument")
+            return UNKNOWN
+        if first.kind == "scalar" and first.name not in ("float", "double", "half", "?"):
+            return scalar_or_vector("float", width)
+        return first
+
+
+def _given(count: int) -> str:
+    return f"{count} {'was' if count == 1 else 'were'} given"
+
+
+def _is_null(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.Constant) and node.value == "0"

@@ -1,0 +1,548 @@
+"""The checker's declarations: typedefs, enumerators, static assertions, program-scope ``__constant``
+variables, function signatures and definitions (kernel and helper parameters, ``reqd_work_group_size``), recursion
+between functions, and local variables with their array sizes and initializers.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from pycparser import c_ast
+from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt
+
+from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
+from wia_sim.kernels.keywords import keyword_name
+from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
+from wia_sim.kernels.signatures import UNSUPPORTED_BUILTINS, is_builtin_function
+from wia_sim.kernels.structs import check_struct, size_align
+from wia_sim.kernels.types import INT, OPAQUE_TYPES, SPACES, UNKNOWN, TypeInfo, const_int
+
+__all__ = ["DeclarationChecks"]
+
+# names OpenCL forbids as kernel arguments (OpenCL C 1.2, 6.9 k)
+_NOT_KERNEL_ARG_TYPES = frozenset({"bool", "_Bool", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t"})
+_ACCESS_QUALIFIERS = frozenset({"read_only", "write_only", "read_write", "__read_only", "__write_only", "__read_write"})
+
+
+def _innermost_names(node: c_ast.Node | None) -> list[str]:
+    while node is not None and not isinstance(node, c_ast.IdentifierType):
+        node = getattr(node, "type", None)
+    return list(node.names) if isinstance(node, c_ast.IdentifierType) else []
+
+
+def _has_function_pointer(t: TypeInfo) -> bool:
+    while t.target is not None:
+        if t.kind in ("pointer", "array") and t.target.kind == "function":
+            return True
+        t = t.target
+    return False
+
+
+class DeclarationChecks(CheckerState):
+    """The declaration rules of ``Checker``; the program-scope ones are called from ``Checker.run``, the local
+    ones from ``StatementChecks.statement``."""
+
+    # -- program scope
+    def typedef(self, node: c_ast.Typedef) -> None:
+        t = self.types.resolve(node.type)
+        if t.kind == "function" or _has_function_pointer(t):
+            self.error(node, f"function pointers are not supported (typedef '{node.name}')")
+        self.check_type_usable(t, node, f"typedef '{node.name}'")
+        self.types.typedefs[node.name] = t
+        if t.kind == "struct" and "<anonymous" in t.name:
+            self.struct_names.setdefault(t.name, node.name)  # how kernel argument info names it
+        self.register_enumerators(node.type)
+
+    def register_enumerators(self, node: c_ast.Node | None) -> None:
+        while node is not None and not isinstance(node, c_ast.Enum | c_ast.IdentifierType | c_ast.Struct):
+            node = getattr(node, "type", None)
+        if isinstance(node, c_ast.Struct | c_ast.Union) and node.decls:
+            for member in node.decls:
+                self.register_enumerators(member.type)
+        if not isinstance(node, c_ast.Enum) or node.values is None:
+            return
+        value = 0
+        for enumerator in node.values.enumerators:
+            if enumerator.value is not None:
+                v = const_int(enumerator.value, self.enumerators, self.types)
+                if v is None:
+                    self.error(enumerator, f"enumerator '{enumerator.name}' is not an integer constant")
+                    v = value
+                value = v
+            if enumerator.name in self.enumerators or enumerator.name in self.scopes[0]:
+                self.error(enumerator, f"redefinition of '{enumerator.name}'")
+            self.enumerators[enumerator.name] = value
+            self.scopes[0][enumerator.name] = _Symbol(enumerator.name, "enumerator", INT, _coord_of(enumerator)[0])
+            value += 1
+
+    def static_assert(self, node: c_ast.StaticAssert) -> None:
+        value = const_int(node.cond, self.enumerators, self.types)
+        if value is None:
+            self.error(node, "static assertion expression is not an integral constant expression")
+        elif value == 0:
+            message = node.message.value if node.message is not None else ""
+            self.error(node, f"static assertion failed{': ' + message if message else ''}")
+
+    def file_scope_decl(self, node: c_ast.Decl) -> None:
+        if isinstance(node.type, c_ast.FuncDecl | FuncDeclExt):
+            self.declare_function(node, None)
+            return
+        t = self.types.resolve(node.type)
+        self.register_enumerators(node.type)
+        if node.name is None:
+            return  # struct, union or enum declaration
+        if _has_function_pointer(t):
+            self.error(node, "function pointers are not supported")
+            return
+        self.check_type_usable(t, node, f"variable '{node.name}'")
+        reserved = keyword_name(node.name, "variable")
+        if reserved:
+            self.error(node, reserved)
+            return
+        if "extern" in node.storage:
+            self.error(node, f"extern variables are not supported ('{node.name}')")
+            return
+        if t.space != "constant":
+            self.error(node, f"program-scope variable '{node.name}' must be declared in the __constant address space")
+            return
+        if node.init is None:
+            self.error(node, f"program-scope __constant variable '{node.name}' must be initialized")
+        else:
+            self.check_initializer(node.init, t, None)
+        self.check_array_dims(node, None)
+        if node.name in self.scopes[0] or node.name in self.functions:
+            self.error(node, f"redefinition of '{node.name}'")
+        self.scopes[0][node.name] = _Symbol(node.name, "global", t, _coord_of(node)[0])
+        self.constants[node.name] = node
+
+    def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str) -> None:
+        inner: TypeInfo | None = t
+        behind_pointer = False
+        while inner is not None:
+            if inner.kind == "opaque" and inner.name != "event_t":  # events: async_copy.py
+                self.error(node, f"{OPAQUE_TYPES.get(inner.name, inner.name)} are not supported ({what})")
+                return
+            if not self.fp64 and inner.name.startswith("double"):
+                self.error(
+                    node, f"type '{inner.name}' needs the cl_khr_fp64 extension, which the device lacks ({what})"
+                )
+                return
+            if not self.fp16 and inner.name.startswith("half") and not behind_pointer:
+                self.error(
+                    node,
+                    f"'{inner.name}' values need the cl_khr_fp16 extension, which the device lacks; without it half "
+                    f"is only a storage type behind a pointer, read and written with vload_half/vstore_half ({what})",
+                )
+                return
+            behind_pointer = behind_pointer or inner.kind == "pointer"
+            inner = inner.target
+
+    # -- functions
+    def signature(self, decl: c_ast.Decl, is_kernel: bool) -> tuple[_Function, list[c_ast.Node]]:
+        fdecl = decl.type
+        ret = self.types.resolve(fdecl.type)
+        params: list[TypeInfo] = []
+        nodes: list[c_ast.Node] = []
+        variadic = False
+        if fdecl.args is not None:
+            items = list(fdecl.args.params)
+            if len(items) == 1 and isinstance(items[0], c_ast.Typename) and self.types.resolve(items[0]).kind == "void":
+                items = []
+            for p in items:
+                if isinstance(p, c_ast.EllipsisParam):
+                    variadic = True
+                    continue
+                t = self.types.resolve(p.type) if hasattr(p, "type") else UNKNOWN
+                if t.kind == "array":  # C99 6.7.5.3p7: an array parameter is a pointer to its element
+                    t = TypeInfo("pointer", target=t.target)
+                params.append(t)
+                nodes.append(p)
+        fn = _Function(decl.name, params, ret, is_kernel, _coord_of(decl)[0], variadic)
+        return fn, nodes
+
+    def declare_function(self, decl: c_ast.Decl, definition: c_ast.FuncDef | None) -> _Function:
+        is_kernel = any(spec in ("__kernel", "kernel") for spec in decl.funcspec if isinstance(spec, str))
+        fn, nodes = self.signature(decl, is_kernel)
+        name = decl.name
+        if any(isinstance(p, c_ast.ID) for p in nodes) or (definition is not None and definition.param_decls):
+            self.error(decl, f"old-style (K&R) parameter lists are not supported ('{name}')")
+        if fn.variadic:
+            self.error(decl, f"variadic functions are not supported ('{name}')")
+        if is_builtin_function(name) or name in UNSUPPORTED_BUILTINS or name == "printf":
+            self.error(decl, f"redefinition of built-in function '{name}'")
+        if _has_function_pointer(fn.return_type) or fn.return_type.kind == "function":
+            self.error(decl, f"function pointers are not supported (return type of '{name}')")
+        previous = self.functions.get(name)
+        if previous is not None:
+            if previous.node is not None and definition is not None:
+                self.error(decl, f"redefinition of '{name}'")
+            elif len(previous.params) != len(fn.params) or previous.is_kernel != fn.is_kernel:
+                self.error(decl, f"conflicting types for '{name}'")
+        elif name in self.scopes[0]:
+            self.error(decl, f"redefinition of '{name}'")
+        fn.node = definition if definition is not None else (previous.node if previous else None)
+        if previous is not None and definition is None:
+            return previous
+        self.functions[name] = fn
+        for p, pt in zip(nodes, fn.params, strict=True):
+            if _has_function_pointer(pt) or pt.kind == "function":
+                self.error(p, "function pointers are not supported")
+        return fn
+
+    def function_definition(self, node: c_ast.FuncDef) -> None:
+        decl = node.decl
+        if not isinstance(decl.type, c_ast.FuncDecl | FuncDeclExt):
+            self.error(decl, f"invalid function definition ('{decl.name}' has no parameter list)")
+            return
+        fn = self.declare_function(decl, node)
+        fn.node = node
+        _, param_nodes = self.signature(decl, fn.is_kernel)
+        params: list[Param] = []
+        for p, t in zip(param_nodes, fn.params, strict=True):
+            param = self.kernel_param(p, t, decl.name) if fn.is_kernel else self.helper_param(p, t)
+            if param is not None:
+                params.append(param)
+        if fn.is_kernel and fn.return_type.kind != "void":
+            self.error(decl, f"kernel function '{decl.name}' must return void (returns '{fn.return_type}')")
+        if fn.is_kernel and "static" in decl.storage:
+            self.error(decl, f"kernel function '{decl.name}' cannot be static")
+        reqd = self.reqd_work_group_size(decl) if fn.is_kernel else None
+        ctx = _Context(fn)
+        scope: dict[str, _Symbol] = {}
+        for p, t in zip(param_nodes, fn.params, strict=True):
+            if not isinstance(p, c_ast.Decl) or p.name is None:
+                if not fn.is_kernel and not isinstance(p, c_ast.ID):  # kernel_param reported it
+                    self.error(p, f"parameter name omitted in the definition of '{decl.name}'")
+                continue
+            if p.name in scope:
+                self.error(p, f"redefinition of parameter '{p.name}'")
+            reserved = keyword_name(p.name, "parameter")
+            if reserved:
+                self.error(p, reserved)
+            scope[p.name] = _Symbol(p.name, "param", t, _coord_of(p)[0])
+        self.scopes.append(scope)  # the parameters share the body's outermost scope (C99 6.2.1)
+        self.caller = fn
+        self.compound(node.body, ctx, new_scope=False)
+        self.caller = None
+        self.scopes.pop()
+        line = _coord_of(decl)[0] or 0
+        if fn.is_kernel:
+            if decl.name in self.kernels:
+                return
+            self.kernels[decl.name] = KernelInfo(decl.name, params, node, line, reqd, ctx.local_vars)
+        else:
+            calls = tuple(dict.fromkeys(name for name, _ in fn.calls))
+            self.helpers[decl.name] = FunctionInfo(decl.name, params, fn.return_type, node, line, calls)
+
+    def reqd_work_group_size(self, decl: c_ast.Decl) -> tuple[int, int, int] | None:
+        attributes: list[c_ast.Node] = []
+        for spec in decl.funcspec:
+            if isinstance(spec, AttributeSpecifier) and spec.exprlist is not None:
+                attributes.extend(spec.exprlist.exprs)
+        ftype = decl.type
+        if isinstance(ftype, FuncDeclExt) and ftype.attributes is not None:
+            attributes.extend(ftype.attributes.exprs)
+        for attr in attributes:
+            if (
+                isinstance(attr, c_ast.FuncCall)
+                and isinstance(attr.name, c_ast.ID)
+                and attr.name.name == "reqd_work_group_size"
+            ):
+                args = attr.args.exprs if attr.args is not None else []
+                values = [const_int(a, self.enumerators, self.types) for a in args]
+                if len(values) != 3 or any(v is None or v < 1 for v in values):
+                    self.error(attr, "reqd_work_group_size needs three positive integer constants")
+                    return None
+                x, y, z = (cast(int, v) for v in values)
+                return (x, y, z)
+        return None
+
+    def kernel_param(self, p: c_ast.Node, t: TypeInfo, kernel: str) -> Param | None:
+        if isinstance(p, c_ast.ID):
+            return None  # a K&R parameter list: reported
+        if isinstance(p, c_ast.Typename) or not isinstance(p, c_ast.Decl) or p.name is None:
+            self.error(p, f"parameter name omitted in kernel '{kernel}'")
+            return None
+        name = p.name
+        line = _coord_of(p)[0] or 0
+        if _has_function_pointer(t) or t.kind == "function":
+            self.error(p, f"function pointers are not supported (kernel parameter '{name}')")
+            return None
+        if any(q in _ACCESS_QUALIFIERS for q in p.quals) and not any(
+            n in OPAQUE_TYPES for n in _innermost_names(p.type)
+        ):
+            self.error(p, f"access qualifiers (read_only/write_only) apply only to images (parameter '{name}')")
+        inner: TypeInfo | None = t
+        while inner is not None:
+            if inner.kind == "opaque":
+                what = OPAQUE_TYPES.get(inner.name, inner.name)
+                self.error(p, f"{what} are not supported (kernel parameter '{name}' of type {inner.name})")
+                return None
+            inner = inner.target
+        if t.kind == "struct" or (t.kind == "pointer" and t.target is not None and t.target.kind == "struct"):
+            struct = t if t.kind == "struct" else t.target or UNKNOWN
+            problem = check_struct(struct, self.types, kernel_arg=True)
+            if problem:
+                self.error(p, f"kernel parameter '{name}': {problem}")
+                return None
+        if t.kind == "struct":
+            if t.space != "private":
+                self.error(p, f"struct kernel parameter '{name}' cannot be in the __{t.space} address space")
+                return None
+            spelled_as = self.struct_names.get(t.name, t.name)
+            return Param(name, "scalar", spelled_as, 1, "private", t.const, line, t, size_align(t, self.types)[0])
+        spelled = _innermost_names(p.type)
+        if t.kind == "pointer":
+            target = t.target or UNKNOWN
+            if target.kind in ("pointer", "array"):
+                self.error(p, f"pointer-to-pointer kernel parameters are not supported ('{name}')")
+                return None
+            if target.space == "private":
+                explicit = any(SPACES.get(q) == "private" for q in p.quals)
+                why = "" if explicit else " (a pointer without an address space points to __private memory)"
+                self.error(
+                    p,
+                    f"kernel pointer parameter '{name}' must point to __global, __constant or __local memory, "
+                    f"not __private{why}",
+                )
+                return None
+            if len(spelled) == 1 and spelled[0] in _NOT_KERNEL_ARG_TYPES:
+                self.error(p, f"kernel parameter '{name}' cannot point to {spelled[0]} (its size is not portable)")
+                return None
+            kind: ParamKind = "local" if target.space == "local" else "buffer"
+            elem = target.name if target.kind in ("scalar", "vector", "struct") else target.kind
+            elem = self.struct_names.get(elem, elem)
+            return Param(name, kind, elem, target.width, target.space, target.const, line, t)
+        if len(spelled) == 1 and spelled[0] in _NOT_KERNEL_ARG_TYPES:
+            self.error(p, f"kernel parameter '{name}' cannot be of type {spelled[0]}")
+            return None
+        if t.space != "private":
+            self.error(p, f"scalar kernel parameter '{name}' cannot be in the __{t.space} address space")
+            return None
+        if t.kind not in ("scalar", "vector"):
+            self.error(p, f"kernel parameter '{name}' has unsupported type '{t}'")
+            return None
+        return Param(name, "scalar", t.name, t.width, "private", t.const, line, t)
+
+    def helper_param(self, p: c_ast.Node, t: TypeInfo) -> Param | None:
+        if not isinstance(p, c_ast.Decl) or p.name is None:
+            return None
+        line = _coord_of(p)[0] or 0
+        self.check_type_usable(t, p, f"parameter '{p.name}'")
+        if t.kind in ("pointer", "array"):
+            target = t.target or UNKNOWN
+            elem = target.name if target.kind in ("scalar", "vector", "struct") else target.kind
+            return Param(p.name, "pointer", elem, target.width, target.space, target.const, line, t)
+        elem = t.name if t.kind in ("scalar", "vector", "struct") else t.kind
+        return Param(p.name, "scalar", elem, t.width, "private", t.const, line, t)
+
+    # -- recursion
+    def check_recursion(self) -> None:
+        defined = [name for name, fn in self.functions.items() if fn.node is not None]
+        order = sorted(defined, key=lambda name: _coord_of(self.functions[name].node)[0] or 0)
+        graph = {name: list(dict.fromkeys(c for c, _ in self.functions[name].calls if c in defined)) for name in order}
+        index: dict[str, int] = {}
+        low: dict[str, int] = {}
+        on_stack: set[str] = set()
+        stack: list[str] = []
+        components: list[list[str]] = []
+
+        def visit(v: str) -> None:
+            index[v] = low[v] = len(index)
+            stack.append(v)
+            on_stack.add(v)
+            for w in graph.get(v, []):
+                if w not in index:
+                    visit(w)
+                    low[v] = min(low[v], low[w])
+                elif w in on_stack:
+                    low[v] = min(low[v], index[w])
+            if low[v] == index[v]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == v:
+                        break
+                components.append(component)
+
+        for v in order:
+            if v not in index:
+                visit(v)
+        for component in components:
+            members = set(component)
+            first = min(component, key=order.index)
+            if len(component) == 1 and first not in graph.get(first, []):
+                continue
+            cycle = self.cycle_from(first, members, graph)
+            fn = self.functions[first]
+            node = fn.node.decl if fn.node is not None else None
+            if len(cycle) == 2:
+                self.error(node, f"recursion is not supported: '{first}' calls itself")
+            else:
+                path = " -> ".join(f"'{c}'" for c in cycle)
+                self.error(node, f"recursion is not supported: {path}")
+
+    @staticmethod
+    def cycle_from(start: str, members: set[str], graph: dict[str, list[str]]) -> list[str]:
+        """The shortest call path from ``start`` back to itself within its strongly connected component."""
+        paths: dict[str, list[str]] = {start: [start]}
+        queue = [start]
+        while queue:
+            v = queue.pop(0)
+            for w in graph.get(v, []):
+                if w == start:
+                    return [*paths[v], start]
+                if w in members and w not in paths:
+                    paths[w] = [*paths[v], w]
+                    queue.append(w)
+        return [start, start]
+
+    # -- local declarations
+    def local_decl(self, node: c_ast.Decl, ctx: _Context) -> None:
+        t = self.types.resolve(node.type)
+        self.register_enumerators(node.type)
+        if node.name is None:
+            return  # a struct/union/enum declaration
+        if isinstance(node.type, c_ast.FuncDecl | FuncDeclExt):
+            self.error(node, f"function declarations inside functions are not supported ('{node.name}')")
+            return
+        if _has_function_pointer(t):
+            self.error(node, f"function pointers are not supported ('{node.name}')")
+        self.check_type_usable(t, node, f"variable '{node.name}'")
+        for storage in node.storage:
+            if storage in ("static", "extern"):
+                self.error(node, f"{storage} variables inside functions are not supported ('{node.name}')")
+        space = t.space
+        inner = t
+        while inner.kind == "array" and inner.target is not None:
+            inner = inner.target
+        if inner.kind == "struct" and space != "local":
+            problem = check_struct(inner, self.types, kernel_arg=False)
+            if problem:
+                self.error(node, f"variable '{node.name}': {problem}")
+        if space == "local":
+            self.local_variable(node, t, ctx)
+        elif space == "global":
+            self.error(node, f"variable '{node.name}' cannot be declared in the __global address space")
+        elif space == "constant":
+            self.error(
+                node,
+                f"__constant variables inside functions are not supported; declare '{node.name}' at program scope",
+            )
+        self.check_array_dims(node, t)
+        scope = self.scopes[-1]
+        reserved = keyword_name(node.name, "variable")
+        if reserved:
+            self.error(node, reserved)
+        if node.name in scope:
+            self.error(node, f"redefinition of '{node.name}'")
+        scope[node.name] = _Symbol(node.name, "var", t, _coord_of(node)[0])
+        if node.init is not None and space != "local":
+            self.check_initializer(node.init, t, node)
+
+    def local_variable(self, node: c_ast.Decl, t: TypeInfo, ctx: _Context) -> None:
+        fn = ctx.function
+        if not fn.is_kernel:
+            self.error(node, f"__local variable '{node.name}' must be declared in a kernel, not in '{fn.name}'")
+            return
+        if ctx.depth != 1:
+            self.error(node, f"__local variable '{node.name}' must be declared at the kernel's outermost scope")
+            return
+        if node.init is not None:
+            self.error(node, f"__local variable '{node.name}' cannot have an initializer")
+        shape: list[int] = []
+        element = t
+        while element.kind == "array" and element.target is not None:
+            shape.append(element.length or 0)
+            element = element.target
+        if element.kind not in ("scalar", "vector", "struct"):
+            self.error(
+                node, f"__local variable '{node.name}' must be of scalar, vector or struct type, not '{element}'"
+            )
+            return
+        struct_size = 0
+        if element.kind == "struct":
+            problem = check_struct(element, self.types, kernel_arg=False)
+            if problem:
+                self.error(node, f"__local variable '{node.name}': {problem}")
+                return
+            struct_size = size_align(element, self.types)[0]
+        if all(n > 0 for n in shape):
+            line = _coord_of(node)[0] or 0
+            ctx.local_vars.append(
+                LocalVar(node.name, element.name, element.width, tuple(shape), line, node, struct_size)
+            )
+
+    def check_array_dims(self, node: c_ast.Decl, t: TypeInfo | None) -> None:
+        arr = node.type
+        first = True
+        while isinstance(arr, c_ast.ArrayDecl):
+            if arr.dim is None:
+                if not (first and node.init is not None):
+                    self.error(node, f"array '{node.name}' has no size")
+            else:
+                self.expr(arr.dim)
+                size = const_int(arr.dim, self.enumerators, self.types)
+                if size is None:
+                    what = f"the size of '{node.name}' is not a constant"
+                    self.error(arr.dim, f"variable-length arrays are not supported ({what})")
+                elif size <= 0:
+                    self.error(arr.dim, f"array '{node.name}' must have a positive size, not {size}")
+            first = False
+            arr = arr.type
+
+    def check_initializer(self, init: c_ast.Node, t: TypeInfo, decl: c_ast.Decl | None, nested: bool = False) -> None:
+        if isinstance(init, c_ast.InitList):
+            element = t.target if t.kind == "array" and t.target is not None else UNKNOWN
+            if t.kind == "array" and t.length is not None and len(init.exprs) > t.length:
+                self.error(init, f"too many initializers for an array of {t.length}")
+            if t.kind == "struct":
+                members = self.types.fields(t.name)
+                room = 1 if t.name.startswith("union") else len(members)
+                flat = all(mt.kind in ("scalar", "vector") for _, mt in members)
+                if (
+                    flat
+                    and len(init.exprs) > room
+                    and not any(isinstance(e, c_ast.NamedInitializer) for e in init.exprs)
+                ):
+                    self.error(init, f"too many initializers for '{t.name}' ({room} member{'s' if room > 1 else ''})")
+            for item in init.exprs:
+                if isinstance(item, c_ast.NamedInitializer):
+                    problem = self.designator_problem(item, t)
+                    if problem:
+                        self.error(item, problem)
+                        continue
+                    item = item.expr
+                if t.kind == "struct" or t.kind == "vector":
+                    self.check_initializer(item, UNKNOWN, decl, nested=True)
+                else:
+                    self.check_initializer(item, element, decl, nested=True)
+            if t.kind not in ("array", "struct", "unknown") and not (t.kind == "vector" and nested):
+                self.error(init, f"braces around an initializer of '{t}' are not supported; use (type)(...)")
+            return
+        value = self.expr(init)
+        if t.kind == "array":
+            self.error(init, "an array must be initialized with a brace-enclosed list")
+            return
+        name = decl.name if decl is not None else "variable"
+        self.check_assignment_types(t, value, init, f"initializing '{name}'")
+
+    def designator_problem(self, item: c_ast.NamedInitializer, t: TypeInfo) -> str | None:
+        """What is wrong with the designator ``.m =`` or ``[k] =`` of ``item`` in a list for ``t`` (None: fine)."""
+        if len(item.name) != 1:
+            return "nested designators (.a.b = or [i][j] =) are not supported; use nested braces"
+        d = item.name[0]
+        if isinstance(d, c_ast.ID):
+            if t.kind != "struct":
+                return f"member designator '.{d.name}' in an initializer of '{t}', which is not a struct or union"
+            if d.name not in [name for name, _ in self.types.fields(t.name)]:
+                return f"no member named '{d.name}' in '{t.name}'"
+            return None
+        if t.kind != "array":
+            return f"array designator in an initializer of '{t}', which is not an array"
+        k = const_int(d, self.enumerators, self.types)
+        if k is None or k < 0 or (t.length is not None and k >= t.length):
+            return "array designator index is not a constant within the array's bounds"
+        return None

@@ -1,0 +1,490 @@
+"""The checker's expressions: each ``expr_<Node>`` method gives the type of one kind of pycparser node (as
+``types.py`` models it) and reports what is wrong with it; also lvalues (what may be assigned) and the implicit
+conversions of assignments, initializers and returns. Calls are in ``check_calls.py``.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from pycparser import c_ast
+
+from wia_sim.kernels import async_copy
+from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
+from wia_sim.kernels.ctype import common_type, comparison_type
+from wia_sim.kernels.ctype import lookup as ctype_lookup
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, is_builtin_function
+from wia_sim.kernels.types import (
+    DOUBLE,
+    FLOAT,
+    FLOATS,
+    INT,
+    LONG,
+    SCALAR_SIZES,
+    UINT,
+    ULONG,
+    UNKNOWN,
+    TypeInfo,
+    int_constant,
+    scalar_or_vector,
+    swizzle_indices,
+)
+
+__all__ = ["ExpressionChecks"]
+
+_INTEGER_ONLY_OPS = frozenset({"%", "<<", ">>", "&", "|", "^"})
+_COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
+
+
+class ExpressionChecks(CheckerState):
+    """The expression rules of ``Checker``: ``expr`` dispatches on the node's class to ``expr_<Node>`` (as the
+    executor does), here or in ``CallChecks``."""
+
+    # -- expressions
+    def lookup(self, name: str) -> _Symbol | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def expr(self, node: c_ast.Node | None) -> TypeInfo:
+        if node is None:
+            return UNKNOWN
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            self.error(node, f"unsupported expression ({type(node).__name__})")
+            return UNKNOWN
+        return cast(TypeInfo, method(node))
+
+    def expr_ID(self, node: c_ast.ID) -> TypeInfo:
+        symbol = self.lookup(node.name)
+        if symbol is not None:
+            return symbol.type
+        if node.name in BUILTIN_CONSTANTS:
+            return UINT if node.name.startswith("CLK_") else FLOAT
+        if node.name in self.functions or is_builtin_function(node.name):
+            self.error(node, f"function pointers are not supported (function '{node.name}' used as a value)")
+            return UNKNOWN
+        if node.name not in self.suppressed:
+            self.error(node, f"use of undeclared identifier '{node.name}'")
+        return UNKNOWN
+
+    def expr_Constant(self, node: c_ast.Constant) -> TypeInfo:
+        kind = node.type
+        value = node.value.lower()
+        if kind == "char":
+            return TypeInfo("scalar", "char")
+        if kind == "string":
+            return TypeInfo("pointer", target=TypeInfo("scalar", "char", space="constant", const=True))
+        if "float" in kind or "double" in kind:
+            if value.endswith("f"):
+                return FLOAT
+            if value.endswith("h"):
+                if not self.fp16:
+                    self.error(node, "a half literal needs the cl_khr_fp16 extension, which the device lacks")
+                return TypeInfo("scalar", "half")
+            # an unsuffixed floating literal is a double in C and OpenCL C; a float on a device without doubles
+            # (OpenCL 1.2, 6.1.1.1; Clang casts it to single precision likewise)
+            return DOUBLE if self.fp64 else FLOAT
+        unsigned = "unsigned" in kind  # pycparser spells the suffix out: "unsigned long int"
+        if "long" in kind:
+            return ULONG if unsigned else LONG
+        number = int_constant(node.value)
+        if number is not None and number > 0xFFFFFFFF:
+            return ULONG if unsigned else LONG
+        if number is not None and number > 0x7FFFFFFF and not unsigned:
+            return UINT if value.startswith("0") else LONG
+        return UINT if unsigned else INT
+
+    def expr_ArrayRef(self, node: c_ast.ArrayRef) -> TypeInfo:
+        base = self.expr(node.name)
+        index = self.expr(node.subscript)
+        if index.is_arithmetic and (index.kind == "vector" or index.name in FLOATS):
+            self.error(node.subscript, f"array subscript is not an integer (it is '{index.type_name}')")
+        if base.kind in ("pointer", "array") and base.target is not None:
+            if base.target.kind == "void":
+                self.error(node, "subscript of a pointer to void")
+                return UNKNOWN
+            return base.target
+        if base.kind == "vector":
+            return TypeInfo("scalar", base.name, space=base.space, const=base.const)
+        if base.kind == "unknown":
+            return UNKNOWN
+        self.error(node, f"subscripted value is not an array, pointer or vector (it is '{base}')")
+        return UNKNOWN
+
+    def expr_StructRef(self, node: c_ast.StructRef) -> TypeInfo:
+        base = self.expr(node.name)
+        member = node.field.name
+        if node.type == "->":
+            if base.kind == "unknown":
+                return UNKNOWN
+            if base.kind != "pointer" or base.target is None:
+                self.error(node, f"member reference type '{base}' is not a pointer")
+                return UNKNOWN
+            base = base.target
+        if base.kind == "vector":
+            try:
+                picked = swizzle_indices(member, base.width)
+            except ValueError as e:
+                self.error(node.field, str(e))
+                return UNKNOWN
+            return TypeInfo(
+                "vector" if len(picked) > 1 else "scalar", base.name, len(picked), space=base.space, const=base.const
+            )
+        if base.kind == "struct":
+            for name, t in self.types.fields(base.name):
+                if name == member:
+                    self.member_refs.add(id(node))
+                    return TypeInfo(t.kind, t.name, t.width, t.target, base.space, base.const or t.const, t.length)
+            if base.name in self.types.structs:
+                self.error(node.field, f"no member named '{member}' in '{base.name}'")
+            return UNKNOWN
+        if base.kind == "unknown":
+            return UNKNOWN
+        if base.kind == "pointer":
+            self.error(node, f"member reference type '{base}' is a pointer; did you mean '->'?")
+            return UNKNOWN
+        self.error(node, f"member reference base type '{base}' is not a structure or vector")
+        return UNKNOWN
+
+    def expr_UnaryOp(self, node: c_ast.UnaryOp) -> TypeInfo:
+        op = node.op
+        if op in ("sizeof", "_Alignof", "alignof"):
+            if isinstance(node.expr, c_ast.Typename):
+                t = self.types.resolve(node.expr.type)
+                self.check_type_usable(t, node, op)
+                if t.kind == "struct" and t.name not in self.types.structs:
+                    self.error(node, f"invalid application of '{op}' to the incomplete type '{t.name}'")
+            else:
+                self.expr(node.expr)
+            return ULONG
+        operand = self.expr(node.expr)
+        if op in ("++", "--", "p++", "p--"):
+            self.check_assignable(node.expr, node)
+            if operand.kind == "struct":
+                self.error(node, f"cannot increment or decrement '{operand}'")
+            return operand
+        if op == "&":
+            if isinstance(node.expr, c_ast.ID) and (
+                node.expr.name in self.functions or is_builtin_function(node.expr.name)
+            ):
+                return UNKNOWN  # reported as a function pointer already
+            if operand.kind == "unknown":
+                return UNKNOWN
+            return TypeInfo("pointer", target=operand)
+        if op == "*":
+            if operand.kind in ("pointer", "array") and operand.target is not None:
+                return operand.target
+            if operand.kind != "unknown":
+                self.error(node, f"indirection requires a pointer operand ('{operand}' is not one)")
+            return UNKNOWN
+        if op == "!":
+            if operand.kind == "vector":
+                return TypeInfo("vector", _signed_of_size(operand.name), operand.width)
+            return INT
+        if op == "~" and operand.is_arithmetic and operand.name in FLOATS:
+            self.error(node, f"invalid argument type '{operand.type_name}' to unary '~'")
+            return UNKNOWN
+        if op in ("-", "+", "~"):
+            if operand.kind in ("pointer", "struct", "array"):
+                self.error(node, f"invalid argument type '{operand}' to unary '{op}'")
+                return UNKNOWN
+            return _promote(operand)
+        self.error(node, f"unsupported operator '{op}'")
+        return UNKNOWN
+
+    def expr_BinaryOp(self, node: c_ast.BinaryOp) -> TypeInfo:
+        op = node.op
+        left = self.expr(node.left)
+        right = self.expr(node.right)
+        if left.kind == "unknown" or right.kind == "unknown":
+            if op in _COMPARISONS or op in ("&&", "||"):
+                if left.kind == "vector" or right.kind == "vector":
+                    v = left if left.kind == "vector" else right
+                    return TypeInfo("vector", _signed_of_size(v.name), v.width)
+                return INT if "vector" not in (left.kind, right.kind) else UNKNOWN
+            if op in ("+", "-") and "pointer" in (left.kind, right.kind):
+                return left if left.kind == "pointer" else right if op == "+" else UNKNOWN
+            if left.kind == "vector" or right.kind == "vector":
+                v = left if left.kind == "vector" else right
+                return TypeInfo("vector", "?", v.width)
+            return UNKNOWN
+        pointers = [t for t in (left, right) if t.kind in ("pointer", "array")]
+        if pointers:
+            return self.pointer_arithmetic(node, left, right)
+        if not (left.is_arithmetic and right.is_arithmetic):
+            self.error(node, f"invalid operands to binary '{op}' ('{left}' and '{right}')")
+            return UNKNOWN
+        if left.kind == "vector" and right.kind == "vector" and left.width != right.width:
+            self.error(node, f"vector operands have different sizes ('{left.type_name}' and '{right.type_name}')")
+            return UNKNOWN
+        if (
+            left.kind == "vector"
+            and right.kind == "vector"
+            and op not in ("<<", ">>")
+            and "?" not in (left.name, right.name)
+            and left.name != right.name
+        ):
+            self.error(
+                node,
+                f"vector operands have different element types ('{left.type_name}' and '{right.type_name}'); "
+                f"use convert_{left.type_name}()",
+            )
+            return UNKNOWN
+        if op in _INTEGER_ONLY_OPS and (left.name in FLOATS or right.name in FLOATS):
+            self.error(
+                node, f"invalid operands to binary '{op}': integers needed ('{left.type_name}' and '{right.type_name}')"
+            )
+            return UNKNOWN
+        if op in _COMPARISONS or op in ("&&", "||"):
+            if left.kind == "vector" or right.kind == "vector":
+                v = left if left.kind == "vector" else right
+                return TypeInfo("vector", _signed_of_size(v.name), v.width)
+            return INT
+        if op in ("<<", ">>"):
+            if left.kind == "scalar" and right.kind == "vector":
+                return TypeInfo("vector", _promote(left).name, right.width)
+            return _promote(left)
+        return _arithmetic(left, right)
+
+    def pointer_arithmetic(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> TypeInfo:
+        op = node.op
+        lp = left.kind in ("pointer", "array")
+        rp = right.kind in ("pointer", "array")
+        if op in _COMPARISONS or op in ("&&", "||"):
+            return INT
+        if op == "-" and lp and rp:
+            return LONG
+        integer = (right if lp else left).kind == "scalar" and (right if lp else left).name not in FLOATS
+        if op == "+" and (lp != rp) and integer:
+            p = left if lp else right
+            return TypeInfo("pointer", target=p.target) if p.kind == "array" else p
+        if op == "-" and lp and not rp and integer:
+            return TypeInfo("pointer", target=left.target) if left.kind == "array" else left
+        self.error(node, f"invalid operands to binary '{op}' ('{left}' and '{right}')")
+        return UNKNOWN
+
+    def expr_TernaryOp(self, node: c_ast.TernaryOp) -> TypeInfo:
+        cond = self.expr(node.cond)
+        a = self.expr(node.iftrue)
+        b = self.expr(node.iffalse)
+        if cond.kind == "struct":
+            self.error(node.cond, f"a condition must be a scalar, not '{cond}'")
+        if a.kind == "unknown" or b.kind == "unknown":
+            return a if b.kind == "unknown" else b
+        if a.is_arithmetic and b.is_arithmetic:
+            if a.kind == "vector" and b.kind == "vector" and a.width != b.width:
+                self.error(node, f"vector operands have different sizes ('{a.type_name}' and '{b.type_name}')")
+                return UNKNOWN
+            return _arithmetic(a, b)
+        if "struct" in (a.kind, b.kind) and (a.kind, a.name) != (b.kind, b.name):
+            self.error(node, f"incompatible operand types ('{a}' and '{b}') for '?:'")
+            return UNKNOWN
+        return a
+
+    def expr_Assignment(self, node: c_ast.Assignment) -> TypeInfo:
+        target = self.expr(node.lvalue)
+        value = self.expr(node.rvalue)
+        self.check_assignable(node.lvalue, node)
+        if node.op == "=":
+            self.check_assignment_types(target, value, node, "assigning")
+        elif target.kind != "unknown" and value.kind != "unknown":
+            op = node.op[:-1]
+            if target.kind == "pointer":
+                if op not in ("+", "-") or not (value.kind == "scalar" and value.name not in FLOATS):
+                    self.error(node, f"invalid operands to '{node.op}' ('{target}' and '{value}')")
+            elif not (target.is_arithmetic and value.is_arithmetic):
+                self.error(node, f"invalid operands to '{node.op}' ('{target}' and '{value}')")
+            elif op in _INTEGER_ONLY_OPS and (target.name in FLOATS or value.name in FLOATS):
+                self.error(
+                    node,
+                    f"invalid operands to '{node.op}': integers needed ('{target.type_name}' and '{value.type_name}')",
+                )
+            elif value.kind == "vector" and (target.kind != "vector" or target.width != value.width):
+                self.error(node, f"cannot assign '{value.type_name}' to '{target.type_name}' with '{node.op}'")
+        return target
+
+    def expr_Cast(self, node: c_ast.Cast) -> TypeInfo:
+        target = self.types.resolve(node.to_type.type)
+        self.check_type_usable(target, node, "cast")
+        if isinstance(node.expr, c_ast.ExprList) and target.kind == "vector":
+            self.vector_literal(node, target)
+            return target
+        value = self.expr(node.expr)
+        if target.kind == "vector" and value.kind == "vector":
+            if value.width != target.width:
+                self.error(node, f"cannot cast '{value.type_name}' to '{target.type_name}': the sizes differ")
+            elif value.name not in (target.name, "?"):
+                self.error(
+                    node,
+                    f"cannot cast '{value.type_name}' to '{target.type_name}'; use convert_{target.type_name}() "
+                    f"or as_{target.type_name}()",
+                )
+        elif target.kind == "scalar" and value.kind == "vector":
+            self.error(node, f"cannot cast the vector '{value.type_name}' to the scalar '{target.type_name}'")
+        elif target.kind in ("struct", "array"):
+            self.error(node, f"cast to '{target}' is not supported")
+        return TypeInfo(target.kind, target.name, target.width, target.target, "private", False, target.length)
+
+    def vector_literal(self, node: c_ast.Cast, target: TypeInfo) -> None:
+        parts = [self.expr(e) for e in node.expr.exprs]
+        widths: list[int] = []
+        for e, t in zip(node.expr.exprs, parts, strict=True):
+            if t.kind == "vector":
+                widths.append(t.width)
+            elif t.kind == "scalar":
+                widths.append(1)
+            elif t.kind != "unknown":
+                self.error(e, f"vector literal component must be a scalar or vector, not '{t}'")
+                return
+        if len(widths) != len(parts):
+            return
+        total = sum(widths)
+        if total != target.width and not (len(parts) == 1 and total == 1):
+            self.error(
+                node,
+                f"vector literal for '{target.type_name}' has {total} components, expected {target.width}"
+                + (" (or 1 to fill all)" if len(parts) == 1 else ""),
+            )
+
+    def expr_ExprList(self, node: c_ast.ExprList) -> TypeInfo:
+        result = UNKNOWN
+        for e in node.exprs:
+            result = self.expr(e)
+        return result
+
+    def expr_CompoundLiteral(self, node: c_ast.CompoundLiteral) -> TypeInfo:
+        self.error(node.type, "compound literals are not supported; write vector literals as (float4)(a, b, c, d)")
+        return UNKNOWN
+
+    def expr_InitList(self, node: c_ast.InitList) -> TypeInfo:
+        self.error(node, "a brace-enclosed list is only allowed as an initializer")
+        return UNKNOWN
+
+    def expr_Typename(self, node: c_ast.Typename) -> TypeInfo:
+        self.error(node, "a type name is not an expression")
+        return UNKNOWN
+
+    # -- lvalues
+    def check_assignable(self, target: c_ast.Node, at: c_ast.Node) -> None:
+        problem = self.not_assignable(target)
+        if problem:
+            self.error(at, problem)
+
+    def not_assignable(self, node: c_ast.Node) -> str | None:
+        if isinstance(node, c_ast.ID):
+            symbol = self.lookup(node.name)
+            if symbol is None:
+                if node.name in BUILTIN_CONSTANTS:
+                    return f"cannot assign to the built-in constant '{node.name}'"
+                return None  # undeclared: reported already
+            if symbol.kind == "enumerator":
+                return f"cannot assign to the enumerator '{node.name}'"
+            if symbol.type.kind == "array":
+                return f"array '{node.name}' is not assignable"
+            if symbol.type.const:
+                what = {"param": "parameter", "global": "__constant variable"}.get(symbol.kind, "variable")
+                return f"cannot assign to const {what} '{node.name}'"
+            return None
+        if isinstance(node, c_ast.ArrayRef | c_ast.UnaryOp) and (isinstance(node, c_ast.ArrayRef) or node.op == "*"):
+            base_node = node.name if isinstance(node, c_ast.ArrayRef) else node.expr
+            base = self.expr_quiet(base_node)
+            if base.kind in ("pointer", "array") and base.target is not None:
+                if base.target.space == "constant":
+                    return f"cannot write to __constant memory (through '{_describe(base_node)}')"
+                if base.target.const:
+                    return f"cannot assign through '{_describe(base_node)}': it points to const (read-only) memory"
+                return None
+            if base.kind == "vector":
+                return self.not_assignable(base_node)
+            return None
+        if isinstance(node, c_ast.StructRef):
+            base = self.expr_quiet(node.name)
+            if node.type == "->":
+                if base.kind == "pointer" and base.target is not None and base.target.const:
+                    return f"cannot assign through '{_describe(node.name)}': it points to const memory"
+                return None
+            if base.kind == "vector":
+                try:
+                    picked = swizzle_indices(node.field.name, base.width)
+                except ValueError:
+                    return None  # reported already
+                if len(set(picked)) != len(picked):
+                    return f"vector swizzle '.{node.field.name}' with repeated components is not assignable"
+            return self.not_assignable(node.name)
+        if isinstance(node, c_ast.Cast | c_ast.FuncCall | c_ast.Constant | c_ast.BinaryOp | c_ast.TernaryOp):
+            return "expression is not assignable"
+        if isinstance(node, c_ast.UnaryOp | c_ast.Assignment | c_ast.ExprList):
+            return "expression is not assignable"
+        return None
+
+    def expr_quiet(self, node: c_ast.Node) -> TypeInfo:
+        """The type of an expression already checked (its errors are not reported twice)."""
+        saved = len(self.diagnostics)
+        saved_calls = len(self.caller.calls) if self.caller is not None else 0
+        saved_undefined = len(self.used_undefined)
+        t = self.expr(node)
+        del self.diagnostics[saved:]
+        if self.caller is not None:
+            del self.caller.calls[saved_calls:]
+        del self.used_undefined[saved_undefined:]
+        return t
+
+    def check_assignment_types(self, target: TypeInfo, value: TypeInfo, node: c_ast.Node, what: str) -> None:
+        if target.kind == "unknown" or value.kind == "unknown":
+            return
+        event = async_copy.event_conversion(target, value, node, what)
+        if event:
+            self.error(node, f"{what}: {event}")
+            return
+        if target.is_arithmetic and value.kind == "vector":
+            if target.kind == "scalar":
+                self.error(node, f"{what}: cannot convert the vector '{value.type_name}' to '{target.type_name}'")
+            elif target.width != value.width:
+                self.error(node, f"{what}: cannot convert '{value.type_name}' to '{target.type_name}'")
+            elif value.name not in (target.name, "?"):
+                self.error(
+                    node,
+                    f"{what}: cannot convert '{value.type_name}' to '{target.type_name}' implicitly; "
+                    f"use convert_{target.type_name}()",
+                )
+        elif target.is_arithmetic and value.kind in ("pointer", "array", "struct"):
+            self.error(node, f"{what}: cannot convert '{value}' to '{target.type_name}'")
+        elif target.kind == "pointer" and (value.kind == "vector" or value.name in FLOATS):
+            self.error(node, f"{what}: cannot convert '{value}' to the pointer '{target}'")
+        elif (target.kind == "struct" and (value.kind != "struct" or value.name != target.name)) or (
+            value.kind == "struct" and target.kind != "struct"
+        ):
+            self.error(node, f"{what}: cannot convert '{value}' to '{target}'")
+
+
+def _describe(node: c_ast.Node) -> str:
+    if isinstance(node, c_ast.ID):
+        return str(node.name)
+    if isinstance(node, c_ast.ArrayRef | c_ast.StructRef):
+        return _describe(node.name)
+    if isinstance(node, c_ast.UnaryOp | c_ast.Cast):
+        return _describe(node.expr)
+    return "expression"
+
+
+def _signed_of_size(name: str) -> str:
+    """The signed scalar of ``name``'s size (the element type of a vector comparison's result)."""
+    return comparison_type(ctype_lookup(name).vector(2)).name if name in SCALAR_SIZES else "int"
+
+
+def _arithmetic(a: TypeInfo, b: TypeInfo) -> TypeInfo:
+    """The usual arithmetic conversions (C99 6.3.1.8) with OpenCL's scalar-to-vector widening, as the executor
+    applies them (:func:`wia_sim.kernels.ctype.common_type`); "?" where an operand's type is not known."""
+    if a.kind == "vector" and b.kind == "vector" and a.name != b.name:
+        return TypeInfo("vector", "?", a.width)
+    ca, cb = _ctype(a), _ctype(b)
+    if ca is None or cb is None:
+        v = a if a.kind == "vector" else b
+        return TypeInfo("vector", v.name, v.width) if v.kind == "vector" else TypeInfo("scalar", "?")
+    try:
+        c = common_type(ca, cb)
+    except TypeError:
+        return TypeInfo("vector", "?", max(a.width, b.width))
+    return scalar_or_vector(c.name, c.width)

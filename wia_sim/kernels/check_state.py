@@ -1,0 +1,132 @@
+"""What the checker's mixins (``check_*.py``) share: the symbols, functions and contexts they record, the
+attributes of ``Checker`` they read and write (declared on ``CheckerState`` for mypy), and the helpers more than one
+of them needs. A module of its own so that the mixins import it and not ``checker.py``, which imports them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from pycparser import c_ast
+
+from wia_sim.kernels.ctype import CType, promoted
+from wia_sim.kernels.ctype import lookup as ctype_lookup
+from wia_sim.kernels.preprocess import Diagnostic
+from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar
+from wia_sim.kernels.types import TypeInfo, TypeResolver, scalar_or_vector
+
+__all__ = ["CheckerState"]
+
+
+def _coord_of(node: c_ast.Node | None) -> tuple[int | None, int | None]:
+    """Line and column of a node, falling back on its first child that has them (pycparser leaves some None)."""
+    if node is None:
+        return None, None
+    coord = getattr(node, "coord", None)
+    if coord is not None and getattr(coord, "line", None):
+        return coord.line, coord.column
+    for _, child in node.children():
+        line, column = _coord_of(child)
+        if line is not None:
+            return line, column
+    return None, None
+
+
+def _ctype(t: TypeInfo) -> CType | None:
+    try:
+        scalar = ctype_lookup(t.name)
+    except KeyError:
+        return None
+    return scalar.vector(t.width) if t.kind == "vector" else scalar
+
+
+def _promote(t: TypeInfo) -> TypeInfo:
+    """C's integer promotion, by the rules the executor computes with (:mod:`wia_sim.kernels.ctype`)."""
+    c = _ctype(t) if t.kind == "scalar" else None
+    if c is not None:
+        return scalar_or_vector(promoted(c).name, 1)
+    if t.kind in ("scalar", "vector"):
+        return TypeInfo(t.kind, t.name, t.width)
+    return t
+
+
+@dataclass
+class _Symbol:
+    name: str
+    kind: Literal["var", "param", "global", "enumerator"]
+    type: TypeInfo
+    line: int | None
+
+
+@dataclass
+class _Function:
+    name: str
+    params: list[TypeInfo]
+    return_type: TypeInfo
+    is_kernel: bool
+    line: int | None
+    variadic: bool = False
+    node: c_ast.FuncDef | None = None
+    calls: list[tuple[str, int | None]] = field(default_factory=list)
+
+
+@dataclass
+class _Switch:
+    """A switch statement being checked: its controlling expression's promoted type (None where that is not a
+    known integer type), the case values seen (converted to that type) with their lines, the default's line."""
+
+    type: CType | None
+    cases: dict[int, int | None] = field(default_factory=dict)
+    default: int | None = None
+    has_default: bool = False
+
+
+@dataclass
+class _Context:
+    function: _Function
+    loops: int = 0
+    switches: int = 0  # enclosing switch statements ('break' leaves the innermost loop or switch)
+    depth: int = 0  # 1 in the function's outermost block
+    local_vars: list[LocalVar] = field(default_factory=list)
+
+
+class CheckerState:
+    """What the checker's mixins share: the attributes ``Checker.__init__`` sets, and (for mypy only) the methods
+    one mixin calls on another, so that each module type-checks on its own while ``Checker`` assembles them."""
+
+    suppressed: set[str]
+    fp64: bool
+    fp16: bool
+    diagnostics: list[Diagnostic]
+    types: TypeResolver
+    scopes: list[dict[str, _Symbol]]
+    functions: dict[str, _Function]
+    constants: dict[str, c_ast.Decl]
+    kernels: dict[str, KernelInfo]
+    helpers: dict[str, FunctionInfo]
+    later_functions: set[str]
+    used_undefined: list[tuple[str, c_ast.Node]]
+    caller: _Function | None
+    enumerators: dict[str, int]
+    member_refs: set[int]
+    struct_names: dict[str, str]
+
+    if TYPE_CHECKING:
+        # defined in checker.py and the check_*.py mixins; declared here, not defined, so the MRO finds the real ones
+
+        def error(self, node: c_ast.Node | None, message: str) -> None: ...
+
+        def static_assert(self, node: c_ast.StaticAssert) -> None: ...
+
+        def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str) -> None: ...
+
+        def local_decl(self, node: c_ast.Decl, ctx: _Context) -> None: ...
+
+        def compound(self, node: c_ast.Compound, ctx: _Context, new_scope: bool = True) -> None: ...
+
+        def lookup(self, name: str) -> _Symbol | None: ...
+
+        def expr(self, node: c_ast.Node | None) -> TypeInfo: ...
+
+        def check_assignment_types(self, target: TypeInfo, value: TypeInfo, node: c_ast.Node, what: str) -> None: ...

@@ -1,0 +1,190 @@
+"""The checker's statements: blocks and their scopes, loops, ``break``/``continue``, ``switch`` with its
+labels, ``return``, and what the executor does not run (``goto``, labels, inline assembly).
+"""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+from pycparserext.ext_c_parser import Asm
+
+from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _ctype, _Switch
+from wia_sim.kernels.ctype import CType, promoted, wrap
+from wia_sim.kernels.types import const_int
+
+__all__ = ["StatementChecks"]
+
+
+class StatementChecks(CheckerState):
+    """The statement rules of ``Checker``, named as the executor's visitors (``statement``, ``substatement``)."""
+
+    # -- statements
+    def compound(self, node: c_ast.Compound, ctx: _Context, new_scope: bool = True) -> None:
+        if new_scope:
+            self.scopes.append({})
+        ctx.depth += 1
+        for item in node.block_items or []:
+            self.statement(item, ctx)
+        ctx.depth -= 1
+        if new_scope:
+            self.scopes.pop()
+
+    def statement(self, node: c_ast.Node | None, ctx: _Context) -> None:
+        if node is None:
+            return
+        if isinstance(node, c_ast.Compound):
+            self.compound(node, ctx)
+        elif isinstance(node, c_ast.Decl):
+            self.local_decl(node, ctx)
+        elif isinstance(node, c_ast.DeclList):
+            for d in node.decls:
+                self.local_decl(d, ctx)
+        elif isinstance(node, c_ast.If):
+            self.condition(node.cond)
+            self.substatement(node.iftrue, ctx)
+            self.substatement(node.iffalse, ctx)
+        elif isinstance(node, c_ast.For):
+            self.scopes.append({})
+            if isinstance(node.init, c_ast.DeclList):
+                for d in node.init.decls:
+                    self.local_decl(d, ctx)
+            elif node.init is not None:
+                self.expr(node.init)
+            if node.cond is not None:
+                self.condition(node.cond)
+            if node.next is not None:
+                self.expr(node.next)
+            ctx.loops += 1
+            self.substatement(node.stmt, ctx)
+            ctx.loops -= 1
+            self.scopes.pop()
+        elif isinstance(node, c_ast.While | c_ast.DoWhile):
+            self.condition(node.cond)
+            ctx.loops += 1
+            self.substatement(node.stmt, ctx)
+            ctx.loops -= 1
+        elif isinstance(node, c_ast.Break):
+            if ctx.loops == 0 and ctx.switches == 0:
+                self.error(node, "'break' statement not in a loop or switch")
+        elif isinstance(node, c_ast.Continue):
+            if ctx.loops == 0:
+                where = " (a switch is not a loop: 'continue' needs one around it)" if ctx.switches else ""
+                self.error(node, f"'continue' statement not in a loop{where}")
+        elif isinstance(node, c_ast.Return):
+            self.return_statement(node, ctx)
+        elif isinstance(node, c_ast.EmptyStatement | c_ast.Pragma):
+            pass
+        elif isinstance(node, c_ast.StaticAssert):
+            self.static_assert(node)
+        elif isinstance(node, c_ast.Goto):
+            self.error(node, f"goto is not supported ('goto {node.name}')")
+        elif isinstance(node, c_ast.Label):
+            self.error(node, f"labels are not supported (label '{node.name}'; goto is not supported)")
+            self.statement(node.stmt, ctx)
+        elif isinstance(node, c_ast.Switch):
+            self.switch_statement(node, ctx)
+        elif isinstance(node, c_ast.Case | c_ast.Default):
+            self.misplaced_label(node, ctx)
+        elif isinstance(node, c_ast.Typedef):
+            self.error(node, f"typedefs inside functions are not supported; declare '{node.name}' at program scope")
+        elif isinstance(node, Asm):
+            self.error(node, "inline assembly is not supported")
+        elif isinstance(node, c_ast.FuncDef):
+            self.error(node, "nested function definitions are not supported")
+        else:
+            self.expr(node)
+
+    def substatement(self, node: c_ast.Node | None, ctx: _Context) -> None:
+        if isinstance(node, c_ast.Compound):
+            self.compound(node, ctx)
+        else:
+            self.scopes.append({})
+            self.statement(node, ctx)
+            self.scopes.pop()
+
+    def condition(self, node: c_ast.Node) -> None:
+        t = self.expr(node)
+        if t.kind in ("struct", "void", "opaque"):
+            self.error(node, f"a condition must be a scalar, not '{t}'")
+        elif t.kind == "vector":
+            self.error(node, f"a condition must be a scalar, not the vector '{t.type_name}' (use any() or all())")
+
+    def switch_statement(self, node: c_ast.Switch, ctx: _Context) -> None:
+        """The controlling expression, then the body: one scope, its ``case``/``default`` labels directly in it
+        (the parser gathers the statements after a label into the label's ``stmts``)."""
+        switch = _Switch(self.switch_type(node.cond))
+        body = node.stmt
+        items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+        self.scopes.append({})
+        ctx.depth += 1
+        ctx.switches += 1
+        for item in items:
+            if isinstance(item, c_ast.Case | c_ast.Default):
+                self.switch_label(item, switch)
+                for s in item.stmts or []:
+                    self.statement(s, ctx)
+            else:
+                self.statement(item, ctx)
+        ctx.switches -= 1
+        ctx.depth -= 1
+        self.scopes.pop()
+
+    def switch_type(self, cond: c_ast.Node) -> CType | None:
+        """The promoted type of a switch's controlling expression (C99 6.8.4.2: an integer type); None after an
+        error or where the type is not known."""
+        t = self.expr(cond)
+        if t.kind == "unknown" or (t.kind == "scalar" and t.name == "?"):
+            return None
+        c = _ctype(t) if t.kind == "scalar" else None
+        if c is None or c.kind == "float":
+            what = f"the vector '{t.type_name}'" if t.kind == "vector" else f"'{t}'"
+            self.error(cond, f"the controlling expression of a switch must have an integer type, not {what}")
+            return None
+        return promoted(c)
+
+    def switch_label(self, node: c_ast.Case | c_ast.Default, switch: _Switch) -> None:
+        line = _coord_of(node)[0]
+        if isinstance(node, c_ast.Default):
+            if switch.has_default:
+                self.error(node, f"multiple default labels in one switch (the first is on line {switch.default})")
+            switch.has_default = True
+            switch.default = line
+            return
+        self.expr(node.expr)
+        value = const_int(node.expr, self.enumerators, self.types)
+        if value is None:
+            self.error(node.expr, "case label is not an integer constant expression")
+            return
+        if switch.type is not None:
+            value = wrap(value, switch.type)  # converted to the promoted type of the controlling expression
+        if value in switch.cases:
+            self.error(node, f"duplicate case value {value} (first used on line {switch.cases[value]})")
+        else:
+            switch.cases[value] = line
+
+    def misplaced_label(self, node: c_ast.Case | c_ast.Default, ctx: _Context) -> None:
+        """A ``case``/``default`` label that is not directly in a switch's body."""
+        word = "case" if isinstance(node, c_ast.Case) else "default"
+        if ctx.switches:
+            self.error(
+                node,
+                f"'{word}' label inside a nested statement of a switch is not supported; "
+                "put the switch's labels directly in its body",
+            )
+        else:
+            self.error(node, f"'{word}' label not within a switch statement")
+        if isinstance(node, c_ast.Case):
+            self.expr(node.expr)
+        for s in node.stmts or []:
+            self.statement(s, ctx)
+
+    def return_statement(self, node: c_ast.Return, ctx: _Context) -> None:
+        fn = ctx.function
+        t = self.expr(node.expr) if node.expr is not None else None
+        if fn.return_type.kind == "void":
+            if node.expr is not None and t is not None and t.kind != "void":
+                what = "kernel" if fn.is_kernel else "void function"
+                self.error(node, f"{what} '{fn.name}' should not return a value")
+        elif node.expr is None:
+            self.error(node, f"non-void function '{fn.name}' should return a value")
+        elif t is not None:
+            self.check_assignment_types(fn.return_type, t, node, f"returning '{t}' from '{fn.name}'")
