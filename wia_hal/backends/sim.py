@@ -96,6 +96,7 @@ from wia_sim.costmodel import KernelCost, custom_kernel_cost, transfer_cost
 from wia_sim.hazards import Access, StreamHazard
 from wia_sim.heap import HeapFullError
 from wia_sim.hwmodel import HardwareModel, HardwareModelError, System, load_hardware, model_path, vary
+from wia_sim.kernels import scratch
 from wia_sim.kernels.ctype import lookup
 from wia_sim.kernels.lanes import Geometry, launch_geometry
 from wia_sim.kernels.memargs import GlobalBuffer
@@ -902,14 +903,16 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                     continue
                 shared = on_buffer[id(value.buffer)]
                 first, end = min(a.offset for a in shared), max(a.offset + a.nbytes for a in shared)
-                copies[id(value.buffer)] = (first, data[first:end].copy())
+                copy = scratch.take(end - first)  # recycled: fresh memory costs a page fault per page
+                copy[:] = data[first:end]
+                copies[id(value.buffer)] = (first, copy)
                 written.append((data[first:end], copies[id(value.buffer)][1]))
             for value in args:
                 if isinstance(value, BufferArg):
                     copied = copies.get(id(value.buffer))
                     if copied is not None:
-                        first, scratch = copied
-                        exec_args.append(scratch[value.offset - first : value.offset - first + value.nbytes])
+                        first, copy = copied
+                        exec_args.append(copy[value.offset - first : value.offset - first + value.nbytes])
                     else:  # timing-only: zeros to count on; or only read (kernel_writes): read it in place
                         live = _bytes_of(value) if numerics else None
                         exec_args.append(np.zeros(value.nbytes, np.uint8) if live is None else live)
@@ -942,8 +945,9 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             printed = result.output if numerics else ""  # timing-only data is zeros: its printing would mislead
 
             def finish() -> None:
-                for live, scratch in written:
-                    live[:] = scratch
+                for live, copy in written:
+                    live[:] = copy
+                    scratch.give_back(copy)
                 if printed:  # the kernel's printf output, when it completes (as a device's at its end)
                     sys.stdout.write(printed)
                     sys.stdout.flush()

@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from wia_sim.kernels.lanes import Geometry
+from wia_sim.kernels import scratch
+from wia_sim.kernels.lanes import Geometry, lanes_of
 
 __all__ = ["Affine"]
 
@@ -145,6 +146,7 @@ class Affine:
         """Whether every coefficient is a multiple of ``k`` (the base need not be)."""
         return all(c % k == 0 for c, _ in self.terms)
 
+    @functools.cached_property
     def lane_step(self) -> int | None:
         """The value's step from one lane to the next when it is an affine function of the lane index alone (a 1-D
         launch's global id, and any multiple of it), else None; lanes run group by group, local id 0 fastest."""
@@ -179,6 +181,13 @@ class Affine:
         """One entry per lane, of ``dtype`` (the range fits it: the caller made sure)."""
         shape = self.grid
         total = self.geometry.total
+        out = scratch.empty((total,), dtype)
+        step = self.lane_step
+        if step:  # a 1-D launch's global id, and multiples of it: from the lanes' own ids
+            np.multiply(lanes_of(self.geometry).ids, step, out=out, casting="unsafe")
+            if self.base:
+                np.add(out, self.base, out=out, casting="unsafe")
+            return out
         group = np.asarray(self.base, np.int64)
         for axis, c in ((0, self.g[2]), (1, self.g[1]), (2, self.g[0])):
             if c and shape[axis] > 1:
@@ -187,9 +196,8 @@ class Affine:
         for axis, c in ((3, self.l[2]), (4, self.l[1]), (5, self.l[0])):
             if c and shape[axis] > 1:
                 local = local + c * np.arange(shape[axis], dtype=np.int64).reshape(_axis_shape(axis))
-        out = np.empty(shape, dtype)
-        np.add(group, local, out=out, casting="unsafe")
-        return out.reshape(total)
+        np.add(group, local, out=out.reshape(shape), casting="unsafe")
+        return out
 
 
 def _axis_shape(axis: int) -> tuple[int, ...]:

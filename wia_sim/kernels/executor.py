@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pycparser import c_ast
 
-from wia_sim.kernels import builtins, tables
+from wia_sim.kernels import builtins, scratch, tables
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.async_copy import ASYNC_BUILTINS, AsyncCopies, kernel_end_line
 from wia_sim.kernels.atomics import apply_atomic
@@ -112,6 +112,10 @@ class _Frame:
     cont: Array | None = None
     loops: list[int] = field(default_factory=list)
 
+
+_STEP_MASKS = 64
+"""How many partial masks ``step`` holds (each kept alive, a lane mask's memory) before adding them to the lanes'
+step counts."""
 
 _LOCAL_FENCE = int(BUILTIN_CONSTANTS["CLK_LOCAL_MEM_FENCE"])
 _GLOBAL_FENCE = int(BUILTIN_CONSTANTS["CLK_GLOBAL_MEM_FENCE"])
@@ -270,6 +274,19 @@ def _affine_result(op: str, a: Value, b: Value, t: CType) -> Value | None:
     return Value(t, None, r) if isinstance(r, Affine) and _holds(t, r) else None
 
 
+def _lanes_out(x: Array, y: Array, dtype: Any) -> Array | None:
+    """Where a ufunc on per-lane ``x`` and ``y`` writes: an array recycled from earlier launches when it is large
+    (``scratch``), else None (a fresh one)."""
+    shape = x.shape if x.ndim >= y.ndim else y.shape
+    if not shape or shape[0] < _RECYCLED_LANES or (x.ndim == y.ndim and x.shape != y.shape):
+        return None
+    return scratch.empty(shape, dtype)
+
+
+_RECYCLED_LANES = 1 << 17
+"""Launches of this many lanes or more write their arithmetic into recycled arrays (``scratch``)."""
+
+
 def _binary_plan(node: c_ast.BinaryOp) -> Plan:
     """``left op right``, with the operand conversions and the operation decided once per pair of operand types."""
     op, left, right = node.op, node.left, node.right
@@ -302,12 +319,13 @@ def _binary_plan(node: c_ast.BinaryOp) -> Plan:
         x = ex._conv(a, t) if spec.convert_a else a.a
         y = ex._conv(b, t) if spec.convert_b else b.a
         ex.count(spec.kind, mask, t.width)
-        r = spec.ufunc(x, y)
+        r = spec.ufunc(x, y, out=_lanes_out(x, y, bool if spec.result is not None else t.dtype))
         if spec.result is None:
             return Value(t, np.asarray(r))
         if t.width > 1:
             return Value(spec.result, np.asarray(r).astype(spec.result.dtype) * spec.result.dtype.type(-1))
-        return Value(INT, np.asarray(r).astype(np.int32))
+        r = np.asarray(r)
+        return Value(INT, None, cond=r) if r.ndim else Value(INT, r.astype(np.int32))
 
     return run
 
@@ -327,6 +345,8 @@ class _Executor(StructOps):
         self.steps = 0
         self.lane_steps = np.zeros(self.n, np.int64)
         self.full_steps = 0
+        self._step_masks: dict[int, tuple[Array, list[int]]] = {}  # partial masks' steps, added up in max_lane_steps
+        self._steps_added = False
         self._locals: set[str] = set()
         self.init_flags: list[tuple[Array, Array]] = []  # (caller's flags, the region's padded copy) per buffer
         self.local_regions: list[Region] = []
@@ -536,8 +556,14 @@ class _Executor(StructOps):
         self.steps += 1
         if mask is self.all:
             self.full_steps += 1
-        else:
-            self.lane_steps += mask
+        else:  # statements of one block share their mask: counted per mask, added to the lanes' counts later
+            entry = self._step_masks.get(id(mask))
+            if entry is None:
+                if len(self._step_masks) >= _STEP_MASKS:
+                    self.lane_steps_total()
+                self._step_masks[id(mask)] = (mask, [1])
+            else:
+                entry[1][0] += 1
         if self.steps > self.step_limit:
             loops = self.frame.loops
             line = loops[-1] if loops else _line(node)
@@ -549,6 +575,24 @@ class _Executor(StructOps):
                 f"{self.step_limit} steps (a loop that never ends?)" + (f"\n    {source}" if source else ""),
                 source,
             )
+
+    def lane_steps_total(self) -> Array:
+        """Each lane's steps under partial masks (``step``): the masks on hold added in."""
+        for mask, (count,) in self._step_masks.values():
+            np.add(self.lane_steps, count, out=self.lane_steps, where=mask)
+        self._step_masks.clear()
+        self._steps_added = True
+        return self.lane_steps
+
+    def max_lane_steps(self) -> int:
+        """The most steps any lane executed (the longest work-item's path, for the timing model)."""
+        if not self.n:
+            return 0
+        held = list(self._step_masks.values())
+        if not self._steps_added and len(held) <= 1:  # one partial mask at most: no per-lane sum needed
+            partial = held[0][1][0] if held and bool(held[0][0].any()) else 0
+            return partial + self.full_steps
+        return int(self.lane_steps_total().max()) + self.full_steps
 
     @staticmethod
     def _conv(v: Value, t: CType) -> Array:
@@ -570,6 +614,10 @@ class _Executor(StructOps):
             if v.region is None:
                 return np.zeros_like(mask)
             return mask if v.null is None else np.asarray(mask & ~v.null)
+        if v.cond is not None:
+            if mask is self.all:
+                return v.cond
+            return np.logical_and(mask, v.cond, out=scratch.empty(mask.shape, bool))
         a = np.asarray(v.a)
         if v.t.width > 1:
             raise UnsupportedKernel(f"line {self.st.line}: a vector used as a condition")
@@ -1593,7 +1641,8 @@ def run_kernel(
     in between) do not stop the kernel: they are in ``RunResult.findings``; ``strict`` raises them as faults.
     """
     kernel = program.kernel(name)
-    with np.errstate(all="ignore"):  # C's arithmetic: integers wrap, floats overflow and divide quietly
+    # C's arithmetic: integers wrap, floats overflow and divide quietly
+    with np.errstate(all="ignore"), scratch.launch_scratch():
         ex = _Executor(program, kernel, geometry, step_limit, checks)
         ex.st.strict = strict
         ex.bind_args(args)
@@ -1601,11 +1650,12 @@ def run_kernel(
         if ex.async_copies.pending:  # copies never waited for: a finding where the kernel ends
             start = _line(kernel.node)
             ex.async_copies.finish(kernel_end_line(program.source_lines, start, start))
-    measured = {
-        **ex.counts,
-        "work_groups": ex.groups,
-        "work_items": ex.n,
-        "max_lane_steps": int(ex.lane_steps.max()) + ex.full_steps if ex.n else 0,
-    }
+        measured = {
+            **ex.counts,
+            "work_groups": ex.groups,
+            "work_items": ex.n,
+            "max_lane_steps": ex.max_lane_steps(),
+        }
+        output = ex.printf.text()
     counts = {key: measured.get(key, 0) for key in COUNTS}  # private memory traffic is not reported
-    return RunResult(counts, ex.steps, name, output=ex.printf.text(), findings=ex.st.findings)
+    return RunResult(counts, ex.steps, name, output=output, findings=ex.st.findings)

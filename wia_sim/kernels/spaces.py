@@ -119,21 +119,26 @@ class KernelTimeout(KernelFault):
 class Value:
     """A scalar or vector value per lane: ``a`` has shape () or (lanes,), plus a trailing axis for vectors.
 
-    ``affine``: an integer that is an affine function of the work-item's coordinates (``affine.py``); its array
-    ``a`` is made only when first used."""
+    ``affine``: an integer that is an affine function of the work-item's coordinates (``affine.py``); ``cond``: a
+    scalar comparison's result as a lane mask (the value is 1 where it is set, else 0). With either, the array
+    ``a`` is made only when first used: ``if (i < n)`` needs the mask, not an int per lane."""
 
-    __slots__ = ("_a", "affine", "t")
+    __slots__ = ("_a", "affine", "cond", "t")
 
-    def __init__(self, t: CType, a: Array | None, affine: Affine | None = None) -> None:
+    def __init__(self, t: CType, a: Array | None, affine: Affine | None = None, cond: Array | None = None) -> None:
         self.t = t
         self._a = a
         self.affine = affine
+        self.cond = cond
 
     @property
     def a(self) -> Array:
         if self._a is None:
-            assert self.affine is not None
-            self._a = self.affine.values(self.t.dtype)
+            if self.cond is not None:
+                self._a = self.cond.astype(self.t.dtype)
+            else:
+                assert self.affine is not None
+                self._a = self.affine.values(self.t.dtype)
         return self._a
 
     def __repr__(self) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from wia_sim.kernels import scratch
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, CType, elem_bytes
 from wia_sim.kernels.lanes import active_span
@@ -63,10 +64,13 @@ class StridedAccess(RaceTracker):
             return None
         view = self._view(place, t, self.data)
         if place.span is None:
-            values = np.array(view, order="C").reshape((st.lanes.total, *view.shape[6:]))
+            values = scratch.empty((st.lanes.total, *view.shape[6:]), t.dtype)
+            values.reshape(view.shape)[...] = view
         else:
             lo, hi = place.span
-            values = np.zeros((st.lanes.total, *view.shape[1:]), t.dtype)
+            values = scratch.empty((st.lanes.total, *view.shape[1:]), t.dtype)
+            values[:lo] = 0  # lanes outside the span read something harmless
+            values[hi + 1 :] = 0
             values[lo : hi + 1] = view
         self._counted(st, mask, t, "read")
         return values
@@ -102,7 +106,7 @@ class StridedAccess(RaceTracker):
         span: tuple[int, int] | None = None
         lo, hi = off.bounds
         if lo < 0 or hi > self.nbytes - size:
-            step = off.lane_step() if self.per == "none" else None
+            step = off.lane_step if self.per == "none" else None
             span = active_span(mask) if step is not None else None
             if step is None or span is None:
                 return None
@@ -147,7 +151,7 @@ class StridedAccess(RaceTracker):
             strides: tuple[int, ...] = flat.strides
             origin = flat.base
         else:
-            step = flat.lane_step()
+            step = flat.lane_step
             assert step is not None
             lo, hi = place.span
             shape, strides, origin = (hi - lo + 1,), (step,), flat.base + step * lo
