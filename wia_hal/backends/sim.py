@@ -903,7 +903,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                     continue
                 shared = on_buffer[id(value.buffer)]
                 first, end = min(a.offset for a in shared), max(a.offset + a.nbytes for a in shared)
-                copy = scratch.take(end - first)  # recycled: fresh memory costs a page fault per page
+                copy = scratch.empty((end - first,), np.uint8)  # recycled: fresh memory faults page by page
                 copy[:] = data[first:end]
                 copies[id(value.buffer)] = (first, copy)
                 written.append((data[first:end], copies[id(value.buffer)][1]))
@@ -947,7 +947,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             def finish() -> None:
                 for live, copy in written:
                     live[:] = copy
-                    scratch.give_back(copy)
+                written.clear()  # the copies are free for the next launch (scratch.empty)
                 if printed:  # the kernel's printf output, when it completes (as a device's at its end)
                     sys.stdout.write(printed)
                     sys.stdout.flush()

@@ -11,6 +11,7 @@ memory through a strided view instead of a gather or scatter, and records itself
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,9 +143,13 @@ class Affine:
             reach += c * (n - 1)
         return True
 
+    @functools.cached_property
+    def _gcd(self) -> int:
+        return math.gcd(*(c for c, _ in self.terms))
+
     def divisible(self, k: int) -> bool:
-        """Whether every coefficient is a multiple of ``k`` (the base need not be)."""
-        return all(c % k == 0 for c, _ in self.terms)
+        """Whether every coefficient that counts is a multiple of ``k`` (the base need not be)."""
+        return self._gcd % k == 0
 
     @functools.cached_property
     def lane_step(self) -> int | None:

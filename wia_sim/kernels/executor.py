@@ -55,7 +55,6 @@ from wia_sim.kernels.spaces import (
     Region,
     UnsupportedKernel,
     Value,
-    lane_count,
 )
 from wia_sim.kernels.struct_exec import StructOps
 from wia_sim.kernels.structs import StructType, layout, size_align
@@ -283,7 +282,7 @@ def _lanes_out(x: Array, y: Array, dtype: Any) -> Array | None:
     return scratch.empty(shape, dtype)
 
 
-_RECYCLED_LANES = 1 << 17
+_RECYCLED_LANES = 1 << 15
 """Launches of this many lanes or more write their arithmetic into recycled arrays (``scratch``)."""
 
 
@@ -358,7 +357,6 @@ class _Executor(StructOps):
         self.checks = checks
         self.fp64 = "cl_khr_fp64" in program.extensions
         self.plans: dict[c_ast.Node, Plan] = program.plans
-        self._counted: tuple[Array | None, int] = (None, 0)
         self.globals: dict[str, Var] = {}
         self.frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
@@ -546,11 +544,8 @@ class _Executor(StructOps):
         return mask
 
     def count(self, kind: str, mask: Array, width: int = 1) -> None:
-        counted, n = self._counted
-        if mask is not counted:  # consecutive operations of a statement share one mask: count its lanes once
-            n = lane_count(mask)
-            self._counted = (mask, n)
-        self.counts[kind] = self.counts.get(kind, 0) + n * width
+        # consecutive operations of a statement share one mask: its lanes are counted once (LaunchState.active)
+        self.counts[kind] = self.counts.get(kind, 0) + self.st.active(mask) * width
 
     def step(self, node: c_ast.Node, mask: Array) -> None:
         self.steps += 1
@@ -1180,6 +1175,10 @@ class _Executor(StructOps):
                 )
         if op == "%" and t.kind == "float":
             raise UnsupportedKernel(f"line {_line(node)}: % on floats")
+        direct = _DIRECT.get(op)
+        if direct is not None and (t.kind != "float" or op in ("+", "-", "*")):  # ``x += y`` and the like
+            x, y = np.asarray(x), np.asarray(y)
+            return Value(t, np.asarray(direct(x, y, out=_lanes_out(x, y, t.dtype))))
         return Value(t, np.asarray(arithmetic(op, np.asarray(x), np.asarray(y), t)))
 
     def pointer_op(self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node) -> Result:
@@ -1642,20 +1641,25 @@ def run_kernel(
     """
     kernel = program.kernel(name)
     # C's arithmetic: integers wrap, floats overflow and divide quietly
-    with np.errstate(all="ignore"), scratch.launch_scratch():
+    with np.errstate(all="ignore"):
         ex = _Executor(program, kernel, geometry, step_limit, checks)
-        ex.st.strict = strict
-        ex.bind_args(args)
-        ex.run()
-        if ex.async_copies.pending:  # copies never waited for: a finding where the kernel ends
-            start = _line(kernel.node)
-            ex.async_copies.finish(kernel_end_line(program.source_lines, start, start))
-        measured = {
-            **ex.counts,
-            "work_groups": ex.groups,
-            "work_items": ex.n,
-            "max_lane_steps": ex.max_lane_steps(),
-        }
-        output = ex.printf.text()
+        try:
+            ex.st.strict = strict
+            ex.bind_args(args)
+            ex.run()
+            if ex.async_copies.pending:  # copies never waited for: a finding where the kernel ends
+                start = _line(kernel.node)
+                ex.async_copies.finish(kernel_end_line(program.source_lines, start, start))
+            measured = {
+                **ex.counts,
+                "work_groups": ex.groups,
+                "work_items": ex.n,
+                "max_lane_steps": ex.max_lane_steps(),
+            }
+            output = ex.printf.text()
+        finally:
+            # the async-copy and printf helpers point back at the executor: without them the launch's arrays are
+            # freed now, not at the next garbage collection (scratch.empty hands them out again)
+            del ex.async_copies, ex.printf
     counts = {key: measured.get(key, 0) for key in COUNTS}  # private memory traffic is not reported
     return RunResult(counts, ex.steps, name, output=output, findings=ex.st.findings)

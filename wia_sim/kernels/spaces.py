@@ -236,6 +236,15 @@ class LaunchState:
     """Lower-severity findings (``uniform_write``) raise, as races do, instead of being noted."""
     findings: list[KernelFault] = field(default_factory=list)
     """The lower-severity findings noted so far: the first at each line, per check."""
+    _counted: tuple[Array | None, int] = (None, 0)
+
+    def active(self, mask: Array) -> int:
+        """How many lanes ``mask`` holds (counted once for consecutive accesses under one mask)."""
+        counted, n = self._counted
+        if mask is not counted:
+            n = lane_count(mask)
+            self._counted = (mask, n)
+        return n
 
     def note(self, finding: KernelFault) -> None:
         """A finding that does not stop the kernel (unless ``strict``): kept once per check and line."""

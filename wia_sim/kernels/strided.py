@@ -172,7 +172,7 @@ class StridedAccess(RaceTracker):
 
     def _counted(self, st: LaunchState, mask: Array, t: CType, what: str) -> None:
         key = f"{self.space}_bytes_{what}"
-        st.counts[key] = st.counts.get(key, 0) + int(np.count_nonzero(mask)) * elem_bytes(t)
+        st.counts[key] = st.counts.get(key, 0) + st.active(mask) * elem_bytes(t)
 
 
 def _keys(flat: Affine, granule: int) -> Affine:
