@@ -1,0 +1,112 @@
+"""What the executor's parts share: the call frame (``_Frame``), the helpers more than one of them needs, and the
+attributes and methods of ``_Executor`` that its mixins use (declared on ``ExecutorState`` for mypy). A module of
+its own so that the mixins import it and not ``executor.py``, which imports them (as the checker's
+``check_state.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from numpy.typing import NDArray
+from pycparser import c_ast
+
+from wia_sim.kernels.ctype import CType
+from wia_sim.kernels.lvalues import Var
+from wia_sim.kernels.spaces import LaunchState, Pointer, Value
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from wia_sim.kernels.program import KernelInfo, Program
+    from wia_sim.kernels.types import TypeInfo
+
+__all__ = ["ExecutorState"]
+
+Array = NDArray[Any]
+Result = Value | Pointer
+
+
+@dataclass
+class _Frame:
+    scopes: list[dict[str, Var]]
+    ret_type: CType | None = None
+    retval: Result | None = None
+    ret: Array | None = None
+    brk: Array | None = None
+    cont: Array | None = None
+    loops: list[int] = field(default_factory=list)
+
+
+def _designated(init: c_ast.Node | None) -> bool:
+    """Whether a brace-enclosed initializer has a designator (``[k] =``, ``.m =``) anywhere in it."""
+    if not isinstance(init, c_ast.InitList):
+        return False
+    return any(isinstance(e, c_ast.NamedInitializer) or _designated(e) for e in init.exprs)
+
+
+def _line(node: c_ast.Node | None) -> int:
+    while node is not None:
+        coord = getattr(node, "coord", None)
+        if coord is not None and getattr(coord, "line", None):
+            return int(coord.line)
+        children = node.children()
+        node = children[0][1] if children else None
+    return 0
+
+
+class ExecutorState:
+    """What the executor's mixins share: the attributes ``_Executor.__init__`` sets, and (for mypy only) the
+    methods of ``_Executor`` and ``StructOps`` they call, so that each module type-checks on its own while
+    ``_Executor`` assembles them."""
+
+    program: Program
+    kernel: KernelInfo
+    st: LaunchState
+    frame: _Frame
+    n: int
+    all: Array
+    checks: bool
+    init_flags: list[tuple[Array, Array]]
+    _locals: set[str]
+
+    if TYPE_CHECKING:
+        # defined in executor.py and struct_exec.py; declared here, not defined, so the MRO finds the real ones
+
+        def live(self, mask: Array) -> Array: ...
+
+        def count(self, kind: str, mask: Array, width: int = 1) -> None: ...
+
+        def step(self, node: c_ast.Node, mask: Array) -> None: ...
+
+        @staticmethod
+        def _conv(v: Value, t: CType) -> Array: ...
+
+        def to_value(self, v: Result, t: CType) -> Value: ...
+
+        def truth(self, v: Result, mask: Array) -> Array: ...
+
+        def eval(self, node: c_ast.Node, mask: Array) -> Result: ...
+
+        def value(self, node: c_ast.Node, mask: Array) -> Value: ...
+
+        def store(self, p: Pointer, v: Value, mask: Array) -> None: ...
+
+        def vector_literal(self, ct: CType, parts: Sequence[Result]) -> Value: ...
+
+        def _ct(self, t: TypeInfo, where: str = "") -> CType: ...
+
+        def _pt(self, t: TypeInfo) -> tuple[CType | None, tuple[int, ...]]: ...
+
+        def _aggregate_elements(self, t: TypeInfo) -> bool: ...
+
+        def _uniform(self, init: c_ast.Node | None) -> bool: ...
+
+        def _declared(self, t: TypeInfo, init: c_ast.Node | None) -> TypeInfo: ...
+
+        def _init_values(self, init: c_ast.Node | None, elem: CType) -> list[Any]: ...
+
+        def new_aggregate(self, what: str, t: TypeInfo, elem: CType, dims: tuple[int, ...]) -> Pointer: ...
+
+        def init_object(self, p: Pointer, t: TypeInfo, init: c_ast.Node, mask: Array) -> None: ...

@@ -1,0 +1,287 @@
+"""The executor's statements: blocks and their scopes, ``if``, loops, ``switch`` with its labels,
+``break``/``continue``/``return`` (lane masks switched off in the frame) and declarations. A mixin of
+``_Executor`` (``executor.py``), over the shared state of ``exec_state.py``; the expressions stay in
+``executor.py``.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from pycparser import c_ast
+
+from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
+from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _designated, _line
+from wia_sim.kernels.lvalues import Var, merge_lanes
+from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
+from wia_sim.kernels.structs import StructType
+from wia_sim.kernels.types import TypeInfo
+
+__all__ = ["StatementRunner"]
+
+
+def _lane_width(t: CType) -> int:
+    """The width ``merge_lanes`` needs: a struct value has a trailing axis of bytes, as a vector's components."""
+    return 2 if isinstance(t, StructType) else t.width
+
+
+class StatementRunner(ExecutorState):
+    """The statement visitors of ``_Executor``, named as the checker's (``check_statements.py``)."""
+
+    # ------------------------------------------------------------------ statements
+    def run(self) -> None:
+        body = self.kernel.node.body
+        self.frame.scopes.append({})
+        self.block(body.block_items or [], self.all)
+        for flags, region_flags in self.init_flags:  # what the kernel's stores initialized, for the caller
+            flags[:] = region_flags[: flags.size]
+
+    def block(self, items: Sequence[c_ast.Node], mask: Array) -> None:
+        self.frame.scopes.append({})
+        try:
+            for s in items:
+                m = self.live(mask)
+                if not m.any():
+                    break
+                self.statement(s, m)
+        finally:
+            self.frame.scopes.pop()
+
+    def statement(self, node: c_ast.Node, mask: Array) -> None:
+        self.st.line = _line(node)
+        if isinstance(node, c_ast.Compound):
+            self.block(node.block_items or [], mask)
+            return
+        if isinstance(node, c_ast.EmptyStatement | c_ast.StaticAssert):
+            return
+        self.step(node, mask)
+        f = self.frame
+        if isinstance(node, c_ast.Decl):
+            self.decl(node, mask)
+        elif isinstance(node, c_ast.DeclList):
+            for d in node.decls:
+                self.decl(d, mask)
+        elif isinstance(node, c_ast.If):
+            c = self.truth(self.eval(node.cond, mask), mask)
+            t = mask & c
+            e = mask & ~c
+            if t.any() and node.iftrue is not None:
+                self.substatement(node.iftrue, t)
+            if node.iffalse is not None and e.any():
+                self.substatement(node.iffalse, e)
+        elif isinstance(node, c_ast.For):
+            self.frame.scopes.append({})
+            try:
+                if node.init is not None:
+                    if isinstance(node.init, c_ast.DeclList):
+                        for d in node.init.decls:
+                            self.decl(d, mask)
+                    else:
+                        self.eval(node.init, mask)
+                self.loop(node.cond, node.stmt, node.next, mask, _line(node), False)
+            finally:
+                self.frame.scopes.pop()
+        elif isinstance(node, c_ast.While):
+            self.loop(node.cond, node.stmt, None, mask, _line(node), False)
+        elif isinstance(node, c_ast.DoWhile):
+            self.loop(node.cond, node.stmt, None, mask, _line(node), True)
+        elif isinstance(node, c_ast.Switch):
+            self.switch(node, mask)
+        elif isinstance(node, c_ast.Break):
+            f.brk = mask if f.brk is None else f.brk | mask
+        elif isinstance(node, c_ast.Continue):
+            f.cont = mask if f.cont is None else f.cont | mask
+        elif isinstance(node, c_ast.Return):
+            if node.expr is not None and f.ret_type is not None:
+                v = self.eval(node.expr, mask)
+                rv: Result = v if isinstance(v, Pointer) else self.to_value(v, f.ret_type)
+                if f.retval is None or isinstance(rv, Pointer) or isinstance(f.retval, Pointer):
+                    f.retval = rv
+                else:
+                    f.retval = Value(rv.t, merge_lanes(mask, rv.a, f.retval.a, _lane_width(rv.t)))
+            f.ret = mask if f.ret is None else f.ret | mask
+        else:
+            self.eval(node, mask)
+
+    def substatement(self, node: c_ast.Node, mask: Array) -> None:
+        if isinstance(node, c_ast.Compound):
+            self.block(node.block_items or [], mask)
+        else:
+            self.frame.scopes.append({})
+            try:
+                self.statement(node, mask)
+            finally:
+                self.frame.scopes.pop()
+
+    def loop(
+        self,
+        cond: c_ast.Node | None,
+        body: c_ast.Node | None,
+        nxt: c_ast.Node | None,
+        mask: Array,
+        line: int,
+        do_while: bool,
+    ) -> None:
+        f = self.frame
+        saved = (f.brk, f.cont)
+        f.brk = None
+        f.cont = None
+        f.loops.append(line)
+        active = mask
+        first = True
+        try:
+            while True:
+                if cond is not None and not (do_while and first):
+                    self.st.line = line
+                    active = self.truth(self.eval(cond, active), active)
+                first = False
+                if not active.any():
+                    break
+                self.st.line = line
+                self.step(cond or c_ast.EmptyStatement(), active)
+                if body is not None:
+                    self.substatement(body, active)
+                f.cont = None
+                if f.brk is not None:
+                    active = active & ~f.brk
+                if f.ret is not None:
+                    active = active & ~f.ret
+                if nxt is not None and active.any():
+                    self.st.line = line
+                    self.eval(nxt, active)
+        finally:
+            f.loops.pop()
+            f.brk, f.cont = saved
+
+    def switch(self, node: c_ast.Switch, mask: Array) -> None:
+        """Each lane enters the body at its label and runs on from there (falling through the labels after it)
+        until it breaks; a lane that matches no label and finds no ``default`` runs none of it. The body is one
+        scope: a declaration no lane reaches is still declared, for the lanes that enter below it."""
+        items = (node.stmt.block_items or []) if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
+        entries = self.switch_entries(node, items, mask)
+        last = max((k for k, item in enumerate(items) if entries.get(id(item)) is not None), default=-1)
+        f = self.frame
+        saved = f.brk
+        f.brk = None
+        self.frame.scopes.append({})
+        try:
+            active = np.zeros_like(mask)
+            for k, item in enumerate(items):
+                entry = entries.get(id(item))
+                if entry is not None:
+                    active = active | entry
+                stmts = (item.stmts or []) if isinstance(item, c_ast.Case | c_ast.Default) else [item]
+                for s in stmts:
+                    m = self.live(active)
+                    if m.any():
+                        self.statement(s, m)
+                    elif k < last and isinstance(s, c_ast.Decl | c_ast.DeclList):
+                        self.declare(s)
+        finally:
+            self.frame.scopes.pop()
+            f.brk = saved
+
+    def switch_entries(self, node: c_ast.Switch, items: Sequence[c_ast.Node], mask: Array) -> dict[int, Array]:
+        """The lanes entering at each label (by ``id`` of the label). Counted as the equivalent ``if``/``else
+        if`` chain: one comparison per case label for the lanes no earlier label took, each label after the first
+        a step of those lanes (the first is the switch statement's own step); ``default`` takes the rest."""
+        v = self.value(node.cond, mask)
+        t = promoted(v.t)
+        x = self._conv(v, t)
+        entries: dict[int, Array] = {}
+        remaining = mask
+        labels = [item for item in items if isinstance(item, c_ast.Case)]
+        for k, label in enumerate(labels):
+            if not remaining.any():
+                break
+            if k:
+                self.st.line = _line(label)
+                self.step(label, remaining)
+            value = self.program.const_int(label.expr)
+            assert value is not None  # the checker guarantees a constant
+            self.count("int_ops", remaining)
+            hit = remaining & (x == np.asarray(wrap(value, t), t.dtype))
+            entries[id(label)] = hit
+            remaining = remaining & ~hit
+        for item in items:
+            if isinstance(item, c_ast.Default):
+                entries[id(item)] = remaining
+        return entries
+
+    def declare(self, node: c_ast.Decl | c_ast.DeclList) -> None:
+        """Declare without initializing: the names of a declaration control jumps over (C99 6.8.4.2)."""
+        for d in node.decls if isinstance(node, c_ast.DeclList) else [node]:
+            bare = copy.copy(d)
+            bare.init = None
+            self.decl(bare, np.zeros(self.n, dtype=bool))
+
+    def decl(self, node: c_ast.Decl, mask: Array) -> None:
+        scope = self.frame.scopes[-1]
+        if node.name in self._locals and ("__local" in node.quals or "local" in node.quals):
+            # bound at launch (one instance per work-group)
+            kscope = self.frame.scopes[1]
+            scope[node.name] = kscope[node.name]
+            return
+        t = self.program.type_of(node)
+        aggregate = t.kind == "array" and (self._aggregate_elements(t) or _designated(node.init))
+        if t.kind == "struct" or aggregate or (t.kind == "array" and not self._uniform(node.init)):
+            t = self._declared(t, node.init)
+            elem, dims = self._pt(TypeInfo("pointer", target=t)) if t.kind == "array" else (self._ct(t), ())
+            assert elem is not None
+            word = "array" if dims else "variable"
+            obj = self.new_aggregate(f"__private {word} '{node.name}'", t, elem, dims)
+            if node.init is not None:
+                self.init_object(obj, t, node.init, mask)
+            scope[node.name] = Var(array=obj) if dims else Var(mem=obj)
+            return
+        if t.kind == "array":
+            elem, dims = self._pt(TypeInfo("pointer", target=t))
+            if elem is None:
+                raise UnsupportedKernel(f"line {_line(node)}: array of '{t}'")
+            if dims and dims[0] == 0 and isinstance(node.init, c_ast.InitList):
+                dims = (len(node.init.exprs), *dims[1:])
+            nbytes = math.prod(dims) * elem_bytes(elem)
+            region = Region.allocate("private", f"__private array '{node.name}'", self.n, nbytes, "lane")
+            base = Pointer(region, elem, np.asarray(0, np.int64), dims)
+            if node.init is not None:
+                values = self._init_values(node.init, elem)
+                v = region.view(elem.scalar.dtype).reshape(self.n, -1)
+                data = np.asarray(values, dtype=elem.scalar.dtype)
+                v[:, : data.size] = data
+            elif self.checks:  # no initializer: each lane's elements hold nothing until it stores them
+                region.init = np.zeros(region.data.size, dtype=bool)
+            scope[node.name] = Var(array=base)
+            return
+        if t.kind == "pointer":
+            elem, dims = self._pt(t)
+            var = Var(is_pointer=True, ptr_elem=elem)
+            if node.init is not None:
+                p = self.eval(node.init, mask)
+                if not isinstance(p, Pointer):
+                    p = Pointer(None, elem, np.asarray(0, np.int64))
+                var.value = Pointer(p.region, elem, p.off, dims)
+            scope[node.name] = var
+            return
+        ct = self._ct(t, f" (line {_line(node)})")
+        if node.name in self.program.address_taken:  # lives in private memory so that a pointer can reach it
+            region = Region.allocate("private", f"__private variable '{node.name}'", self.n, elem_bytes(ct), "lane")
+            if self.checks:
+                region.init = np.zeros(region.data.size, dtype=bool)
+            base = Pointer(region, ct, np.asarray(0, np.int64))
+            scope[node.name] = Var(mem=base)
+            if node.init is not None:
+                self.store(base, self.to_value(self.eval(node.init, mask), ct), mask)
+            return
+        var = Var(ct, name=node.name)
+        if node.init is None and self.checks:  # which lanes have assigned it yet (a vector: which components)
+            var.init = np.zeros(self.n if ct.width == 1 else (self.n, ct.width), dtype=bool)
+        if node.init is not None:
+            if isinstance(node.init, c_ast.InitList):
+                parts = [self.eval(e, mask) for e in node.init.exprs]
+                var.value = self.vector_literal(ct, parts)
+            else:
+                var.value = self.to_value(self.eval(node.init, mask), ct)
+        scope[node.name] = var
