@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -27,23 +27,18 @@ class Geometry:
     global_offset: Dims = (0, 0, 0)
     work_dim: int = 1
 
+    num_groups: Dims = field(init=False, repr=False, compare=False)
+    group_size: int = field(init=False, repr=False, compare=False)
+    total: int = field(init=False, repr=False, compare=False)
+
     def __post_init__(self) -> None:
         for g, loc in zip(self.global_size, self.local_size, strict=True):
             if loc < 1 or g % loc:
                 raise ValueError(f"global size {self.global_size} is not a multiple of local size {self.local_size}")
-
-    @functools.cached_property
-    def num_groups(self) -> Dims:
-        g, loc = self.global_size, self.local_size
-        return (g[0] // loc[0], g[1] // loc[1], g[2] // loc[2])
-
-    @functools.cached_property
-    def group_size(self) -> int:
-        return math.prod(self.local_size)
-
-    @functools.cached_property
-    def total(self) -> int:
-        return math.prod(self.global_size)
+        gs, ls = self.global_size, self.local_size  # derived once: asked for at every access
+        object.__setattr__(self, "num_groups", (gs[0] // ls[0], gs[1] // ls[1], gs[2] // ls[2]))
+        object.__setattr__(self, "group_size", math.prod(ls))
+        object.__setattr__(self, "total", math.prod(gs))
 
 
 def launch_geometry(

@@ -76,7 +76,8 @@ class RaceTracker:
         for r in self._compact:
             if (r.write or write) and (r.keys != keys or not keys.injective):
                 return False
-        self._compact.append(_Compact(keys, mask.copy(), write, st.epoch.copy()))
+        # lane masks and the epochs are never written in place (a change makes a new array): kept, not copied
+        self._compact.append(_Compact(keys, mask, write, st.epoch))
         return True
 
     def materialize(self, st: LaunchState) -> None:

@@ -361,7 +361,7 @@ class Region(StridedAccess):
         self._row_starts: Array | None = None
         self._compact = []
         self._shadowed = False
-        self._rows = None
+        self._layouts = {}
         if space == "local":
             self.init = np.zeros(data.size, dtype=bool)
 

@@ -52,7 +52,7 @@ class StridedAccess(RaceTracker):
     write_only: bool
     init: Array | None
     _all_init: bool
-    _rows: Affine | None  # where each lane's row begins (``Affine.rows``), made at the first strided access
+    _layouts: dict[tuple[Affine, str, int], tuple[Affine, bool, bool, Affine | None] | None]  # ``_layout``'s
 
     # ---------------------------------------------------------------------------------------------------------
     def load_strided(self, st: LaunchState, off: Affine, mask: Array, t: CType) -> Array | None:
@@ -99,13 +99,16 @@ class StridedAccess(RaceTracker):
     def _place(self, st: LaunchState, off: Affine, mask: Array, t: CType, write: bool) -> _Placement | None:
         """Where the access lands, after its checks; None when it needs the general path (out of bounds,
         misaligned, uninitialized, a possible race, memory NumPy cannot view)."""
-        esize = int(t.dtype.itemsize)
-        size = elem_bytes(t)
-        if off.base % esize or not off.divisible(esize) or not self.data.flags.c_contiguous:
+        key = (off, t.name, t.width)
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = self._layouts[key] = self._layout(off, t)
+        if layout is None:
             return None
+        flat, in_box, separated, keys = layout
         span: tuple[int, int] | None = None
-        lo, hi = off.bounds
-        if lo < 0 or hi > self.nbytes - size:
+        if not in_box:
+            size = elem_bytes(t)
             step = off.lane_step if self.per == "none" else None
             span = active_span(mask) if step is not None else None
             if step is None or span is None:
@@ -113,16 +116,13 @@ class StridedAccess(RaceTracker):
             first, last = off.base + step * span[0], off.base + step * span[1]
             if min(first, last) < 0 or max(first, last) > self.nbytes - size:
                 return None
-        rows = self._rows
-        if rows is None or rows.geometry != off.geometry:
-            rows = self._rows = Affine.rows(self.per, self.stride, off.geometry)
-        flat = off + rows
-        if write and not flat.separated(size):  # work-items would store over each other: the order matters
+        if write and not separated:  # work-items would store over each other: the order matters
             return None
         place = _Placement(flat, span)
         if not st.checks:
             return place
         if self.init is not None and not self._all_init:
+            esize = int(t.dtype.itemsize)
             flags = self._view(place, t, self.init, np.dtype(f"u{esize}"))
             written = ALL_BYTES_WRITTEN[esize]
             where = self._lanes_shaped(mask, place, flags.shape[: flags.ndim - (t.width > 1)], None)
@@ -133,12 +133,23 @@ class StridedAccess(RaceTracker):
             elif bool(np.any((flags != written) & where)):
                 return None
         if self.track_races and self.space not in ("constant", "private"):
-            if t.width > 1 or not flat.divisible(self.granule):  # the general path records each component
-                return None
-            keys = _keys(flat, self.granule)
-            if not self.compact(st, keys, mask, write):
+            if keys is None or not self.compact(st, keys, mask, write):
                 return None
         return place
+
+    def _layout(self, off: Affine, t: CType) -> tuple[Affine, bool, bool, Affine | None] | None:
+        """What an access at ``off`` of a ``t`` is, whatever the lanes: its offsets in ``data`` (the row added),
+        whether every work-item's lies in bounds, whether no two overlap, and its race tracker granules (None:
+        recorded per component, by the general path); None: misaligned, or memory NumPy cannot view."""
+        esize = int(t.dtype.itemsize)
+        size = elem_bytes(t)
+        if off.base % esize or not off.divisible(esize) or not self.data.flags.c_contiguous:
+            return None
+        lo, hi = off.bounds
+        in_box = lo >= 0 and hi <= self.nbytes - size
+        flat = off + Affine.rows(self.per, self.stride, off.geometry)
+        keys = None if t.width > 1 or not flat.divisible(self.granule) else _keys(flat, self.granule)
+        return flat, in_box, flat.separated(size), keys
 
     def _view(self, place: _Placement, t: CType, buffer: Array, dtype: np.dtype[Any] | None = None) -> Array:
         """The elements the access touches, as a strided view of ``buffer`` (laid out as ``data``): the launch's
