@@ -14,11 +14,17 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from wia_sim.kernels import compile_source
+from wia_sim.kernels import affine, compile_source
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.executor import KernelFault, RunResult, run_kernel
 from wia_sim.kernels.lanes import Geometry, Lanes
 from wia_sim.kernels.spaces import Region
+
+
+@pytest.fixture(autouse=True)
+def affine_at_every_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The kernels here are small; launches this small normally keep their ids as arrays (``affine.MIN_LANES``)."""
+    monkeypatch.setattr(affine, "MIN_LANES", 0)
 
 
 @st.composite
@@ -74,6 +80,14 @@ def test_global_ids_and_rows_are_the_lanes_own() -> None:
     assert np.array_equal(Affine.rows("group", 32, geo).values(), lanes.group * 32)
     assert np.array_equal(Affine.rows("lane", 16, geo).values(), lanes.ids * 16)
     assert Affine.work_item("get_global_size", 0, geo) is None
+
+
+def test_small_launches_keep_their_ids_as_arrays(monkeypatch: pytest.MonkeyPatch) -> None:
+    geo = Geometry((64, 1, 1), (16, 1, 1))
+    monkeypatch.setattr(affine, "MIN_LANES", 65)
+    assert Affine.work_item("get_global_id", 0, geo) is None
+    monkeypatch.setattr(affine, "MIN_LANES", 64)
+    assert Affine.work_item("get_global_id", 0, geo) is not None
 
 
 # ---------------------------------------------------------------------------------------------------- both ways

@@ -21,9 +21,14 @@ from numpy.typing import NDArray
 from wia_sim.kernels import scratch
 from wia_sim.kernels.lanes import Geometry, lanes_of
 
-__all__ = ["Affine"]
+__all__ = ["MIN_LANES", "Affine"]
 
 Array = NDArray[Any]
+
+MIN_LANES = 4096
+"""Launches of fewer work-items keep their ids as arrays: an array operation over a few thousand lanes costs about
+what the coefficients' bookkeeping costs in Python per operation (a few microseconds), so below this the
+coefficients would only add to the time."""
 
 
 @dataclass(frozen=True)
@@ -42,7 +47,10 @@ class Affine:
     # -- the sources
     @classmethod
     def work_item(cls, name: str, d: int, geometry: Geometry) -> Affine | None:
-        """``get_global_id(d)``, ``get_local_id(d)`` or ``get_group_id(d)``, or None for other functions."""
+        """``get_global_id(d)``, ``get_local_id(d)`` or ``get_group_id(d)``, or None for other functions and for
+        launches under ``MIN_LANES`` work-items."""
+        if geometry.total < MIN_LANES:
+            return None
         unit = tuple(int(k == d) for k in range(3))
         zero = (0, 0, 0)
         if name == "get_global_id":

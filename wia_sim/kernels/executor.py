@@ -207,13 +207,19 @@ class _Binary:
     affine: bool  # an integer + - *: kept affine (``affine.py``) where an operand is and the result fits ``t``
 
 
+_LIMITS = {
+    name: (int(np.iinfo(t.dtype).min), int(np.iinfo(t.dtype).max))
+    for name, t in SCALARS.items()
+    if t.kind in ("int", "uint")
+}
+
+
 def _holds(t: CType, a: Affine) -> bool:
     """Whether every work-item's value of ``a`` is representable in ``t`` (an integer scalar type): converting to
     ``t`` changes none, and arithmetic in ``t`` did not wrap."""
     if t.width > 1 or t.kind not in ("int", "uint"):
         return False
-    info = np.iinfo(t.dtype)
-    return a.fits(int(info.min), int(info.max))
+    return a.fits(*_LIMITS[t.name])
 
 
 def _affine_operand(v: Value, t: CType) -> Affine | int | None:
@@ -1155,8 +1161,14 @@ class _Executor(StructOps, StatementRunner):
         ids_of = Affine.work_item(name, d, g)
         if ids_of is not None:  # kept as coefficients: the array is made only if a lane-wise operation needs it
             return Value(ULONG, None, ids_of)
-        value: Any
+        value: Any  # only the ids asked for are computed: a launch of a million work-items pays for what it uses
         match name:
+            case "get_global_id":
+                value = self.lanes.global_id[d]
+            case "get_local_id":
+                value = self.lanes.local_id[d]
+            case "get_group_id":
+                value = self.lanes.group_id[d]
             case "get_global_size":
                 value = g.global_size[d]
             case "get_local_size":
@@ -1165,7 +1177,8 @@ class _Executor(StructOps, StatementRunner):
                 value = g.num_groups[d]
             case _:
                 value = g.global_offset[d]
-        return Value(ULONG, np.asarray(value, np.uint64))
+        ids = np.asarray(value)  # non-negative int64: viewed as size_t without a copy
+        return Value(ULONG, ids.view(np.uint64) if ids.dtype == np.int64 else ids.astype(np.uint64))
 
     def fence_flags(self, arg: c_ast.Node, mask: Array) -> int:
         """A barrier's ``cl_mem_fence_flags``: the same for every work-item that reaches it (OpenCL C 1.2, 6.12.8)."""

@@ -30,6 +30,10 @@ __all__ = ["StridedAccess"]
 Array = NDArray[Any]
 
 
+_LAYOUTS = 1024
+"""How many offsets' layouts a region keeps (``StridedAccess._layout``)."""
+
+
 class _Placement:
     """Where an affine access lands: ``flat`` byte offsets in the region's data (its row added), and ``span``, the
     first and the last lane to look at when only those are in bounds (None: every lane)."""
@@ -101,7 +105,9 @@ class StridedAccess(RaceTracker):
         misaligned, uninitialized, a possible race, memory NumPy cannot view)."""
         key = (off, t.name, t.width)
         layout = self._layouts.get(key)
-        if layout is None:
+        if layout is None and key not in self._layouts:
+            if len(self._layouts) >= _LAYOUTS:  # a loop whose offsets move on: forget the old ones
+                self._layouts.clear()
             layout = self._layouts[key] = self._layout(off, t)
         if layout is None:
             return None
@@ -132,9 +138,9 @@ class StridedAccess(RaceTracker):
                 np.copyto(flags, np.asarray(written, flags.dtype), where=where)
             elif bool(np.any((flags != written) & where)):
                 return None
-        if self.track_races and self.space not in ("constant", "private"):
-            if keys is None or not self.compact(st, keys, mask, write):
-                return None
+        races = self.track_races and self.space not in ("constant", "private")
+        if races and (keys is None or not self.compact(st, keys, mask, write)):
+            return None
         return place
 
     def _layout(self, off: Affine, t: CType) -> tuple[Affine, bool, bool, Affine | None] | None:
