@@ -136,6 +136,7 @@ def assert_same_both_ways(src: str, args: list[object], geo: Geometry) -> str:
 
 
 _MAP = st.tuples(st.integers(-3, 3), st.integers(-3, 3), st.integers(-3, 3), st.integers(-2, 40))
+_SMALL_MAP = st.tuples(st.integers(0, 1), st.integers(0, 1), st.integers(0, 1), st.integers(0, 4))
 
 
 def _index(m: tuple[int, int, int, int], ids: tuple[str, str, str]) -> str:
@@ -186,6 +187,46 @@ def test_strided_and_general_paths_agree(
         rng.standard_normal(48).astype(np.float32).view(np.uint8),
         np.zeros(48, np.float32).view(np.uint8),
         int(rng.integers(0, 48)),
+    ]
+    event(assert_same_both_ways(src, args, geo))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    store=_MAP,
+    load=_MAP,
+    private_store=_SMALL_MAP,
+    private_load=_SMALL_MAP,
+    wg=st.sampled_from([(1, 1), (4, 1), (2, 2)]),
+    groups=st.sampled_from([(1, 1), (3, 1), (2, 2)]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_vectors_and_private_arrays_agree_both_ways(
+    store: tuple[int, int, int, int],
+    load: tuple[int, int, int, int],
+    private_store: tuple[int, int, int, int],
+    private_load: tuple[int, int, int, int],
+    wg: tuple[int, int],
+    groups: tuple[int, int],
+    seed: int,
+) -> None:
+    """float4 loads and stores (16 bytes per work-item, recorded per component by the race tracker) and a
+    __private array (one row per work-item) at random affine indices: reads of elements the work-item did not
+    write, private indices past the array, overlapping vector stores."""
+    gid = ("get_global_id(0)", "get_global_id(1)", "get_local_id(0)")
+    lid = ("get_local_id(0)", "get_local_id(1)", "get_group_id(0)")
+    src = f"""__kernel void k(__global const float4* a, __global float4* b) {{
+    float p[12];
+    p[{_index(private_store, lid)}] = 2.0f;
+    p[{_index(private_store, lid)} + 1] = 3.0f;
+    const float4 v = a[{_index(load, gid)}];
+    b[{_index(store, gid)}] = v * p[{_index(private_load, lid)}];
+}}"""
+    geo = Geometry((wg[0] * groups[0], wg[1] * groups[1], 1), (wg[0], wg[1], 1), work_dim=2)
+    rng = np.random.default_rng(seed)
+    args: list[object] = [
+        rng.standard_normal(4 * 24).astype(np.float32).view(np.uint8),
+        np.zeros(4 * 24, np.float32).view(np.uint8),
     ]
     event(assert_same_both_ways(src, args, geo))
 
