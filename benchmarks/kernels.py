@@ -11,7 +11,7 @@ PoCL's time. Both parts also give checks off (target: at least 2x faster than ch
 Wall-clock per launch through the public HAL (the sim backend, ``kernel_checks`` on or off) and through PyOpenCL
 (enqueue and ``finish``), best of ``--repeats``, warm: the first launch builds and is not counted. Oclgrind
 interprets every work-item (about a second for the vector add, ten for the matmul), so it runs once per kernel and
-only in part 1. Run: ``python benchmarks/kernels.py`` (about two minutes here) or ``--quick`` (part 1 only, no
+only in part 1. Run: ``python benchmarks/kernels.py`` (about three minutes here) or ``--quick`` (part 1 only, no
 Oclgrind).
 """
 

@@ -67,6 +67,7 @@ class ExecutorState:
     frame: _Frame
     n: int
     all: Array
+    none: Array  # the mask of no lane
     checks: bool
     init_flags: list[tuple[Array, Array]]
     _locals: set[str]

@@ -66,8 +66,12 @@ class StatementRunner(ExecutorState):
                 self.decl(d, mask)
         elif isinstance(node, c_ast.If):
             c = self.truth(self.eval(node.cond, mask), mask)
-            t = mask & c
-            e = mask & ~c
+            if c is mask:  # a condition the same in every lane keeps the mask (``truth``): no new one to count
+                t, e = mask, self.none
+            elif c is self.none:
+                t, e = self.none, mask
+            else:
+                t, e = mask & c, mask & ~c
             if t.any() and node.iftrue is not None:
                 self.substatement(node.iftrue, t)
             if node.iffalse is not None and e.any():
