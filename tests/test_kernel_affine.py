@@ -310,3 +310,39 @@ def test_two_d_tiles_through_local_memory_both_ways(dims: tuple[int, int]) -> No
     out = np.zeros(gx * gy, np.float32)
     run_kernel(compile_source(src), "k", [a.view(np.uint8), out.view(np.uint8), gx], geo)
     np.testing.assert_array_equal(out.reshape(gx, gy), a.reshape(gy, gx).T)
+
+
+def test_operands_viewed_in_memory_see_no_later_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``a[i] * b[k]`` reads both operands through views of memory (no copies); a left operand whose right
+    neighbour may store is copied first, so the store the call makes is not seen through the view (the executor
+    evaluates left to right)."""
+    from wia_sim.kernels import executor
+
+    grids: list[int] = []
+    original = executor._on_grid
+
+    def spy(*args: object) -> object:
+        grids.append(1)
+        return original(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(executor, "_on_grid", spy)
+    src = """float bump(__global float* p, int i) { p[i] = 100.0f; return 1.0f; }
+__kernel void k(__global float* a, __global const float* b, __global float* c, __global float* d) {
+    const int i = get_global_id(0);
+    c[i] = a[i] * b[(int)get_local_id(0)];
+    d[i] = a[i] + bump(a, i);
+}"""
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal(64).astype(np.float32)
+    b = rng.standard_normal(8).astype(np.float32)
+    c, d = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    args: list[object] = [a.view(np.uint8), b.view(np.uint8), c.view(np.uint8), d.view(np.uint8)]
+    geo = Geometry((64, 1, 1), (8, 1, 1))
+    assert assert_same_both_ways(src, args, geo) == "ok"
+    grids.clear()
+    before = a.copy()
+    run_kernel(compile_source(src), "k", args, geo)
+    assert grids == [1]  # the product; the sum's left operand was copied, its right one is a call
+    np.testing.assert_array_equal(c, before * np.tile(b, 8))
+    np.testing.assert_array_equal(d, before + np.float32(1))  # not 101: the store came after the read
+    assert (a == 100).all()

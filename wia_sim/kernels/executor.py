@@ -262,6 +262,39 @@ _RECYCLED_LANES = 1 << 15
 """Launches of this many lanes or more write their arithmetic into recycled arrays (``scratch``)."""
 
 
+def _on_grid(ufunc: Any, a: Value, b: Value, dtype: Any) -> Array:
+    """``ufunc(a, b)`` with at least one operand a strided view in the launch's grid shape (``Value.grid``): the
+    other reshaped to the grid (free for a per-lane array), the result one entry per lane."""
+    shape = a.grid.shape if a.grid is not None else b.grid.shape  # type: ignore[union-attr]
+    x, y = (v.grid if v.grid is not None else (v.a.reshape(shape) if v.a.ndim else v.a) for v in (a, b))
+    out = scratch.empty((math.prod(shape),), dtype)
+    ufunc(x, y, out=out.reshape(shape))
+    return out
+
+
+def _stores_nothing(node: c_ast.Node) -> bool:
+    """Whether evaluating ``node`` cannot store to memory: variables, constants, operators without assignment,
+    casts, subscripts and members of those, and the work-item functions (a conservative test: anything else may)."""
+    match node:
+        case c_ast.ID() | c_ast.Constant():
+            return True
+        case c_ast.ArrayRef():
+            return _stores_nothing(node.name) and _stores_nothing(node.subscript)
+        case c_ast.BinaryOp():
+            return _stores_nothing(node.left) and _stores_nothing(node.right)
+        case c_ast.UnaryOp():
+            return node.op not in ("++", "--", "p++", "p--") and _stores_nothing(node.expr)
+        case c_ast.Cast():
+            return _stores_nothing(node.expr)
+        case c_ast.StructRef():
+            return _stores_nothing(node.name)
+        case c_ast.FuncCall():
+            name = node.name.name if isinstance(node.name, c_ast.ID) else ""
+            args = node.args.exprs if node.args is not None else []
+            return name in _WORK_ITEM and all(_stores_nothing(e) for e in args)
+    return False
+
+
 def _binary_plan(node: c_ast.BinaryOp) -> Plan:
     """``left op right``, with the operand conversions and the operation decided once per pair of operand types."""
     op, left, right = node.op, node.left, node.right
@@ -269,9 +302,14 @@ def _binary_plan(node: c_ast.BinaryOp) -> Plan:
     compare = _COMPARE.get(op)
     direct = _DIRECT.get(op)
 
+    # an operand that is an element of an array may be taken as a view of memory (no copy) when nothing can store
+    # before the operator runs: the right one always (it is evaluated last), the left one if the right stores nothing
+    view_right = isinstance(right, c_ast.ArrayRef)
+    view_left = isinstance(left, c_ast.ArrayRef) and _stores_nothing(right)
+
     def run(ex: _Executor, mask: Array) -> Result:
-        a = ex.eval(left, mask)
-        b = ex.eval(right, mask)
+        a = ex.load(ex.index(left, mask), mask, grid=True) if view_left else ex.eval(left, mask)
+        b = ex.load(ex.index(right, mask), mask, grid=True) if view_right else ex.eval(right, mask)
         if not isinstance(a, Value) or not isinstance(b, Value):
             return ex.binop(op, a, b, mask, node)
         ta, tb = a.t, b.t
@@ -286,6 +324,12 @@ def _binary_plan(node: c_ast.BinaryOp) -> Plan:
         if spec.ufunc is None:
             return ex.binop(op, a, b, mask, node, spec.t)
         t = spec.t
+        if (a.grid is not None or b.grid is not None) and not (spec.convert_a or spec.convert_b):
+            r = _on_grid(spec.ufunc, a, b, bool if spec.result is not None else t.dtype)
+            ex.count(spec.kind, mask, t.width)
+            if spec.result is None:
+                return Value(t, r)
+            return Value(INT, None, cond=r)  # (grids are scalar: ``load_strided``)
         if spec.affine and (a.affine is not None or b.affine is not None):
             kept = _affine_result(op, a, b, t)
             if kept is not None:
@@ -681,7 +725,9 @@ class _Executor(StructOps, StatementRunner):
             var.value = Value(var.ctype, np.zeros((var.ctype.width,) if var.ctype.width > 1 else (), var.ctype.dtype))
         return var.value
 
-    def load(self, p: Pointer, mask: Array, atomic: bool = False) -> Result:
+    def load(self, p: Pointer, mask: Array, atomic: bool = False, grid: bool = False) -> Result:
+        """What ``p`` points to; ``grid``: a strided view may stand for the values (``Value.grid``), for an operator
+        that consumes them before anything else runs."""
         if p.dims:
             return p.row()
         if p.region is None and p.elem is not None:
@@ -697,9 +743,9 @@ class _Executor(StructOps, StatementRunner):
         if p.packed:
             return Value(p.elem, load_unaligned(self.st, p.region, p.off, mask, p.elem))
         if p.affine is not None and not atomic:
-            values = p.region.load_strided(self.st, p.affine, mask, p.elem)
+            values = p.region.load_strided(self.st, p.affine, mask, p.elem, grid)
             if values is not None:
-                return Value(p.elem, values)
+                return Value(p.elem, None, grid=values) if values.ndim == 6 else Value(p.elem, values)
         return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
 
     def value_at(self, p: Pointer, mask: Array) -> Array:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from wia_sim.kernels import scratch
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, CType, elem_bytes
 from wia_sim.kernels.lanes import Lanes, active_span
@@ -120,21 +121,36 @@ class Value:
     """A scalar or vector value per lane: ``a`` has shape () or (lanes,), plus a trailing axis for vectors.
 
     ``affine``: an integer that is an affine function of the work-item's coordinates (``affine.py``); ``cond``: a
-    scalar comparison's result as a lane mask (the value is 1 where it is set, else 0). With either, the array
-    ``a`` is made only when first used: ``if (i < n)`` needs the mask, not an int per lane."""
+    scalar comparison's result as a lane mask (the value is 1 where it is set, else 0); ``grid``: a load's elements
+    as a strided view of memory in the launch's grid of ids (``strided.py``), only ever handed to the operator that
+    consumes it before anything else runs (``executor._binary_plan``). With any of them, the array ``a`` is made
+    only when first used: ``if (i < n)`` needs the mask, not an int per lane; ``As[y][k] * Bs[k][x]`` needs no
+    copy of either operand."""
 
-    __slots__ = ("_a", "affine", "cond", "t")
+    __slots__ = ("_a", "affine", "cond", "grid", "t")
 
-    def __init__(self, t: CType, a: Array | None, affine: Affine | None = None, cond: Array | None = None) -> None:
+    def __init__(
+        self,
+        t: CType,
+        a: Array | None,
+        affine: Affine | None = None,
+        cond: Array | None = None,
+        grid: Array | None = None,
+    ) -> None:
         self.t = t
         self._a = a
         self.affine = affine
         self.cond = cond
+        self.grid = grid
 
     @property
     def a(self) -> Array:
         if self._a is None:
-            if self.cond is not None:
+            if self.grid is not None:  # copied before anything can store to the memory it views
+                grid, self.grid = self.grid, None
+                self._a = scratch.empty((math.prod(grid.shape),), grid.dtype)
+                self._a.reshape(grid.shape)[...] = grid
+            elif self.cond is not None:
                 self._a = self.cond.astype(self.t.dtype)
             else:
                 assert self.affine is not None

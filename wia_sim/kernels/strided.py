@@ -59,14 +59,19 @@ class StridedAccess(RaceTracker):
     _layouts: dict[tuple[Affine, str, int], tuple[Affine, bool, bool, Affine | None] | None]  # ``_layout``'s
 
     # ---------------------------------------------------------------------------------------------------------
-    def load_strided(self, st: LaunchState, off: Affine, mask: Array, t: CType) -> Array | None:
-        """The values of a load at byte offsets ``off``, one row per lane, or None: take the general path."""
+    def load_strided(self, st: LaunchState, off: Affine, mask: Array, t: CType, grid: bool = False) -> Array | None:
+        """The values of a load at byte offsets ``off``, one row per lane, or None: take the general path.
+        ``grid``: a scalar load over every lane gives the strided view itself, in the launch's grid shape (six
+        axes), for a caller that uses it before anything stores (``spaces.Value.grid``)."""
         if self.write_only:
             return None
         place = self._place(st, off, mask, t, write=False)
         if place is None:
             return None
         view = self._view(place, t, self.data)
+        if grid and place.span is None and t.width == 1:
+            self._counted(st, mask, t, "read")
+            return view
         if place.span is None:
             values = scratch.empty((st.lanes.total, *view.shape[6:]), t.dtype)
             values.reshape(view.shape)[...] = view
