@@ -46,6 +46,12 @@ def _designated(init: c_ast.Node | None) -> bool:
     return any(isinstance(e, c_ast.NamedInitializer) or _designated(e) for e in init.exprs)
 
 
+def _nested(init: c_ast.Node | None) -> bool:
+    """Whether a brace-enclosed initializer holds a brace-enclosed list (``{{1}, {4, 5}}``): its elements are then
+    placed by position, row by row (``StructOps.init_object``), not read off in one flat list."""
+    return isinstance(init, c_ast.InitList) and any(isinstance(e, c_ast.InitList) for e in init.exprs)
+
+
 def _line(node: c_ast.Node | None) -> int:
     while node is not None:
         coord = getattr(node, "coord", None)

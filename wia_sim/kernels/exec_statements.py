@@ -14,7 +14,7 @@ import numpy as np
 from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
-from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _designated, _line
+from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _designated, _line, _nested
 from wia_sim.kernels.lvalues import Var, merge_lanes
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
@@ -230,7 +230,7 @@ class StatementRunner(ExecutorState):
             scope[node.name] = kscope[node.name]
             return
         t = self.program.type_of(node)
-        aggregate = t.kind == "array" and (self._aggregate_elements(t) or _designated(node.init))
+        aggregate = t.kind == "array" and (self._aggregate_elements(t) or _designated(node.init) or _nested(node.init))
         if t.kind == "struct" or aggregate or (t.kind == "array" and not self._uniform(node.init)):
             t = self._declared(t, node.init)
             elem, dims = self._pt(TypeInfo("pointer", target=t)) if t.kind == "array" else (self._ct(t), ())

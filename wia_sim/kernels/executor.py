@@ -42,7 +42,7 @@ from wia_sim.kernels.ctype import (
     lookup,
     promoted,
 )
-from wia_sim.kernels.exec_state import _designated, _Frame, _line
+from wia_sim.kernels.exec_state import _designated, _Frame, _line, _nested
 from wia_sim.kernels.exec_statements import StatementRunner
 from wia_sim.kernels.lanes import Geometry, lanes_of
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
@@ -397,7 +397,8 @@ class _Executor(StructOps, StatementRunner):
             self.globals[name] = Var(INT, Value(INT, np.asarray(value, np.int32)))
         for name, decl in self.program.constants.items():
             t = self.program.type_of(decl)
-            if t.kind == "struct" or (t.kind == "array" and (self._aggregate_elements(t) or _designated(decl.init))):
+            nested = _designated(decl.init) or _nested(decl.init)
+            if t.kind == "struct" or (t.kind == "array" and (self._aggregate_elements(t) or nested)):
                 self.globals[name] = self._constant_aggregate(name, t, decl)
             elif t.kind == "array":
                 elem, dims = self._pt(TypeInfo("pointer", target=t))
