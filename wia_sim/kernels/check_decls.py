@@ -11,6 +11,7 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
+from wia_sim.kernels.initializers import consume, elided_length, takes_rows
 from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
 from wia_sim.kernels.signatures import UNSUPPORTED_BUILTINS, is_builtin_function
@@ -496,6 +497,11 @@ class DeclarationChecks(CheckerState):
     def check_initializer(self, init: c_ast.Node, t: TypeInfo, decl: c_ast.Decl | None, nested: bool = False) -> None:
         if isinstance(init, c_ast.InitList):
             element = t.target if t.kind == "array" and t.target is not None else UNKNOWN
+            items = list(init.exprs)
+            elided = not all(isinstance(e, c_ast.InitList) for e in items)
+            if takes_rows(t) and elided and elided_length(items, element) is not None:
+                self.check_rows(init, items, t, decl)
+                return
             if t.kind == "array" and t.length is not None and len(init.exprs) > t.length:
                 self.error(init, f"too many initializers for an array of {t.length}")
             if t.kind == "struct":
@@ -528,6 +534,37 @@ class DeclarationChecks(CheckerState):
             return
         name = decl.name if decl is not None else "variable"
         self.check_assignment_types(t, value, init, f"initializing '{name}'")
+
+    def check_rows(self, init: c_ast.InitList, items: list[c_ast.Node], t: TypeInfo, decl: c_ast.Decl | None) -> None:
+        """A list for an array of arrays that leaves out the braces of some rows (``initializers.py``): each row
+        takes its items in order; more rows than the array has is an error."""
+        assert t.target is not None
+        pos = rows = 0
+        while pos < len(items):
+            if t.length is not None and rows >= t.length:
+                self.error(items[pos], f"too many initializers for an array of {t.length}")
+                return
+            if isinstance(items[pos], c_ast.InitList):
+                self.check_initializer(items[pos], t.target, decl, nested=True)
+                pos += 1
+            else:
+                end = consume(items, pos, t.target)
+                self.check_elements(items[pos:end], t.target, decl)
+                pos = end
+            rows += 1
+
+    def check_elements(self, items: list[c_ast.Node], t: TypeInfo, decl: c_ast.Decl | None) -> None:
+        """The items one row without braces took (``consume``): brace lists and values of its elements."""
+        pos = 0
+        while pos < len(items):
+            element = t.target if t.kind == "array" and t.target is not None else t
+            if isinstance(items[pos], c_ast.InitList) or element.kind != "array":
+                self.check_initializer(items[pos], element, decl, nested=True)
+                pos += 1
+            else:
+                end = consume(items, pos, element)
+                self.check_elements(items[pos:end], element, decl)
+                pos = end
 
     def designator_problem(self, item: c_ast.NamedInitializer, t: TypeInfo) -> str | None:
         """What is wrong with the designator ``.m =`` or ``[k] =`` of ``item`` in a list for ``t`` (None: fine)."""

@@ -246,7 +246,7 @@ class StatementRunner(ExecutorState):
             if elem is None:
                 raise UnsupportedKernel(f"line {_line(node)}: array of '{t}'")
             if dims and dims[0] == 0 and isinstance(node.init, c_ast.InitList):
-                dims = (len(node.init.exprs), *dims[1:])
+                dims = (self._declared(t, node.init).length or 0, *dims[1:])
             nbytes = math.prod(dims) * elem_bytes(elem)
             region = Region.allocate("private", f"__private array '{node.name}'", self.n, nbytes, "lane")
             base = Pointer(region, elem, np.asarray(0, np.int64), dims)

@@ -44,6 +44,7 @@ from wia_sim.kernels.ctype import (
 )
 from wia_sim.kernels.exec_state import _designated, _Frame, _line, _nested
 from wia_sim.kernels.exec_statements import StatementRunner
+from wia_sim.kernels.initializers import elided_length
 from wia_sim.kernels.lanes import Geometry, lanes_of
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
 from wia_sim.kernels.memargs import unwrap
@@ -401,7 +402,7 @@ class _Executor(StructOps, StatementRunner):
             if t.kind == "struct" or (t.kind == "array" and (self._aggregate_elements(t) or nested)):
                 self.globals[name] = self._constant_aggregate(name, t, decl)
             elif t.kind == "array":
-                elem, dims = self._pt(TypeInfo("pointer", target=t))
+                elem, dims = self._pt(TypeInfo("pointer", target=self._declared(t, decl.init)))
                 assert elem is not None
                 values = self._init_values(decl.init, elem)
                 count = math.prod(dims)
@@ -440,7 +441,9 @@ class _Executor(StructOps, StatementRunner):
     def _declared(self, t: TypeInfo, init: c_ast.Node | None) -> TypeInfo:
         """``t`` with an array's missing length taken from its brace-enclosed initializer."""
         if t.kind == "array" and t.length is None and isinstance(init, c_ast.InitList):
-            return TypeInfo("array", t.name, t.width, t.target, t.space, t.const, len(init.exprs))
+            length = elided_length(list(init.exprs), t.target) if t.target is not None else None
+            length = len(init.exprs) if length is None else length
+            return TypeInfo("array", t.name, t.width, t.target, t.space, t.const, length)
         return t
 
     def _constant_aggregate(self, name: str, t: TypeInfo, decl: c_ast.Decl) -> Var:
