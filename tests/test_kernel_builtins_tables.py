@@ -684,6 +684,14 @@ def test_vec_step_of_a_type_name(ctx: wia.Context) -> None:
     np.testing.assert_array_equal(o, [4, 4, 17])
 
 
+def test_vec_step_of_a_typedef(ctx: wia.Context) -> None:
+    """A typedef of a built-in scalar or vector type, and a typedef of that, name the same type for vec_step."""
+    src = """typedef float3 f3; typedef f3 point_t; typedef ulong big;
+    __kernel void k(__global int* o) { o[0] = vec_step(point_t); o[1] = vec_step(f3) + vec_step( big ); }"""
+    (o,) = launch(ctx, src, [], [(np.int32, (2,))], 1)
+    np.testing.assert_array_equal(o, [4, 5])
+
+
 CONSTANT_CALLS = [
     ("mul_hi(-1L, -1L)", 0), ("mul_hi(0xFFFFFFFFFFFFFFFFUL, 2UL)", 1), ("upsample(-1, 5u)", -4294967291),
     ("add_sat(2147483647, 1)", 2147483647), ("abs_diff(-2147483647 - 1, 2147483647)", 4294967295),

@@ -62,6 +62,32 @@ def _vec_step_value(m: re.Match[str]) -> str:
     return str(4 if width == 3 else width).ljust(len(m.group(0)))
 
 
+# a typedef of a built-in scalar or vector type (``typedef float4 vec_t;``, and typedefs of those) names the same
+# type for vec_step: its calls are rewritten as the built-in type's
+_TYPEDEF_RE = re.compile(r"\btypedef\s+(?:const\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*;")
+_BUILTIN_TYPE_RE = re.compile(r"(?:char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)?")
+
+
+def _vec_step_of_typedefs(text: str) -> str:
+    """``text`` with each ``vec_step(name)`` of a typedef'd built-in scalar or vector type replaced by its value."""
+    widths: dict[str, int] = {}
+    for base, name in _TYPEDEF_RE.findall(text):
+        builtin = _BUILTIN_TYPE_RE.fullmatch(base)
+        if builtin is not None:
+            widths[name] = int(builtin.group(1) or 1)
+        elif base in widths:
+            widths[name] = widths[base]
+    if not widths:
+        return text
+    names = "|".join(sorted(map(re.escape, widths), key=len, reverse=True))
+
+    def value(m: re.Match[str]) -> str:
+        width = widths[m.group(1)]
+        return str(4 if width == 3 else width).ljust(len(m.group(0)))
+
+    return re.sub(rf"\bvec_step\s*\(\s*({names})\s*\)", value, text)
+
+
 def compile_source(
     source: str, options: str = "", filename: str = "kernel.cl", extensions: frozenset[str] = FLOAT_EXTENSIONS
 ) -> Program:
@@ -82,7 +108,8 @@ def compile_source(
     diagnostics.extend(pp.diagnostics)
     if pp.errors:
         raise fail()
-    outcome = parse(_VEC_STEP_TYPE_RE.sub(_vec_step_value, _VEC_TYPE_HINT_RE.sub(_hide_type_hint, pp.text)))
+    text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, _VEC_TYPE_HINT_RE.sub(_hide_type_hint, pp.text))
+    outcome = parse(_vec_step_of_typedefs(text))
     for line, column, message in outcome.errors:
         diagnostics.append(Diagnostic(filename, line, column, message))
     for line in trailing_attributes(pp.text):
