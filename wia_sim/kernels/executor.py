@@ -45,7 +45,7 @@ from wia_sim.kernels.ctype import (
 from wia_sim.kernels.exec_state import _designated, _Frame, _line, _nested
 from wia_sim.kernels.exec_statements import StatementRunner
 from wia_sim.kernels.initializers import elided_length
-from wia_sim.kernels.lanes import Geometry, lanes_of
+from wia_sim.kernels.lanes import Geometry, lanes_of, per_lane
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
 from wia_sim.kernels.memargs import unwrap
 from wia_sim.kernels.printf import PrintfOutput
@@ -1346,8 +1346,8 @@ class _Executor(StructOps, StatementRunner):
         if self.st.checks:
             region._check(self.st, flat, ok, t, write=False, atomic=True)
         view = region.view(t.dtype)
-        idx = np.broadcast_to(flat // t.dtype.itemsize, (self.n,))[lanes_]
-        ops = [np.broadcast_to(o, (self.n,))[lanes_] for o in operands]
+        idx = per_lane(flat // t.dtype.itemsize, (self.n,))[lanes_]
+        ops = [per_lane(o, (self.n,))[lanes_] for o in operands]
         old = apply_atomic(op, view, idx, ops, t)
         result[lanes_] = old
         if self.st.checks:

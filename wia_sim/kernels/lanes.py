@@ -132,7 +132,15 @@ def active_span(mask: Array) -> tuple[int, int] | None:
     """The first and the last active lane of a lane mask, or None when none is active."""
     if mask.ndim != 1 or mask.size == 0:
         return None
-    lo = int(np.argmax(mask))
+    if mask[0] and mask[-1]:  # the usual case, without a pass
+        return 0, mask.size - 1
+    lo = int(mask.argmax())
     if not mask[lo]:
         return None
-    return lo, mask.size - 1 - int(np.argmax(mask[::-1]))
+    return lo, mask.size - 1 - int(mask[::-1].argmax())
+
+
+def per_lane(a: Array, shape: tuple[int, ...]) -> Array:
+    """``a`` broadcast to ``shape`` (one entry or row per lane): itself when it has that shape already, as it
+    mostly has (``np.broadcast_to`` costs microseconds, more than the small launches' arithmetic)."""
+    return a if a.shape == shape else np.broadcast_to(a, shape)

@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
+from wia_sim.kernels.lanes import per_lane
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
 
 __all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "check_assigned", "mark_assigned", "merge_lanes"]
@@ -66,7 +67,7 @@ def check_assigned(st: LaunchState, var: Var, mask: Array, components: tuple[int
     init = var.init
     if init.ndim == 2:
         init = np.asarray((init if components is None else init[:, list(components)]).all(axis=1))
-    missing = np.broadcast_to(mask, init.shape) & ~init
+    missing = per_lane(mask, init.shape) & ~init
     if bool(missing.any()):
         lane = int(np.flatnonzero(missing)[0])
         part = "" if var.init.ndim == 1 else "a component of "

@@ -20,7 +20,7 @@ from numpy.typing import NDArray
 from wia_sim.kernels import scratch
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, CType, elem_bytes
-from wia_sim.kernels.lanes import Lanes, active_span
+from wia_sim.kernels.lanes import Lanes, active_span, per_lane
 from wia_sim.kernels.strided import StridedAccess
 
 __all__ = [
@@ -510,8 +510,8 @@ class Region(StridedAccess):
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
         n_lanes = ok.shape[0]
-        idx = np.broadcast_to(flat >> (esize.bit_length() - 1), (n_lanes,))
-        vals = np.broadcast_to(values, (n_lanes, t.width) if t.width > 1 else (n_lanes,))
+        idx = per_lane(flat >> (esize.bit_length() - 1), (n_lanes,))
+        vals = per_lane(values, (n_lanes, t.width) if t.width > 1 else (n_lanes,))
         n = lane_count(ok)
         if n == 0:
             return
@@ -546,7 +546,7 @@ class Region(StridedAccess):
         if self.init is None and not races:
             return
         n_lanes = ok.shape[0]
-        flat = np.broadcast_to(flat, (n_lanes,))
+        flat = per_lane(flat, (n_lanes,))
         if bool(ok.all()):
             lanes, starts = st.lanes.ids, flat
         else:
