@@ -57,8 +57,10 @@ _VEC_STEP_TYPE_RE = re.compile(
 )
 
 
-def _vec_step_value(m: re.Match[str]) -> str:
-    width = int(m.group(1) or 1)
+def _vec_step_value(m: re.Match[str], width: int | None = None) -> str:
+    """The value of the ``vec_step`` call ``m`` (of a type of ``width`` components, else the width it names),
+    padded to the call's length."""
+    width = int(m.group(1) or 1) if width is None else width
     return str(4 if width == 3 else width).ljust(len(m.group(0)))
 
 
@@ -81,11 +83,7 @@ def _vec_step_of_typedefs(text: str) -> str:
         return text
     names = "|".join(sorted(map(re.escape, widths), key=len, reverse=True))
 
-    def value(m: re.Match[str]) -> str:
-        width = widths[m.group(1)]
-        return str(4 if width == 3 else width).ljust(len(m.group(0)))
-
-    return re.sub(rf"\bvec_step\s*\(\s*({names})\s*\)", value, text)
+    return re.sub(rf"\bvec_step\s*\(\s*({names})\s*\)", lambda m: _vec_step_value(m, widths[m.group(1)]), text)
 
 
 def compile_source(
