@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import pytest
 
 import wia_hal as wia
@@ -21,3 +24,17 @@ def use_backend(name: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: py
         pytest.skip(f"no OpenCL device matches {name!r}")
     monkeypatch.setenv("WIA_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "wia-cache"))
     wia.set_backend(OpenCLBackend(device=name))
+
+
+@contextmanager
+def context_on(
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[wia.Context]:
+    """A context on backend ``name`` (``use_backend``), destroyed after; the sim is the backend again after."""
+    use_backend(name, monkeypatch, tmp_path_factory)
+    try:
+        context = wia.create_context()
+        yield context
+        wia.destroy_context(context)
+    finally:
+        wia.set_backend("sim")

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from kernel_backends import use_backend
+from kernel_backends import context_on
 
 import wia_hal as wia
 
@@ -63,13 +63,8 @@ def elided_reference(n: int, bias: float, dtype: np.dtype) -> np.ndarray:
 def ctx(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[wia.Context]:
-    use_backend(request.param, monkeypatch, tmp_path_factory)
-    try:
-        context = wia.create_context()
+    with context_on(request.param, monkeypatch, tmp_path_factory) as context:
         yield context
-        wia.destroy_context(context)
-    finally:
-        wia.set_backend("sim")
 
 
 @pytest.mark.parametrize(("ctype", "dtype"), [("int", np.int32), ("float", np.float32), ("short", np.int16)])

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from kernel_backends import use_backend
+from kernel_backends import context_on
 
 import wia_hal as wia
 
@@ -50,13 +50,8 @@ __kernel void k(__global const int* x, __global int4* out, __global float2* hv, 
 def ctx(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[wia.Context]:
-    use_backend(request.param, monkeypatch, tmp_path_factory)
-    try:
-        context = wia.create_context()
+    with context_on(request.param, monkeypatch, tmp_path_factory) as context:
         yield context
-        wia.destroy_context(context)
-    finally:
-        wia.set_backend("sim")
 
 
 def _upload(ctx: wia.Context, data: np.ndarray, access: wia.MemoryAccess = wia.MemoryAccess.READ_WRITE) -> wia.Memory:
