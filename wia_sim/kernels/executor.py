@@ -1358,10 +1358,8 @@ class _Executor(StructOps, StatementRunner):
             region._check(self.st, flat, stores, t, write=True, atomic=True)
             if not bool(stores.all()) and bool((ok & ~stores).any()):
                 region._check(self.st, flat, ok & ~stores, t, write=False, atomic=True, load=True)
-        nbytes = lanes_.size * t.dtype.itemsize
-        key = region.space
-        self.counts[f"{key}_bytes_read"] = self.counts.get(f"{key}_bytes_read", 0) + nbytes
-        self.counts[f"{key}_bytes_written"] = self.counts.get(f"{key}_bytes_written", 0) + nbytes
+        region._counted(self.st, lanes_.size, t, "read")
+        region._counted(self.st, lanes_.size, t, "written")
         return Value(t, result)
 
     # ------------------------------------------------------------------ lvalues

@@ -474,8 +474,8 @@ class Region(StridedAccess):
             if t.width > 1:
                 idx = idx[..., None] + np.arange(t.width)
             values = np.take(view, idx, mode="clip")  # lanes outside ``ok`` read something harmless
-        n = lane_count(ok)
-        st.counts[f"{self.space}_bytes_read"] = st.counts.get(f"{self.space}_bytes_read", 0) + n * elem_bytes(t)
+        n = st.active(ok)
+        self._counted(st, n, t, "read")
         if st.checks and n:
             if self.write_only:
                 self.refuse_read(st, ok, flat)
@@ -512,7 +512,7 @@ class Region(StridedAccess):
         n_lanes = ok.shape[0]
         idx = per_lane(flat >> (esize.bit_length() - 1), (n_lanes,))
         vals = per_lane(values, (n_lanes, t.width) if t.width > 1 else (n_lanes,))
-        n = lane_count(ok)
+        n = st.active(ok)
         if n == 0:
             return
         if st.checks:
@@ -526,7 +526,7 @@ class Region(StridedAccess):
             if t.width > 1:
                 sel_idx = sel_idx[:, None] + np.arange(t.width)
             view[sel_idx] = sel_vals
-        st.counts[f"{self.space}_bytes_written"] = st.counts.get(f"{self.space}_bytes_written", 0) + n * elem_bytes(t)
+        self._counted(st, n, t, "written")
 
     # ---------------------------------------------------------------------------------------------------------
     def _check(

@@ -70,7 +70,7 @@ class StridedAccess(RaceTracker):
             return None
         view = self._view(place, t, self.data)
         if grid and place.span is None and t.width == 1:
-            self._counted(st, mask, t, "read")
+            self._counted(st, st.active(mask), t, "read")
             return view
         if place.span is None:
             values = scratch.empty((st.lanes.total, *view.shape[6:]), t.dtype)
@@ -81,7 +81,7 @@ class StridedAccess(RaceTracker):
             values[:lo] = 0  # lanes outside the span read something harmless
             values[hi + 1 :] = 0
             values[lo : hi + 1] = view
-        self._counted(st, mask, t, "read")
+        self._counted(st, st.active(mask), t, "read")
         return values
 
     def store_strided(self, st: LaunchState, off: Affine, mask: Array, t: CType, values: Array) -> bool:
@@ -101,7 +101,7 @@ class StridedAccess(RaceTracker):
             view[...] = src
         else:
             np.copyto(view, src, where=where)
-        self._counted(st, mask, t, "written")
+        self._counted(st, st.active(mask), t, "written")
         return True
 
     # ---------------------------------------------------------------------------------------------------------
@@ -192,9 +192,10 @@ class StridedAccess(RaceTracker):
             return a[lo : hi + 1]
         return a.reshape(shape)
 
-    def _counted(self, st: LaunchState, mask: Array, t: CType, what: str) -> None:
+    def _counted(self, st: LaunchState, lanes: int, t: CType, what: str) -> None:
+        """Count the bytes ``lanes`` work-items read or wrote (``what``) as elements of ``t`` in this space."""
         key = f"{self.space}_bytes_{what}"
-        st.counts[key] = st.counts.get(key, 0) + st.active(mask) * elem_bytes(t)
+        st.counts[key] = st.counts.get(key, 0) + lanes * elem_bytes(t)
 
 
 def _keys(flat: Affine, granule: int) -> Affine:
