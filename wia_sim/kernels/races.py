@@ -84,16 +84,11 @@ class RaceTracker:
         """Put the compact records into the shadow, in the order they happened, each with the barrier epochs of
         its time, as if they had been checked lane by lane (none conflicts with another: ``compact``)."""
         records, self._compact = self._compact, []
-        saved = st.epoch
-        try:
-            for r in records:
-                lanes = np.flatnonzero(r.mask)
-                if lanes.size:
-                    st.epoch = r.epoch
-                    self._shadowed = True
-                    self._race(st, r.keys.values()[lanes], lanes, r.write)
-        finally:
-            st.epoch = saved
+        for r in records:
+            lanes = np.flatnonzero(r.mask)
+            if lanes.size:
+                self._shadowed = True
+                self._race(st, r.keys.values()[lanes], lanes, r.write, epochs=r.epoch)
 
     def _race(
         self,
@@ -104,6 +99,7 @@ class RaceTracker:
         atomic: bool = False,
         stored: Callable[[], tuple[Array, Array]] | None = None,
         load: bool = False,
+        epochs: Array | None = None,
     ) -> None:
         """Shadow memory per granule: the last writer, the last reader (``-2``: several), the last atomic updater
         (``-2``: several) and, for ``__global`` memory, their barrier epochs and the readers' and updaters' group
@@ -117,7 +113,9 @@ class RaceTracker:
         comparison failed), an atomic load as Oclgrind counts it, which conflicts with other work-items' plain
         writes only (a plain read beside it reads the same value whatever the order). ``stored``, for a plain
         write: computes the bits each entry stores and the bits memory holds there now (the last write's), called
-        only when writes conflict, to tell a uniform write (the same value) from a race."""
+        only when writes conflict, to tell a uniform write (the same value) from a race. ``epochs``: the
+        work-groups' barrier epochs the access happened under (a compact record's, ``materialize``), else the
+        launch's now."""
         if atomic and not write:
             if load:
                 self._atomic_load(st, keys, lanes)
@@ -137,7 +135,8 @@ class RaceTracker:
         size = self.data.size // self.granule + 1
         at, distinct = _indexer(keys)
         my_group = lanes // gs
-        my_epoch = st.epoch[my_group] if not local and bool(st.epoch.any()) else None
+        epochs = st.epoch if epochs is None else epochs
+        my_epoch = epochs[my_group] if not local and bool(epochs.any()) else None
         check = "race_local" if local else "race_global"
         uniform: Array | None = None  # entries whose only conflicts are writes of the same value
 

@@ -17,11 +17,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from wia_sim.kernels import scratch
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, CType, elem_bytes
 from wia_sim.kernels.lanes import Lanes, active_span, per_lane
-from wia_sim.kernels.strided import StridedAccess
+from wia_sim.kernels.strided import StridedAccess, from_grid
 
 __all__ = [
     "KernelFault",
@@ -147,9 +146,7 @@ class Value:
     def a(self) -> Array:
         if self._a is None:
             if self.grid is not None:  # copied before anything can store to the memory it views
-                grid, self.grid = self.grid, None
-                self._a = scratch.empty((math.prod(grid.shape),), grid.dtype)
-                self._a.reshape(grid.shape)[...] = grid
+                self._a, self.grid = from_grid(self.grid), None
             elif self.cond is not None:
                 self._a = self.cond.astype(self.t.dtype)
             else:

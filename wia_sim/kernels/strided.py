@@ -11,6 +11,7 @@ finds and reports whatever is wrong exactly as before. A mixin of ``Region``.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from wia_sim.kernels.races import RaceTracker
 if TYPE_CHECKING:
     from wia_sim.kernels.spaces import LaunchState
 
-__all__ = ["StridedAccess"]
+__all__ = ["StridedAccess", "from_grid"]
 
 Array = NDArray[Any]
 
@@ -73,8 +74,7 @@ class StridedAccess(RaceTracker):
             self._counted(st, st.active(mask), t, "read")
             return view
         if place.span is None:
-            values = scratch.empty((st.lanes.total, *view.shape[6:]), t.dtype)
-            values.reshape(view.shape)[...] = view
+            values = from_grid(view)
         else:
             lo, hi = place.span
             values = scratch.empty((st.lanes.total, *view.shape[1:]), t.dtype)
@@ -196,6 +196,14 @@ class StridedAccess(RaceTracker):
         """Count the bytes ``lanes`` work-items read or wrote (``what``) as elements of ``t`` in this space."""
         key = f"{self.space}_bytes_{what}"
         st.counts[key] = st.counts.get(key, 0) + lanes * elem_bytes(t)
+
+
+def from_grid(view: Array) -> Array:
+    """The elements of a view in the launch's grid shape (six axes, then a vector's components) copied into one
+    row per lane, in a recycled array (``scratch``)."""
+    out = scratch.empty((math.prod(view.shape[:6]), *view.shape[6:]), view.dtype)
+    out.reshape(view.shape)[...] = view
+    return out
 
 
 def _keys(flat: Affine, granule: int) -> Affine:
