@@ -24,6 +24,7 @@ from wia_sim.kernels.lanes import Geometry, lanes_of
 __all__ = ["MIN_LANES", "Affine"]
 
 Array = NDArray[Any]
+Coefficients = tuple[int, int, int]
 
 MIN_LANES = 4096
 """Launches of fewer work-items keep their ids as arrays: an array operation over a few thousand lanes costs about
@@ -40,8 +41,8 @@ class Affine:
     first) reshaped C-order is the lane order."""
 
     base: int
-    g: tuple[int, int, int]
-    l: tuple[int, int, int]  # noqa: E741 (the local ids' coefficients, as g is the groups')
+    g: Coefficients
+    l: Coefficients  # noqa: E741 (the local ids' coefficients, as g is the groups')
     geometry: Geometry
 
     # -- the sources
@@ -51,15 +52,14 @@ class Affine:
         launches under ``MIN_LANES`` work-items."""
         if geometry.total < MIN_LANES:
             return None
-        unit = tuple(int(k == d) for k in range(3))
+        unit: Coefficients = (int(d == 0), int(d == 1), int(d == 2))
         zero = (0, 0, 0)
         if name == "get_global_id":
-            size = geometry.local_size[d]
-            return cls(geometry.global_offset[d], tuple(u * size for u in unit), unit, geometry)  # type: ignore[arg-type]
+            return cls(geometry.global_offset[d], _times(unit, geometry.local_size[d]), unit, geometry)
         if name == "get_local_id":
-            return cls(0, zero, unit, geometry)  # type: ignore[arg-type]
+            return cls(0, zero, unit, geometry)
         if name == "get_group_id":
-            return cls(0, unit, zero, geometry)  # type: ignore[arg-type]
+            return cls(0, unit, zero, geometry)
         return None
 
     @classmethod
@@ -72,15 +72,9 @@ class Affine:
         ng, ls = geometry.num_groups, geometry.local_size
         group_rows = (1, ng[0], ng[0] * ng[1])
         if per == "group":
-            return cls(0, tuple(r * stride for r in group_rows), zero, geometry)  # type: ignore[arg-type]
-        size = geometry.group_size
+            return cls(0, _times(group_rows, stride), zero, geometry)
         local_rows = (1, ls[0], ls[0] * ls[1])
-        return cls(
-            0,
-            tuple(r * size * stride for r in group_rows),  # type: ignore[arg-type]
-            tuple(r * stride for r in local_rows),  # type: ignore[arg-type]
-            geometry,
-        )
+        return cls(0, _times(group_rows, geometry.group_size * stride), _times(local_rows, stride), geometry)
 
     # -- arithmetic (exact: callers check the range fits the C type)
     def __add__(self, other: Affine | int) -> Affine:
@@ -107,8 +101,15 @@ class Affine:
         return -self + other
 
     def scaled(self, k: int) -> Affine:
+        return Affine(self.base * k, _times(self.g, k), _times(self.l, k), self.geometry)
+
+    def in_units(self, k: int) -> Affine:
+        """The value counted in units of ``k`` (rounded down; the coefficients are multiples of ``k``, so every
+        lane's is exact)."""
         g, l = self.g, self.l  # noqa: E741
-        return Affine(self.base * k, (g[0] * k, g[1] * k, g[2] * k), (l[0] * k, l[1] * k, l[2] * k), self.geometry)
+        return Affine(
+            self.base // k, (g[0] // k, g[1] // k, g[2] // k), (l[0] // k, l[1] // k, l[2] // k), self.geometry
+        )
 
     # -- what it spans
     @functools.cached_property
@@ -211,6 +212,10 @@ class Affine:
                 local = local + c * np.arange(shape[axis], dtype=np.int64).reshape(_axis_shape(axis))
         np.add(group, local, out=out.reshape(shape), casting="unsafe")
         return out
+
+
+def _times(c: Coefficients, k: int) -> Coefficients:
+    return (c[0] * k, c[1] * k, c[2] * k)
 
 
 def _axis_shape(axis: int) -> tuple[int, ...]:

@@ -159,7 +159,7 @@ class StridedAccess(RaceTracker):
         lo, hi = off.bounds
         in_box = lo >= 0 and hi <= self.nbytes - size
         flat = off + Affine.rows(self.per, self.stride, off.geometry)
-        keys = None if t.width > 1 or not flat.divisible(self.granule) else _keys(flat, self.granule)
+        keys = None if t.width > 1 or not flat.divisible(self.granule) else flat.in_units(self.granule)
         return flat, in_box, flat.separated(size), keys
 
     def _view(self, place: _Placement, t: CType, buffer: Array, dtype: np.dtype[Any] | None = None) -> Array:
@@ -204,15 +204,3 @@ def from_grid(view: Array) -> Array:
     out = scratch.empty((math.prod(view.shape[:6]), *view.shape[6:]), view.dtype)
     out.reshape(view.shape)[...] = view
     return out
-
-
-def _keys(flat: Affine, granule: int) -> Affine:
-    """The race tracker's granule of every work-item's access (the coefficients are multiples of ``granule``)."""
-    if granule == 1:
-        return flat
-    return Affine(
-        flat.base // granule,
-        tuple(c // granule for c in flat.g),  # type: ignore[arg-type]
-        tuple(c // granule for c in flat.l),  # type: ignore[arg-type]
-        flat.geometry,
-    )
