@@ -9,6 +9,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from kernel_backends import context_on
 
 import wia_hal as wia
 from wia_hal.backends.sim import SimBackend
@@ -39,6 +40,16 @@ def sim() -> SimBackend:
 @pytest.fixture
 def ctx() -> wia.Context:
     return wia.create_context()
+
+
+@pytest.fixture(params=["sim", "pocl", "oclgrind"])
+def device_ctx(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[wia.Context]:
+    """A context on the simulator and, in turn, on each real OpenCL device installed (skipped where there is none):
+    for custom-kernel tests that hold every device to one NumPy reference (``kernel_backends.context_on``)."""
+    with context_on(request.param, monkeypatch, tmp_path_factory) as context:
+        yield context
 
 
 @pytest.fixture

@@ -6,11 +6,8 @@ Oclgrind, against NumPy."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import numpy as np
 import pytest
-from kernel_backends import context_on
 
 import wia_hal as wia
 
@@ -59,50 +56,42 @@ def elided_reference(n: int, bias: float, dtype: np.dtype) -> np.ndarray:
     )
 
 
-@pytest.fixture(params=["sim", "pocl", "oclgrind"])
-def ctx(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[wia.Context]:
-    with context_on(request.param, monkeypatch, tmp_path_factory) as context:
-        yield context
+N = 48
+
+
+def run_rows(ctx: wia.Context, kernel: str, ctype: str, dtype: type, bias: int) -> np.ndarray:
+    """``kernel`` of ``ROWS`` on ``N`` work-items with its arrays of ``ctype``: what it wrote."""
+    k = wia.compile_kernel(ctx, ROWS.replace("ELEM", ctype), kernel)
+    out = wia.alloc(ctx, N * np.dtype(dtype).itemsize)
+    wia.launch_kernel(k, wia.LaunchConfig(global_size=N, local_size=8), out, dtype(bias))
+    staging = wia.alloc(ctx, out.size, wia.MemoryType.HOST)
+    wia.copy_async(out, staging, out.size)
+    wia.context_synchronize(ctx)
+    return np.frombuffer(wia.memory_ptr(staging).tobytes(), dtype)
 
 
 @pytest.mark.parametrize(("ctype", "dtype"), [("int", np.int32), ("float", np.float32), ("short", np.int16)])
-def test_inner_lists_fill_their_own_rows(ctx: wia.Context, ctype: str, dtype: type) -> None:
-    n = 48
+def test_inner_lists_fill_their_own_rows(device_ctx: wia.Context, ctype: str, dtype: type) -> None:
     bias = int(np.random.default_rng(41).integers(-50, 50))
-    kernel = wia.compile_kernel(ctx, ROWS.replace("ELEM", ctype), "k")
-    out = wia.alloc(ctx, n * np.dtype(dtype).itemsize)
-    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=n, local_size=8), out, dtype(bias))
-    staging = wia.alloc(ctx, out.size, wia.MemoryType.HOST)
-    wia.copy_async(out, staging, out.size)
-    wia.context_synchronize(ctx)
-    got = np.frombuffer(wia.memory_ptr(staging).tobytes(), dtype)
-    np.testing.assert_array_equal(got, reference(n, bias, np.dtype(dtype)))
+    got = run_rows(device_ctx, "k", ctype, dtype, bias)
+    np.testing.assert_array_equal(got, reference(N, bias, np.dtype(dtype)))
 
 
 @pytest.mark.parametrize(("ctype", "dtype"), [("int", np.int32), ("float", np.float32)])
-def test_rows_without_braces_are_filled_in_order(ctx: wia.Context, ctype: str, dtype: type) -> None:
+def test_rows_without_braces_are_filled_in_order(device_ctx: wia.Context, ctype: str, dtype: type) -> None:
     """Brace elision (C99 6.7.8p20): items without braces fill the rows in order, a brace list starts a row, and
     an array of unknown length has as many rows as its items reach."""
-    n = 48
     bias = int(np.random.default_rng(43).integers(-50, 50))
-    kernel = wia.compile_kernel(ctx, ROWS.replace("ELEM", ctype), "elided")
-    out = wia.alloc(ctx, n * np.dtype(dtype).itemsize)
-    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=n, local_size=8), out, dtype(bias))
-    staging = wia.alloc(ctx, out.size, wia.MemoryType.HOST)
-    wia.copy_async(out, staging, out.size)
-    wia.context_synchronize(ctx)
-    got = np.frombuffer(wia.memory_ptr(staging).tobytes(), dtype)
-    np.testing.assert_array_equal(got, elided_reference(n, bias, np.dtype(dtype)))
+    got = run_rows(device_ctx, "elided", ctype, dtype, bias)
+    np.testing.assert_array_equal(got, elided_reference(N, bias, np.dtype(dtype)))
 
 
 def test_more_rows_than_the_array_has_is_a_build_error() -> None:
     wia.set_backend("sim", hardware="wia-tiny")
-    ctx = wia.create_context()
+    device_ctx = wia.create_context()
     try:
         src = "__kernel void k(__global int* out) { int a[2][3] = {1, 2, 3, 4, 5, 6, 7}; out[0] = a[1][2]; }"
         with pytest.raises(wia.WiaError, match="too many initializers for an array of 2"):
-            wia.compile_kernel(ctx, src, "k")
+            wia.compile_kernel(device_ctx, src, "k")
     finally:
-        wia.destroy_context(ctx)
+        wia.destroy_context(device_ctx)

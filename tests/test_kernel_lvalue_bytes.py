@@ -13,7 +13,6 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from kernel_backends import context_on
 
 import wia_hal as wia
 
@@ -46,14 +45,6 @@ __kernel void k(__global const int* x, __global int4* out, __global float2* hv, 
 """
 
 
-@pytest.fixture(params=["sim", "pocl", "oclgrind"])
-def ctx(
-    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[wia.Context]:
-    with context_on(request.param, monkeypatch, tmp_path_factory) as context:
-        yield context
-
-
 def _upload(ctx: wia.Context, data: np.ndarray, access: wia.MemoryAccess = wia.MemoryAccess.READ_WRITE) -> wia.Memory:
     raw = np.frombuffer(np.ascontiguousarray(data).tobytes(), np.uint8)
     staging = wia.alloc(ctx, raw.size, wia.MemoryType.HOST)
@@ -71,7 +62,7 @@ def _download(ctx: wia.Context, mem: wia.Memory, dtype: np.dtype) -> np.ndarray:
     return np.frombuffer(wia.memory_ptr(staging).tobytes(), dtype)
 
 
-def test_members_of_packed_structs_at_odd_offsets(ctx: wia.Context) -> None:
+def test_members_of_packed_structs_at_odd_offsets(device_ctx: wia.Context) -> None:
     """``count`` lies at offset 1 and ``v`` at 7 of a 23-byte record: legal align-1 accesses, not misaligned ones."""
     rng = np.random.default_rng(31)
     assert REC.itemsize == 23
@@ -82,17 +73,17 @@ def test_members_of_packed_structs_at_odd_offsets(ctx: wia.Context) -> None:
     recs["v"] = rng.standard_normal((N, 4))
     base = np.zeros((), REC)
     base["tag"], base["count"], base["delta"], base["v"] = 3, 1234567, -77, (0.5, 1.5, 2.5, -0.75)
-    kernel = wia.compile_kernel(ctx, PACKED, "k")
+    kernel = wia.compile_kernel(device_ctx, PACKED, "k")
     assert kernel.signature.params[0].nbytes in (None, 23)
-    buf = _upload(ctx, recs)
-    sums, ys = wia.alloc(ctx, 4 * N), wia.alloc(ctx, 4 * N)
+    buf = _upload(device_ctx, recs)
+    sums, ys = wia.alloc(device_ctx, 4 * N), wia.alloc(device_ctx, 4 * N)
     wia.launch_kernel(kernel, wia.LaunchConfig(global_size=N, local_size=8), base[()], buf, sums, ys)
     count = recs["count"].astype(np.int64)
     want_sums = 1234567 + count * recs["tag"] + recs["delta"]
-    np.testing.assert_array_equal(_download(ctx, sums, np.dtype(np.int32)), want_sums)
+    np.testing.assert_array_equal(_download(device_ctx, sums, np.dtype(np.int32)), want_sums)
     want_ys = recs["v"][:, 1].astype(np.float64) * -0.75 + recs["v"][:, 2]
-    np.testing.assert_allclose(_download(ctx, ys, np.dtype(np.float32)), want_ys, rtol=1e-6, atol=1e-6)
-    out = _download(ctx, buf, REC)
+    np.testing.assert_allclose(_download(device_ctx, ys, np.dtype(np.float32)), want_ys, rtol=1e-6, atol=1e-6)
+    out = _download(device_ctx, buf, REC)
     np.testing.assert_array_equal(out["count"], recs["count"] - 77)
     np.testing.assert_array_equal(out["delta"], recs["delta"] - 3)
     np.testing.assert_array_equal(out["tag"], recs["tag"])
@@ -100,20 +91,20 @@ def test_members_of_packed_structs_at_odd_offsets(ctx: wia.Context) -> None:
     np.testing.assert_array_equal(out["v"][:, 1:], recs["v"][:, 1:])
 
 
-def test_vector_components_in_memory(ctx: wia.Context) -> None:
+def test_vector_components_in_memory(device_ctx: wia.Context) -> None:
     """Stores to some components keep the others (written by the host); reads take the component only."""
     rng = np.random.default_rng(32)
     x = rng.integers(-(2**20), 2**20, N).astype(np.int32)
     keep = rng.integers(-100, 100, (N, 4)).astype(np.int32)
-    kernel = wia.compile_kernel(ctx, COMPONENTS, "k")
-    out = _upload(ctx, keep)
-    halves = _upload(ctx, rng.standard_normal((N, 2)).astype(np.float32))
-    got = wia.alloc(ctx, 4 * N)
-    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=N, local_size=8), _upload(ctx, x), out, halves, got)
+    kernel = wia.compile_kernel(device_ctx, COMPONENTS, "k")
+    out = _upload(device_ctx, keep)
+    halves = _upload(device_ctx, rng.standard_normal((N, 2)).astype(np.float32))
+    got = wia.alloc(device_ctx, 4 * N)
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=N, local_size=8), _upload(device_ctx, x), out, halves, got)
     want = keep.copy()
     want[:, 1], want[:, 3], want[:, 2] = x, 2 * x, -x
-    np.testing.assert_array_equal(_download(ctx, out, np.dtype(np.int32)).reshape(N, 4), want)
-    np.testing.assert_array_equal(_download(ctx, got, np.dtype(np.float32)), x.astype(np.float32))
+    np.testing.assert_array_equal(_download(device_ctx, out, np.dtype(np.int32)).reshape(N, 4), want)
+    np.testing.assert_array_equal(_download(device_ctx, got, np.dtype(np.float32)), x.astype(np.float32))
 
 
 @pytest.fixture
@@ -200,7 +191,7 @@ MEMBER = np.dtype(
 )
 
 
-def test_packed_and_aligned_attributes_on_members(ctx: wia.Context) -> None:
+def test_packed_and_aligned_attributes_on_members(device_ctx: wia.Context) -> None:
     """GCC's rules, as Clang applies them: ``packed`` on a member puts it right after the one before, ``aligned(16)``
     moves it to a multiple of 16 and makes the struct's alignment (and so its size) 16."""
     rng = np.random.default_rng(35)
@@ -209,11 +200,13 @@ def test_packed_and_aligned_attributes_on_members(ctx: wia.Context) -> None:
     ms["count"] = rng.integers(-(2**30), 2**30, N)
     ms["end"] = rng.integers(-100, 100, N)
     ms["big"] = rng.integers(-(2**40), 2**40, N)
-    buf, out = _upload(ctx, ms), wia.alloc(ctx, 8 * N)
-    wia.launch_kernel(wia.compile_kernel(ctx, MEMBERS, "k"), wia.LaunchConfig(global_size=N, local_size=8), buf, out)
+    buf, out = _upload(device_ctx, ms), wia.alloc(device_ctx, 8 * N)
+    wia.launch_kernel(
+        wia.compile_kernel(device_ctx, MEMBERS, "k"), wia.LaunchConfig(global_size=N, local_size=8), buf, out
+    )
     want = ms["count"].astype(np.int64) * ms["tag"] + ms["big"] + ms["end"] + 32 * 10**12
-    np.testing.assert_array_equal(_download(ctx, out, np.dtype(np.int64)), want)
-    got = _download(ctx, buf, MEMBER)
+    np.testing.assert_array_equal(_download(device_ctx, out, np.dtype(np.int64)), want)
+    got = _download(device_ctx, buf, MEMBER)
     np.testing.assert_array_equal(got["count"], -ms["count"])
     np.testing.assert_array_equal(got["big"], ms["big"] ^ 0x5555)
     np.testing.assert_array_equal(got[["tag", "end"]], ms[["tag", "end"]])
@@ -231,12 +224,14 @@ __kernel void k(__global const int* x, __global int8* o)
 """
 
 
-def test_runs_of_components_into_write_only_memory(ctx: wia.Context) -> None:
+def test_runs_of_components_into_write_only_memory(device_ctx: wia.Context) -> None:
     """A run of consecutive components (``.s4567``) is stored as one access, others one component at a time;
     together they write the whole int8, nothing read."""
     rng = np.random.default_rng(36)
     x = rng.integers(-(2**20), 2**20, N).astype(np.int32)
-    out = wia.alloc(ctx, 32 * N, access=wia.MemoryAccess.WRITE_ONLY)
-    wia.launch_kernel(wia.compile_kernel(ctx, RUNS, "k"), wia.LaunchConfig(global_size=N), _upload(ctx, x), out)
+    out = wia.alloc(device_ctx, 32 * N, access=wia.MemoryAccess.WRITE_ONLY)
+    wia.launch_kernel(
+        wia.compile_kernel(device_ctx, RUNS, "k"), wia.LaunchConfig(global_size=N), _upload(device_ctx, x), out
+    )
     want = np.stack([x * 3, -x, np.arange(N), x ^ 0x5A5A, x, x + 1, x + 2, x + 3], axis=1).astype(np.int32)
-    np.testing.assert_array_equal(_download(ctx, out, np.dtype(np.int32)).reshape(N, 8), want)
+    np.testing.assert_array_equal(_download(device_ctx, out, np.dtype(np.int32)).reshape(N, 8), want)

@@ -55,23 +55,10 @@ def multi_phase_kernel(space: str, phases: list[tuple[str, bool]]) -> tuple[str,
 
 
 def multi_phase_reference(table: list[list[int]], phases: list[tuple[str, bool]], wg: int, space: str) -> int | None:
-    """The phase whose statement first sees a race, or None. Accesses (work-item, phase, address) race when the
-    work-items differ, share the memory (one work-group for local), one writes, and no barrier lies between their
-    phases inside one work-group; the race shows at the later phase."""
-    accesses = [(item, p, addr) for p, row in enumerate(table) for item, addr in enumerate(row) if addr >= 0]
-    barrier_before = [b for _, b in phases]
-    first: int | None = None
-    for (a, pa, xa), (b, pb, xb) in itertools.combinations(accesses, 2):
-        if a == b or xa != xb or "write" not in (phases[pa][0], phases[pb][0]):
-            continue
-        same_group = a // wg == b // wg
-        if space == "local" and not same_group:
-            continue
-        lo, hi = min(pa, pb), max(pa, pb)
-        if same_group and any(barrier_before[lo + 1 : hi + 1]):
-            continue
-        first = hi if first is None else min(first, hi)
-    return first
+    """The phase whose statement first sees a race, or None: ``fenced_reference`` with a barrier on both address
+    spaces where a phase has one (accesses race when the work-items differ, share the memory, one writes, and no
+    barrier lies between their phases inside one work-group; the race shows at the later phase)."""
+    return fenced_reference(table, [(kind, "both" if barrier else "none") for kind, barrier in phases], wg, space)
 
 
 @pytest.mark.parametrize("space", ["global", "local"])
