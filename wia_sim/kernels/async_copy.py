@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels.ctype import SCALARS, CType, elem_bytes
+from wia_sim.kernels.pointers import SEVERAL
 from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.types import VOID, TypeInfo
 
@@ -247,6 +248,8 @@ class AsyncCopies:
             raise UnsupportedKernel(f"line {line}: '{name}' through a null pointer")
         if dst.elem is None or src.elem is None:
             raise UnsupportedKernel(f"line {line}: '{name}' of void pointers")
+        if SEVERAL in (dst.region, src.region):
+            raise UnsupportedKernel(f"line {line}: '{name}' through a pointer into different memory objects per work-item")
         reached = self.ex.groups_reaching(mask, "async_copy_divergence", f"'{name}'")
         divergent: list[tuple[str, Array]] = []
         dst_off = self._per_group(dst.off, mask, "destination", divergent)

@@ -282,7 +282,7 @@ class DeclarationChecks(CheckerState):
             inner = inner.target
         if t.kind == "struct" or (t.kind == "pointer" and t.target is not None and t.target.kind == "struct"):
             struct = t if t.kind == "struct" else t.target or UNKNOWN
-            problem = check_struct(struct, self.types, kernel_arg=True)
+            problem = check_struct(struct, self.types, kernel_arg=True, by_value=t.kind == "struct")
             if problem:
                 self.error(p, f"kernel parameter '{name}': {problem}")
                 return None

@@ -16,6 +16,7 @@ from pycparser import c_ast
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _designated, _line, _nested
 from wia_sim.kernels.lvalues import Var, merge_lanes
+from wia_sim.kernels.pointers import PtrType
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.types import TypeInfo
@@ -101,8 +102,11 @@ class StatementRunner(ExecutorState):
         elif isinstance(node, c_ast.Return):
             if node.expr is not None and f.ret_type is not None:
                 v = self.eval(node.expr, mask)
-                rv: Result = v if isinstance(v, Pointer) else self.to_value(v, f.ret_type)
-                if f.retval is None or isinstance(rv, Pointer) or isinstance(f.retval, Pointer):
+                if isinstance(f.ret_type, PtrType):  # a pointer, kept by address until every return is in
+                    rv: Result = Value(f.ret_type, self.to_value(v, f.ret_type).a.astype(np.int64))
+                else:
+                    rv = self.to_value(v, f.ret_type)
+                if f.retval is None or isinstance(f.retval, Pointer):
                     f.retval = rv
                 else:
                     f.retval = Value(rv.t, merge_lanes(mask, rv.a, f.retval.a, _lane_width(rv.t)))
@@ -266,7 +270,7 @@ class StatementRunner(ExecutorState):
                 p = self.eval(node.init, mask)
                 if not isinstance(p, Pointer):
                     p = Pointer(None, elem, np.asarray(0, np.int64))
-                var.value = Pointer(p.region, elem, p.off, dims)
+                var.value = Pointer(p.region, elem, p.off, dims, p.null)
             scope[node.name] = var
             return
         ct = self._ct(t, f" (line {_line(node)})")

@@ -48,6 +48,7 @@ from wia_sim.kernels.initializers import elided_length
 from wia_sim.kernels.lanes import Geometry, lanes_of, per_lane
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
 from wia_sim.kernels.memargs import unwrap
+from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType
 from wia_sim.kernels.printf import PrintfOutput
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
@@ -149,6 +150,8 @@ def _ctype_of(t: TypeInfo, where: str = "", types: TypeResolver | None = None) -
             return lookup(t.type_name)
         except KeyError:
             pass
+    if t.kind == "pointer":  # a pointer kept in memory (an array of pointers, a member, what ``T**`` points to)
+        return PtrType.to(*_pointee(t, types))
     raise UnsupportedKernel(f"type '{t}' is not supported by the executor{where}")
 
 
@@ -273,6 +276,11 @@ def _on_grid(ufunc: Any, a: Value, b: Value, dtype: Any) -> Array:
     return out
 
 
+def _one_object(a: Pointer, b: Pointer) -> bool:
+    """Whether ``a`` and ``b`` point into one object in every lane (their offsets compare as they are)."""
+    return a.region is b.region and a.region is not None and a.region is not SEVERAL and a.null is None and b.null is None
+
+
 def _stores_nothing(node: c_ast.Node) -> bool:
     """Whether evaluating ``node`` cannot store to memory: variables, constants, operators without assignment,
     casts, subscripts and members of those, and the work-item functions (a conservative test: anything else may)."""
@@ -382,6 +390,7 @@ class _Executor(StructOps, StatementRunner):
         self.frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
         self.none = np.zeros(self.n, dtype=bool)
+        self.addresses = AddressMap(self.n)
         self.async_copies = AsyncCopies(self)
         self.printf = PrintfOutput(self)
         self._constants()
@@ -468,7 +477,8 @@ class _Executor(StructOps, StatementRunner):
                 out.extend(self._init_values(e, elem))
             return out
         v = self.eval(init, self.all)
-        assert isinstance(v, Value)
+        if isinstance(v, Pointer) or isinstance(elem, PtrType):
+            v = self.to_value(v, elem)
         a = np.asarray(self._conv(v, elem.scalar if v.t.width == 1 else elem))
         return list(a.reshape(-1))
 
@@ -620,6 +630,9 @@ class _Executor(StructOps, StatementRunner):
         return np.asarray(convert(np.asarray(v.a), v.t, t))
 
     def to_value(self, v: Result, t: CType) -> Value:
+        if isinstance(t, PtrType):  # a pointer to be stored: its address (an integer: 0 is NULL, as C's)
+            a = self.addresses.address(v) if isinstance(v, Pointer) else self._conv(v, LONG)
+            return Value(t, np.asarray(a).astype(np.uint64))
         if isinstance(v, Pointer):
             raise UnsupportedKernel(f"line {self.st.line}: a pointer used as a {t} value")
         if (isinstance(t, StructType) or isinstance(v.t, StructType)) and v.t != t:
@@ -630,6 +643,8 @@ class _Executor(StructOps, StatementRunner):
 
     def truth(self, v: Result, mask: Array) -> Array:
         if isinstance(v, Pointer):  # a pointer is true where it is not NULL
+            if v.region is SEVERAL:
+                return np.asarray(mask & (per_lane(np.asarray(v.off), mask.shape) != 0))
             if v.region is None:
                 return np.zeros_like(mask)
             return mask if v.null is None else np.asarray(mask & ~v.null)
@@ -734,6 +749,12 @@ class _Executor(StructOps, StatementRunner):
         that consumes them before anything else runs."""
         if p.dims:
             return p.row()
+        if p.region is SEVERAL:
+            return self._gathered([(self.load(q, m, atomic), m) for q, m in self.addresses.split(p, mask)], mask)
+        if isinstance(p.elem, PtrType):  # a pointer kept in memory: its address, loaded as a ulong
+            bits = self.load(p.retyped(ULONG), mask, atomic)
+            assert isinstance(bits, Value)
+            return self.addresses.pointer(bits.a, p.elem.target, p.elem.dims, mask)
         if p.region is None and p.elem is not None:
             if not bool(np.any(mask)):  # no lane reads (the untaken side of ``p ? p[i] : 0``)
                 return Value(p.elem, np.zeros((p.elem.width,) if p.elem.width > 1 else (), p.elem.dtype))
@@ -751,6 +772,24 @@ class _Executor(StructOps, StatementRunner):
             if values is not None:
                 return Value(p.elem, None, grid=values) if values.ndim == 6 else Value(p.elem, values)
         return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
+
+    def _gathered(self, parts: list[tuple[Result, Array]], mask: Array) -> Result:
+        """One result from the results of the lanes of each part (disjoint masks): what a load through a pointer
+        into several objects read."""
+        first = parts[0][0]
+        if isinstance(first, Pointer):
+            elem, dims = first.elem, first.dims
+            a = np.zeros(self.n, np.int64)
+            for r, m in parts:
+                assert isinstance(r, Pointer)
+                a = np.where(m, self.addresses.address(r), a)
+            return self.addresses.pointer(a, elem, dims, mask)
+        width = 2 if isinstance(first.t, StructType) else first.t.width
+        out = np.asarray(first.a)
+        for r, m in parts[1:]:
+            assert isinstance(r, Value)
+            out = merge_lanes(m, np.asarray(r.a), per_lane(out, (self.n, *out.shape[-1:]) if width > 1 else (self.n,)), width)
+        return Value(first.t, out)
 
     def value_at(self, p: Pointer, mask: Array) -> Array:
         """The scalar or vector ``p`` points to, per lane (``p`` points to an element, not to an array row)."""
@@ -770,6 +809,12 @@ class _Executor(StructOps, StatementRunner):
         return self.st.fault("null_pointer", what, lane, at, mask, offs[mask])
 
     def store(self, p: Pointer, v: Value, mask: Array) -> None:
+        if p.region is SEVERAL:
+            for q, m in self.addresses.split(p, mask):
+                self.store(q, v, m)
+            return
+        if isinstance(p.elem, PtrType):
+            p, v = p.retyped(ULONG), Value(ULONG, v.a)
         if p.region is None and p.elem is not None:
             if not bool(np.any(mask)):
                 return
@@ -963,12 +1008,19 @@ class _Executor(StructOps, StatementRunner):
         if isinstance(b, Pointer) and isinstance(a, Value) and op == "+":
             return b.moved(np.asarray(a.a).astype(np.int64) * b.elem_size)
         if isinstance(a, Pointer) and isinstance(b, Pointer):
+            if _one_object(a, b):
+                x, y = a.off, b.off
+            else:  # into different objects (or NULL in some lanes): their addresses, unequal across objects
+                x, y = self.addresses.address(a), self.addresses.address(b)
             if op == "-":
-                return Value(LONG, np.asarray((a.off - b.off) // a.elem_size, np.int64))
+                return Value(LONG, np.asarray((x - y) // a.elem_size, np.int64))
             if op in _COMPARISONS:
-                return self.binop(op, Value(LONG, a.off), Value(LONG, b.off), mask, node)
+                return self.binop(op, Value(LONG, x), Value(LONG, y), mask, node)
         if isinstance(a, Pointer) and isinstance(b, Value) and op in ("==", "!="):
-            null = np.asarray(a.region is None) if a.null is None else a.null
+            if a.region is SEVERAL:
+                null = np.asarray(a.off) == 0
+            else:
+                null = np.asarray(a.region is None) if a.null is None else a.null
             return Value(INT, np.asarray(null == (op == "=="), np.int32))
         raise UnsupportedKernel(f"line {_line(node)}: pointer operation {op}")
 
@@ -992,13 +1044,18 @@ class _Executor(StructOps, StatementRunner):
         a = self.eval(node.iftrue, t_mask)
         b = self.eval(node.iffalse, f_mask)
         if isinstance(a, Pointer) or isinstance(b, Pointer):
-            if isinstance(a, Pointer) and isinstance(b, Pointer) and a.region is b.region:
-                return Pointer(a.region, a.elem, np.where(c, a.off, b.off), a.dims)
             if not f_mask.any():
                 return a
             if not t_mask.any():
                 return b
-            raise UnsupportedKernel(f"line {_line(node)}: '?:' choosing between different memory objects per lane")
+            if isinstance(a, Pointer) and isinstance(b, Pointer) and _one_object(a, b):
+                return Pointer(a.region, a.elem, np.where(c, a.off, b.off), a.dims)
+            # by address: the objects may differ per lane, an integer (a null pointer constant) is its address
+            x = self.addresses.address(a) if isinstance(a, Pointer) else self._conv(a, LONG)
+            y = self.addresses.address(b) if isinstance(b, Pointer) else self._conv(b, LONG)
+            typed = a if isinstance(a, Pointer) else b
+            assert isinstance(typed, Pointer)
+            return self.addresses.pointer(np.where(c, x, y), typed.elem, typed.dims, mask)
         t = common_type(a.t if a.t.kind != "bool" else INT, b.t if b.t.kind != "bool" else INT)
         if isinstance(a.t, StructType):
             return Value(a.t, merge_lanes(c, self.to_value(a, a.t).a, self.to_value(b, a.t).a, 2))
@@ -1029,8 +1086,8 @@ class _Executor(StructOps, StatementRunner):
             p = self.eval(node.expr, mask)
             elem, dims = self._pt(t)
             if isinstance(p, Pointer):
-                return Pointer(p.region, elem, p.off, dims)
-            return Pointer(None, elem, np.asarray(0, np.int64), dims)
+                return Pointer(p.region, elem, p.off, dims, p.null)
+            return self.addresses.pointer(self._conv(p, LONG), elem, dims, mask)  # an integer: an address
         ct = self._ct(t, f" (line {_line(node)})")
         if ct.width > 1 and isinstance(node.expr, c_ast.ExprList):
             parts = [self.eval(e, mask) for e in node.expr.exprs]
@@ -1165,7 +1222,7 @@ class _Executor(StructOps, StatementRunner):
             if p.kind == "pointer":
                 elem, dims = self._pt(p.type)
                 if isinstance(v, Pointer):
-                    scope[p.name] = Var(value=Pointer(v.region, elem, v.off, dims), is_pointer=True, ptr_elem=elem)
+                    scope[p.name] = Var(value=Pointer(v.region, elem, v.off, dims, v.null), is_pointer=True, ptr_elem=elem)
                 else:
                     raise UnsupportedKernel(f"call of '{fn.name}': a value passed for pointer '{p.name}'")
             elif p.type.kind == "struct":
@@ -1179,7 +1236,7 @@ class _Executor(StructOps, StatementRunner):
             else:
                 ct = self._ct(p.type)
                 scope[p.name] = Var(ct, self.to_value(v, ct))
-        ret_type = None if fn.return_type.kind in ("void", "pointer") else self._ct(fn.return_type)
+        ret_type = None if fn.return_type.kind == "void" else self._ct(fn.return_type)
         saved, line = self.frame, self.st.line
         self.frame = _Frame([self.globals, scope], ret_type=ret_type, loops=list(saved.loops))
         try:
@@ -1188,6 +1245,9 @@ class _Executor(StructOps, StatementRunner):
         finally:
             self.frame = saved
         self.st.line = line  # the rest of the calling statement is on the caller's line
+        if isinstance(ret_type, PtrType):  # the addresses each lane returned (0, NULL, where it returned none)
+            a = np.zeros((), np.int64) if result is None else np.asarray(result.a if isinstance(result, Value) else 0)
+            return self.addresses.pointer(a, ret_type.target, ret_type.dims, mask)
         if result is None:
             if ret_type is None:
                 return Value(INT, np.asarray(0, np.int32))
@@ -1331,6 +1391,18 @@ class _Executor(StructOps, StatementRunner):
             raise UnsupportedKernel(f"line {_line(node)}: atomic on a non-pointer")
         t = p.elem
         operands = [self._conv(self.value(a, mask), t) for a in args[1:]]
+        if p.region is SEVERAL:  # object by object (a legal order of the work-items' atomics)
+            parts = [(self.atomic_at(op, q, operands, m, node), m) for q, m in self.addresses.split(p, mask)]
+            result = self._gathered(list(parts), mask)
+            assert isinstance(result, Value)
+            return result
+        return self.atomic_at(op, p, operands, mask, node)
+
+    def atomic_at(self, op: str, p: Pointer, operands: list[Array], mask: Array, node: c_ast.Node) -> Value:
+        """The atomic ``op`` on what ``p`` points to (one object, or NULL)."""
+        if p.region is None or p.elem is None:
+            raise self.null_fault(p, mask, "atomic update")
+        t = p.elem
         region = p.region
         if region.space not in ("global", "local") or t.width > 1:
             raise UnsupportedKernel(f"line {_line(node)}: atomics on {region.space} {t}")

@@ -15,6 +15,7 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.lanes import per_lane
+from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
 
 __all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "check_assigned", "mark_assigned", "merge_lanes"]
@@ -28,6 +29,7 @@ class Executor(Protocol):
 
     st: LaunchState
     all: Array  # the mask of every lane
+    addresses: AddressMap
 
     def load(self, p: Pointer, mask: Array, atomic: bool = False) -> Result: ...
 
@@ -140,23 +142,12 @@ class VarRef(Ref):
             old = var.value
             if full or not isinstance(old, Pointer) or (old.region is None and new.region is None):
                 var.value = new
-            elif old.region is None:  # NULL stays in the lanes outside the mask
-                assert new.region is not None
-                null = ~mask if new.null is None else new.null | ~mask
-                var.value = Pointer(new.region, new.elem, np.where(mask, new.off, 0), new.dims, null)
-            elif old.region is new.region or new.region is None:  # one object; NULL where new is NULL
-                old_null = np.zeros(mask.shape, dtype=bool) if old.null is None else old.null
-                if new.region is None:
-                    new_null = np.ones(mask.shape, dtype=bool)
-                else:
-                    new_null = np.zeros(mask.shape, dtype=bool) if new.null is None else new.null
-                null = np.where(mask, new_null, old_null)
-                off = np.where(mask, new.off, old.off)
-                var.value = Pointer(old.region, old.elem, off, old.dims, null if bool(null.any()) else None)
-            else:
-                raise UnsupportedKernel(
-                    f"line {self.ex.st.line}: a pointer variable pointing into different memory objects per lane"
-                )
+            elif old.region is new.region and old.region is not SEVERAL and old.null is None and new.null is None:
+                var.value = Pointer(old.region, old.elem, np.where(mask, new.off, old.off), old.dims)
+            else:  # NULL, or another object, in some lanes: kept by address (``pointers.py``)
+                addresses = self.ex.addresses
+                merged = np.where(mask, addresses.address(new), addresses.address(old))
+                var.value = addresses.pointer(merged, old.elem, old.dims, self.ex.all)
             self.assigned = var.value
             return
         t = var.ctype
@@ -179,8 +170,8 @@ class MemRef(Ref):
         return self.ex.load(self.p, mask)
 
     def set(self, v: Result, mask: Array) -> None:
-        if isinstance(v, Pointer) or self.p.elem is None:
-            raise UnsupportedKernel(f"line {self.ex.st.line}: storing a pointer in memory")
+        if self.p.elem is None or (isinstance(v, Pointer) and not isinstance(self.p.elem, PtrType)):
+            raise UnsupportedKernel(f"line {self.ex.st.line}: storing a pointer where a value is kept")
         nv = self.ex.to_value(v, self.p.elem)
         self.ex.store(self.p, nv, mask)
         self.assigned = nv

@@ -152,14 +152,12 @@ class StructOps:
         inner = m.type
         while inner.kind == "array" and inner.target is not None:
             inner = inner.target
-        elem: CType | None = None if inner.kind == "pointer" else self._ct(inner)
-        if elem is None:
-            raise UnsupportedKernel(f"line {self.st.line}: pointer member '{m.name}' of '{st.name}'")
+        elem = self._ct(inner)  # a pointer member: ``pointers.PtrType``
         off = base.off + m.offset if m.offset else base.off
         natural = elem.align if isinstance(elem, StructType) else elem_bytes(elem)
         # a packed struct or member may put a member off its own alignment, in the struct or with the struct
         packed = base.packed or st.align < natural or m.offset % natural != 0
-        return Pointer(base.region, elem, off, m.dims, packed=packed)
+        return Pointer(base.region, elem, off, m.dims, base.null, packed)
 
     def lookup_var(self, name: str) -> Var | None:
         raise NotImplementedError
@@ -225,7 +223,7 @@ class StructOps:
 
     def _store_item(self, p: Pointer, t: TypeInfo, v: Result, mask: Array) -> None:
         ct = self._ct(t)
-        if isinstance(v, Pointer):
+        if isinstance(v, Pointer) and t.kind != "pointer":
             raise UnsupportedKernel(f"line {self.st.line}: a pointer in an initializer of '{t}'")
         self.store(Pointer(p.region, ct, p.off), self.to_value(v, ct), mask)
 

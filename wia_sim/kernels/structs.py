@@ -183,10 +183,10 @@ def _layouts(types: TypeResolver) -> dict[str, StructType]:
     return cache
 
 
-def check_struct(t: TypeInfo, types: TypeResolver, kernel_arg: bool) -> str | None:
-    """What keeps the struct ``t`` from being used as an object (None: nothing): an incomplete type, a pointer
-    member (the executor keeps no pointers in memory) and, for a kernel argument, a ``bool`` member (OpenCL C 1.2
-    6.9 k: its size is not portable)."""
+def check_struct(t: TypeInfo, types: TypeResolver, kernel_arg: bool, by_value: bool = False) -> str | None:
+    """What keeps the struct ``t`` from being used as an object (None: nothing): an incomplete type and, for a
+    kernel argument, a ``bool`` member (OpenCL C 1.2 6.9 k: its size is not portable) and, for one passed
+    ``by_value``, a pointer member (the host has no device addresses to give it; Clang refuses it too)."""
     if t.name not in types.structs:
         return f"'{t.name}' is an incomplete type (declared but not defined)"
     for d in types.structs[t.name].decls or []:
@@ -200,10 +200,12 @@ def check_struct(t: TypeInfo, types: TypeResolver, kernel_arg: bool) -> str | No
         inner = mt
         while inner.kind == "array" and inner.target is not None:
             inner = inner.target
+        if inner.kind == "pointer" and by_value:  # Clang: "struct kernel parameters may not contain pointers"
+            return f"a struct kernel argument cannot hold a pointer (member '{name}' of '{t.name}')"
         if inner.kind == "pointer":
-            return f"pointer members of structs are not supported (member '{name}' of '{t.name}')"
+            continue
         if inner.kind == "struct":
-            problem = check_struct(inner, types, kernel_arg)
+            problem = check_struct(inner, types, kernel_arg, by_value)
             if problem:
                 return problem
         elif kernel_arg and inner.name == "bool":
