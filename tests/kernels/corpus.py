@@ -2265,6 +2265,38 @@ def _ref_struct_records(i: Inputs) -> dict[str, np.ndarray]:
     return {"score": s, "keys": r["key"].astype(np.int64) + 24 * 1000}
 
 
+def _make_pointer_tables(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 200, 1500, 64)
+    a, b, c = (_signed(rng, 0.5, 50.0, n) for _ in range(3))
+    args = {
+        "a": Buffer(a),
+        "b": Buffer(b),
+        "c": Buffer(c),
+        "out": _nan_out(4 * n),
+        "which": _sentinel_out(n, np.int32),
+        "n": _i32(n),
+    }
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_pointer_tables(i: Inputs) -> dict[str, np.ndarray]:
+    a, b, c = (_f64(i[k]) for k in "abc")
+    n = a.size
+    k = np.arange(n)
+    mine = np.choose(k % 3, [a, b, c])
+    odd = (k & 1) == 1
+    viewed = np.where(odd, b[(k // 2) * 2 % n], a[(k // 2) % n])
+    alt = np.where(odd, mine, c)
+    after = np.minimum(k + 1, n - 1)  # p is `mine` moved on by one element
+    nxt = np.where(k + 1 < n, np.choose(k % 3, [a[after], b[after], c[after]]), 0.0)
+    big_a = a >= b
+    out = np.stack([mine, viewed + alt, nxt, np.where(big_a, a, b)], axis=1).reshape(-1)
+    alt_is_c = ~odd  # views[0].fallback is c; views[1] has none, so alt is `mine` (c only when i % 3 == 2)
+    alt_is_c = alt_is_c | (odd & (k % 3 == 2))
+    which = big_a.astype(np.int64) + 2 * (k % 3 != 1) + 4 * alt_is_c
+    return {"out": out, "which": which}
+
+
 def _make_bug_oob_private(rng: np.random.Generator) -> Launch:
     n = _size(rng, 100, 1000, 64)
     x = rng.uniform(0.0, 0.999, n).astype(np.float32)
@@ -3143,6 +3175,17 @@ CASES: list[KernelCase] = [
         _ref_struct_records,
         {"score": CORRECTLY_ROUNDED, "keys": exact()},
     ),
+    KernelCase(
+        "pointer_tables",
+        "pointer_tables.cl",
+        "pointer_tables",
+        "pointers in memory and into a different buffer per work-item: a __private array of pointers indexed per "
+        "work-item, structs with pointer members (an array of them, a whole copy), &p of a pointer moved in a "
+        "helper, a helper returning one of two buffers, ?: between a buffer and NULL, pointer == and !=",
+        _make_pointer_tables,
+        _ref_pointer_tables,
+        {"out": CORRECTLY_ROUNDED, "which": exact()},
+    ),
     # -- race tracker: atomics beside plain accesses, fence spaces, uniform writes (issue 16)
     KernelCase(
         "count_positive_groups",
@@ -3337,6 +3380,12 @@ def _make_bug_null_deref(rng: np.random.Generator, n: int) -> dict[str, Arg]:
         "has_bias": _i32(0),
         "n": _i32(n),
     }
+
+
+@_bug_1d(100, 1000)
+def _make_bug_null_table(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    half = -(-n // 2)
+    return {"x": Buffer(_signed(rng, 0.1, 1.0, n)), "even": _nan_out(half), "odd": _nan_out(half), "n": _i32(n)}
 
 
 @_bug_1d(100, 1000)
@@ -3536,6 +3585,16 @@ BUGS: list[BugCase] = [
         _make_bug_null_private,
         safe_to_run=False,
         notes="which == 2 leaves `out` NULL: every work-item with i < n stores through it",
+    ),
+    BugCase(
+        "null_table",
+        "null_table.cl",
+        "split_parity",
+        "null_pointer",
+        15,
+        _make_bug_null_table,
+        safe_to_run=False,
+        notes="the table's second entry is NULL: every odd work-item with i < n stores through it",
     ),
     # -- async copies (issue 16)
     BugCase(

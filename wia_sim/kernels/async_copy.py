@@ -249,7 +249,9 @@ class AsyncCopies:
         if dst.elem is None or src.elem is None:
             raise UnsupportedKernel(f"line {line}: '{name}' of void pointers")
         if SEVERAL in (dst.region, src.region):
-            raise UnsupportedKernel(f"line {line}: '{name}' through a pointer into different memory objects per work-item")
+            raise UnsupportedKernel(
+                f"line {line}: '{name}' through a pointer into different memory objects per work-item"
+            )
         reached = self.ex.groups_reaching(mask, "async_copy_divergence", f"'{name}'")
         divergent: list[tuple[str, Array]] = []
         dst_off = self._per_group(dst.off, mask, "destination", divergent)

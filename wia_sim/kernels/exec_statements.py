@@ -14,9 +14,8 @@ import numpy as np
 from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
-from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _designated, _line, _nested
+from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
 from wia_sim.kernels.lvalues import Var, merge_lanes
-from wia_sim.kernels.pointers import PtrType
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.types import TypeInfo
@@ -101,11 +100,8 @@ class StatementRunner(ExecutorState):
             f.cont = mask if f.cont is None else f.cont | mask
         elif isinstance(node, c_ast.Return):
             if node.expr is not None and f.ret_type is not None:
-                v = self.eval(node.expr, mask)
-                if isinstance(f.ret_type, PtrType):  # a pointer, kept by address until every return is in
-                    rv: Result = Value(f.ret_type, self.to_value(v, f.ret_type).a.astype(np.int64))
-                else:
-                    rv = self.to_value(v, f.ret_type)
+                # a pointer is returned as its address (``pointers.PtrType``) until every return is in
+                rv = self.to_value(self.eval(node.expr, mask), f.ret_type)
                 if f.retval is None or isinstance(f.retval, Pointer):
                     f.retval = rv
                 else:
@@ -262,6 +258,16 @@ class StatementRunner(ExecutorState):
             elif self.checks:  # no initializer: each lane's elements hold nothing until it stores them
                 region.init = np.zeros(region.data.size, dtype=bool)
             scope[node.name] = Var(array=base)
+            return
+        if t.kind == "pointer" and node.name in self.program.address_taken:  # ``&p``: kept in memory, by address
+            ct = self._ct(t)
+            region = Region.allocate("private", f"__private variable '{node.name}'", self.n, elem_bytes(ct), "lane")
+            if self.checks:
+                region.init = np.zeros(region.data.size, dtype=bool)
+            base = Pointer(region, ct, np.asarray(0, np.int64))
+            scope[node.name] = Var(mem=base)
+            if node.init is not None:
+                self.store(base, self.to_value(self.eval(node.init, mask), ct), mask)
             return
         if t.kind == "pointer":
             elem, dims = self._pt(t)

@@ -278,7 +278,9 @@ def _on_grid(ufunc: Any, a: Value, b: Value, dtype: Any) -> Array:
 
 def _one_object(a: Pointer, b: Pointer) -> bool:
     """Whether ``a`` and ``b`` point into one object in every lane (their offsets compare as they are)."""
-    return a.region is b.region and a.region is not None and a.region is not SEVERAL and a.null is None and b.null is None
+    return (
+        a.region is b.region and a.region is not None and a.region is not SEVERAL and a.null is None and b.null is None
+    )
 
 
 def _stores_nothing(node: c_ast.Node) -> bool:
@@ -788,7 +790,9 @@ class _Executor(StructOps, StatementRunner):
         out = np.asarray(first.a)
         for r, m in parts[1:]:
             assert isinstance(r, Value)
-            out = merge_lanes(m, np.asarray(r.a), per_lane(out, (self.n, *out.shape[-1:]) if width > 1 else (self.n,)), width)
+            out = merge_lanes(
+                m, np.asarray(r.a), per_lane(out, (self.n, *out.shape[-1:]) if width > 1 else (self.n,)), width
+            )
         return Value(first.t, out)
 
     def value_at(self, p: Pointer, mask: Array) -> Array:
@@ -1222,7 +1226,9 @@ class _Executor(StructOps, StatementRunner):
             if p.kind == "pointer":
                 elem, dims = self._pt(p.type)
                 if isinstance(v, Pointer):
-                    scope[p.name] = Var(value=Pointer(v.region, elem, v.off, dims, v.null), is_pointer=True, ptr_elem=elem)
+                    scope[p.name] = Var(
+                        value=Pointer(v.region, elem, v.off, dims, v.null), is_pointer=True, ptr_elem=elem
+                    )
                 else:
                     raise UnsupportedKernel(f"call of '{fn.name}': a value passed for pointer '{p.name}'")
             elif p.type.kind == "struct":

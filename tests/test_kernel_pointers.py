@@ -1,0 +1,191 @@
+"""Pointers kept in memory and pointers into a different memory object per work-item (``wia_sim/kernels/
+pointers.py``): arrays of pointers, pointer members, ``T**``, helpers returning pointers, ``?:`` and divergent
+assignments between buffers, atomics and comparisons through such pointers. Values through the public HAL on the
+simulator and, where installed, on PoCL and Oclgrind, against NumPy; the checks (bounds, NULL, uninitialized) on
+the executor directly."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import wia_hal as wia
+from wia_sim.kernels import compile_source, run_kernel
+from wia_sim.kernels.executor import KernelFault
+from wia_sim.kernels.lanes import launch_geometry
+
+N = 96
+LOCAL = 32
+
+KERNELS = r"""
+__kernel void atomics(__global int* even, __global int* odd, __global const int* key)
+{
+    const int i = get_global_id(0);
+    volatile __global int* counts = (i & 1) ? odd : even;       // a different buffer per work-item
+    atomic_add(&counts[key[i]], i + 1);
+    __global int* table[2] = {even, odd};
+    atomic_inc(table[(i >> 1) & 1] + key[i] + 4);
+}
+
+__kernel void compare(__global const float* a, __global float* out)
+{
+    const int i = get_global_id(0);
+    __global const float* marks[3] = {a + 3, a + 10, a + i % 7};
+    __global const float* m = marks[i % 3];
+    out[4 * i + 0] = (float)(marks[1] - marks[0]);
+    out[4 * i + 1] = (float)(m > marks[0]) + 2.0f * (float)(m == marks[1]) + 4.0f * (float)(m != marks[2]);
+    out[4 * i + 2] = m[1];
+    out[4 * i + 3] = (float)(sizeof(marks) / sizeof(marks[0]));
+}
+
+__kernel void shared(__global const float* a, __global const float* b, __global float* out)
+{
+    __local int pick[2];                                       // written by one work-item, read by its group
+    const int i = get_global_id(0), l = get_local_id(0);
+    if (l == 0) {
+        pick[0] = get_group_id(0) & 1;
+        pick[1] = 1 - pick[0];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global const float* table[2] = {a, b};
+    __global const float* const* entry = &table[pick[l & 1]];  // a pointer to a pointer, chosen per work-item
+    out[i] = (*entry)[i];
+}
+
+typedef struct { __global float* dst; int scale; } Sink;
+
+__kernel void sinks(__global const float* x, __global float* lo, __global float* hi)
+{
+    const int i = get_global_id(0);
+    Sink s[2] = {{lo, 1}, {0, 3}};
+    s[1].dst = hi;
+    Sink mine = s[x[i] > 0.0f];
+    __global float* none = 0;
+    __global float* p = none;
+    if (i % 5 != 0)
+        p = mine.dst;                                          // NULL stays in the work-items that skip this
+    if (p)
+        p[i] = x[i] * mine.scale;
+}
+"""
+
+
+def _run(ctx: wia.Context, name: str, arrays: list[np.ndarray], local: int = LOCAL) -> list[np.ndarray]:
+    """``name`` of ``KERNELS`` over ``N`` work-items with ``arrays`` as its buffers: their contents after."""
+    kernel = wia.compile_kernel(ctx, KERNELS, name)
+    buffers, stagings = [], []
+    for a in arrays:
+        data = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
+        staging = wia.alloc(ctx, data.size, wia.MemoryType.HOST)
+        wia.memory_ptr(staging)[:] = data
+        device = wia.alloc(ctx, data.size)
+        wia.copy_async(staging, device, data.size)
+        buffers.append(device)
+        stagings.append(staging)
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=N, local_size=local), *buffers)
+    for device, staging in zip(buffers, stagings, strict=True):
+        wia.copy_async(device, staging, device.size)
+    wia.context_synchronize(ctx)
+    return [np.frombuffer(wia.memory_ptr(s).tobytes(), a.dtype) for s, a in zip(stagings, arrays, strict=True)]
+
+
+def test_atomics_through_a_pointer_per_work_item(device_ctx: wia.Context) -> None:
+    key = np.random.default_rng(3).integers(0, 4, N).astype(np.int32)
+    even, odd = _run(device_ctx, "atomics", [np.zeros(8, np.int32), np.zeros(8, np.int32), key])[:2]
+    i = np.arange(N)
+    want = [np.zeros(8, np.int64), np.zeros(8, np.int64)]
+    np.add.at(want[0], key[i % 2 == 0], i[i % 2 == 0] + 1)
+    np.add.at(want[1], key[i % 2 == 1], i[i % 2 == 1] + 1)
+    np.add.at(want[0], key[(i >> 1) & 1 == 0] + 4, 1)
+    np.add.at(want[1], key[(i >> 1) & 1 == 1] + 4, 1)
+    np.testing.assert_array_equal(even, want[0])
+    np.testing.assert_array_equal(odd, want[1])
+
+
+def test_pointers_loaded_from_memory_compare_and_subtract(device_ctx: wia.Context) -> None:
+    a = np.random.default_rng(4).uniform(-1, 1, 16).astype(np.float32)
+    (_, out) = _run(device_ctx, "compare", [a, np.full(4 * N, np.nan, np.float32)])
+    i = np.arange(N)
+    at = np.choose(i % 3, [np.full(N, 3), np.full(N, 10), i % 7])  # the element each work-item's m points to
+    flags = (at > 3) + 2 * (at == 10) + 4 * (at != i % 7)
+    want = np.stack([np.full(N, 7.0), flags, a[at + 1], np.full(N, 3.0)], axis=1).reshape(-1)
+    np.testing.assert_array_equal(out, want.astype(np.float32))
+
+
+def test_a_pointer_to_a_table_entry_chosen_through_local_memory(device_ctx: wia.Context) -> None:
+    rng = np.random.default_rng(5)
+    a, b = (rng.uniform(-1, 1, N).astype(np.float32) for _ in range(2))
+    out = _run(device_ctx, "shared", [a, b, np.full(N, np.nan, np.float32)])[2]
+    i = np.arange(N)
+    odd_group, odd_lane = (i // LOCAL) % 2 == 1, (i % LOCAL) % 2 == 1
+    np.testing.assert_array_equal(out, np.where(odd_group ^ odd_lane, b, a))
+
+
+def test_pointer_members_and_null_in_some_work_items(device_ctx: wia.Context) -> None:
+    x = np.random.default_rng(6).uniform(-1, 1, N).astype(np.float32)
+    _, lo, hi = _run(device_ctx, "sinks", [x, np.full(N, np.nan, np.float32), np.full(N, np.nan, np.float32)])
+    i = np.arange(N)
+    stored = i % 5 != 0
+    np.testing.assert_array_equal(lo, np.where(stored & (x <= 0), x, np.nan).astype(np.float32))
+    np.testing.assert_array_equal(hi, np.where(stored & (x > 0), x * 3, np.nan).astype(np.float32))
+
+
+# -- the checks, on the executor ----------------------------------------------------------------------------------
+
+
+def _fault(src: str, args: list[Any], n: int = 64) -> KernelFault:
+    program = compile_source(src, "")
+    name = src.split("void", 1)[1].split("(", 1)[0].strip()
+    with pytest.raises(KernelFault) as info:
+        run_kernel(program, name, args, launch_geometry((n, 1, 1), (16, 1, 1), 256, 1))
+    return info.value
+
+
+def test_out_of_bounds_through_a_table_names_the_buffer_and_its_offset() -> None:
+    src = """
+__kernel void k(__global const float* a, __global const float* b, __global float* y)
+{
+    const int i = get_global_id(0);
+    __global const float* t[2] = {a, b};
+    y[i] = t[i & 1][i + (i == 61 ? 8 : 0)];
+}
+"""
+    a, b, y = np.zeros(64, np.float32), np.zeros(64, np.float32), np.zeros(64, np.float32)
+    f = _fault(src, [a.view(np.uint8), b.view(np.uint8), y.view(np.uint8)])
+    assert (f.check, f.line, f.work_item, f.address, f.work_items) == ("out_of_bounds_global", 6, (61, 0, 0), 276, 1)
+    assert "argument 'b'" in str(f)
+
+
+def test_an_unset_entry_of_a_pointer_array_is_an_uninitialized_read() -> None:
+    src = """
+__kernel void k(__global const float* a, __global float* y)
+{
+    const int i = get_global_id(0);
+    __global const float* t[2];
+    t[0] = a;
+    if (i != 9)
+        t[1] = a + 1;
+    y[i] = t[i & 1][0];
+}
+"""
+    a, y = np.zeros(64, np.float32), np.zeros(64, np.float32)
+    f = _fault(src, [a.view(np.uint8), y.view(np.uint8)])
+    assert (f.check, f.line, f.work_item, f.work_items) == ("uninitialized_private", 9, (9, 0, 0), 1)
+
+
+def test_a_pointer_into_another_work_items_private_memory_stays_its_own() -> None:
+    """A pointer to private memory kept in a private array points into the same work-item's memory when loaded."""
+    src = """
+__kernel void k(__global float* y)
+{
+    const int i = get_global_id(0);
+    float mine[2] = {(float)i, -(float)i};
+    float* t[1] = {mine + 1};
+    y[i] = *t[0] + mine[0] * 10.0f;
+}
+"""
+    y = np.zeros(64, np.float32)
+    run_kernel(compile_source(src, ""), "k", [y.view(np.uint8)], launch_geometry((64, 1, 1), (16, 1, 1), 256, 1))
+    np.testing.assert_array_equal(y, np.arange(64, dtype=np.float32) * 9)
