@@ -1206,6 +1206,18 @@ REJECTED = [
         id="struct-parameter-with-a-pointer",
     ),
     pytest.param(
+        k("    __local __global float* t[2];\n    a[0] = 0;\n"),
+        2,
+        "multiple address spaces specified for one type (__local and __global; variable 't')",
+        id="two-address-spaces",
+    ),
+    pytest.param(
+        k("    a[0] = *(__global __constant float*)a;\n"),
+        2,
+        "multiple address spaces specified for one type (__global and __constant; cast)",
+        id="two-address-spaces-in-a-cast",
+    ),
+    pytest.param(
         "typedef union U U;\n" + k("    a[0] = 0;\n", "__global float* a, __global U* u"),
         2,
         "kernel parameter 'u': 'union U' is an incomplete type (declared but not defined)",

@@ -31,6 +31,17 @@ def _innermost_names(node: c_ast.Node | None) -> list[str]:
     return list(node.names) if isinstance(node, c_ast.IdentifierType) else []
 
 
+def _address_spaces(node: c_ast.Node) -> list[str]:
+    """The distinct address-space qualifiers written on the innermost type of a declaration, type name or cast
+    (``__local __global float* p`` has two)."""
+    inner = getattr(node, "to_type", node)
+    while not isinstance(inner, c_ast.TypeDecl) and getattr(inner, "type", None) is not None:
+        inner = inner.type
+    if not isinstance(inner, c_ast.TypeDecl):
+        return []
+    return list(dict.fromkeys(f"__{SPACES[q]}" for q in inner.quals if q in SPACES))
+
+
 def _has_function_pointer(t: TypeInfo) -> bool:
     while t.target is not None:
         if t.kind in ("pointer", "array") and t.target.kind == "function":
@@ -117,6 +128,10 @@ class DeclarationChecks(CheckerState):
         self.constants[node.name] = node
 
     def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str) -> None:
+        clash = _address_spaces(node)
+        if len(clash) > 1:  # Clang: "multiple address spaces specified for type"
+            self.error(node, f"multiple address spaces specified for one type ({' and '.join(clash)}; {what})")
+            return
         inner: TypeInfo | None = t
         behind_pointer = False
         while inner is not None:
