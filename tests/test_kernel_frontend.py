@@ -1206,6 +1206,12 @@ REJECTED = [
         id="struct-parameter-with-a-pointer",
     ),
     pytest.param(
+        "struct S { uint lo : 4; uint hi : 4; };\n" + k("    struct S s;\n    a[0] = 0;\n"),
+        1,
+        "bit-fields are not supported in OpenCL C (member 'lo')",
+        id="bit-field",
+    ),
+    pytest.param(
         k("    __local __global float* t[2];\n    a[0] = 0;\n"),
         2,
         "multiple address spaces specified for one type (__local and __global; variable 't')",

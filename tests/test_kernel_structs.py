@@ -12,7 +12,9 @@ import pytest
 from kernel_backends import use_backend
 
 import wia_hal as wia
+from wia_sim.kernels import run_kernel
 from wia_sim.kernels.frontend import compile_source
+from wia_sim.kernels.lanes import launch_geometry
 from wia_sim.kernels.program import KernelCompileError
 from wia_sim.kernels.structs import layout
 
@@ -193,6 +195,11 @@ def test_private_structs_unions_initializers_and_long16_splats(ctx: wia.Context)
         ("struct S { int a; }; struct T { int a; }; void f(struct S s) { struct T t = s; }", "cannot convert"),
         ("struct S { int a; }; __kernel void k(__global int* o) { struct S s = { .b = 1 }; }", "no member named 'b'"),
         ("struct S { int a; } __attribute__((packed)); __kernel void k(__global int* o) { }", "closing brace"),
+        (
+            "typedef struct __attribute__((aligned(8))) { int a; } __attribute__((packed)) T; "
+            "__kernel void k(__global int* o) { }",
+            "closing brace",
+        ),
         ("struct S { int a, b; }; __kernel void k(__global int* o) { struct S s = {1, 2, 3}; }", "too many initial"),
         (
             "struct S { int a; }; __kernel void k(__global int* o) { struct S s = {1}; o[0] = (o[1] ? s : 2).a; }",
@@ -213,6 +220,20 @@ def test_compile_errors(source: str, message: str) -> None:
     with pytest.raises(KernelCompileError, match=message) as err:
         compile_source(source)
     assert "kernel.cl:1:" in err.value.build_log
+
+
+def test_an_attribute_after_a_function_body_begins_the_next_function() -> None:
+    """``}`` then ``__attribute__((always_inline))``: the next declaration's attribute, not a struct's (it was
+    reported as one)."""
+    source = """
+struct S { int a; };
+struct S make(int x) { struct S s; s.a = x; return s; }
+__attribute__((always_inline)) int twice(int x) { return 2 * x; }
+__kernel void k(__global int* o) { o[get_global_id(0)] = twice(make(3).a); }
+"""
+    o = np.zeros(4, np.int32)
+    run_kernel(compile_source(source), "k", [o.view(np.uint8)], launch_geometry((4, 1, 1), (4, 1, 1), 256, 1))
+    assert o.tolist() == [6, 6, 6, 6]
 
 
 OOB = r"""

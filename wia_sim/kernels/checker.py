@@ -30,6 +30,18 @@ from wia_sim.kernels.types import TypeResolver
 __all__ = ["Checker"]
 
 
+def _records(items: list[c_ast.Node]) -> list[c_ast.Struct | c_ast.Union]:
+    """Every struct and union definition in ``items``, at any depth."""
+    found: dict[int, c_ast.Struct | c_ast.Union] = {}  # by id: ``struct S {...} a, b;`` shares one node
+    stack = list(items)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, c_ast.Struct | c_ast.Union) and node.decls is not None:
+            found[id(node)] = node
+        stack.extend(child for _, child in node.children())
+    return sorted(found.values(), key=lambda n: tuple(c or 0 for c in _coord_of(n)))
+
+
 class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
     """The kernel type checker; ``frontend.py`` runs it and builds a ``Program`` from what it records."""
 
@@ -86,6 +98,10 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
                 pass
             else:
                 self.error(node, f"unsupported program-scope construct ({type(node).__name__})")
+        for record in _records(items):  # OpenCL C 1.2 6.9 c
+            for member in record.decls or []:
+                if isinstance(member, c_ast.Decl) and member.bitsize is not None:
+                    self.error(member, f"bit-fields are not supported in OpenCL C (member '{member.name}')")
         for name, node in self.used_undefined:
             fn = self.functions.get(name)
             if fn is not None and fn.node is None:

@@ -219,6 +219,35 @@ _TRAILING_ATTRIBUTE = re.compile(r"}\s*__attribute__\s*\(\(")
 
 
 def trailing_attributes(text: str) -> list[int]:
-    """Lines where ``__attribute__((...))`` follows a closing brace (``struct S {...} __attribute__((packed))``):
-    the parser drops it there, so the layout would silently differ from the device's."""
-    return [text.count("\n", 0, m.start()) + 1 for m in _TRAILING_ATTRIBUTE.finditer(text)]
+    """Lines where ``__attribute__((...))`` follows the closing brace of a struct or union definition (``struct S
+    {...} __attribute__((packed))``): the parser drops it there, so the layout would silently differ from the
+    device's. After a function's body it begins the next declaration (``__attribute__((always_inline)) float f``)."""
+    return [
+        text.count("\n", 0, m.start()) + 1
+        for m in _TRAILING_ATTRIBUTE.finditer(text)
+        if _closes_struct(text, m.start())
+    ]
+
+
+_RECORD_KEYWORD = re.compile(r"\b(struct|union)\b")
+_ATTRIBUTE = re.compile(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)")
+
+
+def _closes_struct(text: str, close: int) -> bool:
+    """Whether the ``}`` at ``close`` ends a struct or union definition: the text between its ``{`` and the end of
+    what came before (a ``;``, ``{`` or ``}``) names the keyword and does not end in ``)`` (a function's body)."""
+    depth = 0
+    k = close
+    while k >= 0:
+        if text[k] == "}":
+            depth += 1
+        elif text[k] == "{":
+            depth -= 1
+            if depth == 0:
+                break
+        k -= 1
+    if k < 0:
+        return False
+    head_start = max(text.rfind(c, 0, k) for c in ";{}") + 1
+    head = _ATTRIBUTE.sub("", text[head_start:k]).strip()  # ``struct __attribute__((aligned(8))) S {``
+    return not head.endswith(")") and _RECORD_KEYWORD.search(head) is not None
