@@ -510,6 +510,16 @@ class DeclarationChecks(CheckerState):
             arr = arr.type
 
     def check_initializer(self, init: c_ast.Node, t: TypeInfo, decl: c_ast.Decl | None, nested: bool = False) -> None:
+        if isinstance(init, c_ast.InitList) and t.kind == "vector":
+            self.vector_braces(init, t)
+            return
+        if isinstance(init, c_ast.InitList) and t.kind == "scalar":  # ``float s = {x};`` (C99 6.7.8p11)
+            items = list(init.exprs)
+            if len(items) != 1 or isinstance(items[0], c_ast.InitList | c_ast.NamedInitializer):
+                self.error(init, f"a '{t}' takes one initializer in braces, not {len(items)}")
+                return
+            self.check_initializer(items[0], t, decl, nested)
+            return
         if isinstance(init, c_ast.InitList):
             element = t.target if t.kind == "array" and t.target is not None else UNKNOWN
             items = list(init.exprs)
@@ -540,7 +550,7 @@ class DeclarationChecks(CheckerState):
                     self.check_initializer(item, UNKNOWN, decl, nested=True)
                 else:
                     self.check_initializer(item, element, decl, nested=True)
-            if t.kind not in ("array", "struct", "unknown") and not (t.kind == "vector" and nested):
+            if t.kind not in ("array", "struct", "unknown"):
                 self.error(init, f"braces around an initializer of '{t}' are not supported; use (type)(...)")
             return
         value = self.expr(init)
@@ -549,6 +559,25 @@ class DeclarationChecks(CheckerState):
             return
         name = decl.name if decl is not None else "variable"
         self.check_assignment_types(t, value, init, f"initializing '{name}'")
+
+    def vector_braces(self, init: c_ast.InitList, t: TypeInfo) -> None:
+        """``float4 v = {a, b, c, d}``: scalars and vectors whose components add up to the vector's, as Clang
+        requires in OpenCL C (no splat, no zero fill: that is ``(float4)(x)``)."""
+        total = 0
+        for item in init.exprs:
+            if isinstance(item, c_ast.InitList | c_ast.NamedInitializer):
+                self.error(item, f"a component of a '{t}' initializer must be a scalar or a vector expression")
+                return
+            part = self.expr(item)
+            if part.kind == "unknown":
+                return
+            if part.kind not in ("scalar", "vector"):
+                self.error(item, f"a component of a '{t}' initializer must be a scalar or a vector, not '{part}'")
+                return
+            total += part.width if part.kind == "vector" else 1
+        if total != t.width:
+            few = "too few elements" if total < t.width else "excess elements"
+            self.error(init, f"{few} in vector initialization (expected {t.width} elements, have {total})")
 
     def check_rows(self, init: c_ast.InitList, items: list[c_ast.Node], t: TypeInfo, decl: c_ast.Decl | None) -> None:
         """A list for an array of arrays that leaves out the braces of some rows (``initializers.py``): each row

@@ -287,15 +287,18 @@ class StatementRunner(ExecutorState):
             base = Pointer(region, ct, np.asarray(0, np.int64))
             scope[node.name] = Var(mem=base)
             if node.init is not None:
-                self.store(base, self.to_value(self.eval(node.init, mask), ct), mask)
+                self.store(base, self.initial_value(ct, node.init, mask), mask)
             return
         var = Var(ct, name=node.name)
         if node.init is None and self.checks:  # which lanes have assigned it yet (a vector: which components)
             var.init = np.zeros(self.n if ct.width == 1 else (self.n, ct.width), dtype=bool)
         if node.init is not None:
-            if isinstance(node.init, c_ast.InitList):
-                parts = [self.eval(e, mask) for e in node.init.exprs]
-                var.value = self.vector_literal(ct, parts)
-            else:
-                var.value = self.to_value(self.eval(node.init, mask), ct)
+            var.value = self.initial_value(ct, node.init, mask)
         scope[node.name] = var
+
+    def initial_value(self, ct: CType, init: c_ast.Node, mask: Array) -> Value:
+        """A scalar's or vector's initializer: an expression, or braces (``{x}``; a vector's components, as many as
+        it has: the checker saw to the count)."""
+        if not isinstance(init, c_ast.InitList):
+            return self.to_value(self.eval(init, mask), ct)
+        return self.braced_vector(ct, [self.eval(e, mask) for e in init.exprs])

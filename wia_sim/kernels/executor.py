@@ -945,6 +945,8 @@ class _Executor(StructOps, StatementRunner):
                 return var.mem
             if var is not None and var.array is not None:
                 return var.array
+        if isinstance(node, c_ast.CompoundLiteral):
+            return self.literal_object(node, mask)
         raise UnsupportedKernel(f"line {_line(node)}: taking the address of this expression is not supported")
 
     @staticmethod
@@ -1120,6 +1122,37 @@ class _Executor(StructOps, StatementRunner):
             raise UnsupportedKernel(f"line {self.st.line}: {len(cols)} components for a {ct}")
         shape = np.broadcast_shapes(*(c.shape for c in cols))
         return Value(ct, np.stack([np.broadcast_to(c, shape) for c in cols], axis=-1).astype(ct.dtype))
+
+    def braced_vector(self, ct: CType, parts: Sequence[Result]) -> Value:
+        """``{a, b, ...}`` for a scalar or vector: exactly its components (Clang's rule in OpenCL C: no splat, no
+        zero fill), which the checker sees to where it knows the type; inside a struct it is checked here."""
+        have = sum(p.t.width if isinstance(p, Value) else 1 for p in parts)
+        if have != ct.width:
+            few = "too few elements" if have < ct.width else "excess elements"
+            raise UnsupportedKernel(
+                f"line {self.st.line}: {few} in the initialization of a {ct} (expected {ct.width}, have {have})"
+            )
+        return self.vector_literal(ct, parts)
+
+    def expr_CompoundLiteral(self, node: c_ast.CompoundLiteral, mask: Array) -> Result:
+        """``(T){...}``: a new unnamed private object (C99 6.5.2.5); its value, or for an array its first element."""
+        t = self.program.type_of(node.type)
+        if t.kind in ("scalar", "vector"):
+            return self.braced_vector(self._ct(t), [self.eval(e, mask) for e in node.init.exprs])
+        p = self.literal_object(node, mask)
+        return p.row() if p.dims else self.load(p, mask)
+
+    def literal_object(self, node: c_ast.CompoundLiteral, mask: Array) -> Pointer:
+        """The object a compound literal makes, initialized (what ``&(T){...}`` points to)."""
+        t = self._declared(self.program.type_of(node.type), node.init)
+        elem, dims = self._pt(TypeInfo("pointer", target=t)) if t.kind == "array" else (self._ct(t), ())
+        assert elem is not None
+        obj = self.new_aggregate("__private compound literal", t, elem, dims)
+        if t.kind in ("scalar", "vector"):
+            self.store(obj, self.braced_vector(elem, [self.eval(e, mask) for e in node.init.exprs]), mask)
+        else:
+            self.init_object(obj, t, node.init, mask)
+        return obj
 
     def expr_StructRef(self, node: c_ast.StructRef, mask: Array) -> Result:
         m = self.member_ptr(node, mask)

@@ -14,6 +14,7 @@ even where the struct has bytes after ``a``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -68,7 +69,7 @@ class StructOps:
     def to_value(self, v: Result, t: CType) -> Value:
         raise NotImplementedError
 
-    def vector_literal(self, ct: CType, parts: list[Result]) -> Value:
+    def braced_vector(self, ct: CType, parts: Sequence[Result]) -> Value:
         raise NotImplementedError
 
     def index(self, node: c_ast.ArrayRef, mask: Array) -> Pointer:
@@ -247,7 +248,7 @@ class StructOps:
         if t.kind == "vector" and braced:  # {1, 2, 3, 4} for a vector: its components
             ct = self._ct(t)
             parts = [self.eval(e, mask) for e in items[pos:]]
-            self.store(Pointer(p.region, ct, p.off), self.vector_literal(ct, parts), mask)
+            self.store(Pointer(p.region, ct, p.off), self.braced_vector(ct, parts), mask)
             return len(items)
         if t.kind not in ("array", "struct"):
             if pos < len(items):
