@@ -12,6 +12,7 @@ from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
 from wia_sim.kernels.initializers import consume, elided_length, takes_rows
+from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
 from wia_sim.kernels.signatures import UNSUPPORTED_BUILTINS, is_builtin_function
@@ -239,6 +240,8 @@ class DeclarationChecks(CheckerState):
         self.scopes.append(scope)  # the parameters share the body's outermost scope (C99 6.2.1)
         self.caller = fn
         self.compound(node.body, ctx, new_scope=False)
+        for at, problem in jump_problems(node.body):
+            self.error(at, problem)
         self.caller = None
         self.scopes.pop()
         line = _coord_of(decl)[0] or 0

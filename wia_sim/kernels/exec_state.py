@@ -37,6 +37,8 @@ class _Frame:
     brk: Array | None = None
     cont: Array | None = None
     loops: list[int] = field(default_factory=list)
+    jumps: dict[str, Array] = field(default_factory=dict)
+    """The lanes that took a ``goto``, by label: they wait until execution reaches it (``jumps.py``)."""
 
 
 def _designated(init: c_ast.Node | None) -> bool:

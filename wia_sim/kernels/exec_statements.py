@@ -15,6 +15,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
+from wia_sim.kernels.jumps import labels_in
 from wia_sim.kernels.lvalues import Var, merge_lanes
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
@@ -40,15 +41,21 @@ class StatementRunner(ExecutorState):
             flags[:] = region_flags[: flags.size]
 
     def block(self, items: Sequence[c_ast.Node], mask: Array) -> None:
-        self.frame.scopes.append({})
+        f = self.frame
+        f.scopes.append({})
         try:
-            for s in items:
+            for k, s in enumerate(items):
                 m = self.live(mask)
                 if not m.any():
-                    break
+                    if not f.jumps or not any(name in f.jumps for t in items[k:] for name in labels_in(t)):
+                        break
+                    if not labels_in(s):  # every lane waits for a label further on: on to it
+                        if isinstance(s, c_ast.Decl | c_ast.DeclList):
+                            self.declare(s)  # its name is in scope at the label (C99 6.8.6.1)
+                        continue
                 self.statement(s, m)
         finally:
-            self.frame.scopes.pop()
+            f.scopes.pop()
 
     def statement(self, node: c_ast.Node, mask: Array) -> None:
         self.st.line = _line(node)
@@ -57,8 +64,15 @@ class StatementRunner(ExecutorState):
             return
         if isinstance(node, c_ast.EmptyStatement | c_ast.StaticAssert):
             return
-        self.step(node, mask)
         f = self.frame
+        if isinstance(node, c_ast.Label):
+            waiting = f.jumps.pop(node.name, None)  # the lanes that jumped here go on with the others
+            if waiting is not None:
+                mask = mask | waiting
+            if node.stmt is not None and mask.any():
+                self.statement(node.stmt, mask)
+            return
+        self.step(node, mask)
         if isinstance(node, c_ast.Decl):
             self.decl(node, mask)
         elif isinstance(node, c_ast.DeclList):
@@ -94,6 +108,9 @@ class StatementRunner(ExecutorState):
             self.loop(node.cond, node.stmt, None, mask, _line(node), True)
         elif isinstance(node, c_ast.Switch):
             self.switch(node, mask)
+        elif isinstance(node, c_ast.Goto):  # forward, to a label of a block around it (``jumps.py``)
+            waiting = f.jumps.get(node.name)
+            f.jumps[node.name] = mask if waiting is None else waiting | mask
         elif isinstance(node, c_ast.Break):
             f.brk = mask if f.brk is None else f.brk | mask
         elif isinstance(node, c_ast.Continue):
@@ -151,6 +168,8 @@ class StatementRunner(ExecutorState):
                 f.cont = None
                 if f.brk is not None:
                     active = active & ~f.brk
+                for waiting in f.jumps.values():  # gone to a label after the loop
+                    active = active & ~waiting
                 if f.ret is not None:
                     active = active & ~f.ret
                 if nxt is not None and active.any():

@@ -577,6 +577,8 @@ class _Executor(StructOps, StatementRunner):
         for off in (f.ret, f.brk, f.cont):
             if off is not None:
                 mask = mask & ~off
+        for waiting in f.jumps.values():
+            mask = mask & ~waiting
         return mask
 
     def count(self, kind: str, mask: Array, width: int = 1) -> None:

@@ -1,0 +1,136 @@
+"""Forward ``goto`` (C99 6.8.6.1, part of OpenCL C 1.2): out of nested loops, past the rest of a block, out of a
+``switch``, in a helper function, to a label that several gotos share; the work-items that jump wait for the
+others to reach the label (``wia_sim/kernels/jumps.py``). Through the public HAL on the simulator and, where
+installed, on PoCL and Oclgrind, against NumPy; what the executor refuses (backward gotos, gotos into blocks) and
+what Clang refuses (undeclared or repeated labels) are build errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wia_hal as wia
+from wia_sim.kernels import compile_source
+from wia_sim.kernels.program import KernelCompileError
+
+SOURCE = r"""
+int first_multiple(__global const int* v, int n, int k)
+{
+    int found = -1;
+    for (int j = 0; j < n; ++j) {
+        if (v[j] % k == 0) {
+            found = j;
+            goto done;
+        }
+    }
+    found = -2;                                     // skipped by the work-items that jumped
+done:
+    return found;
+}
+
+__kernel void jumps(__global const int* v, __global int* out, const int n)
+{
+    const int i = get_global_id(0);
+    int hits = 0;
+    for (int r = 0; r < 6; ++r) {
+        for (int c = 0; c < 6; ++c) {
+            if (r * c > i % 17)
+                goto out_of_both;
+            hits += 1;
+        }
+    }
+    hits += 1000;                                   // only where no row reached the bound
+out_of_both:
+    out[4 * i + 0] = hits;
+
+    int code = 0;
+    switch (i % 4) {
+    case 0:
+        code = 10;
+        goto tagged;
+    case 1:
+        code = 20;
+        break;
+    default:
+        if (i % 3 == 0)
+            goto tagged;
+        code = 30;
+    }
+    code += 1;
+tagged:
+    out[4 * i + 1] = code;
+
+    int x = i;
+    if (x & 1)
+        goto odd;
+    x *= 100;
+    int later = x + 1;                              // a declaration the odd work-items jump past
+    later -= 1;
+odd:
+    out[4 * i + 2] = x;
+    out[4 * i + 3] = first_multiple(v, n, 2 + i % 5);
+}
+"""
+
+N = 48
+M = 12
+
+
+def reference(v: np.ndarray) -> np.ndarray:
+    out = np.zeros((N, 4), np.int64)
+    for i in range(N):
+        hits, jumped = 0, False
+        for r in range(6):
+            for c in range(6):
+                if r * c > i % 17:
+                    jumped = True
+                    break
+                hits += 1
+            if jumped:
+                break
+        out[i, 0] = hits if jumped else hits + 1000
+        code = {0: 10, 1: 20}.get(i % 4, 0 if i % 3 == 0 else 30)
+        out[i, 1] = code if (i % 4 == 0 or (i % 4 > 1 and i % 3 == 0)) else code + 1
+        out[i, 2] = i if i & 1 else i * 100
+        hit = np.flatnonzero(v % (2 + i % 5) == 0)
+        out[i, 3] = hit[0] if hit.size else -1
+    return out
+
+
+def test_forward_gotos(device_ctx: wia.Context) -> None:
+    v = np.random.default_rng(23).integers(1, 60, M).astype(np.int32)
+    kernel = wia.compile_kernel(device_ctx, SOURCE, "jumps")
+    staged = []
+    for data in (v, np.full(4 * N, -99, np.int32)):
+        raw = data.view(np.uint8)
+        staging = wia.alloc(device_ctx, raw.size, wia.MemoryType.HOST)
+        wia.memory_ptr(staging)[:] = raw
+        device = wia.alloc(device_ctx, raw.size)
+        wia.copy_async(staging, device, raw.size)
+        staged.append((device, staging))
+    config = wia.LaunchConfig(global_size=N, local_size=16)
+    wia.launch_kernel(kernel, config, staged[0][0], staged[1][0], np.int32(M))
+    wia.copy_async(staged[1][0], staged[1][1], staged[1][0].size)
+    wia.context_synchronize(device_ctx)
+    got = np.frombuffer(wia.memory_ptr(staged[1][1]).tobytes(), np.int32).reshape(N, 4)
+    np.testing.assert_array_equal(got, reference(v))
+
+
+def _k(body: str) -> str:
+    return f"__kernel void k(__global int* a) {{\n{body}}}\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "line", "message"),
+    [
+        (_k("again:\n    a[0] += 1;\n    if (a[0] < 3) goto again;\n"), 4, "a backward goto is not supported"),
+        (_k("    goto inside;\n    { inside: a[0] = 1; }\n"), 2, "a goto into a block is not supported"),
+        (_k("    goto nowhere;\n"), 2, "use of undeclared label 'nowhere'"),
+        (_k("    goto x;\nx: a[0] = 1;\nx: a[1] = 2;\n"), 4, "redefinition of label 'x'"),
+        (_k("    switch (a[0]) { case 1: goto c2; case 2: c2: a[1] = 1; }\n"), 2, "a goto into a block"),
+    ],
+)
+def test_gotos_the_executor_refuses(source: str, line: int, message: str) -> None:
+    with pytest.raises(KernelCompileError) as info:
+        compile_source(source)
+    assert any(d.line == line and message in d.message for d in info.value.diagnostics), info.value.build_log
