@@ -366,3 +366,34 @@ def test_array_initializers_that_differ_between_work_items(ctx: wia.Context) -> 
     wia.launch_kernel(wia.compile_kernel(ctx, PER_LANE_INIT, "k"), wia.LaunchConfig(global_size=64), out)
     i = np.arange(64)
     np.testing.assert_array_equal(out.numpy(), i * 100 + 20 * i + 7 - 1000 * i + 12)
+
+
+ALIGNOF = """
+typedef struct { char c; float4 v; } S;
+typedef struct __attribute__((packed)) { char c; int i; } P;
+__kernel void k(__global int* out)
+{
+    int sized[_Alignof(S) / 4];                      // a constant expression: an array length
+    sized[0] = (int)__alignof__(float4);
+    out[0] = sized[0];
+    out[1] = (int)_Alignof(S);
+    out[2] = (int)__alignof(P);
+    out[3] = (int)__alignof__(float3);
+    out[4] = (int)__alignof__(short2);
+    out[5] = (int)__alignof__(__global int*);
+    out[6] = (int)(sizeof(sized) / sizeof(int));
+}
+"""
+
+
+def test_alignof_agrees_with_the_devices(device_ctx: wia.Context) -> None:
+    """``_Alignof`` and Clang's ``__alignof__``/``__alignof`` of scalars, vectors (a 3-vector as a 4-vector),
+    structs (packed ones too) and pointers: the layout rules the struct code uses, held to the devices'."""
+    kernel = wia.compile_kernel(device_ctx, ALIGNOF, "k")
+    out = wia.alloc(device_ctx, 7 * 4)
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=1, local_size=1), out)
+    staging = wia.alloc(device_ctx, out.size, wia.MemoryType.HOST)
+    wia.copy_async(out, staging, out.size)
+    wia.context_synchronize(device_ctx)
+    got = np.frombuffer(wia.memory_ptr(staging).tobytes(), np.int32)
+    assert got.tolist() == [16, 16, 1, 16, 4, 8, 4]

@@ -880,6 +880,10 @@ class _Executor(StructOps, StatementRunner):
             if not isinstance(p, Pointer):
                 raise UnsupportedKernel(f"line {_line(node)}: '*' of a non-pointer")
             return self.load(p, mask)
+        if op in ("_Alignof", "alignof"):  # also __alignof__ (``frontend``): Clang's extension in OpenCL C
+            if not isinstance(node.expr, c_ast.Typename):
+                raise UnsupportedKernel(f"line {_line(node)}: {op} of an expression (give a type)")
+            return Value(ULONG, np.asarray(size_align(self.program.type_of(node.expr), self.types)[1], np.uint64))
         if op == "sizeof":
             if isinstance(node.expr, c_ast.Typename):
                 t = self.program.type_of(node.expr)

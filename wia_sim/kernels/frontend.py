@@ -57,6 +57,10 @@ _VEC_STEP_TYPE_RE = re.compile(
 )
 
 
+_GNU_ALIGNOF_RE = re.compile(r"\b__alignof(?:__)?\b")
+"""Clang's spellings of C11's ``_Alignof``, which the parser knows: rewritten to it, padded to keep columns."""
+
+
 def _vec_step_value(m: re.Match[str], width: int | None = None) -> str:
     """The value of the ``vec_step`` call ``m`` (of a type of ``width`` components, else the width it names),
     padded to the call's length."""
@@ -107,6 +111,7 @@ def compile_source(
     if pp.errors:
         raise fail()
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, _VEC_TYPE_HINT_RE.sub(_hide_type_hint, pp.text))
+    text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))
     for line, column, message in outcome.errors:
         diagnostics.append(Diagnostic(filename, line, column, message))

@@ -275,14 +275,14 @@ def const_int(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeR
     if isinstance(node, c_ast.ID):
         return enumerators.get(node.name)
     if isinstance(node, c_ast.UnaryOp):
-        if node.op == "sizeof":
+        if node.op in ("sizeof", "_Alignof", "alignof"):
             resolver = types if types is not None else TypeResolver()
             t = resolver.resolve(node.expr.type) if isinstance(node.expr, c_ast.Typename) else None
-            if t is not None and t.kind in ("struct", "array"):
+            if t is not None and (t.kind in ("struct", "array", "pointer") or node.op != "sizeof"):
                 from wia_sim.kernels.structs import size_align  # structs.py builds on this module
 
                 try:
-                    return size_align(t, resolver)[0]
+                    return size_align(t, resolver)[0 if node.op == "sizeof" else 1]
                 except ValueError:
                     return None
             return t.element_size if t is not None else None
