@@ -54,6 +54,22 @@ __kernel void shared(__global const float* a, __global const float* b, __global 
     out[i] = (*entry)[i];
 }
 
+__kernel void local_table(__global const float* a, __global const float* b, __global float* out)
+{
+    __global const float* __local table[2];              // written by one work-item, read by its group
+    __global const float* __local chosen;
+    const int i = get_global_id(0), l = get_local_id(0);
+    if (l == 0) {
+        table[0] = (get_group_id(0) & 1) ? b : a;
+        table[1] = (get_group_id(0) & 1) ? a : b;
+        chosen = table[get_group_id(0) % 3 == 0];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float* __private unused = 0;
+    out[2 * i] = table[l & 1][i];
+    out[2 * i + 1] = chosen[i] + (unused == 0);
+}
+
 typedef struct { __global float* dst; int scale; } Sink;
 
 __kernel void sinks(__global const float* x, __global float* lo, __global float* hi)
@@ -121,6 +137,21 @@ def test_a_pointer_to_a_table_entry_chosen_through_local_memory(device_ctx: wia.
     i = np.arange(N)
     odd_group, odd_lane = (i // LOCAL) % 2 == 1, (i % LOCAL) % 2 == 1
     np.testing.assert_array_equal(out, np.where(odd_group ^ odd_lane, b, a))
+
+
+def test_a_table_of_pointers_in_local_memory(device_ctx: wia.Context) -> None:
+    """``T* __local t[2]``: pointers one work-item stores in ``__local`` memory and its group loads (the space
+    after the ``*`` is the pointer's own: parsing.py)."""
+    rng = np.random.default_rng(8)
+    a, b = (rng.uniform(-1, 1, N).astype(np.float32) for _ in range(2))
+    out = _run(device_ctx, "local_table", [a, b, np.full(2 * N, np.nan, np.float32)])[2].reshape(N, 2)
+    i = np.arange(N)
+    group = i // LOCAL
+    odd_group, odd_lane = group % 2 == 1, (i % LOCAL) % 2 == 1
+    np.testing.assert_array_equal(out[:, 0], np.where(odd_group ^ odd_lane, b, a))
+    table1 = np.where(odd_group, a, b)  # table[1]; chosen is table[1] where the group id is a multiple of 3
+    chosen = np.where(group % 3 == 0, table1, np.where(odd_group, b, a))
+    np.testing.assert_array_equal(out[:, 1], chosen + np.float32(1))
 
 
 def test_pointer_members_and_null_in_some_work_items(device_ctx: wia.Context) -> None:

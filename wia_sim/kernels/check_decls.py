@@ -476,12 +476,13 @@ class DeclarationChecks(CheckerState):
         while element.kind == "array" and element.target is not None:
             shape.append(element.length or 0)
             element = element.target
-        if element.kind not in ("scalar", "vector", "struct"):
+        if element.kind not in ("scalar", "vector", "struct", "pointer"):
             self.error(
-                node, f"__local variable '{node.name}' must be of scalar, vector or struct type, not '{element}'"
+                node,
+                f"__local variable '{node.name}' must be of scalar, vector, struct or pointer type, not '{element}'",
             )
             return
-        struct_size = 0
+        struct_size = 8 if element.kind == "pointer" else 0  # a pointer kept in memory (``pointers.py``)
         if element.kind == "struct":
             problem = check_struct(element, self.types, kernel_arg=False)
             if problem:

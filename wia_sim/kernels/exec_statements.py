@@ -243,12 +243,12 @@ class StatementRunner(ExecutorState):
 
     def decl(self, node: c_ast.Decl, mask: Array) -> None:
         scope = self.frame.scopes[-1]
-        if node.name in self._locals and ("__local" in node.quals or "local" in node.quals):
+        t = self.program.type_of(node)
+        if node.name in self._locals and t.space == "local":  # (``T* __local p``: the pointer's own space)
             # bound at launch (one instance per work-group)
             kscope = self.frame.scopes[1]
             scope[node.name] = kscope[node.name]
             return
-        t = self.program.type_of(node)
         aggregate = t.kind == "array" and (self._aggregate_elements(t) or _designated(node.init) or _nested(node.init))
         if t.kind == "struct" or aggregate or (t.kind == "array" and not self._uniform(node.init)):
             t = self._declared(t, node.init)

@@ -543,10 +543,10 @@ class _Executor(StructOps, StatementRunner):
                     a = a.reshape(ct.width)
                 scope[p.name] = Var(ct, Value(ct, a))
         for lv in self.kernel.local_vars:
-            if lv.elem_type.startswith(("struct ", "union ")):
-                elem = layout(lv.elem_type, self.types)
-            else:
-                elem = lookup(lv.elem_type if lv.vector_width == 1 else f"{lv.elem_type}{lv.vector_width}")
+            inner = self.program.type_of(lv.node)
+            while inner.kind == "array" and inner.target is not None:
+                inner = inner.target
+            elem = self._ct(inner)  # a scalar, vector, struct or pointer (``pointers.PtrType``)
             region = Region.allocate(
                 "local",
                 f"__local variable '{lv.name}'",

@@ -55,10 +55,50 @@ def _parse_error_message(message: str) -> str:
     return message[:1].lower() + message[1:]
 
 
+_POINTER_SPACE = re.compile(
+    r"\*((?:\s*(?:const|volatile|restrict)\b)*)(\s*)(__global|global|__local|local|__constant|constant|__private|"
+    r"private)\b"
+)
+
+
+def _pointer_spaces(text: str) -> tuple[str, dict[tuple[int, int], str]]:
+    """``text`` without the address spaces written after a ``*`` (``__global float* __local t[2]``: an array in
+    ``__local`` memory of pointers to ``__global`` memory), which OpenCLCParser's declarator grammar does not take
+    (it takes only ``const``, ``volatile`` and ``restrict`` there), blanked to keep every column; and each one by
+    the line and column of its ``*``, for ``_restore_pointer_spaces``."""
+    spaces: dict[tuple[int, int], str] = {}
+
+    def blank(m: re.Match[str]) -> str:
+        at = m.start()
+        line_start = text.rfind("\n", 0, at) + 1
+        spaces[(text.count("\n", 0, at) + 1, at - line_start + 1)] = "__" + m.group(3).strip("_")
+        return "*" + m.group(1) + m.group(2) + " " * len(m.group(3))
+
+    return _POINTER_SPACE.sub(blank, text), spaces
+
+
+def _restore_pointer_spaces(ast: c_ast.FileAST, spaces: dict[tuple[int, int], str]) -> None:
+    """Put each address space ``_pointer_spaces`` took out back on its pointer (``PtrDecl.quals``): the space of
+    the pointer object itself, as a qualifier after ``*`` means."""
+
+    class Visitor(c_ast.NodeVisitor):  # type: ignore[misc]
+        def visit_PtrDecl(self, node: c_ast.PtrDecl) -> None:
+            coord = node.coord
+            space = spaces.get((coord.line, coord.column)) if coord is not None else None
+            if space is not None:
+                node.quals = [*node.quals, space]
+            self.generic_visit(node)
+
+    Visitor().visit(ast)
+
+
 def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None]:
     parser = OpenCLCParser()
+    text, pointer_spaces = _pointer_spaces(text)
     try:
         ast = parser.parse(_PRELUDE + text, filename=BUILTIN_FILE)
+        if pointer_spaces:
+            _restore_pointer_spaces(ast, pointer_spaces)
     except ParseError as e:
         message = str(e)
         m = _PARSE_ERROR_RE.match(message)

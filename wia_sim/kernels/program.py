@@ -74,7 +74,8 @@ class LocalVar:
     line: int
     node: c_ast.Decl = field(compare=False, repr=False)
     struct_size: int = 0
-    """Bytes of one element when it is a struct or union (``elem_type`` is then its tag, ``struct S``)."""
+    """Bytes of one element when it is a struct or union (``elem_type`` is then its tag, ``struct S``) or a
+    pointer (8)."""
 
     @property
     def size_bytes(self) -> int:
