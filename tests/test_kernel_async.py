@@ -260,7 +260,7 @@ def k(body: str, params: str = "__global float* g, __local float* l, __constant 
         (k("    prefetch(l, 4);\n"), "first argument of 'prefetch' must be a pointer to __global memory"),
         (
             k("    __local event_t e;\n"),
-            "__local variable 'e' must be of scalar, vector or struct type, not '__local event_t'",
+            "__local variable 'e' must be of scalar, vector, struct or pointer type, not '__local event_t'",
         ),
         (k("    event_t e = 5;\n"), "initializing 'e': cannot convert 'int' to 'event_t'"),
         (k("    event_t e = 0; e = 0;\n"), "assigning: cannot convert 'int' to 'event_t'"),
