@@ -279,11 +279,35 @@ class ExpressionChecks(CheckerState):
             if a.kind == "vector" and b.kind == "vector" and a.width != b.width:
                 self.error(node, f"vector operands have different sizes ('{a.type_name}' and '{b.type_name}')")
                 return UNKNOWN
-            return _arithmetic(a, b)
+            result = _arithmetic(a, b)
+            if cond.kind == "vector":
+                return self.vector_selection(node, cond, result)
+            return result
         if "struct" in (a.kind, b.kind) and (a.kind, a.name) != (b.kind, b.name):
             self.error(node, f"incompatible operand types ('{a}' and '{b}') for '?:'")
             return UNKNOWN
         return a
+
+    def vector_selection(self, node: c_ast.TernaryOp, cond: TypeInfo, result: TypeInfo) -> TypeInfo:
+        """``c ? a : b`` with a vector ``c`` (OpenCL C 1.2 6.3 i): ``select(b, a, c)``, component by component on
+        the most significant bit of ``c``'s; scalar operands widen to ``c``'s length. Clang's rules: an integer
+        condition, as many components as the result and components of its size."""
+        ct = _ctype(cond)
+        if ct is None or ct.kind == "float":
+            self.error(node.cond, f"a vector condition must have an integer type, not '{cond.type_name}'")
+            return UNKNOWN
+        if result.kind == "vector" and result.width != cond.width:
+            self.error(node, f"vector condition '{cond.type_name}' and result '{result.type_name}' differ in length")
+            return UNKNOWN
+        widened = result if result.kind == "vector" else TypeInfo("vector", result.name, cond.width)
+        if result.name in SCALAR_SIZES and SCALAR_SIZES[result.name] != ct.dtype.itemsize:
+            self.error(
+                node,
+                f"vector condition type '{cond.type_name}' and result type '{widened.type_name}' do not have "
+                "elements of the same size",
+            )
+            return UNKNOWN
+        return widened
 
     def expr_Assignment(self, node: c_ast.Assignment) -> TypeInfo:
         target = self.expr(node.lvalue)

@@ -1050,7 +1050,10 @@ class _Executor(StructOps, StatementRunner):
         return self.binop(op, a, b, mask, node)
 
     def expr_TernaryOp(self, node: c_ast.TernaryOp, mask: Array) -> Result:
-        c = self.truth(self.eval(node.cond, mask), mask)
+        cond = self.eval(node.cond, mask)
+        if isinstance(cond, Value) and cond.t.width > 1:
+            return self.vector_selection(node, cond, mask)
+        c = self.truth(cond, mask)
         t_mask = mask & c
         f_mask = mask & ~c
         a = self.eval(node.iftrue, t_mask)
@@ -1072,6 +1075,16 @@ class _Executor(StructOps, StatementRunner):
         if isinstance(a.t, StructType):
             return Value(a.t, merge_lanes(c, self.to_value(a, a.t).a, self.to_value(b, a.t).a, 2))
         return Value(t, merge_lanes(c, self._conv(a, t), self._conv(b, t), t.width))
+
+    def vector_selection(self, node: c_ast.TernaryOp, cond: Value, mask: Array) -> Value:
+        """``c ? a : b`` with a vector ``c`` (OpenCL C 1.2 6.3 i): ``select(b, a, c)``: both operands evaluated,
+        each component taken from ``a`` where that component of ``c`` has its most significant bit set."""
+        a, b = self.value(node.iftrue, mask), self.value(node.iffalse, mask)
+        t = self.binary_type("?:", a.t, b.t, node)
+        t = t if t.width > 1 else t.vector(cond.t.width)
+        bits = np.asarray(cond.a).view(np.dtype(f"i{cond.t.dtype.itemsize}"))
+        self.count(self._kind(t), mask, t.width)
+        return Value(t, np.where(bits < 0, self._conv(a, t), self._conv(b, t)).astype(t.dtype))
 
     def expr_Assignment(self, node: c_ast.Assignment, mask: Array) -> Result:
         ref = self.lref(node.lvalue, mask, store=node.op == "=")
