@@ -239,6 +239,8 @@ class ExpressionChecks(CheckerState):
                 node, f"invalid operands to binary '{op}': integers needed ('{left.type_name}' and '{right.type_name}')"
             )
             return UNKNOWN
+        if op not in ("<<", ">>") and not self.scalar_fits_vector(node, left, right):
+            return UNKNOWN
         if op in _COMPARISONS or op in ("&&", "||"):
             if left.kind == "vector" or right.kind == "vector":
                 v = left if left.kind == "vector" else right
@@ -249,6 +251,28 @@ class ExpressionChecks(CheckerState):
                 return TypeInfo("vector", _promote(left).name, right.width)
             return _promote(left)
         return _arithmetic(left, right)
+
+    def scalar_fits_vector(self, node: c_ast.Node, left: TypeInfo, right: TypeInfo) -> bool:
+        """A scalar beside a vector converts to the vector's element type only if that loses no rank: Clang's
+        OpenCL rule (``char4 + 1``, ``int4 + 1u``, ``float4 * 2.0`` with doubles, ``int4 * 0.5f`` are errors;
+        ``float4 * 2`` and ``uint4 + 1`` are not)."""
+        if (left.kind == "vector") == (right.kind == "vector"):
+            return True
+        vector, scalar = (left, right) if left.kind == "vector" else (right, left)
+        ve, sc = _ctype(TypeInfo("scalar", vector.name)), _ctype(scalar)
+        if ve is None or sc is None or sc.kind == "bool":
+            return True
+        if ve.kind == "float":
+            worse = sc.kind == "float" and sc.rank > ve.rank
+        else:  # C's integer conversion order: the rank, and unsigned above signed of one rank
+            worse = sc.kind == "float" or (sc.rank, sc.kind == "uint") > (ve.rank, ve.kind == "uint")
+        if worse:
+            self.error(
+                node,
+                "scalar operand type has greater rank than the type of the vector element "
+                f"('{vector.type_name}' and '{scalar.type_name}')",
+            )
+        return not worse
 
     def pointer_arithmetic(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> TypeInfo:
         op = node.op
@@ -322,6 +346,8 @@ class ExpressionChecks(CheckerState):
                     self.error(node, f"invalid operands to '{node.op}' ('{target}' and '{value}')")
             elif not (target.is_arithmetic and value.is_arithmetic):
                 self.error(node, f"invalid operands to '{node.op}' ('{target}' and '{value}')")
+            elif op not in ("<<", ">>"):
+                self.scalar_fits_vector(node, target, value)
             elif op in _INTEGER_ONLY_OPS and (target.name in FLOATS or value.name in FLOATS):
                 self.error(
                     node,

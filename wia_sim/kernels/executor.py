@@ -1039,15 +1039,36 @@ class _Executor(StructOps, StatementRunner):
     def expr_BinaryOp(self, node: c_ast.BinaryOp, mask: Array) -> Result:
         op = node.op
         if op in ("&&", "||"):
-            left = self.truth(self.eval(node.left, mask), mask)
+            first = self.eval(node.left, mask)
+            if isinstance(first, Value) and first.t.width > 1:
+                return self.vector_logical(op, first, self.value(node.right, mask), mask)
+            left = self.truth(first, mask)
             sub = mask & left if op == "&&" else mask & ~left
-            right = self.truth(self.eval(node.right, sub), sub)
+            second = self.eval(node.right, sub)
+            if isinstance(second, Value) and second.t.width > 1:  # scalar && vector: the scalar widened
+                return self.vector_logical(op, Value(INT, left.astype(np.int32)), second, mask)
+            right = self.truth(second, sub)
             r = (left & right) if op == "&&" else (left | right)
             self.count("int_ops", mask)
             return Value(INT, np.asarray(r).astype(np.int32))
         a = self.eval(node.left, mask)
         b = self.eval(node.right, mask)
         return self.binop(op, a, b, mask, node)
+
+    def vector_logical(self, op: str, a: Value, b: Value, mask: Array) -> Value:
+        """``a && b``, ``a || b`` with a vector operand (OpenCL C 1.2 6.3 g): component by component, -1 or 0 in
+        the signed integer type of the vector's element size; both operands evaluated (no short circuit)."""
+        v = a if a.t.width > 1 else b
+        t = comparison_type(v.t)
+        x = np.asarray(a.a) != 0
+        y = np.asarray(b.a) != 0
+        if a.t.width == 1 and x.ndim:  # a scalar operand per lane: one value for every component
+            x = x[:, None]
+        if b.t.width == 1 and y.ndim:
+            y = y[:, None]
+        r = (x & y) if op == "&&" else (x | y)
+        self.count("int_ops", mask, t.width)
+        return Value(t, np.broadcast_to(r, np.broadcast_shapes(np.shape(r), (t.width,))).astype(t.dtype) * -1)
 
     def expr_TernaryOp(self, node: c_ast.TernaryOp, mask: Array) -> Result:
         cond = self.eval(node.cond, mask)
