@@ -93,7 +93,7 @@ def test_logical_operators_on_vectors(device_ctx: wia.Context, request: pytest.F
     i = np.arange(N)[:, None]
     np.testing.assert_array_equal(out[:, 0], -((x != 0) & (y != 0)).astype(np.int16))
     np.testing.assert_array_equal(out[:, 1], -((x != 0) | (y != 0)).astype(np.int16))
-    np.testing.assert_array_equal(out[:, 2], -((N // 2 > i) & (x != 0)).astype(np.int16))
+    np.testing.assert_array_equal(out[:, 2], -((i < N // 2) & (x != 0)).astype(np.int16))
 
 
 @pytest.mark.parametrize(
