@@ -1439,10 +1439,10 @@ REJECTED = [
         id="kernel-before-declaration",
     ),
     pytest.param(
-        "__kernel void k0(__global float* a) { a[0] = 1; }\n" + k("    k0(a);\n"),
+        "__kernel void k0(__global float* a) { __local float t; t = 1; a[0] = t; }\n" + k("    k0(a);\n"),
         3,
-        "calling the kernel 'k0' from a function is not supported",
-        id="kernel-calls-kernel",
+        "calling the kernel 'k0', which declares __local variables, is not supported",
+        id="kernel-calls-kernel-with-locals",
     ),
     pytest.param(k('    asm("nop");\n'), 2, "inline assembly is not supported", id="asm"),
     pytest.param(

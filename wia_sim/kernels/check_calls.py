@@ -67,8 +67,9 @@ class CallChecks(CheckerState):
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
     ) -> TypeInfo:
         fn = self.functions[name]
-        if fn.is_kernel:
-            self.error(node, f"calling the kernel '{name}' from a function is not supported")
+        called = self.kernels.get(name) if fn.is_kernel else None
+        if called is not None and called.local_vars:  # OpenCL C 1.2 6.9: implementation-defined
+            self.error(node, f"calling the kernel '{name}', which declares __local variables, is not supported")
         if fn.node is None:
             self.used_undefined.append((name, node))
         wanted = len(fn.params)

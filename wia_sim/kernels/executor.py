@@ -1221,7 +1221,7 @@ class _Executor(StructOps, StatementRunner):
     def expr_FuncCall(self, node: c_ast.FuncCall, mask: Array) -> Result:
         name = node.name.name
         args = list(node.args.exprs) if node.args is not None else []
-        fn = self.program.functions.get(name)
+        fn = self.program.callable(name)
         if fn is not None:
             return self.call_helper(fn, args, mask)
         if name in _WORK_ITEM:

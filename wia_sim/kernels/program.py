@@ -7,13 +7,13 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from pycparser import c_ast
 
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
-from wia_sim.kernels.types import SCALAR_SIZES, UNKNOWN, AddressSpace, TypeInfo, TypeResolver, const_int
+from wia_sim.kernels.types import SCALAR_SIZES, UNKNOWN, VOID, AddressSpace, TypeInfo, TypeResolver, const_int
 
 __all__ = [
     "FunctionInfo",
@@ -169,6 +169,17 @@ class Program:
             return self.kernels[name]
         except KeyError:
             raise KernelNotFound(name, list(self.kernels)) from None
+
+    def callable(self, name: str) -> FunctionInfo | None:
+        """What a call of ``name`` runs: a helper, or a kernel called as an ordinary function (OpenCL C 1.2 6.9;
+        the checker refuses calls of kernels that declare ``__local`` variables, whose behaviour is
+        implementation-defined)."""
+        helper = self.functions.get(name)
+        kernel = self.kernels.get(name) if helper is None else None
+        if kernel is None or kernel.local_vars:
+            return helper
+        params = [replace(p, kind="pointer") if p.kind in ("buffer", "local") else p for p in kernel.params]
+        return FunctionInfo(name, params, VOID, kernel.node, kernel.line)
 
     @property
     def kernel_names(self) -> list[str]:

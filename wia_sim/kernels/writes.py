@@ -133,7 +133,7 @@ def _pointer_use(
                 callee = str(call.name.name)
                 if callee in _READING_BUILTINS:
                     return False
-                helper = program.functions.get(callee)
+                helper = program.callable(callee)
                 if helper is None:
                     return True
                 position = next(i for i, arg in enumerate(up.exprs) if arg is node)

@@ -1,0 +1,81 @@
+"""Calls the OpenCL C 1.2 language allows beyond plain helpers: a kernel calling another kernel as an ordinary
+function (6.9), array parameters (``const float x[4]``, ``float out[]``: pointers, C99 6.7.5.3), a helper taking
+a ``__local`` pointer with barriers inside. Through the public HAL on the simulator and, where installed, on PoCL
+and Oclgrind, against NumPy; a call of a kernel that declares ``__local`` variables (implementation-defined) is a
+build error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import wia_hal as wia
+from wia_sim.kernels import compile_source
+from wia_sim.kernels.program import KernelCompileError
+
+SOURCE = r"""
+__kernel __attribute__((work_group_size_hint(8, 1, 1))) void bump(__global float* c, float v)
+{
+    c[get_global_id(0)] += v;
+}
+
+float sum4(const float x[4]) { return x[0] + x[1] + x[2] + x[3]; }
+
+void fill(float out[], int n, float v)
+{
+    for (int j = 0; j < n; j++)
+        out[j] = v * j;
+}
+
+float prefix(__local float* s, int l)
+{
+    s[l] = (float)l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float t = 0.0f;
+    for (int j = 0; j <= l; j++)
+        t += s[j];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    return t;
+}
+
+__kernel void calls(__global const float* a, __global float* c)
+{
+    __local float scratch[8];
+    const int i = get_global_id(0);
+    float arr[4];
+    fill(arr, 4, a[i]);
+    c[i] = sum4(arr) + prefix(scratch, get_local_id(0));
+    bump(c, 1.5f);
+}
+"""
+
+N = 32
+
+
+def test_a_kernel_calls_a_kernel_and_helpers_take_arrays(device_ctx: wia.Context) -> None:
+    a = np.random.default_rng(37).uniform(-1, 1, N).astype(np.float32)
+    kernel = wia.compile_kernel(device_ctx, SOURCE, "calls")
+    staged = []
+    for data in (a, np.full(N, np.nan, np.float32)):
+        raw = data.view(np.uint8)
+        staging = wia.alloc(device_ctx, raw.size, wia.MemoryType.HOST)
+        wia.memory_ptr(staging)[:] = raw
+        device = wia.alloc(device_ctx, raw.size)
+        wia.copy_async(staging, device, raw.size)
+        staged.append((device, staging))
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=N, local_size=8), *(d for d, _ in staged))
+    wia.copy_async(staged[1][0], staged[1][1], staged[1][0].size)
+    wia.context_synchronize(device_ctx)
+    got = np.frombuffer(wia.memory_ptr(staged[1][1]).tobytes(), np.float32)
+    lid = np.arange(N) % 8
+    want = (a * np.float32(6) + (lid * (lid + 1) // 2).astype(np.float32)) + np.float32(1.5)
+    np.testing.assert_allclose(got, want, rtol=2e-7, atol=2e-6)  # a*0 + a*1 + a*2 + a*3 summed in float32
+
+
+def test_calling_a_kernel_that_declares_local_variables_is_refused() -> None:
+    source = """
+__kernel void tile(__global float* o) { __local float t[4]; t[0] = 1.0f; o[0] = t[0]; }
+__kernel void k(__global float* o) { tile(o); }
+"""
+    with pytest.raises(KernelCompileError, match="calling the kernel 'tile', which declares __local variables"):
+        compile_source(source)
