@@ -49,7 +49,7 @@ from wia_sim.kernels.lanes import Geometry, lanes_of, per_lane
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
 from wia_sim.kernels.memargs import unwrap
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType
-from wia_sim.kernels.printf import PrintfOutput
+from wia_sim.kernels.printf import PrintfOutput, c_string
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import (
@@ -922,6 +922,8 @@ class _Executor(StructOps, StatementRunner):
         return size
 
     def _sizeof_expr(self, expr: c_ast.Node) -> Value:
+        if isinstance(expr, c_ast.Constant) and expr.type == "string":  # its chars and the terminating NUL
+            return Value(ULONG, np.asarray(len(c_string(expr.value)) + 1, np.uint64))
         if isinstance(expr, c_ast.ID):
             var = self.lookup_var(expr.name)
             if var is not None and var.array is not None and var.array.elem is not None:

@@ -1,12 +1,13 @@
-"""Macro definitions and their expansion: Prosser's algorithm with hide sets (C99 6.10.3), without the ``#`` and
-``##`` operators, bounded so that a macro bomb ends in an error instead of exhausting memory."""
+"""Macro definitions and their expansion: Prosser's algorithm with hide sets (C99 6.10.3), with the ``#``
+(stringize, 6.10.3.2) and ``##`` (token paste, 6.10.3.3) operators, bounded so that a macro bomb ends in an error
+instead of exhausting memory."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from wia_sim.kernels.tokens import Token, join, significant
+from wia_sim.kernels.tokens import Token, join, significant, tokenize
 
 __all__ = ["EXPANSION_LIMIT", "Macro", "MacroExpander"]
 
@@ -110,13 +111,17 @@ class MacroExpander:
                 if collapsed and collapsed[-1].kind != "ws":
                     collapsed.append(replace(tok, kind="ws", text=" "))
                 continue
-            if tok.text == "##":
-                self.error(line, column, f"the '##' token-paste operator is not supported (macro '{name}')")
-                return
-            if tok.text == "#" and params is not None:
-                self.error(line, column, f"the '#' stringize operator is not supported (macro '{name}')")
-                return
             collapsed.append(tok)
+        marks = [k for k, tok in enumerate(collapsed) if tok.kind != "ws"]
+        if marks and (collapsed[marks[0]].text == "##" or collapsed[marks[-1]].text == "##"):
+            self.error(line, column, f"'##' cannot appear at either end of a macro expansion (macro '{name}')")
+            return
+        if params is not None:
+            for at, k in enumerate(marks):
+                after = collapsed[marks[at + 1]] if at + 1 < len(marks) else None
+                if collapsed[k].text == "#" and (after is None or after.text not in params):
+                    self.error(line, column, f"'#' is not followed by a macro parameter (macro '{name}')")
+                    return
         self.macros[name] = Macro(name, None if params is None else tuple(params), tuple(collapsed), variadic, line)
 
     def expand(self, tokens: list[Token]) -> list[Token]:
@@ -155,7 +160,7 @@ class MacroExpander:
                 continue
             if macro.params is None:
                 hide = tok.hide | {name}
-                stack.extend(_rehome(macro.body, tok, hide))
+                stack.extend(_rehome(self._paste(list(macro.body), name), tok, hide))
                 continue
             # function-like: an invocation only if '(' follows, possibly on later lines
             j = len(stack) - 1
@@ -223,14 +228,72 @@ class MacroExpander:
         elif len(args) != len(params):
             self._arity_error(macro, len(args), at)
             return None
-        expanded = [self._strip(self.expand(arg)) for arg in args]
+        raw = [self._strip(arg) for arg in args]
+        expanded: dict[int, list[Token]] = {}
+        body = macro.body
+        marks = [k for k, tok in enumerate(body) if tok.kind != "ws"]
         result: list[Token] = []
-        for tok in macro.body:
-            if tok.kind == "id" and tok.text in params:
-                result.extend(expanded[params.index(tok.text)])
+        skip = -1
+        for m, k in enumerate(marks):
+            tok = body[k]
+            if k <= skip:
+                continue
+            if k > (marks[m - 1] if m else -1) + 1 and result:
+                result.append(body[k - 1])  # the space before this token
+            before = body[marks[m - 1]].text if m else ""
+            after = body[marks[m + 1]] if m + 1 < len(marks) else None
+            if tok.text == "#" and after is not None and after.text in params:  # 6.10.3.2: the argument's spelling
+                result.append(Token("str", _stringize(raw[params.index(after.text)]), tok.line, tok.column))
+                skip = marks[m + 1]
+            elif tok.kind == "id" and tok.text in params:
+                n = params.index(tok.text)
+                if before == "##" or (after is not None and after.text == "##"):  # pasted: not macro-expanded
+                    result.extend(raw[n] or [Token("ws", "", tok.line, tok.column)])  # "": a placemarker
+                else:
+                    if n not in expanded:
+                        expanded[n] = self._strip(self.expand(list(raw[n])))
+                    result.extend(expanded[n])
             else:
                 result.append(tok)
-        return result
+        operators = {id(t) for t in body if t.text == "##"}  # not a ## that came in with an argument
+        return self._paste(result, macro.name, operators)
+
+    def _paste(self, tokens: list[Token], name: str, operators: set[int] | None = None) -> list[Token]:
+        """The ``##`` operators of a replacement list applied (6.10.3.3): each joins the tokens on either side
+        (an empty argument's placemarker gives the other one), which must form one preprocessing token.
+        ``operators``: the ids of the tokens that are operators (None: every ``##``, an object-like macro's)."""
+
+        def operator(t: Token) -> bool:
+            return t.text == "##" and (operators is None or id(t) in operators)
+
+        if not any(operator(t) for t in tokens):
+            return [t for t in tokens if t.kind != "ws" or t.text]
+        out: list[Token] = []
+        k = 0
+        while k < len(tokens):
+            tok = tokens[k]
+            if not operator(tok):
+                out.append(tok)
+                k += 1
+                continue
+            while out and out[-1].kind == "ws" and out[-1].text:
+                out.pop()
+            left = out.pop() if out else Token("ws", "", tok.line, tok.column)
+            k += 1
+            while k < len(tokens) and tokens[k].kind == "ws" and tokens[k].text:
+                k += 1
+            right = tokens[k] if k < len(tokens) else Token("ws", "", tok.line, tok.column)
+            k += 1
+            text = left.text + right.text
+            pasted = tokenize(text, left.line, left.column) if text else []
+            if len(pasted) > 1:
+                self.error(
+                    left.line,
+                    left.column,
+                    f"pasting formed '{text}', an invalid preprocessing token (macro '{name}')",
+                )
+            out.extend(pasted or [Token("ws", "", left.line, left.column)])
+        return [t for t in out if t.kind != "ws" or t.text]
 
     @staticmethod
     def _strip(tokens: list[Token]) -> list[Token]:
@@ -247,3 +310,17 @@ class MacroExpander:
         what = f"at least {wanted}" if macro.variadic else str(wanted)
         plural = "" if wanted == 1 and not macro.variadic else "s"
         self.error(at.line, at.column, f"macro '{macro.name}' expects {what} argument{plural}, got {given}")
+
+
+def _stringize(tokens: Sequence[Token]) -> str:
+    """``#arg``: the argument's spelling as a string literal, each run of white space one space, quotes and
+    backslashes escaped inside string and character literals (C99 6.10.3.2p2)."""
+    parts: list[str] = []
+    for tok in tokens:
+        if tok.kind in ("ws", "nl"):
+            if parts and parts[-1] != " ":
+                parts.append(" ")
+            continue
+        text = tok.text.replace("\\", "\\\\").replace('"', '\\"') if tok.kind in ("str", "char") else tok.text
+        parts.append(text)
+    return '"' + "".join(parts).strip() + '"'

@@ -1,0 +1,89 @@
+"""The preprocessor's ``#`` (stringize, C99 6.10.3.2) and ``##`` (token paste, 6.10.3.3), checked on the
+standard's own examples (6.10.3.5) and on kernels that build vector types and kernel names with them, run on the
+simulator and, where installed, on PoCL and Oclgrind against NumPy."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+import wia_hal as wia
+from wia_sim.kernels.preprocess import preprocess
+
+
+def expanded(source: str) -> str:
+    """The preprocessed text, white space collapsed (the tests compare tokens, not layout)."""
+    pp = preprocess(source, "", "kernel.cl", frozenset())
+    assert not pp.errors, pp.diagnostics
+    return re.sub(r"\s+", " ", pp.text).strip()
+
+
+def test_placemarkers_of_empty_arguments() -> None:
+    """C99 6.10.3.5 EXAMPLE 5: an empty argument beside ``##`` pastes as nothing."""
+    source = (
+        "#define t(x,y,z) x ## y ## z\n"
+        "int j[] = { t(1,2,3), t(,4,5), t(6,,7), t(8,9,), t(10,,), t(,11,), t(,,12), t(,,) };\n"
+    )
+    assert expanded(source) == "int j[] = { 123, 45, 67, 89, 10, 11, 12, };"
+
+
+def test_stringize_and_paste_in_the_order_the_standard_gives() -> None:
+    """C99 6.10.3.5 EXAMPLE 4: ``#`` spells the argument before expansion, escaping quotes and backslashes in
+    literals; ``xstr`` expands first; ``##`` pastes unexpanded arguments and the result is rescanned."""
+    source = (
+        "#define str(s) # s\n"
+        "#define xstr(s) str(s)\n"
+        "#define INCFILE(n) vers ## n\n"
+        'a = str(strncmp("abc\\0d", "abc", \'\\4\') == 0);\n'
+        "b = xstr(INCFILE(2).h);\n"
+        "c = str( spaced    out\targs );\n"
+    )
+    assert expanded(source) == (
+        r"""a = "strncmp(\"abc\\0d\", \"abc\", '\\4') == 0"; b = "vers2.h"; c = "spaced out args";"""
+    )
+
+
+def test_a_pasted_hash_hash_is_not_an_operator() -> None:
+    """C99 6.10.3.5 EXAMPLE (6.10.3.3p4): ``# ## #`` makes a ``##`` token that is not pasted again."""
+    source = (
+        "#define hash_hash # ## #\n"
+        "#define mkstr(a) # a\n"
+        "#define in_between(a) mkstr(a)\n"
+        "#define join(c, d) in_between(c hash_hash d)\n"
+        "char p[] = join(x, y);\n"
+    )
+    assert expanded(source) == 'char p[] = "x ## y";'
+
+
+SOURCE = r"""
+#define VEC(t, n) t ## n
+#define LOAD(n) vload ## n
+#define KERNEL(name) kernel_ ## name
+#define NAME(name) #name
+
+__kernel void KERNEL(scale)(__global const float* x, __global VEC(float, 4)* out)
+{
+    const int i = get_global_id(0);
+    VEC(float, 4) v = LOAD(4)(i, x);
+    out[i] = v * (float)(sizeof(NAME(scale)) - 1);     // "scale": 5 characters
+}
+"""
+
+
+def test_pasted_names_and_types_in_a_kernel(device_ctx: wia.Context) -> None:
+    n = 16
+    x = np.random.default_rng(41).uniform(-1, 1, 4 * n).astype(np.float32)
+    kernel = wia.compile_kernel(device_ctx, SOURCE, "kernel_scale")
+    staged = []
+    for data in (x, np.full(4 * n, np.nan, np.float32)):
+        raw = data.view(np.uint8)
+        staging = wia.alloc(device_ctx, raw.size, wia.MemoryType.HOST)
+        wia.memory_ptr(staging)[:] = raw
+        device = wia.alloc(device_ctx, raw.size)
+        wia.copy_async(staging, device, raw.size)
+        staged.append((device, staging))
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=n, local_size=8), *(d for d, _ in staged))
+    wia.copy_async(staged[1][0], staged[1][1], staged[1][0].size)
+    wia.context_synchronize(device_ctx)
+    np.testing.assert_array_equal(np.frombuffer(wia.memory_ptr(staged[1][1]).tobytes(), np.float32), x * 5)
