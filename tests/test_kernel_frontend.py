@@ -1216,6 +1216,18 @@ REJECTED = [
         id="bit-field",
     ),
     pytest.param(
+        k("    float f = a[0];\n    f %= 2.0f;\n"),
+        3,
+        "invalid operands to '%=': integers needed ('float' and 'float')",
+        id="float-remainder-assignment",
+    ),
+    pytest.param(
+        k("    char4 c = (char4)(1);\n    c += 1;\n"),
+        3,
+        "scalar operand type has greater rank than the type of the vector element ('char4' and 'int')",
+        id="compound-assignment-outranking-scalar",
+    ),
+    pytest.param(
         k("    __local __global float* t[2];\n    a[0] = 0;\n"),
         2,
         "multiple address spaces specified for one type (__local and __global; variable 't')",

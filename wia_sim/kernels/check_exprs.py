@@ -346,8 +346,6 @@ class ExpressionChecks(CheckerState):
                     self.error(node, f"invalid operands to '{node.op}' ('{target}' and '{value}')")
             elif not (target.is_arithmetic and value.is_arithmetic):
                 self.error(node, f"invalid operands to '{node.op}' ('{target}' and '{value}')")
-            elif op not in ("<<", ">>"):
-                self.scalar_fits_vector(node, target, value)
             elif op in _INTEGER_ONLY_OPS and (target.name in FLOATS or value.name in FLOATS):
                 self.error(
                     node,
@@ -355,6 +353,8 @@ class ExpressionChecks(CheckerState):
                 )
             elif value.kind == "vector" and (target.kind != "vector" or target.width != value.width):
                 self.error(node, f"cannot assign '{value.type_name}' to '{target.type_name}' with '{node.op}'")
+            elif op not in ("<<", ">>"):
+                self.scalar_fits_vector(node, target, value)
         return target
 
     def expr_Cast(self, node: c_ast.Cast) -> TypeInfo:
