@@ -1,15 +1,18 @@
 """The preprocessor's ``#`` (stringize, C99 6.10.3.2) and ``##`` (token paste, 6.10.3.3), checked on the
 standard's own examples (6.10.3.5) and on kernels that build vector types and kernel names with them, run on the
-simulator and, where installed, on PoCL and Oclgrind against NumPy."""
+simulator and, where installed, on PoCL and Oclgrind against NumPy; and the build options on warnings."""
 
 from __future__ import annotations
 
 import re
 
 import numpy as np
+import pytest
 
 import wia_hal as wia
+from wia_sim.kernels import compile_source
 from wia_sim.kernels.preprocess import preprocess
+from wia_sim.kernels.program import KernelCompileError
 
 
 def expanded(source: str) -> str:
@@ -87,3 +90,25 @@ def test_pasted_names_and_types_in_a_kernel(device_ctx: wia.Context) -> None:
     wia.copy_async(staged[1][0], staged[1][1], staged[1][0].size)
     wia.context_synchronize(device_ctx)
     np.testing.assert_array_equal(np.frombuffer(wia.memory_ptr(staged[1][1]).tobytes(), np.float32), x * 5)
+
+
+@pytest.mark.parametrize(
+    ("options", "log"),
+    [
+        ("", "kernel.cl:1:1: warning: #warning careful"),
+        ("-w", ""),
+        ("-Werror -w", ""),
+        ("-w -Werror", ""),
+    ],
+)
+def test_warning_options(options: str, log: str) -> None:
+    """``-w`` and ``-Werror`` (OpenCL 1.2 5.6.4.5; they were refused as unknown options): ``-w`` wins."""
+    assert compile_source(WARNS, options).build_log == log
+
+
+def test_werror_makes_a_warning_stop_the_build() -> None:
+    with pytest.raises(KernelCompileError, match="kernel.cl:1:1: error: #warning careful"):
+        compile_source(WARNS, "-Werror -cl-mad-enable")
+
+
+WARNS = "#warning careful\n__kernel void k(__global float* o) { o[0] = 1.0f; }\n"

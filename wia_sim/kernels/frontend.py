@@ -31,8 +31,10 @@ After a successful compile these hold in every function body:
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from wia_sim.kernels.checker import Checker
+from wia_sim.kernels.options import warnings_as
 from wia_sim.kernels.parsing import parse
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
@@ -131,6 +133,13 @@ def compile_source(
     except RecursionError:
         checker.error(None, "the program nests too deeply to check")
     diagnostics.extend(checker.diagnostics)
+    policy = warnings_as(options)
+    if policy != "warning":  # -w drops warnings, -Werror makes them errors
+        diagnostics[:] = [
+            replace(d, severity="error") if d.severity == "warning" and policy == "error" else d
+            for d in diagnostics
+            if d.severity != "warning" or policy is not None
+        ]
     if any(d.severity == "error" for d in diagnostics):
         raise fail()
     return Program(

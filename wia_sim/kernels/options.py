@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import shlex
+from typing import Literal
 
 from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic
 
-__all__ = ["FLOAT_EXTENSIONS", "parse_build_options"]
+__all__ = ["FLOAT_EXTENSIONS", "parse_build_options", "warnings_as"]
 
 
 def parse_build_options(options: str) -> tuple[list[tuple[str, str]], list[Diagnostic]]:
@@ -35,7 +36,7 @@ def parse_build_options(options: str) -> tuple[list[tuple[str, str]], list[Diagn
             k += 1
         elif word.startswith("-D"):
             spec = word[2:]
-        elif word.startswith("-cl-"):
+        elif word.startswith("-cl-") or word in ("-w", "-Werror"):  # -w, -Werror: ``warnings_as`` (5.6.4.5)
             continue
         elif word.startswith("-I"):
             error(f"includes are not supported: build option '{word}'")
@@ -50,3 +51,13 @@ def parse_build_options(options: str) -> tuple[list[tuple[str, str]], list[Diagn
 
 FLOAT_EXTENSIONS = frozenset({"cl_khr_fp64", "cl_khr_fp16"})
 """The optional floating-point extensions of OpenCL C 1.2 (9.3, 9.4): ``double`` and ``half`` arithmetic."""
+
+
+def warnings_as(options: str) -> Literal["warning", "error", None]:
+    """What the build options make of warnings (OpenCL 1.2 5.6.4.5): ``-w`` drops them (None), ``-Werror`` makes
+    them errors; ``-w`` wins, in any order, as in Clang (a warning ignored is never promoted)."""
+    try:
+        words = set(shlex.split(options))
+    except ValueError:
+        return "warning"
+    return None if "-w" in words else "error" if "-Werror" in words else "warning"
