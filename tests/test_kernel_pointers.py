@@ -220,3 +220,14 @@ __kernel void k(__global float* y)
     y = np.zeros(64, np.float32)
     run_kernel(compile_source(src, ""), "k", [y.view(np.uint8)], launch_geometry((64, 1, 1), (16, 1, 1), 256, 1))
     np.testing.assert_array_equal(y, np.arange(64, dtype=np.float32) * 9)
+
+
+def test_an_address_space_after_a_star_inside_a_string_is_text(capsys: pytest.CaptureFixture[str]) -> None:
+    """The parser's workaround for ``T* __local p`` (parsing.py) leaves string literals as they are."""
+    wia.set_backend("sim", hardware="wia-tiny")
+    ctx = wia.create_context()
+    source = '__kernel void k(__global int* o) { if (get_global_id(0) == 0) printf("x * local, y* __global\\n"); }'
+    kernel = wia.compile_kernel(ctx, source, "k")
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=2, local_size=2), wia.alloc(ctx, 8))
+    wia.context_synchronize(ctx)
+    assert capsys.readouterr().out == "x * local, y* __global\n"

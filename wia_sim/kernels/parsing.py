@@ -61,15 +61,21 @@ _POINTER_SPACE = re.compile(
 )
 
 
+_STRING_LITERAL = re.compile(r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'")
+
+
 def _pointer_spaces(text: str) -> tuple[str, dict[tuple[int, int], str]]:
     """``text`` without the address spaces written after a ``*`` (``__global float* __local t[2]``: an array in
     ``__local`` memory of pointers to ``__global`` memory), which OpenCLCParser's declarator grammar does not take
     (it takes only ``const``, ``volatile`` and ``restrict`` there), blanked to keep every column; and each one by
     the line and column of its ``*``, for ``_restore_pointer_spaces``."""
     spaces: dict[tuple[int, int], str] = {}
+    literals = [(m.start(), m.end()) for m in _STRING_LITERAL.finditer(text)]
 
     def blank(m: re.Match[str]) -> str:
         at = m.start()
+        if any(a <= at < b for a, b in literals):  # ``printf("x * local")``: text, not a declarator
+            return m.group(0)
         line_start = text.rfind("\n", 0, at) + 1
         spaces[(text.count("\n", 0, at) + 1, at - line_start + 1)] = "__" + m.group(3).strip("_")
         return "*" + m.group(1) + m.group(2) + " " * len(m.group(3))
