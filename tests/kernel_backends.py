@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
+import numpy as np
 import pytest
 
 import wia_hal as wia
@@ -38,3 +39,35 @@ def context_on(
         wia.destroy_context(context)
     finally:
         wia.set_backend("sim")
+
+
+def run_arrays(
+    ctx: wia.Context,
+    source: str,
+    kernel: str,
+    arrays: Sequence[np.ndarray],
+    global_size: int,
+    local_size: int,
+    *scalars: np.generic,
+) -> list[np.ndarray]:
+    """``kernel`` of ``source`` launched once on ``ctx`` with ``arrays`` as its buffer arguments, in order, then
+    ``scalars``: every array's contents after the launch, as new arrays of its shape and dtype. Buffers are DEVICE
+    memory filled from HOST staging (kernel element types are wider than the HAL's tensor dtypes)."""
+    compiled = wia.compile_kernel(ctx, source, kernel)
+    staged = []
+    for data in arrays:
+        raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)
+        staging = wia.alloc(ctx, raw.size, wia.MemoryType.HOST)
+        wia.memory_ptr(staging)[:] = raw
+        device = wia.alloc(ctx, raw.size)
+        wia.copy_async(staging, device, raw.size)
+        staged.append((device, staging))
+    config = wia.LaunchConfig(global_size=global_size, local_size=local_size)
+    wia.launch_kernel(compiled, config, *(d for d, _ in staged), *scalars)
+    for device, staging in staged:
+        wia.copy_async(device, staging, device.size)
+    wia.context_synchronize(ctx)
+    return [
+        np.frombuffer(wia.memory_ptr(s).tobytes(), a.dtype).reshape(a.shape)
+        for (_, s), a in zip(staged, arrays, strict=True)
+    ]

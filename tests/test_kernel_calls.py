@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kernel_backends import run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
@@ -54,19 +55,7 @@ N = 32
 
 def test_a_kernel_calls_a_kernel_and_helpers_take_arrays(device_ctx: wia.Context) -> None:
     a = np.random.default_rng(37).uniform(-1, 1, N).astype(np.float32)
-    kernel = wia.compile_kernel(device_ctx, SOURCE, "calls")
-    staged = []
-    for data in (a, np.full(N, np.nan, np.float32)):
-        raw = data.view(np.uint8)
-        staging = wia.alloc(device_ctx, raw.size, wia.MemoryType.HOST)
-        wia.memory_ptr(staging)[:] = raw
-        device = wia.alloc(device_ctx, raw.size)
-        wia.copy_async(staging, device, raw.size)
-        staged.append((device, staging))
-    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=N, local_size=8), *(d for d, _ in staged))
-    wia.copy_async(staged[1][0], staged[1][1], staged[1][0].size)
-    wia.context_synchronize(device_ctx)
-    got = np.frombuffer(wia.memory_ptr(staged[1][1]).tobytes(), np.float32)
+    got = run_arrays(device_ctx, SOURCE, "calls", [a, np.full(N, np.nan, np.float32)], N, 8)[1]
     lid = np.arange(N) % 8
     want = (a * np.float32(6) + (lid * (lid + 1) // 2).astype(np.float32)) + np.float32(1.5)
     np.testing.assert_allclose(got, want, rtol=2e-7, atol=2e-6)  # a*0 + a*1 + a*2 + a*3 summed in float32

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kernel_backends import run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
@@ -99,20 +100,7 @@ def reference(v: np.ndarray) -> np.ndarray:
 
 def test_forward_gotos(device_ctx: wia.Context) -> None:
     v = np.random.default_rng(23).integers(1, 60, M).astype(np.int32)
-    kernel = wia.compile_kernel(device_ctx, SOURCE, "jumps")
-    staged = []
-    for data in (v, np.full(4 * N, -99, np.int32)):
-        raw = data.view(np.uint8)
-        staging = wia.alloc(device_ctx, raw.size, wia.MemoryType.HOST)
-        wia.memory_ptr(staging)[:] = raw
-        device = wia.alloc(device_ctx, raw.size)
-        wia.copy_async(staging, device, raw.size)
-        staged.append((device, staging))
-    config = wia.LaunchConfig(global_size=N, local_size=16)
-    wia.launch_kernel(kernel, config, staged[0][0], staged[1][0], np.int32(M))
-    wia.copy_async(staged[1][0], staged[1][1], staged[1][0].size)
-    wia.context_synchronize(device_ctx)
-    got = np.frombuffer(wia.memory_ptr(staged[1][1]).tobytes(), np.int32).reshape(N, 4)
+    got = run_arrays(device_ctx, SOURCE, "jumps", [v, np.full((N, 4), -99, np.int32)], N, 16, np.int32(M))[1]
     np.testing.assert_array_equal(got, reference(v))
 
 

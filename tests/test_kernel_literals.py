@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kernel_backends import run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source, run_kernel
@@ -49,20 +50,7 @@ N = 64
 def test_braces_and_compound_literals(device_ctx: wia.Context) -> None:
     rng = np.random.default_rng(17)
     a, b = (rng.uniform(-4, 4, N).astype(np.float32) for _ in range(2))
-    kernel = wia.compile_kernel(device_ctx, SOURCE, "literals")
-    buffers = []
-    for data in (a, b, np.full(8 * N, np.nan, np.float32)):
-        raw = data.view(np.uint8)
-        staging = wia.alloc(device_ctx, raw.size, wia.MemoryType.HOST)
-        wia.memory_ptr(staging)[:] = raw
-        device = wia.alloc(device_ctx, raw.size)
-        wia.copy_async(staging, device, raw.size)
-        buffers.append((device, staging))
-    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=N, local_size=16), *(d for d, _ in buffers))
-    out_device, out_staging = buffers[2]
-    wia.copy_async(out_device, out_staging, out_device.size)
-    wia.context_synchronize(device_ctx)
-    got = np.frombuffer(wia.memory_ptr(out_staging).tobytes(), np.float32).reshape(N, 8)
+    got = run_arrays(device_ctx, SOURCE, "literals", [a, b, np.full((N, 8), np.nan, np.float32)], N, 16)[2]
 
     i = np.arange(N)
     f32 = np.float32

@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from kernel_backends import run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
@@ -77,19 +78,8 @@ __kernel void KERNEL(scale)(__global const float* x, __global VEC(float, 4)* out
 def test_pasted_names_and_types_in_a_kernel(device_ctx: wia.Context) -> None:
     n = 16
     x = np.random.default_rng(41).uniform(-1, 1, 4 * n).astype(np.float32)
-    kernel = wia.compile_kernel(device_ctx, SOURCE, "kernel_scale")
-    staged = []
-    for data in (x, np.full(4 * n, np.nan, np.float32)):
-        raw = data.view(np.uint8)
-        staging = wia.alloc(device_ctx, raw.size, wia.MemoryType.HOST)
-        wia.memory_ptr(staging)[:] = raw
-        device = wia.alloc(device_ctx, raw.size)
-        wia.copy_async(staging, device, raw.size)
-        staged.append((device, staging))
-    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=n, local_size=8), *(d for d, _ in staged))
-    wia.copy_async(staged[1][0], staged[1][1], staged[1][0].size)
-    wia.context_synchronize(device_ctx)
-    np.testing.assert_array_equal(np.frombuffer(wia.memory_ptr(staged[1][1]).tobytes(), np.float32), x * 5)
+    got = run_arrays(device_ctx, SOURCE, "kernel_scale", [x, np.full(4 * n, np.nan, np.float32)], n, 8)[1]
+    np.testing.assert_array_equal(got, x * 5)
 
 
 @pytest.mark.parametrize(
@@ -107,7 +97,7 @@ def test_warning_options(options: str, log: str) -> None:
 
 
 def test_werror_makes_a_warning_stop_the_build() -> None:
-    with pytest.raises(KernelCompileError, match="kernel.cl:1:1: error: #warning careful"):
+    with pytest.raises(KernelCompileError, match=r"kernel\.cl:1:1: error: #warning careful"):
         compile_source(WARNS, "-Werror -cl-mad-enable")
 
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kernel_backends import run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source, run_kernel
@@ -88,23 +89,9 @@ __kernel void sinks(__global const float* x, __global float* lo, __global float*
 """
 
 
-def _run(ctx: wia.Context, name: str, arrays: list[np.ndarray], local: int = LOCAL) -> list[np.ndarray]:
+def _run(ctx: wia.Context, name: str, arrays: list[np.ndarray]) -> list[np.ndarray]:
     """``name`` of ``KERNELS`` over ``N`` work-items with ``arrays`` as its buffers: their contents after."""
-    kernel = wia.compile_kernel(ctx, KERNELS, name)
-    buffers, stagings = [], []
-    for a in arrays:
-        data = np.ascontiguousarray(a).reshape(-1).view(np.uint8)
-        staging = wia.alloc(ctx, data.size, wia.MemoryType.HOST)
-        wia.memory_ptr(staging)[:] = data
-        device = wia.alloc(ctx, data.size)
-        wia.copy_async(staging, device, data.size)
-        buffers.append(device)
-        stagings.append(staging)
-    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=N, local_size=local), *buffers)
-    for device, staging in zip(buffers, stagings, strict=True):
-        wia.copy_async(device, staging, device.size)
-    wia.context_synchronize(ctx)
-    return [np.frombuffer(wia.memory_ptr(s).tobytes(), a.dtype) for s, a in zip(stagings, arrays, strict=True)]
+    return run_arrays(ctx, KERNELS, name, arrays, N, LOCAL)
 
 
 def test_atomics_through_a_pointer_per_work_item(device_ctx: wia.Context) -> None:

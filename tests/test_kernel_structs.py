@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_backends import use_backend
+from kernel_backends import run_arrays, use_backend
 
 import wia_hal as wia
 from wia_sim.kernels import run_kernel
@@ -389,11 +389,5 @@ __kernel void k(__global int* out)
 def test_alignof_agrees_with_the_devices(device_ctx: wia.Context) -> None:
     """``_Alignof`` and Clang's ``__alignof__``/``__alignof`` of scalars, vectors (a 3-vector as a 4-vector),
     structs (packed ones too) and pointers: the layout rules the struct code uses, held to the devices'."""
-    kernel = wia.compile_kernel(device_ctx, ALIGNOF, "k")
-    out = wia.alloc(device_ctx, 7 * 4)
-    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=1, local_size=1), out)
-    staging = wia.alloc(device_ctx, out.size, wia.MemoryType.HOST)
-    wia.copy_async(out, staging, out.size)
-    wia.context_synchronize(device_ctx)
-    got = np.frombuffer(wia.memory_ptr(staging).tobytes(), np.int32)
+    got = run_arrays(device_ctx, ALIGNOF, "k", [np.zeros(7, np.int32)], 1, 1)[0]
     assert got.tolist() == [16, 16, 1, 16, 4, 8, 4]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kernel_backends import run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
@@ -33,24 +34,8 @@ def test_vector_conditions_select_per_component(device_ctx: wia.Context) -> None
     rng = np.random.default_rng(29)
     v = rng.uniform(-2, 2, (N, 4)).astype(np.float32)
     m = rng.choice(np.array([-3, -1, 0, 1, 2, 2**31 - 1, -(2**31)], np.int32), (N, 4))
-    kernel = wia.compile_kernel(device_ctx, SOURCE, "selection")
     arrays = [v, m, np.full((N, 4), np.nan, np.float32), np.full((N, 4), -99, np.int32), np.zeros((N, 2), np.uint64)]
-    staged = []
-    for data in arrays:
-        raw = data.reshape(-1).view(np.uint8)
-        staging = wia.alloc(device_ctx, raw.size, wia.MemoryType.HOST)
-        wia.memory_ptr(staging)[:] = raw
-        device = wia.alloc(device_ctx, raw.size)
-        wia.copy_async(staging, device, raw.size)
-        staged.append((device, staging))
-    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=N, local_size=8), *(d for d, _ in staged))
-    for device, staging in staged[2:]:
-        wia.copy_async(device, staging, device.size)
-    wia.context_synchronize(device_ctx)
-    out, q, w = (
-        np.frombuffer(wia.memory_ptr(s).tobytes(), a.dtype).reshape(a.shape)
-        for (_, s), a in zip(staged[2:], arrays[2:], strict=True)
-    )
+    out, q, w = run_arrays(device_ctx, SOURCE, "selection", arrays, N, 8)[2:]
     i = np.arange(N)
     np.testing.assert_array_equal(out, np.where(m < 0, v, -v))
     np.testing.assert_array_equal(q, np.where(m < 0, 5, i[:, None]))
@@ -76,20 +61,8 @@ def test_logical_operators_on_vectors(device_ctx: wia.Context, request: pytest.F
         )
     rng = np.random.default_rng(31)
     x, y = (rng.choice(np.array([0, 0, 1, -1, 7, -32768], np.int16), (N, 4)) for _ in range(2))
-    kernel = wia.compile_kernel(device_ctx, LOGICAL, "logical")
-    staged = []
-    for data in (x, y, np.full((3 * N, 4), 99, np.int16)):
-        raw = data.reshape(-1).view(np.uint8)
-        staging = wia.alloc(device_ctx, raw.size, wia.MemoryType.HOST)
-        wia.memory_ptr(staging)[:] = raw
-        device = wia.alloc(device_ctx, raw.size)
-        wia.copy_async(staging, device, raw.size)
-        staged.append((device, staging))
-    config = wia.LaunchConfig(global_size=N, local_size=8)
-    wia.launch_kernel(kernel, config, *(d for d, _ in staged), np.int16(N // 2))
-    wia.copy_async(staged[2][0], staged[2][1], staged[2][0].size)
-    wia.context_synchronize(device_ctx)
-    out = np.frombuffer(wia.memory_ptr(staged[2][1]).tobytes(), np.int16).reshape(N, 3, 4)
+    out_init = np.full((N, 3, 4), 99, np.int16)
+    out = run_arrays(device_ctx, LOGICAL, "logical", [x, y, out_init], N, 8, np.int16(N // 2))[2]
     i = np.arange(N)[:, None]
     np.testing.assert_array_equal(out[:, 0], -((x != 0) & (y != 0)).astype(np.int16))
     np.testing.assert_array_equal(out[:, 1], -((x != 0) | (y != 0)).astype(np.int16))

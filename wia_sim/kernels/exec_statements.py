@@ -278,17 +278,7 @@ class StatementRunner(ExecutorState):
                 region.init = np.zeros(region.data.size, dtype=bool)
             scope[node.name] = Var(array=base)
             return
-        if t.kind == "pointer" and node.name in self.program.address_taken:  # ``&p``: kept in memory, by address
-            ct = self._ct(t)
-            region = Region.allocate("private", f"__private variable '{node.name}'", self.n, elem_bytes(ct), "lane")
-            if self.checks:
-                region.init = np.zeros(region.data.size, dtype=bool)
-            base = Pointer(region, ct, np.asarray(0, np.int64))
-            scope[node.name] = Var(mem=base)
-            if node.init is not None:
-                self.store(base, self.to_value(self.eval(node.init, mask), ct), mask)
-            return
-        if t.kind == "pointer":
+        if t.kind == "pointer" and node.name not in self.program.address_taken:  # (``&p``: kept in memory, below)
             elem, dims = self._pt(t)
             var = Var(is_pointer=True, ptr_elem=elem)
             if node.init is not None:
@@ -298,7 +288,7 @@ class StatementRunner(ExecutorState):
                 var.value = Pointer(p.region, elem, p.off, dims, p.null)
             scope[node.name] = var
             return
-        ct = self._ct(t, f" (line {_line(node)})")
+        ct = self._ct(t, f" (line {_line(node)})")  # a pointer's: its address (``pointers.PtrType``)
         if node.name in self.program.address_taken:  # lives in private memory so that a pointer can reach it
             region = Region.allocate("private", f"__private variable '{node.name}'", self.n, elem_bytes(ct), "lane")
             if self.checks:
