@@ -1809,6 +1809,17 @@ _TOKENS = st.sampled_from(
         "\\\n",
         "#if 1\n",
         "#endif\n",
+        "#define P(a, b) a ## b\n",
+        "#define S(x) # x\n",
+        "P(",
+        "S(",
+        "##",
+        "* __local",
+        "lbl:",
+        "goto lbl;",
+        "(float2){",
+        "&&",
+        "__alignof__(",
     ]
 )
 
