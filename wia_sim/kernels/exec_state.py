@@ -32,7 +32,7 @@ Result = Value | Pointer
 class _Frame:
     scopes: list[dict[str, Var]]
     ret_type: CType | None = None
-    retval: Result | None = None
+    retval: Value | None = None  # (a pointer is returned as its address: ``pointers.PtrType``)
     ret: Array | None = None
     brk: Array | None = None
     cont: Array | None = None

@@ -119,7 +119,7 @@ class StatementRunner(ExecutorState):
             if node.expr is not None and f.ret_type is not None:
                 # a pointer is returned as its address (``pointers.PtrType``) until every return is in
                 rv = self.to_value(self.eval(node.expr, mask), f.ret_type)
-                if f.retval is None or isinstance(f.retval, Pointer):
+                if f.retval is None:
                     f.retval = rv
                 else:
                     f.retval = Value(rv.t, merge_lanes(mask, rv.a, f.retval.a, _lane_width(rv.t)))

@@ -48,7 +48,7 @@ from wia_sim.kernels.initializers import elided_length
 from wia_sim.kernels.lanes import Geometry, lanes_of, per_lane
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
 from wia_sim.kernels.memargs import unwrap
-from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType
+from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput, c_string
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
@@ -274,13 +274,6 @@ def _on_grid(ufunc: Any, a: Value, b: Value, dtype: Any) -> Array:
     out = scratch.empty((math.prod(shape),), dtype)
     ufunc(x, y, out=out.reshape(shape))
     return out
-
-
-def _one_object(a: Pointer, b: Pointer) -> bool:
-    """Whether ``a`` and ``b`` point into one object in every lane (their offsets compare as they are)."""
-    return (
-        a.region is b.region and a.region is not None and a.region is not SEVERAL and a.null is None and b.null is None
-    )
 
 
 def _stores_nothing(node: c_ast.Node) -> bool:
@@ -777,7 +770,7 @@ class _Executor(StructOps, StatementRunner):
                 return Value(p.elem, None, grid=values) if values.ndim == 6 else Value(p.elem, values)
         return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
 
-    def _gathered(self, parts: list[tuple[Result, Array]], mask: Array) -> Result:
+    def _gathered(self, parts: Sequence[tuple[Result, Array]], mask: Array) -> Result:
         """One result from the results of the lanes of each part (disjoint masks): what a load through a pointer
         into several objects read."""
         first = parts[0][0]
@@ -1022,7 +1015,7 @@ class _Executor(StructOps, StatementRunner):
         if isinstance(b, Pointer) and isinstance(a, Value) and op == "+":
             return b.moved(np.asarray(a.a).astype(np.int64) * b.elem_size)
         if isinstance(a, Pointer) and isinstance(b, Pointer):
-            if _one_object(a, b):
+            if one_object(a, b):
                 x, y = a.off, b.off
             else:  # into different objects (or NULL in some lanes): their addresses, unequal across objects
                 x, y = self.addresses.address(a), self.addresses.address(b)
@@ -1086,7 +1079,7 @@ class _Executor(StructOps, StatementRunner):
                 return a
             if not t_mask.any():
                 return b
-            if isinstance(a, Pointer) and isinstance(b, Pointer) and _one_object(a, b):
+            if isinstance(a, Pointer) and isinstance(b, Pointer) and one_object(a, b):
                 return Pointer(a.region, a.elem, np.where(c, a.off, b.off), a.dims)
             # by address: the objects may differ per lane, an integer (a null pointer constant) is its address
             x = self.addresses.address(a) if isinstance(a, Pointer) else self._conv(a, LONG)
@@ -1327,7 +1320,7 @@ class _Executor(StructOps, StatementRunner):
             self.frame = saved
         self.st.line = line  # the rest of the calling statement is on the caller's line
         if isinstance(ret_type, PtrType):  # the addresses each lane returned (0, NULL, where it returned none)
-            a = np.zeros((), np.int64) if result is None else np.asarray(result.a if isinstance(result, Value) else 0)
+            a = np.zeros((), np.int64) if result is None else np.asarray(result.a)
             return self.addresses.pointer(a, ret_type.target, ret_type.dims, mask)
         if result is None:
             if ret_type is None:
@@ -1474,7 +1467,7 @@ class _Executor(StructOps, StatementRunner):
         operands = [self._conv(self.value(a, mask), t) for a in args[1:]]
         if p.region is SEVERAL:  # object by object (a legal order of the work-items' atomics)
             parts = [(self.atomic_at(op, q, operands, m, node), m) for q, m in self.addresses.split(p, mask)]
-            result = self._gathered(list(parts), mask)
+            result = self._gathered(parts, mask)
             assert isinstance(result, Value)
             return result
         return self.atomic_at(op, p, operands, mask, node)

@@ -15,7 +15,7 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.lanes import per_lane
-from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType
+from wia_sim.kernels.pointers import AddressMap, PtrType, one_object
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
 
 __all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "check_assigned", "mark_assigned", "merge_lanes"]
@@ -142,7 +142,7 @@ class VarRef(Ref):
             old = var.value
             if full or not isinstance(old, Pointer) or (old.region is None and new.region is None):
                 var.value = new
-            elif old.region is new.region and old.region is not SEVERAL and old.null is None and new.null is None:
+            elif one_object(old, new):
                 var.value = Pointer(old.region, old.elem, np.where(mask, new.off, old.off), old.dims)
             else:  # NULL, or another object, in some lanes: kept by address (``pointers.py``)
                 addresses = self.ex.addresses

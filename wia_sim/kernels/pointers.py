@@ -23,7 +23,7 @@ from wia_sim.kernels.ctype import SCALARS, CType
 from wia_sim.kernels.lanes import per_lane
 from wia_sim.kernels.spaces import Pointer, Region
 
-__all__ = ["SEVERAL", "TAG_SHIFT", "AddressMap", "PtrType"]
+__all__ = ["SEVERAL", "TAG_SHIFT", "AddressMap", "PtrType", "one_object"]
 
 Array = NDArray[Any]
 
@@ -34,6 +34,19 @@ _HALF = 1 << (TAG_SHIFT - 1)
 SEVERAL = Region.allocate("global", "a pointer into different memory objects per work-item", 1, 0, "none")
 """The region of a pointer whose lanes point into different objects: its offsets are addresses (``AddressMap``).
 Never read or written itself: ``AddressMap.split`` resolves it first."""
+
+
+def one_object(a: Pointer, b: Pointer) -> bool:
+    """Whether ``a`` and ``b`` point into one object in every lane, NULL in none: their offsets compare and merge
+    as they are, with no addresses needed."""
+    return (
+        a.region is b.region and a.region is not None and a.region is not SEVERAL and a.null is None and b.null is None
+    )
+
+
+def _tags(addresses: Array) -> Array:
+    """The object tag of each address (rounded, so that an offset a little before an object still names it)."""
+    return (addresses + _HALF) >> TAG_SHIFT
 
 
 @dataclass(frozen=True)
@@ -83,7 +96,7 @@ class AddressMap:
         """The pointer that ``addresses`` (int64 or the uint64 bits of a stored pointer) hold in the lanes of
         ``mask``: into one object (NULL in some lanes, ``Pointer.null``) where they name one, else into ``SEVERAL``."""
         a = np.asarray(addresses).astype(np.int64, copy=False)
-        tags = (a + _HALF) >> TAG_SHIFT
+        tags = _tags(a)
         seen = np.unique(per_lane(tags, (self.n,))[mask]) if tags.ndim else np.unique(tags)
         objects = [int(t) for t in seen if t != 0]
         if not objects:
@@ -100,7 +113,7 @@ class AddressMap:
         """A pointer into ``SEVERAL`` as one pointer per object with the lanes of ``mask`` that point into it (an
         address that names no object is NULL: dereferencing it is the ``null_pointer`` finding)."""
         a = per_lane(np.asarray(p.off, np.int64), (self.n,))
-        tags = (a + _HALF) >> TAG_SHIFT
+        tags = _tags(a)
         parts: list[tuple[Pointer, Array]] = []
         for t in np.unique(tags[mask]):
             t = int(t)
