@@ -27,6 +27,7 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels.ctype import SCALARS, CType, elem_bytes
+from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.pointers import SEVERAL
 from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.types import VOID, TypeInfo
@@ -205,22 +206,26 @@ class AsyncCopies:
         self.ex = ex
         self.pending: list[_Copy] = []
         self.next_event = 1
+        self._first: tuple[Array | None, Array] = (None, np.zeros(0, np.int64))
 
     # ------------------------------------------------------------------ per-group values
     def _per_group(self, a: Array, mask: Array, what: str, divergent: list[tuple[str, Array]]) -> Array:
         """The value of a uniform argument per group (its first active lane's); lanes whose value differs from
         it are noted in ``divergent``."""
         ex = self.ex
+        a = np.asarray(a)
+        if not a.ndim:  # the same in every lane (a constant, a kernel argument)
+            return np.full(ex.groups, a)
         gs = ex.geometry.group_size
-        lanes = np.broadcast_to(np.asarray(a), (ex.n,)).reshape(-1, gs)
-        per_group = mask.reshape(-1, gs)
-        first = np.argmax(per_group, axis=1)
-        value = lanes[np.arange(lanes.shape[0]), first]
-        if ex.checks and np.asarray(a).ndim:
-            differ = per_group & (lanes != value[:, None])
-            if bool(differ.any()):
+        if self._first[0] is not mask:  # the arguments of one call share its mask: its first lanes found once
+            per_group = mask.reshape(-1, gs)
+            self._first = (mask, per_group.argmax(axis=1) + np.arange(0, ex.n, gs))
+        value = a[self._first[1]]
+        if ex.checks:
+            differ = mask.reshape(-1, gs) & (a.reshape(-1, gs) != value[:, None])
+            if any_lane(differ):
                 divergent.append((what, differ.reshape(-1)))
-        return np.asarray(value)
+        return value
 
     # ------------------------------------------------------------------ the built-ins
     def call(self, name: str, args: list[c_ast.Node], mask: Array, line: int) -> Value:

@@ -25,9 +25,13 @@ def apply_atomic(op: str, view: Array, idx: Array, ops: list[Array], t: CType) -
     n = idx.size
     order = np.argsort(idx, kind="stable")
     iv = idx[order]  # lanes sorted by address, in lane order within an address: one run of lanes per address
-    starts = np.flatnonzero(np.r_[True, iv[1:] != iv[:-1]])
-    lengths = np.diff(np.r_[starts, n])
-    ends = starts + lengths - 1
+    boundary = np.ones(n, dtype=bool)
+    np.not_equal(iv[1:], iv[:-1], out=boundary[1:])
+    starts = boundary.nonzero()[0]
+    ends = np.empty_like(starts)
+    ends[:-1] = starts[1:] - 1
+    ends[-1:] = n - 1
+    lengths = ends - starts + 1
     run = np.repeat(np.arange(starts.size), lengths)  # each sorted lane's run
     first = np.zeros(n, dtype=bool)
     first[starts] = True

@@ -125,18 +125,20 @@ def comparison_type(t: CType) -> CType:
 
 def convert(values: np.ndarray, source: CType, target: CType) -> np.ndarray:
     """``values`` of ``source`` as ``target``: integers wrap, floats to integers truncate toward zero (C), NaN and
-    out-of-range floats give what the target's conversion gives on x86 (implementation-defined in C)."""
+    out-of-range floats give what the target's conversion gives on x86 (implementation-defined in C).
+
+    Without an ``np.errstate`` of its own (a microsecond per call, on the executor's every operation): a launch
+    runs under ``errstate(all="ignore")`` (``executor.run_kernel``); elsewhere NumPy may warn, with the same
+    result."""
     if target.is_vector and not source.is_vector:
         values = np.repeat(values[..., None], target.width, axis=-1)
     if source.kind == "float" and target.kind in ("int", "uint"):
-        with np.errstate(invalid="ignore"):
-            values = np.trunc(values)
-            if target.kind == "uint":
-                return values.astype(np.int64).astype(target.dtype)
+        values = np.trunc(values)
+        if target.kind == "uint":
+            return values.astype(np.int64).astype(target.dtype)
     if target.kind == "bool":
         return values != 0
-    with np.errstate(over="ignore", invalid="ignore"):
-        return values.astype(target.dtype)
+    return values.astype(target.dtype)
 
 
 def wrap(value: int, t: CType) -> int:
@@ -156,39 +158,39 @@ def arithmetic(op: str, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
     """``a op b`` for operands already converted to ``t``: + - * / % << >> & | ^ with C's semantics.
 
     Integer ``/`` truncates toward zero and ``%`` takes the dividend's sign; division by zero gives 0 in the lane
-    (the executor reports it); shift counts are taken modulo the width in bits (OpenCL C 1.2, 6.3 j).
+    (the executor reports it); shift counts are taken modulo the width in bits (OpenCL C 1.2, 6.3 j). Run under
+    the launch's ``np.errstate``, as ``convert``.
     """
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        if op == "+":
-            return a + b
-        if op == "-":
-            return a - b
-        if op == "*":
-            return a * b
-        if t.kind == "float":
-            if op == "/":
-                return a / b
-            raise TypeError(f"operator {op} needs integer operands, got {t}")
-        if op in _INT_DIVIDE:
-            zero = b == 0
-            safe = np.where(zero, np.ones_like(b), b)
-            if op == "/":
-                result = a // safe  # floor division; C truncates toward zero:
-                if t.kind == "int":
-                    inexact = (a - result * safe) != 0
-                    result = np.where(inexact & ((a < 0) ^ (safe < 0)), result + 1, result)
-            else:
-                result = np.fmod(a, safe)
-            return np.where(zero, np.zeros_like(result), result).astype(t.dtype)
-        if op in ("<<", ">>"):
-            count = (b & (t.dtype.itemsize * 8 - 1)).astype(t.dtype)
-            return (a << count) if op == "<<" else (a >> count)
-        if op == "&":
-            return a & b
-        if op == "|":
-            return a | b
-        if op == "^":
-            return a ^ b
+    if op == "+":
+        return a + b
+    if op == "-":
+        return a - b
+    if op == "*":
+        return a * b
+    if t.kind == "float":
+        if op == "/":
+            return a / b
+        raise TypeError(f"operator {op} needs integer operands, got {t}")
+    if op in _INT_DIVIDE:
+        zero = b == 0
+        safe = np.where(zero, np.ones_like(b), b)
+        if op == "/":
+            result = a // safe  # floor division; C truncates toward zero:
+            if t.kind == "int":
+                inexact = (a - result * safe) != 0
+                result = np.where(inexact & ((a < 0) ^ (safe < 0)), result + 1, result)
+        else:
+            result = np.fmod(a, safe)
+        return np.where(zero, np.zeros_like(result), result).astype(t.dtype)
+    if op in ("<<", ">>"):
+        count = (b & (t.dtype.itemsize * 8 - 1)).astype(t.dtype)
+        return (a << count) if op == "<<" else (a >> count)
+    if op == "&":
+        return a & b
+    if op == "|":
+        return a | b
+    if op == "^":
+        return a ^ b
     raise TypeError(f"unknown operator {op}")
 
 

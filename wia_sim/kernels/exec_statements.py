@@ -16,6 +16,7 @@ from pycparser import c_ast
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
 from wia_sim.kernels.jumps import labels_in
+from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.lvalues import Var, merge_lanes
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
@@ -46,7 +47,7 @@ class StatementRunner(ExecutorState):
         try:
             for k, s in enumerate(items):
                 m = self.live(mask)
-                if not m.any():
+                if not any_lane(m):
                     if not f.jumps or not any(name in f.jumps for t in items[k:] for name in labels_in(t)):
                         break
                     if not labels_in(s):  # every lane waits for a label further on: on to it
@@ -69,7 +70,7 @@ class StatementRunner(ExecutorState):
             waiting = f.jumps.pop(node.name, None)  # the lanes that jumped here go on with the others
             if waiting is not None:
                 mask = mask | waiting
-            if node.stmt is not None and mask.any():
+            if node.stmt is not None and any_lane(mask):
                 self.statement(node.stmt, mask)
             return
         self.step(node, mask)
@@ -86,9 +87,9 @@ class StatementRunner(ExecutorState):
                 t, e = self.none, mask
             else:
                 t, e = mask & c, mask & ~c
-            if t.any() and node.iftrue is not None:
+            if node.iftrue is not None and any_lane(t):
                 self.substatement(node.iftrue, t)
-            if node.iffalse is not None and e.any():
+            if node.iffalse is not None and any_lane(e):
                 self.substatement(node.iffalse, e)
         elif isinstance(node, c_ast.For):
             self.frame.scopes.append({})
@@ -159,7 +160,7 @@ class StatementRunner(ExecutorState):
                     self.st.line = line
                     active = self.truth(self.eval(cond, active), active)
                 first = False
-                if not active.any():
+                if not any_lane(active):
                     break
                 self.st.line = line
                 self.step(cond or c_ast.EmptyStatement(), active)
@@ -172,7 +173,7 @@ class StatementRunner(ExecutorState):
                     active = active & ~waiting
                 if f.ret is not None:
                     active = active & ~f.ret
-                if nxt is not None and active.any():
+                if nxt is not None and any_lane(active):
                     self.st.line = line
                     self.eval(nxt, active)
         finally:
@@ -199,7 +200,7 @@ class StatementRunner(ExecutorState):
                 stmts = (item.stmts or []) if isinstance(item, c_ast.Case | c_ast.Default) else [item]
                 for s in stmts:
                     m = self.live(active)
-                    if m.any():
+                    if any_lane(m):
                         self.statement(s, m)
                     elif k < last and isinstance(s, c_ast.Decl | c_ast.DeclList):
                         self.declare(s)
@@ -218,7 +219,7 @@ class StatementRunner(ExecutorState):
         remaining = mask
         labels = [item for item in items if isinstance(item, c_ast.Case)]
         for k, label in enumerate(labels):
-            if not remaining.any():
+            if not any_lane(remaining):
                 break
             if k:
                 self.st.line = _line(label)

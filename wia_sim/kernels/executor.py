@@ -45,7 +45,7 @@ from wia_sim.kernels.ctype import (
 from wia_sim.kernels.exec_state import _designated, _Frame, _line, _nested
 from wia_sim.kernels.exec_statements import StatementRunner
 from wia_sim.kernels.initializers import elided_length
-from wia_sim.kernels.lanes import Geometry, lanes_of, per_lane
+from wia_sim.kernels.lanes import Geometry, all_lanes, any_lane, lanes_of, per_lane
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
 from wia_sim.kernels.memargs import unwrap
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
@@ -1075,9 +1075,9 @@ class _Executor(StructOps, StatementRunner):
         a = self.eval(node.iftrue, t_mask)
         b = self.eval(node.iffalse, f_mask)
         if isinstance(a, Pointer) or isinstance(b, Pointer):
-            if not f_mask.any():
+            if not any_lane(f_mask):
                 return a
-            if not t_mask.any():
+            if not any_lane(t_mask):
                 return b
             if isinstance(a, Pointer) and isinstance(b, Pointer) and one_object(a, b):
                 return Pointer(a.region, a.elem, np.where(c, a.off, b.off), a.dims)
@@ -1335,10 +1335,12 @@ class _Executor(StructOps, StatementRunner):
         if name == "get_work_dim":
             return Value(UINT, np.asarray(g.work_dim, np.uint32))
         dv = self.value(args[0], mask)
-        dims = np.unique(np.asarray(dv.a))
-        if dims.size != 1:
-            raise UnsupportedKernel(f"line {self.st.line}: {name} with a dimension that differs between work-items")
-        d = int(dims[0])
+        dims = np.asarray(dv.a)  # nearly always a constant: no pass over the lanes
+        if dims.ndim:
+            dims = np.unique(dims)
+            if dims.size != 1:
+                raise UnsupportedKernel(f"line {self.st.line}: {name} with a dimension that differs between work-items")
+        d = int(dims.reshape(-1)[0])
         if not 0 <= d < 3 or d >= g.work_dim:
             default = 1 if name in ("get_global_size", "get_local_size", "get_num_groups") else 0
             return Value(ULONG, np.asarray(default, np.uint64))
@@ -1377,6 +1379,8 @@ class _Executor(StructOps, StatementRunner):
     def groups_reaching(self, mask: Array, check: str, what: str) -> Array:
         """The work-groups some work-item of which reached a group-wide call (``what``: a barrier, an async copy,
         a wait); with checks on, a group that only some of its work-items reach is the ``check`` finding."""
+        if mask is self.all or all_lanes(mask):  # the usual case: every work-item of every group
+            return np.ones(self.groups, dtype=bool)
         gs = self.geometry.group_size
         per_group = mask.reshape(-1, gs)
         reached = np.asarray(per_group.any(axis=1))

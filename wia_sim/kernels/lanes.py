@@ -140,6 +140,21 @@ def active_span(mask: Array) -> tuple[int, int] | None:
     return lo, mask.size - 1 - int(mask[::-1].argmax())
 
 
+_COUNT_BELOW = 1 << 14
+"""Masks up to this many lanes are tested with ``np.count_nonzero`` (a quarter of ``ndarray.any``'s cost on a few
+hundred lanes, where the executor's time is such calls); larger ones with ``any``/``all``, which stop early."""
+
+
+def any_lane(mask: Array) -> bool:
+    """Whether any lane of ``mask`` is set."""
+    return bool(np.count_nonzero(mask)) if mask.size <= _COUNT_BELOW else bool(mask.any())
+
+
+def all_lanes(mask: Array) -> bool:
+    """Whether every lane of ``mask`` is set."""
+    return np.count_nonzero(mask) == mask.size if mask.size <= _COUNT_BELOW else bool(mask.all())
+
+
 def per_lane(a: Array, shape: tuple[int, ...]) -> Array:
     """``a`` broadcast to ``shape`` (one entry or row per lane): itself when it has that shape already, as it
     mostly has (``np.broadcast_to`` costs microseconds, more than the small launches' arithmetic)."""

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
-from wia_sim.kernels.lanes import per_lane
+from wia_sim.kernels.lanes import all_lanes, per_lane
 from wia_sim.kernels.pointers import AddressMap, PtrType, one_object
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
 
@@ -133,7 +133,7 @@ class VarRef(Ref):
 
     def set(self, v: Result, mask: Array) -> None:
         var = self.var
-        full = mask is self.ex.all or bool(mask.all())
+        full = mask is self.ex.all or all_lanes(mask)
         if var.ctype is None:  # a pointer variable
             if not isinstance(v, Pointer):
                 v = Pointer(None, var.ptr_elem, np.asarray(0, np.int64))

@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wia_sim.kernels.affine import Affine
+from wia_sim.kernels.lanes import all_lanes
 
 if TYPE_CHECKING:
     from wia_sim.kernels.spaces import LaunchState
@@ -374,7 +375,7 @@ def _indexer(keys: Array) -> tuple[Array | slice, bool]:
     gathers), and whether they are known to be distinct (strictly increasing)."""
     if keys.size < 2:
         return keys, True
-    if not bool((keys[1:] > keys[:-1]).all()):
+    if not all_lanes(keys[1:] > keys[:-1]):
         return keys, False
     if int(keys[-1]) - int(keys[0]) == keys.size - 1:
         return slice(int(keys[0]), int(keys[-1]) + 1), True

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, CType, elem_bytes
-from wia_sim.kernels.lanes import Lanes, active_span, per_lane
+from wia_sim.kernels.lanes import Lanes, active_span, all_lanes, any_lane, per_lane
 from wia_sim.kernels.strided import StridedAccess, from_grid
 
 __all__ = [
@@ -420,11 +420,11 @@ class Region(StridedAccess):
         # offsets lie past the end)
         span = active_span(mask)
         seen = off[span[0] : span[1] + 1] if span is not None and off.ndim == 1 and off.size == mask.size else off
-        in_bounds = seen.size == 0 or (int(seen.min()) >= 0 and int(seen.max()) <= self.nbytes - size)
+        # one unsigned comparison finds negative offsets and those past the end alike
+        limit = self.nbytes - size
+        in_bounds = limit >= 0 and not np.count_nonzero(seen.view(np.uint64) > np.uint64(limit))
         aligned = esize == 1 or seen.size == 0 or not int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1)
         if not (in_bounds and aligned):
-            limit = self.nbytes - size
-            # one unsigned comparison finds negative offsets and those past the end alike
             oob = off.view(np.uint64) > np.uint64(limit) if limit >= 0 else np.ones(off.shape, dtype=bool)
             misaligned = (off & (esize - 1)) != 0 if not aligned else np.zeros(off.shape, dtype=bool)
             bad = oob | misaligned if not aligned else oob
@@ -470,7 +470,7 @@ class Region(StridedAccess):
         else:
             if t.width > 1:
                 idx = idx[..., None] + np.arange(t.width)
-            values = np.take(view, idx, mode="clip")  # lanes outside ``ok`` read something harmless
+            values = view.take(idx, mode="clip")  # lanes outside ``ok`` read something harmless
         n = st.active(ok)
         self._counted(st, n, t, "read")
         if st.checks and n:
@@ -544,10 +544,10 @@ class Region(StridedAccess):
             return
         n_lanes = ok.shape[0]
         flat = per_lane(flat, (n_lanes,))
-        if bool(ok.all()):
+        if st.active(ok) == n_lanes:
             lanes, starts = st.lanes.ids, flat
         else:
-            lanes = np.flatnonzero(ok)
+            lanes = ok.nonzero()[0]
             starts = flat[lanes]
         esize = t.dtype.itemsize
         stored = None if values is None or not races else self._stored(values, lanes, starts, t)
@@ -564,7 +564,7 @@ class Region(StridedAccess):
                 init[starts >> shift] = written
             else:
                 missing = init[starts >> shift] != written
-                if bool(missing.any()):
+                if any_lane(missing):
                     k = int(np.flatnonzero(missing)[0])
                     at = int(starts[k]) % self.stride
                     what = f"read of uninitialized {self.description} ({esize} bytes at offset {at})"
@@ -635,6 +635,6 @@ def _consecutive(idx: Array, span: tuple[int, int]) -> int | None:
     lo, hi = span
     if idx.ndim != 1 or int(idx[hi]) - int(idx[lo]) != hi - lo:
         return None
-    if hi > lo and not bool((idx[lo + 1 : hi + 1] > idx[lo:hi]).all()):
+    if hi > lo and not all_lanes(idx[lo + 1 : hi + 1] > idx[lo:hi]):
         return None
     return int(idx[lo])
