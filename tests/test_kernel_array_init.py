@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import wia_hal as wia
+from wia_sim.kernels.frontend import compile_source
 
 ROWS = r"""
 __constant ELEM c[3][4] = {{1, 2}, {5}, {9, 10, 11, 12}};
@@ -86,12 +87,7 @@ def test_rows_without_braces_are_filled_in_order(device_ctx: wia.Context, ctype:
     np.testing.assert_array_equal(got, elided_reference(N, bias, np.dtype(dtype)))
 
 
-def test_more_rows_than_the_array_has_is_a_build_error() -> None:
-    wia.set_backend("sim", hardware="wia-tiny")
-    device_ctx = wia.create_context()
-    try:
-        src = "__kernel void k(__global int* out) { int a[2][3] = {1, 2, 3, 4, 5, 6, 7}; out[0] = a[1][2]; }"
-        with pytest.raises(wia.WiaError, match="too many initializers for an array of 2"):
-            wia.compile_kernel(device_ctx, src, "k")
-    finally:
-        wia.destroy_context(device_ctx)
+def test_more_rows_than_the_array_has_are_dropped_with_clangs_warning() -> None:
+    """Excess items are a warning in C and in Clang's OpenCL C, not an error (``test_kernel_struct_elision.py``)."""
+    src = "__kernel void k(__global int* out) { int a[2][3] = {1, 2, 3, 4, 5, 6, 7}; out[0] = a[1][2]; }"
+    assert compile_source(src).build_log == "kernel.cl:1:71: warning: excess elements in array initializer"

@@ -1473,12 +1473,6 @@ REJECTED = [
         "excess elements in vector initialization (expected 2 elements, have 3)",
         id="long-vector-braces",
     ),
-    pytest.param(
-        k("    float s = {1.0f, 2.0f};\n"),
-        2,
-        "a 'float' takes one initializer in braces, not 2",
-        id="scalar-braces",
-    ),
     pytest.param(k("    int t[2][2] = {[1][0] = 3};\n"), 2, "nested designators", id="nested-designator"),
     pytest.param(k("    typedef int myint;\n"), 2, "typedefs inside functions are not supported", id="local-typedef"),
     pytest.param(

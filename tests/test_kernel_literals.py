@@ -12,8 +12,8 @@ from kernel_backends import run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source, run_kernel
+from wia_sim.kernels.frontend import KernelCompileError
 from wia_sim.kernels.lanes import launch_geometry
-from wia_sim.kernels.spaces import UnsupportedKernel
 
 SOURCE = r"""
 typedef struct { float x; int n; } P;
@@ -86,12 +86,13 @@ def test_the_address_of_a_compound_literal() -> None:
     np.testing.assert_array_equal(out, np.arange(8, dtype=np.float32) * 1.5)
 
 
-def test_a_vector_member_braced_short_is_refused_at_run_time() -> None:
-    """The checker does not follow brace elision into struct members; the executor refuses what Clang does
-    (``too few elements in vector initialization``) rather than splat or zero-fill."""
+def test_a_vector_member_braced_short_is_a_build_error() -> None:
+    """The checker follows brace lists into struct members (``initializers.py``): a vector member's braces list
+    all its components, as Clang requires (no splat or zero fill)."""
     source = (
         "typedef struct { float4 v; int n; } S;\n"
         "__kernel void k(__global float* o) { S s = {{1.0f}, 2}; o[get_global_id(0)] = s.v.x; }\n"
     )
-    with pytest.raises(UnsupportedKernel, match=r"too few elements in the initialization of a float4 \(expected 4"):
-        _run_sim(source, np.zeros(8, np.float32))
+    with pytest.raises(KernelCompileError) as info:
+        compile_source(source)
+    assert "error: too few elements in vector initialization (expected 4 elements, have 1)" in info.value.build_log

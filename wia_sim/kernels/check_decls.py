@@ -11,7 +11,7 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
-from wia_sim.kernels.initializers import consume, elided_length, takes_rows
+from wia_sim.kernels.initializers import excess_kind, member_types
 from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
@@ -519,42 +519,20 @@ class DeclarationChecks(CheckerState):
             return
         if isinstance(init, c_ast.InitList) and t.kind == "scalar":  # ``float s = {x};`` (C99 6.7.8p11)
             items = list(init.exprs)
-            if len(items) != 1 or isinstance(items[0], c_ast.InitList | c_ast.NamedInitializer):
-                self.error(init, f"a '{t}' takes one initializer in braces, not {len(items)}")
+            if not items or isinstance(items[0], c_ast.InitList | c_ast.NamedInitializer):
+                self.error(init, f"a '{t}' takes one initializer in braces")
                 return
+            if len(items) > 1:
+                self.warning(items[1], "excess elements in scalar initializer")
             self.check_initializer(items[0], t, decl, nested)
             return
         if isinstance(init, c_ast.InitList):
-            element = t.target if t.kind == "array" and t.target is not None else UNKNOWN
-            items = list(init.exprs)
-            elided = not all(isinstance(e, c_ast.InitList) for e in items)
-            if takes_rows(t) and elided and elided_length(items, element) is not None:
-                self.check_rows(init, items, t, decl)
+            if t.kind in ("array", "struct"):
+                self.check_fill(t, list(init.exprs), 0, True, decl)
                 return
-            if t.kind == "array" and t.length is not None and len(init.exprs) > t.length:
-                self.error(init, f"too many initializers for an array of {t.length}")
-            if t.kind == "struct":
-                members = self.types.fields(t.name)
-                room = 1 if t.name.startswith("union") else len(members)
-                flat = all(mt.kind in ("scalar", "vector") for _, mt in members)
-                if (
-                    flat
-                    and len(init.exprs) > room
-                    and not any(isinstance(e, c_ast.NamedInitializer) for e in init.exprs)
-                ):
-                    self.error(init, f"too many initializers for '{t.name}' ({room} member{'s' if room > 1 else ''})")
-            for item in init.exprs:
-                if isinstance(item, c_ast.NamedInitializer):
-                    problem = self.designator_problem(item, t)
-                    if problem:
-                        self.error(item, problem)
-                        continue
-                    item = item.expr
-                if t.kind == "struct" or t.kind == "vector":
-                    self.check_initializer(item, UNKNOWN, decl, nested=True)
-                else:
-                    self.check_initializer(item, element, decl, nested=True)
-            if t.kind not in ("array", "struct", "unknown"):
+            for item in init.exprs:  # a type the checker does not know: the items on their own
+                self.check_initializer(item.expr if isinstance(item, c_ast.NamedInitializer) else item, UNKNOWN, decl)
+            if t.kind != "unknown":
                 self.error(init, f"braces around an initializer of '{t}' are not supported; use (type)(...)")
             return
         value = self.expr(init)
@@ -583,36 +561,68 @@ class DeclarationChecks(CheckerState):
             few = "too few elements" if total < t.width else "excess elements"
             self.error(init, f"{few} in vector initialization (expected {t.width} elements, have {total})")
 
-    def check_rows(self, init: c_ast.InitList, items: list[c_ast.Node], t: TypeInfo, decl: c_ast.Decl | None) -> None:
-        """A list for an array of arrays that leaves out the braces of some rows (``initializers.py``): each row
-        takes its items in order; more rows than the array has is an error."""
-        assert t.target is not None
-        pos = rows = 0
+    def check_fill(self, t: TypeInfo, items: list[c_ast.Node], pos: int, braced: bool, decl: c_ast.Decl | None) -> int:
+        """Check the items that initialize the array or struct ``t`` from ``items[pos:]`` (``braced``: the list is
+        ``t``'s own, else its braces were left out) as the executor places them (``initializers.py``); returns the
+        position after them. Items past the end of a braced list are Clang's warning, and dropped."""
+        subs = self.sub_objects(t)
+        k = 0
         while pos < len(items):
-            if t.length is not None and rows >= t.length:
-                self.error(items[pos], f"too many initializers for an array of {t.length}")
-                return
-            if isinstance(items[pos], c_ast.InitList):
-                self.check_initializer(items[pos], t.target, decl, nested=True)
+            item = items[pos]
+            rest = items
+            if isinstance(item, c_ast.NamedInitializer):
+                if not braced:
+                    return pos  # a designator belongs to the enclosing list
+                problem = self.designator_problem(item, t)
+                if problem:
+                    self.error(item, problem)
+                    pos += 1
+                    continue
+                k = self.designated(item, t)
+                rest = [*items[:pos], item.expr, *items[pos + 1 :]]  # the designated object starts at its value
+                item = item.expr
+            if subs is not None and k >= len(subs):
+                if braced:
+                    self.warning(items[pos], f"excess elements in {excess_kind(t)} initializer")
+                    return len(items)
+                return pos
+            sub = (t.target or UNKNOWN) if subs is None else subs[k]
+            if isinstance(item, c_ast.InitList):
+                self.check_initializer(item, sub, decl, nested=True)
                 pos += 1
+            elif sub.kind == "array" or (sub.kind == "struct" and not self.whole_value(item)):
+                pos = self.check_fill(sub, rest, pos, False, decl)
             else:
-                end = consume(items, pos, t.target)
-                self.check_elements(items[pos:end], t.target, decl)
-                pos = end
-            rows += 1
+                self.check_initializer(item, sub, decl, nested=True)
+                pos += 1
+            k += 1
+        return pos
 
-    def check_elements(self, items: list[c_ast.Node], t: TypeInfo, decl: c_ast.Decl | None) -> None:
-        """The items one row without braces took (``consume``): brace lists and values of its elements."""
-        pos = 0
-        while pos < len(items):
-            element = t.target if t.kind == "array" and t.target is not None else t
-            if isinstance(items[pos], c_ast.InitList) or element.kind != "array":
-                self.check_initializer(items[pos], element, decl, nested=True)
-                pos += 1
-            else:
-                end = consume(items, pos, element)
-                self.check_elements(items[pos:end], element, decl)
-                pos = end
+    def sub_objects(self, t: TypeInfo) -> list[TypeInfo] | None:
+        """The element or member types a list for ``t`` fills in order (None: an array of unknown length)."""
+        if t.kind == "array":
+            return None if t.length is None else [t.target or UNKNOWN] * t.length
+        return self.member_types(t)
+
+    def member_types(self, t: TypeInfo) -> list[TypeInfo]:
+        return member_types(self.types, t)
+
+    def whole_value(self, item: c_ast.Node) -> bool:
+        """``initializers.Whole``: an item of struct type initializes a struct sub-object whole (noted for the
+        executor, ``Program.whole_items``)."""
+        if isinstance(item, c_ast.InitList | c_ast.NamedInitializer) or self.expr(item).kind != "struct":
+            return False
+        self.whole_items.add(id(item))
+        return True
+
+    def designated(self, item: c_ast.NamedInitializer, t: TypeInfo) -> int:
+        """The position in ``t`` of the object a valid designator (``designator_problem``) names."""
+        d = item.name[0]
+        if isinstance(d, c_ast.ID):
+            return [name for name, _ in self.types.fields(t.name)].index(d.name)
+        k = const_int(d, self.enumerators, self.types)
+        assert k is not None
+        return k
 
     def designator_problem(self, item: c_ast.NamedInitializer, t: TypeInfo) -> str | None:
         """What is wrong with the designator ``.m =`` or ``[k] =`` of ``item`` in a list for ``t`` (None: fine)."""

@@ -411,7 +411,8 @@ class ExpressionChecks(CheckerState):
         t = self.types.resolve(node.type.type)
         self.check_type_usable(t, node.type, "compound literal")
         if t.kind == "array" and t.length is None:
-            length = elided_length(list(node.init.exprs), t.target) if t.target is not None else None
+            items = list(node.init.exprs)
+            length = elided_length(items, t.target, self.member_types, self.whole_value) if t.target else None
             t = TypeInfo("array", t.name, t.width, t.target, t.space, t.const, length or len(node.init.exprs))
         if t.kind == "struct":
             problem = check_struct(t, self.types, kernel_arg=False)

@@ -110,12 +110,19 @@ class CheckerState:
     caller: _Function | None
     enumerators: dict[str, int]
     member_refs: set[int]
+    whole_items: set[int]
     struct_names: dict[str, str]
 
     if TYPE_CHECKING:
         # defined in checker.py and the check_*.py mixins; declared here, not defined, so the MRO finds the real ones
 
         def error(self, node: c_ast.Node | None, message: str) -> None: ...
+
+        def warning(self, node: c_ast.Node, message: str) -> None: ...
+
+        def member_types(self, t: TypeInfo) -> list[TypeInfo]: ...
+
+        def whole_value(self, item: c_ast.Node) -> bool: ...
 
         def static_assert(self, node: c_ast.StaticAssert) -> None: ...
 

@@ -62,6 +62,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.caller: _Function | None = None  # the function whose body is being checked
         self.enumerators = self.types.enumerators
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
+        self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
         self.struct_names: dict[str, str] = {}  # tag of an anonymous struct -> the typedef that names it
 
     # -- diagnostics
@@ -75,6 +76,11 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
                 node = inner
         line, column = _coord_of(node)
         self.diagnostics.append(Diagnostic(self.filename, line, column, message))
+
+    def warning(self, node: c_ast.Node, message: str) -> None:
+        """A diagnostic that does not stop the build (``-Werror`` makes it one that does, ``-w`` drops it)."""
+        line, column = _coord_of(node)
+        self.diagnostics.append(Diagnostic(self.filename, line, column, message, "warning"))
 
     # -- the translation unit
     def run(self, ast: c_ast.FileAST) -> None:

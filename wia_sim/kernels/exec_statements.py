@@ -273,7 +273,7 @@ class StatementRunner(ExecutorState):
             if node.init is not None:
                 values = self._init_values(node.init, elem)
                 v = region.view(elem.scalar.dtype).reshape(self.n, -1)
-                data = np.asarray(values, dtype=elem.scalar.dtype)
+                data = np.asarray(values, dtype=elem.scalar.dtype)[: math.prod(dims) * elem.width]  # (excess: dropped)
                 v[:, : data.size] = data
             elif self.checks:  # no initializer: each lane's elements hold nothing until it stores them
                 region.init = np.zeros(region.data.size, dtype=bool)
@@ -311,4 +311,6 @@ class StatementRunner(ExecutorState):
         it has: the checker saw to the count)."""
         if not isinstance(init, c_ast.InitList):
             return self.to_value(self.eval(init, mask), ct)
+        if ct.width == 1:  # a scalar's first item: the others are dropped unevaluated (the checker warned)
+            return self.to_value(self.eval(init.exprs[0], mask), ct)
         return self.braced_vector(ct, [self.eval(e, mask) for e in init.exprs])

@@ -16,6 +16,7 @@ made once per program: ``plan``).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -44,7 +45,7 @@ from wia_sim.kernels.ctype import (
 )
 from wia_sim.kernels.exec_state import _designated, _Frame, _line, _nested
 from wia_sim.kernels.exec_statements import StatementRunner
-from wia_sim.kernels.initializers import elided_length
+from wia_sim.kernels.initializers import elided_length, member_types
 from wia_sim.kernels.lanes import Geometry, all_lanes, any_lane, lanes_of, per_lane
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
 from wia_sim.kernels.memargs import unwrap
@@ -359,6 +360,7 @@ class _Executor(StructOps, StatementRunner):
         self.types = program.types
         self.enumerators = program.enumerators
         self.member_refs = program.member_refs
+        self.whole_items = program.whole_items
         self.kernel = kernel
         self.geometry = geometry
         self.lanes = lanes_of(geometry)
@@ -414,7 +416,7 @@ class _Executor(StructOps, StatementRunner):
                 region = Region.allocate("constant", f"__constant variable '{name}'", 1, nbytes, "none")
                 region.read_only = True
                 flat = region.view(elem.scalar.dtype)
-                data = np.asarray(values, dtype=elem.dtype).reshape(-1)
+                data = np.asarray(values, dtype=elem.dtype).reshape(-1)[: count * elem.width]  # (excess: dropped)
                 flat[: data.size] = data
                 self.globals[name] = Var(array=Pointer(region, elem, np.asarray(0, np.int64), dims))
             else:
@@ -445,8 +447,12 @@ class _Executor(StructOps, StatementRunner):
     def _declared(self, t: TypeInfo, init: c_ast.Node | None) -> TypeInfo:
         """``t`` with an array's missing length taken from its brace-enclosed initializer."""
         if t.kind == "array" and t.length is None and isinstance(init, c_ast.InitList):
-            length = elided_length(list(init.exprs), t.target) if t.target is not None else None
-            length = len(init.exprs) if length is None else length
+            items = list(init.exprs)
+            length = None
+            if t.target is not None:
+                members = functools.partial(member_types, self.types)
+                length = elided_length(items, t.target, members, lambda item: id(item) in self.whole_items)
+            length = len(items) if length is None else length
             return TypeInfo("array", t.name, t.width, t.target, t.space, t.const, length)
         return t
 

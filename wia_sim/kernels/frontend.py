@@ -156,4 +156,5 @@ def compile_source(
         extensions=extensions,
         _types=checker.types,
         member_refs=frozenset(checker.member_refs),
+        whole_items=frozenset(checker.whole_items),
     )

@@ -1,44 +1,67 @@
-"""Brace elision in initializers of multi-dimensional arrays (C99 6.7.8p20-22): ``int a[2][3] = {1, 2, 3, 4}``
-fills the rows in order, as if written ``{{1, 2, 3}, {4}}``, and ``int a[][3] = {1, 2, 3, 4}`` has two rows.
-The checker checks such lists and the executor sizes arrays of unknown length with ``elided_length``; the values
-are placed by ``StructOps.init_object`` or, for lists of constants, in row-major order. A struct element takes one
-item (a brace list or a value of the struct): its own braces cannot be left out here."""
+"""Brace elision in initializers (C99 6.7.8p17-22): a sub-aggregate whose braces are left out takes as many items
+of the list as it has elements or members, in order. ``int a[2][3] = {1, 2, 3, 4}`` fills the rows as if written
+``{{1, 2, 3}, {4}}``; ``P a[2] = {1, 2, 3, 4}`` with ``struct {float4 v; int n;}`` gives ``{{1, 2}, {3, 4}}``, the
+vector member taking one scalar, as a splat (Clang's reading in OpenCL C: only a vector's own braces list its
+components). An item that is an expression of the struct type itself initializes that struct whole. Items past
+the end of the object are dropped with Clang's warning "excess elements in ... initializer".
+
+The checker checks lists this way (``check_decls.DeclarationChecks.check_fill``), the executor places their values
+the same way (``struct_exec.StructOps._fill``) and sizes arrays of unknown length with ``elided_length``."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pycparser import c_ast
 
-from wia_sim.kernels.types import TypeInfo
+from wia_sim.kernels.types import TypeInfo, TypeResolver
 
-__all__ = ["consume", "elided_length", "takes_rows"]
+__all__ = ["Members", "Whole", "consume", "elided_length", "excess_kind", "member_types"]
+
+Members = Callable[[TypeInfo], list[TypeInfo]]
+"""A struct's member types in order (a union's first member only: its list initializes that one)."""
+Whole = Callable[[c_ast.Node], bool]
+"""Whether an item of a list is an expression of struct type (it then initializes a struct sub-object whole)."""
 
 
-def takes_rows(t: TypeInfo) -> bool:
-    """Whether ``t`` is an array of arrays (down to scalars, vectors or structs), whose initializer may leave out
-    the braces of its rows."""
-    return t.kind == "array" and t.target is not None and t.target.kind == "array"
-
-
-def consume(items: list[c_ast.Node], pos: int, t: TypeInfo) -> int:
+def consume(items: list[c_ast.Node], pos: int, t: TypeInfo, members: Members, whole: Whole) -> int:
     """The position after the items that initialize one object of type ``t`` from ``items[pos:]`` without braces
-    of its own: an array takes its elements in order (each a brace list, or items taken the same way), anything
-    else one item; a designator ends it (it belongs to the enclosing list)."""
-    if t.kind != "array" or t.target is None:
+    of its own: an array its elements in order, a struct its members in order (each a brace list, or items taken
+    the same way), anything else one item; a designator ends it (it belongs to the enclosing list)."""
+    if t.kind == "array" and t.target is not None:
+        subs = [t.target] * (t.length or 0)
+    elif t.kind == "struct" and not whole(items[pos]):
+        subs = members(t)
+    else:
         return pos + 1
-    for _ in range(t.length or 0):
+    start = pos
+    for sub in subs:
         if pos >= len(items) or isinstance(items[pos], c_ast.NamedInitializer):
             break
-        pos = pos + 1 if isinstance(items[pos], c_ast.InitList) else consume(items, pos, t.target)
-    return pos
+        pos = pos + 1 if isinstance(items[pos], c_ast.InitList) else consume(items, pos, sub, members, whole)
+    return max(pos, start + 1)  # (an object of no elements still takes its item)
 
 
-def elided_length(items: list[c_ast.Node], element: TypeInfo) -> int | None:
+def elided_length(items: list[c_ast.Node], element: TypeInfo, members: Members, whole: Whole) -> int | None:
     """How many elements of ``element`` the brace list ``items`` initializes in an array of unknown length, or
     None when it has designators (``[k] =``: the caller's rule)."""
     if any(isinstance(e, c_ast.NamedInitializer) for e in items):
         return None
     pos = count = 0
     while pos < len(items):
-        pos = pos + 1 if isinstance(items[pos], c_ast.InitList) else consume(items, pos, element)
+        pos = pos + 1 if isinstance(items[pos], c_ast.InitList) else consume(items, pos, element, members, whole)
         count += 1
     return count
+
+
+def member_types(types: TypeResolver, t: TypeInfo) -> list[TypeInfo]:
+    """``Members`` of the program whose types ``types`` resolves: a struct's in order, a union's first."""
+    found = [mt for _, mt in types.fields(t.name)]
+    return found[:1] if t.name.startswith("union") else found
+
+
+def excess_kind(t: TypeInfo) -> str:
+    """The word Clang's "excess elements in ... initializer" warning uses for ``t``."""
+    if t.kind == "struct":
+        return "union" if t.name.startswith("union") else "struct"
+    return "array" if t.kind == "array" else "scalar"

@@ -162,6 +162,9 @@ class Program:
     every later launch of the program."""
     member_refs: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every ``StructRef`` node that reads a member of a struct or union (not a vector swizzle)."""
+    whole_items: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
+    """The ``id`` of every initializer item that is an expression of struct type: it initializes a struct
+    sub-object whole, where other items fill its members (brace elision, ``initializers.py``)."""
 
     def kernel(self, name: str) -> KernelInfo:
         """The kernel called ``name``; KernelNotFound (listing the kernels) if there is none."""

@@ -56,6 +56,7 @@ class StructOps:
     checks: bool
     enumerators: dict[str, int]
     member_refs: frozenset[int]
+    whole_items: frozenset[int]
 
     def eval(self, node: c_ast.Node, mask: Array) -> Result:
         raise NotImplementedError
@@ -244,7 +245,9 @@ class StructOps:
         return size_align(t, self.types)[0]
 
     def _fill(self, p: Pointer, t: TypeInfo, items: list[c_ast.Node], pos: int, mask: Array, braced: bool) -> int:
-        """Fill the aggregate ``t`` at ``p`` from ``items[pos:]``; returns the position after what it took."""
+        """Fill the aggregate ``t`` at ``p`` from ``items[pos:]`` (brace elision as ``initializers.py`` and the
+        checker's ``check_fill`` read it); returns the position after what it took. Items past the end of a braced
+        list are dropped unevaluated (the checker warned), as Clang drops them."""
         if t.kind == "vector" and braced:  # {1, 2, 3, 4} for a vector: its components
             ct = self._ct(t)
             parts = [self.eval(e, mask) for e in items[pos:]]
@@ -261,26 +264,21 @@ class StructOps:
         k = 0
         while pos < len(items):
             item = items[pos]
+            rest = items
             if isinstance(item, c_ast.NamedInitializer):
                 if not braced:
                     return pos  # a designator belongs to the enclosing list
                 k = self._designated(t, subs, item)
+                rest = [*items[:pos], item.expr, *items[pos + 1 :]]  # the designated object starts at its value
                 item = item.expr
             if k >= len(subs):
-                if braced:
-                    raise UnsupportedKernel(f"line {self.st.line}: too many initializers for '{t}'")
-                return pos
+                return len(items) if braced else pos
             _, sp, stype = subs[k]
             if isinstance(item, c_ast.InitList):
                 self._fill(sp, stype, list(item.exprs), 0, mask, braced=True)
                 pos += 1
-            elif stype.kind in ("array", "struct"):
-                v = self.eval(item, mask) if stype.kind == "struct" else None
-                if isinstance(v, Value) and isinstance(v.t, StructType) and v.t.name == stype.name:
-                    self._store_item(sp, stype, v, mask)
-                    pos += 1
-                else:
-                    pos = self._fill(sp, stype, items, pos, mask, braced=False)
+            elif stype.kind == "array" or (stype.kind == "struct" and id(item) not in self.whole_items):
+                pos = self._fill(sp, stype, rest, pos, mask, braced=False)
             else:
                 self._store_item(sp, stype, self.eval(item, mask), mask)
                 pos += 1
