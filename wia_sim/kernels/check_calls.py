@@ -18,7 +18,17 @@ from wia_sim.kernels.signatures import (
     is_builtin_function,
 )
 from wia_sim.kernels.table_types import check_table_call
-from wia_sim.kernels.types import FLOAT, UINT, ULONG, UNKNOWN, UNSIGNED_OF, VOID, TypeInfo, scalar_or_vector
+from wia_sim.kernels.types import (
+    FLOAT,
+    UINT,
+    ULONG,
+    UNKNOWN,
+    UNSIGNED_OF,
+    VOID,
+    TypeInfo,
+    points_elsewhere,
+    scalar_or_vector,
+)
 
 __all__ = ["CallChecks"]
 
@@ -91,6 +101,8 @@ class CallChecks(CheckerState):
         pointer_value = value.kind in ("pointer", "array")
         if pointer_param and not pointer_value and not _is_null(node):
             self.error(node, f"{what} must be a pointer, not '{value}'")
+        elif pointer_param and points_elsewhere(param, value):
+            self.error(node, f"{what}: passing '{value}' as '{param}' changes address space of pointer")
         elif pointer_value and not pointer_param:
             self.error(node, f"{what} must be '{param}', not the pointer '{value}'")
         elif param.is_arithmetic and value.kind == "vector" and (param.kind != "vector" or param.width != value.width):

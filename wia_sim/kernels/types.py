@@ -41,6 +41,7 @@ __all__ = [
     "char_constant",
     "const_int",
     "int_constant",
+    "points_elsewhere",
     "scalar_or_vector",
     "swizzle_indices",
 ]
@@ -170,6 +171,19 @@ ULONG = TypeInfo("scalar", "ulong")
 LONG = TypeInfo("scalar", "long")
 FLOAT = TypeInfo("scalar", "float")
 DOUBLE = TypeInfo("scalar", "double")
+
+
+def points_elsewhere(a: TypeInfo, b: TypeInfo) -> bool:
+    """Whether the pointers (or arrays, as the pointers they decay to) ``a`` and ``b`` point into different address
+    spaces, at any level of indirection: OpenCL C 1.2 6.5 lets no conversion, not even a cast, change the space a
+    pointer points into (an unqualified pointee is ``__private``: the generic space is OpenCL C 2.0's)."""
+    while a.target is not None and b.target is not None:
+        if a.target.space != b.target.space:
+            return True
+        a, b = a.target, b.target
+        if a.kind != "pointer" or b.kind != "pointer":
+            return False
+    return False
 
 
 def scalar_or_vector(name: str, width: int) -> TypeInfo:
