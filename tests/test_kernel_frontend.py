@@ -1424,10 +1424,13 @@ REJECTED = [
         "__constant float t[2];\n" + k("    a[0] = t[0];\n"), 1, "must be initialized", id="uninitialized-constant"
     ),
     pytest.param(
-        k("    __constant float t[1] = {1.0f};\n"), 2, "declare 't' at program scope", id="function-scope-constant"
+        k("    if (a[0]) {\n        __constant float t[1] = {1.0f};\n    }\n"),
+        3,
+        "can only be declared in the outermost scope of a kernel function",
+        id="inner-block-constant",
     ),
     pytest.param(
-        k("    static int s = 0;\n"), 2, "static variables inside functions are not supported", id="static-local"
+        k("    static int s = 0;\n"), 2, "variables in function scope cannot be declared static", id="static-local"
     ),
     pytest.param(
         k("    a[0] = 1;\n", "__global float* a, bool flag"), 1, "cannot be of type bool", id="bool-parameter"

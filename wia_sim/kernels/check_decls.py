@@ -15,7 +15,7 @@ from wia_sim.kernels.initializers import excess_kind, member_types
 from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
-from wia_sim.kernels.signatures import UNSUPPORTED_BUILTINS, is_builtin_function
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, UNSUPPORTED_BUILTINS, is_builtin_function
 from wia_sim.kernels.structs import check_struct, size_align
 from wia_sim.kernels.types import INT, OPAQUE_TYPES, SPACES, UNKNOWN, TypeInfo, const_int
 
@@ -48,6 +48,31 @@ def _has_function_pointer(t: TypeInfo) -> bool:
         if t.kind in ("pointer", "array") and t.target.kind == "function":
             return True
         t = t.target
+    return False
+
+
+def _constant_initializer(node: c_ast.Node, enumerators: dict[str, int]) -> bool:
+    """Whether an initializer is made of constants (literals, enumerators, ``sizeof``, operators, casts, vector
+    literals and brace lists of those), as a ``__constant`` variable's must be (C99 6.7.8p4)."""
+    match node:
+        case c_ast.Constant():
+            return True
+        case c_ast.ID():
+            return node.name in enumerators or node.name in BUILTIN_CONSTANTS
+        case c_ast.InitList() | c_ast.ExprList():
+            return all(_constant_initializer(e, enumerators) for e in node.exprs)
+        case c_ast.NamedInitializer():
+            return _constant_initializer(node.expr, enumerators)
+        case c_ast.UnaryOp():
+            return node.op in ("sizeof", "vec_step", "_Alignof") or (
+                node.op in ("-", "+", "~", "!") and _constant_initializer(node.expr, enumerators)
+            )
+        case c_ast.Cast():
+            return _constant_initializer(node.expr, enumerators)
+        case c_ast.BinaryOp():
+            return _constant_initializer(node.left, enumerators) and _constant_initializer(node.right, enumerators)
+        case c_ast.TernaryOp():
+            return all(_constant_initializer(e, enumerators) for e in (node.cond, node.iftrue, node.iffalse))
     return False
 
 
@@ -430,10 +455,11 @@ class DeclarationChecks(CheckerState):
         if _has_function_pointer(t):
             self.error(node, f"function pointers are not supported ('{node.name}')")
         self.check_type_usable(t, node, f"variable '{node.name}'")
-        for storage in node.storage:
-            if storage in ("static", "extern"):
-                self.error(node, f"{storage} variables inside functions are not supported ('{node.name}')")
         space = t.space
+        if "extern" in node.storage:
+            self.error(node, f"extern variables inside functions are not supported ('{node.name}')")
+        if "static" in node.storage:  # OpenCL C 1.2 6.8 (2.0 allows __global and __constant ones)
+            self.error(node, "variables in function scope cannot be declared static")
         inner = t
         while inner.kind == "array" and inner.target is not None:
             inner = inner.target
@@ -446,10 +472,7 @@ class DeclarationChecks(CheckerState):
         elif space == "global":
             self.error(node, f"variable '{node.name}' cannot be declared in the __global address space")
         elif space == "constant":
-            self.error(
-                node,
-                f"__constant variables inside functions are not supported; declare '{node.name}' at program scope",
-            )
+            self.local_constant(node, ctx)
         self.check_array_dims(node, t)
         scope = self.scopes[-1]
         reserved = keyword_name(node.name, "variable")
@@ -460,6 +483,24 @@ class DeclarationChecks(CheckerState):
         scope[node.name] = _Symbol(node.name, "var", t, _coord_of(node)[0])
         if node.init is not None and space != "local":
             self.check_initializer(node.init, t, node)
+
+    def local_constant(self, node: c_ast.Decl, ctx: _Context) -> None:
+        """A ``__constant`` variable in a function: only at a kernel's outermost scope (OpenCL C 1.2 6.5.3), one
+        object for the whole launch, as a program-scope one (its initializer a constant)."""
+        if not ctx.function.is_kernel:
+            self.error(node, "non-kernel function variable cannot be declared in constant address space")
+            return
+        if ctx.depth != 1:
+            self.error(
+                node,
+                "variables in the constant address space can only be declared in the outermost scope of a kernel "
+                "function",
+            )
+            return
+        if node.init is None:
+            self.error(node, "variable in constant address space must be initialized")
+        elif not _constant_initializer(node.init, self.enumerators):
+            self.error(node.init, "initializer element is not a compile-time constant")
 
     def local_variable(self, node: c_ast.Decl, t: TypeInfo, ctx: _Context) -> None:
         fn = ctx.function

@@ -245,6 +245,9 @@ class StatementRunner(ExecutorState):
     def decl(self, node: c_ast.Decl, mask: Array) -> None:
         scope = self.frame.scopes[-1]
         t = self.program.type_of(node)
+        if t.space == "constant":  # one object for the launch (OpenCL C 1.2 6.5.3), made when first reached
+            scope[node.name] = self.local_constant(node)
+            return
         if node.name in self._locals and t.space == "local":  # (``T* __local p``: the pointer's own space)
             # bound at launch (one instance per work-group)
             kscope = self.frame.scopes[1]

@@ -390,6 +390,7 @@ class _Executor(StructOps, StatementRunner):
         self.addresses = AddressMap(self.n)
         self.async_copies = AsyncCopies(self)
         self.printf = PrintfOutput(self)
+        self.local_constants: dict[int, Var] = {}  # by id of the declaration (``local_constant``)
         self._constants()
 
     # ------------------------------------------------------------------ setup
@@ -403,26 +404,38 @@ class _Executor(StructOps, StatementRunner):
         for name, value in self.program.enumerators.items():
             self.globals[name] = Var(INT, Value(INT, np.asarray(value, np.int32)))
         for name, decl in self.program.constants.items():
-            t = self.program.type_of(decl)
-            nested = _designated(decl.init) or _nested(decl.init)
-            if t.kind == "struct" or (t.kind == "array" and (self._aggregate_elements(t) or nested)):
-                self.globals[name] = self._constant_aggregate(name, t, decl)
-            elif t.kind == "array":
-                elem, dims = self._pt(TypeInfo("pointer", target=self._declared(t, decl.init)))
-                assert elem is not None
-                values = self._init_values(decl.init, elem)
-                count = math.prod(dims)
-                nbytes = count * elem_bytes(elem)
-                region = Region.allocate("constant", f"__constant variable '{name}'", 1, nbytes, "none")
-                region.read_only = True
-                flat = region.view(elem.scalar.dtype)
-                data = np.asarray(values, dtype=elem.dtype).reshape(-1)[: count * elem.width]  # (excess: dropped)
-                flat[: data.size] = data
-                self.globals[name] = Var(array=Pointer(region, elem, np.asarray(0, np.int64), dims))
-            else:
-                ct = self._ct(t)
-                v = self.eval(decl.init, self.all) if decl.init is not None else Value(ct, np.zeros((), ct.dtype))
-                self.globals[name] = Var(ct, self.to_value(v, ct))
+            self.globals[name] = self.constant_var(name, decl)
+
+    def constant_var(self, name: str, decl: c_ast.Decl) -> Var:
+        """The ``__constant`` variable ``decl`` (program scope, or a function's: ``local_constant``), made for the
+        launch: one read-only object every work-item sees."""
+        t = self.program.type_of(decl)
+        nested = _designated(decl.init) or _nested(decl.init)
+        if t.kind == "struct" or (t.kind == "array" and (self._aggregate_elements(t) or nested)):
+            return self._constant_aggregate(name, t, decl)
+        if t.kind == "array":
+            elem, dims = self._pt(TypeInfo("pointer", target=self._declared(t, decl.init)))
+            assert elem is not None
+            values = self._init_values(decl.init, elem)
+            count = math.prod(dims)
+            nbytes = count * elem_bytes(elem)
+            region = Region.allocate("constant", f"__constant variable '{name}'", 1, nbytes, "none")
+            region.read_only = True
+            flat = region.view(elem.scalar.dtype)
+            data = np.asarray(values, dtype=elem.dtype).reshape(-1)[: count * elem.width]  # (excess: dropped)
+            flat[: data.size] = data
+            return Var(array=Pointer(region, elem, np.asarray(0, np.int64), dims))
+        ct = self._ct(t)
+        v = self.eval(decl.init, self.all) if decl.init is not None else Value(ct, np.zeros((), ct.dtype))
+        return Var(ct, self.to_value(v, ct))
+
+    def local_constant(self, decl: c_ast.Decl) -> Var:
+        """A kernel's ``__constant`` variable: made when first declared, the same object for the rest of the launch
+        (also when the kernel is called as a function by another)."""
+        var = self.local_constants.get(id(decl))
+        if var is None:
+            var = self.local_constants[id(decl)] = self.constant_var(decl.name, decl)
+        return var
 
     def _aggregate_elements(self, t: TypeInfo) -> bool:
         """Arrays whose elements are structs or vectors: initialized element by element (``init_object``)."""
