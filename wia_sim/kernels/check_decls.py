@@ -11,7 +11,7 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
-from wia_sim.kernels.initializers import excess_kind, member_types
+from wia_sim.kernels.initializers import designated_member, excess_kind, member_types
 from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
@@ -607,6 +607,7 @@ class DeclarationChecks(CheckerState):
         ``t``'s own, else its braces were left out) as the executor places them (``initializers.py``); returns the
         position after them. Items past the end of a braced list are Clang's warning, and dropped."""
         subs = self.sub_objects(t)
+        union = t.kind == "struct" and t.name.startswith("union")
         k = 0
         while pos < len(items):
             item = items[pos]
@@ -619,7 +620,12 @@ class DeclarationChecks(CheckerState):
                     self.error(item, problem)
                     pos += 1
                     continue
-                k = self.designated(item, t)
+                k, anonymous = self.designated(item, t)
+                if anonymous:  # ``.i = x`` for a member of an anonymous member: a list of its own, inside it
+                    assert subs is not None
+                    self.check_fill(subs[k], [item], 0, True, decl)
+                    pos, k = pos + 1, len(subs) if union else k + 1
+                    continue
                 rest = [*items[:pos], item.expr, *items[pos + 1 :]]  # the designated object starts at its value
                 item = item.expr
             if subs is not None and k >= len(subs):
@@ -636,14 +642,14 @@ class DeclarationChecks(CheckerState):
             else:
                 self.check_initializer(item, sub, decl, nested=True)
                 pos += 1
-            k += 1
+            k = len(subs) if union and subs is not None else k + 1  # a union's list initializes one member
         return pos
 
     def sub_objects(self, t: TypeInfo) -> list[TypeInfo] | None:
         """The element or member types a list for ``t`` fills in order (None: an array of unknown length)."""
         if t.kind == "array":
             return None if t.length is None else [t.target or UNKNOWN] * t.length
-        return self.member_types(t)
+        return [mt for _, mt in self.types.fields(t.name)]  # (a union's list fills one of them: ``check_fill``)
 
     def member_types(self, t: TypeInfo) -> list[TypeInfo]:
         return member_types(self.types, t)
@@ -656,14 +662,17 @@ class DeclarationChecks(CheckerState):
         self.whole_items.add(id(item))
         return True
 
-    def designated(self, item: c_ast.NamedInitializer, t: TypeInfo) -> int:
-        """The position in ``t`` of the object a valid designator (``designator_problem``) names."""
+    def designated(self, item: c_ast.NamedInitializer, t: TypeInfo) -> tuple[int, bool]:
+        """The position in ``t`` of the object a valid designator (``designator_problem``) names, and whether it is
+        an anonymous member holding the named one (``initializers.designated_member``)."""
         d = item.name[0]
         if isinstance(d, c_ast.ID):
-            return [name for name, _ in self.types.fields(t.name)].index(d.name)
+            found = designated_member(self.types, t, d.name)
+            assert found is not None
+            return found
         k = const_int(d, self.enumerators, self.types)
         assert k is not None
-        return k
+        return k, False
 
     def designator_problem(self, item: c_ast.NamedInitializer, t: TypeInfo) -> str | None:
         """What is wrong with the designator ``.m =`` or ``[k] =`` of ``item`` in a list for ``t`` (None: fine)."""
@@ -673,7 +682,7 @@ class DeclarationChecks(CheckerState):
         if isinstance(d, c_ast.ID):
             if t.kind != "struct":
                 return f"member designator '.{d.name}' in an initializer of '{t}', which is not a struct or union"
-            if d.name not in [name for name, _ in self.types.fields(t.name)]:
+            if designated_member(self.types, t, d.name) is None:
                 return f"no member named '{d.name}' in '{t.name}'"
             return None
         if t.kind != "array":

@@ -136,10 +136,10 @@ class ExpressionChecks(CheckerState):
                 "vector" if len(picked) > 1 else "scalar", base.name, len(picked), space=base.space, const=base.const
             )
         if base.kind == "struct":
-            for name, t in self.types.fields(base.name):
-                if name == member:
-                    self.member_refs.add(id(node))
-                    return TypeInfo(t.kind, t.name, t.width, t.target, base.space, base.const or t.const, t.length)
+            t = self.types.find_member(base.name, member)
+            if t is not None:
+                self.member_refs.add(id(node))
+                return TypeInfo(t.kind, t.name, t.width, t.target, base.space, base.const or t.const, t.length)
             if base.name in self.types.structs:
                 self.error(node.field, f"no member named '{member}' in '{base.name}'")
             return UNKNOWN

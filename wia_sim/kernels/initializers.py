@@ -16,7 +16,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.types import TypeInfo, TypeResolver
 
-__all__ = ["Members", "Whole", "consume", "elided_length", "excess_kind", "member_types"]
+__all__ = ["Members", "Whole", "consume", "designated_member", "elided_length", "excess_kind", "member_types"]
 
 Members = Callable[[TypeInfo], list[TypeInfo]]
 """A struct's member types in order (a union's first member only: its list initializes that one)."""
@@ -58,6 +58,17 @@ def member_types(types: TypeResolver, t: TypeInfo) -> list[TypeInfo]:
     """``Members`` of the program whose types ``types`` resolves: a struct's in order, a union's first."""
     found = [mt for _, mt in types.fields(t.name)]
     return found[:1] if t.name.startswith("union") else found
+
+
+def designated_member(types: TypeResolver, t: TypeInfo, name: str) -> tuple[int, bool] | None:
+    """Which member of the struct ``t`` the designator ``.name =`` starts at: its position, and whether that is an
+    anonymous struct or union member holding ``name`` (C11 6.7.9p7: the list then goes on inside it), or None."""
+    for k, (field_name, mt) in enumerate(types.fields(t.name)):
+        if field_name == name:
+            return k, False
+        if field_name is None and mt.kind == "struct" and types.find_member(mt.name, name) is not None:
+            return k, True
+    return None
 
 
 def excess_kind(t: TypeInfo) -> str:

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes
+from wia_sim.kernels.initializers import designated_member
 from wia_sim.kernels.lanes import Lanes
 from wia_sim.kernels.lvalues import Var
 from wia_sim.kernels.spaces import LaunchState, Pointer, Region, UnsupportedKernel, Value
@@ -229,17 +230,14 @@ class StructOps:
             raise UnsupportedKernel(f"line {self.st.line}: a pointer in an initializer of '{t}'")
         self.store(Pointer(p.region, ct, p.off), self.to_value(v, ct), mask)
 
-    def _sub_objects(self, p: Pointer, t: TypeInfo) -> list[tuple[str | int, Pointer, TypeInfo]]:
+    def _sub_objects(self, p: Pointer, t: TypeInfo) -> list[tuple[str | int | None, Pointer, TypeInfo]]:
         if t.kind == "array" and t.target is not None:
             size = self._size(t.target)
             length = t.length if t.length is not None else 0
             return [(k, Pointer(p.region, None, p.off + k * size), t.target) for k in range(length)]
         st = self._ct(t)
         assert isinstance(st, StructType)
-        subs: list[tuple[str | int, Pointer, TypeInfo]] = [
-            (m.name, Pointer(p.region, None, p.off + m.offset), m.type) for m in st.members
-        ]
-        return subs[:1] if st.union else subs
+        return [(m.name, Pointer(p.region, None, p.off + m.offset), m.type) for m in st.members]
 
     def _size(self, t: TypeInfo) -> int:
         return size_align(t, self.types)[0]
@@ -261,6 +259,7 @@ class StructOps:
                 self._store_item(p, t, self.eval(item, mask), mask)
             return pos + 1
         subs = self._sub_objects(p, t)
+        union = t.kind == "struct" and t.name.startswith("union")
         k = 0
         while pos < len(items):
             item = items[pos]
@@ -268,7 +267,12 @@ class StructOps:
             if isinstance(item, c_ast.NamedInitializer):
                 if not braced:
                     return pos  # a designator belongs to the enclosing list
-                k = self._designated(t, subs, item)
+                k, anonymous = self._designated(t, item)
+                if anonymous:  # ``.i = x`` for a member of an anonymous member: a list of its own, inside it
+                    _, sp, stype = subs[k]
+                    self._fill(sp, stype, [item], 0, mask, braced=True)
+                    pos, k = pos + 1, len(subs) if union else k + 1
+                    continue
                 rest = [*items[:pos], item.expr, *items[pos + 1 :]]  # the designated object starts at its value
                 item = item.expr
             if k >= len(subs):
@@ -282,23 +286,25 @@ class StructOps:
             else:
                 self._store_item(sp, stype, self.eval(item, mask), mask)
                 pos += 1
-            k += 1
+            k = len(subs) if union else k + 1  # a union's list initializes one member (a designator may pick it)
         return pos
 
-    def _designated(self, t: TypeInfo, subs: list[tuple[str | int, Pointer, TypeInfo]], item: Any) -> int:
+    def _designated(self, t: TypeInfo, item: Any) -> tuple[int, bool]:
+        """Where the designator of ``item`` starts in ``t``, and whether at an anonymous member holding the named
+        one (``initializers.designated_member``; the checker saw that it names something)."""
         names = item.name
         if len(names) != 1:
             raise UnsupportedKernel(f"line {self.st.line}: nested designators")
         d = names[0]
         if isinstance(d, c_ast.ID):
-            for k, (key, _, _) in enumerate(subs):
-                if key == d.name:
-                    return k
-            raise UnsupportedKernel(f"line {self.st.line}: no member '{d.name}' in '{t}'")
+            found = designated_member(self.types, t, d.name)
+            if found is None:
+                raise UnsupportedKernel(f"line {self.st.line}: no member '{d.name}' in '{t}'")
+            return found
         value = const_int(d, self.enumerators, self.types)
         if value is None:
             raise UnsupportedKernel(f"line {self.st.line}: array designator is not a constant")
-        return value
+        return value, False
 
     def new_aggregate(self, what: str, t: TypeInfo, elem: CType, dims: tuple[int, ...]) -> Pointer:
         """A zeroed ``__private`` object of type ``t`` (elements ``elem``, array dimensions ``dims``)."""

@@ -30,7 +30,7 @@ __all__ = ["Member", "StructType", "check_struct", "is_struct", "layout", "size_
 class Member:
     """A member: its name, byte offset, declared type and, for array members, the array's dimensions."""
 
-    name: str
+    name: str | None  # None: an anonymous struct or union member
     offset: int
     type: TypeInfo
     dims: tuple[int, ...] = ()
@@ -50,8 +50,11 @@ class StructType(CType):
     def size(self) -> int:
         return int(self.dtype.itemsize)
 
+    indirect: tuple[Member, ...] = field(default=(), compare=False)
+    """The members of anonymous struct and union members (C11 6.7.2.1p13), at their offsets in this struct."""
+
     def member(self, name: str) -> Member | None:
-        for m in self.members:
+        for m in (*self.members, *self.indirect):
             if m.name == name:
                 return m
         return None
@@ -145,11 +148,12 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
     union = tag.startswith("union")
     packed, aligned = _attributes(node)
     members: list[Member] = []
+    indirect: list[Member] = []
     offset = 0
     size = 0
     align = 1
     decls = [d for d in node.decls if isinstance(d, c_ast.Decl)]
-    for (name, mt), decl in zip(types.fields(tag), decls, strict=True):
+    for (name, mt), decl in zip(types.fields(tag), decls, strict=True):  # (name None: anonymous)
         msize, malign = size_align(mt, types, cache)
         # GCC's rules (which Clang follows): packed (the struct's or the member's) drops the member's alignment
         # to 1; aligned(N) on a member raises it to N, packed or not
@@ -164,12 +168,17 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
             dims.append(inner.length or 0)
             inner = inner.target
         members.append(Member(name, start, mt, tuple(dims)))
+        if name is None and mt.kind == "struct":  # an anonymous member: its members are this struct's
+            inner_layout = layout(mt.name, types, cache)
+            for m in (*inner_layout.members, *inner_layout.indirect):
+                if m.name is not None:
+                    indirect.append(Member(m.name, start + m.offset, m.type, m.dims))
         offset = start + msize
         size = max(size, offset)
         align = max(align, malign)
     align = max(align, aligned)
     size = -(-size // align) * align
-    st = StructType(tag, np.dtype(f"V{max(size, 1)}"), "struct", 99, 1, tuple(members), align, union)
+    st = StructType(tag, np.dtype(f"V{max(size, 1)}"), "struct", 99, 1, tuple(members), align, union, tuple(indirect))
     cache[tag] = st
     return st
 

@@ -415,7 +415,20 @@ class TypeResolver:
         return TypeInfo(t.kind, t.name, t.width, t.target, space, const, t.length)
 
     def fields(self, tag: str) -> list[tuple[str, TypeInfo]]:
+        """The members of ``tag`` in order; an anonymous struct or union member (C11 6.7.2.1p13, which Clang takes
+        in OpenCL C) has the name None."""
         node = self.structs.get(tag)
         if node is None or node.decls is None:
             return []
         return [(d.name, self.resolve(d.type)) for d in node.decls if isinstance(d, c_ast.Decl)]
+
+    def find_member(self, tag: str, name: str) -> TypeInfo | None:
+        """The type of ``tag``'s member ``name``, also one of an anonymous struct or union member's (None: none)."""
+        for field_name, t in self.fields(tag):
+            if field_name == name:
+                return t
+            if field_name is None and t.kind == "struct":
+                found = self.find_member(t.name, name)
+                if found is not None:
+                    return found
+        return None
