@@ -114,3 +114,35 @@ def test_a_scalar_beside_a_vector_must_not_outrank_its_elements(expr: str, fits:
     else:
         with pytest.raises(KernelCompileError, match="scalar operand type has greater rank than the type of the vec"):
             compile_source(source)
+
+
+HI_OF_THREE = r"""
+__kernel void hi3(__global const float* a, __global const float* b, __global float* out)
+{
+    const int k = get_global_id(0);
+    const int l = get_local_id(0);
+    float3 v = (float3)(a[k], b[k], 3.0f);
+    float3 w = v;
+    w.hi = (float2)(7.0f, 8.0f);
+    w.odd = (float2)(9.0f, 10.0f);
+    __local float3 t[8];
+    t[l] = v;
+    t[l].hi = (float2)(b[k], 11.0f);
+    out[4 * k] = v.hi.x + v.odd.x;
+    out[4 * k + 1] = w.x + w.y + w.z;
+    out[4 * k + 2] = t[l].hi.x + t[l].x;
+    out[4 * k + 3] = v.lo.y + v.even.y;
+}
+"""
+
+
+def test_hi_and_odd_of_a_three_component_vector(device_ctx: wia.Context) -> None:
+    """OpenCL C 1.2 6.1.7: ``.hi``/``.odd`` of a 3-component vector treat it as a 4-component one with an undefined
+    w; Clang builds them (reads and writes), and the simulator refused them. Only the defined components are
+    compared (the w read is 0 on the simulator, whatever a device holds); writes to w go nowhere."""
+    n = 8
+    rng = np.random.default_rng(1209)
+    a, b = rng.uniform(-5, 5, n).astype(np.float32), rng.uniform(-5, 5, n).astype(np.float32)
+    _, _, out = run_arrays(device_ctx, HI_OF_THREE, "hi3", [a, b, np.full(4 * n, np.nan, np.float32)], n, 8)
+    want = np.stack([3.0 + b, a + 9.0 + 7.0, b + a, b + 3.0], axis=1).astype(np.float32)
+    np.testing.assert_allclose(out.reshape(n, 4), want, rtol=1e-6, atol=1e-6)

@@ -47,7 +47,7 @@ from wia_sim.kernels.exec_state import _designated, _Frame, _line, _nested
 from wia_sim.kernels.exec_statements import StatementRunner
 from wia_sim.kernels.initializers import elided_length, member_types
 from wia_sim.kernels.lanes import Geometry, all_lanes, any_lane, lanes_of, per_lane
-from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes
+from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes, with_undefined
 from wia_sim.kernels.memargs import unwrap
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput, c_string
@@ -1227,7 +1227,7 @@ class _Executor(StructOps, StatementRunner):
         if isinstance(base, Pointer) or node.type != "." or base.t.width == 1:
             raise UnsupportedKernel(f"line {_line(node)}: structs and unions are not supported")
         idx = swizzle_indices(node.field.name, base.t.width)
-        a = np.asarray(base.a)[..., list(idx)]
+        a = with_undefined(np.asarray(base.a), idx)
         if len(idx) == 1:
             return Value(base.t.scalar, a[..., 0])
         return Value(base.t.scalar.vector(len(idx)), a)

@@ -18,7 +18,18 @@ from wia_sim.kernels.lanes import all_lanes, per_lane
 from wia_sim.kernels.pointers import AddressMap, PtrType, one_object
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
 
-__all__ = ["Executor", "MemRef", "Ref", "SwizzleRef", "Var", "VarRef", "check_assigned", "mark_assigned", "merge_lanes"]
+__all__ = [
+    "Executor",
+    "MemRef",
+    "Ref",
+    "SwizzleRef",
+    "Var",
+    "VarRef",
+    "check_assigned",
+    "mark_assigned",
+    "merge_lanes",
+    "with_undefined",
+]
 
 Array = NDArray[Any]
 Result = Value | Pointer
@@ -62,12 +73,23 @@ class Var:
     init: Array | None = None
 
 
+def with_undefined(a: Array, idx: tuple[int, ...]) -> Array:
+    """The components ``idx`` of the vectors ``a`` (components on the last axis), an index past them (the w of a
+    3-component vector's ``.hi``/``.odd``: ``swizzle_indices``) reading 0."""
+    if max(idx) < a.shape[-1]:
+        return a[..., list(idx)]
+    padded = np.concatenate([a, np.zeros((*a.shape[:-1], max(idx) + 1 - a.shape[-1]), a.dtype)], axis=-1)
+    return padded[..., list(idx)]
+
+
 def check_assigned(st: LaunchState, var: Var, mask: Array, components: tuple[int, ...] | None = None) -> None:
     """Raise ``uninitialized_private`` when a lane of ``mask`` reads ``var`` (a vector: its ``components``, None:
     all) before it assigned it."""
     assert var.init is not None
     init = var.init
     if init.ndim == 2:
+        if components is not None:  # (the undefined w of a 3-vector's ``.hi`` is never assigned)
+            components = tuple(k for k in components if k < init.shape[1])
         init = np.asarray((init if components is None else init[:, list(components)]).all(axis=1))
     missing = per_lane(mask, init.shape) & ~init
     if bool(missing.any()):
@@ -83,7 +105,7 @@ def mark_assigned(var: Var, mask: Array, components: tuple[int, ...] | None = No
     assert var.init is not None
     init = var.init.copy()
     if init.ndim == 2:
-        cols = slice(None) if components is None else list(components)
+        cols = slice(None) if components is None else [k for k in components if k < init.shape[1]]
         init[:, cols] |= np.broadcast_to(mask, init.shape[:1])[:, None]
     else:
         init |= mask
@@ -194,11 +216,11 @@ class SwizzleRef(Ref):
             return self.base
         return None
 
-    def _components(self) -> list[Pointer] | None:
+    def _components(self) -> list[Pointer | None] | None:
         """Pointers to the named components where the vector lies in memory (``p[i].x``, ``s->v.zy``), else
         None. A device reads and writes only those bytes: ``p[i].x = 1`` on a write-only buffer reads nothing, and
         reading ``p[i].y`` does not read the components nobody wrote. A run of consecutive components (``.s4567``)
-        is one access."""
+        is one access; the undefined w of a 3-component vector (``.hi``) is None: no bytes, read as 0, not written."""
         if not isinstance(self.base, MemRef):
             return None
         p = self.base.p
@@ -206,14 +228,16 @@ class SwizzleRef(Ref):
             return None
         size = self.t.scalar.dtype.itemsize
         first, count = self.idx[0], len(self.idx)
-        if count in (2, 4, 8, 16) and self.idx == tuple(range(first, first + count)):
+        width = self.t.width
+        if count in (2, 4, 8, 16) and self.idx == tuple(range(first, first + count)) and first + count <= width:
             return [p.moved(np.asarray(first * size, np.int64)).retyped(self._part())]
-        return [p.moved(np.asarray(k * size, np.int64)).retyped(self.t.scalar) for k in self.idx]
+        return [p.moved(np.asarray(k * size, np.int64)).retyped(self.t.scalar) if k < width else None for k in self.idx]
 
     def get(self, mask: Array) -> Result:
         parts = self._components()
         if parts is not None:
-            values = [np.asarray(self.ex.value_at(c, mask)) for c in parts]
+            zero = np.zeros((), self.t.scalar.dtype)
+            values = [zero if c is None else np.asarray(self.ex.value_at(c, mask)) for c in parts]
             if len(values) == 1:  # one component, or one run of them
                 return Value(self._part(), values[0])
             shape = np.broadcast_shapes(*(v.shape for v in values))
@@ -223,7 +247,7 @@ class SwizzleRef(Ref):
             check_assigned(self.ex.st, ref.var, mask, self.idx)
         cur = ref.peek() if ref is not None else self.base.get(mask)
         assert isinstance(cur, Value)
-        a = np.asarray(cur.a)[..., list(self.idx)]
+        a = with_undefined(np.asarray(cur.a), self.idx)
         return Value(self._part(), a[..., 0] if len(self.idx) == 1 else a)
 
     def set(self, v: Result, mask: Array) -> None:
@@ -232,6 +256,8 @@ class SwizzleRef(Ref):
             part = self.ex.to_value(v, self._part())
             src = np.asarray(part.a)
             for j, c in enumerate(parts):
+                if c is None:  # the undefined w of a 3-component vector takes no write
+                    continue
                 assert c.elem is not None
                 self.ex.store(c, Value(c.elem, src if len(parts) == 1 else src[..., j]), mask)
             self.assigned = part
@@ -246,7 +272,8 @@ class SwizzleRef(Ref):
         if len(self.idx) == 1:
             new[..., self.idx[0]] = src
         else:
-            new[..., list(self.idx)] = src
+            kept = [j for j, k in enumerate(self.idx) if k < self.t.width]  # (not the undefined w of a 3-vector)
+            new[..., [self.idx[j] for j in kept]] = src[..., kept]
         if ref is None:
             self.base.set(Value(self.t, new), mask)
             return

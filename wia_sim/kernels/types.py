@@ -221,8 +221,8 @@ def swizzle_indices(field_name: str, width: int) -> tuple[int, ...]:
     ``.hi``/``.even``/``.odd``. Raises ValueError, with the reason, for a swizzle invalid on a ``width``-vector.
     """
     if field_name in ("lo", "hi", "even", "odd"):
-        if width == 3 and field_name in ("hi", "odd"):
-            raise ValueError(f"'.{field_name}' of a 3-component vector reads an undefined component")
+        # a 3-component vector is taken as a 4-component one whose w is undefined (OpenCL C 1.2 6.1.7): ``.hi`` and
+        # ``.odd`` name component 3, which reads as 0 (``lvalues.with_undefined``) and takes no write
         w = 4 if width == 3 else width
         half = w // 2
         picks = {
