@@ -847,6 +847,13 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         if not self.machine.replaying:  # (inside launch_graph: the graph's launch was charged)
             self._beyond_the_call(self.model.host.launch_overhead)
         program, info = kernel
+        reqd = info.reqd_work_group_size
+        if reqd is not None and ndrange.local_size != reqd:  # OpenCL 1.2 clEnqueueNDRangeKernel: also when none
+            given = "none" if ndrange.local_size is None else str(ndrange.local_size)
+            raise InvalidLaunchConfigError(
+                f"kernel {info.name} was compiled with reqd_work_group_size{reqd}: a launch must give that local "
+                f"size, not {given}"
+            )
         geometry = _geometry(ndrange, self.model.compute.max_work_group_size)
         local_bytes = info.static_local_bytes + sum(a.nbytes for a in args if isinstance(a, LocalArg))
         if local_bytes > self.model.compute.max_local_memory_per_work_group:
