@@ -25,6 +25,7 @@ from wia_sim.kernels import (
     preprocess,
     swizzle_indices,
 )
+from wia_sim.kernels.options import CL_OPTIONS
 from wia_sim.kernels.structs import size_align
 
 LOG_LINE = re.compile(r"^(<command line>|[\w.]+)(:\d+(:\d+)?)?: (error|warning): .+$")
@@ -196,6 +197,7 @@ def test_line_and_predefined_macros() -> None:
         ("-D N=", ""),
         ("-D 'N=1 + 2'", "1 + 2"),
         ("-cl-fast-relaxed-math -DN=8 -cl-mad-enable -cl-std=CL1.2", "8"),
+        (" ".join(sorted(CL_OPTIONS - {"-cl-std=CL1.1"})) + " -DN=3", "3"),
     ],
 )
 def test_build_option_defines(options: str, expected: str) -> None:
@@ -225,6 +227,10 @@ def test_source_definitions_override_option_defaults() -> None:
         ("-D", "<command line>: error: macro name missing after '-D'"),
         ("-D 9X=1", "<command line>: error: macro names must be identifiers: '-D9X'"),
         ("-D 'X=1", "<command line>: error: malformed build options"),
+        # PoCL 3.1 and Oclgrind 21.10 refuse a misspelt -cl- option too (it was accepted and ignored)
+        ("-cl-fast-relaxed-maths", "<command line>: error: unsupported build option '-cl-fast-relaxed-maths'"),
+        ("-cl-std=CL2.0", "<command line>: error: build option '-cl-std=CL2.0': the simulator compiles OpenCL C 1.2"),
+        ("-cl-std=CL1.0", "<command line>: error: build option '-cl-std=CL1.0'"),
     ],
 )
 def test_bad_build_options(options: str, message: str) -> None:

@@ -7,12 +7,34 @@ from typing import Literal
 
 from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic
 
-__all__ = ["FLOAT_EXTENSIONS", "parse_build_options", "warnings_as"]
+__all__ = ["CL_OPTIONS", "FLOAT_EXTENSIONS", "parse_build_options", "warnings_as"]
+
+
+CL_OPTIONS = frozenset(
+    {
+        # OpenCL 1.2 5.6.4.2-4 (math intrinsics and optimizations: the simulator computes as without them)
+        "-cl-single-precision-constant",
+        "-cl-denorms-are-zero",
+        "-cl-fp32-correctly-rounded-divide-sqrt",
+        "-cl-opt-disable",
+        "-cl-mad-enable",
+        "-cl-no-signed-zeros",
+        "-cl-unsafe-math-optimizations",
+        "-cl-finite-math-only",
+        "-cl-fast-relaxed-math",
+        "-cl-kernel-arg-info",  # 5.6.4.7
+        "-cl-uniform-work-group-size",  # (OpenCL 2.0; what 1.2 requires anyway)
+        "-cl-std=CL1.1",  # 5.6.4.6: the OpenCL C versions a 1.2 device takes
+        "-cl-std=CL1.2",
+    }
+)
+"""The ``-cl-`` options the simulator takes (and ignores): another one, a misspelt one or ``-cl-std=CL2.0`` is
+refused, as a 1.2 device refuses it (``CL_INVALID_BUILD_OPTIONS``)."""
 
 
 def parse_build_options(options: str) -> tuple[list[tuple[str, str]], list[Diagnostic]]:
     """Split OpenCL build options into ``-D`` definitions (``(name, value)``, value ``"1"`` when none is given)
-    and diagnostics for options that are not supported. ``-cl-*`` options are accepted and ignored."""
+    and diagnostics for options that are not supported. The ``CL_OPTIONS`` are accepted and ignored."""
     diagnostics: list[Diagnostic] = []
 
     def error(message: str) -> None:
@@ -36,7 +58,10 @@ def parse_build_options(options: str) -> tuple[list[tuple[str, str]], list[Diagn
             k += 1
         elif word.startswith("-D"):
             spec = word[2:]
-        elif word.startswith("-cl-") or word in ("-w", "-Werror"):  # -w, -Werror: ``warnings_as`` (5.6.4.5)
+        elif word in CL_OPTIONS or word in ("-w", "-Werror"):  # -w, -Werror: ``warnings_as`` (5.6.4.5)
+            continue
+        elif word.startswith("-cl-std="):
+            error(f"build option '{word}': the simulator compiles OpenCL C 1.2 (-cl-std=CL1.1 or -cl-std=CL1.2)")
             continue
         elif word.startswith("-I"):
             error(f"includes are not supported: build option '{word}'")
