@@ -648,7 +648,7 @@ def test_counts_by_kind(ctx: wia.Context) -> None:
     [
         ("short s = 1; int v = add_sat(s, 1);", "needs arguments of one type"),
         ("int v = add_sat(1);", "takes 2 arguments"),
-        ("long v = mul24(1L, 2L);", "must be an int or uint"),
+        ("long v = mul24(1L, 2L);", "the call is ambiguous"),  # (Clang: "call to 'mul24' is ambiguous")
         ("float v = hadd(1.0f, 2.0f);", "must be an integer"),
         ("long v = upsample(1, 2);", "needs a 'uint' second argument"),
         ("int v = any(1u);", "must be a signed integer"),

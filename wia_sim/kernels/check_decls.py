@@ -133,6 +133,9 @@ class DeclarationChecks(CheckerState):
             self.error(node, "function pointers are not supported")
             return
         self.check_type_usable(t, node, f"variable '{node.name}'")
+        if t.kind == "opaque":  # a sampler (refused above): a program-scope one needs no __constant
+            self.scopes[0][node.name] = _Symbol(node.name, "global", t, _coord_of(node)[0])
+            return
         reserved = keyword_name(node.name, "variable")
         if reserved:
             self.error(node, reserved)
@@ -210,6 +213,8 @@ class DeclarationChecks(CheckerState):
             self.error(decl, f"old-style (K&R) parameter lists are not supported ('{name}')")
         if fn.variadic:
             self.error(decl, f"variadic functions are not supported ('{name}')")
+        if is_kernel and name == "main":
+            self.error(decl, "kernel cannot be called 'main'")
         if is_builtin_function(name) or name in UNSUPPORTED_BUILTINS or name == "printf":
             self.error(decl, f"redefinition of built-in function '{name}'")
         if _has_function_pointer(fn.return_type) or fn.return_type.kind == "function":
@@ -325,7 +330,7 @@ class DeclarationChecks(CheckerState):
             inner = inner.target
         if t.kind == "struct" or (t.kind == "pointer" and t.target is not None and t.target.kind == "struct"):
             struct = t if t.kind == "struct" else t.target or UNKNOWN
-            problem = check_struct(struct, self.types, kernel_arg=True, by_value=t.kind == "struct")
+            problem = check_struct(struct, self.types, by_value=t.kind == "struct")
             if problem:
                 self.error(p, f"kernel parameter '{name}': {problem}")
                 return None
@@ -464,7 +469,7 @@ class DeclarationChecks(CheckerState):
         while inner.kind == "array" and inner.target is not None:
             inner = inner.target
         if inner.kind == "struct" and space != "local":
-            problem = check_struct(inner, self.types, kernel_arg=False)
+            problem = check_struct(inner, self.types)
             if problem:
                 self.error(node, f"variable '{node.name}': {problem}")
         if space == "local":
@@ -525,7 +530,7 @@ class DeclarationChecks(CheckerState):
             return
         struct_size = 8 if element.kind == "pointer" else 0  # a pointer kept in memory (``pointers.py``)
         if element.kind == "struct":
-            problem = check_struct(element, self.types, kernel_arg=False)
+            problem = check_struct(element, self.types)
             if problem:
                 self.error(node, f"__local variable '{node.name}': {problem}")
                 return

@@ -28,6 +28,7 @@ from wia_sim.kernels.types import (
     UNKNOWN,
     TypeInfo,
     int_constant,
+    located,
     points_elsewhere,
     scalar_or_vector,
     swizzle_indices,
@@ -139,7 +140,7 @@ class ExpressionChecks(CheckerState):
             t = self.types.find_member(base.name, member)
             if t is not None:
                 self.member_refs.add(id(node))
-                return TypeInfo(t.kind, t.name, t.width, t.target, base.space, base.const or t.const, t.length)
+                return located(t, base.space, base.const)
             if base.name in self.types.structs:
                 self.error(node.field, f"no member named '{member}' in '{base.name}'")
             return UNKNOWN
@@ -429,7 +430,7 @@ class ExpressionChecks(CheckerState):
             length = elided_length(items, t.target, self.member_types, self.whole_value) if t.target else None
             t = TypeInfo("array", t.name, t.width, t.target, t.space, t.const, length or len(node.init.exprs))
         if t.kind == "struct":
-            problem = check_struct(t, self.types, kernel_arg=False)
+            problem = check_struct(t, self.types)
             if problem:
                 self.error(node.type, problem)
                 return UNKNOWN

@@ -98,9 +98,31 @@ def _restore_pointer_spaces(ast: c_ast.FileAST, spaces: dict[tuple[int, int], st
     Visitor().visit(ast)
 
 
+_GNU_KEYWORDS = {
+    **{f"__{w}{tail}": w for w in ("inline", "const", "restrict", "volatile", "signed") for tail in ("", "__")},
+    "__extension__": "",
+}
+"""GCC's alternate keywords, which Clang takes in OpenCL C (``__inline``, ``__const__``, ...) and ``__extension__``
+(it only silences pedantic warnings), as the standard keyword each is."""
+_GNU_KEYWORD = re.compile(r"\b(" + "|".join(sorted(_GNU_KEYWORDS, key=len, reverse=True)) + r")\b")
+
+
+def _gnu_keywords(text: str) -> str:
+    """``text`` with ``_GNU_KEYWORDS`` spelt as the standard keywords (padded with blanks: columns stay), outside
+    string and character literals."""
+    literals = [(m.start(), m.end()) for m in _STRING_LITERAL.finditer(text)]
+
+    def standard(m: re.Match[str]) -> str:
+        if any(a <= m.start() < b for a, b in literals):
+            return m.group(0)
+        return _GNU_KEYWORDS[m.group(1)].ljust(len(m.group(1)))
+
+    return _GNU_KEYWORD.sub(standard, text) if "__" in text else text
+
+
 def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None]:
     parser = OpenCLCParser()
-    text, pointer_spaces = _pointer_spaces(text)
+    text, pointer_spaces = _pointer_spaces(_gnu_keywords(text))
     try:
         ast = parser.parse(_PRELUDE + text, filename=BUILTIN_FILE)
         if pointer_spaces:

@@ -192,10 +192,11 @@ def _layouts(types: TypeResolver) -> dict[str, StructType]:
     return cache
 
 
-def check_struct(t: TypeInfo, types: TypeResolver, kernel_arg: bool, by_value: bool = False) -> str | None:
+def check_struct(t: TypeInfo, types: TypeResolver, by_value: bool = False) -> str | None:
     """What keeps the struct ``t`` from being used as an object (None: nothing): an incomplete type and, for a
-    kernel argument, a ``bool`` member (OpenCL C 1.2 6.9 k: its size is not portable) and, for one passed
-    ``by_value``, a pointer member (the host has no device addresses to give it; Clang refuses it too)."""
+    kernel argument passed ``by_value``, a ``bool`` member (OpenCL C 1.2 6.9 k: its size is not portable; behind a
+    pointer Clang takes it, the device lays the buffer out) or a pointer member (the host has no device addresses
+    to give it; Clang refuses it too)."""
     if t.name not in types.structs:
         return f"'{t.name}' is an incomplete type (declared but not defined)"
     for d in types.structs[t.name].decls or []:
@@ -214,10 +215,10 @@ def check_struct(t: TypeInfo, types: TypeResolver, kernel_arg: bool, by_value: b
         if inner.kind == "pointer":
             continue
         if inner.kind == "struct":
-            problem = check_struct(inner, types, kernel_arg, by_value)
+            problem = check_struct(inner, types, by_value)
             if problem:
                 return problem
-        elif kernel_arg and inner.name == "bool":
+        elif by_value and inner.name == "bool":
             return f"a struct kernel argument cannot have a bool member ('{name}' of '{t.name}')"
         elif inner.kind not in ("scalar", "vector"):
             return f"member '{name}' of '{t.name}' has the unsupported type '{mt}'"

@@ -14,7 +14,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.types import INT, UNKNOWN, UNSIGNED_OF, TypeInfo, scalar_or_vector
 
-__all__ = ["TABLE_FUNCTIONS", "check_table_call"]
+__all__ = ["TABLE_FUNCTIONS", "check_table_call", "int24_overload"]
 
 Error = Callable[[c_ast.Node, str], None]
 
@@ -123,10 +123,57 @@ def _pointer_out(name: str, args: list[c_ast.Node], types: list[TypeInfo], error
     return x
 
 
+_PROMOTED_TO_INT = ("bool", "char", "uchar", "short", "ushort")
+
+
+def int24_overload(args: list[tuple[str, int]]) -> tuple[str, int] | str:
+    """The ``mul24``/``mad24`` overload that arguments of (element type, width; 1 for a scalar) call, as Clang's
+    overload resolution picks it among the only ones there are, ``int`` and ``uint`` (scalars and vectors): a
+    vector argument must be one exactly, a scalar converts (to a vector by a splat), ranked exact > integer
+    promotion (to ``int``) > conversion. The (type, width), or why none: no candidate, or an ambiguous call."""
+    widths = {w for _, w in args if w > 1}
+    if len(widths) > 1:
+        return "its vector arguments must have one length"
+    width = widths.pop() if widths else 1
+    viable: list[tuple[str, list[int]]] = []
+    for candidate in ("int", "uint"):
+        ranks: list[int] = []
+        for name, w in args:
+            if w > 1 and name != candidate:
+                break  # no implicit conversion between vector types
+            if name == candidate:
+                ranks.append(3)
+            elif candidate == "int" and name in _PROMOTED_TO_INT:
+                ranks.append(2)
+            else:
+                ranks.append(1)
+        else:
+            viable.append((candidate, ranks))
+    best = [
+        c
+        for c, r in viable
+        if all(all(a >= b for a, b in zip(r, o, strict=True)) and r != o for c2, o in viable if c2 != c)
+    ]
+    if len(best) != 1:
+        return "no int or uint overload takes these arguments" if not viable else "the call is ambiguous"
+    return best[0], width
+
+
 def _integer(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
-    allowed = ("int", "uint") if name in ("mul24", "mad24") else _INTEGERS
-    what = "an int or uint scalar or vector" if name in ("mul24", "mad24") else "an integer scalar or vector"
-    if not _need(name, what, allowed, args, types, error) or not _same_gentype(name, args, types, error, node):
+    if name in ("mul24", "mad24"):
+        if not _need(name, "an arithmetic scalar or an int or uint vector", (*_INTEGERS, *_FLOATS), args, types, error):
+            return UNKNOWN
+        if not all(_known(t) for t in types):
+            return UNKNOWN
+        chosen = int24_overload([(t.name, t.width if t.kind == "vector" else 1) for t in types])
+        if isinstance(chosen, str):
+            spelled = ", ".join(f"'{t.type_name}'" for t in types)
+            error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
+            return UNKNOWN
+        return scalar_or_vector(*chosen)
+    if not _need(name, "an integer scalar or vector", _INTEGERS, args, types, error):
+        return UNKNOWN
+    if not _same_gentype(name, args, types, error, node):
         return UNKNOWN
     r = _result(types)
     if name == "abs_diff" and _known(r):

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 from wia_sim.kernels.builtins import call_math
 from wia_sim.kernels.ctype import INT, SCALARS, CType, common_type, comparison_type, convert
 from wia_sim.kernels.spaces import Value
+from wia_sim.kernels.table_types import int24_overload
 
 __all__ = [
     "FUNCTIONS",
@@ -122,7 +123,12 @@ def _saturate(x: Array, t: CType) -> Array:
 
 
 def _int_call(name: str, args: list[Value]) -> Value:
-    t = _gentype(args)
+    if name in ("mul24", "mad24"):  # only int and uint overloads: the one Clang picks (the checker saw one exists)
+        chosen = int24_overload([(v.t.name, v.t.width) for v in args])
+        assert not isinstance(chosen, str), chosen
+        t = SCALARS[chosen[0]] if chosen[1] == 1 else SCALARS[chosen[0]].vector(chosen[1])
+    else:
+        t = _gentype(args)
     raw = [_arr(v, t) for v in args]
     x = [_exact(a, t, name in ("mul_hi", "mad_hi", "mad_sat")) for a in raw]
     bits = _bits(t)

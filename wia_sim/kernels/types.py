@@ -41,6 +41,7 @@ __all__ = [
     "char_constant",
     "const_int",
     "int_constant",
+    "located",
     "points_elsewhere",
     "scalar_or_vector",
     "swizzle_indices",
@@ -171,6 +172,13 @@ ULONG = TypeInfo("scalar", "ulong")
 LONG = TypeInfo("scalar", "long")
 FLOAT = TypeInfo("scalar", "float")
 DOUBLE = TypeInfo("scalar", "double")
+
+
+def located(t: TypeInfo, space: AddressSpace, const: bool) -> TypeInfo:
+    """``t`` as a part of an object in ``space`` (a struct member): itself and, for an array, its elements down to
+    the innermost, so that ``p->data`` decays to (and ``&p->data[i]`` is) a pointer into that space."""
+    target = located(t.target, space, const) if t.kind == "array" and t.target is not None else t.target
+    return TypeInfo(t.kind, t.name, t.width, target, space, const or t.const, t.length)
 
 
 def points_elsewhere(a: TypeInfo, b: TypeInfo) -> bool:
