@@ -1061,6 +1061,8 @@ def _call_for(name: str) -> str:
         return f"{name}(x, 2)"
     if name in ("abs",):
         return "abs(1)"
+    if name == "rotate":  # integers only (rotate(float, float) is no overload's call)
+        return "rotate(1, 2)"
     if name.startswith("async_work_group"):  # issue 16: async copies and prefetch
         return f"{name}(p, lp, 1{', 1' if 'strided' in name else ''}, 0)"
     if name == "wait_group_events":

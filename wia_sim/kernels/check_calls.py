@@ -9,9 +9,11 @@ from pycparser import c_ast
 
 from wia_sim.kernels import async_copy, printf
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _promote
+from wia_sim.kernels.overloads import INTEGERS, floats, resolve
 from wia_sim.kernels.signatures import (
     BUILTINS,
     CONVERT_RE,
+    OVERLOADED,
     UNSUPPORTED_BUILTINS,
     builtin_arity,
     conversion,
@@ -147,7 +149,7 @@ class CallChecks(CheckerState):
             return result
         rule = BUILTINS[name].result
         if rule == "table":
-            return check_table_call(name, args, arg_types, self.error, node)
+            return check_table_call(name, args, arg_types, self.error, node, floats(self.fp64, self.fp16))
         if rule == "size_t":
             return ULONG
         if rule == "uint":
@@ -205,6 +207,8 @@ class CallChecks(CheckerState):
         first = arg_types[0]
         if rule in ("intn", "intn_second"):
             return self.int_vector_builtin(node, name, rule, arg_types)
+        if name in OVERLOADED and all(t.is_arithmetic and t.name != "?" for t in arg_types):
+            return self.overloaded_builtin(node, name, arg_types)
         if rule == "first":
             return _promote(first) if first.kind != "unknown" else UNKNOWN
         if rule == "scalar":
@@ -222,6 +226,23 @@ class CallChecks(CheckerState):
         element = names.pop() if len(names) == 1 else "?"
         width = widths.pop() if widths else 1
         return scalar_or_vector(element, width) if element != "?" or width > 1 else TypeInfo("scalar", "?")
+
+    def overloaded_builtin(self, node: c_ast.FuncCall, name: str, arg_types: list[TypeInfo]) -> TypeInfo:
+        """The result of a call to one of the ``OVERLOADED`` built-ins: its overload's gentype, picked as Clang
+        picks it (``overloads.resolve``); an ambiguous call or one no overload takes is Clang's error."""
+        family, forms = OVERLOADED[name]
+        elements = {
+            "all": (*INTEGERS, *floats(self.fp64, self.fp16)),
+            "floats": floats(self.fp64, self.fp16),
+            "float": ("float",),
+            "integers": INTEGERS,
+        }[family]
+        chosen = resolve([(t.name, t.width if t.kind == "vector" else 1) for t in arg_types], elements, forms)
+        if isinstance(chosen, str):
+            spelled = ", ".join(f"'{t.type_name}'" for t in arg_types)
+            self.error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
+            return UNKNOWN
+        return scalar_or_vector(*chosen)
 
     def int_vector_builtin(self, node: c_ast.FuncCall, name: str, rule: str, arg_types: list[TypeInfo]) -> TypeInfo:
         """``ilogb(gentype) -> intn``; ``ldexp``/``rootn(gentype x, intn k)``, and ``ldexp(floatn x, int k)``."""

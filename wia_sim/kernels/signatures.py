@@ -19,6 +19,7 @@ __all__ = [
     "BUILTIN_CONSTANTS",
     "BUILTIN_FUNCTIONS",
     "CONVERT_RE",
+    "OVERLOADED",
     "UNSUPPORTED_BUILTINS",
     "builtin_arity",
     "conversion",
@@ -119,7 +120,33 @@ def _table() -> dict[str, _Builtin]:
     return table
 
 
+def _families() -> dict[str, tuple[str, tuple[str, ...]]]:
+    """The built-ins whose overload a call picks by Clang's rules (``overloads.resolve``): their element types
+    ("all", "floats" for the device's, "float" only, "integers") and forms, from OpenCL C 1.2 6.12.2-6.12.4."""
+    families: dict[str, tuple[str, tuple[str, ...]]] = {}
+    for name in ("min", "max"):
+        families[name] = ("all", ("gg", "gs"))
+    families["clamp"] = ("all", ("ggg", "gss"))
+    for name in ("fmin", "fmax"):
+        families[name] = ("floats", ("gg", "gs"))
+    for name in ("pow", "powr", "fmod", *MATH_BINARY):
+        families[name] = ("floats", ("gg",))
+    for name in ("mad", "fma"):
+        families[name] = ("floats", ("ggg",))
+    unary = ("sqrt", "rsqrt", "exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh", "fabs")
+    for name in (*unary, "floor", "ceil", "round", "trunc", *MATH_UNARY):
+        families[name] = ("floats", ("g",))
+    for prefix in ("native_", "half_"):
+        for name in ("cos", "exp", "exp2", "exp10", "log", "log2", "log10", "rsqrt", "sin", "sqrt", "tan", "recip"):
+            families[prefix + name] = ("float", ("g",))
+        for name in ("powr", "divide"):
+            families[prefix + name] = ("float", ("gg",))
+    families["rotate"] = ("integers", ("gg",))
+    return families
+
+
 BUILTINS = _table()
+OVERLOADED = _families()
 BUILTIN_FUNCTIONS: frozenset[str] = frozenset(BUILTINS)
 """The built-in functions the simulator implements, by name; ``convert_<type>[_sat][_rte|_rtz|_rtp|_rtn]`` and
 ``as_<type>`` families come on top (``is_builtin_function``)."""

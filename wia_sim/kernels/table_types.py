@@ -12,9 +12,10 @@ from collections.abc import Callable
 
 from pycparser import c_ast
 
+from wia_sim.kernels.overloads import resolve
 from wia_sim.kernels.types import INT, UNKNOWN, UNSIGNED_OF, TypeInfo, scalar_or_vector
 
-__all__ = ["TABLE_FUNCTIONS", "check_table_call", "int24_overload"]
+__all__ = ["TABLE_FUNCTIONS", "check_table_call"]
 
 Error = Callable[[c_ast.Node, str], None]
 
@@ -123,49 +124,15 @@ def _pointer_out(name: str, args: list[c_ast.Node], types: list[TypeInfo], error
     return x
 
 
-_PROMOTED_TO_INT = ("bool", "char", "uchar", "short", "ushort")
-
-
-def int24_overload(args: list[tuple[str, int]]) -> tuple[str, int] | str:
-    """The ``mul24``/``mad24`` overload that arguments of (element type, width; 1 for a scalar) call, as Clang's
-    overload resolution picks it among the only ones there are, ``int`` and ``uint`` (scalars and vectors): a
-    vector argument must be one exactly, a scalar converts (to a vector by a splat), ranked exact > integer
-    promotion (to ``int``) > conversion. The (type, width), or why none: no candidate, or an ambiguous call."""
-    widths = {w for _, w in args if w > 1}
-    if len(widths) > 1:
-        return "its vector arguments must have one length"
-    width = widths.pop() if widths else 1
-    viable: list[tuple[str, list[int]]] = []
-    for candidate in ("int", "uint"):
-        ranks: list[int] = []
-        for name, w in args:
-            if w > 1 and name != candidate:
-                break  # no implicit conversion between vector types
-            if name == candidate:
-                ranks.append(3)
-            elif candidate == "int" and name in _PROMOTED_TO_INT:
-                ranks.append(2)
-            else:
-                ranks.append(1)
-        else:
-            viable.append((candidate, ranks))
-    best = [
-        c
-        for c, r in viable
-        if all(all(a >= b for a, b in zip(r, o, strict=True)) and r != o for c2, o in viable if c2 != c)
-    ]
-    if len(best) != 1:
-        return "no int or uint overload takes these arguments" if not viable else "the call is ambiguous"
-    return best[0], width
-
-
 def _integer(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
     if name in ("mul24", "mad24"):
         if not _need(name, "an arithmetic scalar or an int or uint vector", (*_INTEGERS, *_FLOATS), args, types, error):
             return UNKNOWN
         if not all(_known(t) for t in types):
             return UNKNOWN
-        chosen = int24_overload([(t.name, t.width if t.kind == "vector" else 1) for t in types])
+        chosen = resolve(
+            [(t.name, t.width if t.kind == "vector" else 1) for t in types], ("int", "uint"), ["g" * len(types)]
+        )
         if isinstance(chosen, str):
             spelled = ", ".join(f"'{t.type_name}'" for t in types)
             error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
@@ -196,24 +163,26 @@ def _upsample(args: list[c_ast.Node], types: list[TypeInfo], error: Error, node:
 
 
 def _float_common(
-    name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node, scalar_ok: set[int]
+    name: str,
+    types: list[TypeInfo],
+    error: Error,
+    node: c_ast.Node,
+    scalar_ok: set[int],
+    floating: tuple[str, ...],
 ) -> TypeInfo:
-    """Float gentype arguments; those at ``scalar_ok`` may be a scalar of the element type instead."""
-    if not _need(name, "a floating-point scalar or vector", _FLOATS, args, types, error):
+    """Float gentype arguments; those at ``scalar_ok`` may be the scalar instead (``mix(v, v, 0.5f)``): the overload
+    Clang picks among the device's ``floating`` types (``overloads.resolve``: ``mix(v, v, 1)`` converts the 1)."""
+    if not all(_known(t) for t in types):
+        return _result(types)
+    forms = ["g" * len(types)]
+    if scalar_ok:
+        forms.append("".join("s" if k in scalar_ok else "g" for k in range(len(types))))
+    chosen = resolve([(t.name, t.width if t.kind == "vector" else 1) for t in types], floating, forms)
+    if isinstance(chosen, str):
+        spelled = ", ".join(f"'{u.type_name}'" for u in types)
+        error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
         return UNKNOWN
-    r = _result(types)
-    for k, t in enumerate(types):
-        if not _known(t) or not _known(r):
-            continue
-        scalar_form = k in scalar_ok and t.kind == "scalar" and t.name == r.name
-        if t.type_name != r.type_name and not scalar_form:
-            spelled = ", ".join(f"'{u.type_name}'" for u in types)
-            error(node, f"built-in function '{name}' has no form for the arguments {spelled}")
-            return UNKNOWN
-    if name == "smoothstep" and types[0].kind != types[1].kind and r.kind == "vector":
-        error(node, "'smoothstep' takes both edges as vectors or both as scalars")
-        return UNKNOWN
-    return r
+    return scalar_or_vector(*chosen)
 
 
 def _geometric(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
@@ -254,9 +223,15 @@ def _shuffle(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Er
 
 
 def check_table_call(
-    name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node
+    name: str,
+    args: list[c_ast.Node],
+    types: list[TypeInfo],
+    error: Error,
+    node: c_ast.Node,
+    floating: tuple[str, ...] = _FLOATS,
 ) -> TypeInfo:
-    """The result type of a call to one of ``TABLE_FUNCTIONS`` (arity already checked); reports what is wrong."""
+    """The result type of a call to one of ``TABLE_FUNCTIONS`` (arity already checked); reports what is wrong.
+    ``floating``: the device's floating-point types (``overloads.floats``), among which overloads are picked."""
     if name in ("fract", "frexp", "modf", "sincos", "lgamma_r", "remquo"):
         return _pointer_out(name, args, types, error)
     if name == "shuffle" or name == "shuffle2":
@@ -279,13 +254,13 @@ def check_table_call(
     if name == "upsample":
         return _upsample(args, types, error, node)
     if name in ("degrees", "radians", "sign"):
-        return _float_common(name, args, types, error, node, set())
+        return _float_common(name, types, error, node, set(), floating)
     if name == "mix":
-        return _float_common(name, args, types, error, node, {2})
+        return _float_common(name, types, error, node, {2}, floating)
     if name == "step":
-        return _float_common(name, args, types, error, node, {0})
+        return _float_common(name, types, error, node, {0}, floating)
     if name == "smoothstep":
-        return _float_common(name, args, types, error, node, {0, 1})
+        return _float_common(name, types, error, node, {0, 1}, floating)
     if name in ("distance", "fast_distance", "fast_length", "fast_normalize", "dot", "cross", "length", "normalize"):
         return _geometric(name, args, types, error, node)
     if name in _RELATIONAL2 or name in _RELATIONAL1:

@@ -21,8 +21,8 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels.builtins import call_math
 from wia_sim.kernels.ctype import INT, SCALARS, CType, common_type, comparison_type, convert
+from wia_sim.kernels.overloads import resolve
 from wia_sim.kernels.spaces import Value
-from wia_sim.kernels.table_types import int24_overload
 
 __all__ = [
     "FUNCTIONS",
@@ -124,7 +124,7 @@ def _saturate(x: Array, t: CType) -> Array:
 
 def _int_call(name: str, args: list[Value]) -> Value:
     if name in ("mul24", "mad24"):  # only int and uint overloads: the one Clang picks (the checker saw one exists)
-        chosen = int24_overload([(v.t.name, v.t.width) for v in args])
+        chosen = resolve([(v.t.name, v.t.width) for v in args], ("int", "uint"), ["g" * len(args)])
         assert not isinstance(chosen, str), chosen
         t = SCALARS[chosen[0]] if chosen[1] == 1 else SCALARS[chosen[0]].vector(chosen[1])
     else:

@@ -1,0 +1,69 @@
+"""Which overload of a built-in a call picks, as Clang's overload resolution picks among the declarations of
+OpenCL C's headers (``opencl-c.h``): for each argument the conversion to the parameter is ranked, exact match over
+integer or float promotion over conversion over a scalar's splat to a vector, and the one overload at least as good
+for every argument and better for one wins; when none does the call is ambiguous (``max(f, 1)``, ``sqrt(2)``,
+``clamp(x, 0, 1)`` for a float ``x``), a build error on every device. Vectors convert to nothing but themselves.
+
+An overload family is its element types and its forms: which parameters take the gentype (the element type at the
+call's vector width) and which its scalar (``max(gentype, sgentype)``)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["INTEGERS", "Arg", "floats", "resolve"]
+
+INTEGERS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
+_PROMOTED_TO_INT = frozenset({"bool", "char", "uchar", "short", "ushort"})
+_EXACT, _PROMOTION, _CONVERSION, _SPLAT = 4, 3, 2, 1
+
+Arg = tuple[str, int]
+"""An argument's element type and width (1: a scalar)."""
+
+
+def floats(fp64: bool, fp16: bool) -> tuple[str, ...]:
+    """The floating-point element types a device's headers declare built-ins for."""
+    return ("float", *(("double",) if fp64 else ()), *(("half",) if fp16 else ()))
+
+
+def _rank(arg: Arg, element: str, width: int) -> int | None:
+    name, w = arg
+    if w > 1:  # a vector: only itself
+        return _EXACT if (name, w) == (element, width) else None
+    if width > 1:
+        return _SPLAT
+    if name == element:
+        return _EXACT
+    if (element == "int" and name in _PROMOTED_TO_INT) or (element == "double" and name == "float"):
+        return _PROMOTION
+    return _CONVERSION
+
+
+def resolve(args: Sequence[Arg], elements: Sequence[str], forms: Sequence[str]) -> Arg | str:
+    """The gentype (element type, width) of the overload ``args`` call, among ``elements`` in ``forms`` (one letter
+    per parameter: ``g`` the gentype, ``s`` its scalar); or why there is none: "no matching function" or "the call
+    is ambiguous". The width is the vector arguments' (they must agree), else 1."""
+    widths = {w for _, w in args if w > 1}
+    if len(widths) > 1:
+        return "no matching function (vector arguments of different lengths)"
+    width = widths.pop() if widths else 1
+    viable: list[tuple[str, list[int]]] = []
+    for element in elements:
+        for form in forms:
+            if len(form) != len(args) or (width == 1 and "s" in form):
+                continue  # (at width 1 an s-form is its g-form)
+            ranks = [_rank(a, element, width if f == "g" else 1) for a, f in zip(args, form, strict=True)]
+            if all(r is not None for r in ranks):
+                viable.append((element, [r for r in ranks if r is not None]))
+    best = [
+        element
+        for element, ranks in viable
+        if all(
+            all(a >= b for a, b in zip(ranks, other, strict=True)) and ranks != other
+            for e, other in viable
+            if other is not ranks
+        )
+    ]
+    if len(set(best)) != 1:
+        return "no matching function" if not viable else "the call is ambiguous"
+    return best[0], width
