@@ -9,7 +9,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels import async_copy, printf
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _promote
-from wia_sim.kernels.overloads import INTEGERS, floats, resolve
+from wia_sim.kernels.overloads import INTEGERS, best, floats, rank, resolve
 from wia_sim.kernels.signatures import (
     BUILTINS,
     CONVERT_RE,
@@ -49,6 +49,8 @@ class CallChecks(CheckerState):
             return UNKNOWN
         name = node.name.name
         symbol = self.lookup(name)
+        if symbol is None and name in self.overloads:
+            return self.call_overload(node, name, args)
         if symbol is None and name in self.functions and self.caller is not None:
             self.caller.calls.append((name, _coord_of(node)[0]))  # before the arguments' calls: source order
         arg_types = [self.expr(a) for a in args]
@@ -74,6 +76,31 @@ class CallChecks(CheckerState):
         else:
             self.error(node, f"call to undeclared function '{name}'")
         return UNKNOWN
+
+    def call_overload(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> TypeInfo:
+        """A call to a family of overloadable functions (``check_decls.overload``): the member Clang's overload
+        resolution picks (``overloads.best``), whose name the call takes; an ambiguous call or one no member takes
+        is Clang's error."""
+        arg_types = [self.expr(a) for a in args]
+        if any(t.kind == "unknown" for t in arg_types):
+            return UNKNOWN
+        viable: list[tuple[str, list[int]]] = []
+        for fn in self.overloads[name]:
+            if len(fn.params) != len(args):
+                continue
+            ranks = [_argument_rank(a, p) for a, p in zip(arg_types, fn.params, strict=True)]
+            if all(r is not None for r in ranks):
+                viable.append((fn.name, [r for r in ranks if r is not None]))
+        chosen = best(viable)
+        if isinstance(chosen, str):
+            spelled = ", ".join(f"'{t}'" for t in arg_types)
+            self.error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
+            return UNKNOWN
+        target = viable[chosen][0]
+        node.name.name = target
+        if self.caller is not None:
+            self.caller.calls.append((target, _coord_of(node)[0]))
+        return self.call_helper(node, target, args, arg_types)
 
     def call_helper(
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
@@ -261,6 +288,24 @@ class CallChecks(CheckerState):
         if first.kind == "scalar" and first.name not in ("float", "double", "half", "?"):
             return scalar_or_vector("float", width)
         return first
+
+
+def _argument_rank(arg: TypeInfo, param: TypeInfo) -> int | None:
+    """How an argument converts to a parameter of an overloadable function (``overloads.rank``; a pointer only to
+    one into the same space of the same type, or to ``void``), None when it does not."""
+    if param.kind in ("pointer", "array"):
+        if arg.kind not in ("pointer", "array") or arg.target is None or param.target is None:
+            return None
+        if points_elsewhere(param, arg):
+            return None
+        if arg.target.type_name == param.target.type_name and arg.target.kind == param.target.kind:
+            return 4
+        return 2 if param.target.kind == "void" else None
+    if param.is_arithmetic and arg.is_arithmetic:
+        return rank((arg.name, arg.width if arg.kind == "vector" else 1), param.name, param.width)
+    if param.kind == "struct" and arg.kind == "struct":
+        return 4 if param.name == arg.name else None
+    return None
 
 
 def _given(count: int) -> str:

@@ -51,6 +51,26 @@ def _has_function_pointer(t: TypeInfo) -> bool:
     return False
 
 
+def _overloadable(decl: c_ast.Decl) -> bool:
+    """Whether a function declaration carries ``__attribute__((overloadable))``."""
+    return any(
+        isinstance(spec, AttributeSpecifier)
+        and spec.exprlist is not None
+        and any(isinstance(e, c_ast.ID) and e.name in ("overloadable", "__overloadable__") for e in spec.exprlist.exprs)
+        for spec in decl.funcspec
+    )
+
+
+def _rename(decl: c_ast.Decl, name: str) -> None:
+    """Give a function declaration another name (its ``Decl`` and the declarator inside it)."""
+    decl.name = name
+    inner = decl.type
+    while inner is not None and not isinstance(inner, c_ast.TypeDecl):
+        inner = getattr(inner, "type", None)
+    if isinstance(inner, c_ast.TypeDecl):
+        inner.declname = name
+
+
 def _constant_initializer(node: c_ast.Node, enumerators: dict[str, int]) -> bool:
     """Whether an initializer is made of constants (literals, enumerators, ``sizeof``, operators, casts, vector
     literals and brace lists of those), as a ``__constant`` variable's must be (C99 6.7.8p4)."""
@@ -208,6 +228,8 @@ class DeclarationChecks(CheckerState):
     def declare_function(self, decl: c_ast.Decl, definition: c_ast.FuncDef | None) -> _Function:
         is_kernel = any(spec in ("__kernel", "kernel") for spec in decl.funcspec if isinstance(spec, str))
         fn, nodes = self.signature(decl, is_kernel)
+        if _overloadable(decl) and not is_kernel:
+            fn = self.overload(decl, fn)
         name = decl.name
         if any(isinstance(p, c_ast.ID) for p in nodes) or (definition is not None and definition.param_decls):
             self.error(decl, f"old-style (K&R) parameter lists are not supported ('{name}')")
@@ -234,6 +256,22 @@ class DeclarationChecks(CheckerState):
         for p, pt in zip(nodes, fn.params, strict=True):
             if _has_function_pointer(pt) or pt.kind == "function":
                 self.error(p, "function pointers are not supported")
+        return fn
+
+    def overload(self, decl: c_ast.Decl, fn: _Function) -> _Function:
+        """A function declared ``__attribute__((overloadable))`` (Clang's C extension, used by OpenCL libraries for
+        typed helpers): one of a family sharing its name, told apart by parameter types. Each is renamed
+        ``name.k`` in the AST (a name no C identifier has), and a call to the family is renamed to the one
+        ``call_overload`` picks, so that the executor runs it as any helper."""
+        family = self.overloads.setdefault(decl.name, [])
+        signature = [str(t) for t in fn.params]
+        # a redeclaration (or the definition) of a member has its parameter types
+        k = next((j for j, member in enumerate(family) if [str(t) for t in member.params] == signature), len(family))
+        if k == len(family):
+            family.append(fn)
+        mangled = f"{decl.name}.{k}"
+        _rename(decl, mangled)
+        fn.name = mangled
         return fn
 
     def function_definition(self, node: c_ast.FuncDef) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["INTEGERS", "Arg", "floats", "resolve"]
+__all__ = ["INTEGERS", "Arg", "best", "floats", "rank", "resolve"]
 
 INTEGERS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
 _PROMOTED_TO_INT = frozenset({"bool", "char", "uchar", "short", "ushort"})
@@ -26,7 +26,8 @@ def floats(fp64: bool, fp16: bool) -> tuple[str, ...]:
     return ("float", *(("double",) if fp64 else ()), *(("half",) if fp16 else ()))
 
 
-def _rank(arg: Arg, element: str, width: int) -> int | None:
+def rank(arg: Arg, element: str, width: int) -> int | None:
+    """How an argument converts to a parameter of ``element`` at ``width`` (None: it does not)."""
     name, w = arg
     if w > 1:  # a vector: only itself
         return _EXACT if (name, w) == (element, width) else None
@@ -52,18 +53,27 @@ def resolve(args: Sequence[Arg], elements: Sequence[str], forms: Sequence[str]) 
         for form in forms:
             if len(form) != len(args) or (width == 1 and "s" in form):
                 continue  # (at width 1 an s-form is its g-form)
-            ranks = [_rank(a, element, width if f == "g" else 1) for a, f in zip(args, form, strict=True)]
+            ranks = [rank(a, element, width if f == "g" else 1) for a, f in zip(args, form, strict=True)]
             if all(r is not None for r in ranks):
                 viable.append((element, [r for r in ranks if r is not None]))
-    best = [
-        element
-        for element, ranks in viable
+    chosen = best(viable)
+    if isinstance(chosen, str):
+        return chosen
+    return viable[chosen][0], width
+
+
+def best(viable: Sequence[tuple[str, list[int]]]) -> str | int:
+    """The index of the candidate whose ranks are at least as good as every other's for each argument and better
+    for one (``viable``: (name, ranks) pairs), or why there is none."""
+    winners = [
+        k
+        for k, (_, ranks) in enumerate(viable)
         if all(
             all(a >= b for a, b in zip(ranks, other, strict=True)) and ranks != other
-            for e, other in viable
-            if other is not ranks
+            for j, (_, other) in enumerate(viable)
+            if j != k
         )
     ]
-    if len(set(best)) != 1:
+    if len(winners) != 1:
         return "no matching function" if not viable else "the call is ambiguous"
-    return best[0], width
+    return winners[0]
