@@ -5,6 +5,7 @@ conversions of assignments, initializers and returns. Calls are in ``check_calls
 
 from __future__ import annotations
 
+import contextlib
 from typing import cast
 
 from pycparser import c_ast
@@ -15,7 +16,7 @@ from wia_sim.kernels.ctype import common_type, comparison_type
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.initializers import elided_length
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, is_builtin_function
-from wia_sim.kernels.structs import check_struct
+from wia_sim.kernels.structs import check_struct, size_align
 from wia_sim.kernels.types import (
     DOUBLE,
     FLOAT,
@@ -161,7 +162,11 @@ class ExpressionChecks(CheckerState):
                 if t.kind == "struct" and t.name not in self.types.structs:
                     self.error(node, f"invalid application of '{op}' to the incomplete type '{t.name}'")
             else:
-                self.expr(node.expr)
+                t = self.expr(node.expr)
+                string = isinstance(node.expr, c_ast.Constant) and node.expr.type == "string"
+                if op == "sizeof" and not string:  # from the operand's type: never evaluated (C99 6.5.3.4p2)
+                    with contextlib.suppress(ValueError):  # (no size known here: the executor works it out)
+                        self.sizes[id(node)] = size_align(t, self.types)[0]
             return ULONG
         operand = self.expr(node.expr)
         if op in ("++", "--", "p++", "p--"):

@@ -63,6 +63,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.enumerators = self.types.enumerators
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
+        self.sizes: dict[int, int] = {}  # sizeof of an expression, by its node (Program.sizes)
         self.overloads: dict[str, list[_Function]] = {}  # overloadable functions by their name (check_decls.overload)
         self.struct_names: dict[str, str] = {}  # tag of an anonymous struct -> the typedef that names it
 

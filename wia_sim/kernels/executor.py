@@ -897,6 +897,9 @@ class _Executor(StructOps, StatementRunner):
                 raise UnsupportedKernel(f"line {_line(node)}: {op} of an expression (give a type)")
             return Value(ULONG, np.asarray(size_align(self.program.type_of(node.expr), self.types)[1], np.uint64))
         if op == "sizeof":
+            known = self.program.sizes.get(id(node))
+            if known is not None:  # the operand's static type (the checker's): not evaluated
+                return Value(ULONG, np.asarray(known, np.uint64))
             if isinstance(node.expr, c_ast.Typename):
                 t = self.program.type_of(node.expr)
             else:

@@ -157,4 +157,5 @@ def compile_source(
         _types=checker.types,
         member_refs=frozenset(checker.member_refs),
         whole_items=frozenset(checker.whole_items),
+        sizes=checker.sizes,
     )

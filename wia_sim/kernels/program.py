@@ -162,6 +162,9 @@ class Program:
     every later launch of the program."""
     member_refs: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every ``StructRef`` node that reads a member of a struct or union (not a vector swizzle)."""
+    sizes: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
+    """``sizeof`` of each expression operand whose type has a size, by the ``id`` of the ``sizeof`` node: the
+    checker's static type (an array member is its array, not a pointer), never the operand evaluated."""
     whole_items: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every initializer item that is an expression of struct type: it initializes a struct
     sub-object whole, where other items fill its members (brace elision, ``initializers.py``)."""

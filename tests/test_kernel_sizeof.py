@@ -1,0 +1,52 @@
+"""``sizeof`` of an expression is its operand's static type's size, never the operand evaluated (C99 6.5.3.4):
+an array member of a struct is its whole array in any address space (the simulator gave 8, a pointer's size, so
+``for (i = 0; i < sizeof(s.data) / sizeof(int); i++)`` ran twice instead of 64 times), an array parameter is a
+pointer, and ``sizeof(i++)`` leaves ``i`` alone. The operand was evaluated at run time: a large ``__local`` struct
+was loaded at every loop test (11 s for a loop PoCL ran in under a second). On every backend against C's sizes."""
+
+from __future__ import annotations
+
+import numpy as np
+from kernel_backends import run_arrays
+
+import wia_hal as wia
+
+SOURCE = r"""
+struct B { int hdr; int data[64]; };
+typedef struct { float3 v; char c; } S;
+
+float param_sizes(float p[10], __global float* q) { return sizeof(p) + sizeof(q[0]) + sizeof(*q); }
+
+__kernel void sizes(__global int* o, __global struct B* g, __global float* f)
+{
+    __local struct B lb;
+    struct B pb;
+    int arr[64];
+    S s, sa[3];
+    int i = 0;
+    float ten[10];
+    o[0] = sizeof(lb.data);
+    o[1] = sizeof(pb.data);
+    o[2] = sizeof(g->data);
+    o[3] = sizeof(g[0].data);
+    o[4] = sizeof(arr);
+    o[5] = sizeof(lb);
+    o[6] = sizeof(pb.data) / sizeof(pb.data[0]);
+    o[7] = sizeof((&lb)->data);
+    o[8] = sizeof(s.v) + 100 * sizeof(sa) + 10000 * sizeof(sa[1].c);
+    o[9] = sizeof(i++) + 10 * i;
+    int n = 0;
+    for (int k = 0; k < sizeof(lb.data) / sizeof(int); k++)
+        n++;
+    o[10] = n;
+    f[0] = param_sizes(ten, f);
+}
+"""
+
+
+def test_sizeof_is_the_static_types_size(device_ctx: wia.Context) -> None:
+    o, _, f = run_arrays(
+        device_ctx, SOURCE, "sizes", [np.full(11, -1, np.int32), np.zeros(65, np.int32), np.zeros(1, np.float32)], 1, 1
+    )
+    np.testing.assert_array_equal(o, [256, 256, 256, 256, 256, 260, 64, 256, 16 + 100 * 96 + 10000, 4, 64])
+    np.testing.assert_array_equal(f, [8 + 4 + 4])
