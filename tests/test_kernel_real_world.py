@@ -96,3 +96,14 @@ def test_what_clang_refuses_every_backend_refuses(device_ctx: wia.Context, sourc
     assert info.value.code in (wia.ErrorCode.COMPILE_ERROR, wia.ErrorCode.INVALID_KERNEL)
     if wia.get_backend().name == "sim":
         assert message in str(info.value)
+
+
+def test_a_typedef_scalar_argument_passes_on_every_backend(device_ctx: wia.Context) -> None:
+    """PolyBench's ``typedef float DATA_TYPE;`` kernels: kernel argument info names such a parameter's type
+    ``DATA_TYPE``, which the OpenCL backend cannot resolve; a NumPy scalar of its bytes passes (it was refused as a
+    struct without a structured scalar)."""
+    source = (
+        "typedef float DATA_TYPE;\n__kernel void k(__global DATA_TYPE* o, DATA_TYPE s) { o[get_global_id(0)] = s; }\n"
+    )
+    (out,) = run_arrays(device_ctx, source, "k", [np.zeros(16, np.float32)], 16, 16, np.float32(2.5))
+    np.testing.assert_array_equal(out, np.full(16, 2.5, np.float32))

@@ -241,17 +241,21 @@ def _scalar_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -
 
 
 def _struct_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -> ScalarArg:
-    """A struct or union by value: a NumPy structured scalar (``np.void``), a 0-d structured array or ``bytes``,
-    of exactly the struct's size in the kernel (``nbytes``; a backend that cannot tell leaves it to the device)."""
+    """A struct or union by value, or a value of a type the backend cannot name (a ``typedef float real;``, which
+    kernel argument info spells ``real``): a NumPy structured scalar (``np.void``), a 0-d structured array, a NumPy
+    scalar or array of that type's bytes, or ``bytes``, of exactly its size in the kernel (``nbytes``; a backend
+    that cannot tell leaves it to the device)."""
     where = f"argument {index} ('{param.name}') of {kernel.name} is a {param.type_name} by value"
     if isinstance(value, np.void) or (isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.names):
         raw = np.frombuffer(np.asarray(value).tobytes(), np.uint8)
+    elif isinstance(value, np.number | np.bool_) or (isinstance(value, np.ndarray) and value.dtype.kind in "biuf"):
+        raw = np.frombuffer(np.ascontiguousarray(value).tobytes(), np.uint8)
     elif isinstance(value, (bytes, bytearray, memoryview)):
         raw = np.frombuffer(bytes(value), np.uint8)
     else:
         raise InvalidValueError(
-            f"{where}: pass a NumPy structured scalar (np.void), a 0-d structured array or bytes, "
-            f"got {type(value).__name__}"
+            f"{where}: pass a NumPy scalar or array of its bytes (np.float32(x) for a typedef of float), a NumPy "
+            f"structured scalar (np.void), a 0-d structured array or bytes, got {type(value).__name__}"
         )
     if param.nbytes is not None and raw.size != param.nbytes:
         raise InvalidValueError(f"{where}: it takes {param.nbytes} bytes (sizeof in the kernel), got {raw.size}")
