@@ -107,3 +107,27 @@ def test_a_typedef_scalar_argument_passes_on_every_backend(device_ctx: wia.Conte
     )
     (out,) = run_arrays(device_ctx, source, "k", [np.zeros(16, np.float32)], 16, 16, np.float32(2.5))
     np.testing.assert_array_equal(out, np.full(16, 2.5, np.float32))
+
+
+def test_a_race_in_a_do_while_condition_names_the_conditions_line() -> None:
+    """brandes-opencl's float AtomicAdd reads ``*source`` plainly beside other work-items' ``atomic_cmpxchg``, a
+    race by the simulator's (and Oclgrind's) rules; the finding named the ``do {`` line, lines above the atomic."""
+    source = (
+        "inline void AtomicAdd(volatile __global float* source, const float operand) {\n"
+        "    union { unsigned int i; float f; } nv, pv;\n"
+        "    do {\n"
+        "        pv.f = *source;\n"
+        "        nv.f = pv.f + operand;\n"
+        "    } while (atomic_cmpxchg((volatile __global unsigned int*)source, pv.i, nv.i) != pv.i);\n"
+        "}\n"
+        "__kernel void k(__global float* acc) { AtomicAdd(&acc[get_global_id(0) % 4], 1.0f); }\n"
+    )
+    wia.set_backend("sim", hardware="wia-tiny")
+    ctx = wia.create_context()
+    try:
+        with pytest.raises(wia.WiaError) as info:
+            run_arrays(ctx, source, "k", [np.zeros(4, np.float32)], 64, 64)
+    finally:
+        wia.destroy_context(ctx)
+    assert info.value.code == wia.ErrorCode.INVALID_KERNEL
+    assert str(info.value).startswith("kernel.cl:6: data race: atomic update")

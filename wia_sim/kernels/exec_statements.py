@@ -157,7 +157,7 @@ class StatementRunner(ExecutorState):
         try:
             while True:
                 if cond is not None and not (do_while and first):
-                    self.st.line = line
+                    self.st.line = _line(cond) or line  # (a do-while's condition is lines below its 'do')
                     active = self.truth(self.eval(cond, active), active)
                 first = False
                 if not any_lane(active):
@@ -174,7 +174,7 @@ class StatementRunner(ExecutorState):
                 if f.ret is not None:
                     active = active & ~f.ret
                 if nxt is not None and any_lane(active):
-                    self.st.line = line
+                    self.st.line = _line(nxt) or line
                     self.eval(nxt, active)
         finally:
             f.loops.pop()
