@@ -17,7 +17,7 @@ from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, UNSUPPORTED_BUILTINS, is_builtin_function
 from wia_sim.kernels.structs import check_struct, size_align
-from wia_sim.kernels.types import INT, OPAQUE_TYPES, SPACES, UNKNOWN, TypeInfo, const_int
+from wia_sim.kernels.types import OPAQUE_TYPES, SPACES, UNKNOWN, TypeInfo, const_int, enum_underlying, enumerator_types
 
 __all__ = ["DeclarationChecks"]
 
@@ -120,6 +120,7 @@ class DeclarationChecks(CheckerState):
         if not isinstance(node, c_ast.Enum) or node.values is None:
             return
         value = 0
+        names = []
         for enumerator in node.values.enumerators:
             if enumerator.value is not None:
                 v = const_int(enumerator.value, self.enumerators, self.types)
@@ -130,8 +131,14 @@ class DeclarationChecks(CheckerState):
             if enumerator.name in self.enumerators or enumerator.name in self.scopes[0]:
                 self.error(enumerator, f"redefinition of '{enumerator.name}'")
             self.enumerators[enumerator.name] = value
-            self.scopes[0][enumerator.name] = _Symbol(enumerator.name, "enumerator", INT, _coord_of(enumerator)[0])
+            names.append(enumerator.name)
             value += 1
+        values = [self.enumerators[name] for name in names]
+        types = enumerator_types(values)
+        self.types.enum_types[node.name if node.name else id(node)] = enum_underlying(values)
+        for enumerator, name, type_name in zip(node.values.enumerators, names, types, strict=True):
+            self.enumerator_types[name] = type_name
+            self.scopes[0][name] = _Symbol(name, "enumerator", TypeInfo("scalar", type_name), _coord_of(enumerator)[0])
 
     def static_assert(self, node: c_ast.StaticAssert) -> None:
         value = const_int(node.cond, self.enumerators, self.types)

@@ -111,6 +111,7 @@ class CheckerState:
     enumerators: dict[str, int]
     member_refs: set[int]
     whole_items: set[int]
+    enumerator_types: dict[str, str]
     sizes: dict[int, int]
     overloads: dict[str, list[_Function]]
     struct_names: dict[str, str]

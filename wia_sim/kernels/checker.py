@@ -61,6 +61,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.used_undefined: list[tuple[str, c_ast.Node]] = []
         self.caller: _Function | None = None  # the function whose body is being checked
         self.enumerators = self.types.enumerators
+        self.enumerator_types: dict[str, str] = {}  # each enumerator's type name (types.enumerator_types)
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
         self.sizes: dict[int, int] = {}  # sizeof of an expression, by its node (Program.sizes)

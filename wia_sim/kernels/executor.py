@@ -402,7 +402,8 @@ class _Executor(StructOps, StatementRunner):
 
     def _constants(self) -> None:
         for name, value in self.program.enumerators.items():
-            self.globals[name] = Var(INT, Value(INT, np.asarray(value, np.int32)))
+            t = SCALARS[self.program.enumerator_types.get(name, "int")]
+            self.globals[name] = Var(t, Value(t, np.asarray(value).astype(t.dtype)))
         for name, decl in self.program.constants.items():
             self.globals[name] = self.constant_var(name, decl)
 

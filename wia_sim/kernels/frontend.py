@@ -150,6 +150,7 @@ def compile_source(
         source_lines=source.replace("\r\n", "\n").split("\n"),
         constants=checker.constants,
         enumerators=checker.enumerators,
+        enumerator_types=checker.enumerator_types,
         options=options,
         build_log=format_log(diagnostics),
         preprocessed=pp.text,

@@ -151,6 +151,8 @@ class Program:
     source_lines: list[str] = field(repr=False)
     constants: dict[str, c_ast.Decl] = field(default_factory=dict, repr=False)
     enumerators: dict[str, int] = field(default_factory=dict)
+    enumerator_types: dict[str, str] = field(default_factory=dict)
+    """Each enumerator's type name: ``int``, or a wider one for values past ``int`` (``types.enumerator_types``)."""
     options: str = ""
     build_log: str = ""
     preprocessed: str = field(default="", repr=False)

@@ -40,6 +40,8 @@ __all__ = [
     "TypeResolver",
     "char_constant",
     "const_int",
+    "enum_underlying",
+    "enumerator_types",
     "int_constant",
     "located",
     "points_elsewhere",
@@ -172,6 +174,23 @@ ULONG = TypeInfo("scalar", "ulong")
 LONG = TypeInfo("scalar", "long")
 FLOAT = TypeInfo("scalar", "float")
 DOUBLE = TypeInfo("scalar", "double")
+
+
+def enum_underlying(values: list[int]) -> str:
+    """An enum's type, as Clang (like GCC) picks it in C: ``uint`` when no value is negative, else ``int``, or the
+    first of ``uint``, ``long``, ``ulong`` that holds every value (Clang's extension for values past ``int``, e.g.
+    64-bit hash constants)."""
+    low, high = min(values, default=0), max(values, default=0)
+    if low >= 0:
+        return "uint" if high < 2**32 else "long" if high < 2**63 else "ulong"
+    return "int" if low >= -(2**31) and high < 2**31 else "long"
+
+
+def enumerator_types(values: list[int]) -> list[str]:
+    """The type of each enumerator of one enum: ``int`` where the value fits one (C99 6.7.2.2), else the enum's
+    (``enum_underlying``)."""
+    wide = enum_underlying(values)
+    return ["int" if -(2**31) <= v < 2**31 else wide for v in values]
 
 
 def located(t: TypeInfo, space: AddressSpace, const: bool) -> TypeInfo:
@@ -365,6 +384,7 @@ class TypeResolver:
         self.typedefs: dict[str, TypeInfo] = {}
         self.structs: dict[str, c_ast.Node] = {}  # "struct S" -> the Struct/Union node with its members
         self.enumerators: dict[str, int] = {}
+        self.enum_types: dict[str | int, str] = {}  # an enum's type (``enum_underlying``), by tag or id of its node
         self._anonymous: dict[int, str] = {}  # id(node) -> tag of an anonymous struct/union
 
     def resolve(self, node: c_ast.Node | None) -> TypeInfo:
@@ -405,8 +425,8 @@ class TypeResolver:
             if node.decls is not None:
                 self.structs.setdefault(tag, node)
             return TypeInfo("struct", tag)
-        if isinstance(node, c_ast.Enum):
-            return INT
+        if isinstance(node, c_ast.Enum):  # (one not defined yet, or unknown: int)
+            return TypeInfo("scalar", self.enum_types.get(node.name if node.name else id(node), "int"))
         return UNKNOWN
 
     @staticmethod
