@@ -202,8 +202,8 @@ class DeclarationChecks(CheckerState):
             if not self.fp16 and inner.name.startswith("half") and not behind_pointer:
                 self.error(
                     node,
-                    f"'{inner.name}' values need the cl_khr_fp16 extension, which the device lacks; without it half "
-                    f"is only a storage type behind a pointer, read and written with vload_half/vstore_half ({what})",
+                    f"'{inner.name}' values need {self.fp16_missing}; without it half is only a storage type behind "
+                    f"a pointer, read and written with vload_half/vstore_half ({what})",
                 )
                 return
             behind_pointer = behind_pointer or inner.kind == "pointer"
@@ -361,6 +361,9 @@ class DeclarationChecks(CheckerState):
         line = _coord_of(p)[0] or 0
         if _has_function_pointer(t) or t.kind == "function":
             self.error(p, f"function pointers are not supported (kernel parameter '{name}')")
+            return None
+        if t.kind in ("scalar", "vector") and t.name == "half" and not self.fp16:
+            self.error(p, f"kernel parameter '{name}': 'half' values need {self.fp16_missing}; did you forget '*'?")
             return None
         if any(q in _ACCESS_QUALIFIERS for q in p.quals) and not any(
             n in OPAQUE_TYPES for n in _innermost_names(p.type)

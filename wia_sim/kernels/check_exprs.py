@@ -86,7 +86,7 @@ class ExpressionChecks(CheckerState):
                 return FLOAT
             if value.endswith("h"):
                 if not self.fp16:
-                    self.error(node, "a half literal needs the cl_khr_fp16 extension, which the device lacks")
+                    self.error(node, f"a half literal needs {self.fp16_missing}")
                 return TypeInfo("scalar", "half")
             # an unsuffixed floating literal is a double in C and OpenCL C; a float on a device without doubles
             # (OpenCL 1.2, 6.1.1.1; Clang casts it to single precision likewise)
@@ -110,6 +110,7 @@ class ExpressionChecks(CheckerState):
             if base.target.kind == "void":
                 self.error(node, "subscript of a pointer to void")
                 return UNKNOWN
+            self.loaded_half(node, base.target)
             return base.target
         if base.kind == "vector":
             return TypeInfo("scalar", base.name, space=base.space, const=base.const)
@@ -117,6 +118,16 @@ class ExpressionChecks(CheckerState):
             return UNKNOWN
         self.error(node, f"subscripted value is not an array, pointer or vector (it is '{base}')")
         return UNKNOWN
+
+    def loaded_half(self, node: c_ast.Node, t: TypeInfo) -> None:
+        """A ``half`` read or written through a pointer (``p[i]``, ``*p``) needs cl_khr_fp16 (Clang: "loading
+        directly from pointer to type 'half' requires cl_khr_fp16. Use vector data load builtin functions
+        instead"); taking its address (``&p[i]``, for ``vstore_half``) or its size does not."""
+        if t.kind == "scalar" and t.name == "half" and not self.fp16 and id(node) not in self.unloaded:
+            self.error(
+                node,
+                f"reading or writing a 'half' through a pointer needs {self.fp16_missing}; use vload_half/vstore_half",
+            )
 
     def expr_StructRef(self, node: c_ast.StructRef) -> TypeInfo:
         base = self.expr(node.name)
@@ -155,6 +166,8 @@ class ExpressionChecks(CheckerState):
 
     def expr_UnaryOp(self, node: c_ast.UnaryOp) -> TypeInfo:
         op = node.op
+        if op in ("sizeof", "_Alignof", "alignof", "&"):
+            self.unloaded.add(id(node.expr))  # its operand is not read (``loaded_half``)
         if op in ("sizeof", "_Alignof", "alignof"):
             if isinstance(node.expr, c_ast.Typename):
                 t = self.types.resolve(node.expr.type)
@@ -184,6 +197,7 @@ class ExpressionChecks(CheckerState):
             return TypeInfo("pointer", target=operand)
         if op == "*":
             if operand.kind in ("pointer", "array") and operand.target is not None:
+                self.loaded_half(node, operand.target)
                 return operand.target
             if operand.kind != "unknown":
                 self.error(node, f"indirection requires a pointer operand ('{operand}' is not one)")

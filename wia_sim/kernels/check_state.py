@@ -98,6 +98,7 @@ class CheckerState:
     suppressed: set[str]
     fp64: bool
     fp16: bool
+    fp16_missing: str
     diagnostics: list[Diagnostic]
     types: TypeResolver
     scopes: list[dict[str, _Symbol]]
@@ -113,6 +114,7 @@ class CheckerState:
     whole_items: set[int]
     enumerator_types: dict[str, str]
     sizes: dict[int, int]
+    unloaded: set[int]
     overloads: dict[str, list[_Function]]
     struct_names: dict[str, str]
 

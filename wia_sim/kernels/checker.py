@@ -45,11 +45,24 @@ def _records(items: list[c_ast.Node]) -> list[c_ast.Struct | c_ast.Union]:
 class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
     """The kernel type checker; ``frontend.py`` runs it and builds a ``Program`` from what it records."""
 
-    def __init__(self, filename: str, suppressed: set[str], extensions: frozenset[str] = FLOAT_EXTENSIONS) -> None:
+    def __init__(
+        self,
+        filename: str,
+        suppressed: set[str],
+        extensions: frozenset[str] = FLOAT_EXTENSIONS,
+        enabled: frozenset[str] = frozenset({"all"}),
+    ) -> None:
         self.filename = filename
         self.suppressed = suppressed
-        self.fp64 = "cl_khr_fp64" in extensions
-        self.fp16 = "cl_khr_fp16" in extensions
+        self.fp64 = "cl_khr_fp64" in extensions  # an optional core feature of OpenCL C 1.2: no pragma needed
+        # an extension proper: half values need the device's support and '#pragma OPENCL EXTENSION cl_khr_fp16 :
+        # enable' in the source (Clang's rule; ``enabled``: what the source's pragmas enable)
+        self.fp16 = "cl_khr_fp16" in extensions and bool({"cl_khr_fp16", "all"} & enabled)
+        self.fp16_missing = (
+            "the cl_khr_fp16 extension, which the device lacks"
+            if "cl_khr_fp16" not in extensions
+            else "the cl_khr_fp16 extension enabled (#pragma OPENCL EXTENSION cl_khr_fp16 : enable)"
+        )
         self.diagnostics: list[Diagnostic] = []
         self.types = TypeResolver()
         self.scopes: list[dict[str, _Symbol]] = [{}]
@@ -65,6 +78,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
         self.sizes: dict[int, int] = {}  # sizeof of an expression, by its node (Program.sizes)
+        self.unloaded: set[int] = set()  # operands of & and sizeof: not read (ExpressionChecks.loaded_half)
         self.overloads: dict[str, list[_Function]] = {}  # overloadable functions by their name (check_decls.overload)
         self.struct_names: dict[str, str] = {}  # tag of an anonymous struct -> the typedef that names it
 

@@ -127,7 +127,7 @@ def compile_source(
                 "keyword: struct __attribute__((packed)) S { ... }",
             )
         )
-    checker = Checker(filename, outcome.failed_names, extensions)
+    checker = Checker(filename, outcome.failed_names, extensions, pp.enabled)
     try:
         checker.run(outcome.ast)
     except RecursionError:

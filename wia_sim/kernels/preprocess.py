@@ -121,6 +121,8 @@ class PreprocessResult:
     text: str
     macros: dict[str, Macro]
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    enabled: frozenset[str] = frozenset()
+    """The extensions ``#pragma OPENCL EXTENSION name : enable`` left enabled at the end (``all`` for all)."""
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -147,6 +149,7 @@ class _Preprocessor:
         self.diagnostics: list[Diagnostic] = []
         self.expander = MacroExpander(filename, self.error)
         self.macros = self.expander.macros
+        self.enabled: set[str] = set()
 
     # -- diagnostics
     def error(self, line: int | None, column: int | None, message: str) -> None:
@@ -301,8 +304,13 @@ class _Preprocessor:
                 self.macros.pop(sig[0].text, None)
         elif name == "include":
             self.error(line, column, "includes are not supported: #include (paste the code into the kernel source)")
-        elif name == "pragma":
-            pass  # e.g. '#pragma OPENCL EXTENSION cl_khr_fp64 : enable', '#pragma unroll'
+        elif name == "pragma":  # OpenCL 1.2 9.1: extensions; others ('#pragma unroll') are hints
+            words = [t.text for t in sig]
+            if len(words) == 5 and words[:2] == ["OPENCL", "EXTENSION"] and words[3] == ":":
+                if words[4] == "enable":
+                    self.enabled.add(words[2])
+                elif words[4] == "disable":
+                    self.enabled.discard(words[2])
         elif name == "error":
             self.error(line, column, f"#error {join(args).strip()}".rstrip())
         elif name == "warning":
@@ -332,4 +340,4 @@ def preprocess(
             continue
         pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
     text = pp.run(source)
-    return PreprocessResult(text, dict(pp.macros), pp.diagnostics)
+    return PreprocessResult(text, dict(pp.macros), pp.diagnostics, frozenset(pp.enabled))

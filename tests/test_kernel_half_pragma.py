@@ -1,0 +1,60 @@
+"""``half`` values need cl_khr_fp16 supported by the device *and* enabled by ``#pragma OPENCL EXTENSION cl_khr_fp16 :
+enable`` (an extension proper in OpenCL C 1.2, unlike ``double``, an optional core feature: Clang's rule). Without
+both, ``half`` is a storage type behind pointers, read and written with ``vload_half``/``vstore_half``: a ``half``
+variable, parameter, or a ``half`` read or written through a pointer is a build error. The simulator's devices
+that have fp16 took them without the pragma (OpenCV's ``activations.cl`` with ``-DT=half`` has none)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_backends import run_arrays
+
+import wia_hal as wia
+
+REFUSED = [
+    "__kernel void k(__global const half* in, __global half* out) { out[0] = in[0]; }",
+    "__kernel void k(__global float* out, half h) { out[0] = 1.0f; }",
+    "__kernel void k(__global float* out) { half h; out[0] = 1.0f; }",
+    "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n#pragma OPENCL EXTENSION cl_khr_fp16 : disable\n"
+    "__kernel void k(__global half* out) { out[0] = out[1]; }",
+]
+
+
+@pytest.mark.parametrize("source", REFUSED)
+def test_half_values_without_the_extension_enabled_are_refused(device_ctx: wia.Context, source: str) -> None:
+    with pytest.raises(wia.WiaError) as info:
+        wia.compile_kernel(device_ctx, source, "k", "-cl-std=CL1.2")
+    assert info.value.code == wia.ErrorCode.COMPILE_ERROR
+    if wia.get_backend().name == "sim":  # (wia-tiny has cl_khr_fp16: the pragma is what is missing)
+        assert "cl_khr_fp16 extension enabled (#pragma OPENCL EXTENSION cl_khr_fp16 : enable)" in str(info.value)
+
+
+def test_half_storage_needs_no_extension(device_ctx: wia.Context) -> None:
+    source = (
+        "__kernel void k(__global float* f, __global half* hp) {\n"
+        "    vstore_half(f[0], 0, &hp[1]);\n"
+        "    f[1] = vload_half(0, &hp[1]) + (float)sizeof(hp[0]);\n"
+        "}\n"
+    )
+    f, _ = run_arrays(device_ctx, source, "k", [np.array([1.5, 0], np.float32), np.zeros(4, np.float16)], 1, 1)
+    np.testing.assert_array_equal(f, [1.5, 3.5])
+
+
+def test_half_arithmetic_with_the_pragma_on_a_device_that_has_fp16() -> None:
+    wia.set_backend("sim", hardware="wia-tiny")  # (no real device here has cl_khr_fp16)
+    ctx = wia.create_context()
+    source = (
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+        "__kernel void k(__global const half* in, __global half* out, half s) {\n"
+        "    const int i = get_global_id(0);\n"
+        "    half h = in[i] * s;\n"
+        "    out[i] = h + (half)1.0f;\n"
+        "}\n"
+    )
+    x = np.random.default_rng(1213).uniform(-8, 8, 16).astype(np.float16)
+    try:
+        _, out = run_arrays(ctx, source, "k", [x, np.zeros(16, np.float16)], 16, 16, np.float16(0.5))
+    finally:
+        wia.destroy_context(ctx)
+    np.testing.assert_array_equal(out, (x * np.float16(0.5) + np.float16(1)).astype(np.float16))
