@@ -1063,6 +1063,8 @@ def _call_for(name: str) -> str:
         return "abs(1)"
     if name == "rotate":  # integers only (rotate(float, float) is no overload's call)
         return "rotate(1, 2)"
+    if name == "select":  # an integer selector of the element's size
+        return "select(x, x, 1)"
     if name.startswith("async_work_group"):  # issue 16: async copies and prefetch
         return f"{name}(p, lp, 1{', 1' if 'strided' in name else ''}, 0)"
     if name == "wait_group_events":

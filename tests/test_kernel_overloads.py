@@ -24,7 +24,8 @@ __kernel void resolved(__global const float4* v, __global const int4* iv, __glob
     of[6 * i + 2] = mix(x, (float4)(1.0f), 0.5) + mix(x, x, 1);
     of[6 * i + 3] = (float4)(pow(s, f), mad(f, f, 1), step(1, f), fmax(f, 2));
     of[6 * i + 4] = smoothstep((float4)(0.0f), 1.0f, x);
-    of[6 * i + 5] = (float4)(atan2(f, 1), (float)mul24(c[i], s), max(f, 1.0f), (float)min(c[i], c[i]));
+    of[6 * i + 5] = (float4)(atan2(f, 1), (float)mul24(c[i], s), max(f, 1.0f), (float)min(c[i], c[i]))
+                    + select(x, 1.0f, iv[i]);               /* (float4, float4, int4): 1.0f splats */
     oi[i] = max(iv[i], 1u) + mad24((int4)(i), s, (int4)(c[i]));
 }
 """
@@ -56,7 +57,8 @@ def test_calls_clang_resolves_give_numpys_values(device_ctx: wia.Context, reques
             x + (1 - x) * 0.5 + x,
             np.stack([np.power(float(s), f), f * f + 1, (f >= 1).astype(float), np.maximum(f, 2)], axis=1),
             t * t * (3 - 2 * t),
-            np.stack([np.arctan2(f, 1.0), c.astype(np.int64) * s, np.maximum(f, 1), c], axis=1),
+            np.stack([np.arctan2(f, 1.0), c.astype(np.int64) * s, np.maximum(f, 1), c], axis=1)
+            + np.where(iv < 0, 1.0, x),  # (a vector selector: its most significant bit)
         ],
         axis=1,
     )
@@ -75,6 +77,8 @@ def test_calls_clang_resolves_give_numpys_values(device_ctx: wia.Context, reques
         "o[0] = (float)rotate((uint)s, s);",
         "o[0] = (float)mul24(s, (uint)s);",
         "o[0] = mix(f, (double)f, 0.5f);",
+        "o[0] = select(f, 1, s);",  # float or int: both convert one operand
+        "o[0] = select(f, 1.0f, (uchar)s);",  # the selector must be an integer of the element's size
     ],
 )
 def test_calls_clang_finds_ambiguous_are_refused_everywhere(device_ctx: wia.Context, call: str) -> None:

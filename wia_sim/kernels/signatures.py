@@ -142,6 +142,7 @@ def _families() -> dict[str, tuple[str, tuple[str, ...]]]:
         for name in ("powr", "divide"):
             families[prefix + name] = ("float", ("gg",))
     families["rotate"] = ("integers", ("gg",))
+    families["select"] = ("all", ("ggi", "ggu"))  # 6.12.6: the selector an integer of the element's size
     return families
 
 
