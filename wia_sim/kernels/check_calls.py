@@ -120,7 +120,7 @@ class CallChecks(CheckerState):
             )
             return fn.return_type
         for k, (a, t, p) in enumerate(zip(args, arg_types, fn.params, strict=False)):
-            self.check_argument(a, t, p, f"argument {k + 1} of '{name}'")
+            self.check_argument(a, t, p, f"argument {k + 1} of '{fn.shown}'")
         return fn.return_type
 
     def check_argument(self, node: c_ast.Node, value: TypeInfo, param: TypeInfo, what: str) -> None:

@@ -558,7 +558,7 @@ class DeclarationChecks(CheckerState):
     def local_variable(self, node: c_ast.Decl, t: TypeInfo, ctx: _Context) -> None:
         fn = ctx.function
         if not fn.is_kernel:
-            self.error(node, f"__local variable '{node.name}' must be declared in a kernel, not in '{fn.name}'")
+            self.error(node, f"__local variable '{node.name}' must be declared in a kernel, not in '{fn.shown}'")
             return
         if ctx.depth != 1:
             self.error(node, f"__local variable '{node.name}' must be declared at the kernel's outermost scope")

@@ -70,6 +70,11 @@ class _Function:
     node: c_ast.FuncDef | None = None
     calls: list[tuple[str, int | None]] = field(default_factory=list)
 
+    @property
+    def shown(self) -> str:
+        """The name as the source spells it (an overloadable function's is ``name.k`` here)."""
+        return self.name.partition(".")[0]
+
 
 @dataclass
 class _Switch:

@@ -183,8 +183,8 @@ class StatementChecks(CheckerState):
         if fn.return_type.kind == "void":
             if node.expr is not None and t is not None and t.kind != "void":
                 what = "kernel" if fn.is_kernel else "void function"
-                self.error(node, f"{what} '{fn.name}' should not return a value")
+                self.error(node, f"{what} '{fn.shown}' should not return a value")
         elif node.expr is None:
-            self.error(node, f"non-void function '{fn.name}' should return a value")
+            self.error(node, f"non-void function '{fn.shown}' should return a value")
         elif t is not None:
-            self.check_assignment_types(fn.return_type, t, node, f"returning '{t}' from '{fn.name}'")
+            self.check_assignment_types(fn.return_type, t, node, f"returning '{t}' from '{fn.shown}'")

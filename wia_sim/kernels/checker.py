@@ -128,5 +128,5 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         for name, node in self.used_undefined:
             fn = self.functions.get(name)
             if fn is not None and fn.node is None:
-                self.error(node, f"function '{name}' is declared but never defined")
+                self.error(node, f"function '{fn.shown}' is declared but never defined")
         self.check_recursion()
