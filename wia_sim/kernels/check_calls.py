@@ -9,7 +9,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels import async_copy, printf
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _promote
-from wia_sim.kernels.overloads import INTEGERS, best, floats, rank, resolve
+from wia_sim.kernels.overloads import INTEGERS, best, floats, rank
 from wia_sim.kernels.signatures import (
     BUILTINS,
     CONVERT_RE,
@@ -19,7 +19,7 @@ from wia_sim.kernels.signatures import (
     conversion,
     is_builtin_function,
 )
-from wia_sim.kernels.table_types import check_table_call
+from wia_sim.kernels.table_types import check_table_call, resolved_call
 from wia_sim.kernels.types import (
     FLOAT,
     UINT,
@@ -264,12 +264,7 @@ class CallChecks(CheckerState):
             "float": ("float",),
             "integers": INTEGERS,
         }[family]
-        chosen = resolve([(t.name, t.width if t.kind == "vector" else 1) for t in arg_types], elements, forms)
-        if isinstance(chosen, str):
-            spelled = ", ".join(f"'{t.type_name}'" for t in arg_types)
-            self.error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
-            return UNKNOWN
-        return scalar_or_vector(*chosen)
+        return resolved_call(name, arg_types, elements, forms, self.error, node)
 
     def int_vector_builtin(self, node: c_ast.FuncCall, name: str, rule: str, arg_types: list[TypeInfo]) -> TypeInfo:
         """``ilogb(gentype) -> intn``; ``ldexp``/``rootn(gentype x, intn k)``, and ``ldexp(floatn x, int k)``."""

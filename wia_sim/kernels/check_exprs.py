@@ -299,7 +299,7 @@ class ExpressionChecks(CheckerState):
         op = node.op
         lp = left.kind in ("pointer", "array")
         rp = right.kind in ("pointer", "array")
-        if lp and rp and op in (*_COMPARISONS, "-") and points_elsewhere(left, right):
+        if op in (*_COMPARISONS, "-") and points_elsewhere(left, right):
             what = "comparison between" if op in _COMPARISONS else "arithmetic operation with operands of type"
             self.error(node, f"{what} ('{left}' and '{right}') which are pointers to non-overlapping address spaces")
             return UNKNOWN
@@ -335,7 +335,7 @@ class ExpressionChecks(CheckerState):
         if "struct" in (a.kind, b.kind) and (a.kind, a.name) != (b.kind, b.name):
             self.error(node, f"incompatible operand types ('{a}' and '{b}') for '?:'")
             return UNKNOWN
-        if a.kind in ("pointer", "array") and b.kind in ("pointer", "array") and points_elsewhere(a, b):
+        if points_elsewhere(a, b):
             self.error(
                 node,
                 f"conditional operator with the second and third operands of type ('{a}' and '{b}') which are "
@@ -409,7 +409,7 @@ class ExpressionChecks(CheckerState):
             self.error(node, f"cannot cast the vector '{value.type_name}' to the scalar '{target.type_name}'")
         elif target.kind in ("struct", "array"):
             self.error(node, f"cast to '{target}' is not supported")
-        elif target.kind == "pointer" and value.kind in ("pointer", "array") and points_elsewhere(target, value):
+        elif target.kind == "pointer" and points_elsewhere(target, value):
             self.error(node, f"casting '{value}' to type '{target}' changes address space of pointer")
         return TypeInfo(target.kind, target.name, target.width, target.target, "private", False, target.length)
 
@@ -532,7 +532,7 @@ class ExpressionChecks(CheckerState):
     def check_assignment_types(self, target: TypeInfo, value: TypeInfo, node: c_ast.Node, what: str) -> None:
         if target.kind == "unknown" or value.kind == "unknown":
             return
-        if target.kind == "pointer" and value.kind in ("pointer", "array") and points_elsewhere(target, value):
+        if target.kind == "pointer" and points_elsewhere(target, value):
             self.error(node, f"{what}: '{value}' as '{target}' changes address space of pointer")
             return
         event = async_copy.event_conversion(target, value, node, what)

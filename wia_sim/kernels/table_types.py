@@ -8,14 +8,14 @@ for vectors only where the spec lists a form with a scalar (``mix``, ``step``, `
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from pycparser import c_ast
 
 from wia_sim.kernels.overloads import resolve
 from wia_sim.kernels.types import INT, UNKNOWN, UNSIGNED_OF, TypeInfo, scalar_or_vector
 
-__all__ = ["TABLE_FUNCTIONS", "check_table_call"]
+__all__ = ["TABLE_FUNCTIONS", "check_table_call", "resolved_call"]
 
 Error = Callable[[c_ast.Node, str], None]
 
@@ -130,14 +130,7 @@ def _integer(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Er
             return UNKNOWN
         if not all(_known(t) for t in types):
             return UNKNOWN
-        chosen = resolve(
-            [(t.name, t.width if t.kind == "vector" else 1) for t in types], ("int", "uint"), ["g" * len(types)]
-        )
-        if isinstance(chosen, str):
-            spelled = ", ".join(f"'{t.type_name}'" for t in types)
-            error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
-            return UNKNOWN
-        return scalar_or_vector(*chosen)
+        return resolved_call(name, types, ("int", "uint"), ["g" * len(types)], error, node)
     if not _need(name, "an integer scalar or vector", _INTEGERS, args, types, error):
         return UNKNOWN
     if not _same_gentype(name, args, types, error, node):
@@ -177,9 +170,18 @@ def _float_common(
     forms = ["g" * len(types)]
     if scalar_ok:
         forms.append("".join("s" if k in scalar_ok else "g" for k in range(len(types))))
-    chosen = resolve([(t.name, t.width if t.kind == "vector" else 1) for t in types], floating, forms)
+    return resolved_call(name, types, floating, forms, error, node)
+
+
+def resolved_call(
+    name: str, types: list[TypeInfo], elements: Sequence[str], forms: Sequence[str], error: Error, node: c_ast.Node
+) -> TypeInfo:
+    """The gentype of the overload of built-in ``name`` that arguments of ``types`` (known scalars and vectors)
+    call, among ``elements`` in ``forms`` (``overloads.resolve``); UNKNOWN after Clang's error when none or more
+    than one is best."""
+    chosen = resolve([(t.name, t.width if t.kind == "vector" else 1) for t in types], elements, forms)
     if isinstance(chosen, str):
-        spelled = ", ".join(f"'{u.type_name}'" for u in types)
+        spelled = ", ".join(f"'{t.type_name}'" for t in types)
         error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
         return UNKNOWN
     return scalar_or_vector(*chosen)

@@ -203,7 +203,10 @@ def located(t: TypeInfo, space: AddressSpace, const: bool) -> TypeInfo:
 def points_elsewhere(a: TypeInfo, b: TypeInfo) -> bool:
     """Whether the pointers (or arrays, as the pointers they decay to) ``a`` and ``b`` point into different address
     spaces, at any level of indirection: OpenCL C 1.2 6.5 lets no conversion, not even a cast, change the space a
-    pointer points into (an unqualified pointee is ``__private``: the generic space is OpenCL C 2.0's)."""
+    pointer points into (an unqualified pointee is ``__private``: the generic space is OpenCL C 2.0's). False when
+    either is not a pointer or an array."""
+    if a.kind not in ("pointer", "array") or b.kind not in ("pointer", "array"):
+        return False
     while a.target is not None and b.target is not None:
         if a.target.space != b.target.space:
             return True
