@@ -1,7 +1,8 @@
 """Reads of partially initialized private vectors (issue 16): a vector declared without an initializer is tracked
 per lane and per component, so that ``v.xz = ...`` initializes only those components, a swizzle reads only its
-own, and a whole-vector read (an argument, an assignment, arithmetic) of one never assigned is
-``uninitialized_private`` (Oclgrind's uninitialized-value plugin reports it when the value reaches memory)."""
+own, and a component never assigned stays undefined through arithmetic and assignments: its use (a store to memory,
+a built-in that writes through a pointer) is ``uninitialized_private``, as Oclgrind's uninitialized-value plugin
+reports it (``undef.py``)."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def test_components_assigned_by_swizzles_read_back_without_a_finding() -> None:
         ("f.xzw = 4.25f;\n    out[i] = fract(f, out + 8);", 5),  # a built-in reads the whole vector
         ("f.xzw = 4.25f;\n    out[i] = f;", 5),
         ("f.xzw = 4.25f;\n    s[i] = f.w + f.y;", 5),  # a swizzle of the one component never assigned
-        ("f.xzw = 4.25f;\n    f.y += 1.0f;", 5),  # a compound assignment reads it first
+        ("f.xzw = 4.25f;\n    f.y += 1.0f; s[i] = f.y;", 5),  # a compound assignment keeps it undefined
         ("f.x = 1.0f;\n    out[i] = f + 1.0f;", 5),
     ],
 )
@@ -51,7 +52,7 @@ def test_reading_a_component_never_assigned_is_uninitialized_private(body: str, 
         run(body, n=8)
     f = info.value
     assert (f.check, f.line, f.work_items) == ("uninitialized_private", line, 8), str(f)
-    assert "a component of __private variable 'f'" in str(f)
+    assert "read of uninitialized __private variable 'f'" in str(f)
 
 
 def test_divergent_assignment_counts_per_lane() -> None:

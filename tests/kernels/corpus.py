@@ -929,6 +929,17 @@ def _stencil_1d_bound(i: Inputs) -> np.ndarray:
     return 2 * EPS32 * sum(np.abs(t) for t in _stencil_1d_terms(i))
 
 
+def _make_pair_sums(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 500, 4000, 64)
+    args = {"x": Buffer(_signed(rng, 0.01, 10.0, n)), "y": _nan_out(-(-n // 2)), "n": _i32(n)}
+    return Launch(args, (_round_up(n, 64),), (64,))
+
+
+def _ref_pair_sums(i: Inputs) -> dict[str, np.ndarray]:
+    x = _f64(i["x"])
+    return {"y": x[0::2] + np.append(x[1::2], [0.0] * (x.size % 2))}
+
+
 def _make_stencil_2d(rng: np.random.Generator) -> Launch:
     rows, cols = _size(rng, 20, 60, 8), _size(rng, 20, 60, 8)
     args = {
@@ -2629,6 +2640,16 @@ CASES: list[KernelCase] = [
         },
     ),
     KernelCase(
+        "pair_sums",
+        "pair_sums.cl",
+        "pair_sums",
+        "sums of neighbouring pairs through __local memory; the last work-item of a group reads padding nobody "
+        "wrote and never uses it",
+        _make_pair_sums,
+        _ref_pair_sums,
+        {"y": CORRECTLY_ROUNDED},
+    ),
+    KernelCase(
         "stencil_2d",
         "stencil_2d.cl",
         "stencil_2d",
@@ -3504,6 +3525,16 @@ BUGS: list[BugCase] = [
         _make_bug_full_groups,
         safe_to_run=True,
         notes="odd work-items load tile[lid], which nobody stored",
+    ),
+    BugCase(
+        "uninitialized_local_branch",
+        "uninitialized_local_branch.cl",
+        "climb",
+        "uninitialized_local",
+        17,
+        _make_bug_full_groups,
+        safe_to_run=True,
+        notes="the last work-item of each group reads tile[64], which nobody stored, and loops on it",
     ),
     BugCase(
         "runaway_loop",

@@ -17,8 +17,8 @@ from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
 from wia_sim.kernels.jumps import labels_in
 from wia_sim.kernels.lanes import any_lane
-from wia_sim.kernels.lvalues import Var, merge_lanes
-from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
+from wia_sim.kernels.lvalues import Var, merged
+from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.types import TypeInfo
 
@@ -123,7 +123,7 @@ class StatementRunner(ExecutorState):
                 if f.retval is None:
                     f.retval = rv
                 else:
-                    f.retval = Value(rv.t, merge_lanes(mask, rv.a, f.retval.a, _lane_width(rv.t)))
+                    f.retval = merged(mask, rv, f.retval, _lane_width(rv.t))
             f.ret = mask if f.ret is None else f.ret | mask
         else:
             self.eval(node, mask)
@@ -303,8 +303,12 @@ class StatementRunner(ExecutorState):
                 self.store(base, self.initial_value(ct, node.init, mask), mask)
             return
         var = Var(ct, name=node.name)
-        if node.init is None and self.checks:  # which lanes have assigned it yet (a vector: which components)
-            var.init = np.zeros(self.n if ct.width == 1 else (self.n, ct.width), dtype=bool)
+        if node.init is None and self.checks:  # undefined in every lane until it assigns it (``undef.py``)
+            shape = (self.n,) if ct.width == 1 else (self.n, ct.width)
+            origin = Uninit(
+                self.st, "uninitialized_private", f"__private variable '{node.name}' (declared without an initializer)"
+            )
+            var.value = Value(ct, np.zeros(shape, ct.dtype), undef=np.ones(shape, bool), origin=origin)
         if node.init is not None:
             var.value = self.initial_value(ct, node.init, mask)
         scope[node.name] = var

@@ -47,7 +47,7 @@ from wia_sim.kernels.exec_state import _designated, _Frame, _line, _nested
 from wia_sim.kernels.exec_statements import StatementRunner
 from wia_sim.kernels.initializers import elided_length, member_types
 from wia_sim.kernels.lanes import Geometry, all_lanes, any_lane, lanes_of, per_lane
-from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, check_assigned, merge_lanes, with_undefined
+from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, merge_lanes, merged, swizzled
 from wia_sim.kernels.memargs import unwrap
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput, c_string
@@ -66,6 +66,7 @@ from wia_sim.kernels.struct_exec import StructOps
 from wia_sim.kernels.structs import StructType, layout, size_align
 from wia_sim.kernels.types import TypeInfo, TypeResolver, char_constant, swizzle_indices
 from wia_sim.kernels.unaligned import load_unaligned, store_unaligned
+from wia_sim.kernels.undef import defined, joined, masked, shaped, tainted, within
 
 __all__ = ["COUNTS", "KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
 
@@ -315,7 +316,7 @@ def _binary_plan(node: c_ast.BinaryOp) -> Plan:
     def run(ex: _Executor, mask: Array) -> Result:
         a = ex.load(ex.index(left, mask), mask, grid=True) if view_left else ex.eval(left, mask)
         b = ex.load(ex.index(right, mask), mask, grid=True) if view_right else ex.eval(right, mask)
-        if not isinstance(a, Value) or not isinstance(b, Value):
+        if not isinstance(a, Value) or not isinstance(b, Value) or a.undef is not None or b.undef is not None:
             return ex.binop(op, a, b, mask, node)
         ta, tb = a.t, b.t
         key = (ta.name, ta.width, tb.name, tb.width)
@@ -352,6 +353,11 @@ def _binary_plan(node: c_ast.BinaryOp) -> Plan:
         return Value(INT, None, cond=r) if r.ndim else Value(INT, r.astype(np.int32))
 
     return run
+
+
+def _aggregate(t: CType | None) -> bool:
+    """A struct or a pointer kept in memory: stored as bytes, never with a shadow."""
+    return isinstance(t, StructType | PtrType)
 
 
 class _Executor(StructOps, StatementRunner):
@@ -654,9 +660,24 @@ class _Executor(StructOps, StatementRunner):
             raise UnsupportedKernel(f"line {self.st.line}: a pointer used as a {t} value")
         if (isinstance(t, StructType) or isinstance(v.t, StructType)) and v.t != t:
             raise UnsupportedKernel(f"line {self.st.line}: a {v.t} value used as a {t}")
+        if v.undef is not None and not isinstance(t, StructType):  # converted with its shadow
+            r = self.to_value(defined(v), t)
+            return Value(t, r.raw, undef=shaped(v.undef, t), origin=v.origin)
         if v.affine is not None and _holds(t, v.affine):  # the conversion changes no lane's value
             return Value(t, v.a if v.t == t and v._a is not None else None, v.affine)
         return Value(t, self._conv(v, t))
+
+    @staticmethod
+    def used(v: Value, mask: Array, how: str) -> Value:
+        """``v``, whose bits the lanes of ``mask`` need (``how``): the finding where one of them has an undefined
+        lane (component), else its bits (``undef.py``)."""
+        if v.undef is None:
+            return v
+        undef = within(v.undef, mask)
+        if undef is not None:
+            assert v.origin is not None
+            raise v.origin.fault(undef, f"and its value used {how}")
+        return defined(v)
 
     def truth(self, v: Result, mask: Array) -> Array:
         if isinstance(v, Pointer):  # a pointer is true where it is not NULL
@@ -665,6 +686,8 @@ class _Executor(StructOps, StatementRunner):
             if v.region is None:
                 return np.zeros_like(mask)
             return mask if v.null is None else np.asarray(mask & ~v.null)
+        if v.undef is not None:
+            v = self.used(v, mask, "in a condition")
         if v.cond is not None:
             if mask is self.all:
                 return v.cond
@@ -753,8 +776,8 @@ class _Executor(StructOps, StatementRunner):
             return var.array.row()
         if var.mem is not None:
             return self.load(var.mem, mask)
-        if var.init is not None:
-            check_assigned(self.st, var, mask)
+        if isinstance(var.value, Value) and var.value.undef is not None:  # lanes that never assigned it
+            return masked(var.value, mask, self.st.line)
         if var.value is None:
             if var.ctype is None:
                 return Pointer(None, var.ptr_elem, np.asarray(0, np.int64))
@@ -788,7 +811,12 @@ class _Executor(StructOps, StatementRunner):
             values = p.region.load_strided(self.st, p.affine, mask, p.elem, grid)
             if values is not None:
                 return Value(p.elem, None, grid=values) if values.ndim == 6 else Value(p.elem, values)
-        return Value(p.elem, p.region.load(self.st, p.off, mask, p.elem, atomic))
+        values = p.region.load(self.st, p.off, mask, p.elem, atomic, defer=self.checks and not atomic)
+        deferred = self.st.deferred
+        if deferred is not None:  # bytes nobody wrote: undefined, their use is the finding (``undef.py``)
+            self.st.deferred = None
+            return Value(p.elem, values, undef=deferred[0], origin=deferred[1])
+        return Value(p.elem, values)
 
     def _gathered(self, parts: Sequence[tuple[Result, Array]], mask: Array) -> Result:
         """One result from the results of the lanes of each part (disjoint masks): what a load through a pointer
@@ -832,6 +860,20 @@ class _Executor(StructOps, StatementRunner):
             for q, m in self.addresses.split(p, mask):
                 self.store(q, v, m)
             return
+        if v.undef is not None:
+            undef = within(v.undef, mask)
+            if undef is None:
+                v = defined(v)
+            elif p.region is not None and p.region.space == "private" and not p.packed and not _aggregate(p.elem):
+                # kept undefined in __private memory, as in a variable
+                assert p.elem is not None
+                values = self._conv(defined(v), p.elem)
+                p.region.store(self.st, p.off, mask, p.elem, values, undef=shaped(undef, p.elem), origin=v.origin)
+                return
+            else:
+                assert v.origin is not None
+                space = p.region.space if p.region is not None else "private"
+                raise v.origin.fault(undef, f"and its value stored to __{space} memory")
         if isinstance(p.elem, PtrType):
             p, v = p.retyped(ULONG), Value(ULONG, v.a)
         if p.region is None and p.elem is not None:
@@ -865,6 +907,8 @@ class _Executor(StructOps, StatementRunner):
             base, sub, bound = sub, base, None
         if not isinstance(base, Pointer) or not isinstance(sub, Value):
             raise UnsupportedKernel(f"line {_line(node)}: subscript of a non-pointer")
+        if sub.undef is not None:
+            sub = self.used(sub, mask, "as an array index")
         if bound is not None and self.checks:
             self.check_bound(base, sub, bound, member, mask, access)
         self.count("int_ops", mask)
@@ -908,6 +952,12 @@ class _Executor(StructOps, StatementRunner):
             size = self._size_of(t)
             return Value(ULONG, np.asarray(size, np.uint64))
         v = self.value(node.expr, mask)
+        if v.undef is not None:  # computed on the bits, undefined where the operand is
+            return tainted(self.unary(op, defined(v), mask, node), joined((v,)))
+        return self.unary(op, v, mask, node)
+
+    def unary(self, op: str, v: Value, mask: Array, node: c_ast.UnaryOp) -> Value:
+        """``op v`` for the arithmetic unary operators."""
         if op == "!":
             if v.t.width > 1:
                 rt = comparison_type(v.t)
@@ -994,6 +1044,8 @@ class _Executor(StructOps, StatementRunner):
 
     def binop(self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node, t: CType | None = None) -> Result:
         """``a op b``; ``t``, when given, is ``binary_type`` of the operands' types (a plan caches it)."""
+        if (isinstance(a, Value) and a.undef is not None) or (isinstance(b, Value) and b.undef is not None):
+            return self.undefined_binop(op, a, b, mask, node, t)
         if isinstance(a, Pointer) or isinstance(b, Pointer):
             return self.pointer_op(op, a, b, mask, node)
         if t is None:
@@ -1026,6 +1078,23 @@ class _Executor(StructOps, StatementRunner):
             x, y = np.asarray(x), np.asarray(y)
             return Value(t, np.asarray(direct(x, y, out=_lanes_out(x, y, t.dtype))))
         return Value(t, np.asarray(arithmetic(op, np.asarray(x), np.asarray(y), t)))
+
+    def undefined_binop(
+        self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node, t: CType | None = None
+    ) -> Result:
+        """``a op b`` with an undefined operand: computed on the bits, the result undefined where an operand is
+        (an integer divided by an undefined value too, as Oclgrind sees it: no division by zero there); a pointer
+        moved by an undefined value uses it."""
+        if isinstance(a, Pointer) or isinstance(b, Pointer):
+            how = "to move a pointer" if op in ("+", "-") else "beside a pointer"
+            a = self.used(a, mask, how) if isinstance(a, Value) else a
+            b = self.used(b, mask, how) if isinstance(b, Value) else b
+            return self.binop(op, a, b, mask, node)
+        shadow = joined((a, b))
+        x, y = defined(a), defined(b)
+        if op in ("/", "%") and b.t.kind != "float" and b.undef is not None:  # (undefined lanes: no zero to find)
+            y = Value(y.t, np.where(shaped(b.undef, b.t), np.ones((), y.t.dtype), y.raw))
+        return tainted(self.binop(op, x, y, mask, node, t), shadow)
 
     def pointer_op(self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node) -> Result:
         if isinstance(a, Pointer) and isinstance(b, Value) and op in ("+", "-") and b.affine is not None:
@@ -1076,6 +1145,10 @@ class _Executor(StructOps, StatementRunner):
     def vector_logical(self, op: str, a: Value, b: Value, mask: Array) -> Value:
         """``a && b``, ``a || b`` with a vector operand (OpenCL C 1.2 6.3 g): component by component, -1 or 0 in
         the signed integer type of the vector's element size; both operands evaluated (no short circuit)."""
+        shadow = joined((a, b))
+        if shadow is not None:  # (no short circuit: undefined where an operand is)
+            r = self.vector_logical(op, defined(a), defined(b), mask)
+            return Value(r.t, r.raw, undef=shaped(shadow[0], r.t), origin=shadow[1])
         v = a if a.t.width > 1 else b
         t = comparison_type(v.t)
         x = np.asarray(a.a) != 0
@@ -1113,17 +1186,23 @@ class _Executor(StructOps, StatementRunner):
         t = common_type(a.t if a.t.kind != "bool" else INT, b.t if b.t.kind != "bool" else INT)
         if isinstance(a.t, StructType):
             return Value(a.t, merge_lanes(c, self.to_value(a, a.t).a, self.to_value(b, a.t).a, 2))
+        if a.undef is not None or b.undef is not None:  # each lane's operand with its shadow
+            return merged(c, self.to_value(a, t), self.to_value(b, t), t.width)
         return Value(t, merge_lanes(c, self._conv(a, t), self._conv(b, t), t.width))
 
     def vector_selection(self, node: c_ast.TernaryOp, cond: Value, mask: Array) -> Value:
         """``c ? a : b`` with a vector ``c`` (OpenCL C 1.2 6.3 i): ``select(b, a, c)``: both operands evaluated,
         each component taken from ``a`` where that component of ``c`` has its most significant bit set."""
         a, b = self.value(node.iftrue, mask), self.value(node.iffalse, mask)
+        shadow = joined((cond, a, b))
+        if shadow is not None:  # (a select, not a branch: undefined where an operand is)
+            cond, a, b = defined(cond), defined(a), defined(b)
         t = self.binary_type("?:", a.t, b.t, node)
         t = t if t.width > 1 else t.vector(cond.t.width)
         bits = np.asarray(cond.a).view(np.dtype(f"i{cond.t.dtype.itemsize}"))
         self.count(self._kind(t), mask, t.width)
-        return Value(t, np.where(bits < 0, self._conv(a, t), self._conv(b, t)).astype(t.dtype))
+        r = Value(t, np.where(bits < 0, self._conv(a, t), self._conv(b, t)).astype(t.dtype))
+        return r if shadow is None else Value(t, r.raw, undef=shaped(shadow[0], t), origin=shadow[1])
 
     def expr_Assignment(self, node: c_ast.Assignment, mask: Array) -> Result:
         ref = self.lref(node.lvalue, mask, store=node.op == "=")
@@ -1159,11 +1238,24 @@ class _Executor(StructOps, StatementRunner):
         v = self.eval(node.expr, mask)
         if isinstance(v, Pointer):
             return Value(ct, np.asarray(v.off).astype(ct.dtype))
-        if ct.width > 1 and v.t.width == 1:
-            return Value(ct, self._conv(v, ct))
+        if v.undef is not None:  # converted with its shadow (a scalar's spread to each component)
+            return Value(ct, self._conv(defined(v), ct), undef=shaped(v.undef, ct), origin=v.origin)
         return Value(ct, self._conv(v, ct))
 
     def vector_literal(self, ct: CType, parts: Sequence[Result]) -> Value:
+        shadow = joined(parts)
+        if shadow is not None:  # each component keeps its part's shadow
+            r = self.vector_literal(ct, [p if isinstance(p, Pointer) else defined(p) for p in parts])
+            shadows: list[Array] = []
+            for p in parts:
+                assert isinstance(p, Value)  # (a pointer is refused above)
+                w = p.t.width
+                u = np.zeros((self.n, w), bool) if p.undef is None else shaped(p.undef, p.t).reshape(self.n, w)
+                shadows.append(u)
+            undef = np.concatenate(shadows, axis=1)
+            if undef.shape[1] != ct.width:  # one scalar for every component
+                undef = np.broadcast_to(undef[:, :1], (self.n, ct.width))
+            return Value(ct, r.raw, undef=undef, origin=shadow[1])
         scalar = ct.scalar
         cols: list[Array] = []
         for p in parts:
@@ -1220,21 +1312,10 @@ class _Executor(StructOps, StatementRunner):
             isinstance(node.name, c_ast.ArrayRef) or (isinstance(node.name, c_ast.UnaryOp) and node.name.op == "*")
         ):  # components of a vector in memory: only their bytes are read
             return self.lref(node, mask).get(mask)
-        var = self.lookup_var(node.name.name) if isinstance(node.name, c_ast.ID) else None
-        if var is not None and var.init is not None and var.init.ndim == 2 and var.ctype is not None:
-            # a swizzle of a vector variable reads only its components
-            idx = swizzle_indices(node.field.name, var.ctype.width)
-            check_assigned(self.st, var, mask, idx)
-            base = VarRef(self, var).peek()
-        else:
-            base = self.eval(node.name, mask)
+        base = self.eval(node.name, mask)
         if isinstance(base, Pointer) or node.type != "." or base.t.width == 1:
             raise UnsupportedKernel(f"line {_line(node)}: structs and unions are not supported")
-        idx = swizzle_indices(node.field.name, base.t.width)
-        a = with_undefined(np.asarray(base.a), idx)
-        if len(idx) == 1:
-            return Value(base.t.scalar, a[..., 0])
-        return Value(base.t.scalar.vector(len(idx)), a)
+        return swizzled(base, swizzle_indices(node.field.name, base.t.width))
 
     def expr_FuncCall(self, node: c_ast.FuncCall, mask: Array) -> Result:
         name = node.name.name
@@ -1266,6 +1347,15 @@ class _Executor(StructOps, StatementRunner):
         if name in tables.POINTER_OUT or name in ("vec_step", "shuffle", "shuffle2"):
             return self.call_table_special(name, args, mask)
         values = [self.value(a, mask) for a in args]
+        shadow = joined(values)
+        if shadow is not None and name.startswith("as_"):  # a reinterpretation: undefined where the operand is
+            return tainted(self.builtin(name, [defined(v) for v in values], mask, node), shadow)
+        if shadow is not None:  # a call: its arguments are used (``undef.py``)
+            values = [self.used(v, mask, f"by {name}()") for v in values]
+        return self.builtin(name, values, mask, node)
+
+    def builtin(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result:
+        """The built-in functions of values only (conversions, reinterpretations, the tables' and math)."""
         if name.startswith("convert_"):
             r = builtins.convert_to(name, values[0])
             self.count(self._kind(r.t), mask, r.t.width)

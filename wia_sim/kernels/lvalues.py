@@ -14,9 +14,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
-from wia_sim.kernels.lanes import all_lanes, per_lane
+from wia_sim.kernels.lanes import all_lanes
 from wia_sim.kernels.pointers import AddressMap, PtrType, one_object
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
+from wia_sim.kernels.undef import joined, masked, shaped, undefined_lanes
 
 __all__ = [
     "Executor",
@@ -25,9 +26,9 @@ __all__ = [
     "SwizzleRef",
     "Var",
     "VarRef",
-    "check_assigned",
-    "mark_assigned",
     "merge_lanes",
+    "merged",
+    "swizzled",
     "with_undefined",
 ]
 
@@ -48,13 +49,25 @@ class Executor(Protocol):
 
     def to_value(self, v: Result, t: CType) -> Value: ...
 
-    def value_at(self, p: Pointer, mask: Array) -> Array: ...
-
 
 def merge_lanes(mask: Array, new: Array, old: Array, width: int) -> Array:
     """``new`` in the lanes of ``mask``, ``old`` elsewhere (``width`` > 1: vectors, one row per lane)."""
     m = mask[:, None] if width > 1 else mask
     return np.asarray(np.where(m, new, old))
+
+
+def merged(mask: Array, new: Value, old: Value, width: int) -> Value:
+    """``merge_lanes`` of two values of one type, their shadows too (``undef.py``)."""
+    a = merge_lanes(mask, new.raw, old.raw, width)
+    if new.undef is None and old.undef is None:
+        return Value(new.t, a)
+    shape = (mask.shape[0], width) if width > 1 else (mask.shape[0],)
+    un = np.zeros(shape, bool) if new.undef is None else shaped(new.undef, new.t)
+    uo = np.zeros(shape, bool) if old.undef is None else shaped(old.undef, old.t)
+    undef = merge_lanes(mask, un, uo, width)
+    if not bool(undef.any()):
+        return Value(new.t, a)
+    return Value(new.t, a, undef=undef, origin=new.origin if new.undef is not None else old.origin)
 
 
 @dataclass
@@ -68,9 +81,6 @@ class Var:
     ptr_elem: CType | None = None
     is_pointer: bool = False
     name: str = ""
-    # a scalar or vector declared without initializer, with checks on: the lanes that assigned it (a vector: each
-    # component, one row per lane, so that ``v.xz = ...`` initializes only those components)
-    init: Array | None = None
 
 
 def with_undefined(a: Array, idx: tuple[int, ...]) -> Array:
@@ -82,34 +92,15 @@ def with_undefined(a: Array, idx: tuple[int, ...]) -> Array:
     return padded[..., list(idx)]
 
 
-def check_assigned(st: LaunchState, var: Var, mask: Array, components: tuple[int, ...] | None = None) -> None:
-    """Raise ``uninitialized_private`` when a lane of ``mask`` reads ``var`` (a vector: its ``components``, None:
-    all) before it assigned it."""
-    assert var.init is not None
-    init = var.init
-    if init.ndim == 2:
-        if components is not None:  # (the undefined w of a 3-vector's ``.hi`` is never assigned)
-            components = tuple(k for k in components if k < init.shape[1])
-        init = np.asarray((init if components is None else init[:, list(components)]).all(axis=1))
-    missing = per_lane(mask, init.shape) & ~init
-    if bool(missing.any()):
-        lane = int(np.flatnonzero(missing)[0])
-        part = "" if var.init.ndim == 1 else "a component of "
-        what = f"read of uninitialized {part}__private variable '{var.name}' (declared without an initializer)"
-        raise st.fault("uninitialized_private", what, lane, None, missing)
-
-
-def mark_assigned(var: Var, mask: Array, components: tuple[int, ...] | None = None) -> None:
-    """The lanes of ``mask`` assigned ``var`` (a vector: its ``components``, None: all); forgets the flags once every
-    lane assigned all of it."""
-    assert var.init is not None
-    init = var.init.copy()
-    if init.ndim == 2:
-        cols = slice(None) if components is None else [k for k in components if k < init.shape[1]]
-        init[:, cols] |= np.broadcast_to(mask, init.shape[:1])[:, None]
-    else:
-        init |= mask
-    var.init = None if bool(init.all()) else init
+def swizzled(v: Value, idx: tuple[int, ...]) -> Value:
+    """The components ``idx`` of the vector ``v``, with their shadow (``undef.py``)."""
+    a = with_undefined(np.asarray(v.raw), idx)
+    t = v.t.scalar if len(idx) == 1 else v.t.scalar.vector(len(idx))
+    if v.undef is not None:
+        u = with_undefined(shaped(v.undef, v.t), idx)
+        if bool(u.any()):
+            return Value(t, a[..., 0] if len(idx) == 1 else a, undef=u[..., 0] if len(idx) == 1 else u, origin=v.origin)
+    return Value(t, a[..., 0] if len(idx) == 1 else a)
 
 
 class Ref:
@@ -139,12 +130,13 @@ class VarRef(Ref):
         var = self.var
         if var.array is not None:
             raise UnsupportedKernel(f"line {self.ex.st.line}: assignment to an array")
-        if var.init is not None:
-            check_assigned(self.ex.st, var, mask)
-        return self.peek()
+        v = self.peek()
+        if isinstance(v, Value) and v.undef is not None:  # lanes that never assigned it
+            return masked(v, mask, self.ex.st.line)
+        return v
 
     def peek(self) -> Result:
-        """The value, without the uninitialized-read check (a swizzle reads or writes only some components)."""
+        """The value of every lane, assigned or not (a swizzle writes only some components)."""
         var = self.var
         if var.value is None:
             if var.ctype is None:
@@ -168,18 +160,18 @@ class VarRef(Ref):
                 var.value = Pointer(old.region, old.elem, np.where(mask, new.off, old.off), old.dims)
             else:  # NULL, or another object, in some lanes: kept by address (``pointers.py``)
                 addresses = self.ex.addresses
-                merged = np.where(mask, addresses.address(new), addresses.address(old))
-                var.value = addresses.pointer(merged, old.elem, old.dims, self.ex.all)
+                by_address = np.where(mask, addresses.address(new), addresses.address(old))
+                var.value = addresses.pointer(by_address, old.elem, old.dims, self.ex.all)
             self.assigned = var.value
             return
         t = var.ctype
         nv = self.ex.to_value(v, t)
-        if var.init is not None:
-            mark_assigned(var, mask)
         if full or var.value is None or not isinstance(var.value, Value):
             var.value = nv
-        else:
+        elif nv.undef is None and var.value.undef is None:
             var.value = Value(t, merge_lanes(mask, nv.a, var.value.a, t.width))
+        else:
+            var.value = merged(mask, nv, var.value, t.width)
         self.assigned = nv
 
 
@@ -210,12 +202,6 @@ class SwizzleRef(Ref):
         s = self.t.scalar
         return s if len(self.idx) == 1 else s.vector(len(self.idx))
 
-    def _tracked(self) -> VarRef | None:
-        """The base, if it is a vector variable whose components' initialization is tracked."""
-        if isinstance(self.base, VarRef) and self.base.var.init is not None and self.base.var.init.ndim == 2:
-            return self.base
-        return None
-
     def _components(self) -> list[Pointer | None] | None:
         """Pointers to the named components where the vector lies in memory (``p[i].x``, ``s->v.zy``), else
         None. A device reads and writes only those bytes: ``p[i].x = 1`` on a write-only buffer reads nothing, and
@@ -235,50 +221,72 @@ class SwizzleRef(Ref):
 
     def get(self, mask: Array) -> Result:
         parts = self._components()
-        if parts is not None:
-            zero = np.zeros((), self.t.scalar.dtype)
-            values = [zero if c is None else np.asarray(self.ex.value_at(c, mask)) for c in parts]
-            if len(values) == 1:  # one component, or one run of them
-                return Value(self._part(), values[0])
+        if parts is None:
+            cur = self.base.get(mask)
+            assert isinstance(cur, Value)
+            return swizzled(cur, self.idx)
+        loaded: list[Value | None] = []
+        for c in parts:
+            r = None if c is None else self.ex.load(c, mask)
+            assert r is None or isinstance(r, Value)
+            loaded.append(r)
+        zero = np.zeros((), self.t.scalar.dtype)
+        values = [zero if r is None else np.asarray(r.raw) for r in loaded]
+        shadow = joined(r for r in loaded if r is not None)
+        if len(values) == 1:  # one component, or one run of them
+            a = values[0]
+            undef = None if shadow is None else shaped(shadow[0], self._part())
+        else:
             shape = np.broadcast_shapes(*(v.shape for v in values))
-            return Value(self._part(), np.stack([np.broadcast_to(v, shape) for v in values], axis=-1))
-        ref = self._tracked()
-        if ref is not None:
-            check_assigned(self.ex.st, ref.var, mask, self.idx)
-        cur = ref.peek() if ref is not None else self.base.get(mask)
-        assert isinstance(cur, Value)
-        a = with_undefined(np.asarray(cur.a), self.idx)
-        return Value(self._part(), a[..., 0] if len(self.idx) == 1 else a)
+            a = np.stack([np.broadcast_to(v, shape) for v in values], axis=-1)
+            n = self.ex.all.shape[0]
+            undef = None
+            if shadow is not None:  # each component's own
+                none = np.zeros(n, bool)
+                undef = np.stack(
+                    [none if r is None or r.undef is None else undefined_lanes(r.undef) for r in loaded], 1
+                )
+        if shadow is None:
+            return Value(self._part(), a)
+        return Value(self._part(), a, undef=undef, origin=shadow[1])
 
     def set(self, v: Result, mask: Array) -> None:
         parts = self._components()
+        part = self.ex.to_value(v, self._part())
+        src = np.asarray(part.raw)
+        undef = None if part.undef is None else shaped(part.undef, part.t)
         if parts is not None:
-            part = self.ex.to_value(v, self._part())
-            src = np.asarray(part.a)
             for j, c in enumerate(parts):
                 if c is None:  # the undefined w of a 3-component vector takes no write
                     continue
                 assert c.elem is not None
-                self.ex.store(c, Value(c.elem, src if len(parts) == 1 else src[..., j]), mask)
+                one = len(parts) == 1
+                u = None if undef is None else (undef if one else undef[..., j])
+                self.ex.store(c, Value(c.elem, src if one else src[..., j], undef=u, origin=part.origin), mask)
             self.assigned = part
             return
-        ref = self._tracked()
-        cur = ref.peek() if ref is not None else self.base.get(mask)
+        cur = self.base.peek() if isinstance(self.base, VarRef) else self.base.get(mask)  # (VarRef: every lane)
         assert isinstance(cur, Value)
-        part = self.ex.to_value(v, self._part())
-        src = np.asarray(part.a)
-        shape = np.broadcast_shapes(np.asarray(cur.a).shape[:-1], src.shape[:-1] if len(self.idx) > 1 else src.shape)
-        new = np.array(np.broadcast_to(cur.a, (*shape, self.t.width)))
+        shape = np.broadcast_shapes(np.asarray(cur.raw).shape[:-1], src.shape[:-1] if len(self.idx) > 1 else src.shape)
+        new = np.array(np.broadcast_to(cur.raw, (*shape, self.t.width)))
+        kept = [j for j, k in enumerate(self.idx) if k < self.t.width]  # (not the undefined w of a 3-vector)
         if len(self.idx) == 1:
             new[..., self.idx[0]] = src
         else:
-            kept = [j for j, k in enumerate(self.idx) if k < self.t.width]  # (not the undefined w of a 3-vector)
             new[..., [self.idx[j] for j in kept]] = src[..., kept]
-        if ref is None:
+        if cur.undef is None and undef is None:
             self.base.set(Value(self.t, new), mask)
             return
-        var = ref.var
-        init, var.init = var.init, None  # the whole vector is stored, only these components are assigned
-        self.base.set(Value(self.t, new), mask)
-        var.init = init
-        mark_assigned(var, mask, self.idx)
+        n = self.ex.all.shape[0]
+        shadow = np.zeros((n, self.t.width), bool)
+        if cur.undef is not None:
+            shadow[:] = shaped(cur.undef, self.t)
+        if len(self.idx) == 1:
+            shadow[:, self.idx[0]] = False if undef is None else undef
+        else:
+            shadow[:, [self.idx[j] for j in kept]] = False if undef is None else undef[:, kept]
+        origin = part.origin if part.undef is not None else cur.origin
+        if not shadow.any():
+            self.base.set(Value(self.t, new), mask)
+            return
+        self.base.set(Value(self.t, new, undef=shadow, origin=origin), mask)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -28,6 +28,7 @@ __all__ = [
     "LaunchState",
     "Pointer",
     "Region",
+    "Uninit",
     "UnsupportedKernel",
     "Value",
     "lane_count",
@@ -116,6 +117,45 @@ class KernelTimeout(KernelFault):
         super().__init__("step_limit", message, kernel, line, source_line=source_line)
 
 
+@dataclass(frozen=True, eq=False)
+class Uninit:
+    """Where an undefined value came from: the check its use reports (``uninitialized_<space>``), the object read
+    (``what``), the line of the read (0: not read yet, a variable's declaration) and, for memory, the byte offset
+    each lane's read began at (-1: not this read's lane) and the element size (``undef.py``)."""
+
+    st: LaunchState
+    check: str
+    what: str
+    line: int = 0
+    offsets: Array | None = None
+    size: int = 0
+
+    def read_at(self, line: int) -> Uninit:
+        """This origin, read at ``line`` (a variable's: the line of the first read that carries it)."""
+        return self if self.line else replace(self, line=line)
+
+    def fault(self, undef: Array, use: str) -> KernelFault:
+        """The finding for the lanes of ``undef`` that ``use`` the value (``use``: "and its value stored to ...")."""
+        st = self.st
+        lanes = undef if undef.ndim == 1 else np.asarray(undef.any(axis=1))
+        lane = int(np.flatnonzero(lanes)[0])
+        at: int | None = None
+        offs: Array | None = None
+        what = f"read of uninitialized {self.what}"
+        if self.offsets is not None:
+            own = self.offsets[lanes]
+            offs = own[own >= 0]
+            at = int(self.offsets[lane]) if self.offsets[lane] >= 0 else (int(offs[0]) if offs.size else None)
+            if at is not None:
+                what += f" ({self.size} bytes at offset {at})"
+        if undef.ndim == 2 and not bool(undef[lane].all()):  # some components of a vector
+            parts = [str(k) for k in np.flatnonzero(undef[lane])]
+            what += f" (its component{'s' if len(parts) > 1 else ''} {', '.join(parts)} of {undef.shape[1]})"
+        if self.line and self.line != st.line:
+            what += f" at line {self.line}"
+        return st.fault(self.check, f"{what}, {use}", lane, at, lanes, offs)
+
+
 class Value:
     """A scalar or vector value per lane: ``a`` has shape () or (lanes,), plus a trailing axis for vectors.
 
@@ -124,9 +164,14 @@ class Value:
     as a strided view of memory in the launch's grid of ids (``strided.py``), only ever handed to the operator that
     consumes it before anything else runs (``executor._binary_plan``). With any of them, the array ``a`` is made
     only when first used: ``if (i < n)`` needs the mask, not an int per lane; ``As[y][k] * Bs[k][x]`` needs no
-    copy of either operand."""
+    copy of either operand.
 
-    __slots__ = ("_a", "affine", "cond", "grid", "t")
+    ``undef``: the lanes (a vector: the components, one row per lane) whose value came from memory or a variable
+    nobody initialized, ``origin`` that read (``undef.py``). Such a value may be copied, computed with and kept in
+    __private memory (``raw``, ``undef.py``'s helpers carry the shadow along); anything that takes its bits through
+    ``a`` uses it, which is the finding."""
+
+    __slots__ = ("_a", "affine", "cond", "grid", "origin", "t", "undef")
 
     def __init__(
         self,
@@ -135,15 +180,28 @@ class Value:
         affine: Affine | None = None,
         cond: Array | None = None,
         grid: Array | None = None,
+        undef: Array | None = None,
+        origin: Uninit | None = None,
     ) -> None:
         self.t = t
         self._a = a
         self.affine = affine
         self.cond = cond
         self.grid = grid
+        self.undef = undef
+        self.origin = origin
 
     @property
     def a(self) -> Array:
+        if self.undef is not None:
+            assert self.origin is not None
+            raise self.origin.fault(self.undef, "and its value used")
+        a = self._a
+        return self.raw if a is None else a
+
+    @property
+    def raw(self) -> Array:
+        """The value per lane, defined or not (``undef``)."""
         if self._a is None:
             if self.grid is not None:  # copied before anything can store to the memory it views
                 self._a, self.grid = from_grid(self.grid), None
@@ -249,6 +307,9 @@ class LaunchState:
     """Lower-severity findings (``uniform_write``) raise, as races do, instead of being noted."""
     findings: list[KernelFault] = field(default_factory=list)
     """The lower-severity findings noted so far: the first at each line, per check."""
+    deferred: tuple[Array, Uninit] | None = None
+    """What the last deferring load (``Region.load(defer=True)``) read that nobody wrote, for its caller to take
+    into the value (``undef.py``)."""
     _counted: tuple[Array | None, int] = (None, 0)
 
     def active(self, mask: Array) -> int:
@@ -367,6 +428,10 @@ class Region(StridedAccess):
         self.l_epoch: Array | None = None
         self.l_group: Array | None = None
         self.init: Array | None = None
+        # __private memory that holds undefined values stored to it (``undef.py``): its bytes, flagged as ``init``
+        # is, and where the last such value came from, for the finding when it is read back and used
+        self.carrying: Array | None = None
+        self.carried: Uninit | None = None
         self._pending_reads: list[tuple[Array, Array]] = []  # __local reads not yet in the shadow (see _race)
         self._pending_size = 0
         self._written = False  # a write is on record in w_lane (or an atomic in a_lane)
@@ -458,7 +523,11 @@ class Region(StridedAccess):
         flat = off if starts is None else starts + off
         return flat, mask, span
 
-    def load(self, st: LaunchState, off: Array, mask: Array, t: CType, atomic: bool = False) -> Array:
+    def load(
+        self, st: LaunchState, off: Array, mask: Array, t: CType, atomic: bool = False, defer: bool = False
+    ) -> Array:
+        """The elements at ``off`` per lane; ``defer``: bytes nobody wrote are not a finding here, they are left in
+        ``st.deferred`` for the caller's value (``undef.py``: their use is)."""
         flat, ok, span = self._prepare(st, off, mask, t, False)
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
@@ -476,7 +545,7 @@ class Region(StridedAccess):
         if st.checks and n:
             if self.write_only:
                 self.refuse_read(st, ok, flat)
-            self._check(st, flat, ok, t, write=False, atomic=atomic)
+            self._check(st, flat, ok, t, write=False, atomic=atomic, defer=defer)
         return values
 
     def refuse_read(self, st: LaunchState, mask: Array, flat: Array) -> None:
@@ -500,7 +569,20 @@ class Region(StridedAccess):
         what = f"{what} to read-only {self.description} at offset {at}"
         raise st.fault("write_to_read_only", what, lane, at, lanes, offs[lanes])
 
-    def store(self, st: LaunchState, off: Array, mask: Array, t: CType, values: Array, atomic: bool = False) -> None:
+    def store(
+        self,
+        st: LaunchState,
+        off: Array,
+        mask: Array,
+        t: CType,
+        values: Array,
+        atomic: bool = False,
+        undef: Array | None = None,
+        origin: Uninit | None = None,
+    ) -> None:
+        """Store ``values`` per lane at ``off``; ``undef``: the lanes (components) whose value is undefined (from
+        ``origin``), which leave their bytes uninitialized (``__private`` memory only: elsewhere the store is the
+        use)."""
         if self.read_only and bool(mask.any()):  # even unchecked: the buffer may be the caller's own memory
             self.refuse_write(st, mask, off=off)
         flat, ok, span = self._prepare(st, off, mask, t, True)
@@ -513,7 +595,7 @@ class Region(StridedAccess):
         if n == 0:
             return
         if st.checks:
-            self._check(st, flat, ok, t, write=True, atomic=atomic, values=vals)
+            self._check(st, flat, ok, t, write=True, atomic=atomic, values=vals, undef=undef, origin=origin)
         start = _consecutive(idx, span) if span is not None and t.width == 1 else None
         if span is not None and start is not None:  # a run of consecutive elements: one masked copy, no scatter
             lo, hi = span
@@ -536,10 +618,17 @@ class Region(StridedAccess):
         atomic: bool,
         values: Array | None = None,
         load: bool = False,
+        defer: bool = False,
+        undef: Array | None = None,
+        origin: Uninit | None = None,
     ) -> None:
         """The uninitialized-read and race checks of an access; ``values``: what a plain store stores, per lane;
-        ``load``: an atomic that stores nothing (``RaceTracker._race``)."""
+        ``load``: an atomic that stores nothing (``RaceTracker._race``); ``defer``: a read of bytes nobody wrote
+        goes to ``st.deferred`` instead of being the finding; ``undef``: a store's undefined lanes (components),
+        whose bytes it leaves uninitialized."""
         races = self.track_races and self.space not in ("constant", "private")
+        if undef is not None and self.init is None:  # every byte was initialized so far
+            self.init = np.ones(self.data.size, dtype=bool)
         if self.init is None and not races:
             return
         n_lanes = ok.shape[0]
@@ -549,6 +638,7 @@ class Region(StridedAccess):
         else:
             lanes = ok.nonzero()[0]
             starts = flat[lanes]
+        first_lanes, first_starts = lanes, starts
         esize = t.dtype.itemsize
         stored = None if values is None or not races else self._stored(values, lanes, starts, t)
         if t.width > 1:
@@ -561,10 +651,26 @@ class Region(StridedAccess):
             init = self.init.view(np.dtype(f"u{esize}"))
             written = ALL_BYTES_WRITTEN[esize]
             if write:
-                init[starts >> shift] = written
+                if undef is None:
+                    init[starts >> shift] = written
+                    if self.carrying is not None:
+                        self.carrying.view(init.dtype)[starts >> shift] = 0
+                else:  # the undefined ones stay (become) uninitialized, carrying ``origin``
+                    gone = np.broadcast_to(undef, (n_lanes, t.width) if t.width > 1 else (n_lanes,))[first_lanes]
+                    init[starts >> shift] = np.where(gone.reshape(-1), 0, written).astype(init.dtype)
+                    if self.carrying is None:
+                        self.carrying = np.zeros_like(self.init)
+                    self.carrying.view(init.dtype)[starts >> shift] = np.where(gone.reshape(-1), written, 0)
+                    self.carried = origin
             else:
                 missing = init[starts >> shift] != written
-                if any_lane(missing):
+                if any_lane(missing) and defer:
+                    carried = None
+                    if self.carrying is not None and self.carried is not None:
+                        held = self.carrying.view(init.dtype)[starts >> shift][missing] == written
+                        carried = self.carried if bool(held.all()) else None
+                    self._defer(st, first_lanes, first_starts, missing, t, carried)
+                elif any_lane(missing):
                     k = int(np.flatnonzero(missing)[0])
                     at = int(starts[k]) % self.stride
                     what = f"read of uninitialized {self.description} ({esize} bytes at offset {at})"
@@ -586,6 +692,28 @@ class Region(StridedAccess):
                 else starts // self.granule
             )
             self._race(st, keys, lanes, write, atomic, stored, load)
+
+    def _defer(
+        self, st: LaunchState, lanes: Array, starts: Array, missing: Array, t: CType, carried: Uninit | None
+    ) -> None:
+        """Leave in ``st.deferred`` the lanes (components) of a read that found bytes nobody wrote: ``lanes`` read
+        at byte ``starts``, ``missing`` per element read (lane by lane, a vector's components in a row); ``carried``:
+        they hold an undefined value stored there, from that read."""
+        n_lanes = st.lanes.total
+        undef: Array
+        if t.width > 1:
+            undef = np.zeros((n_lanes, t.width), dtype=bool)
+            undef[lanes] = missing.reshape(-1, t.width)
+        else:
+            undef = np.zeros(n_lanes, dtype=bool)
+            undef[lanes] = missing
+        if carried is not None:
+            st.deferred = (undef, carried)
+            return
+        offsets = np.full(n_lanes, -1, np.int64)
+        offsets[lanes] = starts % self.stride
+        origin = Uninit(st, f"uninitialized_{self.space}", self.description, st.line, offsets, t.dtype.itemsize)
+        st.deferred = (undef, origin)
 
     def _stored(self, values: Array, lanes: Array, starts: Array, t: CType) -> Callable[[], tuple[Array, Array]]:
         """What a store by ``lanes`` at byte ``starts`` stores (``values``: one row per lane of the launch) and what

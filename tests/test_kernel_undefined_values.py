@@ -1,0 +1,185 @@
+"""Uninitialized values are reported where they are used, not where they are read (``wia_sim/kernels/undef.py``),
+as Oclgrind's uninitialized-value plugin reports them: a read whose value is never used is no finding; the value
+keeps its "undefined" shadow through operators, casts, variables, __private memory, swizzles and function calls;
+storing it to __global or __local memory, branching on it, indexing with it or passing it to a built-in function
+is the finding, at the line of that use, naming the read.
+
+The kernels marked "Oclgrind:" were run under Oclgrind 21.10 (``OCLGRIND_UNINITIALIZED=1``, through PyOpenCL) when
+this file was written; the line asserted is the one its log named. The planted bugs ``uninitialized_*`` and the
+correct corpus kernel ``pair_sums`` hold the simulator and Oclgrind to the same verdict in CI
+(``tests/kernels/test_bugs_on_oclgrind.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from wia_sim.kernels import compile_source, run_kernel
+from wia_sim.kernels.executor import KernelFault, RunResult
+from wia_sim.kernels.lanes import launch_geometry
+from wia_sim.kernels.memargs import GlobalBuffer
+
+N = 64
+
+
+def _run(src: str, *, checks: bool = True, x: np.ndarray | None = None, host_data: bool = True) -> RunResult:
+    rng = np.random.default_rng(20261202)
+    x = rng.uniform(1.0, 4.0, N).astype(np.float32) if x is None else x
+    out = np.zeros(4 * N, np.int32)
+    flags = None if host_data else np.zeros(x.nbytes, dtype=bool)
+    xarg = x.view(np.uint8) if flags is None else GlobalBuffer(x.view(np.uint8), initialized=flags)
+    geometry = launch_geometry((N, 1, 1), (16, 1, 1), 256, 1)
+    return run_kernel(compile_source(src), "k", [xarg, out.view(np.uint8)], geometry, checks=checks)
+
+
+def _fault(src: str, **kw: object) -> KernelFault:
+    with pytest.raises(KernelFault) as info:
+        _run(src, **kw)  # type: ignore[arg-type]
+    return info.value
+
+
+def _kernel(body: str) -> str:
+    return (
+        "__kernel void k(__global const float* x, __global int* out) {\n"
+        "    __local int s[32];\n"
+        "    const int l = get_local_id(0), g = get_global_id(0);\n"
+        "    s[l] = l;\n"  # line 4: s[0..15] written, s[16..31] never
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n" + body + "\n}\n"
+    )
+
+
+# -- reads whose value is never used: no finding -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    int v = s[l + 16];",  # Oclgrind: nothing
+        "    int v = s[l + 16];\n    int w = v * 3 + l;\n    out[g] = l;",  # computed with, never used
+        "    int v = s[l + 16];\n    int p[4];\n    p[l & 3] = v;\n    out[g] = 2 * l;",  # kept in __private memory
+        "    int v = s[l + 8];\n    out[g] = l < 8 ? v : 0;",  # only the lanes that read a written slot store it
+        "    float4 f;\n    f.x = (float)l;\n    out[g] = (int)f.x;",  # the components never assigned stay unread
+        "    int v = s[l + 16];\n    int t = v;\n    t = l;\n    out[g] = t;",  # overwritten before its use
+    ],
+)
+def test_a_value_read_but_never_used_is_no_finding(body: str) -> None:
+    result = _run(_kernel(body))
+    assert not result.findings
+
+
+def test_a_correct_reduction_that_reads_padding_gives_its_values() -> None:
+    """The clSPARSE csrmv_general pattern: the last work-item of a group adds the padding slot, and drops it."""
+    src = """
+__kernel void k(__global const float* x, __global int* out) {
+    __local float s[17];
+    const int l = get_local_id(0);
+    s[l] = x[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const float sum = s[l] + s[l + 1];
+    if ((l & 1) == 0)
+        out[get_global_id(0) / 2] = (int)(sum * 100.0f);
+}
+"""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-2.0, 2.0, N).astype(np.float32)
+    out = np.zeros(4 * N, np.int32)
+    run_kernel(
+        compile_source(src), "k", [x.view(np.uint8), out.view(np.uint8)], launch_geometry((N, 1, 1), (16, 1, 1), 256, 1)
+    )
+    pairs = x.astype(np.float64).reshape(-1, 2).sum(axis=1)
+    np.testing.assert_array_equal(out[: N // 2], ((x[0::2] + x[1::2]) * np.float32(100.0)).astype(np.int32))
+    np.testing.assert_allclose(out[: N // 2] / 100.0, pairs, atol=0.011)
+
+
+# -- uses: reported at the use, naming the read ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "use"),
+    [
+        # Oclgrind: "Uninitialized value written to local memory" at line 8
+        ("    int v = s[l + 8];\n    int w = v + 1;\n    s[l] = w;", 8, "stored to __local memory"),
+        # Oclgrind: "Controlflow depends on uninitialized value" at line 7
+        ("    int z = s[l + 16];\n    if (z > 3) out[g] = 1;", 7, "used in a condition"),
+        # Oclgrind: "Uninitialized address used to write to global memory" at line 8
+        ("    int v = s[l + 16];\n    int idx = v & 7;\n    out[40 + idx] = 1;", 8, "used as an array index"),
+        # Oclgrind: "Uninitialized value written to global memory" at line 8 (a division carries it, no fault)
+        ("    int v = s[l + 16];\n    int r = l < 8 ? v : 3;\n    out[g] = l / v;", 8, "stored to __global memory"),
+        # Oclgrind: "Controlflow depends on uninitialized value" at the call (line 7): built-ins check operands
+        ("    int v = s[l + 16];\n    float w = sqrt((float)v) * 2.0f;\n    out[g] = 0;", 7, "by sqrt()"),
+        # through a cast, a vector literal, a swizzle and as_type; Oclgrind: the store, line 10
+        (
+            "    int v = s[l + 16];\n    float f = (float)v;\n    int4 q = (int4)(1, v, 2, 3);\n"
+            "    out[g] = as_int(f) + q.y;",
+            9,
+            "stored to __global memory",
+        ),
+        # kept in __private memory and read back
+        ("    int p[4];\n    p[l & 3] = s[l + 16];\n    int q = p[l & 3];\n    out[g] = q;", 9, "stored to __global"),
+        # around a loop, the value still undefined
+        ("    int v = s[l + 16];\n    for (int k = 0; k < 2; k++)\n        v = v ^ k;\n    out[g] = v;", 9, "stored"),
+    ],
+)
+def test_the_use_is_the_finding(body: str, line: int, use: str) -> None:
+    f = _fault(_kernel(body))
+    assert (f.check, f.line, f.wia_code) == ("uninitialized_local", line, "INVALID_MEMORY"), str(f)
+    assert use in str(f)
+    assert "read of uninitialized __local variable 's'" in str(f)
+    assert f.work_items == 16 * (N // 16) if "l + 16" in body else f.work_items == 8 * (N // 16)
+    assert f.address is not None and f.address >= 64  # the first slot nobody wrote is s[16], at byte 64
+
+
+def test_the_finding_names_the_line_of_the_read_when_the_use_is_elsewhere() -> None:
+    f = _fault(_kernel("    int v = s[l + 16];\n    int w = v + l;\n    out[g] = w;"))
+    assert f.line == 8
+    assert "(4 bytes at offset 64) at line 6, and its value stored to __global memory" in str(f)
+
+
+def test_only_the_lanes_that_use_an_undefined_value_are_counted() -> None:
+    f = _fault(_kernel("    int v = s[l + 12];\n    if (l > 5) out[g] = v;"))  # lanes 4..15 read s[16..27]
+    assert (f.line, f.work_items, f.work_item) == (7, 10 * (N // 16), (6, 0, 0))
+
+
+def test_a_helper_function_carries_the_value_through_its_argument_and_return() -> None:
+    src = """
+int twice(int v) { return v + v; }
+__kernel void k(__global const float* x, __global int* out) {
+    __local int s[32];
+    const int l = get_local_id(0);
+    s[l] = l;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int t = twice(s[l + 16]);
+    out[get_global_id(0)] = t;
+}
+"""
+    f = _fault(src)
+    assert (f.check, f.line) == ("uninitialized_local", 9)
+
+
+def test_a_private_variable_never_assigned_in_some_lanes() -> None:
+    src = """
+__kernel void k(__global const float* x, __global int* out) {
+    const int l = get_local_id(0);
+    int v;
+    if (l & 1)
+        v = l;
+    const int w = v * 2;
+    out[get_global_id(0)] = w;
+}
+"""
+    f = _fault(src)
+    assert (f.check, f.line, f.work_items) == ("uninitialized_private", 8, N // 2)
+    assert "__private variable 'v' (declared without an initializer) at line 7" in str(f)
+
+
+def test_a_global_buffer_without_data_read_and_dropped_is_no_finding() -> None:
+    src = "__kernel void k(__global const float* x, __global int* out) {\n    float v = x[get_global_id(0)];\n}\n"
+    assert not _run(src, host_data=False).findings
+    store = src.replace("\n}", "\n    out[get_global_id(0)] = (int)v;\n}")
+    f = _fault(store, host_data=False)
+    assert (f.check, f.line, f.work_items) == ("uninitialized_global", 3, N)
+
+
+def test_checks_off_run_without_shadows() -> None:
+    result = _run(_kernel("    int z = s[l + 16];\n    if (z > 3) out[g] = z;"), checks=False)
+    assert not result.findings

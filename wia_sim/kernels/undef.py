@@ -1,0 +1,98 @@
+"""Uninitialized values, as Oclgrind's uninitialized-value plugin (and Valgrind's memcheck) treat them.
+
+Reading memory or a variable nobody initialized is not an error by itself: CUDA-style reductions read the padding
+past the last element and never use what they read, structs are copied with their holes. The value read carries a
+shadow (``Value.undef``: the lanes, or a vector's components, that are undefined) through copies, operators (a
+division too), casts, ``as_type`` reinterpretations, swizzles, vector literals, variables, function arguments and
+returns, and ``__private`` memory. Its use is the finding: storing it to ``__global`` or ``__local`` memory,
+branching on it (``if``, loops, ``&&``, ``?:``, ``switch``), indexing or moving a pointer with it, or passing it to
+a built-in function (Oclgrind runs built-ins as calls, which check their operands: ``sqrt(x)`` of an undefined
+``x`` is its "Controlflow depends on uninitialized value"). Anything in the executor that takes a value's bits
+through ``Value.a`` uses it; the paths that carry the shadow read ``Value.raw`` and use the helpers here. The
+finding names the read (what, which bytes, its line) and reports at the line of the use, as Oclgrind does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from wia_sim.kernels.ctype import CType
+from wia_sim.kernels.spaces import Pointer, Uninit, Value
+
+__all__ = ["Shadow", "defined", "joined", "masked", "shaped", "tainted", "undefined_lanes", "within"]
+
+Array = NDArray[Any]
+Result = Value | Pointer
+
+
+Shadow = tuple[Array, Uninit]
+"""The undefined lanes (or components) of a result and where they came from."""
+
+
+def undefined_lanes(undef: Array) -> Array:
+    """The lanes in which any component is undefined."""
+    return undef if undef.ndim == 1 else np.asarray(undef.any(axis=1))
+
+
+def shaped(undef: Array, t: CType) -> Array:
+    """``undef`` fitted to a value of ``t``: per lane for a scalar (or a struct's bytes), per component for a
+    vector (a scalar operand's shadow spread to every component; another width's: any of its components)."""
+    width = t.width
+    if width == 1:
+        return undefined_lanes(undef)
+    if undef.ndim == 2 and undef.shape[1] == width:
+        return undef
+    return np.broadcast_to(undefined_lanes(undef)[:, None], (undef.shape[0], width))
+
+
+def within(undef: Array, mask: Array) -> Array | None:
+    """The undefined lanes (components) among the lanes of ``mask``, or None when there are none."""
+    u = undef & (mask[:, None] if undef.ndim == 2 and mask.ndim == 1 else mask)
+    return u if bool(u.any()) else None
+
+
+def defined(v: Value) -> Value:
+    """``v``'s bits without its shadow: for computing a result whose shadow the caller adds (``tainted``)."""
+    return Value(v.t, v.raw if v.undef is not None else v._a, v.affine, v.cond, v.grid)
+
+
+def masked(v: Value, mask: Array, line: int) -> Value:
+    """``v`` (a variable's value) as the lanes of ``mask`` read it at ``line``: undefined only where one of them
+    reads a lane (component) nobody assigned."""
+    assert v.undef is not None and v.origin is not None
+    u = within(v.undef, mask)
+    if u is None:
+        return Value(v.t, v.raw)
+    return Value(v.t, v.raw, undef=u, origin=v.origin.read_at(line))
+
+
+def joined(values: Iterable[Result]) -> Shadow | None:
+    """The shadow of a result computed from ``values``, the first undefined one's origin; None when all are
+    defined. Per component when every undefined operand has the same width, else per lane."""
+    undef: Array | None = None
+    origin: Uninit | None = None
+    for v in values:
+        if not isinstance(v, Value) or v.undef is None:
+            continue
+        u = v.undef
+        if undef is None:
+            undef, origin = u, v.origin
+        elif undef.shape == u.shape:
+            undef = undef | u
+        else:
+            undef = undefined_lanes(undef) | undefined_lanes(u)
+    if undef is None:
+        return None
+    assert origin is not None
+    return undef, origin
+
+
+def tainted(r: Result, shadow: Shadow | None) -> Result:
+    """``r`` carrying ``shadow`` (fitted to its type)."""
+    if shadow is None or not isinstance(r, Value):
+        return r
+    undef, origin = shadow
+    return Value(r.t, r.raw, undef=shaped(undef, r.t), origin=origin)
