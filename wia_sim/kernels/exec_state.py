@@ -19,8 +19,14 @@ from wia_sim.kernels.spaces import LaunchState, Pointer, Value
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
+    from wia_sim.kernels.async_copy import AsyncCopies
+    from wia_sim.kernels.lanes import Geometry, Lanes
+    from wia_sim.kernels.pointers import AddressMap
+    from wia_sim.kernels.printf import PrintfOutput
     from wia_sim.kernels.program import KernelInfo, Program
-    from wia_sim.kernels.types import TypeInfo
+    from wia_sim.kernels.spaces import KernelFault, Region
+    from wia_sim.kernels.structs import StructType
+    from wia_sim.kernels.types import TypeInfo, TypeResolver
 
 __all__ = ["ExecutorState"]
 
@@ -70,14 +76,28 @@ class ExecutorState:
     ``_Executor`` assembles them."""
 
     program: Program
+    types: TypeResolver
+    enumerators: dict[str, int]
+    member_refs: frozenset[int]
+    whole_items: frozenset[int]
     kernel: KernelInfo
+    geometry: Geometry
+    lanes: Lanes
     st: LaunchState
     frame: _Frame
+    globals: dict[str, Var]
     n: int
+    groups: int
     all: Array
     none: Array  # the mask of no lane
     checks: bool
+    counts: dict[str, int]
     init_flags: list[tuple[Array, Array]]
+    local_regions: list[Region]
+    addresses: AddressMap
+    local_constants: dict[int, Var]
+    async_copies: AsyncCopies
+    printf: PrintfOutput
     _locals: set[str]
 
     if TYPE_CHECKING:
@@ -94,11 +114,49 @@ class ExecutorState:
 
         def to_value(self, v: Result, t: CType) -> Value: ...
 
+        @staticmethod
+        def used(v: Value, mask: Array, how: str) -> Value: ...
+
+        @staticmethod
+        def _kind(t: CType) -> str: ...
+
+        def load(self, p: Pointer, mask: Array, atomic: bool = False, grid: bool = False) -> Result: ...
+
+        def _gathered(self, parts: Sequence[tuple[Result, Array]], mask: Array) -> Result: ...
+
+        def value_at(self, p: Pointer, mask: Array) -> Array: ...
+
+        def null_fault(self, p: Pointer, mask: Array, access: str) -> KernelFault: ...
+
+        def block(self, items: Sequence[c_ast.Node], mask: Array) -> None: ...
+
+        def private_object(self, what: str, nbytes: int) -> Region: ...
+
+        def struct_store(self, p: Pointer, st: StructType, v: Value, mask: Array) -> None: ...
+
         def truth(self, v: Result, mask: Array) -> Array: ...
 
         def eval(self, node: c_ast.Node, mask: Array) -> Result: ...
 
         def value(self, node: c_ast.Node, mask: Array) -> Value: ...
+
+        def lookup_var(self, name: str) -> Var | None: ...
+
+        def index(self, node: c_ast.ArrayRef, mask: Array) -> Pointer: ...
+
+        def index_member(self, node: c_ast.ArrayRef, mask: Array, access: str = "read") -> tuple[Pointer, bool]: ...
+
+        def literal_object(self, node: c_ast.CompoundLiteral, mask: Array) -> Pointer: ...
+
+        def struct_load(self, p: Pointer, st: StructType, mask: Array) -> Value: ...
+
+        def member_ptr(self, node: c_ast.StructRef, mask: Array) -> Pointer | None: ...
+
+        def array_object(self, node: c_ast.Node, mask: Array) -> tuple[Result, int | None, bool]: ...
+
+        def check_bound(
+            self, base: Pointer, sub: Value, bound: int, member: bool, mask: Array, access: str
+        ) -> None: ...
 
         def store(self, p: Pointer, v: Value, mask: Array) -> None: ...
 

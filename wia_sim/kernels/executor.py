@@ -7,16 +7,17 @@ lanes join at their own labels and fall through, loops run until no lane's condi
 ``break``/``continue``/``return`` switch lanes off. Memory lives in ``spaces.Region``
 objects, which check every access when ``checks`` is on.
 
-The statements (blocks, ``if``, loops, ``switch``, ``break``/``continue``/``return``, declarations) run in
-``exec_statements.py``, a mixin of ``_Executor`` over the state shared in ``exec_state.py``; the expressions are
-here. The visitor methods are named as the checker's (``check_statements.py``, ``check_exprs.py``):
-``statement``/``substatement`` for statements, ``expr_<node type>`` for expressions (each evaluated through a plan
-made once per program: ``plan``).
+The executor is assembled from mixins over the state shared in ``exec_state.py``: the statements (blocks, ``if``,
+loops, ``switch``, ``break``/``continue``/``return``, declarations) in ``exec_statements.py``, the calls (built-ins,
+the program's functions) in ``exec_calls.py``, memory accesses in ``exec_memory.py``, the launch's setup (arguments,
+``__local`` and ``__constant`` objects) in ``exec_setup.py``, struct values in ``struct_exec.py``; the other
+expressions are here. The visitor methods are named as the checker's (``check_statements.py``, ``check_exprs.py``,
+``check_calls.py``): ``statement``/``substatement`` for statements, ``expr_<node type>`` for expressions (each
+evaluated through a plan made once per program: ``plan``).
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import re
 from collections.abc import Callable, Sequence
@@ -27,10 +28,9 @@ import numpy as np
 from numpy.typing import NDArray
 from pycparser import c_ast
 
-from wia_sim.kernels import builtins, scratch, tables
+from wia_sim.kernels import scratch
 from wia_sim.kernels.affine import Affine
-from wia_sim.kernels.async_copy import ASYNC_BUILTINS, AsyncCopies, kernel_end_line
-from wia_sim.kernels.atomics import apply_atomic
+from wia_sim.kernels.async_copy import AsyncCopies, kernel_end_line
 from wia_sim.kernels.ctype import (
     INT,
     SCALARS,
@@ -40,18 +40,18 @@ from wia_sim.kernels.ctype import (
     comparison_type,
     convert,
     elem_bytes,
-    lookup,
     promoted,
 )
-from wia_sim.kernels.exec_state import _designated, _Frame, _line, _nested
+from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS, CallRunner
+from wia_sim.kernels.exec_memory import MemoryOps
+from wia_sim.kernels.exec_setup import LaunchSetup
+from wia_sim.kernels.exec_state import _Frame, _line
 from wia_sim.kernels.exec_statements import StatementRunner
-from wia_sim.kernels.initializers import elided_length, member_types
-from wia_sim.kernels.lanes import Geometry, all_lanes, any_lane, lanes_of, per_lane
+from wia_sim.kernels.lanes import Geometry, any_lane, lanes_of, per_lane
 from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, merge_lanes, merged, swizzled
-from wia_sim.kernels.memargs import unwrap
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput, c_string
-from wia_sim.kernels.program import FunctionInfo, KernelInfo, Program
+from wia_sim.kernels.program import KernelInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import (
     KernelFault,
@@ -63,9 +63,8 @@ from wia_sim.kernels.spaces import (
     Value,
 )
 from wia_sim.kernels.struct_exec import StructOps
-from wia_sim.kernels.structs import StructType, layout, size_align
-from wia_sim.kernels.types import TypeInfo, TypeResolver, char_constant, swizzle_indices
-from wia_sim.kernels.unaligned import load_unaligned, store_unaligned
+from wia_sim.kernels.structs import StructType, size_align
+from wia_sim.kernels.types import TypeInfo, char_constant, swizzle_indices
 from wia_sim.kernels.undef import defined, joined, masked, shaped, tainted, within
 
 __all__ = ["COUNTS", "KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
@@ -112,9 +111,6 @@ _STEP_MASKS = 64
 """How many partial masks ``step`` holds (each kept alive, a lane mask's memory) before adding them to the lanes'
 step counts."""
 
-_LOCAL_FENCE = int(BUILTIN_CONSTANTS["CLK_LOCAL_MEM_FENCE"])
-_GLOBAL_FENCE = int(BUILTIN_CONSTANTS["CLK_GLOBAL_MEM_FENCE"])
-
 _COMPARE = {
     "<": np.less,
     "<=": np.less_equal,
@@ -124,48 +120,6 @@ _COMPARE = {
     "!=": np.not_equal,
 }
 _COMPARISONS = set(_COMPARE)
-_WORK_ITEM = {
-    "get_global_id",
-    "get_local_id",
-    "get_group_id",
-    "get_global_size",
-    "get_local_size",
-    "get_num_groups",
-    "get_work_dim",
-    "get_global_offset",
-}
-_ATOMIC_RE = re.compile(r"(?:atomic|atom)_(add|sub|inc|dec|xchg|cmpxchg|min|max|and|or|xor)")
-_VLOAD_RE = re.compile(r"v(load|store)(2|3|4|8|16)")
-_VLOAD_HALF_RE = re.compile(r"v(load|store)(a?)_half(2|3|4|8|16)?(_rte|_rtz|_rtp|_rtn)?")
-
-
-def _ctype_of(t: TypeInfo, where: str = "", types: TypeResolver | None = None) -> CType:
-    if t.kind == "opaque" and t.name == "event_t":  # an event is a uint: 0 for none (async_copy.py)
-        return UINT
-    if t.kind == "struct" and types is not None:
-        try:
-            return layout(t.name, types)
-        except ValueError as exc:
-            raise UnsupportedKernel(f"{exc}{where}") from None
-    if t.kind in ("scalar", "vector"):
-        try:
-            return lookup(t.type_name)
-        except KeyError:
-            pass
-    if t.kind == "pointer":  # a pointer kept in memory (an array of pointers, a member, what ``T**`` points to)
-        return PtrType.to(*_pointee(t, types))
-    raise UnsupportedKernel(f"type '{t}' is not supported by the executor{where}")
-
-
-def _pointee(t: TypeInfo, types: TypeResolver | None = None) -> tuple[CType | None, tuple[int, ...]]:
-    target = t.target
-    dims: list[int] = []
-    while target is not None and target.kind == "array":
-        dims.append(target.length or 0)
-        target = target.target
-    if target is None or target.kind == "void":
-        return None, tuple(dims)
-    return _ctype_of(target, "", types), tuple(dims)
 
 
 def _float_literal(text: str) -> float:
@@ -297,7 +251,7 @@ def _stores_nothing(node: c_ast.Node) -> bool:
         case c_ast.FuncCall():
             name = node.name.name if isinstance(node.name, c_ast.ID) else ""
             args = node.args.exprs if node.args is not None else []
-            return name in _WORK_ITEM and all(_stores_nothing(e) for e in args)
+            return name in WORK_ITEM_FUNCTIONS and all(_stores_nothing(e) for e in args)
     return False
 
 
@@ -355,12 +309,7 @@ def _binary_plan(node: c_ast.BinaryOp) -> Plan:
     return run
 
 
-def _aggregate(t: CType | None) -> bool:
-    """A struct or a pointer kept in memory: stored as bytes, never with a shadow."""
-    return isinstance(t, StructType | PtrType)
-
-
-class _Executor(StructOps, StatementRunner):
+class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
     def __init__(self, program: Program, kernel: KernelInfo, geometry: Geometry, step_limit: int, checks: bool):
         self.program = program
         self.types = program.types
@@ -398,187 +347,6 @@ class _Executor(StructOps, StatementRunner):
         self.printf = PrintfOutput(self)
         self.local_constants: dict[int, Var] = {}  # by id of the declaration (``local_constant``)
         self._constants()
-
-    # ------------------------------------------------------------------ setup
-    def _ct(self, t: TypeInfo, where: str = "") -> CType:
-        return _ctype_of(t, where, self.types)
-
-    def _pt(self, t: TypeInfo) -> tuple[CType | None, tuple[int, ...]]:
-        return _pointee(t, self.types)
-
-    def _constants(self) -> None:
-        for name, value in self.program.enumerators.items():
-            t = SCALARS[self.program.enumerator_types.get(name, "int")]
-            self.globals[name] = Var(t, Value(t, np.asarray(value).astype(t.dtype)))
-        for name, decl in self.program.constants.items():
-            self.globals[name] = self.constant_var(name, decl)
-
-    def constant_var(self, name: str, decl: c_ast.Decl) -> Var:
-        """The ``__constant`` variable ``decl`` (program scope, or a function's: ``local_constant``), made for the
-        launch: one read-only object every work-item sees."""
-        t = self.program.type_of(decl)
-        nested = _designated(decl.init) or _nested(decl.init)
-        if t.kind == "struct" or (t.kind == "array" and (self._aggregate_elements(t) or nested)):
-            return self._constant_aggregate(name, t, decl)
-        if t.kind == "array":
-            elem, dims = self._pt(TypeInfo("pointer", target=self._declared(t, decl.init)))
-            assert elem is not None
-            values = self._init_values(decl.init, elem)
-            count = math.prod(dims)
-            nbytes = count * elem_bytes(elem)
-            region = Region.allocate("constant", f"__constant variable '{name}'", 1, nbytes, "none")
-            region.read_only = True
-            flat = region.view(elem.scalar.dtype)
-            data = np.asarray(values, dtype=elem.dtype).reshape(-1)[: count * elem.width]  # (excess: dropped)
-            flat[: data.size] = data
-            return Var(array=Pointer(region, elem, np.asarray(0, np.int64), dims))
-        ct = self._ct(t)
-        v = self.eval(decl.init, self.all) if decl.init is not None else Value(ct, np.zeros((), ct.dtype))
-        return Var(ct, self.to_value(v, ct))
-
-    def local_constant(self, decl: c_ast.Decl) -> Var:
-        """A kernel's ``__constant`` variable: made when first declared, the same object for the rest of the launch
-        (also when the kernel is called as a function by another)."""
-        var = self.local_constants.get(id(decl))
-        if var is None:
-            var = self.local_constants[id(decl)] = self.constant_var(decl.name, decl)
-        return var
-
-    def _aggregate_elements(self, t: TypeInfo) -> bool:
-        """Arrays whose elements are structs or vectors: initialized element by element (``init_object``)."""
-        elem, _ = self._pt(TypeInfo("pointer", target=t))
-        return elem is not None and (isinstance(elem, StructType) or elem.width > 1)
-
-    def _uniform(self, init: c_ast.Node | None) -> bool:
-        """Whether an initializer is made of constants only (the same in every lane: written to every row at once;
-        others go element by element, ``init_object``)."""
-        if init is None or isinstance(init, c_ast.Constant):
-            return True
-        if isinstance(init, c_ast.InitList):
-            return all(self._uniform(e) for e in init.exprs)
-        if isinstance(init, c_ast.UnaryOp) and init.op in ("-", "+", "~", "!"):
-            return self._uniform(init.expr)
-        if isinstance(init, c_ast.Cast):
-            return self._uniform(init.expr)
-        if isinstance(init, c_ast.BinaryOp):
-            return self._uniform(init.left) and self._uniform(init.right)
-        return isinstance(init, c_ast.ID) and init.name in self.program.enumerators
-
-    def _declared(self, t: TypeInfo, init: c_ast.Node | None) -> TypeInfo:
-        """``t`` with an array's missing length taken from its brace-enclosed initializer."""
-        if t.kind == "array" and t.length is None and isinstance(init, c_ast.InitList):
-            items = list(init.exprs)
-            length = None
-            if t.target is not None:
-                members = functools.partial(member_types, self.types)
-                length = elided_length(items, t.target, members, lambda item: id(item) in self.whole_items)
-            length = len(items) if length is None else length
-            return TypeInfo("array", t.name, t.width, t.target, t.space, t.const, length)
-        return t
-
-    def _constant_aggregate(self, name: str, t: TypeInfo, decl: c_ast.Decl) -> Var:
-        t = self._declared(t, decl.init)
-        elem, dims = self._pt(TypeInfo("pointer", target=t)) if t.kind == "array" else (self._ct(t), ())
-        assert elem is not None
-        region = Region.allocate("constant", f"__constant variable '{name}'", 1, size_align(t, self.types)[0], "none")
-        p = Pointer(region, elem, np.asarray(0, np.int64), dims)
-        if decl.init is not None:
-            first = np.zeros(self.n, dtype=bool)
-            first[:1] = True  # one row, the same for every lane: written once
-            self.init_object(p, t, decl.init, first)
-        region.read_only = True
-        return Var(array=p) if t.kind == "array" else Var(mem=p)
-
-    def _init_values(self, init: c_ast.Node | None, elem: CType) -> list[Any]:
-        if init is None:
-            return []
-        if isinstance(init, c_ast.InitList):
-            out: list[Any] = []
-            for e in init.exprs:
-                out.extend(self._init_values(e, elem))
-            return out
-        v = self.eval(init, self.all)
-        if isinstance(v, Pointer) or isinstance(elem, PtrType):
-            v = self.to_value(v, elem)
-        a = np.asarray(self._conv(v, elem.scalar if v.t.width == 1 else elem))
-        return list(a.reshape(-1))
-
-    def bind_args(self, args: Sequence[Any]) -> None:
-        params = self.kernel.params
-        if len(args) != len(params):
-            raise TypeError(f"kernel '{self.kernel.name}' takes {len(params)} arguments, got {len(args)}")
-        scope: dict[str, Var] = {}
-        for p, arg in zip(params, args, strict=True):
-            if p.kind == "buffer":
-                if arg is None:  # a NULL pointer (clSetKernelArg with a NULL buffer): dereferencing it faults
-                    elem, dims = _pointee(p.type)
-                    scope[p.name] = Var(value=Pointer(None, elem, np.asarray(0, np.int64), dims), is_pointer=True)
-                    continue
-                arg, access, initialized = unwrap(arg)
-                buf = np.asarray(arg)
-                if buf.dtype != np.uint8 or buf.ndim != 1:
-                    raise TypeError(f"argument '{p.name}': a buffer must be a 1-D uint8 array")
-                elem, dims = self._pt(p.type)
-                desc = f"__{p.address_space} buffer (argument '{p.name}')"
-                granule = elem.dtype.itemsize if elem is not None and not isinstance(elem, StructType) else 1
-                region = Region(
-                    p.address_space,
-                    desc,
-                    buf.reshape(1, -1),
-                    buf.size,
-                    "none",
-                    granule=granule,
-                    track_races=not p.const,
-                    read_only=p.address_space == "constant" or p.const or access == "read_only",
-                )
-                region.write_only = access == "write_only"
-                if initialized is not None and self.checks and not bool(initialized.all()):
-                    region.init = np.ones(-(-buf.size // 16) * 16, dtype=bool)  # padded: read as whole words
-                    region.init[: buf.size] = initialized
-                    self.init_flags.append((initialized, region.init))
-                scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
-            elif p.kind == "local":
-                elem, dims = self._pt(p.type)
-                size = int(arg)
-                granule = elem.dtype.itemsize if elem is not None and not isinstance(elem, StructType) else 1
-                region = Region.allocate(
-                    "local", f"__local buffer (argument '{p.name}')", self.groups, size, "group", granule
-                )
-                self.local_regions.append(region)
-                scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
-            elif p.type.kind == "struct":
-                st = self._ct(p.type)
-                assert isinstance(st, StructType)
-                raw = np.frombuffer(np.ascontiguousarray(arg).tobytes(), np.uint8)
-                if raw.size != st.size:
-                    raise TypeError(f"argument '{p.name}': {st.name} takes {st.size} bytes, got {raw.size}")
-                region = self.private_object(f"__private argument '{p.name}'", st.size)
-                region.data[:, : st.size] = raw
-                scope[p.name] = Var(mem=Pointer(region, st, np.asarray(0, np.int64)))
-            else:
-                ct = self._ct(p.type)
-                a = np.asarray(arg).astype(ct.dtype)
-                if ct.width > 1:
-                    a = a.reshape(ct.width)
-                scope[p.name] = Var(ct, Value(ct, a))
-        for lv in self.kernel.local_vars:
-            inner = self.program.type_of(lv.node)
-            while inner.kind == "array" and inner.target is not None:
-                inner = inner.target
-            elem = self._ct(inner)  # a scalar, vector, struct or pointer (``pointers.PtrType``)
-            region = Region.allocate(
-                "local",
-                f"__local variable '{lv.name}'",
-                self.groups,
-                lv.size_bytes,
-                "group",
-                1 if isinstance(elem, StructType) else elem.dtype.itemsize,
-            )
-            self.local_regions.append(region)
-            base = Pointer(region, elem, np.asarray(0, np.int64), lv.shape)
-            scope[lv.name] = Var(mem=base) if not lv.shape else Var(array=base)
-        self._locals = {lv.name for lv in self.kernel.local_vars}
-        self.frame.scopes.append(scope)
 
     # ------------------------------------------------------------------ helpers
     def fault_line(self, node: c_ast.Node | None) -> None:
@@ -784,140 +552,6 @@ class _Executor(StructOps, StatementRunner):
             var.value = Value(var.ctype, np.zeros((var.ctype.width,) if var.ctype.width > 1 else (), var.ctype.dtype))
         return var.value
 
-    def load(self, p: Pointer, mask: Array, atomic: bool = False, grid: bool = False) -> Result:
-        """What ``p`` points to; ``grid``: a strided view may stand for the values (``Value.grid``), for an operator
-        that consumes them before anything else runs."""
-        if p.dims:
-            return p.row()
-        if p.region is SEVERAL:
-            return self._gathered([(self.load(q, m, atomic), m) for q, m in self.addresses.split(p, mask)], mask)
-        if isinstance(p.elem, PtrType):  # a pointer kept in memory: its address, loaded as a ulong
-            bits = self.load(p.retyped(ULONG), mask, atomic)
-            assert isinstance(bits, Value)
-            return self.addresses.pointer(bits.a, p.elem.target, p.elem.dims, mask)
-        if p.region is None and p.elem is not None:
-            if not bool(np.any(mask)):  # no lane reads (the untaken side of ``p ? p[i] : 0``)
-                return Value(p.elem, np.zeros((p.elem.width,) if p.elem.width > 1 else (), p.elem.dtype))
-            raise self.null_fault(p, mask, "read")
-        if p.null is not None and bool((p.null & mask).any()):
-            raise self.null_fault(p, p.null & mask, "read")
-        if p.region is None or p.elem is None:
-            raise UnsupportedKernel(f"line {self.st.line}: dereference of a null or void pointer")
-        if isinstance(p.elem, StructType):
-            return self.struct_load(p, p.elem, mask)
-        if p.packed:
-            return Value(p.elem, load_unaligned(self.st, p.region, p.off, mask, p.elem))
-        if p.affine is not None and not atomic:
-            values = p.region.load_strided(self.st, p.affine, mask, p.elem, grid)
-            if values is not None:
-                return Value(p.elem, None, grid=values) if values.ndim == 6 else Value(p.elem, values)
-        values = p.region.load(self.st, p.off, mask, p.elem, atomic, defer=self.checks and not atomic)
-        deferred = self.st.deferred
-        if deferred is not None:  # bytes nobody wrote: undefined, their use is the finding (``undef.py``)
-            self.st.deferred = None
-            return Value(p.elem, values, undef=deferred[0], origin=deferred[1])
-        return Value(p.elem, values)
-
-    def _gathered(self, parts: Sequence[tuple[Result, Array]], mask: Array) -> Result:
-        """One result from the results of the lanes of each part (disjoint masks): what a load through a pointer
-        into several objects read."""
-        first = parts[0][0]
-        if isinstance(first, Pointer):
-            elem, dims = first.elem, first.dims
-            a = np.zeros(self.n, np.int64)
-            for r, m in parts:
-                assert isinstance(r, Pointer)
-                a = np.where(m, self.addresses.address(r), a)
-            return self.addresses.pointer(a, elem, dims, mask)
-        width = 2 if isinstance(first.t, StructType) else first.t.width
-        out = np.asarray(first.a)
-        for r, m in parts[1:]:
-            assert isinstance(r, Value)
-            out = merge_lanes(
-                m, np.asarray(r.a), per_lane(out, (self.n, *out.shape[-1:]) if width > 1 else (self.n,)), width
-            )
-        return Value(first.t, out)
-
-    def value_at(self, p: Pointer, mask: Array) -> Array:
-        """The scalar or vector ``p`` points to, per lane (``p`` points to an element, not to an array row)."""
-        v = self.load(p, mask)
-        assert isinstance(v, Value)
-        return np.asarray(v.a)
-
-    def null_fault(self, p: Pointer, mask: Array, access: str) -> KernelFault:
-        """The ``null_pointer`` finding: a load or store through a NULL pointer (a NULL buffer argument, or a
-        private pointer that holds 0) by the lanes of ``mask``. Raised with checks off too: there is no memory."""
-        size = elem_bytes(p.elem) if p.elem is not None else 1
-        offs = np.broadcast_to(np.asarray(p.off, np.int64), (self.n,))
-        mask = np.broadcast_to(mask, (self.n,))
-        lane = int(np.flatnonzero(mask)[0]) if bool(mask.any()) else 0
-        at = int(offs[lane])
-        what = f"{access} of {size} bytes through a NULL pointer (address {at})"
-        return self.st.fault("null_pointer", what, lane, at, mask, offs[mask])
-
-    def store(self, p: Pointer, v: Value, mask: Array) -> None:
-        if p.region is SEVERAL:
-            for q, m in self.addresses.split(p, mask):
-                self.store(q, v, m)
-            return
-        if v.undef is not None:
-            undef = within(v.undef, mask)
-            if undef is None:
-                v = defined(v)
-            elif p.region is not None and p.region.space == "private" and not p.packed and not _aggregate(p.elem):
-                # kept undefined in __private memory, as in a variable
-                assert p.elem is not None
-                values = self._conv(defined(v), p.elem)
-                p.region.store(self.st, p.off, mask, p.elem, values, undef=shaped(undef, p.elem), origin=v.origin)
-                return
-            else:
-                assert v.origin is not None
-                space = p.region.space if p.region is not None else "private"
-                raise v.origin.fault(undef, f"and its value stored to __{space} memory")
-        if isinstance(p.elem, PtrType):
-            p, v = p.retyped(ULONG), Value(ULONG, v.a)
-        if p.region is None and p.elem is not None:
-            if not bool(np.any(mask)):
-                return
-            raise self.null_fault(p, mask, "write")
-        if p.null is not None and bool((p.null & mask).any()):
-            raise self.null_fault(p, p.null & mask, "write")
-        if p.region is None or p.elem is None:
-            raise UnsupportedKernel(f"line {self.st.line}: store through a null or void pointer")
-        if isinstance(p.elem, StructType):
-            self.struct_store(p, p.elem, self.to_value(v, p.elem), mask)
-            return
-        if p.packed:
-            store_unaligned(self.st, p.region, p.off, mask, p.elem, self._conv(v, p.elem))
-            return
-        values = self._conv(v, p.elem)
-        if p.affine is not None and p.region.store_strided(self.st, p.affine, mask, p.elem, values):
-            return
-        p.region.store(self.st, p.off, mask, p.elem, values)
-
-    def index(self, node: c_ast.ArrayRef, mask: Array) -> Pointer:
-        return self.index_member(node, mask)[0]
-
-    def index_member(self, node: c_ast.ArrayRef, mask: Array, access: str = "read") -> tuple[Pointer, bool]:
-        """The element ``node`` designates, and whether it lies in an array member of a struct (``access``: how
-        the element is used first, for the message of an index out of the array's bounds)."""
-        base, bound, member = self.array_object(node.name, mask)
-        sub = self.eval(node.subscript, mask)
-        if isinstance(base, Value) and isinstance(sub, Pointer):  # i[p]
-            base, sub, bound = sub, base, None
-        if not isinstance(base, Pointer) or not isinstance(sub, Value):
-            raise UnsupportedKernel(f"line {_line(node)}: subscript of a non-pointer")
-        if sub.undef is not None:
-            sub = self.used(sub, mask, "as an array index")
-        if bound is not None and self.checks:
-            self.check_bound(base, sub, bound, member, mask, access)
-        self.count("int_ops", mask)
-        if sub.affine is not None:
-            return base.moved_by(sub.affine.scaled(base.elem_size)), member
-        if base.affine is not None and sub.a.ndim == 0:
-            return base.moved_by(int(sub.a) * base.elem_size), member
-        return base.moved(np.multiply(sub.a, base.elem_size, dtype=np.int64, casting="unsafe")), member
-
     def expr_ArrayRef(self, node: c_ast.ArrayRef, mask: Array) -> Result:
         return self.load(self.index(node, mask), mask)
 
@@ -1000,28 +634,6 @@ class _Executor(StructOps, StatementRunner):
         v = self.eval(expr, np.zeros(self.n, dtype=bool))
         size = 8 if isinstance(v, Pointer) else elem_bytes(v.t)
         return Value(ULONG, np.asarray(size, np.uint64))
-
-    def address(self, node: c_ast.Node, mask: Array) -> Pointer:
-        if isinstance(node, c_ast.ArrayRef):
-            p = self.index(node, mask)
-            return p
-        if isinstance(node, c_ast.UnaryOp) and node.op == "*":
-            q = self.eval(node.expr, mask)
-            if isinstance(q, Pointer):
-                return q
-        if isinstance(node, c_ast.StructRef):
-            m = self.member_ptr(node, mask)
-            if m is not None:
-                return m
-        if isinstance(node, c_ast.ID):
-            var = self.lookup_var(node.name)
-            if var is not None and var.mem is not None:
-                return var.mem
-            if var is not None and var.array is not None:
-                return var.array
-        if isinstance(node, c_ast.CompoundLiteral):
-            return self.literal_object(node, mask)
-        raise UnsupportedKernel(f"line {_line(node)}: taking the address of this expression is not supported")
 
     @staticmethod
     def _kind(t: CType) -> str:
@@ -1316,314 +928,6 @@ class _Executor(StructOps, StatementRunner):
         if isinstance(base, Pointer) or node.type != "." or base.t.width == 1:
             raise UnsupportedKernel(f"line {_line(node)}: structs and unions are not supported")
         return swizzled(base, swizzle_indices(node.field.name, base.t.width))
-
-    def expr_FuncCall(self, node: c_ast.FuncCall, mask: Array) -> Result:
-        name = node.name.name
-        args = list(node.args.exprs) if node.args is not None else []
-        fn = self.program.callable(name)
-        if fn is not None:
-            return self.call_helper(fn, args, mask)
-        if name in _WORK_ITEM:
-            return self.work_item(name, args, mask)
-        if name in ASYNC_BUILTINS:
-            return self.async_copies.call(name, args, mask, _line(node))
-        if name == "printf":
-            return self.printf.call(node, mask)
-        if name in ("barrier", "mem_fence", "read_mem_fence", "write_mem_fence"):
-            # a fence orders only its own work-item's accesses, which lockstep order keeps anyway: no effect
-            if name == "barrier":
-                self.barrier(mask, _line(node), self.fence_flags(args[0], mask))
-            return Value(INT, np.asarray(0, np.int32))
-        m = _ATOMIC_RE.fullmatch(name)
-        if m:
-            return self.atomic(m.group(1), args, mask, node)
-        m = _VLOAD_RE.fullmatch(name)
-        if m:
-            return self.vload_store(m.group(1), int(m.group(2)), args, mask)
-        m = _VLOAD_HALF_RE.fullmatch(name)
-        if m:
-            aligned, rounding = m.group(2) == "a", m.group(4) or ""
-            return self.vload_store(m.group(1), int(m.group(3) or 1), args, mask, True, aligned, rounding)
-        if name in tables.POINTER_OUT or name in ("vec_step", "shuffle", "shuffle2"):
-            return self.call_table_special(name, args, mask)
-        values = [self.value(a, mask) for a in args]
-        shadow = joined(values)
-        if shadow is not None and name.startswith("as_"):  # a reinterpretation: undefined where the operand is
-            return tainted(self.builtin(name, [defined(v) for v in values], mask, node), shadow)
-        if shadow is not None:  # a call: its arguments are used (``undef.py``)
-            values = [self.used(v, mask, f"by {name}()") for v in values]
-        return self.builtin(name, values, mask, node)
-
-    def builtin(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result:
-        """The built-in functions of values only (conversions, reinterpretations, the tables' and math)."""
-        if name.startswith("convert_"):
-            r = builtins.convert_to(name, values[0])
-            self.count(self._kind(r.t), mask, r.t.width)
-            return r
-        if name.startswith("as_"):
-            return builtins.as_type(name, values[0])
-        base = name
-        for prefix in ("native_", "half_"):
-            if base.startswith(prefix):
-                base = base[len(prefix) :]
-        if name in tables.FUNCTIONS:
-            r = tables.call_table(name, values)
-            self.count(tables.op_kind(name, values), mask, max(v.t.width for v in values))
-            return r
-        if base in builtins.MATH_FUNCTIONS:
-            r = builtins.call_math(base, values)
-            kind = "special_ops" if base in builtins.SPECIAL else self._kind(r.t)
-            width = max(v.t.width for v in values)
-            self.count(kind, mask, width)
-            return r
-        raise UnsupportedKernel(f"line {_line(node)}: built-in '{name}' is not supported by the executor")
-
-    def call_table_special(self, name: str, args: list[c_ast.Node], mask: Array) -> Result:
-        """The math functions that store through a pointer argument (the store is checked and counted as any
-        store), ``vec_step`` and ``shuffle``/``shuffle2``."""
-        if name in tables.POINTER_OUT:
-            at = tables.POINTER_OUT[name]
-            values = [self.value(a, mask) for a in args[:at]]
-            p = self.eval(args[at], mask)
-            if not isinstance(p, Pointer) or p.elem is None:
-                raise UnsupportedKernel(f"line {self.st.line}: '{name}' needs a pointer as its last argument")
-            result, out = tables.call_pointer_out(name, values, p.elem)
-            self.store(p, out, mask)
-            kind = "special_ops" if name in ("sincos", "lgamma_r") else self._kind(result.t)
-            self.count(kind, mask, result.t.width)
-            return result
-        if name == "vec_step":  # its operand is not evaluated, as sizeof's (a compile-time constant in Clang)
-            t = self.value(args[0], np.zeros(self.n, dtype=bool)).t
-            return Value(INT, np.asarray(4 if t.width == 3 else t.width, np.int32))
-        values = [self.value(a, mask) for a in args]
-        width = values[-1].t.width
-        self.count("int_ops", mask, width)
-        return tables.shuffle(values, width)
-
-    def call_helper(self, fn: FunctionInfo, args: list[c_ast.Node], mask: Array) -> Result:
-        values = [self.eval(a, mask) for a in args]
-        scope: dict[str, Var] = {}
-        for p, v in zip(fn.params, values, strict=True):
-            if p.kind == "pointer":
-                elem, dims = self._pt(p.type)
-                if isinstance(v, Pointer):
-                    scope[p.name] = Var(
-                        value=Pointer(v.region, elem, v.off, dims, v.null), is_pointer=True, ptr_elem=elem
-                    )
-                else:
-                    raise UnsupportedKernel(f"call of '{fn.name}': a value passed for pointer '{p.name}'")
-            elif p.type.kind == "struct":
-                st = self._ct(p.type)
-                assert isinstance(st, StructType)
-                copy_ = Pointer(
-                    self.private_object(f"__private parameter '{p.name}'", st.size), st, np.asarray(0, np.int64)
-                )
-                self.struct_store(copy_, st, self.to_value(v, st), mask)
-                scope[p.name] = Var(mem=copy_)
-            else:
-                ct = self._ct(p.type)
-                scope[p.name] = Var(ct, self.to_value(v, ct))
-        ret_type = None if fn.return_type.kind == "void" else self._ct(fn.return_type)
-        saved, line = self.frame, self.st.line
-        self.frame = _Frame([self.globals, scope], ret_type=ret_type, loops=list(saved.loops))
-        try:
-            self.block(fn.node.body.block_items or [], mask)
-            result = self.frame.retval
-        finally:
-            self.frame = saved
-        self.st.line = line  # the rest of the calling statement is on the caller's line
-        if isinstance(ret_type, PtrType):  # the addresses each lane returned (0, NULL, where it returned none)
-            a = np.zeros((), np.int64) if result is None else np.asarray(result.a)
-            return self.addresses.pointer(a, ret_type.target, ret_type.dims, mask)
-        if result is None:
-            if ret_type is None:
-                return Value(INT, np.asarray(0, np.int32))
-            if isinstance(ret_type, StructType):
-                return Value(ret_type, np.zeros(ret_type.size, np.uint8))
-            return Value(ret_type, np.zeros((ret_type.width,) if ret_type.width > 1 else (), ret_type.dtype))
-        return result
-
-    def work_item(self, name: str, args: list[c_ast.Node], mask: Array) -> Value:
-        g = self.geometry
-        if name == "get_work_dim":
-            return Value(UINT, np.asarray(g.work_dim, np.uint32))
-        dv = self.value(args[0], mask)
-        dims = np.asarray(dv.a)  # nearly always a constant: no pass over the lanes
-        if dims.ndim:
-            dims = np.unique(dims)
-            if dims.size != 1:
-                raise UnsupportedKernel(f"line {self.st.line}: {name} with a dimension that differs between work-items")
-        d = int(dims.reshape(-1)[0])
-        if not 0 <= d < 3 or d >= g.work_dim:
-            default = 1 if name in ("get_global_size", "get_local_size", "get_num_groups") else 0
-            return Value(ULONG, np.asarray(default, np.uint64))
-        ids_of = Affine.work_item(name, d, g)
-        if ids_of is not None:  # kept as coefficients: the array is made only if a lane-wise operation needs it
-            return Value(ULONG, None, ids_of)
-        value: Any  # only the ids asked for are computed: a launch of a million work-items pays for what it uses
-        match name:
-            case "get_global_id":
-                value = self.lanes.global_id[d]
-            case "get_local_id":
-                value = self.lanes.local_id[d]
-            case "get_group_id":
-                value = self.lanes.group_id[d]
-            case "get_global_size":
-                value = g.global_size[d]
-            case "get_local_size":
-                value = g.local_size[d]
-            case "get_num_groups":
-                value = g.num_groups[d]
-            case _:
-                value = g.global_offset[d]
-        ids = np.asarray(value)  # non-negative int64: viewed as size_t without a copy
-        return Value(ULONG, ids.view(np.uint64) if ids.dtype == np.int64 else ids.astype(np.uint64))
-
-    def fence_flags(self, arg: c_ast.Node, mask: Array) -> int:
-        """A barrier's ``cl_mem_fence_flags``: the same for every work-item that reaches it (OpenCL C 1.2, 6.12.8)."""
-        value = np.asarray(self.value(arg, mask).a)
-        if value.ndim == 0:  # a constant, as nearly always: the same for every work-item
-            return int(value)
-        flags = np.unique(value[mask])
-        if flags.size > 1:
-            raise UnsupportedKernel(f"line {self.st.line}: barrier flags that differ between work-items")
-        return int(flags[0]) if flags.size else 0
-
-    def groups_reaching(self, mask: Array, check: str, what: str) -> Array:
-        """The work-groups some work-item of which reached a group-wide call (``what``: a barrier, an async copy,
-        a wait); with checks on, a group that only some of its work-items reach is the ``check`` finding."""
-        if mask is self.all or all_lanes(mask):  # the usual case: every work-item of every group
-            return np.ones(self.groups, dtype=bool)
-        gs = self.geometry.group_size
-        per_group = mask.reshape(-1, gs)
-        reached = np.asarray(per_group.any(axis=1))
-        if self.checks:
-            mixed = np.flatnonzero(reached & ~per_group.all(axis=1))
-            if mixed.size:
-                g = int(mixed[0])
-                k = int(np.count_nonzero(per_group[g]))
-                missing = int(np.flatnonzero(~per_group[g])[0]) + g * gs
-                absent = ~per_group  # the work-items of those groups that do not reach it
-                absent[~reached | per_group.all(axis=1)] = False
-                raise self.st.fault(
-                    check,
-                    f"{what} reached by {k} of the {gs} work-items of the work-group; not reached",
-                    missing,
-                    offenders=absent.reshape(-1),
-                )
-        return reached
-
-    def barrier(self, mask: Array, line: int, flags: int = _LOCAL_FENCE | _GLOBAL_FENCE) -> None:
-        """Work-items of a group wait for each other; ``flags`` say which memory the barrier orders between them:
-        ``CLK_GLOBAL_MEM_FENCE`` ``__global`` memory (a new epoch of the group's accesses), ``CLK_LOCAL_MEM_FENCE``
-        ``__local`` memory (its race shadow is forgotten). An access the barrier does not order still races."""
-        self.st.line = line
-        reached = self.groups_reaching(mask, "barrier_divergence", "barrier")
-        if flags & _GLOBAL_FENCE:
-            self.st.epoch = self.st.epoch + reached
-        if flags & _LOCAL_FENCE:
-            for region in self.local_regions:
-                region.barrier(self.st, reached)
-        self.counts["barriers"] = self.counts.get("barriers", 0) + int(np.count_nonzero(reached))
-
-    def vload_store(
-        self,
-        kind: str,
-        width: int,
-        args: list[c_ast.Node],
-        mask: Array,
-        halves: bool = False,
-        aligned: bool = False,
-        rounding: str = "",
-    ) -> Result:
-        """vloadN/vstoreN, and with ``halves`` vload_halfN/vstore_halfN: halves in memory, floats in registers
-        (the store rounds to nearest even by default, else by its ``_rtz``/``_rtp``/``_rtn`` suffix); ``aligned``
-        (vloada_halfN/vstorea_halfN) steps by 4 halves for a 3-vector."""
-        stride = 4 if aligned and width == 3 else width
-        if kind == "load":
-            off = self.value(args[0], mask)
-            p = self.eval(args[1], mask)
-            if not isinstance(p, Pointer) or p.elem is None:
-                raise UnsupportedKernel(f"line {self.st.line}: vload of a non-pointer")
-            t = p.elem.scalar.vector(width)
-            addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * stride
-            if width == 3:  # three packed scalars (12 bytes for floats), not a 16-byte 3-vector in memory
-                scalar = p.elem.scalar
-                parts = [self.value_at(Pointer(p.region, scalar, addr + k * t.dtype.itemsize), mask) for k in range(3)]
-                loaded: Result = Value(t, np.stack(np.broadcast_arrays(*parts), axis=-1))
-            else:
-                loaded = self.load(Pointer(p.region, t, addr), mask)
-            if halves and isinstance(loaded, Value):
-                return self.to_value(loaded, SCALARS["float"].vector(width))
-            return loaded
-        data = self.value(args[0], mask)
-        off = self.value(args[1], mask)
-        p = self.eval(args[2], mask)
-        if not isinstance(p, Pointer) or p.elem is None:
-            raise UnsupportedKernel(f"line {self.st.line}: vstore to a non-pointer")
-        t = p.elem.scalar.vector(width)
-        addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * stride
-        if halves and isinstance(data, Value) and data.t.name != "half":
-            source = SCALARS["double" if data.t.name == "double" else "float"]
-            wide = self.to_value(data, source.vector(width) if width > 1 else source)
-            data = Value(t, tables.round_to_half(np.asarray(wide.a), rounding))
-        if width == 3:
-            packed = np.asarray(self.to_value(data, t).a)
-            for k in range(3):
-                part = Value(p.elem.scalar, packed[..., k])
-                self.store(Pointer(p.region, p.elem.scalar, addr + k * t.dtype.itemsize), part, mask)
-        else:
-            self.store(Pointer(p.region, t, addr), data, mask)
-        return Value(INT, np.asarray(0, np.int32))
-
-    def atomic(self, op: str, args: list[c_ast.Node], mask: Array, node: c_ast.Node) -> Value:
-        p = self.eval(args[0], mask)
-        if not isinstance(p, Pointer) or p.region is None or p.elem is None:
-            raise UnsupportedKernel(f"line {_line(node)}: atomic on a non-pointer")
-        t = p.elem
-        operands = [self._conv(self.value(a, mask), t) for a in args[1:]]
-        if p.region is SEVERAL:  # object by object (a legal order of the work-items' atomics)
-            parts = [(self.atomic_at(op, q, operands, m, node), m) for q, m in self.addresses.split(p, mask)]
-            result = self._gathered(parts, mask)
-            assert isinstance(result, Value)
-            return result
-        return self.atomic_at(op, p, operands, mask, node)
-
-    def atomic_at(self, op: str, p: Pointer, operands: list[Array], mask: Array, node: c_ast.Node) -> Value:
-        """The atomic ``op`` on what ``p`` points to (one object, or NULL)."""
-        if p.region is None or p.elem is None:
-            raise self.null_fault(p, mask, "atomic update")
-        t = p.elem
-        region = p.region
-        if region.space not in ("global", "local") or t.width > 1:
-            raise UnsupportedKernel(f"line {_line(node)}: atomics on {region.space} {t}")
-        if region.read_only and bool(mask.any()):  # even unchecked, as for stores: it may be the caller's memory
-            region.refuse_write(self.st, mask, "atomic update")
-        # reads and writes go through the region for checks and counts; the update itself is sequential
-        flat, ok, _ = region._prepare(self.st, p.off, mask, t, True)
-        lanes_ = np.flatnonzero(ok)
-        result = np.zeros(self.n, dtype=t.dtype)
-        self.counts["atomics"] = self.counts.get("atomics", 0) + lanes_.size
-        if lanes_.size == 0:
-            return Value(t, result)
-        if self.st.checks:
-            region._check(self.st, flat, ok, t, write=False, atomic=True)
-        view = region.view(t.dtype)
-        idx = per_lane(flat // t.dtype.itemsize, (self.n,))[lanes_]
-        ops = [per_lane(o, (self.n,))[lanes_] for o in operands]
-        old = apply_atomic(op, view, idx, ops, t)
-        result[lanes_] = old
-        if self.st.checks:
-            # a cmpxchg whose comparison fails stores nothing: an atomic load, as Oclgrind counts it
-            stores = ok.copy()
-            if op == "cmpxchg":
-                stores[lanes_] = old == ops[0]
-            region._check(self.st, flat, stores, t, write=True, atomic=True)
-            if not bool(stores.all()) and bool((ok & ~stores).any()):
-                region._check(self.st, flat, ok & ~stores, t, write=False, atomic=True, load=True)
-        region._counted(self.st, lanes_.size, t, "read")
-        region._counted(self.st, lanes_.size, t, "written")
-        return Value(t, result)
 
     # ------------------------------------------------------------------ lvalues
     def lref(self, node: c_ast.Node, mask: Array, store: bool = False) -> Ref:

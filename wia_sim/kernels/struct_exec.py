@@ -14,7 +14,6 @@ even where the struct has bytes after ``a``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -22,12 +21,11 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes
+from wia_sim.kernels.exec_state import ExecutorState
 from wia_sim.kernels.initializers import designated_member
-from wia_sim.kernels.lanes import Lanes
-from wia_sim.kernels.lvalues import Var
-from wia_sim.kernels.spaces import LaunchState, Pointer, Region, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType, size_align
-from wia_sim.kernels.types import TypeInfo, TypeResolver, const_int
+from wia_sim.kernels.types import TypeInfo, const_int
 
 __all__ = ["StructOps", "byte_chunks"]
 
@@ -46,39 +44,8 @@ def byte_chunks(size: int) -> list[tuple[int, CType]]:
     return out
 
 
-class StructOps:
-    """Struct and aggregate operations, mixed into the executor (which provides the methods declared below)."""
-
-    st: LaunchState
-    n: int
-    all: Array
-    types: TypeResolver
-    lanes: Lanes
-    checks: bool
-    enumerators: dict[str, int]
-    member_refs: frozenset[int]
-    whole_items: frozenset[int]
-
-    def eval(self, node: c_ast.Node, mask: Array) -> Result:
-        raise NotImplementedError
-
-    def load(self, p: Pointer, mask: Array, atomic: bool = False) -> Result:
-        raise NotImplementedError
-
-    def store(self, p: Pointer, v: Value, mask: Array) -> None:
-        raise NotImplementedError
-
-    def to_value(self, v: Result, t: CType) -> Value:
-        raise NotImplementedError
-
-    def braced_vector(self, ct: CType, parts: Sequence[Result]) -> Value:
-        raise NotImplementedError
-
-    def index(self, node: c_ast.ArrayRef, mask: Array) -> Pointer:
-        raise NotImplementedError
-
-    def _ct(self, t: TypeInfo, where: str = "") -> CType:
-        raise NotImplementedError
+class StructOps(ExecutorState):
+    """Struct and aggregate operations, mixed into the executor (over the shared state of ``exec_state.py``)."""
 
     # -- whole structs
     def struct_load(self, p: Pointer, st: StructType, mask: Array) -> Value:
@@ -162,9 +129,6 @@ class StructOps:
         packed = base.packed or st.align < natural or m.offset % natural != 0
         return Pointer(base.region, elem, off, m.dims, base.null, packed)
 
-    def lookup_var(self, name: str) -> Var | None:
-        raise NotImplementedError
-
     # -- declared arrays: their bounds
     def array_object(self, node: c_ast.Node, mask: Array) -> tuple[Result, int | None, bool]:
         """``node`` evaluated as the base of a subscript: its value (a declared array decays to a pointer to its
@@ -187,9 +151,6 @@ class StructOps:
                     return m.row(), m.dims[0], True
                 return self.load(m, mask), None, False
         return self.eval(node, mask), None, False
-
-    def index_member(self, node: c_ast.ArrayRef, mask: Array, access: str = "read") -> tuple[Pointer, bool]:
-        raise NotImplementedError
 
     def check_bound(self, base: Pointer, sub: Value, bound: int, member: bool, mask: Array, access: str) -> None:
         """An index into a declared array of ``bound`` elements (``__private``, or a struct's member) must lie in

@@ -1,0 +1,362 @@
+"""The executor's calls: built-in functions (work-item functions, conversions, the math and integer tables,
+vector loads and stores, atomics, barriers, async copies, ``printf``) and the program's own functions. A mixin of
+``_Executor`` (``executor.py``), over the shared state of ``exec_state.py``, as the statements are
+(``exec_statements.py``); named as the checker's calls (``check_calls.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+from pycparser import c_ast
+
+from wia_sim.kernels import builtins, tables
+from wia_sim.kernels.affine import Affine
+from wia_sim.kernels.async_copy import ASYNC_BUILTINS
+from wia_sim.kernels.atomics import apply_atomic
+from wia_sim.kernels.ctype import INT, SCALARS, elem_bytes
+from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _Frame, _line
+from wia_sim.kernels.lanes import all_lanes, per_lane
+from wia_sim.kernels.lvalues import Var
+from wia_sim.kernels.pointers import SEVERAL, PtrType
+from wia_sim.kernels.program import FunctionInfo
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
+from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
+from wia_sim.kernels.structs import StructType
+from wia_sim.kernels.undef import defined, joined, tainted
+
+__all__ = ["WORK_ITEM_FUNCTIONS", "CallRunner"]
+
+ULONG = SCALARS["ulong"]
+UINT = SCALARS["uint"]
+
+_LOCAL_FENCE = int(BUILTIN_CONSTANTS["CLK_LOCAL_MEM_FENCE"])
+_GLOBAL_FENCE = int(BUILTIN_CONSTANTS["CLK_GLOBAL_MEM_FENCE"])
+
+WORK_ITEM_FUNCTIONS = {
+    "get_global_id",
+    "get_local_id",
+    "get_group_id",
+    "get_global_size",
+    "get_local_size",
+    "get_num_groups",
+    "get_work_dim",
+    "get_global_offset",
+}
+_ATOMIC_RE = re.compile(r"(?:atomic|atom)_(add|sub|inc|dec|xchg|cmpxchg|min|max|and|or|xor)")
+_VLOAD_RE = re.compile(r"v(load|store)(2|3|4|8|16)")
+_VLOAD_HALF_RE = re.compile(r"v(load|store)(a?)_half(2|3|4|8|16)?(_rte|_rtz|_rtp|_rtn)?")
+
+
+class CallRunner(ExecutorState):
+    """The call visitors of ``_Executor``: ``expr_FuncCall`` and what it dispatches to."""
+
+    def expr_FuncCall(self, node: c_ast.FuncCall, mask: Array) -> Result:
+        name = node.name.name
+        args = list(node.args.exprs) if node.args is not None else []
+        fn = self.program.callable(name)
+        if fn is not None:
+            return self.call_helper(fn, args, mask)
+        if name in WORK_ITEM_FUNCTIONS:
+            return self.work_item(name, args, mask)
+        if name in ASYNC_BUILTINS:
+            return self.async_copies.call(name, args, mask, _line(node))
+        if name == "printf":
+            return self.printf.call(node, mask)
+        if name in ("barrier", "mem_fence", "read_mem_fence", "write_mem_fence"):
+            # a fence orders only its own work-item's accesses, which lockstep order keeps anyway: no effect
+            if name == "barrier":
+                self.barrier(mask, _line(node), self.fence_flags(args[0], mask))
+            return Value(INT, np.asarray(0, np.int32))
+        m = _ATOMIC_RE.fullmatch(name)
+        if m:
+            return self.atomic(m.group(1), args, mask, node)
+        m = _VLOAD_RE.fullmatch(name)
+        if m:
+            return self.vload_store(m.group(1), int(m.group(2)), args, mask)
+        m = _VLOAD_HALF_RE.fullmatch(name)
+        if m:
+            aligned, rounding = m.group(2) == "a", m.group(4) or ""
+            return self.vload_store(m.group(1), int(m.group(3) or 1), args, mask, True, aligned, rounding)
+        if name in tables.POINTER_OUT or name in ("vec_step", "shuffle", "shuffle2"):
+            return self.call_table_special(name, args, mask)
+        values = [self.value(a, mask) for a in args]
+        shadow = joined(values)
+        if shadow is not None and name.startswith("as_"):  # a reinterpretation: undefined where the operand is
+            return tainted(self.builtin(name, [defined(v) for v in values], mask, node), shadow)
+        if shadow is not None:  # a call: its arguments are used (``undef.py``)
+            values = [self.used(v, mask, f"by {name}()") for v in values]
+        return self.builtin(name, values, mask, node)
+
+    def builtin(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result:
+        """The built-in functions of values only (conversions, reinterpretations, the tables' and math)."""
+        if name.startswith("convert_"):
+            r = builtins.convert_to(name, values[0])
+            self.count(self._kind(r.t), mask, r.t.width)
+            return r
+        if name.startswith("as_"):
+            return builtins.as_type(name, values[0])
+        base = name
+        for prefix in ("native_", "half_"):
+            if base.startswith(prefix):
+                base = base[len(prefix) :]
+        if name in tables.FUNCTIONS:
+            r = tables.call_table(name, values)
+            self.count(tables.op_kind(name, values), mask, max(v.t.width for v in values))
+            return r
+        if base in builtins.MATH_FUNCTIONS:
+            r = builtins.call_math(base, values)
+            kind = "special_ops" if base in builtins.SPECIAL else self._kind(r.t)
+            width = max(v.t.width for v in values)
+            self.count(kind, mask, width)
+            return r
+        raise UnsupportedKernel(f"line {_line(node)}: built-in '{name}' is not supported by the executor")
+
+    def call_table_special(self, name: str, args: list[c_ast.Node], mask: Array) -> Result:
+        """The math functions that store through a pointer argument (the store is checked and counted as any
+        store), ``vec_step`` and ``shuffle``/``shuffle2``."""
+        if name in tables.POINTER_OUT:
+            at = tables.POINTER_OUT[name]
+            values = [self.value(a, mask) for a in args[:at]]
+            p = self.eval(args[at], mask)
+            if not isinstance(p, Pointer) or p.elem is None:
+                raise UnsupportedKernel(f"line {self.st.line}: '{name}' needs a pointer as its last argument")
+            result, out = tables.call_pointer_out(name, values, p.elem)
+            self.store(p, out, mask)
+            kind = "special_ops" if name in ("sincos", "lgamma_r") else self._kind(result.t)
+            self.count(kind, mask, result.t.width)
+            return result
+        if name == "vec_step":  # its operand is not evaluated, as sizeof's (a compile-time constant in Clang)
+            t = self.value(args[0], np.zeros(self.n, dtype=bool)).t
+            return Value(INT, np.asarray(4 if t.width == 3 else t.width, np.int32))
+        values = [self.value(a, mask) for a in args]
+        width = values[-1].t.width
+        self.count("int_ops", mask, width)
+        return tables.shuffle(values, width)
+
+    def call_helper(self, fn: FunctionInfo, args: list[c_ast.Node], mask: Array) -> Result:
+        values = [self.eval(a, mask) for a in args]
+        scope: dict[str, Var] = {}
+        for p, v in zip(fn.params, values, strict=True):
+            if p.kind == "pointer":
+                elem, dims = self._pt(p.type)
+                if isinstance(v, Pointer):
+                    scope[p.name] = Var(
+                        value=Pointer(v.region, elem, v.off, dims, v.null), is_pointer=True, ptr_elem=elem
+                    )
+                else:
+                    raise UnsupportedKernel(f"call of '{fn.name}': a value passed for pointer '{p.name}'")
+            elif p.type.kind == "struct":
+                st = self._ct(p.type)
+                assert isinstance(st, StructType)
+                copy_ = Pointer(
+                    self.private_object(f"__private parameter '{p.name}'", st.size), st, np.asarray(0, np.int64)
+                )
+                self.struct_store(copy_, st, self.to_value(v, st), mask)
+                scope[p.name] = Var(mem=copy_)
+            else:
+                ct = self._ct(p.type)
+                scope[p.name] = Var(ct, self.to_value(v, ct))
+        ret_type = None if fn.return_type.kind == "void" else self._ct(fn.return_type)
+        saved, line = self.frame, self.st.line
+        self.frame = _Frame([self.globals, scope], ret_type=ret_type, loops=list(saved.loops))
+        try:
+            self.block(fn.node.body.block_items or [], mask)
+            result = self.frame.retval
+        finally:
+            self.frame = saved
+        self.st.line = line  # the rest of the calling statement is on the caller's line
+        if isinstance(ret_type, PtrType):  # the addresses each lane returned (0, NULL, where it returned none)
+            a = np.zeros((), np.int64) if result is None else np.asarray(result.a)
+            return self.addresses.pointer(a, ret_type.target, ret_type.dims, mask)
+        if result is None:
+            if ret_type is None:
+                return Value(INT, np.asarray(0, np.int32))
+            if isinstance(ret_type, StructType):
+                return Value(ret_type, np.zeros(ret_type.size, np.uint8))
+            return Value(ret_type, np.zeros((ret_type.width,) if ret_type.width > 1 else (), ret_type.dtype))
+        return result
+
+    def work_item(self, name: str, args: list[c_ast.Node], mask: Array) -> Value:
+        g = self.geometry
+        if name == "get_work_dim":
+            return Value(UINT, np.asarray(g.work_dim, np.uint32))
+        dv = self.value(args[0], mask)
+        dims = np.asarray(dv.a)  # nearly always a constant: no pass over the lanes
+        if dims.ndim:
+            dims = np.unique(dims)
+            if dims.size != 1:
+                raise UnsupportedKernel(f"line {self.st.line}: {name} with a dimension that differs between work-items")
+        d = int(dims.reshape(-1)[0])
+        if not 0 <= d < 3 or d >= g.work_dim:
+            default = 1 if name in ("get_global_size", "get_local_size", "get_num_groups") else 0
+            return Value(ULONG, np.asarray(default, np.uint64))
+        ids_of = Affine.work_item(name, d, g)
+        if ids_of is not None:  # kept as coefficients: the array is made only if a lane-wise operation needs it
+            return Value(ULONG, None, ids_of)
+        value: Any  # only the ids asked for are computed: a launch of a million work-items pays for what it uses
+        match name:
+            case "get_global_id":
+                value = self.lanes.global_id[d]
+            case "get_local_id":
+                value = self.lanes.local_id[d]
+            case "get_group_id":
+                value = self.lanes.group_id[d]
+            case "get_global_size":
+                value = g.global_size[d]
+            case "get_local_size":
+                value = g.local_size[d]
+            case "get_num_groups":
+                value = g.num_groups[d]
+            case _:
+                value = g.global_offset[d]
+        ids = np.asarray(value)  # non-negative int64: viewed as size_t without a copy
+        return Value(ULONG, ids.view(np.uint64) if ids.dtype == np.int64 else ids.astype(np.uint64))
+
+    def fence_flags(self, arg: c_ast.Node, mask: Array) -> int:
+        """A barrier's ``cl_mem_fence_flags``: the same for every work-item that reaches it (OpenCL C 1.2, 6.12.8)."""
+        value = np.asarray(self.value(arg, mask).a)
+        if value.ndim == 0:  # a constant, as nearly always: the same for every work-item
+            return int(value)
+        flags = np.unique(value[mask])
+        if flags.size > 1:
+            raise UnsupportedKernel(f"line {self.st.line}: barrier flags that differ between work-items")
+        return int(flags[0]) if flags.size else 0
+
+    def groups_reaching(self, mask: Array, check: str, what: str) -> Array:
+        """The work-groups some work-item of which reached a group-wide call (``what``: a barrier, an async copy,
+        a wait); with checks on, a group that only some of its work-items reach is the ``check`` finding."""
+        if mask is self.all or all_lanes(mask):  # the usual case: every work-item of every group
+            return np.ones(self.groups, dtype=bool)
+        gs = self.geometry.group_size
+        per_group = mask.reshape(-1, gs)
+        reached = np.asarray(per_group.any(axis=1))
+        if self.checks:
+            mixed = np.flatnonzero(reached & ~per_group.all(axis=1))
+            if mixed.size:
+                g = int(mixed[0])
+                k = int(np.count_nonzero(per_group[g]))
+                missing = int(np.flatnonzero(~per_group[g])[0]) + g * gs
+                absent = ~per_group  # the work-items of those groups that do not reach it
+                absent[~reached | per_group.all(axis=1)] = False
+                raise self.st.fault(
+                    check,
+                    f"{what} reached by {k} of the {gs} work-items of the work-group; not reached",
+                    missing,
+                    offenders=absent.reshape(-1),
+                )
+        return reached
+
+    def barrier(self, mask: Array, line: int, flags: int = _LOCAL_FENCE | _GLOBAL_FENCE) -> None:
+        """Work-items of a group wait for each other; ``flags`` say which memory the barrier orders between them:
+        ``CLK_GLOBAL_MEM_FENCE`` ``__global`` memory (a new epoch of the group's accesses), ``CLK_LOCAL_MEM_FENCE``
+        ``__local`` memory (its race shadow is forgotten). An access the barrier does not order still races."""
+        self.st.line = line
+        reached = self.groups_reaching(mask, "barrier_divergence", "barrier")
+        if flags & _GLOBAL_FENCE:
+            self.st.epoch = self.st.epoch + reached
+        if flags & _LOCAL_FENCE:
+            for region in self.local_regions:
+                region.barrier(self.st, reached)
+        self.counts["barriers"] = self.counts.get("barriers", 0) + int(np.count_nonzero(reached))
+
+    def vload_store(
+        self,
+        kind: str,
+        width: int,
+        args: list[c_ast.Node],
+        mask: Array,
+        halves: bool = False,
+        aligned: bool = False,
+        rounding: str = "",
+    ) -> Result:
+        """vloadN/vstoreN, and with ``halves`` vload_halfN/vstore_halfN: halves in memory, floats in registers
+        (the store rounds to nearest even by default, else by its ``_rtz``/``_rtp``/``_rtn`` suffix); ``aligned``
+        (vloada_halfN/vstorea_halfN) steps by 4 halves for a 3-vector."""
+        stride = 4 if aligned and width == 3 else width
+        if kind == "load":
+            off = self.value(args[0], mask)
+            p = self.eval(args[1], mask)
+            if not isinstance(p, Pointer) or p.elem is None:
+                raise UnsupportedKernel(f"line {self.st.line}: vload of a non-pointer")
+            t = p.elem.scalar.vector(width)
+            addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * stride
+            if width == 3:  # three packed scalars (12 bytes for floats), not a 16-byte 3-vector in memory
+                scalar = p.elem.scalar
+                parts = [self.value_at(Pointer(p.region, scalar, addr + k * t.dtype.itemsize), mask) for k in range(3)]
+                loaded: Result = Value(t, np.stack(np.broadcast_arrays(*parts), axis=-1))
+            else:
+                loaded = self.load(Pointer(p.region, t, addr), mask)
+            if halves and isinstance(loaded, Value):
+                return self.to_value(loaded, SCALARS["float"].vector(width))
+            return loaded
+        data = self.value(args[0], mask)
+        off = self.value(args[1], mask)
+        p = self.eval(args[2], mask)
+        if not isinstance(p, Pointer) or p.elem is None:
+            raise UnsupportedKernel(f"line {self.st.line}: vstore to a non-pointer")
+        t = p.elem.scalar.vector(width)
+        addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * stride
+        if halves and isinstance(data, Value) and data.t.name != "half":
+            source = SCALARS["double" if data.t.name == "double" else "float"]
+            wide = self.to_value(data, source.vector(width) if width > 1 else source)
+            data = Value(t, tables.round_to_half(np.asarray(wide.a), rounding))
+        if width == 3:
+            packed = np.asarray(self.to_value(data, t).a)
+            for k in range(3):
+                part = Value(p.elem.scalar, packed[..., k])
+                self.store(Pointer(p.region, p.elem.scalar, addr + k * t.dtype.itemsize), part, mask)
+        else:
+            self.store(Pointer(p.region, t, addr), data, mask)
+        return Value(INT, np.asarray(0, np.int32))
+
+    def atomic(self, op: str, args: list[c_ast.Node], mask: Array, node: c_ast.Node) -> Value:
+        p = self.eval(args[0], mask)
+        if not isinstance(p, Pointer) or p.region is None or p.elem is None:
+            raise UnsupportedKernel(f"line {_line(node)}: atomic on a non-pointer")
+        t = p.elem
+        operands = [self._conv(self.value(a, mask), t) for a in args[1:]]
+        if p.region is SEVERAL:  # object by object (a legal order of the work-items' atomics)
+            parts = [(self.atomic_at(op, q, operands, m, node), m) for q, m in self.addresses.split(p, mask)]
+            result = self._gathered(parts, mask)
+            assert isinstance(result, Value)
+            return result
+        return self.atomic_at(op, p, operands, mask, node)
+
+    def atomic_at(self, op: str, p: Pointer, operands: list[Array], mask: Array, node: c_ast.Node) -> Value:
+        """The atomic ``op`` on what ``p`` points to (one object, or NULL)."""
+        if p.region is None or p.elem is None:
+            raise self.null_fault(p, mask, "atomic update")
+        t = p.elem
+        region = p.region
+        if region.space not in ("global", "local") or t.width > 1:
+            raise UnsupportedKernel(f"line {_line(node)}: atomics on {region.space} {t}")
+        if region.read_only and bool(mask.any()):  # even unchecked, as for stores: it may be the caller's memory
+            region.refuse_write(self.st, mask, "atomic update")
+        # reads and writes go through the region for checks and counts; the update itself is sequential
+        flat, ok, _ = region._prepare(self.st, p.off, mask, t, True)
+        lanes_ = np.flatnonzero(ok)
+        result = np.zeros(self.n, dtype=t.dtype)
+        self.counts["atomics"] = self.counts.get("atomics", 0) + lanes_.size
+        if lanes_.size == 0:
+            return Value(t, result)
+        if self.st.checks:
+            region._check(self.st, flat, ok, t, write=False, atomic=True)
+        view = region.view(t.dtype)
+        idx = per_lane(flat // t.dtype.itemsize, (self.n,))[lanes_]
+        ops = [per_lane(o, (self.n,))[lanes_] for o in operands]
+        old = apply_atomic(op, view, idx, ops, t)
+        result[lanes_] = old
+        if self.st.checks:
+            # a cmpxchg whose comparison fails stores nothing: an atomic load, as Oclgrind counts it
+            stores = ok.copy()
+            if op == "cmpxchg":
+                stores[lanes_] = old == ops[0]
+            region._check(self.st, flat, stores, t, write=True, atomic=True)
+            if not bool(stores.all()) and bool((ok & ~stores).any()):
+                region._check(self.st, flat, ok & ~stores, t, write=False, atomic=True, load=True)
+        region._counted(self.st, lanes_.size, t, "read")
+        region._counted(self.st, lanes_.size, t, "written")
+        return Value(t, result)
