@@ -7,6 +7,7 @@ was loaded at every loop test (11 s for a loop PoCL ran in under a second). On e
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from kernel_backends import run_arrays
 
 import wia_hal as wia
@@ -50,3 +51,30 @@ def test_sizeof_is_the_static_types_size(device_ctx: wia.Context) -> None:
     )
     np.testing.assert_array_equal(o, [256, 256, 256, 256, 256, 260, 64, 256, 16 + 100 * 96 + 10000, 4, 64])
     np.testing.assert_array_equal(f, [8 + 4 + 4])
+
+
+TYPE_NAMES = r"""
+typedef struct { char c; int v; } P;
+__kernel void type_sizes(__global int* o)
+{
+    o[0] = sizeof(int[3][2]);
+    o[1] = sizeof(float4[2]);
+    o[2] = sizeof(float3);
+    o[3] = sizeof(__global int*);
+    o[4] = sizeof(P[5]);
+    o[5] = sizeof(char);
+}
+"""
+
+
+def test_sizeof_of_a_type_name(device_ctx: wia.Context) -> None:
+    (o,) = run_arrays(device_ctx, TYPE_NAMES, "type_sizes", [np.full(6, -1, np.int32)], 1, 1)
+    np.testing.assert_array_equal(o, [24, 32, 16, 8, 40, 1])
+
+
+def test_sizeof_of_an_array_of_unknown_length_is_a_build_error(device_ctx: wia.Context) -> None:
+    with pytest.raises(wia.WiaError) as info:  # Clang: both devices refuse it; the simulator built it, as 0
+        wia.compile_kernel(device_ctx, "__kernel void k(__global int* o) { o[0] = sizeof(int[]); }", "k")
+    assert info.value.code == wia.ErrorCode.COMPILE_ERROR
+    if wia.get_backend().name == "sim":
+        assert "kernel.cl:1:43: error: invalid application of 'sizeof' to an incomplete type 'int[]'" in str(info.value)

@@ -174,6 +174,11 @@ class ExpressionChecks(CheckerState):
                 self.check_type_usable(t, node, op)
                 if t.kind == "struct" and t.name not in self.types.structs:
                     self.error(node, f"invalid application of '{op}' to the incomplete type '{t.name}'")
+                elif op == "sizeof" and t.kind == "array" and t.length is None:
+                    self.error(node, f"invalid application of 'sizeof' to an incomplete type '{t}'")
+                elif op == "sizeof":  # the executor reads it here (one size rule: ``structs.size_align``)
+                    with contextlib.suppress(ValueError):
+                        self.sizes[id(node)] = size_align(t, self.types)[0]
             else:
                 t = self.expr(node.expr)
                 string = isinstance(node.expr, c_ast.Constant) and node.expr.type == "string"

@@ -579,12 +579,9 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
             known = self.program.sizes.get(id(node))
             if known is not None:  # the operand's static type (the checker's): not evaluated
                 return Value(ULONG, np.asarray(known, np.uint64))
-            if isinstance(node.expr, c_ast.Typename):
-                t = self.program.type_of(node.expr)
-            else:
-                return self._sizeof_expr(node.expr)
-            size = self._size_of(t)
-            return Value(ULONG, np.asarray(size, np.uint64))
+            if isinstance(node.expr, c_ast.Typename):  # (the checker sizes every type that has a size)
+                raise UnsupportedKernel(f"line {_line(node)}: sizeof({self.program.type_of(node.expr)})")
+            return self._sizeof_expr(node.expr)
         v = self.value(node.expr, mask)
         if v.undef is not None:  # computed on the bits, undefined where the operand is
             return tainted(self.unary(op, defined(v), mask, node), joined((v,)))
@@ -608,18 +605,6 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
             if op == "~":
                 return Value(ut, np.asarray(~a))
         raise UnsupportedKernel(f"line {_line(node)}: unary operator {op}")
-
-    def _size_of(self, t: TypeInfo) -> int:
-        if t.kind == "pointer":
-            return 8
-        if t.kind == "array" and t.target is not None:
-            return (t.length or 0) * self._size_of(t.target)
-        if t.kind == "struct":
-            return size_align(t, self.types)[0]
-        size = t.element_size
-        if size is None:
-            raise UnsupportedKernel(f"sizeof({t})")
-        return size
 
     def _sizeof_expr(self, expr: c_ast.Node) -> Value:
         if isinstance(expr, c_ast.Constant) and expr.type == "string":  # its chars and the terminating NUL
