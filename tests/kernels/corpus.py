@@ -2640,16 +2640,6 @@ CASES: list[KernelCase] = [
         },
     ),
     KernelCase(
-        "pair_sums",
-        "pair_sums.cl",
-        "pair_sums",
-        "sums of neighbouring pairs through __local memory; the last work-item of a group reads padding nobody "
-        "wrote and never uses it",
-        _make_pair_sums,
-        _ref_pair_sums,
-        {"y": CORRECTLY_ROUNDED},
-    ),
-    KernelCase(
         "stencil_2d",
         "stencil_2d.cl",
         "stencil_2d",
@@ -3229,6 +3219,16 @@ CASES: list[KernelCase] = [
         _make_packed_records,
         _ref_packed_records,
         {"out": exact("eighths and quarters times integers below 2^24: exact in float32"), "counts": exact()},
+    ),
+    KernelCase(
+        "pair_sums",
+        "pair_sums.cl",
+        "pair_sums",
+        "sums of neighbouring pairs through __local memory; the last work-item of a group reads padding nobody "
+        "wrote and never uses it",
+        _make_pair_sums,
+        _ref_pair_sums,
+        {"y": CORRECTLY_ROUNDED},
     ),
 ]
 
