@@ -183,3 +183,119 @@ def test_a_global_buffer_without_data_read_and_dropped_is_no_finding() -> None:
 def test_checks_off_run_without_shadows() -> None:
     result = _run(_kernel("    int z = s[l + 16];\n    if (z > 3) out[g] = z;"), checks=False)
     assert not result.findings
+
+
+# -- select, as_type and structs (each verdict and line checked against Oclgrind 21.10: its default build, or with
+# -cl-opt-disable where LLVM folds the undefined value away before Oclgrind sees it, as noted) ------------------------
+
+SIG = (
+    "__kernel void k(__global int* out, __global const int* in, __global const int* u, __global const float* uf, "
+    "__global const float* fin)"
+)
+ST = "typedef struct { int a; int b; } S;\n"
+
+
+def _run_sig(src: str) -> RunResult:
+    rng = np.random.default_rng(7)
+    out = np.zeros(16, np.int32)
+    ins = rng.integers(-4, 14, 16).astype(np.int32)
+    fin = rng.uniform(0.0, 4.0, 16).astype(np.float32)
+    unset = np.zeros(64, dtype=bool)
+    args = [
+        out.view(np.uint8),
+        ins.view(np.uint8),
+        GlobalBuffer(np.zeros(16, np.int32).view(np.uint8), initialized=unset),
+        GlobalBuffer(np.zeros(16, np.float32).view(np.uint8), initialized=unset),
+        fin.view(np.uint8),
+    ]
+    return run_kernel(compile_source(src), "k", args, launch_geometry((8, 1, 1), (8, 1, 1), 256, 1))
+
+
+@pytest.mark.parametrize(
+    ("name", "src", "line"),
+    [
+        # select() carries the chosen operand's shadow, as ?: does (not a call that uses its arguments)
+        ("select of the defined operand", SIG + " { int g = get_global_id(0);\n out[g] = select(u[g], in[g], 1); }", 0),
+        (
+            "select of the undefined operand",
+            SIG + " { int g = get_global_id(0);\n int r = select(in[g], u[g], in[g] > -100);\n out[g] = r; }",
+            3,
+        ),
+        (
+            "select on an undefined selector",
+            SIG + " { int g = get_global_id(0);\n int r = select(1, 2, u[g]);\n out[g] = r; }",
+            3,
+        ),
+        (
+            "vector select",
+            SIG + " { int g = get_global_id(0);\n int2 a = (int2)(u[g], in[g]); int2 b = (int2)(in[g], u[g]);\n"
+            " int2 r = select(a, b, (int2)(-1, 0));\n out[g] = r.x + r.y; }",
+            0,
+        ),
+        # as_type keeps the shadow byte by byte: short4's x and y are int2's x
+        (
+            "as_type of the defined half",
+            SIG + " { int g = get_global_id(0);\n int2 p = (int2)(in[g], u[g]);\n short4 s = as_short4(p);\n"
+            " out[g] = s.x + s.y; }",
+            0,
+        ),
+        (
+            "as_type of the undefined half",
+            SIG + " { int g = get_global_id(0);\n int2 p = (int2)(in[g], u[g]);\n short4 s = as_short4(p);\n"
+            " out[g] = s.z; }",
+            4,
+        ),
+        # a struct's members are tracked one by one; a copy carries the holes (Oclgrind with -cl-opt-disable)
+        (
+            "a member never set, used",
+            ST + SIG + " {\n S s;\n s.a = in[get_global_id(0)];\n out[get_global_id(0)] = s.b;\n}",
+            5,
+        ),
+        (
+            "a member never set, copied and not used",
+            ST + SIG + " {\n S s;\n s.a = in[get_global_id(0)];\n S t = s;\n out[get_global_id(0)] = t.a;\n}",
+            0,
+        ),
+        (
+            "a struct with a member never set, passed by value and used",
+            ST
+            + "int getb(S s) { return s.b; }\n"
+            + SIG
+            + " {\n S s;\n s.a = in[get_global_id(0)];\n out[get_global_id(0)] = getb(s);\n}",
+            6,
+        ),
+        (
+            "a struct with a member never set, stored to __global",
+            ST + SIG + " {\n S s;\n s.a = in[get_global_id(0)];\n __global S* o = (__global S*)out;\n"
+            " o[get_global_id(0)] = s;\n}",
+            6,
+        ),
+        # read from __global memory nobody wrote: only the member used is the finding (Oclgrind's default build)
+        (
+            "a struct read from unwritten memory, its one set member used",
+            ST + SIG + " {\n int g = get_global_id(0);\n S s = ((__global const S*)u)[g];\n s.a = in[g];\n"
+            " out[g] = s.a;\n}",
+            0,
+        ),
+        (
+            "a struct read from unwritten memory, the other member used",
+            ST + SIG + " {\n int g = get_global_id(0);\n S s = ((__global const S*)u)[g];\n s.a = in[g];\n"
+            " out[g] = s.a + s.b;\n}",
+            6,
+        ),
+        (
+            "padding is not a member",
+            "typedef struct { char c; int v; } P;\n"
+            + SIG
+            + " {\n P p;\n p.c = 1;\n p.v = in[get_global_id(0)];\n ((__global P*)out)[get_global_id(0)] = p;\n}",
+            0,
+        ),
+    ],
+)
+def test_select_as_type_and_structs_follow_oclgrind(name: str, src: str, line: int) -> None:
+    if line == 0:
+        assert not _run_sig(src).findings, name
+        return
+    with pytest.raises(KernelFault) as info:
+        _run_sig(src)
+    assert info.value.check.startswith("uninitialized_") and info.value.line == line, f"{name}: {info.value}"

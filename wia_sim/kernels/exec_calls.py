@@ -16,7 +16,7 @@ from wia_sim.kernels import builtins, tables
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.async_copy import ASYNC_BUILTINS
 from wia_sim.kernels.atomics import apply_atomic
-from wia_sim.kernels.ctype import INT, SCALARS, elem_bytes
+from wia_sim.kernels.ctype import INT, SCALARS, CType, elem_bytes
 from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _Frame, _line
 from wia_sim.kernels.lanes import all_lanes, per_lane
 from wia_sim.kernels.lvalues import Var
@@ -25,7 +25,7 @@ from wia_sim.kernels.program import FunctionInfo
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
-from wia_sim.kernels.undef import defined, joined, tainted
+from wia_sim.kernels.undef import defined, joined, reinterpreted, shaped, tainted
 
 __all__ = ["WORK_ITEM_FUNCTIONS", "CallRunner"]
 
@@ -84,11 +84,36 @@ class CallRunner(ExecutorState):
             return self.call_table_special(name, args, mask)
         values = [self.value(a, mask) for a in args]
         shadow = joined(values)
-        if shadow is not None and name.startswith("as_"):  # a reinterpretation: undefined where the operand is
+        if shadow is not None and name.startswith("as_"):  # a reinterpretation: the bytes keep their shadow
+            r = self.builtin(name, [defined(values[0])], mask, node)
+            assert isinstance(r, Value)
+            undef = reinterpreted(shadow[0], values[0].t, r.t)
+            return Value(r.t, r.raw, undef=undef, origin=shadow[1]) if bool(undef.any()) else r
+        if shadow is not None and name == "select":  # a choice, as ``?:`` is (Oclgrind: LLVM's select)
+            r = self.builtin(name, [defined(v) for v in values], mask, node)
+            assert isinstance(r, Value)
+            undef = self.selected_shadow(values, r.t)
+            return Value(r.t, r.raw, undef=undef, origin=shadow[1]) if bool(undef.any()) else r
+        if shadow is not None and name == "bitselect":  # bits of both operands and the mask
             return tainted(self.builtin(name, [defined(v) for v in values], mask, node), shadow)
         if shadow is not None:  # a call: its arguments are used (``undef.py``)
             values = [self.used(v, mask, f"by {name}()") for v in values]
         return self.builtin(name, values, mask, node)
+
+    def selected_shadow(self, values: list[Value], t: CType) -> Array:
+        """The shadow of ``select(a, b, c)`` (a result of ``t``): the chosen operand's in each lane (component), and
+        the selector's where it is undefined itself."""
+        a, b, c = values
+        shape = (self.n, t.width) if t.width > 1 else (self.n,)
+        itype = INT.vector(t.width) if t.width > 1 else INT
+
+        def flags(v: Value) -> Value:
+            u = np.zeros(shape, bool) if v.undef is None else np.broadcast_to(shaped(v.undef, t), shape)
+            return Value(itype, u.astype(np.int32))
+
+        chosen = builtins.call_math("select", [flags(a), flags(b), defined(c)])
+        undef = np.broadcast_to(np.asarray(chosen.raw) != 0, shape)
+        return undef | shaped(c.undef, t) if c.undef is not None else np.array(undef)
 
     def builtin(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result:
         """The built-in functions of values only (conversions, reinterpretations, the tables' and math)."""

@@ -111,7 +111,7 @@ class MemoryOps(ExecutorState):
             for q, m in self.addresses.split(p, mask):
                 self.store(q, v, m)
             return
-        if v.undef is not None:
+        if v.undef is not None and not isinstance(p.elem, StructType):  # (a struct's bytes: ``struct_store``)
             undef = within(v.undef, mask)
             if undef is None:
                 v = defined(v)

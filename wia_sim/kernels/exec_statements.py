@@ -262,6 +262,9 @@ class StatementRunner(ExecutorState):
             obj = self.new_aggregate(f"__private {word} '{node.name}'", t, elem, dims)
             if node.init is not None:
                 self.init_object(obj, t, node.init, mask)
+            elif self.checks:  # no initializer: each lane's members hold nothing until it stores them
+                assert obj.region is not None
+                obj.region.init = np.zeros(obj.region.data.size, dtype=bool)
             scope[node.name] = Var(array=obj) if dims else Var(mem=obj)
             return
         if t.kind == "array":

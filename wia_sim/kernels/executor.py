@@ -428,7 +428,9 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
             raise UnsupportedKernel(f"line {self.st.line}: a pointer used as a {t} value")
         if (isinstance(t, StructType) or isinstance(v.t, StructType)) and v.t != t:
             raise UnsupportedKernel(f"line {self.st.line}: a {v.t} value used as a {t}")
-        if v.undef is not None and not isinstance(t, StructType):  # converted with its shadow
+        if v.undef is not None and isinstance(t, StructType):  # the same struct: its bytes, with their shadow
+            return v
+        if v.undef is not None:  # converted with its shadow
             r = self.to_value(defined(v), t)
             return Value(t, r.raw, undef=shaped(v.undef, t), origin=v.origin)
         if v.affine is not None and _holds(t, v.affine):  # the conversion changes no lane's value

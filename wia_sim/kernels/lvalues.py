@@ -17,6 +17,7 @@ from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.lanes import all_lanes
 from wia_sim.kernels.pointers import AddressMap, PtrType, one_object
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
+from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.undef import joined, masked, shaped, undefined_lanes
 
 __all__ = [
@@ -61,7 +62,10 @@ def merged(mask: Array, new: Value, old: Value, width: int) -> Value:
     a = merge_lanes(mask, new.raw, old.raw, width)
     if new.undef is None and old.undef is None:
         return Value(new.t, a)
-    shape = (mask.shape[0], width) if width > 1 else (mask.shape[0],)
+    if isinstance(new.t, StructType):  # a struct's bytes
+        shape: tuple[int, ...] = (mask.shape[0], new.t.size)
+    else:
+        shape = (mask.shape[0], width) if width > 1 else (mask.shape[0],)
     un = np.zeros(shape, bool) if new.undef is None else shaped(new.undef, new.t)
     uo = np.zeros(shape, bool) if old.undef is None else shaped(old.undef, old.t)
     undef = merge_lanes(mask, un, uo, width)

@@ -147,7 +147,7 @@ class Uninit:
             offs = own[own >= 0]
             at = int(self.offsets[lane]) if self.offsets[lane] >= 0 else (int(offs[0]) if offs.size else None)
             if at is not None:
-                what += f" ({self.size} bytes at offset {at})"
+                what += f" ({self.size} byte{'s' if self.size != 1 else ''} at offset {at})"
         if undef.ndim == 2 and not bool(undef[lane].all()):  # some components of a vector
             parts = [str(k) for k in np.flatnonzero(undef[lane])]
             what += f" (its component{'s' if len(parts) > 1 else ''} {', '.join(parts)} of {undef.shape[1]})"
@@ -581,8 +581,8 @@ class Region(StridedAccess):
         origin: Uninit | None = None,
     ) -> None:
         """Store ``values`` per lane at ``off``; ``undef``: the lanes (components) whose value is undefined (from
-        ``origin``), which leave their bytes uninitialized (``__private`` memory only: elsewhere the store is the
-        use)."""
+        ``origin``), which leave their bytes uninitialized (``__private`` memory, and a struct's bytes anywhere: the
+        executor makes the store of an undefined scalar or vector to other memory a use)."""
         if self.read_only and bool(mask.any()):  # even unchecked: the buffer may be the caller's own memory
             self.refuse_write(st, mask, off=off)
         flat, ok, span = self._prepare(st, off, mask, t, True)
@@ -629,6 +629,8 @@ class Region(StridedAccess):
         races = self.track_races and self.space not in ("constant", "private")
         if undef is not None and self.init is None:  # every byte was initialized so far
             self.init = np.ones(self.data.size, dtype=bool)
+        if undef is not None:
+            self._all_init = False
         if self.init is None and not races:
             return
         n_lanes = ok.shape[0]

@@ -14,6 +14,7 @@ even where the struct has bytes after ``a``.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -49,19 +50,58 @@ class StructOps(ExecutorState):
 
     # -- whole structs
     def struct_load(self, p: Pointer, st: StructType, mask: Array) -> Value:
+        """The struct's bytes per lane; bytes nobody wrote are undefined (one flag per byte, ``undef.py``): a
+        struct is copied with its holes, and only the use of a member nobody set is a finding."""
         assert p.region is not None
         parts = []
+        undef: Array | None = None
+        origin = None
         for off, t in byte_chunks(st.size):
-            a = np.asarray(p.region.load(self.st, p.off + off, mask, t))
+            a = np.asarray(p.region.load(self.st, p.off + off, mask, t, defer=self.checks))
             parts.append(a if t.width > 1 else a[..., None])
-        return Value(st, parts[0] if len(parts) == 1 else np.concatenate(np.broadcast_arrays(*parts), axis=-1))
+            deferred = self.st.deferred
+            if deferred is not None:
+                self.st.deferred = None
+                if undef is None:
+                    undef, origin = np.zeros((self.n, st.size), bool), deferred[1]
+                undef[:, off : off + t.width] = deferred[0].reshape(self.n, -1)
+        a = parts[0] if len(parts) == 1 else np.concatenate(np.broadcast_arrays(*parts), axis=-1)
+        if undef is None or origin is None:
+            return Value(st, a)
+        if origin.offsets is not None:  # named by the first byte nobody wrote, in each lane that read one
+            first = np.broadcast_to(np.asarray(p.off, np.int64), (self.n,)) + np.argmax(undef, axis=1)
+            origin = replace(origin, offsets=np.where(undef.any(axis=1), first, -1), size=1)
+        return Value(st, a, undef=undef, origin=origin)
 
     def struct_store(self, p: Pointer, st: StructType, v: Value, mask: Array) -> None:
+        """Store the struct's bytes; undefined ones (``struct_load``) leave the bytes they land on uninitialized,
+        in any address space (a copy, not a use)."""
         assert p.region is not None
-        a = np.asarray(v.a)
+        a = np.asarray(v.raw)
+        undef = None if v.undef is None else np.broadcast_to(v.undef, (self.n, st.size))
+        if undef is not None and p.region.space in ("global", "local"):  # a member's bytes there are a use
+            used = undef & mask[:, None] & self.member_bytes(st)
+            if bool(used.any()):
+                assert v.origin is not None
+                raise v.origin.fault(used, f"and its value stored to __{p.region.space} memory")
         for off, t in byte_chunks(st.size):
             part = a[..., off : off + t.width]
-            p.region.store(self.st, p.off + off, mask, t, part if t.width > 1 else part[..., 0])
+            held = None if undef is None else undef[:, off : off + t.width]
+            if held is not None and not bool(held.any()):
+                held = None
+            if held is not None and t.width == 1:
+                held = held[:, 0]
+            values = part if t.width > 1 else part[..., 0]
+            p.region.store(self.st, p.off + off, mask, t, values, undef=held, origin=v.origin)
+
+    def member_bytes(self, st: StructType) -> Array:
+        """The bytes of ``st`` its members occupy: not the padding between and after them (which a copy of the
+        struct carries undefined, as Oclgrind's check of a struct's members does)."""
+        held = np.zeros(st.size, dtype=bool)
+        for m in (*st.members, *st.indirect):
+            size = size_align(m.type, self.types)[0] * math.prod(m.dims)
+            held[m.offset : m.offset + size] = True
+        return held
 
     def private_object(self, what: str, nbytes: int) -> Region:
         """A fresh, zeroed ``__private`` object of ``nbytes`` for every lane."""

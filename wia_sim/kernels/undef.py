@@ -21,8 +21,19 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.spaces import Pointer, Uninit, Value
+from wia_sim.kernels.structs import StructType
 
-__all__ = ["Shadow", "defined", "joined", "masked", "shaped", "tainted", "undefined_lanes", "within"]
+__all__ = [
+    "Shadow",
+    "defined",
+    "joined",
+    "masked",
+    "reinterpreted",
+    "shaped",
+    "tainted",
+    "undefined_lanes",
+    "within",
+]
 
 Array = NDArray[Any]
 Result = Value | Pointer
@@ -40,6 +51,8 @@ def undefined_lanes(undef: Array) -> Array:
 def shaped(undef: Array, t: CType) -> Array:
     """``undef`` fitted to a value of ``t``: per lane for a scalar (or a struct's bytes), per component for a
     vector (a scalar operand's shadow spread to every component; another width's: any of its components)."""
+    if isinstance(t, StructType):  # one flag per byte (``struct_exec.struct_load``)
+        return undef if undef.ndim == 2 else np.broadcast_to(undef[:, None], (undef.shape[0], t.size))
     width = t.width
     if width == 1:
         return undefined_lanes(undef)
@@ -96,3 +109,16 @@ def tainted(r: Result, shadow: Shadow | None) -> Result:
         return r
     undef, origin = shadow
     return Value(r.t, r.raw, undef=shaped(undef, r.t), origin=origin)
+
+
+def reinterpreted(undef: Array, src: CType, dst: CType) -> Array:
+    """The shadow of ``as_<dst>`` of a ``src`` value, byte by byte (as Oclgrind keeps it): a component of the result
+    is undefined where one of its bytes came from an undefined component."""
+    per = shaped(undef, src).reshape(undef.shape[0], -1)
+    size = dst.dtype.itemsize
+    octets = np.repeat(per, src.dtype.itemsize, axis=1)
+    k = octets.shape[1] // size
+    comps = np.asarray(octets[:, : k * size].reshape(-1, k, size).any(axis=2))
+    if k < dst.width:
+        comps = np.concatenate([comps, np.zeros((comps.shape[0], dst.width - k), bool)], axis=1)
+    return comps[:, 0] if dst.width == 1 else comps[:, : dst.width]
