@@ -102,3 +102,19 @@ def test_werror_makes_a_warning_stop_the_build() -> None:
 
 
 WARNS = "#warning careful\n__kernel void k(__global float* o) { o[0] = 1.0f; }\n"
+
+
+NAMED_VARIADIC = """
+#define make_int2(x...) ((int2) (x))
+#define SUM(first, rest...) (first + add(rest))
+int add(int a, int b) { return a * 10 + b; }
+__kernel void named(__global int2* out, __global int* o2) { out[0] = make_int2(1, 2); o2[0] = SUM(5, 3, 4); }
+"""
+
+
+def test_gnu_named_variadic_parameters(device_ctx: wia.Context) -> None:
+    """``x...`` names the variadic parameter (GNU; Clang takes it: OpenMM's common.cl defines make_int2 so)."""
+    assert expanded("#define F(a, rest...) g(a, rest)\nF(1, 2, 3)") == "g(1, 2, 3)"
+    out, o2 = run_arrays(device_ctx, NAMED_VARIADIC, "named", [np.zeros(2, np.int32), np.zeros(1, np.int32)], 1, 1)
+    np.testing.assert_array_equal(out, [1, 2])
+    np.testing.assert_array_equal(o2, [5 + 34])

@@ -21,7 +21,7 @@ Report = Callable[[int | None, int | None, str], None]
 @dataclass(frozen=True)
 class Macro:
     """A macro definition. ``params`` is None for object-like macros; a variadic macro's last parameter is
-    ``__VA_ARGS__``. ``line`` is None for predefined and command-line macros."""
+    ``__VA_ARGS__`` (or GNU's named one: ``x`` of ``x...``). ``line`` is None for predefined and command-line macros."""
 
     name: str
     params: tuple[str, ...] | None
@@ -79,6 +79,9 @@ class MacroExpander:
                 self.error(line, column, f"missing ')' in the parameter list of macro '{name}'")
                 return
             pos += 1
+            named = len(sig) >= 2 and sig[-1].text == "..." and sig[-2].kind == "id"
+            if named:  # GNU's named variadic parameter, ``x...`` (``#define make_int2(x...) ((int2)(x))``)
+                sig = sig[:-1]
             for k, tok in enumerate(sig):
                 expect_name = k % 2 == 0
                 if expect_name and tok.text == "...":
@@ -100,6 +103,7 @@ class MacroExpander:
             if sig and sig[-1].text == ",":
                 self.error(line, column, f"expected a parameter name after ',' in macro '{name}'")
                 return
+            variadic = variadic or named
         body = tokens[pos:]
         while body and body[0].kind == "ws":
             body = body[1:]

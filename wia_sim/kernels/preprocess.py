@@ -81,6 +81,24 @@ PREDEFINED_MACROS: dict[str, str] = {
     "FLT_MAX": "3.402823466e+38f",
     "FLT_MIN": "1.175494351e-38f",
     "FLT_EPSILON": "1.1920928955078125e-07f",
+    "FLT_MAX_10_EXP": "+38",
+    "FLT_MAX_EXP": "+128",
+    "FLT_MIN_10_EXP": "-37",
+    "FLT_MIN_EXP": "-125",
+    # doubles' (6.12.2: defined whether or not the device has cl_khr_fp64, as Clang's headers define them)
+    "DBL_DIG": "15",
+    "DBL_MANT_DIG": "53",
+    "DBL_MAX_10_EXP": "+308",
+    "DBL_MAX_EXP": "+1024",
+    "DBL_MIN_10_EXP": "-307",
+    "DBL_MIN_EXP": "-1021",
+    "DBL_RADIX": "2",
+    "DBL_MAX": "0x1.fffffffffffffp1023",
+    "DBL_MIN": "0x1.0p-1022",
+    "DBL_EPSILON": "0x1.0p-52",
+    # what ilogb returns for 0 and NaN (6.12.2: INT_MIN and INT_MAX on PoCL 3.1 and Oclgrind 21.10)
+    "FP_ILOGB0": "(-2147483647-1)",
+    "FP_ILOGBNAN": "2147483647",
     "MAXFLOAT": "3.402823466e+38f",
     "M_E_F": _f32(math.e),
     "M_LOG2E_F": _f32(1 / math.log(2)),
@@ -96,6 +114,9 @@ PREDEFINED_MACROS: dict[str, str] = {
     "M_SQRT2_F": _f32(math.sqrt(2)),
     "M_SQRT1_2_F": _f32(math.sqrt(0.5)),
     "M_E": repr(math.e),
+    "M_LOG2E": repr(math.log2(math.e)),
+    "M_LOG10E": repr(math.log10(math.e)),
+    "M_2_SQRTPI": repr(2 / math.sqrt(math.pi)),
     "M_LN2": repr(math.log(2)),
     "M_LN10": repr(math.log(10)),
     "M_PI": repr(math.pi),
@@ -105,9 +126,34 @@ PREDEFINED_MACROS: dict[str, str] = {
     "M_2_PI": repr(2 / math.pi),
     "M_SQRT2": repr(math.sqrt(2)),
     "M_SQRT1_2": repr(math.sqrt(0.5)),
+    # no literal spelling: each expands to itself, a built-in constant of the front end, so that #ifdef sees it
+    "INFINITY": "INFINITY",
+    "NAN": "NAN",
+    "HUGE_VALF": "HUGE_VALF",
+    "HUGE_VAL": "HUGE_VAL",
+    "CLK_LOCAL_MEM_FENCE": "CLK_LOCAL_MEM_FENCE",
+    "CLK_GLOBAL_MEM_FENCE": "CLK_GLOBAL_MEM_FENCE",
+    # 6.7.2's kernel attribute shorthand
+    "__kernel_exec(X, typen)": "__kernel __attribute__((work_group_size_hint(X, 1, 1))) "
+    "__attribute__((vec_type_hint(typen)))",
+    "kernel_exec(X, typen)": "__kernel __attribute__((work_group_size_hint(X, 1, 1))) "
+    "__attribute__((vec_type_hint(typen)))",
 }
-"""Macros every kernel sees. INFINITY, NAN and HUGE_VALF have no literal spelling: the front end treats them as
-built-in constants instead."""
+"""Macros every kernel sees."""
+
+CORE_EXTENSIONS = frozenset(
+    {
+        "cl_khr_global_int32_base_atomics",
+        "cl_khr_global_int32_extended_atomics",
+        "cl_khr_local_int32_base_atomics",
+        "cl_khr_local_int32_extended_atomics",
+        "cl_khr_int64_base_atomics",
+        "cl_khr_int64_extended_atomics",
+        "cl_khr_byte_addressable_store",
+    }
+)
+"""Extensions every device of the simulator has, defined as macros as PoCL and Oclgrind define them: the 32-bit
+atomics and byte-addressable stores are core in OpenCL 1.2 (9.2), and the executor runs 64-bit ``atom_*`` too."""
 
 # ---------------------------------------------------------------------------------------------------------------
 # The preprocessor
@@ -329,7 +375,7 @@ def preprocess(
     pp = _Preprocessor(filename)
     for name, value in PREDEFINED_MACROS.items():
         pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
-    for name in sorted(extensions):
+    for name in sorted(extensions | CORE_EXTENSIONS):
         pp.expander.define(tokenize(f"{name} 1", 0), None, None)
     defines, option_errors = parse_build_options(options)
     pp.diagnostics.extend(option_errors)

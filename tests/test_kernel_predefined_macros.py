@@ -1,0 +1,63 @@
+"""The macros OpenCL C 1.2 defines for every kernel (6.12.2 floating-point limits and math constants, 6.7.2's
+``__kernel_exec``, the extensions a device has), with the values and ``#ifdef`` answers PoCL 3.1 and Oclgrind 21.10
+give: real kernels use them (pyopencl's ``pyopencl-complex.h`` and special functions test ``DBL_MAX`` and
+``DBL_EPSILON``; code guards atomics with ``#ifdef cl_khr_global_int32_base_atomics``). The simulator lacked the
+``DBL_*`` limits, ``FLT_*_EXP``, ``M_LOG2E``, ``M_LOG10E``, ``M_2_SQRTPI``, ``FP_ILOGB0``/``FP_ILOGBNAN``,
+``__kernel_exec`` and the extension macros, and ``#ifdef INFINITY`` was false. On every backend."""
+
+from __future__ import annotations
+
+import numpy as np
+from kernel_backends import run_arrays
+
+import wia_hal as wia
+
+INTS = [
+    "DBL_DIG",
+    "DBL_MANT_DIG",
+    "DBL_MAX_EXP",
+    "DBL_MIN_EXP",
+    "DBL_MAX_10_EXP",
+    "DBL_MIN_10_EXP",
+    "DBL_RADIX",
+    "FLT_MAX_EXP",
+    "FLT_MIN_EXP",
+    "FLT_MAX_10_EXP",
+    "FLT_MIN_10_EXP",
+    "FP_ILOGB0",
+    "FP_ILOGBNAN",
+]
+EXPECTED_INTS = [15, 53, 1024, -1021, 308, -307, 2, 128, -125, 38, -37, -(2**31), 2**31 - 1]
+
+SOURCE = (
+    "#ifdef cl_khr_fp64\n#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n#endif\n"
+    "__kernel_exec(1, float4) void macros(__global int* io, __global float* fo)\n{\n"
+    + "".join(f"    io[{k}] = {name};\n" for k, name in enumerate(INTS))
+    + """
+#if defined(INFINITY) && defined(NAN) && defined(HUGE_VALF) && defined(HUGE_VAL) && defined(CLK_LOCAL_MEM_FENCE)
+    io[13] = 1;
+#endif
+    io[14] = cl_khr_global_int32_base_atomics + cl_khr_global_int32_extended_atomics
+        + cl_khr_local_int32_base_atomics + cl_khr_local_int32_extended_atomics + cl_khr_int64_base_atomics
+        + cl_khr_int64_extended_atomics + cl_khr_byte_addressable_store;
+#ifdef cl_khr_fp64
+    io[15] = (DBL_EPSILON == 2.220446049250313e-16) + 2 * (DBL_MIN == 2.2250738585072014e-308)
+        + 4 * (DBL_MAX == 1.7976931348623157e+308) + 8 * (M_LOG10E == 0.4342944819032518)
+        + 16 * (M_LOG2E == 1.4426950408889634) + 32 * (M_2_SQRTPI == 1.1283791670955126);
+#else
+    io[15] = 63;
+#endif
+    io[16] = ilogb(0.0f) == FP_ILOGB0 && ilogb(NAN) == FP_ILOGBNAN;
+    fo[0] = (float)M_LOG10E;
+    fo[1] = (float)M_2_SQRTPI;
+    fo[2] = isinf(INFINITY) + isnan(NAN);
+}
+"""
+)
+
+
+def test_predefined_macros_have_the_devices_values(device_ctx: wia.Context) -> None:
+    io, fo = run_arrays(device_ctx, SOURCE, "macros", [np.zeros(17, np.int32), np.zeros(3, np.float32)], 1, 1)
+    np.testing.assert_array_equal(io[:13], EXPECTED_INTS)
+    np.testing.assert_array_equal(io[13:], [1, 7, 63, 1])
+    np.testing.assert_array_equal(fo, np.array([np.log10(np.e), 2 / np.sqrt(np.pi), 2], np.float32))
