@@ -38,7 +38,7 @@ from wia_sim.kernels.options import warnings_as
 from wia_sim.kernels.parsing import parse
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
-from wia_sim.kernels.structs import trailing_attributes
+from wia_sim.kernels.structs import hoisted_attributes
 
 __all__ = ["compile_source"]
 
@@ -112,21 +112,11 @@ def compile_source(
     diagnostics.extend(pp.diagnostics)
     if pp.errors:
         raise fail()
-    text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, _VEC_TYPE_HINT_RE.sub(_hide_type_hint, pp.text))
+    text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, _VEC_TYPE_HINT_RE.sub(_hide_type_hint, hoisted_attributes(pp.text)))
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))
     for line, column, message in outcome.errors:
         diagnostics.append(Diagnostic(filename, line, column, message))
-    for line in trailing_attributes(pp.text):
-        diagnostics.append(
-            Diagnostic(
-                filename,
-                line,
-                None,
-                "__attribute__ after a struct's or union's closing brace is not supported; write it after the "
-                "keyword: struct __attribute__((packed)) S { ... }",
-            )
-        )
     checker = Checker(filename, outcome.failed_names, extensions, pp.enabled)
     try:
         checker.run(outcome.ast)

@@ -3,8 +3,9 @@
 A struct's storage is bytes, laid out as on a device (C's rules, OpenCL C 1.2 6.1.5: a vector is aligned to its
 size, a 3-component vector takes the size and alignment of 4, a pointer 8 bytes), little-endian, so that a buffer
 the host writes as a NumPy structured array (``align=True``) reads right. ``__attribute__((packed))`` and
-``__attribute__((aligned(N)))`` after the ``struct``/``union`` keyword are honoured, and on a member (before its
-type or after its declarator) as GCC and Clang lay them out.
+``__attribute__((aligned(N)))`` after the ``struct``/``union`` keyword or after the closing brace
+(``hoisted_attributes`` moves those to the keyword) are honoured, and on a member (before its type or after its
+declarator) as GCC and Clang lay them out.
 
 The executor keeps every struct in memory (a region's bytes) and reads members through pointers to them; a struct
 value (a whole struct read, a function's result) is a ``Value`` of a ``StructType`` holding the bytes, one row per
@@ -23,7 +24,7 @@ from pycparserext.ext_c_parser import AttributeSpecifier
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.types import SCALAR_SIZES, TypeInfo, TypeResolver, const_int
 
-__all__ = ["Member", "StructType", "check_struct", "is_struct", "layout", "size_align", "trailing_attributes"]
+__all__ = ["Member", "StructType", "check_struct", "hoisted_attributes", "is_struct", "layout", "size_align"]
 
 
 @dataclass(frozen=True)
@@ -225,27 +226,36 @@ def check_struct(t: TypeInfo, types: TypeResolver, by_value: bool = False) -> st
     return None
 
 
-_TRAILING_ATTRIBUTE = re.compile(r"}\s*__attribute__\s*\(\(")
+_TRAILING_ATTRIBUTE = re.compile(r"}(\s*)(__attribute__\s*\(\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*\)\))")
 
 
-def trailing_attributes(text: str) -> list[int]:
-    """Lines where ``__attribute__((...))`` follows the closing brace of a struct or union definition (``struct S
-    {...} __attribute__((packed))``): the parser drops it there, so the layout would silently differ from the
-    device's. After a function's body it begins the next declaration (``__attribute__((always_inline)) float f``)."""
-    return [
-        text.count("\n", 0, m.start()) + 1
-        for m in _TRAILING_ATTRIBUTE.finditer(text)
-        if _closes_struct(text, m.start())
-    ]
+def hoisted_attributes(text: str) -> str:
+    """``text`` with each ``__attribute__((...))`` that follows the closing brace of a struct or union definition
+    (``typedef struct {...} __attribute__((aligned(16))) S;``, pyopencl's ``union { struct {...}
+    __attribute__((aligned(8))); ... }``) moved to just after its ``struct``/``union`` keyword, where the parser
+    keeps it (GCC and Clang take both places). The attribute's old place turns blank, so lines and the columns
+    after the keyword's line stay where they were. After a function's body an attribute begins the next
+    declaration (``__attribute__((always_inline)) float f``) and stays."""
+    moves: list[tuple[int, int, int, str]] = []  # (keyword end, attribute start, attribute end, attribute)
+    for m in _TRAILING_ATTRIBUTE.finditer(text):
+        keyword = _opening_keyword(text, m.start())
+        if keyword is not None:
+            moves.append((keyword, m.start(2), m.end(2), " ".join(m.group(2).split())))
+    for keyword, start, end, attribute in reversed(moves):  # from the end: earlier positions stay valid
+        blank = "".join(c if c == "\n" else " " for c in text[start:end])
+        text = text[:start] + blank + text[end:]
+        text = text[:keyword] + " " + attribute + text[keyword:]
+    return text
 
 
 _RECORD_KEYWORD = re.compile(r"\b(struct|union)\b")
 _ATTRIBUTE = re.compile(r"__attribute__\s*\(\((?:[^()]|\([^()]*\))*\)\)")
 
 
-def _closes_struct(text: str, close: int) -> bool:
-    """Whether the ``}`` at ``close`` ends a struct or union definition: the text between its ``{`` and the end of
-    what came before (a ``;``, ``{`` or ``}``) names the keyword and does not end in ``)`` (a function's body)."""
+def _opening_keyword(text: str, close: int) -> int | None:
+    """Where the ``struct``/``union`` keyword of the definition the ``}`` at ``close`` ends stops, or None when that
+    brace ends something else: the text between its ``{`` and the end of what came before (a ``;``, ``{`` or ``}``)
+    names the keyword and does not end in ``)`` (a function's body)."""
     depth = 0
     k = close
     while k >= 0:
@@ -257,7 +267,10 @@ def _closes_struct(text: str, close: int) -> bool:
                 break
         k -= 1
     if k < 0:
-        return False
+        return None
     head_start = max(text.rfind(c, 0, k) for c in ";{}") + 1
-    head = _ATTRIBUTE.sub("", text[head_start:k]).strip()  # ``struct __attribute__((aligned(8))) S {``
-    return not head.endswith(")") and _RECORD_KEYWORD.search(head) is not None
+    head = text[head_start:k]
+    if _ATTRIBUTE.sub("", head).strip().endswith(")"):  # a function's body
+        return None
+    keywords = list(_RECORD_KEYWORD.finditer(head))
+    return head_start + keywords[-1].end() if keywords else None
