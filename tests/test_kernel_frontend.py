@@ -1487,7 +1487,6 @@ REJECTED = [
         id="long-vector-braces",
     ),
     pytest.param(k("    int t[2][2] = {[1][0] = 3};\n"), 2, "nested designators", id="nested-designator"),
-    pytest.param(k("    typedef int myint;\n"), 2, "typedefs inside functions are not supported", id="local-typedef"),
     pytest.param(
         k("    int x = 1;\n    int y = x(2);\n"), 3, "called object 'x' is not a function", id="call-non-function"
     ),

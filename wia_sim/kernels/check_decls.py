@@ -111,6 +111,21 @@ class DeclarationChecks(CheckerState):
             self.struct_names.setdefault(t.name, node.name)  # how kernel argument info names it
         self.register_enumerators(node.type)
 
+    def local_typedef(self, node: c_ast.Typedef) -> None:
+        """A typedef in a function body (pyopencl's special functions: ``typedef __constant const double*
+        data_t;``): the parser keeps it to its block; the types know it by name, so one name may not stand for
+        two types in two places."""
+        known = self.types.typedefs.get(node.name)
+        t = self.types.resolve(node.type)
+        if known is not None and known != t:
+            self.error(
+                node,
+                f"typedef '{node.name}' names '{t}' here and '{known}' elsewhere: a typedef inside a function must "
+                "not reuse a name for another type",
+            )
+            return
+        self.typedef(node)
+
     def register_enumerators(self, node: c_ast.Node | None) -> None:
         while node is not None and not isinstance(node, c_ast.Enum | c_ast.IdentifierType | c_ast.Struct):
             node = getattr(node, "type", None)

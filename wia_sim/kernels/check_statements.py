@@ -85,7 +85,7 @@ class StatementChecks(CheckerState):
         elif isinstance(node, c_ast.Case | c_ast.Default):
             self.misplaced_label(node, ctx)
         elif isinstance(node, c_ast.Typedef):
-            self.error(node, f"typedefs inside functions are not supported; declare '{node.name}' at program scope")
+            self.local_typedef(node)
         elif isinstance(node, Asm):
             self.error(node, "inline assembly is not supported")
         elif isinstance(node, c_ast.FuncDef):

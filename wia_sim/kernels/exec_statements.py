@@ -109,6 +109,8 @@ class StatementRunner(ExecutorState):
             self.loop(node.cond, node.stmt, None, mask, _line(node), True)
         elif isinstance(node, c_ast.Switch):
             self.switch(node, mask)
+        elif isinstance(node, c_ast.Typedef):  # (the checker knows its type by name)
+            pass
         elif isinstance(node, c_ast.Goto):  # forward, to a label of a block around it (``jumps.py``)
             waiting = f.jumps.get(node.name)
             f.jumps[node.name] = mask if waiting is None else waiting | mask
