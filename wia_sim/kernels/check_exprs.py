@@ -112,7 +112,8 @@ class ExpressionChecks(CheckerState):
                 return UNKNOWN
             self.loaded_half(node, base.target)
             return base.target
-        if base.kind == "vector":
+        if base.kind == "vector":  # a component by its index (Clang's extension)
+            self.vector_subscripts.add(id(node))
             return TypeInfo("scalar", base.name, space=base.space, const=base.const)
         if base.kind == "unknown":
             return UNKNOWN

@@ -116,6 +116,7 @@ class CheckerState:
     caller: _Function | None
     enumerators: dict[str, int]
     member_refs: set[int]
+    vector_subscripts: set[int]
     whole_items: set[int]
     enumerator_types: dict[str, str]
     sizes: dict[int, int]

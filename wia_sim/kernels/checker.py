@@ -76,6 +76,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.enumerators = self.types.enumerators
         self.enumerator_types: dict[str, str] = {}  # each enumerator's type name (types.enumerator_types)
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
+        self.vector_subscripts: set[int] = set()  # ArrayRef nodes of a vector's component (Program's)
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
         self.sizes: dict[int, int] = {}  # sizeof of an expression, by its node (Program.sizes)
         self.unloaded: set[int] = set()  # operands of & and sizeof: not read (ExpressionChecks.loaded_half)

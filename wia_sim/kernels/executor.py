@@ -48,7 +48,18 @@ from wia_sim.kernels.exec_setup import LaunchSetup
 from wia_sim.kernels.exec_state import _Frame, _line
 from wia_sim.kernels.exec_statements import StatementRunner
 from wia_sim.kernels.lanes import Geometry, any_lane, lanes_of, per_lane
-from wia_sim.kernels.lvalues import MemRef, Ref, SwizzleRef, Var, VarRef, merge_lanes, merged, swizzled
+from wia_sim.kernels.lvalues import (
+    ComponentRef,
+    MemRef,
+    Ref,
+    SwizzleRef,
+    Var,
+    VarRef,
+    component,
+    merge_lanes,
+    merged,
+    swizzled,
+)
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput, c_string
 from wia_sim.kernels.program import KernelInfo, Program
@@ -255,7 +266,7 @@ def _stores_nothing(node: c_ast.Node) -> bool:
     return False
 
 
-def _binary_plan(node: c_ast.BinaryOp) -> Plan:
+def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
     """``left op right``, with the operand conversions and the operation decided once per pair of operand types."""
     op, left, right = node.op, node.left, node.right
     specs: dict[tuple[str, int, str, int], _Binary] = {}
@@ -264,8 +275,9 @@ def _binary_plan(node: c_ast.BinaryOp) -> Plan:
 
     # an operand that is an element of an array may be taken as a view of memory (no copy) when nothing can store
     # before the operator runs: the right one always (it is evaluated last), the left one if the right stores nothing
-    view_right = isinstance(right, c_ast.ArrayRef)
-    view_left = isinstance(left, c_ast.ArrayRef) and _stores_nothing(right)
+    # (not a vector's component by index, ``components``: no memory to view)
+    view_right = isinstance(right, c_ast.ArrayRef) and id(right) not in components
+    view_left = isinstance(left, c_ast.ArrayRef) and id(left) not in components and _stores_nothing(right)
 
     def run(ex: _Executor, mask: Array) -> Result:
         a = ex.load(ex.index(left, mask), mask, grid=True) if view_left else ex.eval(left, mask)
@@ -484,7 +496,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
             constant = self.expr_Constant(node, self.all)
             return lambda ex, mask: constant
         if kind == "BinaryOp" and node.op not in ("&&", "||"):
-            return _binary_plan(node)
+            return _binary_plan(node, self.program.vector_subscripts)
         method = getattr(_Executor, "expr_" + kind, None)
         if method is None:
             message = f"line {_line(node)}: {kind} is not supported"
@@ -555,7 +567,23 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         return var.value
 
     def expr_ArrayRef(self, node: c_ast.ArrayRef, mask: Array) -> Result:
+        if id(node) in self.program.vector_subscripts:
+            base = self.value(node.name, mask)
+            return component(base, self.component_index(node, base.t, mask))
         return self.load(self.index(node, mask), mask)
+
+    def component_index(self, node: c_ast.ArrayRef, t: CType, mask: Array) -> Array:
+        """The index of ``v[i]`` per lane, for a vector of ``t``: with checks on, one outside its components is an
+        out-of-bounds access of private memory (Clang leaves it undefined)."""
+        k = np.asarray(self.used(self.value(node.subscript, mask), mask, "as a vector's index").a).astype(np.int64)
+        if self.checks:
+            bad = mask & ((k < 0) | (k >= t.width)) if k.ndim else (mask if not 0 <= int(k) < t.width else self.none)
+            if any_lane(bad):
+                lane = int(np.flatnonzero(bad)[0])
+                at = int(np.broadcast_to(k, (self.n,))[lane])
+                what = f"component {at} of a {t} (it has {t.width}: 0 to {t.width - 1})"
+                raise self.st.fault("out_of_bounds_private", what, lane, offenders=bad)
+        return k
 
     def expr_UnaryOp(self, node: c_ast.UnaryOp, mask: Array) -> Result:
         op = node.op
@@ -926,6 +954,16 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
             if var.mem is not None:
                 return MemRef(self, var.mem)
             return VarRef(self, var)
+        if isinstance(node, c_ast.ArrayRef) and id(node) in self.program.vector_subscripts:
+            base = self.lref(node.name, mask)
+            if isinstance(base, MemRef) and base.p.elem is not None and not base.p.dims:  # only that component
+                t = base.p.elem
+                k = self.component_index(node, t, mask)
+                return MemRef(self, base.p.moved(k * t.scalar.dtype.itemsize).retyped(t.scalar))
+            cur = base.peek() if isinstance(base, VarRef) else base.get(mask)
+            if not isinstance(cur, Value) or cur.t.width == 1:
+                raise UnsupportedKernel(f"line {_line(node)}: a component of a non-vector")
+            return ComponentRef(self, base, self.component_index(node, cur.t, mask), cur.t)
         if isinstance(node, c_ast.ArrayRef):
             return MemRef(self, self.index_member(node, mask, "write" if store else "read")[0])
         if isinstance(node, c_ast.UnaryOp) and node.op == "*":

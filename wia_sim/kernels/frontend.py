@@ -147,6 +147,7 @@ def compile_source(
         extensions=extensions,
         _types=checker.types,
         member_refs=frozenset(checker.member_refs),
+        vector_subscripts=frozenset(checker.vector_subscripts),
         whole_items=frozenset(checker.whole_items),
         sizes=checker.sizes,
     )

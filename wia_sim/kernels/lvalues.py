@@ -21,12 +21,14 @@ from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.undef import joined, masked, shaped, undefined_lanes
 
 __all__ = [
+    "ComponentRef",
     "Executor",
     "MemRef",
     "Ref",
     "SwizzleRef",
     "Var",
     "VarRef",
+    "component",
     "merge_lanes",
     "merged",
     "swizzled",
@@ -105,6 +107,26 @@ def swizzled(v: Value, idx: tuple[int, ...]) -> Value:
         if bool(u.any()):
             return Value(t, a[..., 0] if len(idx) == 1 else a, undef=u[..., 0] if len(idx) == 1 else u, origin=v.origin)
     return Value(t, a[..., 0] if len(idx) == 1 else a)
+
+
+def component(v: Value, k: Array) -> Value:
+    """The component ``k`` (per lane, or one for all; out-of-range ones clipped) of the vector ``v``, with its
+    shadow (``v[i]``: ``executor.component_index``)."""
+    width = v.t.width
+    k = np.clip(k, 0, width - 1)
+    a = np.asarray(v.raw)
+    picked = a[..., k] if k.ndim == 0 else (a[k] if a.ndim == 1 else np.take_along_axis(a, k[:, None], 1)[:, 0])
+    if v.undef is None:
+        return Value(v.t.scalar, np.asarray(picked))
+    undef = shaped(v.undef, v.t)
+    u = (
+        undef[:, int(k)]
+        if k.ndim == 0
+        else np.take_along_axis(undef, np.broadcast_to(k, undef.shape[:1])[:, None], 1)[:, 0]
+    )
+    if not bool(u.any()):
+        return Value(v.t.scalar, np.asarray(picked))
+    return Value(v.t.scalar, np.asarray(picked), undef=u, origin=v.origin)
 
 
 class Ref:
@@ -193,6 +215,41 @@ class MemRef(Ref):
         nv = self.ex.to_value(v, self.p.elem)
         self.ex.store(self.p, nv, mask)
         self.assigned = nv
+
+
+class ComponentRef(Ref):
+    """``v[i]`` of a vector that is not in memory (a variable): component ``k`` per lane of the vector ``t``."""
+
+    def __init__(self, ex: Executor, base: Ref, k: Array, t: CType) -> None:
+        super().__init__(ex)
+        self.base = base
+        self.k = np.clip(k, 0, t.width - 1)
+        self.t = t
+
+    def get(self, mask: Array) -> Result:
+        cur = self.base.get(mask)
+        assert isinstance(cur, Value)
+        return component(cur, self.k)
+
+    def set(self, v: Result, mask: Array) -> None:
+        cur = self.base.peek() if isinstance(self.base, VarRef) else self.base.get(mask)
+        assert isinstance(cur, Value)
+        part = self.ex.to_value(v, self.t.scalar)
+        n = self.ex.all.shape[0]
+        lanes = np.arange(n)
+        k = np.broadcast_to(self.k, (n,))
+        new = np.array(np.broadcast_to(cur.raw, (n, self.t.width)))
+        new[lanes, k] = np.broadcast_to(part.raw, (n,))
+        undef = None
+        if cur.undef is not None or part.undef is not None:
+            undef = np.zeros((n, self.t.width), bool) if cur.undef is None else np.array(shaped(cur.undef, self.t))
+            undef[lanes, k] = False if part.undef is None else np.broadcast_to(part.undef, (n,))
+        origin = part.origin if part.undef is not None else cur.origin
+        if undef is None or not bool(undef.any()):
+            self.base.set(Value(self.t, new), mask)
+        else:
+            self.base.set(Value(self.t, new, undef=undef, origin=origin), mask)
+        self.assigned = part
 
 
 class SwizzleRef(Ref):

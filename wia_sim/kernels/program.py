@@ -164,6 +164,9 @@ class Program:
     every later launch of the program."""
     member_refs: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every ``StructRef`` node that reads a member of a struct or union (not a vector swizzle)."""
+    vector_subscripts: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
+    """The ``id`` of every ``ArrayRef`` node that picks a vector's component by index (``v[i]``, Clang's extension
+    of OpenCL C: the simulator built such kernels and could not run them)."""
     sizes: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
     """``sizeof`` of each expression operand whose type has a size, by the ``id`` of the ``sizeof`` node: the
     checker's static type (an array member is its array, not a pointer), never the operand evaluated."""
