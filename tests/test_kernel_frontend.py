@@ -1113,7 +1113,6 @@ def k(body: str, params: str = "__global float* a, int n") -> str:
 
 
 REJECTED = [
-    pytest.param(k("    done: a[0] = 1;\n    goto done;\n"), 3, "a backward goto is not supported", id="goto-back"),
     pytest.param(k("    a[0] = 1;\n    done: a[1] = 2;\n    done: ;\n"), 4, "redefinition of label 'done'", id="label"),
     pytest.param(
         k("    float f = a[0];\n    switch (f) { case 0: break; }\n"),

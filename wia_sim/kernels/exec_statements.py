@@ -45,18 +45,36 @@ class StatementRunner(ExecutorState):
         f = self.frame
         f.scopes.append({})
         try:
-            for k, s in enumerate(items):
-                m = self.live(mask)
-                if not any_lane(m):
-                    if not f.jumps or not any(name in f.jumps for t in items[k:] for name in labels_in(t)):
-                        break
-                    if not labels_in(s):  # every lane waits for a label further on: on to it
-                        if isinstance(s, c_ast.Decl | c_ast.DeclList):
-                            self.declare(s)  # its name is in scope at the label (C99 6.8.6.1)
-                        continue
-                self.statement(s, m)
+            self.items(items, 0, len(items) - 1, mask, 0)
         finally:
             f.scopes.pop()
+
+    def items(self, items: Sequence[c_ast.Node], start: int, stop: int, mask: Array, own: int) -> None:
+        """Run ``items[start..stop]`` of a block under ``mask``. After each, the work-items that took a backward
+        ``goto`` to a label of this block at ``own`` or later run again from it to there (as a loop would), until
+        none jumps back, while the others wait; then all go on (a label before ``own`` is the caller's: the
+        rerun of a range leaves its own first label to the loop in its caller, so that reruns iterate)."""
+        f = self.frame
+        for k in range(start, stop + 1):
+            s = items[k]
+            m = self.live(mask)
+            if not any_lane(m):
+                if not f.jumps or not any(name in f.jumps for t in items[k : stop + 1] for name in labels_in(t)):
+                    break
+                if not labels_in(s):  # every lane waits for a label further on: on to it
+                    if isinstance(s, c_ast.Decl | c_ast.DeclList):
+                        self.declare(s)  # its name is in scope at the label (C99 6.8.6.1)
+                    continue
+            self.statement(s, m)
+            while f.jumps:
+                back = next((j for j in range(own, k + 1) if any(n in f.jumps for n in labels_in(items[j]))), None)
+                if back is None:
+                    break
+                name = next(n for n in labels_in(items[back]) if n in f.jumps)
+                lanes = f.jumps.pop(name, None)
+                while lanes is not None:
+                    self.items(items, back, k, lanes, back + 1)
+                    lanes = f.jumps.pop(name, None)
 
     def statement(self, node: c_ast.Node, mask: Array) -> None:
         self.st.line = _line(node)
@@ -111,7 +129,7 @@ class StatementRunner(ExecutorState):
             self.switch(node, mask)
         elif isinstance(node, c_ast.Typedef):  # (the checker knows its type by name)
             pass
-        elif isinstance(node, c_ast.Goto):  # forward, to a label of a block around it (``jumps.py``)
+        elif isinstance(node, c_ast.Goto):  # to a label of a block around it (``jumps.py``; backward: ``items``)
             waiting = f.jumps.get(node.name)
             f.jumps[node.name] = mask if waiting is None else waiting | mask
         elif isinstance(node, c_ast.Break):

@@ -1,8 +1,9 @@
-"""Which ``goto`` statements the executor runs: forward jumps to a label in a block that encloses the ``goto``
-(out of loops, switches and nested blocks, or on within one block: ``goto done;``, ``goto next_row;``), as the
-executor runs them in lockstep: the work-items that jump wait, like those that ``break``, until execution reaches
-the label, and go on from there with the others (``exec_statements.py``). A backward ``goto`` (a loop written with
-labels) or one into a block is refused at build time, naming the ``goto``.
+"""Which ``goto`` statements the executor runs: jumps to a label in a block that encloses the ``goto`` (out of
+loops, switches and nested blocks, or within one block), as the executor runs them in lockstep. Forward (``goto
+done;``): the work-items that jump wait, like those that ``break``, until execution reaches the label, and go on
+from there with the others. Backward (a loop written with labels, cephes' ``goto fstart``): the work-items that
+jump run again from the label while the others wait after the ``goto``'s statement (``exec_statements.items``).
+A ``goto`` into a block is refused at build time, naming the ``goto``.
 """
 
 from __future__ import annotations
@@ -73,9 +74,5 @@ def jump_problems(body: c_ast.Compound) -> list[tuple[c_ast.Node, str]]:
                     goto,
                     f"a goto into a block is not supported ('goto {goto.name}': the label is not in a block around it)",
                 )
-            )
-        elif target.position <= where[target.block]:
-            problems.append(
-                (goto, f"a backward goto is not supported ('goto {goto.name}'; write the loop with for, while or do)")
             )
     return problems
