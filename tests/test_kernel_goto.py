@@ -1,8 +1,10 @@
 """Forward ``goto`` (C99 6.8.6.1, part of OpenCL C 1.2): out of nested loops, past the rest of a block, out of a
 ``switch``, in a helper function, to a label that several gotos share; the work-items that jump wait for the
 others to reach the label (``wia_sim/kernels/jumps.py``). Through the public HAL on the simulator and, where
-installed, on PoCL and Oclgrind, against NumPy; what the executor refuses (gotos into blocks) and what Clang
-refuses (undeclared or repeated labels) are build errors. Backward gotos: ``test_kernel_backward_goto.py``."""
+installed, on PoCL and Oclgrind, against NumPy; forward into nested blocks and if-statements (cephes' ``goto
+underf``), whatever their conditions; what the executor refuses (into a loop or switch, back into a block) and
+what Clang refuses (undeclared or repeated labels) are build errors. Backward gotos: ``test_kernel_backward_goto.py``.
+"""
 
 from __future__ import annotations
 
@@ -111,7 +113,8 @@ def _k(body: str) -> str:
 @pytest.mark.parametrize(
     ("source", "line", "message"),
     [
-        (_k("    goto inside;\n    { inside: a[0] = 1; }\n"), 2, "a goto into a block is not supported"),
+        (_k("    { inside: a[0] = 1; }\n    if (a[1]) goto inside;\n"), 3, "a goto into a block is not supported"),
+        (_k("    goto in_loop;\n    for (int i = 0; i < 2; i++) { in_loop: a[0] += 1; }\n"), 2, "a goto into a block"),
         (_k("    goto nowhere;\n"), 2, "use of undeclared label 'nowhere'"),
         (_k("    goto x;\nx: a[0] = 1;\nx: a[1] = 2;\n"), 4, "redefinition of label 'x'"),
         (_k("    switch (a[0]) { case 1: goto c2; case 2: c2: a[1] = 1; }\n"), 2, "a goto into a block"),
@@ -121,3 +124,80 @@ def test_gotos_the_executor_refuses(source: str, line: int, message: str) -> Non
     with pytest.raises(KernelCompileError) as info:
         compile_source(source)
     assert any(d.line == line and message in d.message for d in info.value.diagnostics), info.value.build_log
+
+
+INTO_BLOCKS = """
+__kernel void k(__global int* out, __global const int* in) {
+    int g = get_global_id(0);
+    int y = in[g];
+    int r = 0;
+    if (y < 3)
+        goto underf;
+    if (y < 100) {
+        r += 1;
+        if (y > 10) {
+            r += 10;
+            if (y % 2 == 0) {
+underf:
+                r += 100;
+                goto done;
+            }
+            r += 1000;
+        }
+        r += 10000;
+    } else
+        r = -1;
+done:
+    out[g] = r + y;
+}
+"""
+
+
+def _into_blocks(y: int) -> int:
+    if y < 3:
+        return 100 + y
+    if y >= 100:
+        return -1 + y
+    r = 1
+    if y > 10:
+        r += 10
+        if y % 2 == 0:
+            return r + 100 + y
+        r += 1000
+    return r + 10000 + y
+
+
+def test_a_goto_into_nested_blocks_and_ifs(device_ctx: wia.Context) -> None:
+    values = np.array([0, 1, 2, 3, 5, 11, 12, 13, 14, 99, 100, 150, 2, 20, 21, 7], np.int32)
+    (out, _) = run_arrays(device_ctx, INTO_BLOCKS, "k", [np.zeros(values.size, np.int32), values], values.size, 16)
+    np.testing.assert_array_equal(out, [_into_blocks(int(y)) for y in values])
+
+
+ADDRESS_OF_PARAMETERS = """
+void halve(double* v, int* steps) { *v = *v / 2.0; *steps += 1; }
+double shrink(double n, int k) {
+    while (n > 1.0)
+        halve(&n, &k);
+    return n + k;
+}
+__kernel void k(__global double* out, __global const double* x, int base) {
+    int g = get_global_id(0);
+    double unused = 4.0;
+    halve(&unused, &base);
+    out[g] = shrink(x[g], base);
+}
+"""
+
+
+def test_the_address_of_a_parameter(device_ctx: wia.Context) -> None:
+    """``&n`` of a by-value parameter (cephes' ``bessel_recur(&n, x, &k, 1)``): the simulator stopped ("taking
+    the address of this expression is not supported")."""
+    x = np.array([0.5, 3.0, 17.0, 1000.0], np.float64)
+    out, _ = run_arrays(device_ctx, ADDRESS_OF_PARAMETERS, "k", [np.zeros(4), x], 4, 4, np.int32(5))
+    want = []
+    for v in x.tolist():
+        k = 6
+        while v > 1.0:
+            v, k = v / 2.0, k + 1
+        want.append(v + k)
+    np.testing.assert_array_equal(out, want)

@@ -182,8 +182,7 @@ class CallRunner(ExecutorState):
                 self.struct_store(copy_, st, self.to_value(v, st), mask)
                 scope[p.name] = Var(mem=copy_)
             else:
-                ct = self._ct(p.type)
-                scope[p.name] = Var(ct, self.to_value(v, ct))
+                scope[p.name] = self.parameter(p.name, self._ct(p.type), v, mask)
         ret_type = None if fn.return_type.kind == "void" else self._ct(fn.return_type)
         saved, line = self.frame, self.st.line
         self.frame = _Frame([self.globals, scope], ret_type=ret_type, loops=list(saved.loops))

@@ -15,7 +15,7 @@ import numpy as np
 from pycparser import c_ast
 
 from wia_sim.kernels.ctype import SCALARS, CType, elem_bytes, lookup
-from wia_sim.kernels.exec_state import ExecutorState, _designated, _nested
+from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _nested
 from wia_sim.kernels.initializers import elided_length, member_types
 from wia_sim.kernels.lvalues import Var
 from wia_sim.kernels.memargs import unwrap
@@ -166,6 +166,17 @@ class LaunchSetup(ExecutorState):
         a = np.asarray(self._conv(v, elem.scalar if v.t.width == 1 else elem))
         return list(a.reshape(-1))
 
+    def parameter(self, name: str, ct: CType, v: Value | Pointer, mask: Array) -> Var:
+        """A by-value parameter of a kernel or helper: a value, or where ``&name`` appears in the program
+        (``Program.address_taken``: cephes' ``bessel_recur(&n, x, &k, 1)`` of its parameter ``n``) a private
+        object holding it, as a variable whose address is taken."""
+        if name not in self.program.address_taken:
+            return Var(ct, self.to_value(v, ct))
+        region = Region.allocate("private", f"__private parameter '{name}'", self.n, elem_bytes(ct), "lane")
+        base = Pointer(region, ct, np.asarray(0, np.int64))
+        self.store(base, self.to_value(v, ct), mask)
+        return Var(mem=base)
+
     def bind_args(self, args: Sequence[Any]) -> None:
         params = self.kernel.params
         if len(args) != len(params):
@@ -223,7 +234,7 @@ class LaunchSetup(ExecutorState):
                 a = np.asarray(arg).astype(ct.dtype)
                 if ct.width > 1:
                     a = a.reshape(ct.width)
-                scope[p.name] = Var(ct, Value(ct, a))
+                scope[p.name] = self.parameter(p.name, ct, Value(ct, a), self.all)
         for lv in self.kernel.local_vars:
             inner = self.program.type_of(lv.node)
             while inner.kind == "array" and inner.target is not None:

@@ -15,7 +15,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
-from wia_sim.kernels.jumps import labels_in
+from wia_sim.kernels.jumps import labels_in, labels_within
 from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value
@@ -59,9 +59,9 @@ class StatementRunner(ExecutorState):
             s = items[k]
             m = self.live(mask)
             if not any_lane(m):
-                if not f.jumps or not any(name in f.jumps for t in items[k : stop + 1] for name in labels_in(t)):
+                if not f.jumps or not any(name in f.jumps for t in items[k : stop + 1] for name in labels_within(t)):
                     break
-                if not labels_in(s):  # every lane waits for a label further on: on to it
+                if not any(name in f.jumps for name in labels_within(s)):  # every lane waits for a label further on
                     if isinstance(s, c_ast.Decl | c_ast.DeclList):
                         self.declare(s)  # its name is in scope at the label (C99 6.8.6.1)
                     continue
@@ -98,13 +98,15 @@ class StatementRunner(ExecutorState):
             for d in node.decls:
                 self.decl(d, mask)
         elif isinstance(node, c_ast.If):
-            c = self.truth(self.eval(node.cond, mask), mask)
+            c = self.truth(self.eval(node.cond, mask), mask) if any_lane(mask) else self.none
             if c is mask:  # a condition the same in every lane keeps the mask (``truth``): no new one to count
                 t, e = mask, self.none
             elif c is self.none:
                 t, e = self.none, mask
             else:
                 t, e = mask & c, mask & ~c
+            if f.jumps:  # work-items on their way to a label inside a branch go in, whatever the condition
+                t, e = self.bound_for(node.iftrue, t), self.bound_for(node.iffalse, e)
             if node.iftrue is not None and any_lane(t):
                 self.substatement(node.iftrue, t)
             if node.iffalse is not None and any_lane(e):
@@ -147,6 +149,15 @@ class StatementRunner(ExecutorState):
             f.ret = mask if f.ret is None else f.ret | mask
         else:
             self.eval(node, mask)
+
+    def bound_for(self, node: c_ast.Node | None, mask: Array) -> Array:
+        """``mask`` and the work-items that took a ``goto`` to a label inside ``node`` (``jumps.py``): they skip
+        what comes before it there (``live`` leaves them out until the label)."""
+        for name in labels_within(node):
+            waiting = self.frame.jumps.get(name)
+            if waiting is not None:
+                mask = mask | waiting
+        return mask
 
     def substatement(self, node: c_ast.Node, mask: Array) -> None:
         if isinstance(node, c_ast.Compound):

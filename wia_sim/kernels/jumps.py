@@ -3,7 +3,9 @@ loops, switches and nested blocks, or within one block), as the executor runs th
 done;``): the work-items that jump wait, like those that ``break``, until execution reaches the label, and go on
 from there with the others. Backward (a loop written with labels, cephes' ``goto fstart``): the work-items that
 jump run again from the label while the others wait after the ``goto``'s statement (``exec_statements.items``).
-A ``goto`` into a block is refused at build time, naming the ``goto``.
+A ``goto`` into a block further on (cephes' ``goto underf`` into nested ``if``s) routes the work-items that jump
+into the blocks and if-statements around the label, whatever their conditions; one into a loop or switch, or
+back into a block, is refused at build time, naming the ``goto``.
 """
 
 from __future__ import annotations
@@ -12,14 +14,24 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-__all__ = ["jump_problems", "labels_in"]
+__all__ = ["jump_problems", "labels_in", "labels_within"]
 
 
 @dataclass
 class _Label:
-    block: int  # id of the Compound whose item it is (0: not an item of a block)
-    position: int
+    path: list[tuple[int, int, bool]]  # the blocks around it, outermost first (``_Place``)
+    tail: bool  # a loop or switch lies between its innermost block's item and the label
+    direct: bool  # the label is an item of its innermost block (not inside one of its statements)
     node: c_ast.Label
+
+
+_Place = tuple[int, int, bool]
+"""A block around a statement: its ``id``, the position of the item that holds the statement, and whether a loop
+or switch lies between the enclosing block's item and this block."""
+
+_LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch, c_ast.Case, c_ast.Default)
+
+_WITHIN: dict[int, frozenset[str]] = {}
 
 
 def labels_in(item: c_ast.Node) -> list[str]:
@@ -31,48 +43,66 @@ def labels_in(item: c_ast.Node) -> list[str]:
     return names
 
 
+def labels_within(node: c_ast.Node | None) -> frozenset[str]:
+    """Every label in ``node``, at any depth (where a ``goto`` into a block leads: ``exec_statements``)."""
+    if node is None:
+        return frozenset()
+    known = _WITHIN.get(id(node))
+    if known is None:
+        names = {node.name} if isinstance(node, c_ast.Label) else set()
+        for _, child in node.children():
+            names |= labels_within(child)
+        known = _WITHIN[id(node)] = frozenset(names)
+    return known
+
+
 def jump_problems(body: c_ast.Compound) -> list[tuple[c_ast.Node, str]]:
     """What is wrong with the labels and ``goto`` statements of a function's body, as (node, message)."""
     labels: dict[str, _Label] = {}
-    gotos: list[tuple[c_ast.Goto, list[tuple[int, int]]]] = []
+    gotos: list[tuple[c_ast.Goto, list[_Place]]] = []
     problems: list[tuple[c_ast.Node, str]] = []
 
-    def visit(node: c_ast.Node | None, path: list[tuple[int, int]], block: int, position: int) -> None:
+    def visit(node: c_ast.Node | None, path: list[_Place], crossed: bool, direct: bool) -> None:
         if node is None:
             return
         if isinstance(node, c_ast.Label):
             if node.name in labels:
                 problems.append((node, f"redefinition of label '{node.name}'"))
             else:
-                labels[node.name] = _Label(block, position, node)
-            visit(node.stmt, path, block, position)  # a label's statement is the same item of the block
+                labels[node.name] = _Label(list(path), crossed, direct, node)
+            visit(node.stmt, path, crossed, direct)  # a label's statement is the same item of the block
             return
         if isinstance(node, c_ast.Goto):
             gotos.append((node, list(path)))
             return
         if isinstance(node, c_ast.Compound):
             for k, item in enumerate(node.block_items or []):
-                visit(item, [*path, (id(node), k)], id(node), k)
+                visit(item, [*path, (id(node), k, crossed)], False, True)
             return
-        if isinstance(node, c_ast.Case | c_ast.Default):
-            for s in node.stmts or []:
-                visit(s, path, 0, 0)
-            return
+        inside = crossed or isinstance(node, _LOOPS)
         for _, child in node.children():
-            visit(child, path, 0, 0)
+            visit(child, path, inside, False)
 
-    visit(body, [], 0, 0)
+    visit(body, [], False, False)
     for goto, path in gotos:
         target = labels.get(goto.name)
         if target is None:
             problems.append((goto, f"use of undeclared label '{goto.name}'"))
             continue
-        where = dict(path)
-        if target.block == 0 or target.block not in where:
-            problems.append(
-                (
-                    goto,
-                    f"a goto into a block is not supported ('goto {goto.name}': the label is not in a block around it)",
-                )
+        common = 0
+        while common < min(len(path), len(target.path)) and path[common][0] == target.path[common][0]:
+            common += 1
+        if common == len(target.path) and target.direct:  # in a block around the goto: forward or backward
+            continue
+        deeper = target.path[common:]
+        forward = common > 0 and target.path[common - 1][1] > path[common - 1][1]
+        if forward and not target.tail and not any(crossed for _, _, crossed in deeper):
+            continue  # on into blocks and if-statements further on (``exec_statements``: routed there)
+        problems.append(
+            (
+                goto,
+                f"a goto into a block is not supported here ('goto {goto.name}': the label is inside a loop or "
+                "switch, or before the goto; a later label inside blocks and if-statements is)",
             )
+        )
     return problems
