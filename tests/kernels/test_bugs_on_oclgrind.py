@@ -100,7 +100,7 @@ CLASSES: dict[str, CheckClass] = {
     ),
     "out_of_bounds_local": CheckClass(
         wia.InvalidMemoryError,
-        r"out-of-bounds (?P<access>read|write) of \d+ bytes .* __local variable",
+        r"out-of-bounds (?P<access>read|write) (?:of \d+ bytes|at index -?\d+) .*__local variable",
         r"Invalid (?P<access>read|write) of size \d+ at local memory address|Index \(\d+\) exceeds static array size",
     ),
     # the simulator checks an index against the declared array (a member array too); Oclgrind checks the access

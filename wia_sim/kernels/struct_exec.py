@@ -193,9 +193,11 @@ class StructOps(ExecutorState):
         return self.eval(node, mask), None, False
 
     def check_bound(self, base: Pointer, sub: Value, bound: int, member: bool, mask: Array, access: str) -> None:
-        """An index into a declared array of ``bound`` elements (``__private``, or a struct's member) must lie in
-        [0, bound) even where the memory object goes on (OpenCL C, as C99 6.5.6p8)."""
-        if base.region is None or not (member or base.region.space == "private"):
+        """An index into a declared array of ``bound`` elements (``__private``, ``__local`` or ``__constant``, or a
+        struct's member) must lie in [0, bound) even where the memory object goes on (OpenCL C, as C99 6.5.6p8;
+        Oclgrind: "Index (8) exceeds static array size (8)" for ``t[ly][lx + 8]`` of ``__local float t[4][8]``).
+        Buffers behind pointer arguments have no declared length: their bytes are checked (``spaces.Region``)."""
+        if base.region is None or not (member or base.region.space in ("private", "local", "constant")):
             return
         idx = np.asarray(sub.a)
         lo, hi = (int(idx.min()), int(idx.max())) if idx.size else (0, 0)
