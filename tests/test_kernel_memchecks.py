@@ -339,3 +339,28 @@ def test_hal_tensors_take_an_access_flag(ctx: wia.Context) -> None:
         wia.launch_kernel(kernel, CONFIG, wia.tensor(x, ctx=ctx), weights)
     with pytest.raises(wia.InvalidValueError, match="MemoryAccess"):
         wia.empty(N, ctx=ctx, access=1)  # type: ignore[arg-type]
+
+
+# -- one buffer as two arguments ----------------------------------------------------------------------------------
+
+
+def test_one_buffer_as_two_arguments_is_one_memory_for_the_checks(ctx: wia.Context) -> None:
+    """clSetKernelArg may give one buffer to two parameters: their accesses race with each other (Oclgrind:
+    "Read-write data race"; the simulator kept one record per parameter and missed it), and what one writes the
+    other reads as written (no uninitialized finding for a buffer allocated without data)."""
+    shift = "__kernel void k(__global const float* a, __global float* b) { int g = get_global_id(0); b[g] = a[(g + 1) % 32]; }"
+    inplace = "__kernel void k(__global float* a, __global const float* b, __global float* o) { int g = get_global_id(0); a[g] = 2.0f * g; o[g] = b[g] + 1.0f; }"
+    buf = _upload(ctx, np.arange(32, dtype=np.float32))
+    out = wia.alloc(ctx, 32 * 4)
+    config = wia.LaunchConfig(global_size=(32,), local_size=(16,))
+    with pytest.raises(wia.InvalidKernelError, match=r"data race: .* __global buffer \(arguments 'a' and 'b'\)"):
+        wia.launch_kernel(wia.compile_kernel(ctx, shift, "k"), config, buf, buf)
+        wia.context_synchronize(ctx)
+    fresh = wia.alloc(ctx, 32 * 4)  # no data: only the kernel's own stores initialize it
+    wia.launch_kernel(wia.compile_kernel(ctx, inplace, "k"), config, fresh, fresh, out)
+    wia.context_synchronize(ctx)
+    host = wia.alloc(ctx, 32 * 4, wia.MemoryType.HOST)
+    wia.copy_async(out, host, 32 * 4)
+    wia.context_synchronize(ctx)
+    got = np.frombuffer(bytes(wia.memory_ptr(host)), np.float32)
+    np.testing.assert_array_equal(got, 2.0 * np.arange(32) + 1.0)

@@ -182,6 +182,7 @@ class LaunchSetup(ExecutorState):
         if len(args) != len(params):
             raise TypeError(f"kernel '{self.kernel.name}' takes {len(params)} arguments, got {len(args)}")
         scope: dict[str, Var] = {}
+        regions: dict[tuple[str, int, int], Region] = {}  # by space, first byte and size (``same``, below)
         for p, arg in zip(params, args, strict=True):
             if p.kind == "buffer":
                 if arg is None:  # a NULL pointer (clSetKernelArg with a NULL buffer): dereferencing it faults
@@ -195,7 +196,22 @@ class LaunchSetup(ExecutorState):
                 elem, dims = self._pt(p.type)
                 desc = f"__{p.address_space} buffer (argument '{p.name}')"
                 granule = elem.dtype.itemsize if elem is not None and not isinstance(elem, StructType) else 1
-                region = Region(
+                read_only = p.address_space == "constant" or p.const or access == "read_only"
+                same = (p.address_space, buf.__array_interface__["data"][0], buf.size)
+                region = regions.get(same)
+                if region is not None:  # one buffer as two arguments: one memory, one race record, one set of flags
+                    region.description = (
+                        region.description.replace("(argument '", "(arguments '")[:-1] + f" and '{p.name}')"
+                    )
+                    region.granule = math.gcd(region.granule, granule)
+                    region.track_races = region.track_races or not p.const
+                    region.read_only = region.read_only and read_only
+                    region.write_only = region.write_only and access == "write_only"
+                    if region.init is not None and initialized is not None:
+                        self.init_flags.append((initialized, region.init))
+                    scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
+                    continue
+                region = regions[same] = Region(
                     p.address_space,
                     desc,
                     buf.reshape(1, -1),
@@ -203,7 +219,7 @@ class LaunchSetup(ExecutorState):
                     "none",
                     granule=granule,
                     track_races=not p.const,
-                    read_only=p.address_space == "constant" or p.const or access == "read_only",
+                    read_only=read_only,
                 )
                 region.write_only = access == "write_only"
                 if initialized is not None and self.checks and not bool(initialized.all()):

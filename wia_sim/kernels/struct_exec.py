@@ -83,7 +83,7 @@ class StructOps(ExecutorState):
             used = undef & mask[:, None] & self.member_bytes(st)
             if bool(used.any()):
                 assert v.origin is not None
-                raise v.origin.fault(used.any(axis=1), f"and its value stored to __{p.region.space} memory")
+                raise v.origin.fault(np.asarray(used.any(axis=1)), f"and its value stored to __{p.region.space} memory")
         for off, t in byte_chunks(st.size):
             part = a[..., off : off + t.width]
             held = None if undef is None else undef[:, off : off + t.width]
