@@ -348,8 +348,14 @@ def test_one_buffer_as_two_arguments_is_one_memory_for_the_checks(ctx: wia.Conte
     """clSetKernelArg may give one buffer to two parameters: their accesses race with each other (Oclgrind:
     "Read-write data race"; the simulator kept one record per parameter and missed it), and what one writes the
     other reads as written (no uninitialized finding for a buffer allocated without data)."""
-    shift = "__kernel void k(__global const float* a, __global float* b) { int g = get_global_id(0); b[g] = a[(g + 1) % 32]; }"
-    inplace = "__kernel void k(__global float* a, __global const float* b, __global float* o) { int g = get_global_id(0); a[g] = 2.0f * g; o[g] = b[g] + 1.0f; }"
+    shift = (
+        "__kernel void k(__global const float* a, __global float* b) { int g = get_global_id(0); "
+        "b[g] = a[(g + 1) % 32]; }"
+    )
+    inplace = (
+        "__kernel void k(__global float* a, __global const float* b, __global float* o) { int g = get_global_id(0); "
+        "a[g] = 2.0f * g; o[g] = b[g] + 1.0f; }"
+    )
     buf = _upload(ctx, np.arange(32, dtype=np.float32))
     out = wia.alloc(ctx, 32 * 4)
     config = wia.LaunchConfig(global_size=(32,), local_size=(16,))
