@@ -61,3 +61,24 @@ def test_predefined_macros_have_the_devices_values(device_ctx: wia.Context) -> N
     np.testing.assert_array_equal(io[:13], EXPECTED_INTS)
     np.testing.assert_array_equal(io[13:], [1, 7, 63, 1])
     np.testing.assert_array_equal(fo, np.array([np.log10(np.e), 2 / np.sqrt(np.pi), 2], np.float32))
+
+
+LINE_DIRECTIVE = """#line 40 "generated.cl"
+__kernel void lines(__global int* o)
+{
+    o[0] = __LINE__;
+    o[1] = sizeof(__FILE__);
+#ifdef CL_VERSION_2_0
+    o[2] = CL_VERSION_2_0 + CL_VERSION_3_0 / 100;
+#endif
+}
+"""
+
+
+def test_line_directive_and_later_version_macros(device_ctx: wia.Context) -> None:
+    """``#line 40 "generated.cl"`` (the Khronos CTS starts its preprocessor test so; the simulator refused it) sets
+    what ``__LINE__`` and ``__FILE__`` give from the next line on; ``CL_VERSION_2_0`` and ``CL_VERSION_3_0`` are
+    defined (Clang's headers name them whatever the version: CTS kernels compare ``__OPENCL_VERSION__`` with
+    them)."""
+    (o,) = run_arrays(device_ctx, LINE_DIRECTIVE, "lines", [np.zeros(3, np.int32)], 1, 1)
+    np.testing.assert_array_equal(o, [42, len("generated.cl") + 1, 203])

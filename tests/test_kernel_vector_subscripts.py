@@ -1,7 +1,8 @@
 """A vector's component by index, ``v[i]`` (Clang's extension of OpenCL C, taken by PoCL and Oclgrind): read and
 written in a variable, in memory (``p[g][k]`` stores that component only) and in a loop over the components. The
 simulator built such kernels and stopped at run time ("subscript of a non-pointer"). On every backend against
-NumPy; an index outside the vector is the ``out_of_bounds_private`` finding on the simulator."""
+NumPy; an index outside the vector is the ``out_of_bounds_private`` finding on the simulator. And ``as_type``
+between 3- and 4-component vectors, which share their size."""
 
 from __future__ import annotations
 
@@ -57,3 +58,29 @@ def test_an_index_outside_the_vector_is_out_of_bounds() -> None:
     f = info.value
     assert (f.check, f.work_item, f.work_items) == ("out_of_bounds_private", (4, 0, 0), 4)
     assert "component 4 of a int4 (it has 4: 0 to 3)" in str(f)
+
+
+AS_TYPE_3 = """
+__kernel void k(__global const int* src, __global uint4* dst, __global float* f3) {
+    int3 v = vload3(0, src);
+    uint4 u = as_uint4(v);
+    dst[0] = (uint4)(u.x, u.y, u.z, 0u);
+    float4 w = (float4)(1.5f, 2.5f, -3.0f, 8.0f);
+    vstore3(as_float3(w), 0, f3);
+}
+"""
+
+
+def test_as_type_between_3_and_4_component_vectors(device_ctx: wia.Context) -> None:
+    """A 3-vector takes a 4-vector's bytes (OpenCL C 1.2 6.1.5), so ``as_uint4(int3)`` and ``as_float3(float4)``
+    are legal (the Khronos CTS's test_astype makes 16 of them); the simulator stopped with an internal error."""
+    dst, f3 = run_arrays(
+        device_ctx,
+        AS_TYPE_3,
+        "k",
+        [np.array([1, 2, 3, 4], np.int32), np.zeros(4, np.uint32), np.zeros(3, np.float32)],
+        1,
+        1,
+    )[1:]
+    np.testing.assert_array_equal(dst, [1, 2, 3, 0])
+    np.testing.assert_array_equal(f3, [1.5, 2.5, -3.0])

@@ -376,8 +376,12 @@ def as_type(name: str, arg: Value) -> Value:
     target = lookup(name[3:])
     a = np.ascontiguousarray(np.asarray(arg.a, dtype=arg.t.dtype))
     lead = a.shape[:-1] if arg.t.width > 1 else a.shape
+    if arg.t.width == 3:  # a 3-vector takes a 4-vector's bytes (6.1.5): the 4th component is undefined, 0 here
+        a = np.concatenate([a, np.zeros((*lead, 1), a.dtype)], axis=-1)
     raw = a.reshape((*lead, -1)).view(np.uint8).reshape((*lead, -1))
     out = np.ascontiguousarray(raw).view(target.dtype)
     if target.width == 1:
         out = out.reshape(lead)
+    elif target.width == 3:  # (from a 4-vector's bytes: the first three components)
+        out = out[..., :3]
     return Value(target, out)

@@ -49,6 +49,7 @@ class MacroExpander:
     def __init__(self, filename: str, error: Report) -> None:
         self.filename = filename
         self.error = error
+        self.line_offset = 0  # what ``#line`` added to the lines ``__LINE__`` gives
         self.macros: dict[str, Macro] = {}
         self.budget = EXPANSION_LIMIT
 
@@ -155,7 +156,7 @@ class MacroExpander:
             macro = self.macros.get(name)
             if macro is None:
                 if name == "__LINE__":
-                    out.append(Token("num", str(tok.line), tok.line, tok.column, tok.hide | {name}))
+                    out.append(Token("num", str(tok.line + self.line_offset), tok.line, tok.column, tok.hide | {name}))
                 elif name == "__FILE__":
                     quoted = '"' + self.filename.replace("\\", "\\\\").replace('"', '\\"') + '"'
                     out.append(Token("str", quoted, tok.line, tok.column, tok.hide | {name}))

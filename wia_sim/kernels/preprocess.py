@@ -54,6 +54,8 @@ PREDEFINED_MACROS: dict[str, str] = {
     "CL_VERSION_1_0": "100",
     "CL_VERSION_1_1": "110",
     "CL_VERSION_1_2": "120",
+    "CL_VERSION_2_0": "200",  # (Clang defines the later versions' names too; kernels compare with them)
+    "CL_VERSION_3_0": "300",
     "__ENDIAN_LITTLE__": "1",
     "__WIA_SIM__": "1",
     # OpenCL C 1.2, 6.1.1: "true expands to the integer constant 1 and false to 0"
@@ -361,8 +363,16 @@ class _Preprocessor:
             self.error(line, column, f"#error {join(args).strip()}".rstrip())
         elif name == "warning":
             self.warning(line, column, f"#warning {join(args).strip()}".rstrip())
-        elif name == "line":
-            self.error(line, column, "#line is not supported")
+        elif name == "line":  # C99 6.10.4: what __LINE__ and __FILE__ give from the next line on
+            given = significant(self.expander.expand(args))
+            if not given or given[0].kind != "num" or not given[0].text.isdigit() or len(given) > 2:
+                self.error(line, column, '#line takes a line number and an optional "file name"')
+            elif len(given) == 2 and given[1].kind != "str":
+                self.error(line, column, "invalid filename for #line directive")
+            else:
+                self.expander.line_offset = int(given[0].text) - (line + 1)
+                if len(given) == 2:
+                    self.expander.filename = given[1].text[1:-1]
         else:
             self.error(line, column, f"invalid preprocessing directive #{name}")
 
@@ -377,6 +387,8 @@ def preprocess(
         pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
     for name in sorted(extensions | CORE_EXTENSIONS):
         pp.expander.define(tokenize(f"{name} 1", 0), None, None)
+    if "-cl-fast-relaxed-math" in options.split():  # OpenCL C 1.2 6.10 (PoCL defines it; Oclgrind 21.10 does not)
+        pp.expander.define(tokenize("__FAST_RELAXED_MATH__ 1", 0), None, None)
     defines, option_errors = parse_build_options(options)
     pp.diagnostics.extend(option_errors)
     for name, value in defines:
