@@ -160,7 +160,9 @@ class MemoryOps(ExecutorState):
             raise UnsupportedKernel(f"line {_line(node)}: subscript of a non-pointer")
         if sub.undef is not None:
             sub = self.used(sub, mask, "as an array index")
-        if bound is not None and self.checks:
+        # (the first index into a declared __local or __constant array: the region checks its bytes as well)
+        whole = isinstance(node.name, c_ast.ID) and base.region is not None and base.region.space != "private"
+        if bound is not None and self.checks and not whole:
             self.check_bound(base, sub, bound, member, mask, access)
         self.count("int_ops", mask)
         if sub.affine is not None:

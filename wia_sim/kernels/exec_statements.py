@@ -98,7 +98,8 @@ class StatementRunner(ExecutorState):
             for d in node.decls:
                 self.decl(d, mask)
         elif isinstance(node, c_ast.If):
-            c = self.truth(self.eval(node.cond, mask), mask) if any_lane(mask) else self.none
+            # (no lane here but some on their way to a label inside: ``goto``, the only way in with none)
+            c = self.none if f.jumps and not any_lane(mask) else self.truth(self.eval(node.cond, mask), mask)
             if c is mask:  # a condition the same in every lane keeps the mask (``truth``): no new one to count
                 t, e = mask, self.none
             elif c is self.none:

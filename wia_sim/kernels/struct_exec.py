@@ -199,8 +199,15 @@ class StructOps(ExecutorState):
         Buffers behind pointer arguments have no declared length: their bytes are checked (``spaces.Region``)."""
         if base.region is None or not (member or base.region.space in ("private", "local", "constant")):
             return
+        if sub.affine is not None and sub._a is None:  # its lowest and highest value without the lanes
+            lo, hi = sub.affine.bounds
+            if lo >= 0 and hi < bound:
+                return
         idx = np.asarray(sub.a)
-        lo, hi = (int(idx.min()), int(idx.max())) if idx.size else (0, 0)
+        if idx.ndim == 0:  # one index for every lane (a loop's counter)
+            lo = hi = int(idx)
+        else:
+            lo, hi = (int(idx.min()), int(idx.max())) if idx.size else (0, 0)
         if lo >= 0 and hi < bound:
             return
         bad = mask & ((np.broadcast_to(idx, mask.shape) < 0) | (np.broadcast_to(idx, mask.shape) >= bound))
