@@ -111,20 +111,6 @@ class MemoryOps(ExecutorState):
             for q, m in self.addresses.split(p, mask):
                 self.store(q, v, m)
             return
-        if v.undef is not None and not isinstance(p.elem, StructType):  # (a struct's bytes: ``struct_store``)
-            undef = within(v.undef, mask)
-            if undef is None:
-                v = defined(v)
-            elif p.region is not None and p.region.space == "private" and not p.packed and not _aggregate(p.elem):
-                # kept undefined in __private memory, as in a variable
-                assert p.elem is not None
-                values = self._conv(defined(v), p.elem)
-                p.region.store(self.st, p.off, mask, p.elem, values, undef=shaped(undef, p.elem), origin=v.origin)
-                return
-            else:
-                assert v.origin is not None
-                space = p.region.space if p.region is not None else "private"
-                raise v.origin.fault(undef, f"and its value stored to __{space} memory")
         if isinstance(p.elem, PtrType):
             p, v = p.retyped(ULONG), Value(ULONG, v.a)
         if p.region is None and p.elem is not None:
@@ -135,6 +121,18 @@ class MemoryOps(ExecutorState):
             raise self.null_fault(p, p.null & mask, "write")
         if p.region is None or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: store through a null or void pointer")
+        if v.undef is not None and not isinstance(p.elem, StructType):  # (a struct's bytes: ``struct_store``)
+            undef = within(v.undef, mask)
+            if undef is None:
+                v = defined(v)
+            elif p.region.space == "private" and not p.packed and not _aggregate(p.elem):
+                # kept undefined in __private memory, as in a variable
+                values = self._conv(defined(v), p.elem)
+                p.region.store(self.st, p.off, mask, p.elem, values, undef=shaped(undef, p.elem), origin=v.origin)
+                return
+            else:
+                assert v.origin is not None
+                raise v.origin.fault(undef, f"and its value stored to __{p.region.space} memory")
         if isinstance(p.elem, StructType):
             self.struct_store(p, p.elem, self.to_value(v, p.elem), mask)
             return
