@@ -301,15 +301,10 @@ class CallRunner(ExecutorState):
         (vloada_halfN/vstorea_halfN) steps by 4 halves for a 3-vector."""
         stride = 4 if aligned and width == 3 else width
         if kind == "load":
-            off = self.value(args[0], mask)
-            p = self.eval(args[1], mask)
-            if not isinstance(p, Pointer) or p.elem is None:
-                raise UnsupportedKernel(f"line {self.st.line}: vload of a non-pointer")
-            t = p.elem.scalar.vector(width)
-            addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * stride
+            p, t, addr = self.vector_at(args[0], args[1], width, stride, mask, "vload of")
             if width == 3:  # three packed scalars (12 bytes for floats), not a 16-byte 3-vector in memory
-                scalar = p.elem.scalar
-                parts = [self.value_at(Pointer(p.region, scalar, addr + k * t.dtype.itemsize), mask) for k in range(3)]
+                size = t.dtype.itemsize
+                parts = [self.value_at(Pointer(p.region, t.scalar, addr + k * size), mask) for k in range(3)]
                 loaded: Result = Value(t, np.stack(np.broadcast_arrays(*parts), axis=-1))
             else:
                 loaded = self.load(Pointer(p.region, t, addr), mask)
@@ -317,12 +312,7 @@ class CallRunner(ExecutorState):
                 return self.to_value(loaded, SCALARS["float"].vector(width))
             return loaded
         data = self.value(args[0], mask)
-        off = self.value(args[1], mask)
-        p = self.eval(args[2], mask)
-        if not isinstance(p, Pointer) or p.elem is None:
-            raise UnsupportedKernel(f"line {self.st.line}: vstore to a non-pointer")
-        t = p.elem.scalar.vector(width)
-        addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * stride
+        p, t, addr = self.vector_at(args[1], args[2], width, stride, mask, "vstore to")
         if halves and isinstance(data, Value) and data.t.name != "half":
             source = SCALARS["double" if data.t.name == "double" else "float"]
             wide = self.to_value(data, source.vector(width) if width > 1 else source)
@@ -330,11 +320,23 @@ class CallRunner(ExecutorState):
         if width == 3:
             packed = np.asarray(self.to_value(data, t).a)
             for k in range(3):
-                part = Value(p.elem.scalar, packed[..., k])
-                self.store(Pointer(p.region, p.elem.scalar, addr + k * t.dtype.itemsize), part, mask)
+                part = Value(t.scalar, packed[..., k])
+                self.store(Pointer(p.region, t.scalar, addr + k * t.dtype.itemsize), part, mask)
         else:
             self.store(Pointer(p.region, t, addr), data, mask)
         return Value(INT, np.asarray(0, np.int32))
+
+    def vector_at(
+        self, offset: c_ast.Node, pointer: c_ast.Node, width: int, stride: int, mask: Array, what: str
+    ) -> tuple[Pointer, CType, Array]:
+        """Where a vloadN/vstoreN moves its vector (``what``: "vload of", "vstore to"): the pointer, the vector
+        type and the byte address per lane, ``offset * stride`` scalars on from the pointer."""
+        off = self.value(offset, mask)
+        p = self.eval(pointer, mask)
+        if not isinstance(p, Pointer) or p.elem is None:
+            raise UnsupportedKernel(f"line {self.st.line}: {what} a non-pointer")
+        addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * stride
+        return p, p.elem.scalar.vector(width), addr
 
     def atomic(self, op: str, args: list[c_ast.Node], mask: Array, node: c_ast.Node) -> Value:
         p = self.eval(args[0], mask)

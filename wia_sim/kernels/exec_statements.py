@@ -59,9 +59,9 @@ class StatementRunner(ExecutorState):
             s = items[k]
             m = self.live(mask)
             if not any_lane(m):
-                if not f.jumps or not any(name in f.jumps for t in items[k : stop + 1] for name in labels_within(t)):
+                if not f.jumps or not any(self.awaited(t) for t in items[k : stop + 1]):
                     break
-                if not any(name in f.jumps for name in labels_within(s)):  # every lane waits for a label further on
+                if not self.awaited(s):  # every lane waits for a label further on
                     if isinstance(s, c_ast.Decl | c_ast.DeclList):
                         self.declare(s)  # its name is in scope at the label (C99 6.8.6.1)
                     continue
@@ -151,10 +151,14 @@ class StatementRunner(ExecutorState):
         else:
             self.eval(node, mask)
 
+    def awaited(self, node: c_ast.Node) -> bool:
+        """Whether work-items wait (a ``goto``) for a label inside ``node``."""
+        return any(name in self.frame.jumps for name in labels_within(node, self.program.labels))
+
     def bound_for(self, node: c_ast.Node | None, mask: Array) -> Array:
         """``mask`` and the work-items that took a ``goto`` to a label inside ``node`` (``jumps.py``): they skip
         what comes before it there (``live`` leaves them out until the label)."""
-        for name in labels_within(node):
+        for name in labels_within(node, self.program.labels):
             waiting = self.frame.jumps.get(name)
             if waiting is not None:
                 mask = mask | waiting

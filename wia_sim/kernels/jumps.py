@@ -31,8 +31,6 @@ or switch lies between the enclosing block's item and this block."""
 
 _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch, c_ast.Case, c_ast.Default)
 
-_WITHIN: dict[int, frozenset[str]] = {}
-
 
 def labels_in(item: c_ast.Node) -> list[str]:
     """The labels an item of a block carries (``a: b: x = 1;`` carries two)."""
@@ -43,17 +41,18 @@ def labels_in(item: c_ast.Node) -> list[str]:
     return names
 
 
-def labels_within(node: c_ast.Node | None) -> frozenset[str]:
-    """Every label in ``node``, at any depth (where a ``goto`` into a block leads: ``exec_statements``)."""
+def labels_within(node: c_ast.Node | None, known: dict[int, frozenset[str]]) -> frozenset[str]:
+    """Every label in ``node``, at any depth (where a ``goto`` into a block leads: ``exec_statements``), kept in
+    ``known`` by the node's ``id`` (``Program.labels``: the program holds its nodes, so no id is reused)."""
     if node is None:
         return frozenset()
-    known = _WITHIN.get(id(node))
-    if known is None:
-        names = {node.name} if isinstance(node, c_ast.Label) else set()
+    names = known.get(id(node))
+    if names is None:
+        found = {node.name} if isinstance(node, c_ast.Label) else set()
         for _, child in node.children():
-            names |= labels_within(child)
-        known = _WITHIN[id(node)] = frozenset(names)
-    return known
+            found |= labels_within(child, known)
+        names = known[id(node)] = frozenset(found)
+    return names
 
 
 def jump_problems(body: c_ast.Compound) -> list[tuple[c_ast.Node, str]]:

@@ -162,6 +162,9 @@ class Program:
     plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     """The executor's per-node evaluation plans (``executor._Executor.plan``), made on first use and kept for
     every later launch of the program."""
+    labels: dict[int, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
+    """The labels inside each statement a pending ``goto`` asks about (``jumps.labels_within``), by the node's
+    ``id``, made on first use."""
     member_refs: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every ``StructRef`` node that reads a member of a struct or union (not a vector swizzle)."""
     vector_subscripts: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
