@@ -25,7 +25,7 @@ from wia_sim.kernels.program import FunctionInfo
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
-from wia_sim.kernels.undef import defined, joined, reinterpreted, shaped, tainted
+from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted, shaped, tainted
 
 __all__ = ["WORK_ITEM_FUNCTIONS", "CallRunner"]
 
@@ -87,13 +87,11 @@ class CallRunner(ExecutorState):
         if shadow is not None and name.startswith("as_"):  # a reinterpretation: the bytes keep their shadow
             r = self.builtin(name, [defined(values[0])], mask, node)
             assert isinstance(r, Value)
-            undef = reinterpreted(shadow[0], values[0].t, r.t)
-            return Value(r.t, r.raw, undef=undef, origin=shadow[1]) if bool(undef.any()) else r
+            return carrying(r.t, r.raw, reinterpreted(shadow[0], values[0].t, r.t), shadow[1])
         if shadow is not None and name == "select":  # a choice, as ``?:`` is (Oclgrind: LLVM's select)
             r = self.builtin(name, [defined(v) for v in values], mask, node)
             assert isinstance(r, Value)
-            undef = self.selected_shadow(values, r.t)
-            return Value(r.t, r.raw, undef=undef, origin=shadow[1]) if bool(undef.any()) else r
+            return carrying(r.t, r.raw, self.selected_shadow(values, r.t), shadow[1])
         if shadow is not None and name == "bitselect":  # bits of both operands and the mask
             return tainted(self.builtin(name, [defined(v) for v in values], mask, node), shadow)
         if shadow is not None:  # a call: its arguments are used (``undef.py``)

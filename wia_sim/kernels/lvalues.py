@@ -18,7 +18,7 @@ from wia_sim.kernels.lanes import all_lanes
 from wia_sim.kernels.pointers import AddressMap, PtrType, one_object
 from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
-from wia_sim.kernels.undef import joined, masked, shaped, undefined_lanes
+from wia_sim.kernels.undef import carrying, joined, masked, shaped, undefined_lanes
 
 __all__ = [
     "ComponentRef",
@@ -70,10 +70,7 @@ def merged(mask: Array, new: Value, old: Value, width: int) -> Value:
         shape = (mask.shape[0], width) if width > 1 else (mask.shape[0],)
     un = np.zeros(shape, bool) if new.undef is None else shaped(new.undef, new.t)
     uo = np.zeros(shape, bool) if old.undef is None else shaped(old.undef, old.t)
-    undef = merge_lanes(mask, un, uo, width)
-    if not bool(undef.any()):
-        return Value(new.t, a)
-    return Value(new.t, a, undef=undef, origin=new.origin if new.undef is not None else old.origin)
+    return carrying(new.t, a, merge_lanes(mask, un, uo, width), new.origin if new.undef is not None else old.origin)
 
 
 @dataclass
@@ -102,11 +99,10 @@ def swizzled(v: Value, idx: tuple[int, ...]) -> Value:
     """The components ``idx`` of the vector ``v``, with their shadow (``undef.py``)."""
     a = with_undefined(np.asarray(v.raw), idx)
     t = v.t.scalar if len(idx) == 1 else v.t.scalar.vector(len(idx))
-    if v.undef is not None:
-        u = with_undefined(shaped(v.undef, v.t), idx)
-        if bool(u.any()):
-            return Value(t, a[..., 0] if len(idx) == 1 else a, undef=u[..., 0] if len(idx) == 1 else u, origin=v.origin)
-    return Value(t, a[..., 0] if len(idx) == 1 else a)
+    u = None if v.undef is None else with_undefined(shaped(v.undef, v.t), idx)
+    if len(idx) == 1:
+        return carrying(t, a[..., 0], None if u is None else u[..., 0], v.origin)
+    return carrying(t, a, u, v.origin)
 
 
 def component(v: Value, k: Array) -> Value:
@@ -124,9 +120,7 @@ def component(v: Value, k: Array) -> Value:
         if k.ndim == 0
         else np.take_along_axis(undef, np.broadcast_to(k, undef.shape[:1])[:, None], 1)[:, 0]
     )
-    if not bool(u.any()):
-        return Value(v.t.scalar, np.asarray(picked))
-    return Value(v.t.scalar, np.asarray(picked), undef=u, origin=v.origin)
+    return carrying(v.t.scalar, np.asarray(picked), u, v.origin)
 
 
 class Ref:
@@ -245,10 +239,7 @@ class ComponentRef(Ref):
             undef = np.zeros((n, self.t.width), bool) if cur.undef is None else np.array(shaped(cur.undef, self.t))
             undef[lanes, k] = False if part.undef is None else np.broadcast_to(part.undef, (n,))
         origin = part.origin if part.undef is not None else cur.origin
-        if undef is None or not bool(undef.any()):
-            self.base.set(Value(self.t, new), mask)
-        else:
-            self.base.set(Value(self.t, new, undef=undef, origin=origin), mask)
+        self.base.set(carrying(self.t, new, undef, origin), mask)
         self.assigned = part
 
 
@@ -347,7 +338,4 @@ class SwizzleRef(Ref):
         else:
             shadow[:, [self.idx[j] for j in kept]] = False if undef is None else undef[:, kept]
         origin = part.origin if part.undef is not None else cur.origin
-        if not shadow.any():
-            self.base.set(Value(self.t, new), mask)
-            return
-        self.base.set(Value(self.t, new, undef=shadow, origin=origin), mask)
+        self.base.set(carrying(self.t, new, shadow, origin), mask)

@@ -25,6 +25,7 @@ from wia_sim.kernels.structs import StructType
 
 __all__ = [
     "Shadow",
+    "carrying",
     "defined",
     "joined",
     "masked",
@@ -65,6 +66,14 @@ def within(undef: Array, mask: Array) -> Array | None:
     """The undefined lanes (components) among the lanes of ``mask``, or None when there are none."""
     u = undef & (mask[:, None] if undef.ndim == 2 and mask.ndim == 1 else mask)
     return u if bool(u.any()) else None
+
+
+def carrying(t: CType, a: Array, undef: Array | None, origin: Uninit | None) -> Value:
+    """A value of ``t`` with the bits ``a``, and the shadow ``undef`` (from ``origin``) where some lane (component)
+    is undefined: none when no lane is."""
+    if undef is None or not bool(undef.any()):
+        return Value(t, a)
+    return Value(t, a, undef=undef, origin=origin)
 
 
 def defined(v: Value) -> Value:
