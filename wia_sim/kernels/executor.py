@@ -443,8 +443,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         if v.undef is not None and isinstance(t, StructType):  # the same struct: its bytes, with their shadow
             return v
         if v.undef is not None:  # converted with its shadow
-            r = self.to_value(defined(v), t)
-            return Value(t, r.raw, undef=shaped(v.undef, t), origin=v.origin)
+            return tainted(self.to_value(defined(v), t), joined((v,)))
         if v.affine is not None and _holds(t, v.affine):  # the conversion changes no lane's value
             return Value(t, v.a if v.t == t and v._a is not None else None, v.affine)
         return Value(t, self._conv(v, t))
@@ -774,8 +773,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         the signed integer type of the vector's element size; both operands evaluated (no short circuit)."""
         shadow = joined((a, b))
         if shadow is not None:  # (no short circuit: undefined where an operand is)
-            r = self.vector_logical(op, defined(a), defined(b), mask)
-            return Value(r.t, r.raw, undef=shaped(shadow[0], r.t), origin=shadow[1])
+            return tainted(self.vector_logical(op, defined(a), defined(b), mask), shadow)
         v = a if a.t.width > 1 else b
         t = comparison_type(v.t)
         x = np.asarray(a.a) != 0
@@ -828,8 +826,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         t = t if t.width > 1 else t.vector(cond.t.width)
         bits = np.asarray(cond.a).view(np.dtype(f"i{cond.t.dtype.itemsize}"))
         self.count(self._kind(t), mask, t.width)
-        r = Value(t, np.where(bits < 0, self._conv(a, t), self._conv(b, t)).astype(t.dtype))
-        return r if shadow is None else Value(t, r.raw, undef=shaped(shadow[0], t), origin=shadow[1])
+        return tainted(Value(t, np.where(bits < 0, self._conv(a, t), self._conv(b, t)).astype(t.dtype)), shadow)
 
     def expr_Assignment(self, node: c_ast.Assignment, mask: Array) -> Result:
         ref = self.lref(node.lvalue, mask, store=node.op == "=")
@@ -866,7 +863,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         if isinstance(v, Pointer):
             return Value(ct, np.asarray(v.off).astype(ct.dtype))
         if v.undef is not None:  # converted with its shadow (a scalar's spread to each component)
-            return Value(ct, self._conv(defined(v), ct), undef=shaped(v.undef, ct), origin=v.origin)
+            return tainted(Value(ct, self._conv(defined(v), ct)), joined((v,)))
         return Value(ct, self._conv(v, ct))
 
     def vector_literal(self, ct: CType, parts: Sequence[Result]) -> Value:

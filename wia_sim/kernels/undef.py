@@ -14,7 +14,7 @@ finding names the read (what, which bytes, its line) and reports at the line of 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -110,6 +110,14 @@ def joined(values: Iterable[Result]) -> Shadow | None:
         return None
     assert origin is not None
     return undef, origin
+
+
+@overload
+def tainted(r: Value, shadow: Shadow | None) -> Value: ...
+
+
+@overload
+def tainted(r: Result, shadow: Shadow | None) -> Result: ...
 
 
 def tainted(r: Result, shadow: Shadow | None) -> Result:
