@@ -32,6 +32,7 @@ __all__ = [
     "UnsupportedKernel",
     "Value",
     "lane_count",
+    "undefined_lanes",
 ]
 
 Array = NDArray[Any]
@@ -117,6 +118,11 @@ class KernelTimeout(KernelFault):
         super().__init__("step_limit", message, kernel, line, source_line=source_line)
 
 
+def undefined_lanes(undef: Array) -> Array:
+    """The lanes in which any component is undefined."""
+    return undef if undef.ndim == 1 else np.asarray(undef.any(axis=1))
+
+
 @dataclass(frozen=True, eq=False)
 class Uninit:
     """Where an undefined value came from: the check its use reports (``uninitialized_<space>``), the object read
@@ -137,7 +143,7 @@ class Uninit:
     def fault(self, undef: Array, use: str) -> KernelFault:
         """The finding for the lanes of ``undef`` that ``use`` the value (``use``: "and its value stored to ...")."""
         st = self.st
-        lanes = undef if undef.ndim == 1 else np.asarray(undef.any(axis=1))
+        lanes = undefined_lanes(undef)
         lane = int(np.flatnonzero(lanes)[0])
         at: int | None = None
         offs: Array | None = None

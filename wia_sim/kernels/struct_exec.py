@@ -24,7 +24,7 @@ from pycparser import c_ast
 from wia_sim.kernels.ctype import CType, elem_bytes
 from wia_sim.kernels.exec_state import ExecutorState
 from wia_sim.kernels.initializers import designated_member
-from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value, undefined_lanes
 from wia_sim.kernels.structs import StructType, size_align
 from wia_sim.kernels.types import TypeInfo, const_int
 
@@ -83,7 +83,7 @@ class StructOps(ExecutorState):
             used = undef & mask[:, None] & self.member_bytes(st)
             if bool(used.any()):
                 assert v.origin is not None
-                raise v.origin.fault(np.asarray(used.any(axis=1)), f"and its value stored to __{p.region.space} memory")
+                raise v.origin.fault(undefined_lanes(used), f"and its value stored to __{p.region.space} memory")
         for off, t in byte_chunks(st.size):
             part = a[..., off : off + t.width]
             held = None if undef is None else undef[:, off : off + t.width]

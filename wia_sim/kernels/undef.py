@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
-from wia_sim.kernels.spaces import Pointer, Uninit, Value
+from wia_sim.kernels.spaces import Pointer, Uninit, Value, undefined_lanes
 from wia_sim.kernels.structs import StructType
 
 __all__ = [
@@ -42,11 +42,6 @@ Result = Value | Pointer
 
 Shadow = tuple[Array, Uninit]
 """The undefined lanes (or components) of a result and where they came from."""
-
-
-def undefined_lanes(undef: Array) -> Array:
-    """The lanes in which any component is undefined."""
-    return undef if undef.ndim == 1 else np.asarray(undef.any(axis=1))
 
 
 def shaped(undef: Array, t: CType) -> Array:
