@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .corpus import Buffer, BugCase, KernelCase, Launch, Local, Null, Scalar
+from .corpus import Buffer, BugCase, KernelCase, Launch, Local, Null, Scalar, Span
 
 try:
     import pyopencl as cl
@@ -131,16 +131,19 @@ class CLDevice:
         mf = cl.mem_flags
         cl_args: list[Any] = []
         buffers: dict[str, Any] = {}
-        for name, arg in launch.args.items():
+        for name, arg in launch.args.items():  # the buffers first: a span may come before its buffer
             if isinstance(arg, Buffer):
                 flags = {"read_only": mf.READ_ONLY, "write_only": mf.WRITE_ONLY}.get(arg.memory_access, mf.READ_WRITE)
                 if arg.host_data:
                     host = np.frombuffer(arg.array.tobytes() + b"\xff" * pad_bytes, dtype=np.uint8).copy()
-                    buf = cl.Buffer(ctx, flags | mf.COPY_HOST_PTR, hostbuf=host)
+                    buffers[name] = cl.Buffer(ctx, flags | mf.COPY_HOST_PTR, hostbuf=host)
                 else:  # created without data: Oclgrind's uninitialized-value plugin tracks its bytes
-                    buf = cl.Buffer(ctx, flags, arg.array.nbytes + pad_bytes)
-                buffers[name] = buf
-                cl_args.append(buf)
+                    buffers[name] = cl.Buffer(ctx, flags, arg.array.nbytes + pad_bytes)
+        for name, arg in launch.args.items():
+            if isinstance(arg, Buffer):
+                cl_args.append(buffers[name])
+            elif isinstance(arg, Span):  # a sub-buffer: the same memory
+                cl_args.append(buffers[arg.of].get_sub_region(arg.offset, arg.nbytes))
             elif isinstance(arg, Null):
                 cl_args.append(None)
             elif isinstance(arg, Local):
@@ -224,16 +227,29 @@ def run_launch_hal(case: KernelCase | BugCase, launch: Launch) -> dict[str, np.n
         kernel = wia.compile_kernel(ctx, case.source(), case.kernel, case.options)
         values: list[Any] = []
         buffers: dict[str, tuple[Any, Any]] = {}
+        spanned = {arg.of for arg in launch.args.values() if isinstance(arg, Span)}
+        for name, arg in launch.args.items():  # the buffers first: a span may come before its buffer
+            if not isinstance(arg, Buffer):
+                continue
+            data = arg.array.reshape(-1).view(np.uint8)
+            staging = wia.alloc(ctx, data.size, wia.MemoryType.HOST)
+            wia.memory_ptr(staging)[:] = data
+            access = wia.MemoryAccess[arg.memory_access.upper()]
+            if name in spanned:  # a tensor, which a span slices (then a HAL dtype, 1-D)
+                assert arg.host_data and arg.array.ndim == 1, f"{name}: a spanned buffer is 1-D, with data"
+                buffers[name] = (wia.tensor(arg.array, ctx=ctx, access=access), staging)
+                continue
+            device = wia.alloc(ctx, data.size, access=access)
+            if arg.host_data:
+                wia.copy_async(staging, device, data.size)
+            buffers[name] = (device, staging)
         for name, arg in launch.args.items():
             if isinstance(arg, Buffer):
-                data = arg.array.reshape(-1).view(np.uint8)
-                staging = wia.alloc(ctx, data.size, wia.MemoryType.HOST)
-                wia.memory_ptr(staging)[:] = data
-                device = wia.alloc(ctx, data.size, access=wia.MemoryAccess[arg.memory_access.upper()])
-                if arg.host_data:
-                    wia.copy_async(staging, device, data.size)
-                buffers[name] = (device, staging)
-                values.append(device)
+                values.append(buffers[name][0])
+            elif isinstance(arg, Span):
+                whole = buffers[arg.of][0]
+                size = whole.dtype.itemsize
+                values.append(wia.slice(whole, [arg.offset // size], [(arg.offset + arg.nbytes) // size]))
             elif isinstance(arg, Null):
                 values.append(None)
             elif isinstance(arg, Local):
@@ -247,7 +263,9 @@ def run_launch_hal(case: KernelCase | BugCase, launch: Launch) -> dict[str, np.n
         outputs = [name for name, arg in launch.args.items() if isinstance(arg, Buffer) and arg.access != "in"]
         for name in outputs:
             device, staging = buffers[name]
-            wia.copy_async(device, staging, device.size)
+            if isinstance(device, wia.Tensor):
+                device = device.memory
+            wia.copy_async(device, staging, staging.size)
         wia.context_synchronize(ctx)
         result: dict[str, np.ndarray] = {}
         for name in outputs:

@@ -119,7 +119,27 @@ class Null:
     """A NULL ``__global`` pointer argument (``clSetKernelArg`` with a NULL buffer; ``None`` through the HAL)."""
 
 
-Arg = Buffer | Local | Scalar | Null
+SPAN_ALIGN = 128
+"""A ``Span``'s offset is a multiple of this: CL_DEVICE_MEM_BASE_ADDR_ALIGN of PoCL and Oclgrind (1,024 bits), the
+alignment OpenCL requires of a sub-buffer's origin (and the OpenCL backend of a sub-buffer it passes as is)."""
+
+
+@dataclass(frozen=True)
+class Span:
+    """A ``__global`` pointer argument over ``nbytes`` of the buffer argument ``of``, from byte ``offset``: the
+    same memory, not a copy (OpenCL: a sub-buffer; through the HAL: a slice of the buffer's tensor, whose 1-D array
+    must then be of a HAL dtype). What the kernel stores through it is read back through ``of``."""
+
+    of: str
+    offset: int
+    nbytes: int
+
+    def __post_init__(self) -> None:
+        if self.offset % SPAN_ALIGN or self.offset < 0 or self.nbytes <= 0:
+            raise ValueError(f"a span's offset is a multiple of {SPAN_ALIGN} and it has bytes: {self}")
+
+
+Arg = Buffer | Local | Scalar | Null | Span
 
 
 class Launch(NamedTuple):
@@ -142,7 +162,7 @@ class Inputs(dict[str, Any]):
                 self[name] = arg.array.copy()
             elif isinstance(arg, Scalar):
                 self[name] = arg.numpy()
-            else:
+            elif isinstance(arg, Local):
                 self[name] = arg.nbytes
         self.global_size = launch.global_size
         self.local_size = launch.local_size
@@ -296,6 +316,11 @@ def check_geometry(name: str, launch: Launch) -> None:
             raise AssertionError(f"{name}: global size {g} is not a multiple of local size {loc}")
         if math.prod(loc) > 256:
             raise AssertionError(f"{name}: work-group {loc} is larger than 256 work-items (wia-tiny's limit)")
+    for arg in launch.args.values():
+        if isinstance(arg, Span):
+            of = launch.args.get(arg.of)
+            if not isinstance(of, Buffer) or arg.offset + arg.nbytes > of.array.nbytes:
+                raise AssertionError(f"{name}: {arg} is not inside a buffer argument")
     local_bytes = sum(a.nbytes for a in launch.args.values() if isinstance(a, Local))
     if local_bytes > 16 * 1024:
         raise AssertionError(f"{name}: {local_bytes} bytes of __local arguments")
@@ -3343,6 +3368,14 @@ def _make_bug_race_global(rng: np.random.Generator) -> Launch:
     return Launch(args, (64 * groups,), (64,))
 
 
+def _make_bug_race_overlapping_args(rng: np.random.Generator) -> Launch:
+    n = 64 * int(rng.integers(2, 8))
+    shift = SPAN_ALIGN * int(rng.integers(1, 3))  # 32 or 64 floats on: another work-group's
+    data = Buffer(_signed(rng, 0.1, 1.0, n + shift // 4), "inout")
+    args = {"in": Span("data", shift, 4 * n), "out": Span("data", 0, 4 * n), "data": data, "n": _i32(n)}
+    return Launch(args, (n,), (32,))
+
+
 @_bug_1d(100, 1000)
 def _make_bug_runaway(rng: np.random.Generator, n: int) -> dict[str, Arg]:
     return {
@@ -3494,6 +3527,17 @@ BUGS: list[BugCase] = [
         _make_bug_race_global,
         safe_to_run=True,
         notes="work-item 0 of every work-group stores result[0]; there are at least 4 groups",
+    ),
+    BugCase(
+        "race_overlapping_args",
+        "race_overlapping_args.cl",
+        "shift_down",
+        "race_global",
+        13,
+        _make_bug_race_overlapping_args,
+        safe_to_run=True,
+        notes="in and out are views of one buffer, in starting 32 or 64 floats on: work-item i reads in[i], the "
+        "float work-item i + 32 (or + 64), of another work-group, stores as out[i + 32]",
     ),
     BugCase(
         "race_local_rw",

@@ -81,8 +81,8 @@ def _check_signature(device: CLDevice, case: corpus.KernelCase | corpus.BugCase,
             assert arg.array.size % width == 0, f"{case.name}.{name}: {arg.array.size} elements for {type_name}"
         elif isinstance(arg, Local):
             assert space == "local", f"{case.name}.{name}: kernel says __{space}, descriptor says Local"
-        elif isinstance(arg, corpus.Null):
-            assert space == "global", f"{case.name}.{name}: kernel says __{space}, descriptor says Null"
+        elif isinstance(arg, corpus.Null | corpus.Span):
+            assert space == "global", f"{case.name}.{name}: kernel says __{space}, descriptor says {arg}"
         else:
             assert isinstance(arg, Scalar)
             assert space == "private", f"{case.name}.{name}: kernel says __{space}, descriptor says Scalar"

@@ -56,12 +56,18 @@ def run_launch(
     program = compile_source(case.source(), case.options)
     args: list[object] = []
     arrays: dict[str, np.ndarray] = {}
-    for name, arg in launch.args.items():
+    for name, arg in launch.args.items():  # the buffers first: a span may come before its buffer
         if isinstance(arg, Buffer):
             arrays[name] = arg.array.copy()
-            data = arrays[name].reshape(-1).view(np.uint8)
-            unset = None if arg.host_data else np.zeros(data.size, dtype=bool)
-            args.append(GlobalBuffer(data, arg.memory_access, unset))  # type: ignore[arg-type]
+    for name, arg in launch.args.items():
+        if isinstance(arg, Buffer | corpus.Span):
+            whole = launch.args[arg.of] if isinstance(arg, corpus.Span) else arg
+            assert isinstance(whole, Buffer)
+            data = arrays[arg.of if isinstance(arg, corpus.Span) else name].reshape(-1).view(np.uint8)
+            if isinstance(arg, corpus.Span):  # a view of the same bytes
+                data = data[arg.offset : arg.offset + arg.nbytes]
+            unset = None if whole.host_data else np.zeros(data.size, dtype=bool)
+            args.append(GlobalBuffer(data, whole.memory_access, unset))  # type: ignore[arg-type]
         elif isinstance(arg, corpus.Null):
             args.append(None)
         elif isinstance(arg, Local):

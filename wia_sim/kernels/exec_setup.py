@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from pycparser import c_ast
 
+from wia_sim.kernels.aliasing import overlapping, share_records
 from wia_sim.kernels.ctype import SCALARS, CType, elem_bytes, lookup
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _nested
 from wia_sim.kernels.initializers import elided_length, member_types
@@ -177,12 +178,24 @@ class LaunchSetup(ExecutorState):
         self.store(base, self.to_value(v, ct), mask)
         return Var(mem=base)
 
+    def share_overlapping(self, spans: list[tuple[int, Region]]) -> None:
+        """Arguments over overlapping bytes of one allocation: one memory for the checks (``aliasing.py``), each
+        named in the others' findings."""
+        for group in overlapping(spans):
+            replaced = share_records(group)
+            self.init_flags = [(flags, replaced.get(id(held), held)) for flags, held in self.init_flags]
+            names = [region.description.split("(", 1)[1].rstrip(")") for _, region in group]
+            for (_, region), own in zip(group, names, strict=True):
+                others = " and ".join(name for name in names if name != own)
+                region.description = f"{region.description[:-1]}, which overlaps {others})"
+
     def bind_args(self, args: Sequence[Any]) -> None:
         params = self.kernel.params
         if len(args) != len(params):
             raise TypeError(f"kernel '{self.kernel.name}' takes {len(params)} arguments, got {len(args)}")
         scope: dict[str, Var] = {}
         regions: dict[tuple[str, int, int], Region] = {}  # by space, first byte and size (``same``, below)
+        spans: list[tuple[int, Region]] = []  # each buffer's region once, with its first byte's address
         for p, arg in zip(params, args, strict=True):
             if p.kind == "buffer":
                 if arg is None:  # a NULL pointer (clSetKernelArg with a NULL buffer): dereferencing it faults
@@ -203,6 +216,7 @@ class LaunchSetup(ExecutorState):
                     region.description = (
                         region.description.replace("(argument '", "(arguments '")[:-1] + f" and '{p.name}')"
                     )
+                    region.mixed = region.mixed or region.granule != granule
                     region.granule = math.gcd(region.granule, granule)
                     region.track_races = region.track_races or not p.const
                     region.read_only = region.read_only and read_only
@@ -226,6 +240,7 @@ class LaunchSetup(ExecutorState):
                     region.init = np.ones(-(-buf.size // 16) * 16, dtype=bool)  # padded: read as whole words
                     region.init[: buf.size] = initialized
                     self.init_flags.append((initialized, region.init))
+                spans.append((same[1], region))
                 scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
             elif p.kind == "local":
                 elem, dims = self._pt(p.type)
@@ -251,6 +266,8 @@ class LaunchSetup(ExecutorState):
                 if ct.width > 1:
                     a = a.reshape(ct.width)
                 scope[p.name] = self.parameter(p.name, ct, Value(ct, a), self.all)
+        if self.checks:
+            self.share_overlapping(spans)
         for lv in self.kernel.local_vars:
             inner = self.program.type_of(lv.node)
             while inner.kind == "array" and inner.target is not None:

@@ -397,6 +397,24 @@ _QUOTE_CHARS = 160
 """The longest source line a finding quotes whole (longer ones are cut, keeping the message compact)."""
 
 
+def _granules(
+    starts: Array, lanes: Array, stored: Callable[[], tuple[Array, Array]] | None, esize: int, granule: int
+) -> tuple[Array, Array, Callable[[], tuple[Array, Array]] | None]:
+    """An access of ``esize``-byte elements at ``starts`` by ``lanes`` as one entry per ``granule`` bytes of each
+    element (its race records), with what it stores (``stored``) repeated for each."""
+    parts = esize // granule
+    spread = (starts[:, None] + np.arange(0, esize, granule)).reshape(-1)
+    if stored is None:
+        return spread, np.repeat(lanes, parts), None
+    bits = stored
+
+    def repeated() -> tuple[Array, Array]:
+        new, old = bits()
+        return np.repeat(new, parts), np.repeat(old, parts)
+
+    return spread, np.repeat(lanes, parts), repeated
+
+
 class Region(StridedAccess):
     """One memory object. ``data`` is uint8 of shape (rows, stride); an access at byte offset ``off`` of lane ``l``
     touches row 0 (``per`` "none"), the lane's work-group (``per`` "group") or the lane itself (``per`` "lane")."""
@@ -418,6 +436,11 @@ class Region(StridedAccess):
         self.nbytes = nbytes
         self.per = per
         self.granule = max(1, granule)
+        # accessed as elements of several sizes (one buffer as arguments of different element types, ``aliasing``):
+        # an access records every granule of its elements, not the first (a struct's members, of one struct type,
+        # keep to the first: only a union's members of different sizes, written by different work-items, could
+        # overlap unseen)
+        self.mixed = False
         self.track_races = track_races
         self.read_only = read_only
         self.write_only = False  # a kernel may not read it (a buffer allocated write-only, memargs.GlobalBuffer)
@@ -694,6 +717,8 @@ class Region(StridedAccess):
             if self._compact:
                 self.materialize(st)
             self._shadowed = True
+            if self.mixed and self.granule < esize:  # every record the element covers
+                starts, lanes, stored = _granules(starts, lanes, stored, esize, self.granule)
             keys = (
                 starts >> (self.granule.bit_length() - 1)
                 if self.granule & (self.granule - 1) == 0

@@ -54,6 +54,7 @@ class StridedAccess(RaceTracker):
     per: str
     track_races: bool
     read_only: bool
+    mixed: bool
     write_only: bool
     init: Array | None
     _all_init: bool
@@ -144,7 +145,8 @@ class StridedAccess(RaceTracker):
             elif bool(np.any((flags != written) & where)):
                 return None
         races = self.track_races and self.space not in ("constant", "private")
-        if races and (keys is None or not self.compact(st, keys, mask, write)):
+        # (kept by its first granule: not where elements of other sizes may share the granules it covers)
+        if races and (keys is None or self.mixed or not self.compact(st, keys, mask, write)):
             return None
         return place
 
