@@ -1864,7 +1864,7 @@ def test_the_kernel_corpus_compiles_with_the_parameters_its_cases_pass() -> None
                 assert arg.access == "in" or not p.const, (case.name, p)
             elif isinstance(arg, corpus.Local):
                 assert p.kind == "local", (case.name, p)
-            elif isinstance(arg, corpus.Null):
+            elif isinstance(arg, corpus.Null | corpus.Span):
                 assert p.kind == "buffer", (case.name, p)
             elif p.nbytes is not None:  # a struct by value: a structured scalar of its size
                 assert p.kind == "scalar" and np.dtype(arg.dtype).itemsize == p.nbytes, (case.name, p)

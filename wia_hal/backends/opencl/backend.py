@@ -45,7 +45,7 @@ from wia_hal.backends.opencl.handles import Buffer, CompiledKernel, Marker, Queu
 from wia_hal.backends.opencl.ops import OPS, Ops
 from wia_hal.backends.opencl.status import check_event_status, checked, cl, require_pyopencl
 from wia_hal.enums import MemoryAccess, MemoryType
-from wia_hal.errors import InvalidLaunchConfigError
+from wia_hal.errors import InvalidLaunchConfigError, NotSupportedError
 from wia_hal.models import DeviceCapabilities, DeviceInfo
 from wia_hal.opset import OpAttrs, OpName
 
@@ -204,7 +204,12 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
                 f"its own, the rest its __local arguments); the device allows {self.features.local_memory}"
             )
         copies_back: list[tuple[Buffer, Buffer, int, int]] = []
-        values = [self._argument(queue, a, p, copies_back) for a, p in zip(args, kernel.signature.params, strict=True)]
+        params = kernel.signature.params
+        shared = self._overlapping(queue, name, args, params, copies_back)
+        values = [
+            shared[k] if k in shared else self._argument(queue, a, p, copies_back)
+            for k, (a, p) in enumerate(zip(args, params, strict=True))
+        ]
         dims = max([ndrange.work_dim, *(d + 1 for d in range(3) if ndrange.global_size[d] > 1)])
         local = None if ndrange.local_size is None else ndrange.local_size[:dims]
         with checked(f"launch kernel {name} on {ndrange.global_size[:dims]} x {local}"):
@@ -213,6 +218,54 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
         for staged, target, offset, nbytes in copies_back:
             buffers.copy(queue, staged, 0, target, offset, nbytes)
         queue.submit()
+
+    def _overlapping(
+        self,
+        queue: Queue,
+        name: str,
+        args: Sequence[KernelArg[Buffer]],
+        params: Sequence[KernelParam],
+        copies_back: list[Any],
+    ) -> dict[int, Any]:
+        """The arguments over overlapping bytes of one DEVICE allocation that ``_argument`` would give scratch copies
+        of their own (an offset off the alignment, an access flag), by index: one scratch copy of the bytes they
+        span, each a sub-buffer of it, so that what the kernel stores through one the others see, as on the
+        allocation itself. Sub-buffers start at multiples of CL_DEVICE_MEM_BASE_ADDR_ALIGN: arguments the kernel
+        writes whose distance is not one cannot be one memory in OpenCL 1.2 (``NOT_SUPPORTED``; separate copies
+        would compute something else). Arguments only read keep their own copies: nothing can differ."""
+        align = self.features.base_align
+        spans: dict[int, list[tuple[int, BufferArg[Buffer]]]] = {}
+        for k, arg in enumerate(args):
+            if isinstance(arg, BufferArg) and arg.buffer.memory_type is MemoryType.DEVICE and arg.nbytes:
+                spans.setdefault(id(arg.buffer), []).append((k, arg))
+        shared: dict[int, Any] = {}
+        for members in spans.values():
+            for group in _overlaps(members):
+                direct = all(a.access is MemoryAccess.READ_WRITE and a.offset % align == 0 for _, a in group)
+                writes = [k for k, a in group if not params[k].const and a.access is not MemoryAccess.READ_ONLY]
+                if direct or not writes:
+                    continue
+                lo = min(a.offset for _, a in group)
+                hi = max(a.offset + a.nbytes for _, a in group)
+                apart = [(k, a) for k, a in group if (a.offset - lo) % align]
+                if apart:
+                    k, a = apart[0]
+                    raise NotSupportedError(
+                        f"kernel {name}: arguments {_names(params, group)} overlap in one allocation, and argument "
+                        f"{k} ('{params[k].name}') starts {a.offset - lo} bytes after the first, not a multiple of "
+                        f"the device's base address alignment ({align} bytes): OpenCL 1.2 cannot give the kernel "
+                        "these as one memory (a sub-buffer starts at such a multiple), and separate copies would "
+                        "not see each other's stores"
+                    )
+                scratch = Buffer(
+                    MemoryType.DEVICE, hi - lo, mem=cl.Buffer(self.context, cl.mem_flags.READ_WRITE, hi - lo)
+                )
+                buffers.copy(queue, group[0][1].buffer, lo, scratch, 0, hi - lo)
+                copies_back.append((scratch, group[0][1].buffer, lo, hi - lo))
+                with checked("create a sub-buffer"):
+                    for k, a in group:
+                        shared[k] = scratch.mem.get_sub_region(a.offset - lo, a.nbytes)
+        return shared
 
     def _argument(self, queue: Queue, arg: KernelArg[Buffer], param: KernelParam, copies_back: list[Any]) -> Any:
         """What ``set_arg`` takes for ``arg``. A DEVICE buffer at an offset is a sub-buffer where the offset is a
@@ -313,3 +366,25 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
 
 
 __all__ = ["OpenCLBackend"]
+
+
+def _overlaps(members: list[tuple[int, BufferArg[Buffer]]]) -> list[list[tuple[int, BufferArg[Buffer]]]]:
+    """The groups of two or more arguments (with their index) whose bytes of one allocation overlap."""
+    groups: list[list[tuple[int, BufferArg[Buffer]]]] = []
+    current: list[tuple[int, BufferArg[Buffer]]] = []
+    end = -1
+    for k, arg in sorted(members, key=lambda m: m[1].offset):
+        if current and arg.offset < end:
+            current.append((k, arg))
+            end = max(end, arg.offset + arg.nbytes)
+            continue
+        if len(current) > 1:
+            groups.append(current)
+        current, end = [(k, arg)], arg.offset + arg.nbytes
+    if len(current) > 1:
+        groups.append(current)
+    return groups
+
+
+def _names(params: Sequence[KernelParam], group: list[tuple[int, BufferArg[Buffer]]]) -> str:
+    return " and ".join(f"{k} ('{params[k].name}')" for k, _ in sorted(group, key=lambda m: m[0]))
