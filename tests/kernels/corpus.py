@@ -3571,6 +3571,16 @@ BUGS: list[BugCase] = [
         notes="odd work-items load tile[lid], which nobody stored",
     ),
     BugCase(
+        "uninitialized_async_copy",
+        "uninitialized_async_copy.cl",
+        "copy_even_only",
+        "uninitialized_local",
+        16,
+        _make_bug_full_groups,
+        safe_to_run=True,
+        notes="the odd slots of the tile, which nobody stored, are copied to y by async_work_group_copy",
+    ),
+    BugCase(
         "uninitialized_local_branch",
         "uninitialized_local_branch.cl",
         "climb",

@@ -19,7 +19,7 @@ event returns it (the copies chain on one event, and waiting for it performs the
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -197,6 +197,7 @@ class _Copy:
     dst_stride: Array
     elem: CType
     line: int
+    name: str  # async_work_group_copy or async_work_group_strided_copy
 
 
 class AsyncCopies:
@@ -298,6 +299,7 @@ class AsyncCopies:
                 st if strided and src.region.space == "local" else one,
                 dst.elem,
                 line,
+                name,
             )
         )
         gs = ex.geometry.group_size
@@ -363,7 +365,13 @@ class AsyncCopies:
                 continue
             src_off = c.src_off[group] + e * c.src_stride[group] * size
             dst_off = c.dst_off[group] + e * c.dst_stride[group] * size
-            values = c.src.region.load(ex.st, src_off, active, c.elem)
+            values = c.src.region.load(ex.st, src_off, active, c.elem, defer=ex.checks)
+            deferred, ex.st.deferred = ex.st.deferred, None
+            if deferred is not None:  # bytes nobody wrote, copied: a use, named at the copy (Oclgrind checks the call)
+                undef, origin = deferred
+                ex.st.line = c.line
+                space = c.dst.region.space
+                raise replace(origin, line=c.line).fault(undef, f"and its value stored to __{space} memory by {c.name}")
             c.dst.region.store(ex.st, dst_off, active, c.elem, values)
 
     def finish(self, end_line: int) -> None:
