@@ -463,3 +463,95 @@ def test_strict_kernel_checks_make_a_uniform_write_an_error() -> None:
         _launch_uniform(kernel_checks=False)  # no checks, no finding
     with pytest.raises(wia.InvalidValueError, match=r"kernel_checks='loose': expected true/false \(1/0\) or strict"):
         wia.set_backend("sim", kernel_checks="loose")
+
+
+# -- accesses of different widths to one memory (pointer casts) --------------------------------------------------------
+
+_WIDTHS = {"uchar": 1, "ushort": 2, "uint": 4}
+BYTES = 32
+
+
+def cast_kernel(space: str, phases: list[tuple[str, str, bool]]) -> tuple[str, list[int]]:
+    """A kernel whose phase p (kind, element type, barrier before it) reads or writes element ``idx[p * n + g]``
+    of ``BYTES`` bytes of ``uint`` memory seen through a pointer to its element type. Every store's value is
+    distinct and not zero (a conflict is never a uniform write of equal bits). The source and each phase's line."""
+    mem = "buf" if space == "global" else "t"
+    lines = [
+        "__kernel void k(__global const int* idx, __global uint* buf, __global uint* out, const int n) {",
+        "    const int g = get_global_id(0);",
+        f"    __local uint t[{BYTES // 4}];",
+        f"    if (get_local_id(0) == 0) for (int i = 0; i < {BYTES // 4}; i++) t[i] = 0;",
+        "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+        "    uint v = 0;",
+    ]
+    at = []
+    for p, (kind, type_name, barrier) in enumerate(phases):
+        if barrier:
+            lines.append("    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
+        space_q = "__global" if space == "global" else "__local"
+        element = f"(({space_q} {type_name}*){mem})[idx[{p} * n + g]]"
+        access = f"v += {element};" if kind == "read" else f"{element} = ({type_name})(g * 8 + {p} + 1);"
+        lines.append(f"    if (idx[{p} * n + g] >= 0) {access}")
+        at.append(len(lines))
+    lines += ["    out[g] = v;", "}"]
+    return "\n".join(lines), at
+
+
+def bytes_reference(table: list[list[int]], phases: list[tuple[str, str, bool]], wg: int) -> int | None:
+    """The first phase whose accesses conflict with an earlier one's or with each other's: two work-items, bytes
+    in common, one of them writes, no barrier of their (common) work-group between."""
+    n = len(table[0])
+    for p2, (kind2, type2, _) in enumerate(phases):
+        for p1 in range(p2 + 1):
+            kind1, type1, _ = phases[p1]
+            if "write" not in (kind1, kind2):
+                continue
+            fenced = any(barrier for _, _, barrier in phases[p1 + 1 : p2 + 1])
+            for g1, g2 in itertools.product(range(n), range(n)):
+                e1, e2 = table[p1][g1], table[p2][g2]
+                if g1 == g2 or e1 < 0 or e2 < 0 or (fenced and g1 // wg == g2 // wg):
+                    continue
+                w1, w2 = _WIDTHS[type1], _WIDTHS[type2]
+                if e1 * w1 < (e2 + 1) * w2 and e2 * w2 < (e1 + 1) * w1:
+                    return p2
+    return None
+
+
+@pytest.mark.parametrize("space", ["global", "local"])
+@settings(max_examples=120, deadline=None)
+@given(
+    data=st.data(),
+    wg=st.sampled_from([1, 2, 4]),
+    groups=st.integers(1, 3),
+    phases=st.lists(
+        st.tuples(st.sampled_from(["read", "write"]), st.sampled_from(sorted(_WIDTHS)), st.booleans()),
+        min_size=2,
+        max_size=4,
+    ),
+)
+def test_race_check_of_accesses_of_different_widths_matches_a_byte_reference(
+    data: st.DataObject, wg: int, groups: int, phases: list[tuple[str, str, bool]], space: str
+) -> None:
+    """Bytes of one memory written and read as uchar, ushort and uint by different work-items: a race exactly
+    where two accesses share a byte (a uchar store beside another work-item's uchar store in one uint is none; a
+    uint read over another's uchar store is one), whatever width touched the memory first."""
+    if space == "local" and groups > 1:
+        groups = 1  # (__local memory is per group: the reference's bytes are one group's)
+    n = wg * groups
+    table = [
+        data.draw(st.lists(st.integers(-1, BYTES // _WIDTHS[t] - 1), min_size=n, max_size=n), f"phase {p}")
+        for p, (_, t, _) in enumerate(phases)
+    ]
+    src, line = cast_kernel(space, phases)
+    args = [np.asarray(table, np.int32).reshape(-1).view(np.uint8)]
+    args += [np.arange(BYTES, dtype=np.uint8), np.zeros(n, np.uint32).view(np.uint8), n]
+    expected = bytes_reference(table, phases, wg)
+    event(f"race in phase {expected}")
+    geometry = Geometry((n, 1, 1), (wg, 1, 1))
+    if expected is None:
+        run_kernel(compile_source(src), "k", args, geometry, strict=True)
+        return
+    with pytest.raises(KernelFault) as info:
+        run_kernel(compile_source(src), "k", args, geometry, strict=True)
+    assert info.value.check in (f"race_{space}", "uniform_write"), str(info.value)
+    assert info.value.line == line[expected], str(info.value)

@@ -11,21 +11,18 @@ reads as written. The same bytes given twice at the same offset are one ``Region
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from wia_sim.kernels.races import LANE_RECORDS, ZERO_RECORDS
 from wia_sim.kernels.spaces import Region
 
 __all__ = ["overlapping", "share_records"]
 
 Array = NDArray[Any]
-
-_LANE_RECORDS = ("w_lane", "r_lane", "a_lane", "l_lane")  # work-items on record (-1: none), as races.py starts them
-_ZERO_RECORDS = ("w_epoch", "r_epoch", "r_group", "a_epoch", "a_group", "l_epoch", "l_group")
 
 
 def overlapping(spans: Sequence[tuple[int, Region]]) -> list[list[tuple[int, Region]]]:
@@ -52,24 +49,20 @@ def share_records(group: Sequence[tuple[int, Region]]) -> dict[int, Array]:
     initialized flags; returns each replaced flags array's new view, by the old one's ``id`` (the executor hands
     the flags back to the caller after the launch).
 
-    The granule (the bytes one race record covers) becomes the greatest common divisor of the members' granules
-    and of their distances, so that every member's records fall on the shared ones. The shared records are made
-    up front and flagged as holding something: the tracker's shortcuts for a memory nothing has touched yet look
-    at one region's own state only."""
+    A race record covers one byte (a granule of 1): every member's records fall on the shared ones whatever their
+    distances, and none ever needs refining (``RaceTracker.refine``, which would part a member's records from the
+    others'). The shared records are made up front and flagged as holding something: the tracker's shortcuts
+    for a memory nothing has touched yet look at one region's own state only."""
     lo = min(address for address, _ in group)
-    granule = 0
-    for address, region in group:
-        granule = math.gcd(granule, region.granule, address - lo)
-    keys = max((address - lo) // granule + region.data.size // granule + 1 for address, region in group)
-    shared = {name: np.full(keys, -1, np.int32) for name in _LANE_RECORDS}
-    shared.update({name: np.zeros(keys, np.int32) for name in _ZERO_RECORDS})
+    keys = max(address - lo + region.data.size + 1 for address, region in group)
+    shared = {name: np.full(keys, -1, np.int32) for name in LANE_RECORDS}
+    shared.update({name: np.zeros(keys, np.int32) for name in ZERO_RECORDS})
     flags = _shared_flags(group, lo)
     replaced: dict[int, Array] = {}
     for address, region in group:
-        first = (address - lo) // granule
-        count = region.data.size // granule + 1
-        region.mixed = region.mixed or region.granule != granule
-        region.granule = granule
+        first, count = address - lo, region.data.size + 1
+        region.mixed = region.mixed or region.granule != 1  # wider elements record every byte
+        region.granule = 1
         for name, records in shared.items():
             setattr(region, name, records[first : first + count])
         region._written = region._shadowed = True

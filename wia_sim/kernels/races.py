@@ -9,6 +9,7 @@ owns the shadow arrays."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,12 @@ class _Compact:
     epoch: Array
 
 
+LANE_RECORDS = ("w_lane", "r_lane", "a_lane", "l_lane")
+"""The shadow arrays of work-items on record per granule (-1: none; -2: several)."""
+ZERO_RECORDS = ("w_epoch", "r_epoch", "r_group", "a_epoch", "a_group", "l_epoch", "l_group")
+"""The shadow arrays of barrier epochs and groups per granule (0 when nothing is on record)."""
+
+
 class RaceTracker:
     """The race-check methods of ``Region`` (which sets every attribute declared here)."""
 
@@ -60,11 +67,32 @@ class RaceTracker:
     _pending_size: int
     _written: bool
     _compact: list[_Compact]
+    _layouts: dict[Any, Any]  # ``strided.StridedAccess._layout``'s, whose race keys are in granules
+    mixed: bool
     _shadowed: bool  # something is on record in the shadow (or waits to be: _pending_reads)
 
     @property
     def stride(self) -> int:
         return int(self.data.shape[1])
+
+    def refine(self, st: LaunchState, size: int) -> None:
+        """An access of ``size``-byte elements, smaller than a granule (through a pointer cast to a narrower type):
+        from now on a granule is ``size`` bytes, each record repeated over the granules it covered, so that
+        work-items touching different bytes of one old granule do not conflict; accesses of wider elements record
+        every granule they cover (``mixed``)."""
+        if self._compact:
+            self.materialize(st)
+        self._fold_reads()
+        finer = math.gcd(self.granule, size)
+        factor = self.granule // finer
+        keys = self.data.size // finer + 1
+        for name in (*LANE_RECORDS, *ZERO_RECORDS):
+            records = getattr(self, name)
+            if records is not None:
+                setattr(self, name, np.repeat(records, factor)[:keys])
+        self.granule = finer
+        self.mixed = True
+        self._layouts.clear()  # their race keys were in the old granules
 
     def compact(self, st: LaunchState, keys: Affine, mask: Array, write: bool) -> bool:
         """Record a plain access whose granule per lane is ``keys`` (affine in the work-item's coordinates) without

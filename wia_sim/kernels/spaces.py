@@ -717,6 +717,8 @@ class Region(StridedAccess):
             if self._compact:
                 self.materialize(st)
             self._shadowed = True
+            if esize < self.granule:
+                self.refine(st, esize)
             if self.mixed and self.granule < esize:  # every record the element covers
                 starts, lanes, stored = _granules(starts, lanes, stored, esize, self.granule)
             keys = (

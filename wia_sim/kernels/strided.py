@@ -146,7 +146,8 @@ class StridedAccess(RaceTracker):
                 return None
         races = self.track_races and self.space not in ("constant", "private")
         # (kept by its first granule: not where elements of other sizes may share the granules it covers)
-        if races and (keys is None or self.mixed or not self.compact(st, keys, mask, write)):
+        narrower = t.dtype.itemsize < self.granule  # (``RaceTracker.refine`` first, on the general path)
+        if races and (keys is None or self.mixed or narrower or not self.compact(st, keys, mask, write)):
             return None
         return place
 
