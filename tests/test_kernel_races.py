@@ -555,3 +555,34 @@ def test_race_check_of_accesses_of_different_widths_matches_a_byte_reference(
         run_kernel(compile_source(src), "k", args, geometry, strict=True)
     assert info.value.check in (f"race_{space}", "uniform_write"), str(info.value)
     assert info.value.line == line[expected], str(info.value)
+
+
+UNION_MEMBERS = """
+typedef union { float f; uchar b[4]; } U;
+typedef struct { int id; U u; } S;
+__kernel void k(__global S* s)
+{
+    const int i = get_global_id(0);
+    if (i % 2 == 0)
+        s[i / 2].u.f = 1.0f;
+    else
+        s[i / 2].OTHER = 7;
+}
+"""
+
+
+@pytest.mark.parametrize(("other", "race"), [("u.b[1]", True), ("u.b[0]", True), ("id", False)])
+def test_members_of_a_union_of_different_sizes_race_where_their_bytes_meet(other: str, race: bool) -> None:
+    """Work-item 2k stores a union's float, 2k + 1 one of its bytes (they race) or the struct's other member (no
+    race): every byte the float covers is on record, not only its first."""
+    program = compile_source(UNION_MEMBERS.replace("OTHER", other))
+    raw = np.zeros(32 * 8, np.uint8)
+    geometry = Geometry((64, 1, 1), (64, 1, 1))
+    if not race:
+        run_kernel(program, "k", [raw], geometry, strict=True)
+        assert np.frombuffer(raw.tobytes(), np.int32)[::2].tolist() == [7] * 32
+        return
+    with pytest.raises(KernelFault) as info:
+        run_kernel(program, "k", [raw], geometry, strict=True)
+    assert (info.value.check, info.value.line, info.value.work_item) == ("race_global", 10, (1, 0, 0))
+    assert "a write by work-item (0, 0, 0)" in str(info.value)

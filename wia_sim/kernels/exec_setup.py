@@ -235,6 +235,7 @@ class LaunchSetup(ExecutorState):
                     track_races=not p.const,
                     read_only=read_only,
                 )
+                region.mixed = isinstance(elem, StructType) and elem.overlaid
                 region.write_only = access == "write_only"
                 if initialized is not None and self.checks and not bool(initialized.all()):
                     region.init = np.ones(-(-buf.size // 16) * 16, dtype=bool)  # padded: read as whole words
@@ -249,6 +250,7 @@ class LaunchSetup(ExecutorState):
                 region = Region.allocate(
                     "local", f"__local buffer (argument '{p.name}')", self.groups, size, "group", granule
                 )
+                region.mixed = isinstance(elem, StructType) and elem.overlaid
                 self.local_regions.append(region)
                 scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
             elif p.type.kind == "struct":
@@ -281,6 +283,7 @@ class LaunchSetup(ExecutorState):
                 "group",
                 1 if isinstance(elem, StructType) else elem.dtype.itemsize,
             )
+            region.mixed = isinstance(elem, StructType) and elem.overlaid
             self.local_regions.append(region)
             base = Pointer(region, elem, np.asarray(0, np.int64), lv.shape)
             scope[lv.name] = Var(mem=base) if not lv.shape else Var(array=base)

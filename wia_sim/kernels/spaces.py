@@ -436,10 +436,9 @@ class Region(StridedAccess):
         self.nbytes = nbytes
         self.per = per
         self.granule = max(1, granule)
-        # accessed as elements of several sizes (one buffer as arguments of different element types, ``aliasing``):
-        # an access records every granule of its elements, not the first (a struct's members, of one struct type,
-        # keep to the first: only a union's members of different sizes, written by different work-items, could
-        # overlap unseen)
+        # accessed as elements of several sizes (one buffer as arguments of different element types, ``aliasing``;
+        # through a narrower pointer, ``refine``; structs with a union inside): an access records every granule of
+        # its elements, not the first (a struct's members, which never overlap otherwise, keep to their first)
         self.mixed = False
         self.track_races = track_races
         self.read_only = read_only

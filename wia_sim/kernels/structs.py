@@ -53,6 +53,9 @@ class StructType(CType):
 
     indirect: tuple[Member, ...] = field(default=(), compare=False)
     """The members of anonymous struct and union members (C11 6.7.2.1p13), at their offsets in this struct."""
+    overlaid: bool = field(default=False, compare=False)
+    """Some bytes belong to two members (a union, here or in a member at any depth): accesses of different sizes
+    may overlap there (the race tracker then records every byte an access covers)."""
 
     def member(self, name: str) -> Member | None:
         for m in (*self.members, *self.indirect):
@@ -150,6 +153,7 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
     packed, aligned = _attributes(node)
     members: list[Member] = []
     indirect: list[Member] = []
+    overlaid = union
     offset = 0
     size = 0
     align = 1
@@ -169,6 +173,8 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
             dims.append(inner.length or 0)
             inner = inner.target
         members.append(Member(name, start, mt, tuple(dims)))
+        if inner.kind == "struct":
+            overlaid = overlaid or layout(inner.name, types, cache).overlaid
         if name is None and mt.kind == "struct":  # an anonymous member: its members are this struct's
             inner_layout = layout(mt.name, types, cache)
             for m in (*inner_layout.members, *inner_layout.indirect):
@@ -179,7 +185,9 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
         align = max(align, malign)
     align = max(align, aligned)
     size = -(-size // align) * align
-    st = StructType(tag, np.dtype(f"V{max(size, 1)}"), "struct", 99, 1, tuple(members), align, union, tuple(indirect))
+    st = StructType(
+        tag, np.dtype(f"V{max(size, 1)}"), "struct", 99, 1, tuple(members), align, union, tuple(indirect), overlaid
+    )
     cache[tag] = st
     return st
 
