@@ -299,3 +299,54 @@ def test_select_as_type_and_structs_follow_oclgrind(name: str, src: str, line: i
     with pytest.raises(KernelFault) as info:
         _run_sig(src)
     assert info.value.check.startswith("uninitialized_") and info.value.line == line, f"{name}: {info.value}"
+
+
+# -- vload3/vstore3 and shuffle carry the shadow (not uses: Oclgrind sees loads, stores and shufflevector) ------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "    int3 v = vload3(0, s + 20);\n    out[g] = l;",  # read, never used (Oclgrind: nothing)
+        "    int3 v = vload3(0, s + 13);\n    out[g] = v.x + v.y;",  # s[13], s[14]: written; s[15] never used
+        "    int3 v;\n    v.x = l;\n    int p[3];\n    vstore3(v, 0, p);\n    out[g] = p[0];",  # unset parts kept
+        "    int4 v;\n    v.x = l;\n    int2 r = shuffle(v, (uint2)(0, 0));\n    out[g] = r.y;",  # picks only v.x
+        "    int2 a;\n    a.y = l;\n    int4 r = shuffle2(a, (int2)(1, 2), (uint4)(1, 2, 3, 2));\n"
+        "    out[g] = r.x + r.w;",
+    ],
+)
+def test_vload3_vstore3_and_shuffle_carry_the_undefined_components(body: str) -> None:
+    result = _run(_kernel(body))
+    assert not result.findings
+
+
+@pytest.mark.parametrize(
+    ("body", "line", "what"),
+    [
+        # Oclgrind: the store, line 8 (the vload3 reads s[15..17], s[16] and s[17] never written)
+        ("    int3 v = vload3(0, s + 15);\n    int w = v.y;\n    out[g] = w;", 8, "__local variable 's'"),
+        # the unset component of a vstore3 into __private memory, read back and stored
+        (
+            "    int3 v;\n    v.x = l;\n    int p[3];\n    vstore3(v, 0, p);\n    out[g] = p[2];",
+            10,
+            "__private variable 'v'",
+        ),
+        # a shuffle that picks a component never set, or with a mask element never set
+        (
+            "    int4 v;\n    v.x = l;\n    int2 r = shuffle(v, (uint2)(0, 3));\n    out[g] = r.y;",
+            9,
+            "__private variable 'v'",
+        ),
+        (
+            "    uint2 m;\n    m.x = 1;\n    int2 r = shuffle((int4)(l), m);\n    out[g] = r.y;",
+            9,
+            "__private variable 'm'",
+        ),
+    ],
+)
+def test_an_undefined_component_of_vload3_vstore3_or_shuffle_is_found_at_its_use(
+    body: str, line: int, what: str
+) -> None:
+    f = _fault(_kernel(body))
+    assert f.line == line and "stored to __global memory" in str(f), str(f)
+    assert f"read of uninitialized {what}" in str(f)

@@ -157,7 +157,22 @@ class CallRunner(ExecutorState):
         values = [self.value(a, mask) for a in args]
         width = values[-1].t.width
         self.count("int_ops", mask, width)
-        return tables.shuffle(values, width)
+        shadow = joined(values)
+        if shadow is None:
+            return tables.shuffle(values, width)
+        # not a use (LLVM's shufflevector, as Oclgrind sees it): a result component is undefined where the input
+        # component it picks is, or its own mask element
+        result = tables.shuffle([defined(v) for v in values], width)
+        *xs, selector = values
+        m = xs[0].t.width
+        picked = np.concatenate(
+            [shaped(x.undef, x.t) if x.undef is not None else np.zeros((self.n, m), bool) for x in xs], axis=-1
+        )
+        index = np.asarray(defined(selector).a).astype(np.int64) & (m * len(xs) - 1)
+        undef = np.take_along_axis(picked, np.broadcast_to(index, (self.n, width)), axis=-1)
+        if selector.undef is not None:
+            undef = undef | shaped(selector.undef, selector.t)
+        return carrying(result.t, np.broadcast_to(result.a, (self.n, width)), undef, shadow[1])
 
     def call_helper(self, fn: FunctionInfo, args: list[c_ast.Node], mask: Array) -> Result:
         values = [self.eval(a, mask) for a in args]
@@ -302,8 +317,8 @@ class CallRunner(ExecutorState):
             p, t, addr = self.vector_at(args[0], args[1], width, stride, mask, "vload of")
             if width == 3:  # three packed scalars (12 bytes for floats), not a 16-byte 3-vector in memory
                 size = t.dtype.itemsize
-                parts = [self.value_at(Pointer(p.region, t.scalar, addr + k * size), mask) for k in range(3)]
-                loaded: Result = Value(t, np.stack(np.broadcast_arrays(*parts), axis=-1))
+                parts = [self.load(Pointer(p.region, t.scalar, addr + k * size), mask) for k in range(3)]
+                loaded: Result = self.packed(t, [part for part in parts if isinstance(part, Value)])
             else:
                 loaded = self.load(Pointer(p.region, t, addr), mask)
             if halves and isinstance(loaded, Value):
@@ -315,14 +330,28 @@ class CallRunner(ExecutorState):
             source = SCALARS["double" if data.t.name == "double" else "float"]
             wide = self.to_value(data, source.vector(width) if width > 1 else source)
             data = Value(t, tables.round_to_half(np.asarray(wide.a), rounding))
-        if width == 3:
-            packed = np.asarray(self.to_value(data, t).a)
+        if width == 3:  # component by component, each with its shadow (a store to private memory keeps it)
+            v = self.to_value(data, t)
+            bits = np.asarray(defined(v).a)
+            undef = shaped(v.undef, t) if v.undef is not None else None
             for k in range(3):
-                part = Value(t.scalar, packed[..., k])
+                part = carrying(t.scalar, bits[..., k], None if undef is None else undef[:, k], v.origin)
                 self.store(Pointer(p.region, t.scalar, addr + k * t.dtype.itemsize), part, mask)
         else:
             self.store(Pointer(p.region, t, addr), data, mask)
         return Value(INT, np.asarray(0, np.int32))
+
+    def packed(self, t: CType, parts: list[Value]) -> Value:
+        """A vector of ``t`` from one scalar value per component, each component undefined where its part is
+        (a load is not a use: vload3 reads three scalars)."""
+        bits = np.stack(np.broadcast_arrays(*(np.asarray(defined(v).a) for v in parts)), axis=-1)
+        if all(v.undef is None for v in parts):
+            return Value(t, bits)
+        undef = np.stack(
+            [shaped(v.undef, v.t) if v.undef is not None else np.zeros(self.n, bool) for v in parts], axis=-1
+        )
+        origin = next(v.origin for v in parts if v.undef is not None)
+        return carrying(t, np.broadcast_to(bits, (self.n, len(parts))), undef, origin)
 
     def vector_at(
         self, offset: c_ast.Node, pointer: c_ast.Node, width: int, stride: int, mask: Array, what: str

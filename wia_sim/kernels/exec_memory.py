@@ -89,12 +89,6 @@ class MemoryOps(ExecutorState):
             )
         return Value(first.t, out)
 
-    def value_at(self, p: Pointer, mask: Array) -> Array:
-        """The scalar or vector ``p`` points to, per lane (``p`` points to an element, not to an array row)."""
-        v = self.load(p, mask)
-        assert isinstance(v, Value)
-        return np.asarray(v.a)
-
     def null_fault(self, p: Pointer, mask: Array, access: str) -> KernelFault:
         """The ``null_pointer`` finding: a load or store through a NULL pointer (a NULL buffer argument, or a
         private pointer that holds 0) by the lanes of ``mask``. Raised with checks off too: there is no memory."""
