@@ -471,16 +471,18 @@ _WIDTHS = {"uchar": 1, "ushort": 2, "uint": 4}
 BYTES = 32
 
 
-def cast_kernel(space: str, phases: list[tuple[str, str, bool]]) -> tuple[str, list[int]]:
+def cast_kernel(space: str, base: str, phases: list[tuple[str, str, bool]]) -> tuple[str, list[int]]:
     """A kernel whose phase p (kind, element type, barrier before it) reads or writes element ``idx[p * n + g]``
-    of ``BYTES`` bytes of ``uint`` memory seen through a pointer to its element type. Every store's value is
-    distinct and not zero (a conflict is never a uniform write of equal bits). The source and each phase's line."""
+    of ``BYTES`` bytes of memory declared of type ``base``, seen through a pointer to the phase's element type.
+    Every store's value is distinct and not zero (a conflict is never a uniform write of equal bits). The source
+    and each phase's line."""
     mem = "buf" if space == "global" else "t"
+    count = BYTES // _WIDTHS[base]
     lines = [
-        "__kernel void k(__global const int* idx, __global uint* buf, __global uint* out, const int n) {",
+        f"__kernel void k(__global const int* idx, __global {base}* buf, __global uint* out, const int n) {{",
         "    const int g = get_global_id(0);",
-        f"    __local uint t[{BYTES // 4}];",
-        f"    if (get_local_id(0) == 0) for (int i = 0; i < {BYTES // 4}; i++) t[i] = 0;",
+        f"    __local {base} t[{count}];",
+        f"    if (get_local_id(0) == 0) for (int i = 0; i < {count}; i++) t[i] = 0;",
         "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
         "    uint v = 0;",
     ]
@@ -523,6 +525,7 @@ def bytes_reference(table: list[list[int]], phases: list[tuple[str, str, bool]],
     data=st.data(),
     wg=st.sampled_from([1, 2, 4]),
     groups=st.integers(1, 3),
+    base=st.sampled_from(sorted(_WIDTHS)),
     phases=st.lists(
         st.tuples(st.sampled_from(["read", "write"]), st.sampled_from(sorted(_WIDTHS)), st.booleans()),
         min_size=2,
@@ -530,11 +533,12 @@ def bytes_reference(table: list[list[int]], phases: list[tuple[str, str, bool]],
     ),
 )
 def test_race_check_of_accesses_of_different_widths_matches_a_byte_reference(
-    data: st.DataObject, wg: int, groups: int, phases: list[tuple[str, str, bool]], space: str
+    data: st.DataObject, wg: int, groups: int, base: str, phases: list[tuple[str, str, bool]], space: str
 ) -> None:
-    """Bytes of one memory written and read as uchar, ushort and uint by different work-items: a race exactly
-    where two accesses share a byte (a uchar store beside another work-item's uchar store in one uint is none; a
-    uint read over another's uchar store is one), whatever width touched the memory first."""
+    """Bytes of one memory, declared uchar, ushort or uint, written and read as uchar, ushort and uint by different
+    work-items: a race exactly where two accesses share a byte (a uchar store beside another work-item's uchar
+    store in one uint is none; a uint read or store over another's uchar store is one), whatever width touched
+    the memory first and whatever its declared type."""
     if space == "local" and groups > 1:
         groups = 1  # (__local memory is per group: the reference's bytes are one group's)
     n = wg * groups
@@ -542,7 +546,7 @@ def test_race_check_of_accesses_of_different_widths_matches_a_byte_reference(
         data.draw(st.lists(st.integers(-1, BYTES // _WIDTHS[t] - 1), min_size=n, max_size=n), f"phase {p}")
         for p, (_, t, _) in enumerate(phases)
     ]
-    src, line = cast_kernel(space, phases)
+    src, line = cast_kernel(space, base, phases)
     args = [np.asarray(table, np.int32).reshape(-1).view(np.uint8)]
     args += [np.arange(BYTES, dtype=np.uint8), np.zeros(n, np.uint32).view(np.uint8), n]
     expected = bytes_reference(table, phases, wg)
@@ -586,3 +590,32 @@ def test_members_of_a_union_of_different_sizes_race_where_their_bytes_meet(other
         run_kernel(program, "k", [raw], geometry, strict=True)
     assert (info.value.check, info.value.line, info.value.work_item) == ("race_global", 10, (1, 0, 0))
     assert "a write by work-item (0, 0, 0)" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("src", "check"),
+    [
+        # a uint store over a uchar buffer's bytes 0-3, another work-item's store to byte 1 (found by Oclgrind)
+        ("__global uchar* b) { if (i == 0) ((__global uint*)b)[0] = 1u; if (i == 1) b[1] = 7; }", "race_global"),
+        ("__global float* f) { if (i == 0) ((__global ulong*)f)[0] = 1ul; if (i == 1) f[1] = 2.0f; }", "race_global"),
+        ("__global S* s) { if (i == 0) s[0].b = 1; if (i == 1) ((__global short*)s)[3] = 2; }", "race_global"),
+        (
+            "__global uint* o) { __local uchar t[4]; if (i == 0) ((__local uint*)t)[0] = 1u; if (i == 1) t[3] = 2; "
+            "barrier(CLK_LOCAL_MEM_FENCE); o[i] = t[i]; }",
+            "race_local",
+        ),
+        # byte 0 is all the two stores share, and both store 5 there: a uniform write, not a race (Oclgrind:
+        # reported only with OCLGRIND_UNIFORM_WRITES=1)
+        (
+            "__global uint* u) { if (i == 0) ((__global uchar*)u)[0] = 5; if (i == 1) u[0] = 0x11111105u; }",
+            "uniform_write",
+        ),
+    ],
+)
+def test_an_access_wider_than_the_memorys_elements_records_every_byte(src: str, check: str) -> None:
+    kernel = "typedef struct { int a; int b; } S;\n__kernel void k(" + src.replace(
+        ") {", ") {\n    int i = get_global_id(0);\n   ", 1
+    )
+    with pytest.raises(KernelFault) as info:
+        run_kernel(compile_source(kernel), "k", [np.zeros(16, np.uint8)], Geometry((2, 1, 1), (2, 1, 1)), strict=True)
+    assert (info.value.check, info.value.work_item) == (check, (1, 0, 0)), str(info.value)

@@ -61,7 +61,6 @@ def share_records(group: Sequence[tuple[int, Region]]) -> dict[int, Array]:
     replaced: dict[int, Array] = {}
     for address, region in group:
         first, count = address - lo, region.data.size + 1
-        region.mixed = region.mixed or region.granule != 1  # wider elements record every byte
         region.granule = 1
         for name, records in shared.items():
             setattr(region, name, records[first : first + count])

@@ -30,6 +30,13 @@ __all__ = ["LaunchSetup", "ctype_of", "pointee_of"]
 UINT = SCALARS["uint"]
 
 
+def _granule(elem: CType | None) -> int:
+    """The race tracker's granule for memory of ``elem``: its scalar's size (a struct's ``granule``; 1 for void)."""
+    if elem is None:
+        return 1
+    return elem.granule if isinstance(elem, StructType) else int(elem.dtype.itemsize)
+
+
 def ctype_of(t: TypeInfo, where: str = "", types: TypeResolver | None = None) -> CType:
     """The executor's type of a checked one (``where`` ends the message of a type it cannot run)."""
     if t.kind == "opaque" and t.name == "event_t":  # an event is a uint: 0 for none (async_copy.py)
@@ -208,7 +215,7 @@ class LaunchSetup(ExecutorState):
                     raise TypeError(f"argument '{p.name}': a buffer must be a 1-D uint8 array")
                 elem, dims = self._pt(p.type)
                 desc = f"__{p.address_space} buffer (argument '{p.name}')"
-                granule = elem.dtype.itemsize if elem is not None and not isinstance(elem, StructType) else 1
+                granule = _granule(elem)
                 read_only = p.address_space == "constant" or p.const or access == "read_only"
                 same = (p.address_space, buf.__array_interface__["data"][0], buf.size)
                 region = regions.get(same)
@@ -216,7 +223,6 @@ class LaunchSetup(ExecutorState):
                     region.description = (
                         region.description.replace("(argument '", "(arguments '")[:-1] + f" and '{p.name}')"
                     )
-                    region.mixed = region.mixed or region.granule != granule
                     region.granule = math.gcd(region.granule, granule)
                     region.track_races = region.track_races or not p.const
                     region.read_only = region.read_only and read_only
@@ -235,7 +241,6 @@ class LaunchSetup(ExecutorState):
                     track_races=not p.const,
                     read_only=read_only,
                 )
-                region.mixed = isinstance(elem, StructType) and elem.overlaid
                 region.write_only = access == "write_only"
                 if initialized is not None and self.checks and not bool(initialized.all()):
                     region.init = np.ones(-(-buf.size // 16) * 16, dtype=bool)  # padded: read as whole words
@@ -246,11 +251,10 @@ class LaunchSetup(ExecutorState):
             elif p.kind == "local":
                 elem, dims = self._pt(p.type)
                 size = int(arg)
-                granule = elem.dtype.itemsize if elem is not None and not isinstance(elem, StructType) else 1
+                granule = _granule(elem)
                 region = Region.allocate(
                     "local", f"__local buffer (argument '{p.name}')", self.groups, size, "group", granule
                 )
-                region.mixed = isinstance(elem, StructType) and elem.overlaid
                 self.local_regions.append(region)
                 scope[p.name] = Var(value=Pointer(region, elem, np.asarray(0, np.int64), dims), is_pointer=True)
             elif p.type.kind == "struct":
@@ -281,9 +285,8 @@ class LaunchSetup(ExecutorState):
                 self.groups,
                 lv.size_bytes,
                 "group",
-                1 if isinstance(elem, StructType) else elem.dtype.itemsize,
+                _granule(elem),
             )
-            region.mixed = isinstance(elem, StructType) and elem.overlaid
             self.local_regions.append(region)
             base = Pointer(region, elem, np.asarray(0, np.int64), lv.shape)
             scope[lv.name] = Var(mem=base) if not lv.shape else Var(array=base)

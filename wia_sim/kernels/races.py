@@ -68,7 +68,6 @@ class RaceTracker:
     _written: bool
     _compact: list[_Compact]
     _layouts: dict[Any, Any]  # ``strided.StridedAccess._layout``'s, whose race keys are in granules
-    mixed: bool
     _shadowed: bool  # something is on record in the shadow (or waits to be: _pending_reads)
 
     @property
@@ -76,10 +75,10 @@ class RaceTracker:
         return int(self.data.shape[1])
 
     def refine(self, st: LaunchState, size: int) -> None:
-        """An access of ``size``-byte elements, smaller than a granule (through a pointer cast to a narrower type):
+        """An access of ``size``-byte pieces, smaller than a granule (through a pointer cast to a narrower type):
         from now on a granule is ``size`` bytes, each record repeated over the granules it covered, so that
-        work-items touching different bytes of one old granule do not conflict; accesses of wider elements record
-        every granule they cover (``mixed``)."""
+        work-items touching different bytes of one old granule do not conflict (an access of wider elements
+        records every granule it covers: ``Region._check``)."""
         if self._compact:
             self.materialize(st)
         self._fold_reads()
@@ -91,7 +90,6 @@ class RaceTracker:
             if records is not None:
                 setattr(self, name, np.repeat(records, factor)[:keys])
         self.granule = finer
-        self.mixed = True
         self._layouts.clear()  # their race keys were in the old granules
 
     def compact(self, st: LaunchState, keys: Affine, mask: Array, write: bool) -> bool:

@@ -401,18 +401,25 @@ def _granules(
     starts: Array, lanes: Array, stored: Callable[[], tuple[Array, Array]] | None, esize: int, granule: int
 ) -> tuple[Array, Array, Callable[[], tuple[Array, Array]] | None]:
     """An access of ``esize``-byte elements at ``starts`` by ``lanes`` as one entry per ``granule`` bytes of each
-    element (its race records), with what it stores (``stored``) repeated for each."""
+    element (its race records), with what it stores (``stored``) cut to each."""
     parts = esize // granule
     spread = (starts[:, None] + np.arange(0, esize, granule)).reshape(-1)
     if stored is None:
         return spread, np.repeat(lanes, parts), None
     bits = stored
 
-    def repeated() -> tuple[Array, Array]:
+    def cut() -> tuple[Array, Array]:  # each granule's own bits: the same bits stored there is no race
+        word = np.dtype(f"u{granule}")
         new, old = bits()
-        return np.repeat(new, parts), np.repeat(old, parts)
+        return np.ascontiguousarray(new).view(word).reshape(-1), np.ascontiguousarray(old).view(word).reshape(-1)
 
-    return spread, np.repeat(lanes, parts), repeated
+    return spread, np.repeat(lanes, parts), cut
+
+
+def _whole(starts: Array, nbytes: int, granule: int) -> bool:
+    """Whether accesses of ``nbytes`` from ``starts`` each cover whole granules (a struct copied as its bytes in
+    pieces: ``struct_exec``): no granule is shared with another access, none needs refining."""
+    return nbytes % granule == 0 and not int(np.bitwise_or.reduce(starts, initial=0)) % granule
 
 
 class Region(StridedAccess):
@@ -436,10 +443,6 @@ class Region(StridedAccess):
         self.nbytes = nbytes
         self.per = per
         self.granule = max(1, granule)
-        # accessed as elements of several sizes (one buffer as arguments of different element types, ``aliasing``;
-        # through a narrower pointer, ``refine``; structs with a union inside): an access records every granule of
-        # its elements, not the first (a struct's members, which never overlap otherwise, keep to their first)
-        self.mixed = False
         self.track_races = track_races
         self.read_only = read_only
         self.write_only = False  # a kernel may not read it (a buffer allocated write-only, memargs.GlobalBuffer)
@@ -716,9 +719,9 @@ class Region(StridedAccess):
             if self._compact:
                 self.materialize(st)
             self._shadowed = True
-            if esize < self.granule:
+            if esize < self.granule and not _whole(starts, esize * t.width, self.granule):
                 self.refine(st, esize)
-            if self.mixed and self.granule < esize:  # every record the element covers
+            if self.granule < esize:  # every record the element covers
                 starts, lanes, stored = _granules(starts, lanes, stored, esize, self.granule)
             keys = (
                 starts >> (self.granule.bit_length() - 1)

@@ -54,7 +54,6 @@ class StridedAccess(RaceTracker):
     per: str
     track_races: bool
     read_only: bool
-    mixed: bool
     write_only: bool
     init: Array | None
     _all_init: bool
@@ -145,9 +144,10 @@ class StridedAccess(RaceTracker):
             elif bool(np.any((flags != written) & where)):
                 return None
         races = self.track_races and self.space not in ("constant", "private")
-        # (kept by its first granule: not where elements of other sizes may share the granules it covers)
-        narrower = t.dtype.itemsize < self.granule  # (``RaceTracker.refine`` first, on the general path)
-        if races and (keys is None or self.mixed or narrower or not self.compact(st, keys, mask, write)):
+        # kept by its first granule: only an access of elements of the granule's size (others: the general path,
+        # which refines the granules or records every one an element covers)
+        other = t.dtype.itemsize != self.granule
+        if races and (keys is None or other or not self.compact(st, keys, mask, write)):
             return None
         return place
 

@@ -14,6 +14,7 @@ lane.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -53,9 +54,9 @@ class StructType(CType):
 
     indirect: tuple[Member, ...] = field(default=(), compare=False)
     """The members of anonymous struct and union members (C11 6.7.2.1p13), at their offsets in this struct."""
-    overlaid: bool = field(default=False, compare=False)
-    """Some bytes belong to two members (a union, here or in a member at any depth): accesses of different sizes
-    may overlap there (the race tracker then records every byte an access covers)."""
+    granule: int = field(default=1, compare=False)
+    """The largest size that divides the struct's size and every scalar's offset and size in it (at any depth): the
+    race tracker's granule for memory of this struct (a member's access covers whole granules)."""
 
     def member(self, name: str) -> Member | None:
         for m in (*self.members, *self.indirect):
@@ -153,7 +154,7 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
     packed, aligned = _attributes(node)
     members: list[Member] = []
     indirect: list[Member] = []
-    overlaid = union
+    granule = 0
     offset = 0
     size = 0
     align = 1
@@ -173,8 +174,7 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
             dims.append(inner.length or 0)
             inner = inner.target
         members.append(Member(name, start, mt, tuple(dims)))
-        if inner.kind == "struct":
-            overlaid = overlaid or layout(inner.name, types, cache).overlaid
+        granule = math.gcd(granule, start, _granule(inner, types, cache))
         if name is None and mt.kind == "struct":  # an anonymous member: its members are this struct's
             inner_layout = layout(mt.name, types, cache)
             for m in (*inner_layout.members, *inner_layout.indirect):
@@ -185,11 +185,21 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
         align = max(align, malign)
     align = max(align, aligned)
     size = -(-size // align) * align
+    granule = math.gcd(granule, size) or 1
     st = StructType(
-        tag, np.dtype(f"V{max(size, 1)}"), "struct", 99, 1, tuple(members), align, union, tuple(indirect), overlaid
+        tag, np.dtype(f"V{max(size, 1)}"), "struct", 99, 1, tuple(members), align, union, tuple(indirect), granule
     )
     cache[tag] = st
     return st
+
+
+def _granule(t: TypeInfo, types: TypeResolver, cache: dict[str, StructType]) -> int:
+    """The size of the scalars of a member of type ``t`` (an array's element's; a struct's granule)."""
+    if t.kind == "struct":
+        return layout(t.name, types, cache).granule
+    if t.kind == "pointer":
+        return 8
+    return SCALAR_SIZES.get(t.name, 1) if t.kind in ("scalar", "vector") else 1
 
 
 def _layouts(types: TypeResolver) -> dict[str, StructType]:
