@@ -372,7 +372,7 @@ def test_one_buffer_as_two_arguments_is_one_memory_for_the_checks(ctx: wia.Conte
     np.testing.assert_array_equal(got, 2.0 * np.arange(32) + 1.0)
 
 
-# -- arguments over overlapping bytes of one allocation ----------------------------------------------------------------
+# -- arguments over overlapping bytes of one allocation --------------------------------------------------------------
 
 SHIFT = """
 __kernel void k(__global const float* src, __global float* dst)
@@ -474,3 +474,43 @@ def test_overlapping_slices_of_one_tensor_through_the_hal(ctx: wia.Context) -> N
     a, b = wia.slice(fresh, [4], [N + 4]), wia.slice(fresh, [0], [N + 4])
     wia.launch_kernel(wia.compile_kernel(ctx, own, "k"), config, a, b, out)
     np.testing.assert_array_equal(out.numpy(), 2.0 * np.arange(N))
+
+
+# -- a vector through a pointer to its type: aligned to its size -------------------------------------------------------
+
+VECTOR_AT = """
+__kernel void k(__global float* f, __global float4* o)
+{
+    const int i = get_global_id(0);
+    BODY
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "fault"),
+    [
+        ("o[i] = *(__global float4*)(f + 4 * i);", None),
+        ("o[i] = vload4(0, f + 1);", None),  # vloadN: the scalar's alignment (OpenCL C 1.2 6.12.7)
+        ("o[i].xy = *(__global float2*)(f + 2);", None),
+        ("o[i].xyz = *(__global float3*)(f + 4);", None),
+        # Oclgrind, each of these: "Invalid memory load (store) - source pointer is not aligned to the pointed type"
+        ("o[i] = *(__global float4*)(f + 1);", ("read", "float4", 4, (0, 0, 0))),
+        ("o[i] = *(__global float4*)(f + i);", ("read", "float4", 4, (1, 0, 0))),
+        ("*(__global float4*)(f + 2) = (float4)(i);", ("write", "float4", 8, (0, 0, 0))),
+        ("o[i].xyz = *(__global float3*)(f + 3);", ("read", "float3", 12, (0, 0, 0))),  # a float3: 16 bytes
+        ("o[i].xy = *(__global float2*)(f + 1);", ("read", "float2", 4, (0, 0, 0))),
+    ],
+)
+def test_a_vector_through_a_pointer_to_its_type_is_aligned_to_its_size(body: str, fault: tuple | None) -> None:
+    """OpenCL C 1.2 6.1.5: a vector type is aligned to its size; a float4 read from a float pointer one element on
+    is undefined (it works on CPUs and faults or reads other bytes on GPUs)."""
+    f, o = np.arange(128, dtype=np.float32), np.zeros(4 * N, np.float32)
+    args = [f.view(np.uint8), o.view(np.uint8)]
+    if fault is None:
+        _run(VECTOR_AT.replace("BODY", body), args, n=16, local=16)
+        return
+    access, vector, at, item = fault
+    e = _fault(VECTOR_AT.replace("BODY", body), args, n=16, local=16)
+    assert (e.check, e.line, e.work_item, e.address) == ("out_of_bounds_global", 5, item, at), str(e)
+    assert f"misaligned {access} of a {vector}" in str(e)

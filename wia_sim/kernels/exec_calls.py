@@ -320,7 +320,7 @@ class CallRunner(ExecutorState):
                 parts = [self.load(Pointer(p.region, t.scalar, addr + k * size), mask) for k in range(3)]
                 loaded: Result = self.packed(t, [part for part in parts if isinstance(part, Value)])
             else:
-                loaded = self.load(Pointer(p.region, t, addr), mask)
+                loaded = self.load(Pointer(p.region, t, addr), mask, natural=False)
             if halves and isinstance(loaded, Value):
                 return self.to_value(loaded, SCALARS["float"].vector(width))
             return loaded
@@ -338,7 +338,7 @@ class CallRunner(ExecutorState):
                 part = carrying(t.scalar, bits[..., k], None if undef is None else undef[:, k], v.origin)
                 self.store(Pointer(p.region, t.scalar, addr + k * t.dtype.itemsize), part, mask)
         else:
-            self.store(Pointer(p.region, t, addr), data, mask)
+            self.store(Pointer(p.region, t, addr), data, mask, natural=False)
         return Value(INT, np.asarray(0, np.int32))
 
     def packed(self, t: CType, parts: list[Value]) -> Value:

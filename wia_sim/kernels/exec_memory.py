@@ -35,9 +35,10 @@ def _aggregate(t: CType | None) -> bool:
 class MemoryOps(ExecutorState):
     """The memory methods of ``_Executor``."""
 
-    def load(self, p: Pointer, mask: Array, atomic: bool = False, grid: bool = False) -> Result:
+    def load(self, p: Pointer, mask: Array, atomic: bool = False, grid: bool = False, natural: bool = True) -> Result:
         """What ``p`` points to; ``grid``: a strided view may stand for the values (``Value.grid``), for an operator
-        that consumes them before anything else runs."""
+        that consumes them before anything else runs; ``natural``: a vector read as its type, aligned to its size
+        (not vloadN's, aligned to its scalar's: ``aligned_vector``)."""
         if p.dims:
             return p.row()
         if p.region is SEVERAL:
@@ -58,6 +59,8 @@ class MemoryOps(ExecutorState):
             return self.struct_load(p, p.elem, mask)
         if p.packed:
             return Value(p.elem, load_unaligned(self.st, p.region, p.off, mask, p.elem))
+        if natural and p.elem.width > 1 and self.checks:
+            self.aligned_vector(p, mask, "read")
         if p.affine is not None and not atomic:
             values = p.region.load_strided(self.st, p.affine, mask, p.elem, grid)
             if values is not None:
@@ -89,6 +92,26 @@ class MemoryOps(ExecutorState):
             )
         return Value(first.t, out)
 
+    def aligned_vector(self, p: Pointer, mask: Array, access: str) -> None:
+        """A vector read or written through a pointer to its type is aligned to its size (OpenCL C 1.2 6.1.5: a
+        ``float4`` or ``float3`` to 16 bytes; Oclgrind: "not aligned to the pointed type"): a misaligned one, as
+        ``*(float4*)(f + 1)``, is the finding (vloadN/vstoreN need only their scalar's alignment)."""
+        assert p.region is not None and p.elem is not None
+        size = elem_bytes(p.elem)
+        if p._off is None and p.affine is not None and p.affine.base % size == 0 and p.affine.divisible(size):
+            return
+        off = np.asarray(p.off, np.int64)
+        bad = mask & (off % size != 0) if off.ndim else (mask if int(off) % size else np.zeros_like(mask))
+        if not bool(bad.any()):
+            return
+        lane = int(np.flatnonzero(bad)[0])
+        offs = np.broadcast_to(off, bad.shape)
+        check = {"global": "out_of_bounds_global", "local": "out_of_bounds_local"}.get(p.region.space)
+        at = int(offs[lane])
+        what = f"misaligned {access} of a {p.elem} (a {size}-byte vector, aligned to {size} bytes) at offset {at}"
+        what += f" of {p.region.description}"
+        raise self.st.fault(check or f"out_of_bounds_{p.region.space}", what, lane, at, bad, offs[bad])
+
     def null_fault(self, p: Pointer, mask: Array, access: str) -> KernelFault:
         """The ``null_pointer`` finding: a load or store through a NULL pointer (a NULL buffer argument, or a
         private pointer that holds 0) by the lanes of ``mask``. Raised with checks off too: there is no memory."""
@@ -100,10 +123,11 @@ class MemoryOps(ExecutorState):
         what = f"{access} of {size} bytes through a NULL pointer (address {at})"
         return self.st.fault("null_pointer", what, lane, at, mask, offs[mask])
 
-    def store(self, p: Pointer, v: Value, mask: Array) -> None:
+    def store(self, p: Pointer, v: Value, mask: Array, natural: bool = True) -> None:
+        """Store ``v`` where ``p`` points; ``natural`` as ``load``'s."""
         if p.region is SEVERAL:
             for q, m in self.addresses.split(p, mask):
-                self.store(q, v, m)
+                self.store(q, v, m, natural)
             return
         if isinstance(p.elem, PtrType):
             p, v = p.retyped(ULONG), Value(ULONG, v.a)
@@ -133,6 +157,8 @@ class MemoryOps(ExecutorState):
         if p.packed:
             store_unaligned(self.st, p.region, p.off, mask, p.elem, self._conv(v, p.elem))
             return
+        if natural and p.elem.width > 1 and self.checks:
+            self.aligned_vector(p, mask, "write")
         values = self._conv(v, p.elem)
         if p.affine is not None and p.region.store_strided(self.st, p.affine, mask, p.elem, values):
             return
