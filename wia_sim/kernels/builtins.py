@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from wia_sim.kernels.conversions import rounded, saturated
 from wia_sim.kernels.ctype import FLOAT, INT, SCALARS, CType, common_type, convert, lookup
 from wia_sim.kernels.spaces import Value
 
@@ -352,22 +353,15 @@ def convert_to(name: str, arg: Value) -> Value:
     if src.width == 1 and target.width > 1:
         a = np.repeat(a[..., None], target.width, axis=-1)
         src = src.vector(target.width)
+    sat, mode = m.group(3), m.group(4)
+    if target.kind in ("int", "uint") and sat:
+        return Value(target, saturated(a, src, target, mode or "_rtz"))
     if target.kind in ("int", "uint") and src.kind == "float":
-        rounding = m.group(4) or "_rtz"
         with np.errstate(invalid="ignore"):
-            x = a.astype(np.float64)
-            x = {"_rte": np.rint, "_rtz": np.trunc, "_rtp": np.ceil, "_rtn": np.floor}[rounding](x)
-            if m.group(3):
-                info = np.iinfo(target.dtype)
-                x = np.where(np.isnan(x), 0, np.clip(x, info.min, info.max))
-                return Value(target, x.astype(target.dtype))
-        return Value(
-            target, convert(x, SCALARS["double"].vector(src.width) if src.width > 1 else SCALARS["double"], target)
-        )
-    if m.group(3) and target.kind in ("int", "uint") and src.kind in ("int", "uint", "bool"):
-        info = np.iinfo(target.dtype)
-        wide = a.astype(np.float64) if src.name == "ulong" else a.astype(np.int64)
-        return Value(target, np.clip(wide, info.min, info.max).astype(target.dtype))
+            x = {"_rte": np.rint, "_rtz": np.trunc, "_rtp": np.ceil, "_rtn": np.floor}[mode or "_rtz"](a)
+        return Value(target, convert(x, src, target))
+    if target.kind == "float" and mode:
+        return Value(target, rounded(a, src, target, mode))
     return Value(target, convert(a, src, target))
 
 

@@ -328,6 +328,8 @@ class ExpressionChecks(CheckerState):
         b = self.expr(node.iffalse)
         if cond.kind == "struct":
             self.error(node.cond, f"a condition must be a scalar, not '{cond}'")
+        elif cond.kind in ("scalar", "vector") and cond.name in FLOATS:  # (OpenCL C: Clang's error; if/while take it)
+            self.error(node.cond, f"used type '{cond.type_name}' where floating point type is not allowed")
         if a.kind == "unknown" or b.kind == "unknown":
             return a if b.kind == "unknown" else b
         if a.is_arithmetic and b.is_arithmetic:

@@ -134,8 +134,12 @@ def convert(values: np.ndarray, source: CType, target: CType) -> np.ndarray:
         values = np.repeat(values[..., None], target.width, axis=-1)
     if source.kind == "float" and target.kind in ("int", "uint"):
         values = np.trunc(values)
-        if target.kind == "uint":
-            return values.astype(np.int64).astype(target.dtype)
+        if target.kind == "uint":  # out of range: x86's truncation to a long, then its low bits
+            wrapped = values.astype(np.int64).astype(target.dtype)
+            if target.dtype.itemsize < 8:
+                return wrapped
+            high = (values >= 2.0**63) & (values < 2.0**64)  # in range for a ulong, past a long's
+            return np.where(high, np.where(high, values, 0).astype(np.uint64), wrapped) if high.any() else wrapped
     if target.kind == "bool":
         return values != 0
     return values.astype(target.dtype)

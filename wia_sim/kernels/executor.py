@@ -31,6 +31,7 @@ from pycparser import c_ast
 from wia_sim.kernels import scratch
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.async_copy import AsyncCopies, kernel_end_line
+from wia_sim.kernels.conversions import float32_literal
 from wia_sim.kernels.ctype import (
     INT,
     SCALARS,
@@ -133,11 +134,13 @@ _COMPARE = {
 _COMPARISONS = set(_COMPARE)
 
 
-def _float_literal(text: str) -> float:
-    t = text.rstrip("fFlLhH")
-    if t.lower().startswith("0x"):
-        return float.fromhex(t)
-    return float(t)
+def _float_literal(text: str, t: CType) -> Array:
+    """A floating-point constant of type ``t``, rounded once from its exact value (a ``float`` not through a
+    double: ``conversions.float32_literal``)."""
+    digits = text.rstrip("fFlLhH")
+    if t.name == "float":
+        return np.asarray(float32_literal(digits))
+    return np.asarray(float.fromhex(digits) if digits.lower().startswith("0x") else float(digits), t.dtype)
 
 
 def _int_literal(text: str) -> int:
@@ -526,10 +529,10 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
                 t = SCALARS.get(typ, SCALARS["float"])
             if typ not in ("float", "double"):
                 t = SCALARS["double" if self.fp64 else "float"]
-            return Value(t, np.asarray(_float_literal(text), t.dtype))
+            return Value(t, _float_literal(text, t))
         if "p" in text.lower() and text.lower().startswith("0x"):
             t = SCALARS["float"] if text.rstrip().endswith(("f", "F")) or not self.fp64 else SCALARS["double"]
-            return Value(t, np.asarray(_float_literal(text), t.dtype))
+            return Value(t, _float_literal(text, t))
         v = _int_literal(text)
         unsigned = "unsigned" in typ
         is_long = "long" in typ

@@ -98,6 +98,29 @@ def _restore_pointer_spaces(ast: c_ast.FileAST, spaces: dict[tuple[int, int], st
     Visitor().visit(ast)
 
 
+def _literal_postfix(node: c_ast.Node) -> None:
+    """A vector literal followed by a member or swizzle, ``(float4)(1, 2, 3, 4).y``, is the literal's component, as
+    Clang reads OpenCL's literals (postfix expressions); C's precedence would cast ``(1, 2, 3, 4).y``. Rewritten
+    where the member's base is a parenthesized list or a constant, which have no members in C (pycparser keeps no
+    parentheses: ``(float2)(v).x`` cannot be told from ``(float2)v.x`` and stays a cast of ``v.x``)."""
+    for name, child in node.children():
+        fixed = child
+        if isinstance(child, c_ast.Cast) and isinstance(child.expr, c_ast.StructRef):
+            innermost = child.expr
+            while isinstance(innermost.name, c_ast.StructRef):
+                innermost = innermost.name
+            if isinstance(innermost.name, c_ast.ExprList | c_ast.Constant):
+                innermost.name = c_ast.Cast(child.to_type, innermost.name, child.coord)
+                fixed = child.expr
+        if fixed is not child:
+            field, _, index = name.partition("[")
+            if index:
+                getattr(node, field)[int(index[:-1])] = fixed
+            else:
+                setattr(node, field, fixed)
+        _literal_postfix(fixed)
+
+
 _GNU_KEYWORDS = {
     **{f"__{w}{tail}": w for w in ("inline", "const", "restrict", "volatile", "signed") for tail in ("", "__")},
     "__extension__": "",
@@ -127,6 +150,7 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
         ast = parser.parse(_PRELUDE + text, filename=BUILTIN_FILE)
         if pointer_spaces:
             _restore_pointer_spaces(ast, pointer_spaces)
+        _literal_postfix(ast)
     except ParseError as e:
         message = str(e)
         m = _PARSE_ERROR_RE.match(message)

@@ -307,77 +307,129 @@ def _c_div(a: int, b: int) -> int:
 
 
 def const_int(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeResolver | None = None) -> int | None:
-    """Evaluate an integer constant expression on the AST (C99 6.6); None if it is not one."""
+    """Evaluate an integer constant expression on the AST (C99 6.6); None if it is not one. Computed in its C
+    types (``_folded``): ``-1 < 1u`` is 0, as the usual arithmetic conversions make it."""
+    folded = _folded(node, enumerators, types)
+    return None if folded is None else folded[0]
+
+
+_RANKS = {"int": 32, "uint": 32, "long": 64, "ulong": 64}
+
+
+def _promoted(name: str) -> str:
+    """The type an integer of ``name`` takes in arithmetic (C99 6.3.1.1: narrower types become ``int``)."""
+    return name if name in _RANKS else "int"
+
+
+def _common(a: str, b: str) -> str:
+    """The usual arithmetic conversions of two promoted integer types (C99 6.3.1.8)."""
+    if a == b:
+        return a
+    signed_a, signed_b = not a.startswith("u"), not b.startswith("u")
+    if signed_a == signed_b:
+        return a if _RANKS[a] >= _RANKS[b] else b
+    unsigned, signed = (b, a) if signed_a else (a, b)
+    if _RANKS[unsigned] >= _RANKS[signed]:
+        return unsigned
+    return signed  # (a long holds every uint)
+
+
+def _literal_type(text: str, value: int) -> str:
+    """An integer constant's type by its suffix, base and value (C99 6.4.4.1, OpenCL's 64-bit ``long``)."""
+    suffix = text[len(text.rstrip("uUlL")) :].lower()
+    decimal = not text.lower().startswith("0") or text == "0"
+    unsigned, is_long = "u" in suffix, "l" in suffix
+    candidates = ["long"] if decimal and not unsigned else ["long", "ulong"]
+    if not is_long:
+        candidates = (["int"] if decimal and not unsigned else ["int", "uint"]) + candidates
+    if unsigned:
+        candidates = [c for c in candidates if c.startswith("u")]
+    for name in candidates:
+        bits = _RANKS[name]
+        low, high = (0, (1 << bits) - 1) if name.startswith("u") else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+        if low <= value <= high:
+            return name
+    return "ulong"
+
+
+def _folded(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeResolver | None) -> tuple[int, str] | None:
+    """An integer constant expression's value and (promoted) type, or None."""
     if isinstance(node, c_ast.Constant):
         if node.type == "char":
-            return char_constant(node.value)
-        if node.type in ("int", "unsigned int", "long int", "unsigned long int", "long long int"):
-            return int_constant(node.value)
+            ch = char_constant(node.value)
+            return None if ch is None else (ch, "int")
         if "int" in node.type or "long" in node.type:
-            return int_constant(node.value)
+            v = int_constant(node.value)
+            return None if v is None else (v, _literal_type(node.value, v))
         return None
     if isinstance(node, c_ast.ID):
-        return enumerators.get(node.name)
+        e = enumerators.get(node.name)
+        return None if e is None else (e, "int" if -(2**31) <= e < 2**31 else "long")
     if isinstance(node, c_ast.UnaryOp):
         if node.op in ("sizeof", "_Alignof", "alignof"):
             resolver = types if types is not None else TypeResolver()
-            t = resolver.resolve(node.expr.type) if isinstance(node.expr, c_ast.Typename) else None
-            if t is not None and (t.kind in ("struct", "array", "pointer") or node.op != "sizeof"):
+            ti = resolver.resolve(node.expr.type) if isinstance(node.expr, c_ast.Typename) else None
+            if ti is not None and (ti.kind in ("struct", "array", "pointer") or node.op != "sizeof"):
                 from wia_sim.kernels.structs import size_align  # structs.py builds on this module
 
                 try:
-                    return size_align(t, resolver)[0 if node.op == "sizeof" else 1]
+                    return size_align(ti, resolver)[0 if node.op == "sizeof" else 1], "ulong"
                 except ValueError:
                     return None
-            return t.element_size if t is not None else None
-        v = const_int(node.expr, enumerators, types)
-        if v is None:
+            return (ti.element_size, "ulong") if ti is not None and ti.element_size is not None else None
+        inner = _folded(node.expr, enumerators, types)
+        if inner is None:
             return None
-        return {"-": -v, "+": v, "~": ~v, "!": int(v == 0)}.get(node.op)
+        v, t = inner
+        if node.op == "!":
+            return int(v == 0), "int"
+        if node.op not in ("-", "+", "~"):
+            return None
+        return wrap({"-": -v, "+": v, "~": ~v}[node.op], lookup(t)), t
     if isinstance(node, c_ast.Cast):
-        value = const_int(node.expr, enumerators, types)
+        inner = _folded(node.expr, enumerators, types)
         target = (types if types is not None else TypeResolver()).resolve(node.to_type)
-        if value is None or target.kind != "scalar" or target.name not in _INTEGER_SCALARS:
-            return value
-        return wrap(value, lookup(target.name))  # (uchar)300 is 44
+        if inner is None or target.kind != "scalar" or target.name not in _INTEGER_SCALARS:
+            return inner
+        return wrap(inner[0], lookup(target.name)), _promoted(target.name)  # (uchar)300 is 44
     if isinstance(node, c_ast.TernaryOp):
-        c = const_int(node.cond, enumerators, types)
-        if c is None:
+        cond = _folded(node.cond, enumerators, types)
+        yes = _folded(node.iftrue, enumerators, types)
+        no = _folded(node.iffalse, enumerators, types)
+        if cond is None or yes is None or no is None:
             return None
-        return const_int(node.iftrue if c else node.iffalse, enumerators, types)
+        both = _common(yes[1], no[1])
+        return wrap((yes if cond[0] else no)[0], lookup(both)), both
     if isinstance(node, c_ast.BinaryOp):
-        a = const_int(node.left, enumerators, types)
-        b = const_int(node.right, enumerators, types)
-        if a is None or b is None:
+        left = _folded(node.left, enumerators, types)
+        right = _folded(node.right, enumerators, types)
+        if left is None or right is None:
             return None
-        op = node.op
-        if op in ("/", "%"):
-            if b == 0:
-                return None
-            q = _c_div(a, b)
-            return q if op == "/" else a - b * q
-        if op in ("<<", ">>"):
-            if not 0 <= b < 64:
-                return None
-            return a << b if op == "<<" else a >> b
-        table = {
-            "+": a + b,
-            "-": a - b,
-            "*": a * b,
-            "&": a & b,
-            "|": a | b,
-            "^": a ^ b,
-            "<": int(a < b),
-            "<=": int(a <= b),
-            ">": int(a > b),
-            ">=": int(a >= b),
-            "==": int(a == b),
-            "!=": int(a != b),
-            "&&": int(bool(a) and bool(b)),
-            "||": int(bool(a) or bool(b)),
-        }
-        return table.get(op)
+        return _binary(node.op, left, right)
     return None
+
+
+def _binary(op: str, a: tuple[int, str], b: tuple[int, str]) -> tuple[int, str] | None:
+    """``a op b`` of folded operands, in the type the usual arithmetic conversions give (shifts: the left's)."""
+    if op in ("&&", "||"):
+        return int(bool(a[0]) and bool(b[0]) if op == "&&" else bool(a[0]) or bool(b[0])), "int"
+    if op in ("<<", ">>"):
+        t = a[1]
+        if not 0 <= b[0] < _RANKS[t]:
+            return None  # (undefined: a shift by the width or more, or by a negative count)
+        return wrap(a[0] << b[0] if op == "<<" else a[0] >> b[0], lookup(t)), t
+    t = _common(a[1], b[1])
+    x, y = wrap(a[0], lookup(t)), wrap(b[0], lookup(t))
+    if op in ("<", "<=", ">", ">=", "==", "!="):
+        return int({"<": x < y, "<=": x <= y, ">": x > y, ">=": x >= y, "==": x == y, "!=": x != y}[op]), "int"
+    if op in ("/", "%"):
+        if y == 0:
+            return None
+        q = _c_div(x, y)
+        return wrap(q if op == "/" else x - y * q, lookup(t)), t
+    table = {"+": x + y, "-": x - y, "*": x * y, "&": x & y, "|": x | y, "^": x ^ y}
+    r = table.get(op)
+    return None if r is None else (wrap(r, lookup(t)), t)
 
 
 class TypeResolver:
