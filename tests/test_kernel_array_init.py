@@ -6,6 +6,8 @@ Oclgrind, against NumPy."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -91,3 +93,50 @@ def test_more_rows_than_the_array_has_are_dropped_with_clangs_warning() -> None:
     """Excess items are a warning in C and in Clang's OpenCL C, not an error (``test_kernel_struct_elision.py``)."""
     src = "__kernel void k(__global int* out) { int a[2][3] = {1, 2, 3, 4, 5, 6, 7}; out[0] = a[1][2]; }"
     assert compile_source(src).build_log == "kernel.cl:1:71: warning: excess elements in array initializer"
+
+
+STRINGS = r"""
+__constant char digits[] = "0123456789abcdef";
+
+__kernel void k(__global char* out)
+{
+    const int i = get_global_id(0);
+    char word[] = "kernel";
+    uchar fits[3] = "abc";        /* exactly its length: no room for the NUL, none stored */
+    char padded[6] = "ab\0c";     /* the rest of the array is zero */
+    char accent[] = "\xe9\u00e9";
+    out[i] = digits[i % 16] + word[i % 7] + (char)fits[i % 3] + padded[i % 6] + accent[i % 4]
+        + (char)sizeof(word) + (char)sizeof(digits) + (char)sizeof(accent);
+}
+"""
+
+
+def test_char_arrays_initialized_from_string_literals(device_ctx: wia.Context) -> None:
+    """C99 6.7.8p14: a string literal initializes a char array with its bytes, then the terminating NUL if there
+    is room (an array of unknown size has it); the simulator refused it ("must be initialized with a brace-enclosed
+    list"). Non-ASCII characters are their UTF-8 bytes, as Clang stores them."""
+    n = 48
+    kernel = wia.compile_kernel(device_ctx, STRINGS, "k")
+    out = wia.zeros(n, dtype="int8", ctx=device_ctx)
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=n, local_size=16), out)
+    i = np.arange(n)
+    digits = np.frombuffer(b"0123456789abcdef\0", np.int8)
+    word = np.frombuffer(b"kernel\0", np.int8)
+    fits = np.frombuffer(b"abc", np.int8)
+    padded = np.frombuffer(b"ab\0c\0\0", np.int8)
+    accent = np.frombuffer(b"\xe9\xc3\xa9\0", np.int8)
+    want = digits[i % 16].astype(np.int64) + word[i % 7] + fits[i % 3] + padded[i % 6] + accent[i % 4] + 7 + 17 + 4
+    np.testing.assert_array_equal(out.numpy(), ((want + 128) % 256 - 128).astype(np.int8))
+
+
+@pytest.mark.parametrize(
+    ("decl", "message"),
+    [
+        ('int a[] = "ab";', "a string literal initializes an array of char, not 'int[]'"),
+        ('char a[1] = "ab";', "initializer-string for char array is too long"),
+        ('char a[] = "\\x4142";', "hex escape sequence out of range"),
+    ],
+)
+def test_string_initializers_that_do_not_fit(decl: str, message: str) -> None:
+    with pytest.raises(Exception, match=re.escape(message)):
+        compile_source("__kernel void k(__global int* o) { " + decl + " o[0] = 1; }")

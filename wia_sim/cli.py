@@ -460,7 +460,10 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
         console.print(f"[red]wia-sim: {escape(str(e))}[/red]", highlight=False)
         return 1
     if report.output:  # the kernel's printf output first, as a device prints it when the kernel completes
-        console.print(report.output, end="", highlight=False, markup=False)
+        from wia_sim.kernels.printf import write_output  # (loaded: the kernel ran)
+
+        console.file.flush()
+        write_output(report.output)
     groups = report.counts.get("work_groups", 0)
     console.print(
         f"kernel {report.kernel}: global {report.global_size}, local {report.local_size}, {groups:,} work-groups; "

@@ -31,7 +31,6 @@ import builtins
 import functools
 import gc
 import math
-import sys
 import weakref
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -956,8 +955,9 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                     live[:] = copy
                 written.clear()  # the copies are free for the next launch (scratch.empty)
                 if printed:  # the kernel's printf output, when it completes (as a device's at its end)
-                    sys.stdout.write(printed)
-                    sys.stdout.flush()
+                    from wia_sim.kernels.printf import write_output  # (loaded: the kernel ran)
+
+                    write_output(printed)
 
             return finish
 

@@ -14,6 +14,7 @@ from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Func
 from wia_sim.kernels.initializers import designated_member, excess_kind, member_types
 from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
+from wia_sim.kernels.printf import c_string
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, UNSUPPORTED_BUILTINS, is_builtin_function
 from wia_sim.kernels.structs import check_struct, size_align
@@ -191,7 +192,7 @@ class DeclarationChecks(CheckerState):
         if node.init is None:
             self.error(node, f"program-scope __constant variable '{node.name}' must be initialized")
         else:
-            self.check_initializer(node.init, t, None)
+            self.check_initializer(node.init, t, node)
         self.check_array_dims(node, None)
         if node.name in self.scopes[0] or node.name in self.functions:
             self.error(node, f"redefinition of '{node.name}'")
@@ -623,6 +624,12 @@ class DeclarationChecks(CheckerState):
             arr = arr.type
 
     def check_initializer(self, init: c_ast.Node, t: TypeInfo, decl: c_ast.Decl | None, nested: bool = False) -> None:
+        string = isinstance(init, c_ast.Constant) and init.type == "string"
+        if string and t.kind == "array" and decl is not None and decl.init is init:
+            listed = self.string_initializer(init, t)
+            if listed is None:
+                return
+            decl.init = init = listed
         if isinstance(init, c_ast.InitList) and t.kind == "vector":
             self.vector_braces(init, t)
             return
@@ -650,6 +657,32 @@ class DeclarationChecks(CheckerState):
             return
         name = decl.name if decl is not None else "variable"
         self.check_assignment_types(t, value, init, f"initializing '{name}'")
+
+    def string_initializer(self, init: c_ast.Constant, t: TypeInfo) -> c_ast.InitList | None:
+        """``char s[] = "ab"`` (C99 6.7.8p14): the string's bytes, then its terminating NUL if the array has room
+        (an array of unknown size is sized for it), as the brace list the executor initializes from; None (and the
+        error) for an array of another element type or a string too long for it."""
+        element = t.target if t.kind == "array" else None
+        if element is None or element.kind != "scalar" or element.name not in ("char", "uchar"):
+            self.error(init, f"a string literal initializes an array of char, not '{t}'")
+            return None
+        try:
+            data = [ord(c) for c in c_string(str(init.value))]
+        except ValueError as exc:
+            self.error(init, str(exc))
+            return None
+        if t.length is not None and len(data) > t.length:
+            self.error(init, f"initializer-string for char array is too long ({len(data)} bytes for {t.length})")
+            return None
+        if t.length is None or len(data) < t.length:
+            data.append(0)
+        signed = element.name == "char"
+        items: list[c_ast.Node] = []
+        for b in data:
+            value = b - 256 if signed and b > 127 else b
+            literal = c_ast.Constant("int", str(abs(value)), init.coord)
+            items.append(c_ast.UnaryOp("-", literal, init.coord) if value < 0 else literal)
+        return c_ast.InitList(items, init.coord)
 
     def vector_braces(self, init: c_ast.InitList, t: TypeInfo) -> None:
         """``float4 v = {a, b, c, d}``: scalars and vectors whose components add up to the vector's, as Clang

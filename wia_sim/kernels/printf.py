@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -34,7 +35,7 @@ from wia_sim.kernels.types import INT, TypeInfo
 if TYPE_CHECKING:
     from wia_sim.kernels.executor import _Executor
 
-__all__ = ["Conversion", "PrintfOutput", "c_string", "check_call", "format_value", "parse_format"]
+__all__ = ["Conversion", "PrintfOutput", "c_string", "check_call", "format_value", "parse_format", "write_output"]
 
 Array = NDArray[Any]
 
@@ -133,18 +134,26 @@ def parse_format(fmt: str) -> list[str | Conversion]:
 
 
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", "a": "\a", "b": "\b", "\\": "\\", "'": "'"}
-_ESCAPES.update({'"': '"', "?": "?"})
+_ESCAPES.update({'"': '"', "?": "?", "e": "\x1b"})  # (\e: GNU's escape, which Clang takes)
+_SEGMENT = re.compile(r'"((?:[^"\\]|\\.)*)"', re.DOTALL)
 
 
 def c_string(literal: str) -> str:
-    """The characters of a C string literal as pycparser gives it (quotes included, escapes undone)."""
-    body = literal[1:-1] if literal.startswith('"') else literal
+    """The bytes of a C string literal as pycparser gives it (quotes included; literals it joined keep ``" "``
+    between them where joining their text would change an escape, ``"\\x41" "B"``), escapes undone (C99 5.1.1.2:
+    before the joining), as characters 0-255, one per byte: other characters of the source are their UTF-8 bytes,
+    as are universal character names (``\\u00e9``). ValueError for an escape out of a byte's range."""
+    bodies = _SEGMENT.findall(literal) if literal.startswith('"') else [literal]
+    return "".join(_unescaped(body) for body in bodies)
+
+
+def _unescaped(body: str) -> str:
     out: list[str] = []
     k = 0
     while k < len(body):
         c = body[k]
         if c != "\\" or k + 1 == len(body):
-            out.append(c)
+            out.extend(map(chr, c.encode("utf-8")))
             k += 1
             continue
         nxt = body[k + 1]
@@ -153,14 +162,26 @@ def c_string(literal: str) -> str:
             k += 2
         elif nxt == "x":
             m = re.match(r"[0-9a-fA-F]+", body[k + 2 :])
-            digits = m.group(0) if m else "0"
-            out.append(chr(int(digits, 16) & 0xFF))
-            k += 2 + (len(digits) if m else 0)
+            if m is None:
+                raise ValueError("\\x used with no following hex digits")
+            if int(m.group(0), 16) > 0xFF:
+                raise ValueError(f"hex escape sequence out of range: \\x{m.group(0)}")
+            out.append(chr(int(m.group(0), 16)))
+            k += 2 + len(m.group(0))
         elif nxt in "01234567":
             m = re.match(r"[0-7]{1,3}", body[k + 1 :])
             assert m is not None
-            out.append(chr(int(m.group(0), 8) & 0xFF))
+            if int(m.group(0), 8) > 0xFF:
+                raise ValueError(f"octal escape sequence out of range: \\{m.group(0)}")
+            out.append(chr(int(m.group(0), 8)))
             k += 1 + len(m.group(0))
+        elif nxt in "uU":
+            size = 4 if nxt == "u" else 8
+            digits = body[k + 2 : k + 2 + size]
+            if not re.fullmatch(rf"[0-9a-fA-F]{{{size}}}", digits) or int(digits, 16) > 0x10FFFF:
+                raise ValueError(f"incomplete universal character name: \\{nxt}{digits}")
+            out.extend(map(chr, chr(int(digits, 16)).encode("utf-8")))
+            k += 2 + size
         else:
             out.append(nxt)
             k += 2
@@ -188,7 +209,11 @@ def check_call(
         error(args[0], "the format of printf must be a string literal (OpenCL C 1.2, 6.12.13.2)")
         return INT
     try:
-        parts = parse_format(c_string(literal))
+        parts = parse_format(c_string(literal).split("\0")[0])  # (a NUL ends the format)
+        for a in args[1:]:
+            text = _literal(a)
+            if text is not None:
+                c_string(text)
     except ValueError as exc:
         error(args[0], f"printf format: {exc}")
         return INT
@@ -197,10 +222,8 @@ def check_call(
     if len(rest) < len(convs):
         error(node, f"printf: the format has {len(convs)} conversions but {len(rest)} arguments follow it")
         return INT
-    if len(rest) > len(convs):
-        error(rest[len(convs)], f"printf: argument {len(convs) + 2} is not used by the format (it has {len(convs)})")
-        return INT
-    for k, (conv, a, t) in enumerate(zip(convs, rest, types[1:], strict=True)):
+    # arguments past the format's conversions are evaluated and ignored (6.12.13.2)
+    for k, (conv, a, t) in enumerate(zip(convs, rest[: len(convs)], types[1 : len(convs) + 1], strict=True)):
         problem = _mismatch(conv, a, t)
         if problem:
             error(a, f"printf argument {k + 2} for '{conv.text}': {problem}")
@@ -306,7 +329,8 @@ def _hex_float(x: float, c: Conversion) -> str:
         drop = (13 - c.precision) * 4
         kept, rest = frac >> drop, frac & ((1 << drop) - 1)
         half = 1 << (drop - 1)
-        if rest > half or (rest == half and kept & 1):
+        odd = kept & 1 if c.precision else lead & 1  # (no hex digit kept: the leading digit decides a tie)
+        if rest > half or (rest == half and odd):
             kept += 1
         if kept >> (c.precision * 4):
             lead += 1
@@ -325,6 +349,10 @@ def _hex_float(x: float, c: Conversion) -> str:
 def _format_float(x: float, c: Conversion) -> str:
     if c.conv in "aA":
         return _hex_float(x, c)
+    if not math.isfinite(x):  # [-]inf, [-]nan (the sign of a NaN too, as glibc), never padded with zeros
+        sign = "-" if math.copysign(1.0, x) < 0 else ("+" if "+" in c.flags else (" " if " " in c.flags else ""))
+        body = "inf" if math.isinf(x) else "nan"
+        return _pad(sign + (body.upper() if c.conv in "FEG" else body), c.flags, c.width)
     spec = "%" + c.flags + (str(c.width) if c.width is not None else "")
     spec += (f".{c.precision}" if c.precision is not None else "") + c.conv
     return spec % x
@@ -349,6 +377,21 @@ def _int_bits(c: Conversion, arg_bits: int) -> int:
     return max(32, arg_bits) if c.conv != "c" else 8
 
 
+def write_output(text: str) -> None:
+    """Write a launch's printf output (``PrintfOutput.text``) to stdout as the bytes the kernel printed (a ``char``
+    of 0xE9 is that byte, as on a device: C's printf writes bytes); a stdout without a byte layer gets the text,
+    with bytes that are not UTF-8 replaced."""
+    sys.stdout.flush()
+    raw = text.encode("utf-8", "surrogateescape")
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        buffer.write(raw)
+        buffer.flush()
+    else:
+        sys.stdout.write(raw.decode("utf-8", "replace"))
+        sys.stdout.flush()
+
+
 class PrintfOutput:
     """The texts a launch printed: per call, the lanes that made it and their texts; ``text()`` orders them work-
     group by work-group, and in a group by call (the lockstep order) and by work-item."""
@@ -363,12 +406,12 @@ class PrintfOutput:
         args = list(node.args.exprs) if node.args is not None else []
         parts = self._formats.get(id(node))
         if parts is None:
-            parts = parse_format(c_string(str(args[0].value)))
+            parts = parse_format(c_string(str(args[0].value)).split("\0")[0])  # (a NUL ends the format)
             self._formats[id(node)] = parts
         values: list[Any] = []
         for a in args[1:]:
             if isinstance(a, c_ast.Constant) and a.type == "string":
-                values.append(c_string(str(a.value)))
+                values.append(c_string(str(a.value)).split("\0")[0])
             else:
                 values.append(ex.eval(a, mask))
         lanes = np.flatnonzero(mask)
@@ -404,7 +447,8 @@ class PrintfOutput:
         return format_value(a.item() if isinstance(a, np.ndarray) else a, c, bits, floating)
 
     def text(self) -> str:
-        """Everything printed, in the stable order: work-group, then call, then work-item."""
+        """Everything printed, in the stable order: work-group, then call, then work-item: the bytes as UTF-8
+        text, with bytes that are not UTF-8 kept as surrogates (``errors="surrogateescape"`` gives them back)."""
         if not self.calls:
             return ""
         gs = self.ex.geometry.group_size
@@ -413,4 +457,4 @@ class PrintfOutput:
             for lane, t in zip(lanes.tolist(), texts, strict=True):
                 entries.append((lane // gs, k, lane, t))
         entries.sort(key=lambda e: (e[0], e[1], e[2]))
-        return "".join(e[3] for e in entries)
+        return "".join(e[3] for e in entries).encode("latin-1").decode("utf-8", "surrogateescape")
