@@ -53,7 +53,8 @@ class KernelRunReport(BaseModel):
     counts: dict[str, int]
     timings: list[KernelTiming]
     output: str = ""
-    """What the kernel printed with printf (the executor's stable order)."""
+    """What the kernel printed with printf (the executor's stable order; bytes that are not UTF-8 as surrogates:
+    ``printf.PrintfOutput.text``)."""
     findings: list[str] = []
     """Lower-severity findings that did not stop the kernel (uniform writes), as messages."""
 

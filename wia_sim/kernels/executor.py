@@ -114,7 +114,8 @@ class RunResult:
     steps: int
     kernel: str = ""
     output: str = ""
-    """What the kernel's printf calls printed, in a stable order (``printf.PrintfOutput.text``)."""
+    """What the kernel's printf calls printed, in a stable order, bytes that are not UTF-8 kept as surrogates
+    (``printf.PrintfOutput.text``; ``printf.write_output`` writes the bytes)."""
     findings: list[KernelFault] = field(default_factory=list)
     """Lower-severity findings (``uniform_write``) that did not stop the kernel: the first at each line."""
 
