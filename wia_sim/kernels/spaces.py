@@ -719,7 +719,7 @@ class Region(StridedAccess):
             if self._compact:
                 self.materialize(st)
             self._shadowed = True
-            if esize < self.granule and not _whole(starts, esize * t.width, self.granule):
+            if esize < self.granule and not _whole(first_starts, esize * t.width, self.granule):
                 self.refine(st, esize)
             if self.granule < esize:  # every record the element covers
                 starts, lanes, stored = _granules(starts, lanes, stored, esize, self.granule)
