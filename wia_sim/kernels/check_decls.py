@@ -14,7 +14,7 @@ from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Func
 from wia_sim.kernels.initializers import designated_member, excess_kind, member_types
 from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
-from wia_sim.kernels.printf import c_string
+from wia_sim.kernels.literals import c_string
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, UNSUPPORTED_BUILTINS, is_builtin_function
 from wia_sim.kernels.structs import check_struct, size_align

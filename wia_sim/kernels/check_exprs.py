@@ -15,6 +15,7 @@ from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
 from wia_sim.kernels.ctype import common_type, comparison_type
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.initializers import elided_length
+from wia_sim.kernels.literals import char_constant
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, is_builtin_function
 from wia_sim.kernels.structs import check_struct, size_align
 from wia_sim.kernels.types import (
@@ -77,8 +78,12 @@ class ExpressionChecks(CheckerState):
     def expr_Constant(self, node: c_ast.Constant) -> TypeInfo:
         kind = node.type
         value = node.value.lower()
-        if kind == "char":
-            return TypeInfo("scalar", "char")
+        if kind == "char" or value.startswith("'"):  # an int (C99 6.4.4.4p10); pycparser types 'ab' as one
+            try:
+                char_constant(node.value)
+            except ValueError as e:
+                self.error(node, str(e))
+            return INT
         if kind == "string":
             return TypeInfo("pointer", target=TypeInfo("scalar", "char", space="constant", const=True))
         if "float" in kind or "double" in kind:

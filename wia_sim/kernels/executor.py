@@ -49,6 +49,7 @@ from wia_sim.kernels.exec_setup import LaunchSetup
 from wia_sim.kernels.exec_state import _Frame, _line
 from wia_sim.kernels.exec_statements import StatementRunner
 from wia_sim.kernels.lanes import Geometry, any_lane, lanes_of, per_lane
+from wia_sim.kernels.literals import c_string, char_constant
 from wia_sim.kernels.lvalues import (
     ComponentRef,
     MemRef,
@@ -62,7 +63,7 @@ from wia_sim.kernels.lvalues import (
     swizzled,
 )
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
-from wia_sim.kernels.printf import PrintfOutput, c_string
+from wia_sim.kernels.printf import PrintfOutput
 from wia_sim.kernels.program import KernelInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import (
@@ -76,7 +77,7 @@ from wia_sim.kernels.spaces import (
 )
 from wia_sim.kernels.struct_exec import StructOps
 from wia_sim.kernels.structs import StructType, size_align
-from wia_sim.kernels.types import TypeInfo, char_constant, swizzle_indices
+from wia_sim.kernels.types import TypeInfo, swizzle_indices
 from wia_sim.kernels.undef import defined, joined, masked, shaped, tainted, within
 
 __all__ = ["COUNTS", "KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
@@ -519,8 +520,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
     def expr_Constant(self, node: c_ast.Constant, mask: Array) -> Result:
         typ = node.type
         text = node.value
-        if typ == "char":
-            return Value(INT, np.asarray(char_constant(text) or 0, np.int32))
+        if typ == "char" or text.startswith("'"):  # (the checker has refused invalid ones)
+            return Value(INT, np.asarray(char_constant(text), np.int32))
         if typ in ("float", "double") or ("." in text or ("e" in text.lower() and not text.lower().startswith("0x"))):
             if typ == "double" and not text.rstrip().endswith(("f", "F")):
                 t = SCALARS["double" if self.fp64 else "float"]

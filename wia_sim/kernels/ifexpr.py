@@ -7,13 +7,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from wia_sim.kernels.literals import char_constant
 from wia_sim.kernels.tokens import Token
 
 __all__ = ["ExprError", "IfEvaluator"]
 
 _U64 = (1 << 64) - 1
 _INT_RE = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?")
-_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11, "?": 63}
 
 
 class ExprError(Exception):
@@ -56,22 +56,10 @@ def _int_literal(text: str) -> _Value:
 
 
 def _char_literal(text: str) -> _Value:
-    body = text[1:-1]
-    if body.startswith("\\"):
-        esc = body[1:]
-        if esc in _ESCAPES:
-            value = _ESCAPES[esc]
-        elif re.fullmatch(r"x[0-9a-fA-F]{1,2}", esc):
-            value = int(esc[1:], 16)
-        elif re.fullmatch(r"[0-7]{1,3}", esc):
-            value = int(esc, 8) & 0xFF
-        else:
-            raise ExprError(f"invalid character constant {text}")
-    elif len(body) == 1:
-        value = ord(body)
-    else:
-        raise ExprError(f"invalid character constant {text}")
-    return _Value(value - 256 if value > 127 else value)
+    try:
+        return _Value(char_constant(text))
+    except ValueError as e:
+        raise ExprError(str(e)) from None
 
 
 _BINARY_PRECEDENCE: list[tuple[str, ...]] = [
@@ -101,7 +89,7 @@ class IfEvaluator:
     def evaluate(self) -> int:
         if not self.tokens:
             raise ExprError("#if with no expression")
-        result = self._conditional()
+        result = self._comma()
         if self.pos < len(self.tokens):
             raise ExprError(f"missing binary operator before token '{self.tokens[self.pos].text}'")
         return result.value
@@ -122,6 +110,15 @@ class IfEvaluator:
             raise ExprError(f"expected '{text}' in #if expression" + (f" before '{found}'" if found else ""))
         self.pos += 1
 
+    def _comma(self) -> _Value:
+        """C99 6.6p3 allows no comma outside an unevaluated operand; Clang takes one in ``#if`` (as an
+        extension, warned of only with -pedantic), as do the devices: ``#if (1, 0)`` is false."""
+        value = self._conditional()
+        while self._peek() == ",":
+            self.pos += 1
+            value = self._conditional()
+        return value
+
     def _conditional(self) -> _Value:
         cond = self._binary(0)
         if self._peek() != "?":
@@ -129,7 +126,7 @@ class IfEvaluator:
         self.pos += 1
         take_first = cond.value != 0
         self.skip += not take_first
-        first = self._conditional()
+        first = self._comma()
         self.skip -= not take_first
         self._expect(":")
         self.skip += take_first
@@ -205,7 +202,7 @@ class IfEvaluator:
     def _primary(self) -> _Value:
         tok = self._next()
         if tok.text == "(":
-            v = self._conditional()
+            v = self._comma()
             self._expect(")")
             return v
         if tok.kind == "num":

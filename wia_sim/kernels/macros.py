@@ -4,10 +4,12 @@ instead of exhausting memory."""
 
 from __future__ import annotations
 
+import datetime
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from wia_sim.kernels.tokens import Token, join, significant, tokenize
+from wia_sim.kernels.tokens import Splices, Token, join, significant, tokenize
 
 __all__ = ["EXPANSION_LIMIT", "Macro", "MacroExpander"]
 
@@ -38,7 +40,9 @@ def _rehome(body: Sequence[Token], at: Token, hide: frozenset[str]) -> list[Toke
     """A macro's replacement tokens, reversed for the expander's stack, placed at the invocation ``at`` and
     hidden from the macros in ``hide``."""
     line, column = at.line, at.column
-    return [Token(t.kind, t.text, line, column, (t.hide | hide) if t.hide else hide) for t in reversed(body)]
+    return [
+        Token(t.kind, t.text, line, column, (t.hide | hide) if t.hide else hide, t.spelling) for t in reversed(body)
+    ]
 
 
 class MacroExpander:
@@ -50,8 +54,15 @@ class MacroExpander:
         self.filename = filename
         self.error = error
         self.line_offset = 0  # what ``#line`` added to the lines ``__LINE__`` gives
+        self.splices: Splices = {}  # where joined lines' physical lines begin, for ``__LINE__``
         self.macros: dict[str, Macro] = {}
         self.budget = EXPANSION_LIMIT
+        self.counter = 0  # the next ``__COUNTER__`` (Clang's extension, which kernels use for unique names)
+        now = datetime.datetime.now()
+        self.dynamic = {  # C99 6.10.8's date and time of translation, as Clang spells them ("Dec  3 2026")
+            "__DATE__": f'"{now:%b} {now.day:2d} {now.year}"',
+            "__TIME__": f'"{now:%H:%M:%S}"',
+        }
 
     def define(self, tokens: list[Token], line: int | None, column: int | None) -> None:
         """``tokens`` is what follows ``#define``."""
@@ -129,9 +140,16 @@ class MacroExpander:
                     return
         self.macros[name] = Macro(name, None if params is None else tuple(params), tuple(collapsed), variadic, line)
 
-    def expand(self, tokens: list[Token]) -> list[Token]:
+    def physical_line(self, token: Token) -> int:
+        """The line ``__LINE__`` gives at ``token``: its physical line (a spliced line's continuation counts),
+        moved by ``#line``."""
+        return token.line + bisect_right(self.splices.get(token.line, ()), token.column) + self.line_offset
+
+    def expand(self, tokens: list[Token], in_if: bool = False) -> list[Token]:
         """Macro-expand ``tokens`` (Prosser's algorithm without ``#``/``##``). Newlines inside a function-like
-        macro's arguments are moved after the line the invocation ends on, keeping the line count."""
+        macro's arguments are moved after the line the invocation ends on, keeping the line count. ``in_if``:
+        an ``#if`` expression, where the name after a ``defined`` that a macro produced is not expanded (Clang's
+        reading of what C99 6.10.1p4 leaves undefined)."""
         stack = tokens[::-1]
         out: list[Token] = []
         deferred: list[Token] = []
@@ -156,11 +174,18 @@ class MacroExpander:
             macro = self.macros.get(name)
             if macro is None:
                 if name == "__LINE__":
-                    out.append(Token("num", str(tok.line + self.line_offset), tok.line, tok.column, tok.hide | {name}))
+                    out.append(Token("num", str(self.physical_line(tok)), tok.line, tok.column, tok.hide | {name}))
+                elif name == "__COUNTER__":
+                    out.append(Token("num", str(self.counter), tok.line, tok.column, tok.hide | {name}))
+                    self.counter += 1
                 elif name == "__FILE__":
                     quoted = '"' + self.filename.replace("\\", "\\\\").replace('"', '\\"') + '"'
                     out.append(Token("str", quoted, tok.line, tok.column, tok.hide | {name}))
+                elif name in self.dynamic:
+                    out.append(Token("str", self.dynamic[name], tok.line, tok.column, tok.hide | {name}))
                 else:
+                    if in_if and name == "defined":
+                        self._protect_operand(stack)
                     out.append(tok)
                 continue
             if macro.params is None:
@@ -192,6 +217,19 @@ class MacroExpander:
             stack.extend(_rehome(body, tok, hide))
         out.extend(deferred)
         return out
+
+    @staticmethod
+    def _protect_operand(stack: list[Token]) -> None:
+        """Hide the identifier after ``defined`` (or after its ``(``), next on ``stack``, from its own macro."""
+        j = len(stack) - 1
+        while j >= 0 and stack[j].kind == "ws":
+            j -= 1
+        if j >= 0 and stack[j].text == "(":
+            j -= 1
+            while j >= 0 and stack[j].kind == "ws":
+                j -= 1
+        if j >= 0 and stack[j].kind == "id":
+            stack[j] = replace(stack[j], hide=stack[j].hide | {stack[j].text})
 
     @staticmethod
     def _collect_arguments(stack: list[Token], deferred: list[Token]) -> tuple[list[list[Token]], Token] | None:
@@ -326,6 +364,8 @@ def _stringize(tokens: Sequence[Token]) -> str:
             if parts and parts[-1] != " ":
                 parts.append(" ")
             continue
-        text = tok.text.replace("\\", "\\\\").replace('"', '\\"') if tok.kind in ("str", "char") else tok.text
-        parts.append(text)
+        if tok.kind in ("str", "char"):
+            parts.append(tok.text.replace("\\", "\\\\").replace('"', '\\"'))
+        else:
+            parts.append(tok.spelling or tok.text)
     return '"' + "".join(parts).strip() + '"'

@@ -50,6 +50,8 @@ class _ParseOutcome:
 def _parse_error_message(message: str) -> str:
     if message.startswith("before: "):
         return f"syntax error before '{message[len('before: ') :]}'"
+    if message == "Invalid char constant ''":
+        return "empty character constant"
     if message == "At end of input":
         return "syntax error at end of input (missing '}' or ';'?)"
     return message[:1].lower() + message[1:]

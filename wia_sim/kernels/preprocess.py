@@ -3,12 +3,12 @@
 The simulator has its own because kernel source is data: no system ``cpp`` is run (most hosts have none, and its
 behaviour varies), and ``#if`` expressions are evaluated by a small recursive-descent evaluator, never ``eval``.
 
-Supported: object-like and function-like ``#define`` (variadic ``...``/``__VA_ARGS__`` too), ``#undef``,
-``#ifdef``/``#ifndef``/``#if``/``#elif``/``#else``/``#endif`` with C's integer constant expressions and
-``defined``, ``#pragma`` (ignored), ``#error``, ``#warning``, ``__LINE__``/``__FILE__``, and the OpenCL C 1.2
-predefined macros. Rejected with an error: ``#include``, ``#line``, the ``#`` and ``##`` operators, and unknown
-directives. Build options: ``-D NAME``, ``-D NAME=value``, ``-DNAME=value``; ``-cl-*`` options are accepted and
-ignored; anything else is an error.
+Supported: trigraphs and digraphs, object-like and function-like ``#define`` (variadic ``...``/``__VA_ARGS__``
+too) with ``#`` and ``##``, ``#undef``, ``#ifdef``/``#ifndef``/``#if``/``#elif``/``#else``/``#endif`` with C's
+integer constant expressions and ``defined``, ``#pragma`` and ``_Pragma`` (extension pragmas kept, the others
+ignored), ``#error``, ``#warning``, ``#line``, ``#ident``, ``__LINE__``/``__FILE__``/``__DATE__``/``__TIME__``/
+``__COUNTER__``, and the OpenCL C 1.2 predefined macros. Rejected with an error: ``#include`` and unknown
+directives. Build options: ``options.py``.
 
 The output has exactly one line per input line (directive lines and skipped lines become blank lines; lines
 joined by ``\\`` or by a macro invocation that spans lines are followed by the blank lines they consumed), so the
@@ -29,7 +29,15 @@ from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic, format_log
 from wia_sim.kernels.ifexpr import ExprError, IfEvaluator
 from wia_sim.kernels.macros import Macro, MacroExpander
 from wia_sim.kernels.options import FLOAT_EXTENSIONS, parse_build_options
-from wia_sim.kernels.tokens import Token, join, significant, splice_lines, strip_comments, tokenize
+from wia_sim.kernels.tokens import (
+    Token,
+    join,
+    replace_trigraphs,
+    significant,
+    splice_lines,
+    strip_comments,
+    tokenize,
+)
 
 __all__ = [
     "FLOAT_EXTENSIONS",
@@ -58,6 +66,10 @@ PREDEFINED_MACROS: dict[str, str] = {
     "CL_VERSION_3_0": "300",
     "__ENDIAN_LITTLE__": "1",
     "__WIA_SIM__": "1",
+    # C99 6.10.8, as Clang defines them for OpenCL C (PoCL 3.1 and Oclgrind 21.10: 1, 199901L, 1)
+    "__STDC__": "1",
+    "__STDC_VERSION__": "199901L",
+    "__STDC_HOSTED__": "1",
     # OpenCL C 1.2, 6.1.1: "true expands to the integer constant 1 and false to 0"
     "true": "1",
     "false": "0",
@@ -230,7 +242,7 @@ class _Preprocessor:
                 return False
             resolved.append(tok)
             k += 1
-        expanded = significant(self.expander.expand(resolved))
+        expanded = significant(self.expander.expand(resolved, in_if=True))
         try:
             return IfEvaluator(expanded, lambda name: name in self.macros).evaluate() != 0
         except ExprError as e:
@@ -241,8 +253,9 @@ class _Preprocessor:
 
     # -- driver
     def run(self, source: str) -> str:
-        source = source.replace("\r\n", "\n").replace("\r", "\n")
-        text = strip_comments(splice_lines(source), lambda ln, col, msg: self.error(ln, col, msg))
+        source = replace_trigraphs(source.replace("\r\n", "\n").replace("\r", "\n"))
+        spliced, self.expander.splices = splice_lines(source)
+        text = strip_comments(spliced, lambda ln, col, msg: self.error(ln, col, msg))
         lines = text.split("\n")
         out: list[str] = []
         pending: list[str] = []  # consecutive text lines, expanded together
@@ -257,7 +270,7 @@ class _Preprocessor:
             for tok in tokens:
                 if tok.kind == "punct" and tok.text in ("'", '"'):
                     self.error(tok.line, tok.column, f"missing terminating {tok.text} character")
-            expanded = join(self.expander.expand(tokens)).split("\n")
+            expanded = join(self._pragma_operators(self.expander.expand(tokens))).split("\n")
             # the expander keeps the line count; guard it anyway so coordinates can never drift
             if len(expanded) != len(pending):
                 expanded = (expanded + [""] * len(pending))[: len(pending)]
@@ -267,7 +280,8 @@ class _Preprocessor:
         for number, line in enumerate(lines, 1):
             active = stack[-1].active if stack else True
             stripped = line.lstrip(" \t\f\v")
-            if not stripped.startswith("#"):
+            hash_size = 1 if stripped.startswith("#") else 2 if stripped.startswith("%:") else 0  # (6.4.6: %: is #)
+            if not hash_size or stripped.startswith(("##", "%:%:")):
                 if active:
                     if not pending:
                         pending_start = number
@@ -279,7 +293,7 @@ class _Preprocessor:
             flush()
             out.append("")
             column = len(line) - len(stripped) + 1
-            self._directive(stripped[1:], number, column, stack, active)
+            self._directive(stripped[hash_size:], number, column, stack, active)
         flush()
         for cond in stack:
             self.error(cond.line, None, f"unterminated #{cond.directive}")
@@ -352,13 +366,11 @@ class _Preprocessor:
                 self.macros.pop(sig[0].text, None)
         elif name == "include":
             self.error(line, column, "includes are not supported: #include (paste the code into the kernel source)")
-        elif name == "pragma":  # OpenCL 1.2 9.1: extensions; others ('#pragma unroll') are hints
-            words = [t.text for t in sig]
-            if len(words) == 5 and words[:2] == ["OPENCL", "EXTENSION"] and words[3] == ":":
-                if words[4] == "enable":
-                    self.enabled.add(words[2])
-                elif words[4] == "disable":
-                    self.enabled.discard(words[2])
+        elif name == "pragma":
+            self._pragma(sig)
+        elif name in ("ident", "sccs"):  # GCC's, which Clang takes: a string for the object file, ignored here
+            if len(sig) != 1 or sig[0].kind != "str":
+                self.error(line, column, f"invalid string literal after #{name}")
         elif name == "error":
             self.error(line, column, f"#error {join(args).strip()}".rstrip())
         elif name == "warning":
@@ -375,6 +387,41 @@ class _Preprocessor:
                     self.expander.filename = given[1].text[1:-1]
         else:
             self.error(line, column, f"invalid preprocessing directive #{name}")
+
+    def _pragma(self, words: list[Token]) -> None:
+        """OpenCL 1.2 9.1's extension pragmas; the others (``unroll``, ``FP_CONTRACT``) are hints."""
+        text = [t.text for t in words]
+        if len(text) == 5 and text[:2] == ["OPENCL", "EXTENSION"] and text[3] == ":":
+            if text[4] == "enable":
+                self.enabled.add(text[2])
+            elif text[4] == "disable":
+                self.enabled.discard(text[2])
+
+    def _pragma_operators(self, tokens: list[Token]) -> list[Token]:
+        """C99 6.10.9: each ``_Pragma ( string-literal )`` of the expanded text runs as the ``#pragma`` its
+        destringized literal spells and leaves nothing behind (but the newlines it spanned)."""
+        if not any(t.text == "_Pragma" for t in tokens):
+            return tokens
+        out: list[Token] = []
+        k = 0
+        while k < len(tokens):
+            tok = tokens[k]
+            if tok.kind != "id" or tok.text != "_Pragma":
+                out.append(tok)
+                k += 1
+                continue
+            parts = [(j, t) for j, t in enumerate(tokens[k + 1 :], k + 1) if t.kind not in ("ws", "nl")][:3]
+            texts = [t.text for _, t in parts]
+            if len(parts) < 3 or texts[0] != "(" or parts[1][1].kind != "str" or texts[2] != ")":
+                self.error(tok.line, tok.column, "_Pragma takes a parenthesized string literal")
+                out.append(tok)
+                k += 1
+                continue
+            literal = texts[1].removeprefix("L")[1:-1].replace('\\"', '"').replace("\\\\", "\\")
+            self._pragma(significant(tokenize(literal, tok.line, tok.column)))
+            out.extend(t for t in tokens[k : parts[2][0] + 1] if t.kind == "nl")
+            k = parts[2][0] + 1
+        return out
 
 
 def preprocess(

@@ -29,13 +29,14 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels.ctype import SCALARS
+from wia_sim.kernels.literals import c_string
 from wia_sim.kernels.spaces import Pointer, Value
 from wia_sim.kernels.types import INT, TypeInfo
 
 if TYPE_CHECKING:
     from wia_sim.kernels.executor import _Executor
 
-__all__ = ["Conversion", "PrintfOutput", "c_string", "check_call", "format_value", "parse_format", "write_output"]
+__all__ = ["Conversion", "PrintfOutput", "check_call", "format_value", "parse_format", "write_output"]
 
 Array = NDArray[Any]
 
@@ -131,61 +132,6 @@ def parse_format(fmt: str) -> list[str | Conversion]:
     if text:
         out.append("".join(text))
     return out
-
-
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "v": "\v", "f": "\f", "a": "\a", "b": "\b", "\\": "\\", "'": "'"}
-_ESCAPES.update({'"': '"', "?": "?", "e": "\x1b"})  # (\e: GNU's escape, which Clang takes)
-_SEGMENT = re.compile(r'"((?:[^"\\]|\\.)*)"', re.DOTALL)
-
-
-def c_string(literal: str) -> str:
-    """The bytes of a C string literal as pycparser gives it (quotes included; literals it joined keep ``" "``
-    between them where joining their text would change an escape, ``"\\x41" "B"``), escapes undone (C99 5.1.1.2:
-    before the joining), as characters 0-255, one per byte: other characters of the source are their UTF-8 bytes,
-    as are universal character names (``\\u00e9``). ValueError for an escape out of a byte's range."""
-    bodies = _SEGMENT.findall(literal) if literal.startswith('"') else [literal]
-    return "".join(_unescaped(body) for body in bodies)
-
-
-def _unescaped(body: str) -> str:
-    out: list[str] = []
-    k = 0
-    while k < len(body):
-        c = body[k]
-        if c != "\\" or k + 1 == len(body):
-            out.extend(map(chr, c.encode("utf-8")))
-            k += 1
-            continue
-        nxt = body[k + 1]
-        if nxt in _ESCAPES:
-            out.append(_ESCAPES[nxt])
-            k += 2
-        elif nxt == "x":
-            m = re.match(r"[0-9a-fA-F]+", body[k + 2 :])
-            if m is None:
-                raise ValueError("\\x used with no following hex digits")
-            if int(m.group(0), 16) > 0xFF:
-                raise ValueError(f"hex escape sequence out of range: \\x{m.group(0)}")
-            out.append(chr(int(m.group(0), 16)))
-            k += 2 + len(m.group(0))
-        elif nxt in "01234567":
-            m = re.match(r"[0-7]{1,3}", body[k + 1 :])
-            assert m is not None
-            if int(m.group(0), 8) > 0xFF:
-                raise ValueError(f"octal escape sequence out of range: \\{m.group(0)}")
-            out.append(chr(int(m.group(0), 8)))
-            k += 1 + len(m.group(0))
-        elif nxt in "uU":
-            size = 4 if nxt == "u" else 8
-            digits = body[k + 2 : k + 2 + size]
-            if not re.fullmatch(rf"[0-9a-fA-F]{{{size}}}", digits) or int(digits, 16) > 0x10FFFF:
-                raise ValueError(f"incomplete universal character name: \\{nxt}{digits}")
-            out.extend(map(chr, chr(int(digits, 16)).encode("utf-8")))
-            k += 2 + size
-        else:
-            out.append(nxt)
-            k += 2
-    return "".join(out)
 
 
 # -- the checker's side ----------------------------------------------------------------------------------------------

@@ -10,7 +10,17 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Token", "TokenKind", "join", "significant", "splice_lines", "strip_comments", "tokenize"]
+__all__ = [
+    "Splices",
+    "Token",
+    "TokenKind",
+    "join",
+    "replace_trigraphs",
+    "significant",
+    "splice_lines",
+    "strip_comments",
+    "tokenize",
+]
 
 TokenKind = Literal["nl", "ws", "id", "num", "str", "char", "punct"]
 
@@ -22,10 +32,14 @@ _TOKEN_RE = re.compile(
     |(?P<num>\.?[0-9](?:[eEpP][+-]|[A-Za-z_0-9.])*)
     |(?P<str>"(?:\\.|[^"\\\n])*")
     |(?P<char>'(?:\\.|[^'\\\n])*')
-    |(?P<punct>\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[*/%+\-&^|]=|\#\#|[^\s])
+    |(?P<punct>%:%:|<:|:>|<%|%>|%:|\.\.\.|<<=|>>=|->|\+\+|--|<<|>>|<=|>=|==|!=|&&|\|\||[*/%+\-&^|]=|\#\#|[^\s])
     """,
     re.VERBOSE | re.ASCII,
 )
+_DIGRAPHS = {"<:": "[", ":>": "]", "<%": "{", "%>": "}", "%:": "#", "%:%:": "##"}
+"""C99 6.4.6p3: alternative spellings of six punctuators, "the same in all respects" but their spelling."""
+_TRIGRAPH_RE = re.compile(r"\?\?([=(/)'<!>-])")
+_TRIGRAPHS = dict(zip("=(/)'<!>-", "#[\\]^{|}~", strict=True))
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +51,8 @@ class Token:
     line: int
     column: int
     hide: frozenset[str] = frozenset()
+    spelling: str = ""
+    """A digraph's own spelling (``<:`` for ``[``), which ``#`` keeps; empty for every other token."""
 
 
 def tokenize(text: str, line: int, column: int = 1) -> list[Token]:
@@ -47,13 +63,15 @@ def tokenize(text: str, line: int, column: int = 1) -> list[Token]:
         m = _TOKEN_RE.match(text, pos)
         assert m is not None and m.lastgroup is not None  # the last alternative matches any character
         kind: TokenKind = m.lastgroup  # type: ignore[assignment]
-        tokens.append(Token(kind, m.group(), line, col))
+        spelled = m.group()
+        digraph = _DIGRAPHS.get(spelled) if kind == "punct" else None
+        tokens.append(Token(kind, digraph, line, col, spelling=spelled) if digraph else Token(kind, spelled, line, col))
         pos = m.end()
         if kind == "nl":
             line += 1
             col = 1
         else:
-            col += len(m.group())
+            col += len(spelled)
     return tokens
 
 
@@ -84,23 +102,38 @@ def significant(tokens: Iterable[Token]) -> list[Token]:
     return [t for t in tokens if t.kind not in ("ws", "nl")]
 
 
-def splice_lines(source: str) -> str:
+def replace_trigraphs(source: str) -> str:
+    """C99 5.1.1.2's first phase: each of the nine trigraphs (5.2.1.1: ``??=`` ``??(`` ``??/`` ...) becomes the
+    character it stands for, everywhere, before lines are spliced (``??/`` at a line's end splices it), as Clang
+    does for OpenCL C."""
+    return _TRIGRAPH_RE.sub(lambda m: _TRIGRAPHS[m.group(1)], source) if "??" in source else source
+
+
+Splices = dict[int, list[int]]
+"""For each line that ``\\`` joined to the next ones, the columns (of the joined line) where each of those next
+physical lines begins: what ``__LINE__`` needs to give the physical line of a token (as Clang does)."""
+
+
+def splice_lines(source: str) -> tuple[str, Splices]:
     """Join ``\\``-continued lines; the consumed lines follow the joined one as blank lines."""
     lines = source.split("\n")
     out: list[str] = []
+    splices: Splices = {}
     i = 0
     while i < len(lines):
         joined = lines[i]
         consumed = 0
         while joined.endswith("\\") and i + consumed + 1 < len(lines):
             consumed += 1
-            joined = joined[:-1] + lines[i + consumed]
+            joined = joined[:-1]
+            splices.setdefault(i + 1, []).append(len(joined) + 1)
+            joined += lines[i + consumed]
         if joined.endswith("\\"):
             joined = joined[:-1]
         out.append(joined)
         out.extend([""] * consumed)
         i += consumed + 1
-    return "\n".join(out)
+    return "\n".join(out), splices
 
 
 def strip_comments(text: str, report: Callable[[int, int, str], None]) -> str:
@@ -163,7 +196,7 @@ def strip_comments(text: str, report: Callable[[int, int, str], None]) -> str:
             i = j
             line_start = False
             continue
-        if line_start and c == "#":
+        if line_start and (c == "#" or text.startswith("%:", i)):
             directive = True
         if not c.isspace():
             line_start = False

@@ -17,6 +17,7 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels.ctype import lookup, wrap
+from wia_sim.kernels.literals import char_constant
 
 __all__ = [
     "DOUBLE",
@@ -38,7 +39,6 @@ __all__ = [
     "TypeInfo",
     "TypeKind",
     "TypeResolver",
-    "char_constant",
     "const_int",
     "enum_underlying",
     "enumerator_types",
@@ -288,19 +288,6 @@ def int_constant(text: str) -> int | None:
         return None
 
 
-def char_constant(text: str) -> int | None:
-    body = text[1:-1] if len(text) >= 2 else ""
-    escapes = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, "'": 39, '"': 34, "a": 7, "b": 8, "f": 12, "v": 11}
-    if len(body) == 1:
-        return ord(body)
-    if len(body) == 2 and body[0] == "\\" and body[1] in escapes:
-        return escapes[body[1]]
-    m = re.fullmatch(r"\\x([0-9a-fA-F]{1,2})|\\([0-7]{1,3})", body)
-    if m:
-        return int(m.group(1), 16) if m.group(1) else int(m.group(2), 8)
-    return None
-
-
 def _c_div(a: int, b: int) -> int:
     q = abs(a) // abs(b)
     return q if (a < 0) == (b < 0) else -q
@@ -355,9 +342,11 @@ def _literal_type(text: str, value: int) -> str:
 def _folded(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeResolver | None) -> tuple[int, str] | None:
     """An integer constant expression's value and (promoted) type, or None."""
     if isinstance(node, c_ast.Constant):
-        if node.type == "char":
-            ch = char_constant(node.value)
-            return None if ch is None else (ch, "int")
+        if node.type == "char" or node.value.startswith("'"):  # (pycparser types 'ab' as an int)
+            try:
+                return char_constant(node.value), "int"
+            except ValueError:
+                return None
         if "int" in node.type or "long" in node.type:
             v = int_constant(node.value)
             return None if v is None else (v, _literal_type(node.value, v))

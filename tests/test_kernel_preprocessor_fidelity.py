@@ -1,0 +1,106 @@
+"""The corners of C99's preprocessor and lexer that Clang (PoCL 3.1, Oclgrind 21.10) implements and the simulator
+once did not, found by a sweep of 179 cases against both devices: trigraphs (5.2.1.1) and digraphs (6.4.6),
+``_Pragma`` (6.10.9), ``__LINE__`` on the physical line of a spliced one, the ``__STDC__`` family, ``__DATE__``,
+``__TIME__`` and ``__COUNTER__``, ``#ident``, a comma and ``defined`` from a macro in ``#if``, and character
+constants (6.4.4.4: ``int``, multi-character ones, a ``char``'s sign). On every backend, one expected answer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_backends import run_arrays
+
+import wia_hal as wia
+
+
+def _ints(ctx: wia.Context, body: str, prelude: str = "", n: int = 8, options: str = "") -> list[int]:
+    source = prelude + "\n__kernel void k(__global int* out) {\n" + body + "\n}\n"
+    if options:
+        compiled = wia.compile_kernel(ctx, source, "k", options=options)
+        del compiled
+    (out,) = run_arrays(ctx, source, "k", [np.full(n, -7, np.int32)], 1, 1)
+    return [int(v) for v in out]
+
+
+def test_trigraphs_are_replaced_before_anything_else(device_ctx: wia.Context) -> None:
+    body = 'int a??(2??) = ??<1, 2??>;\nout[0] = a??(1??) ??\' 3;\nout[1] = X;\nout[2] = sizeof("a??!b");'
+    assert _ints(device_ctx, body, "??=define X 5")[:3] == [2 ^ 3, 5, 4]
+
+
+def test_a_trigraph_backslash_splices_a_line(device_ctx: wia.Context) -> None:
+    assert _ints(device_ctx, "out[0] = 1 + ??/\n2;")[0] == 3
+
+
+def test_digraphs_are_the_punctuators_they_spell(device_ctx: wia.Context) -> None:
+    prelude = "%:define X 4\n%:define CAT(a, b) a %:%: b\n%:define STR(a) %:a\n"
+    body = (
+        "int a<:2:> = <%1, 2%>;\nout[0] = a<:1:>;\nout[1] = X;\nout[2] = CAT(1, 2);\n"
+        "out[3] = sizeof(STR(<:)) + 10 * sizeof(STR([));"  # (# keeps a digraph's spelling)
+    )
+    assert _ints(device_ctx, body, prelude)[:4] == [2, 4, 12, 3 + 10 * 2]
+
+
+def test_pragma_operator_runs_a_pragma_and_leaves_nothing(device_ctx: wia.Context) -> None:
+    prelude = "#define DO_PRAGMA(x) _Pragma(#x)\n#define ID(a) a\n"
+    body = (
+        '_Pragma("unroll") for (int i = 0; i < 2; i++) out[i] = i + 1;\n'
+        "DO_PRAGMA(weird thing) out[2] = 3;\n"
+        'out[3] = ID(_Pragma("x") 4);'
+    )
+    assert _ints(device_ctx, body, prelude)[:4] == [1, 2, 3, 4]
+
+
+def test_line_is_the_physical_line_of_its_token(device_ctx: wia.Context) -> None:
+    prelude = "#define F(a, b) b"  # the kernel's body starts on line 3
+    body = "out[0] = 1 \\\n+ 0; out[1] = __LINE__;\nout[2] = F(1 \\\n, __LINE__); out[3] = __LINE__;"
+    assert _ints(device_ctx, body, prelude)[:4] == [1, 4, 6, 6]
+
+
+def test_standard_macros(device_ctx: wia.Context) -> None:
+    prelude = "#define STR(x) #x\n#define XSTR(x) STR(x)\n"
+    body = (
+        "out[0] = __STDC__; out[1] = __STDC_VERSION__; out[2] = __STDC_HOSTED__;\n"
+        "out[3] = sizeof(XSTR(__STDC_VERSION__));\n"
+        "out[4] = sizeof(__DATE__) + 100 * sizeof(__TIME__);\n"
+        "out[5] = __COUNTER__; out[6] = __COUNTER__ + 10 * __COUNTER__;"
+    )
+    assert _ints(device_ctx, body, prelude)[:7] == [1, 199901, 1, 8, 12 + 100 * 9, 0, 1 + 20]
+
+
+def test_ident_directive_is_taken(device_ctx: wia.Context) -> None:
+    assert _ints(device_ctx, "out[0] = 1;", '#ident "v1.2"\n#sccs "v1.2"')[0] == 1
+
+
+def test_if_takes_a_comma_and_defined_from_a_macro(device_ctx: wia.Context) -> None:
+    prelude = "#define X\n#define HAS_X defined(X)\n#define HAS_Y defined Y\n"
+    body = (
+        "#if (1, 0)\nout[0] = 1;\n#else\nout[0] = 2;\n#endif\n"
+        "#if HAS_X\nout[1] = 1;\n#endif\n"
+        "#if HAS_Y\nout[2] = 1;\n#else\nout[2] = 2;\n#endif"
+    )
+    assert _ints(device_ctx, body, prelude)[:3] == [2, 1, 2]
+
+
+def test_character_constants_are_ints(device_ctx: wia.Context) -> None:
+    body = (
+        "out[0] = 'ab'; out[1] = '\\xe9'; out[2] = sizeof('a'); out[3] = max('a', 1); out[4] = '\\377';\n"
+        "out[5] = 'abcd';\n"
+        "#if 'ab' == 24930 && '\\xff' < 0 && 'abcd' == 0x61626364\nout[6] = 1;\n#endif"
+    )
+    assert _ints(device_ctx, body)[:7] == [0x6162, -23, 4, 97, -1, 0x61626364, 1]
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("_Pragma(unroll) out[0] = 1;", "_Pragma takes a parenthesized string literal"),
+        ("out[0] = '';", "empty character constant"),
+        ("out[0] = '\\x100';", "hex escape sequence out of range"),
+    ],
+)
+def test_malformed_ones_are_build_errors(ctx: wia.Context, body: str, message: str) -> None:
+    source = "__kernel void k(__global int* out) {\n" + body + "\n}\n"
+    with pytest.raises(wia.WiaError) as info:
+        wia.compile_kernel(ctx, source, "k")
+    assert info.value.code == wia.ErrorCode.COMPILE_ERROR
+    assert message in str(info.value)
