@@ -62,9 +62,11 @@ def test_standard_macros(device_ctx: wia.Context) -> None:
         "out[0] = __STDC__; out[1] = __STDC_VERSION__; out[2] = __STDC_HOSTED__;\n"
         "out[3] = sizeof(XSTR(__STDC_VERSION__));\n"
         "out[4] = sizeof(__DATE__) + 100 * sizeof(__TIME__);\n"
-        "out[5] = __COUNTER__; out[6] = __COUNTER__ + 10 * __COUNTER__;"
+        "out[5] = __COUNTER__; out[6] = __COUNTER__ + 10 * __COUNTER__;\n"
+        "#if defined(__LINE__) && defined __FILE__ && defined(__DATE__) && defined(__TIME__) && defined(__COUNTER__)\n"
+        "out[7] = 1;\n#endif"
     )
-    assert _ints(device_ctx, body, prelude)[:7] == [1, 199901, 1, 8, 12 + 100 * 9, 0, 1 + 20]
+    assert _ints(device_ctx, body, prelude)[:8] == [1, 199901, 1, 8, 12 + 100 * 9, 0, 1 + 20, 1]
 
 
 def test_ident_directive_is_taken(device_ctx: wia.Context) -> None:

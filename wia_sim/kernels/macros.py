@@ -140,6 +140,10 @@ class MacroExpander:
                     return
         self.macros[name] = Macro(name, None if params is None else tuple(params), tuple(collapsed), variadic, line)
 
+    def is_defined(self, name: str) -> bool:
+        """``defined name``: a macro, or one the expander computes (Clang's answer for ``__LINE__``, ``__DATE__``)."""
+        return name in self.macros or name in ("__LINE__", "__FILE__", "__COUNTER__") or name in self.dynamic
+
     def physical_line(self, token: Token) -> int:
         """The line ``__LINE__`` gives at ``token``: its physical line (a spliced line's continuation counts),
         moved by ``#line``."""

@@ -231,11 +231,11 @@ class _Preprocessor:
             if tok.kind == "id" and tok.text == "defined":
                 rest = [(i, t) for i, t in enumerate(sig[k + 1 :], k + 1) if t.kind != "ws"]
                 if rest and rest[0][1].kind == "id":
-                    resolved.append(Token("num", str(int(rest[0][1].text in self.macros)), tok.line, tok.column))
+                    resolved.append(Token("num", str(int(self.expander.is_defined(rest[0][1].text))), tok.line, tok.column))
                     k = rest[0][0] + 1
                     continue
                 if len(rest) >= 3 and rest[0][1].text == "(" and rest[1][1].kind == "id" and rest[2][1].text == ")":
-                    resolved.append(Token("num", str(int(rest[1][1].text in self.macros)), tok.line, tok.column))
+                    resolved.append(Token("num", str(int(self.expander.is_defined(rest[1][1].text))), tok.line, tok.column))
                     k = rest[2][0] + 1
                     continue
                 self.error(line, column, "operator 'defined' requires an identifier")
@@ -244,7 +244,7 @@ class _Preprocessor:
             k += 1
         expanded = significant(self.expander.expand(resolved, in_if=True))
         try:
-            return IfEvaluator(expanded, lambda name: name in self.macros).evaluate() != 0
+            return IfEvaluator(expanded, self.expander.is_defined).evaluate() != 0
         except ExprError as e:
             self.error(line, column, str(e))
         except RecursionError:
@@ -318,7 +318,7 @@ class _Preprocessor:
                 self.error(line, column, f"#{name} requires a macro name")
                 value = False
             else:
-                value = (sig[0].text in self.macros) == (name == "ifdef")
+                value = self.expander.is_defined(sig[0].text) == (name == "ifdef")
             stack.append(_Conditional(name, line, True, value, value))
             return
         if name == "elif":
