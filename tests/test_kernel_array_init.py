@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 import pytest
+from kernel_backends import run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels.frontend import compile_source
@@ -127,6 +128,35 @@ def test_char_arrays_initialized_from_string_literals(device_ctx: wia.Context) -
     accent = np.frombuffer(b"\xe9\xc3\xa9\0", np.int8)
     want = digits[i % 16].astype(np.int64) + word[i % 7] + fits[i % 3] + padded[i % 6] + accent[i % 4] + 7 + 17 + 4
     np.testing.assert_array_equal(out.numpy(), ((want + 128) % 256 - 128).astype(np.int8))
+
+
+NESTED_STRINGS = r"""
+__constant char names[3][4] = {"ab", "cde", {'x', 'y'}};
+__constant char unsized[][3] = {"ab", "c", "de"};
+typedef struct { char s[4]; int n; } R;
+__constant R recs[2] = {"ab", 1, {"xyz", 2}};
+__constant R late[2] = {[1] = {"q", 3}};
+__kernel void k(__global int* out) {
+    char loc[2][3] = {"hi", "yo"};
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 4; c++)
+            out[r * 4 + c] = names[r][c];
+    out[12] = sizeof(unsized) * 100 + unsized[2][1];
+    out[13] = recs[0].s[1] * 1000 + recs[1].s[2] * 10 + recs[1].n;
+    out[14] = late[1].s[0] + late[1].n * 1000 + loc[1][1] * 100000;
+    out[15] = loc[0][0];
+}
+"""
+
+
+def test_strings_inside_brace_lists(device_ctx: wia.Context) -> None:
+    """A string literal initializes a char array anywhere in a list (6.7.8p14): rows of a 2-D array, an array of
+    unknown length sized by them, a struct's member where the struct's braces are left out (the string is the
+    array's whole initializer, not the struct's), after a designator. Was a build error ("cannot convert")."""
+    (out,) = run_arrays(device_ctx, NESTED_STRINGS, "k", [np.zeros(16, np.int32)], 1, 1)
+    want = [97, 98, 0, 0, 99, 100, 101, 0, 120, 121, 0, 0]
+    want += [9 * 100 + ord("e"), ord("b") * 1000 + ord("z") * 10 + 2, ord("q") + 3000 + ord("o") * 100000, ord("h")]
+    np.testing.assert_array_equal(out, want)
 
 
 @pytest.mark.parametrize(

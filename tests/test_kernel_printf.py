@@ -141,13 +141,13 @@ def test_format_value(fmt: str, value: float, bits: int, floating: bool, expecte
 
 # -------------------------------------------------------------------------------------------------- build errors
 def k(body: str) -> str:
-    return f"__kernel void k(__global float* f, __global int* g, __constant char* fmt) {{\n{body}}}\n"
+    return f"__kernel void k(__global float* f, __global int* g, __global char* fmt) {{\n{body}}}\n"
 
 
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        (k("    printf(fmt);\n"), "the format of printf must be a string literal"),
+        (k("    printf(fmt);\n"), "the format of printf is a string literal or a __constant char*"),
         (k('    printf("%*d\\n", 3, g[0]);\n'), "no '*' width or precision"),
         (k('    printf("%.*f\\n", 3, f[0]);\n'), "no '*' width or precision"),
         (k('    printf("%k\\n", 1);\n'), "invalid conversion specifier 'k'"),
@@ -162,7 +162,7 @@ def k(body: str) -> str:
         (k('    printf("%ld\\n", g[0]);\n'), "expects a long or ulong, not 'int'"),
         (k('    printf("%d\\n", get_global_id(0));\n'), "expects an int, not the 64-bit 'ulong' (use %ld)"),
         (k('    printf("%d %d\\n", g[0]);\n'), "the format has 2 conversions but 1 arguments follow it"),
-        (k('    printf("%s\\n", fmt);\n'), "%s takes a string literal"),
+        (k('    printf("%s\\n", fmt);\n'), "%s takes a __constant char*"),
         (k('    printf("%p\\n", g[0]);\n'), "%p takes a pointer"),
         (k('    printf("%v4hlf\\n", (float2)(0.0f));\n'), "expects a float4 (or its unsigned twin), not 'float2'"),
         (k('    printf("%v4hlf\\n", (int4)(0));\n'), "expects a float4"),
@@ -279,3 +279,73 @@ def test_the_command_line_prints_the_output(tmp_path: Any, capsys: pytest.Captur
     path.write_text('__kernel void k(__global int* x) { printf("x=%d\\n", x[get_global_id(0)]); }\n')
     assert main(["kernel", str(path), "k", "3", "--global", "3", "--fill", "index"]) == 0
     assert capsys.readouterr().out.startswith("x=0\nx=1\nx=2\nkernel k:")
+
+
+CONSTANT_FORMATS = r"""__constant char fmt[] = "v=%d %s\n";
+__constant char word[] = "hi";
+__constant char fmts[2][8] = {"a=%d\n", "b=%x\n"};
+__kernel void k(__global int* x) {
+    int i = get_global_id(0);
+    printf(fmt, i, "lit");
+    __constant char* p = fmt;
+    printf(p, i + 7, word + (i & 1));
+    printf(fmts[i & 1], 250 + i);
+    printf("%s|%.1s|\n", word, word);
+}"""
+CONSTANT_FORMATS_PRINTED = sorted(
+    [f"v={i} lit" for i in range(4)]
+    + [f"v={i + 7} {'hi'[i & 1 :]}" for i in range(4)]
+    + ["a=250", "b=fb", "a=252", "b=fd"]
+    + ["hi|h|"] * 4
+)
+
+
+@pytest.mark.parametrize("key", ["sim", "pocl", "oclgrind"])
+def test_a_format_in_constant_memory(key: str, capfd: pytest.CaptureFixture[str]) -> None:
+    """printf's format is a ``__constant char*`` (6.12.13.2): a literal, or a __constant array or pointer read at
+    run time, by each work-item its own (as are %s arguments that point to __constant memory)."""
+    if key == "sim":
+        ctx = wia.create_context()
+        launch(ctx, CONSTANT_FORMATS, wia.zeros(4, dtype="int32", ctx=ctx))
+    else:
+        device = _device(key)
+        import pyopencl as cl
+
+        program = cl.Program(device.context, CONSTANT_FORMATS).build()
+        x = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, 16)
+        program.k(device.queue, (4,), (2,), x)
+        device.queue.finish()
+        ctypes.CDLL(None).fflush(None)
+    assert sorted(capfd.readouterr().out.splitlines()) == CONSTANT_FORMATS_PRINTED
+
+
+@pytest.mark.parametrize(
+    ("source", "code", "message"),
+    [
+        (
+            '__constant char f[] = "%d\\n";\n__kernel void k(__global float* x) { printf(f, x[0]); }',
+            wia.ErrorCode.NOT_SUPPORTED,
+            "printf argument 2 for '%d' of the format read at run time: expects an integer value, not 'float'",
+        ),
+        (
+            '__constant char f[] = "%d %d\\n";\n__kernel void k(__global float* x) { printf(f, 1); }',
+            wia.ErrorCode.NOT_SUPPORTED,
+            "has more conversions than the 1 arguments that follow it",
+        ),
+        (
+            '__constant char f[2] = "ab";\n__kernel void k(__global float* x) { printf(f); }',
+            wia.ErrorCode.INVALID_MEMORY,
+            "out-of-bounds read of 1 bytes at offset 2 of a 2-byte __constant variable 'f'",
+        ),
+    ],
+)
+def test_a_format_read_at_run_time_is_checked_there(
+    ctx: wia.Context, source: str, code: wia.ErrorCode, message: str
+) -> None:
+    """What the checker holds a literal format to, a format read at run time is held to when it is read; a
+    string without its NUL reads past its object: the out-of-bounds finding."""
+    with pytest.raises(wia.WiaError) as info:
+        launch(ctx, source, wia.zeros(4, dtype="float32", ctx=ctx), n=1, wg=1)
+        wia.context_synchronize(ctx)
+    assert info.value.code == code
+    assert message in str(info.value), str(info.value)

@@ -11,7 +11,7 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
-from wia_sim.kernels.initializers import designated_member, excess_kind, member_types
+from wia_sim.kernels.initializers import StringItems, designated_member, excess_kind, member_types, own_list
 from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.literals import c_string
@@ -644,7 +644,7 @@ class DeclarationChecks(CheckerState):
             return
         if isinstance(init, c_ast.InitList):
             if t.kind in ("array", "struct"):
-                self.check_fill(t, list(init.exprs), 0, True, decl)
+                self.check_fill(t, init.exprs, 0, True, decl)  # (the AST's own list: string items are replaced)
                 return
             for item in init.exprs:  # a type the checker does not know: the items on their own
                 self.check_initializer(item.expr if isinstance(item, c_ast.NamedInitializer) else item, UNKNOWN, decl)
@@ -658,7 +658,7 @@ class DeclarationChecks(CheckerState):
         name = decl.name if decl is not None else "variable"
         self.check_assignment_types(t, value, init, f"initializing '{name}'")
 
-    def string_initializer(self, init: c_ast.Constant, t: TypeInfo) -> c_ast.InitList | None:
+    def string_initializer(self, init: c_ast.Constant, t: TypeInfo) -> StringItems | None:
         """``char s[] = "ab"`` (C99 6.7.8p14): the string's bytes, then its terminating NUL if the array has room
         (an array of unknown size is sized for it), as the brace list the executor initializes from; None (and the
         error) for an array of another element type or a string too long for it."""
@@ -682,7 +682,7 @@ class DeclarationChecks(CheckerState):
             value = b - 256 if signed and b > 127 else b
             literal = c_ast.Constant("int", str(abs(value)), init.coord)
             items.append(c_ast.UnaryOp("-", literal, init.coord) if value < 0 else literal)
-        return c_ast.InitList(items, init.coord)
+        return StringItems(items, init.coord)
 
     def vector_braces(self, init: c_ast.InitList, t: TypeInfo) -> None:
         """``float4 v = {a, b, c, d}``: scalars and vectors whose components add up to the vector's, as Clang
@@ -713,6 +713,7 @@ class DeclarationChecks(CheckerState):
         while pos < len(items):
             item = items[pos]
             rest = items
+            named = item if isinstance(item, c_ast.NamedInitializer) else None
             if isinstance(item, c_ast.NamedInitializer):
                 if not braced:
                     return pos  # a designator belongs to the enclosing list
@@ -735,7 +736,13 @@ class DeclarationChecks(CheckerState):
                     return len(items)
                 return pos
             sub = (t.target or UNKNOWN) if subs is None else subs[k]
-            if isinstance(item, c_ast.InitList):
+            if isinstance(item, c_ast.Constant) and item.type == "string" and sub.kind == "array":
+                listed = self.string_initializer(item, sub)  # ``char names[2][4] = {"ab", "cd"}`` (6.7.8p14)
+                if listed is None:
+                    pos, k = pos + 1, k + 1
+                    continue
+                rest[pos] = item = listed
+            if isinstance(item, c_ast.InitList) and own_list(item, sub):
                 self.check_initializer(item, sub, decl, nested=True)
                 pos += 1
             elif sub.kind == "array" or (sub.kind == "struct" and not self.whole_value(item)):
@@ -743,6 +750,9 @@ class DeclarationChecks(CheckerState):
             else:
                 self.check_initializer(item, sub, decl, nested=True)
                 pos += 1
+            if named is not None:  # what the list copy ``rest`` took in place of strings goes back into the AST
+                named.expr = rest[items.index(named)]
+                items[items.index(named) + 1 :] = rest[items.index(named) + 1 :]
             k = len(subs) if union and subs is not None else k + 1  # a union's list initializes one member
         return pos
 

@@ -16,12 +16,37 @@ from pycparser import c_ast
 
 from wia_sim.kernels.types import TypeInfo, TypeResolver
 
-__all__ = ["Members", "Whole", "consume", "designated_member", "elided_length", "excess_kind", "member_types"]
+__all__ = [
+    "Members",
+    "StringItems",
+    "Whole",
+    "consume",
+    "designated_member",
+    "elided_length",
+    "excess_kind",
+    "member_types",
+    "own_list",
+]
 
 Members = Callable[[TypeInfo], list[TypeInfo]]
 """A struct's member types in order (a union's first member only: its list initializes that one)."""
 Whole = Callable[[c_ast.Node], bool]
 """Whether an item of a list is an expression of struct type (it then initializes a struct sub-object whole)."""
+
+
+class StringItems(c_ast.InitList):  # type: ignore[misc]
+    """A string literal's bytes as the brace list of the char array it initializes (C99 6.7.8p14), put in the
+    literal's place by the checker: unlike a brace list, it belongs to that array even where the braces of the
+    aggregates around it are left out (``struct {char s[4]; int n;} r[2] = {"ab", 1, "cd", 2}``)."""
+
+
+def own_list(item: c_ast.Node, t: TypeInfo) -> bool:
+    """Whether ``item`` initializes an object of type ``t`` whole, as a list in braces of its own: a brace list,
+    or a string literal (or its ``StringItems``) for an array; a string for any other type is reached by eliding
+    braces."""
+    if isinstance(item, StringItems) or (isinstance(item, c_ast.Constant) and item.type == "string"):
+        return t.kind == "array"
+    return isinstance(item, c_ast.InitList)
 
 
 def consume(items: list[c_ast.Node], pos: int, t: TypeInfo, members: Members, whole: Whole) -> int:
@@ -38,7 +63,7 @@ def consume(items: list[c_ast.Node], pos: int, t: TypeInfo, members: Members, wh
     for sub in subs:
         if pos >= len(items) or isinstance(items[pos], c_ast.NamedInitializer):
             break
-        pos = pos + 1 if isinstance(items[pos], c_ast.InitList) else consume(items, pos, sub, members, whole)
+        pos = pos + 1 if own_list(items[pos], sub) else consume(items, pos, sub, members, whole)
     return max(pos, start + 1)  # (an object of no elements still takes its item)
 
 
@@ -49,7 +74,7 @@ def elided_length(items: list[c_ast.Node], element: TypeInfo, members: Members, 
         return None
     pos = count = 0
     while pos < len(items):
-        pos = pos + 1 if isinstance(items[pos], c_ast.InitList) else consume(items, pos, element, members, whole)
+        pos = pos + 1 if own_list(items[pos], element) else consume(items, pos, element, members, whole)
         count += 1
     return count
 

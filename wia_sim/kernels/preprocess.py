@@ -231,11 +231,15 @@ class _Preprocessor:
             if tok.kind == "id" and tok.text == "defined":
                 rest = [(i, t) for i, t in enumerate(sig[k + 1 :], k + 1) if t.kind != "ws"]
                 if rest and rest[0][1].kind == "id":
-                    resolved.append(Token("num", str(int(self.expander.is_defined(rest[0][1].text))), tok.line, tok.column))
+                    resolved.append(
+                        Token("num", str(int(self.expander.is_defined(rest[0][1].text))), tok.line, tok.column)
+                    )
                     k = rest[0][0] + 1
                     continue
                 if len(rest) >= 3 and rest[0][1].text == "(" and rest[1][1].kind == "id" and rest[2][1].text == ")":
-                    resolved.append(Token("num", str(int(self.expander.is_defined(rest[1][1].text))), tok.line, tok.column))
+                    resolved.append(
+                        Token("num", str(int(self.expander.is_defined(rest[1][1].text))), tok.line, tok.column)
+                    )
                     k = rest[2][0] + 1
                     continue
                 self.error(line, column, "operator 'defined' requires an identifier")

@@ -1,15 +1,16 @@
 """``printf`` (OpenCL C 1.2, 6.12.13): the format's grammar, the checker's rules for the arguments, and the
 executor's formatting, one text per work-item per call.
 
-The format must be a string literal. Conversions ``d i o u x X f F e E g G a A c s p %``, flags ``- + space # 0``,
-a decimal width and precision, length modifiers ``hh h l`` and the vector specifier ``vN`` (N = 2, 3, 4, 8, 16)
-with its required length modifier (``hh`` char, ``h`` short or half, ``hl`` int or float, ``l`` long or double):
-``%v4hlf`` prints a float4's four elements separated by commas. ``*`` for a width or precision is not OpenCL C
-1.2 (a decimal integer, 6.12.13.2; PoCL rejects it at run time and Oclgrind prints garbage): a build error here.
-Arguments are checked against the format as Clang's ``-Wformat`` does, but as errors naming the argument: an
-integer conversion takes an integer of its size (``int`` and smaller without ``l``, ``long``/``ulong``/``size_t``
-with ``l``), a float conversion a ``float`` or ``double``, ``%s`` a string literal, ``%p`` a pointer, a vector
-conversion a vector of its width and element size; too few or too many arguments are errors.
+The format is a string literal, or a ``__constant char*`` that each work-item reads at run time (its arguments
+checked there). Conversions ``d i o u x X f F e E g G a A c s p %``, flags ``- + space # 0``, a decimal width and
+precision, length modifiers ``hh h l`` and the vector specifier ``vN`` (N = 2, 3, 4, 8, 16) with its required
+length modifier (``hh`` char, ``h`` short or half, ``hl`` int or float, ``l`` long or double): ``%v4hlf`` prints a
+float4's four elements separated by commas. ``*`` for a width or precision is not OpenCL C 1.2 (a decimal
+integer, 6.12.13.2; PoCL rejects it at run time and Oclgrind prints garbage): a build error here. Arguments are
+checked against the format as Clang's ``-Wformat`` does, but as errors naming the argument: an integer conversion
+takes an integer of its size (``int`` and smaller without ``l``, ``long``/``ulong``/``size_t`` with ``l``), a
+float conversion a ``float`` or ``double``, ``%s`` a string literal or a ``__constant char*``, ``%p`` a pointer,
+a vector conversion a vector of its width and element size; too few arguments are errors.
 
 Values print as C's printf prints them (floats promoted to double, ``%a`` in glibc's shortest hex form), except
 ``%p``, which is implementation-defined: the simulator prints the byte offset in the pointer's memory object.
@@ -30,7 +31,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import SCALARS
 from wia_sim.kernels.literals import c_string
-from wia_sim.kernels.spaces import Pointer, Value
+from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.types import INT, TypeInfo
 
 if TYPE_CHECKING:
@@ -143,6 +144,16 @@ def _literal(node: c_ast.Node) -> str | None:
     return None
 
 
+def _constant_chars(t: TypeInfo) -> bool:
+    """A pointer to, or an array of, chars in ``__constant`` memory: what printf's ``__constant char*`` format (and
+    a ``%s``) takes besides a literal; PoCL and Oclgrind read it at run time."""
+    target = t.target
+    if t.kind not in ("pointer", "array") or target is None:
+        return t.kind == "unknown"
+    in_constant = target.space == "constant" or (t.kind == "array" and t.space == "constant")
+    return target.kind == "scalar" and target.name in ("char", "uchar") and in_constant
+
+
 def check_call(
     error: Callable[[c_ast.Node, str], None], node: c_ast.FuncCall, args: list[c_ast.Node], types: list[TypeInfo]
 ) -> TypeInfo:
@@ -152,8 +163,9 @@ def check_call(
         return INT
     literal = _literal(args[0])
     if literal is None:
-        error(args[0], "the format of printf must be a string literal (OpenCL C 1.2, 6.12.13.2)")
-        return INT
+        if not _constant_chars(types[0]):
+            error(args[0], f"the format of printf is a string literal or a __constant char*, not '{types[0]}'")
+        return INT  # read at run time, where its arguments are checked
     try:
         parts = parse_format(c_string(literal).split("\0")[0])  # (a NUL ends the format)
         for a in args[1:]:
@@ -181,7 +193,7 @@ def _mismatch(conv: Conversion, node: c_ast.Node, t: TypeInfo) -> str:
     if t.kind == "unknown":
         return ""
     if conv.conv == "s":
-        return "" if _literal(node) is not None else f"%s takes a string literal, not '{t}'"
+        return "" if _literal(node) is not None or _constant_chars(t) else f"%s takes a __constant char*, not '{t}'"
     if conv.conv == "p":
         return "" if t.kind in ("pointer", "array") else f"%p takes a pointer, not '{t}'"
     floating = conv.conv in _FLOAT_CONVS
@@ -210,6 +222,26 @@ def _mismatch(conv: Conversion, node: c_ast.Node, t: TypeInfo) -> str:
         return f"'{conv.text}' expects a long or ulong, not '{t.type_name}' (drop the 'l')"
     if conv.length != "l" and size == 8:
         return f"'{conv.text}' expects an int, not the 64-bit '{t.type_name}' (use %l{conv.conv})"
+    return ""
+
+
+def _run_time_mismatch(conv: Conversion, v: Any) -> str:
+    """What is wrong with value ``v`` for ``conv`` of a format read at run time ("" if nothing): the checks
+    ``_mismatch`` makes when the format is a literal, on the value's type."""
+    if conv.conv in ("s", "p"):
+        return "" if isinstance(v, str | Pointer) else f"%{conv.conv} takes a pointer, not '{v.t.name}'"
+    if not isinstance(v, Value):
+        return "takes a number, not a pointer"
+    floating = conv.conv in _FLOAT_CONVS
+    if conv.vector != v.t.width:
+        return f"expects {conv.vector} element(s), not the {v.t.width} of '{v.t.name}'"
+    if floating != (v.t.kind == "float"):
+        return f"expects {'a floating-point' if floating else 'an integer'} value, not '{v.t.name}'"
+    size = v.t.dtype.itemsize
+    if conv.vector > 1:
+        return "" if _VECTOR_LENGTH[conv.length] == size else f"'{conv.length}' does not fit '{v.t.name}'"
+    if not floating and (conv.length == "l") != (size == 8):
+        return f"'{conv.text}' does not fit the {size * 8}-bit '{v.t.name}'"
     return ""
 
 
@@ -345,35 +377,83 @@ class PrintfOutput:
     def __init__(self, ex: _Executor) -> None:
         self.ex = ex
         self.calls: list[tuple[Array, list[str]]] = []
-        self._formats: dict[int, list[str | Conversion]] = {}
+        self._formats: dict[str, list[str | Conversion]] = {}  # parsed, by format
 
     def call(self, node: c_ast.FuncCall, mask: Array) -> Value:
         ex = self.ex
         args = list(node.args.exprs) if node.args is not None else []
-        parts = self._formats.get(id(node))
-        if parts is None:
-            parts = parse_format(c_string(str(args[0].value)).split("\0")[0])  # (a NUL ends the format)
-            self._formats[id(node)] = parts
+        lanes = np.flatnonzero(mask)
+        literal = _literal(args[0])
+        formats = None if literal is not None else self._strings(ex.eval(args[0], mask), mask)
         values: list[Any] = []
         for a in args[1:]:
-            if isinstance(a, c_ast.Constant) and a.type == "string":
-                values.append(c_string(str(a.value)).split("\0")[0])
+            text = _literal(a)
+            if text is not None:
+                values.append(c_string(text).split("\0")[0])
             else:
                 values.append(ex.eval(a, mask))
-        lanes = np.flatnonzero(mask)
+        strings: dict[int, list[str]] = {}  # the %s arguments read from __constant memory, by argument
         texts: list[str] = []
-        for lane in lanes:
+        for n, lane in enumerate(lanes.tolist()):
+            parts = self._parsed(c_string(str(literal)).split("\0")[0] if formats is None else formats[n])
             out: list[str] = []
             k = 0
             for p in parts:
                 if isinstance(p, str):
                     out.append(p)
                     continue
-                out.append(self._one(p, values[k], int(lane)))
+                if k == len(values):
+                    raise UnsupportedKernel(
+                        f"line {self.ex.st.line}: printf: the format read at run time has more "
+                        f"conversions than the {len(values)} arguments that follow it"
+                    )
+                v = values[k]
+                if formats is not None and not isinstance(v, str):
+                    problem = _run_time_mismatch(p, v)
+                    if problem:
+                        raise UnsupportedKernel(
+                            f"line {self.ex.st.line}: printf argument {k + 2} for '{p.text}' of "
+                            f"the format read at run time: {problem}"
+                        )
+                if p.conv == "s" and isinstance(v, Pointer):
+                    if k not in strings:
+                        strings[k] = self._strings(v, mask)
+                    v = strings[k][n]
+                out.append(self._one(p, v, lane))
                 k += 1
             texts.append("".join(out))
         self.calls.append((lanes, texts))
         return Value(SCALARS["int"], np.asarray(0, np.int32))
+
+    def _parsed(self, fmt: str) -> list[str | Conversion]:
+        parts = self._formats.get(fmt)
+        if parts is None:
+            try:
+                parts = parse_format(fmt)
+            except ValueError as e:  # (a literal one was checked when the kernel was built)
+                raise UnsupportedKernel(f"line {self.ex.st.line}: printf format read at run time: {e}") from None
+            self._formats[fmt] = parts
+        return parts
+
+    def _strings(self, p: object, mask: Array) -> list[str]:
+        """The NUL-terminated string each lane of ``mask`` points to in ``__constant`` memory, read byte by byte
+        with every check a load makes (a string running off its object is an out-of-bounds read)."""
+        ex = self.ex
+        if not isinstance(p, Pointer):
+            raise UnsupportedKernel(f"line {ex.st.line}: printf: a string argument that is not a pointer")
+        chars = Pointer(p.region, SCALARS["uchar"], p.off, (), p.null, p.packed, p.affine)
+        lanes = np.flatnonzero(mask)
+        read: list[Array] = []
+        going = mask.copy()
+        while bool(going.any()):
+            byte = ex.load(chars.moved_by(len(read)), going)
+            assert isinstance(byte, Value)
+            b = np.broadcast_to(np.asarray(byte.a), (ex.n,)).copy()
+            b[~going] = 0
+            read.append(b)
+            going &= b != 0
+        table = np.stack(read, axis=1)[lanes] if read else np.zeros((lanes.size, 0), np.uint8)
+        return [bytes(row).split(b"\0")[0].decode("latin-1") for row in table]
 
     def _one(self, c: Conversion, v: Any, lane: int) -> str:
         if isinstance(v, str):

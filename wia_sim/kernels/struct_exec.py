@@ -23,7 +23,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes
 from wia_sim.kernels.exec_state import ExecutorState
-from wia_sim.kernels.initializers import designated_member
+from wia_sim.kernels.initializers import designated_member, own_list
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value, undefined_lanes
 from wia_sim.kernels.structs import StructType, size_align
 from wia_sim.kernels.types import TypeInfo, const_int
@@ -288,7 +288,7 @@ class StructOps(ExecutorState):
             if k >= len(subs):
                 return len(items) if braced else pos
             _, sp, stype = subs[k]
-            if isinstance(item, c_ast.InitList):
+            if isinstance(item, c_ast.InitList) and own_list(item, stype):
                 self._fill(sp, stype, list(item.exprs), 0, mask, braced=True)
                 pos += 1
             elif stype.kind == "array" or (stype.kind == "struct" and id(item) not in self.whole_items):
