@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from wia_sim.kernels import accurate
 from wia_sim.kernels.conversions import rounded, saturated
 from wia_sim.kernels.ctype import FLOAT, INT, SCALARS, CType, common_type, convert, lookup
 from wia_sim.kernels.spaces import Value
@@ -37,7 +38,7 @@ _UNARY_FLOAT: dict[str, Callable[[Array], Array]] = {
     "floor": np.floor,
     "ceil": np.ceil,
     "trunc": np.trunc,
-    "round": lambda x: np.copysign(np.floor(np.abs(x) + 0.5), x),
+    "round": accurate.round_half_away,
     "recip": lambda x: 1.0 / x,
 }
 
@@ -53,31 +54,6 @@ def _pyfunc(fn: Callable[[float], float], pole: Callable[[float], float]) -> Cal
 
     vectorized = np.frompyfunc(safe, 1, 1)
     return lambda x: np.asarray(vectorized(x), dtype=np.float64)
-
-
-def _tgamma_pole(x: float) -> float:
-    # tgamma(+-0) = +-inf (a pole), a negative integer or -inf: NaN, overflow: +inf (x > 171)
-    if x == 0:
-        return math.copysign(math.inf, x)
-    return math.inf if x > 0 else math.nan
-
-
-def _sinpi(x: Array) -> Array:
-    r = np.fmod(x, 2.0)  # exact; sin(pi x) has period 2
-    return np.where(r == np.trunc(r), np.copysign(0.0, x), np.sin(np.pi * r))
-
-
-def _cospi(x: Array) -> Array:
-    r = np.fmod(np.abs(x), 2.0)
-    return np.where(r - 0.5 == np.trunc(r - 0.5), 0.0, np.cos(np.pi * r))
-
-
-def _tanpi(x: Array) -> Array:
-    r = np.fmod(x, 1.0)  # tan(pi x) has period 1
-    even = np.fmod(x, 2.0) == 0
-    zero = np.where(even, np.copysign(0.0, x), -np.copysign(0.0, x))  # tanpi(n): +-0, the sign by n's parity
-    half = np.where(np.fmod(x - 0.5, 2.0) == 0, np.inf, -np.inf)  # tanpi(n + 0.5): +inf for even n, else -inf
-    return np.where(r == 0, zero, np.where(np.abs(r) == 0.5, half, np.tan(np.pi * r)))
 
 
 def _logb(x: Array) -> Array:
@@ -99,9 +75,9 @@ _UNARY_FLOAT.update(
         "cbrt": np.cbrt,
         "cosh": np.cosh,
         "sinh": np.sinh,
-        "cospi": _cospi,
-        "sinpi": _sinpi,
-        "tanpi": _tanpi,
+        "cospi": accurate.cospi,
+        "sinpi": accurate.sinpi,
+        "tanpi": accurate.tanpi,
         "erf": _pyfunc(math.erf, lambda x: math.nan),
         "erfc": _pyfunc(math.erfc, lambda x: math.nan),
         "exp10": lambda x: np.power(10.0, x),
@@ -110,7 +86,7 @@ _UNARY_FLOAT.update(
         "log1p": np.log1p,
         "logb": _logb,
         "rint": np.rint,
-        "tgamma": _pyfunc(math.gamma, _tgamma_pole),
+        "tgamma": _pyfunc(math.gamma, accurate.tgamma_pole),
         "lgamma": _pyfunc(math.lgamma, lambda x: math.inf),  # poles (0 and the negative integers): +inf
     }
 )
@@ -138,7 +114,7 @@ def _minmag(x: Array, y: Array) -> Array:
 
 _BINARY_FLOAT: dict[str, Callable[[Array, Array], Array]] = {
     "pow": np.power,
-    "powr": np.power,
+    "powr": accurate.powr,
     "fmin": np.fmin,
     "fmax": np.fmax,
     "fmod": np.fmod,
@@ -244,28 +220,28 @@ def _call(name: str, args: list[Value]) -> Value:
         t = _float_type(args[0].t)
         it = INT.vector(t.width) if t.width > 1 else INT
         x, k = _f64(args[0], t), np.asarray(_as(args[1], it), dtype=np.int64)
-        if name == "ldexp":
-            return Value(t, _round(np.ldexp(x, np.clip(k, -2000, 2000)), t))
-        n = k.astype(np.float64)
-        r = np.power(np.abs(x), 1.0 / np.where(k == 0, 1.0, n))
-        odd = (k % 2) != 0
-        r = np.where(odd, np.copysign(r, x), np.where(x < 0, np.nan, r))  # odd n: odd function; even n: x >= 0
-        return Value(t, _round(np.where(k == 0, np.nan, r), t))
+        if name == "ldexp":  # (an exponent past +-4000 overflows or underflows any double, denormals too)
+            return Value(t, _round(np.ldexp(x, np.clip(k, -4000, 4000).astype(np.int32)), t))
+        return Value(t, _round(accurate.rootn(x, k), t))
     if name == "pown":
         t = _float_type(args[0].t)
         return Value(t, _round(np.power(_f64(args[0], t), np.asarray(args[1].a, dtype=np.float64)), t))
-    if name in ("fma", "mad"):
+    if name in ("fma", "mad"):  # (mad may be computed any way: as a product and a sum here)
         t = _float_type(_common(args))
-        return Value(t, _round(_f64(args[0], t) * _f64(args[1], t) + _f64(args[2], t), t))
+        a, b, c = (_f64(v, t) for v in args)
+        if name == "mad":
+            return Value(t, _round(a * b + c, t))
+        return Value(t, _round(accurate.fma(a, b, c, single=t.name != "double"), t))
     if name in ("min", "max"):
         t = _common(args)
         x, y = _as(args[0], t), _as(args[1], t)
         r = np.minimum(x, y) if name == "min" else np.maximum(x, y)
         return Value(t, np.asarray(r, dtype=t.dtype))
-    if name == "clamp":
+    if name == "clamp":  # fmin(fmax(x, lo), hi) for floats (6.12.4): a NaN x gives lo, a NaN bound the other
         t = args[0].t if args[0].t.width > 1 else _common(args)
         x, lo, hi = (_as(a, t) for a in args)
-        return Value(t, np.asarray(np.minimum(np.maximum(x, lo), hi), dtype=t.dtype))
+        low, high = (np.fmax, np.fmin) if t.kind == "float" else (np.maximum, np.minimum)
+        return Value(t, np.asarray(high(low(x, lo), hi), dtype=t.dtype))
     if name == "select":
         t = common_type(args[0].t, args[1].t)
         a, b = _as(args[0], t), _as(args[1], t)
@@ -292,13 +268,12 @@ def _call(name: str, args: list[Value]) -> Value:
             prod = x * y
         else:
             prod = x * x
-        s = prod.sum(axis=-1) if t.width > 1 else prod
         scalar = t.scalar
         if name == "dot":
-            return Value(scalar, _round(s, scalar))
+            return Value(scalar, _round(prod.sum(axis=-1) if t.width > 1 else prod, scalar))
+        n = accurate.norm(x, t.width > 1)
         if name == "length":
-            return Value(scalar, _round(np.sqrt(s), scalar))
-        n = np.sqrt(s)
+            return Value(scalar, _round(n, scalar))
         return Value(t, _round(x / (n[..., None] if t.width > 1 else n), t))
     if name == "cross":
         t = _float_type(_common(args))

@@ -226,7 +226,7 @@ class CallChecks(CheckerState):
             if t.kind in ("pointer", "struct", "array"):
                 self.error(a, f"built-in function '{name}' needs scalar or vector arguments, not '{t}'")
                 return UNKNOWN
-        if any(t.kind == "unknown" for t in arg_types) and rule != "first":
+        if any(t.kind == "unknown" for t in arg_types) and rule not in ("first", "own"):
             if rule == "scalar":
                 return TypeInfo("scalar", "?")
             width = max((t.width for t in arg_types if t.kind == "vector"), default=0)
@@ -238,6 +238,8 @@ class CallChecks(CheckerState):
             return self.overloaded_builtin(node, name, arg_types)
         if rule == "first":
             return _promote(first) if first.kind != "unknown" else UNKNOWN
+        if rule == "own":  # the argument's own type, not promoted
+            return TypeInfo(first.kind, first.name, first.width) if first.kind != "unknown" else UNKNOWN
         if rule == "scalar":
             return TypeInfo("scalar", first.name)
         if rule == "ugentype":

@@ -90,8 +90,8 @@ def _table() -> dict[str, _Builtin]:
     table["abs"] = _Builtin(1, 1, "ugentype")
     # integer functions beyond the list: the kernel corpus (tests/kernels/corpus/uint_hash.cl) uses them
     table["rotate"] = _Builtin(2, 2, "first")
-    table["popcount"] = _Builtin(1, 1, "first")
-    table["clz"] = _Builtin(1, 1, "first")
+    table["popcount"] = _Builtin(1, 1, "own")  # gentype popcount(gentype): clz(char) is a char (Table 6.10)
+    table["clz"] = _Builtin(1, 1, "own")
     for prefix in ("native_", "half_"):
         for name in ("cos", "exp", "exp2", "exp10", "log", "log2", "log10", "rsqrt", "sin", "sqrt", "tan", "recip"):
             table[prefix + name] = _Builtin(1, 1, "gentype")

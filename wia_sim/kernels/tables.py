@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from wia_sim.kernels import accurate
 from wia_sim.kernels.builtins import call_math
 from wia_sim.kernels.ctype import INT, SCALARS, CType, common_type, comparison_type, convert
 from wia_sim.kernels.overloads import resolve
@@ -180,8 +181,8 @@ def _common_call(name: str, args: list[Value]) -> Value:
         r = x[0] + (x[1] - x[0]) * x[2]
     elif name == "step":
         r = np.where(x[1] < x[0], 0.0, 1.0)
-    elif name == "smoothstep":
-        s = np.clip((x[2] - x[0]) / (x[1] - x[0]), 0.0, 1.0)
+    elif name == "smoothstep":  # t = clamp((x - edge0) / (edge1 - edge0), 0, 1), clamp as fmin(fmax(...))
+        s = np.fmin(np.fmax((x[2] - x[0]) / (x[1] - x[0]), 0.0), 1.0)
         r = s * s * (3.0 - 2.0 * s)
     else:
         raise NotImplementedError(name)
@@ -193,14 +194,14 @@ def _geometric_call(name: str, args: list[Value]) -> Value:
     x = _f64(args[0], t)
     if name in ("distance", "fast_distance"):
         x = x - _f64(args[1], t)
-    s = np.sum(x * x, axis=-1) if t.width > 1 else x * x
+    length = accurate.norm(x, t.width > 1)  # (scaled: no square overflows or underflows in between)
     if name in ("distance", "fast_distance", "fast_length"):
-        return Value(t.scalar, _round(np.sqrt(s), t.scalar))
+        return Value(t.scalar, _round(length, t.scalar))
     # fast_normalize, with normalize's special cases (as OpenCL C 2.0 spells them out): all zeros give the vector
     # back; with an infinite element, the vector of +-1 there and 0 elsewhere is normalized
     inf = np.isinf(x)
     any_inf = inf.any(axis=-1, keepdims=True) if t.width > 1 else inf
-    n = np.sqrt(s)[..., None] if t.width > 1 else np.sqrt(s)
+    n = length[..., None] if t.width > 1 else length
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.where(n == 0, x, x / n)
     replaced = np.where(inf, np.copysign(1.0, x), 0.0 * x)
