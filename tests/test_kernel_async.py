@@ -97,7 +97,7 @@ def test_strided_gather_and_scatter_for_every_gentype(gentype: str) -> None:
 
 def test_chained_events_and_event_lists() -> None:
     """Copies given the event of an earlier copy return it (the spec's chaining): one wait performs them all;
-    an event_t array waits for several events; an event of 0 in the list waits for nothing."""
+    an event_t array waits for several events, one event twice in it too."""
     src = """__kernel void k(__global const int* a, __global const int* b, __global int* out, __local int* t) {
     const size_t g = get_group_id(0) * 8;
     event_t e = async_work_group_copy(t, a + g, 4, 0);
@@ -105,8 +105,7 @@ def test_chained_events_and_event_lists() -> None:
     event_t ev[3];
     ev[0] = same;
     ev[1] = async_work_group_copy(t + 8, b + g, 8, 0);
-    event_t none = 0;
-    ev[2] = none;
+    ev[2] = ev[1];
     wait_group_events(3, ev);
     out[get_global_id(0)] = t[get_local_id(0)] + t[get_local_id(0) + 8];
 }"""
@@ -115,6 +114,29 @@ def test_chained_events_and_event_lists() -> None:
     out = np.zeros(32, np.int32)
     run(src, [a, b, out, 16 * 4], 32, 8)
     np.testing.assert_array_equal(out, a + b)
+
+
+@pytest.mark.parametrize(
+    ("waits", "event"),
+    [
+        ("event_t none = 0; wait_group_events(1, &none);", "no event (0)"),
+        ("wait_group_events(1, &e); wait_group_events(1, &e);", "event 1"),
+    ],
+)
+def test_a_wait_for_an_event_no_copy_has_in_flight(waits: str, event: str) -> None:
+    """6.12.10: the events waited for identify copies, and a wait releases them: waiting for 0, or again for an
+    event already waited for, is the ``invalid_wait_event`` finding (Oclgrind: "Invalid wait event"), at the wait,
+    for each group's first work-item."""
+    src = f"""__kernel void k(__global const int* a, __global int* out, __local int* t) {{
+    event_t e = async_work_group_copy(t, a + get_group_id(0) * 8, 8, 0);
+    {waits}
+    out[get_global_id(0)] = t[get_local_id(0)];
+}}"""
+    with pytest.raises(KernelFault) as info:
+        run(src, [np.arange(32, dtype=np.int32), np.zeros(32, np.int32), 8 * 4], 32, 8)
+    f = info.value
+    assert (f.check, f.line, f.work_item, f.work_items, f.groups) == ("invalid_wait_event", 3, (0, 0, 0), 32, 4)
+    assert f"wait_group_events for {event}, which is no async copy's in flight" in str(f)
 
 
 def test_prefetch_is_a_hint_even_past_the_end() -> None:

@@ -3279,6 +3279,7 @@ Check = Literal[
     "null_pointer",
     "async_copy_divergence",
     "unwaited_event",
+    "invalid_wait_event",
     "uniform_write",
 ]
 CHECKS: tuple[str, ...] = get_args(Check)
@@ -3464,6 +3465,19 @@ def _make_bug_async_divergence(rng: np.random.Generator, n: int) -> dict[str, Ar
 def _make_bug_unwaited(rng: np.random.Generator) -> Launch:
     gsize = 64 * int(rng.integers(2, 8))
     args = {"x": Buffer(_signed(rng, 0.1, 1.0, gsize)), "y": _nan_out(gsize), "s": _f32(rng.uniform(0.5, 2.0))}
+    return Launch(args, (gsize,), (64,))
+
+
+def _make_bug_invalid_wait(rng: np.random.Generator) -> Launch:
+    groups = int(rng.integers(3, 8))
+    nb = 64 * int(rng.integers(1, groups))  # b has blocks for the first groups only
+    gsize = 64 * groups
+    args = {
+        "a": Buffer(_signed(rng, 0.1, 1.0, gsize)),
+        "b": Buffer(_signed(rng, 0.1, 1.0, nb)),
+        "out": _nan_out(gsize),
+        "nb": _i32(nb),
+    }
     return Launch(args, (gsize,), (64,))
 
 
@@ -3703,6 +3717,16 @@ BUGS: list[BugCase] = [
         safe_to_run=False,
         notes="the local -> global copy's event is never waited for; reported where the kernel ends (its closing "
         "brace), as Oclgrind does",
+    ),
+    BugCase(
+        "invalid_wait_event",
+        "invalid_wait_event.cl",
+        "add_blocks",
+        "invalid_wait_event",
+        19,
+        _make_bug_invalid_wait,
+        safe_to_run=False,
+        notes="the groups past b's blocks start one copy and wait for two events: ev[1] is still 0",
     ),
     # -- structs, unions, vector arguments by value, long16 initializers (issue 16)
     BugCase(

@@ -197,6 +197,12 @@ CLASSES: dict[str, CheckClass] = {
         r"work-group finished without waiting for the event of the async copy at line \d+",
         r"Work-item finished without waiting for events",
     ),
+    # a wait for an event no copy of the group has in flight: reported at the wait for the group's first work-item
+    "invalid_wait_event": CheckClass(
+        wia.InvalidKernelError,
+        r"wait_group_events for (no event \(0\)|event \d+), which is no async copy's in flight in the work-group",
+        r"Invalid wait event",
+    ),
 }
 
 

@@ -10,7 +10,9 @@ accesses are the group's: bounds-checked, counted once per group, and tracked fo
 work-items (element ``e`` as an access of the work-item with local index ``group_size - 1 - e % group_size``, so
 that a work-item touching "its own" element of the destination before the wait conflicts with the copy).
 A work-group that ends with copies it never waited for is the ``unwaited_event`` finding (Oclgrind: "Work-item
-finished without waiting for events"), named at the kernel's closing line, where the work-group finishes.
+finished without waiting for events"), named at the kernel's closing line, where the work-group finishes; a wait
+for an event no copy of the group has in flight (0, or one a wait has released) is ``invalid_wait_event``
+(Oclgrind: "Invalid wait event").
 
 Events are ``uint`` values in the executor: 0 is "no event"; a call with event 0 gets a fresh one, a call given an
 event returns it (the copies chain on one event, and waiting for it performs them all).
@@ -334,6 +336,8 @@ class AsyncCopies:
                 lane,
                 offenders=offenders,
             )
+        if ex.checks:
+            self._check_events(waited, n, reached)
         for c in self.pending:
             do = c.groups & reached
             if waited and bool(do.any()):
@@ -346,6 +350,33 @@ class AsyncCopies:
                     c.groups &= ~do
         self.pending = [c for c in self.pending if bool(c.groups.any())]
         ex.barrier(mask, line)
+
+    def _check_events(self, waited: list[Array], n: Array, reached: Array) -> None:
+        """Each event a work-group waits for must be one of its copies' in flight: returned by a copy and not yet
+        waited for (6.12.10: the events are released after the wait), else the ``invalid_wait_event`` finding
+        (Oclgrind's "Invalid wait event"), for the group's first work-item. One event twice in a list is fine."""
+        ex = self.ex
+        bad = np.zeros(ex.groups, dtype=bool)
+        value = np.zeros(ex.groups, dtype=np.int64)
+        for k, w in enumerate(waited):
+            live = np.zeros(ex.groups, dtype=bool)
+            for c in self.pending:
+                live |= c.groups & (c.event == w)
+            new = reached & (n > k) & ~live & ~bad
+            value[new] = w[new]
+            bad |= new
+        if not bool(bad.any()):
+            return
+        g = int(np.flatnonzero(bad)[0])
+        gs = ex.geometry.group_size
+        what = "no event (0)" if value[g] == 0 else f"event {value[g]}"
+        raise ex.st.fault(
+            "invalid_wait_event",
+            f"wait_group_events for {what}, which is no async copy's in flight in the work-group (never returned "
+            "by a copy, or already waited for: a wait releases its events)",
+            g * gs,
+            offenders=np.repeat(bad, gs),
+        )
 
     def _perform(self, c: _Copy, groups: Array) -> None:
         """The copy for the work-groups in ``groups``, in rounds of one element per work-item."""

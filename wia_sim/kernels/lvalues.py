@@ -46,9 +46,11 @@ class Executor(Protocol):
     all: Array  # the mask of every lane
     addresses: AddressMap
 
-    def load(self, p: Pointer, mask: Array, atomic: bool = False) -> Result: ...
+    def load(
+        self, p: Pointer, mask: Array, atomic: bool = False, grid: bool = False, natural: bool = True
+    ) -> Result: ...
 
-    def store(self, p: Pointer, v: Value, mask: Array) -> None: ...
+    def store(self, p: Pointer, v: Value, mask: Array, natural: bool = True) -> None: ...
 
     def to_value(self, v: Result, t: CType) -> Value: ...
 
@@ -258,7 +260,8 @@ class SwizzleRef(Ref):
         """Pointers to the named components where the vector lies in memory (``p[i].x``, ``s->v.zy``), else
         None. A device reads and writes only those bytes: ``p[i].x = 1`` on a write-only buffer reads nothing, and
         reading ``p[i].y`` does not read the components nobody wrote. A run of consecutive components (``.s4567``)
-        is one access; the undefined w of a 3-component vector (``.hi``) is None: no bytes, read as 0, not written."""
+        is one access, aligned as its scalar (``.yz`` of a float4 lies 4 bytes in: no misaligned float2); the
+        undefined w of a 3-component vector (``.hi``) is None: no bytes, read as 0, not written."""
         if not isinstance(self.base, MemRef):
             return None
         p = self.base.p
@@ -279,7 +282,7 @@ class SwizzleRef(Ref):
             return swizzled(cur, self.idx)
         loaded: list[Value | None] = []
         for c in parts:
-            r = None if c is None else self.ex.load(c, mask)
+            r = None if c is None else self.ex.load(c, mask, natural=False)  # (a run: its scalar's alignment)
             assert r is None or isinstance(r, Value)
             loaded.append(r)
         zero = np.zeros((), self.t.scalar.dtype)
@@ -314,7 +317,8 @@ class SwizzleRef(Ref):
                 assert c.elem is not None
                 one = len(parts) == 1
                 u = None if undef is None else (undef if one else undef[..., j])
-                self.ex.store(c, Value(c.elem, src if one else src[..., j], undef=u, origin=part.origin), mask)
+                part_value = Value(c.elem, src if one else src[..., j], undef=u, origin=part.origin)
+                self.ex.store(c, part_value, mask, natural=False)  # (a run of components: its scalar's alignment)
             self.assigned = part
             return
         cur = self.base.peek() if isinstance(self.base, VarRef) else self.base.get(mask)  # (VarRef: every lane)

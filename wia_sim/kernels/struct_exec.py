@@ -25,7 +25,7 @@ from wia_sim.kernels.ctype import CType, elem_bytes
 from wia_sim.kernels.exec_state import ExecutorState
 from wia_sim.kernels.initializers import designated_member, own_list
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value, undefined_lanes
-from wia_sim.kernels.structs import StructType, size_align
+from wia_sim.kernels.structs import Member, StructType, size_align
 from wia_sim.kernels.types import TypeInfo, const_int
 
 __all__ = ["StructOps", "byte_chunks"]
@@ -95,12 +95,22 @@ class StructOps(ExecutorState):
             p.region.store(self.st, p.off + off, mask, t, values, undef=held, origin=v.origin)
 
     def member_bytes(self, st: StructType) -> Array:
-        """The bytes of ``st`` its members occupy: not the padding between and after them (which a copy of the
-        struct carries undefined, as Oclgrind's check of a struct's members does)."""
+        """The bytes of ``st`` its members occupy: not the padding between and after them, nor a struct member's
+        own padding, at any depth (a copy of the struct carries them undefined, as Oclgrind's check of a struct's
+        members does)."""
         held = np.zeros(st.size, dtype=bool)
         for m in (*st.members, *st.indirect):
-            size = size_align(m.type, self.types)[0] * math.prod(m.dims)
-            held[m.offset : m.offset + size] = True
+            element = m.type
+            while element.kind == "array" and element.target is not None:
+                element = element.target
+            size = size_align(element, self.types)[0]  # (of one element of an array member)
+            inner = self._ct(element) if element.kind == "struct" else None
+            if not isinstance(inner, StructType):
+                held[m.offset : m.offset + size * math.prod(m.dims)] = True
+                continue
+            inner_held = self.member_bytes(inner)
+            for k in range(math.prod(m.dims)):
+                held[m.offset + k * size : m.offset + (k + 1) * size] |= inner_held
         return held
 
     def private_object(self, what: str, nbytes: int) -> Region:
@@ -164,10 +174,14 @@ class StructOps(ExecutorState):
             inner = inner.target
         elem = self._ct(inner)  # a pointer member: ``pointers.PtrType``
         off = base.off + m.offset if m.offset else base.off
+        return Pointer(base.region, elem, off, m.dims, base.null, self._packed(base, st, m, elem))
+
+    @staticmethod
+    def _packed(base: Pointer, st: StructType, m: Member, elem: CType) -> bool:
+        """Whether member ``m`` of the struct at ``base`` may lie off its own alignment: a packed struct or member
+        may put it there, in the struct or with the struct (read and written byte by byte, never misaligned)."""
         natural = elem.align if isinstance(elem, StructType) else elem_bytes(elem)
-        # a packed struct or member may put a member off its own alignment, in the struct or with the struct
-        packed = base.packed or st.align < natural or m.offset % natural != 0
-        return Pointer(base.region, elem, off, m.dims, base.null, packed)
+        return base.packed or st.align < natural or m.offset % natural != 0
 
     # -- declared arrays: their bounds
     def array_object(self, node: c_ast.Node, mask: Array) -> tuple[Result, int | None, bool]:
@@ -238,16 +252,23 @@ class StructOps(ExecutorState):
         ct = self._ct(t)
         if isinstance(v, Pointer) and t.kind != "pointer":
             raise UnsupportedKernel(f"line {self.st.line}: a pointer in an initializer of '{t}'")
-        self.store(Pointer(p.region, ct, p.off), self.to_value(v, ct), mask)
+        self.store(Pointer(p.region, ct, p.off, packed=p.packed), self.to_value(v, ct), mask)
 
     def _sub_objects(self, p: Pointer, t: TypeInfo) -> list[tuple[str | int | None, Pointer, TypeInfo]]:
         if t.kind == "array" and t.target is not None:
             size = self._size(t.target)
             length = t.length if t.length is not None else 0
-            return [(k, Pointer(p.region, None, p.off + k * size), t.target) for k in range(length)]
+            return [(k, Pointer(p.region, None, p.off + k * size, packed=p.packed), t.target) for k in range(length)]
         st = self._ct(t)
         assert isinstance(st, StructType)
-        return [(m.name, Pointer(p.region, None, p.off + m.offset), m.type) for m in st.members]
+        subs: list[tuple[str | int | None, Pointer, TypeInfo]] = []
+        for m in st.members:
+            inner = m.type
+            while inner.kind == "array" and inner.target is not None:
+                inner = inner.target
+            packed = self._packed(p, st, m, self._ct(inner))
+            subs.append((m.name, Pointer(p.region, None, p.off + m.offset, packed=packed), m.type))
+        return subs
 
     def _size(self, t: TypeInfo) -> int:
         return size_align(t, self.types)[0]
@@ -259,7 +280,7 @@ class StructOps(ExecutorState):
         if t.kind == "vector" and braced:  # {1, 2, 3, 4} for a vector: its components
             ct = self._ct(t)
             parts = [self.eval(e, mask) for e in items[pos:]]
-            self.store(Pointer(p.region, ct, p.off), self.braced_vector(ct, parts), mask)
+            self.store(Pointer(p.region, ct, p.off, packed=p.packed), self.braced_vector(ct, parts), mask)
             return len(items)
         if t.kind not in ("array", "struct"):
             if pos < len(items):
