@@ -253,7 +253,8 @@ def test_build_option_errors_fail_the_build() -> None:
         ("1 << 4 == 16 && 256 >> 4 == 16", True),
         ("-1 < 0", True),
         ("-1 < 0u", False),  # usual arithmetic conversions: -1 becomes UINTMAX_MAX
-        ("0xffffffffffffffff == -1", True),
+        ("0xffffffffffffffff == -1", False),  # (intmax_t is 128 bits on Clang's SPIR targets)
+        ("0xffffffffffffffffu * 0xffffffffffffffffu == 1", False),
         ("~0 == -1 && !0 == 1 && !5 == 0", True),
         ("(5 & 3) == 1 && (5 | 3) == 7 && (5 ^ 3) == 6", True),
         ("1 ? 2 : 3", True),
@@ -362,7 +363,7 @@ def test_pragmas_are_ignored() -> None:
         ("#if (1 + 2\n#endif\n", "kernel.cl:1:1: error: expected ')' in #if expression"),
         ("#if 1 2\n#endif\n", "kernel.cl:1:1: error: missing binary operator before token '2'"),
         ("#if\n#endif\n", "kernel.cl:1:1: error: #if with no expression"),
-        ("#if 1 << 64\n#endif\n", "kernel.cl:1:1: error: shift count 64 out of range"),
+        ("#if 1 << 128\n#endif\n", "kernel.cl:1:1: error: shift count 128 out of range"),
         ("#if 99999999999999999999\n#endif\n", "kernel.cl:1:1: error: integer constant '99999999999999999999'"),
         ("#ifdef\n#endif\n", "kernel.cl:1:1: error: #ifdef requires a macro name"),
         ("#define 3 x\n", "kernel.cl:1:1: error: macro names must be identifiers"),

@@ -106,3 +106,24 @@ def test_malformed_ones_are_build_errors(ctx: wia.Context, body: str, message: s
         wia.compile_kernel(ctx, source, "k")
     assert info.value.code == wia.ErrorCode.COMPILE_ERROR
     assert message in str(info.value)
+
+
+IF_WIDTH = [
+    "(1 << 62) > 0",
+    "(1 << 63) < 0",
+    "(1 << 63) == 0",
+    "0x7FFFFFFFFFFFFFFF + 1 < 0",
+    "0xFFFFFFFFFFFFFFFF == -1",
+    "0xFFFFFFFFFFFFFFFF > 0",
+    "-1 == 0xFFFFFFFFFFFFFFFFu",
+    "(0x7FFFFFFFFFFFFFFF * 2) < 0",
+    "-9223372036854775807 - 1 < 0",
+    "(1 << 127) < 0",
+]
+
+
+def test_if_computes_in_128_bits(device_ctx: wia.Context) -> None:
+    """Clang's SPIR targets make intmax_t 128 bits wide, and #if computes in it: a 64-bit literal is a positive
+    intmax_t, and nothing wraps at 64 bits (the simulator computed in 64)."""
+    body = "".join(f"#if {c}\nout[{k}] = 1;\n#else\nout[{k}] = 2;\n#endif\n" for k, c in enumerate(IF_WIDTH))
+    assert _ints(device_ctx, body, n=len(IF_WIDTH)) == [1, 2, 2, 2, 2, 1, 2, 2, 1, 1]

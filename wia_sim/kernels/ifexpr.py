@@ -1,5 +1,7 @@
 """``#if`` expressions: C99 6.10.1's integer constant expressions over intmax_t/uintmax_t, by recursive descent
-(never ``eval``)."""
+(never ``eval``). Clang's SPIR targets, which PoCL and Oclgrind compile for, make intmax_t 128 bits wide: there
+``0xFFFFFFFFFFFFFFFF == -1`` is false and ``(1 << 63) < 0`` is false (a sweep of both devices); literals stay
+within 64 bits."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ from wia_sim.kernels.tokens import Token
 
 __all__ = ["ExprError", "IfEvaluator"]
 
-_U64 = (1 << 64) - 1
+_U64 = (1 << 64) - 1  # the largest literal
+_BITS = 128  # intmax_t's width
+_UMAX = (1 << _BITS) - 1
 _INT_RE = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?")
 
 
@@ -22,16 +26,16 @@ class ExprError(Exception):
 
 @dataclass(frozen=True)
 class _Value:
-    """A preprocessor arithmetic value: intmax_t or uintmax_t (64-bit), as C99 6.10.1 says."""
+    """A preprocessor arithmetic value: intmax_t or uintmax_t (``_BITS`` wide), as C99 6.10.1 says."""
 
     value: int
     unsigned: bool = False
 
     @staticmethod
     def of(value: int, unsigned: bool) -> _Value:
-        value &= _U64
-        if not unsigned and value >= 1 << 63:
-            value -= 1 << 64
+        value &= _UMAX
+        if not unsigned and value >= 1 << (_BITS - 1):
+            value -= 1 << _BITS
         return _Value(value, unsigned)
 
 
@@ -52,7 +56,7 @@ def _int_literal(text: str) -> _Value:
         value = int(digits)
     if value > _U64:
         raise ExprError(f"integer constant '{text}' is too large")
-    return _Value(value, "u" in suffix.lower() or value >= 1 << 63)
+    return _Value(value, "u" in suffix.lower())  # (below 2**64: an intmax_t holds any, signed)
 
 
 def _char_literal(text: str) -> _Value:
@@ -158,13 +162,13 @@ class IfEvaluator:
     def _apply(self, op: str, a: _Value, b: _Value) -> _Value:
         if op in ("<<", ">>"):
             count = b.value
-            if not 0 <= count < 64:
+            if not 0 <= count < _BITS:
                 if self.skip:
                     return _Value(0, a.unsigned)
                 raise ExprError(f"shift count {count} out of range in #if expression")
             return _Value.of(a.value << count if op == "<<" else a.value >> count, a.unsigned)
         unsigned = a.unsigned or b.unsigned
-        x, y = (a.value & _U64, b.value & _U64) if unsigned else (a.value, b.value)
+        x, y = (a.value & _UMAX, b.value & _UMAX) if unsigned else (a.value, b.value)
         if op in ("/", "%"):
             if y == 0:
                 if self.skip:
