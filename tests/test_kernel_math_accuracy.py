@@ -143,7 +143,8 @@ def _float32_of(exact: Fraction) -> np.float32:
     if abs(exact) >= overflow:
         return np.float32(math.inf if exact > 0 else -math.inf)
     f = np.float32(float(exact))
-    candidates = [f, np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf))]
+    with np.errstate(over="ignore"):  # (FLT_MAX's neighbour above is infinity: dropped below)
+        candidates = [f, np.nextafter(f, np.float32(-np.inf)), np.nextafter(f, np.float32(np.inf))]
     finite = [c for c in candidates if np.isfinite(c)]
     return min(finite, key=lambda c: (abs(Fraction(float(c)) - exact), int(np.array([c]).view(np.uint32)[0]) & 1))
 
