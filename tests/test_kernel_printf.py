@@ -243,15 +243,21 @@ def test_what_c_prints_byte_for_byte(ctx: wia.Context, capfdbinary: pytest.Captu
 @pytest.mark.filterwarnings("ignore:Non-empty compiler output")  # (Clang warns of the excess arguments)
 @pytest.mark.parametrize("key", ["pocl", "oclgrind"])
 def test_the_same_bytes_as_a_real_device(key: str, capfdbinary: pytest.CaptureFixture[bytes]) -> None:
+    _print_on_device(key, BYTES, 1, 1)
+    assert capfdbinary.readouterr().out == BYTES_PRINTED
+
+
+def _print_on_device(key: str, source: str, n: int, wg: int) -> None:
+    """Kernel ``k(__global int* x)`` of ``source`` run on a real device over ``n`` work-items, its printf flushed
+    to the process's stdout."""
     device = _device(key)
     import pyopencl as cl
 
-    program = cl.Program(device.context, BYTES).build()
+    program = cl.Program(device.context, source).build()
     x = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, 16)
-    program.k(device.queue, (1,), (1,), x)
+    program.k(device.queue, (n,), (wg,), x)
     device.queue.finish()
-    ctypes.CDLL(None).fflush(None)
-    assert capfdbinary.readouterr().out == BYTES_PRINTED
+    ctypes.CDLL(None).fflush(None)  # the device's printf goes through C's buffered stdout
 
 
 @pytest.mark.parametrize(
@@ -308,14 +314,7 @@ def test_a_format_in_constant_memory(key: str, capfd: pytest.CaptureFixture[str]
         ctx = wia.create_context()
         launch(ctx, CONSTANT_FORMATS, wia.zeros(4, dtype="int32", ctx=ctx))
     else:
-        device = _device(key)
-        import pyopencl as cl
-
-        program = cl.Program(device.context, CONSTANT_FORMATS).build()
-        x = cl.Buffer(device.context, cl.mem_flags.READ_WRITE, 16)
-        program.k(device.queue, (4,), (2,), x)
-        device.queue.finish()
-        ctypes.CDLL(None).fflush(None)
+        _print_on_device(key, CONSTANT_FORMATS, 4, 2)
     assert sorted(capfd.readouterr().out.splitlines()) == CONSTANT_FORMATS_PRINTED
 
 
