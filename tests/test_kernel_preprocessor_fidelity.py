@@ -92,6 +92,12 @@ def test_character_constants_are_ints(device_ctx: wia.Context) -> None:
     assert _ints(device_ctx, body)[:7] == [0x6162, -23, 4, 97, -1, 0x61626364, 1]
 
 
+def test_a_digraph_keeps_the_columns_of_what_follows(ctx: wia.Context) -> None:
+    source = "__kernel void k(__global int* out) {\n int a<:2:> = <%1, 2%>; out[0] = a<:1:> + zz;\n}\n"
+    with pytest.raises(wia.WiaError, match=r"kernel\.cl:2:43: error: use of undeclared identifier 'zz'"):
+        wia.compile_kernel(ctx, source, "k")
+
+
 @pytest.mark.parametrize(
     ("body", "message"),
     [

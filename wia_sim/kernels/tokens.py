@@ -93,7 +93,7 @@ def join(tokens: Iterable[Token]) -> str:
             and _would_paste(prev.text, tok.text)
         ):
             parts.append(" ")
-        parts.append(tok.text)
+        parts.append(tok.text.ljust(len(tok.spelling)))  # (a digraph keeps its width: columns stay the user's)
         prev = tok
     return "".join(parts)
 
