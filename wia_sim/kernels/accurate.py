@@ -61,7 +61,7 @@ def fma(a: Array, b: Array, c: Array, single: bool) -> Array:
     with np.errstate(all="ignore"):
         plain = a * b + c
         if single:
-            s, e = _two_sum(a * b, c)
+            s, e = _two_sum(a * b, c)  # (a float's product is exact in float64)
             return np.where(np.isfinite(plain), _round_to_odd(s, e), plain)
         uh, ul = _two_product(a, b)
         th, tl = _two_sum(c, uh)
@@ -69,7 +69,7 @@ def fma(a: Array, b: Array, c: Array, single: bool) -> Array:
         fused = th + v
         finite = np.isfinite(a) & np.isfinite(b)
         nonzero = finite & np.isfinite(c) & (a != 0) & (b != 0)  # (a zero product: plain is exact, a zero's sign too)
-        product = np.abs(a * b)
+        product = np.abs(uh)  # (uh is a * b, rounded)
         tiny = product < 2.0**-969  # the product's low part would be below the normal range (or all of it)
         edge = nonzero & ((np.maximum(np.abs(a), np.abs(b)) > 2.0**995) | tiny | (product > 2.0**1000))
     out = np.where(nonzero, fused, np.where(finite & np.isinf(c), c, plain))  # (a finite product cannot cancel inf)

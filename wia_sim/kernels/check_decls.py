@@ -529,9 +529,7 @@ class DeclarationChecks(CheckerState):
             self.error(node, f"extern variables inside functions are not supported ('{node.name}')")
         if "static" in node.storage:  # OpenCL C 1.2 6.8 (2.0 allows __global and __constant ones)
             self.error(node, "variables in function scope cannot be declared static")
-        inner = t
-        while inner.kind == "array" and inner.target is not None:
-            inner = inner.target
+        inner = t.innermost
         if inner.kind == "struct" and space != "local":
             problem = check_struct(inner, self.types)
             if problem:
@@ -714,6 +712,7 @@ class DeclarationChecks(CheckerState):
             item = items[pos]
             rest = items
             named = item if isinstance(item, c_ast.NamedInitializer) else None
+            at = pos
             if isinstance(item, c_ast.NamedInitializer):
                 if not braced:
                     return pos  # a designator belongs to the enclosing list
@@ -751,8 +750,8 @@ class DeclarationChecks(CheckerState):
                 self.check_initializer(item, sub, decl, nested=True)
                 pos += 1
             if named is not None:  # what the list copy ``rest`` took in place of strings goes back into the AST
-                named.expr = rest[items.index(named)]
-                items[items.index(named) + 1 :] = rest[items.index(named) + 1 :]
+                named.expr = rest[at]
+                items[at + 1 :] = rest[at + 1 :]
             k = len(subs) if union and subs is not None else k + 1  # a union's list initializes one member
         return pos
 

@@ -275,9 +275,7 @@ class LaunchSetup(ExecutorState):
         if self.checks:
             self.share_overlapping(spans)
         for lv in self.kernel.local_vars:
-            inner = self.program.type_of(lv.node)
-            while inner.kind == "array" and inner.target is not None:
-                inner = inner.target
+            inner = self.program.type_of(lv.node).innermost
             elem = self._ct(inner)  # a scalar, vector, struct or pointer (``pointers.PtrType``)
             region = Region.allocate(
                 "local",

@@ -384,6 +384,7 @@ class PrintfOutput:
         args = list(node.args.exprs) if node.args is not None else []
         lanes = np.flatnonzero(mask)
         literal = _literal(args[0])
+        fixed = c_string(literal).split("\0")[0] if literal is not None else ""  # (a NUL ends the format)
         formats = None if literal is not None else self._strings(ex.eval(args[0], mask), mask)
         values: list[Any] = []
         for a in args[1:]:
@@ -395,7 +396,7 @@ class PrintfOutput:
         strings: dict[int, list[str]] = {}  # the %s arguments read from __constant memory, by argument
         texts: list[str] = []
         for n, lane in enumerate(lanes.tolist()):
-            parts = self._parsed(c_string(str(literal)).split("\0")[0] if formats is None else formats[n])
+            parts = self._parsed(fixed if formats is None else formats[n])
             out: list[str] = []
             k = 0
             for p in parts:

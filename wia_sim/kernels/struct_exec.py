@@ -100,9 +100,7 @@ class StructOps(ExecutorState):
         members does)."""
         held = np.zeros(st.size, dtype=bool)
         for m in (*st.members, *st.indirect):
-            element = m.type
-            while element.kind == "array" and element.target is not None:
-                element = element.target
+            element = m.type.innermost
             size = size_align(element, self.types)[0]  # (of one element of an array member)
             inner = self._ct(element) if element.kind == "struct" else None
             if not isinstance(inner, StructType):
@@ -169,10 +167,7 @@ class StructOps(ExecutorState):
         m = st.member(node.field.name)
         if m is None:
             raise UnsupportedKernel(f"line {self.st.line}: no member '{node.field.name}' in '{st.name}'")
-        inner = m.type
-        while inner.kind == "array" and inner.target is not None:
-            inner = inner.target
-        elem = self._ct(inner)  # a pointer member: ``pointers.PtrType``
+        elem = self._ct(m.type.innermost)  # a pointer member: ``pointers.PtrType``
         off = base.off + m.offset if m.offset else base.off
         return Pointer(base.region, elem, off, m.dims, base.null, self._packed(base, st, m, elem))
 
@@ -263,10 +258,7 @@ class StructOps(ExecutorState):
         assert isinstance(st, StructType)
         subs: list[tuple[str | int | None, Pointer, TypeInfo]] = []
         for m in st.members:
-            inner = m.type
-            while inner.kind == "array" and inner.target is not None:
-                inner = inner.target
-            packed = self._packed(p, st, m, self._ct(inner))
+            packed = self._packed(p, st, m, self._ct(m.type.innermost))
             subs.append((m.name, Pointer(p.region, None, p.off + m.offset, packed=packed), m.type))
         return subs
 

@@ -226,9 +226,7 @@ def check_struct(t: TypeInfo, types: TypeResolver, by_value: bool = False) -> st
                 "aligned(N))"
             )
     for name, mt in types.fields(t.name):
-        inner = mt
-        while inner.kind == "array" and inner.target is not None:
-            inner = inner.target
+        inner = mt.innermost
         if inner.kind == "pointer" and by_value:  # Clang: "struct kernel parameters may not contain pointers"
             return f"a struct kernel argument cannot hold a pointer (member '{name}' of '{t.name}')"
         if inner.kind == "pointer":

@@ -147,6 +147,14 @@ class TypeInfo:
         return self.name
 
     @property
+    def innermost(self) -> TypeInfo:
+        """The type of an array's innermost elements (``float`` of ``float[2][3]``); the type itself otherwise."""
+        t = self
+        while t.kind == "array" and t.target is not None:
+            t = t.target
+        return t
+
+    @property
     def is_arithmetic(self) -> bool:
         return self.kind in ("scalar", "vector")
 
