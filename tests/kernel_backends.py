@@ -49,11 +49,13 @@ def run_arrays(
     global_size: int,
     local_size: int,
     *scalars: np.generic,
+    options: str = "",
 ) -> list[np.ndarray]:
-    """``kernel`` of ``source`` launched once on ``ctx`` with ``arrays`` as its buffer arguments, in order, then
-    ``scalars``: every array's contents after the launch, as new arrays of its shape and dtype. Buffers are DEVICE
-    memory filled from HOST staging (kernel element types are wider than the HAL's tensor dtypes)."""
-    compiled = wia.compile_kernel(ctx, source, kernel)
+    """``kernel`` of ``source`` (built with ``options``) launched once on ``ctx`` with ``arrays`` as its buffer
+    arguments, in order, then ``scalars``: every array's contents after the launch, as new arrays of its shape and
+    dtype. Buffers are DEVICE memory filled from HOST staging (kernel element types are wider than the HAL's tensor
+    dtypes)."""
+    compiled = wia.compile_kernel(ctx, source, kernel, options=options)
     staged = []
     for data in arrays:
         raw = np.ascontiguousarray(data).reshape(-1).view(np.uint8)

@@ -223,7 +223,7 @@ def test_source_definitions_override_option_defaults() -> None:
     ("options", "message"),
     [
         ("-O2", "<command line>: error: unsupported build option '-O2'"),
-        ("-I/usr/include", "<command line>: error: includes are not supported: build option '-I/usr/include'"),
+        ("-I", "<command line>: error: argument to '-I' is missing (expected 1 value)"),
         ("-D", "<command line>: error: macro name missing after '-D'"),
         ("-D 9X=1", "<command line>: error: macro names must be identifiers: '-D9X'"),
         ("-D 'X=1", "<command line>: error: malformed build options"),
@@ -342,8 +342,8 @@ def test_pragmas_are_ignored() -> None:
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        ("#include <math.h>\n", "kernel.cl:1:1: error: includes are not supported"),
-        ('  #include "mine.h"\n', "kernel.cl:1:3: error: includes are not supported"),
+        ("#include <math.h>\n", "kernel.cl:1:10: error: 'math.h' file not found"),
+        ('  #include "mine-not-here.h"\n', "kernel.cl:1:12: error: 'mine-not-here.h' file not found"),
         ("int x;\n#error custom stop\n", "kernel.cl:2:1: error: #error custom stop"),
         ("#define S(x) #y\n", "kernel.cl:1:1: error: '#' is not followed by a macro parameter (macro 'S')"),
         ("#define P(a, b) ## b\n", "kernel.cl:1:1: error: '##' cannot appear at either end of a macro expansion"),
@@ -388,14 +388,14 @@ def test_preprocessor_errors(source: str, message: str) -> None:
 def test_preprocessor_errors_stop_the_build_and_are_all_reported() -> None:
     log = build_log(
         """\
-        #include <a.h>
+        #warning first
         #define F(x) #
         __kernel void k(__global int* a) { a[0] = nope; }
         #error one more
         """
     )
     assert log.splitlines() == [
-        "kernel.cl:1:1: error: includes are not supported: #include (paste the code into the kernel source)",
+        "kernel.cl:1:1: warning: #warning first",
         "kernel.cl:2:1: error: '#' is not followed by a macro parameter (macro 'F')",
         "kernel.cl:4:1: error: #error one more",
     ]

@@ -15,10 +15,7 @@ import wia_hal as wia
 
 def _ints(ctx: wia.Context, body: str, prelude: str = "", n: int = 8, options: str = "") -> list[int]:
     source = prelude + "\n__kernel void k(__global int* out) {\n" + body + "\n}\n"
-    if options:
-        compiled = wia.compile_kernel(ctx, source, "k", options=options)
-        del compiled
-    (out,) = run_arrays(ctx, source, "k", [np.full(n, -7, np.int32)], 1, 1)
+    (out,) = run_arrays(ctx, source, "k", [np.full(n, -7, np.int32)], 1, 1, options=options)
     return [int(v) for v in out]
 
 

@@ -135,7 +135,9 @@ def run_report(
     models = [load_model(h) for h in hardware]
     # built for what every model asked for has: a kernel using doubles fails on a chip without them
     extensions = frozenset.intersection(*(m.kernel_extensions for m in models))
-    program = kernels.compile_source(path.read_text(), options, filename=path.name, extensions=extensions)
+    program = kernels.compile_source(
+        path.read_text(), options, filename=path.name, extensions=extensions, directory=str(path.parent)
+    )
     info = program.kernel(name)
     args = kernel_arguments(info, texts, fill, seed)
     max_group = min(m.compute.max_work_group_size for m in models)

@@ -349,7 +349,13 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         self.local_regions: list[Region] = []
         self.counts: dict[str, int] = {}
         self.st = LaunchState(
-            self.lanes, kernel.name, program.filename, checks, self.counts, source_lines=program.source_lines
+            self.lanes,
+            kernel.name,
+            program.filename,
+            checks,
+            self.counts,
+            source_lines=program.source_lines,
+            origins=program.origins,
         )
         self.st.epoch = np.zeros(self.groups, np.int64)
         self.checks = checks
@@ -403,14 +409,16 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
                 entry[1][0] += 1
         if self.steps > self.step_limit:
             loops = self.frame.loops
-            line = loops[-1] if loops else _line(node)
-            source = self.st.quote(line)
+            at = loops[-1] if loops else _line(node)
+            source = self.st.quote(at)
+            file, line = self.program.where(at)
             raise KernelTimeout(
                 self.kernel.name,
                 line,
-                f"{self.program.filename}:{line}: kernel '{self.kernel.name}' exceeded its step limit of "
+                f"{file}:{line}: kernel '{self.kernel.name}' exceeded its step limit of "
                 f"{self.step_limit} steps (a loop that never ends?)" + (f"\n    {source}" if source else ""),
                 source,
+                file,
             )
 
     def lane_steps_total(self) -> Array:
@@ -990,6 +998,10 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         raise UnsupportedKernel(f"line {_line(node)}: this assignment target is not supported")
 
 
+_LINE = re.compile(r"\bline (\d+)\b")
+"""How ``UnsupportedKernel``'s messages name the line of the program the executor was at."""
+
+
 def run_kernel(
     program: Program,
     name: str,
@@ -1027,6 +1039,12 @@ def run_kernel(
                 "max_lane_steps": ex.max_lane_steps(),
             }
             output = ex.printf.text()
+        except UnsupportedKernel as e:  # its message names a line of the program: the user's file and line
+            if program.origins is None:
+                raise
+            raise UnsupportedKernel(
+                _LINE.sub(lambda m: "line {1} of {0}".format(*program.where(int(m[1]))), str(e))
+            ) from e
         finally:
             # the async-copy and printf helpers point back at the executor: without them the launch's arrays are
             # freed now, not at the next garbage collection (scratch.empty hands them out again)

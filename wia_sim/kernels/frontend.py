@@ -36,7 +36,7 @@ from dataclasses import replace
 from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.options import warnings_as
 from wia_sim.kernels.parsing import parse
-from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, format_log, preprocess
+from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, PreprocessResult, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
 from wia_sim.kernels.structs import hoisted_attributes
 
@@ -92,10 +92,25 @@ def _vec_step_of_typedefs(text: str) -> str:
     return re.sub(rf"\bvec_step\s*\(\s*({names})\s*\)", lambda m: _vec_step_value(m, widths[m.group(1)]), text)
 
 
+def _source_lines(source: str, pp: PreprocessResult) -> list[str]:
+    """The user's lines, one per line of the text the parser reads (with includes, each from its file)."""
+    lines = source.replace("\r\n", "\n").split("\n")
+    if pp.origins is None:
+        return lines
+    return [
+        text[line - 1] if 1 <= line <= len(text := pp.sources.get(name, lines)) else "" for name, line in pp.origins
+    ]
+
+
 def compile_source(
-    source: str, options: str = "", filename: str = "kernel.cl", extensions: frozenset[str] = FLOAT_EXTENSIONS
+    source: str,
+    options: str = "",
+    filename: str = "kernel.cl",
+    extensions: frozenset[str] = FLOAT_EXTENSIONS,
+    directory: str = "",
 ) -> Program:
     """Preprocess, parse and check ``source``; the program, or KernelCompileError with the whole build log.
+    ``directory``: the source file's, where a quoted ``#include`` looks first ("": the current directory).
 
     ``extensions`` are the device's: without ``cl_khr_fp64`` a ``double`` is an error and an unsuffixed floating
     literal is a float (as Clang does); without ``cl_khr_fp16`` ``half`` is only a storage type behind pointers."""
@@ -105,7 +120,7 @@ def compile_source(
         return KernelCompileError(format_log(diagnostics), diagnostics=diagnostics, source=source, options=options)
 
     try:
-        pp = preprocess(source, options, filename, extensions)
+        pp = preprocess(source, options, filename, extensions, directory)
     except RecursionError:
         diagnostics.append(Diagnostic(filename, None, None, "macro invocations nest too deeply"))
         raise fail() from None
@@ -115,14 +130,18 @@ def compile_source(
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, _VEC_TYPE_HINT_RE.sub(_hide_type_hint, hoisted_attributes(pp.text)))
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))
-    for line, column, message in outcome.errors:
-        diagnostics.append(Diagnostic(filename, line, column, message))
+    found = [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
     checker = Checker(filename, outcome.failed_names, extensions, pp.enabled)
     try:
         checker.run(outcome.ast)
     except RecursionError:
         checker.error(None, "the program nests too deeply to check")
-    diagnostics.extend(checker.diagnostics)
+    found += checker.diagnostics
+    origins = pp.origins
+    for d in found:  # the parser's and the checker's lines are the text's: the user's file and line, with includes
+        if origins is not None and d.line is not None and 1 <= d.line <= len(origins):
+            d = replace(d, filename=origins[d.line - 1][0], line=origins[d.line - 1][1])
+        diagnostics.append(d)
     policy = warnings_as(options)
     if policy != "warning":  # -w drops warnings, -Werror makes them errors
         diagnostics[:] = [
@@ -137,7 +156,8 @@ def compile_source(
         functions=checker.helpers,
         ast=outcome.ast,
         filename=filename,
-        source_lines=source.replace("\r\n", "\n").split("\n"),
+        source_lines=_source_lines(source, pp),
+        origins=pp.origins,
         constants=checker.constants,
         enumerators=checker.enumerators,
         enumerator_types=checker.enumerator_types,

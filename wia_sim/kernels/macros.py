@@ -45,6 +45,10 @@ def _rehome(body: Sequence[Token], at: Token, hide: frozenset[str]) -> list[Toke
     ]
 
 
+_COMPUTED = ("__LINE__", "__FILE__", "__COUNTER__", "__INCLUDE_LEVEL__", "__has_include")
+"""The names the expander computes (``__has_include``: the preprocessor's, in ``#if``), which ``defined`` finds."""
+
+
 class MacroExpander:
     """The macros defined so far (``macros``) and the expansion of token lists with them; problems go to
     ``error(line, column, message)``. ``budget`` counts the tokens expansion may still process, over the whole
@@ -58,6 +62,7 @@ class MacroExpander:
         self.macros: dict[str, Macro] = {}
         self.budget = EXPANSION_LIMIT
         self.counter = 0  # the next ``__COUNTER__`` (Clang's extension, which kernels use for unique names)
+        self.include_level = 0  # ``__INCLUDE_LEVEL__`` (Clang's): how many ``#include`` deep the text being read is
         now = datetime.datetime.now()
         self.dynamic = {  # C99 6.10.8's date and time of translation, as Clang spells them ("Dec  3 2026")
             "__DATE__": f'"{now:%b} {now.day:2d} {now.year}"',
@@ -142,7 +147,7 @@ class MacroExpander:
 
     def is_defined(self, name: str) -> bool:
         """``defined name``: a macro, or one the expander computes (Clang's answer for ``__LINE__``, ``__DATE__``)."""
-        return name in self.macros or name in ("__LINE__", "__FILE__", "__COUNTER__") or name in self.dynamic
+        return name in self.macros or name in _COMPUTED or name in self.dynamic
 
     def physical_line(self, token: Token) -> int:
         """The line ``__LINE__`` gives at ``token``: its physical line (a spliced line's continuation counts),
@@ -182,6 +187,8 @@ class MacroExpander:
                 elif name == "__COUNTER__":
                     out.append(Token("num", str(self.counter), tok.line, tok.column, tok.hide | {name}))
                     self.counter += 1
+                elif name == "__INCLUDE_LEVEL__":
+                    out.append(Token("num", str(self.include_level), tok.line, tok.column, tok.hide | {name}))
                 elif name == "__FILE__":
                     quoted = '"' + self.filename.replace("\\", "\\\\").replace('"', '\\"') + '"'
                     out.append(Token("str", quoted, tok.line, tok.column, tok.hide | {name}))

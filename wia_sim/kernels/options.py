@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import shlex
+from dataclasses import dataclass, field
 from typing import Literal
 
 from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic
 
-__all__ = ["CL_OPTIONS", "FLOAT_EXTENSIONS", "parse_build_options", "warnings_as"]
+__all__ = ["CL_OPTIONS", "FLOAT_EXTENSIONS", "BuildOptions", "parse_build_options", "warnings_as"]
 
 
 CL_OPTIONS = frozenset(
@@ -32,10 +33,21 @@ CL_OPTIONS = frozenset(
 refused, as a 1.2 device refuses it (``CL_INVALID_BUILD_OPTIONS``)."""
 
 
-def parse_build_options(options: str) -> tuple[list[tuple[str, str]], list[Diagnostic]]:
-    """Split OpenCL build options into ``-D`` definitions (``(name, value)``, value ``"1"`` when none is given)
-    and diagnostics for options that are not supported. The ``CL_OPTIONS`` are accepted and ignored."""
-    diagnostics: list[Diagnostic] = []
+@dataclass
+class BuildOptions:
+    """What OpenCL build options ask of the preprocessor (5.6.4.1): ``-D`` definitions (``(name, value)``, value
+    ``"1"`` when none is given) and ``-I`` directories, in order; and diagnostics for options not supported."""
+
+    defines: list[tuple[str, str]] = field(default_factory=list)
+    include_dirs: list[str] = field(default_factory=list)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+def parse_build_options(options: str) -> BuildOptions:
+    """Split OpenCL build options (``clBuildProgram``'s string) into ``BuildOptions``. The ``CL_OPTIONS`` are
+    accepted and ignored."""
+    parsed = BuildOptions()
+    diagnostics, defines = parsed.diagnostics, parsed.defines
 
     def error(message: str) -> None:
         diagnostics.append(Diagnostic(COMMAND_LINE, None, None, message))
@@ -44,8 +56,7 @@ def parse_build_options(options: str) -> tuple[list[tuple[str, str]], list[Diagn
         words = shlex.split(options)
     except ValueError as e:
         error(f"malformed build options: {e}")
-        return [], diagnostics
-    defines: list[tuple[str, str]] = []
+        return parsed
     k = 0
     while k < len(words):
         word = words[k]
@@ -63,15 +74,19 @@ def parse_build_options(options: str) -> tuple[list[tuple[str, str]], list[Diagn
         elif word.startswith("-cl-std="):
             error(f"build option '{word}': the simulator compiles OpenCL C 1.2 (-cl-std=CL1.1 or -cl-std=CL1.2)")
             continue
-        elif word.startswith("-I"):
-            error(f"includes are not supported: build option '{word}'")
+        elif word.startswith("-I"):  # a directory #include searches (Clang's rule: one that is missing is skipped)
+            if word == "-I" and k >= len(words):
+                error("argument to '-I' is missing (expected 1 value)")
+                break
+            parsed.include_dirs.append(word[2:] if word != "-I" else words[k])
+            k += word == "-I"
             continue
         else:
             error(f"unsupported build option '{word}'")
             continue
         name, eq, value = spec.partition("=")
         defines.append((name, value if eq else "1"))
-    return defines, diagnostics
+    return parsed
 
 
 FLOAT_EXTENSIONS = frozenset({"cl_khr_fp64", "cl_khr_fp16"})

@@ -6,13 +6,15 @@ behaviour varies), and ``#if`` expressions are evaluated by a small recursive-de
 Supported: trigraphs and digraphs, object-like and function-like ``#define`` (variadic ``...``/``__VA_ARGS__``
 too) with ``#`` and ``##``, ``#undef``, ``#ifdef``/``#ifndef``/``#if``/``#elif``/``#else``/``#endif`` with C's
 integer constant expressions and ``defined``, ``#pragma`` and ``_Pragma`` (extension pragmas kept, the others
-ignored), ``#error``, ``#warning``, ``#line``, ``#ident``, ``__LINE__``/``__FILE__``/``__DATE__``/``__TIME__``/
-``__COUNTER__``, and the OpenCL C 1.2 predefined macros. Rejected with an error: ``#include`` and unknown
-directives. Build options: ``options.py``.
+ignored; ``once``), ``#error``, ``#warning``, ``#line``, ``#ident``, ``#include`` with ``-I`` directories and
+``__has_include``, ``__LINE__``/``__FILE__``/``__DATE__``/``__TIME__``/``__COUNTER__``/``__INCLUDE_LEVEL__``, and
+the OpenCL C 1.2 predefined macros. Rejected with an error: unknown directives. Build options: ``options.py``.
 
 The output has exactly one line per input line (directive lines and skipped lines become blank lines; lines
 joined by ``\\`` or by a macro invocation that spans lines are followed by the blank lines they consumed), so the
-parser's line numbers are the user's. Columns are the user's on lines that expand no macro.
+parser's line numbers are the user's. Columns are the user's on lines that expand no macro. An ``#include`` puts
+the file's lines after its own (blank) line: then ``PreprocessResult.origins`` says where each line came from, and
+the front end and the executor name the user's file and line through it (``Program.where``).
 
 This module runs the directives; its parts live beside it: ``tokens`` (splices, comments, tokens), ``macros``
 (definitions, expansion), ``ifexpr`` (``#if`` expressions), ``options`` (build options) and ``diagnostics`` (the
@@ -22,7 +24,9 @@ build log's entries).
 from __future__ import annotations
 
 import math
+import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic, format_log
@@ -183,6 +187,11 @@ class PreprocessResult:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     enabled: frozenset[str] = frozenset()
     """The extensions ``#pragma OPENCL EXTENSION name : enable`` left enabled at the end (``all`` for all)."""
+    origins: list[tuple[str, int]] | None = None
+    """Where each line of ``text`` came from, as (file, line), when the source included a file; None when it did
+    not (``text`` then has one line per line of the source)."""
+    sources: dict[str, list[str]] = field(default_factory=dict)
+    """The lines of each included file, by the name ``origins`` gives it."""
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -203,13 +212,25 @@ class _Conditional:
     seen_else: bool = False
 
 
+INCLUDE_DEPTH = 200
+"""How deep ``#include`` may nest: Clang's default limit (``-fbracket-depth`` aside, ``#include nested too
+deeply``), which also stops a header that includes itself without a guard."""
+
+
 class _Preprocessor:
-    def __init__(self, filename: str) -> None:
+    def __init__(self, filename: str, include_dirs: Sequence[str] = ()) -> None:
         self.filename = filename
+        self.directory = ""  # the current file's: the first place a quoted #include looks (the main source's: ".")
+        self.include_dirs = list(include_dirs)
         self.diagnostics: list[Diagnostic] = []
         self.expander = MacroExpander(filename, self.error)
         self.macros = self.expander.macros
         self.enabled: set[str] = set()
+        self.out: list[str] = []  # the text's lines
+        self.origins: list[tuple[str, int]] = []  # each one's (file, line)
+        self.sources: dict[str, list[str]] = {}  # each included file's lines
+        self.once: set[str] = set()  # the files a ``#pragma once`` marked (real paths)
+        self.fatal = False  # an #include failed: Clang stops there, and so does this
 
     # -- diagnostics
     def error(self, line: int | None, column: int | None, message: str) -> None:
@@ -228,6 +249,14 @@ class _Preprocessor:
         k = 0
         while k < len(sig):
             tok = sig[k]
+            if tok.kind == "id" and tok.text == "__has_include":
+                found = self._has_include(sig, k)
+                if found is None:
+                    self.error(line, column, '__has_include takes a header name in parentheses ("x.h" or <x.h>)')
+                    return False
+                resolved.append(Token("num", str(found[0]), tok.line, tok.column))
+                k = found[1]
+                continue
             if tok.kind == "id" and tok.text == "defined":
                 rest = [(i, t) for i, t in enumerate(sig[k + 1 :], k + 1) if t.kind != "ws"]
                 if rest and rest[0][1].kind == "id":
@@ -256,12 +285,13 @@ class _Preprocessor:
         return False
 
     # -- driver
-    def run(self, source: str) -> str:
+    def run(self, source: str) -> None:
+        """Preprocess the source (and the files it includes) into ``out`` and ``origins``."""
         source = replace_trigraphs(source.replace("\r\n", "\n").replace("\r", "\n"))
         spliced, self.expander.splices = splice_lines(source)
         text = strip_comments(spliced, lambda ln, col, msg: self.error(ln, col, msg))
         lines = text.split("\n")
-        out: list[str] = []
+        out, origins, filename = self.out, self.origins, self.filename
         pending: list[str] = []  # consecutive text lines, expanded together
         pending_start = 1
         stack: list[_Conditional] = []
@@ -279,9 +309,12 @@ class _Preprocessor:
             if len(expanded) != len(pending):
                 expanded = (expanded + [""] * len(pending))[: len(pending)]
             out.extend(expanded)
+            origins.extend((filename, line) for line in range(pending_start, pending_start + len(pending)))
             pending = []
 
         for number, line in enumerate(lines, 1):
+            if self.fatal:
+                return
             active = stack[-1].active if stack else True
             stripped = line.lstrip(" \t\f\v")
             hash_size = 1 if stripped.startswith("#") else 2 if stripped.startswith("%:") else 0  # (6.4.6: %: is #)
@@ -293,15 +326,18 @@ class _Preprocessor:
                 else:
                     flush()
                     out.append("")
+                    origins.append((filename, number))
                 continue
             flush()
             out.append("")
+            origins.append((filename, number))
             column = len(line) - len(stripped) + 1
             self._directive(stripped[hash_size:], number, column, stack, active)
         flush()
+        if self.fatal:
+            return
         for cond in stack:
             self.error(cond.line, None, f"unterminated #{cond.directive}")
-        return "\n".join(out)
 
     def _directive(self, rest: str, line: int, column: int, stack: list[_Conditional], active: bool) -> None:
         tokens = tokenize(rest, line, column + 1)
@@ -369,7 +405,7 @@ class _Preprocessor:
             else:
                 self.macros.pop(sig[0].text, None)
         elif name == "include":
-            self.error(line, column, "includes are not supported: #include (paste the code into the kernel source)")
+            self._include(args, line, column)
         elif name == "pragma":
             self._pragma(sig)
         elif name in ("ident", "sccs"):  # GCC's, which Clang takes: a string for the object file, ignored here
@@ -392,9 +428,86 @@ class _Preprocessor:
         else:
             self.error(line, column, f"invalid preprocessing directive #{name}")
 
+    # -- #include
+    def _include(self, args: list[Token], line: int, column: int) -> None:
+        """C99 6.10.2: the named file's preprocessed lines, in place of the directive. Its name is a "quoted" one
+        (searched beside the current file, then in the ``-I`` directories) or an <angled> one (the ``-I``
+        directories only), either as written or as macros expand it; a file not found stops the build, as in
+        Clang."""
+        named = _header_name(args) or _header_name(self.expander.expand(args))
+        sig = significant(args)
+        column = sig[0].column if sig else column  # (Clang points at the name)
+        if named is None:
+            self.error(line, column, '#include expects "FILENAME" or <FILENAME>')
+            return
+        name, angled = named
+        path = self._find(name, angled)
+        if path is None:
+            self.fatal = True
+            if angled and self._find(name, False) is not None:
+                self.error(line, column, f"'{name}' file not found with <angled> include; use \"quotes\" instead")
+            else:
+                self.error(line, column, f"'{name}' file not found")
+            return
+        if os.path.realpath(path) in self.once:
+            return
+        if self.expander.include_level >= INCLUDE_DEPTH:
+            self.fatal = True
+            self.error(line, column, "#include nested too deeply")
+            return
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+                source = f.read()
+        except OSError as e:
+            self.fatal = True
+            self.error(line, column, f"cannot open file '{name}': {e.strerror}")
+            return
+        self.sources.setdefault(path, source.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+        ex = self.expander
+        saved = (self.filename, self.directory, ex.filename, ex.line_offset, ex.splices)
+        self.filename = ex.filename = path
+        self.directory = os.path.dirname(path)
+        ex.line_offset = 0
+        ex.include_level += 1
+        try:
+            self.run(source)
+        finally:
+            self.filename, self.directory, ex.filename, ex.line_offset, ex.splices = saved
+            ex.include_level -= 1
+
+    def _find(self, name: str, angled: bool) -> str | None:
+        """Where ``#include`` finds ``name``: the path (as the search made it), or None."""
+        if os.path.isabs(name):
+            return name if os.path.isfile(name) else None
+        places = self.include_dirs if angled else [self.directory, *self.include_dirs]
+        for place in places:
+            path = os.path.join(place, name)
+            if os.path.isfile(path):
+                return path
+        return None
+
+    def _has_include(self, tokens: list[Token], k: int) -> tuple[int, int] | None:
+        """``__has_include("name")`` or ``__has_include(<name>)`` at ``tokens[k]`` in an ``#if``: 1 when
+        ``#include`` would find the file, else 0, and the index after the closing parenthesis; None when
+        malformed."""
+        rest = [(i, t) for i, t in enumerate(tokens[k + 1 :], k + 1) if t.kind != "ws"]
+        if not rest or rest[0][1].text != "(":
+            return None
+        close = next((i for i, t in rest if t.text == ")"), None)
+        if close is None:
+            return None
+        named = _header_name(tokens[rest[0][0] + 1 : close])
+        if named is None:
+            return None
+        return int(self._find(*named) is not None), close + 1
+
     def _pragma(self, words: list[Token]) -> None:
-        """OpenCL 1.2 9.1's extension pragmas; the others (``unroll``, ``FP_CONTRACT``) are hints."""
+        """OpenCL 1.2 9.1's extension pragmas and ``once``; the others (``unroll``, ``FP_CONTRACT``) are hints."""
         text = [t.text for t in words]
+        if text == ["once"]:  # (the main source cannot be included again)
+            if self.expander.include_level:
+                self.once.add(os.path.realpath(self.filename))
+            return
         if len(text) == 5 and text[:2] == ["OPENCL", "EXTENSION"] and text[3] == ":":
             if text[4] == "enable":
                 self.enabled.add(text[2])
@@ -429,24 +542,52 @@ class _Preprocessor:
 
 
 def preprocess(
-    source: str, options: str = "", filename: str = "kernel.cl", extensions: frozenset[str] = FLOAT_EXTENSIONS
+    source: str,
+    options: str = "",
+    filename: str = "kernel.cl",
+    extensions: frozenset[str] = FLOAT_EXTENSIONS,
+    directory: str = "",
 ) -> PreprocessResult:
     """Preprocess ``source`` with the OpenCL build ``options``; check ``result.errors`` before using the text.
-    Each supported extension in ``extensions`` is a macro defined to 1 (OpenCL 1.2, 9.1)."""
-    pp = _Preprocessor(filename)
+    Each supported extension in ``extensions`` is a macro defined to 1 (OpenCL 1.2, 9.1). ``directory``: the
+    source file's, where a quoted ``#include`` looks first ("": the current directory, as PoCL and Oclgrind look
+    for a program built from a string)."""
+    options_given = parse_build_options(options)
+    pp = _Preprocessor(filename, options_given.include_dirs)
+    pp.directory = directory
     for name, value in PREDEFINED_MACROS.items():
         pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
     for name in sorted(extensions | CORE_EXTENSIONS):
         pp.expander.define(tokenize(f"{name} 1", 0), None, None)
     if "-cl-fast-relaxed-math" in options.split():  # OpenCL C 1.2 6.10 (PoCL defines it; Oclgrind 21.10 does not)
         pp.expander.define(tokenize("__FAST_RELAXED_MATH__ 1", 0), None, None)
-    defines, option_errors = parse_build_options(options)
-    pp.diagnostics.extend(option_errors)
-    for name, value in defines:
+    pp.diagnostics.extend(options_given.diagnostics)
+    for name, value in options_given.defines:
         head = re.match(r"[A-Za-z_][A-Za-z_0-9]*(\([^)]*\))?$", name)
         if head is None:
             pp.error(None, None, f"macro names must be identifiers: '-D{name}'")
             continue
         pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
-    text = pp.run(source)
-    return PreprocessResult(text, dict(pp.macros), pp.diagnostics, frozenset(pp.enabled))
+    pp.run(source)
+    origins = pp.origins if pp.sources else None
+    return PreprocessResult(
+        "\n".join(pp.out), dict(pp.macros), pp.diagnostics, frozenset(pp.enabled), origins, pp.sources
+    )
+
+
+def _header_name(tokens: list[Token]) -> tuple[str, bool] | None:
+    """The file an ``#include`` (or ``__has_include``) names, and whether in <angles>; None if it names none. An
+    angled name is the text of the tokens up to ``>``, as written (the tokenizer does not know header names)."""
+    sig = significant(tokens)
+    if not sig:
+        return None
+    if sig[0].kind == "str" and sig[0].text.startswith('"'):
+        return sig[0].text[1:-1], False
+    if sig[0].text != "<":
+        return None
+    close = next((k for k, t in enumerate(tokens) if t.text == ">"), None)
+    start = next(k for k, t in enumerate(tokens) if t.text == "<")
+    if close is None:
+        return None
+    name = join(tokens[start + 1 : close]).strip()
+    return (name, True) if name else None

@@ -142,7 +142,9 @@ class KernelNotFound(LookupError):
 @dataclass
 class Program:
     """A compiled kernel source. ``ast`` is the whole translation unit; ``source_lines`` the user's source (for
-    messages that quote it); ``build_log`` holds warnings (a failed build raises KernelCompileError instead)."""
+    messages that quote it), line by line of the text the parser read; ``build_log`` holds warnings (a failed build
+    raises KernelCompileError instead). The lines of the AST (and of ``source_lines``) are the source's own unless
+    it includes files: then ``origins`` gives each one's file and line (``where``)."""
 
     kernels: dict[str, KernelInfo]
     functions: dict[str, FunctionInfo]
@@ -162,6 +164,8 @@ class Program:
     plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     """The executor's per-node evaluation plans (``executor._Executor.plan``), made on first use and kept for
     every later launch of the program."""
+    origins: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
+    """Each line's (file, line) when the source includes files (``preprocess.PreprocessResult.origins``)."""
     labels: dict[int, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
     """The labels inside each statement a pending ``goto`` asks about (``jumps.labels_within``), by the node's
     ``id``, made on first use."""
@@ -176,6 +180,12 @@ class Program:
     whole_items: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every initializer item that is an expression of struct type: it initializes a struct
     sub-object whole, where other items fill its members (brace elision, ``initializers.py``)."""
+
+    def where(self, line: int) -> tuple[str, int]:
+        """The file and line of the user's source that line ``line`` of the AST came from."""
+        if self.origins is None or not 1 <= line <= len(self.origins):
+            return self.filename, line
+        return self.origins[line - 1]
 
     def kernel(self, name: str) -> KernelInfo:
         """The kernel called ``name``; KernelNotFound (listing the kernels) if there is none."""

@@ -86,6 +86,7 @@ class KernelFault(Exception):
         groups: int | None = None,
         address_range: tuple[int, int] | None = None,
         source_line: str = "",
+        file: str = "",
     ) -> None:
         super().__init__(message)
         self.wia_code = _CODES.get(check, "INVALID_KERNEL")
@@ -102,6 +103,8 @@ class KernelFault(Exception):
         self.groups = single if groups is None else groups
         self.address_range = address_range if address_range is not None or address is None else (address, address)
         self.source_line = source_line
+        self.file = file
+        """The file of ``line``: the kernel's source, or a file it includes ("": not known)."""
 
 
 class UnsupportedKernel(NotImplementedError):
@@ -113,9 +116,9 @@ class UnsupportedKernel(NotImplementedError):
 class KernelTimeout(KernelFault):
     """The kernel ran past its step limit; ``line`` is the innermost loop being executed."""
 
-    def __init__(self, kernel: str, line: int, message: str = "", source_line: str = "") -> None:
+    def __init__(self, kernel: str, line: int, message: str = "", source_line: str = "", file: str = "") -> None:
         message = message or f"kernel '{kernel}' exceeded its step limit"
-        super().__init__("step_limit", message, kernel, line, source_line=source_line)
+        super().__init__("step_limit", message, kernel, line, source_line=source_line, file=file)
 
 
 def undefined_lanes(undef: Array) -> Array:
@@ -309,6 +312,8 @@ class LaunchState:
     epoch: Array = field(default_factory=lambda: np.zeros(0, np.int64))
     line: int = 0
     source_lines: Sequence[str] = ()
+    origins: Sequence[tuple[str, int]] | None = None
+    """Each line's file and line of the user's source when it includes files (``Program.origins``)."""
     strict: bool = False
     """Lower-severity findings (``uniform_write``) raise, as races do, instead of being noted."""
     findings: list[KernelFault] = field(default_factory=list)
@@ -330,8 +335,14 @@ class LaunchState:
         """A finding that does not stop the kernel (unless ``strict``): kept once per check and line."""
         if self.strict:
             raise finding
-        if not any(f.check == finding.check and f.line == finding.line for f in self.findings):
+        if not any((f.check, f.line, f.file) == (finding.check, finding.line, finding.file) for f in self.findings):
             self.findings.append(finding)
+
+    def where(self, line: int) -> tuple[str, int]:
+        """The file and line of the user's source at line ``line`` of the program (``Program.where``)."""
+        if self.origins is None or not 1 <= line <= len(self.origins):
+            return self.filename, line
+        return self.origins[line - 1]
 
     def quote(self, line: int) -> str:
         """Line ``line`` of the user's source, stripped ("" when unknown), cut to ``_QUOTE_CHARS``."""
@@ -370,7 +381,8 @@ class LaunchState:
                 span = (min(span[0], address), max(span[1], address))
         elif address is not None:
             span = (address, address)
-        message = f"{self.filename}:{self.line}: {what} by work-item {gid} in group {grp}"
+        file, line = self.where(self.line)
+        message = f"{file}:{line}: {what} by work-item {gid} in group {grp}"
         if n_items > 1:
             message += f", one of {n_items} work-items in {n_groups} work-group{'s' if n_groups > 1 else ''}"
             if span is not None and span[0] != span[1]:
@@ -382,7 +394,7 @@ class LaunchState:
             check,
             message,
             self.kernel,
-            self.line,
+            line,
             gid,
             grp,
             address,
@@ -390,6 +402,7 @@ class LaunchState:
             groups=n_groups,
             address_range=span,
             source_line=source,
+            file=file,
         )
 
 

@@ -1,0 +1,128 @@
+"""``#include`` (C99 6.10.2) and the ``-I`` build option (OpenCL 1.2 5.6.4.1), as Clang (PoCL 3.1, Oclgrind 21.10)
+does them: a quoted name is looked for beside the including file (for the program's own source: the current
+directory), then in each ``-I`` directory; an angled one in the ``-I`` directories only. Include guards,
+``#pragma once``, a name a macro spells, ``__has_include`` and ``__INCLUDE_LEVEL__``; a file not found stops the
+build. Diagnostics and findings inside an included file name that file and its line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from kernel_backends import run_arrays
+
+import wia_hal as wia
+from wia_sim.kernels import KernelFault, compile_source, run_kernel
+from wia_sim.kernels.lanes import launch_geometry
+from wia_sim.kernels.program import KernelCompileError
+
+UTIL = """#ifndef UTIL_H
+#define UTIL_H
+#include "detail.h"
+float scaled(__global const float* p, int i) {
+    return p[i] * SCALE + __INCLUDE_LEVEL__;
+}
+#endif
+"""
+DETAIL = "#pragma once\n#define SCALE 3.0f\nint detail_level(void) { return __INCLUDE_LEVEL__; }\n"
+
+
+@pytest.fixture
+def headers(tmp_path: Path) -> Path:
+    """``lib/util.h`` (guarded, including ``detail.h`` beside it, which has ``#pragma once``) and ``top.h``."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "util.h").write_text(UTIL)
+    (lib / "detail.h").write_text(DETAIL)
+    (tmp_path / "top.h").write_text("#define TOP 7\n")
+    return tmp_path
+
+
+def test_included_files_run_on_every_device(
+    device_ctx: wia.Context, headers: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(headers)  # "top.h" from the current directory, the others through -I
+    source = """#include "top.h"
+#include <util.h>
+#include "util.h"
+#include "detail.h"
+#define NAME "top.h"
+#include NAME
+#if __has_include("top.h") && __has_include(<util.h>) && !__has_include("missing.h") && defined(__has_include)
+#define FOUND 1
+#endif
+__kernel void k(__global const float* a, __global float* out, __global int* ints) {
+    int i = get_global_id(0);
+    out[i] = scaled(a, i);
+    if (i == 0) {
+        ints[0] = TOP; ints[1] = FOUND; ints[2] = detail_level(); ints[3] = __INCLUDE_LEVEL__; ints[4] = __LINE__;
+    }
+}
+"""
+    a = np.random.default_rng(3).random(16, np.float32)
+    _, out, ints = run_arrays(
+        device_ctx, source, "k", [a, np.zeros(16, np.float32), np.zeros(5, np.int32)], 16, 8, options="-I lib"
+    )
+    np.testing.assert_array_equal(out, a * np.float32(3) + np.float32(1))  # util.h is one level deep
+    assert ints.tolist() == [7, 1, 2, 0, 14]  # (detail.h: two levels; __LINE__ is the kernel file's own)
+
+
+def test_the_includers_directory_comes_first(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.h").write_text('#include "y.h"\n')
+    (tmp_path / "a" / "y.h").write_text("#define WHICH 1\n")
+    (tmp_path / "b" / "y.h").write_text("#define WHICH 2\n")
+    program = compile_source(
+        '#include "x.h"\n__kernel void k(__global int* o) { o[0] = WHICH; }', f"-I {tmp_path / 'b'} -I{tmp_path / 'a'}"
+    )
+    assert "WHICH 1" not in program.preprocessed and program.kernel("k")
+    out = np.zeros(1, np.int32)
+    run_kernel(program, "k", [out.view(np.uint8)], launch_geometry((1, 1, 1), (1, 1, 1), 256, 1))
+    assert out[0] == 1
+
+
+def _log(source: str, options: str = "") -> str:
+    with pytest.raises(KernelCompileError) as e:
+        compile_source(source, options)
+    return str(e.value)
+
+
+def test_a_missing_file_stops_the_build(headers: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(headers)
+    log = _log('#include "missing.h"\n__kernel void k(__global int* o) { o[0] = 1 + ; }')
+    assert log.strip() == "kernel.cl:1:10: error: 'missing.h' file not found"  # (and nothing after it)
+    log = _log("#include <top.h>\n")  # angled: not the current directory
+    assert "kernel.cl:1:10: error: 'top.h' file not found with <angled> include; use \"quotes\" instead" in log
+    assert "'#include expects \"FILENAME\" or <FILENAME>'" not in log
+    assert '#include expects "FILENAME" or <FILENAME>' in _log("#include top.h\n")
+    assert "argument to '-I' is missing" in _log("__kernel void k(__global int* o) { }", "-I")
+
+
+def test_a_file_that_includes_itself_nests_too_deeply(tmp_path: Path) -> None:
+    (tmp_path / "self.h").write_text('#include "self.h"\n')
+    assert "#include nested too deeply" in _log('#include "self.h"\n', f"-I {tmp_path}")
+
+
+def test_diagnostics_name_the_included_file_and_its_line(headers: Path) -> None:
+    (headers / "bad.h").write_text("int ok(void) { return 1; }\nint broken(int x) {\n    return x + ;\n}\n")
+    log = _log(f'#include "{headers / "bad.h"}"\n\n__kernel void k(__global int* o) {{ o[0] = nope; }}\n')
+    assert f"{headers / 'bad.h'}:3:" in log  # the header's own line
+    assert "kernel.cl:3:" in log and "'nope'" in log  # and the kernel's own, after it
+
+
+def test_findings_in_an_included_function_name_its_file(headers: Path) -> None:
+    source = '#include "util.h"\n__kernel void k(__global const float* a, __global float* o) {\n'
+    source += "    int i = get_global_id(0);\n    o[i] = scaled(a, i + 1);\n}\n"
+    program = compile_source(source, f"-I {headers / 'lib'}")
+    a, o = np.ones(8, np.float32), np.zeros(8, np.float32)
+    with pytest.raises(KernelFault) as e:
+        run_kernel(program, "k", [a.view(np.uint8), o.view(np.uint8)], launch_geometry((8, 1, 1), (8, 1, 1), 256, 1))
+    fault = e.value
+    header = str(headers / "lib" / "util.h")
+    assert (fault.check, fault.file, fault.line) == ("out_of_bounds_global", header, 5)
+    assert (
+        str(fault).startswith(f"{header}:5: out-of-bounds read")
+        and fault.source_line == "return p[i] * SCALE + __INCLUDE_LEVEL__;"
+    )
