@@ -94,6 +94,25 @@ def test_wia_sim_kernel_prints_the_counts_and_the_time_on_each_model(
     assert "WIA Tiny" in out and "NVIDIA H100" in out
 
 
+def test_wia_sim_kernel_finds_headers_beside_the_file_and_in_dash_i(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "inc dir").mkdir()
+    (tmp_path / "inc dir" / "scale.h").write_text("#define SCALE 2.0f\n")
+    (tmp_path / "guard.h").write_text("#define IN_BOUNDS(i, n) ((i) < (n))\n")
+    path = tmp_path / "scale.cl"
+    path.write_text(
+        '#include "guard.h"\n#include <scale.h>\n'
+        "__kernel void scale(__global float* x, int n) {\n"
+        "    int i = get_global_id(0);\n    if (IN_BOUNDS(i, n)) x[i] *= SCALE;\n}\n"
+    )
+    argv = ["kernel", str(path), "scale", "100", "100", "--global", "128", "--local", "64", "--hardware", "wia-tiny"]
+    assert sim_main([*argv, "-I", str(tmp_path / "inc dir")]) == 0
+    assert "float32 ops" in capsys.readouterr().out
+    assert sim_main(argv) == 1  # <scale.h> is not searched for beside the file
+    assert "'scale.h' file not found" in capsys.readouterr().out
+
+
 def test_wia_sim_kernel_reports_a_finding_and_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
     bug = str(CORPUS / "bugs" / "oob_global_write.cl")
     assert sim_main(["kernel", bug, "fill_ramp", "60", "0.5", "60", "--global", "64", "--local", "32"]) == 1

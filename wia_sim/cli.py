@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -764,6 +765,13 @@ def main(argv: list[str] | None = None) -> int:
     kernel_parser.add_argument("--local", dest="local_size", help="e.g. 256 or 16,16 (default: as a driver picks)")
     kernel_parser.add_argument("--hardware", action="append", help="a model name or TOML path; repeat to compare")
     kernel_parser.add_argument("-D", dest="options", action="append", default=[], type=lambda d: f"-D{d}")
+    kernel_parser.add_argument(  # (shlex-quoted: the build options are one string, split as clBuildProgram's)
+        "-I",
+        dest="options",
+        action="append",
+        type=lambda d: f"-I{shlex.quote(d)}",
+        help="a directory #include searches",
+    )
     kernel_parser.add_argument("--fill", choices=("random", "index", "zeros"), default="random")
     kernel_parser.add_argument("--seed", default="0", help="the random fill's seed (default: 0)")
     kernel_parser.add_argument("--no-checks", action="store_true", help="skip the sanitizer checks (faster)")
