@@ -1486,7 +1486,12 @@ REJECTED = [
         "excess elements in vector initialization (expected 2 elements, have 3)",
         id="long-vector-braces",
     ),
-    pytest.param(k("    int t[2][2] = {[1][0] = 3};\n"), 2, "nested designators", id="nested-designator"),
+    pytest.param(
+        k("    int t[2][2] = {[1].x = 3};\n"),
+        2,
+        "member designator '.x' in an initializer of 'int[2]', which is not a struct or union",
+        id="nested-designator-on-a-row",
+    ),
     pytest.param(
         k("    int x = 1;\n    int y = x(2);\n"), 3, "called object 'x' is not a function", id="call-non-function"
     ),

@@ -11,7 +11,14 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
-from wia_sim.kernels.initializers import StringItems, designated_member, excess_kind, member_types, own_list
+from wia_sim.kernels.initializers import (
+    StringItems,
+    designated_member,
+    excess_kind,
+    member_types,
+    nested_designation,
+    own_list,
+)
 from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.literals import c_string
@@ -642,7 +649,7 @@ class DeclarationChecks(CheckerState):
             return
         if isinstance(init, c_ast.InitList):
             if t.kind in ("array", "struct"):
-                self.check_fill(t, init.exprs, 0, True, decl)  # (the AST's own list: string items are replaced)
+                self.check_fill(t, init.exprs, 0, True, decl, sized=init)  # (the AST's own list: strings replaced)
                 return
             for item in init.exprs:  # a type the checker does not know: the items on their own
                 self.check_initializer(item.expr if isinstance(item, c_ast.NamedInitializer) else item, UNKNOWN, decl)
@@ -701,20 +708,32 @@ class DeclarationChecks(CheckerState):
             few = "too few elements" if total < t.width else "excess elements"
             self.error(init, f"{few} in vector initialization (expected {t.width} elements, have {total})")
 
-    def check_fill(self, t: TypeInfo, items: list[c_ast.Node], pos: int, braced: bool, decl: c_ast.Decl | None) -> int:
+    def check_fill(
+        self,
+        t: TypeInfo,
+        items: list[c_ast.Node],
+        pos: int,
+        braced: bool,
+        decl: c_ast.Decl | None,
+        designated: bool = False,
+        sized: c_ast.InitList | None = None,
+    ) -> int:
         """Check the items that initialize the array or struct ``t`` from ``items[pos:]`` (``braced``: the list is
-        ``t``'s own, else its braces were left out) as the executor places them (``initializers.py``); returns the
-        position after them. Items past the end of a braced list are Clang's warning, and dropped."""
+        ``t``'s own, else its braces were left out; ``designated``: its first item's designator names a part of
+        ``t``, the rest of a nested one) as the executor places them (``initializers.py``); returns the position
+        after them. Items past the end of a braced list are Clang's warning, and dropped. ``sized``: the list of an
+        array of unknown length, whose length (``Program.list_lengths``) the items reached give."""
         subs = self.sub_objects(t)
         union = t.kind == "struct" and t.name.startswith("union")
-        k = 0
+        k = longest = 0
+        first = pos
         while pos < len(items):
             item = items[pos]
             rest = items
             named = item if isinstance(item, c_ast.NamedInitializer) else None
             at = pos
             if isinstance(item, c_ast.NamedInitializer):
-                if not braced:
+                if not braced and not (designated and pos == first):
                     return pos  # a designator belongs to the enclosing list
                 problem = self.designator_problem(item, t)
                 if problem:
@@ -726,6 +745,16 @@ class DeclarationChecks(CheckerState):
                     assert subs is not None
                     self.check_fill(subs[k], [item], 0, True, decl)
                     pos, k = pos + 1, len(subs) if union else k + 1
+                    continue
+                if len(item.name) > 1:  # ``.a.b = x``: ``a`` is filled from ``.b = x`` on, braces elided (6.7.8p17)
+                    inner = nested_designation(item)
+                    rest = [*items[:pos], inner, *items[pos + 1 :]]
+                    sub = (t.target or UNKNOWN) if subs is None else subs[k]
+                    pos = self.check_fill(sub, rest, pos, False, decl, designated=True)
+                    item.expr = inner.expr  # (what the copy ``rest`` took in place of strings goes back)
+                    items[at + 1 :] = rest[at + 1 :]
+                    k = len(subs) if union and subs is not None else k + 1
+                    longest = max(longest, k)
                     continue
                 rest = [*items[:pos], item.expr, *items[pos + 1 :]]  # the designated object starts at its value
                 item = item.expr
@@ -753,6 +782,9 @@ class DeclarationChecks(CheckerState):
                 named.expr = rest[at]
                 items[at + 1 :] = rest[at + 1 :]
             k = len(subs) if union and subs is not None else k + 1  # a union's list initializes one member
+            longest = max(longest, k)
+        if sized is not None and subs is None:
+            self.list_lengths[id(sized)] = longest
         return pos
 
     def sub_objects(self, t: TypeInfo) -> list[TypeInfo] | None:
@@ -785,9 +817,8 @@ class DeclarationChecks(CheckerState):
         return k, False
 
     def designator_problem(self, item: c_ast.NamedInitializer, t: TypeInfo) -> str | None:
-        """What is wrong with the designator ``.m =`` or ``[k] =`` of ``item`` in a list for ``t`` (None: fine)."""
-        if len(item.name) != 1:
-            return "nested designators (.a.b = or [i][j] =) are not supported; use nested braces"
+        """What is wrong with the first designator (``.m`` or ``[k]``) of ``item`` in a list for ``t`` (None: fine;
+        the ones after it are checked in the object it names)."""
         d = item.name[0]
         if isinstance(d, c_ast.ID):
             if t.kind != "struct":

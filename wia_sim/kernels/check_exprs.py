@@ -14,7 +14,6 @@ from wia_sim.kernels import async_copy
 from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
 from wia_sim.kernels.ctype import common_type, comparison_type
 from wia_sim.kernels.ctype import lookup as ctype_lookup
-from wia_sim.kernels.initializers import elided_length
 from wia_sim.kernels.literals import char_constant
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, is_builtin_function
 from wia_sim.kernels.structs import check_struct, size_align
@@ -457,17 +456,14 @@ class ExpressionChecks(CheckerState):
         """``(T){...}`` (C99 6.5.2.5): an unnamed private object of type ``T`` initialized as a declaration is."""
         t = self.types.resolve(node.type.type)
         self.check_type_usable(t, node.type, "compound literal")
-        if t.kind == "array" and t.length is None:
-            items = list(node.init.exprs)
-            length = elided_length(items, t.target, self.member_types, self.whole_value) if t.target else None
-            t = TypeInfo("array", t.name, t.width, t.target, t.space, t.const, length or len(node.init.exprs))
         if t.kind == "struct":
             problem = check_struct(t, self.types)
             if problem:
                 self.error(node.type, problem)
                 return UNKNOWN
         self.check_initializer(node.init, t, None)
-        return TypeInfo(t.kind, t.name, t.width, t.target, "private", t.const, t.length)
+        length = self.list_lengths.get(id(node.init), t.length) if t.kind == "array" else t.length
+        return TypeInfo(t.kind, t.name, t.width, t.target, "private", t.const, length)
 
     def expr_InitList(self, node: c_ast.InitList) -> TypeInfo:
         self.error(node, "a brace-enclosed list is only allowed as an initializer")

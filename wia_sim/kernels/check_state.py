@@ -120,6 +120,7 @@ class CheckerState:
     whole_items: set[int]
     enumerator_types: dict[str, str]
     sizes: dict[int, int]
+    list_lengths: dict[int, int]
     unloaded: set[int]
     overloads: dict[str, list[_Function]]
     struct_names: dict[str, str]

@@ -6,7 +6,6 @@ of ``exec_state.py``.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -17,7 +16,6 @@ from pycparser import c_ast
 from wia_sim.kernels.aliasing import overlapping, share_records
 from wia_sim.kernels.ctype import SCALARS, CType, elem_bytes, lookup
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _nested
-from wia_sim.kernels.initializers import elided_length, member_types
 from wia_sim.kernels.lvalues import Var
 from wia_sim.kernels.memargs import unwrap
 from wia_sim.kernels.pointers import PtrType
@@ -138,12 +136,7 @@ class LaunchSetup(ExecutorState):
     def _declared(self, t: TypeInfo, init: c_ast.Node | None) -> TypeInfo:
         """``t`` with an array's missing length taken from its brace-enclosed initializer."""
         if t.kind == "array" and t.length is None and isinstance(init, c_ast.InitList):
-            items = list(init.exprs)
-            length = None
-            if t.target is not None:
-                members = functools.partial(member_types, self.types)
-                length = elided_length(items, t.target, members, lambda item: id(item) in self.whole_items)
-            length = len(items) if length is None else length
+            length = self.program.list_lengths[id(init)]  # (the checker sized every such list)
             return TypeInfo("array", t.name, t.width, t.target, t.space, t.const, length)
         return t
 

@@ -169,5 +169,6 @@ def compile_source(
         member_refs=frozenset(checker.member_refs),
         vector_subscripts=frozenset(checker.vector_subscripts),
         whole_items=frozenset(checker.whole_items),
+        list_lengths=checker.list_lengths,
         sizes=checker.sizes,
     )

@@ -3,10 +3,13 @@ of the list as it has elements or members, in order. ``int a[2][3] = {1, 2, 3, 4
 ``{{1, 2, 3}, {4}}``; ``P a[2] = {1, 2, 3, 4}`` with ``struct {float4 v; int n;}`` gives ``{{1, 2}, {3, 4}}``, the
 vector member taking one scalar, as a splat (Clang's reading in OpenCL C: only a vector's own braces list its
 components). An item that is an expression of the struct type itself initializes that struct whole. Items past
-the end of the object are dropped with Clang's warning "excess elements in ... initializer".
+the end of the object are dropped with Clang's warning "excess elements in ... initializer". A designator
+(``.m =``, ``[k] =``) moves to the object it names, and the list goes on after it; a nested one (``.a.b =``,
+``[i][j] =``) fills the first object it names from the rest of it, with that object's braces elided.
 
-The checker checks lists this way (``check_decls.DeclarationChecks.check_fill``), the executor places their values
-the same way (``struct_exec.StructOps._fill``) and sizes arrays of unknown length with ``elided_length``."""
+The checker checks lists this way (``check_decls.DeclarationChecks.check_fill``) and sizes arrays of unknown length
+as it goes (``Program.list_lengths``); the executor places their values the same way
+(``struct_exec.StructOps._fill``)."""
 
 from __future__ import annotations
 
@@ -20,11 +23,10 @@ __all__ = [
     "Members",
     "StringItems",
     "Whole",
-    "consume",
     "designated_member",
-    "elided_length",
     "excess_kind",
     "member_types",
+    "nested_designation",
     "own_list",
 ]
 
@@ -49,34 +51,10 @@ def own_list(item: c_ast.Node, t: TypeInfo) -> bool:
     return isinstance(item, c_ast.InitList)
 
 
-def consume(items: list[c_ast.Node], pos: int, t: TypeInfo, members: Members, whole: Whole) -> int:
-    """The position after the items that initialize one object of type ``t`` from ``items[pos:]`` without braces
-    of its own: an array its elements in order, a struct its members in order (each a brace list, or items taken
-    the same way), anything else one item; a designator ends it (it belongs to the enclosing list)."""
-    if t.kind == "array" and t.target is not None:
-        subs = [t.target] * (t.length or 0)
-    elif t.kind == "struct" and not whole(items[pos]):
-        subs = members(t)
-    else:
-        return pos + 1
-    start = pos
-    for sub in subs:
-        if pos >= len(items) or isinstance(items[pos], c_ast.NamedInitializer):
-            break
-        pos = pos + 1 if own_list(items[pos], sub) else consume(items, pos, sub, members, whole)
-    return max(pos, start + 1)  # (an object of no elements still takes its item)
-
-
-def elided_length(items: list[c_ast.Node], element: TypeInfo, members: Members, whole: Whole) -> int | None:
-    """How many elements of ``element`` the brace list ``items`` initializes in an array of unknown length, or
-    None when it has designators (``[k] =``: the caller's rule)."""
-    if any(isinstance(e, c_ast.NamedInitializer) for e in items):
-        return None
-    pos = count = 0
-    while pos < len(items):
-        pos = pos + 1 if own_list(items[pos], element) else consume(items, pos, element, members, whole)
-        count += 1
-    return count
+def nested_designation(item: c_ast.NamedInitializer) -> c_ast.NamedInitializer:
+    """``.a.b = x`` (or ``[i].m = x``, ``[i][j] = x``) as seen from inside the object its first designator names:
+    ``.b = x``, the first item of that object's list, braces elided (C99 6.7.8p17)."""
+    return c_ast.NamedInitializer(item.name[1:], item.expr, item.coord)
 
 
 def member_types(types: TypeResolver, t: TypeInfo) -> list[TypeInfo]:

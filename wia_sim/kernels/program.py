@@ -180,6 +180,9 @@ class Program:
     whole_items: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every initializer item that is an expression of struct type: it initializes a struct
     sub-object whole, where other items fill its members (brace elision, ``initializers.py``)."""
+    list_lengths: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
+    """The length of each array of unknown length that a brace list sizes (C99 6.7.8p22: one past the largest
+    index it initializes, designators and elided braces counted), by the ``id`` of the ``InitList``."""
 
     def where(self, line: int) -> tuple[str, int]:
         """The file and line of the user's source that line ``line`` of the AST came from."""

@@ -23,7 +23,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes
 from wia_sim.kernels.exec_state import ExecutorState
-from wia_sim.kernels.initializers import designated_member, own_list
+from wia_sim.kernels.initializers import designated_member, nested_designation, own_list
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value, undefined_lanes
 from wia_sim.kernels.structs import Member, StructType, size_align
 from wia_sim.kernels.types import TypeInfo, const_int
@@ -265,10 +265,20 @@ class StructOps(ExecutorState):
     def _size(self, t: TypeInfo) -> int:
         return size_align(t, self.types)[0]
 
-    def _fill(self, p: Pointer, t: TypeInfo, items: list[c_ast.Node], pos: int, mask: Array, braced: bool) -> int:
-        """Fill the aggregate ``t`` at ``p`` from ``items[pos:]`` (brace elision as ``initializers.py`` and the
-        checker's ``check_fill`` read it); returns the position after what it took. Items past the end of a braced
-        list are dropped unevaluated (the checker warned), as Clang drops them."""
+    def _fill(
+        self,
+        p: Pointer,
+        t: TypeInfo,
+        items: list[c_ast.Node],
+        pos: int,
+        mask: Array,
+        braced: bool,
+        designated: bool = False,
+    ) -> int:
+        """Fill the aggregate ``t`` at ``p`` from ``items[pos:]`` (brace elision and designators as
+        ``initializers.py`` and the checker's ``check_fill`` read them; ``designated``: the first item's designator
+        names a part of ``t``); returns the position after what it took. Items past the end of a braced list are
+        dropped unevaluated (the checker warned), as Clang drops them."""
         if t.kind == "vector" and braced:  # {1, 2, 3, 4} for a vector: its components
             ct = self._ct(t)
             parts = [self.eval(e, mask) for e in items[pos:]]
@@ -284,17 +294,24 @@ class StructOps(ExecutorState):
         subs = self._sub_objects(p, t)
         union = t.kind == "struct" and t.name.startswith("union")
         k = 0
+        first = pos
         while pos < len(items):
             item = items[pos]
             rest = items
             if isinstance(item, c_ast.NamedInitializer):
-                if not braced:
+                if not braced and not (designated and pos == first):
                     return pos  # a designator belongs to the enclosing list
                 k, anonymous = self._designated(t, item)
                 if anonymous:  # ``.i = x`` for a member of an anonymous member: a list of its own, inside it
                     _, sp, stype = subs[k]
                     self._fill(sp, stype, [item], 0, mask, braced=True)
                     pos, k = pos + 1, len(subs) if union else k + 1
+                    continue
+                if len(item.name) > 1:  # ``.a.b = x``: ``a`` filled from ``.b = x`` on, its braces elided
+                    _, sp, stype = subs[k]
+                    rest = [*items[:pos], nested_designation(item), *items[pos + 1 :]]
+                    pos = self._fill(sp, stype, rest, pos, mask, braced=False, designated=True)
+                    k = len(subs) if union else k + 1
                     continue
                 rest = [*items[:pos], item.expr, *items[pos + 1 :]]  # the designated object starts at its value
                 item = item.expr
@@ -315,10 +332,7 @@ class StructOps(ExecutorState):
     def _designated(self, t: TypeInfo, item: Any) -> tuple[int, bool]:
         """Where the designator of ``item`` starts in ``t``, and whether at an anonymous member holding the named
         one (``initializers.designated_member``; the checker saw that it names something)."""
-        names = item.name
-        if len(names) != 1:
-            raise UnsupportedKernel(f"line {self.st.line}: nested designators")
-        d = names[0]
+        d = item.name[0]
         if isinstance(d, c_ast.ID):
             found = designated_member(self.types, t, d.name)
             if found is None:
