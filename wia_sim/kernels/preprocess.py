@@ -213,14 +213,14 @@ class _Conditional:
 
 
 INCLUDE_DEPTH = 200
-"""How deep ``#include`` may nest: Clang's default limit (``-fbracket-depth`` aside, ``#include nested too
-deeply``), which also stops a header that includes itself without a guard."""
+"""How deep ``#include`` may nest: Clang's limit ("#include nested too deeply"), which also stops a header that
+includes itself without a guard."""
 
 
 class _Preprocessor:
     def __init__(self, filename: str, include_dirs: Sequence[str] = ()) -> None:
         self.filename = filename
-        self.directory = ""  # the current file's: the first place a quoted #include looks (the main source's: ".")
+        self.directory = ""  # the current file's: the first place a quoted #include looks ("": the current one)
         self.include_dirs = list(include_dirs)
         self.diagnostics: list[Diagnostic] = []
         self.expander = MacroExpander(filename, self.error)
