@@ -15,7 +15,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
-from wia_sim.kernels.jumps import labels_in, labels_within
+from wia_sim.kernels.jumps import case_entry, labels_in, labels_within, switch_items
 from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value
@@ -79,11 +79,16 @@ class StatementRunner(ExecutorState):
     def statement(self, node: c_ast.Node, mask: Array) -> None:
         self.st.line = _line(node)
         if isinstance(node, c_ast.Compound):
+            if self.frame.jumps:  # work-items on their way to a label inside go in, and on after it (``jumps.py``)
+                mask = self.bound_for(node, mask)
             self.block(node.block_items or [], mask)
             return
         if isinstance(node, c_ast.EmptyStatement | c_ast.StaticAssert):
             return
         f = self.frame
+        if isinstance(node, c_ast.Case | c_ast.Default):  # a switch's label: the lanes entering here go on from it
+            f.jumps.pop(case_entry(node), None)
+            return
         if isinstance(node, c_ast.Label):
             waiting = f.jumps.pop(node.name, None)  # the lanes that jumped here go on with the others
             if waiting is not None:
@@ -222,26 +227,26 @@ class StatementRunner(ExecutorState):
         scope: a declaration no lane reaches is still declared, for the lanes that enter below it."""
         items = (node.stmt.block_items or []) if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
         entries = self.switch_entries(node, items, mask)
-        last = max((k for k, item in enumerate(items) if entries.get(id(item)) is not None), default=-1)
         f = self.frame
         saved = f.brk
         f.brk = None
+        # C's switch is a jump to a label: the lanes entering at each wait for it as a goto's would
+        # (``case_entry``), in one block of every case's statements (``switch_items``), gotos among them included
+        entering = np.zeros_like(mask)
+        waiting = [label for label in items if isinstance(label, c_ast.Case | c_ast.Default)]
+        for label in waiting:
+            lanes = entries.get(id(label))
+            if lanes is not None and any_lane(lanes):
+                f.jumps[case_entry(label)] = lanes
+                entering = entering | lanes
         self.frame.scopes.append({})
         try:
-            active = np.zeros_like(mask)
-            for k, item in enumerate(items):
-                entry = entries.get(id(item))
-                if entry is not None:
-                    active = active | entry
-                stmts = (item.stmts or []) if isinstance(item, c_ast.Case | c_ast.Default) else [item]
-                for s in stmts:
-                    m = self.live(active)
-                    if any_lane(m):
-                        self.statement(s, m)
-                    elif k < last and isinstance(s, c_ast.Decl | c_ast.DeclList):
-                        self.declare(s)
+            flat = switch_items(node.stmt)
+            self.items(flat, 0, len(flat) - 1, entering, 0)
         finally:
             self.frame.scopes.pop()
+            for label in waiting:
+                f.jumps.pop(case_entry(label), None)
             f.brk = saved
 
     def switch_entries(self, node: c_ast.Switch, items: Sequence[c_ast.Node], mask: Array) -> dict[int, Array]:

@@ -1,5 +1,6 @@
 """Which ``goto`` statements the executor runs: jumps to a label in a block that encloses the ``goto`` (out of
-loops, switches and nested blocks, or within one block), as the executor runs them in lockstep. Forward (``goto
+loops, switches and nested blocks, or within one block: a switch's body is one, its cases' statements among its
+items), as the executor runs them in lockstep. Forward (``goto
 done;``): the work-items that jump wait, like those that ``break``, until execution reaches the label, and go on
 from there with the others. Backward (a loop written with labels, cephes' ``goto fstart``): the work-items that
 jump run again from the label while the others wait after the ``goto``'s statement (``exec_statements.items``).
@@ -14,7 +15,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-__all__ = ["jump_problems", "labels_in", "labels_within"]
+__all__ = ["case_entry", "jump_problems", "labels_in", "labels_within", "switch_items"]
 
 
 @dataclass
@@ -30,6 +31,24 @@ _Place = tuple[int, int, bool]
 or switch lies between the enclosing block's item and this block."""
 
 _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch, c_ast.Case, c_ast.Default)
+
+
+def switch_items(body: c_ast.Node) -> list[c_ast.Node]:
+    """A switch's body as C reads it, one block whose items are its statements with the ``case`` and ``default``
+    labels among them, each label an item of its own (pycparser puts a label's statements inside it): a ``goto``
+    from one case to a label in the same or another case stays in that block."""
+    flat: list[c_ast.Node] = []
+    for item in (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]:
+        flat.append(item)
+        if isinstance(item, c_ast.Case | c_ast.Default):
+            flat.extend(item.stmts or [])
+    return flat
+
+
+def case_entry(label: c_ast.Case | c_ast.Default) -> str:
+    """The name the work-items entering a switch at ``label`` wait under (as for a ``goto``) until the executor
+    reaches it: no C label is spelt with a space."""
+    return f"case {id(label)}"
 
 
 def labels_in(item: c_ast.Node) -> list[str]:
@@ -49,6 +68,8 @@ def labels_within(node: c_ast.Node | None, known: dict[int, frozenset[str]]) -> 
     names = known.get(id(node))
     if names is None:
         found = {node.name} if isinstance(node, c_ast.Label) else set()
+        if isinstance(node, c_ast.Case | c_ast.Default):
+            found.add(case_entry(node))
         for _, child in node.children():
             found |= labels_within(child, known)
         names = known[id(node)] = frozenset(found)
@@ -77,6 +98,11 @@ def jump_problems(body: c_ast.Compound) -> list[tuple[c_ast.Node, str]]:
         if isinstance(node, c_ast.Compound):
             for k, item in enumerate(node.block_items or []):
                 visit(item, [*path, (id(node), k, crossed)], False, True)
+            return
+        if isinstance(node, c_ast.Switch):  # its body one block, the cases' statements among its items
+            for k, item in enumerate(switch_items(node.stmt)):
+                if not isinstance(item, c_ast.Case | c_ast.Default):  # (their statements are items themselves)
+                    visit(item, [*path, (id(node), k, True)], False, True)
             return
         inside = crossed or isinstance(node, _LOOPS)
         for _, child in node.children():
