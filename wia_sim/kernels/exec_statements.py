@@ -233,8 +233,8 @@ class StatementRunner(ExecutorState):
         # C's switch is a jump to a label: the lanes entering at each wait for it as a goto's would
         # (``case_entry``), in one block of every case's statements (``switch_items``), gotos among them included
         entering = np.zeros_like(mask)
-        waiting = [label for label in items if isinstance(label, c_ast.Case | c_ast.Default)]
-        for label in waiting:
+        labels = [item for item in items if isinstance(item, c_ast.Case | c_ast.Default)]
+        for label in labels:
             lanes = entries.get(id(label))
             if lanes is not None and any_lane(lanes):
                 f.jumps[case_entry(label)] = lanes
@@ -245,7 +245,7 @@ class StatementRunner(ExecutorState):
             self.items(flat, 0, len(flat) - 1, entering, 0)
         finally:
             self.frame.scopes.pop()
-            for label in waiting:
+            for label in labels:
                 f.jumps.pop(case_entry(label), None)
             f.brk = saved
 
