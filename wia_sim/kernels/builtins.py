@@ -182,6 +182,13 @@ def _common(args: list[Value]) -> CType:
     return t
 
 
+def _overload(args: list[Value]) -> CType:
+    """The type of an integer built-in's ``gentype`` parameters: the arguments' own when they share one (OpenCL C
+    1.2 6.12.3: ``char min(char, char)``, no integer promotion), else their usual arithmetic conversion."""
+    t = args[0].t
+    return t if all(a.t == t for a in args[1:]) else _common(args)
+
+
 def _bits(t: CType) -> int:
     return int(t.dtype.itemsize) * 8
 
@@ -233,17 +240,17 @@ def _call(name: str, args: list[Value]) -> Value:
             return Value(t, _round(a * b + c, t))
         return Value(t, _round(accurate.fma(a, b, c, single=t.name != "double"), t))
     if name in ("min", "max"):
-        t = _common(args)
+        t = _overload(args)
         x, y = _as(args[0], t), _as(args[1], t)
         r = np.minimum(x, y) if name == "min" else np.maximum(x, y)
         return Value(t, np.asarray(r, dtype=t.dtype))
     if name == "clamp":  # fmin(fmax(x, lo), hi) for floats (6.12.4): a NaN x gives lo, a NaN bound the other
-        t = args[0].t if args[0].t.width > 1 else _common(args)
+        t = args[0].t if args[0].t.width > 1 else _overload(args)
         x, lo, hi = (_as(a, t) for a in args)
         low, high = (np.fmax, np.fmin) if t.kind == "float" else (np.maximum, np.minimum)
         return Value(t, np.asarray(high(low(x, lo), hi), dtype=t.dtype))
     if name == "select":
-        t = common_type(args[0].t, args[1].t)
+        t = _overload(args[:2])
         a, b = _as(args[0], t), _as(args[1], t)
         c = np.asarray(args[2].a)
         if args[2].t.width > 1:

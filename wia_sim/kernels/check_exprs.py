@@ -196,6 +196,8 @@ class ExpressionChecks(CheckerState):
             self.check_assignable(node.expr, node)
             if operand.kind == "struct":
                 self.error(node, f"cannot increment or decrement '{operand}'")
+            elif operand.kind == "vector" and operand.name in FLOATS:  # (Clang's rule: integer vectors only)
+                self.error(node, f"cannot {'in' if '+' in op else 'de'}crement value of type '{operand.type_name}'")
             return operand
         if op == "&":
             if isinstance(node.expr, c_ast.ID) and (
@@ -341,8 +343,9 @@ class ExpressionChecks(CheckerState):
                 self.error(node, f"vector operands have different sizes ('{a.type_name}' and '{b.type_name}')")
                 return UNKNOWN
             result = _arithmetic(a, b)
-            if cond.kind == "vector":
-                return self.vector_selection(node, cond, result)
+            if cond.kind == "vector":  # (two scalars of one type keep it, unpromoted, as Clang's)
+                same = a.kind == b.kind == "scalar" and a.name == b.name
+                return self.vector_selection(node, cond, TypeInfo("scalar", a.name) if same else result)
             return result
         if "struct" in (a.kind, b.kind) and (a.kind, a.name) != (b.kind, b.name):
             self.error(node, f"incompatible operand types ('{a}' and '{b}') for '?:'")
@@ -429,6 +432,9 @@ class ExpressionChecks(CheckerState):
         parts = [self.expr(e) for e in node.expr.exprs]
         widths: list[int] = []
         for e, t in zip(node.expr.exprs, parts, strict=True):
+            if t.kind == "vector" and t.name != target.name:  # (Clang converts scalars only)
+                self.error(e, f"initializing '{target.name}' with an expression of incompatible type '{t.type_name}'")
+                return
             if t.kind == "vector":
                 widths.append(t.width)
             elif t.kind == "scalar":

@@ -153,7 +153,7 @@ class CallRunner(ExecutorState):
             return result
         if name == "vec_step":  # its operand is not evaluated, as sizeof's (a compile-time constant in Clang)
             t = self.value(args[0], np.zeros(self.n, dtype=bool)).t
-            return Value(INT, np.asarray(4 if t.width == 3 else t.width, np.int32))
+            return Value(ULONG, np.asarray(4 if t.width == 3 else t.width, np.uint64))  # (a size_t, as Clang's)
         values = [self.value(a, mask) for a in args]
         width = values[-1].t.width
         self.count("int_ops", mask, width)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -269,6 +270,20 @@ def _stores_nothing(node: c_ast.Node) -> bool:
             args = node.args.exprs if node.args is not None else []
             return name in WORK_ITEM_FUNCTIONS and all(_stores_nothing(e) for e in args)
     return False
+
+
+_DEREFERENCED: weakref.WeakKeyDictionary[c_ast.StructRef, c_ast.StructRef] = weakref.WeakKeyDictionary()
+
+
+def _dereferenced(node: c_ast.StructRef) -> c_ast.StructRef:
+    """``p->m`` as ``(*p).m`` (C99 6.5.2.3p4), for ``->`` on a pointer to a vector (Clang takes it: a swizzle of
+    the vector in memory); made once per node, and forgotten with it."""
+    found = _DEREFERENCED.get(node)
+    if found is None:
+        found = _DEREFERENCED[node] = c_ast.StructRef(
+            c_ast.UnaryOp("*", node.name, node.coord), ".", node.field, node.coord
+        )
+    return found
 
 
 def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
@@ -835,7 +850,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         shadow = joined((cond, a, b))
         if shadow is not None:  # (a select, not a branch: undefined where an operand is)
             cond, a, b = defined(cond), defined(a), defined(b)
-        t = self.binary_type("?:", a.t, b.t, node)
+        # (two scalars of one type keep it, unpromoted, as Clang's: ``v ? (uchar)9 : (uchar)8`` is a uchar2)
+        t = a.t if a.t == b.t and a.t.width == 1 else self.binary_type("?:", a.t, b.t, node)
         t = t if t.width > 1 else t.vector(cond.t.width)
         bits = np.asarray(cond.a).view(np.dtype(f"i{cond.t.dtype.itemsize}"))
         self.count(self._kind(t), mask, t.width)
@@ -945,6 +961,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         m = self.member_ptr(node, mask)
         if m is not None:
             return self.load(m, mask)
+        if node.type == "->":  # components of the vector a pointer points to: ``(*p).y``
+            return self.lref(_dereferenced(node), mask).get(mask)
         if node.type == "." and (
             isinstance(node.name, c_ast.ArrayRef) or (isinstance(node.name, c_ast.UnaryOp) and node.name.op == "*")
         ):  # components of a vector in memory: only their bytes are read
@@ -984,6 +1002,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
             m = self.member_ptr(node, mask)
             if m is not None:
                 return MemRef(self, m)
+            if node.type == "->":  # ``p->xy = ...`` on a pointer to a vector: ``(*p).xy``
+                node = _dereferenced(node)
         if isinstance(node, c_ast.StructRef) and node.type == ".":
             base = self.lref(node.name, mask)
             # a vector in memory is not read to learn its type: a store to its components reads nothing

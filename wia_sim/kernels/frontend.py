@@ -64,10 +64,10 @@ _GNU_ALIGNOF_RE = re.compile(r"\b__alignof(?:__)?\b")
 
 
 def _vec_step_value(m: re.Match[str], width: int | None = None) -> str:
-    """The value of the ``vec_step`` call ``m`` (of a type of ``width`` components, else the width it names),
-    padded to the call's length."""
+    """The value of the ``vec_step`` call ``m`` (of a type of ``width`` components, else the width it names), a
+    ``size_t`` as Clang's (``4UL``), padded to the call's length."""
     width = int(m.group(1) or 1) if width is None else width
-    return str(4 if width == 3 else width).ljust(len(m.group(0)))
+    return f"{4 if width == 3 else width}UL".ljust(len(m.group(0)))
 
 
 # a typedef of a built-in scalar or vector type (``typedef float4 vec_t;``, and typedefs of those) names the same

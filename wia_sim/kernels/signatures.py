@@ -11,6 +11,8 @@ import math
 import re
 from dataclasses import dataclass
 
+import numpy as np
+
 from wia_sim.kernels.table_types import TABLE_FUNCTIONS
 from wia_sim.kernels.types import FLOATS, VECTOR_WIDTHS
 
@@ -32,7 +34,8 @@ BUILTIN_CONSTANTS: dict[str, int | float] = {
     "INFINITY": math.inf,
     "HUGE_VALF": math.inf,
     "HUGE_VAL": math.inf,
-    "NAN": math.nan,
+    # Clang's opencl-c-base.h: ``as_float(INT_MAX)``, bits 0x7fffffff (PoCL 3.1, Oclgrind 21.10), not 0x7fc00000
+    "NAN": float(np.uint32(0x7FFFFFFF).view(np.float32)),
 }
 """Identifiers the kernel language predefines, with their values (the fence flags are cl_mem_fence_flags
 (uint), the rest float; OpenCL C 1.2, 6.12.2 and 6.12.8). Numeric limits and math constants such as FLT_MAX

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from pycparser import c_ast
 
 from wia_sim.kernels.overloads import resolve
-from wia_sim.kernels.types import INT, UNKNOWN, UNSIGNED_OF, TypeInfo, scalar_or_vector
+from wia_sim.kernels.types import INT, ULONG, UNKNOWN, UNSIGNED_OF, TypeInfo, scalar_or_vector
 
 __all__ = ["TABLE_FUNCTIONS", "check_table_call", "resolved_call"]
 
@@ -242,8 +242,8 @@ def check_table_call(
         if t.kind in ("pointer", "array", "struct", "void", "opaque"):
             error(a, f"argument {k + 1} of '{name}' must be a scalar or vector, not '{t}'")
             return UNKNOWN
-    if name == "vec_step":
-        return INT
+    if name == "vec_step":  # a size_t, as Clang's (PoCL 3.1 and Oclgrind 21.10: sizeof(vec_step(x)) is 8)
+        return ULONG
     if name == "nan":
         codes = ("uint", "ulong", "ushort")
         if not _need(name, "an unsigned integer (uint, ulong or ushort) code", codes, args, types, error):
