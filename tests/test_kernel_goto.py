@@ -195,7 +195,8 @@ all:    r += 20000;
     case 0:
     twice:
         r += 100000;
-        if (again++ < 1) goto twice;
+        again += 1;  /* (a statement of its own: Oclgrind 21.10 loses side effects in conditions in some cases) */
+        if (again < 2) goto twice;
         break;
     case 1:
         if (y > 8) goto shared;
