@@ -15,7 +15,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
-from wia_sim.kernels.jumps import case_entry, labels_in, labels_within, switch_items
+from wia_sim.kernels.jumps import labels_in, labels_within, switch_items
 from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value
@@ -49,17 +49,29 @@ class StatementRunner(ExecutorState):
         finally:
             f.scopes.pop()
 
-    def items(self, items: Sequence[c_ast.Node], start: int, stop: int, mask: Array, own: int) -> None:
+    def items(
+        self,
+        items: Sequence[c_ast.Node],
+        start: int,
+        stop: int,
+        mask: Array,
+        own: int,
+        entries: dict[int, Array] | None = None,
+    ) -> None:
         """Run ``items[start..stop]`` of a block under ``mask``. After each, the work-items that took a backward
         ``goto`` to a label of this block at ``own`` or later run again from it to there (as a loop would), until
         none jumps back, while the others wait; then all go on (a label before ``own`` is the caller's: the
-        rerun of a range leaves its own first label to the loop in its caller, so that reruns iterate)."""
+        rerun of a range leaves its own first label to the loop in its caller, so that reruns iterate).
+        ``entries``: a switch's work-items entering at its labels, by the label's position (they join there)."""
         f = self.frame
+        last_entry = max(entries, default=-1) if entries else -1
         for k in range(start, stop + 1):
             s = items[k]
+            if entries is not None and k in entries:
+                mask = mask | entries[k]
             m = self.live(mask)
             if not any_lane(m):
-                if not f.jumps or not any(self.awaited(t) for t in items[k : stop + 1]):
+                if k >= last_entry and (not f.jumps or not any(self.awaited(t) for t in items[k : stop + 1])):
                     break
                 if not self.awaited(s):  # every lane waits for a label further on
                     if isinstance(s, c_ast.Decl | c_ast.DeclList):
@@ -86,8 +98,7 @@ class StatementRunner(ExecutorState):
         if isinstance(node, c_ast.EmptyStatement | c_ast.StaticAssert):
             return
         f = self.frame
-        if isinstance(node, c_ast.Case | c_ast.Default):  # a switch's label: the lanes entering here go on from it
-            f.jumps.pop(case_entry(node), None)
+        if isinstance(node, c_ast.Case | c_ast.Default):  # a switch's label (``switch``: its lanes join there)
             return
         if isinstance(node, c_ast.Label):
             waiting = f.jumps.pop(node.name, None)  # the lanes that jumped here go on with the others
@@ -230,23 +241,16 @@ class StatementRunner(ExecutorState):
         f = self.frame
         saved = f.brk
         f.brk = None
-        # C's switch is a jump to a label: the lanes entering at each wait for it as a goto's would
-        # (``case_entry``), in one block of every case's statements (``switch_items``), gotos among them included
-        entering = np.zeros_like(mask)
-        labels = [item for item in items if isinstance(item, c_ast.Case | c_ast.Default)]
-        for label in labels:
-            lanes = entries.get(id(label))
-            if lanes is not None and any_lane(lanes):
-                f.jumps[case_entry(label)] = lanes
-                entering = entering | lanes
+        # one block of every case's statements (``switch_items``), gotos among them included; the lanes entering
+        # at each label join there
+        flat = switch_items(node.stmt)
+        at = {id(item): k for k, item in enumerate(flat)}
+        joining = {at[label]: lanes for label, lanes in entries.items() if any_lane(lanes)}
         self.frame.scopes.append({})
         try:
-            flat = switch_items(node.stmt)
-            self.items(flat, 0, len(flat) - 1, entering, 0)
+            self.items(flat, 0, len(flat) - 1, np.zeros_like(mask), 0, joining)
         finally:
             self.frame.scopes.pop()
-            for label in labels:
-                f.jumps.pop(case_entry(label), None)
             f.brk = saved
 
     def switch_entries(self, node: c_ast.Switch, items: Sequence[c_ast.Node], mask: Array) -> dict[int, Array]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-__all__ = ["case_entry", "jump_problems", "labels_in", "labels_within", "switch_items"]
+__all__ = ["jump_problems", "labels_in", "labels_within", "switch_items"]
 
 
 @dataclass
@@ -45,12 +45,6 @@ def switch_items(body: c_ast.Node) -> list[c_ast.Node]:
     return flat
 
 
-def case_entry(label: c_ast.Case | c_ast.Default) -> str:
-    """The name the work-items entering a switch at ``label`` wait under (as for a ``goto``) until the executor
-    reaches it: no C label is spelt with a space."""
-    return f"case {id(label)}"
-
-
 def labels_in(item: c_ast.Node) -> list[str]:
     """The labels an item of a block carries (``a: b: x = 1;`` carries two)."""
     names = []
@@ -68,8 +62,6 @@ def labels_within(node: c_ast.Node | None, known: dict[int, frozenset[str]]) -> 
     names = known.get(id(node))
     if names is None:
         found = {node.name} if isinstance(node, c_ast.Label) else set()
-        if isinstance(node, c_ast.Case | c_ast.Default):
-            found.add(case_entry(node))
         for _, child in node.children():
             found |= labels_within(child, known)
         names = known[id(node)] = frozenset(found)
