@@ -64,7 +64,7 @@ class StatementRunner(ExecutorState):
         rerun of a range leaves its own first label to the loop in its caller, so that reruns iterate).
         ``entries``: a switch's work-items entering at its labels, by the label's position (they join there)."""
         f = self.frame
-        last_entry = max(entries, default=-1) if entries else -1
+        last_entry = max(entries or (), default=-1)
         for k in range(start, stop + 1):
             s = items[k]
             if entries is not None and k in entries:
