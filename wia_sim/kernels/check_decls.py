@@ -15,7 +15,6 @@ from wia_sim.kernels.initializers import (
     StringItems,
     designated_member,
     excess_kind,
-    member_types,
     nested_designation,
     own_list,
 )
@@ -793,12 +792,9 @@ class DeclarationChecks(CheckerState):
             return None if t.length is None else [t.target or UNKNOWN] * t.length
         return [mt for _, mt in self.types.fields(t.name)]  # (a union's list fills one of them: ``check_fill``)
 
-    def member_types(self, t: TypeInfo) -> list[TypeInfo]:
-        return member_types(self.types, t)
-
     def whole_value(self, item: c_ast.Node) -> bool:
-        """``initializers.Whole``: an item of struct type initializes a struct sub-object whole (noted for the
-        executor, ``Program.whole_items``)."""
+        """Whether an item of struct type initializes a struct sub-object whole (noted for the executor,
+        ``Program.whole_items``)."""
         if isinstance(item, c_ast.InitList | c_ast.NamedInitializer) or self.expr(item).kind != "struct":
             return False
         self.whole_items.add(id(item))

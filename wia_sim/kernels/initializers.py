@@ -13,27 +13,17 @@ as it goes (``Program.list_lengths``); the executor places their values the same
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from pycparser import c_ast
 
 from wia_sim.kernels.types import TypeInfo, TypeResolver
 
 __all__ = [
-    "Members",
     "StringItems",
-    "Whole",
     "designated_member",
     "excess_kind",
-    "member_types",
     "nested_designation",
     "own_list",
 ]
-
-Members = Callable[[TypeInfo], list[TypeInfo]]
-"""A struct's member types in order (a union's first member only: its list initializes that one)."""
-Whole = Callable[[c_ast.Node], bool]
-"""Whether an item of a list is an expression of struct type (it then initializes a struct sub-object whole)."""
 
 
 class StringItems(c_ast.InitList):  # type: ignore[misc]
@@ -55,12 +45,6 @@ def nested_designation(item: c_ast.NamedInitializer) -> c_ast.NamedInitializer:
     """``.a.b = x`` (or ``[i].m = x``, ``[i][j] = x``) as seen from inside the object its first designator names:
     ``.b = x``, the first item of that object's list, braces elided (C99 6.7.8p17)."""
     return c_ast.NamedInitializer(item.name[1:], item.expr, item.coord)
-
-
-def member_types(types: TypeResolver, t: TypeInfo) -> list[TypeInfo]:
-    """``Members`` of the program whose types ``types`` resolves: a struct's in order, a union's first."""
-    found = [mt for _, mt in types.fields(t.name)]
-    return found[:1] if t.name.startswith("union") else found
 
 
 def designated_member(types: TypeResolver, t: TypeInfo, name: str) -> tuple[int, bool] | None:
