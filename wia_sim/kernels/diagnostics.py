@@ -3,14 +3,23 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["COMMAND_LINE", "Diagnostic", "Severity", "format_log"]
+__all__ = ["COMMAND_LINE", "Diagnostic", "Severity", "format_log", "origin"]
 
 COMMAND_LINE = "<command line>"
 """The file name diagnostics about build options carry (gcc's spelling)."""
+
+
+def origin(origins: Sequence[tuple[str, int]] | None, filename: str, line: int) -> tuple[str, int]:
+    """The file and line of the user's source that line ``line`` of the preprocessed text came from: by
+    ``origins`` (``PreprocessResult.origins``, when the source included files), else ``filename``'s own."""
+    if origins is None or not 1 <= line <= len(origins):
+        return filename, line
+    return origins[line - 1]
+
 
 Severity = Literal["error", "warning"]
 

@@ -34,6 +34,7 @@ import re
 from dataclasses import replace
 
 from wia_sim.kernels.checker import Checker
+from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.options import warnings_as
 from wia_sim.kernels.parsing import parse
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, PreprocessResult, format_log, preprocess
@@ -137,10 +138,10 @@ def compile_source(
     except RecursionError:
         checker.error(None, "the program nests too deeply to check")
     found += checker.diagnostics
-    origins = pp.origins
     for d in found:  # the parser's and the checker's lines are the text's: the user's file and line, with includes
-        if origins is not None and d.line is not None and 1 <= d.line <= len(origins):
-            d = replace(d, filename=origins[d.line - 1][0], line=origins[d.line - 1][1])
+        if pp.origins is not None and d.line is not None:
+            file, line = origin(pp.origins, filename, d.line)
+            d = replace(d, filename=file, line=line)
         diagnostics.append(d)
     policy = warnings_as(options)
     if policy != "warning":  # -w drops warnings, -Werror makes them errors

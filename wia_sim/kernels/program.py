@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pycparser import c_ast
 
+from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.types import SCALAR_SIZES, UNKNOWN, VOID, AddressSpace, TypeInfo, TypeResolver, const_int
 
@@ -186,9 +187,7 @@ class Program:
 
     def where(self, line: int) -> tuple[str, int]:
         """The file and line of the user's source that line ``line`` of the AST came from."""
-        if self.origins is None or not 1 <= line <= len(self.origins):
-            return self.filename, line
-        return self.origins[line - 1]
+        return origin(self.origins, self.filename, line)
 
     def kernel(self, name: str) -> KernelInfo:
         """The kernel called ``name``; KernelNotFound (listing the kernels) if there is none."""

@@ -19,6 +19,7 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, CType, elem_bytes
+from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.lanes import Lanes, active_span, all_lanes, any_lane, per_lane
 from wia_sim.kernels.strided import StridedAccess, from_grid
 
@@ -340,9 +341,7 @@ class LaunchState:
 
     def where(self, line: int) -> tuple[str, int]:
         """The file and line of the user's source at line ``line`` of the program (``Program.where``)."""
-        if self.origins is None or not 1 <= line <= len(self.origins):
-            return self.filename, line
-        return self.origins[line - 1]
+        return origin(self.origins, self.filename, line)
 
     def quote(self, line: int) -> str:
         """Line ``line`` of the user's source, stripped ("" when unknown), cut to ``_QUOTE_CHARS``."""
