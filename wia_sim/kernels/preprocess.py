@@ -462,7 +462,8 @@ class _Preprocessor:
             self.fatal = True
             self.error(line, column, f"cannot open file '{name}': {e.strerror}")
             return
-        self.sources.setdefault(path, source.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+        if path not in self.sources:  # (its lines, for quoting: split once however often it is included)
+            self.sources[path] = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         ex = self.expander
         saved = (self.filename, self.directory, ex.filename, ex.line_offset, ex.splices)
         self.filename = ex.filename = path
