@@ -70,6 +70,41 @@ def test_coefficients_agree_with_the_lanes_ids(
         assert np.array_equal(values, base + step * np.arange(values.size))
 
 
+_OPS = {"<": np.less, "<=": np.less_equal, ">": np.greater, ">=": np.greater_equal, "==": np.equal, "!=": np.not_equal}
+
+
+@st.composite
+def lines(draw: st.DrawFn) -> Geometry:
+    """A launch whose ids vary along dimension 0 only: every multiple of the global id is affine in the lane."""
+    local, groups, offset = draw(st.integers(1, 8)), draw(st.integers(1, 4)), draw(st.integers(0, 5))
+    return Geometry((local * groups, 1, 1), (local, 1, 1), (offset, 0, 0))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    geo=st.one_of(geometries(), lines()),
+    base=st.integers(-100, 100),
+    g=triple,
+    loc=triple,
+    op=st.sampled_from(sorted(_OPS)),
+    at=st.integers(0, 1000),
+    near=st.integers(-1, 1),
+)
+def test_comparisons_from_coefficients_agree_with_the_values(
+    geo: Geometry, base: int, g: tuple[int, int, int], loc: tuple[int, int, int], op: str, at: int, near: int
+) -> None:
+    """``lanes_where``: the lanes of ``value op c`` without the values, where the value rises or falls with the
+    lane (None elsewhere), against the comparison of every lane's value; ``c`` one lane's value or next to it."""
+    a = Affine(base, g, loc, geo)
+    values = _brute(a)
+    c = int(values[at % values.size]) + near
+    lanes = a.lanes_where(op, c)
+    event(f"lane step {'none' if lanes is None else 'some'}")
+    if lanes is not None:
+        assert np.array_equal(lanes, _OPS[op](values, c))
+    assert (lanes is None) == (a.lane_step is None)
+
+
 def test_global_ids_and_rows_are_the_lanes_own() -> None:
     geo = Geometry((8, 6, 1), (4, 2, 1), (3, 1, 0), work_dim=2)
     lanes = Lanes(geo)
@@ -259,6 +294,47 @@ def test_compact_race_records_meet_other_accesses(body: str, check: str) -> None
         assert outcome == check
 
 
+_SIDE = st.one_of(
+    st.integers(-50, 50).map(str),
+    st.tuples(st.integers(-3, 3), st.integers(-20, 20)).map(lambda m: f"({m[0]} * gx + {m[1]})"),
+    _MAP.map(lambda m: _index(m, ("gx", "gy", "lx"))),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    left=_SIDE,
+    right=_SIDE,
+    op=st.sampled_from(sorted(_OPS)),
+    types=st.tuples(*[st.sampled_from(["int", "uint", "long", "ulong", "short", "uchar"])] * 2),
+    wg=st.sampled_from([(4, 1), (2, 2), (8, 1)]),
+    groups=st.sampled_from([(1, 1), (3, 1), (2, 2)]),
+)
+def test_comparisons_in_kernels_agree_with_the_lanes_ids(
+    left: str,
+    right: str,
+    op: str,
+    types: tuple[str, str],
+    wg: tuple[int, int],
+    groups: tuple[int, int],
+) -> None:
+    """``i op j`` in a kernel, of every integer type (converted as C converts, sign changes included), with the
+    ids as coefficients and with the ids as arrays: the same result in every work-item."""
+    src = f"""__kernel void k(__global int* out) {{
+    const int gx = get_global_id(0), gy = get_global_id(1), lx = get_local_id(0);
+    out[gy * get_global_size(0) + gx] = ({types[0]})({left}) {op} ({types[1]})({right});
+}}"""
+    geo = Geometry((wg[0] * groups[0], wg[1] * groups[1], 1), (wg[0], wg[1], 1), work_dim=2)
+    results = []
+    for min_lanes in (0, 1 << 30):
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr(affine, "MIN_LANES", min_lanes)
+            out = np.full(geo.total, -7, np.int32)
+            run_kernel(compile_source(src), "k", [out.view(np.uint8)], geo)
+        results.append(out)
+    np.testing.assert_array_equal(results[0], results[1])
+
+
 def test_vector_add_takes_the_strided_path(monkeypatch: pytest.MonkeyPatch) -> None:
     """The guarded 1-D vector add (the tail's offsets past the end) stores through one view, and its values are
     NumPy's."""
@@ -287,6 +363,42 @@ def test_vector_add_takes_the_strided_path(monkeypatch: pytest.MonkeyPatch) -> N
     )
     assert stores == [True]
     np.testing.assert_array_equal(c, a + b)
+
+
+@pytest.mark.parametrize("guard", ["gid < n", "gid >= 5 && gid < n", "gid != 7", "1"])
+@pytest.mark.parametrize("expr", ["a[gid] + b[gid]", "a[gid] * 3.0f", "(float)(a[gid] < b[gid])", "b[gid] - x"])
+@pytest.mark.parametrize("sizes", [(64, 64), (64, 40), (40, 64)])
+def test_operands_viewed_over_a_span_of_lanes(guard: str, expr: str, sizes: tuple[int, int]) -> None:
+    """A 1-D launch past the buffers' ends, guarded: each operand read through a view of the active lanes'
+    span (or of every lane, where all are in bounds), the two mixed; the same values, counts and findings as the
+    general path, and NumPy's values."""
+    src = f"""__kernel void k(__global const float* a, __global const float* b, __global float* c, const int n) {{
+    const int gid = get_global_id(0);
+    float x = 0.5f;
+    if ({guard}) c[gid] = {expr};
+}}"""
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal(sizes[0]).astype(np.float32), rng.standard_normal(sizes[1]).astype(np.float32)
+    n = min(sizes)
+    args: list[object] = [a.view(np.uint8), b.view(np.uint8), np.zeros(n, np.float32).view(np.uint8), n]
+    geo = Geometry((64, 1, 1), (16, 1, 1))
+    outcome = assert_same_both_ways(src, args, geo)
+    if guard not in ("gid < n", "gid >= 5 && gid < n") and n < 64:
+        assert outcome == "out_of_bounds_global"
+        return
+    assert outcome == "ok"
+    c = np.zeros(n, np.float32)
+    run_kernel(compile_source(src), "k", [a.view(np.uint8), b.view(np.uint8), c.view(np.uint8), n], geo)
+    gid = np.arange(n)
+    held = {"gid < n": gid < n, "gid >= 5 && gid < n": gid >= 5, "gid != 7": gid != 7, "1": gid >= 0}[guard]
+    x, y = a[:n], b[:n]
+    want = {
+        "a[gid] + b[gid]": x + y,
+        "a[gid] * 3.0f": x * np.float32(3),
+        "(float)(a[gid] < b[gid])": (x < y).astype(np.float32),
+        "b[gid] - x": y - np.float32(0.5),
+    }[expr]
+    np.testing.assert_array_equal(c, np.where(held, want, np.float32(0)))
 
 
 @pytest.mark.parametrize("dims", list(itertools.product([1, 3], [1, 2])))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,7 @@ from numpy.typing import NDArray
 from wia_sim.kernels import scratch
 from wia_sim.kernels.lanes import Geometry, lanes_of
 
-__all__ = ["MIN_LANES", "Affine"]
+__all__ = ["CONVERSE", "MIN_LANES", "Affine"]
 
 Array = NDArray[Any]
 Coefficients = tuple[int, int, int]
@@ -179,6 +180,33 @@ class Affine:
                 weight *= n
         return 0 if step is None else step
 
+    # -- compared
+    def lanes_where(self, op: str, c: int) -> Array | None:
+        """The lane mask of ``value op c`` (``op`` a C comparison, exact integers) when the value is an affine
+        function of the lane index alone (``lane_step``): monotone in the lane, so the lanes that hold form one
+        run (two for ``!=``) found by arithmetic, with no array of values; None otherwise."""
+        step = self.lane_step
+        if step is None:
+            return None
+        base, n = self.base, self.geometry.total
+        if step < 0:  # value op c  <=>  -value op' -c, and -value rises with the lane
+            base, step, c, op = -base, -step, -c, CONVERSE[op]
+        if step == 0:
+            return np.full(n, _HOLDS[op](base, c))
+        below = min(max(-((base - c) // step), 0), n)  # lanes whose value < c: ceil((c - base) / step)
+        upto = min(max((c - base) // step + 1, 0), n)  # lanes whose value <= c
+        lo, hi, inside = {
+            "<": (0, below, True),
+            "<=": (0, upto, True),
+            ">": (upto, n, True),
+            ">=": (below, n, True),
+            "==": (below, upto, True),
+            "!=": (below, upto, False),
+        }[op]
+        mask = np.zeros(n, bool) if inside else np.ones(n, bool)
+        mask[lo:hi] = inside
+        return mask
+
     # -- made concrete
     @property
     def grid(self) -> tuple[int, int, int, int, int, int]:
@@ -212,6 +240,20 @@ class Affine:
                 local = local + c * np.arange(shape[axis], dtype=np.int64).reshape(_axis_shape(axis))
         np.add(group, local, out=out.reshape(shape), casting="unsafe")
         return out
+
+
+CONVERSE = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+"""The comparison with its operands swapped (``x < y`` is ``y > x``), which also holds of the negated operands
+(``-x > -y``)."""
+
+_HOLDS = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 
 
 def _times(c: Coefficients, k: int) -> Coefficients:

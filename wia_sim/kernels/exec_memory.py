@@ -18,6 +18,7 @@ from wia_sim.kernels.lanes import per_lane
 from wia_sim.kernels.lvalues import merge_lanes
 from wia_sim.kernels.pointers import SEVERAL, PtrType
 from wia_sim.kernels.spaces import KernelFault, Pointer, UnsupportedKernel, Value
+from wia_sim.kernels.strided import Viewed
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.unaligned import load_unaligned, store_unaligned
 from wia_sim.kernels.undef import defined, shaped, within
@@ -64,7 +65,7 @@ class MemoryOps(ExecutorState):
         if p.affine is not None and not atomic:
             values = p.region.load_strided(self.st, p.affine, mask, p.elem, grid)
             if values is not None:
-                return Value(p.elem, None, grid=values) if values.ndim == 6 else Value(p.elem, values)
+                return Value(p.elem, None, grid=values) if isinstance(values, Viewed) else Value(p.elem, values)
         values = p.region.load(self.st, p.off, mask, p.elem, atomic, defer=self.checks and not atomic)
         deferred = self.st.deferred
         if deferred is not None:  # bytes nobody wrote: undefined, their use is the finding (``undef.py``)

@@ -30,7 +30,7 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels import scratch
-from wia_sim.kernels.affine import Affine
+from wia_sim.kernels.affine import CONVERSE, Affine
 from wia_sim.kernels.async_copy import AsyncCopies, kernel_end_line
 from wia_sim.kernels.conversions import float32_literal
 from wia_sim.kernels.ctype import (
@@ -182,6 +182,7 @@ class _Binary:
     ufunc: Any
     result: CType | None
     affine: bool  # an integer + - *: kept affine (``affine.py``) where an operand is and the result fits ``t``
+    ordered: bool  # an integer comparison: its lanes found from coefficients where an operand is affine
 
 
 _LIMITS = {
@@ -226,6 +227,19 @@ def _affine_result(op: str, a: Value, b: Value, t: CType) -> Value | None:
     return Value(t, None, r) if isinstance(r, Affine) and _holds(t, r) else None
 
 
+def _affine_comparison(op: str, a: Value, b: Value, t: CType) -> Array | None:
+    """The lanes where ``a op b`` (a comparison in the integer type ``t``) holds, from coefficients
+    (``Affine.lanes_where``), or None: compare lane by lane. Both operands hold their exact values in ``t``, so
+    comparing those compares what C compares."""
+    x, y = _affine_operand(a, t), _affine_operand(b, t)
+    if x is None or y is None:
+        return None
+    if isinstance(x, int):
+        assert isinstance(y, Affine)
+        return y.lanes_where(CONVERSE[op], x)
+    return (x - y).lanes_where(op, 0) if isinstance(y, Affine) else x.lanes_where(op, y)
+
+
 def _lanes_out(x: Array, y: Array, dtype: Any) -> Array | None:
     """Where a ufunc on per-lane ``x`` and ``y`` writes: an array recycled from earlier launches when it is large
     (``scratch``), else None (a fresh one)."""
@@ -240,12 +254,26 @@ _RECYCLED_LANES = 1 << 15
 
 
 def _on_grid(ufunc: Any, a: Value, b: Value, dtype: Any) -> Array:
-    """``ufunc(a, b)`` with at least one operand a strided view in the launch's grid shape (``Value.grid``): the
-    other reshaped to the grid (free for a per-lane array), the result one entry per lane."""
-    shape = a.grid.shape if a.grid is not None else b.grid.shape  # type: ignore[union-attr]
-    x, y = (v.grid if v.grid is not None else (v.a.reshape(shape) if v.a.ndim else v.a) for v in (a, b))
-    out = scratch.empty((math.prod(shape),), dtype)
-    ufunc(x, y, out=out.reshape(shape))
+    """``ufunc(a, b)`` with at least one operand a strided view of memory (``Value.grid``), the result one entry
+    per lane. Over the launch's grid of ids, the other operand is reshaped to the grid (free for a per-lane
+    array); over a span of lanes, it is sliced to the span, and the lanes outside it (inactive) get zero."""
+    if a.grid is not None and b.grid is not None and a.grid.span != b.grid.span:
+        b.raw  # noqa: B018 (views of two shapes: the right one copied per lane, ``Value.raw``)
+    lead = a.grid if a.grid is not None else b.grid
+    assert lead is not None
+    span = lead.span
+    if span is None:
+        shape = lead.view.shape
+        x, y = (v.grid.view if v.grid is not None else (v.a.reshape(shape) if v.a.ndim else v.a) for v in (a, b))
+        out = scratch.empty((math.prod(shape),), dtype)
+        ufunc(x, y, out=out.reshape(shape))
+        return out
+    lo, hi = span
+    x, y = (v.grid.view if v.grid is not None else (v.a[lo : hi + 1] if v.a.ndim else v.a) for v in (a, b))
+    out = scratch.empty((lead.total,), dtype)
+    out[:lo] = 0
+    out[hi + 1 :] = 0
+    ufunc(x, y, out=out[lo : hi + 1])
     return out
 
 
@@ -311,8 +339,10 @@ def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
             t = ex.binary_type(op, ta, tb, node)
             ufunc = compare or (direct if t.kind != "float" or op in ("+", "-", "*") else None)
             result = comparison_type(t) if compare is not None else None
-            affine = op in ("+", "-", "*") and t.width == 1 and t.kind in ("int", "uint")
-            spec = specs[key] = _Binary(t, ex._kind(t), ta != t, tb != t, ufunc, result, affine)
+            integer = t.width == 1 and t.kind in ("int", "uint")
+            affine = integer and op in ("+", "-", "*")
+            ordered = integer and compare is not None
+            spec = specs[key] = _Binary(t, ex._kind(t), ta != t, tb != t, ufunc, result, affine, ordered)
         if spec.ufunc is None:
             return ex.binop(op, a, b, mask, node, spec.t)
         t = spec.t
@@ -322,11 +352,17 @@ def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
             if spec.result is None:
                 return Value(t, r)
             return Value(INT, None, cond=r)  # (grids are scalar: ``load_strided``)
-        if spec.affine and (a.affine is not None or b.affine is not None):
-            kept = _affine_result(op, a, b, t)
-            if kept is not None:
-                ex.count(spec.kind, mask)
-                return kept
+        if a.affine is not None or b.affine is not None:
+            if spec.affine:
+                kept = _affine_result(op, a, b, t)
+                if kept is not None:
+                    ex.count(spec.kind, mask)
+                    return kept
+            elif spec.ordered:
+                lanes = _affine_comparison(op, a, b, t)
+                if lanes is not None:
+                    ex.count(spec.kind, mask)
+                    return Value(INT, None, cond=lanes)
         x = ex._conv(a, t) if spec.convert_a else a.a
         y = ex._conv(b, t) if spec.convert_b else b.a
         ex.count(spec.kind, mask, t.width)
@@ -891,9 +927,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         v = self.eval(node.expr, mask)
         if isinstance(v, Pointer):
             return Value(ct, np.asarray(v.off).astype(ct.dtype))
-        if v.undef is not None:  # converted with its shadow (a scalar's spread to each component)
-            return tainted(Value(ct, self._conv(defined(v), ct)), joined((v,)))
-        return Value(ct, self._conv(v, ct))
+        return self.to_value(v, ct)  # (a scalar's shadow spread to each component; coefficients kept if they fit)
 
     def vector_literal(self, ct: CType, parts: Sequence[Result]) -> Value:
         shadow = joined(parts)

@@ -21,7 +21,7 @@ from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, CType, elem_bytes
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.lanes import Lanes, active_span, all_lanes, any_lane, per_lane
-from wia_sim.kernels.strided import StridedAccess, from_grid
+from wia_sim.kernels.strided import StridedAccess, Viewed
 
 __all__ = [
     "KernelFault",
@@ -171,7 +171,7 @@ class Value:
 
     ``affine``: an integer that is an affine function of the work-item's coordinates (``affine.py``); ``cond``: a
     scalar comparison's result as a lane mask (the value is 1 where it is set, else 0); ``grid``: a load's elements
-    as a strided view of memory in the launch's grid of ids (``strided.py``), only ever handed to the operator that
+    as a strided view of memory (``strided.Viewed``), only ever handed to the operator that
     consumes it before anything else runs (``executor._binary_plan``). With any of them, the array ``a`` is made
     only when first used: ``if (i < n)`` needs the mask, not an int per lane; ``As[y][k] * Bs[k][x]`` needs no
     copy of either operand.
@@ -189,7 +189,7 @@ class Value:
         a: Array | None,
         affine: Affine | None = None,
         cond: Array | None = None,
-        grid: Array | None = None,
+        grid: Viewed | None = None,
         undef: Array | None = None,
         origin: Uninit | None = None,
     ) -> None:
@@ -214,7 +214,7 @@ class Value:
         """The value per lane, defined or not (``undef``)."""
         if self._a is None:
             if self.grid is not None:  # copied before anything can store to the memory it views
-                self._a, self.grid = from_grid(self.grid), None
+                self._a, self.grid = self.grid.per_lane(), None
             elif self.cond is not None:
                 self._a = self.cond.astype(self.t.dtype)
             else:

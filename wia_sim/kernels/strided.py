@@ -26,7 +26,7 @@ from wia_sim.kernels.races import RaceTracker
 if TYPE_CHECKING:
     from wia_sim.kernels.spaces import LaunchState
 
-__all__ = ["StridedAccess", "from_grid"]
+__all__ = ["StridedAccess", "Viewed"]
 
 Array = NDArray[Any]
 
@@ -60,29 +60,20 @@ class StridedAccess(RaceTracker):
     _layouts: dict[tuple[Affine, str, int], tuple[Affine, bool, bool, Affine | None] | None]  # ``_layout``'s
 
     # ---------------------------------------------------------------------------------------------------------
-    def load_strided(self, st: LaunchState, off: Affine, mask: Array, t: CType, grid: bool = False) -> Array | None:
+    def load_strided(
+        self, st: LaunchState, off: Affine, mask: Array, t: CType, grid: bool = False
+    ) -> Array | Viewed | None:
         """The values of a load at byte offsets ``off``, one row per lane, or None: take the general path.
-        ``grid``: a scalar load over every lane gives the strided view itself, in the launch's grid shape (six
-        axes), for a caller that uses it before anything stores (``spaces.Value.grid``)."""
+        ``grid``: a scalar load gives the strided view itself (``Viewed``), for a caller that uses it before
+        anything stores (``spaces.Value.grid``)."""
         if self.write_only:
             return None
         place = self._place(st, off, mask, t, write=False)
         if place is None:
             return None
-        view = self._view(place, t, self.data)
-        if grid and place.span is None and t.width == 1:
-            self._counted(st, st.active(mask), t, "read")
-            return view
-        if place.span is None:
-            values = from_grid(view)
-        else:
-            lo, hi = place.span
-            values = scratch.empty((st.lanes.total, *view.shape[1:]), t.dtype)
-            values[:lo] = 0  # lanes outside the span read something harmless
-            values[hi + 1 :] = 0
-            values[lo : hi + 1] = view
         self._counted(st, st.active(mask), t, "read")
-        return values
+        viewed = Viewed(self._view(place, t, self.data), place.span, st.lanes.total)
+        return viewed if grid and t.width == 1 else viewed.per_lane()
 
     def store_strided(self, st: LaunchState, off: Affine, mask: Array, t: CType, values: Array) -> bool:
         """Store ``values`` (one row per lane, or one for all) at byte offsets ``off``; False: nothing was stored,
@@ -201,9 +192,27 @@ class StridedAccess(RaceTracker):
         st.counts[key] = st.counts.get(key, 0) + lanes * elem_bytes(t)
 
 
-def from_grid(view: Array) -> Array:
-    """The elements of a view in the launch's grid shape (six axes, then a vector's components) copied into one
-    row per lane, in a recycled array (``scratch``)."""
-    out = scratch.empty((math.prod(view.shape[:6]), *view.shape[6:]), view.dtype)
-    out.reshape(view.shape)[...] = view
-    return out
+class Viewed:
+    """A load's elements as a strided view of memory, in lane order: the launch's grid of ids (six axes,
+    ``Affine.grid``) when ``span`` is None, else the lanes ``span`` (first, last) of ``total`` (one axis); a
+    vector's components on a trailing axis."""
+
+    __slots__ = ("span", "total", "view")
+
+    def __init__(self, view: Array, span: tuple[int, int] | None, total: int) -> None:
+        self.view, self.span, self.total = view, span, total
+
+    def per_lane(self) -> Array:
+        """The elements copied into one row per lane, in a recycled array (``scratch``); lanes outside the span
+        (inactive: their values are never used) read zero."""
+        view = self.view
+        if self.span is None:
+            out = scratch.empty((math.prod(view.shape[:6]), *view.shape[6:]), view.dtype)
+            out.reshape(view.shape)[...] = view
+            return out
+        lo, hi = self.span
+        out = scratch.empty((self.total, *view.shape[1:]), view.dtype)
+        out[:lo] = 0
+        out[hi + 1 :] = 0
+        out[lo : hi + 1] = view
+        return out
