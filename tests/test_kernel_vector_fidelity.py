@@ -3,7 +3,8 @@ Oclgrind 21.10) found the simulator doing otherwise than Clang: ``vec_step`` is 
 ``max``, ``clamp`` and ``select`` of ``char``/``short`` keep their type (OpenCL C 1.2 6.12.3: no promotion; the
 simulator carried them as ``int``); ``p->y`` on a pointer to a vector; a vector ``?:`` between two scalars of one
 type keeps it; ``NAN`` is ``as_float(INT_MAX)``; ``++`` of a float vector and a vector literal from a vector of
-another element type are build errors. On every backend, one expected answer."""
+another element type are build errors; a vector literal is a postfix expression, told by its parentheses. On every
+backend, one expected answer."""
 
 from __future__ import annotations
 
@@ -52,6 +53,44 @@ EXPECTED = [0, 8, 0, 8, 7, -126, 8, 7, 8, 2, 2, 2512, 89 + 2000, 0x7FFFFFFF, -1,
 def test_vector_and_small_integer_expressions_on_every_device(device_ctx: wia.Context) -> None:
     (out,) = run_arrays(device_ctx, SOURCE, "k", [np.full(len(EXPECTED), -1, np.int32)], 1, 1)
     assert out.tolist() == EXPECTED
+
+
+PARENTHESES = """
+typedef float4 vec4;
+__kernel void k(__global int* out) {
+    int a = 5;
+    int i = 0;
+    int2 v = (int2)(a, (1, 2));
+    out[i++] = v.x;
+    out[i++] = v.y;
+    int2 w = (int2)((1, 2));
+    out[i++] = w.x;
+    out[i++] = w.y;
+    out[i++] = (int)sizeof((int4)(a).y);
+    out[i++] = (int4)(a + 1).w;
+    out[i++] = ((int4)(1, 2, 3, 4))[2];
+    out[i++] = (int4)(a, 2, 3, 4)[3];
+    float4 f = (float4)(1.5f, 2.5f, 3.5f, 4.5f);
+    out[i++] = (int)((float)(f).y);
+    out[i++] = (int)(vec4)(f).z;
+    uint3 u = (uint3)(7, 8, 9);
+    out[i++] = (uint3)(u).s2;
+    out[i++] = (int)sizeof((int2)((1, 2)));
+    out[i++] = (int)sizeof((int4)(a));
+    int4 q = (int4)(a).y + (int4)(1, 2, 3, 4).zwxy.x;
+    out[i++] = q.w;
+    out[i++] = (int)((float2)(f.x, (f.y, f.z)).y * 10);
+}
+"""
+
+
+def test_vector_literals_are_postfix_expressions_on_every_device(device_ctx: wia.Context) -> None:
+    """What parentheses decide, which pycparser's AST drops: a member or subscript after ``(int4)(v)`` is the
+    literal's, not ``v``'s (a scalar cast keeps C's reading), and ``((1, 2))`` is one part, a comma expression
+    (PoCL 3.1 and Oclgrind 21.10 give these values; the simulator gave 1, 2 for ``(int2)((1, 2))`` and refused
+    ``(int4)(a).y``)."""
+    (out,) = run_arrays(device_ctx, PARENTHESES, "k", [np.full(16, -1, np.int32)], 1, 1)
+    assert out.tolist() == [5, 2, 2, 2, 4, 6, 3, 4, 2, 3, 9, 8, 16, 8, 35, -1]
 
 
 @pytest.mark.parametrize(

@@ -100,27 +100,79 @@ def _restore_pointer_spaces(ast: c_ast.FileAST, spaces: dict[tuple[int, int], st
     Visitor().visit(ast)
 
 
-def _literal_postfix(node: c_ast.Node) -> None:
-    """A vector literal followed by a member or swizzle, ``(float4)(1, 2, 3, 4).y``, is the literal's component, as
-    Clang reads OpenCL's literals (postfix expressions); C's precedence would cast ``(1, 2, 3, 4).y``. Rewritten
-    where the member's base is a parenthesized list or a constant, which have no members in C (pycparser keeps no
-    parentheses: ``(float2)(v).x`` cannot be told from ``(float2)v.x`` and stays a cast of ``v.x``)."""
-    for name, child in node.children():
-        fixed = child
-        if isinstance(child, c_ast.Cast) and isinstance(child.expr, c_ast.StructRef):
-            innermost = child.expr
-            while isinstance(innermost.name, c_ast.StructRef):
-                innermost = innermost.name
-            if isinstance(innermost.name, c_ast.ExprList | c_ast.Constant):
-                innermost.name = c_ast.Cast(child.to_type, innermost.name, child.coord)
-                fixed = child.expr
-        if fixed is not child:
-            field, _, index = name.partition("[")
-            if index:
-                getattr(node, field)[int(index[:-1])] = fixed
-            else:
-                setattr(node, field, fixed)
-        _literal_postfix(fixed)
+class _Parser(OpenCLCParser):  # type: ignore[misc]
+    """pycparserext's parser, noting how many pairs of parentheses stood around each expression: pycparser's AST
+    keeps none, and an OpenCL vector literal is told from C's cast and comma expression by them
+    (``_vector_literals``)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parentheses: dict[int, tuple[c_ast.Node, int]] = {}  # by id: the node (kept alive) and the pairs
+
+    def _parse_primary_expression(self) -> c_ast.Node:
+        wrapped = self._peek_type() == "LPAREN" and self._peek_type(2) != "LBRACE"  # not ``({ ... })``
+        node = super()._parse_primary_expression()
+        if wrapped:
+            self.parentheses[id(node)] = (node, self.parentheses.get(id(node), (node, 0))[1] + 1)
+        return node
+
+
+_VECTOR_NAME = re.compile(rf"({'|'.join(VECTOR_BASES)})({'|'.join(str(w) for w in VECTOR_WIDTHS)})")
+
+
+def _vector_literals(ast: c_ast.FileAST, parentheses: dict[int, tuple[c_ast.Node, int]]) -> None:
+    """Vector literals read as Clang reads OpenCL's (OpenCL C 1.2 6.1.6: ``(type)(parts)``, a postfix
+    expression), where pycparser's C reading differs:
+
+    - a member, swizzle or subscript after the literal is the literal's: ``(float4)(1, 2, 3, 4).y`` and
+      ``(int4)(v).y`` are a component of the literal, where C would cast ``(v).y``;
+    - a comma expression in its own parentheses is one part: ``(int2)((1, 2))`` is ``(int2)(2)``, not ``(1, 2)``.
+
+    A cast to a scalar type keeps C's reading; one to a type whose name the file does not show to be a vector
+    (a typedef inside a function) is read as a literal only where C's reading has no meaning (a list or a
+    constant has no members)."""
+    vectors = {name for name in _PRELUDE_TYPES if _VECTOR_NAME.fullmatch(name)}
+    for decl in ast.ext:  # file-scope typedefs of vector types, through chains of them
+        if isinstance(decl, c_ast.Typedef) and _type_name(decl.type) in vectors:
+            vectors.add(decl.name)
+
+    def depth(node: c_ast.Node) -> int:
+        return parentheses.get(id(node), (node, 0))[1]
+
+    def literal(cast: c_ast.Cast) -> c_ast.Node:
+        vector = _type_name(cast.to_type.type) in vectors
+        if vector and isinstance(cast.expr, c_ast.ExprList) and depth(cast.expr) >= 2:
+            cast.expr = c_ast.ExprList([cast.expr], cast.expr.coord)
+        if not isinstance(cast.expr, c_ast.StructRef | c_ast.ArrayRef):
+            return cast
+        innermost = cast.expr
+        while isinstance(innermost.name, c_ast.StructRef | c_ast.ArrayRef):
+            innermost = innermost.name
+        base = innermost.name
+        if not (isinstance(base, c_ast.ExprList | c_ast.Constant) or (vector and depth(base) > 0)):
+            return cast
+        innermost.name = literal(c_ast.Cast(cast.to_type, base, cast.coord))
+        return cast.expr
+
+    def visit(node: c_ast.Node) -> None:
+        for name, child in node.children():
+            fixed = literal(child) if isinstance(child, c_ast.Cast) else child
+            if fixed is not child:
+                field, _, index = name.partition("[")
+                if index:
+                    getattr(node, field)[int(index[:-1])] = fixed
+                else:
+                    setattr(node, field, fixed)
+            visit(fixed)
+
+    visit(ast)
+
+
+def _type_name(node: c_ast.Node) -> str | None:
+    """The one name a declarator without pointers or arrays names its type by (``float4``), else None."""
+    if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, c_ast.IdentifierType) and len(node.type.names) == 1:
+        return str(node.type.names[0])
+    return None
 
 
 _GNU_KEYWORDS = {
@@ -146,13 +198,13 @@ def _gnu_keywords(text: str) -> str:
 
 
 def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None]:
-    parser = OpenCLCParser()
+    parser = _Parser()
     text, pointer_spaces = _pointer_spaces(_gnu_keywords(text))
     try:
         ast = parser.parse(_PRELUDE + text, filename=BUILTIN_FILE)
         if pointer_spaces:
             _restore_pointer_spaces(ast, pointer_spaces)
-        _literal_postfix(ast)
+        _vector_literals(ast, parser.parentheses)
     except ParseError as e:
         message = str(e)
         m = _PARSE_ERROR_RE.match(message)
