@@ -181,13 +181,23 @@ class Affine:
         return 0 if step is None else step
 
     # -- compared
-    def lanes_where(self, op: str, c: int) -> Array | None:
-        """The lane mask of ``value op c`` (``op`` a C comparison, exact integers) when the value is an affine
-        function of the lane index alone (``lane_step``): monotone in the lane, so the lanes that hold form one
-        run (two for ``!=``) found by arithmetic, with no array of values; None otherwise."""
+    def lanes_where(self, op: str, c: int) -> Array:
+        """The lane mask of ``value op c`` (``op`` a C comparison, exact integers), without an array of values.
+        An affine function of the lane index alone (``lane_step``) is monotone in the lane: the lanes that hold
+        form one run (two for ``!=``), found by arithmetic. Otherwise the comparison is made over the coordinates
+        the value varies with (``row < M`` over a row's group and local ids, a few hundred values) and spread
+        over the others."""
         step = self.lane_step
         if step is None:
-            return None
+            shape = tuple(n if k != 0 else 1 for k, n in zip(self.strides, self.grid, strict=True))
+            small = np.asarray(self.base, np.int64)
+            for axis, (k, n) in enumerate(zip(self.strides, shape, strict=True)):
+                if n > 1:
+                    small = small + k * np.arange(n, dtype=np.int64).reshape(_axis_shape(axis))
+            held = _HOLDS[op](small, c)
+            out = np.empty(self.grid, bool)
+            out[...] = held
+            return out.reshape(-1)
         base, n = self.base, self.geometry.total
         if step < 0:  # value op c  <=>  -value op' -c, and -value rises with the lane
             base, step, c, op = -base, -step, -c, CONVERSE[op]

@@ -229,8 +229,8 @@ def _affine_result(op: str, a: Value, b: Value, t: CType) -> Value | None:
 
 def _affine_comparison(op: str, a: Value, b: Value, t: CType) -> Array | None:
     """The lanes where ``a op b`` (a comparison in the integer type ``t``) holds, from coefficients
-    (``Affine.lanes_where``), or None: compare lane by lane. Both operands hold their exact values in ``t``, so
-    comparing those compares what C compares."""
+    (``Affine.lanes_where``), or None (an operand is neither coefficients nor one value that fit ``t``): compare
+    lane by lane. Both operands hold their exact values in ``t``, so comparing those compares what C compares."""
     x, y = _affine_operand(a, t), _affine_operand(b, t)
     if x is None or y is None:
         return None
