@@ -112,6 +112,27 @@ def test_diagnostics_name_the_included_file_and_its_line(headers: Path) -> None:
     assert "kernel.cl:3:" in log and "'nope'" in log  # and the kernel's own, after it
 
 
+def test_the_log_says_through_which_includes_a_diagnostic_was_reached(headers: Path) -> None:
+    """Clang's "In file included from" notes, outermost first, once for consecutive diagnostics reached the same
+    way (Oclgrind 21.10's log: ``In file included from input.cl:1:`` / ``In file included from ./mid.h:1:`` /
+    ``./util.h:2:16: error: ...``)."""
+    (headers / "util2.h").write_text("int helper(int x) {\n    return x + nope;\n}\nint more(void) { return nix; }\n")
+    (headers / "mid.h").write_text('#include "util2.h"\n#warning from mid\n')
+    log = _log('#include "mid.h"\n__kernel void k(__global int* o) { o[0] = helper(1) + gone; }\n', f"-I {headers}")
+    mid, util = headers / "mid.h", headers / "util2.h"
+    assert log.splitlines() == [
+        "In file included from kernel.cl:1:",
+        f"{mid}:2:1: warning: #warning from mid",
+        "In file included from kernel.cl:1:",
+        f"In file included from {mid}:1:",
+        f"{util}:2:16: error: use of undeclared identifier 'nope'",
+        "kernel.cl:2:55: error: use of undeclared identifier 'gone'",
+        "In file included from kernel.cl:1:",
+        f"In file included from {mid}:1:",
+        f"{util}:4:25: error: use of undeclared identifier 'nix'",
+    ]
+
+
 def test_findings_in_an_included_function_name_its_file(headers: Path) -> None:
     source = '#include "util.h"\n__kernel void k(__global const float* a, __global float* o) {\n'
     source += "    int i = get_global_id(0);\n    o[i] = scaled(a, i + 1);\n}\n"

@@ -33,6 +33,9 @@ class Diagnostic:
     column: int | None
     message: str
     severity: Severity = "error"
+    included_from: tuple[tuple[str, int], ...] = ()
+    """The ``#include`` directives (file, line) through which ``filename`` was reached, outermost first: the build
+    log's "In file included from" notes, as Clang writes them."""
 
     def __str__(self) -> str:
         where = self.filename
@@ -49,11 +52,20 @@ class Diagnostic:
 
 
 def format_log(diagnostics: Iterable[Diagnostic]) -> str:
-    """The build log: one line per diagnostic, in source order, duplicates dropped."""
+    """The build log: one line per diagnostic, in source order, duplicates dropped. A diagnostic in an included
+    file is preceded by the chain of ``#include`` lines that reached it, as Clang does, unless the diagnostic
+    before it was reached the same way."""
     seen: set[Diagnostic] = set()
     unique = []
     for d in diagnostics:
         if d not in seen:
             seen.add(d)
             unique.append(d)
-    return "\n".join(str(d) for d in sorted(unique, key=lambda d: d.sort_key))
+    lines: list[str] = []
+    shown: tuple[str, tuple[tuple[str, int], ...]] | None = None  # the last diagnostic's file and include chain
+    for d in sorted(unique, key=lambda d: d.sort_key):
+        if d.included_from and (d.filename, d.included_from) != shown:
+            lines += [f"In file included from {file}:{line}:" for file, line in d.included_from]
+        shown = (d.filename, d.included_from)
+        lines.append(str(d))
+    return "\n".join(lines)

@@ -141,7 +141,8 @@ def compile_source(
     for d in found:  # the parser's and the checker's lines are the text's: the user's file and line, with includes
         if pp.origins is not None and d.line is not None:
             file, line = origin(pp.origins, filename, d.line)
-            d = replace(d, filename=file, line=line)
+            chain = pp.included_from[d.line - 1] if pp.included_from and 1 <= d.line <= len(pp.included_from) else ()
+            d = replace(d, filename=file, line=line, included_from=chain)
         diagnostics.append(d)
     policy = warnings_as(options)
     if policy != "warning":  # -w drops warnings, -Werror makes them errors

@@ -29,7 +29,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic, format_log
+from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic, Severity, format_log
 from wia_sim.kernels.ifexpr import ExprError, IfEvaluator
 from wia_sim.kernels.macros import Macro, MacroExpander
 from wia_sim.kernels.options import FLOAT_EXTENSIONS, parse_build_options
@@ -190,6 +190,8 @@ class PreprocessResult:
     origins: list[tuple[str, int]] | None = None
     """Where each line of ``text`` came from, as (file, line), when the source included a file; None when it did
     not (``text`` then has one line per line of the source)."""
+    included_from: list[tuple[tuple[str, int], ...]] | None = None
+    """With ``origins``, each line's chain of ``#include`` directives (``Diagnostic.included_from``)."""
     sources: dict[str, list[str]] = field(default_factory=dict)
     """The lines of each included file, by the name ``origins`` gives it."""
 
@@ -228,18 +230,24 @@ class _Preprocessor:
         self.enabled: set[str] = set()
         self.out: list[str] = []  # the text's lines
         self.origins: list[tuple[str, int]] = []  # each one's (file, line)
+        self.included_from: list[tuple[tuple[str, int], ...]] = []  # each one's chain of #include lines
+        self.chain: tuple[tuple[str, int], ...] = ()  # the #include lines (file, line) that reached this file
         self.sources: dict[str, list[str]] = {}  # each included file's lines
         self.once: set[str] = set()  # the files a ``#pragma once`` marked (real paths)
         self.fatal = False  # an #include failed: Clang stops there, and so does this
 
     # -- diagnostics
     def error(self, line: int | None, column: int | None, message: str) -> None:
-        filename = self.filename if line is not None else COMMAND_LINE
-        self.diagnostics.append(Diagnostic(filename, line, column, message))
+        self._note(line, column, message, "error")
 
     def warning(self, line: int | None, column: int | None, message: str) -> None:
-        filename = self.filename if line is not None else COMMAND_LINE
-        self.diagnostics.append(Diagnostic(filename, line, column, message, "warning"))
+        self._note(line, column, message, "warning")
+
+    def _note(self, line: int | None, column: int | None, message: str, severity: Severity) -> None:
+        if line is None:
+            self.diagnostics.append(Diagnostic(COMMAND_LINE, None, column, message, severity))
+        else:
+            self.diagnostics.append(Diagnostic(self.filename, line, column, message, severity, self.chain))
 
     # -- #if
     def condition(self, tokens: list[Token], line: int, column: int) -> bool:
@@ -292,6 +300,7 @@ class _Preprocessor:
         text = strip_comments(spliced, lambda ln, col, msg: self.error(ln, col, msg))
         lines = text.split("\n")
         out, origins, filename = self.out, self.origins, self.filename
+        included_from, chain = self.included_from, self.chain
         pending: list[str] = []  # consecutive text lines, expanded together
         pending_start = 1
         stack: list[_Conditional] = []
@@ -310,6 +319,7 @@ class _Preprocessor:
                 expanded = (expanded + [""] * len(pending))[: len(pending)]
             out.extend(expanded)
             origins.extend((filename, line) for line in range(pending_start, pending_start + len(pending)))
+            included_from.extend([chain] * len(pending))
             pending = []
 
         for number, line in enumerate(lines, 1):
@@ -327,10 +337,12 @@ class _Preprocessor:
                     flush()
                     out.append("")
                     origins.append((filename, number))
+                    included_from.append(chain)
                 continue
             flush()
             out.append("")
             origins.append((filename, number))
+            included_from.append(chain)
             column = len(line) - len(stripped) + 1
             self._directive(stripped[hash_size:], number, column, stack, active)
         flush()
@@ -465,7 +477,8 @@ class _Preprocessor:
         if path not in self.sources:  # (its lines, for quoting: split once however often it is included)
             self.sources[path] = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         ex = self.expander
-        saved = (self.filename, self.directory, ex.filename, ex.line_offset, ex.splices)
+        saved = (self.filename, self.directory, self.chain, ex.filename, ex.line_offset, ex.splices)
+        self.chain = (*self.chain, (self.filename, line))
         self.filename = ex.filename = path
         self.directory = os.path.dirname(path)
         ex.line_offset = 0
@@ -473,7 +486,7 @@ class _Preprocessor:
         try:
             self.run(source)
         finally:
-            self.filename, self.directory, ex.filename, ex.line_offset, ex.splices = saved
+            self.filename, self.directory, self.chain, ex.filename, ex.line_offset, ex.splices = saved
             ex.include_level -= 1
 
     def _find(self, name: str, angled: bool) -> str | None:
@@ -570,9 +583,15 @@ def preprocess(
             continue
         pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
     pp.run(source)
-    origins = pp.origins if pp.sources else None
+    included = bool(pp.sources)
     return PreprocessResult(
-        "\n".join(pp.out), dict(pp.macros), pp.diagnostics, frozenset(pp.enabled), origins, pp.sources
+        "\n".join(pp.out),
+        dict(pp.macros),
+        pp.diagnostics,
+        frozenset(pp.enabled),
+        pp.origins if included else None,
+        pp.included_from if included else None,
+        pp.sources,
     )
 
 
