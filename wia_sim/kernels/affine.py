@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import math
 import operator
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -33,18 +32,39 @@ what the coefficients' bookkeeping costs in Python per operation (a few microsec
 coefficients would only add to the time."""
 
 
-@dataclass(frozen=True)
 class Affine:
     """``base + sum(g[d] * group_id[d] + l[d] * local_id[d])`` over the work-items of ``geometry``.
 
     Coordinates run over the launch's box: group ids ``0 .. num_groups[d] - 1``, local ids ``0 ..
     local_size[d] - 1``; lanes are ordered group by group (``lanes.Lanes``), so ``grid`` (the six extents, slowest
-    first) reshaped C-order is the lane order."""
+    first) reshaped C-order is the lane order.
+
+    Immutable by convention, compared by value and hashed once (a plain class, not a frozen dataclass: the
+    executor makes several per statement of an affine kernel and looks accesses up by them, where the dataclass's
+    construction and hashing cost microseconds each)."""
 
     base: int
     g: Coefficients
     l: Coefficients  # noqa: E741 (the local ids' coefficients, as g is the groups')
     geometry: Geometry
+
+    def __init__(self, base: int, g: Coefficients, l: Coefficients, geometry: Geometry) -> None:  # noqa: E741
+        self.base, self.g, self.l, self.geometry = base, g, l, geometry
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Affine):
+            return NotImplemented
+        return (self.base, self.g, self.l, self.geometry) == (other.base, other.g, other.l, other.geometry)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash((self.base, self.g, self.l, self.geometry))
+
+    def __repr__(self) -> str:
+        return f"Affine({self.base}, g={self.g}, l={self.l})"
 
     # -- the sources
     @classmethod
