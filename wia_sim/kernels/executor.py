@@ -877,6 +877,10 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
             return Value(a.t, merge_lanes(c, self.to_value(a, a.t).a, self.to_value(b, a.t).a, 2))
         if a.undef is not None or b.undef is not None:  # each lane's operand with its shadow
             return merged(c, self.to_value(a, t), self.to_value(b, t), t.width)
+        if not any_lane(f_mask):  # every lane took one side: its value, with no merge
+            return self.to_value(a, t)
+        if not any_lane(t_mask):
+            return self.to_value(b, t)
         return Value(t, merge_lanes(c, self._conv(a, t), self._conv(b, t), t.width))
 
     def vector_selection(self, node: c_ast.TernaryOp, cond: Value, mask: Array) -> Value:
