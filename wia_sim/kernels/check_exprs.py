@@ -481,6 +481,9 @@ class ExpressionChecks(CheckerState):
 
     # -- lvalues
     def check_assignable(self, target: c_ast.Node, at: c_ast.Node) -> None:
+        if isinstance(target, c_ast.Cast):  # Clang's words for a cast itself (a vector literal's member: not)
+            self.error(at, "assignment to cast is illegal, lvalue casts are not supported")
+            return
         problem = self.not_assignable(target)
         if problem:
             self.error(at, problem)

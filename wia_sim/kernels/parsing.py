@@ -124,35 +124,45 @@ def _vector_literals(ast: c_ast.FileAST, parentheses: dict[int, tuple[c_ast.Node
     """Vector literals read as Clang reads OpenCL's (OpenCL C 1.2 6.1.6: ``(type)(parts)``, a postfix
     expression), where pycparser's C reading differs:
 
-    - a member, swizzle or subscript after the literal is the literal's: ``(float4)(1, 2, 3, 4).y`` and
-      ``(int4)(v).y`` are a component of the literal, where C would cast ``(v).y``;
+    - a member, swizzle, subscript or postfix ``++``/``--`` after the literal is the literal's:
+      ``(float4)(1, 2, 3, 4).y``, ``(int4)(v).y`` and ``(int2)(v.zw).y`` are a component of the literal, where C
+      would cast ``(v).y``; ``(int4)((v).y)``, the operand in parentheses of its own, stays a literal of ``v.y``;
     - a comma expression in its own parentheses is one part: ``(int2)((1, 2))`` is ``(int2)(2)``, not ``(1, 2)``.
 
-    A cast to a scalar type keeps C's reading; one to a type whose name the file does not show to be a vector
-    (a typedef inside a function) is read as a literal only where C's reading has no meaning (a list or a
-    constant has no members)."""
+    A cast to a type that is not a vector (a scalar's, ``(float)(f).y``) keeps C's reading. Vector types are
+    known by name: the built-in ones and every typedef of one, at file scope or in a function."""
     vectors = {name for name in _PRELUDE_TYPES if _VECTOR_NAME.fullmatch(name)}
-    for decl in ast.ext:  # file-scope typedefs of vector types, through chains of them
-        if isinstance(decl, c_ast.Typedef) and _type_name(decl.type) in vectors:
-            vectors.add(decl.name)
+
+    class Typedefs(c_ast.NodeVisitor):  # type: ignore[misc]
+        def visit_Typedef(self, node: c_ast.Typedef) -> None:  # (in source order: chains of them resolve)
+            if _type_name(node.type) in vectors:
+                vectors.add(node.name)
+
+    Typedefs().visit(ast)
 
     def depth(node: c_ast.Node) -> int:
         return parentheses.get(id(node), (node, 0))[1]
 
     def literal(cast: c_ast.Cast) -> c_ast.Node:
-        vector = _type_name(cast.to_type.type) in vectors
-        if vector and isinstance(cast.expr, c_ast.ExprList) and depth(cast.expr) >= 2:
+        if _type_name(cast.to_type.type) not in vectors:
+            return cast
+        if isinstance(cast.expr, c_ast.ExprList) and depth(cast.expr) >= 2:
             cast.expr = c_ast.ExprList([cast.expr], cast.expr.coord)
-        if not isinstance(cast.expr, c_ast.StructRef | c_ast.ArrayRef):
+        if depth(cast.expr):  # ``(int4)(v)``, ``(int4)((v).y)``: the literal's parts, with nothing after it
             return cast
-        innermost = cast.expr
-        while isinstance(innermost.name, c_ast.StructRef | c_ast.ArrayRef):
-            innermost = innermost.name
-        base = innermost.name
-        if not (isinstance(base, c_ast.ExprList | c_ast.Constant) or (vector and depth(base) > 0)):
-            return cast
-        innermost.name = literal(c_ast.Cast(cast.to_type, base, cast.coord))
-        return cast.expr
+        node = cast.expr
+        while True:  # down the postfix operators to the parenthesized primary the literal ends with
+            if isinstance(node, c_ast.StructRef | c_ast.ArrayRef):
+                field = "name"
+            elif isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "p--"):
+                field = "expr"
+            else:
+                return cast
+            inner = getattr(node, field)
+            if depth(inner):
+                setattr(node, field, literal(c_ast.Cast(cast.to_type, inner, cast.coord)))
+                return cast.expr
+            node = inner
 
     def visit(node: c_ast.Node) -> None:
         for name, child in node.children():
