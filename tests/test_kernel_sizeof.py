@@ -78,3 +78,33 @@ def test_sizeof_of_an_array_of_unknown_length_is_a_build_error(device_ctx: wia.C
     assert info.value.code == wia.ErrorCode.COMPILE_ERROR
     if wia.get_backend().name == "sim":
         assert "kernel.cl:1:43: error: invalid application of 'sizeof' to an incomplete type 'int[]'" in str(info.value)
+
+
+CONSTANT_SIZES = r"""
+__kernel void constant_sizes(__global int* o) {
+    float4 v = (float4)(1.0f);
+    int b[4] = {1, 2, 3, 4};
+    int a[sizeof(v)];
+    int c[sizeof(b) / sizeof(b[0])];
+    enum { N = sizeof(v) / sizeof(v.x) };
+    _Static_assert(sizeof(c) == 16, "c holds four ints");
+    for (int i = 0; i < sizeof(c) / sizeof(c[0]); i++)
+        c[i] = b[i] * 2;
+    o[0] = sizeof(a);
+    o[1] = sizeof(c);
+    o[2] = N;
+    o[3] = c[3];
+    switch (o[3]) {
+    case sizeof(b) / 2: o[4] = 1; break;
+    default: o[4] = 2;
+    }
+}
+"""
+
+
+def test_sizeof_of_an_expression_is_an_integer_constant(device_ctx: wia.Context) -> None:
+    """C99 6.6p6: ``sizeof`` of an expression (not a variable-length array) is an integer constant expression:
+    array lengths (``sizeof(b) / sizeof(b[0])``, the element count idiom), enumerators, ``_Static_assert`` and
+    case labels take it (the simulator refused it as a variable-length array: from a differential sweep)."""
+    (o,) = run_arrays(device_ctx, CONSTANT_SIZES, "constant_sizes", [np.full(5, -1, np.int32)], 1, 1)
+    np.testing.assert_array_equal(o, [64, 16, 4, 8, 1])

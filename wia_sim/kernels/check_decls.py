@@ -145,7 +145,7 @@ class DeclarationChecks(CheckerState):
         names = []
         for enumerator in node.values.enumerators:
             if enumerator.value is not None:
-                v = const_int(enumerator.value, self.enumerators, self.types)
+                v = self.constant(enumerator.value)
                 if v is None:
                     self.error(enumerator, f"enumerator '{enumerator.name}' is not an integer constant")
                     v = value
@@ -162,8 +162,18 @@ class DeclarationChecks(CheckerState):
             self.enumerator_types[name] = type_name
             self.scopes[0][name] = _Symbol(name, "enumerator", TypeInfo("scalar", type_name), _coord_of(enumerator)[0])
 
+    def constant(self, node: c_ast.Node) -> int | None:
+        """The value of an integer constant expression that nothing has checked yet: a ``sizeof`` of an
+        expression in it is known once its operand's type is (``sizes``), whose errors are the caller's to
+        report (as "not a constant")."""
+        value = const_int(node, self.enumerators, self.types, self.sizes)
+        if value is None:
+            self.expr_quiet(node)
+            value = const_int(node, self.enumerators, self.types, self.sizes)
+        return value
+
     def static_assert(self, node: c_ast.StaticAssert) -> None:
-        value = const_int(node.cond, self.enumerators, self.types)
+        value = self.constant(node.cond)
         if value is None:
             self.error(node, "static assertion expression is not an integral constant expression")
         elif value == 0:
@@ -174,6 +184,7 @@ class DeclarationChecks(CheckerState):
         if isinstance(node.type, c_ast.FuncDecl | FuncDeclExt):
             self.declare_function(node, None)
             return
+        self.sized_dims(node)
         t = self.types.resolve(node.type)
         self.register_enumerators(node.type)
         if node.name is None:
@@ -365,7 +376,7 @@ class DeclarationChecks(CheckerState):
                 and attr.name.name == "reqd_work_group_size"
             ):
                 args = attr.args.exprs if attr.args is not None else []
-                values = [const_int(a, self.enumerators, self.types) for a in args]
+                values = [const_int(a, self.enumerators, self.types, self.sizes) for a in args]
                 if len(values) != 3 or any(v is None or v < 1 for v in values):
                     self.error(attr, "reqd_work_group_size needs three positive integer constants")
                     return None
@@ -520,6 +531,7 @@ class DeclarationChecks(CheckerState):
 
     # -- local declarations
     def local_decl(self, node: c_ast.Decl, ctx: _Context) -> None:
+        self.sized_dims(node)
         t = self.types.resolve(node.type)
         self.register_enumerators(node.type)
         if node.name is None:
@@ -609,6 +621,15 @@ class DeclarationChecks(CheckerState):
                 LocalVar(node.name, element.name, element.width, tuple(shape), line, node, struct_size)
             )
 
+    def sized_dims(self, node: c_ast.Decl) -> None:
+        """Look at an array's dimensions quietly before its type is resolved, so that a ``sizeof`` of an
+        expression in one is known (``sizes``) when the length is computed; ``check_array_dims`` reports."""
+        arr = node.type
+        while isinstance(arr, c_ast.ArrayDecl):
+            if arr.dim is not None:
+                self.expr_quiet(arr.dim)
+            arr = arr.type
+
     def check_array_dims(self, node: c_ast.Decl, t: TypeInfo | None) -> None:
         arr = node.type
         first = True
@@ -618,7 +639,7 @@ class DeclarationChecks(CheckerState):
                     self.error(node, f"array '{node.name}' has no size")
             else:
                 self.expr(arr.dim)
-                size = const_int(arr.dim, self.enumerators, self.types)
+                size = const_int(arr.dim, self.enumerators, self.types, self.sizes)
                 if size is None:
                     what = f"the size of '{node.name}' is not a constant"
                     self.error(arr.dim, f"variable-length arrays are not supported ({what})")
@@ -808,7 +829,7 @@ class DeclarationChecks(CheckerState):
             found = designated_member(self.types, t, d.name)
             assert found is not None
             return found
-        k = const_int(d, self.enumerators, self.types)
+        k = const_int(d, self.enumerators, self.types, self.sizes)
         assert k is not None
         return k, False
 
@@ -824,7 +845,7 @@ class DeclarationChecks(CheckerState):
             return None
         if t.kind != "array":
             return f"array designator in an initializer of '{t}', which is not an array"
-        k = const_int(d, self.enumerators, self.types)
+        k = const_int(d, self.enumerators, self.types, self.sizes)
         if k is None or k < 0 or (t.length is not None and k >= t.length):
             return "array designator index is not a constant within the array's bounds"
         return None

@@ -78,7 +78,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
         self.vector_subscripts: set[int] = set()  # ArrayRef nodes of a vector's component (Program's)
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
-        self.sizes: dict[int, int] = {}  # sizeof of an expression, by its node (Program.sizes)
+        self.sizes: dict[int, int] = self.types.sizes  # sizeof of an expression, by its node (Program.sizes)
         self.list_lengths: dict[int, int] = {}  # arrays of unknown length sized by their lists (Program.list_lengths)
         self.unloaded: set[int] = set()  # operands of & and sizeof: not read (ExpressionChecks.loaded_half)
         self.overloads: dict[str, list[_Function]] = {}  # overloadable functions by their name (check_decls.overload)

@@ -9,7 +9,7 @@ are typed in the checker and in ``Program.type_of``.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -301,10 +301,17 @@ def _c_div(a: int, b: int) -> int:
     return q if (a < 0) == (b < 0) else -q
 
 
-def const_int(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeResolver | None = None) -> int | None:
+def const_int(
+    node: c_ast.Node | None,
+    enumerators: dict[str, int],
+    types: TypeResolver | None = None,
+    sizes: Mapping[int, int] | None = None,
+) -> int | None:
     """Evaluate an integer constant expression on the AST (C99 6.6); None if it is not one. Computed in its C
-    types (``_folded``): ``-1 < 1u`` is 0, as the usual arithmetic conversions make it."""
-    folded = _folded(node, enumerators, types)
+    types (``_folded``): ``-1 < 1u`` is 0, as the usual arithmetic conversions make it. ``sizes``: ``sizeof`` of
+    expression operands by the ``id`` of the ``sizeof`` node (the checker's, ``Program.sizes``), for
+    ``sizeof(b) / sizeof(b[0])``; without them only ``sizeof(type)`` is a constant."""
+    folded = _folded(node, enumerators, types, sizes)
     return None if folded is None else folded[0]
 
 
@@ -347,7 +354,12 @@ def _literal_type(text: str, value: int) -> str:
     return "ulong"
 
 
-def _folded(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeResolver | None) -> tuple[int, str] | None:
+def _folded(
+    node: c_ast.Node | None,
+    enumerators: dict[str, int],
+    types: TypeResolver | None,
+    sizes: Mapping[int, int] | None = None,
+) -> tuple[int, str] | None:
     """An integer constant expression's value and (promoted) type, or None."""
     if isinstance(node, c_ast.Constant):
         if node.type == "char" or node.value.startswith("'"):  # (pycparser types 'ab' as an int)
@@ -363,6 +375,9 @@ def _folded(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeRes
         e = enumerators.get(node.name)
         return None if e is None else (e, "int" if -(2**31) <= e < 2**31 else "long")
     if isinstance(node, c_ast.UnaryOp):
+        if node.op == "sizeof" and not isinstance(node.expr, c_ast.Typename):  # of an expression: by its type
+            known = sizes.get(id(node)) if sizes is not None else None
+            return None if known is None else (known, "ulong")
         if node.op in ("sizeof", "_Alignof", "alignof"):
             resolver = types if types is not None else TypeResolver()
             ti = resolver.resolve(node.expr.type) if isinstance(node.expr, c_ast.Typename) else None
@@ -374,7 +389,7 @@ def _folded(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeRes
                 except ValueError:
                     return None
             return (ti.element_size, "ulong") if ti is not None and ti.element_size is not None else None
-        inner = _folded(node.expr, enumerators, types)
+        inner = _folded(node.expr, enumerators, types, sizes)
         if inner is None:
             return None
         v, t = inner
@@ -384,22 +399,22 @@ def _folded(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeRes
             return None
         return wrap({"-": -v, "+": v, "~": ~v}[node.op], lookup(t)), t
     if isinstance(node, c_ast.Cast):
-        inner = _folded(node.expr, enumerators, types)
+        inner = _folded(node.expr, enumerators, types, sizes)
         target = (types if types is not None else TypeResolver()).resolve(node.to_type)
         if inner is None or target.kind != "scalar" or target.name not in _INTEGER_SCALARS:
             return inner
         return wrap(inner[0], lookup(target.name)), _promoted(target.name)  # (uchar)300 is 44
     if isinstance(node, c_ast.TernaryOp):
-        cond = _folded(node.cond, enumerators, types)
-        yes = _folded(node.iftrue, enumerators, types)
-        no = _folded(node.iffalse, enumerators, types)
+        cond = _folded(node.cond, enumerators, types, sizes)
+        yes = _folded(node.iftrue, enumerators, types, sizes)
+        no = _folded(node.iffalse, enumerators, types, sizes)
         if cond is None or yes is None or no is None:
             return None
         both = _common(yes[1], no[1])
         return wrap((yes if cond[0] else no)[0], lookup(both)), both
     if isinstance(node, c_ast.BinaryOp):
-        left = _folded(node.left, enumerators, types)
-        right = _folded(node.right, enumerators, types)
+        left = _folded(node.left, enumerators, types, sizes)
+        right = _folded(node.right, enumerators, types, sizes)
         if left is None or right is None:
             return None
         return _binary(node.op, left, right)
@@ -438,6 +453,7 @@ class TypeResolver:
         self.enumerators: dict[str, int] = {}
         self.enum_types: dict[str | int, str] = {}  # an enum's type (``enum_underlying``), by tag or id of its node
         self._anonymous: dict[int, str] = {}  # id(node) -> tag of an anonymous struct/union
+        self.sizes: dict[int, int] = {}  # sizeof of expressions, by the id of the node (the checker's ``sizes``)
 
     def resolve(self, node: c_ast.Node | None) -> TypeInfo:
         if isinstance(node, c_ast.TypeDecl):
@@ -447,7 +463,7 @@ class TypeResolver:
             return self._qualified(TypeInfo("pointer", target=target), node.quals)
         if isinstance(node, c_ast.ArrayDecl):
             element = self.resolve(node.type)
-            length = const_int(node.dim, self.enumerators, self) if node.dim is not None else None
+            length = const_int(node.dim, self.enumerators, self, self.sizes) if node.dim is not None else None
             return TypeInfo("array", target=element, space=element.space, const=element.const, length=length)
         if isinstance(node, c_ast.FuncDecl | FuncDeclExt):
             return TypeInfo("function", target=self.resolve(node.type))
