@@ -73,17 +73,20 @@ def _vec_step_value(m: re.Match[str], width: int | None = None) -> str:
 
 # a typedef of a built-in scalar or vector type (``typedef float4 vec_t;``, and typedefs of those) names the same
 # type for vec_step: its calls are rewritten as the built-in type's
-_TYPEDEF_RE = re.compile(r"\btypedef\s+(?:const\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*;")
+_TYPEDEF_RE = re.compile(
+    r"\btypedef\s+(?:const\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*"
+    r"(?:__attribute__\s*\(\(\s*(?:__)?ext_vector_type(?:__)?\s*\(\s*(\d+)\s*\)\s*\)\)\s*)?;"
+)
 _BUILTIN_TYPE_RE = re.compile(r"(?:char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)?")
 
 
 def _vec_step_of_typedefs(text: str) -> str:
     """``text`` with each ``vec_step(name)`` of a typedef'd built-in scalar or vector type replaced by its value."""
     widths: dict[str, int] = {}
-    for base, name in _TYPEDEF_RE.findall(text):
+    for base, name, ext_width in _TYPEDEF_RE.findall(text):
         builtin = _BUILTIN_TYPE_RE.fullmatch(base)
         if builtin is not None:
-            widths[name] = int(builtin.group(1) or 1)
+            widths[name] = int(ext_width or builtin.group(1) or 1)
         elif base in widths:
             widths[name] = widths[base]
     if not widths:

@@ -15,7 +15,7 @@ from pycparser import c_ast
 from pycparser.c_parser import ParseError
 from pycparserext.ext_c_parser import OpenCLCParser
 
-from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS
+from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width
 
 __all__ = ["BUILTIN_FILE", "parse"]
 
@@ -130,12 +130,13 @@ def _vector_literals(ast: c_ast.FileAST, parentheses: dict[int, tuple[c_ast.Node
     - a comma expression in its own parentheses is one part: ``(int2)((1, 2))`` is ``(int2)(2)``, not ``(1, 2)``.
 
     A cast to a type that is not a vector (a scalar's, ``(float)(f).y``) keeps C's reading. Vector types are
-    known by name: the built-in ones and every typedef of one, at file scope or in a function."""
+    known by name: the built-in ones, every typedef of one, at file scope or in a function, and Clang's
+    ``typedef int T __attribute__((ext_vector_type(3)))``."""
     vectors = {name for name in _PRELUDE_TYPES if _VECTOR_NAME.fullmatch(name)}
 
     class Typedefs(c_ast.NodeVisitor):  # type: ignore[misc]
         def visit_Typedef(self, node: c_ast.Typedef) -> None:  # (in source order: chains of them resolve)
-            if _type_name(node.type) in vectors:
+            if _type_name(node.type) in vectors or ext_vector_width(node.type) is not None:
                 vectors.add(node.name)
 
     Typedefs().visit(ast)

@@ -444,6 +444,22 @@ def _binary(op: str, a: tuple[int, str], b: tuple[int, str]) -> tuple[int, str] 
     return None if r is None else (wrap(r, lookup(t)), t)
 
 
+def ext_vector_width(node: c_ast.Node) -> int | None:
+    """N of Clang's ``__attribute__((ext_vector_type(N)))`` on a declarator (pycparserext's ``TypeDeclExt``
+    keeps a typedef's attributes), or None; the width whatever it is (``vector_widths`` checks it)."""
+    attributes = getattr(node, "attributes", None)
+    for e in attributes.exprs if isinstance(attributes, c_ast.ExprList) else ():
+        if (
+            isinstance(e, c_ast.FuncCall)
+            and isinstance(e.name, c_ast.ID)
+            and e.name.name.strip("_") == "ext_vector_type"
+            and e.args is not None
+            and len(e.args.exprs) == 1
+        ):
+            return const_int(e.args.exprs[0], {})
+    return None
+
+
 class TypeResolver:
     """Type nodes to ``TypeInfo``, knowing the program's typedefs and struct/union definitions."""
 
@@ -457,7 +473,11 @@ class TypeResolver:
 
     def resolve(self, node: c_ast.Node | None) -> TypeInfo:
         if isinstance(node, c_ast.TypeDecl):
-            return self._qualified(self._base(node.type), node.quals)
+            base = self._base(node.type)
+            width = ext_vector_width(node)
+            if width is not None and base.kind == "scalar":  # Clang's vector typedef, as opencl-c.h makes them
+                base = TypeInfo("vector", base.name, width)
+            return self._qualified(base, node.quals)
         if isinstance(node, c_ast.PtrDecl):
             target = self.resolve(node.type)
             return self._qualified(TypeInfo("pointer", target=target), node.quals)
