@@ -2,8 +2,9 @@
 ``switch``, in a helper function, to a label that several gotos share; the work-items that jump wait for the
 others to reach the label (``wia_sim/kernels/jumps.py``). Through the public HAL on the simulator and, where
 installed, on PoCL and Oclgrind, against NumPy; forward into nested blocks and if-statements (cephes' ``goto
-underf``), whatever their conditions; what the executor refuses (into a loop or switch, back into a block) and
-what Clang refuses (undeclared or repeated labels) are build errors. Backward gotos: ``test_kernel_backward_goto.py``.
+underf``) and into loops (past their initialization and first test), whatever their conditions; what the
+executor refuses (into a switch, back into a block) and what Clang refuses (undeclared or repeated labels) are build
+errors. Backward gotos: ``test_kernel_backward_goto.py``.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def _k(body: str) -> str:
     ("source", "line", "message"),
     [
         (_k("    { inside: a[0] = 1; }\n    if (a[1]) goto inside;\n"), 3, "a goto into a block is not supported"),
-        (_k("    goto in_loop;\n    for (int i = 0; i < 2; i++) { in_loop: a[0] += 1; }\n"), 2, "a goto into a block"),
+        (_k("    switch (a[1]) { case 0: in_case: a[0] += 1; }\n    goto in_case;\n"), 3, "a goto into a block"),
         (_k("    goto nowhere;\n"), 2, "use of undeclared label 'nowhere'"),
         (_k("    goto x;\nx: a[0] = 1;\nx: a[1] = 2;\n"), 4, "redefinition of label 'x'"),
     ],
@@ -248,6 +249,62 @@ __kernel void k(__global double* out, __global const double* x, int base) {
     out[g] = shrink(x[g], base);
 }
 """
+
+
+INTO_LOOPS = """
+__kernel void k(__global int* o) {
+    int i = get_global_id(0);
+    int n = 0, s = 0;
+    if (i & 1) goto inside;
+    for (n = 0; n < 5; n++) {
+        s += 100;
+    inside:
+        s += n;
+    }
+    o[i] = s * 10 + n;
+    int w = i;
+    if (i % 3 == 0) goto mid;
+    while (w < 10) {
+        w += 2;
+    mid:
+        w += 1;
+    }
+    o[8 + i] = w;
+    int d = 0;
+    if (i > 4) goto deep;
+    do {
+        d += 1;
+        if (d > 100) {
+        deep:
+            d += 7;
+        }
+    } while (d < 20);
+    o[16 + i] = d;
+    int t = 0, j = 0, q = 0;
+    if (i == 2) goto nested;
+    for (j = 0; j < 3; j++) {
+        for (q = 0; q < 2; q++) {
+            t += 1;
+            if (i == 6) break;
+        nested:
+            t += 10;
+            if (t > 40) goto done;
+        }
+    }
+done:
+    o[24 + i] = t * 10 + j;
+}
+"""
+
+
+def test_gotos_into_loops(device_ctx: wia.Context) -> None:
+    """Into a for, a while and a do-while's body, and into a loop inside a loop: the work-items that jump skip the
+    initialization and the first test, run on from the label, and loop from there as the others do (C99 6.8.6.1;
+    values from PoCL 3.1 and Oclgrind 21.10; the simulator refused them at build)."""
+    (out,) = run_arrays(device_ctx, INTO_LOOPS, "k", [np.full(32, -1, np.int32)], 8, 8)
+    assert out.tolist() == [5105, 4105] * 4 + [10, 10, 11, 10, 10, 11, 10, 10] + [20] * 8 + [441, 441, 431] + [
+        441
+    ] * 3 + [33, 441]
 
 
 def test_the_address_of_a_parameter(device_ctx: wia.Context) -> None:

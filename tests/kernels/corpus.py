@@ -3626,6 +3626,16 @@ BUGS: list[BugCase] = [
         notes="`last` is assigned in a loop that runs i % 4 times: work-items with i % 4 == 0 never assign it",
     ),
     BugCase(
+        "uninitialized_goto",
+        "uninitialized_goto.cl",
+        "skip_init",
+        "uninitialized_private",
+        12,
+        _make_bug_full_groups,
+        safe_to_run=True,
+        notes="work-items with a negative x jump into the loop past `int k = 0`, and its test reads k",
+    ),
+    BugCase(
         "uninitialized_private_array",
         "uninitialized_private_array.cl",
         "scaled_pick",

@@ -139,12 +139,12 @@ CLASSES: dict[str, CheckClass] = {
         r"[Uu]ninitialized value",
         {"OCLGRIND_UNINITIALIZED": "1"},
     ),
-    # -- memory checks (issue 16): Oclgrind reports the use of an uninitialized value (here the store of what was
-    # read to global memory, on the line of the read), not the read itself
+    # -- memory checks (issue 16): Oclgrind reports the use of an uninitialized value (the store of what was read
+    # to global memory, on the line of the read, or a branch on it), not the read itself
     "uninitialized_private": CheckClass(
         wia.InvalidMemoryError,
         r"read of uninitialized __private (variable|array)",
-        r"Uninitialized value written to global memory",
+        r"Uninitialized value written to global memory|Controlflow depends on uninitialized value",
         {"OCLGRIND_UNINITIALIZED": "1"},
     ),
     "uninitialized_global": CheckClass(

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 import math
 from collections.abc import Sequence
 
@@ -211,6 +212,8 @@ class StatementRunner(ExecutorState):
                 if cond is not None and not (do_while and first):
                     self.st.line = _line(cond) or line  # (a do-while's condition is lines below its 'do')
                     active = self.truth(self.eval(cond, active), active)
+                if first and f.jumps:  # work-items on their way to a label inside go in untested (``jumps.py``)
+                    active = self.bound_for(body, active)
                 first = False
                 if not any_lane(active):
                     break
@@ -352,14 +355,21 @@ class StatementRunner(ExecutorState):
             return
         var = Var(ct, name=node.name)
         if node.init is None and self.checks:  # undefined in every lane until it assigns it (``undef.py``)
-            shape = (self.n,) if ct.width == 1 else (self.n, ct.width)
-            origin = Uninit(
-                self.st, "uninitialized_private", f"__private variable '{node.name}' (declared without an initializer)"
-            )
-            var.value = Value(ct, np.zeros(shape, ct.dtype), undef=np.ones(shape, bool), origin=origin)
+            var.value = self._undefined(ct, f"__private variable '{node.name}' (declared without an initializer)")
         if node.init is not None:
             var.value = self.initial_value(ct, node.init, mask)
+            if self.checks and self.frame.jumps:  # a goto past the initializer leaves it undefined (C99 6.8.6.1)
+                jumping = functools.reduce(np.logical_or, self.frame.jumps.values())
+                if any_lane(jumping):
+                    what = f"__private variable '{node.name}' (its initializer jumped over by a goto)"
+                    var.value = merged(~jumping, self.to_value(var.value, ct), self._undefined(ct, what), ct.width)
         scope[node.name] = var
+
+    def _undefined(self, ct: CType, what: str) -> Value:
+        """A variable's value that no lane has assigned (``undef.py``: using it is the finding, naming ``what``)."""
+        shape = (self.n,) if ct.width == 1 else (self.n, ct.width)
+        origin = Uninit(self.st, "uninitialized_private", what)
+        return Value(ct, np.zeros(shape, ct.dtype), undef=np.ones(shape, bool), origin=origin)
 
     def initial_value(self, ct: CType, init: c_ast.Node, mask: Array) -> Value:
         """A scalar's or vector's initializer: an expression, or braces (``{x}``; a vector's components, as many as

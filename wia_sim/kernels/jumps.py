@@ -5,8 +5,9 @@ done;``): the work-items that jump wait, like those that ``break``, until execut
 from there with the others. Backward (a loop written with labels, cephes' ``goto fstart``): the work-items that
 jump run again from the label while the others wait after the ``goto``'s statement (``exec_statements.items``).
 A ``goto`` into a block further on (cephes' ``goto underf`` into nested ``if``s) routes the work-items that jump
-into the blocks and if-statements around the label, whatever their conditions; one into a loop or switch, or
-back into a block, is refused at build time, naming the ``goto``.
+into the blocks, if-statements and loops around the label, whatever their conditions (into a loop: past its
+initialization and its first test, as C's jump does); one into a switch, or back into a block, is refused at
+build time, naming the ``goto``.
 """
 
 from __future__ import annotations
@@ -21,16 +22,16 @@ __all__ = ["jump_problems", "labels_in", "labels_within", "switch_items"]
 @dataclass
 class _Label:
     path: list[tuple[int, int, bool]]  # the blocks around it, outermost first (``_Place``)
-    tail: bool  # a loop or switch lies between its innermost block's item and the label
+    tail: bool  # a switch lies between its innermost block's item and the label
     direct: bool  # the label is an item of its innermost block (not inside one of its statements)
     node: c_ast.Label
 
 
 _Place = tuple[int, int, bool]
-"""A block around a statement: its ``id``, the position of the item that holds the statement, and whether a loop
-or switch lies between the enclosing block's item and this block."""
+"""A block around a statement: its ``id``, the position of the item that holds the statement, and whether a switch
+lies between the enclosing block's item and this block."""
 
-_LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch, c_ast.Case, c_ast.Default)
+_SWITCHES = (c_ast.Switch, c_ast.Case, c_ast.Default)
 
 
 def switch_items(body: c_ast.Node) -> list[c_ast.Node]:
@@ -96,7 +97,7 @@ def jump_problems(body: c_ast.Compound) -> list[tuple[c_ast.Node, str]]:
                 if not isinstance(item, c_ast.Case | c_ast.Default):  # (their statements are items themselves)
                     visit(item, [*path, (id(node), k, True)], False, True)
             return
-        inside = crossed or isinstance(node, _LOOPS)
+        inside = crossed or isinstance(node, _SWITCHES)
         for _, child in node.children():
             visit(child, path, inside, False)
 
@@ -118,8 +119,8 @@ def jump_problems(body: c_ast.Compound) -> list[tuple[c_ast.Node, str]]:
         problems.append(
             (
                 goto,
-                f"a goto into a block is not supported here ('goto {goto.name}': the label is inside a loop or "
-                "switch, or before the goto; a later label inside blocks and if-statements is)",
+                f"a goto into a block is not supported here ('goto {goto.name}': the label is inside a switch, or "
+                "before the goto; a later label inside blocks, if-statements and loops is)",
             )
         )
     return problems
