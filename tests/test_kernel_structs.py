@@ -206,6 +206,25 @@ def test_private_structs_unions_initializers_and_long16_splats(ctx: wia.Context)
             "struct S { char c; int a __attribute__((deprecated)); }; __kernel void k(__global struct S* o) { }",
             "attribute 'deprecated' on struct member 'a'",
         ),
+        # Clang's errors, from a differential sweep of 675 struct and union kernels against PoCL and Oclgrind (the
+        # simulator built these: ``!s`` and a struct holding itself then crashed, ``(int)s`` was NOT_SUPPORTED)
+        (
+            "struct S { int a; }; __kernel void k(__global int* o) { struct S s = {1}; o[0] = !s; }",
+            "invalid argument type 'struct S' to unary expression",
+        ),
+        (
+            "struct S { int a; }; __kernel void k(__global int* o) { struct S s = {1}; o[0] = (int)s; }",
+            "operand of type 'struct S' where arithmetic or pointer type is required",
+        ),
+        (
+            "struct S { int a; struct S b; }; __kernel void k(__global int* o) { o[0] = 1; }",
+            "incomplete type 'struct S'",
+        ),
+        (
+            "__kernel void k(__global int* o) { union U { int a; union U u[2]; }; o[0] = 1; }",
+            "field has incomplete type 'union U'",
+        ),
+        ("struct S { int a; float a; }; __kernel void k(__global int* o) { o[0] = 1; }", "duplicate member 'a'"),
     ],
 )
 def test_compile_errors(source: str, message: str) -> None:

@@ -217,6 +217,9 @@ class ExpressionChecks(CheckerState):
         if op == "!":
             if operand.kind == "vector":
                 return TypeInfo("vector", _signed_of_size(operand.name), operand.width)
+            if operand.kind == "struct":
+                self.error(node, f"invalid argument type '{operand}' to unary expression")
+                return UNKNOWN
             return INT
         if op == "~" and operand.is_arithmetic and operand.name in FLOATS:
             self.error(node, f"invalid argument type '{operand.type_name}' to unary '~'")
@@ -422,6 +425,8 @@ class ExpressionChecks(CheckerState):
                 )
         elif target.kind == "scalar" and value.kind == "vector":
             self.error(node, f"cannot cast the vector '{value.type_name}' to the scalar '{target.type_name}'")
+        elif target.kind in ("scalar", "vector", "pointer") and value.kind == "struct":
+            self.error(node, f"operand of type '{value}' where arithmetic or pointer type is required")
         elif target.kind in ("struct", "array"):
             self.error(node, f"cast to '{target}' is not supported")
         elif target.kind == "pointer" and points_elsewhere(target, value):

@@ -42,6 +42,20 @@ def _records(items: list[c_ast.Node]) -> list[c_ast.Struct | c_ast.Union]:
     return sorted(found.values(), key=lambda n: tuple(c or 0 for c in _coord_of(n)))
 
 
+def _holds_itself(record: c_ast.Struct | c_ast.Union, member: c_ast.Node) -> bool:
+    """Whether a member's type (an array's elements included, not what a pointer points to) is the struct or
+    union being defined, which is incomplete until its closing brace (C99 6.7.2.1p2)."""
+    while isinstance(member, c_ast.ArrayDecl):
+        member = member.type
+    inner = member.type if isinstance(member, c_ast.TypeDecl) else None
+    return (
+        record.name is not None
+        and isinstance(inner, type(record))
+        and inner.name == record.name
+        and (inner.decls is None or inner is record)
+    )
+
+
 class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
     """The kernel type checker; ``frontend.py`` runs it and builds a ``Program`` from what it records."""
 
@@ -124,9 +138,18 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
             else:
                 self.error(node, f"unsupported program-scope construct ({type(node).__name__})")
         for record in _records(items):  # OpenCL C 1.2 6.9 c
+            names: set[str] = set()
             for member in record.decls or []:
-                if isinstance(member, c_ast.Decl) and member.bitsize is not None:
+                if not isinstance(member, c_ast.Decl):
+                    continue
+                if member.bitsize is not None:
                     self.error(member, f"bit-fields are not supported in OpenCL C (member '{member.name}')")
+                if member.name is not None and member.name in names:
+                    self.error(member, f"duplicate member '{member.name}'")
+                names.add(member.name)
+                if _holds_itself(record, member.type):
+                    word = "struct" if isinstance(record, c_ast.Struct) else "union"
+                    self.error(member, f"field has incomplete type '{word} {record.name}'")
         for name, node in self.used_undefined:
             fn = self.functions.get(name)
             if fn is not None and fn.node is None:
