@@ -108,3 +108,32 @@ def test_sizeof_of_an_expression_is_an_integer_constant(device_ctx: wia.Context)
     case labels take it (the simulator refused it as a variable-length array: from a differential sweep)."""
     (o,) = run_arrays(device_ctx, CONSTANT_SIZES, "constant_sizes", [np.full(5, -1, np.int32)], 1, 1)
     np.testing.assert_array_equal(o, [64, 16, 4, 8, 1])
+
+
+CONST_LENGTHS = r"""
+#define LOGN 6
+__constant int M = 4;
+__kernel void const_lengths(__global int* o) {
+    const int N = (1 << LOGN);
+    const uchar U = 300;
+    float2 d[N + 8 * (LOGN - 2)];
+    int m[M];
+    int u[U];
+    __local float t[M * 2];
+    for (int i = 0; i < M; i++)
+        m[i] = i * 3;
+    o[0] = sizeof(d);
+    o[1] = sizeof(m) + m[M - 1];
+    o[2] = sizeof(u);
+    o[3] = sizeof(t);
+}
+"""
+
+
+def test_a_const_integer_initialized_with_a_constant_is_an_array_length(device_ctx: wia.Context) -> None:
+    """Clang folds a ``const`` integer variable whose initializer is a constant where C wants an integer constant
+    expression (in C it would make a variable-length array), in a function or at program scope, converted to its
+    type (``(uchar)300`` is 44). Real-world kernels size arrays this way (Altera's FFT: ``const int N = (1 <<
+    LOGN); float2 d[N + ...]``); the simulator refused them as variable-length arrays."""
+    (o,) = run_arrays(device_ctx, CONST_LENGTHS, "const_lengths", [np.full(4, -1, np.int32)], 1, 1)
+    np.testing.assert_array_equal(o, [8 * 96, 16 + 9, 4 * 44, 32])

@@ -11,6 +11,7 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
+from wia_sim.kernels.ctype import lookup, wrap
 from wia_sim.kernels.initializers import (
     StringItems,
     designated_member,
@@ -24,7 +25,17 @@ from wia_sim.kernels.literals import c_string
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, UNSUPPORTED_BUILTINS, is_builtin_function
 from wia_sim.kernels.structs import check_struct, size_align
-from wia_sim.kernels.types import OPAQUE_TYPES, SPACES, UNKNOWN, TypeInfo, const_int, enum_underlying, enumerator_types
+from wia_sim.kernels.types import (
+    FLOATS,
+    OPAQUE_TYPES,
+    SCALAR_SIZES,
+    SPACES,
+    UNKNOWN,
+    TypeInfo,
+    const_int,
+    enum_underlying,
+    enumerator_types,
+)
 
 __all__ = ["DeclarationChecks"]
 
@@ -206,14 +217,16 @@ class DeclarationChecks(CheckerState):
         if t.space != "constant":
             self.error(node, f"program-scope variable '{node.name}' must be declared in the __constant address space")
             return
+        value = None
         if node.init is None:
             self.error(node, f"program-scope __constant variable '{node.name}' must be initialized")
         else:
             self.check_initializer(node.init, t, node)
+            value = self.folded_constant(t, node.init)
         self.check_array_dims(node, None)
         if node.name in self.scopes[0] or node.name in self.functions:
             self.error(node, f"redefinition of '{node.name}'")
-        self.scopes[0][node.name] = _Symbol(node.name, "global", t, _coord_of(node)[0])
+        self.scopes[0][node.name] = _Symbol(node.name, "global", t, _coord_of(node)[0], value)
         self.constants[node.name] = node
 
     def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str) -> None:
@@ -565,9 +578,10 @@ class DeclarationChecks(CheckerState):
             self.error(node, reserved)
         if node.name in scope:
             self.error(node, f"redefinition of '{node.name}'")
-        scope[node.name] = _Symbol(node.name, "var", t, _coord_of(node)[0])
+        symbol = scope[node.name] = _Symbol(node.name, "var", t, _coord_of(node)[0])
         if node.init is not None and space != "local":
             self.check_initializer(node.init, t, node)
+            symbol.value = self.folded_constant(t, node.init)
 
     def local_constant(self, node: c_ast.Decl, ctx: _Context) -> None:
         """A ``__constant`` variable in a function: only at a kernel's outermost scope (OpenCL C 1.2 6.5.3), one
@@ -620,6 +634,15 @@ class DeclarationChecks(CheckerState):
             ctx.local_vars.append(
                 LocalVar(node.name, element.name, element.width, tuple(shape), line, node, struct_size)
             )
+
+    def folded_constant(self, t: TypeInfo, init: c_ast.Node) -> int | None:
+        """The value of a ``const`` integer variable whose initializer is an integer constant expression, in its
+        type: Clang folds such a variable where C wants a constant (``const int N = 4; float buf[N];``)."""
+        integer = t.kind == "scalar" and t.name in SCALAR_SIZES and t.name not in FLOATS
+        if not integer or not t.const or isinstance(init, c_ast.InitList):
+            return None
+        value = const_int(init, self.enumerators, self.types, self.sizes)
+        return None if value is None else wrap(value, lookup(t.name))
 
     def sized_dims(self, node: c_ast.Decl) -> None:
         """Look at an array's dimensions quietly before its type is resolved, so that a ``sizeof`` of an

@@ -12,7 +12,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels import async_copy
 from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
-from wia_sim.kernels.ctype import common_type, comparison_type
+from wia_sim.kernels.ctype import common_type, comparison_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.literals import char_constant
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, is_builtin_function
@@ -64,6 +64,8 @@ class ExpressionChecks(CheckerState):
     def expr_ID(self, node: c_ast.ID) -> TypeInfo:
         symbol = self.lookup(node.name)
         if symbol is not None:
+            if symbol.value is not None:  # a const integer Clang folds: a constant here (``TypeResolver.named``)
+                self.types.named[id(node)] = (symbol.value, promoted(ctype_lookup(symbol.type.name)).name)
             return symbol.type
         if node.name in BUILTIN_CONSTANTS:
             return UINT if node.name.startswith("CLK_") else FLOAT

@@ -57,6 +57,7 @@ class _Symbol:
     kind: Literal["var", "param", "global", "enumerator"]
     type: TypeInfo
     line: int | None
+    value: int | None = None  # a const integer initialized with a constant: Clang folds it (``TypeResolver.named``)
 
 
 @dataclass

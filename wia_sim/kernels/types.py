@@ -373,7 +373,9 @@ def _folded(
         return None
     if isinstance(node, c_ast.ID):
         e = enumerators.get(node.name)
-        return None if e is None else (e, "int" if -(2**31) <= e < 2**31 else "long")
+        if e is None:
+            return types.named.get(id(node)) if types is not None else None
+        return e, "int" if -(2**31) <= e < 2**31 else "long"
     if isinstance(node, c_ast.UnaryOp):
         if node.op == "sizeof" and not isinstance(node.expr, c_ast.Typename):  # of an expression: by its type
             known = sizes.get(id(node)) if sizes is not None else None
@@ -470,6 +472,10 @@ class TypeResolver:
         self.enum_types: dict[str | int, str] = {}  # an enum's type (``enum_underlying``), by tag or id of its node
         self._anonymous: dict[int, str] = {}  # id(node) -> tag of an anonymous struct/union
         self.sizes: dict[int, int] = {}  # sizeof of expressions, by the id of the node (the checker's ``sizes``)
+        self.named: dict[int, tuple[int, str]] = {}
+        """The value and promoted type of each use of a ``const`` integer variable initialized with a constant, by
+        the id of its identifier: Clang folds ``const int N = 4; float buf[N];`` to a fixed-size array (a C
+        variable-length array otherwise), as real-world kernels use it."""
 
     def resolve(self, node: c_ast.Node | None) -> TypeInfo:
         if isinstance(node, c_ast.TypeDecl):
