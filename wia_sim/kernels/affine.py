@@ -12,13 +12,13 @@ from __future__ import annotations
 
 import functools
 import math
-import operator
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from wia_sim.kernels import scratch
+from wia_sim.kernels.ctype import COMPARE
 from wia_sim.kernels.lanes import Geometry, lanes_of
 
 __all__ = ["CONVERSE", "MIN_LANES", "Affine"]
@@ -214,7 +214,7 @@ class Affine:
             for axis, (k, n) in enumerate(zip(self.strides, shape, strict=True)):
                 if n > 1:
                     small = small + k * np.arange(n, dtype=np.int64).reshape(_axis_shape(axis))
-            held = _HOLDS[op](small, c)
+            held = COMPARE[op](small, c)
             out = np.empty(self.grid, bool)
             out[...] = held
             return out.reshape(-1)
@@ -222,7 +222,7 @@ class Affine:
         if step < 0:  # value op c  <=>  -value op' -c, and -value rises with the lane
             base, step, c, op = -base, -step, -c, CONVERSE[op]
         if step == 0:
-            return np.full(n, _HOLDS[op](base, c))
+            return np.full(n, COMPARE[op](base, c))
         below = min(max(-((base - c) // step), 0), n)  # lanes whose value < c: ceil((c - base) / step)
         upto = min(max((c - base) // step + 1, 0), n)  # lanes whose value <= c
         lo, hi, inside = {
@@ -275,15 +275,6 @@ class Affine:
 CONVERSE = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 """The comparison with its operands swapped (``x < y`` is ``y > x``), which also holds of the negated operands
 (``-x > -y``)."""
-
-_HOLDS = {
-    "<": operator.lt,
-    "<=": operator.le,
-    ">": operator.gt,
-    ">=": operator.ge,
-    "==": operator.eq,
-    "!=": operator.ne,
-}
 
 
 def _times(c: Coefficients, k: int) -> Coefficients:

@@ -177,10 +177,10 @@ class DeclarationChecks(CheckerState):
         """The value of an integer constant expression that nothing has checked yet: a ``sizeof`` of an
         expression in it is known once its operand's type is (``sizes``), whose errors are the caller's to
         report (as "not a constant")."""
-        value = const_int(node, self.enumerators, self.types, self.sizes)
+        value = const_int(node, self.enumerators, self.types)
         if value is None:
             self.expr_quiet(node)
-            value = const_int(node, self.enumerators, self.types, self.sizes)
+            value = const_int(node, self.enumerators, self.types)
         return value
 
     def static_assert(self, node: c_ast.StaticAssert) -> None:
@@ -389,7 +389,7 @@ class DeclarationChecks(CheckerState):
                 and attr.name.name == "reqd_work_group_size"
             ):
                 args = attr.args.exprs if attr.args is not None else []
-                values = [const_int(a, self.enumerators, self.types, self.sizes) for a in args]
+                values = [const_int(a, self.enumerators, self.types) for a in args]
                 if len(values) != 3 or any(v is None or v < 1 for v in values):
                     self.error(attr, "reqd_work_group_size needs three positive integer constants")
                     return None
@@ -641,7 +641,7 @@ class DeclarationChecks(CheckerState):
         integer = t.kind == "scalar" and t.name in SCALAR_SIZES and t.name not in FLOATS
         if not integer or not t.const or isinstance(init, c_ast.InitList):
             return None
-        value = const_int(init, self.enumerators, self.types, self.sizes)
+        value = const_int(init, self.enumerators, self.types)
         return None if value is None else wrap(value, lookup(t.name))
 
     def sized_dims(self, node: c_ast.Decl) -> None:
@@ -662,7 +662,7 @@ class DeclarationChecks(CheckerState):
                     self.error(node, f"array '{node.name}' has no size")
             else:
                 self.expr(arr.dim)
-                size = const_int(arr.dim, self.enumerators, self.types, self.sizes)
+                size = const_int(arr.dim, self.enumerators, self.types)
                 if size is None:
                     what = f"the size of '{node.name}' is not a constant"
                     self.error(arr.dim, f"variable-length arrays are not supported ({what})")
@@ -852,7 +852,7 @@ class DeclarationChecks(CheckerState):
             found = designated_member(self.types, t, d.name)
             assert found is not None
             return found
-        k = const_int(d, self.enumerators, self.types, self.sizes)
+        k = const_int(d, self.enumerators, self.types)
         assert k is not None
         return k, False
 
@@ -868,7 +868,7 @@ class DeclarationChecks(CheckerState):
             return None
         if t.kind != "array":
             return f"array designator in an initializer of '{t}', which is not an array"
-        k = const_int(d, self.enumerators, self.types, self.sizes)
+        k = const_int(d, self.enumerators, self.types)
         if k is None or k < 0 or (t.length is not None and k >= t.length):
             return "array designator index is not a constant within the array's bounds"
         return None

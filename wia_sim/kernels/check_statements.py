@@ -150,7 +150,7 @@ class StatementChecks(CheckerState):
             switch.default = line
             return
         self.expr(node.expr)
-        value = const_int(node.expr, self.enumerators, self.types, self.sizes)
+        value = const_int(node.expr, self.enumerators, self.types)
         if value is None:
             self.error(node.expr, "case label is not an integer constant expression")
             return

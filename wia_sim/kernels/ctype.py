@@ -158,6 +158,17 @@ def wrap(value: int, t: CType) -> int:
 _INT_DIVIDE = {"/", "%"}
 
 
+COMPARE = {
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+    "==": np.equal,
+    "!=": np.not_equal,
+}
+"""C's comparison operators as NumPy's (exact on integers of one type, as C compares after conversion)."""
+
+
 def arithmetic(op: str, a: np.ndarray, b: np.ndarray, t: CType) -> np.ndarray:
     """``a op b`` for operands already converted to ``t``: + - * / % << >> & | ^ with C's semantics.
 

@@ -34,6 +34,7 @@ from wia_sim.kernels.affine import CONVERSE, Affine
 from wia_sim.kernels.async_copy import AsyncCopies, kernel_end_line
 from wia_sim.kernels.conversions import float32_literal
 from wia_sim.kernels.ctype import (
+    COMPARE,
     INT,
     SCALARS,
     CType,
@@ -126,15 +127,7 @@ _STEP_MASKS = 64
 """How many partial masks ``step`` holds (each kept alive, a lane mask's memory) before adding them to the lanes'
 step counts."""
 
-_COMPARE = {
-    "<": np.less,
-    "<=": np.less_equal,
-    ">": np.greater,
-    ">=": np.greater_equal,
-    "==": np.equal,
-    "!=": np.not_equal,
-}
-_COMPARISONS = set(_COMPARE)
+_COMPARISONS = set(COMPARE)
 
 
 def _float_literal(text: str, t: CType) -> Array:
@@ -318,7 +311,7 @@ def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
     """``left op right``, with the operand conversions and the operation decided once per pair of operand types."""
     op, left, right = node.op, node.left, node.right
     specs: dict[tuple[str, int, str, int], _Binary] = {}
-    compare = _COMPARE.get(op)
+    compare = COMPARE.get(op)
     direct = _DIRECT.get(op)
 
     # an operand that is an element of an array may be taken as a view of memory (no copy) when nothing can store
@@ -743,7 +736,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
         x = self._conv(a, t)
         y = self._conv(b, t)
         self.count(self._kind(t), mask, t.width)
-        compare = _COMPARE.get(op)
+        compare = COMPARE.get(op)
         if compare is not None:
             r = compare(x, y)
             rt = comparison_type(t)

@@ -245,4 +245,4 @@ class Program:
 
     def const_int(self, expr: c_ast.Node) -> int | None:
         """The value of an integer constant expression (array sizes, enumerators), None if it is not one."""
-        return const_int(expr, self.enumerators, self._types, self.sizes)
+        return const_int(expr, self.enumerators, self._types)

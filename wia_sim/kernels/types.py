@@ -9,7 +9,7 @@ are typed in the checker and in ``Program.type_of``.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -301,17 +301,12 @@ def _c_div(a: int, b: int) -> int:
     return q if (a < 0) == (b < 0) else -q
 
 
-def const_int(
-    node: c_ast.Node | None,
-    enumerators: dict[str, int],
-    types: TypeResolver | None = None,
-    sizes: Mapping[int, int] | None = None,
-) -> int | None:
+def const_int(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeResolver | None = None) -> int | None:
     """Evaluate an integer constant expression on the AST (C99 6.6); None if it is not one. Computed in its C
-    types (``_folded``): ``-1 < 1u`` is 0, as the usual arithmetic conversions make it. ``sizes``: ``sizeof`` of
-    expression operands by the ``id`` of the ``sizeof`` node (the checker's, ``Program.sizes``), for
-    ``sizeof(b) / sizeof(b[0])``; without them only ``sizeof(type)`` is a constant."""
-    folded = _folded(node, enumerators, types, sizes)
+    types (``_folded``): ``-1 < 1u`` is 0, as the usual arithmetic conversions make it. What the checker learnt
+    of the expression's nodes comes through ``types`` (``TypeResolver.sizes`` and ``named``): without it, only
+    ``sizeof(type)`` and no variable is a constant."""
+    folded = _folded(node, enumerators, types)
     return None if folded is None else folded[0]
 
 
@@ -354,12 +349,7 @@ def _literal_type(text: str, value: int) -> str:
     return "ulong"
 
 
-def _folded(
-    node: c_ast.Node | None,
-    enumerators: dict[str, int],
-    types: TypeResolver | None,
-    sizes: Mapping[int, int] | None = None,
-) -> tuple[int, str] | None:
+def _folded(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeResolver | None) -> tuple[int, str] | None:
     """An integer constant expression's value and (promoted) type, or None."""
     if isinstance(node, c_ast.Constant):
         if node.type == "char" or node.value.startswith("'"):  # (pycparser types 'ab' as an int)
@@ -378,7 +368,7 @@ def _folded(
         return e, "int" if -(2**31) <= e < 2**31 else "long"
     if isinstance(node, c_ast.UnaryOp):
         if node.op == "sizeof" and not isinstance(node.expr, c_ast.Typename):  # of an expression: by its type
-            known = sizes.get(id(node)) if sizes is not None else None
+            known = types.sizes.get(id(node)) if types is not None else None
             return None if known is None else (known, "ulong")
         if node.op in ("sizeof", "_Alignof", "alignof"):
             resolver = types if types is not None else TypeResolver()
@@ -391,7 +381,7 @@ def _folded(
                 except ValueError:
                     return None
             return (ti.element_size, "ulong") if ti is not None and ti.element_size is not None else None
-        inner = _folded(node.expr, enumerators, types, sizes)
+        inner = _folded(node.expr, enumerators, types)
         if inner is None:
             return None
         v, t = inner
@@ -401,22 +391,22 @@ def _folded(
             return None
         return wrap({"-": -v, "+": v, "~": ~v}[node.op], lookup(t)), t
     if isinstance(node, c_ast.Cast):
-        inner = _folded(node.expr, enumerators, types, sizes)
+        inner = _folded(node.expr, enumerators, types)
         target = (types if types is not None else TypeResolver()).resolve(node.to_type)
         if inner is None or target.kind != "scalar" or target.name not in _INTEGER_SCALARS:
             return inner
         return wrap(inner[0], lookup(target.name)), _promoted(target.name)  # (uchar)300 is 44
     if isinstance(node, c_ast.TernaryOp):
-        cond = _folded(node.cond, enumerators, types, sizes)
-        yes = _folded(node.iftrue, enumerators, types, sizes)
-        no = _folded(node.iffalse, enumerators, types, sizes)
+        cond = _folded(node.cond, enumerators, types)
+        yes = _folded(node.iftrue, enumerators, types)
+        no = _folded(node.iffalse, enumerators, types)
         if cond is None or yes is None or no is None:
             return None
         both = _common(yes[1], no[1])
         return wrap((yes if cond[0] else no)[0], lookup(both)), both
     if isinstance(node, c_ast.BinaryOp):
-        left = _folded(node.left, enumerators, types, sizes)
-        right = _folded(node.right, enumerators, types, sizes)
+        left = _folded(node.left, enumerators, types)
+        right = _folded(node.right, enumerators, types)
         if left is None or right is None:
             return None
         return _binary(node.op, left, right)
@@ -448,7 +438,8 @@ def _binary(op: str, a: tuple[int, str], b: tuple[int, str]) -> tuple[int, str] 
 
 def ext_vector_width(node: c_ast.Node) -> int | None:
     """N of Clang's ``__attribute__((ext_vector_type(N)))`` on a declarator (pycparserext's ``TypeDeclExt``
-    keeps a typedef's attributes), or None; the width whatever it is (``vector_widths`` checks it)."""
+    keeps a typedef's attributes), or None; the width as written (one past 2, 3, 4, 8 and 16, which Clang takes,
+    is NOT_SUPPORTED by the executor at launch)."""
     attributes = getattr(node, "attributes", None)
     for e in attributes.exprs if isinstance(attributes, c_ast.ExprList) else ():
         if (
@@ -471,7 +462,7 @@ class TypeResolver:
         self.enumerators: dict[str, int] = {}
         self.enum_types: dict[str | int, str] = {}  # an enum's type (``enum_underlying``), by tag or id of its node
         self._anonymous: dict[int, str] = {}  # id(node) -> tag of an anonymous struct/union
-        self.sizes: dict[int, int] = {}  # sizeof of expressions, by the id of the node (the checker's ``sizes``)
+        self.sizes: dict[int, int] = {}  # sizeof of expressions, by the id of the sizeof node (``Program.sizes``)
         self.named: dict[int, tuple[int, str]] = {}
         """The value and promoted type of each use of a ``const`` integer variable initialized with a constant, by
         the id of its identifier: Clang folds ``const int N = 4; float buf[N];`` to a fixed-size array (a C
@@ -489,7 +480,7 @@ class TypeResolver:
             return self._qualified(TypeInfo("pointer", target=target), node.quals)
         if isinstance(node, c_ast.ArrayDecl):
             element = self.resolve(node.type)
-            length = const_int(node.dim, self.enumerators, self, self.sizes) if node.dim is not None else None
+            length = const_int(node.dim, self.enumerators, self) if node.dim is not None else None
             return TypeInfo("array", target=element, space=element.space, const=element.const, length=length)
         if isinstance(node, c_ast.FuncDecl | FuncDeclExt):
             return TypeInfo("function", target=self.resolve(node.type))
