@@ -19,6 +19,7 @@ from wia_sim.kernels.signatures import (
     conversion,
     is_builtin_function,
 )
+from wia_sim.kernels.structs import layout, size_align
 from wia_sim.kernels.table_types import check_table_call, resolved_call
 from wia_sim.kernels.types import (
     FLOAT,
@@ -48,6 +49,8 @@ class CallChecks(CheckerState):
             self.error(node, "calls through function pointers are not supported")
             return UNKNOWN
         name = node.name.name
+        if name == "offsetof" and args and isinstance(args[0], c_ast.Typename):  # (``frontend``: Clang's spelling)
+            return self.offsetof(node, args[0], args[1])
         symbol = self.lookup(name)
         if symbol is None and name in self.overloads:
             return self.call_overload(node, name, args)
@@ -76,6 +79,43 @@ class CallChecks(CheckerState):
         else:
             self.error(node, f"call to undeclared function '{name}'")
         return UNKNOWN
+
+    def offsetof(self, node: c_ast.FuncCall, typename: c_ast.Typename, designator: c_ast.Node) -> TypeInfo:
+        """``__builtin_offsetof(type, member-designator)`` (C99 7.17): the byte offset of a member, at any depth
+        and through constant array subscripts, an integer constant (``sizes``: the executor reads it there)."""
+        t = self.types.resolve(typename.type)
+        path: list[c_ast.Node] = []
+        d = designator
+        while isinstance(d, c_ast.StructRef | c_ast.ArrayRef):
+            path.append(d)
+            d = d.name
+        path.append(d)
+        offset = 0
+        for step in reversed(path):
+            if isinstance(step, c_ast.ArrayRef):
+                index = self.constant(step.subscript)
+                if t.kind != "array" or t.target is None:
+                    self.error(step, f"subscripted value is not an array (it is '{t}')")
+                    return ULONG
+                if index is None:
+                    self.error(step, "the index in offsetof must be an integer constant")
+                    return ULONG
+                t = t.target
+                offset += index * size_align(t, self.types)[0]
+                continue
+            member = step.field.name if isinstance(step, c_ast.StructRef) else step.name
+            if t.kind != "struct" or t.name not in self.types.structs:
+                self.error(step, f"offsetof requires struct, union, or class type, '{t}' invalid")
+                return ULONG
+            found = layout(t.name, self.types).member(member)
+            mt = self.types.find_member(t.name, member)
+            if found is None or mt is None:
+                self.error(step, f"no member named '{member}' in '{t}'")
+                return ULONG
+            offset += found.offset
+            t = mt
+        self.sizes[id(node)] = offset
+        return ULONG
 
     def call_overload(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> TypeInfo:
         """A call to a family of overloadable functions (``check_decls.overload``): the member Clang's overload

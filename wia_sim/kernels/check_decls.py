@@ -549,8 +549,8 @@ class DeclarationChecks(CheckerState):
         self.register_enumerators(node.type)
         if node.name is None:
             return  # a struct/union/enum declaration
-        if isinstance(node.type, c_ast.FuncDecl | FuncDeclExt):
-            self.error(node, f"function declarations inside functions are not supported ('{node.name}')")
+        if isinstance(node.type, c_ast.FuncDecl | FuncDeclExt):  # a prototype (C99 6.7.5.3), as at file scope
+            self.declare_function(node, None)
             return
         if _has_function_pointer(t):
             self.error(node, f"function pointers are not supported ('{node.name}')")

@@ -142,7 +142,7 @@ class ExpressionChecks(CheckerState):
         if node.type == "->":
             if base.kind == "unknown":
                 return UNKNOWN
-            if base.kind != "pointer" or base.target is None:
+            if base.kind not in ("pointer", "array") or base.target is None:  # (an array decays to a pointer)
                 self.error(node, f"member reference type '{base}' is not a pointer")
                 return UNKNOWN
             base = base.target
@@ -192,6 +192,11 @@ class ExpressionChecks(CheckerState):
                 if op == "sizeof" and not string:  # from the operand's type: never evaluated (C99 6.5.3.4p2)
                     with contextlib.suppress(ValueError):  # (no size known here: the executor works it out)
                         self.sizes[id(node)] = size_align(t, self.types)[0]
+                elif op != "sizeof":  # GNU's alignment of an expression's type, which Clang takes
+                    try:
+                        self.sizes[id(node)] = size_align(t, self.types)[1]
+                    except ValueError:
+                        self.error(node, f"invalid application of '{op}' to an expression of type '{t}'")
             return ULONG
         operand = self.expr(node.expr)
         if op in ("++", "--", "p++", "p--"):
@@ -429,7 +434,10 @@ class ExpressionChecks(CheckerState):
             self.error(node, f"cannot cast the vector '{value.type_name}' to the scalar '{target.type_name}'")
         elif target.kind in ("scalar", "vector", "pointer") and value.kind == "struct":
             self.error(node, f"operand of type '{value}' where arithmetic or pointer type is required")
-        elif target.kind in ("struct", "array"):
+        elif target.kind == "struct" and not (value.kind == "struct" and value.name == target.name):
+            if value.kind != "unknown":  # (to its own type: Clang takes it, the value unchanged)
+                self.error(node, f"used type '{target}' where arithmetic or pointer type is required")
+        elif target.kind == "array":
             self.error(node, f"cast to '{target}' is not supported")
         elif target.kind == "pointer" and points_elsewhere(target, value):
             self.error(node, f"casting '{value}' to type '{target}' changes address space of pointer")
@@ -491,9 +499,39 @@ class ExpressionChecks(CheckerState):
         if isinstance(target, c_ast.Cast):  # Clang's words for a cast itself (a vector literal's member: not)
             self.error(at, "assignment to cast is illegal, lvalue casts are not supported")
             return
-        problem = self.not_assignable(target)
+        problem = self.not_assignable(target) or self.const_member(target)
         if problem:
             self.error(at, problem)
+
+    def const_member(self, target: c_ast.Node) -> str | None:
+        """Clang's error for an assignment to a whole struct or union with a const member (C99 6.3.2.1p1: not a
+        modifiable lvalue), at any depth."""
+        t = self.expr_quiet(target)
+        found = self._const_member(t) if t.kind == "struct" else None
+        if found is None:
+            return None
+        name, nested = found
+        if isinstance(target, c_ast.ID):
+            what = f"variable '{target.name}'"
+        elif isinstance(target, c_ast.StructRef):
+            what = f"non-static data member '{target.field.name}'"
+        else:
+            what = "lvalue"
+        return f"cannot assign to {what} with {'nested ' if nested else ''}const-qualified data member '{name}'"
+
+    def _const_member(self, t: TypeInfo, depth: int = 0) -> tuple[str, bool] | None:
+        """The first const member of the struct ``t`` (a member struct's, at any depth), and whether nested."""
+        if depth > 64:  # (a struct cannot hold itself: reported elsewhere)
+            return None
+        for name, mt in self.types.fields(t.name):
+            if mt.const:
+                return name or "", depth > 0
+            inner = mt.innermost
+            if inner.kind == "struct":
+                found = self._const_member(inner, depth + 1)
+                if found is not None:
+                    return found
+        return None
 
     def not_assignable(self, node: c_ast.Node) -> str | None:
         if isinstance(node, c_ast.ID):

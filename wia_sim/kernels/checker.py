@@ -25,6 +25,7 @@ from wia_sim.kernels.check_statements import StatementChecks
 from wia_sim.kernels.parsing import BUILTIN_FILE
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo
+from wia_sim.kernels.structs import member_attributes
 from wia_sim.kernels.types import TypeResolver
 
 __all__ = ["Checker"]
@@ -65,6 +66,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         suppressed: set[str],
         extensions: frozenset[str] = FLOAT_EXTENSIONS,
         enabled: frozenset[str] = frozenset({"all"}),
+        packing: tuple[tuple[int, int], ...] = (),
     ) -> None:
         self.filename = filename
         self.suppressed = suppressed
@@ -79,6 +81,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         )
         self.diagnostics: list[Diagnostic] = []
         self.types = TypeResolver()
+        self.types.packing = packing
         self.scopes: list[dict[str, _Symbol]] = [{}]
         self.functions: dict[str, _Function] = {}
         self.constants: dict[str, c_ast.Decl] = {}
@@ -92,13 +95,34 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
         self.vector_subscripts: set[int] = set()  # ArrayRef nodes of a vector's component (Program's)
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
-        self.sizes: dict[int, int] = self.types.sizes  # sizeof of an expression, by its node (Program.sizes)
+        self.sizes: dict[int, int] = self.types.sizes  # sizeof/_Alignof of an expression (Program.sizes)
         self.list_lengths: dict[int, int] = {}  # arrays of unknown length sized by their lists (Program.list_lengths)
         self.unloaded: set[int] = set()  # operands of & and sizeof: not read (ExpressionChecks.loaded_half)
         self.overloads: dict[str, list[_Function]] = {}  # overloadable functions by their name (check_decls.overload)
         self.struct_names: dict[str, str] = {}  # tag of an anonymous struct -> the typedef that names it
 
     # -- diagnostics
+    def alignments(self, attributes: list[c_ast.Node]) -> None:
+        """Clang's error for an ``aligned(N)`` attribute whose N is not a power of 2."""
+        for e in attributes:
+            if not (isinstance(e, c_ast.FuncCall) and isinstance(e.name, c_ast.ID) and e.args is not None):
+                continue
+            if e.name.name in ("aligned", "__aligned__") and len(e.args.exprs) == 1:
+                value = self.constant(e.args.exprs[0])
+                if value is not None and (value <= 0 or value & (value - 1)):
+                    self.error(e, "requested alignment is not a power of 2")
+
+    def flexible(self, record: c_ast.Struct | c_ast.Union, member: c_ast.Decl, last: bool, alone: bool) -> None:
+        """Clang's errors for a flexible array member (``int a[];``) that is not the last of a struct with others."""
+        name = member.name
+        if isinstance(record, c_ast.Union):
+            self.error(member, f"flexible array member '{name}' in a union is not allowed")
+        elif not last:
+            t = self.types.resolve(member.type)
+            self.error(member, f"flexible array member '{name}' with type '{t}' is not at the end of struct")
+        elif alone:
+            self.error(member, f"flexible array member '{name}' not allowed in otherwise empty struct")
+
     def error(self, node: c_ast.Node | None, message: str) -> None:
         if isinstance(node, c_ast.Decl):
             # point at the declared name, not at the '*' of a pointer declarator
@@ -139,9 +163,13 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
                 self.error(node, f"unsupported program-scope construct ({type(node).__name__})")
         for record in _records(items):  # OpenCL C 1.2 6.9 c
             names: set[str] = set()
-            for member in record.decls or []:
-                if not isinstance(member, c_ast.Decl):
-                    continue
+            attrib = getattr(record, "attrib", None)
+            self.alignments(attrib.exprlist.exprs if attrib is not None and attrib.exprlist is not None else [])
+            members = [m for m in record.decls or [] if isinstance(m, c_ast.Decl)]
+            for k, member in enumerate(members):
+                self.alignments(member_attributes(member))
+                if isinstance(member.type, c_ast.ArrayDecl) and member.type.dim is None:  # C99 6.7.2.1p16
+                    self.flexible(record, member, k == len(members) - 1, len(members) == 1)
                 if member.bitsize is not None:
                     self.error(member, f"bit-fields are not supported in OpenCL C (member '{member.name}')")
                 if member.name is not None and member.name in names:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from pycparser import c_ast
+from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
@@ -291,6 +292,8 @@ class StatementRunner(ExecutorState):
             self.decl(bare, np.zeros(self.n, dtype=bool))
 
     def decl(self, node: c_ast.Decl, mask: Array) -> None:
+        if isinstance(node.type, c_ast.FuncDecl | FuncDeclExt):  # a function's prototype: nothing to make
+            return
         scope = self.frame.scopes[-1]
         t = self.program.type_of(node)
         if t.space == "constant":  # one object for the launch (OpenCL C 1.2 6.5.3), made when first reached

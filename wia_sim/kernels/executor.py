@@ -658,8 +658,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
                 raise UnsupportedKernel(f"line {_line(node)}: '*' of a non-pointer")
             return self.load(p, mask)
         if op in ("_Alignof", "alignof"):  # also __alignof__ (``frontend``): Clang's extension in OpenCL C
-            if not isinstance(node.expr, c_ast.Typename):
-                raise UnsupportedKernel(f"line {_line(node)}: {op} of an expression (give a type)")
+            if not isinstance(node.expr, c_ast.Typename):  # of an expression's type (the checker's)
+                return Value(ULONG, np.asarray(self.program.sizes[id(node)], np.uint64))
             return Value(ULONG, np.asarray(size_align(self.program.type_of(node.expr), self.types)[1], np.uint64))
         if op == "sizeof":
             known = self.program.sizes.get(id(node))

@@ -62,6 +62,8 @@ _VEC_STEP_TYPE_RE = re.compile(
 
 _GNU_ALIGNOF_RE = re.compile(r"\b__alignof(?:__)?\b")
 """Clang's spellings of C11's ``_Alignof``, which the parser knows: rewritten to it, padded to keep columns."""
+_BUILTIN_OFFSETOF_RE = re.compile(r"\b__builtin_offsetof\b")
+"""Clang's ``__builtin_offsetof``, rewritten to the ``offsetof`` pycparser parses (a type, then a designator)."""
 
 
 def _vec_step_value(m: re.Match[str], width: int | None = None) -> str:
@@ -133,9 +135,10 @@ def compile_source(
         raise fail()
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, _VEC_TYPE_HINT_RE.sub(_hide_type_hint, hoisted_attributes(pp.text)))
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
+    text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))
     found = [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
-    checker = Checker(filename, outcome.failed_names, extensions, pp.enabled)
+    checker = Checker(filename, outcome.failed_names, extensions, pp.enabled, pp.packing)
     try:
         checker.run(outcome.ast)
     except RecursionError:

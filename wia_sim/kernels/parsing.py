@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 from pycparser.c_parser import ParseError
-from pycparserext.ext_c_parser import OpenCLCParser
+from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, StructExt
 
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width
 
@@ -115,6 +115,40 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         if wrapped:
             self.parentheses[id(node)] = (node, self.parentheses.get(id(node), (node, 0))[1] + 1)
         return node
+
+    def _parse_unary_expression(self) -> c_ast.Node:
+        """``_Alignof`` (and ``__alignof__``, rewritten to it) of an expression, as GCC and Clang take it: the
+        alignment of its type (pycparser takes only a type name)."""
+        if self._peek_type() != "_ALIGNOF":
+            return super()._parse_unary_expression()
+        tok = self._advance()
+        named = self._try_parse_paren_type_name()
+        operand = named[0] if named is not None else self._parse_unary_expression()
+        return c_ast.UnaryOp(tok.value, operand, self._tok_coord(tok))
+
+    def _parse_struct_or_union_specifier(self) -> c_ast.Node:
+        """pycparserext keeps ``__attribute__`` (``packed``, ``aligned(N)``) on a struct and drops it on a union:
+        a union is parsed as a struct and turned back into a union, with its attributes (``UnionExt``)."""
+        if self._peek_type() != "UNION":
+            return super()._parse_struct_or_union_specifier()
+        outermost = "_select_struct_union_class" not in vars(self)  # (a union inside a union: set already)
+        self._select_struct_union_class = lambda token: c_ast.Struct
+        try:
+            node = super()._parse_struct_or_union_specifier()
+        finally:
+            if outermost:
+                del self._select_struct_union_class
+        union = UnionExt(node.name, node.decls, node.coord)
+        if isinstance(node, StructExt):
+            union.attrib = node.attrib
+        return union
+
+
+class UnionExt(c_ast.Union):  # type: ignore[misc]
+    """A union that holds its ``__attribute__`` (``attrib``, an ``AttributeSpecifier``), as pycparserext's
+    ``StructExt`` does for a struct."""
+
+    attrib: AttributeSpecifier | None = None
 
 
 _VECTOR_NAME = re.compile(rf"({'|'.join(VECTOR_BASES)})({'|'.join(str(w) for w in VECTOR_WIDTHS)})")

@@ -194,6 +194,8 @@ class PreprocessResult:
     """With ``origins``, each line's chain of ``#include`` directives (``Diagnostic.included_from``)."""
     sources: dict[str, list[str]] = field(default_factory=dict)
     """The lines of each included file, by the name ``origins`` gives it."""
+    packing: tuple[tuple[int, int], ...] = ()
+    """``#pragma pack``: (line of ``text``, the largest member alignment from that line on; 0: none), in order."""
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -235,6 +237,10 @@ class _Preprocessor:
         self.sources: dict[str, list[str]] = {}  # each included file's lines
         self.once: set[str] = set()  # the files a ``#pragma once`` marked (real paths)
         self.fatal = False  # an #include failed: Clang stops there, and so does this
+        self.pack = 0  # ``#pragma pack``'s largest member alignment now (0: none)
+        self.pack_stack: list[tuple[str | None, int]] = []  # ``push``: (its label, the alignment it saved)
+        self.packing: list[tuple[int, int]] = []  # (output line, alignment) at each change (PreprocessResult's)
+        self.text_start = 1  # the output line of the first line being expanded (for ``_Pragma("pack(...)")``)
 
     # -- diagnostics
     def error(self, line: int | None, column: int | None, message: str) -> None:
@@ -310,6 +316,7 @@ class _Preprocessor:
             if not pending:
                 return
             tokens = tokenize("\n".join(pending), pending_start)
+            self.text_start = len(out) + 1 - pending_start  # + an input line: its output line
             for tok in tokens:
                 if tok.kind == "punct" and tok.text in ("'", '"'):
                     self.error(tok.line, tok.column, f"missing terminating {tok.text} character")
@@ -419,7 +426,7 @@ class _Preprocessor:
         elif name == "include":
             self._include(args, line, column)
         elif name == "pragma":
-            self._pragma(sig)
+            self._pragma(sig, len(self.out))
         elif name in ("ident", "sccs"):  # GCC's, which Clang takes: a string for the object file, ignored here
             if len(sig) != 1 or sig[0].kind != "str":
                 self.error(line, column, f"invalid string literal after #{name}")
@@ -515,9 +522,13 @@ class _Preprocessor:
             return None
         return int(self._find(*named) is not None), close + 1
 
-    def _pragma(self, words: list[Token]) -> None:
-        """OpenCL 1.2 9.1's extension pragmas and ``once``; the others (``unroll``, ``FP_CONTRACT``) are hints."""
+    def _pragma(self, words: list[Token], at: int) -> None:
+        """OpenCL 1.2 9.1's extension pragmas, ``once`` and ``pack`` (from output line ``at`` on); the others
+        (``unroll``, ``FP_CONTRACT``) are hints."""
         text = [t.text for t in words]
+        if text[:2] == ["pack", "("] and text[-1] == ")":
+            self._pack(text[2:-1], words[0], at)
+            return
         if text == ["once"]:  # (the main source cannot be included again)
             if self.expander.include_level:
                 self.once.add(os.path.realpath(self.filename))
@@ -527,6 +538,44 @@ class _Preprocessor:
                 self.enabled.add(text[2])
             elif text[4] == "disable":
                 self.enabled.discard(text[2])
+
+    def _pack(self, args: list[str], where: Token, at: int) -> None:
+        """``#pragma pack`` as GCC and Clang take it: ``(N)``, ``()``, ``(push[, label][, N])``, ``(pop[, label])``
+        (a label pops down to its push), ``(show)``. N caps every member's alignment, even one an ``aligned(N)``
+        attribute raised (``structs.layout``)."""
+        parts = [a for a in args if a != ","]
+        new = self.pack
+        if parts[:1] == ["show"]:
+            self.warning(where.line, where.column, f"value of #pragma pack(show) == {self.pack or 8}")
+            return
+        number = parts[-1] if parts and parts[-1].isdigit() else None
+        if number is not None and int(number) not in (0, 1, 2, 4, 8, 16):
+            self.warning(where.line, where.column, "expected #pragma pack parameter to be '1', '2', '4', '8', or '16'")
+            return
+        if parts[:1] == ["push"]:
+            label = parts[1] if len(parts) > 1 and not parts[1].isdigit() else None
+            self.pack_stack.append((label, self.pack))
+        elif parts[:1] == ["pop"]:
+            label = parts[1] if len(parts) > 1 and not parts[1].isdigit() else None
+            found = next((k for k in range(len(self.pack_stack) - 1, -1, -1) if self.pack_stack[k][0] == label), None)
+            if label is None and self.pack_stack:
+                found = len(self.pack_stack) - 1
+            if found is None:
+                what = f"with label '{label}' " if label is not None else ""
+                self.warning(where.line, where.column, f"#pragma pack(pop, ...) failed: stack {what}empty")
+                return
+            new = self.pack_stack[found][1]
+            del self.pack_stack[found:]
+        elif len(parts) > 1 or (parts and number is None):
+            self.warning(where.line, where.column, "unknown action for '#pragma pack' - ignored")
+            return
+        elif not parts:
+            new = 0
+        if number is not None:
+            new = int(number)
+        if new != self.pack:
+            self.pack = new
+            self.packing.append((at, new))
 
     def _pragma_operators(self, tokens: list[Token]) -> list[Token]:
         """C99 6.10.9: each ``_Pragma ( string-literal )`` of the expanded text runs as the ``#pragma`` its
@@ -549,7 +598,7 @@ class _Preprocessor:
                 k += 1
                 continue
             literal = texts[1].removeprefix("L")[1:-1].replace('\\"', '"').replace("\\\\", "\\")
-            self._pragma(significant(tokenize(literal, tok.line, tok.column)))
+            self._pragma(significant(tokenize(literal, tok.line, tok.column)), self.text_start + tok.line)
             out.extend(t for t in tokens[k : parts[2][0] + 1] if t.kind == "nl")
             k = parts[2][0] + 1
         return out
@@ -592,6 +641,7 @@ def preprocess(
         pp.origins if included else None,
         pp.included_from if included else None,
         pp.sources,
+        tuple(pp.packing),
     )
 
 

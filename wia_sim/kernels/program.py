@@ -176,8 +176,9 @@ class Program:
     """The ``id`` of every ``ArrayRef`` node that picks a vector's component by index (``v[i]``, Clang's extension
     of OpenCL C: the simulator built such kernels and could not run them)."""
     sizes: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
-    """``sizeof`` of each expression operand whose type has a size, by the ``id`` of the ``sizeof`` node: the
-    checker's static type (an array member is its array, not a pointer), never the operand evaluated."""
+    """``sizeof`` (and GNU's ``_Alignof``) of each expression operand whose type has a size, by the ``id`` of the
+    ``sizeof`` (``_Alignof``) node: from the checker's static type (an array member is its array, not a pointer),
+    never the operand evaluated."""
     whole_items: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every initializer item that is an expression of struct type: it initializes a struct
     sub-object whole, where other items fill its members (brace elision, ``initializers.py``)."""

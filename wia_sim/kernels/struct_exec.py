@@ -65,6 +65,8 @@ class StructOps(ExecutorState):
                 if undef is None:
                     undef, origin = np.zeros((self.n, st.size), bool), deferred[1]
                 undef[:, off : off + t.width] = deferred[0].reshape(self.n, -1)
+        if not parts:  # an empty struct (GNU C, which Clang takes: 0 bytes)
+            return Value(st, np.zeros((0,), np.uint8))
         a = parts[0] if len(parts) == 1 else np.concatenate(np.broadcast_arrays(*parts), axis=-1)
         if undef is None or origin is None:
             return Value(st, a)
@@ -196,8 +198,8 @@ class StructOps(ExecutorState):
         if isinstance(node, c_ast.StructRef):
             m = self.member_ptr(node, mask)
             if m is not None:
-                if m.dims:
-                    return m.row(), m.dims[0], True
+                if m.dims:  # (a flexible array member's length is the memory's: no bound of its own)
+                    return m.row(), m.dims[0] or None, True
                 return self.load(m, mask), None, False
         return self.eval(node, mask), None, False
 

@@ -152,6 +152,7 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
         raise ValueError(f"'{tag}' is an incomplete type (declared but not defined)")
     union = tag.startswith("union")
     packed, aligned = _attributes(node)
+    pack = types.pack(tag)
     members: list[Member] = []
     indirect: list[Member] = []
     granule = 0
@@ -160,13 +161,18 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
     align = 1
     decls = [d for d in node.decls if isinstance(d, c_ast.Decl)]
     for (name, mt), decl in zip(types.fields(tag), decls, strict=True):  # (name None: anonymous)
-        msize, malign = size_align(mt, types, cache)
+        if mt.kind == "array" and mt.length is None and mt.target is not None:  # a flexible array member (C99
+            msize, malign = 0, size_align(mt.target, types, cache)[1]  # 6.7.2.1p16, the last: the checker's)
+        else:
+            msize, malign = size_align(mt, types, cache)
         # GCC's rules (which Clang follows): packed (the struct's or the member's) drops the member's alignment
         # to 1; aligned(N) on a member raises it to N, packed or not
         mpacked, maligned = _packed_aligned(member_attributes(decl))
         if packed or mpacked:
             malign = 1
         malign = max(malign, maligned)
+        if pack:  # ``#pragma pack(N)`` caps it, whatever raised it (Clang: "overrides the aligned attribute")
+            malign = min(malign, pack)
         start = 0 if union else -(-offset // malign) * malign
         dims: list[int] = []
         inner = mt
@@ -186,9 +192,7 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
     align = max(align, aligned)
     size = -(-size // align) * align
     granule = math.gcd(granule, size) or 1
-    st = StructType(
-        tag, np.dtype(f"V{max(size, 1)}"), "struct", 99, 1, tuple(members), align, union, tuple(indirect), granule
-    )
+    st = StructType(tag, np.dtype(f"V{size}"), "struct", 99, 1, tuple(members), align, union, tuple(indirect), granule)
     cache[tag] = st
     return st
 

@@ -366,8 +366,11 @@ def _folded(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeRes
         if e is None:
             return types.named.get(id(node)) if types is not None else None
         return e, "int" if -(2**31) <= e < 2**31 else "long"
+    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name == "offsetof":
+        known = types.sizes.get(id(node)) if types is not None else None  # (the checker's: ``CallChecks.offsetof``)
+        return None if known is None else (known, "ulong")
     if isinstance(node, c_ast.UnaryOp):
-        if node.op == "sizeof" and not isinstance(node.expr, c_ast.Typename):  # of an expression: by its type
+        if node.op in ("sizeof", "_Alignof") and not isinstance(node.expr, c_ast.Typename):  # by its type
             known = types.sizes.get(id(node)) if types is not None else None
             return None if known is None else (known, "ulong")
         if node.op in ("sizeof", "_Alignof", "alignof"):
@@ -462,7 +465,8 @@ class TypeResolver:
         self.enumerators: dict[str, int] = {}
         self.enum_types: dict[str | int, str] = {}  # an enum's type (``enum_underlying``), by tag or id of its node
         self._anonymous: dict[int, str] = {}  # id(node) -> tag of an anonymous struct/union
-        self.sizes: dict[int, int] = {}  # sizeof of expressions, by the id of the sizeof node (``Program.sizes``)
+        self.sizes: dict[int, int] = {}  # sizeof (_Alignof) of expressions, by the node's id (``Program.sizes``)
+        self.packing: tuple[tuple[int, int], ...] = ()  # ``#pragma pack`` (``PreprocessResult.packing``)
         self.named: dict[int, tuple[int, str]] = {}
         """The value and promoted type of each use of a ``const`` integer variable initialized with a constant, by
         the id of its identifier: Clang folds ``const int N = 4; float buf[N];`` to a fixed-size array (a C
@@ -526,6 +530,17 @@ class TypeResolver:
         if space == "constant":
             const = True
         return TypeInfo(t.kind, t.name, t.width, t.target, space, const, t.length)
+
+    def pack(self, tag: str) -> int:
+        """The ``#pragma pack`` alignment in effect where ``tag`` is defined (0: none)."""
+        node = self.structs.get(tag)
+        line = node.coord.line if node is not None and node.coord is not None else 0
+        value = 0
+        for start, pack in self.packing:
+            if start > line:
+                break
+            value = pack
+        return value
 
     def fields(self, tag: str) -> list[tuple[str, TypeInfo]]:
         """The members of ``tag`` in order; an anonymous struct or union member (C11 6.7.2.1p13, which Clang takes
