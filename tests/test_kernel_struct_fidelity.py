@@ -163,6 +163,32 @@ def test_offsetof_and_the_alignment_of_expressions(device_ctx: wia.Context) -> N
     assert got[1].tolist() == [24, 18, 1202, 4096, 802, 1604, 404, 8128, 404016]
 
 
+MEMBER_ALIGNMENTS = """
+struct __attribute__((packed)) P { char c; int i; short s; };
+struct A { char c; int i __attribute__((aligned(16))); struct P p; double d; };
+#pragma pack(2)
+struct Q { char c; double d; };
+#pragma pack()
+union U { char c; long l; };
+__kernel void k(__global uchar* scratch, __global long* out) {
+    struct A a; struct P p; struct Q q; union U u; __global struct A* pa = (__global struct A*)scratch;
+    out[0] = __alignof__(p.i) * 100 + __alignof__(p.c);
+    out[1] = __alignof__(a.i) * 100 + __alignof__(a.p);
+    out[2] = __alignof__(a.p.s) * 100 + __alignof__(a.d);
+    out[3] = __alignof__(q.d) * 100 + __alignof__(u.l);
+    out[4] = __alignof__(pa->p) * 100 + __alignof__(pa->i);
+}
+"""
+
+
+def test_the_alignment_of_a_member_is_its_own(device_ctx: wia.Context) -> None:
+    """``__alignof__(s.m)`` is the member's alignment in its struct, as Clang gives it: its type's, raised by
+    ``aligned(16)``, and no more than its offset and the struct's alignment allow (a packed struct's members: 1;
+    a double under ``#pragma pack(2)``: 2). A second sweep of 200 random kernels found it (the type's was used)."""
+    got = run_arrays(device_ctx, MEMBER_ALIGNMENTS, "k", [np.zeros(64, np.uint8), np.zeros(5, np.int64)], 1, 1)
+    assert got[1].tolist() == [101, 1601, 108, 208, 116]
+
+
 ACCEPTED = """
 struct B { int a; float f[2]; };
 typedef struct { struct B in[3]; int n; } W;

@@ -16,7 +16,7 @@ from wia_sim.kernels.ctype import common_type, comparison_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.literals import char_constant
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, is_builtin_function
-from wia_sim.kernels.structs import check_struct, size_align
+from wia_sim.kernels.structs import check_struct, layout, member_alignment, size_align
 from wia_sim.kernels.types import (
     DOUBLE,
     FLOAT,
@@ -126,6 +126,18 @@ class ExpressionChecks(CheckerState):
         self.error(node, f"subscripted value is not an array, pointer or vector (it is '{base}')")
         return UNKNOWN
 
+    def member_alignment(self, node: c_ast.Node) -> int | None:
+        """The alignment of a struct or union member ``s.m``/``p->m`` (``structs.member_alignment``), or None when
+        ``node`` is not one."""
+        if not isinstance(node, c_ast.StructRef):
+            return None
+        base = self.expr_quiet(node.name)
+        if node.type == "->" and base.target is not None:
+            base = base.target
+        if base.kind != "struct" or base.name not in self.types.structs:
+            return None
+        return member_alignment(layout(base.name, self.types), node.field.name)
+
     def loaded_half(self, node: c_ast.Node, t: TypeInfo) -> None:
         """A ``half`` read or written through a pointer (``p[i]``, ``*p``) needs cl_khr_fp16 (Clang: "loading
         directly from pointer to type 'half' requires cl_khr_fp16. Use vector data load builtin functions
@@ -192,9 +204,10 @@ class ExpressionChecks(CheckerState):
                 if op == "sizeof" and not string:  # from the operand's type: never evaluated (C99 6.5.3.4p2)
                     with contextlib.suppress(ValueError):  # (no size known here: the executor works it out)
                         self.sizes[id(node)] = size_align(t, self.types)[0]
-                elif op != "sizeof":  # GNU's alignment of an expression's type, which Clang takes
+                elif op != "sizeof":  # GNU's alignment of an expression (its type's; a member's own), as Clang
                     try:
-                        self.sizes[id(node)] = size_align(t, self.types)[1]
+                        member = self.member_alignment(node.expr)
+                        self.sizes[id(node)] = member if member is not None else size_align(t, self.types)[1]
                     except ValueError:
                         self.error(node, f"invalid application of '{op}' to an expression of type '{t}'")
             return ULONG

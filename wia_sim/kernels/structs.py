@@ -25,7 +25,16 @@ from pycparserext.ext_c_parser import AttributeSpecifier
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.types import SCALAR_SIZES, TypeInfo, TypeResolver, const_int
 
-__all__ = ["Member", "StructType", "check_struct", "hoisted_attributes", "is_struct", "layout", "size_align"]
+__all__ = [
+    "Member",
+    "StructType",
+    "check_struct",
+    "hoisted_attributes",
+    "is_struct",
+    "layout",
+    "member_alignment",
+    "size_align",
+]
 
 
 @dataclass(frozen=True)
@@ -36,6 +45,7 @@ class Member:
     offset: int
     type: TypeInfo
     dims: tuple[int, ...] = ()
+    align: int = 1  # its alignment in the struct (``packed``, ``aligned(N)`` and ``#pragma pack`` applied)
 
 
 @dataclass(frozen=True)
@@ -179,13 +189,13 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
         while inner.kind == "array" and inner.target is not None:
             dims.append(inner.length or 0)
             inner = inner.target
-        members.append(Member(name, start, mt, tuple(dims)))
+        members.append(Member(name, start, mt, tuple(dims), malign))
         granule = math.gcd(granule, start, _granule(inner, types, cache))
         if name is None and mt.kind == "struct":  # an anonymous member: its members are this struct's
             inner_layout = layout(mt.name, types, cache)
             for m in (*inner_layout.members, *inner_layout.indirect):
                 if m.name is not None:
-                    indirect.append(Member(m.name, start + m.offset, m.type, m.dims))
+                    indirect.append(Member(m.name, start + m.offset, m.type, m.dims, min(m.align, malign)))
         offset = start + msize
         size = max(size, offset)
         align = max(align, malign)
@@ -195,6 +205,16 @@ def layout(tag: str, types: TypeResolver, _cache: dict[str, StructType] | None =
     st = StructType(tag, np.dtype(f"V{size}"), "struct", 99, 1, tuple(members), align, union, tuple(indirect), granule)
     cache[tag] = st
     return st
+
+
+def member_alignment(st: StructType, name: str) -> int | None:
+    """``__alignof__`` of the member ``name`` of ``st`` as Clang gives it: its own alignment, no more than what its
+    offset and the struct's alignment guarantee (a member of a packed struct: 1); None if there is no such member."""
+    m = st.member(name)
+    if m is None:
+        return None
+    align = min(m.align, st.align)
+    return min(align, m.offset & -m.offset) if m.offset else align
 
 
 def _granule(t: TypeInfo, types: TypeResolver, cache: dict[str, StructType]) -> int:
