@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from wia_sim.kernels.async_copy import AsyncCopies
+    from wia_sim.kernels.batch_loops import LoopShape
     from wia_sim.kernels.lanes import Geometry, Lanes
+    from wia_sim.kernels.lvalues import Ref
     from wia_sim.kernels.pointers import AddressMap
     from wia_sim.kernels.printf import PrintfOutput
     from wia_sim.kernels.program import KernelInfo, Program
@@ -99,6 +101,8 @@ class ExecutorState:
     async_copies: AsyncCopies
     printf: PrintfOutput
     _locals: set[str]
+    steps: int
+    step_limit: int
 
     if TYPE_CHECKING:
         # defined in executor.py and struct_exec.py; declared here, not defined, so the MRO finds the real ones
@@ -183,3 +187,12 @@ class ExecutorState:
         def new_aggregate(self, what: str, t: TypeInfo, elem: CType, dims: tuple[int, ...]) -> Pointer: ...
 
         def init_object(self, p: Pointer, t: TypeInfo, init: c_ast.Node, mask: Array) -> None: ...
+
+        def steps_for(self, mask: Array, count: int) -> None: ...
+
+        @staticmethod
+        def binary_type(op: str, a: CType, b: CType, node: c_ast.Node) -> CType: ...
+
+        def lref(self, node: c_ast.Node, mask: Array, store: bool = False) -> Ref: ...
+
+        def batch_iterations(self, shape: LoopShape, active: Array, line: int) -> bool: ...

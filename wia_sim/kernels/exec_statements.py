@@ -9,12 +9,14 @@ from __future__ import annotations
 import copy
 import functools
 import math
+import weakref
 from collections.abc import Sequence
 
 import numpy as np
 from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt
 
+from wia_sim.kernels.batch_loops import LoopShape, loop_shape
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
 from wia_sim.kernels.jumps import labels_in, labels_within, switch_items
@@ -25,6 +27,10 @@ from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.types import TypeInfo
 
 __all__ = ["StatementRunner"]
+
+
+_SHAPES: weakref.WeakKeyDictionary[c_ast.For, LoopShape | None] = weakref.WeakKeyDictionary()
+"""Each ``for`` loop's ``LoopShape`` (None: never batched), made once per node and forgotten with it."""
 
 
 def _lane_width(t: CType) -> int:
@@ -139,7 +145,7 @@ class StatementRunner(ExecutorState):
                             self.decl(d, mask)
                     else:
                         self.eval(node.init, mask)
-                self.loop(node.cond, node.stmt, node.next, mask, _line(node), False)
+                self.loop(node.cond, node.stmt, node.next, mask, _line(node), False, self.loop_shape(node))
             finally:
                 self.frame.scopes.pop()
         elif isinstance(node, c_ast.While):
@@ -192,6 +198,12 @@ class StatementRunner(ExecutorState):
             finally:
                 self.frame.scopes.pop()
 
+    def loop_shape(self, node: c_ast.For) -> LoopShape | None:
+        """``node``'s shape when its iterations may be batched (``batch_loops``), worked out once per node."""
+        if node not in _SHAPES:
+            _SHAPES[node] = loop_shape(node, self.program.vector_subscripts)
+        return _SHAPES[node]
+
     def loop(
         self,
         cond: c_ast.Node | None,
@@ -200,7 +212,10 @@ class StatementRunner(ExecutorState):
         mask: Array,
         line: int,
         do_while: bool,
+        shape: LoopShape | None = None,
     ) -> None:
+        """The loop's iterations under ``mask``; ``shape``: it may be batched after its first (``batch_loops``),
+        if every work-item's counter and bound are the same."""
         f = self.frame
         saved = (f.brk, f.cont)
         f.brk = None
@@ -208,13 +223,18 @@ class StatementRunner(ExecutorState):
         f.loops.append(line)
         active = mask
         first = True
+        mark = dict(self.counts) if shape is not None else None  # the counts before the first iteration
         try:
             while True:
                 if cond is not None and not (do_while and first):
                     self.st.line = _line(cond) or line  # (a do-while's condition is lines below its 'do')
+                    tested = active
                     active = self.truth(self.eval(cond, active), active)
+                    if first and active is not tested:  # (not the same in every work-item: not batched)
+                        mark = None
                 if first and f.jumps:  # work-items on their way to a label inside go in untested (``jumps.py``)
                     active = self.bound_for(body, active)
+                    mark = None
                 first = False
                 if not any_lane(active):
                     break
@@ -232,6 +252,10 @@ class StatementRunner(ExecutorState):
                 if nxt is not None and any_lane(active):
                     self.st.line = _line(nxt) or line
                     self.eval(nxt, active)
+                if mark is not None and shape is not None and any_lane(active) and not f.jumps:
+                    self.iteration_counts = {k: c - mark.get(k, 0) for k, c in self.counts.items()}
+                    self.batch_iterations(shape, active, line)  # (or not: then iteration by iteration)
+                mark = None
         finally:
             f.loops.pop()
             f.brk, f.cont = saved

@@ -32,6 +32,7 @@ from pycparser import c_ast
 from wia_sim.kernels import scratch
 from wia_sim.kernels.affine import CONVERSE, Affine
 from wia_sim.kernels.async_copy import AsyncCopies, kernel_end_line
+from wia_sim.kernels.batch_loops import LoopBatcher
 from wia_sim.kernels.conversions import float32_literal
 from wia_sim.kernels.ctype import (
     COMPARE,
@@ -370,7 +371,7 @@ def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
     return run
 
 
-class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
+class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, LoopBatcher):
     def __init__(self, program: Program, kernel: KernelInfo, geometry: Geometry, step_limit: int, checks: bool):
         self.program = program
         self.types = program.types
@@ -464,6 +465,20 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup):
                 source,
                 file,
             )
+
+    def steps_for(self, mask: Array, count: int) -> None:
+        """``count`` steps under ``mask`` at once, as ``count`` calls of ``step`` (the caller checked the limit)."""
+        self.steps += count
+        if mask is self.all:
+            self.full_steps += count
+            return
+        entry = self._step_masks.get(id(mask))
+        if entry is None:
+            if len(self._step_masks) >= _STEP_MASKS:
+                self.lane_steps_total()
+            self._step_masks[id(mask)] = (mask, [count])
+        else:
+            entry[1][0] += count
 
     def lane_steps_total(self) -> Array:
         """Each lane's steps under partial masks (``step``): the masks on hold added in."""

@@ -728,19 +728,65 @@ class Region(StridedAccess):
                         starts[missing] % self.stride,
                     )
         if races:
-            if self._compact:
-                self.materialize(st)
-            self._shadowed = True
-            if esize < self.granule and not _whole(first_starts, esize * t.width, self.granule):
-                self.refine(st, esize)
-            if self.granule < esize:  # every record the element covers
-                starts, lanes, stored = _granules(starts, lanes, stored, esize, self.granule)
-            keys = (
-                starts >> (self.granule.bit_length() - 1)
-                if self.granule & (self.granule - 1) == 0
-                else starts // self.granule
-            )
-            self._race(st, keys, lanes, write, atomic, stored, load)
+            self._track(st, starts, lanes, first_starts, t, write, atomic, stored, load)
+
+    def _track(
+        self,
+        st: LaunchState,
+        starts: Array,
+        lanes: Array,
+        first_starts: Array,
+        t: CType,
+        write: bool,
+        atomic: bool = False,
+        stored: Callable[[], tuple[Array, Array]] | None = None,
+        load: bool = False,
+    ) -> None:
+        """Give the race tracker the elements ``lanes`` access at byte ``starts`` (one entry per scalar;
+        ``first_starts``: each element's first), in the granules it keeps (``_check``'s arguments)."""
+        esize = t.dtype.itemsize
+        if self._compact:
+            self.materialize(st)
+        self._shadowed = True
+        if esize < self.granule and not _whole(first_starts, esize * t.width, self.granule):
+            self.refine(st, esize)
+        if self.granule < esize:  # every record the element covers
+            starts, lanes, stored = _granules(starts, lanes, stored, esize, self.granule)
+        keys = (
+            starts >> (self.granule.bit_length() - 1)
+            if self.granule & (self.granule - 1) == 0
+            else starts // self.granule
+        )
+        self._race(st, keys, lanes, write, atomic, stored, load)
+
+    def load_steps(self, st: LaunchState, off: Array, mask: Array, t: CType) -> Array | None:
+        """The scalars ``t`` at byte offsets ``off`` (one row per iteration of a loop, one column per lane) that
+        the lanes of ``mask`` read, in one pass (``batch_loops``), or None: some read is out of bounds, misaligned,
+        of bytes nobody wrote, or of write-only memory; the loop runs iteration by iteration, and finds it. The
+        reads are given to the race tracker, iteration after iteration."""
+        if self.write_only or t.width > 1:
+            return None
+        lanes = np.flatnonzero(mask)
+        esize = t.dtype.itemsize
+        seen = off[:, lanes]
+        if seen.size and (int(seen.min()) < 0 or int(seen.max()) > self.nbytes - esize):
+            return None
+        if esize > 1 and seen.size and int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1):
+            return None
+        starts = self.row_starts(st)
+        flat = seen if starts is None else seen + starts[lanes]
+        shift = esize.bit_length() - 1
+        init = self.init if st.checks and not self._all_init else None
+        if init is not None and bool(
+            (init.view(np.dtype(f"u{esize}"))[flat >> shift] != ALL_BYTES_WRITTEN[esize]).any()
+        ):
+            return None
+        values = np.zeros(off.shape, t.dtype)
+        values[:, lanes] = self.view(t.dtype)[flat >> shift]
+        if st.checks and self.track_races and self.space not in ("constant", "private") and flat.size:
+            every = flat.reshape(-1)
+            self._track(st, every, np.tile(lanes, off.shape[0]), every, t, write=False)
+        return values
 
     def _defer(
         self, st: LaunchState, lanes: Array, starts: Array, missing: Array, t: CType, carried: Uninit | None

@@ -95,6 +95,26 @@ class StridedAccess(RaceTracker):
         self._counted(st, st.active(mask), t, "written")
         return True
 
+    def load_steps_strided(
+        self, st: LaunchState, off: Affine, step: int, count: int, mask: Array, t: CType
+    ) -> Array | None:
+        """The scalars ``t`` a loop's ``count`` iterations read at byte offsets ``off``, ``off + step``, ... (one
+        row per iteration, each the launch's grid of ids: a strided view of memory, no copy), or None: take
+        ``Region.load_steps``. Each iteration's read passes ``_place``'s checks, in order, as if it ran alone."""
+        if self.write_only or t.width > 1:
+            return None
+        first: _Placement | None = None
+        for k in range(count):
+            place = self._place(st, off + step * k, mask, t, write=False)
+            if place is None or place.span is not None:
+                return None
+            first = place if first is None else first
+        assert first is not None
+        flat = first.flat
+        return np.ndarray(
+            (count, *flat.grid), t.dtype, buffer=self.data, offset=flat.base, strides=(step, *flat.strides)
+        )
+
     # ---------------------------------------------------------------------------------------------------------
     def _place(self, st: LaunchState, off: Affine, mask: Array, t: CType, write: bool) -> _Placement | None:
         """Where the access lands, after its checks; None when it needs the general path (out of bounds,

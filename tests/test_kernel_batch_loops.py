@@ -1,0 +1,237 @@
+"""Counted loops that only accumulate, batched over their iterations (``wia_sim/kernels/batch_loops.py``).
+
+A batch must change nothing but speed: every kernel here runs twice, with batching and without it (no loop
+batched), and gives the same bits, the same counts for the timing model, the same step count, and, where it has a
+bug, the same finding word for word. Each test also checks that the batched run did batch the loop it is about,
+so none passes by never taking the path. Values are held to float64 NumPy references besides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+
+from wia_sim.kernels import batch_loops, run_kernel
+from wia_sim.kernels.frontend import compile_source
+from wia_sim.kernels.lanes import launch_geometry
+from wia_sim.kernels.spaces import KernelFault, KernelTimeout
+
+EPS32 = float(np.finfo(np.float32).eps)
+
+
+@pytest.fixture
+def batched(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
+    """Every ``batch_iterations`` outcome of the test, in order (True: a loop's iterations were batched)."""
+    outcomes: list[bool] = []
+    original = batch_loops.LoopBatcher.batch_iterations
+
+    def recorded(self: Any, shape: Any, active: Any, line: int) -> bool:
+        outcome = original(self, shape, active, line)
+        outcomes.append(outcome)
+        return outcome
+
+    monkeypatch.setattr(batch_loops.LoopBatcher, "batch_iterations", recorded)
+    yield outcomes
+
+
+def _run(
+    source: str,
+    arrays: list[np.ndarray],
+    global_size: tuple[int, ...],
+    local_size: tuple[int, ...],
+    *scalars: np.generic,
+    batch: bool = True,
+    step_limit: int = 10_000_000,
+) -> tuple[list[np.ndarray], Any]:
+    """The kernel ``k`` run over copies of ``arrays`` (and ``scalars``): the arrays after it and its result (or
+    the exception it raised). Without ``batch``, no loop is batched (``MAX_ITERATIONS`` of 0)."""
+    copies = [a.copy() for a in arrays]
+    args: list[Any] = [c.reshape(-1).view(np.uint8) for c in copies] + list(scalars)
+    dims = len(global_size)
+    geometry = launch_geometry((*global_size, 1, 1)[:3], (*local_size, 1, 1)[:3], 1024, dims)
+    saved = batch_loops.MAX_ITERATIONS
+    batch_loops.MAX_ITERATIONS = saved if batch else 0
+    try:
+        result: Any = run_kernel(compile_source(source), "k", args, geometry, step_limit=step_limit)
+    except (KernelFault, KernelTimeout) as e:
+        result = e
+    finally:
+        batch_loops.MAX_ITERATIONS = saved
+    return copies, result
+
+
+def _same(source: str, arrays: list[np.ndarray], *launch: Any, **options: Any) -> tuple[list[np.ndarray], Any]:
+    """Run batched and unbatched; both give the same bits, counts and steps (or the same finding)."""
+    out_b, res_b = _run(source, arrays, *launch, **options)
+    out_u, res_u = _run(source, arrays, *launch, batch=False, **options)
+    for b, u in zip(out_b, out_u, strict=True):
+        assert b.tobytes() == u.tobytes()
+    if isinstance(res_u, Exception):
+        assert type(res_b) is type(res_u) and str(res_b) == str(res_u)
+    else:
+        assert res_b.counts == res_u.counts and res_b.steps == res_u.steps
+    return out_b, res_b
+
+
+REDUCTIONS = """
+__kernel void k(__global const float* a, __global const float* b, __global float* f, __global int* s,
+                __global long* w, int n, int m) {
+    int i = get_global_id(0);
+    if (i >= n)
+        return;
+    float acc = 0.5f, prod = 1.0f, down = 0.0f;
+    int count = 7;
+    long wide = 0;
+    for (int k = 0; k < m; ++k) {
+        acc += a[i * m + k] * b[k] - (float)k * 0.25f;
+        count += k * 3 - i;
+        wide -= (long)k * (i + 2147483000);
+        prod *= b[k] + 1.0f;
+    }
+    for (uint k = m; k > 0; k -= 2)
+        down -= -a[i * m + k - 1];
+    for (char c = 0; c < 5; c++)
+        count *= 3;
+    f[3 * i] = acc; f[3 * i + 1] = prod; f[3 * i + 2] = down;
+    s[i] = count; w[i] = wide;
+}
+"""
+
+
+@pytest.mark.parametrize(("lanes", "group"), [(256, 64), (5000, 100)])
+def test_reductions_give_the_loops_bits_counts_and_steps(lanes: int, group: int, batched: list[bool]) -> None:
+    """Float sums of products (C's order of rounding), int and long arithmetic that wraps, ``*=``, ``-=``, an
+    unsigned counter counting down by 2 and a char counter, on a launch with a guard (the counter an array with
+    one value in the active lanes) small and large (ids kept as coefficients)."""
+    rng = np.random.default_rng()
+    n, m = lanes - 7, 24
+    a = rng.random(lanes * m, np.float32)
+    b = rng.random(m, np.float32)
+    arrays = [a, b, np.zeros(3 * lanes, np.float32), np.zeros(lanes, np.int32), np.zeros(lanes, np.int64)]
+    (_, _, f, s, w), _ = _same(REDUCTIONS, arrays, (lanes,), (group,), np.int32(n), np.int32(m))
+    assert batched.count(True) == 3  # the three loops, in the batched run
+    a64, b64 = a[: n * m].astype(np.float64).reshape(n, m), b.astype(np.float64)
+    ks = np.arange(m)
+    np.testing.assert_allclose(f[0 : 3 * n : 3], 0.5 + a64 @ b64 - ks.sum() * 0.25, rtol=m * EPS32 * 4)
+    np.testing.assert_allclose(f[1 : 3 * n : 3], np.prod(b64 + 1.0), rtol=m * EPS32 * 2)
+    np.testing.assert_allclose(f[2 : 3 * n : 3], a64.sum(axis=1) - a64[:, ::2].sum(axis=1), rtol=m * EPS32 * 2)
+    i = np.arange(n, dtype=np.int64)
+    count = ((7 + (3 * ks.sum() - m * i)) * 3**5) % 2**32
+    np.testing.assert_array_equal(s[:n].astype(np.int64) % 2**32, count)
+    wide = -(ks.sum() * ((i + 2147483000 + 2**31) % 2**32 - 2**31))  # (i + 2147483000: an int, which wraps)
+    np.testing.assert_array_equal(w[:n], wide)
+
+
+MATMUL_TILED = """
+#define TS 8
+__kernel void k(__global const float* A, __global const float* B, __global float* C, int N) {
+    int col = get_global_id(0), row = get_global_id(1), lc = get_local_id(0), lr = get_local_id(1);
+    __local float As[TS][TS], Bs[TS][TS];
+    float acc = 0.0f;
+    for (int t = 0; t < N / TS; ++t) {
+        As[lr][lc] = A[row * N + t * TS + lc];
+        Bs[lr][lc] = B[(t * TS + lr) * N + col];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int j = 0; j < TS; ++j)
+            acc += As[lr][j] * Bs[j][lc];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    float own = 0.0f;
+    float w[TS];
+    for (int j = 0; j < TS; ++j)
+        w[j] = A[row * N + j] + (float)col;
+    for (int j = 0; j < TS; ++j)
+        own += w[j] * w[TS - 1 - j];
+    C[row * N + col] = acc + own;
+}
+"""
+
+
+@pytest.mark.parametrize("size", [32, 72])
+def test_local_tiles_and_private_arrays_on_small_and_strided_launches(size: int, batched: list[bool]) -> None:
+    """A tiled matrix product over ``__local`` tiles (read through strided views of memory on the 72x72 launch,
+    whose ids are coefficients) and a private array read forwards and backwards."""
+    rng = np.random.default_rng()
+    a, b = rng.random((size, size), np.float32), rng.random((size, size), np.float32)
+    (_, _, c), _ = _same(MATMUL_TILED, [a, b, np.zeros((size, size), np.float32)], (size, size), (8, 8), np.int32(size))
+    assert batched.count(True) == size // 8 + 1
+    a64 = a.astype(np.float64)
+    w = a64[:, :8][:, None, :] + np.arange(size)[None, :, None]
+    expected = a64 @ b.astype(np.float64) + (w * w[:, :, ::-1]).sum(axis=2)
+    np.testing.assert_allclose(c, expected, rtol=size * EPS32 * 4)
+
+
+OUT_OF_BOUNDS = """
+__kernel void k(__global const float* a, __global float* out, int m) {
+    int i = get_global_id(0);
+    float acc = 0.0f;
+    for (int k = 0; k <= m; ++k)
+        acc += a[i * m + k];
+    out[i] = acc;
+}
+"""
+
+UNINITIALIZED = """
+__kernel void k(__global const float* a, __global float* out) {
+    __local float t[64];
+    int l = get_local_id(0);
+    if (l != 37)
+        t[l] = a[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    float acc = 0.0f;
+    for (int k = 1; k < 64; k += 4)
+        acc += t[k] * 2.0f;
+    out[get_global_id(0)] = acc;
+}
+"""
+
+RACE = """
+__kernel void k(__global const float* a, __global float* out) {
+    __local float t[64];
+    int l = get_local_id(0);
+    t[l] = a[get_global_id(0)];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 63)
+        t[50] = 1.0f;
+    float acc = 0.0f;
+    for (int k = 0; k < 64; k++)
+        acc += t[k];
+    out[get_global_id(0)] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "finding"),
+    [
+        (OUT_OF_BOUNDS, "out-of-bounds read"),
+        (UNINITIALIZED, "read of uninitialized __local"),
+        (RACE, "data race"),
+    ],
+)
+def test_a_fault_at_a_later_iteration_is_reported_as_without_batching(
+    source: str, finding: str, batched: list[bool]
+) -> None:
+    """The batch sees the out-of-bounds read at the last iteration (of the last work-item only), the uninitialized
+    element at iteration 10 and the race with another work-item's write at iteration 51, and gives the loop back to run iteration
+    by iteration: the finding names the same line, work-item, offset and count."""
+    a = np.random.default_rng().random(128 * 16, np.float32)
+    arrays = [a, np.zeros(128, np.float32)]
+    _, result = _same(source, arrays, (128,), (64,), *([np.int32(16)] if source is OUT_OF_BOUNDS else []))
+    assert isinstance(result, KernelFault) and finding in str(result)
+    assert False in batched
+
+
+def test_the_step_limit_is_reached_at_the_same_step(batched: list[bool]) -> None:
+    """A loop the step limit cuts short is not batched past it: the timeout names the loop, as without batching."""
+    source = REDUCTIONS
+    rng = np.random.default_rng()
+    arrays = [rng.random(64 * 24, np.float32), rng.random(24, np.float32)]
+    arrays += [np.zeros(3 * 64, np.float32), np.zeros(64, np.int32), np.zeros(64, np.int64)]
+    _, result = _same(source, arrays, (64,), (64,), np.int32(64), np.int32(24), step_limit=30)
+    assert isinstance(result, KernelTimeout)
+    _, result = _same(source, arrays, (64,), (64,), np.int32(64), np.int32(24), step_limit=1000)
+    assert not isinstance(result, Exception) and True in batched

@@ -1,0 +1,362 @@
+"""Counted loops that only accumulate, run as one batch over (iteration, lane) instead of iteration by iteration.
+
+The inner loop of a matrix product, a convolution or a dot product, ``for (int k = 0; k < n; ++k) acc += A[..k..] *
+B[..k..];``, costs the interpreter a pass over the statement per iteration. When the loop has this shape, its
+iterations after the first are evaluated together, each accumulated value as one array with an iteration axis:
+
+- the loop is ``for (...; k OP bound; k++ / k-- / k += c / k -= c)`` over an integer counter ``k``, the bound an
+  expression that stores nothing and reads no accumulator, the same in every work-item (``k`` is too);
+- its body is ``v += e``, ``v -= e`` or ``v *= e`` statements, each on a private scalar variable of its own, whose
+  ``e`` is made of constants, variables, ``k``, casts, unary minus, ``+ - *`` and array subscripts, and reads no
+  accumulator: nothing it reads changes while the loop runs.
+
+The first iteration runs as usual: it finds any fault of its own, declares what it must, and gives the counts (the
+timing model's operations and bytes) that each later iteration adds again. The rest are batched only when they
+are plainly well-behaved: every subscript is linear in ``k`` (its offsets at the first, second and last of them
+say so), every read lies in bounds, aligned, initialized, and the race tracker takes it (in iteration order);
+otherwise nothing is kept and the loop goes on iteration by iteration, which finds and reports whatever is wrong
+exactly as before. The accumulation keeps C's order: ``v`` and the iterations' values are reduced left to right
+along the iteration axis in ``v``'s type (NumPy reduces an outer axis element by element, in order), so the result
+is bit for bit the loop's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from pycparser import c_ast
+
+from wia_sim.kernels.ctype import COMPARE, CType, convert, wrap
+from wia_sim.kernels.exec_state import Array, ExecutorState
+from wia_sim.kernels.lvalues import Var
+from wia_sim.kernels.pointers import SEVERAL, PtrType
+from wia_sim.kernels.spaces import KernelFault, Pointer, UnsupportedKernel, Value
+from wia_sim.kernels.structs import StructType
+
+__all__ = ["LoopBatcher", "LoopShape", "loop_shape"]
+
+MAX_ITERATIONS = 4096
+"""The most iterations batched at once (a longer loop runs iteration by iteration)."""
+MAX_ELEMENTS = 1 << 23
+"""The most (iteration, lane) elements an operand may hold (8M: 32 MB of floats), else iteration by iteration."""
+
+_ACCUMULATE = {"+=": np.add, "-=": np.subtract, "*=": np.multiply}
+_OPERATORS = {"+": np.add, "-": np.subtract, "*": np.multiply}
+
+
+@dataclass(frozen=True)
+class LoopShape:
+    """A loop that may be batched: its counter, the comparison ``counter op bound``, the counter's step per
+    iteration and the accumulating statements (the variable, ``+=``/``-=``/``*=``, the expression)."""
+
+    counter: c_ast.ID
+    op: str
+    bound: c_ast.Node
+    step: int
+    updates: tuple[tuple[c_ast.ID, str, c_ast.Node], ...]
+
+
+def _names(node: c_ast.Node) -> set[str]:
+    found = {node.name} if isinstance(node, c_ast.ID) else set()
+    for _, child in node.children():
+        found |= _names(child)
+    return found
+
+
+def _plain(node: c_ast.Node, components: frozenset[int]) -> bool:
+    """Whether ``node`` is made only of what a batch evaluates (``_Batch.value``): no assignment, call, ``&``,
+    ``sizeof``, ``?:``, member or vector component."""
+    match node:
+        case c_ast.Constant():
+            return bool(node.type != "string")
+        case c_ast.ID():
+            return True
+        case c_ast.BinaryOp():
+            return node.op in _OPERATORS and _plain(node.left, components) and _plain(node.right, components)
+        case c_ast.UnaryOp():
+            return node.op == "-" and _plain(node.expr, components)
+        case c_ast.Cast():
+            return _plain(node.expr, components)
+        case c_ast.ArrayRef():
+            return id(node) not in components and _plain(node.name, components) and _plain(node.subscript, components)
+    return False
+
+
+def _step(nxt: c_ast.Node | None, counter: str) -> int | None:
+    """The counter's change per iteration, for ``k++``, ``--k``, ``k += 2``, ``k -= c``; None for anything else."""
+    if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID) and nxt.expr.name == counter:
+        return {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(nxt.op)
+    if (
+        isinstance(nxt, c_ast.Assignment)
+        and nxt.op in ("+=", "-=")
+        and isinstance(nxt.lvalue, c_ast.ID)
+        and nxt.lvalue.name == counter
+        and isinstance(nxt.rvalue, c_ast.Constant)
+        and nxt.rvalue.type == "int"
+    ):
+        try:
+            c = int(nxt.rvalue.value.rstrip("uUlL"), 0)
+        except ValueError:
+            return None
+        return c if nxt.op == "+=" else -c
+    return None
+
+
+def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
+    """The shape of ``node`` when its iterations may be batched (the module's rules), else None; ``components``:
+    the subscripts that pick a vector's component (``Program.vector_subscripts``), which a batch does not take."""
+    cond = node.cond
+    if not (isinstance(cond, c_ast.BinaryOp) and cond.op in COMPARE and isinstance(cond.left, c_ast.ID)):
+        return None
+    counter = cond.left.name
+    step = _step(node.next, counter)
+    if not step:
+        return None
+    body = node.stmt
+    items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body]
+    updates: list[tuple[c_ast.ID, str, c_ast.Node]] = []
+    for item in items:
+        if not (
+            isinstance(item, c_ast.Assignment)
+            and item.op in _ACCUMULATE
+            and isinstance(item.lvalue, c_ast.ID)
+            and item.lvalue.name != counter
+            and _plain(item.rvalue, components)
+        ):
+            return None
+        updates.append((item.lvalue, item.op, item.rvalue))
+    if not updates:
+        return None
+    accumulators = {v.name for v, _, _ in updates}
+    if len(accumulators) < len(updates):
+        return None
+    if counter in _names(cond.right) or not _plain(cond.right, components):
+        return None
+    if any(accumulators & _names(e) for _, _, e in updates) or accumulators & _names(cond.right):
+        return None
+    return LoopShape(cond.left, cond.op, cond.right, step, tuple(updates))
+
+
+def _uniform(v: Value, active: Array) -> int | None:
+    """The integer scalar ``v``'s one value in the lanes of ``active``, or None when they differ (or it is not
+    an integer scalar every lane defined)."""
+    if v.undef is not None or v.t.width > 1 or v.t.kind not in ("int", "uint"):
+        return None
+    a = np.asarray(v.a)
+    if a.ndim == 0:
+        return int(a)
+    seen = a[active]
+    return int(seen[0]) if seen.size and bool((seen == seen[0]).all()) else None
+
+
+def _arithmetic(t: CType) -> bool:
+    return not isinstance(t, StructType | PtrType) and t.width == 1 and t.kind in ("int", "uint", "float")
+
+
+class _Fallback(Exception):
+    """The batch cannot be evaluated: the loop runs iteration by iteration."""
+
+
+class LoopBatcher(ExecutorState):
+    """The batched-loop method of ``_Executor``."""
+
+    iteration_counts: dict[str, int]
+    """What one iteration of the loop being batched added to ``counts`` (``exec_statements.loop`` sets it)."""
+
+    def batch_iterations(self, shape: LoopShape, active: Array, line: int) -> bool:
+        """Run every remaining iteration of the loop ``shape`` (its first ran; the counter holds its next value)
+        at once, for the lanes of ``active``; False when they cannot be (nothing was changed, but possibly the
+        race tracker's records of reads the loop makes anyway: run them one by one). ``line``: the loop's."""
+        counter = self.lookup_var(shape.counter.name)
+        if counter is None or counter.ctype is None or not isinstance(counter.value, Value):
+            return False
+        k = counter.value
+        start = _uniform(k, active)
+        if start is None or k.t.kind not in ("int", "uint"):
+            return False
+        saved = dict(self.counts)
+        try:
+            bound = self.value(shape.bound, active)
+        except (KernelFault, UnsupportedKernel):
+            return self._restored(saved)
+        limit = _uniform(bound, active)
+        if limit is None or bound.t.kind not in ("int", "uint"):
+            return self._restored(saved)
+        ks = self._counter_values(start, k.t, shape, limit, bound.t)
+        if ks is None or len(ks) < 2 or len(ks) * self.n > MAX_ELEMENTS:
+            return self._restored(saved)
+        accumulators = [self.lookup_var(v.name) for v, _, _ in shape.updates]
+        for var in accumulators:
+            value = var.value if var is not None else None
+            if not isinstance(value, Value) or value.undef is not None or not _arithmetic(value.t):
+                return self._restored(saved)
+        statements = 1 + len(shape.updates)  # a step for the condition and each statement, per iteration
+        if self.steps + statements * len(ks) > self.step_limit:
+            return self._restored(saved)
+        batch = _Batch(self, shape.counter.name, counter, ks, active)
+        try:
+            results = []
+            for (target, op, expr), var in zip(shape.updates, accumulators, strict=True):
+                assert var is not None and isinstance(var.value, Value)
+                results.append(self._accumulated(var.value, op, expr, batch, target))
+        except (_Fallback, KernelFault, UnsupportedKernel):
+            counter.value = k
+            return self._restored(saved)
+        finally:
+            self.counts.clear()
+            self.counts.update(saved)
+        counter.value = k
+        for target, result in zip((v for v, _, _ in shape.updates), results, strict=True):
+            self.lref(target, active).set(result, active)
+        end = Value(k.t, np.asarray(self._stepped(ks[-1], k.t, shape.step), k.t.dtype))
+        self.lref(shape.counter, active).set(end, active)
+        for kind, count in self.iteration_counts.items():
+            self.counts[kind] = self.counts.get(kind, 0) + count * len(ks)
+        self.steps_for(active, statements * len(ks))
+        return True
+
+    def _restored(self, saved: dict[str, int]) -> bool:
+        self.counts.clear()
+        self.counts.update(saved)
+        return False
+
+    @staticmethod
+    def _stepped(k: int, t: CType, step: int) -> int:
+        # ``k++`` and ``k += c``: in the promoted type, converted back to the counter's (wrapping)
+        return wrap(k + step, t)
+
+    def _counter_values(self, k: int, kt: CType, shape: LoopShape, bound: int, bt: CType) -> list[int] | None:
+        """The counter's value in each remaining iteration, from ``k`` until ``k op bound`` fails (compared in the
+        operands' common type, as C compares them); None past ``MAX_ITERATIONS``."""
+        t = self.binary_type(shape.op, kt, bt, shape.bound)
+        if t.kind not in ("int", "uint"):
+            return None
+        compare = COMPARE[shape.op]
+        limit = wrap(bound, t)
+        ks: list[int] = []
+        while compare(wrap(k, t), limit):
+            if len(ks) >= MAX_ITERATIONS:
+                return None
+            ks.append(k)
+            k = self._stepped(k, kt, shape.step)
+        return ks
+
+    def _accumulated(self, v: Value, op: str, expr: c_ast.Node, batch: _Batch, target: c_ast.ID) -> Value:
+        """``v op= expr`` over the iterations, in order, in ``v``'s type: ``v`` and each iteration's value as the
+        rows of one array (written there by the last operation), reduced along them."""
+        stacked = np.empty((len(batch.ks) + 1, self.n), v.t.dtype)
+        stacked[0] = np.asarray(v.a)
+        et, values = batch.written(expr, stacked[1:])
+        if self.binary_type(op[0], v.t, et, target) != v.t:  # each step would convert back: not one reduction
+            raise _Fallback
+        if values is not None:  # (else written in place)
+            values = convert(values, et, v.t) if et != v.t else values
+            stacked[1:] = values.reshape(values.shape[0], -1)  # (what no iteration changes: one row for each)
+        return Value(v.t, _ACCUMULATE[op].reduce(stacked, axis=0))
+
+
+class _Batch:
+    """The values of expressions over a loop's remaining iterations: arrays with the iteration on their first axis
+    (length ``len(ks)``, or 1 for what does not change), then the lanes, flat (one axis, length ``n`` or 1) or on
+    the launch's grid of ids (six axes: a strided view of memory)."""
+
+    def __init__(self, ex: LoopBatcher, name: str, counter: Var, ks: list[int], active: Array) -> None:
+        self.ex, self.name, self.counter, self.ks, self.active = ex, name, counter, ks, active
+        self.kt = counter.value.t if isinstance(counter.value, Value) else None
+        self.grid: tuple[int, ...] | None = None
+
+    def written(self, node: c_ast.Node, out: Array) -> tuple[CType, Array | None]:
+        """``node``'s type and values, or None for the values when its operator wrote them into ``out``
+        (iterations, lanes), whose type and shape they have (no copy of the result)."""
+        if not isinstance(node, c_ast.BinaryOp) or self.name not in _names(node):
+            return self.value(node)
+        t, a, b = self._operands(node)
+        into = out.reshape(out.shape[0], *self.grid) if self.grid is not None else out
+        if t.dtype != out.dtype or np.broadcast_shapes(a.shape, b.shape) != into.shape:
+            return t, _OPERATORS[node.op](a, b)
+        _OPERATORS[node.op](a, b, out=into)
+        return t, None
+
+    def _operands(self, node: c_ast.BinaryOp) -> tuple[CType, Array, Array]:
+        """The type of ``node`` and its operands' values converted to it, on a common layout of lanes."""
+        (ta, a), (tb, b) = self.value(node.left), self.value(node.right)
+        t = self.ex.binary_type(node.op, ta, tb, node)
+        a = convert(a, ta, t) if ta != t else a
+        b = convert(b, tb, t) if tb != t else b
+        return t, self._aligned(a), self._aligned(b)
+
+    def value(self, node: c_ast.Node) -> tuple[CType, Array]:
+        """``node``'s type and values."""
+        if self.name not in _names(node):  # the same in every iteration: evaluated once
+            v = self.ex.value(node, self.active)
+            if v.undef is not None or not _arithmetic(v.t):
+                raise _Fallback
+            a = np.asarray(v.a)
+            return v.t, a.reshape(1, -1) if a.ndim else a.reshape(1, 1)
+        if isinstance(node, c_ast.ID):
+            assert self.kt is not None
+            return self.kt, np.asarray(self.ks, self.kt.dtype).reshape(-1, 1)
+        if isinstance(node, c_ast.Cast):
+            t = self.ex._ct(self.ex.program.type_of(node.to_type))
+            et, a = self.value(node.expr)
+            if not _arithmetic(t):
+                raise _Fallback
+            return t, (convert(a, et, t) if et != t else a)
+        if isinstance(node, c_ast.UnaryOp):
+            et, a = self.value(node.expr)
+            ut = self.ex.binary_type("+", et, et, node)  # (the integer promotions)
+            a = convert(a, et, ut) if et != ut else a
+            return ut, np.negative(a)
+        if isinstance(node, c_ast.BinaryOp):
+            t, a, b = self._operands(node)
+            return t, _OPERATORS[node.op](a, b)
+        assert isinstance(node, c_ast.ArrayRef)
+        return self._load(node)
+
+    def _aligned(self, a: Array) -> Array:
+        """``a`` on the grid's axes when an operand is (a flat array reshaped: free)."""
+        if self.grid is None or a.ndim > 2:
+            return a
+        lanes = a.shape[1]
+        return a.reshape(a.shape[0], *(self.grid if lanes > 1 else (1,) * len(self.grid)))
+
+    def _pointer(self, node: c_ast.ArrayRef, k: int) -> Pointer:
+        assert self.kt is not None
+        self.counter.value = Value(self.kt, np.asarray(k, self.kt.dtype))
+        return self.ex.index(node, self.active)
+
+    def _load(self, node: c_ast.ArrayRef) -> tuple[CType, Array]:
+        ks = self.ks
+        first, second, last = (self._pointer(node, k) for k in (ks[0], ks[1], ks[-1]))
+        t = first.elem
+        if (
+            first.region is None
+            or first.region is SEVERAL
+            or t is None
+            or not _arithmetic(t)
+            or first.dims
+            or first.packed
+            or any(p.region is not first.region or p.elem != t or p.null is not None for p in (first, second, last))
+        ):
+            raise _Fallback
+        region = first.region
+        count = len(ks)
+        if first.affine is not None and second.affine is not None and last.affine is not None:
+            step = second.affine - first.affine
+            if step.g == (0, 0, 0) and step.l == (0, 0, 0) and last.affine == first.affine + step.base * (count - 1):
+                view = region.load_steps_strided(self.ex.st, first.affine, step.base, count, self.active, t)
+                if view is not None:
+                    self.grid = view.shape[1:]
+                    return t, view
+        n = self.ex.n
+        a = np.broadcast_to(np.asarray(first.off, np.int64), (n,))
+        d = np.broadcast_to(np.asarray(second.off, np.int64), (n,)) - a
+        z = np.broadcast_to(np.asarray(last.off, np.int64), (n,))
+        if bool(((a + d * (count - 1) != z) & self.active).any()):  # not linear in the counter
+            raise _Fallback
+        offsets = a + np.arange(count, dtype=np.int64)[:, None] * d
+        values = region.load_steps(self.ex.st, offsets, self.active, t)
+        if values is None:
+            raise _Fallback
+        return t, values
