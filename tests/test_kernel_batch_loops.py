@@ -164,6 +164,71 @@ def test_local_tiles_and_private_arrays_on_small_and_strided_launches(size: int,
     np.testing.assert_allclose(c, expected, rtol=size * EPS32 * 4)
 
 
+STENCIL = """
+__kernel void k(__global const float* img, __constant float* filt, __global float* out, __global int* taps,
+                int w, int n) {
+    int x = get_global_id(0);
+    if (x >= n)
+        return;
+    float acc = 0.0f, mag = 0.0f, own = 0.0f;
+    int count = 0;
+    float priv[5];
+    for (int j = 0; j < 5; j++)
+        priv[j] = img[x] * j;
+    for (int d = -2; d <= 2; ++d) {
+        const int sx = clamp(x + d, 0, w - 1);
+        float v = img[sx];
+        acc += filt[d + 2] * v;
+        mag += fabs(v - img[x]) + exp(-(float)(d * d));
+        count += min(sx, 3) + (int)abs(d);
+    }
+    for (int d = 0; d < 5; d++) {
+        int x = 4 - d;
+        own += priv[x] * convert_float(x);
+    }
+    out[3 * x] = acc; out[3 * x + 1] = mag; out[3 * x + 2] = own;
+    taps[x] = count;
+}
+"""
+
+
+def test_declarations_built_ins_and_clamped_indices(batched: list[bool]) -> None:
+    """A body that declares its index (``clamp``ed: read by gathering, not linear in the counter) and a value,
+    calls built-ins (``fabs``, ``exp``, ``min``, ``abs``, ``convert_float``: the executor's own functions, on
+    every iteration at once) and shadows an outer variable; the loop that stores to a private array is not
+    batched (it stores)."""
+    rng = np.random.default_rng()
+    n, w = 250, 256
+    img = rng.random(w, np.float32)
+    filt = rng.random(5, np.float32)
+    arrays = [img, filt, np.zeros(3 * w, np.float32), np.zeros(w, np.int32)]
+    (_, _, out, taps), _ = _same(STENCIL, arrays, (w,), (64,), np.int32(w), np.int32(n))
+    assert batched.count(True) == 2
+    x = np.arange(n)
+    d = np.arange(-2, 3)
+    sx = np.clip(x[:, None] + d, 0, w - 1)
+    v = img.astype(np.float64)[sx]
+    np.testing.assert_allclose(out[0 : 3 * n : 3], v @ filt.astype(np.float64), rtol=8 * EPS32)
+    mag = (np.abs(v - img[x, None]) + np.exp(-(d * d))).sum(axis=1)
+    np.testing.assert_allclose(out[1 : 3 * n : 3], mag, rtol=8 * EPS32)
+    np.testing.assert_allclose(out[2 : 3 * n : 3], img[:n].astype(np.float64) * 30.0, rtol=8 * EPS32)
+    np.testing.assert_array_equal(taps[:n], (np.minimum(sx, 3) + np.abs(d)).sum(axis=1))
+
+
+PRIVATE_OUT_OF_BOUNDS = """
+__kernel void k(__global const float* a, __global float* out) {
+    float priv[2][4];
+    for (int j = 0; j < 8; j++)
+        priv[j / 4][j % 4] = a[get_global_id(0)] + j;
+    float s = 0.0f;
+    for (int d = 0; d < 4; d++) {
+        int j = d * 2;
+        s += priv[0][j];
+    }
+    out[get_global_id(0)] = s;
+}
+"""
+
 OUT_OF_BOUNDS = """
 __kernel void k(__global const float* a, __global float* out, int m) {
     int i = get_global_id(0);
@@ -210,6 +275,7 @@ __kernel void k(__global const float* a, __global float* out) {
         (OUT_OF_BOUNDS, "out-of-bounds read"),
         (UNINITIALIZED, "read of uninitialized __local"),
         (RACE, "data race"),
+        (PRIVATE_OUT_OF_BOUNDS, "out-of-bounds"),
     ],
 )
 def test_a_fault_at_a_later_iteration_is_reported_as_without_batching(
@@ -217,7 +283,9 @@ def test_a_fault_at_a_later_iteration_is_reported_as_without_batching(
 ) -> None:
     """The batch sees the out-of-bounds read at the last iteration (of the last work-item only), the uninitialized
     element at iteration 10 and the race with another work-item's write at iteration 51, and gives the loop back to run iteration
-    by iteration: the finding names the same line, work-item, offset and count."""
+    by iteration: the finding names the same line, work-item, offset and count. The private one is an index past
+    its row (``priv[0][6]`` of ``float priv[2][4]``), inside the array's memory: the batch holds a declared
+    index to the row's bounds as the executor does."""
     a = np.random.default_rng().random(128 * 16, np.float32)
     arrays = [a, np.zeros(128, np.float32)]
     _, result = _same(source, arrays, (128,), (64,), *([np.int32(16)] if source is OUT_OF_BOUNDS else []))

@@ -27,11 +27,13 @@ from dataclasses import dataclass
 import numpy as np
 from pycparser import c_ast
 
+from wia_sim.kernels.builtins import MATH_FUNCTIONS
 from wia_sim.kernels.ctype import COMPARE, CType, convert, wrap
+from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS
 from wia_sim.kernels.exec_state import Array, ExecutorState
 from wia_sim.kernels.lvalues import Var
 from wia_sim.kernels.pointers import SEVERAL, PtrType
-from wia_sim.kernels.spaces import KernelFault, Pointer, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import KernelFault, Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
 
 __all__ = ["LoopBatcher", "LoopShape", "loop_shape"]
@@ -48,13 +50,13 @@ _OPERATORS = {"+": np.add, "-": np.subtract, "*": np.multiply}
 @dataclass(frozen=True)
 class LoopShape:
     """A loop that may be batched: its counter, the comparison ``counter op bound``, the counter's step per
-    iteration and the accumulating statements (the variable, ``+=``/``-=``/``*=``, the expression)."""
+    iteration and its body's statements in order: declarations (``const int j = ...;``) and accumulations."""
 
     counter: c_ast.ID
     op: str
     bound: c_ast.Node
     step: int
-    updates: tuple[tuple[c_ast.ID, str, c_ast.Node], ...]
+    items: tuple[c_ast.Decl | c_ast.Assignment, ...]
 
 
 def _names(node: c_ast.Node) -> set[str]:
@@ -65,8 +67,8 @@ def _names(node: c_ast.Node) -> set[str]:
 
 
 def _plain(node: c_ast.Node, components: frozenset[int]) -> bool:
-    """Whether ``node`` is made only of what a batch evaluates (``_Batch.value``): no assignment, call, ``&``,
-    ``sizeof``, ``?:``, member or vector component."""
+    """Whether ``node`` is made only of what a batch evaluates (``_Batch.value``): no assignment, call but a pure
+    built-in's, ``&``, ``sizeof``, ``?:``, member or vector component."""
     match node:
         case c_ast.Constant():
             return bool(node.type != "string")
@@ -80,7 +82,17 @@ def _plain(node: c_ast.Node, components: frozenset[int]) -> bool:
             return _plain(node.expr, components)
         case c_ast.ArrayRef():
             return id(node) not in components and _plain(node.name, components) and _plain(node.subscript, components)
+        case c_ast.FuncCall():  # a built-in of values only (a kernel cannot redefine one)
+            args = node.args.exprs if node.args is not None else []
+            pure = isinstance(node.name, c_ast.ID) and (_pure(node.name.name) or node.name.name in WORK_ITEM_FUNCTIONS)
+            return pure and all(_plain(a, components) for a in args)
     return False
+
+
+def _pure(name: str) -> bool:
+    """Whether the built-in ``name`` is computed from its arguments' values alone, element by element."""
+    base = name.removeprefix("native_").removeprefix("half_")
+    return base in MATH_FUNCTIONS or name.startswith("convert_")
 
 
 def _step(nxt: c_ast.Node | None, counter: str) -> int | None:
@@ -115,27 +127,37 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
         return None
     body = node.stmt
     items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body]
-    updates: list[tuple[c_ast.ID, str, c_ast.Node]] = []
+    declared: set[str] = set()
+    accumulators: set[str] = set()
+    read: set[str] = set()  # every name the body's expressions read
     for item in items:
-        if not (
+        if isinstance(item, c_ast.Decl):
+            if (
+                item.init is None
+                or not isinstance(item.type, c_ast.TypeDecl)
+                or item.storage
+                or item.name in declared | {counter}
+                or not _plain(item.init, components)
+            ):
+                return None
+            read |= _names(item.init)
+            declared.add(item.name)
+        elif (
             isinstance(item, c_ast.Assignment)
             and item.op in _ACCUMULATE
             and isinstance(item.lvalue, c_ast.ID)
-            and item.lvalue.name != counter
+            and item.lvalue.name not in declared | accumulators | {counter}
             and _plain(item.rvalue, components)
         ):
+            read |= _names(item.rvalue)
+            accumulators.add(item.lvalue.name)
+        else:
             return None
-        updates.append((item.lvalue, item.op, item.rvalue))
-    if not updates:
-        return None
-    accumulators = {v.name for v, _, _ in updates}
-    if len(accumulators) < len(updates):
+    if not accumulators or accumulators & (read | declared) or accumulators & _names(cond.right):
         return None
     if counter in _names(cond.right) or not _plain(cond.right, components):
         return None
-    if any(accumulators & _names(e) for _, _, e in updates) or accumulators & _names(cond.right):
-        return None
-    return LoopShape(cond.left, cond.op, cond.right, step, tuple(updates))
+    return LoopShape(cond.left, cond.op, cond.right, step, tuple(items))
 
 
 def _uniform(v: Value, active: Array) -> int | None:
@@ -186,20 +208,25 @@ class LoopBatcher(ExecutorState):
         ks = self._counter_values(start, k.t, shape, limit, bound.t)
         if ks is None or len(ks) < 2 or len(ks) * self.n > MAX_ELEMENTS:
             return self._restored(saved)
-        accumulators = [self.lookup_var(v.name) for v, _, _ in shape.updates]
-        for var in accumulators:
+        updates = [item for item in shape.items if isinstance(item, c_ast.Assignment)]
+        for item in updates:
+            var = self.lookup_var(item.lvalue.name)
             value = var.value if var is not None else None
             if not isinstance(value, Value) or value.undef is not None or not _arithmetic(value.t):
                 return self._restored(saved)
-        statements = 1 + len(shape.updates)  # a step for the condition and each statement, per iteration
+        statements = 1 + len(shape.items)  # a step for the condition and each statement, per iteration
         if self.steps + statements * len(ks) > self.step_limit:
             return self._restored(saved)
         batch = _Batch(self, shape.counter.name, counter, ks, active)
+        results: list[tuple[c_ast.ID, Value]] = []
         try:
-            results = []
-            for (target, op, expr), var in zip(shape.updates, accumulators, strict=True):
+            for item in shape.items:
+                if isinstance(item, c_ast.Decl):
+                    batch.declare(item)
+                    continue
+                var = self.lookup_var(item.lvalue.name)
                 assert var is not None and isinstance(var.value, Value)
-                results.append(self._accumulated(var.value, op, expr, batch, target))
+                results.append((item.lvalue, self._accumulated(var.value, item.op, item.rvalue, batch, item.lvalue)))
         except (_Fallback, KernelFault, UnsupportedKernel):
             counter.value = k
             return self._restored(saved)
@@ -207,7 +234,7 @@ class LoopBatcher(ExecutorState):
             self.counts.clear()
             self.counts.update(saved)
         counter.value = k
-        for target, result in zip((v for v, _, _ in shape.updates), results, strict=True):
+        for target, result in results:
             self.lref(target, active).set(result, active)
         end = Value(k.t, np.asarray(self._stepped(ks[-1], k.t, shape.step), k.t.dtype))
         self.lref(shape.counter, active).set(end, active)
@@ -265,11 +292,26 @@ class _Batch:
         self.ex, self.name, self.counter, self.ks, self.active = ex, name, counter, ks, active
         self.kt = counter.value.t if isinstance(counter.value, Value) else None
         self.grid: tuple[int, ...] | None = None
+        self.declared: dict[str, tuple[CType, Array]] = {}  # the body's variables so far, by name
+
+    def declare(self, decl: c_ast.Decl) -> None:
+        """The body's ``T name = init;``: its value in each iteration, converted to ``T``."""
+        t = self.ex._ct(self.ex.program.type_of(decl))
+        if not _arithmetic(t):
+            raise _Fallback
+        et, a = self.value(decl.init)
+        self.declared[decl.name] = (t, convert(a, et, t) if et != t else a)
+
+    def _varies(self, node: c_ast.Node) -> bool:
+        """Whether ``node`` reads the counter or a variable the body declares (else it is the same in every
+        iteration)."""
+        names = _names(node)
+        return self.name in names or not names.isdisjoint(self.declared)
 
     def written(self, node: c_ast.Node, out: Array) -> tuple[CType, Array | None]:
         """``node``'s type and values, or None for the values when its operator wrote them into ``out``
         (iterations, lanes), whose type and shape they have (no copy of the result)."""
-        if not isinstance(node, c_ast.BinaryOp) or self.name not in _names(node):
+        if not isinstance(node, c_ast.BinaryOp) or not self._varies(node):
             return self.value(node)
         t, a, b = self._operands(node)
         into = out.reshape(out.shape[0], *self.grid) if self.grid is not None else out
@@ -288,15 +330,19 @@ class _Batch:
 
     def value(self, node: c_ast.Node) -> tuple[CType, Array]:
         """``node``'s type and values."""
-        if self.name not in _names(node):  # the same in every iteration: evaluated once
+        if not self._varies(node):  # the same in every iteration: evaluated once
             v = self.ex.value(node, self.active)
             if v.undef is not None or not _arithmetic(v.t):
                 raise _Fallback
             a = np.asarray(v.a)
             return v.t, a.reshape(1, -1) if a.ndim else a.reshape(1, 1)
         if isinstance(node, c_ast.ID):
+            if node.name in self.declared:
+                return self.declared[node.name]
             assert self.kt is not None
             return self.kt, np.asarray(self.ks, self.kt.dtype).reshape(-1, 1)
+        if isinstance(node, c_ast.FuncCall):
+            return self._call(node)
         if isinstance(node, c_ast.Cast):
             t = self.ex._ct(self.ex.program.type_of(node.to_type))
             et, a = self.value(node.expr)
@@ -327,6 +373,8 @@ class _Batch:
         return self.ex.index(node, self.active)
 
     def _load(self, node: c_ast.ArrayRef) -> tuple[CType, Array]:
+        if self.declared and not set(self.declared).isdisjoint(_names(node)):
+            return self._gathered(node)
         ks = self.ks
         first, second, last = (self._pointer(node, k) for k in (ks[0], ks[1], ks[-1]))
         t = first.elem
@@ -354,9 +402,49 @@ class _Batch:
         d = np.broadcast_to(np.asarray(second.off, np.int64), (n,)) - a
         z = np.broadcast_to(np.asarray(last.off, np.int64), (n,))
         if bool(((a + d * (count - 1) != z) & self.active).any()):  # not linear in the counter
+            return self._gathered(node)
+        return t, self._read(region, a + np.arange(count, dtype=np.int64)[:, None] * d, t)
+
+    def _gathered(self, node: c_ast.ArrayRef) -> tuple[CType, Array]:
+        """``base[subscript]`` with the subscript's value in each iteration (a clamped or a declared index), the
+        base the same in all: the subscript held to a declared array's bounds, as ``index_member`` holds it."""
+        if self._varies(node.name):
             raise _Fallback
-        offsets = a + np.arange(count, dtype=np.int64)[:, None] * d
+        base, bound, _ = self.ex.array_object(node.name, self.active)
+        if not isinstance(base, Pointer) or base.dims or base.region is None or base.region is SEVERAL:
+            raise _Fallback
+        t = base.elem
+        if t is None or not _arithmetic(t) or base.null is not None or base.packed:
+            raise _Fallback
+        st, sub = self.value(node.subscript)
+        if st.kind not in ("int", "uint"):
+            raise _Fallback
+        n = self.ex.n
+        index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (len(self.ks), n)).astype(np.int64)
+        whole = isinstance(node.name, c_ast.ID) and base.region.space != "private"  # (the region checks those)
+        outside = bound is not None and self.ex.checks and not whole and ((index < 0) | (index >= bound)) & self.active
+        if outside is not False and bool(np.any(outside)):
+            raise _Fallback
+        offsets = np.asarray(base.off, np.int64) + index * base.elem_size
+        return t, self._read(base.region, offsets, t)
+
+    def _read(self, region: Region, offsets: Array, t: CType) -> Array:
+        """The values at byte ``offsets`` (iterations, lanes) of ``region``, checked (``Region.load_steps``)."""
         values = region.load_steps(self.ex.st, offsets, self.active, t)
         if values is None:
             raise _Fallback
-        return t, values
+        return values if self.grid is None else values.reshape(values.shape[0], *self.grid)
+
+    def _call(self, node: c_ast.FuncCall) -> tuple[CType, Array]:
+        """A pure built-in (``_pure``) of scalars, by the executor's own function, on every iteration at once."""
+        name = node.name.name
+        if not _pure(name):
+            raise _Fallback
+        values = []
+        for arg in node.args.exprs if node.args is not None else []:
+            t, a = self.value(arg)
+            values.append(Value(t, a))
+        r = self.ex.builtin(name, values, self.active, node)
+        if not isinstance(r, Value) or r.undef is not None or not _arithmetic(r.t):
+            raise _Fallback
+        return r.t, np.asarray(r.a)
