@@ -13,6 +13,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from wia_sim.kernels import batch_loops, run_kernel
 from wia_sim.kernels.frontend import compile_source
@@ -303,3 +305,70 @@ def test_the_step_limit_is_reached_at_the_same_step(batched: list[bool]) -> None
     assert isinstance(result, KernelTimeout)
     _, result = _same(source, arrays, (64,), (64,), np.int32(64), np.int32(24), step_limit=1000)
     assert not isinstance(result, Exception) and True in batched
+
+
+_TYPES = {"int": np.int32, "uint": np.uint32, "long": np.int64, "float": np.float32}
+
+
+@st.composite
+def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
+    """A kernel with one random counted loop of accumulations: the counter's type, start, comparison, bound and
+    step; one to three accumulators of random types updated with ``+=``, ``-=`` or ``*=`` by expressions of the
+    counter, the work-item, constants, casts and reads of ``a`` (in bounds, or past them in the last iterations of
+    the last work-items) and of a declared index; the accumulators' types and the launch's size."""
+    counter_type = draw(st.sampled_from(["int", "uint", "long", "char", "short"]))
+    step = draw(st.sampled_from([1, 2, 3, -1, -2]))
+    trips = draw(st.integers(0, 16))
+    start = draw(st.integers(0, 20)) if step > 0 else draw(st.integers(trips * -step, trips * -step + 8))
+    end = start + step * trips
+    op = ("<" if draw(st.booleans()) else "!=") if step > 0 else (">" if draw(st.booleans()) else ">=")
+    if op == ">=":
+        end -= step  # (the last value taken is the one before end)
+    if op == "!=" and step != 1:
+        op = "<"
+    terms = [
+        "k",
+        "i",
+        "(float)k * 0.5f",
+        "a[i + k]",
+        "a[(i * 3 + k) % 64]",
+        "a[i * 2 + k]",
+        "(long)k * 2000000000",
+        "(int)a[k] * 3",
+        "j * 2",
+        "a[j]",
+    ]
+    bodies = []
+    declared = draw(st.booleans())
+    for v in range(draw(st.integers(1, 3))):
+        t = draw(st.sampled_from(sorted(_TYPES)))
+        e = draw(st.sampled_from(terms))
+        if not declared:
+            e = e.replace("j", "k")
+        e2 = draw(st.sampled_from(terms))
+        if not declared:
+            e2 = e2.replace("j", "k")
+        combine = draw(st.sampled_from(["+", "-", "*"]))
+        opname = draw(st.sampled_from(["+=", "-=", "*="]))
+        bodies.append((t, f"v{v}", opname, f"({t})({e}) {combine} ({t})({e2})"))
+    decl = f"        const int j = clamp((int)k + i, 0, {draw(st.sampled_from([40, 200]))});\n" if declared else ""
+    init = "".join(f"    {t} {name} = ({t})(i + 1);\n" for t, name, _, _ in bodies)
+    body = decl + "".join(f"        {name} {opname} {e};\n" for _, name, opname, e in bodies)
+    stores = "".join(f"    out{n}[i] = {name};\n" for n, (_, name, _, _) in enumerate(bodies))
+    params = "".join(f", __global {t}* out{n}" for n, (t, _, _, _) in enumerate(bodies))
+    source = (
+        f"__kernel void k(__global const float* a{params}) {{\n    int i = get_global_id(0);\n{init}"
+        f"    for ({counter_type} k = {start}; k {op} {end}; k += {step}) {{\n{body}    }}\n{stores}}}\n"
+    )
+    return source, [t for t, _, _, _ in bodies], draw(st.sampled_from([64, 128]))
+
+
+@settings(max_examples=60, deadline=None)
+@given(_loops())
+def test_random_loops_give_the_same_results_batched_or_not(loop: tuple[str, list[str], int]) -> None:
+    """Random counted loops (counters of five types stepping up or down, ``<``, ``!=``, ``>``, ``>=``; int,
+    uint, long and float accumulators; reads in and out of bounds, a clamped declared index): batched or not,
+    the same bits, counts and steps, or the same finding."""
+    source, types, lanes = loop
+    a = np.random.default_rng().random(256, np.float32) * 4
+    _same(source, [a] + [np.zeros(lanes, _TYPES[t]) for t in types], (lanes,), (64,))
