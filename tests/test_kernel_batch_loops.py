@@ -47,6 +47,7 @@ def _run(
     *scalars: np.generic,
     batch: bool = True,
     step_limit: int = 10_000_000,
+    checks: bool = True,
 ) -> tuple[list[np.ndarray], Any]:
     """The kernel ``k`` run over copies of ``arrays`` (and ``scalars``): the arrays after it and its result (or
     the exception it raised). Without ``batch``, no loop is batched (``MAX_ITERATIONS`` of 0)."""
@@ -57,7 +58,7 @@ def _run(
     saved = batch_loops.MAX_ITERATIONS
     batch_loops.MAX_ITERATIONS = saved if batch else 0
     try:
-        result: Any = run_kernel(compile_source(source), "k", args, geometry, step_limit=step_limit)
+        result: Any = run_kernel(compile_source(source), "k", args, geometry, step_limit=step_limit, checks=checks)
     except (KernelFault, KernelTimeout) as e:
         result = e
     finally:
@@ -364,11 +365,11 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
 
 
 @settings(max_examples=60, deadline=None)
-@given(_loops())
-def test_random_loops_give_the_same_results_batched_or_not(loop: tuple[str, list[str], int]) -> None:
+@given(_loops(), st.booleans())
+def test_random_loops_give_the_same_results_batched_or_not(loop: tuple[str, list[str], int], checks: bool) -> None:
     """Random counted loops (counters of five types stepping up or down, ``<``, ``!=``, ``>``, ``>=``; int,
-    uint, long and float accumulators; reads in and out of bounds, a clamped declared index): batched or not,
-    the same bits, counts and steps, or the same finding."""
+    uint, long and float accumulators; reads in and out of bounds, a clamped declared index), with checks on or
+    off: batched or not, the same bits, counts and steps, or the same finding."""
     source, types, lanes = loop
     a = np.random.default_rng().random(256, np.float32) * 4
-    _same(source, [a] + [np.zeros(lanes, _TYPES[t]) for t in types], (lanes,), (64,))
+    _same(source, [a] + [np.zeros(lanes, _TYPES[t]) for t in types], (lanes,), (64,), checks=checks)
