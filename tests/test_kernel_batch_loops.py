@@ -30,9 +30,9 @@ def batched(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     outcomes: list[bool] = []
     original = batch_loops.LoopBatcher.batch_iterations
 
-    def recorded(self: Any, shape: Any, active: Any, line: int) -> bool:
-        outcome = original(self, shape, active, line)
-        outcomes.append(outcome)
+    def recorded(self: Any, *args: Any) -> Any:
+        outcome = original(self, *args)
+        outcomes.append(outcome is not None)
         return outcome
 
     monkeypatch.setattr(batch_loops.LoopBatcher, "batch_iterations", recorded)
@@ -218,6 +218,57 @@ def test_declarations_built_ins_and_clamped_indices(batched: list[bool]) -> None
     np.testing.assert_array_equal(taps[:n], (np.minimum(sx, 3) + np.abs(d)).sum(axis=1))
 
 
+RAGGED = """
+__kernel void k(__global const int* row_ptr, __global const int* col, __global const float* val,
+                __global const float* x, __global float* y, __global float* part, __global int* seen, int n) {
+    int i = get_global_id(0);
+    if (i >= n)
+        return;
+    float sum = -0.0f;
+    for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+        sum += val[k] * x[col[k]];
+    y[i] = sum;
+    int lid = get_local_id(0), size = get_local_size(0);
+    float s = 0.0f, p = 1.0f;
+    int c = 0;
+    for (int j = lid; j < n; j += size) {
+        s -= x[j];
+        p *= 1.0f + x[j] * 0.01f;
+        c += j;
+    }
+    part[2 * i] = s;
+    part[2 * i + 1] = p;
+    seen[i] = c;
+}
+"""
+
+
+def test_loops_whose_work_items_run_different_iterations(batched: list[bool]) -> None:
+    """A sparse matrix-vector product (CSR: each row's own bounds, empty rows among them, a gathered ``x[col[k]]``)
+    and a loop strided by the work-group's size from each work-item's own start: the iterations run as rows of
+    lanes, a lane adding nothing where it has stopped (``-0.0`` stays ``-0.0`` in an empty row)."""
+    rng = np.random.default_rng()
+    n = 250
+    lengths = rng.integers(0, 9, n)
+    lengths[rng.integers(0, n, 20)] = 0
+    row_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    col = rng.integers(0, n, row_ptr[-1]).astype(np.int32)
+    val = (rng.random(row_ptr[-1], np.float32) - 0.5).astype(np.float32)
+    x = rng.random(n, np.float32)
+    arrays = [row_ptr, col, val, x, np.zeros(256, np.float32), np.zeros(512, np.float32), np.zeros(256, np.int32)]
+    (_, _, _, _, y, part, seen), _ = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
+    assert batched.count(True) == 2
+    dense = np.zeros((n, n))
+    np.add.at(dense, (np.repeat(np.arange(n), lengths), col), val.astype(np.float64))
+    np.testing.assert_allclose(y[:n], dense @ x.astype(np.float64), atol=16 * EPS32)
+    assert all(np.signbit(y[i]) for i in range(n) if lengths[i] == 0)
+    lid = np.arange(n) % 64
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(part[0 : 2 * n : 2], [-x64[j::64].sum() for j in lid], rtol=8 * EPS32)
+    np.testing.assert_allclose(part[1 : 2 * n : 2], [np.prod(1 + x64[j::64] * 0.01) for j in lid], rtol=8 * EPS32)
+    np.testing.assert_array_equal(seen[:n], [np.arange(j, n, 64).sum() for j in lid])
+
+
 PRIVATE_OUT_OF_BOUNDS = """
 __kernel void k(__global const float* a, __global float* out) {
     float priv[2][4];
@@ -327,6 +378,10 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
         end -= step  # (the last value taken is the one before end)
     if op == "!=" and step != 1:
         op = "<"
+    # each work-item its own start and bound (``op`` stays a test every lane ends), or a stride in a variable
+    start_text = f"{start} + i % 3" if op == "<" and draw(st.booleans()) else str(start)
+    end_text = f"{end} + i % 4" if op == "<" and draw(st.booleans()) else str(end)  # (no unsigned wrap: it ends)
+    stride = f"(int)({step})" if draw(st.booleans()) else str(step)
     terms = [
         "k",
         "i",
@@ -359,7 +414,7 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
     params = "".join(f", __global {t}* out{n}" for n, (t, _, _, _) in enumerate(bodies))
     source = (
         f"__kernel void k(__global const float* a{params}) {{\n    int i = get_global_id(0);\n{init}"
-        f"    for ({counter_type} k = {start}; k {op} {end}; k += {step}) {{\n{body}    }}\n{stores}}}\n"
+        f"    for ({counter_type} k = {start_text}; k {op} {end_text}; k += {stride}) {{\n{body}    }}\n{stores}}}\n"
     )
     return source, [t for t, _, _, _ in bodies], draw(st.sampled_from([64, 128]))
 
@@ -367,9 +422,10 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
 @settings(max_examples=60, deadline=None)
 @given(_loops(), st.booleans())
 def test_random_loops_give_the_same_results_batched_or_not(loop: tuple[str, list[str], int], checks: bool) -> None:
-    """Random counted loops (counters of five types stepping up or down, ``<``, ``!=``, ``>``, ``>=``; int,
-    uint, long and float accumulators; reads in and out of bounds, a clamped declared index), with checks on or
-    off: batched or not, the same bits, counts and steps, or the same finding."""
+    """Random counted loops (counters of five types stepping up or down by a constant or a variable, ``<``,
+    ``!=``, ``>``, ``>=``, a start and a bound the same in every work-item or not; int, uint, long and float
+    accumulators; reads in and out of bounds, a clamped declared index), with checks on or off: batched or not,
+    the same bits, counts and steps, or the same finding."""
     source, types, lanes = loop
     a = np.random.default_rng().random(256, np.float32) * 4
     _same(source, [a] + [np.zeros(lanes, _TYPES[t]) for t in types], (lanes,), (64,), checks=checks)

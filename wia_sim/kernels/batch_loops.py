@@ -33,7 +33,7 @@ from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS
 from wia_sim.kernels.exec_state import Array, ExecutorState
 from wia_sim.kernels.lvalues import Var
 from wia_sim.kernels.pointers import SEVERAL, PtrType
-from wia_sim.kernels.spaces import KernelFault, Pointer, Region, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import KernelFault, Pointer, Region, UnsupportedKernel, Value, lane_count
 from wia_sim.kernels.structs import StructType
 
 __all__ = ["LoopBatcher", "LoopShape", "loop_shape"]
@@ -55,7 +55,8 @@ class LoopShape:
     counter: c_ast.ID
     op: str
     bound: c_ast.Node
-    step: int
+    step: int  # with ``stride``: its sign (``k -= e``: -1)
+    stride: c_ast.Node | None  # ``e`` of ``k += e``, the same in every work-item and iteration (None: a constant)
     items: tuple[c_ast.Decl | c_ast.Assignment, ...]
 
 
@@ -95,24 +96,26 @@ def _pure(name: str) -> bool:
     return base in MATH_FUNCTIONS or name.startswith("convert_")
 
 
-def _step(nxt: c_ast.Node | None, counter: str) -> int | None:
-    """The counter's change per iteration, for ``k++``, ``--k``, ``k += 2``, ``k -= c``; None for anything else."""
+def _step(nxt: c_ast.Node | None, counter: str) -> tuple[int, c_ast.Node | None] | None:
+    """The counter's change per iteration, for ``k++``, ``--k``, ``k += c``, ``k -= e``: its sign and the
+    expression ``e`` (None for a constant: the sign is all of it, or ``c`` is); None for anything else."""
     if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID) and nxt.expr.name == counter:
-        return {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(nxt.op)
-    if (
+        sign = {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(nxt.op)
+        return None if sign is None else (sign, None)
+    if not (
         isinstance(nxt, c_ast.Assignment)
         and nxt.op in ("+=", "-=")
         and isinstance(nxt.lvalue, c_ast.ID)
         and nxt.lvalue.name == counter
-        and isinstance(nxt.rvalue, c_ast.Constant)
-        and nxt.rvalue.type == "int"
     ):
+        return None
+    sign = 1 if nxt.op == "+=" else -1
+    if isinstance(nxt.rvalue, c_ast.Constant) and nxt.rvalue.type == "int":
         try:
-            c = int(nxt.rvalue.value.rstrip("uUlL"), 0)
+            return sign * int(nxt.rvalue.value.rstrip("uUlL"), 0), None
         except ValueError:
             return None
-        return c if nxt.op == "+=" else -c
-    return None
+    return sign, nxt.rvalue
 
 
 def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
@@ -122,8 +125,11 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
     if not (isinstance(cond, c_ast.BinaryOp) and cond.op in COMPARE and isinstance(cond.left, c_ast.ID)):
         return None
     counter = cond.left.name
-    step = _step(node.next, counter)
-    if not step:
+    stepping = _step(node.next, counter)
+    if stepping is None or not stepping[0]:
+        return None
+    step, stride = stepping
+    if stride is not None and (counter in _names(stride) or not _plain(stride, components)):
         return None
     body = node.stmt
     items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body]
@@ -153,11 +159,13 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
             accumulators.add(item.lvalue.name)
         else:
             return None
-    if not accumulators or accumulators & (read | declared) or accumulators & _names(cond.right):
+    if not accumulators or accumulators & (read | declared | _names(cond.right)):
+        return None
+    if stride is not None and accumulators & _names(stride):
         return None
     if counter in _names(cond.right) or not _plain(cond.right, components):
         return None
-    return LoopShape(cond.left, cond.op, cond.right, step, tuple(items))
+    return LoopShape(cond.left, cond.op, cond.right, step, stride, tuple(items))
 
 
 def _uniform(v: Value, active: Array) -> int | None:
@@ -183,41 +191,58 @@ class _Fallback(Exception):
 class LoopBatcher(ExecutorState):
     """The batched-loop method of ``_Executor``."""
 
-    iteration_counts: dict[str, int]
-    """What one iteration of the loop being batched added to ``counts`` (``exec_statements.loop`` sets it)."""
-
-    def batch_iterations(self, shape: LoopShape, active: Array, line: int) -> bool:
-        """Run every remaining iteration of the loop ``shape`` (its first ran; the counter holds its next value)
-        at once, for the lanes of ``active``; False when they cannot be (nothing was changed, but possibly the
-        race tracker's records of reads the loop makes anyway: run them one by one). ``line``: the loop's."""
+    def batch_iterations(
+        self, shape: LoopShape, active: Array, tested: int, cond: dict[str, int], body: dict[str, int]
+    ) -> Array | None:
+        """Run every remaining iteration of the loop ``shape`` (its first ran; the counter holds its next value) at
+        once, for the lanes of ``active``, and give the lanes that ran the last of them (the loop's condition is
+        tested once more for them, and fails); None when they cannot be batched (nothing was changed, but possibly
+        the race tracker's records of reads the loop makes anyway: run them one by one). ``cond`` and ``body``: the
+        counts the first iteration's condition (tested by ``tested`` lanes) and body (by ``active``'s) added, which
+        each later iteration adds again per lane."""
         counter = self.lookup_var(shape.counter.name)
         if counter is None or counter.ctype is None or not isinstance(counter.value, Value):
-            return False
+            return None
         k = counter.value
-        start = _uniform(k, active)
-        if start is None or k.t.kind not in ("int", "uint"):
-            return False
+        if k.undef is not None or k.t.width > 1 or k.t.kind not in ("int", "uint"):
+            return None
+        lanes = lane_count(active)
+        cond_weights, body_weights = _per_lane(cond, tested), _per_lane(body, lanes)
+        if cond_weights is None or body_weights is None:
+            return None
         saved = dict(self.counts)
         try:
             bound = self.value(shape.bound, active)
         except (KernelFault, UnsupportedKernel):
             return self._restored(saved)
-        limit = _uniform(bound, active)
-        if limit is None or bound.t.kind not in ("int", "uint"):
+        if bound.undef is not None or bound.t.width > 1 or bound.t.kind not in ("int", "uint"):
             return self._restored(saved)
-        ks = self._counter_values(start, k.t, shape, limit, bound.t)
-        if ks is None or len(ks) < 2 or len(ks) * self.n > MAX_ELEMENTS:
-            return self._restored(saved)
-        updates = [item for item in shape.items if isinstance(item, c_ast.Assignment)]
-        for item in updates:
-            var = self.lookup_var(item.lvalue.name)
-            value = var.value if var is not None else None
-            if not isinstance(value, Value) or value.undef is not None or not _arithmetic(value.t):
+        step = shape.step
+        if shape.stride is not None:
+            try:
+                stride = _uniform(self.value(shape.stride, active), active)
+            except (KernelFault, UnsupportedKernel):
                 return self._restored(saved)
-        statements = 1 + len(shape.items)  # a step for the condition and each statement, per iteration
-        if self.steps + statements * len(ks) > self.step_limit:
+            if stride is None:
+                return self._restored(saved)
+            step *= stride
+        iterations = self._iterations(k, shape, bound, active, step)
+        if iterations is None:
             return self._restored(saved)
-        batch = _Batch(self, shape.counter.name, counter, ks, active)
+        ks, rows, final = iterations
+        count = ks.shape[0]
+        if count < 2 or count * self.n > MAX_ELEMENTS:
+            return self._restored(saved)
+        for item in shape.items:
+            if isinstance(item, c_ast.Assignment):
+                var = self.lookup_var(item.lvalue.name)
+                value = var.value if var is not None else None
+                if not isinstance(value, Value) or value.undef is not None or not _arithmetic(value.t):
+                    return self._restored(saved)
+        statements = 1 + len(shape.items)  # a step for the condition and each statement, per iteration
+        if self.steps + statements * count > self.step_limit:
+            return self._restored(saved)
+        batch = _Batch(self, shape.counter.name, counter, ks, rows, active)
         results: list[tuple[c_ast.ID, Value]] = []
         try:
             for item in shape.items:
@@ -236,43 +261,75 @@ class LoopBatcher(ExecutorState):
         counter.value = k
         for target, result in results:
             self.lref(target, active).set(result, active)
-        end = Value(k.t, np.asarray(self._stepped(ks[-1], k.t, shape.step), k.t.dtype))
-        self.lref(shape.counter, active).set(end, active)
-        for kind, count in self.iteration_counts.items():
-            self.counts[kind] = self.counts.get(kind, 0) + count * len(ks)
-        self.steps_for(active, statements * len(ks))
-        return True
+        self.lref(shape.counter, active).set(Value(k.t, final), active)
+        sizes = [lanes] * count if rows is None else [int(n) for n in rows.sum(axis=1)]
+        tests = sum([lanes, *sizes[:-1]])  # each iteration's condition, tested by the lanes of the one before
+        for weights, total in ((cond_weights, tests), (body_weights, sum(sizes))):
+            for kind, c in weights.items():
+                self.counts[kind] = self.counts.get(kind, 0) + c * total
+        if rows is None:
+            self.steps_for(active, statements * count)
+            return active
+        for row in rows:
+            self.steps_for(row, statements)
+        last: Array = rows[-1]
+        return last
 
-    def _restored(self, saved: dict[str, int]) -> bool:
+    def _restored(self, saved: dict[str, int]) -> Array | None:
+        """None (not batched), with ``counts`` back to ``saved``."""
         self.counts.clear()
         self.counts.update(saved)
-        return False
+        return None
 
-    @staticmethod
-    def _stepped(k: int, t: CType, step: int) -> int:
-        # ``k++`` and ``k += c``: in the promoted type, converted back to the counter's (wrapping)
-        return wrap(k + step, t)
-
-    def _counter_values(self, k: int, kt: CType, shape: LoopShape, bound: int, bt: CType) -> list[int] | None:
-        """The counter's value in each remaining iteration, from ``k`` until ``k op bound`` fails (compared in the
-        operands' common type, as C compares them); None past ``MAX_ITERATIONS``."""
-        t = self.binary_type(shape.op, kt, bt, shape.bound)
+    def _iterations(
+        self, k: Value, shape: LoopShape, bound: Value, active: Array, step: int
+    ) -> tuple[Array, Array | None, Array] | None:
+        """The counter's value in each remaining iteration (rows; one column when it is the same in every work-item,
+        else one per lane), the lanes each runs (None: all of ``active``, every time) and the counter's value at
+        the end in each lane: iterations go on while ``k op bound`` holds (compared in the operands' common type,
+        as C compares them) in some lane, each lane stops at its first failure; None past ``MAX_ITERATIONS``."""
+        t = self.binary_type(shape.op, k.t, bound.t, shape.bound)
         if t.kind not in ("int", "uint"):
             return None
         compare = COMPARE[shape.op]
-        limit = wrap(bound, t)
-        ks: list[int] = []
-        while compare(wrap(k, t), limit):
-            if len(ks) >= MAX_ITERATIONS:
+        start, limit = _uniform(k, active), _uniform(bound, active)
+        if start is not None and limit is not None:  # one counter for all: worked out in Python integers
+            ks: list[int] = []
+            value, last = start, wrap(limit, t)
+            while compare(wrap(value, t), last):
+                if len(ks) >= MAX_ITERATIONS:
+                    return None
+                ks.append(value)
+                value = wrap(value + step, k.t)  # (``k += e`` in any type, converted back: modulo its bits)
+            return np.asarray(ks, k.t.dtype).reshape(-1, 1), None, np.asarray(value, k.t.dtype)
+        value_a = np.broadcast_to(np.asarray(k.a), (self.n,)).astype(k.t.dtype)
+        last_a = np.broadcast_to(convert(np.asarray(bound.a), bound.t, t), (self.n,))
+        delta = np.asarray(wrap(step, k.t)).astype(k.t.dtype)  # (k += step in the counter's type: it wraps as C's does)
+        final = value_a.copy()
+        live = active
+        values: list[Array] = []
+        rows: list[Array] = []
+        while True:
+            holds = live & compare(convert(value_a, k.t, t), last_a)
+            stopped = live & ~holds
+            final[stopped] = value_a[stopped]
+            if not holds.any():
+                break
+            if len(values) >= MAX_ITERATIONS:
                 return None
-            ks.append(k)
-            k = self._stepped(k, kt, shape.step)
-        return ks
+            values.append(value_a)
+            rows.append(holds)
+            value_a = value_a + delta
+            live = holds
+        if not values:
+            return np.zeros((0, self.n), k.t.dtype), None, final
+        return np.stack(values), np.stack(rows), final
 
     def _accumulated(self, v: Value, op: str, expr: c_ast.Node, batch: _Batch, target: c_ast.ID) -> Value:
         """``v op= expr`` over the iterations, in order, in ``v``'s type: ``v`` and each iteration's value as the
-        rows of one array (written there by the last operation), reduced along them."""
-        stacked = np.empty((len(batch.ks) + 1, self.n), v.t.dtype)
+        rows of one array (written there by the last operation), reduced along them. A lane an iteration does not
+        run adds what changes nothing, bit for bit (``-0.0`` to a float sum: ``x + -0.0`` is ``x``, ``-0.0`` too)."""
+        stacked = np.empty((batch.ks.shape[0] + 1, self.n), v.t.dtype)
         stacked[0] = np.asarray(v.a)
         et, values = batch.written(expr, stacked[1:])
         if self.binary_type(op[0], v.t, et, target) != v.t:  # each step would convert back: not one reduction
@@ -280,7 +337,19 @@ class LoopBatcher(ExecutorState):
         if values is not None:  # (else written in place)
             values = convert(values, et, v.t) if et != v.t else values
             stacked[1:] = values.reshape(values.shape[0], -1)  # (what no iteration changes: one row for each)
+        if batch.rows is not None:
+            neutral = 1 if op == "*=" else (-0.0 if op == "+=" and v.t.kind == "float" else 0)
+            np.copyto(stacked[1:], np.asarray(neutral).astype(v.t.dtype), where=~batch.rows)
         return Value(v.t, _ACCUMULATE[op].reduce(stacked, axis=0))
+
+
+def _per_lane(counts: dict[str, int], lanes: int) -> dict[str, int] | None:
+    """``counts`` made by ``lanes`` lanes, per lane; None when one is not a whole multiple of them."""
+    if not lanes:
+        return None
+    if any(c % lanes for c in counts.values()):
+        return None
+    return {kind: c // lanes for kind, c in counts.items() if c}
 
 
 class _Batch:
@@ -288,8 +357,9 @@ class _Batch:
     (length ``len(ks)``, or 1 for what does not change), then the lanes, flat (one axis, length ``n`` or 1) or on
     the launch's grid of ids (six axes: a strided view of memory)."""
 
-    def __init__(self, ex: LoopBatcher, name: str, counter: Var, ks: list[int], active: Array) -> None:
-        self.ex, self.name, self.counter, self.ks, self.active = ex, name, counter, ks, active
+    def __init__(self, ex: LoopBatcher, name: str, counter: Var, ks: Array, rows: Array | None, active: Array) -> None:
+        self.ex, self.name, self.counter, self.ks, self.rows, self.active = ex, name, counter, ks, rows, active
+        self.reads = active if rows is None else rows  # the lanes each iteration reads for
         self.kt = counter.value.t if isinstance(counter.value, Value) else None
         self.grid: tuple[int, ...] | None = None
         self.declared: dict[str, tuple[CType, Array]] = {}  # the body's variables so far, by name
@@ -340,7 +410,7 @@ class _Batch:
             if node.name in self.declared:
                 return self.declared[node.name]
             assert self.kt is not None
-            return self.kt, np.asarray(self.ks, self.kt.dtype).reshape(-1, 1)
+            return self.kt, self.ks
         if isinstance(node, c_ast.FuncCall):
             return self._call(node)
         if isinstance(node, c_ast.Cast):
@@ -367,16 +437,18 @@ class _Batch:
         lanes = a.shape[1]
         return a.reshape(a.shape[0], *(self.grid if lanes > 1 else (1,) * len(self.grid)))
 
-    def _pointer(self, node: c_ast.ArrayRef, k: int) -> Pointer:
+    def _pointer(self, node: c_ast.ArrayRef, row: int) -> Pointer:
+        """The element ``node`` designates in iteration ``row``, as the executor finds it."""
         assert self.kt is not None
-        self.counter.value = Value(self.kt, np.asarray(k, self.kt.dtype))
-        return self.ex.index(node, self.active)
+        ks = self.ks[row]
+        self.counter.value = Value(self.kt, ks[0] if ks.size == 1 else ks)
+        return self.ex.index(node, self.active if self.rows is None else self.rows[row])
 
     def _load(self, node: c_ast.ArrayRef) -> tuple[CType, Array]:
         if self.declared and not set(self.declared).isdisjoint(_names(node)):
             return self._gathered(node)
-        ks = self.ks
-        first, second, last = (self._pointer(node, k) for k in (ks[0], ks[1], ks[-1]))
+        count = self.ks.shape[0]
+        first, second, last = (self._pointer(node, row) for row in (0, 1, count - 1))
         t = first.elem
         if (
             first.region is None
@@ -389,8 +461,7 @@ class _Batch:
         ):
             raise _Fallback
         region = first.region
-        count = len(ks)
-        if first.affine is not None and second.affine is not None and last.affine is not None:
+        if self.rows is None and first.affine is not None and second.affine is not None and last.affine is not None:
             step = second.affine - first.affine
             if step.g == (0, 0, 0) and step.l == (0, 0, 0) and last.affine == first.affine + step.base * (count - 1):
                 view = region.load_steps_strided(self.ex.st, first.affine, step.base, count, self.active, t)
@@ -420,9 +491,9 @@ class _Batch:
         if st.kind not in ("int", "uint"):
             raise _Fallback
         n = self.ex.n
-        index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (len(self.ks), n)).astype(np.int64)
+        index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (self.ks.shape[0], n)).astype(np.int64)
         whole = isinstance(node.name, c_ast.ID) and base.region.space != "private"  # (the region checks those)
-        outside = bound is not None and self.ex.checks and not whole and ((index < 0) | (index >= bound)) & self.active
+        outside = bound is not None and self.ex.checks and not whole and ((index < 0) | (index >= bound)) & self.reads
         if outside is not False and bool(np.any(outside)):
             raise _Fallback
         offsets = np.asarray(base.off, np.int64) + index * base.elem_size
@@ -430,7 +501,7 @@ class _Batch:
 
     def _read(self, region: Region, offsets: Array, t: CType) -> Array:
         """The values at byte ``offsets`` (iterations, lanes) of ``region``, checked (``Region.load_steps``)."""
-        values = region.load_steps(self.ex.st, offsets, self.active, t)
+        values = region.load_steps(self.ex.st, offsets, self.reads, t)
         if values is None:
             raise _Fallback
         return values if self.grid is None else values.reshape(values.shape[0], *self.grid)

@@ -22,7 +22,7 @@ from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line,
 from wia_sim.kernels.jumps import labels_in, labels_within, switch_items
 from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.lvalues import Var, merged
-from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value, lane_count
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.types import TypeInfo
 
@@ -224,14 +224,16 @@ class StatementRunner(ExecutorState):
         active = mask
         first = True
         mark = dict(self.counts) if shape is not None else None  # the counts before the first iteration
+        tested, after_test = 0, mark
         try:
             while True:
                 if cond is not None and not (do_while and first):
                     self.st.line = _line(cond) or line  # (a do-while's condition is lines below its 'do')
-                    tested = active
+                    if first and mark is not None:
+                        tested = lane_count(active)
                     active = self.truth(self.eval(cond, active), active)
-                    if first and active is not tested:  # (not the same in every work-item: not batched)
-                        mark = None
+                    if first and mark is not None:
+                        after_test = dict(self.counts)
                 if first and f.jumps:  # work-items on their way to a label inside go in untested (``jumps.py``)
                     active = self.bound_for(body, active)
                     mark = None
@@ -252,9 +254,17 @@ class StatementRunner(ExecutorState):
                 if nxt is not None and any_lane(active):
                     self.st.line = _line(nxt) or line
                     self.eval(nxt, active)
-                if mark is not None and shape is not None and any_lane(active) and not f.jumps:
-                    self.iteration_counts = {k: c - mark.get(k, 0) for k, c in self.counts.items()}
-                    self.batch_iterations(shape, active, line)  # (or not: then iteration by iteration)
+                if (
+                    mark is not None
+                    and after_test is not None
+                    and shape is not None
+                    and any_lane(active)
+                    and not f.jumps
+                ):
+                    cond_counts = {k: c - mark.get(k, 0) for k, c in after_test.items()}
+                    body_counts = {k: c - after_test.get(k, 0) for k, c in self.counts.items()}
+                    last = self.batch_iterations(shape, active, tested, cond_counts, body_counts)
+                    active = active if last is None else last  # (None: iteration by iteration)
                 mark = None
         finally:
             f.loops.pop()

@@ -761,14 +761,16 @@ class Region(StridedAccess):
 
     def load_steps(self, st: LaunchState, off: Array, mask: Array, t: CType) -> Array | None:
         """The scalars ``t`` at byte offsets ``off`` (one row per iteration of a loop, one column per lane) that
-        the lanes of ``mask`` read, in one pass (``batch_loops``), or None: some read is out of bounds, misaligned,
-        of bytes nobody wrote, or of write-only memory; the loop runs iteration by iteration, and finds it. The
-        reads are given to the race tracker, iteration after iteration."""
+        the lanes of ``mask`` read (one mask for every row, or one per row), in one pass (``batch_loops``), or
+        None: some read is out of bounds, misaligned, of bytes nobody wrote, or of write-only memory; the loop runs
+        iteration by iteration, and finds it. The reads are given to the race tracker, iteration after iteration.
+        Entries no lane reads hold 0."""
         if self.write_only or t.width > 1:
             return None
-        lanes = np.flatnonzero(mask)
+        reads = np.broadcast_to(mask, off.shape)
+        rows, lanes = np.nonzero(reads)  # (iteration by iteration, each one's lanes in order)
         esize = t.dtype.itemsize
-        seen = off[:, lanes]
+        seen = off[rows, lanes]
         if seen.size and (int(seen.min()) < 0 or int(seen.max()) > self.nbytes - esize):
             return None
         if esize > 1 and seen.size and int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1):
@@ -782,10 +784,9 @@ class Region(StridedAccess):
         ):
             return None
         values = np.zeros(off.shape, t.dtype)
-        values[:, lanes] = self.view(t.dtype)[flat >> shift]
+        values[rows, lanes] = self.view(t.dtype)[flat >> shift]
         if st.checks and self.track_races and self.space not in ("constant", "private") and flat.size:
-            every = flat.reshape(-1)
-            self._track(st, every, np.tile(lanes, off.shape[0]), every, t, write=False)
+            self._track(st, flat, lanes, flat, t, write=False)
         return values
 
     def _defer(
