@@ -767,24 +767,37 @@ class Region(StridedAccess):
         Entries no lane reads hold 0."""
         if self.write_only or t.width > 1:
             return None
-        reads = np.broadcast_to(mask, off.shape)
-        rows, lanes = np.nonzero(reads)  # (iteration by iteration, each one's lanes in order)
+        starts = self.row_starts(st)
+        if mask.ndim == 1:  # the same lanes in every iteration
+            taken = np.flatnonzero(mask)
+            every = taken.size == off.shape[1]
+            rows_of = off if every else off[:, taken]
+            picked = None if every else (np.arange(off.shape[0])[:, None] * off.shape[1] + taken).reshape(-1)
+            lanes = np.tile(taken, off.shape[0])
+            seen = rows_of.reshape(-1)
+            flat = seen if starts is None else (rows_of + (starts if every else starts[taken])).reshape(-1)
+        else:  # (iteration by iteration, each one's lanes in order)
+            picked = np.flatnonzero(mask)
+            lanes = picked % off.shape[1]
+            seen = off.reshape(-1)[picked]
+            flat = seen if starts is None else seen + starts[lanes]
         esize = t.dtype.itemsize
-        seen = off[rows, lanes]
         if seen.size and (int(seen.min()) < 0 or int(seen.max()) > self.nbytes - esize):
             return None
         if esize > 1 and seen.size and int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1):
             return None
-        starts = self.row_starts(st)
-        flat = seen if starts is None else seen + starts[lanes]
         shift = esize.bit_length() - 1
         init = self.init if st.checks and not self._all_init else None
         if init is not None and bool(
             (init.view(np.dtype(f"u{esize}"))[flat >> shift] != ALL_BYTES_WRITTEN[esize]).any()
         ):
             return None
-        values = np.zeros(off.shape, t.dtype)
-        values[rows, lanes] = self.view(t.dtype)[flat >> shift]
+        values: Array
+        if picked is None:
+            values = self.view(t.dtype)[(flat >> shift).reshape(off.shape)]
+        else:
+            values = np.zeros(off.shape, t.dtype)
+            values.reshape(-1)[picked] = self.view(t.dtype)[flat >> shift]
         if st.checks and self.track_races and self.space not in ("constant", "private") and flat.size:
             self._track(st, flat, lanes, flat, t, write=False)
         return values
