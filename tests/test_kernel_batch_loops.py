@@ -414,6 +414,7 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
     params = "".join(f", __global {t}* out{n}" for n, (t, _, _, _) in enumerate(bodies))
     source = (
         f"__kernel void k(__global const float* a{params}) {{\n    int i = get_global_id(0);\n{init}"
+        f"    for (int r = 0; r < {draw(st.sampled_from([1, 3]))}; r++)\n"  # (a second run: batched from its first)
         f"    for ({counter_type} k = {start_text}; k {op} {end_text}; k += {stride}) {{\n{body}    }}\n{stores}}}\n"
     )
     return source, [t for t, _, _, _ in bodies], draw(st.sampled_from([64, 128]))
@@ -424,8 +425,9 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
 def test_random_loops_give_the_same_results_batched_or_not(loop: tuple[str, list[str], int], checks: bool) -> None:
     """Random counted loops (counters of five types stepping up or down by a constant or a variable, ``<``,
     ``!=``, ``>``, ``>=``, a start and a bound the same in every work-item or not; int, uint, long and float
-    accumulators; reads in and out of bounds, a clamped declared index), with checks on or off: batched or not,
-    the same bits, counts and steps, or the same finding."""
+    accumulators; reads in and out of bounds, a clamped declared index), run once or three times (then batched
+    from their first iteration, with the counts of one from the first run), with checks on or off: batched or
+    not, the same bits, counts and steps, or the same finding."""
     source, types, lanes = loop
     a = np.random.default_rng().random(256, np.float32) * 4
     _same(source, [a] + [np.zeros(lanes, _TYPES[t]) for t in types], (lanes,), (64,), checks=checks)

@@ -36,7 +36,7 @@ from wia_sim.kernels.pointers import SEVERAL, PtrType
 from wia_sim.kernels.spaces import KernelFault, Pointer, Region, UnsupportedKernel, Value, lane_count
 from wia_sim.kernels.structs import StructType
 
-__all__ = ["LoopBatcher", "LoopShape", "loop_shape"]
+__all__ = ["LoopBatcher", "LoopShape", "loop_shape", "per_lane"]
 
 MAX_ITERATIONS = 4096
 """The most iterations batched at once (a longer loop runs iteration by iteration)."""
@@ -192,14 +192,13 @@ class LoopBatcher(ExecutorState):
     """The batched-loop method of ``_Executor``."""
 
     def batch_iterations(
-        self, shape: LoopShape, active: Array, tested: int, cond: dict[str, int], body: dict[str, int]
+        self, shape: LoopShape, active: Array, cond: dict[str, int], body: dict[str, int]
     ) -> Array | None:
-        """Run every remaining iteration of the loop ``shape`` (its first ran; the counter holds its next value) at
-        once, for the lanes of ``active``, and give the lanes that ran the last of them (the loop's condition is
-        tested once more for them, and fails); None when they cannot be batched (nothing was changed, but possibly
-        the race tracker's records of reads the loop makes anyway: run them one by one). ``cond`` and ``body``: the
-        counts the first iteration's condition (tested by ``tested`` lanes) and body (by ``active``'s) added, which
-        each later iteration adds again per lane."""
+        """Run every remaining iteration of the loop ``shape`` (the counter holds its next value) at once, for the
+        lanes of ``active`` (the lanes that go on to test its condition), and give the lanes that ran the last of
+        them (the condition is tested once more for them, and fails); None when they cannot be batched (nothing was
+        changed, but possibly the race tracker's records of reads the loop makes anyway: run them one by one).
+        ``cond`` and ``body``: the counts an iteration's condition and body add per lane (``per_lane``)."""
         counter = self.lookup_var(shape.counter.name)
         if counter is None or counter.ctype is None or not isinstance(counter.value, Value):
             return None
@@ -207,9 +206,6 @@ class LoopBatcher(ExecutorState):
         if k.undef is not None or k.t.width > 1 or k.t.kind not in ("int", "uint"):
             return None
         lanes = lane_count(active)
-        cond_weights, body_weights = _per_lane(cond, tested), _per_lane(body, lanes)
-        if cond_weights is None or body_weights is None:
-            return None
         saved = dict(self.counts)
         try:
             bound = self.value(shape.bound, active)
@@ -264,7 +260,7 @@ class LoopBatcher(ExecutorState):
         self.lref(shape.counter, active).set(Value(k.t, final), active)
         sizes = [lanes] * count if rows is None else [int(n) for n in rows.sum(axis=1)]
         tests = sum([lanes, *sizes[:-1]])  # each iteration's condition, tested by the lanes of the one before
-        for weights, total in ((cond_weights, tests), (body_weights, sum(sizes))):
+        for weights, total in ((cond, tests), (body, sum(sizes))):
             for kind, c in weights.items():
                 self.counts[kind] = self.counts.get(kind, 0) + c * total
         if rows is None:
@@ -343,7 +339,7 @@ class LoopBatcher(ExecutorState):
         return Value(v.t, _ACCUMULATE[op].reduce(stacked, axis=0))
 
 
-def _per_lane(counts: dict[str, int], lanes: int) -> dict[str, int] | None:
+def per_lane(counts: dict[str, int], lanes: int) -> dict[str, int] | None:
     """``counts`` made by ``lanes`` lanes, per lane; None when one is not a whole multiple of them."""
     if not lanes:
         return None

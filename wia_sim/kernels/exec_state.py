@@ -103,6 +103,9 @@ class ExecutorState:
     _locals: set[str]
     steps: int
     step_limit: int
+    loop_weights: dict[int, tuple[dict[str, int], dict[str, int]]]
+    """Per loop shape (by id), the counts one iteration's condition and body add per lane, from the first iteration
+    of a run of the loop in this launch (``exec_statements.loop``, for ``batch_loops``)."""
 
     if TYPE_CHECKING:
         # defined in executor.py and struct_exec.py; declared here, not defined, so the MRO finds the real ones
@@ -196,7 +199,7 @@ class ExecutorState:
         def lref(self, node: c_ast.Node, mask: Array, store: bool = False) -> Ref: ...
 
         def batch_iterations(
-            self, shape: LoopShape, active: Array, tested: int, cond: dict[str, int], body: dict[str, int]
+            self, shape: LoopShape, active: Array, cond: dict[str, int], body: dict[str, int]
         ) -> Array | None: ...
 
         def builtin(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result: ...

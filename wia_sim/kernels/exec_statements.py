@@ -16,7 +16,7 @@ import numpy as np
 from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt
 
-from wia_sim.kernels.batch_loops import LoopShape, loop_shape
+from wia_sim.kernels.batch_loops import LoopShape, loop_shape, per_lane
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
 from wia_sim.kernels.jumps import labels_in, labels_within, switch_items
@@ -214,8 +214,8 @@ class StatementRunner(ExecutorState):
         do_while: bool,
         shape: LoopShape | None = None,
     ) -> None:
-        """The loop's iterations under ``mask``; ``shape``: it may be batched after its first (``batch_loops``),
-        if every work-item's counter and bound are the same."""
+        """The loop's iterations under ``mask``; ``shape``: they may be batched (``batch_loops``), from the first
+        once an earlier run of the loop in this launch gave the counts of one iteration, else after the first."""
         f = self.frame
         saved = (f.brk, f.cont)
         f.brk = None
@@ -223,7 +223,13 @@ class StatementRunner(ExecutorState):
         f.loops.append(line)
         active = mask
         first = True
-        mark = dict(self.counts) if shape is not None else None  # the counts before the first iteration
+        known = self.loop_weights.get(id(shape)) if shape is not None and not f.jumps else None
+        if known is not None and any_lane(mask):
+            assert shape is not None
+            last = self.batch_iterations(shape, mask, *known)
+            if last is not None:  # (its condition is tested once more below, and fails)
+                active, first = last, False
+        mark = dict(self.counts) if shape is not None and first else None  # the counts before the first iteration
         tested, after_test = 0, mark
         try:
             while True:
@@ -261,10 +267,14 @@ class StatementRunner(ExecutorState):
                     and any_lane(active)
                     and not f.jumps
                 ):
-                    cond_counts = {k: c - mark.get(k, 0) for k, c in after_test.items()}
-                    body_counts = {k: c - after_test.get(k, 0) for k, c in self.counts.items()}
-                    last = self.batch_iterations(shape, active, tested, cond_counts, body_counts)
-                    active = active if last is None else last  # (None: iteration by iteration)
+                    cond_weights = per_lane({k: c - mark.get(k, 0) for k, c in after_test.items()}, tested)
+                    body_weights = per_lane(
+                        {k: c - after_test.get(k, 0) for k, c in self.counts.items()}, lane_count(active)
+                    )
+                    if cond_weights is not None and body_weights is not None:
+                        self.loop_weights[id(shape)] = (cond_weights, body_weights)
+                        last = self.batch_iterations(shape, active, cond_weights, body_weights)
+                        active = active if last is None else last  # (None: iteration by iteration)
                 mark = None
         finally:
             f.loops.pop()

@@ -414,6 +414,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         self.async_copies = AsyncCopies(self)
         self.printf = PrintfOutput(self)
         self.local_constants: dict[int, Var] = {}  # by id of the declaration (``local_constant``)
+        self.loop_weights = {}  # (``LoopBatcher``)
         self._constants()
 
     # ------------------------------------------------------------------ helpers
