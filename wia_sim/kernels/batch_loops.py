@@ -1,23 +1,25 @@
 """Counted loops that only accumulate, run as one batch over (iteration, lane) instead of iteration by iteration.
 
-The inner loop of a matrix product, a convolution or a dot product, ``for (int k = 0; k < n; ++k) acc += A[..k..] *
-B[..k..];``, costs the interpreter a pass over the statement per iteration. When the loop has this shape, its
-iterations after the first are evaluated together, each accumulated value as one array with an iteration axis:
+The inner loop of a matrix product, a convolution, a dot product or a sparse row, ``for (int k = 0; k < n; ++k)
+acc += A[..k..] * B[..k..];``, costs the interpreter a pass over the statement per iteration. When the loop has
+this shape, its iterations are evaluated together, each value as one array with an iteration axis:
 
-- the loop is ``for (...; k OP bound; k++ / k-- / k += c / k -= c)`` over an integer counter ``k``, the bound an
-  expression that stores nothing and reads no accumulator, the same in every work-item (``k`` is too);
-- its body is ``v += e``, ``v -= e`` or ``v *= e`` statements, each on a private scalar variable of its own, whose
-  ``e`` is made of constants, variables, ``k``, casts, unary minus, ``+ - *`` and array subscripts, and reads no
-  accumulator: nothing it reads changes while the loop runs.
+- the loop is ``for (...; k OP bound; k++ / k-- / k += e / k -= e)`` over an integer counter ``k``, the bound an
+  expression that stores nothing and reads no accumulator, ``e`` a constant or such an expression the same in
+  every work-item; each work-item may start and stop where it does (its iterations are rows of lanes);
+- its body is declarations (``const int j = clamp(...);``) and ``v += e``, ``v -= e`` or ``v *= e`` statements,
+  each on a private scalar variable of its own, whose expressions are made of constants, variables, the counter,
+  casts, unary minus, ``+ - *``, pure built-ins and array subscripts, and read no accumulator: nothing they read
+  changes while the loop runs.
 
-The first iteration runs as usual: it finds any fault of its own, declares what it must, and gives the counts (the
-timing model's operations and bytes) that each later iteration adds again. The rest are batched only when they
-are plainly well-behaved: every subscript is linear in ``k`` (its offsets at the first, second and last of them
-say so), every read lies in bounds, aligned, initialized, and the race tracker takes it (in iteration order);
-otherwise nothing is kept and the loop goes on iteration by iteration, which finds and reports whatever is wrong
-exactly as before. The accumulation keeps C's order: ``v`` and the iterations' values are reduced left to right
-along the iteration axis in ``v``'s type (NumPy reduces an outer axis element by element, in order), so the result
-is bit for bit the loop's.
+The first run of such a loop in a launch runs its first iteration as usual: it finds any fault of its own and
+gives the counts (the timing model's operations and bytes) each iteration adds per lane; the rest, and every later
+run from its first iteration, are batched when they are plainly well-behaved: every read lies in bounds (a declared
+array's row too), aligned, initialized, and the race tracker takes it (in iteration order); otherwise nothing is
+kept and the loop goes on iteration by iteration, which finds and reports whatever is wrong exactly as before.
+The accumulation keeps C's order: ``v`` and the iterations' values are reduced left to right along the iteration
+axis in ``v``'s type (NumPy reduces an outer axis element by element, in order), a lane that has stopped adding
+what changes nothing (``-0.0`` to a float sum), so the result is bit for bit the loop's.
 """
 
 from __future__ import annotations
