@@ -269,6 +269,18 @@ def test_loops_whose_work_items_run_different_iterations(batched: list[bool]) ->
     np.testing.assert_array_equal(seen[:n], [np.arange(j, n, 64).sum() for j in lid])
 
 
+DIVISION = """
+__kernel void k(__global const float* a, __global float* out) {
+    int i = get_global_id(0);
+    int acc = 0, matches = 0;
+    for (int k = 0; k < 8; k++) {
+        matches += (a[i] > 0.5f) == (k & 1);
+        acc += 100 / (k - 6);
+    }
+    out[i] = acc + matches;
+}
+"""
+
 PRIVATE_OUT_OF_BOUNDS = """
 __kernel void k(__global const float* a, __global float* out) {
     float priv[2][4];
@@ -330,16 +342,18 @@ __kernel void k(__global const float* a, __global float* out) {
         (UNINITIALIZED, "read of uninitialized __local"),
         (RACE, "data race"),
         (PRIVATE_OUT_OF_BOUNDS, "out-of-bounds"),
+        (DIVISION, "integer division by zero"),
     ],
 )
 def test_a_fault_at_a_later_iteration_is_reported_as_without_batching(
     source: str, finding: str, batched: list[bool]
 ) -> None:
     """The batch sees the out-of-bounds read at the last iteration (of the last work-item only), the uninitialized
-    element at iteration 10 and the race with another work-item's write at iteration 51, and gives the loop back
-    to run iteration by iteration: the finding names the same line, work-item, offset and count. The private one
-    is an index past its row (``priv[0][6]`` of ``float priv[2][4]``), inside the array's memory: the batch holds
-    a declared index to the row's bounds as the executor does."""
+    element at iteration 10, the race with another work-item's write at iteration 51 and the division by zero at
+    iteration 6, and gives the loop back to run iteration by iteration: the finding names the same line,
+    work-item, offset and count. The private one is an index past its row (``priv[0][6]`` of ``float
+    priv[2][4]``), inside the array's memory: the batch holds a declared index to the row's bounds as the executor
+    does."""
     a = np.random.default_rng().random(128 * 16, np.float32)
     arrays = [a, np.zeros(128, np.float32)]
     _, result = _same(source, arrays, (128,), (64,), *([np.int32(16)] if source is OUT_OF_BOUNDS else []))
@@ -366,7 +380,8 @@ _TYPES = {"int": np.int32, "uint": np.uint32, "long": np.int64, "float": np.floa
 def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
     """A kernel with one random counted loop of accumulations: the counter's type, start, comparison, bound and
     step; one to three accumulators of random types updated with ``+=``, ``-=`` or ``*=`` by expressions of the
-    counter, the work-item, constants, casts and reads of ``a`` (in bounds, or past them in the last iterations of
+    counter, the work-item, constants, casts, comparisons, shifts, bitwise operators, divisions (by zero in one
+    iteration too) and reads of ``a`` (in bounds, or past them in the last iterations of
     the last work-items) and of a declared index; the accumulators' types and the launch's size."""
     counter_type = draw(st.sampled_from(["int", "uint", "long", "char", "short"]))
     step = draw(st.sampled_from([1, 2, 3, -1, -2]))
@@ -393,6 +408,10 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
         "(int)a[k] * 3",
         "j * 2",
         "a[j]",
+        "(a[k % 64] > 2.0f) + (k != 4)",
+        "(int)a[k] / (k - 5) + k % 3",
+        "(i >> (k & 7)) ^ ~k | !k",
+        "a[k] / (float)(i + 1)",
     ]
     bodies = []
     declared = draw(st.booleans())

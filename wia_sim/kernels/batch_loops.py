@@ -9,8 +9,8 @@ this shape, its iterations are evaluated together, each value as one array with 
   every work-item; each work-item may start and stop where it does (its iterations are rows of lanes);
 - its body is declarations (``const int j = clamp(...);``) and ``v += e``, ``v -= e`` or ``v *= e`` statements,
   each on a private scalar variable of its own, whose expressions are made of constants, variables, the counter,
-  casts, unary minus, ``+ - *``, pure built-ins and array subscripts, and read no accumulator: nothing they read
-  changes while the loop runs.
+  casts, arithmetic, bitwise and comparison operators (not ``&&``, ``||``, ``?:``), pure built-ins and array
+  subscripts, and read no accumulator: nothing they read changes while the loop runs.
 
 The first run of such a loop in a launch runs its first iteration as usual: it finds any fault of its own and
 gives the counts (the timing model's operations and bytes) each iteration adds per lane; the rest, and every later
@@ -30,7 +30,7 @@ import numpy as np
 from pycparser import c_ast
 
 from wia_sim.kernels.builtins import MATH_FUNCTIONS
-from wia_sim.kernels.ctype import COMPARE, CType, convert, wrap
+from wia_sim.kernels.ctype import COMPARE, INT, CType, arithmetic, convert, promoted, wrap
 from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS
 from wia_sim.kernels.exec_state import Array, ExecutorState
 from wia_sim.kernels.lvalues import Var
@@ -47,6 +47,9 @@ MAX_ELEMENTS = 1 << 23
 
 _ACCUMULATE = {"+=": np.add, "-=": np.subtract, "*=": np.multiply}
 _OPERATORS = {"+": np.add, "-": np.subtract, "*": np.multiply}
+"""The operators a batch can write straight into its result's rows (``_Batch.written``)."""
+_BINARY = {"/", "%", "<<", ">>", "&", "|", "^", *_OPERATORS, *COMPARE}
+_UNARY = {"-", "+", "~", "!"}
 
 
 @dataclass(frozen=True)
@@ -71,16 +74,16 @@ def _names(node: c_ast.Node) -> set[str]:
 
 def _plain(node: c_ast.Node, components: frozenset[int]) -> bool:
     """Whether ``node`` is made only of what a batch evaluates (``_Batch.value``): no assignment, call but a pure
-    built-in's, ``&``, ``sizeof``, ``?:``, member or vector component."""
+    built-in's, address, ``sizeof``, ``?:``, ``&&``, ``||``, member or vector component."""
     match node:
         case c_ast.Constant():
             return bool(node.type != "string")
         case c_ast.ID():
             return True
         case c_ast.BinaryOp():
-            return node.op in _OPERATORS and _plain(node.left, components) and _plain(node.right, components)
+            return node.op in _BINARY and _plain(node.left, components) and _plain(node.right, components)
         case c_ast.UnaryOp():
-            return node.op == "-" and _plain(node.expr, components)
+            return node.op in _UNARY and _plain(node.expr, components)
         case c_ast.Cast():
             return _plain(node.expr, components)
         case c_ast.ArrayRef():
@@ -379,7 +382,7 @@ class _Batch:
     def written(self, node: c_ast.Node, out: Array) -> tuple[CType, Array | None]:
         """``node``'s type and values, or None for the values when its operator wrote them into ``out``
         (iterations, lanes), whose type and shape they have (no copy of the result)."""
-        if not isinstance(node, c_ast.BinaryOp) or not self._varies(node):
+        if not isinstance(node, c_ast.BinaryOp) or node.op not in _OPERATORS or not self._varies(node):
             return self.value(node)
         t, a, b = self._operands(node)
         into = out.reshape(out.shape[0], *self.grid) if self.grid is not None else out
@@ -387,6 +390,23 @@ class _Batch:
             return t, _OPERATORS[node.op](a, b)
         _OPERATORS[node.op](a, b, out=into)
         return t, None
+
+    def _binary(self, node: c_ast.BinaryOp) -> tuple[CType, Array]:
+        """``left op right`` as ``_Executor.binop`` computes it: a comparison gives int 0 or 1; an integer
+        division or remainder by zero in an iteration that runs is a finding the loop reports (not batched)."""
+        t, a, b = self._operands(node)
+        op = node.op
+        if op in COMPARE:
+            return INT, COMPARE[op](a, b).astype(np.int32)
+        if op in _OPERATORS:
+            return t, _OPERATORS[op](a, b)
+        if op == "%" and t.kind == "float":
+            raise _Fallback
+        if op in ("/", "%") and t.kind != "float":
+            divisors = b.reshape(b.shape[0], -1) if b.ndim > 2 else b
+            if bool(((divisors == 0) & self.reads).any()):
+                raise _Fallback
+        return t, arithmetic(op, a, b, t)
 
     def _operands(self, node: c_ast.BinaryOp) -> tuple[CType, Array, Array]:
         """The type of ``node`` and its operands' values converted to it, on a common layout of lanes."""
@@ -417,14 +437,15 @@ class _Batch:
             if not _arithmetic(t):
                 raise _Fallback
             return t, (convert(a, et, t) if et != t else a)
-        if isinstance(node, c_ast.UnaryOp):
+        if isinstance(node, c_ast.UnaryOp):  # as ``_Executor.unary``
             et, a = self.value(node.expr)
-            ut = self.ex.binary_type("+", et, et, node)  # (the integer promotions)
+            if node.op == "!":
+                return INT, (a == 0).astype(np.int32)
+            ut = promoted(et) if et.kind != "bool" else INT
             a = convert(a, et, ut) if et != ut else a
-            return ut, np.negative(a)
+            return ut, np.negative(a) if node.op == "-" else np.invert(a) if node.op == "~" else a
         if isinstance(node, c_ast.BinaryOp):
-            t, a, b = self._operands(node)
-            return t, _OPERATORS[node.op](a, b)
+            return self._binary(node)
         assert isinstance(node, c_ast.ArrayRef)
         return self._load(node)
 
