@@ -218,6 +218,47 @@ def test_declarations_built_ins_and_clamped_indices(batched: list[bool]) -> None
     np.testing.assert_array_equal(taps[:n], (np.minimum(sx, 3) + np.abs(d)).sum(axis=1))
 
 
+EXTREMA = """
+__kernel void k(__global const float* x, __global const int* v, __global float* f, __global int* m, int n) {
+    int i = get_global_id(0);
+    float hi = -INFINITY, lo = x[i];
+    int top = -2147483647, least = 2147483647;
+    for (int k = i % 3; k < n; k += 2) {
+        hi = fmax(hi, x[k] * (float)(i - 10));
+        lo = fmin(x[k] - 0.5f, lo);
+        top = max(top, v[k] - i);
+        least = min(v[(k * 7 + i) % n], least);
+    }
+    f[2 * i] = hi; f[2 * i + 1] = lo;
+    m[2 * i] = top; m[2 * i + 1] = least;
+}
+"""
+
+
+def test_running_extrema_keep_the_built_ins_rules(batched: list[bool]) -> None:
+    """``v = fmax(v, e)``, ``fmin(e, v)``, ``max``, ``min``, over iterations that differ by work-item: folded in
+    order with the executor's own built-ins (NaN, the signs of zeros), the same bits batched or not. ``x`` holds
+    NaNs and zeros of both signs."""
+    rng = np.random.default_rng()
+    n = 40
+    x = rng.random(64, np.float32) - 0.5
+    x[rng.integers(0, n, 4)] = np.nan
+    x[rng.integers(0, n, 4)] = -0.0
+    x[rng.integers(0, n, 4)] = 0.0
+    v = rng.integers(-1000, 1000, 64).astype(np.int32)
+    arrays = [x, v, np.zeros(128, np.float32), np.zeros(128, np.int32)]
+    (_, _, f, m), _ = _same(EXTREMA, arrays, (64,), (64,), np.int32(n))
+    assert batched.count(True) == 1
+    i = np.arange(64)
+    with np.errstate(invalid="ignore"):
+        hi = [np.fmax.reduce(x[k % 3 : n : 2].astype(np.float64) * (k - 10)) for k in i]
+        lo = [np.fmin.reduce(np.append(x[k % 3 : n : 2] - np.float32(0.5), x[k])) for k in i]
+    np.testing.assert_array_equal(f[0::2], np.maximum(np.float32(-np.inf), np.array(hi, np.float32)))
+    np.testing.assert_array_equal(f[1::2], np.array(lo, np.float32))
+    np.testing.assert_array_equal(m[0::2], [max(v[k % 3 : n : 2] - k) for k in i])
+    np.testing.assert_array_equal(m[1::2], [min(v[(np.arange(k % 3, n, 2) * 7 + k) % n]) for k in i])
+
+
 RAGGED = """
 __kernel void k(__global const int* row_ptr, __global const int* col, __global const float* val,
                 __global const float* x, __global float* y, __global float* part, __global int* seen, int n) {
@@ -379,7 +420,8 @@ _TYPES = {"int": np.int32, "uint": np.uint32, "long": np.int64, "float": np.floa
 @st.composite
 def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
     """A kernel with one random counted loop of accumulations: the counter's type, start, comparison, bound and
-    step; one to three accumulators of random types updated with ``+=``, ``-=`` or ``*=`` by expressions of the
+    step; one to three accumulators of random types updated with ``+=``, ``-=``, ``*=`` or a running ``fmax``,
+    ``fmin``, ``max`` or ``min`` by expressions of the
     counter, the work-item, constants, casts, comparisons, shifts, bitwise operators, divisions (by zero in one
     iteration too) and reads of ``a`` (in bounds, or past them in the last iterations of
     the last work-items) and of a declared index; the accumulators' types and the launch's size."""
@@ -424,8 +466,12 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
         if not declared:
             e2 = e2.replace("j", "k")
         combine = draw(st.sampled_from(["+", "-", "*"]))
-        opname = draw(st.sampled_from(["+=", "-=", "*="]))
-        bodies.append((t, f"v{v}", opname, f"({t})({e}) {combine} ({t})({e2})"))
+        opname = draw(st.sampled_from(["+=", "-=", "*=", "="]))
+        value = f"({t})({e}) {combine} ({t})({e2})"
+        if opname == "=":  # a running extremum, the variable first or second
+            fn = draw(st.sampled_from(["fmax", "fmin"] if t == "float" else ["max", "min"]))
+            value = f"{fn}(v{v}, {value})" if draw(st.booleans()) else f"{fn}({value}, v{v})"
+        bodies.append((t, f"v{v}", opname, value))
     decl = f"        const int j = clamp((int)k + i, 0, {draw(st.sampled_from([40, 200]))});\n" if declared else ""
     init = "".join(f"    {t} {name} = ({t})(i + 1);\n" for t, name, _, _ in bodies)
     body = decl + "".join(f"        {name} {opname} {e};\n" for _, name, opname, e in bodies)

@@ -7,10 +7,11 @@ this shape, its iterations are evaluated together, each value as one array with 
 - the loop is ``for (...; k OP bound; k++ / k-- / k += e / k -= e)`` over an integer counter ``k``, the bound an
   expression that stores nothing and reads no accumulator, ``e`` a constant or such an expression the same in
   every work-item; each work-item may start and stop where it does (its iterations are rows of lanes);
-- its body is declarations (``const int j = clamp(...);``) and ``v += e``, ``v -= e`` or ``v *= e`` statements,
-  each on a private scalar variable of its own, whose expressions are made of constants, variables, the counter,
-  casts, arithmetic, bitwise and comparison operators (not ``&&``, ``||``, ``?:``), pure built-ins and array
-  subscripts, and read no accumulator: nothing they read changes while the loop runs.
+- its body is declarations (``const int j = clamp(...);``) and ``v += e``, ``v -= e``, ``v *= e`` or running
+  extrema (``v = fmax(v, e)``, ``fmin``, ``max``, ``min``) statements, each on a private scalar variable of its
+  own, whose expressions are made of constants, variables, the counter, casts, arithmetic, bitwise and comparison
+  operators (not ``&&``, ``||``, ``?:``), pure built-ins and array subscripts, and read no accumulator: nothing
+  they read changes while the loop runs.
 
 The first run of such a loop in a launch runs its first iteration as usual: it finds any fault of its own and
 gives the counts (the timing model's operations and bytes) each iteration adds per lane; the rest, and every later
@@ -46,6 +47,8 @@ MAX_ELEMENTS = 1 << 23
 """The most (iteration, lane) elements an operand may hold (8M: 32 MB of floats), else iteration by iteration."""
 
 _ACCUMULATE = {"+=": np.add, "-=": np.subtract, "*=": np.multiply}
+_EXTREMA = {"fmax", "fmin", "max", "min"}
+"""``v = fmax(v, e)`` and its like: folded iteration by iteration with the built-in itself (``_folded``)."""
 _OPERATORS = {"+": np.add, "-": np.subtract, "*": np.multiply}
 """The operators a batch can write straight into its result's rows (``_Batch.written``)."""
 _BINARY = {"/", "%", "<<", ">>", "&", "|", "^", *_OPERATORS, *COMPARE}
@@ -155,13 +158,18 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
             declared.add(item.name)
         elif (
             isinstance(item, c_ast.Assignment)
-            and item.op in _ACCUMULATE
             and isinstance(item.lvalue, c_ast.ID)
             and item.lvalue.name not in declared | accumulators | {counter}
             and _plain(item.rvalue, components)
         ):
-            read |= _names(item.rvalue)
-            accumulators.add(item.lvalue.name)
+            name = item.lvalue.name
+            if item.op in _ACCUMULATE:
+                read |= _names(item.rvalue)
+            elif item.op == "=" and _extremum(item.rvalue, name) is not None:
+                read |= _names(_extremum(item.rvalue, name))
+            else:
+                return None
+            accumulators.add(name)
         else:
             return None
     if not accumulators or accumulators & (read | declared | _names(cond.right)):
@@ -171,6 +179,21 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
     if counter in _names(cond.right) or not _plain(cond.right, components):
         return None
     return LoopShape(cond.left, cond.op, cond.right, step, stride, tuple(items))
+
+
+def _extremum(node: c_ast.Node, name: str) -> c_ast.Node | None:
+    """For ``v = fmax(v, e)`` (``fmin``, ``max``, ``min``; ``v`` either argument), ``e``; else None."""
+    if not (isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in _EXTREMA):
+        return None
+    args = node.args.exprs if node.args is not None else []
+    if len(args) != 2:
+        return None
+    mine = [isinstance(a, c_ast.ID) and a.name == name for a in args]
+    if mine == [True, False]:
+        return args[1]
+    if mine == [False, True]:
+        return args[0]
+    return None
 
 
 def _uniform(v: Value, active: Array) -> int | None:
@@ -252,7 +275,11 @@ class LoopBatcher(ExecutorState):
                     continue
                 var = self.lookup_var(item.lvalue.name)
                 assert var is not None and isinstance(var.value, Value)
-                results.append((item.lvalue, self._accumulated(var.value, item.op, item.rvalue, batch, item.lvalue)))
+                if item.op == "=":
+                    results.append((item.lvalue, self._folded(var.value, item.rvalue, batch, item.lvalue)))
+                else:
+                    folded = self._accumulated(var.value, item.op, item.rvalue, batch, item.lvalue)
+                    results.append((item.lvalue, folded))
         except (_Fallback, KernelFault, UnsupportedKernel):
             counter.value = k
             return self._restored(saved)
@@ -342,6 +369,24 @@ class LoopBatcher(ExecutorState):
             neutral = 1 if op == "*=" else (-0.0 if op == "+=" and v.t.kind == "float" else 0)
             np.copyto(stacked[1:], np.asarray(neutral).astype(v.t.dtype), where=~batch.rows)
         return Value(v.t, _ACCUMULATE[op].reduce(stacked, axis=0))
+
+    def _folded(self, v: Value, call: c_ast.FuncCall, batch: _Batch, target: c_ast.ID) -> Value:
+        """``v = fmax(v, e)`` (or ``fmin``, ``max``, ``min``, ``v`` either argument) over the iterations: ``e`` for
+        all of them at once, then the executor's own built-in applied iteration by iteration, in order (its NaN and
+        signed-zero rules kept), each to the lanes that run that iteration."""
+        first = isinstance(call.args.exprs[0], c_ast.ID) and call.args.exprs[0].name == target.name
+        other = _extremum(call, target.name)
+        assert other is not None
+        et, values = batch.value(other)
+        rows = np.broadcast_to(values.reshape(values.shape[0], -1), (batch.ks.shape[0], self.n))
+        acc = np.broadcast_to(np.asarray(v.a), (self.n,))
+        for k, row in enumerate(rows):
+            args = [Value(v.t, acc), Value(et, row)]
+            r = self.builtin(call.name.name, args if first else args[::-1], batch.active, call)
+            if not isinstance(r, Value) or r.t != v.t or r.undef is not None:
+                raise _Fallback
+            acc = np.where(batch.active if batch.rows is None else batch.rows[k], np.asarray(r.a), acc)
+        return Value(v.t, acc)
 
 
 def per_lane(counts: dict[str, int], lanes: int) -> dict[str, int] | None:
