@@ -31,7 +31,7 @@ import numpy as np
 from pycparser import c_ast
 
 from wia_sim.kernels.builtins import MATH_FUNCTIONS
-from wia_sim.kernels.ctype import COMPARE, INT, CType, arithmetic, convert, promoted, wrap
+from wia_sim.kernels.ctype import COMPARE, CType, convert, wrap
 from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS
 from wia_sim.kernels.exec_state import Array, ExecutorState
 from wia_sim.kernels.lvalues import Var
@@ -266,7 +266,7 @@ class LoopBatcher(ExecutorState):
         statements = 1 + len(shape.items)  # a step for the condition and each statement, per iteration
         if self.steps + statements * count > self.step_limit:
             return self._restored(saved)
-        batch = _Batch(self, shape.counter.name, counter, ks, rows, active)
+        batch = _Batch(self, shape.counter.name, counter, k.t, ks, rows, active)
         results: list[tuple[c_ast.ID, Value]] = []
         try:
             for item in shape.items:
@@ -281,12 +281,11 @@ class LoopBatcher(ExecutorState):
                     folded = self._accumulated(var.value, item.op, item.rvalue, batch, item.lvalue)
                     results.append((item.lvalue, folded))
         except (_Fallback, KernelFault, UnsupportedKernel):
+            return None
+        finally:  # (what the batch's own evaluations counted is dropped: each iteration's counts are added below)
             counter.value = k
-            return self._restored(saved)
-        finally:
             self.counts.clear()
             self.counts.update(saved)
-        counter.value = k
         for target, result in results:
             self.lref(target, active).set(result, active)
         self.lref(shape.counter, active).set(Value(k.t, final), active)
@@ -403,10 +402,12 @@ class _Batch:
     (length ``len(ks)``, or 1 for what does not change), then the lanes, flat (one axis, length ``n`` or 1) or on
     the launch's grid of ids (six axes: a strided view of memory)."""
 
-    def __init__(self, ex: LoopBatcher, name: str, counter: Var, ks: Array, rows: Array | None, active: Array) -> None:
-        self.ex, self.name, self.counter, self.ks, self.rows, self.active = ex, name, counter, ks, rows, active
+    def __init__(
+        self, ex: LoopBatcher, name: str, counter: Var, kt: CType, ks: Array, rows: Array | None, active: Array
+    ) -> None:
+        self.ex, self.name, self.counter, self.kt, self.ks, self.rows = ex, name, counter, kt, ks, rows
+        self.active = active
         self.reads = active if rows is None else rows  # the lanes each iteration reads for
-        self.kt = counter.value.t if isinstance(counter.value, Value) else None
         self.grid: tuple[int, ...] | None = None
         self.declared: dict[str, tuple[CType, Array]] = {}  # the body's variables so far, by name
 
@@ -437,21 +438,18 @@ class _Batch:
         return t, None
 
     def _binary(self, node: c_ast.BinaryOp) -> tuple[CType, Array]:
-        """``left op right`` as ``_Executor.binop`` computes it: a comparison gives int 0 or 1; an integer
-        division or remainder by zero in an iteration that runs is a finding the loop reports (not batched)."""
-        t, a, b = self._operands(node)
-        op = node.op
-        if op in COMPARE:
-            return INT, COMPARE[op](a, b).astype(np.int32)
-        if op in _OPERATORS:
-            return t, _OPERATORS[op](a, b)
-        if op == "%" and t.kind == "float":
+        """``left op right``: ``+ - *`` by their ufuncs on any layout (what ``_Executor.binop`` applies to them),
+        the others by ``binop`` itself on (iterations, lanes) rows (a comparison gives int 0 or 1; an integer
+        division or remainder by zero it finds, with checks on, is a finding the loop reports: not batched)."""
+        if node.op in _OPERATORS:
+            t, a, b = self._operands(node)
+            return t, _OPERATORS[node.op](a, b)
+        (ta, a), (tb, b) = self.value(node.left), self.value(node.right)
+        rows = [Value(t, x.reshape(x.shape[0], -1) if x.ndim > 2 else x) for t, x in ((ta, a), (tb, b))]
+        r = self.ex.binop(node.op, rows[0], rows[1], self.reads, node)
+        if not isinstance(r, Value):
             raise _Fallback
-        if op in ("/", "%") and t.kind != "float":
-            divisors = b.reshape(b.shape[0], -1) if b.ndim > 2 else b
-            if bool(((divisors == 0) & self.reads).any()):
-                raise _Fallback
-        return t, arithmetic(op, a, b, t)
+        return r.t, np.asarray(r.a)
 
     def _operands(self, node: c_ast.BinaryOp) -> tuple[CType, Array, Array]:
         """The type of ``node`` and its operands' values converted to it, on a common layout of lanes."""
@@ -472,7 +470,6 @@ class _Batch:
         if isinstance(node, c_ast.ID):
             if node.name in self.declared:
                 return self.declared[node.name]
-            assert self.kt is not None
             return self.kt, self.ks
         if isinstance(node, c_ast.FuncCall):
             return self._call(node)
@@ -482,13 +479,10 @@ class _Batch:
             if not _arithmetic(t):
                 raise _Fallback
             return t, (convert(a, et, t) if et != t else a)
-        if isinstance(node, c_ast.UnaryOp):  # as ``_Executor.unary``
+        if isinstance(node, c_ast.UnaryOp):
             et, a = self.value(node.expr)
-            if node.op == "!":
-                return INT, (a == 0).astype(np.int32)
-            ut = promoted(et) if et.kind != "bool" else INT
-            a = convert(a, et, ut) if et != ut else a
-            return ut, np.negative(a) if node.op == "-" else np.invert(a) if node.op == "~" else a
+            r = self.ex.unary(node.op, Value(et, a), self.active, node)
+            return r.t, np.asarray(r.a)
         if isinstance(node, c_ast.BinaryOp):
             return self._binary(node)
         assert isinstance(node, c_ast.ArrayRef)
@@ -503,13 +497,12 @@ class _Batch:
 
     def _pointer(self, node: c_ast.ArrayRef, row: int) -> Pointer:
         """The element ``node`` designates in iteration ``row``, as the executor finds it."""
-        assert self.kt is not None
         ks = self.ks[row]
         self.counter.value = Value(self.kt, ks[0] if ks.size == 1 else ks)
         return self.ex.index(node, self.active if self.rows is None else self.rows[row])
 
     def _load(self, node: c_ast.ArrayRef) -> tuple[CType, Array]:
-        if self.declared and not set(self.declared).isdisjoint(_names(node)):
+        if not _names(node).isdisjoint(self.declared):
             return self._gathered(node)
         count = self.ks.shape[0]
         first, second, last = (self._pointer(node, row) for row in (0, 1, count - 1))

@@ -442,17 +442,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         self.counts[kind] = self.counts.get(kind, 0) + self.st.active(mask) * width
 
     def step(self, node: c_ast.Node, mask: Array) -> None:
-        self.steps += 1
-        if mask is self.all:
-            self.full_steps += 1
-        else:  # statements of one block share their mask: counted per mask, added to the lanes' counts later
-            entry = self._step_masks.get(id(mask))
-            if entry is None:
-                if len(self._step_masks) >= _STEP_MASKS:
-                    self.lane_steps_total()
-                self._step_masks[id(mask)] = (mask, [1])
-            else:
-                entry[1][0] += 1
+        self.steps_for(mask, 1)
         if self.steps > self.step_limit:
             loops = self.frame.loops
             at = loops[-1] if loops else _line(node)
@@ -468,11 +458,12 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             )
 
     def steps_for(self, mask: Array, count: int) -> None:
-        """``count`` steps under ``mask`` at once, as ``count`` calls of ``step`` (the caller checked the limit)."""
+        """``count`` steps under ``mask`` (``step``'s, without the limit: a caller that adds several checked it)."""
         self.steps += count
         if mask is self.all:
             self.full_steps += count
             return
+        # statements of one block share their mask: counted per mask, added to the lanes' counts later
         entry = self._step_masks.get(id(mask))
         if entry is None:
             if len(self._step_masks) >= _STEP_MASKS:

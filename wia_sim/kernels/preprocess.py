@@ -557,9 +557,8 @@ class _Preprocessor:
             self.pack_stack.append((label, self.pack))
         elif parts[:1] == ["pop"]:
             label = parts[1] if len(parts) > 1 and not parts[1].isdigit() else None
-            found = next((k for k in range(len(self.pack_stack) - 1, -1, -1) if self.pack_stack[k][0] == label), None)
-            if label is None and self.pack_stack:
-                found = len(self.pack_stack) - 1
+            pushes = range(len(self.pack_stack) - 1, -1, -1)  # (the latest first)
+            found = next((k for k in pushes if label is None or self.pack_stack[k][0] == label), None)
             if found is None:
                 what = f"with label '{label}' " if label is not None else ""
                 self.warning(where.line, where.column, f"#pragma pack(pop, ...) failed: stack {what}empty")
