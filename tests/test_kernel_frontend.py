@@ -1171,12 +1171,6 @@ REJECTED = [
         id="default-outside",
     ),
     pytest.param(
-        k("    switch (n) {\n    case 1:\n        if (n > 0) { case 2: a[0] = 1; }\n    }\n"),
-        4,
-        "'case' label inside a nested statement of a switch is not supported",
-        id="case-nested-in-switch-body",
-    ),
-    pytest.param(
         k("    switch (n) {\n    case 1:\n        continue;\n    }\n"),
         4,
         "'continue' statement not in a loop (a switch is not a loop",

@@ -93,6 +93,7 @@ class _Context:
     function: _Function
     loops: int = 0
     switches: int = 0  # enclosing switch statements ('break' leaves the innermost loop or switch)
+    switch: _Switch | None = None  # the innermost one: a label at any depth of its body is its own
     depth: int = 0  # 1 in the function's outermost block
     local_vars: list[LocalVar] = field(default_factory=list)
 
@@ -118,6 +119,7 @@ class CheckerState:
     enumerators: dict[str, int]
     member_refs: set[int]
     vector_subscripts: set[int]
+    nested_labels: set[int]
     whole_items: set[int]
     enumerator_types: dict[str, str]
     sizes: dict[int, int]

@@ -83,7 +83,7 @@ class StatementChecks(CheckerState):
         elif isinstance(node, c_ast.Switch):
             self.switch_statement(node, ctx)
         elif isinstance(node, c_ast.Case | c_ast.Default):
-            self.misplaced_label(node, ctx)
+            self.nested_label(node, ctx)
         elif isinstance(node, c_ast.Typedef):
             self.local_typedef(node)
         elif isinstance(node, Asm):
@@ -109,14 +109,16 @@ class StatementChecks(CheckerState):
             self.error(node, f"a condition must be a scalar, not the vector '{t.type_name}' (use any() or all())")
 
     def switch_statement(self, node: c_ast.Switch, ctx: _Context) -> None:
-        """The controlling expression, then the body: one scope, its ``case``/``default`` labels directly in it
-        (the parser gathers the statements after a label into the label's ``stmts``)."""
+        """The controlling expression, then the body: one scope, its ``case``/``default`` labels in it, directly
+        (the parser gathers the statements after such a label into the label's ``stmts``) or inside its nested
+        statements (``nested_label``)."""
         switch = _Switch(self.switch_type(node.cond))
         body = node.stmt
         items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
         self.scopes.append({})
         ctx.depth += 1
         ctx.switches += 1
+        outer, ctx.switch = ctx.switch, switch
         for item in items:
             if isinstance(item, c_ast.Case | c_ast.Default):
                 self.switch_label(item, switch)
@@ -124,6 +126,7 @@ class StatementChecks(CheckerState):
                     self.statement(s, ctx)
             else:
                 self.statement(item, ctx)
+        ctx.switch = outer
         ctx.switches -= 1
         ctx.depth -= 1
         self.scopes.pop()
@@ -161,19 +164,17 @@ class StatementChecks(CheckerState):
         else:
             switch.cases[value] = line
 
-    def misplaced_label(self, node: c_ast.Case | c_ast.Default, ctx: _Context) -> None:
-        """A ``case``/``default`` label that is not directly in a switch's body."""
-        word = "case" if isinstance(node, c_ast.Case) else "default"
-        if ctx.switches:
-            self.error(
-                node,
-                f"'{word}' label inside a nested statement of a switch is not supported; "
-                "put the switch's labels directly in its body",
-            )
-        else:
+    def nested_label(self, node: c_ast.Case | c_ast.Default, ctx: _Context) -> None:
+        """A ``case``/``default`` label that is not directly in a switch's body: inside one of its nested statements
+        (a block, an if-statement, a loop: Duff's device), it is the innermost switch's, under the same rules."""
+        if ctx.switch is None:
+            word = "case" if isinstance(node, c_ast.Case) else "default"
             self.error(node, f"'{word}' label not within a switch statement")
-        if isinstance(node, c_ast.Case):
-            self.expr(node.expr)
+            if isinstance(node, c_ast.Case):
+                self.expr(node.expr)
+        else:
+            self.switch_label(node, ctx.switch)
+            self.nested_labels.add(id(node))
         for s in node.stmts or []:
             self.statement(s, ctx)
 

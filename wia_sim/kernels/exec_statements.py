@@ -19,7 +19,7 @@ from pycparserext.ext_c_parser import FuncDeclExt
 from wia_sim.kernels.batch_loops import LoopShape, loop_shape, per_lane
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
-from wia_sim.kernels.jumps import labels_in, labels_within, switch_items
+from wia_sim.kernels.jumps import case_key, labels_in, labels_within, switch_items, switch_labels
 from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value, lane_count
@@ -107,6 +107,12 @@ class StatementRunner(ExecutorState):
             return
         f = self.frame
         if isinstance(node, c_ast.Case | c_ast.Default):  # a switch's label (``switch``: its lanes join there)
+            if id(node) in self.program.nested_labels:  # inside a nested statement: sent here as by a ``goto``
+                waiting = f.jumps.pop(case_key(node), None)
+                if waiting is not None:
+                    mask = mask | waiting
+                if node.stmts:
+                    self.items(node.stmts, 0, len(node.stmts) - 1, mask, 0)
             return
         if isinstance(node, c_ast.Label):
             waiting = f.jumps.pop(node.name, None)  # the lanes that jumped here go on with the others
@@ -284,27 +290,43 @@ class StatementRunner(ExecutorState):
         """Each lane enters the body at its label and runs on from there (falling through the labels after it)
         until it breaks; a lane that matches no label and finds no ``default`` runs none of it. The body is one
         scope: a declaration no lane reaches is still declared, for the lanes that enter below it."""
-        items = (node.stmt.block_items or []) if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
-        entries = self.switch_entries(node, items, mask)
+        labels = switch_labels(node.stmt)
+        entries = self.switch_entries(node, labels, mask)
         f = self.frame
         saved = f.brk
         f.brk = None
         # one block of every case's statements (``switch_items``), gotos among them included; the lanes entering
-        # at each label join there
+        # at each label join there. Those entering at a label inside a nested statement (Duff's device) wait for it
+        # as for a ``goto``'s label: the block's items route them there, and they go on with the items after it.
         flat = switch_items(node.stmt)
         at = {id(item): k for k, item in enumerate(flat)}
-        joining = {at[label]: lanes for label, lanes in entries.items() if any_lane(lanes)}
+        joining: dict[int, Array] = {}
+        start = np.zeros_like(mask)
+        for label in labels:
+            lanes = entries.get(id(label))
+            if lanes is None or not any_lane(lanes):
+                continue
+            if id(label) in at:
+                joining[at[id(label)]] = lanes
+            else:
+                f.jumps[case_key(label)] = lanes
+                start = start | lanes
         self.frame.scopes.append({})
         try:
-            self.items(flat, 0, len(flat) - 1, np.zeros_like(mask), 0, joining)
+            self.items(flat, 0, len(flat) - 1, start, 0, joining)
         finally:
             self.frame.scopes.pop()
+            for label in labels:  # (each was reached: the items route its lanes to it; a fault may leave some)
+                f.jumps.pop(case_key(label), None)
             f.brk = saved
 
-    def switch_entries(self, node: c_ast.Switch, items: Sequence[c_ast.Node], mask: Array) -> dict[int, Array]:
-        """The lanes entering at each label (by ``id`` of the label). Counted as the equivalent ``if``/``else
-        if`` chain: one comparison per case label for the lanes no earlier label took, each label after the first
-        a step of those lanes (the first is the switch statement's own step); ``default`` takes the rest."""
+    def switch_entries(
+        self, node: c_ast.Switch, items: Sequence[c_ast.Case | c_ast.Default], mask: Array
+    ) -> dict[int, Array]:
+        """The lanes entering at each label of ``items`` (by ``id`` of the label; the switch's, in source order).
+        Counted as the equivalent ``if``/``else if`` chain: one comparison per case label for the lanes no earlier
+        label took, each label after the first a step of those lanes (the first is the switch statement's own
+        step); ``default`` takes the rest."""
         v = self.value(node.cond, mask)
         t = promoted(v.t)
         x = self._conv(v, t)

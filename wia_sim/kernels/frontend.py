@@ -176,6 +176,7 @@ def compile_source(
         _types=checker.types,
         member_refs=frozenset(checker.member_refs),
         vector_subscripts=frozenset(checker.vector_subscripts),
+        nested_labels=frozenset(checker.nested_labels),
         whole_items=frozenset(checker.whole_items),
         list_lengths=checker.list_lengths,
         sizes=checker.sizes,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-__all__ = ["jump_problems", "labels_in", "labels_within", "switch_items"]
+__all__ = ["case_key", "jump_problems", "labels_in", "labels_within", "switch_items", "switch_labels"]
 
 
 @dataclass
@@ -46,6 +46,28 @@ def switch_items(body: c_ast.Node) -> list[c_ast.Node]:
     return flat
 
 
+def switch_labels(body: c_ast.Node) -> list[c_ast.Case | c_ast.Default]:
+    """A switch's ``case`` and ``default`` labels in source order, at any depth of its body (C99 6.8.4.2p3), those
+    of the switches inside it left to them."""
+    found: list[c_ast.Case | c_ast.Default] = []
+
+    def visit(node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.Case | c_ast.Default):
+            found.append(node)
+        for _, child in node.children():
+            if not isinstance(child, c_ast.Switch):
+                visit(child)
+
+    visit(body)
+    return found
+
+
+def case_key(label: c_ast.Case | c_ast.Default) -> str:
+    """What the work-items a switch sends to a label inside a nested statement of its body wait for, as a ``goto``'s
+    wait for a label's name (no identifier has a space)."""
+    return f"case {id(label)}"
+
+
 def labels_in(item: c_ast.Node) -> list[str]:
     """The labels an item of a block carries (``a: b: x = 1;`` carries two)."""
     names = []
@@ -56,13 +78,17 @@ def labels_in(item: c_ast.Node) -> list[str]:
 
 
 def labels_within(node: c_ast.Node | None, known: dict[int, frozenset[str]]) -> frozenset[str]:
-    """Every label in ``node``, at any depth (where a ``goto`` into a block leads: ``exec_statements``), kept in
+    """Every label in ``node``, at any depth (where a ``goto`` into a block leads: ``exec_statements``), and the
+    ``case_key`` of every switch label there (where a switch sends work-items into nested statements), kept in
     ``known`` by the node's ``id`` (``Program.labels``: the program holds its nodes, so no id is reused)."""
     if node is None:
         return frozenset()
     names = known.get(id(node))
     if names is None:
-        found = {node.name} if isinstance(node, c_ast.Label) else set()
+        if isinstance(node, c_ast.Label):
+            found = {node.name}
+        else:
+            found = {case_key(node)} if isinstance(node, c_ast.Case | c_ast.Default) else set()
         for _, child in node.children():
             found |= labels_within(child, known)
         names = known[id(node)] = frozenset(found)

@@ -175,6 +175,9 @@ class Program:
     vector_subscripts: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every ``ArrayRef`` node that picks a vector's component by index (``v[i]``, Clang's extension
     of OpenCL C: the simulator built such kernels and could not run them)."""
+    nested_labels: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
+    """The ``id`` of every ``case``/``default`` label inside a nested statement of its switch's body (Duff's device):
+    the executor sends work-items there as a ``goto`` sends them to a label (``jumps.case_key``)."""
     sizes: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
     """``sizeof`` (and GNU's ``_Alignof``) of each expression operand whose type has a size, by the ``id`` of the
     ``sizeof`` (``_Alignof``) node: from the checker's static type (an array member is its array, not a pointer),
