@@ -80,6 +80,35 @@ def test_sizeof_of_an_array_of_unknown_length_is_a_build_error(device_ctx: wia.C
         assert "kernel.cl:1:43: error: invalid application of 'sizeof' to an incomplete type 'int[]'" in str(info.value)
 
 
+LITERAL_OPERANDS = r"""
+__kernel void literal_operands(__global ulong* o) {
+    int4 v = (int4)(1, 2, 3, 4);
+    o[0] = sizeof (int4)(v);
+    o[1] = sizeof (float2)(1.0f, 2.0f);
+    o[2] = sizeof (char3)(1);
+    o[3] = sizeof (int){7};
+    o[4] = __alignof__ (short8)(v.x);
+    o[5] = vec_step (int4)(v) + 10 * vec_step(float3)(1.0f);
+    o[6] = sizeof (long2)((v).y) * vec_step  (uchar16)((uchar4)(v.x), (uchar4)(2), (uchar8)(3));
+}
+"""
+
+
+def test_sizeof_alignof_and_vec_step_of_a_literal(device_ctx: wia.Context) -> None:
+    """``sizeof (int4)(v)``: Clang reads the operand as the vector literal that starts after the type (and ``(int)
+    {7}`` as a compound literal); pycparser stopped after the type, and ``vec_step`` became its value before a call."""
+    (o,) = run_arrays(device_ctx, LITERAL_OPERANDS, "literal_operands", [np.full(7, 99, np.uint64)], 1, 1)
+    np.testing.assert_array_equal(o, [16, 8, 4, 4, 16, 4 + 10 * 4, 16 * 16])  # (a 3-vector steps as four)
+
+
+def test_sizeof_of_a_scalar_type_then_parentheses_is_a_build_error(device_ctx: wia.Context) -> None:
+    with pytest.raises(wia.WiaError) as info:  # Clang: a cast to a scalar type is no literal
+        wia.compile_kernel(device_ctx, "__kernel void k(__global int* o) { int v = 1; o[0] = sizeof (int)(v); }", "k")
+    assert info.value.code == wia.ErrorCode.COMPILE_ERROR
+    if wia.get_backend().name == "sim":
+        assert "kernel.cl:1:66: error: expression cannot be followed by a postfix '(' operator" in str(info.value)
+
+
 CONSTANT_SIZES = r"""
 __kernel void constant_sizes(__global int* o) {
     float4 v = (float4)(1.0f);

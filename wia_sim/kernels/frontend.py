@@ -60,6 +60,34 @@ _VEC_STEP_TYPE_RE = re.compile(
 )
 
 
+_VEC_STEP_LITERAL_RE = re.compile(
+    r"\bvec_step(\s*)\(\s*(?:char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(?:2|3|4|8|16)\s*\)\s*\("
+)
+"""``vec_step (int4)(v)``: of the vector literal that starts after the type, as Clang reads it."""
+
+
+def _vec_step_literals(text: str) -> str:
+    """``text`` with each ``vec_step (T)(parts)`` of a vector literal as ``vec_step((T)(parts))``, a call the
+    parser reads (a blank after ``vec_step`` gives its place to the opening parenthesis, so that the literal keeps
+    its columns; what follows on the line moves by one, or by two without the blank)."""
+    pieces: list[str] = []
+    done = 0
+    for m in _VEC_STEP_LITERAL_RE.finditer(text):
+        if m.start() < done:
+            continue
+        depth, end = 1, m.end()
+        while end < len(text) and depth:  # to the literal's closing parenthesis
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+        if depth:
+            break
+        call = text[m.start() : end]
+        blank = len(m.group(1))
+        pieces += [text[done : m.start()], "vec_step" + " " * max(blank - 1, 0) + "(" + call[8 + blank :] + ")"]
+        done = end
+    return "".join(pieces) + text[done:] if pieces else text
+
+
 _GNU_ALIGNOF_RE = re.compile(r"\b__alignof(?:__)?\b")
 """Clang's spellings of C11's ``_Alignof``, which the parser knows: rewritten to it, padded to keep columns."""
 _BUILTIN_OFFSETOF_RE = re.compile(r"\b__builtin_offsetof\b")
@@ -133,7 +161,8 @@ def compile_source(
     diagnostics.extend(pp.diagnostics)
     if pp.errors:
         raise fail()
-    text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, _VEC_TYPE_HINT_RE.sub(_hide_type_hint, hoisted_attributes(pp.text)))
+    text = _vec_step_literals(_VEC_TYPE_HINT_RE.sub(_hide_type_hint, hoisted_attributes(pp.text)))
+    text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, text)
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
     text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))

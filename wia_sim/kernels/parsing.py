@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 
 from pycparser import c_ast
-from pycparser.c_parser import ParseError
+from pycparser.c_parser import Coord, ParseError
 from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, StructExt
 
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width
@@ -108,6 +108,7 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
     def __init__(self) -> None:
         super().__init__()
         self.parentheses: dict[int, tuple[c_ast.Node, int]] = {}  # by id: the node (kept alive) and the pairs
+        self.literal_operands: dict[int, tuple[c_ast.Cast, Coord]] = {}  # ``sizeof (T)(x)``: by id, and the '('
 
     def _parse_primary_expression(self) -> c_ast.Node:
         wrapped = self._peek_type() == "LPAREN" and self._peek_type(2) != "LBRACE"  # not ``({ ... })``
@@ -118,12 +119,24 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
 
     def _parse_unary_expression(self) -> c_ast.Node:
         """``_Alignof`` (and ``__alignof__``, rewritten to it) of an expression, as GCC and Clang take it: the
-        alignment of its type (pycparser takes only a type name)."""
-        if self._peek_type() != "_ALIGNOF":
+        alignment of its type (pycparser takes only a type name). ``sizeof``/``_Alignof`` of a parenthesized type
+        followed by ``(`` or ``{``: of the OpenCL vector literal (``sizeof (int4)(v)``) or the compound literal
+        (``sizeof (int){1}``) that starts there, as Clang reads them (pycparser stops after the type). Before any
+        other type, ``(`` is Clang's error (``sizeof (int)(v)``: ``_vector_literals``)."""
+        if self._peek_type() not in ("_ALIGNOF", "SIZEOF"):
             return super()._parse_unary_expression()
         tok = self._advance()
         named = self._try_parse_paren_type_name()
-        operand = named[0] if named is not None else self._parse_unary_expression()
+        if named is not None and self._peek_type() in ("LPAREN", "LBRACE"):
+            after = self._peek()
+            self._reset(named[1])
+            operand = self._parse_cast_expression()
+            if isinstance(operand, c_ast.Cast):
+                self.literal_operands[id(operand)] = (operand, self._tok_coord(after))
+        elif named is not None:
+            operand = named[0]
+        else:
+            operand = self._parse_unary_expression()
         return c_ast.UnaryOp(tok.value, operand, self._tok_coord(tok))
 
     def _parse_struct_or_union_specifier(self) -> c_ast.Node:
@@ -154,7 +167,11 @@ class UnionExt(c_ast.Union):  # type: ignore[misc]
 _VECTOR_NAME = re.compile(rf"({'|'.join(VECTOR_BASES)})({'|'.join(str(w) for w in VECTOR_WIDTHS)})")
 
 
-def _vector_literals(ast: c_ast.FileAST, parentheses: dict[int, tuple[c_ast.Node, int]]) -> None:
+def _vector_literals(
+    ast: c_ast.FileAST,
+    parentheses: dict[int, tuple[c_ast.Node, int]],
+    literal_operands: dict[int, tuple[c_ast.Cast, Coord]],
+) -> None:
     """Vector literals read as Clang reads OpenCL's (OpenCL C 1.2 6.1.6: ``(type)(parts)``, a postfix
     expression), where pycparser's C reading differs:
 
@@ -180,6 +197,10 @@ def _vector_literals(ast: c_ast.FileAST, parentheses: dict[int, tuple[c_ast.Node
 
     def literal(cast: c_ast.Cast) -> c_ast.Node:
         if _type_name(cast.to_type.type) not in vectors:
+            operand = literal_operands.get(id(cast))
+            if operand is not None:  # ``sizeof (int)(v)``: Clang's words, at the '('
+                message = "expression cannot be followed by a postfix '(' operator; add parentheses"
+                raise ParseError(f"{operand[1]}: {message}")
             return cast
         if isinstance(cast.expr, c_ast.ExprList) and depth(cast.expr) >= 2:
             cast.expr = c_ast.ExprList([cast.expr], cast.expr.coord)
@@ -249,7 +270,7 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
         ast = parser.parse(_PRELUDE + text, filename=BUILTIN_FILE)
         if pointer_spaces:
             _restore_pointer_spaces(ast, pointer_spaces)
-        _vector_literals(ast, parser.parentheses)
+        _vector_literals(ast, parser.parentheses, parser.literal_operands)
     except ParseError as e:
         message = str(e)
         m = _PARSE_ERROR_RE.match(message)
