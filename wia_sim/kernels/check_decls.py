@@ -683,12 +683,19 @@ class DeclarationChecks(CheckerState):
             return
         if isinstance(init, c_ast.InitList) and t.kind == "scalar":  # ``float s = {x};`` (C99 6.7.8p11)
             items = list(init.exprs)
-            if not items or isinstance(items[0], c_ast.InitList | c_ast.NamedInitializer):
+            if not items:
+                self.error(init, "scalar initializer cannot be empty")
+                return
+            if isinstance(items[0], c_ast.NamedInitializer):
                 self.error(init, f"a '{t}' takes one initializer in braces")
                 return
+            if isinstance(items[0], c_ast.InitList):  # ``{{x}}``: Clang's warning for each extra pair
+                self.warning(items[0], "too many braces around scalar initializer")
+            elif nested:  # a scalar member or element in braces of its own: Clang's warning too
+                self.warning(init, "braces around scalar initializer")
             if len(items) > 1:
                 self.warning(items[1], "excess elements in scalar initializer")
-            self.check_initializer(items[0], t, decl, nested)
+            self.check_initializer(items[0], t, decl)  # (its pairs warned about: no more for the inner ones)
             return
         if isinstance(init, c_ast.InitList):
             if t.kind in ("array", "struct"):
@@ -813,6 +820,21 @@ class DeclarationChecks(CheckerState):
                     pos, k = pos + 1, k + 1
                     continue
                 rest[pos] = item = listed
+            if t.kind == "struct" and sub.kind == "array" and sub.length is None:  # a flexible array member
+                if isinstance(item, c_ast.InitList) and not item.exprs:  # ``{}``: nothing to place
+                    pos, k = pos + 1, k + 1
+                    continue
+                if not self.static_object(decl):
+                    self.error(item, "initialization of flexible array member is not allowed")
+                    return len(items)
+                pos, length = self.flexible_fill(sub, rest, pos, decl)  # (GNU C: past the struct's size)
+                if sized is not None:  # (designated again: the most it is given)
+                    self.list_lengths[id(sized)] = max(length, self.list_lengths.get(id(sized), 0))
+                if named is not None:
+                    named.expr = rest[at]
+                    items[at + 1 :] = rest[at + 1 :]
+                k += 1
+                continue
             if isinstance(item, c_ast.InitList) and own_list(item, sub):
                 self.check_initializer(item, sub, decl, nested=True)
                 pos += 1
@@ -829,6 +851,25 @@ class DeclarationChecks(CheckerState):
         if sized is not None and subs is None:
             self.list_lengths[id(sized)] = longest
         return pos
+
+    def flexible_fill(self, t: TypeInfo, items: list[c_ast.Node], pos: int, decl: c_ast.Decl | None) -> tuple[int, int]:
+        """Check the items that initialize a ``__constant`` object's flexible array member of type ``t`` from
+        ``items[pos]``, in braces of their own or elided; returns the position after them and how many elements
+        they give it."""
+        item = items[pos]
+        if isinstance(item, c_ast.InitList) and own_list(item, t):
+            self.check_initializer(item, t, decl, nested=True)
+            return pos + 1, self.list_lengths.get(id(item), 0)
+        element = t.target or UNKNOWN
+        end = self.check_fill(t, items, pos, False, decl)
+        if element.kind not in ("scalar", "vector", "pointer"):  # (each item one element only for these)
+            self.error(item, f"a flexible array member of '{element}' must be initialized with braces of its own")
+        return end, end - pos
+
+    def static_object(self, decl: c_ast.Decl | None) -> bool:
+        """Whether ``decl`` declares an object for the whole launch (``__constant``), whose flexible array member
+        an initializer may fill (GNU C, as Clang takes it); None: a compound literal's, automatic."""
+        return decl is not None and self.types.resolve(decl.type).space == "constant"
 
     def sub_objects(self, t: TypeInfo) -> list[TypeInfo] | None:
         """The element or member types a list for ``t`` fills in order (None: an array of unknown length)."""

@@ -144,7 +144,13 @@ class LaunchSetup(ExecutorState):
         t = self._declared(t, decl.init)
         elem, dims = self._pt(TypeInfo("pointer", target=t)) if t.kind == "array" else (self._ct(t), ())
         assert elem is not None
-        region = Region.allocate("constant", f"__constant variable '{name}'", 1, size_align(t, self.types)[0], "none")
+        size = size_align(t, self.types)[0]
+        flexible = self.program.list_lengths.get(id(decl.init)) if t.kind == "struct" else None
+        if flexible and isinstance(elem, StructType):  # its flexible array member's elements (GNU C), past it
+            last = elem.members[-1]
+            assert last.type.target is not None
+            size = max(size, last.offset + flexible * size_align(last.type.target, self.types)[0])
+        region = Region.allocate("constant", f"__constant variable '{name}'", 1, size, "none")
         p = Pointer(region, elem, np.asarray(0, np.int64), dims)
         if decl.init is not None:
             first = np.zeros(self.n, dtype=bool)

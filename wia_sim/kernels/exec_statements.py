@@ -445,6 +445,9 @@ class StatementRunner(ExecutorState):
         it has: the checker saw to the count)."""
         if not isinstance(init, c_ast.InitList):
             return self.to_value(self.eval(init, mask), ct)
-        if ct.width == 1:  # a scalar's first item: the others are dropped unevaluated (the checker warned)
-            return self.to_value(self.eval(init.exprs[0], mask), ct)
+        if ct.width == 1:  # a scalar's first item (``{{x}}``: in braces of its own): the others are dropped
+            first = init.exprs[0]  # unevaluated (the checker warned)
+            while isinstance(first, c_ast.InitList):
+                first = first.exprs[0]
+            return self.to_value(self.eval(first, mask), ct)
         return self.braced_vector(ct, [self.eval(e, mask) for e in init.exprs])

@@ -117,6 +117,15 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
             self.parentheses[id(node)] = (node, self.parentheses.get(id(node), (node, 0))[1] + 1)
         return node
 
+    def _parse_initializer(self) -> c_ast.Node:
+        """A brace list placed where its ``{`` stands, as Clang places it in its messages (pycparser gives a
+        non-empty list its first item's place)."""
+        brace = self._peek() if self._peek_type() == "LBRACE" else None
+        node = super()._parse_initializer()
+        if brace is not None and isinstance(node, c_ast.InitList):
+            node.coord = self._tok_coord(brace)
+        return node
+
     def _parse_unary_expression(self) -> c_ast.Node:
         """``_Alignof`` (and ``__alignof__``, rewritten to it) of an expression, as GCC and Clang take it: the
         alignment of its type (pycparser takes only a type name). ``sizeof``/``_Alignof`` of a parenthesized type

@@ -187,7 +187,8 @@ class Program:
     sub-object whole, where other items fill its members (brace elision, ``initializers.py``)."""
     list_lengths: dict[int, int] = field(default_factory=dict, repr=False, compare=False)
     """The length of each array of unknown length that a brace list sizes (C99 6.7.8p22: one past the largest
-    index it initializes, designators and elided braces counted), by the ``id`` of the ``InitList``."""
+    index it initializes, designators and elided braces counted), by the ``id`` of the ``InitList``; for the list
+    of a ``__constant`` struct, the elements it gives the struct's flexible array member (GNU C)."""
 
     def where(self, line: int) -> tuple[str, int]:
         """The file and line of the user's source that line ``line`` of the AST came from."""

@@ -261,7 +261,13 @@ class StructOps(ExecutorState):
         subs: list[tuple[str | int | None, Pointer, TypeInfo]] = []
         for m in st.members:
             packed = self._packed(p, st, m, self._ct(m.type.innermost))
-            subs.append((m.name, Pointer(p.region, None, p.off + m.offset, packed=packed), m.type))
+            mt = m.type
+            if mt.kind == "array" and mt.length is None and mt.target is not None and p.region is not None:
+                # a flexible array member: the elements its object has room for (a __constant one's initializer
+                # gave them, GNU C; an automatic one has none)
+                room = p.region.nbytes - m.offset - int(p.off) if np.ndim(p.off) == 0 else 0
+                mt = replace(mt, length=max(room, 0) // self._size(mt.target))
+            subs.append((m.name, Pointer(p.region, None, p.off + m.offset, packed=packed), mt))
         return subs
 
     def _size(self, t: TypeInfo) -> int:
