@@ -41,6 +41,21 @@ def test_half_storage_needs_no_extension(device_ctx: wia.Context) -> None:
     np.testing.assert_array_equal(f, [1.5, 3.5])
 
 
+def test_a_half_type_only_named_needs_no_extension(device_ctx: wia.Context) -> None:
+    """``sizeof(half)``, ``_Alignof(half)`` and a typedef of ``half`` name the type without making a value of it:
+    Clang takes them without cl_khr_fp16 (the simulator refused them). (``half4`` and the other vector names are
+    the device header's: PoCL declares them only with the extension, Oclgrind always.)"""
+    source = (
+        "typedef half H;\n"
+        "__kernel void k(__global int* o) {\n"
+        "    o[0] = sizeof(half) + 100 * _Alignof(half);\n"
+        "    o[1] = sizeof(H) + 10 * sizeof(__global H*);\n"
+        "}\n"
+    )
+    (o,) = run_arrays(device_ctx, source, "k", [np.zeros(2, np.int32)], 1, 1, options="-cl-std=CL1.2")
+    np.testing.assert_array_equal(o, [2 + 200, 2 + 80])
+
+
 def test_half_arithmetic_with_the_pragma_on_a_device_that_has_fp16() -> None:
     wia.set_backend("sim", hardware="wia-tiny")  # (no real device here has cl_khr_fp16)
     ctx = wia.create_context()

@@ -130,3 +130,16 @@ def test_if_computes_in_128_bits(device_ctx: wia.Context) -> None:
     intmax_t, and nothing wraps at 64 bits (the simulator computed in 64)."""
     body = "".join(f"#if {c}\nout[{k}] = 1;\n#else\nout[{k}] = 2;\n#endif\n" for k, c in enumerate(IF_WIDTH))
     assert _ints(device_ctx, body, n=len(IF_WIDTH)) == [1, 2, 2, 2, 2, 1, 2, 2, 1, 1]
+
+
+def test_an_unroll_hint_before_a_loop_is_taken(device_ctx: wia.Context) -> None:
+    """``__attribute__((opencl_unroll_hint(N)))`` on a for, while or do loop: Clang takes it in OpenCL C 1.2 too
+    (the simulator's parser refused it as an invalid declaration); lines stay where they were."""
+    body = (
+        "int s = 0;\n"
+        "__attribute__((opencl_unroll_hint)) for (int k = 0; k < 4; k++) s += k;\n"
+        "__attribute__((opencl_unroll_hint(2)))\nwhile (s < 10) s++;\n"
+        "__attribute__((opencl_unroll_hint(4))) do s += 3; while (s < 17);\n"
+        "out[0] = s; out[1] = __LINE__;"
+    )
+    assert _ints(device_ctx, body, options="-cl-std=CL1.2")[:2] == [19, 8]

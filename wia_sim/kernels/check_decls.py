@@ -123,7 +123,7 @@ class DeclarationChecks(CheckerState):
         t = self.types.resolve(node.type)
         if t.kind == "function" or _has_function_pointer(t):
             self.error(node, f"function pointers are not supported (typedef '{node.name}')")
-        self.check_type_usable(t, node, f"typedef '{node.name}'")
+        self.check_type_usable(t, node, f"typedef '{node.name}'", named=True)
         self.types.typedefs[node.name] = t
         if t.kind == "struct" and "<anonymous" in t.name:
             self.struct_names.setdefault(t.name, node.name)  # how kernel argument info names it
@@ -229,7 +229,9 @@ class DeclarationChecks(CheckerState):
         self.scopes[0][node.name] = _Symbol(node.name, "global", t, _coord_of(node)[0], value)
         self.constants[node.name] = node
 
-    def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str) -> None:
+    def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str, named: bool = False) -> None:
+        """Clang's errors for a type it does not take here; ``named``: only named (a typedef, ``sizeof``,
+        ``_Alignof``), where ``half`` needs no cl_khr_fp16, as in Clang."""
         clash = _address_spaces(node)
         if len(clash) > 1:  # Clang: "multiple address spaces specified for type"
             self.error(node, f"multiple address spaces specified for one type ({' and '.join(clash)}; {what})")
@@ -245,7 +247,7 @@ class DeclarationChecks(CheckerState):
                     node, f"type '{inner.name}' needs the cl_khr_fp64 extension, which the device lacks ({what})"
                 )
                 return
-            if not self.fp16 and inner.name.startswith("half") and not behind_pointer:
+            if not self.fp16 and inner.name.startswith("half") and not behind_pointer and not named:
                 self.error(
                     node,
                     f"'{inner.name}' values need {self.fp16_missing}; without it half is only a storage type behind "

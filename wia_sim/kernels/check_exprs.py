@@ -190,7 +190,7 @@ class ExpressionChecks(CheckerState):
         if op in ("sizeof", "_Alignof", "alignof"):
             if isinstance(node.expr, c_ast.Typename):
                 t = self.types.resolve(node.expr.type)
-                self.check_type_usable(t, node, op)
+                self.check_type_usable(t, node, op, named=True)
                 if t.kind == "struct" and t.name not in self.types.structs:
                     self.error(node, f"invalid application of '{op}' to the incomplete type '{t.name}'")
                 elif op == "sizeof" and t.kind == "array" and t.length is None:

@@ -88,6 +88,13 @@ def _vec_step_literals(text: str) -> str:
     return "".join(pieces) + text[done:] if pieces else text
 
 
+_LOOP_HINT_RE = re.compile(
+    r"\b__attribute__\s*\(\(\s*(?:__)?opencl_unroll_hint(?:__)?\s*(?:\([^()]*\))?\s*\)\)(?=\s*(?:for|while|do)\b)"
+)
+"""``__attribute__((opencl_unroll_hint(N)))`` before a loop (OpenCL C 2.0's, which Clang takes in 1.2 too): a hint
+the parser cannot place on a statement and the simulator has no use for, blanked (columns and lines kept)."""
+
+
 _GNU_ALIGNOF_RE = re.compile(r"\b__alignof(?:__)?\b")
 """Clang's spellings of C11's ``_Alignof``, which the parser knows: rewritten to it, padded to keep columns."""
 _BUILTIN_OFFSETOF_RE = re.compile(r"\b__builtin_offsetof\b")
@@ -163,6 +170,7 @@ def compile_source(
         raise fail()
     text = _vec_step_literals(_VEC_TYPE_HINT_RE.sub(_hide_type_hint, hoisted_attributes(pp.text)))
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, text)
+    text = _LOOP_HINT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
     text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))
