@@ -88,3 +88,59 @@ def test_calls_clang_finds_ambiguous_are_refused_everywhere(device_ctx: wia.Cont
     assert info.value.code == wia.ErrorCode.COMPILE_ERROR
     if wia.get_backend().name == "sim":
         assert "is ambiguous" in str(info.value) or "no matching function" in str(info.value)
+
+
+SPLATS = r"""
+__kernel void splats(__global const int4* A, __global const float4* F, __global const uint4* U,
+                     __global const short4* S, __global const long4* L, __global int4* oi, __global uint4* ou,
+                     __global float4* of, __global short4* os, __global long4* ol)
+{
+    const int i = get_global_id(0);
+    const int4 a = A[i];
+    const float4 f = F[i];
+    const uint4 u = U[i];
+    oi[3 * i] = hadd(a, 3) + hadd(-7, a) * 1000;       /* the integer family: (int4, int4), 3 and -7 splat */
+    oi[3 * i + 1] = hadd(a, 3u);                        /* 3u converts to int, then splats */
+    oi[3 * i + 2] = isequal(f, 1) + isless(0.5f, f) * 10;  /* relational: an int and a float splat */
+    ou[2 * i] = bitselect(u, ~u, 0xF0F0F0F0u);
+    ou[2 * i + 1] = mul_hi(u, 3);
+    of[i] = bitselect(f, -f, -0.0f);                    /* the sign bit from -f */
+    os[i] = add_sat(S[i], 30000);                       /* 30000 converts to short, then splats */
+    ol[i] = mad_sat(L[i], 2, L[i]);
+}
+"""
+
+
+def test_a_scalar_splats_to_the_vector_overload_of_an_integer_relational_or_bitselect_builtin(
+    device_ctx: wia.Context, request: pytest.FixtureRequest
+) -> None:
+    """``hadd(int4, 3)``, ``isequal(float4, 1)``, ``bitselect(uint4, uint4, 1u)``: Clang resolves them to the
+    vector overload, the scalar converted and splatted (PoCL 3.1 and Oclgrind 21.10 build them; the simulator
+    refused them as arguments of different types)."""
+    n = 16
+    rng = np.random.default_rng(1212)
+    a = rng.integers(-1000, 1000, (n, 4)).astype(np.int32)
+    f = rng.choice(np.array([0.25, 0.5, 1.0, 2.0, -1.0], np.float32), (n, 4))
+    u = rng.integers(0, 2**32, (n, 4), dtype=np.uint64).astype(np.uint32)
+    s = rng.integers(-32768, 32768, (n, 4)).astype(np.int16)
+    big = rng.integers(-(2**62), 2**62, (n, 4), dtype=np.int64)
+    out = run_arrays(
+        device_ctx, SPLATS, "splats",
+        [a, f, u, s, big, np.zeros((3 * n, 4), np.int32), np.zeros((2 * n, 4), np.uint32),
+         np.zeros((n, 4), np.float32), np.zeros((n, 4), np.int16), np.zeros((n, 4), np.int64)],
+        n, 8,
+    )  # fmt: skip
+    oi, ou, of, os_, ol = out[5:]
+    a64 = a.astype(np.int64)
+    want_i = np.stack(
+        [(a64 + 3) // 2 + (a64 - 7) // 2 * 1000, (a64 + 3) // 2, -(f == 1).astype(int) - 10 * (f > 0.5)], axis=1
+    ).reshape(3 * n, 4)
+    np.testing.assert_array_equal(oi, want_i)
+    np.testing.assert_array_equal(ou.reshape(n, 2, 4)[:, 0], u ^ np.uint32(0xF0F0F0F0))
+    np.testing.assert_array_equal(ou.reshape(n, 2, 4)[:, 1], (u.astype(np.uint64) * 3 >> 32).astype(np.uint32))
+    np.testing.assert_array_equal(of, -f)
+    np.testing.assert_array_equal(os_, np.clip(s.astype(np.int64) + 30000, -32768, 32767))
+    if request.node.callspec.params.get("device_ctx") == "oclgrind":
+        return  # (Oclgrind 21.10's long mad_sat saturates negative results that fit: -1.5e18 * 3 gives LONG_MIN)
+    exact = [[3 * int(v) for v in row] for row in big]
+    np.testing.assert_array_equal(ol, np.clip(np.array(exact, dtype=object), -(2**63), 2**63 - 1).astype(np.int64))

@@ -303,8 +303,13 @@ class ExpressionChecks(CheckerState):
                 return TypeInfo("vector", _signed_of_size(v.name), v.width)
             return INT
         if op in ("<<", ">>"):
-            if left.kind == "scalar" and right.kind == "vector":
-                return TypeInfo("vector", _promote(left).name, right.width)
+            if left.kind == "scalar" and right.kind == "vector":  # Clang's error (the scalar is not splatted)
+                self.error(
+                    node,
+                    f"requested shift is a vector of type '{right.type_name}' but the first operand is not a vector "
+                    f"('{left.type_name}')",
+                )
+                return UNKNOWN
             return _promote(left)
         return _arithmetic(left, right)
 

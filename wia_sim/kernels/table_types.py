@@ -1,9 +1,9 @@
 """The checker's side of ``tables.py``: the argument types the OpenCL C 1.2 section 6.12 built-ins there accept,
 and their result types.
 
-OpenCL's overloads do not convert between vector types or mix an integer with another integer type, so neither
-does this check: ``add_sat(short, int)`` is as much an error as Clang makes it (an ambiguous call). Scalars stand
-for vectors only where the spec lists a form with a scalar (``mix``, ``step``, ``smoothstep``).
+The overload a call picks is Clang's (``overloads.resolve``): vectors do not convert, a scalar converts and is
+splatted where a vector is wanted (``hadd(int4, 3)``, ``isequal(float4, 1)``), and scalars of different types
+are an ambiguous call unless one overload is best for every argument (``add_sat(short, int)`` is ambiguous).
 """
 
 from __future__ import annotations
@@ -93,6 +93,30 @@ def _result(types: list[TypeInfo]) -> TypeInfo:
     return UNKNOWN
 
 
+def _gentype_call(
+    name: str,
+    what: str,
+    elements: Sequence[str],
+    args: list[c_ast.Node],
+    types: list[TypeInfo],
+    error: Error,
+    node: c_ast.Node,
+) -> TypeInfo:
+    """The gentype of a built-in whose parameters all take it, among ``elements``, as Clang's overload resolution
+    picks it: a vector argument only itself, a scalar converted and splatted (``hadd(int4, 3)``, ``isequal(f4,
+    1)``), several scalars of different types ambiguous unless one overload is best (``hadd(int, short)`` is);
+    UNKNOWN after the error. ``what``: the argument types ``elements`` make, for messages."""
+    for k, (a, t) in enumerate(zip(args, types, strict=True)):
+        if t.kind in ("pointer", "array", "struct", "void", "opaque") or (
+            t.kind == "vector" and _known(t) and t.name not in elements
+        ):
+            error(a, f"argument {k + 1} of '{name}' must be {what}, not '{t.type_name if t.kind == 'vector' else t}'")
+            return UNKNOWN
+    if not all(_known(t) for t in types):
+        return _result(types)
+    return resolved_call(name, types, elements, ["g" * len(types)], error, node)
+
+
 def _truth_type(t: TypeInfo) -> TypeInfo:
     if t.kind == "vector":
         return TypeInfo("vector", _SIGNED_OF_SIZE[_SIZES[t.name]] if t.name in _SIZES else "?", t.width)
@@ -131,11 +155,7 @@ def _integer(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Er
         if not all(_known(t) for t in types):
             return UNKNOWN
         return resolved_call(name, types, ("int", "uint"), ["g" * len(types)], error, node)
-    if not _need(name, "an integer scalar or vector", _INTEGERS, args, types, error):
-        return UNKNOWN
-    if not _same_gentype(name, args, types, error, node):
-        return UNKNOWN
-    r = _result(types)
+    r = _gentype_call(name, "an integer scalar or vector", _INTEGERS, args, types, error, node)
     if name == "abs_diff" and _known(r):
         return TypeInfo(r.kind, UNSIGNED_OF.get(r.name, r.name), r.width)
     return r
@@ -190,9 +210,7 @@ def resolved_call(
 def _geometric(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
     allowed = ("float",) if name.startswith("fast_") else _FLOATS
     what = "float, float2, float3 or float4" if name.startswith("fast_") else "a floating-point scalar or 2-4-vector"
-    if not _need(name, what, allowed, args, types, error) or not _same_gentype(name, args, types, error, node):
-        return UNKNOWN
-    r = _result(types)
+    r = _gentype_call(name, what, allowed, args, types, error, node)
     if r.kind == "vector" and r.width > 4:
         error(node, f"built-in function '{name}' takes {what}, not '{r.type_name}'")
         return UNKNOWN
@@ -266,20 +284,12 @@ def check_table_call(
     if name in ("distance", "fast_distance", "fast_length", "fast_normalize", "dot", "cross", "length", "normalize"):
         return _geometric(name, args, types, error, node)
     if name in _RELATIONAL2 or name in _RELATIONAL1:
-        if not _need(name, "a floating-point scalar or vector", _FLOATS, args, types, error):
-            return UNKNOWN
-        if not _same_gentype(name, args, types, error, node):
-            return UNKNOWN
-        r = _result(types)
+        r = _gentype_call(name, "a floating-point scalar or vector", floating, args, types, error, node)
         return _truth_type(r) if r.kind != "unknown" else UNKNOWN
     if name in ("any", "all"):
         if not _need(name, "a signed integer scalar or vector (char to long)", _SIGNED, args, types, error):
             return UNKNOWN
         return INT
     if name == "bitselect":
-        if not _need(name, "a scalar or vector", (*_INTEGERS, *_FLOATS), args, types, error):
-            return UNKNOWN
-        if not _same_gentype(name, args, types, error, node):
-            return UNKNOWN
-        return _result(types)
+        return _gentype_call(name, "a scalar or vector", (*_INTEGERS, *floating), args, types, error, node)
     raise AssertionError(name)
