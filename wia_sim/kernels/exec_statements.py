@@ -31,6 +31,11 @@ __all__ = ["StatementRunner"]
 
 _SHAPES: weakref.WeakKeyDictionary[c_ast.For, LoopShape | None] = weakref.WeakKeyDictionary()
 """Each ``for`` loop's ``LoopShape`` (None: never batched), made once per node and forgotten with it."""
+_SWITCHES: weakref.WeakKeyDictionary[c_ast.Switch, tuple[list[c_ast.Node], list[c_ast.Case | c_ast.Default]]] = (
+    weakref.WeakKeyDictionary()
+)
+"""Each switch's body as one block (``switch_items``) and its labels at any depth (``switch_labels``), worked out
+once per node and forgotten with it."""
 
 
 def _lane_width(t: CType) -> int:
@@ -290,7 +295,10 @@ class StatementRunner(ExecutorState):
         """Each lane enters the body at its label and runs on from there (falling through the labels after it)
         until it breaks; a lane that matches no label and finds no ``default`` runs none of it. The body is one
         scope: a declaration no lane reaches is still declared, for the lanes that enter below it."""
-        labels = switch_labels(node.stmt)
+        known = _SWITCHES.get(node)
+        if known is None:
+            known = _SWITCHES[node] = (switch_items(node.stmt), switch_labels(node.stmt))
+        flat, labels = known
         entries = self.switch_entries(node, labels, mask)
         f = self.frame
         saved = f.brk
@@ -298,7 +306,6 @@ class StatementRunner(ExecutorState):
         # one block of every case's statements (``switch_items``), gotos among them included; the lanes entering
         # at each label join there. Those entering at a label inside a nested statement (Duff's device) wait for it
         # as for a ``goto``'s label: the block's items route them there, and they go on with the items after it.
-        flat = switch_items(node.stmt)
         at = {id(item): k for k, item in enumerate(flat)}
         joining: dict[int, Array] = {}
         start = np.zeros_like(mask)
