@@ -35,6 +35,8 @@ KNOWN_LIMITS: dict[tuple[str, str], str] = {
     ("oclgrind", "scalar_bounds_denormals"): "Oclgrind 21.10 computes integer clamp/max/min with a scalar bound "
     "on vectors wrongly (garbage lanes), says isnormal() of a denormal is true and zeroes some float bitselect() "
     "results, though it reports CL_FP_DENORM",
+    ("oclgrind", "duff_rows"): "Oclgrind 21.10 takes the default of `switch (count & 7)` for every count from 8 on "
+    "once Clang has optimized the kernel (with -cl-opt-disable it takes the right cases)",
 }
 """(device key, case name) -> why that device cannot run the case: a limitation of the implementation, not of the
 case (the case passes on PoCL). Tests mark these as expected failures, strictly, so a fixed driver shows up."""

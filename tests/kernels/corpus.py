@@ -1335,6 +1335,33 @@ def _ref_switch_local_groups(i: Inputs) -> dict[str, np.ndarray]:
     return {"out": out.reshape(-1).astype(np.int32)}
 
 
+def _make_duff_rows(rng: np.random.Generator) -> Launch:
+    n = 32 * int(rng.integers(2, 9))
+    counts = rng.integers(1, 17, n).astype(np.int32)
+    counts[:16] = np.arange(1, 17)  # every count: each entry point of both switches
+    args = {
+        "src": Buffer(rng.integers(-1000, 1001, (n, 16)).astype(np.int32)),
+        "counts": Buffer(counts),
+        "dst": _sentinel_out((n, 16), np.int32),
+        "kind": _sentinel_out(n, np.int32),
+    }
+    return Launch(args, (n,), (32,))
+
+
+def _ref_duff_rows(i: Inputs) -> dict[str, np.ndarray]:
+    src, counts = i["src"].astype(np.int64), i["counts"]
+    dst = i["dst"].astype(np.int64).copy()
+    copied = np.arange(16)[None, :] < counts[:, None]
+    dst[copied] = 3 * src[copied] + 1
+    low = counts & 7
+    kind = np.select(
+        [(low == 0) & (counts > 8), low == 0, low == 1, low == 5, low == 6],
+        [110, 101, 10, 2 * 1007, 7 + 1007],
+        1,  # (default: entered at the label inside the else branch)
+    )
+    return {"dst": dst.astype(np.int32), "kind": kind.astype(np.int32)}
+
+
 def _make_float_atomic_add(rng: np.random.Generator) -> Launch:
     n = _size(rng, 2000, 8000, 64)
     nbins = int(rng.integers(8, 40))
@@ -2813,6 +2840,16 @@ CASES: list[KernelCase] = [
         _make_switch_local_groups,
         _ref_switch_local_groups,
         {"out": exact()},
+    ),
+    KernelCase(
+        "duff_rows",
+        "duff_rows.cl",
+        "duff_rows",
+        "switch labels inside nested statements: Duff's device (labels in a do-while's body), labels inside an "
+        "if-statement's branches and a for loop, divergent entry points in one work-group",
+        _make_duff_rows,
+        _ref_duff_rows,
+        {"dst": exact(), "kind": exact()},
     ),
     KernelCase(
         "float_atomic_add",
