@@ -117,6 +117,20 @@ def nested_reference(x: np.ndarray) -> np.ndarray:
     return np.array([one(int(v)) for v in x], np.int32)
 
 
+def _on_sim(cases: str, x: np.ndarray, local: int) -> np.ndarray:
+    """A kernel whose ``switch (x[i])`` has the body ``cases`` and stores its ``r``, run on the simulator's executor
+    with one work-item per element of ``x``: what it stored."""
+    source = (
+        "__kernel void k(__global const int* x, __global int* out) {\n"
+        "    const int i = get_global_id(0);\n    int r = 0;\n"
+        f"    switch (x[i]) {{\n{cases}\n    }}\n    out[i] = r;\n}}\n"
+    )
+    out = np.full(x.size, -5, np.int32)
+    geometry = Geometry((x.size, 1, 1), (local, 1, 1))
+    run_kernel(compile_source(source), "k", [x.view(np.uint8), out.view(np.uint8)], geometry)
+    return out
+
+
 def test_duffs_device(device_ctx: wia.Context) -> None:
     rng = np.random.default_rng(7)
     rows, width = 64, 13
@@ -136,30 +150,12 @@ def test_labels_inside_ifs_blocks_loops_and_a_nested_switch(device_ctx: wia.Cont
 
 
 def test_a_declaration_jumped_over_is_uninitialized_where_it_was_jumped() -> None:
-    source = r"""
-    __kernel void k(__global const int* x, __global int* out)
-    {
-        const int i = get_global_id(0);
-        int r = 0;
-        switch (x[i]) {
-        case 0:
-            {
-                int t = 7;
-        case 1:
-                r = t;
-            }
-        }
-        out[i] = r;
-    }
-    """
-    program = compile_source(source)
-    out = np.zeros(8, np.int32)
+    cases = "    case 0:\n        {\n            int t = 7;\n    case 1:\n            r = t;\n        }"
     x = np.zeros(8, np.int32)
-    run_kernel(program, "k", [x.view(np.uint8), out.view(np.uint8)], Geometry((8, 1, 1), (8, 1, 1)))
-    assert (out == 7).all()  # every work-item went through the initializer
+    assert (_on_sim(cases, x, 8) == 7).all()  # every work-item went through the initializer
     x[5] = 1
     with pytest.raises(KernelFault) as caught:
-        run_kernel(program, "k", [x.view(np.uint8), out.view(np.uint8)], Geometry((8, 1, 1), (8, 1, 1)))
+        _on_sim(cases, x, 8)
     assert caught.value.check == "uninitialized_private"
     assert "'t'" in str(caught.value) and "jumped over" in str(caught.value)
     assert caught.value.work_item == (5, 0, 0)
@@ -181,23 +177,9 @@ def test_the_label_rules_hold_at_any_depth(body: str, message: str) -> None:
 
 def test_a_nested_switch_keeps_its_own_labels() -> None:
     """A label in an inner switch belongs to it (C99 6.8.4.2p3), not to the switch around it."""
-    source = r"""
-    __kernel void k(__global const int* x, __global int* out)
-    {
-        const int i = get_global_id(0);
-        int r = 0;
-        switch (x[i]) {
-        case 0:
-            switch (x[i] + 1) { { case 1: r = 10; } }
-            break;
-        default:
-            if (x[i] > 5) { case 1: r += 1; }
-        }
-        out[i] = r;
-    }
-    """
-    program = compile_source(source)
+    cases = (
+        "    case 0:\n        switch (x[i] + 1) { { case 1: r = 10; } }\n        break;\n"
+        "    default:\n        if (x[i] > 5) { case 1: r += 1; }"
+    )
     x = np.array([0, 1, 2, 9, 0, 1, 7, 3], np.int32)
-    out = np.full(8, -5, np.int32)
-    run_kernel(program, "k", [x.view(np.uint8), out.view(np.uint8)], Geometry((8, 1, 1), (4, 1, 1)))
-    np.testing.assert_array_equal(out, [10, 1, 0, 1, 10, 1, 1, 0])
+    np.testing.assert_array_equal(_on_sim(cases, x, 4), [10, 1, 0, 1, 10, 1, 1, 0])
