@@ -865,7 +865,11 @@ class DeclarationChecks(CheckerState):
         element = t.target or UNKNOWN
         end = self.check_fill(t, items, pos, False, decl)
         if element.kind not in ("scalar", "vector", "pointer"):  # (each item one element only for these)
-            self.error(item, f"a flexible array member of '{element}' must be initialized with braces of its own")
+            self.error(
+                item,
+                f"a flexible array member of '{element}' initialized without braces of its own is not "
+                "supported; put its elements in braces",
+            )
         return end, end - pos
 
     def static_object(self, decl: c_ast.Decl | None) -> bool:

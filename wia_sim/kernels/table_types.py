@@ -207,8 +207,10 @@ def resolved_call(
     return scalar_or_vector(*chosen)
 
 
-def _geometric(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
-    allowed = ("float",) if name.startswith("fast_") else _FLOATS
+def _geometric(
+    name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node, floating: tuple[str, ...]
+) -> TypeInfo:
+    allowed = ("float",) if name.startswith("fast_") else floating
     what = "float, float2, float3 or float4" if name.startswith("fast_") else "a floating-point scalar or 2-4-vector"
     r = _gentype_call(name, what, allowed, args, types, error, node)
     if r.kind == "vector" and r.width > 4:
@@ -282,7 +284,7 @@ def check_table_call(
     if name == "smoothstep":
         return _float_common(name, types, error, node, {0, 1}, floating)
     if name in ("distance", "fast_distance", "fast_length", "fast_normalize", "dot", "cross", "length", "normalize"):
-        return _geometric(name, args, types, error, node)
+        return _geometric(name, args, types, error, node, floating)
     if name in _RELATIONAL2 or name in _RELATIONAL1:
         r = _gentype_call(name, "a floating-point scalar or vector", floating, args, types, error, node)
         return _truth_type(r) if r.kind != "unknown" else UNKNOWN
