@@ -104,7 +104,8 @@ __kernel void splats(__global const int4* A, __global const float4* F, __global 
     oi[3 * i + 2] = isequal(f, 1) + isless(0.5f, f) * 10;  /* relational: an int and a float splat */
     ou[2 * i] = bitselect(u, ~u, 0xF0F0F0F0u);
     ou[2 * i + 1] = mul_hi(u, 3);
-    of[i] = bitselect(f, -f, -0.0f);                    /* the sign bit from -f */
+    of[2 * i] = bitselect(f, -f, -0.0f);                /* the sign bit from -f */
+    of[2 * i + 1] = (float4)(dot(f, 1.0f), distance(f, 0), 0.0f, 0.0f);  /* geometric: 1.0f and 0 splat */
     os[i] = add_sat(S[i], 30000);                       /* 30000 converts to short, then splats */
     ol[i] = mad_sat(L[i], 2, L[i]);
 }
@@ -114,9 +115,9 @@ __kernel void splats(__global const int4* A, __global const float4* F, __global 
 def test_a_scalar_splats_to_the_vector_overload_of_an_integer_relational_or_bitselect_builtin(
     device_ctx: wia.Context, request: pytest.FixtureRequest
 ) -> None:
-    """``hadd(int4, 3)``, ``isequal(float4, 1)``, ``bitselect(uint4, uint4, 1u)``: Clang resolves them to the
-    vector overload, the scalar converted and splatted (PoCL 3.1 and Oclgrind 21.10 build them; the simulator
-    refused them as arguments of different types)."""
+    """``hadd(int4, 3)``, ``isequal(float4, 1)``, ``bitselect(uint4, uint4, 1u)``, ``dot(float4, 1.0f)``: Clang
+    resolves them to the vector overload, the scalar converted and splatted (PoCL 3.1 and Oclgrind 21.10 build
+    them; the simulator refused them as arguments of different types)."""
     n = 16
     rng = np.random.default_rng(1212)
     a = rng.integers(-1000, 1000, (n, 4)).astype(np.int32)
@@ -127,7 +128,7 @@ def test_a_scalar_splats_to_the_vector_overload_of_an_integer_relational_or_bits
     out = run_arrays(
         device_ctx, SPLATS, "splats",
         [a, f, u, s, big, np.zeros((3 * n, 4), np.int32), np.zeros((2 * n, 4), np.uint32),
-         np.zeros((n, 4), np.float32), np.zeros((n, 4), np.int16), np.zeros((n, 4), np.int64)],
+         np.zeros((2 * n, 4), np.float32), np.zeros((n, 4), np.int16), np.zeros((n, 4), np.int64)],
         n, 8,
     )  # fmt: skip
     oi, ou, of, os_, ol = out[5:]
@@ -138,7 +139,10 @@ def test_a_scalar_splats_to_the_vector_overload_of_an_integer_relational_or_bits
     np.testing.assert_array_equal(oi, want_i)
     np.testing.assert_array_equal(ou.reshape(n, 2, 4)[:, 0], u ^ np.uint32(0xF0F0F0F0))
     np.testing.assert_array_equal(ou.reshape(n, 2, 4)[:, 1], (u.astype(np.uint64) * 3 >> 32).astype(np.uint32))
-    np.testing.assert_array_equal(of, -f)
+    np.testing.assert_array_equal(of.reshape(n, 2, 4)[:, 0], -f)
+    f64 = f.astype(np.float64)
+    geometric = np.stack([f64.sum(axis=1), np.sqrt((f64 * f64).sum(axis=1))], axis=1)
+    np.testing.assert_allclose(of.reshape(n, 2, 4)[:, 1, :2], geometric, rtol=4e-7)  # (float32: an ulp or two)
     np.testing.assert_array_equal(os_, np.clip(s.astype(np.int64) + 30000, -32768, 32767))
     if request.node.callspec.params.get("device_ctx") == "oclgrind":
         return  # (Oclgrind 21.10's long mad_sat saturates negative results that fit: -1.5e18 * 3 gives LONG_MIN)
