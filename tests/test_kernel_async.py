@@ -9,7 +9,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kernel_backends import run_arrays
 
+import wia_hal as wia
 from wia_sim.kernels import compile_source
 from wia_sim.kernels.async_copy import kernel_end_line
 from wia_sim.kernels.executor import KernelFault, RunResult, run_kernel
@@ -302,3 +304,26 @@ def test_const_destination_is_refused() -> None:
     src = "__kernel void k(__global const float* g, __local float* l) {\n    async_work_group_copy(g, l, 4, 0);\n}\n"
     assert "kernel.cl:2:" in build_error(src)
     assert "cannot point to read-only memory" in build_error(src)
+
+
+EVENT_LISTS = r"""
+__kernel void k(__global const int* src, __global int* out)
+{
+    __local int la[16], lb[16];
+    event_t e0 = async_work_group_copy(la, src, 8, 0);
+    event_t e1 = async_work_group_copy(la + 8, src + 8, 8, 0);
+    event_t all[2] = {e0, e1};
+    wait_group_events(2, all);
+    event_t one[] = {async_work_group_copy(lb, src + 16, 16, 0)};
+    wait_group_events(1, one);
+    out[get_global_id(0)] = la[get_local_id(0)] + lb[get_local_id(0)] * 100;
+}
+"""
+
+
+def test_an_event_array_initialized_with_braces(device_ctx: wia.Context) -> None:
+    """``event_t all[2] = {e0, e1}`` (a random sweep's find: the launch stopped with an internal error, "type
+    'event_t' has no size")."""
+    src = np.arange(32, dtype=np.int32) * 3 - 40
+    (_, out) = run_arrays(device_ctx, EVENT_LISTS, "k", [src, np.zeros(16, np.int32)], 16, 16)
+    np.testing.assert_array_equal(out, src[:16] + src[16:] * 100)

@@ -271,6 +271,10 @@ class StructOps(ExecutorState):
         return subs
 
     def _size(self, t: TypeInfo) -> int:
+        if t.kind == "array" and t.target is not None and t.target.kind == "opaque" and t.length is not None:
+            return t.length * self._size(t.target)  # (``event_t all[2] = {a, b}``: filled element by element)
+        if t.kind == "opaque":  # an event: the executor's uint (``exec_setup.ctype_of``), as its arrays index it
+            return elem_bytes(self._ct(t))
         return size_align(t, self.types)[0]
 
     def _fill(
