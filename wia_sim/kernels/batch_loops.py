@@ -163,10 +163,11 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
             and _plain(item.rvalue, components)
         ):
             name = item.lvalue.name
+            other = _extremum(item.rvalue, name) if item.op == "=" else None
             if item.op in _ACCUMULATE:
                 read |= _names(item.rvalue)
-            elif item.op == "=" and _extremum(item.rvalue, name) is not None:
-                read |= _names(_extremum(item.rvalue, name))
+            elif other is not None:
+                read |= _names(other)
             else:
                 return None
             accumulators.add(name)

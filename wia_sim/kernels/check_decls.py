@@ -822,22 +822,17 @@ class DeclarationChecks(CheckerState):
                     pos, k = pos + 1, k + 1
                     continue
                 rest[pos] = item = listed
-            if t.kind == "struct" and sub.kind == "array" and sub.length is None:  # a flexible array member
-                if isinstance(item, c_ast.InitList) and not item.exprs:  # ``{}``: nothing to place
-                    pos, k = pos + 1, k + 1
-                    continue
-                if not self.static_object(decl):
-                    self.error(item, "initialization of flexible array member is not allowed")
-                    return len(items)
-                pos, length = self.flexible_fill(sub, rest, pos, decl)  # (GNU C: past the struct's size)
+            flexible = t.kind == "struct" and sub.kind == "array" and sub.length is None  # a flexible array member
+            if flexible and isinstance(item, c_ast.InitList) and not item.exprs:  # ``{}``: nothing to place
+                pos += 1
+            elif flexible and not self.static_object(decl):
+                self.error(item, "initialization of flexible array member is not allowed")
+                return len(items)
+            elif flexible:  # (GNU C: a __constant object holds the elements given, past the struct's size)
+                pos, length = self.flexible_fill(sub, rest, pos, decl)
                 if sized is not None:  # (designated again: the most it is given)
                     self.list_lengths[id(sized)] = max(length, self.list_lengths.get(id(sized), 0))
-                if named is not None:
-                    named.expr = rest[at]
-                    items[at + 1 :] = rest[at + 1 :]
-                k += 1
-                continue
-            if isinstance(item, c_ast.InitList) and own_list(item, sub):
+            elif isinstance(item, c_ast.InitList) and own_list(item, sub):
                 self.check_initializer(item, sub, decl, nested=True)
                 pos += 1
             elif sub.kind == "array" or (sub.kind == "struct" and not self.whole_value(item)):

@@ -92,8 +92,7 @@ class _Switch:
 class _Context:
     function: _Function
     loops: int = 0
-    switches: int = 0  # enclosing switch statements ('break' leaves the innermost loop or switch)
-    switch: _Switch | None = None  # the innermost one: a label at any depth of its body is its own
+    switch: _Switch | None = None  # the innermost enclosing switch: a label at any depth of its body is its own
     depth: int = 0  # 1 in the function's outermost block
     local_vars: list[LocalVar] = field(default_factory=list)
 

@@ -64,11 +64,11 @@ class StatementChecks(CheckerState):
             self.substatement(node.stmt, ctx)
             ctx.loops -= 1
         elif isinstance(node, c_ast.Break):
-            if ctx.loops == 0 and ctx.switches == 0:
+            if ctx.loops == 0 and ctx.switch is None:
                 self.error(node, "'break' statement not in a loop or switch")
         elif isinstance(node, c_ast.Continue):
             if ctx.loops == 0:
-                where = " (a switch is not a loop: 'continue' needs one around it)" if ctx.switches else ""
+                where = " (a switch is not a loop: 'continue' needs one around it)" if ctx.switch is not None else ""
                 self.error(node, f"'continue' statement not in a loop{where}")
         elif isinstance(node, c_ast.Return):
             self.return_statement(node, ctx)
@@ -117,7 +117,6 @@ class StatementChecks(CheckerState):
         items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
         self.scopes.append({})
         ctx.depth += 1
-        ctx.switches += 1
         outer, ctx.switch = ctx.switch, switch
         for item in items:
             if isinstance(item, c_ast.Case | c_ast.Default):
@@ -127,7 +126,6 @@ class StatementChecks(CheckerState):
             else:
                 self.statement(item, ctx)
         ctx.switch = outer
-        ctx.switches -= 1
         ctx.depth -= 1
         self.scopes.pop()
 

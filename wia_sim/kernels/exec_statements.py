@@ -19,6 +19,7 @@ from pycparserext.ext_c_parser import FuncDeclExt
 from wia_sim.kernels.batch_loops import LoopShape, loop_shape, per_lane
 from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
+from wia_sim.kernels.initializers import braced_scalar
 from wia_sim.kernels.jumps import case_key, labels_in, labels_within, switch_items, switch_labels
 from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.lvalues import Var, merged
@@ -452,9 +453,6 @@ class StatementRunner(ExecutorState):
         it has: the checker saw to the count)."""
         if not isinstance(init, c_ast.InitList):
             return self.to_value(self.eval(init, mask), ct)
-        if ct.width == 1:  # a scalar's first item (``{{x}}``: in braces of its own): the others are dropped
-            first = init.exprs[0]  # unevaluated (the checker warned)
-            while isinstance(first, c_ast.InitList):
-                first = first.exprs[0]
-            return self.to_value(self.eval(first, mask), ct)
+        if ct.width == 1:  # a scalar's first item: the others are dropped unevaluated (the checker warned)
+            return self.to_value(self.eval(braced_scalar(init), mask), ct)
         return self.braced_vector(ct, [self.eval(e, mask) for e in init.exprs])

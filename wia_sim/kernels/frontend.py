@@ -36,10 +36,11 @@ from dataclasses import replace
 from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.options import warnings_as
-from wia_sim.kernels.parsing import parse
+from wia_sim.kernels.parsing import blanked, parse
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, PreprocessResult, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
 from wia_sim.kernels.structs import hoisted_attributes
+from wia_sim.kernels.types import VECTOR_BASES, VECTOR_WIDTHS
 
 __all__ = ["compile_source"]
 
@@ -55,14 +56,12 @@ def _hide_type_hint(m: re.Match[str]) -> str:
 
 # vec_step takes a type name as sizeof does (OpenCL C 1.2, 6.12.12), which the parser cannot read as an argument:
 # for a built-in scalar or vector type the call becomes its value, padded to the same length
-_VEC_STEP_TYPE_RE = re.compile(
-    r"\bvec_step\s*\(\s*(?:char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)?\s*\)"
-)
+_SCALAR = "|".join(VECTOR_BASES)
+_WIDTH = "|".join(str(w) for w in VECTOR_WIDTHS)
+_VEC_STEP_TYPE_RE = re.compile(rf"\bvec_step\s*\(\s*(?:{_SCALAR})({_WIDTH})?\s*\)")
 
 
-_VEC_STEP_LITERAL_RE = re.compile(
-    r"\bvec_step(\s*)\(\s*(?:char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(?:2|3|4|8|16)\s*\)\s*\("
-)
+_VEC_STEP_LITERAL_RE = re.compile(rf"\bvec_step(\s*)\(\s*(?:{_SCALAR})(?:{_WIDTH})\s*\)\s*\(")
 """``vec_step (int4)(v)``: of the vector literal that starts after the type, as Clang reads it."""
 
 
@@ -114,7 +113,7 @@ _TYPEDEF_RE = re.compile(
     r"\btypedef\s+(?:const\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*"
     r"(?:__attribute__\s*\(\(\s*(?:__)?ext_vector_type(?:__)?\s*\(\s*(\d+)\s*\)\s*\)\)\s*)?;"
 )
-_BUILTIN_TYPE_RE = re.compile(r"(?:char|uchar|short|ushort|int|uint|long|ulong|half|float|double)(2|3|4|8|16)?")
+_BUILTIN_TYPE_RE = re.compile(rf"(?:{_SCALAR})({_WIDTH})?")
 
 
 def _vec_step_of_typedefs(text: str) -> str:
@@ -170,7 +169,7 @@ def compile_source(
         raise fail()
     text = _vec_step_literals(_VEC_TYPE_HINT_RE.sub(_hide_type_hint, hoisted_attributes(pp.text)))
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, text)
-    text = _LOOP_HINT_RE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    text = _LOOP_HINT_RE.sub(lambda m: blanked(m.group(0)), text)
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
     text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))

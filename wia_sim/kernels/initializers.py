@@ -19,6 +19,7 @@ from wia_sim.kernels.types import TypeInfo, TypeResolver
 
 __all__ = [
     "StringItems",
+    "braced_scalar",
     "designated_member",
     "excess_kind",
     "nested_designation",
@@ -39,6 +40,14 @@ def own_list(item: c_ast.Node, t: TypeInfo) -> bool:
     if isinstance(item, StringItems) or (isinstance(item, c_ast.Constant) and item.type == "string"):
         return t.kind == "array"
     return isinstance(item, c_ast.InitList)
+
+
+def braced_scalar(item: c_ast.Node) -> c_ast.Node:
+    """The expression a scalar's initializer item holds, inside any braces around it (``{{x}}`` is ``x``; the
+    checker warned of the extra pairs, and refused an empty one)."""
+    while isinstance(item, c_ast.InitList):
+        item = item.exprs[0]
+    return item
 
 
 def nested_designation(item: c_ast.NamedInitializer) -> c_ast.NamedInitializer:

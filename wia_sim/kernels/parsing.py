@@ -17,7 +17,7 @@ from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, StructE
 
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width
 
-__all__ = ["BUILTIN_FILE", "parse"]
+__all__ = ["BUILTIN_FILE", "blanked", "parse"]
 
 BUILTIN_FILE = "<builtins>"
 _SOURCE_FILE = "<source>"
@@ -347,7 +347,8 @@ def _top_level_chunks(text: str) -> list[tuple[int, int]]:
     return [(a, b) for a, b in chunks if text[a:b].strip()]
 
 
-def _blank(text: str) -> str:
+def blanked(text: str) -> str:
+    """``text`` with every character but its newlines a blank: gone, lines and columns kept."""
     return re.sub(r"[^\n]", " ", text)
 
 
@@ -369,7 +370,7 @@ def parse(text: str) -> _ParseOutcome:
     # recover: parse the declarations one by one, each with the good ones before it (for their typedefs)
     errors: list[tuple[int, int | None, str]] = []
     failed: set[str] = set()
-    good = _blank(text)
+    good = blanked(text)
     good_ast = c_ast.FileAST([])
     failed_indent: int | None = None  # indentation of the last declaration that failed to parse
     for a, b in _top_level_chunks(text):

@@ -23,7 +23,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, elem_bytes
 from wia_sim.kernels.exec_state import ExecutorState
-from wia_sim.kernels.initializers import designated_member, nested_designation, own_list
+from wia_sim.kernels.initializers import braced_scalar, designated_member, nested_designation, own_list
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value, undefined_lanes
 from wia_sim.kernels.structs import Member, StructType, size_align
 from wia_sim.kernels.types import TypeInfo, const_int
@@ -271,9 +271,11 @@ class StructOps(ExecutorState):
         return subs
 
     def _size(self, t: TypeInfo) -> int:
-        if t.kind == "array" and t.target is not None and t.target.kind == "opaque" and t.length is not None:
-            return t.length * self._size(t.target)  # (``event_t all[2] = {a, b}``: filled element by element)
-        if t.kind == "opaque":  # an event: the executor's uint (``exec_setup.ctype_of``), as its arrays index it
+        """Bytes of an object of type ``t`` as the executor lays it out: ``structs.size_align``'s, and an event's
+        the executor's uint (``exec_setup.ctype_of``), as its arrays index it (``event_t all[2] = {a, b}``)."""
+        if t.kind == "array" and t.target is not None and t.length is not None:
+            return t.length * self._size(t.target)
+        if t.kind == "opaque":
             return elem_bytes(self._ct(t))
         return size_align(t, self.types)[0]
 
@@ -298,10 +300,7 @@ class StructOps(ExecutorState):
             return len(items)
         if t.kind not in ("array", "struct"):
             if pos < len(items):
-                item = items[pos]
-                while isinstance(item, c_ast.InitList):  # {{5}} for a scalar
-                    item = item.exprs[0]
-                self._store_item(p, t, self.eval(item, mask), mask)
+                self._store_item(p, t, self.eval(braced_scalar(items[pos]), mask), mask)
             return pos + 1
         subs = self._sub_objects(p, t)
         union = t.kind == "struct" and t.name.startswith("union")
