@@ -22,6 +22,7 @@ from wia_sim.kernels.initializers import (
 from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.literals import c_string
+from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, UNSUPPORTED_BUILTINS, is_builtin_function
 from wia_sim.kernels.structs import check_struct, size_align
@@ -42,6 +43,18 @@ __all__ = ["DeclarationChecks"]
 # names OpenCL forbids as kernel arguments (OpenCL C 1.2, 6.9 k)
 _NOT_KERNEL_ARG_TYPES = frozenset({"bool", "_Bool", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t"})
 _ACCESS_QUALIFIERS = frozenset({"read_only", "write_only", "read_write", "__read_only", "__write_only", "__read_write"})
+
+
+def _declarations(nodes: list[c_ast.Node]) -> list[c_ast.Decl]:
+    """Every declaration in ``nodes`` and beneath them (parameters, locals, a for loop's), in source order."""
+    found: list[c_ast.Decl] = []
+    stack = list(reversed(nodes))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, c_ast.Decl):
+            found.append(node)
+        stack.extend(reversed([child for _, child in node.children()]))
+    return found
 
 
 def _innermost_names(node: c_ast.Node | None) -> list[str]:
@@ -119,6 +132,27 @@ class DeclarationChecks(CheckerState):
     ones from ``StatementChecks.statement``."""
 
     # -- program scope
+    def storage_classes(self, items: list[c_ast.Node]) -> None:
+        """Clang's storage-class rules for OpenCL C (6.8): ``auto`` and ``register`` are refused in every version,
+        ``static`` and ``extern`` before 1.2 (``-cl-std=CL1.1``). Each refused keyword is reported where it stands,
+        once, and dropped from its declarations, as Clang drops it: what follows is checked as without it."""
+        refused = {"auto", "register"} | ({"static", "extern"} if self.c_version < 120 else set())
+        version = f"{self.c_version // 100}.{self.c_version // 10 % 10}"
+        reported: set[tuple[int | None, int | None]] = set()
+        for decl in _declarations(items):
+            bad = [s for s in decl.storage if s in refused]
+            if not bad:
+                continue
+            decl.storage = [s for s in decl.storage if s not in refused]
+            at = _coord_of(decl)
+            for keyword in bad:
+                before = [(line, col) for line, col, k in self.storage_keywords if k == keyword and (line, col) < at]
+                place = before[-1] if before and at[0] is not None and at[1] is not None else at
+                if place not in reported:
+                    reported.add(place)
+                    message = f"OpenCL C version {version} does not support the '{keyword}' storage class specifier"
+                    self.diagnostics.append(Diagnostic(self.filename, place[0], place[1], message))
+
     def typedef(self, node: c_ast.Typedef) -> None:
         t = self.types.resolve(node.type)
         if t.kind == "function" or _has_function_pointer(t):
@@ -292,7 +326,9 @@ class DeclarationChecks(CheckerState):
             self.error(decl, f"variadic functions are not supported ('{name}')")
         if is_kernel and name == "main":
             self.error(decl, "kernel cannot be called 'main'")
-        if is_builtin_function(name) or name in UNSUPPORTED_BUILTINS or name == "printf":
+        if (is_builtin_function(name) or name in UNSUPPORTED_BUILTINS or name == "printf") and (
+            name not in self.undeclared_builtins
+        ):
             self.error(decl, f"redefinition of built-in function '{name}'")
         if _has_function_pointer(fn.return_type) or fn.return_type.kind == "function":
             self.error(decl, f"function pointers are not supported (return type of '{name}')")

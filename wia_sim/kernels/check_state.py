@@ -101,7 +101,11 @@ class CheckerState:
     """What the checker's mixins share: the attributes ``Checker.__init__`` sets, and (for mypy only) the methods
     one mixin calls on another, so that each module type-checks on its own while ``Checker`` assembles them."""
 
+    filename: str
     suppressed: set[str]
+    c_version: int
+    storage_keywords: list[tuple[int, int, str]]
+    undeclared_builtins: frozenset[str]
     fp64: bool
     fp16: bool
     fp16_missing: str

@@ -25,6 +25,7 @@ from wia_sim.kernels.check_statements import StatementChecks
 from wia_sim.kernels.parsing import BUILTIN_FILE
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo
+from wia_sim.kernels.signatures import SINCE_1_2
 from wia_sim.kernels.structs import member_attributes
 from wia_sim.kernels.types import TypeResolver
 
@@ -67,9 +68,14 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         extensions: frozenset[str] = FLOAT_EXTENSIONS,
         enabled: frozenset[str] = frozenset({"all"}),
         packing: tuple[tuple[int, int], ...] = (),
+        c_version: int = 120,
+        storage_keywords: list[tuple[int, int, str]] | None = None,
     ) -> None:
         self.filename = filename
         self.suppressed = suppressed
+        self.c_version = c_version  # ``-cl-std`` (``options.BuildOptions.c_version``)
+        self.storage_keywords = storage_keywords or []  # where they stand (``parsing._ParseOutcome``)
+        self.undeclared_builtins = SINCE_1_2 if c_version < 120 else frozenset()
         self.fp64 = "cl_khr_fp64" in extensions  # an optional core feature of OpenCL C 1.2: no pragma needed
         # an extension proper: half values need the device's support and '#pragma OPENCL EXTENSION cl_khr_fp16 :
         # enable' in the source (Clang's rule; ``enabled``: what the source's pragmas enable)
@@ -144,6 +150,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
     def run(self, ast: c_ast.FileAST) -> None:
         items = [n for n in ast.ext if _coord_of(n)[0] is None or getattr(n.coord, "file", None) != BUILTIN_FILE]
         ast.ext = items
+        self.storage_classes(items)
         for node in items:
             if isinstance(node, c_ast.FuncDef):
                 self.later_functions.add(node.decl.name)

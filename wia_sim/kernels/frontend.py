@@ -174,7 +174,9 @@ def compile_source(
     text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))
     found = [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
-    checker = Checker(filename, outcome.failed_names, extensions, pp.enabled, pp.packing)
+    checker = Checker(
+        filename, outcome.failed_names, extensions, pp.enabled, pp.packing, pp.c_version, outcome.storage_keywords
+    )
     try:
         checker.run(outcome.ast)
     except RecursionError:

@@ -29,8 +29,11 @@ CL_OPTIONS = frozenset(
         "-cl-std=CL1.2",
     }
 )
-"""The ``-cl-`` options the simulator takes (and ignores): another one, a misspelt one or ``-cl-std=CL2.0`` is
-refused, as a 1.2 device refuses it (``CL_INVALID_BUILD_OPTIONS``)."""
+"""The ``-cl-`` options the simulator takes (and ignores, but for ``-cl-std``: ``BuildOptions.c_version``): another
+one, a misspelt one or ``-cl-std=CL2.0`` is refused, as a 1.2 device refuses it (``CL_INVALID_BUILD_OPTIONS``)."""
+
+
+_VERSIONS = {"-cl-std=CL1.1": 110, "-cl-std=CL1.2": 120}
 
 
 @dataclass
@@ -41,6 +44,9 @@ class BuildOptions:
     defines: list[tuple[str, str]] = field(default_factory=list)
     include_dirs: list[str] = field(default_factory=list)
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    c_version: int = 120
+    """The OpenCL C version ``-cl-std`` asks for (5.6.4.6: 110 or 120; the last one given counts, as in Clang),
+    ``__OPENCL_C_VERSION__``: 1.1 has no ``static``/``extern`` and no ``printf``/``popcount``."""
 
 
 def parse_build_options(options: str) -> BuildOptions:
@@ -69,6 +75,9 @@ def parse_build_options(options: str) -> BuildOptions:
             k += 1
         elif word.startswith("-D"):
             spec = word[2:]
+        elif word in _VERSIONS:
+            parsed.c_version = _VERSIONS[word]
+            continue
         elif word in CL_OPTIONS or word in ("-w", "-Werror"):  # -w, -Werror: ``warnings_as`` (5.6.4.5)
             continue
         elif word.startswith("-cl-std="):

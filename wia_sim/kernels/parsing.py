@@ -9,7 +9,8 @@ broken ones declare are returned so that the checker does not also report them a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from pycparser import c_ast
 from pycparser.c_parser import Coord, ParseError
@@ -21,6 +22,7 @@ __all__ = ["BUILTIN_FILE", "blanked", "parse"]
 
 BUILTIN_FILE = "<builtins>"
 _SOURCE_FILE = "<source>"
+_STORAGE_KEYWORDS = frozenset({"STATIC", "EXTERN", "AUTO", "REGISTER"})
 # type names the parser must know; those its OpenCLCParser does not predefine are typedef'd in a prelude
 _PRELUDE_TYPES: dict[str, str] = {
     "cl_mem_fence_flags": "uint",
@@ -45,6 +47,9 @@ class _ParseOutcome:
     ast: c_ast.FileAST
     errors: list[tuple[int, int | None, str]]
     failed_names: set[str]
+    storage_keywords: list[tuple[int, int, str]] = field(default_factory=list)
+    """Where each storage-class keyword (``static``, ``extern``, ``auto``, ``register``) stands, as (line, column,
+    keyword), in order: the AST keeps a declaration's keywords but not their places, which Clang's messages name."""
 
 
 def _parse_error_message(message: str) -> str:
@@ -109,6 +114,15 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         super().__init__()
         self.parentheses: dict[int, tuple[c_ast.Node, int]] = {}  # by id: the node (kept alive) and the pairs
         self.literal_operands: dict[int, tuple[c_ast.Cast, Coord]] = {}  # ``sizeof (T)(x)``: by id, and the '('
+        self.storage_keywords: set[tuple[int, int, str]] = set()  # (``_ParseOutcome.storage_keywords``)
+
+    def _advance(self) -> Any:
+        tok = super()._advance()
+        if tok.type in _STORAGE_KEYWORDS and tok.lineno is not None:  # (a token read again after a backtrack: once)
+            coord = self._tok_coord(tok)
+            if coord.file == _SOURCE_FILE:
+                self.storage_keywords.add((coord.line, coord.column, tok.value))
+        return tok
 
     def _parse_primary_expression(self) -> c_ast.Node:
         wrapped = self._peek_type() == "LPAREN" and self._peek_type(2) != "LBRACE"  # not ``({ ... })``
@@ -272,7 +286,11 @@ def _gnu_keywords(text: str) -> str:
     return _GNU_KEYWORD.sub(standard, text) if "__" in text else text
 
 
-def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None]:
+_Keywords = list[tuple[int, int, str]]
+
+
+def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None, _Keywords]:
+    """The AST of ``text`` or its first syntax error, and where its storage-class keywords stand."""
     parser = _Parser()
     text, pointer_spaces = _pointer_spaces(_gnu_keywords(text))
     try:
@@ -285,7 +303,7 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
         m = _PARSE_ERROR_RE.match(message)
         if m and m.group("file") == _SOURCE_FILE:
             col = m.group("col")
-            return None, (int(m.group("line")), int(col) if col else None, _parse_error_message(m.group("msg")))
+            return None, (int(m.group("line")), int(col) if col else None, _parse_error_message(m.group("msg"))), []
         # no position in the message ("Invalid expression", "Unmatched '}'"): the next token is where it failed
         raw = m.group("msg") if m else message.split(": ", 1)[-1]
         line, col = None, None
@@ -297,10 +315,10 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
             pass
         if line is None:
             line = max(1, text.rstrip().count("\n") + 1)
-        return None, (line, col, _parse_error_message(raw))
+        return None, (line, col, _parse_error_message(raw)), []
     except Exception as e:  # pycparser's internal errors on malformed input: still a compile error, not a crash
-        return None, (max(1, text.rstrip().count("\n") + 1), None, f"cannot parse the source: {e}")
-    return ast, None
+        return None, (max(1, text.rstrip().count("\n") + 1), None, f"cannot parse the source: {e}"), []
+    return ast, None, sorted(parser.storage_keywords)
 
 
 def _top_level_chunks(text: str) -> list[tuple[int, int]]:
@@ -364,14 +382,15 @@ def _indent(text: str, start: int, chunk: str) -> int:
 
 
 def parse(text: str) -> _ParseOutcome:
-    ast, error = _parse_once(text)
+    ast, error, keywords = _parse_once(text)
     if ast is not None:
-        return _ParseOutcome(ast, [], set())
+        return _ParseOutcome(ast, [], set(), keywords)
     # recover: parse the declarations one by one, each with the good ones before it (for their typedefs)
     errors: list[tuple[int, int | None, str]] = []
     failed: set[str] = set()
     good = blanked(text)
     good_ast = c_ast.FileAST([])
+    good_keywords: _Keywords = []
     failed_indent: int | None = None  # indentation of the last declaration that failed to parse
     for a, b in _top_level_chunks(text):
         chunk = text[a:b]
@@ -382,14 +401,14 @@ def parse(text: str) -> _ParseOutcome:
             failed |= _declared_names(chunk)
             continue
         candidate = good[:a] + chunk + good[b:]
-        chunk_ast, chunk_error = _parse_once(candidate)
+        chunk_ast, chunk_error, chunk_keywords = _parse_once(candidate)
         failed_indent = indent if chunk_ast is None else None
         if chunk_ast is not None:
-            good, good_ast = candidate, chunk_ast
+            good, good_ast, good_keywords = candidate, chunk_ast, chunk_keywords
         else:
             assert chunk_error is not None
             errors.append(chunk_error)
             failed |= _declared_names(chunk)
     if not errors and error is not None:
         errors.append(error)
-    return _ParseOutcome(good_ast, errors, failed)
+    return _ParseOutcome(good_ast, errors, failed, good_keywords)

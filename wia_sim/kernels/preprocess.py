@@ -196,6 +196,8 @@ class PreprocessResult:
     """The lines of each included file, by the name ``origins`` gives it."""
     packing: tuple[tuple[int, int], ...] = ()
     """``#pragma pack``: (line of ``text``, the largest member alignment from that line on; 0: none), in order."""
+    c_version: int = 120
+    """The OpenCL C version the build options ask for (``options.BuildOptions.c_version``)."""
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -618,6 +620,7 @@ def preprocess(
     pp = _Preprocessor(filename, options_given.include_dirs)
     pp.directory = directory
     for name, value in PREDEFINED_MACROS.items():
+        value = str(options_given.c_version) if name == "__OPENCL_C_VERSION__" else value
         pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
     for name in sorted(extensions | CORE_EXTENSIONS):
         pp.expander.define(tokenize(f"{name} 1", 0), None, None)
@@ -641,6 +644,7 @@ def preprocess(
         pp.included_from if included else None,
         pp.sources,
         tuple(pp.packing),
+        options_given.c_version,
     )
 
 

@@ -22,6 +22,7 @@ __all__ = [
     "BUILTIN_FUNCTIONS",
     "CONVERT_RE",
     "OVERLOADED",
+    "SINCE_1_2",
     "UNSUPPORTED_BUILTINS",
     "builtin_arity",
     "conversion",
@@ -169,6 +170,11 @@ UNSUPPORTED_BUILTINS = frozenset(
     get_global_linear_id get_enqueued_local_size sub_group_barrier work_group_reduce_add work_group_reduce_min
     work_group_reduce_max work_group_broadcast work_group_all work_group_any""".split()  # noqa: SIM905
 )
+
+
+SINCE_1_2 = frozenset({"popcount", "printf"})
+"""The built-in functions OpenCL C 1.2 added (6.12.3, 6.12.13): under ``-cl-std=CL1.1`` they are not declared (Clang's
+opencl-c.h; PoCL 3.1 and Oclgrind 21.10 agree), so a call is undeclared and a program may define its own."""
 
 
 def conversion(name: str) -> re.Match[str] | None:
