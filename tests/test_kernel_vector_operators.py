@@ -146,3 +146,36 @@ def test_hi_and_odd_of_a_three_component_vector(device_ctx: wia.Context) -> None
     _, _, out = run_arrays(device_ctx, HI_OF_THREE, "hi3", [a, b, np.full(4 * n, np.nan, np.float32)], n, 8)
     want = np.stack([3.0 + b, a + 9.0 + 7.0, b + a, b + 3.0], axis=1).astype(np.float32)
     np.testing.assert_allclose(out.reshape(n, 4), want, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("use", "how"),
+    [
+        ("o[i] = v.hi.y;", "stored to __global memory"),
+        ("int2 h = v.odd; o[i] = h.y;", "stored to __global memory"),
+        ("if (v.hi.y > 0) o[i] = 1;", "used in a condition"),
+        ("int4 w = (int4)(1, v.hi, 2); o[i] = w.z;", "stored to __global memory"),
+        ("t[i] = v; o[i] = t[i].hi.y;", "stored to __global memory"),
+    ],
+    ids=["hi", "odd", "condition", "through-a-literal", "in-local-memory"],
+)
+def test_using_the_w_of_a_three_component_vector_is_a_finding(use: str, how: str) -> None:
+    """The w that ``.hi``/``.odd`` name is undefined (6.1.7): Clang takes it as undef, and PoCL 3.1 and Oclgrind
+    21.10 drop a store of it without a word (Oclgrind's uninitialized-value plugin too). With checks on, using it is
+    the simulator's ``uninitialized_private`` finding, at the use; the defined components stay usable."""
+    wia.set_backend("sim", hardware="wia-tiny")
+    ctx = wia.create_context()
+    source = (
+        "__kernel void k(__global int* o) {\n  __local int3 t[8]; int i = get_global_id(0);\n"
+        f"  int3 v = (int3)(1, 2, 3) * i;\n  {use}\n}}"
+    )
+    with pytest.raises(wia.WiaError) as info:
+        run_arrays(ctx, source, "k", [np.zeros(8, np.int32)], 8, 8)
+    assert info.value.code == wia.ErrorCode.INVALID_MEMORY
+    message = str(info.value)
+    assert message.startswith("kernel.cl:4: read of uninitialized component w of a 3-component vector")
+    assert how in message
+    defined = source.replace(".y", ".x").replace("w.z", "w.y")
+    assert list(run_arrays(ctx, defined, "k", [np.zeros(8, np.int32)], 8, 8)[0]) == [
+        2 * i if "odd" in use else int(i > 0) if "if" in use else 3 * i for i in range(8)
+    ]

@@ -63,6 +63,7 @@ from wia_sim.kernels.lvalues import (
     component,
     merge_lanes,
     merged,
+    past_three,
     swizzled,
 )
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
@@ -1008,7 +1009,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         base = self.eval(node.name, mask)
         if isinstance(base, Pointer) or node.type != "." or base.t.width == 1:
             raise UnsupportedKernel(f"line {_line(node)}: structs and unions are not supported")
-        return swizzled(base, swizzle_indices(node.field.name, base.t.width))
+        idx = swizzle_indices(node.field.name, base.t.width)
+        return past_three(swizzled(base, idx), idx, base.t.width, self.st, self.n)
 
     # ------------------------------------------------------------------ lvalues
     def lref(self, node: c_ast.Node, mask: Array, store: bool = False) -> Ref:

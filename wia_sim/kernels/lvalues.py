@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.lanes import all_lanes
 from wia_sim.kernels.pointers import AddressMap, PtrType, one_object
-from wia_sim.kernels.spaces import LaunchState, Pointer, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import LaunchState, Pointer, Uninit, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.undef import carrying, joined, masked, shaped, undefined_lanes
 
@@ -95,6 +95,20 @@ def with_undefined(a: Array, idx: tuple[int, ...]) -> Array:
         return a[..., list(idx)]
     padded = np.concatenate([a, np.zeros((*a.shape[:-1], max(idx) + 1 - a.shape[-1]), a.dtype)], axis=-1)
     return padded[..., list(idx)]
+
+
+def past_three(v: Value, idx: tuple[int, ...], width: int, st: LaunchState, n: int) -> Value:
+    """``v``, the components ``idx`` of a ``width``-vector, with a 3-component vector's w (the second component of
+    ``.hi`` and ``.odd``) undefined, as OpenCL C 1.2 6.1.7 leaves it (Clang's undef: PoCL and Oclgrind drop a store
+    of it): with checks on, using it is the ``uninitialized_private`` finding; it reads as 0 otherwise."""
+    if width != 3 or max(idx) < 3 or not st.checks:
+        return v
+    undef = np.broadcast_to(np.asarray(idx) >= 3, (n, len(idx)))
+    if v.undef is not None:
+        undef = undef | shaped(v.undef, v.t)
+    what = "component w of a 3-component vector ('.hi' and '.odd' name it; OpenCL C 1.2 6.1.7 leaves it undefined)"
+    origin = v.origin or Uninit(st, "uninitialized_private", what, st.line)
+    return Value(v.t, np.array(np.broadcast_to(v.raw, undef.shape)), undef=undef, origin=origin)
 
 
 def swizzled(v: Value, idx: tuple[int, ...]) -> Value:
@@ -275,6 +289,9 @@ class SwizzleRef(Ref):
         return [p.moved(np.asarray(k * size, np.int64)).retyped(self.t.scalar) if k < width else None for k in self.idx]
 
     def get(self, mask: Array) -> Result:
+        return past_three(self._get(mask), self.idx, self.t.width, self.ex.st, self.ex.all.shape[0])
+
+    def _get(self, mask: Array) -> Value:
         parts = self._components()
         if parts is None:
             cur = self.base.get(mask)
