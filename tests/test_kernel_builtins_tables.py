@@ -657,7 +657,8 @@ def test_counts_by_kind(ctx: wia.Context) -> None:
         ("float v = fract(1.0f, o);", "must point to 'float'"),
         ("int e; float v = frexp(1.0f, e);", "must be a pointer"),
         ("float e; float v = frexp(1.0f, &e);", "must point to 'int'"),
-        ("float4 e; float v = sincos(1.0f, &e);", "must point to 'float'"),
+        ("float4 e; float v = sincos(1.0f, &e);", "cannot convert the vector 'float4'"),  # (sincos(float4, float4*))
+        ("float2 e; float4 v = sincos((float4)(1.0f), &e);", "must point to 'float4'"),
         ("float v = modf(1.0f, c);", "read-only"),
         ("float v = nan(1);", "must be an unsigned integer"),
         ("float v = length((float8)(1.0f));", "float2, float3 or float4|2-4-vector"),

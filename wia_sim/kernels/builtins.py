@@ -223,16 +223,16 @@ def _call(name: str, args: list[Value]) -> Value:
         e = np.frexp(x)[1].astype(np.int64) - 1
         r = np.where(np.isnan(x), FP_ILOGBNAN, np.where(np.isinf(x), FP_ILOGBNAN, np.where(x == 0, FP_ILOGB0, e)))
         return Value(it, r.astype(np.int32))
-    if name in ("ldexp", "rootn"):
-        t = _float_type(args[0].t)
-        it = INT.vector(t.width) if t.width > 1 else INT
+    if name in ("ldexp", "rootn", "pown"):  # (gentype x, intn k), either one splatted (the checker's overload)
+        width = max(a.t.width for a in args)
+        t = _float_type(args[0].t).scalar
+        t, it = (t.vector(width), INT.vector(width)) if width > 1 else (t, INT)
         x, k = _f64(args[0], t), np.asarray(_as(args[1], it), dtype=np.int64)
         if name == "ldexp":  # (an exponent past +-4000 overflows or underflows any double, denormals too)
             return Value(t, _round(np.ldexp(x, np.clip(k, -4000, 4000).astype(np.int32)), t))
+        if name == "pown":
+            return Value(t, _round(np.power(x, k.astype(np.float64)), t))
         return Value(t, _round(accurate.rootn(x, k), t))
-    if name == "pown":
-        t = _float_type(args[0].t)
-        return Value(t, _round(np.power(_f64(args[0], t), np.asarray(args[1].a, dtype=np.float64)), t))
     if name in ("fma", "mad"):  # (mad may be computed any way: as a product and a sum here)
         t = _float_type(_common(args))
         a, b, c = (_f64(v, t) for v in args)

@@ -274,8 +274,9 @@ class CallChecks(CheckerState):
             width = max((t.width for t in arg_types if t.kind == "vector"), default=0)
             return TypeInfo("vector", "?", width) if width else UNKNOWN
         first = arg_types[0]
-        if rule in ("intn", "intn_second"):
-            return self.int_vector_builtin(node, name, rule, arg_types)
+        if rule == "intn":  # ilogb(gentype) -> intn
+            width = first.width if first.kind == "vector" else 1
+            return scalar_or_vector("int", width)
         if name in OVERLOADED and all(t.is_arithmetic and t.name != "?" for t in arg_types):
             return self.overloaded_builtin(node, name, arg_types)
         if rule == "first":
@@ -309,24 +310,6 @@ class CallChecks(CheckerState):
             "integers": INTEGERS,
         }[family]
         return resolved_call(name, arg_types, elements, forms, self.error, node)
-
-    def int_vector_builtin(self, node: c_ast.FuncCall, name: str, rule: str, arg_types: list[TypeInfo]) -> TypeInfo:
-        """``ilogb(gentype) -> intn``; ``ldexp``/``rootn(gentype x, intn k)``, and ``ldexp(floatn x, int k)``."""
-        first = arg_types[0]
-        width = first.width if first.kind == "vector" else 1
-        if rule == "intn":
-            return scalar_or_vector("int", width)
-        k = arg_types[1]
-        if k.kind in ("scalar", "vector") and k.name in ("float", "double", "half"):
-            self.error(node, f"the second argument of '{name}' must be an integer, not '{k.type_name}'")
-            return UNKNOWN
-        k_width = k.width if k.kind == "vector" else 1
-        if k.kind != "unknown" and k_width != width and not (name == "ldexp" and k_width == 1):
-            self.error(node, f"built-in function '{name}' needs an int{width if width > 1 else ''} second argument")
-            return UNKNOWN
-        if first.kind == "scalar" and first.name not in ("float", "double", "half", "?"):
-            return scalar_or_vector("float", width)
-        return first
 
 
 def _argument_rank(arg: TypeInfo, param: TypeInfo) -> int | None:

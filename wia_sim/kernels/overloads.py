@@ -46,9 +46,12 @@ _SIGNED = {1: "char", 2: "short", 4: "int", 8: "long"}
 
 def _parameter(element: str, marker: str) -> str:
     """The element type of a parameter marked ``marker`` in an overload of gentype ``element``: ``g``/``s`` the
-    element itself, ``i``/``u`` the signed/unsigned integer of its size (``select``'s third parameter)."""
+    element itself, ``i``/``u`` the signed/unsigned integer of its size (``select``'s third parameter), ``n``/``m``
+    an ``int`` at the gentype's width/a scalar ``int`` (``rootn(floatn, intn)``, ``ldexp(floatn, int)``)."""
     if marker in "gs":
         return element
+    if marker in "nm":
+        return "int"
     signed = _SIGNED[_SIZE.get(element, 8)]
     return signed if marker == "i" else "u" + signed
 
@@ -56,8 +59,8 @@ def _parameter(element: str, marker: str) -> str:
 def resolve(args: Sequence[Arg], elements: Sequence[str], forms: Sequence[str]) -> Arg | str:
     """The gentype (element type, width) of the overload ``args`` call, among ``elements`` in ``forms`` (one letter
     per parameter: ``g`` the gentype, ``s`` its scalar, ``i``/``u`` the signed/unsigned integer gentype of its
-    element's size); or why there is none: "no matching function" or "the call is ambiguous". The width is the
-    vector arguments' (they must agree), else 1."""
+    element's size, ``n``/``m`` an int gentype/scalar: ``_parameter``); or why there is none: "no matching
+    function" or "the call is ambiguous". The width is the vector arguments' (they must agree), else 1."""
     widths = {w for _, w in args if w > 1}
     if len(widths) > 1:
         return "no matching function (vector arguments of different lengths)"
@@ -65,9 +68,11 @@ def resolve(args: Sequence[Arg], elements: Sequence[str], forms: Sequence[str]) 
     viable: list[tuple[str, list[int]]] = []
     for element in elements:
         for form in forms:
-            if len(form) != len(args) or (width == 1 and "s" in form):
-                continue  # (at width 1 an s-form is its g-form)
-            ranks = [rank(a, _parameter(element, f), 1 if f == "s" else width) for a, f in zip(args, form, strict=True)]
+            if len(form) != len(args) or (width == 1 and ("s" in form or "m" in form)):
+                continue  # (at width 1 an s-form is its g-form, an m-form its n-form)
+            ranks = [
+                rank(a, _parameter(element, f), 1 if f in "sm" else width) for a, f in zip(args, form, strict=True)
+            ]
             if all(r is not None for r in ranks):
                 viable.append((element, [r for r in ranks if r is not None]))
     chosen = best(viable)

@@ -78,15 +78,14 @@ def _table() -> dict[str, _Builtin]:
         table[name] = _Builtin(1, 1, "gentype")
     for name in ("pow", "powr", "fmin", "fmax", "fmod", "min", "max"):
         table[name] = _Builtin(2, 2, "gentype")
-    table["pown"] = _Builtin(2, 2, "first")
     # OpenCL C 1.2, 6.12.2, Table 6.8: the math functions without pointer arguments
     for name in MATH_UNARY:
         table[name] = _Builtin(1, 1, "gentype")
     for name in MATH_BINARY:
         table[name] = _Builtin(2, 2, "samegentype")  # no (gentype, float) forms for these in Table 6.8
     table["ilogb"] = _Builtin(1, 1, "intn")
-    for name in ("ldexp", "rootn"):
-        table[name] = _Builtin(2, 2, "intn_second")
+    for name in ("ldexp", "rootn", "pown"):
+        table[name] = _Builtin(2, 2, "gentype")  # (gentype x, intn k): ``OVERLOADED``
     for name in ("fma", "mad"):
         table[name] = _Builtin(3, 3, "gentype")
     for name in ("clamp", "select"):
@@ -145,6 +144,9 @@ def _families() -> dict[str, tuple[str, tuple[str, ...]]]:
             families[prefix + name] = ("float", ("g",))
         for name in ("powr", "divide"):
             families[prefix + name] = ("float", ("gg",))
+    for name in ("rootn", "pown"):
+        families[name] = ("floats", ("gn",))
+    families["ldexp"] = ("floats", ("gn", "gm"))
     families["rotate"] = ("integers", ("gg",))
     families["select"] = ("all", ("ggi", "ggu"))  # 6.12.6: the selector an integer of the element's size
     return families

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from pycparser import c_ast
 
-from wia_sim.kernels.overloads import resolve
+from wia_sim.kernels.overloads import best, rank, resolve
 from wia_sim.kernels.types import INT, ULONG, UNKNOWN, UNSIGNED_OF, TypeInfo, scalar_or_vector
 
 __all__ = ["TABLE_FUNCTIONS", "check_table_call", "resolved_call"]
@@ -123,29 +123,50 @@ def _truth_type(t: TypeInfo) -> TypeInfo:
     return INT
 
 
-def _pointer_out(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error) -> TypeInfo:
-    """fract/modf/sincos(x, gentype*), frexp/lgamma_r(x, intn*), remquo(x, y, intn*)."""
+def _pointer_out(
+    name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node, floating: Sequence[str]
+) -> TypeInfo:
+    """fract/modf/sincos(x, gentype*), frexp/lgamma_r(x, intn*), remquo(x, y, intn*), as Clang resolves them among
+    the device's ``floating`` types: the overloads whose pointer parameter the pointer matches exactly, a scalar
+    value converted and splatted (``remquo(float4, 1, &q4)``, ``fract(i, &f)``: a float). Clang would also take a
+    pointer of another type with a warning, writing past the object it points to; the simulator refuses it."""
     values, p = types[:-1], types[-1]
-    if not _need(name, "a floating-point scalar or vector", _FLOATS, args[:-1], values, error):
-        return UNKNOWN
-    if not _same_gentype(name, args, values, error, args[0]):
-        return UNKNOWN
+    for k, (a, t) in enumerate(zip(args[:-1], values, strict=True)):
+        if t.kind in ("pointer", "array", "struct", "void", "opaque") or (
+            t.kind == "vector" and _known(t) and t.name not in floating
+        ):
+            spelled = t.type_name if t.kind == "vector" else str(t)
+            error(a, f"argument {k + 1} of '{name}' must be a floating-point scalar or vector, not '{spelled}'")
+            return UNKNOWN
     x = _result(values)
     if p.kind not in ("pointer", "array", "unknown"):
         error(args[-1], f"the last argument of '{name}' must be a pointer (__global, __local or __private), not '{p}'")
         return UNKNOWN
     target = p.target
-    if target is None or x.kind == "unknown":
-        return x
-    int_out = name in ("frexp", "lgamma_r", "remquo")
-    want = scalar_or_vector("int", x.width if x.kind == "vector" else 1) if int_out else x
+    if target is None or not _known(target) or not all(_known(t) for t in values):
+        return x if x.name in floating or x.kind == "unknown" else UNKNOWN
     if p.kind == "pointer" and (target.const or target.space == "constant"):
         error(args[-1], f"'{name}' stores through its last argument: it cannot point to read-only memory")
         return UNKNOWN
-    if _known(target) and (target.type_name != want.type_name or target.kind != want.kind):
+    int_out = name in ("frexp", "lgamma_r", "remquo")
+    width = target.width if target.kind == "vector" else 1
+    viable: list[tuple[str, list[int]]] = []
+    for element in floating:
+        if target.name != ("int" if int_out else element):
+            continue
+        ranks = [rank((t.name, t.width if t.kind == "vector" else 1), element, width) for t in values]
+        if all(r is not None for r in ranks):
+            viable.append((element, [r for r in ranks if r is not None]))
+    chosen = best(viable)
+    if isinstance(chosen, int):
+        return scalar_or_vector(viable[chosen][0], width)
+    if not viable and x.name in floating:  # what the values alone call, and the pointer that would go with it
+        want = scalar_or_vector("int", x.width if x.kind == "vector" else 1) if int_out else x
         error(args[-1], f"the last argument of '{name}({x.type_name} ...)' must point to '{want.type_name}', not '{p}'")
         return UNKNOWN
-    return x
+    spelled = ", ".join(f"'{t.type_name}'" for t in values) + f", '{p}'"
+    error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
+    return UNKNOWN
 
 
 def _integer(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
@@ -255,7 +276,7 @@ def check_table_call(
     """The result type of a call to one of ``TABLE_FUNCTIONS`` (arity already checked); reports what is wrong.
     ``floating``: the device's floating-point types (``overloads.floats``), among which overloads are picked."""
     if name in ("fract", "frexp", "modf", "sincos", "lgamma_r", "remquo"):
-        return _pointer_out(name, args, types, error)
+        return _pointer_out(name, args, types, error, node, floating)
     if name == "shuffle" or name == "shuffle2":
         return _shuffle(name, args, types, error)
     for k, (a, t) in enumerate(zip(args, types, strict=True)):

@@ -313,7 +313,11 @@ def _lgamma_sign(x: Array) -> Array:
 def call_pointer_out(name: str, args: list[Value], out_t: CType) -> tuple[Value, Value]:
     """``name``'s result and the value to store through its pointer (of pointee type ``out_t``)."""
     with np.errstate(all="ignore"):
-        t = _float_type(_gentype(args))
+        # the overload the checker picked: the pointee's type for fract/modf/sincos, else the values' floating type
+        # at the pointee's width (a scalar value splatted: ``remquo(float4, 1, &q4)``)
+        t = out_t if name in ("fract", "modf", "sincos") else _float_type(_gentype(args)).scalar
+        if t.width == 1 and out_t.width > 1:
+            t = t.vector(out_t.width)
         x = _arr(args[0], t)
         x64 = np.asarray(x, dtype=np.float64)
         if name == "fract":
