@@ -41,7 +41,7 @@ __all__ = ["ASYNC_BUILTINS", "EVENT", "AsyncCopies", "check_call", "event_conver
 
 Array = NDArray[Any]
 EVENT = TypeInfo("opaque", "event_t")
-UINT = SCALARS["uint"]
+ULONG = SCALARS["ulong"]
 ASYNC_BUILTINS = frozenset({"async_work_group_copy", "async_work_group_strided_copy", "wait_group_events", "prefetch"})
 
 _INTEGERS = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "bool", "?"}
@@ -188,7 +188,7 @@ def kernel_end_line(source_lines: Sequence[str], start: int, fallback: int) -> i
 class _Copy:
     """One issued copy, for every work-group that issued it (``groups``), with its per-group arguments."""
 
-    event: Array  # uint32 per group
+    event: Array  # uint64 per group
     groups: Array  # bool per group: issued and not yet waited for
     dst: Pointer
     src: Pointer
@@ -270,7 +270,7 @@ class AsyncCopies:
         counts = np.minimum(np.asarray(count.a).astype(np.uint64), np.uint64(limit)).astype(np.int64)
         n = self._per_group(counts, mask, "number of elements", divergent)
         st = self._per_group(np.asarray(stride.a).astype(np.int64), mask, "stride", divergent)
-        ev = self._per_group(np.asarray(event.a).astype(np.uint32), mask, "event", divergent)
+        ev = self._per_group(np.asarray(event.a).astype(np.uint64), mask, "event", divergent)
         if divergent:
             offenders = np.zeros(ex.n, dtype=bool)
             for _, lanes in divergent:
@@ -285,7 +285,7 @@ class AsyncCopies:
             )
         fresh = ev == 0
         if bool((fresh & reached).any()):
-            ev = np.where(fresh, np.uint32(self.next_event), ev).astype(np.uint32)
+            ev = np.where(fresh, np.uint64(self.next_event), ev).astype(np.uint64)
             self.next_event += 1
         one = np.ones_like(st)
         self.pending.append(
@@ -305,7 +305,7 @@ class AsyncCopies:
             )
         )
         gs = ex.geometry.group_size
-        return Value(UINT, np.repeat(np.where(reached, ev, 0).astype(np.uint32), gs))
+        return Value(ULONG, np.repeat(np.where(reached, ev, 0).astype(np.uint64), gs))
 
     def wait(self, args: list[c_ast.Node], mask: Array, line: int) -> None:
         ex = self.ex
@@ -321,9 +321,9 @@ class AsyncCopies:
         most = int(n[reached].max()) if bool(reached.any()) else 0
         lane_n = np.repeat(n, ex.geometry.group_size)
         for k in range(most):
-            at = Pointer(events.region, UINT, events.off + 4 * k)
+            at = Pointer(events.region, ULONG, events.off + 8 * k)
             m = mask & (lane_n > k)
-            values = np.asarray(ex.to_value(ex.load(at, m), UINT).a)
+            values = np.asarray(ex.to_value(ex.load(at, m), ULONG).a)
             waited.append(np.where(n > k, self._per_group(values, m, f"event {k}", divergent), 0))
         if divergent:
             offenders = np.zeros(ex.n, dtype=bool)

@@ -25,7 +25,7 @@ from wia_sim.kernels.types import TypeInfo, TypeResolver
 
 __all__ = ["LaunchSetup", "ctype_of", "pointee_of"]
 
-UINT = SCALARS["uint"]
+ULONG = SCALARS["ulong"]
 
 
 def _granule(elem: CType | None) -> int:
@@ -37,8 +37,8 @@ def _granule(elem: CType | None) -> int:
 
 def ctype_of(t: TypeInfo, where: str = "", types: TypeResolver | None = None) -> CType:
     """The executor's type of a checked one (``where`` ends the message of a type it cannot run)."""
-    if t.kind == "opaque" and t.name == "event_t":  # an event is a uint: 0 for none (async_copy.py)
-        return UINT
+    if t.kind == "opaque" and t.name == "event_t":  # an event is a ulong, 8 bytes as on devices: 0 for none
+        return ULONG  # (async_copy.py)
     if t.kind == "struct" and types is not None:
         try:
             return layout(t.name, types)

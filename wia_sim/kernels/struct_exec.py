@@ -271,12 +271,8 @@ class StructOps(ExecutorState):
         return subs
 
     def _size(self, t: TypeInfo) -> int:
-        """Bytes of an object of type ``t`` as the executor lays it out: ``structs.size_align``'s, and an event's
-        the executor's uint (``exec_setup.ctype_of``), as its arrays index it (``event_t all[2] = {a, b}``)."""
-        if t.kind == "array" and t.target is not None and t.length is not None:
-            return t.length * self._size(t.target)
-        if t.kind == "opaque":
-            return elem_bytes(self._ct(t))
+        """Bytes of an object of type ``t`` as the executor lays it out: ``structs.size_align``'s (an event's 8, the
+        executor's ulong: ``exec_setup.ctype_of``), as its arrays index it (``event_t all[2] = {a, b}``)."""
         return size_align(t, self.types)[0]
 
     def _fill(
