@@ -67,6 +67,13 @@ class CallChecks(CheckerState):
         elif name == "printf":
             return printf.check_call(self.error, node, args, arg_types)
         elif is_builtin_function(name):
+            if any(
+                t.kind in ("pointer", "array") and t.target is not None and t.target.space == "default"
+                for t in arg_types
+            ):
+                # (a compound literal's address: no built-in's pointer parameter takes Clang's default space)
+                self.error(node, f"no matching function for call to '{name}'")
+                return UNKNOWN
             return self.call_builtin(node, name, args, arg_types)
         if name in UNSUPPORTED_BUILTINS:
             self.error(node, f"built-in function '{name}' is not supported by the simulator")

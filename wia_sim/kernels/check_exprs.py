@@ -492,7 +492,9 @@ class ExpressionChecks(CheckerState):
         return result
 
     def expr_CompoundLiteral(self, node: c_ast.CompoundLiteral) -> TypeInfo:
-        """``(T){...}`` (C99 6.5.2.5): an unnamed private object of type ``T`` initialized as a declaration is."""
+        """``(T){...}`` (C99 6.5.2.5): an unnamed object of type ``T`` initialized as a declaration is. The executor
+        makes it private; Clang gives it no address space ("default"), so a pointer to it (``&(S){x}``, an array
+        literal decayed) converts to no pointer type: indexing it and reading its members is what a kernel can do."""
         t = self.types.resolve(node.type.type)
         self.check_type_usable(t, node.type, "compound literal")
         if t.kind == "struct":
@@ -502,7 +504,7 @@ class ExpressionChecks(CheckerState):
                 return UNKNOWN
         self.check_initializer(node.init, t, None)
         length = self.list_lengths.get(id(node.init), t.length) if t.kind == "array" else t.length
-        return TypeInfo(t.kind, t.name, t.width, t.target, "private", t.const, length)
+        return located(TypeInfo(t.kind, t.name, t.width, t.target, t.space, t.const, length), "default", t.const)
 
     def expr_InitList(self, node: c_ast.InitList) -> TypeInfo:
         self.error(node, "a brace-enclosed list is only allowed as an initializer")

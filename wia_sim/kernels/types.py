@@ -49,7 +49,9 @@ __all__ = [
     "swizzle_indices",
 ]
 
-AddressSpace = Literal["global", "local", "constant", "private"]
+AddressSpace = Literal["global", "local", "constant", "private", "default"]
+"""Where an object lives; "default" is Clang's no address space, a compound literal's in OpenCL C 1.2 (a pointer
+to one converts to no address-spaced pointer: Clang's "changes address space of pointer")."""
 TypeKind = Literal["scalar", "vector", "pointer", "array", "struct", "void", "opaque", "function", "unknown"]
 
 SCALAR_SIZES: dict[str, int] = {
@@ -166,7 +168,9 @@ class TypeInfo:
         return SCALAR_SIZES[self.name] * (4 if self.width == 3 else self.width)
 
     def __str__(self) -> str:
-        quals = ("const " if self.const else "") + (f"__{self.space} " if self.space != "private" else "")
+        quals = ("const " if self.const else "") + (
+            f"__{self.space} " if self.space not in ("private", "default") else ""
+        )
         if self.kind == "pointer" and self.target is not None:
             return f"{self.target} *"
         if self.kind == "array" and self.target is not None:
