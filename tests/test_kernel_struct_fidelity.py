@@ -300,3 +300,16 @@ def test_an_invalid_pragma_pack_is_a_warning_and_ignored() -> None:
     )
     assert "kernel.cl:3:9: warning: #pragma pack(pop, ...) failed: stack empty" in program.build_log
     assert layout("struct S", program.types).size == 8  # (no pack: the int at 4)
+
+
+def test_offsetof_is_not_declared_in_opencl_c(device_ctx: wia.Context) -> None:
+    """OpenCL C has no ``<stddef.h>``: a bare ``offsetof`` is an undeclared function on PoCL 3.1 and Oclgrind 21.10
+    (the simulator took it as ``__builtin_offsetof``); a program may define it as a macro over the built-in."""
+    body = "typedef struct { char c; int b; } S;\n__kernel void k(__global long* out) { out[0] = offsetof(S, b); }\n"
+    with pytest.raises(wia.WiaError) as info:
+        wia.compile_kernel(device_ctx, body, "k")
+    assert info.value.code == wia.ErrorCode.COMPILE_ERROR
+    if wia.get_backend().name == "sim":
+        assert "kernel.cl:2:48: error: implicit declaration of function 'offsetof'" in str(info.value)
+    defined = "#define offsetof(t, m) __builtin_offsetof(t, m)\n" + body
+    assert run_arrays(device_ctx, defined, "k", [np.zeros(1, np.int64)], 1, 1)[0].tolist() == [4]

@@ -98,6 +98,22 @@ _GNU_ALIGNOF_RE = re.compile(r"\b__alignof(?:__)?\b")
 """Clang's spellings of C11's ``_Alignof``, which the parser knows: rewritten to it, padded to keep columns."""
 _BUILTIN_OFFSETOF_RE = re.compile(r"\b__builtin_offsetof\b")
 """Clang's ``__builtin_offsetof``, rewritten to the ``offsetof`` pycparser parses (a type, then a designator)."""
+_BARE_OFFSETOF_RE = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\boffsetof\b")
+"""``offsetof`` as the user wrote it (string and character literals skipped): OpenCL C has no ``<stddef.h>``, so on
+PoCL 3.1 and Oclgrind 21.10 it is an undeclared function whose first argument, a type, is a syntax error."""
+
+
+def _bare_offsetof(text: str, filename: str) -> list[Diagnostic]:
+    """Clang's error for each ``offsetof`` the preprocessed ``text`` still holds (a macro of that name would have
+    been expanded): only ``__builtin_offsetof`` is OpenCL C's."""
+    found = []
+    for m in _BARE_OFFSETOF_RE.finditer(text):
+        if m.group(0) == "offsetof":
+            line = text.count("\n", 0, m.start()) + 1
+            column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+            message = "implicit declaration of function 'offsetof' is invalid in OpenCL (use __builtin_offsetof)"
+            found.append(Diagnostic(filename, line, column, message))
+    return found
 
 
 def _vec_step_value(m: re.Match[str], width: int | None = None) -> str:
@@ -171,9 +187,10 @@ def compile_source(
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, text)
     text = _LOOP_HINT_RE.sub(lambda m: blanked(m.group(0)), text)
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
+    bare = _bare_offsetof(text, filename)
     text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))
-    found = [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
+    found = bare + [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
     checker = Checker(
         filename, outcome.failed_names, extensions, pp.enabled, pp.packing, pp.c_version, outcome.storage_keywords
     )
