@@ -79,6 +79,7 @@ def test_calls_clang_resolves_give_numpys_values(device_ctx: wia.Context, reques
         "o[0] = mix(f, (double)f, 0.5f);",
         "o[0] = select(f, 1, s);",  # float or int: both convert one operand
         "o[0] = select(f, 1.0f, (uchar)s);",  # the selector must be an integer of the element's size
+        "o[0] = abs(f);",  # abs is integers' only: a float converts to each of them
     ],
 )
 def test_calls_clang_finds_ambiguous_are_refused_everywhere(device_ctx: wia.Context, call: str) -> None:

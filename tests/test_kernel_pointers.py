@@ -218,3 +218,38 @@ def test_an_address_space_after_a_star_inside_a_string_is_text(capsys: pytest.Ca
     wia.launch_kernel(kernel, wia.LaunchConfig(global_size=2, local_size=2), wia.alloc(ctx, 8))
     wia.context_synchronize(ctx)
     assert capsys.readouterr().out == "x * local, y* __global\n"
+
+
+NULL_CONSTANTS = r"""
+int is_null(__global const int* p) { return p == NULL; }
+__global int* pick(__global int* p, int i) { if (i & 1) return NULL; return p; }
+__kernel void k(__global int* out)
+{
+    const int i = get_global_id(0);
+    __global int* g = NULL;                /* NULL converts to a pointer into any address space */
+    __local int* l = NULL;
+    __global int* h = (i & 2) ? out : NULL;
+    g = 0L;                                /* an integer constant expression 0 is a null pointer constant too */
+    out[i] = (g == NULL) + 2 * (l != NULL) + 4 * (h == NULL) + 8 * is_null(NULL) + 16 * (pick(out, i) == NULL)
+             + 32 * (int)sizeof(NULL);
+}
+"""
+
+
+def test_null_is_a_null_pointer_constant_for_every_address_space(device_ctx: wia.Context) -> None:
+    """``NULL`` is Clang's ``((void*)0)`` (PoCL 3.1, Oclgrind 21.10), a null pointer constant (C99 6.3.2.3p3) that
+    converts to a pointer into any space in an initialization, an assignment, a comparison, ``?:``, an argument and
+    a return; the simulator did not define it, and took ``(void*)0`` as a private pointer."""
+    (out,) = run_arrays(device_ctx, NULL_CONSTANTS, "k", [np.zeros(8, np.int32)], 8, 8)
+    i = np.arange(8)
+    np.testing.assert_array_equal(out, 1 + 4 * ((i & 2) == 0) + 8 + 16 * (i & 1) + 32 * 8)
+
+
+def test_a_cast_of_null_to_another_address_space_is_a_build_error(device_ctx: wia.Context) -> None:
+    """A cast is no implicit conversion: ``(__global int*)NULL`` changes the address space of a private ``void *``,
+    Clang's error (PoCL 3.1 and Oclgrind 21.10)."""
+    source = "__kernel void k(__global int* out) { __global int* p = (__global int*)NULL; out[0] = p == 0; }"
+    with pytest.raises(wia.WiaError) as info:
+        wia.compile_kernel(device_ctx, source, "k")
+    assert info.value.code == wia.ErrorCode.COMPILE_ERROR
+    assert "changes address space of pointer" in str(info.value)

@@ -177,9 +177,10 @@ class CallChecks(CheckerState):
             return
         pointer_param = param.kind in ("pointer", "array")
         pointer_value = value.kind in ("pointer", "array")
-        if pointer_param and not pointer_value and not _is_null(node):
+        null = self.null_pointer(node)
+        if pointer_param and not pointer_value and not null:
             self.error(node, f"{what} must be a pointer, not '{value}'")
-        elif pointer_param and points_elsewhere(param, value):
+        elif pointer_param and points_elsewhere(param, value) and not null:
             self.error(node, f"{what}: passing '{value}' as '{param}' changes address space of pointer")
         elif pointer_value and not pointer_param:
             self.error(node, f"{what} must be '{param}', not the pointer '{value}'")
@@ -316,7 +317,10 @@ class CallChecks(CheckerState):
             "float": ("float",),
             "integers": INTEGERS,
         }[family]
-        return resolved_call(name, arg_types, elements, forms, self.error, node)
+        r = resolved_call(name, arg_types, elements, forms, self.error, node)
+        if name == "abs" and r.kind != "unknown":  # ugentype abs(gentype)
+            return TypeInfo(r.kind, UNSIGNED_OF.get(r.name, r.name), r.width)
+        return r
 
 
 def _argument_rank(arg: TypeInfo, param: TypeInfo) -> int | None:
@@ -339,7 +343,3 @@ def _argument_rank(arg: TypeInfo, param: TypeInfo) -> int | None:
 
 def _given(count: int) -> str:
     return f"{count} {'was' if count == 1 else 'were'} given"
-
-
-def _is_null(node: c_ast.Node) -> bool:
-    return isinstance(node, c_ast.Constant) and node.value == "0"

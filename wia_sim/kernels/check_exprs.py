@@ -28,6 +28,7 @@ from wia_sim.kernels.types import (
     ULONG,
     UNKNOWN,
     TypeInfo,
+    const_int,
     int_constant,
     located,
     points_elsewhere,
@@ -339,7 +340,8 @@ class ExpressionChecks(CheckerState):
         op = node.op
         lp = left.kind in ("pointer", "array")
         rp = right.kind in ("pointer", "array")
-        if op in (*_COMPARISONS, "-") and points_elsewhere(left, right):
+        null = op in _COMPARISONS and (self.null_pointer(node.left) or self.null_pointer(node.right))
+        if op in (*_COMPARISONS, "-") and points_elsewhere(left, right) and not null:
             what = "comparison between" if op in _COMPARISONS else "arithmetic operation with operands of type"
             self.error(node, f"{what} ('{left}' and '{right}') which are pointers to non-overlapping address spaces")
             return UNKNOWN
@@ -378,7 +380,7 @@ class ExpressionChecks(CheckerState):
         if "struct" in (a.kind, b.kind) and (a.kind, a.name) != (b.kind, b.name):
             self.error(node, f"incompatible operand types ('{a}' and '{b}') for '?:'")
             return UNKNOWN
-        if points_elsewhere(a, b):
+        if points_elsewhere(a, b) and not (self.null_pointer(node.iftrue) or self.null_pointer(node.iffalse)):
             self.error(
                 node,
                 f"conditional operator with the second and third operands of type ('{a}' and '{b}') which are "
@@ -457,7 +459,7 @@ class ExpressionChecks(CheckerState):
                 self.error(node, f"used type '{target}' where arithmetic or pointer type is required")
         elif target.kind == "array":
             self.error(node, f"cast to '{target}' is not supported")
-        elif target.kind == "pointer" and points_elsewhere(target, value):
+        elif target.kind == "pointer" and points_elsewhere(target, value):  # (NULL too: a cast is no conversion)
             self.error(node, f"casting '{value}' to type '{target}' changes address space of pointer")
         return TypeInfo(target.kind, target.name, target.width, target.target, "private", False, target.length)
 
@@ -612,10 +614,23 @@ class ExpressionChecks(CheckerState):
         del self.used_undefined[saved_undefined:]
         return t
 
+    def null_pointer(self, node: c_ast.Node | None) -> bool:
+        """Whether ``node`` is a null pointer constant (C99 6.3.2.3p3): an integer constant expression 0, or one cast
+        to ``void *`` (``NULL``, Clang's ``((void*)0)``), which converts to a pointer into any address space."""
+        if isinstance(node, c_ast.Cast):
+            t = self.types.resolve(node.to_type)
+            if t.kind != "pointer" or t.target is None or t.target.kind != "void" or t.target.const:
+                return False
+            node = node.expr
+        return node is not None and const_int(node, self.enumerators, self.types) == 0
+
     def check_assignment_types(self, target: TypeInfo, value: TypeInfo, node: c_ast.Node, what: str) -> None:
         if target.kind == "unknown" or value.kind == "unknown":
             return
-        if target.kind == "pointer" and points_elsewhere(target, value):
+        source = (
+            node.rvalue if isinstance(node, c_ast.Assignment) else node.expr if isinstance(node, c_ast.Return) else node
+        )
+        if target.kind == "pointer" and points_elsewhere(target, value) and not self.null_pointer(source):
             self.error(node, f"{what}: '{value}' as '{target}' changes address space of pointer")
             return
         event = async_copy.event_conversion(target, value, node, what)

@@ -36,7 +36,7 @@ from dataclasses import replace
 from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.options import warnings_as
-from wia_sim.kernels.parsing import blanked, parse
+from wia_sim.kernels.parsing import FOREIGN_TYPE_NAMES, blanked, parse
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, PreprocessResult, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
 from wia_sim.kernels.structs import hoisted_attributes
@@ -98,21 +98,31 @@ _GNU_ALIGNOF_RE = re.compile(r"\b__alignof(?:__)?\b")
 """Clang's spellings of C11's ``_Alignof``, which the parser knows: rewritten to it, padded to keep columns."""
 _BUILTIN_OFFSETOF_RE = re.compile(r"\b__builtin_offsetof\b")
 """Clang's ``__builtin_offsetof``, rewritten to the ``offsetof`` pycparser parses (a type, then a designator)."""
-_BARE_OFFSETOF_RE = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\boffsetof\b")
-"""``offsetof`` as the user wrote it (string and character literals skipped): OpenCL C has no ``<stddef.h>``, so on
-PoCL 3.1 and Oclgrind 21.10 it is an undeclared function whose first argument, a type, is a syntax error."""
+_UNDECLARED_RE = re.compile(
+    r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\b(?:offsetof|" + "|".join(sorted(FOREIGN_TYPE_NAMES)) + r")\b"
+)
+"""``offsetof`` and C99's ``<stdint.h>`` type names as the user wrote them (string and character literals skipped):
+OpenCL C has neither ``<stddef.h>`` nor ``<stdint.h>``, so on PoCL 3.1 and Oclgrind 21.10 they are undeclared."""
 
 
-def _bare_offsetof(text: str, filename: str) -> list[Diagnostic]:
-    """Clang's error for each ``offsetof`` the preprocessed ``text`` still holds (a macro of that name would have
-    been expanded): only ``__builtin_offsetof`` is OpenCL C's."""
+def _undeclared(text: str, filename: str) -> list[Diagnostic]:
+    """Clang's error for each ``offsetof`` or ``<stdint.h>`` type name the preprocessed ``text`` still holds (a macro
+    of that name would have been expanded), but for a type name the program typedefs itself."""
     found = []
-    for m in _BARE_OFFSETOF_RE.finditer(text):
-        if m.group(0) == "offsetof":
-            line = text.count("\n", 0, m.start()) + 1
-            column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
-            message = "implicit declaration of function 'offsetof' is invalid in OpenCL (use __builtin_offsetof)"
-            found.append(Diagnostic(filename, line, column, message))
+    for m in _UNDECLARED_RE.finditer(text):
+        name = m.group(0)
+        if name[0] in "\"'":
+            continue
+        if name != "offsetof" and re.search(rf"(\btypedef\b[^;{{}}]*|}}\s*)\b{name}\s*;", text):
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
+        message = (
+            "implicit declaration of function 'offsetof' is invalid in OpenCL (use __builtin_offsetof)"
+            if name == "offsetof"
+            else f"use of undeclared identifier '{name}' (OpenCL C has no <stdint.h>)"
+        )
+        found.append(Diagnostic(filename, line, column, message))
     return found
 
 
@@ -187,7 +197,7 @@ def compile_source(
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, text)
     text = _LOOP_HINT_RE.sub(lambda m: blanked(m.group(0)), text)
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
-    bare = _bare_offsetof(text, filename)
+    bare = _undeclared(text, filename)
     text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))
     found = bare + [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]

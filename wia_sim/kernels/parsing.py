@@ -16,9 +16,9 @@ from pycparser import c_ast
 from pycparser.c_parser import Coord, ParseError
 from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, StructExt
 
-from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width
+from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
 
-__all__ = ["BUILTIN_FILE", "blanked", "parse"]
+__all__ = ["BUILTIN_FILE", "FOREIGN_TYPE_NAMES", "blanked", "parse"]
 
 BUILTIN_FILE = "<builtins>"
 _SOURCE_FILE = "<source>"
@@ -30,6 +30,11 @@ _PRELUDE_TYPES: dict[str, str] = {
     **{name: "int" for name in OPAQUE_TYPES},
     **{name: "int" for name in ("uchar", "ushort", "uint", "ulong", "half", "bool", "size_t", "ptrdiff_t")},
 }
+
+
+FOREIGN_TYPE_NAMES = frozenset(n for n in OpenCLCParser.initial_type_symbols if named_type(n) is None)
+"""Type names the parser predefines that OpenCL C does not have (C99's ``int32_t``, ``intmax_t``, ...): the parser
+parses them as types, and the front end reports them undeclared unless the program defines them."""
 
 
 def _prelude() -> str:

@@ -69,6 +69,7 @@ PREDEFINED_MACROS: dict[str, str] = {
     "CL_VERSION_2_0": "200",  # (Clang defines the later versions' names too; kernels compare with them)
     "CL_VERSION_3_0": "300",
     "__ENDIAN_LITTLE__": "1",
+    "NULL": "((void*)0)",  # (Clang's opencl-c-base.h, as PoCL 3.1 and Oclgrind 21.10 define it)
     "__WIA_SIM__": "1",
     # C99 6.10.8, as Clang defines them for OpenCL C (PoCL 3.1 and Oclgrind 21.10: 1, 199901L, 1)
     "__STDC__": "1",

@@ -148,6 +148,7 @@ def _families() -> dict[str, tuple[str, tuple[str, ...]]]:
         families[name] = ("floats", ("gn",))
     families["ldexp"] = ("floats", ("gn", "gm"))
     families["rotate"] = ("integers", ("gg",))
+    families["abs"] = ("integers", ("g",))  # (ugentype abs(gentype): ``abs(1.5f)`` is ambiguous, as in Clang)
     families["select"] = ("all", ("ggi", "ggu"))  # 6.12.6: the selector an integer of the element's size
     return families
 
