@@ -313,3 +313,16 @@ def test_offsetof_is_not_declared_in_opencl_c(device_ctx: wia.Context) -> None:
         assert "kernel.cl:2:48: error: implicit declaration of function 'offsetof'" in str(info.value)
     defined = "#define offsetof(t, m) __builtin_offsetof(t, m)\n" + body
     assert run_arrays(device_ctx, defined, "k", [np.zeros(1, np.int64)], 1, 1)[0].tolist() == [4]
+
+
+@pytest.mark.parametrize("name", ["int32_t", "uint8_t", "int64_t", "intmax_t", "uint_fast16_t"])
+def test_stdint_names_are_not_opencl_types(device_ctx: wia.Context, name: str) -> None:
+    """OpenCL C has no ``<stdint.h>``: ``int32_t`` and the like are undeclared on PoCL 3.1 and Oclgrind 21.10 (the
+    simulator's parser knew them as types, and it ran them), unless the program defines them (a typedef, a macro)."""
+    body = f"__kernel void k(__global long* out) {{ {name} x = 5; out[0] = x + sizeof({name}); }}\n"
+    with pytest.raises(wia.WiaError) as info:
+        wia.compile_kernel(device_ctx, body, "k")
+    assert info.value.code == wia.ErrorCode.COMPILE_ERROR
+    assert f"use of undeclared identifier '{name}'" in str(info.value)
+    defined = f"typedef short {name};\n" + body
+    assert run_arrays(device_ctx, defined, "k", [np.zeros(1, np.int64)], 1, 1)[0].tolist() == [7]
