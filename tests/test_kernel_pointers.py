@@ -253,3 +253,35 @@ def test_a_cast_of_null_to_another_address_space_is_a_build_error(device_ctx: wi
         wia.compile_kernel(device_ctx, source, "k")
     assert info.value.code == wia.ErrorCode.COMPILE_ERROR
     assert "changes address space of pointer" in str(info.value)
+
+
+POINTER_VALUES = r"""
+struct T { int v; };
+struct S { struct T* p; struct T** pp; };
+int through(int* p) { int** pp = &p; return **pp + (p == *pp); }         /* the address of a pointer parameter */
+__kernel void k(__global int* out)
+{
+    const int i = get_global_id(0);
+    int x = i, y = 2 * i;
+    int* a = &x;
+    int* b;
+    int** pb = &b;
+    struct T t = {i};
+    struct S s;
+    s.pp = &s.p;
+    out[4 * i] = (((*pb) = a) != &x) + 2 * ((*pb = &y) == &y);          /* an assignment's value, compared */
+    out[4 * i + 1] = ((s.p = &t) == &t) + 2 * (((*s.pp) = &t) != &t);
+    out[4 * i + 2] = through(&y);
+    out[4 * i + 3] = *b + (*s.pp)->v;
+}
+"""
+
+
+def test_assignments_of_pointers_in_memory_and_the_address_of_a_pointer_parameter(device_ctx: wia.Context) -> None:
+    """The value of an assignment to a pointer kept in memory (``(*pb = a) != &x``, ``(s.p = &t) == &t``) is the
+    pointer (the simulator gave its address as an integer, which no pointer compared with), and ``&p`` of a pointer
+    parameter reaches it (the simulator refused it); both are in random CLSmith programs."""
+    (out,) = run_arrays(device_ctx, POINTER_VALUES, "k", [np.zeros(4 * 8, np.int32)], 8, 8)
+    i = np.arange(8)
+    want = np.stack([np.full(8, 2), np.ones(8, np.int64), 2 * i + 1, 2 * i + i], axis=1)
+    np.testing.assert_array_equal(out.reshape(8, 4), want)

@@ -1,6 +1,6 @@
 """The checker's statements: blocks and their scopes, loops, ``break``/``continue``, ``switch`` with its
-labels, ``return``, and what the executor does not run (inline assembly). Where a ``goto`` may jump to is
-``jumps.py``'s.
+labels, ``return``, GNU statement expressions, and what the executor does not run (inline assembly). Where a
+``goto`` may jump to is ``jumps.py``'s.
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ from pycparserext.ext_c_parser import Asm
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _ctype, _Switch
 from wia_sim.kernels.ctype import CType, promoted, wrap
-from wia_sim.kernels.types import const_int
+from wia_sim.kernels.jumps import jumps_out, value_item
+from wia_sim.kernels.types import UNKNOWN, VOID, TypeInfo, const_int
 
 __all__ = ["StatementChecks"]
 
@@ -28,6 +29,34 @@ class StatementChecks(CheckerState):
         ctx.depth -= 1
         if new_scope:
             self.scopes.pop()
+
+    def expr_Compound(self, node: c_ast.Compound) -> TypeInfo:
+        """A GNU statement expression ``({ int t = x; t + 1; })`` (Clang takes it in OpenCL C; CLSmith's safe-math
+        macros are made of them): its statements in a scope of their own, its value the last one's if that is an
+        expression (else void). Jumps out of it (``return``, ``break``, ``continue``, ``goto``, a label) are not
+        supported."""
+        items = list(node.block_items or [])
+        for jump, word in jumps_out(items):
+            self.error(jump, f"'{word}' inside a statement expression is not supported")
+            return UNKNOWN
+        if self.caller is None:
+            self.error(node, "statement expression not allowed at file scope")
+            return UNKNOWN
+        ctx = _Context(self.caller, depth=1)
+        self.scopes.append({})
+        try:
+            for item in items[:-1]:
+                self.statement(item, ctx)
+            value = value_item(items)
+            if value is None:
+                self.statement(items[-1] if items else None, ctx)
+                return VOID
+            t = self.expr(value)
+        finally:
+            self.scopes.pop()
+        if t.kind == "array" and t.target is not None:  # (an rvalue: an array decays)
+            return TypeInfo("pointer", target=t.target)
+        return t
 
     def statement(self, node: c_ast.Node | None, ctx: _Context) -> None:
         if node is None:

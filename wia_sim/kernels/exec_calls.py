@@ -180,7 +180,7 @@ class CallRunner(ExecutorState):
         values = [self.eval(a, mask) for a in args]
         scope: dict[str, Var] = {}
         for p, v in zip(fn.params, values, strict=True):
-            if p.kind == "pointer":
+            if p.kind == "pointer" and p.name not in self.program.address_taken:  # (``&p``: kept in memory, below)
                 elem, dims = self._pt(p.type)
                 if isinstance(v, Pointer):
                     scope[p.name] = Var(
@@ -196,7 +196,7 @@ class CallRunner(ExecutorState):
                 )
                 self.struct_store(copy_, st, self.to_value(v, st), mask)
                 scope[p.name] = Var(mem=copy_)
-            else:
+            else:  # (a pointer whose address is taken: its address in private memory, as a local's)
                 scope[p.name] = self.parameter(p.name, self._ct(p.type), v, mask)
         ret_type = None if fn.return_type.kind == "void" else self._ct(fn.return_type)
         saved, line = self.frame, self.st.line

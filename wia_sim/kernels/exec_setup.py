@@ -174,9 +174,9 @@ class LaunchSetup(ExecutorState):
         return list(a.reshape(-1))
 
     def parameter(self, name: str, ct: CType, v: Value | Pointer, mask: Array) -> Var:
-        """A by-value parameter of a kernel or helper: a value, or where ``&name`` appears in the program
-        (``Program.address_taken``: cephes' ``bessel_recur(&n, x, &k, 1)`` of its parameter ``n``) a private
-        object holding it, as a variable whose address is taken."""
+        """A by-value parameter of a kernel or helper (a pointer one: its address): a value, or where ``&name``
+        appears in the program (``Program.address_taken``: cephes' ``bessel_recur(&n, x, &k, 1)`` of its parameter
+        ``n``, CLSmith's ``&p`` of a pointer) a private object holding it, as a variable whose address is taken."""
         if name not in self.program.address_taken:
             return Var(ct, self.to_value(v, ct))
         region = Region.allocate("private", f"__private parameter '{name}'", self.n, elem_bytes(ct), "lane")

@@ -17,10 +17,10 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels.batch_loops import LoopShape, loop_shape, per_lane
-from wia_sim.kernels.ctype import CType, elem_bytes, promoted, wrap
-from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _line, _nested
+from wia_sim.kernels.ctype import INT, CType, elem_bytes, promoted, wrap
+from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _designated, _line, _nested
 from wia_sim.kernels.initializers import braced_scalar
-from wia_sim.kernels.jumps import case_key, labels_in, labels_within, switch_items, switch_labels
+from wia_sim.kernels.jumps import case_key, labels_in, labels_within, switch_items, switch_labels, value_item
 from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value, lane_count
@@ -101,6 +101,24 @@ class StatementRunner(ExecutorState):
                 while lanes is not None:
                     self.items(items, back, k, lanes, back + 1)
                     lanes = f.jumps.pop(name, None)
+
+    def expr_Compound(self, node: c_ast.Compound, mask: Array) -> Result:
+        """A GNU statement expression (``check_statements.expr_Compound``: no jump leaves it): its statements in a
+        scope of their own under ``mask``, then its last expression's value (void: an int 0)."""
+        items = node.block_items or []
+        value = value_item(items)
+        line = self.st.line
+        self.frame.scopes.append({})
+        try:
+            self.items(items, 0, len(items) - (2 if value is not None else 1), mask, 0)
+            result: Result = Value(INT, np.asarray(0, np.int32))
+            if value is not None:
+                self.st.line = _line(value)
+                result = self.eval(value, mask)
+        finally:
+            self.frame.scopes.pop()
+        self.st.line = line  # (the rest of the enclosing statement is on its own line)
+        return result
 
     def statement(self, node: c_ast.Node, mask: Array) -> None:
         self.st.line = _line(node)

@@ -201,6 +201,10 @@ def compile_source(
     text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
     outcome = parse(_vec_step_of_typedefs(text))
     found = bare + [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
+    found += [
+        Diagnostic(filename, line, column, "declaration does not declare anything", "warning")
+        for line, column in outcome.empty_declarations
+    ]
     checker = Checker(
         filename, outcome.failed_names, extensions, pp.enabled, pp.packing, pp.c_version, outcome.storage_keywords
     )

@@ -16,7 +16,16 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-__all__ = ["case_key", "jump_problems", "labels_in", "labels_within", "switch_items", "switch_labels"]
+__all__ = [
+    "case_key",
+    "jump_problems",
+    "jumps_out",
+    "labels_in",
+    "labels_within",
+    "switch_items",
+    "switch_labels",
+    "value_item",
+]
 
 
 @dataclass
@@ -150,3 +159,44 @@ def jump_problems(body: c_ast.Compound) -> list[tuple[c_ast.Node, str]]:
             )
         )
     return problems
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# GNU statement expressions: no jump leaves one; its value is its last item's, when that is an expression
+
+_JUMPS: dict[type, str] = {
+    c_ast.Return: "return",
+    c_ast.Break: "break",
+    c_ast.Continue: "continue",
+    c_ast.Goto: "goto",
+    c_ast.Label: "label",
+}
+_STATEMENTS = (
+    c_ast.Decl, c_ast.DeclList, c_ast.If, c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch, c_ast.Compound,
+    c_ast.EmptyStatement, c_ast.Typedef, c_ast.Pragma, c_ast.StaticAssert, c_ast.Case, c_ast.Default, *_JUMPS,
+)  # fmt: skip
+
+
+def jumps_out(items: list[c_ast.Node]) -> list[tuple[c_ast.Node, str]]:
+    """The jumps among a statement expression's ``items`` that may leave it, and their words: a ``return``, a
+    ``goto`` or label, a ``break``/``continue`` outside the loops (a ``break`` outside the switches) there."""
+    found: list[tuple[c_ast.Node, str]] = []
+    stack: list[tuple[c_ast.Node, bool, bool]] = [(item, False, False) for item in items]
+    while stack:
+        node, in_loop, in_switch = stack.pop()
+        word = _JUMPS.get(type(node))
+        inside = (isinstance(node, c_ast.Break) and (in_loop or in_switch)) or (
+            isinstance(node, c_ast.Continue) and in_loop
+        )
+        if word is not None and not inside:
+            found.append((node, word))
+        loop = in_loop or isinstance(node, c_ast.For | c_ast.While | c_ast.DoWhile)
+        switch = in_switch or isinstance(node, c_ast.Switch)
+        stack.extend((child, loop, switch) for _, child in node.children())
+    return found
+
+
+def value_item(items: list[c_ast.Node]) -> c_ast.Node | None:
+    """A statement expression's last item when it is an expression (the statement expression's value), else None
+    (the statement expression is void)."""
+    return items[-1] if items and not isinstance(items[-1], _STATEMENTS) else None

@@ -224,7 +224,11 @@ class MemRef(Ref):
             raise UnsupportedKernel(f"line {self.ex.st.line}: storing a pointer where a value is kept")
         nv = self.ex.to_value(v, self.p.elem)
         self.ex.store(self.p, nv, mask)
-        self.assigned = nv
+        elem = self.p.elem
+        # a pointer kept in memory is stored as its address: the assignment's value is the pointer again
+        self.assigned = (
+            self.ex.addresses.pointer(nv.a, elem.target, elem.dims, mask) if isinstance(elem, PtrType) else nv
+        )
 
 
 class ComponentRef(Ref):

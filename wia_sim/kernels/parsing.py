@@ -55,6 +55,8 @@ class _ParseOutcome:
     storage_keywords: list[tuple[int, int, str]] = field(default_factory=list)
     """Where each storage-class keyword (``static``, ``extern``, ``auto``, ``register``) stands, as (line, column,
     keyword), in order: the AST keeps a declaration's keywords but not their places, which Clang's messages name."""
+    empty_declarations: list[tuple[int, int]] = field(default_factory=list)
+    """Where each declaration that declares nothing (``int ;``) stands: Clang's warning, and nothing declared."""
 
 
 def _parse_error_message(message: str) -> str:
@@ -120,6 +122,20 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         self.parentheses: dict[int, tuple[c_ast.Node, int]] = {}  # by id: the node (kept alive) and the pairs
         self.literal_operands: dict[int, tuple[c_ast.Cast, Coord]] = {}  # ``sizeof (T)(x)``: by id, and the '('
         self.storage_keywords: set[tuple[int, int, str]] = set()  # (``_ParseOutcome.storage_keywords``)
+        self.empty_declarations: set[tuple[int, int]] = set()  # (``_ParseOutcome.empty_declarations``)
+
+    def _parse_decl_body_with_spec(self, spec: Any, saw_type: bool) -> list[c_ast.Node]:
+        """A declaration of a type alone that is no struct, union or enum (``int ;``, CLSmith's): none, with Clang's
+        warning (pycparser calls it invalid)."""
+        types = spec["type"]
+        tagged = len(types) == 1 and isinstance(types[0], c_ast.Struct | c_ast.Union | c_ast.Enum)
+        if saw_type and not tagged and self._peek_type() == "SEMI" and not spec["storage"]:
+            coord = getattr(types[0], "coord", None) if types else None
+            if coord is not None and coord.file == _SOURCE_FILE:
+                self.empty_declarations.add((coord.line, coord.column or 0))
+            return []
+        result: list[c_ast.Node] = super()._parse_decl_body_with_spec(spec, saw_type)
+        return result
 
     def _advance(self) -> Any:
         tok = super()._advance()
@@ -130,11 +146,25 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         return tok
 
     def _parse_primary_expression(self) -> c_ast.Node:
-        wrapped = self._peek_type() == "LPAREN" and self._peek_type(2) != "LBRACE"  # not ``({ ... })``
+        if self._peek_type() == "LPAREN" and self._peek_type(2) == "LBRACE":  # a GNU statement expression
+            self._advance()
+            compound: c_ast.Node = self._parse_compound_statement()
+            self._expect("RPAREN")
+            return compound
+        wrapped = self._peek_type() == "LPAREN"
         node = super()._parse_primary_expression()
         if wrapped:
             self.parentheses[id(node)] = (node, self.parentheses.get(id(node), (node, 0))[1] + 1)
         return node
+
+    def _parse_assignment_expression(self) -> c_ast.Node:
+        """A GNU statement expression ``({ ... })`` as the primary expression it is (``_parse_primary_expression``):
+        pycparser takes one that starts an assignment expression as the whole of it, so ``({...}) + 1`` failed."""
+        if self._peek_type() == "LPAREN" and self._peek_type(2) == "LBRACE":
+            node: c_ast.Node = self._parse_conditional_expression()
+            return node
+        result: c_ast.Node = super()._parse_assignment_expression()
+        return result
 
     def _parse_initializer(self) -> c_ast.Node:
         """A brace list placed where its ``{`` stands, as Clang places it in its messages (pycparser gives a
@@ -291,11 +321,8 @@ def _gnu_keywords(text: str) -> str:
     return _GNU_KEYWORD.sub(standard, text) if "__" in text else text
 
 
-_Keywords = list[tuple[int, int, str]]
-
-
-def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None, _Keywords]:
-    """The AST of ``text`` or its first syntax error, and where its storage-class keywords stand."""
+def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None, _Parser]:
+    """The AST of ``text`` or its first syntax error, and the parser (what it noted: ``_ParseOutcome``)."""
     parser = _Parser()
     text, pointer_spaces = _pointer_spaces(_gnu_keywords(text))
     try:
@@ -308,7 +335,7 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
         m = _PARSE_ERROR_RE.match(message)
         if m and m.group("file") == _SOURCE_FILE:
             col = m.group("col")
-            return None, (int(m.group("line")), int(col) if col else None, _parse_error_message(m.group("msg"))), []
+            return None, (int(m.group("line")), int(col) if col else None, _parse_error_message(m.group("msg"))), parser
         # no position in the message ("Invalid expression", "Unmatched '}'"): the next token is where it failed
         raw = m.group("msg") if m else message.split(": ", 1)[-1]
         line, col = None, None
@@ -320,10 +347,16 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
             pass
         if line is None:
             line = max(1, text.rstrip().count("\n") + 1)
-        return None, (line, col, _parse_error_message(raw)), []
+        return None, (line, col, _parse_error_message(raw)), parser
     except Exception as e:  # pycparser's internal errors on malformed input: still a compile error, not a crash
-        return None, (max(1, text.rstrip().count("\n") + 1), None, f"cannot parse the source: {e}"), []
-    return ast, None, sorted(parser.storage_keywords)
+        return None, (max(1, text.rstrip().count("\n") + 1), None, f"cannot parse the source: {e}"), parser
+    return ast, None, parser
+
+
+def _outcome(
+    ast: c_ast.FileAST, errors: list[tuple[int, int | None, str]], failed: set[str], parser: _Parser
+) -> _ParseOutcome:
+    return _ParseOutcome(ast, errors, failed, sorted(parser.storage_keywords), sorted(parser.empty_declarations))
 
 
 def _top_level_chunks(text: str) -> list[tuple[int, int]]:
@@ -387,15 +420,15 @@ def _indent(text: str, start: int, chunk: str) -> int:
 
 
 def parse(text: str) -> _ParseOutcome:
-    ast, error, keywords = _parse_once(text)
+    ast, error, parser = _parse_once(text)
     if ast is not None:
-        return _ParseOutcome(ast, [], set(), keywords)
+        return _outcome(ast, [], set(), parser)
     # recover: parse the declarations one by one, each with the good ones before it (for their typedefs)
     errors: list[tuple[int, int | None, str]] = []
     failed: set[str] = set()
     good = blanked(text)
     good_ast = c_ast.FileAST([])
-    good_keywords: _Keywords = []
+    good_parser = _Parser()
     failed_indent: int | None = None  # indentation of the last declaration that failed to parse
     for a, b in _top_level_chunks(text):
         chunk = text[a:b]
@@ -406,14 +439,14 @@ def parse(text: str) -> _ParseOutcome:
             failed |= _declared_names(chunk)
             continue
         candidate = good[:a] + chunk + good[b:]
-        chunk_ast, chunk_error, chunk_keywords = _parse_once(candidate)
+        chunk_ast, chunk_error, chunk_parser = _parse_once(candidate)
         failed_indent = indent if chunk_ast is None else None
         if chunk_ast is not None:
-            good, good_ast, good_keywords = candidate, chunk_ast, chunk_keywords
+            good, good_ast, good_parser = candidate, chunk_ast, chunk_parser
         else:
             assert chunk_error is not None
             errors.append(chunk_error)
             failed |= _declared_names(chunk)
     if not errors and error is not None:
         errors.append(error)
-    return _ParseOutcome(good_ast, errors, failed, good_keywords)
+    return _outcome(good_ast, errors, failed, good_parser)

@@ -1,0 +1,85 @@
+"""GNU C that Clang takes in OpenCL C and random-program generators emit (CLSmith's safe-math macros are
+statement expressions, its kernels declare ``int ;``): statement expressions ``({ ... })`` with their own scope,
+anywhere an expression may stand, and a declaration that declares nothing (a warning). On every backend, one
+expected answer (PoCL 3.1 and Oclgrind 21.10 build and run each)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_backends import run_arrays
+
+import wia_hal as wia
+from wia_sim.kernels import KernelCompileError, compile_source
+
+STATEMENT_EXPRESSIONS = r"""
+#define SAFE_ADD(a, b) ({ int si1 = (a); int si2 = (b); \
+    ((si1 > 0) && (si2 > 0) && (si1 > (2147483647 - si2))) ? si1 : (si1 + si2); })
+__kernel void k(__global const int* in, __global long* out)
+{
+    const int i = get_global_id(0);
+    const int t = 7;
+    out[6 * i] = SAFE_ADD(in[i], 1000) + SAFE_ADD(i, 3) * 1000000000L;   /* in a binary expression, twice */
+    out[6 * i + 1] = ({ int a = ({ int t = i; t * 2; }); a + t; });       /* nested; the inner t shadows */
+    out[6 * i + 2] = ({ int s = 0; for (int j = 0; j < i; j++) { if (j == 3) break; s += j; } s; });
+    out[6 * i + 3] = (i & 1) ? ({ int u = i; u * 100; }) : ({ long v = -i; v; });  /* divergent */
+    ({ out[6 * i + 4] = in[i] * 3; });                                  /* void: a statement's worth */
+    int ;                                                               /* declares nothing: a warning */
+    out[6 * i + 5] = ({ int w = in[i]; switch (w & 3) { case 0: w = 10; break; default: w = -w; } w; });
+}
+"""
+
+
+def test_statement_expressions(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
+    if request.node.callspec.params.get("device_ctx") == "oclgrind":
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True,
+                reason="Oclgrind 21.10 stops creating the kernel (fatal: 'Unsupported constant int size: 5 bytes'), "
+                "as it does for a loop inside a statement expression alone",
+            )
+        )
+    n = 16
+    rng = np.random.default_rng(1214)
+    a = rng.integers(-(2**31), 2**31, n, dtype=np.int64).astype(np.int32)
+    a[:2] = [2147483600, 2147483000]  # (a SAFE_ADD that would overflow keeps its first operand)
+    _, out = run_arrays(device_ctx, STATEMENT_EXPRESSIONS, "k", [a, np.zeros(6 * n, np.int64)], n, 8)
+    i = np.arange(n, dtype=np.int64)
+    a64 = a.astype(np.int64)
+    safe = np.where((a64 > 0) & (a64 > 2147483647 - 1000), a64, a64 + 1000)
+    want = np.stack(
+        [
+            safe + (i + 3) * 1000000000,
+            2 * i + 7,
+            np.minimum(i, 3) * (np.minimum(i, 3) - 1) // 2,
+            np.where(i & 1, 100 * i, -i),
+            ((a64 * 3 + 2**31) % 2**32) - 2**31,
+            np.where((a64 & 3) == 0, 10, -a64),
+        ],
+        axis=1,
+    )
+    np.testing.assert_array_equal(out.reshape(n, 6), want)
+
+
+def test_an_empty_declaration_is_a_warning() -> None:
+    program = compile_source("int;\n__kernel void k(__global int* o) { int ; unsigned long; o[0] = 1; }")
+    assert program.build_log == (
+        "kernel.cl:1:1: warning: declaration does not declare anything\n"
+        "kernel.cl:2:36: warning: declaration does not declare anything\n"
+        "kernel.cl:2:42: warning: declaration does not declare anything"
+    )
+
+
+@pytest.mark.parametrize(
+    ("body", "word"),
+    [
+        ("int x = ({ if (i) return; 5; });", "return"),
+        ("for (;;) { int x = ({ break; 5; }); }", "break"),
+        ("int x = ({ goto out; 5; }); out: ;", "goto"),
+    ],
+)
+def test_a_jump_out_of_a_statement_expression_is_refused(body: str, word: str) -> None:
+    """Clang runs them; the simulator does not (a documented limit), and says so at the jump."""
+    with pytest.raises(KernelCompileError) as info:
+        compile_source(f"__kernel void k(__global int* o) {{ int i = get_global_id(0); {body} }}")
+    assert f"error: '{word}' inside a statement expression is not supported" in info.value.build_log
