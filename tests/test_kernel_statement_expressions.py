@@ -83,3 +83,24 @@ def test_a_jump_out_of_a_statement_expression_is_refused(body: str, word: str) -
     with pytest.raises(KernelCompileError) as info:
         compile_source(f"__kernel void k(__global int* o) {{ int i = get_global_id(0); {body} }}")
     assert f"error: '{word}' inside a statement expression is not supported" in info.value.build_log
+
+
+@pytest.mark.parametrize("depth", [100, 256])
+def test_expressions_nest_as_deep_as_clang_allows(device_ctx: wia.Context, depth: int) -> None:
+    """Clang takes 256 nested brackets (``-fbracket-depth``), as CLSmith's kernels need; the simulator's recursive
+    parser stopped at about 90 (Python's default recursion limit)."""
+    sum_, calls = "i", "i"
+    for _ in range(depth):
+        sum_, calls = f"({sum_} + 1)", f"f({calls})"
+    source = (
+        "int f(int x) { return x + 1; }\n__kernel void k(__global long* o) {\n"
+        f"  int i = get_global_id(0);\n  o[2 * i] = {sum_};\n  o[2 * i + 1] = {calls};\n}}\n"
+    )
+    (out,) = run_arrays(device_ctx, source, "k", [np.zeros(4, np.int64)], 2, 1)
+    assert out.tolist() == [depth, depth, depth + 1, depth + 1]
+
+
+def test_a_source_nested_past_any_limit_is_a_build_error() -> None:
+    with pytest.raises(KernelCompileError) as info:
+        compile_source("__kernel void k(__global long* o) { o[0] = " + "(" * 5000 + "1" + ")" * 5000 + "; }")
+    assert info.value.build_log == "kernel.cl:1: error: the source nests too deeply to parse"

@@ -69,6 +69,7 @@ from wia_sim.kernels.lvalues import (
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput
 from wia_sim.kernels.program import KernelInfo, Program
+from wia_sim.kernels.recursion import deep_recursion
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import (
     KernelFault,
@@ -1083,7 +1084,7 @@ def run_kernel(
     """
     kernel = program.kernel(name)
     # C's arithmetic: integers wrap, floats overflow and divide quietly
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"), deep_recursion():
         ex = _Executor(program, kernel, geometry, step_limit, checks)
         try:
             ex.st.strict = strict

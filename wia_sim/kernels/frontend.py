@@ -39,6 +39,7 @@ from wia_sim.kernels.options import warnings_as
 from wia_sim.kernels.parsing import FOREIGN_TYPE_NAMES, blanked, parse
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, PreprocessResult, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
+from wia_sim.kernels.recursion import deep_recursion
 from wia_sim.kernels.structs import hoisted_attributes
 from wia_sim.kernels.types import VECTOR_BASES, VECTOR_WIDTHS
 
@@ -180,6 +181,11 @@ def compile_source(
 
     ``extensions`` are the device's: without ``cl_khr_fp64`` a ``double`` is an error and an unsuffixed floating
     literal is a float (as Clang does); without ``cl_khr_fp16`` ``half`` is only a storage type behind pointers."""
+    with deep_recursion():  # (Clang's bracket depth, 256)
+        return _compile(source, options, filename, extensions, directory)
+
+
+def _compile(source: str, options: str, filename: str, extensions: frozenset[str], directory: str) -> Program:
     diagnostics: list[Diagnostic] = []
 
     def fail() -> KernelCompileError:

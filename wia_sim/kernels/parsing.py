@@ -348,6 +348,8 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
         if line is None:
             line = max(1, text.rstrip().count("\n") + 1)
         return None, (line, col, _parse_error_message(raw)), parser
+    except RecursionError:  # (past ``recursion.FRAMES``: far past Clang's bracket depth of 256)
+        return None, (max(1, text.rstrip().count("\n") + 1), None, "the source nests too deeply to parse"), parser
     except Exception as e:  # pycparser's internal errors on malformed input: still a compile error, not a crash
         return None, (max(1, text.rstrip().count("\n") + 1), None, f"cannot parse the source: {e}"), parser
     return ast, None, parser
