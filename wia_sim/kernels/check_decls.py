@@ -146,8 +146,13 @@ class DeclarationChecks(CheckerState):
             decl.storage = [s for s in decl.storage if s not in refused]
             at = _coord_of(decl)
             for keyword in bad:
-                before = [(line, col) for line, col, k in self.storage_keywords if k == keyword and (line, col) < at]
-                place = before[-1] if before and at[0] is not None and at[1] is not None else at
+                place: tuple[int | None, int | None] = at
+                if at[0] is not None and at[1] is not None:
+                    here = (at[0], at[1])
+                    before = [
+                        (line, col) for line, col, k in self.storage_keywords if k == keyword and (line, col) < here
+                    ]
+                    place = before[-1] if before else at
                 if place not in reported:
                     reported.add(place)
                     message = f"OpenCL C version {version} does not support the '{keyword}' storage class specifier"
