@@ -104,3 +104,27 @@ def test_a_source_nested_past_any_limit_is_a_build_error() -> None:
     with pytest.raises(KernelCompileError) as info:
         compile_source("__kernel void k(__global long* o) { o[0] = " + "(" * 5000 + "1" + ")" * 5000 + "; }")
     assert info.value.build_log == "kernel.cl:1: error: the source nests too deeply to parse"
+
+
+UNEVALUATED = r"""
+__kernel void k(__global long* out)
+{
+    const int i = get_global_id(0);
+    const long s = 7;
+    out[4 * i] = (i < 100) || ({ int s = 2; s; });                   /* never evaluated: || decided */
+    out[4 * i + 1] = (i & 1) ? 5 : ({ int t = i; t * 10; });        /* evaluated in half the work-items */
+    out[4 * i + 2] = 1 ? -1 : ({ uint s = 2; s; });                  /* its own s, a uint: the ?: is a uint */
+    out[4 * i + 3] = ((i & 2) && ({ int u = i; u > 2; })) + s;
+}
+"""
+
+
+def test_a_statement_expression_no_work_item_evaluates(device_ctx: wia.Context) -> None:
+    """The right side of ``||``/``&&`` a left side decides, the arm of ``?:`` no work-item takes: its names are
+    declared all the same, and its type is its own (CLSmith's safe-math macros sit there; the simulator said
+    "unknown identifier", or took an outer variable's type)."""
+    (out,) = run_arrays(device_ctx, UNEVALUATED, "k", [np.zeros(4 * 8, np.int64)], 8, 8)
+    i = np.arange(8)
+    want = np.stack([np.ones(8), np.where(i & 1, 5, 10 * i), np.full(8, 2**32 - 1), ((i & 2) > 0) & (i > 2)], axis=1)
+    want[:, 3] += 7
+    np.testing.assert_array_equal(out.reshape(8, 4), want.astype(np.int64))

@@ -110,7 +110,13 @@ class StatementRunner(ExecutorState):
         line = self.st.line
         self.frame.scopes.append({})
         try:
-            self.items(items, 0, len(items) - (2 if value is not None else 1), mask, 0)
+            body = items[:-1] if value is not None else items
+            if any_lane(self.live(mask)):
+                self.items(body, 0, len(body) - 1, mask, 0)
+            else:  # not evaluated (``x || ({...})``, the arm ``?:`` skips): its names still stand for its value's type
+                for item in body:
+                    if isinstance(item, c_ast.Decl | c_ast.DeclList):
+                        self.declare(item)
             result: Result = Value(INT, np.asarray(0, np.int32))
             if value is not None:
                 self.st.line = _line(value)
