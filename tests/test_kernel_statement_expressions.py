@@ -1,7 +1,8 @@
 """GNU C that Clang takes in OpenCL C and random-program generators emit (CLSmith's safe-math macros are
 statement expressions, its kernels declare ``int ;``): statement expressions ``({ ... })`` with their own scope,
-anywhere an expression may stand, and a declaration that declares nothing (a warning). On every backend, one
-expected answer (PoCL 3.1 and Oclgrind 21.10 build and run each)."""
+anywhere an expression may stand, a declaration that declares nothing (a warning), ``x ?: y``, and the built-ins
+``__builtin_expect``, ``__builtin_constant_p`` and ``__builtin_unreachable``. On every backend, one expected answer
+(PoCL 3.1 and Oclgrind 21.10 build and run each)."""
 
 from __future__ import annotations
 
@@ -128,3 +129,35 @@ def test_a_statement_expression_no_work_item_evaluates(device_ctx: wia.Context) 
     want = np.stack([np.ones(8), np.where(i & 1, 5, 10 * i), np.full(8, 2**32 - 1), ((i & 2) > 0) & (i > 2)], axis=1)
     want[:, 3] += 7
     np.testing.assert_array_equal(out.reshape(8, 4), want.astype(np.int64))
+
+
+GNU_OPERATORS = r"""
+__kernel void k(__global long* out)
+{
+    const int i = get_global_id(0);
+    int j = i;
+    out[4 * i] = ((j++ & 1) ?: 9) * 100 + j;                          /* x ?: y, x evaluated once */
+    out[4 * i + 1] = (i & 1) ?: (i & 2) ?: 5;
+    out[4 * i + 2] = __builtin_expect(i > 3, 0) ? 7 : 8;
+    out[4 * i + 3] = __builtin_constant_p(3 * 4) + 10 * __builtin_constant_p(i) + sizeof(__builtin_expect(i, 1));
+    if (i > 100)
+        __builtin_unreachable();
+}
+"""
+
+
+def test_gnu_operators_and_builtins(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
+    """``x ?: y`` (``x ? x : y``, x evaluated once), ``__builtin_expect(e, c)`` (e, a long), ``__builtin_constant_p``
+    (1 for an integer constant expression), ``__builtin_unreachable()``: the simulator refused each."""
+    if request.node.callspec.params.get("device_ctx") == "oclgrind":
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True, reason="Oclgrind 21.10 cannot create a kernel that calls __builtin_unreachable"
+            )
+        )
+    (out,) = run_arrays(device_ctx, GNU_OPERATORS, "k", [np.zeros(4 * 8, np.int64)], 8, 8)
+    i = np.arange(8)
+    first = np.where(i & 1, 1, 9) * 100 + i + 1
+    chained = np.where(i & 1, 1, np.where(i & 2, 2, 5))
+    want = np.stack([first, chained, np.where(i > 3, 7, 8), np.full(8, 1 + 8)], axis=1)
+    np.testing.assert_array_equal(out.reshape(8, 4), want)

@@ -13,6 +13,7 @@ from wia_sim.kernels.overloads import INTEGERS, best, floats, rank
 from wia_sim.kernels.signatures import (
     BUILTINS,
     CONVERT_RE,
+    GNU_BUILTINS,
     OVERLOADED,
     UNSUPPORTED_BUILTINS,
     builtin_arity,
@@ -23,12 +24,15 @@ from wia_sim.kernels.structs import layout, size_align
 from wia_sim.kernels.table_types import check_table_call, resolved_call
 from wia_sim.kernels.types import (
     FLOAT,
+    INT,
+    LONG,
     UINT,
     ULONG,
     UNKNOWN,
     UNSIGNED_OF,
     VOID,
     TypeInfo,
+    const_int,
     points_elsewhere,
     scalar_or_vector,
 )
@@ -51,6 +55,8 @@ class CallChecks(CheckerState):
         name = node.name.name
         if name == "offsetof" and args and isinstance(args[0], c_ast.Typename):  # (``frontend``: Clang's spelling)
             return self.offsetof(node, args[0], args[1])
+        if name in GNU_BUILTINS and self.lookup(name) is None and name not in self.functions:
+            return self.gnu_builtin(node, name, args)
         symbol = self.lookup(name)
         if symbol is None and name in self.overloads:
             return self.call_overload(node, name, args)
@@ -88,6 +94,26 @@ class CallChecks(CheckerState):
         else:
             self.error(node, f"call to undeclared function '{name}'")
         return UNKNOWN
+
+    def gnu_builtin(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> TypeInfo:
+        """Clang's GNU built-ins that real kernels use (``GNU_BUILTINS``): ``__builtin_expect(long e, long c)`` is
+        ``e`` (a hint), ``__builtin_constant_p(x)`` 1 where ``x`` is an integer constant expression and 0 elsewhere
+        (in ``sizes``, for the executor), ``__builtin_unreachable()`` nothing (reaching it is undefined)."""
+        wanted = GNU_BUILTINS[name]
+        types = [self.expr(a) for a in args]
+        if len(args) != wanted:
+            self.error(node, f"'{name}' takes {wanted} argument{'' if wanted == 1 else 's'}, but {_given(len(args))}")
+            return UNKNOWN
+        if name == "__builtin_constant_p":
+            self.sizes[id(node)] = int(const_int(args[0], self.enumerators, self.types) is not None)
+            return INT
+        if name == "__builtin_expect":
+            for a, t in zip(args, types, strict=True):
+                if t.kind not in ("scalar", "unknown") or t.name in ("float", "double", "half"):
+                    self.error(a, f"'__builtin_expect' takes integers, not '{t}'")
+                    return UNKNOWN
+            return LONG
+        return VOID
 
     def offsetof(self, node: c_ast.FuncCall, typename: c_ast.Typename, designator: c_ast.Node) -> TypeInfo:
         """``__builtin_offsetof(type, member-designator)`` (C99 7.17): the byte offset of a member, at any depth

@@ -360,7 +360,7 @@ class ExpressionChecks(CheckerState):
 
     def expr_TernaryOp(self, node: c_ast.TernaryOp) -> TypeInfo:
         cond = self.expr(node.cond)
-        a = self.expr(node.iftrue)
+        a = cond if node.iftrue is node.cond else self.expr(node.iftrue)  # (GNU's ``x ?: y``: ``parsing``)
         b = self.expr(node.iffalse)
         if cond.kind == "struct":
             self.error(node.cond, f"a condition must be a scalar, not '{cond}'")

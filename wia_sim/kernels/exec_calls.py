@@ -22,7 +22,7 @@ from wia_sim.kernels.lanes import all_lanes, per_lane
 from wia_sim.kernels.lvalues import Var
 from wia_sim.kernels.pointers import SEVERAL, PtrType
 from wia_sim.kernels.program import FunctionInfo
-from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, GNU_BUILTINS
 from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted, shaped, tainted
@@ -61,6 +61,13 @@ class CallRunner(ExecutorState):
             return self.call_helper(fn, args, mask)
         if name == "offsetof":  # the checker's constant (``check_calls.offsetof``)
             return Value(ULONG, np.asarray(self.program.sizes[id(node)], np.uint64))
+        if name in GNU_BUILTINS:  # (``check_calls.gnu_builtin``)
+            if name == "__builtin_constant_p":  # the checker's verdict; its operand is not evaluated
+                return Value(INT, np.asarray(self.program.sizes[id(node)], np.int32))
+            values = [self.value(a, mask) for a in args]
+            if name == "__builtin_expect":
+                return self.to_value(values[0], SCALARS["long"])
+            return Value(INT, np.asarray(0, np.int32))  # __builtin_unreachable: nothing (reaching it is undefined)
         if name in WORK_ITEM_FUNCTIONS:
             return self.work_item(name, args, mask)
         if name in ASYNC_BUILTINS:

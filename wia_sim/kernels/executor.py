@@ -859,7 +859,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         c = self.truth(cond, mask)
         t_mask = mask & c
         f_mask = mask & ~c
-        a = self.eval(node.iftrue, t_mask)
+        a = cond if node.iftrue is node.cond else self.eval(node.iftrue, t_mask)  # (GNU's ``x ?: y``: x once)
         b = self.eval(node.iffalse, f_mask)
         if isinstance(a, Pointer) or isinstance(b, Pointer):
             if not any_lane(f_mask):
@@ -888,7 +888,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
     def vector_selection(self, node: c_ast.TernaryOp, cond: Value, mask: Array) -> Value:
         """``c ? a : b`` with a vector ``c`` (OpenCL C 1.2 6.3 i): ``select(b, a, c)``: both operands evaluated,
         each component taken from ``a`` where that component of ``c`` has its most significant bit set."""
-        a, b = self.value(node.iftrue, mask), self.value(node.iffalse, mask)
+        a = cond if node.iftrue is node.cond else self.value(node.iftrue, mask)  # (``v ?: w``: v once)
+        b = self.value(node.iffalse, mask)
         shadow = joined((cond, a, b))
         if shadow is not None:  # (a select, not a branch: undefined where an operand is)
             cond, a, b = defined(cond), defined(a), defined(b)

@@ -166,6 +166,22 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         result: c_ast.Node = super()._parse_assignment_expression()
         return result
 
+    def _parse_conditional_expression(self) -> c_ast.Node:
+        """GNU's ``x ?: y`` too (Clang takes it in OpenCL C): ``x ? x : y`` with ``x`` evaluated once, the same node
+        as condition and first operand (the executor takes the condition's value for it)."""
+        expr: c_ast.Node = self._parse_binary_expression()
+        if self._peek_type() == "CONDOP" and self._peek_type(2) == "COLON":
+            self._advance()
+            self._advance()
+            iffalse = self._parse_conditional_expression()
+            return c_ast.TernaryOp(expr, expr, iffalse, expr.coord)
+        if self._accept("CONDOP"):
+            iftrue = self._parse_expression()
+            self._expect("COLON")
+            iffalse = self._parse_conditional_expression()
+            return c_ast.TernaryOp(expr, iftrue, iffalse, expr.coord)
+        return expr
+
     def _parse_initializer(self) -> c_ast.Node:
         """A brace list placed where its ``{`` stands, as Clang places it in its messages (pycparser gives a
         non-empty list its first item's place)."""

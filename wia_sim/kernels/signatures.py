@@ -21,6 +21,7 @@ __all__ = [
     "BUILTIN_CONSTANTS",
     "BUILTIN_FUNCTIONS",
     "CONVERT_RE",
+    "GNU_BUILTINS",
     "OVERLOADED",
     "SINCE_1_2",
     "UNSUPPORTED_BUILTINS",
@@ -174,6 +175,10 @@ UNSUPPORTED_BUILTINS = frozenset(
     work_group_reduce_max work_group_broadcast work_group_all work_group_any""".split()  # noqa: SIM905
 )
 
+
+GNU_BUILTINS = {"__builtin_expect": 2, "__builtin_constant_p": 1, "__builtin_unreachable": 0}
+"""Clang's GNU built-ins that OpenCL C takes and real kernels use, with their number of arguments
+(``check_calls.gnu_builtin``)."""
 
 SINCE_1_2 = frozenset({"popcount", "printf"})
 """The built-in functions OpenCL C 1.2 added (6.12.3, 6.12.13): under ``-cl-std=CL1.1`` they are not declared (Clang's
