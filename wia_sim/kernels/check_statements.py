@@ -6,7 +6,7 @@ labels, ``return``, GNU statement expressions, and what the executor does not ru
 from __future__ import annotations
 
 from pycparser import c_ast
-from pycparserext.ext_c_parser import Asm
+from pycparserext.ext_c_parser import Asm, RangeExpression
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _ctype, _Switch
 from wia_sim.kernels.ctype import CType, promoted, wrap
@@ -179,17 +179,31 @@ class StatementChecks(CheckerState):
             switch.has_default = True
             switch.default = line
             return
-        self.expr(node.expr)
-        value = const_int(node.expr, self.enumerators, self.types)
-        if value is None:
-            self.error(node.expr, "case label is not an integer constant expression")
+        bounds = []
+        for e in (node.expr.first, node.expr.last) if isinstance(node.expr, RangeExpression) else (node.expr,):
+            self.expr(e)
+            value = const_int(e, self.enumerators, self.types)
+            if value is None:
+                self.error(e, "case label is not an integer constant expression")
+                return
+            # converted to the promoted type of the controlling expression
+            bounds.append(wrap(value, switch.type) if switch.type is not None else value)
+        low, high = bounds[0], bounds[-1]
+        if low > high:  # (GNU's case range, Clang's warning: it matches nothing)
+            self.warning(node, "empty case range specified")
             return
-        if switch.type is not None:
-            value = wrap(value, switch.type)  # converted to the promoted type of the controlling expression
-        if value in switch.cases:
-            self.error(node, f"duplicate case value {value} (first used on line {switch.cases[value]})")
+        clash = next((v for v in switch.cases if low <= v <= high), None)
+        span = next(((a, b) for a, b in switch.ranges if a <= high and low <= b), None)
+        if clash is not None:
+            self.error(node, f"duplicate case value {clash} (first used on line {switch.cases[clash]})")
+        elif span is not None:
+            first = switch.range_lines[span]
+            self.error(node, f"duplicate case value {max(low, span[0])} (first used on line {first})")
+        elif low == high:
+            switch.cases[low] = line
         else:
-            switch.cases[value] = line
+            switch.ranges.append((low, high))
+            switch.range_lines[(low, high)] = line
 
     def nested_label(self, node: c_ast.Case | c_ast.Default, ctx: _Context) -> None:
         """A ``case``/``default`` label that is not directly in a switch's body: inside one of its nested statements

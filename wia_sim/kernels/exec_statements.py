@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 from pycparser import c_ast
-from pycparserext.ext_c_parser import FuncDeclExt
+from pycparserext.ext_c_parser import FuncDeclExt, RangeExpression
 
 from wia_sim.kernels.batch_loops import LoopShape, loop_shape, per_lane
 from wia_sim.kernels.ctype import INT, CType, elem_bytes, promoted, wrap
@@ -371,10 +371,16 @@ class StatementRunner(ExecutorState):
             if k:
                 self.st.line = _line(label)
                 self.step(label, remaining)
-            value = self.program.const_int(label.expr)
-            assert value is not None  # the checker guarantees a constant
-            self.count("int_ops", remaining)
-            hit = remaining & (x == np.asarray(wrap(value, t), t.dtype))
+            ranged = isinstance(label.expr, RangeExpression)  # (GNU's ``case 1 ... 3:``)
+            low, high = (
+                (self.program.const_int(label.expr.first), self.program.const_int(label.expr.last))
+                if ranged
+                else (self.program.const_int(label.expr),) * 2
+            )
+            assert low is not None and high is not None  # the checker guarantees constants
+            self.count("int_ops", remaining, 2 if ranged else 1)
+            lo, hi = np.asarray(wrap(low, t), t.dtype), np.asarray(wrap(high, t), t.dtype)
+            hit = remaining & ((x >= lo) & (x <= hi) if ranged else (x == lo))
             entries[id(label)] = hit
             remaining = remaining & ~hit
         for item in items:

@@ -14,7 +14,7 @@ from typing import Any
 
 from pycparser import c_ast
 from pycparser.c_parser import Coord, ParseError
-from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, StructExt
+from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, RangeExpression, StructExt
 
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
 
@@ -181,6 +181,24 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
             iffalse = self._parse_conditional_expression()
             return c_ast.TernaryOp(expr, iftrue, iffalse, expr.coord)
         return expr
+
+    def _parse_labeled_statement(self) -> c_ast.Node:
+        """GNU's case range ``case 1 ... 3:`` too (Clang takes it in OpenCL C), as pycparserext's GNU parser reads
+        it: the case's expression a ``RangeExpression``."""
+        if self._peek_type() != "CASE":
+            result: c_ast.Node = super()._parse_labeled_statement()
+            return result
+        case_tok = self._advance()
+        expr = self._parse_constant_expression()
+        if self._accept("ELLIPSIS"):
+            expr = RangeExpression(expr, self._parse_constant_expression(), coord=self._tok_coord(case_tok))
+        self._expect("COLON")
+        stmt = (
+            self._parse_pragmacomp_or_statement()
+            if self._starts_statement()
+            else c_ast.EmptyStatement(self._tok_coord(case_tok))
+        )
+        return c_ast.Case(expr, [stmt], self._tok_coord(case_tok))
 
     def _parse_initializer(self) -> c_ast.Node:
         """A brace list placed where its ``{`` stands, as Clang places it in its messages (pycparser gives a

@@ -1,8 +1,8 @@
 """GNU C that Clang takes in OpenCL C and random-program generators emit (CLSmith's safe-math macros are
 statement expressions, its kernels declare ``int ;``): statement expressions ``({ ... })`` with their own scope,
-anywhere an expression may stand, a declaration that declares nothing (a warning), ``x ?: y``, and the built-ins
-``__builtin_expect``, ``__builtin_constant_p`` and ``__builtin_unreachable``. On every backend, one expected answer
-(PoCL 3.1 and Oclgrind 21.10 build and run each)."""
+anywhere an expression may stand, a declaration that declares nothing (a warning), ``x ?: y``, case ranges, and
+the built-ins ``__builtin_expect``, ``__builtin_constant_p`` and ``__builtin_unreachable``. On every backend, one
+expected answer (PoCL 3.1 and Oclgrind 21.10 build and run each)."""
 
 from __future__ import annotations
 
@@ -161,3 +161,34 @@ def test_gnu_operators_and_builtins(device_ctx: wia.Context, request: pytest.Fix
     chained = np.where(i & 1, 1, np.where(i & 2, 2, 5))
     want = np.stack([first, chained, np.where(i > 3, 7, 8), np.full(8, 1 + 8)], axis=1)
     np.testing.assert_array_equal(out.reshape(8, 4), want)
+
+
+CASE_RANGES = r"""
+__kernel void k(__global long* out)
+{
+    const int i = get_global_id(0);
+    const uint u = i - 4;
+    switch (i) { case 1 ... 3: out[2 * i] = 10; break; case 5: out[2 * i] = 5; break; default: out[2 * i] = 20; }
+    switch (u) { case 0 ... 2: out[2 * i + 1] = 1; break; case 0xfffffffe ... 0xffffffff: out[2 * i + 1] = 2; break;
+                 case 7 ... 6: out[2 * i + 1] = 4; break; default: out[2 * i + 1] = 3; }
+}
+"""
+
+
+def test_case_ranges(device_ctx: wia.Context) -> None:
+    """GNU's ``case lo ... hi:`` (bounds converted to the controlling expression's type; an empty range matches
+    nothing, with Clang's warning); the simulator's parser refused it."""
+    (out,) = run_arrays(device_ctx, CASE_RANGES, "k", [np.zeros(16, np.int64)], 8, 8)
+    i = np.arange(8)
+    u = (i - 4) % 2**32
+    first = np.where((i >= 1) & (i <= 3), 10, np.where(i == 5, 5, 20))
+    second = np.where(u <= 2, 1, np.where(u >= 2**32 - 2, 2, 3))
+    np.testing.assert_array_equal(out.reshape(8, 2), np.stack([first, second], axis=1))
+
+
+def test_overlapping_case_ranges_are_a_build_error() -> None:
+    with pytest.raises(KernelCompileError) as info:
+        compile_source("__kernel void k(__global int* o, int i) { switch (i) { case 1 ... 3: case 2: o[0] = 1; } }")
+    assert "error: duplicate case value 2" in info.value.build_log
+    program = compile_source("__kernel void k(__global int* o, int i) { switch (i) { case 3 ... 1: o[0] = 1; } }")
+    assert "warning: empty case range specified" in program.build_log
