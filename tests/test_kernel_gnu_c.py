@@ -1,8 +1,8 @@
 """GNU C that Clang takes in OpenCL C and random-program generators emit (CLSmith's safe-math macros are
 statement expressions, its kernels declare ``int ;``): statement expressions ``({ ... })`` with their own scope,
-anywhere an expression may stand, a declaration that declares nothing (a warning), ``x ?: y``, case ranges, and
-the built-ins ``__builtin_expect``, ``__builtin_constant_p`` and ``__builtin_unreachable``. On every backend, one
-expected answer (PoCL 3.1 and Oclgrind 21.10 build and run each)."""
+anywhere an expression may stand, a declaration that declares nothing (a warning), ``x ?: y``, case and designator
+ranges, and the built-ins ``__builtin_expect``, ``__builtin_constant_p`` and ``__builtin_unreachable``. On every
+backend, one expected answer (PoCL 3.1 and Oclgrind 21.10 build and run each)."""
 
 from __future__ import annotations
 
@@ -192,3 +192,31 @@ def test_overlapping_case_ranges_are_a_build_error() -> None:
     assert "error: duplicate case value 2" in info.value.build_log
     program = compile_source("__kernel void k(__global int* o, int i) { switch (i) { case 3 ... 1: o[0] = 1; } }")
     assert "warning: empty case range specified" in program.build_log
+
+
+DESIGNATED_RANGES = r"""
+typedef struct { int v[4]; int n; } S;
+__constant int T[8] = { [0 ... 3] = 1, [4 ... 7] = 2 };
+__kernel void k(__global long* out)
+{
+    const int i = get_global_id(0);
+    int a[] = { [2 ... 4] = i, [0] = -1 };                       /* its length from the range: 5 */
+    S s = { .v[1 ... 2] = 9, .n = i };
+    int m[3][2] = { [0 ... 1] = { [0 ... 1] = 5 } };
+    out[4 * i] = a[i % 5] + 100 * (long)sizeof(a);
+    out[4 * i + 1] = s.v[0] + s.v[1] * 10 + s.v[2] * 100 + s.v[3] * 1000 + s.n * 10000;
+    out[4 * i + 2] = m[i % 3][i & 1];
+    out[4 * i + 3] = T[i];
+}
+"""
+
+
+def test_designator_ranges(device_ctx: wia.Context) -> None:
+    """GNU's ``[lo ... hi] = x`` in arrays, struct members, nested lists and ``__constant`` tables (the simulator's
+    parser refused it): each element of the range initialized, an array of unknown length sized by it."""
+    (out,) = run_arrays(device_ctx, DESIGNATED_RANGES, "k", [np.zeros(32, np.int64)], 8, 8)
+    i = np.arange(8)
+    a = np.where(i % 5 == 0, -1, np.where(i % 5 >= 2, i, 0)) + 2000
+    m = np.where(i % 3 < 2, 5, 0)
+    want = np.stack([a, 990 + 10000 * i, m, np.where(i < 4, 1, 2)], axis=1)
+    np.testing.assert_array_equal(out.reshape(8, 4), want)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import cast
 
 from pycparser import c_ast
-from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt
+from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt, RangeExpression
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
 from wia_sim.kernels.ctype import lookup, wrap
@@ -714,7 +714,45 @@ class DeclarationChecks(CheckerState):
             first = False
             arr = arr.type
 
+    def expand_ranges(self, init: c_ast.Node) -> None:
+        """GNU's designator ranges in ``init``'s brace lists, at any depth, written out: ``[1 ... 3] = x`` as ``[1] = x,
+        [2] = x, [3] = x`` (``x`` evaluated for each element, where GCC evaluates it once: the same unless it has side
+        effects). Bounds that are not integer constants, or a range past 65,536 elements, are an error."""
+        lists = [init]
+        while lists:
+            node = lists.pop()
+            if isinstance(node, c_ast.NamedInitializer):
+                lists.append(node.expr)
+                continue
+            if not isinstance(node, c_ast.InitList):
+                continue
+            items: list[c_ast.Node] = []
+            for item in node.exprs:
+                ranged = isinstance(item, c_ast.NamedInitializer) and any(
+                    isinstance(d, RangeExpression) for d in item.name
+                )
+                items.extend(self.range_items(item) if ranged else [item])
+            node.exprs = items
+            lists.extend(items)
+
+    def range_items(self, item: c_ast.NamedInitializer) -> list[c_ast.Node]:
+        """The designations one with a designator range stands for (``expand_ranges``)."""
+        k = next(k for k, d in enumerate(item.name) if isinstance(d, RangeExpression))
+        span = item.name[k]
+        low, high = (const_int(e, self.enumerators, self.types) for e in (span.first, span.last))
+        if low is None or high is None or not 0 <= high - low < 65536:
+            self.error(span, "a designator range needs integer constant bounds, at most 65,536 elements apart")
+            return []
+        out: list[c_ast.Node] = []
+        for v in range(low, high + 1):
+            name = [*item.name[:k], c_ast.Constant("int", str(v), span.coord), *item.name[k + 1 :]]
+            one = c_ast.NamedInitializer(name, item.expr, item.coord)
+            out.extend(self.range_items(one) if any(isinstance(d, RangeExpression) for d in name) else [one])
+        return out
+
     def check_initializer(self, init: c_ast.Node, t: TypeInfo, decl: c_ast.Decl | None, nested: bool = False) -> None:
+        if not nested:
+            self.expand_ranges(init)
         string = isinstance(init, c_ast.Constant) and init.type == "string"
         if string and t.kind == "array" and decl is not None and decl.init is init:
             listed = self.string_initializer(init, t)

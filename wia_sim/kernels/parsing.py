@@ -200,6 +200,19 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         )
         return c_ast.Case(expr, [stmt], self._tok_coord(case_tok))
 
+    def _parse_designator(self) -> c_ast.Node:
+        """GNU's designator range ``[1 ... 3] = x`` too (Clang takes it in OpenCL C), as pycparserext's GNU parser
+        reads it: a ``RangeExpression`` (``check_decls.expand_ranges`` writes out its elements)."""
+        lbrack = self._accept("LBRACKET")
+        if lbrack is None:
+            result: c_ast.Node = super()._parse_designator()
+            return result
+        expr = self._parse_constant_expression()
+        if self._accept("ELLIPSIS"):
+            expr = RangeExpression(expr, self._parse_constant_expression(), coord=self._tok_coord(lbrack))
+        self._expect("RBRACKET")
+        return expr
+
     def _parse_initializer(self) -> c_ast.Node:
         """A brace list placed where its ``{`` stands, as Clang places it in its messages (pycparser gives a
         non-empty list its first item's place)."""
