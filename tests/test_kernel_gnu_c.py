@@ -62,6 +62,29 @@ def test_statement_expressions(device_ctx: wia.Context, request: pytest.FixtureR
     np.testing.assert_array_equal(out.reshape(n, 6), want)
 
 
+NESTED = r"""
+__kernel void k(__global long* out)
+{
+    const int i = get_global_id(0);
+    int x = ({ int a = i; ({ int b = a + 1; b * 2; }); });        /* the value: the inner statement expression's */
+    int4 y = ({ int4 a = (int4)(i); ({ int4 b = a + 1; b * 2; }); });
+    ({ int a = i; { out[3 * i] = a * 3; } });                     /* a block last: void */
+    out[3 * i + 1] = x;
+    out[3 * i + 2] = ({ int4 a = (int4)(i); ({ a + 2; }); }).w;
+    out[3 * i + 2] += y.x * 100;
+}
+"""
+
+
+def test_a_statement_expression_ending_in_another(device_ctx: wia.Context) -> None:
+    """Its value is the inner one's (CLSmith's safe_mad_hi macros have this shape; the simulator took the inner one
+    for a block: a void value, 0, silently); a block last stays a statement (void)."""
+    (out,) = run_arrays(device_ctx, NESTED, "k", [np.zeros(24, np.int64)], 8, 8)
+    i = np.arange(8)
+    want = np.stack([3 * i, 2 * (i + 1), i + 2 + 200 * (i + 1)], axis=1)
+    np.testing.assert_array_equal(out.reshape(8, 3), want)
+
+
 def test_an_empty_declaration_is_a_warning() -> None:
     program = compile_source("int;\n__kernel void k(__global int* o) { int ; unsigned long; o[0] = 1; }")
     assert program.build_log == (

@@ -30,7 +30,7 @@ class StatementChecks(CheckerState):
         if new_scope:
             self.scopes.pop()
 
-    def expr_Compound(self, node: c_ast.Compound) -> TypeInfo:
+    def expr_StatementExpression(self, node: c_ast.Compound) -> TypeInfo:
         """A GNU statement expression ``({ int t = x; t + 1; })`` (Clang takes it in OpenCL C; CLSmith's safe-math
         macros are made of them): its statements in a scope of their own, its value the last one's if that is an
         expression (else void). Jumps out of it (``return``, ``break``, ``continue``, ``goto``, a label) are not

@@ -102,9 +102,9 @@ class StatementRunner(ExecutorState):
                     self.items(items, back, k, lanes, back + 1)
                     lanes = f.jumps.pop(name, None)
 
-    def expr_Compound(self, node: c_ast.Compound, mask: Array) -> Result:
-        """A GNU statement expression (``check_statements.expr_Compound``: no jump leaves it): its statements in a
-        scope of their own under ``mask``, then its last expression's value (void: an int 0)."""
+    def expr_StatementExpression(self, node: c_ast.Compound, mask: Array) -> Result:
+        """A GNU statement expression (``check_statements.expr_StatementExpression``: no jump leaves it): its
+        statements in a scope of their own under ``mask``, then its last expression's value (void: an int 0)."""
         items = node.block_items or []
         value = value_item(items)
         line = self.st.line

@@ -18,7 +18,7 @@ from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, RangeEx
 
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
 
-__all__ = ["BUILTIN_FILE", "FOREIGN_TYPE_NAMES", "blanked", "parse"]
+__all__ = ["BUILTIN_FILE", "FOREIGN_TYPE_NAMES", "StatementExpression", "blanked", "parse"]
 
 BUILTIN_FILE = "<builtins>"
 _SOURCE_FILE = "<source>"
@@ -30,6 +30,13 @@ _PRELUDE_TYPES: dict[str, str] = {
     **{name: "int" for name in OPAQUE_TYPES},
     **{name: "int" for name in ("uchar", "ushort", "uint", "ulong", "half", "bool", "size_t", "ptrdiff_t")},
 }
+
+
+class StatementExpression(c_ast.Compound):  # type: ignore[misc]
+    """A GNU statement expression ``({ ... })``: a block that is an expression (told apart from a nested block,
+    also a ``Compound``, by its class: the last item of one may be another)."""
+
+    __slots__ = ()
 
 
 FOREIGN_TYPE_NAMES = frozenset(n for n in OpenCLCParser.initial_type_symbols if named_type(n) is None)
@@ -148,9 +155,9 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
     def _parse_primary_expression(self) -> c_ast.Node:
         if self._peek_type() == "LPAREN" and self._peek_type(2) == "LBRACE":  # a GNU statement expression
             self._advance()
-            compound: c_ast.Node = self._parse_compound_statement()
+            block = self._parse_compound_statement()
             self._expect("RPAREN")
-            return compound
+            return StatementExpression(block.block_items, block.coord)
         wrapped = self._peek_type() == "LPAREN"
         node = super()._parse_primary_expression()
         if wrapped:
