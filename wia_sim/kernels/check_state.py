@@ -84,8 +84,7 @@ class _Switch:
 
     type: CType | None
     cases: dict[int, int | None] = field(default_factory=dict)
-    ranges: list[tuple[int, int]] = field(default_factory=list)  # GNU's case ranges (``case 1 ... 3:``)
-    range_lines: dict[tuple[int, int], int | None] = field(default_factory=dict)
+    ranges: dict[tuple[int, int], int | None] = field(default_factory=dict)  # GNU's ``case 1 ... 3:``, with lines
     default: int | None = None
     has_default: bool = False
 

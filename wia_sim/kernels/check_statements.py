@@ -197,13 +197,11 @@ class StatementChecks(CheckerState):
         if clash is not None:
             self.error(node, f"duplicate case value {clash} (first used on line {switch.cases[clash]})")
         elif span is not None:
-            first = switch.range_lines[span]
-            self.error(node, f"duplicate case value {max(low, span[0])} (first used on line {first})")
+            self.error(node, f"duplicate case value {max(low, span[0])} (first used on line {switch.ranges[span]})")
         elif low == high:
             switch.cases[low] = line
         else:
-            switch.ranges.append((low, high))
-            switch.range_lines[(low, high)] = line
+            switch.ranges[(low, high)] = line
 
     def nested_label(self, node: c_ast.Case | c_ast.Default, ctx: _Context) -> None:
         """A ``case``/``default`` label that is not directly in a switch's body: inside one of its nested statements

@@ -110,11 +110,14 @@ def _undeclared(text: str, filename: str) -> list[Diagnostic]:
     """Clang's error for each ``offsetof`` or ``<stdint.h>`` type name the preprocessed ``text`` still holds (a macro
     of that name would have been expanded), but for a type name the program typedefs itself."""
     found = []
+    defined: dict[str, bool] = {"offsetof": False}  # (a type name's typedef looked for once per name)
     for m in _UNDECLARED_RE.finditer(text):
         name = m.group(0)
         if name[0] in "\"'":
             continue
-        if name != "offsetof" and re.search(rf"(\btypedef\b[^;{{}}]*|}}\s*)\b{name}\s*;", text):
+        if name not in defined:
+            defined[name] = re.search(rf"(\btypedef\b[^;{{}}]*|}}\s*)\b{name}\s*;", text) is not None
+        if defined[name]:
             continue
         line = text.count("\n", 0, m.start()) + 1
         column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1
