@@ -162,6 +162,10 @@ class Program:
     extensions: frozenset[str] = FLOAT_EXTENSIONS
     """The device extensions the program was built for (an unsuffixed literal is a double only with cl_khr_fp64)."""
     _types: TypeResolver | None = field(default=None, repr=False, compare=False)
+    resolved: dict[int, TypeInfo] = field(default_factory=dict, repr=False, compare=False)
+    """What ``type_of`` found for each type node of the AST, by its ``id``: the executor asks again at every
+    declaration and cast it runs, and the answer cannot change once the checker has registered the program's
+    typedefs and tags."""
     plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     """The executor's per-node evaluation plans (``executor._Executor.plan``), made on first use and kept for
     every later launch of the program."""
@@ -218,10 +222,14 @@ class Program:
 
     def type_of(self, node: c_ast.Node) -> TypeInfo:
         """The type a ``Decl``, ``Typename``, ``Typedef`` or type node declares, user typedefs resolved."""
-        resolver = self._types or TypeResolver()
         if isinstance(node, c_ast.Decl | c_ast.Typename | c_ast.Typedef):
-            return resolver.resolve(node.type)
-        return resolver.resolve(node)
+            node = node.type  # (the program's own: a declaration the executor copies shares it)
+        found = self.resolved.get(id(node))
+        if found is None:
+            found = (self._types or TypeResolver()).resolve(node)
+            if self._types is not None:
+                self.resolved[id(node)] = found
+        return found
 
     @property
     def types(self) -> TypeResolver:
