@@ -467,7 +467,41 @@ def test_strict_kernel_checks_make_a_uniform_write_an_error() -> None:
 
 # -- accesses of different widths to one memory (pointer casts) --------------------------------------------------------
 
-_WIDTHS = {"uchar": 1, "ushort": 2, "uint": 4}
+
+@pytest.mark.parametrize(
+    ("body", "outcome"),
+    [
+        ("f[0] = (int4)(1, 2, 3, 4);", "uniform"),  # one record per vector, its 16 bytes compared
+        ("f[i / 2] = (int4)(i / 2);", "uniform"),
+        ("f[0] = (int4)(1, 2, 3, i > 3);", "race"),  # one component differs
+        ("if (i == 1) f[0] = (int4)(7); if (i == 2) ((__global int*)f)[2] = 7;", "uniform"),  # a component alone
+        ("if (i == 1) f[0] = (int4)(7); if (i == 2) ((__global int*)f)[2] = 8;", "race"),
+        ("if (i < 4) ((__global int*)f)[i] = i;", "clean"),  # the components of one vector, one each
+        ("if (i < 4) ((__global int*)f)[i] = i; if (i == 5) f[0].y = 9;", "race"),
+        ("if (i < 4) f[i].w = i; if (i == 5) f[i].x = 2;", "clean"),
+        ("if (i < 2) f[i] = (int4)(i); barrier(CLK_GLOBAL_MEM_FENCE); if (i < 2) f[1 - i].zw = (int2)(i);", "clean"),
+        ("if (i == 0) f[0] = (int4)(1); if (i == 3) vstore2((int2)(5), 1, (__global int*)f);", "race"),
+    ],
+)
+def test_races_and_uniform_writes_on_memory_of_vectors(body: str, outcome: str) -> None:
+    """Memory declared as ``int4`` is on record vector by vector: a store of another work-item's same vector is a
+    uniform write only if all 16 bytes match, and stores of its components alone (a cast pointer, a swizzle,
+    ``vstore2``) race only where their bytes meet."""
+    src = f"""__kernel void k(__global int4* f) {{
+        const int i = get_global_id(0);
+        {body}
+    }}"""
+    arrays = [np.zeros(8 * 4, np.int32)]
+    if outcome == "race":
+        assert fault(src, arrays, 8, 4).check == "race_global"
+        return
+    findings = run_src(src, arrays, 8, 4).findings
+    assert [f.check for f in findings] == (["uniform_write"] if outcome == "uniform" else [])
+
+
+_WIDTHS = {"uchar": 1, "ushort": 2, "uint": 4, "uchar4": 4, "ushort2": 4, "uint2": 8, "ushort4": 8, "uint4": 16}
+"""Element types by size in bytes: the race tracker keeps one record per scalar, or per vector where memory is
+declared as vectors, and refines them when narrower accesses come."""
 BYTES = 32
 
 
@@ -492,7 +526,8 @@ def cast_kernel(space: str, base: str, phases: list[tuple[str, str, bool]]) -> t
             lines.append("    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);")
         space_q = "__global" if space == "global" else "__local"
         element = f"(({space_q} {type_name}*){mem})[idx[{p} * n + g]]"
-        access = f"v += {element};" if kind == "read" else f"{element} = ({type_name})(g * 8 + {p} + 1);"
+        read = f"v += {element};" if type_name[-1].isalpha() else f"{{ {type_name} e = {element}; v += e.s0; }}"
+        access = read if kind == "read" else f"{element} = ({type_name})(g * 8 + {p} + 1);"
         lines.append(f"    if (idx[{p} * n + g] >= 0) {access}")
         at.append(len(lines))
     lines += ["    out[g] = v;", "}"]
@@ -535,10 +570,10 @@ def bytes_reference(table: list[list[int]], phases: list[tuple[str, str, bool]],
 def test_race_check_of_accesses_of_different_widths_matches_a_byte_reference(
     data: st.DataObject, wg: int, groups: int, base: str, phases: list[tuple[str, str, bool]], space: str
 ) -> None:
-    """Bytes of one memory, declared uchar, ushort or uint, written and read as uchar, ushort and uint by different
+    """Bytes of one memory, declared of scalars or vectors of 1 to 16 bytes, written and read as such by different
     work-items: a race exactly where two accesses share a byte (a uchar store beside another work-item's uchar
-    store in one uint is none; a uint read or store over another's uchar store is one), whatever width touched
-    the memory first and whatever its declared type."""
+    store in one uint is none; a uint read or store over another's uchar store is one, and so is a uint store
+    into another's uint4), whatever width touched the memory first and whatever its declared type."""
     if space == "local" and groups > 1:
         groups = 1  # (__local memory is per group: the reference's bytes are one group's)
     n = wg * groups

@@ -29,10 +29,15 @@ ULONG = SCALARS["ulong"]
 
 
 def _granule(elem: CType | None) -> int:
-    """The race tracker's granule for memory of ``elem``: its scalar's size (a struct's ``granule``; 1 for void)."""
+    """The race tracker's granule for memory of ``elem``: its scalar's size, a whole vector's for a vector of 2, 4,
+    8 or 16 components (one record per vector, not per component; an access of its components alone refines it:
+    ``RaceTracker.refine``), a struct's ``granule``, 1 for void."""
     if elem is None:
         return 1
-    return elem.granule if isinstance(elem, StructType) else int(elem.dtype.itemsize)
+    if isinstance(elem, StructType):
+        return elem.granule
+    size = int(elem.dtype.itemsize)
+    return size * elem.width if elem.width in (2, 4, 8, 16) else size
 
 
 def ctype_of(t: TypeInfo, where: str = "", types: TypeResolver | None = None) -> CType:

@@ -413,19 +413,20 @@ def _granules(
     starts: Array, lanes: Array, stored: Callable[[], tuple[Array, Array]] | None, esize: int, granule: int
 ) -> tuple[Array, Array, Callable[[], tuple[Array, Array]] | None]:
     """An access of ``esize``-byte elements at ``starts`` by ``lanes`` as one entry per ``granule`` bytes of each
-    element (its race records), with what it stores (``stored``) cut to each."""
+    element (its race records), with what it stores (``stored``) cut to each (``esize``: a whole vector's bytes
+    where a granule holds several of its components)."""
     parts = esize // granule
-    spread = (starts[:, None] + np.arange(0, esize, granule)).reshape(-1)
+    spread = starts if parts == 1 else (starts[:, None] + np.arange(0, esize, granule)).reshape(-1)
     if stored is None:
-        return spread, np.repeat(lanes, parts), None
+        return spread, lanes if parts == 1 else np.repeat(lanes, parts), None
     bits = stored
 
     def cut() -> tuple[Array, Array]:  # each granule's own bits: the same bits stored there is no race
-        word = np.dtype(f"u{granule}")
+        word = np.dtype(f"u{granule}" if granule <= 8 else f"V{granule}")
         new, old = bits()
         return np.ascontiguousarray(new).view(word).reshape(-1), np.ascontiguousarray(old).view(word).reshape(-1)
 
-    return spread, np.repeat(lanes, parts), cut
+    return spread, lanes if parts == 1 else np.repeat(lanes, parts), cut
 
 
 def _whole(starts: Array, nbytes: int, granule: int) -> bool:
@@ -686,11 +687,12 @@ class Region(StridedAccess):
         first_lanes, first_starts = lanes, starts
         esize = t.dtype.itemsize
         stored = None if values is None or not races else self._stored(values, lanes, starts, t)
-        if t.width > 1:
+        flags = self.init is not None and not self._all_init
+        if t.width > 1 and (flags or esize >= self.granule):  # one entry per component
             comps = np.arange(t.width) * esize
             starts = (starts[:, None] + comps).reshape(-1)
             lanes = np.repeat(lanes, t.width)
-        if self.init is not None and not self._all_init:
+        if flags:
             # one flag per byte, read and written as one unsigned word per element (accesses here are aligned)
             shift = esize.bit_length() - 1
             init = self.init.view(np.dtype(f"u{esize}"))
@@ -728,30 +730,40 @@ class Region(StridedAccess):
                         starts[missing] % self.stride,
                     )
         if races:
-            self._track(st, starts, lanes, first_starts, t, write, atomic, stored, load)
+            spread = (starts, lanes) if starts is not first_starts else None
+            self._track(st, first_starts, first_lanes, t, write, atomic, stored, load, spread)
 
     def _track(
         self,
         st: LaunchState,
         starts: Array,
         lanes: Array,
-        first_starts: Array,
         t: CType,
         write: bool,
         atomic: bool = False,
         stored: Callable[[], tuple[Array, Array]] | None = None,
         load: bool = False,
+        spread: tuple[Array, Array] | None = None,
     ) -> None:
-        """Give the race tracker the elements ``lanes`` access at byte ``starts`` (one entry per scalar;
-        ``first_starts``: each element's first), in the granules it keeps (``_check``'s arguments)."""
+        """Give the race tracker the elements ``lanes`` access at byte ``starts`` (one entry per element), in the
+        granules it keeps (``_check``'s arguments); ``spread``: the same as one entry per component, where the
+        caller has it."""
         esize = t.dtype.itemsize
+        size = esize * t.width
         if self._compact:
             self.materialize(st)
         self._shadowed = True
-        if esize < self.granule and not _whole(first_starts, esize * t.width, self.granule):
+        if esize < self.granule and not _whole(starts, size, self.granule):
             self.refine(st, esize)
-        if self.granule < esize:  # every record the element covers
-            starts, lanes, stored = _granules(starts, lanes, stored, esize, self.granule)
+        if self.granule > esize:  # a granule holds several whole components: one entry per granule covered
+            starts, lanes, stored = _granules(starts, lanes, stored, size, self.granule)
+        else:
+            if t.width > 1:  # one entry per component
+                if spread is None:
+                    spread = (starts[:, None] + np.arange(t.width) * esize).reshape(-1), np.repeat(lanes, t.width)
+                starts, lanes = spread
+            if self.granule < esize:  # every record the element covers
+                starts, lanes, stored = _granules(starts, lanes, stored, esize, self.granule)
         keys = (
             starts >> (self.granule.bit_length() - 1)
             if self.granule & (self.granule - 1) == 0
@@ -799,7 +811,7 @@ class Region(StridedAccess):
             values = np.zeros(off.shape, t.dtype)
             values.reshape(-1)[picked] = self.view(t.dtype)[flat >> shift]
         if st.checks and self.track_races and self.space not in ("constant", "private") and flat.size:
-            self._track(st, flat, lanes, flat, t, write=False)
+            self._track(st, flat, lanes, t, write=False)
         return values
 
     def _defer(

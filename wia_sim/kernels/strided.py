@@ -155,9 +155,9 @@ class StridedAccess(RaceTracker):
             elif bool(np.any((flags != written) & where)):
                 return None
         races = self.track_races and self.space not in ("constant", "private")
-        # kept by its first granule: only an access of elements of the granule's size (others: the general path,
-        # which refines the granules or records every one an element covers)
-        other = t.dtype.itemsize != self.granule
+        # kept by its granule: only an access of elements of the granule's size (others: the general path, which
+        # refines the granules or records every one an element covers)
+        other = elem_bytes(t) != self.granule
         if races and (keys is None or other or not self.compact(st, keys, mask, write)):
             return None
         return place
@@ -165,7 +165,7 @@ class StridedAccess(RaceTracker):
     def _layout(self, off: Affine, t: CType) -> tuple[Affine, bool, bool, Affine | None] | None:
         """What an access at ``off`` of a ``t`` is, whatever the lanes: its offsets in ``data`` (the row added),
         whether every work-item's lies in bounds, whether no two overlap, and its race tracker granules (None:
-        recorded per component, by the general path); None: misaligned, or memory NumPy cannot view."""
+        an element is not one granule; the general path records it); None: misaligned, or memory NumPy cannot view."""
         esize = int(t.dtype.itemsize)
         size = elem_bytes(t)
         if off.base % esize or not off.divisible(esize) or not self.data.flags.c_contiguous:
@@ -173,7 +173,7 @@ class StridedAccess(RaceTracker):
         lo, hi = off.bounds
         in_box = lo >= 0 and hi <= self.nbytes - size
         flat = off + Affine.rows(self.per, self.stride, off.geometry)
-        keys = None if t.width > 1 or not flat.divisible(self.granule) else flat.in_units(self.granule)
+        keys = None if size != self.granule or not flat.divisible(self.granule) else flat.in_units(self.granule)
         return flat, in_box, flat.separated(size), keys
 
     def _view(self, place: _Placement, t: CType, buffer: Array, dtype: np.dtype[Any] | None = None) -> Array:
