@@ -310,35 +310,35 @@ def _dereferenced(node: c_ast.StructRef) -> c_ast.StructRef:
     return found
 
 
-def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
-    """``left op right``, with the operand conversions and the operation decided once per pair of operand types."""
-    op, left, right = node.op, node.left, node.right
-    specs: dict[tuple[str, int, str, int], _Binary] = {}
-    compare = COMPARE.get(op)
-    direct = _DIRECT.get(op)
+class _Combine:
+    """``a op b`` on evaluated operands, with the operand conversions and the operation decided once per pair of
+    operand types (the general ``binop`` works them out at every call): a binary operator's, and the operation of
+    a compound assignment or an increment, made once per node."""
 
-    # an operand that is an element of an array may be taken as a view of memory (no copy) when nothing can store
-    # before the operator runs: the right one always (it is evaluated last), the left one if the right stores nothing
-    # (not a vector's component by index, ``components``: no memory to view)
-    view_right = isinstance(right, c_ast.ArrayRef) and id(right) not in components
-    view_left = isinstance(left, c_ast.ArrayRef) and id(left) not in components and _stores_nothing(right)
+    __slots__ = ("compare", "direct", "node", "op", "specs")
 
-    def run(ex: _Executor, mask: Array) -> Result:
-        a = ex.load(ex.index(left, mask), mask, grid=True) if view_left else ex.eval(left, mask)
-        b = ex.load(ex.index(right, mask), mask, grid=True) if view_right else ex.eval(right, mask)
+    def __init__(self, op: str, node: c_ast.Node) -> None:
+        self.op, self.node = op, node
+        self.specs: dict[tuple[str, int, str, int], _Binary] = {}
+        self.compare = COMPARE.get(op)
+        self.direct = _DIRECT.get(op)
+
+    def __call__(self, ex: _Executor, a: Result, b: Result, mask: Array) -> Result:
+        op, node = self.op, self.node
         if not isinstance(a, Value) or not isinstance(b, Value) or a.undef is not None or b.undef is not None:
             return ex.binop(op, a, b, mask, node)
         ta, tb = a.t, b.t
         key = (ta.name, ta.width, tb.name, tb.width)
-        spec = specs.get(key)
+        spec = self.specs.get(key)
         if spec is None:
             t = ex.binary_type(op, ta, tb, node)
-            ufunc = compare or (direct if t.kind != "float" or op in ("+", "-", "*") else None)
+            compare = self.compare
+            ufunc = compare or (self.direct if t.kind != "float" or op in ("+", "-", "*") else None)
             result = comparison_type(t) if compare is not None else None
             integer = t.width == 1 and t.kind in ("int", "uint")
             affine = integer and op in ("+", "-", "*")
             ordered = integer and compare is not None
-            spec = specs[key] = _Binary(t, ex._kind(t), ta != t, tb != t, ufunc, result, affine, ordered)
+            spec = self.specs[key] = _Binary(t, ex._kind(t), ta != t, tb != t, ufunc, result, affine, ordered)
         if spec.ufunc is None:
             return ex.binop(op, a, b, mask, node, spec.t)
         t = spec.t
@@ -370,7 +370,52 @@ def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
         r = np.asarray(r)
         return Value(INT, None, cond=r) if r.ndim else Value(INT, r.astype(np.int32))
 
+
+def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
+    """``left op right``: its operands evaluated, then combined (``_Combine``)."""
+    left, right = node.left, node.right
+    combine = _Combine(node.op, node)
+    # an operand that is an element of an array may be taken as a view of memory (no copy) when nothing can store
+    # before the operator runs: the right one always (it is evaluated last), the left one if the right stores nothing
+    # (not a vector's component by index, ``components``: no memory to view)
+    view_right = isinstance(right, c_ast.ArrayRef) and id(right) not in components
+    view_left = isinstance(left, c_ast.ArrayRef) and id(left) not in components and _stores_nothing(right)
+
+    def run(ex: _Executor, mask: Array) -> Result:
+        a = ex.load(ex.index(left, mask), mask, grid=True) if view_left else ex.eval(left, mask)
+        b = ex.load(ex.index(right, mask), mask, grid=True) if view_right else ex.eval(right, mask)
+        return combine(ex, a, b, mask)
+
     return run
+
+
+def _update_plan(node: c_ast.Assignment | c_ast.UnaryOp) -> Plan:
+    """A compound assignment ``x op= y``, or ``++``/``--`` (``x += 1``, the old value for the postfix ones): the
+    target designated once, its operation combined as a binary operator's (``_Combine``)."""
+    if isinstance(node, c_ast.Assignment):
+        combine = _Combine(node.op[:-1], node)
+        target, rvalue = node.lvalue, node.rvalue
+
+        def assign(ex: _Executor, mask: Array) -> Result:
+            ref = ex.lref(target, mask)
+            rhs = ex.eval(rvalue, mask)
+            new = combine(ex, ref.get(mask), rhs, mask)
+            ref.set(new, mask)
+            return ref.get_after(new)
+
+        return assign
+    combine = _Combine("+" if "+" in node.op else "-", node)
+    target, postfix = node.expr, node.op.startswith("p")
+    one = Value(INT, np.asarray(1, np.int32))
+
+    def step(ex: _Executor, mask: Array) -> Result:
+        ref = ex.lref(target, mask)
+        old = ref.get(mask)
+        new = combine(ex, old, one, mask)
+        ref.set(new, mask)
+        return old if postfix else ref.get_after(new)
+
+    return step
 
 
 class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, LoopBatcher):
@@ -554,14 +599,16 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         return plan(self, mask)
 
     def plan(self, node: c_ast.Node) -> Plan:
-        """How to evaluate ``node``, decided once per program: a constant's value, a binary operator's types
-        (cached per operand types), else the ``expr_<node type>`` method."""
+        """How to evaluate ``node``, decided once per program: a constant's value, a binary operator's, compound
+        assignment's or increment's types (cached per operand types), else the ``expr_<node type>`` method."""
         kind = type(node).__name__
         if kind == "Constant":
             constant = self.expr_Constant(node, self.all)
             return lambda ex, mask: constant
         if kind == "BinaryOp" and node.op not in ("&&", "||"):
             return _binary_plan(node, self.program.vector_subscripts)
+        if (kind == "Assignment" and node.op != "=") or (kind == "UnaryOp" and node.op in ("++", "--", "p++", "p--")):
+            return _update_plan(node)
         method = getattr(_Executor, "expr_" + kind, None)
         if method is None:
             message = f"line {_line(node)}: {kind} is not supported"
@@ -651,14 +698,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         return k
 
     def expr_UnaryOp(self, node: c_ast.UnaryOp, mask: Array) -> Result:
-        op = node.op
-        if op in ("++", "--", "p++", "p--"):
-            ref = self.lref(node.expr, mask)
-            old = ref.get(mask)
-            one = Value(INT, np.asarray(1, np.int32))
-            new = self.binop("+" if "+" in op else "-", old, one, mask, node)
-            ref.set(new, mask)
-            return old if op.startswith("p") else ref.get_after(new)
+        op = node.op  # (``++`` and ``--``: ``_update_plan``)
         if op == "&":
             return self.address(node.expr, mask)
         if op == "*":
@@ -901,11 +941,9 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         return tainted(Value(t, np.where(bits < 0, self._conv(a, t), self._conv(b, t)).astype(t.dtype)), shadow)
 
     def expr_Assignment(self, node: c_ast.Assignment, mask: Array) -> Result:
-        ref = self.lref(node.lvalue, mask, store=node.op == "=")
+        """``x = y`` (a compound assignment: ``_update_plan``)."""
+        ref = self.lref(node.lvalue, mask, store=True)
         rhs = self.eval(node.rvalue, mask)
-        if node.op != "=":
-            old = ref.get(mask)
-            rhs = self.binop(node.op[:-1], old, rhs, mask, node)
         ref.set(rhs, mask)
         return ref.get_after(rhs)
 

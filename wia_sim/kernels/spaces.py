@@ -687,15 +687,15 @@ class Region(StridedAccess):
         first_lanes, first_starts = lanes, starts
         esize = t.dtype.itemsize
         stored = None if values is None or not races else self._stored(values, lanes, starts, t)
-        flags = self.init is not None and not self._all_init
-        if t.width > 1 and (flags or esize >= self.granule):  # one entry per component
+        flags = None if self._all_init else self.init
+        if t.width > 1 and (flags is not None or esize >= self.granule):  # one entry per component
             comps = np.arange(t.width) * esize
             starts = (starts[:, None] + comps).reshape(-1)
             lanes = np.repeat(lanes, t.width)
-        if flags:
+        if flags is not None:
             # one flag per byte, read and written as one unsigned word per element (accesses here are aligned)
             shift = esize.bit_length() - 1
-            init = self.init.view(np.dtype(f"u{esize}"))
+            init = flags.view(np.dtype(f"u{esize}"))
             written = ALL_BYTES_WRITTEN[esize]
             if write:
                 if undef is None:
