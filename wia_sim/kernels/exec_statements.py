@@ -39,6 +39,31 @@ _SWITCHES: weakref.WeakKeyDictionary[c_ast.Switch, tuple[list[c_ast.Node], list[
 once per node and forgotten with it."""
 
 
+_STATEMENT_KINDS = frozenset(
+    {
+        c_ast.Compound,
+        c_ast.EmptyStatement,
+        c_ast.StaticAssert,
+        c_ast.Case,
+        c_ast.Default,
+        c_ast.Label,
+        c_ast.Decl,
+        c_ast.DeclList,
+        c_ast.If,
+        c_ast.For,
+        c_ast.While,
+        c_ast.DoWhile,
+        c_ast.Switch,
+        c_ast.Typedef,
+        c_ast.Goto,
+        c_ast.Break,
+        c_ast.Continue,
+        c_ast.Return,
+    }
+)
+"""The statements ``statement`` runs itself; any other node is an expression statement."""
+
+
 def _lane_width(t: CType) -> int:
     """The width ``merge_lanes`` needs: a struct value has a trailing axis of bytes, as a vector's components."""
     return 2 if isinstance(t, StructType) else t.width
@@ -128,6 +153,10 @@ class StatementRunner(ExecutorState):
 
     def statement(self, node: c_ast.Node, mask: Array) -> None:
         self.st.line = _line(node)
+        if type(node) not in _STATEMENT_KINDS:  # an expression (the most common statement): straight to it
+            self.step(node, mask)
+            self.eval(node, mask)
+            return
         if isinstance(node, c_ast.Compound):
             if self.frame.jumps:  # work-items on their way to a label inside go in, and on after it (``jumps.py``)
                 mask = self.bound_for(node, mask)
