@@ -499,6 +499,30 @@ def test_races_and_uniform_writes_on_memory_of_vectors(body: str, outcome: str) 
     assert [f.check for f in findings] == (["uniform_write"] if outcome == "uniform" else [])
 
 
+@pytest.mark.parametrize(
+    ("write", "race"),
+    [
+        ("((__global float*)f)[4 * i + 7] = 1.0f;", False),  # the next vector's w: its float3 read leaves it
+        ("((__global float*)f)[4 * i + 6] = 1.0f;", True),  # its z: read by the next work-item
+    ],
+)
+def test_a_float3_read_of_float4_memory_leaves_the_fourth_component_to_others(write: str, race: bool) -> None:
+    """A launch large enough for the strided fast path (``affine.MIN_LANES``): a ``float3`` read of memory declared
+    ``float4`` touches 12 of its 16 bytes, so another work-item's store to the w it skips is no race."""
+    n = 4096
+    src = f"""__kernel void k(__global float4* f, __global float* out) {{
+        const int i = get_global_id(0);
+        const float3 v = ((__global float3*)f)[i];
+        out[i] = v.x + v.y + v.z;
+        if (i < {n} - 1) {write}
+    }}"""
+    arrays = [np.random.default_rng(5).random(4 * n, np.float32), np.zeros(n, np.float32)]
+    if race:
+        assert fault(src, arrays, n, 64).check == "race_global"
+    else:
+        assert run_src(src, arrays, n, 64, strict=True).findings == []
+
+
 _WIDTHS = {"uchar": 1, "ushort": 2, "uint": 4, "uchar4": 4, "ushort2": 4, "uint2": 8, "ushort4": 8, "uint4": 16}
 """Element types by size in bytes: the race tracker keeps one record per scalar, or per vector where memory is
 declared as vectors, and refines them when narrower accesses come."""

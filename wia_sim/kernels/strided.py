@@ -155,9 +155,9 @@ class StridedAccess(RaceTracker):
             elif bool(np.any((flags != written) & where)):
                 return None
         races = self.track_races and self.space not in ("constant", "private")
-        # kept by its granule: only an access of elements of the granule's size (others: the general path, which
-        # refines the granules or records every one an element covers)
-        other = elem_bytes(t) != self.granule
+        # kept by its granule: only an access of exactly a granule's bytes (others, a 3-component vector's 12 bytes
+        # too: the general path, which refines the granules or records every one an element covers)
+        other = t.dtype.itemsize * t.width != self.granule
         if races and (keys is None or other or not self.compact(st, keys, mask, write)):
             return None
         return place
@@ -173,7 +173,8 @@ class StridedAccess(RaceTracker):
         lo, hi = off.bounds
         in_box = lo >= 0 and hi <= self.nbytes - size
         flat = off + Affine.rows(self.per, self.stride, off.geometry)
-        keys = None if size != self.granule or not flat.divisible(self.granule) else flat.in_units(self.granule)
+        whole = t.dtype.itemsize * t.width == self.granule  # (a 3-component vector's padding is not accessed)
+        keys = flat.in_units(self.granule) if whole and flat.divisible(self.granule) else None
         return flat, in_box, flat.separated(size), keys
 
     def _view(self, place: _Placement, t: CType, buffer: Array, dtype: np.dtype[Any] | None = None) -> Array:
