@@ -166,6 +166,9 @@ class Program:
     """What ``type_of`` found for each type node of the AST, by its ``id``: the executor asks again at every
     declaration and cast it runs, and the answer cannot change once the checker has registered the program's
     typedefs and tags."""
+    members: dict[tuple[int, str], Any] = field(default_factory=dict, repr=False, compare=False)
+    """What each member access names, by the ``id`` of its ``StructRef`` and the struct's tag: the member's type,
+    offset and dimensions, and whether it may lie off its alignment (``struct_exec.member_ptr``)."""
     plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     """The executor's per-node evaluation plans (``executor._Executor.plan``), made on first use and kept for
     every later launch of the program."""

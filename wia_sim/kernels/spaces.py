@@ -524,6 +524,11 @@ class Region(StridedAccess):
         size = elem_bytes(t)
         off = np.asarray(off, dtype=np.int64)
         esize = t.dtype.itemsize
+        if off.ndim == 0:  # one offset for every lane (a member of a variable, a constant index): no array to scan
+            o = int(off)
+            if 0 <= o <= self.nbytes - size and not o & (esize - 1):
+                starts = self.row_starts(st)
+                return (off if starts is None else starts + o), mask, active_span(mask)
         # reductions without temporaries decide the common case: every offset in bounds and aligned, looked at
         # between the first and the last active lane (a guard like ``if (i < n)`` switches off a tail whose
         # offsets lie past the end)

@@ -166,19 +166,25 @@ class StructOps(ExecutorState):
         if not isinstance(base, Pointer) or not isinstance(base.elem, StructType) or base.dims:
             raise UnsupportedKernel(f"line {self.st.line}: '{node.type}' on a value that is not a struct")
         st = base.elem
-        m = st.member(node.field.name)
-        if m is None:
-            raise UnsupportedKernel(f"line {self.st.line}: no member '{node.field.name}' in '{st.name}'")
-        elem = self._ct(m.type.innermost)  # a pointer member: ``pointers.PtrType``
-        off = base.off + m.offset if m.offset else base.off
-        return Pointer(base.region, elem, off, m.dims, base.null, self._packed(base, st, m, elem))
+        key = (id(node), st.name)
+        found = self.program.members.get(key)
+        if found is None:
+            m = st.member(node.field.name)
+            if m is None:
+                raise UnsupportedKernel(f"line {self.st.line}: no member '{node.field.name}' in '{st.name}'")
+            elem = self._ct(m.type.innermost)  # a pointer member: ``pointers.PtrType``
+            found = self.program.members[key] = (elem, m.offset, m.dims, self._off_alignment(st, m, elem))
+        elem, offset, dims, off_alignment = found
+        off = base.off + offset if offset else base.off
+        return Pointer(base.region, elem, off, dims, base.null, base.packed or off_alignment)
 
     @staticmethod
-    def _packed(base: Pointer, st: StructType, m: Member, elem: CType) -> bool:
-        """Whether member ``m`` of the struct at ``base`` may lie off its own alignment: a packed struct or member
-        may put it there, in the struct or with the struct (read and written byte by byte, never misaligned)."""
+    def _off_alignment(st: StructType, m: Member, elem: CType) -> bool:
+        """Whether member ``m`` may lie off its own alignment in any ``st``: a packed struct or member may put it
+        there (read and written byte by byte, never misaligned); a packed struct around ``st`` may too (the
+        pointer to ``st`` says so)."""
         natural = elem.align if isinstance(elem, StructType) else elem_bytes(elem)
-        return base.packed or st.align < natural or m.offset % natural != 0
+        return st.align < natural or m.offset % natural != 0
 
     # -- declared arrays: their bounds
     def array_object(self, node: c_ast.Node, mask: Array) -> tuple[Result, int | None, bool]:
@@ -260,7 +266,7 @@ class StructOps(ExecutorState):
         assert isinstance(st, StructType)
         subs: list[tuple[str | int | None, Pointer, TypeInfo]] = []
         for m in st.members:
-            packed = self._packed(p, st, m, self._ct(m.type.innermost))
+            packed = p.packed or self._off_alignment(st, m, self._ct(m.type.innermost))
             mt = m.type
             if mt.kind == "array" and mt.length is None and mt.target is not None and p.region is not None:
                 # a flexible array member: the elements its object has room for (a __constant one's initializer
