@@ -195,6 +195,8 @@ class StructOps(ExecutorState):
             var = self.lookup_var(node.name)
             if var is not None and var.array is not None and var.array.dims:
                 return var.array.row(), var.array.dims[0], False
+            if var is not None and var.array is None and var.mem is None and isinstance(var.value, Pointer):
+                return var.value, None, False  # a pointer variable (``expr_ID``'s value, without a second lookup)
             return self.eval(node, mask), None, False
         if isinstance(node, c_ast.ArrayRef):
             p, member = self.index_member(node, mask)
