@@ -62,6 +62,8 @@ _STATEMENT_KINDS = frozenset(
     }
 )
 """The statements ``statement`` runs itself; any other node is an expression statement."""
+_FLOWS = _STATEMENT_KINDS - {c_ast.Decl, c_ast.DeclList, c_ast.EmptyStatement, c_ast.StaticAssert, c_ast.Typedef}
+"""The statements that may send work-items elsewhere (``break``, ``return``, ``goto``, ...) or let some join."""
 
 
 def _lane_width(t: CType) -> int:
@@ -104,12 +106,14 @@ class StatementRunner(ExecutorState):
         ``entries``: a switch's work-items entering at its labels, by the label's position (they join there)."""
         f = self.frame
         last_entry = max(entries or (), default=-1)
+        kept: Array | None = None  # the live lanes, as long as the statements run cannot change them
         for k in range(start, stop + 1):
             s = items[k]
             if entries is not None and k in entries:
                 mask = mask | entries[k]
-            m = self.live(mask)
-            if not any_lane(m):
+                kept = None
+            m = self.live(mask) if kept is None else kept
+            if kept is None and not any_lane(m):
                 if k >= last_entry and (not f.jumps or not any(self.awaited(t) for t in items[k : stop + 1])):
                     break
                 if not self.awaited(s):  # every lane waits for a label further on
@@ -117,6 +121,9 @@ class StatementRunner(ExecutorState):
                         self.declare(s)  # its name is in scope at the label (C99 6.8.6.1)
                     continue
             self.statement(s, m)
+            # a declaration or an expression sends no work-item elsewhere: the next statement runs on the same lanes
+            # (one mask for the run, whose lanes are counted once)
+            kept = m if type(s) not in _FLOWS and not f.jumps else None
             while f.jumps:
                 back = next((j for j in range(own, k + 1) if any(n in f.jumps for n in labels_in(items[j]))), None)
                 if back is None:
