@@ -109,3 +109,37 @@ def test_a_vector_member_braced_short_is_a_build_error() -> None:
     with pytest.raises(KernelCompileError) as info:
         compile_source(source)
     assert "error: too few elements in vector initialization (expected 4 elements, have 1)" in info.value.build_log
+
+
+SINGLE_CONSTANTS = r"""
+__kernel void k(__global const float* x, __global float* out, __global int* size)
+{
+    const int i = get_global_id(0);
+    out[3 * i] = 0.33333 * x[i];          /* a double product rounded to float, or a float product */
+    out[3 * i + 1] = 0x1.000001p0 * x[i];  /* 1 + 2^-24: a double, or 1.0f (ties to even) */
+    out[3 * i + 2] = 1.00000005960464477625798673798840354720596224069595336914062;  /* through a double: 1.0f */
+    size[0] = sizeof(1.5);
+}
+"""
+
+
+@pytest.mark.parametrize("options", ["", "-cl-single-precision-constant"])
+def test_single_precision_constant_makes_unsuffixed_floating_constants_floats(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, options: str
+) -> None:
+    """OpenCL 1.2 5.6.4.3: ``-cl-single-precision-constant`` treats double constants as single precision, as Clang
+    does it: the double constant cast to float (rounded twice, from its digits to a double, then to a float). On a
+    device with doubles, without it, the constant is a double and the arithmetic with it is done in double."""
+    if options and request.node.callspec.params.get("device_ctx") == "oclgrind":
+        request.applymarker(pytest.mark.xfail(strict=True, reason="Oclgrind 21.10 ignores the option"))
+    x = np.random.default_rng(5).uniform(-4, 4, 16).astype(np.float32)
+    _, out, size = run_arrays(
+        device_ctx, SINGLE_CONSTANTS, "k", [x, np.zeros(48, np.float32), np.zeros(1, np.int32)], 16, 8, options=options
+    )
+    if options:
+        want = [np.float32(0.33333) * x, x, np.full(16, np.float32(1.0))]
+    else:
+        x64 = x.astype(np.float64)
+        want = [(0.33333 * x64).astype(np.float32), ((1 + 2.0**-24) * x64).astype(np.float32), np.ones(16, np.float32)]
+    np.testing.assert_array_equal(out.reshape(16, 3).T, np.array(want, np.float32))
+    assert size[0] == (4 if options else 8)

@@ -96,8 +96,9 @@ class ExpressionChecks(CheckerState):
                     self.error(node, f"a half literal needs {self.fp16_missing}")
                 return TypeInfo("scalar", "half")
             # an unsuffixed floating literal is a double in C and OpenCL C; a float on a device without doubles
-            # (OpenCL 1.2, 6.1.1.1; Clang casts it to single precision likewise)
-            return DOUBLE if self.fp64 else FLOAT
+            # (OpenCL 1.2, 6.1.1.1; Clang casts it to single precision likewise) or with
+            # -cl-single-precision-constant
+            return DOUBLE if self.double_constants else FLOAT
         unsigned = "unsigned" in kind  # pycparser spells the suffix out: "unsigned long int"
         if "long" in kind:
             return ULONG if unsigned else LONG

@@ -108,6 +108,7 @@ class CheckerState:
     storage_keywords: list[tuple[int, int, str]]
     undeclared_builtins: frozenset[str]
     fp64: bool
+    double_constants: bool
     fp16: bool
     fp16_missing: str
     diagnostics: list[Diagnostic]

@@ -70,6 +70,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         packing: tuple[tuple[int, int], ...] = (),
         c_version: int = 120,
         storage_keywords: list[tuple[int, int, str]] | None = None,
+        single_constants: bool = False,
     ) -> None:
         self.filename = filename
         self.suppressed = suppressed
@@ -77,6 +78,9 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.storage_keywords = storage_keywords or []  # where they stand (``parsing._ParseOutcome``)
         self.undeclared_builtins = SINCE_1_2 if c_version < 120 else frozenset()
         self.fp64 = "cl_khr_fp64" in extensions  # an optional core feature of OpenCL C 1.2: no pragma needed
+        # an unsuffixed floating constant's type: a double only on a device with doubles, without
+        # -cl-single-precision-constant (``options.BuildOptions.single_constants``)
+        self.double_constants = self.fp64 and not single_constants
         # an extension proper: half values need the device's support and '#pragma OPENCL EXTENSION cl_khr_fp16 :
         # enable' in the source (Clang's rule; ``enabled``: what the source's pragmas enable)
         self.fp16 = "cl_khr_fp16" in extensions and bool({"cl_khr_fp16", "all"} & enabled)

@@ -134,12 +134,13 @@ _COMPARISONS = set(COMPARE)
 
 
 def _float_literal(text: str, t: CType) -> Array:
-    """A floating-point constant of type ``t``, rounded once from its exact value (a ``float`` not through a
-    double: ``conversions.float32_literal``)."""
+    """A floating-point constant of type ``t``, rounded once from its exact value (a ``float`` literal not through
+    a double: ``conversions.float32_literal``); an unsuffixed one made a ``float`` (no doubles on the device, or
+    ``-cl-single-precision-constant``) is the double constant rounded again, as Clang casts it."""
     digits = text.rstrip("fFlLhH")
-    if t.name == "float":
+    if t.name == "float" and digits != text.rstrip():
         return np.asarray(float32_literal(digits))
-    return np.asarray(float.fromhex(digits) if digits.lower().startswith("0x") else float(digits), t.dtype)
+    return np.asarray(float.fromhex(digits) if digits.lower().startswith("0x") else float(digits)).astype(t.dtype)
 
 
 def _int_literal(text: str) -> int:
@@ -451,7 +452,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         )
         self.st.epoch = np.zeros(self.groups, np.int64)
         self.checks = checks
-        self.fp64 = "cl_khr_fp64" in program.extensions
+        # an unsuffixed floating literal's type (``Checker.double_constants``)
+        self.double_constants = "cl_khr_fp64" in program.extensions and not program.single_constants
         self.plans: dict[c_ast.Node, Plan] = program.plans
         self.globals: dict[str, Var] = {}
         self.frame = _Frame([self.globals])
@@ -632,16 +634,17 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             return Value(INT, np.asarray(char_constant(text), np.int32))
         if typ in ("float", "double") or ("." in text or ("e" in text.lower() and not text.lower().startswith("0x"))):
             if typ == "double" and not text.rstrip().endswith(("f", "F")):
-                t = SCALARS["double" if self.fp64 else "float"]
+                t = SCALARS["double" if self.double_constants else "float"]
             elif typ == "double":
                 t = SCALARS["float"]
             else:
                 t = SCALARS.get(typ, SCALARS["float"])
             if typ not in ("float", "double"):
-                t = SCALARS["double" if self.fp64 else "float"]
+                t = SCALARS["double" if self.double_constants else "float"]
             return Value(t, _float_literal(text, t))
         if "p" in text.lower() and text.lower().startswith("0x"):
-            t = SCALARS["float"] if text.rstrip().endswith(("f", "F")) or not self.fp64 else SCALARS["double"]
+            single = text.rstrip().endswith(("f", "F")) or not self.double_constants
+            t = SCALARS["float" if single else "double"]
             return Value(t, _float_literal(text, t))
         v = _int_literal(text)
         unsigned = "unsigned" in typ

@@ -215,7 +215,14 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         for line, column in outcome.empty_declarations
     ]
     checker = Checker(
-        filename, outcome.failed_names, extensions, pp.enabled, pp.packing, pp.c_version, outcome.storage_keywords
+        filename,
+        outcome.failed_names,
+        extensions,
+        pp.enabled,
+        pp.packing,
+        pp.c_version,
+        outcome.storage_keywords,
+        pp.single_constants,
     )
     try:
         checker.run(outcome.ast)
@@ -251,6 +258,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         build_log=format_log(diagnostics),
         preprocessed=pp.text,
         extensions=extensions,
+        single_constants=pp.single_constants,
         _types=checker.types,
         member_refs=frozenset(checker.member_refs),
         vector_subscripts=frozenset(checker.vector_subscripts),

@@ -29,7 +29,8 @@ CL_OPTIONS = frozenset(
         "-cl-std=CL1.2",
     }
 )
-"""The ``-cl-`` options the simulator takes (and ignores, but for ``-cl-std``: ``BuildOptions.c_version``): another
+"""The ``-cl-`` options the simulator takes (and ignores, but for ``-cl-std``, ``BuildOptions.c_version``, and
+``-cl-single-precision-constant``, ``BuildOptions.single_constants``): another
 one, a misspelt one or ``-cl-std=CL2.0`` is refused, as a 1.2 device refuses it (``CL_INVALID_BUILD_OPTIONS``)."""
 
 
@@ -47,6 +48,9 @@ class BuildOptions:
     c_version: int = 120
     """The OpenCL C version ``-cl-std`` asks for (5.6.4.6: 110 or 120; the last one given counts, as in Clang),
     ``__OPENCL_C_VERSION__``: 1.1 has no ``static``/``extern`` and no ``printf``/``popcount``."""
+    single_constants: bool = False
+    """``-cl-single-precision-constant`` (5.6.4.3): an unsuffixed floating constant is a ``float`` (as Clang makes
+    it: the double constant cast to single precision), where it is a ``double`` on a device with doubles."""
 
 
 def parse_build_options(options: str) -> BuildOptions:
@@ -77,6 +81,9 @@ def parse_build_options(options: str) -> BuildOptions:
             spec = word[2:]
         elif word in _VERSIONS:
             parsed.c_version = _VERSIONS[word]
+            continue
+        elif word == "-cl-single-precision-constant":
+            parsed.single_constants = True
             continue
         elif word in CL_OPTIONS or word in ("-w", "-Werror"):  # -w, -Werror: ``warnings_as`` (5.6.4.5)
             continue

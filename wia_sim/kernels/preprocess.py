@@ -199,6 +199,8 @@ class PreprocessResult:
     """``#pragma pack``: (line of ``text``, the largest member alignment from that line on; 0: none), in order."""
     c_version: int = 120
     """The OpenCL C version the build options ask for (``options.BuildOptions.c_version``)."""
+    single_constants: bool = False
+    """``-cl-single-precision-constant`` was given (``options.BuildOptions.single_constants``)."""
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -646,6 +648,7 @@ def preprocess(
         pp.sources,
         tuple(pp.packing),
         options_given.c_version,
+        options_given.single_constants,
     )
 
 
