@@ -118,7 +118,8 @@ __kernel void k(__global const float* x, __global float* out, __global int* size
     out[3 * i] = 0.33333 * x[i];          /* a double product rounded to float, or a float product */
     out[3 * i + 1] = 0x1.000001p0 * x[i];  /* 1 + 2^-24: a double, or 1.0f (ties to even) */
     out[3 * i + 2] = 1.00000005960464477625798673798840354720596224069595336914062;  /* through a double: 1.0f */
-    size[0] = sizeof(1.5);
+    if (i == 0)
+        size[0] = sizeof(1.5);
 }
 """
 
