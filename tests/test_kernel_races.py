@@ -329,6 +329,24 @@ def test_a_barrier_orders_only_the_memory_its_flags_name(space: str, fence: str,
     assert f"with no barrier(CLK_{space.upper()}_MEM_FENCE) in between" in str(f)
 
 
+@pytest.mark.parametrize(("reader", "ordered_by"), [(3, "with no barrier(CLK_GLOBAL_MEM_FENCE) in between"), (4, "")])
+def test_a_race_across_work_groups_says_no_barrier_orders_them(reader: int, ordered_by: str) -> None:
+    """Work-item 1 writes what work-item 3 (its group) or 4 (the next group) reads after a local-only barrier: the
+    message names the missing barrier only where one would order the two (found by a Rodinia sweep: particlefilter's
+    normalize_weights_kernel reads weights other work-groups write)."""
+    src = f"""__kernel void k(__global int* a, __global int* out) {{
+        const int i = get_global_id(0);
+        if (i == 1) a[0] = 5;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (i == {reader}) out[0] = a[0];
+    }}"""
+    f = fault(src, [np.zeros(8, np.int32), np.zeros(8, np.int32)], 8, 4)
+    assert (f.check, f.work_item, f.address) == ("race_global", (reader, 0, 0), 0)
+    assert "a write by work-item (1, 0, 0)" in str(f)
+    other_group = "of another work-group (no barrier orders the work-items of different work-groups)"
+    assert (ordered_by or other_group) in str(f) and (other_group in str(f)) == (not ordered_by)
+
+
 def test_barrier_flags_from_a_variable_and_flags_that_differ() -> None:
     src = NEIGHBOUR_GLOBAL.replace("FENCE;", "barrier(flags);").replace(
         "__global int* out)", "__global int* out, uint flags)"

@@ -361,15 +361,18 @@ class RaceTracker:
         ``racing`` flags every entry of the access that conflicts likewise."""
         at = (int(keys[k]) * self.granule) % self.stride
         lanes = st.lanes
+        fence = "CLK_LOCAL_MEM_FENCE" if self.space == "local" else "CLK_GLOBAL_MEM_FENCE"
+        unordered = f"with no barrier({fence}) in between"
         if other >= 0:
             ogid = tuple(int(lanes.global_id[d][other]) for d in range(3))
             who = f"work-item {ogid}"
+            if int(lanes.group[other]) != int(lanes.group[lane]):  # a barrier cannot help: it orders one group
+                unordered = "of another work-group (no barrier orders the work-items of different work-groups)"
         else:
             who = "other work-items"
-        fence = "CLK_LOCAL_MEM_FENCE" if self.space == "local" else "CLK_GLOBAL_MEM_FENCE"
         what = (
             f"data race: {_ACCESS[kind]} of {self.description} at offset {at} conflicts with "
-            f"{_ARTICLE[other_kind]} {_ACCESS[other_kind]} by {who} with no barrier({fence}) in between"
+            f"{_ARTICLE[other_kind]} {_ACCESS[other_kind]} by {who} {unordered}"
         )
         raise st.fault(check, what, lane, at, lanes_of[racing], (keys[racing] * self.granule) % self.stride)
 
