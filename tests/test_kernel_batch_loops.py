@@ -15,7 +15,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kernel_backends import run_arrays
 
+import wia_hal as wia
 from wia_sim.kernels import batch_loops, run_kernel
 from wia_sim.kernels.frontend import compile_source
 from wia_sim.kernels.lanes import launch_geometry
@@ -496,3 +498,25 @@ def test_random_loops_give_the_same_results_batched_or_not(loop: tuple[str, list
     source, types, lanes = loop
     a = np.random.default_rng().random(256, np.float32) * 4
     _same(source, [a] + [np.zeros(lanes, _TYPES[t]) for t in types], (lanes,), (64,), checks=checks)
+
+
+ONE_SUM = """
+__kernel void k(__global const float* a, __global float* o, const int n) {
+    float s = 0.0f;
+    for (int i = 0; i < n; i++)
+        s += a[i];
+    o[get_global_id(0)] = s;
+}
+"""
+
+
+@pytest.mark.parametrize("lanes", [1, 2])
+def test_a_float_sum_of_one_work_item_keeps_cs_order(device_ctx: wia.Context, lanes: int) -> None:
+    """A launch of one work-item batches a loop over a column of one lane, which NumPy would reduce pairwise (a
+    contiguous axis): the sum must still be left to right in float (found by a sweep of SHOC's reduceNoLocal)."""
+    a = np.random.default_rng(16).random(257).astype(np.float32)
+    (_, o) = run_arrays(device_ctx, ONE_SUM, "k", [a, np.zeros(lanes, np.float32)], lanes, lanes, np.int32(a.size))
+    want = np.float32(0.0)
+    for x in a:
+        want = np.float32(want + x)
+    np.testing.assert_array_equal(o, np.full(lanes, want, np.float32))

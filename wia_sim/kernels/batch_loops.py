@@ -19,7 +19,8 @@ run from its first iteration, are batched when they are plainly well-behaved: ev
 array's row too), aligned, initialized, and the race tracker takes it (in iteration order); otherwise nothing is
 kept and the loop goes on iteration by iteration, which finds and reports whatever is wrong exactly as before.
 The accumulation keeps C's order: ``v`` and the iterations' values are reduced left to right along the iteration
-axis in ``v``'s type (NumPy reduces an outer axis element by element, in order), a lane that has stopped adding
+axis in ``v``'s type (NumPy reduces an outer axis element by element, in order; in a launch of one work-item that
+axis is contiguous, which NumPy would sum pairwise, so it is accumulated instead), a lane that has stopped adding
 what changes nothing (``-0.0`` to a float sum), so the result is bit for bit the loop's.
 """
 
@@ -368,6 +369,8 @@ class LoopBatcher(ExecutorState):
         if batch.rows is not None:
             neutral = 1 if op == "*=" else (-0.0 if op == "+=" and v.t.kind == "float" else 0)
             np.copyto(stacked[1:], np.asarray(neutral).astype(v.t.dtype), where=~batch.rows)
+        if self.n == 1:  # a column of one lane: NumPy would sum it pairwise (a contiguous axis), not in C's order
+            return Value(v.t, _ACCUMULATE[op].accumulate(stacked, axis=0)[-1])
         return Value(v.t, _ACCUMULATE[op].reduce(stacked, axis=0))
 
     def _folded(self, v: Value, call: c_ast.FuncCall, batch: _Batch, target: c_ast.ID) -> Value:
