@@ -408,6 +408,12 @@ def test_a_uniform_write_is_a_finding_that_does_not_stop_the_kernel() -> None:
         ("if (i < 4) f[0] = 1; barrier(CLK_GLOBAL_MEM_FENCE); if (i < 4) f[0] = 1;", "uniform"),
         ("if (i < 4) f[i] = 1; barrier(CLK_GLOBAL_MEM_FENCE); if (i < 4) f[3 - i] = 1;", "clean"),
         ("if (i < 2) f[0] = as_int(-0.0f); if (i == 2) f[0] = as_int(0.0f);", "race"),  # bits, not values
+        # several writers of the same bits stay on record: another value from any of them races with the others
+        ("f[0] = 0; if (i == 7) f[0] = 1;", "race"),  # 7: the last of the uniform writers
+        ("if (i == 0) f[0] = 2; if (i == 1) f[0] = 2; if (i == 1) f[0] = 5;", "race"),
+        ("if (i < 4) f[0] = 7; barrier(CLK_GLOBAL_MEM_FENCE); if (i == 0) f[0] = 5;", "uniform"),  # one group
+        ("f[0] = 7; barrier(CLK_GLOBAL_MEM_FENCE); if (i == 0) f[0] = 5;", "race"),  # group 1 is not ordered
+        ("if (i == 1 || i == 5) f[0] = 7; barrier(CLK_GLOBAL_MEM_FENCE); if (i == 0) f[0] = 5;", "race"),
     ],
 )
 def test_uniform_writes_and_races(body: str, outcome: str) -> None:
@@ -421,6 +427,33 @@ def test_uniform_writes_and_races(body: str, outcome: str) -> None:
         return
     findings = run_src(src, arrays, 8, 4).findings
     assert [f.check for f in findings] == (["uniform_write"] if outcome == "uniform" else [])
+
+
+@pytest.mark.parametrize(
+    ("body", "race"),
+    [
+        ("s = 0; if (l == 3) s = 1;", True),  # SHOC's pattern: the order decides between 0 and 1
+        ("s = 0; if (l == 1) s = 1;", True),
+        ("s = 0; barrier(CLK_LOCAL_MEM_FENCE); if (l == 3) s = 1;", False),
+        ("s = 3; if (l == 0) s = 3;", False),  # the same bits again: uniform
+    ],
+)
+def test_a_store_over_a_uniform_write_of_local_memory(body: str, race: bool) -> None:
+    """Every work-item stores 0, then one stores 1 with no barrier between: whether the others' 0 lands before or
+    after it decides the value, a race (Oclgrind: "Write-write data race"); the simulator kept only the last of the
+    uniform writers on record and missed it when that one stored the 1 (found by a SHOC/NVIDIA SDK sweep)."""
+    src = f"""__kernel void k(__global int* out) {{
+        __local int s;
+        const int l = get_local_id(0);
+        {body}
+        barrier(CLK_LOCAL_MEM_FENCE);
+        out[get_global_id(0)] = s;
+    }}"""
+    if race:
+        f = fault(src, [np.zeros(8, np.int32)], 8, 4)
+        assert (f.check, f.line) == ("race_local", 4)
+        return
+    assert [f.check for f in run_src(src, [np.zeros(8, np.int32)], 8, 4).findings] == ["uniform_write"]
 
 
 def test_a_uniform_write_to_local_memory() -> None:

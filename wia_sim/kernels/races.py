@@ -41,7 +41,7 @@ class _Compact:
 
 LANE_RECORDS = ("w_lane", "r_lane", "a_lane", "l_lane")
 """The shadow arrays of work-items on record per granule (-1: none; -2: several)."""
-ZERO_RECORDS = ("w_epoch", "r_epoch", "r_group", "a_epoch", "a_group", "l_epoch", "l_group")
+ZERO_RECORDS = ("w_epoch", "w_group", "r_epoch", "r_group", "a_epoch", "a_group", "l_epoch", "l_group")
 """The shadow arrays of barrier epochs and groups per granule (0 when nothing is on record)."""
 
 
@@ -54,6 +54,7 @@ class RaceTracker:
     granule: int
     w_lane: Array | None
     w_epoch: Array | None
+    w_group: Array | None  # where ``w_lane`` is -2 (several writers of the same bits): their group, or -1: several
     r_lane: Array | None
     r_epoch: Array | None
     r_group: Array | None
@@ -183,12 +184,14 @@ class RaceTracker:
                 conflict &= (grp < 0) | live(grp, epochs[at])
             return np.asarray(conflict)
 
+        writers: Array | None = None  # the group of the writers on record where they conflict
         if self.w_lane is not None and self._written:
             assert self.w_epoch is not None
             wl = self.w_lane[at]
-            conflict = (wl >= 0) & (wl != lanes)
+            conflict = ((wl >= 0) & (wl != lanes)) | (wl == -2)
             if bool(conflict.any()):
-                conflict &= live(wl // gs, self.w_epoch[at])
+                writers = self._writer_groups(wl, at, gs)
+                conflict &= live(writers, self.w_epoch[at])
                 if bool(conflict.any()):
                     if write and not atomic and stored is not None:
                         new, old = stored()
@@ -238,7 +241,9 @@ class RaceTracker:
             if self.w_lane is None:
                 self.w_lane = np.full(size, -1, np.int32)
                 self.w_epoch = np.zeros(size, np.int32)
+                self.w_group = np.zeros(size, np.int32)
             assert self.w_epoch is not None
+            earlier = uniform  # entries that wrote the bits an earlier work-item's write left there
             self.w_lane[at] = lanes
             self._written = True
             if my_epoch is not None:
@@ -269,6 +274,7 @@ class RaceTracker:
                             shared,
                         )
             if uniform is not None and bool(uniform.any()):
+                self._several_writers(keys, uniform, my_group, earlier, writers)
                 self._uniform(st, keys, lanes, uniform)
             return
         if local:
@@ -283,6 +289,31 @@ class RaceTracker:
         assert self.r_lane is not None and self.r_epoch is not None and self.r_group is not None
         _record_global(self.r_lane, self.r_epoch, self.r_group, keys, lanes, at, distinct, my_group, my_epoch, fresh)
 
+    def _writer_groups(self, wl: Array, at: Array | slice, gs: int) -> Array:
+        """The work-group of each writer on record in ``wl`` (``w_lane`` at ``at``): a single writer's own, else
+        (-2, several writers) ``w_group``'s, -1 for writers in several groups."""
+        if self.w_group is None or not bool((wl == -2).any()):
+            return np.asarray(wl // gs)
+        return np.where(wl >= 0, wl // gs, self.w_group[at])
+
+    def _several_writers(
+        self, keys: Array, uniform: Array, my_group: Array, earlier: Array | None, writers: Array | None
+    ) -> None:
+        """Put "several writers" (-2) on record where a uniform write leaves the same bits from more than one
+        work-item (``uniform``: its entries; ``earlier``: those that met an earlier work-item's write, whose groups
+        are ``writers``), with their work-group, or -1 for several: a later write of other bits by any of them, or a
+        read by any, races with the others (a single writer on record would hide them)."""
+        assert self.w_lane is not None and self.w_group is not None
+        groups = np.asarray(my_group)
+        if earlier is not None and writers is not None:
+            groups = np.where(earlier & (writers != groups), -1, groups)
+        ks, gs_of = keys[uniform], groups[uniform]
+        self.w_lane[ks] = -2
+        self.w_group[ks] = gs_of
+        mixed = _mixed_by_key(ks, gs_of)
+        if bool(mixed.any()):
+            self.w_group[ks[mixed]] = -1
+
     def _atomic_load(self, st: LaunchState, keys: Array, lanes: Array) -> None:
         """An atomic that stores nothing (see ``_race``'s ``load``): a race with another work-item's plain write on
         record, else recorded (``l_lane``) for the plain writes that follow."""
@@ -294,9 +325,9 @@ class RaceTracker:
         if self.w_lane is not None and self._written:
             assert self.w_epoch is not None
             wl = self.w_lane[at]
-            conflict = (wl >= 0) & (wl != lanes)
+            conflict = ((wl >= 0) & (wl != lanes)) | (wl == -2)
             if my_epoch is not None and bool(conflict.any()):
-                conflict &= (wl // gs != my_group) | (self.w_epoch[at] == my_epoch)
+                conflict &= (self._writer_groups(wl, at, gs) != my_group) | (self.w_epoch[at] == my_epoch)
             if bool(conflict.any()):
                 k = int(np.flatnonzero(conflict)[0])
                 check = "race_local" if local else "race_global"

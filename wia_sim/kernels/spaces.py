@@ -462,6 +462,7 @@ class Region(StridedAccess):
         self._views: dict[str, Array] = {}
         self.w_lane: Array | None = None
         self.w_epoch: Array | None = None
+        self.w_group: Array | None = None
         self.r_lane: Array | None = None
         self.r_epoch: Array | None = None
         self.r_group: Array | None = None
