@@ -156,6 +156,38 @@ __kernel void k(__global const float* x, __global int* out) {
     assert (f.check, f.line) == ("uninitialized_local", 9)
 
 
+FALLS_OFF = """
+int sign_of(int v) {
+    if (v > 0)
+        return 1;
+    if (v < 0)
+        return -1;
+}
+__kernel void k(__global const float* x, __global int* out) {
+    const int g = get_global_id(0);
+    const int unused = sign_of(g - 8);
+    out[g] = USE;
+}
+"""
+
+
+@pytest.mark.parametrize(("use", "finding"), [("sign_of(g - 8)", True), ("sign_of(g + 1)", False), ("g", False)])
+def test_the_value_of_a_function_that_ends_without_return_is_undefined(use: str, finding: bool) -> None:
+    """A non-void function that runs off its end gives an undefined value (C99 6.9.1p12; Clang's ``undef``, which
+    Oclgrind's uninitialized-value plugin tracks): using it is the finding, for the work-items that ran off; one
+    that returned is fine, and so is a value nobody uses (found by a sweep: PoCL gives 1, Oclgrind 1, the simulator
+    gave 0, none said anything)."""
+    src = FALLS_OFF.replace("USE", use)
+    if not finding:
+        out = _run(src)
+        assert out.findings == []
+        return
+    f = _fault(src)
+    assert (f.check, f.line, f.work_item, f.work_items) == ("uninitialized_private", 11, (8, 0, 0), 1)
+    assert "return value of 'sign_of' (it ended without a return statement)" in str(f)
+    _run(src, checks=False)  # without checks: 0, as before
+
+
 def test_a_private_variable_never_assigned_in_some_lanes() -> None:
     src = """
 __kernel void k(__global const float* x, __global int* out) {

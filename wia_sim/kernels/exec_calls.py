@@ -18,8 +18,8 @@ from wia_sim.kernels.async_copy import ASYNC_BUILTINS
 from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.ctype import INT, SCALARS, CType, elem_bytes
 from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _Frame, _line
-from wia_sim.kernels.lanes import all_lanes, per_lane
-from wia_sim.kernels.lvalues import Var
+from wia_sim.kernels.lanes import all_lanes, any_lane, per_lane
+from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.pointers import SEVERAL, PtrType
 from wia_sim.kernels.program import FunctionInfo
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, GNU_BUILTINS
@@ -210,10 +210,16 @@ class CallRunner(ExecutorState):
         self.frame = _Frame([self.globals, scope], ret_type=ret_type, loops=list(saved.loops))
         try:
             self.block(fn.node.body.block_items or [], mask)
-            result = self.frame.retval
+            result, returned = self.frame.retval, self.frame.ret
         finally:
             self.frame = saved
         self.st.line = line  # the rest of the calling statement is on the caller's line
+        if self.checks and ret_type is not None and not isinstance(ret_type, PtrType | StructType):
+            ended = mask if returned is None else mask & ~returned
+            if any_lane(ended):  # ran off the end of a non-void function: its value is undefined (C99 6.9.1p12)
+                lost = self._undefined(ret_type, f"return value of '{fn.name}' (it ended without a return statement)")
+                kept = None if result is None else self.to_value(result, ret_type)
+                result = lost if kept is None else merged(ended, lost, kept, ret_type.width)
         if isinstance(ret_type, PtrType):  # the addresses each lane returned (0, NULL, where it returned none)
             a = np.zeros((), np.int64) if result is None else np.asarray(result.a)
             return self.addresses.pointer(a, ret_type.target, ret_type.dims, mask)
