@@ -218,8 +218,7 @@ class CallRunner(ExecutorState):
             ended = mask if returned is None else mask & ~returned
             if any_lane(ended):  # ran off the end of a non-void function: its value is undefined (C99 6.9.1p12)
                 lost = self._undefined(ret_type, f"return value of '{fn.name}' (it ended without a return statement)")
-                kept = None if result is None else self.to_value(result, ret_type)
-                result = lost if kept is None else merged(ended, lost, kept, ret_type.width)
+                result = lost if result is None else merged(ended, lost, result, ret_type.width)
         if isinstance(ret_type, PtrType):  # the addresses each lane returned (0, NULL, where it returned none)
             a = np.zeros((), np.int64) if result is None else np.asarray(result.a)
             return self.addresses.pointer(a, ret_type.target, ret_type.dims, mask)

@@ -155,10 +155,9 @@ class StridedAccess(RaceTracker):
             elif bool(np.any((flags != written) & where)):
                 return None
         races = self.track_races and self.space not in ("constant", "private")
-        # kept by its granule: only an access of exactly a granule's bytes (others, a 3-component vector's 12 bytes
-        # too: the general path, which refines the granules or records every one an element covers)
-        other = t.dtype.itemsize * t.width != self.granule
-        if races and (keys is None or other or not self.compact(st, keys, mask, write)):
+        # kept by its granule where the access is exactly one (``_layout``'s keys; others, a 3-component vector's 12
+        # bytes too: the general path, which refines the granules or records every one an element covers)
+        if races and (keys is None or not self.compact(st, keys, mask, write)):
             return None
         return place
 
@@ -173,7 +172,9 @@ class StridedAccess(RaceTracker):
         lo, hi = off.bounds
         in_box = lo >= 0 and hi <= self.nbytes - size
         flat = off + Affine.rows(self.per, self.stride, off.geometry)
-        whole = t.dtype.itemsize * t.width == self.granule  # (a 3-component vector's padding is not accessed)
+        # (a layout is made for the granule of its time: ``refine`` forgets them; a 3-component vector's padding is
+        # not accessed)
+        whole = t.dtype.itemsize * t.width == self.granule
         keys = flat.in_units(self.granule) if whole and flat.divisible(self.granule) else None
         return flat, in_box, flat.separated(size), keys
 
