@@ -1060,8 +1060,8 @@ def _call_for(name: str) -> str:
         return f"{name}(0)"
     if name in ("pown", "ldexp", "rootn"):
         return f"{name}(x, 2)"
-    if name in ("abs",):
-        return "abs(1)"
+    if name in ("abs", "clz", "popcount"):  # integers only (clz(1.5f) is ambiguous, as in Clang)
+        return f"{name}(1)"
     if name == "rotate":  # integers only (rotate(float, float) is no overload's call)
         return "rotate(1, 2)"
     if name == "select":  # an integer selector of the element's size

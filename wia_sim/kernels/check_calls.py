@@ -9,7 +9,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels import async_copy, printf
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _promote
-from wia_sim.kernels.overloads import INTEGERS, best, floats, rank
+from wia_sim.kernels.overloads import CONVERSION, EXACT, INTEGERS, SPLAT, best, candidates, floats, rank
 from wia_sim.kernels.signatures import (
     BUILTINS,
     CONVERT_RE,
@@ -73,14 +73,7 @@ class CallChecks(CheckerState):
         elif name == "printf":
             return printf.check_call(self.error, node, args, arg_types)
         elif is_builtin_function(name):
-            if any(
-                t.kind in ("pointer", "array") and t.target is not None and t.target.space == "default"
-                for t in arg_types
-            ):
-                # (a compound literal's address: no built-in's pointer parameter takes Clang's default space)
-                self.error(node, f"no matching function for call to '{name}'")
-                return UNKNOWN
-            return self.call_builtin(node, name, args, arg_types)
+            return self.builtin_call(node, name, args, arg_types)
         if name in UNSUPPORTED_BUILTINS:
             self.error(node, f"built-in function '{name}' is not supported by the simulator")
             return UNKNOWN
@@ -155,7 +148,9 @@ class CallChecks(CheckerState):
     def call_overload(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> TypeInfo:
         """A call to a family of overloadable functions (``check_decls.overload``): the member Clang's overload
         resolution picks (``overloads.best``), whose name the call takes; an ambiguous call or one no member takes
-        is Clang's error."""
+        is Clang's error. The program's functions named like a built-in join the built-in's overloads, as Clang
+        adds them to ``opencl-c.h``'s: ``sign(i)`` calls a program's ``float sign(int)``, ``sign(2.0f)`` the
+        built-in, and ``sign((long)i)`` is ambiguous between them."""
         arg_types = [self.expr(a) for a in args]
         if any(t.kind == "unknown" for t in arg_types):
             return UNKNOWN
@@ -166,16 +161,88 @@ class CallChecks(CheckerState):
             ranks = [_argument_rank(a, p) for a, p in zip(arg_types, fn.params, strict=True)]
             if all(r is not None for r in ranks):
                 viable.append((fn.name, [r for r in ranks if r is not None]))
+        if self.shadows_builtin(name):
+            if not viable:  # (the built-in's own diagnostics)
+                return self.builtin_call(node, name, args, arg_types)
+            exact = any(all(r == EXACT for r in ranks) for _, ranks in viable)
+            viable += [
+                ("", ranks)  # (no function's name: the built-in)
+                for ranks in self.builtin_candidates(node, name, args, arg_types)
+                if not (exact and all(r == EXACT for r in ranks))  # an overloadable redeclaration replaces it
+            ]
         chosen = best(viable)
         if isinstance(chosen, str):
             spelled = ", ".join(f"'{t}'" for t in arg_types)
             self.error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
             return UNKNOWN
         target = viable[chosen][0]
+        if not target:
+            return self.builtin_call(node, name, args, arg_types)
         node.name.name = target
         if self.caller is not None:
             self.caller.calls.append((target, _coord_of(node)[0]))
         return self.call_helper(node, target, args, arg_types)
+
+    def shadows_builtin(self, name: str) -> bool:
+        """Whether a program's function named ``name`` joins a built-in's overloads (``call_overload``)."""
+        return (
+            is_builtin_function(name)
+            and name not in self.undeclared_builtins
+            and name not in async_copy.ASYNC_BUILTINS
+            and name not in ("barrier", "mem_fence", "read_mem_fence", "write_mem_fence", "vec_step")
+        )
+
+    def builtin_candidates(
+        self, node: c_ast.Node, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
+    ) -> list[list[int]]:
+        """Each argument's rank (``overloads.rank``) for each overload of the built-in ``name`` that the arguments
+        can call: exact for the families of ``OVERLOADED``. The other built-ins' checkers pick a result type but
+        no overload, so the call is tried: a scalar argument beside vectors is splatted, and a scalar argument
+        of a call without vectors is an exact match if the call still checks with it made a 2-vector (a vector
+        converts to nothing but itself), else a conversion; a call the checker finds ambiguous is a conversion
+        for every argument."""
+        if name in OVERLOADED:
+            if not all(t.is_arithmetic and t.name != "?" for t in arg_types):
+                return []
+            family, forms = OVERLOADED[name]
+            shapes = [(t.name, t.width if t.kind == "vector" else 1) for t in arg_types]
+            return [ranks for _, ranks in candidates(shapes, self.elements(family), forms)]
+        verdict = self.tried(node, name, args, arg_types)
+        if verdict != "ok":
+            return [[CONVERSION] * len(args)] if verdict == "ambiguous" else []
+        vectors = any(t.kind == "vector" for t in arg_types)
+        ranks = []
+        for k, t in enumerate(arg_types):
+            if t.kind != "scalar" or t.name == "?":
+                ranks.append(EXACT)
+            elif vectors:
+                ranks.append(SPLAT)
+            else:
+                widened = [*arg_types[:k], TypeInfo("vector", t.name, 2), *arg_types[k + 1 :]]
+                ranks.append(EXACT if self.tried(node, name, args, widened) == "ok" else CONVERSION)
+        return [ranks]
+
+    def tried(self, node: c_ast.Node, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]) -> str:
+        """Whether a call of the built-in ``name`` with arguments of ``arg_types`` checks: "ok", "ambiguous" or
+        "no" (its diagnostics dropped)."""
+        seen = len(self.diagnostics)
+        result = self.builtin_call(node, name, args, arg_types)
+        found = self.diagnostics[seen:]
+        del self.diagnostics[seen:]
+        if found:
+            return "ambiguous" if any("ambiguous" in d.message for d in found) else "no"
+        return "no" if result.kind == "unknown" else "ok"
+
+    def builtin_call(
+        self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
+    ) -> TypeInfo:
+        if any(
+            t.kind in ("pointer", "array") and t.target is not None and t.target.space == "default" for t in arg_types
+        ):
+            # (a compound literal's address: no built-in's pointer parameter takes Clang's default space)
+            self.error(node, f"no matching function for call to '{name}'")
+            return UNKNOWN
+        return self.call_builtin(node, name, args, arg_types)
 
     def call_helper(
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
@@ -337,16 +404,20 @@ class CallChecks(CheckerState):
         """The result of a call to one of the ``OVERLOADED`` built-ins: its overload's gentype, picked as Clang
         picks it (``overloads.resolve``); an ambiguous call or one no overload takes is Clang's error."""
         family, forms = OVERLOADED[name]
-        elements = {
+        r = resolved_call(name, arg_types, self.elements(family), forms, self.error, node)
+        if name == "abs" and r.kind != "unknown":  # ugentype abs(gentype)
+            return TypeInfo(r.kind, UNSIGNED_OF.get(r.name, r.name), r.width)
+        return r
+
+    def elements(self, family: str) -> tuple[str, ...]:
+        """The element types of an ``OVERLOADED`` family on this device."""
+        return {
             "all": (*INTEGERS, *floats(self.fp64, self.fp16)),
             "floats": floats(self.fp64, self.fp16),
             "float": ("float",),
             "integers": INTEGERS,
+            "uint": ("uint",),
         }[family]
-        r = resolved_call(name, arg_types, elements, forms, self.error, node)
-        if name == "abs" and r.kind != "unknown":  # ugentype abs(gentype)
-            return TypeInfo(r.kind, UNSIGNED_OF.get(r.name, r.name), r.width)
-        return r
 
 
 def _argument_rank(arg: TypeInfo, param: TypeInfo) -> int | None:
@@ -358,12 +429,12 @@ def _argument_rank(arg: TypeInfo, param: TypeInfo) -> int | None:
         if points_elsewhere(param, arg):
             return None
         if arg.target.type_name == param.target.type_name and arg.target.kind == param.target.kind:
-            return 4
-        return 2 if param.target.kind == "void" else None
+            return EXACT
+        return CONVERSION if param.target.kind == "void" else None
     if param.is_arithmetic and arg.is_arithmetic:
         return rank((arg.name, arg.width if arg.kind == "vector" else 1), param.name, param.width)
     if param.kind == "struct" and arg.kind == "struct":
-        return 4 if param.name == arg.name else None
+        return EXACT if param.name == arg.name else None
     return None
 
 

@@ -22,6 +22,7 @@ from wia_sim.kernels.initializers import (
 from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.literals import c_string
+from wia_sim.kernels.overloads import EXACT
 from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, UNSUPPORTED_BUILTINS, is_builtin_function
@@ -322,8 +323,9 @@ class DeclarationChecks(CheckerState):
     def declare_function(self, decl: c_ast.Decl, definition: c_ast.FuncDef | None) -> _Function:
         is_kernel = any(spec in ("__kernel", "kernel") for spec in decl.funcspec if isinstance(spec, str))
         fn, nodes = self.signature(decl, is_kernel)
-        if _overloadable(decl) and not is_kernel:
-            fn = self.overload(decl, fn)
+        plain = not _overloadable(decl)
+        if not is_kernel and (not plain or self.shadows_builtin(decl.name)):
+            fn = self.overload(decl, fn, nodes, plain)
         name = decl.name
         if any(isinstance(p, c_ast.ID) for p in nodes) or (definition is not None and definition.param_decls):
             self.error(decl, f"old-style (K&R) parameter lists are not supported ('{name}')")
@@ -354,16 +356,26 @@ class DeclarationChecks(CheckerState):
                 self.error(p, "function pointers are not supported")
         return fn
 
-    def overload(self, decl: c_ast.Decl, fn: _Function) -> _Function:
+    def overload(self, decl: c_ast.Decl, fn: _Function, nodes: list[c_ast.Node], plain: bool) -> _Function:
         """A function declared ``__attribute__((overloadable))`` (Clang's C extension, used by OpenCL libraries for
         typed helpers): one of a family sharing its name, told apart by parameter types. Each is renamed
         ``name.k`` in the AST (a name no C identifier has), and a call to the family is renamed to the one
-        ``call_overload`` picks, so that the executor runs it as any helper."""
+        ``call_overload`` picks, so that the executor runs it as any helper. A function named like a built-in is
+        one of the built-in's overloads, as in Clang, with or without the attribute (``plain``): one of them may
+        lack it, and that one may not repeat a built-in overload's parameter types (PoCL 3.1 and Oclgrind 21.10
+        agree)."""
         family = self.overloads.setdefault(decl.name, [])
         signature = [str(t) for t in fn.params]
         # a redeclaration (or the definition) of a member has its parameter types
         k = next((j for j, member in enumerate(family) if [str(t) for t in member.params] == signature), len(family))
         if k == len(family):
+            if plain and any(member.plain for member in family):
+                self.error(decl, "at most one overload for a given name may lack the 'overloadable' attribute")
+            elif plain and any(
+                all(r == EXACT for r in ranks) for ranks in self.builtin_candidates(decl, decl.name, nodes, fn.params)
+            ):
+                self.error(decl, f"redeclaration of '{decl.name}' must have the 'overloadable' attribute")
+            fn.plain = plain
             family.append(fn)
         mangled = f"{decl.name}.{k}"
         _rename(decl, mangled)

@@ -70,6 +70,8 @@ class _Function:
     variadic: bool = False
     node: c_ast.FuncDef | None = None
     calls: list[tuple[str, int | None]] = field(default_factory=list)
+    plain: bool = False
+    """A member of an overload family declared without ``__attribute__((overloadable))`` (``check_decls.overload``)."""
 
     @property
     def shown(self) -> str:
@@ -157,6 +159,12 @@ class CheckerState:
         def compound(self, node: c_ast.Compound, ctx: _Context, new_scope: bool = True) -> None: ...
 
         def lookup(self, name: str) -> _Symbol | None: ...
+
+        def shadows_builtin(self, name: str) -> bool: ...
+
+        def builtin_candidates(
+            self, node: c_ast.Node, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
+        ) -> list[list[int]]: ...
 
         def expr(self, node: c_ast.Node | None) -> TypeInfo: ...
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["INTEGERS", "Arg", "best", "floats", "rank", "resolve"]
+__all__ = ["CONVERSION", "EXACT", "INTEGERS", "SPLAT", "Arg", "best", "candidates", "floats", "rank", "resolve"]
 
 INTEGERS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
 _PROMOTED_TO_INT = frozenset({"bool", "char", "uchar", "short", "ushort"})
-_EXACT, _PROMOTION, _CONVERSION, _SPLAT = 4, 3, 2, 1
+EXACT, _PROMOTION, CONVERSION, SPLAT = 4, 3, 2, 1
 
 Arg = tuple[str, int]
 """An argument's element type and width (1: a scalar)."""
@@ -30,14 +30,14 @@ def rank(arg: Arg, element: str, width: int) -> int | None:
     """How an argument converts to a parameter of ``element`` at ``width`` (None: it does not)."""
     name, w = arg
     if w > 1:  # a vector: only itself
-        return _EXACT if (name, w) == (element, width) else None
+        return EXACT if (name, w) == (element, width) else None
     if width > 1:
-        return _SPLAT
+        return SPLAT
     if name == element:
-        return _EXACT
+        return EXACT
     if (element == "int" and name in _PROMOTED_TO_INT) or (element == "double" and name == "float"):
         return _PROMOTION
-    return _CONVERSION
+    return CONVERSION
 
 
 _SIZE = {"char": 1, "uchar": 1, "short": 2, "ushort": 2, "half": 2, "int": 4, "uint": 4, "float": 4}
@@ -64,6 +64,19 @@ def resolve(args: Sequence[Arg], elements: Sequence[str], forms: Sequence[str]) 
     widths = {w for _, w in args if w > 1}
     if len(widths) > 1:
         return "no matching function (vector arguments of different lengths)"
+    viable = candidates(args, elements, forms)
+    chosen = best(viable)
+    if isinstance(chosen, str):
+        return chosen
+    return viable[chosen][0], widths.pop() if widths else 1
+
+
+def candidates(args: Sequence[Arg], elements: Sequence[str], forms: Sequence[str]) -> list[tuple[str, list[int]]]:
+    """The overloads ``args`` can call, as (element type, each argument's rank) pairs: what ``best`` picks from,
+    alone or beside a program's own function of the built-in's name (``check_calls.call_overload``)."""
+    widths = {w for _, w in args if w > 1}
+    if len(widths) > 1:
+        return []
     width = widths.pop() if widths else 1
     viable: list[tuple[str, list[int]]] = []
     for element in elements:
@@ -75,10 +88,7 @@ def resolve(args: Sequence[Arg], elements: Sequence[str], forms: Sequence[str]) 
             ]
             if all(r is not None for r in ranks):
                 viable.append((element, [r for r in ranks if r is not None]))
-    chosen = best(viable)
-    if isinstance(chosen, str):
-        return chosen
-    return viable[chosen][0], width
+    return viable
 
 
 def best(viable: Sequence[tuple[str, list[int]]]) -> str | int:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wia_sim.kernels.table_types import TABLE_FUNCTIONS
+from wia_sim.kernels.table_types import INTEGER_GENTYPE, RELATIONAL1, RELATIONAL2, TABLE_FUNCTIONS
 from wia_sim.kernels.types import FLOATS, VECTOR_WIDTHS
 
 __all__ = [
@@ -126,7 +126,8 @@ def _table() -> dict[str, _Builtin]:
 
 def _families() -> dict[str, tuple[str, tuple[str, ...]]]:
     """The built-ins whose overload a call picks by Clang's rules (``overloads.resolve``): their element types
-    ("all", "floats" for the device's, "float" only, "integers") and forms, from OpenCL C 1.2 6.12.2-6.12.4."""
+    ("all", "floats" for the device's, "float" only, "integers", "uint" only) and forms, from OpenCL C 1.2
+    6.12.1-6.12.6."""
     families: dict[str, tuple[str, tuple[str, ...]]] = {}
     for name in ("min", "max"):
         families[name] = ("all", ("gg", "gs"))
@@ -151,6 +152,26 @@ def _families() -> dict[str, tuple[str, tuple[str, ...]]]:
     families["rotate"] = ("integers", ("gg",))
     families["abs"] = ("integers", ("g",))  # (ugentype abs(gentype): ``abs(1.5f)`` is ambiguous, as in Clang)
     families["select"] = ("all", ("ggi", "ggu"))  # 6.12.6: the selector an integer of the element's size
+    for name in ("clz", "popcount"):
+        families[name] = ("integers", ("g",))  # (gentype clz(gentype): ``clz(1.5f)`` is ambiguous, as in Clang)
+    # Table functions (``table_types`` checks them; here for ``check_calls.builtin_candidates``' ranks)
+    for name in INTEGER_GENTYPE:
+        families[name] = ("integers", ("ggg",) if name in ("mad_hi", "mad_sat") else ("gg",))
+    for name in ("degrees", "radians", "sign", "length", "normalize", *RELATIONAL1):
+        families[name] = ("floats", ("g",))
+    for name in ("distance", "dot", "cross", *RELATIONAL2):
+        families[name] = ("floats", ("gg",))
+    for name in ("fast_length", "fast_normalize"):
+        families[name] = ("float", ("g",))
+    families["fast_distance"] = ("float", ("gg",))
+    families["mix"] = ("floats", ("ggg", "ggs"))
+    families["step"] = ("floats", ("gg", "sg"))
+    families["smoothstep"] = ("floats", ("ggg", "ssg"))
+    families["ilogb"] = ("floats", ("g",))
+    for name in ("get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size"):
+        families[name] = ("uint", ("g",))  # size_t get_global_id(uint dimindx)
+    for name in ("get_num_groups", "get_global_offset"):
+        families[name] = ("uint", ("g",))
     return families
 
 

@@ -15,7 +15,7 @@ from pycparser import c_ast
 from wia_sim.kernels.overloads import best, rank, resolve
 from wia_sim.kernels.types import INT, ULONG, UNKNOWN, UNSIGNED_OF, TypeInfo, scalar_or_vector
 
-__all__ = ["TABLE_FUNCTIONS", "check_table_call", "resolved_call"]
+__all__ = ["INTEGER_GENTYPE", "RELATIONAL1", "RELATIONAL2", "TABLE_FUNCTIONS", "check_table_call", "resolved_call"]
 
 Error = Callable[[c_ast.Node, str], None]
 
@@ -27,17 +27,17 @@ _SIZES.update({"half": 2, "float": 4, "double": 8})
 _SIGNED_OF_SIZE = {1: "char", 2: "short", 4: "int", 8: "long"}
 _UPSAMPLE = {"char": "short", "uchar": "ushort", "short": "int", "ushort": "uint", "int": "long", "uint": "ulong"}
 
-_INTEGER_GENTYPE = "add_sat sub_sat hadd rhadd mul_hi mad_hi mad_sat abs_diff".split()  # noqa: SIM905
-_RELATIONAL2 = frozenset(
+INTEGER_GENTYPE = "add_sat sub_sat hadd rhadd mul_hi mad_hi mad_sat abs_diff".split()  # noqa: SIM905
+RELATIONAL2 = frozenset(
     "isequal isnotequal isgreater isgreaterequal isless islessequal islessgreater isordered isunordered".split()  # noqa: SIM905
 )
-_RELATIONAL1 = frozenset(("isfinite", "isinf", "isnan", "isnormal", "signbit"))
+RELATIONAL1 = frozenset(("isfinite", "isinf", "isnan", "isnormal", "signbit"))
 
 TABLE_FUNCTIONS: dict[str, tuple[int, int]] = {
     **dict.fromkeys(("fract", "frexp", "modf", "sincos", "lgamma_r"), (2, 2)),
     "remquo": (3, 3),
     "nan": (1, 1),
-    **{n: (3, 3) if n in ("mad_hi", "mad_sat") else (2, 2) for n in _INTEGER_GENTYPE},
+    **{n: (3, 3) if n in ("mad_hi", "mad_sat") else (2, 2) for n in INTEGER_GENTYPE},
     "mul24": (2, 2),
     "mad24": (3, 3),
     "upsample": (2, 2),
@@ -47,8 +47,8 @@ TABLE_FUNCTIONS: dict[str, tuple[int, int]] = {
     "smoothstep": (3, 3),
     **dict.fromkeys(("distance", "fast_distance", "dot", "cross"), (2, 2)),
     **dict.fromkeys(("length", "normalize"), (1, 1)),
-    **dict.fromkeys(_RELATIONAL2, (2, 2)),
-    **dict.fromkeys(_RELATIONAL1, (1, 1)),
+    **dict.fromkeys(RELATIONAL2, (2, 2)),
+    **dict.fromkeys(RELATIONAL1, (1, 1)),
     **dict.fromkeys(("any", "all", "vec_step"), (1, 1)),
     "bitselect": (3, 3),
     "shuffle": (2, 2),
@@ -292,7 +292,7 @@ def check_table_call(
         t = types[0]
         element = {"uint": "float", "ulong": "double", "ushort": "half"}.get(t.name, "?")
         return TypeInfo(t.kind, element, t.width) if _known(t) else UNKNOWN
-    if name in _INTEGER_GENTYPE or name in ("mul24", "mad24"):
+    if name in INTEGER_GENTYPE or name in ("mul24", "mad24"):
         return _integer(name, args, types, error, node)
     if name == "upsample":
         return _upsample(args, types, error, node)
@@ -306,7 +306,7 @@ def check_table_call(
         return _float_common(name, types, error, node, {0, 1}, floating)
     if name in ("distance", "fast_distance", "fast_length", "fast_normalize", "dot", "cross", "length", "normalize"):
         return _geometric(name, args, types, error, node, floating)
-    if name in _RELATIONAL2 or name in _RELATIONAL1:
+    if name in RELATIONAL2 or name in RELATIONAL1:
         r = _gentype_call(name, "a floating-point scalar or vector", floating, args, types, error, node)
         return _truth_type(r) if r.kind != "unknown" else UNKNOWN
     if name in ("any", "all"):
