@@ -90,7 +90,7 @@ def test_other_findings_count_their_work_items() -> None:
     const int i = get_global_id(0);
     o[i] = 100 / (i % 8 - 3);
 }"""
-    f = fault_of(src, [np.zeros(16, np.int32)])
+    f = fault_of(src, [np.zeros(16, np.int32)], strict=True)
     assert (f.check, f.work_item, f.work_items, f.groups) == ("division_by_zero", (3, 0, 0), 2, 2)
     src = """__kernel void k(__global float* o) {
     if (get_local_id(0) < 3)

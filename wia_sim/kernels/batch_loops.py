@@ -444,13 +444,13 @@ class _Batch:
     def _binary(self, node: c_ast.BinaryOp) -> tuple[CType, Array]:
         """``left op right``: ``+ - *`` by their ufuncs on any layout (what ``_Executor.binop`` applies to them),
         the others by ``binop`` itself on (iterations, lanes) rows (a comparison gives int 0 or 1; an integer
-        division or remainder by zero it finds, with checks on, is a finding the loop reports: not batched)."""
+        division or remainder by zero it finds, with checks on, is a finding the loop notes: not batched)."""
         if node.op in _OPERATORS:
             t, a, b = self._operands(node)
             return t, _OPERATORS[node.op](a, b)
         (ta, a), (tb, b) = self.value(node.left), self.value(node.right)
         rows = [Value(t, x.reshape(x.shape[0], -1) if x.ndim > 2 else x) for t, x in ((ta, a), (tb, b))]
-        r = self.ex.binop(node.op, rows[0], rows[1], self.reads, node)
+        r = self.ex.binop(node.op, rows[0], rows[1], self.reads, node, note=False)
         if not isinstance(r, Value):
             raise _Fallback
         return r.t, np.asarray(r.a)

@@ -123,7 +123,8 @@ class RunResult:
     """What the kernel's printf calls printed, in a stable order, bytes that are not UTF-8 kept as surrogates
     (``printf.PrintfOutput.text``; ``printf.write_output`` writes the bytes)."""
     findings: list[KernelFault] = field(default_factory=list)
-    """Lower-severity findings (``uniform_write``) that did not stop the kernel: the first at each line."""
+    """Lower-severity findings (``uniform_write``, ``division_by_zero``) that did not stop the kernel: the first at
+    each line."""
 
 
 _STEP_MASKS = 64
@@ -777,8 +778,13 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         except TypeError as exc:
             raise UnsupportedKernel(f"line {_line(node)}: {exc}") from None
 
-    def binop(self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node, t: CType | None = None) -> Result:
-        """``a op b``; ``t``, when given, is ``binary_type`` of the operands' types (a plan caches it)."""
+    def binop(
+        self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node, t: CType | None = None, note: bool = True
+    ) -> Result:
+        """``a op b``; ``t``, when given, is ``binary_type`` of the operands' types (a plan caches it). An integer
+        division or remainder by zero gives 0 in the lane: OpenCL C 1.2 6.3 makes it an unspecified value, not an
+        error, so with checks on it is a lower-severity finding that does not stop the kernel (``note``; raised
+        where ``note`` is False: a batched loop gives itself back)."""
         if (isinstance(a, Value) and a.undef is not None) or (isinstance(b, Value) and b.undef is not None):
             return self.undefined_binop(op, a, b, mask, node, t)
         if isinstance(a, Pointer) or isinstance(b, Pointer):
@@ -800,12 +806,16 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             if bool(np.any(zero)):
                 offenders = np.asarray(np.asarray(zero).reshape(self.n, -1).any(axis=1))
                 lane = int(np.flatnonzero(offenders)[0])
-                raise self.st.fault(
+                what = "division" if op == "/" else "remainder"
+                finding = self.st.fault(
                     "division_by_zero",
-                    f"integer {'division' if op == '/' else 'remainder'} by zero",
+                    f"integer {what} by zero (its value is unspecified, OpenCL C 1.2 6.3; the simulator gives 0)",
                     lane,
                     offenders=offenders,
                 )
+                if not note:
+                    raise finding
+                self.st.note(finding)
         if op == "%" and t.kind == "float":
             raise UnsupportedKernel(f"line {_line(node)}: % on floats")
         direct = _DIRECT.get(op)

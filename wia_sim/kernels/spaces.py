@@ -316,7 +316,8 @@ class LaunchState:
     origins: Sequence[tuple[str, int]] | None = None
     """Each line's file and line of the user's source when it includes files (``Program.origins``)."""
     strict: bool = False
-    """Lower-severity findings (``uniform_write``) raise, as races do, instead of being noted."""
+    """Lower-severity findings (``uniform_write``, ``division_by_zero``) raise, as races do, instead of being
+    noted."""
     findings: list[KernelFault] = field(default_factory=list)
     """The lower-severity findings noted so far: the first at each line, per check."""
     deferred: tuple[Array, Uninit] | None = None
