@@ -1274,17 +1274,17 @@ REJECTED = [
         "kernel pointer parameter 'p' must point to __global, __constant or __local memory, not __private",
         id="explicit-private-pointer",
     ),
-    pytest.param(
-        k("    a[0] = 1;\n", "__global float* a, read_only image2d_t img"),
-        1,
-        "images are not supported (kernel parameter 'img' of type image2d_t)",
-        id="image",
+    pytest.param(  # (images as parameters build: test_kernel_images.py)
+        k("    image2d_t j = img;\n    a[0] = 1;\n", "__global float* a, read_only image2d_t img"),
+        2,
+        "type 'image2d_t' can only be used as a function parameter in OpenCL (variable 'j')",
+        id="image-variable",
     ),
     pytest.param(
-        k("    a[0] = 1;\n", "__global float* a, sampler_t s"),
-        1,
-        "samplers are not supported",
-        id="sampler",
+        k("    sampler_t s[2];\n    a[0] = 1;\n"),
+        2,
+        "array of 'sampler_t' type is invalid in OpenCL (variable 's')",
+        id="sampler-array",
     ),
     pytest.param(k('    printf("%f\\n", n);\n'), 2, "printf argument 2 for '%f'", id="printf"),  # issue 16
     pytest.param(
@@ -1308,10 +1308,16 @@ REJECTED = [
     pytest.param(k("    a[0] = mystery;\n"), 2, "use of undeclared identifier 'mystery'", id="undeclared"),
     pytest.param(k("    a[0] = frobnicate(1);\n"), 2, "call to undeclared function 'frobnicate'", id="undeclared-call"),
     pytest.param(
+        k("    a[0] = get_local_linear_id();\n"),
+        2,
+        "built-in function 'get_local_linear_id' is not supported by the simulator",
+        id="unsupported-builtin",
+    ),
+    pytest.param(
         k("    a[0] = get_image_width(a);\n"),
         2,
-        "built-in function 'get_image_width' is not supported by the simulator",
-        id="unsupported-builtin",
+        "the first argument of 'get_image_width' must be an image, not '__global float *'",
+        id="image-builtin-of-a-buffer",
     ),
     pytest.param(
         "int add(int a, int b) { return a + b; }\n" + k("    a[0] = add(1);\n"),

@@ -836,6 +836,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             raise CompileError(f"kernel build failed:\n{e.build_log}") from None
         except kernels.KernelNotFound as e:
             raise InvalidKernelError(str(e)) from None
+        if info.unsupported:  # (the program builds; this kernel cannot run here: images)
+            raise NotSupportedError(info.unsupported)
         return (program, info), KernelSignature(info.name, tuple(_param(p) for p in info.params))
 
     @_translated

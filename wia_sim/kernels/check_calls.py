@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from wia_sim.kernels import async_copy, printf
+from wia_sim.kernels import async_copy, images, printf
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _promote
 from wia_sim.kernels.overloads import CONVERSION, EXACT, INTEGERS, SPLAT, best, candidates, floats, rank
 from wia_sim.kernels.signatures import (
@@ -72,6 +72,8 @@ class CallChecks(CheckerState):
             pass
         elif name == "printf":
             return printf.check_call(self.error, node, args, arg_types)
+        elif name in images.BUILTINS:
+            return self.image_call(node, name, args, arg_types)
         elif is_builtin_function(name):
             return self.builtin_call(node, name, args, arg_types)
         if name in UNSUPPORTED_BUILTINS:
@@ -232,6 +234,18 @@ class CallChecks(CheckerState):
         if found:
             return "ambiguous" if any("ambiguous" in d.message for d in found) else "no"
         return "no" if result.kind == "unknown" else "ok"
+
+    def image_call(
+        self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
+    ) -> TypeInfo:
+        """An image built-in (``images.py``): typed, and its caller marked as one that uses images."""
+        low, high = images.BUILTINS[name]
+        if not low <= len(args) <= high:
+            wanted = str(low) if low == high else f"{low} to {high}"
+            self.error(node, f"built-in function '{name}' takes {wanted} arguments, but {_given(len(args))}")
+            return UNKNOWN
+        self.uses_images(f"a call of {name}")
+        return images.check_call(name, args, arg_types, self.error, node)
 
     def builtin_call(
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]

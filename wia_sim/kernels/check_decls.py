@@ -10,6 +10,7 @@ from typing import cast
 from pycparser import c_ast
 from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt, RangeExpression
 
+from wia_sim.kernels import images
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
 from wia_sim.kernels.ctype import lookup, wrap
 from wia_sim.kernels.initializers import (
@@ -244,7 +245,9 @@ class DeclarationChecks(CheckerState):
             self.error(node, "function pointers are not supported")
             return
         self.check_type_usable(t, node, f"variable '{node.name}'")
-        if t.kind == "opaque":  # a sampler (refused above): a program-scope one needs no __constant
+        if t.kind == "opaque":  # a sampler (``images.usable``): const or __constant (Clang's rule)
+            if not (t.const or t.space == "constant") and t.name == images.SAMPLER:
+                self.error(node, f"a program-scope sampler must be const or __constant ('{node.name}')")
             self.scopes[0][node.name] = _Symbol(node.name, "global", t, _coord_of(node)[0])
             return
         reserved = keyword_name(node.name, "variable")
@@ -278,9 +281,15 @@ class DeclarationChecks(CheckerState):
             return
         inner: TypeInfo | None = t
         behind_pointer = False
+        outer = ""  # the kind of type ``inner`` is the target of
         while inner is not None:
+            if inner is t and inner.kind == "opaque" and images.usable(t, what):
+                if not what.startswith("typedef"):
+                    self.uses_images(f"{what} of type {t.name}")
+                return
             if inner.kind == "opaque" and inner.name != "event_t":  # events: async_copy.py
-                self.error(node, f"{OPAQUE_TYPES.get(inner.name, inner.name)} are not supported ({what})")
+                problem = images.misuse(inner, outer) or f"{OPAQUE_TYPES.get(inner.name, inner.name)} are not supported"
+                self.error(node, f"{problem} ({what})")
                 return
             if not self.fp64 and inner.name.startswith("double"):
                 self.error(
@@ -295,6 +304,7 @@ class DeclarationChecks(CheckerState):
                 )
                 return
             behind_pointer = behind_pointer or inner.kind == "pointer"
+            outer = inner.kind
             inner = inner.target
 
     # -- functions
@@ -390,6 +400,7 @@ class DeclarationChecks(CheckerState):
         fn = self.declare_function(decl, node)
         fn.node = node
         _, param_nodes = self.signature(decl, fn.is_kernel)
+        self.caller = fn  # (for its parameters' ``uses_images``)
         params: list[Param] = []
         for p, t in zip(param_nodes, fn.params, strict=True):
             param = self.kernel_param(p, t, decl.name) if fn.is_kernel else self.helper_param(p, t)
@@ -414,7 +425,6 @@ class DeclarationChecks(CheckerState):
                 self.error(p, reserved)
             scope[p.name] = _Symbol(p.name, "param", t, _coord_of(p)[0])
         self.scopes.append(scope)  # the parameters share the body's outermost scope (C99 6.2.1)
-        self.caller = fn
         self.compound(node.body, ctx, new_scope=False)
         for at, problem in jump_problems(node.body):
             self.error(at, problem)
@@ -425,6 +435,7 @@ class DeclarationChecks(CheckerState):
             if decl.name in self.kernels:
                 return
             self.kernels[decl.name] = KernelInfo(decl.name, params, node, line, reqd, ctx.local_vars)
+            self.kernel_functions[decl.name] = fn
         else:
             calls = tuple(dict.fromkeys(name for name, _ in fn.calls))
             self.helpers[decl.name] = FunctionInfo(decl.name, params, fn.return_type, node, line, calls)
@@ -470,6 +481,9 @@ class DeclarationChecks(CheckerState):
             n in OPAQUE_TYPES for n in _innermost_names(p.type)
         ):
             self.error(p, f"access qualifiers (read_only/write_only) apply only to images (parameter '{name}')")
+        if t.kind == "opaque" and images.usable(t, "parameter"):  # (the kernel is refused when created)
+            self.uses_images(f"kernel parameter '{name}' of type {t.name}")
+            return Param(name, "scalar", t.name, 1, "private", t.const, line, t)
         inner: TypeInfo | None = t
         while inner is not None:
             if inner.kind == "opaque":

@@ -72,6 +72,8 @@ class _Function:
     calls: list[tuple[str, int | None]] = field(default_factory=list)
     plain: bool = False
     """A member of an overload family declared without ``__attribute__((overloadable))`` (``check_decls.overload``)."""
+    images: str = ""
+    """What in the function uses images or samplers, first (``images.py``): the kernels reaching it are refused."""
 
     @property
     def shown(self) -> str:
@@ -133,6 +135,7 @@ class CheckerState:
     list_lengths: dict[int, int]
     unloaded: set[int]
     overloads: dict[str, list[_Function]]
+    kernel_functions: dict[str, _Function]
     struct_names: dict[str, str]
 
     if TYPE_CHECKING:
@@ -161,6 +164,8 @@ class CheckerState:
         def lookup(self, name: str) -> _Symbol | None: ...
 
         def shadows_builtin(self, name: str) -> bool: ...
+
+        def uses_images(self, what: str) -> None: ...
 
         def builtin_candidates(
             self, node: c_ast.Node, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]

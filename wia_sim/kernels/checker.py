@@ -17,6 +17,7 @@ from __future__ import annotations
 from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt
 
+from wia_sim.kernels import images
 from wia_sim.kernels.check_calls import CallChecks
 from wia_sim.kernels.check_decls import DeclarationChecks
 from wia_sim.kernels.check_exprs import ExpressionChecks
@@ -110,6 +111,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.list_lengths: dict[int, int] = {}  # arrays of unknown length sized by their lists (Program.list_lengths)
         self.unloaded: set[int] = set()  # operands of & and sizeof: not read (ExpressionChecks.loaded_half)
         self.overloads: dict[str, list[_Function]] = {}  # overloadable functions by their name (check_decls.overload)
+        self.kernel_functions: dict[str, _Function] = {}  # each kernel's declaration, for ``refuse_image_kernels``
         self.struct_names: dict[str, str] = {}  # tag of an anonymous struct -> the typedef that names it
 
     # -- diagnostics
@@ -133,6 +135,28 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
             self.error(member, f"flexible array member '{name}' with type '{t}' is not at the end of struct")
         elif alone:
             self.error(member, f"flexible array member '{name}' not allowed in otherwise empty struct")
+
+    def uses_images(self, what: str) -> None:
+        """The function being checked uses images or samplers (``what``, for the message): noted, the first."""
+        if self.caller is not None and not self.caller.images:
+            self.caller.images = what
+
+    def refuse_image_kernels(self) -> None:
+        """Mark each kernel that uses images, itself or through the functions it calls, as one the simulator
+        cannot run (``KernelInfo.unsupported``, naming where)."""
+        for name, info in self.kernels.items():
+            seen, queue = {name}, [self.kernel_functions[name]]
+            while queue:
+                fn = queue.pop()
+                if fn.images:
+                    where = "" if fn.name == name else f" in '{fn.shown}'"
+                    info.unsupported = f"kernel '{name}': {images.UNSUPPORTED} ({fn.images}{where})"
+                    break
+                for callee, _ in fn.calls:
+                    called = self.functions.get(callee)
+                    if called is not None and callee not in seen:
+                        seen.add(callee)
+                        queue.append(called)
 
     def error(self, node: c_ast.Node | None, message: str) -> None:
         if isinstance(node, c_ast.Decl):
@@ -182,6 +206,10 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
                 self.alignments(member_attributes(member))
                 if isinstance(member.type, c_ast.ArrayDecl) and member.type.dim is None:  # C99 6.7.2.1p16
                     self.flexible(record, member, k == len(members) - 1, len(members) == 1)
+                member_type = self.types.resolve(member.type)
+                if member_type.name in images.IMAGE_TYPES or member_type.name == images.SAMPLER:
+                    what = f"the '{member_type.name}' type"
+                    self.error(member, f"{what} cannot be used to declare a structure or union field")
                 if member.bitsize is not None:
                     self.error(member, f"bit-fields are not supported in OpenCL C (member '{member.name}')")
                 if member.name is not None and member.name in names:
@@ -195,3 +223,4 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
             if fn is not None and fn.node is None:
                 self.error(node, f"function '{fn.shown}' is declared but never defined")
         self.check_recursion()
+        self.refuse_image_kernels()

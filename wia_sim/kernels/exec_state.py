@@ -207,7 +207,14 @@ class ExecutorState:
         def builtin(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result: ...
 
         def binop(
-            self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node, t: CType | None = None
+            self,
+            op: str,
+            a: Result,
+            b: Result,
+            mask: Array,
+            node: c_ast.Node,
+            t: CType | None = None,
+            note: bool = True,
         ) -> Result: ...
 
         def unary(self, op: str, v: Value, mask: Array, node: c_ast.UnaryOp) -> Value: ...

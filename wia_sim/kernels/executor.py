@@ -1135,6 +1135,8 @@ def run_kernel(
     in between) do not stop the kernel: they are in ``RunResult.findings``; ``strict`` raises them as faults.
     """
     kernel = program.kernel(name)
+    if kernel.unsupported:
+        raise UnsupportedKernel(kernel.unsupported)
     # C's arithmetic: integers wrap, floats overflow and divide quietly
     with np.errstate(all="ignore"), deep_recursion():
         ex = _Executor(program, kernel, geometry, step_limit, checks)

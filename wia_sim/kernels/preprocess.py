@@ -152,6 +152,31 @@ PREDEFINED_MACROS: dict[str, str] = {
     "HUGE_VAL": "HUGE_VAL",
     "CLK_LOCAL_MEM_FENCE": "CLK_LOCAL_MEM_FENCE",
     "CLK_GLOBAL_MEM_FENCE": "CLK_GLOBAL_MEM_FENCE",
+    # image sampler flags and channel codes (6.12.14.1, 6.12.14.5), with Clang's values (opencl-c-base.h)
+    "CLK_ADDRESS_NONE": "0",
+    "CLK_ADDRESS_CLAMP_TO_EDGE": "2",
+    "CLK_ADDRESS_CLAMP": "4",
+    "CLK_ADDRESS_REPEAT": "6",
+    "CLK_ADDRESS_MIRRORED_REPEAT": "8",
+    "CLK_NORMALIZED_COORDS_FALSE": "0",
+    "CLK_NORMALIZED_COORDS_TRUE": "1",
+    "CLK_FILTER_NEAREST": "0x10",
+    "CLK_FILTER_LINEAR": "0x20",
+    **{
+        name: hex(0x10D0 + k)
+        for k, name in enumerate(
+            """CLK_SNORM_INT8 CLK_SNORM_INT16 CLK_UNORM_INT8 CLK_UNORM_INT16 CLK_UNORM_SHORT_565
+            CLK_UNORM_SHORT_555 CLK_UNORM_INT_101010 CLK_SIGNED_INT8 CLK_SIGNED_INT16 CLK_SIGNED_INT32
+            CLK_UNSIGNED_INT8 CLK_UNSIGNED_INT16 CLK_UNSIGNED_INT32 CLK_HALF_FLOAT CLK_FLOAT""".split()  # noqa: SIM905
+        )
+    },
+    **{
+        name: hex(0x10B0 + k)
+        for k, name in enumerate(
+            """CLK_R CLK_A CLK_RG CLK_RA CLK_RGB CLK_RGBA CLK_BGRA CLK_ARGB CLK_INTENSITY CLK_LUMINANCE CLK_Rx
+            CLK_RGx CLK_RGBx""".split()  # noqa: SIM905
+        )
+    },
     # 6.7.2's kernel attribute shorthand
     "__kernel_exec(X, typen)": "__kernel __attribute__((work_group_size_hint(X, 1, 1))) "
     "__attribute__((vec_type_hint(typen)))",

@@ -97,6 +97,9 @@ class KernelInfo:
     line: int
     reqd_work_group_size: tuple[int, int, int] | None = None
     local_vars: list[LocalVar] = field(default_factory=list)
+    unsupported: str = ""
+    """Why the simulator cannot run the kernel, though the program builds ("" if it can): it uses images
+    (``images.py``)."""
 
     @property
     def static_local_bytes(self) -> int:

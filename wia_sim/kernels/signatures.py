@@ -187,9 +187,7 @@ _AS_RE = re.compile(rf"as_{_TYPE_NAME}")
 
 # OpenCL C built-ins the simulator does not implement: a call gets "not supported", not "undeclared"
 UNSUPPORTED_BUILTINS = frozenset(
-    """read_imagef read_imagei read_imageui write_imagef
-    write_imagei write_imageui get_image_width get_image_height get_image_depth
-    work_group_barrier atomic_load atomic_store atomic_init atomic_exchange atomic_fetch_add atomic_fetch_sub
+    """work_group_barrier atomic_load atomic_store atomic_init atomic_exchange atomic_fetch_add atomic_fetch_sub
     atomic_fetch_and atomic_fetch_or atomic_fetch_xor atomic_fetch_min atomic_fetch_max
     atomic_compare_exchange_strong atomic_compare_exchange_weak atomic_work_item_fence get_local_linear_id
     get_global_linear_id get_enqueued_local_size sub_group_barrier work_group_reduce_add work_group_reduce_min
