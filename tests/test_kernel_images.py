@@ -51,7 +51,10 @@ def test_a_program_with_image_kernels_builds_and_runs_its_buffer_kernels(device_
 
 @pytest.mark.parametrize(
     ("kernel", "what"),
-    [("smooth", "kernel parameter 'in' of type image2d_t"), ("weighted", "parameter 's' of type sampler_t in 'weight'")],
+    [
+        ("smooth", "kernel parameter 'in' of type image2d_t"),
+        ("weighted", "parameter 's' of type sampler_t in 'weight'"),
+    ],
 )
 def test_the_simulator_refuses_to_create_a_kernel_that_uses_images(kernel: str, what: str) -> None:
     wia.set_backend("sim")
@@ -80,7 +83,10 @@ def test_which_kernels_use_images_is_known_at_build() -> None:
         ),
         ("__global sampler_t g = 0;\n__kernel void k(__global float* o) { o[0] = 1; }", "sampler type cannot be used"),
         ("__kernel void k(__global float* o) { sampler_t s[2]; o[0] = 1; }", "array of 'sampler_t' type is invalid"),
-        ("void h(image2d_t* p) { }\n__kernel void k(__global float* o) { o[0] = 1; }", "image2d_t' is invalid in OpenCL"),
+        (
+            "void h(image2d_t* p) { }\n__kernel void k(__global float* o) { o[0] = 1; }",
+            "image2d_t' is invalid in OpenCL",
+        ),
         (
             "struct S { image2d_t im; };\n__kernel void k(__global float* o) { o[0] = 1; }",
             "type cannot be used to declare a structure or union field",
