@@ -188,6 +188,20 @@ def test_wia_sim_explains_a_zero_size_as_launch_only(capsys: pytest.CaptureFixtu
         assert row[8] == "0.0" and not any(cell.startswith("-") for cell in row), row
 
 
+def test_wia_sim_kernel_names_a_kernel_it_cannot_run_and_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A program with an image kernel builds; that kernel is refused by name, the other one runs."""
+    path = tmp_path / "both.cl"
+    path.write_text(
+        "__kernel void img(read_only image2d_t im, __global float4* o) { o[0] = read_imagef(im, (int2)(0)); }\n"
+        "__kernel void plain(__global float* o) { o[get_global_id(0)] = 2.0f; }\n"
+    )
+    assert sim_main(["kernel", str(path), "img", "1", "4", "--global", "4"]) == 1
+    assert "kernel 'img': images and samplers are not supported by the simulator" in capsys.readouterr().out
+    assert sim_main(["kernel", str(path), "plain", "4", "--global", "4"]) == 0
+
+
 def test_wia_sim_kernel_prints_a_uniform_write_and_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A lower-severity finding does not stop the kernel: it is printed and the run goes on (issue 16)."""
     path = tmp_path / "flag.cl"

@@ -130,15 +130,15 @@ def run_report(
 ) -> KernelRunReport:
     """Compile ``name`` from ``path``, run it once and time its counts on each model in ``hardware``.
 
-    Raises ``KernelCompileError``, ``KernelNotFound``, ``KernelFault`` (a check's finding), ``ValueError`` (bad
-    arguments or geometry) and ``HardwareModelError``."""
+    Raises ``KernelCompileError``, ``KernelNotFound``, ``UnsupportedKernel``, ``KernelFault`` (a check's finding),
+    ``ValueError`` (bad arguments or geometry) and ``HardwareModelError``."""
     models = [load_model(h) for h in hardware]
     # built for what every model asked for has: a kernel using doubles fails on a chip without them
     extensions = frozenset.intersection(*(m.kernel_extensions for m in models))
     program = kernels.compile_source(
         path.read_text(), options, filename=path.name, extensions=extensions, directory=str(path.parent)
     )
-    info = program.kernel(name)
+    info = program.runnable(name)
     args = kernel_arguments(info, texts, fill, seed)
     max_group = min(m.compute.max_work_group_size for m in models)
     geometry = launch_geometry(global_size, local_size, max_group)

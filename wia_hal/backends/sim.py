@@ -831,13 +831,13 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[SimKernel, KernelSignature]:
         try:
             program = kernels.compile_source(source, options, extensions=self.model.kernel_extensions)
-            info = program.kernel(name)
+            info = program.runnable(name)
         except kernels.KernelCompileError as e:
             raise CompileError(f"kernel build failed:\n{e.build_log}") from None
         except kernels.KernelNotFound as e:
             raise InvalidKernelError(str(e)) from None
-        if info.unsupported:  # (the program builds; this kernel cannot run here: images)
-            raise NotSupportedError(info.unsupported)
+        except kernels.UnsupportedKernel as e:  # (the program builds; this kernel cannot run here: images)
+            raise NotSupportedError(str(e)) from None
         return (program, info), KernelSignature(info.name, tuple(_param(p) for p in info.params))
 
     @_translated

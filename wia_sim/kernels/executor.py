@@ -1134,9 +1134,7 @@ def run_kernel(
     Lower-severity findings (a uniform write: work-items storing the same value to one address with no barrier
     in between) do not stop the kernel: they are in ``RunResult.findings``; ``strict`` raises them as faults.
     """
-    kernel = program.kernel(name)
-    if kernel.unsupported:
-        raise UnsupportedKernel(kernel.unsupported)
+    kernel = program.runnable(name)
     # C's arithmetic: integers wrap, floats overflow and divide quietly
     with np.errstate(all="ignore"), deep_recursion():
         ex = _Executor(program, kernel, geometry, step_limit, checks)

@@ -14,6 +14,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
+from wia_sim.kernels.spaces import UnsupportedKernel
 from wia_sim.kernels.types import SCALAR_SIZES, UNKNOWN, VOID, AddressSpace, TypeInfo, TypeResolver, const_int
 
 __all__ = [
@@ -212,6 +213,14 @@ class Program:
             return self.kernels[name]
         except KeyError:
             raise KernelNotFound(name, list(self.kernels)) from None
+
+    def runnable(self, name: str) -> KernelInfo:
+        """The kernel called ``name``, to be run: KernelNotFound, or UnsupportedKernel where it uses what the
+        simulator cannot run though the program builds (``KernelInfo.unsupported``)."""
+        info = self.kernel(name)
+        if info.unsupported:
+            raise UnsupportedKernel(info.unsupported)
+        return info
 
     def callable(self, name: str) -> FunctionInfo | None:
         """What a call of ``name`` runs: a helper, or a kernel called as an ordinary function (OpenCL C 1.2 6.9;
