@@ -453,8 +453,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         )
         self.st.epoch = np.zeros(self.groups, np.int64)
         self.checks = checks
-        # an unsuffixed floating literal's type (``Checker.double_constants``)
-        self.double_constants = "cl_khr_fp64" in program.extensions and not program.single_constants
+        self.double_constants = program.double_constants  # an unsuffixed floating literal's type
         self.plans: dict[c_ast.Node, Plan] = program.plans
         self.globals: dict[str, Var] = {}
         self.frame = _Frame([self.globals])

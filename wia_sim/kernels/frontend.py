@@ -258,7 +258,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         build_log=format_log(diagnostics),
         preprocessed=pp.text,
         extensions=extensions,
-        single_constants=pp.single_constants,
+        double_constants=checker.double_constants,
         _types=checker.types,
         member_refs=frozenset(checker.member_refs),
         vector_subscripts=frozenset(checker.vector_subscripts),

@@ -165,8 +165,9 @@ class Program:
     preprocessed: str = field(default="", repr=False)
     extensions: frozenset[str] = FLOAT_EXTENSIONS
     """The device extensions the program was built for (an unsuffixed literal is a double only with cl_khr_fp64)."""
-    single_constants: bool = False
-    """Built with ``-cl-single-precision-constant``: an unsuffixed floating literal is a float."""
+    double_constants: bool = True
+    """An unsuffixed floating literal is a double (``Checker.double_constants``: the device has cl_khr_fp64 and
+    ``-cl-single-precision-constant`` was not given), else a float."""
     _types: TypeResolver | None = field(default=None, repr=False, compare=False)
     resolved: dict[int, TypeInfo] = field(default_factory=dict, repr=False, compare=False)
     """What ``type_of`` found for each type node of the AST, by its ``id``: the executor asks again at every
