@@ -1131,8 +1131,9 @@ def run_kernel(
     not see them passes copies and keeps them only on success, as the HAL's sim backend does.
 
     Lower-severity findings (a uniform write: work-items storing the same value to one address with no barrier
-    in between) do not stop the kernel: they are in ``RunResult.findings``; ``strict`` raises them as faults.
-    """
+    in between; an integer division by zero, whose value is unspecified) do not stop the kernel: they are in
+    ``RunResult.findings``; ``strict`` raises them as faults. A kernel the program builds but the simulator cannot
+    run (it uses images) is ``UnsupportedKernel`` (``Program.runnable``)."""
     kernel = program.runnable(name)
     # C's arithmetic: integers wrap, floats overflow and divide quietly
     with np.errstate(all="ignore"), deep_recursion():
