@@ -1,8 +1,8 @@
 """Braces and compound literals (C99 6.7.8, 6.5.2.5) for scalars, vectors, structs and arrays: ``float4 v = {a,
 b, c, d}``, ``float s = {x}``, ``(float2){x, y}``, ``(P){.n = i, .x = 2}``, ``((int[]){5, 6, 7, 8})[k]``,
 a helper returning ``(P){x, 3}``. Clang (PoCL's and Oclgrind's front end) takes them all; a
-vector's braces must hold exactly its components. Through the public HAL on the simulator and, where installed,
-on PoCL and Oclgrind, against NumPy."""
+vector's braces must hold exactly its components. String literals used as pointers, and ``HUGE_VAL``'s type.
+Through the public HAL on the simulator and, where installed, on PoCL and Oclgrind, against NumPy."""
 
 from __future__ import annotations
 
@@ -144,3 +144,42 @@ def test_single_precision_constant_makes_unsuffixed_floating_constants_floats(
         want = [(0.33333 * x64).astype(np.float32), ((1 + 2.0**-24) * x64).astype(np.float32), np.ones(16, np.float32)]
     np.testing.assert_array_equal(out.reshape(16, 3).T, np.array(want, np.float32))
     assert size[0] == (4 if options else 8)
+
+
+STRINGS = r"""
+__kernel void strings(__global const int* k, __global char* out)
+{
+    const int i = get_global_id(0);
+    constant char* word = "kernel";
+    constant char* joined = "ab" "\x43" "d";     /* literals joined, with an escape */
+    out[4 * i] = word[k[i] % 7];                 /* the NUL at index 6 too */
+    out[4 * i + 1] = "xyz"[k[i] % 3];
+    out[4 * i + 2] = joined[k[i] % 4];
+    out[4 * i + 3] = *(word + 1) + (char)sizeof("ab");
+}
+"""
+
+
+def test_a_string_literal_is_a_pointer_to_constant_chars(device_ctx: wia.Context) -> None:
+    """OpenCL C 1.2 6.5.3: a string literal is an array of chars in ``__constant`` memory, which decays to a
+    pointer. Found by the CTS sweep (test_preprocessors: ``constant char *f = "" __FILE__;``): the simulator failed
+    the launch with INTERNAL."""
+    n = 32
+    k = np.random.default_rng().integers(0, 1000, n).astype(np.int32)
+    _, out = run_arrays(device_ctx, STRINGS, "strings", [k, np.zeros(4 * n, np.int8)], n, 16)
+    word, xyz, joined = b"kernel\0", b"xyz", b"abCd"
+    want = [[word[v % 7], xyz[v % 3], joined[v % 4], ord("e") + 3] for v in k]
+    np.testing.assert_array_equal(out.view(np.uint8).reshape(n, 4), np.array(want, np.uint8))
+
+
+def test_huge_val_is_a_double_on_a_device_with_doubles(device_ctx: wia.Context) -> None:
+    """OpenCL C 1.2 6.12.2: HUGE_VAL is a double constant (Clang's __builtin_huge_val()), HUGE_VALF a float one;
+    found by the CTS sweep (test_numeric_constants). The simulator typed HUGE_VAL as a float."""
+    source = r"""
+    __kernel void k(__global ulong* out) {
+        out[0] = sizeof(HUGE_VAL);
+        out[1] = sizeof(HUGE_VALF);
+        out[2] = as_ulong(HUGE_VAL);
+    }"""
+    (out,) = run_arrays(device_ctx, source, "k", [np.zeros(3, np.uint64)], 1, 1)
+    assert out.tolist() == [8, 4, 0x7FF0000000000000]

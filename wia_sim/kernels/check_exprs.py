@@ -69,6 +69,8 @@ class ExpressionChecks(CheckerState):
                 self.types.named[id(node)] = (symbol.value, promoted(ctype_lookup(symbol.type.name)).name)
             return symbol.type
         if node.name in BUILTIN_CONSTANTS:
+            if node.name == "HUGE_VAL" and self.fp64:  # a double constant (6.12.2), as Clang's __builtin_huge_val()
+                return DOUBLE
             return UINT if node.name.startswith("CLK_") else FLOAT
         if node.name in self.functions or is_builtin_function(node.name):
             self.error(node, f"function pointers are not supported (function '{node.name}' used as a value)")

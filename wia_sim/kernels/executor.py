@@ -463,6 +463,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         self.async_copies = AsyncCopies(self)
         self.printf = PrintfOutput(self)
         self.local_constants: dict[int, Var] = {}  # by id of the declaration (``local_constant``)
+        self.strings: dict[int, Pointer] = {}  # string literals used as values, by id of the node (``string``)
         self.loop_weights = {}  # (``LoopBatcher``)
         self._constants()
 
@@ -604,7 +605,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         """How to evaluate ``node``, decided once per program: a constant's value, a binary operator's, compound
         assignment's or increment's types (cached per operand types), else the ``expr_<node type>`` method."""
         kind = type(node).__name__
-        if kind == "Constant":
+        if kind == "Constant" and node.type != "string":  # (a string is an object of the launch: ``string``)
             constant = self.expr_Constant(node, self.all)
             return lambda ex, mask: constant
         if kind == "BinaryOp" and node.op not in ("&&", "||"):
@@ -630,6 +631,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
     def expr_Constant(self, node: c_ast.Constant, mask: Array) -> Result:
         typ = node.type
         text = node.value
+        if typ == "string":
+            return self.string(node)
         if typ == "char" or text.startswith("'"):  # (the checker has refused invalid ones)
             return Value(INT, np.asarray(char_constant(text), np.int32))
         if typ in ("float", "double") or ("." in text or ("e" in text.lower() and not text.lower().startswith("0x"))):
@@ -660,6 +663,18 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             t = ULONG
         return Value(t, np.asarray(v % (1 << 64) if t.kind == "uint" else v).astype(t.dtype))
 
+    def string(self, node: c_ast.Constant) -> Pointer:
+        """A string literal used as a value: a pointer to its chars and NUL in ``__constant`` memory (OpenCL C 1.2
+        6.5.3), one read-only object per literal for the launch, made when first used."""
+        p = self.strings.get(id(node))
+        if p is None:
+            data = np.frombuffer(c_string(node.value).encode("latin-1") + b"\0", np.uint8)
+            region = Region.allocate("constant", f"string literal at line {_line(node)}", 1, data.size, "none")
+            region.view(data.dtype)[: data.size] = data
+            region.read_only = True
+            p = self.strings[id(node)] = Pointer(region, SCALARS["char"], np.asarray(0, np.int64))
+        return p
+
     def expr_ID(self, node: c_ast.ID, mask: Array) -> Result:
         var = self.lookup_var(node.name)
         if var is None:
@@ -667,6 +682,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
                 c = BUILTIN_CONSTANTS[node.name]
                 if isinstance(c, int):
                     return Value(UINT, np.asarray(c, np.uint32))
+                if node.name == "HUGE_VAL" and "cl_khr_fp64" in self.program.extensions:  # (the checker's DOUBLE)
+                    return Value(SCALARS["double"], np.asarray(c, np.float64))
                 return Value(SCALARS["float"], np.asarray(c, np.float32))
             raise UnsupportedKernel(f"line {_line(node)}: unknown identifier '{node.name}'")
         if var.array is not None:
