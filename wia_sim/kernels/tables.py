@@ -201,6 +201,7 @@ def _geometric_call(name: str, args: list[Value]) -> Value:
     # back; with an infinite element, the vector of +-1 there and 0 elsewhere is normalized
     inf = np.isinf(x)
     any_inf = inf.any(axis=-1, keepdims=True) if t.width > 1 else inf
+    length = np.asarray(length, np.float64)  # (a double vector divided by its length rounded, as devices divide)
     n = length[..., None] if t.width > 1 else length
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.where(n == 0, x, x / n)
