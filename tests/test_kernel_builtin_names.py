@@ -24,6 +24,7 @@ int clz(float x) { return (int)x + 1000; }            /* clz takes integers only
 float fract(__global const float* p) { return p[1]; } /* beside fract(x, iptr) */
 float length(float2 v, float w);                       /* a prototype; the definition after the kernel */
 __attribute__((overloadable)) float length(float4 v) { return -1.0f; }  /* replaces the built-in's overload */
+int convert_int(float4 v) { return (int)(v.x + v.w); }  /* convert_int4 takes a float4, convert_int does not */
 
 __kernel void names(__global const float* a, __global const float* b, __global float* out)
 {
@@ -34,7 +35,8 @@ __kernel void names(__global const float* a, __global const float* b, __global f
     r.y = pow(x, 3) + pow(fabs(x), 0.5f) + dot((float3)(x, y, 1.0f), y) + dot((float2)(x, y), (float2)(y, 2.0f));
     r.z = clz(i) + clz(x) + clz((uchar)i) + fract(a) + length((float2)(x, y), 2.0f) + length((float2)(y, x));
     float whole;
-    r.w = fract(x, &whole) + whole + length((float4)(x)) + length((float3)(y, x, 2.0f));
+    r.w = fract(x, &whole) + whole + length((float4)(x)) + length((float3)(y, x, 2.0f))
+          + convert_int((float4)(2.0f, 0.0f, 0.0f, 3.0f)) + convert_int(7.9f);
     vstore4(r, i, out);
 }
 
@@ -60,7 +62,7 @@ def test_calls_pick_the_program_s_function_or_the_built_in_as_clang_does(device_
     want[:, 1] = x**3 + np.sqrt(np.abs(x)) + (x + y + 1) * y + (x * y + 2 * y)
     whole = np.floor(x)
     want[:, 2] = _clz(i, 32) + (np.trunc(x) + 1000) + _clz(i, 8) + x[1] + (x + y) * 2 + np.hypot(x, y)
-    want[:, 3] = (x - whole) + whole - 1.0 + np.sqrt(x * x + y * y + 4)
+    want[:, 3] = (x - whole) + whole - 1.0 + np.sqrt(x * x + y * y + 4) + 5 + 7
     # float32 arithmetic, pow and length from the device's library: a few ulp of values up to ~1100
     np.testing.assert_allclose(out.reshape(n, 4), want, rtol=2e-6, atol=2e-4)
 
@@ -94,11 +96,24 @@ def test_calls_pick_the_program_s_function_or_the_built_in_as_clang_does(device_
             "at most one overload for a given name may lack the 'overloadable' attribute",
         ),
         (
+            "int convert_int(float x) { return 7; }\n"
+            "__kernel void k(__global float* o) { o[get_global_id(0)] = convert_int(1.5f); }",
+            "must have the 'overloadable' attribute",  # (convert_int has an overload for every scalar)
+        ),
+        (
             "__kernel void k(__global int* o) { o[get_global_id(0)] = clz(1.5f); }",
             "ambiguous",  # clz takes integers only: a float converts to each (the simulator took it)
         ),
     ],
-    ids=["ambiguous-long", "ambiguous-uint", "same-as-min", "same-as-length", "two-plain", "clz-of-a-float"],
+    ids=[
+        "ambiguous-long",
+        "ambiguous-uint",
+        "same-as-min",
+        "same-as-length",
+        "two-plain",
+        "same-as-convert",
+        "clz-of-a-float",
+    ],
 )
 def test_what_clang_refuses_is_refused_everywhere(device_ctx: wia.Context, source: str, message: str) -> None:
     with pytest.raises(wia.WiaError) as info:

@@ -189,6 +189,7 @@ class CallChecks(CheckerState):
         """Whether a program's function named ``name`` joins a built-in's overloads (``call_overload``)."""
         return (
             is_builtin_function(name)
+            and not name.startswith("as_")  # (macros in Clang's headers: a declaration of one is a syntax error)
             and name not in self.undeclared_builtins
             and name not in async_copy.ASYNC_BUILTINS
             and name not in ("barrier", "mem_fence", "read_mem_fence", "write_mem_fence", "vec_step")
@@ -212,6 +213,8 @@ class CallChecks(CheckerState):
         verdict = self.tried(node, name, args, arg_types)
         if verdict != "ok":
             return [[CONVERSION] * len(args)] if verdict == "ambiguous" else []
+        if conversion(name) is not None:  # convert_T has an overload for every source type it takes
+            return [[EXACT]]
         vectors = any(t.kind == "vector" for t in arg_types)
         ranks = []
         for k, t in enumerate(arg_types):
