@@ -13,6 +13,7 @@ from kernel_backends import run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import KernelCompileError, compile_source, preprocess
+from wia_sim.kernels.options import CL_OPTIONS
 
 
 def _ints(ctx: wia.Context, source: str, options: str = "") -> list[int]:
@@ -114,3 +115,10 @@ def test_a_program_may_define_popcount_under_1_1(device_ctx: wia.Context) -> Non
     with pytest.raises(wia.WiaError) as info:  # under 1.2, the built-in's name is taken
         wia.compile_kernel(device_ctx, source, "k", options="-cl-std=CL1.2")
     assert info.value.code == wia.ErrorCode.COMPILE_ERROR
+
+
+@pytest.mark.parametrize("option", sorted(CL_OPTIONS | {"-cl-strict-aliasing"}))
+def test_every_build_option_the_simulator_takes_builds_everywhere(device_ctx: wia.Context, option: str) -> None:
+    """OpenCL 1.2 5.6.4's options, and 1.0's ``-cl-strict-aliasing``, deprecated in 1.1 but still taken (Appendix
+    F; found by the CTS sweep, compiler/test_build_options: the simulator refused it)."""
+    assert _ints(device_ctx, "__kernel void k(__global int* o) { o[get_global_id(0)] = 7; }", option) == [7] * 4

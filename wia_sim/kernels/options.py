@@ -24,6 +24,7 @@ CL_OPTIONS = frozenset(
         "-cl-finite-math-only",
         "-cl-fast-relaxed-math",
         "-cl-kernel-arg-info",  # 5.6.4.7
+        "-cl-strict-aliasing",  # (OpenCL 1.0's, deprecated by 1.1 and still taken, Appendix F; a hint)
         "-cl-uniform-work-group-size",  # (OpenCL 2.0; what 1.2 requires anyway)
         "-cl-std=CL1.1",  # 5.6.4.6: the OpenCL C versions a 1.2 device takes
         "-cl-std=CL1.2",
