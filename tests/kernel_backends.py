@@ -73,3 +73,12 @@ def run_arrays(
         np.frombuffer(wia.memory_ptr(s).tobytes(), a.dtype).reshape(a.shape)
         for (_, s), a in zip(staged, arrays, strict=True)
     ]
+
+
+def build_error(ctx: wia.Context, source: str, kernel: str = "k", options: str = "") -> str:
+    """The message of the ``COMPILE_ERROR`` that building ``source`` on ``ctx`` must give (its build log on the
+    simulator; the device's own words on an OpenCL one): what a test of a program Clang refuses checks."""
+    with pytest.raises(wia.WiaError) as info:
+        wia.compile_kernel(ctx, source, kernel, options=options)
+    assert info.value.code == wia.ErrorCode.COMPILE_ERROR, str(info.value)
+    return str(info.value)

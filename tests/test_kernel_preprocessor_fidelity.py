@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_backends import run_arrays
+from kernel_backends import build_error, run_arrays
 
 import wia_hal as wia
 
@@ -105,10 +105,8 @@ def test_a_digraph_keeps_the_columns_of_what_follows(ctx: wia.Context) -> None:
 )
 def test_malformed_ones_are_build_errors(ctx: wia.Context, body: str, message: str) -> None:
     source = "__kernel void k(__global int* out) {\n" + body + "\n}\n"
-    with pytest.raises(wia.WiaError) as info:
-        wia.compile_kernel(ctx, source, "k")
-    assert info.value.code == wia.ErrorCode.COMPILE_ERROR
-    assert message in str(info.value)
+    refusal = build_error(ctx, source, "k")
+    assert message in refusal
 
 
 IF_WIDTH = [
