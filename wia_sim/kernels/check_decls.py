@@ -435,7 +435,6 @@ class DeclarationChecks(CheckerState):
             if decl.name in self.kernels:
                 return
             self.kernels[decl.name] = KernelInfo(decl.name, params, node, line, reqd, ctx.local_vars)
-            self.kernel_functions[decl.name] = fn
         else:
             calls = tuple(dict.fromkeys(name for name, _ in fn.calls))
             self.helpers[decl.name] = FunctionInfo(decl.name, params, fn.return_type, node, line, calls)

@@ -15,7 +15,7 @@ from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
 from wia_sim.kernels.ctype import common_type, comparison_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.literals import char_constant
-from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, is_builtin_function
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, constant_type, is_builtin_function
 from wia_sim.kernels.structs import check_struct, layout, member_alignment, size_align
 from wia_sim.kernels.types import (
     DOUBLE,
@@ -69,9 +69,7 @@ class ExpressionChecks(CheckerState):
                 self.types.named[id(node)] = (symbol.value, promoted(ctype_lookup(symbol.type.name)).name)
             return symbol.type
         if node.name in BUILTIN_CONSTANTS:
-            if node.name == "HUGE_VAL" and self.fp64:  # a double constant (6.12.2), as Clang's __builtin_huge_val()
-                return DOUBLE
-            return UINT if node.name.startswith("CLK_") else FLOAT
+            return TypeInfo("scalar", constant_type(node.name, self.fp64))
         if node.name in self.functions or is_builtin_function(node.name):
             self.error(node, f"function pointers are not supported (function '{node.name}' used as a value)")
             return UNKNOWN

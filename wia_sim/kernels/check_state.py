@@ -135,7 +135,6 @@ class CheckerState:
     list_lengths: dict[int, int]
     unloaded: set[int]
     overloads: dict[str, list[_Function]]
-    kernel_functions: dict[str, _Function]
     struct_names: dict[str, str]
 
     if TYPE_CHECKING:

@@ -111,7 +111,6 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.list_lengths: dict[int, int] = {}  # arrays of unknown length sized by their lists (Program.list_lengths)
         self.unloaded: set[int] = set()  # operands of & and sizeof: not read (ExpressionChecks.loaded_half)
         self.overloads: dict[str, list[_Function]] = {}  # overloadable functions by their name (check_decls.overload)
-        self.kernel_functions: dict[str, _Function] = {}  # each kernel's declaration, for ``refuse_image_kernels``
         self.struct_names: dict[str, str] = {}  # tag of an anonymous struct -> the typedef that names it
 
     # -- diagnostics
@@ -145,7 +144,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         """Mark each kernel that uses images, itself or through the functions it calls, as one the simulator
         cannot run (``KernelInfo.unsupported``, naming where)."""
         for name, info in self.kernels.items():
-            seen, queue = {name}, [self.kernel_functions[name]]
+            seen, queue = {name}, [self.functions[name]]
             while queue:
                 fn = queue.pop()
                 if fn.images:

@@ -70,7 +70,7 @@ from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput
 from wia_sim.kernels.program import KernelInfo, Program
 from wia_sim.kernels.recursion import deep_recursion
-from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, constant_type
 from wia_sim.kernels.spaces import (
     KernelFault,
     KernelTimeout,
@@ -679,12 +679,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         var = self.lookup_var(node.name)
         if var is None:
             if node.name in BUILTIN_CONSTANTS:
-                c = BUILTIN_CONSTANTS[node.name]
-                if isinstance(c, int):
-                    return Value(UINT, np.asarray(c, np.uint32))
-                if node.name == "HUGE_VAL" and "cl_khr_fp64" in self.program.extensions:  # (the checker's DOUBLE)
-                    return Value(SCALARS["double"], np.asarray(c, np.float64))
-                return Value(SCALARS["float"], np.asarray(c, np.float32))
+                t = SCALARS[constant_type(node.name, "cl_khr_fp64" in self.program.extensions)]
+                return Value(t, np.asarray(BUILTIN_CONSTANTS[node.name], t.dtype))
             raise UnsupportedKernel(f"line {_line(node)}: unknown identifier '{node.name}'")
         if var.array is not None:
             return var.array.row()

@@ -164,7 +164,7 @@ class Program:
     build_log: str = ""
     preprocessed: str = field(default="", repr=False)
     extensions: frozenset[str] = FLOAT_EXTENSIONS
-    """The device extensions the program was built for (an unsuffixed literal is a double only with cl_khr_fp64)."""
+    """The device extensions the program was built for (``HUGE_VAL`` is a double only with cl_khr_fp64)."""
     double_constants: bool = True
     """An unsuffixed floating literal is a double (``Checker.double_constants``: the device has cl_khr_fp64 and
     ``-cl-single-precision-constant`` was not given), else a float."""

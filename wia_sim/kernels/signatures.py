@@ -26,6 +26,7 @@ __all__ = [
     "SINCE_1_2",
     "UNSUPPORTED_BUILTINS",
     "builtin_arity",
+    "constant_type",
     "conversion",
     "is_builtin_function",
 ]
@@ -202,6 +203,14 @@ GNU_BUILTINS = {"__builtin_expect": 2, "__builtin_constant_p": 1, "__builtin_unr
 SINCE_1_2 = frozenset({"popcount", "printf"})
 """The built-in functions OpenCL C 1.2 added (6.12.3, 6.12.13): under ``-cl-std=CL1.1`` they are not declared (Clang's
 opencl-c.h; PoCL 3.1 and Oclgrind 21.10 agree), so a call is undeclared and a program may define its own."""
+
+
+def constant_type(name: str, fp64: bool) -> str:
+    """The type of the built-in constant ``name``: the fence flags ``uint``, ``HUGE_VAL`` a ``double`` on a device
+    with doubles (6.12.2: Clang's ``__builtin_huge_val()``), the others ``float``."""
+    if name.startswith("CLK_"):
+        return "uint"
+    return "double" if name == "HUGE_VAL" and fp64 else "float"
 
 
 def conversion(name: str) -> re.Match[str] | None:
