@@ -6,7 +6,9 @@ vector loads and stores, atomics, barriers, async copies, ``printf``) and the pr
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,7 +23,7 @@ from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _Frame, _li
 from wia_sim.kernels.lanes import all_lanes, any_lane, per_lane
 from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.pointers import SEVERAL, PtrType
-from wia_sim.kernels.program import FunctionInfo
+from wia_sim.kernels.program import FunctionInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, GNU_BUILTINS
 from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
@@ -48,6 +50,99 @@ WORK_ITEM_FUNCTIONS = {
 _ATOMIC_RE = re.compile(r"(?:atomic|atom)_(add|sub|inc|dec|xchg|cmpxchg|min|max|and|or|xor)")
 _VLOAD_RE = re.compile(r"v(load|store)(2|3|4|8|16)")
 _VLOAD_HALF_RE = re.compile(r"v(load|store)(a?)_half(2|3|4|8|16)?(_rte|_rtz|_rtp|_rtn)?")
+
+
+Compute = Callable[["CallRunner", list[Value], Array], Value]
+"""A built-in of values only, on arguments every lane defined: its result, its operations counted."""
+
+
+def _converted(name: str) -> Compute:
+    def compute(ex: CallRunner, values: list[Value], mask: Array) -> Value:
+        r = builtins.convert_to(name, values[0])
+        ex.count(ex._kind(r.t), mask, r.t.width)
+        return r
+
+    return compute
+
+
+def _reinterpreted(name: str) -> Compute:
+    return lambda ex, values, mask: builtins.as_type(name, values[0])
+
+
+def _tabled(name: str) -> Compute:
+    function = tables.FUNCTIONS[name]
+
+    def compute(ex: CallRunner, values: list[Value], mask: Array) -> Value:
+        r = function(name, values)  # (under the launch's ``np.errstate``: ``tables.call_table`` without its own)
+        ex.count(tables.op_kind(name, values), mask, max(v.t.width for v in values))
+        return r
+
+    return compute
+
+
+def _math(base: str) -> Compute:
+    special = base in builtins.SPECIAL
+
+    def compute(ex: CallRunner, values: list[Value], mask: Array) -> Value:
+        r = builtins.evaluate(base, values)
+        ex.count("special_ops" if special else ex._kind(r.t), mask, max(v.t.width for v in values))
+        return r
+
+    return compute
+
+
+@functools.cache
+def value_builtin(name: str) -> Compute | None:
+    """How the built-in ``name`` of values only (a conversion, a reinterpretation, a function of the tables or of
+    math) computes, decided once per name; None for any other name."""
+    if name.startswith("convert_"):
+        return _converted(name)
+    if name.startswith("as_"):
+        return _reinterpreted(name)
+    if name in tables.FUNCTIONS:
+        return _tabled(name)
+    base = name.removeprefix("native_").removeprefix("half_")
+    return _math(base) if base in builtins.MATH_FUNCTIONS else None
+
+
+_NOT_VALUES = {"offsetof", "printf", "barrier", "mem_fence", "read_mem_fence", "write_mem_fence", "vec_step"}
+"""Built-ins that a name test alone does not tell from those of values only."""
+
+
+def call_plan(node: c_ast.FuncCall, program: Program) -> Callable[[CallRunner, Array], Result] | None:
+    """How a call of a built-in of values only evaluates, decided once per node: its arguments, then the
+    built-in's computation (``value_builtin``), where ``expr_FuncCall`` would sort the name out at every call;
+    None for every other call (the program's functions, work-item functions, memory and synchronization)."""
+    if not isinstance(node.name, c_ast.ID):
+        return None
+    name = node.name.name
+    if (
+        program.callable(name) is not None
+        or name in _NOT_VALUES
+        or name in GNU_BUILTINS
+        or name in WORK_ITEM_FUNCTIONS
+        or name in ASYNC_BUILTINS
+        or name in tables.POINTER_OUT
+        or name in ("shuffle", "shuffle2")
+        or _ATOMIC_RE.fullmatch(name)
+        or _VLOAD_RE.fullmatch(name)
+        or _VLOAD_HALF_RE.fullmatch(name)
+    ):
+        return None
+    compute = value_builtin(name)
+    if compute is None:
+        return None
+    args = tuple(node.args.exprs) if node.args is not None else ()
+
+    def run(ex: CallRunner, mask: Array) -> Result:
+        values = [ex.value(a, mask) for a in args]
+        for v in values:
+            if v.undef is not None:  # (an operand some lane left undefined: its shadow is followed)
+                return ex.call_values(name, values, mask, node)
+        assert compute is not None
+        return compute(ex, values, mask)
+
+    return run
 
 
 class CallRunner(ExecutorState):
@@ -91,7 +186,11 @@ class CallRunner(ExecutorState):
             return self.vload_store(m.group(1), int(m.group(3) or 1), args, mask, True, aligned, rounding)
         if name in tables.POINTER_OUT or name in ("vec_step", "shuffle", "shuffle2"):
             return self.call_table_special(name, args, mask)
-        values = [self.value(a, mask) for a in args]
+        return self.call_values(name, [self.value(a, mask) for a in args], mask, node)
+
+    def call_values(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result:
+        """A built-in of values only (``value_builtin``) on its evaluated arguments, their shadows (``undef.py``)
+        taken care of."""
         shadow = joined(values)
         if shadow is not None and name.startswith("as_"):  # a reinterpretation: the bytes keep their shadow
             r = self.builtin(name, [defined(values[0])], mask, node)
@@ -124,27 +223,10 @@ class CallRunner(ExecutorState):
 
     def builtin(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result:
         """The built-in functions of values only (conversions, reinterpretations, the tables' and math)."""
-        if name.startswith("convert_"):
-            r = builtins.convert_to(name, values[0])
-            self.count(self._kind(r.t), mask, r.t.width)
-            return r
-        if name.startswith("as_"):
-            return builtins.as_type(name, values[0])
-        base = name
-        for prefix in ("native_", "half_"):
-            if base.startswith(prefix):
-                base = base[len(prefix) :]
-        if name in tables.FUNCTIONS:
-            r = tables.call_table(name, values)
-            self.count(tables.op_kind(name, values), mask, max(v.t.width for v in values))
-            return r
-        if base in builtins.MATH_FUNCTIONS:
-            r = builtins.call_math(base, values)
-            kind = "special_ops" if base in builtins.SPECIAL else self._kind(r.t)
-            width = max(v.t.width for v in values)
-            self.count(kind, mask, width)
-            return r
-        raise UnsupportedKernel(f"line {_line(node)}: built-in '{name}' is not supported by the executor")
+        compute = value_builtin(name)
+        if compute is None:
+            raise UnsupportedKernel(f"line {_line(node)}: built-in '{name}' is not supported by the executor")
+        return compute(self, values, mask)
 
     def call_table_special(self, name: str, args: list[c_ast.Node], mask: Array) -> Result:
         """The math functions that store through a pointer argument (the store is checked and counted as any

@@ -46,7 +46,7 @@ from wia_sim.kernels.ctype import (
     elem_bytes,
     promoted,
 )
-from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS, CallRunner
+from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS, CallRunner, call_plan
 from wia_sim.kernels.exec_memory import MemoryOps
 from wia_sim.kernels.exec_setup import LaunchSetup
 from wia_sim.kernels.exec_state import _Frame, _line
@@ -312,6 +312,20 @@ def _dereferenced(node: c_ast.StructRef) -> c_ast.StructRef:
     return found
 
 
+_SHIFTS = {"<<": np.left_shift, ">>": np.right_shift}
+
+
+def _shift(op: str, t: CType) -> Callable[..., Array]:
+    """``x << y`` or ``x >> y`` on operands of the integer type ``t``: the count taken modulo the width in bits
+    (OpenCL C 1.2 6.3 j), as ``ctype.arithmetic`` shifts, as a ufunc-like for ``_Combine``."""
+    ufunc, bits, dtype = _SHIFTS[op], t.dtype.itemsize * 8 - 1, t.dtype
+
+    def shift(x: Array, y: Array, out: Array | None = None) -> Array:
+        return ufunc(x, np.bitwise_and(y, bits, dtype=dtype), out=out)
+
+    return shift
+
+
 class _Combine:
     """``a op b`` on evaluated operands, with the operand conversions and the operation decided once per pair of
     operand types (the general ``binop`` works them out at every call): a binary operator's, and the operation of
@@ -335,7 +349,9 @@ class _Combine:
         if spec is None:
             t = ex.binary_type(op, ta, tb, node)
             compare = self.compare
-            ufunc = compare or (self.direct if t.kind != "float" or op in ("+", "-", "*") else None)
+            ufunc: Any = compare or (self.direct if t.kind != "float" or op in ("+", "-", "*") else None)
+            if op in _SHIFTS and t.kind in ("int", "uint"):
+                ufunc = _shift(op, t)
             result = comparison_type(t) if compare is not None else None
             integer = t.width == 1 and t.kind in ("int", "uint")
             affine = integer and op in ("+", "-", "*")
@@ -603,7 +619,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
 
     def plan(self, node: c_ast.Node) -> Plan:
         """How to evaluate ``node``, decided once per program: a constant's value, a binary operator's, compound
-        assignment's or increment's types (cached per operand types), else the ``expr_<node type>`` method."""
+        assignment's or increment's types (cached per operand types), a built-in of values only (``call_plan``),
+        else the ``expr_<node type>`` method."""
         kind = type(node).__name__
         if kind == "Constant" and node.type != "string":  # (a string is an object of the launch: ``string``)
             constant = self.expr_Constant(node, self.all)
@@ -612,6 +629,10 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             return _binary_plan(node, self.program.vector_subscripts)
         if (kind == "Assignment" and node.op != "=") or (kind == "UnaryOp" and node.op in ("++", "--", "p++", "p--")):
             return _update_plan(node)
+        if kind == "FuncCall":
+            call = call_plan(node, self.program)
+            if call is not None:
+                return call
         method = getattr(_Executor, "expr_" + kind, None)
         if method is None:
             message = f"line {_line(node)}: {kind} is not supported"

@@ -83,8 +83,9 @@ def _f64(v: Value, t: CType) -> Array:
 
 
 def _round(x: Array, t: CType) -> Array:
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.asarray(x).astype(t.dtype)
+    # (overflow to infinity, NaN to an integer: quiet under the caller's ``np.errstate``, a launch's or
+    # ``call_table``'s)
+    return np.asarray(x).astype(t.dtype)
 
 
 def _bits(t: CType) -> int:
