@@ -524,3 +524,119 @@ def test_a_float_sum_of_one_work_item_keeps_cs_order(device_ctx: wia.Context, la
     for x in a:
         want = np.float32(want + x)
     np.testing.assert_array_equal(o, np.full(lanes, want, np.float32))
+
+
+ATOMIC_UPDATES = """
+__kernel void k(__global const uchar* data, __global uint* bins, __global int* low, __global long* wide, int n) {
+    __local uint local_bins[64];
+    int lid = get_local_id(0);
+    local_bins[lid] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int i = get_global_id(0); i < n; i += get_global_size(0))
+        atomic_inc(&local_bins[data[i] >> 2]);
+    for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+        const int d = (int)data[i] - 128;
+        atom_add(&bins[data[i] & 15], (uint)(d * d));
+    }
+    for (int i = lid; i < n; i += 7)
+        atomic_min(&low[(i + get_group_id(0)) % 16], (int)data[i] * 3 - 300 + i);
+    for (uint r = 0; r < 40; r++)
+        atom_xor(&wide[lid % 8], (long)data[r] << (r % 60));
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_add(&bins[16 + lid], local_bins[lid]);
+}
+"""
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_atomic_updates_in_a_loop_give_the_loops_values_counts_and_steps(checks: bool, batched: list[bool]) -> None:
+    """A grid-stride loop of ``atomic_inc(&local_bins[data[i] >> 2])`` (a histogram), of ``atom_add`` to
+    ``__global`` bins with a declared value, of ``atomic_min`` and of a 64-bit ``atom_xor``: each batched (its
+    updates applied at once after the race tracker saw them as one by one), the same bins, counts and steps as
+    iteration by iteration."""
+    rng = np.random.default_rng()
+    n = 3000
+    data = np.minimum(rng.exponential(60.0, n), 255).astype(np.uint8)
+    bins = rng.integers(0, 1000, 16 + 128).astype(np.uint32)
+    low = rng.integers(-100, 100, 16).astype(np.int32)
+    wide = rng.integers(-(2**62), 2**62, 8).astype(np.int64)
+    (_, got_bins, got_low, got_wide), _ = _same(
+        ATOMIC_UPDATES, [data, bins, low, wide], (128,), (64,), np.int32(n), checks=checks
+    )
+    assert batched.count(True) == 4  # the four loops, in the batched run
+    expected = bins.astype(np.int64)
+    np.add.at(expected, data & 15, (data.astype(np.int64) - 128) ** 2)
+    expected[16:80] += np.bincount(data >> 2, minlength=64)  # (both groups' local bins, added to one range)
+    assert got_bins.tolist() == (expected % 2**32).tolist()
+    expected_low = low.copy()
+    for g in range(2):
+        for i in range(n):
+            expected_low[(i + g) % 16] = min(expected_low[(i + g) % 16], int(data[i]) * 3 - 300 + i)
+    assert got_low.tolist() == expected_low.tolist()
+    expected_wide = [int(w) for w in wide]
+    for lane in range(128):
+        for r in range(40):
+            expected_wide[lane % 64 % 8] ^= (int(data[r]) << (r % 60)) & (2**64 - 1)
+    assert got_wide.tolist() == [w - (w >> 63 << 64) for w in (w & (2**64 - 1) for w in expected_wide)]
+
+
+ATOMIC_READ_BACK = """
+__kernel void k(__global uint* bins, __global uint* seen, int n) {
+    int i = get_global_id(0);
+    uint s = 0;
+    for (int k = 0; k < n; k++) {
+        s += bins[(i + k) % 16];
+        atomic_inc(&bins[(i * 3 + k) % 16]);
+    }
+    seen[i] = s;
+}
+"""
+
+
+def test_an_atomic_on_memory_the_loop_reads_is_not_batched(batched: list[bool]) -> None:
+    """A loop that reads the memory its atomic updates would see other values batched: it runs iteration by
+    iteration (the race of the plain reads with other work-items' atomics is the finding, as without batching)."""
+    bins = np.zeros(16, np.uint32)
+    _, result = _same(ATOMIC_READ_BACK, [bins, np.zeros(64, np.uint32)], (64,), (64,), np.int32(12))
+    assert isinstance(result, KernelFault) and "data race" in str(result)
+    assert True not in batched
+    _, result = _same(ATOMIC_READ_BACK, [bins, np.zeros(1, np.uint32)], (1,), (1,), np.int32(12), checks=False)
+    assert True not in batched
+
+
+ATOMIC_OUT_OF_BOUNDS = """
+__kernel void k(__global const int* idx, __global int* bins, int n) {
+    for (int i = get_global_id(0); i < n; i += get_global_size(0))
+        atomic_add(&bins[idx[i]], 2);
+}
+"""
+
+
+def test_an_atomic_out_of_bounds_at_a_later_iteration_is_reported_as_without_batching(batched: list[bool]) -> None:
+    """The batch sees the update past the bins at a later iteration and gives the loop back: the finding names
+    the same work-item and offset, and the bins hold what the iterations before it added (``_same``)."""
+    idx = np.random.default_rng().integers(0, 32, 640).astype(np.int32)
+    idx[600] = 40
+    _, result = _same(ATOMIC_OUT_OF_BOUNDS, [idx, np.zeros(32, np.int32)], (64,), (64,), np.int32(640))
+    assert isinstance(result, KernelFault) and "out-of-bounds" in str(result)
+    assert False in batched and True not in batched
+
+
+ATOMIC_RACE = """
+__kernel void k(__global const int* idx, __global int* bins, int n) {
+    if (get_global_id(0) == 70)
+        bins[5] = 1;
+    for (int i = get_global_id(0); i < n; i += get_global_size(0))
+        atomic_add(&bins[idx[i]], 2);
+}
+"""
+
+
+def test_an_atomic_racing_with_a_plain_write_is_reported_as_without_batching(batched: list[bool]) -> None:
+    """A plain store of another work-group to a bin the batched atomics update at a later iteration: the data race
+    (an atomic and a plain access in one barrier interval), word for word as iteration by iteration."""
+    idx = np.random.default_rng().integers(6, 32, 640).astype(np.int32)
+    idx[300] = 5
+    _, result = _same(ATOMIC_RACE, [idx, np.zeros(32, np.int32)], (128,), (64,), np.int32(640))
+    assert isinstance(result, KernelFault) and "data race" in str(result)
+    assert False in batched

@@ -11,7 +11,11 @@ this shape, its iterations are evaluated together, each value as one array with 
   extrema (``v = fmax(v, e)``, ``fmin``, ``max``, ``min``) statements, each on a private scalar variable of its
   own, whose expressions are made of constants, variables, the counter, casts, arithmetic, bitwise and comparison
   operators (not ``&&``, ``||``, ``?:``), pure built-ins and array subscripts, and read no accumulator: nothing
-  they read changes while the loop runs.
+  they read changes while the loop runs;
+- and at most one atomic update whose value is unused, ``atomic_inc(&bins[data[i] >> 2]);`` (``add``, ``sub``,
+  ``inc``, ``dec``, ``min``, ``max``, ``and``, ``or``, ``xor``, ``atomic_`` or ``atom_``), on memory nothing in
+  the loop reads: the final value of each element does not depend on the order of such updates, so they are
+  applied at once, after the race tracker has seen them as atomic reads and writes, iteration after iteration.
 
 The first run of such a loop in a launch runs its first iteration as usual: it finds any fault of its own and
 gives the counts (the timing model's operations and bytes) each iteration adds per lane; the rest, and every later
@@ -26,13 +30,15 @@ what changes nothing (``-0.0`` to a float sum), so the result is bit for bit the
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 from pycparser import c_ast
 
+from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.builtins import MATH_FUNCTIONS
-from wia_sim.kernels.ctype import COMPARE, CType, convert, wrap
+from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, COMPARE, CType, convert, wrap
 from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS
 from wia_sim.kernels.exec_state import Array, ExecutorState
 from wia_sim.kernels.lvalues import Var
@@ -66,7 +72,7 @@ class LoopShape:
     bound: c_ast.Node
     step: int  # with ``stride``: its sign (``k -= e``: -1)
     stride: c_ast.Node | None  # ``e`` of ``k += e``, the same in every work-item and iteration (None: a constant)
-    items: tuple[c_ast.Decl | c_ast.Assignment, ...]
+    items: tuple[c_ast.Decl | c_ast.Assignment | c_ast.FuncCall, ...]
 
 
 def _names(node: c_ast.Node) -> set[str]:
@@ -144,6 +150,7 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
     items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body]
     declared: set[str] = set()
     accumulators: set[str] = set()
+    atomics = False  # one atomic update at most
     read: set[str] = set()  # every name the body's expressions read
     for item in items:
         if isinstance(item, c_ast.Decl):
@@ -172,15 +179,48 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
             else:
                 return None
             accumulators.add(name)
+        elif _atomic_update(item, components) is not None and not atomics:
+            args = item.args.exprs
+            read |= set().union(*(_names(a) for a in args))
+            atomics = True
         else:
             return None
-    if not accumulators or accumulators & (read | declared | _names(cond.right)):
+    if not (accumulators or atomics) or accumulators & (read | declared | _names(cond.right)):
         return None
     if stride is not None and accumulators & _names(stride):
+        return None
+    if atomics and any(_subscripts(e) for e in (cond.right, stride) if e is not None):  # (read again each time)
         return None
     if counter in _names(cond.right) or not _plain(cond.right, components):
         return None
     return LoopShape(cond.left, cond.op, cond.right, step, stride, tuple(items))
+
+
+_ATOMIC_UPDATE = re.compile(r"(?:atomic|atom)_(add|sub|inc|dec|min|max|and|or|xor)")
+"""The atomics a batch applies: their result unused, the final value of each address does not depend on the
+order of the updates (integer ``+`` wraps, and is associative and commutative as the others are)."""
+
+
+def _atomic_update(node: c_ast.Node, components: frozenset[int]) -> str | None:
+    """For a statement ``atomic_op(&a[i], v)`` (``atom_op``; ``inc`` and ``dec`` without ``v``) whose address and
+    operand a batch evaluates, ``op``; else None."""
+    if not (isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.args is not None):
+        return None
+    m = _ATOMIC_UPDATE.fullmatch(node.name.name)
+    args = node.args.exprs
+    if m is None or len(args) != (1 if m.group(1) in ("inc", "dec") else 2):
+        return None
+    target = args[0]
+    if not (isinstance(target, c_ast.UnaryOp) and target.op == "&" and isinstance(target.expr, c_ast.ArrayRef)):
+        return None
+    if not all(_plain(a, components) for a in (target.expr, *args[1:])):
+        return None
+    return m.group(1)
+
+
+def _subscripts(node: c_ast.Node) -> bool:
+    """Whether ``node`` reads memory (a subscript: the only way into memory ``_plain`` lets through)."""
+    return isinstance(node, c_ast.ArrayRef) or any(_subscripts(child) for _, child in node.children())
 
 
 def _extremum(node: c_ast.Node, name: str) -> c_ast.Node | None:
@@ -270,10 +310,14 @@ class LoopBatcher(ExecutorState):
             return self._restored(saved)
         batch = _Batch(self, shape.counter.name, counter, k.t, ks, rows, active)
         results: list[tuple[c_ast.ID, Value]] = []
+        updates: list[_Update] = []
         try:
             for item in shape.items:
                 if isinstance(item, c_ast.Decl):
                     batch.declare(item)
+                    continue
+                if isinstance(item, c_ast.FuncCall):
+                    updates.append(batch.atomic(item))
                     continue
                 var = self.lookup_var(item.lvalue.name)
                 assert var is not None and isinstance(var.value, Value)
@@ -282,12 +326,16 @@ class LoopBatcher(ExecutorState):
                 else:
                     folded = self._accumulated(var.value, item.op, item.rvalue, batch, item.lvalue)
                     results.append((item.lvalue, folded))
+            if any(id(u.region) in batch.read for u in updates):  # (read by a statement after the update)
+                raise _Fallback
         except (_Fallback, KernelFault, UnsupportedKernel):
             return None
         finally:  # (what the batch's own evaluations counted is dropped: each iteration's counts are added below)
             counter.value = k
             self.counts.clear()
             self.counts.update(saved)
+        for update in updates:
+            update.apply()
         for target, result in results:
             self.lref(target, active).set(result, active)
         self.lref(shape.counter, active).set(Value(k.t, final), active)
@@ -401,6 +449,22 @@ def per_lane(counts: dict[str, int], lanes: int) -> dict[str, int] | None:
     return {kind: c // lanes for kind, c in counts.items() if c}
 
 
+@dataclass(frozen=True)
+class _Update:
+    """A batched atomic update, applied once the batch is complete: ``op`` on the elements ``idx`` of ``t`` in
+    ``region`` with ``operands`` (one per update, in order)."""
+
+    op: str
+    region: Region
+    t: CType
+    idx: Array
+    operands: list[Array]
+
+    def apply(self) -> None:
+        if self.idx.size:
+            apply_atomic(self.op, self.region.view(self.t.dtype), self.idx, self.operands, self.t)
+
+
 class _Batch:
     """The values of expressions over a loop's remaining iterations: arrays with the iteration on their first axis
     (length ``len(ks)``, or 1 for what does not change), then the lanes, flat (one axis, length ``n`` or 1) or on
@@ -414,6 +478,7 @@ class _Batch:
         self.reads = active if rows is None else rows  # the lanes each iteration reads for
         self.grid: tuple[int, ...] | None = None
         self.declared: dict[str, tuple[CType, Array]] = {}  # the body's variables so far, by name
+        self.read: set[int] = set()  # the memory objects the batch reads, by id
 
     def declare(self, decl: c_ast.Decl) -> None:
         """The body's ``T name = init;``: its value in each iteration, converted to ``T``."""
@@ -525,6 +590,7 @@ class _Batch:
         if self.rows is None and first.affine is not None and second.affine is not None and last.affine is not None:
             step = second.affine - first.affine
             if step.g == (0, 0, 0) and step.l == (0, 0, 0) and last.affine == first.affine + step.base * (count - 1):
+                self.read.add(id(region))
                 view = region.load_steps_strided(self.ex.st, first.affine, step.base, count, self.active, t)
                 if view is not None:
                     self.grid = view.shape[1:]
@@ -560,8 +626,71 @@ class _Batch:
         offsets = np.asarray(base.off, np.int64) + index * base.elem_size
         return t, self._read(base.region, offsets, t)
 
+    def atomic(self, call: c_ast.FuncCall) -> _Update:
+        """The statement ``atomic_op(&a[i], v)`` (``_atomic_update``) over the iterations: every address and
+        operand at once, checked as the atomics would be one by one (in bounds, aligned, on initialized integers,
+        given to the race tracker as atomic reads and writes, iteration after iteration); applied by the caller
+        once the whole batch has been evaluated (``_Update``). Memory the batch reads is not batched: its
+        values would change under the loop."""
+        ex = self.ex
+        op = _ATOMIC_UPDATE.fullmatch(call.name.name).group(1)  # type: ignore[union-attr]
+        args = call.args.exprs
+        target = args[0].expr
+        if self._varies(target.name):
+            raise _Fallback
+        base, bound, _ = ex.array_object(target.name, self.active)
+        if not isinstance(base, Pointer) or base.dims or base.region is None or base.region is SEVERAL:
+            raise _Fallback
+        t, region = base.elem, base.region
+        if (
+            t is None
+            or not _arithmetic(t)
+            or t.kind == "float"
+            or base.null is not None
+            or base.packed
+            or region.space not in ("global", "local")
+            or region.read_only
+            or region.write_only
+            or id(region) in self.read
+        ):
+            raise _Fallback
+        st, sub = self.value(target.subscript)
+        if st.kind not in ("int", "uint"):
+            raise _Fallback
+        count, n = self.ks.shape[0], ex.n
+        index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (count, n)).astype(np.int64)
+        reads = np.broadcast_to(self.reads, (count, n))
+        taken = np.flatnonzero(reads)  # (iteration, lane) pairs in iteration order, lanes in order within one
+        index = index.reshape(-1)[taken]
+        if bound is not None and index.size and (int(index.min()) < 0 or int(index.max()) >= bound):
+            raise _Fallback
+        esize = t.dtype.itemsize
+        seen = np.broadcast_to(np.asarray(base.off, np.int64), (n,))[taken % n] + index * esize
+        if seen.size and (int(seen.min()) < 0 or int(seen.max()) > region.nbytes - esize):
+            raise _Fallback
+        if esize > 1 and seen.size and int(np.bitwise_or.reduce(seen)) & (esize - 1):
+            raise _Fallback
+        lanes = taken % n
+        starts = region.row_starts(ex.st)
+        flat = seen if starts is None else seen + starts[lanes]
+        operands = []
+        for arg in args[1:]:
+            et, a = self.value(arg)
+            a = np.broadcast_to(a.reshape(a.shape[0], -1), (count, n)).reshape(-1)[taken]
+            operands.append(convert(a, et, t) if et != t else a)
+        if ex.st.checks:
+            init = None if region._all_init else region.init
+            words = None if init is None else init.view(np.dtype(f"u{esize}"))[flat >> (esize.bit_length() - 1)]
+            if words is not None and bool((words != ALL_BYTES_WRITTEN[esize]).any()):
+                raise _Fallback
+            if region.track_races and flat.size:
+                region._track(ex.st, flat, lanes, t, write=False, atomic=True)
+                region._track(ex.st, flat, lanes, t, write=True, atomic=True)
+        return _Update(op, region, t, flat >> (esize.bit_length() - 1), operands)
+
     def _read(self, region: Region, offsets: Array, t: CType) -> Array:
         """The values at byte ``offsets`` (iterations, lanes) of ``region``, checked (``Region.load_steps``)."""
+        self.read.add(id(region))
         values = region.load_steps(self.ex.st, offsets, self.reads, t)
         if values is None:
             raise _Fallback
