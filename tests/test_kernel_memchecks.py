@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import wia_hal as wia
 from wia_hal.runtime import runtime
@@ -158,6 +160,44 @@ def test_initialized_ranges_of_a_simulated_buffer() -> None:
     assert got is not None and got.tolist() == [False] * 5 + [True] * 3 + [False] * 2 + [True] * 2
     buf.mark_written(0, 100)
     assert buf.unset is None and buf.initialized(0, 100) is None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["copy", "kernel", "ask"]), st.integers(0, 96), st.integers(0, 40), st.integers()),
+        max_size=12,
+    )
+)
+def test_a_buffers_unwritten_ranges_follow_its_writes_byte_for_byte(steps: list[tuple[str, int, int, int]]) -> None:
+    """Copies (``mark_written``), kernels' scattered stores (``mark_flags``, one flag per byte of the argument's
+    range) and the flags a launch asks for (``initialized``) against a byte-by-byte model; the ranges stay sorted,
+    disjoint and non-empty."""
+    buf = Buffer(0, MemoryKind.DEVICE, 96, None, True)
+    buf.unset = [(0, 96)]
+    written = np.zeros(96, dtype=bool)
+    for what, lo, size, seed in steps:
+        hi = min(96, lo + size)
+        if what == "copy":
+            buf.mark_written(lo, hi)
+            written[lo:hi] = True
+        elif what == "kernel":
+            flags = np.random.default_rng(seed % 2**32).random(hi - lo) < 0.3
+            buf.mark_flags(lo, flags)
+            written[lo:hi] |= flags
+        else:
+            got = buf.initialized(lo, hi)
+            expected = written[lo:hi]
+            assert (got is None and expected.all()) or (got is not None and got.tolist() == expected.tolist())
+        if buf.unset is None:
+            assert written.all()
+            return
+        model = np.ones(96, dtype=bool)
+        for a, b in buf.unset:
+            assert a < b
+            model[a:b] = False
+        assert all(b <= c for (_, b), (c, _) in zip(buf.unset, buf.unset[1:], strict=False))
+        assert model.tolist() == written.tolist()
 
 
 # -- access flags and NULL on the executor ---------------------------------------------------------------------------

@@ -68,35 +68,42 @@ class Buffer:
         if not unset or len(unset) > _MAX_UNSET_RANGES:  # (scattered writes: stop tracking, missing findings only)
             self.unset = None
 
+    def _overlapping(self, lo: int, hi: int) -> tuple[int, int]:
+        """The unwritten ranges that overlap ``[lo, hi)``: ``unset[i:j]`` (two binary searches)."""
+        assert self.unset is not None
+        return bisect.bisect_right(self.unset, lo, key=_range_end), bisect.bisect_left(self.unset, hi, key=_range_start)
+
     def initialized(self, lo: int, hi: int) -> np.ndarray | None:
         """One flag per byte of ``[lo, hi)``: whether it holds data; None when every one does."""
         if self.unset is None:
             return None
-        flags: np.ndarray | None = None
-        for a, b in self.unset:
-            a, b = max(a, lo), min(b, hi)
-            if a < b:
-                if flags is None:
-                    flags = np.ones(hi - lo, dtype=bool)
-                flags[a - lo : b - lo] = False
-        return flags
+        i, j = self._overlapping(lo, hi)
+        if i >= j:
+            return None
+        return ~_covered(self.unset[i:j], lo, hi)
 
     def mark_flags(self, lo: int, flags: np.ndarray) -> None:
-        """Mark written every run of set ``flags`` (one per byte from ``lo``)."""
-        if self.unset is None:
+        """Mark written every run of set ``flags`` (one per byte from ``lo``): a kernel's stores, in passes over
+        the bytes (a scattered output leaves a range per element between its writes: up to ``_MAX_UNSET_RANGES``,
+        and a walk over them in Python cost milliseconds a launch)."""
+        unset = self.unset
+        if unset is None:
             return
         hi = lo + flags.size
-        kept: list[tuple[int, int]] = []
-        for a, b in self.unset:
-            if b <= lo or a >= hi:
-                kept.append((a, b))
-                continue
-            if a < lo:
-                kept.append((a, lo))
-            c, d = max(a, lo), min(b, hi)
-            # the runs of unset flags inside [c, d): what is still unwritten there
-            runs = np.flatnonzero(np.diff(np.concatenate(([1], flags[c - lo : d - lo], [1])).astype(np.int8)))
-            kept.extend((c + int(s), c + int(e)) for s, e in zip(runs[::2], runs[1::2], strict=True))
-            if b > hi:
-                kept.append((hi, b))
+        i, j = self._overlapping(lo, hi)
+        if i >= j:
+            return
+        still = _covered(unset[i:j], lo, hi) & ~flags.astype(bool, copy=False)  # what is still unwritten in there
+        edges = np.flatnonzero(np.diff(np.concatenate(([0], still.view(np.int8), [0]))))
+        first, last = unset[i], unset[j - 1]
+        kept = unset[:i] + ([(first[0], lo)] if first[0] < lo else [])
+        kept += zip((edges[::2] + lo).tolist(), (edges[1::2] + lo).tolist(), strict=True)
+        kept += ([(hi, last[1])] if last[1] > hi else []) + unset[j:]
         self.unset = kept if kept and len(kept) <= _MAX_UNSET_RANGES else None
+
+
+def _covered(ranges: list[tuple[int, int]], lo: int, hi: int) -> np.ndarray:
+    """One flag per byte of ``[lo, hi)``: whether one of ``ranges`` (sorted, disjoint) covers it."""
+    edges = np.clip(np.asarray(ranges, np.int64).reshape(-1), lo, hi) - lo  # start, end, start, end, ...
+    lengths = np.diff(edges, prepend=0, append=hi - lo)  # uncovered, covered, uncovered, ..., uncovered
+    return np.repeat(np.arange(lengths.size) % 2 == 1, lengths)
