@@ -94,7 +94,7 @@ class Buffer:
         if i >= j:
             return
         still = _covered(unset[i:j], lo, hi) & ~flags.astype(bool, copy=False)  # what is still unwritten in there
-        edges = np.flatnonzero(np.diff(np.concatenate(([0], still.view(np.int8), [0]))))
+        edges = _edges(still)
         first, last = unset[i], unset[j - 1]
         kept = unset[:i] + ([(first[0], lo)] if first[0] < lo else [])
         kept += zip((edges[::2] + lo).tolist(), (edges[1::2] + lo).tolist(), strict=True)
@@ -107,3 +107,14 @@ def _covered(ranges: list[tuple[int, int]], lo: int, hi: int) -> np.ndarray:
     edges = np.clip(np.asarray(ranges, np.int64).reshape(-1), lo, hi) - lo  # start, end, start, end, ...
     lengths = np.diff(edges, prepend=0, append=hi - lo)  # uncovered, covered, uncovered, ..., uncovered
     return np.repeat(np.arange(lengths.size) % 2 == 1, lengths)
+
+
+def _edges(flags: np.ndarray) -> np.ndarray:
+    """Where each run of set ``flags`` starts and ends (past its last), in turn: start, end, start, end, ... (one
+    comparison of neighbouring bytes: a difference of the flags as integers would widen a buffer's worth of them)."""
+    edges = np.flatnonzero(flags[1:] != flags[:-1]) + 1
+    if flags.size and flags[0]:
+        edges = np.concatenate(([0], edges))
+    if flags.size and flags[-1]:
+        edges = np.concatenate((edges, [flags.size]))
+    return edges
