@@ -68,3 +68,24 @@ def test_atomics_match_one_lane_at_a_time(op: str, type_name: str, slots: int, d
     want = sequential(op, want_view, idx, ops)
     np.testing.assert_array_equal(got, want, err_msg=f"old values of atomic_{op}")
     np.testing.assert_array_equal(got_view, want_view, err_msg=f"memory after atomic_{op}")
+
+
+@settings(max_examples=60, deadline=None)
+@given(op=st.sampled_from(OPS), seed=st.integers(0, 2**32 - 1))
+def test_atomics_on_memory_past_65536_elements_keep_the_lane_order(op: str, seed: int) -> None:
+    """Lanes are ordered by address 16 bits of the index at a time (``atomics._stable_order``): in memory of more
+    than 65,536 elements, lanes on one element (among elements whose indices share their low 16 bits) still
+    update it in lane order, each seeing what the one before left, as one lane at a time does."""
+    t = lookup("int")
+    rng = np.random.default_rng(seed)
+    n = 300
+    size = 1 << 17
+    idx = rng.choice(np.asarray([5, 5 + (1 << 16), 7, 70_000, size - 1], np.int64), n)
+    start = rng.integers(-50, 50, size).astype(np.int32)
+    arity = {"inc": 0, "dec": 0, "cmpxchg": 2}.get(op, 1)
+    ops = [rng.integers(-3, 3, n).astype(np.int32) for _ in range(arity)]
+    got_view, want_view = start.copy(), start.copy()
+    got = apply_atomic(op, got_view, idx, ops, t)
+    want = sequential(op, want_view, idx, ops)
+    np.testing.assert_array_equal(got, want, err_msg=f"old values of atomic_{op}")
+    np.testing.assert_array_equal(got_view, want_view, err_msg=f"memory after atomic_{op}")

