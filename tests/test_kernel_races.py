@@ -13,7 +13,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 import wia_hal as wia
-from wia_sim.kernels import compile_source
+from wia_sim.kernels import compile_source, races
 from wia_sim.kernels.executor import KernelFault, RunResult, UnsupportedKernel, run_kernel
 from wia_sim.kernels.lanes import Geometry
 
@@ -728,3 +728,23 @@ def test_an_access_wider_than_the_memorys_elements_records_every_byte(src: str, 
     with pytest.raises(KernelFault) as info:
         run_kernel(compile_source(kernel), "k", [np.zeros(16, np.uint8)], Geometry((2, 1, 1), (2, 1, 1)), strict=True)
     assert (info.value.check, info.value.work_item) == (check, (1, 0, 0)), str(info.value)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    keys=st.lists(st.integers(0, 6), min_size=1, max_size=60),
+    data=st.data(),
+    in_order=st.booleans(),
+    void=st.booleans(),
+)
+def test_entries_sharing_a_granule_with_other_values_are_found_in_any_order(
+    keys: list[int], data: st.DataObject, in_order: bool, void: bool
+) -> None:
+    """``races._mixed_by_key``: the entries whose granule another entry writes with other bits, for keys in lane
+    order (runs together: compared neighbour by neighbour) and in any order (sorted first), values as integers or
+    as void words (a vector's bytes, which have no order)."""
+    k = np.asarray(sorted(keys) if in_order else keys, np.int64)
+    values = np.asarray(data.draw(st.lists(st.integers(0, 2), min_size=k.size, max_size=k.size)), np.int64)
+    v = values.astype(np.int32).view("V4") if void else values
+    expected = [len({int(values[j]) for j in range(k.size) if k[j] == k[i]}) > 1 for i in range(k.size)]
+    assert races._mixed_by_key(k, v).tolist() == expected

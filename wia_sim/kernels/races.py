@@ -415,6 +415,11 @@ _ARTICLE = {"read": "a", "write": "a", "atomic": "an", "load": "an"}
 def _mixed_by_key(keys: Array, values: Array) -> Array:
     """Which entries of one access share their granule (``keys``) with an entry of another ``values`` (another lane,
     or other bits stored)."""
+    if keys.size > 1 and all_lanes(keys[1:] >= keys[:-1]):  # (lane order, as nearly always: each key's run together)
+        same_key = keys[1:] == keys[:-1]
+        starts = np.flatnonzero(np.r_[True, ~same_key])
+        changes = np.r_[False, same_key & (values[1:] != values[:-1])]  # (values may be void words: no order)
+        return np.repeat(np.logical_or.reduceat(changes, starts), np.diff(np.r_[starts, keys.size]))
     order = np.lexsort((values, keys))
     k, v = keys[order], values[order]
     # a run of one key with differing values: its first and last values differ

@@ -367,13 +367,15 @@ class LaunchState:
         lanes = self.lanes
         gid = (int(lanes.global_id[0][lane]), int(lanes.global_id[1][lane]), int(lanes.global_id[2][lane]))
         grp = (int(lanes.group_id[0][lane]), int(lanes.group_id[1][lane]), int(lanes.group_id[2][lane]))
-        if offenders is None:
-            items = np.asarray([lane], np.int64)
-        else:
-            picked = np.flatnonzero(offenders) if offenders.dtype == bool else np.asarray(offenders, np.int64)
-            items = np.union1d(picked, [lane])
-        n_items = int(items.size)
-        n_groups = int(np.unique(items // lanes.geometry.group_size).size)
+        # the work-items as one flag each (a set of a million lanes: np.unique's hashing took half a second)
+        items = np.zeros(lanes.total, dtype=bool)
+        if offenders is not None and offenders.dtype == bool:
+            items |= offenders.reshape(lanes.total, -1).any(axis=1)  # (a lane's components: the lane)
+        elif offenders is not None:
+            items[np.asarray(offenders, np.int64)] = True
+        items[lane] = True
+        n_items = int(np.count_nonzero(items))
+        n_groups = int(np.count_nonzero(items.reshape(-1, lanes.geometry.group_size).any(axis=1)))
         span: tuple[int, int] | None = None
         if offsets is not None and offsets.size:
             span = (int(offsets.min()), int(offsets.max()))
