@@ -430,7 +430,8 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
     ``fmin``, ``max`` or ``min`` by expressions of the
     counter, the work-item, constants, casts, comparisons, shifts, bitwise operators, divisions (by zero in one
     iteration too) and reads of ``a`` (in bounds, or past them in the last iterations of
-    the last work-items) and of a declared index; the accumulators' types and the launch's size."""
+    the last work-items) and of a declared index, and a store to ``w`` or none; the accumulators' types and the
+    launch's size."""
     counter_type = draw(st.sampled_from(["int", "uint", "long", "char", "short"]))
     step = draw(st.sampled_from([1, 2, 3, -1, -2]))
     trips = draw(st.integers(0, 16))
@@ -481,8 +482,13 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
     decl = f"        const int j = clamp((int)k + i, 0, {draw(st.sampled_from([40, 200]))});\n" if declared else ""
     init = "".join(f"    {t} {name} = ({t})(i + 1);\n" for t, name, _, _ in bodies)
     body = decl + "".join(f"        {name} {opname} {e};\n" for _, name, opname, e in bodies)
+    # and a store to ``w`` (4096 ints): one element per iteration and work-item, some past the end, one element for
+    # all (a uniform write, or a race), or elements shared between work-items (races)
+    where = draw(st.sampled_from(["", "i * 32 + (k & 31)", "(i * 40 + k) & 4095", "i * 64 + k", "3", "i / 2"]))
+    if where:
+        body += f"        w[{where}] = (int)({draw(st.sampled_from(terms)).replace('j', 'k')});\n"
     stores = "".join(f"    out{n}[i] = {name};\n" for n, (_, name, _, _) in enumerate(bodies))
-    params = "".join(f", __global {t}* out{n}" for n, (t, _, _, _) in enumerate(bodies))
+    params = ", __global int* w" + "".join(f", __global {t}* out{n}" for n, (t, _, _, _) in enumerate(bodies))
     source = (
         f"__kernel void k(__global const float* a{params}) {{\n    int i = get_global_id(0);\n{init}"
         f"    for (int r = 0; r < {draw(st.sampled_from([1, 3]))}; r++)\n"  # (a second run: batched from its first)
@@ -496,12 +502,14 @@ def _loops(draw: st.DrawFn) -> tuple[str, list[str], int]:
 def test_random_loops_give_the_same_results_batched_or_not(loop: tuple[str, list[str], int], checks: bool) -> None:
     """Random counted loops (counters of five types stepping up or down by a constant or a variable, ``<``,
     ``!=``, ``>``, ``>=``, a start and a bound the same in every work-item or not; int, uint, long and float
-    accumulators; reads in and out of bounds, a clamped declared index), run once or three times (then batched
+    accumulators; reads in and out of bounds, a clamped declared index; a store or none, of one element per
+    iteration and work-item or of elements several store, in bounds or not), run once or three times (then batched
     from their first iteration, with the counts of one from the first run), with checks on or off: batched or
     not, the same bits, counts and steps, or the same finding."""
     source, types, lanes = loop
     a = np.random.default_rng().random(256, np.float32) * 4
-    _same(source, [a] + [np.zeros(lanes, _TYPES[t]) for t in types], (lanes,), (64,), checks=checks)
+    w = np.zeros(4096, np.int32)
+    _same(source, [a, w] + [np.zeros(lanes, _TYPES[t]) for t in types], (lanes,), (64,), checks=checks)
 
 
 ONE_SUM = """
@@ -640,3 +648,109 @@ def test_an_atomic_racing_with_a_plain_write_is_reported_as_without_batching(bat
     _, result = _same(ATOMIC_RACE, [idx, np.zeros(32, np.int32)], (128,), (64,), np.int32(640))
     assert isinstance(result, KernelFault) and "data race" in str(result)
     assert False in batched
+
+
+MAP_LOOPS = """
+__kernel void k(__global const float* x, __global float* y, __global int* z, __global float* w, int cols) {
+    __local float t[256];
+    const int row = get_group_id(0), lid = get_local_id(0), L = get_local_size(0);
+    __global const float* xr = x + row * cols;
+    float s = 0.0f;
+    for (int j = lid; j < cols; j += L) {
+        const float d = xr[j] * 0.5f - 1.0f;
+        y[row * cols + j] = exp(d) / (1.0f + d * d);
+        s += d;
+    }
+    for (int j = lid; j < 256; j += L)
+        t[j] = (float)j * s;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int j = get_global_id(0); j < 3 * cols; j += get_global_size(0))
+        z[j] = (int)(x[j] * 100.0f) >> 2;
+    w[get_global_id(0)] = t[(lid * 7) & 255];
+}
+"""
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_loops_that_store_give_the_loops_values_counts_and_steps(checks: bool, batched: list[bool]) -> None:
+    """A row loop storing one element per iteration (softmax's last loop), a loop filling ``__local`` memory and a
+    grid-stride loop storing ints: each batched (the stores made at once after the race tracker saw them as
+    one by one), the same memory, counts and steps as iteration by iteration."""
+    rng = np.random.default_rng()
+    cols, rows = 300, 4
+    x = rng.standard_normal(rows * cols).astype(np.float32)
+    outputs = [np.zeros(rows * cols, np.float32), np.zeros(3 * cols, np.int32), np.zeros(rows * 64, np.float32)]
+    (_, y, z, w), _ = _same(MAP_LOOPS, [x, *outputs], (rows * 64,), (64,), np.int32(cols), checks=checks)
+    assert batched.count(True) == 3
+    d = x * np.float32(0.5) - np.float32(1)
+    np.testing.assert_allclose(y, np.exp(d.astype(np.float64)) / (1 + d.astype(np.float64) ** 2), rtol=1e-5)
+    assert z.tolist() == ((x[: 3 * cols] * np.float32(100)).astype(np.int32) >> 2).tolist()
+    assert np.isfinite(w).all()
+
+
+STORE_TWICE = """
+__kernel void k(__global const int* idx, __global int* out, int n) {
+    if (get_global_id(0) == 70)
+        out[5] = 7;
+    for (int i = get_global_id(0); i < n; i += get_global_size(0))
+        out[idx[i]] = IDX_VALUE;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("value", "finding"),
+    [("i", "data race"), ("7", "uniform write"), ("idx[i] * 0 + 3", None)],
+)
+def test_stores_that_meet_are_reported_as_without_batching(
+    value: str, finding: str | None, batched: list[bool]
+) -> None:
+    """Two work-items storing to one element in the loop, or one storing where another work-item stored before
+    the loop: the race (other bits) or the uniform write (the same bits), word for word as iteration by
+    iteration; a store twice to one element (here by one work-item's iterations only, of one value) is not batched
+    (the order of the stores would decide the value)."""
+    n = 640
+    idx = np.random.default_rng().permutation(n).astype(np.int32) + 10
+    if finding is None:  # (element 3: stored by the iterations of one work-item, lane 3)
+        idx[3::128] = 3
+    else:
+        idx[600] = 5  # (the 5th iteration of work-item 88, of another work-group than work-item 70)
+    source = STORE_TWICE.replace("IDX_VALUE", value)
+    (_, out), result = _same(source, [idx, np.zeros(n + 10, np.int32)], (128,), (64,), np.int32(n))
+    if finding == "data race":  # (found by the batch, which gives the loop back: found again, one by one)
+        assert isinstance(result, KernelFault) and finding in str(result)
+        assert True not in batched
+    elif finding == "uniform write":  # (noted by the batch, which goes on)
+        assert [f.check for f in result.findings] == ["uniform_write"]
+        assert batched.count(True) == 1
+    else:
+        assert out[3] == 3 and True not in batched
+
+
+IN_PLACE = """
+__kernel void k(__global float* y, __global const float* x, int n) {
+    for (int i = get_global_id(0); i < n; i += get_global_size(0))
+        y[i] = 2.0f * x[i] + y[i];
+}
+"""
+
+
+def test_a_loop_that_reads_what_it_stores_is_not_batched(batched: list[bool]) -> None:
+    """An in-place update reads the memory it stores to (a batch would read it before any store): iteration by
+    iteration, the same values."""
+    rng = np.random.default_rng()
+    y, x = rng.random(1000, np.float32), rng.random(1000, np.float32)
+    (got, _), _ = _same(IN_PLACE, [y, x], (128,), (64,), np.int32(1000))
+    assert got.tolist() == (np.float32(2) * x + y).tolist()
+    assert True not in batched
+
+
+def test_a_store_out_of_bounds_at_a_later_iteration_is_reported_as_without_batching(batched: list[bool]) -> None:
+    """The batch sees the store past the buffer at a later iteration and gives the loop back: the same finding,
+    and the stores before it made."""
+    idx = np.random.default_rng().permutation(640).astype(np.int32)
+    idx[600] = 700
+    source = STORE_TWICE.replace("IDX_VALUE", "i")
+    _, result = _same(source, [idx, np.zeros(650, np.int32)], (64,), (64,), np.int32(640))
+    assert isinstance(result, KernelFault) and "out-of-bounds" in str(result)
+    assert False in batched and True not in batched

@@ -13,9 +13,11 @@ this shape, its iterations are evaluated together, each value as one array with 
   operators (not ``&&``, ``||``, ``?:``), pure built-ins and array subscripts, and read no accumulator: nothing
   they read changes while the loop runs;
 - and at most one atomic update whose value is unused, ``atomic_inc(&bins[data[i] >> 2]);`` (``add``, ``sub``,
-  ``inc``, ``dec``, ``min``, ``max``, ``and``, ``or``, ``xor``, ``atomic_`` or ``atom_``), on memory nothing in
-  the loop reads: the final value of each element does not depend on the order of such updates, so they are
-  applied at once, after the race tracker has seen them as atomic reads and writes, iteration after iteration.
+  ``inc``, ``dec``, ``min``, ``max``, ``and``, ``or``, ``xor``, ``atomic_`` or ``atom_``), and one store of a
+  scalar, ``y[row * n + j] = exp(x[j] - m);``, each to memory nothing in the loop reads: the final value of each
+  element does not depend on the order of such updates, and a batched store stores no element twice (else the
+  loop runs iteration by iteration), so they are made at once, after the race tracker has seen them as atomic
+  reads and writes or as writes, iteration after iteration.
 
 The first run of such a loop in a launch runs its first iteration as usual: it finds any fault of its own and
 gives the counts (the timing model's operations and bytes) each iteration adds per lane; the rest, and every later
@@ -40,7 +42,7 @@ from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.builtins import MATH_FUNCTIONS
 from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, COMPARE, CType, convert, wrap
 from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS
-from wia_sim.kernels.exec_state import Array, ExecutorState
+from wia_sim.kernels.exec_state import Array, ExecutorState, _line
 from wia_sim.kernels.lvalues import Var
 from wia_sim.kernels.pointers import SEVERAL, PtrType
 from wia_sim.kernels.spaces import KernelFault, Pointer, Region, UnsupportedKernel, Value, lane_count
@@ -150,7 +152,7 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
     items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body]
     declared: set[str] = set()
     accumulators: set[str] = set()
-    atomics = False  # one atomic update at most
+    atomics = stores = False  # one atomic update and one store at most
     read: set[str] = set()  # every name the body's expressions read
     for item in items:
         if isinstance(item, c_ast.Decl):
@@ -164,6 +166,9 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
                 return None
             read |= _names(item.init)
             declared.add(item.name)
+        elif _store(item, components) and not stores:
+            read |= _names(item.lvalue) | _names(item.rvalue)
+            stores = True
         elif (
             isinstance(item, c_ast.Assignment)
             and isinstance(item.lvalue, c_ast.ID)
@@ -185,11 +190,11 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
             atomics = True
         else:
             return None
-    if not (accumulators or atomics) or accumulators & (read | declared | _names(cond.right)):
+    if not (accumulators or atomics or stores) or accumulators & (read | declared | _names(cond.right)):
         return None
     if stride is not None and accumulators & _names(stride):
         return None
-    if atomics and any(_subscripts(e) for e in (cond.right, stride) if e is not None):  # (read again each time)
+    if (atomics or stores) and any(_subscripts(e) for e in (cond.right, stride) if e is not None):  # (read again)
         return None
     if counter in _names(cond.right) or not _plain(cond.right, components):
         return None
@@ -216,6 +221,17 @@ def _atomic_update(node: c_ast.Node, components: frozenset[int]) -> str | None:
     if not all(_plain(a, components) for a in (target.expr, *args[1:])):
         return None
     return m.group(1)
+
+
+def _store(node: c_ast.Node, components: frozenset[int]) -> bool:
+    """Whether ``node`` is a statement ``a[i] = e;`` whose element and value a batch evaluates."""
+    return (
+        isinstance(node, c_ast.Assignment)
+        and node.op == "="
+        and isinstance(node.lvalue, c_ast.ArrayRef)
+        and _plain(node.lvalue, components)
+        and _plain(node.rvalue, components)
+    )
 
 
 def _subscripts(node: c_ast.Node) -> bool:
@@ -300,7 +316,7 @@ class LoopBatcher(ExecutorState):
         if count < 2 or count * self.n > MAX_ELEMENTS:
             return self._restored(saved)
         for item in shape.items:
-            if isinstance(item, c_ast.Assignment):
+            if isinstance(item, c_ast.Assignment) and isinstance(item.lvalue, c_ast.ID):
                 var = self.lookup_var(item.lvalue.name)
                 value = var.value if var is not None else None
                 if not isinstance(value, Value) or value.undef is not None or not _arithmetic(value.t):
@@ -310,7 +326,7 @@ class LoopBatcher(ExecutorState):
             return self._restored(saved)
         batch = _Batch(self, shape.counter.name, counter, k.t, ks, rows, active)
         results: list[tuple[c_ast.ID, Value]] = []
-        updates: list[_Update] = []
+        updates: list[_Update | _Store] = []
         try:
             for item in shape.items:
                 if isinstance(item, c_ast.Decl):
@@ -319,6 +335,9 @@ class LoopBatcher(ExecutorState):
                 if isinstance(item, c_ast.FuncCall):
                     updates.append(batch.atomic(item))
                     continue
+                if isinstance(item.lvalue, c_ast.ArrayRef):
+                    updates.append(batch.store(item))
+                    continue
                 var = self.lookup_var(item.lvalue.name)
                 assert var is not None and isinstance(var.value, Value)
                 if item.op == "=":
@@ -326,7 +345,8 @@ class LoopBatcher(ExecutorState):
                 else:
                     folded = self._accumulated(var.value, item.op, item.rvalue, batch, item.lvalue)
                     results.append((item.lvalue, folded))
-            if any(id(u.region) in batch.read for u in updates):  # (read by a statement after the update)
+            regions = [id(u.region) for u in updates]
+            if len(set(regions)) < len(regions) or not batch.read.isdisjoint(regions):  # (read after the update)
                 raise _Fallback
         except (_Fallback, KernelFault, UnsupportedKernel):
             return None
@@ -463,6 +483,25 @@ class _Update:
     def apply(self) -> None:
         if self.idx.size:
             apply_atomic(self.op, self.region.view(self.t.dtype), self.idx, self.operands, self.t)
+
+
+@dataclass(frozen=True)
+class _Store:
+    """A batched store, made once the batch is complete: ``values`` (one per store, in order) into the elements
+    ``idx`` of ``t`` in ``region``, none twice."""
+
+    region: Region
+    t: CType
+    idx: Array
+    values: Array
+
+    def apply(self) -> None:
+        region, word = self.region, np.dtype(f"u{self.t.dtype.itemsize}")
+        region.view(self.t.dtype)[self.idx] = self.values
+        if region.init is not None and not region._all_init:  # (what a store initializes: ``Region._check``)
+            region.init.view(word)[self.idx] = ALL_BYTES_WRITTEN[self.t.dtype.itemsize]
+            if region.carrying is not None:
+                region.carrying.view(word)[self.idx] = 0
 
 
 class _Batch:
@@ -626,67 +665,101 @@ class _Batch:
         offsets = np.asarray(base.off, np.int64) + index * base.elem_size
         return t, self._read(base.region, offsets, t)
 
-    def atomic(self, call: c_ast.FuncCall) -> _Update:
-        """The statement ``atomic_op(&a[i], v)`` (``_atomic_update``) over the iterations: every address and
-        operand at once, checked as the atomics would be one by one (in bounds, aligned, on initialized integers,
-        given to the race tracker as atomic reads and writes, iteration after iteration); applied by the caller
-        once the whole batch has been evaluated (``_Update``). Memory the batch reads is not batched: its
-        values would change under the loop."""
-        ex = self.ex
-        op = _ATOMIC_UPDATE.fullmatch(call.name.name).group(1)  # type: ignore[union-attr]
-        args = call.args.exprs
-        target = args[0].expr
+    def _element(self, target: c_ast.ArrayRef, atomic: bool) -> tuple[Region, CType, Array, Array, Array]:
+        """The element ``target`` designates in every (iteration, lane) pair that runs, for an update of it: its
+        memory object, its type, the pairs (flat indices of (iteration, lane), iteration after iteration, lanes in
+        order within one), their lanes and their byte offsets in the object; checked as the update would be one by
+        one (in bounds of the object and of a declared array, aligned), else ``_Fallback``: nothing was done, the
+        loop runs iteration by iteration and finds what is wrong. Memory the batch reads is not updated: its values
+        would change under the loop."""
         if self._varies(target.name):
             raise _Fallback
-        base, bound, _ = ex.array_object(target.name, self.active)
+        base, bound, _ = self.ex.array_object(target.name, self.active)
         if not isinstance(base, Pointer) or base.dims or base.region is None or base.region is SEVERAL:
             raise _Fallback
         t, region = base.elem, base.region
         if (
             t is None
             or not _arithmetic(t)
-            or t.kind == "float"
+            or (atomic and t.kind == "float")
             or base.null is not None
             or base.packed
             or region.space not in ("global", "local")
             or region.read_only
-            or region.write_only
+            or (atomic and region.write_only)
             or id(region) in self.read
         ):
             raise _Fallback
         st, sub = self.value(target.subscript)
         if st.kind not in ("int", "uint"):
             raise _Fallback
-        count, n = self.ks.shape[0], ex.n
-        index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (count, n)).astype(np.int64)
-        reads = np.broadcast_to(self.reads, (count, n))
-        taken = np.flatnonzero(reads)  # (iteration, lane) pairs in iteration order, lanes in order within one
-        index = index.reshape(-1)[taken]
+        count, n = self.ks.shape[0], self.ex.n
+        taken = np.flatnonzero(np.broadcast_to(self.reads, (count, n)))
+        index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (count, n)).reshape(-1)[taken].astype(np.int64)
         if bound is not None and index.size and (int(index.min()) < 0 or int(index.max()) >= bound):
             raise _Fallback
         esize = t.dtype.itemsize
-        seen = np.broadcast_to(np.asarray(base.off, np.int64), (n,))[taken % n] + index * esize
+        lanes = taken % n
+        seen = np.broadcast_to(np.asarray(base.off, np.int64), (n,))[lanes] + index * esize
         if seen.size and (int(seen.min()) < 0 or int(seen.max()) > region.nbytes - esize):
             raise _Fallback
         if esize > 1 and seen.size and int(np.bitwise_or.reduce(seen)) & (esize - 1):
             raise _Fallback
-        lanes = taken % n
-        starts = region.row_starts(ex.st)
-        flat = seen if starts is None else seen + starts[lanes]
-        operands = []
-        for arg in args[1:]:
-            et, a = self.value(arg)
-            a = np.broadcast_to(a.reshape(a.shape[0], -1), (count, n)).reshape(-1)[taken]
-            operands.append(convert(a, et, t) if et != t else a)
-        if ex.st.checks:
+        starts = region.row_starts(self.ex.st)
+        return region, t, taken, lanes, seen if starts is None else seen + starts[lanes]
+
+    def _operand(self, node: c_ast.Node, t: CType, taken: Array) -> Array:
+        """``node``'s value in each pair of ``taken`` (``_element``), converted to ``t``."""
+        et, a = self.value(node)
+        count, n = self.ks.shape[0], self.ex.n
+        a = np.broadcast_to(a.reshape(a.shape[0], -1), (count, n)).reshape(-1)[taken]
+        return convert(a, et, t) if et != t else a
+
+    def atomic(self, call: c_ast.FuncCall) -> _Update:
+        """The statement ``atomic_op(&a[i], v)`` (``_atomic_update``) over the iterations: every address and
+        operand at once (``_element``), on initialized integers, given to the race tracker as atomic reads and
+        writes, iteration after iteration; applied by the caller once the whole batch has been evaluated."""
+        op = _ATOMIC_UPDATE.fullmatch(call.name.name).group(1)  # type: ignore[union-attr]
+        args = call.args.exprs
+        region, t, taken, lanes, flat = self._element(args[0].expr, atomic=True)
+        operands = [self._operand(arg, t, taken) for arg in args[1:]]
+        st = self.ex.st
+        shift = t.dtype.itemsize.bit_length() - 1
+        if st.checks:
             init = None if region._all_init else region.init
-            words = None if init is None else init.view(np.dtype(f"u{esize}"))[flat >> (esize.bit_length() - 1)]
-            if words is not None and bool((words != ALL_BYTES_WRITTEN[esize]).any()):
+            words = None if init is None else init.view(np.dtype(f"u{t.dtype.itemsize}"))[flat >> shift]
+            if words is not None and bool((words != ALL_BYTES_WRITTEN[t.dtype.itemsize]).any()):
                 raise _Fallback
             if region.track_races and flat.size:
-                region._track(ex.st, flat, lanes, t, write=False, atomic=True)
-                region._track(ex.st, flat, lanes, t, write=True, atomic=True)
-        return _Update(op, region, t, flat >> (esize.bit_length() - 1), operands)
+                region._track(st, flat, lanes, t, write=False, atomic=True)
+                region._track(st, flat, lanes, t, write=True, atomic=True)
+        return _Update(op, region, t, flat >> shift, operands)
+
+    def store(self, item: c_ast.Assignment) -> _Store:
+        """The statement ``a[i] = e;`` over the iterations: every element and value at once (``_element``), no
+        element twice (else the order of the stores matters: iteration by iteration), given to the race tracker
+        as writes, iteration after iteration, and marked initialized; made by the caller once the whole batch has
+        been evaluated."""
+        region, t, taken, lanes, flat = self._element(item.lvalue, atomic=False)
+        values = self._operand(item.rvalue, t, taken)
+        shift = t.dtype.itemsize.bit_length() - 1
+        idx = flat >> shift
+        ordered = np.sort(idx)
+        if ordered.size > 1 and bool((ordered[1:] == ordered[:-1]).any()):
+            raise _Fallback
+        st = self.ex.st
+        if st.checks and region.track_races and flat.size:
+            word = np.dtype(f"u{t.dtype.itemsize}")
+
+            def bits() -> tuple[Array, Array]:  # (the uniform-write test's: what is stored, what memory holds)
+                return np.ascontiguousarray(values).view(word), region.view(word)[idx]
+
+            line, st.line = st.line, _line(item)  # (a finding, a noted uniform write, names the store)
+            try:
+                region._track(st, flat, lanes, t, write=True, stored=bits)
+            finally:
+                st.line = line
+        return _Store(region, t, idx, values)
 
     def _read(self, region: Region, offsets: Array, t: CType) -> Array:
         """The values at byte ``offsets`` (iterations, lanes) of ``region``, checked (``Region.load_steps``)."""
