@@ -5,8 +5,6 @@ between functions, and local variables with their array sizes and initializers.
 
 from __future__ import annotations
 
-from typing import cast
-
 from pycparser import c_ast
 from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt, RangeExpression
 
@@ -447,20 +445,41 @@ class DeclarationChecks(CheckerState):
         ftype = decl.type
         if isinstance(ftype, FuncDeclExt) and ftype.attributes is not None:
             attributes.extend(ftype.attributes.exprs)
+        reqd = None
         for attr in attributes:
             if (
                 isinstance(attr, c_ast.FuncCall)
                 and isinstance(attr.name, c_ast.ID)
-                and attr.name.name == "reqd_work_group_size"
+                and attr.name.name in ("reqd_work_group_size", "work_group_size_hint")
             ):
-                args = attr.args.exprs if attr.args is not None else []
-                values = [const_int(a, self.enumerators, self.types) for a in args]
-                if len(values) != 3 or any(v is None or v < 1 for v in values):
-                    self.error(attr, "reqd_work_group_size needs three positive integer constants")
-                    return None
-                x, y, z = (cast(int, v) for v in values)
-                return (x, y, z)
-        return None
+                size = self.work_group_size(attr, attr.name.name)
+                if attr.name.name == "reqd_work_group_size" and reqd is None:
+                    reqd = size
+        return reqd
+
+    def work_group_size(self, attr: c_ast.FuncCall, name: str) -> tuple[int, int, int] | None:
+        """The three sizes of ``reqd_work_group_size`` or ``work_group_size_hint`` (OpenCL C 1.2 6.7.2), or None
+        after Clang's error for a wrong count, a non-integer, a negative number or a zero."""
+        args = attr.args.exprs if attr.args is not None else []
+        if len(args) != 3:
+            self.error(attr, f"'{name}' attribute requires exactly 3 arguments")
+            return None
+        values = []
+        for k, arg in enumerate(args):
+            v = const_int(arg, self.enumerators, self.types)
+            if v is None:
+                self.error(attr, f"'{name}' attribute requires parameter {k} to be an integer constant")
+                return None
+            if v < 0:
+                what = "a non-negative integral compile time constant expression"
+                self.error(attr, f"'{name}' attribute requires {what}")
+                return None
+            values.append(v)
+        if 0 in values:
+            self.error(attr, f"'{name}' attribute must be greater than 0")
+            return None
+        x, y, z = values
+        return (x, y, z)
 
     def kernel_param(self, p: c_ast.Node, t: TypeInfo, kernel: str) -> Param | None:
         if isinstance(p, c_ast.ID):

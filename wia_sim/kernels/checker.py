@@ -14,6 +14,8 @@ reads on its own: declarations (``check_decls.py``), statements (``check_stateme
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt
 
@@ -72,11 +74,13 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         c_version: int = 120,
         storage_keywords: list[tuple[int, int, str]] | None = None,
         single_constants: bool = False,
+        type_hints: Sequence[tuple[int, int, int, str]] = (),
     ) -> None:
         self.filename = filename
         self.suppressed = suppressed
         self.c_version = c_version  # ``-cl-std`` (``options.BuildOptions.c_version``)
         self.storage_keywords = storage_keywords or []  # where they stand (``parsing._ParseOutcome``)
+        self.type_hints = type_hints  # each ``vec_type_hint``'s line, columns and type (``frontend``)
         self.undeclared_builtins = SINCE_1_2 if c_version < 120 else frozenset()
         self.fp64 = "cl_khr_fp64" in extensions  # an optional core feature of OpenCL C 1.2: no pragma needed
         # an unsuffixed floating constant's type: a double only on a device with doubles, without
@@ -223,3 +227,16 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
                 self.error(node, f"function '{fn.shown}' is declared but never defined")
         self.check_recursion()
         self.refuse_image_kernels()
+        self.vec_type_hints()
+
+    def vec_type_hints(self) -> None:
+        """The type of each ``vec_type_hint`` (OpenCL C 1.2 6.7.2) is a built-in scalar or vector type of the
+        vectorizable kinds (not ``bool``, ``void``, a pointer, a struct or an opaque type), or Clang's error."""
+        for line, at, column, text in self.type_hints:
+            words = text.replace("*", " ").split()
+            t = self.types.resolve(c_ast.IdentifierType(words)) if words[0] not in ("struct", "union", "enum") else None
+            if t is not None and t.kind == "unknown":
+                self.diagnostics.append(Diagnostic(self.filename, line, column, f"unknown type name '{words[-1]}'"))
+            elif "*" in text or t is None or t.kind not in ("scalar", "vector") or t.name in ("bool", "void"):
+                message = "a non-vector or non-vectorizable scalar type is an invalid argument to attribute "
+                self.diagnostics.append(Diagnostic(self.filename, line, at, message + "'vec_type_hint'"))

@@ -47,12 +47,24 @@ __all__ = ["compile_source"]
 
 
 # pycparserext cannot parse a type name inside an attribute: __attribute__((vec_type_hint(float4))) is a hint
-# with no meaning for the simulator, so its argument becomes 0 (same length: columns stay the user's)
-_VEC_TYPE_HINT_RE = re.compile(r"(vec_type_hint\s*\(\s*)([A-Za-z_]\w*)(\s*\))")
+# with no meaning for the simulator, so its argument becomes 0 (same length: columns stay the user's), and the
+# checker looks at the type name itself (``Checker.type_hints``)
+_VEC_TYPE_HINT_RE = re.compile(r"(vec_type_hint\s*\(\s*)([A-Za-z_]\w*(?:[ \t]+[A-Za-z_]\w*)*[ \t]*\**)(\s*\))")
 
 
-def _hide_type_hint(m: re.Match[str]) -> str:
-    return m.group(1) + "0".ljust(len(m.group(2))) + m.group(3)
+def _hidden_type_hints(text: str) -> tuple[str, list[tuple[int, int, int, str]]]:
+    """``text`` with each ``vec_type_hint(T)``'s ``T`` hidden, and where each was: the line, the columns of the
+    attribute's name and of ``T``, and ``T``."""
+    hints: list[tuple[int, int, int, str]] = []
+
+    def hide(m: re.Match[str]) -> str:
+        at, start = m.start(1), m.start(2)
+        line = text.count("\n", 0, at) + 1
+        first = text.rfind("\n", 0, at) + 1
+        hints.append((line, at - first + 1, start - first + 1, m.group(2)))
+        return m.group(1) + "0".ljust(len(m.group(2))) + m.group(3)
+
+    return _VEC_TYPE_HINT_RE.sub(hide, text), hints
 
 
 # vec_step takes a type name as sizeof does (OpenCL C 1.2, 6.12.12), which the parser cannot read as an argument:
@@ -202,7 +214,8 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     diagnostics.extend(pp.diagnostics)
     if pp.errors:
         raise fail()
-    text = _vec_step_literals(_VEC_TYPE_HINT_RE.sub(_hide_type_hint, hoisted_attributes(pp.text)))
+    text, type_hints = _hidden_type_hints(hoisted_attributes(pp.text))
+    text = _vec_step_literals(text)
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, text)
     text = _LOOP_HINT_RE.sub(lambda m: blanked(m.group(0)), text)
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
@@ -223,6 +236,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         pp.c_version,
         outcome.storage_keywords,
         pp.single_constants,
+        type_hints,
     )
     try:
         checker.run(outcome.ast)

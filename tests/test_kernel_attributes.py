@@ -1,0 +1,73 @@
+"""The arguments of the kernel attributes of OpenCL C 1.2 6.7.2, checked as Clang checks them: ``vec_type_hint``
+takes a built-in scalar or vector type of a vectorizable kind (a typedef of one too; not ``bool``, ``void``, a
+pointer, a struct or an opaque type such as ``event_t``), ``work_group_size_hint`` and ``reqd_work_group_size``
+take exactly three integer constants greater than 0. The simulator built ``vec_type_hint(bool)`` and
+``work_group_size_hint(0, 0, 0)``, which PoCL 3.1 and Oclgrind 21.10 refuse; each refusal here is Clang's words
+on every backend (at Clang's column on the simulator)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_backends import build_error, run_arrays
+
+import wia_hal as wia
+
+BODY = "void k(__global int* a) { a[get_global_id(0)] = 7; }"
+NOT_VECTORIZABLE = "a non-vector or non-vectorizable scalar type is an invalid argument to attribute 'vec_type_hint'"
+
+
+@pytest.mark.parametrize(
+    ("prelude", "attribute", "message", "column"),
+    [
+        ("", "vec_type_hint(bool)", NOT_VECTORIZABLE, 25),
+        ("", "vec_type_hint(void)", NOT_VECTORIZABLE, 25),
+        ("", "vec_type_hint(int*)", NOT_VECTORIZABLE, 25),
+        ("", "vec_type_hint(event_t)", NOT_VECTORIZABLE, 25),
+        ("typedef struct { int x; } S; ", "vec_type_hint(S)", NOT_VECTORIZABLE, 54),
+        ("typedef bool B; ", "vec_type_hint(B)", NOT_VECTORIZABLE, 41),
+        ("", "vec_type_hint(foo4)", "unknown type name 'foo4'", 39),
+        ("", "work_group_size_hint(0, 0, 0)", "'work_group_size_hint' attribute must be greater than 0", 25),
+        ("", "work_group_size_hint(8, 1, 0)", "'work_group_size_hint' attribute must be greater than 0", 25),
+        (
+            "",
+            "work_group_size_hint(-1, 1, 1)",
+            "'work_group_size_hint' attribute requires a non-negative integral compile time constant expression",
+            25,
+        ),
+        ("", "work_group_size_hint(1, 1)", "'work_group_size_hint' attribute requires exactly 3 arguments", 25),
+        ("", "reqd_work_group_size(0, 1, 1)", "'reqd_work_group_size' attribute must be greater than 0", 25),
+        (
+            "",
+            "reqd_work_group_size(2.0, 1, 1)",
+            "'reqd_work_group_size' attribute requires parameter 0 to be an integer constant",
+            25,
+        ),
+    ],
+)
+def test_attribute_arguments_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, prelude: str, attribute: str, message: str, column: int
+) -> None:
+    refusal = build_error(device_ctx, f"{prelude}__kernel __attribute__(({attribute})) {BODY}")
+    assert message in refusal
+    if "sim" in request.node.callspec.id:  # (the simulator's log: at Clang's line and column)
+        assert f"kernel.cl:1:{column}: error: {message}" in refusal
+
+
+@pytest.mark.parametrize(
+    "attribute",
+    [
+        "vec_type_hint(float4)",
+        "vec_type_hint(uint3)",
+        "vec_type_hint(size_t)",
+        "vec_type_hint(unsigned int)",
+        "vec_type_hint(F4)",
+        "work_group_size_hint(8, 1, 1)",
+        "work_group_size_hint(4, 2, 1), vec_type_hint(double2)",
+    ],
+)
+def test_attribute_arguments_clang_takes(device_ctx: wia.Context, attribute: str) -> None:
+    """Hints change nothing the kernel computes."""
+    source = f"typedef float4 F4; __kernel __attribute__(({attribute})) {BODY}"
+    (out,) = run_arrays(device_ctx, source, "k", [np.zeros(16, np.int32)], 16, 8)
+    assert out.tolist() == [7] * 16
