@@ -185,6 +185,45 @@ class ExpressionChecks(CheckerState):
         self.error(node, f"member reference base type '{base}' is not a structure or vector")
         return UNKNOWN
 
+    def expr_GenericSelection(self, node: c_ast.GenericSelection) -> TypeInfo:
+        """C11's ``_Generic(e, T1: e1, T2: e2, default: e3)`` (Clang takes it in OpenCL C): the association whose
+        type is the type of ``e`` after lvalue conversion (qualifiers and the address space of the value dropped, an
+        array decayed to a pointer; a pointer's pointee keeps its own), else ``default``. ``e`` is not evaluated;
+        the chosen association is the executor's (``Program.generic_choices``)."""
+        self.unloaded.add(id(node.expr))
+        controlling = _unqualified(self.expr(node.expr))
+        chosen: c_ast.Node | None = None
+        default: c_ast.Node | None = None
+        seen: list[TypeInfo] = []
+        for assoc in node.associations:
+            if assoc.type is None:
+                if default is not None:
+                    self.error(assoc, "duplicate default generic association")
+                default = assoc.expr
+                continue
+            t = self.types.resolve(assoc.type)
+            for earlier in seen:
+                if _same_type(t, earlier):
+                    self.error(
+                        assoc,
+                        f"type '{t}' in generic association compatible with previously specified type '{earlier}'",
+                    )
+            seen.append(t)
+            if chosen is None and _same_type(t, controlling):
+                chosen = assoc.expr
+        types = [self.expr(assoc.expr) for assoc in node.associations]  # (each association is checked)
+        chosen = chosen if chosen is not None else default
+        if controlling.kind == "unknown" or any(t.kind == "unknown" for t in seen):
+            return UNKNOWN
+        if chosen is None:
+            self.error(
+                node.expr,
+                f"controlling expression type '{controlling}' not compatible with any generic association type",
+            )
+            return UNKNOWN
+        self.generic_choices[id(node)] = chosen
+        return types[[assoc.expr for assoc in node.associations].index(chosen)]
+
     def expr_UnaryOp(self, node: c_ast.UnaryOp) -> TypeInfo:
         op = node.op
         if op in ("sizeof", "_Alignof", "alignof", "&"):
@@ -688,3 +727,22 @@ def _arithmetic(a: TypeInfo, b: TypeInfo) -> TypeInfo:
     except TypeError:
         return TypeInfo("vector", "?", max(a.width, b.width))
     return scalar_or_vector(c.name, c.width)
+
+
+def _unqualified(t: TypeInfo) -> TypeInfo:
+    """``t`` after lvalue conversion (C11 6.3.2.1): an array as a pointer to its element, else without const and
+    without the address space the value was read from."""
+    if t.kind == "array" and t.target is not None:
+        return TypeInfo("pointer", target=t.target)
+    return TypeInfo(t.kind, t.name, t.width, t.target, "private", False, t.length)
+
+
+def _same_type(a: TypeInfo, b: TypeInfo) -> bool:
+    """Whether ``a`` and ``b`` are one type (C11 6.2.7's compatibility, for ``_Generic``), qualifiers included."""
+    if (a.kind, a.name, a.width, a.const, a.length) != (b.kind, b.name, b.width, b.const, b.length):
+        return False
+    if {a.space, b.space} - {"private", "default"} and a.space != b.space:
+        return False
+    if a.target is None or b.target is None:
+        return a.target is b.target
+    return _same_type(a.target, b.target)

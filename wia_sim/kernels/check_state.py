@@ -128,6 +128,7 @@ class CheckerState:
     enumerators: dict[str, int]
     member_refs: set[int]
     vector_subscripts: set[int]
+    generic_choices: dict[int, c_ast.Node]
     nested_labels: set[int]
     whole_items: set[int]
     enumerator_types: dict[str, str]

@@ -993,6 +993,10 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         ref.set(rhs, mask)
         return ref.get_after(rhs)
 
+    def expr_GenericSelection(self, node: c_ast.GenericSelection, mask: Array) -> Result:
+        """C11's ``_Generic``: the association the checker chose (its controlling expression is not evaluated)."""
+        return self.eval(self.program.generic_choices[id(node)], mask)
+
     def expr_ExprList(self, node: c_ast.ExprList, mask: Array) -> Result:
         result: Result | None = None
         for e in node.exprs:

@@ -280,4 +280,5 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         whole_items=frozenset(checker.whole_items),
         list_lengths=checker.list_lengths,
         sizes=checker.sizes,
+        generic_choices=checker.generic_choices,
     )

@@ -196,6 +196,9 @@ class Program:
     """``sizeof`` (and GNU's ``_Alignof``) of each expression operand whose type has a size, by the ``id`` of the
     ``sizeof`` (``_Alignof``) node: from the checker's static type (an array member is its array, not a pointer),
     never the operand evaluated."""
+    generic_choices: dict[int, c_ast.Node] = field(default_factory=dict, repr=False, compare=False)
+    """The association each C11 ``_Generic`` selects, by the ``id`` of the selection: the checker's choice from the
+    static type of its controlling expression, which is never evaluated."""
     whole_items: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every initializer item that is an expression of struct type: it initializes a struct
     sub-object whole, where other items fill its members (brace elision, ``initializers.py``)."""
