@@ -150,6 +150,7 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
         return None
     body = node.stmt
     items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body]
+    items = [item for item in items if not isinstance(item, c_ast.Pragma)]  # (FP_CONTRACT's: no statement)
     declared: set[str] = set()
     accumulators: set[str] = set()
     atomics = stores = False  # one atomic update and one store at most

@@ -11,6 +11,7 @@ from pycparserext.ext_c_parser import Asm, RangeExpression
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _ctype, _Switch
 from wia_sim.kernels.ctype import CType, promoted, wrap
 from wia_sim.kernels.jumps import jumps_out, value_item
+from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.types import UNKNOWN, VOID, TypeInfo, const_int
 
 __all__ = ["StatementChecks"]
@@ -24,11 +25,36 @@ class StatementChecks(CheckerState):
         if new_scope:
             self.scopes.append({})
         ctx.depth += 1
-        for item in node.block_items or []:
+        items = node.block_items or []
+        leading = True  # (a pragma before any other item of a block the source wrote: the parser's wrapper of
+        # ``for (...) #pragma ... stmt`` starts at its pragma)
+        if items and _coord_of(node) == _coord_of(items[0]):
+            leading = False
+        for item in items:
+            if isinstance(item, c_ast.Pragma):
+                if not leading:
+                    self.misplaced_pragma(item)
+                continue
+            leading = False
             self.statement(item, ctx)
         ctx.depth -= 1
         if new_scope:
             self.scopes.pop()
+
+    def misplaced_pragma(self, node: c_ast.Pragma, where: str = "") -> None:
+        """Clang's error for ``#pragma OPENCL FP_CONTRACT`` (the only pragma the preprocessor leaves in the program)
+        where it may not stand: anywhere but at file scope or at the start of a compound statement (``where``: in a
+        struct declaration)."""
+        line, column = _coord_of(node)
+        at = node.string.find("FP_CONTRACT")
+        if column is not None and at >= 0:
+            column += at
+        message = (
+            f"this pragma cannot appear in {where}"
+            if where
+            else "'#pragma fp_contract' can only appear at file scope or at the start of a compound statement"
+        )
+        self.diagnostics.append(Diagnostic(self.filename, line, column, message))
 
     def expr_StatementExpression(self, node: c_ast.Compound) -> TypeInfo:
         """A GNU statement expression ``({ int t = x; t + 1; })`` (Clang takes it in OpenCL C; CLSmith's safe-math
@@ -101,8 +127,10 @@ class StatementChecks(CheckerState):
                 self.error(node, f"'continue' statement not in a loop{where}")
         elif isinstance(node, c_ast.Return):
             self.return_statement(node, ctx)
-        elif isinstance(node, c_ast.EmptyStatement | c_ast.Pragma):
+        elif isinstance(node, c_ast.EmptyStatement):
             pass
+        elif isinstance(node, c_ast.Pragma):  # (a compound's own: ``compound``; anywhere else, misplaced)
+            self.misplaced_pragma(node)
         elif isinstance(node, c_ast.StaticAssert):
             self.static_assert(node)
         elif isinstance(node, c_ast.Goto):

@@ -182,6 +182,10 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
     def run(self, ast: c_ast.FileAST) -> None:
         items = [n for n in ast.ext if _coord_of(n)[0] is None or getattr(n.coord, "file", None) != BUILTIN_FILE]
         ast.ext = items
+        for record in _records(items):  # (a pragma the preprocessor left in: ``FP_CONTRACT``, no member)
+            for pragma in [m for m in record.decls if isinstance(m, c_ast.Pragma)]:
+                self.misplaced_pragma(pragma, "struct declaration")
+            record.decls = [m for m in record.decls if not isinstance(m, c_ast.Pragma)]
         self.storage_classes(items)
         for node in items:
             if isinstance(node, c_ast.FuncDef):

@@ -43,6 +43,7 @@ _STATEMENT_KINDS = frozenset(
     {
         c_ast.Compound,
         c_ast.EmptyStatement,
+        c_ast.Pragma,
         c_ast.StaticAssert,
         c_ast.Case,
         c_ast.Default,
@@ -62,7 +63,14 @@ _STATEMENT_KINDS = frozenset(
     }
 )
 """The statements ``statement`` runs itself; any other node is an expression statement."""
-_FLOWS = _STATEMENT_KINDS - {c_ast.Decl, c_ast.DeclList, c_ast.EmptyStatement, c_ast.StaticAssert, c_ast.Typedef}
+_FLOWS = _STATEMENT_KINDS - {
+    c_ast.Decl,
+    c_ast.DeclList,
+    c_ast.EmptyStatement,
+    c_ast.Pragma,
+    c_ast.StaticAssert,
+    c_ast.Typedef,
+}
 """The statements that may send work-items elsewhere (``break``, ``return``, ``goto``, ...) or let some join."""
 
 
@@ -169,7 +177,7 @@ class StatementRunner(ExecutorState):
                 mask = self.bound_for(node, mask)
             self.block(node.block_items or [], mask)
             return
-        if isinstance(node, c_ast.EmptyStatement | c_ast.StaticAssert):
+        if isinstance(node, c_ast.EmptyStatement | c_ast.StaticAssert | c_ast.Pragma):  # (FP_CONTRACT's: a hint)
             return
         f = self.frame
         if isinstance(node, c_ast.Case | c_ast.Default):  # a switch's label (``switch``: its lanes join there)

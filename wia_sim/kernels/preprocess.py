@@ -456,7 +456,7 @@ class _Preprocessor:
         elif name == "include":
             self._include(args, line, column)
         elif name == "pragma":
-            self._pragma(sig, len(self.out))
+            self._pragma(sig, len(self.out), directive=True)
         elif name in ("ident", "sccs"):  # GCC's, which Clang takes: a string for the object file, ignored here
             if len(sig) != 1 or sig[0].kind != "str":
                 self.error(line, column, f"invalid string literal after #{name}")
@@ -552,10 +552,15 @@ class _Preprocessor:
             return None
         return int(self._find(*named) is not None), close + 1
 
-    def _pragma(self, words: list[Token], at: int) -> None:
+    def _pragma(self, words: list[Token], at: int, directive: bool = False) -> None:
         """OpenCL 1.2 9.1's extension pragmas, ``once`` and ``pack`` (from output line ``at`` on); the others
-        (``unroll``, ``FP_CONTRACT``) are hints."""
+        (``unroll``, ``FP_CONTRACT``) are hints. A ``#pragma OPENCL FP_CONTRACT`` line (a ``directive``, not
+        ``_Pragma``) stays in the output, its ``FP_CONTRACT`` at its column, for the checker: Clang takes it only at
+        file scope or at the start of a compound statement."""
         text = [t.text for t in words]
+        if directive and text[:2] == ["OPENCL", "FP_CONTRACT"] and len(text) == 3 and words[1].column is not None:
+            self.out[at - 1] = " " * max(words[1].column - 16, 0) + "#pragma OPENCL FP_CONTRACT " + text[2]
+            return
         if text[:2] == ["pack", "("] and text[-1] == ")":
             self._pack(text[2:-1], words[0], at)
             return
