@@ -754,3 +754,24 @@ def test_a_store_out_of_bounds_at_a_later_iteration_is_reported_as_without_batch
     _, result = _same(source, [idx, np.zeros(650, np.int32)], (64,), (64,), np.int32(640))
     assert isinstance(result, KernelFault) and "out-of-bounds" in str(result)
     assert False in batched and True not in batched
+
+
+READ_ONCE = """
+__kernel void k(__global float* y, __global const float* x, int n) {
+    float s = 0.0f;
+    for (int i = get_global_id(0); i < n; i += get_global_size(0)) {
+        s += x[0];
+        y[i] = y[0] * 2.0f + (float)i;
+    }
+    y[n + get_global_id(0)] = s;
+}
+"""
+
+
+def test_a_store_to_memory_read_the_same_in_every_iteration_is_not_batched(batched: list[bool]) -> None:
+    """``y[0]``, the same in every iteration, is read once by a batch; iteration by iteration, work-item 0's first
+    store changes it: the loop is not batched (``x[0]``, of memory no iteration stores to, is no reason)."""
+    rng = np.random.default_rng()
+    y, x = rng.random(200, np.float32), rng.random(4, np.float32)
+    _same(READ_ONCE, [y, x], (1,), (1,), np.int32(100))
+    assert True not in batched

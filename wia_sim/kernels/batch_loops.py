@@ -571,6 +571,7 @@ class _Batch:
     def value(self, node: c_ast.Node) -> tuple[CType, Array]:
         """``node``'s type and values."""
         if not self._varies(node):  # the same in every iteration: evaluated once
+            self._reads_of(node)
             v = self.ex.value(node, self.active)
             if v.undef is not None or not _arithmetic(v.t):
                 raise _Fallback
@@ -596,6 +597,18 @@ class _Batch:
             return self._binary(node)
         assert isinstance(node, c_ast.ArrayRef)
         return self._load(node)
+
+    def _reads_of(self, node: c_ast.Node) -> None:
+        """Put the memory objects the subscripts in ``node`` read (an expression the same in every iteration,
+        evaluated once) in ``read``: a batched update of one of them would change what it reads (else
+        ``_Fallback``: an object not known here)."""
+        for _, child in node.children():
+            self._reads_of(child)
+        if isinstance(node, c_ast.ArrayRef):
+            base = self.ex.array_object(node.name, self.active)[0] if isinstance(node.name, c_ast.ID) else None
+            if not isinstance(base, Pointer) or base.region is None or base.region is SEVERAL:
+                raise _Fallback
+            self.read.add(id(base.region))
 
     def _aligned(self, a: Array) -> Array:
         """``a`` on the grid's axes when an operand is (a flat array reshaped: free)."""
