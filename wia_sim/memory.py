@@ -57,9 +57,7 @@ class Buffer:
         unset = self.unset
         if unset is None or hi <= lo:
             return
-        # sorted and disjoint: the ranges that overlap [lo, hi) are unset[i:j] (two binary searches, one splice)
-        i = bisect.bisect_right(unset, lo, key=_range_end)
-        j = bisect.bisect_left(unset, hi, key=_range_start)
+        i, j = self._overlapping(lo, hi)  # (one splice)
         if i >= j:
             return
         first, last = unset[i], unset[j - 1]
@@ -69,7 +67,8 @@ class Buffer:
             self.unset = None
 
     def _overlapping(self, lo: int, hi: int) -> tuple[int, int]:
-        """The unwritten ranges that overlap ``[lo, hi)``: ``unset[i:j]`` (two binary searches)."""
+        """The unwritten ranges that overlap ``[lo, hi)``: ``unset[i:j]`` (sorted and disjoint: two binary
+        searches)."""
         assert self.unset is not None
         return bisect.bisect_right(self.unset, lo, key=_range_end), bisect.bisect_left(self.unset, hi, key=_range_start)
 
