@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pycparser import c_ast
+from pycparser import c_lexer as c_keywords
 from pycparser.c_parser import Coord, ParseError
+from pycparserext.ext_c_lexer import OpenCLCLexer
 from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, RangeExpression, StructExt
 
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
@@ -389,7 +391,9 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
         m = _PARSE_ERROR_RE.match(message)
         if m and m.group("file") == _SOURCE_FILE:
             col = m.group("col")
-            return None, (int(m.group("line")), int(col) if col else None, _parse_error_message(m.group("msg"))), parser
+            at = (int(m.group("line")), int(col) if col else None)
+            unknown = _unknown_name(text, at, parser)
+            return None, unknown or (*at, _parse_error_message(m.group("msg"))), parser
         # no position in the message ("Invalid expression", "Unmatched '}'"): the next token is where it failed
         raw = m.group("msg") if m else message.split(": ", 1)[-1]
         line, col = None, None
@@ -401,12 +405,87 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
             pass
         if line is None:
             line = max(1, text.rstrip().count("\n") + 1)
-        return None, (line, col, _parse_error_message(raw)), parser
+        return None, _unknown_name(text, (line, col), parser) or (line, col, _parse_error_message(raw)), parser
     except RecursionError:  # (past ``recursion.FRAMES``: far past Clang's bracket depth of 256)
         return None, (max(1, text.rstrip().count("\n") + 1), None, "the source nests too deeply to parse"), parser
     except Exception as e:  # pycparser's internal errors on malformed input: still a compile error, not a crash
         return None, (max(1, text.rstrip().count("\n") + 1), None, f"cannot parse the source: {e}"), parser
     return ast, None, parser
+
+
+_TOKEN_RE = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\S")
+_IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")
+_KEYWORDS = (
+    frozenset(c_keywords._keyword_map)
+    | frozenset(OpenCLCLexer._extra_keywords)
+    | {
+        "inline",
+        "__inline",
+        "__inline__",
+        "__extension__",
+        "__restrict",
+        "__restrict__",
+        "__const",
+        "__volatile",
+        "__signed",
+        "sizeof",
+        "_Alignof",
+    }
+)
+_DECLARATION_STARTS = frozenset({";", "{", "}", "(", ","}) | {
+    "const", "volatile", "restrict", "static", "extern", "__global", "global", "__local", "local", "__constant",
+    "constant", "__private", "private", "__kernel", "kernel", "inline", "__read_only", "read_only", "__write_only",
+    "write_only", "__read_write", "read_write",
+}  # fmt: skip
+"""What stands before a declaration's type name: the end of a statement, the start of a block or a parameter
+list, or a qualifier."""
+
+
+def _unknown_name(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
+    """Clang's words for the commonest syntax error, a type name nothing defines (a kernel built without the
+    ``-D T=float`` its library passes): "unknown type name 'T'" at it in a parameter list, a struct, at file scope
+    or after a qualifier (``dim_t n``, ``__global T* p``, ``const T x``), "use of undeclared identifier 'T'" where
+    a statement or a cast may start (``T x = 0;`` in a function, ``(T)x``); None when the error at ``at`` is not one
+    of those (pycparser says "invalid declaration", "syntax error before 'x'")."""
+    line, column = at
+    tokens = []  # (line, column, text) of the tokens of the lines up to the error's
+    for number, row in enumerate(text.split("\n")[:line], 1):
+        for m in _TOKEN_RE.finditer(row):
+            tokens.append((number, m.start() + 1, m.group()))
+    limit = (line, column if column is not None else 1 << 30)
+    up_to = [k for k, (ln, col, _) in enumerate(tokens) if (ln, col) <= limit]
+    last = up_to[-1] if up_to else 0
+    for k in range(last, max(last - 3, 0) - 1, -1):
+        ln, col, name = tokens[k]
+        before = tokens[k - 1][2] if k else ";"
+        after = tokens[k + 1][2] if k + 1 < len(tokens) else ""
+        after2 = tokens[k + 2][2] if k + 2 < len(tokens) else ""
+        if not _IDENTIFIER_RE.fullmatch(name) or name in _KEYWORDS or named_type(name) is not None:
+            continue
+        if any(name in scope for scope in parser._scope_stack):  # (a type, or a variable: no unknown name)
+            continue
+        if before == "(" and after == ")" and (_IDENTIFIER_RE.fullmatch(after2) or after2[:1].isdigit()):
+            return ln, col, f"use of undeclared identifier '{name}'"
+        if not (after == "*" or (_IDENTIFIER_RE.fullmatch(after) and after not in _KEYWORDS)):
+            continue
+        if before in (";", "{", "}") and _in_block(tokens[:k]):  # (where a statement may start)
+            return ln, col, f"use of undeclared identifier '{name}'"
+        if before in _DECLARATION_STARTS:
+            return ln, col, f"unknown type name '{name}'"
+    return None
+
+
+def _in_block(tokens: list[tuple[int, int, str]]) -> bool:
+    """Whether the tokens end inside a function's body (braces after ``)``, or nested in such a block), not at
+    file scope or in a struct's braces."""
+    kinds: list[bool] = []  # per open brace: a block of statements
+    for k, (_, _, t) in enumerate(tokens):
+        if t == "{":
+            previous = tokens[k - 1][2] if k else ";"
+            kinds.append(previous in (")", ";", "{", "}", "else", "do"))  # (``struct S {``, ``= {``: no block)
+        elif t == "}" and kinds:
+            kinds.pop()
+    return bool(kinds) and kinds[-1]
 
 
 def _outcome(
