@@ -536,9 +536,6 @@ class DeclarationChecks(CheckerState):
                     f"not __private{why}",
                 )
                 return None
-            if len(spelled) == 1 and spelled[0] in _NOT_KERNEL_ARG_TYPES:
-                self.error(p, f"kernel parameter '{name}' cannot point to {spelled[0]} (its size is not portable)")
-                return None
             kind: ParamKind = "local" if target.space == "local" else "buffer"
             elem = target.name if target.kind in ("scalar", "vector", "struct") else target.kind
             elem = self.struct_names.get(elem, elem)
