@@ -18,6 +18,7 @@ from pycparser.c_parser import Coord, ParseError
 from pycparserext.ext_c_lexer import OpenCLCLexer
 from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, RangeExpression, StructExt
 
+from wia_sim.kernels.tokens import Token, significant, tokenize
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
 
 __all__ = ["BUILTIN_FILE", "FOREIGN_TYPE_NAMES", "StatementExpression", "blanked", "parse"]
@@ -413,25 +414,8 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
     return ast, None, parser
 
 
-_TOKEN_RE = re.compile(r"[A-Za-z_]\w*|\d[\w.]*|\S")
-_IDENTIFIER_RE = re.compile(r"[A-Za-z_]\w*")
-_KEYWORDS = (
-    frozenset(c_keywords._keyword_map)
-    | frozenset(OpenCLCLexer._extra_keywords)
-    | {
-        "inline",
-        "__inline",
-        "__inline__",
-        "__extension__",
-        "__restrict",
-        "__restrict__",
-        "__const",
-        "__volatile",
-        "__signed",
-        "sizeof",
-        "_Alignof",
-    }
-)
+_KEYWORDS = frozenset(c_keywords._keyword_map) | frozenset(OpenCLCLexer._extra_keywords)
+"""C's and OpenCL C's keywords (GCC's alternate ones are the standard ones by then: ``_gnu_keywords``)."""
 _DECLARATION_STARTS = frozenset({";", "{", "}", "(", ","}) | {
     "const", "volatile", "restrict", "static", "extern", "__global", "global", "__local", "local", "__constant",
     "constant", "__private", "private", "__kernel", "kernel", "inline", "__read_only", "read_only", "__write_only",
@@ -448,40 +432,40 @@ def _unknown_name(text: str, at: tuple[int, int | None], parser: _Parser) -> tup
     a statement or a cast may start (``T x = 0;`` in a function, ``(T)x``); None when the error at ``at`` is not one
     of those (pycparser says "invalid declaration", "syntax error before 'x'")."""
     line, column = at
-    tokens = []  # (line, column, text) of the tokens of the lines up to the error's
-    for number, row in enumerate(text.split("\n")[:line], 1):
-        for m in _TOKEN_RE.finditer(row):
-            tokens.append((number, m.start() + 1, m.group()))
     limit = (line, column if column is not None else 1 << 30)
-    up_to = [k for k, (ln, col, _) in enumerate(tokens) if (ln, col) <= limit]
+    tokens = [t for t in significant(tokenize(text, 1)) if t.line <= line]
+    up_to = [k for k, t in enumerate(tokens) if (t.line, t.column) <= limit]
     last = up_to[-1] if up_to else 0
     for k in range(last, max(last - 3, 0) - 1, -1):
-        ln, col, name = tokens[k]
-        before = tokens[k - 1][2] if k else ";"
-        after = tokens[k + 1][2] if k + 1 < len(tokens) else ""
-        after2 = tokens[k + 2][2] if k + 2 < len(tokens) else ""
-        if not _IDENTIFIER_RE.fullmatch(name) or name in _KEYWORDS or named_type(name) is not None:
+        token = tokens[k]
+        before = tokens[k - 1].text if k else ";"
+        after = tokens[k + 1] if k + 1 < len(tokens) else None
+        after2 = tokens[k + 2] if k + 2 < len(tokens) else None
+        name = token.text
+        if token.kind != "id" or name in _KEYWORDS or named_type(name) is not None:
             continue
         if any(name in scope for scope in parser._scope_stack):  # (a type, or a variable: no unknown name)
             continue
-        if before == "(" and after == ")" and (_IDENTIFIER_RE.fullmatch(after2) or after2[:1].isdigit()):
-            return ln, col, f"use of undeclared identifier '{name}'"
-        if not (after == "*" or (_IDENTIFIER_RE.fullmatch(after) and after not in _KEYWORDS)):
+        cast = before == "(" and after is not None and after.text == ")"  # (``(T)x``)
+        if cast and after2 is not None and after2.kind in ("id", "num"):
+            return token.line, token.column, f"use of undeclared identifier '{name}'"
+        if after is None or not (after.text == "*" or (after.kind == "id" and after.text not in _KEYWORDS)):
             continue
         if before in (";", "{", "}") and _in_block(tokens[:k]):  # (where a statement may start)
-            return ln, col, f"use of undeclared identifier '{name}'"
+            return token.line, token.column, f"use of undeclared identifier '{name}'"
         if before in _DECLARATION_STARTS:
-            return ln, col, f"unknown type name '{name}'"
+            return token.line, token.column, f"unknown type name '{name}'"
     return None
 
 
-def _in_block(tokens: list[tuple[int, int, str]]) -> bool:
+def _in_block(tokens: list[Token]) -> bool:
     """Whether the tokens end inside a function's body (braces after ``)``, or nested in such a block), not at
     file scope or in a struct's braces."""
     kinds: list[bool] = []  # per open brace: a block of statements
-    for k, (_, _, t) in enumerate(tokens):
+    for k, token in enumerate(tokens):
+        t = token.text
         if t == "{":
-            previous = tokens[k - 1][2] if k else ";"
+            previous = tokens[k - 1].text if k else ";"
             kinds.append(previous in (")", ";", "{", "}", "else", "do"))  # (``struct S {``, ``= {``: no block)
         elif t == "}" and kinds:
             kinds.pop()
