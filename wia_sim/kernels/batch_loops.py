@@ -659,6 +659,21 @@ class _Batch:
     def _gathered(self, node: c_ast.ArrayRef) -> tuple[CType, Array]:
         """``base[subscript]`` with the subscript's value in each iteration (a clamped or a declared index), the
         base the same in all: the subscript held to a declared array's bounds, as ``index_member`` holds it."""
+        base, bound, t, sub = self._subscripted(node)
+        assert base.region is not None
+        n = self.ex.n
+        index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (self.ks.shape[0], n)).astype(np.int64)
+        whole = isinstance(node.name, c_ast.ID) and base.region.space != "private"  # (the region checks those)
+        outside = bound is not None and self.ex.checks and not whole and ((index < 0) | (index >= bound)) & self.reads
+        if outside is not False and bool(np.any(outside)):
+            raise _Fallback
+        offsets = np.asarray(base.off, np.int64) + index * base.elem_size
+        return t, self._read(base.region, offsets, t)
+
+    def _subscripted(self, node: c_ast.ArrayRef) -> tuple[Pointer, int | None, CType, Array]:
+        """``base[subscript]`` with a base the same in every iteration, of one memory object and of arithmetic
+        scalars (else ``_Fallback``): the base, the declared array's length (None for a pointer), the element type
+        and the subscript's integer values (iterations, lanes)."""
         if self._varies(node.name):
             raise _Fallback
         base, bound, _ = self.ex.array_object(node.name, self.active)
@@ -670,14 +685,7 @@ class _Batch:
         st, sub = self.value(node.subscript)
         if st.kind not in ("int", "uint"):
             raise _Fallback
-        n = self.ex.n
-        index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (self.ks.shape[0], n)).astype(np.int64)
-        whole = isinstance(node.name, c_ast.ID) and base.region.space != "private"  # (the region checks those)
-        outside = bound is not None and self.ex.checks and not whole and ((index < 0) | (index >= bound)) & self.reads
-        if outside is not False and bool(np.any(outside)):
-            raise _Fallback
-        offsets = np.asarray(base.off, np.int64) + index * base.elem_size
-        return t, self._read(base.region, offsets, t)
+        return base, bound, t, sub
 
     def _element(self, target: c_ast.ArrayRef, atomic: bool) -> tuple[Region, CType, Array, Array, Array]:
         """The element ``target`` designates in every (iteration, lane) pair that runs, for an update of it: its
@@ -686,41 +694,29 @@ class _Batch:
         one (in bounds of the object and of a declared array, aligned), else ``_Fallback``: nothing was done, the
         loop runs iteration by iteration and finds what is wrong. Memory the batch reads is not updated: its values
         would change under the loop."""
-        if self._varies(target.name):
-            raise _Fallback
-        base, bound, _ = self.ex.array_object(target.name, self.active)
-        if not isinstance(base, Pointer) or base.dims or base.region is None or base.region is SEVERAL:
-            raise _Fallback
-        t, region = base.elem, base.region
+        base, bound, t, sub = self._subscripted(target)
+        region = base.region
+        assert region is not None
         if (
-            t is None
-            or not _arithmetic(t)
-            or (atomic and t.kind == "float")
-            or base.null is not None
-            or base.packed
+            (atomic and t.kind == "float")
             or region.space not in ("global", "local")
             or region.read_only
             or (atomic and region.write_only)
             or id(region) in self.read
         ):
             raise _Fallback
-        st, sub = self.value(target.subscript)
-        if st.kind not in ("int", "uint"):
-            raise _Fallback
         count, n = self.ks.shape[0], self.ex.n
         taken = np.flatnonzero(np.broadcast_to(self.reads, (count, n)))
         index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (count, n)).reshape(-1)[taken].astype(np.int64)
         if bound is not None and index.size and (int(index.min()) < 0 or int(index.max()) >= bound):
             raise _Fallback
-        esize = t.dtype.itemsize
         lanes = taken % n
-        seen = np.broadcast_to(np.asarray(base.off, np.int64), (n,))[lanes] + index * esize
-        if seen.size and (int(seen.min()) < 0 or int(seen.max()) > region.nbytes - esize):
-            raise _Fallback
-        if esize > 1 and seen.size and int(np.bitwise_or.reduce(seen)) & (esize - 1):
-            raise _Fallback
+        seen = np.broadcast_to(np.asarray(base.off, np.int64), (n,))[lanes] + index * t.dtype.itemsize
         starts = region.row_starts(self.ex.st)
-        return region, t, taken, lanes, seen if starts is None else seen + starts[lanes]
+        flat = seen if starts is None else seen + starts[lanes]
+        if not region.plain_steps(self.ex.st, seen, flat, t, initialized=atomic):  # (an atomic reads too)
+            raise _Fallback
+        return region, t, taken, lanes, flat
 
     def _operand(self, node: c_ast.Node, t: CType, taken: Array) -> Array:
         """``node``'s value in each pair of ``taken`` (``_element``), converted to ``t``."""
@@ -738,16 +734,10 @@ class _Batch:
         region, t, taken, lanes, flat = self._element(args[0].expr, atomic=True)
         operands = [self._operand(arg, t, taken) for arg in args[1:]]
         st = self.ex.st
-        shift = t.dtype.itemsize.bit_length() - 1
-        if st.checks:
-            init = None if region._all_init else region.init
-            words = None if init is None else init.view(np.dtype(f"u{t.dtype.itemsize}"))[flat >> shift]
-            if words is not None and bool((words != ALL_BYTES_WRITTEN[t.dtype.itemsize]).any()):
-                raise _Fallback
-            if region.track_races and flat.size:
-                region._track(st, flat, lanes, t, write=False, atomic=True)
-                region._track(st, flat, lanes, t, write=True, atomic=True)
-        return _Update(op, region, t, flat >> shift, operands)
+        if st.checks and region.track_races and flat.size:
+            region._track(st, flat, lanes, t, write=False, atomic=True)
+            region._track(st, flat, lanes, t, write=True, atomic=True)
+        return _Update(op, region, t, flat >> (t.dtype.itemsize.bit_length() - 1), operands)
 
     def store(self, item: c_ast.Assignment) -> _Store:
         """The statement ``a[i] = e;`` over the iterations: every element and value at once (``_element``), no

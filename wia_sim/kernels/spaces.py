@@ -780,6 +780,19 @@ class Region(StridedAccess):
         )
         self._race(st, keys, lanes, write, atomic, stored, load)
 
+    def plain_steps(self, st: LaunchState, seen: Array, flat: Array, t: CType, initialized: bool) -> bool:
+        """Whether a batch's accesses of scalars ``t`` at byte offsets ``seen`` (``flat``: the same with their
+        rows' starts, ``row_starts``) are all in bounds and aligned, and, where they read (``initialized``) with checks
+        on, of written bytes: what each would be one by one without a finding (``batch_loops``)."""
+        esize = t.dtype.itemsize
+        if seen.size and (int(seen.min()) < 0 or int(seen.max()) > self.nbytes - esize):
+            return False
+        if esize > 1 and seen.size and int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1):
+            return False
+        init = self.init if initialized and st.checks and not self._all_init else None
+        words = None if init is None else init.view(np.dtype(f"u{esize}"))[flat >> (esize.bit_length() - 1)]
+        return words is None or not bool((words != ALL_BYTES_WRITTEN[esize]).any())
+
     def load_steps(self, st: LaunchState, off: Array, mask: Array, t: CType) -> Array | None:
         """The scalars ``t`` at byte offsets ``off`` (one row per iteration of a loop, one column per lane) that
         the lanes of ``mask`` read (one mask for every row, or one per row), in one pass (``batch_loops``), or
@@ -802,17 +815,9 @@ class Region(StridedAccess):
             lanes = picked % off.shape[1]
             seen = off.reshape(-1)[picked]
             flat = seen if starts is None else seen + starts[lanes]
-        esize = t.dtype.itemsize
-        if seen.size and (int(seen.min()) < 0 or int(seen.max()) > self.nbytes - esize):
+        if not self.plain_steps(st, seen, flat, t, initialized=True):
             return None
-        if esize > 1 and seen.size and int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1):
-            return None
-        shift = esize.bit_length() - 1
-        init = self.init if st.checks and not self._all_init else None
-        if init is not None and bool(
-            (init.view(np.dtype(f"u{esize}"))[flat >> shift] != ALL_BYTES_WRITTEN[esize]).any()
-        ):
-            return None
+        shift = t.dtype.itemsize.bit_length() - 1
         values: Array
         if picked is None:
             values = self.view(t.dtype)[(flat >> shift).reshape(off.shape)]
