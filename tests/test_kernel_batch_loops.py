@@ -160,11 +160,11 @@ __kernel void k(__global const float* A, __global const float* B, __global float
 @pytest.mark.parametrize("size", [32, 72])
 def test_local_tiles_and_private_arrays_on_small_and_strided_launches(size: int, batched: list[bool]) -> None:
     """A tiled matrix product over ``__local`` tiles (read through strided views of memory on the 72x72 launch,
-    whose ids are coefficients) and a private array read forwards and backwards."""
+    whose ids are coefficients) and a private array filled in a batch, then read forwards and backwards."""
     rng = np.random.default_rng()
     a, b = rng.random((size, size), np.float32), rng.random((size, size), np.float32)
     (_, _, c), _ = _same(MATMUL_TILED, [a, b, np.zeros((size, size), np.float32)], (size, size), (8, 8), np.int32(size))
-    assert batched.count(True) == size // 8 + 1
+    assert batched.count(True) == size // 8 + 2
     a64 = a.astype(np.float64)
     w = a64[:, :8][:, None, :] + np.arange(size)[None, :, None]
     expected = a64 @ b.astype(np.float64) + (w * w[:, :, ::-1]).sum(axis=2)
@@ -202,15 +202,15 @@ __kernel void k(__global const float* img, __constant float* filt, __global floa
 def test_declarations_built_ins_and_clamped_indices(batched: list[bool]) -> None:
     """A body that declares its index (``clamp``ed: read by gathering, not linear in the counter) and a value,
     calls built-ins (``fabs``, ``exp``, ``min``, ``abs``, ``convert_float``: the executor's own functions, on
-    every iteration at once) and shadows an outer variable; the loop that stores to a private array is not
-    batched (it stores)."""
+    every iteration at once) and shadows an outer variable; the loop that fills a private array is batched too
+    (a store to memory the loop does not read)."""
     rng = np.random.default_rng()
     n, w = 250, 256
     img = rng.random(w, np.float32)
     filt = rng.random(5, np.float32)
     arrays = [img, filt, np.zeros(3 * w, np.float32), np.zeros(w, np.int32)]
     (_, _, out, taps), _ = _same(STENCIL, arrays, (w,), (64,), np.int32(w), np.int32(n))
-    assert batched.count(True) == 2
+    assert batched.count(True) == 3
     x = np.arange(n)
     d = np.arange(-2, 3)
     sx = np.clip(x[:, None] + d, 0, w - 1)
@@ -775,3 +775,76 @@ def test_a_store_to_memory_read_the_same_in_every_iteration_is_not_batched(batch
     y, x = rng.random(200, np.float32), rng.random(4, np.float32)
     _same(READ_ONCE, [y, x], (1,), (1,), np.int32(100))
     assert True not in batched
+
+
+PRIVATE_FILL = """
+__kernel void k(__global const float* x, __global float* y, int n, int m) {
+    int i = get_global_id(0);
+    float p[8];
+    for (int j = 0; j < m; j++)
+        p[j] = x[(i + j) % n] * (float)(j + 1);
+    float s = 0.0f;
+    for (int j = 0; j < 8; j++)
+        s += p[j] * (float)(j & 3);
+    y[i] = s;
+}
+"""
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_a_loop_filling_a_private_array_is_batched(checks: bool, batched: list[bool]) -> None:
+    """Each work-item's row of a ``__private`` array filled in one batch (the elements marked written, as the
+    stores one by one mark them), then summed: the same bits, counts and steps as iteration by iteration."""
+    rng = np.random.default_rng()
+    n, lanes = 500, 192
+    x = rng.random(n, np.float32)
+    (_, y), _ = _same(
+        PRIVATE_FILL, [x, np.zeros(lanes, np.float32)], (lanes,), (64,), np.int32(n), np.int32(8), checks=checks
+    )
+    assert batched.count(True) == 2  # (the batched run's two loops)
+    j = np.arange(8)
+    p = x[(np.arange(lanes)[:, None] + j) % n].astype(np.float64) * (j + 1)
+    np.testing.assert_allclose(y, (p * (j & 3)).sum(axis=1), rtol=8 * EPS32 * 4)
+
+
+@pytest.mark.parametrize(("m", "finding"), [(7, "uninitialized"), (9, "out-of-bounds")])
+def test_a_private_fill_that_falls_short_or_runs_past_is_reported_as_without_batching(
+    m: int, finding: str, batched: list[bool]
+) -> None:
+    """Seven of eight elements filled in a batch, then all eight read: the read of the eighth is the finding,
+    word for word; a ninth store, past the array at the last iteration: the batch gives the loop back, which
+    finds it (Clang's ``float p[8]`` bounds, as one by one)."""
+    x = np.random.default_rng().random(100, np.float32)
+    _, result = _same(PRIVATE_FILL, [x, np.zeros(64, np.float32)], (64,), (64,), np.int32(100), np.int32(m))
+    assert isinstance(result, KernelFault) and finding in str(result)
+    assert batched[0] is (m == 7)
+
+
+PRIVATE_KINDS = """
+__kernel void k(__global const int* x, __global int* y) {
+    int i = get_global_id(0);
+    int u;
+    int p[6], q[6];
+    for (int j = 0; j < 6; j++)
+        p[j] = x[i] + j;
+    for (int j = 1; j < 6; j++)
+        p[j] = p[j - 1] * 3;
+    for (int j = 0; j < 6; j++)
+        q[j] = (j == 5 && i == 9) ? u : j;
+    y[i] = p[5] + q[WHICH];
+}
+"""
+
+
+@pytest.mark.parametrize("which", ["4", "5"])
+def test_private_stores_the_batch_leaves_to_the_loop(which: str, batched: list[bool]) -> None:
+    """A private array updated in place (each iteration reads the one before: not batched), and one given an
+    undefined value in one iteration (``?:`` keeps the loop from batching; the value's bytes stay uninitialized,
+    and reading them is the finding, or nothing when the element is never read)."""
+    x = np.arange(64, dtype=np.int32) * 5
+    (_, y), result = _same(PRIVATE_KINDS.replace("WHICH", which), [x, np.zeros(64, np.int32)], (64,), (64,))
+    assert batched[:2] == [True, False]
+    if which == "5":
+        assert isinstance(result, KernelFault) and "uninitialized" in str(result)
+    else:
+        assert y.tolist() == (x * 3**5 + 4).tolist()

@@ -51,6 +51,7 @@ class RaceTracker:
     space: str
     description: str
     data: Array
+    track_races: bool
     granule: int
     w_lane: Array | None
     w_epoch: Array | None
@@ -70,6 +71,12 @@ class RaceTracker:
     _compact: list[_Compact]
     _layouts: dict[Any, Any]  # ``strided.StridedAccess._layout``'s, whose race keys are in granules
     _shadowed: bool  # something is on record in the shadow (or waits to be: _pending_reads)
+
+    @property
+    def raced(self) -> bool:
+        """Whether the tracker sees this memory's accesses: ``__constant`` memory is never written and ``__private``
+        memory belongs to one work-item; a ``const`` argument only where another argument may write it."""
+        return self.track_races and self.space not in ("constant", "private")
 
     @property
     def stride(self) -> int:

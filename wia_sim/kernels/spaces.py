@@ -679,7 +679,7 @@ class Region(StridedAccess):
         ``load``: an atomic that stores nothing (``RaceTracker._race``); ``defer``: a read of bytes nobody wrote
         goes to ``st.deferred`` instead of being the finding; ``undef``: a store's undefined lanes (components),
         whose bytes it leaves uninitialized."""
-        races = self.track_races and self.space not in ("constant", "private")
+        races = self.raced
         if undef is not None and self.init is None:  # every byte was initialized so far
             self.init = np.ones(self.data.size, dtype=bool)
         if undef is not None:
@@ -824,7 +824,7 @@ class Region(StridedAccess):
         else:
             values = np.zeros(off.shape, t.dtype)
             values.reshape(-1)[picked] = self.view(t.dtype)[flat >> shift]
-        if st.checks and self.track_races and self.space not in ("constant", "private") and flat.size:
+        if st.checks and self.raced and flat.size:
             self._track(st, flat, lanes, t, write=False)
         return values
 

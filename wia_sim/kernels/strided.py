@@ -52,7 +52,6 @@ class StridedAccess(RaceTracker):
 
     nbytes: int
     per: str
-    track_races: bool
     read_only: bool
     write_only: bool
     init: Array | None
@@ -154,7 +153,7 @@ class StridedAccess(RaceTracker):
                 np.copyto(flags, np.asarray(written, flags.dtype), where=where)
             elif bool(np.any((flags != written) & where)):
                 return None
-        races = self.track_races and self.space not in ("constant", "private")
+        races = self.raced
         # kept by its granule where the access is exactly one (``_layout``'s keys; others, a 3-component vector's 12
         # bytes too: the general path, which refines the granules or records every one an element covers)
         if races and (keys is None or not self.compact(st, keys, mask, write)):
