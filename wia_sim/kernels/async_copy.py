@@ -8,7 +8,8 @@ is made once, and its data is only guaranteed after ``wait_group_events``. As Oc
 copies at the wait, in the order they were issued, then lets the group pass the wait as a barrier. The copy's
 accesses are the group's: bounds-checked, counted once per group, and tracked for races as accesses of the group's
 work-items (element ``e`` as an access of the work-item with local index ``group_size - 1 - e % group_size``, so
-that a work-item touching "its own" element of the destination before the wait conflicts with the copy).
+that a work-item touching "its own" element of the destination before the wait conflicts with the copy; the
+copies into one object that a wait makes together count their elements one after another, as one copy).
 A work-group that ends with copies it never waited for is the ``unwaited_event`` finding (Oclgrind: "Work-item
 finished without waiting for events"), named at the kernel's closing line, where the work-group finishes; a wait
 for an event no copy of the group has in flight (0, or one a wait has released) is ``invalid_wait_event``
@@ -31,7 +32,7 @@ from pycparser import c_ast
 from wia_sim.kernels.ctype import SCALARS, CType, elem_bytes
 from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.pointers import SEVERAL
-from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.types import VOID, TypeInfo
 
 if TYPE_CHECKING:
@@ -202,6 +203,20 @@ class _Copy:
     name: str  # async_work_group_copy or async_work_group_strided_copy
 
 
+def _apart(counts: Array, starts: Array, steps: Array, size: int) -> bool:
+    """Whether, in every work-group (a column), the destinations of a run's copies (rows: ``counts`` elements of
+    ``size`` bytes each, from byte ``starts`` on, ``steps`` bytes apart) are disjoint byte ranges, none of them
+    storing one place twice: the order of their stores then changes nothing."""
+    if bool(((counts > 1) & (steps < size)).any()):
+        return False
+    last = np.iinfo(np.int64).max
+    lo = np.where(counts > 0, starts, last)
+    hi = np.where(counts > 0, starts + (counts - 1) * steps + size, last)
+    order = np.argsort(lo, axis=0, kind="stable")
+    lo, hi = np.take_along_axis(lo, order, axis=0), np.take_along_axis(hi, order, axis=0)
+    return not bool((hi[:-1] > lo[1:]).any())
+
+
 class AsyncCopies:
     """The copies a launch has issued and not yet waited for, per work-group."""
 
@@ -338,6 +353,7 @@ class AsyncCopies:
             )
         if ex.checks:
             self._check_events(waited, n, reached)
+        due: list[tuple[_Copy, Array]] = []  # the copies this wait performs, in the order they were issued
         for c in self.pending:
             do = c.groups & reached
             if waited and bool(do.any()):
@@ -346,8 +362,12 @@ class AsyncCopies:
                     hit |= w == c.event
                 do &= hit
                 if bool(do.any()):
-                    self._perform(c, do)
-                    c.groups &= ~do
+                    due.append((c, do))
+        if not self._perform_together(due):
+            for c, do in due:
+                self._perform(c, do)
+        for c, do in due:
+            c.groups &= ~do
         self.pending = [c for c in self.pending if bool(c.groups.any())]
         ex.barrier(mask, line)
 
@@ -404,6 +424,69 @@ class AsyncCopies:
                 space = c.dst.region.space
                 raise replace(origin, line=c.line).fault(undef, f"and its value stored to __{space} memory by {c.name}")
             c.dst.region.store(ex.st, dst_off, active, c.elem, values)
+
+    def _perform_together(self, due: list[tuple[_Copy, Array]]) -> bool:
+        """The copies ``due`` at a wait (each with its work-groups), those into one memory object as one: each
+        group's elements of all of them, copy after copy, in rounds of one element per work-item (``_perform``'s
+        order, counted across the copies), every load before any store. False, having changed nothing: the
+        copies must be made one by one, in the order they were issued (``_perform``), because a copy reads an
+        object another writes, two copies into one object come from different objects or are of different
+        types, the destinations of two meet in a group (the later one's elements win), or an element would be a
+        finding (out of bounds, misaligned, never written, a write-only source or a read-only destination: the
+        copy it belongs to reports it, as one by one).
+
+        Otherwise no copy reads what another writes, and copies into different objects touch different memory:
+        loading them all first, then storing object by object, gives what copying one after another gives. The
+        race tracker sees each element as an access of the work-item that moves it, counted across the run: a
+        copy after the first of a run may name another work-item of the group in a race than alone."""
+        ex = self.ex
+        runs: dict[int, list[tuple[_Copy, Array]]] = {}
+        for c, do in due:
+            runs.setdefault(id(c.dst.region), []).append((c, do))
+        if not {id(c.src.region) for c, _ in due}.isdisjoint(runs):
+            return False
+        if any(c.src.region.write_only or c.dst.region.read_only for c, _ in due):  # type: ignore[union-attr]
+            return False
+        gs = ex.geometry.group_size
+        lanes = ex.lanes
+        group = lanes.group
+        moves: list[tuple[Region, CType, Array, Array, Array]] = []
+        for run in runs.values():
+            first = run[0][0]
+            src, dst, elem = first.src.region, first.dst.region, first.elem
+            assert src is not None and dst is not None
+            if any(c.src.region is not src or c.elem != elem for c, _ in run):
+                return False
+            size = elem_bytes(elem)
+            # one row per copy, one column per group: its elements there, where they start in memory and in the
+            # group's elements of the run (the copies before it), and its strides
+            counts = np.stack([np.where(do, c.count, 0) for c, do in run])
+            src_at, dst_at = (np.stack([getattr(c, a) for c, _ in run]) for a in ("src_off", "dst_off"))
+            src_step, dst_step = (
+                np.stack([getattr(c, a) for c, _ in run]) * size for a in ("src_stride", "dst_stride")
+            )
+            if not _apart(counts, dst_at, dst_step, size):
+                return False
+            before = np.cumsum(counts, axis=0) - counts
+            for r in range(-(-int(counts.sum(axis=0).max()) // gs)):
+                e = r * gs + (gs - 1 - lanes.local_index)  # (``_perform``'s order, over the run's elements)
+                k = np.count_nonzero(e >= before[:, group], axis=0) - 1  # the copy of each lane's element
+                at = k * counts.shape[1] + group
+                own = e - before.reshape(-1)[at]
+                active = own < counts.reshape(-1)[at]
+                src_off = src_at.reshape(-1)[at] + own * src_step.reshape(-1)[at]
+                dst_off = dst_at.reshape(-1)[at] + own * dst_step.reshape(-1)[at]
+                who = np.flatnonzero(active)
+                sources, targets = src_off[who], dst_off[who]
+                if not (
+                    src.plain_steps(ex.st, sources, src.rowed(ex.st, sources, who), elem, initialized=True)
+                    and dst.plain_steps(ex.st, targets, dst.rowed(ex.st, targets, who), elem, initialized=False)
+                ):
+                    return False
+                moves.append((dst, elem, dst_off, active, src.load(ex.st, src_off, active, elem)))
+        for dst, elem, dst_off, active, values in moves:
+            dst.store(ex.st, dst_off, active, elem, values)
+        return True
 
     def finish(self, end_line: int) -> None:
         """At the end of the kernel: a work-group with copies it never waited for is a finding."""

@@ -730,8 +730,7 @@ class _Batch:
             raise _Fallback
         lanes = np.tile(np.arange(n), count) if taken is None else taken % n
         seen = np.broadcast_to(np.asarray(base.off, np.int64), (n,))[lanes] + index * t.dtype.itemsize
-        starts = region.row_starts(self.ex.st)
-        flat = seen if starts is None else seen + starts[lanes]
+        flat = region.rowed(self.ex.st, seen, lanes)
         if not region.plain_steps(self.ex.st, seen, flat, t, initialized=atomic):  # (an atomic reads too)
             raise _Fallback
         return region, t, taken, lanes, flat

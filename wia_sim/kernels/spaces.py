@@ -781,17 +781,27 @@ class Region(StridedAccess):
         self._race(st, keys, lanes, write, atomic, stored, load)
 
     def plain_steps(self, st: LaunchState, seen: Array, flat: Array, t: CType, initialized: bool) -> bool:
-        """Whether a batch's accesses of scalars ``t`` at byte offsets ``seen`` (``flat``: the same with their
-        rows' starts, ``row_starts``) are all in bounds and aligned, and, where they read (``initialized``) with checks
-        on, of written bytes: what each would be one by one without a finding (``batch_loops``)."""
+        """Whether a batch's accesses of elements ``t`` at byte offsets ``seen`` (``flat``: the same with their
+        rows' starts, ``rowed``) are all in bounds and aligned, and, where they read (``initialized``) with checks
+        on, of written bytes: what each would be one by one without a finding (``batch_loops``, ``async_copy``)."""
         esize = t.dtype.itemsize
-        if seen.size and (int(seen.min()) < 0 or int(seen.max()) > self.nbytes - esize):
+        if seen.size and (int(seen.min()) < 0 or int(seen.max()) > self.nbytes - elem_bytes(t)):
             return False
         if esize > 1 and seen.size and int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1):
             return False
         init = self.init if initialized and st.checks and not self._all_init else None
-        words = None if init is None else init.view(np.dtype(f"u{esize}"))[flat >> (esize.bit_length() - 1)]
-        return words is None or not bool((words != ALL_BYTES_WRITTEN[esize]).any())
+        if init is None:
+            return True
+        if t.width > 1:  # every component's word
+            flat = (flat[:, None] + np.arange(t.width) * esize).reshape(-1)
+        words = init.view(np.dtype(f"u{esize}"))[flat >> (esize.bit_length() - 1)]
+        return not bool((words != ALL_BYTES_WRITTEN[esize]).any())
+
+    def rowed(self, st: LaunchState, seen: Array, lanes: Array) -> Array:
+        """Byte offsets ``seen`` of accesses by ``lanes`` in the region's data: with their rows' starts added
+        (``row_starts``)."""
+        starts = self.row_starts(st)
+        return seen if starts is None else seen + starts[lanes]
 
     def load_steps(self, st: LaunchState, off: Array, mask: Array, t: CType) -> Array | None:
         """The scalars ``t`` at byte offsets ``off`` (one row per iteration of a loop, one column per lane) that
@@ -814,7 +824,7 @@ class Region(StridedAccess):
             picked = np.flatnonzero(mask)
             lanes = picked % off.shape[1]
             seen = off.reshape(-1)[picked]
-            flat = seen if starts is None else seen + starts[lanes]
+            flat = self.rowed(st, seen, lanes)
         if not self.plain_steps(st, seen, flat, t, initialized=True):
             return None
         shift = t.dtype.itemsize.bit_length() - 1
