@@ -249,6 +249,17 @@ class Affine:
         """The coefficients in ``grid`` order (for a strided view whose unit is what ``self`` counts)."""
         return (self.g[2], self.g[1], self.g[0], self.l[2], self.l[1], self.l[0])
 
+    def at(self, lanes: Array) -> Array:
+        """The values of the lanes ``lanes`` alone (int64), from their ids."""
+        ids = lanes_of(self.geometry)
+        out = np.full(lanes.size, self.base, np.int64)
+        for d in range(3):
+            if self.g[d]:
+                out += self.g[d] * ids.group_id[d][lanes]
+            if self.l[d]:
+                out += self.l[d] * ids.local_id[d][lanes]
+        return out
+
     def values(self, dtype: np.dtype[Any] | type = np.int64) -> Array:
         """One entry per lane, of ``dtype`` (the range fits it: the caller made sure)."""
         shape = self.grid

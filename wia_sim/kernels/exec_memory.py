@@ -14,7 +14,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import SCALARS, CType, elem_bytes
 from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _line
-from wia_sim.kernels.lanes import per_lane
+from wia_sim.kernels.lanes import few_lanes, per_lane
 from wia_sim.kernels.lvalues import merge_lanes
 from wia_sim.kernels.pointers import SEVERAL, PtrType
 from wia_sim.kernels.spaces import KernelFault, Pointer, UnsupportedKernel, Value
@@ -62,11 +62,17 @@ class MemoryOps(ExecutorState):
             return Value(p.elem, load_unaligned(self.st, p.region, p.off, mask, p.elem))
         if natural and p.elem.width > 1 and self.checks:
             self.aligned_vector(p, mask, "read")
-        if p.affine is not None and not atomic:
-            values = p.region.load_strided(self.st, p.affine, mask, p.elem, grid)
-            if values is not None:
-                return Value(p.elem, None, grid=values) if isinstance(values, Viewed) else Value(p.elem, values)
-        values = p.region.load(self.st, p.off, mask, p.elem, atomic, defer=self.checks and not atomic)
+        few = None if atomic else few_lanes(mask, self.st.active(mask))
+        if few is not None:  # a few lanes of a large launch: by themselves
+            values = p.region.load_at(self.st, few, p.offsets_at(few), p.elem, defer=self.checks)
+        else:
+            if p.affine is not None and not atomic:
+                strided = p.region.load_strided(self.st, p.affine, mask, p.elem, grid)
+                if strided is not None:
+                    if isinstance(strided, Viewed):
+                        return Value(p.elem, None, grid=strided)
+                    return Value(p.elem, strided)
+            values = p.region.load(self.st, p.off, mask, p.elem, atomic, defer=self.checks and not atomic)
         deferred = self.st.deferred
         if deferred is not None:  # bytes nobody wrote: undefined, their use is the finding (``undef.py``)
             self.st.deferred = None
@@ -161,6 +167,10 @@ class MemoryOps(ExecutorState):
         if natural and p.elem.width > 1 and self.checks:
             self.aligned_vector(p, mask, "write")
         values = self._conv(v, p.elem)
+        few = few_lanes(mask, self.st.active(mask))
+        if few is not None:  # a few lanes of a large launch: by themselves
+            p.region.store_at(self.st, few, p.offsets_at(few), p.elem, values)
+            return
         if p.affine is not None and p.region.store_strided(self.st, p.affine, mask, p.elem, values):
             return
         p.region.store(self.st, p.off, mask, p.elem, values)

@@ -162,6 +162,19 @@ _COUNT_BELOW = 1 << 14
 hundred lanes, where the executor's time is such calls); larger ones with ``any``/``all``, which stop early."""
 
 
+FEW_LANES_FROM = 1 << 14
+"""Launches of this many lanes or more access memory by the active lanes alone when they are few (``few_lanes``)."""
+
+
+def few_lanes(mask: Array, active: int) -> Array | None:
+    """The lanes of ``mask`` (``active`` of them), in order, when the launch is large and they are at most an
+    eighth of it: an access by them alone (``Region.load_at``) is then cheaper than passes over every lane's offset
+    (a tree reduction's later steps, a tail of divergent work-items); else None."""
+    if mask.ndim != 1 or mask.size < FEW_LANES_FROM or active * 8 > mask.size:
+        return None
+    return np.flatnonzero(mask)
+
+
 def any_lane(mask: Array) -> bool:
     """Whether any lane of ``mask`` is set."""
     return bool(np.count_nonzero(mask)) if mask.size <= _COUNT_BELOW else bool(mask.any())

@@ -261,6 +261,14 @@ class Pointer:
             self._off = self.affine.values(np.int64)
         return self._off
 
+    def offsets_at(self, lanes: Array) -> Array:
+        """The byte offset of the lanes ``lanes`` alone (no pass over every lane's)."""
+        if self._off is None:
+            assert self.affine is not None
+            return self.affine.at(lanes)
+        off = np.asarray(self._off, np.int64)
+        return np.full(lanes.size, int(off), np.int64) if off.ndim == 0 else off[lanes]
+
     def __repr__(self) -> str:
         where = self.affine if self._off is None else self._off
         return f"Pointer({self.region and self.region.description}, {self.elem}, {where}, dims={self.dims})"
@@ -548,33 +556,78 @@ class Region(StridedAccess):
             bad = oob | misaligned if not aligned else oob
             hit = mask & bad
             if st.checks and bool(hit.any()):
-                lane = int(np.flatnonzero(hit)[0])
-                offs = np.broadcast_to(off, mask.shape)
-                at = int(offs[lane])
-                oob_lanes = np.broadcast_to(oob, mask.shape)
-                if not bool(oob_lanes[lane]):
-                    same = hit & ~oob_lanes  # the misaligned accesses inside the buffer
-                    what = f"misaligned {'write' if write else 'read'} of {size} bytes at offset {at}"
-                    raise st.fault(
-                        _SPACE_CHECK.get(self.space, "out_of_bounds_global"),
-                        what + f" of {self.description}",
-                        lane,
-                        at,
-                        same,
-                        offs[same],
-                    )
-                same = hit & oob_lanes
-                check = _SPACE_CHECK.get(self.space, "out_of_bounds_private")
-                what = (
-                    f"out-of-bounds {'write' if write else 'read'} of {size} bytes at offset {at} of a "
-                    f"{self.nbytes}-byte {self.description}"
-                )
-                raise st.fault(check, what, lane, at, same, offs[same])
+                lanes = np.flatnonzero(hit)
+                offs = np.broadcast_to(off, mask.shape)[lanes]
+                raise self._misplaced(st, lanes, offs, np.broadcast_to(oob, mask.shape)[lanes], t, write)
             mask = mask & ~bad
             span = active_span(mask)
         starts = self.row_starts(st)
         flat = off if starts is None else starts + off
         return flat, mask, span
+
+    def _misplaced(self, st: LaunchState, lanes: Array, offs: Array, oob: Array, t: CType, write: bool) -> KernelFault:
+        """The finding for accesses by ``lanes`` (in order) at byte ``offs`` that are out of bounds (``oob``) or
+        else misaligned: the first one's kind, with every access of that kind as its offenders."""
+        size = elem_bytes(t)
+        same = oob if oob[0] else ~oob
+        offenders = np.zeros(st.lanes.total, dtype=bool)
+        offenders[lanes[same]] = True
+        lane, at = int(lanes[0]), int(offs[0])
+        access = "write" if write else "read"
+        if not oob[0]:  # misaligned inside the buffer
+            what = f"misaligned {access} of {size} bytes at offset {at} of {self.description}"
+            return st.fault(_SPACE_CHECK.get(self.space, "out_of_bounds_global"), what, lane, at, offenders, offs[same])
+        what = f"out-of-bounds {access} of {size} bytes at offset {at} of a {self.nbytes}-byte {self.description}"
+        return st.fault(_SPACE_CHECK.get(self.space, "out_of_bounds_private"), what, lane, at, offenders, offs[same])
+
+    def _placed(self, st: LaunchState, lanes: Array, off: Array, t: CType, write: bool) -> tuple[Array, Array]:
+        """``_prepare`` for the accesses of ``lanes`` alone (``load_at``, ``store_at``): the lanes that may touch
+        memory and the byte offsets of their elements in the region's data (faults if checking)."""
+        size, esize = elem_bytes(t), t.dtype.itemsize
+        limit = self.nbytes - size
+        oob = off.view(np.uint64) > np.uint64(limit) if limit >= 0 else np.ones(off.shape, dtype=bool)
+        bad = oob | ((off & (esize - 1)) != 0) if esize > 1 else oob
+        if bool(bad.any()):
+            if st.checks:
+                raise self._misplaced(st, lanes[bad], off[bad], oob[bad], t, write)
+            lanes, off = lanes[~bad], off[~bad]
+        return lanes, self.rowed(st, off, lanes)
+
+    def load_at(self, st: LaunchState, lanes: Array, off: Array, t: CType, defer: bool = False) -> Array:
+        """``load`` by the lanes ``lanes`` alone (in order), at byte offsets ``off`` (one per lane of ``lanes``):
+        their values, of every lane of the launch (0 in the others). For a few lanes of a large launch, where a
+        pass over every lane's offset costs more than the access."""
+        lanes, flat = self._placed(st, lanes, off, t, False)
+        idx = flat >> (t.dtype.itemsize.bit_length() - 1)
+        values = np.zeros((st.lanes.total, t.width) if t.width > 1 else st.lanes.total, t.dtype)
+        values[lanes] = self.view(t.dtype)[idx[:, None] + np.arange(t.width) if t.width > 1 else idx]
+        self._counted(st, lanes.size, t, "read")
+        if st.checks and lanes.size:
+            if self.write_only:
+                offs = np.zeros(st.lanes.total, np.int64)
+                offs[lanes] = flat
+                self.refuse_read(st, _lanes_mask(st, lanes), offs)
+            if self._checked(None):
+                self._check_at(st, lanes, flat, t, write=False, atomic=False, defer=defer)
+        return values
+
+    def store_at(self, st: LaunchState, lanes: Array, off: Array, t: CType, values: Array) -> None:
+        """``store`` by the lanes ``lanes`` alone (in order), at byte offsets ``off`` (one per lane of ``lanes``),
+        of ``values`` (one per lane of the launch, or one for all), as ``load_at``."""
+        if self.read_only and lanes.size:
+            offs = np.zeros(st.lanes.total, np.int64)
+            offs[lanes] = off
+            self.refuse_write(st, _lanes_mask(st, lanes), off=offs)
+        lanes, flat = self._placed(st, lanes, off, t, True)
+        if not lanes.size:
+            return
+        n_lanes = st.lanes.total
+        vals = per_lane(values, (n_lanes, t.width) if t.width > 1 else (n_lanes,))
+        if st.checks and self._checked(None):
+            self._check_at(st, lanes, flat, t, write=True, atomic=False, values=vals)
+        idx = flat >> (t.dtype.itemsize.bit_length() - 1)
+        self.view(t.dtype)[idx[:, None] + np.arange(t.width) if t.width > 1 else idx] = vals[lanes]
+        self._counted(st, lanes.size, t, "written")
 
     def load(
         self, st: LaunchState, off: Array, mask: Array, t: CType, atomic: bool = False, defer: bool = False
@@ -679,12 +732,7 @@ class Region(StridedAccess):
         ``load``: an atomic that stores nothing (``RaceTracker._race``); ``defer``: a read of bytes nobody wrote
         goes to ``st.deferred`` instead of being the finding; ``undef``: a store's undefined lanes (components),
         whose bytes it leaves uninitialized."""
-        races = self.raced
-        if undef is not None and self.init is None:  # every byte was initialized so far
-            self.init = np.ones(self.data.size, dtype=bool)
-        if undef is not None:
-            self._all_init = False
-        if self.init is None and not races:
+        if not self._checked(undef):
             return
         n_lanes = ok.shape[0]
         flat = per_lane(flat, (n_lanes,))
@@ -693,6 +741,35 @@ class Region(StridedAccess):
         else:
             lanes = ok.nonzero()[0]
             starts = flat[lanes]
+        self._check_at(st, lanes, starts, t, write, atomic, values, load, defer, undef, origin)
+
+    def _checked(self, undef: Array | None) -> bool:
+        """Whether an access needs ``_check_at``: this memory has bytes nobody wrote, or the race tracker sees it
+        (``undef``: a store's undefined lanes, which start the flags of bytes written)."""
+        if undef is not None and self.init is None:  # every byte was initialized so far
+            self.init = np.ones(self.data.size, dtype=bool)
+        if undef is not None:
+            self._all_init = False
+        return self.init is not None or self.raced
+
+    def _check_at(
+        self,
+        st: LaunchState,
+        lanes: Array,
+        starts: Array,
+        t: CType,
+        write: bool,
+        atomic: bool,
+        values: Array | None = None,
+        load: bool = False,
+        defer: bool = False,
+        undef: Array | None = None,
+        origin: Uninit | None = None,
+    ) -> None:
+        """``_check`` of the accesses of ``lanes`` (in order) at byte ``starts`` in the region's data (``values``,
+        ``undef``: one row per lane of the launch)."""
+        races = self.raced
+        n_lanes = st.lanes.total
         first_lanes, first_starts = lanes, starts
         esize = t.dtype.itemsize
         stored = None if values is None or not races else self._stored(values, lanes, starts, t)
@@ -901,6 +978,13 @@ class Region(StridedAccess):
                 shadow.fill(-1)
             else:
                 shadow[: reached.size * per_row].reshape(reached.size, per_row)[reached] = -1
+
+
+def _lanes_mask(st: LaunchState, lanes: Array) -> Array:
+    """A lane mask of the launch with ``lanes`` set."""
+    mask = np.zeros(st.lanes.total, dtype=bool)
+    mask[lanes] = True
+    return mask
 
 
 def _consecutive(idx: Array, span: tuple[int, int]) -> int | None:
