@@ -11,13 +11,23 @@ from dataclasses import dataclass, replace
 
 from wia_sim.kernels.tokens import Splices, Token, join, significant, tokenize
 
-__all__ = ["EXPANSION_LIMIT", "Macro", "MacroExpander"]
+__all__ = ["EXPANSION_LIMIT", "Macro", "MacroExpander", "Unterminated"]
 
 EXPANSION_LIMIT = 500_000
 """Tokens the macro expander may process for one source; far above any real kernel, it stops exponential
 macro bombs with an error instead of exhausting memory."""
 
 Report = Callable[[int | None, int | None, str], None]
+
+
+class Unterminated(Exception):
+    """The tokens of an open-ended expansion (``MacroExpander.expand``) end inside a function-like macro's argument
+    list: ``done``, the expansion of what came before, with ``deferred``, the newlines it moved; ``rest``, the
+    tokens from the macro's name on, to read on with the text after a directive."""
+
+    def __init__(self, done: list[Token], deferred: list[Token], rest: list[Token]) -> None:
+        super().__init__("unterminated macro argument list")
+        self.done, self.deferred, self.rest = done, deferred, rest
 
 
 @dataclass(frozen=True)
@@ -154,14 +164,23 @@ class MacroExpander:
         moved by ``#line``."""
         return token.line + bisect_right(self.splices.get(token.line, ()), token.column) + self.line_offset
 
-    def expand(self, tokens: list[Token], in_if: bool = False) -> list[Token]:
+    def expand(
+        self,
+        tokens: list[Token],
+        in_if: bool = False,
+        open_ended: bool = False,
+        done: tuple[list[Token], list[Token]] | None = None,
+    ) -> list[Token]:
         """Macro-expand ``tokens`` (Prosser's algorithm without ``#``/``##``). Newlines inside a function-like
         macro's arguments are moved after the line the invocation ends on, keeping the line count. ``in_if``:
         an ``#if`` expression, where the name after a ``defined`` that a macro produced is not expanded (Clang's
-        reading of what C99 6.10.1p4 leaves undefined)."""
+        reading of what C99 6.10.1p4 leaves undefined). ``open_ended``: text lines a directive follows, which may
+        end inside a macro's argument list: ``Unterminated`` then, and the caller reads on past the directive, as
+        Clang does (C99 6.10.3p11 leaves directives there undefined); ``done``: ``Unterminated``'s expansion so far
+        and its moved newlines, which ``tokens`` (its ``rest`` and what followed) go on from."""
         stack = tokens[::-1]
-        out: list[Token] = []
-        deferred: list[Token] = []
+        out: list[Token] = [] if done is None else done[0]
+        deferred: list[Token] = [] if done is None else done[1]
         while stack:
             tok = stack.pop()
             self.budget -= 1
@@ -210,13 +229,18 @@ class MacroExpander:
             if j < 0 or stack[j].text != "(":
                 out.append(tok)
                 continue
+            moved = len(deferred)
+            taken = [tok]  # what the invocation reads, for ``Unterminated``
             while len(stack) - 1 > j:
                 skipped = stack.pop()
+                taken.append(skipped)
                 if skipped.kind == "nl":
                     deferred.append(skipped)
-            stack.pop()
-            collected = self._collect_arguments(stack, deferred)
+            taken.append(stack.pop())
+            collected = self._collect_arguments(stack, deferred, taken)
             if collected is None:
+                if open_ended:
+                    raise Unterminated(out, deferred[:moved], taken)
                 self.error(tok.line, tok.column, f"unterminated argument list invoking macro '{name}'")
                 break
             args, rparen = collected
@@ -243,11 +267,16 @@ class MacroExpander:
             stack[j] = replace(stack[j], hide=stack[j].hide | {stack[j].text})
 
     @staticmethod
-    def _collect_arguments(stack: list[Token], deferred: list[Token]) -> tuple[list[list[Token]], Token] | None:
+    def _collect_arguments(
+        stack: list[Token], deferred: list[Token], taken: list[Token]
+    ) -> tuple[list[list[Token]], Token] | None:
+        """The arguments up to the ``)`` that closes the invocation, and that ``)``, or None: the tokens end first
+        (``taken``: every token read, as read)."""
         args: list[list[Token]] = [[]]
         depth = 0
         while stack:
             tok = stack.pop()
+            taken.append(tok)
             if tok.kind == "nl":
                 deferred.append(tok)
                 tok = replace(tok, kind="ws", text=" ")

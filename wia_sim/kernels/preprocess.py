@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 
 from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic, Severity, format_log
 from wia_sim.kernels.ifexpr import ExprError, IfEvaluator
-from wia_sim.kernels.macros import Macro, MacroExpander
+from wia_sim.kernels.macros import Macro, MacroExpander, Unterminated
 from wia_sim.kernels.options import FLOAT_EXTENSIONS, parse_build_options
 from wia_sim.kernels.tokens import (
     Token,
@@ -339,25 +339,43 @@ class _Preprocessor:
         included_from, chain = self.included_from, self.chain
         pending: list[str] = []  # consecutive text lines, expanded together
         pending_start = 1
+        group_start = 1  # the first line of the text being expanded (before ``pending`` when it reads on)
+        reading_on: Unterminated | None = None  # the text so far ends inside a macro's argument list
         stack: list[_Conditional] = []
 
-        def flush() -> None:
-            nonlocal pending
+        def flush(final: bool = True) -> bool:
+            """Expand the text lines read so far into ``out``; False (not ``final``): they end inside a macro's
+            argument list, which reads on past the directive that follows (``reading_on``)."""
+            nonlocal pending, reading_on, group_start
             if not pending:
-                return
-            tokens = tokenize("\n".join(pending), pending_start)
-            self.text_start = len(out) + 1 - pending_start  # + an input line: its output line
-            for tok in tokens:
+                return True
+            if reading_on is None:
+                group_start = pending_start
+                self.text_start = len(out) + 1 - pending_start  # + an input line: its output line
+                fresh = tokenize("\n".join(pending), pending_start)
+                tokens, done = fresh, None
+            else:  # the invocation's tokens so far, the end of their last line, and the lines since
+                fresh = tokenize("\n" + "\n".join(pending), pending_start - 1)
+                tokens, done = reading_on.rest + fresh, (reading_on.done, reading_on.deferred)
+            for tok in fresh:
                 if tok.kind == "punct" and tok.text in ("'", '"'):
                     self.error(tok.line, tok.column, f"missing terminating {tok.text} character")
-            expanded = join(self._pragma_operators(self.expander.expand(tokens))).split("\n")
+            try:
+                result = self.expander.expand(tokens, open_ended=not final, done=done)
+            except Unterminated as open_call:
+                reading_on, pending = open_call, []
+                return False
+            reading_on = None
+            expanded = join(self._pragma_operators(result)).split("\n")
             # the expander keeps the line count; guard it anyway so coordinates can never drift
-            if len(expanded) != len(pending):
-                expanded = (expanded + [""] * len(pending))[: len(pending)]
+            count = pending_start + len(pending) - group_start
+            if len(expanded) != count:
+                expanded = (expanded + [""] * count)[:count]
             out.extend(expanded)
-            origins.extend((filename, line) for line in range(pending_start, pending_start + len(pending)))
-            included_from.extend([chain] * len(pending))
+            origins.extend((filename, line) for line in range(group_start, group_start + count))
+            included_from.extend([chain] * count)
             pending = []
+            return True
 
         for number, line in enumerate(lines, 1):
             if self.fatal:
@@ -370,17 +388,24 @@ class _Preprocessor:
                     if not pending:
                         pending_start = number
                     pending.append(line)
+                elif reading_on is not None:  # a skipped line inside a macro's argument list
+                    pending.append("")
                 else:
                     flush()
                     out.append("")
                     origins.append((filename, number))
                     included_from.append(chain)
                 continue
+            column = len(line) - len(stripped) + 1
+            if _directive_name(stripped[hash_size:]) in _EMBEDDED and not flush(final=False):
+                # inside a macro's argument list: the directive runs, its line blank among the arguments'
+                pending, pending_start = [""], number
+                self._directive(stripped[hash_size:], number, column, stack, active)
+                continue
             flush()
             out.append("")
             origins.append((filename, number))
             included_from.append(chain)
-            column = len(line) - len(stripped) + 1
             self._directive(stripped[hash_size:], number, column, stack, active)
         flush()
         if self.fatal:
@@ -680,6 +705,21 @@ def preprocess(
         options_given.c_version,
         options_given.single_constants,
     )
+
+
+_EMBEDDED = frozenset({"if", "ifdef", "ifndef", "elif", "else", "endif", "define", "undef"})
+"""The directives that may stand inside a macro's argument list, as Clang takes them (its -Wembedded-directive
+extension: the conditionals pick the arguments' lines, a definition holds from there on); any other ends the
+argument list unterminated."""
+
+
+def _directive_name(rest: str) -> str:
+    """The name of the directive ``#rest`` (the text after its ``#``), or ""."""
+    found = _NAME.match(rest)
+    return found.group(1) if found else ""
+
+
+_NAME = re.compile(r"[ \t\f\v]*([A-Za-z_]\w*)")
 
 
 def _header_name(tokens: list[Token]) -> tuple[str, bool] | None:
