@@ -36,10 +36,11 @@ from dataclasses import replace
 from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.options import warnings_as
-from wia_sim.kernels.parsing import FOREIGN_TYPE_NAMES, blanked, parse
+from wia_sim.kernels.parsing import BUILTIN_FILE, FOREIGN_TYPE_NAMES, blanked, parse
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, PreprocessResult, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
 from wia_sim.kernels.recursion import deep_recursion
+from wia_sim.kernels.specifiers import specifier_diagnostics
 from wia_sim.kernels.structs import hoisted_attributes
 from wia_sim.kernels.types import VECTOR_BASES, VECTOR_WIDTHS
 
@@ -221,8 +222,11 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
     bare = _undeclared(text, filename)
     text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
-    outcome = parse(_vec_step_of_typedefs(text))
+    text = _vec_step_of_typedefs(text)
+    outcome = parse(text)
     found = bare + [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
+    if outcome.ast is not None:
+        found += specifier_diagnostics(outcome.ast, text, filename, BUILTIN_FILE)
     found += [
         Diagnostic(filename, line, column, "declaration does not declare anything", "warning")
         for line, column in outcome.empty_declarations

@@ -18,6 +18,7 @@ from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels.ctype import lookup, wrap
 from wia_sim.kernels.literals import char_constant
+from wia_sim.kernels.specifiers import read
 
 __all__ = [
     "DOUBLE",
@@ -242,16 +243,16 @@ def named_type(name: str) -> TypeInfo | None:
 
 
 def _keyword_type(names: Sequence[str]) -> TypeInfo | None:
-    """Multi-word C spellings (``unsigned int``, ``long long``, ``short int``) to the OpenCL scalar."""
-    words = list(names)
-    unsigned = "unsigned" in words
-    rest = [w for w in words if w not in ("unsigned", "signed", "int")]
-    if not rest:
-        return TypeInfo("scalar", "uint" if unsigned else "int")
-    if rest in (["char"], ["short"], ["long"], ["long", "long"]):
-        base = rest[0]
-        return TypeInfo("scalar", UNSIGNED_OF[base] if unsigned else base)
-    return None
+    """Multi-word C spellings (``unsigned int``, ``long long``, ``short int``, in any order) to the OpenCL scalar
+    (``specifiers.read``: the combinations C allows; the others are the front end's errors)."""
+    spec = read(list(names))
+    if spec.type == "char" and spec.width is None:
+        base = "char"
+    elif spec.type not in (None, "int"):
+        return None
+    else:
+        base = {None: "int", "short": "short", "long": "long", "long long": "long"}[spec.width]
+    return TypeInfo("scalar", UNSIGNED_OF[base] if spec.sign == "unsigned" else base)
 
 
 def swizzle_indices(field_name: str, width: int) -> tuple[int, ...]:
