@@ -248,6 +248,9 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         checker.error(None, "the program nests too deeply to check")
     found += checker.diagnostics
     for d in found:  # the parser's and the checker's lines are the text's: the user's file and line, with includes
+        if d.line is not None and pp.moved:  # (where macro expansion moved a token: where it stands in the source)
+            line, column = pp.spelled(d.line, d.column)
+            d = replace(d, line=line, column=column)
         if pp.origins is not None and d.line is not None:
             file, line = origin(pp.origins, filename, d.line)
             chain = pp.included_from[d.line - 1] if pp.included_from and 1 <= d.line <= len(pp.included_from) else ()

@@ -46,12 +46,21 @@ class Macro:
         return join(self.body)
 
 
-def _rehome(body: Sequence[Token], at: Token, hide: frozenset[str]) -> list[Token]:
-    """A macro's replacement tokens, reversed for the expander's stack, placed at the invocation ``at`` and
+def _rehome(body: Sequence[Token], at: Token, hide: frozenset[str], kept: frozenset[int] = frozenset()) -> list[Token]:
+    """A macro's replacement tokens, reversed for the expander's stack, placed at the invocation ``at`` (but those
+    whose ids are ``kept``: an argument's, which stay where the source has them, as Clang's spelling locations) and
     hidden from the macros in ``hide``."""
     line, column = at.line, at.column
     return [
-        Token(t.kind, t.text, line, column, (t.hide | hide) if t.hide else hide, t.spelling) for t in reversed(body)
+        Token(
+            t.kind,
+            t.text,
+            t.line if id(t) in kept else line,
+            t.column if id(t) in kept else column,
+            (t.hide | hide) if t.hide else hide,
+            t.spelling,
+        )
+        for t in reversed(body)
     ]
 
 
@@ -244,12 +253,13 @@ class MacroExpander:
                 self.error(tok.line, tok.column, f"unterminated argument list invoking macro '{name}'")
                 break
             args, rparen = collected
-            body = self._substitute(macro, args, tok)
-            if body is None:
+            substituted = self._substitute(macro, args, tok)
+            if substituted is None:
                 out.append(tok)  # arity error reported; keep the name so later errors still make sense
                 continue
+            body, from_arguments = substituted
             hide = (tok.hide & rparen.hide) | {name}
-            stack.extend(_rehome(body, tok, hide))
+            stack.extend(_rehome(body, tok, hide, from_arguments))
         out.extend(deferred)
         return out
 
@@ -292,7 +302,11 @@ class MacroExpander:
             args[-1].append(tok)
         return None
 
-    def _substitute(self, macro: Macro, args: list[list[Token]], at: Token) -> list[Token] | None:
+    def _substitute(
+        self, macro: Macro, args: list[list[Token]], at: Token
+    ) -> tuple[list[Token], frozenset[int]] | None:
+        """The replacement list with its parameters replaced by the arguments (6.10.3.1), and the ids of the
+        tokens that came from a macro-expanded argument; None: the wrong number of arguments (reported)."""
         assert macro.params is not None
         params = macro.params
         if len(params) == 0 and len(args) == 1 and not significant(args[0]):
@@ -339,7 +353,8 @@ class MacroExpander:
             else:
                 result.append(tok)
         operators = {id(t) for t in body if t.text == "##"}  # not a ## that came in with an argument
-        return self._paste(result, macro.name, operators)
+        from_arguments = frozenset(id(t) for arg in expanded.values() for t in arg)
+        return self._paste(result, macro.name, operators), from_arguments
 
     def _paste(self, tokens: list[Token], name: str, operators: set[int] | None = None) -> list[Token]:
         """The ``##`` operators of a replacement list applied (6.10.3.3): each joins the tokens on either side

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -226,6 +227,22 @@ class PreprocessResult:
     """The OpenCL C version the build options ask for (``options.BuildOptions.c_version``)."""
     single_constants: bool = False
     """``-cl-single-precision-constant`` was given (``options.BuildOptions.single_constants``)."""
+    moved: dict[int, tuple[tuple[int, int, int, bool], ...]] = field(default_factory=dict)
+    """The lines of ``text`` where macro expansion moved tokens: each token's column there, and the line (of
+    ``text``) and column of the source it came from, and whether a macro's expansion made it (its place is then
+    the macro's name: Clang's expansion location), in order of column (``spelled``)."""
+
+    def spelled(self, line: int, column: int | None) -> tuple[int, int | None]:
+        """Where the character at ``line`` and ``column`` of ``text`` stands in the source (a line of ``text``):
+        what a diagnostic of the parser or the checker names, as Clang names it."""
+        moved = self.moved.get(line)
+        if moved is None or column is None:
+            return line, column
+        k = bisect_right(moved, (column, 1 << 62)) - 1
+        if k < 0:
+            return line, column
+        at, source_line, source_column, expanded = moved[k]
+        return source_line, source_column if expanded else source_column + column - at
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -271,6 +288,7 @@ class _Preprocessor:
         self.pack_stack: list[tuple[str | None, int]] = []  # ``push``: (its label, the alignment it saved)
         self.packing: list[tuple[int, int]] = []  # (output line, alignment) at each change (PreprocessResult's)
         self.text_start = 1  # the output line of the first line being expanded (for ``_Pragma("pack(...)")``)
+        self.moved: dict[int, tuple[tuple[int, int, int, bool], ...]] = {}  # (``PreprocessResult.moved``)
 
     # -- diagnostics
     def error(self, line: int | None, column: int | None, message: str) -> None:
@@ -366,11 +384,15 @@ class _Preprocessor:
                 reading_on, pending = open_call, []
                 return False
             reading_on = None
-            expanded = join(self._pragma_operators(result)).split("\n")
+            result = self._pragma_operators(result)
+            placed: list[tuple[int, int, Token]] | None = [] if any(t.hide for t in result) else None
+            expanded = join(result, placed).split("\n")
             # the expander keeps the line count; guard it anyway so coordinates can never drift
             count = pending_start + len(pending) - group_start
             if len(expanded) != count:
                 expanded = (expanded + [""] * count)[:count]
+            if placed:
+                self._moved(placed, len(out) + 1, group_start)
             out.extend(expanded)
             origins.extend((filename, line) for line in range(group_start, group_start + count))
             included_from.extend([chain] * count)
@@ -412,6 +434,20 @@ class _Preprocessor:
             return
         for cond in stack:
             self.error(cond.line, None, f"unterminated #{cond.directive}")
+
+    def _moved(self, placed: list[tuple[int, int, Token]], first: int, source_start: int) -> None:
+        """Keep, for each output line (from ``first`` on) where the expansion moved a token, where its tokens came
+        from (``PreprocessResult.moved``); ``source_start``: the source line of output line ``first``."""
+        lines: dict[int, list[tuple[int, int, int, bool]]] = {}
+        shifted: set[int] = set()
+        for k, column, tok in placed:
+            line = first + k
+            origin = first + tok.line - source_start
+            lines.setdefault(line, []).append((column, origin, tok.column, bool(tok.hide)))
+            if tok.hide or origin != line or tok.column != column:
+                shifted.add(line)
+        for line in shifted:
+            self.moved[line] = tuple(lines[line])
 
     def _directive(self, rest: str, line: int, column: int, stack: list[_Conditional], active: bool) -> None:
         tokens = tokenize(rest, line, column + 1)
@@ -704,6 +740,7 @@ def preprocess(
         tuple(pp.packing),
         options_given.c_version,
         options_given.single_constants,
+        pp.moved,
     )
 
 

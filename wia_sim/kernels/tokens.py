@@ -81,9 +81,12 @@ def _would_paste(left: str, right: str) -> bool:
     return m is None or m.end() != len(left)
 
 
-def join(tokens: Iterable[Token]) -> str:
+def join(tokens: Iterable[Token], placed: list[tuple[int, int, Token]] | None = None) -> str:
+    """The text of ``tokens``; ``placed`` receives each token that is not white space with the line (0: the
+    first) and the column where the text has it."""
     parts: list[str] = []
     prev: Token | None = None
+    line, column = 0, 1
     for tok in tokens:
         if (
             prev is not None
@@ -93,7 +96,16 @@ def join(tokens: Iterable[Token]) -> str:
             and _would_paste(prev.text, tok.text)
         ):
             parts.append(" ")
-        parts.append(tok.text.ljust(len(tok.spelling)))  # (a digraph keeps its width: columns stay the user's)
+            column += 1
+        text = tok.text.ljust(len(tok.spelling))  # (a digraph keeps its width: columns stay the user's)
+        parts.append(text)
+        if placed is not None:
+            if tok.kind == "nl":
+                line, column = line + 1, 1
+            else:
+                if tok.kind != "ws":
+                    placed.append((line, column, tok))
+                column += len(text)
         prev = tok
     return "".join(parts)
 

@@ -1,0 +1,57 @@
+"""Where a build error stands when macros expanded on its line: as Clang says it, in the source's columns, not the
+expanded text's (which once put "unknown type name 'Q'" of a 45-character line at column 50): a token the macro
+expansion only moved keeps its own column, a token of a macro argument its place in the argument, a token of a
+macro's replacement list the place of the macro's name (Clang's expansion location). Found by the OpenCV sweep
+(arithm.cl: 409:58 against Clang's 409:13). On every backend, Clang's line and column (PoCL prints the expansion
+location with the spelling after it, ``3:12 <Spelling=3:14>``: one of the two)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from kernel_backends import build_error
+
+import wia_hal as wia
+
+CASES = {
+    "after a longer expansion": (
+        "#define NAME a_much_longer_kernel_name\n__kernel void NAME(__global Q * a) { a[0] = 1; }\n",
+        "a_much_longer_kernel_name",
+        "2:29",
+        "unknown type name 'Q'",
+    ),
+    "in an argument": (
+        "#define F(x) ((x) + 1)\n__kernel void k(__global int* o) {\n    o[0] = F(nope) + F(2);\n}\n",
+        "k",
+        "3:14",
+        "use of undeclared identifier 'nope'",
+    ),
+    "after a multi-line invocation": (
+        "#define F(x, y) ((x) + (y))\n__kernel void k(__global int* o) {\n"
+        "    o[0] = F(1,\n             2) + nope;\n}\n",
+        "k",
+        "4:19",
+        "use of undeclared identifier 'nope'",
+    ),
+    "in a replacement list": (
+        "#define BAD (nope + 1)\n__kernel void k(__global int* o) {\n    o[0] = 2 * BAD;\n}\n",
+        "k",
+        "3:16",
+        "use of undeclared identifier 'nope'",
+    ),
+    "in a nested argument": (
+        "#define F(x) (x)\n#define G(y) F(y * 2)\n__kernel void k(__global int* o) {\n    o[0] = G(3 + nope);\n}\n",
+        "k",
+        "4:18",
+        "use of undeclared identifier 'nope'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_an_error_where_macros_expanded_is_at_the_sources_column(device_ctx: wia.Context, case: str) -> None:
+    source, kernel, at, message = CASES[case]
+    refusal = build_error(device_ctx, source, kernel)
+    assert message in refusal
+    assert re.search(rf":{at}[:> ]", refusal), refusal
