@@ -166,7 +166,7 @@ def test_a_declaration_jumped_over_is_uninitialized_where_it_was_jumped() -> Non
     [
         ("case 1: if (n) { case 1: a[0] = 1; }", "duplicate case value 1"),
         ("default: if (n) { default: a[0] = 1; }", "multiple default labels in one switch"),
-        ("case 1: a[0] = 1; } { case 2: a[0] = 2;", "'case' label not within a switch statement"),
+        ("case 1: a[0] = 1; } { case 2: a[0] = 2;", "'case' statement not in switch statement"),
     ],
 )
 def test_the_label_rules_hold_at_any_depth(body: str, message: str) -> None:

@@ -120,11 +120,10 @@ class StatementChecks(CheckerState):
             ctx.loops -= 1
         elif isinstance(node, c_ast.Break):
             if ctx.loops == 0 and ctx.switch is None:
-                self.error(node, "'break' statement not in a loop or switch")
+                self.error(node, "'break' statement not in loop or switch statement")
         elif isinstance(node, c_ast.Continue):
             if ctx.loops == 0:
-                where = " (a switch is not a loop: 'continue' needs one around it)" if ctx.switch is not None else ""
-                self.error(node, f"'continue' statement not in a loop{where}")
+                self.error(node, "'continue' statement not in loop statement")
         elif isinstance(node, c_ast.Return):
             self.return_statement(node, ctx)
         elif isinstance(node, c_ast.EmptyStatement):
@@ -236,7 +235,7 @@ class StatementChecks(CheckerState):
         (a block, an if-statement, a loop: Duff's device), it is the innermost switch's, under the same rules."""
         if ctx.switch is None:
             word = "case" if isinstance(node, c_ast.Case) else "default"
-            self.error(node, f"'{word}' label not within a switch statement")
+            self.error(node, f"'{word}' statement not in switch statement")
             if isinstance(node, c_ast.Case):
                 self.expr(node.expr)
         else:

@@ -393,8 +393,8 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
         if m and m.group("file") == _SOURCE_FILE:
             col = m.group("col")
             at = (int(m.group("line")), int(col) if col else None)
-            unknown = _unknown_name(text, at, parser)
-            return None, unknown or (*at, _parse_error_message(m.group("msg"))), parser
+            found = _unknown_name(text, at, parser) or _expected(text, at, parser)
+            return None, found or (*at, _parse_error_message(m.group("msg"))), parser
         # no position in the message ("Invalid expression", "Unmatched '}'"): the next token is where it failed
         raw = m.group("msg") if m else message.split(": ", 1)[-1]
         line, col = None, None
@@ -406,7 +406,8 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
             pass
         if line is None:
             line = max(1, text.rstrip().count("\n") + 1)
-        return None, _unknown_name(text, (line, col), parser) or (line, col, _parse_error_message(raw)), parser
+        found = _unknown_name(text, (line, col), parser) or _expected(text, (line, col), parser)
+        return None, found or (line, col, _parse_error_message(raw)), parser
     except RecursionError:  # (past ``recursion.FRAMES``: far past Clang's bracket depth of 256)
         return None, (max(1, text.rstrip().count("\n") + 1), None, "the source nests too deeply to parse"), parser
     except Exception as e:  # pycparser's internal errors on malformed input: still a compile error, not a crash
@@ -456,6 +457,65 @@ def _unknown_name(text: str, at: tuple[int, int | None], parser: _Parser) -> tup
         if before in _DECLARATION_STARTS:
             return token.line, token.column, f"unknown type name '{name}'"
     return None
+
+
+_ENDS_OPERAND = frozenset({")", "]", "++", "--"})
+"""Punctuators that may end an expression (besides names, numbers and literals)."""
+_CLOSERS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _expected(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
+    """Clang's words and place for the commonest syntax errors at the token at ``at``, from the tokens around it:
+    an unclosed ``(`` or ``[`` ("expected ')'", at the token), a ``)`` that closes nothing ("extraneous ')' before
+    ';'"), an operator, ``=`` or ``else`` where an operand must be ("expected expression"), a statement on the next
+    line after one without its ``;`` ("expected ';' after expression", "expected ';' at end of declaration", just
+    after its last token), a number where a declarator must be ("expected identifier or '('"); None for others
+    (pycparser's "syntax error before 'x'")."""
+    line, column = at
+    tokens = significant(tokenize(text, 1))
+    k = len(tokens)  # (no column: the end of the input)
+    if column is not None:
+        k = next((k for k, t in enumerate(tokens) if (t.line, t.column) >= (line, column)), len(tokens))
+    if k == 0:
+        return None
+    opened: list[str] = []  # the brackets open before the token, innermost last
+    for t in tokens[:k]:
+        if t.text in _CLOSERS:
+            opened.append(t.text)
+        elif opened and t.text == _CLOSERS[opened[-1]]:
+            opened.pop()
+    before = tokens[k - 1]
+    if k == len(tokens):  # the input ended with something open: the closer, just after the last token
+        if not opened:
+            return None
+        return before.line, before.column + len(before.text), f"expected '{_CLOSERS[opened[-1]]}'"
+    token = tokens[k]
+    after = tokens[k + 1].text if k + 1 < len(tokens) else ""
+    if token.text == ")" and (not opened or opened[-1] != "(") and after == ";":
+        return token.line, token.column, "extraneous ')' before ';'"
+    if token.text in (";", "{") and opened and opened[-1] in "([":
+        return token.line, token.column, f"expected '{_CLOSERS[opened[-1]]}'"
+    if token.text == "else" or (
+        token.text in (";", ")", "]", ",") and before.kind == "punct" and before.text not in _ENDS_OPERAND
+    ):
+        return token.line, token.column, "expected expression"
+    if token.kind == "num" and before.kind == "id" and (before.text in _KEYWORDS or named_type(before.text)):
+        return token.line, token.column, "expected identifier or '('"
+    if token.line > before.line and (before.kind in ("id", "num", "str", "char") or before.text in _ENDS_OPERAND):
+        start = k - 1  # the statement's first token, to tell a declaration
+        while start > 0 and tokens[start - 1].text not in (";", "{", "}"):
+            start -= 1
+        first = tokens[start].text
+        declared = (first in _KEYWORDS and first not in _STATEMENT_WORDS) or named_type(first) is not None
+        declared = declared or bool(parser._is_type_in_scope(first))
+        what = "at end of declaration" if declared else "after expression"
+        return before.line, before.column + len(before.text), f"expected ';' {what}"
+    return None
+
+
+_STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "do", "for", "switch", "case", "default", "goto",
+                              "break", "continue", "sizeof", "_Alignof"})  # fmt: skip
+"""Keywords that start a statement or an expression, not a declaration."""
 
 
 def _in_block(tokens: list[Token]) -> bool:

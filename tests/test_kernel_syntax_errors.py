@@ -1,0 +1,53 @@
+"""The commonest syntax errors in Clang's words and places (PoCL 3.1's and Oclgrind 21.10's front end), where the
+simulator said pycparser's "syntax error before 'a'" one line late or "invalid expression": a missing ``;`` just
+after the statement's last token, an unclosed ``(`` or ``[`` at the token that should have closed it, an operand
+missing after an operator, ``else`` without ``if``, a ``)`` that closes nothing, the input ending inside a block;
+and ``case``, ``default``, ``break`` and ``continue`` outside what they belong to. Each refusal here is Clang's
+words on every backend, at Clang's line and column on the simulator."""
+
+from __future__ import annotations
+
+import pytest
+from kernel_backends import build_error
+
+import wia_hal as wia
+
+K = "__kernel void k(__global int* a) {\n    int i = get_global_id(0);\n    %s\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "at", "message"),
+    [
+        ("int j = ;", "3:13", "expected expression"),
+        ("a[i] = 1 + ;", "3:16", "expected expression"),
+        ("a[i] = 1 +* ;", "3:17", "expected expression"),
+        ("else a[i] = 1;", "3:5", "expected expression"),
+        ("a[i] = 1\n    a[0] = 2;", "3:13", "expected ';' after expression"),
+        ("int x = 1\n    a[i] = x;", "3:14", "expected ';' at end of declaration"),
+        ("if (i < 3 { a[i] = 1; }", "3:15", "expected ')'"),
+        ("a[i] = min(1, 2;", "3:20", "expected ')'"),
+        ("a[i = 1;", "3:12", "expected ']'"),
+        ("a[i] = (1 + 2));", "3:19", "extraneous ')' before ';'"),
+        ("case 1: a[i] = 1;", "3:5", "'case' statement not in switch statement"),
+        ("default: a[i] = 1;", "3:5", "'default' statement not in switch statement"),
+        ("break;", "3:5", "'break' statement not in loop or switch statement"),
+        ("continue;", "3:5", "'continue' statement not in loop statement"),
+        ("switch (i) { case 0: continue; }", "3:26", "'continue' statement not in loop statement"),
+    ],
+)
+def test_clangs_words_and_place(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, body: str, at: str, message: str
+) -> None:
+    refusal = build_error(device_ctx, K % body)
+    assert message in refusal
+    if request.node.callspec.params.get("device_ctx") == "sim":
+        assert f"kernel.cl:{at}: error: {message}" in refusal
+
+
+def test_the_input_ending_inside_a_block(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
+    """Clang's "expected '}'" just after the last token (PoCL's place; Oclgrind's column is past its own
+    additions to the source)."""
+    refusal = build_error(device_ctx, "__kernel void k(__global int* a) {\n    a[0] = 1;\n")
+    assert "expected '}'" in refusal
+    if request.node.callspec.params.get("device_ctx") == "sim":
+        assert "kernel.cl:2:14: error: expected '}'" in refusal
