@@ -443,6 +443,8 @@ class AsyncCopies:
         runs: dict[int, list[tuple[_Copy, Array]]] = {}
         for c, do in due:
             runs.setdefault(id(c.dst.region), []).append((c, do))
+        if all(len(run) == 1 for run in runs.values()):  # nothing to make together: one by one costs less
+            return False
         if not {id(c.src.region) for c, _ in due}.isdisjoint(runs):
             return False
         if any(c.src.region.write_only or c.dst.region.read_only for c, _ in due):  # type: ignore[union-attr]
