@@ -2,7 +2,8 @@
 or width cannot combine with the first (``long long`` aside), only ``char`` and ``int`` take a sign, only ``int`` a
 width (and ``double`` a ``long``); the same sign, or ``short``, twice is a warning. The simulator built every one of
 ``int float``, ``unsigned float``, ``short long``, ``long char``, ``float4 int`` (the parser takes any list of
-specifier words), which PoCL 3.1 and Oclgrind 21.10 refuse; each refusal here is Clang's words on every backend (at
+specifier words), which PoCL 3.1 and Oclgrind 21.10 refuse (a type name after a type is Clang's declarator: "expected
+';' at end of declaration" after it); each refusal here is Clang's words on every backend (at
 Clang's line and column on the simulator), and the valid orders give their type."""
 
 from __future__ import annotations
@@ -37,6 +38,12 @@ BODY = "__kernel void k(__global int* a) {\n    int i = get_global_id(0);\n    %
         ("short double", "'short double' is invalid", 5),
         ("long float", "'long float' is invalid", 5),
         ("short unsigned char", "'short char' is invalid", 5),
+        ("signed bool", "'bool' cannot be signed or unsigned", 5),
+        ("const unsigned bool", "'bool' cannot be signed or unsigned", 11),
+        ("long bool", "'long bool' is invalid", 5),
+        ("int float4", "expected ';' at end of declaration", 15),
+        ("unsigned size_t", "expected ';' at end of declaration", 20),
+        ("short float4", "expected ';' at end of declaration", 17),
     ],
 )
 def test_specifiers_that_do_not_combine(

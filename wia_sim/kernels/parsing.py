@@ -18,6 +18,7 @@ from pycparser.c_parser import Coord, ParseError
 from pycparserext.ext_c_lexer import OpenCLCLexer
 from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, RangeExpression, StructExt
 
+from wia_sim.kernels.specifiers import read
 from wia_sim.kernels.tokens import Token, significant, tokenize
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
 
@@ -501,6 +502,12 @@ def _expected(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[i
         return token.line, token.column, "expected expression"
     if token.kind == "num" and before.kind == "id" and (before.text in _KEYWORDS or named_type(before.text)):
         return token.line, token.column, "expected identifier or '('"
+    if token.kind == "id" and k >= 2 and tokens[k - 2].text in _SPECIFIER_WORDS:
+        named = before.kind == "id" and (named_type(before.text) is not None or parser._is_type_in_scope(before.text))
+        if named and before.text in ("bool", "half"):  # (Clang's keywords: the list's own error)
+            return _specifier_error(tokens, k - 1)
+        if named:  # a type name after a type: Clang's declarator, and the declaration goes on without its ';'
+            return before.line, before.column + len(before.text), "expected ';' at end of declaration"
     if token.line > before.line and (before.kind in ("id", "num", "str", "char") or before.text in _ENDS_OPERAND):
         start = k - 1  # the statement's first token, to tell a declaration
         while start > 0 and tokens[start - 1].text not in (";", "{", "}"):
@@ -511,6 +518,29 @@ def _expected(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[i
         what = "at end of declaration" if declared else "after expression"
         return before.line, before.column + len(before.text), f"expected ';' {what}"
     return None
+
+
+_SPECIFIER_WORDS = frozenset({"signed", "unsigned", "short", "long", "int", "char", "float", "double", "void",
+                               "bool", "half"})  # fmt: skip
+"""The keywords of a type specifier list (``specifiers.read``'s words)."""
+_QUALIFIER_WORDS = _DECLARATION_STARTS - {";", "{", "}", "(", ","}
+
+
+def _specifier_error(tokens: list[Token], last: int) -> tuple[int, int | None, str] | None:
+    """Clang's first error for the specifier list that ends at ``tokens[last]`` (the words before it, past
+    qualifiers), at the word it names (``specifiers.read``)."""
+    words: list[Token] = []
+    for t in reversed(tokens[: last + 1]):
+        if t.text in _SPECIFIER_WORDS or t is tokens[last]:
+            words.append(t)
+        elif t.text not in _QUALIFIER_WORDS:
+            break
+    words.reverse()
+    errors = [(k, message) for k, message, severity in read([t.text for t in words]).problems if severity == "error"]
+    if not errors:
+        return None
+    k, message = errors[0]
+    return words[k].line, words[k].column, message
 
 
 _STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "do", "for", "switch", "case", "default", "goto",
