@@ -18,7 +18,7 @@ from pycparser.c_parser import Coord, ParseError
 from pycparserext.ext_c_lexer import OpenCLCLexer
 from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, RangeExpression, StructExt
 
-from wia_sim.kernels.specifiers import read
+from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.tokens import Token, significant, tokenize
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
 
@@ -470,8 +470,10 @@ def _expected(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[i
     an unclosed ``(`` or ``[`` ("expected ')'", at the token), a ``)`` that closes nothing ("extraneous ')' before
     ';'"), an operator, ``=`` or ``else`` where an operand must be ("expected expression"), a statement on the next
     line after one without its ``;`` ("expected ';' after expression", "expected ';' at end of declaration", just
-    after its last token), a number where a declarator must be ("expected identifier or '('"); None for others
-    (pycparser's "syntax error before 'x'")."""
+    after its last token), a number where a declarator must be ("expected identifier or '('"), a sign or width
+    before ``bool`` or ``half`` (the list's error, ``specifiers.read``) and a type name after a type (Clang's
+    declarator: "expected ';' at end of declaration" after it), the input ending inside brackets ("expected '}'"
+    after its last token); None for others (pycparser's "syntax error before 'x'")."""
     line, column = at
     tokens = significant(tokenize(text, 1))
     k = len(tokens)  # (no column: the end of the input)
@@ -502,7 +504,7 @@ def _expected(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[i
         return token.line, token.column, "expected expression"
     if token.kind == "num" and before.kind == "id" and (before.text in _KEYWORDS or named_type(before.text)):
         return token.line, token.column, "expected identifier or '('"
-    if token.kind == "id" and k >= 2 and tokens[k - 2].text in _SPECIFIER_WORDS:
+    if token.kind == "id" and k >= 2 and tokens[k - 2].text in SPECIFIER_WORDS:
         named = before.kind == "id" and (named_type(before.text) is not None or parser._is_type_in_scope(before.text))
         if named and before.text in ("bool", "half"):  # (Clang's keywords: the list's own error)
             return _specifier_error(tokens, k - 1)
@@ -520,9 +522,6 @@ def _expected(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[i
     return None
 
 
-_SPECIFIER_WORDS = frozenset({"signed", "unsigned", "short", "long", "int", "char", "float", "double", "void",
-                               "bool", "half"})  # fmt: skip
-"""The keywords of a type specifier list (``specifiers.read``'s words)."""
 _QUALIFIER_WORDS = _DECLARATION_STARTS - {";", "{", "}", "(", ","}
 
 
@@ -531,7 +530,7 @@ def _specifier_error(tokens: list[Token], last: int) -> tuple[int, int | None, s
     qualifiers), at the word it names (``specifiers.read``)."""
     words: list[Token] = []
     for t in reversed(tokens[: last + 1]):
-        if t.text in _SPECIFIER_WORDS or t is tokens[last]:
+        if t.text in SPECIFIER_WORDS or t is tokens[last]:
             words.append(t)
         elif t.text not in _QUALIFIER_WORDS:
             break

@@ -11,13 +11,15 @@ from pycparser import c_ast
 from wia_sim.kernels.diagnostics import Diagnostic, Severity
 from wia_sim.kernels.tokens import Token, significant, tokenize
 
-__all__ = ["Specifiers", "read", "specifier_diagnostics"]
+__all__ = ["SPECIFIER_WORDS", "Specifiers", "read", "specifier_diagnostics"]
 
 _SIGNS = ("signed", "unsigned")
 _WIDTHS = ("short", "long")
 _KEYWORDS = ("void", "char", "int", "float", "double", "bool", "half")
 """The type specifier keywords that name a type themselves; any other word of a specifier list is a type name
 (a ``typedef``, ``float4``, ``size_t``: Clang's 'type-name')."""
+SPECIFIER_WORDS = frozenset(_SIGNS + _WIDTHS + _KEYWORDS)
+"""Every keyword a specifier list may hold."""
 
 
 @dataclass(frozen=True)
