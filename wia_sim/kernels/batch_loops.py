@@ -15,10 +15,9 @@ this shape, its iterations are evaluated together, each value as one array with 
 - and at most one atomic update whose value is unused, ``atomic_inc(&bins[data[i] >> 2]);`` (``add``, ``sub``,
   ``inc``, ``dec``, ``min``, ``max``, ``and``, ``or``, ``xor``, ``atomic_`` or ``atom_``), and one store of a
   scalar, ``y[row * n + j] = exp(x[j] - m);`` (a ``__private`` array's too), each to memory nothing in the loop
-  reads: the final value of each
-  element does not depend on the order of such updates, and a batched store stores no element twice (else the
-  loop runs iteration by iteration), so they are made at once, after the race tracker has seen them as atomic
-  reads and writes or as writes, iteration after iteration.
+  reads: the final value of each element does not depend on the order of such updates, and a batched store
+  stores no element twice (else the loop runs iteration by iteration), so they are made at once, after the race
+  tracker has seen them as atomic reads and writes or as writes, iteration after iteration.
 
 The first run of such a loop in a launch runs its first iteration as usual: it finds any fault of its own and
 gives the counts (the timing model's operations and bytes) each iteration adds per lane; the rest, and every later
