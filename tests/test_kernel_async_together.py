@@ -186,3 +186,35 @@ def test_copies_out_of_a_tile_made_together(checks: bool, together: list[bool]) 
     expected = np.zeros(128, np.float32)
     expected[:48], expected[64:112] = x[:48], x[64:112]
     assert y.tolist() == expected.tolist()
+
+
+MIXED = """
+__kernel void k(__global const float* pts, __global float* norm2, __global float* scaled) {
+    __local float xs[16], ys[16], ns[16];
+    const int lid = get_local_id(0);
+    const size_t base = get_group_id(0) * 16;
+    event_t ev = async_work_group_strided_copy(xs, pts + 2 * base, 16, 2, 0);
+    ev = async_work_group_strided_copy(ys, pts + 2 * base + 1, 16, 2, ev);
+    wait_group_events(1, &ev);
+    ns[lid] = xs[lid] * xs[lid] + ys[lid] * ys[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    event_t out = async_work_group_copy(norm2 + base, ns, 16, 0);
+    out = async_work_group_strided_copy(scaled + 2 * base, xs, 16, 2, out);
+    out = async_work_group_strided_copy(scaled + 2 * base + 1, ys, 16, 2, out);
+    wait_group_events(1, &out);
+}
+"""
+
+
+@pytest.mark.parametrize("checks", [True, False])
+def test_copies_into_one_object_from_different_ones_are_made_one_by_one(checks: bool, together: list[bool]) -> None:
+    """Points split into two ``__local`` arrays (two copies from one buffer into different objects: one by one),
+    then written back interleaved (two copies into one buffer from different objects, beside a third into
+    another: all one by one, the third read and counted once)."""
+    pts = np.random.default_rng().random(64, np.float32)
+    (_, norm2, scaled), _ = _same(
+        MIXED, [pts, np.zeros(32, np.float32), np.zeros(64, np.float32)], _line(32, 16), checks=checks
+    )
+    assert together == [False, False]
+    x, y = pts[0::2], pts[1::2]
+    assert norm2.tolist() == (x * x + y * y).tolist() and scaled.tolist() == pts.tolist()

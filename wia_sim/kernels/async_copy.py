@@ -449,16 +449,20 @@ class AsyncCopies:
             return False
         if any(c.src.region.write_only or c.dst.region.read_only for c, _ in due):  # type: ignore[union-attr]
             return False
+        if any(
+            c.src.region is not run[0][0].src.region or c.elem != run[0][0].elem
+            for run in runs.values()
+            for c, _ in run
+        ):
+            return False
         gs = ex.geometry.group_size
         lanes = ex.lanes
         group = lanes.group
-        moves: list[tuple[Region, CType, Array, Array, Array]] = []
+        planned: list[tuple[Region, Region, CType, Array, Array, Array]] = []  # nothing is touched before all pass
         for run in runs.values():
             first = run[0][0]
             src, dst, elem = first.src.region, first.dst.region, first.elem
             assert src is not None and dst is not None
-            if any(c.src.region is not src or c.elem != elem for c, _ in run):
-                return False
             size = elem_bytes(elem)
             # one row per copy, one column per group: its elements there, where they start in memory and in the
             # group's elements of the run (the copies before it), and its strides
@@ -485,8 +489,9 @@ class AsyncCopies:
                     and dst.plain_steps(ex.st, targets, dst.rowed(ex.st, targets, who), elem, initialized=False)
                 ):
                     return False
-                moves.append((dst, elem, dst_off, active, src.load(ex.st, src_off, active, elem)))
-        for dst, elem, dst_off, active, values in moves:
+                planned.append((src, dst, elem, src_off, dst_off, active))
+        loaded = [(dst, e, to, active, src.load(ex.st, at, active, e)) for src, dst, e, at, to, active in planned]
+        for dst, elem, dst_off, active, values in loaded:
             dst.store(ex.st, dst_off, active, elem, values)
         return True
 
