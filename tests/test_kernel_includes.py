@@ -147,3 +147,21 @@ def test_findings_in_an_included_function_name_its_file(headers: Path) -> None:
         str(fault).startswith(f"{header}:5: out-of-bounds read")
         and fault.source_line == "return p[i] * SCALE + __INCLUDE_LEVEL__;"
     )
+
+
+def test_lines_a_message_names_are_the_users_own(headers: Path) -> None:
+    """A line named inside a message (where an uninitialized value was read, the first of two case labels) is
+    the user's file and line, as the finding's own place is: the program's line was past the included lines
+    (found by the hashcat sweep: "at line 48" of a 9-line kernel)."""
+    source = '#include "util.h"\n__kernel void k(__global int* o) {\n    int ks[8];\n'
+    source += "    for (int i = 0; i < 7; i++) ks[i] = i;\n    const int t = ks[7];\n    o[get_global_id(0)] = t;\n}\n"
+    program = compile_source(source, f"-I {headers / 'lib'}")
+    with pytest.raises(KernelFault) as e:
+        run_kernel(program, "k", [np.zeros(4, np.int32).view(np.uint8)], launch_geometry((4, 1, 1), (4, 1, 1), 256, 1))
+    assert "read of uninitialized __private array 'ks' (4 bytes at offset 28) at line 5," in str(e.value)
+    assert e.value.line == 6
+    switch = '#include "util.h"\n__kernel void k(__global int* o) {\n    switch (o[0]) {\n    case 1: break;\n'
+    switch += "    case 1: break;\n    }\n}\n"
+    with pytest.raises(KernelCompileError) as info:
+        compile_source(switch, f"-I {headers / 'lib'}")
+    assert "kernel.cl:5:5: error: duplicate case value 1 (first used on line 4)" in str(info.value)

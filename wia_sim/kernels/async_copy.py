@@ -509,7 +509,7 @@ class AsyncCopies:
         ex.st.line = end_line
         raise ex.st.fault(
             "unwaited_event",
-            f"work-group finished without waiting for the event of the async copy at line {first.line}",
+            f"work-group finished without waiting for the event of the async copy at {ex.st.line_named(first.line)}",
             g * gs + gs - 1,
             offenders=np.repeat(left, gs),
         )

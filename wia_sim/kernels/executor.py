@@ -690,7 +690,9 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         p = self.strings.get(id(node))
         if p is None:
             data = np.frombuffer(c_string(node.value).encode("latin-1") + b"\0", np.uint8)
-            region = Region.allocate("constant", f"string literal at line {_line(node)}", 1, data.size, "none")
+            region = Region.allocate(
+                "constant", f"string literal at {self.st.line_named(_line(node))}", 1, data.size, "none"
+            )
             region.view(data.dtype)[: data.size] = data
             region.read_only = True
             p = self.strings[id(node)] = Pointer(region, SCALARS["char"], np.asarray(0, np.int64))

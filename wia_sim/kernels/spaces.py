@@ -162,7 +162,7 @@ class Uninit:
             parts = [str(k) for k in np.flatnonzero(undef[lane])]
             what += f" (its component{'s' if len(parts) > 1 else ''} {', '.join(parts)} of {undef.shape[1]})"
         if self.line and self.line != st.line:
-            what += f" at line {self.line}"
+            what += f" at {st.line_named(self.line)}"
         return st.fault(self.check, f"{what}, {use}", lane, at, lanes, offs)
 
 
@@ -351,6 +351,12 @@ class LaunchState:
     def where(self, line: int) -> tuple[str, int]:
         """The file and line of the user's source at line ``line`` of the program (``Program.where``)."""
         return origin(self.origins, self.filename, line)
+
+    def line_named(self, line: int) -> str:
+        """Line ``line`` of the program as a message names it: "line N" of the kernel's file, "line N of FILE" of
+        a file it includes."""
+        file, number = self.where(line)
+        return f"line {number}" if file == self.filename else f"line {number} of {file}"
 
     def quote(self, line: int) -> str:
         """Line ``line`` of the user's source, stripped ("" when unknown), cut to ``_QUOTE_CHARS``."""
