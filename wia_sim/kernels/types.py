@@ -8,6 +8,7 @@ are typed in the checker and in ``Program.type_of``.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -255,10 +256,11 @@ def _keyword_type(names: Sequence[str]) -> TypeInfo | None:
     return TypeInfo("scalar", UNSIGNED_OF[base] if spec.sign == "unsigned" else base)
 
 
+@functools.lru_cache(maxsize=1024)
 def swizzle_indices(field_name: str, width: int) -> tuple[int, ...]:
     """The components a vector swizzle selects: ``.x``/``.xy``/``.wzyx``, ``.s0``/``.s01``/``.sF``, ``.lo``/
     ``.hi``/``.even``/``.odd``. Raises ValueError, with the reason, for a swizzle invalid on a ``width``-vector.
-    """
+    Remembered: the executor asks at every access of a component."""
     if field_name in ("lo", "hi", "even", "odd"):
         # a 3-component vector is taken as a 4-component one whose w is undefined (OpenCL C 1.2 6.1.7): ``.hi`` and
         # ``.odd`` name component 3, which reads as 0 (``lvalues.with_undefined``) and takes no write
