@@ -1136,19 +1136,19 @@ REJECTED = [
     pytest.param(
         k("    switch (n) {\n    case 1: a[0] = 1; break;\n    case 2 - 1: break;\n    }\n"),
         4,
-        "duplicate case value 1 (first used on line 3)",
+        "duplicate case value '1'",
         id="switch-duplicate-case",
     ),
     pytest.param(
         k("    uint u = n;\n    switch (u) {\n    case -1: break;\n    case 0xFFFFFFFFu: break;\n    }\n"),
         5,
-        "duplicate case value 4294967295 (first used on line 4)",
+        "duplicate case value '4294967295'",
         id="switch-duplicate-case-after-conversion",
     ),
     pytest.param(
         k("    switch (n) {\n    default: break;\n    case 1: break;\n    default: a[0] = 1;\n    }\n"),
-        5,
-        "multiple default labels in one switch (the first is on line 3)",
+        3,  # (at the first, as Clang places it)
+        "multiple default labels in one switch",
         id="switch-two-defaults",
     ),
     pytest.param(

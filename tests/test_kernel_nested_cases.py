@@ -164,7 +164,7 @@ def test_a_declaration_jumped_over_is_uninitialized_where_it_was_jumped() -> Non
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("case 1: if (n) { case 1: a[0] = 1; }", "duplicate case value 1"),
+        ("case 1: if (n) { case 1: a[0] = 1; }", "duplicate case value '1'"),
         ("default: if (n) { default: a[0] = 1; }", "multiple default labels in one switch"),
         ("case 1: a[0] = 1; } { case 2: a[0] = 2;", "'case' statement not in switch statement"),
     ],

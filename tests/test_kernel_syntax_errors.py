@@ -2,7 +2,8 @@
 simulator said pycparser's "syntax error before 'a'" one line late or "invalid expression": a missing ``;`` just
 after the statement's last token, an unclosed ``(`` or ``[`` at the token that should have closed it, an operand
 missing after an operator, ``else`` without ``if``, a ``)`` that closes nothing, the input ending inside a block;
-and ``case``, ``default``, ``break`` and ``continue`` outside what they belong to. Each refusal here is Clang's
+``case``, ``default``, ``break`` and ``continue`` outside what they belong to; a repeated case value or
+``default`` (at the value; at the first ``default``, as Clang places it). Each refusal here is Clang's
 words on every backend, at Clang's line and column on the simulator."""
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ K = "__kernel void k(__global int* a) {\n    int i = get_global_id(0);\n    %s\n
         ("break;", "3:5", "'break' statement not in loop or switch statement"),
         ("continue;", "3:5", "'continue' statement not in loop statement"),
         ("switch (i) { case 0: continue; }", "3:26", "'continue' statement not in loop statement"),
+        ("switch (i) { case 1: break;\n    case 1: break; }", "4:10", "duplicate case value '1'"),
+        ("switch (i) { case 'a': break; case 97: break; }", "3:40", "duplicate case value '97'"),
+        ("switch (i) { default: break;\n    default: break; }", "3:18", "multiple default labels in one switch"),
     ],
 )
 def test_clangs_words_and_place(

@@ -84,13 +84,12 @@ class _Function:
 @dataclass
 class _Switch:
     """A switch statement being checked: its controlling expression's promoted type (None where that is not a
-    known integer type), the case values seen (converted to that type) with their lines, the default's line."""
+    known integer type), the case values seen (converted to that type), GNU's case ranges, its first default."""
 
     type: CType | None
-    cases: dict[int, int | None] = field(default_factory=dict)
-    ranges: dict[tuple[int, int], int | None] = field(default_factory=dict)  # GNU's ``case 1 ... 3:``, with lines
-    default: int | None = None
-    has_default: bool = False
+    cases: set[int] = field(default_factory=set)
+    ranges: set[tuple[int, int]] = field(default_factory=set)  # GNU's ``case 1 ... 3:``
+    default: c_ast.Default | None = None
 
 
 @dataclass

@@ -199,12 +199,13 @@ class StatementChecks(CheckerState):
         return promoted(c)
 
     def switch_label(self, node: c_ast.Case | c_ast.Default, switch: _Switch) -> None:
-        line = _coord_of(node)[0]
+        """A label's rules, in Clang's words: a second ``default`` ("multiple default labels in one switch", at the
+        first, as Clang places it), a value a label has already ("duplicate case value '1'", at the value)."""
         if isinstance(node, c_ast.Default):
-            if switch.has_default:
-                self.error(node, f"multiple default labels in one switch (the first is on line {switch.default})")
-            switch.has_default = True
-            switch.default = line
+            if switch.default is not None:
+                self.error(switch.default, "multiple default labels in one switch")
+            else:
+                switch.default = node
             return
         bounds = []
         for e in (node.expr.first, node.expr.last) if isinstance(node.expr, RangeExpression) else (node.expr,):
@@ -221,14 +222,15 @@ class StatementChecks(CheckerState):
             return
         clash = next((v for v in switch.cases if low <= v <= high), None)
         span = next(((a, b) for a, b in switch.ranges if a <= high and low <= b), None)
+        at = node.expr.first if isinstance(node.expr, RangeExpression) else node.expr
         if clash is not None:
-            self.error(node, f"duplicate case value {clash} (first used on line {switch.cases[clash]})")
+            self.error(at, f"duplicate case value '{clash}'")
         elif span is not None:
-            self.error(node, f"duplicate case value {max(low, span[0])} (first used on line {switch.ranges[span]})")
+            self.error(at, f"duplicate case value '{max(low, span[0])}'")
         elif low == high:
-            switch.cases[low] = line
+            switch.cases.add(low)
         else:
-            switch.ranges[(low, high)] = line
+            switch.ranges.add((low, high))
 
     def nested_label(self, node: c_ast.Case | c_ast.Default, ctx: _Context) -> None:
         """A ``case``/``default`` label that is not directly in a switch's body: inside one of its nested statements

@@ -185,16 +185,6 @@ def _source_lines(source: str, pp: PreprocessResult) -> list[str]:
     ]
 
 
-_ON_LINE = re.compile(r"\bon line (\d+)\b")
-"""A line of the program a checker's message names ("the first is on line 12")."""
-
-
-def _on_line(pp: PreprocessResult, filename: str, line: int) -> str:
-    """ "on line N" of the program as the user's source names it (``LaunchState.line_named``'s words)."""
-    file, number = origin(pp.origins, filename, line)
-    return f"on line {number}" if file == filename else f"on line {number} of {file}"
-
-
 def compile_source(
     source: str,
     options: str = "",
@@ -264,8 +254,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         if pp.origins is not None and d.line is not None:
             file, line = origin(pp.origins, filename, d.line)
             chain = pp.included_from[d.line - 1] if pp.included_from and 1 <= d.line <= len(pp.included_from) else ()
-            message = _ON_LINE.sub(lambda m: _on_line(pp, filename, int(m[1])), d.message)
-            d = replace(d, filename=file, line=line, included_from=chain, message=message)
+            d = replace(d, filename=file, line=line, included_from=chain)
         diagnostics.append(d)
     policy = warnings_as(options)
     if policy != "warning":  # -w drops warnings, -Werror makes them errors
