@@ -1261,7 +1261,12 @@ REJECTED = [
         "variable-length arrays are not supported (the size of 'tmp' is not a constant)",
         id="vla",
     ),
-    pytest.param("__kernel int k(__global int* a) { return a[0]; }\n", 1, "must return void", id="non-void-kernel"),
+    pytest.param(
+        "__kernel int k(__global int* a) { return a[0]; }\n",
+        1,
+        "kernel must have void return type",
+        id="non-void-kernel",
+    ),
     pytest.param(
         k("    a[0] = p[0];\n", "__global float* a, float* p"),
         1,
@@ -1322,7 +1327,7 @@ REJECTED = [
     pytest.param(
         "int add(int a, int b) { return a + b; }\n" + k("    a[0] = add(1);\n"),
         3,
-        "function 'add' takes 2 arguments, but 1 was given",
+        "too few arguments to function call, expected 2, have 1",
         id="helper-arity",
     ),
     pytest.param(
@@ -1493,7 +1498,10 @@ REJECTED = [
         id="nested-designator-on-a-row",
     ),
     pytest.param(
-        k("    int x = 1;\n    int y = x(2);\n"), 3, "called object 'x' is not a function", id="call-non-function"
+        k("    int x = 1;\n    int y = x(2);\n"),
+        3,
+        "called object type 'int' is not a function or function pointer",
+        id="call-non-function",
     ),
     pytest.param(
         k("    float4 v = (float4)(0.0f);\n    if (v) a[0] = 1;\n"),
@@ -1652,7 +1660,7 @@ def test_many_errors_in_one_log() -> None:
         "kernel.cl:6:12: error: use of undeclared identifier 'unknown_one'",
         "kernel.cl:7:5: error: use of undeclared label 'out'",
         "kernel.cl:10:13: error: expected ';' after expression",
-        "kernel.cl:13:12: error: function 'fact' takes 1 argument, but 2 were given",
+        "kernel.cl:13:20: error: too many arguments to function call, expected single argument 'n', have 2 arguments",
         "kernel.cl:13:25: error: use of undeclared identifier 'unknown_two'",
     ]
 

@@ -55,3 +55,35 @@ def test_the_input_ending_inside_a_block(device_ctx: wia.Context, request: pytes
     assert "expected '}'" in refusal
     if request.node.callspec.params.get("device_ctx") == "sim":
         assert "kernel.cl:2:14: error: expected '}'" in refusal
+
+
+F = "float f(float x) { return x; }\nfloat g(float x, float y) { return x; }\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "message", "at"),
+    [
+        (
+            F + K % "a[i] = f(1.0f, 2.0f);",
+            "too many arguments to function call, expected single argument 'x', have 2 arguments",
+            "5:20",
+        ),
+        (F + K % "a[i] = g(1.0f);", "too few arguments to function call, expected 2, have 1", None),
+        (F + K % "a[i] = f();", "too few arguments to function call, single argument 'x' was not specified", None),
+        ("__kernel int k2(__global int* a) { return 1; }\n", "kernel must have void return type", "1:14"),
+        (K % "a[1.5f] = 1;", "array subscript is not an integer", None),
+        (K % "a[i] = *i;", "indirection requires pointer operand ('int' invalid)", None),
+        (K % "a[i] = i(2);", "called object type 'int' is not a function or function pointer", None),
+    ],
+    ids=["too many", "too few", "none of one", "kernel result", "float subscript", "indirection", "call an int"],
+)
+def test_clangs_words_for_calls_and_operands(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, message: str, at: str | None
+) -> None:
+    """A call with the wrong number of arguments (at the first extra one), a kernel returning a value, a float
+    subscript, ``*`` of an int, a call of an int: Clang's words on every backend (its place on the simulator where
+    the parser gives it)."""
+    refusal = build_error(device_ctx, source)
+    assert message in refusal
+    if at is not None and request.node.callspec.params.get("device_ctx") == "sim":
+        assert f"kernel.cl:{at}: error: {message}" in refusal

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pycparser import c_ast
 
 from wia_sim.kernels import async_copy, images, printf
-from wia_sim.kernels.check_state import CheckerState, _coord_of, _promote
+from wia_sim.kernels.check_state import CheckerState, _coord_of, _Function, _promote
 from wia_sim.kernels.overloads import CONVERSION, EXACT, INTEGERS, SPLAT, best, candidates, floats, rank
 from wia_sim.kernels.signatures import (
     BUILTINS,
@@ -64,7 +64,7 @@ class CallChecks(CheckerState):
             self.caller.calls.append((name, _coord_of(node)[0]))  # before the arguments' calls: source order
         arg_types = [self.expr(a) for a in args]
         if symbol is not None:
-            self.error(node, f"called object '{name}' is not a function (it is '{symbol.type}')")
+            self.error(node, f"called object type '{symbol.type}' is not a function or function pointer")
             return UNKNOWN
         if name in self.functions:
             return self.call_helper(node, name, args, arg_types)
@@ -272,11 +272,7 @@ class CallChecks(CheckerState):
             self.used_undefined.append((name, node))
         wanted = len(fn.params)
         if len(args) != wanted and not (fn.variadic and len(args) >= wanted):
-            plural = "" if wanted == 1 else "s"
-            self.error(
-                node,
-                f"function '{name}' takes {wanted} argument{plural}, but {_given(len(args))}",
-            )
+            self.error(args[wanted] if len(args) > wanted else node, _arity(fn, len(args)))
             return fn.return_type
         for k, (a, t, p) in enumerate(zip(args, arg_types, fn.params, strict=False)):
             self.check_argument(a, t, p, f"argument {k + 1} of '{fn.shown}'")
@@ -453,6 +449,23 @@ def _argument_rank(arg: TypeInfo, param: TypeInfo) -> int | None:
     if param.kind == "struct" and arg.kind == "struct":
         return EXACT if param.name == arg.name else None
     return None
+
+
+def _arity(fn: _Function, given: int) -> str:
+    """Clang's words for a call of ``fn`` with ``given`` arguments, not as many as it has parameters (a single one
+    by its name, where its definition gives one)."""
+    wanted = len(fn.params)
+    named = ""
+    if wanted == 1 and fn.node is not None:
+        declared = getattr(fn.node.decl.type, "args", None)
+        first = declared.params[0] if declared is not None and declared.params else None
+        named = getattr(first, "name", None) or ""
+    if given > wanted:
+        expected = f"single argument '{named}'" if named else str(wanted)
+        return f"too many arguments to function call, expected {expected}, have {given} argument{'s' * (given != 1)}"
+    if named:
+        return f"too few arguments to function call, single argument '{named}' was not specified"
+    return f"too few arguments to function call, expected {wanted}, have {given}"
 
 
 def _given(count: int) -> str:

@@ -405,7 +405,7 @@ class DeclarationChecks(CheckerState):
             if param is not None:
                 params.append(param)
         if fn.is_kernel and fn.return_type.kind != "void":
-            self.error(decl, f"kernel function '{decl.name}' must return void (returns '{fn.return_type}')")
+            self.error(decl, "kernel must have void return type")
         if fn.is_kernel and "static" in decl.storage:
             self.error(decl, f"kernel function '{decl.name}' cannot be static")
         reqd = self.reqd_work_group_size(decl) if fn.is_kernel else None

@@ -113,7 +113,7 @@ class ExpressionChecks(CheckerState):
         base = self.expr(node.name)
         index = self.expr(node.subscript)
         if index.is_arithmetic and (index.kind == "vector" or index.name in FLOATS):
-            self.error(node.subscript, f"array subscript is not an integer (it is '{index.type_name}')")
+            self.error(node.subscript, "array subscript is not an integer")
         if base.kind in ("pointer", "array") and base.target is not None:
             if base.target.kind == "void":
                 self.error(node, "subscript of a pointer to void")
@@ -273,7 +273,7 @@ class ExpressionChecks(CheckerState):
                 self.loaded_half(node, operand.target)
                 return operand.target
             if operand.kind != "unknown":
-                self.error(node, f"indirection requires a pointer operand ('{operand}' is not one)")
+                self.error(node, f"indirection requires pointer operand ('{operand}' invalid)")
             return UNKNOWN
         if op == "!":
             if operand.kind == "vector":
