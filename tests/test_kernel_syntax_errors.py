@@ -75,7 +75,16 @@ F = "float f(float x) { return x; }\nfloat g(float x, float y) { return x; }\n"
         (K % "a[i] = *i;", "indirection requires pointer operand ('int' invalid)", None),
         (K % "a[i] = i(2);", "called object type 'int' is not a function or function pointer", None),
     ],
-    ids=["too many", "too few", "none of one", "kernel result", "float subscript", "indirection", "call an int"],
+    ids=[
+        "too many",
+        "too few",
+        "none of one",
+        "kernel result",
+        "float subscript",
+        "indirection",
+        "call an int",
+        "no such",
+    ],
 )
 def test_clangs_words_for_calls_and_operands(
     device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, message: str, at: str | None
@@ -87,3 +96,12 @@ def test_clangs_words_for_calls_and_operands(
     assert message in refusal
     if at is not None and request.node.callspec.params.get("device_ctx") == "sim":
         assert f"kernel.cl:{at}: error: {message}" in refusal
+
+
+def test_a_call_of_a_function_nothing_declares(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
+    """PoCL 3.1's Clang's words (Oclgrind 21.10's older Clang says "implicit declaration of function 'frobnicate' is
+    invalid in OpenCL"); a function defined below the call adds why."""
+    refusal = build_error(device_ctx, K % "a[i] = frobnicate(i);")
+    assert "undeclared identifier 'frobnicate'" in refusal or "implicit declaration of function 'frobnicate'" in refusal
+    if request.node.callspec.params.get("device_ctx") == "sim":
+        assert "kernel.cl:3:12: error: use of undeclared identifier 'frobnicate'" in refusal

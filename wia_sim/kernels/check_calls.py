@@ -84,10 +84,10 @@ class CallChecks(CheckerState):
             return UNKNOWN
         if name in self.suppressed:
             return UNKNOWN
-        if name in self.later_functions:
-            self.error(node, f"function '{name}' is used before it is declared; declare or define it first")
+        if name in self.later_functions:  # (Clang's words, and why)
+            self.error(node, f"use of undeclared identifier '{name}' (a function declared below: declare it first)")
         else:
-            self.error(node, f"call to undeclared function '{name}'")
+            self.error(node, f"use of undeclared identifier '{name}'")
         return UNKNOWN
 
     def gnu_builtin(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> TypeInfo:
