@@ -83,7 +83,6 @@ F = "float f(float x) { return x; }\nfloat g(float x, float y) { return x; }\n"
         "float subscript",
         "indirection",
         "call an int",
-        "no such",
     ],
 )
 def test_clangs_words_for_calls_and_operands(
