@@ -62,7 +62,7 @@ class MemoryOps(ExecutorState):
             return Value(p.elem, load_unaligned(self.st, p.region, p.off, mask, p.elem))
         if natural and p.elem.width > 1 and self.checks:
             self.aligned_vector(p, mask, "read")
-        few = None if atomic else few_lanes(mask, self.st.active(mask))
+        few = None if atomic else few_lanes(mask, self.st.active)
         if few is not None:  # a few lanes of a large launch: by themselves
             values = p.region.load_at(self.st, few, p.offsets_at(few), p.elem, defer=self.checks)
         else:
@@ -167,7 +167,7 @@ class MemoryOps(ExecutorState):
         if natural and p.elem.width > 1 and self.checks:
             self.aligned_vector(p, mask, "write")
         values = self._conv(v, p.elem)
-        few = few_lanes(mask, self.st.active(mask))
+        few = few_lanes(mask, self.st.active)
         if few is not None:  # a few lanes of a large launch: by themselves
             p.region.store_at(self.st, few, p.offsets_at(few), p.elem, values)
             return

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -166,11 +167,11 @@ FEW_LANES_FROM = 1 << 14
 """Launches of this many lanes or more access memory by the active lanes alone when they are few (``few_lanes``)."""
 
 
-def few_lanes(mask: Array, active: int) -> Array | None:
-    """The lanes of ``mask`` (``active`` of them), in order, when the launch is large and they are at most an
-    eighth of it: an access by them alone (``Region.load_at``) is then cheaper than passes over every lane's offset
-    (a tree reduction's later steps, a tail of divergent work-items); else None."""
-    if mask.ndim != 1 or mask.size < FEW_LANES_FROM or active * 8 > mask.size:
+def few_lanes(mask: Array, active: Callable[[Array], int]) -> Array | None:
+    """The lanes of ``mask``, in order, when the launch is large and they are at most an eighth of it (``active``
+    counts a mask's lanes, asked only then): an access by them alone (``Region.load_at``) is then cheaper than
+    passes over every lane's offset (a tree reduction's later steps, a tail of divergent work-items); else None."""
+    if mask.ndim != 1 or mask.size < FEW_LANES_FROM or active(mask) * 8 > mask.size:
         return None
     return np.flatnonzero(mask)
 
