@@ -748,3 +748,31 @@ def test_entries_sharing_a_granule_with_other_values_are_found_in_any_order(
     v = values.astype(np.int32).view("V4") if void else values
     expected = [len({int(values[j]) for j in range(k.size) if k[j] == k[i]}) > 1 for i in range(k.size)]
     assert races._mixed_by_key(k, v).tolist() == expected
+
+
+@pytest.mark.parametrize(
+    ("body", "other"),
+    [
+        # a write kept by its coefficients (a[i], recorded in the shadow only when a[i / 2] needs it)
+        ("a[i] = i;\n    a[i / 2] = 7 + i;", "a write by work-item (0, 0, 0) at line 4"),
+        # a __local read waiting for a write (reads after a barrier are recorded when a write comes)
+        (
+            "t[l] = 0;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    int x = t[(l + 1) & 63];\n    t[l] = x;",
+            "a read by work-item (63, 0, 0) at line 6",
+        ),
+        ("atomic_add(&a[0], 1);\n    if (i == 5)\n        a[0] = 3;", "an atomic update by other work-items at line 4"),
+        (
+            "if (i == 9)\n        a[1] = atomic_cmpxchg(&a[0], 5, 6);\n    if (i == 2)\n        a[0] = 4;",
+            "an atomic load by work-item (9, 0, 0) at line 5",
+        ),
+    ],
+    ids=["write", "local read", "atomic update", "atomic load"],
+)
+def test_a_race_names_the_line_of_the_other_access(body: str, other: str) -> None:
+    """Where the access on record was, as Oclgrind names both places: a write kept by its coefficients, a read of
+    ``__local`` memory that waited for a write, an atomic, a compare-exchange that stored nothing."""
+    head = "__kernel void k(__global int* a) {\n    __local int t[64];\n"
+    src = head + "    int i = get_global_id(0), l = get_local_id(0);\n    " + body + "\n}\n"
+    with pytest.raises(KernelFault) as info:
+        run_src(src, [np.zeros(64, np.int32)], 64, 64)
+    assert f"conflicts with {other} with no barrier" in str(info.value)

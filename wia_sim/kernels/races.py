@@ -37,12 +37,17 @@ class _Compact:
     mask: Array
     write: bool
     epoch: Array
+    line: int  # the program's line of the access
 
 
 LANE_RECORDS = ("w_lane", "r_lane", "a_lane", "l_lane")
 """The shadow arrays of work-items on record per granule (-1: none; -2: several)."""
-ZERO_RECORDS = ("w_epoch", "w_group", "r_epoch", "r_group", "a_epoch", "a_group", "l_epoch", "l_group")
-"""The shadow arrays of barrier epochs and groups per granule (0 when nothing is on record)."""
+ZERO_RECORDS = (
+    "w_epoch", "w_group", "w_line", "r_epoch", "r_group", "r_line", "a_epoch", "a_group", "a_line", "l_epoch",
+    "l_group", "l_line",
+)  # fmt: skip
+"""The shadow arrays of barrier epochs, groups and the program's lines of the accesses on record per granule (0
+when nothing is on record)."""
 
 
 class RaceTracker:
@@ -65,7 +70,11 @@ class RaceTracker:
     l_lane: Array | None
     l_epoch: Array | None
     l_group: Array | None
-    _pending_reads: list[tuple[Array, Array]]
+    w_line: Array | None  # the line of the last write on record (a race names where the other access was)
+    r_line: Array | None
+    a_line: Array | None
+    l_line: Array | None
+    _pending_reads: list[tuple[Array, Array, int]]
     _pending_size: int
     _written: bool
     _compact: list[_Compact]
@@ -112,18 +121,23 @@ class RaceTracker:
             if (r.write or write) and (r.keys != keys or not keys.injective):
                 return False
         # lane masks and the epochs are never written in place (a change makes a new array): kept, not copied
-        self._compact.append(_Compact(keys, mask, write, st.epoch))
+        self._compact.append(_Compact(keys, mask, write, st.epoch, st.line))
         return True
 
     def materialize(self, st: LaunchState) -> None:
         """Put the compact records into the shadow, in the order they happened, each with the barrier epochs of
         its time, as if they had been checked lane by lane (none conflicts with another: ``compact``)."""
         records, self._compact = self._compact, []
+        now = st.line
         for r in records:
             lanes = np.flatnonzero(r.mask)
             if lanes.size:
                 self._shadowed = True
-                self._race(st, r.keys.values()[lanes], lanes, r.write, epochs=r.epoch)
+                st.line = r.line  # (the line it is recorded with)
+                try:
+                    self._race(st, r.keys.values()[lanes], lanes, r.write, epochs=r.epoch)
+                finally:
+                    st.line = now
 
     def _race(
         self,
@@ -160,7 +174,7 @@ class RaceTracker:
         if local and not write and not self._written:
             # nothing written since the last barrier: no conflict is possible now, and the reads matter only if a
             # write comes before the next barrier, so they wait (a barrier usually forgets them unexamined)
-            self._pending_reads.append((keys, lanes))
+            self._pending_reads.append((keys, lanes, st.line))
             self._pending_size += keys.size
             if self._pending_size > _PENDING_READS:
                 self._fold_reads()
@@ -235,6 +249,9 @@ class RaceTracker:
                 self.a_lane = np.full(size, -1, np.int32)
                 self.a_epoch = np.zeros(size, np.int32)
                 self.a_group = np.zeros(size, np.int32)
+                self.a_line = np.zeros(size, np.int32)
+            assert self.a_line is not None
+            self.a_line[at] = st.line
             self._written = True  # (for __local memory: reads must now be looked at)
             if local:
                 _record_local(self.a_lane, keys, lanes, at, distinct)
@@ -249,9 +266,11 @@ class RaceTracker:
                 self.w_lane = np.full(size, -1, np.int32)
                 self.w_epoch = np.zeros(size, np.int32)
                 self.w_group = np.zeros(size, np.int32)
-            assert self.w_epoch is not None
+                self.w_line = np.zeros(size, np.int32)
+            assert self.w_epoch is not None and self.w_line is not None
             earlier = uniform  # entries that wrote the bits an earlier work-item's write left there
             self.w_lane[at] = lanes
+            self.w_line[at] = st.line
             self._written = True
             if my_epoch is not None:
                 self.w_epoch[at] = my_epoch
@@ -285,7 +304,7 @@ class RaceTracker:
                 self._uniform(st, keys, lanes, uniform)
             return
         if local:
-            self._pending_reads.append((keys, lanes))
+            self._pending_reads.append((keys, lanes, st.line))
             self._fold_reads()
             return
         fresh = self.r_lane is None
@@ -293,8 +312,11 @@ class RaceTracker:
             self.r_lane = np.full(size, -1, np.int32)
             self.r_epoch = np.zeros(size, np.int32)
             self.r_group = np.zeros(size, np.int32)
+            self.r_line = np.zeros(size, np.int32)
         assert self.r_lane is not None and self.r_epoch is not None and self.r_group is not None
+        assert self.r_line is not None
         _record_global(self.r_lane, self.r_epoch, self.r_group, keys, lanes, at, distinct, my_group, my_epoch, fresh)
+        self.r_line[at] = st.line
 
     def _writer_groups(self, wl: Array, at: Array | slice, gs: int) -> Array:
         """The work-group of each writer on record in ``wl`` (``w_lane`` at ``at``): a single writer's own, else
@@ -345,6 +367,9 @@ class RaceTracker:
             self.l_lane = np.full(size, -1, np.int32)
             self.l_epoch = np.zeros(size, np.int32)
             self.l_group = np.zeros(size, np.int32)
+            self.l_line = np.zeros(size, np.int32)
+        assert self.l_line is not None
+        self.l_line[at] = st.line
         if local:
             _record_local(self.l_lane, keys, lanes, at, distinct)
         else:
@@ -375,9 +400,12 @@ class RaceTracker:
             return
         if self.r_lane is None:
             self.r_lane = np.full(self.data.size // self.granule + 1, -1, np.int32)
-        for keys, lanes in self._pending_reads:
+            self.r_line = np.zeros(self.r_lane.size, np.int32)
+        assert self.r_line is not None
+        for keys, lanes, line in self._pending_reads:
             at, distinct = _indexer(keys)
             _record_local(self.r_lane, keys, lanes, at, distinct)
+            self.r_line[at] = line
         self._pending_reads.clear()
         self._pending_size = 0
 
@@ -408,6 +436,10 @@ class RaceTracker:
                 unordered = "of another work-group (no barrier orders the work-items of different work-groups)"
         else:
             who = "other work-items"
+        lines = {"write": self.w_line, "read": self.r_line, "atomic": self.a_line, "load": self.l_line}[other_kind]
+        line = int(lines[keys[k]]) if lines is not None else 0
+        if line:  # where the other access is (Oclgrind names both places)
+            who += f" at {st.line_named(line)}"
         what = (
             f"data race: {_ACCESS[kind]} of {self.description} at offset {at} conflicts with "
             f"{_ARTICLE[other_kind]} {_ACCESS[other_kind]} by {who} {unordered}"

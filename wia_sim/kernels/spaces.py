@@ -489,12 +489,16 @@ class Region(StridedAccess):
         self.l_lane: Array | None = None  # the last atomic loader: a cmpxchg that stored nothing (races._atomic_load)
         self.l_epoch: Array | None = None
         self.l_group: Array | None = None
+        self.w_line: Array | None = None  # the program's line of the access on record (races.RaceTracker._report)
+        self.r_line: Array | None = None
+        self.a_line: Array | None = None
+        self.l_line: Array | None = None
         self.init: Array | None = None
         # __private memory that holds undefined values stored to it (``undef.py``): its bytes, flagged as ``init``
         # is, and where the last such value came from, for the finding when it is read back and used
         self.carrying: Array | None = None
         self.carried: Uninit | None = None
-        self._pending_reads: list[tuple[Array, Array]] = []  # __local reads not yet in the shadow (see _race)
+        self._pending_reads: list[tuple[Array, Array, int]] = []  # __local reads not yet in the shadow (see _race)
         self._pending_size = 0
         self._written = False  # a write is on record in w_lane (or an atomic in a_lane)
         self._all_init = False  # every byte of __local memory was written (looked at at each barrier)
