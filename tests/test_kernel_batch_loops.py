@@ -848,3 +848,25 @@ def test_private_stores_the_batch_leaves_to_the_loop(which: str, batched: list[b
         assert isinstance(result, KernelFault) and "uninitialized" in str(result)
     else:
         assert y.tolist() == (x * 3**5 + 4).tolist()
+
+
+READ_THEN_RACE = """
+__kernel void k(__global float* x, __global float* y, int n) {
+    int i = get_global_id(0);
+    float s = 0.0f;
+    for (int j = 0; j < n; j++)
+        s += x[j] * 2.0f;
+    y[i] = s;
+    if (i == 40)
+        x[3] = 1.0f;
+}
+"""
+
+
+def test_a_race_with_a_batched_read_names_its_statement(batched: list[bool]) -> None:
+    """A read the batch gave the race tracker, which a later write of another work-item races with: the race names
+    the line of the loop's statement, word for word as iteration by iteration."""
+    x = np.random.default_rng().random(16, np.float32)
+    _, result = _same(READ_THEN_RACE, [x, np.zeros(64, np.float32)], (64,), (64,), np.int32(16))
+    assert isinstance(result, KernelFault) and "conflicts with a read by other work-items at line 6" in str(result)
+    assert True in batched

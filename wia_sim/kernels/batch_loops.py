@@ -343,8 +343,10 @@ class LoopBatcher(ExecutorState):
         batch = _Batch(self, shape.counter.name, counter, k.t, ks, rows, active)
         results: list[tuple[c_ast.ID, Value]] = []
         updates: list[_Update | _Store] = []
+        line = self.st.line
         try:
             for item in shape.items:
+                self.st.line = _line(item)  # (the race tracker records each access with its statement's line)
                 if isinstance(item, c_ast.Decl):
                     batch.declare(item)
                     continue
@@ -370,6 +372,7 @@ class LoopBatcher(ExecutorState):
             counter.value = k
             self.counts.clear()
             self.counts.update(saved)
+            self.st.line = line
         for update in updates:
             update.apply()
         for target, result in results:
@@ -778,11 +781,7 @@ class _Batch:
             def bits() -> tuple[Array, Array]:  # (the uniform-write test's: what is stored, what memory holds)
                 return np.ascontiguousarray(values).view(word), region.view(word)[idx]
 
-            line, st.line = st.line, _line(item)  # (a finding, a noted uniform write, names the store)
-            try:
-                region._track(st, flat, lanes, t, write=True, stored=bits)
-            finally:
-                st.line = line
+            region._track(st, flat, lanes, t, write=True, stored=bits)  # (at the store's line: batch_iterations)
         return _Store(region, t, idx, values)
 
     def _read(self, region: Region, offsets: Array, t: CType) -> Array:
