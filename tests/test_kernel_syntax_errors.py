@@ -104,3 +104,20 @@ def test_a_call_of_a_function_nothing_declares(device_ctx: wia.Context, request:
     assert "undeclared identifier 'frobnicate'" in refusal or "implicit declaration of function 'frobnicate'" in refusal
     if request.node.callspec.params.get("device_ctx") == "sim":
         assert "kernel.cl:3:12: error: use of undeclared identifier 'frobnicate'" in refusal
+
+
+@pytest.mark.parametrize(
+    ("prelude", "declared", "where"),
+    [
+        ("typedef struct { int x; } S;", "S s;", "'S'"),
+        ("struct T { int x; };", "struct T s;", "'struct T'"),
+    ],
+    ids=["typedef of an anonymous struct", "tagged struct"],
+)
+def test_no_such_member_names_the_type_as_clang_does(
+    device_ctx: wia.Context, prelude: str, declared: str, where: str
+) -> None:
+    """A struct without a tag is named by its typedef, as Clang names it (the simulator said 'struct
+    <anonymous#1>')."""
+    refusal = build_error(device_ctx, prelude + "\n" + K % f"{declared} s.y = 1;")
+    assert f"no member named 'y' in {where}" in refusal

@@ -1026,7 +1026,7 @@ class DeclarationChecks(CheckerState):
             if t.kind != "struct":
                 return f"member designator '.{d.name}' in an initializer of '{t}', which is not a struct or union"
             if designated_member(self.types, t, d.name) is None:
-                return f"no member named '{d.name}' in '{t.name}'"
+                return f"no member named '{d.name}' in '{self.struct_names.get(t.name, t.name)}'"
             return None
         if t.kind != "array":
             return f"array designator in an initializer of '{t}', which is not an array"
