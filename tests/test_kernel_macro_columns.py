@@ -55,3 +55,28 @@ def test_an_error_where_macros_expanded_is_at_the_sources_column(device_ctx: wia
     refusal = build_error(device_ctx, source, kernel)
     assert message in refusal
     assert re.search(rf":{at}[:> ]", refusal), refusal
+
+
+TERNARY = "__kernel void k(__global uchar4* o, __global const float4* a) {\n    o[0] = %s;\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("expression", "at"),
+    [
+        ("a[0] < a[1] ? (uchar4)(255) : (uchar4)(0)", "2:24"),
+        ("(a[0] < a[1]) ? (uchar4)(255) : (uchar4)(0)", "2:26"),
+        ("PICK(a[0] < a[1])", "2:12"),
+    ],
+    ids=["plain", "parenthesized condition", "in a macro"],
+)
+def test_a_conditional_operators_error_stands_at_its_question_mark(
+    device_ctx: wia.Context, expression: str, at: str
+) -> None:
+    """Clang places the errors of ``?:`` at its ``?`` (pycparser's node stands at the condition); from a macro's
+    replacement list, at the macro's name (OpenCV's PICK-like helpers: 2:12, where the condition would say 2:17)."""
+    source = "#define PICK(c) (c ? (uchar4)(255) : (uchar4)(0))\n" + TERNARY % expression
+    line, column = at.split(":")
+    at = f"{int(line) + 1}:{column}"  # (the #define's line above)
+    refusal = build_error(device_ctx, source)
+    assert "do not have elements of the same size" in refusal
+    assert re.search(rf":{at}[:> ]", refusal), refusal

@@ -410,7 +410,9 @@ class ExpressionChecks(CheckerState):
             return a if b.kind == "unknown" else b
         if a.is_arithmetic and b.is_arithmetic:
             if a.kind == "vector" and b.kind == "vector" and a.width != b.width:
-                self.error(node, f"vector operands have different sizes ('{a.type_name}' and '{b.type_name}')")
+                self.error(
+                    self.question(node), f"vector operands have different sizes ('{a.type_name}' and '{b.type_name}')"
+                )
                 return UNKNOWN
             result = _arithmetic(a, b)
             if cond.kind == "vector":  # (two scalars of one type keep it, unpromoted, as Clang's)
@@ -418,16 +420,20 @@ class ExpressionChecks(CheckerState):
                 return self.vector_selection(node, cond, TypeInfo("scalar", a.name) if same else result)
             return result
         if "struct" in (a.kind, b.kind) and (a.kind, a.name) != (b.kind, b.name):
-            self.error(node, f"incompatible operand types ('{a}' and '{b}') for '?:'")
+            self.error(self.question(node), f"incompatible operand types ('{a}' and '{b}') for '?:'")
             return UNKNOWN
         if points_elsewhere(a, b) and not (self.null_pointer(node.iftrue) or self.null_pointer(node.iffalse)):
             self.error(
-                node,
+                self.question(node),
                 f"conditional operator with the second and third operands of type ('{a}' and '{b}') which are "
                 "pointers to non-overlapping address spaces",
             )
             return UNKNOWN
         return a
+
+    def question(self, node: c_ast.TernaryOp) -> c_ast.Node:
+        """Where the operator's errors stand: its ``?``, as Clang places them (``Checker.question_marks``)."""
+        return self.question_marks.get(id(node), node)
 
     def vector_selection(self, node: c_ast.TernaryOp, cond: TypeInfo, result: TypeInfo) -> TypeInfo:
         """``c ? a : b`` with a vector ``c`` (OpenCL C 1.2 6.3 i): ``select(b, a, c)``, component by component on
@@ -438,12 +444,15 @@ class ExpressionChecks(CheckerState):
             self.error(node.cond, f"a vector condition must have an integer type, not '{cond.type_name}'")
             return UNKNOWN
         if result.kind == "vector" and result.width != cond.width:
-            self.error(node, f"vector condition '{cond.type_name}' and result '{result.type_name}' differ in length")
+            self.error(
+                self.question(node),
+                f"vector condition '{cond.type_name}' and result '{result.type_name}' differ in length",
+            )
             return UNKNOWN
         widened = result if result.kind == "vector" else TypeInfo("vector", result.name, cond.width)
         if result.name in SCALAR_SIZES and SCALAR_SIZES[result.name] != ct.dtype.itemsize:
             self.error(
-                node,
+                self.question(node),
                 f"vector condition type '{cond.type_name}' and result type '{widened.type_name}' do not have "
                 "elements of the same size",
             )

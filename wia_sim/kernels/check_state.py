@@ -109,6 +109,7 @@ class CheckerState:
     suppressed: set[str]
     c_version: int
     storage_keywords: list[tuple[int, int, str]]
+    question_marks: dict[int, c_ast.Node]
     undeclared_builtins: frozenset[str]
     fp64: bool
     double_constants: bool

@@ -22,7 +22,7 @@ from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.tokens import Token, significant, tokenize
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
 
-__all__ = ["BUILTIN_FILE", "FOREIGN_TYPE_NAMES", "StatementExpression", "blanked", "parse"]
+__all__ = ["BUILTIN_FILE", "FOREIGN_TYPE_NAMES", "StatementExpression", "blanked", "parse", "question_marks"]
 
 BUILTIN_FILE = "<builtins>"
 _SOURCE_FILE = "<source>"
@@ -545,6 +545,45 @@ def _specifier_error(tokens: list[Token], last: int) -> tuple[int, int | None, s
 _STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "do", "for", "switch", "case", "default", "goto",
                               "break", "continue", "sizeof", "_Alignof"})  # fmt: skip
 """Keywords that start a statement or an expression, not a declaration."""
+
+
+def question_marks(ast: c_ast.FileAST, text: str) -> dict[int, c_ast.Node]:
+    """Where each conditional operator's ``?`` stands in ``text`` (by the id of its node), as a node to report at:
+    Clang places the operator's errors there, pycparser's node at its condition. The ``?`` is the first one at the
+    condition's bracket depth after the condition starts (one inside the condition is in brackets), within the
+    statement."""
+    ternaries = [n for n in _walk(ast) if isinstance(n, c_ast.TernaryOp) and n.cond.coord is not None]
+    if not ternaries:
+        return {}
+    tokens = significant(tokenize(text, 1))
+    index = {(t.line, t.column): k for k, t in enumerate(tokens)}
+    found: dict[int, c_ast.Node] = {}
+    for node in ternaries:
+        coord = node.cond.coord
+        k = index.get((coord.line, coord.column))
+        depth = 0
+        while k is not None and k < len(tokens):
+            t = tokens[k].text
+            if t in ("(", "["):
+                depth += 1
+            elif t in (")", "]"):
+                depth = max(depth - 1, 0)  # (a parenthesized condition starts inside its brackets)
+            elif t == "?" and depth == 0:
+                found[id(node)] = c_ast.ID("?", Coord(coord.file, tokens[k].line, tokens[k].column))
+                break
+            elif t in (";", "{", "}"):
+                break
+            k += 1
+    return found
+
+
+def _walk(root: c_ast.Node) -> list[c_ast.Node]:
+    found, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        found.append(node)
+        stack.extend(child for _, child in node.children())
+    return found
 
 
 def _in_block(tokens: list[Token]) -> bool:
