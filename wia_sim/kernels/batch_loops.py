@@ -40,7 +40,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.builtins import MATH_FUNCTIONS
-from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, COMPARE, CType, convert, wrap
+from wia_sim.kernels.ctype import COMPARE, CType, convert, wrap
 from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS
 from wia_sim.kernels.exec_state import Array, ExecutorState, _line
 from wia_sim.kernels.lanes import all_lanes
@@ -515,12 +515,8 @@ class _Store:
     values: Array
 
     def apply(self) -> None:
-        region, word = self.region, np.dtype(f"u{self.t.dtype.itemsize}")
-        region.view(self.t.dtype)[self.idx] = self.values
-        if region.init is not None and not region._all_init:  # (what a store initializes: ``Region._check``)
-            region.init.view(word)[self.idx] = ALL_BYTES_WRITTEN[self.t.dtype.itemsize]
-            if region.carrying is not None:
-                region.carrying.view(word)[self.idx] = 0
+        self.region.view(self.t.dtype)[self.idx] = self.values
+        self.region.mark_written(self.idx, self.t.dtype.itemsize)
 
 
 class _Batch:

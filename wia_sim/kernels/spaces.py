@@ -795,9 +795,7 @@ class Region(StridedAccess):
             written = ALL_BYTES_WRITTEN[esize]
             if write:
                 if undef is None:
-                    init[starts >> shift] = written
-                    if self.carrying is not None:
-                        self.carrying.view(init.dtype)[starts >> shift] = 0
+                    self.mark_written(starts >> shift, esize)
                 else:  # the undefined ones stay (become) uninitialized, carrying ``origin``
                     gone = np.broadcast_to(undef, (n_lanes, t.width) if t.width > 1 else (n_lanes,))[first_lanes]
                     init[starts >> shift] = np.where(gone.reshape(-1), 0, written).astype(init.dtype)
@@ -883,6 +881,16 @@ class Region(StridedAccess):
             flat = (flat[:, None] + np.arange(t.width) * esize).reshape(-1)
         words = init.view(np.dtype(f"u{esize}"))[flat >> (esize.bit_length() - 1)]
         return not bool((words != ALL_BYTES_WRITTEN[esize]).any())
+
+    def mark_written(self, idx: Array, esize: int) -> None:
+        """The elements ``idx`` (in units of ``esize`` bytes) hold defined values now: their bytes initialized,
+        carrying no undefined value (``_check_at``'s store; ``batch_loops``' batched one)."""
+        if self.init is None or self._all_init:
+            return
+        word = np.dtype(f"u{esize}")
+        self.init.view(word)[idx] = ALL_BYTES_WRITTEN[esize]
+        if self.carrying is not None:
+            self.carrying.view(word)[idx] = 0
 
     def rowed(self, st: LaunchState, seen: Array, lanes: Array) -> Array:
         """Byte offsets ``seen`` of accesses by ``lanes`` in the region's data: with their rows' starts added
