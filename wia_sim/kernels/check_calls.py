@@ -140,7 +140,7 @@ class CallChecks(CheckerState):
             found = layout(t.name, self.types).member(member)
             mt = self.types.find_member(t.name, member)
             if found is None or mt is None:
-                self.error(step, f"no member named '{member}' in '{self.struct_names.get(t.name, t.name)}'")
+                self.error(step, f"no member named '{member}' in '{self.spelled(t.name)}'")
                 return ULONG
             offset += found.offset
             t = mt

@@ -519,7 +519,7 @@ class DeclarationChecks(CheckerState):
             if t.space != "private":
                 self.error(p, f"struct kernel parameter '{name}' cannot be in the __{t.space} address space")
                 return None
-            spelled_as = self.struct_names.get(t.name, t.name)
+            spelled_as = self.spelled(t.name)
             return Param(name, "scalar", spelled_as, 1, "private", t.const, line, t, size_align(t, self.types)[0])
         spelled = _innermost_names(p.type)
         if t.kind == "pointer":
@@ -538,7 +538,7 @@ class DeclarationChecks(CheckerState):
                 return None
             kind: ParamKind = "local" if target.space == "local" else "buffer"
             elem = target.name if target.kind in ("scalar", "vector", "struct") else target.kind
-            elem = self.struct_names.get(elem, elem)
+            elem = self.spelled(elem)
             return Param(name, kind, elem, target.width, target.space, target.const, line, t)
         if len(spelled) == 1 and spelled[0] in _NOT_KERNEL_ARG_TYPES:
             self.error(p, f"kernel parameter '{name}' cannot be of type {spelled[0]}")
@@ -1026,7 +1026,7 @@ class DeclarationChecks(CheckerState):
             if t.kind != "struct":
                 return f"member designator '.{d.name}' in an initializer of '{t}', which is not a struct or union"
             if designated_member(self.types, t, d.name) is None:
-                return f"no member named '{d.name}' in '{self.struct_names.get(t.name, t.name)}'"
+                return f"no member named '{d.name}' in '{self.spelled(t.name)}'"
             return None
         if t.kind != "array":
             return f"array designator in an initializer of '{t}', which is not an array"

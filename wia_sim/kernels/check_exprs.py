@@ -175,7 +175,7 @@ class ExpressionChecks(CheckerState):
                 self.member_refs.add(id(node))
                 return located(t, base.space, base.const)
             if base.name in self.types.structs:
-                self.error(node.field, f"no member named '{member}' in '{self.struct_names.get(base.name, base.name)}'")
+                self.error(node.field, f"no member named '{member}' in '{self.spelled(base.name)}'")
             return UNKNOWN
         if base.kind == "unknown":
             return UNKNOWN

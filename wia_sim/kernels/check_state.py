@@ -138,6 +138,11 @@ class CheckerState:
     overloads: dict[str, list[_Function]]
     struct_names: dict[str, str]
 
+    def spelled(self, tag: str) -> str:
+        """How the source names the struct or union type ``tag``: by the typedef that names it when it has no tag
+        of its own (Clang's 'S', the kernel argument info's type name), else as it is ('struct T')."""
+        return self.struct_names.get(tag, tag)
+
     if TYPE_CHECKING:
         # defined in checker.py and the check_*.py mixins; declared here, not defined, so the MRO finds the real ones
 
