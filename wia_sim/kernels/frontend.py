@@ -36,7 +36,7 @@ from dataclasses import replace
 from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.options import warnings_as
-from wia_sim.kernels.parsing import BUILTIN_FILE, FOREIGN_TYPE_NAMES, blanked, parse, question_marks
+from wia_sim.kernels.parsing import BUILTIN_FILE, FOREIGN_TYPE_NAMES, ast_nodes, blanked, parse, question_marks
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, PreprocessResult, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
 from wia_sim.kernels.recursion import deep_recursion
@@ -225,8 +225,8 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     text = _vec_step_of_typedefs(text)
     outcome = parse(text)
     found = bare + [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
-    if outcome.ast is not None:
-        found += specifier_diagnostics(outcome.ast, text, filename, BUILTIN_FILE)
+    nodes = ast_nodes(outcome.ast) if outcome.ast is not None else []
+    found += specifier_diagnostics(nodes, text, filename, BUILTIN_FILE)
     found += [
         Diagnostic(filename, line, column, "declaration does not declare anything", "warning")
         for line, column in outcome.empty_declarations
@@ -241,7 +241,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         outcome.storage_keywords,
         pp.single_constants,
         type_hints,
-        question_marks(outcome.ast, text) if outcome.ast is not None else None,
+        question_marks(nodes, text),
     )
     try:
         checker.run(outcome.ast)

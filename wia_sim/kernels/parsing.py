@@ -22,7 +22,15 @@ from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.tokens import Token, significant, tokenize
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
 
-__all__ = ["BUILTIN_FILE", "FOREIGN_TYPE_NAMES", "StatementExpression", "blanked", "parse", "question_marks"]
+__all__ = [
+    "BUILTIN_FILE",
+    "FOREIGN_TYPE_NAMES",
+    "StatementExpression",
+    "ast_nodes",
+    "blanked",
+    "parse",
+    "question_marks",
+]
 
 BUILTIN_FILE = "<builtins>"
 _SOURCE_FILE = "<source>"
@@ -394,8 +402,7 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
         if m and m.group("file") == _SOURCE_FILE:
             col = m.group("col")
             at = (int(m.group("line")), int(col) if col else None)
-            found = _unknown_name(text, at, parser) or _expected(text, at, parser)
-            return None, found or (*at, _parse_error_message(m.group("msg"))), parser
+            return None, _clang_words(text, at, parser) or (*at, _parse_error_message(m.group("msg"))), parser
         # no position in the message ("Invalid expression", "Unmatched '}'"): the next token is where it failed
         raw = m.group("msg") if m else message.split(": ", 1)[-1]
         line, col = None, None
@@ -407,8 +414,7 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
             pass
         if line is None:
             line = max(1, text.rstrip().count("\n") + 1)
-        found = _unknown_name(text, (line, col), parser) or _expected(text, (line, col), parser)
-        return None, found or (line, col, _parse_error_message(raw)), parser
+        return None, _clang_words(text, (line, col), parser) or (line, col, _parse_error_message(raw)), parser
     except RecursionError:  # (past ``recursion.FRAMES``: far past Clang's bracket depth of 256)
         return None, (max(1, text.rstrip().count("\n") + 1), None, "the source nests too deeply to parse"), parser
     except Exception as e:  # pycparser's internal errors on malformed input: still a compile error, not a crash
@@ -427,7 +433,16 @@ _DECLARATION_STARTS = frozenset({";", "{", "}", "(", ","}) | {
 list, or a qualifier."""
 
 
-def _unknown_name(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
+def _clang_words(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
+    """Clang's words and place for the syntax error pycparser found at ``at`` in ``text``, where they are known
+    (``_unknown_name``, ``_expected``), from the source's tokens."""
+    tokens = significant(tokenize(text, 1))
+    return _unknown_name(tokens, at, parser) or _expected(tokens, at, parser)
+
+
+def _unknown_name(
+    tokens: list[Token], at: tuple[int, int | None], parser: _Parser
+) -> tuple[int, int | None, str] | None:
     """Clang's words for the commonest syntax error, a type name nothing defines (a kernel built without the
     ``-D T=float`` its library passes): "unknown type name 'T'" at it in a parameter list, a struct, at file scope
     or after a qualifier (``dim_t n``, ``__global T* p``, ``const T x``), "use of undeclared identifier 'T'" where
@@ -435,7 +450,7 @@ def _unknown_name(text: str, at: tuple[int, int | None], parser: _Parser) -> tup
     of those (pycparser says "invalid declaration", "syntax error before 'x'")."""
     line, column = at
     limit = (line, column if column is not None else 1 << 30)
-    tokens = [t for t in significant(tokenize(text, 1)) if t.line <= line]
+    tokens = [t for t in tokens if t.line <= line]
     up_to = [k for k, t in enumerate(tokens) if (t.line, t.column) <= limit]
     last = up_to[-1] if up_to else 0
     for k in range(last, max(last - 3, 0) - 1, -1):
@@ -465,7 +480,7 @@ _ENDS_OPERAND = frozenset({")", "]", "++", "--"})
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
 
 
-def _expected(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
+def _expected(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
     """Clang's words and place for the commonest syntax errors at the token at ``at``, from the tokens around it:
     an unclosed ``(`` or ``[`` ("expected ')'", at the token), a ``)`` that closes nothing ("extraneous ')' before
     ';'"), an operator, ``=`` or ``else`` where an operand must be ("expected expression"), a statement on the next
@@ -475,7 +490,6 @@ def _expected(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[i
     declarator: "expected ';' at end of declaration" after it), the input ending inside brackets ("expected '}'"
     after its last token); None for others (pycparser's "syntax error before 'x'")."""
     line, column = at
-    tokens = significant(tokenize(text, 1))
     k = len(tokens)  # (no column: the end of the input)
     if column is not None:
         k = next((k for k, t in enumerate(tokens) if (t.line, t.column) >= (line, column)), len(tokens))
@@ -547,12 +561,16 @@ _STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "do", "for", "swi
 """Keywords that start a statement or an expression, not a declaration."""
 
 
-def question_marks(ast: c_ast.FileAST, text: str) -> dict[int, c_ast.Node]:
-    """Where each conditional operator's ``?`` stands in ``text`` (by the id of its node), as a node to report at:
-    Clang places the operator's errors there, pycparser's node at its condition. The ``?`` is the first one at the
-    condition's bracket depth after the condition starts (one inside the condition is in brackets), within the
-    statement."""
-    ternaries = [n for n in _walk(ast) if isinstance(n, c_ast.TernaryOp) and n.cond.coord is not None]
+def question_marks(nodes: list[c_ast.Node], text: str) -> dict[int, c_ast.Node]:
+    """Where the ``?`` of each conditional operator among ``nodes`` (the program's, ``ast_nodes``) stands in
+    ``text``, the source the program was parsed from (by the id of its node), as a node to report at: Clang places
+    the operator's errors there, pycparser's node at its condition. The ``?`` is the first one at the condition's
+    bracket depth after the condition starts (one inside the condition is in brackets), within the statement."""
+    ternaries = [
+        n
+        for n in nodes
+        if isinstance(n, c_ast.TernaryOp) and n.cond.coord is not None and n.cond.coord.file == _SOURCE_FILE
+    ]
     if not ternaries:
         return {}
     tokens = significant(tokenize(text, 1))
@@ -577,7 +595,9 @@ def question_marks(ast: c_ast.FileAST, text: str) -> dict[int, c_ast.Node]:
     return found
 
 
-def _walk(root: c_ast.Node) -> list[c_ast.Node]:
+def ast_nodes(root: c_ast.Node) -> list[c_ast.Node]:
+    """Every node under ``root`` (itself included), in no particular order: one walk that the front end's passes
+    over the whole program share."""
     found, stack = [], [root]
     while stack:
         node = stack.pop()

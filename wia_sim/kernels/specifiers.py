@@ -68,13 +68,15 @@ def read(names: list[str] | tuple[str, ...]) -> Specifiers:
     return Specifiers(sign, width, tst, tuple(problems))
 
 
-def specifier_diagnostics(ast: c_ast.FileAST, text: str, filename: str, skip_file: str) -> list[Diagnostic]:
-    """Clang's diagnostics for every specifier list of the program ``ast`` parsed from ``text`` (not those of
-    ``skip_file``, the parser's prelude), at the specifier each names."""
+def specifier_diagnostics(nodes: list[c_ast.Node], text: str, filename: str, skip_file: str) -> list[Diagnostic]:
+    """Clang's diagnostics for every specifier list among ``nodes`` (the program's, parsed from ``text``; not those
+    of ``skip_file``, the parser's prelude), at the specifier each names."""
     found: list[Diagnostic] = []
     tokens: list[Token] | None = None
-    for node in _specifier_lists(ast):
-        if len(node.names) < 2 or node.coord is None or node.coord.file == skip_file:
+    for node in nodes:
+        if not isinstance(node, c_ast.IdentifierType) or len(node.names) < 2:
+            continue
+        if node.coord is None or node.coord.file == skip_file:
             continue
         problems = read(node.names).problems
         if not problems:
@@ -85,16 +87,6 @@ def specifier_diagnostics(ast: c_ast.FileAST, text: str, filename: str, skip_fil
         for k, message, severity in problems:
             line, column = where[k] if k < len(where) else (node.coord.line, node.coord.column)
             found.append(Diagnostic(filename, line, column, message, severity))
-    return found
-
-
-def _specifier_lists(root: c_ast.Node) -> list[c_ast.IdentifierType]:
-    found, stack = [], [root]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, c_ast.IdentifierType):
-            found.append(node)
-        stack.extend(child for _, child in node.children())
     return found
 
 
