@@ -16,7 +16,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from kernel_backends import run_arrays
 
@@ -130,6 +130,7 @@ def _correctly_rounded(a: float, b: float, c: float) -> float:
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.tuples(any_exponent, any_exponent, any_exponent), min_size=1, max_size=40))
+@example([(4.232669441208294e66, -3.666163545765256e228, -1.7976931348621606e308)])  # (c + a*b overflowed inside)
 def test_double_fma_is_correctly_rounded(triples: list[tuple[float, float, float]]) -> None:
     a, b, c = (np.array(col, np.float64) for col in zip(*triples, strict=True))
     got = accurate.fma(a, b, c, single=False)

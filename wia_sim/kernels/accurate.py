@@ -71,7 +71,9 @@ def fma(a: Array, b: Array, c: Array, single: bool) -> Array:
         nonzero = finite & np.isfinite(c) & (a != 0) & (b != 0)  # (a zero product: plain is exact, a zero's sign too)
         product = np.abs(uh)  # (uh is a * b, rounded)
         tiny = product < 2.0**-969  # the product's low part would be below the normal range (or all of it)
+        # (and where a partial sum overflowed: c near the largest double, the exact result finite or not)
         edge = nonzero & ((np.maximum(np.abs(a), np.abs(b)) > 2.0**995) | tiny | (product > 2.0**1000))
+        edge |= nonzero & np.isfinite(c) & ~np.isfinite(fused)
     out = np.where(nonzero, fused, np.where(finite & np.isinf(c), c, plain))  # (a finite product cannot cancel inf)
     for k in np.flatnonzero(edge):
         out.flat[k] = _fma_exact(float(a.flat[k]), float(b.flat[k]), float(c.flat[k]))
