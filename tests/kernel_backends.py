@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
 import pytest
 
 import wia_hal as wia
+from wia_sim.kernels import compile_source
+from wia_sim.kernels.executor import KernelFault, run_kernel
+from wia_sim.kernels.lanes import Geometry
 
 
 def use_backend(name: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -82,3 +86,35 @@ def build_error(ctx: wia.Context, source: str, kernel: str = "k", options: str =
         wia.compile_kernel(ctx, source, kernel, options=options)
     assert info.value.code == wia.ErrorCode.COMPILE_ERROR, str(info.value)
     return str(info.value)
+
+
+def run_on_copies(
+    source: str, arrays: Sequence[np.ndarray], geometry: Geometry, scalars: Sequence[Any] = (), **options: Any
+) -> tuple[list[np.ndarray], Any]:
+    """The simulator's executor running kernel ``k`` of ``source`` over copies of ``arrays`` (then ``scalars``):
+    the arrays after it, and its ``RunResult`` or the finding it raised (a step-limit timeout too)."""
+    copies = [a.copy() for a in arrays]
+    args: list[Any] = [c.reshape(-1).view(np.uint8) for c in copies] + list(scalars)
+    try:
+        result: Any = run_kernel(compile_source(source), "k", args, geometry, **options)
+    except KernelFault as e:
+        result = e
+    return copies, result
+
+
+_FAULT_FIELDS = ("check", "line", "work_item", "group", "address", "work_items", "groups", "address_range")
+
+
+def assert_same_runs(first: tuple[list[np.ndarray], Any], second: tuple[list[np.ndarray], Any]) -> None:
+    """Two runs of one kernel (``run_on_copies``'s) by two paths of the executor that must agree: the same bits
+    in every array, and the same counts, steps and noted findings, or the same finding word for word, with the
+    same work-item, group, address and offenders."""
+    (arrays_1, result_1), (arrays_2, result_2) = first, second
+    for a, b in zip(arrays_1, arrays_2, strict=True):
+        assert a.tobytes() == b.tobytes()
+    if isinstance(result_2, Exception):
+        assert type(result_1) is type(result_2) and str(result_1) == str(result_2)
+        assert [getattr(result_1, f) for f in _FAULT_FIELDS] == [getattr(result_2, f) for f in _FAULT_FIELDS]
+    else:
+        assert result_1.counts == result_2.counts and result_1.steps == result_2.steps
+        assert [str(f) for f in result_1.findings] == [str(f) for f in result_2.findings]

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kernel_backends import assert_same_runs, run_on_copies
 
-from wia_sim.kernels import compile_source
 from wia_sim.kernels.async_copy import AsyncCopies
-from wia_sim.kernels.executor import KernelFault, run_kernel
+from wia_sim.kernels.executor import KernelFault
 from wia_sim.kernels.lanes import Geometry
 
 
@@ -37,33 +37,20 @@ def together(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
 def _run(
     src: str, arrays: list[np.ndarray], geometry: Geometry, scalars: tuple[Any, ...], one_by_one: bool, checks: bool
 ) -> Any:
-    copies = [a.copy() for a in arrays]
-    args = [a.reshape(-1).view(np.uint8) for a in copies] + list(scalars)
-    program = compile_source(src)
     saved = AsyncCopies._perform_together
     if one_by_one:
         AsyncCopies._perform_together = lambda self, due: False  # type: ignore[method-assign]
     try:
-        result: Any = run_kernel(program, "k", args, geometry, checks=checks)
-    except KernelFault as e:
-        result = e
+        return run_on_copies(src, arrays, geometry, scalars, checks=checks)
     finally:
         AsyncCopies._perform_together = saved  # type: ignore[method-assign]
-    return copies, result
 
 
 def _same(src: str, arrays: list[np.ndarray], geometry: Geometry, *scalars: Any, checks: bool = True) -> Any:
     """Run with copies made together and one by one: the same bits, counts, steps and findings (or fault)."""
-    out_t, res_t = _run(src, arrays, geometry, scalars, one_by_one=False, checks=checks)
-    out_o, res_o = _run(src, arrays, geometry, scalars, one_by_one=True, checks=checks)
-    for a, b in zip(out_t, out_o, strict=True):
-        assert a.tobytes() == b.tobytes()
-    if isinstance(res_o, Exception):
-        assert type(res_t) is type(res_o) and str(res_t) == str(res_o)
-    else:
-        assert res_t.counts == res_o.counts and res_t.steps == res_o.steps
-        assert [str(f) for f in res_t.findings] == [str(f) for f in res_o.findings]
-    return out_t, res_t
+    together = _run(src, arrays, geometry, scalars, one_by_one=False, checks=checks)
+    assert_same_runs(together, _run(src, arrays, geometry, scalars, one_by_one=True, checks=checks))
+    return together
 
 
 def _line(n: int, wg: int) -> Geometry:

@@ -15,11 +15,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kernel_backends import run_arrays
+from kernel_backends import assert_same_runs, run_arrays, run_on_copies
 
 import wia_hal as wia
-from wia_sim.kernels import batch_loops, run_kernel
-from wia_sim.kernels.frontend import compile_source
+from wia_sim.kernels import batch_loops
 from wia_sim.kernels.lanes import launch_geometry
 from wia_sim.kernels.spaces import KernelFault, KernelTimeout
 
@@ -53,34 +52,22 @@ def _run(
 ) -> tuple[list[np.ndarray], Any]:
     """The kernel ``k`` run over copies of ``arrays`` (and ``scalars``): the arrays after it and its result (or
     the exception it raised). Without ``batch``, no loop is batched (``MAX_ITERATIONS`` of 0)."""
-    copies = [a.copy() for a in arrays]
-    args: list[Any] = [c.reshape(-1).view(np.uint8) for c in copies] + list(scalars)
     dims = len(global_size)
     geometry = launch_geometry((*global_size, 1, 1)[:3], (*local_size, 1, 1)[:3], 1024, dims)
     saved = batch_loops.MAX_ITERATIONS
     batch_loops.MAX_ITERATIONS = saved if batch else 0
     try:
-        result: Any = run_kernel(compile_source(source), "k", args, geometry, step_limit=step_limit, checks=checks)
-    except (KernelFault, KernelTimeout) as e:
-        result = e
+        return run_on_copies(source, arrays, geometry, scalars, step_limit=step_limit, checks=checks)
     finally:
         batch_loops.MAX_ITERATIONS = saved
-    return copies, result
 
 
 def _same(source: str, arrays: list[np.ndarray], *launch: Any, **options: Any) -> tuple[list[np.ndarray], Any]:
     """Run batched and unbatched; both give the same bits, counts, steps and noted findings (or the same
     finding)."""
-    out_b, res_b = _run(source, arrays, *launch, **options)
-    out_u, res_u = _run(source, arrays, *launch, batch=False, **options)
-    for b, u in zip(out_b, out_u, strict=True):
-        assert b.tobytes() == u.tobytes()
-    if isinstance(res_u, Exception):
-        assert type(res_b) is type(res_u) and str(res_b) == str(res_u)
-    else:
-        assert res_b.counts == res_u.counts and res_b.steps == res_u.steps
-        assert [str(f) for f in res_b.findings] == [str(f) for f in res_u.findings]
-    return out_b, res_b
+    batched = _run(source, arrays, *launch, **options)
+    assert_same_runs(batched, _run(source, arrays, *launch, batch=False, **options))
+    return batched
 
 
 REDUCTIONS = """

@@ -12,9 +12,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from kernel_backends import assert_same_runs, run_on_copies
 
-from wia_sim.kernels import compile_source, lanes
-from wia_sim.kernels.executor import KernelFault, run_kernel
+from wia_sim.kernels import lanes
+from wia_sim.kernels.executor import KernelFault
 from wia_sim.kernels.lanes import Geometry
 from wia_sim.kernels.spaces import Region
 
@@ -41,33 +42,19 @@ def taken(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
 
 
 def _run(src: str, arrays: list[np.ndarray], wg: int, scalars: tuple[Any, ...], few: bool, checks: bool) -> Any:
-    copies = [a.copy() for a in arrays]
-    args = [a.reshape(-1).view(np.uint8) for a in copies] + list(scalars)
     saved = lanes.FEW_LANES_FROM
     lanes.FEW_LANES_FROM = saved if few else 1 << 62
     try:
-        result: Any = run_kernel(compile_source(src), "k", args, Geometry((N, 1, 1), (wg, 1, 1)), checks=checks)
-    except KernelFault as e:
-        result = e
+        return run_on_copies(src, arrays, Geometry((N, 1, 1), (wg, 1, 1)), scalars, checks=checks)
     finally:
         lanes.FEW_LANES_FROM = saved
-    return copies, result
 
 
 def _same(src: str, arrays: list[np.ndarray], wg: int, *scalars: Any, checks: bool = True) -> Any:
     """Run with accesses by few lanes made by them alone and not: the same bits, counts, steps and findings."""
-    out_f, res_f = _run(src, arrays, wg, scalars, few=True, checks=checks)
-    out_a, res_a = _run(src, arrays, wg, scalars, few=False, checks=checks)
-    for a, b in zip(out_f, out_a, strict=True):
-        assert a.tobytes() == b.tobytes()
-    if isinstance(res_a, Exception):
-        assert type(res_f) is type(res_a) and str(res_f) == str(res_a)
-        fields = ("check", "line", "work_item", "group", "address", "work_items", "groups", "address_range")
-        assert [getattr(res_f, f) for f in fields] == [getattr(res_a, f) for f in fields]
-    else:
-        assert res_f.counts == res_a.counts and res_f.steps == res_a.steps
-        assert [str(f) for f in res_f.findings] == [str(f) for f in res_a.findings]
-    return out_f, res_f
+    few = _run(src, arrays, wg, scalars, few=True, checks=checks)
+    assert_same_runs(few, _run(src, arrays, wg, scalars, few=False, checks=checks))
+    return few
 
 
 TREE = """
