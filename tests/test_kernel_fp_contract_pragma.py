@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_backends import build_error, run_arrays
+from kernel_backends import assert_refused, build_error, run_arrays
 
 import wia_hal as wia
 
@@ -50,10 +50,7 @@ def test_the_pragma_elsewhere_is_clangs_error(
     device_ctx: wia.Context, request: pytest.FixtureRequest, where: str
 ) -> None:
     message = "'#pragma fp_contract' can only appear at file scope or at the start of a compound statement"
-    refusal = build_error(device_ctx, MISPLACED[where])
-    assert message in refusal
-    if request.node.callspec.params.get("device_ctx") == "sim":  # (at Clang's line and column: FP_CONTRACT's)
-        assert f"kernel.cl:3:16: error: {message}" in refusal
+    assert_refused(device_ctx, request, MISPLACED[where], message, "3:16")  # (at FP_CONTRACT, as Clang)
 
 
 def test_the_pragma_in_a_struct_declaration_is_clangs_error(device_ctx: wia.Context) -> None:

@@ -9,7 +9,7 @@ words on every backend, at Clang's line and column on the simulator."""
 from __future__ import annotations
 
 import pytest
-from kernel_backends import build_error
+from kernel_backends import assert_refused, build_error
 
 import wia_hal as wia
 
@@ -42,19 +42,13 @@ K = "__kernel void k(__global int* a) {\n    int i = get_global_id(0);\n    %s\n
 def test_clangs_words_and_place(
     device_ctx: wia.Context, request: pytest.FixtureRequest, body: str, at: str, message: str
 ) -> None:
-    refusal = build_error(device_ctx, K % body)
-    assert message in refusal
-    if request.node.callspec.params.get("device_ctx") == "sim":
-        assert f"kernel.cl:{at}: error: {message}" in refusal
+    assert_refused(device_ctx, request, K % body, message, at)
 
 
 def test_the_input_ending_inside_a_block(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
     """Clang's "expected '}'" just after the last token (PoCL's place; Oclgrind's column is past its own
     additions to the source)."""
-    refusal = build_error(device_ctx, "__kernel void k(__global int* a) {\n    a[0] = 1;\n")
-    assert "expected '}'" in refusal
-    if request.node.callspec.params.get("device_ctx") == "sim":
-        assert "kernel.cl:2:14: error: expected '}'" in refusal
+    assert_refused(device_ctx, request, "__kernel void k(__global int* a) {\n    a[0] = 1;\n", "expected '}'", "2:14")
 
 
 F = "float f(float x) { return x; }\nfloat g(float x, float y) { return x; }\n"
@@ -91,10 +85,7 @@ def test_clangs_words_for_calls_and_operands(
     """A call with the wrong number of arguments (at the first extra one), a kernel returning a value, a float
     subscript, ``*`` of an int, a call of an int: Clang's words on every backend (its place on the simulator where
     the parser gives it)."""
-    refusal = build_error(device_ctx, source)
-    assert message in refusal
-    if at is not None and request.node.callspec.params.get("device_ctx") == "sim":
-        assert f"kernel.cl:{at}: error: {message}" in refusal
+    assert_refused(device_ctx, request, source, message, at)
 
 
 def test_a_call_of_a_function_nothing_declares(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:

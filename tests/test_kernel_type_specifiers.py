@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_backends import build_error, run_arrays
+from kernel_backends import assert_refused, build_error, run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
@@ -49,10 +49,7 @@ BODY = "__kernel void k(__global int* a) {\n    int i = get_global_id(0);\n    %
 def test_specifiers_that_do_not_combine(
     device_ctx: wia.Context, request: pytest.FixtureRequest, words: str, message: str, column: int
 ) -> None:
-    refusal = build_error(device_ctx, BODY % words)
-    assert message in refusal
-    if request.node.callspec.params.get("device_ctx") == "sim":
-        assert f"kernel.cl:3:{column}: error: {message}" in refusal
+    assert_refused(device_ctx, request, BODY % words, message, f"3:{column}")
 
 
 def test_every_error_of_a_list_and_in_every_place(ctx: wia.Context) -> None:
