@@ -65,6 +65,7 @@ def share_records(group: Sequence[tuple[int, Region]]) -> dict[int, Array]:
         for name, records in shared.items():
             setattr(region, name, records[first : first + count])
         region._written = region._shadowed = True
+        region._shares_records = True
         region.track_races = True  # a const argument is read while another argument writes the same bytes
         if flags is not None:
             view = flags[address - lo : address - lo + _padded(region.nbytes)]

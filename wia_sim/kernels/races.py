@@ -74,12 +74,13 @@ class RaceTracker:
     r_line: Array | None
     a_line: Array | None
     l_line: Array | None
-    _pending_reads: list[tuple[Array, Array, int]]
+    _pending_reads: list[tuple[Array, Array, int, Array | None, int]]
     _pending_size: int
     _written: bool
     _compact: list[_Compact]
     _layouts: dict[Any, Any]  # ``strided.StridedAccess._layout``'s, whose race keys are in granules
     _shadowed: bool  # something is on record in the shadow (or waits to be: _pending_reads)
+    _shares_records: bool  # another argument's region shares the shadow (``aliasing.share_records``)
 
     @property
     def raced(self) -> bool:
@@ -171,20 +172,19 @@ class RaceTracker:
             return
         gs = st.lanes.geometry.group_size
         local = self.space == "local"
-        if local and not write and not self._written:
-            # nothing written since the last barrier: no conflict is possible now, and the reads matter only if a
-            # write comes before the next barrier, so they wait (a barrier usually forgets them unexamined)
-            self._pending_reads.append((keys, lanes, st.line))
-            self._pending_size += keys.size
-            if self._pending_size > _PENDING_READS:
-                self._fold_reads()
+        epochs = st.epoch if epochs is None else epochs
+        quiet = not self._written if local else self.a_lane is None and (self.w_lane is None or not self._written)
+        if not write and quiet:
+            # nothing on record that a read can conflict with (no write or atomic update since the last barrier in
+            # __local memory, none in __global memory): the read matters only if a write or an atomic update comes
+            # (before the next barrier, for __local memory), so its record waits (``_wait``)
+            self._wait(keys, lanes, st.line, None if local else epochs, gs)
             return
-        if local and write:
+        if write:  # the reads on record first: a write conflicts with them
             self._fold_reads()
         size = self.data.size // self.granule + 1
         at, distinct = _indexer(keys)
         my_group = lanes // gs
-        epochs = st.epoch if epochs is None else epochs
         my_epoch = epochs[my_group] if not local and bool(epochs.any()) else None
         check = "race_local" if local else "race_global"
         uniform: Array | None = None  # entries whose only conflicts are writes of the same value
@@ -303,20 +303,22 @@ class RaceTracker:
                 self._several_writers(keys, uniform, my_group, earlier, writers)
                 self._uniform(st, keys, lanes, uniform)
             return
-        if local:
-            self._pending_reads.append((keys, lanes, st.line))
+        # a read, checked: its record waits as well (the conflicts of a read are with records of writes and atomic
+        # updates, which reads leave as they are)
+        self._wait(keys, lanes, st.line, None if local else epochs, gs)
+
+    def _wait(self, keys: Array, lanes: Array, line: int, epochs: Array | None, gs: int) -> None:
+        """Keep a read's record (``lanes`` read granules ``keys`` at ``line``; ``__global`` memory: under the barrier
+        epochs ``epochs`` of work-groups of ``gs`` work-items) until a write or an atomic update needs the readers
+        on record (``_fold_reads``, which records them in the order they happened: the same shadow as recording
+        each at once). Most memory is read and never written in a launch (a kernel's inputs), or read in one
+        barrier interval and written in another, so most reads are never recorded at all. Memory whose records
+        another argument shares (``aliasing``) records its reads at once: a write through the other argument would
+        not see them."""
+        self._pending_reads.append((keys, lanes, line, epochs, gs))
+        self._pending_size += keys.size
+        if self._pending_size > _PENDING_READS or self._shares_records:
             self._fold_reads()
-            return
-        fresh = self.r_lane is None
-        if fresh:
-            self.r_lane = np.full(size, -1, np.int32)
-            self.r_epoch = np.zeros(size, np.int32)
-            self.r_group = np.zeros(size, np.int32)
-            self.r_line = np.zeros(size, np.int32)
-        assert self.r_lane is not None and self.r_epoch is not None and self.r_group is not None
-        assert self.r_line is not None
-        _record_global(self.r_lane, self.r_epoch, self.r_group, keys, lanes, at, distinct, my_group, my_epoch, fresh)
-        self.r_line[at] = st.line
 
     def _writer_groups(self, wl: Array, at: Array | slice, gs: int) -> Array:
         """The work-group of each writer on record in ``wl`` (``w_lane`` at ``at``): a single writer's own, else
@@ -395,16 +397,29 @@ class RaceTracker:
         )
 
     def _fold_reads(self) -> None:
-        """Record the waiting ``__local`` reads in the shadow, in the order they happened."""
+        """Record the waiting reads (``_wait``) in the shadow, in the order they happened."""
         if not self._pending_reads:
             return
-        if self.r_lane is None:
-            self.r_lane = np.full(self.data.size // self.granule + 1, -1, np.int32)
-            self.r_line = np.zeros(self.r_lane.size, np.int32)
-        assert self.r_line is not None
-        for keys, lanes, line in self._pending_reads:
+        size = self.data.size // self.granule + 1
+        for keys, lanes, line, epochs, gs in self._pending_reads:
+            fresh = self.r_lane is None
+            if fresh:
+                self.r_lane = np.full(size, -1, np.int32)
+                self.r_line = np.zeros(size, np.int32)
+                if epochs is not None:
+                    self.r_epoch = np.zeros(size, np.int32)
+                    self.r_group = np.zeros(size, np.int32)
+            assert self.r_lane is not None and self.r_line is not None
             at, distinct = _indexer(keys)
-            _record_local(self.r_lane, keys, lanes, at, distinct)
+            if epochs is None:
+                _record_local(self.r_lane, keys, lanes, at, distinct)
+            else:
+                assert self.r_epoch is not None and self.r_group is not None
+                my_group = lanes // gs
+                my_epoch = epochs[my_group] if bool(epochs.any()) else None
+                _record_global(
+                    self.r_lane, self.r_epoch, self.r_group, keys, lanes, at, distinct, my_group, my_epoch, fresh
+                )
             self.r_line[at] = line
         self._pending_reads.clear()
         self._pending_size = 0

@@ -498,13 +498,14 @@ class Region(StridedAccess):
         # is, and where the last such value came from, for the finding when it is read back and used
         self.carrying: Array | None = None
         self.carried: Uninit | None = None
-        self._pending_reads: list[tuple[Array, Array, int]] = []  # __local reads not yet in the shadow (see _race)
+        self._pending_reads: list[tuple[Array, Array, int, Array | None, int]] = []  # reads not yet recorded: _wait
         self._pending_size = 0
         self._written = False  # a write is on record in w_lane (or an atomic in a_lane)
         self._all_init = False  # every byte of __local memory was written (looked at at each barrier)
         self._row_starts: Array | None = None
         self._compact = []
         self._shadowed = False
+        self._shares_records = False
         self._layouts = {}
         if space == "local":
             self.init = np.zeros(data.size, dtype=bool)
