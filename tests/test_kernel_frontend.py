@@ -1341,25 +1341,25 @@ REJECTED = [
     pytest.param(
         k("    alpha = 2.0f;\n", "__global float* a, const float alpha"),
         2,
-        "cannot assign to const parameter 'alpha'",
+        "cannot assign to variable 'alpha' with const-qualified type 'const __private float'",
         id="const-parameter",
     ),
     pytest.param(
         k("    a[0] = 1.0f;\n", "__global const float* a"),
         2,
-        "cannot assign through 'a': it points to const (read-only) memory",
+        "read-only variable is not assignable",
         id="const-buffer",
     ),
     pytest.param(
         k("    c[0] = 1.0f;\n", "__constant float* c"),
         2,
-        "cannot write to __constant memory (through 'c')",
+        "read-only variable is not assignable",
         id="constant-buffer",
     ),
     pytest.param(
         k("    n++;\n", "const int n"),
         2,
-        "cannot assign to const parameter 'n'",
+        "cannot assign to variable 'n' with const-qualified type 'const __private int'",
         id="const-increment",
     ),
     pytest.param(
@@ -1389,7 +1389,7 @@ REJECTED = [
     pytest.param(
         k("    float4 v = (float4)(0.0f);\n    v.xx = (float2)(1.0f);\n"),
         3,
-        "swizzle '.xx' with repeated components is not assignable",
+        "vector is not assignable (contains duplicate components)",
         id="swizzle-assign",
     ),
     pytest.param(

@@ -120,8 +120,8 @@ def test_vector_literals_are_postfix_expressions_on_every_device(device_ctx: wia
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ("float2 f = (float2)(1.0f, 2.0f); f++;", "cannot increment value of type 'float2'"),
-        ("double4 d = (double4)(1.0); --d.xy;", "cannot decrement value of type 'double2'"),
+        ("float2 f = (float2)(1.0f, 2.0f); f++;", "value of type '__private float2' (vector of 2 'float' values)"),
+        ("double4 d = (double4)(1.0); --d.xy;", "value of type '__private double2' (vector of 2 'double' values)"),
         (
             "int2 i = (int2)(1, 2); float4 f = (float4)(i, 3.0f, 4.0f);",
             "initializing 'float' with an expression of incompatible type 'int2'",

@@ -36,6 +36,7 @@ from wia_sim.kernels.types import (
     const_int,
     enum_underlying,
     enumerator_types,
+    ext_vector_width,
 )
 
 __all__ = ["DeclarationChecks"]
@@ -164,6 +165,8 @@ class DeclarationChecks(CheckerState):
             self.error(node, f"function pointers are not supported (typedef '{node.name}')")
         self.check_type_usable(t, node, f"typedef '{node.name}'", named=True)
         self.types.typedefs[node.name] = t
+        if t.kind == "vector" and ext_vector_width(node.type) is not None:
+            self.types.vector_typedefs.add(node.name)
         if t.kind == "struct" and "<anonymous" in t.name:
             self.struct_names.setdefault(t.name, node.name)  # how kernel argument info names it
         self.register_enumerators(node.type)
@@ -267,7 +270,7 @@ class DeclarationChecks(CheckerState):
         self.check_array_dims(node, None)
         if node.name in self.scopes[0] or node.name in self.functions:
             self.error(node, f"redefinition of '{node.name}'")
-        self.scopes[0][node.name] = _Symbol(node.name, "global", t, _coord_of(node)[0], value)
+        self.scopes[0][node.name] = _Symbol(node.name, "global", t, _coord_of(node)[0], value, node.type)
         self.constants[node.name] = node
 
     def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str, named: bool = False) -> None:
@@ -421,7 +424,7 @@ class DeclarationChecks(CheckerState):
             reserved = keyword_name(p.name, "parameter")
             if reserved:
                 self.error(p, reserved)
-            scope[p.name] = _Symbol(p.name, "param", t, _coord_of(p)[0])
+            scope[p.name] = _Symbol(p.name, "param", t, _coord_of(p)[0], declared=p.type)
         self.scopes.append(scope)  # the parameters share the body's outermost scope (C99 6.2.1)
         self.compound(node.body, ctx, new_scope=False)
         for at, problem in jump_problems(node.body):
@@ -662,7 +665,7 @@ class DeclarationChecks(CheckerState):
             self.error(node, reserved)
         if node.name in scope:
             self.error(node, f"redefinition of '{node.name}'")
-        symbol = scope[node.name] = _Symbol(node.name, "var", t, _coord_of(node)[0])
+        symbol = scope[node.name] = _Symbol(node.name, "var", t, _coord_of(node)[0], declared=node.type)
         if node.init is not None and space != "local":
             self.check_initializer(node.init, t, node)
             symbol.value = self.folded_constant(t, node.init)

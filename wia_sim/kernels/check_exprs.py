@@ -12,6 +12,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels import async_copy
 from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
+from wia_sim.kernels.clang_types import clang_type, described
 from wia_sim.kernels.ctype import common_type, comparison_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.literals import char_constant
@@ -27,6 +28,7 @@ from wia_sim.kernels.types import (
     UINT,
     ULONG,
     UNKNOWN,
+    AddressSpace,
     TypeInfo,
     const_int,
     int_constant,
@@ -254,11 +256,12 @@ class ExpressionChecks(CheckerState):
             return ULONG
         operand = self.expr(node.expr)
         if op in ("++", "--", "p++", "p--"):
-            self.check_assignable(node.expr, node)
-            if operand.kind == "struct":
-                self.error(node, f"cannot increment or decrement '{operand}'")
-            elif operand.kind == "vector" and operand.name in FLOATS:  # (Clang's rule: integer vectors only)
-                self.error(node, f"cannot {'in' if '+' in op else 'de'}crement value of type '{operand.type_name}'")
+            verb = "increment" if "+" in op else "decrement"
+            # Clang looks at the type first (no array, struct or float vector: integer vectors only), then the lvalue
+            if operand.kind in ("array", "struct") or (operand.kind == "vector" and operand.name in FLOATS):
+                self.error(self.operator(node), f"cannot {verb} value of type {self.clang_type(node.expr, operand)}")
+            else:
+                self.check_assignable(node.expr, node)
             return operand
         if op == "&":
             if isinstance(node.expr, c_ast.ID) and (
@@ -411,7 +414,7 @@ class ExpressionChecks(CheckerState):
         if a.is_arithmetic and b.is_arithmetic:
             if a.kind == "vector" and b.kind == "vector" and a.width != b.width:
                 self.error(
-                    self.question(node), f"vector operands have different sizes ('{a.type_name}' and '{b.type_name}')"
+                    self.operator(node), f"vector operands have different sizes ('{a.type_name}' and '{b.type_name}')"
                 )
                 return UNKNOWN
             result = _arithmetic(a, b)
@@ -420,20 +423,20 @@ class ExpressionChecks(CheckerState):
                 return self.vector_selection(node, cond, TypeInfo("scalar", a.name) if same else result)
             return result
         if "struct" in (a.kind, b.kind) and (a.kind, a.name) != (b.kind, b.name):
-            self.error(self.question(node), f"incompatible operand types ('{a}' and '{b}') for '?:'")
+            self.error(self.operator(node), f"incompatible operand types ('{a}' and '{b}') for '?:'")
             return UNKNOWN
         if points_elsewhere(a, b) and not (self.null_pointer(node.iftrue) or self.null_pointer(node.iffalse)):
             self.error(
-                self.question(node),
+                self.operator(node),
                 f"conditional operator with the second and third operands of type ('{a}' and '{b}') which are "
                 "pointers to non-overlapping address spaces",
             )
             return UNKNOWN
         return a
 
-    def question(self, node: c_ast.TernaryOp) -> c_ast.Node:
-        """Where the operator's errors stand: its ``?``, as Clang places them (``Checker.question_marks``)."""
-        return self.question_marks.get(id(node), node)
+    def operator(self, node: c_ast.Node) -> c_ast.Node:
+        """Where an operator's errors stand: its ``?``, ``=`` or ``++``, as Clang places them (``operator_marks``)."""
+        return self.operator_marks.get(id(node), node)
 
     def vector_selection(self, node: c_ast.TernaryOp, cond: TypeInfo, result: TypeInfo) -> TypeInfo:
         """``c ? a : b`` with a vector ``c`` (OpenCL C 1.2 6.3 i): ``select(b, a, c)``, component by component on
@@ -445,14 +448,14 @@ class ExpressionChecks(CheckerState):
             return UNKNOWN
         if result.kind == "vector" and result.width != cond.width:
             self.error(
-                self.question(node),
+                self.operator(node),
                 f"vector condition '{cond.type_name}' and result '{result.type_name}' differ in length",
             )
             return UNKNOWN
         widened = result if result.kind == "vector" else TypeInfo("vector", result.name, cond.width)
         if result.name in SCALAR_SIZES and SCALAR_SIZES[result.name] != ct.dtype.itemsize:
             self.error(
-                self.question(node),
+                self.operator(node),
                 f"vector condition type '{cond.type_name}' and result type '{widened.type_name}' do not have "
                 "elements of the same size",
             )
@@ -567,12 +570,15 @@ class ExpressionChecks(CheckerState):
 
     # -- lvalues
     def check_assignable(self, target: c_ast.Node, at: c_ast.Node) -> None:
-        if isinstance(target, c_ast.Cast):  # Clang's words for a cast itself (a vector literal's member: not)
+        """Clang's error for an assignment (or increment) ``at`` of ``target`` that is not a modifiable lvalue, at
+        its operator, in Clang's order (``Expr::isModifiableLvalue``): no lvalue, an array, a vector with a component
+        twice, then const (``const_assignment``) or a struct with a const member."""
+        if isinstance(target, c_ast.Cast):  # Clang's words and place for a cast itself (a vector literal's member: not)
             self.error(at, "assignment to cast is illegal, lvalue casts are not supported")
             return
         problem = self.not_assignable(target) or self.const_member(target)
         if problem:
-            self.error(at, problem)
+            self.error(self.operator(at), problem)
 
     def const_member(self, target: c_ast.Node) -> str | None:
         """Clang's error for an assignment to a whole struct or union with a const member (C99 6.3.2.1p1: not a
@@ -605,50 +611,123 @@ class ExpressionChecks(CheckerState):
         return None
 
     def not_assignable(self, node: c_ast.Node) -> str | None:
+        if isinstance(node, c_ast.ID) and self.lookup(node.name) is None and node.name not in BUILTIN_CONSTANTS:
+            return None  # undeclared: reported already
+        if not self.is_lvalue(node):
+            return "expression is not assignable"
+        t = self.expr_quiet(node)
+        if t.kind == "array":
+            return f"array type {self.clang_type(node, t)} is not assignable"
+        if self.repeats_components(node):
+            return "vector is not assignable (contains duplicate components)"
+        if t.const or t.space == "constant":
+            return self.const_assignment(node)
+        return None
+
+    def is_lvalue(self, node: c_ast.Node) -> bool:
+        """Whether ``node`` designates an object (C99 6.3.2.1): a variable, an element, a member or component of
+        one, what a pointer points to; not an enumerator, a constant, a call or an operator's result."""
         if isinstance(node, c_ast.ID):
             symbol = self.lookup(node.name)
-            if symbol is None:
-                if node.name in BUILTIN_CONSTANTS:
-                    return f"cannot assign to the built-in constant '{node.name}'"
-                return None  # undeclared: reported already
-            if symbol.kind == "enumerator":
-                return f"cannot assign to the enumerator '{node.name}'"
-            if symbol.type.kind == "array":
-                return f"array '{node.name}' is not assignable"
-            if symbol.type.const:
-                what = {"param": "parameter", "global": "__constant variable"}.get(symbol.kind, "variable")
-                return f"cannot assign to const {what} '{node.name}'"
-            return None
-        if isinstance(node, c_ast.ArrayRef | c_ast.UnaryOp) and (isinstance(node, c_ast.ArrayRef) or node.op == "*"):
-            base_node = node.name if isinstance(node, c_ast.ArrayRef) else node.expr
-            base = self.expr_quiet(base_node)
-            if base.kind in ("pointer", "array") and base.target is not None:
-                if base.target.space == "constant":
-                    return f"cannot write to __constant memory (through '{_describe(base_node)}')"
-                if base.target.const:
-                    return f"cannot assign through '{_describe(base_node)}': it points to const (read-only) memory"
-                return None
-            if base.kind == "vector":
-                return self.not_assignable(base_node)
-            return None
-        if isinstance(node, c_ast.StructRef):
+            return symbol is not None and symbol.kind != "enumerator"
+        if isinstance(node, c_ast.ArrayRef):
             base = self.expr_quiet(node.name)
-            if node.type == "->":
-                if base.kind == "pointer" and base.target is not None and base.target.const:
-                    return f"cannot assign through '{_describe(node.name)}': it points to const memory"
-                return None
-            if base.kind == "vector":
-                try:
-                    picked = swizzle_indices(node.field.name, base.width)
-                except ValueError:
-                    return None  # reported already
-                if len(set(picked)) != len(picked):
-                    return f"vector swizzle '.{node.field.name}' with repeated components is not assignable"
-            return self.not_assignable(node.name)
-        if isinstance(node, c_ast.Cast | c_ast.FuncCall | c_ast.Constant | c_ast.BinaryOp | c_ast.TernaryOp):
-            return "expression is not assignable"
-        if isinstance(node, c_ast.UnaryOp | c_ast.Assignment | c_ast.ExprList):
-            return "expression is not assignable"
+            return base.kind != "vector" or self.is_lvalue(node.name)
+        if isinstance(node, c_ast.StructRef):
+            return node.type == "->" or self.is_lvalue(node.name)
+        if isinstance(node, c_ast.UnaryOp):
+            return bool(node.op == "*")
+        return isinstance(node, c_ast.CompoundLiteral)
+
+    def repeats_components(self, node: c_ast.Node) -> bool:
+        """Whether the lvalue ``node`` is, or is part of, a vector swizzle that names a component twice."""
+        while isinstance(node, c_ast.StructRef | c_ast.ArrayRef):
+            if isinstance(node, c_ast.StructRef) and node.type == ".":
+                base = self.expr_quiet(node.name)
+                if base.kind == "vector":
+                    try:
+                        picked = swizzle_indices(node.field.name, base.width)
+                    except ValueError:
+                        return False  # reported already
+                    if len(set(picked)) != len(picked):
+                        return True
+            elif isinstance(node, c_ast.StructRef):
+                return False
+            node = node.name
+        return False
+
+    def const_assignment(self, node: c_ast.Node) -> str:
+        """Clang's words for an assignment to a const-qualified lvalue (Sema's ``DiagnoseConstAssignment``, as
+        PoCL's and Oclgrind's Clang give them): from the lvalue through members, components and elements of arrays
+        to the variable they belong to, the first const member met (``non-static data member 'c'``), else the
+        variable if its type is const (after ``->``: what its pointer points to), else "read-only variable"."""
+        dereferenced = False
+        while True:
+            if isinstance(node, c_ast.StructRef):
+                base = self.expr_quiet(node.name)
+                arrow = node.type == "->"
+                record = base.target if arrow and base.target is not None else base
+                if record.kind == "struct":
+                    field = node.field.name
+                    member = self.types.find_member(record.name, field)
+                    pointer = member is not None and dereferenced and member.kind == "pointer"
+                    pointee = member.target if member is not None and pointer else member
+                    if member is not None and pointee is not None and pointee.const:
+                        declared = self.member_declaration(record.name, field)
+                        shown = f"'{member}'" if declared is None else self.spell(declared, member, None)
+                        return f"cannot assign to non-static data member '{field}' with const-qualified type {shown}"
+                dereferenced, node = arrow, node.name
+                continue
+            if isinstance(node, c_ast.ArrayRef) and self.expr_quiet(node.name).kind in ("array", "vector"):
+                dereferenced, node = False, node.name
+                continue
+            break
+        symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
+        if symbol is not None:
+            t = symbol.type
+            pointee = t.target if dereferenced and t.kind == "pointer" else t
+            if pointee is not None and pointee.const and self.written_const(symbol.declared, dereferenced):
+                return f"cannot assign to variable '{symbol.name}' with const-qualified type {self.clang_type(node, t)}"
+        return "read-only variable is not assignable"
+
+    def written_const(self, declared: c_ast.Node | None, dereferenced: bool) -> bool:
+        """Whether the declaration ``declared`` (a type node) makes the variable's type (``dereferenced``: what its
+        pointer points to) const-qualified: ``const`` written there or in its typedef, not only the __constant
+        space, which Clang keeps apart (an assignment there is to a "read-only variable")."""
+        node = declared
+        if dereferenced and isinstance(node, c_ast.PtrDecl):
+            node = node.type
+        while isinstance(node, c_ast.ArrayDecl):
+            node = node.type
+        if isinstance(node, c_ast.PtrDecl):
+            return "const" in node.quals
+        if not isinstance(node, c_ast.TypeDecl):
+            return False
+        names = node.type.names if isinstance(node.type, c_ast.IdentifierType) else []
+        typedef = self.types.typedefs.get(names[0]) if len(names) == 1 else None
+        return "const" in node.quals or (typedef is not None and typedef.const and typedef.space != "constant")
+
+    def clang_type(self, node: c_ast.Node, t: TypeInfo) -> str:
+        """The type of the lvalue ``node`` as Clang's errors spell it: a variable's as declared, else ``t``'s."""
+        symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
+        if symbol is not None and symbol.declared is not None:
+            return self.spell(symbol.declared, symbol.type, symbol.type.space)
+        return described(t, self.spelled)
+
+    def spell(self, declared: c_ast.Node, t: TypeInfo, space: AddressSpace | None) -> str:
+        return clang_type(declared, t, self.types, self.spelled, space)
+
+    def member_declaration(self, tag: str, name: str) -> c_ast.Node | None:
+        """The type node that declared member ``name`` of the struct or union ``tag`` (in an anonymous member too)."""
+        pending = [self.types.structs.get(tag)]
+        while pending:
+            record = pending.pop()
+            for decl in (record.decls or []) if record is not None else []:
+                if decl.name == name:
+                    return decl.type
+                inner = decl.type.type if isinstance(decl.type, c_ast.TypeDecl) else None
+                if decl.name is None and isinstance(inner, c_ast.Struct | c_ast.Union):
+                    pending.append(inner if inner.decls is not None else self.types.structs.get(str(inner.name)))
         return None
 
     def expr_quiet(self, node: c_ast.Node) -> TypeInfo:
@@ -705,16 +784,6 @@ class ExpressionChecks(CheckerState):
             value.kind == "struct" and target.kind != "struct"
         ):
             self.error(node, f"{what}: cannot convert '{value}' to '{target}'")
-
-
-def _describe(node: c_ast.Node) -> str:
-    if isinstance(node, c_ast.ID):
-        return str(node.name)
-    if isinstance(node, c_ast.ArrayRef | c_ast.StructRef):
-        return _describe(node.name)
-    if isinstance(node, c_ast.UnaryOp | c_ast.Cast):
-        return _describe(node.expr)
-    return "expression"
 
 
 def _signed_of_size(name: str) -> str:

@@ -58,6 +58,7 @@ class _Symbol:
     type: TypeInfo
     line: int | None
     value: int | None = None  # a const integer initialized with a constant: Clang folds it (``TypeResolver.named``)
+    declared: c_ast.Node | None = None  # the type node that declared it (Clang's errors spell the type as written)
 
 
 @dataclass
@@ -109,7 +110,7 @@ class CheckerState:
     suppressed: set[str]
     c_version: int
     storage_keywords: list[tuple[int, int, str]]
-    question_marks: dict[int, c_ast.Node]
+    operator_marks: dict[int, c_ast.Node]
     undeclared_builtins: frozenset[str]
     fp64: bool
     double_constants: bool

@@ -75,14 +75,14 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         storage_keywords: list[tuple[int, int, str]] | None = None,
         single_constants: bool = False,
         type_hints: Sequence[tuple[int, int, int, str]] = (),
-        question_marks: dict[int, c_ast.Node] | None = None,
+        operator_marks: dict[int, c_ast.Node] | None = None,
     ) -> None:
         self.filename = filename
         self.suppressed = suppressed
         self.c_version = c_version  # ``-cl-std`` (``options.BuildOptions.c_version``)
         self.storage_keywords = storage_keywords or []  # where they stand (``parsing._ParseOutcome``)
         self.type_hints = type_hints  # each ``vec_type_hint``'s line, columns and type (``frontend``)
-        self.question_marks = question_marks or {}  # each ``?:``'s ``?`` (``parsing.question_marks``)
+        self.operator_marks = operator_marks or {}  # each operator's place (``parsing.operator_marks``)
         self.undeclared_builtins = SINCE_1_2 if c_version < 120 else frozenset()
         self.fp64 = "cl_khr_fp64" in extensions  # an optional core feature of OpenCL C 1.2: no pragma needed
         # an unsuffixed floating constant's type: a double only on a device with doubles, without

@@ -28,8 +28,8 @@ __all__ = [
     "StatementExpression",
     "ast_nodes",
     "blanked",
+    "operator_marks",
     "parse",
-    "question_marks",
 ]
 
 BUILTIN_FILE = "<builtins>"
@@ -561,38 +561,52 @@ _STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "do", "for", "swi
 """Keywords that start a statement or an expression, not a declaration."""
 
 
-def question_marks(nodes: list[c_ast.Node], text: str) -> dict[int, c_ast.Node]:
-    """Where the ``?`` of each conditional operator among ``nodes`` (the program's, ``ast_nodes``) stands in
-    ``text``, the source the program was parsed from (by the id of its node), as a node to report at: Clang places
-    the operator's errors there, pycparser's node at its condition. The ``?`` is the first one at the condition's
-    bracket depth after the condition starts (one inside the condition is in brackets), within the statement."""
-    ternaries = [
-        n
-        for n in nodes
-        if isinstance(n, c_ast.TernaryOp) and n.cond.coord is not None and n.cond.coord.file == _SOURCE_FILE
-    ]
-    if not ternaries:
-        return {}
+def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int, c_ast.Node]:
+    """Where the operator of each conditional operator, assignment and increment or decrement among ``nodes`` (the
+    program's, ``ast_nodes``) stands in ``text``, the source the program was parsed from (by the id of its node),
+    as a node to report at: Clang places those operators' errors there (the ``?``, the ``=`` or ``+=``, the ``++``),
+    pycparser's node at the first operand. The operator is the first such token at the operand's bracket depth after
+    the operand starts (one inside the operand is in brackets), within the statement."""
+    found: dict[int, c_ast.Node] = {}
+    marked: list[tuple[c_ast.Node, c_ast.Node, str]] = []
+    for n in nodes:
+        if isinstance(n, c_ast.TernaryOp):
+            marked.append((n, n.cond, "?"))
+        elif isinstance(n, c_ast.Assignment):
+            marked.append((n, n.lvalue, n.op))
+        elif isinstance(n, c_ast.UnaryOp) and n.op in _STEPS:
+            marked.append((n, n.expr, _STEPS[n.op]))
+    marked = [m for m in marked if m[1].coord is not None and m[1].coord.file == _SOURCE_FILE]
+    if not marked:
+        return found
     tokens = significant(tokenize(text, 1))
     index = {(t.line, t.column): k for k, t in enumerate(tokens)}
-    found: dict[int, c_ast.Node] = {}
-    for node in ternaries:
-        coord = node.cond.coord
+    for node, operand, op in marked:
+        coord = operand.coord
         k = index.get((coord.line, coord.column))
+        if isinstance(node, c_ast.UnaryOp) and not node.op.startswith("p"):  # ``++x``: the token before the operand
+            while k is not None and k > 0 and tokens[k - 1].text == "(":
+                k -= 1
+            if k is not None and k > 0 and tokens[k - 1].text == op:
+                found[id(node)] = c_ast.ID(op, Coord(coord.file, tokens[k - 1].line, tokens[k - 1].column))
+            continue
         depth = 0
         while k is not None and k < len(tokens):
             t = tokens[k].text
             if t in ("(", "["):
                 depth += 1
             elif t in (")", "]"):
-                depth = max(depth - 1, 0)  # (a parenthesized condition starts inside its brackets)
-            elif t == "?" and depth == 0:
-                found[id(node)] = c_ast.ID("?", Coord(coord.file, tokens[k].line, tokens[k].column))
+                depth = max(depth - 1, 0)  # (a parenthesized operand starts inside its brackets)
+            elif t == op and depth == 0:
+                found[id(node)] = c_ast.ID(op, Coord(coord.file, tokens[k].line, tokens[k].column))
                 break
             elif t in (";", "{", "}"):
                 break
             k += 1
     return found
+
+
+_STEPS = {"++": "++", "--": "--", "p++": "++", "p--": "--"}
 
 
 def ast_nodes(root: c_ast.Node) -> list[c_ast.Node]:

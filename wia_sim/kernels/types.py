@@ -464,6 +464,7 @@ class TypeResolver:
 
     def __init__(self) -> None:
         self.typedefs: dict[str, TypeInfo] = {}
+        self.vector_typedefs: set[str] = set()  # typedefs that make a vector type (``ext_vector_type``), not alias one
         self.structs: dict[str, c_ast.Node] = {}  # "struct S" -> the Struct/Union node with its members
         self.enumerators: dict[str, int] = {}
         self.enum_types: dict[str | int, str] = {}  # an enum's type (``enum_underlying``), by tag or id of its node

@@ -1,0 +1,401 @@
+# ruff: noqa: E501  (each kernel is one line: the columns Clang gives are counted on it)
+"""Assignments (and increments) of what is not a modifiable lvalue, refused in Clang's words and at Clang's place
+(PoCL 3.1's and Oclgrind 21.10's front end, ``check_exprs.check_assignable``): at the operator (the ``=``, ``+=``,
+``++``); "expression is not assignable" for no lvalue, an enumerator or a call; the array type; a vector with a
+component twice; for const, the first const member met on the way from the lvalue to its variable, else the variable
+when its type is written const (after ``->``, what its pointer points to), else "read-only variable" (through a
+pointer to const, ``__constant`` memory). Types are spelled as Clang spells them (``clang_types``): qualifiers and
+address space, a typedef's ``aka``, what a vector type is. The simulator had said "cannot assign to const variable
+'x'" one token early, and built an assignment to a const member."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_backends import assert_refused, run_arrays
+
+import wia_hal as wia
+
+CASES = [
+    pytest.param(
+        "__kernel void k(__global int* o) { const int x = 1; x = 2; o[0] = x; }",
+        "1:55",
+        "cannot assign to variable 'x' with const-qualified type 'const __private int'",
+        id="const-local",
+    ),
+    pytest.param(
+        "__kernel void k(const int n, __global int* o) { n = 2; o[0] = n; }",
+        "1:51",
+        "cannot assign to variable 'n' with const-qualified type 'const __private int'",
+        id="const-arg",
+    ),
+    pytest.param(
+        "__kernel void k(__global const int* a, __global int* o) { a[0] = 2; o[0] = a[1]; }",
+        "1:64",
+        "read-only variable is not assignable",
+        id="const-ptr",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const int x = 1; x++; o[0] = x; }",
+        "1:54",
+        "cannot assign to variable 'x' with const-qualified type 'const __private int'",
+        id="const-inc",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const float x = 1; x += 2; o[0] = x; }",
+        "1:57",
+        "cannot assign to variable 'x' with const-qualified type 'const __private float'",
+        id="const-compound",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const int4 v = (int4)(1); v.x = 2; o[0] = v.y; }",
+        "1:66",
+        "cannot assign to variable 'v' with const-qualified type 'const __private int4' (vector of 4 'int' values)",
+        id="const-vec-comp",
+    ),
+    pytest.param(
+        "typedef struct { int a; } S; __kernel void k(__global int* o) { const S s = {1}; s.a = 2; o[0] = s.a; }",
+        "1:86",
+        "cannot assign to variable 's' with const-qualified type 'const __private S'",
+        id="const-struct-member",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const int t[2] = {1, 2}; t[0] = 3; o[0] = t[1]; }",
+        "1:66",
+        "cannot assign to variable 't' with const-qualified type 'const __private int[2]'",
+        id="const-array",
+    ),
+    pytest.param(
+        "__constant int c = 3; __kernel void k(__global int* o) { c = 2; o[0] = c; }",
+        "1:60",
+        "read-only variable is not assignable",
+        id="constant-var",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { __local const int* p = 0; *p = 1; }",
+        "1:65",
+        "read-only variable is not assignable",
+        id="local-const",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { int x = 1; (x + 1) = 2; o[0] = x; }",
+        "1:55",
+        "expression is not assignable",
+        id="not-lvalue",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { int a[2], b[2] = {1,2}; a = b; o[0] = a[0]; }",
+        "1:62",
+        "array type '__private int[2]' is not assignable",
+        id="assign-array",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { int4 v = (int4)(1); v.xx = (int2)(2); o[0] = v.x; }",
+        "1:61",
+        "vector is not assignable (contains duplicate components)",
+        id="vec-dup-comp",
+    ),
+    pytest.param(
+        "enum E { A, B }; __kernel void k(__global int* o) { A = 2; o[0] = B; }",
+        "1:55",
+        "expression is not assignable",
+        id="enum",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* const p) { p = 0; }",
+        "1:44",
+        "cannot assign to variable 'p' with const-qualified type '__global int *const __private'",
+        id="const-ptr-param",
+    ),
+    pytest.param(
+        "__kernel void k(__constant int* p, __global int* o) { p[0] = 1; o[0] = p[1]; }",
+        "1:60",
+        "read-only variable is not assignable",
+        id="constant-ptr",
+    ),
+    pytest.param(
+        "typedef struct { int a; } S; __kernel void k(__global const S* p, __global int* o) { p->a = 1; o[0] = p->a; }",
+        "1:91",
+        "cannot assign to variable 'p' with const-qualified type 'const __global S *__private'",
+        id="const-arrow",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const int x = 1; ++x; o[0] = x; }",
+        "1:53",
+        "cannot assign to variable 'x' with const-qualified type 'const __private int'",
+        id="prefix-inc",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const int x = 1; (x) = 2; o[0] = x; }",
+        "1:57",
+        "cannot assign to variable 'x' with const-qualified type 'const __private int'",
+        id="paren",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const int x = 1; int y; y = x = 2; o[0] = y; }",
+        "1:66",
+        "cannot assign to variable 'x' with const-qualified type 'const __private int'",
+        id="nested-assign",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const int t[2][3] = {{1}}; t[1][2] = 3; o[0] = t[0][0]; }",
+        "1:71",
+        "cannot assign to variable 't' with const-qualified type '__private const int[2][3]'",
+        id="arr2d",
+    ),
+    pytest.param(
+        "struct T { int a; }; __kernel void k(__global int* o) { const struct T s = {1}; s.a = 2; o[0] = s.a; }",
+        "1:85",
+        "cannot assign to variable 's' with const-qualified type 'const __private struct T'",
+        id="struct-tag",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { __local const int t[4]; t[0] = 3; o[0] = t[1]; }",
+        "1:65",
+        "cannot assign to variable 't' with const-qualified type 'const __local int[4]'",
+        id="local-const-arr",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const uchar x = 1; x -= 2; o[0] = x; }",
+        "1:57",
+        "cannot assign to variable 'x' with const-qualified type 'const __private uchar' (aka 'const __private unsigned char')",
+        id="const-uchar",
+    ),
+    pytest.param(
+        "int f(void) { return 1; } __kernel void k(__global int* o) { f() = 2; o[0] = 1; }",
+        "1:66",
+        "expression is not assignable",
+        id="assign-to-call",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { int4 v = (int4)(1); v.xx++; o[0] = v.x; }",
+        "1:60",
+        "vector is not assignable (contains duplicate components)",
+        id="vec-dup-inc",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { int a[2]; a++; o[0] = 1; }",
+        "1:47",
+        "cannot increment value of type '__private int[2]'",
+        id="array-inc",
+    ),
+    pytest.param(
+        "typedef unsigned int U; __kernel void k(__global int* o) { const U x = 1; x = 2; o[0] = x; }",
+        "1:77",
+        "cannot assign to variable 'x' with const-qualified type 'const __private U' (aka 'const __private unsigned int')",
+        id="uint-typedef",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const unsigned int x = 1; x = 2; o[0] = x; }",
+        "1:64",
+        "cannot assign to variable 'x' with const-qualified type 'const __private unsigned int'",
+        id="unsigned-int",
+    ),
+    pytest.param(
+        "typedef struct { int a; } S; __kernel void k(__global const S* p, __global int* o) { p[0].a = 1; o[0] = p[1].a; }",
+        "1:93",
+        "read-only variable is not assignable",
+        id="ptr-idx-member",
+    ),
+    pytest.param(
+        "typedef struct { int a; } S; __kernel void k(__global int* o) { const S cs[2] = {{1},{2}}; cs[0].a = 3; o[0] = cs[1].a; }",
+        "1:100",
+        "cannot assign to variable 'cs' with const-qualified type 'const __private S[2]'",
+        id="const-arr-struct",
+    ),
+    pytest.param(
+        "typedef struct { int a; } S; __kernel void k(__global const S* p, __global int* o) { (*p).a = 1; o[0] = p->a; }",
+        "1:93",
+        "read-only variable is not assignable",
+        id="deref-member",
+    ),
+    pytest.param(
+        "typedef struct { const int c; int d; } S; __kernel void k(__global int* o) { S s = {1, 2}; s.c = 3; o[0] = s.c; }",
+        "1:96",
+        "cannot assign to non-static data member 'c' with const-qualified type 'const int'",
+        id="const-member",
+    ),
+    pytest.param(
+        "typedef struct { const int c; } I; typedef struct { I in; int d; } O; __kernel void k(__global int* o) { O x = {{1}, 2}; x.in.c = 3; o[0] = x.d; }",
+        "1:129",
+        "cannot assign to non-static data member 'c' with const-qualified type 'const int'",
+        id="nested-const-member",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const int4 t[2] = {(int4)(1), (int4)(2)}; t[0].x = 3; o[0] = t[1].y; }",
+        "1:85",
+        "cannot assign to variable 't' with const-qualified type 'const __private int4[2]'",
+        id="vec-in-const-arr",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const int4 v = (int4)(1); v[1] = 2; o[0] = v.y; }",
+        "1:67",
+        "cannot assign to variable 'v' with const-qualified type 'const __private int4' (vector of 4 'int' values)",
+        id="const-vec-idx",
+    ),
+    pytest.param(
+        "typedef const int CI; __kernel void k(__global int* o) { CI x = 1; x = 2; o[0] = x; }",
+        "1:70",
+        "cannot assign to variable 'x' with const-qualified type '__private CI' (aka 'const __private int')",
+        id="typedef-const",
+    ),
+    pytest.param(
+        "typedef struct { __global const int* q; } S; __kernel void k(__global int* o) { S s = {o}; s.q[0] = 1; *s.q = 2; }",
+        "1:99",
+        "read-only variable is not assignable",
+        id="member-ptr-const-target",
+    ),
+    pytest.param(
+        "typedef struct { __global const int* q; } S; __kernel void k(__global S* p) { p->q[0] = 1; }",
+        "1:87",
+        "read-only variable is not assignable",
+        id="arrow-member-arrow",
+    ),
+    pytest.param(
+        "typedef struct { int a; } S; __kernel void k(__global int* o) { S s = {1}; s++; o[0] = s.a; }",
+        "1:77",
+        "cannot increment value of type '__private S'",
+        id="struct-inc",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const size_t x = 1; x = 2; o[0] = x; }",
+        "1:58",
+        "cannot assign to variable 'x' with const-qualified type 'const __private size_t' (aka 'const __private unsigned long')",
+        id="size-t",
+    ),
+    pytest.param(
+        "typedef struct T { int a; } S; __kernel void k(__global int* o) { const S s = {1}; s.a = 2; o[0] = s.a; }",
+        "1:88",
+        "cannot assign to variable 's' with const-qualified type 'const __private S' (aka 'const __private struct T')",
+        id="tagged-typedef",
+    ),
+    pytest.param(
+        "union U { int a; float f; }; __kernel void k(__global int* o) { const union U u = {1}; u.a = 2; o[0] = u.a; }",
+        "1:92",
+        "cannot assign to variable 'u' with const-qualified type 'const __private union U'",
+        id="union",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { const uint t[2] = {1, 2}; t[0] = 3; o[0] = t[1]; }",
+        "1:67",
+        "cannot assign to variable 't' with const-qualified type 'const __private uint[2]' (aka 'const __private unsigned int[2]')",
+        id="arr-uint",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { __local const int t[2][2]; t[0][1] = 3; o[0] = t[1][0]; }",
+        "1:71",
+        "cannot assign to variable 't' with const-qualified type 'const __local int[2][2]'",
+        id="arr-local-2d",
+    ),
+    pytest.param(
+        "__kernel void k(__global uint* const p) { p = 0; }",
+        "1:45",
+        "cannot assign to variable 'p' with const-qualified type '__global uint *const __private' (aka '__global unsigned int *const __private')",
+        id="ptr-uint",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { int a; int* b = &a; int* * const p = &b; p = 0; o[0] = 1; }",
+        "1:79",
+        "cannot assign to variable 'p' with const-qualified type '__private int *__private *const __private'",
+        id="ptr-ptr",
+    ),
+    pytest.param(
+        "typedef float4 F; __kernel void k(__global float* o) { const F v = (F)(1); v = (F)(2); o[0] = v.x; }",
+        "1:78",
+        "cannot assign to variable 'v' with const-qualified type 'const __private F' (aka 'const __private float4')",
+        id="const-vec-typedef",
+    ),
+    pytest.param(
+        "__kernel void k(__global const int* const p) { p = 0; }",
+        "1:50",
+        "cannot assign to variable 'p' with const-qualified type 'const __global int *const __private'",
+        id="global-param-const-ptr-to-const",
+    ),
+    pytest.param(
+        "typedef struct { const int v[2]; } S; __kernel void k(__global int* o) { S s = {{1,2}}; s.v[0] = 3; o[0] = s.v[1]; }",
+        "1:96",
+        "cannot assign to non-static data member 'v' with const-qualified type 'const int[2]'",
+        id="member-arr-const",
+    ),
+    pytest.param(
+        "typedef struct { const float4 v; } S; __kernel void k(__global float* o) { S s; s.v.x = 3; o[0] = 1; }",
+        "1:87",
+        "cannot assign to non-static data member 'v' with const-qualified type 'const float4' (vector of 4 'float' values)",
+        id="member-vec-const",
+    ),
+    pytest.param(
+        "__kernel void k(__global float* o) { float4 v = (float4)(1); v++; o[0] = v.x; }",
+        "1:63",
+        "cannot increment value of type '__private float4' (vector of 4 'float' values)",
+        id="f4-inc",
+    ),
+    pytest.param(
+        "struct T { int a; }; __kernel void k(__global int* o) { struct T s = {1}; --s; o[0] = s.a; }",
+        "1:75",
+        "cannot decrement value of type '__private struct T'",
+        id="struct-dec",
+    ),
+    pytest.param(
+        "typedef struct { int a; } S; __kernel void k(__global S* p) { (*p)++; }",
+        "1:67",
+        "cannot increment value of type '__global S'",
+        id="ptr-struct-inc",
+    ),
+    pytest.param(
+        "__kernel void k(__global int* o) { int x = 1; (float)x = 2; o[0] = x; }",
+        "1:47",
+        "assignment to cast is illegal, lvalue casts are not supported",
+        id="assign-cast",
+    ),
+    pytest.param(
+        "typedef float F4 __attribute__((ext_vector_type(4))); __kernel void k(__global int* out) { F4 f = (F4)(1.0f); f++; }",
+        "1:112",
+        "cannot increment value of type '__private F4' (vector of 4 'float' values)",
+        id="F4inc",
+    ),
+    pytest.param(
+        "__constant const int c = 3; __kernel void k(__global int* o) { c = 2; o[0] = c; }",
+        "1:66",
+        "cannot assign to variable 'c' with const-qualified type 'const __constant int'",
+        id="const-constant",
+    ),
+]
+
+
+@pytest.mark.parametrize(("source", "at", "message"), CASES)
+def test_clangs_words_and_place(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    assert_refused(device_ctx, request, source, message, at)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "p->a = 2 * p->a + 1;",  # a const pointer to what is not const
+        "s.q[1] = 7; *s.q = 5;",  # a const struct's pointer to what is not const
+        "t.v[0] += 3; t.v[1]++;",  # members of a struct that is not const
+    ],
+)
+def test_what_is_assignable_runs(device_ctx: wia.Context, body: str) -> None:
+    source = (
+        "typedef struct { int a; } S; typedef struct { __global int* q; } P; typedef struct { int v[2]; } T;\n"
+        "__kernel void k(__global S* const p, __global int* o) {\n"
+        "    const P s = {o}; T t = {{o[2], o[3]}};\n"
+        f"    {body}\n"
+        "    o[2] = t.v[0]; o[3] = t.v[1];\n"
+        "}\n"
+    )
+    rng = np.random.default_rng(7)
+    a = rng.integers(-100, 100, 1).astype(np.int32)
+    o = rng.integers(-100, 100, 4).astype(np.int32)
+    got_a, got_o = run_arrays(device_ctx, source, "k", [a, o], 1, 1)
+    want_a, want_o = a.copy(), o.copy()
+    if body.startswith("p->a"):
+        want_a[0] = 2 * a[0] + 1
+    elif body.startswith("s.q"):
+        want_o[1], want_o[0] = 7, 5
+    else:
+        want_o[2], want_o[3] = o[2] + 3, o[3] + 1
+    np.testing.assert_array_equal(got_a, want_a)
+    np.testing.assert_array_equal(got_o, want_o)
