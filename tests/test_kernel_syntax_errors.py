@@ -62,19 +62,23 @@ F = "float f(float x) { return x; }\nfloat g(float x, float y) { return x; }\n"
             "too many arguments to function call, expected single argument 'x', have 2 arguments",
             "5:20",
         ),
-        (F + K % "a[i] = g(1.0f);", "too few arguments to function call, expected 2, have 1", None),
-        (F + K % "a[i] = f();", "too few arguments to function call, single argument 'x' was not specified", None),
+        (F + K % "a[i] = g(1.0f);", "too few arguments to function call, expected 2, have 1", "5:18"),
+        (F + K % "a[i] = g ( 1.0f ) ;", "too few arguments to function call, expected 2, have 1", "5:21"),
+        (F + K % "a[i] = f();", "too few arguments to function call, single argument 'x' was not specified", "5:14"),
         ("__kernel int k2(__global int* a) { return 1; }\n", "kernel must have void return type", "1:14"),
-        (K % "a[1.5f] = 1;", "array subscript is not an integer", None),
-        (K % "a[i] = *i;", "indirection requires pointer operand ('int' invalid)", None),
-        (K % "a[i] = i(2);", "called object type 'int' is not a function or function pointer", None),
+        (K % "a[1.5f] = 1;", "array subscript is not an integer", "3:6"),
+        (K % "int4 v = (int4)(1); a[(v)] = 1;", "array subscript is not an integer", "3:26"),
+        (K % "a[i] = *(i + 1);", "indirection requires pointer operand ('int' invalid)", "3:12"),
+        (K % "a[i] = i(2);", "called object type 'int' is not a function or function pointer", "3:13"),
     ],
     ids=[
         "too many",
         "too few",
+        "too few, spaced",
         "none of one",
         "kernel result",
         "float subscript",
+        "vector subscript",
         "indirection",
         "call an int",
     ],
@@ -82,9 +86,9 @@ F = "float f(float x) { return x; }\nfloat g(float x, float y) { return x; }\n"
 def test_clangs_words_for_calls_and_operands(
     device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, message: str, at: str | None
 ) -> None:
-    """A call with the wrong number of arguments (at the first extra one), a kernel returning a value, a float
-    subscript, ``*`` of an int, a call of an int: Clang's words on every backend (its place on the simulator where
-    the parser gives it)."""
+    """A call with the wrong number of arguments (at the first extra one, or the ``)`` where one is missing), a
+    kernel returning a value, a float or vector subscript (at the ``[``), ``*`` of an int (at the ``*``), a call of
+    an int (at the ``(``): Clang's words on every backend, at Clang's place on the simulator."""
     assert_refused(device_ctx, request, source, message, at)
 
 

@@ -6,6 +6,7 @@ built-ins (arity, conversions, vector loads and stores, atomics' pointers, the r
 from __future__ import annotations
 
 from pycparser import c_ast
+from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels import async_copy, images, printf
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _Function, _promote
@@ -64,7 +65,7 @@ class CallChecks(CheckerState):
             self.caller.calls.append((name, _coord_of(node)[0]))  # before the arguments' calls: source order
         arg_types = [self.expr(a) for a in args]
         if symbol is not None:
-            self.error(node, f"called object type '{symbol.type}' is not a function or function pointer")
+            self.error(self.operator(node), f"called object type '{symbol.type}' is not a function or function pointer")
             return UNKNOWN
         if name in self.functions:
             return self.call_helper(node, name, args, arg_types)
@@ -272,13 +273,19 @@ class CallChecks(CheckerState):
             self.used_undefined.append((name, node))
         wanted = len(fn.params)
         if len(args) != wanted and not (fn.variadic and len(args) >= wanted):
-            self.error(args[wanted] if len(args) > wanted else node, _arity(fn, len(args)))
+            # Clang's place: the first extra argument, or the ``)`` where one is missing
+            missing = self.operator_marks.get((id(node), ")"), node)
+            self.error(args[wanted] if len(args) > wanted else missing, _arity(fn, len(args)))
             return fn.return_type
+        declared = _parameters(fn)
         for k, (a, t, p) in enumerate(zip(args, arg_types, fn.params, strict=False)):
-            self.check_argument(a, t, p, f"argument {k + 1} of '{fn.shown}'")
+            self.check_argument(a, t, p, f"argument {k + 1} of '{fn.shown}'", declared[k] if declared else None)
         return fn.return_type
 
-    def check_argument(self, node: c_ast.Node, value: TypeInfo, param: TypeInfo, what: str) -> None:
+    def check_argument(
+        self, node: c_ast.Node, value: TypeInfo, param: TypeInfo, what: str, declared: c_ast.Node | None = None
+    ) -> None:
+        """``declared``: the parameter's type node, which Clang's errors spell."""
         if value.kind == "unknown" or param.kind == "unknown":
             return
         pointer_param = param.kind in ("pointer", "array")
@@ -287,7 +294,12 @@ class CallChecks(CheckerState):
         if pointer_param and not pointer_value and not null:
             self.error(node, f"{what} must be a pointer, not '{value}'")
         elif pointer_param and points_elsewhere(param, value) and not null:
-            self.error(node, f"{what}: passing '{value}' as '{param}' changes address space of pointer")
+            wanted = f"'{param}'" if declared is None else self.spell(declared, param, None)
+            passed = self.value_type(node, value)
+            self.error(
+                self.operator(node) if isinstance(node, c_ast.UnaryOp) else node,  # (an expression's first token)
+                f"passing {passed} to parameter of type {wanted} changes address space of pointer",
+            )
         elif pointer_value and not pointer_param:
             self.error(node, f"{what} must be '{param}', not the pointer '{value}'")
         elif param.is_arithmetic and value.kind == "vector" and (param.kind != "vector" or param.width != value.width):
@@ -449,6 +461,14 @@ def _argument_rank(arg: TypeInfo, param: TypeInfo) -> int | None:
     if param.kind == "struct" and arg.kind == "struct":
         return EXACT if param.name == arg.name else None
     return None
+
+
+def _parameters(fn: _Function) -> list[c_ast.Node] | None:
+    """The type nodes that declare ``fn``'s parameters (None: not known, or another count than its parameters)."""
+    decl = fn.node.decl.type if fn.node is not None else None
+    params = decl.args.params if isinstance(decl, c_ast.FuncDecl | FuncDeclExt) and decl.args is not None else []
+    types = [p.type for p in params if isinstance(p, c_ast.Decl)]
+    return types if len(types) == len(fn.params) else None
 
 
 def _arity(fn: _Function, given: int) -> str:

@@ -836,7 +836,8 @@ class DeclarationChecks(CheckerState):
             self.error(init, "an array must be initialized with a brace-enclosed list")
             return
         name = decl.name if decl is not None else "variable"
-        self.check_assignment_types(t, value, init, f"initializing '{name}'")
+        declared = decl.type if decl is not None else None
+        self.check_assignment_types(t, value, init, f"initializing '{name}'", declared, decl)
 
     def string_initializer(self, init: c_ast.Constant, t: TypeInfo) -> StringItems | None:
         """``char s[] = "ab"`` (C99 6.7.8p14): the string's bytes, then its terminating NUL if the array has room

@@ -115,7 +115,7 @@ class ExpressionChecks(CheckerState):
         base = self.expr(node.name)
         index = self.expr(node.subscript)
         if index.is_arithmetic and (index.kind == "vector" or index.name in FLOATS):
-            self.error(node.subscript, "array subscript is not an integer")
+            self.error(self.operator(node), "array subscript is not an integer")
         if base.kind in ("pointer", "array") and base.target is not None:
             if base.target.kind == "void":
                 self.error(node, "subscript of a pointer to void")
@@ -276,7 +276,7 @@ class ExpressionChecks(CheckerState):
                 self.loaded_half(node, operand.target)
                 return operand.target
             if operand.kind != "unknown":
-                self.error(node, f"indirection requires pointer operand ('{operand}' invalid)")
+                self.error(self.operator(node), f"indirection requires pointer operand ('{operand}' invalid)")
             return UNKNOWN
         if op == "!":
             if operand.kind == "vector":
@@ -435,7 +435,8 @@ class ExpressionChecks(CheckerState):
         return a
 
     def operator(self, node: c_ast.Node) -> c_ast.Node:
-        """Where an operator's errors stand: its ``?``, ``=`` or ``++``, as Clang places them (``operator_marks``)."""
+        """Where an operator's errors stand: its ``?``, ``=``, ``++``, ``[`` or a call's ``(``, as Clang places them
+        (``operator_marks``)."""
         return self.operator_marks.get(id(node), node)
 
     def vector_selection(self, node: c_ast.TernaryOp, cond: TypeInfo, result: TypeInfo) -> TypeInfo:
@@ -714,6 +715,36 @@ class ExpressionChecks(CheckerState):
             return self.spell(symbol.declared, symbol.type, symbol.type.space)
         return described(t, self.spelled)
 
+    def address_space_change(
+        self, target: TypeInfo, value: TypeInfo, node: c_ast.Node, declared: c_ast.Node | None, place: c_ast.Node | None
+    ) -> None:
+        """Clang's error for a pointer stored where it would point into another address space, in its words and at
+        its place: an assignment's operator, a returned expression, an initialized variable's name."""
+        change = "changes address space of pointer"
+        as_written = described(target, self.spelled) if declared is None else None
+        if isinstance(node, c_ast.Assignment):
+            passed, to = self.value_type(node.rvalue, value), self.value_type(node.lvalue, target)
+            self.error(self.operator(node), f"assigning {passed} to {to} {change}")
+        elif isinstance(node, c_ast.Return):
+            result = as_written or self.spell(cast(c_ast.Node, declared), target, None)
+            passed = self.value_type(node.expr, value)
+            self.error(node.expr, f"returning {passed} from a function with result type {result} {change}")
+        else:
+            shown = (
+                self.spell(declared, target, target.space) if declared is not None else described(target, self.spelled)
+            )
+            passed = self.value_type(node, value)
+            self.error(place or node, f"initializing {shown} with an expression of type {passed} {change}")
+
+    def value_type(self, node: c_ast.Node, t: TypeInfo) -> str:
+        """The type of the value of ``node`` (of type ``t``) as Clang's errors spell it: a variable's as declared (an
+        array's, decayed to a pointer to its first element), else ``t``'s."""
+        symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
+        if symbol is not None and symbol.declared is not None:
+            space = symbol.type.space
+            return clang_type(symbol.declared, symbol.type, self.types, self.spelled, space, decayed=True)
+        return described(t, self.spelled)
+
     def spell(self, declared: c_ast.Node, t: TypeInfo, space: AddressSpace | None) -> str:
         return clang_type(declared, t, self.types, self.spelled, space)
 
@@ -752,14 +783,24 @@ class ExpressionChecks(CheckerState):
             node = node.expr
         return node is not None and const_int(node, self.enumerators, self.types) == 0
 
-    def check_assignment_types(self, target: TypeInfo, value: TypeInfo, node: c_ast.Node, what: str) -> None:
+    def check_assignment_types(
+        self,
+        target: TypeInfo,
+        value: TypeInfo,
+        node: c_ast.Node,
+        what: str,
+        declared: c_ast.Node | None = None,
+        place: c_ast.Node | None = None,
+    ) -> None:
+        """``value`` stored to ``target`` by ``node``: an assignment, a ``return`` or an initializer (``declared``:
+        the type node of the variable initialized or of the function's result; ``place``: the declaration)."""
         if target.kind == "unknown" or value.kind == "unknown":
             return
         source = (
             node.rvalue if isinstance(node, c_ast.Assignment) else node.expr if isinstance(node, c_ast.Return) else node
         )
         if target.kind == "pointer" and points_elsewhere(target, value) and not self.null_pointer(source):
-            self.error(node, f"{what}: '{value}' as '{target}' changes address space of pointer")
+            self.address_space_change(target, value, node, declared, place)
             return
         event = async_copy.event_conversion(target, value, node, what)
         if event:

@@ -14,7 +14,7 @@ from wia_sim.kernels.ctype import CType, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar
-from wia_sim.kernels.types import TypeInfo, TypeResolver, scalar_or_vector
+from wia_sim.kernels.types import AddressSpace, TypeInfo, TypeResolver, scalar_or_vector
 
 __all__ = ["CheckerState"]
 
@@ -110,7 +110,7 @@ class CheckerState:
     suppressed: set[str]
     c_version: int
     storage_keywords: list[tuple[int, int, str]]
-    operator_marks: dict[int, c_ast.Node]
+    operator_marks: dict[int | tuple[int, str], c_ast.Node]
     undeclared_builtins: frozenset[str]
     fp64: bool
     double_constants: bool
@@ -149,6 +149,12 @@ class CheckerState:
 
         def error(self, node: c_ast.Node | None, message: str) -> None: ...
 
+        def operator(self, node: c_ast.Node) -> c_ast.Node: ...
+
+        def spell(self, declared: c_ast.Node, t: TypeInfo, space: AddressSpace | None) -> str: ...
+
+        def value_type(self, node: c_ast.Node, t: TypeInfo) -> str: ...
+
         def warning(self, node: c_ast.Node, message: str) -> None: ...
 
         def whole_value(self, item: c_ast.Node) -> bool: ...
@@ -181,7 +187,15 @@ class CheckerState:
 
         def expr_quiet(self, node: c_ast.Node) -> TypeInfo: ...
 
-        def check_assignment_types(self, target: TypeInfo, value: TypeInfo, node: c_ast.Node, what: str) -> None: ...
+        def check_assignment_types(
+            self,
+            target: TypeInfo,
+            value: TypeInfo,
+            node: c_ast.Node,
+            what: str,
+            declared: c_ast.Node | None = None,
+            place: c_ast.Node | None = None,
+        ) -> None: ...
 
         def constant(self, node: c_ast.Node) -> int | None: ...
 

@@ -75,7 +75,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         storage_keywords: list[tuple[int, int, str]] | None = None,
         single_constants: bool = False,
         type_hints: Sequence[tuple[int, int, int, str]] = (),
-        operator_marks: dict[int, c_ast.Node] | None = None,
+        operator_marks: dict[int | tuple[int, str], c_ast.Node] | None = None,
     ) -> None:
         self.filename = filename
         self.suppressed = suppressed

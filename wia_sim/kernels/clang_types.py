@@ -40,10 +40,17 @@ def clang_type(
     types: TypeResolver,
     spelled: Callable[[str], str],
     space: AddressSpace | None,
+    decayed: bool = False,
 ) -> str:
     """The type of the declaration type node ``node`` (resolved: ``t``), quoted, as Clang's diagnostics give it;
     ``space``: where the declared object lives (None: a struct member, which has no address space of its own);
-    ``spelled`` names a struct type as the source does (``CheckerState.spelled``)."""
+    ``spelled`` names a struct type as the source does (``CheckerState.spelled``); ``decayed``: an array's value,
+    a pointer to its first element."""
+    if decayed and isinstance(node, c_ast.ArrayDecl) and t.target is not None:
+        element, target = node.type, t.target
+        written = _spell(element, target, types, spelled, space, desugar=False) + " *"
+        plain = _spell(element, target, types, spelled, space, desugar=True) + " *"
+        return f"'{written}'" if plain == written else f"'{written}' (aka '{plain}')"
     written = _spell(node, t, types, spelled, space, desugar=False)
     shown = f"'{written}'"
     inner = _declared(node)
@@ -153,11 +160,29 @@ def _keywords(names: list[str]) -> str:
 
 
 def described(t: TypeInfo, spelled: Callable[[str], str]) -> str:
-    """An lvalue's type that no declaration spells (``*p``, a member), quoted, from what it is: its qualifiers and
-    address space, then its name (a vector's followed by what it is)."""
-    if t.kind in ("pointer", "array"):
+    """The type of a value no declaration spells (``*p``, a member, ``&x``, ``p + 1``), quoted, from what it is:
+    its qualifiers and address space, then its name (a vector's followed by what it is); a pointer, what it points
+    to (in its address space, ``__private`` too) and ``*``; an OpenCL name of a C type with its ``aka``."""
+    if t.kind == "pointer" and t.target is not None:
+        written = f"{_pointee(t.target, spelled, False)} *"
+        plain = f"{_pointee(t.target, spelled, True)} *"
+        return f"'{written}'" if plain == written else f"'{written}' (aka '{plain}')"
+    if t.kind == "array":
         return f"'{t}'"
     words = (["const"] if t.const else []) + ([f"__{t.space}"] if t.space != "default" else [])
     name = spelled(t.name) if t.kind == "struct" else t.type_name or str(t)
     shown = f"'{' '.join([*words, name])}'"
-    return f"{shown} (vector of {t.width} '{t.name}' values)" if t.kind == "vector" else shown
+    if t.kind == "vector":
+        return f"{shown} (vector of {t.width} '{t.name}' values)"
+    plain = f"'{' '.join([*words, _C_NAMES.get(name, name)])}'"
+    return shown if plain == shown else f"{shown} (aka {plain})"
+
+
+def _pointee(t: TypeInfo, spelled: Callable[[str], str], desugar: bool) -> str:
+    """What a pointer points to, as Clang spells it inside a pointer type."""
+    if t.kind == "pointer" and t.target is not None:
+        own = (["const"] if t.const else []) + [f"__{t.space}"]
+        return f"{_pointee(t.target, spelled, desugar)} *{' '.join(own)}"
+    words = (["const"] if t.const else []) + ([f"__{t.space}"] if t.space != "default" else [])
+    name = spelled(t.name) if t.kind == "struct" else t.type_name or str(t)
+    return " ".join([*words, _C_NAMES.get(name, name) if desugar else name])

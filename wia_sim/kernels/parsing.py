@@ -561,52 +561,90 @@ _STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "do", "for", "swi
 """Keywords that start a statement or an expression, not a declaration."""
 
 
-def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int, c_ast.Node]:
-    """Where the operator of each conditional operator, assignment and increment or decrement among ``nodes`` (the
-    program's, ``ast_nodes``) stands in ``text``, the source the program was parsed from (by the id of its node),
-    as a node to report at: Clang places those operators' errors there (the ``?``, the ``=`` or ``+=``, the ``++``),
-    pycparser's node at the first operand. The operator is the first such token at the operand's bracket depth after
-    the operand starts (one inside the operand is in brackets), within the statement."""
-    found: dict[int, c_ast.Node] = {}
-    marked: list[tuple[c_ast.Node, c_ast.Node, str]] = []
-    for n in nodes:
-        if isinstance(n, c_ast.TernaryOp):
-            marked.append((n, n.cond, "?"))
-        elif isinstance(n, c_ast.Assignment):
-            marked.append((n, n.lvalue, n.op))
-        elif isinstance(n, c_ast.UnaryOp) and n.op in _STEPS:
-            marked.append((n, n.expr, _STEPS[n.op]))
-    marked = [m for m in marked if m[1].coord is not None and m[1].coord.file == _SOURCE_FILE]
-    if not marked:
+def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, str], c_ast.Node]:
+    """Where the operator of each operation among ``nodes`` (the program's, ``ast_nodes``) stands in ``text``, the
+    source the program was parsed from, as a node to report at, by the id of its node: Clang places an operator's
+    errors there, pycparser's node at the first operand. The ``?`` of a conditional operator, the ``=`` or ``+=`` of
+    an assignment, the ``++``, ``*`` or ``-`` of a unary operator, the ``[`` of a subscript, the ``(`` of a call;
+    a call's closing ``)`` too, by ``(id, ")")``. An infix operator is the first such token at its first operand's
+    bracket depth after that operand starts, within the statement; a prefix one the token just before its operand
+    (and the brackets the operand starts with); a ``[`` the token before the subscript, a ``(`` the one after the
+    called name."""
+    found: dict[int | tuple[int, str], c_ast.Node] = {}
+    ours = [n for n in nodes if n.coord is not None and n.coord.file == _SOURCE_FILE]
+    if not ours:
         return found
     tokens = significant(tokenize(text, 1))
     index = {(t.line, t.column): k for k, t in enumerate(tokens)}
-    for node, operand, op in marked:
-        coord = operand.coord
-        k = index.get((coord.line, coord.column))
-        if isinstance(node, c_ast.UnaryOp) and not node.op.startswith("p"):  # ``++x``: the token before the operand
-            while k is not None and k > 0 and tokens[k - 1].text == "(":
-                k -= 1
-            if k is not None and k > 0 and tokens[k - 1].text == op:
-                found[id(node)] = c_ast.ID(op, Coord(coord.file, tokens[k - 1].line, tokens[k - 1].column))
-            continue
-        depth = 0
-        while k is not None and k < len(tokens):
-            t = tokens[k].text
-            if t in ("(", "["):
-                depth += 1
-            elif t in (")", "]"):
-                depth = max(depth - 1, 0)  # (a parenthesized operand starts inside its brackets)
-            elif t == op and depth == 0:
-                found[id(node)] = c_ast.ID(op, Coord(coord.file, tokens[k].line, tokens[k].column))
-                break
-            elif t in (";", "{", "}"):
-                break
-            k += 1
+
+    def at(node: c_ast.Node | None) -> int | None:
+        coord = node.coord if node is not None else None
+        return index.get((coord.line, coord.column)) if coord is not None else None
+
+    def mark(key: int | tuple[int, str], k: int) -> None:
+        found[key] = c_ast.ID(tokens[k].text, Coord(_SOURCE_FILE, tokens[k].line, tokens[k].column))
+
+    def before(k: int | None, op: str) -> int | None:  # the ``op`` just before token ``k`` and its opening brackets
+        while k is not None and k > 0 and tokens[k - 1].text == "(" and op != "(":
+            k -= 1
+        return k - 1 if k is not None and k > 0 and tokens[k - 1].text == op else None
+
+    for n in ours:
+        k: int | None = None
+        if isinstance(n, c_ast.TernaryOp):
+            k = _infix(tokens, at(n.cond), "?")
+        elif isinstance(n, c_ast.Assignment):
+            k = _infix(tokens, at(n.lvalue), n.op)
+        elif isinstance(n, c_ast.UnaryOp) and n.op in ("p++", "p--"):
+            k = _infix(tokens, at(n.expr), n.op[1:])
+        elif isinstance(n, c_ast.UnaryOp) and n.op not in ("sizeof", "_Alignof"):
+            k = before(at(n.expr), n.op)
+        elif isinstance(n, c_ast.ArrayRef):
+            k = before(at(n.subscript), "[")
+        elif isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID):
+            callee = at(n.name)
+            k = (
+                callee + 1
+                if callee is not None and callee + 1 < len(tokens) and tokens[callee + 1].text == "("
+                else None
+            )
+            closing = _closing(tokens, k) if k is not None else None
+            if closing is not None:
+                mark((id(n), ")"), closing)
+        if k is not None:
+            mark(id(n), k)
     return found
 
 
-_STEPS = {"++": "++", "--": "--", "p++": "++", "p--": "--"}
+def _infix(tokens: list[Token], k: int | None, op: str) -> int | None:
+    """The first ``op`` at bracket depth 0 from token ``k`` on (the first operand's start), within the statement."""
+    depth = 0
+    while k is not None and k < len(tokens):
+        t = tokens[k].text
+        if t in ("(", "["):
+            depth += 1
+        elif t in (")", "]"):
+            depth = max(depth - 1, 0)  # (a parenthesized operand starts inside its brackets)
+        elif t == op and depth == 0:
+            return k
+        elif t in (";", "{", "}"):
+            return None
+        k += 1
+    return None
+
+
+def _closing(tokens: list[Token], k: int) -> int | None:
+    """The ``)`` that closes the ``(`` at token ``k``."""
+    depth = 0
+    for j in range(k, len(tokens)):
+        t = tokens[j].text
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return j if t == ")" else None
+    return None
 
 
 def ast_nodes(root: c_ast.Node) -> list[c_ast.Node]:
