@@ -154,3 +154,35 @@ def test_clangs_words_name_both_types_and_the_place(
     element; ``&x`` as a pointer into ``__private`` memory; a typedef's ``aka``), at Clang's place on the simulator:
     an argument's first token, an initialized variable's name, an assignment's ``=``, a returned expression."""
     assert_refused(device_ctx, request, source, message, at)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (
+            "__kernel void k(__global float* o) {\n    if (get_group_id(0) < 4) {\n        __local float s[64];\n"
+            "        o[0] = s[0];\n    }\n}\n",
+            "3:23",
+            "variables in the local address space can only be declared in the outermost scope of a kernel function",
+        ),
+        (
+            "float f(void) { __local float t[4]; t[0] = 1.0f; return t[0]; }\n"
+            "__kernel void k(__global float* o) { o[0] = f(); }\n",
+            "1:31",
+            "non-kernel function variable cannot be declared in local address space",
+        ),
+        (
+            "__kernel void k(__global float* o) { __local float t = 1.0f; o[0] = t; }\n",
+            "1:52",
+            "'__local' variable cannot have an initializer",
+        ),
+    ],
+    ids=["nested block", "non-kernel function", "initializer"],
+)
+def test_local_variables_where_clang_refuses_them(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """A ``__local`` variable only at a kernel's outermost scope, without an initializer (OpenCL C 1.2 6.5.2), in
+    Clang's words on every backend (Rodinia's lavaMD declares one inside an ``if``), at Clang's place on the
+    simulator."""
+    assert_refused(device_ctx, request, source, message, at)

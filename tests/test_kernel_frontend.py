@@ -1295,19 +1295,19 @@ REJECTED = [
     pytest.param(
         k("    if (n) {\n        __local float t[4];\n        t[0] = 1;\n    }\n"),
         3,
-        "__local variable 't' must be declared at the kernel's outermost scope",
+        "variables in the local address space can only be declared in the outermost scope of a kernel function",
         id="nested-local",
     ),
     pytest.param(
         "void h(void) { __local float t[4]; }\n" + k("    h();\n"),
         1,
-        "__local variable 't' must be declared in a kernel, not in 'h'",
+        "non-kernel function variable cannot be declared in local address space",
         id="local-in-helper",
     ),
     pytest.param(
         k("    __local float t = 1.0f;\n    a[0] = t;\n"),
         2,
-        "__local variable 't' cannot have an initializer",
+        "'__local' variable cannot have an initializer",
         id="local-init",
     ),
     pytest.param(k("    a[0] = mystery;\n"), 2, "use of undeclared identifier 'mystery'", id="undeclared"),

@@ -691,13 +691,16 @@ class DeclarationChecks(CheckerState):
     def local_variable(self, node: c_ast.Decl, t: TypeInfo, ctx: _Context) -> None:
         fn = ctx.function
         if not fn.is_kernel:
-            self.error(node, f"__local variable '{node.name}' must be declared in a kernel, not in '{fn.shown}'")
+            self.error(node, "non-kernel function variable cannot be declared in local address space")
             return
         if ctx.depth != 1:
-            self.error(node, f"__local variable '{node.name}' must be declared at the kernel's outermost scope")
+            self.error(
+                node,
+                "variables in the local address space can only be declared in the outermost scope of a kernel function",
+            )
             return
         if node.init is not None:
-            self.error(node, f"__local variable '{node.name}' cannot have an initializer")
+            self.error(node, "'__local' variable cannot have an initializer")
         shape: list[int] = []
         element = t
         while element.kind == "array" and element.target is not None:
