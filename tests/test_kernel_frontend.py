@@ -1404,13 +1404,13 @@ REJECTED = [
     pytest.param(
         k("    float4 v = (float4)(0.0f);\n    float s = v;\n"),
         3,
-        "cannot convert the vector 'float4' to 'float'",
+        "initializing '__private float' with an expression of incompatible type '__private float4'",
         id="vector-to-scalar",
     ),
     pytest.param(
         k("    int4 i = (int4)(1);\n    float4 f = i;\n"),
         3,
-        "use convert_float4()",
+        "initializing '__private float4' (vector of 4 'float' values) with an expression of incompatible type",
         id="implicit-vector-conversion",
     ),
     pytest.param(k("    int x = 1;\n    x.y = 2;\n"), 3, "member reference base type 'int'", id="member-of-scalar"),

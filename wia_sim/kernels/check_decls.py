@@ -839,8 +839,9 @@ class DeclarationChecks(CheckerState):
             self.error(init, "an array must be initialized with a brace-enclosed list")
             return
         name = decl.name if decl is not None else "variable"
-        declared = decl.type if decl is not None else None
-        self.check_assignment_types(t, value, init, f"initializing '{name}'", declared, decl)
+        whole = decl is not None and decl.init is init  # (else a member's or an element's: Clang names its type)
+        declared = decl.type if decl is not None and whole else None
+        self.check_assignment_types(t, value, init, f"initializing '{name}'", declared, decl if whole else None)
 
     def string_initializer(self, init: c_ast.Constant, t: TypeInfo) -> StringItems | None:
         """``char s[] = "ab"`` (C99 6.7.8p14): the string's bytes, then its terminating NUL if the array has room
@@ -943,6 +944,8 @@ class DeclarationChecks(CheckerState):
                     return len(items)
                 return pos
             sub = (t.target or UNKNOWN) if subs is None else subs[k]
+            if subs is not None:  # a member: of no address space of its own (Clang names its type so)
+                sub = TypeInfo(sub.kind, sub.name, sub.width, sub.target, "default", sub.const, sub.length)
             if isinstance(item, c_ast.Constant) and item.type == "string" and sub.kind == "array":
                 listed = self.string_initializer(item, sub)  # ``char names[2][4] = {"ab", "cd"}`` (6.7.8p14)
                 if listed is None:

@@ -738,11 +738,14 @@ class ExpressionChecks(CheckerState):
 
     def value_type(self, node: c_ast.Node, t: TypeInfo) -> str:
         """The type of the value of ``node`` (of type ``t``) as Clang's errors spell it: a variable's as declared (an
-        array's, decayed to a pointer to its first element), else ``t``'s."""
+        array's, decayed to a pointer to its first element), else ``t``'s, with its address space where ``node``
+        designates an object (an lvalue's type keeps it: '__private int4'; an operator's result has none)."""
         symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
         if symbol is not None and symbol.declared is not None:
             space = symbol.type.space
             return clang_type(symbol.declared, symbol.type, self.types, self.spelled, space, decayed=True)
+        if t.kind != "pointer" and not self.is_lvalue(node):
+            t = TypeInfo(t.kind, t.name, t.width, t.target, "default", False, t.length)
         return described(t, self.spelled)
 
     def spell(self, declared: c_ast.Node, t: TypeInfo, space: AddressSpace | None) -> str:
@@ -802,29 +805,50 @@ class ExpressionChecks(CheckerState):
         if target.kind == "pointer" and points_elsewhere(target, value) and not self.null_pointer(source):
             self.address_space_change(target, value, node, declared, place)
             return
-        event = async_copy.event_conversion(target, value, node, what)
-        if event:
-            self.error(node, f"{what}: {event}")
+        if async_copy.event_conversion(target, value, node, what):
+            self.incompatible(target, value, node, declared, place)
             return
-        if target.is_arithmetic and value.kind == "vector":
-            if target.kind == "scalar":
-                self.error(node, f"{what}: cannot convert the vector '{value.type_name}' to '{target.type_name}'")
-            elif target.width != value.width:
-                self.error(node, f"{what}: cannot convert '{value.type_name}' to '{target.type_name}'")
-            elif value.name not in (target.name, "?"):
-                self.error(
-                    node,
-                    f"{what}: cannot convert '{value.type_name}' to '{target.type_name}' implicitly; "
-                    f"use convert_{target.type_name}()",
-                )
-        elif target.is_arithmetic and value.kind in ("pointer", "array", "struct"):
-            self.error(node, f"{what}: cannot convert '{value}' to '{target.type_name}'")
-        elif target.kind == "pointer" and (value.kind == "vector" or value.name in FLOATS):
-            self.error(node, f"{what}: cannot convert '{value}' to the pointer '{target}'")
-        elif (target.kind == "struct" and (value.kind != "struct" or value.name != target.name)) or (
-            value.kind == "struct" and target.kind != "struct"
-        ):
-            self.error(node, f"{what}: cannot convert '{value}' to '{target}'")
+        mismatch = (
+            (target.is_arithmetic and value.kind == "vector" and target.kind == "scalar")
+            or (target.is_arithmetic and value.kind == "vector" and target.width != value.width)
+            or (target.is_arithmetic and value.kind == "vector" and value.name not in (target.name, "?"))
+            or (target.is_arithmetic and value.kind == "struct")
+            or (target.kind == "pointer" and (value.kind == "vector" or value.name in FLOATS))
+            or (target.kind == "struct" and (value.kind != "struct" or value.name != target.name))
+        )
+        if target.is_arithmetic and value.kind in ("pointer", "array"):
+            self.incompatible(target, value, node, declared, place, pointer=True)
+        elif mismatch:
+            self.incompatible(target, value, node, declared, place)
+
+    def incompatible(
+        self,
+        target: TypeInfo,
+        value: TypeInfo,
+        node: c_ast.Node,
+        declared: c_ast.Node | None,
+        place: c_ast.Node | None,
+        pointer: bool = False,
+    ) -> None:
+        """Clang's error for a value of a type that does not convert to the target's, in its words and at its place
+        (``address_space_change``'s): "initializing ... with an expression of incompatible type ...", "assigning to
+        ... from incompatible type ...", "returning ... from a function with incompatible result type ..."; a
+        pointer stored to an integer is an "incompatible pointer to integer conversion"."""
+        shown_target = described(target, self.spelled) if declared is None else None
+        if isinstance(node, c_ast.Assignment):
+            to, passed = self.value_type(node.lvalue, target), self.value_type(node.rvalue, value)
+            words = f"assigning to {to} from {'' if pointer else 'incompatible '}type {passed}"
+            self.error(self.operator(node), f"incompatible pointer to integer conversion {words}" if pointer else words)
+        elif isinstance(node, c_ast.Return):
+            result = shown_target or self.spell(cast(c_ast.Node, declared), target, None)
+            passed = self.value_type(node.expr, value)
+            words = f"returning {passed} from a function with {'' if pointer else 'incompatible '}result type {result}"
+            self.error(node.expr, f"incompatible pointer to integer conversion {words}" if pointer else words)
+        else:
+            shown = shown_target or self.spell(cast(c_ast.Node, declared), target, target.space)
+            passed = self.value_type(node, value)
+            words = f"initializing {shown} with an expression of {'' if pointer else 'incompatible '}type {passed}"
+            self.error(place or node, f"incompatible pointer to integer conversion {words}" if pointer else words)
 
 
 def _signed_of_size(name: str) -> str:
