@@ -122,7 +122,7 @@ def test_the_log_says_through_which_includes_a_diagnostic_was_reached(headers: P
     mid, util = headers / "mid.h", headers / "util2.h"
     assert log.splitlines() == [
         "In file included from kernel.cl:1:",
-        f"{mid}:2:1: warning: #warning from mid",
+        f"{mid}:2:2: warning: from mid",
         "In file included from kernel.cl:1:",
         f"In file included from {mid}:1:",
         f"{util}:2:16: error: use of undeclared identifier 'nope'",

@@ -85,7 +85,7 @@ def test_pasted_names_and_types_in_a_kernel(device_ctx: wia.Context) -> None:
 @pytest.mark.parametrize(
     ("options", "log"),
     [
-        ("", "kernel.cl:1:1: warning: #warning careful"),
+        ("", "kernel.cl:1:2: warning: careful"),
         ("-w", ""),
         ("-Werror -w", ""),
         ("-w -Werror", ""),
@@ -97,7 +97,7 @@ def test_warning_options(options: str, log: str) -> None:
 
 
 def test_werror_makes_a_warning_stop_the_build() -> None:
-    with pytest.raises(KernelCompileError, match=r"kernel\.cl:1:1: error: #warning careful"):
+    with pytest.raises(KernelCompileError, match=r"kernel\.cl:1:2: error: careful"):
         compile_source(WARNS, "-Werror -cl-mad-enable")
 
 

@@ -116,3 +116,81 @@ def test_no_such_member_names_the_type_as_clang_does(
     <anonymous#1>')."""
     refusal = build_error(device_ctx, prelude + "\n" + K % f"{declared} s.y = 1;")
     assert f"no member named 'y' in {where}" in refusal
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        pytest.param(
+            "#ifndef T\n#error No type defined.\n#endif\n__kernel void k(__global float* a) { a[0] = 1; }\n",
+            "2:2",
+            "No type defined.",
+            id="error",
+        ),
+        pytest.param(
+            "#ifndef T\n#  error   No type   defined.\n#endif\n__kernel void k(__global float* a) { a[0] = 1; }\n",
+            "2:4",
+            "No type   defined.",
+            id="error-spaced",
+        ),
+        pytest.param(
+            "#error first\n__kernel void k(__global float* a) { a[0] = b; }\n", "1:2", "first", id="error-then-more"
+        ),
+        pytest.param(
+            "#if 0\nint x;\n#elif\nint y;\n#endif\n__kernel void k(__global float* a) { a[0] = 1; }\n",
+            "3:6",
+            "expected value in expression",
+            id="bare-elif",
+        ),
+        pytest.param(
+            "#if\nint y;\n#endif\n__kernel void k(__global float* a) { a[0] = 1; }\n",
+            "1:4",
+            "expected value in expression",
+            id="bare-if",
+        ),
+        pytest.param(
+            "#  if  \nint y;\n#endif\n__kernel void k(__global float* a) { a[0] = 1; }\n",
+            "1:8",
+            "expected value in expression",
+            id="bare-if-spaced",
+        ),
+        pytest.param(
+            "int x;\n__kernel void k(__global float* a) { a[0] = 1; }\n",
+            "1:5",
+            "program scope variable must reside in constant address space",
+            id="global-var",
+        ),
+        pytest.param(
+            "float y = 2.0f;\n__kernel void k(__global float* a) { a[0] = y; }\n",
+            "1:7",
+            "program scope variable must reside in constant address space",
+            id="global-init",
+        ),
+        pytest.param(
+            "__constant int c;\n__kernel void k(__global float* a) { a[0] = c; }\n",
+            "1:16",
+            "variable in constant address space must be initialized",
+            id="constant-noinit",
+        ),
+        pytest.param(
+            "__global int g;\n__kernel void k(__global float* a) { a[0] = 1; }\n",
+            "1:14",
+            "program scope variable must reside in constant address space",
+            id="global-space",
+        ),
+        pytest.param(
+            "__local int l;\n__kernel void k(__global float* a) { a[0] = 1; }\n",
+            "1:13",
+            "program scope variable must reside in constant address space",
+            id="local-prog",
+        ),
+    ],
+)
+def test_directives_and_program_scope_variables(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """``#error``'s text as written at the directive's name (SHOC's stencil2d without a precision stops there), an
+    ``#if`` or ``#elif`` without an expression at the end of its line (CLBlast's xgemm has a bare ``#elif``), and a
+    program-scope variable outside ``__constant`` memory or one without an initializer: Clang's words on every
+    backend, at Clang's place on the simulator."""
+    assert_refused(device_ctx, request, source, message, at)

@@ -259,11 +259,11 @@ class DeclarationChecks(CheckerState):
             self.error(node, f"extern variables are not supported ('{node.name}')")
             return
         if t.space != "constant":
-            self.error(node, f"program-scope variable '{node.name}' must be declared in the __constant address space")
+            self.error(node, "program scope variable must reside in constant address space")
             return
         value = None
         if node.init is None:
-            self.error(node, f"program-scope __constant variable '{node.name}' must be initialized")
+            self.error(node, "variable in constant address space must be initialized")
         else:
             self.check_initializer(node.init, t, node)
             value = self.folded_constant(t, node.init)

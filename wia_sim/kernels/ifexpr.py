@@ -92,7 +92,7 @@ class IfEvaluator:
 
     def evaluate(self) -> int:
         if not self.tokens:
-            raise ExprError("#if with no expression")
+            raise ExprError("expected value in expression")  # (Clang's words, at the end of the line)
         result = self._comma()
         if self.pos < len(self.tokens):
             raise ExprError(f"missing binary operator before token '{self.tokens[self.pos].text}'")

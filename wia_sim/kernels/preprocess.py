@@ -304,7 +304,9 @@ class _Preprocessor:
             self.diagnostics.append(Diagnostic(self.filename, line, column, message, severity, self.chain))
 
     # -- #if
-    def condition(self, tokens: list[Token], line: int, column: int) -> bool:
+    def condition(self, tokens: list[Token], line: int, column: int, end: int) -> bool:
+        """The value of an ``#if`` or ``#elif`` (at ``column``; its line ends at ``end``, where Clang reports a
+        missing expression)."""
         # 'defined X' is resolved before expansion so that X itself is not expanded
         resolved: list[Token] = []
         sig = tokens
@@ -341,7 +343,7 @@ class _Preprocessor:
         try:
             return IfEvaluator(expanded, self.expander.is_defined).evaluate() != 0
         except ExprError as e:
-            self.error(line, column, str(e))
+            self.error(line, end if not expanded else column, str(e))
         except RecursionError:
             self.error(line, column, "#if expression nests too deeply")
         return False
@@ -463,7 +465,7 @@ class _Preprocessor:
                 stack.append(_Conditional(name, line, False, True, False))
                 return
             if name == "if":
-                value = self.condition(args, line, column)
+                value = self.condition(args, line, column, column + 1 + len(rest))
             elif not sig or sig[0].kind != "id":
                 self.error(line, column, f"#{name} requires a macro name")
                 value = False
@@ -481,7 +483,7 @@ class _Preprocessor:
                 top.active = False
                 return
             if top.parent_active and not top.taken:
-                top.active = self.condition(args, line, column)
+                top.active = self.condition(args, line, column, column + 1 + len(rest))
                 top.taken = top.active
             else:
                 top.active = False
@@ -521,10 +523,8 @@ class _Preprocessor:
         elif name in ("ident", "sccs"):  # GCC's, which Clang takes: a string for the object file, ignored here
             if len(sig) != 1 or sig[0].kind != "str":
                 self.error(line, column, f"invalid string literal after #{name}")
-        elif name == "error":
-            self.error(line, column, f"#error {join(args).strip()}".rstrip())
-        elif name == "warning":
-            self.warning(line, column, f"#warning {join(args).strip()}".rstrip())
+        elif name in ("error", "warning"):  # Clang's: the text as written, at the directive's name
+            (self.error if name == "error" else self.warning)(line, tokens[0].column, join(args).lstrip())
         elif name == "line":  # C99 6.10.4: what __LINE__ and __FILE__ give from the next line on
             given = significant(self.expander.expand(args))
             if not given or given[0].kind != "num" or not given[0].text.isdigit() or len(given) > 2:
