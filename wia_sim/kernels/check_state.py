@@ -12,6 +12,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
+from wia_sim.kernels.parsing import OperatorMarks
 from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar
 from wia_sim.kernels.types import AddressSpace, TypeInfo, TypeResolver, scalar_or_vector
@@ -110,7 +111,7 @@ class CheckerState:
     suppressed: set[str]
     c_version: int
     storage_keywords: list[tuple[int, int, str]]
-    operator_marks: dict[int | tuple[int, str], c_ast.Node]
+    operator_marks: OperatorMarks
     undeclared_builtins: frozenset[str]
     fp64: bool
     double_constants: bool

@@ -25,7 +25,7 @@ from wia_sim.kernels.check_decls import DeclarationChecks
 from wia_sim.kernels.check_exprs import ExpressionChecks
 from wia_sim.kernels.check_state import _coord_of, _Function, _Symbol
 from wia_sim.kernels.check_statements import StatementChecks
-from wia_sim.kernels.parsing import BUILTIN_FILE
+from wia_sim.kernels.parsing import BUILTIN_FILE, OperatorMarks
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo
 from wia_sim.kernels.signatures import SINCE_1_2
@@ -75,14 +75,14 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         storage_keywords: list[tuple[int, int, str]] | None = None,
         single_constants: bool = False,
         type_hints: Sequence[tuple[int, int, int, str]] = (),
-        operator_marks: dict[int | tuple[int, str], c_ast.Node] | None = None,
+        operator_marks: OperatorMarks | None = None,
     ) -> None:
         self.filename = filename
         self.suppressed = suppressed
         self.c_version = c_version  # ``-cl-std`` (``options.BuildOptions.c_version``)
         self.storage_keywords = storage_keywords or []  # where they stand (``parsing._ParseOutcome``)
         self.type_hints = type_hints  # each ``vec_type_hint``'s line, columns and type (``frontend``)
-        self.operator_marks = operator_marks or {}  # each operator's place (``parsing.operator_marks``)
+        self.operator_marks = operator_marks or OperatorMarks([], "")  # each operator's place, asked for
         self.undeclared_builtins = SINCE_1_2 if c_version < 120 else frozenset()
         self.fp64 = "cl_khr_fp64" in extensions  # an optional core feature of OpenCL C 1.2: no pragma needed
         # an unsuffixed floating constant's type: a double only on a device with doubles, without

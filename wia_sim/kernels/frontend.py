@@ -36,7 +36,7 @@ from dataclasses import replace
 from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.options import warnings_as
-from wia_sim.kernels.parsing import BUILTIN_FILE, FOREIGN_TYPE_NAMES, ast_nodes, blanked, operator_marks, parse
+from wia_sim.kernels.parsing import BUILTIN_FILE, FOREIGN_TYPE_NAMES, OperatorMarks, ast_nodes, blanked, parse
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, PreprocessResult, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
 from wia_sim.kernels.recursion import deep_recursion
@@ -241,7 +241,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         outcome.storage_keywords,
         pp.single_constants,
         type_hints,
-        operator_marks(nodes, text),
+        OperatorMarks(nodes, text),
     )
     try:
         checker.run(outcome.ast)

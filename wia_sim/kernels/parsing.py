@@ -25,6 +25,7 @@ from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext
 __all__ = [
     "BUILTIN_FILE",
     "FOREIGN_TYPE_NAMES",
+    "OperatorMarks",
     "StatementExpression",
     "ast_nodes",
     "blanked",
@@ -614,6 +615,20 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
         if k is not None:
             mark(id(n), k)
     return found
+
+
+class OperatorMarks:
+    """``operator_marks`` of a program, worked out when first asked: only a build error needs one, and tokenizing
+    the whole source again costs a tenth of a build."""
+
+    def __init__(self, nodes: list[c_ast.Node], text: str) -> None:
+        self._nodes, self._text = nodes, text
+        self._found: dict[int | tuple[int, str], c_ast.Node] | None = None
+
+    def get(self, key: int | tuple[int, str], default: c_ast.Node) -> c_ast.Node:
+        if self._found is None:
+            self._found = operator_marks(self._nodes, self._text)
+        return self._found.get(key, default)
 
 
 def _infix(tokens: list[Token], k: int | None, op: str) -> int | None:
