@@ -194,3 +194,71 @@ def test_directives_and_program_scope_variables(
     program-scope variable outside ``__constant`` memory or one without an initializer: Clang's words on every
     backend, at Clang's place on the simulator."""
     assert_refused(device_ctx, request, source, message, at)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        pytest.param(
+            "__kernel void k(__global float* a) { float2 v = (float2)(1.0f); a[0] = v.z; }",
+            "1:73",
+            "vector component access exceeds type '__private float2' (vector of 2 'float' values)",
+            id="z-of-2",
+        ),
+        pytest.param(
+            "__kernel void k(__global float* a) { float3 v = (float3)(1.0f); a[0] = v.w; }",
+            "1:73",
+            "vector component access exceeds type '__private float3' (vector of 3 'float' values)",
+            id="w-of-3",
+        ),
+        pytest.param(
+            "__kernel void k(__global float* a) { float4 v = (float4)(1.0f); a[0] = v.s8; }",
+            "1:73",
+            "vector component access exceeds type '__private float4' (vector of 4 'float' values)",
+            id="s8-of-4",
+        ),
+        pytest.param(
+            "__kernel void k(__global float* a) { float4 v = (float4)(1.0f); a[0] = v.q; }",
+            "1:73",
+            "illegal vector component name 'q'",
+            id="q",
+        ),
+        pytest.param(
+            "__kernel void k(__global float* a) { float4 v = (float4)(1.0f); a[0] = v.xs1.x; }",
+            "1:73",
+            "illegal vector component name 's'",
+            id="mixed",
+        ),
+        pytest.param(
+            "__kernel void k(__global float* a) { float2 v = (float2)(1.0f); a[0] = (v + 1.0f).z; }",
+            "1:82",
+            "vector component access exceeds type 'float2' (vector of 2 'float' values)",
+            id="rvalue-z",
+        ),
+        pytest.param(
+            "__kernel void k(__global float2* a) { a[1].x = a[0].z; }",
+            "1:52",
+            "vector component access exceeds type '__global float2' (vector of 2 'float' values)",
+            id="ptr-z",
+        ),
+        pytest.param(
+            "__kernel void k(__global float* a) { float4 v = (float4)(1.0f); float8 w = v.xyzwxyzwx; a[0] = w.s0; }",
+            "1:77",
+            "vector component access has invalid length 9.  Supported: 1,2,3,4,8,16.",
+            id="xyzw-too-many",
+        ),
+        pytest.param(
+            "__kernel void k(__global uint* a) { uint2 v = (uint2)(1); a[0] = v.z; }",
+            "1:67",
+            "vector component access exceeds type '__private uint2' (vector of 2 'uint' values)",
+            id="uint2",
+        ),
+    ],
+)
+def test_swizzles_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """A component past the vector's (the vector's type spelled as Clang spells it: an lvalue's with its address
+    space), a name with a character that names no component (the first such), a swizzle of a length OpenCL does
+    not have: Clang's words at the ``.`` (Clang's place) on the simulator, the words on every backend."""
+    assert_refused(device_ctx, request, source, message, at)

@@ -29,6 +29,7 @@ from wia_sim.kernels.types import (
     ULONG,
     UNKNOWN,
     AddressSpace,
+    SwizzleError,
     TypeInfo,
     const_int,
     int_constant,
@@ -165,8 +166,8 @@ class ExpressionChecks(CheckerState):
         if base.kind == "vector":
             try:
                 picked = swizzle_indices(member, base.width)
-            except ValueError as e:
-                self.error(node.field, str(e))
+            except SwizzleError as e:
+                self.error(self.operator(node), self.swizzle_problem(e, node, base))
                 return UNKNOWN
             return TypeInfo(
                 "vector" if len(picked) > 1 else "scalar", base.name, len(picked), space=base.space, const=base.const
@@ -433,6 +434,17 @@ class ExpressionChecks(CheckerState):
             )
             return UNKNOWN
         return a
+
+    def swizzle_problem(self, e: SwizzleError, node: c_ast.StructRef, base: TypeInfo) -> str:
+        """Clang's words for the invalid swizzle ``node`` of a vector of type ``base``."""
+        if e.kind == "name":
+            return f"illegal vector component name '{e.char}'"
+        if e.kind == "range":
+            shown = described(base, self.spelled) if node.type == "->" else self.value_type(node.name, base)
+            return f"vector component access exceeds type {shown}"
+        if e.kind == "length":
+            return f"vector component access has invalid length {e.count}.  Supported: 1,2,3,4,8,16."
+        return str(e)
 
     def operator(self, node: c_ast.Node) -> c_ast.Node:
         """Where an operator's errors stand: its ``?``, ``=``, ``++``, ``[`` or a call's ``(``, as Clang places them

@@ -566,11 +566,11 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
     """Where the operator of each operation among ``nodes`` (the program's, ``ast_nodes``) stands in ``text``, the
     source the program was parsed from, as a node to report at, by the id of its node: Clang places an operator's
     errors there, pycparser's node at the first operand. The ``?`` of a conditional operator, the ``=`` or ``+=`` of
-    an assignment, the ``++``, ``*`` or ``-`` of a unary operator, the ``[`` of a subscript, the ``(`` of a call;
-    a call's closing ``)`` too, by ``(id, ")")``. An infix operator is the first such token at its first operand's
-    bracket depth after that operand starts, within the statement; a prefix one the token just before its operand
-    (and the brackets the operand starts with); a ``[`` the token before the subscript, a ``(`` the one after the
-    called name."""
+    an assignment, the ``++``, ``*`` or ``-`` of a unary operator, the ``[`` of a subscript, the ``(`` of a call,
+    the ``.`` or ``->`` of a member; a call's closing ``)`` too, by ``(id, ")")``. An infix operator is the first
+    such token at its first operand's bracket depth after that operand starts, within the statement; a prefix one
+    the token just before its operand (and the brackets the operand starts with); a ``[`` the token before the
+    subscript, a ``.`` the one before the member's name, a ``(`` the one after the called name."""
     found: dict[int | tuple[int, str], c_ast.Node] = {}
     ours = [n for n in nodes if n.coord is not None and n.coord.file == _SOURCE_FILE]
     if not ours:
@@ -602,6 +602,8 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
             k = before(at(n.expr), n.op)
         elif isinstance(n, c_ast.ArrayRef):
             k = before(at(n.subscript), "[")
+        elif isinstance(n, c_ast.StructRef):
+            k = before(at(n.field), n.type)
         elif isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID):
             callee = at(n.name)
             k = (

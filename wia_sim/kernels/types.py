@@ -256,6 +256,15 @@ def _keyword_type(names: Sequence[str]) -> TypeInfo | None:
     return TypeInfo("scalar", UNSIGNED_OF[base] if spec.sign == "unsigned" else base)
 
 
+class SwizzleError(ValueError):
+    """A swizzle invalid on its vector: ``kind`` "name" (``char``, the first character that names no component),
+    "range" (a component past the vector's), "length" (``count`` components, not 1, 2, 3, 4, 8 or 16) or "rgba"."""
+
+    def __init__(self, message: str, kind: str, char: str = "", count: int = 0) -> None:
+        super().__init__(message)
+        self.kind, self.char, self.count = kind, char, count
+
+
 @functools.lru_cache(maxsize=1024)
 def swizzle_indices(field_name: str, width: int) -> tuple[int, ...]:
     """The components a vector swizzle selects: ``.x``/``.xy``/``.wzyx``, ``.s0``/``.s01``/``.sF``, ``.lo``/
@@ -278,14 +287,20 @@ def swizzle_indices(field_name: str, width: int) -> tuple[int, ...]:
     elif field_name and all(c in "xyzw" for c in field_name):
         indices = tuple("xyzw".index(c) for c in field_name)
     elif field_name and all(c in "rgba" for c in field_name):
-        raise ValueError(f"swizzle '.{field_name}' (OpenCL 3.0 .rgba names) is not supported; use .xyzw or .s0123")
+        message = f"swizzle '.{field_name}' (OpenCL 3.0 .rgba names) is not supported; use .xyzw or .s0123"
+        raise SwizzleError(message, "rgba")
     else:
-        raise ValueError(f"invalid vector component name '.{field_name}'")
+        digits = field_name[1:] if field_name[:1] in ("s", "S") else field_name
+        names = "0123456789abcdefABCDEF" if field_name[:1] in ("s", "S") else "xyzw"
+        bad = next((c for c in digits if c not in names), field_name[:1])  # (Clang names the first such character)
+        raise SwizzleError(f"invalid vector component name '.{field_name}'", "name", bad)
     for index in indices:
         if index >= width:
-            raise ValueError(f"vector component '.{field_name}' is out of range for a {width}-component vector")
+            message = f"vector component '.{field_name}' is out of range for a {width}-component vector"
+            raise SwizzleError(message, "range")
     if len(indices) not in (1, 2, 3, 4, 8, 16):
-        raise ValueError(f"swizzle '.{field_name}' selects {len(indices)} components (must be 1, 2, 3, 4, 8 or 16)")
+        message = f"swizzle '.{field_name}' selects {len(indices)} components (must be 1, 2, 3, 4, 8 or 16)"
+        raise SwizzleError(message, "length", count=len(indices))
     return indices
 
 
