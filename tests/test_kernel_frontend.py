@@ -1395,7 +1395,7 @@ REJECTED = [
     pytest.param(
         k("    float4 v = (float4)(0.0f);\n    float2 w = v.xy + v;\n"),
         3,
-        "vector operands have different sizes ('float2' and 'float4')",
+        "implicit conversions between vector types ('float2' (vector of 2 'float' values) and 'float4' (vector of 4",
         id="vector-sizes",
     ),
     pytest.param(

@@ -196,7 +196,10 @@ def test_private_structs_unions_initializers_and_long16_splats(ctx: wia.Context)
             "struct S { int a; }; struct T { int a; }; void f(struct S s) { struct T t = s; }",
             "initializing '__private struct T' with an expression of incompatible type '__private struct S'",
         ),
-        ("struct S { int a; }; __kernel void k(__global int* o) { struct S s = { .b = 1 }; }", "no member named 'b'"),
+        (
+            "struct S { int a; }; __kernel void k(__global int* o) { struct S s = { .b = 1 }; }",
+            "field designator 'b' does not refer to any field in type '__private struct S'",
+        ),
         (
             "struct S { int a; }; __kernel void k(__global int* o) { struct S s = {1}; o[0] = (o[1] ? s : 2).a; }",
             "incompatible operand types",

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (each kernel of the last tests is one line: the columns Clang gives are counted on it)
 """The commonest syntax errors in Clang's words and places (PoCL 3.1's and Oclgrind 21.10's front end), where the
 simulator said pycparser's "syntax error before 'a'" one line late or "invalid expression": a missing ``;`` just
 after the statement's last token, an unclosed ``(`` or ``[`` at the token that should have closed it, an operand
@@ -261,4 +262,85 @@ def test_swizzles_clang_refuses(
     """A component past the vector's (the vector's type spelled as Clang spells it: an lvalue's with its address
     space), a name with a character that names no component (the first such), a swizzle of a length OpenCL does
     not have: Clang's words at the ``.`` (Clang's place) on the simulator, the words on every backend."""
+    assert_refused(device_ctx, request, source, message, at)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        pytest.param(
+            "__kernel void k(__global float* a) { int4 i = (int4)(1); float2 f = (float2)(1); float2 r = i + f; a[0] = r.x; }",
+            "1:95",
+            "implicit conversions between vector types ('int4' (vector of 4 'int' values) and 'float2' (vector of 2 'float' values)) are not permitted",
+            id="add-i4-f2",
+        ),
+        pytest.param(
+            "__kernel void k(__global float* a) { float4 v = (float4)(1); float2 w = (float2)(1); float2 r = v + w; a[0] = r.x; }",
+            "1:99",
+            "implicit conversions between vector types ('float4' (vector of 4 'float' values) and 'float2' (vector of 2 'float' values)) are not permitted",
+            id="add-f4-f2",
+        ),
+        pytest.param(
+            "__kernel void k(__global int* a) { int4 v = (int4)(1); int2 w = (int2)(1); int2 r = v * w; a[0] = r.x; }",
+            "1:87",
+            "implicit conversions between vector types ('int4' (vector of 4 'int' values) and 'int2' (vector of 2 'int' values)) are not permitted",
+            id="mul-i4-i2",
+        ),
+        pytest.param(
+            "__kernel void k(__global float* a) { int4 i = (int4)(1); float4 f = (float4)(1); float4 r = i + f; a[0] = r.x; }",
+            "1:95",
+            "implicit conversions between vector types ('int4' (vector of 4 'int' values) and 'float4' (vector of 4 'float' values)) are not permitted",
+            id="add-i4-f4",
+        ),
+        pytest.param(
+            "__kernel void k(__global float* a) { float4 v = (float4)(1); float2 w = (float2)(1); int2 r = v < w; a[0] = r.x; }",
+            "1:97",
+            "implicit conversions between vector types ('float4' (vector of 4 'float' values) and 'float2' (vector of 2 'float' values)) are not permitted",
+            id="cmp-f4-f2",
+        ),
+        pytest.param(
+            "typedef struct { int x; } S;\n__kernel void k(__global int* a) {\n    S s = {.y = 1};\n    a[0] = s.x;\n}\n",
+            "3:13",
+            "field designator 'y' does not refer to any field in type '__private S'",
+            id="designator",
+        ),
+        pytest.param(
+            "struct T { int x; };\n__kernel void k(__global int* a) {\n    struct T s = {.y = 1};\n    a[0] = s.x;\n}\n",
+            "3:20",
+            "field designator 'y' does not refer to any field in type '__private struct T'",
+            id="designator-tag",
+        ),
+        pytest.param(
+            "__kernel void k(__global int* g, __local int* l) { g[0] = (g == l); }",
+            "1:62",
+            "comparison between  ('__global int *' and '__local int *') which are pointers to non-overlapping address spaces",
+            id="cmp",
+        ),
+        pytest.param(
+            "__kernel void k(__global int* g, __local int* l) { g[0] = g - l; }",
+            "1:61",
+            "arithmetic operation with operands of type  ('__global int *' and '__local int *') which are pointers to non-overlapping address spaces",
+            id="sub",
+        ),
+        pytest.param(
+            "__kernel void k(__global int* g, __local int* l) { int i = get_global_id(0); int* p = i ? g : l; }",
+            "1:89",
+            "conditional operator with the second and third operands of type  ('__global int *' and '__local int *') which are pointers to non-overlapping address spaces",
+            id="tern",
+        ),
+        pytest.param(
+            "__kernel void k(__global int* g) { __local int t[4]; g[0] = (g < t); }",
+            "1:64",
+            "comparison between  ('__global int *' and '__local int *') which are pointers to non-overlapping address spaces",
+            id="cmp-var",
+        ),
+    ],
+)
+def test_operands_and_designators_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """Vector operands of other lengths or element types ("implicit conversions between vector types ... are not
+    permitted"), pointers into different address spaces compared, subtracted or chosen between (Clang's words, with
+    the two spaces its message has before the types), at the operator; a designator of no member, at its name:
+    Clang's words on every backend, at Clang's place on the simulator."""
     assert_refused(device_ctx, request, source, message, at)

@@ -10,6 +10,7 @@ from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt, RangeExpr
 
 from wia_sim.kernels import images
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
+from wia_sim.kernels.clang_types import described
 from wia_sim.kernels.ctype import lookup, wrap
 from wia_sim.kernels.initializers import (
     StringItems,
@@ -918,7 +919,7 @@ class DeclarationChecks(CheckerState):
                     return pos  # a designator belongs to the enclosing list
                 problem = self.designator_problem(item, t)
                 if problem:
-                    self.error(item, problem)
+                    self.error(item.name[0], problem)  # (at the designator, as Clang)
                     pos += 1
                     continue
                 k, anonymous = self.designated(item, t)
@@ -1037,7 +1038,7 @@ class DeclarationChecks(CheckerState):
             if t.kind != "struct":
                 return f"member designator '.{d.name}' in an initializer of '{t}', which is not a struct or union"
             if designated_member(self.types, t, d.name) is None:
-                return f"no member named '{d.name}' in '{self.spelled(t.name)}'"
+                return f"field designator '{d.name}' does not refer to any field in type {described(t, self.spelled)}"
             return None
         if t.kind != "array":
             return f"array designator in an initializer of '{t}', which is not an array"

@@ -319,21 +319,13 @@ class ExpressionChecks(CheckerState):
         if not (left.is_arithmetic and right.is_arithmetic):
             self.error(node, f"invalid operands to binary '{op}' ('{left}' and '{right}')")
             return UNKNOWN
-        if left.kind == "vector" and right.kind == "vector" and left.width != right.width:
-            self.error(node, f"vector operands have different sizes ('{left.type_name}' and '{right.type_name}')")
-            return UNKNOWN
         if (
             left.kind == "vector"
             and right.kind == "vector"
-            and op not in ("<<", ">>")
-            and "?" not in (left.name, right.name)
-            and left.name != right.name
+            and (left.width != right.width or (op not in ("<<", ">>") and "?" not in (left.name, right.name)))
+            and (left.width != right.width or left.name != right.name)
         ):
-            self.error(
-                node,
-                f"vector operands have different element types ('{left.type_name}' and '{right.type_name}'); "
-                f"use convert_{left.type_name}()",
-            )
+            self.error(self.operator(node), _vector_conversions(left, right))
             return UNKNOWN
         if op in _INTEGER_ONLY_OPS and (left.name in FLOATS or right.name in FLOATS):
             self.error(
@@ -387,7 +379,7 @@ class ExpressionChecks(CheckerState):
         null = op in _COMPARISONS and (self.null_pointer(node.left) or self.null_pointer(node.right))
         if op in (*_COMPARISONS, "-") and points_elsewhere(left, right) and not null:
             what = "comparison between" if op in _COMPARISONS else "arithmetic operation with operands of type"
-            self.error(node, f"{what} ('{left}' and '{right}') which are pointers to non-overlapping address spaces")
+            self.error(self.operator(node), f"{what}  ({self.pointers(left, right)}) {_NON_OVERLAPPING}")
             return UNKNOWN
         if op in _COMPARISONS or op in ("&&", "||"):
             return INT
@@ -414,9 +406,7 @@ class ExpressionChecks(CheckerState):
             return a if b.kind == "unknown" else b
         if a.is_arithmetic and b.is_arithmetic:
             if a.kind == "vector" and b.kind == "vector" and a.width != b.width:
-                self.error(
-                    self.operator(node), f"vector operands have different sizes ('{a.type_name}' and '{b.type_name}')"
-                )
+                self.error(self.operator(node), _vector_conversions(a, b))
                 return UNKNOWN
             result = _arithmetic(a, b)
             if cond.kind == "vector":  # (two scalars of one type keep it, unpromoted, as Clang's)
@@ -429,8 +419,8 @@ class ExpressionChecks(CheckerState):
         if points_elsewhere(a, b) and not (self.null_pointer(node.iftrue) or self.null_pointer(node.iffalse)):
             self.error(
                 self.operator(node),
-                f"conditional operator with the second and third operands of type ('{a}' and '{b}') which are "
-                "pointers to non-overlapping address spaces",
+                f"conditional operator with the second and third operands of type  ({self.pointers(a, b)}) "
+                + _NON_OVERLAPPING,
             )
             return UNKNOWN
         return a
@@ -445,6 +435,13 @@ class ExpressionChecks(CheckerState):
         if e.kind == "length":
             return f"vector component access has invalid length {e.count}.  Supported: 1,2,3,4,8,16."
         return str(e)
+
+    def pointers(self, a: TypeInfo, b: TypeInfo) -> str:
+        """Two pointer operands' types as Clang's errors give them: as values (an array decayed), quoted."""
+        shown = [
+            described(TypeInfo("pointer", target=t.target) if t.kind == "array" else t, self.spelled) for t in (a, b)
+        ]
+        return " and ".join(shown)
 
     def operator(self, node: c_ast.Node) -> c_ast.Node:
         """Where an operator's errors stand: its ``?``, ``=``, ``++``, ``[`` or a call's ``(``, as Clang places them
@@ -861,6 +858,16 @@ class ExpressionChecks(CheckerState):
             passed = self.value_type(node, value)
             words = f"initializing {shown} with an expression of {'' if pointer else 'incompatible '}type {passed}"
             self.error(place or node, f"incompatible pointer to integer conversion {words}" if pointer else words)
+
+
+_NON_OVERLAPPING = "which are pointers to non-overlapping address spaces"
+"""(Clang's message has two spaces before the types: its text leaves room for an empty selection there.)"""
+
+
+def _vector_conversions(a: TypeInfo, b: TypeInfo) -> str:
+    """Clang's error for operands of two vector types (of other lengths or element types)."""
+    shown = (f"'{t.type_name}' (vector of {t.width} '{t.name}' values)" for t in (a, b))
+    return f"implicit conversions between vector types ({' and '.join(shown)}) are not permitted"
 
 
 def _signed_of_size(name: str) -> str:

@@ -565,12 +565,13 @@ _STATEMENT_WORDS = frozenset({"return", "if", "else", "while", "do", "for", "swi
 def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, str], c_ast.Node]:
     """Where the operator of each operation among ``nodes`` (the program's, ``ast_nodes``) stands in ``text``, the
     source the program was parsed from, as a node to report at, by the id of its node: Clang places an operator's
-    errors there, pycparser's node at the first operand. The ``?`` of a conditional operator, the ``=`` or ``+=`` of
-    an assignment, the ``++``, ``*`` or ``-`` of a unary operator, the ``[`` of a subscript, the ``(`` of a call,
-    the ``.`` or ``->`` of a member; a call's closing ``)`` too, by ``(id, ")")``. An infix operator is the first
-    such token at its first operand's bracket depth after that operand starts, within the statement; a prefix one
-    the token just before its operand (and the brackets the operand starts with); a ``[`` the token before the
-    subscript, a ``.`` the one before the member's name, a ``(`` the one after the called name."""
+    errors there, pycparser's node at the first operand. The operator of a binary operation, the ``?`` of a
+    conditional operator, the ``=`` or ``+=`` of an assignment, the ``++``, ``*`` or ``-`` of a unary operator,
+    the ``[`` of a subscript, the ``(`` of a call, the ``.`` or ``->`` of a member; a call's closing ``)`` too, by
+    ``(id, ")")``. A binary operator is the token before its right operand; another infix one the first such token
+    at its first operand's bracket depth after that operand starts, within the statement; a prefix one the token
+    just before its operand (and the brackets the operand starts with); a ``[`` the token before the subscript, a
+    ``.`` the one before the member's name, a ``(`` the one after the called name."""
     found: dict[int | tuple[int, str], c_ast.Node] = {}
     ours = [n for n in nodes if n.coord is not None and n.coord.file == _SOURCE_FILE]
     if not ours:
@@ -590,9 +591,28 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
             k -= 1
         return k - 1 if k is not None and k > 0 and tokens[k - 1].text == op else None
 
+    def first(node: c_ast.Node) -> int | None:  # the token an expression starts with (its brackets aside)
+        if isinstance(node, c_ast.UnaryOp) and node.op not in ("p++", "p--", "sizeof", "_Alignof"):
+            return before(first(node.expr), node.op)
+        if isinstance(node, c_ast.BinaryOp | c_ast.Assignment | c_ast.TernaryOp):
+            return first(
+                node.left
+                if isinstance(node, c_ast.BinaryOp)
+                else node.lvalue
+                if isinstance(node, c_ast.Assignment)
+                else node.cond
+            )
+        if isinstance(node, c_ast.ArrayRef | c_ast.StructRef | c_ast.FuncCall) or (
+            isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "p--")
+        ):
+            return first(node.expr if isinstance(node, c_ast.UnaryOp) else node.name)
+        return at(node)
+
     for n in ours:
         k: int | None = None
-        if isinstance(n, c_ast.TernaryOp):
+        if isinstance(n, c_ast.BinaryOp):  # the ``op`` just before the right operand
+            k = before(first(n.right), n.op)
+        elif isinstance(n, c_ast.TernaryOp):
             k = _infix(tokens, at(n.cond), "?")
         elif isinstance(n, c_ast.Assignment):
             k = _infix(tokens, at(n.lvalue), n.op)
