@@ -297,7 +297,7 @@ class CallChecks(CheckerState):
             wanted = f"'{param}'" if declared is None else self.spell(declared, param, None)
             passed = self.value_type(node, value)
             self.error(
-                self.operator(node) if isinstance(node, c_ast.UnaryOp) else node,  # (an expression's first token)
+                self.start(node),
                 f"passing {passed} to parameter of type {wanted} changes address space of pointer",
             )
         elif pointer_value and not pointer_param:

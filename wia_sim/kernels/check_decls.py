@@ -758,8 +758,7 @@ class DeclarationChecks(CheckerState):
                     what = f"the size of '{node.name}' is not a constant"
                     self.error(arr.dim, f"variable-length arrays are not supported ({what})")
                 elif size < 0:  # (zero is GNU C's zero-length array, which Clang takes: no element to access)
-                    at = self.operator(arr.dim) if isinstance(arr.dim, c_ast.UnaryOp) else arr.dim  # (its first token)
-                    self.error(at, f"'{node.name}' declared as an array with a negative size")
+                    self.error(self.start(arr.dim), f"'{node.name}' declared as an array with a negative size")
             first = False
             arr = arr.type
 

@@ -443,6 +443,10 @@ class ExpressionChecks(CheckerState):
         ]
         return " and ".join(shown)
 
+    def start(self, node: c_ast.Node) -> c_ast.Node:
+        """Where an expression starts (``-x``: its ``-``), where Clang places errors about the whole of it."""
+        return self.operator_marks.get((id(node), "start"), node)
+
     def operator(self, node: c_ast.Node) -> c_ast.Node:
         """Where an operator's errors stand: its ``?``, ``=``, ``++``, ``[`` or a call's ``(``, as Clang places them
         (``operator_marks``)."""

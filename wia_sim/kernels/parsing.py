@@ -568,10 +568,11 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
     errors there, pycparser's node at the first operand. The operator of a binary operation, the ``?`` of a
     conditional operator, the ``=`` or ``+=`` of an assignment, the ``++``, ``*`` or ``-`` of a unary operator,
     the ``[`` of a subscript, the ``(`` of a call, the ``.`` or ``->`` of a member; a call's closing ``)`` too, by
-    ``(id, ")")``. A binary operator is the token before its right operand; another infix one the first such token
-    at its first operand's bracket depth after that operand starts, within the statement; a prefix one the token
-    just before its operand (and the brackets the operand starts with); a ``[`` the token before the subscript, a
-    ``.`` the one before the member's name, a ``(`` the one after the called name."""
+    ``(id, ")")``, and an expression's first token where pycparser's place is another, by ``(id, "start")``. A
+    binary operator is the token before its right operand; another infix one the first such token at its first
+    operand's bracket depth after that operand starts, within the statement; a prefix one the token just before its
+    operand (and the brackets the operand starts with); a ``[`` the token before the subscript, a ``.`` the one
+    before the member's name, a ``(`` the one after the called name."""
     found: dict[int | tuple[int, str], c_ast.Node] = {}
     ours = [n for n in nodes if n.coord is not None and n.coord.file == _SOURCE_FILE]
     if not ours:
@@ -594,21 +595,22 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
     def first(node: c_ast.Node) -> int | None:  # the token an expression starts with (its brackets aside)
         if isinstance(node, c_ast.UnaryOp) and node.op not in ("p++", "p--", "sizeof", "_Alignof"):
             return before(first(node.expr), node.op)
-        if isinstance(node, c_ast.BinaryOp | c_ast.Assignment | c_ast.TernaryOp):
-            return first(
-                node.left
-                if isinstance(node, c_ast.BinaryOp)
-                else node.lvalue
-                if isinstance(node, c_ast.Assignment)
-                else node.cond
-            )
-        if isinstance(node, c_ast.ArrayRef | c_ast.StructRef | c_ast.FuncCall) or (
-            isinstance(node, c_ast.UnaryOp) and node.op in ("p++", "p--")
-        ):
-            return first(node.expr if isinstance(node, c_ast.UnaryOp) else node.name)
+        if isinstance(node, c_ast.BinaryOp):
+            return first(node.left)
+        if isinstance(node, c_ast.Assignment):
+            return first(node.lvalue)
+        if isinstance(node, c_ast.TernaryOp):
+            return first(node.cond)
+        if isinstance(node, c_ast.UnaryOp):  # (a postfix ``++``)
+            return first(node.expr)
+        if isinstance(node, c_ast.ArrayRef | c_ast.StructRef | c_ast.FuncCall):
+            return first(node.name)
         return at(node)
 
     for n in ours:
+        start = first(n)
+        if start is not None and start != at(n):
+            mark((id(n), "start"), start)
         k: int | None = None
         if isinstance(n, c_ast.BinaryOp):  # the ``op`` just before the right operand
             k = before(first(n.right), n.op)
@@ -619,18 +621,15 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
         elif isinstance(n, c_ast.UnaryOp) and n.op in ("p++", "p--"):
             k = _infix(tokens, at(n.expr), n.op[1:])
         elif isinstance(n, c_ast.UnaryOp) and n.op not in ("sizeof", "_Alignof"):
-            k = before(at(n.expr), n.op)
+            k = start
         elif isinstance(n, c_ast.ArrayRef):
-            k = before(at(n.subscript), "[")
+            k = before(first(n.subscript), "[")
         elif isinstance(n, c_ast.StructRef):
             k = before(at(n.field), n.type)
         elif isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID):
             callee = at(n.name)
-            k = (
-                callee + 1
-                if callee is not None and callee + 1 < len(tokens) and tokens[callee + 1].text == "("
-                else None
-            )
+            opened = callee is not None and callee + 1 < len(tokens) and tokens[callee + 1].text == "("
+            k = callee + 1 if opened and callee is not None else None
             closing = _closing(tokens, k) if k is not None else None
             if closing is not None:
                 mark((id(n), ")"), closing)
