@@ -728,27 +728,6 @@ class ExpressionChecks(CheckerState):
             return self.spell(symbol.declared, symbol.type, symbol.type.space)
         return described(t, self.spelled)
 
-    def address_space_change(
-        self, target: TypeInfo, value: TypeInfo, node: c_ast.Node, declared: c_ast.Node | None, place: c_ast.Node | None
-    ) -> None:
-        """Clang's error for a pointer stored where it would point into another address space, in its words and at
-        its place: an assignment's operator, a returned expression, an initialized variable's name."""
-        change = "changes address space of pointer"
-        as_written = described(target, self.spelled) if declared is None else None
-        if isinstance(node, c_ast.Assignment):
-            passed, to = self.value_type(node.rvalue, value), self.value_type(node.lvalue, target)
-            self.error(self.operator(node), f"assigning {passed} to {to} {change}")
-        elif isinstance(node, c_ast.Return):
-            result = as_written or self.spell(cast(c_ast.Node, declared), target, None)
-            passed = self.value_type(node.expr, value)
-            self.error(node.expr, f"returning {passed} from a function with result type {result} {change}")
-        else:
-            shown = (
-                self.spell(declared, target, target.space) if declared is not None else described(target, self.spelled)
-            )
-            passed = self.value_type(node, value)
-            self.error(place or node, f"initializing {shown} with an expression of type {passed} {change}")
-
     def value_type(self, node: c_ast.Node, t: TypeInfo) -> str:
         """The type of the value of ``node`` (of type ``t``) as Clang's errors spell it: a variable's as declared (an
         array's, decayed to a pointer to its first element), else ``t``'s, with its address space where ``node``
@@ -816,10 +795,10 @@ class ExpressionChecks(CheckerState):
             node.rvalue if isinstance(node, c_ast.Assignment) else node.expr if isinstance(node, c_ast.Return) else node
         )
         if target.kind == "pointer" and points_elsewhere(target, value) and not self.null_pointer(source):
-            self.address_space_change(target, value, node, declared, place)
+            self.report_store("address space", target, value, node, declared, place)
             return
         if async_copy.event_conversion(target, value, node, what):
-            self.incompatible(target, value, node, declared, place)
+            self.report_store("incompatible", target, value, node, declared, place)
             return
         mismatch = (
             (target.is_arithmetic and value.kind == "vector" and target.kind == "scalar")
@@ -830,38 +809,55 @@ class ExpressionChecks(CheckerState):
             or (target.kind == "struct" and (value.kind != "struct" or value.name != target.name))
         )
         if target.is_arithmetic and value.kind in ("pointer", "array"):
-            self.incompatible(target, value, node, declared, place, pointer=True)
+            self.report_store("pointer to integer", target, value, node, declared, place)
         elif mismatch:
-            self.incompatible(target, value, node, declared, place)
+            self.report_store("incompatible", target, value, node, declared, place)
 
-    def incompatible(
+    def report_store(
         self,
+        problem: str,
         target: TypeInfo,
         value: TypeInfo,
         node: c_ast.Node,
         declared: c_ast.Node | None,
         place: c_ast.Node | None,
-        pointer: bool = False,
     ) -> None:
-        """Clang's error for a value of a type that does not convert to the target's, in its words and at its place
-        (``address_space_change``'s): "initializing ... with an expression of incompatible type ...", "assigning to
-        ... from incompatible type ...", "returning ... from a function with incompatible result type ..."; a
-        pointer stored to an integer is an "incompatible pointer to integer conversion"."""
-        shown_target = described(target, self.spelled) if declared is None else None
+        """Clang's error for ``value`` stored to ``target`` by ``node`` (an assignment, a ``return`` or an
+        initializer: ``check_assignment_types``' arguments), in its words (``_STORES``, by ``problem``) and at its
+        place: the assignment's operator, the returned expression, the initialized variable's name (an item of a
+        member or element at the item)."""
         if isinstance(node, c_ast.Assignment):
-            to, passed = self.value_type(node.lvalue, target), self.value_type(node.rvalue, value)
-            words = f"assigning to {to} from {'' if pointer else 'incompatible '}type {passed}"
-            self.error(self.operator(node), f"incompatible pointer to integer conversion {words}" if pointer else words)
-        elif isinstance(node, c_ast.Return):
-            result = shown_target or self.spell(cast(c_ast.Node, declared), target, None)
-            passed = self.value_type(node.expr, value)
-            words = f"returning {passed} from a function with {'' if pointer else 'incompatible '}result type {result}"
-            self.error(node.expr, f"incompatible pointer to integer conversion {words}" if pointer else words)
+            verb, where = "assigning", self.operator(node)
+            passed, to = self.value_type(node.rvalue, value), self.value_type(node.lvalue, target)
         else:
-            shown = shown_target or self.spell(cast(c_ast.Node, declared), target, target.space)
-            passed = self.value_type(node, value)
-            words = f"initializing {shown} with an expression of {'' if pointer else 'incompatible '}type {passed}"
-            self.error(place or node, f"incompatible pointer to integer conversion {words}" if pointer else words)
+            returned = isinstance(node, c_ast.Return)
+            verb, where = ("returning", node.expr) if returned else ("initializing", place or node)
+            passed = self.value_type(node.expr if returned else node, value)
+            space = None if returned else target.space  # (a function's result is of no address space)
+            to = described(target, self.spelled) if declared is None else self.spell(declared, target, space)
+        self.error(where, _STORES[problem][verb].format(passed=passed, to=to))
+
+
+_STORES = {
+    "address space": {
+        "assigning": "assigning {passed} to {to} changes address space of pointer",
+        "returning": "returning {passed} from a function with result type {to} changes address space of pointer",
+        "initializing": "initializing {to} with an expression of type {passed} changes address space of pointer",
+    },
+    "incompatible": {
+        "assigning": "assigning to {to} from incompatible type {passed}",
+        "returning": "returning {passed} from a function with incompatible result type {to}",
+        "initializing": "initializing {to} with an expression of incompatible type {passed}",
+    },
+    "pointer to integer": {
+        "assigning": "incompatible pointer to integer conversion assigning to {to} from type {passed}",
+        "returning": "incompatible pointer to integer conversion returning {passed} from a function with result "
+        "type {to}",
+        "initializing": "incompatible pointer to integer conversion initializing {to} with an expression of type "
+        "{passed}",
+    },
+}
+"""Clang's words for a value stored where its type does not go, by problem and by what stores it."""
 
 
 _NON_OVERLAPPING = "which are pointers to non-overlapping address spaces"

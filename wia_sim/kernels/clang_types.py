@@ -163,23 +163,18 @@ def described(t: TypeInfo, spelled: Callable[[str], str]) -> str:
     """The type of a value no declaration spells (``*p``, a member, ``&x``, ``p + 1``), quoted, from what it is:
     its qualifiers and address space, then its name (a vector's followed by what it is); a pointer, what it points
     to (in its address space, ``__private`` too) and ``*``; an OpenCL name of a C type with its ``aka``."""
-    if t.kind == "pointer" and t.target is not None:
-        written = f"{_pointee(t.target, spelled, False)} *"
-        plain = f"{_pointee(t.target, spelled, True)} *"
-        return f"'{written}'" if plain == written else f"'{written}' (aka '{plain}')"
     if t.kind == "array":
         return f"'{t}'"
-    words = (["const"] if t.const else []) + ([f"__{t.space}"] if t.space != "default" else [])
-    name = spelled(t.name) if t.kind == "struct" else t.type_name or str(t)
-    shown = f"'{' '.join([*words, name])}'"
+    target = t.target if t.kind == "pointer" else None  # (a pointer value: of no address space of its own)
+    written, plain = (_pointee(target or t, spelled, d) + (" *" if target else "") for d in (False, True))
     if t.kind == "vector":
-        return f"{shown} (vector of {t.width} '{t.name}' values)"
-    plain = f"'{' '.join([*words, _C_NAMES.get(name, name)])}'"
-    return shown if plain == shown else f"{shown} (aka {plain})"
+        return f"'{written}' (vector of {t.width} '{t.name}' values)"
+    return f"'{written}'" if plain == written else f"'{written}' (aka '{plain}')"
 
 
 def _pointee(t: TypeInfo, spelled: Callable[[str], str], desugar: bool) -> str:
-    """What a pointer points to, as Clang spells it inside a pointer type."""
+    """``t`` spelled from what it is, unquoted: qualifiers, address space (none for "default"), name (``desugar``:
+    a C type's words for an OpenCL name); a pointer, what it points to (in its space, ``__private`` too) and ``*``."""
     if t.kind == "pointer" and t.target is not None:
         own = (["const"] if t.const else []) + [f"__{t.space}"]
         return f"{_pointee(t.target, spelled, desugar)} *{' '.join(own)}"
