@@ -295,7 +295,7 @@ class CallChecks(CheckerState):
             self.error(node, f"{what} must be a pointer, not '{value}'")
         elif pointer_param and points_elsewhere(param, value) and not null:
             wanted = f"'{param}'" if declared is None else self.spell(declared, param, None)
-            passed = self.value_type(node, value)
+            passed = self.clang_type(node, value, as_value=True)
             self.error(
                 self.start(node),
                 f"passing {passed} to parameter of type {wanted} changes address space of pointer",

@@ -430,7 +430,9 @@ class ExpressionChecks(CheckerState):
         if e.kind == "name":
             return f"illegal vector component name '{e.char}'"
         if e.kind == "range":
-            shown = described(base, self.spelled) if node.type == "->" else self.value_type(node.name, base)
+            shown = (
+                described(base, self.spelled) if node.type == "->" else self.clang_type(node.name, base, as_value=True)
+            )
             return f"vector component access exceeds type {shown}"
         if e.kind == "length":
             return f"vector component access has invalid length {e.count}.  Supported: 1,2,3,4,8,16."
@@ -721,27 +723,20 @@ class ExpressionChecks(CheckerState):
         typedef = self.types.typedefs.get(names[0]) if len(names) == 1 else None
         return "const" in node.quals or (typedef is not None and typedef.const and typedef.space != "constant")
 
-    def clang_type(self, node: c_ast.Node, t: TypeInfo) -> str:
-        """The type of the lvalue ``node`` as Clang's errors spell it: a variable's as declared, else ``t``'s."""
+    def clang_type(self, node: c_ast.Node, t: TypeInfo, as_value: bool = False) -> str:
+        """The type of the lvalue ``node`` (of type ``t``) as Clang's errors spell it: a variable's as declared, else
+        ``t``'s. ``as_value``: the type of its value instead, an array's decayed to a pointer to its first element, and
+        of no address space where ``node`` designates no object (an operator's result: 'int4', not '__private
+        int4')."""
         symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
         if symbol is not None and symbol.declared is not None:
-            return self.spell(symbol.declared, symbol.type, symbol.type.space)
-        return described(t, self.spelled)
-
-    def value_type(self, node: c_ast.Node, t: TypeInfo) -> str:
-        """The type of the value of ``node`` (of type ``t``) as Clang's errors spell it: a variable's as declared (an
-        array's, decayed to a pointer to its first element), else ``t``'s, with its address space where ``node``
-        designates an object (an lvalue's type keeps it: '__private int4'; an operator's result has none)."""
-        symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
-        if symbol is not None and symbol.declared is not None:
-            space = symbol.type.space
-            return clang_type(symbol.declared, symbol.type, self.types, self.spelled, space, decayed=True)
-        if t.kind != "pointer" and not self.is_lvalue(node):
+            return self.spell(symbol.declared, symbol.type, symbol.type.space, decayed=as_value)
+        if as_value and t.kind != "pointer" and not self.is_lvalue(node):
             t = TypeInfo(t.kind, t.name, t.width, t.target, "default", False, t.length)
         return described(t, self.spelled)
 
-    def spell(self, declared: c_ast.Node, t: TypeInfo, space: AddressSpace | None) -> str:
-        return clang_type(declared, t, self.types, self.spelled, space)
+    def spell(self, declared: c_ast.Node, t: TypeInfo, space: AddressSpace | None, decayed: bool = False) -> str:
+        return clang_type(declared, t, self.types, self.spelled, space, decayed)
 
     def member_declaration(self, tag: str, name: str) -> c_ast.Node | None:
         """The type node that declared member ``name`` of the struct or union ``tag`` (in an anonymous member too)."""
@@ -828,11 +823,12 @@ class ExpressionChecks(CheckerState):
         member or element at the item)."""
         if isinstance(node, c_ast.Assignment):
             verb, where = "assigning", self.operator(node)
-            passed, to = self.value_type(node.rvalue, value), self.value_type(node.lvalue, target)
+            passed = self.clang_type(node.rvalue, value, as_value=True)
+            to = self.clang_type(node.lvalue, target, as_value=True)
         else:
             returned = isinstance(node, c_ast.Return)
             verb, where = ("returning", node.expr) if returned else ("initializing", place or node)
-            passed = self.value_type(node.expr if returned else node, value)
+            passed = self.clang_type(node.expr if returned else node, value, as_value=True)
             space = None if returned else target.space  # (a function's result is of no address space)
             to = described(target, self.spelled) if declared is None else self.spell(declared, target, space)
         self.error(where, _STORES[problem][verb].format(passed=passed, to=to))
