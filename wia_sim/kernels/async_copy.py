@@ -38,7 +38,7 @@ from wia_sim.kernels.types import VOID, TypeInfo
 if TYPE_CHECKING:
     from wia_sim.kernels.executor import _Executor
 
-__all__ = ["ASYNC_BUILTINS", "EVENT", "AsyncCopies", "check_call", "event_conversion", "kernel_end_line"]
+__all__ = ["ASYNC_BUILTINS", "EVENT", "AsyncCopies", "check_call", "event_mismatch", "kernel_end_line"]
 
 Array = NDArray[Any]
 EVENT = TypeInfo("opaque", "event_t")
@@ -131,19 +131,15 @@ def check_call(
     return EVENT
 
 
-def event_conversion(target: TypeInfo, value: TypeInfo, node: c_ast.Node, what: str) -> str:
-    """What is wrong with storing ``value`` into ``target`` when either is an ``event_t`` ("" if nothing): an
-    event takes another event, or a literal 0 in its declaration's initializer (as in Clang, which rejects
-    assigning an integer to one afterwards)."""
+def event_mismatch(target: TypeInfo, value: TypeInfo, node: c_ast.Node) -> bool:
+    """Whether storing ``value`` into ``target`` by ``node`` (an assignment, a ``return`` or an initializer's
+    expression) is refused because either is an ``event_t``: an event takes another event, or a literal 0 as its
+    declaration's initializer (as in Clang, which refuses an integer assigned to one afterwards)."""
     events = (target.kind == "opaque" and target.name == "event_t", value.kind == "opaque" and value.name == "event_t")
     if not any(events) or all(events):
-        return ""
-    zero = isinstance(node, c_ast.Constant) and node.value == "0"
-    if events[0] and zero and what.startswith("initializing"):
-        return ""
-    if events[0]:
-        return f"cannot convert '{value}' to 'event_t' (an event is initialized with 0 or given by an async copy)"
-    return f"cannot convert an event_t to '{value if not events[1] else target}'"
+        return False
+    initialized_with_zero = isinstance(node, c_ast.Constant) and node.value == "0"  # (an initializer's expression)
+    return not (events[0] and initialized_with_zero)
 
 
 def kernel_end_line(source_lines: Sequence[str], start: int, fallback: int) -> int:

@@ -483,7 +483,7 @@ class ExpressionChecks(CheckerState):
         value = self.expr(node.rvalue)
         self.check_assignable(node.lvalue, node)
         if node.op == "=":
-            self.check_assignment_types(target, value, node, "assigning")
+            self.check_assignment_types(target, value, node)
         elif target.kind != "unknown" and value.kind != "unknown":
             op = node.op[:-1]
             if target.kind == "pointer":
@@ -778,7 +778,6 @@ class ExpressionChecks(CheckerState):
         target: TypeInfo,
         value: TypeInfo,
         node: c_ast.Node,
-        what: str,
         declared: c_ast.Node | None = None,
         place: c_ast.Node | None = None,
     ) -> None:
@@ -792,7 +791,7 @@ class ExpressionChecks(CheckerState):
         if target.kind == "pointer" and points_elsewhere(target, value) and not self.null_pointer(source):
             self.report_store("address space", target, value, node, declared, place)
             return
-        if async_copy.event_conversion(target, value, node, what):
+        if async_copy.event_mismatch(target, value, node):
             self.report_store("incompatible", target, value, node, declared, place)
             return
         mismatch = (

@@ -197,7 +197,6 @@ class CheckerState:
             target: TypeInfo,
             value: TypeInfo,
             node: c_ast.Node,
-            what: str,
             declared: c_ast.Node | None = None,
             place: c_ast.Node | None = None,
         ) -> None: ...

@@ -257,4 +257,4 @@ class StatementChecks(CheckerState):
             self.error(node, f"non-void function '{fn.shown}' should return a value")
         elif t is not None:
             result = fn.node.decl.type.type if fn.node is not None else None  # (the FuncDecl's result type node)
-            self.check_assignment_types(fn.return_type, t, node, f"returning '{t}' from '{fn.shown}'", result)
+            self.check_assignment_types(fn.return_type, t, node, result)
