@@ -33,6 +33,7 @@ from wia_sim.kernels import scratch
 from wia_sim.kernels.affine import CONVERSE, Affine
 from wia_sim.kernels.async_copy import AsyncCopies, kernel_end_line
 from wia_sim.kernels.batch_loops import LoopBatcher
+from wia_sim.kernels.compiled import compiled_plan
 from wia_sim.kernels.conversions import float32_literal
 from wia_sim.kernels.ctype import (
     COMPARE,
@@ -66,6 +67,7 @@ from wia_sim.kernels.lvalues import (
     past_three,
     swizzled,
 )
+from wia_sim.kernels.operators import DIRECT, Binary, binary_spec, binary_type, count_kind, lanes_out
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput
 from wia_sim.kernels.program import KernelInfo, Program
@@ -155,34 +157,6 @@ Plan = Callable[["_Executor", Array], Result]
 """How one expression node evaluates under a lane mask, made once per program (``_Executor.plan``)."""
 
 
-_DIRECT = {
-    "+": np.add,
-    "-": np.subtract,
-    "*": np.multiply,
-    "&": np.bitwise_and,
-    "|": np.bitwise_or,
-    "^": np.bitwise_xor,
-}
-"""Operators whose C result is the NumPy ufunc's on operands converted to the common type (run under the launch's
-``np.errstate(all="ignore")``: integers wrap, floats overflow to infinity quietly)."""
-
-
-@dataclass(frozen=True)
-class _Binary:
-    """What ``a op b`` does for one pair of operand types: convert to ``t`` (unless already of it), count
-    ``t.width`` ops of ``kind`` per lane, apply ``ufunc`` (None: the general ``binop``), then, for a comparison,
-    give ``result`` (-1/0 per element for vectors)."""
-
-    t: CType
-    kind: str
-    convert_a: bool
-    convert_b: bool
-    ufunc: Any
-    result: CType | None
-    affine: bool  # an integer + - *: kept affine (``affine.py``) where an operand is and the result fits ``t``
-    ordered: bool  # an integer comparison: its lanes found from coefficients where an operand is affine
-
-
 _LIMITS = {
     name: (int(np.iinfo(t.dtype).min), int(np.iinfo(t.dtype).max))
     for name, t in SCALARS.items()
@@ -236,19 +210,6 @@ def _affine_comparison(op: str, a: Value, b: Value, t: CType) -> Array | None:
         assert isinstance(y, Affine)
         return y.lanes_where(CONVERSE[op], x)
     return (x - y).lanes_where(op, 0) if isinstance(y, Affine) else x.lanes_where(op, y)
-
-
-def _lanes_out(x: Array, y: Array, dtype: Any) -> Array | None:
-    """Where a ufunc on per-lane ``x`` and ``y`` writes: an array recycled from earlier launches when it is large
-    (``scratch``), else None (a fresh one)."""
-    shape = x.shape if x.ndim >= y.ndim else y.shape
-    if not shape or shape[0] < _RECYCLED_LANES or (x.ndim == y.ndim and x.shape != y.shape):
-        return None
-    return scratch.empty(shape, dtype)
-
-
-_RECYCLED_LANES = 1 << 15
-"""Launches of this many lanes or more write their arithmetic into recycled arrays (``scratch``)."""
 
 
 def _on_grid(ufunc: Any, a: Value, b: Value, dtype: Any) -> Array:
@@ -312,32 +273,16 @@ def _dereferenced(node: c_ast.StructRef) -> c_ast.StructRef:
     return found
 
 
-_SHIFTS = {"<<": np.left_shift, ">>": np.right_shift}
-
-
-def _shift(op: str, t: CType) -> Callable[..., Array]:
-    """``x << y`` or ``x >> y`` on operands of the integer type ``t``: the count taken modulo the width in bits
-    (OpenCL C 1.2 6.3 j), as ``ctype.arithmetic`` shifts, as a ufunc-like for ``_Combine``."""
-    ufunc, bits, dtype = _SHIFTS[op], t.dtype.itemsize * 8 - 1, t.dtype
-
-    def shift(x: Array, y: Array, out: Array | None = None) -> Array:
-        return ufunc(x, np.bitwise_and(y, bits, dtype=dtype), out=out)
-
-    return shift
-
-
 class _Combine:
     """``a op b`` on evaluated operands, with the operand conversions and the operation decided once per pair of
     operand types (the general ``binop`` works them out at every call): a binary operator's, and the operation of
     a compound assignment or an increment, made once per node."""
 
-    __slots__ = ("compare", "direct", "node", "op", "specs")
+    __slots__ = ("node", "op", "specs")
 
     def __init__(self, op: str, node: c_ast.Node) -> None:
         self.op, self.node = op, node
-        self.specs: dict[tuple[str, int, str, int], _Binary] = {}
-        self.compare = COMPARE.get(op)
-        self.direct = _DIRECT.get(op)
+        self.specs: dict[tuple[str, int, str, int], Binary] = {}
 
     def __call__(self, ex: _Executor, a: Result, b: Result, mask: Array) -> Result:
         op, node = self.op, self.node
@@ -347,16 +292,7 @@ class _Combine:
         key = (ta.name, ta.width, tb.name, tb.width)
         spec = self.specs.get(key)
         if spec is None:
-            t = ex.binary_type(op, ta, tb, node)
-            compare = self.compare
-            ufunc: Any = compare or (self.direct if t.kind != "float" or op in ("+", "-", "*") else None)
-            if op in _SHIFTS and t.kind in ("int", "uint"):
-                ufunc = _shift(op, t)
-            result = comparison_type(t) if compare is not None else None
-            integer = t.width == 1 and t.kind in ("int", "uint")
-            affine = integer and op in ("+", "-", "*")
-            ordered = integer and compare is not None
-            spec = self.specs[key] = _Binary(t, ex._kind(t), ta != t, tb != t, ufunc, result, affine, ordered)
+            spec = self.specs[key] = binary_spec(op, ta, tb, node)
         if spec.ufunc is None:
             return ex.binop(op, a, b, mask, node, spec.t)
         t = spec.t
@@ -380,7 +316,7 @@ class _Combine:
         x = ex._conv(a, t) if spec.convert_a else a.a
         y = ex._conv(b, t) if spec.convert_b else b.a
         ex.count(spec.kind, mask, t.width)
-        r = spec.ufunc(x, y, out=_lanes_out(x, y, bool if spec.result is not None else t.dtype))
+        r = spec.ufunc(x, y, out=lanes_out(x, y, bool if spec.result is not None else t.dtype))
         if spec.result is None:
             return Value(t, np.asarray(r))
         if t.width > 1:
@@ -618,9 +554,15 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         return plan(self, mask)
 
     def plan(self, node: c_ast.Node) -> Plan:
-        """How to evaluate ``node``, decided once per program: a constant's value, a binary operator's, compound
-        assignment's or increment's types (cached per operand types), a built-in of values only (``call_plan``),
-        else the ``expr_<node type>`` method."""
+        """How to evaluate ``node``, decided once per program: arithmetic on private values compiled
+        (``compiled.py``), which gives itself back to the interpreter's plan where it cannot evaluate."""
+        interpreted = self.interpreted_plan(node)
+        return compiled_plan(self, node, interpreted) or interpreted
+
+    def interpreted_plan(self, node: c_ast.Node) -> Plan:
+        """The interpreter's plan for ``node``: a constant's value, a binary operator's, compound assignment's or
+        increment's types (cached per operand types), a built-in of values only (``call_plan``), else the
+        ``expr_<node type>`` method."""
         kind = type(node).__name__
         if kind == "Constant" and node.type != "string":  # (a string is an object of the launch: ``string``)
             constant = self.expr_Constant(node, self.all)
@@ -794,24 +736,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         size = 8 if isinstance(v, Pointer) else elem_bytes(v.t)
         return Value(ULONG, np.asarray(size, np.uint64))
 
-    @staticmethod
-    def _kind(t: CType) -> str:
-        if t.kind == "float":
-            return "float64_ops" if t.name == "double" else "float32_ops"
-        return "int_ops"
-
-    @staticmethod
-    def binary_type(op: str, a: CType, b: CType, node: c_ast.Node) -> CType:
-        """The type both operands of ``a op b`` convert to (the shift's left operand's, for shifts)."""
-        if op in ("<<", ">>"):
-            t = promoted(a) if a.kind != "bool" else INT
-            if b.width > 1 and t.width == 1:
-                t = t.vector(b.width)
-            return t
-        try:
-            return common_type(a if a.kind != "bool" else INT, b if b.kind != "bool" else INT)
-        except TypeError as exc:
-            raise UnsupportedKernel(f"line {_line(node)}: {exc}") from None
+    _kind = staticmethod(count_kind)
+    binary_type = staticmethod(binary_type)
 
     def binop(
         self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node, t: CType | None = None, note: bool = True
@@ -853,10 +779,10 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
                 self.st.note(finding)
         if op == "%" and t.kind == "float":
             raise UnsupportedKernel(f"line {_line(node)}: % on floats")
-        direct = _DIRECT.get(op)
+        direct = DIRECT.get(op)
         if direct is not None and (t.kind != "float" or op in ("+", "-", "*")):  # ``x += y`` and the like
             x, y = np.asarray(x), np.asarray(y)
-            return Value(t, np.asarray(direct(x, y, out=_lanes_out(x, y, t.dtype))))
+            return Value(t, np.asarray(direct(x, y, out=lanes_out(x, y, t.dtype))))
         return Value(t, np.asarray(arithmetic(op, np.asarray(x), np.asarray(y), t)))
 
     def undefined_binop(

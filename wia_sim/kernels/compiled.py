@@ -1,0 +1,453 @@
+"""Expressions over private values, compiled once into closures on lane arrays.
+
+The interpreter's plans (``executor._Executor.plan``) evaluate a node through a ``Value`` per operator and ask, at
+every operator, what its operands hold: coefficients (``affine.py``), a comparison's mask, a view of memory, lanes
+nobody defined (``undef.py``), a pointer. Most of a kernel's arithmetic is on private variables and constants that
+hold none of those, of types the program fixes. ``compiled_plan`` works out once per node the types, conversions and
+operator counts of such a tree (variables, constants, arithmetic, comparison, bitwise and shift operators, casts
+between arithmetic types, ``?:`` on a scalar condition, and at its root an assignment, compound assignment or
+increment of a variable) and evaluates it as nested closures on the arrays themselves, adding its counts once.
+
+Where a variable holds anything else at run time, or a lane divides an integer by zero with checks on, the tree
+gives itself back (``_Fallback``) before any of its evaluation shows (its one store is its last act, its counts are
+added after): the interpreter computes the same bits, counts and findings the long way. A node that only ever gives
+itself back is left to the interpreter for good. Both take each operator's conversions and ufunc from
+``operators.binary_spec``; ``tests/test_kernel_compiled.py`` compares the two on random programs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+from pycparser import c_ast
+
+from wia_sim.kernels.ctype import INT, CType, arithmetic, common_type, comparison_type, convert, promoted
+from wia_sim.kernels.lanes import all_lanes, any_lane
+from wia_sim.kernels.lvalues import merge_lanes, merged
+from wia_sim.kernels.operators import binary_spec, count_kind, lanes_out
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
+from wia_sim.kernels.spaces import UnsupportedKernel, Value
+
+if TYPE_CHECKING:
+    from wia_sim.kernels.executor import Plan, _Executor
+
+__all__ = ["compiled_plan"]
+
+Array = NDArray[Any]
+Counts = tuple[tuple[str, int], ...]
+"""Operator counts, (kind, width) per operator, summed by kind."""
+Tally = list[tuple[Counts, Array]]
+"""Counts under masks of their own (the sides of ``?:``), added when the tree is done."""
+Run = Callable[["_Executor", Array, Tally], Array]
+
+
+class _Fallback(Exception):
+    """The tree cannot evaluate this time: the interpreter does, from the start."""
+
+
+_FALLBACK = _Fallback()
+
+_GIVE_UP = 8
+"""A node that gave itself back this many times and never evaluated is left to the interpreter."""
+
+_COMPILED = (c_ast.Assignment, c_ast.BinaryOp, c_ast.TernaryOp, c_ast.Cast, c_ast.UnaryOp)
+"""The nodes worth compiling: a variable or a constant alone costs the interpreter no more."""
+
+_UPDATES = {"++": "+", "p++": "+", "--": "-", "p--": "-"}
+_ONE = np.asarray(1, np.int32)
+
+
+@dataclass(frozen=True)
+class _Code:
+    """A compiled tree: ``run`` gives its value per lane (shape () where it is the same in every lane) of type
+    ``t``, or (``boolean``) a scalar comparison's lanes; ``ops`` are counted under the mask it runs with."""
+
+    t: CType
+    run: Run
+    ops: Counts
+    boolean: bool = False
+
+
+def _summed(*parts: Counts) -> Counts:
+    total: dict[str, int] = {}
+    for part in parts:
+        for kind, width in part:
+            total[kind] = total.get(kind, 0) + width
+    return tuple(total.items())
+
+
+def _valued(code: _Code) -> Run:
+    """``code``'s value as its type holds it (a comparison's lanes as the int 1 or 0, as ``Value.raw`` makes them)."""
+    if not code.boolean:
+        return code.run
+    run = code.run
+
+    def as_int(ex: _Executor, mask: Array, tally: Tally) -> Array:
+        return np.asarray(run(ex, mask, tally)).astype(np.int32)
+
+    return as_int
+
+
+def _converted(code: _Code, t: CType) -> Run:
+    """``code``'s value converted to ``t`` (``_Executor._conv``)."""
+    run = _valued(code)
+    if code.t == t:
+        return run
+    source = code.t
+
+    def conv(ex: _Executor, mask: Array, tally: Tally) -> Array:
+        return np.asarray(convert(np.asarray(run(ex, mask, tally)), source, t))
+
+    return conv
+
+
+def _value(code: _Code, a: Array) -> Value:
+    """What the interpreter's plan gives for ``code``'s result ``a``."""
+    if code.boolean:
+        return Value(INT, None, cond=a) if a.ndim else Value(INT, a.astype(np.int32))
+    return Value(code.t, a)
+
+
+def _plain(t: CType | None) -> bool:
+    return type(t) is CType  # (not a struct's, nor a pointer kept as its address)
+
+
+def _variable(ex: _Executor, node: c_ast.ID) -> _Code | None:
+    name = node.name
+    var = ex.lookup_var(name)
+    if var is None:
+        if name not in BUILTIN_CONSTANTS:
+            return None
+        constant = ex.eval(node, ex.all)
+        assert isinstance(constant, Value)
+        a = constant.a
+
+        def builtin(ex: _Executor, mask: Array, tally: Tally) -> Array:
+            if ex.lookup_var(name) is not None:
+                raise _FALLBACK
+            return a
+
+        return _Code(constant.t, builtin, ())
+    t = var.ctype
+    if not _plain(t) or var.mem is not None or var.array is not None:
+        return None
+    assert t is not None
+
+    def variable(ex: _Executor, mask: Array, tally: Tally) -> Array:
+        var = ex.lookup_var(name)
+        v = None if var is None else var.value
+        if type(v) is not Value or v.undef is not None or v.affine is not None or v._a is None:
+            raise _FALLBACK
+        if v.t is not t and v.t != t:
+            raise _FALLBACK
+        return v._a
+
+    return _Code(t, variable, ())
+
+
+def _binary(ex: _Executor, node: c_ast.BinaryOp) -> _Code | None:
+    if node.op in ("&&", "||"):
+        return None
+    left, right = _expression(ex, node.left), _expression(ex, node.right)
+    if left is None or right is None:
+        return None
+    return _operator(node.op, left, right, node)
+
+
+def _operator(op: str, left: _Code, right: _Code, node: c_ast.Node) -> _Code | None:
+    """``left op right``: the interpreter's ``_Combine`` for operands that are plain arrays."""
+    spec = binary_spec(op, INT if left.boolean else left.t, INT if right.boolean else right.t, node)
+    t = spec.t
+    if t.kind == "float" and op not in ("+", "-", "*", "/") and spec.result is None:
+        return None  # (the checker refuses these)
+    x, y = _converted(left, t), _converted(right, t)
+    ops = _summed(left.ops, right.ops, ((spec.kind, t.width),))
+    ufunc = spec.ufunc
+    if spec.result is not None:  # a comparison
+        if t.width > 1:
+            rt = spec.result
+            minus = rt.dtype.type(-1)
+
+            def vector_compare(ex: _Executor, mask: Array, tally: Tally) -> Array:
+                a, b = x(ex, mask, tally), y(ex, mask, tally)
+                return np.asarray(np.asarray(ufunc(a, b, out=lanes_out(a, b, bool))).astype(rt.dtype) * minus)
+
+            return _Code(rt, vector_compare, ops)
+
+        def compare(ex: _Executor, mask: Array, tally: Tally) -> Array:
+            a, b = x(ex, mask, tally), y(ex, mask, tally)
+            return np.asarray(ufunc(a, b, out=lanes_out(a, b, bool)))
+
+        return _Code(INT, compare, ops, boolean=True)
+    if ufunc is not None:
+        dtype = t.dtype
+
+        def direct(ex: _Executor, mask: Array, tally: Tally) -> Array:
+            a, b = x(ex, mask, tally), y(ex, mask, tally)
+            return np.asarray(ufunc(a, b, out=lanes_out(a, b, dtype)))
+
+        return _Code(t, direct, ops)
+    if t.kind == "float":  # '/'
+
+        def divide(ex: _Executor, mask: Array, tally: Tally) -> Array:
+            return np.asarray(arithmetic(op, np.asarray(x(ex, mask, tally)), np.asarray(y(ex, mask, tally)), t))
+
+        return _Code(t, divide, ops)
+
+    def integer_divide(ex: _Executor, mask: Array, tally: Tally) -> Array:
+        a, b = np.asarray(x(ex, mask, tally)), np.asarray(y(ex, mask, tally))
+        if ex.checks:  # a lane dividing by zero is a finding: the interpreter's (``binop``)
+            zero = mask[:, None] & (b == 0) if t.width > 1 else mask & (b == 0)
+            if bool(np.any(zero)):
+                raise _FALLBACK
+        return np.asarray(arithmetic(op, a, b, t))
+
+    return _Code(t, integer_divide, ops)
+
+
+def _unary(ex: _Executor, node: c_ast.UnaryOp) -> _Code | None:
+    op = node.op
+    if op not in ("-", "+", "~", "!"):
+        return None
+    operand = _expression(ex, node.expr)
+    if operand is None:
+        return None
+    vt = INT if operand.boolean else operand.t
+    run = _valued(operand)
+    if op == "!":
+        if vt.width > 1:
+            rt = comparison_type(vt)
+
+            def vector_not(ex: _Executor, mask: Array, tally: Tally) -> Array:
+                return np.where(np.asarray(run(ex, mask, tally)) == 0, -1, 0).astype(rt.dtype)
+
+            return _Code(rt, vector_not, operand.ops)
+
+        def negation(ex: _Executor, mask: Array, tally: Tally) -> Array:
+            return np.asarray(np.asarray(run(ex, mask, tally)) == 0).astype(np.int32)
+
+        return _Code(INT, negation, operand.ops)
+    ut = promoted(vt) if vt.kind != "bool" else INT
+    if op == "~" and ut.kind == "float":
+        return None
+    conv = _converted(_Code(vt, run, ()), ut)
+    ops = _summed(operand.ops, ((count_kind(ut), ut.width),))
+    if op == "+":
+        return _Code(ut, conv, ops)
+    dtype = ut.dtype
+    if op == "-":
+
+        def minus(ex: _Executor, mask: Array, tally: Tally) -> Array:
+            return np.asarray(-conv(ex, mask, tally)).astype(dtype)
+
+        return _Code(ut, minus, ops)
+
+    def complement(ex: _Executor, mask: Array, tally: Tally) -> Array:
+        return np.asarray(~conv(ex, mask, tally))
+
+    return _Code(ut, complement, ops)
+
+
+def _cast(ex: _Executor, node: c_ast.Cast) -> _Code | None:
+    t = ex.program.type_of(node.to_type)
+    if t.kind in ("void", "pointer") or isinstance(node.expr, c_ast.ExprList):
+        return None
+    try:
+        ct = ex._ct(t)
+    except UnsupportedKernel:
+        return None
+    operand = _expression(ex, node.expr)
+    if operand is None or not _plain(ct):
+        return None
+    return _Code(ct, _converted(operand, ct), operand.ops)
+
+
+def _select(ex: _Executor, node: c_ast.TernaryOp) -> _Code | None:
+    if node.iftrue is node.cond:  # (GNU's ``x ?: y``)
+        return None
+    cond, yes, no = (_expression(ex, e) for e in (node.cond, node.iftrue, node.iffalse))
+    if cond is None or yes is None or no is None or (not cond.boolean and cond.t.width > 1):
+        return None
+    ta, tb = (INT if c.boolean or c.t.kind == "bool" else c.t for c in (yes, no))
+    try:
+        t = common_type(ta, tb)
+    except TypeError:
+        return None
+    test, boolean, ct = cond.run, cond.boolean, INT if cond.boolean else cond.t
+    a, b = _converted(yes, t), _converted(no, t)
+    a_ops, b_ops, width = yes.ops, no.ops, t.width
+
+    def select(ex: _Executor, mask: Array, tally: Tally) -> Array:
+        r = test(ex, mask, tally)
+        c = ex.truth(Value(INT, None, cond=r) if boolean and r.ndim else Value(ct, np.asarray(r)), mask)
+        t_mask, f_mask = mask & c, mask & ~c
+        x = a(ex, t_mask, tally)
+        tally.append((a_ops, t_mask))
+        y = b(ex, f_mask, tally)
+        tally.append((b_ops, f_mask))
+        if not any_lane(f_mask):  # every lane took one side: its value, with no merge
+            return x
+        if not any_lane(t_mask):
+            return y
+        return merge_lanes(c, x, y, width)
+
+    return _Code(t, select, cond.ops)
+
+
+def _expression(ex: _Executor, node: c_ast.Node) -> _Code | None:
+    """``node`` compiled, or None where it or a part of it is not a private value's arithmetic."""
+    kind = type(node)
+    if kind is c_ast.ID:
+        return _variable(ex, node)
+    if kind is c_ast.Constant:
+        if node.type == "string":
+            return None
+        v = ex.expr_Constant(node, ex.all)
+        assert isinstance(v, Value)
+        a = v.a
+        return _Code(v.t, lambda ex, mask, tally: a, ())
+    if kind is c_ast.BinaryOp:
+        return _binary(ex, node)
+    if kind is c_ast.UnaryOp:
+        return _unary(ex, node)
+    if kind is c_ast.Cast:
+        return _cast(ex, node)
+    if kind is c_ast.TernaryOp:
+        return _select(ex, node)
+    return None
+
+
+def _target(ex: _Executor, node: c_ast.Node) -> tuple[_Code, str, CType] | None:
+    """The variable an assignment stores to (as a tree that reads it), its name and type, where it is a private
+    value's."""
+    if not isinstance(node, c_ast.ID):
+        return None
+    var = ex.lookup_var(node.name)
+    if var is None or not _plain(var.ctype) or var.mem is not None or var.array is not None:
+        return None
+    read = _variable(ex, node)
+    assert read is not None and var.ctype is not None
+    return read, node.name, var.ctype
+
+
+def _store(ex: _Executor, name: str, t: CType, a: Array, mask: Array) -> Value:
+    """``a`` (of ``t``) stored to the variable ``name`` in the lanes of ``mask``: ``lvalues.VarRef.set``, whose
+    value the assignment gives."""
+    var = ex.lookup_var(name)
+    if var is None or var.mem is not None or (var.ctype is not t and var.ctype != t):
+        raise _FALLBACK
+    new = Value(t, a)
+    old = var.value
+    if mask is ex.all or all_lanes(mask) or not isinstance(old, Value):
+        var.value = new
+    elif old.undef is None:
+        var.value = Value(t, merge_lanes(mask, a, old.a, t.width))
+    else:
+        var.value = merged(mask, new, old, t.width)
+    return new
+
+
+Root = Callable[["_Executor", Array, Tally], Value]
+
+
+def _assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, Counts] | None:
+    """``x = e`` or ``x op= e`` (``executor._update_plan``) of a variable ``x``."""
+    target = _target(ex, node.lvalue)
+    rvalue = _expression(ex, node.rvalue)
+    if target is None or rvalue is None:
+        return None
+    read, name, t = target
+    if node.op != "=":
+        combined = _operator(node.op[:-1], read, rvalue, node)
+        if combined is None:
+            return None
+        rvalue = combined
+    value = _converted(rvalue, t)
+
+    def assign(ex: _Executor, mask: Array, tally: Tally) -> Value:
+        return _store(ex, name, t, value(ex, mask, tally), mask)
+
+    return assign, rvalue.ops
+
+
+def _increment(ex: _Executor, node: c_ast.UnaryOp) -> tuple[Root, Counts] | None:
+    """``++x``, ``x++``, ``--x``, ``x--`` of a variable ``x``: ``x += 1`` (``executor._update_plan``), the old
+    value for the postfix ones."""
+    target = _target(ex, node.expr)
+    if target is None:
+        return None
+    read, name, t = target
+    combined = _operator(_UPDATES[node.op], read, _Code(INT, lambda ex, mask, tally: _ONE, ()), node)
+    if combined is None:
+        return None
+    value = _converted(combined, t)
+    old = read.run
+
+    if node.op.startswith("p"):
+
+        def postfix(ex: _Executor, mask: Array, tally: Tally) -> Value:
+            before = old(ex, mask, tally)
+            _store(ex, name, t, value(ex, mask, tally), mask)
+            return Value(t, before)
+
+        return postfix, combined.ops
+
+    def prefix(ex: _Executor, mask: Array, tally: Tally) -> Value:
+        return _store(ex, name, t, value(ex, mask, tally), mask)
+
+    return prefix, combined.ops
+
+
+def _root(ex: _Executor, node: c_ast.Node) -> tuple[Root, Counts] | None:
+    if isinstance(node, c_ast.Assignment):
+        return _assignment(ex, node)
+    if isinstance(node, c_ast.UnaryOp) and node.op in _UPDATES:
+        return _increment(ex, node)
+    code = _expression(ex, node)
+    if code is None:
+        return None
+    run = code.run
+
+    def expression(ex: _Executor, mask: Array, tally: Tally) -> Value:
+        return _value(code, run(ex, mask, tally))
+
+    return expression, code.ops
+
+
+def compiled_plan(ex: _Executor, node: c_ast.Node, interpreted: Plan) -> Plan | None:
+    """``node``'s plan as a compiled tree that gives itself back to ``interpreted``, or None where it does not
+    compile (made at the node's first evaluation: its variables' types are those in scope there)."""
+    if not isinstance(node, _COMPILED):
+        return None
+    try:
+        compiled = _root(ex, node)
+    except UnsupportedKernel:  # (operands that do not go together: the interpreter says so when it runs)
+        return None
+    if compiled is None:
+        return None
+    root, ops = compiled
+    misses = [0]
+
+    def plan(ex: _Executor, mask: Array) -> Value | Any:
+        tally: Tally = []
+        try:
+            result = root(ex, mask, tally)
+        except _Fallback:
+            misses[0] += 1
+            if misses[0] >= _GIVE_UP:
+                ex.plans[node] = interpreted
+            return interpreted(ex, mask)
+        misses[0] = 0
+        count = ex.count
+        for kind, width in ops:
+            count(kind, mask, width)
+        for part, lanes in tally:
+            for kind, width in part:
+                count(kind, lanes, width)
+        return result
+
+    return plan
