@@ -74,16 +74,41 @@ def _same(body: str, seed: int = 3, checks: bool = True) -> Any:
 
 
 _INT_LEAVES = ["a", "b", "u", "c", "s", "L", "U", "p", "i", "l", "3", "-7", "0x7f", "5u", "2147483647", "31", "1L"]
-_INT_RARE = ["z", "in[(a & 63) + 64]", "min(a, b)", "(a > 2 && b < 5)", "(int)get_local_id(0)"]
+_INT_RARE = ["z", "in[(a & 63) + 64]", "(a > 2 && b < 5)", "(int)get_local_id(0)", "w.y"]
+_INT_CALLS = [
+    "min(a, b)",
+    "abs(s)",
+    "convert_int_sat(f * 1e9f)",
+    "as_int(g)",
+    "rotate(u, 3u)",
+    "select(a, b, a > b)",
+    "isnan(f / g)",
+    "mul_hi(a, b)",
+    "popcount(U)",
+    "clz(c)",
+]
 _INT_OPS = ["+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>", "<", ">", "<=", ">=", "==", "!="]
 _INT_TYPES = ["int", "uint", "char", "short", "long", "ulong", "uchar"]
-_FLOAT_LEAVES = ["f", "g", "d", "1.5f", "-0.25f", "3.0f", "1e30f", "0.1", "fin[(l * 3) % 64]", "sqrt(fabs(g))"]
+_FLOAT_LEAVES = ["f", "g", "d", "1.5f", "-0.25f", "3.0f", "1e30f", "0.1", "fin[(l * 3) % 64]", "v.z"]
+_FLOAT_CALLS = [
+    "sqrt(fabs(g))",
+    "clamp(f, -1.0f, 1.0f)",
+    "mad(f, g, 1.0f)",
+    "exp(g)",
+    "sin(d)",
+    "dot(v, v)",
+    "length(v)",
+    "fmax(f, (float)a)",
+    "convert_float(u)",
+    "native_divide(f, g)",
+]
 
 
 def _int(draw: st.DrawFn, depth: int) -> str:
     choice = draw(st.integers(0, 9)) if depth > 0 else 0
     if choice <= 1:
-        return draw(st.sampled_from(_INT_RARE if draw(st.integers(0, 9)) == 0 else _INT_LEAVES))
+        pick = draw(st.integers(0, 9))
+        return draw(st.sampled_from(_INT_RARE if pick == 0 else _INT_CALLS if pick == 1 else _INT_LEAVES))
     if choice <= 5:
         return f"({_int(draw, depth - 1)} {draw(st.sampled_from(_INT_OPS))} {_int(draw, depth - 1)})"
     if choice == 6:
@@ -99,7 +124,7 @@ def _int(draw: st.DrawFn, depth: int) -> str:
 def _float(draw: st.DrawFn, depth: int) -> str:
     choice = draw(st.integers(0, 7)) if depth > 0 else 0
     if choice <= 1:
-        return draw(st.sampled_from(_FLOAT_LEAVES))
+        return draw(st.sampled_from(_FLOAT_CALLS if draw(st.integers(0, 4)) == 0 else _FLOAT_LEAVES))
     if choice <= 4:
         return f"({_float(draw, depth - 1)} {draw(st.sampled_from(['+', '-', '*', '/']))} {_float(draw, depth - 1)})"
     if choice == 5:
@@ -112,7 +137,7 @@ def _float(draw: st.DrawFn, depth: int) -> str:
 def _float4(draw: st.DrawFn, depth: int) -> str:
     choice = draw(st.integers(0, 5)) if depth > 0 else 0
     if choice <= 1:
-        return draw(st.sampled_from(["v", "(float4)(f)", "v.wzyx"]))
+        return draw(st.sampled_from(["v", "(float4)(f)", "v.wzyx", "fmin(v, (float4)(g))", "normalize(v)"]))
     if choice <= 3:
         right = _float4(draw, depth - 1) if draw(st.booleans()) else draw(st.sampled_from(["f", "2.0f"]))
         return f"({_float4(draw, depth - 1)} {draw(st.sampled_from(['+', '-', '*', '/']))} {right})"
@@ -124,7 +149,7 @@ def _float4(draw: st.DrawFn, depth: int) -> str:
 def _int4(draw: st.DrawFn, depth: int) -> str:
     choice = draw(st.integers(0, 6)) if depth > 0 else 0
     if choice <= 1:
-        return draw(st.sampled_from(["w", "(int4)(a)", "w.yxwz"]))
+        return draw(st.sampled_from(["w", "(int4)(a)", "w.yxwz", "max(w, (int4)(2))", "(int4)(mul24(a, 3))"]))
     if choice <= 3:
         right = _int4(draw, depth - 1) if draw(st.booleans()) else draw(st.sampled_from(["a", "3"]))
         op = draw(st.sampled_from(["+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"]))

@@ -5,8 +5,9 @@ every operator, what its operands hold: coefficients (``affine.py``), a comparis
 nobody defined (``undef.py``), a pointer. Most of a kernel's arithmetic is on private variables and constants that
 hold none of those, of types the program fixes. ``compiled_plan`` works out once per node the types, conversions and
 operator counts of such a tree (variables, constants, arithmetic, comparison, bitwise and shift operators, casts
-between arithmetic types, ``?:`` on a scalar condition, and at its root an assignment, compound assignment or
-increment of a variable) and evaluates it as nested closures on the arrays themselves, adding its counts once.
+between arithmetic types, ``?:`` on a scalar condition, calls of built-ins of values only, and at its root an
+assignment, compound assignment or increment of a variable) and evaluates it as nested closures on the arrays
+themselves, adding its counts once.
 
 Where a variable holds anything else at run time, or a lane divides an integer by zero with checks on, the tree
 gives itself back (``_Fallback``) before any of its evaluation shows (its one store is its last act, its counts are
@@ -26,6 +27,7 @@ from numpy.typing import NDArray
 from pycparser import c_ast
 
 from wia_sim.kernels.ctype import INT, CType, arithmetic, common_type, comparison_type, convert, promoted
+from wia_sim.kernels.exec_calls import value_call
 from wia_sim.kernels.lanes import all_lanes, any_lane
 from wia_sim.kernels.lvalues import merge_lanes, merged
 from wia_sim.kernels.operators import binary_spec, count_kind, lanes_out
@@ -54,7 +56,7 @@ _FALLBACK = _Fallback()
 _GIVE_UP = 8
 """A node that gave itself back this many times and never evaluated is left to the interpreter."""
 
-_COMPILED = (c_ast.Assignment, c_ast.BinaryOp, c_ast.TernaryOp, c_ast.Cast, c_ast.UnaryOp)
+_COMPILED = (c_ast.Assignment, c_ast.BinaryOp, c_ast.TernaryOp, c_ast.Cast, c_ast.UnaryOp, c_ast.FuncCall)
 """The nodes worth compiling: a variable or a constant alone costs the interpreter no more."""
 
 _UPDATES = {"++": "+", "p++": "+", "--": "-", "p--": "-"}
@@ -298,6 +300,34 @@ def _select(ex: _Executor, node: c_ast.TernaryOp) -> _Code | None:
     return _Code(t, select, cond.ops)
 
 
+def _call(ex: _Executor, node: c_ast.FuncCall) -> _Code | None:
+    """A built-in of values only (``exec_calls.value_call``) on compiled arguments. Its result's type and what it
+    counts depend on its arguments' types alone: found once, by calling it on zeros of those types."""
+    builtin = value_call(node, ex.program)
+    if builtin is None:
+        return None
+    args = [_expression(ex, e) for e in (node.args.exprs if node.args is not None else ())]
+    if not args or any(c is None for c in args):
+        return None
+    codes = [c for c in args if c is not None]
+    types = [INT if c.boolean else c.t for c in codes]
+    zeros = [Value(t, np.zeros((t.width,) if t.width > 1 else (), t.dtype)) for t in types]
+    try:
+        tried = builtin.apply(zeros)
+        counted = builtin.counted(zeros, tried)
+    except (UnsupportedKernel, ArithmeticError, TypeError, ValueError):  # (the interpreter says so when it runs)
+        return None
+    if not _plain(tried.t) or tried.undef is not None:
+        return None
+    runs = [(t, _valued(c)) for t, c in zip(types, codes, strict=True)]
+    apply = builtin.apply
+
+    def call(ex: _Executor, mask: Array, tally: Tally) -> Array:
+        return apply([Value(t, run(ex, mask, tally)) for t, run in runs]).raw
+
+    return _Code(tried.t, call, _summed(*(c.ops for c in codes), () if counted is None else (counted,)))
+
+
 def _expression(ex: _Executor, node: c_ast.Node) -> _Code | None:
     """``node`` compiled, or None where it or a part of it is not a private value's arithmetic."""
     kind = type(node)
@@ -318,6 +348,8 @@ def _expression(ex: _Executor, node: c_ast.Node) -> _Code | None:
         return _cast(ex, node)
     if kind is c_ast.TernaryOp:
         return _select(ex, node)
+    if kind is c_ast.FuncCall:
+        return _call(ex, node)
     return None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,7 @@ from wia_sim.kernels.ctype import INT, SCALARS, CType, elem_bytes
 from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _Frame, _line
 from wia_sim.kernels.lanes import all_lanes, any_lane, per_lane
 from wia_sim.kernels.lvalues import Var, merged
+from wia_sim.kernels.operators import count_kind
 from wia_sim.kernels.pointers import SEVERAL, PtrType
 from wia_sim.kernels.program import FunctionInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, GNU_BUILTINS
@@ -52,47 +54,60 @@ _VLOAD_RE = re.compile(r"v(load|store)(2|3|4|8|16)")
 _VLOAD_HALF_RE = re.compile(r"v(load|store)(a?)_half(2|3|4|8|16)?(_rte|_rtz|_rtp|_rtn)?")
 
 
-Compute = Callable[["CallRunner", list[Value], Array], Value]
-"""A built-in of values only, on arguments every lane defined: its result, its operations counted."""
+Counted = tuple[str, int] | None
+"""The counter a call adds to and the width it counts per lane (None: it counts nothing)."""
 
 
-def _converted(name: str) -> Compute:
-    def compute(ex: CallRunner, values: list[Value], mask: Array) -> Value:
-        r = builtins.convert_to(name, values[0])
-        ex.count(ex._kind(r.t), mask, r.t.width)
+@dataclass(frozen=True)
+class ValueBuiltin:
+    """A built-in of values only, on arguments every lane defined: ``apply`` computes its result and ``counted``
+    says what it counts, from the arguments' and result's types alone (compiled trees, ``compiled.py``, count it
+    once they are done)."""
+
+    apply: Callable[[list[Value]], Value]
+    counted: Callable[[list[Value], Value], Counted]
+
+    def __call__(self, ex: CallRunner, values: list[Value], mask: Array) -> Value:
+        r = self.apply(values)
+        counted = self.counted(values, r)
+        if counted is not None:
+            ex.count(counted[0], mask, counted[1])
         return r
 
-    return compute
+
+def _widest(values: list[Value]) -> int:
+    return max(v.t.width for v in values)
 
 
-def _reinterpreted(name: str) -> Compute:
-    return lambda ex, values, mask: builtins.as_type(name, values[0])
+def _converted(name: str) -> ValueBuiltin:
+    return ValueBuiltin(
+        lambda values: builtins.convert_to(name, values[0]), lambda values, r: (count_kind(r.t), r.t.width)
+    )
 
 
-def _tabled(name: str) -> Compute:
+def _reinterpreted(name: str) -> ValueBuiltin:
+    return ValueBuiltin(lambda values: builtins.as_type(name, values[0]), lambda values, r: None)
+
+
+def _tabled(name: str) -> ValueBuiltin:
     function = tables.FUNCTIONS[name]
-
-    def compute(ex: CallRunner, values: list[Value], mask: Array) -> Value:
-        r = function(name, values)  # (under the launch's ``np.errstate``: ``tables.call_table`` without its own)
-        ex.count(tables.op_kind(name, values), mask, max(v.t.width for v in values))
-        return r
-
-    return compute
+    # (under the launch's ``np.errstate``: ``tables.call_table`` without its own)
+    return ValueBuiltin(
+        lambda values: function(name, values), lambda values, r: (tables.op_kind(name, values), _widest(values))
+    )
 
 
-def _math(base: str) -> Compute:
+def _math(base: str) -> ValueBuiltin:
     special = base in builtins.SPECIAL
 
-    def compute(ex: CallRunner, values: list[Value], mask: Array) -> Value:
-        r = builtins.evaluate(base, values)
-        ex.count("special_ops" if special else ex._kind(r.t), mask, max(v.t.width for v in values))
-        return r
+    def counted(values: list[Value], r: Value) -> Counted:
+        return ("special_ops" if special else count_kind(r.t), _widest(values))
 
-    return compute
+    return ValueBuiltin(lambda values: builtins.evaluate(base, values), counted)
 
 
 @functools.cache
-def value_builtin(name: str) -> Compute | None:
+def value_builtin(name: str) -> ValueBuiltin | None:
     """How the built-in ``name`` of values only (a conversion, a reinterpretation, a function of the tables or of
     math) computes, decided once per name; None for any other name."""
     if name.startswith("convert_"):
@@ -109,10 +124,9 @@ _NOT_VALUES = {"offsetof", "printf", "barrier", "mem_fence", "read_mem_fence", "
 """Built-ins that a name test alone does not tell from those of values only."""
 
 
-def call_plan(node: c_ast.FuncCall, program: Program) -> Callable[[CallRunner, Array], Result] | None:
-    """How a call of a built-in of values only evaluates, decided once per node: its arguments, then the
-    built-in's computation (``value_builtin``), where ``expr_FuncCall`` would sort the name out at every call;
-    None for every other call (the program's functions, work-item functions, memory and synchronization)."""
+def value_call(node: c_ast.FuncCall, program: Program) -> ValueBuiltin | None:
+    """The built-in of values only that ``node`` calls (``value_builtin``), or None for every other call (the
+    program's functions, work-item functions, memory and synchronization)."""
     if not isinstance(node.name, c_ast.ID):
         return None
     name = node.name.name
@@ -129,9 +143,17 @@ def call_plan(node: c_ast.FuncCall, program: Program) -> Callable[[CallRunner, A
         or _VLOAD_HALF_RE.fullmatch(name)
     ):
         return None
-    compute = value_builtin(name)
+    return value_builtin(name)
+
+
+def call_plan(node: c_ast.FuncCall, program: Program) -> Callable[[CallRunner, Array], Result] | None:
+    """How a call of a built-in of values only evaluates, decided once per node: its arguments, then the
+    built-in's computation (``value_call``), where ``expr_FuncCall`` would sort the name out at every call; None
+    for every other call."""
+    compute = value_call(node, program)
     if compute is None:
         return None
+    name = node.name.name
     args = tuple(node.args.exprs) if node.args is not None else ()
 
     def run(ex: CallRunner, mask: Array) -> Result:
