@@ -48,10 +48,10 @@ Run = Callable[["_Executor", Array, Tally], Array]
 
 
 class _Fallback(Exception):
-    """The tree cannot evaluate this time: the interpreter does, from the start."""
+    """The tree cannot evaluate this time: the interpreter does, from the start. (Raised new each time: one
+    instance raised again would keep its last traceback, and with it the launch's frames and lane arrays, which
+    ``scratch`` could then not hand out again.)"""
 
-
-_FALLBACK = _Fallback()
 
 _GIVE_UP = 8
 """A node that gave itself back this many times and never evaluated is left to the interpreter."""
@@ -130,7 +130,7 @@ def _variable(ex: _Executor, node: c_ast.ID) -> _Code | None:
 
         def builtin(ex: _Executor, mask: Array, tally: Tally) -> Array:
             if ex.lookup_var(name) is not None:
-                raise _FALLBACK
+                raise _Fallback
             return a
 
         return _Code(constant.t, builtin, ())
@@ -143,9 +143,9 @@ def _variable(ex: _Executor, node: c_ast.ID) -> _Code | None:
         var = ex.lookup_var(name)
         v = None if var is None else var.value
         if type(v) is not Value or v.undef is not None or v.affine is not None or v._a is None:
-            raise _FALLBACK
+            raise _Fallback
         if v.t is not t and v.t != t:
-            raise _FALLBACK
+            raise _Fallback
         return v._a
 
     return _Code(t, variable, ())
@@ -205,7 +205,7 @@ def _operator(op: str, left: _Code, right: _Code, node: c_ast.Node) -> _Code | N
         if ex.checks:  # a lane dividing by zero is a finding: the interpreter's (``binop``)
             zero = mask[:, None] & (b == 0) if t.width > 1 else mask & (b == 0)
             if bool(np.any(zero)):
-                raise _FALLBACK
+                raise _Fallback
         return np.asarray(arithmetic(op, a, b, t))
 
     return _Code(t, integer_divide, ops)
@@ -371,7 +371,7 @@ def _store(ex: _Executor, name: str, t: CType, a: Array, mask: Array) -> Value:
     value the assignment gives."""
     var = ex.lookup_var(name)
     if var is None or var.mem is not None or (var.ctype is not t and var.ctype != t):
-        raise _FALLBACK
+        raise _Fallback
     new = Value(t, a)
     old = var.value
     if mask is ex.all or all_lanes(mask) or not isinstance(old, Value):
