@@ -1,9 +1,10 @@
 """Transcendental functions of ``double`` arguments computed by the C library (``builtins._DOUBLE_UNARY`` and
 ``_DOUBLE_BINARY``), as Oclgrind's host code computes them: bit for bit the same on the simulator and Oclgrind, and
-the same on every host CPU. NumPy's own float64 loops (SIMD ones where the CPU has AVX-512) were up to 0.63 ulp off, so a double ``exp``
-differed from Oclgrind's in about 4% of lanes (found by the Rodinia sweep, particlefilter's likelihood kernel).
-PoCL's library is held to OpenCL C 1.2's bounds (7.4, table 7.2: 3 ulp for ``exp``, 4 for ``sin``, ...) against a
-float64 reference; values off the domain, at poles and past overflow are IEEE's (NaN, infinities) everywhere."""
+the same on every host CPU. NumPy's own float64 loops (SIMD ones where the CPU has AVX-512) were up to 0.63 ulp off,
+so a double ``exp`` differed from Oclgrind's in about 4% of lanes (found by the Rodinia sweep, particlefilter's
+likelihood kernel). PoCL's library is held to OpenCL C 1.2's bounds (7.4, table 7.2: 3 ulp for ``exp``, 4 for
+``sin``, ...) against a float64 reference; values off the domain, at poles and past overflow are IEEE's (NaN,
+infinities) everywhere."""
 
 from __future__ import annotations
 
