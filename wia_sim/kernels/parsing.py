@@ -18,6 +18,7 @@ from pycparser.c_parser import Coord, ParseError
 from pycparserext.ext_c_lexer import OpenCLCLexer
 from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, RangeExpression, StructExt
 
+from wia_sim.kernels.numeric_literals import PP_NUMBER, literal_error
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.tokens import Token, significant, tokenize
 from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
@@ -388,10 +389,44 @@ def _gnu_keywords(text: str) -> str:
     return _GNU_KEYWORD.sub(standard, text) if "__" in text else text
 
 
+def _bad_number(text: str) -> tuple[tuple[int, int], tuple[int, int, str]] | None:
+    """The first preprocessing number of ``text`` that is no constant: where it starts, and where Clang reports
+    it with its words (``numeric_literals.literal_error``); None if there is none."""
+    literals: list[tuple[int, int]] | None = None
+    for m in PP_NUMBER.finditer(text):
+        error = literal_error(m.group(0))
+        if error is None:
+            continue
+        if literals is None:
+            literals = [(a.start(), a.end()) for a in _STRING_LITERAL.finditer(text)]
+        if any(a <= m.start() < b for a, b in literals):  # (``printf("3x")``: text)
+            continue
+
+        def place(at: int) -> tuple[int, int]:
+            return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+
+        return place(m.start()), (*place(m.start() + error[0]), error[1])
+    return None
+
+
 def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None, _Parser]:
-    """The AST of ``text`` or its first syntax error, and the parser (what it noted: ``_ParseOutcome``)."""
+    """The AST of ``text`` or its first syntax error, and the parser (what it noted: ``_ParseOutcome``). A
+    preprocessing number that is no constant is Clang's error where it stands, unless the parser failed before the
+    number starts (``_bad_number``: the parser reads ``3x`` as ``3`` and ``x``, ``0x1e+5`` as ``0x1e + 5``)."""
     parser = _Parser()
     text, pointer_spaces = _pointer_spaces(_gnu_keywords(text))
+    number = _bad_number(text)
+    ast, error = _parse_text(parser, text, pointer_spaces)
+    if number is not None and (error is None or error[1] is None or number[0] <= (error[0], error[1])):
+        return None, number[1], parser
+    return ast, error, parser
+
+
+def _parse_text(
+    parser: _Parser, text: str, pointer_spaces: dict[tuple[int, int], str]
+) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None]:
+    """``_parse_once``'s parse of ``text`` by ``parser``: the AST or the first syntax error in Clang's words where
+    they are known."""
     try:
         ast = parser.parse(_PRELUDE + text, filename=BUILTIN_FILE)
         if pointer_spaces:
@@ -403,7 +438,7 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
         if m and m.group("file") == _SOURCE_FILE:
             col = m.group("col")
             at = (int(m.group("line")), int(col) if col else None)
-            return None, _clang_words(text, at, parser) or (*at, _parse_error_message(m.group("msg"))), parser
+            return None, _clang_words(text, at, parser) or (*at, _parse_error_message(m.group("msg")))
         # no position in the message ("Invalid expression", "Unmatched '}'"): the next token is where it failed
         raw = m.group("msg") if m else message.split(": ", 1)[-1]
         line, col = None, None
@@ -415,12 +450,12 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
             pass
         if line is None:
             line = max(1, text.rstrip().count("\n") + 1)
-        return None, _clang_words(text, (line, col), parser) or (line, col, _parse_error_message(raw)), parser
+        return None, _clang_words(text, (line, col), parser) or (line, col, _parse_error_message(raw))
     except RecursionError:  # (past ``recursion.FRAMES``: far past Clang's bracket depth of 256)
-        return None, (max(1, text.rstrip().count("\n") + 1), None, "the source nests too deeply to parse"), parser
+        return None, (max(1, text.rstrip().count("\n") + 1), None, "the source nests too deeply to parse")
     except Exception as e:  # pycparser's internal errors on malformed input: still a compile error, not a crash
-        return None, (max(1, text.rstrip().count("\n") + 1), None, f"cannot parse the source: {e}"), parser
-    return ast, None, parser
+        return None, (max(1, text.rstrip().count("\n") + 1), None, f"cannot parse the source: {e}")
+    return ast, None
 
 
 _KEYWORDS = frozenset(c_keywords._keyword_map) | frozenset(OpenCLCLexer._extra_keywords)
