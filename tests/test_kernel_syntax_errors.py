@@ -344,3 +344,31 @@ def test_operands_and_designators_clang_refuses(
     the two spaces its message has before the types), at the operator; a designator of no member, at its name:
     Clang's words on every backend, at Clang's place on the simulator."""
     assert_refused(device_ctx, request, source, message, at)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        ("__kernel void k(__global float* o) { o[0] = 1 @ 2; }", "1:46", "expected ';' after expression"),
+        ("__kernel void k(__global float* o) { @ o[0] = 1; }", "1:38", "expected expression"),
+        ("__kernel void k(__global float* o) { o[0] = 1 ` 2; }", "1:46", "expected ';' after expression"),
+        ("__kernel void k(__global float* o) { \\ o[0] = 1; }", "1:38", "expected expression"),
+        ("__kernel void k(__global float* o) { o[0] = 1; # }", "1:48", "expected expression"),
+        ("__kernel void k(__global float* o) { int x @; o[0] = 1; }", "1:43", "expected ';' at end of declaration"),
+        ("__kernel void k(__global float* o) { int x = 1 @; o[0] = 1; }", "1:47", "expected ';' at end of declaration"),
+        ("__kernel void k(__global float* o) { return @; }", "1:45", "expected expression"),
+        ("__kernel void k(__global float* o) { o[0] = -@1; }", "1:46", "expected expression"),
+        ("__kernel void k(__global float* o) { o[0 @] = 1; }", "1:42", "expected ']'"),
+        ("__kernel void k(__global float* o) { o[0] = (1 @ 2); }", "1:48", "expected ')'"),
+        ("__kernel void k(__global float* o) { if (o[0] @) o[1] = 1; }", "1:47", "expected ')'"),
+        ("__kernel void k(__global float* o @) { o[0] = 1; }", "1:35", "expected ')'"),
+        ("@\n__kernel void k(__global float* o) { o[0] = 1; }", "1:1", "expected identifier or '('"),
+        ("__kernel void k(__global float* o) { o[0] = 1; } @", "1:50", "expected identifier or '('"),
+    ],
+)
+def test_characters_that_begin_no_token(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """``@``, a backquote, a stray ``\\`` or ``#``: Clang's lexer makes each an unknown token, and its parser says
+    what it expected there (the simulator said "illegal character '@'")."""
+    assert_refused(device_ctx, request, source, message, at)

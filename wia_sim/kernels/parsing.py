@@ -529,7 +529,7 @@ def _expected(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) 
     k = len(tokens)  # (no column: the end of the input)
     if column is not None:
         k = next((k for k, t in enumerate(tokens) if (t.line, t.column) >= (line, column)), len(tokens))
-    if k == 0:
+    if k == 0 and not (tokens and tokens[0].text in _UNKNOWN):
         return None
     opened: list[str] = []  # the brackets open before the token, innermost last
     for t in tokens[:k]:
@@ -537,6 +537,8 @@ def _expected(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) 
             opened.append(t.text)
         elif opened and t.text == _CLOSERS[opened[-1]]:
             opened.pop()
+    if k < len(tokens) and tokens[k].text in _UNKNOWN:
+        return _unknown_token(tokens, k, opened, parser)
     before = tokens[k - 1]
     if k == len(tokens):  # the input ended with something open: the closer, just after the last token
         if not opened:
@@ -561,15 +563,47 @@ def _expected(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) 
         if named:  # a type name after a type: Clang's declarator, and the declaration goes on without its ';'
             return before.line, before.column + len(before.text), "expected ';' at end of declaration"
     if token.line > before.line and (before.kind in ("id", "num", "str", "char") or before.text in _ENDS_OPERAND):
-        start = k - 1  # the statement's first token, to tell a declaration
-        while start > 0 and tokens[start - 1].text not in (";", "{", "}"):
-            start -= 1
-        first = tokens[start].text
-        declared = (first in _KEYWORDS and first not in _STATEMENT_WORDS) or named_type(first) is not None
-        declared = declared or bool(parser._is_type_in_scope(first))
-        what = "at end of declaration" if declared else "after expression"
-        return before.line, before.column + len(before.text), f"expected ';' {what}"
+        return _missing_semicolon(tokens, k, parser)
     return None
+
+
+def _missing_semicolon(tokens: list[Token], k: int, parser: _Parser) -> tuple[int, int | None, str]:
+    """Clang's "expected ';' after expression" (or "at end of declaration", by the statement's first token) just
+    after ``tokens[k - 1]``, the last token of a statement that ``tokens[k]`` does not continue."""
+    before = tokens[k - 1]
+    start = k - 1  # the statement's first token, to tell a declaration
+    while start > 0 and tokens[start - 1].text not in (";", "{", "}"):
+        start -= 1
+    first = tokens[start].text
+    declared = (first in _KEYWORDS and first not in _STATEMENT_WORDS) or named_type(first) is not None
+    declared = declared or bool(parser._is_type_in_scope(first))
+    what = "at end of declaration" if declared else "after expression"
+    return before.line, before.column + len(before.text), f"expected ';' {what}"
+
+
+_UNKNOWN = frozenset("@\\`#")
+"""Characters that begin no token of C where the parser meets them (a ``#`` not starting a directive): Clang's
+lexer makes each an unknown token, and its parser reports what it expected there instead."""
+
+
+def _unknown_token(tokens: list[Token], k: int, opened: list[str], parser: _Parser) -> tuple[int, int | None, str]:
+    """Clang's error at ``tokens[k]``, a character of ``_UNKNOWN``, inside the brackets ``opened``: the closer of a
+    parenthesis or subscript whose operand it follows, a declarator at file scope, the ``;`` of a statement it
+    follows, else an expression (each checked against PoCL 3.1's Clang)."""
+    token = tokens[k]
+    before = tokens[k - 1] if k else None
+    operand = before is not None and (
+        before.kind in ("num", "str", "char")
+        or (before.kind == "id" and before.text not in _KEYWORDS)
+        or before.text in _ENDS_OPERAND
+    )
+    if operand and opened and opened[-1] in "([":
+        return token.line, token.column, f"expected '{_CLOSERS[opened[-1]]}'"
+    if "{" not in opened:
+        return token.line, token.column, "expected identifier or '('"
+    if operand:
+        return _missing_semicolon(tokens, k, parser)
+    return token.line, token.column, "expected expression"
 
 
 _QUALIFIER_WORDS = _DECLARATION_STARTS - {";", "{", "}", "(", ","}
