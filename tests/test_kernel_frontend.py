@@ -1228,7 +1228,8 @@ REJECTED = [
     pytest.param(
         k("    char4 c = (char4)(1);\n    c += 1;\n"),
         3,
-        "scalar operand type has greater rank than the type of the vector element ('char4' and 'int')",
+        "scalar operand type has greater rank than the type of the vector element. ('char4' (vector of 4 'char' "
+        "values) and 'int')",
         id="compound-assignment-outranking-scalar",
     ),
     pytest.param(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_backends import run_arrays
+from kernel_backends import assert_refused, run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
@@ -179,3 +179,52 @@ def test_using_the_w_of_a_three_component_vector_is_a_finding(use: str, how: str
     assert list(run_arrays(ctx, defined, "k", [np.zeros(8, np.int32)], 8, 8)[0]) == [
         2 * i if "odd" in use else int(i > 0) if "if" in use else 3 * i for i in range(8)
     ]
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (
+            "__kernel void k(__global float4* o) { float4 a = o[0]; o[1] = a * 0.5; }",
+            "1:65",
+            "('float4' (vector of 4 'float' values) and 'double')",
+        ),
+        (
+            "__kernel void k(__global float4* o) { float4 a = o[0]; o[1] = 0.5 + a; }",
+            "1:67",
+            "('double' and 'float4' (vector of 4 'float' values))",
+        ),
+        (
+            "__kernel void k(__global int4* o) { int4 a = o[0]; uint b = 3; o[1] = a + b; }",
+            "1:73",
+            "('int4' (vector of 4 'int' values) and 'uint' (aka 'unsigned int'))",
+        ),
+        (
+            "typedef long big;\n__kernel void k(__global int4* o) { int4 a = o[0]; big b = 3; o[1] = a + b; }",
+            "2:72",
+            "('int4' (vector of 4 'int' values) and 'big' (aka 'long'))",
+        ),
+        (
+            "__kernel void k(__global float4* o) { float4 a = o[0]; a *= 0.5; o[1] = a; }",
+            "1:58",
+            "('float4' (vector of 4 'float' values) and 'double')",
+        ),
+        (
+            "__kernel void k(__global float4* o) { float4 a = o[0]; o[1] = (a < 1.0f) ? a : 2.0; }",
+            "1:74",
+            "('float4' (vector of 4 'float' values) and 'double')",
+        ),
+        (
+            "__kernel void k(__global float4* o) { float4 a = o[0]; o[1] = o[0].x > 0 ? 2.0 : a; }",
+            "1:74",
+            "('double' and 'float4' (vector of 4 'float' values))",
+        ),
+    ],
+)
+def test_an_outranking_scalar_in_clangs_words_at_the_operator(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """Clang's error at the operator (``?`` for ``?:``, which the simulator built), the operands' types in their
+    order as Clang spells them: a vector's length and element, a typedef's aka."""
+    words = "scalar operand type has greater rank than the type of the vector element. " + message
+    assert_refused(device_ctx, request, source, words, at)

@@ -332,7 +332,7 @@ class ExpressionChecks(CheckerState):
                 node, f"invalid operands to binary '{op}': integers needed ('{left.type_name}' and '{right.type_name}')"
             )
             return UNKNOWN
-        if op not in ("<<", ">>") and not self.scalar_fits_vector(node, left, right):
+        if op not in ("<<", ">>") and not self.scalar_fits_vector(node, left, right, (node.left, node.right)):
             return UNKNOWN
         if op in _COMPARISONS or op in ("&&", "||"):
             if left.kind == "vector" or right.kind == "vector":
@@ -350,10 +350,13 @@ class ExpressionChecks(CheckerState):
             return _promote(left)
         return _arithmetic(left, right)
 
-    def scalar_fits_vector(self, node: c_ast.Node, left: TypeInfo, right: TypeInfo) -> bool:
+    def scalar_fits_vector(
+        self, node: c_ast.Node, left: TypeInfo, right: TypeInfo, operands: tuple[c_ast.Node, c_ast.Node]
+    ) -> bool:
         """A scalar beside a vector converts to the vector's element type only if that loses no rank: Clang's
         OpenCL rule (``char4 + 1``, ``int4 + 1u``, ``float4 * 2.0`` with doubles, ``int4 * 0.5f`` are errors;
-        ``float4 * 2`` and ``uint4 + 1`` are not)."""
+        ``float4 * 2`` and ``uint4 + 1`` are not), for the operands of a binary operator, a compound assignment
+        and ``?:`` alike: Clang's error at the operator, its operands' types in their order."""
         if (left.kind == "vector") == (right.kind == "vector"):
             return True
         vector, scalar = (left, right) if left.kind == "vector" else (right, left)
@@ -365,12 +368,20 @@ class ExpressionChecks(CheckerState):
         else:  # C's integer conversion order: the rank, and unsigned above signed of one rank
             worse = sc.kind == "float" or (sc.rank, sc.kind == "uint") > (ve.rank, ve.kind == "uint")
         if worse:
+            shown = " and ".join(self.operand_type(e, t) for e, t in zip(operands, (left, right), strict=True))
             self.error(
-                node,
-                "scalar operand type has greater rank than the type of the vector element "
-                f"('{vector.type_name}' and '{scalar.type_name}')",
+                self.operator(node),
+                f"scalar operand type has greater rank than the type of the vector element. ({shown})",
             )
         return not worse
+
+    def operand_type(self, node: c_ast.Node, t: TypeInfo) -> str:
+        """The type of operand ``node`` (of type ``t``) as Clang's operator errors spell it: its value's, of no
+        address space, by the typedef a variable was declared with ('big' (aka 'long'))."""
+        symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
+        if symbol is not None and symbol.declared is not None and symbol.type.kind in ("scalar", "vector"):
+            return self.spell(symbol.declared, _unqualified(symbol.type, "default"), None, decayed=True)
+        return described(_unqualified(t, "default"), self.spelled)
 
     def pointer_arithmetic(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> TypeInfo:
         op = node.op
@@ -407,6 +418,8 @@ class ExpressionChecks(CheckerState):
         if a.is_arithmetic and b.is_arithmetic:
             if a.kind == "vector" and b.kind == "vector" and a.width != b.width:
                 self.error(self.operator(node), _vector_conversions(a, b))
+                return UNKNOWN
+            if not self.scalar_fits_vector(node, a, b, (node.iftrue, node.iffalse)):
                 return UNKNOWN
             result = _arithmetic(a, b)
             if cond.kind == "vector":  # (two scalars of one type keep it, unpromoted, as Clang's)
@@ -499,7 +512,7 @@ class ExpressionChecks(CheckerState):
             elif value.kind == "vector" and (target.kind != "vector" or target.width != value.width):
                 self.error(node, f"cannot assign '{value.type_name}' to '{target.type_name}' with '{node.op}'")
             elif op not in ("<<", ">>"):
-                self.scalar_fits_vector(node, target, value)
+                self.scalar_fits_vector(node, target, value, (node.lvalue, node.rvalue))
         return target
 
     def expr_Cast(self, node: c_ast.Cast) -> TypeInfo:
@@ -886,12 +899,13 @@ def _arithmetic(a: TypeInfo, b: TypeInfo) -> TypeInfo:
     return scalar_or_vector(c.name, c.width)
 
 
-def _unqualified(t: TypeInfo) -> TypeInfo:
+def _unqualified(t: TypeInfo, space: AddressSpace = "private") -> TypeInfo:
     """``t`` after lvalue conversion (C11 6.3.2.1): an array as a pointer to its element, else without const and
-    without the address space the value was read from."""
+    without the address space the value was read from (``space``: "default" for none at all, as Clang spells an
+    operand's type)."""
     if t.kind == "array" and t.target is not None:
         return TypeInfo("pointer", target=t.target)
-    return TypeInfo(t.kind, t.name, t.width, t.target, "private", False, t.length)
+    return TypeInfo(t.kind, t.name, t.width, t.target, space, False, t.length)
 
 
 def _same_type(a: TypeInfo, b: TypeInfo) -> bool:
