@@ -89,11 +89,17 @@ def build_error(ctx: wia.Context, source: str, kernel: str = "k", options: str =
 
 
 def assert_refused(
-    ctx: wia.Context, request: pytest.FixtureRequest, source: str, message: str, at: str | None = None
+    ctx: wia.Context,
+    request: pytest.FixtureRequest,
+    source: str,
+    message: str,
+    at: str | None = None,
+    options: str = "",
 ) -> str:
-    """Building ``source`` on ``ctx`` (a ``device_ctx``) is refused with ``message``, Clang's words, on every
-    device; on the simulator, whose log is its own, at ``at`` too (Clang's "line:column"). The refusal."""
-    refusal = build_error(ctx, source)
+    """Building ``source`` on ``ctx`` (a ``device_ctx``) with ``options`` is refused with ``message``, Clang's
+    words, on every device; on the simulator, whose log is its own, at ``at`` too (Clang's "line:column"). The
+    refusal."""
+    refusal = build_error(ctx, source, options=options)
     assert message in refusal
     if at is not None and request.node.callspec.params.get("device_ctx") == "sim":
         assert f"kernel.cl:{at}: error: {message}" in refusal

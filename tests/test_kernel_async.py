@@ -294,7 +294,7 @@ def k(body: str, params: str = "__global float* g, __local float* l, __constant 
         ),
         (k("    event_t e = 0; if (e) {}\n"), "a condition must be a scalar, not 'event_t'"),
         (k("    event_t e = 0; e = e + 1;\n"), "invalid operands to binary '+'"),
-        (k("", "__global float* g, event_t e"), "events (async copies) are not supported (kernel parameter 'e'"),
+        (k("", "__global float* g, event_t e"), "'__private event_t' cannot be used as the type of a kernel parameter"),
     ],
 )
 def test_build_errors(source: str, message: str) -> None:

@@ -1154,13 +1154,13 @@ REJECTED = [
     pytest.param(
         k("    switch (n) {\n    case n: break;\n    }\n"),
         3,
-        "case label is not an integer constant expression",
+        "expression is not an integer constant expression",
         id="switch-case-not-constant",
     ),
     pytest.param(
         k("    switch (n) {\n    case 1.5f: break;\n    }\n"),
         3,
-        "case label is not an integer constant expression",
+        "integer constant expression must have integer type, not 'float'",
         id="switch-case-float",
     ),
     pytest.param(k("    case 1: a[0] = 1;\n"), 2, "'case' statement not in switch statement", id="case-outside"),
@@ -1245,21 +1245,15 @@ REJECTED = [
         id="two-address-spaces-in-a-cast",
     ),
     pytest.param(
-        "typedef union U U;\n" + k("    a[0] = 0;\n", "__global float* a, __global U* u"),
-        2,
-        "kernel parameter 'u': 'union U' is an incomplete type (declared but not defined)",
-        id="incomplete-union-pointer-parameter",
-    ),
-    pytest.param(
         k("    a[0] = 1;\n", "__global float* a, __global float** rows"),
         1,
-        "pointer-to-pointer kernel parameters are not supported ('rows')",
+        "pointer arguments to kernel functions must reside in '__global', '__constant' or '__local' address space",
         id="pointer-to-pointer",
     ),
     pytest.param(
         k("    float tmp[n];\n    a[0] = tmp[0];\n"),
         2,
-        "variable-length arrays are not supported (the size of 'tmp' is not a constant)",
+        "variable length arrays are not supported in OpenCL",
         id="vla",
     ),
     pytest.param(
@@ -1271,13 +1265,13 @@ REJECTED = [
     pytest.param(
         k("    a[0] = p[0];\n", "__global float* a, float* p"),
         1,
-        "kernel pointer parameter 'p' must point to __global, __constant or __local memory, not __private",
+        "pointer arguments to kernel functions must reside in '__global', '__constant' or '__local' address space",
         id="private-pointer",
     ),
     pytest.param(
         k("    a[0] = p[0];\n", "__global float* a, __private float* p"),
         1,
-        "kernel pointer parameter 'p' must point to __global, __constant or __local memory, not __private",
+        "pointer arguments to kernel functions must reside in '__global', '__constant' or '__local' address space",
         id="explicit-private-pointer",
     ),
     pytest.param(  # (images as parameters build: test_kernel_images.py)
@@ -1414,10 +1408,12 @@ REJECTED = [
         "initializing '__private float4' (vector of 4 'float' values) with an expression of incompatible type",
         id="implicit-vector-conversion",
     ),
-    pytest.param(k("    int x = 1;\n    x.y = 2;\n"), 3, "member reference base type 'int'", id="member-of-scalar"),
+    pytest.param(
+        k("    int x = 1;\n    x.y = 2;\n"), 3, "member reference base type '__private int'", id="member-of-scalar"
+    ),
     pytest.param(k("    int x = 1;\n    x[0] = 2;\n"), 3, "subscripted value is not an array", id="subscript-scalar"),
     pytest.param(k("    break;\n"), 2, "'break' statement not in loop or switch statement", id="break-outside-loop"),
-    pytest.param(k("    return 1;\n"), 2, "kernel 'k' should not return a value", id="kernel-returns-value"),
+    pytest.param(k("    return 1;\n"), 2, "void function 'k' should not return a value", id="kernel-returns-value"),
     pytest.param(
         "int f(void) { return; }\n" + k("    a[0] = f();\n"),
         1,
@@ -1451,13 +1447,22 @@ REJECTED = [
         k("    static int s = 0;\n"), 2, "variables in function scope cannot be declared static", id="static-local"
     ),
     pytest.param(
-        k("    a[0] = 1;\n", "__global float* a, bool flag"), 1, "cannot be of type bool", id="bool-parameter"
+        k("    a[0] = 1;\n", "__global float* a, bool flag"),
+        1,
+        "'__private bool' cannot be used as the type of a kernel parameter",
+        id="bool-parameter",
     ),
     pytest.param(
-        k("    a[0] = 1;\n", "__global float* a, size_t n"), 1, "cannot be of type size_t", id="size_t-parameter"
+        k("    a[0] = 1;\n", "__global float* a, size_t n"),
+        1,
+        "'__private size_t' (aka '__private unsigned long') cannot be used as the type of a kernel parameter",
+        id="size_t-parameter",
     ),
     pytest.param(
-        k("    a[0] = 1;\n", "__global float* a, float w[4]"), 1, "not __private", id="private-array-parameter"
+        k("    a[0] = 1;\n", "__global float* a, float w[4]"),
+        1,
+        "pointer arguments to kernel functions must reside in '__global', '__constant' or '__local' address space",
+        id="private-array-parameter",
     ),
     pytest.param(
         k("    a[0] = 1;\n", "__global float* a, __global int n"),
@@ -1660,8 +1665,8 @@ def test_many_errors_in_one_log() -> None:
     assert log.splitlines() == [
         "kernel.cl:1:5: error: recursion is not supported: 'fact' calls itself",
         "kernel.cl:3:17: error: expected expression",
-        "kernel.cl:5:48: error: kernel pointer parameter 'p' must point to __global, __constant or __local memory, "
-        "not __private (a pointer without an address space points to __private memory)",
+        "kernel.cl:5:48: error: pointer arguments to kernel functions must reside in '__global', '__constant' or "
+        "'__local' address space",
         "kernel.cl:6:12: error: use of undeclared identifier 'unknown_one'",
         "kernel.cl:7:5: error: use of undeclared label 'out'",
         "kernel.cl:10:13: error: expected ';' after expression",

@@ -184,7 +184,7 @@ def test_private_structs_unions_initializers_and_long16_splats(ctx: wia.Context)
     ("source", "message"),
     [
         ("struct S { int a; }; __kernel void k(__global int* o) { struct S s; o[0] = s.b; }", "no member named 'b'"),
-        ("struct S { int a; }; __kernel void k(__global struct S* p) { p.a = 1; }", "did you mean '->'"),
+        ("struct S { int a; }; __kernel void k(__global struct S* p) { p.a = 1; }", "did you mean to use '->'?"),
         ("struct S { int a; }; __kernel void k(__global int* o) { struct S s; o[0] = s->a; }", "is not a pointer"),
         ("struct S; __kernel void k(__global int* o) { struct S s; o[0] = 0; }", "incomplete type"),
         ("struct S; __kernel void k(__global int* o) { o[0] = sizeof(struct S); }", "incomplete type"),

@@ -43,7 +43,9 @@ from wia_sim.kernels.types import (
 __all__ = ["DeclarationChecks"]
 
 # names OpenCL forbids as kernel arguments (OpenCL C 1.2, 6.9 k)
-_NOT_KERNEL_ARG_TYPES = frozenset({"bool", "_Bool", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t"})
+_NOT_KERNEL_ARG_TYPES = frozenset({"bool", "_Bool", "size_t", "ptrdiff_t", "intptr_t", "uintptr_t", "event_t"})
+"""The types OpenCL C 1.2 6.9 k keeps out of kernel parameters (by name: ``size_t`` is an ``unsigned long`` that
+may not be one, ``ulong`` may), through typedefs of them too."""
 _ACCESS_QUALIFIERS = frozenset({"read_only", "write_only", "read_write", "__read_only", "__write_only", "__read_write"})
 
 
@@ -166,6 +168,9 @@ class DeclarationChecks(CheckerState):
             self.error(node, f"function pointers are not supported (typedef '{node.name}')")
         self.check_type_usable(t, node, f"typedef '{node.name}'", named=True)
         self.types.typedefs[node.name] = t
+        names = _innermost_names(node.type) if isinstance(node.type, c_ast.TypeDecl) else []
+        if len(names) == 1:
+            self.types.aliases[node.name] = names[0]
         if t.kind == "vector" and ext_vector_width(node.type) is not None:
             self.types.vector_typedefs.add(node.name)
         if t.kind == "struct" and "<anonymous" in t.name:
@@ -497,7 +502,13 @@ class DeclarationChecks(CheckerState):
             self.error(p, f"function pointers are not supported (kernel parameter '{name}')")
             return None
         if t.kind in ("scalar", "vector") and t.name == "half" and not self.fp16:
-            self.error(p, f"kernel parameter '{name}': 'half' values need {self.fp16_missing}; did you forget '*'?")
+            shown = self.spell(p.type, t, "private")
+            self.error(p, f"declaring function parameter of type {shown} is not allowed; did you forget * ?")
+            return None
+        spelled = _innermost_names(p.type)
+        forbidden = len(spelled) == 1 and bool(_NOT_KERNEL_ARG_TYPES & set(self.types.alias_chain(spelled[0])))
+        if t.kind in ("scalar", "opaque") and forbidden:
+            self.error(p, f"{self.spell(p.type, t, 'private')} cannot be used as the type of a kernel parameter")
             return None
         if any(q in _ACCESS_QUALIFIERS for q in p.quals) and not any(
             n in OPAQUE_TYPES for n in _innermost_names(p.type)
@@ -516,7 +527,10 @@ class DeclarationChecks(CheckerState):
         if t.kind == "struct" or (t.kind == "pointer" and t.target is not None and t.target.kind == "struct"):
             struct = t if t.kind == "struct" else t.target or UNKNOWN
             problem = check_struct(struct, self.types, by_value=t.kind == "struct")
-            if problem:
+            if problem and t.kind == "struct" and struct.name not in self.types.structs:
+                self.error(p, f"variable has incomplete type {self.spell(p.type, t, 'private')}")
+                return None
+            if problem and struct.name in self.types.structs:  # (behind a pointer, an incomplete one is Clang's)
                 self.error(p, f"kernel parameter '{name}': {problem}")
                 return None
         if t.kind == "struct":
@@ -525,28 +539,22 @@ class DeclarationChecks(CheckerState):
                 return None
             spelled_as = self.spelled(t.name)
             return Param(name, "scalar", spelled_as, 1, "private", t.const, line, t, size_align(t, self.types)[0])
-        spelled = _innermost_names(p.type)
         if t.kind == "pointer":
             target = t.target or UNKNOWN
-            if target.kind in ("pointer", "array"):
-                self.error(p, f"pointer-to-pointer kernel parameters are not supported ('{name}')")
-                return None
-            if target.space == "private":
-                explicit = any(SPACES.get(q) == "private" for q in p.quals)
-                why = "" if explicit else " (a pointer without an address space points to __private memory)"
+            if target.space == "private":  # (a pointer without an address space points to __private memory)
                 self.error(
                     p,
-                    f"kernel pointer parameter '{name}' must point to __global, __constant or __local memory, "
-                    f"not __private{why}",
+                    "pointer arguments to kernel functions must reside in '__global', '__constant' or '__local' "
+                    "address space",
                 )
+                return None
+            if target.kind in ("pointer", "array"):  # (OpenCL C 1.2 6.9 a)
+                self.error(p, "kernel parameter cannot be declared as a pointer to a pointer")
                 return None
             kind: ParamKind = "local" if target.space == "local" else "buffer"
             elem = target.name if target.kind in ("scalar", "vector", "struct") else target.kind
             elem = self.spelled(elem)
             return Param(name, kind, elem, target.width, target.space, target.const, line, t)
-        if len(spelled) == 1 and spelled[0] in _NOT_KERNEL_ARG_TYPES:
-            self.error(p, f"kernel parameter '{name}' cannot be of type {spelled[0]}")
-            return None
         if t.space != "private":
             self.error(p, f"scalar kernel parameter '{name}' cannot be in the __{t.space} address space")
             return None
@@ -651,7 +659,12 @@ class DeclarationChecks(CheckerState):
         inner = t.innermost
         if inner.kind == "struct" and space != "local":
             problem = check_struct(inner, self.types)
-            if problem:
+            if problem and inner.name not in self.types.structs:  # (behind a pointer, Clang takes it)
+                if t.kind == "struct":
+                    self.error(node, f"variable has incomplete type {self.spell(node.type, t, space)}")
+                elif t.kind == "array":  # (at its ``[``)
+                    self.error(node.type, f"array has incomplete element type '{self.spelled(inner.name)}'")
+            elif problem:
                 self.error(node, f"variable '{node.name}': {problem}")
         if space == "local":
             self.local_variable(node, t, ctx)
@@ -755,8 +768,7 @@ class DeclarationChecks(CheckerState):
                 self.expr(arr.dim)
                 size = const_int(arr.dim, self.enumerators, self.types)
                 if size is None:
-                    what = f"the size of '{node.name}' is not a constant"
-                    self.error(arr.dim, f"variable-length arrays are not supported ({what})")
+                    self.error(arr.dim, "variable length arrays are not supported in OpenCL")
                 elif size < 0:  # (zero is GNU C's zero-length array, which Clang takes: no element to access)
                     self.error(self.start(arr.dim), f"'{node.name}' declared as an array with a negative size")
             first = False

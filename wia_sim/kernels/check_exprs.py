@@ -160,7 +160,12 @@ class ExpressionChecks(CheckerState):
             if base.kind == "unknown":
                 return UNKNOWN
             if base.kind not in ("pointer", "array") or base.target is None:  # (an array decays to a pointer)
-                self.error(node, f"member reference type '{base}' is not a pointer")
+                shown = self.operand_type(node.name, base)
+                if base.kind == "struct":  # (a struct's ``.`` was meant: at the ``->``)
+                    hint = "; did you mean to use '.'?"
+                    self.error(self.operator(node), f"member reference type {shown} is not a pointer{hint}")
+                else:
+                    self.error(node.field, f"member reference type {shown} is not a pointer")
                 return UNKNOWN
             base = base.target
         if base.kind == "vector":
@@ -179,13 +184,16 @@ class ExpressionChecks(CheckerState):
                 return located(t, base.space, base.const)
             if base.name in self.types.structs:
                 self.error(node.field, f"no member named '{member}' in '{self.spelled(base.name)}'")
+            else:
+                self.error(self.operator(node), f"incomplete definition of type '{self.spelled(base.name)}'")
             return UNKNOWN
         if base.kind == "unknown":
             return UNKNOWN
+        shown = self.clang_type(node.name, base, as_value=True)
         if base.kind == "pointer":
-            self.error(node, f"member reference type '{base}' is a pointer; did you mean '->'?")
+            self.error(self.operator(node), f"member reference type {shown} is a pointer; did you mean to use '->'?")
             return UNKNOWN
-        self.error(node, f"member reference base type '{base}' is not a structure or vector")
+        self.error(self.operator(node), f"member reference base type {shown} is not a structure or union")
         return UNKNOWN
 
     def expr_GenericSelection(self, node: c_ast.GenericSelection) -> TypeInfo:
@@ -379,7 +387,7 @@ class ExpressionChecks(CheckerState):
         """The type of operand ``node`` (of type ``t``) as Clang's operator errors spell it: its value's, of no
         address space, by the typedef a variable was declared with ('big' (aka 'long'))."""
         symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
-        if symbol is not None and symbol.declared is not None and symbol.type.kind in ("scalar", "vector"):
+        if symbol is not None and symbol.declared is not None and symbol.type.kind in ("scalar", "vector", "struct"):
             return self.spell(symbol.declared, _unqualified(symbol.type, "default"), None, decayed=True)
         return described(_unqualified(t, "default"), self.spelled)
 

@@ -12,7 +12,7 @@ from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _ctyp
 from wia_sim.kernels.ctype import CType, promoted, wrap
 from wia_sim.kernels.jumps import jumps_out, value_item
 from wia_sim.kernels.preprocess import Diagnostic
-from wia_sim.kernels.types import UNKNOWN, VOID, TypeInfo, const_int
+from wia_sim.kernels.types import FLOATS, UNKNOWN, VOID, TypeInfo, const_int
 
 __all__ = ["StatementChecks"]
 
@@ -209,10 +209,13 @@ class StatementChecks(CheckerState):
             return
         bounds = []
         for e in (node.expr.first, node.expr.last) if isinstance(node.expr, RangeExpression) else (node.expr,):
-            self.expr(e)
+            t = self.expr(e)
             value = const_int(e, self.enumerators, self.types)
             if value is None:
-                self.error(e, "case label is not an integer constant expression")
+                if t.kind == "scalar" and t.name in FLOATS:
+                    self.error(e, f"integer constant expression must have integer type, not '{t.type_name}'")
+                else:  # at its first part that is no constant, as Clang places it
+                    self.error(self.not_constant(e), "expression is not an integer constant expression")
                 return
             # converted to the promoted type of the controlling expression
             bounds.append(wrap(value, switch.type) if switch.type is not None else value)
@@ -246,13 +249,20 @@ class StatementChecks(CheckerState):
         for s in node.stmts or []:
             self.statement(s, ctx)
 
+    def not_constant(self, node: c_ast.Node) -> c_ast.Node:
+        """The first part of ``node`` (in source order, innermost) that is no integer constant: where Clang's
+        "expression is not an integer constant expression" stands (``case 1 + n:`` at the ``n``)."""
+        for child in node:
+            if const_int(child, self.enumerators, self.types) is None:
+                return self.not_constant(child)
+        return node
+
     def return_statement(self, node: c_ast.Return, ctx: _Context) -> None:
         fn = ctx.function
         t = self.expr(node.expr) if node.expr is not None else None
         if fn.return_type.kind == "void":
             if node.expr is not None and t is not None and t.kind != "void":
-                what = "kernel" if fn.is_kernel else "void function"
-                self.error(node, f"{what} '{fn.shown}' should not return a value")
+                self.error(node, f"void function '{fn.shown}' should not return a value")
         elif node.expr is None:
             self.error(node, f"non-void function '{fn.shown}' should return a value")
         elif t is not None:

@@ -60,7 +60,8 @@ def ctype_of(t: TypeInfo, where: str = "", types: TypeResolver | None = None) ->
 
 
 def pointee_of(t: TypeInfo, types: TypeResolver | None = None) -> tuple[CType | None, tuple[int, ...]]:
-    """What a pointer (or array) points to: the element type (None: void) and the array dimensions in between."""
+    """What a pointer (or array) points to: the element type (None: void, or an incomplete struct) and the array
+    dimensions in between."""
     target = t.target
     dims: list[int] = []
     while target is not None and target.kind == "array":
@@ -68,6 +69,8 @@ def pointee_of(t: TypeInfo, types: TypeResolver | None = None) -> tuple[CType | 
         target = target.target
     if target is None or target.kind == "void":
         return None, tuple(dims)
+    if target.kind == "struct" and types is not None and target.name not in types.structs:
+        return None, tuple(dims)  # (a struct nothing defines: a pointer to it is never dereferenced, as void's)
     return ctype_of(target, "", types), tuple(dims)
 
 

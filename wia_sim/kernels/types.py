@@ -479,6 +479,7 @@ class TypeResolver:
 
     def __init__(self) -> None:
         self.typedefs: dict[str, TypeInfo] = {}
+        self.aliases: dict[str, str] = {}  # a typedef of one type name (``typedef size_t sz;``): that name
         self.vector_typedefs: set[str] = set()  # typedefs that make a vector type (``ext_vector_type``), not alias one
         self.structs: dict[str, c_ast.Node] = {}  # "struct S" -> the Struct/Union node with its members
         self.enumerators: dict[str, int] = {}
@@ -490,6 +491,13 @@ class TypeResolver:
         """The value and promoted type of each use of a ``const`` integer variable initialized with a constant, by
         the id of its identifier: Clang folds ``const int N = 4; float buf[N];`` to a fixed-size array (a C
         variable-length array otherwise), as real-world kernels use it."""
+
+    def alias_chain(self, name: str) -> list[str]:
+        """``name`` and the type names the typedefs it goes through alias (``sz``, ``size_t``)."""
+        chain = [name]
+        while chain[-1] in self.aliases and self.aliases[chain[-1]] not in chain:
+            chain.append(self.aliases[chain[-1]])
+        return chain
 
     def resolve(self, node: c_ast.Node | None) -> TypeInfo:
         if isinstance(node, c_ast.TypeDecl):

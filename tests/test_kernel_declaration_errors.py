@@ -1,0 +1,192 @@
+"""Errors in declarations and statements in Clang's words and places (PoCL 3.1's and Oclgrind 21.10's front end,
+OpenCL C 1.2: ``-cl-std=CL1.2``, which PoCL needs told), where the simulator gave its own: kernel parameters of
+types OpenCL C 1.2 6.9 keeps out (through typedefs too: ``typedef size_t sz;`` had built), pointers into __private
+memory or to pointers, incomplete struct types (a pointer to one is Clang's, and had been refused; a member of one
+through it had built), member access on what has no members, case labels that are no integer constants (at the
+part that is not), a value returned from a void function, variable length arrays. Each refusal is checked on every
+backend, at Clang's line and column on the simulator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from kernel_backends import assert_refused, run_arrays
+
+import wia_hal as wia
+
+CL12 = "-cl-std=CL1.2"
+PRIVATE_POINTER = (
+    "pointer arguments to kernel functions must reside in '__global', '__constant' or '__local' address space"
+)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (
+            "__kernel void k(bool b, __global float* o) { o[0] = b; }",
+            "1:22",
+            "'__private bool' cannot be used as the type of a kernel parameter",
+        ),
+        (
+            "__kernel void k(size_t n, __global float* o) { o[0] = n; }",
+            "1:24",
+            "'__private size_t' (aka '__private unsigned long') cannot be used as the type of a kernel parameter",
+        ),
+        (
+            "typedef size_t sz;\n__kernel void k(sz n, __global float* o) { o[0] = n; }",
+            "2:20",
+            "'__private sz' (aka '__private unsigned long') cannot be used as the type of a kernel parameter",
+        ),
+        (
+            "__kernel void k(ptrdiff_t n, __global float* o) { o[0] = n; }",
+            "1:27",
+            "'__private ptrdiff_t' (aka '__private long') cannot be used as the type of a kernel parameter",
+        ),
+        (
+            "__kernel void k(event_t e, __global float* o) { o[0] = 1; }",
+            "1:25",
+            "'__private event_t' cannot be used as the type of a kernel parameter",
+        ),
+        ("__kernel void k(float* o) { o[0] = 1; }", "1:24", PRIVATE_POINTER),
+        ("__kernel void k(__private float* o) { o[0] = 1; }", "1:34", PRIVATE_POINTER),
+        ("__kernel void k(__global float** o) { }", "1:34", PRIVATE_POINTER),
+        (
+            "__kernel void k(__global float* __global* o) { }",
+            "1:43",
+            "kernel parameter cannot be declared as a pointer to a pointer",
+        ),
+        (
+            "__kernel void k(half h, __global float* o) { o[0] = 1; }",
+            "1:22",
+            "declaring function parameter of type '__private half' is not allowed; did you forget * ?",
+        ),
+    ],
+)
+def test_kernel_parameters_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    assert_refused(device_ctx, request, source, message, at, CL12)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (
+            "struct T;\n__kernel void k(__global float* o) { struct T t; o[0] = 1; }",
+            "2:47",
+            "variable has incomplete type '__private struct T'",
+        ),
+        (
+            "typedef struct T S;\n__kernel void k(__global float* o) { S s; o[0] = 1; }",
+            "2:40",
+            "variable has incomplete type '__private S' (aka '__private struct T')",
+        ),
+        (
+            "struct T;\n__kernel void k(__global float* o, struct T t) { o[0] = 1; }",
+            "2:45",
+            "variable has incomplete type '__private struct T'",
+        ),
+        (
+            "struct T;\n__kernel void k(__global float* o) { struct T t[2]; o[0] = 1; }",
+            None,
+            "array has incomplete element type 'struct T'",
+        ),
+        (
+            "struct T;\n__kernel void k(__global float* o, __global struct T* p) { o[0] = p->a; }",
+            "2:68",
+            "incomplete definition of type 'struct T'",
+        ),
+        (
+            "__kernel void k(__global float* o) { float x = 1; o[0] = x.a; }",
+            "1:59",
+            "member reference base type '__private float' is not a structure or union",
+        ),
+        (
+            "__kernel void k(__global float* o) { o[0] = o[1].a; }",
+            "1:49",
+            "member reference base type '__global float' is not a structure or union",
+        ),
+        (
+            "__kernel void k(__global float* o) { o[0] = (1 + 2).a; }",
+            "1:52",
+            "member reference base type 'int' is not a structure or union",
+        ),
+        (
+            "typedef struct { float a; } S;\n__kernel void k(__global float* o) { S s; s.a = 1; o[0] = s->a; }",
+            "2:60",
+            "member reference type 'S' is not a pointer; did you mean to use '.'?",
+        ),
+        (
+            "typedef struct T { float a; } S;\n__kernel void k(__global float* o) { S s; s.a = 1; o[0] = s->a; }",
+            "2:60",
+            "member reference type 'S' (aka 'struct T') is not a pointer; did you mean to use '.'?",
+        ),
+        (
+            "__kernel void k(__global float* o) { float x = 1; o[0] = x->a; }",
+            "1:61",
+            "member reference type 'float' is not a pointer",
+        ),
+        (
+            "typedef struct { float a; } S;\n__kernel void k(__global float* o, __global S* p) { o[0] = p.a; }",
+            "2:61",
+            "member reference type '__global S *__private' is a pointer; did you mean to use '->'?",
+        ),
+    ],
+)
+def test_types_and_members_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str | None, message: str
+) -> None:
+    assert_refused(device_ctx, request, source, message, at, CL12)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (
+            "__kernel void k(__global float* o, int n) { switch (n) { case n: o[1] = 1; } }",
+            "1:63",
+            "expression is not an integer constant expression",
+        ),
+        (
+            "__kernel void k(__global float* o, int n) { switch (n) { case 1 + n: o[1] = 1; } }",
+            "1:67",
+            "expression is not an integer constant expression",
+        ),
+        (
+            "__kernel void k(__global float* o, int n) { switch (n) { case 1.5: o[1] = 1; } }",
+            "1:63",
+            "integer constant expression must have integer type, not 'double'",
+        ),
+        ("__kernel void k(__global float* o) { return 1; }", "1:38", "void function 'k' should not return a value"),
+        (
+            "__kernel void k(__global float* o, int n) { float a[n + 1]; a[0] = 1; o[0] = a[0]; }",
+            "1:53",
+            "variable length arrays are not supported in OpenCL",
+        ),
+        (
+            "__kernel void k(__global float* o) { static float x = 1; o[0] = x; }",
+            "1:51",
+            "variables in function scope cannot be declared static",
+        ),
+    ],
+)
+def test_statements_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    assert_refused(device_ctx, request, source, message, at, CL12)
+
+
+def test_pointers_to_an_incomplete_struct_build_and_run(device_ctx: wia.Context) -> None:
+    """A pointer to a struct nothing defines is a pointer all the same (Clang takes it): a parameter, a variable,
+    passed on, compared, never dereferenced."""
+    source = (
+        "struct T;\n"
+        "int same(__global struct T* a, __global struct T* b) { return a == b; }\n"
+        "__kernel void k(__global float* o, __global struct T* p) {\n"
+        "    __global struct T* q = p;\n"
+        "    o[get_global_id(0)] = (float)same(p, q) + 2.0f;\n"
+        "}\n"
+    )
+    out, _ = run_arrays(device_ctx, source, "k", [np.zeros(4, np.float32), np.zeros(4, np.float32)], 4, 4)
+    np.testing.assert_array_equal(out, np.full(4, 3.0, np.float32))
