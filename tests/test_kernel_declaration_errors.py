@@ -190,3 +190,15 @@ def test_pointers_to_an_incomplete_struct_build_and_run(device_ctx: wia.Context)
     )
     out, _ = run_arrays(device_ctx, source, "k", [np.zeros(4, np.float32), np.zeros(4, np.float32)], 4, 4)
     np.testing.assert_array_equal(out, np.full(4, 3.0, np.float32))
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "__kernel void k(__global ulong* o) { o[0] = sizeof(void); }",
+        "void f(void) {}\n__kernel void k(__global ulong* o) { o[0] = sizeof f(); }",
+    ],
+)
+def test_sizeof_void_is_refused(device_ctx: wia.Context, request: pytest.FixtureRequest, source: str) -> None:
+    """GNU C's ``sizeof(void)`` is 1; Clang refuses it in OpenCL C (the simulator built it)."""
+    assert_refused(device_ctx, request, source, "invalid application of 'sizeof' to a void type", None, CL12)

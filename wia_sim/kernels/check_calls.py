@@ -25,6 +25,7 @@ from wia_sim.kernels.structs import layout, size_align
 from wia_sim.kernels.table_types import check_table_call, resolved_call
 from wia_sim.kernels.types import (
     FLOAT,
+    FLOATS,
     INT,
     LONG,
     UINT,
@@ -291,7 +292,15 @@ class CallChecks(CheckerState):
         pointer_param = param.kind in ("pointer", "array")
         pointer_value = value.kind in ("pointer", "array")
         null = self.null_pointer(node)
-        if pointer_param and not pointer_value and not null:
+        integer = value.kind == "scalar" and value.name not in FLOATS
+        if (pointer_param and integer and not null) or (pointer_value and param.kind == "scalar"):
+            wanted = f"'{param}'" if declared is None else self.spell(declared, param, None)
+            passed = self.clang_type(node, value, as_value=True)
+            which = "integer to pointer" if pointer_param else "pointer to integer"
+            self.error(
+                self.start(node), f"incompatible {which} conversion passing {passed} to parameter of type {wanted}"
+            )
+        elif pointer_param and not pointer_value and not null:
             self.error(node, f"{what} must be a pointer, not '{value}'")
         elif pointer_param and points_elsewhere(param, value) and not null:
             wanted = f"'{param}'" if declared is None else self.spell(declared, param, None)

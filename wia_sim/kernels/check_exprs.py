@@ -243,7 +243,9 @@ class ExpressionChecks(CheckerState):
             if isinstance(node.expr, c_ast.Typename):
                 t = self.types.resolve(node.expr.type)
                 self.check_type_usable(t, node, op, named=True)
-                if t.kind == "struct" and t.name not in self.types.structs:
+                if t.kind == "void":  # (GNU C's 1: an error in OpenCL C, as Clang has it)
+                    self.error(node, f"invalid application of '{op}' to a void type")
+                elif t.kind == "struct" and t.name not in self.types.structs:
                     self.error(node, f"invalid application of '{op}' to the incomplete type '{t.name}'")
                 elif op == "sizeof" and t.kind == "array" and t.length is None:
                     self.error(node, f"invalid application of 'sizeof' to an incomplete type '{t}'")
@@ -253,7 +255,9 @@ class ExpressionChecks(CheckerState):
             else:
                 t = self.expr(node.expr)
                 string = isinstance(node.expr, c_ast.Constant) and node.expr.type == "string"
-                if op == "sizeof" and not string:  # from the operand's type: never evaluated (C99 6.5.3.4p2)
+                if t.kind == "void":
+                    self.error(node, f"invalid application of '{op}' to a void type")
+                elif op == "sizeof" and not string:  # from the operand's type: never evaluated (C99 6.5.3.4p2)
                     with contextlib.suppress(ValueError):  # (no size known here: the executor works it out)
                         self.sizes[id(node)] = size_align(t, self.types)[0]
                 elif op != "sizeof":  # GNU's alignment of an expression (its type's; a member's own), as Clang
@@ -812,6 +816,10 @@ class ExpressionChecks(CheckerState):
         if target.kind == "pointer" and points_elsewhere(target, value) and not self.null_pointer(source):
             self.report_store("address space", target, value, node, declared, place)
             return
+        integer = value.kind == "scalar" and value.name not in FLOATS
+        if target.kind == "pointer" and integer and not self.null_pointer(source):
+            self.report_store("integer to pointer", target, value, node, declared, place)
+            return
         if async_copy.event_mismatch(target, value, node):
             self.report_store("incompatible", target, value, node, declared, place)
             return
@@ -865,8 +873,15 @@ _STORES = {
         "returning": "returning {passed} from a function with incompatible result type {to}",
         "initializing": "initializing {to} with an expression of incompatible type {passed}",
     },
+    "integer to pointer": {
+        "assigning": "incompatible integer to pointer conversion assigning to {to} from {passed}",
+        "returning": "incompatible integer to pointer conversion returning {passed} from a function with result "
+        "type {to}",
+        "initializing": "incompatible integer to pointer conversion initializing {to} with an expression of type "
+        "{passed}",
+    },
     "pointer to integer": {
-        "assigning": "incompatible pointer to integer conversion assigning to {to} from type {passed}",
+        "assigning": "incompatible pointer to integer conversion assigning to {to} from {passed}",
         "returning": "incompatible pointer to integer conversion returning {passed} from a function with result "
         "type {to}",
         "initializing": "incompatible pointer to integer conversion initializing {to} with an expression of type "
