@@ -292,8 +292,8 @@ def k(body: str, params: str = "__global float* g, __local float* l, __constant 
             k("    event_t e = 0; int i = e;\n"),
             "initializing '__private int' with an expression of incompatible type '__private event_t'",
         ),
-        (k("    event_t e = 0; if (e) {}\n"), "a condition must be a scalar, not 'event_t'"),
-        (k("    event_t e = 0; e = e + 1;\n"), "invalid operands to binary '+'"),
+        (k("    event_t e = 0; if (e) {}\n"), "statement requires expression of scalar type ('event_t' invalid)"),
+        (k("    event_t e = 0; e = e + 1;\n"), "invalid operands to binary expression ('__private event_t' and 'int')"),
         (k("", "__global float* g, event_t e"), "'__private event_t' cannot be used as the type of a kernel parameter"),
     ],
 )

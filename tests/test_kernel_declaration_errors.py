@@ -202,3 +202,96 @@ def test_pointers_to_an_incomplete_struct_build_and_run(device_ctx: wia.Context)
 def test_sizeof_void_is_refused(device_ctx: wia.Context, request: pytest.FixtureRequest, source: str) -> None:
     """GNU C's ``sizeof(void)`` is 1; Clang refuses it in OpenCL C (the simulator built it)."""
     assert_refused(device_ctx, request, source, "invalid application of 'sizeof' to a void type", None, CL12)
+
+
+S = "typedef struct { float a; } S;\nvoid f(void) {}\n"
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (
+            S + "__kernel void k(__global float* o) { S s; s.a = 1; if (s) o[0] = 1; }",
+            "3:52",
+            "statement requires expression of scalar type ('S' invalid)",
+        ),
+        (
+            S + "__kernel void k(__global float* o) { S s; s.a = 1; do o[0] = 1; while (s); }",
+            "3:52",
+            "statement requires expression of scalar type ('S' invalid)",
+        ),
+        (
+            S + "__kernel void k(__global float* o) { if (f()) o[0] = 1; }",
+            "3:38",
+            "statement requires expression of scalar type ('void' invalid)",
+        ),
+        (
+            S + "__kernel void k(__global float* o) { int4 v = (int4)(1); while (v) o[0] = 1; }",
+            "3:58",
+            "statement requires expression of scalar type ('int4' (vector of 4 'int' values) invalid)",
+        ),
+        (
+            S + "__kernel void k(__global float* o) { switch (o[0]) { case 1: o[1] = 1; } }",
+            "3:38",
+            "statement requires expression of integer type ('__global float' invalid)",
+        ),
+        (
+            S + "__kernel void k(__global float* o) { switch (o) { case 1: o[1] = 1; } }",
+            "3:38",
+            "statement requires expression of integer type ('__global float *__private' invalid)",
+        ),
+        (
+            S + "__kernel void k(__global float* o) { S s; s.a = 1; o[0] = s ? 1 : 2; }",
+            "3:61",
+            "used type 'S' where arithmetic or pointer type is required",
+        ),
+        (
+            S + "__kernel void k(__global float* o) { S s; s.a = 1; o[0] = -s; }",
+            "3:59",
+            "invalid argument type 'S' to unary expression",
+        ),
+        (
+            S + "__kernel void k(__global float* o) { float x = 1; o[0] = ~x; }",
+            "3:58",
+            "invalid argument type 'float' to unary expression",
+        ),
+        (
+            S + "__kernel void k(__global float* o) { o[0] = *(-o); }",
+            "3:47",
+            "invalid argument type '__global float *' to unary expression",
+        ),
+        (
+            S + "__kernel void k(__global float* o) { S s; s.a = 1; o[0] = s && 1; }",
+            "3:61",
+            "invalid operands to binary expression ('__private S' and 'int')",
+        ),
+        (
+            "__kernel void k(__global float* o) { o[0] = o[1] % 2.0f; }",
+            "1:50",
+            "invalid operands to binary expression ('__global float' and 'float')",
+        ),
+        (
+            "__kernel void k(__global int* o) { float x = 1; o[0] = x << 2; }",
+            "1:58",
+            "invalid operands to binary expression ('__private float' and 'int')",
+        ),
+        (
+            "__kernel void k(__global float4* o) { float4 v = o[0]; o[1] = v & v; }",
+            "1:65",
+            "invalid operands to binary expression ('__private float4' (vector of 4 'float' values) and "
+            "'__private float4')",
+        ),
+        (
+            "__kernel void k(__global int4* o) { int4 a = o[0]; float4 f = (float4)(1); o[1] = a << f; }",
+            "1:85",
+            "used type 'float4' (vector of 4 'float' values) where integer is required",
+        ),
+        ("__kernel void k(__global float* o) {\n    goto   done;\n}", "2:12", "use of undeclared label 'done'"),
+    ],
+)
+def test_operands_and_conditions_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """Conditions and a switch's expression at the statement's keyword (the condition's value type named, the
+    switch's as an object's), unary and binary operands at the operator, a label nothing declares at its name."""
+    assert_refused(device_ctx, request, source, message, at, CL12)

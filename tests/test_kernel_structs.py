@@ -190,7 +190,7 @@ def test_private_structs_unions_initializers_and_long16_splats(ctx: wia.Context)
         ("struct S; __kernel void k(__global int* o) { o[0] = sizeof(struct S); }", "incomplete type"),
         (
             "struct S { int a; }; __kernel void k(__global int* o) { struct S s, t; s.a = 1; t = s + s; }",
-            r"invalid operands to binary '\+'",
+            r"invalid operands to binary expression \('__private struct S' and '__private struct S'\)",
         ),
         (
             "struct S { int a; }; struct T { int a; }; void f(struct S s) { struct T t = s; }",

@@ -434,7 +434,8 @@ class DeclarationChecks(CheckerState):
         self.scopes.append(scope)  # the parameters share the body's outermost scope (C99 6.2.1)
         self.compound(node.body, ctx, new_scope=False)
         for at, problem in jump_problems(node.body):
-            self.error(at, problem)
+            undeclared = isinstance(at, c_ast.Goto) and problem.startswith("use of undeclared label")
+            self.error(self.operator(at) if undeclared else at, problem)  # (Clang's place: the label's name)
         self.caller = None
         self.scopes.pop()
         line = _coord_of(decl)[0] or 0

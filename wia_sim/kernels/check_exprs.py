@@ -291,19 +291,20 @@ class ExpressionChecks(CheckerState):
             if operand.kind != "unknown":
                 self.error(self.operator(node), f"indirection requires pointer operand ('{operand}' invalid)")
             return UNKNOWN
+        invalid = f"invalid argument type {self.operand_type(node.expr, operand)} to unary expression"
         if op == "!":
             if operand.kind == "vector":
                 return TypeInfo("vector", _signed_of_size(operand.name), operand.width)
             if operand.kind == "struct":
-                self.error(node, f"invalid argument type '{operand}' to unary expression")
+                self.error(self.operator(node), invalid)
                 return UNKNOWN
             return INT
         if op == "~" and operand.is_arithmetic and operand.name in FLOATS:
-            self.error(node, f"invalid argument type '{operand.type_name}' to unary '~'")
+            self.error(self.operator(node), invalid)
             return UNKNOWN
         if op in ("-", "+", "~"):
             if operand.kind in ("pointer", "struct", "array"):
-                self.error(node, f"invalid argument type '{operand}' to unary '{op}'")
+                self.error(self.operator(node), invalid)
                 return UNKNOWN
             return _promote(operand)
         self.error(node, f"unsupported operator '{op}'")
@@ -329,7 +330,15 @@ class ExpressionChecks(CheckerState):
         if pointers:
             return self.pointer_arithmetic(node, left, right)
         if not (left.is_arithmetic and right.is_arithmetic):
-            self.error(node, f"invalid operands to binary '{op}' ('{left}' and '{right}')")
+            self.error(self.operator(node), self.invalid_operands(node, left, right))
+            return UNKNOWN
+        if op in _INTEGER_ONLY_OPS and (left.name in FLOATS or right.name in FLOATS):
+            floating = left if left.name in FLOATS else right
+            if op in ("<<", ">>") and floating.kind == "vector":  # (Clang's vector shift: the operand's own check)
+                shown = described(_unqualified(floating, "default"), self.spelled)
+                self.error(self.operator(node), f"used type {shown} where integer is required")
+            else:
+                self.error(self.operator(node), self.invalid_operands(node, left, right))
             return UNKNOWN
         if (
             left.kind == "vector"
@@ -338,11 +347,6 @@ class ExpressionChecks(CheckerState):
             and (left.width != right.width or left.name != right.name)
         ):
             self.error(self.operator(node), _vector_conversions(left, right))
-            return UNKNOWN
-        if op in _INTEGER_ONLY_OPS and (left.name in FLOATS or right.name in FLOATS):
-            self.error(
-                node, f"invalid operands to binary '{op}': integers needed ('{left.type_name}' and '{right.type_name}')"
-            )
             return UNKNOWN
         if op not in ("<<", ">>") and not self.scalar_fits_vector(node, left, right, (node.left, node.right)):
             return UNKNOWN
@@ -387,6 +391,14 @@ class ExpressionChecks(CheckerState):
             )
         return not worse
 
+    def invalid_operands(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> str:
+        """Clang's "invalid operands to binary expression" with the operands' types, each an object's with its
+        address space (its vector note once: Clang does not repeat what it said of the same type)."""
+        a, b = self.clang_type(node.left, left, as_value=True), self.clang_type(node.right, right, as_value=True)
+        if b == a:
+            b = b.split(" (", 1)[0]
+        return f"invalid operands to binary expression ({a} and {b})"
+
     def operand_type(self, node: c_ast.Node, t: TypeInfo) -> str:
         """The type of operand ``node`` (of type ``t``) as Clang's operator errors spell it: its value's, of no
         address space, by the typedef a variable was declared with ('big' (aka 'long'))."""
@@ -421,8 +433,9 @@ class ExpressionChecks(CheckerState):
         cond = self.expr(node.cond)
         a = cond if node.iftrue is node.cond else self.expr(node.iftrue)  # (GNU's ``x ?: y``: ``parsing``)
         b = self.expr(node.iffalse)
-        if cond.kind == "struct":
-            self.error(node.cond, f"a condition must be a scalar, not '{cond}'")
+        if cond.kind in ("struct", "void"):
+            shown = "'void'" if cond.kind == "void" else self.operand_type(node.cond, cond)
+            self.error(self.operator(node), f"used type {shown} where arithmetic or pointer type is required")
         elif cond.kind in ("scalar", "vector") and cond.name in FLOATS:  # (OpenCL C: Clang's error; if/while take it)
             self.error(node.cond, f"used type '{cond.type_name}' where floating point type is not allowed")
         if a.kind == "unknown" or b.kind == "unknown":

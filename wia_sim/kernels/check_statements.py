@@ -95,7 +95,7 @@ class StatementChecks(CheckerState):
             for d in node.decls:
                 self.local_decl(d, ctx)
         elif isinstance(node, c_ast.If):
-            self.condition(node.cond)
+            self.condition(node)
             self.substatement(node.iftrue, ctx)
             self.substatement(node.iffalse, ctx)
         elif isinstance(node, c_ast.For):
@@ -106,7 +106,7 @@ class StatementChecks(CheckerState):
             elif node.init is not None:
                 self.expr(node.init)
             if node.cond is not None:
-                self.condition(node.cond)
+                self.condition(node)
             if node.next is not None:
                 self.expr(node.next)
             ctx.loops += 1
@@ -114,10 +114,13 @@ class StatementChecks(CheckerState):
             ctx.loops -= 1
             self.scopes.pop()
         elif isinstance(node, c_ast.While | c_ast.DoWhile):
-            self.condition(node.cond)
+            if isinstance(node, c_ast.While):
+                self.condition(node)
             ctx.loops += 1
             self.substatement(node.stmt, ctx)
             ctx.loops -= 1
+            if isinstance(node, c_ast.DoWhile):  # (after its body, as Clang reads it)
+                self.condition(node)
         elif isinstance(node, c_ast.Break):
             if ctx.loops == 0 and ctx.switch is None:
                 self.error(node, "'break' statement not in loop or switch statement")
@@ -157,18 +160,19 @@ class StatementChecks(CheckerState):
             self.statement(node, ctx)
             self.scopes.pop()
 
-    def condition(self, node: c_ast.Node) -> None:
-        t = self.expr(node)
-        if t.kind in ("struct", "void", "opaque"):
-            self.error(node, f"a condition must be a scalar, not '{t}'")
-        elif t.kind == "vector":
-            self.error(node, f"a condition must be a scalar, not the vector '{t.type_name}' (use any() or all())")
+    def condition(self, statement: c_ast.If | c_ast.For | c_ast.While | c_ast.DoWhile) -> None:
+        """The condition of ``statement``: a scalar (Clang's error at the statement's keyword, the condition's
+        value type named)."""
+        t = self.expr(statement.cond)
+        if t.kind in ("struct", "void", "opaque", "vector"):
+            shown = "'void'" if t.kind == "void" else self.operand_type(statement.cond, t)
+            self.error(statement, f"statement requires expression of scalar type ({shown} invalid)")
 
     def switch_statement(self, node: c_ast.Switch, ctx: _Context) -> None:
         """The controlling expression, then the body: one scope, its ``case``/``default`` labels in it, directly
         (the parser gathers the statements after such a label into the label's ``stmts``) or inside its nested
         statements (``nested_label``)."""
-        switch = _Switch(self.switch_type(node.cond))
+        switch = _Switch(self.switch_type(node))
         body = node.stmt
         items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
         self.scopes.append({})
@@ -185,16 +189,17 @@ class StatementChecks(CheckerState):
         ctx.depth -= 1
         self.scopes.pop()
 
-    def switch_type(self, cond: c_ast.Node) -> CType | None:
+    def switch_type(self, node: c_ast.Switch) -> CType | None:
         """The promoted type of a switch's controlling expression (C99 6.8.4.2: an integer type); None after an
-        error or where the type is not known."""
-        t = self.expr(cond)
+        error (Clang's at the ``switch``, the expression's type named as an object's) or where the type is not
+        known."""
+        t = self.expr(node.cond)
         if t.kind == "unknown" or (t.kind == "scalar" and t.name == "?"):
             return None
         c = _ctype(t) if t.kind == "scalar" else None
         if c is None or c.kind == "float":
-            what = f"the vector '{t.type_name}'" if t.kind == "vector" else f"'{t}'"
-            self.error(cond, f"the controlling expression of a switch must have an integer type, not {what}")
+            shown = "'void'" if t.kind == "void" else self.clang_type(node.cond, t, as_value=True)
+            self.error(node, f"statement requires expression of integer type ({shown} invalid)")
             return None
         return promoted(c)
 

@@ -636,7 +636,8 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
     source the program was parsed from, as a node to report at, by the id of its node: Clang places an operator's
     errors there, pycparser's node at the first operand. The operator of a binary operation, the ``?`` of a
     conditional operator, the ``=`` or ``+=`` of an assignment, the ``++``, ``*`` or ``-`` of a unary operator,
-    the ``[`` of a subscript, the ``(`` of a call, the ``.`` or ``->`` of a member; a call's closing ``)`` too, by
+    the ``[`` of a subscript, the ``(`` of a call, the ``.`` or ``->`` of a member, the label a ``goto`` names; a
+    call's closing ``)`` too, by
     ``(id, ")")``, and an expression's first token where pycparser's place is another, by ``(id, "start")``. A
     binary operator is the token before its right operand; another infix one the first such token at its first
     operand's bracket depth after that operand starts, within the statement; a prefix one the token just before its
@@ -695,6 +696,9 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
             k = before(first(n.subscript), "[")
         elif isinstance(n, c_ast.StructRef):
             k = before(at(n.field), n.type)
+        elif isinstance(n, c_ast.Goto):  # (its label's name)
+            k = at(n)
+            k = k + 1 if k is not None and k + 1 < len(tokens) else None
         elif isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID):
             callee = at(n.name)
             opened = callee is not None and callee + 1 < len(tokens) and tokens[callee + 1].text == "("
