@@ -295,3 +295,36 @@ def test_operands_and_conditions_clang_refuses(
     """Conditions and a switch's expression at the statement's keyword (the condition's value type named, the
     switch's as an object's), unary and binary operands at the operator, a label nothing declares at its name."""
     assert_refused(device_ctx, request, source, message, at, CL12)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (
+            "__kernel void k(__global float4* o) { o[0] = (float4)(1.0f, 2.0f, 3.0f); }",
+            "1:54",
+            "too few elements in vector initialization (expected 4 elements, have 3)",
+        ),
+        (
+            "__kernel void k(__global float4* o) { o[0] = (float4)((1.0f), 2.0f); }",
+            "1:54",
+            "too few elements in vector initialization (expected 4 elements, have 2)",
+        ),
+        (
+            "__kernel void k(__global float2* o) { o[0] = (float2)(1.0f, 2.0f, 3.0f); }",
+            "1:67",
+            "excess elements in vector initializer",
+        ),
+        (
+            "__kernel void k(__global float4* o) { float2 a = (float2)(1); o[0] = (float4)(a, a, 1.0f); }",
+            "1:78",
+            "too many elements in vector initialization (expected 4 elements, have 5)",
+        ),
+    ],
+)
+def test_vector_literals_of_the_wrong_length(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """Too few components at the literal's ``(``; scalars past the end at the first of them; a vector component
+    making too many at the ``(`` (the simulator said "vector literal for 'float4' has 3 components")."""
+    assert_refused(device_ctx, request, source, message, at, CL12)

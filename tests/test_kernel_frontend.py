@@ -1370,7 +1370,10 @@ REJECTED = [
         id="undefined-function",
     ),
     pytest.param(
-        k("    float4 v = (float4)(1.0f, 2.0f, 3.0f);\n"), 2, "has 3 components, expected 4", id="vector-literal"
+        k("    float4 v = (float4)(1.0f, 2.0f, 3.0f);\n"),
+        2,
+        "too few elements in vector initialization (expected 4 elements, have 3)",
+        id="vector-literal",
     ),
     pytest.param(
         k("    float4 v = (float4)(0.0f);\n    a[0] = v.q;\n"), 3, "illegal vector component name 'q'", id="swizzle"

@@ -586,12 +586,18 @@ class ExpressionChecks(CheckerState):
         if len(widths) != len(parts):
             return
         total = sum(widths)
-        if total != target.width and not (len(parts) == 1 and total == 1):
-            self.error(
-                node,
-                f"vector literal for '{target.type_name}' has {total} components, expected {target.width}"
-                + (" (or 1 to fill all)" if len(parts) == 1 else ""),
-            )
+        if total == target.width or (len(parts) == 1 and total == 1):
+            return
+        # Clang's words: scalars past the end are excess items of the list, at the first of them; a vector item
+        # makes the count the literal's, at its '('
+        if total > target.width and max(widths) == 1:
+            self.error(self.start(node.expr.exprs[target.width]), "excess elements in vector initializer")
+            return
+        few = "too few" if total < target.width else "too many"
+        self.error(
+            self.operator_marks.get((id(node), "("), node),
+            f"{few} elements in vector initialization (expected {target.width} elements, have {total})",
+        )
 
     def expr_ExprList(self, node: c_ast.ExprList) -> TypeInfo:
         result = UNKNOWN

@@ -637,7 +637,7 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
     errors there, pycparser's node at the first operand. The operator of a binary operation, the ``?`` of a
     conditional operator, the ``=`` or ``+=`` of an assignment, the ``++``, ``*`` or ``-`` of a unary operator,
     the ``[`` of a subscript, the ``(`` of a call, the ``.`` or ``->`` of a member, the label a ``goto`` names; a
-    call's closing ``)`` too, by
+    call's closing ``)`` and a vector literal's opening ``(`` too, by
     ``(id, ")")``, and an expression's first token where pycparser's place is another, by ``(id, "start")``. A
     binary operator is the token before its right operand; another infix one the first such token at its first
     operand's bracket depth after that operand starts, within the statement; a prefix one the token just before its
@@ -696,6 +696,12 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
             k = before(first(n.subscript), "[")
         elif isinstance(n, c_ast.StructRef):
             k = before(at(n.field), n.type)
+        elif isinstance(n, c_ast.Cast) and isinstance(n.expr, c_ast.ExprList) and n.expr.exprs:
+            opening = first(n.expr.exprs[0])  # (a vector literal's list: its '(', before its first item's own)
+            while opening is not None and opening > 0 and tokens[opening - 1].text == "(":
+                opening -= 1
+            if opening is not None and tokens[opening].text == "(":
+                mark((id(n), "("), opening)
         elif isinstance(n, c_ast.Goto):  # (its label's name)
             k = at(n)
             k = k + 1 if k is not None and k + 1 < len(tokens) else None
