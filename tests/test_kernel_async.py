@@ -278,7 +278,7 @@ def k(body: str, params: str = "__global float* g, __local float* l, __constant 
         (k("    async_work_group_copy(l, g, 4, 1.0f);\n"), "must be an event_t (or 0 for none)"),
         (k("    async_work_group_copy(1.0f, g, 4, 0);\n"), "first argument of 'async_work_group_copy' must be a poi"),
         (k("    async_work_group_strided_copy(l, g, 4, 1.5f, 0);\n"), "fourth argument of 'async_work_group_str"),
-        (k("    async_work_group_copy(l, g, 4);\n"), "takes 4 arguments, but 3 were given"),
+        (k("    async_work_group_copy(l, g, 4);\n"), "no matching function for call to 'async_work_group_copy'"),
         (k("    float f = 0; wait_group_events(1, &f);\n"), "must be a pointer to event_t"),
         (k("    event_t e = 0; wait_group_events(1.0f, &e);\n"), "first argument of 'wait_group_events' must be an"),
         (k("    prefetch(l, 4);\n"), "first argument of 'prefetch' must be a pointer to __global memory"),

@@ -647,13 +647,13 @@ def test_counts_by_kind(ctx: wia.Context) -> None:
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        ("short s = 1; int v = add_sat(s, 1);", "the call is ambiguous"),
-        ("int v = add_sat(1);", "takes 2 arguments"),
-        ("long v = mul24(1L, 2L);", "the call is ambiguous"),  # (Clang: "call to 'mul24' is ambiguous")
-        ("float v = hadd(1.0f, 2.0f);", "the call is ambiguous"),  # (the floats convert to every integer)
+        ("short s = 1; int v = add_sat(s, 1);", "call to 'add_sat' is ambiguous"),
+        ("int v = add_sat(1);", "no matching function for call to 'add_sat'"),
+        ("long v = mul24(1L, 2L);", "call to 'mul24' is ambiguous"),
+        ("float v = hadd(1.0f, 2.0f);", "call to 'hadd' is ambiguous"),  # (the floats convert to every integer)
         ("long v = upsample(1, 2);", "needs a 'uint' second argument"),
         ("int v = any(1u);", "must be a signed integer"),
-        ("float4 v = mix((float4)(1.0f), (float4)(2.0f), (float2)(0.5f));", "vector arguments of different lengths"),
+        ("float4 v = mix((float4)(1.0f), (float4)(2.0f), (float2)(0.5f));", "no matching function for call to 'mix'"),
         ("float v = fract(1.0f, o);", "must point to 'float'"),
         ("int e; float v = frexp(1.0f, e);", "must be a pointer"),
         ("float e; float v = frexp(1.0f, &e);", "must point to 'int'"),
@@ -661,13 +661,13 @@ def test_counts_by_kind(ctx: wia.Context) -> None:
         ("float2 e; float4 v = sincos((float4)(1.0f), &e);", "must point to 'float4'"),
         ("float v = modf(1.0f, c);", "read-only"),
         ("float v = nan(1);", "must be an unsigned integer"),
-        ("float v = length((float8)(1.0f));", "float2, float3 or float4|2-4-vector"),
-        ("float v = fast_length((float8)(1.0f));", "float, float2, float3 or float4"),
+        ("float v = length((float8)(1.0f));", "no matching function for call to 'length'"),
+        ("float v = fast_length((float8)(1.0f));", "no matching function for call to 'fast_length'"),
         ("int4 v = isless((float4)(1.0f), (float2)(1.0f));", "no matching function"),
         ("float4 v = shuffle((float4)(1.0f), (int4)(1));", "must be a uint"),
         ("float4 v = shuffle((float4)(1.0f), (uint2)(1)) + shuffle((float3)(1.0f), (uint4)(1));", "2-, 4-, 8- or 16"),
         ("float4 v = shuffle2((float4)(1.0f), (float2)(1.0f), (uint4)(1));", "two inputs of one type"),
-        ("int v = bitselect(1, 2u, 3);", "the call is ambiguous"),
+        ("int v = bitselect(1, 2u, 3);", "call to 'bitselect' is ambiguous"),
         ("float v = step((float4)(1.0f), 1.0f);", "incompatible type 'float4'"),  # (Clang: x splats)
         ("vstore_half4_rtz((float4)(1.0f), 0, o);", "half pointer"),
     ],

@@ -328,3 +328,61 @@ def test_vector_literals_of_the_wrong_length(
     """Too few components at the literal's ``(``; scalars past the end at the first of them; a vector component
     making too many at the ``(`` (the simulator said "vector literal for 'float4' has 3 components")."""
     assert_refused(device_ctx, request, source, message, at, CL12)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message", "everywhere"),
+    [
+        (
+            "__kernel void k(__global float* o) { atomic_add(o, 1.0f); }",
+            "1:38",
+            "call to 'atomic_add' is ambiguous",
+            "is ambiguous",
+        ),
+        (
+            "__kernel void k(__global float* o) { o[0] = min(1.0f, 2); }",
+            "1:45",
+            "call to 'min' is ambiguous",
+            "is ambiguous",
+        ),
+        (
+            "__kernel void k(__global float* o) { o[0] = sqrt(1.0f, 2.0f); }",
+            "1:45",
+            "no matching function for call to 'sqrt'",
+            "no matching function",
+        ),
+        (
+            "__kernel void k(__global float* o) { o[0] = sqrt(o); }",
+            "1:45",
+            "no matching function for call to 'sqrt'",
+            "no matching function",
+        ),
+        (
+            "__kernel void k(__global float* o) { float4 v = vload4(0, 5); o[0] = v.x; }",
+            "1:49",
+            "no matching function for call to 'vload4'",
+            "no matching function",
+        ),
+        (
+            "__kernel void k(__global float* o) { barrier(); }",
+            "1:46",
+            "too few arguments to function call, single argument 'flags' was not specified",
+            "too few arguments to function call",
+        ),
+        (
+            "__kernel void k(__global int* o) { o[0] = as_int((short)1); }",
+            "1:43",
+            "invalid reinterpretation: sizes of 'int' and 'short' must match",
+            "invalid reinterpretation: sizes of 'int' and 'short' must match",
+        ),
+    ],
+)
+def test_builtin_calls_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str, everywhere: str
+) -> None:
+    """Overload resolution's words (PoCL's renamed built-ins say '_cl_sqrt': only the words around the name are
+    checked there), a built-in of one parameter's arity words, a reinterpretation between sizes; ``atomic_add`` of
+    a float had built (OpenCL C 1.2 has int and uint ones: a float converts to both alike)."""
+    refusal = assert_refused(device_ctx, request, source, everywhere, at if message == everywhere else None, CL12)
+    if request.node.callspec.params["device_ctx"] == "sim":
+        assert f"kernel.cl:{at}: error: {message}" in refusal

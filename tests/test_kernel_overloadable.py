@@ -59,4 +59,4 @@ def test_a_call_no_single_overload_takes_is_refused_everywhere(device_ctx: wia.C
     )
     refusal = build_error(device_ctx, source, "k", "-cl-std=CL1.2")
     if wia.get_backend().name == "sim":
-        assert "call to 'g' with arguments" in refusal
+        assert "call to 'g' is ambiguous" in refusal or "no matching function for call to 'g'" in refusal

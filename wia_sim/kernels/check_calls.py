@@ -10,7 +10,8 @@ from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels import async_copy, images, printf
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _Function, _promote
-from wia_sim.kernels.overloads import CONVERSION, EXACT, INTEGERS, SPLAT, best, candidates, floats, rank
+from wia_sim.kernels.clang_types import described
+from wia_sim.kernels.overloads import CONVERSION, EXACT, INTEGERS, SPLAT, best, candidates, floats, rank, unresolved
 from wia_sim.kernels.signatures import (
     BUILTINS,
     CONVERT_RE,
@@ -176,8 +177,7 @@ class CallChecks(CheckerState):
             ]
         chosen = best(viable)
         if isinstance(chosen, str):
-            spelled = ", ".join(f"'{t}'" for t in arg_types)
-            self.error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
+            self.error(node, unresolved(name, chosen))
             return UNKNOWN
         target = viable[chosen][0]
         if not target:
@@ -323,12 +323,18 @@ class CallChecks(CheckerState):
         assert arity is not None
         low, high = arity
         if not low <= len(args) <= high:
-            wanted = str(low) if low == high else f"{low} to {high}"
-            plural = "" if wanted == "1" else "s"
-            self.error(
-                node,
-                f"built-in function '{name}' takes {wanted} argument{plural}, but {_given(len(args))}",
-            )
+            named = _SINGLE_PARAMETER.get(name)
+            if named is None:  # an overloaded built-in (the work-item functions: PoCL's and Oclgrind's words differ)
+                wanted = str(low) if low == high else f"{low} to {high}"
+                plural = "" if wanted == "1" else "s"
+                words = f"built-in function '{name}' takes {wanted} argument{plural}, but {_given(len(args))}"
+                self.error(node, words if name.startswith("get_") else unresolved(name, "no matching function"))
+            elif args:  # Clang's words for a function of one declaration, as for the program's own
+                expected = f"expected single argument '{named}', have {len(args)} arguments"
+                self.error(args[1], f"too many arguments to function call, {expected}")
+            else:
+                missing = self.operator_marks.get((id(node), ")"), node)
+                self.error(missing, f"too few arguments to function call, single argument '{named}' was not specified")
             return UNKNOWN
         if name in async_copy.ASYNC_BUILTINS:
             return async_copy.check_call(self.error, node, name, args, arg_types)
@@ -343,9 +349,9 @@ class CallChecks(CheckerState):
             elif name.startswith("as_"):
                 have, need = source.element_size, result.element_size
                 if have is not None and need is not None and have != need:
-                    self.error(
-                        node, f"'{name}' needs an argument of {need} bytes, not '{source.type_name}' ({have} bytes)"
-                    )
+                    values = (TypeInfo(t.kind, t.name, t.width, space="default") for t in (result, source))
+                    shown = " and ".join(described(t, self.spelled) for t in values)
+                    self.error(node, f"invalid reinterpretation: sizes of {shown} must match")
             elif source.kind == "vector" and source.width != width:
                 self.error(node, f"'{name}' needs a {width}-component argument, not '{source.type_name}'")
             elif source.kind == "scalar" and width > 1:
@@ -366,6 +372,9 @@ class CallChecks(CheckerState):
                 self.error(args[0], f"the first argument of '{name}' must be a pointer to __global or __local memory")
                 return UNKNOWN
             if p.kind == "pointer" and p.target is not None:
+                if p.target.name in FLOATS and name != "atomic_xchg":  # (float converts to int and uint alike)
+                    self.error(node, f"call to '{name}' is ambiguous")
+                    return UNKNOWN
                 if p.target.space not in ("global", "local"):
                     where = p.target.space
                     self.error(args[0], f"'{name}' needs a pointer to __global or __local memory, not __{where}")
@@ -394,15 +403,14 @@ class CallChecks(CheckerState):
             p = arg_types[1]
             width = int(rule[5:])
             if p.kind not in ("pointer", "array", "unknown"):
-                self.error(args[1], f"the second argument of '{name}' must be a pointer")
+                self.error(node, unresolved(name, "no matching function"))
                 return UNKNOWN
             if p.target is not None and p.target.kind == "scalar":
                 return TypeInfo("vector", p.target.name, width)
             return TypeInfo("vector", "?", width)
-        for a, t in zip(args, arg_types, strict=True):
-            if t.kind in ("pointer", "struct", "array"):
-                self.error(a, f"built-in function '{name}' needs scalar or vector arguments, not '{t}'")
-                return UNKNOWN
+        if any(t.kind in ("pointer", "struct", "array") for t in arg_types):
+            self.error(node, unresolved(name, "no matching function"))
+            return UNKNOWN
         if any(t.kind == "unknown" for t in arg_types) and rule not in ("first", "own"):
             if rule == "scalar":
                 return TypeInfo("scalar", "?")
@@ -478,6 +486,10 @@ def _parameters(fn: _Function) -> list[c_ast.Node] | None:
     params = decl.args.params if isinstance(decl, c_ast.FuncDecl | FuncDeclExt) and decl.args is not None else []
     types = [p.type for p in params if isinstance(p, c_ast.Decl)]
     return types if len(types) == len(fn.params) else None
+
+
+_SINGLE_PARAMETER = {"barrier": "flags", "mem_fence": "flags", "read_mem_fence": "flags", "write_mem_fence": "flags"}
+"""Built-ins of one declaration and one parameter, by the name Clang's arity errors give it (opencl-c.h's)."""
 
 
 def _arity(fn: _Function, given: int) -> str:

@@ -11,7 +11,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = ["CONVERSION", "EXACT", "INTEGERS", "SPLAT", "Arg", "best", "candidates", "floats", "rank", "resolve"]
+__all__ = [
+    "CONVERSION",
+    "EXACT",
+    "INTEGERS",
+    "SPLAT",
+    "Arg",
+    "best",
+    "candidates",
+    "floats",
+    "rank",
+    "resolve",
+    "unresolved",
+]
 
 INTEGERS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong")
 _PROMOTED_TO_INT = frozenset({"bool", "char", "uchar", "short", "ushort"})
@@ -89,6 +101,14 @@ def candidates(args: Sequence[Arg], elements: Sequence[str], forms: Sequence[str
             if all(r is not None for r in ranks):
                 viable.append((element, [r for r in ranks if r is not None]))
     return viable
+
+
+def unresolved(name: str, why: str) -> str:
+    """Clang's error for a call of ``name`` that overload resolution leaves without one best candidate (``why``:
+    ``best``'s or ``resolve``'s reason)."""
+    if why == "the call is ambiguous":
+        return f"call to '{name}' is ambiguous"
+    return f"no matching function for call to '{name}'"
 
 
 def best(viable: Sequence[tuple[str, list[int]]]) -> str | int:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from pycparser import c_ast
 
-from wia_sim.kernels.overloads import best, rank, resolve
+from wia_sim.kernels.overloads import best, rank, resolve, unresolved
 from wia_sim.kernels.types import INT, ULONG, UNKNOWN, UNSIGNED_OF, TypeInfo, scalar_or_vector
 
 __all__ = ["INTEGER_GENTYPE", "RELATIONAL1", "RELATIONAL2", "TABLE_FUNCTIONS", "check_table_call", "resolved_call"]
@@ -164,8 +164,7 @@ def _pointer_out(
         want = scalar_or_vector("int", x.width if x.kind == "vector" else 1) if int_out else x
         error(args[-1], f"the last argument of '{name}({x.type_name} ...)' must point to '{want.type_name}', not '{p}'")
         return UNKNOWN
-    spelled = ", ".join(f"'{t.type_name}'" for t in values) + f", '{p}'"
-    error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
+    error(node, unresolved(name, chosen))
     return UNKNOWN
 
 
@@ -222,8 +221,7 @@ def resolved_call(
     than one is best."""
     chosen = resolve([(t.name, t.width if t.kind == "vector" else 1) for t in types], elements, forms)
     if isinstance(chosen, str):
-        spelled = ", ".join(f"'{t.type_name}'" for t in types)
-        error(node, f"call to '{name}' with arguments {spelled}: {chosen}")
+        error(node, unresolved(name, chosen))
         return UNKNOWN
     return scalar_or_vector(*chosen)
 
@@ -234,11 +232,8 @@ def _geometric(
     allowed = ("float",) if name.startswith("fast_") else floating
     what = "float, float2, float3 or float4" if name.startswith("fast_") else "a floating-point scalar or 2-4-vector"
     r = _gentype_call(name, what, allowed, args, types, error, node)
-    if r.kind == "vector" and r.width > 4:
-        error(node, f"built-in function '{name}' takes {what}, not '{r.type_name}'")
-        return UNKNOWN
-    if name == "cross" and _known(r) and r.width not in (3, 4):
-        error(node, f"built-in function 'cross' takes {r.name}3 or {r.name}4 arguments, not '{r.type_name}'")
+    if (r.kind == "vector" and r.width > 4) or (name == "cross" and _known(r) and r.width not in (3, 4)):
+        error(node, unresolved(name, "no matching function"))
         return UNKNOWN
     if name in ("fast_normalize", "normalize", "cross") or r.kind == "unknown":
         return r
