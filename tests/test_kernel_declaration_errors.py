@@ -386,3 +386,76 @@ def test_builtin_calls_clang_refuses(
     refusal = assert_refused(device_ctx, request, source, everywhere, at if message == everywhere else None, CL12)
     if request.node.callspec.params["device_ctx"] == "sim":
         assert f"kernel.cl:{at}: error: {message}" in refusal
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (
+            "float f(void);\nint f(void) { return 1; }\n__kernel void k(__global float* o) { o[0] = f(); }",
+            "2:5",
+            "conflicting types for 'f'",
+        ),
+        (
+            "float f(int a);\nfloat f(uint a) { return a; }\n__kernel void k(__global float* o) { o[0] = f(1); }",
+            "2:7",
+            "conflicting types for 'f'",
+        ),
+        (
+            "__kernel void k(__global float* o);\n__kernel void k(__global int* o) { }",
+            "2:15",
+            "conflicting types for 'k'",
+        ),
+        (
+            "struct S { int a; };\nstruct S { int b; };\n__kernel void k(__global float* o) { o[0] = 1; }",
+            "2:8",
+            "redefinition of 'S'",
+        ),
+        ("__kernel void k(__global float* o) { void v; o[0] = 1; }", "1:43", "variable has incomplete type 'void'"),
+        (
+            "__kernel void k(__global float* o) { void a[2]; o[0] = 1; }",
+            "1:44",
+            "array has incomplete element type 'void'",
+        ),
+        (
+            "struct T;\n__kernel void k(__global float* o) { struct T t[2]; o[0] = 1; }",
+            "2:48",
+            "array has incomplete element type 'struct T'",
+        ),
+        (
+            "__kernel void k(__global float* o) { float o = 1; }",
+            "1:44",
+            "redefinition of 'o' with a different type: '__private float' vs '__global float *__private'",
+        ),
+        ("__kernel void k(__global float* o) { int x = 1; int x = 2; o[0] = x; }", "1:53", "redefinition of 'x'"),
+        (
+            "__kernel void k(__global float* o) { __global float g; o[0] = g; }",
+            "1:53",
+            "function scope variable cannot be declared in global address space",
+        ),
+        (
+            "enum E { A, A };\n__kernel void k(__global float* o) { o[0] = A; }",
+            "1:13",
+            "redefinition of enumerator 'A'",
+        ),
+    ],
+)
+def test_redeclarations_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """A function declared twice with other types, a struct defined twice, objects of type void, a name declared
+    twice in one scope (both types named where they differ), and more of Clang's words (the first five had
+    built)."""
+    assert_refused(device_ctx, request, source, message, at, CL12)
+
+
+def test_functions_declared_alike_build(device_ctx: wia.Context) -> None:
+    """Declarations that give one function type: qualifiers of a parameter itself and an array parameter's
+    pointer (C99 6.7.5.3p15), a prototype before its definition."""
+    source = (
+        "float f(const int n, __global const float a[4]);\n"
+        "float f(int n, __global const float* a) { return a[n]; }\n"
+        "__kernel void k(__global float* o) { o[1] = f(0, o); }\n"
+    )
+    (out,) = run_arrays(device_ctx, source, "k", [np.array([5.0, 0.0], np.float32)], 1, 1)
+    np.testing.assert_array_equal(out, [5.0, 5.0])

@@ -88,7 +88,7 @@ class CallChecks(CheckerState):
         if name in self.suppressed:
             return UNKNOWN
         if name in self.later_functions:  # (Clang's words, and why)
-            self.error(node, f"use of undeclared identifier '{name}' (a function declared below: declare it first)")
+            self.error(node, f"use of undeclared identifier '{name}'")  # (a function declared below it)
         else:
             self.error(node, f"use of undeclared identifier '{name}'")
         return UNKNOWN

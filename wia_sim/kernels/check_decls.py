@@ -61,6 +61,22 @@ def _declarations(nodes: list[c_ast.Node]) -> list[c_ast.Decl]:
     return found
 
 
+def _adjusted(t: TypeInfo) -> TypeInfo:
+    """A parameter's or result's type as a function's type has it (C99 6.7.5.3p15): an array as a pointer to its
+    element, without the qualifiers and address space of the object itself."""
+    if t.kind == "array" and t.target is not None:
+        return TypeInfo("pointer", target=t.target)
+    return TypeInfo(t.kind, t.name, t.width, t.target, length=t.length)
+
+
+def _same_signature(a: _Function, b: _Function) -> bool:
+    """Whether two declarations of a function give it one type (its result's and its parameters'): Clang's
+    "conflicting types" otherwise."""
+    if len(a.params) != len(b.params) or _adjusted(a.return_type) != _adjusted(b.return_type):
+        return False
+    return all(_adjusted(x) == _adjusted(y) for x, y in zip(a.params, b.params, strict=True))
+
+
 def _innermost_names(node: c_ast.Node | None) -> list[str]:
     while node is not None and not isinstance(node, c_ast.IdentifierType):
         node = getattr(node, "type", None)
@@ -210,7 +226,7 @@ class DeclarationChecks(CheckerState):
                     v = value
                 value = v
             if enumerator.name in self.enumerators or enumerator.name in self.scopes[0]:
-                self.error(enumerator, f"redefinition of '{enumerator.name}'")
+                self.error(enumerator, f"redefinition of enumerator '{enumerator.name}'")
             self.enumerators[enumerator.name] = value
             names.append(enumerator.name)
             value += 1
@@ -360,7 +376,7 @@ class DeclarationChecks(CheckerState):
         if previous is not None:
             if previous.node is not None and definition is not None:
                 self.error(decl, f"redefinition of '{name}'")
-            elif len(previous.params) != len(fn.params) or previous.is_kernel != fn.is_kernel:
+            elif previous.is_kernel != fn.is_kernel or not _same_signature(previous, fn):
                 self.error(decl, f"conflicting types for '{name}'")
         elif name in self.scopes[0]:
             self.error(decl, f"redefinition of '{name}'")
@@ -664,13 +680,14 @@ class DeclarationChecks(CheckerState):
                 if t.kind == "struct":
                     self.error(node, f"variable has incomplete type {self.spell(node.type, t, space)}")
                 elif t.kind == "array":  # (at its ``[``)
-                    self.error(node.type, f"array has incomplete element type '{self.spelled(inner.name)}'")
+                    where = self.operator(node.type)
+                    self.error(where, f"array has incomplete element type '{self.spelled(inner.name)}'")
             elif problem:
                 self.error(node, f"variable '{node.name}': {problem}")
         if space == "local":
             self.local_variable(node, t, ctx)
         elif space == "global":
-            self.error(node, f"variable '{node.name}' cannot be declared in the __global address space")
+            self.error(node, "function scope variable cannot be declared in global address space")
         elif space == "constant":
             self.local_constant(node, ctx)
         self.check_array_dims(node, t)
@@ -678,8 +695,15 @@ class DeclarationChecks(CheckerState):
         reserved = keyword_name(node.name, "variable")
         if reserved:
             self.error(node, reserved)
-        if node.name in scope:
-            self.error(node, f"redefinition of '{node.name}'")
+        previous = scope.get(node.name)
+        if previous is not None:  # (of another type: both named, as Clang's message names them)
+            now = self.spell(node.type, t, t.space)
+            before = self.spell(previous.declared, previous.type, previous.type.space) if previous.declared else now
+            other = f" with a different type: {now} vs {before}" if now != before else ""
+            self.error(node, f"redefinition of '{node.name}'{other}")
+        if t.kind == "void" or (t.kind == "array" and t.target is not None and t.target.kind == "void"):
+            what = "variable has incomplete type" if t.kind == "void" else "array has incomplete element type"
+            self.error(node if t.kind == "void" else self.operator(node.type), f"{what} 'void'")
         symbol = scope[node.name] = _Symbol(node.name, "var", t, _coord_of(node)[0], declared=node.type)
         if node.init is not None and space != "local":
             self.check_initializer(node.init, t, node)
@@ -870,8 +894,8 @@ class DeclarationChecks(CheckerState):
             self.error(init, str(exc))
             return None
         if t.length is not None and len(data) > t.length:
-            self.error(init, f"initializer-string for char array is too long ({len(data)} bytes for {t.length})")
-            return None
+            self.warning(init, "initializer-string for char array is too long")  # (C's: the excess dropped)
+            data = data[: t.length]
         if t.length is None or len(data) < t.length:
             data.append(0)
         signed = element.name == "char"

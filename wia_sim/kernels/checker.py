@@ -189,6 +189,12 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
                 self.misplaced_pragma(pragma, "struct declaration")
             record.decls = [m for m in record.decls if not isinstance(m, c_ast.Pragma)]
         self.storage_classes(items)
+        defined: set[tuple[str, str]] = set()  # file-scope struct and union tags (a block's may shadow one)
+        for record in _records([n.decl if isinstance(n, c_ast.FuncDef) else n for n in items]):
+            tag = (type(record).__name__, record.name)
+            if record.name is not None and tag in defined:
+                self.error(record, f"redefinition of '{record.name}'")
+            defined.add(tag)
         for node in items:
             if isinstance(node, c_ast.FuncDef):
                 self.later_functions.add(node.decl.name)

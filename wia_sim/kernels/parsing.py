@@ -636,9 +636,9 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
     source the program was parsed from, as a node to report at, by the id of its node: Clang places an operator's
     errors there, pycparser's node at the first operand. The operator of a binary operation, the ``?`` of a
     conditional operator, the ``=`` or ``+=`` of an assignment, the ``++``, ``*`` or ``-`` of a unary operator,
-    the ``[`` of a subscript, the ``(`` of a call, the ``.`` or ``->`` of a member, the label a ``goto`` names; a
-    call's closing ``)`` and a vector literal's opening ``(`` too, by
-    ``(id, ")")``, and an expression's first token where pycparser's place is another, by ``(id, "start")``. A
+    the ``[`` of a subscript, the ``(`` of a call, the ``.`` or ``->`` of a member, the label a ``goto`` names, an
+    array declarator's ``[``; a call's closing ``)`` and a vector literal's opening ``(`` too, by ``(id, ")")`` and
+    ``(id, "(")``, and an expression's first token where pycparser's place is another, by ``(id, "start")``. A
     binary operator is the token before its right operand; another infix one the first such token at its first
     operand's bracket depth after that operand starts, within the statement; a prefix one the token just before its
     operand (and the brackets the operand starts with); a ``[`` the token before the subscript, a ``.`` the one
@@ -702,6 +702,9 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
                 opening -= 1
             if opening is not None and tokens[opening].text == "(":
                 mark((id(n), "("), opening)
+        elif isinstance(n, c_ast.ArrayDecl):  # (an array declarator's '[', after its name)
+            k = at(n)
+            k = k + 1 if k is not None and k + 1 < len(tokens) and tokens[k + 1].text == "[" else None
         elif isinstance(n, c_ast.Goto):  # (its label's name)
             k = at(n)
             k = k + 1 if k is not None and k + 1 < len(tokens) else None
