@@ -459,3 +459,35 @@ def test_functions_declared_alike_build(device_ctx: wia.Context) -> None:
     )
     (out,) = run_arrays(device_ctx, source, "k", [np.array([5.0, 0.0], np.float32)], 1, 1)
     np.testing.assert_array_equal(out, [5.0, 5.0])
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (
+            "__kernel void k(__global float* o) { int a[2] = {[3] = 1}; o[0] = a[0]; }",
+            "1:51",
+            "array designator index (3) exceeds array bounds (2)",
+        ),
+        (
+            "__kernel void k(__global float* o) { int a[2] = {1, 2}; int b[2] = a; o[0] = b[0]; }",
+            "1:61",
+            "array initializer must be an initializer list",
+        ),
+    ],
+)
+def test_array_initializers_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    assert_refused(device_ctx, request, source, message, at, CL12)
+
+
+def test_a_braced_string_initializes_a_char_array(device_ctx: wia.Context) -> None:
+    """``char s[4] = {"abc"};`` is the string's initialization (C99 6.7.8p14: "optionally enclosed in braces"),
+    which the simulator had refused; an array of unknown size is sized by it."""
+    source = (
+        '__kernel void k(__global int* o) { char c[4] = {"abc"}; uchar d[] = {"xy"}; '
+        "o[0] = c[2]; o[1] = c[3]; o[2] = d[1] + (int)sizeof(d); }"
+    )
+    (out,) = run_arrays(device_ctx, source, "k", [np.zeros(3, np.int32)], 1, 1)
+    np.testing.assert_array_equal(out, [ord("c"), 0, ord("y") + 3])

@@ -61,6 +61,10 @@ def _declarations(nodes: list[c_ast.Node]) -> list[c_ast.Decl]:
     return found
 
 
+def _is_string(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.Constant) and node.type == "string"
+
+
 def _adjusted(t: TypeInfo) -> TypeInfo:
     """A parameter's or result's type as a function's type has it (C99 6.7.5.3p15): an array as a pointer to its
     element, without the qualifiers and address space of the object itself."""
@@ -838,7 +842,10 @@ class DeclarationChecks(CheckerState):
     def check_initializer(self, init: c_ast.Node, t: TypeInfo, decl: c_ast.Decl | None, nested: bool = False) -> None:
         if not nested:
             self.expand_ranges(init)
-        string = isinstance(init, c_ast.Constant) and init.type == "string"
+        braced = isinstance(init, c_ast.InitList) and len(init.exprs) == 1 and t.kind == "array"
+        if braced and decl is not None and decl.init is init and _is_string(init.exprs[0]):
+            decl.init = init = init.exprs[0]  # ``char s[4] = {"abc"};``: the string itself (C99 6.7.8p14)
+        string = _is_string(init)
         if string and t.kind == "array" and decl is not None and decl.init is init:
             listed = self.string_initializer(init, t)
             if listed is None:
@@ -874,7 +881,7 @@ class DeclarationChecks(CheckerState):
             return
         value = self.expr(init)
         if t.kind == "array":
-            self.error(init, "an array must be initialized with a brace-enclosed list")
+            self.error(decl if decl is not None else init, "array initializer must be an initializer list")
             return
         whole = decl is not None and decl.init is init  # (else a member's or an element's: Clang names its type)
         declared = decl.type if decl is not None and whole else None
@@ -1078,6 +1085,10 @@ class DeclarationChecks(CheckerState):
         if t.kind != "array":
             return f"array designator in an initializer of '{t}', which is not an array"
         k = const_int(d, self.enumerators, self.types)
-        if k is None or k < 0 or (t.length is not None and k >= t.length):
-            return "array designator index is not a constant within the array's bounds"
+        if k is not None and t.length is not None and k >= t.length:
+            return f"array designator index ({k}) exceeds array bounds ({t.length})"
+        if k is not None and k < 0:
+            return f"array designator value '{k}' is negative"
+        if k is None:
+            return "expression is not an integer constant expression"
         return None
