@@ -79,16 +79,10 @@ class _Reader:
                 self.fail(k, "hexadecimal floating constant requires a significand")
                 return
             if self.at(k) in ("p", "P"):
-                exponent = k
-                k += 1
-                if self.at(k) in ("+", "-"):
-                    k += 1
-                end = _skip(text, k, _DIGITS)
-                if end == k:
-                    self.fail(exponent, "exponent has no digits")
+                end = self.exponent(k)
+                if end is None:
                     return
                 k = end
-                self.floating = True
             elif self.floating:
                 self.fail(k, "hexadecimal floating constant requires an exponent")
                 return
@@ -121,17 +115,22 @@ class _Reader:
             k = _skip(text, k + 1, _DIGITS)
             self.floating = True
         if self.at(k) in ("e", "E"):
-            exponent = k
-            k += 1
-            if self.at(k) in ("+", "-"):
-                k += 1
-            end = _skip(text, k, _DIGITS)
-            if end == k:
-                self.fail(exponent, "exponent has no digits")
+            end = self.exponent(k)
+            if end is None:
                 return
             k = end
-            self.floating = True
         self.k = k
+
+    def exponent(self, k: int) -> int | None:
+        """The end of the exponent whose ``e`` or ``p`` is at ``k`` (a floating constant's), or None after Clang's
+        error for one without digits."""
+        start = k + 2 if self.at(k + 1) in ("+", "-") else k + 1
+        end = _skip(self.text, start, _DIGITS)
+        if end == start:
+            self.fail(k, "exponent has no digits")
+            return None
+        self.floating = True
+        return end
 
     def suffix(self) -> None:
         text, start = self.text, self.k
