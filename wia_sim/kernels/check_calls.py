@@ -87,10 +87,7 @@ class CallChecks(CheckerState):
             return UNKNOWN
         if name in self.suppressed:
             return UNKNOWN
-        if name in self.later_functions:  # (Clang's words, and why)
-            self.error(node, f"use of undeclared identifier '{name}'")  # (a function declared below it)
-        else:
-            self.error(node, f"use of undeclared identifier '{name}'")
+        self.error(node, f"use of undeclared identifier '{name}'")  # (one declared below it too, as Clang has it)
         return UNKNOWN
 
     def gnu_builtin(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> TypeInfo:
@@ -293,7 +290,8 @@ class CallChecks(CheckerState):
         pointer_value = value.kind in ("pointer", "array")
         null = self.null_pointer(node)
         integer = value.kind == "scalar" and value.name not in FLOATS
-        if (pointer_param and integer and not null) or (pointer_value and param.kind == "scalar"):
+        integer_param = param.kind == "scalar" and param.name not in FLOATS
+        if (pointer_param and integer and not null) or (pointer_value and integer_param):
             wanted = f"'{param}'" if declared is None else self.spell(declared, param, None)
             passed = self.clang_type(node, value, as_value=True)
             which = "integer to pointer" if pointer_param else "pointer to integer"

@@ -124,7 +124,6 @@ class CheckerState:
     constants: dict[str, c_ast.Decl]
     kernels: dict[str, KernelInfo]
     helpers: dict[str, FunctionInfo]
-    later_functions: set[str]
     used_undefined: list[tuple[str, c_ast.Node]]
     caller: _Function | None
     enumerators: dict[str, int]

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pycparser import c_ast
-from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels import images
 from wia_sim.kernels.check_calls import CallChecks
@@ -104,7 +103,6 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.constants: dict[str, c_ast.Decl] = {}
         self.kernels: dict[str, KernelInfo] = {}
         self.helpers: dict[str, FunctionInfo] = {}
-        self.later_functions: set[str] = set()
         self.used_undefined: list[tuple[str, c_ast.Node]] = []
         self.caller: _Function | None = None  # the function whose body is being checked
         self.enumerators = self.types.enumerators
@@ -195,11 +193,6 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
             if record.name is not None and tag in defined:
                 self.error(record, f"redefinition of '{record.name}'")
             defined.add(tag)
-        for node in items:
-            if isinstance(node, c_ast.FuncDef):
-                self.later_functions.add(node.decl.name)
-            elif isinstance(node, c_ast.Decl) and isinstance(node.type, c_ast.FuncDecl | FuncDeclExt):
-                self.later_functions.add(node.name)
         for node in items:
             if isinstance(node, c_ast.FuncDef):
                 self.function_definition(node)
