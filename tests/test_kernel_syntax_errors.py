@@ -372,3 +372,28 @@ def test_characters_that_begin_no_token(
     """``@``, a backquote, a stray ``\\`` or ``#``: Clang's lexer makes each an unknown token, and its parser says
     what it expected there (the simulator said "illegal character '@'")."""
     assert_refused(device_ctx, request, source, message, at)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        ("struct S { int a; }\n__kernel void k(__global float* o) { o[0] = 1; }", "1:20", "expected ';' after struct"),
+        (
+            "union U { int a; float b; }\n__kernel void k(__global float* o) { o[0] = 1; }",
+            "1:28",
+            "expected ';' after union",
+        ),
+        (
+            "struct S { struct T { int b; } t; int a; }\nfloat f(float x) { return x; }\n"
+            "__kernel void k(__global float* o) { o[0] = f(1); }",
+            "1:43",
+            "expected ';' after struct",
+        ),
+    ],
+)
+def test_a_struct_without_its_semicolon(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """The next declaration right after a struct's ``}``: Clang's words just after it (pycparser said "invalid
+    multiple types specified" at the tag)."""
+    assert_refused(device_ctx, request, source, message, at)

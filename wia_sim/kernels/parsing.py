@@ -473,7 +473,36 @@ def _clang_words(text: str, at: tuple[int, int | None], parser: _Parser) -> tupl
     """Clang's words and place for the syntax error pycparser found at ``at`` in ``text``, where they are known
     (``_unknown_name``, ``_expected``), from the source's tokens."""
     tokens = significant(tokenize(text, 1))
-    return _unknown_name(tokens, at, parser) or _expected(tokens, at, parser)
+    return _record_without_semicolon(tokens, at) or _unknown_name(tokens, at, parser) or _expected(tokens, at, parser)
+
+
+_RECORD_FOLLOWERS = frozenset(_KEYWORDS) - {"const", "volatile", "restrict"} | {"__kernel", "kernel"}
+"""Tokens after a struct's ``}`` that start another declaration: the struct's ``;`` is missing (a declarator,
+``*``, ``;``, ``(`` or a qualifier would continue its declaration)."""
+
+
+def _record_without_semicolon(tokens: list[Token], at: tuple[int, int | None]) -> tuple[int, int | None, str] | None:
+    """Clang's "expected ';' after struct" (or union) just after the ``}`` of a definition that the next
+    declaration follows without its ``;``, the commonest mistake pycparser calls "invalid multiple types
+    specified" at the tag."""
+    line, column = at
+    k = next((k for k, t in enumerate(tokens) if (t.line, t.column) == (line, column)), None)
+    if k is not None and k > 0 and tokens[k - 1].text in ("struct", "union"):  # (pycparser's place: the tag)
+        k -= 1
+    if k is None or tokens[k].text not in ("struct", "union"):
+        return None
+    opening = next((j for j in range(k + 1, min(k + 3, len(tokens))) if tokens[j].text == "{"), None)
+    if opening is None:
+        return None
+    depth = 0
+    for j in range(opening, len(tokens)):
+        depth += {"{": 1, "}": -1}.get(tokens[j].text, 0)
+        if depth == 0:
+            after = tokens[j + 1] if j + 1 < len(tokens) else None
+            if after is not None and after.text in _RECORD_FOLLOWERS:
+                return tokens[j].line, tokens[j].column + 1, f"expected ';' after {tokens[k].text}"
+            return None
+    return None
 
 
 def _unknown_name(
