@@ -327,12 +327,9 @@ class CallChecks(CheckerState):
                 plural = "" if wanted == "1" else "s"
                 words = f"built-in function '{name}' takes {wanted} argument{plural}, but {_given(len(args))}"
                 self.error(node, words if name.startswith("get_") else unresolved(name, "no matching function"))
-            elif args:  # Clang's words for a function of one declaration, as for the program's own
-                expected = f"expected single argument '{named}', have {len(args)} arguments"
-                self.error(args[1], f"too many arguments to function call, {expected}")
-            else:
+            else:  # Clang's words for a function of one declaration, as for the program's own
                 missing = self.operator_marks.get((id(node), ")"), node)
-                self.error(missing, f"too few arguments to function call, single argument '{named}' was not specified")
+                self.error(args[1] if args else missing, _arity_words(1, named, len(args)))
             return UNKNOWN
         if name in async_copy.ASYNC_BUILTINS:
             return async_copy.check_call(self.error, node, name, args, arg_types)
@@ -499,6 +496,12 @@ def _arity(fn: _Function, given: int) -> str:
         declared = getattr(fn.node.decl.type, "args", None)
         first = declared.params[0] if declared is not None and declared.params else None
         named = getattr(first, "name", None) or ""
+    return _arity_words(wanted, named, given)
+
+
+def _arity_words(wanted: int, named: str, given: int) -> str:
+    """Clang's words for a call with ``given`` arguments of a function of ``wanted`` parameters (the single one
+    ``named``, where its declaration names it)."""
     if given > wanted:
         expected = f"single argument '{named}'" if named else str(wanted)
         return f"too many arguments to function call, expected {expected}, have {given} argument{'s' * (given != 1)}"

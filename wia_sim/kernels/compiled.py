@@ -29,8 +29,8 @@ from pycparser import c_ast
 from wia_sim.kernels.ctype import INT, CType, arithmetic, common_type, comparison_type, convert, promoted
 from wia_sim.kernels.exec_calls import value_call
 from wia_sim.kernels.lanes import all_lanes, any_lane
-from wia_sim.kernels.lvalues import merge_lanes, merged
-from wia_sim.kernels.operators import binary_spec, count_kind, lanes_out
+from wia_sim.kernels.lvalues import kept, merge_lanes
+from wia_sim.kernels.operators import binary_spec, count_kind, lanes_out, zero_divisors
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import UnsupportedKernel, Value
 
@@ -202,10 +202,8 @@ def _operator(op: str, left: _Code, right: _Code, node: c_ast.Node) -> _Code | N
 
     def integer_divide(ex: _Executor, mask: Array, tally: Tally) -> Array:
         a, b = np.asarray(x(ex, mask, tally)), np.asarray(y(ex, mask, tally))
-        if ex.checks:  # a lane dividing by zero is a finding: the interpreter's (``binop``)
-            zero = mask[:, None] & (b == 0) if t.width > 1 else mask & (b == 0)
-            if bool(np.any(zero)):
-                raise _Fallback
+        if ex.checks and bool(np.any(zero_divisors(mask, b, t))):  # a finding: the interpreter's (``binop``)
+            raise _Fallback
         return np.asarray(arithmetic(op, a, b, t))
 
     return _Code(t, integer_divide, ops)
@@ -353,33 +351,23 @@ def _expression(ex: _Executor, node: c_ast.Node) -> _Code | None:
     return None
 
 
-def _target(ex: _Executor, node: c_ast.Node) -> tuple[_Code, str, CType] | None:
-    """The variable an assignment stores to (as a tree that reads it), its name and type, where it is a private
-    value's."""
-    if not isinstance(node, c_ast.ID):
+def _target(ex: _Executor, node: c_ast.Node) -> tuple[_Code, str] | None:
+    """The variable an assignment stores to, as a tree that reads it (its type the variable's), and its name,
+    where it is a private value's."""
+    read = _variable(ex, node) if isinstance(node, c_ast.ID) else None
+    if read is None or ex.lookup_var(node.name) is None:  # (a built-in constant is no variable)
         return None
-    var = ex.lookup_var(node.name)
-    if var is None or not _plain(var.ctype) or var.mem is not None or var.array is not None:
-        return None
-    read = _variable(ex, node)
-    assert read is not None and var.ctype is not None
-    return read, node.name, var.ctype
+    return read, node.name
 
 
 def _store(ex: _Executor, name: str, t: CType, a: Array, mask: Array) -> Value:
-    """``a`` (of ``t``) stored to the variable ``name`` in the lanes of ``mask``: ``lvalues.VarRef.set``, whose
-    value the assignment gives."""
+    """``a`` (of ``t``) stored to the variable ``name`` in the lanes of ``mask``, as ``lvalues.VarRef.set`` stores
+    a value; the value the assignment gives."""
     var = ex.lookup_var(name)
     if var is None or var.mem is not None or (var.ctype is not t and var.ctype != t):
         raise _Fallback
-    new = Value(t, a)
-    old = var.value
-    if mask is ex.all or all_lanes(mask) or not isinstance(old, Value):
-        var.value = new
-    elif old.undef is None:
-        var.value = Value(t, merge_lanes(mask, a, old.a, t.width))
-    else:
-        var.value = merged(mask, new, old, t.width)
+    new = Value(t, a)  # (of the variable's type: ``to_value`` would change nothing)
+    kept(var, new, mask, mask is ex.all or all_lanes(mask))
     return new
 
 
@@ -392,7 +380,8 @@ def _assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, Counts] | 
     rvalue = _expression(ex, node.rvalue)
     if target is None or rvalue is None:
         return None
-    read, name, t = target
+    read, name = target
+    t = read.t
     if node.op != "=":
         combined = _operator(node.op[:-1], read, rvalue, node)
         if combined is None:
@@ -412,7 +401,8 @@ def _increment(ex: _Executor, node: c_ast.UnaryOp) -> tuple[Root, Counts] | None
     target = _target(ex, node.expr)
     if target is None:
         return None
-    read, name, t = target
+    read, name = target
+    t = read.t
     combined = _operator(_UPDATES[node.op], read, _Code(INT, lambda ex, mask, tally: _ONE, ()), node)
     if combined is None:
         return None

@@ -67,7 +67,15 @@ from wia_sim.kernels.lvalues import (
     past_three,
     swizzled,
 )
-from wia_sim.kernels.operators import DIRECT, Binary, binary_spec, binary_type, count_kind, lanes_out
+from wia_sim.kernels.operators import (
+    DIRECT,
+    Binary,
+    binary_spec,
+    binary_type,
+    count_kind,
+    lanes_out,
+    zero_divisors,
+)
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput
 from wia_sim.kernels.program import KernelInfo, Program
@@ -763,9 +771,9 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
                 return Value(rt, np.asarray(r).astype(rt.dtype) * rt.dtype.type(-1))
             return Value(INT, np.asarray(r).astype(np.int32))
         if op in ("/", "%") and t.kind != "float" and self.checks:
-            zero = mask[:, None] & (y == 0) if t.width > 1 else mask & (y == 0)
+            zero = zero_divisors(mask, y, t)
             if bool(np.any(zero)):
-                offenders = np.asarray(np.asarray(zero).reshape(self.n, -1).any(axis=1))
+                offenders = np.asarray(zero.reshape(self.n, -1).any(axis=1))
                 lane = int(np.flatnonzero(offenders)[0])
                 what = "division" if op == "/" else "remainder"
                 finding = self.st.fault(

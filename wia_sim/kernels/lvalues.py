@@ -29,6 +29,7 @@ __all__ = [
     "Var",
     "VarRef",
     "component",
+    "kept",
     "merge_lanes",
     "merged",
     "swizzled",
@@ -73,6 +74,18 @@ def merged(mask: Array, new: Value, old: Value, width: int) -> Value:
     un = np.zeros(shape, bool) if new.undef is None else shaped(new.undef, new.t)
     uo = np.zeros(shape, bool) if old.undef is None else shaped(old.undef, old.t)
     return carrying(new.t, a, merge_lanes(mask, un, uo, width), new.origin if new.undef is not None else old.origin)
+
+
+def kept(var: Var, new: Value, mask: Array, full: bool) -> None:
+    """``new`` (of the variable's own type) as ``var``'s value in the lanes of ``mask`` (``full``: in every lane),
+    its old value in the others, shadows (``undef.py``) too."""
+    old = var.value
+    if full or old is None or not isinstance(old, Value):
+        var.value = new
+    elif new.undef is None and old.undef is None:
+        var.value = Value(new.t, merge_lanes(mask, new.a, old.a, new.t.width))
+    else:
+        var.value = merged(mask, new, old, new.t.width)
 
 
 @dataclass
@@ -200,14 +213,8 @@ class VarRef(Ref):
                 var.value = addresses.pointer(by_address, old.elem, old.dims, self.ex.all)
             self.assigned = var.value
             return
-        t = var.ctype
-        nv = self.ex.to_value(v, t)
-        if full or var.value is None or not isinstance(var.value, Value):
-            var.value = nv
-        elif nv.undef is None and var.value.undef is None:
-            var.value = Value(t, merge_lanes(mask, nv.a, var.value.a, t.width))
-        else:
-            var.value = merged(mask, nv, var.value, t.width)
+        nv = self.ex.to_value(v, var.ctype)
+        kept(var, nv, mask, full)
         self.assigned = nv
 
 

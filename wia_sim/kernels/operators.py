@@ -20,7 +20,17 @@ from wia_sim.kernels.ctype import COMPARE, INT, CType, common_type, comparison_t
 from wia_sim.kernels.exec_state import _line
 from wia_sim.kernels.spaces import UnsupportedKernel
 
-__all__ = ["DIRECT", "SHIFTS", "Binary", "binary_spec", "binary_type", "count_kind", "lanes_out", "shift"]
+__all__ = [
+    "DIRECT",
+    "SHIFTS",
+    "Binary",
+    "binary_spec",
+    "binary_type",
+    "count_kind",
+    "lanes_out",
+    "shift",
+    "zero_divisors",
+]
 
 Array = NDArray[Any]
 
@@ -111,3 +121,9 @@ def lanes_out(x: Array, y: Array, dtype: Any) -> Array | None:
 
 _RECYCLED_LANES = 1 << 15
 """Launches of this many lanes or more write their arithmetic into recycled arrays (``scratch``)."""
+
+
+def zero_divisors(mask: Array, divisor: Array, t: CType) -> Array:
+    """Where a lane of ``mask`` divides by zero (per component for a vector ``t``): an integer ``/`` or ``%``
+    whose value OpenCL C 1.2 6.3 leaves unspecified, the executor's lower-severity finding."""
+    return np.asarray(mask[:, None] & (divisor == 0) if t.width > 1 else mask & (divisor == 0))
