@@ -531,9 +531,7 @@ class DeclarationChecks(CheckerState):
         if t.kind in ("scalar", "opaque") and forbidden:
             self.error(p, f"{self.spell(p.type, t, 'private')} cannot be used as the type of a kernel parameter")
             return None
-        if any(q in _ACCESS_QUALIFIERS for q in p.quals) and not any(
-            n in OPAQUE_TYPES for n in _innermost_names(p.type)
-        ):
+        if any(q in _ACCESS_QUALIFIERS for q in p.quals) and not any(n in OPAQUE_TYPES for n in spelled):
             self.error(p, f"access qualifiers (read_only/write_only) apply only to images (parameter '{name}')")
         if t.kind == "opaque" and images.usable(t, "parameter"):  # (the kernel is refused when created)
             self.uses_images(f"kernel parameter '{name}' of type {t.name}")
