@@ -332,6 +332,7 @@ class LaunchState:
     """What the last deferring load (``Region.load(defer=True)``) read that nobody wrote, for its caller to take
     into the value (``undef.py``)."""
     _counted: tuple[Array | None, int] = (None, 0)
+    _spanned: tuple[Array | None, tuple[int, int] | None] = (None, None)
 
     def active(self, mask: Array) -> int:
         """How many lanes ``mask`` holds (counted once for consecutive accesses under one mask)."""
@@ -340,6 +341,14 @@ class LaunchState:
             n = lane_count(mask)
             self._counted = (mask, n)
         return n
+
+    def span(self, mask: Array) -> tuple[int, int] | None:
+        """``active_span`` of ``mask`` (found once for consecutive accesses under one mask, as ``active``)."""
+        spanned, span = self._spanned
+        if mask is not spanned:
+            span = active_span(mask)
+            self._spanned = (mask, span)
+        return span
 
     def note(self, finding: KernelFault) -> None:
         """A finding that does not stop the kernel (unless ``strict``): kept once per check and line."""
@@ -551,16 +560,21 @@ class Region(StridedAccess):
             o = int(off)
             if 0 <= o <= self.nbytes - size and not o & (esize - 1):
                 starts = self.row_starts(st)
-                return (off if starts is None else starts + o), mask, active_span(mask)
+                return (off if starts is None else starts + o), mask, st.span(mask)
         # reductions without temporaries decide the common case: every offset in bounds and aligned, looked at
         # between the first and the last active lane (a guard like ``if (i < n)`` switches off a tail whose
         # offsets lie past the end)
-        span = active_span(mask)
+        span = st.span(mask)
         seen = off[span[0] : span[1] + 1] if span is not None and off.ndim == 1 and off.size == mask.size else off
-        # one unsigned comparison finds negative offsets and those past the end alike
         limit = self.nbytes - size
-        in_bounds = limit >= 0 and not np.count_nonzero(seen.view(np.uint64) > np.uint64(limit))
-        aligned = esize == 1 or seen.size == 0 or not int(np.bitwise_or.reduce(seen, axis=None)) & (esize - 1)
+        # the offsets' bitwise OR is negative if one is, else at least the largest, and its low bits are set if
+        # one is misaligned: one reduction decides the usual case
+        bits = int(np.bitwise_or.reduce(seen, axis=None))
+        if 0 <= bits <= limit and not bits & (esize - 1):
+            in_bounds = aligned = True
+        else:  # one unsigned comparison finds negative offsets and those past the end alike
+            in_bounds = limit >= 0 and not np.count_nonzero(seen.view(np.uint64) > np.uint64(limit))
+            aligned = esize == 1 or not bits & (esize - 1)
         if not (in_bounds and aligned):
             oob = off.view(np.uint64) > np.uint64(limit) if limit >= 0 else np.ones(off.shape, dtype=bool)
             misaligned = (off & (esize - 1)) != 0 if not aligned else np.zeros(off.shape, dtype=bool)

@@ -20,7 +20,6 @@ from numpy.typing import NDArray
 from wia_sim.kernels import scratch
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.ctype import ALL_BYTES_WRITTEN, CType, elem_bytes
-from wia_sim.kernels.lanes import active_span
 from wia_sim.kernels.races import RaceTracker
 
 if TYPE_CHECKING:
@@ -131,7 +130,7 @@ class StridedAccess(RaceTracker):
         if not in_box:
             size = elem_bytes(t)
             step = off.lane_step if self.per == "none" else None
-            span = active_span(mask) if step is not None else None
+            span = st.span(mask) if step is not None else None
             if step is None or span is None:
                 return None
             first, last = off.base + step * span[0], off.base + step * span[1]
