@@ -87,7 +87,8 @@ class CallChecks(CheckerState):
             return UNKNOWN
         if name in self.suppressed:
             return UNKNOWN
-        self.error(node, f"use of undeclared identifier '{name}'")  # (one declared below it too, as Clang has it)
+        # (one declared below it too, as Clang has it)
+        self.error(node, f"use of undeclared identifier '{name}'{self.did_you_mean(name, len(args))}")
         return UNKNOWN
 
     def gnu_builtin(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> TypeInfo:

@@ -38,6 +38,7 @@ from wia_sim.kernels.types import (
     scalar_or_vector,
     swizzle_indices,
 )
+from wia_sim.kernels.typos import EXPRESSION_KEYWORDS, builtin_names, callable_with, corrected
 
 __all__ = ["ExpressionChecks"]
 
@@ -77,8 +78,27 @@ class ExpressionChecks(CheckerState):
             self.error(node, f"function pointers are not supported (function '{node.name}' used as a value)")
             return UNKNOWN
         if node.name not in self.suppressed:
-            self.error(node, f"use of undeclared identifier '{node.name}'")
+            self.error(node, f"use of undeclared identifier '{node.name}'{self.did_you_mean(node.name)}")
         return UNKNOWN
+
+    def did_you_mean(self, name: str, args: int | None = None) -> str:
+        """Clang's typo correction (``typos.py``) of the undeclared ``name`` in an expression, or of a function
+        called with ``args`` arguments: "; did you mean 'x'?", or nothing."""
+        if args is None:  # the variables, parameters and enumerators in scope, the program's functions (a built-in
+            # is overloaded: no value, Clang's correction tries it and finds the expression invalid)
+            names = {n for scope in self.scopes for n in scope}
+            names.update(fn.shown for fn in self.functions.values())
+        else:  # the functions that take ``args`` arguments
+            names = {
+                fn.shown
+                for fn in self.functions.values()
+                if len(fn.params) == args or (fn.variadic and len(fn.params) <= args)
+            }
+            names.update(n for n in builtin_names() if callable_with(n, args))
+        if self.caller is not None:
+            names.update(EXPRESSION_KEYWORDS)
+        found = corrected(name, names).name
+        return "" if found is None else f"; did you mean '{found}'?"
 
     def expr_Constant(self, node: c_ast.Constant) -> TypeInfo:
         kind = node.type

@@ -21,7 +21,15 @@ from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, RangeEx
 from wia_sim.kernels.numeric_literals import PP_NUMBER, literal_error
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.tokens import Token, significant, tokenize
-from wia_sim.kernels.types import OPAQUE_TYPES, VECTOR_BASES, VECTOR_WIDTHS, ext_vector_width, named_type
+from wia_sim.kernels.types import (
+    BUILTIN_TYPE_NAMES,
+    OPAQUE_TYPES,
+    VECTOR_BASES,
+    VECTOR_WIDTHS,
+    ext_vector_width,
+    named_type,
+)
+from wia_sim.kernels.typos import TYPE_KEYWORDS, corrected
 
 __all__ = [
     "BUILTIN_FILE",
@@ -533,11 +541,29 @@ def _unknown_name(
             return token.line, token.column, f"use of undeclared identifier '{name}'"
         if after is None or not (after.text == "*" or (after.kind == "id" and after.text not in _KEYWORDS)):
             continue
-        if before in (";", "{", "}") and _in_block(tokens[:k]):  # (where a statement may start)
+        statement = before in (";", "{", "}") and _in_block(tokens[:k])  # (where a statement may start)
+        if not statement and before not in _DECLARATION_STARTS:
+            continue
+        meant = corrected(name, _type_names(parser), strict=True)  # Clang corrects a type name first
+        if meant.name is not None:
+            return token.line, token.column, f"unknown type name '{name}'; did you mean '{meant.name}'?"
+        if statement and meant.tied:  # left to the expression, whose end is the first error
+            return token.line, token.column + len(name), "expected ';' after expression"
+        if statement:
             return token.line, token.column, f"use of undeclared identifier '{name}'"
-        if before in _DECLARATION_STARTS:
-            return token.line, token.column, f"unknown type name '{name}'"
+        return token.line, token.column, f"unknown type name '{name}'"
     return None
+
+
+def _type_names(parser: _Parser) -> set[str]:
+    """The type names visible where the parser stands (the built-in ones, the program's typedefs that no inner
+    declaration hides) and the keywords a type may be spelled with: what Clang's typo correction of an unknown type
+    name weighs (``typos.py``)."""
+    names = set(BUILTIN_TYPE_NAMES) | set(TYPE_KEYWORDS)
+    for scope in parser._scope_stack:
+        for name, is_type in scope.items():
+            (names.add if is_type else names.discard)(name)
+    return names
 
 
 _ENDS_OPERAND = frozenset({")", "]", "++", "--"})

@@ -22,6 +22,7 @@ from wia_sim.kernels.literals import char_constant
 from wia_sim.kernels.specifiers import read
 
 __all__ = [
+    "BUILTIN_TYPE_NAMES",
     "DOUBLE",
     "FLOAT",
     "FLOATS",
@@ -107,6 +108,14 @@ OPAQUE_TYPES = {
     "cdouble_t": "complex types",
 }
 _VECTOR_RE = re.compile(r"(char|uchar|short|ushort|int|uint|long|ulong|float|double|half)(2|3|4|8|16)")
+BUILTIN_TYPE_NAMES = frozenset(
+    {
+        *_SCALAR_NAMES,
+        *(f"{base}{width}" for base in VECTOR_BASES for width in VECTOR_WIDTHS),
+        *(name for name, what in OPAQUE_TYPES.items() if what != "complex types"),
+    }
+)
+"""The one-word type names OpenCL C 1.2 declares (Clang's typo correction offers them where a type is expected)."""
 
 SPACES: dict[str, AddressSpace] = {
     "__global": "global",
