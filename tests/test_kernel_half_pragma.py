@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_backends import build_error, run_arrays
+from kernel_backends import assert_refused, build_error, run_arrays
 
 import wia_hal as wia
 
@@ -80,3 +80,39 @@ def test_half_arithmetic_with_the_pragma_on_a_device_that_has_fp16() -> None:
     finally:
         wia.destroy_context(ctx)
     np.testing.assert_array_equal(out, (x * np.float16(0.5) + np.float16(1)).astype(np.float16))
+
+
+@pytest.mark.parametrize(
+    ("constant", "at"),
+    [("1.5h", "1:45"), ("2.5e-1H + 1.0f", "1:45"), ("0x1p3h", "1:45"), ("(float)(1.0f + 0.5h)", "1:60")],
+)
+def test_a_half_constant_needs_the_extension(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, constant: str, at: str
+) -> None:
+    """``1.5h`` (OpenCL C 1.2 6.1.1.1: a floating constant with the suffix ``h`` or ``H``, hexadecimal ones too)
+    is a ``half``: without cl_khr_fp16 enabled, Clang's error at the constant (the simulator had said "syntax error
+    before 'h'": its parser knew no such suffix)."""
+    source = f"__kernel void k(__global float* o) {{ o[0] = {constant}; }}"
+    assert_refused(device_ctx, request, source, "half precision constant requires cl_khr_fp16", at, "-cl-std=CL1.2")
+
+
+def test_half_constants_round_once_from_their_digits(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
+    """With the extension enabled a half constant is the half nearest its exact decimal (or hexadecimal) value,
+    ties to even, rounded once: 1.00048828125000000001 lies just above the midpoint of 1 and 1 + 2**-10, so it is
+    1.0009766, where through a double it would round to the midpoint and then to even, 1.0; 65520 is the midpoint
+    past the largest half, infinity. Oclgrind 21.10 gives the same bits; PoCL 3.1's CPU device has no
+    cl_khr_fp16 (the simulator's wia-tiny has)."""
+    if request.node.callspec.params["device_ctx"] == "pocl":
+        pytest.skip("PoCL 3.1's CPU device has no cl_khr_fp16")
+    source = (
+        "#pragma OPENCL EXTENSION cl_khr_fp16 : enable\n"
+        "__kernel void k(__global float* o) {\n"
+        "    half a = 0.1h, b = 1.00048828125000000001h;\n"
+        "    o[0] = a; o[1] = b; o[2] = (float)(a + 0.2H); o[3] = 0x1.8p1h; o[4] = 65520.0h; o[5] = sizeof(1.5h);\n"
+        "    o[6] = 6e-8h; o[7] = 2e-8h;\n"
+        "}\n"
+    )
+    (o,) = run_arrays(device_ctx, source, "k", [np.zeros(8, np.float32)], 1, 1, options="-cl-std=CL1.2")
+    tenth = np.float16(0.1)
+    expected = [tenth, 1 + 2.0**-10, np.float16(tenth + np.float16(0.2)), 3.0, np.inf, 2.0, 2.0**-24, 0.0]
+    np.testing.assert_array_equal(o, np.asarray(expected, np.float32))

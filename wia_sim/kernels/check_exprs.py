@@ -115,8 +115,8 @@ class ExpressionChecks(CheckerState):
             if value.endswith("f"):
                 return FLOAT
             if value.endswith("h"):
-                if not self.fp16:
-                    self.error(node, f"a half literal needs {self.fp16_missing}")
+                if not self.fp16:  # (Clang's words: supported and enabled, ``fp16_missing``)
+                    self.error(node, "half precision constant requires cl_khr_fp16")
                 return TypeInfo("scalar", "half")
             # an unsuffixed floating literal is a double in C and OpenCL C; a float on a device without doubles
             # (OpenCL 1.2, 6.1.1.1; Clang casts it to single precision likewise) or with

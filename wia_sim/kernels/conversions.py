@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType, convert
 
-__all__ = ["float32_literal", "rounded", "saturated"]
+__all__ = ["float32_literal", "half_literal", "rounded", "saturated"]
 
 Array = NDArray[Any]
 
@@ -79,7 +79,13 @@ def saturated(a: Array, src: CType, target: CType, mode: str = "_rtz") -> Array:
 def float32_literal(text: str) -> np.float32:
     """A floating-point constant's text (decimal or hexadecimal, its suffix stripped) as the ``float`` nearest its
     exact value, ties to even."""
-    return np.float32(_nearest_float32(_exact(text)))
+    return np.float32(_nearest(_exact(text), np.float32))
+
+
+def half_literal(text: str) -> np.float16:
+    """A half constant's text (``1.5h``'s ``1.5``) as the ``half`` nearest its exact value, ties to even (Clang
+    rounds the decimal to half once; through a float or a double it could round twice)."""
+    return np.float16(_nearest(_exact(text), np.float16))
 
 
 def _exact(text: str) -> Fraction:
@@ -94,15 +100,17 @@ def _exact(text: str) -> Fraction:
     return sign * Fraction(digits, 16 ** len(frac)) * Fraction(2) ** int(exponent or "0")
 
 
-def _nearest_float32(q: Fraction) -> float:
-    """``q`` rounded to the nearest ``float`` (24-bit significands, denormals from 2**-149, overflow to infinity)."""
+def _nearest(q: Fraction, dtype: type[np.floating[Any]]) -> float:
+    """``q`` rounded to the nearest value of the binary floating type ``dtype`` (its significand's bits, its
+    denormals, overflow to infinity), ties to even."""
     if q == 0:
         return 0.0
+    info = np.finfo(dtype)
     sign = -1.0 if q < 0 else 1.0
     q = abs(q)
     e = q.numerator.bit_length() - q.denominator.bit_length()  # 2**e <= q < 2**(e + 1), or one less
     if Fraction(2) ** e > q:
         e -= 1
-    step = Fraction(2) ** (max(e, -126) - 23)  # the spacing of floats around q (denormals: 2**-149)
+    step = Fraction(2) ** (max(e, int(info.minexp)) - int(info.nmant))  # the spacing around q (denormals: the least)
     value = round(q / step) * step  # Fraction's round: half to even
-    return sign * (float(value) if value <= Fraction(np.finfo(np.float32).max.item()) else float("inf"))
+    return sign * (float(value) if value <= Fraction(info.max.item()) else float("inf"))

@@ -34,7 +34,7 @@ from wia_sim.kernels.affine import CONVERSE, Affine
 from wia_sim.kernels.async_copy import AsyncCopies, kernel_end_line
 from wia_sim.kernels.batch_loops import LoopBatcher
 from wia_sim.kernels.compiled import compiled_plan
-from wia_sim.kernels.conversions import float32_literal
+from wia_sim.kernels.conversions import float32_literal, half_literal
 from wia_sim.kernels.ctype import (
     COMPARE,
     INT,
@@ -151,6 +151,8 @@ def _float_literal(text: str, t: CType) -> Array:
     digits = text.rstrip("fFlLhH")
     if t.name == "float" and digits != text.rstrip():
         return np.asarray(float32_literal(digits))
+    if t.name == "half":
+        return np.asarray(half_literal(digits))
     return np.asarray(float.fromhex(digits) if digits.lower().startswith("0x") else float(digits)).astype(t.dtype)
 
 
@@ -611,6 +613,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
                 t = SCALARS["double" if self.double_constants else "float"]
             elif typ == "double":
                 t = SCALARS["float"]
+            elif text.rstrip().endswith(("h", "H")):  # (cl_khr_fp16's half constant: ``parsing._half_literals``)
+                t = SCALARS["half"]
             else:
                 t = SCALARS.get(typ, SCALARS["float"])
             if typ not in ("float", "double"):

@@ -5,8 +5,9 @@ integer or floating constant. The parser here reads constants by its own grammar
 before ``x`` and ``0x1e+5`` built as ``0x1e + 5``. ``literal_error`` reads a pp-number as Clang's
 ``NumericLiteralParser`` does and gives its first error and where it stands in the number: "invalid suffix 'x' on
 integer constant", "invalid digit '9' in octal constant", "exponent has no digits", "hexadecimal floating constant
-requires an exponent" (each word checked against PoCL 3.1's Clang). Suffixes Clang takes that this simulator does
-not (``h``, ``q``, the imaginary ``i``/``j``) are not its errors: they stay the parser's.
+requires an exponent" (each word checked against PoCL 3.1's Clang). A half constant's ``h`` is read by the parser
+(``parsing._half_literals``); suffixes Clang takes that this simulator does not (``q``, the imaginary ``i``/``j``)
+are not errors here either: they stay the parser's.
 """
 
 from __future__ import annotations

@@ -141,6 +141,53 @@ def _restore_pointer_spaces(ast: c_ast.FileAST, spaces: dict[tuple[int, int], st
     Visitor().visit(ast)
 
 
+def _half_literals(text: str) -> tuple[str, dict[tuple[int, int], str]]:
+    """``text`` with each half constant (``1.5h``, ``2e-3H``: OpenCL C 1.2 6.1.1.1, with cl_khr_fp16) spelt as a
+    float constant, whose suffix pycparser knows (the same length: columns stay); and each one's own spelling by
+    the line and column where it starts, for ``_restore_half_literals``."""
+    halves: dict[tuple[int, int], str] = {}
+    if "h" not in text and "H" not in text:
+        return text, halves
+    literals: list[tuple[int, int]] | None = None
+    parts: list[str] = []
+    done = 0
+    for m in PP_NUMBER.finditer(text):
+        number = m.group(0)
+        if number[-1] not in "hH" or not _FLOAT_DIGITS.fullmatch(number[:-1]) or literal_error(number) is not None:
+            continue
+        if literals is None:
+            literals = [(a.start(), a.end()) for a in _STRING_LITERAL.finditer(text)]
+        at = m.start()
+        if any(a <= at < b for a, b in literals):
+            continue
+        halves[(text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at))] = number
+        parts.append(text[done : m.end() - 1] + "f")
+        done = m.end()
+    return "".join(parts) + text[done:], halves
+
+
+_FLOAT_DIGITS = re.compile(
+    r"(?:[0-9]+\.[0-9]*|\.[0-9]+|[0-9]+(?=[eE]))(?:[eE][+-]?[0-9]+)?"
+    r"|0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)[pP][+-]?[0-9]+"
+)
+"""A floating constant without its suffix: decimal, or hexadecimal with its binary exponent (before which an
+``h`` would be one of its digits)."""
+
+
+def _restore_half_literals(ast: c_ast.FileAST, halves: dict[tuple[int, int], str]) -> None:
+    """Give each constant ``_half_literals`` respelt its own spelling back (the checker and the executor read
+    its type from the suffix)."""
+
+    class Visitor(c_ast.NodeVisitor):  # type: ignore[misc]
+        def visit_Constant(self, node: c_ast.Constant) -> None:
+            coord = node.coord
+            spelt = halves.get((coord.line, coord.column)) if coord is not None else None
+            if spelt is not None:
+                node.value = spelt
+
+    Visitor().visit(ast)
+
+
 class _Parser(OpenCLCParser):  # type: ignore[misc]
     """pycparserext's parser, noting how many pairs of parentheses stood around each expression: pycparser's AST
     keeps none, and an OpenCL vector literal is told from C's cast and comma expression by them
@@ -424,7 +471,10 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
     parser = _Parser()
     text, pointer_spaces = _pointer_spaces(_gnu_keywords(text))
     number = _bad_number(text)
+    text, halves = _half_literals(text)
     ast, error = _parse_text(parser, text, pointer_spaces)
+    if ast is not None and halves:
+        _restore_half_literals(ast, halves)
     if number is not None and (error is None or error[1] is None or number[0] <= (error[0], error[1])):
         return None, number[1], parser
     return ast, error, parser
