@@ -375,14 +375,34 @@ def test_vector_literals_of_the_wrong_length(
             "invalid reinterpretation: sizes of 'int' and 'short' must match",
             "invalid reinterpretation: sizes of 'int' and 'short' must match",
         ),
+        (  # a scalar converts to every vector alike (the simulator had said its own words, and then that a
+            # float4 cannot be assigned to a float)
+            "__kernel void k(__global float* o) { o[0] = convert_float4(1); }",
+            "1:45",
+            "call to 'convert_float4' is ambiguous",
+            "is ambiguous",
+        ),
+        (
+            "__kernel void k(__global int* o) { int2 v = convert_int2((float4)(1.0f)); o[0] = v.x; }",
+            "1:45",
+            "no matching function for call to 'convert_int2'",
+            "no matching function",
+        ),
+        (
+            "__kernel void k(__global int* o) { o[0] = convert_int(o); }",
+            "1:43",
+            "no matching function for call to 'convert_int'",
+            "no matching function",
+        ),
     ],
 )
 def test_builtin_calls_clang_refuses(
     device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str, everywhere: str
 ) -> None:
     """Overload resolution's words (PoCL's renamed built-ins say '_cl_sqrt': only the words around the name are
-    checked there), a built-in of one parameter's arity words, a reinterpretation between sizes; ``atomic_add`` of
-    a float had built (OpenCL C 1.2 has int and uint ones: a float converts to both alike)."""
+    checked there), a built-in of one parameter's arity words, a reinterpretation between sizes, a conversion of
+    another number of components; ``atomic_add`` of a float had built (OpenCL C 1.2 has int and uint ones: a float
+    converts to both alike)."""
     refusal = assert_refused(device_ctx, request, source, everywhere, at if message == everywhere else None, CL12)
     if request.node.callspec.params["device_ctx"] == "sim":
         assert f"kernel.cl:{at}: error: {message}" in refusal
@@ -491,3 +511,18 @@ def test_a_braced_string_initializes_a_char_array(device_ctx: wia.Context) -> No
     )
     (out,) = run_arrays(device_ctx, source, "k", [np.zeros(3, np.int32)], 1, 1)
     np.testing.assert_array_equal(out, [ord("c"), 0, ord("y") + 3])
+
+
+def test_unnamed_parameters_build_and_run(device_ctx: wia.Context) -> None:
+    """A parameter without a name (C23's, which Clang takes in OpenCL C with a warning): its argument is passed
+    and unused, a kernel's as a helper's (the simulator had refused "parameter name omitted")."""
+    source = (
+        "int twice(int, int b) { return 2 * b; }\n"
+        "__kernel void k(__global const int*, __global int* q, int) {\n"
+        "    q[get_global_id(0)] = twice(1, q[get_global_id(0)]);\n"
+        "}\n"
+    )
+    rng = np.random.default_rng(44)
+    unused, q = rng.integers(-50, 50, 8).astype(np.int32), rng.integers(-50, 50, 8).astype(np.int32)
+    _, out = run_arrays(device_ctx, source, "k", [unused, q], 8, 4, np.int32(3), options=CL12)
+    np.testing.assert_array_equal(out, 2 * q)

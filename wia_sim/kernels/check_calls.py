@@ -341,17 +341,20 @@ class CallChecks(CheckerState):
             source = arg_types[0]
             result = scalar_or_vector(base, width)
             if source.kind in ("pointer", "struct", "array"):
-                self.error(node, f"'{name}' needs a scalar or vector argument, not '{source}'")
-            elif name.startswith("as_"):
+                self.error(node, unresolved(name, "no matching function"))
+                return UNKNOWN
+            if name.startswith("as_"):
                 have, need = source.element_size, result.element_size
                 if have is not None and need is not None and have != need:
                     values = (TypeInfo(t.kind, t.name, t.width, space="default") for t in (result, source))
                     shown = " and ".join(described(t, self.spelled) for t in values)
                     self.error(node, f"invalid reinterpretation: sizes of {shown} must match")
-            elif source.kind == "vector" and source.width != width:
-                self.error(node, f"'{name}' needs a {width}-component argument, not '{source.type_name}'")
-            elif source.kind == "scalar" and width > 1:
-                self.error(node, f"'{name}' needs a {width}-component argument, not the scalar '{source.type_name}'")
+            elif source.kind == "vector" and source.width != width:  # (convert_T4 takes 4 components)
+                self.error(node, unresolved(name, "no matching function"))
+                return UNKNOWN
+            elif source.kind == "scalar" and width > 1:  # a scalar converts to every overload's vector alike
+                self.error(node, unresolved(name, "the call is ambiguous"))
+                return UNKNOWN
             return result
         rule = BUILTINS[name].result
         if rule == "table":

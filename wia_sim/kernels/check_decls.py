@@ -441,9 +441,7 @@ class DeclarationChecks(CheckerState):
         ctx = _Context(fn)
         scope: dict[str, _Symbol] = {}
         for p, t in zip(param_nodes, fn.params, strict=True):
-            if not isinstance(p, c_ast.Decl) or p.name is None:
-                if not fn.is_kernel and not isinstance(p, c_ast.ID):  # kernel_param reported it
-                    self.error(p, f"parameter name omitted in the definition of '{decl.name}'")
+            if not isinstance(p, c_ast.Decl) or p.name is None:  # (unnamed: C23's, Clang's extension in OpenCL C)
                 continue
             if p.name in scope:
                 self.error(p, f"redefinition of parameter '{p.name}'")
@@ -514,10 +512,10 @@ class DeclarationChecks(CheckerState):
     def kernel_param(self, p: c_ast.Node, t: TypeInfo, kernel: str) -> Param | None:
         if isinstance(p, c_ast.ID):
             return None  # a K&R parameter list: reported
-        if isinstance(p, c_ast.Typename) or not isinstance(p, c_ast.Decl) or p.name is None:
+        if not isinstance(p, c_ast.Typename | c_ast.Decl):
             self.error(p, f"parameter name omitted in kernel '{kernel}'")
             return None
-        name = p.name
+        name = p.name or ""  # (unnamed: C23's, Clang's extension in OpenCL C; its argument is passed and unused)
         line = _coord_of(p)[0] or 0
         if _has_function_pointer(t) or t.kind == "function":
             self.error(p, f"function pointers are not supported (kernel parameter '{name}')")
@@ -583,16 +581,17 @@ class DeclarationChecks(CheckerState):
         return Param(name, "scalar", t.name, t.width, "private", t.const, line, t)
 
     def helper_param(self, p: c_ast.Node, t: TypeInfo) -> Param | None:
-        if not isinstance(p, c_ast.Decl) or p.name is None:
+        if not isinstance(p, c_ast.Decl | c_ast.Typename):
             return None
+        name = p.name or ""  # (unnamed, as ``kernel_param``'s)
         line = _coord_of(p)[0] or 0
-        self.check_type_usable(t, p, f"parameter '{p.name}'")
+        self.check_type_usable(t, p, f"parameter '{name}'")
         if t.kind in ("pointer", "array"):
             target = t.target or UNKNOWN
             elem = target.name if target.kind in ("scalar", "vector", "struct") else target.kind
-            return Param(p.name, "pointer", elem, target.width, target.space, target.const, line, t)
+            return Param(name, "pointer", elem, target.width, target.space, target.const, line, t)
         elem = t.name if t.kind in ("scalar", "vector", "struct") else t.kind
-        return Param(p.name, "scalar", elem, t.width, "private", t.const, line, t)
+        return Param(name, "scalar", elem, t.width, "private", t.const, line, t)
 
     # -- recursion
     def check_recursion(self) -> None:
