@@ -526,6 +526,37 @@ INCOMPATIBLE = [
         "incompatible pointer to integer conversion passing '__global float *__private' to parameter of type 'int'",
         id="pass-int-ptr",
     ),
+    pytest.param(  # (a pointer to a floating type: no conversion, not even one Clang calls incompatible)
+        "__kernel void k(__global float* o, __global int* p) { o[0] = p; }",
+        "1:60",
+        "assigning to '__global float' from incompatible type '__global int *__private'",
+        id="assign-float-ptr",
+    ),
+    pytest.param(
+        "__kernel void k(__global float* o) { float4 v = o; o[0] = v.x; }",
+        "1:45",
+        "initializing '__private float4' (vector of 4 'float' values) with an expression of incompatible type "
+        "'__global float *__private'",
+        id="init-vector-ptr",
+    ),
+    pytest.param(
+        "float f(__global float* o) { return o; }\n__kernel void k(__global float* o) { o[0] = f(o); }",
+        "1:37",
+        "returning '__global float *__private' from a function with incompatible result type 'float'",
+        id="return-float-ptr",
+    ),
+    pytest.param(  # a string literal is an array of its chars and the NUL
+        '__kernel void k(__global int* p) { p[0] = "ab"; }',
+        "1:41",
+        "incompatible pointer to integer conversion assigning to '__global int' from '__constant char[3]'",
+        id="assign-int-string",
+    ),
+    pytest.param(
+        '__kernel void k(__global float* o) { o[0] = "abc"; }',
+        "1:43",
+        "assigning to '__global float' from incompatible type '__constant char[4]'",
+        id="assign-float-string",
+    ),
 ]
 
 
@@ -576,3 +607,49 @@ def test_what_is_assignable_runs(device_ctx: wia.Context, body: str) -> None:
         want_o[2], want_o[3] = o[2] + 3, o[3] + 1
     np.testing.assert_array_equal(got_a, want_a)
     np.testing.assert_array_equal(got_o, want_o)
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (
+            "__kernel void k(__global float* o) { int4 a = 1; float4 b = (float4)a; o[0] = b.x; }",
+            "1:61",
+            "invalid conversion between ext-vector type 'float4' (vector of 4 'float' values) and 'int4' (vector of "
+            "4 'int' values)",
+        ),
+        (
+            "__kernel void k(__global float* o) { int2 a = 1; float4 b = (float4)a; o[0] = b.x; }",
+            "1:61",
+            "invalid conversion between ext-vector type 'float4' (vector of 4 'float' values) and 'int2' (vector of "
+            "2 'int' values)",
+        ),
+        (
+            "__kernel void k(__global float* o) { float4 v = 1; o[0] = (float)v; }",
+            "1:59",
+            "invalid conversion between vector type 'float4' (vector of 4 'float' values) and scalar type 'float'",
+        ),
+        ("__kernel void k(__global float* o) { o[0] = (float)o; }", "1:52", "pointer cannot be cast to type 'float'"),
+    ],
+)
+def test_casts_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """A vector cast to a vector of other elements or length (``convert_`` or ``as_`` converts), a vector to a
+    scalar, a pointer to a floating type (the simulator had built ``(float)o``, and worded the others its own
+    way)."""
+    assert_refused(device_ctx, request, source, message, at)
+
+
+def test_a_pointer_converts_to_bool(device_ctx: wia.Context) -> None:
+    """A pointer stored to a ``bool`` is whether it is NULL (C99 6.3.1.2), initialized, assigned or cast (the
+    simulator had refused it as a pointer-to-integer conversion)."""
+    source = (
+        "__kernel void k(__global int* p, __global int* out) {\n"
+        "    __global int* none = 0;\n"
+        "    bool a = p; bool b; b = none; bool c = (bool)(p + 1);\n"
+        "    out[0] = a; out[1] = b; out[2] = c;\n"
+        "}\n"
+    )
+    _, out = run_arrays(device_ctx, source, "k", [np.zeros(4, np.int32), np.full(3, 7, np.int32)], 1, 1)
+    np.testing.assert_array_equal(out, [1, 0, 1])

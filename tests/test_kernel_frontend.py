@@ -1565,7 +1565,10 @@ REJECTED = [
         id="as-size",
     ),
     pytest.param(
-        k("    int4 i = (int4)(1);\n    float4 f = (float4)i;\n"), 3, "use convert_float4()", id="vector-cast"
+        k("    int4 i = (int4)(1);\n    float4 f = (float4)i;\n"),
+        3,
+        "invalid conversion between ext-vector type 'float4' (vector of 4 'float' values) and 'int4'",
+        id="vector-cast",
     ),
     pytest.param(
         k('    _Static_assert(sizeof(float4) == 8, "four floats");\n'),

@@ -15,7 +15,7 @@ from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
 from wia_sim.kernels.clang_types import clang_type, described
 from wia_sim.kernels.ctype import common_type, comparison_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
-from wia_sim.kernels.literals import char_constant
+from wia_sim.kernels.literals import c_string, char_constant
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, constant_type, is_builtin_function
 from wia_sim.kernels.structs import check_struct, layout, member_alignment, size_align
 from wia_sim.kernels.types import (
@@ -425,7 +425,7 @@ class ExpressionChecks(CheckerState):
         symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
         if symbol is not None and symbol.declared is not None and symbol.type.kind in ("scalar", "vector", "struct"):
             return self.spell(symbol.declared, _unqualified(symbol.type, "default"), None, decayed=True)
-        return described(_unqualified(t, "default"), self.spelled)
+        return self.value_type(t)
 
     def pointer_arithmetic(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> TypeInfo:
         op = node.op
@@ -568,16 +568,14 @@ class ExpressionChecks(CheckerState):
             return target
         value = self.expr(node.expr)
         if target.kind == "vector" and value.kind == "vector":
-            if value.width != target.width:
-                self.error(node, f"cannot cast '{value.type_name}' to '{target.type_name}': the sizes differ")
-            elif value.name not in (target.name, "?"):
-                self.error(
-                    node,
-                    f"cannot cast '{value.type_name}' to '{target.type_name}'; use convert_{target.type_name}() "
-                    f"or as_{target.type_name}()",
-                )
+            if value.width != target.width or value.name not in (target.name, "?"):  # (convert_ or as_ does it)
+                shown = " and ".join(self.value_type(t) for t in (target, value))
+                self.error(node, f"invalid conversion between ext-vector type {shown}")
+        elif target.kind == "scalar" and target.name in FLOATS and value.kind == "pointer":
+            self.error(node.expr, f"pointer cannot be cast to type '{target.name}'")
         elif target.kind == "scalar" and value.kind == "vector":
-            self.error(node, f"cannot cast the vector '{value.type_name}' to the scalar '{target.type_name}'")
+            vector, scalar = self.value_type(value), self.value_type(target)
+            self.error(node, f"invalid conversion between vector type {vector} and scalar type {scalar}")
         elif target.kind in ("scalar", "vector", "pointer") and value.kind == "struct":
             self.error(node, f"operand of type '{value}' where arithmetic or pointer type is required")
         elif target.kind == "struct" and not (value.kind == "struct" and value.name == target.name):
@@ -795,9 +793,15 @@ class ExpressionChecks(CheckerState):
         symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
         if symbol is not None and symbol.declared is not None:
             return self.spell(symbol.declared, symbol.type, symbol.type.space, decayed=as_value)
+        if isinstance(node, c_ast.Constant) and node.type == "string":  # an array of its chars and the NUL
+            return f"'__constant char[{len(c_string(node.value)) + 1}]'"
         if as_value and t.kind != "pointer" and not self.is_lvalue(node):
             t = TypeInfo(t.kind, t.name, t.width, t.target, "default", False, t.length)
         return described(t, self.spelled)
+
+    def value_type(self, t: TypeInfo) -> str:
+        """``t`` as Clang spells the type of a value (no address space; a vector's note, a typedef's aka)."""
+        return described(_unqualified(t, "default"), self.spelled)
 
     def spell(self, declared: c_ast.Node, t: TypeInfo, space: AddressSpace | None, decayed: bool = False) -> str:
         return clang_type(declared, t, self.types, self.spelled, space, decayed)
@@ -871,7 +875,12 @@ class ExpressionChecks(CheckerState):
             or (target.kind == "struct" and (value.kind != "struct" or value.name != target.name))
         )
         if target.is_arithmetic and value.kind in ("pointer", "array"):
-            self.report_store("pointer to integer", target, value, node, declared, place)
+            if target.kind == "scalar" and target.name == "bool":  # (a pointer converts to bool: NULL or not)
+                return
+            integral = target.kind == "scalar" and target.name not in FLOATS
+            self.report_store(
+                "pointer to integer" if integral else "incompatible", target, value, node, declared, place
+            )
         elif mismatch:
             self.report_store("incompatible", target, value, node, declared, place)
 

@@ -513,6 +513,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             a = self.addresses.address(v) if isinstance(v, Pointer) else self._conv(v, LONG)
             return Value(t, np.asarray(a).astype(np.uint64))
         if isinstance(v, Pointer):
+            if t.name == "bool":  # (C99 6.3.1.2: NULL is false, any other pointer true)
+                return Value(t, np.asarray(self.truth(v, self.all)).astype(t.dtype))
             raise UnsupportedKernel(f"line {self.st.line}: a pointer used as a {t} value")
         if (isinstance(t, StructType) or isinstance(v.t, StructType)) and v.t != t:
             raise UnsupportedKernel(f"line {self.st.line}: a {v.t} value used as a {t}")
