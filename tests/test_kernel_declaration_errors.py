@@ -526,3 +526,46 @@ def test_unnamed_parameters_build_and_run(device_ctx: wia.Context) -> None:
     unused, q = rng.integers(-50, 50, 8).astype(np.int32), rng.integers(-50, 50, 8).astype(np.int32)
     _, out = run_arrays(device_ctx, source, "k", [unused, q], 8, 4, np.int32(3), options=CL12)
     np.testing.assert_array_equal(out, 2 * q)
+
+
+BODY = "__kernel void k(__global float* o, __global int* p, int n) {{ {} }}"
+"""(The body's first character is at column 62.)"""
+
+
+@pytest.mark.parametrize(
+    ("source", "at", "message"),
+    [
+        (BODY.format("half h = 1; o[0] = h;"), "1:67", "declaring variable of type '__private half' is not allowed"),
+        (
+            BODY.format("const half h = 1; o[0] = h;"),
+            "1:73",
+            "declaring variable of type 'const __private half' is not allowed",
+        ),
+        (BODY.format("half a[2]; o[0] = 1;"), "1:67", "declaring variable of type '__private half[2]' is not allowed"),
+        (BODY.format("o[0] = (half)1.0f;"), "1:75", "casting to type 'half' is not allowed"),
+        (
+            "half f(void) { return 0; }\n__kernel void k(__global float* o) { o[0] = 1; }",
+            "1:6",
+            "declaring function return value of type 'half' is not allowed ; did you forget * ?",
+        ),
+        (BODY.format("extern int e;"), "1:73", "extern variable must reside in constant address space"),
+        (BODY.format("int x = sizeof(int[n]);"), "1:81", "variable length arrays are not supported in OpenCL"),
+        (BODY.format("o->x = 1;"), "1:63", "member reference base type '__global float' is not a structure or union"),
+        (BODY.format("int 3x = 1;"), "1:66", "expected identifier or '('"),
+        (BODY.format("float 2f;"), "1:68", "expected identifier or '('"),
+        (BODY.format("for (int i = 0; i < n; i++) int y = i;"), "1:90", "expected expression"),
+        (BODY.format("if (n) int y = 1;"), "1:69", "expected expression"),
+        ("__kernel void k(__global int* p) { p[0] = 1; ", "1:46", "expected '}'"),
+        ("__kernel void k(__global int* p) {\n p[0] = 1;\n", "2:11", "expected '}'"),
+    ],
+)
+def test_more_declarations_and_statements_in_clangs_words(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
+) -> None:
+    """A half value without cl_khr_fp16 (a variable, a cast, a function's result: the simulator had built the
+    last), an extern variable in a function, a variable length array in ``sizeof``, ``->`` on a pointer to a
+    non-struct (its pointee named), a number where a declarator must be, a declaration where an ``if`` or a loop
+    needs a statement, and the end of the input inside a block (at its end, or at its last newline)."""
+    if request.node.callspec.params["device_ctx"] == "oclgrind" and message == "expected '}'":
+        pytest.skip("Oclgrind 21.10 counts the lines of its own prelude in an error at the end of the input")
+    assert_refused(device_ctx, request, source, message, at, CL12)

@@ -141,7 +141,7 @@ def test_double_and_half_follow_the_device() -> None:
     ctx = wia.create_context()
     with pytest.raises(wia.CompileError, match=r"kernel\.cl:2:\d+: error: type 'double' needs the cl_khr_fp64"):
         wia.compile_kernel(ctx, "__kernel void k(__global float* y) {\n  double d = 1.0;\n}", "k")
-    with pytest.raises(wia.CompileError, match=r"'half' values need the cl_khr_fp16 extension"):
+    with pytest.raises(wia.CompileError, match=r"declaring variable of type '__private half' is not allowed"):
         wia.compile_kernel(ctx, "__kernel void k(__global half* y) { half h = y[0]; }", "k")
     wia.compile_kernel(ctx, "__kernel void k(__global half* y) { vstore_half(1.0f, 0, y); }", "k")
     x = wia.tensor(np.arange(4, dtype=np.float32), ctx=ctx)

@@ -299,6 +299,21 @@ class DeclarationChecks(CheckerState):
         self.scopes[0][node.name] = _Symbol(node.name, "global", t, _coord_of(node)[0], value, node.type)
         self.constants[node.name] = node
 
+    def half_refused(self, t: TypeInfo, node: c_ast.Node, what: str) -> tuple[c_ast.Node, str]:
+        """Clang's error (and where) for a ``half`` value without cl_khr_fp16 supported and enabled: a variable or
+        a parameter declared of the type, a cast to it; the simulator's words elsewhere (``fp16_missing``)."""
+        if what.startswith("variable") and isinstance(node, c_ast.Decl):
+            return node, f"declaring variable of type {self.spell(node.type, t, t.space)} is not allowed"
+        if what.startswith("parameter") and isinstance(node, c_ast.Decl | c_ast.Typename):
+            shown = self.spell(node.type, t, "private")
+            return node, f"declaring function parameter of type {shown} is not allowed; did you forget * ?"
+        if what == "cast" and isinstance(node, c_ast.Cast):
+            return node.expr, f"casting to type '{t.name}' is not allowed"
+        return node, (
+            f"'{t.innermost.name}' values need {self.fp16_missing}; without it half is only a storage type behind a "
+            f"pointer, read and written with vload_half/vstore_half ({what})"
+        )
+
     def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str, named: bool = False) -> None:
         """Clang's errors for a type it does not take here; ``named``: only named (a typedef, ``sizeof``,
         ``_Alignof``), where ``half`` needs no cl_khr_fp16, as in Clang."""
@@ -324,11 +339,7 @@ class DeclarationChecks(CheckerState):
                 )
                 return
             if not self.fp16 and inner.name.startswith("half") and not behind_pointer and not named:
-                self.error(
-                    node,
-                    f"'{inner.name}' values need {self.fp16_missing}; without it half is only a storage type behind "
-                    f"a pointer, read and written with vload_half/vstore_half ({what})",
-                )
+                self.error(*self.half_refused(t, node, what))
                 return
             behind_pointer = behind_pointer or inner.kind == "pointer"
             outer = inner.kind
@@ -376,6 +387,10 @@ class DeclarationChecks(CheckerState):
             self.error(decl, f"redefinition of built-in function '{name}'")
         if _has_function_pointer(fn.return_type) or fn.return_type.kind == "function":
             self.error(decl, f"function pointers are not supported (return type of '{name}')")
+        result = fn.return_type
+        if result.kind in ("scalar", "vector") and result.name == "half" and not self.fp16:  # (Clang's blank too)
+            shown = described(TypeInfo(result.kind, result.name, result.width, space="default"), self.spelled)
+            self.error(decl, f"declaring function return value of type {shown} is not allowed ; did you forget * ?")
         previous = self.functions.get(name)
         if previous is not None:
             if previous.node is not None and definition is not None:
@@ -670,8 +685,11 @@ class DeclarationChecks(CheckerState):
             self.error(node, f"function pointers are not supported ('{node.name}')")
         self.check_type_usable(t, node, f"variable '{node.name}'")
         space = t.space
-        if "extern" in node.storage:
-            self.error(node, f"extern variables inside functions are not supported ('{node.name}')")
+        if "extern" in node.storage:  # (a __constant one is Clang's, and needs a definition no program can give)
+            if space != "constant":
+                self.error(node, "extern variable must reside in constant address space")
+            else:
+                self.error(node, f"extern variables inside functions are not supported ('{node.name}')")
         if "static" in node.storage:  # OpenCL C 1.2 6.8 (2.0 allows __global and __constant ones)
             self.error(node, "variables in function scope cannot be declared static")
         inner = t.innermost

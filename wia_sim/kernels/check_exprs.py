@@ -209,7 +209,8 @@ class ExpressionChecks(CheckerState):
             return UNKNOWN
         if base.kind == "unknown":
             return UNKNOWN
-        shown = self.clang_type(node.name, base, as_value=True)
+        # (through ``->``: the type pointed to, with its address space)
+        shown = described(base, self.spelled) if node.type == "->" else self.clang_type(node.name, base, as_value=True)
         if base.kind == "pointer":
             self.error(self.operator(node), f"member reference type {shown} is a pointer; did you mean to use '->'?")
             return UNKNOWN
@@ -268,7 +269,11 @@ class ExpressionChecks(CheckerState):
                 elif t.kind == "struct" and t.name not in self.types.structs:
                     self.error(node, f"invalid application of '{op}' to the incomplete type '{t.name}'")
                 elif op == "sizeof" and t.kind == "array" and t.length is None:
-                    self.error(node, f"invalid application of 'sizeof' to an incomplete type '{t}'")
+                    variable = _variable_length(node.expr.type, self)
+                    if variable is not None:
+                        self.error(variable, "variable length arrays are not supported in OpenCL")
+                    else:
+                        self.error(node, f"invalid application of 'sizeof' to an incomplete type '{t}'")
                 elif op == "sizeof":  # the executor reads it here (one size rule: ``structs.size_align``)
                     with contextlib.suppress(ValueError):
                         self.sizes[id(node)] = size_align(t, self.types)[0]
@@ -941,6 +946,15 @@ _STORES = {
 
 _NON_OVERLAPPING = "which are pointers to non-overlapping address spaces"
 """(Clang's message has two spaces before the types: its text leaves room for an empty selection there.)"""
+
+
+def _variable_length(declared: c_ast.Node, checker: ExpressionChecks) -> c_ast.Node | None:
+    """The length of an array type written in ``declared`` (``int[n]``) that is no integer constant, if any."""
+    while isinstance(declared, c_ast.ArrayDecl):
+        if declared.dim is not None and const_int(declared.dim, checker.enumerators, checker.types) is None:
+            return cast(c_ast.Node, declared.dim)
+        declared = declared.type
+    return None
 
 
 def _vector_conversions(a: TypeInfo, b: TypeInfo) -> str:

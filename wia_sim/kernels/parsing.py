@@ -476,7 +476,9 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
     if ast is not None and halves:
         _restore_half_literals(ast, halves)
     if number is not None and (error is None or error[1] is None or number[0] <= (error[0], error[1])):
-        return None, number[1], parser
+        declarator = error is not None and error[2] == "expected identifier or '('" and number[0] == error[:2]
+        if not declarator:  # (``int 3x``: a number where a declarator must be is the parser's error, as Clang's)
+            return None, number[1], parser
     return ast, error, parser
 
 
@@ -531,7 +533,17 @@ def _clang_words(text: str, at: tuple[int, int | None], parser: _Parser) -> tupl
     """Clang's words and place for the syntax error pycparser found at ``at`` in ``text``, where they are known
     (``_unknown_name``, ``_expected``), from the source's tokens."""
     tokens = significant(tokenize(text, 1))
-    return _record_without_semicolon(tokens, at) or _unknown_name(tokens, at, parser) or _expected(tokens, at, parser)
+    return (
+        _record_without_semicolon(tokens, at)
+        or _unknown_name(tokens, at, parser)
+        or _expected(tokens, at, parser, _end_of(text))
+    )
+
+
+def _end_of(text: str) -> tuple[int, int]:
+    """Where Clang places the end of the input: after its last character, or at its last newline."""
+    last = len(text) - 1 if text.endswith("\n") else len(text)
+    return text.count("\n", 0, last) + 1, last - text.rfind("\n", 0, last)
 
 
 _RECORD_FOLLOWERS = frozenset(_KEYWORDS) - {"const", "volatile", "restrict"} | {"__kernel", "kernel"}
@@ -621,7 +633,9 @@ _ENDS_OPERAND = frozenset({")", "]", "++", "--"})
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
 
 
-def _expected(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
+def _expected(
+    tokens: list[Token], at: tuple[int, int | None], parser: _Parser, end: tuple[int, int] | None = None
+) -> tuple[int, int | None, str] | None:
     """Clang's words and place for the commonest syntax errors at the token at ``at``, from the tokens around it:
     an unclosed ``(`` or ``[`` ("expected ')'", at the token), a ``)`` that closes nothing ("extraneous ')' before
     ';'"), an operator, ``=`` or ``else`` where an operand must be ("expected expression"), a statement on the next
@@ -645,10 +659,11 @@ def _expected(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) 
     if k < len(tokens) and tokens[k].text in _UNKNOWN:
         return _unknown_token(tokens, k, opened, parser)
     before = tokens[k - 1]
-    if k == len(tokens):  # the input ended with something open: the closer, just after the last token
+    if k == len(tokens):  # the input ended with something open: the closer, at its end (``_end_of``)
         if not opened:
             return None
-        return before.line, before.column + len(before.text), f"expected '{_CLOSERS[opened[-1]]}'"
+        line, column = end or (before.line, before.column + len(before.text))
+        return line, column, f"expected '{_CLOSERS[opened[-1]]}'"
     token = tokens[k]
     after = tokens[k + 1].text if k + 1 < len(tokens) else ""
     if token.text == ")" and (not opened or opened[-1] != "(") and after == ";":
@@ -661,6 +676,11 @@ def _expected(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) 
         return token.line, token.column, "expected expression"
     if token.kind == "num" and before.kind == "id" and (before.text in _KEYWORDS or named_type(before.text)):
         return token.line, token.column, "expected identifier or '('"
+    typed = token.kind == "id" and (token.text in SPECIFIER_WORDS or named_type(token.text) is not None)
+    if typed and k + 1 < len(tokens) and tokens[k + 1].kind == "num":  # (``int 3x``: the parser stops at the type)
+        return tokens[k + 1].line, tokens[k + 1].column, "expected identifier or '('"
+    if typed and before.text == ")" and _controlled(tokens, k - 1):  # (``if (c) int x;``: a statement must follow)
+        return token.line, token.column, "expected expression"
     if token.kind == "id" and k >= 2 and tokens[k - 2].text in SPECIFIER_WORDS:
         named = before.kind == "id" and (named_type(before.text) is not None or parser._is_type_in_scope(before.text))
         if named and before.text in ("bool", "half"):  # (Clang's keywords: the list's own error)
@@ -670,6 +690,17 @@ def _expected(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) 
     if token.line > before.line and (before.kind in ("id", "num", "str", "char") or before.text in _ENDS_OPERAND):
         return _missing_semicolon(tokens, k, parser)
     return None
+
+
+def _controlled(tokens: list[Token], close: int) -> bool:
+    """Whether the ``)`` at ``tokens[close]`` closes an ``if``'s, ``while``'s, ``for``'s or ``switch``'s
+    parentheses (a statement comes next, not a declaration)."""
+    depth = 0
+    for j in range(close, -1, -1):
+        depth += {")": 1, "(": -1}.get(tokens[j].text, 0)
+        if depth == 0:
+            return j > 0 and tokens[j - 1].text in ("if", "while", "for", "switch")
+    return False
 
 
 def _missing_semicolon(tokens: list[Token], k: int, parser: _Parser) -> tuple[int, int | None, str]:
