@@ -323,14 +323,14 @@ class CallChecks(CheckerState):
         low, high = arity
         if not low <= len(args) <= high:
             named = _SINGLE_PARAMETER.get(name)
-            if named is None:  # an overloaded built-in (the work-item functions: PoCL's and Oclgrind's words differ)
-                wanted = str(low) if low == high else f"{low} to {high}"
-                plural = "" if wanted == "1" else "s"
-                words = f"built-in function '{name}' takes {wanted} argument{plural}, but {_given(len(args))}"
-                self.error(node, words if name.startswith("get_") else unresolved(name, "no matching function"))
-            else:  # Clang's words for a function of one declaration, as for the program's own
-                missing = self.operator_marks.get((id(node), ")"), node)
+            missing = self.operator_marks.get((id(node), ")"), node)
+            if named is not None:  # Clang's words for a function of one declaration, as for the program's own
                 self.error(args[1] if args else missing, _arity_words(1, named, len(args)))
+            elif low == high and (name.startswith("get_") or name == "wait_group_events"):
+                # one declaration whose parameters PoCL 3.1's header leaves unnamed (Oclgrind's names them)
+                self.error(args[low] if len(args) > low else missing, _arity_words(low, "", len(args)))
+            else:  # an overloaded built-in
+                self.error(node, unresolved(name, "no matching function"))
             return UNKNOWN
         if name in async_copy.ASYNC_BUILTINS:
             return async_copy.check_call(self.error, node, name, args, arg_types)
@@ -507,8 +507,9 @@ def _arity_words(wanted: int, named: str, given: int) -> str:
     """Clang's words for a call with ``given`` arguments of a function of ``wanted`` parameters (the single one
     ``named``, where its declaration names it)."""
     if given > wanted:
-        expected = f"single argument '{named}'" if named else str(wanted)
-        return f"too many arguments to function call, expected {expected}, have {given} argument{'s' * (given != 1)}"
+        if named:
+            return f"too many arguments to function call, expected single argument '{named}', have {given} arguments"
+        return f"too many arguments to function call, expected {wanted}, have {given}"
     if named:
         return f"too few arguments to function call, single argument '{named}' was not specified"
     return f"too few arguments to function call, expected {wanted}, have {given}"

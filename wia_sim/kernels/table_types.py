@@ -15,7 +15,10 @@ from pycparser import c_ast
 from wia_sim.kernels.overloads import best, rank, resolve, unresolved
 from wia_sim.kernels.types import INT, ULONG, UNKNOWN, UNSIGNED_OF, TypeInfo, scalar_or_vector
 
-__all__ = ["INTEGER_GENTYPE", "RELATIONAL1", "RELATIONAL2", "TABLE_FUNCTIONS", "check_table_call", "resolved_call"]
+__all__ = [
+    "INTEGER_GENTYPE", "RELATIONAL1", "RELATIONAL2", "TABLE_FUNCTIONS", "check_table_call", "resolved_call",
+    "upsample_overload",
+]  # fmt: skip
 
 Error = Callable[[c_ast.Node, str], None]
 
@@ -71,16 +74,29 @@ def _same_gentype(name: str, args: list[c_ast.Node], types: list[TypeInfo], erro
 
 
 def _need(
-    name: str, what: str, allowed: tuple[str, ...], args: list[c_ast.Node], types: list[TypeInfo], error: Error
+    name: str,
+    what: str,
+    allowed: tuple[str, ...],
+    args: list[c_ast.Node],
+    types: list[TypeInfo],
+    error: Error,
+    node: c_ast.Node,
 ) -> bool:
-    for k, (a, t) in enumerate(zip(args, types, strict=True)):
-        if t.kind in ("pointer", "array", "struct", "void", "opaque"):
-            error(a, f"argument {k + 1} of '{name}' must be {what}, not '{t}'")
-            return False
-        if _known(t) and t.name not in allowed:
-            error(a, f"argument {k + 1} of '{name}' must be {what}, not '{t.type_name}'")
+    """Whether every argument is of an element among ``allowed`` (``what`` says which), else Clang's error
+    (``_refused``)."""
+    for t in types:
+        if t.kind in ("pointer", "array", "struct", "void", "opaque") or (_known(t) and t.name not in allowed):
+            _refused(name, t, error, node)
             return False
     return True
+
+
+def _refused(name: str, t: TypeInfo, error: Error, node: c_ast.Node) -> None:
+    """Clang's error at the call for an argument of type ``t`` that no overload of ``name`` takes as it is: a
+    scalar converts to every overload's parameter alike ("call to ... is ambiguous"), a vector, a pointer or a
+    struct to none ("no matching function for call to ...")."""
+    ambiguous = t.kind == "scalar" and _known(t)
+    error(node, unresolved(name, "the call is ambiguous" if ambiguous else "no matching function"))
 
 
 def _result(types: list[TypeInfo]) -> TypeInfo:
@@ -106,11 +122,11 @@ def _gentype_call(
     picks it: a vector argument only itself, a scalar converted and splatted (``hadd(int4, 3)``, ``isequal(f4,
     1)``), several scalars of different types ambiguous unless one overload is best (``hadd(int, short)`` is);
     UNKNOWN after the error. ``what``: the argument types ``elements`` make, for messages."""
-    for k, (a, t) in enumerate(zip(args, types, strict=True)):
+    for t in types:
         if t.kind in ("pointer", "array", "struct", "void", "opaque") or (
             t.kind == "vector" and _known(t) and t.name not in elements
         ):
-            error(a, f"argument {k + 1} of '{name}' must be {what}, not '{t.type_name if t.kind == 'vector' else t}'")
+            _refused(name, t, error, node)
             return UNKNOWN
     if not all(_known(t) for t in types):
         return _result(types)
@@ -131,22 +147,22 @@ def _pointer_out(
     value converted and splatted (``remquo(float4, 1, &q4)``, ``fract(i, &f)``: a float). Clang would also take a
     pointer of another type with a warning, writing past the object it points to; the simulator refuses it."""
     values, p = types[:-1], types[-1]
-    for k, (a, t) in enumerate(zip(args[:-1], values, strict=True)):
+    for t in values:
         if t.kind in ("pointer", "array", "struct", "void", "opaque") or (
             t.kind == "vector" and _known(t) and t.name not in floating
         ):
-            spelled = t.type_name if t.kind == "vector" else str(t)
-            error(a, f"argument {k + 1} of '{name}' must be a floating-point scalar or vector, not '{spelled}'")
+            _refused(name, t, error, node)
             return UNKNOWN
     x = _result(values)
-    if p.kind not in ("pointer", "array", "unknown"):
-        error(args[-1], f"the last argument of '{name}' must be a pointer (__global, __local or __private), not '{p}'")
+    if p.kind not in ("pointer", "array", "unknown"):  # a value converts to no pointer, a null pointer constant to all
+        null = isinstance(args[-1], c_ast.Constant) and args[-1].value in ("0", "0u", "0U", "0l", "0L")
+        error(node, unresolved(name, "the call is ambiguous" if null else "no matching function"))
         return UNKNOWN
     target = p.target
     if target is None or not _known(target) or not all(_known(t) for t in values):
         return x if x.name in floating or x.kind == "unknown" else UNKNOWN
-    if p.kind == "pointer" and (target.const or target.space == "constant"):
-        error(args[-1], f"'{name}' stores through its last argument: it cannot point to read-only memory")
+    if p.kind == "pointer" and (target.const or target.space == "constant"):  # (it stores through it)
+        error(node, unresolved(name, "no matching function"))
         return UNKNOWN
     int_out = name in ("frexp", "lgamma_r", "remquo")
     width = target.width if target.kind == "vector" else 1
@@ -170,7 +186,8 @@ def _pointer_out(
 
 def _integer(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
     if name in ("mul24", "mad24"):
-        if not _need(name, "an arithmetic scalar or an int or uint vector", (*_INTEGERS, *_FLOATS), args, types, error):
+        allowed = (*_INTEGERS, *_FLOATS)
+        if not _need(name, "an arithmetic scalar or an int or uint vector", allowed, args, types, error, node):
             return UNKNOWN
         if not all(_known(t) for t in types):
             return UNKNOWN
@@ -181,18 +198,31 @@ def _integer(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Er
     return r
 
 
+def upsample_overload(hi: tuple[str, int], lo: tuple[str, int]) -> str | tuple[str, int]:
+    """The overload of ``upsample`` that arguments of shapes ``hi`` and ``lo`` ((element, width)) call, as Clang
+    resolves it among OpenCL C 1.2's (``short upsample(char hi, uchar lo)`` ... ``ulong upsample(uint hi, uint
+    lo)``): its ``hi`` element and width (``upsample(1, 2)`` converts the 2 to a uint), or why there is none."""
+    width = max(hi[1], lo[1])
+    viable: list[tuple[str, list[int]]] = []
+    for element in _UPSAMPLE:
+        ranks = [rank(hi, element, width), rank(lo, UNSIGNED_OF.get(element, element), width)]
+        if None not in ranks:
+            viable.append((element, [r for r in ranks if r is not None]))
+    chosen = best(viable)
+    return chosen if isinstance(chosen, str) else (viable[chosen][0], width)
+
+
 def _upsample(args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
-    hi, lo = types
-    if not _need("upsample", "an integer of up to 32 bits", tuple(_UPSAMPLE), args, types, error):
+    if not _need("upsample", "an integer of up to 32 bits", tuple(_UPSAMPLE), args, types, error, node):
         return UNKNOWN
-    if not (_known(hi) and _known(lo)):
+    if not all(_known(t) for t in types):
         return UNKNOWN
-    want = UNSIGNED_OF.get(hi.name, hi.name)
-    if lo.name != want or lo.width != hi.width or lo.kind != hi.kind:
-        lo_name = f"{want}{hi.width}" if hi.kind == "vector" else want
-        error(node, f"'upsample({hi.type_name} hi, ...)' needs a '{lo_name}' second argument, not '{lo.type_name}'")
+    hi, lo = ((t.name, t.width if t.kind == "vector" else 1) for t in types)
+    chosen = upsample_overload(hi, lo)
+    if isinstance(chosen, str):
+        error(node, unresolved("upsample", chosen))
         return UNKNOWN
-    return TypeInfo(hi.kind, _UPSAMPLE[hi.name], hi.width)
+    return scalar_or_vector(_UPSAMPLE[chosen[0]], chosen[1])
 
 
 def _float_common(
@@ -233,29 +263,31 @@ def _geometric(
     what = "float, float2, float3 or float4" if name.startswith("fast_") else "a floating-point scalar or 2-4-vector"
     r = _gentype_call(name, what, allowed, args, types, error, node)
     if (r.kind == "vector" and r.width > 4) or (name == "cross" and _known(r) and r.width not in (3, 4)):
-        error(node, unresolved(name, "no matching function"))
+        # (scalars convert to cross's float3 and float4 alike)
+        scalars = name == "cross" and r.kind == "scalar"
+        error(node, unresolved(name, "the call is ambiguous" if scalars else "no matching function"))
         return UNKNOWN
     if name in ("fast_normalize", "normalize", "cross") or r.kind == "unknown":
         return r
     return TypeInfo("scalar", r.name)
 
 
-def _shuffle(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error) -> TypeInfo:
+def _shuffle(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
     *xs, mask = types
-    for a, t in zip(args, types, strict=True):
+    for t in types:
         if t.kind == "unknown":
             return UNKNOWN
-        if t.kind != "vector" or t.width == 3:
-            error(a, f"the arguments of '{name}' must be 2-, 4-, 8- or 16-component vectors, not '{t}'")
+        if t.kind != "vector" or t.width == 3:  # (2-, 4-, 8- or 16-component vectors)
+            _refused(name, t, error, node)
             return UNKNOWN
-    if len(xs) == 2 and xs[0].type_name != xs[1].type_name:
-        error(args[1], f"'{name}' needs two inputs of one type, not '{xs[0].type_name}' and '{xs[1].type_name}'")
-        return UNKNOWN
     x = xs[0]
     unsigned = ("uchar", "ushort", "uint", "ulong")
-    if _known(mask) and _known(x) and (mask.name not in unsigned or _SIZES[mask.name] != _SIZES.get(x.name)):
-        want = UNSIGNED_OF.get(_SIGNED_OF_SIZE[_SIZES[x.name]]) if x.name in _SIZES else "unsigned"
-        error(args[-1], f"the mask of '{name}' on '{x.type_name}' must be a {want}n vector, not '{mask.type_name}'")
+    # two inputs of one type, a mask of the unsigned integers of their elements' size
+    mismatched = len(xs) == 2 and xs[0].type_name != xs[1].type_name
+    if mismatched or (
+        _known(mask) and _known(x) and (mask.name not in unsigned or _SIZES[mask.name] != _SIZES.get(x.name))
+    ):
+        error(node, unresolved(name, "no matching function"))
         return UNKNOWN
     return TypeInfo("vector", x.name, mask.width)
 
@@ -273,16 +305,16 @@ def check_table_call(
     if name in ("fract", "frexp", "modf", "sincos", "lgamma_r", "remquo"):
         return _pointer_out(name, args, types, error, node, floating)
     if name == "shuffle" or name == "shuffle2":
-        return _shuffle(name, args, types, error)
-    for k, (a, t) in enumerate(zip(args, types, strict=True)):
+        return _shuffle(name, args, types, error, node)
+    for t in types:
         if t.kind in ("pointer", "array", "struct", "void", "opaque"):
-            error(a, f"argument {k + 1} of '{name}' must be a scalar or vector, not '{t}'")
+            _refused(name, t, error, node)
             return UNKNOWN
     if name == "vec_step":  # a size_t, as Clang's (PoCL 3.1 and Oclgrind 21.10: sizeof(vec_step(x)) is 8)
         return ULONG
     if name == "nan":
         codes = ("uint", "ulong", "ushort")
-        if not _need(name, "an unsigned integer (uint, ulong or ushort) code", codes, args, types, error):
+        if not _need(name, "an unsigned integer (uint, ulong or ushort) code", codes, args, types, error, node):
             return UNKNOWN
         t = types[0]
         element = {"uint": "float", "ulong": "double", "ushort": "half"}.get(t.name, "?")
@@ -305,7 +337,7 @@ def check_table_call(
         r = _gentype_call(name, "a floating-point scalar or vector", floating, args, types, error, node)
         return _truth_type(r) if r.kind != "unknown" else UNKNOWN
     if name in ("any", "all"):
-        if not _need(name, "a signed integer scalar or vector (char to long)", _SIGNED, args, types, error):
+        if not _need(name, "a signed integer scalar or vector (char to long)", _SIGNED, args, types, error, node):
             return UNKNOWN
         return INT
     if name == "bitselect":

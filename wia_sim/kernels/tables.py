@@ -24,6 +24,7 @@ from wia_sim.kernels.builtins import call_math
 from wia_sim.kernels.ctype import INT, SCALARS, CType, common_type, comparison_type, convert
 from wia_sim.kernels.overloads import resolve
 from wia_sim.kernels.spaces import Value
+from wia_sim.kernels.table_types import upsample_overload
 
 __all__ = [
     "FUNCTIONS",
@@ -152,8 +153,13 @@ def _int_call(name: str, args: list[Value]) -> Value:
     if name in ("mul24", "mad24"):  # defined for 24-bit operands only; the simulator multiplies all 32 bits
         r = x[0] * x[1] + (x[2] if name == "mad24" else 0)
         return Value(t, _wrap(r, t))
-    if name == "upsample":
-        hi_t, lo_t = args[0].t, args[1].t
+    if name == "upsample":  # the overload Clang picks (``upsample(1, 2)`` converts the 2 to a uint)
+        chosen = upsample_overload(*((v.t.name, v.t.width) for v in args))
+        assert not isinstance(chosen, str), chosen
+        element, width = chosen
+        hi_t = SCALARS[element] if width == 1 else SCALARS[element].vector(width)
+        lo_t = _same(hi_t, _UNSIGNED.get(element, element))
+        args = [Value(t, np.asarray(convert(np.asarray(v.a), v.t, t))) for v, t in zip(args, (hi_t, lo_t), strict=True)]
         wide = _same(hi_t, _UPSAMPLE[hi_t.name])
         lo_bits = _bits(lo_t)
         hi = np.asarray(args[0].a).astype(object) if lo_bits == 32 else np.asarray(args[0].a, dtype=np.int64)
