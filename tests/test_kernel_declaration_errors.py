@@ -555,6 +555,16 @@ BODY = "__kernel void k(__global float* o, __global int* p, int n) {{ {} }}"
         (BODY.format("float 2f;"), "1:68", "expected identifier or '('"),
         (BODY.format("for (int i = 0; i < n; i++) int y = i;"), "1:90", "expected expression"),
         (BODY.format("if (n) int y = 1;"), "1:69", "expected expression"),
+        (
+            "__kernel void k(__global int* p) { p[0] = __alignof__(void); }",
+            "1:43",
+            "invalid application of '__alignof' to a void type",
+        ),
+        (
+            "__kernel void k(__global int* p) { p[0] = _Alignof(void); }",
+            "1:43",
+            "invalid application of 'alignof' to a void type",
+        ),
         ("__kernel void k(__global int* p) { p[0] = 1; ", "1:46", "expected '}'"),
         ("__kernel void k(__global int* p) {\n p[0] = 1;\n", "2:11", "expected '}'"),
     ],
@@ -565,7 +575,9 @@ def test_more_declarations_and_statements_in_clangs_words(
     """A half value without cl_khr_fp16 (a variable, a cast, a function's result: the simulator had built the
     last), an extern variable in a function, a variable length array in ``sizeof``, ``->`` on a pointer to a
     non-struct (its pointee named), a number where a declarator must be, a declaration where an ``if`` or a loop
-    needs a statement, and the end of the input inside a block (at its end, or at its last newline)."""
+    needs a statement, ``_Alignof`` named as Clang names it ('alignof', or '__alignof' as GNU's spelling; the
+    simulator had said '_Alignof'), and the end of the input inside a block (at its end, or at its last
+    newline)."""
     if request.node.callspec.params["device_ctx"] == "oclgrind" and message == "expected '}'":
         pytest.skip("Oclgrind 21.10 counts the lines of its own prelude in an error at the end of the input")
     assert_refused(device_ctx, request, source, message, at, CL12)

@@ -264,10 +264,11 @@ class ExpressionChecks(CheckerState):
             if isinstance(node.expr, c_ast.Typename):
                 t = self.types.resolve(node.expr.type)
                 self.check_type_usable(t, node, op, named=True)
+                shown = op if op == "sizeof" else self.alignof_spelled(node)
                 if t.kind == "void":  # (GNU C's 1: an error in OpenCL C, as Clang has it)
-                    self.error(node, f"invalid application of '{op}' to a void type")
+                    self.error(node, f"invalid application of '{shown}' to a void type")
                 elif t.kind == "struct" and t.name not in self.types.structs:
-                    self.error(node, f"invalid application of '{op}' to the incomplete type '{t.name}'")
+                    self.error(node, f"invalid application of '{shown}' to the incomplete type '{t.name}'")
                 elif op == "sizeof" and t.kind == "array" and t.length is None:
                     variable = _variable_length(node.expr.type, self)
                     if variable is not None:
@@ -803,6 +804,12 @@ class ExpressionChecks(CheckerState):
         if as_value and t.kind != "pointer" and not self.is_lvalue(node):
             t = TypeInfo(t.kind, t.name, t.width, t.target, "default", False, t.length)
         return described(t, self.spelled)
+
+    def alignof_spelled(self, node: c_ast.Node) -> str:
+        """How Clang's errors name the ``_Alignof`` at ``node``: 'alignof', or '__alignof' where the source spells
+        it as GNU's ``__alignof`` or ``__alignof__`` (``frontend`` rewrites both to ``_Alignof``)."""
+        coord = node.coord
+        return "__alignof" if coord is not None and (coord.line, coord.column) in self.gnu_alignof else "alignof"
 
     def value_type(self, t: TypeInfo) -> str:
         """``t`` as Clang spells the type of a value (no address space; a vector's note, a typedef's aka)."""

@@ -109,6 +109,7 @@ class CheckerState:
 
     filename: str
     suppressed: set[str]
+    gnu_alignof: frozenset[tuple[int, int]]
     c_version: int
     storage_keywords: list[tuple[int, int, str]]
     operator_marks: OperatorMarks

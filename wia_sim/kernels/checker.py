@@ -75,8 +75,10 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         single_constants: bool = False,
         type_hints: Sequence[tuple[int, int, int, str]] = (),
         operator_marks: OperatorMarks | None = None,
+        gnu_alignof: frozenset[tuple[int, int]] = frozenset(),
     ) -> None:
         self.filename = filename
+        self.gnu_alignof = gnu_alignof  # where the source spells ``_Alignof`` as GNU's ``__alignof`` (``frontend``)
         self.suppressed = suppressed
         self.c_version = c_version  # ``-cl-std`` (``options.BuildOptions.c_version``)
         self.storage_keywords = storage_keywords or []  # where they stand (``parsing._ParseOutcome``)

@@ -219,6 +219,10 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     text = _vec_step_literals(text)
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, text)
     text = _LOOP_HINT_RE.sub(lambda m: blanked(m.group(0)), text)
+    gnu_alignof = frozenset(
+        (text.count("\n", 0, m.start()) + 1, m.start() - text.rfind("\n", 0, m.start()))
+        for m in _GNU_ALIGNOF_RE.finditer(text)
+    )
     text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
     bare = _undeclared(text, filename)
     text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
@@ -242,6 +246,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         pp.single_constants,
         type_hints,
         OperatorMarks(nodes, text),
+        gnu_alignof,
     )
     try:
         checker.run(outcome.ast)
