@@ -270,10 +270,12 @@ def k(body: str, params: str = "__global float* g, __local float* l, __constant 
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        (k("    async_work_group_copy(g, g, 4, 0);\n"), "not __global to __global"),
-        (k("    async_work_group_copy(l, l, 4, 0);\n"), "not __local to __local"),
-        (k("    async_work_group_copy(l, c, 4, 0);\n"), "not __constant to __local"),
-        (k("    async_work_group_copy(l, gi, 4, 0);\n"), "one type, not 'float' and 'int'"),
+        # (Clang's words: __global to __local or the reverse only; a pointer to another element type converts, with
+        # a warning, to every overload alike)
+        (k("    async_work_group_copy(g, g, 4, 0);\n"), "no matching function for call to 'async_work_group_copy'"),
+        (k("    async_work_group_copy(l, l, 4, 0);\n"), "no matching function for call to 'async_work_group_copy'"),
+        (k("    async_work_group_copy(l, c, 4, 0);\n"), "no matching function for call to 'async_work_group_copy'"),
+        (k("    async_work_group_copy(l, gi, 4, 0);\n"), "call to 'async_work_group_copy' is ambiguous"),
         (k("    async_work_group_copy(l, g, 4.0f, 0);\n"), "third argument of 'async_work_group_copy' must be an int"),
         (k("    async_work_group_copy(l, g, 4, 1.0f);\n"), "must be an event_t (or 0 for none)"),
         (k("    async_work_group_copy(1.0f, g, 4, 0);\n"), "first argument of 'async_work_group_copy' must be a poi"),
@@ -346,3 +348,21 @@ def test_an_event_is_eight_bytes(device_ctx: wia.Context) -> None:
     src = np.arange(8, dtype=np.int32) + 1
     (_, out) = run_arrays(device_ctx, source, "k", [src, np.zeros(8, np.int64)], 8, 8)
     np.testing.assert_array_equal(out, 8 + 100 * 24 + 10000 * 8 + 1000000 * src[::-1].astype(np.int64))
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("async_work_group_copy(g, g, 4, 0);", "no matching function"),  # (__global to __global)
+        ("async_work_group_copy(l, c, 4, 0);", "no matching function"),  # (__constant to __local)
+        ("async_work_group_copy(l, gi, 4, 0);", "is ambiguous"),  # (int to float: every overload alike)
+        ("async_work_group_strided_copy(l, gi, 4, 1, 0);", "is ambiguous"),
+    ],
+)
+def test_copies_clang_refuses(device_ctx: wia.Context, body: str, message: str) -> None:
+    """Overload resolution's words for a copy of other spaces or of other element types, on every device (the
+    simulator had worded both its own way)."""
+    source = k(f"    {body}\n")
+    with pytest.raises(wia.WiaError) as info:
+        wia.compile_kernel(device_ctx, source, "k", options="-cl-std=CL1.2")
+    assert message in str(info.value)

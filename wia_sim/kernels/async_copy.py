@@ -31,6 +31,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import SCALARS, CType, elem_bytes
 from wia_sim.kernels.lanes import any_lane
+from wia_sim.kernels.overloads import unresolved
 from wia_sim.kernels.pointers import SEVERAL
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.types import VOID, TypeInfo
@@ -104,22 +105,15 @@ def check_call(
             return EVENT
     if dst.kind == "pointer" and src.kind == "pointer" and dst.target is not None and src.target is not None:
         spaces = (dst.target.space, src.target.space)
-        if spaces not in (("local", "global"), ("global", "local")):
-            error(
-                node,
-                f"'{name}' copies __global to __local memory or __local to __global memory, not "
-                f"__{spaces[1]} to __{spaces[0]} (destination '{dst}', source '{src}')",
-            )
+        if spaces not in (("local", "global"), ("global", "local")):  # (__global to __local or the reverse)
+            error(node, unresolved(name, "no matching function"))
         elif dst.target.const:
             error(args[0], f"{what(0)} (the destination) cannot point to read-only memory")
         elif dst.target.kind not in ("scalar", "vector") or src.target.kind not in ("scalar", "vector"):
             error(node, f"'{name}' copies scalars or vectors, not '{dst.target.type_name or dst.target.kind}'")
         elif dst.target.type_name != src.target.type_name and "?" not in (dst.target.name, src.target.name):
-            error(
-                node,
-                f"'{name}' needs a destination and a source of one type, not '{dst.target.type_name}' and "
-                f"'{src.target.type_name}'",
-            )
+            # (a pointer to another element type converts, with a warning, to every overload's alike)
+            error(node, unresolved(name, "the call is ambiguous"))
     integer(2)
     if name == "async_work_group_strided_copy":
         integer(3)

@@ -73,7 +73,14 @@ class CallChecks(CheckerState):
             return self.call_helper(node, name, args, arg_types)
         if name in self.undeclared_builtins:  # (an older ``-cl-std``'s)
             pass
+        elif name == "printf" and not args:  # (``int printf(__constant const char* st, ...)``, opencl-c-base.h's)
+            missing = self.operator_marks.get((id(node), ")"), node)
+            self.error(missing, "too few arguments to function call, at least argument 'st' must be specified")
+            return INT
         elif name == "printf":
+            if printf.literal_format(args[0]) is None and not printf.constant_chars(arg_types[0]):
+                self.check_argument(args[0], arg_types[0], printf.FORMAT, "the format of printf")
+                return INT
             return printf.check_call(self.error, node, args, arg_types)
         elif name in images.BUILTINS:
             return self.image_call(node, name, args, arg_types)
@@ -300,7 +307,9 @@ class CallChecks(CheckerState):
                 self.start(node), f"incompatible {which} conversion passing {passed} to parameter of type {wanted}"
             )
         elif pointer_param and not pointer_value and not null:
-            self.error(node, f"{what} must be a pointer, not '{value}'")
+            wanted = f"'{param}'" if declared is None else self.spell(declared, param, None)
+            passed = self.clang_type(node, value, as_value=True)
+            self.error(self.start(node), f"passing {passed} to parameter of incompatible type {wanted}")
         elif pointer_param and points_elsewhere(param, value) and not null:
             wanted = f"'{param}'" if declared is None else self.spell(declared, param, None)
             passed = self.clang_type(node, value, as_value=True)

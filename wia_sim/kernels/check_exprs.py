@@ -452,7 +452,7 @@ class ExpressionChecks(CheckerState):
             return TypeInfo("pointer", target=p.target) if p.kind == "array" else p
         if op == "-" and lp and not rp and integer:
             return TypeInfo("pointer", target=left.target) if left.kind == "array" else left
-        self.error(node, f"invalid operands to binary '{op}' ('{left}' and '{right}')")
+        self.error(self.operator(node), self.invalid_operands(node, left, right))
         return UNKNOWN
 
     def expr_TernaryOp(self, node: c_ast.TernaryOp) -> TypeInfo:
@@ -801,6 +801,8 @@ class ExpressionChecks(CheckerState):
             return self.spell(symbol.declared, symbol.type, symbol.type.space, decayed=as_value)
         if isinstance(node, c_ast.Constant) and node.type == "string":  # an array of its chars and the NUL
             return f"'__constant char[{len(c_string(node.value)) + 1}]'"
+        if isinstance(node, c_ast.Constant) and t.kind == "scalar":  # (C's own type: 1u is no OpenCL uint)
+            return f"'{_C_SPELLINGS.get(t.name, t.name)}'"
         if as_value and t.kind != "pointer" and not self.is_lvalue(node):
             t = TypeInfo(t.kind, t.name, t.width, t.target, "default", False, t.length)
         return described(t, self.spelled)
@@ -953,6 +955,10 @@ _STORES = {
 
 _NON_OVERLAPPING = "which are pointers to non-overlapping address spaces"
 """(Clang's message has two spaces before the types: its text leaves room for an empty selection there.)"""
+
+
+_C_SPELLINGS = {"uint": "unsigned int", "ulong": "unsigned long"}
+"""How Clang spells the type of an integer constant of OpenCL's unsigned types: as C's, not by their typedefs."""
 
 
 def _variable_length(declared: c_ast.Node, checker: ExpressionChecks) -> c_ast.Node | None:

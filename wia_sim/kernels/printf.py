@@ -37,9 +37,15 @@ from wia_sim.kernels.types import INT, TypeInfo
 if TYPE_CHECKING:
     from wia_sim.kernels.executor import _Executor
 
-__all__ = ["Conversion", "PrintfOutput", "check_call", "format_value", "parse_format", "write_output"]
+__all__ = [
+    "FORMAT", "Conversion", "PrintfOutput", "check_call", "constant_chars", "format_value", "literal_format",
+    "parse_format", "write_output",
+]  # fmt: skip
 
 Array = NDArray[Any]
+
+FORMAT = TypeInfo("pointer", target=TypeInfo("scalar", "char", space="constant", const=True))
+"""The type of printf's format parameter (``int printf(__constant const char* st, ...)``, opencl-c-base.h's)."""
 
 _SPEC = re.compile(
     r"%(?P<flags>[-+ #0]*)(?P<width>\*|\d+)?(?:\.(?P<prec>\*|\d*))?(?P<vec>v\d+)?"
@@ -138,13 +144,13 @@ def parse_format(fmt: str) -> list[str | Conversion]:
 # -- the checker's side ----------------------------------------------------------------------------------------------
 
 
-def _literal(node: c_ast.Node) -> str | None:
+def literal_format(node: c_ast.Node) -> str | None:
     if isinstance(node, c_ast.Constant) and node.type == "string":
         return str(node.value)
     return None
 
 
-def _constant_chars(t: TypeInfo) -> bool:
+def constant_chars(t: TypeInfo) -> bool:
     """A pointer to, or an array of, chars in ``__constant`` memory: what printf's ``__constant char*`` format (and
     a ``%s``) takes besides a literal; PoCL and Oclgrind read it at run time."""
     target = t.target
@@ -157,19 +163,17 @@ def _constant_chars(t: TypeInfo) -> bool:
 def check_call(
     error: Callable[[c_ast.Node, str], None], node: c_ast.FuncCall, args: list[c_ast.Node], types: list[TypeInfo]
 ) -> TypeInfo:
-    """Check a call of printf: a literal format, and each argument against its conversion."""
-    if not args:
-        error(node, "printf needs a format string")
-        return INT
-    literal = _literal(args[0])
+    """Check a call of printf with a format (``check_calls`` words one without, or of another type): a literal
+    format, and each argument against its conversion."""
+    literal = literal_format(args[0])
     if literal is None:
-        if not _constant_chars(types[0]):
+        if not constant_chars(types[0]):  # (the checker words a format of another type as Clang: ``FORMAT``)
             error(args[0], f"the format of printf is a string literal or a __constant char*, not '{types[0]}'")
         return INT  # read at run time, where its arguments are checked
     try:
         parts = parse_format(c_string(literal).split("\0")[0])  # (a NUL ends the format)
         for a in args[1:]:
-            text = _literal(a)
+            text = literal_format(a)
             if text is not None:
                 c_string(text)
     except ValueError as exc:
@@ -193,7 +197,8 @@ def _mismatch(conv: Conversion, node: c_ast.Node, t: TypeInfo) -> str:
     if t.kind == "unknown":
         return ""
     if conv.conv == "s":
-        return "" if _literal(node) is not None or _constant_chars(t) else f"%s takes a __constant char*, not '{t}'"
+        text = literal_format(node) is not None or constant_chars(t)
+        return "" if text else f"%s takes a __constant char*, not '{t}'"
     if conv.conv == "p":
         return "" if t.kind in ("pointer", "array") else f"%p takes a pointer, not '{t}'"
     floating = conv.conv in _FLOAT_CONVS
@@ -383,12 +388,12 @@ class PrintfOutput:
         ex = self.ex
         args = list(node.args.exprs) if node.args is not None else []
         lanes = np.flatnonzero(mask)
-        literal = _literal(args[0])
+        literal = literal_format(args[0])
         fixed = c_string(literal).split("\0")[0] if literal is not None else ""  # (a NUL ends the format)
         formats = None if literal is not None else self._strings(ex.eval(args[0], mask), mask)
         values: list[Any] = []
         for a in args[1:]:
-            text = _literal(a)
+            text = literal_format(a)
             if text is not None:
                 values.append(c_string(text).split("\0")[0])
             else:
