@@ -549,6 +549,11 @@ BODY = "__kernel void k(__global float* o, __global int* p, int n) {{ {} }}"
             "declaring function return value of type 'half' is not allowed ; did you forget * ?",
         ),
         (BODY.format("extern int e;"), "1:73", "extern variable must reside in constant address space"),
+        (
+            BODY.format("struct S { int b : 3; } s; s.b = 1; p[0] = s.b;"),
+            "1:77",
+            "bit-fields are not supported in OpenCL",
+        ),
         (BODY.format("int x = sizeof(int[n]);"), "1:81", "variable length arrays are not supported in OpenCL"),
         (BODY.format("o->x = 1;"), "1:63", "member reference base type '__global float' is not a structure or union"),
         (BODY.format("int 3x = 1;"), "1:66", "expected identifier or '('"),

@@ -222,7 +222,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
                     what = f"the '{member_type.name}' type"
                     self.error(member, f"{what} cannot be used to declare a structure or union field")
                 if member.bitsize is not None:
-                    self.error(member, f"bit-fields are not supported in OpenCL C (member '{member.name}')")
+                    self.error(member, "bit-fields are not supported in OpenCL")  # (Clang's words)
                 if member.name is not None and member.name in names:
                     self.error(member, f"duplicate member '{member.name}'")
                 names.add(member.name)
