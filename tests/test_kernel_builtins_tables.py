@@ -792,3 +792,14 @@ def test_wrong_builtin_arguments_in_clangs_words(
     with pytest.raises(wia.WiaError) as info:
         wia.compile_kernel(device_ctx, source, "k", options="-cl-std=CL1.2")
     assert message in str(info.value)
+
+
+def test_an_operand_in_error_adds_no_second_error(ctx: wia.Context) -> None:
+    """A call Clang refuses inside an expression is the one error: the sum it stands in has elements of no type,
+    and storing that sum is not a second error (the simulator had said "initializing '__private float4' with an
+    expression of incompatible type '?2'" too)."""
+    src = "__kernel void k(__global int* o) {\n    float4 v = shuffle((float4)(1.0f), (uint2)(1)) + shuffle(1.0f, 2u);\n}"
+    with pytest.raises(wia.CompileError) as info:
+        wia.compile_kernel(ctx, src, "k")
+    assert str(info.value).count("error:") == 1
+    assert "kernel.cl:2:54: error: call to 'shuffle' is ambiguous" in str(info.value)

@@ -864,8 +864,9 @@ class ExpressionChecks(CheckerState):
         place: c_ast.Node | None = None,
     ) -> None:
         """``value`` stored to ``target`` by ``node``: an assignment, a ``return`` or an initializer (``declared``:
-        the type node of the variable initialized or of the function's result; ``place``: the declaration)."""
-        if target.kind == "unknown" or value.kind == "unknown":
+        the type node of the variable initialized or of the function's result; ``place``: the declaration; a
+        value of unknown elements comes of an operand already in error, as Clang's does: nothing more to say)."""
+        if target.kind == "unknown" or value.kind == "unknown" or value.name == "?":
             return
         source = (
             node.rvalue if isinstance(node, c_ast.Assignment) else node.expr if isinstance(node, c_ast.Return) else node
