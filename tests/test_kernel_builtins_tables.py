@@ -798,7 +798,8 @@ def test_an_operand_in_error_adds_no_second_error(ctx: wia.Context) -> None:
     """A call Clang refuses inside an expression is the one error: the sum it stands in has elements of no type,
     and storing that sum is not a second error (the simulator had said "initializing '__private float4' with an
     expression of incompatible type '?2'" too)."""
-    src = "__kernel void k(__global int* o) {\n    float4 v = shuffle((float4)(1.0f), (uint2)(1)) + shuffle(1.0f, 2u);\n}"
+    body = "float4 v = shuffle((float4)(1.0f), (uint2)(1)) + shuffle(1.0f, 2u);"
+    src = f"__kernel void k(__global int* o) {{\n    {body}\n}}"
     with pytest.raises(wia.CompileError) as info:
         wia.compile_kernel(ctx, src, "k")
     assert str(info.value).count("error:") == 1
