@@ -64,26 +64,8 @@ def _known(t: TypeInfo) -> bool:
     return t.kind in ("scalar", "vector") and t.name != "?"
 
 
-def _same_gentype(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> bool:
-    known = [t for t in types if _known(t)]
-    if any(t.type_name != known[0].type_name for t in known[1:]):
-        spelled = ", ".join(f"'{t.type_name}'" for t in types)
-        error(node, f"built-in function '{name}' needs arguments of one type, not {spelled}")
-        return False
-    return True
-
-
-def _need(
-    name: str,
-    what: str,
-    allowed: tuple[str, ...],
-    args: list[c_ast.Node],
-    types: list[TypeInfo],
-    error: Error,
-    node: c_ast.Node,
-) -> bool:
-    """Whether every argument is of an element among ``allowed`` (``what`` says which), else Clang's error
-    (``_refused``)."""
+def _need(name: str, allowed: tuple[str, ...], types: list[TypeInfo], error: Error, node: c_ast.Node) -> bool:
+    """Whether every argument is of an element among ``allowed``, else Clang's error (``_refused``)."""
     for t in types:
         if t.kind in ("pointer", "array", "struct", "void", "opaque") or (_known(t) and t.name not in allowed):
             _refused(name, t, error, node)
@@ -110,18 +92,12 @@ def _result(types: list[TypeInfo]) -> TypeInfo:
 
 
 def _gentype_call(
-    name: str,
-    what: str,
-    elements: Sequence[str],
-    args: list[c_ast.Node],
-    types: list[TypeInfo],
-    error: Error,
-    node: c_ast.Node,
+    name: str, elements: Sequence[str], types: list[TypeInfo], error: Error, node: c_ast.Node
 ) -> TypeInfo:
     """The gentype of a built-in whose parameters all take it, among ``elements``, as Clang's overload resolution
     picks it: a vector argument only itself, a scalar converted and splatted (``hadd(int4, 3)``, ``isequal(f4,
     1)``), several scalars of different types ambiguous unless one overload is best (``hadd(int, short)`` is);
-    UNKNOWN after the error. ``what``: the argument types ``elements`` make, for messages."""
+    UNKNOWN after the error."""
     for t in types:
         if t.kind in ("pointer", "array", "struct", "void", "opaque") or (
             t.kind == "vector" and _known(t) and t.name not in elements
@@ -184,15 +160,14 @@ def _pointer_out(
     return UNKNOWN
 
 
-def _integer(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
+def _integer(name: str, types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
     if name in ("mul24", "mad24"):
-        allowed = (*_INTEGERS, *_FLOATS)
-        if not _need(name, "an arithmetic scalar or an int or uint vector", allowed, args, types, error, node):
+        if not _need(name, (*_INTEGERS, *_FLOATS), types, error, node):  # (an arithmetic scalar, an int or uint vector)
             return UNKNOWN
         if not all(_known(t) for t in types):
             return UNKNOWN
         return resolved_call(name, types, ("int", "uint"), ["g" * len(types)], error, node)
-    r = _gentype_call(name, "an integer scalar or vector", _INTEGERS, args, types, error, node)
+    r = _gentype_call(name, _INTEGERS, types, error, node)
     if name == "abs_diff" and _known(r):
         return TypeInfo(r.kind, UNSIGNED_OF.get(r.name, r.name), r.width)
     return r
@@ -212,8 +187,8 @@ def upsample_overload(hi: tuple[str, int], lo: tuple[str, int]) -> str | tuple[s
     return chosen if isinstance(chosen, str) else (viable[chosen][0], width)
 
 
-def _upsample(args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
-    if not _need("upsample", "an integer of up to 32 bits", tuple(_UPSAMPLE), args, types, error, node):
+def _upsample(types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
+    if not _need("upsample", tuple(_UPSAMPLE), types, error, node):  # (integers of up to 32 bits)
         return UNKNOWN
     if not all(_known(t) for t in types):
         return UNKNOWN
@@ -256,12 +231,9 @@ def resolved_call(
     return scalar_or_vector(*chosen)
 
 
-def _geometric(
-    name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node, floating: tuple[str, ...]
-) -> TypeInfo:
+def _geometric(name: str, types: list[TypeInfo], error: Error, node: c_ast.Node, floating: tuple[str, ...]) -> TypeInfo:
     allowed = ("float",) if name.startswith("fast_") else floating
-    what = "float, float2, float3 or float4" if name.startswith("fast_") else "a floating-point scalar or 2-4-vector"
-    r = _gentype_call(name, what, allowed, args, types, error, node)
+    r = _gentype_call(name, allowed, types, error, node)
     if (r.kind == "vector" and r.width > 4) or (name == "cross" and _known(r) and r.width not in (3, 4)):
         # (scalars convert to cross's float3 and float4 alike)
         scalars = name == "cross" and r.kind == "scalar"
@@ -272,7 +244,7 @@ def _geometric(
     return TypeInfo("scalar", r.name)
 
 
-def _shuffle(name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
+def _shuffle(name: str, types: list[TypeInfo], error: Error, node: c_ast.Node) -> TypeInfo:
     *xs, mask = types
     for t in types:
         if t.kind == "unknown":
@@ -305,7 +277,7 @@ def check_table_call(
     if name in ("fract", "frexp", "modf", "sincos", "lgamma_r", "remquo"):
         return _pointer_out(name, args, types, error, node, floating)
     if name == "shuffle" or name == "shuffle2":
-        return _shuffle(name, args, types, error, node)
+        return _shuffle(name, types, error, node)
     for t in types:
         if t.kind in ("pointer", "array", "struct", "void", "opaque"):
             _refused(name, t, error, node)
@@ -314,15 +286,15 @@ def check_table_call(
         return ULONG
     if name == "nan":
         codes = ("uint", "ulong", "ushort")
-        if not _need(name, "an unsigned integer (uint, ulong or ushort) code", codes, args, types, error, node):
+        if not _need(name, codes, types, error, node):
             return UNKNOWN
         t = types[0]
         element = {"uint": "float", "ulong": "double", "ushort": "half"}.get(t.name, "?")
         return TypeInfo(t.kind, element, t.width) if _known(t) else UNKNOWN
     if name in INTEGER_GENTYPE or name in ("mul24", "mad24"):
-        return _integer(name, args, types, error, node)
+        return _integer(name, types, error, node)
     if name == "upsample":
-        return _upsample(args, types, error, node)
+        return _upsample(types, error, node)
     if name in ("degrees", "radians", "sign"):
         return _float_common(name, types, error, node, set(), floating)
     if name == "mix":
@@ -332,14 +304,14 @@ def check_table_call(
     if name == "smoothstep":
         return _float_common(name, types, error, node, {0, 1}, floating)
     if name in ("distance", "fast_distance", "fast_length", "fast_normalize", "dot", "cross", "length", "normalize"):
-        return _geometric(name, args, types, error, node, floating)
+        return _geometric(name, types, error, node, floating)
     if name in RELATIONAL2 or name in RELATIONAL1:
-        r = _gentype_call(name, "a floating-point scalar or vector", floating, args, types, error, node)
+        r = _gentype_call(name, floating, types, error, node)
         return _truth_type(r) if r.kind != "unknown" else UNKNOWN
     if name in ("any", "all"):
-        if not _need(name, "a signed integer scalar or vector (char to long)", _SIGNED, args, types, error, node):
+        if not _need(name, _SIGNED, types, error, node):
             return UNKNOWN
         return INT
     if name == "bitselect":
-        return _gentype_call(name, "a scalar or vector", (*_INTEGERS, *floating), args, types, error, node)
+        return _gentype_call(name, (*_INTEGERS, *floating), types, error, node)
     raise AssertionError(name)
