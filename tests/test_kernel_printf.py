@@ -153,6 +153,10 @@ def k(body: str) -> str:
         ),
         (k("    printf(1);\n"), "incompatible integer to pointer conversion passing 'int' to parameter of type"),
         (k("    printf(1.0f);\n"), "passing 'float' to parameter of incompatible type 'const __constant char *'"),
+        (  # (a __constant pointer to other elements: Clang only warns; the simulator reads chars, so refuses it)
+            "__constant int table[2] = {1, 2}; " + k("    printf(table);\n"),
+            "the format of printf is a string literal or a __constant char*, not 'const __constant int[2]'",
+        ),
         (k("    printf();\n"), "too few arguments to function call, at least argument 'st' must be specified"),
         (k('    printf("%*d\\n", 3, g[0]);\n'), "no '*' width or precision"),
         (k('    printf("%.*f\\n", 3, f[0]);\n'), "no '*' width or precision"),

@@ -79,8 +79,10 @@ class CallChecks(CheckerState):
             return INT
         elif name == "printf":
             if printf.literal_format(args[0]) is None and not printf.constant_chars(arg_types[0]):
+                seen = len(self.diagnostics)  # Clang's conversion errors for the format, where it has one
                 self.check_argument(args[0], arg_types[0], printf.FORMAT, "the format of printf")
-                return INT
+                if len(self.diagnostics) > seen:
+                    return INT
             return printf.check_call(self.error, node, args, arg_types)
         elif name in images.BUILTINS:
             return self.image_call(node, name, args, arg_types)
