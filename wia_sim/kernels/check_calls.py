@@ -10,7 +10,6 @@ from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels import async_copy, images, printf
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _Function, _promote
-from wia_sim.kernels.clang_types import described
 from wia_sim.kernels.overloads import CONVERSION, EXACT, INTEGERS, SPLAT, best, candidates, floats, rank, unresolved
 from wia_sim.kernels.signatures import (
     BUILTINS,
@@ -357,8 +356,7 @@ class CallChecks(CheckerState):
             if name.startswith("as_"):
                 have, need = source.element_size, result.element_size
                 if have is not None and need is not None and have != need:
-                    values = (TypeInfo(t.kind, t.name, t.width, space="default") for t in (result, source))
-                    shown = " and ".join(described(t, self.spelled) for t in values)
+                    shown = " and ".join(self.value_type(t) for t in (result, source))
                     self.error(node, f"invalid reinterpretation: sizes of {shown} must match")
             elif source.kind == "vector" and source.width != width:  # (convert_T4 takes 4 components)
                 self.error(node, unresolved(name, "no matching function"))

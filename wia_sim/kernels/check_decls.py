@@ -389,7 +389,7 @@ class DeclarationChecks(CheckerState):
             self.error(decl, f"function pointers are not supported (return type of '{name}')")
         result = fn.return_type
         if result.kind in ("scalar", "vector") and result.name == "half" and not self.fp16:  # (Clang's blank too)
-            shown = described(TypeInfo(result.kind, result.name, result.width, space="default"), self.spelled)
+            shown = self.value_type(result)
             self.error(decl, f"declaring function return value of type {shown} is not allowed ; did you forget * ?")
         previous = self.functions.get(name)
         if previous is not None:
@@ -536,8 +536,7 @@ class DeclarationChecks(CheckerState):
             self.error(p, f"function pointers are not supported (kernel parameter '{name}')")
             return None
         if t.kind in ("scalar", "vector") and t.name == "half" and not self.fp16:
-            shown = self.spell(p.type, t, "private")
-            self.error(p, f"declaring function parameter of type {shown} is not allowed; did you forget * ?")
+            self.error(*self.half_refused(t, p, f"parameter '{name}'"))
             return None
         spelled = _innermost_names(p.type)
         forbidden = len(spelled) == 1 and bool(_NOT_KERNEL_ARG_TYPES & set(self.types.alias_chain(spelled[0])))

@@ -361,7 +361,7 @@ class ExpressionChecks(CheckerState):
         if op in _INTEGER_ONLY_OPS and (left.name in FLOATS or right.name in FLOATS):
             floating = left if left.name in FLOATS else right
             if op in ("<<", ">>") and floating.kind == "vector":  # (Clang's vector shift: the operand's own check)
-                shown = described(_unqualified(floating, "default"), self.spelled)
+                shown = self.value_type(floating)
                 self.error(self.operator(node), f"used type {shown} where integer is required")
             else:
                 self.error(self.operator(node), self.invalid_operands(node, left, right))

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 
 from wia_sim.kernels import images
 from wia_sim.kernels.signatures import BUILTINS, builtin_arity
-from wia_sim.kernels.types import FLOATS, VECTOR_WIDTHS
+from wia_sim.kernels.types import FLOATS, VECTOR_BASES, VECTOR_WIDTHS
 
 __all__ = [
     "EXPRESSION_KEYWORDS", "TYPE_KEYWORDS", "Correction", "builtin_names", "callable_with", "corrected", "edit_distance"
@@ -90,14 +90,11 @@ def corrected(typo: str, candidates: Iterable[str], strict: bool = False) -> Cor
     return Correction(best.pop())
 
 
-_ELEMENTS = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double", "half")
-
-
 @functools.cache
 def builtin_names() -> frozenset[str]:
     """Every built-in function's name, as OpenCL C's header declares them: the table's, every ``convert_`` and
     ``as_`` of a scalar or vector type, the image functions and ``printf``."""
-    types = [e + (str(w) if w > 1 else "") for e in _ELEMENTS for w in (1, *VECTOR_WIDTHS)]
+    types = [e + (str(w) if w > 1 else "") for e in VECTOR_BASES for w in (1, *VECTOR_WIDTHS)]
     roundings = ("", "_rte", "_rtz", "_rtp", "_rtn")
     converts = {
         f"convert_{t}{sat}{r}"
