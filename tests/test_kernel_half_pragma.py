@@ -11,6 +11,7 @@ import pytest
 from kernel_backends import assert_refused, build_error, run_arrays
 
 import wia_hal as wia
+from wia_sim.kernels import compile_source
 
 _PRAGMA = "cl_khr_fp16 extension enabled (#pragma OPENCL EXTENSION cl_khr_fp16 : enable)"
 REFUSED = [  # (source, the simulator's words, Clang's where known: wia-tiny has cl_khr_fp16, the pragma is missing)
@@ -116,3 +117,58 @@ def test_half_constants_round_once_from_their_digits(device_ctx: wia.Context, re
     tenth = np.float16(0.1)
     expected = [tenth, 1 + 2.0**-10, np.float16(tenth + np.float16(0.2)), 3.0, np.inf, 2.0, 2.0**-24, 0.0]
     np.testing.assert_array_equal(o, np.asarray(expected, np.float32))
+
+
+HALVES_THROUGH_OTHER_POINTERS = r"""
+__kernel void k(__global const ushort* bits, __global float* out, __global uint* packed, __local float* scratch)
+{
+    const int i = get_global_id(0), l = get_local_id(0);
+    ushort mine[2] = {bits[2 * i], bits[2 * i + 1]};
+    out[i] = vload_half(1, mine) + vload_half(i, (__global const float*)bits) * 2.0f;
+    vstore_half_rtz(out[i], l, scratch);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const float2 two = vload_half2(l / 2, scratch);
+    vstore_half2(two * 3.0f, i, (__global ushort*)packed);
+}
+"""
+
+
+def test_halves_through_a_pointer_to_other_elements(device_ctx: wia.Context) -> None:
+    """vload_half and vstore_half through a pointer to ushort, float or uint (a private array too): Clang converts
+    it to the half pointer of its address space with a warning, "incompatible pointer types passing ...", and
+    the halves are its bytes, counted in halves (``vload_half(i, (float*)p)`` reads the bytes 2i and 2i + 1).
+    The simulator refused these ("it needs a half pointer"); now it builds them with Clang's warning, at
+    Clang's column, and every device computes the same bits."""
+    if wia.get_backend().name == "sim":  # (the real devices' logs hold these lines too, measured)
+        assert compile_source(HALVES_THROUGH_OTHER_POINTERS).build_log.splitlines() == [
+            f"kernel.cl:{at}: warning: incompatible pointer types passing {passed} to parameter of type {param}"
+            for at, passed, param in [
+                ("6:28", "'__private ushort[2]' (aka '__private unsigned short[2]')", "'const __private half *'"),
+                ("6:50", "'const __global float *'", "'const __global half *'"),
+                ("7:32", "'__local float *__private'", "'__local half *'"),
+                ("9:43", "'__local float *__private'", "'const __local half *'"),
+                ("10:33", "'__global ushort *' (aka '__global unsigned short *')", "'__global half *'"),
+            ]
+        ]
+    rng = np.random.default_rng(1214)
+    n, group = 64, 16
+    halves = rng.uniform(-4, 4, 2 * n).astype(np.float16)
+    arrays = [halves.view(np.uint16), np.zeros(n, np.float32), np.zeros(n, np.uint32)]
+    _, out, packed = run_arrays(device_ctx, HALVES_THROUGH_OTHER_POINTERS, "k", arrays, n, group, np.int64(2 * group))
+    i = np.arange(n)
+    wide = halves.astype(np.float32)
+    expected = wide[2 * i + 1] + wide[i] * 2.0  # float arithmetic: exact here (halves' 11 bits)
+    np.testing.assert_array_equal(out, expected.astype(np.float32))
+    # the group's results rounded toward zero to halves, read back two at a time, tripled and rounded to nearest
+    rtz = np.asarray([round_half_toward_zero(v) for v in out], np.float16).astype(np.float32)
+    pairs = rtz.reshape(-1, group)[:, (np.arange(group) // 2)[:, None] * 2 + np.arange(2)].reshape(n, 2)
+    np.testing.assert_array_equal(packed.view(np.float16).reshape(n, 2), (pairs * 3.0).astype(np.float16))
+
+
+def round_half_toward_zero(x: np.float32) -> np.float16:
+    """``x`` rounded to a half toward zero (vstore_half_rtz): the nearest half, one step back where it is further
+    from zero (halves are exact in float)."""
+    h = np.float16(x)
+    if abs(float(h)) > abs(float(x)):
+        h = np.nextafter(h, np.float16(0))
+    return h

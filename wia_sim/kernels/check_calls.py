@@ -325,6 +325,15 @@ class CallChecks(CheckerState):
         elif "struct" in (param.kind, value.kind) and (param.kind, param.name) != (value.kind, value.name):
             self.error(node, f"{what} must be '{param}', not '{value}'")
 
+    def halves_through(self, node: c_ast.Node, p: TypeInfo, writes: bool) -> None:
+        """vload_half's or vstore_half's pointer ``p`` (at ``node``) to elements other than halves: Clang converts it
+        to the half pointer of its address space, with a warning, and the halves are its bytes (``exec_calls``)."""
+        if p.target is None or p.target.name in ("half", "?") or p.kind not in ("pointer", "array"):
+            return
+        param = f"'{'' if writes else 'const '}__{p.target.space} half *'"
+        passed = self.clang_type(node, p, as_value=p.kind != "array")  # (an array as declared, Clang's words)
+        self.warning(self.start(node), f"incompatible pointer types passing {passed} to parameter of type {param}")
+
     def call_builtin(
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
     ) -> TypeInfo:
@@ -396,15 +405,15 @@ class CallChecks(CheckerState):
                 self.error(args[2], f"the third argument of '{name}' must be a pointer")
             elif p.kind == "pointer" and p.target is not None and p.target.const:
                 self.error(args[2], f"'{name}' cannot write to read-only memory")
-            elif name.startswith(("vstore_half", "vstorea_half")) and p.target and p.target.name not in ("half", "?"):
-                self.error(args[2], f"'{name}' writes halves: it needs a half pointer, not '{p}'")
+            elif name.startswith(("vstore_half", "vstorea_half")):
+                self.halves_through(args[2], p, writes=True)
             return VOID
         if rule.startswith("vload_half"):
             p = arg_types[1]
             if p.kind not in ("pointer", "array", "unknown"):
                 self.error(args[1], f"the second argument of '{name}' must be a pointer")
-            elif p.target is not None and p.target.name not in ("half", "?"):
-                self.error(args[1], f"'{name}' reads halves: it needs a half pointer, not '{p}'")
+            else:
+                self.halves_through(args[1], p, writes=False)
             width = int(rule[len("vload_half") :])
             return FLOAT if width == 1 else TypeInfo("vector", "float", width)
         if rule.startswith("vload"):

@@ -432,7 +432,7 @@ class CallRunner(ExecutorState):
         (vloada_halfN/vstorea_halfN) steps by 4 halves for a 3-vector."""
         stride = 4 if aligned and width == 3 else width
         if kind == "load":
-            p, t, addr = self.vector_at(args[0], args[1], width, stride, mask, "vload of")
+            p, t, addr = self.vector_at(args[0], args[1], width, stride, mask, "vload of", halves)
             if width == 3:  # three packed scalars (12 bytes for floats), not a 16-byte 3-vector in memory
                 size = t.dtype.itemsize
                 parts = [self.load(Pointer(p.region, t.scalar, addr + k * size), mask) for k in range(3)]
@@ -443,7 +443,7 @@ class CallRunner(ExecutorState):
                 return self.to_value(loaded, SCALARS["float"].vector(width))
             return loaded
         data = self.value(args[0], mask)
-        p, t, addr = self.vector_at(args[1], args[2], width, stride, mask, "vstore to")
+        p, t, addr = self.vector_at(args[1], args[2], width, stride, mask, "vstore to", halves)
         if halves and isinstance(data, Value) and data.t.name != "half":
             source = SCALARS["double" if data.t.name == "double" else "float"]
             wide = self.to_value(data, source.vector(width) if width > 1 else source)
@@ -472,16 +472,19 @@ class CallRunner(ExecutorState):
         return carrying(t, np.broadcast_to(bits, (self.n, len(parts))), undef, origin)
 
     def vector_at(
-        self, offset: c_ast.Node, pointer: c_ast.Node, width: int, stride: int, mask: Array, what: str
+        self, offset: c_ast.Node, pointer: c_ast.Node, width: int, stride: int, mask: Array, what: str, halves: bool
     ) -> tuple[Pointer, CType, Array]:
         """Where a vloadN/vstoreN moves its vector (``what``: "vload of", "vstore to"): the pointer, the vector
-        type and the byte address per lane, ``offset * stride`` scalars on from the pointer."""
+        type and the byte address per lane, ``offset * stride`` scalars on from the pointer. ``halves``: the
+        scalars are halves whatever the pointer's elements (Clang converts another pointer, with a warning:
+        ``check_calls.halves_through``)."""
         off = self.value(offset, mask)
         p = self.eval(pointer, mask)
         if not isinstance(p, Pointer) or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: {what} a non-pointer")
-        addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(p.elem.scalar) * stride
-        return p, p.elem.scalar.vector(width), addr
+        scalar = SCALARS["half"] if halves else p.elem.scalar
+        addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(scalar) * stride
+        return p, scalar.vector(width), addr
 
     def atomic(self, op: str, args: list[c_ast.Node], mask: Array, node: c_ast.Node) -> Value:
         p = self.eval(args[0], mask)
