@@ -326,13 +326,27 @@ class CallChecks(CheckerState):
             self.error(node, f"{what} must be '{param}', not '{value}'")
 
     def halves_through(self, node: c_ast.Node, p: TypeInfo, writes: bool) -> None:
-        """vload_half's or vstore_half's pointer ``p`` (at ``node``) to elements other than halves: Clang converts it
-        to the half pointer of its address space, with a warning, and the halves are its bytes (``exec_calls``)."""
-        if p.target is None or p.target.name in ("half", "?") or p.kind not in ("pointer", "array"):
-            return
-        param = f"'{'' if writes else 'const '}__{p.target.space} half *'"
+        """vload_half's or vstore_half's pointer ``p`` (at ``node``): one to elements other than halves converts to
+        the half pointer of its address space (the halves are its bytes: ``exec_calls``)."""
+        if p.kind in ("pointer", "array") and p.target is not None and p.target.name not in ("half", "?"):
+            self.pointer_converted(node, p, TypeInfo("scalar", "half", const=not writes))
+
+    def pointer_converted(self, node: c_ast.Node, p: TypeInfo, pointee: TypeInfo) -> None:
+        """Clang's warning for the pointer argument ``p`` at ``node`` converted to a pointer to ``pointee`` (in its
+        address space) that a built-in's parameter takes: between integers that differ only in sign "converts
+        between pointers to integer types with different sign", else "incompatible pointer types"."""
+        target = p.target
+        assert target is not None
+        param = f"'{'const ' if pointee.const else ''}__{target.space} {pointee.type_name} *'"
         passed = self.clang_type(node, p, as_value=p.kind != "array")  # (an array as declared, Clang's words)
-        self.warning(self.start(node), f"incompatible pointer types passing {passed} to parameter of type {param}")
+        same_but_sign = target.name != pointee.name and UNSIGNED_OF.get(target.name, target.name) == UNSIGNED_OF.get(
+            pointee.name, pointee.name
+        )
+        if target.kind == pointee.kind == "scalar" and same_but_sign:
+            words = f"passing {passed} to parameter of type {param} converts between pointers to integer types with "
+            self.warning(self.start(node), words + "different sign")
+        else:
+            self.warning(self.start(node), f"incompatible pointer types passing {passed} to parameter of type {param}")
 
     def call_builtin(
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]
@@ -376,7 +390,9 @@ class CallChecks(CheckerState):
             return result
         rule = BUILTINS[name].result
         if rule == "table":
-            return check_table_call(name, args, arg_types, self.error, node, floats(self.fp64, self.fp16))
+            return check_table_call(
+                name, args, arg_types, self.error, node, self.pointer_converted, floats(self.fp64, self.fp16)
+            )
         if rule == "size_t":
             return ULONG
         if rule == "uint":

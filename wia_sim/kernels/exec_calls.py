@@ -259,7 +259,10 @@ class CallRunner(ExecutorState):
             p = self.eval(args[at], mask)
             if not isinstance(p, Pointer) or p.elem is None:
                 raise UnsupportedKernel(f"line {self.st.line}: '{name}' needs a pointer as its last argument")
-            result, out = tables.call_pointer_out(name, values, p.elem)
+            pointee = tables.pointer_out_type(name, values, p.elem)
+            if pointee != p.elem:  # (a pointer to other elements, converted: ``check_calls.pointer_converted``)
+                p = p.retyped(pointee)
+            result, out = tables.call_pointer_out(name, values, pointee)
             self.store(p, out, mask)
             kind = "special_ops" if name in ("sincos", "lgamma_r") else self._kind(result.t)
             self.count(kind, mask, result.t.width)

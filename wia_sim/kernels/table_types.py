@@ -21,6 +21,9 @@ __all__ = [
 ]  # fmt: skip
 
 Error = Callable[[c_ast.Node, str], None]
+Converted = Callable[[c_ast.Node, TypeInfo, TypeInfo], None]
+"""Called for an argument pointer (at the node, of the first type) that converts to a pointer to the second type,
+with Clang's warning (``check_calls.pointer_converted``)."""
 
 _FLOATS = ("float", "double", "half")
 _SIGNED = ("char", "short", "int", "long")
@@ -116,12 +119,19 @@ def _truth_type(t: TypeInfo) -> TypeInfo:
 
 
 def _pointer_out(
-    name: str, args: list[c_ast.Node], types: list[TypeInfo], error: Error, node: c_ast.Node, floating: Sequence[str]
+    name: str,
+    args: list[c_ast.Node],
+    types: list[TypeInfo],
+    error: Error,
+    node: c_ast.Node,
+    floating: Sequence[str],
+    converted: Converted,
 ) -> TypeInfo:
     """fract/modf/sincos(x, gentype*), frexp/lgamma_r(x, intn*), remquo(x, y, intn*), as Clang resolves them among
     the device's ``floating`` types: the overloads whose pointer parameter the pointer matches exactly, a scalar
-    value converted and splatted (``remquo(float4, 1, &q4)``, ``fract(i, &f)``: a float). Clang would also take a
-    pointer of another type with a warning, writing past the object it points to; the simulator refuses it."""
+    value converted and splatted (``remquo(float4, 1, &q4)``, ``fract(i, &f)``: a float). Where no overload takes
+    the pointer, the values pick it and the pointer converts to its parameter's type (``converted``: Clang's
+    warning; it stores through the pointer as that type, past the object it points to if that is smaller)."""
     values, p = types[:-1], types[-1]
     for t in values:
         if t.kind in ("pointer", "array", "struct", "void", "opaque") or (
@@ -153,9 +163,8 @@ def _pointer_out(
     if isinstance(chosen, int):
         return scalar_or_vector(viable[chosen][0], width)
     if not viable and x.name in floating:  # what the values alone call, and the pointer that would go with it
-        want = scalar_or_vector("int", x.width if x.kind == "vector" else 1) if int_out else x
-        error(args[-1], f"the last argument of '{name}({x.type_name} ...)' must point to '{want.type_name}', not '{p}'")
-        return UNKNOWN
+        converted(args[-1], p, scalar_or_vector("int", x.width if x.kind == "vector" else 1) if int_out else x)
+        return x
     error(node, unresolved(name, chosen))
     return UNKNOWN
 
@@ -270,12 +279,13 @@ def check_table_call(
     types: list[TypeInfo],
     error: Error,
     node: c_ast.Node,
+    converted: Converted,
     floating: tuple[str, ...] = _FLOATS,
 ) -> TypeInfo:
     """The result type of a call to one of ``TABLE_FUNCTIONS`` (arity already checked); reports what is wrong.
     ``floating``: the device's floating-point types (``overloads.floats``), among which overloads are picked."""
     if name in ("fract", "frexp", "modf", "sincos", "lgamma_r", "remquo"):
-        return _pointer_out(name, args, types, error, node, floating)
+        return _pointer_out(name, args, types, error, node, floating, converted)
     if name == "shuffle" or name == "shuffle2":
         return _shuffle(name, types, error, node)
     for t in types:
