@@ -5,6 +5,8 @@ built-ins (arity, conversions, vector loads and stores, atomics' pointers, the r
 
 from __future__ import annotations
 
+import re
+
 from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt
 
@@ -40,6 +42,10 @@ from wia_sim.kernels.types import (
 )
 
 __all__ = ["CallChecks"]
+
+
+_UNQUALIFIED = re.compile(r"'(?:(?:const|volatile) )+")
+"""The qualifiers a spelled scalar type starts with (its aka's too)."""
 
 
 class CallChecks(CheckerState):
@@ -82,7 +88,8 @@ class CallChecks(CheckerState):
                 self.check_argument(args[0], arg_types[0], printf.FORMAT, "the format of printf")
                 if len(self.diagnostics) > seen:
                     return INT
-            return printf.check_call(self.error, node, args, arg_types)
+            warn = lambda at, message: self.warning(self.start(at), message)  # noqa: E731 (Clang's column: the start)
+            return printf.check_call(self.error, warn, self.argument_type, node, args, arg_types)
         elif name in images.BUILTINS:
             return self.image_call(node, name, args, arg_types)
         elif is_builtin_function(name):
@@ -324,6 +331,15 @@ class CallChecks(CheckerState):
             self.error(node, f"{what} must be '{param.type_name}', not '{value.type_name}'")
         elif "struct" in (param.kind, value.kind) and (param.kind, param.name) != (value.kind, value.name):
             self.error(node, f"{what} must be '{param}', not '{value}'")
+
+    def argument_type(self, node: c_ast.Node, t: TypeInfo) -> str:
+        """The type of the value the argument ``node`` (of type ``t``) passes, as Clang's format warnings spell it:
+        a variable's as declared (a typedef's name with its aka), without its qualifiers or the address space it lives
+        in (an lvalue's value has neither)."""
+        symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) and t.kind == "scalar" else None
+        if symbol is not None and symbol.declared is not None:
+            return _UNQUALIFIED.sub("'", self.spell(symbol.declared, symbol.type, None))
+        return self.clang_type(node, t, as_value=True)
 
     def halves_through(self, node: c_ast.Node, p: TypeInfo, writes: bool) -> None:
         """vload_half's or vstore_half's pointer ``p`` (at ``node``): one to elements other than halves converts to

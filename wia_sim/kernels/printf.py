@@ -7,10 +7,14 @@ precision, length modifiers ``hh h l`` and the vector specifier ``vN`` (N = 2, 3
 length modifier (``hh`` char, ``h`` short or half, ``hl`` int or float, ``l`` long or double): ``%v4hlf`` prints a
 float4's four elements separated by commas. ``*`` for a width or precision is not OpenCL C 1.2 (a decimal
 integer, 6.12.13.2; PoCL rejects it at run time and Oclgrind prints garbage): a build error here. Arguments are
-checked against the format as Clang's ``-Wformat`` does, but as errors naming the argument: an integer conversion
-takes an integer of its size (``int`` and smaller without ``l``, ``long``/``ulong``/``size_t`` with ``l``), a
-float conversion a ``float`` or ``double``, ``%s`` a string literal or a ``__constant char*``, ``%p`` a pointer,
-a vector conversion a vector of its width and element size; too few arguments are errors.
+checked against the format as Clang's ``-Wformat`` does. A scalar of another size or kind than its conversion
+takes (``%d`` of a ``size_t``, ``%f`` of an int, ``%hd`` of an int) is Clang's warning, "format specifies type
+'int' but the argument has type ...", and the call prints what Oclgrind prints (C leaves it undefined, C11
+7.21.6.1p9; PoCL differs): the bits the argument is passed as, read at the conversion's size and kind (``%d`` of a
+``size_t``: its low 32 bits; ``%lu`` of an ``int``: its 32 bits, ``%ld``: its value; ``%d`` of a float: the low
+half of its double's bits; ``_passed``). The simulator's own errors, naming the argument: ``%s`` takes a string
+literal or a ``__constant char*``, ``%p`` a pointer, a vector conversion a vector of its width and element size;
+too few arguments.
 
 Values print as C's printf prints them (floats promoted to double, ``%a`` in glibc's shortest hex form), except
 ``%p``, which is implementation-defined: the simulator prints the byte offset in the pointer's memory object.
@@ -161,10 +165,15 @@ def constant_chars(t: TypeInfo) -> bool:
 
 
 def check_call(
-    error: Callable[[c_ast.Node, str], None], node: c_ast.FuncCall, args: list[c_ast.Node], types: list[TypeInfo]
+    error: Callable[[c_ast.Node, str], None],
+    warning: Callable[[c_ast.Node, str], None],
+    spelled: Callable[[c_ast.Node, TypeInfo], str],
+    node: c_ast.FuncCall,
+    args: list[c_ast.Node],
+    types: list[TypeInfo],
 ) -> TypeInfo:
     """Check a call of printf with a format (``check_calls`` words one without, or of another type): a literal
-    format, and each argument against its conversion."""
+    format, and each argument against its conversion (``spelled``: an argument's type in Clang's words)."""
     literal = literal_format(args[0])
     if literal is None:
         if not constant_chars(types[0]):  # (the checker words a format of another type as Clang: ``FORMAT``)
@@ -186,10 +195,38 @@ def check_call(
         return INT
     # arguments past the format's conversions are evaluated and ignored (6.12.13.2)
     for k, (conv, a, t) in enumerate(zip(convs, rest[: len(convs)], types[1 : len(convs) + 1], strict=True)):
+        specified = _specified(conv, t)
+        if specified is not None:
+            warning(a, f"format specifies type '{specified}' but the argument has type {spelled(a, t)}")
+            continue
         problem = _mismatch(conv, a, t)
         if problem:
             error(a, f"printf argument {k + 2} for '{conv.text}': {problem}")
     return INT
+
+
+_C_INTEGERS = {"hh": "char", "h": "short", "": "int", "l": "long"}
+
+
+def _specified(conv: Conversion, t: TypeInfo) -> str | None:
+    """The type the scalar conversion ``conv`` specifies, in C's words, where ``t`` is an arithmetic scalar of
+    another size or kind, which Clang only warns about (-Wformat; an integer of the same size but another sign, or
+    a smaller one than ``int`` where ``int`` is specified, is no mismatch: it is promoted)."""
+    if conv.vector > 1 or conv.conv in "sp%" or t.kind != "scalar" or t.name not in (*_INTEGERS, *_FLOATS):
+        return None
+    if conv.conv in _FLOAT_CONVS:
+        return None if t.name in _FLOATS else "double"
+    if conv.length not in _C_INTEGERS:
+        return None
+    name = "int" if conv.conv == "c" else _C_INTEGERS[conv.length]
+    if conv.conv in "ouxX":
+        name = f"unsigned {name}"
+    if t.name in _FLOATS:
+        return name
+    size, wanted = _INTEGERS[t.name], {"hh": 1, "h": 2, "": 4, "l": 8}[conv.length]
+    if conv.conv == "c" or not conv.length:  # (int and what promotes to it)
+        return None if size <= 4 else name
+    return None if size == wanted else name
 
 
 def _mismatch(conv: Conversion, node: c_ast.Node, t: TypeInfo) -> str:
@@ -231,22 +268,21 @@ def _mismatch(conv: Conversion, node: c_ast.Node, t: TypeInfo) -> str:
 
 
 def _run_time_mismatch(conv: Conversion, v: Any) -> str:
-    """What is wrong with value ``v`` for ``conv`` of a format read at run time ("" if nothing): the checks
-    ``_mismatch`` makes when the format is a literal, on the value's type."""
+    """What is wrong with value ``v`` for ``conv`` of a format read at run time ("" if nothing): the errors
+    ``_mismatch`` gives when the format is a literal, on the value's type (a scalar of another size or kind prints
+    as with a literal format, where Clang warns: ``_specified``)."""
     if conv.conv in ("s", "p"):
         return "" if isinstance(v, str | Pointer) else f"%{conv.conv} takes a pointer, not '{v.t.name}'"
     if not isinstance(v, Value):
         return "takes a number, not a pointer"
-    floating = conv.conv in _FLOAT_CONVS
     if conv.vector != v.t.width:
         return f"expects {conv.vector} element(s), not the {v.t.width} of '{v.t.name}'"
-    if floating != (v.t.kind == "float"):
+    floating = conv.conv in _FLOAT_CONVS
+    if conv.vector > 1 and floating != (v.t.kind == "float"):
         return f"expects {'a floating-point' if floating else 'an integer'} value, not '{v.t.name}'"
     size = v.t.dtype.itemsize
     if conv.vector > 1:
         return "" if _VECTOR_LENGTH[conv.length] == size else f"'{conv.length}' does not fit '{v.t.name}'"
-    if not floating and (conv.length == "l") != (size == 8):
-        return f"'{conv.text}' does not fit the {size * 8}-bit '{v.t.name}'"
     return ""
 
 
@@ -348,7 +384,8 @@ def format_value(value: Any, c: Conversion, bits: int, floating: bool) -> str:
     return _format_int(int(value), c, bits)
 
 
-def _int_bits(c: Conversion, arg_bits: int) -> int:
+def _int_bits(c: Conversion) -> int:
+    """The bits of an integer conversion's type (``%c``: the char its int converts to)."""
     if c.length == "hh":
         return 8
     if c.length == "h":
@@ -357,7 +394,26 @@ def _int_bits(c: Conversion, arg_bits: int) -> int:
         return 64
     if c.length == "hl":
         return 32
-    return max(32, arg_bits) if c.conv != "c" else 8
+    return 32 if c.conv != "c" else 8
+
+
+def _passed(a: Array, floating: bool, c: Conversion) -> int | float:
+    """What the scalar ``a`` (a float or an integer: ``floating``) prints as under ``c``, as Oclgrind 21.10 reads
+    an argument of another size or kind (``_specified``): the bits the default argument promotions pass (a double,
+    an integer of at least 32 bits), sign-extended for ``%d``, ``%i`` and ``%c``, zero-extended for the unsigned
+    conversions, or, for a floating conversion, read as the float or double of their size (C leaves it undefined).
+    An argument of its conversion's own kind prints its value."""
+    wanted = c.conv in _FLOAT_CONVS
+    if floating == wanted:
+        value = a.item()
+        if not floating and c.conv in "ouxX":  # (the promoted argument's bits, zero-extended)
+            value = int(value) & ((1 << max(32, a.dtype.itemsize * 8)) - 1)
+        return float(value) if floating else int(value)
+    if floating:  # an integer conversion of a double's bits
+        bits = np.asarray(a, np.float64).view(np.uint64)
+        return int(bits.view(np.int64)) if c.conv in "dic" else int(bits)
+    promoted = a.astype(np.int32 if a.dtype.kind == "i" else np.uint32) if a.dtype.itemsize < 4 else a
+    return float(promoted.view(np.float32 if promoted.dtype.itemsize == 4 else np.float64))
 
 
 def write_output(text: str) -> None:
@@ -472,11 +528,11 @@ class PrintfOutput:
         a = np.asarray(v.a)
         if a.ndim and a.shape[0] == self.ex.n and (v.t.width == 1 or a.ndim == 2):
             a = a[lane]
-        floating = v.t.kind == "float"
-        bits = _int_bits(c, v.t.dtype.itemsize * 8)
+        floating = c.conv in _FLOAT_CONVS
+        bits = _int_bits(c)
         if v.t.width > 1:
             return ",".join(format_value(e, c, bits, floating) for e in np.asarray(a).reshape(-1)[: c.vector])
-        return format_value(a.item() if isinstance(a, np.ndarray) else a, c, bits, floating)
+        return format_value(_passed(np.asarray(a).reshape(()), v.t.kind == "float", c), c, bits, floating)
 
     def text(self) -> str:
         """Everything printed, in the stable order: work-group, then call, then work-item: the bytes as UTF-8
