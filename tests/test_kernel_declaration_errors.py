@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_backends import assert_refused, run_arrays
+from kernel_backends import assert_refused, build_error, run_arrays
 
 import wia_hal as wia
 
@@ -586,3 +586,28 @@ def test_more_declarations_and_statements_in_clangs_words(
     if request.node.callspec.params["device_ctx"] == "oclgrind" and message == "expected '}'":
         pytest.skip("Oclgrind 21.10 counts the lines of its own prelude in an error at the end of the input")
     assert_refused(device_ctx, request, source, message, at, CL12)
+
+
+FILE_SCOPE_REFUSED = """const uint three = 3u + nope;
+extern int ext;
+int plain[4] = {1, 2};
+__kernel void k(__global uint* o) { o[get_global_id(0)] = three + ext + plain[1]; }"""
+
+
+def test_file_scope_variables_outside_constant_memory_are_still_declared(device_ctx: wia.Context) -> None:
+    """A program-scope variable (an extern one too) outside ``__constant`` memory is Clang's error, its
+    initializer still checked and its name still declared: Clang reports no use of it (the simulator had added
+    "use of undeclared identifier" at every use, 29 lines for AMD's MonteCarloAsian sample). The errors, word for
+    word and place for place, are PoCL 3.1's and Oclgrind 21.10's."""
+    refusal = build_error(device_ctx, FILE_SCOPE_REFUSED, options=CL12)
+    expected = [
+        ("1:12", "program scope variable must reside in constant address space"),
+        ("1:25", "use of undeclared identifier 'nope'"),
+        ("2:12", "extern variable must reside in constant address space"),
+        ("3:5", "program scope variable must reside in constant address space"),
+    ]
+    assert all(message in refusal for _, message in expected)
+    assert "'three'" not in refusal and "'ext'" not in refusal and "'plain'" not in refusal
+    if wia.get_backend().name == "sim":
+        errors = [line for line in refusal.splitlines() if ": error: " in line]
+        assert errors == [f"kernel.cl:{at}: error: {message}" for at, message in expected]

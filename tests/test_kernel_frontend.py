@@ -1286,7 +1286,7 @@ REJECTED = [
         "array of 'sampler_t' type is invalid in OpenCL (variable 's')",
         id="sampler-array",
     ),
-    pytest.param(k('    printf("%f\\n", n);\n'), 2, "printf argument 2 for '%f'", id="printf"),  # issue 16
+    pytest.param(k('    printf("%s\\n", n);\n'), 2, "printf argument 2 for '%s'", id="printf"),  # issue 16
     pytest.param(
         k("    if (n) {\n        __local float t[4];\n        t[0] = 1;\n    }\n"),
         3,

@@ -281,11 +281,15 @@ class DeclarationChecks(CheckerState):
         if reserved:
             self.error(node, reserved)
             return
+        if t.space != "constant":  # Clang's error; the name is still declared, its initializer still checked
+            which = "extern" if "extern" in node.storage else "program scope"
+            self.error(node, f"{which} variable must reside in constant address space")
+            if node.init is not None:
+                self.check_initializer(node.init, t, node)
+            self.scopes[0].setdefault(node.name, _Symbol(node.name, "global", t, _coord_of(node)[0], None, node.type))
+            return
         if "extern" in node.storage:
             self.error(node, f"extern variables are not supported ('{node.name}')")
-            return
-        if t.space != "constant":
-            self.error(node, "program scope variable must reside in constant address space")
             return
         value = None
         if node.init is None:
