@@ -131,6 +131,7 @@ class CheckerState:
     member_refs: set[int]
     vector_subscripts: set[int]
     generic_choices: dict[int, c_ast.Node]
+    atomic_elements: dict[int, str]
     nested_labels: set[int]
     whole_items: set[int]
     enumerator_types: dict[str, str]

@@ -19,9 +19,9 @@ from pycparser import c_ast
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.types import SPACES, AddressSpace, TypeInfo, TypeResolver, named_type
 
-__all__ = ["clang_type", "described"]
+__all__ = ["C_NAMES", "clang_type", "described"]
 
-_C_NAMES = {
+C_NAMES = {
     "uchar": "unsigned char",
     "ushort": "unsigned short",
     "uint": "unsigned int",
@@ -145,7 +145,7 @@ def _canonical(t: TypeInfo, spelled: Callable[[str], str]) -> str:
         return t.type_name
     if t.kind == "struct":
         return spelled(t.name)
-    return _C_NAMES.get(t.name, t.name or str(t))
+    return C_NAMES.get(t.name, t.name or str(t))
 
 
 def _keywords(names: list[str]) -> str:
@@ -180,4 +180,4 @@ def _pointee(t: TypeInfo, spelled: Callable[[str], str], desugar: bool) -> str:
         return f"{_pointee(t.target, spelled, desugar)} *{' '.join(own)}"
     words = (["const"] if t.const else []) + ([f"__{t.space}"] if t.space != "default" else [])
     name = spelled(t.name) if t.kind == "struct" else t.type_name or str(t)
-    return " ".join([*words, _C_NAMES.get(name, name) if desugar else name])
+    return " ".join([*words, C_NAMES.get(name, name) if desugar else name])

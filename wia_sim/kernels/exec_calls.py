@@ -493,7 +493,11 @@ class CallRunner(ExecutorState):
         p = self.eval(args[0], mask)
         if not isinstance(p, Pointer) or p.region is None or p.elem is None:
             raise UnsupportedKernel(f"line {_line(node)}: atomic on a non-pointer")
+        converted = self.program.atomic_elements.get(id(node))
+        if converted is not None:  # a pointer to another type: the overload's (``check_calls.atomic_overload``)
+            p = p.retyped(SCALARS[converted])
         t = p.elem
+        assert t is not None
         operands = [self._conv(self.value(a, mask), t) for a in args[1:]]
         if p.region is SEVERAL:  # object by object (a legal order of the work-items' atomics)
             parts = [(self.atomic_at(op, q, operands, m, node), m) for q, m in self.addresses.split(p, mask)]
