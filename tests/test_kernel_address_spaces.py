@@ -142,6 +142,18 @@ CLANGS_WORDS = [
         "initializing '__global uint *__private' (aka '__global unsigned int *__private') with an expression of type '__local uint *__private' (aka '__local unsigned int *__private') changes address space of pointer",
         id="init-uint",
     ),
+    pytest.param(
+        "__kernel void k(__global int* p, __global float* f) { if ((void*)p == (void*)f) p[1] = 2; }",
+        "1:59",
+        "casting '__global int *' to type '__private void *' changes address space of pointer",
+        id="cast-to-void",
+    ),
+    pytest.param(
+        "__kernel void k(__local uint* l) { __global float2* q = (__global float2*)l; q[0] = 0; }",
+        "1:57",
+        "casting '__local uint *' (aka '__local unsigned int *') to type '__global float2 *' changes address space of pointer",
+        id="cast-uint",
+    ),
 ]
 
 

@@ -590,7 +590,8 @@ class ExpressionChecks(CheckerState):
         elif target.kind == "array":
             self.error(node, f"cast to '{target}' is not supported")
         elif target.kind == "pointer" and points_elsewhere(target, value):  # (NULL too: a cast is no conversion)
-            self.error(node, f"casting '{value}' to type '{target}' changes address space of pointer")
+            shown = [described(t, self.spelled) for t in (value, target)]  # (a pointee in no space is __private)
+            self.error(node, f"casting {shown[0]} to type {shown[1]} changes address space of pointer")
         return TypeInfo(target.kind, target.name, target.width, target.target, "private", False, target.length)
 
     def vector_literal(self, node: c_ast.Cast, target: TypeInfo) -> None:
