@@ -557,6 +557,30 @@ INCOMPATIBLE = [
         "assigning to '__global float' from incompatible type '__constant char[4]'",
         id="assign-float-string",
     ),
+    pytest.param(  # the usual arithmetic conversions' type, which Clang spells without a typedef (uint + uint)
+        "struct S { int x; };\n__kernel void k(__global int* o, uint a, uint b) { struct S s = a + b; o[0] = s.x; }",
+        "2:61",
+        "initializing '__private struct S' with an expression of incompatible type 'unsigned int'",
+        id="init-arithmetic",
+    ),
+    pytest.param(  # as ?: spells its arms' (a size_t's 'unsigned long')
+        "struct S { int x; };\n__kernel void k(__global int* o, ulong g, int c) { struct S s = c ? g : g; o[0] = s.x; }",
+        "2:61",
+        "initializing '__private struct S' with an expression of incompatible type 'unsigned long'",
+        id="init-conditional",
+    ),
+    pytest.param(  # a shift keeps its left operand's
+        "struct S { int x; };\n__kernel void k(__global int* o, uint a) { struct S s = a << 1; o[0] = s.x; }",
+        "2:53",
+        "initializing '__private struct S' with an expression of incompatible type 'uint' (aka 'unsigned int')",
+        id="init-shift",
+    ),
+    pytest.param(  # an assignment as the initializer: the initialization is the error, not the assignment
+        "struct S { int x; };\n__kernel void k(__global int* o, uint a) { struct S s = (a += 2); o[0] = s.x; }",
+        "2:53",
+        "initializing '__private struct S' with an expression of incompatible type 'uint' (aka 'unsigned int')",
+        id="init-assignment",
+    ),
 ]
 
 

@@ -903,7 +903,7 @@ class DeclarationChecks(CheckerState):
             return
         whole = decl is not None and decl.init is init  # (else a member's or an element's: Clang names its type)
         declared = decl.type if decl is not None and whole else None
-        self.check_assignment_types(t, value, init, declared, decl if whole else None)
+        self.check_assignment_types(t, value, init, declared, decl if whole else None, initializer=True)
 
     def string_initializer(self, init: c_ast.Constant, t: TypeInfo) -> StringItems | None:
         """``char s[] = "ab"`` (C99 6.7.8p14): the string's bytes, then its terminating NUL if the array has room

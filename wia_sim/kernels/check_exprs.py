@@ -590,8 +590,8 @@ class ExpressionChecks(CheckerState):
         elif target.kind == "array":
             self.error(node, f"cast to '{target}' is not supported")
         elif target.kind == "pointer" and points_elsewhere(target, value):  # (NULL too: a cast is no conversion)
-            shown = [described(t, self.spelled) for t in (value, target)]  # (a pointee in no space is __private)
-            self.error(node, f"casting {shown[0]} to type {shown[1]} changes address space of pointer")
+            cast = [described(t, self.spelled) for t in (value, target)]  # (a pointee in no space is __private)
+            self.error(node, f"casting {cast[0]} to type {cast[1]} changes address space of pointer")
         return TypeInfo(target.kind, target.name, target.width, target.target, "private", False, target.length)
 
     def vector_literal(self, node: c_ast.Cast, target: TypeInfo) -> None:
@@ -804,6 +804,9 @@ class ExpressionChecks(CheckerState):
             return f"'__constant char[{len(c_string(node.value)) + 1}]'"
         if isinstance(node, c_ast.Constant) and t.kind == "scalar":  # (C's own type: 1u is no OpenCL uint)
             return f"'{_C_SPELLINGS.get(t.name, t.name)}'"
+        arithmetic = isinstance(node, c_ast.TernaryOp) or (isinstance(node, c_ast.BinaryOp) and node.op in _ARITHMETIC)
+        if arithmetic and t.kind == "scalar":
+            return f"'{_C_SPELLINGS.get(t.name, t.name)}'"  # (the usual arithmetic conversions' type: a typedef's none)
         if as_value and t.kind != "pointer" and not self.is_lvalue(node):
             t = TypeInfo(t.kind, t.name, t.width, t.target, "default", False, t.length)
         return described(t, self.spelled)
@@ -863,24 +866,25 @@ class ExpressionChecks(CheckerState):
         node: c_ast.Node,
         declared: c_ast.Node | None = None,
         place: c_ast.Node | None = None,
+        initializer: bool = False,
     ) -> None:
-        """``value`` stored to ``target`` by ``node``: an assignment, a ``return`` or an initializer (``declared``:
-        the type node of the variable initialized or of the function's result; ``place``: the declaration; a
-        value of unknown elements comes of an operand already in error, as Clang's does: nothing more to say)."""
+        """``value`` stored to ``target`` by ``node``: an assignment, a ``return`` or (``initializer``) an
+        initializer, which may itself be an assignment (``declared``: the type node of the variable initialized or
+        of the function's result; ``place``: the declaration; a value of unknown elements comes of an operand
+        already in error, as Clang's does: nothing more to say)."""
         if target.kind == "unknown" or value.kind == "unknown" or value.name == "?":
             return
-        source = (
-            node.rvalue if isinstance(node, c_ast.Assignment) else node.expr if isinstance(node, c_ast.Return) else node
-        )
+        assigned = isinstance(node, c_ast.Assignment) and not initializer
+        source = node.rvalue if assigned else node.expr if isinstance(node, c_ast.Return) else node
         if target.kind == "pointer" and points_elsewhere(target, value) and not self.null_pointer(source):
-            self.report_store("address space", target, value, node, declared, place)
+            self.report_store("address space", target, value, node, declared, place, assigned)
             return
         integer = value.kind == "scalar" and value.name not in FLOATS
         if target.kind == "pointer" and integer and not self.null_pointer(source):
-            self.report_store("integer to pointer", target, value, node, declared, place)
+            self.report_store("integer to pointer", target, value, node, declared, place, assigned)
             return
         if async_copy.event_mismatch(target, value, node):
-            self.report_store("incompatible", target, value, node, declared, place)
+            self.report_store("incompatible", target, value, node, declared, place, assigned)
             return
         mismatch = (
             (target.is_arithmetic and value.kind == "vector" and target.kind == "scalar")
@@ -894,11 +898,10 @@ class ExpressionChecks(CheckerState):
             if target.kind == "scalar" and target.name == "bool":  # (a pointer converts to bool: NULL or not)
                 return
             integral = target.kind == "scalar" and target.name not in FLOATS
-            self.report_store(
-                "pointer to integer" if integral else "incompatible", target, value, node, declared, place
-            )
+            problem = "pointer to integer" if integral else "incompatible"
+            self.report_store(problem, target, value, node, declared, place, assigned)
         elif mismatch:
-            self.report_store("incompatible", target, value, node, declared, place)
+            self.report_store("incompatible", target, value, node, declared, place, assigned)
 
     def report_store(
         self,
@@ -908,12 +911,14 @@ class ExpressionChecks(CheckerState):
         node: c_ast.Node,
         declared: c_ast.Node | None,
         place: c_ast.Node | None,
+        assigned: bool,
     ) -> None:
-        """Clang's error for ``value`` stored to ``target`` by ``node`` (an assignment, a ``return`` or an
-        initializer: ``check_assignment_types``' arguments), in its words (``_STORES``, by ``problem``) and at its
-        place: the assignment's operator, the returned expression, the initialized variable's name (an item of a
-        member or element at the item)."""
-        if isinstance(node, c_ast.Assignment):
+        """Clang's error for ``value`` stored to ``target`` by ``node`` (``assigned``: an assignment, else a
+        ``return`` or an initializer: ``check_assignment_types``' arguments), in its words (``_STORES``, by
+        ``problem``) and at its place: the assignment's operator, the returned expression, the initialized
+        variable's name (an item of a member or element at the item)."""
+        if assigned:
+            assert isinstance(node, c_ast.Assignment)
             verb, where = "assigning", self.operator(node)
             passed = self.clang_type(node.rvalue, value, as_value=True)
             to = self.clang_type(node.lvalue, target, as_value=True)
@@ -961,6 +966,11 @@ _NON_OVERLAPPING = "which are pointers to non-overlapping address spaces"
 
 _C_SPELLINGS = {"uint": "unsigned int", "ulong": "unsigned long"}
 """How Clang spells the type of an integer constant of OpenCL's unsigned types: as C's, not by their typedefs."""
+
+_ARITHMETIC = frozenset(("+", "-", "*", "/", "%", "&", "|", "^"))
+"""The binary operators whose result is the usual arithmetic conversions' type, which Clang spells without the
+typedef an operand's has (``a + b`` of two uints is 'unsigned int', as ``c ? a : b``; a shift keeps its left
+operand's)."""
 
 
 def _variable_length(declared: c_ast.Node, checker: ExpressionChecks) -> c_ast.Node | None:

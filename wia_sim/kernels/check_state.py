@@ -206,6 +206,7 @@ class CheckerState:
             node: c_ast.Node,
             declared: c_ast.Node | None = None,
             place: c_ast.Node | None = None,
+            initializer: bool = False,
         ) -> None: ...
 
         def constant(self, node: c_ast.Node) -> int | None: ...
