@@ -364,8 +364,7 @@ class CallChecks(CheckerState):
             self.error(node, unresolved(name, chosen))
             return UNKNOWN
         element = viable[chosen][0]
-        self.atomic_elements[id(node)] = element
-        self.pointer_converted(args[0], p, TypeInfo("scalar", element), "volatile")
+        self.pointer_converted(node, args[0], p, TypeInfo("scalar", element), "volatile")
         return TypeInfo("scalar", element, space=p.target.space)
 
     def argument_type(self, node: c_ast.Node, t: TypeInfo) -> str:
@@ -381,15 +380,20 @@ class CallChecks(CheckerState):
         """vload_half's or vstore_half's pointer ``p`` (at ``node``): one to elements other than halves converts to
         the half pointer of its address space (the halves are its bytes: ``exec_calls``)."""
         if p.kind in ("pointer", "array") and p.target is not None and p.target.name not in ("half", "?"):
-            self.pointer_converted(node, p, TypeInfo("scalar", "half"), "" if writes else "const")
+            self.pointer_converted(None, node, p, TypeInfo("scalar", "half"), "" if writes else "const")
 
-    def pointer_converted(self, node: c_ast.Node, p: TypeInfo, pointee: TypeInfo, qualifier: str = "") -> None:
+    def pointer_converted(
+        self, call: c_ast.FuncCall | None, node: c_ast.Node, p: TypeInfo, pointee: TypeInfo, qualifier: str = ""
+    ) -> None:
         """Clang's warning for the pointer argument ``p`` at ``node`` converted to a pointer to ``pointee`` (in its
         address space; ``qualifier``: the parameter's own, as the header declares it) that a built-in's parameter
         takes: between integers that differ only in sign "converts between pointers to integer types with
-        different sign", else "incompatible pointer types"."""
+        different sign", else "incompatible pointer types". The executor takes the pointee from ``call``'s entry
+        in ``converted_pointers`` (vload_half's, without one, always reads halves)."""
         target = p.target
         assert target is not None
+        if call is not None:
+            self.converted_pointers[id(call)] = (pointee.name, pointee.width)
         named = C_NAMES.get(pointee.name, pointee.type_name) if pointee.kind == "scalar" else pointee.type_name
         param = f"'{qualifier + ' ' if qualifier else ''}__{target.space} {named} *'"
         passed = self.clang_type(node, p, as_value=p.kind != "array")  # (an array as declared, Clang's words)

@@ -131,7 +131,7 @@ class CheckerState:
     member_refs: set[int]
     vector_subscripts: set[int]
     generic_choices: dict[int, c_ast.Node]
-    atomic_elements: dict[int, str]
+    converted_pointers: dict[int, tuple[str, int]]
     nested_labels: set[int]
     whole_items: set[int]
     enumerator_types: dict[str, str]

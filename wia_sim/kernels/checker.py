@@ -112,7 +112,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
         self.vector_subscripts: set[int] = set()  # ArrayRef nodes of a vector's component (Program's)
         self.generic_choices: dict[int, c_ast.Node] = {}  # each _Generic's chosen association (Program's)
-        self.atomic_elements: dict[int, str] = {}  # atomics through a converted pointer (Program's)
+        self.converted_pointers: dict[int, tuple[str, int]] = {}  # built-ins' pointers converted (Program's)
         self.nested_labels: set[int] = set()  # switch labels inside nested statements of its body (Program's)
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
         self.sizes: dict[int, int] = self.types.sizes  # sizeof/_Alignof of an expression (Program.sizes)

@@ -207,7 +207,7 @@ class CallRunner(ExecutorState):
             aligned, rounding = m.group(2) == "a", m.group(4) or ""
             return self.vload_store(m.group(1), int(m.group(3) or 1), args, mask, True, aligned, rounding)
         if name in tables.POINTER_OUT or name in ("vec_step", "shuffle", "shuffle2"):
-            return self.call_table_special(name, args, mask)
+            return self.call_table_special(name, args, mask, node)
         return self.call_values(name, [self.value(a, mask) for a in args], mask, node)
 
     def call_values(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result:
@@ -250,7 +250,7 @@ class CallRunner(ExecutorState):
             raise UnsupportedKernel(f"line {_line(node)}: built-in '{name}' is not supported by the executor")
         return compute(self, values, mask)
 
-    def call_table_special(self, name: str, args: list[c_ast.Node], mask: Array) -> Result:
+    def call_table_special(self, name: str, args: list[c_ast.Node], mask: Array, node: c_ast.FuncCall) -> Result:
         """The math functions that store through a pointer argument (the store is checked and counted as any
         store), ``vec_step`` and ``shuffle``/``shuffle2``."""
         if name in tables.POINTER_OUT:
@@ -259,10 +259,9 @@ class CallRunner(ExecutorState):
             p = self.eval(args[at], mask)
             if not isinstance(p, Pointer) or p.elem is None:
                 raise UnsupportedKernel(f"line {self.st.line}: '{name}' needs a pointer as its last argument")
-            pointee = tables.pointer_out_type(name, values, p.elem)
-            if pointee != p.elem:  # (a pointer to other elements, converted: ``check_calls.pointer_converted``)
-                p = p.retyped(pointee)
-            result, out = tables.call_pointer_out(name, values, pointee)
+            p = self.converted(p, node)
+            assert p.elem is not None
+            result, out = tables.call_pointer_out(name, values, p.elem)
             self.store(p, out, mask)
             kind = "special_ops" if name in ("sincos", "lgamma_r") else self._kind(result.t)
             self.count(kind, mask, result.t.width)
@@ -474,6 +473,15 @@ class CallRunner(ExecutorState):
         origin = next(v.origin for v in parts if v.undef is not None)
         return carrying(t, np.broadcast_to(bits, (self.n, len(parts))), undef, origin)
 
+    def converted(self, p: Pointer, call: c_ast.FuncCall) -> Pointer:
+        """``p``, the pointer argument of the built-in ``call``, as its overload takes it: to another type where
+        the argument points to one no overload takes (``Program.converted_pointers``, Clang's conversion)."""
+        converted = self.program.converted_pointers.get(id(call))
+        if converted is None:
+            return p
+        element, width = converted
+        return p.retyped(SCALARS[element] if width == 1 else SCALARS[element].vector(width))
+
     def vector_at(
         self, offset: c_ast.Node, pointer: c_ast.Node, width: int, stride: int, mask: Array, what: str, halves: bool
     ) -> tuple[Pointer, CType, Array]:
@@ -493,9 +501,7 @@ class CallRunner(ExecutorState):
         p = self.eval(args[0], mask)
         if not isinstance(p, Pointer) or p.region is None or p.elem is None:
             raise UnsupportedKernel(f"line {_line(node)}: atomic on a non-pointer")
-        converted = self.program.atomic_elements.get(id(node))
-        if converted is not None:  # a pointer to another type: the overload's (``check_calls.atomic_overload``)
-            p = p.retyped(SCALARS[converted])
+        p = self.converted(p, node)
         t = p.elem
         assert t is not None
         operands = [self._conv(self.value(a, mask), t) for a in args[1:]]

@@ -294,5 +294,5 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         list_lengths=checker.list_lengths,
         sizes=checker.sizes,
         generic_choices=checker.generic_choices,
-        atomic_elements=checker.atomic_elements,
+        converted_pointers=checker.converted_pointers,
     )

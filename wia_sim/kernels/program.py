@@ -199,10 +199,10 @@ class Program:
     generic_choices: dict[int, c_ast.Node] = field(default_factory=dict, repr=False, compare=False)
     """The association each C11 ``_Generic`` selects, by the ``id`` of the selection: the checker's choice from the
     static type of its controlling expression, which is never evaluated."""
-    atomic_elements: dict[int, str] = field(default_factory=dict, repr=False, compare=False)
-    """The element type of the overload an atomic call takes where its pointer points to another type, which Clang
-    converts (``check_calls.atomic_overload``: ``atomic_add(char_p, 1u)`` is the uint one), by the ``id`` of the
-    call."""
+    converted_pointers: dict[int, tuple[str, int]] = field(default_factory=dict, repr=False, compare=False)
+    """The type, as (element, width), that a built-in call's overload takes its pointer argument to where the
+    argument points to another type, which Clang converts with a warning (``check_calls.pointer_converted``:
+    ``atomic_add(char_p, 1u)`` updates a uint, ``fract(x4, &i4)`` stores a float4), by the ``id`` of the call."""
     whole_items: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every initializer item that is an expression of struct type: it initializes a struct
     sub-object whole, where other items fill its members (brace elision, ``initializers.py``)."""

@@ -21,9 +21,9 @@ __all__ = [
 ]  # fmt: skip
 
 Error = Callable[[c_ast.Node, str], None]
-Converted = Callable[[c_ast.Node, TypeInfo, TypeInfo], None]
-"""Called for an argument pointer (at the node, of the first type) that converts to a pointer to the second type,
-with Clang's warning (``check_calls.pointer_converted``)."""
+Converted = Callable[[c_ast.FuncCall, c_ast.Node, TypeInfo, TypeInfo], None]
+"""Called for a call's argument pointer (at the node, of the first type) that converts to a pointer to the second
+type, with Clang's warning (``check_calls.pointer_converted``)."""
 
 _FLOATS = ("float", "double", "half")
 _SIGNED = ("char", "short", "int", "long")
@@ -163,7 +163,7 @@ def _pointer_out(
     if isinstance(chosen, int):
         return scalar_or_vector(viable[chosen][0], width)
     if not viable and x.name in floating:  # what the values alone call, and the pointer that would go with it
-        converted(args[-1], p, scalar_or_vector("int", x.width if x.kind == "vector" else 1) if int_out else x)
+        converted(node, args[-1], p, scalar_or_vector("int", x.width if x.kind == "vector" else 1) if int_out else x)
         return x
     error(node, unresolved(name, chosen))
     return UNKNOWN

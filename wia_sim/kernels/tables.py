@@ -318,19 +318,6 @@ def _lgamma_sign(x: Array) -> Array:
     return np.where(np.isnan(x) | np.isinf(x), 1, s)
 
 
-def pointer_out_type(name: str, args: list[Value], elem: CType) -> CType:
-    """What ``name`` (one of ``POINTER_OUT``) stores through its pointer to ``elem``: ``elem`` where an overload
-    takes that pointer (the values converted, a scalar splatted), else the pointee of the overload the values
-    pick, which Clang converts the pointer to, with a warning (``table_types._pointer_out``)."""
-    t = _gentype(args)
-    int_out = name in ("frexp", "lgamma_r", "remquo")
-    taken = type(elem) is CType and (elem.scalar == INT if int_out else elem.kind == "float")
-    if taken and (t.width == 1 or t.width == elem.width):
-        return elem
-    pointee = INT if int_out else _float_type(t).scalar
-    return pointee if t.width == 1 else pointee.vector(t.width)
-
-
 def call_pointer_out(name: str, args: list[Value], out_t: CType) -> tuple[Value, Value]:
     """``name``'s result and the value to store through its pointer (of pointee type ``out_t``)."""
     with np.errstate(all="ignore"):
