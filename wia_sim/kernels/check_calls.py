@@ -13,6 +13,7 @@ from pycparserext.ext_c_parser import FuncDeclExt
 from wia_sim.kernels import async_copy, images, printf
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _Function, _promote
 from wia_sim.kernels.clang_types import C_NAMES
+from wia_sim.kernels.initializers import StringItems
 from wia_sim.kernels.overloads import CONVERSION, EXACT, INTEGERS, SPLAT, best, candidates, floats, rank, unresolved
 from wia_sim.kernels.signatures import (
     BUILTINS,
@@ -93,7 +94,8 @@ class CallChecks(CheckerState):
                 if len(self.diagnostics) > seen:
                     return INT
             warn = lambda at, message: self.warning(self.start(at), message)  # noqa: E731 (Clang's column: the start)
-            return printf.check_call(self.error, warn, self.argument_type, node, args, arg_types)
+            known = self.constant_string(args[0])
+            return printf.check_call(self.error, warn, self.argument_type, node, args, arg_types, known)
         elif name in images.BUILTINS:
             return self.image_call(node, name, args, arg_types)
         elif is_builtin_function(name):
@@ -366,6 +368,16 @@ class CallChecks(CheckerState):
         element = viable[chosen][0]
         self.pointer_converted(node, args[0], p, TypeInfo("scalar", element), "volatile")
         return TypeInfo("scalar", element, space=p.target.space)
+
+    def constant_string(self, node: c_ast.Node) -> str | None:
+        """The text up to its first NUL of the program-scope ``__constant`` char array ``node`` names, where a
+        string literal initializes it (as the checker left it: ``StringItems``, one constant per byte)."""
+        decl = self.constants.get(node.name) if isinstance(node, c_ast.ID) else None
+        symbol = self.lookup(node.name) if decl is not None else None
+        if decl is None or symbol is None or symbol.kind != "global" or not isinstance(decl.init, StringItems):
+            return None  # (a local name may hide it)
+        values = [-int(e.expr.value) if isinstance(e, c_ast.UnaryOp) else int(e.value) for e in decl.init.exprs]
+        return bytes(v & 0xFF for v in values).split(b"\0")[0].decode("latin-1")
 
     def argument_type(self, node: c_ast.Node, t: TypeInfo) -> str:
         """The type of the value the argument ``node`` (of type ``t``) passes, as Clang's format warnings spell it:

@@ -171,13 +171,18 @@ def check_call(
     node: c_ast.FuncCall,
     args: list[c_ast.Node],
     types: list[TypeInfo],
+    known: str | None = None,
 ) -> TypeInfo:
     """Check a call of printf with a format (``check_calls`` words one without, or of another type): a literal
-    format, and each argument against its conversion (``spelled``: an argument's type in Clang's words)."""
+    format, and each argument against its conversion (``spelled``: an argument's type in Clang's words); ``known``:
+    the text of the ``__constant`` array the format names, where a string literal initializes it: Clang holds the
+    arguments to its conversions with its warnings (the rest is checked when the format is read, at run time)."""
     literal = literal_format(args[0])
     if literal is None:
         if not constant_chars(types[0]):  # (the checker words a format of another type as Clang: ``FORMAT``)
             error(args[0], f"the format of printf is a string literal or a __constant char*, not '{types[0]}'")
+        elif known is not None:  # a __constant array's string, which Clang checks as well: its warnings only
+            _warn_arguments(known, args, types, warning, spelled)
         return INT  # read at run time, where its arguments are checked
     try:
         parts = parse_format(c_string(literal).split("\0")[0])  # (a NUL ends the format)
@@ -203,6 +208,26 @@ def check_call(
         if problem:
             error(a, f"printf argument {k + 2} for '{conv.text}': {problem}")
     return INT
+
+
+def _warn_arguments(
+    fmt: str,
+    args: list[c_ast.Node],
+    types: list[TypeInfo],
+    warning: Callable[[c_ast.Node, str], None],
+    spelled: Callable[[c_ast.Node, TypeInfo], str],
+) -> None:
+    """Clang's warnings for the scalar arguments of another size or kind than the conversions of ``fmt`` (a
+    format whose errors are found where it is read) take."""
+    try:
+        parts = parse_format(fmt)
+    except ValueError:
+        return
+    convs = [p for p in parts if isinstance(p, Conversion)]
+    for conv, a, t in zip(convs, args[1:], types[1:], strict=False):
+        specified = _specified(conv, t)
+        if specified is not None:
+            warning(a, f"format specifies type '{specified}' but the argument has type {spelled(a, t)}")
 
 
 _C_INTEGERS = {"hh": "char", "h": "short", "": "int", "l": "long"}
