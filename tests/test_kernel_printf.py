@@ -407,3 +407,16 @@ def test_arguments_of_another_size_or_kind_print_as_oclgrind_prints_them(
     printed = capfd.readouterr().out.splitlines()
     compared = [0] if key == "pocl" else [0, 1, 2, 3]
     assert [printed[k] for k in compared] == [MISMATCHED_PRINTED[k] for k in compared]
+
+
+def test_arguments_past_the_format_are_clangs_warning() -> None:
+    """Arguments past the format's conversions are evaluated and ignored (6.12.13.2): Clang warns at the first of
+    each call's, for a format in a __constant array too (words and columns: PoCL 3.1's and Oclgrind 21.10's)."""
+    source = (
+        '__constant char f[] = "%d\\n";\n'
+        '__kernel void k(__global int* x) { printf("%d\\n", 1, 2, x[0]); printf("%%|%5.2f\\n", 1.0f, 3); '
+        'printf("no conversions\\n", 4); printf(f, 1, 2); }'
+    )
+    assert compile_source(source).build_log.splitlines() == [
+        f"kernel.cl:2:{column}: warning: data argument not used by format string" for column in (54, 91, 122, 139)
+    ]

@@ -198,7 +198,6 @@ def check_call(
     if len(rest) < len(convs):
         error(node, f"printf: the format has {len(convs)} conversions but {len(rest)} arguments follow it")
         return INT
-    # arguments past the format's conversions are evaluated and ignored (6.12.13.2)
     for k, (conv, a, t) in enumerate(zip(convs, rest[: len(convs)], types[1 : len(convs) + 1], strict=True)):
         specified = _specified(conv, t)
         if specified is not None:
@@ -207,7 +206,15 @@ def check_call(
         problem = _mismatch(conv, a, t)
         if problem:
             error(a, f"printf argument {k + 2} for '{conv.text}': {problem}")
+    _unused(convs, rest, warning)
     return INT
+
+
+def _unused(convs: list[Conversion], rest: list[c_ast.Node], warning: Callable[[c_ast.Node, str], None]) -> None:
+    """Clang's warning at the first argument past the format's conversions (they are evaluated and ignored,
+    6.12.13.2)."""
+    if len(rest) > len(convs):
+        warning(rest[len(convs)], "data argument not used by format string")
 
 
 def _warn_arguments(
@@ -228,6 +235,7 @@ def _warn_arguments(
         specified = _specified(conv, t)
         if specified is not None:
             warning(a, f"format specifies type '{specified}' but the argument has type {spelled(a, t)}")
+    _unused(convs, args[1:], warning)
 
 
 _C_INTEGERS = {"hh": "char", "h": "short", "": "int", "l": "long"}
