@@ -473,6 +473,7 @@ class DeclarationChecks(CheckerState):
         for at, problem in jump_problems(node.body):
             undeclared = isinstance(at, c_ast.Goto) and problem.startswith("use of undeclared label")
             self.error(self.operator(at) if undeclared else at, problem)  # (Clang's place: the label's name)
+        self.give_held_warnings(node.body)
         self.caller = None
         self.scopes.pop()
         line = _coord_of(decl)[0] or 0

@@ -390,7 +390,17 @@ class ExpressionChecks(CheckerState):
                 )
                 return UNKNOWN
             return _promote(left)
+        if op in ("/", "%"):
+            self.zero_divisor(node, op, left, right, node.right)
         return _arithmetic(left, right)
+
+    def zero_divisor(self, node: c_ast.Node, op: str, left: TypeInfo, right: TypeInfo, divisor: c_ast.Node) -> None:
+        """Clang's warning for an integer division or remainder (``op``, of scalars) by a constant zero, which it
+        gives once the function is checked (``runtime_warning``)."""
+        integers = all(t.kind == "scalar" and t.name not in FLOATS for t in (left, right))
+        if integers and const_int(divisor, self.enumerators, self.types) == 0:
+            what = "division" if op == "/" else "remainder"
+            self.runtime_warning(self.operator(node), f"{what} by zero is undefined")
 
     def scalar_fits_vector(
         self, node: c_ast.Node, left: TypeInfo, right: TypeInfo, operands: tuple[c_ast.Node, c_ast.Node]
@@ -442,6 +452,8 @@ class ExpressionChecks(CheckerState):
             what = "comparison between" if op in _COMPARISONS else "arithmetic operation with operands of type"
             self.error(self.operator(node), f"{what}  ({self.pointers(left, right)}) {_NON_OVERLAPPING}")
             return UNKNOWN
+        if op in _COMPARISONS:
+            self.compared_pointers(node, left, right, null)
         if op in _COMPARISONS or op in ("&&", "||"):
             return INT
         if op == "-" and lp and rp:
@@ -454,6 +466,31 @@ class ExpressionChecks(CheckerState):
             return TypeInfo("pointer", target=left.target) if left.kind == "array" else left
         self.error(self.operator(node), self.invalid_operands(node, left, right))
         return UNKNOWN
+
+    def compared_pointers(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo, null: bool) -> None:
+        """Clang's warnings for a comparison of a pointer with an integer that is no null pointer constant ("ordered"
+        for ``<``, ``>``, ``<=``, ``>=``) or with a pointer to another type than its own (``void*`` compares with
+        any); the operands' types as values, in their order."""
+        pointer = [t.kind in ("pointer", "array") for t in (left, right)]
+        shown = " and ".join(
+            described(TypeInfo("pointer", target=t.target), self.spelled)
+            if p and t.kind == "array"
+            else described(t, self.spelled)
+            if p
+            else self.operand_type(e, t)
+            for e, t, p in zip((node.left, node.right), (left, right), pointer, strict=True)
+        )
+        if pointer[0] != pointer[1]:
+            integer = right if pointer[0] else left
+            if not null and integer.kind == "scalar" and integer.name not in FLOATS:
+                ordered = "ordered " if node.op not in ("==", "!=") else ""
+                self.warning(self.operator(node), f"{ordered}comparison between pointer and integer ({shown})")
+            return
+        a, b = left.target, right.target
+        if a is None or b is None or "void" in (a.kind, b.kind) or "?" in (a.name, b.name):
+            return
+        if (a.kind, a.name, a.width) != (b.kind, b.name, b.width):
+            self.warning(self.operator(node), f"comparison of distinct pointer types ({shown})")
 
     def expr_TernaryOp(self, node: c_ast.TernaryOp) -> TypeInfo:
         cond = self.expr(node.cond)
@@ -564,6 +601,8 @@ class ExpressionChecks(CheckerState):
                 self.error(node, f"cannot assign '{value.type_name}' to '{target.type_name}' with '{node.op}'")
             elif op not in ("<<", ">>"):
                 self.scalar_fits_vector(node, target, value, (node.lvalue, node.rvalue))
+                if op in ("/", "%"):
+                    self.zero_divisor(node, op, target, value, node.rvalue)
         return target
 
     def expr_Cast(self, node: c_ast.Cast) -> TypeInfo:

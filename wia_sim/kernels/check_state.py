@@ -132,6 +132,7 @@ class CheckerState:
     vector_subscripts: set[int]
     generic_choices: dict[int, c_ast.Node]
     converted_pointers: dict[int, tuple[str, int]]
+    held_warnings: list[tuple[c_ast.Node, str]]
     nested_labels: set[int]
     whole_items: set[int]
     enumerator_types: dict[str, str]
@@ -166,6 +167,10 @@ class CheckerState:
         def value_type(self, t: TypeInfo) -> str: ...
 
         def warning(self, node: c_ast.Node, message: str) -> None: ...
+
+        def runtime_warning(self, node: c_ast.Node, message: str) -> None: ...
+
+        def give_held_warnings(self, body: c_ast.Node) -> None: ...
 
         def whole_value(self, item: c_ast.Node) -> bool: ...
 

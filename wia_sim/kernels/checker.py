@@ -24,7 +24,7 @@ from wia_sim.kernels.check_decls import DeclarationChecks
 from wia_sim.kernels.check_exprs import ExpressionChecks
 from wia_sim.kernels.check_state import _coord_of, _Function, _Symbol
 from wia_sim.kernels.check_statements import StatementChecks
-from wia_sim.kernels.parsing import BUILTIN_FILE, OperatorMarks
+from wia_sim.kernels.parsing import BUILTIN_FILE, OperatorMarks, ast_nodes
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo
 from wia_sim.kernels.signatures import SINCE_1_2
@@ -112,6 +112,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)
         self.vector_subscripts: set[int] = set()  # ArrayRef nodes of a vector's component (Program's)
         self.generic_choices: dict[int, c_ast.Node] = {}  # each _Generic's chosen association (Program's)
+        self.held_warnings: list[tuple[c_ast.Node, str]] = []  # (``runtime_warning``)
         self.converted_pointers: dict[int, tuple[str, int]] = {}  # built-ins' pointers converted (Program's)
         self.nested_labels: set[int] = set()  # switch labels inside nested statements of its body (Program's)
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
@@ -180,6 +181,28 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         """A diagnostic that does not stop the build (``-Werror`` makes it one that does, ``-w`` drops it)."""
         line, column = _coord_of(node)
         self.diagnostics.append(Diagnostic(self.filename, line, column, message, "warning"))
+
+    def runtime_warning(self, node: c_ast.Node, message: str) -> None:
+        """A warning about what the code would do when it runs (a division by a constant zero), which Clang gives
+        once the function around it is checked (its ``DiagRuntimeBehavior``): held until then, given at once outside
+        a function."""
+        if self.caller is None:
+            self.warning(node, message)
+        else:
+            self.held_warnings.append((node, message))
+
+    def give_held_warnings(self, body: c_ast.Node) -> None:
+        """The function whose ``body`` this is was checked: its ``runtime_warning``s, placed in the log after its
+        last token, in the order they were found."""
+        if not self.held_warnings:
+            return
+        placed = [n.coord for n in ast_nodes(body) if getattr(n, "coord", None) is not None and n.coord.line]
+        end = max(((c.line, c.column or 0) for c in placed), default=(0, 0))
+        for at, message in self.held_warnings:
+            line, column = _coord_of(at)
+            after = (end[0], end[1] + 1)
+            self.diagnostics.append(Diagnostic(self.filename, line, column, message, "warning", after=after))
+        self.held_warnings.clear()
 
     # -- the translation unit
     def run(self, ast: c_ast.FileAST) -> None:

@@ -36,6 +36,9 @@ class Diagnostic:
     included_from: tuple[tuple[str, int], ...] = ()
     """The ``#include`` directives (file, line) through which ``filename`` was reached, outermost first: the build
     log's "In file included from" notes, as Clang writes them."""
+    after: tuple[int, int] | None = None
+    """Where the log places it, if not at its own line and column: past the last of its function's tokens, for a
+    warning Clang gives once the function is checked (``Checker.runtime_warning``)."""
 
     def __str__(self) -> str:
         where = self.filename
@@ -48,6 +51,8 @@ class Diagnostic:
     @property
     def sort_key(self) -> tuple[int, int, int]:
         # command-line problems first, then by position
+        if self.after is not None:
+            return (1, *self.after)
         return (0 if self.line is None else 1, self.line or 0, self.column or 0)
 
 
