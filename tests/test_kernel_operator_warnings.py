@@ -64,3 +64,48 @@ def test_werror_makes_them_errors() -> None:
     with pytest.raises(KernelCompileError) as info:
         compile_source("__kernel void k(__global int* p) { p[0] = p[1] / 0; }", options="-Werror")
     assert "kernel.cl:1:48: error: division by zero is undefined" in str(info.value)
+
+
+BOUNDS = """typedef struct { int a[3]; float b; } S;
+__constant int tbl[4] = {1, 2, 3, 4};
+__kernel void k(__global int* p) {
+  int arr[4] = {0}; arr[5] = 1; arr[4] = 2; __private int* q = &arr[4]; arr[-1] = 3;
+  int m[2][3] = {{0}}; m[1][3] = 1; m[2][0] = 2;
+  S s; s.a[3] = 1; s.a[2 + 1] = 2;
+  __local float l[8]; l[8] = 1.0f;
+  p[0] = tbl[4] + arr[1] + *q + p[9];
+  p[1] = arr[3]; int x = 4; p[2] = arr[x];
+  __private int* r = &arr[5]; p[3] = sizeof(arr[7]) + *r + (int)(&arr[4] - r) + sizeof(p[0] / 0);
+  p[4] = arr[2 * 2 + 1] + arr[(int)2.0f];
+}
+"""
+
+PAST = "past the end of the array (which contains"
+BOUNDS_WARNINGS = [
+    ("4:21", f"array index 5 is {PAST} 4 elements)"),
+    ("4:33", f"array index 4 is {PAST} 4 elements)"),  # (&arr[4], one past the end, is no access)
+    ("4:73", "array index -1 is before the beginning of the array"),
+    ("5:24", f"array index 3 is {PAST} 3 elements)"),
+    ("5:37", f"array index 2 is {PAST} 2 elements)"),
+    ("6:8", f"array index 3 is {PAST} 3 elements)"),  # a member's array, a constant expression as the index
+    ("6:20", f"array index 3 is {PAST} 3 elements)"),
+    ("7:23", f"array index 8 is {PAST} 8 elements)"),
+    ("8:10", f"array index 4 is {PAST} 4 elements)"),
+    ("10:23", f"array index 5 is {PAST} 4 elements)"),  # (&arr[5] is; sizeof's operand is never evaluated)
+    ("11:10", f"array index 5 is {PAST} 4 elements)"),
+]
+
+
+def test_constant_indices_out_of_an_array_are_clangs_warnings() -> None:
+    """A constant index outside an array whose length the type gives (a private, local or __constant array, a
+    member's, a row of a 2-D array), at the subscript expression's start; a pointer's index, a variable index and
+    an operand of ``sizeof`` are not looked at. The kernel still builds: with checks on, running such an access is
+    the out-of-bounds finding."""
+    assert compile_source(BOUNDS).build_log.splitlines() == [
+        f"kernel.cl:{at}: warning: {message}" for at, message in BOUNDS_WARNINGS
+    ]
+
+
+@pytest.mark.filterwarnings("ignore:Non-empty compiler output")
+def test_every_device_builds_the_out_of_bounds_indices(device_ctx: wia.Context) -> None:
+    wia.compile_kernel(device_ctx, BOUNDS, "k", options="-cl-std=CL1.2")

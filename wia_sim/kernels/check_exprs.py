@@ -142,6 +142,8 @@ class ExpressionChecks(CheckerState):
                 self.error(node, "subscript of a pointer to void")
                 return UNKNOWN
             self.loaded_half(node, base.target)
+            if base.kind == "array" and base.length is not None:
+                self.index_bounds(node, base.length)
             return base.target
         if base.kind == "vector":  # a component by its index (Clang's extension)
             self.vector_subscripts.add(id(node))
@@ -150,6 +152,27 @@ class ExpressionChecks(CheckerState):
             return UNKNOWN
         self.error(node, f"subscripted value is not an array, pointer or vector (it is '{base}')")
         return UNKNOWN
+
+    def index_bounds(self, node: c_ast.ArrayRef, length: int) -> None:
+        """Clang's warning for a constant index outside an array of ``length`` elements (one past its end only
+        where the element's address is taken: ``&a[n]``)."""
+        index = const_int(node.subscript, self.enumerators, self.types)
+        if index is None:
+            return
+        if index < 0:
+            self.runtime_warning(self.start(node), f"array index {index} is before the beginning of the array")
+        elif index > length or (index == length and id(node) not in self.unloaded):
+            what = f"array index {index} is past the end of the array (which contains {length} elements)"
+            self.runtime_warning(self.start(node), what)
+
+    def unevaluated_expr(self, node: c_ast.Node) -> TypeInfo:
+        """The type of ``node``, an operand that is never evaluated (of ``sizeof``, ``_Alignof``, ``_Generic``):
+        Clang gives no warning about what it would do when it runs (``runtime_warning``)."""
+        self.unevaluated += 1
+        try:
+            return self.expr(node)
+        finally:
+            self.unevaluated -= 1
 
     def member_alignment(self, node: c_ast.Node) -> int | None:
         """The alignment of a struct or union member ``s.m``/``p->m`` (``structs.member_alignment``), or None when
@@ -223,7 +246,7 @@ class ExpressionChecks(CheckerState):
         array decayed to a pointer; a pointer's pointee keeps its own), else ``default``. ``e`` is not evaluated;
         the chosen association is the executor's (``Program.generic_choices``)."""
         self.unloaded.add(id(node.expr))
-        controlling = _unqualified(self.expr(node.expr))
+        controlling = _unqualified(self.unevaluated_expr(node.expr))
         chosen: c_ast.Node | None = None
         default: c_ast.Node | None = None
         seen: list[TypeInfo] = []
@@ -279,7 +302,7 @@ class ExpressionChecks(CheckerState):
                     with contextlib.suppress(ValueError):
                         self.sizes[id(node)] = size_align(t, self.types)[0]
             else:
-                t = self.expr(node.expr)
+                t = self.unevaluated_expr(node.expr)
                 string = isinstance(node.expr, c_ast.Constant) and node.expr.type == "string"
                 if t.kind == "void":
                     self.error(node, f"invalid application of '{op}' to a void type")

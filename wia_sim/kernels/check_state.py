@@ -139,6 +139,7 @@ class CheckerState:
     sizes: dict[int, int]
     list_lengths: dict[int, int]
     unloaded: set[int]
+    unevaluated: int
     overloads: dict[str, list[_Function]]
     struct_names: dict[str, str]
 

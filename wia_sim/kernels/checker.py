@@ -118,6 +118,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
         self.sizes: dict[int, int] = self.types.sizes  # sizeof/_Alignof of an expression (Program.sizes)
         self.list_lengths: dict[int, int] = {}  # arrays of unknown length sized by their lists (Program.list_lengths)
+        self.unevaluated = 0  # the depth of operands never evaluated (``ExpressionChecks.unevaluated_expr``)
         self.unloaded: set[int] = set()  # operands of & and sizeof: not read (ExpressionChecks.loaded_half)
         self.overloads: dict[str, list[_Function]] = {}  # overloadable functions by their name (check_decls.overload)
         self.struct_names: dict[str, str] = {}  # tag of an anonymous struct -> the typedef that names it
@@ -183,9 +184,11 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.diagnostics.append(Diagnostic(self.filename, line, column, message, "warning"))
 
     def runtime_warning(self, node: c_ast.Node, message: str) -> None:
-        """A warning about what the code would do when it runs (a division by a constant zero), which Clang gives
-        once the function around it is checked (its ``DiagRuntimeBehavior``): held until then, given at once outside
-        a function."""
+        """A warning about what the code would do when it runs (a division by a constant zero, a constant index
+        out of an array), which Clang gives once the function around it is checked (its ``DiagRuntimeBehavior``):
+        held until then, given at once outside a function, never for an operand that is not evaluated."""
+        if self.unevaluated:
+            return
         if self.caller is None:
             self.warning(node, message)
         else:
