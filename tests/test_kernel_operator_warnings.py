@@ -109,3 +109,38 @@ def test_constant_indices_out_of_an_array_are_clangs_warnings() -> None:
 @pytest.mark.filterwarnings("ignore:Non-empty compiler output")
 def test_every_device_builds_the_out_of_bounds_indices(device_ctx: wia.Context) -> None:
     wia.compile_kernel(device_ctx, BOUNDS, "k", options="-cl-std=CL1.2")
+
+
+CONDITIONS = """#define SET(v) v = 3
+#define COND (x = 4)
+__kernel void k(__global int* p) {
+  int x = p[0], y = p[1];
+  if (x = 5) p[0] = 1;
+  if ((x = 6)) p[0] = 2;
+  while (y = x - 1) { x--; if (x < 0) break; }
+  for (; y = 0;) { }
+  for (; (y = 0);) { }
+  do { } while (x = 0);
+  p[1] = (x = 1) ? 2 : 3;
+  if (x == 1 && (y = 2)) p[3] = 2;
+  if (!(x = 3)) p[4] = 0;
+  if (x += 1) p[5] = 1;
+  if ((x) = 7) p[6] = 1;
+  if (SET(x)) p[1] = 2; if COND p[2] = 3; while (SET(x)) break;
+}
+"""
+
+
+def test_an_assignment_as_a_condition_is_clangs_warning() -> None:
+    """``=`` as the condition of an ``if``, a loop or a ``do`` (not ``?:``'s, nor inside another operator), unless
+    in parentheses of its own (``if ((x = 6))``, ``for (; (y = 0);)``; ``(x) = 7`` has none), at the ``=``; from a
+    macro too, at its expansion, as Clang places it."""
+    assert compile_source(CONDITIONS).build_log.splitlines() == [
+        f"kernel.cl:{at}: warning: using the result of an assignment as a condition without parentheses"
+        for at in ("5:9", "7:12", "8:12", "10:19", "15:11", "16:7", "16:28", "16:50")
+    ]
+
+
+@pytest.mark.filterwarnings("ignore:Non-empty compiler output")
+def test_every_device_builds_the_assignments_as_conditions(device_ctx: wia.Context) -> None:
+    wia.compile_kernel(device_ctx, CONDITIONS, "k", options="-cl-std=CL1.2")

@@ -162,8 +162,12 @@ class StatementChecks(CheckerState):
 
     def condition(self, statement: c_ast.If | c_ast.For | c_ast.While | c_ast.DoWhile) -> None:
         """The condition of ``statement``: a scalar (Clang's error at the statement's keyword, the condition's
-        value type named)."""
+        value type named); an assignment with ``=`` in no parentheses of its own is Clang's warning."""
         t = self.expr(statement.cond)
+        cond = statement.cond
+        bare = isinstance(cond, c_ast.Assignment) and cond.op == "="  # (Clang's -Wparentheses, on by default)
+        if bare and self.operator_marks.get((id(cond), "parenthesized"), cond) is cond:
+            self.warning(self.operator(cond), "using the result of an assignment as a condition without parentheses")
         if t.kind in ("struct", "void", "opaque", "vector"):
             shown = "'void'" if t.kind == "void" else self.operand_type(statement.cond, t)
             self.error(statement, f"statement requires expression of scalar type ({shown} invalid)")

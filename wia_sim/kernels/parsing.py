@@ -853,7 +853,30 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
                 mark((id(n), ")"), closing)
         if k is not None:
             mark(id(n), k)
+        if isinstance(n, c_ast.If | c_ast.While | c_ast.DoWhile | c_ast.For) and isinstance(n.cond, c_ast.Assignment):
+            inner = _wrapped(tokens, first(n.cond), isinstance(n, c_ast.For))
+            if inner is not None:
+                mark((id(n.cond), "parenthesized"), inner)
     return found
+
+
+def _wrapped(tokens: list[Token], start: int | None, in_for: bool) -> int | None:
+    """The ``(`` of parentheses of its own around a statement's condition whose first token (its brackets aside) is
+    ``start``, or None: inside an ``if``'s, ``while``'s or ``do``'s own, or, in a ``for``, between its ``;``."""
+    if start is None:
+        return None
+    k = start
+    while k > 0 and tokens[k - 1].text == "(":
+        k -= 1
+    inner = k if in_for else k + 1  # (the statement's own '(' opens the run, except in a for)
+    if inner >= start:
+        return None
+    closing = _closing(tokens, inner)
+    if closing is None or closing + 1 >= len(tokens):
+        return None
+    if in_for:
+        return inner if tokens[closing + 1].text == ";" else None
+    return inner if closing + 1 == _closing(tokens, k) else None
 
 
 class OperatorMarks:
