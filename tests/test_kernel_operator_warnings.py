@@ -144,3 +144,49 @@ def test_an_assignment_as_a_condition_is_clangs_warning() -> None:
 @pytest.mark.filterwarnings("ignore:Non-empty compiler output")
 def test_every_device_builds_the_assignments_as_conditions(device_ctx: wia.Context) -> None:
     wia.compile_kernel(device_ctx, CONDITIONS, "k", options="-cl-std=CL1.2")
+
+
+FALLS = """int f1(int x) { if (x) return 1; else return 2; }
+int f2(int x) { switch (x) { case 0: return 1; default: return 2; } }
+int f3(int x) { while (1) { if (x) return 1; x++; } }
+int f4(int x) { for (;;) { if (x > 3) break; x++; } }
+int f5(int x) { if (x) return 1; }
+int f6(int x) { do { return x; } while (0); }
+int f7(int x) { if (1) return x; }
+int f8(int x) { return x; x++; }
+float f9(void) { }
+int f10(int x) { switch (x) { case 0: return 1; } }
+int f11(int x) { goto end; end: return x; }
+int f12(int x) { while (x) { return 1; } }
+int f13(int x) { if (x) { return 1; } else { x++; } }
+int f14(int x) { for (int i = 0; ; i++) { if (i > x) return i; } }
+int f15(int x) { while (1) { if (x) break; } return 0; }
+int f16(int x) { switch (x) { case 0: return 1; default: break; } }
+int f17(int x) { {{ return x; }} }
+__kernel void k(__global int* p) {
+    p[0] = f1(1) + f2(1) + f3(1) + f4(1) + f5(1) + f6(1) + f7(1) + f8(1) + f9() + f10(1) + f11(1) + f12(1)
+           + f13(1) + f14(1) + f15(1) + f16(1) + f17(1);
+}
+"""
+
+
+def test_a_function_that_returns_a_value_and_runs_off_its_end_is_clangs_warning() -> None:
+    """At the closing brace: "does not return a value" where no path returns one, "... in all control paths"
+    where some path does. A constant condition takes its one branch (``if (1)``), a loop forever ends only by a
+    ``break``, a switch without ``default`` goes past its cases; a kernel returns nothing."""
+    none, some = (
+        "non-void function does not return a value",
+        "non-void function does not return a value in all control paths",
+    )
+    assert compile_source(FALLS).build_log.splitlines() == [
+        f"kernel.cl:{at}: warning: {message}"
+        for at, message in [
+            ("4:53", none),
+            ("5:34", some),
+            ("9:18", none),
+            ("10:51", some),
+            ("12:42", some),
+            ("13:53", some),
+            ("16:67", some),
+        ]
+    ]

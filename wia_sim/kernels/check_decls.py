@@ -12,6 +12,7 @@ from wia_sim.kernels import images
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
 from wia_sim.kernels.clang_types import described
 from wia_sim.kernels.ctype import lookup, wrap
+from wia_sim.kernels.fallthrough import falls_off
 from wia_sim.kernels.initializers import (
     StringItems,
     designated_member,
@@ -23,6 +24,7 @@ from wia_sim.kernels.jumps import jump_problems
 from wia_sim.kernels.keywords import keyword_name
 from wia_sim.kernels.literals import c_string
 from wia_sim.kernels.overloads import EXACT
+from wia_sim.kernels.parsing import ast_nodes
 from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar, Param, ParamKind
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, UNSUPPORTED_BUILTINS, is_builtin_function
@@ -303,6 +305,15 @@ class DeclarationChecks(CheckerState):
         self.scopes[0][node.name] = _Symbol(node.name, "global", t, _coord_of(node)[0], value, node.type)
         self.constants[node.name] = node
 
+    def fallthrough(self, node: c_ast.FuncDef) -> None:
+        """Clang's warning, at its closing brace, for a function that returns a value and whose body a path runs
+        off the end of (``fallthrough.falls_off``): "in all control paths" where some path returns."""
+        if not falls_off(node.body, lambda e: const_int(e, self.enumerators, self.types)):
+            return
+        returns = any(isinstance(n, c_ast.Return) for n in ast_nodes(node.body))
+        where = self.operator_marks.get((id(node.body), "}"), node.body)
+        self.warning(where, "non-void function does not return a value" + (" in all control paths" if returns else ""))
+
     def half_refused(self, t: TypeInfo, node: c_ast.Node, what: str) -> tuple[c_ast.Node, str]:
         """Clang's error (and where) for a ``half`` value without cl_khr_fp16 supported and enabled: a variable or
         a parameter declared of the type, a cast to it; the simulator's words elsewhere (``fp16_missing``)."""
@@ -473,6 +484,8 @@ class DeclarationChecks(CheckerState):
         for at, problem in jump_problems(node.body):
             undeclared = isinstance(at, c_ast.Goto) and problem.startswith("use of undeclared label")
             self.error(self.operator(at) if undeclared else at, problem)  # (Clang's place: the label's name)
+        if not fn.is_kernel and fn.return_type.kind not in ("void", "unknown"):
+            self.fallthrough(node)
         self.give_held_warnings(node.body)
         self.caller = None
         self.scopes.pop()

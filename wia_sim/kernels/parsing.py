@@ -853,6 +853,10 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
                 mark((id(n), ")"), closing)
         if k is not None:
             mark(id(n), k)
+        if isinstance(n, c_ast.FuncDef) and n.body is not None:  # (the body's closing brace)
+            brace = _closing_brace(tokens, at(n.body))
+            if brace is not None:
+                mark((id(n.body), "}"), brace)
         if isinstance(n, c_ast.If | c_ast.While | c_ast.DoWhile | c_ast.For) and isinstance(n.cond, c_ast.Assignment):
             inner = _wrapped(tokens, first(n.cond), isinstance(n, c_ast.For))
             if inner is not None:
@@ -907,6 +911,18 @@ def _infix(tokens: list[Token], k: int | None, op: str) -> int | None:
         elif t in (";", "{", "}"):
             return None
         k += 1
+    return None
+
+
+def _closing_brace(tokens: list[Token], k: int | None) -> int | None:
+    """The ``}`` that closes the ``{`` at token ``k``."""
+    if k is None or tokens[k].text != "{":
+        return None
+    depth = 0
+    for j in range(k, len(tokens)):
+        depth += {"{": 1, "}": -1}.get(tokens[j].text, 0)
+        if depth == 0:
+            return j
     return None
 
 
