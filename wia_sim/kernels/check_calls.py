@@ -11,6 +11,7 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels import async_copy, images, printf
+from wia_sim.kernels.check_exprs import STORES
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _Function, _promote
 from wia_sim.kernels.clang_types import C_NAMES
 from wia_sim.kernels.initializers import StringItems
@@ -39,6 +40,7 @@ from wia_sim.kernels.types import (
     VOID,
     TypeInfo,
     const_int,
+    pointer_conversion,
     points_elsewhere,
     scalar_or_vector,
 )
@@ -91,7 +93,7 @@ class CallChecks(CheckerState):
             if printf.literal_format(args[0]) is None and not printf.constant_chars(arg_types[0]):
                 seen = len(self.diagnostics)  # Clang's conversion errors for the format, where it has one
                 self.check_argument(args[0], arg_types[0], printf.FORMAT, "the format of printf")
-                if len(self.diagnostics) > seen:
+                if any(d.severity == "error" for d in self.diagnostics[seen:]):  # (not its warning: the check goes on)
                     return INT
             warn = lambda at, message: self.warning(self.start(at), message)  # noqa: E731 (Clang's column: the start)
             known = self.constant_string(args[0])
@@ -331,6 +333,11 @@ class CallChecks(CheckerState):
                 self.start(node),
                 f"passing {passed} to parameter of type {wanted} changes address space of pointer",
             )
+        elif pointer_param and pointer_value and not null and pointer_conversion(param, value) is not None:
+            wanted = f"'{param}'" if declared is None else self.spell(declared, param, None)
+            passed = self.clang_type(node, value, as_value=value.kind != "array")  # (an array as declared: Clang's)
+            words = STORES[pointer_conversion(param, value) or ""]["passing"]
+            self.warning(self.start(node), words.format(passed=passed, to=wanted))
         elif pointer_value and not pointer_param:
             self.error(node, f"{what} must be '{param}', not the pointer '{value}'")
         elif param.is_arithmetic and value.kind == "vector" and (param.kind != "vector" or param.width != value.width):
@@ -409,14 +416,9 @@ class CallChecks(CheckerState):
         named = C_NAMES.get(pointee.name, pointee.type_name) if pointee.kind == "scalar" else pointee.type_name
         param = f"'{qualifier + ' ' if qualifier else ''}__{target.space} {named} *'"
         passed = self.clang_type(node, p, as_value=p.kind != "array")  # (an array as declared, Clang's words)
-        same_but_sign = target.name != pointee.name and UNSIGNED_OF.get(target.name, target.name) == UNSIGNED_OF.get(
-            pointee.name, pointee.name
-        )
-        if target.kind == pointee.kind == "scalar" and same_but_sign:
-            words = f"passing {passed} to parameter of type {param} converts between pointers to integer types with "
-            self.warning(self.start(node), words + "different sign")
-        else:
-            self.warning(self.start(node), f"incompatible pointer types passing {passed} to parameter of type {param}")
+        problem = pointer_conversion(TypeInfo("pointer", target=pointee), p) or "incompatible pointer"
+        words = STORES["pointer sign" if problem == "pointer sign" else "incompatible pointer"]["passing"]
+        self.warning(self.start(node), words.format(passed=passed, to=param))
 
     def call_builtin(
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]

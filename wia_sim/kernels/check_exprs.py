@@ -34,6 +34,7 @@ from wia_sim.kernels.types import (
     const_int,
     int_constant,
     located,
+    pointer_conversion,
     points_elsewhere,
     scalar_or_vector,
     swizzle_indices,
@@ -945,6 +946,10 @@ class ExpressionChecks(CheckerState):
         if target.kind == "pointer" and integer and not self.null_pointer(source):
             self.report_store("integer to pointer", target, value, node, declared, place, assigned)
             return
+        converted = pointer_conversion(target, value) if target.kind == "pointer" else None
+        if converted is not None:
+            self.report_store(converted, target, value, node, declared, place, assigned)
+            return
         if async_copy.event_mismatch(target, value, node):
             self.report_store("incompatible", target, value, node, declared, place, assigned)
             return
@@ -975,25 +980,31 @@ class ExpressionChecks(CheckerState):
         place: c_ast.Node | None,
         assigned: bool,
     ) -> None:
-        """Clang's error for ``value`` stored to ``target`` by ``node`` (``assigned``: an assignment, else a
-        ``return`` or an initializer: ``check_assignment_types``' arguments), in its words (``_STORES``, by
-        ``problem``) and at its place: the assignment's operator, the returned expression, the initialized
-        variable's name (an item of a member or element at the item)."""
+        """Clang's error (or, for ``_WARNED`` problems, its warning) for ``value`` stored to ``target`` by ``node``
+        (``assigned``: an assignment, else a ``return`` or an initializer: ``check_assignment_types``' arguments),
+        in its words (``STORES``, by ``problem``) and at its place: the assignment's operator, the returned
+        expression, the initialized variable's name (an item of a member or element at the item). A warning spells
+        an array as its type, not as the pointer it decays to."""
+        warned = problem in _WARNED
         if assigned:
             assert isinstance(node, c_ast.Assignment)
             verb, where = "assigning", self.operator(node)
-            passed = self.clang_type(node.rvalue, value, as_value=True)
+            passed = self.clang_type(node.rvalue, value, as_value=not (warned and value.kind == "array"))
             to = self.clang_type(node.lvalue, target, as_value=True)
         else:
             returned = isinstance(node, c_ast.Return)
             verb, where = ("returning", node.expr) if returned else ("initializing", place or node)
-            passed = self.clang_type(node.expr if returned else node, value, as_value=True)
+            passed = self.clang_type(
+                node.expr if returned else node, value, as_value=not (warned and value.kind == "array")
+            )
             space = None if returned else target.space  # (a function's result is of no address space)
             to = described(target, self.spelled) if declared is None else self.spell(declared, target, space)
-        self.error(where, _STORES[problem][verb].format(passed=passed, to=to))
+        (self.warning if warned else self.error)(where, STORES[problem][verb].format(passed=passed, to=to))
 
 
-_STORES = {
+_SIGN = "converts between pointers to integer types with different sign"
+
+STORES = {
     "address space": {
         "assigning": "assigning {passed} to {to} changes address space of pointer",
         "returning": "returning {passed} from a function with result type {to} changes address space of pointer",
@@ -1018,7 +1029,29 @@ _STORES = {
         "initializing": "incompatible pointer to integer conversion initializing {to} with an expression of type "
         "{passed}",
     },
+    # Clang's warnings (``types.pointer_conversion``), for arguments too
+    "incompatible pointer": {
+        "assigning": "incompatible pointer types assigning to {to} from {passed}",
+        "returning": "incompatible pointer types returning {passed} from a function with result type {to}",
+        "initializing": "incompatible pointer types initializing {to} with an expression of type {passed}",
+        "passing": "incompatible pointer types passing {passed} to parameter of type {to}",
+    },
+    "pointer sign": {
+        "assigning": "assigning to {to} from {passed} " + _SIGN,
+        "returning": "returning {passed} from a function with result type {to} " + _SIGN,
+        "initializing": "initializing {to} with an expression of type {passed} " + _SIGN,
+        "passing": "passing {passed} to parameter of type {to} " + _SIGN,
+    },
+    "discards qualifiers": {
+        "assigning": "assigning to {to} from {passed} discards qualifiers",
+        "returning": "returning {passed} from a function with result type {to} discards qualifiers",
+        "initializing": "initializing {to} with an expression of type {passed} discards qualifiers",
+        "passing": "passing {passed} to parameter of type {to} discards qualifiers",
+    },
 }
+"""Clang's words for a value stored to an object of another type, by problem and by the kind of store."""
+_WARNED = frozenset(("incompatible pointer", "pointer sign", "discards qualifiers"))
+"""The problems Clang only warns about."""
 """Clang's words for a value stored where its type does not go, by problem and by what stores it."""
 
 

@@ -34,6 +34,18 @@ from wia_sim.kernels.types import TypeResolver
 __all__ = ["Checker"]
 
 
+def _named(node: c_ast.Node | None) -> c_ast.Node | None:
+    """Where a diagnostic about ``node`` goes: a declaration's at the declared name, not at the '*' of a pointer
+    declarator."""
+    if isinstance(node, c_ast.Decl):
+        inner = node.type
+        while inner is not None and not isinstance(inner, c_ast.TypeDecl):
+            inner = getattr(inner, "type", None)
+        if isinstance(inner, c_ast.TypeDecl) and _coord_of(inner)[0] is not None:
+            return inner
+    return node
+
+
 def _records(items: list[c_ast.Node]) -> list[c_ast.Struct | c_ast.Union]:
     """Every struct and union definition in ``items``, at any depth."""
     found: dict[int, c_ast.Struct | c_ast.Union] = {}  # by id: ``struct S {...} a, b;`` shares one node
@@ -168,19 +180,12 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
                         queue.append(called)
 
     def error(self, node: c_ast.Node | None, message: str) -> None:
-        if isinstance(node, c_ast.Decl):
-            # point at the declared name, not at the '*' of a pointer declarator
-            inner = node.type
-            while inner is not None and not isinstance(inner, c_ast.TypeDecl):
-                inner = getattr(inner, "type", None)
-            if isinstance(inner, c_ast.TypeDecl) and _coord_of(inner)[0] is not None:
-                node = inner
-        line, column = _coord_of(node)
+        line, column = _coord_of(_named(node))
         self.diagnostics.append(Diagnostic(self.filename, line, column, message))
 
     def warning(self, node: c_ast.Node, message: str) -> None:
         """A diagnostic that does not stop the build (``-Werror`` makes it one that does, ``-w`` drops it)."""
-        line, column = _coord_of(node)
+        line, column = _coord_of(_named(node))
         self.diagnostics.append(Diagnostic(self.filename, line, column, message, "warning"))
 
     def runtime_warning(self, node: c_ast.Node, message: str) -> None:

@@ -235,6 +235,25 @@ def points_elsewhere(a: TypeInfo, b: TypeInfo) -> bool:
     return False
 
 
+def pointer_conversion(target: TypeInfo, value: TypeInfo) -> str | None:
+    """What Clang warns of when the pointer (or array, as the pointer it decays to) ``value`` converts to the
+    pointer ``target`` in one address space: "incompatible pointer" for pointees of different types (at any level
+    of indirection; ``void`` takes and gives any), "pointer sign" for integers that differ only in sign, "discards
+    qualifiers" for a ``const`` pointee lost; None for none of these."""
+    a, b = target.target, value.target
+    if a is None or b is None or "void" in (a.kind, b.kind) or "?" in (a.name, b.name) or "unknown" in (a.kind, b.kind):
+        return None
+    if a.kind == b.kind == "pointer":  # (a pointer to pointers of another sign is another type too)
+        return "incompatible pointer" if pointer_conversion(a, b) in ("incompatible pointer", "pointer sign") else None
+    if (a.kind, a.name, a.width) != (b.kind, b.name, b.width):
+        integers = a.kind == b.kind == "scalar" and a.name in _INTEGER_SCALARS and b.name in _INTEGER_SCALARS
+        same_size = UNSIGNED_OF.get(a.name, a.name) == UNSIGNED_OF.get(b.name, b.name)
+        return "pointer sign" if integers and same_size else "incompatible pointer"
+    if b.const and not a.const:
+        return "discards qualifiers"
+    return None
+
+
 def scalar_or_vector(name: str, width: int) -> TypeInfo:
     return TypeInfo("vector", name, width) if width > 1 else TypeInfo("scalar", name)
 
