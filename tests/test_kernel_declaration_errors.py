@@ -611,3 +611,28 @@ def test_file_scope_variables_outside_constant_memory_are_still_declared(device_
     if wia.get_backend().name == "sim":
         errors = [line for line in refusal.splitlines() if ": error: " in line]
         assert errors == [f"kernel.cl:{at}: error: {message}" for at, message in expected]
+
+
+UNDEFINED_SIZES = """__kernel __attribute__((reqd_work_group_size(WORKGROUP_SIZE, 1, 1))) void k(__global int* p) {
+  __local float t[BLOCK_SIZE][BLOCK_SIZE + 1]; int n = p[0]; float v[n];
+  p[0] = t[0][0] + v[0];
+}"""
+
+
+def test_a_size_its_macro_does_not_define_is_an_undeclared_name(device_ctx: wia.Context) -> None:
+    """A kernel built without the ``-D`` that defines its sizes (Rodinia's BLOCK_SIZE, NVIDIA's WORKGROUP_SIZE):
+    Clang's errors are the undeclared names, in an array's dimension and in ``reqd_work_group_size`` alike, and
+    nothing more about them (the simulator had added "variable length arrays are not supported" to each dimension
+    and "attribute requires parameter 0 to be an integer constant" in place of the name's error); a dimension that
+    is a variable is still that error."""
+    refusal = build_error(device_ctx, UNDEFINED_SIZES, options=CL12)
+    expected = [
+        ("1:46", "use of undeclared identifier 'WORKGROUP_SIZE'"),
+        ("2:19", "use of undeclared identifier 'BLOCK_SIZE'"),
+        ("2:31", "use of undeclared identifier 'BLOCK_SIZE'"),
+        ("2:70", "variable length arrays are not supported in OpenCL"),
+    ]
+    assert all(message in refusal for _, message in expected)
+    if wia.get_backend().name == "sim":
+        errors = [line for line in refusal.splitlines() if ": error: " in line]
+        assert errors == [f"kernel.cl:{at}: error: {message}" for at, message in expected]

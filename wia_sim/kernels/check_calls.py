@@ -93,7 +93,7 @@ class CallChecks(CheckerState):
             if printf.literal_format(args[0]) is None and not printf.constant_chars(arg_types[0]):
                 seen = len(self.diagnostics)  # Clang's conversion errors for the format, where it has one
                 self.check_argument(args[0], arg_types[0], printf.FORMAT, "the format of printf")
-                if any(d.severity == "error" for d in self.diagnostics[seen:]):  # (not its warning: the check goes on)
+                if self.errors_since(seen):  # (not its warning: the check goes on)
                     return INT
             warn = lambda at, message: self.warning(self.start(at), message)  # noqa: E731 (Clang's column: the start)
             known = self.constant_string(args[0])
@@ -255,7 +255,7 @@ class CallChecks(CheckerState):
         "no" (its diagnostics dropped)."""
         seen = len(self.diagnostics)
         result = self.builtin_call(node, name, args, arg_types)
-        found = self.diagnostics[seen:]
+        found = [d for d in self.diagnostics[seen:] if d.severity == "error"]  # (a warning does not refuse it)
         del self.diagnostics[seen:]
         if found:
             return "ambiguous" if any("ambiguous" in d.message for d in found) else "no"

@@ -529,7 +529,10 @@ class DeclarationChecks(CheckerState):
         for k, arg in enumerate(args):
             v = const_int(arg, self.enumerators, self.types)
             if v is None:
-                self.error(attr, f"'{name}' attribute requires parameter {k} to be an integer constant")
+                seen = len(self.diagnostics)
+                self.expr(arg)  # (an undeclared name is Clang's error there, not the attribute's)
+                if not self.errors_since(seen):
+                    self.error(attr, f"'{name}' attribute requires parameter {k} to be an integer constant")
                 return None
             if v < 0:
                 what = "a non-negative integral compile time constant expression"
@@ -826,10 +829,12 @@ class DeclarationChecks(CheckerState):
                 if not (first and node.init is not None):
                     self.error(node, f"array '{node.name}' has no size")
             else:
+                seen = len(self.diagnostics)
                 self.expr(arr.dim)
                 size = const_int(arr.dim, self.enumerators, self.types)
                 if size is None:
-                    self.error(arr.dim, "variable length arrays are not supported in OpenCL")
+                    if not self.errors_since(seen):  # (a dimension in error is no more to Clang)
+                        self.error(arr.dim, "variable length arrays are not supported in OpenCL")
                 elif size < 0:  # (zero is GNU C's zero-length array, which Clang takes: no element to access)
                     self.error(self.start(arr.dim), f"'{node.name}' declared as an array with a negative size")
             first = False

@@ -904,9 +904,10 @@ class ExpressionChecks(CheckerState):
         """The type of an expression already checked (its errors are not reported twice)."""
         saved = len(self.diagnostics)
         saved_calls = len(self.caller.calls) if self.caller is not None else 0
-        saved_undefined = len(self.used_undefined)
+        saved_undefined, saved_held = len(self.used_undefined), len(self.held_warnings)
         t = self.expr(node)
         del self.diagnostics[saved:]
+        del self.held_warnings[saved_held:]
         if self.caller is not None:
             del self.caller.calls[saved_calls:]
         del self.used_undefined[saved_undefined:]

@@ -183,6 +183,10 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         line, column = _coord_of(_named(node))
         self.diagnostics.append(Diagnostic(self.filename, line, column, message))
 
+    def errors_since(self, seen: int) -> bool:
+        """Whether an error was reported after the first ``seen`` diagnostics."""
+        return any(d.severity == "error" for d in self.diagnostics[seen:])
+
     def warning(self, node: c_ast.Node, message: str) -> None:
         """A diagnostic that does not stop the build (``-Werror`` makes it one that does, ``-w`` drops it)."""
         line, column = _coord_of(_named(node))
