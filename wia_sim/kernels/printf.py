@@ -22,6 +22,7 @@ Values print as C's printf prints them (floats promoted to double, ``%a`` in gli
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 import sys
@@ -182,7 +183,8 @@ def check_call(
         if not constant_chars(types[0]):  # (the checker words a format of another type as Clang: ``FORMAT``)
             error(args[0], f"the format of printf is a string literal or a __constant char*, not '{types[0]}'")
         elif known is not None:  # a __constant array's string, which Clang checks as well: its warnings only
-            _warn_arguments(known, args, types, warning, spelled)
+            with contextlib.suppress(ValueError):  # (a format in error is found where it is read)
+                _check_arguments(_conversions(parse_format(known)), args[1:], types[1:], warning, spelled, None)
         return INT  # read at run time, where its arguments are checked
     try:
         parts = parse_format(c_string(literal).split("\0")[0])  # (a NUL ends the format)
@@ -193,49 +195,41 @@ def check_call(
     except ValueError as exc:
         error(args[0], f"printf format: {exc}")
         return INT
-    convs = [p for p in parts if isinstance(p, Conversion)]
+    convs = _conversions(parts)
     rest = args[1:]
     if len(rest) < len(convs):
         error(node, f"printf: the format has {len(convs)} conversions but {len(rest)} arguments follow it")
         return INT
-    for k, (conv, a, t) in enumerate(zip(convs, rest[: len(convs)], types[1 : len(convs) + 1], strict=True)):
-        specified = _specified(conv, t)
-        if specified is not None:
-            warning(a, f"format specifies type '{specified}' but the argument has type {spelled(a, t)}")
-            continue
-        problem = _mismatch(conv, a, t)
-        if problem:
-            error(a, f"printf argument {k + 2} for '{conv.text}': {problem}")
-    _unused(convs, rest, warning)
+    _check_arguments(convs, rest, types[1:], warning, spelled, error)
     return INT
 
 
-def _unused(convs: list[Conversion], rest: list[c_ast.Node], warning: Callable[[c_ast.Node, str], None]) -> None:
-    """Clang's warning at the first argument past the format's conversions (they are evaluated and ignored,
-    6.12.13.2)."""
-    if len(rest) > len(convs):
-        warning(rest[len(convs)], "data argument not used by format string")
+def _conversions(parts: list[str | Conversion]) -> list[Conversion]:
+    return [p for p in parts if isinstance(p, Conversion)]
 
 
-def _warn_arguments(
-    fmt: str,
-    args: list[c_ast.Node],
+def _check_arguments(
+    convs: list[Conversion],
+    rest: list[c_ast.Node],
     types: list[TypeInfo],
     warning: Callable[[c_ast.Node, str], None],
     spelled: Callable[[c_ast.Node, TypeInfo], str],
+    error: Callable[[c_ast.Node, str], None] | None,
 ) -> None:
-    """Clang's warnings for the scalar arguments of another size or kind than the conversions of ``fmt`` (a
-    format whose errors are found where it is read) take."""
-    try:
-        parts = parse_format(fmt)
-    except ValueError:
-        return
-    convs = [p for p in parts if isinstance(p, Conversion)]
-    for conv, a, t in zip(convs, args[1:], types[1:], strict=False):
+    """Each argument (``rest``, of ``types``) against its conversion: Clang's warning for a scalar of another size
+    or kind (``_specified``), else the simulator's error (``_mismatch``; ``error`` None: a format whose errors are
+    found where it is read), and Clang's warning at the first argument past the conversions (they are evaluated
+    and ignored, 6.12.13.2)."""
+    for k, (conv, a, t) in enumerate(zip(convs, rest, types, strict=False)):
         specified = _specified(conv, t)
         if specified is not None:
             warning(a, f"format specifies type '{specified}' but the argument has type {spelled(a, t)}")
-    _unused(convs, args[1:], warning)
+        elif error is not None:
+            problem = _mismatch(conv, a, t)
+            if problem:
+                error(a, f"printf argument {k + 2} for '{conv.text}': {problem}")
+    if len(rest) > len(convs):
+        warning(rest[len(convs)], "data argument not used by format string")
 
 
 _C_INTEGERS = {"hh": "char", "h": "short", "": "int", "l": "long"}
