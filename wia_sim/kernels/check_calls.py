@@ -333,11 +333,10 @@ class CallChecks(CheckerState):
                 self.start(node),
                 f"passing {passed} to parameter of type {wanted} changes address space of pointer",
             )
-        elif pointer_param and pointer_value and not null and pointer_conversion(param, value) is not None:
+        elif pointer_param and pointer_value and not null and (converted := pointer_conversion(param, value)):
             wanted = f"'{param}'" if declared is None else self.spell(declared, param, None)
             passed = self.clang_type(node, value, as_value=value.kind != "array")  # (an array as declared: Clang's)
-            words = STORES[pointer_conversion(param, value) or ""]["passing"]
-            self.warning(self.start(node), words.format(passed=passed, to=wanted))
+            self.warning(self.start(node), STORES[converted]["passing"].format(passed=passed, to=wanted))
         elif pointer_value and not pointer_param:
             self.error(node, f"{what} must be '{param}', not the pointer '{value}'")
         elif param.is_arithmetic and value.kind == "vector" and (param.kind != "vector" or param.width != value.width):

@@ -69,8 +69,9 @@ def _flow(node: c_ast.Node | None, constant: Constant) -> _Flow:
         flows = [_flow(b, constant) for b in branches]
         return _Flow(any(f.falls for f in flows), any(f.breaks for f in flows), any(f.continues for f in flows))
     if isinstance(node, c_ast.While | c_ast.For | c_ast.DoWhile):
-        forever = node.cond is None or bool(constant(node.cond))
-        if isinstance(node, c_ast.While | c_ast.For) and node.cond is not None and constant(node.cond) == 0:
+        value = None if node.cond is None else constant(node.cond)
+        forever = node.cond is None or bool(value)
+        if isinstance(node, c_ast.While | c_ast.For) and value == 0:
             return _THROUGH  # (the body never runs)
         body = _flow(node.stmt, constant)
         if isinstance(node, c_ast.DoWhile):  # (its test is reached through the body)
