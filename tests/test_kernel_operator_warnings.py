@@ -260,3 +260,16 @@ def test_a_pointer_to_another_type_is_clangs_warning() -> None:
 @pytest.mark.filterwarnings("ignore:Non-empty compiler output")
 def test_every_device_builds_the_pointer_conversions(device_ctx: wia.Context) -> None:
     wia.compile_kernel(device_ctx, POINTERS, "k", options="-cl-std=CL1.2")
+
+
+def test_pointers_to_pointers_of_other_types_are_distinct() -> None:
+    """Compared pointers are distinct where one converts to the other only with Clang's pointer warning
+    (``types.pointer_conversion``): pointers to pointers of other types too; a ``const`` pointee is no other type."""
+    source = (
+        "__kernel void k(__global int* p) { __global int** a; __global float** b; __global const int* c; "
+        "p[0] = (a == b) + (c == p) + (a == (__global int**)b);\n}\n"
+    )
+    assert compile_source(source).build_log.splitlines() == [
+        "kernel.cl:1:107: warning: comparison of distinct pointer types ('__global int *__private *' and "
+        "'__global float *__private *')"
+    ]

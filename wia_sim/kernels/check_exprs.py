@@ -493,28 +493,23 @@ class ExpressionChecks(CheckerState):
 
     def compared_pointers(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo, null: bool) -> None:
         """Clang's warnings for a comparison of a pointer with an integer that is no null pointer constant ("ordered"
-        for ``<``, ``>``, ``<=``, ``>=``) or with a pointer to another type than its own (``void*`` compares with
-        any); the operands' types as values, in their order."""
-        pointer = [t.kind in ("pointer", "array") for t in (left, right)]
-        shown = " and ".join(
-            described(TypeInfo("pointer", target=t.target), self.spelled)
-            if p and t.kind == "array"
-            else described(t, self.spelled)
-            if p
-            else self.operand_type(e, t)
-            for e, t, p in zip((node.left, node.right), (left, right), pointer, strict=True)
-        )
-        if pointer[0] != pointer[1]:
-            integer = right if pointer[0] else left
-            if not null and integer.kind == "scalar" and integer.name not in FLOATS:
-                ordered = "ordered " if node.op not in ("==", "!=") else ""
-                self.warning(self.operator(node), f"{ordered}comparison between pointer and integer ({shown})")
+        for ``<``, ``>``, ``<=``, ``>=``) or with a pointer to another type than its own (``types.pointer_conversion``:
+        ``void*`` compares with any, a ``const`` pointee with its plain twin); the operands' types as values, in their
+        order."""
+        lp, rp = (t.kind in ("pointer", "array") for t in (left, right))
+        if lp and rp:
+            if pointer_conversion(left, right) in ("incompatible pointer", "pointer sign"):
+                self.warning(
+                    self.operator(node), f"comparison of distinct pointer types ({self.pointers(left, right)})"
+                )
             return
-        a, b = left.target, right.target
-        if a is None or b is None or "void" in (a.kind, b.kind) or "?" in (a.name, b.name):
+        integer, operand = (right, node.right) if lp else (left, node.left)
+        if null or integer.kind != "scalar" or integer.name in FLOATS:
             return
-        if (a.kind, a.name, a.width) != (b.kind, b.name, b.width):
-            self.warning(self.operator(node), f"comparison of distinct pointer types ({shown})")
+        spelled = [self.pointer_value(left if lp else right), self.operand_type(operand, integer)]
+        shown = " and ".join(spelled if lp else spelled[::-1])
+        ordered = "ordered " if node.op not in ("==", "!=") else ""
+        self.warning(self.operator(node), f"{ordered}comparison between pointer and integer ({shown})")
 
     def expr_TernaryOp(self, node: c_ast.TernaryOp) -> TypeInfo:
         cond = self.expr(node.cond)
@@ -565,10 +560,11 @@ class ExpressionChecks(CheckerState):
 
     def pointers(self, a: TypeInfo, b: TypeInfo) -> str:
         """Two pointer operands' types as Clang's errors give them: as values (an array decayed), quoted."""
-        shown = [
-            described(TypeInfo("pointer", target=t.target) if t.kind == "array" else t, self.spelled) for t in (a, b)
-        ]
-        return " and ".join(shown)
+        return f"{self.pointer_value(a)} and {self.pointer_value(b)}"
+
+    def pointer_value(self, t: TypeInfo) -> str:
+        """A pointer operand's type as Clang's errors give it: as a value (an array decayed), quoted."""
+        return described(TypeInfo("pointer", target=t.target) if t.kind == "array" else t, self.spelled)
 
     def start(self, node: c_ast.Node) -> c_ast.Node:
         """Where an expression starts (``-x``: its ``-``), where Clang places errors about the whole of it."""
@@ -987,17 +983,16 @@ class ExpressionChecks(CheckerState):
         expression, the initialized variable's name (an item of a member or element at the item). A warning spells
         an array as its type, not as the pointer it decays to."""
         warned = problem in _WARNED
+        decayed = not (warned and value.kind == "array")
         if assigned:
             assert isinstance(node, c_ast.Assignment)
             verb, where = "assigning", self.operator(node)
-            passed = self.clang_type(node.rvalue, value, as_value=not (warned and value.kind == "array"))
+            passed = self.clang_type(node.rvalue, value, as_value=decayed)
             to = self.clang_type(node.lvalue, target, as_value=True)
         else:
             returned = isinstance(node, c_ast.Return)
             verb, where = ("returning", node.expr) if returned else ("initializing", place or node)
-            passed = self.clang_type(
-                node.expr if returned else node, value, as_value=not (warned and value.kind == "array")
-            )
+            passed = self.clang_type(node.expr if returned else node, value, as_value=decayed)
             space = None if returned else target.space  # (a function's result is of no address space)
             to = described(target, self.spelled) if declared is None else self.spell(declared, target, space)
         (self.warning if warned else self.error)(where, STORES[problem][verb].format(passed=passed, to=to))
