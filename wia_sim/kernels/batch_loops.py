@@ -33,6 +33,7 @@ what changes nothing (``-0.0`` to a float sum), so the result is bit for bit the
 from __future__ import annotations
 
 import re
+import weakref
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,10 +79,16 @@ class LoopShape:
     items: tuple[c_ast.Decl | c_ast.Assignment | c_ast.FuncCall, ...]
 
 
-def _names(node: c_ast.Node) -> set[str]:
-    found = {node.name} if isinstance(node, c_ast.ID) else set()
-    for _, child in node.children():
-        found |= _names(child)
+_NAMES: weakref.WeakKeyDictionary[c_ast.Node, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+def _names(node: c_ast.Node) -> frozenset[str]:
+    """The identifiers ``node`` reads, worked out once per node (a batch asks at every launch)."""
+    found = _NAMES.get(node)
+    if found is None:
+        found = frozenset({node.name} if isinstance(node, c_ast.ID) else ())
+        found = found.union(*(_names(child) for _, child in node.children()))
+        _NAMES[node] = found
     return found
 
 
