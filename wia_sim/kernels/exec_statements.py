@@ -37,6 +37,7 @@ _SWITCHES: weakref.WeakKeyDictionary[c_ast.Switch, tuple[list[c_ast.Node], list[
 )
 """Each switch's body as one block (``switch_items``) and its labels at any depth (``switch_labels``), worked out
 once per node and forgotten with it."""
+_CASE_BOUNDS: weakref.WeakKeyDictionary[c_ast.Case, tuple[int, int, bool]] = weakref.WeakKeyDictionary()
 
 
 _STATEMENT_KINDS = frozenset(
@@ -415,13 +416,7 @@ class StatementRunner(ExecutorState):
             if k:
                 self.st.line = _line(label)
                 self.step(label, remaining)
-            ranged = isinstance(label.expr, RangeExpression)  # (GNU's ``case 1 ... 3:``)
-            low, high = (
-                (self.program.const_int(label.expr.first), self.program.const_int(label.expr.last))
-                if ranged
-                else (self.program.const_int(label.expr),) * 2
-            )
-            assert low is not None and high is not None  # the checker guarantees constants
+            low, high, ranged = self.case_bounds(label)
             self.count("int_ops", remaining, 2 if ranged else 1)
             lo, hi = np.asarray(wrap(low, t), t.dtype), np.asarray(wrap(high, t), t.dtype)
             hit = remaining & ((x >= lo) & (x <= hi) if ranged else (x == lo))
@@ -431,6 +426,18 @@ class StatementRunner(ExecutorState):
             if isinstance(item, c_ast.Default):
                 entries[id(item)] = remaining
         return entries
+
+    def case_bounds(self, label: c_ast.Case) -> tuple[int, int, bool]:
+        """The lowest and highest value ``label`` takes and whether it is a range (GNU's ``case 1 ... 3:``), worked
+        out once per label (a switch in a loop asks at every iteration)."""
+        known = _CASE_BOUNDS.get(label)
+        if known is None:
+            ranged = isinstance(label.expr, RangeExpression)
+            first, last = (label.expr.first, label.expr.last) if ranged else (label.expr, label.expr)
+            low, high = self.program.const_int(first), self.program.const_int(last)
+            assert low is not None and high is not None  # the checker guarantees constants
+            known = _CASE_BOUNDS[label] = (low, high, ranged)
+        return known
 
     def declare(self, node: c_ast.Decl | c_ast.DeclList) -> None:
         """Declare without initializing: the names of a declaration control jumps over (C99 6.8.4.2)."""
