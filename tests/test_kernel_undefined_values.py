@@ -225,6 +225,7 @@ SIG = (
     "__global const float* fin)"
 )
 ST = "typedef struct { int a; int b; } S;\n"
+PS = "typedef struct __attribute__((packed)) { char c; int v; short s; } P;\n"
 
 
 def _run_sig(src: str) -> RunResult:
@@ -314,6 +315,25 @@ def _run_sig(src: str) -> RunResult:
             ST + SIG + " {\n int g = get_global_id(0);\n S s = ((__global const S*)u)[g];\n s.a = in[g];\n"
             " out[g] = s.a + s.b;\n}",
             6,
+        ),
+        # a packed struct's members are moved byte by byte (``unaligned.py``): they carry the shadow as well
+        (
+            "a packed struct's member set from unwritten memory, the struct stored to __global",
+            PS + SIG + " {\n P p;\n p.c = 1;\n p.v = u[get_global_id(0)];\n p.s = 2;\n"
+            " ((__global P*)out)[get_global_id(0)] = p;\n}",
+            7,
+        ),
+        (
+            "a packed struct's member set from unwritten memory, the others used",
+            PS + SIG + " {\n P p;\n p.c = 1;\n p.v = u[get_global_id(0)];\n p.s = in[get_global_id(0)];\n"
+            " out[get_global_id(0)] = p.s + p.c;\n}",
+            0,
+        ),
+        (
+            "a packed struct's member set from unwritten memory, read and its value used",
+            PS + SIG + " {\n P p;\n p.c = 1;\n p.v = u[get_global_id(0)];\n int x = p.v + 1;\n"
+            " out[get_global_id(0)] = x;\n}",
+            7,
         ),
         (
             "padding is not a member",

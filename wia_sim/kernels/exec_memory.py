@@ -58,12 +58,12 @@ class MemoryOps(ExecutorState):
             raise UnsupportedKernel(f"line {self.st.line}: dereference of a null or void pointer")
         if isinstance(p.elem, StructType):
             return self.struct_load(p, p.elem, mask)
-        if p.packed:
-            return Value(p.elem, load_unaligned(self.st, p.region, p.off, mask, p.elem))
-        if natural and p.elem.width > 1 and self.checks:
+        if natural and p.elem.width > 1 and self.checks and not p.packed:
             self.aligned_vector(p, mask, "read")
-        few = None if atomic else few_lanes(mask, self.st.active)
-        if few is not None:  # a few lanes of a large launch: by themselves
+        few = None if atomic or p.packed else few_lanes(mask, self.st.active)
+        if p.packed:  # byte by byte (``unaligned.py``)
+            values = load_unaligned(self.st, p.region, p.off, mask, p.elem, defer=self.checks)
+        elif few is not None:  # a few lanes of a large launch: by themselves
             values = p.region.load_at(self.st, few, p.offsets_at(few), p.elem, defer=self.checks)
         else:
             if p.affine is not None and not atomic:
@@ -150,10 +150,14 @@ class MemoryOps(ExecutorState):
             undef = within(v.undef, mask)
             if undef is None:
                 v = defined(v)
-            elif p.region.space == "private" and not p.packed and not _aggregate(p.elem):
-                # kept undefined in __private memory, as in a variable
+            elif p.region.space == "private" and not _aggregate(p.elem):
+                # kept undefined in __private memory, as in a variable (a packed struct's member too, byte by byte)
                 values = self._conv(defined(v), p.elem)
-                p.region.store(self.st, p.off, mask, p.elem, values, undef=shaped(undef, p.elem), origin=v.origin)
+                gone = shaped(undef, p.elem)
+                if p.packed:
+                    store_unaligned(self.st, p.region, p.off, mask, p.elem, values, undef=gone, origin=v.origin)
+                else:
+                    p.region.store(self.st, p.off, mask, p.elem, values, undef=gone, origin=v.origin)
                 return
             else:
                 assert v.origin is not None
