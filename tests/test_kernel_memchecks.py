@@ -552,5 +552,41 @@ def test_a_vector_through_a_pointer_to_its_type_is_aligned_to_its_size(body: str
         return
     access, vector, at, item = fault
     e = _fault(VECTOR_AT.replace("BODY", body), args, n=16, local=16)
-    assert (e.check, e.line, e.work_item, e.address) == ("out_of_bounds_global", 5, item, at), str(e)
+    assert (e.check, e.line, e.work_item, e.address) == ("misaligned_global", 5, item, at), str(e)
     assert f"misaligned {access} of a {vector}" in str(e)
+
+
+MISALIGNED = """__constant uchar tab[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+__kernel void k(__global const uchar* in, __global int* out, int which) {
+    __local uchar l[16];
+    uchar p[16];
+    const int i = get_local_id(0);
+    l[i] = in[i];
+    p[i & 15] = in[i];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (which == 0) out[i] = *(__local const int*)(l + 1);
+    if (which == 1) out[i] = *(const int*)(p + 1);
+    if (which == 2) out[i] = *(__constant const int*)(tab + 1);
+    if (which == 3) *(__local int*)(l + 2) = i;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("which", "check", "line", "access"),
+    [
+        (0, "misaligned_local", 9, "read"),  # Oclgrind 21.10: "Invalid memory load - source pointer is not aligned"
+        (1, "misaligned_private", 10, "read"),  # the same
+        (2, "misaligned_constant", 11, "read"),  # (Clang folds this load away before Oclgrind sees it)
+        (3, "misaligned_local", 12, "write"),  # "Invalid memory store - source pointer is not aligned"
+    ],
+)
+def test_a_misaligned_access_is_its_own_finding_in_every_address_space(
+    which: int, check: str, line: int, access: str
+) -> None:
+    """An element off its type's alignment (OpenCL C 1.2 6.1.5) inside the memory object is ``misaligned_<space>``,
+    not an out-of-bounds access: Oclgrind says "not aligned to the pointed type", not "Invalid read"."""
+    args = [np.arange(16, dtype=np.uint8), np.zeros(16, np.int32).view(np.uint8), np.int32(which)]
+    e = _fault(MISALIGNED, args, n=1, local=1)
+    assert (e.check, e.line, e.work_item) == (check, line, (0, 0, 0)), str(e)
+    assert f"misaligned {access} of 4 bytes" in str(e)

@@ -3304,6 +3304,7 @@ Check = Literal[
     "out_of_bounds_local",
     "out_of_bounds_constant",
     "out_of_bounds_private",
+    "misaligned_global",
     "race_local",
     "race_global",
     "barrier_divergence",
@@ -3379,6 +3380,17 @@ def _make_bug_oob_global_write(rng: np.random.Generator, n: int) -> dict[str, Ar
 @_bug_1d(100, 1000)
 def _make_bug_oob_global_read(rng: np.random.Generator, n: int) -> dict[str, Arg]:
     return {"x": Buffer(_signed(rng, 0.1, 1.0, n)), "dx": _nan_out(n), "n": _i32(n)}
+
+
+@_bug_1d(100, 1000)
+def _make_bug_misaligned_global(rng: np.random.Generator, n: int) -> dict[str, Arg]:
+    stream = rng.integers(0, 256, 5 * n, dtype=np.uint8)  # n records: a 1-byte tag, then a 4-byte value
+    return {
+        "stream": Buffer(stream),
+        "tag": _sentinel_out(n, np.int32),
+        "value": _sentinel_out(n, np.int32),
+        "n": _i32(n),
+    }
 
 
 @_bug_1d(100, 1000)
@@ -3541,6 +3553,17 @@ BUGS: list[BugCase] = [
         _make_bug_oob_global_read,
         safe_to_run=True,
         notes="the work-item with i == n - 1 loads x[n]",
+    ),
+    BugCase(
+        "misaligned_global",
+        "misaligned_global.cl",
+        "unpack_records",
+        "misaligned_global",
+        12,
+        _make_bug_misaligned_global,
+        safe_to_run=True,  # (a CPU reads an int at any byte; every read stays inside the stream)
+        notes="the value of record i lies at byte 5i + 1: misaligned for an int but where 5i + 1 is a multiple of "
+        "4 (the first at i = 3); work-item 0 reads at offset 1",
     ),
     BugCase(
         "oob_local",

@@ -91,6 +91,13 @@ CLASSES: dict[str, CheckClass] = {
         r"out-of-bounds (?P<access>read|write) of \d+ bytes .* __global buffer",
         r"Invalid (?P<access>read|write) of size \d+ at global memory address",
     ),
+    # an element off its type's alignment (OpenCL C 1.2 6.1.5); Oclgrind says load or store where the simulator says
+    # read or write
+    "misaligned_global": CheckClass(
+        wia.InvalidMemoryError,
+        r"misaligned (?P<access>read|write) of \d+ bytes at offset \d+ of __global buffer",
+        r"Invalid memory (?P<access>load|store) - (?:source|destination) pointer is not aligned to the pointed type",
+    ),
     # Oclgrind keeps __constant buffers in its global memory: the message says global, the instruction
     # addresses LLVM's constant address space 2 (checked below)
     "out_of_bounds_constant": CheckClass(
@@ -408,8 +415,9 @@ def test_oclgrind_reports_what_the_simulator_reports(oclgrind: None, bug: BugCas
         f"Oclgrind names lines {sorted(lines)}: {where}"
     )
     found = [m for r in run.reports if (m := re.search(cls.oclgrind, r.message))]
-    accesses = {m["access"].lower() for m in found if m.groupdict().get("access")}
-    if bug.check.startswith("out_of_bounds") or bug.check == "null_pointer":  # the same kind of access
+    words = {"load": "read", "store": "write"}
+    accesses = {words.get(a, a) for m in found if (a := (m.groupdict().get("access") or "").lower())}
+    if bug.check.startswith(("out_of_bounds", "misaligned")) or bug.check == "null_pointer":  # the same access
         assert accesses == {sim.details["access"]}, f"the simulator reports a {sim.details['access']}: {where}"
     if bug.check == "null_pointer":  # the same offsets from NULL
         assert sim.address_range is not None

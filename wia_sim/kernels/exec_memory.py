@@ -113,11 +113,10 @@ class MemoryOps(ExecutorState):
             return
         lane = int(np.flatnonzero(bad)[0])
         offs = np.broadcast_to(off, bad.shape)
-        check = {"global": "out_of_bounds_global", "local": "out_of_bounds_local"}.get(p.region.space)
         at = int(offs[lane])
         what = f"misaligned {access} of a {p.elem} (a {size}-byte vector, aligned to {size} bytes) at offset {at}"
         what += f" of {p.region.description}"
-        raise self.st.fault(check or f"out_of_bounds_{p.region.space}", what, lane, at, bad, offs[bad])
+        raise self.st.fault(f"misaligned_{p.region.space}", what, lane, at, bad, offs[bad])
 
     def null_fault(self, p: Pointer, mask: Array, access: str) -> KernelFault:
         """The ``null_pointer`` finding: a load or store through a NULL pointer (a NULL buffer argument, or a

@@ -44,6 +44,10 @@ _CODES = {
     "out_of_bounds_local": "INVALID_MEMORY",
     "out_of_bounds_constant": "INVALID_MEMORY",
     "out_of_bounds_private": "INVALID_MEMORY",
+    "misaligned_global": "INVALID_MEMORY",
+    "misaligned_local": "INVALID_MEMORY",
+    "misaligned_constant": "INVALID_MEMORY",
+    "misaligned_private": "INVALID_MEMORY",
     "uninitialized_local": "INVALID_MEMORY",
     "uninitialized_private": "INVALID_MEMORY",
     "uninitialized_global": "INVALID_MEMORY",
@@ -601,7 +605,7 @@ class Region(StridedAccess):
         access = "write" if write else "read"
         if not oob[0]:  # misaligned inside the buffer
             what = f"misaligned {access} of {size} bytes at offset {at} of {self.description}"
-            return st.fault(_SPACE_CHECK.get(self.space, "out_of_bounds_global"), what, lane, at, offenders, offs[same])
+            return st.fault(f"misaligned_{self.space}", what, lane, at, offenders, offs[same])
         what = f"out-of-bounds {access} of {size} bytes at offset {at} of a {self.nbytes}-byte {self.description}"
         return st.fault(_SPACE_CHECK.get(self.space, "out_of_bounds_private"), what, lane, at, offenders, offs[same])
 
