@@ -9,6 +9,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from wia_sim.kernels.features import CHECKS, check
 from wia_sim.kernels.tokens import Splices, Token, join, significant, tokenize
 
 __all__ = ["EXPANSION_LIMIT", "Macro", "MacroExpander", "Unterminated"]
@@ -64,8 +65,9 @@ def _rehome(body: Sequence[Token], at: Token, hide: frozenset[str], kept: frozen
     ]
 
 
-_COMPUTED = ("__LINE__", "__FILE__", "__COUNTER__", "__INCLUDE_LEVEL__", "__has_include")
-"""The names the expander computes (``__has_include``: the preprocessor's, in ``#if``), which ``defined`` finds."""
+_COMPUTED = ("__LINE__", "__FILE__", "__COUNTER__", "__INCLUDE_LEVEL__", "__has_include", *CHECKS)
+"""The names the expander computes (``__has_include``: the preprocessor's, in ``#if``; the feature checks,
+``features.py``), which ``defined`` finds."""
 
 
 class MacroExpander:
@@ -222,6 +224,9 @@ class MacroExpander:
                     out.append(Token("str", quoted, tok.line, tok.column, tok.hide | {name}))
                 elif name in self.dynamic:
                     out.append(Token("str", self.dynamic[name], tok.line, tok.column, tok.hide | {name}))
+                elif name in CHECKS:
+                    value = self._feature_check(tok, stack)
+                    out.append(Token("num", str(value), tok.line, tok.column, tok.hide | {name}))
                 else:
                     if in_if and name == "defined":
                         self._protect_operand(stack)
@@ -262,6 +267,39 @@ class MacroExpander:
             stack.extend(_rehome(body, tok, hide, from_arguments))
         out.extend(deferred)
         return out
+
+    def _feature_check(self, tok: Token, stack: list[Token]) -> int:
+        """``__has_feature(x)`` and its kin at ``tok`` (``features.py``), reading ``(x)`` off ``stack`` unexpanded,
+        as Clang does; a malformed one is Clang's error, and 0."""
+
+        def next_token() -> Token | None:
+            while stack and stack[-1].kind == "ws":
+                stack.pop()
+            return stack.pop() if stack and stack[-1].kind != "nl" else None
+
+        name = tok.text
+        opening = next_token()
+        if opening is None or opening.text != "(":
+            if opening is not None:
+                stack.append(opening)
+            column = None if tok.column is None else tok.column + len(name)
+            self.error(tok.line, column, f"missing '(' after '{name}'")
+            return 0
+        ident = next_token()
+        if ident is None:
+            self.error(tok.line, tok.column, "unterminated function-like macro invocation")
+            return 0
+        if ident.kind != "id":
+            self.error(ident.line, ident.column, "builtin feature check macro requires a parenthesized identifier")
+            return 0
+        closing = next_token()
+        if closing is None:
+            self.error(tok.line, tok.column, "unterminated function-like macro invocation")
+            return 0
+        if closing.text != ")":
+            self.error(closing.line, closing.column, f"missing ')' after '{ident.text}'")
+            return 0
+        return check(name, ident.text)
 
     @staticmethod
     def _protect_operand(stack: list[Token]) -> None:

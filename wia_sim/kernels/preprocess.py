@@ -72,6 +72,12 @@ PREDEFINED_MACROS: dict[str, str] = {
     "__ENDIAN_LITTLE__": "1",
     "NULL": "((void*)0)",  # (Clang's opencl-c-base.h, as PoCL 3.1 and Oclgrind 21.10 define it)
     "__WIA_SIM__": "1",
+    # Clang's, as PoCL 3.1's Clang 15.0.6 defines them (Oclgrind 21.10's is 14.0.6): kernels test them to pick
+    # Clang's paths, whose language the front end follows
+    "__clang__": "1",
+    "__clang_major__": "15",
+    "__clang_minor__": "0",
+    "__clang_patchlevel__": "6",
     # C99 6.10.8, as Clang defines them for OpenCL C (PoCL 3.1 and Oclgrind 21.10: 1, 199901L, 1)
     "__STDC__": "1",
     "__STDC_VERSION__": "199901L",
