@@ -163,3 +163,20 @@ def test_a_const_integer_initialized_with_a_constant_is_an_array_length(device_c
     LOGN); float2 d[N + ...]``); the simulator refused them as variable-length arrays."""
     (o,) = run_arrays(device_ctx, CONST_LENGTHS, "const_lengths", [np.full(4, -1, np.int32)], 1, 1)
     np.testing.assert_array_equal(o, [8 * 96, 16 + 9, 4 * 44, 32])
+
+
+LITERALS = """__kernel void k(__global int* o) {
+    o[0] = "__alignof__(int)"[2];
+    o[1] = "__builtin_offsetof"[2] + "__builtin_offsetof"[10];
+    o[2] = sizeof("__alignof");
+    o[3] = __alignof__(int) + '_';
+}
+"""
+
+
+def test_the_gnu_spellings_are_not_rewritten_inside_literals(device_ctx: wia.Context) -> None:
+    """``__alignof__`` and ``__builtin_offsetof`` are rewritten for the parser (padded to keep columns), but not
+    inside a string or character literal, whose bytes are the program's (the simulator printed
+    ``printf("__builtin_offsetof")`` as ``offsetof``, padded)."""
+    (o,) = run_arrays(device_ctx, LITERALS, "k", [np.zeros(4, np.int32)], 1, 1)
+    np.testing.assert_array_equal(o, [ord("a"), ord("b") + ord("o"), 10, 4 + ord("_")])

@@ -108,10 +108,20 @@ _LOOP_HINT_RE = re.compile(
 the parser cannot place on a statement and the simulator has no use for, blanked (columns and lines kept)."""
 
 
-_GNU_ALIGNOF_RE = re.compile(r"\b__alignof(?:__)?\b")
+_LITERAL = r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|"
+"""A string or character literal, matched first by the rewrites below so that the text inside one stays as written
+(``printf("__alignof")``)."""
+_GNU_ALIGNOF_RE = re.compile(_LITERAL + r"\b__alignof(?:__)?\b")
 """Clang's spellings of C11's ``_Alignof``, which the parser knows: rewritten to it, padded to keep columns."""
-_BUILTIN_OFFSETOF_RE = re.compile(r"\b__builtin_offsetof\b")
+_BUILTIN_OFFSETOF_RE = re.compile(_LITERAL + r"\b__builtin_offsetof\b")
 """Clang's ``__builtin_offsetof``, rewritten to the ``offsetof`` pycparser parses (a type, then a designator)."""
+
+
+def _rewritten(pattern: re.Pattern[str], word: str, text: str) -> str:
+    """``text`` with each match of ``pattern`` outside literals replaced by ``word``, padded to keep columns."""
+    return pattern.sub(lambda m: m.group(0) if m.group(0)[0] in "\"'" else word.ljust(len(m.group(0))), text)
+
+
 _UNDECLARED_RE = re.compile(
     r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\b(?:offsetof|" + "|".join(sorted(FOREIGN_TYPE_NAMES)) + r")\b"
 )
@@ -222,10 +232,11 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     gnu_alignof = frozenset(
         (text.count("\n", 0, m.start()) + 1, m.start() - text.rfind("\n", 0, m.start()))
         for m in _GNU_ALIGNOF_RE.finditer(text)
+        if m.group(0)[0] not in "\"'"
     )
-    text = _GNU_ALIGNOF_RE.sub(lambda m: "_Alignof".ljust(len(m.group(0))), text)
+    text = _rewritten(_GNU_ALIGNOF_RE, "_Alignof", text)
     bare = _undeclared(text, filename)
-    text = _BUILTIN_OFFSETOF_RE.sub(lambda m: "offsetof".ljust(len(m.group(0))), text)
+    text = _rewritten(_BUILTIN_OFFSETOF_RE, "offsetof", text)
     text = _vec_step_of_typedefs(text)
     outcome = parse(text)
     found = bare + [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
