@@ -201,17 +201,18 @@ class DeclarationChecks(CheckerState):
 
     def local_typedef(self, node: c_ast.Typedef) -> None:
         """A typedef in a function body (pyopencl's special functions: ``typedef __constant const double*
-        data_t;``): the parser keeps it to its block; the types know it by name, so one name may not stand for
-        two types in two places."""
-        known = self.types.typedefs.get(node.name)
+        data_t;``; PoCL's tests: ``typedef char2 gtype;`` in one function, ``typedef char gtype;`` in the next): it
+        holds in its block (``compound`` restores the typedefs after it), shadowing one of the same name outside,
+        and each use of it is bound to it (``TypeResolver.bound``). Defining it again in the same block as another
+        type is Clang's error."""
         t = self.types.resolve(node.type)
-        if known is not None and known != t:
-            self.error(
-                node,
-                f"typedef '{node.name}' names '{t}' here and '{known}' elsewhere: a typedef inside a function must "
-                "not reuse a name for another type",
-            )
+        scope = self.typedef_scopes[-1] if self.typedef_scopes else None
+        known = self.types.typedefs.get(node.name)
+        if scope is not None and node.name in scope and known is not None and known != t:
+            self.error(node, f"typedef redefinition with different types ('{t}' vs '{known}')")
             return
+        if scope is not None:
+            scope.add(node.name)
         self.typedef(node)
 
     def register_enumerators(self, node: c_ast.Node | None) -> None:

@@ -121,6 +121,7 @@ class CheckerState:
     diagnostics: list[Diagnostic]
     types: TypeResolver
     scopes: list[dict[str, _Symbol]]
+    typedef_scopes: list[set[str]]
     functions: dict[str, _Function]
     constants: dict[str, c_ast.Decl]
     kernels: dict[str, KernelInfo]

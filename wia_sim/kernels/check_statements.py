@@ -24,6 +24,9 @@ class StatementChecks(CheckerState):
     def compound(self, node: c_ast.Compound, ctx: _Context, new_scope: bool = True) -> None:
         if new_scope:
             self.scopes.append({})
+        types = self.types  # a typedef inside the block holds to its end (``local_typedef``)
+        saved = dict(types.typedefs), dict(types.aliases), set(types.vector_typedefs)
+        self.typedef_scopes.append(set())
         ctx.depth += 1
         items = node.block_items or []
         leading = True  # (a pragma before any other item of a block the source wrote: the parser's wrapper of
@@ -38,6 +41,8 @@ class StatementChecks(CheckerState):
             leading = False
             self.statement(item, ctx)
         ctx.depth -= 1
+        self.typedef_scopes.pop()
+        types.typedefs, types.aliases, types.vector_typedefs = saved
         if new_scope:
             self.scopes.pop()
 

@@ -113,6 +113,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.types = TypeResolver()
         self.types.packing = packing
         self.scopes: list[dict[str, _Symbol]] = [{}]
+        self.typedef_scopes: list[set[str]] = []  # the typedef names each open block defined (``local_typedef``)
         self.functions: dict[str, _Function] = {}
         self.constants: dict[str, c_ast.Decl] = {}
         self.kernels: dict[str, KernelInfo] = {}

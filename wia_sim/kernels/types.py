@@ -509,6 +509,10 @@ class TypeResolver:
         self.typedefs: dict[str, TypeInfo] = {}
         self.aliases: dict[str, str] = {}  # a typedef of one type name (``typedef size_t sz;``): that name
         self.vector_typedefs: set[str] = set()  # typedefs that make a vector type (``ext_vector_type``), not alias one
+        self.bound: dict[int, tuple[str, TypeInfo]] = {}
+        """The typedef each use of a typedef name stood for where the checker met it, by the id of its
+        ``IdentifierType``: a typedef inside a function holds in its block only (``Checker.local_typedef``), and a
+        use resolved later (by the executor) must find that one, not one of the same name elsewhere."""
         self.structs: dict[str, c_ast.Node] = {}  # "struct S" -> the Struct/Union node with its members
         self.enumerators: dict[str, int] = {}
         self.enum_types: dict[str | int, str] = {}  # an enum's type (``enum_underlying``), by tag or id of its node
@@ -551,8 +555,13 @@ class TypeResolver:
         if isinstance(node, c_ast.IdentifierType):
             names = list(node.names)
             if len(names) == 1:
+                bound = self.bound.get(id(node))
+                if bound is not None and bound[0] == names[0]:
+                    return bound[1]
                 if names[0] in self.typedefs:
-                    return self.typedefs[names[0]]
+                    t = self.typedefs[names[0]]
+                    self.bound[id(node)] = (names[0], t)
+                    return t
                 named = named_type(names[0])
                 if named is not None:
                     return named
