@@ -221,7 +221,7 @@ def _check_arguments(
     found where it is read), and Clang's warning at the first argument past the conversions (they are evaluated
     and ignored, 6.12.13.2)."""
     for k, (conv, a, t) in enumerate(zip(convs, rest, types, strict=False)):
-        specified = _specified(conv, t)
+        specified = _specified(conv, t) or _string_specified(conv, t)
         if specified is not None:
             warning(a, f"format specifies type '{specified}' but the argument has type {spelled(a, t)}")
         elif error is not None:
@@ -256,13 +256,23 @@ def _specified(conv: Conversion, t: TypeInfo) -> str | None:
     return None if size == wanted else name
 
 
+def _string_specified(conv: Conversion, t: TypeInfo) -> str | None:
+    """``char *``, the type a ``%s`` specifies, where ``t`` is a pointer (or array) to anything but chars: Clang
+    warns (``printf("%s", (void*)0)``, PoCL's tests) and prints the bytes there, "(null)" for NULL; chars in any
+    address space are no mismatch for Clang (``%s`` of a ``__global char*``)."""
+    if conv.conv != "s" or t.kind not in ("pointer", "array") or t.target is None:
+        return None
+    chars = t.target.kind == "scalar" and t.target.name in ("char", "uchar")
+    return None if chars else "char *"
+
+
 def _mismatch(conv: Conversion, node: c_ast.Node, t: TypeInfo) -> str:
     """What is wrong with argument type ``t`` for ``conv`` ("" if nothing)."""
     if t.kind == "unknown":
         return ""
     if conv.conv == "s":
-        text = literal_format(node) is not None or constant_chars(t)
-        return "" if text else f"%s takes a __constant char*, not '{t}'"
+        text = literal_format(node) is not None or t.kind in ("pointer", "array")
+        return "" if text else f"%s takes a pointer to chars, not '{t}'"
     if conv.conv == "p":
         return "" if t.kind in ("pointer", "array") else f"%p takes a pointer, not '{t}'"
     floating = conv.conv in _FLOAT_CONVS
@@ -481,7 +491,7 @@ class PrintfOutput:
                 values.append(c_string(text).split("\0")[0])
             else:
                 values.append(ex.eval(a, mask))
-        strings: dict[int, list[str]] = {}  # the %s arguments read from __constant memory, by argument
+        strings: dict[int, list[str | None]] = {}  # the %s arguments read from memory, by argument
         texts: list[str] = []
         for n, lane in enumerate(lanes.tolist()):
             parts = self._parsed(fixed if formats is None else formats[n])
@@ -506,7 +516,7 @@ class PrintfOutput:
                         )
                 if p.conv == "s" and isinstance(v, Pointer):
                     if k not in strings:
-                        strings[k] = self._strings(v, mask)
+                        strings[k] = self._nullable_strings(v, mask)
                     v = strings[k][n]
                 out.append(self._one(p, v, lane))
                 k += 1
@@ -524,14 +534,27 @@ class PrintfOutput:
             self._formats[fmt] = parts
         return parts
 
+    def _nullable_strings(self, p: object, mask: Array) -> list[str | None]:
+        """A ``%s`` argument's strings (``_strings``), None where the pointer is NULL (printed "(null)", as
+        glibc's printf prints it: Oclgrind's output)."""
+        lanes = np.flatnonzero(mask)
+        if not isinstance(p, Pointer) or (p.region is not None and p.null is None):
+            return list(self._strings(p, mask))
+        if p.region is None:  # NULL in every lane
+            return [None] * lanes.size
+        null = np.broadcast_to(np.asarray(p.null), (self.ex.n,))
+        pointed = Pointer(p.region, p.elem, p.off, (), None, p.packed, p.affine)
+        strings = iter(self._strings(pointed, mask & ~null))
+        return [None if null[lane] else next(strings) for lane in lanes.tolist()]
+
     def _strings(self, p: object, mask: Array) -> list[str]:
-        """The NUL-terminated string each lane of ``mask`` points to in ``__constant`` memory, read byte by byte
-        with every check a load makes (a string running off its object is an out-of-bounds read)."""
+        """The NUL-terminated string each lane of ``mask`` points to, read byte by byte with every check a load
+        makes (a string running off its object is an out-of-bounds read; a NULL one is the null-pointer finding)."""
         ex = self.ex
         if not isinstance(p, Pointer):
             raise UnsupportedKernel(f"line {ex.st.line}: printf: a string argument that is not a pointer")
-        chars = Pointer(p.region, SCALARS["uchar"], p.off, (), p.null, p.packed, p.affine)
         lanes = np.flatnonzero(mask)
+        chars = Pointer(p.region, SCALARS["uchar"], p.off, (), p.null, p.packed, p.affine)
         read: list[Array] = []
         going = mask.copy()
         while bool(going.any()):
@@ -545,6 +568,8 @@ class PrintfOutput:
         return [bytes(row).split(b"\0")[0].decode("latin-1") for row in table]
 
     def _one(self, c: Conversion, v: Any, lane: int) -> str:
+        if v is None:  # a NULL string: glibc's "(null)", or nothing if the precision cuts it (Oclgrind prints so)
+            return _pad("(null)" if c.precision is None or c.precision >= 6 else "", c.flags, c.width)
         if isinstance(v, str):
             s = v if c.precision is None else v[: c.precision]
             return _pad(s, c.flags, c.width)
