@@ -283,3 +283,21 @@ def test_assignments_of_pointers_in_memory_and_the_address_of_a_pointer_paramete
     i = np.arange(8)
     want = np.stack([np.full(8, 2), np.ones(8, np.int64), 2 * i + 1, 2 * i + i], axis=1)
     np.testing.assert_array_equal(out.reshape(8, 4), want)
+
+
+NULL_ARGUMENT = """int f(__global const int* p) { return p == 0 ? -1 : p[1]; }
+int g(const char* p) { return p == 0; }
+__kernel void k(__global int* o) {
+    o[0] = f(0);
+    o[1] = f(o);
+    o[2] = g(0);
+    o[3] = f((__global const int*)0) + 10;
+}
+"""
+
+
+def test_a_null_pointer_constant_passed_for_a_pointer_parameter(device_ctx: wia.Context) -> None:
+    """``f(0)`` passes NULL (C99 6.3.2.3: 0 is a null pointer constant): the simulator refused the call at run time
+    ("a value passed for pointer 'p'"; PoCL's own tests call ``f(0)``). Values as PoCL 3.1's and Oclgrind 21.10's."""
+    (o,) = run_arrays(device_ctx, NULL_ARGUMENT, "k", [np.array([5, 7, 0, 0], np.int32)], 1, 1)
+    np.testing.assert_array_equal(o, [-1, 7, 1, 9])

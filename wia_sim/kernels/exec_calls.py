@@ -295,12 +295,9 @@ class CallRunner(ExecutorState):
         for p, v in zip(fn.params, values, strict=True):
             if p.kind == "pointer" and p.name not in self.program.address_taken:  # (``&p``: kept in memory, below)
                 elem, dims = self._pt(p.type)
-                if isinstance(v, Pointer):
-                    scope[p.name] = Var(
-                        value=Pointer(v.region, elem, v.off, dims, v.null), is_pointer=True, ptr_elem=elem
-                    )
-                else:
-                    raise UnsupportedKernel(f"call of '{fn.name}': a value passed for pointer '{p.name}'")
+                if not isinstance(v, Pointer):  # an integer (``f(0)``: NULL): the address it holds, as a cast
+                    v = self.addresses.pointer(np.asarray(self.used(v, mask, "as a pointer").a), elem, dims, mask)
+                scope[p.name] = Var(value=Pointer(v.region, elem, v.off, dims, v.null), is_pointer=True, ptr_elem=elem)
             elif p.type.kind == "struct":
                 st = self._ct(p.type)
                 assert isinstance(st, StructType)
