@@ -156,8 +156,8 @@ def literal_format(node: c_ast.Node) -> str | None:
 
 
 def constant_chars(t: TypeInfo) -> bool:
-    """A pointer to, or an array of, chars in ``__constant`` memory: what printf's ``__constant char*`` format (and
-    a ``%s``) takes besides a literal; PoCL and Oclgrind read it at run time."""
+    """A pointer to, or an array of, chars in ``__constant`` memory: what printf's ``__constant char*`` format takes
+    besides a literal; PoCL and Oclgrind read it at run time (a ``%s`` takes chars anywhere: ``_string_specified``)."""
     target = t.target
     if t.kind not in ("pointer", "array") or target is None:
         return t.kind == "unknown"
@@ -553,8 +553,8 @@ class PrintfOutput:
         ex = self.ex
         if not isinstance(p, Pointer):
             raise UnsupportedKernel(f"line {ex.st.line}: printf: a string argument that is not a pointer")
-        lanes = np.flatnonzero(mask)
         chars = Pointer(p.region, SCALARS["uchar"], p.off, (), p.null, p.packed, p.affine)
+        lanes = np.flatnonzero(mask)
         read: list[Array] = []
         going = mask.copy()
         while bool(going.any()):
