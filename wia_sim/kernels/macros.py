@@ -286,14 +286,11 @@ class MacroExpander:
             self.error(tok.line, column, f"missing '(' after '{name}'")
             return 0
         ident = next_token()
-        if ident is None:
-            self.error(tok.line, tok.column, "unterminated function-like macro invocation")
-            return 0
-        if ident.kind != "id":
+        if ident is not None and ident.kind != "id":
             self.error(ident.line, ident.column, "builtin feature check macro requires a parenthesized identifier")
             return 0
-        closing = next_token()
-        if closing is None:
+        closing = None if ident is None else next_token()
+        if ident is None or closing is None:
             self.error(tok.line, tok.column, "unterminated function-like macro invocation")
             return 0
         if closing.text != ")":
