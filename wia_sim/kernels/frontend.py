@@ -31,12 +31,21 @@ After a successful compile these hold in every function body:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import replace
 
 from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.options import warnings_as
-from wia_sim.kernels.parsing import BUILTIN_FILE, FOREIGN_TYPE_NAMES, OperatorMarks, ast_nodes, blanked, parse
+from wia_sim.kernels.parsing import (
+    BUILTIN_FILE,
+    FOREIGN_TYPE_NAMES,
+    STRING_LITERAL,
+    OperatorMarks,
+    ast_nodes,
+    blanked,
+    parse,
+)
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, PreprocessResult, format_log, preprocess
 from wia_sim.kernels.program import KernelCompileError, Program
 from wia_sim.kernels.recursion import deep_recursion
@@ -108,23 +117,29 @@ _LOOP_HINT_RE = re.compile(
 the parser cannot place on a statement and the simulator has no use for, blanked (columns and lines kept)."""
 
 
-_LITERAL = r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|"
-"""A string or character literal, matched first by the rewrites below so that the text inside one stays as written
-(``printf("__alignof")``)."""
-_GNU_ALIGNOF_RE = re.compile(_LITERAL + r"\b__alignof(?:__)?\b")
+_GNU_ALIGNOF_RE = re.compile(rf"{STRING_LITERAL.pattern}|\b__alignof(?:__)?\b")
 """Clang's spellings of C11's ``_Alignof``, which the parser knows: rewritten to it, padded to keep columns."""
-_BUILTIN_OFFSETOF_RE = re.compile(_LITERAL + r"\b__builtin_offsetof\b")
+_BUILTIN_OFFSETOF_RE = re.compile(rf"{STRING_LITERAL.pattern}|\b__builtin_offsetof\b")
 """Clang's ``__builtin_offsetof``, rewritten to the ``offsetof`` pycparser parses (a type, then a designator)."""
+
+
+def _literal(m: re.Match[str]) -> bool:
+    """Whether ``m``, a match of a pattern whose first alternative is ``STRING_LITERAL``, is a string or character
+    literal, whose text is the program's (``printf("__alignof")``), not code."""
+    return m.group(0)[0] in "\"'"
+
+
+def _in_code(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """The matches of ``pattern`` outside literals (``_literal``)."""
+    return (m for m in pattern.finditer(text) if not _literal(m))
 
 
 def _rewritten(pattern: re.Pattern[str], word: str, text: str) -> str:
     """``text`` with each match of ``pattern`` outside literals replaced by ``word``, padded to keep columns."""
-    return pattern.sub(lambda m: m.group(0) if m.group(0)[0] in "\"'" else word.ljust(len(m.group(0))), text)
+    return pattern.sub(lambda m: m.group(0) if _literal(m) else word.ljust(len(m.group(0))), text)
 
 
-_UNDECLARED_RE = re.compile(
-    r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\b(?:offsetof|" + "|".join(sorted(FOREIGN_TYPE_NAMES)) + r")\b"
-)
+_UNDECLARED_RE = re.compile(rf"{STRING_LITERAL.pattern}|\b(?:offsetof|{'|'.join(sorted(FOREIGN_TYPE_NAMES))})\b")
 """``offsetof`` and C99's ``<stdint.h>`` type names as the user wrote them (string and character literals skipped):
 OpenCL C has neither ``<stddef.h>`` nor ``<stdint.h>``, so on PoCL 3.1 and Oclgrind 21.10 they are undeclared."""
 
@@ -134,10 +149,8 @@ def _undeclared(text: str, filename: str) -> list[Diagnostic]:
     of that name would have been expanded), but for a type name the program typedefs itself."""
     found = []
     defined: dict[str, bool] = {"offsetof": False}  # (a type name's typedef looked for once per name)
-    for m in _UNDECLARED_RE.finditer(text):
+    for m in _in_code(_UNDECLARED_RE, text):
         name = m.group(0)
-        if name[0] in "\"'":
-            continue
         if name not in defined:
             defined[name] = re.search(rf"(\btypedef\b[^;{{}}]*|}}\s*)\b{name}\s*;", text) is not None
         if defined[name]:
@@ -231,8 +244,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     text = _LOOP_HINT_RE.sub(lambda m: blanked(m.group(0)), text)
     gnu_alignof = frozenset(
         (text.count("\n", 0, m.start()) + 1, m.start() - text.rfind("\n", 0, m.start()))
-        for m in _GNU_ALIGNOF_RE.finditer(text)
-        if m.group(0)[0] not in "\"'"
+        for m in _in_code(_GNU_ALIGNOF_RE, text)
     )
     text = _rewritten(_GNU_ALIGNOF_RE, "_Alignof", text)
     bare = _undeclared(text, filename)

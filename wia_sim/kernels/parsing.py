@@ -34,6 +34,7 @@ from wia_sim.kernels.typos import TYPE_KEYWORDS, corrected
 __all__ = [
     "BUILTIN_FILE",
     "FOREIGN_TYPE_NAMES",
+    "STRING_LITERAL",
     "OperatorMarks",
     "StatementExpression",
     "ast_nodes",
@@ -104,7 +105,8 @@ _POINTER_SPACE = re.compile(
 )
 
 
-_STRING_LITERAL = re.compile(r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'")
+STRING_LITERAL = re.compile(r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'")
+"""A string or character literal (on one line), whose text the rewrites of the source leave as written."""
 
 
 def _pointer_spaces(text: str) -> tuple[str, dict[tuple[int, int], str]]:
@@ -113,7 +115,7 @@ def _pointer_spaces(text: str) -> tuple[str, dict[tuple[int, int], str]]:
     (it takes only ``const``, ``volatile`` and ``restrict`` there), blanked to keep every column; and each one by
     the line and column of its ``*``, for ``_restore_pointer_spaces``."""
     spaces: dict[tuple[int, int], str] = {}
-    literals = [(m.start(), m.end()) for m in _STRING_LITERAL.finditer(text)]
+    literals = [(m.start(), m.end()) for m in STRING_LITERAL.finditer(text)]
 
     def blank(m: re.Match[str]) -> str:
         at = m.start()
@@ -156,7 +158,7 @@ def _half_literals(text: str) -> tuple[str, dict[tuple[int, int], str]]:
         if number[-1] not in "hH" or not _FLOAT_DIGITS.fullmatch(number[:-1]) or literal_error(number) is not None:
             continue
         if literals is None:
-            literals = [(a.start(), a.end()) for a in _STRING_LITERAL.finditer(text)]
+            literals = [(a.start(), a.end()) for a in STRING_LITERAL.finditer(text)]
         at = m.start()
         if any(a <= at < b for a, b in literals):
             continue
@@ -434,7 +436,7 @@ _GNU_KEYWORD = re.compile(r"\b(" + "|".join(sorted(_GNU_KEYWORDS, key=len, rever
 def _gnu_keywords(text: str) -> str:
     """``text`` with ``_GNU_KEYWORDS`` spelt as the standard keywords (padded with blanks: columns stay), outside
     string and character literals."""
-    literals = [(m.start(), m.end()) for m in _STRING_LITERAL.finditer(text)]
+    literals = [(m.start(), m.end()) for m in STRING_LITERAL.finditer(text)]
 
     def standard(m: re.Match[str]) -> str:
         if any(a <= m.start() < b for a, b in literals):
@@ -453,7 +455,7 @@ def _bad_number(text: str) -> tuple[tuple[int, int], tuple[int, int, str]] | Non
         if error is None:
             continue
         if literals is None:
-            literals = [(a.start(), a.end()) for a in _STRING_LITERAL.finditer(text)]
+            literals = [(a.start(), a.end()) for a in STRING_LITERAL.finditer(text)]
         if any(a <= m.start() < b for a, b in literals):  # (``printf("3x")``: text)
             continue
 
