@@ -155,6 +155,11 @@ def literal_format(node: c_ast.Node) -> str | None:
     return None
 
 
+def _chars(t: TypeInfo | None) -> bool:
+    """Whether ``t``, what a pointer points to or an array holds, is ``char`` or ``uchar``: a string's bytes."""
+    return t is not None and t.kind == "scalar" and t.name in ("char", "uchar")
+
+
 def constant_chars(t: TypeInfo) -> bool:
     """A pointer to, or an array of, chars in ``__constant`` memory: what printf's ``__constant char*`` format takes
     besides a literal; PoCL and Oclgrind read it at run time (a ``%s`` takes chars anywhere: ``_string_specified``)."""
@@ -162,7 +167,7 @@ def constant_chars(t: TypeInfo) -> bool:
     if t.kind not in ("pointer", "array") or target is None:
         return t.kind == "unknown"
     in_constant = target.space == "constant" or (t.kind == "array" and t.space == "constant")
-    return target.kind == "scalar" and target.name in ("char", "uchar") and in_constant
+    return _chars(target) and in_constant
 
 
 def check_call(
@@ -262,8 +267,7 @@ def _string_specified(conv: Conversion, t: TypeInfo) -> str | None:
     address space are no mismatch for Clang (``%s`` of a ``__global char*``)."""
     if conv.conv != "s" or t.kind not in ("pointer", "array") or t.target is None:
         return None
-    chars = t.target.kind == "scalar" and t.target.name in ("char", "uchar")
-    return None if chars else "char *"
+    return None if _chars(t.target) else "char *"
 
 
 def _mismatch(conv: Conversion, node: c_ast.Node, t: TypeInfo) -> str:
