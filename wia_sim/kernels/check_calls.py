@@ -10,7 +10,7 @@ import re
 from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt
 
-from wia_sim.kernels import async_copy, images, printf
+from wia_sim.kernels import async_copy, gnu_builtins, images, printf
 from wia_sim.kernels.check_exprs import STORES
 from wia_sim.kernels.check_state import CheckerState, _coord_of, _Function, _promote
 from wia_sim.kernels.clang_types import C_NAMES
@@ -72,6 +72,18 @@ class CallChecks(CheckerState):
             return self.offsetof(node, args[0], args[1])
         if name in GNU_BUILTINS and self.lookup(name) is None and name not in self.functions:
             return self.gnu_builtin(node, name, args)
+        if name in gnu_builtins.ARITIES and self.lookup(name) is None and name not in self.functions:
+            return self.unexpanded(node, name, args)
+        if name in gnu_builtins.LIBRARY and self.lookup(name) is None and name not in self.functions:
+            for a in args:
+                self.expr(a)
+            called = gnu_builtins.LIBRARY[name]
+            self.error(
+                node,
+                f"'{name}' is a call of the C library's '{called}', which no OpenCL device links (PoCL 3.1: "
+                f'"Cannot find symbol {called} in kernel library")',
+            )
+            return UNKNOWN
         symbol = self.lookup(name)
         if symbol is None and name in self.overloads:
             return self.call_overload(node, name, args)
@@ -133,6 +145,51 @@ class CallChecks(CheckerState):
                     return UNKNOWN
             return LONG
         return VOID
+
+    def unexpanded(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> TypeInfo:
+        """A call of a GNU built-in the front end could not rewrite (``gnu_builtins.expand_all``): not its number of
+        arguments (Clang's words and place: the first extra argument, or the ``)`` where one is missing), or a
+        ``__builtin_nan`` of no string literal, which Clang cannot fold (PoCL 3.1 then finds no ``nanf`` to link)."""
+        for a in args:
+            self.expr(a)
+        wanted = gnu_builtins.ARITIES[name]
+        if len(args) != wanted:
+            missing = self.operator_marks.get((id(node), ")"), node)
+            self.error(args[wanted] if len(args) > wanted else missing, _arity_words(wanted, "", len(args)))
+        else:
+            self.error(self.start(args[0]), f"'{name}' takes a string literal (Clang folds it from none other)")
+        return UNKNOWN
+
+    def expr_Passed(self, node: gnu_builtins.Passed) -> TypeInfo:
+        """An argument of a GNU built-in converted to its parameter's type (``gnu_builtins.Passed``): Clang's errors
+        for what a call cannot convert, measured on PoCL 3.1 and Oclgrind 21.10."""
+        value = self.expr(node.expr)
+        at = self.start(node.expr)
+        if value.kind == "unknown":
+            return UNKNOWN
+        if node.generic:
+            if value.kind == "scalar" and value.name in FLOATS:
+                node.to_type.type.type.names = [value.name]  # (unconverted: the executor's cast is to its type)
+                return TypeInfo("scalar", value.name)
+            self.error(
+                at,
+                f"floating point classification requires argument of floating point type (passed in "
+                f"{self.value_type(value)})",
+            )
+            return UNKNOWN
+        if node.signed is not None:  # (a 128-bit ``long long``'s upper half: ``gnu_builtins``)
+            node.signed.value = "0" if value.kind == "scalar" and value.name.startswith("u") else "1"
+        target = self.types.resolve(node.to_type.type)
+        pointer = value.kind in ("pointer", "array")
+        if pointer and target.name not in FLOATS:
+            passed = self.clang_type(node.expr, value, as_value=True)
+            self.error(
+                at, f"incompatible pointer to integer conversion passing {passed} to parameter of type '{node.spelled}'"
+            )
+        elif pointer or value.kind in ("vector", "struct"):
+            passed = self.clang_type(node.expr, value, as_value=True)
+            self.error(at, f"passing {passed} to parameter of incompatible type '{node.spelled}'")
+        return TypeInfo("scalar", target.name)
 
     def offsetof(self, node: c_ast.FuncCall, typename: c_ast.Typename, designator: c_ast.Node) -> TypeInfo:
         """``__builtin_offsetof(type, member-designator)`` (C99 7.17): the byte offset of a member, at any depth

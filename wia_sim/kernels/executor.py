@@ -966,6 +966,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             return Value(ct, np.asarray(v.off).astype(ct.dtype))
         return self.to_value(v, ct)  # (a scalar's shadow spread to each component; coefficients kept if they fit)
 
+    expr_Passed = expr_Cast  # an argument converted to a GNU built-in's parameter (``gnu_builtins.Passed``)
+
     def vector_literal(self, ct: CType, parts: Sequence[Result]) -> Value:
         shadow = joined(parts)
         if shadow is not None:  # each component keeps its part's shadow

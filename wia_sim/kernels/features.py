@@ -4,11 +4,13 @@
 Clang (PoCL 3.1's 15.0.6 and Oclgrind 21.10's 14.0.6, measured with ``-cl-std=CL1.2``) expands each to 1 or 0
 anywhere, not only in ``#if``; it takes the identifier as written (never macro-expanded) and ``__x__`` as ``x``.
 The simulator answers 1 only for what it builds and runs as Clang does, so that a kernel's fallback path is taken
-for the rest: where Clang says 1 but the simulator has no support (``__builtin_memcpy``, ``_Nonnull``, enumerator
-attributes, ``_Atomic``, ``mode``), it says 0. Unknown names are 0, as in Clang.
+for the rest: where Clang says 1 but the simulator has no support (``__builtin_memcpy``, ``_Atomic``, ``mode``),
+it says 0. Unknown names are 0, as in Clang.
 """
 
 from __future__ import annotations
+
+from wia_sim.kernels.gnu_builtins import ARITIES
 
 __all__ = ["CHECKS", "check"]
 
@@ -16,6 +18,8 @@ _FEATURES = frozenset(
     {
         # Clang: 1 for __has_feature and __has_extension in every language mode
         "attribute_ext_vector_type",
+        "enumerator_attributes",
+        "nullability",
         "attribute_overloadable",
         "attribute_deprecated_with_message",
         "attribute_unavailable_with_message",
@@ -29,7 +33,9 @@ _EXTENSIONS = _FEATURES | {
     "c_alignas",
     "c_alignof",
 }
-_BUILTINS = frozenset({"__builtin_expect", "__builtin_unreachable", "__builtin_constant_p", "__builtin_offsetof"})
+_BUILTINS = frozenset(
+    {"__builtin_expect", "__builtin_unreachable", "__builtin_constant_p", "__builtin_offsetof", *ARITIES}
+)
 _ATTRIBUTES = frozenset(
     {
         "aligned",

@@ -20,7 +20,8 @@ After a successful compile these hold in every function body:
   (``Program.const_int``), unique after conversion to the promoted controlling type, at most one ``Default``;
 * expressions are only ``ID``, ``Constant``, ``UnaryOp``, ``BinaryOp``, ``TernaryOp``, ``Assignment``,
   ``FuncCall`` (the callee is always an ``ID``: a helper function or a built-in), ``ArrayRef``, ``StructRef``,
-  ``Cast``, ``ExprList`` (a comma expression, or the components of a vector literal under a ``Cast``) and
+  ``Cast`` (a GNU built-in's argument a ``gnu_builtins.Passed``: the calls are rewritten into OpenCL C),
+  ``ExprList`` (a comma expression, or the components of a vector literal under a ``Cast``) and
   ``InitList`` (only as a declaration's initializer);
 * every identifier is declared (a variable, a parameter, a program-scope ``__constant``, an enumerator, or a name
   in ``BUILTIN_CONSTANTS``), every call has the callee's number of arguments, no function is recursive, every
@@ -36,6 +37,7 @@ from dataclasses import replace
 
 from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.diagnostics import origin
+from wia_sim.kernels.gnu_builtins import expand_all
 from wia_sim.kernels.options import warnings_as
 from wia_sim.kernels.parsing import (
     BUILTIN_FILE,
@@ -271,6 +273,8 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         OperatorMarks(nodes, text),
         gnu_alignof,
     )
+    if "__builtin_" in text:
+        expand_all(outcome.ast)
     try:
         checker.run(outcome.ast)
     except RecursionError:

@@ -223,6 +223,16 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
                 self.storage_keywords.add((coord.line, coord.column, tok.value))
         return tok
 
+    def _parse_enumerator(self) -> c_ast.Node:
+        """An enumerator with attributes (``A __attribute__((deprecated)) = 1``, C2x's place, which Clang takes in
+        C99): the attributes dropped (the simulator has no use for them), pycparser refused them."""
+        name_tok = self._expect("ID")
+        self._parse_attributes_opt()
+        value = self._parse_constant_expression() if self._accept("EQUALS") else None
+        enum = c_ast.Enumerator(name_tok.value, value, self._tok_coord(name_tok))
+        self._add_identifier(enum.name, enum.coord)
+        return enum
+
     def _parse_primary_expression(self) -> c_ast.Node:
         if self._peek_type() == "LPAREN" and self._peek_type(2) == "LBRACE":  # a GNU statement expression
             self._advance()
@@ -427,9 +437,11 @@ def _type_name(node: c_ast.Node) -> str | None:
 _GNU_KEYWORDS = {
     **{f"__{w}{tail}": w for w in ("inline", "const", "restrict", "volatile", "signed") for tail in ("", "__")},
     "__extension__": "",
+    **dict.fromkeys(("_Nonnull", "_Nullable", "_Null_unspecified", "_Nullable_result"), ""),
 }
-"""GCC's alternate keywords, which Clang takes in OpenCL C (``__inline``, ``__const__``, ...) and ``__extension__``
-(it only silences pedantic warnings), as the standard keyword each is."""
+"""GCC's alternate keywords, which Clang takes in OpenCL C (``__inline``, ``__const__``, ...), ``__extension__``
+(it only silences pedantic warnings) and Clang's nullability qualifiers (``int* _Nonnull p``: a promise to its
+static analyzer, nothing at run time), as the standard keyword each is, or nothing."""
 _GNU_KEYWORD = re.compile(r"\b(" + "|".join(sorted(_GNU_KEYWORDS, key=len, reverse=True)) + r")\b")
 
 
@@ -443,7 +455,7 @@ def _gnu_keywords(text: str) -> str:
             return m.group(0)
         return _GNU_KEYWORDS[m.group(1)].ljust(len(m.group(1)))
 
-    return _GNU_KEYWORD.sub(standard, text) if "__" in text else text
+    return _GNU_KEYWORD.sub(standard, text) if "__" in text or "_Nu" in text or "_No" in text else text
 
 
 def _bad_number(text: str) -> tuple[tuple[int, int], tuple[int, int, str]] | None:
