@@ -457,8 +457,8 @@ class RaceTracker:
             who += f" at {st.line_named(line)}"
         what = (
             f"data race: {_ACCESS[kind]} of {self.description} at offset {at} conflicts with "
-            f"{_ARTICLE[other_kind]} {_ACCESS[other_kind]} by {who} {unordered}"
-        )
+            f"{_ARTICLE[other_kind]} {_ACCESS[other_kind]} by {who} {unordered}; the {_ACCESS[kind]}"
+        )  # (the fault goes on "by work-item ... in group ...": the first work-item, named apart from the other)
         raise st.fault(check, what, lane, at, lanes_of[racing], (keys[racing] * self.granule) % self.stride)
 
 
