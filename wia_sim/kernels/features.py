@@ -10,8 +10,6 @@ it says 0. Unknown names are 0, as in Clang.
 
 from __future__ import annotations
 
-from wia_sim.kernels.gnu_builtins import ARITIES
-
 __all__ = ["CHECKS", "check"]
 
 _FEATURES = frozenset(
@@ -33,9 +31,7 @@ _EXTENSIONS = _FEATURES | {
     "c_alignas",
     "c_alignof",
 }
-_BUILTINS = frozenset(
-    {"__builtin_expect", "__builtin_unreachable", "__builtin_constant_p", "__builtin_offsetof", *ARITIES}
-)
+_BUILTINS = frozenset({"__builtin_expect", "__builtin_unreachable", "__builtin_constant_p", "__builtin_offsetof"})
 _ATTRIBUTES = frozenset(
     {
         "aligned",
@@ -70,7 +66,8 @@ CHECKS: dict[str, frozenset[str]] = {
     "__has_builtin": _BUILTINS,
     "__has_attribute": _ATTRIBUTES,
 }
-"""The feature-check macros and the names each answers 1 for."""
+"""The feature-check macros and the names each answers 1 for (``__has_builtin`` also for the GNU library built-ins
+``gnu_builtins`` rewrites: ``check``)."""
 
 
 def check(macro: str, name: str) -> int:
@@ -78,4 +75,8 @@ def check(macro: str, name: str) -> int:
     builtins, whose names are their own."""
     if macro != "__has_builtin" and len(name) > 4 and name.startswith("__") and name.endswith("__"):
         name = name[2:-2]
+    if macro == "__has_builtin" and name not in _BUILTINS:
+        from wia_sim.kernels.gnu_builtins import ARITIES  # (here: it loads the parser, which a build loads anyway)
+
+        return int(name in ARITIES)
     return int(name in CHECKS[macro])
