@@ -342,7 +342,7 @@ class DeclarationChecks(CheckerState):
         outer = ""  # the kind of type ``inner`` is the target of
         while inner is not None:
             if inner is t and inner.kind == "opaque" and images.usable(t, what):
-                if not what.startswith("typedef"):
+                if not what.startswith("typedef") and what not in images.MEASURED:
                     self.uses_images(f"{what} of type {t.name}")
                 return
             if inner.kind == "opaque" and inner.name != "event_t":  # events: async_copy.py

@@ -45,10 +45,18 @@ BUILTINS: dict[str, tuple[int, int]] = {
 """The image built-ins, with their (fewest, most) arguments."""
 
 
+MEASURED = frozenset({"sizeof", "_Alignof", "alignof"})
+"""The operators that may take an image or sampler type (OpenCL C 1.2 6.3 k: ``sizeof`` of one is implementation-
+defined; 8 and 8 on PoCL 3.1 and Oclgrind 21.10, a handle's, as ``structs.size_align`` gives), on any device: the
+type is named, no image is used."""
+
+
 def usable(t: TypeInfo, what: str) -> bool:
     """Whether a declaration of type ``t`` (``what``: "parameter 'x'", "variable 'x'", "typedef 'x'", ...) may
     have an image or sampler type: an image only as a parameter (or a typedef's), a sampler also as a variable
-    (not in __global or __local memory)."""
+    (not in __global or __local memory); the operand of ``sizeof`` or ``_Alignof`` (``MEASURED``), either."""
+    if what in MEASURED and (t.name in IMAGE_TYPES or t.name == SAMPLER):
+        return True
     if t.name in IMAGE_TYPES:
         return what.startswith(("parameter", "typedef"))
     if t.name == SAMPLER and t.space in ("global", "local"):

@@ -138,8 +138,8 @@ def size_align(t: TypeInfo, types: TypeResolver, _cache: dict[str, StructType] |
     if t.kind in ("scalar", "vector") and t.name in SCALAR_SIZES:
         size = SCALAR_SIZES[t.name] * (4 if t.width == 3 else t.width)
         return size, size
-    if t.kind == "pointer" or (t.kind == "opaque" and t.name == "event_t"):  # (an event: 8 bytes on PoCL 3.1 and
-        return 8, 8  # Oclgrind 21.10, a handle; the executor's ulong, ``exec_setup.ctype_of``)
+    if t.kind in ("pointer", "opaque"):  # (an event, an image, a sampler: 8 bytes on PoCL 3.1 and Oclgrind 21.10, a
+        return 8, 8  # handle; an event the executor's ulong, ``exec_setup.ctype_of``)
     if t.kind == "array" and t.target is not None:
         if t.length is None:
             raise ValueError(f"array '{t}' has no size")
