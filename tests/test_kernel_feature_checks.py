@@ -27,6 +27,7 @@ AGREED = [
     ("__has_builtin", "__builtin_unreachable", 1),
     ("__has_builtin", "__builtin_offsetof", 1),
     ("__has_builtin", "__builtin_assume", 1),
+    ("__has_builtin", "__builtin_memcpy", 1),
     ("__has_builtin", "__builtin_popcountll", 1),
     ("__has_builtin", "__builtin_nanf", 1),
     ("__has_feature", "nullability", 1),
@@ -39,7 +40,6 @@ AGREED = [
 ]
 SIMULATOR_ONLY_NO = [
     # Clang says 1; the simulator has no support, so a kernel must take its fallback path there
-    ("__has_builtin", "__builtin_memcpy"),
     ("__has_builtin", "__builtin_isless"),  # (its two arguments converted to one type: not offered)
     ("__has_builtin", "__builtin_atan2f"),  # (a call of the C library's atan2f, which no device links)
     ("__has_extension", "c_atomic"),

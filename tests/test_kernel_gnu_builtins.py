@@ -15,6 +15,7 @@ import pytest
 from kernel_backends import assert_refused, run_arrays
 
 import wia_hal as wia
+from wia_sim.kernels import compile_source
 
 N = 64
 
@@ -304,3 +305,90 @@ def test_nullability_qualifiers_and_enumerator_attributes_build(device_ctx: wia.
     """Both were syntax errors on the simulator; every device builds them (the attributes change nothing here)."""
     (o,) = run_arrays(device_ctx, NULLABLE, "k", [np.array([5, 0, 0], np.int32)], 1, 1)
     np.testing.assert_array_equal(o, [5, 5 + 20 + 400 + 3000, 5 + 20 + 400 + 3000])
+
+
+BYTES = """
+typedef struct { char c; int i; short s; } S;
+__kernel void k(__global int* out) {
+    int g = get_global_id(0);
+    __global int* o = out + 16 * g;
+    S s = {1, 2 + g, 3};
+    S t;
+    __builtin_memcpy(&t, &s, sizeof(S));                     /* private to private, padding and all */
+    o[0] = t.c + t.i * 10 + t.s * 100;
+    int a[6] = {1, 2, 3, 4, 5, 6};
+    __builtin_memmove(a + 1, a, 4 * sizeof(int));            /* overlapping */
+    o[1] = a[0] + a[1] * 10 + a[2] * 100 + a[3] * 1000 + a[4] * 10000 + a[5] * 100000;
+    __builtin_memset(o + 2, 0x11 + g, 6);                    /* __global, a partial word */
+    __local uchar l[16];
+    __builtin_memset(l + 4 * g, g + 1, 4);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __builtin_memcpy(o + 5, l, 16);                          /* __local to __global */
+    float4 v = (float4)(1.5f, 2.5f, g, -1.0f);
+    __builtin_memcpy(o + 9, &v, 16);
+}
+"""
+
+
+def test_memcpy_memmove_and_memset_move_bytes_in_any_address_space(device_ctx: wia.Context) -> None:
+    (o,) = run_arrays(device_ctx, BYTES, "k", [np.full(64, -1, np.int32)], 4, 4)
+    rows = o.reshape(4, 16)
+    for g, r in enumerate(rows):
+        assert r[0] == 1 + (2 + g) * 10 + 300
+        assert r[1] == 1 + 10 + 200 + 3000 + 40000 + 600000  # {1, 1, 2, 3, 4, 6}
+        filled = np.frombuffer(r[2:4].tobytes(), np.uint8)
+        np.testing.assert_array_equal(filled, [0x11 + g] * 6 + [0xFF] * 2)
+        np.testing.assert_array_equal(np.frombuffer(r[5:9].tobytes(), np.uint8), np.repeat(np.arange(1, 5), 4))
+        np.testing.assert_array_equal(r[9:13].view(np.float32), [1.5, 2.5, g, -1.0])
+        assert r[4] == -1 and (r[13:] == -1).all()
+
+
+def test_memcpy_out_of_bounds_is_the_finding_at_its_line() -> None:
+    """Each byte is an access the checks see: one past a buffer is the out-of-bounds finding, at the call."""
+    ctx = wia.create_context()
+    src = "__kernel void k(__global int* o) {\n    int a[2] = {1, 2};\n    __builtin_memcpy(o, a, 12);\n}\n"
+    with pytest.raises(wia.WiaError, match=r"kernel.cl:3: out-of-bounds read"):
+        run_arrays(ctx, src, "k", [np.zeros(4, np.int32)], 1, 1)
+
+
+def test_a_byte_nobody_wrote_is_copied_not_used() -> None:
+    """memcpy of a half-written private array to __global: no finding (Oclgrind's plugin reports none); the
+    bytes stay unwritten, so a later read of them is the finding."""
+    ctx = wia.create_context()
+    src = """__kernel void k(__global int* o) {
+        int a[4]; a[0] = 1; a[1] = 2;
+        __builtin_memcpy(o, a, 16);
+        o[4] = o[0] + o[1];
+        o[5] = o[2];
+    }"""
+    with pytest.raises(wia.WiaError, match=r"kernel.cl:5: read of uninitialized"):
+        run_arrays(ctx, src, "k", [np.zeros(8, np.int32)], 1, 1)
+    (o,) = run_arrays(ctx, src.replace("o[5] = o[2];", ""), "k", [np.zeros(8, np.int32)], 1, 1)
+    assert (o[0], o[1], o[4]) == (1, 2, 3)
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "at"),
+    [
+        ("__builtin_memcpy(o, o + 1);", "too few arguments to function call, expected 3, have 2", "1:61"),
+        (
+            "__builtin_memcpy(1, o, 4);",
+            "incompatible integer to pointer conversion passing 'int' to parameter of type 'void *'",
+            "1:53",
+        ),
+    ],
+)
+def test_a_memory_builtin_call_that_does_not_match_is_clangs_error(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, body: str, message: str, at: str
+) -> None:
+    if "integer to pointer" in message and request.node.callspec.params.get("device_ctx") == "oclgrind":
+        pytest.skip("Clang 14 (Oclgrind 21.10) only warns; Clang 15 (PoCL 3.1) refuses")
+    assert_refused(device_ctx, request, f"__kernel void k(__global int* o) {{ {body} }}", message, at)
+
+
+def test_memcpy_to_a_const_object_is_clangs_warning() -> None:
+    program = compile_source("__kernel void k(__global int* o) { const int z[2] = {1, 2}; __builtin_memcpy(z, o, 4); }")
+    assert (
+        "kernel.cl:1:78: warning: passing 'const __private int[2]' to parameter of type '__private void *' discards "
+        "qualifiers" in program.build_log
+    )

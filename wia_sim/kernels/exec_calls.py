@@ -26,10 +26,10 @@ from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.operators import count_kind
 from wia_sim.kernels.pointers import SEVERAL, PtrType
 from wia_sim.kernels.program import FunctionInfo, Program
-from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, GNU_BUILTINS
-from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, GNU_BUILTINS, MEMORY_BUILTINS
+from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
-from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted, shaped, tainted
+from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted, shaped, tainted, within
 
 __all__ = ["WORK_ITEM_FUNCTIONS", "CallRunner"]
 
@@ -179,6 +179,8 @@ class CallRunner(ExecutorState):
         if name == "offsetof":  # the checker's constant (``check_calls.offsetof``)
             return Value(ULONG, np.asarray(self.program.sizes[id(node)], np.uint64))
         if name in GNU_BUILTINS:  # (``check_calls.gnu_builtin``)
+            if name in MEMORY_BUILTINS:
+                return self.bytes_moved(name, args, mask)
             if name == "__builtin_constant_p":  # the checker's verdict; its operand is not evaluated
                 return Value(INT, np.asarray(self.program.sizes[id(node)], np.int32))
             values = [self.value(a, mask) for a in args]
@@ -478,6 +480,50 @@ class CallRunner(ExecutorState):
             return p
         element, width = converted
         return p.retyped(SCALARS[element] if width == 1 else SCALARS[element].vector(width))
+
+    def bytes_moved(self, name: str, args: list[c_ast.Node], mask: Array) -> Value:
+        """``__builtin_memcpy``, ``__builtin_memmove`` (every byte loaded before any is stored: an overlap copies as
+        memmove does, which memcpy leaves undefined) and ``__builtin_memset``, byte by byte in each lane, each byte
+        an access the checks see. A byte nobody wrote is copied as such (its destination byte uninitialized), not
+        used: Oclgrind's uninitialized-value plugin reports no copy (measured: memcpy of a half-written private
+        array to __global)."""
+        dst = self.eval(args[0], mask)
+        source = self.eval(args[1], mask)
+        count = self.value(args[2], mask)
+        line = self.st.line
+        if not isinstance(dst, Pointer) or (name != "__builtin_memset" and not isinstance(source, Pointer)):
+            raise UnsupportedKernel(f"line {line}: '{name}' of a non-pointer")
+        regions = [p.region for p in (dst, source) if isinstance(p, Pointer) and isinstance(p.region, Region)]
+        limit = max((r.nbytes for r in regions), default=0) + 1  # (a negative size: a fault past the object, soon)
+        n = per_lane(np.minimum(np.asarray(count.a).astype(np.uint64), np.uint64(limit)).astype(np.int64), (self.n,))
+        most = int(n[mask].max()) if bool(mask.any()) else 0
+        uchar = SCALARS["uchar"]
+        loaded: list[tuple[Value, Array]] = []
+        for k in range(most):
+            m = mask & (n > k)
+            if isinstance(source, Pointer):
+                v = self.load(Pointer(source.region, uchar, source.off + k, null=source.null), m)
+                assert isinstance(v, Value)
+            else:
+                v = Value(uchar, self._conv(source, uchar))
+            loaded.append((v, m))
+        for k, (v, m) in enumerate(loaded):
+            self.st.line = line
+            self._store_bytes(Pointer(dst.region, uchar, dst.off + k, null=dst.null), v, m)
+        return Value(INT, np.asarray(0, np.int32))
+
+    def _store_bytes(self, p: Pointer, v: Value, mask: Array) -> None:
+        """Store the bytes ``v`` where ``p`` points, a byte nobody wrote kept unwritten (a copy, not a use)."""
+        if not bool(mask.any()):
+            return
+        if p.region is SEVERAL:
+            for q, m in self.addresses.split(p, mask):
+                self._store_bytes(q, v, m)
+            return
+        if p.region is None or (p.null is not None and bool((p.null & mask).any())):
+            raise self.null_fault(p, mask if p.null is None else p.null & mask, "write")
+        undef = None if v.undef is None else within(v.undef, mask)
+        p.region.store(self.st, p.off, mask, SCALARS["uchar"], np.asarray(v.raw), undef=undef, origin=v.origin)
 
     def vector_at(
         self, offset: c_ast.Node, pointer: c_ast.Node, width: int, stride: int, mask: Array, what: str, halves: bool

@@ -4,8 +4,8 @@
 Clang (PoCL 3.1's 15.0.6 and Oclgrind 21.10's 14.0.6, measured with ``-cl-std=CL1.2``) expands each to 1 or 0
 anywhere, not only in ``#if``; it takes the identifier as written (never macro-expanded) and ``__x__`` as ``x``.
 The simulator answers 1 only for what it builds and runs as Clang does, so that a kernel's fallback path is taken
-for the rest: where Clang says 1 but the simulator has no support (``__builtin_memcpy``, ``_Atomic``, ``mode``),
-it says 0. Unknown names are 0, as in Clang.
+for the rest: where Clang says 1 but the simulator has no support (``__builtin_isless``, ``_Atomic``,
+``mode``), it says 0. Unknown names are 0, as in Clang.
 """
 
 from __future__ import annotations
@@ -31,7 +31,17 @@ _EXTENSIONS = _FEATURES | {
     "c_alignas",
     "c_alignof",
 }
-_BUILTINS = frozenset({"__builtin_expect", "__builtin_unreachable", "__builtin_constant_p", "__builtin_offsetof"})
+_BUILTINS = frozenset(
+    {
+        "__builtin_expect",
+        "__builtin_unreachable",
+        "__builtin_constant_p",
+        "__builtin_offsetof",
+        "__builtin_memcpy",
+        "__builtin_memmove",
+        "__builtin_memset",
+    }
+)
 _ATTRIBUTES = frozenset(
     {
         "aligned",

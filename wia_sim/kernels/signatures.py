@@ -22,6 +22,7 @@ __all__ = [
     "BUILTIN_FUNCTIONS",
     "CONVERT_RE",
     "GNU_BUILTINS",
+    "MEMORY_BUILTINS",
     "OVERLOADED",
     "SINCE_1_2",
     "UNSUPPORTED_BUILTINS",
@@ -196,9 +197,18 @@ UNSUPPORTED_BUILTINS = frozenset(
 )
 
 
-GNU_BUILTINS = {"__builtin_expect": 2, "__builtin_constant_p": 1, "__builtin_unreachable": 0}
+GNU_BUILTINS = {
+    "__builtin_expect": 2,
+    "__builtin_constant_p": 1,
+    "__builtin_unreachable": 0,
+    "__builtin_memcpy": 3,
+    "__builtin_memmove": 3,
+    "__builtin_memset": 3,
+}
 """Clang's GNU built-ins that OpenCL C takes and real kernels use, with their number of arguments
-(``check_calls.gnu_builtin``)."""
+(``check_calls.gnu_builtin``; the library ones that mean OpenCL C: ``gnu_builtins.py``)."""
+MEMORY_BUILTINS = frozenset({"__builtin_memcpy", "__builtin_memmove", "__builtin_memset"})
+"""The GNU built-ins that copy or fill bytes through pointers into any address space (``exec_calls.bytes_moved``)."""
 
 SINCE_1_2 = frozenset({"popcount", "printf"})
 """The built-in functions OpenCL C 1.2 added (6.12.3, 6.12.13): under ``-cl-std=CL1.1`` they are not declared (Clang's
