@@ -3,7 +3,8 @@ executor's formatting, one text per work-item per call.
 
 The format is a string literal, or a ``__constant char*`` that each work-item reads at run time (its arguments
 checked there). Conversions ``d i o u x X f F e E g G a A c s p %``, flags ``- + space # 0``, a decimal width and
-precision, length modifiers ``hh h l`` and the vector specifier ``vN`` (N = 2, 3, 4, 8, 16) with its required
+precision, length modifiers ``hh h l`` (and C's ``ll`` on integers: Clang's warning, printed as ``l``, as Oclgrind
+prints it) and the vector specifier ``vN`` (N = 2, 3, 4, 8, 16) with its required
 length modifier (``hh`` char, ``h`` short or half, ``hl`` int or float, ``l`` long or double): ``%v4hlf`` prints a
 float4's four elements separated by commas. ``*`` for a width or precision is not OpenCL C 1.2 (a decimal
 integer, 6.12.13.2; PoCL rejects it at run time and Oclgrind prints garbage): a build error here. Arguments are
@@ -104,8 +105,10 @@ def parse_format(fmt: str) -> list[str | Conversion]:
         length = m["len"] or ""
         if conv not in _INT_CONVS + _FLOAT_CONVS + "sp":
             raise ValueError(f"'{spec}': invalid conversion specifier '{conv}'")
-        if length not in ("", "hh", "h", "hl", "l"):
+        if length not in ("", "hh", "h", "hl", "l") and not (length == "ll" and conv in _INT_CONVS and conv != "c"):
             raise ValueError(f"'{spec}': length modifier '{length}' is not OpenCL C's (hh, h, hl and l are)")
+        if length == "ll" and m["vec"]:
+            raise ValueError(f"'{spec}': a vector conversion's length modifier is hh, h, hl or l")
         vec = m["vec"]
         width = 1
         if vec:
@@ -237,7 +240,10 @@ def _check_arguments(
         warning(rest[len(convs)], "data argument not used by format string")
 
 
-_C_INTEGERS = {"hh": "char", "h": "short", "": "int", "l": "long"}
+_C_INTEGERS = {"hh": "char", "h": "short", "": "int", "l": "long", "ll": "long long"}
+"""C's words for an integer conversion's type by its length modifier; ``ll`` is C's, not OpenCL C's: Clang takes it
+and warns for every argument (its ``long long`` is 128 bits on OpenCL targets, as no OpenCL C type), Oclgrind 21.10
+prints it as ``l`` (``_int_bits``), PoCL 3.1 prints "printf format string error" (measured)."""
 
 
 def _specified(conv: Conversion, t: TypeInfo) -> str | None:
@@ -255,7 +261,7 @@ def _specified(conv: Conversion, t: TypeInfo) -> str | None:
         name = f"unsigned {name}"
     if t.name in _FLOATS:
         return name
-    size, wanted = _INTEGERS[t.name], {"hh": 1, "h": 2, "": 4, "l": 8}[conv.length]
+    size, wanted = _INTEGERS[t.name], {"hh": 1, "h": 2, "": 4, "l": 8, "ll": 16}[conv.length]
     if conv.conv == "c" or not conv.length:  # (int and what promotes to it)
         return None if size <= 4 else name
     return None if size == wanted else name
@@ -431,7 +437,7 @@ def _int_bits(c: Conversion) -> int:
         return 8
     if c.length == "h":
         return 16
-    if c.length == "l":
+    if c.length in ("l", "ll"):  # (``ll`` as Oclgrind prints it)
         return 64
     if c.length == "hl":
         return 32
