@@ -71,11 +71,12 @@ class CallChecks(CheckerState):
         name = node.name.name
         if name == "offsetof" and args and isinstance(args[0], c_ast.Typename):  # (``frontend``: Clang's spelling)
             return self.offsetof(node, args[0], args[1])
-        if name in GNU_BUILTINS and self.lookup(name) is None and name not in self.functions:
+        gnu = name.startswith("__builtin_") and self.lookup(name) is None and name not in self.functions
+        if gnu and name in GNU_BUILTINS:
             return self.gnu_builtin(node, name, args)
-        if name in gnu_builtins.ARITIES and self.lookup(name) is None and name not in self.functions:
+        if gnu and name in gnu_builtins.ARITIES:
             return self.unexpanded(node, name, args)
-        if name in gnu_builtins.LIBRARY and self.lookup(name) is None and name not in self.functions:
+        if gnu and name in gnu_builtins.LIBRARY:
             for a in args:
                 self.expr(a)
             called = gnu_builtins.LIBRARY[name]

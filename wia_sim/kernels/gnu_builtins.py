@@ -31,13 +31,11 @@ class Passed(c_ast.Cast):  # type: ignore[misc]
     its type). ``signed``: the constant a 128-bit ``long long`` template tests (``F``), which the checker makes 1
     where the argument is of a signed type (its value extends with its sign) and 0 where unsigned."""
 
-    __slots__ = ("builtin", "generic", "signed", "spelled")
+    __slots__ = ("generic", "signed", "spelled")
 
-    def __init__(
-        self, cast: c_ast.Cast, builtin: str, spelled: str, generic: bool, signed: c_ast.Constant | None
-    ) -> None:
+    def __init__(self, cast: c_ast.Cast, spelled: str, generic: bool, signed: c_ast.Constant | None) -> None:
         super().__init__(cast.to_type, cast.expr, cast.coord)
-        self.builtin, self.spelled, self.generic, self.signed = builtin, spelled, generic, signed
+        self.spelled, self.generic, self.signed = spelled, generic, signed
 
 
 _INTEGER = {
@@ -156,7 +154,7 @@ def _template(name: str, text: str) -> c_ast.Node:
             spelled = _C_SPELLINGS.get(t, t)
             if longer and spelled.endswith("long"):
                 spelled += " long"
-            return Passed(node, name, spelled, generic, signed)
+            return Passed(node, spelled, generic, signed)
         if isinstance(node, c_ast.ID) and node.name == "__wia_F":
             assert signed is not None
             return signed
