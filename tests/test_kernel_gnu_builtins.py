@@ -392,3 +392,50 @@ def test_memcpy_to_a_const_object_is_clangs_warning() -> None:
         "kernel.cl:1:78: warning: passing 'const __private int[2]' to parameter of type '__private void *' discards "
         "qualifiers" in program.build_log
     )
+
+
+BITS = """
+__kernel void k(__global const ulong* w, __global const uint* n, __global ulong* o) {
+    int i = get_global_id(0);
+    ulong x = w[i]; uint s = n[i];
+    __global ulong* r = o + 8 * i;
+    r[0] = __builtin_bitreverse8((uchar)x);
+    r[1] = __builtin_bitreverse16((ushort)x);
+    r[2] = __builtin_bitreverse32((uint)x);
+    r[3] = __builtin_bitreverse64(x);
+    r[4] = __builtin_rotateleft32((uint)x, s);
+    r[5] = __builtin_rotateright32((uint)x, s);
+    r[6] = __builtin_rotateleft64(x, s) ^ __builtin_rotateright16((ushort)x, s);
+    r[7] = __builtin_expect_with_probability(__builtin_rotateleft8((uchar)x, s), 1, 0.5);
+}
+"""
+
+
+def _rotl(v: int, s: int, bits: int) -> int:
+    s %= bits
+    return ((v << s) | (v >> (bits - s))) & ((1 << bits) - 1)
+
+
+def test_bit_reversal_and_rotation(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
+    _oclgrind_lacks_the_intrinsics(request)
+    rng = np.random.default_rng(13)
+    w = rng.integers(0, 2**64, N, dtype=np.uint64)
+    n = rng.integers(0, 200, N, dtype=np.uint32)
+    n[:3] = [0, 32, 64]
+    *_, o = run_arrays(device_ctx, BITS, "k", [w, n, np.zeros(8 * N, np.uint64)], N, 16)
+    want = []
+    for x, s in zip(w.tolist(), n.tolist(), strict=True):
+        rev = lambda v, bits: int(f"{v & ((1 << bits) - 1):0{bits}b}"[::-1], 2)  # noqa: E731
+        want.append(
+            [
+                rev(x, 8),
+                rev(x, 16),
+                rev(x, 32),
+                rev(x, 64),
+                _rotl(x & 0xFFFFFFFF, s, 32),
+                _rotl(x & 0xFFFFFFFF, -s % 32, 32),
+                _rotl(x, s, 64) ^ _rotl(x & 0xFFFF, -s % 16, 16),
+                _rotl(x & 0xFF, s, 8),
+            ]
+        )
+    np.testing.assert_array_equal(o.reshape(N, 8), np.array(want, np.uint64))

@@ -38,6 +38,18 @@ class Passed(c_ast.Cast):  # type: ignore[misc]
         self.spelled, self.generic, self.signed = spelled, generic, signed
 
 
+def _reversed(bits: int, t: str) -> str:
+    """``__builtin_bitreverse<bits>``: the halves of ever smaller groups of bits swapped (1, 2, 4, ... bits)."""
+    steps = []
+    shift = 1
+    while shift < bits:
+        group = (1 << shift) - 1
+        mask = sum(group << k for k in range(0, bits, 2 * shift))
+        steps.append(f"__wia_v = ({t})(((__wia_v >> {shift}) & {mask:#x}UL) | ((__wia_v & {mask:#x}UL) << {shift}));")
+        shift *= 2
+    return f"({{ {t} __wia_v = ({t})(A); {' '.join(steps)} __wia_v; }})"
+
+
 _INTEGER = {
     # popcount, clz, ctz, ffs, parity, clrsb: int __builtin_X(unsigned int / int), ...l (long)
     **{
@@ -61,6 +73,15 @@ _INTEGER = {
     "__builtin_parityll": "(int)(popcount((ulong)(A)) & 1)",
     "__builtin_clrsbll": "({ long __wia_v = (long)(A); !F && __wia_v < 0 ? 63 "
     ": (int)clz(__wia_v ^ (__wia_v >> 63)) + 63; })",
+    **{
+        f"__builtin_{name}{bits}": text.replace("T", t)
+        for bits, t in ((8, "uchar"), (16, "ushort"), (32, "uint"), (64, "ulong"))
+        for name, text in (
+            ("rotateleft", "rotate((T)(A), (T)(B))"),
+            ("rotateright", "rotate((T)(A), (T)((T)0 - (T)(B)))"),
+            ("bitreverse", _reversed(bits, t)),
+        )
+    },
     "__builtin_bswap16": "as_ushort(as_uchar2((ushort)(A)).s10)",
     "__builtin_bswap32": "as_uint(as_uchar4((uint)(A)).s3210)",
     "__builtin_bswap64": "as_ulong(as_uchar8((ulong)(A)).s76543210)",
@@ -108,8 +129,12 @@ _CLASSIFY = {  # type-generic: any floating-point argument (``Passed.generic``),
 """The classifications; Clang's ordered comparisons (``__builtin_isless``, ...) convert their two arguments to
 one type, which no rewrite knows before the checker: not offered (``__has_builtin`` says 0)."""
 
-_HINTS = {"__builtin_assume": "(void)sizeof((A) != 0)"}
-"""``__builtin_assume(e)``: ``e`` is checked, never evaluated (Clang drops it; assuming a false ``e`` is undefined)."""
+_HINTS = {
+    "__builtin_assume": "(void)sizeof((A) != 0)",
+    "__builtin_expect_with_probability": "((void)sizeof(B), (void)sizeof(C), (long)(A))",
+}
+"""``__builtin_assume(e)``: ``e`` is checked, never evaluated (Clang drops it; assuming a false ``e`` is undefined);
+``__builtin_expect_with_probability(e, c, p)``: ``e`` (a hint, ``c`` and ``p`` checked, never evaluated)."""
 
 _NAN = {"__builtin_nanf": "float", "__builtin_nan": "double"}
 """``__builtin_nanf("payload")``: a quiet NaN, the string's number (C's ``strtoull`` base 0) in its significand,
@@ -127,7 +152,7 @@ ARITIES = (
 """Every GNU built-in rewritten here, by its number of parameters."""
 
 
-_C_SPELLINGS = {"uint": "unsigned int", "ushort": "unsigned short", "ulong": "unsigned long"}
+_C_SPELLINGS = {"uint": "unsigned int", "ushort": "unsigned short", "uchar": "unsigned char", "ulong": "unsigned long"}
 """Clang's spellings of the prototypes' parameter types (Builtins.def's): C's, ``long long`` for the ``ll``
 built-ins."""
 
