@@ -444,3 +444,27 @@ def test_a_moved_attribute_keeps_the_lines_of_what_follows() -> None:
     with pytest.raises(KernelCompileError) as err:
         compile_source(source)
     assert "kernel.cl:4:43: error: use of undeclared identifier 'q'" in err.value.build_log
+
+
+COMPLEX = r"""
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void k(__global float2* o, float2 b, __global double2* d, double2 c) { o[0] = b; d[0] = c; }
+__kernel void f(__global float* o, float x, float4 v) { o[0] = x + v.w; }
+"""
+
+
+def test_a_complex_number_is_a_float2_or_double2_argument(device_ctx: wia.Context) -> None:
+    """NumPy's complex64 and complex128 are laid out as float2 and double2 (PyOpenCL passes them so, and ArrayFire's
+    complex kernels take them): the real and imaginary parts. The HAL converted the number with NumPy, which drops
+    the imaginary part, and splatted it: (3.5, 3.5). A complex number for any other parameter is refused."""
+    ctx = device_ctx
+    o, d = wia.zeros(2, ctx=ctx), wia.zeros(2, dtype="float64", ctx=ctx)
+    kernel = wia.compile_kernel(ctx, COMPLEX, "k")
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=1), o, np.complex64(3.5 + 1.25j), d, 2.0 - 0.5j)
+    np.testing.assert_array_equal(o.numpy(), [3.5, 1.25])
+    np.testing.assert_array_equal(d.numpy(), [2.0, -0.5])
+    other = wia.compile_kernel(ctx, COMPLEX, "f")
+    with pytest.raises(wia.InvalidValueError, match="got the complex number"):
+        wia.set_kernel_arg(other, 1, np.complex64(1 + 2j))
+    with pytest.raises(wia.InvalidValueError, match="got the complex number"):
+        wia.set_kernel_arg(other, 2, [1.0, 2.0, 3.0, np.complex128(4 + 1j)])

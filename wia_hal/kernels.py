@@ -214,8 +214,9 @@ def _buffer_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -
 
 
 def _scalar_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -> ScalarArg:
-    """A number (or, for a vector parameter, a number for every lane or a sequence of ``vector_width``) converted
-    to the parameter's type; an integer out of the type's range, or a fraction for an integer, is ``INVALID_VALUE``."""
+    """A number (or, for a vector parameter, a number for every lane or a sequence of ``vector_width``; for a
+    ``float2`` or ``double2``, a complex number too) converted to the parameter's type; an integer out of the type's
+    range, a fraction for an integer or a complex number elsewhere is ``INVALID_VALUE``."""
     if param.nbytes is not None or (param.dtype is None and isinstance(value, (np.void, np.ndarray, bytes, bytearray))):
         return _struct_arg(kernel, index, param, value)
     where = f"argument {index} ('{param.name}') of {kernel.name} is a {param.type_name} scalar"
@@ -223,11 +224,18 @@ def _scalar_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -
     if dtype is None:
         raise InvalidValueError(f"{where} of a type the backend cannot pass from the host")
     items = list(value) if isinstance(value, (list, tuple, np.ndarray)) and param.vector_width > 1 else [value]
+    if isinstance(value, (complex, np.complexfloating)) and param.vector_width == 2 and dtype.kind == "f":
+        items = [value.real, value.imag]  # (a complex number is its two parts: float2 or double2, as PyOpenCL's)
     if len(items) not in (1, param.vector_width):
         raise InvalidValueError(f"{where}: give one number or {param.vector_width}, got {len(items)}")
     for item in items:
         if isinstance(item, (Memory, Tensor)) or not isinstance(item, (int, float, np.number, bool, np.bool_)):
             raise InvalidValueError(f"{where}: got {type(item).__name__}")
+        if isinstance(item, (complex, np.complexfloating)):  # (NumPy would drop its imaginary part)
+            raise InvalidValueError(
+                f"{where}: got the complex number {item!r}; a complex is passed to a float2 or double2 (its real "
+                "and imaginary parts)"
+            )
         if dtype.kind in "iu":
             if isinstance(item, (float, np.floating)):
                 raise InvalidValueError(f"{where}: got the fraction {item!r}; pass an int")
