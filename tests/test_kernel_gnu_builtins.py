@@ -1,12 +1,13 @@
 """Clang's GNU library built-ins in OpenCL C (``wia_sim/kernels/gnu_builtins.py``): ``__builtin_popcount``,
 ``__builtin_clz``/``ctz``/``ffs``/``parity``/``clrsb`` and their ``l``/``ll`` forms, ``__builtin_bswap16/32/64``,
 ``__builtin_abs``, the float and double math (``__builtin_fabsf``, ``__builtin_sqrtf``, ``__builtin_fmaf``, ...),
-``__builtin_nanf("payload")``, ``__builtin_inff()``, the classifications and ``__builtin_assume``. The simulator
-refused every one ("use of undeclared identifier"); PoCL 3.1 builds and runs them all, Oclgrind 21.10 builds them
-and cannot run most (its interpreter has none of the LLVM intrinsics they become: ``llvm.ctpop``, ``llvm.sqrt``,
-...: "Undefined external function", measured for each name). The math Clang leaves to the C library
-(``__builtin_atan2f`` calls ``atan2f``) links on no device. Values against Python's and NumPy's C semantics;
-errors in Clang's words and places, measured on both devices."""
+``__builtin_nanf("payload")``, ``__builtin_inff()``, the classifications, ``__builtin_assume``, bit reversal and
+rotation, ``__builtin_memcpy``/``memmove``/``memset``; and Clang's nullability qualifiers and enumerator attributes.
+The simulator refused every one ("use of undeclared identifier" or a syntax error); PoCL 3.1 builds and runs them
+all, Oclgrind 21.10 builds them and cannot run most built-ins (its interpreter has none of the LLVM intrinsics they
+become: ``llvm.ctpop``, ``llvm.sqrt``, ...: "Undefined external function", measured for each name). The math
+Clang leaves to the C library (``__builtin_atan2f`` calls ``atan2f``) links on no device. Values against Python's
+and NumPy's C semantics; errors in Clang's words and places, measured on both devices."""
 
 from __future__ import annotations
 
