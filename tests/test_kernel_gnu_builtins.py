@@ -429,3 +429,66 @@ def test_bit_reversal_and_rotation(device_ctx: wia.Context, request: pytest.Fixt
             ]
         )
     np.testing.assert_array_equal(o.reshape(N, 8), np.array(want, np.uint64))
+
+
+FOLDED_NAMES = [f"{n}{s}" for n in ("popcount", "parity", "clz", "ctz", "ffs", "clrsb") for s in ("", "l", "ll")]
+LITERALS = ["0", "1", "8u", "0x80000000u", "0xFFFFFFFFu", "0x7FFFFFFF", "0x123456789ABCDEFUL", "010", "123456789"]
+
+
+def _folding_source(runtime: bool) -> str:
+    """Every integer built-in of every literal (``runtime``: of the same values in variables), and a __constant
+    table and an array length made of them."""
+    calls = [f"__builtin_{n}({f'v[{k}]' if runtime else lit})" for n in FOLDED_NAMES for k, lit in enumerate(LITERALS)]
+    return (
+        "__constant int table[3] = {__builtin_popcount(7u), __builtin_ctz(8u), __builtin_clzll(1UL)};\n"
+        "__kernel void k(__global int* o, __global int* t) {\n"
+        f"    const ulong v[{len(LITERALS)}] = {{{', '.join(LITERALS)}}};\n"
+        "    int a[__builtin_popcount(15u)];\n"
+        "    t[0] = table[0]; t[1] = table[1]; t[2] = table[2]; t[3] = sizeof(a);\n"
+        + "".join(f"    o[{k}] = {call};\n" for k, call in enumerate(calls))
+        + "}\n"
+    )
+
+
+def _c_reference() -> np.ndarray:
+    """C's values (long long 128 bits wide), and -1 where C leaves one undefined (clz and ctz of 0)."""
+    out = []
+    for name in FOLDED_NAMES:
+        base, bits = name.rstrip("l"), {0: 32, 1: 64, 2: 128}[len(name) - len(name.rstrip("l"))]
+        for lit in LITERALS:
+            digits = lit.rstrip("uUlL")
+            u = (int(digits, 8) if digits.startswith("0") and digits.isdigit() else int(digits, 0)) % (1 << bits)
+            popcount = bin(u).count("1")
+            out.append(
+                {
+                    "popcount": popcount,
+                    "parity": popcount % 2,
+                    "clz": bits - u.bit_length() if u else -1,
+                    "ctz": _ctz(u) if u else -1,
+                    "ffs": _ctz(u) + 1 if u else 0,
+                    "clrsb": _clrsb(u - (1 << bits) if u >> (bits - 1) else u, bits),
+                }[base]
+            )
+    return np.array(out, np.int32)
+
+
+def test_integer_builtins_of_literals_are_integer_constants(device_ctx: wia.Context) -> None:
+    """Clang folds them: an array's length, a __constant's initializer (the simulator refused both: "variable
+    length arrays are not supported", "statement expression not allowed at file scope"). Oclgrind runs these:
+    nothing is left to an intrinsic."""
+    n = len(FOLDED_NAMES) * len(LITERALS)
+    o, t = run_arrays(device_ctx, _folding_source(False), "k", [np.zeros(n, np.int32), np.zeros(4, np.int32)], 1, 1)
+    np.testing.assert_array_equal(t, [3, 3, 127, 16])
+    want = _c_reference()
+    defined = want >= 0
+    np.testing.assert_array_equal(o[defined], want[defined])
+
+
+def test_folded_values_are_the_run_time_ones(ctx: wia.Context) -> None:
+    """The simulator's folded values and its run-time ones agree, the width where C leaves clz and ctz of 0
+    undefined too."""
+    n = len(FOLDED_NAMES) * len(LITERALS)
+    folded, _ = run_arrays(ctx, _folding_source(False), "k", [np.zeros(n, np.int32), np.zeros(4, np.int32)], 1, 1)
+    runtime, _ = run_arrays(ctx, _folding_source(True), "k", [np.zeros(n, np.int32), np.zeros(4, np.int32)], 1, 1)
+    np.testing.assert_array_equal(folded, runtime)
+    np.testing.assert_array_equal(folded[_c_reference() >= 0], _c_reference()[_c_reference() >= 0])

@@ -211,6 +211,9 @@ def expanded(node: c_ast.FuncCall) -> c_ast.Node | None:
     args = list(node.args.exprs) if node.args is not None else []
     if len(args) != ARITIES[name]:
         return None
+    folded = _folded(name, args)
+    if folded is not None:  # (an integer constant expression, as Clang folds it: an array's length, a __constant's)
+        return c_ast.Constant("int", str(folded), node.coord)
     if name in _NAN:
         arg = args[0]
         if not (isinstance(arg, c_ast.Constant) and arg.type == "string"):
@@ -227,6 +230,46 @@ def expanded(node: c_ast.FuncCall) -> c_ast.Node | None:
         return part
 
     return _transformed(tree, placed)
+
+
+def _literal(node: c_ast.Node) -> int | None:
+    """The value of an integer literal (C's base 0: a leading 0 octal), or None for anything else."""
+    if not isinstance(node, c_ast.Constant) or "int" not in node.type:
+        return None
+    digits = node.value.rstrip("uUlL")
+    return int(digits, 8) if len(digits) > 1 and digits[0] == "0" and digits.isdigit() else int(digits, 0)
+
+
+def _count(name: str, v: int, bits: int) -> int:
+    """What the integer built-in ``name`` (without its ``l``/``ll``) gives for ``v`` in a type of ``bits``, as the
+    templates compute it (the type's width where C leaves it undefined: ``clz(0)``)."""
+    u = v % (1 << bits)
+    if name == "popcount":
+        return u.bit_count()
+    if name == "parity":
+        return u.bit_count() & 1
+    if name == "clz":
+        return bits - u.bit_length()
+    if name == "ctz":
+        return (u & -u).bit_length() - 1 if u else bits
+    if name == "ffs":
+        return (u & -u).bit_length() if u else 0
+    signed = u - (1 << bits) if u >> (bits - 1) else u  # clrsb: the redundant sign bits
+    return bits - (signed ^ (signed >> (bits - 1))).bit_length() - 1
+
+
+_FOLDED = re.compile(r"__builtin_(popcount|parity|clz|ctz|ffs|clrsb)(l{0,2})")
+
+
+def _folded(name: str, args: list[c_ast.Node]) -> int | None:
+    """The int an integer built-in gives for literal arguments (Clang folds it: ``int a[__builtin_popcount(15u)]``
+    is an array of 4, ``__constant int c = __builtin_ctz(8u);`` a constant), or None. A literal is never negative,
+    so a ``long long``'s upper half is zeros."""
+    m = _FOLDED.fullmatch(name)
+    value = _literal(args[0]) if m is not None and len(args) == 1 else None
+    if m is None or value is None:
+        return None
+    return _count(m.group(1), value, {"": 32, "l": 64, "ll": 128}[m.group(2)])
 
 
 _SLOTS: dict[type, tuple[str, ...]] = {}
