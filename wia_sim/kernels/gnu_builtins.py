@@ -19,6 +19,8 @@ from collections.abc import Callable
 from pycparser import c_ast
 
 from wia_sim.kernels.literals import c_string
+from wia_sim.kernels.parsing import parse, set_child
+from wia_sim.kernels.types import int_constant
 
 __all__ = ["ARITIES", "LIBRARY", "Passed", "expand_all"]
 
@@ -161,8 +163,6 @@ built-ins."""
 def _template(name: str, text: str) -> c_ast.Node:
     """The expression ``text`` (with ``__wia_A`` ... for the arguments) parsed once, each conversion of an
     argument a ``Passed``."""
-    from wia_sim.kernels.parsing import parse  # (here: the parser's module is the front end's, loaded with it)
-
     for p in _PLACEHOLDERS:
         text = text.replace(f"({p})", f"(__wia_{p})")
     text = re.sub(r"\bF\b", "__wia_F", text)
@@ -236,8 +236,7 @@ def _literal(node: c_ast.Node) -> int | None:
     """The value of an integer literal (C's base 0: a leading 0 octal), or None for anything else."""
     if not isinstance(node, c_ast.Constant) or "int" not in node.type:
         return None
-    digits = node.value.rstrip("uUlL")
-    return int(digits, 8) if len(digits) > 1 and digits[0] == "0" and digits.isdigit() else int(digits, 0)
+    return int_constant(node.value)
 
 
 def _count(name: str, v: int, bits: int) -> int:
@@ -272,26 +271,12 @@ def _folded(name: str, args: list[c_ast.Node]) -> int | None:
     return _count(m.group(1), value, {"": 32, "l": 64, "ll": 128}[m.group(2)])
 
 
-_SLOTS: dict[type, tuple[str, ...]] = {}
-
-
-def _children(cls: type) -> tuple[str, ...]:
-    """The slots of a node class (and of its bases: a subclass may add none) that may hold child nodes."""
-    found = _SLOTS.get(cls)
-    if found is None:
-        slots = (s for c in cls.__mro__ for s in getattr(c, "__slots__", ()))
-        found = _SLOTS[cls] = tuple(dict.fromkeys(s for s in slots if s not in ("coord", "__weakref__")))
-    return found
-
-
 def _transformed(node: c_ast.Node, visit: Callable[[c_ast.Node], c_ast.Node]) -> c_ast.Node:
     """``node``'s tree with each node replaced by what ``visit`` gives for it, its children's first (in place)."""
-    for slot in _children(type(node)):
-        value = getattr(node, slot)
-        if isinstance(value, c_ast.Node):
-            setattr(node, slot, _transformed(value, visit))
-        elif isinstance(value, list):
-            setattr(node, slot, [_transformed(v, visit) if isinstance(v, c_ast.Node) else v for v in value])
+    for name, child in node.children():
+        done = _transformed(child, visit)
+        if done is not child:
+            set_child(node, name, done)
     return visit(node)
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "blanked",
     "operator_marks",
     "parse",
+    "set_child",
 ]
 
 BUILTIN_FILE = "<builtins>"
@@ -417,14 +418,19 @@ def _vector_literals(
         for name, child in node.children():
             fixed = literal(child) if isinstance(child, c_ast.Cast) else child
             if fixed is not child:
-                field, _, index = name.partition("[")
-                if index:
-                    getattr(node, field)[int(index[:-1])] = fixed
-                else:
-                    setattr(node, field, fixed)
+                set_child(node, name, fixed)
             visit(fixed)
 
     visit(ast)
+
+
+def set_child(node: c_ast.Node, name: str, child: c_ast.Node) -> None:
+    """Put ``child`` where ``node.children()`` names one (``"expr"``, ``"exprs[2]"``)."""
+    field, _, index = name.partition("[")
+    if index:
+        getattr(node, field)[int(index[:-1])] = child
+    else:
+        setattr(node, field, child)
 
 
 def _type_name(node: c_ast.Node) -> str | None:
