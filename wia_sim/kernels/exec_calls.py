@@ -29,7 +29,7 @@ from wia_sim.kernels.program import FunctionInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, GNU_BUILTINS, MEMORY_BUILTINS
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
-from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted, shaped, tainted, within
+from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted, shaped, tainted
 
 __all__ = ["WORK_ITEM_FUNCTIONS", "CallRunner"]
 
@@ -509,21 +509,8 @@ class CallRunner(ExecutorState):
             loaded.append((v, m))
         for k, (v, m) in enumerate(loaded):
             self.st.line = line
-            self._store_bytes(Pointer(dst.region, uchar, dst.off + k, null=dst.null), v, m)
+            self.store(Pointer(dst.region, uchar, dst.off + k, null=dst.null), v, m, copied=True)
         return Value(INT, np.asarray(0, np.int32))
-
-    def _store_bytes(self, p: Pointer, v: Value, mask: Array) -> None:
-        """Store the bytes ``v`` where ``p`` points, a byte nobody wrote kept unwritten (a copy, not a use)."""
-        if not bool(mask.any()):
-            return
-        if p.region is SEVERAL:
-            for q, m in self.addresses.split(p, mask):
-                self._store_bytes(q, v, m)
-            return
-        if p.region is None or (p.null is not None and bool((p.null & mask).any())):
-            raise self.null_fault(p, mask if p.null is None else p.null & mask, "write")
-        undef = None if v.undef is None else within(v.undef, mask)
-        p.region.store(self.st, p.off, mask, SCALARS["uchar"], np.asarray(v.raw), undef=undef, origin=v.origin)
 
     def vector_at(
         self, offset: c_ast.Node, pointer: c_ast.Node, width: int, stride: int, mask: Array, what: str, halves: bool

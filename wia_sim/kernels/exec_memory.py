@@ -129,11 +129,13 @@ class MemoryOps(ExecutorState):
         what = f"{access} of {size} bytes through a NULL pointer (address {at})"
         return self.st.fault("null_pointer", what, lane, at, mask, offs[mask])
 
-    def store(self, p: Pointer, v: Value, mask: Array, natural: bool = True) -> None:
-        """Store ``v`` where ``p`` points; ``natural`` as ``load``'s."""
+    def store(self, p: Pointer, v: Value, mask: Array, natural: bool = True, copied: bool = False) -> None:
+        """Store ``v`` where ``p`` points; ``natural`` as ``load``'s; ``copied``: bytes a copy moves
+        (``__builtin_memcpy``), an undefined one left unwritten in any address space, as in __private memory (a
+        copy, not a use)."""
         if p.region is SEVERAL:
             for q, m in self.addresses.split(p, mask):
-                self.store(q, v, m, natural)
+                self.store(q, v, m, natural, copied)
             return
         if isinstance(p.elem, PtrType):
             p, v = p.retyped(ULONG), Value(ULONG, v.a)
@@ -149,7 +151,7 @@ class MemoryOps(ExecutorState):
             undef = within(v.undef, mask)
             if undef is None:
                 v = defined(v)
-            elif p.region.space == "private" and not _aggregate(p.elem):
+            elif (p.region.space == "private" or copied) and not _aggregate(p.elem):
                 # kept undefined in __private memory, as in a variable (a packed struct's member too, byte by byte)
                 values = self._conv(defined(v), p.elem)
                 gone = shaped(undef, p.elem)
