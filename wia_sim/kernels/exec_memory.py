@@ -1,8 +1,8 @@
 """The executor's memory accesses: loads and stores through a ``Pointer`` (checked by its ``Region``; through a
 pointer into several objects, object by object; a NULL one is the ``null_pointer`` finding), array subscripts and
-addresses. Undefined values (``undef.py``) become uses here when stored to ``__global`` or ``__local`` memory and
-stay undefined in ``__private`` memory. A mixin of ``_Executor`` (``executor.py``) over the shared state of
-``exec_state.py``.
+addresses. Undefined values (``undef.py``) become uses here when stored to ``__global`` memory and stay undefined
+in ``__private`` and ``__local`` memory, a store to ``__local`` memory being a lower-severity finding. A mixin of
+``_Executor`` (``executor.py``) over the shared state of ``exec_state.py``.
 """
 
 from __future__ import annotations
@@ -151,8 +151,13 @@ class MemoryOps(ExecutorState):
             undef = within(v.undef, mask)
             if undef is None:
                 v = defined(v)
-            elif (p.region.space == "private" or copied) and not _aggregate(p.elem):
-                # kept undefined in __private memory, as in a variable (a packed struct's member too, byte by byte)
+            elif (p.region.space != "global" or copied) and not _aggregate(p.elem):
+                # kept undefined in __private memory, as in a variable (a packed struct's member too, byte by byte),
+                # and in __local memory, where the store is a lower-severity finding: Oclgrind's "Uninitialized
+                # value written to local memory", which goes on (a later use of what it stored is the finding)
+                if p.region.space == "local" and not copied:
+                    assert v.origin is not None
+                    self.st.note(v.origin.fault(undef, "and its value stored to __local memory"))
                 values = self._conv(defined(v), p.elem)
                 gone = shaped(undef, p.elem)
                 if p.packed:

@@ -716,8 +716,8 @@ class Region(StridedAccess):
         origin: Uninit | None = None,
     ) -> None:
         """Store ``values`` per lane at ``off``; ``undef``: the lanes (components) whose value is undefined (from
-        ``origin``), which leave their bytes uninitialized (``__private`` memory, and a struct's bytes anywhere: the
-        executor makes the store of an undefined scalar or vector to other memory a use)."""
+        ``origin``), which leave their bytes uninitialized (``__private`` and ``__local`` memory, and a struct's bytes
+        anywhere: the executor makes the store of an undefined scalar or vector to ``__global`` memory a use)."""
         if self.read_only and bool(mask.any()):  # even unchecked: the buffer may be the caller's own memory
             self.refuse_write(st, mask, off=off)
         flat, ok, span = self._prepare(st, off, mask, t, True)

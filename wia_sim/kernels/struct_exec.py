@@ -85,7 +85,10 @@ class StructOps(ExecutorState):
             used = undef & mask[:, None] & self.member_bytes(st)
             if bool(used.any()):
                 assert v.origin is not None
-                raise v.origin.fault(undefined_lanes(used), f"and its value stored to __{p.region.space} memory")
+                found = v.origin.fault(undefined_lanes(used), f"and its value stored to __{p.region.space} memory")
+                if p.region.space == "global":
+                    raise found
+                self.st.note(found)  # (noted, its bytes left uninitialized: ``MemoryOps.store``)
         for off, t in byte_chunks(st.size):
             part = a[..., off : off + t.width]
             held = None if undef is None else undef[:, off : off + t.width]

@@ -4,12 +4,14 @@ Reading memory or a variable nobody initialized is not an error by itself: CUDA-
 past the last element and never use what they read, structs are copied with their holes. The value read carries a
 shadow (``Value.undef``: the lanes, or a vector's components, that are undefined) through copies, operators (a
 division too), casts, ``as_type`` reinterpretations, swizzles, vector literals, variables, function arguments and
-returns, and ``__private`` memory. Its use is the finding: storing it to ``__global`` or ``__local`` memory,
+returns, ``__private`` and ``__local`` memory. Its use is the finding: storing it to ``__global`` memory,
 branching on it (``if``, loops, ``&&``, ``?:``, ``switch``), indexing or moving a pointer with it, or passing it to
 a built-in function (Oclgrind runs built-ins as calls, which check their operands: ``sqrt(x)`` of an undefined
-``x`` is its "Controlflow depends on uninitialized value"). Anything in the executor that takes a value's bits
-through ``Value.a`` uses it; the paths that carry the shadow read ``Value.raw`` and use the helpers here. The
-finding names the read (what, which bytes, its line) and reports at the line of the use, as Oclgrind does."""
+``x`` is its "Controlflow depends on uninitialized value"). Storing it to ``__local`` memory is a lower-severity
+finding (Oclgrind's "Uninitialized value written to local memory", after which it goes on). Anything in the
+executor that takes a value's bits through ``Value.a`` uses it; the paths that carry the shadow read ``Value.raw``
+and use the helpers here. The finding names the read (what, which bytes, its line) and reports at the line of the
+use, as Oclgrind does."""
 
 from __future__ import annotations
 
