@@ -30,6 +30,7 @@ AGREED = [
     ("__has_builtin", "__builtin_memcpy", 1),
     ("__has_builtin", "__builtin_popcountll", 1),
     ("__has_builtin", "__builtin_nanf", 1),
+    ("__has_builtin", "__builtin_isless", 1),
     ("__has_feature", "nullability", 1),
     ("__has_feature", "enumerator_attributes", 1),
     ("__has_builtin", "get_global_id", 0),  # (Clang: 0: a library function, not a builtin)
@@ -40,7 +41,6 @@ AGREED = [
 ]
 SIMULATOR_ONLY_NO = [
     # Clang says 1; the simulator has no support, so a kernel must take its fallback path there
-    ("__has_builtin", "__builtin_isless"),  # (its two arguments converted to one type: not offered)
     ("__has_builtin", "__builtin_atan2f"),  # (a call of the C library's atan2f, which no device links)
     ("__has_extension", "c_atomic"),
     ("__has_attribute", "mode"),

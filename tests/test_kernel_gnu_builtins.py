@@ -217,6 +217,35 @@ def test_constants_classifications_and_single_evaluation(
     np.testing.assert_array_equal(o[11:], [0 + 40, 2 + 60, 1])
 
 
+ORDERED = """
+__kernel void k(__global const float* x, __global const float* y, __global const int* n, __global int* o) {
+    int g = get_global_id(0);
+    float a = x[g], b = y[g];
+    int i = n[g];
+    o[g] = __builtin_isless(a, b) + 2 * __builtin_isgreater(a, b) + 4 * __builtin_islessequal(a, b)
+         + 8 * __builtin_isgreaterequal(a, b) + 16 * __builtin_islessgreater(a, b) + 32 * __builtin_isunordered(a, b)
+         + 64 * __builtin_isless(i, b) + 128 * __builtin_isgreater(a, i) + 256 * __builtin_isunordered(i, a)
+         + 512 * __builtin_islessequal(a, 0.5);   /* (the float converted to the double: their common type) */
+}
+"""
+
+
+def test_the_ordered_comparisons_convert_to_a_common_floating_type(device_ctx: wia.Context) -> None:
+    """C's quiet comparisons (``__builtin_isless`` ...): the arguments converted to their common type (an int to
+    the float beside it), each 1 or 0, none true but ``isunordered`` where a NaN is (values against NumPy's)."""
+    rng = np.random.default_rng(29)
+    x = rng.integers(-4, 5, N).astype(np.float32) / np.float32(2)
+    y = rng.integers(-4, 5, N).astype(np.float32) / np.float32(2)
+    x[::7], y[3::9], y[5::11] = np.nan, np.nan, np.inf
+    n = rng.integers(-3, 4, N).astype(np.int32)
+    (o,) = run_arrays(device_ctx, ORDERED, "k", [x, y, n, np.zeros(N, np.int32)], N, N)[3:]
+    f, d = x.astype(np.float64), y.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        parts = [f < d, f > d, f <= d, f >= d, (f < d) | (f > d), np.isnan(f) | np.isnan(d)]
+        parts += [n < d, f > n, np.isnan(f), f <= 0.5]
+    np.testing.assert_array_equal(o, sum(p.astype(np.int32) << k for k, p in enumerate(parts)))
+
+
 def test_double_forms_take_doubles(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
     _oclgrind_lacks_the_intrinsics(request)
     src = """#pragma OPENCL EXTENSION cl_khr_fp64 : enable
@@ -256,6 +285,23 @@ def test_double_forms_take_doubles(device_ctx: wia.Context, request: pytest.Fixt
             "of 4 'float' values))",
             "1:73",
         ),
+        (
+            "o[0] = __builtin_isunordered(1, 2);",
+            "ordered compare requires two args of floating point type ('int' and 'int')",
+            "1:65",
+        ),
+        (
+            "float4 f = 1; o[0] = __builtin_isless(f, f);",
+            "ordered compare requires two args of floating point type ('float4' (vector of 4 'float' values) and "
+            "'float4')",
+            "1:74",
+        ),
+        (
+            "o[0] = __builtin_isgreater(1.0f, o);",
+            "ordered compare requires two args of floating point type ('float' and '__global int *')",
+            "1:63",
+        ),
+        ("o[0] = __builtin_islessgreater(1.0f);", "too few arguments to function call, expected 2, have 1", "1:71"),
         ("__builtin_memcpy(o, o + 1);", "too few arguments to function call, expected 3, have 2", "1:61"),
         (
             "__builtin_memcpy(1, o, 4);",
@@ -280,6 +326,16 @@ def test_a_pointer_passed_for_an_integer_is_clangs_error() -> None:
         "kernel.cl:1:64: error: incompatible pointer to integer conversion passing '__global int *__private' to "
         "parameter of type 'unsigned long long'" in str(info.value)
     )
+
+
+@pytest.mark.parametrize("body", ["o[0] = __builtin_isless((float4)1, 2.0f).x;", "o[0] = ((int)nope).x;"])
+def test_nothing_more_is_said_of_what_is_made_of_an_operand_in_error(body: str) -> None:
+    """Clang (PoCL 3.1, Oclgrind 21.10) reports the call's or the name's error alone, not the member reference
+    on the cast made of it (the simulator said "member reference base type 'int' is not a structure" too)."""
+    ctx = wia.create_context()
+    with pytest.raises(wia.WiaError) as info:
+        wia.compile_kernel(ctx, f"__kernel void k(__global int* o) {{ {body} }}", "k")
+    assert str(info.value).count("error:") == 1, str(info.value)
 
 
 def test_nan_of_no_string_literal_is_refused() -> None:

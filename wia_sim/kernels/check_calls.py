@@ -207,6 +207,8 @@ class CallChecks(CheckerState):
     def expr_Passed(self, node: gnu_builtins.Passed) -> TypeInfo:
         """An argument of a GNU built-in converted to its parameter's type (``gnu_builtins.Passed``): Clang's errors
         for what a call cannot convert, measured on PoCL 3.1 and Oclgrind 21.10."""
+        if node.partner is not None or node.settled is not None:
+            return self.ordered(node)
         value = self.expr(node.expr)
         at = self.start(node.expr)
         if value.kind == "unknown":
@@ -234,6 +236,31 @@ class CallChecks(CheckerState):
             passed = self.clang_type(node.expr, value, as_value=True)
             self.error(at, f"passing {passed} to parameter of incompatible type '{node.spelled}'")
         return TypeInfo("scalar", target.name)
+
+    def ordered(self, node: gnu_builtins.Passed) -> TypeInfo:
+        """The arguments of an ordered comparison (``__builtin_isless(a, b)``), both at the first: converted to their
+        common type, which must be a real floating type (Clang's ``SemaBuiltinUnorderedCompare``); the second gives
+        what the first found."""
+        partner = node.partner
+        if partner is None:  # (the second: its type found at the first)
+            assert isinstance(node.settled, TypeInfo)
+            return node.settled
+        first, second = self.expr(node.expr), self.expr(partner.expr)
+        partner.settled = UNKNOWN
+        if UNKNOWN in (first, second):
+            return UNKNOWN
+        floats = [t.name for t in (first, second) if t.kind == "scalar" and t.name in FLOATS]
+        if not floats or any(t.kind != "scalar" for t in (first, second)):
+            a, b = self.operand_type(node.expr, first), self.operand_type(partner.expr, second)
+            if b.startswith(a.split(" (")[0] + " ("):  # (Clang says what a typedef is once)
+                b = a.split(" (")[0]
+            self.error(self.start(node.expr), f"ordered compare requires two args of floating point type ({a} and {b})")
+            return UNKNOWN
+        common = max(floats, key=("half", "float", "double").index)
+        for argument in (node, partner):
+            argument.to_type.type.type.names = [common]
+        partner.settled = TypeInfo("scalar", common)
+        return partner.settled
 
     def offsetof(self, node: c_ast.FuncCall, typename: c_ast.Typename, designator: c_ast.Node) -> TypeInfo:
         """``__builtin_offsetof(type, member-designator)`` (C99 7.17): the byte offset of a member, at any depth

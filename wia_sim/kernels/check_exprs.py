@@ -632,6 +632,8 @@ class ExpressionChecks(CheckerState):
             self.vector_literal(node, target)
             return target
         value = self.expr(node.expr)
+        if value.kind == "unknown":  # (an operand in error: Clang says nothing more of what is made of it)
+            return UNKNOWN
         if target.kind == "vector" and value.kind == "vector":
             if value.width != target.width or value.name not in (target.name, "?"):  # (convert_ or as_ does it)
                 shown = " and ".join(self.value_type(t) for t in (target, value))
@@ -644,8 +646,8 @@ class ExpressionChecks(CheckerState):
         elif target.kind in ("scalar", "vector", "pointer") and value.kind == "struct":
             self.error(node, f"operand of type '{value}' where arithmetic or pointer type is required")
         elif target.kind == "struct" and not (value.kind == "struct" and value.name == target.name):
-            if value.kind != "unknown":  # (to its own type: Clang takes it, the value unchanged)
-                self.error(node, f"used type '{target}' where arithmetic or pointer type is required")
+            # (to its own type: Clang takes it, the value unchanged)
+            self.error(node, f"used type '{target}' where arithmetic or pointer type is required")
         elif target.kind == "array":
             self.error(node, f"cast to '{target}' is not supported")
         elif target.kind == "pointer" and points_elsewhere(target, value):  # (NULL too: a cast is no conversion)

@@ -31,13 +31,17 @@ class Passed(c_ast.Cast):  # type: ignore[misc]
     spelled as Clang's prototype spells it (``spelled``: 'unsigned long long'). ``generic``: a type-generic
     classification's (``__builtin_isnan``), any floating-point scalar, unconverted (the checker sets ``to_type`` to
     its type). ``signed``: the constant a 128-bit ``long long`` template tests (``F``), which the checker makes 1
-    where the argument is of a signed type (its value extends with its sign) and 0 where unsigned."""
+    where the argument is of a signed type (its value extends with its sign) and 0 where unsigned. ``partner``: of
+    an ordered comparison's first argument (``__builtin_isless``), the second: the checker converts both to their
+    common type, which it finds at the first (and ``settled`` holds for the second)."""
 
-    __slots__ = ("generic", "signed", "spelled")
+    __slots__ = ("generic", "partner", "settled", "signed", "spelled")
 
     def __init__(self, cast: c_ast.Cast, spelled: str, generic: bool, signed: c_ast.Constant | None) -> None:
         super().__init__(cast.to_type, cast.expr, cast.coord)
         self.spelled, self.generic, self.signed = spelled, generic, signed
+        self.partner: Passed | None = None
+        self.settled: object = None
 
 
 def _reversed(bits: int, t: str) -> str:
@@ -125,11 +129,16 @@ _CLASSIFY = {  # type-generic: any floating-point argument (``Passed.generic``),
         f"__builtin_{name}": f"(int)({name}((float)(A)) != 0)"
         for name in ("isnan", "isinf", "isfinite", "isnormal", "signbit")
     },
-    # (each argument its own type: the two are never converted to one, and either NaN makes them unordered)
-    "__builtin_isunordered": "(int)((isnan((float)(A)) != 0) | (isnan((float)(B)) != 0))",
 }
-"""The classifications; Clang's ordered comparisons (``__builtin_isless``, ...) convert their two arguments to
-one type, which no rewrite knows before the checker: not offered (``__has_builtin`` says 0)."""
+"""The classifications."""
+
+_ORDERED = {
+    f"__builtin_{name}": f"(int){name}((float)(A), (float)(B))"
+    for name in ("isless", "isgreater", "islessequal", "isgreaterequal", "islessgreater", "isunordered")
+}
+"""C's comparison macros, quiet on NaN: Clang converts the two arguments to their common type, which must be a real
+floating type (``Passed.partner``: the checker finds it, as the usual arithmetic conversions of the pair), and
+compares them; OpenCL's relational built-in of the scalar type gives C's 1 or 0."""
 
 _HINTS = {
     "__builtin_assume": "(void)sizeof((A) != 0)",
@@ -142,7 +151,7 @@ _NAN = {"__builtin_nanf": "float", "__builtin_nan": "double"}
 """``__builtin_nanf("payload")``: a quiet NaN, the string's number (C's ``strtoull`` base 0) in its significand,
 folded by Clang from a string literal only (the checker refuses another argument)."""
 
-_TEMPLATES = _INTEGER | _MATH | _CLASSIFY | _HINTS
+_TEMPLATES = _INTEGER | _MATH | _CLASSIFY | _ORDERED | _HINTS
 _PLACEHOLDERS = ("A", "B", "C")
 _ARGUMENTS = frozenset(f"__wia_{p}" for p in _PLACEHOLDERS)
 
@@ -172,6 +181,7 @@ def _template(name: str, text: str) -> c_ast.Node:
     longer = name.endswith("ll") and name in _INTEGER
 
     signed = c_ast.Constant("int", "0") if "__wia_F" in text else None
+    arguments: list[Passed] = []
 
     def passed(node: c_ast.Node) -> c_ast.Node:
         if isinstance(node, c_ast.Cast) and isinstance(node.expr, c_ast.ID) and node.expr.name in _ARGUMENTS:
@@ -179,13 +189,17 @@ def _template(name: str, text: str) -> c_ast.Node:
             spelled = _C_SPELLINGS.get(t, t)
             if longer and spelled.endswith("long"):
                 spelled += " long"
-            return Passed(node, spelled, generic, signed)
+            arguments.append(Passed(node, spelled, generic, signed))
+            return arguments[-1]
         if isinstance(node, c_ast.ID) and node.name == "__wia_F":
             assert signed is not None
             return signed
         return node
 
-    return _transformed(outcome.ast.ext[-1].body.block_items[0], passed)
+    tree = _transformed(outcome.ast.ext[-1].body.block_items[0], passed)
+    if name in _ORDERED:
+        arguments[0].partner = arguments[1]
+    return tree
 
 
 def _nan_bits(literal: str, kind: str) -> str:
