@@ -776,3 +776,32 @@ def test_a_race_names_the_line_of_the_other_access(body: str, other: str) -> Non
     with pytest.raises(KernelFault) as info:
         run_src(src, [np.zeros(64, np.int32)], 64, 64)
     assert f"conflicts with {other} with no barrier" in str(info.value)
+
+
+def test_a_finding_that_stops_the_kernel_leaves_the_earlier_lower_severity_ones_said() -> None:
+    """A uniform write (line 4), then a race (line 5): the launch fails with the race, and the uniform write it
+    noted first is still warned of at the user's call and kept on the launch record (it was dropped)."""
+    src = (
+        "__kernel void k(__global int* f, __global int* g) {\n"
+        "    const int i = get_global_id(0);\n"
+        "\n"
+        "    f[0] = 7;\n"
+        "    g[i / 2] = i;\n"
+        "}\n"
+    )
+    wia.set_backend("sim", hardware="wia-tiny")
+    ctx = wia.create_context()
+    try:
+        f, g = (wia.zeros(16, dtype=np.int32, ctx=ctx) for _ in range(2))
+        kernel = wia.compile_kernel(ctx, src, "k")
+        with (
+            pytest.warns(wia.KernelFindingWarning, match=r"kernel\.cl:4: uniform write") as w,
+            pytest.raises(wia.InvalidKernelError, match=r"kernel\.cl:5: data race"),
+        ):
+            wia.launch_kernel(kernel, wia.LaunchConfig(global_size=16, local_size=16), f, g)
+        assert w[0].filename == __file__
+        (finding,) = kernel.last_launch.findings  # type: ignore[attr-defined]
+        assert (finding.check, finding.line) == ("uniform_write", 4)
+        assert f.numpy().tolist() == [0] * 16  # (no write of a failed launch lands)
+    finally:
+        ctx.destroy()

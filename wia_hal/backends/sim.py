@@ -877,6 +877,14 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         queue.submit(command, accesses)
         return command
 
+    def _warn_findings(self, findings: Sequence[Exception]) -> None:
+        """A ``KernelFindingWarning`` for each lower-severity finding of a launch, at the user's call."""
+        for finding in findings:
+            try:
+                warn_at_call_site(str(finding), KernelFindingWarning, self._warned)
+            except KernelFindingWarning:  # warnings turned into errors (-W error): the finding's HAL error
+                raise finding from None
+
     def _kernel_start(
         self,
         command: Kernel,
@@ -935,15 +943,16 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                     exec_args.append(value.nbytes)
                 else:
                     exec_args.append(value.value)
-            result = kernels.run_kernel(
-                program, info.name, exec_args, geometry, step_limit=limit, checks=checks, strict=strict
-            )
+            try:
+                result = kernels.run_kernel(
+                    program, info.name, exec_args, geometry, step_limit=limit, checks=checks, strict=strict
+                )
+            except kernels.KernelFault as e:  # what it noted before the finding that stopped it is said too
+                command.findings = list(e.earlier)
+                self._warn_findings(e.earlier)
+                raise
             command.findings = list(result.findings)
-            for finding in result.findings:
-                try:
-                    warn_at_call_site(str(finding), KernelFindingWarning, self._warned)
-                except KernelFindingWarning:  # warnings turned into errors (-W error): the finding's HAL error
-                    raise finding from None
+            self._warn_findings(result.findings)
             for buffer, offset, flags in flagged:  # what the kernel's stores initialized
                 buffer.mark_flags(offset, flags)
             cost = custom_kernel_cost(model, info.name, result.counts, geometry.group_size, local_bytes)

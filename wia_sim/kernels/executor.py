@@ -1114,7 +1114,8 @@ def run_kernel(
 
     Lower-severity findings (a uniform write: work-items storing the same value to one address with no barrier
     in between; an integer division by zero, whose value is unspecified) do not stop the kernel: they are in
-    ``RunResult.findings``; ``strict`` raises them as faults. A kernel the program builds but the simulator cannot
+    ``RunResult.findings`` (or, where a finding stops it, in that ``KernelFault.earlier``); ``strict`` raises
+    them as faults. A kernel the program builds but the simulator cannot
     run (it uses images) is ``UnsupportedKernel`` (``Program.runnable``)."""
     kernel = program.runnable(name)
     # C's arithmetic: integers wrap, floats overflow and divide quietly
@@ -1134,6 +1135,9 @@ def run_kernel(
                 "max_lane_steps": ex.max_lane_steps(),
             }
             output = ex.printf.text()
+        except KernelFault as e:
+            e.earlier = [f for f in ex.st.findings if f is not e]
+            raise
         except UnsupportedKernel as e:  # its message names a line of the program: the user's file and line
             if program.origins is None:
                 raise

@@ -110,6 +110,8 @@ class KernelFault(Exception):
         self.source_line = source_line
         self.file = file
         """The file of ``line``: the kernel's source, or a file it includes ("": not known)."""
+        self.earlier: list[KernelFault] = []
+        """The lower-severity findings the launch noted before this one stopped it (``LaunchState.note``)."""
 
 
 class UnsupportedKernel(NotImplementedError):
