@@ -215,6 +215,37 @@ def test_a_struct_with_a_member_nobody_set_stored_to_local_memory_is_noted() -> 
     assert (used.check, used.line, used.work_item, used.work_items) == ("uninitialized_private", 13, (12, 0, 0), 4)
 
 
+@pytest.mark.parametrize(
+    ("body", "stored", "used_by"),
+    [
+        ("out[g] = (v & 0) + 5;", 5, 0),  # Oclgrind: nothing (LLVM folds it)
+        ("out[g] = (v & z) + 5;", 5, 0),  # (z is 0 at run time: Oclgrind's shadow goes through, memcheck's not)
+        ("out[g] = (v | (z - 1)) + 5;", 4, 0),  # every bit set
+        ("out[g] = (v & (l < 8 ? z : 1)) + 1;", None, 8),  # decided in lanes 0-7 only
+        ("out[g] = v & 1;", None, 16),
+        ("out[g] = v | 255;", None, 16),  # (not every bit: a uchar's 255 is no int's ~0)
+        ("out[g] = (v & 0) | (v + 1);", None, 16),  # the other operand undefined
+    ],
+)
+def test_bits_a_defined_operand_decides_alone_are_defined(body: str, stored: int | None, used_by: int) -> None:
+    """``x & 0`` is 0 and ``x | ~0`` all ones whatever ``x`` (Valgrind's memcheck keeps a shadow per bit, and these
+    bits are defined). JtR's RAR kernel masks a word nobody wrote so (``W[0] & (0xffffff00U << 24)``); Oclgrind
+    21.10 reports nothing where LLVM folds the operation, and keeps the shadow where it runs it (``z``)."""
+    src = _kernel("    int v = s[l + 16];\n    const int z = (int)get_local_size(0) - 16;\n    " + body)
+    if used_by:
+        f = _fault(src)
+        assert (f.check, f.line, f.work_items) == ("uninitialized_local", 8, used_by * (N // 16)), str(f)
+        return
+    out = np.zeros(4 * N, np.int32)
+    run_kernel(
+        compile_source(src),
+        "k",
+        [np.zeros(N, np.float32).view(np.uint8), out.view(np.uint8)],
+        launch_geometry((N, 1, 1), (16, 1, 1), 256, 1),
+    )
+    assert (out[:N] == stored).all()
+
+
 def test_the_finding_names_the_line_of_the_read_when_the_use_is_elsewhere() -> None:
     f = _fault(_kernel("    int v = s[l + 16];\n    int w = v + l;\n    out[g] = w;"))
     assert f.line == 8

@@ -93,7 +93,7 @@ from wia_sim.kernels.spaces import (
 from wia_sim.kernels.struct_exec import StructOps
 from wia_sim.kernels.structs import StructType, size_align
 from wia_sim.kernels.types import TypeInfo, swizzle_indices
-from wia_sim.kernels.undef import defined, joined, masked, shaped, tainted, within
+from wia_sim.kernels.undef import Shadow, defined, joined, masked, shaped, tainted, within
 
 __all__ = ["COUNTS", "KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
 
@@ -814,7 +814,24 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         x, y = defined(a), defined(b)
         if op in ("/", "%") and b.t.kind != "float" and b.undef is not None:  # (undefined lanes: no zero to find)
             y = Value(y.t, np.where(shaped(b.undef, b.t), np.ones((), y.t.dtype), y.raw))
+        if op in ("&", "|") and shadow is not None and isinstance(a, Value) and isinstance(b, Value):
+            shadow = self.absorbed(op, a, b, shadow)
         return tainted(self.binop(op, x, y, mask, node, t), shadow)
+
+    def absorbed(self, op: str, a: Value, b: Value, shadow: Shadow) -> Shadow | None:
+        """The shadow of ``a & b`` or ``a | b`` without the lanes (components) a defined operand decides alone:
+        ``x & 0`` is 0 and ``x | ~0`` all ones, whatever ``x`` (Oclgrind's plugin, as Valgrind's memcheck, keeps a
+        shadow per bit, and these bits are all defined: JtR's ``W[0] & (0xffffff00U << 24)`` of a word nobody
+        wrote)."""
+        t = common_type(a.t, b.t)
+        undef = shaped(shadow[0], t)
+        for v in (a, b):
+            bits = np.asarray(self._conv(defined(v), t))
+            decides = bits == 0 if op == "&" else ~bits == 0
+            if v.undef is not None:
+                decides = decides & ~shaped(v.undef, t)
+            undef = undef & ~decides
+        return (undef, shadow[1]) if bool(undef.any()) else None
 
     def pointer_op(self, op: str, a: Result, b: Result, mask: Array, node: c_ast.Node) -> Result:
         if isinstance(a, Pointer) and isinstance(b, Value) and op in ("+", "-") and b.affine is not None:
