@@ -590,3 +590,52 @@ def test_a_misaligned_access_is_its_own_finding_in_every_address_space(
     e = _fault(MISALIGNED, args, n=1, local=1)
     assert (e.check, e.line, e.work_item) == (check, line, (0, 0, 0)), str(e)
     assert f"misaligned {access} of 4 bytes" in str(e)
+
+
+MISALIGNED_OFF = """__constant uchar tab[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+__kernel void k(__global const uchar* b, __global uint* out, __global uchar* c) {
+    __local uchar l[64];
+    union { uchar c[32]; ulong q[4]; } p = {{0}};
+    const int i = get_local_id(0), g = get_global_id(0);
+    for (int k = 0; k < 4; k++) { l[4 * i + k] = (uchar)(4 * i + k); p.c[(i + k) & 31] = (uchar)(i + k); }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[4 * g] = *(__local const uint*)(l + i + 1);
+    *(ulong*)(p.c + 3) = 0x1122334455667788UL + i;
+    out[4 * g + 1] = (uint)(p.q[0] >> 8) + (uint)*(const ushort*)(p.c + 9);
+    out[4 * g + 2] = *(__constant const uint*)(tab + 1 + (i & 3));
+    out[4 * g + 3] = *(__global const uint*)(b + 2 * g + 1);
+    *(__global uint*)(c + 4 * g + 1) = 0xA1B2C3D4u + i;
+    if (g == 5)
+        *(__global ulong*)(c + 4 * get_global_size(0) + 11) = 0x0102030405060708UL;
+}
+"""
+
+
+@pytest.mark.parametrize("n", [16, 4096])  # (at 4,096 work-items the one store of work-item 5 goes by itself)
+def test_with_checks_off_a_misaligned_access_moves_the_bytes_at_its_offset(n: int) -> None:
+    """With checks off, a misaligned load or store in any address space moves the bytes at its offset, as x86's
+    PoCL 3.1 and Oclgrind 21.10 do (JtR's sha512crypt copies through a ulong pointer at an odd offset): the
+    simulator dropped such a store and read the element rounded down to its alignment."""
+    rng = np.random.default_rng(3)
+    b, c = rng.integers(0, 256, 2 * n + 8, dtype=np.uint8), rng.integers(0, 256, 4 * n + 24, dtype=np.uint8)
+    out = np.zeros(4 * n, np.uint32)
+    _run(MISALIGNED_OFF, [b, out.view(np.uint8), c], checks=False, n=n, local=16)
+    i = np.arange(n) % 16
+    words = out.reshape(n, 4)
+
+    def word(data: np.ndarray, at: np.ndarray) -> np.ndarray:
+        return data[at[:, None] + np.arange(4)].copy().view("<u4")[:, 0]
+
+    local = np.arange(64, dtype=np.uint8)
+    np.testing.assert_array_equal(words[:, 0], word(local, i + 1))
+    for k, lane in enumerate(i[:16]):  # (each group's the same)
+        private = np.zeros(32, np.uint8)
+        private[(lane + np.arange(4)) & 31] = (lane + np.arange(4)).astype(np.uint8)
+        private[3:11] = np.frombuffer(np.uint64(0x1122334455667788 + int(lane)).tobytes(), np.uint8)
+        low = int(private[:8].copy().view("<u8")[0] >> np.uint64(8)) & 0xFFFFFFFF
+        assert (words[k::16, 1] == (low + int(private[9:11].copy().view("<u2")[0])) & 0xFFFFFFFF).all()
+    np.testing.assert_array_equal(words[:, 2], word(np.arange(1, 9, dtype=np.uint8), 1 + (i & 3)))
+    np.testing.assert_array_equal(words[:, 3], word(b, 2 * np.arange(n) + 1))
+    np.testing.assert_array_equal(word(c, 4 * np.arange(n) + 1), 0xA1B2C3D4 + i.astype(np.uint32))
+    tail = 4 * n + 11
+    np.testing.assert_array_equal(c[tail : tail + 8], np.frombuffer(np.uint64(0x0102030405060708).tobytes(), np.uint8))

@@ -554,6 +554,8 @@ class CallRunner(ExecutorState):
             region.refuse_write(self.st, mask, "atomic update")
         # reads and writes go through the region for checks and counts; the update itself is sequential
         flat, ok, _ = region._prepare(self.st, p.off, mask, t, True)
+        if self.st.misaligned is not None:  # (checks off: an atomic off its alignment updates nothing)
+            self.st.misaligned = None
         lanes_ = np.flatnonzero(ok)
         result = np.zeros(self.n, dtype=t.dtype)
         self.counts["atomics"] = self.counts.get("atomics", 0) + lanes_.size

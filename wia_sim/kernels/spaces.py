@@ -335,6 +335,9 @@ class LaunchState:
     findings: list[KernelFault] = field(default_factory=list)
     """The lower-severity findings noted so far: the first at each line, per check."""
     deferred: tuple[Array, Uninit] | None = None
+    misaligned: Array | None = None
+    """With checks off, the lanes of the last ``Region._prepare`` whose access is misaligned inside the memory, for
+    its caller to move byte by byte (x86 CPUs, PoCL's and Oclgrind's, access any byte offset)."""
     """What the last deferring load (``Region.load(defer=True)``) read that nobody wrote, for its caller to take
     into the value (``undef.py``)."""
     _counted: tuple[Array | None, int] = (None, 0)
@@ -590,6 +593,9 @@ class Region(StridedAccess):
                 lanes = np.flatnonzero(hit)
                 offs = np.broadcast_to(off, mask.shape)[lanes]
                 raise self._misplaced(st, lanes, offs, np.broadcast_to(oob, mask.shape)[lanes], t, write)
+            if not aligned:  # (checks off) those inside the memory are the caller's to move byte by byte
+                inside = np.broadcast_to(mask & misaligned & ~oob, mask.shape)
+                st.misaligned = inside if bool(inside.any()) else None
             mask = mask & ~bad
             span = active_span(mask)
         starts = self.row_starts(st)
@@ -617,7 +623,7 @@ class Region(StridedAccess):
         size, esize = elem_bytes(t), t.dtype.itemsize
         limit = self.nbytes - size
         oob = off.view(np.uint64) > np.uint64(limit) if limit >= 0 else np.ones(off.shape, dtype=bool)
-        bad = oob | ((off & (esize - 1)) != 0) if esize > 1 else oob
+        bad = oob | ((off & (esize - 1)) != 0) if esize > 1 and st.checks else oob  # (``_gathered_bytes``)
         if bool(bad.any()):
             if st.checks:
                 raise self._misplaced(st, lanes[bad], off[bad], oob[bad], t, write)
@@ -629,6 +635,8 @@ class Region(StridedAccess):
         their values, of every lane of the launch (0 in the others). For a few lanes of a large launch, where a
         pass over every lane's offset costs more than the access."""
         lanes, flat = self._placed(st, lanes, off, t, False)
+        if not st.checks and t.dtype.itemsize > 1 and bool((flat & (t.dtype.itemsize - 1)).any()):
+            return self._gathered_bytes(st, lanes, flat, t)
         idx = flat >> (t.dtype.itemsize.bit_length() - 1)
         values = np.zeros((st.lanes.total, t.width) if t.width > 1 else st.lanes.total, t.dtype)
         values[lanes] = self.view(t.dtype)[idx[:, None] + np.arange(t.width) if t.width > 1 else idx]
@@ -652,6 +660,9 @@ class Region(StridedAccess):
         lanes, flat = self._placed(st, lanes, off, t, True)
         if not lanes.size:
             return
+        if not st.checks and t.dtype.itemsize > 1 and bool((flat & (t.dtype.itemsize - 1)).any()):
+            self._scattered_bytes(st, lanes, flat, t, values)
+            return
         n_lanes = st.lanes.total
         vals = per_lane(values, (n_lanes, t.width) if t.width > 1 else (n_lanes,))
         if st.checks and self._checked(None):
@@ -666,6 +677,8 @@ class Region(StridedAccess):
         """The elements at ``off`` per lane; ``defer``: bytes nobody wrote are not a finding here, they are left in
         ``st.deferred`` for the caller's value (``undef.py``: their use is)."""
         flat, ok, span = self._prepare(st, off, mask, t, False)
+        if st.misaligned is not None:  # (checks off)
+            return self._gathered_bytes(st, *self._misaligned_lanes(st, flat, ok), t)
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
         idx = flat >> (esize.bit_length() - 1)
@@ -723,6 +736,9 @@ class Region(StridedAccess):
         if self.read_only and bool(mask.any()):  # even unchecked: the buffer may be the caller's own memory
             self.refuse_write(st, mask, off=off)
         flat, ok, span = self._prepare(st, off, mask, t, True)
+        if st.misaligned is not None:  # (checks off)
+            self._scattered_bytes(st, *self._misaligned_lanes(st, flat, ok), t, values)
+            return
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
         n_lanes = ok.shape[0]
@@ -743,6 +759,32 @@ class Region(StridedAccess):
                 sel_idx = sel_idx[:, None] + np.arange(t.width)
             view[sel_idx] = sel_vals
         self._counted(st, n, t, "written")
+
+    def _gathered_bytes(self, st: LaunchState, lanes: Array, starts: Array, t: CType) -> Array:
+        """The elements ``t`` at byte ``starts`` in ``data`` (one per lane of ``lanes``), read byte by byte: of every
+        lane of the launch (0 in the others). With checks off, for accesses off their alignment (x86 CPUs, PoCL's
+        and Oclgrind's, read any byte offset; the checks make them the ``misaligned_<space>`` finding)."""
+        shape = (st.lanes.total, t.width) if t.width > 1 else (st.lanes.total,)
+        values = np.zeros(shape, t.dtype)
+        raw = self.data.reshape(-1)[starts[:, None] + np.arange(elem_bytes(t))]
+        values[lanes] = np.ascontiguousarray(raw).view(t.dtype).reshape((lanes.size, *shape[1:]))
+        self._counted(st, lanes.size, t, "read")
+        return values
+
+    def _scattered_bytes(self, st: LaunchState, lanes: Array, starts: Array, t: CType, values: Array) -> None:
+        """Store ``values`` (one per lane of the launch, or one for all) of ``lanes`` at byte ``starts``, byte by
+        byte, in lane order (``_gathered_bytes``)."""
+        vals = per_lane(np.asarray(values, t.dtype), (st.lanes.total, t.width) if t.width > 1 else (st.lanes.total,))
+        raw = np.ascontiguousarray(vals[lanes]).view(np.uint8).reshape(lanes.size, elem_bytes(t))
+        self.data.reshape(-1)[starts[:, None] + np.arange(elem_bytes(t))] = raw
+        self._counted(st, lanes.size, t, "written")
+
+    def _misaligned_lanes(self, st: LaunchState, flat: Array, ok: Array) -> tuple[Array, Array]:
+        """The lanes of an access that ``_prepare`` found misaligned (checks off: ``LaunchState.misaligned``) and
+        the others it let through, with their byte offsets in ``data``."""
+        lanes = np.flatnonzero(ok | st.misaligned)
+        st.misaligned = None
+        return lanes, np.broadcast_to(flat, ok.shape)[lanes]
 
     # ---------------------------------------------------------------------------------------------------------
     def _check(
