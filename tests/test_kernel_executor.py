@@ -327,29 +327,37 @@ def test_check_out_of_bounds_local_and_constant() -> None:
     assert (f.check, f.line, f.work_item) == ("out_of_bounds_constant", 2, (8, 0, 0))
 
 
-def test_a_row_index_past_its_row_of_a_local_or_constant_array() -> None:
-    """C99 6.5.6p8: ``t[0][lx + 8]`` of ``__local float t[4][8]`` leaves its row though it stays in the array
-    (Oclgrind: "Index (8) exceeds static array size (8)"; the simulator checked only __private arrays so)."""
-    f = fault_of(
-        """__kernel void k(__global float* o) {
+ROW = """__kernel void k(__global float* o) {
         __local float t[2][8];
-        t[get_local_id(0) / 8][get_local_id(0) % 8] = 1.0f;
+        t[get_local_id(0) / 8][get_local_id(0) % 8] = get_local_id(0);
         barrier(CLK_LOCAL_MEM_FENCE);
-        o[get_global_id(0)] = t[0][get_local_id(0) % 8 + 4];
-    }""",
-        [np.zeros(16, np.float32)],
-        wg=16,
-    )
+        o[get_global_id(0)] = t[ROW][get_local_id(0) % 8 + 4];
+    }"""
+
+
+def test_a_row_index_past_its_row_of_a_local_or_constant_array() -> None:
+    """C99 6.5.6p8: ``t[0][lx + 8]`` of ``__local float t[2][8]`` leaves its row though it stays in the array
+    (Oclgrind: "Index (8) exceeds static array size (8)", after which it goes on): a lower-severity finding,
+    the element the array's memory holds there read; one that leaves the array (``t[1][lx + 8]``) stops the
+    kernel. Strict checks stop it at either."""
+    o = np.zeros(16, np.float32)
+    (f,) = run(ROW.replace("ROW", "0"), [o], 16, 16).findings
     assert (f.check, f.line, f.work_item, f.work_items) == ("out_of_bounds_local", 5, (4, 0, 0), 8)
-    assert "at index 8 of a 8-element array, __local variable 't'" in str(f)
-    f = fault_of(
-        """__constant int tab[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}};
+    assert "at index 8 of a 8-element array, __local variable 't' (inside its memory)" in str(f)
+    np.testing.assert_array_equal(o, (np.arange(16) % 8 + 4).astype(np.float32))
+    with pytest.raises(KernelFault, match="at index 8 of a 8-element array"):
+        run(ROW.replace("ROW", "0"), [o], 16, 16, strict=True)
+    f = fault_of(ROW.replace("ROW", "1"), [o], wg=16)
+    assert (f.check, f.line, f.work_item, f.work_items) == ("out_of_bounds_local", 5, (4, 0, 0), 8)
+    assert "(inside its memory)" not in str(f)
+    constant = """__constant int tab[2][4] = {{1, 2, 3, 4}, {5, 6, 7, 8}};
     __kernel void k(__global int* o) {
         o[get_global_id(0)] = tab[0][get_global_id(0) % 8];
-    }""",
-        [np.zeros(16, np.int32)],
-    )
+    }"""
+    o = np.zeros(16, np.int32)
+    (f,) = run(constant, [o], 16).findings
     assert (f.check, f.line, f.work_item, f.work_items) == ("out_of_bounds_constant", 3, (4, 0, 0), 8)
+    np.testing.assert_array_equal(o, np.arange(16) % 8 + 1)
 
 
 def test_check_races() -> None:

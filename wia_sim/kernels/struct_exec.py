@@ -217,8 +217,9 @@ class StructOps(ExecutorState):
     def check_bound(self, base: Pointer, sub: Value, bound: int, member: bool, mask: Array, access: str) -> None:
         """An index into a declared array of ``bound`` elements (``__private``, ``__local`` or ``__constant``, or a
         struct's member) must lie in [0, bound) even where the memory object goes on (OpenCL C, as C99 6.5.6p8;
-        Oclgrind: "Index (8) exceeds static array size (8)" for ``t[ly][lx + 8]`` of ``__local float t[4][8]``).
-        Buffers behind pointer arguments have no declared length: their bytes are checked (``spaces.Region``)."""
+        Oclgrind: "Index (8) exceeds static array size (8)" for ``t[ly][lx + 8]`` of ``__local float t[4][8]``);
+        where the element stays inside the object, a lower-severity finding. Buffers behind pointer arguments have
+        no declared length: their bytes are checked (``spaces.Region``)."""
         if base.region is None or not (member or base.region.space in ("private", "local", "constant")):
             return
         if sub.affine is not None and sub._a is None:  # its lowest and highest value without the lanes
@@ -235,16 +236,24 @@ class StructOps(ExecutorState):
         bad = mask & ((np.broadcast_to(idx, mask.shape) < 0) | (np.broadcast_to(idx, mask.shape) >= bound))
         if not bool(bad.any()):
             return
-        lane = int(np.flatnonzero(bad)[0])
-        i = int(np.broadcast_to(idx, mask.shape)[lane])
         offs = np.broadcast_to(
             base.off + np.broadcast_to(idx, mask.shape).astype(np.int64) * base.elem_size, mask.shape
         )
+        # an element that stays inside the object (the struct, or the array of rows) is a lower-severity finding:
+        # its bytes are the object's (Oclgrind's "Index (8) exceeds static array size (8)", after which it goes on;
+        # JtR's sha512crypt indexes a union's 8-byte member through the struct's array of them)
+        leaving = bad & ((offs < 0) | (offs > base.region.nbytes - base.elem_size))
+        inside = not bool(leaving.any())
+        lane = int(np.flatnonzero(bad if inside else leaving)[0])
+        i = int(np.broadcast_to(idx, mask.shape)[lane])
         space = base.region.space
         check = "out_of_bounds_private" if space == "private" else f"out_of_bounds_{space}"
         array = f"a {bound}-element array member of a struct in" if member else f"a {bound}-element array,"
         what = f"out-of-bounds {access} at index {i} of {array} {base.region.description}"
-        raise self.st.fault(check, what, lane, int(offs[lane]), bad, offs[bad])
+        if inside:
+            self.st.note(self.st.fault(check, f"{what} (inside its memory)", lane, int(offs[lane]), bad, offs[bad]))
+            return
+        raise self.st.fault(check, what, lane, int(offs[lane]), leaving, offs[leaving])
 
     # -- initializers of aggregates
     def init_object(self, p: Pointer, t: TypeInfo, init: c_ast.Node, mask: Array) -> None:
