@@ -246,6 +246,22 @@ def test_bits_a_defined_operand_decides_alone_are_defined(body: str, stored: int
     assert (out[:N] == stored).all()
 
 
+def test_a_value_copied_element_by_element_names_the_element_it_came_from() -> None:
+    """``W[k] = t[k]`` for every k of a private array nobody wrote, then ``W[2]`` used: the read of t[2] (offset 8)
+    is named, not the last one the copy made (JtR's RAR kernel copies its words so; the message said offset 60)."""
+    src = """
+__kernel void k(__global const float* x, __global int* out) {
+    uint t[16], W[16];
+    for (int k = 0; k < 16; k++)
+        W[k] = t[k];
+    out[get_global_id(0)] = W[2];
+}
+"""
+    f = _fault(src)
+    assert (f.check, f.line) == ("uninitialized_private", 6)
+    assert "read of uninitialized __private array 't' (4 bytes at offset 8) at line 5" in str(f), str(f)
+
+
 def test_the_finding_names_the_line_of_the_read_when_the_use_is_elsewhere() -> None:
     f = _fault(_kernel("    int v = s[l + 16];\n    int w = v + l;\n    out[g] = w;"))
     assert f.line == 8

@@ -512,10 +512,11 @@ class Region(StridedAccess):
         self.a_line: Array | None = None
         self.l_line: Array | None = None
         self.init: Array | None = None
-        # __private memory that holds undefined values stored to it (``undef.py``): its bytes, flagged as ``init``
-        # is, and where the last such value came from, for the finding when it is read back and used
+        # memory that holds undefined values stored to it (``undef.py``): its bytes, flagged as ``init`` is, and
+        # where each byte's value came from, for the finding when it is read back and used
         self.carrying: Array | None = None
-        self.carried: Uninit | None = None
+        self.carried: list[Uninit] = []
+        self.carried_at: Array | None = None  # per byte, the index in ``carried`` of where its value came from
         self._pending_reads: list[tuple[Array, Array, int, Array | None, int]] = []  # reads not yet recorded: _wait
         self._pending_size = 0
         self._written = False  # a write is on record in w_lane (or an atomic in a_lane)
@@ -864,15 +865,21 @@ class Region(StridedAccess):
                     init[starts >> shift] = np.where(gone.reshape(-1), 0, written).astype(init.dtype)
                     if self.carrying is None:
                         self.carrying = np.zeros_like(self.init)
+                        self.carried_at = np.full(flags.size, -1, np.int32)
                     self.carrying.view(init.dtype)[starts >> shift] = np.where(gone.reshape(-1), written, 0)
-                    self.carried = origin
+                    if origin is not None and (not self.carried or self.carried[-1] is not origin):
+                        self.carried.append(origin)
+                    held = starts[gone.reshape(-1)]
+                    assert self.carried_at is not None
+                    self.carried_at[held[:, None] + np.arange(esize)] = -1 if origin is None else len(self.carried) - 1
             else:
                 missing = init[starts >> shift] != written
                 if any_lane(missing) and defer:
                     carried = None
-                    if self.carrying is not None and self.carried is not None:
+                    if self.carrying is not None and self.carried and self.carried_at is not None:
                         held = self.carrying.view(init.dtype)[starts >> shift][missing] == written
-                        carried = self.carried if bool(held.all()) else None
+                        came = int(self.carried_at[int(starts[int(np.flatnonzero(missing)[0])])])  # (the first's)
+                        carried = self.carried[came] if bool(held.all()) and came >= 0 else None
                     self._defer(st, first_lanes, first_starts, missing, t, carried)
                 elif any_lane(missing):
                     k = int(np.flatnonzero(missing)[0])
