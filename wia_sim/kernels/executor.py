@@ -1132,8 +1132,8 @@ def run_kernel(
     Lower-severity findings (a uniform write: work-items storing the same value to one address with no barrier
     in between; an integer division by zero, whose value is unspecified) do not stop the kernel: they are in
     ``RunResult.findings`` (or, where a finding stops it, in that ``KernelFault.earlier``); ``strict`` raises
-    them as faults. A kernel the program builds but the simulator cannot
-    run (it uses images) is ``UnsupportedKernel`` (``Program.runnable``)."""
+    them as faults. A kernel the program builds but the simulator cannot run (it uses images) is
+    ``UnsupportedKernel`` (``Program.runnable``)."""
     kernel = program.runnable(name)
     # C's arithmetic: integers wrap, floats overflow and divide quietly
     with np.errstate(all="ignore"), deep_recursion():

@@ -335,11 +335,11 @@ class LaunchState:
     findings: list[KernelFault] = field(default_factory=list)
     """The lower-severity findings noted so far: the first at each line, per check."""
     deferred: tuple[Array, Uninit] | None = None
+    """What the last deferring load (``Region.load(defer=True)``) read that nobody wrote, for its caller to take
+    into the value (``undef.py``)."""
     misaligned: Array | None = None
     """With checks off, the lanes of the last ``Region._prepare`` whose access is misaligned inside the memory, for
     its caller to move byte by byte (x86 CPUs, PoCL's and Oclgrind's, access any byte offset)."""
-    """What the last deferring load (``Region.load(defer=True)``) read that nobody wrote, for its caller to take
-    into the value (``undef.py``)."""
     _counted: tuple[Array | None, int] = (None, 0)
     _spanned: tuple[Array | None, tuple[int, int] | None] = (None, None)
 
