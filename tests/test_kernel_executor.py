@@ -343,9 +343,9 @@ def test_a_row_index_past_its_row_of_a_local_or_constant_array() -> None:
     o = np.zeros(16, np.float32)
     (f,) = run(ROW.replace("ROW", "0"), [o], 16, 16).findings
     assert (f.check, f.line, f.work_item, f.work_items) == ("out_of_bounds_local", 5, (4, 0, 0), 8)
-    assert "at index 8 of a 8-element array, __local variable 't' (inside its memory)" in str(f)
+    assert "at index 8 of an 8-element array, __local variable 't' (inside its memory)" in str(f)
     np.testing.assert_array_equal(o, (np.arange(16) % 8 + 4).astype(np.float32))
-    with pytest.raises(KernelFault, match="at index 8 of a 8-element array"):
+    with pytest.raises(KernelFault, match="at index 8 of an 8-element array"):
         run(ROW.replace("ROW", "0"), [o], 16, 16, strict=True)
     f = fault_of(ROW.replace("ROW", "1"), [o], wg=16)
     assert (f.check, f.line, f.work_item, f.work_items) == ("out_of_bounds_local", 5, (4, 0, 0), 8)

@@ -342,7 +342,7 @@ def test_a_format_in_constant_memory(key: str, capfd: pytest.CaptureFixture[str]
         (
             '__constant char f[2] = "ab";\n__kernel void k(__global float* x) { printf(f); }',
             wia.ErrorCode.INVALID_MEMORY,
-            "out-of-bounds read of 1 bytes at offset 2 of a 2-byte __constant variable 'f'",
+            "out-of-bounds read of 1 byte at offset 2 of a 2-byte __constant variable 'f'",
         ),
     ],
 )

@@ -17,7 +17,7 @@ from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _line
 from wia_sim.kernels.lanes import few_lanes, per_lane
 from wia_sim.kernels.lvalues import merge_lanes
 from wia_sim.kernels.pointers import SEVERAL, PtrType
-from wia_sim.kernels.spaces import KernelFault, Pointer, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import KernelFault, Pointer, UnsupportedKernel, Value, a_sized, sized
 from wia_sim.kernels.strided import Viewed
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.unaligned import load_unaligned, store_unaligned
@@ -114,8 +114,8 @@ class MemoryOps(ExecutorState):
         lane = int(np.flatnonzero(bad)[0])
         offs = np.broadcast_to(off, bad.shape)
         at = int(offs[lane])
-        what = f"misaligned {access} of a {p.elem} (a {size}-byte vector, aligned to {size} bytes) at offset {at}"
-        what += f" of {p.region.description}"
+        what = f"misaligned {access} of a {p.elem} ({a_sized(size, 'byte')} vector, aligned to {size} bytes)"
+        what += f" at offset {at} of {p.region.description}"
         raise self.st.fault(f"misaligned_{p.region.space}", what, lane, at, bad, offs[bad])
 
     def null_fault(self, p: Pointer, mask: Array, access: str) -> KernelFault:
@@ -126,7 +126,7 @@ class MemoryOps(ExecutorState):
         mask = np.broadcast_to(mask, (self.n,))
         lane = int(np.flatnonzero(mask)[0]) if bool(mask.any()) else 0
         at = int(offs[lane])
-        what = f"{access} of {size} bytes through a NULL pointer (address {at})"
+        what = f"{access} of {sized(size, 'byte')} through a NULL pointer (address {at})"
         return self.st.fault("null_pointer", what, lane, at, mask, offs[mask])
 
     def store(self, p: Pointer, v: Value, mask: Array, natural: bool = True, copied: bool = False) -> None:

@@ -32,7 +32,9 @@ __all__ = [
     "Uninit",
     "UnsupportedKernel",
     "Value",
+    "a_sized",
     "lane_count",
+    "sized",
     "undefined_lanes",
 ]
 
@@ -126,6 +128,19 @@ class KernelTimeout(KernelFault):
     def __init__(self, kernel: str, line: int, message: str = "", source_line: str = "", file: str = "") -> None:
         message = message or f"kernel '{kernel}' exceeded its step limit"
         super().__init__("step_limit", message, kernel, line, source_line=source_line, file=file)
+
+
+def sized(n: int, unit: str) -> str:
+    """``n unit`` as a message says it: "1 byte", "4 bytes"."""
+    return f"{n} {unit}" if n == 1 else f"{n} {unit}s"
+
+
+def a_sized(n: int, unit: str) -> str:
+    """ "a 4-byte", "an 8-element" (the article as the number is read: an eight, an eleven, an eighteen, an
+    eighty-..., an eight hundred ..., by its leading group of three digits)."""
+    lead = int(str(abs(n))[: (len(str(abs(n))) - 1) % 3 + 1])
+    vowel = n >= 0 and (lead in (8, 11, 18) or 80 <= lead <= 89 or 800 <= lead <= 899)
+    return f"{'an' if vowel else 'a'} {n}-{unit}"
 
 
 def undefined_lanes(undef: Array) -> Array:
@@ -613,9 +628,12 @@ class Region(StridedAccess):
         lane, at = int(lanes[0]), int(offs[0])
         access = "write" if write else "read"
         if not oob[0]:  # misaligned inside the buffer
-            what = f"misaligned {access} of {size} bytes at offset {at} of {self.description}"
+            what = f"misaligned {access} of {sized(size, 'byte')} at offset {at} of {self.description}"
             return st.fault(f"misaligned_{self.space}", what, lane, at, offenders, offs[same])
-        what = f"out-of-bounds {access} of {size} bytes at offset {at} of a {self.nbytes}-byte {self.description}"
+        what = (
+            f"out-of-bounds {access} of {sized(size, 'byte')} at offset {at} of {a_sized(self.nbytes, 'byte')} "
+            f"{self.description}"
+        )
         return st.fault(_SPACE_CHECK.get(self.space, "out_of_bounds_private"), what, lane, at, offenders, offs[same])
 
     def _placed(self, st: LaunchState, lanes: Array, off: Array, t: CType, write: bool) -> tuple[Array, Array]:

@@ -24,7 +24,7 @@ from pycparser import c_ast
 from wia_sim.kernels.ctype import CType, elem_bytes
 from wia_sim.kernels.exec_state import ExecutorState
 from wia_sim.kernels.initializers import braced_scalar, designated_member, nested_designation, own_list
-from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value, undefined_lanes
+from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value, a_sized, undefined_lanes
 from wia_sim.kernels.structs import Member, StructType, size_align
 from wia_sim.kernels.types import TypeInfo, const_int
 
@@ -248,7 +248,7 @@ class StructOps(ExecutorState):
         i = int(np.broadcast_to(idx, mask.shape)[lane])
         space = base.region.space
         check = "out_of_bounds_private" if space == "private" else f"out_of_bounds_{space}"
-        array = f"a {bound}-element array member of a struct in" if member else f"a {bound}-element array,"
+        array = f"{a_sized(bound, 'element')} array" + (" member of a struct in" if member else ",")
         what = f"out-of-bounds {access} at index {i} of {array} {base.region.description}"
         if inside:
             self.st.note(self.st.fault(check, f"{what} (inside its memory)", lane, int(offs[lane]), bad, offs[bad]))
