@@ -472,7 +472,8 @@ def test_a_string_from_any_memory_and_a_null_one(key: str, capfd: pytest.Capture
     specifies type 'char *' but the argument has type '__private void *'", PoCL's own printf test prints
     ``(void*)0``). A NULL string prints as glibc's printf prints it, "(null)", and nothing where a precision under 6
     cuts it: Oclgrind 21.10's output (its printf reads a %s of __local or __private memory as a __global address:
-    an invalid read, so only its NULL line is compared); PoCL 3.1 prints the strings as the simulator does (and
+    an invalid read, or, from run to run, a read of other memory, such as the next format string: it runs the NULL
+    line alone); PoCL 3.1 prints the strings as the simulator does (and
     "(nu" for ``%.3s``, ``%8s`` left-justified: its own printf, not glibc's)."""
     if key == "sim":
         log = compile_source(STRINGS_ANYWHERE).build_log.splitlines()
@@ -482,6 +483,10 @@ def test_a_string_from_any_memory_and_a_null_one(key: str, capfd: pytest.Capture
         ]
         ctx = wia.create_context()
         launch(ctx, STRINGS_ANYWHERE, wia.zeros(4, dtype="int32", ctx=ctx), n=2, wg=2)
+    elif key == "oclgrind":
+        _print_on_device(
+            key, "\n".join(line for line in STRINGS_ANYWHERE.splitlines() if "word, mine" not in line), 2, 2
+        )
     else:
         _print_on_device(key, STRINGS_ANYWHERE, 2, 2)
     printed = sorted(capfd.readouterr().out.splitlines())
