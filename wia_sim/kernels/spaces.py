@@ -178,7 +178,7 @@ class Uninit:
             offs = own[own >= 0]
             at = int(self.offsets[lane]) if self.offsets[lane] >= 0 else (int(offs[0]) if offs.size else None)
             if at is not None:
-                what += f" ({self.size} byte{'s' if self.size != 1 else ''} at offset {at})"
+                what += f" ({sized(self.size, 'byte')} at offset {at})"
         if undef.ndim == 2 and not bool(undef[lane].all()):  # some components of a vector
             parts = [str(k) for k in np.flatnonzero(undef[lane])]
             what += f" (its component{'s' if len(parts) > 1 else ''} {', '.join(parts)} of {undef.shape[1]})"
@@ -433,7 +433,7 @@ class LaunchState:
         file, line = self.where(self.line)
         message = f"{file}:{line}: {what} by work-item {gid} in group {grp}"
         if n_items > 1:
-            message += f", one of {n_items} work-items in {n_groups} work-group{'s' if n_groups > 1 else ''}"
+            message += f", one of {n_items} work-items in {sized(n_groups, 'work-group')}"
             if span is not None and span[0] != span[1]:
                 message += f" (offsets {span[0]} to {span[1]})"
         source = self.quote(self.line)
@@ -654,7 +654,7 @@ class Region(StridedAccess):
         their values, of every lane of the launch (0 in the others). For a few lanes of a large launch, where a
         pass over every lane's offset costs more than the access."""
         lanes, flat = self._placed(st, lanes, off, t, False)
-        if not st.checks and t.dtype.itemsize > 1 and bool((flat & (t.dtype.itemsize - 1)).any()):
+        if self._off_alignment(st, flat, t):
             return self._gathered_bytes(st, lanes, flat, t)
         idx = flat >> (t.dtype.itemsize.bit_length() - 1)
         values = np.zeros((st.lanes.total, t.width) if t.width > 1 else st.lanes.total, t.dtype)
@@ -679,7 +679,7 @@ class Region(StridedAccess):
         lanes, flat = self._placed(st, lanes, off, t, True)
         if not lanes.size:
             return
-        if not st.checks and t.dtype.itemsize > 1 and bool((flat & (t.dtype.itemsize - 1)).any()):
+        if self._off_alignment(st, flat, t):
             self._scattered_bytes(st, lanes, flat, t, values)
             return
         n_lanes = st.lanes.total
@@ -797,6 +797,12 @@ class Region(StridedAccess):
         raw = np.ascontiguousarray(vals[lanes]).view(np.uint8).reshape(lanes.size, elem_bytes(t))
         self.data.reshape(-1)[starts[:, None] + np.arange(elem_bytes(t))] = raw
         self._counted(st, lanes.size, t, "written")
+
+    @staticmethod
+    def _off_alignment(st: LaunchState, flat: Array, t: CType) -> bool:
+        """Whether, with checks off, some of the accesses ``load_at`` or ``store_at`` let through (``_placed``) lie
+        off their alignment: byte by byte then (``_gathered_bytes``)."""
+        return not st.checks and t.dtype.itemsize > 1 and bool((flat & (t.dtype.itemsize - 1)).any())
 
     def _misaligned_lanes(self, st: LaunchState, flat: Array, ok: Array) -> tuple[Array, Array]:
         """The lanes of an access that ``_prepare`` found misaligned (checks off: ``LaunchState.misaligned``) and
