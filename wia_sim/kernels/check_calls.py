@@ -243,7 +243,7 @@ class CallChecks(CheckerState):
         what the first found."""
         partner = node.partner
         if partner is None:  # (the second: its type found at the first)
-            assert isinstance(node.settled, TypeInfo)
+            assert node.settled is not None
             return node.settled
         first, second = self.expr(node.expr), self.expr(partner.expr)
         partner.settled = UNKNOWN

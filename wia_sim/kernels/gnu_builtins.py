@@ -20,7 +20,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.literals import c_string
 from wia_sim.kernels.parsing import parse, set_child
-from wia_sim.kernels.types import int_constant
+from wia_sim.kernels.types import TypeInfo, int_constant
 
 __all__ = ["ARITIES", "LIBRARY", "Passed", "expand_all"]
 
@@ -41,7 +41,7 @@ class Passed(c_ast.Cast):  # type: ignore[misc]
         super().__init__(cast.to_type, cast.expr, cast.coord)
         self.spelled, self.generic, self.signed = spelled, generic, signed
         self.partner: Passed | None = None
-        self.settled: object = None
+        self.settled: TypeInfo | None = None
 
 
 def _reversed(bits: int, t: str) -> str:
