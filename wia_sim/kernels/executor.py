@@ -820,9 +820,9 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
 
     def absorbed(self, op: str, a: Value, b: Value, shadow: Shadow) -> Shadow | None:
         """The shadow of ``a & b`` or ``a | b`` without the lanes (components) a defined operand decides alone:
-        ``x & 0`` is 0 and ``x | ~0`` all ones, whatever ``x`` (Oclgrind's plugin, as Valgrind's memcheck, keeps a
-        shadow per bit, and these bits are all defined: JtR's ``W[0] & (0xffffff00U << 24)`` of a word nobody
-        wrote)."""
+        ``x & 0`` is 0 and ``x | ~0`` all ones, whatever ``x`` (Valgrind's memcheck keeps a shadow per bit, and these
+        bits are all defined; Oclgrind sees none of it where LLVM folded a constant operand, JtR's
+        ``W[0] & (0xffffff00U << 24)`` of a word nobody wrote, and keeps the shadow where it runs the operation)."""
         t = common_type(a.t, b.t)
         undef = shaped(shadow[0], t)
         for v in (a, b):
