@@ -346,7 +346,7 @@ def evaluate(name: str, args: list[Value]) -> Value:
         scalar = t.scalar
         if name == "dot":
             return Value(scalar, _round(prod.sum(axis=-1) if t.width > 1 else prod, scalar))
-        n = accurate.norm(x, t.width > 1)
+        n = accurate.norm(x, t.width > 1, scalar.name == "double")
         if name == "length":
             return Value(scalar, _round(n, scalar))
         return Value(t, _round(x / (n[..., None] if t.width > 1 else n), t))

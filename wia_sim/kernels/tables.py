@@ -201,7 +201,7 @@ def _geometric_call(name: str, args: list[Value]) -> Value:
     x = _f64(args[0], t)
     if name in ("distance", "fast_distance"):
         x = x - _f64(args[1], t)
-    length = accurate.norm(x, t.width > 1)  # (scaled: no square overflows or underflows in between)
+    length = accurate.norm(x, t.width > 1, t.scalar.name == "double")  # (no square overflows or underflows)
     if name in ("distance", "fast_distance", "fast_length"):
         return Value(t.scalar, _round(length, t.scalar))
     # fast_normalize, with normalize's special cases (as OpenCL C 2.0 spells them out): all zeros give the vector
