@@ -86,7 +86,7 @@ class Buffer:
         the bytes (a scattered output leaves a range per element between its writes: up to ``_MAX_UNSET_RANGES``,
         and a walk over them in Python cost milliseconds a launch)."""
         unset = self.unset
-        if unset is None:
+        if unset is None or not flags.any():  # (a kernel that stored nothing here: nothing to split)
             return
         hi = lo + flags.size
         i, j = self._overlapping(lo, hi)
