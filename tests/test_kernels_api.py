@@ -82,6 +82,10 @@ def test_launch_config_styles() -> None:
     assert wia.LaunchConfig(global_size=np.int64(64)).work_dim == 1
     assert wia.LaunchConfig(global_size=(64, 1)).work_dim == 2
     assert wia.LaunchConfig(global_size=64, work_dim=3).work_dim == 3
+    # global_offset: OpenCL's global work offset, one per dimension of work_dim at most
+    assert opencl.offset_dims == (0, 0, 0)
+    assert wia.LaunchConfig(global_size=(64, 4), global_offset=(5, np.int32(3))).offset_dims == (5, 3, 0)
+    assert wia.LaunchConfig(global_size=64, global_offset=7, work_dim=2).offset_dims == (7, 0, 0)
 
 
 @pytest.mark.parametrize(
@@ -97,6 +101,11 @@ def test_launch_config_styles() -> None:
         {"global_size": 1.5},
         {"global_size": True},
         {"global_size": 64, "work_dim": 4},
+        {"global_size": 64, "global_offset": -1},
+        {"global_size": 64, "global_offset": (1, 2)},  # more offsets than dimensions
+        {"global_size": 64, "global_offset": True},
+        {"global_size": (64, 2), "global_offset": (0, 1.5)},
+        {"grid_dim": 4, "block_dim": 16, "global_offset": 8},  # the CUDA style has none
     ],
 )
 def test_bad_launch_configs_are_invalid_value(fields: dict[str, Any]) -> None:

@@ -144,12 +144,15 @@ class KernelSignature:
 @dataclass(frozen=True, slots=True)
 class NDRange:
     """A checked launch geometry: global and local sizes in three dimensions (``local`` None: the backend picks),
-    ``work_dim`` (what ``get_work_dim()`` returns) and the dynamic shared memory asked for (bytes)."""
+    ``work_dim`` (what ``get_work_dim()`` returns), the dynamic shared memory asked for (bytes) and the global work
+    offset (OpenCL's: the first global id of each dimension; a backend that cannot honour a nonzero one raises
+    ``NotSupportedError``, never runs without it)."""
 
     global_size: tuple[int, int, int]
     local_size: tuple[int, int, int] | None
     work_dim: int
     shared_memory: int = 0
+    global_offset: tuple[int, int, int] = (0, 0, 0)
 
 
 ActivityKind = Literal["kernel", "copy", "migration", "marker", "wait"]

@@ -60,15 +60,36 @@ def _dims(value: Any) -> Dims | None:
     return (x, y, z)
 
 
+def _offsets(value: Any) -> Dims | None:
+    """1 to 3 non-negative offsets (Python or NumPy integers) as three dimensions."""
+    if value is None:
+        return None
+    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    try:
+        if not 1 <= len(items) <= 3 or any(isinstance(v, bool) for v in items):
+            raise TypeError
+        offsets = tuple(operator.index(v) for v in items)
+    except TypeError:
+        raise ValueError(f"expected an int or 1 to 3 non-negative ints, got {value!r}") from None
+    if any(v < 0 for v in offsets):
+        raise ValueError(f"expected an int or 1 to 3 non-negative ints, got {value!r}")
+    x, y, z = (*offsets, 0, 0)[:3]
+    return (x, y, z)
+
+
 class LaunchConfig(WiaModel):
     """R-3.6.2-04: ``LaunchConfig(global_size, local_size, shared_memory)`` (OpenCL style) or
     ``LaunchConfig(grid_dim, block_dim, shared_mem)`` (CUDA style: global = grid × block). Sizes are 1 to 3 ints;
     ``local_size`` may be omitted (the backend picks one). Use one style, not both. ``work_dim`` (what
-    ``get_work_dim()`` returns) is the number of sizes given, ``global_size=(1024, 1)`` is 2-D, unless set."""
+    ``get_work_dim()`` returns) is the number of sizes given, ``global_size=(1024, 1)`` is 2-D, unless set.
+    ``global_offset`` (OpenCL style, beyond the spec's binding) is OpenCL's global work offset: the first
+    ``get_global_id`` of each dimension, what ``get_global_offset`` returns (``clEnqueueNDRangeKernel``'s
+    ``global_work_offset``); one per dimension of ``work_dim`` at most."""
 
     global_size: Dims | None = None
     local_size: Dims | None = None
     shared_memory: int = Field(0, ge=0, strict=True)
+    global_offset: Dims | None = None
     grid_dim: Dims | None = None
     block_dim: Dims | None = None
     shared_mem: int = Field(0, ge=0, strict=True)
@@ -78,7 +99,8 @@ class LaunchConfig(WiaModel):
     @classmethod
     def _one_style(cls, data: Any) -> Any:
         if isinstance(data, dict):
-            opencl = [k for k in ("global_size", "local_size", "shared_memory") if data.get(k) not in (None, 0)]
+            given_keys = ("global_size", "local_size", "shared_memory", "global_offset")
+            opencl = [k for k in given_keys if data.get(k) not in (None, 0)]
             cuda = [k for k in ("grid_dim", "block_dim", "shared_mem") if data.get(k) not in (None, 0)]
             if opencl and cuda:
                 raise ValueError(f"use the OpenCL style {opencl} or the CUDA style {cuda}, not both")
@@ -93,6 +115,14 @@ class LaunchConfig(WiaModel):
             for key in ("global_size", "local_size", "grid_dim", "block_dim"):
                 if key in data:
                     data = {**data, key: _dims(data[key])}
+            offset = data.get("global_offset")
+            if offset is not None:
+                given = len(offset) if isinstance(offset, (tuple, list)) else 1
+                if given > data["work_dim"]:
+                    raise ValueError(
+                        f"global_offset {offset!r} has {given} dimensions; the launch has {data['work_dim']} (work_dim)"
+                    )
+                data = {**data, "global_offset": _offsets(offset)}
         return data
 
     @property
@@ -105,6 +135,10 @@ class LaunchConfig(WiaModel):
             )
         assert self.global_size is not None
         return self.global_size
+
+    @property
+    def offset_dims(self) -> Dims:
+        return self.global_offset or (0, 0, 0)
 
     @property
     def local_dims(self) -> Dims | None:
@@ -315,7 +349,9 @@ def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream) -> None:
     if missing:
         raise InvalidValueError(f"{kernel.name}: arguments {missing} are not set (set_kernel_arg)")
     args = [_argument(kernel, index, kernel.args[index]) for index in range(kernel.num_args)]
-    ndrange = NDRange(config.global_dims, config.local_dims, config.work_dim or 1, config.shared_bytes)
+    ndrange = NDRange(
+        config.global_dims, config.local_dims, config.work_dim or 1, config.shared_bytes, config.offset_dims
+    )
     for value in kernel.args.values():
         memory = value if isinstance(value, Memory) else value.memory if isinstance(value, Tensor) else None
         if memory is not None:

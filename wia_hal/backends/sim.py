@@ -259,7 +259,9 @@ def _tracked(queue: Stream) -> bool:
 
 
 def _geometry(ndrange: NDRange, max_work_group: int) -> Geometry:
-    return launch_geometry(ndrange.global_size, ndrange.local_size, max_work_group, ndrange.work_dim)
+    return launch_geometry(
+        ndrange.global_size, ndrange.local_size, max_work_group, ndrange.work_dim, ndrange.global_offset
+    )
 
 
 def _groups(geometry: Geometry) -> int:

@@ -189,6 +189,8 @@ class Profiler:
             attrs: dict[str, Any] = {"global": list(ndrange.global_size[:dims])}
             if ndrange.local_size is not None:
                 attrs["local"] = list(ndrange.local_size[:dims])
+            if any(ndrange.global_offset):
+                attrs["offset"] = list(ndrange.global_offset[:dims])
             self.on_launch(record, Launch(name, buffers, None, attrs))
 
     def on_memory(self) -> None:

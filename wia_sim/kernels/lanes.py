@@ -43,7 +43,11 @@ class Geometry:
 
 
 def launch_geometry(
-    global_size: Dims, local_size: Dims | None, max_work_group: int, work_dim: int | None = None
+    global_size: Dims,
+    local_size: Dims | None,
+    max_work_group: int,
+    work_dim: int | None = None,
+    global_offset: Dims = (0, 0, 0),
 ) -> Geometry:
     """The NDRange of a launch; without a local size, the largest power-of-two work-group (up to 256 and the
     device's maximum) that divides the first dimension, as OpenCL drivers pick one. Without ``work_dim``, the
@@ -55,7 +59,7 @@ def launch_geometry(
         local_size = (size, 1, 1)
     if work_dim is None:
         work_dim = 3 if global_size[2] > 1 else (2 if global_size[1] > 1 else 1)
-    return Geometry(global_size=global_size, local_size=local_size, work_dim=work_dim)
+    return Geometry(global_size=global_size, local_size=local_size, global_offset=global_offset, work_dim=work_dim)
 
 
 class Lanes:
