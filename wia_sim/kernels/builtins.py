@@ -139,6 +139,17 @@ def _remainder(x: float, y: float) -> float:
 _remainder_lanes = np.frompyfunc(_remainder, 2, 1)
 
 
+def _fmax(x: Array, y: Array) -> Array:
+    """``x > y ? x : y``, the other argument where one is a NaN: equal zeros give ``y`` (``fmax(0.0f, -0.0f)`` is
+    -0.0 on PoCL 3.1 and Oclgrind 21.10, x86's ``maxss``; NumPy's ``fmax`` gave +0.0)."""
+    return np.where((x > y) | np.isnan(y), x, y)
+
+
+def _fmin(x: Array, y: Array) -> Array:
+    """``x < y ? x : y``, the other argument where one is a NaN (``_fmax``)."""
+    return np.where((x < y) | np.isnan(y), x, y)
+
+
 def _maxmag(x: Array, y: Array) -> Array:
     ax, ay = np.abs(x), np.abs(y)
     return np.where(ax > ay, x, np.where(ay > ax, y, np.fmax(x, y)))
@@ -176,8 +187,8 @@ differed in 0.6% of lanes.)"""
 _BINARY_FLOAT: dict[str, Callable[[Array, Array], Array]] = {
     "pow": np.power,
     "powr": accurate.powr,
-    "fmin": np.fmin,
-    "fmax": np.fmax,
+    "fmin": _fmin,
+    "fmax": _fmax,
     "fmod": np.fmod,
     "divide": np.divide,
     "atan2": np.arctan2,
@@ -190,6 +201,24 @@ _BINARY_FLOAT: dict[str, Callable[[Array, Array], Array]] = {
     "remainder": lambda x, y: np.asarray(_remainder_lanes(x, y), dtype=np.float64),
 }
 """Binary float functions evaluated in float64 (``nextafter`` works on the argument type itself)."""
+
+_OWN_NANS = frozenset({"fabs", "copysign", "powr"})
+"""Functions whose NaN is not their NaN argument's: ``fabs`` clears its sign, ``copysign`` gives its first
+argument the second's sign, ``powr`` gives a NaN of its own (Oclgrind 21.10: +NaN for ``powr(-NaN, y)``)."""
+
+
+def _nan_kept(r: Array, *args: Array) -> Array:
+    """``r`` with each NaN lane that had a NaN argument given that argument's NaN (the first such), as the C library
+    and both devices propagate it (``acos(-NaN)`` is -NaN): NumPy's ``arccos`` and others return a NaN of their
+    own (``acos(NaN)`` was -NaN, the x86 default NaN; ``cospi``, ``logb``, ``fdim``, ``atan2`` of -NaN were +NaN).
+    A lane whose result is a number stays (``hypot(NaN, inf)`` is inf)."""
+    nan = np.isnan(r)
+    if not nan.any():
+        return r
+    for a in reversed(args):  # (the first argument's NaN wins: set last)
+        r = np.where(nan & np.isnan(a), a, r)
+    return r
+
 
 FP_ILOGB0 = np.iinfo(np.int32).min
 FP_ILOGBNAN = np.iinfo(np.int32).max
@@ -272,14 +301,17 @@ def evaluate(name: str, args: list[Value]) -> Value:
     if name in _UNARY_FLOAT:
         t = _float_type(args[0].t)
         fn = _DOUBLE_UNARY.get(name) if t.name == "double" else None
-        return Value(t, _round((fn or _UNARY_FLOAT[name])(_f64(args[0], t)), t))
+        x = _f64(args[0], t)
+        r = (fn or _UNARY_FLOAT[name])(x)
+        return Value(t, _round(r if name in _OWN_NANS else _nan_kept(r, x), t))
     if name in _BINARY_FLOAT:
         t = _float_type(_common(args))
         x, y = _f64(args[0], t), _f64(args[1], t)
         if t.name == "double" and name == "atan2pi":
-            return Value(t, _round(_DOUBLE_BINARY["atan2"](x, y) / np.pi, t))
+            return Value(t, _round(_nan_kept(_DOUBLE_BINARY["atan2"](x, y) / np.pi, x, y), t))
         binary = _DOUBLE_BINARY.get(name) if t.name == "double" else None
-        return Value(t, _round((binary or _BINARY_FLOAT[name])(x, y), t))
+        r = (binary or _BINARY_FLOAT[name])(x, y)
+        return Value(t, _round(r if name in _OWN_NANS else _nan_kept(r, x, y), t))
     if name == "nextafter":
         t = _float_type(_common(args))
         return Value(t, np.nextafter(_as(args[0], t), _as(args[1], t)).astype(t.dtype))
@@ -310,7 +342,11 @@ def evaluate(name: str, args: list[Value]) -> Value:
     if name in ("min", "max"):
         t = _overload(args)
         x, y = _as(args[0], t), _as(args[1], t)
-        r = np.minimum(x, y) if name == "min" else np.maximum(x, y)
+        if t.kind == "float":  # 6.12.4: "y if x < y, otherwise x", undefined for a NaN; both devices compute x86's
+            # minss/maxss, ``x < y ? x : y`` (``max(NaN, 1.5f)`` is 1.5, ``max(1.5f, NaN)`` NaN; NumPy's NaN always)
+            r = np.where(x < y, x, y) if name == "min" else np.where(x > y, x, y)
+        else:
+            r = np.minimum(x, y) if name == "min" else np.maximum(x, y)
         return Value(t, np.asarray(r, dtype=t.dtype))
     if name == "clamp":  # fmin(fmax(x, lo), hi) for floats (6.12.4): a NaN x gives lo, a NaN bound the other
         t = args[0].t if args[0].t.width > 1 else _overload(args)
