@@ -117,10 +117,11 @@ class LaunchConfig(WiaModel):
                     data = {**data, key: _dims(data[key])}
             offset = data.get("global_offset")
             if offset is not None:
-                given = len(offset) if isinstance(offset, (tuple, list)) else 1
-                if given > data["work_dim"]:
+                offset_dims = len(offset) if isinstance(offset, (tuple, list)) else 1
+                if offset_dims > data["work_dim"]:
                     raise ValueError(
-                        f"global_offset {offset!r} has {given} dimensions; the launch has {data['work_dim']} (work_dim)"
+                        f"global_offset {offset!r} has {offset_dims} dimensions; the launch has {data['work_dim']} "
+                        "(work_dim)"
                     )
                 data = {**data, "global_offset": _offsets(offset)}
         return data

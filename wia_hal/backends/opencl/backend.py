@@ -212,10 +212,10 @@ class OpenCLBackend(Backend[Buffer, Queue, Marker, CompiledKernel, None]):
         ]
         dims = max([ndrange.work_dim, *(d + 1 for d in range(3) if ndrange.global_size[d] > 1)])
         local = None if ndrange.local_size is None else ndrange.local_size[:dims]
-        offset = ndrange.global_offset[:dims] if any(ndrange.global_offset) else None
+        first_ids = ndrange.global_offset[:dims] if any(ndrange.global_offset) else None
         with checked(f"launch kernel {name} on {ndrange.global_size[:dims]} x {local}"):
             kernel.kernel.set_args(*values)
-            cl.enqueue_nd_range_kernel(queue.cl, kernel.kernel, ndrange.global_size[:dims], local, offset)
+            cl.enqueue_nd_range_kernel(queue.cl, kernel.kernel, ndrange.global_size[:dims], local, first_ids)
         for staged, target, offset, nbytes in copies_back:
             buffers.copy(queue, staged, 0, target, offset, nbytes)
         queue.submit()
