@@ -43,37 +43,22 @@ from wia_hal.tensor import NO_RECORD, Tensor, check_tensor
 Dims = tuple[int, int, int]
 
 
-def _dims(value: Any) -> Dims | None:
-    """1 to 3 positive sizes (Python or NumPy integers) as three dimensions."""
+def _dims(value: Any, least: int = 1) -> Dims | None:
+    """1 to 3 sizes (Python or NumPy integers) of at least ``least`` as three dimensions (the missing ones 1, or 0
+    for offsets: ``least`` 0)."""
     if value is None:
         return None
     items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
+    what = "positive" if least == 1 else "non-negative"
     try:
         if not 1 <= len(items) <= 3 or any(isinstance(v, bool) for v in items):
             raise TypeError
         sizes = tuple(operator.index(v) for v in items)
     except TypeError:
-        raise ValueError(f"expected an int or 1 to 3 positive ints, got {value!r}") from None
-    if any(v < 1 for v in sizes):
-        raise ValueError(f"expected an int or 1 to 3 positive ints, got {value!r}")
-    x, y, z = (*sizes, 1, 1)[:3]
-    return (x, y, z)
-
-
-def _offsets(value: Any) -> Dims | None:
-    """1 to 3 non-negative offsets (Python or NumPy integers) as three dimensions."""
-    if value is None:
-        return None
-    items = tuple(value) if isinstance(value, (tuple, list)) else (value,)
-    try:
-        if not 1 <= len(items) <= 3 or any(isinstance(v, bool) for v in items):
-            raise TypeError
-        offsets = tuple(operator.index(v) for v in items)
-    except TypeError:
-        raise ValueError(f"expected an int or 1 to 3 non-negative ints, got {value!r}") from None
-    if any(v < 0 for v in offsets):
-        raise ValueError(f"expected an int or 1 to 3 non-negative ints, got {value!r}")
-    x, y, z = (*offsets, 0, 0)[:3]
+        raise ValueError(f"expected an int or 1 to 3 {what} ints, got {value!r}") from None
+    if any(v < least for v in sizes):
+        raise ValueError(f"expected an int or 1 to 3 {what} ints, got {value!r}")
+    x, y, z = (*sizes, least, least)[:3]
     return (x, y, z)
 
 
@@ -123,7 +108,7 @@ class LaunchConfig(WiaModel):
                         f"global_offset {offset!r} has {offset_dims} dimensions; the launch has {data['work_dim']} "
                         "(work_dim)"
                     )
-                data = {**data, "global_offset": _offsets(offset)}
+                data = {**data, "global_offset": _dims(offset, least=0)}
         return data
 
     @property
