@@ -126,7 +126,10 @@ def test_wia_sim_kernel_reports_a_finding_and_bad_arguments(capsys: pytest.Captu
     assert "not a multiple of local size" in capsys.readouterr().out
     runaway = str(CORPUS / "bugs" / "runaway_loop.cl")
     assert sim_main(["kernel", runaway, "count_bits", "8", "8", "8", "--global", "8", "--step-limit", "500"]) == 1
-    assert "runaway_loop.cl:12: kernel 'count_bits' exceeded its step limit of 500" in capsys.readouterr().out
+    assert (
+        "runaway_loop.cl:12: kernel 'count_bits' exceeded its step limit of 500 lockstep steps"
+        in capsys.readouterr().out
+    )
 
 
 def test_kernel_arguments_follow_the_signature() -> None:

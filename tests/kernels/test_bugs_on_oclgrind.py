@@ -186,7 +186,7 @@ CLASSES: dict[str, CheckClass] = {
     ),
     "step_limit": CheckClass(
         wia.TimedOutError,
-        r"kernel '\w+' exceeded its step limit of \d+ steps",
+        r"kernel '\w+' exceeded its step limit of [\d,]+ lockstep steps",
         why_not="Oclgrind 21.10 has no step limit or watchdog: a kernel that never ends is interpreted until the "
         "process is killed, with nothing in its log",
     ),

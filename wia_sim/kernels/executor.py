@@ -463,8 +463,10 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             raise KernelTimeout(
                 self.kernel.name,
                 line,
-                f"{file}:{line}: kernel '{self.kernel.name}' exceeded its step limit of "
-                f"{self.step_limit} steps (a loop that never ends?)" + (f"\n    {source}" if source else ""),
+                f"{file}:{line}: kernel '{self.kernel.name}' exceeded its step limit of {self.step_limit:,} "
+                "lockstep steps (statements run, each by all its lanes at once): a loop that never ends, or a "
+                "kernel longer than the limit (the sim backend's kernel_step_limit, wia-sim's --step-limit, raises "
+                "it)" + (f"\n    {source}" if source else ""),
                 source,
                 file,
             )
