@@ -62,3 +62,10 @@ def test_global_ids_start_at_the_offset(
 def test_no_offset_is_offset_zero(device_ctx: wia.Context) -> None:
     (got,) = run_arrays(device_ctx, IDS, "ids", [np.zeros(9 * 8, np.int32)], 8, 4)
     np.testing.assert_array_equal(got, _expected((8, 1, 1), (0, 0, 0)))
+
+
+def test_a_finding_names_the_work_item_by_its_global_id(ctx: wia.Context) -> None:
+    kernel = wia.compile_kernel(ctx, "__kernel void k(__global int* o) { o[get_global_id(0)] = 1; }", "k")
+    out = wia.alloc(ctx, 4 * 8)
+    with pytest.raises(wia.InvalidMemoryError, match=r"offset 32 .* by work-item \(8, 0, 0\) in group \(1, 0, 0\)"):
+        wia.launch_kernel(kernel, wia.LaunchConfig(global_size=4, local_size=2, global_offset=6), out)
