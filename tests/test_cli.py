@@ -132,6 +132,24 @@ def test_wia_sim_kernel_reports_a_finding_and_bad_arguments(capsys: pytest.Captu
     )
 
 
+def test_wia_sim_kernel_takes_a_global_offset(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "offset.cl"  # a finding unless the launch starts at global id 5
+    path.write_text(
+        "__kernel void k(__global int* out) {\n"
+        "    const int first = get_global_id(0) == get_global_offset(0) + get_local_id(0);\n"
+        "    out[first && get_global_offset(0) == 5 ? 0 : 99] = 1;\n"
+        "}\n"
+    )
+    argv = ["kernel", str(path), "k", "8", "--global", "4", "--local", "4"]
+    assert sim_main([*argv, "--offset", "5"]) == 0
+    assert "global (4, 1, 1), local (4, 1, 1), offset (5, 0, 0), 1 work-groups" in capsys.readouterr().out
+    assert sim_main(argv) == 1
+    assert "out-of-bounds write" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exit:
+        sim_main([*argv, "--offset", "-1"])
+    assert exit.value.code == 2 and "argument --offset: '-1' is negative" in capsys.readouterr().err
+
+
 def test_kernel_arguments_follow_the_signature() -> None:
     from wia_sim.kernel_run import kernel_arguments
     from wia_sim.kernels import compile_source

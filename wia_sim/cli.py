@@ -408,12 +408,13 @@ def explain(console: Console, args: argparse.Namespace) -> None:
     print_table(console, table)
 
 
-def _sizes(parser: argparse.ArgumentParser, name: str, text: str) -> tuple[int, int, int]:
-    """``--global``/``--local``: 1 to 3 sizes of at least 1, separated by commas, or a usage error."""
+def _sizes(parser: argparse.ArgumentParser, name: str, text: str, least: int = 1) -> tuple[int, int, int]:
+    """``--global``/``--local``: 1 to 3 sizes of at least 1 (``--offset``: of at least 0, ``least``), separated by
+    commas, or a usage error."""
     parts = text.split(",")
     if not 1 <= len(parts) <= 3:
         parser.error(f"argument {name}: {text!r} has {len(parts)} sizes; expected 1 to 3 separated by commas")
-    x, y, z = [*(whole_number(parser, name, part, 1) for part in parts), 1, 1][:3]
+    x, y, z = [*(whole_number(parser, name, part, least) for part in parts), least, least][:3]
     return x, y, z
 
 
@@ -421,6 +422,7 @@ def check_kernel(parser: argparse.ArgumentParser, args: argparse.Namespace) -> N
     """The numeric options of ``wia-sim kernel`` (the kernel's own arguments are checked against its signature)."""
     args.global_size = _sizes(parser, "--global", args.global_size)
     args.local_size = _sizes(parser, "--local", args.local_size) if args.local_size else None
+    args.global_offset = _sizes(parser, "--offset", args.global_offset, 0) if args.global_offset else (0, 0, 0)
     args.seed = whole_number(parser, "--seed", args.seed, 0)
     args.step_limit = whole_number(parser, "--step-limit", args.step_limit, 1)
 
@@ -444,6 +446,7 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
             fill=args.fill,
             seed=args.seed,
             step_limit=args.step_limit,
+            global_offset=args.global_offset,
         )
     except kernels.KernelCompileError as e:
         console.print(e.build_log, highlight=False, markup=False)
@@ -466,9 +469,10 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
         console.file.flush()
         write_output(report.output)
     groups = report.counts.get("work_groups", 0)
+    offset = f", offset {report.global_offset}" if any(report.global_offset) else ""
     console.print(
-        f"kernel {report.kernel}: global {report.global_size}, local {report.local_size}, {groups:,} work-groups; "
-        + (_findings(len(report.findings)) if report.checks else "checks off"),
+        f"kernel {report.kernel}: global {report.global_size}, local {report.local_size}{offset}, {groups:,} "
+        "work-groups; " + (_findings(len(report.findings)) if report.checks else "checks off"),
         highlight=False,
     )
     for finding in report.findings:  # lower severity (uniform writes): the kernel ran to the end
@@ -763,6 +767,9 @@ def main(argv: list[str] | None = None) -> int:
     kernel_parser.add_argument("args", nargs="*")
     kernel_parser.add_argument("--global", dest="global_size", required=True, help="e.g. 1048576 or 256,256")
     kernel_parser.add_argument("--local", dest="local_size", help="e.g. 256 or 16,16 (default: as a driver picks)")
+    kernel_parser.add_argument(
+        "--offset", dest="global_offset", help="the global work offset, e.g. 5 or 5,3 (get_global_offset; default 0)"
+    )
     kernel_parser.add_argument("--hardware", action="append", help="a model name or TOML path; repeat to compare")
     kernel_parser.add_argument("-D", dest="options", action="append", default=[], type=lambda d: f"-D{d}")
     kernel_parser.add_argument(  # (shlex-quoted: the build options are one string, split as clBuildProgram's)

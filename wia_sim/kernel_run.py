@@ -49,6 +49,7 @@ class KernelRunReport(BaseModel):
     kernel: str
     global_size: tuple[int, int, int]
     local_size: tuple[int, int, int]
+    global_offset: tuple[int, int, int] = (0, 0, 0)
     checks: bool
     counts: dict[str, int]
     timings: list[KernelTiming]
@@ -127,6 +128,7 @@ def run_report(
     fill: Fill = "random",
     seed: int = 0,
     step_limit: int = 1_000_000,
+    global_offset: tuple[int, int, int] = (0, 0, 0),
 ) -> KernelRunReport:
     """Compile ``name`` from ``path``, run it once and time its counts on each model in ``hardware``.
 
@@ -141,7 +143,7 @@ def run_report(
     info = program.runnable(name)
     args = kernel_arguments(info, texts, fill, seed)
     max_group = min(m.compute.max_work_group_size for m in models)
-    geometry = launch_geometry(global_size, local_size, max_group)
+    geometry = launch_geometry(global_size, local_size, max_group, global_offset=global_offset)
     if geometry.group_size > max_group:
         raise ValueError(f"a work-group of {geometry.group_size} work-items is over the models' maximum {max_group}")
     result = kernels.run_kernel(program, name, args, geometry, step_limit=step_limit, checks=checks)
@@ -166,6 +168,7 @@ def run_report(
         kernel=name,
         global_size=geometry.global_size,
         local_size=geometry.local_size,
+        global_offset=geometry.global_offset,
         checks=checks,
         counts=result.counts,
         timings=timings,
