@@ -148,6 +148,10 @@ def test_wia_sim_kernel_takes_a_global_offset(tmp_path: Path, capsys: pytest.Cap
     with pytest.raises(SystemExit) as exit:
         sim_main([*argv, "--offset", "-1"])
     assert exit.value.code == 2 and "argument --offset: '-1' is negative" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit:  # an offset in a dimension the launch does not have
+        sim_main([*argv, "--offset", "5,3"])
+    err = capsys.readouterr().err
+    assert exit.value.code == 2 and "argument --offset: '5,3' has 2 offsets; the launch has 1 dimension" in err
 
 
 def test_kernel_arguments_follow_the_signature() -> None:

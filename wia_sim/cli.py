@@ -420,8 +420,15 @@ def _sizes(parser: argparse.ArgumentParser, name: str, text: str, least: int = 1
 
 def check_kernel(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """The numeric options of ``wia-sim kernel`` (the kernel's own arguments are checked against its signature)."""
+    dims = len(args.global_size.split(","))
     args.global_size = _sizes(parser, "--global", args.global_size)
     args.local_size = _sizes(parser, "--local", args.local_size) if args.local_size else None
+    offsets = len(args.global_offset.split(",")) if args.global_offset else 0
+    if offsets > dims:  # (as LaunchConfig refuses it)
+        parser.error(
+            f"argument --offset: {args.global_offset!r} has {offsets} offsets; the launch has {dims} dimension"
+            f"{'s' if dims > 1 else ''} (--global): expected at most one offset per dimension"
+        )
     args.global_offset = _sizes(parser, "--offset", args.global_offset, 0) if args.global_offset else (0, 0, 0)
     args.seed = whole_number(parser, "--seed", args.seed, 0)
     args.step_limit = whole_number(parser, "--step-limit", args.step_limit, 1)
