@@ -5,8 +5,9 @@ a kernel sees both through ``as_uint``, ``signbit`` and the value ``max(x, 0.0f)
 Measured on PoCL 3.1 and Oclgrind 21.10: a NaN argument's NaN is the result (``acos(-NaN)`` is -NaN on Oclgrind,
 which calls the C library; PoCL gives +NaN for many), and ``max``/``min``/``fmax``/``fmin`` are x86's
 ``maxss``/``minss``, ``x > y ? x : y``: ``max(NaN, 1.5f)`` is 1.5, ``max(1.5f, NaN)`` NaN,
-``fmax(0.0f, -0.0f)`` -0.0. The simulator gave NumPy's: ``acos(NaN)`` -NaN, ``cospi``/``logb``/``fdim``/``atan2``
-of -NaN +NaN, ``max`` of a NaN always NaN, ``fmax(0.0f, -0.0f)`` +0.0."""
+``fmax(0.0f, -0.0f)`` -0.0 (and so ``maxmag``, ``minmag`` and ``clamp`` at equal zeros). The simulator gave
+NumPy's: ``acos(NaN)`` -NaN, ``cospi``/``logb``/``fdim``/``atan2`` of -NaN +NaN, ``max`` of a NaN always NaN,
+``fmax(0.0f, -0.0f)`` and ``clamp(0.0f, -0.0f, 1.0f)`` +0.0."""
 
 from __future__ import annotations
 
@@ -51,6 +52,11 @@ EXTREMA = [
     ("fmax(X, Y)", [(np.nan, 1.5, 1.5), (1.5, np.nan, 1.5), (0.0, -0.0, -0.0), (-0.0, 0.0, 0.0), (2.0, 1.0, 2.0)]),
     ("fmin(X, Y)", [(np.nan, 1.5, 1.5), (1.5, np.nan, 1.5), (0.0, -0.0, -0.0), (-0.0, 0.0, 0.0), (2.0, 1.0, 1.0)]),
     ("max(X, (T)0)", [(np.nan, 0, 0.0), (-0.0, 0, 0.0), (-3.0, 0, 0.0), (3.0, 0, 3.0)]),  # a ReLU of a NaN is 0
+    # fmax and fmin at equal magnitudes, and clamp's fmin(fmax(x, lo), hi): their rule at equal zeros too
+    ("maxmag(X, Y)", [(0.0, -0.0, -0.0), (-0.0, 0.0, 0.0), (1.0, -1.0, 1.0), (-1.0, 1.0, 1.0), (-2.0, 1.0, -2.0)]),
+    ("minmag(X, Y)", [(0.0, -0.0, -0.0), (-0.0, 0.0, 0.0), (1.0, -1.0, -1.0), (-1.0, 1.0, -1.0), (-2.0, 1.0, 1.0)]),
+    ("clamp(X, Y, (T)1)", [(0.0, -0.0, -0.0), (-0.0, 0.0, 0.0), (np.nan, 0.5, 0.5), (2.0, -1.0, 1.0)]),
+    ("clamp(X, (T)-1, Y)", [(0.0, -0.0, -0.0), (-0.0, 0.0, 0.0), (np.nan, 0.5, -1.0), (-2.0, 0.5, -1.0)]),
 ]
 
 

@@ -151,13 +151,15 @@ def _fmin(x: Array, y: Array) -> Array:
 
 
 def _maxmag(x: Array, y: Array) -> Array:
+    """6.12.2: ``fmax(x, y)`` at equal magnitudes, the devices' ``_fmax`` (``maxmag(0.0f, -0.0f)`` is -0.0)."""
     ax, ay = np.abs(x), np.abs(y)
-    return np.where(ax > ay, x, np.where(ay > ax, y, np.fmax(x, y)))
+    return np.where(ax > ay, x, np.where(ay > ax, y, _fmax(x, y)))
 
 
 def _minmag(x: Array, y: Array) -> Array:
+    """``_maxmag``'s rule: ``fmin(x, y)`` at equal magnitudes (``minmag(0.0f, -0.0f)`` is -0.0)."""
     ax, ay = np.abs(x), np.abs(y)
-    return np.where(ax < ay, x, np.where(ay < ax, y, np.fmin(x, y)))
+    return np.where(ax < ay, x, np.where(ay < ax, y, _fmin(x, y)))
 
 
 def _pyfunc2(fn: Callable[[float, float], float], ieee: Callable[[Array, Array], Array]) -> Callable[..., Array]:
@@ -350,10 +352,11 @@ def evaluate(name: str, args: list[Value]) -> Value:
         else:
             r = np.minimum(x, y) if name == "min" else np.maximum(x, y)
         return Value(t, np.asarray(r, dtype=t.dtype))
-    if name == "clamp":  # fmin(fmax(x, lo), hi) for floats (6.12.4): a NaN x gives lo, a NaN bound the other
+    if name == "clamp":  # fmin(fmax(x, lo), hi) for floats (6.12.4): a NaN x gives lo, a NaN bound the other; with
+        # the devices' fmax and fmin at equal zeros (``clamp(0.0f, -0.0f, 1.0f)`` is -0.0 on PoCL 3.1 and Oclgrind)
         t = args[0].t if args[0].t.width > 1 else _overload(args)
         x, lo, hi = (_as(a, t) for a in args)
-        low, high = (np.fmax, np.fmin) if t.kind == "float" else (np.maximum, np.minimum)
+        low, high = (_fmax, _fmin) if t.kind == "float" else (np.maximum, np.minimum)
         return Value(t, np.asarray(high(low(x, lo), hi), dtype=t.dtype))
     if name == "select":
         t = _overload(args[:2])
