@@ -405,9 +405,9 @@ def evaluate(name: str, args: list[Value]) -> Value:
         bits = _bits(t)
         v = _as(args[0], t).astype(u.dtype)
         s = (_as(args[1], t).astype(u.dtype)) & u.dtype.type(bits - 1)
-        left = v << s
-        right = np.where(s == 0, u.dtype.type(0), v >> ((u.dtype.type(bits) - s) & u.dtype.type(bits - 1)))
-        return Value(t, np.asarray(left | right).astype(u.dtype).view(t.dtype))
+        # (a shift of 0 both ways at s == 0: ``v | v``)
+        right = v >> ((u.dtype.type(bits) - s) & u.dtype.type(bits - 1))
+        return Value(t, np.asarray((v << s) | right).astype(u.dtype).view(t.dtype))
     if name == "popcount":
         t = args[0].t
         v = np.asarray(args[0].a).astype(_unsigned(t).dtype)
