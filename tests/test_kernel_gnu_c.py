@@ -1,8 +1,8 @@
 """GNU C that Clang takes in OpenCL C and random-program generators emit (CLSmith's safe-math macros are
 statement expressions, its kernels declare ``int ;``): statement expressions ``({ ... })`` with their own scope,
 anywhere an expression may stand, a declaration that declares nothing (a warning), ``x ?: y``, case and designator
-ranges, and the built-ins ``__builtin_expect``, ``__builtin_constant_p`` and ``__builtin_unreachable``. On every
-backend, one expected answer (PoCL 3.1 and Oclgrind 21.10 build and run each)."""
+ranges, ``__typeof__``, and the built-ins ``__builtin_expect``, ``__builtin_constant_p`` and
+``__builtin_unreachable``. On every backend, one expected answer (PoCL 3.1 and Oclgrind 21.10 build and run each)."""
 
 from __future__ import annotations
 
@@ -243,3 +243,112 @@ def test_designator_ranges(device_ctx: wia.Context) -> None:
     m = np.where(i % 3 < 2, 5, 0)
     want = np.stack([a, 990 + 10000 * i, m, np.where(i < 4, 1, 2)], axis=1)
     np.testing.assert_array_equal(out.reshape(8, 4), want)
+
+
+TYPEOF = r"""
+#define SWAP(a, b) do { __typeof__(a) t_ = (a); (a) = (b); (b) = t_; } while (0)
+typedef struct { int x; float y; } P;
+struct M { __typeof__(1.0f) f; __typeof(short) s; };
+int twice(__typeof__(1) a) { return 2 * a; }
+__kernel void k(__global const float4* in, __global const int* ints, __global float* out, __global long* sizes)
+{
+    const int i = get_global_id(0);
+    int n = ints[i];
+    __typeof__(n) m = n * 3;                          /* int */
+    short s = (short)n;
+    __typeof__(s) wrapped = (__typeof__(s))(n * 1000); /* a short: wraps */
+    __typeof__(s + 1) promoted = s + 1;               /* an int */
+    __typeof__(in[i] * 2.0f) v = in[i] * 2.0f;        /* float4: a value's type has no address space */
+    __typeof__(v.s01) lo = v.s23;                     /* float2 */
+    __typeof__(float4) w = v + 1.0f;
+    int a[3] = {n, n + 1, n + 2};
+    __typeof__(a) b;                                  /* int[3] */
+    for (int j = 0; j < 3; j++) b[j] = a[2 - j];
+    P p = {n, 0.5f};
+    __typeof__(p) q = p;
+    q.x += 1;
+    int x = n, y = -n;
+    SWAP(x, y);
+    __typeof__(n++) untouched = 7;                    /* never evaluated: n stays */
+    struct M st = {1.5f, (short)n};
+    const __typeof__(i) c = 4;
+    __typeof__(out) at = out + 12 * i;                /* __global float* */
+    at[0] = m; at[1] = wrapped; at[2] = promoted; at[3] = v.w; at[4] = lo.y; at[5] = w.x;
+    at[6] = b[0]; at[7] = q.x + p.x; at[8] = x * 10 + y; at[9] = untouched + n;
+    at[10] = st.f * st.s + twice(c); at[11] = (__typeof__(c))2.75f;
+    sizes[i] = sizeof(m) + 10 * sizeof(wrapped) + 100 * sizeof(v) + 1000 * sizeof(lo) + 10000 * sizeof(b)
+        + 100000 * sizeof(__typeof__(at)) + 1000000 * sizeof(struct M);
+}
+"""
+
+
+def test_typeof(device_ctx: wia.Context) -> None:
+    """GNU's ``__typeof__`` (and ``__typeof``) of an expression or a type name, as Clang takes it in OpenCL C:
+    declarations, casts, ``sizeof``, struct members and parameters; the type unconverted (a short stays one, an
+    array stays an array, a value's of no address space), its operand never evaluated. The simulator's parser
+    refused the keyword."""
+    n = 16
+    rng = np.random.default_rng(1205)
+    data = rng.uniform(-100, 100, (n, 4)).astype(np.float32)
+    ints = rng.integers(-40000, 40000, n).astype(np.int32)
+    out, sizes = run_arrays(
+        device_ctx, TYPEOF, "k", [data, ints, np.zeros(12 * n, np.float32), np.zeros(n, np.int64)], n, 8
+    )[2:]
+    k = ints.astype(np.int64)
+    v = data.astype(np.float32) * np.float32(2)
+    want = np.stack(
+        [
+            k * 3,
+            ((k * 1000 + 2**15) % 2**16) - 2**15,
+            ((k + 2**15) % 2**16) - 2**15 + 1,
+            v[:, 3],
+            v[:, 3],
+            v[:, 0] + np.float32(1),
+            k + 2,
+            2 * k + 1,
+            -k * 10 + k,
+            7 + k,
+            np.float32(1.5) * (((k + 2**15) % 2**16) - 2**15) + 8,
+            np.full(n, 2),
+        ],
+        axis=1,
+    ).astype(np.float32)
+    np.testing.assert_array_equal(out.reshape(n, 12), want)
+    assert set(sizes) == {4 + 10 * 2 + 100 * 16 + 1000 * 8 + 10000 * 12 + 100000 * 8 + 1000000 * 8}
+
+
+@pytest.mark.parametrize(
+    ("body", "error"),
+    [
+        ("__typeof__(*o) x = 1;", "1:51: error: function scope variable cannot be declared in global address space"),
+        ("__typeof__(o[0] + 1) x = 1;", None),  # (a value's type has no address space)
+        (
+            "const int c = 1; __typeof__(c) d = 2; d = 3;",
+            "1:76: error: cannot assign to variable 'd' with const-qualified type 'typeof (c)' "
+            "(aka 'const __private int')",
+        ),
+        (
+            "__typeof__(const int) d = 2; d = 3;",
+            "1:67: error: cannot assign to variable 'd' with const-qualified type '__private typeof(const int)' "
+            "(aka 'const __private int')",
+        ),
+        ("__typeof__(nope) x = 1;", "1:47: error: use of undeclared identifier 'nope'"),
+        ("int x = 1; __typeof__(x) int y = 2;", "1:61: error: cannot combine with previous 'typeof' declaration"),
+        ("int x = 1; unsigned __typeof__(x) y = 2;", "1:47: error: 'typeof' cannot be signed or unsigned"),
+        ("int x = 1; long __typeof__(x) y = 2;", "1:47: error: 'long typeof' is invalid"),
+        ("int x = 1; float z = (int __typeof__(x))2;", "1:62: error: cannot combine with previous 'int' declaration"),
+        (  # (Clang: at the qualifier, 1:36, "multiple address spaces specified for type")
+            "__local __typeof__(*o) *p = 0;",
+            "1:60: error: multiple address spaces specified for one type (__local and __global; variable 'p')",
+        ),
+    ],
+)
+def test_typeof_errors(body: str, error: str | None) -> None:
+    """Clang's errors, at its columns (PoCL 3.1 gives the same)."""
+    source = f"__kernel void k(__global int* o) {{ {body} }}"
+    if error is None:
+        compile_source(source)
+        return
+    with pytest.raises(KernelCompileError) as info:
+        compile_source(source)
+    assert f"kernel.cl:{error}" in info.value.build_log

@@ -6,7 +6,13 @@ between functions, and local variables with their array sizes and initializers.
 from __future__ import annotations
 
 from pycparser import c_ast
-from pycparserext.ext_c_parser import AttributeSpecifier, FuncDeclExt, RangeExpression
+from pycparserext.ext_c_parser import (
+    AttributeSpecifier,
+    FuncDeclExt,
+    RangeExpression,
+    TypeOfDeclaration,
+    TypeOfExpression,
+)
 
 from wia_sim.kernels import images
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
@@ -98,6 +104,15 @@ def _address_spaces(node: c_ast.Node) -> list[str]:
     if not isinstance(inner, c_ast.TypeDecl):
         return []
     return list(dict.fromkeys(f"__{SPACES[q]}" for q in inner.quals if q in SPACES))
+
+
+def _innermost_typeof(node: c_ast.Node) -> TypeOfExpression | TypeOfDeclaration | None:
+    """The ``__typeof__`` that the innermost type of a declaration, type name or cast names, if it is one."""
+    inner = getattr(node, "to_type", node)
+    while not isinstance(inner, c_ast.TypeDecl) and getattr(inner, "type", None) is not None:
+        inner = inner.type
+    found = inner.type if isinstance(inner, c_ast.TypeDecl) else None
+    return found if isinstance(found, TypeOfExpression | TypeOfDeclaration) else None
 
 
 def _has_function_pointer(t: TypeInfo) -> bool:
@@ -334,6 +349,9 @@ class DeclarationChecks(CheckerState):
         """Clang's errors for a type it does not take here; ``named``: only named (a typedef, ``sizeof``,
         ``_Alignof``), where ``half`` needs no cl_khr_fp16, as in Clang."""
         clash = _address_spaces(node)
+        typeof = _innermost_typeof(node)
+        if typeof is not None and id(typeof) in self.types.typeof_spaced:  # (``__local __typeof__(*p)``)
+            clash = list(dict.fromkeys([*clash, f"__{self.types.resolve(typeof).space}"]))
         if len(clash) > 1:  # Clang: "multiple address spaces specified for type"
             self.error(node, f"multiple address spaces specified for one type ({' and '.join(clash)}; {what})")
             return

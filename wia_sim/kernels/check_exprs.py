@@ -9,6 +9,7 @@ import contextlib
 from typing import cast
 
 from pycparser import c_ast
+from pycparserext.ext_c_parser import TypeOfDeclaration, TypeOfExpression
 
 from wia_sim.kernels import async_copy
 from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
@@ -174,6 +175,15 @@ class ExpressionChecks(CheckerState):
             return self.expr(node)
         finally:
             self.unevaluated -= 1
+
+    def typeof_operand(self, node: c_ast.Node) -> tuple[TypeInfo, bool]:
+        """The type ``__typeof__(node)`` names (``TypeResolver.typeof_operand``): the operand's, never evaluated
+        and not read, as ``sizeof``'s; an object's with its qualifiers and address space, a value's without."""
+        self.unloaded.add(id(node))
+        t = self.unevaluated_expr(node)
+        if self.is_lvalue(node):
+            return t, True
+        return TypeInfo(t.kind, t.name, t.width, t.target, "private", False, t.length), False
 
     def member_alignment(self, node: c_ast.Node) -> int | None:
         """The alignment of a struct or union member ``s.m``/``p->m`` (``structs.member_alignment``), or None when
@@ -849,6 +859,9 @@ class ExpressionChecks(CheckerState):
             return "const" in node.quals
         if not isinstance(node, c_ast.TypeDecl):
             return False
+        if isinstance(node.type, TypeOfExpression | TypeOfDeclaration):  # (``__typeof__``: the type it names)
+            named = self.types.resolve(node.type)
+            return "const" in node.quals or (named.const and named.space != "constant")
         names = node.type.names if isinstance(node.type, c_ast.IdentifierType) else []
         typedef = self.types.typedefs.get(names[0]) if len(names) == 1 else None
         return "const" in node.quals or (typedef is not None and typedef.const and typedef.space != "constant")

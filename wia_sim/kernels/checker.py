@@ -112,6 +112,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.diagnostics: list[Diagnostic] = []
         self.types = TypeResolver()
         self.types.packing = packing
+        self.types.typeof_operand = self.typeof_operand
         self.scopes: list[dict[str, _Symbol]] = [{}]
         self.typedef_scopes: list[set[str]] = []  # the typedef names each open block defined (``local_typedef``)
         self.functions: dict[str, _Function] = {}

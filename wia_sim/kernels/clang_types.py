@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from pycparser import c_ast
+from pycparserext.ext_c_generator import OpenCLCGenerator
+from pycparserext.ext_c_parser import TypeOfDeclaration, TypeOfExpression
 
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.types import SPACES, AddressSpace, TypeInfo, TypeResolver, named_type
@@ -32,6 +34,8 @@ C_NAMES = {
     "intptr_t": "long",
 }
 """OpenCL C's built-in typedefs of integer types, as Clang desugars them (64-bit devices: ``size_t`` is a long)."""
+
+_GENERATOR = OpenCLCGenerator()
 
 
 def clang_type(
@@ -106,6 +110,8 @@ def _spell(
         const, named, _ = _quals(node.quals, space)
         own = (["const"] if const else []) + ([f"__{named}"] if named is not None else [])
         return f"{pointee} *{' '.join(own)}"
+    if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, TypeOfExpression | TypeOfDeclaration):
+        return _typeof(node, t, types, spelled, space, desugar)
     if isinstance(node, c_ast.TypeDecl):
         const, named, _ = _quals(node.quals, space)
         words = (["const"] if const or (desugar and _typedef_const(node, types)) else []) + (
@@ -113,6 +119,30 @@ def _spell(
         )
         return " ".join([*words, _base(node, t, types, spelled, desugar)])
     return str(t)
+
+
+def _typeof(
+    node: c_ast.TypeDecl,
+    t: TypeInfo,
+    types: TypeResolver,
+    spelled: Callable[[str], str],
+    space: AddressSpace | None,
+    desugar: bool,
+) -> str:
+    """A ``__typeof__``'s type: as Clang writes it, ``typeof (c)`` (an address space before it only where the type
+    it names has none: ``c``'s is its own), or what it names, with its qualifiers and address space."""
+    named = types.resolve(node.type)
+    const, own, explicit = _quals(node.quals, space)
+    spaced = id(node.type) in types.typeof_spaced
+    if desugar:
+        where = own if explicit or not spaced else named.space
+        words = (["const"] if const or named.const else []) + ([f"__{where}"] if where is not None else [])
+        return " ".join([*words, _canonical(t, spelled)])
+    inner = node.type
+    words = (["const"] if const else []) + ([f"__{own}"] if own is not None and (explicit or not spaced) else [])
+    if isinstance(inner, TypeOfDeclaration):  # (Clang's spacing: ``typeof(const int)``, ``typeof (c)``)
+        return " ".join([*words, f"typeof({_GENERATOR.visit(inner.declaration)})"])
+    return " ".join([*words, f"typeof ({_GENERATOR.visit(inner.expr)})"])
 
 
 def _typedef_const(node: c_ast.TypeDecl, types: TypeResolver) -> bool:

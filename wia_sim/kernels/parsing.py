@@ -16,7 +16,14 @@ from pycparser import c_ast
 from pycparser import c_lexer as c_keywords
 from pycparser.c_parser import Coord, ParseError
 from pycparserext.ext_c_lexer import OpenCLCLexer
-from pycparserext.ext_c_parser import AttributeSpecifier, OpenCLCParser, RangeExpression, StructExt
+from pycparserext.ext_c_parser import (
+    AttributeSpecifier,
+    OpenCLCParser,
+    RangeExpression,
+    StructExt,
+    TypeOfDeclaration,
+    TypeOfExpression,
+)
 
 from wia_sim.kernels.numeric_literals import PP_NUMBER, literal_error
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
@@ -191,10 +198,31 @@ def _restore_half_literals(ast: c_ast.FileAST, halves: dict[tuple[int, int], str
     Visitor().visit(ast)
 
 
+_TYPEOF = {"__typeof__": "__TYPEOF__", "__typeof": "__TYPEOF"}
+_TYPEOF_TOKENS = frozenset(_TYPEOF.values())
+_QUALIFIER_TOKENS = frozenset({"CONST", "VOLATILE", "RESTRICT"}) | {
+    f"{prefix}{space}{suffix}"
+    for space in ("GLOBAL", "LOCAL", "CONSTANT", "PRIVATE")
+    for prefix, suffix in (("", ""), ("__", "__"))
+}
+"""The type qualifiers a type name may hold around a ``__typeof__`` (the lexer's tokens: C's and the address spaces)."""
+"""GNU's ``typeof`` operator, as Clang spells it in OpenCL C (plain ``typeof`` is no keyword there: C23's and GNU
+C's, not C99's)."""
+
+
+class _Lexer(OpenCLCLexer):  # type: ignore[misc]
+    """pycparserext's OpenCL C lexer, with ``_TYPEOF``'s keywords."""
+
+    _extra_keywords = {**OpenCLCLexer._extra_keywords, **_TYPEOF}  # noqa: RUF012 (the base's class-level table)
+
+
 class _Parser(OpenCLCParser):  # type: ignore[misc]
     """pycparserext's parser, noting how many pairs of parentheses stood around each expression: pycparser's AST
     keeps none, and an OpenCL vector literal is told from C's cast and comma expression by them
-    (``_vector_literals``)."""
+    (``_vector_literals``). GNU's ``__typeof__`` as a type specifier too (pycparserext's GNU parser's
+    ``TypeOfExpression``/``TypeOfDeclaration``; its OpenCL parser has none)."""
+
+    lexer_class = _Lexer
 
     def __init__(self) -> None:
         super().__init__()
@@ -202,6 +230,111 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         self.literal_operands: dict[int, tuple[c_ast.Cast, Coord]] = {}  # ``sizeof (T)(x)``: by id, and the '('
         self.storage_keywords: set[tuple[int, int, str]] = set()  # (``_ParseOutcome.storage_keywords``)
         self.empty_declarations: set[tuple[int, int]] = set()  # (``_ParseOutcome.empty_declarations``)
+
+    def _starts_declaration(self, tok: Any = None) -> bool:
+        tok = tok or self._peek()
+        return tok is not None and (tok.type in _TYPEOF_TOKENS or bool(super()._starts_declaration(tok)))
+
+    def _parse_typeof(self) -> c_ast.Node:
+        """``__typeof__(type-name)`` or ``__typeof__(expression)``, as pycparserext's GNU parser reads them."""
+        tok = self._advance()
+        coord = self._tok_coord(tok)
+        self._expect("LPAREN")
+        if self._starts_declaration():
+            node: c_ast.Node = TypeOfDeclaration(tok.value, self._parse_parameter_declaration(), coord)
+        else:
+            node = TypeOfExpression(tok.value, self._parse_expression(), coord)
+        self._expect("RPAREN")
+        return node
+
+    def _with_typeof(self, run: Any) -> tuple[Any, bool, Any]:
+        """Specifiers with a ``__typeof__`` among them: the runs before and after it parsed by ``run`` (the base's
+        parser, giving a spec, whether it holds a type, and where it starts), the specifiers merged; a type
+        specifier beside the ``__typeof__`` is Clang's error."""
+        spec: Any = None
+        saw_type, first = False, None
+        while True:
+            if self._peek_type() in _TYPEOF_TOKENS:
+                first = first or self._tok_coord(self._peek())
+                spec = self._add_declaration_specifier(spec, self._parse_typeof(), "type", append=True)
+                saw_type = True
+                continue
+            # (after a type, a typedef name is the declarator's: ``__typeof__(x) T;`` declares T)
+            more = self._starts_declaration() and not (saw_type and self._peek_type() == "TYPEID")
+            if spec is not None and not more:
+                break
+            part, part_saw, part_first = run()
+            if spec is None:
+                spec, first = part, part_first
+            else:
+                for key, values in part.items():
+                    spec[key] = [*spec.get(key, []), *values]
+            saw_type = saw_type or part_saw
+            if self._peek_type() not in _TYPEOF_TOKENS:
+                break
+        self._typeof_alone(spec["type"])
+        return spec, saw_type, first
+
+    def _typeof_alone(self, types: list[c_ast.Node]) -> None:
+        """Clang's error for a type specifier beside a ``__typeof__`` (``types``: the specifiers, in order), at the
+        first: the sign (``'typeof' cannot be signed or unsigned``), the width (``'long typeof' is invalid``), or
+        the later of the two (``cannot combine with previous 'int' declaration specifier``)."""
+        at = next(k for k, t in enumerate(types) if isinstance(t, TypeOfExpression | TypeOfDeclaration))
+        others = [k for k in range(len(types)) if k != at]
+        if not others:
+            return
+        k = others[0]
+        other = types[k]
+        if isinstance(other, c_ast.IdentifierType):
+            word = other.names[0]
+        elif isinstance(other, TypeOfExpression | TypeOfDeclaration):
+            word = "typeof"
+        else:  # a struct, union or enum specifier
+            word = type(other).__name__.lower()
+        if word in ("signed", "unsigned"):
+            self._parse_error("'typeof' cannot be signed or unsigned", other.coord)
+        if word in ("long", "short"):
+            self._parse_error(f"'{word} typeof' is invalid", other.coord)
+        if k < at:
+            self._parse_error(f"cannot combine with previous '{word}' declaration specifier", types[at].coord)
+        self._parse_error("cannot combine with previous 'typeof' declaration specifier", other.coord)
+
+    def _parse_declaration_specifiers(self, allow_no_type: bool = False) -> tuple[Any, bool, Any]:
+        if not self._typeof_ahead():
+            return super()._parse_declaration_specifiers(allow_no_type)  # type: ignore[no-any-return]
+        return self._with_typeof(lambda: super(_Parser, self)._parse_declaration_specifiers(True))
+
+    def _parse_specifier_qualifier_list(self) -> Any:
+        """A type name's (a cast's, ``sizeof``'s, a member's), ``__typeof__`` among them too."""
+        if not self._typeof_ahead():
+            return super()._parse_specifier_qualifier_list()
+
+        def run() -> tuple[Any, bool, Any]:  # (the base's list refuses one of qualifiers alone)
+            if self._peek_type() not in _QUALIFIER_TOKENS:
+                return super(_Parser, self)._parse_specifier_qualifier_list(), True, None
+            first = self._tok_coord(self._peek())
+            spec = None
+            while self._peek_type() in _QUALIFIER_TOKENS:
+                spec = self._add_declaration_specifier(spec, self._advance().value, "qual", append=True)
+            return spec, False, first
+
+        return self._with_typeof(run)[0]
+
+    def _typeof_ahead(self) -> bool:
+        """Whether a ``__typeof__`` stands among the specifiers that start here (qualifiers and storage classes
+        before it)."""
+        k = 1
+        while True:
+            kind = self._peek_type(k)
+            if kind in _TYPEOF_TOKENS:
+                return True
+            if (
+                kind is None
+                or kind in ("ID", "TYPEID", "LPAREN", "TIMES", "SEMI", "LBRACE")
+                or not (self._starts_declaration(self._peek(k)))
+            ):
+                return False
+            k += 1
 
     def _parse_decl_body_with_spec(self, spec: Any, saw_type: bool) -> list[c_ast.Node]:
         """A declaration of a type alone that is no struct, union or enum (``int ;``, CLSmith's): none, with Clang's
@@ -538,7 +671,7 @@ def _parse_text(
     return ast, None
 
 
-_KEYWORDS = frozenset(c_keywords._keyword_map) | frozenset(OpenCLCLexer._extra_keywords)
+_KEYWORDS = frozenset(c_keywords._keyword_map) | frozenset(_Lexer._extra_keywords)
 """C's and OpenCL C's keywords (GCC's alternate ones are the standard ones by then: ``_gnu_keywords``)."""
 _DECLARATION_STARTS = frozenset({";", "{", "}", "(", ","}) | {
     "const", "volatile", "restrict", "static", "extern", "__global", "global", "__local", "local", "__constant",

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from pycparser import c_ast
-from pycparserext.ext_c_parser import FuncDeclExt
+from pycparserext.ext_c_parser import FuncDeclExt, TypeOfDeclaration, TypeOfExpression
 
 from wia_sim.kernels.ctype import lookup, wrap
 from wia_sim.kernels.literals import char_constant
@@ -519,6 +519,15 @@ class TypeResolver:
         self._anonymous: dict[int, str] = {}  # id(node) -> tag of an anonymous struct/union
         self.sizes: dict[int, int] = {}  # sizeof (_Alignof) of expressions, by the node's id (``Program.sizes``)
         self.packing: tuple[tuple[int, int], ...] = ()  # ``#pragma pack`` (``PreprocessResult.packing``)
+        self.typeofs: dict[int, TypeInfo] = {}
+        """The type each ``__typeof__`` stands for, by the id of its node: found where the checker met it (an
+        expression's in its scope, ``typeof_operand``) and looked up here by whoever resolves it later."""
+        self.typeof_spaced: set[int] = set()
+        """The ``__typeof__`` nodes whose type has an address space of its own (an object's: Clang spells no
+        other before it)."""
+        self.typeof_operand: Callable[[c_ast.Node], tuple[TypeInfo, bool]] | None = None
+        """The checker's type of an expression never evaluated, in the scope being checked, and whether it
+        designates an object (its type keeps its qualifiers and address space; a value's has neither)."""
         self.named: dict[int, tuple[int, str]] = {}
         """The value and promoted type of each use of a ``const`` integer variable initialized with a constant, by
         the id of its identifier: Clang folds ``const int N = 4; float buf[N];`` to a fixed-size array (a C
@@ -580,7 +589,27 @@ class TypeResolver:
             return TypeInfo("struct", tag)
         if isinstance(node, c_ast.Enum):  # (one not defined yet, or unknown: int)
             return TypeInfo("scalar", self.enum_types.get(node.name if node.name else id(node), "int"))
+        if isinstance(node, TypeOfExpression | TypeOfDeclaration):
+            return self._typeof(node)
         return UNKNOWN
+
+    def _typeof(self, node: TypeOfExpression | TypeOfDeclaration) -> TypeInfo:
+        """GNU's ``__typeof__``: the type named, or the expression's type, unconverted (an array stays one, its
+        qualifiers and address space stay), the expression not evaluated."""
+        found = self.typeofs.get(id(node))
+        if found is None:
+            if isinstance(node, TypeOfDeclaration):
+                found = self.resolve(node.declaration)
+                declared = node.declaration.type
+                spaced = isinstance(declared, c_ast.TypeDecl | c_ast.PtrDecl) and bool(SPACES.keys() & declared.quals)
+            elif self.typeof_operand is not None:
+                found, spaced = self.typeof_operand(node.expr)
+            else:  # (no checker: nothing to find it in)
+                return UNKNOWN
+            self.typeofs[id(node)] = found
+            if spaced:
+                self.typeof_spaced.add(id(node))
+        return found
 
     @staticmethod
     def _qualified(t: TypeInfo, quals: Sequence[str]) -> TypeInfo:
