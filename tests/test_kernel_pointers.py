@@ -301,3 +301,44 @@ def test_a_null_pointer_constant_passed_for_a_pointer_parameter(device_ctx: wia.
     ("a value passed for pointer 'p'"; PoCL's own tests call ``f(0)``). Values as PoCL 3.1's and Oclgrind 21.10's."""
     (o,) = run_arrays(device_ctx, NULL_ARGUMENT, "k", [np.array([5, 7, 0, 0], np.int32)], 1, 1)
     np.testing.assert_array_equal(o, [-1, 7, 1, 9])
+
+
+POINTERS_AS_SCALARS = r"""
+int nulls(__global const int* p, int* q) { return !p + 2 * !q + 4 * (p && q) + 8 * (!p || !q) + (p ? 16 : 0); }
+__kernel void k(__global int* out, __global const int* in)
+{
+    const int i = get_global_id(0);
+    int v = in[i];
+    __global int* none = 0;
+    __global int* some = (i & 1) ? out : none;                   /* NULL in the even work-items */
+    __global int* row = out + 4 * i;
+    ulong a = (ulong)row;                                         /* the address, back to a pointer */
+    __global int* next = (__global int*)(a + sizeof(int));
+    next[0] = v + (int)((uintptr_t)(row + 3) - (uintptr_t)row);
+    row[0] = nulls(out, &v) + 100 * nulls(none, &v);
+    row[2] = !some + 2 * !!some + 4 * (some == 0) + 8 * (bool)some + 16 * ((ulong)some != 0);
+    row[3] = (int)((ulong)row & 15) + 10 * !(row + 1) + 100 * (int)(bool)none;
+}
+"""
+
+
+def test_a_pointer_is_a_scalar(device_ctx: wia.Context) -> None:
+    """C99 6.5.3.3 and 6.3.1.2: ``!p`` is 1 where ``p`` is NULL, ``(bool)p`` 0 there and 1 elsewhere, and a pointer
+    cast to an integer is its address, which cast back points where it did (clRNG tests ``if (!destStreams)`` in
+    every device function; the simulator refused ``!p`` on a pointer, and cast a pointer to its offset in its
+    object, so ``(bool)out`` was 0 and ``(__global int*)((ulong)p + 4)`` a NULL pointer)."""
+    n = 16
+    rng = np.random.default_rng(1205)
+    values = rng.integers(-1000, 1000, n).astype(np.int32)
+    out = run_arrays(device_ctx, POINTERS_AS_SCALARS, "k", [np.zeros(4 * n, np.int32), values], n, 8)[0]
+    odd = np.arange(n) & 1
+    want = np.stack(
+        [
+            np.full(n, (4 + 16) + 100 * (1 + 8)),
+            values + 12,
+            np.where(odd, 2 + 8 + 16, 1 + 4),
+            np.zeros(n, np.int32),
+        ],
+        axis=1,
+    )
+    np.testing.assert_array_equal(out.reshape(n, 4), want)

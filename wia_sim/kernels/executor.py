@@ -714,7 +714,11 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             if isinstance(node.expr, c_ast.Typename):  # (the checker sizes every type that has a size)
                 raise UnsupportedKernel(f"line {_line(node)}: sizeof({self.program.type_of(node.expr)})")
             return self._sizeof_expr(node.expr)
-        v = self.value(node.expr, mask)
+        v = self.eval(node.expr, mask)
+        if isinstance(v, Pointer):  # a pointer is a scalar (C99 6.5.3.3): ``!p`` is 1 where it is NULL
+            if op != "!":
+                raise UnsupportedKernel(f"line {_line(node.expr)}: a pointer where a value is needed")
+            return Value(INT, np.asarray(~self.truth(v, self.all)).astype(np.int32))
         if v.undef is not None:  # computed on the bits, undefined where the operand is
             return tainted(self.unary(op, defined(v), mask, node), joined((v,)))
         return self.unary(op, v, mask, node)
@@ -981,8 +985,11 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             parts = [self.eval(e, mask) for e in node.expr.exprs]
             return self.vector_literal(ct, parts)
         v = self.eval(node.expr, mask)
-        if isinstance(v, Pointer):
-            return Value(ct, np.asarray(v.off).astype(ct.dtype))
+        if isinstance(v, Pointer):  # its address (``AddressMap``: the object's tag above its offset), as an integer
+            address = np.asarray(self.addresses.address(v))
+            if ct.kind == "bool":  # (C99 6.3.1.2: 0 for a null pointer, else 1)
+                return Value(ct, np.asarray(address != 0).astype(ct.dtype))
+            return Value(ct, address.astype(ct.dtype))
         return self.to_value(v, ct)  # (a scalar's shadow spread to each component; coefficients kept if they fit)
 
     expr_Passed = expr_Cast  # an argument converted to a GNU built-in's parameter (``gnu_builtins.Passed``)
