@@ -535,3 +535,51 @@ def test_an_undefined_component_of_vload3_vstore3_or_shuffle_is_found_at_its_use
     f = _fault(_kernel(body))
     assert f.line == line and "stored to __global memory" in str(f), str(f)
     assert f"read of uninitialized {what}" in str(f)
+
+
+PRIVATE_WRITTEN_OVER_AND_OVER = """
+__kernel void k(__global const float* x, __global int* out) {
+    const int g = get_global_id(0);
+    int a[8];
+    for (int r = 0; r < 20; r++)       /* many more bytes stored than the array holds: a[7] still never */
+        for (int j = 0; j < 7; j++)
+            a[j] = r + j;
+    int b[4];
+    for (int j = 0; j < 4; j++)
+        b[j] = j;                      /* every byte written */
+    int u;
+    b[g & 3] = u;                      /* then an undefined value stored over one element */
+    uint4 w[2];
+    w[1].x = (uint)g;                  /* one component of a vector in private memory */
+    USE
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("use", "line", "what"),
+    [
+        ("out[g] = a[6] + a[7];", 15, "__private array 'a'"),  # the element the stores never reached
+        ("out[g] = b[3] + b[(g & 3) ^ 1] + b[g & 3];", 15, "__private variable 'u'"),
+        ("out[g] = w[1].yx.x;", 15, "__private array 'w'"),  # (.yx's x is w's y, which nobody wrote)
+    ],
+)
+def test_private_memory_keeps_its_unwritten_bytes_after_many_stores(use: str, line: int, what: str) -> None:
+    """Private memory stops looking at its flags once every byte is written (a filled array read in a loop: scrypt's
+    salsa core), and reads a vector whole for a swizzle of it: neither may lose a byte nobody wrote, nor one an
+    undefined value was stored to afterwards."""
+    f = _fault(PRIVATE_WRITTEN_OVER_AND_OVER.replace("USE", use))
+    assert (f.check, f.line) == ("uninitialized_private", line), str(f)
+    assert what in str(f)
+
+
+def test_private_memory_written_whole_reads_back_its_values() -> None:
+    src = PRIVATE_WRITTEN_OVER_AND_OVER.replace("USE", "out[g] = a[6] + b[(g & 3) ^ 1] * 100 + w[1].yx.y * 10000;")
+    src = src.replace("int u;", "int u = 7;")
+    out = np.zeros(N, np.int32)
+    geometry = launch_geometry((N, 1, 1), (16, 1, 1), 256, 1)
+    x = np.zeros(N, np.float32)
+    result = run_kernel(compile_source(src), "k", [x.view(np.uint8), out.view(np.uint8)], geometry, checks=True)
+    assert not result.findings
+    g = np.arange(N)
+    np.testing.assert_array_equal(out, 19 + 6 + ((g & 3) ^ 1) * 100 + g * 10000)

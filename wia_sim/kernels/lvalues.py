@@ -16,7 +16,7 @@ from numpy.typing import NDArray
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.lanes import all_lanes
 from wia_sim.kernels.pointers import AddressMap, PtrType, one_object
-from wia_sim.kernels.spaces import LaunchState, Pointer, Uninit, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import LaunchState, Pointer, Region, Uninit, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.undef import carrying, joined, masked, shaped, undefined_lanes
 
@@ -299,12 +299,19 @@ class SwizzleRef(Ref):
             return [p.moved(np.asarray(first * size, np.int64)).retyped(self._part())]
         return [p.moved(np.asarray(k * size, np.int64)).retyped(self.t.scalar) if k < width else None for k in self.idx]
 
+    def _private(self) -> bool:
+        """Whether the vector lies in __private memory, read whole (one access, not one per component: salsa's
+        ``w[3].wxyz``): no race to record there, and a component nobody wrote keeps its own shadow."""
+        assert isinstance(self.base, MemRef)
+        region = self.base.p.region
+        return isinstance(region, Region) and region.space == "private"
+
     def get(self, mask: Array) -> Result:
         return past_three(self._get(mask), self.idx, self.t.width, self.ex.st, self.ex.all.shape[0])
 
     def _get(self, mask: Array) -> Value:
         parts = self._components()
-        if parts is None:
+        if parts is None or self._private():
             cur = self.base.get(mask)
             assert isinstance(cur, Value)
             return swizzled(cur, self.idx)

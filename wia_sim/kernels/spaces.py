@@ -535,7 +535,9 @@ class Region(StridedAccess):
         self._pending_reads: list[tuple[Array, Array, int, Array | None, int]] = []  # reads not yet recorded: _wait
         self._pending_size = 0
         self._written = False  # a write is on record in w_lane (or an atomic in a_lane)
-        self._all_init = False  # every byte of __local memory was written (looked at at each barrier)
+        self._all_init = False  # every byte was written (__local memory: looked at at each barrier; __private
+        # memory: once its stores could have covered it, ``mark_written``)
+        self._marked = 0  # bytes marked written since ``_all_init`` was last looked at (``mark_written``)
         self._row_starts: Array | None = None
         self._compact = []
         self._shadowed = False
@@ -848,7 +850,7 @@ class Region(StridedAccess):
             self.init = np.ones(self.data.size, dtype=bool)
         if undef is not None:
             self._all_init = False
-        return self.init is not None or self.raced
+        return (self.init is not None and not self._all_init) or self.raced
 
     def _check_at(
         self,
@@ -985,6 +987,11 @@ class Region(StridedAccess):
         self.init.view(word)[idx] = ALL_BYTES_WRITTEN[esize]
         if self.carrying is not None:
             self.carrying.view(word)[idx] = 0
+        if self.space == "private":  # a private array filled once and read in a loop: no flags to look at after
+            self._marked += idx.size * esize
+            if self._marked >= self.data.size:  # (a look costs a pass over the flags: at most one per their size)
+                self._marked = 0
+                self._all_init = bool(self.init.reshape(-1, self.stride)[:, : self.nbytes].all())
 
     def rowed(self, st: LaunchState, seen: Array, lanes: Array) -> Array:
         """Byte offsets ``seen`` of accesses by ``lanes`` in the region's data: with their rows' starts added
