@@ -108,6 +108,8 @@ class MemoryOps(ExecutorState):
         if p._off is None and p.affine is not None and p.affine.base % size == 0 and p.affine.divisible(size):
             return
         off = np.asarray(p.off, np.int64)
+        if not int(np.bitwise_or.reduce(off, axis=None)) & (size - 1):  # every lane's aligned (a vector's size is a
+            return  # power of two: one reduction decides the usual case)
         bad = mask & (off % size != 0) if off.ndim else (mask if int(off) % size else np.zeros_like(mask))
         if not bool(bad.any()):
             return
