@@ -7,6 +7,7 @@ changes only the active lanes.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -101,11 +102,17 @@ class Var:
     name: str = ""
 
 
+@functools.cache
+def _indices(idx: tuple[int, ...]) -> Array:
+    """``idx`` as an index array, made once per swizzle (a list indexes at a microsecond a time more)."""
+    return np.asarray(idx, np.intp)
+
+
 def with_undefined(a: Array, idx: tuple[int, ...]) -> Array:
     """The components ``idx`` of the vectors ``a`` (components on the last axis), an index past them (the w of a
-    3-component vector's ``.hi``/``.odd``: ``swizzle_indices``) reading 0."""
+    3-component vector's ``.hi``/``.odd``: ``swizzle_indices``) reading 0. A copy, never a view."""
     if max(idx) < a.shape[-1]:
-        return a[..., list(idx)]
+        return a.take(_indices(idx), axis=-1)
     padded = np.concatenate([a, np.zeros((*a.shape[:-1], max(idx) + 1 - a.shape[-1]), a.dtype)], axis=-1)
     return padded[..., list(idx)]
 
@@ -270,6 +277,14 @@ class ComponentRef(Ref):
         self.assigned = part
 
 
+@functools.cache
+def _kept(idx: tuple[int, ...], width: int) -> tuple[Array, Array]:
+    """Which of the components ``idx`` of a ``width``-vector a store writes (not the undefined w of a
+    3-component vector's ``.hi``/``.odd``), as positions in ``idx`` and as components: made once per swizzle."""
+    kept = [j for j, k in enumerate(idx) if k < width]
+    return np.asarray(kept, np.intp), np.asarray([idx[j] for j in kept], np.intp)
+
+
 class SwizzleRef(Ref):
     def __init__(self, ex: Executor, base: Ref, idx: tuple[int, ...], t: CType) -> None:
         super().__init__(ex)
@@ -358,13 +373,17 @@ class SwizzleRef(Ref):
             return
         cur = self.base.peek() if isinstance(self.base, VarRef) else self.base.get(mask)  # (VarRef: every lane)
         assert isinstance(cur, Value)
-        shape = np.broadcast_shapes(np.asarray(cur.raw).shape[:-1], src.shape[:-1] if len(self.idx) > 1 else src.shape)
-        new = np.array(np.broadcast_to(cur.raw, (*shape, self.t.width)))
-        kept = [j for j, k in enumerate(self.idx) if k < self.t.width]  # (not the undefined w of a 3-vector)
+        old = np.asarray(cur.raw)
+        if old.ndim == 2:  # one vector per lane already (the usual case): what is stored broadcasts to it
+            new = old.copy()
+        else:
+            shape = np.broadcast_shapes(old.shape[:-1], src.shape[:-1] if len(self.idx) > 1 else src.shape)
+            new = np.array(np.broadcast_to(old, (*shape, self.t.width)))
+        kept, targets = _kept(self.idx, self.t.width)
         if len(self.idx) == 1:
             new[..., self.idx[0]] = src
         else:
-            new[..., [self.idx[j] for j in kept]] = src[..., kept]
+            new[..., targets] = src[..., kept]
         if cur.undef is None and undef is None:
             self.base.set(Value(self.t, new), mask)
             return
@@ -375,6 +394,6 @@ class SwizzleRef(Ref):
         if len(self.idx) == 1:
             shadow[:, self.idx[0]] = False if undef is None else undef
         else:
-            shadow[:, [self.idx[j] for j in kept]] = False if undef is None else undef[:, kept]
+            shadow[:, targets] = False if undef is None else undef[:, kept]
         origin = part.origin if part.undef is not None else cur.origin
         self.base.set(carrying(self.t, new, shadow, origin), mask)
