@@ -176,6 +176,12 @@ _TARGETS = {
     "d": "float",
     "v": "float4",
     "w": "int4",
+    "v.x": "float",  # components of a vector variable: compiled too
+    "v.s2": "float",
+    "w.y": "int",
+    "w.s3": "int",
+    "v.wzyx": "float4",
+    "w.yxwz": "int4",
 }
 _EXPRESSIONS = {"int": _int, "float": _float, "float4": _float4, "int4": _int4}
 _COMPOUND = {
@@ -230,6 +236,9 @@ def test_random_programs_give_the_interpreters_runs(body: str, seed: int, checks
         "    for (int q = 0; q < 4; q++) { float t = f * (float)q; t += g; g = t / 3.0f; }",
         # nested ?: whose sides each take some lanes, vectors with a scalar condition
         "    v = (a > 0) ? ((b > 0) ? v * 2.0f : -v) : v + (float4)(g);\n    w = (f < 0.0f) ? w << 3 : ~w;",
+        # components of vector variables read and assigned, in divergent lanes and in a loop (salsa's shape)
+        "    for (int q = 0; q < 4; q++) { w.s0 ^= rotate(w.s3 + w.s2, 7); w.s1 += w.s0 * q; }\n"
+        "    if (l < 7) { v.yx = v.zw * 2.0f; v.z -= v.x; }\n    a = w.x + w.y; f = v.y + (float)(v.w = 3.5f);",
     ],
 )
 @pytest.mark.parametrize("checks", [True, False])

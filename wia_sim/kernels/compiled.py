@@ -4,9 +4,10 @@ The interpreter's plans (``executor._Executor.plan``) evaluate a node through a 
 every operator, what its operands hold: coefficients (``affine.py``), a comparison's mask, a view of memory, lanes
 nobody defined (``undef.py``), a pointer. Most of a kernel's arithmetic is on private variables and constants that
 hold none of those, of types the program fixes. ``compiled_plan`` works out once per node the types, conversions and
-operator counts of such a tree (variables, constants, arithmetic, comparison, bitwise and shift operators, casts
-between arithmetic types, ``?:`` on a scalar condition, calls of built-ins of values only, and at its root an
-assignment, compound assignment or increment of a variable) and evaluates it as nested closures on the arrays
+operator counts of such a tree (variables and their vector components, constants, arithmetic, comparison, bitwise and
+shift operators, casts between arithmetic types, ``?:`` on a scalar condition, calls of built-ins of values only,
+and at its root an assignment, compound assignment or increment of a variable, or an assignment to components of a
+vector variable) and evaluates it as nested closures on the arrays
 themselves, adding its counts once.
 
 Where a variable holds anything else at run time, or a lane divides an integer by zero with checks on, the tree
@@ -33,6 +34,7 @@ from wia_sim.kernels.lvalues import kept, merge_lanes
 from wia_sim.kernels.operators import binary_spec, count_kind, lanes_out, zero_divisors
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import UnsupportedKernel, Value
+from wia_sim.kernels.types import swizzle_indices
 
 if TYPE_CHECKING:
     from wia_sim.kernels.executor import Plan, _Executor
@@ -56,8 +58,17 @@ class _Fallback(Exception):
 _GIVE_UP = 8
 """A node that gave itself back this many times and never evaluated is left to the interpreter."""
 
-_COMPILED = (c_ast.Assignment, c_ast.BinaryOp, c_ast.TernaryOp, c_ast.Cast, c_ast.UnaryOp, c_ast.FuncCall)
-"""The nodes worth compiling: a variable or a constant alone costs the interpreter no more."""
+_COMPILED = (
+    c_ast.Assignment,
+    c_ast.BinaryOp,
+    c_ast.TernaryOp,
+    c_ast.Cast,
+    c_ast.UnaryOp,
+    c_ast.FuncCall,
+    c_ast.StructRef,
+)
+"""The nodes worth compiling: a variable or a constant alone costs the interpreter no more (a vector's components
+do: ``swizzled``)."""
 
 _UPDATES = {"++": "+", "p++": "+", "--": "-", "p--": "-"}
 _ONE = np.asarray(1, np.int32)
@@ -149,6 +160,39 @@ def _variable(ex: _Executor, node: c_ast.ID) -> _Code | None:
         return v._a
 
     return _Code(t, variable, ())
+
+
+def _swizzle(ex: _Executor, node: c_ast.StructRef) -> tuple[_Code, tuple[int, ...], CType] | None:
+    """The vector variable ``v`` of ``v.xy`` (``v.s3``, ``v.lo``, ...) as a tree that reads it, the components named
+    and their type, where ``v`` is a private value's vector and every component named is one of its own (not the
+    undefined w of a 3-component vector's ``.hi``: the interpreter's)."""
+    if node.type != "." or not isinstance(node.name, c_ast.ID) or id(node) in ex.member_refs:
+        return None
+    base = _variable(ex, node.name)
+    if base is None or base.t.width == 1 or ex.lookup_var(node.name.name) is None:
+        return None
+    try:
+        idx = swizzle_indices(node.field.name, base.t.width)
+    except ValueError:  # (the checker said so)
+        return None
+    if max(idx) >= base.t.width:
+        return None
+    return base, idx, base.t.scalar if len(idx) == 1 else base.t.scalar.vector(len(idx))
+
+
+def _component(ex: _Executor, node: c_ast.StructRef) -> _Code | None:
+    """``v.xy`` of a private vector variable (``executor.expr_StructRef``'s ``swizzled``): its components, copied."""
+    found = _swizzle(ex, node)
+    if found is None:
+        return None
+    base, idx, t = found
+    read = base.run
+    picked: Any = idx[0] if len(idx) == 1 else np.asarray(idx, np.intp)
+
+    def component(ex: _Executor, mask: Array, tally: Tally) -> Array:
+        return np.asarray(np.asarray(read(ex, mask, tally)).take(picked, axis=-1))
+
+    return _Code(t, component, ())
 
 
 def _binary(ex: _Executor, node: c_ast.BinaryOp) -> _Code | None:
@@ -348,6 +392,8 @@ def _expression(ex: _Executor, node: c_ast.Node) -> _Code | None:
         return _select(ex, node)
     if kind is c_ast.FuncCall:
         return _call(ex, node)
+    if kind is c_ast.StructRef:
+        return _component(ex, node)
     return None
 
 
@@ -374,8 +420,46 @@ def _store(ex: _Executor, name: str, t: CType, a: Array, mask: Array) -> Value:
 Root = Callable[["_Executor", Array, Tally], Value]
 
 
+def _component_assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, Counts] | None:
+    """``v.xy = e`` or ``v.xy op= e`` of a private vector variable ``v`` (``lvalues.SwizzleRef.set``): the
+    variable's value with those components replaced, in the lanes of the mask."""
+    found = _swizzle(ex, node.lvalue)
+    rvalue = _expression(ex, node.rvalue)
+    if found is None or rvalue is None:
+        return None
+    base, idx, t = found
+    name, vt = node.lvalue.name.name, base.t
+    if node.op != "=":
+        read = _component(ex, node.lvalue)
+        assert read is not None
+        combined = _operator(node.op[:-1], read, rvalue, node)
+        if combined is None:
+            return None
+        rvalue = combined
+    value = _converted(rvalue, t)
+    whole = base.run
+    targets: Any = idx[0] if len(idx) == 1 else np.asarray(idx, np.intp)
+    width = vt.width
+
+    def assign(ex: _Executor, mask: Array, tally: Tally) -> Value:
+        part = np.asarray(value(ex, mask, tally))
+        old = np.asarray(whole(ex, mask, tally))
+        if old.ndim == 2:  # one vector per lane (the usual case)
+            new = old.copy()
+        else:
+            lanes = part.shape[:-1] if len(idx) > 1 else part.shape
+            new = np.array(np.broadcast_to(old, (*np.broadcast_shapes(old.shape[:-1], lanes), width)))
+        new[..., targets] = part
+        _store(ex, name, vt, new, mask)
+        return Value(t, part)
+
+    return assign, rvalue.ops
+
+
 def _assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, Counts] | None:
     """``x = e`` or ``x op= e`` (``executor._update_plan``) of a variable ``x``."""
+    if isinstance(node.lvalue, c_ast.StructRef):
+        return _component_assignment(ex, node)
     target = _target(ex, node.lvalue)
     rvalue = _expression(ex, node.rvalue)
     if target is None or rvalue is None:
