@@ -7,8 +7,7 @@ hold none of those, of types the program fixes. ``compiled_plan`` works out once
 operator counts of such a tree (variables and their vector components, constants, arithmetic, comparison, bitwise and
 shift operators, casts between arithmetic types, ``?:`` on a scalar condition, calls of built-ins of values only,
 and at its root an assignment, compound assignment or increment of a variable, or an assignment to components of a
-vector variable) and evaluates it as nested closures on the arrays
-themselves, adding its counts once.
+vector variable) and evaluates it as nested closures on the arrays themselves, adding its counts once.
 
 Where a variable holds anything else at run time, or a lane divides an integer by zero with checks on, the tree
 gives itself back (``_Fallback``) before any of its evaluation shows (its one store is its last act, its counts are
