@@ -554,6 +554,16 @@ BODY = "__kernel void k(__global float* o, __global int* p, int n) {{ {} }}"
             "1:77",
             "bit-fields are not supported in OpenCL",
         ),
+        (
+            BODY.format("struct S { __global int g; int y; } s; s.y = 1; p[0] = s.y;"),
+            "1:86",
+            "field may not be qualified with an address space",
+        ),
+        (
+            "struct P { float* __local q; };\n__kernel void k(__global int* p) { p[0] = 1; }",
+            "1:27",
+            "field may not be qualified with an address space",
+        ),
         (BODY.format("int x = sizeof(int[n]);"), "1:81", "variable length arrays are not supported in OpenCL"),
         (BODY.format("o->x = 1;"), "1:63", "member reference base type '__global float' is not a structure or union"),
         (BODY.format("int 3x = 1;"), "1:66", "expected identifier or '('"),
@@ -578,11 +588,11 @@ def test_more_declarations_and_statements_in_clangs_words(
     device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, at: str, message: str
 ) -> None:
     """A half value without cl_khr_fp16 (a variable, a cast, a function's result: the simulator had built the
-    last), an extern variable in a function, a variable length array in ``sizeof``, ``->`` on a pointer to a
-    non-struct (its pointee named), a number where a declarator must be, a declaration where an ``if`` or a loop
-    needs a statement, ``_Alignof`` named as Clang names it ('alignof', or '__alignof' as GNU's spelling; the
-    simulator had said '_Alignof'), and the end of the input inside a block (at its end, or at its last
-    newline)."""
+    last), an extern variable in a function, a struct member of an address space (the simulator had taken it), a
+    variable length array in ``sizeof``, ``->`` on a pointer to a non-struct (its pointee named), a number where a
+    declarator must be, a declaration where an ``if`` or a loop needs a statement, ``_Alignof`` named as Clang
+    names it ('alignof', or '__alignof' as GNU's spelling; the simulator had said '_Alignof'), and the end of the
+    input inside a block (at its end, or at its last newline)."""
     if request.node.callspec.params["device_ctx"] == "oclgrind" and message == "expected '}'":
         pytest.skip("Oclgrind 21.10 counts the lines of its own prelude in an error at the end of the input")
     assert_refused(device_ctx, request, source, message, at, CL12)

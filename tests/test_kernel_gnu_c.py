@@ -317,6 +317,17 @@ def test_typeof(device_ctx: wia.Context) -> None:
     assert set(sizes) == {4 + 10 * 2 + 100 * 16 + 1000 * 8 + 10000 * 12 + 100000 * 8 + 1000000 * 8}
 
 
+def test_a_typeof_of_an_object_in_an_address_space_is_no_member_type() -> None:
+    """``__typeof__(C)`` of a ``__constant`` ``C`` is ``__constant const int``: a struct member of it is Clang's
+    error, as a member written ``__constant int`` is (the simulator took both)."""
+    with pytest.raises(KernelCompileError) as info:
+        compile_source(
+            "__constant int C = 3;\nstruct S { __typeof__(C) x; __typeof__(C + 1) y; };\n"
+            "__kernel void k(__global int* o) { struct S s = {1, 2}; o[0] = s.y; }"
+        )
+    assert info.value.build_log == "kernel.cl:2:26: error: field may not be qualified with an address space"
+
+
 @pytest.mark.parametrize(
     ("body", "error"),
     [

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pycparser import c_ast
+from pycparserext.ext_c_parser import TypeOfDeclaration, TypeOfExpression
 
 from wia_sim.kernels import images
 from wia_sim.kernels.check_calls import CallChecks
@@ -29,7 +30,7 @@ from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo
 from wia_sim.kernels.signatures import SINCE_1_2
 from wia_sim.kernels.structs import member_attributes
-from wia_sim.kernels.types import TypeResolver
+from wia_sim.kernels.types import SPACES, TypeResolver
 
 __all__ = ["Checker"]
 
@@ -56,6 +57,20 @@ def _records(items: list[c_ast.Node]) -> list[c_ast.Struct | c_ast.Union]:
             found[id(node)] = node
         stack.extend(child for _, child in node.children())
     return sorted(found.values(), key=lambda n: tuple(c or 0 for c in _coord_of(n)))
+
+
+def _qualified_by_a_space(member: c_ast.Node, types: TypeResolver) -> bool:
+    """Whether a member's own type (an array's elements; a pointer itself, not what it points to) carries an
+    address space: written there (``__global int x``, ``float* __local p``) or in the ``__typeof__`` of an object
+    it names (``__typeof__(c)`` of a ``__constant`` ``c``)."""
+    while isinstance(member, c_ast.ArrayDecl):
+        member = member.type
+    if not isinstance(member, c_ast.TypeDecl | c_ast.PtrDecl):
+        return False
+    if SPACES.keys() & set(member.quals):
+        return True
+    inner = member.type
+    return isinstance(inner, TypeOfExpression | TypeOfDeclaration) and id(inner) in types.typeof_spaced
 
 
 def _holds_itself(record: c_ast.Struct | c_ast.Union, member: c_ast.Node) -> bool:
@@ -259,6 +274,8 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
                 if member_type.name in images.IMAGE_TYPES or member_type.name == images.SAMPLER:
                     what = f"the '{member_type.name}' type"
                     self.error(member, f"{what} cannot be used to declare a structure or union field")
+                if _qualified_by_a_space(member.type, self.types):  # (OpenCL C 1.2 6.5: no member has one)
+                    self.error(member, "field may not be qualified with an address space")
                 if member.bitsize is not None:
                     self.error(member, "bit-fields are not supported in OpenCL")  # (Clang's words)
                 if member.name is not None and member.name in names:
