@@ -991,7 +991,12 @@ class Region(StridedAccess):
             self._marked += idx.size * esize
             if self._marked >= self.data.size:  # (a look costs a pass over the flags: at most one per their size)
                 self._marked = 0
-                self._all_init = bool(self.init.reshape(-1, self.stride)[:, : self.nbytes].all())
+                self._all_init = self._every_byte_written()
+
+    def _every_byte_written(self) -> bool:
+        """Whether every row's bytes (not the padding after them) are flagged initialized (``_all_init``)."""
+        assert self.init is not None
+        return bool(self.init.reshape(-1, self.stride)[:, : self.nbytes].all())
 
     def rowed(self, st: LaunchState, seen: Array, lanes: Array) -> Array:
         """Byte offsets ``seen`` of accesses by ``lanes`` in the region's data: with their rows' starts added
@@ -1079,7 +1084,7 @@ class Region(StridedAccess):
         if self._compact and not bool(reached.all()):
             self.materialize(st)
         if self.init is not None and not self._all_init:
-            self._all_init = bool(self.init.reshape(-1, self.stride)[:, : self.nbytes].all())
+            self._all_init = self._every_byte_written()
         every = bool(reached.all())
         if every:
             self._compact.clear()
