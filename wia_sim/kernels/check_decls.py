@@ -42,6 +42,7 @@ from wia_sim.kernels.types import (
     SPACES,
     UNKNOWN,
     TypeInfo,
+    TypeResolver,
     const_int,
     enum_underlying,
     enumerator_types,
@@ -95,24 +96,20 @@ def _innermost_names(node: c_ast.Node | None) -> list[str]:
     return list(node.names) if isinstance(node, c_ast.IdentifierType) else []
 
 
-def _address_spaces(node: c_ast.Node) -> list[str]:
-    """The distinct address-space qualifiers written on the innermost type of a declaration, type name or cast
-    (``__local __global float* p`` has two)."""
+def _address_spaces(node: c_ast.Node, types: TypeResolver) -> list[str]:
+    """The distinct address spaces on the innermost type of a declaration, type name or cast: written there
+    (``__local __global float* p`` has two) or carried by the ``__typeof__`` of an object it names
+    (``__local __typeof__(*p)`` of a ``__global`` ``p``)."""
     inner = getattr(node, "to_type", node)
     while not isinstance(inner, c_ast.TypeDecl) and getattr(inner, "type", None) is not None:
         inner = inner.type
     if not isinstance(inner, c_ast.TypeDecl):
         return []
-    return list(dict.fromkeys(f"__{SPACES[q]}" for q in inner.quals if q in SPACES))
-
-
-def _innermost_typeof(node: c_ast.Node) -> TypeOfExpression | TypeOfDeclaration | None:
-    """The ``__typeof__`` that the innermost type of a declaration, type name or cast names, if it is one."""
-    inner = getattr(node, "to_type", node)
-    while not isinstance(inner, c_ast.TypeDecl) and getattr(inner, "type", None) is not None:
-        inner = inner.type
-    found = inner.type if isinstance(inner, c_ast.TypeDecl) else None
-    return found if isinstance(found, TypeOfExpression | TypeOfDeclaration) else None
+    spaces = [f"__{SPACES[q]}" for q in inner.quals if q in SPACES]
+    typeof = inner.type
+    if isinstance(typeof, TypeOfExpression | TypeOfDeclaration) and id(typeof) in types.typeof_spaced:
+        spaces.append(f"__{types.resolve(typeof).space}")
+    return list(dict.fromkeys(spaces))
 
 
 def _has_function_pointer(t: TypeInfo) -> bool:
@@ -348,10 +345,7 @@ class DeclarationChecks(CheckerState):
     def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str, named: bool = False) -> None:
         """Clang's errors for a type it does not take here; ``named``: only named (a typedef, ``sizeof``,
         ``_Alignof``), where ``half`` needs no cl_khr_fp16, as in Clang."""
-        clash = _address_spaces(node)
-        typeof = _innermost_typeof(node)
-        if typeof is not None and id(typeof) in self.types.typeof_spaced:  # (``__local __typeof__(*p)``)
-            clash = list(dict.fromkeys([*clash, f"__{self.types.resolve(typeof).space}"]))
+        clash = _address_spaces(node, self.types)
         if len(clash) > 1:  # Clang: "multiple address spaces specified for type"
             self.error(node, f"multiple address spaces specified for one type ({' and '.join(clash)}; {what})")
             return
