@@ -29,7 +29,7 @@ from pycparser import c_ast
 from wia_sim.kernels.ctype import INT, CType, arithmetic, common_type, comparison_type, convert, promoted
 from wia_sim.kernels.exec_calls import value_call
 from wia_sim.kernels.lanes import all_lanes, any_lane
-from wia_sim.kernels.lvalues import kept, merge_lanes
+from wia_sim.kernels.lvalues import kept, merge_lanes, writable
 from wia_sim.kernels.operators import binary_spec, count_kind, lanes_out, zero_divisors
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS
 from wia_sim.kernels.spaces import UnsupportedKernel, Value
@@ -438,16 +438,11 @@ def _component_assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, 
     value = _converted(rvalue, t)
     whole = base.run
     targets: Any = idx[0] if len(idx) == 1 else np.asarray(idx, np.intp)
-    width = vt.width
 
     def assign(ex: _Executor, mask: Array, tally: Tally) -> Value:
         part = np.asarray(value(ex, mask, tally))
-        old = np.asarray(whole(ex, mask, tally))
-        if old.ndim == 2:  # one vector per lane (the usual case)
-            new = old.copy()
-        else:
-            lanes = part.shape[:-1] if len(idx) > 1 else part.shape
-            new = np.array(np.broadcast_to(old, (*np.broadcast_shapes(old.shape[:-1], lanes), width)))
+        lanes = part.shape[:-1] if len(idx) > 1 else part.shape
+        new = writable(np.asarray(whole(ex, mask, tally)), lanes, vt.width)
         new[..., targets] = part
         _store(ex, name, vt, new, mask)
         return Value(t, part)

@@ -35,6 +35,7 @@ __all__ = [
     "merged",
     "swizzled",
     "with_undefined",
+    "writable",
 ]
 
 Array = NDArray[Any]
@@ -277,6 +278,14 @@ class ComponentRef(Ref):
         self.assigned = part
 
 
+def writable(old: Array, lanes: tuple[int, ...], width: int) -> Array:
+    """A copy of the ``width``-vectors ``old`` to store components into, one per lane where ``old`` or what is
+    stored (of lane shape ``lanes``) has one."""
+    if old.ndim == 2:  # one vector per lane already (the usual case): what is stored broadcasts to it
+        return old.copy()
+    return np.array(np.broadcast_to(old, (*np.broadcast_shapes(old.shape[:-1], lanes), width)))
+
+
 @functools.cache
 def _kept(idx: tuple[int, ...], width: int) -> tuple[Array, Array]:
     """Which of the components ``idx`` of a ``width``-vector a store writes (not the undefined w of a
@@ -373,12 +382,7 @@ class SwizzleRef(Ref):
             return
         cur = self.base.peek() if isinstance(self.base, VarRef) else self.base.get(mask)  # (VarRef: every lane)
         assert isinstance(cur, Value)
-        old = np.asarray(cur.raw)
-        if old.ndim == 2:  # one vector per lane already (the usual case): what is stored broadcasts to it
-            new = old.copy()
-        else:
-            shape = np.broadcast_shapes(old.shape[:-1], src.shape[:-1] if len(self.idx) > 1 else src.shape)
-            new = np.array(np.broadcast_to(old, (*shape, self.t.width)))
+        new = writable(np.asarray(cur.raw), src.shape[:-1] if len(self.idx) > 1 else src.shape, self.t.width)
         kept, targets = _kept(self.idx, self.t.width)
         if len(self.idx) == 1:
             new[..., self.idx[0]] = src
