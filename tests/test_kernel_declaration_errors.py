@@ -13,6 +13,7 @@ import pytest
 from kernel_backends import assert_refused, build_error, run_arrays
 
 import wia_hal as wia
+from wia_sim.kernels import compile_source
 
 CL12 = "-cl-std=CL1.2"
 PRIVATE_POINTER = (
@@ -650,3 +651,69 @@ def test_every_error_clang_gives_and_no_more(
     if wia.get_backend().name == "sim":
         errors = [line for line in refusal.splitlines() if ": error: " in line]
         assert errors == [f"kernel.cl:{at}: error: {message}" for at, message in expected]
+
+
+SPACES_TWICE = """typedef __private int PI;
+typedef __global int GI;
+typedef GI GI2;
+typedef __global int GA[4];
+typedef int* __global GPX;
+void f(__local GI* p) { }
+__kernel void k(__global int* out) {
+    __local PI* a;
+    __local GI2* b;
+    __local GA* c;
+    __local GPX d;
+    int x = *(__local GI*)out;
+    __local   __global int* e;
+    out[0] = 1;
+}"""
+
+SPACES_REPEATED = """typedef __global int GI;
+typedef __private int PI;
+typedef __global int* GP;
+__kernel void k(__global int* out) {
+    __global GI* p = out;
+    __global __global int* q = out;
+    GI __global * r = out;
+    __private PI y = 2;
+    __local GP s;
+    __local int t;
+    p[0] = 1; q[1] = y; r[2] = 3;
+}"""
+
+
+def test_address_spaces_given_twice(device_ctx: wia.Context) -> None:
+    """A type given two address spaces is Clang's error, and one given the same twice its warning, at the last one
+    written (PoCL 3.1 and Oclgrind 21.10 say so at the same places), also where a typedef brings one of them: the
+    simulator took ``__local GI* p`` of ``typedef __global int GI`` as a pointer to __local memory (and
+    ``__local PI* a`` of a ``typedef __private int PI``, ``__local GI2*`` of a typedef of GI, an array typedef's
+    and a pointer typedef's own), and warned of none. A pointer typedef's target's space is no space of its own
+    (``__local GP s``: a __local pointer to __global memory)."""
+    refusal = build_error(device_ctx, SPACES_TWICE, options=CL12)
+    assert "multiple address spaces specified for type" in refusal
+    (out,) = run_arrays(device_ctx, SPACES_REPEATED, "k", [np.zeros(4, np.int32)], 1, 1, options=CL12)
+    np.testing.assert_array_equal(out, [1, 2, 3, 0])
+    if wia.get_backend().name == "sim":
+        errors = [line for line in refusal.splitlines() if ": error: " in line]
+        assert errors == [
+            f"kernel.cl:{at}: error: multiple address spaces specified for type ({spaces}; {what})"
+            for at, spaces, what in [
+                ("6:8", "__global and __local", "parameter 'p'"),
+                ("8:5", "__private and __local", "variable 'a'"),
+                ("9:5", "__global and __local", "variable 'b'"),
+                ("10:5", "__global and __local", "variable 'c'"),
+                ("11:5", "__global and __local", "variable 'd'"),
+                ("12:15", "__global and __local", "cast"),  # (and no word of the conversion to it)
+                ("13:15", "__local and __global", "variable 'e'"),
+            ]
+        ]
+        assert compile_source(SPACES_REPEATED, options=CL12).build_log.splitlines() == [
+            f"kernel.cl:{at}: warning: multiple identical address spaces specified for type ({space}; variable '{v}')"
+            for at, space, v in [
+                ("5:5", "__global", "p"),
+                ("6:14", "__global", "q"),
+                ("7:8", "__global", "r"),
+                ("8:5", "__private", "y"),
+            ]
+        ]

@@ -1235,13 +1235,13 @@ REJECTED = [
     pytest.param(
         k("    __local __global float* t[2];\n    a[0] = 0;\n"),
         2,
-        "multiple address spaces specified for one type (__local and __global; variable 't')",
+        "multiple address spaces specified for type (__local and __global; variable 't')",
         id="two-address-spaces",
     ),
     pytest.param(
         k("    a[0] = *(__global __constant float*)a;\n"),
         2,
-        "multiple address spaces specified for one type (__global and __constant; cast)",
+        "multiple address spaces specified for type (__global and __constant; cast)",
         id="two-address-spaces-in-a-cast",
     ),
     pytest.param(

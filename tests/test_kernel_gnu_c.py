@@ -348,9 +348,9 @@ def test_a_typeof_of_an_object_in_an_address_space_is_no_member_type() -> None:
         ("int x = 1; unsigned __typeof__(x) y = 2;", "1:47: error: 'typeof' cannot be signed or unsigned"),
         ("int x = 1; long __typeof__(x) y = 2;", "1:47: error: 'long typeof' is invalid"),
         ("int x = 1; float z = (int __typeof__(x))2;", "1:62: error: cannot combine with previous 'int' declaration"),
-        (  # (Clang: at the qualifier, 1:36, "multiple address spaces specified for type")
+        (  # (at the qualifier, as Clang)
             "__local __typeof__(*o) *p = 0;",
-            "1:60: error: multiple address spaces specified for one type (__local and __global; variable 'p')",
+            "1:36: error: multiple address spaces specified for type (__global and __local; variable 'p')",
         ),
     ],
 )

@@ -97,19 +97,39 @@ def _innermost_names(node: c_ast.Node | None) -> list[str]:
 
 
 def _address_spaces(node: c_ast.Node, types: TypeResolver) -> list[str]:
-    """The distinct address spaces on the innermost type of a declaration, type name or cast: written there
-    (``__local __global float* p`` has two) or carried by the ``__typeof__`` of an object it names
-    (``__local __typeof__(*p)`` of a ``__global`` ``p``)."""
+    """The address spaces on the innermost type of a declaration, type name or cast, each as often as it is
+    given: written there (``__local __global float* p`` has two), carried by the typedef named there (``__local GI*
+    p`` of ``typedef __global int GI``) or by the ``__typeof__`` of an object it names (``__local __typeof__(*p)``
+    of a ``__global`` ``p``)."""
     inner = getattr(node, "to_type", node)
     while not isinstance(inner, c_ast.TypeDecl) and getattr(inner, "type", None) is not None:
         inner = inner.type
     if not isinstance(inner, c_ast.TypeDecl):
         return []
-    spaces = [f"__{SPACES[q]}" for q in inner.quals if q in SPACES]
-    typeof = inner.type
-    if isinstance(typeof, TypeOfExpression | TypeOfDeclaration) and id(typeof) in types.typeof_spaced:
-        spaces.append(f"__{types.resolve(typeof).space}")
-    return list(dict.fromkeys(spaces))
+    return _carried(inner.type, types) + [f"__{SPACES[q]}" for q in inner.quals if q in SPACES]
+
+
+def _carried(base: c_ast.Node | None, types: TypeResolver) -> list[str]:
+    """The address space a type specifier brings along: a typedef's, an object's ``__typeof__``'s."""
+    if isinstance(base, TypeOfExpression | TypeOfDeclaration) and id(base) in types.typeof_spaced:
+        return [f"__{types.resolve(base).space}"]
+    if isinstance(base, c_ast.IdentifierType) and len(base.names) == 1 and base.names[0] in types.spaced_typedefs:
+        return [types.spaced_typedefs[base.names[0]]]
+    return []
+
+
+def _given_space(node: c_ast.Node | None, types: TypeResolver) -> str | None:
+    """The address space a typedef's type is given, if one is (``typedef __global int GI[4];``, ``typedef int*
+    __local LP;``; not ``typedef __global int* GP;``, a private pointer)."""
+    while isinstance(node, c_ast.ArrayDecl):  # (an array is where its elements are)
+        node = node.type
+    if isinstance(node, c_ast.PtrDecl):
+        spaces = [f"__{SPACES[q]}" for q in node.quals if q in SPACES]
+    elif isinstance(node, c_ast.TypeDecl):
+        spaces = _address_spaces(node, types)
+    else:
+        return None
+    return spaces[-1] if spaces else None
 
 
 def _has_function_pointer(t: TypeInfo) -> bool:
@@ -188,7 +208,7 @@ class DeclarationChecks(CheckerState):
                 if at[0] is not None and at[1] is not None:
                     here = (at[0], at[1])
                     before = [
-                        (line, col) for line, col, k in self.storage_keywords if k == keyword and (line, col) < here
+                        (line, col) for line, col, k in self.keyword_places if k == keyword and (line, col) < here
                     ]
                     place = before[-1] if before else at
                 if place not in reported:
@@ -202,6 +222,11 @@ class DeclarationChecks(CheckerState):
             self.error(node, f"function pointers are not supported (typedef '{node.name}')")
         self.check_type_usable(t, node, f"typedef '{node.name}'", named=True)
         self.types.typedefs[node.name] = t
+        space = _given_space(node.type, self.types)
+        if space is not None:
+            self.types.spaced_typedefs[node.name] = space
+        else:
+            self.types.spaced_typedefs.pop(node.name, None)  # (one of a block's, over the file's of the same name)
         names = _innermost_names(node.type) if isinstance(node.type, c_ast.TypeDecl) else []
         if len(names) == 1:
             self.types.aliases[node.name] = names[0]
@@ -342,13 +367,36 @@ class DeclarationChecks(CheckerState):
             f"pointer, read and written with vload_half/vstore_half ({what})"
         )
 
+    def space_written(self, node: c_ast.Node) -> tuple[int | None, int | None]:
+        """Where the last address-space keyword of ``node``'s type is written (the one Clang finds the type
+        already has a space at): the last one before the declared name, the cast's operand or the type name's
+        declarator, on its line; else where ``node`` is."""
+        end = node.expr if isinstance(node, c_ast.Cast) else node
+        while isinstance(end, c_ast.Decl | c_ast.Typedef | c_ast.PtrDecl | c_ast.ArrayDecl | c_ast.FuncDecl):
+            end = end.type  # (to the declared name)
+        line, column = _coord_of(end)
+        if line is None or column is None:
+            return line, column
+        written = [
+            (at_line, at_column)
+            for at_line, at_column, keyword in self.keyword_places
+            if keyword in SPACES and at_line == line and at_column < column
+        ]
+        return written[-1] if written else (line, column)
+
     def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str, named: bool = False) -> None:
         """Clang's errors for a type it does not take here; ``named``: only named (a typedef, ``sizeof``,
         ``_Alignof``), where ``half`` needs no cl_khr_fp16, as in Clang."""
-        clash = _address_spaces(node, self.types)
-        if len(clash) > 1:  # Clang: "multiple address spaces specified for type"
-            self.error(node, f"multiple address spaces specified for one type ({' and '.join(clash)}; {what})")
-            return
+        spaces = _address_spaces(node, self.types)
+        if len(spaces) > 1:  # Clang's words, at the last address space written
+            clash = list(dict.fromkeys(spaces))
+            line, column = self.space_written(node)
+            if len(clash) > 1:
+                message = f"multiple address spaces specified for type ({' and '.join(clash)}; {what})"
+                self.diagnostics.append(Diagnostic(self.filename, line, column, message))
+                return
+            message = f"multiple identical address spaces specified for type ({clash[0]}; {what})"
+            self.diagnostics.append(Diagnostic(self.filename, line, column, message, "warning"))
         inner: TypeInfo | None = t
         behind_pointer = False
         outer = ""  # the kind of type ``inner`` is the target of

@@ -637,7 +637,11 @@ class ExpressionChecks(CheckerState):
 
     def expr_Cast(self, node: c_ast.Cast) -> TypeInfo:
         target = self.types.resolve(node.to_type.type)
+        seen = len(self.diagnostics)
         self.check_type_usable(target, node, "cast")
+        if self.errors_since(seen):  # (a type in error: Clang says nothing of the conversion to it)
+            self.expr(node.expr)
+            return UNKNOWN
         if isinstance(node.expr, c_ast.ExprList) and target.kind == "vector":
             self.vector_literal(node, target)
             return target

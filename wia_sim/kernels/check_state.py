@@ -111,7 +111,7 @@ class CheckerState:
     suppressed: set[str]
     gnu_alignof: frozenset[tuple[int, int]]
     c_version: int
-    storage_keywords: list[tuple[int, int, str]]
+    keyword_places: list[tuple[int, int, str]]
     operator_marks: OperatorMarks
     undeclared_builtins: frozenset[str]
     fp64: bool

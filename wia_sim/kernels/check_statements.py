@@ -25,7 +25,7 @@ class StatementChecks(CheckerState):
         if new_scope:
             self.scopes.append({})
         types = self.types  # a typedef inside the block holds to its end (``local_typedef``)
-        saved = dict(types.typedefs), dict(types.aliases), set(types.vector_typedefs)
+        saved = dict(types.typedefs), dict(types.aliases), set(types.vector_typedefs), dict(types.spaced_typedefs)
         self.typedef_scopes.append(set())
         ctx.depth += 1
         items = node.block_items or []
@@ -42,7 +42,7 @@ class StatementChecks(CheckerState):
             self.statement(item, ctx)
         ctx.depth -= 1
         self.typedef_scopes.pop()
-        types.typedefs, types.aliases, types.vector_typedefs = saved
+        types.typedefs, types.aliases, types.vector_typedefs, types.spaced_typedefs = saved
         if new_scope:
             self.scopes.pop()
 

@@ -98,7 +98,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         enabled: frozenset[str] = frozenset({"all"}),
         packing: tuple[tuple[int, int], ...] = (),
         c_version: int = 120,
-        storage_keywords: list[tuple[int, int, str]] | None = None,
+        keyword_places: list[tuple[int, int, str]] | None = None,
         single_constants: bool = False,
         type_hints: Sequence[tuple[int, int, int, str]] = (),
         operator_marks: OperatorMarks | None = None,
@@ -108,7 +108,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.gnu_alignof = gnu_alignof  # where the source spells ``_Alignof`` as GNU's ``__alignof`` (``frontend``)
         self.suppressed = suppressed
         self.c_version = c_version  # ``-cl-std`` (``options.BuildOptions.c_version``)
-        self.storage_keywords = storage_keywords or []  # where they stand (``parsing._ParseOutcome``)
+        self.keyword_places = keyword_places or []  # where they stand (``parsing._ParseOutcome``)
         self.type_hints = type_hints  # each ``vec_type_hint``'s line, columns and type (``frontend``)
         self.operator_marks = operator_marks or OperatorMarks([], "")  # each operator's place, asked for
         self.undeclared_builtins = SINCE_1_2 if c_version < 120 else frozenset()

@@ -267,7 +267,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         pp.enabled,
         pp.packing,
         pp.c_version,
-        outcome.storage_keywords,
+        outcome.keyword_places,
         pp.single_constants,
         type_hints,
         OperatorMarks(nodes, text),

@@ -53,7 +53,11 @@ __all__ = [
 
 BUILTIN_FILE = "<builtins>"
 _SOURCE_FILE = "<source>"
-_STORAGE_KEYWORDS = frozenset({"STATIC", "EXTERN", "AUTO", "REGISTER"})
+_PLACED_KEYWORDS = frozenset(
+    {"STATIC", "EXTERN", "AUTO", "REGISTER", "GLOBAL", "__GLOBAL__", "LOCAL", "__LOCAL__"}
+    | {"CONSTANT", "__CONSTANT__", "PRIVATE", "__PRIVATE__"}
+)
+"""The storage-class and address-space keywords whose places the parser keeps (``_ParseOutcome.keyword_places``)."""
 # type names the parser must know; those its OpenCLCParser does not predefine are typedef'd in a prelude
 _PRELUDE_TYPES: dict[str, str] = {
     "cl_mem_fence_flags": "uint",
@@ -90,9 +94,10 @@ class _ParseOutcome:
     ast: c_ast.FileAST
     errors: list[tuple[int, int | None, str]]
     failed_names: set[str]
-    storage_keywords: list[tuple[int, int, str]] = field(default_factory=list)
-    """Where each storage-class keyword (``static``, ``extern``, ``auto``, ``register``) stands, as (line, column,
-    keyword), in order: the AST keeps a declaration's keywords but not their places, which Clang's messages name."""
+    keyword_places: list[tuple[int, int, str]] = field(default_factory=list)
+    """Where each storage-class keyword (``static``, ``extern``, ``auto``, ``register``) and address-space keyword
+    (``__global``, ``local``, ...) stands, as (line, column, keyword), in order: the AST keeps a declaration's
+    keywords but not their places, which Clang's messages name."""
     empty_declarations: list[tuple[int, int]] = field(default_factory=list)
     """Where each declaration that declares nothing (``int ;``) stands: Clang's warning, and nothing declared."""
 
@@ -228,7 +233,7 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         super().__init__()
         self.parentheses: dict[int, tuple[c_ast.Node, int]] = {}  # by id: the node (kept alive) and the pairs
         self.literal_operands: dict[int, tuple[c_ast.Cast, Coord]] = {}  # ``sizeof (T)(x)``: by id, and the '('
-        self.storage_keywords: set[tuple[int, int, str]] = set()  # (``_ParseOutcome.storage_keywords``)
+        self.keyword_places: set[tuple[int, int, str]] = set()  # (``_ParseOutcome.keyword_places``)
         self.empty_declarations: set[tuple[int, int]] = set()  # (``_ParseOutcome.empty_declarations``)
 
     def _starts_declaration(self, tok: Any = None) -> bool:
@@ -351,10 +356,10 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
 
     def _advance(self) -> Any:
         tok = super()._advance()
-        if tok.type in _STORAGE_KEYWORDS and tok.lineno is not None:  # (a token read again after a backtrack: once)
+        if tok.type in _PLACED_KEYWORDS and tok.lineno is not None:  # (a token read again after a backtrack: once)
             coord = self._tok_coord(tok)
             if coord.file == _SOURCE_FILE:
-                self.storage_keywords.add((coord.line, coord.column, tok.value))
+                self.keyword_places.add((coord.line, coord.column, tok.value))
         return tok
 
     def _parse_enumerator(self) -> c_ast.Node:
@@ -1121,7 +1126,7 @@ def _in_block(tokens: list[Token]) -> bool:
 def _outcome(
     ast: c_ast.FileAST, errors: list[tuple[int, int | None, str]], failed: set[str], parser: _Parser
 ) -> _ParseOutcome:
-    return _ParseOutcome(ast, errors, failed, sorted(parser.storage_keywords), sorted(parser.empty_declarations))
+    return _ParseOutcome(ast, errors, failed, sorted(parser.keyword_places), sorted(parser.empty_declarations))
 
 
 def _top_level_chunks(text: str) -> list[tuple[int, int]]:

@@ -509,6 +509,9 @@ class TypeResolver:
         self.typedefs: dict[str, TypeInfo] = {}
         self.aliases: dict[str, str] = {}  # a typedef of one type name (``typedef size_t sz;``): that name
         self.vector_typedefs: set[str] = set()  # typedefs that make a vector type (``ext_vector_type``), not alias one
+        self.spaced_typedefs: dict[str, str] = {}
+        """The address space a typedef's type was given (``typedef __global int GI;``: "__global"), as written: one
+        written beside the typedef's name is a second (``__local GI* p``), which only an explicit one makes."""
         self.bound: dict[int, tuple[str, TypeInfo]] = {}
         """The typedef each use of a typedef name stood for where the checker met it, by the id of its
         ``IdentifierType``: a typedef inside a function holds in its block only (``Checker.local_typedef``), and a
