@@ -109,6 +109,34 @@ def test_uninitialized_private_reads(body: str, offset: int | None) -> None:
         assert f.address == offset
 
 
+@pytest.mark.parametrize(
+    ("body", "where"),
+    [
+        (
+            "ulong v; uchar* b = (uchar*)&v; for (int k = 0; k < 7; k++) b[k] = 1; y[i] = (float)v;",
+            "8 bytes at offset 0; byte 7 of them never written",
+        ),
+        ("uint v; ((ushort*)&v)[1] = 5; y[i] = (float)v;", "4 bytes at offset 0; bytes 0-1 of them never written"),
+        (
+            "uint v; ((uchar*)&v)[1] = 5; ((uchar*)&v)[3] = 5; y[i] = (float)v;",
+            "4 bytes at offset 0; bytes 0 and 2 of them never written",
+        ),
+        ("uint a[2]; a[0] = 1; y[i] = (float)a[1];", "4 bytes at offset 4"),  # (none of it written: no word of bytes)
+        ("uint a[2]; a[0] = 1; if (a[1] == 2) y[i] = 0;", "4 bytes at offset 4"),  # (a fault at the read)
+        (
+            "uint a[2]; ((uchar*)a)[5] = 1; if (a[1] == 2) y[i] = 0;",
+            "4 bytes at offset 4; bytes 0 and 2-3 of them never written",
+        ),
+    ],
+)
+def test_a_partly_written_value_names_the_bytes_nobody_wrote(body: str, where: str) -> None:
+    """The finding says which bytes of the value read were never written, where some were."""
+    src = f"__kernel void k(__global const float* x, __global float* y) {{ const int i = get_global_id(0); {body} }}"
+    x, y = _f32(np.random.default_rng(6)), np.zeros(N, np.float32)
+    f = _fault(src, [x.view(np.uint8), y.view(np.uint8)])
+    assert f"({where})" in str(f), str(f)
+
+
 # -- uninitialized __global -------------------------------------------------------------------------------------------
 
 COPY = """
@@ -134,6 +162,17 @@ def test_a_global_buffer_read_where_nothing_wrote() -> None:
         2,
         (40, 44),
     )
+
+
+def test_an_atomic_on_a_partly_written_element_names_its_unwritten_bytes() -> None:
+    """An atomic's read is the finding itself (no value to carry): its message names the bytes too."""
+    counts = np.random.default_rng(7).integers(0, 100, N).astype(np.int32)
+    flags = np.ones(counts.nbytes, dtype=bool)
+    flags[41:43] = False  # two bytes of element 10
+    src = "__kernel void k(__global int* c) { atomic_add(&c[get_global_id(0)], 1); }"
+    f = _fault(src, [GlobalBuffer(counts.view(np.uint8), initialized=flags)])
+    assert (f.check, f.work_item, f.address) == ("uninitialized_global", (10, 0, 0), 40)
+    assert "(4 bytes at offset 40; bytes 1-2 of them never written)" in str(f), str(f)
 
 
 def test_a_kernels_stores_initialize_and_are_reported_back() -> None:

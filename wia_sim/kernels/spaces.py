@@ -160,6 +160,8 @@ class Uninit:
     line: int = 0
     offsets: Array | None = None
     size: int = 0
+    unwritten: Array | None = None
+    """Per lane, the bytes of its element nobody wrote, a bit each (``size`` bits set: none was written)."""
 
     def read_at(self, line: int) -> Uninit:
         """This origin, read at ``line`` (a variable's: the line of the first read that carries it)."""
@@ -178,7 +180,7 @@ class Uninit:
             offs = own[own >= 0]
             at = int(self.offsets[lane]) if self.offsets[lane] >= 0 else (int(offs[0]) if offs.size else None)
             if at is not None:
-                what += f" ({sized(self.size, 'byte')} at offset {at})"
+                what += f" ({sized(self.size, 'byte')} at offset {at}{_unwritten(self.unwritten, lane, self.size)})"
         if undef.ndim == 2 and not bool(undef[lane].all()):  # some components of a vector
             parts = [str(k) for k in np.flatnonzero(undef[lane])]
             what += f" (its component{'s' if len(parts) > 1 else ''} {', '.join(parts)} of {undef.shape[1]})"
@@ -910,7 +912,9 @@ class Region(StridedAccess):
                 elif any_lane(missing):
                     k = int(np.flatnonzero(missing)[0])
                     at = int(starts[k]) % self.stride
-                    what = f"read of uninitialized {self.description} ({esize} bytes at offset {at})"
+                    gaps = self._unwritten(starts[k : k + 1], esize)
+                    what = f"read of uninitialized {self.description} ({esize} bytes at offset {at}"
+                    what += f"{_unwritten(gaps, 0, esize)})"
                     raise st.fault(
                         f"uninitialized_{self.space}",
                         what,
@@ -1058,8 +1062,18 @@ class Region(StridedAccess):
             return
         offsets = np.full(n_lanes, -1, np.int64)
         offsets[lanes] = starts % self.stride
-        origin = Uninit(st, f"uninitialized_{self.space}", self.description, st.line, offsets, t.dtype.itemsize)
+        unwritten = np.zeros(n_lanes, np.uint64)
+        unwritten[lanes[missing]] = self._unwritten(starts[missing], t.dtype.itemsize)
+        origin = Uninit(
+            st, f"uninitialized_{self.space}", self.description, st.line, offsets, t.dtype.itemsize, unwritten
+        )
         st.deferred = (undef, origin)
+
+    def _unwritten(self, starts: Array, size: int) -> Array:
+        """The bytes nobody wrote of the ``size``-byte elements at byte ``starts``, a bit each (``Uninit``)."""
+        assert self.init is not None  # (bytes nobody wrote: flags to find them in)
+        gaps = self.init[starts[:, None] + np.arange(size)] == 0
+        return np.asarray((gaps << np.arange(size, dtype=np.uint64)).sum(axis=1, dtype=np.uint64))
 
     def _stored(self, values: Array, lanes: Array, starts: Array, t: CType) -> Callable[[], tuple[Array, Array]]:
         """What a store by ``lanes`` at byte ``starts`` stores (``values``: one row per lane of the launch) and what
@@ -1119,3 +1133,14 @@ def _consecutive(idx: Array, span: tuple[int, int]) -> int | None:
     if hi > lo and not all_lanes(idx[lo + 1 : hi + 1] > idx[lo:hi]):
         return None
     return int(idx[lo])
+
+
+def _unwritten(unwritten: Array | None, lane: int, size: int) -> str:
+    """ "; bytes 4-7 of them never written" where only some of ``lane``'s ``size`` bytes were (Uninit.unwritten)."""
+    if unwritten is None or not 0 < int(unwritten[lane]) < (1 << size) - 1:
+        return ""
+    offsets = np.flatnonzero((int(unwritten[lane]) >> np.arange(size)) & 1)
+    cut = np.flatnonzero(np.diff(offsets) != 1) + 1
+    runs = [f"{r[0]}-{r[-1]}" if r.size > 1 else f"{r[0]}" for r in np.split(offsets, cut)]
+    words = runs[0] if len(runs) == 1 else f"{', '.join(runs[:-1])} and {runs[-1]}"
+    return f"; {'byte' if offsets.size == 1 else 'bytes'} {words} of them never written"
