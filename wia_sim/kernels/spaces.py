@@ -1060,13 +1060,16 @@ class Region(StridedAccess):
         if carried is not None:
             st.deferred = (undef, carried)
             return
+        size = t.dtype.itemsize
+        if missing.size != lanes.size:  # a vector's components, a row per lane: where its first one nobody wrote is
+            rows = missing.reshape(lanes.size, -1)
+            starts = starts + rows.argmax(axis=1) * size
+            missing = np.asarray(rows.any(axis=1))
         offsets = np.full(n_lanes, -1, np.int64)
         offsets[lanes] = starts % self.stride
         unwritten = np.zeros(n_lanes, np.uint64)
-        unwritten[lanes[missing]] = self._unwritten(starts[missing], t.dtype.itemsize)
-        origin = Uninit(
-            st, f"uninitialized_{self.space}", self.description, st.line, offsets, t.dtype.itemsize, unwritten
-        )
+        unwritten[lanes[missing]] = self._unwritten(starts[missing], size)
+        origin = Uninit(st, f"uninitialized_{self.space}", self.description, st.line, offsets, size, unwritten)
         st.deferred = (undef, origin)
 
     def _unwritten(self, starts: Array, size: int) -> Array:
