@@ -717,3 +717,27 @@ def test_address_spaces_given_twice(device_ctx: wia.Context) -> None:
                 ("8:5", "__private", "y"),
             ]
         ]
+
+
+POINTER_SPACES_TWICE = """__kernel void k(__global int* out) {
+    int* __local __global q;
+    int* __global __global r = 0;
+    __global int* __local const __local s;
+    out[0] = 1;
+}"""
+
+
+def test_a_pointers_own_address_space_given_twice(device_ctx: wia.Context) -> None:
+    """The same after a ``*``, where the spaces are the pointer object's own: two are the error (the simulator's
+    parser had refused the declarator), the same twice the warning, and the first one given is the pointer's (a
+    ``__global`` one in a function is the error of its own), each where PoCL 3.1 and Oclgrind 21.10 say it."""
+    refusal = build_error(device_ctx, POINTER_SPACES_TWICE, options=CL12)
+    assert "multiple address spaces specified for type" in refusal
+    assert "function scope variable cannot be declared in global address space" in refusal
+    if wia.get_backend().name == "sim":
+        assert refusal.splitlines()[-4:] == [
+            "kernel.cl:2:18: error: multiple address spaces specified for type (__local and __global; variable 'q')",
+            "kernel.cl:3:19: warning: multiple identical address spaces specified for type (__global; variable 'r')",
+            "kernel.cl:3:28: error: function scope variable cannot be declared in global address space",
+            "kernel.cl:4:33: warning: multiple identical address spaces specified for type (__local; variable 's')",
+        ]

@@ -387,7 +387,13 @@ class DeclarationChecks(CheckerState):
     def check_type_usable(self, t: TypeInfo, node: c_ast.Node, what: str, named: bool = False) -> None:
         """Clang's errors for a type it does not take here; ``named``: only named (a typedef, ``sizeof``,
         ``_Alignof``), where ``half`` needs no cl_khr_fp16, as in Clang."""
-        spaces = _address_spaces(node, self.types)
+        pointers = getattr(node, "to_type", node)
+        levels = [_address_spaces(node, self.types)]
+        while pointers is not None and not isinstance(pointers, c_ast.TypeDecl):
+            if isinstance(pointers, c_ast.PtrDecl):  # (``int* __local __global p``: the pointer's own, twice)
+                levels.append([f"__{SPACES[q]}" for q in pointers.quals if q in SPACES])
+            pointers = getattr(pointers, "type", None)
+        spaces = max(levels, key=lambda level: (len(set(level)), len(level)))
         if len(spaces) > 1:  # Clang's words, at the last address space written
             clash = list(dict.fromkeys(spaces))
             line, column = self.space_written(node)

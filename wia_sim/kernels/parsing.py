@@ -112,45 +112,51 @@ def _parse_error_message(message: str) -> str:
     return message[:1].lower() + message[1:]
 
 
-_POINTER_SPACE = re.compile(
-    r"\*((?:\s*(?:const|volatile|restrict)\b)*)(\s*)(__global|global|__local|local|__constant|constant|__private|"
-    r"private)\b"
-)
+_SPACE_WORDS = r"__global|global|__local|local|__constant|constant|__private|private"
+_POINTER_SPACE = re.compile(rf"\*((?:\s*(?:const|volatile|restrict|{_SPACE_WORDS})\b)*\s*(?:{_SPACE_WORDS})\b)")
 
 
 STRING_LITERAL = re.compile(r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'")
 """A string or character literal (on one line), whose text the rewrites of the source leave as written."""
 
 
-def _pointer_spaces(text: str) -> tuple[str, dict[tuple[int, int], str]]:
+def _pointer_spaces(text: str) -> tuple[str, dict[tuple[int, int], list[str]], list[tuple[int, int, str]]]:
     """``text`` without the address spaces written after a ``*`` (``__global float* __local t[2]``: an array in
     ``__local`` memory of pointers to ``__global`` memory), which OpenCLCParser's declarator grammar does not take
-    (it takes only ``const``, ``volatile`` and ``restrict`` there), blanked to keep every column; and each one by
-    the line and column of its ``*``, for ``_restore_pointer_spaces``."""
-    spaces: dict[tuple[int, int], str] = {}
+    (it takes only ``const``, ``volatile`` and ``restrict`` there), blanked to keep every column; the ones after each
+    ``*`` by the line and column of the ``*``, for ``_restore_pointer_spaces``; and where each stood, as (line,
+    column, keyword) (``_ParseOutcome.keyword_places``)."""
+    spaces: dict[tuple[int, int], list[str]] = {}
+    places: list[tuple[int, int, str]] = []
     literals = [(m.start(), m.end()) for m in STRING_LITERAL.finditer(text)]
 
     def blank(m: re.Match[str]) -> str:
         at = m.start()
         if any(a <= at < b for a, b in literals):  # ``printf("x * local")``: text, not a declarator
             return m.group(0)
+        line = text.count("\n", 0, at) + 1
         line_start = text.rfind("\n", 0, at) + 1
-        spaces[(text.count("\n", 0, at) + 1, at - line_start + 1)] = "__" + m.group(3).strip("_")
-        return "*" + m.group(1) + m.group(2) + " " * len(m.group(3))
+        words = m.group(1)
+        kept = list(words)
+        for word in re.finditer(rf"\b(?:{_SPACE_WORDS})\b", words):
+            spaces.setdefault((line, at - line_start + 1), []).append("__" + word.group().strip("_"))
+            places.append((line, m.start(1) + word.start() - line_start + 1, word.group()))
+            kept[word.start() : word.end()] = " " * len(word.group())
+        return "*" + "".join(kept)
 
-    return _POINTER_SPACE.sub(blank, text), spaces
+    return _POINTER_SPACE.sub(blank, text), spaces, places
 
 
-def _restore_pointer_spaces(ast: c_ast.FileAST, spaces: dict[tuple[int, int], str]) -> None:
+def _restore_pointer_spaces(ast: c_ast.FileAST, spaces: dict[tuple[int, int], list[str]]) -> None:
     """Put each address space ``_pointer_spaces`` took out back on its pointer (``PtrDecl.quals``): the space of
     the pointer object itself, as a qualifier after ``*`` means."""
 
     class Visitor(c_ast.NodeVisitor):  # type: ignore[misc]
         def visit_PtrDecl(self, node: c_ast.PtrDecl) -> None:
             coord = node.coord
-            space = spaces.get((coord.line, coord.column)) if coord is not None else None
-            if space is not None:
-                node.quals = [*node.quals, space]
+            given = spaces.get((coord.line, coord.column)) if coord is not None else None
+            if given is not None:
+                node.quals = [*node.quals, *given]
             self.generic_visit(node)
 
     Visitor().visit(ast)
@@ -627,7 +633,8 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
     preprocessing number that is no constant is Clang's error where it stands, unless the parser failed before the
     number starts (``_bad_number``: the parser reads ``3x`` as ``3`` and ``x``, ``0x1e+5`` as ``0x1e + 5``)."""
     parser = _Parser()
-    text, pointer_spaces = _pointer_spaces(_gnu_keywords(text))
+    text, pointer_spaces, places = _pointer_spaces(_gnu_keywords(text))
+    parser.keyword_places.update(places)
     number = _bad_number(text)
     text, halves = _half_literals(text)
     ast, error = _parse_text(parser, text, pointer_spaces)
@@ -641,7 +648,7 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
 
 
 def _parse_text(
-    parser: _Parser, text: str, pointer_spaces: dict[tuple[int, int], str]
+    parser: _Parser, text: str, pointer_spaces: dict[tuple[int, int], list[str]]
 ) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None]:
     """``_parse_once``'s parse of ``text`` by ``parser``: the AST or the first syntax error in Clang's words where
     they are known."""

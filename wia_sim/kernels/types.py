@@ -618,10 +618,11 @@ class TypeResolver:
     def _qualified(t: TypeInfo, quals: Sequence[str]) -> TypeInfo:
         space = t.space
         const = t.const
+        spaces = [SPACES[q] for q in quals if q in SPACES]
+        if spaces:  # (two: Clang's error, which keeps the first)
+            space = spaces[0]
         for q in quals:
-            if q in SPACES:
-                space = SPACES[q]
-            elif q == "const":
+            if q == "const":
                 const = True
         if space == "constant":
             const = True
