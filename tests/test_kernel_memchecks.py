@@ -179,6 +179,28 @@ def test_an_atomic_on_a_partly_written_element_names_its_unwritten_bytes() -> No
     assert "(4 bytes at offset 40; bytes 1-2 of them never written)" in str(f), str(f)
 
 
+@pytest.mark.parametrize(("use", "offset"), [("v.s0", None), ("v.s2", 4), ("v.s1 + v.s3", 4), ("v.s3", 4)])
+def test_a_vector_read_over_partly_written_global_memory(use: str, offset: int | None) -> None:
+    """A ``float4`` loaded where the host wrote only its first component: using that one is no finding; using
+    another names the read's first component nobody wrote, at its offset (the vector's own, 0, before; not yet the
+    component used). The change that named the bytes nobody wrote had made this launch an internal error for a
+    while (the components' flags taken for the lanes')."""
+    x, y = _f32(np.random.default_rng(8), 4 * N), np.zeros(N, np.float32)
+    flags = np.zeros(x.nbytes, dtype=bool)
+    flags.reshape(N, 16)[:, :4] = True
+    src = (
+        "__kernel void k(__global const float* x, __global float* y) "
+        f"{{ int i = get_global_id(0); float4 v = vload4(i, x); y[i] = {use}; }}"
+    )
+    args = [GlobalBuffer(x.view(np.uint8), initialized=flags), y.view(np.uint8)]
+    if offset is None:
+        _run(src, args)
+        np.testing.assert_array_equal(y, x[::4])
+        return
+    f = _fault(src, args)
+    assert (f.check, f.work_item, f.address, f.work_items) == ("uninitialized_global", (0, 0, 0), offset, N)
+
+
 def test_a_kernels_stores_initialize_and_are_reported_back() -> None:
     rng = np.random.default_rng(6)
     x, y = _f32(rng), np.zeros(N, np.float32)
