@@ -11,6 +11,8 @@ import pytest
 from kernel_backends import build_error, run_arrays
 
 import wia_hal as wia
+from wia_sim.kernels import macros
+from wia_sim.kernels.preprocess import preprocess
 
 
 def _ints(ctx: wia.Context, body: str, prelude: str = "", n: int = 8, options: str = "") -> list[int]:
@@ -141,3 +143,24 @@ def test_an_unroll_hint_before_a_loop_is_taken(device_ctx: wia.Context) -> None:
         "out[0] = s; out[1] = __LINE__;"
     )
     assert _ints(device_ctx, body, options="-cl-std=CL1.2")[:2] == [19, 8]
+
+
+BOMB = "#define A0 x x\n" + "".join(f"#define A{i} A{i - 1} A{i - 1}\n" for i in range(1, 31)) + "int y = A30;\n"
+
+
+def test_a_macro_bomb_ends_in_an_error_and_a_large_source_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Expansion is bounded by the tokens macros make, beyond a credit for each of the source's own: 2**31
+    tokens from 31 lines end in an error, where a long source of plain statements (hashcat's 2.4 MB
+    inc_common.cl, 100,000 generated statements) or of many small macro uses builds. The bound had counted every
+    token read, so a 1.3 MB kernel without a macro was "macro expansion exceeds 500000 tokens"."""
+    monkeypatch.setattr(macros, "EXPANSION_LIMIT", 2_000)  # (the bound's shape, at a size a test reads quickly)
+    bomb = preprocess(BOMB)
+    assert [d.message for d in bomb.errors] == [
+        "macro expansion makes more than 2000 tokens beyond 8 for each token of the source (runaway macro?)"
+    ]
+    plain = "__kernel void k(__global int* o) {\n  int x = o[0];\n" + "  x = x + 3;\n" * 2_000 + "  o[0] = x;\n}\n"
+    assert preprocess(plain).errors == []
+    many = "#define ADD(a, b) ((a) + (b))\n" + plain.replace("x + 3", "ADD(x, 3)")
+    result = preprocess(many)
+    assert result.errors == []
+    assert result.text.count("((x) + (3))") == 2_000
