@@ -29,7 +29,7 @@ from wia_sim.kernels.program import FunctionInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, GNU_BUILTINS, MEMORY_BUILTINS
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
-from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted, shaped, tainted
+from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted, shaped, tainted, within
 
 __all__ = ["WORK_ITEM_FUNCTIONS", "CallRunner"]
 
@@ -226,8 +226,14 @@ class CallRunner(ExecutorState):
             return carrying(r.t, r.raw, self.selected_shadow(values, r.t), shadow[1])
         if shadow is not None and name == "bitselect":  # bits of both operands and the mask
             return tainted(self.builtin(name, [defined(v) for v in values], mask, node), shadow)
-        if shadow is not None:  # a call: its arguments are used (``undef.py``)
-            values = [self.used(v, mask, f"by {name}()") for v in values]
+        if shadow is not None:  # a call looks at its arguments: Oclgrind's finding, which goes on (``undef.py``)
+            for v in values:
+                undef = None if v.undef is None else within(v.undef, mask)
+                if undef is not None:
+                    assert v.origin is not None
+                    self.st.note(v.origin.fault(undef, f"and its value used by {name}()"))
+                    break
+            return tainted(self.builtin(name, [defined(v) for v in values], mask, node), shadow)
         return self.builtin(name, values, mask, node)
 
     def selected_shadow(self, values: list[Value], t: CType) -> Array:

@@ -5,10 +5,13 @@ past the last element and never use what they read, structs are copied with thei
 shadow (``Value.undef``: the lanes, or a vector's components, that are undefined) through copies, operators (a
 division too), casts, ``as_type`` reinterpretations, swizzles, vector literals, variables, function arguments and
 returns, ``__private`` and ``__local`` memory. Its use is the finding: storing it to ``__global`` memory,
-branching on it (``if``, loops, ``&&``, ``?:``, ``switch``), indexing or moving a pointer with it, or passing it to
-a built-in function (Oclgrind runs built-ins as calls, which check their operands: ``sqrt(x)`` of an undefined
-``x`` is its "Controlflow depends on uninitialized value"). Storing it to ``__local`` memory is a lower-severity
-finding (Oclgrind's "Uninitialized value written to local memory", after which it goes on). Anything in the
+branching on it (``if``, loops, ``&&``, ``?:``, ``switch``), or indexing or moving a pointer with it. Passing it to
+a built-in function of values and storing it to ``__local`` memory are lower-severity findings, after which the
+kernel goes on, as Oclgrind goes on after each (Oclgrind runs built-ins as calls, which check their operands:
+``sqrt(x)`` of an undefined ``x`` is its "Controlflow depends on uninitialized value"; a store is its
+"Uninitialized value written to local memory"); the built-in's result is undefined where an argument was (a
+vectorized kernel's ``exp`` of the padding past its last element, which ``select`` then drops, stores nothing
+undefined). Anything in the
 executor that takes a value's bits through ``Value.a`` uses it; the paths that carry the shadow read ``Value.raw``
 and use the helpers here. The finding names the read (what, which bytes, its line) and reports at the line of the
 use, as Oclgrind does."""
