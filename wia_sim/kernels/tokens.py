@@ -38,6 +38,9 @@ _TOKEN_RE = re.compile(
 )
 _DIGRAPHS = {"<:": "[", ":>": "]", "<%": "{", "%>": "}", "%:": "#", "%:%:": "##"}
 """C99 6.4.6p3: alternative spellings of six punctuators, "the same in all respects" but their spelling."""
+_PLAIN_RUN = re.compile(r"[^\n/\"'#%]+")
+"""Text without a newline, a comment's or a literal's start, or a directive's ``#`` (``%:``): ``strip_comments``
+copies it as it is."""
 _TRIGRAPH_RE = re.compile(r"\?\?([=(/)'<!>-])")
 _TRIGRAPHS = dict(zip("=(/)'<!>-", "#[\\]^{|}~", strict=True))
 
@@ -158,6 +161,15 @@ def strip_comments(text: str, report: Callable[[int, int, str], None]) -> str:
     line_start = True  # nothing but white space seen on this line yet
     deferred = 0
     while i < n:
+        plain = _PLAIN_RUN.match(text, i)  # (what needs no look character by character: a run at a time)
+        if plain is not None:
+            run = plain.group()
+            out.append(run)
+            col += len(run)
+            i = plain.end()
+            if line_start and not run.isspace():
+                line_start = False
+            continue
         c = text[i]
         if c == "\n":
             out.append("\n" * (1 + deferred))
