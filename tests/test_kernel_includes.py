@@ -165,3 +165,36 @@ def test_lines_a_message_names_are_the_users_own(headers: Path) -> None:
     with pytest.raises(KernelCompileError) as info:
         compile_source(switch, f"-I {headers / 'lib'}")
     assert "kernel.cl:5:10: error: duplicate case value '1'" in str(info.value)
+
+
+def test_a_program_built_again_is_reused_while_its_inputs_hold(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The HAL builds a program once per kernel created from it; a build of the same source and options (from the
+    same directory) gives the program built before, unless a file it included changed, a file now stands where
+    its search found none (one shadowing the header it used), or it expanded ``__DATE__``/``__TIME__``."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    first.mkdir()
+    second.mkdir()
+    (second / "k.h").write_text("#define K 2\n")
+    monkeypatch.chdir(tmp_path)
+    source = '#include "k.h"\n__kernel void k(__global int* o) { o[0] = K; }'
+    options = "-I first -I second"
+
+    def build(src: str = source, reuse: bool = True) -> object:
+        return compile_source(src, options, reuse=reuse)
+
+    program = build()
+    assert build() is program
+    assert build(reuse=False) is not program  # (a test of the executor's paths: a program of its own)
+    (second / "k.h").write_text("#define K 3\n")  # the header changed
+    changed = build()
+    assert changed is not program and build() is changed
+    (first / "k.h").write_text("#define K 4\n")  # a header now found before the one it read
+    shadowed = build()
+    assert shadowed is not changed and build() is shadowed
+    assert "4" in shadowed.preprocessed.split("o[0] = ")[1][:3]
+    timed = source.replace("o[0] = K;", "o[0] = sizeof(__TIME__);")
+    assert build(timed) is not build(timed)
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # the same options from elsewhere: other directories, no k.h
+    with pytest.raises(KernelCompileError):
+        build()

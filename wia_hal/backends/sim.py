@@ -832,7 +832,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[SimKernel, KernelSignature]:
         try:
-            program = kernels.compile_source(source, options, extensions=self.model.kernel_extensions)
+            program = kernels.compile_source(source, options, extensions=self.model.kernel_extensions, reuse=True)
             info = program.runnable(name)
         except kernels.KernelCompileError as e:
             raise CompileError(f"kernel build failed:\n{e.build_log}") from None

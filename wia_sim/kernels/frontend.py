@@ -31,7 +31,9 @@ After a successful compile these hold in every function body:
 
 from __future__ import annotations
 
+import os
 import re
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -48,7 +50,14 @@ from wia_sim.kernels.parsing import (
     blanked,
     parse,
 )
-from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic, PreprocessResult, format_log, preprocess
+from wia_sim.kernels.preprocess import (
+    FLOAT_EXTENSIONS,
+    Diagnostic,
+    PreprocessResult,
+    format_log,
+    preprocess,
+    unchanged,
+)
 from wia_sim.kernels.program import KernelCompileError, Program
 from wia_sim.kernels.recursion import deep_recursion
 from wia_sim.kernels.specifiers import specifier_diagnostics
@@ -216,14 +225,36 @@ def compile_source(
     filename: str = "kernel.cl",
     extensions: frozenset[str] = FLOAT_EXTENSIONS,
     directory: str = "",
+    reuse: bool = False,
 ) -> Program:
     """Preprocess, parse and check ``source``; the program, or KernelCompileError with the whole build log.
     ``directory``: the source file's, where a quoted ``#include`` looks first ("": the current directory).
 
     ``extensions`` are the device's: without ``cl_khr_fp64`` a ``double`` is an error and an unsuffixed floating
-    literal is a float (as Clang does); without ``cl_khr_fp16`` ``half`` is only a storage type behind pointers."""
+    literal is a float (as Clang does); without ``cl_khr_fp16`` ``half`` is only a storage type behind pointers.
+
+    ``reuse``: a build of the same source with the same options, from the same directory, whose included files
+    still hold what they held, gives the program built before (the last ``BUILT_PROGRAMS`` are kept), with the
+    plans its launches made: the HAL creates a program's kernels one ``compile_kernel`` at a time, and a large one
+    takes seconds to build (hashcat's, 8 s each). Without it, a new program (a test of the executor's paths needs
+    one whose plans no other run made)."""
+    key = (source, options, filename, extensions, directory, os.getcwd())
+    built = _BUILT.get(key) if reuse else None
+    if built is not None and built.inputs is not None and unchanged(built.inputs):
+        _BUILT.move_to_end(key)
+        return built
     with deep_recursion():  # (Clang's bracket depth, 256)
-        return _compile(source, options, filename, extensions, directory)
+        program = _compile(source, options, filename, extensions, directory)
+    if reuse and program.inputs is not None:
+        _BUILT[key] = program
+        while len(_BUILT) > BUILT_PROGRAMS:
+            _BUILT.popitem(last=False)
+    return program
+
+
+BUILT_PROGRAMS = 4
+"""How many programs ``compile_source`` keeps for a build made again."""
+_BUILT: OrderedDict[tuple[str, str, str, frozenset[str], str, str], Program] = OrderedDict()
 
 
 def _compile(source: str, options: str, filename: str, extensions: frozenset[str], directory: str) -> Program:
@@ -305,6 +336,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         filename=filename,
         source_lines=_source_lines(source, pp),
         origins=pp.origins,
+        inputs=None if pp.timed else pp.inputs,
         constants=checker.constants,
         enumerators=checker.enumerators,
         enumerator_types=checker.enumerator_types,

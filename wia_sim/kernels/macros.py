@@ -88,6 +88,7 @@ class MacroExpander:
         self.counter = 0  # the next ``__COUNTER__`` (Clang's extension, which kernels use for unique names)
         self.include_level = 0  # ``__INCLUDE_LEVEL__`` (Clang's): how many ``#include`` deep the text being read is
         now = datetime.datetime.now()
+        self.timed = False  # ``__DATE__`` or ``__TIME__`` expanded: the text depends on when it was made
         self.dynamic = {  # C99 6.10.8's date and time of translation, as Clang spells them ("Dec  3 2026")
             "__DATE__": f'"{now:%b} {now.day:2d} {now.year}"',
             "__TIME__": f'"{now:%H:%M:%S}"',
@@ -232,6 +233,7 @@ class MacroExpander:
                     quoted = '"' + self.filename.replace("\\", "\\\\").replace('"', '\\"') + '"'
                     out.append(Token("str", quoted, tok.line, tok.column, tok.hide | {name}))
                 elif name in self.dynamic:
+                    self.timed = True
                     out.append(Token("str", self.dynamic[name], tok.line, tok.column, tok.hide | {name}))
                 elif name in CHECKS:
                     value = self._feature_check(tok, stack)

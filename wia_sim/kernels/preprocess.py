@@ -23,6 +23,7 @@ build log's entries).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -233,6 +234,12 @@ class PreprocessResult:
     """The OpenCL C version the build options ask for (``options.BuildOptions.c_version``)."""
     single_constants: bool = False
     """``-cl-single-precision-constant`` was given (``options.BuildOptions.single_constants``)."""
+    inputs: dict[str, str | None] = field(default_factory=dict)
+    """What the text was made from beside the source: each path an ``#include`` or ``__has_include`` looked at,
+    as the search made it, with the digest of the file it read there (``input_digest``), "" for a file it found and
+    did not read, None where there was none (``unchanged``)."""
+    timed: bool = False
+    """``__DATE__`` or ``__TIME__`` was expanded: the text depends on when it was made."""
     moved: dict[int, tuple[tuple[int, int, int, bool], ...]] = field(default_factory=dict)
     """The lines of ``text`` where macro expansion moved tokens: each token's column there, and the line (of
     ``text``) and column of the source it came from, and whether a macro's expansion made it (its place is then
@@ -288,6 +295,7 @@ class _Preprocessor:
         self.included_from: list[tuple[tuple[str, int], ...]] = []  # each one's chain of #include lines
         self.chain: tuple[tuple[str, int], ...] = ()  # the #include lines (file, line) that reached this file
         self.sources: dict[str, list[str]] = {}  # each included file's lines
+        self.inputs: dict[str, str | None] = {}  # (``PreprocessResult.inputs``)
         self.once: set[str] = set()  # the files a ``#pragma once`` marked (real paths)
         self.fatal = False  # an #include failed: Clang stops there, and so does this
         self.pack = 0  # ``#pragma pack``'s largest member alignment now (0: none)
@@ -578,6 +586,7 @@ class _Preprocessor:
             self.fatal = True
             self.error(line, column, f"cannot open file '{name}': {e.strerror}")
             return
+        self.inputs[path] = input_digest(source)
         if path not in self.sources:  # (its lines, for quoting: split once however often it is included)
             self.sources[path] = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         ex = self.expander
@@ -595,12 +604,11 @@ class _Preprocessor:
 
     def _find(self, name: str, angled: bool) -> str | None:
         """Where ``#include`` finds ``name``: the path (as the search made it), or None."""
-        if os.path.isabs(name):
-            return name if os.path.isfile(name) else None
         places = self.include_dirs if angled else [self.directory, *self.include_dirs]
-        for place in places:
-            path = os.path.join(place, name)
-            if os.path.isfile(path):
+        for path in [name] if os.path.isabs(name) else [os.path.join(place, name) for place in places]:
+            found = os.path.isfile(path)
+            self.inputs.setdefault(path, "" if found else None)  # (what it held, for a build made again)
+            if found:
                 return path
         return None
 
@@ -746,8 +754,32 @@ def preprocess(
         tuple(pp.packing),
         options_given.c_version,
         options_given.single_constants,
+        dict(pp.inputs),
+        pp.expander.timed,
         pp.moved,
     )
+
+
+def input_digest(text: str) -> str:
+    """The digest of a file's text as the preprocessor read it (``PreprocessResult.inputs``)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def unchanged(inputs: dict[str, str | None]) -> bool:
+    """Whether every path in ``inputs`` (``PreprocessResult.inputs``) still holds what the preprocessor found there:
+    the same text, a file, or none."""
+    for path, digest in inputs.items():
+        if digest is None or digest == "":
+            if os.path.isfile(path) != (digest == ""):
+                return False
+            continue
+        try:
+            with open(path, encoding="utf-8", errors="surrogateescape", newline="") as f:
+                if input_digest(f.read()) != digest:
+                    return False
+        except OSError:
+            return False
+    return True
 
 
 _EMBEDDED = frozenset({"if", "ifdef", "ifndef", "elif", "else", "endif", "define", "undef"})

@@ -181,6 +181,9 @@ class Program:
     every later launch of the program."""
     origins: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
     """Each line's (file, line) when the source includes files (``preprocess.PreprocessResult.origins``)."""
+    inputs: dict[str, str | None] | None = field(default_factory=dict, repr=False, compare=False)
+    """The files the build looked for and read beside the source (``preprocess.PreprocessResult.inputs``); None
+    when ``__DATE__`` or ``__TIME__`` made it a build of its moment (``frontend.compile_source`` builds it again)."""
     labels: dict[int, frozenset[str]] = field(default_factory=dict, repr=False, compare=False)
     """The labels inside each statement a pending ``goto`` asks about (``jumps.labels_within``), by the node's
     ``id``, made on first use."""
