@@ -15,7 +15,7 @@ from kernel_backends import run_arrays
 import wia_hal as wia
 from wia_sim.kernels import KernelFault, compile_source, run_kernel
 from wia_sim.kernels.lanes import launch_geometry
-from wia_sim.kernels.program import KernelCompileError
+from wia_sim.kernels.program import KernelCompileError, Program
 
 UTIL = """#ifndef UTIL_H
 #define UTIL_H
@@ -179,7 +179,7 @@ def test_a_program_built_again_is_reused_while_its_inputs_hold(tmp_path: Path, m
     source = '#include "k.h"\n__kernel void k(__global int* o) { o[0] = K; }'
     options = "-I first -I second"
 
-    def build(src: str = source, reuse: bool = True) -> object:
+    def build(src: str = source, reuse: bool = True) -> Program:
         return compile_source(src, options, reuse=reuse)
 
     program = build()

@@ -126,7 +126,7 @@ def test_uninitialized_private_reads(body: str, offset: int | None) -> None:
             "uint2 v; v.x = 1; ((uchar*)&v)[5] = 1; y[i] = (float)(v.x + v.y);",
             "4 bytes at offset 4; bytes 0 and 2-3 of them never written",
         ),
-        ("uint a[2]; a[0] = 1; if (a[1] == 2) y[i] = 0;", "4 bytes at offset 4"),  # (a fault at the read)
+        ("uint a[2]; a[0] = 1; if (a[1] == 2) y[i] = 0;", "4 bytes at offset 4"),  # (used in a branch)
         (
             "uint a[2]; ((uchar*)a)[5] = 1; if (a[1] == 2) y[i] = 0;",
             "4 bytes at offset 4; bytes 0 and 2-3 of them never written",
