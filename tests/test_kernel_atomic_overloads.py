@@ -73,3 +73,40 @@ def test_atomics_clang_finds_ambiguous_are_refused(device_ctx: wia.Context) -> N
             f"kernel.cl:2:{column}: error: call to '{name}' is ambiguous"
             for column, name in [(5, "atomic_add"), (26, "atomic_inc"), (41, "atomic_and")]
         ]
+
+
+ARRAY_NAMES = r"""
+typedef struct { int counts[4]; } Tally;
+__kernel void k(__global Tally* t, __global int* out)
+{
+    __local int cnt[2];
+    __local uint seen[1];
+    const int l = get_local_id(0);
+    if (l == 0) { cnt[0] = 0; cnt[1] = 100; seen[0] = 7u; }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_inc(cnt);
+    atomic_add(cnt, 2);
+    atom_inc(cnt);
+    atomic_max(cnt, 0);
+    atomic_min(seen, (uint)l + 3u);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    atomic_cmpxchg(seen, 3u, 40u);
+    atomic_add(t->counts, l);
+    atomic_inc(t[0].counts);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (l == 0) { out[2 * get_group_id(0)] = cnt[0]; out[2 * get_group_id(0) + 1] = (int)seen[0]; }
+}
+"""
+
+
+def test_an_atomic_on_an_array_name_updates_its_first_element(device_ctx: wia.Context) -> None:
+    """An array's name is a pointer to its first element, for the atomics too: Bullet3's sweep-and-prune kernel
+    counts with ``atomic_inc(numActiveWgItems)`` of a ``__local int numActiveWgItems[1]``, and a struct's array
+    member in ``__global`` memory decays alike. The simulator refused them ("the first argument of 'atomic_inc'
+    must be a pointer to __global or __local memory"); PoCL 3.1 and Oclgrind 21.10 build and run them."""
+    groups, size = 3, 8
+    tally, out = run_arrays(
+        device_ctx, ARRAY_NAMES, "k", [np.zeros(4, np.int32), np.zeros(2 * groups, np.int32)], groups * size, size
+    )
+    np.testing.assert_array_equal(out.reshape(groups, 2), [[4 * size, 40]] * groups)
+    np.testing.assert_array_equal(tally, [groups * (sum(range(size)) + size), 0, 0, 0])

@@ -600,6 +600,9 @@ class CallChecks(CheckerState):
             return VOID
         if rule == "pointee":
             p = arg_types[0]
+            if p.kind == "array" and p.target is not None:  # an array's name: a pointer to its first element
+                p = TypeInfo("pointer", target=p.target)
+                arg_types = [p, *arg_types[1:]]
             if p.kind not in ("pointer", "unknown"):
                 self.error(args[0], f"the first argument of '{name}' must be a pointer to __global or __local memory")
                 return UNKNOWN
