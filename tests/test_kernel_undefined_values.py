@@ -126,6 +126,17 @@ def test_the_use_is_the_finding(body: str, line: int, use: str) -> None:
     assert f.address is not None and f.address >= 64  # the first slot nobody wrote is s[16], at byte 64
 
 
+def test_a_value_of_two_reads_names_the_one_undefined_in_the_lane_it_reports() -> None:
+    """``u0 + u2`` where work-item 13 read ``u0`` from a slot someone wrote and ``u2`` from one nobody did: the
+    finding, at work-item 13, names ``u2``'s read, its line and offset (Bullet3's radix-sort scan, found by a
+    probe: the simulator named the first operand's read, a written slot, and gave the range of its offsets)."""
+    body = "    int u0 = s[l + 2];\n    int u2 = s[l + 3];\n    out[g] = u0 + u2;"
+    f = _fault(_kernel(body))
+    assert (f.check, f.line, f.work_item, f.address) == ("uninitialized_local", 8, (13, 0, 0), 64), str(f)
+    assert "'s' (4 bytes at offset 64) at line 7," in str(f)
+    assert f.address_range == (64, 72)  # u2's reads of s[16..18], by work-items 13-15 of each group
+
+
 @pytest.mark.parametrize(
     ("body", "stored"),
     [

@@ -1065,8 +1065,8 @@ class Region(StridedAccess):
             rows = missing.reshape(lanes.size, -1)
             starts = starts + rows.argmax(axis=1) * size
             missing = np.asarray(rows.any(axis=1))
-        offsets = np.full(n_lanes, -1, np.int64)
-        offsets[lanes] = starts % self.stride
+        offsets = np.full(n_lanes, -1, np.int64)  # (a lane whose read found every byte written: none)
+        offsets[lanes[missing]] = starts[missing] % self.stride
         unwritten = np.zeros(n_lanes, np.uint64)
         unwritten[lanes[missing]] = self._unwritten(starts[missing], size)
         origin = Uninit(st, f"uninitialized_{self.space}", self.description, st.line, offsets, size, unwritten)

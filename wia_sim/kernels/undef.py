@@ -92,23 +92,29 @@ def masked(v: Value, mask: Array, line: int) -> Value:
 
 
 def joined(values: Iterable[Result]) -> Shadow | None:
-    """The shadow of a result computed from ``values``, the first undefined one's origin; None when all are
-    defined. Per component when every undefined operand has the same width, else per lane."""
+    """The shadow of a result computed from ``values``, with the origin of an operand undefined in the result's
+    first undefined lane (the lane a finding names: ``u0 + u2`` names ``u2``'s read where only it is undefined);
+    None when all are defined. Per component when every undefined operand has the same width, else per lane."""
     undef: Array | None = None
-    origin: Uninit | None = None
+    origins: list[tuple[Array, Uninit]] = []
     for v in values:
         if not isinstance(v, Value) or v.undef is None:
             continue
         u = v.undef
+        assert v.origin is not None
+        origins.append((u, v.origin))
         if undef is None:
-            undef, origin = u, v.origin
+            undef = u
         elif undef.shape == u.shape:
             undef = undef | u
         else:
             undef = undefined_lanes(undef) | undefined_lanes(u)
     if undef is None:
         return None
-    assert origin is not None
+    origin = origins[0][1]
+    if len(origins) > 1 and any(o is not origin for _, o in origins):
+        first = int(np.argmax(undefined_lanes(undef)))
+        origin = next((o for u, o in origins if undefined_lanes(u)[first]), origin)
     return undef, origin
 
 
