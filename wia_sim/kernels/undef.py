@@ -11,10 +11,9 @@ kernel goes on, as Oclgrind goes on after each (Oclgrind runs built-ins as calls
 ``sqrt(x)`` of an undefined ``x`` is its "Controlflow depends on uninitialized value"; a store is its
 "Uninitialized value written to local memory"); the built-in's result is undefined where an argument was (a
 vectorized kernel's ``exp`` of the padding past its last element, which ``select`` then drops, stores nothing
-undefined). Anything in the
-executor that takes a value's bits through ``Value.a`` uses it; the paths that carry the shadow read ``Value.raw``
-and use the helpers here. The finding names the read (what, which bytes, its line) and reports at the line of the
-use, as Oclgrind does."""
+undefined). Anything in the executor that takes a value's bits through ``Value.a`` uses it; the paths that carry
+the shadow read ``Value.raw`` and use the helpers here. The finding names the read (what, which bytes, its line)
+and reports at the line of the use, as Oclgrind does."""
 
 from __future__ import annotations
 
