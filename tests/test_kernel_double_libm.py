@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import math
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -38,7 +39,6 @@ FUNCTIONS = {  # name: (math's, inputs' range, OpenCL C 1.2's bound in ulp for d
     "asinh": (math.asinh, (-1e6, 1e6), 4),
     "acosh": (math.acosh, (1.0, 1e6), 4),
     "atanh": (math.atanh, (-0.999, 0.999), 5),
-    "cbrt": (math.cbrt, (-1e300, 1e300), 2),
 }
 EDGES = [0.0, -0.0, 1.0, -1.0, 1000.0, -1000.0, np.inf, -np.inf, np.nan, 5e-324, -2.0]
 """Zeros, poles, values off the domain and past overflow, infinities, NaN, the smallest denormal."""
@@ -80,6 +80,40 @@ def test_double_functions_are_the_c_librarys(
         np.testing.assert_array_equal(y[finite], want[finite])  # the C library's bits
     else:
         assert float(np.max(_ulps(y[finite], want[finite]), initial=0.0)) <= bound
+
+
+def _correct_cbrt(v: float) -> float:
+    """The cube root of ``v`` rounded correctly: of the doubles near the C library's, the one whose cube is
+    nearest ``v``, compared exactly."""
+    if not math.isfinite(v) or v == 0.0:
+        return v
+    near = [math.cbrt(v)]
+    for direction in (math.inf, -math.inf):
+        t = near[0]
+        for _ in range(4):
+            t = math.nextafter(t, direction)
+            near.append(t)
+    return min(near, key=lambda t: abs(Fraction(t) ** 3 - Fraction(v)))
+
+
+def test_double_cbrt_is_rounded_correctly(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
+    """glibc's ``cbrt`` is up to 3 ulp from the correctly rounded root (and off it for about half of all
+    doubles), past OpenCL C 1.2's 2 ulp for ``double`` (7.4, table 7.2): the simulator refines it by a Newton
+    step and gives the correctly rounded root; PoCL 3.1 is within an ulp of it here; Oclgrind 21.10 keeps glibc's
+    (ArrayFire's math kernels showed 2.71 ulp on both)."""
+    if request.node.callspec.params["device_ctx"] == "oclgrind":
+        pytest.xfail("Oclgrind 21.10 computes double cbrt with the host's glibc: up to 3 ulp off, past the 2 allowed")
+    rng = np.random.default_rng(27)
+    spread = np.exp(rng.uniform(-600.0, 600.0, 200)) * rng.choice([-1.0, 1.0], 200)
+    edges = np.array([float.fromhex("-0x1.a4d17bf580a32p+5"), 27.0, -8.0, 1e-310, 5e-324, *EDGES])
+    x = np.concatenate([rng.uniform(-100.0, 100.0, 200), spread, edges])
+    y = run_arrays(device_ctx, SOURCE % "cbrt", "k", [x, np.zeros_like(x)], x.size, 1)[1]
+    want = np.array([_correct_cbrt(v) for v in x])
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(want))
+    if wia.get_backend().name == "sim":  # (denormals: the C library's, within its few ulp)
+        normal = np.isfinite(want) & (np.abs(x) > 2.0**-900)
+        np.testing.assert_array_equal(y[normal], want[normal])
+    assert float(np.max(_ulps(y[np.isfinite(want)], want[np.isfinite(want)]), initial=0.0)) <= 2
 
 
 _NUMPY = {

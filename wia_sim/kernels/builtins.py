@@ -127,6 +127,11 @@ at a pole, off the domain or on overflow, NumPy's IEEE result): NumPy's own floa
 on CPUs with AVX-512) are up to 0.63 ulp off where the C library rounds correctly (OpenCL C 1.2 allows 3 ulp for
 ``exp``), so a double ``exp`` differed from Oclgrind's in about 4% of lanes (Rodinia's particlefilter) and from
 one host CPU to another. A ``float`` argument keeps NumPy's: its float64 value is rounded to float32 once."""
+_LIBM_CBRT = _DOUBLE_UNARY["cbrt"]
+# but cbrt: glibc's is up to 3 ulp from the correctly rounded root (47% of random doubles are off it), past Table
+# 7.2's 2 ulp; refined by one Newton step (accurate.cbrt) it is the correctly rounded root on all of 14,000
+# (PoCL 3.1 rounds it correctly; Oclgrind 21.10 keeps glibc's)
+_DOUBLE_UNARY["cbrt"] = lambda x: accurate.cbrt(x, _LIBM_CBRT(x))
 
 
 def _remainder(x: float, y: float) -> float:
