@@ -106,7 +106,12 @@ def _address_spaces(node: c_ast.Node, types: TypeResolver) -> list[str]:
         inner = inner.type
     if not isinstance(inner, c_ast.TypeDecl):
         return []
-    return _carried(inner.type, types) + [f"__{SPACES[q]}" for q in inner.quals if q in SPACES]
+    return _carried(inner.type, types) + _written(inner.quals)
+
+
+def _written(quals: list[str]) -> list[str]:
+    """The address spaces among a declarator's qualifiers, as written: ``__local`` for ``local`` too."""
+    return [f"__{SPACES[q]}" for q in quals if q in SPACES]
 
 
 def _carried(base: c_ast.Node | None, types: TypeResolver) -> list[str]:
@@ -124,7 +129,7 @@ def _given_space(node: c_ast.Node | None, types: TypeResolver) -> str | None:
     while isinstance(node, c_ast.ArrayDecl):  # (an array is where its elements are)
         node = node.type
     if isinstance(node, c_ast.PtrDecl):
-        spaces = [f"__{SPACES[q]}" for q in node.quals if q in SPACES]
+        spaces = _written(node.quals)
     elif isinstance(node, c_ast.TypeDecl):
         spaces = _address_spaces(node, types)
     else:
@@ -391,7 +396,7 @@ class DeclarationChecks(CheckerState):
         levels = [_address_spaces(node, self.types)]
         while pointers is not None and not isinstance(pointers, c_ast.TypeDecl):
             if isinstance(pointers, c_ast.PtrDecl):  # (``int* __local __global p``: the pointer's own, twice)
-                levels.append([f"__{SPACES[q]}" for q in pointers.quals if q in SPACES])
+                levels.append(_written(pointers.quals))
             pointers = getattr(pointers, "type", None)
         spaces = max(levels, key=lambda level: (len(set(level)), len(level)))
         if len(spaces) > 1:  # Clang's words, at the last address space written

@@ -180,7 +180,8 @@ class Uninit:
             offs = own[own >= 0]
             at = int(self.offsets[lane]) if self.offsets[lane] >= 0 else (int(offs[0]) if offs.size else None)
             if at is not None:
-                what += f" ({sized(self.size, 'byte')} at offset {at}{_unwritten(self.unwritten, lane, self.size)})"
+                gaps = _unwritten_words(self.unwritten, lane, self.size)
+                what += f" ({sized(self.size, 'byte')} at offset {at}{gaps})"
         if undef.ndim == 2 and not bool(undef[lane].all()):  # some components of a vector
             parts = [str(k) for k in np.flatnonzero(undef[lane])]
             what += f" (its component{'s' if len(parts) > 1 else ''} {', '.join(parts)} of {undef.shape[1]})"
@@ -914,7 +915,7 @@ class Region(StridedAccess):
                     at = int(starts[k]) % self.stride
                     gaps = self._unwritten(starts[k : k + 1], esize)
                     what = f"read of uninitialized {self.description} ({esize} bytes at offset {at}"
-                    what += f"{_unwritten(gaps, 0, esize)})"
+                    what += f"{_unwritten_words(gaps, 0, esize)})"
                     raise st.fault(
                         f"uninitialized_{self.space}",
                         what,
@@ -1138,7 +1139,7 @@ def _consecutive(idx: Array, span: tuple[int, int]) -> int | None:
     return int(idx[lo])
 
 
-def _unwritten(unwritten: Array | None, lane: int, size: int) -> str:
+def _unwritten_words(unwritten: Array | None, lane: int, size: int) -> str:
     """ "; bytes 4-7 of them never written" where only some of ``lane``'s ``size`` bytes were (Uninit.unwritten)."""
     if unwritten is None or not 0 < int(unwritten[lane]) < (1 << size) - 1:
         return ""
