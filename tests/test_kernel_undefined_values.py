@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from kernel_backends import run_arrays, use_backend
 
+import wia_hal as wia
 from wia_sim.kernels import compile_source, run_kernel
 from wia_sim.kernels.executor import KernelFault, RunResult
 from wia_sim.kernels.lanes import launch_geometry
@@ -405,6 +407,70 @@ def test_a_global_buffer_without_data_read_and_dropped_is_no_finding() -> None:
 def test_checks_off_run_without_shadows() -> None:
     result = _run(_kernel("    int z = s[l + 16];\n    if (z > 3) out[g] = z;"), checks=False)
     assert not result.findings
+
+
+LOOP_SCOPED = """__kernel void k(__global int* out, __global float* f) {
+    int g = get_global_id(0);
+    int acc = 0;
+    float facc = 0.0f;
+    for (int t = 0; t < 4; t++) {
+        int v;
+        float2 w;
+        if (t <= g % 3) v = t + 1 + g;
+        if (t == 0) w = (float2)(g, 0.5f);
+        if (t == g % 2 + 1) w.y = t;
+        acc = acc * 10 + v;
+        facc = facc * 4.0f + w.x + w.y;
+    }
+    out[g] = acc;
+    f[g] = facc;
+}
+"""
+
+
+def _loop_scoped_reference(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each work-item's sums when ``v`` and ``w`` keep the last trip's value where a trip assigns none."""
+    out, f = np.zeros(n, np.int64), np.zeros(n, np.float32)
+    for g in range(n):
+        acc, facc, v, wy = 0, np.float32(0), 0, np.float32(0.5)
+        for t in range(4):
+            v = t + 1 + g if t <= g % 3 else v
+            wy = np.float32(t) if t == g % 2 + 1 else wy
+            acc, facc = acc * 10 + v, np.float32(np.float32(facc * 4) + np.float32(g)) + wy
+        out[g], f[g] = acc, facc
+    return out.astype(np.int32), f
+
+
+@pytest.mark.parametrize("device", ["sim", "pocl", "oclgrind"])
+def test_a_variable_declared_in_a_loop_without_an_initializer_keeps_the_last_trips_value(
+    device: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """C99 6.2.4p5 leaves such a variable indeterminate at each trip; PoCL 3.1 and Oclgrind 21.10 keep the value in
+    its storage (Parboil's tpacf relies on it). The simulator does too with checks off; with checks on, the use of
+    the unassigned value is the finding (Oclgrind's plugin reports none)."""
+    n = 12
+    use_backend(device, monkeypatch, tmp_path_factory)
+    if device == "sim":
+        wia.set_backend("sim", hardware="wia-tiny", kernel_checks=False)
+    try:
+        ctx = wia.create_context()
+        out, f = run_arrays(ctx, LOOP_SCOPED, "k", [np.full(n, -1, np.int32), np.zeros(n, np.float32)], n, 4)
+        wia.destroy_context(ctx)
+    finally:
+        wia.set_backend("sim")
+    want_out, want_f = _loop_scoped_reference(n)
+    np.testing.assert_array_equal(out, want_out)
+    np.testing.assert_array_equal(f, want_f)
+
+
+def test_a_variable_declared_in_a_loop_is_undefined_again_at_each_trip_with_checks_on() -> None:
+    out = np.zeros(12, np.int32)
+    geometry = launch_geometry((12, 1, 1), (4, 1, 1), 256, 1)
+    with pytest.raises(KernelFault) as info:
+        run_kernel(compile_source(LOOP_SCOPED), "k", [out.view(np.uint8), np.zeros(48, np.uint8)], geometry)
+    assert info.value.check == "uninitialized_private" and info.value.line == 14
+    assert "'v' (declared without an initializer) at line 11" in str(info.value)
+    assert info.value.work_items == 12  # every work-item skips the assignment at some trip before its last
 
 
 # -- select, as_type and structs (each verdict and line checked against Oclgrind 21.10: its default build, or with

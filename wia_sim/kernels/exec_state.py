@@ -47,6 +47,10 @@ class _Frame:
     loops: list[int] = field(default_factory=list)
     jumps: dict[str, Array] = field(default_factory=dict)
     """The lanes that took a ``goto``, by label: they wait until execution reaches it (``jumps.py``)."""
+    storage: dict[int, Var] = field(default_factory=dict)
+    """With checks off, the variables this call declared without an initializer, by declaration: reached again (a
+    loop's next trip), one holds what the last trip left in it, as a device's storage does (C99 6.2.4p5 leaves it
+    indeterminate; with checks on, using it is the finding)."""
 
 
 def _designated(init: c_ast.Node | None) -> bool:

@@ -444,9 +444,10 @@ class StatementRunner(ExecutorState):
         for d in node.decls if isinstance(node, c_ast.DeclList) else [node]:
             bare = copy.copy(d)
             bare.init = None
-            self.decl(bare, np.zeros(self.n, dtype=bool))
+            self.decl(bare, np.zeros(self.n, dtype=bool), id(d))
 
-    def decl(self, node: c_ast.Decl, mask: Array) -> None:
+    def decl(self, node: c_ast.Decl, mask: Array, key: int | None = None) -> None:
+        """``key``: the declaration ``node`` stands for (``declare``'s copy without its initializer), by id."""
         if isinstance(node.type, c_ast.FuncDecl | FuncDeclExt):  # a function's prototype: nothing to make
             return
         scope = self.frame.scopes[-1]
@@ -459,6 +460,20 @@ class StatementRunner(ExecutorState):
             kscope = self.frame.scopes[1]
             scope[node.name] = kscope[node.name]
             return
+        if self.checks:
+            self._variable(node, t, mask, scope)
+            return
+        key = id(node) if key is None else key
+        storage = self.frame.storage
+        if node.init is None and key in storage:  # its storage again, as the last trip left it (``_Frame``)
+            scope[node.name] = storage[key]
+            return
+        self._variable(node, t, mask, scope)
+        storage[key] = scope[node.name]
+
+    def _variable(self, node: c_ast.Decl, t: TypeInfo, mask: Array, scope: dict[str, Var]) -> None:
+        """A new object for the declaration ``node`` of type ``t``, initialized for the lanes of ``mask``, as
+        ``name`` in ``scope``."""
         aggregate = t.kind == "array" and (self._aggregate_elements(t) or _designated(node.init) or _nested(node.init))
         if t.kind == "struct" or aggregate or (t.kind == "array" and not self._uniform(node.init)):
             t = self._declared(t, node.init)
