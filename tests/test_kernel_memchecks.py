@@ -179,12 +179,25 @@ def test_an_atomic_on_a_partly_written_element_names_its_unwritten_bytes() -> No
     assert "(4 bytes at offset 40; bytes 1-2 of them never written)" in str(f), str(f)
 
 
-@pytest.mark.parametrize(("use", "offset"), [("v.s0", None), ("v.s2", 4), ("v.s1 + v.s3", 4), ("v.s3", 4)])
+@pytest.mark.parametrize(
+    ("use", "offset"),
+    [
+        ("v.s0", None),
+        ("v.s2", 8),
+        ("v.s1 + v.s3", 4),
+        ("v.s3 + v.s1", 12),
+        ("v.s3", 12),
+        ("v[get_global_id(0) % 3 + 1]", 4),  # (work-item 0 takes v[1])
+        ("dot(v.zw, (float2)(1.0f))", 8),
+        ("v.w * v.x", 12),
+        ("length(v)", 4),  # the vector: its first component nobody wrote
+    ],
+)
 def test_a_vector_read_over_partly_written_global_memory(use: str, offset: int | None) -> None:
     """A ``float4`` loaded where the host wrote only its first component: using that one is no finding; using
-    another names the read's first component nobody wrote, at its offset (the vector's own, 0, before; not yet the
-    component used). The change that named the bytes nobody wrote had made this launch an internal error for a
-    while (the components' flags taken for the lanes')."""
+    another names the component used, at its offset (the read's first component nobody wrote before, and the
+    vector's own offset, 0, before that). The change that named the bytes nobody wrote had made this launch an
+    internal error for a while (the components' flags taken for the lanes')."""
     x, y = _f32(np.random.default_rng(8), 4 * N), np.zeros(N, np.float32)
     flags = np.zeros(x.nbytes, dtype=bool)
     flags.reshape(N, 16)[:, :4] = True

@@ -460,7 +460,8 @@ class CallRunner(ExecutorState):
             bits = np.asarray(defined(v).a)
             undef = shaped(v.undef, t) if v.undef is not None else None
             for k in range(3):
-                part = carrying(t.scalar, bits[..., k], None if undef is None else undef[:, k], v.origin)
+                origin = None if v.origin is None else v.origin.picked((k,))
+                part = carrying(t.scalar, bits[..., k], None if undef is None else undef[:, k], origin)
                 self.store(Pointer(p.region, t.scalar, addr + k * t.dtype.itemsize), part, mask)
         else:
             self.store(Pointer(p.region, t, addr), data, mask, natural=False)

@@ -137,9 +137,10 @@ def swizzled(v: Value, idx: tuple[int, ...]) -> Value:
     a = with_undefined(np.asarray(v.raw), idx)
     t = v.t.scalar if len(idx) == 1 else v.t.scalar.vector(len(idx))
     u = None if v.undef is None else with_undefined(shaped(v.undef, v.t), idx)
+    origin = None if v.origin is None else v.origin.picked(idx)
     if len(idx) == 1:
-        return carrying(t, a[..., 0], None if u is None else u[..., 0], v.origin)
-    return carrying(t, a, u, v.origin)
+        return carrying(t, a[..., 0], None if u is None else u[..., 0], origin)
+    return carrying(t, a, u, origin)
 
 
 def component(v: Value, k: Array) -> Value:
@@ -157,7 +158,7 @@ def component(v: Value, k: Array) -> Value:
         if k.ndim == 0
         else np.take_along_axis(undef, np.broadcast_to(k, undef.shape[:1])[:, None], 1)[:, 0]
     )
-    return carrying(v.t.scalar, np.asarray(picked), u, v.origin)
+    return carrying(v.t.scalar, np.asarray(picked), u, None if v.origin is None else v.origin.picked(k))
 
 
 class Ref:

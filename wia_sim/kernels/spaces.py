@@ -152,7 +152,8 @@ def undefined_lanes(undef: Array) -> Array:
 class Uninit:
     """Where an undefined value came from: the check its use reports (``uninitialized_<space>``), the object read
     (``what``), the line of the read (0: not read yet, a variable's declaration) and, for memory, the byte offset
-    each lane's read began at (-1: not this read's lane) and the element size (``undef.py``)."""
+    each lane's read began at (-1: not this read's lane; a vector's: one per component, a row per lane) and the
+    element size (``undef.py``)."""
 
     st: LaunchState
     check: str
@@ -161,11 +162,41 @@ class Uninit:
     offsets: Array | None = None
     size: int = 0
     unwritten: Array | None = None
-    """Per lane, the bytes of its element nobody wrote, a bit each (``size`` bits set: none was written)."""
+    """Per lane (and component, as ``offsets``), the bytes of its element nobody wrote, a bit each (``size`` bits
+    set: none was written)."""
 
     def read_at(self, line: int) -> Uninit:
         """This origin, read at ``line`` (a variable's: the line of the first read that carries it)."""
         return self if self.line else replace(self, line=line)
+
+    def picked(self, idx: tuple[int, ...] | Array) -> Uninit:
+        """This origin, for the components ``idx`` of the vector it was read as (a swizzle's, or one per lane:
+        ``v[i]``), so that a use of one component names that component's bytes."""
+        if self.offsets is None or self.offsets.ndim == 1 or self.unwritten is None:
+            return self
+        width = self.offsets.shape[1]
+        if isinstance(idx, tuple):
+            cols = np.minimum(np.asarray(idx, np.intp), width - 1)  # (a 3-vector's w: past its components)
+            if cols.size == 1:
+                return replace(self, offsets=self.offsets[:, cols[0]], unwritten=self.unwritten[:, cols[0]])
+            return replace(self, offsets=self.offsets[:, cols], unwritten=self.unwritten[:, cols])
+        k = np.broadcast_to(np.clip(np.asarray(idx, np.intp), 0, width - 1), self.offsets.shape[:1])[:, None]
+        offsets, unwritten = np.take_along_axis(self.offsets, k, 1), np.take_along_axis(self.unwritten, k, 1)
+        return replace(self, offsets=offsets[:, 0], unwritten=unwritten[:, 0])
+
+    def _per_lane(self, undef: Array) -> tuple[Array, Array | None]:
+        """Each lane's read offset and unwritten bytes (``offsets``, ``unwritten``); of a vector, those of the
+        first component the use found undefined, else of the first with bytes nobody wrote."""
+        assert self.offsets is not None
+        if self.offsets.ndim == 1 or self.unwritten is None:
+            return self.offsets, self.unwritten
+        unwritten = self.unwritten != 0
+        if undef.ndim == 2 and undef.shape[1] == unwritten.shape[1]:
+            both = unwritten & undef
+            unwritten = np.where(both.any(axis=1)[:, None], both, unwritten)
+        k = unwritten.argmax(axis=1)[:, None]
+        offsets = np.where(unwritten.any(axis=1), np.take_along_axis(self.offsets, k, 1)[:, 0], -1)
+        return offsets, np.take_along_axis(self.unwritten, k, 1)[:, 0]
 
     def fault(self, undef: Array, use: str) -> KernelFault:
         """The finding for the lanes of ``undef`` that ``use`` the value (``use``: "and its value stored to ...")."""
@@ -176,11 +207,12 @@ class Uninit:
         offs: Array | None = None
         what = f"read of uninitialized {self.what}"
         if self.offsets is not None:
-            own = self.offsets[lanes]
+            offsets, unwritten = self._per_lane(undef)
+            own = offsets[lanes]
             offs = own[own >= 0]
-            at = int(self.offsets[lane]) if self.offsets[lane] >= 0 else (int(offs[0]) if offs.size else None)
+            at = int(offsets[lane]) if offsets[lane] >= 0 else (int(offs[0]) if offs.size else None)
             if at is not None:
-                gaps = _unwritten_words(self.unwritten, lane, self.size)
+                gaps = _unwritten_words(unwritten, lane, self.size)
                 what += f" ({sized(self.size, 'byte')} at offset {at}{gaps})"
         if undef.ndim == 2 and not bool(undef[lane].all()):  # some components of a vector
             parts = [str(k) for k in np.flatnonzero(undef[lane])]
@@ -1062,14 +1094,15 @@ class Region(StridedAccess):
             st.deferred = (undef, carried)
             return
         size = t.dtype.itemsize
-        if missing.size != lanes.size:  # a vector's components, a row per lane: where its first one nobody wrote is
-            rows = missing.reshape(lanes.size, -1)
-            starts = starts + rows.argmax(axis=1) * size
+        width = missing.size // max(lanes.size, 1)
+        if width > 1:  # a vector's components, a row per lane: each one's offset (``Uninit.picked``)
+            rows = missing.reshape(lanes.size, width)
             missing = np.asarray(rows.any(axis=1))
-        offsets = np.full(n_lanes, -1, np.int64)  # (a lane whose read found every byte written: none)
+            starts = starts[:, None] + np.arange(width) * size
+        offsets = np.full((n_lanes, width) if width > 1 else n_lanes, -1, np.int64)  # (read every byte written: -1)
         offsets[lanes[missing]] = starts[missing] % self.stride
-        unwritten = np.zeros(n_lanes, np.uint64)
-        unwritten[lanes[missing]] = self._unwritten(starts[missing], size)
+        unwritten = np.zeros(offsets.shape, np.uint64)
+        unwritten[lanes[missing]] = self._unwritten(starts[missing].reshape(-1), size).reshape(-1, *offsets.shape[1:])
         origin = Uninit(st, f"uninitialized_{self.space}", self.description, st.line, offsets, size, unwritten)
         st.deferred = (undef, origin)
 

@@ -72,7 +72,7 @@ class StructOps(ExecutorState):
             return Value(st, a)
         if origin.offsets is not None:  # named by the first byte nobody wrote, in each lane that read one
             first = np.broadcast_to(np.asarray(p.off, np.int64), (self.n,)) + np.argmax(undef, axis=1)
-            origin = replace(origin, offsets=np.where(undef.any(axis=1), first, -1), size=1)
+            origin = replace(origin, offsets=np.where(undef.any(axis=1), first, -1), size=1, unwritten=None)
         return Value(st, a, undef=undef, origin=origin)
 
     def struct_store(self, p: Pointer, st: StructType, v: Value, mask: Array) -> None:
