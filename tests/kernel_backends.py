@@ -107,14 +107,20 @@ def assert_refused(
 
 
 def run_on_copies(
-    source: str, arrays: Sequence[np.ndarray], geometry: Geometry, scalars: Sequence[Any] = (), **options: Any
+    source: str,
+    arrays: Sequence[np.ndarray],
+    geometry: Geometry,
+    scalars: Sequence[Any] = (),
+    contract: bool = False,
+    **options: Any,
 ) -> tuple[list[np.ndarray], Any]:
-    """The simulator's executor running kernel ``k`` of ``source`` over copies of ``arrays`` (then ``scalars``):
-    the arrays after it, and its ``RunResult`` or the finding it raised (a step-limit timeout too)."""
+    """The simulator's executor running kernel ``k`` of ``source`` (built to contract ``a * b + c`` with
+    ``contract``) over copies of ``arrays`` (then ``scalars``): the arrays after it, and its ``RunResult`` or the
+    finding it raised (a step-limit timeout too)."""
     copies = [a.copy() for a in arrays]
     args: list[Any] = [c.reshape(-1).view(np.uint8) for c in copies] + list(scalars)
     try:
-        result: Any = run_kernel(compile_source(source), "k", args, geometry, **options)
+        result: Any = run_kernel(compile_source(source, contract=contract), "k", args, geometry, **options)
     except KernelFault as e:
         result = e
     return copies, result

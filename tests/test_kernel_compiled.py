@@ -55,21 +55,21 @@ def _arrays(rng: np.random.Generator) -> list[np.ndarray]:
     return [ints, floats, np.zeros(8 * N, np.int64), np.zeros(8 * N, np.float32), np.zeros(N, np.float64)]
 
 
-def _run(src: str, arrays: list[np.ndarray], compiling: bool, checks: bool) -> Any:
+def _run(src: str, arrays: list[np.ndarray], compiling: bool, checks: bool, contract: bool = False) -> Any:
     saved = executor.compiled_plan
     if not compiling:
         executor.compiled_plan = lambda *args: None  # type: ignore[assignment]
     try:
-        return run_on_copies(src, arrays, Geometry((N, 1, 1), (WG, 1, 1)), checks=checks)
+        return run_on_copies(src, arrays, Geometry((N, 1, 1), (WG, 1, 1)), contract=contract, checks=checks)
     finally:
         executor.compiled_plan = saved
 
 
-def _same(body: str, seed: int = 3, checks: bool = True) -> Any:
+def _same(body: str, seed: int = 3, checks: bool = True, contract: bool = False) -> Any:
     src = HEAD + body + TAIL
     arrays = _arrays(np.random.default_rng(seed))
-    first = _run(src, arrays, compiling=True, checks=checks)
-    assert_same_runs(first, _run(src, arrays, compiling=False, checks=checks))
+    first = _run(src, arrays, compiling=True, checks=checks, contract=contract)
+    assert_same_runs(first, _run(src, arrays, compiling=False, checks=checks, contract=contract))
     return first
 
 
@@ -218,6 +218,34 @@ def test_random_programs_give_the_interpreters_runs(body: str, seed: int, checks
         _same(body, seed, checks)
     except KernelCompileError:
         assume(False)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(body=_programs(), seed=st.integers(0, 2**16))
+def test_random_programs_built_to_contract_give_the_interpreters_runs(body: str, seed: int) -> None:
+    """``a * b + c`` fused (``contraction.py``): a compiled tree rounds it once as the interpreter does."""
+    try:
+        _same(body, seed, contract=True)
+    except KernelCompileError:
+        assume(False)
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # every fused form, on floats, a double and vectors, in divergent lanes and in a loop
+        "    f = f * g + 1.5f; g -= f * 0.75f; v = v * (float4)(g) + v;\n"
+        "    if (l < 9) { d += d * 0.5; f = g * f - f; d = 2.0 - d * d; }\n"
+        "    for (int q = 0; q < 3; q++) { v.x += v.y * v.z; g = g * f + (float)q; v.zw -= v.xy * v.yx; }",
+        # operands of other types: an int product, a float product in a double sum, a product in a comparison
+        "    a = a * b + p; d = f * g + d; f = (f * g + 1.0f > g) ? f : g;",
+        # a product undefined in some lanes: the operators' way, the same finding at the same use
+        "    float h;\n    if (l < 8) h = f;\n    g = h * g + f;",
+    ],
+)
+@pytest.mark.parametrize("checks", [True, False])
+def test_programs_built_to_contract_give_the_interpreters_runs(body: str, checks: bool) -> None:
+    _same(body, checks=checks, contract=True)
 
 
 @pytest.mark.parametrize(

@@ -454,6 +454,7 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
             seed=args.seed,
             step_limit=args.step_limit,
             global_offset=args.global_offset,
+            fp_contract=args.fp_contract,
         )
     except kernels.KernelCompileError as e:
         console.print(e.build_log, highlight=False, markup=False)
@@ -789,6 +790,11 @@ def main(argv: list[str] | None = None) -> int:
     kernel_parser.add_argument("--fill", choices=("random", "index", "zeros"), default="random")
     kernel_parser.add_argument("--seed", default="0", help="the random fill's seed (default: 0)")
     kernel_parser.add_argument("--no-checks", action="store_true", help="skip the sanitizer checks (faster)")
+    kernel_parser.add_argument(
+        "--fp-contract",
+        action="store_true",
+        help="fuse a*b+c within an expression into one rounding, as Clang's default (-ffp-contract=on) does",
+    )
     kernel_parser.add_argument(
         "--step-limit", default="1000000", help="lockstep steps before a runaway kernel is stopped"
     )

@@ -129,6 +129,7 @@ def run_report(
     seed: int = 0,
     step_limit: int = 1_000_000,
     global_offset: tuple[int, int, int] = (0, 0, 0),
+    fp_contract: bool = False,
 ) -> KernelRunReport:
     """Compile ``name`` from ``path``, run it once and time its counts on each model in ``hardware``.
 
@@ -138,7 +139,12 @@ def run_report(
     # built for what every model asked for has: a kernel using doubles fails on a chip without them
     extensions = frozenset.intersection(*(m.kernel_extensions for m in models))
     program = kernels.compile_source(
-        path.read_text(), options, filename=path.name, extensions=extensions, directory=str(path.parent)
+        path.read_text(),
+        options,
+        filename=path.name,
+        extensions=extensions,
+        directory=str(path.parent),
+        contract=fp_contract,
     )
     info = program.runnable(name)
     args = kernel_arguments(info, texts, fill, seed)

@@ -11,6 +11,9 @@ checked for out-of-bounds accesses, races, barrier divergence and uninitialized 
 ``strict``: lower-severity findings, such as a uniform write, raise as races do instead of issuing a
 ``KernelFindingWarning``),
 ``kernel_step_limit`` (lockstep steps after which a custom kernel stops with ``TIMEOUT``, default 1,000,000),
+``kernel_fp_contract`` (default false: every float operator of a custom kernel rounds its own result; true fuses
+``a * b + c`` within an expression into one rounding as Clang's default does, which PoCL and GPU compilers follow,
+so that results match theirs bit for bit; accumulation loops then run iteration by iteration),
 ``hazards`` (stream hazards: two accesses to the same bytes from different streams, at least one a write, with no
 event, stream wait or host synchronization ordering them; ``warn``, the default, issues a ``StreamHazardWarning``
 at the user's call, ``error`` raises ``StreamHazardError`` there with nothing enqueued, ``off`` does not check;
@@ -341,6 +344,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         numerics: bool | str = True,
         kernel_checks: bool | str = True,
         kernel_step_limit: int | str = 1_000_000,
+        kernel_fp_contract: bool | str = False,
         hazards: str = "warn",
         set: str | Mapping[str, str] | None = None,
         host_threads: str = "one",
@@ -394,6 +398,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                 f"sim backend option kernel_checks={kernel_checks!r}: expected true/false (1/0) or strict"
             ) from None
         self.kernel_step_limit = _count("kernel_step_limit", kernel_step_limit)
+        self.kernel_fp_contract = _flag("kernel_fp_contract", kernel_fp_contract)
         self._costs: dict[tuple[object, ...], KernelCost] = {}
         self._plans: dict[int, tuple[Sequence[GraphNode], list[Any]]] = {}
         """Per graph being replayed (its node list), each node's kernel plan (:meth:`_replay`)."""
@@ -832,7 +837,9 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
 
     def compile_kernel(self, device: int, source: str, name: str, options: str) -> tuple[SimKernel, KernelSignature]:
         try:
-            program = kernels.compile_source(source, options, extensions=self.model.kernel_extensions, reuse=True)
+            program = kernels.compile_source(
+                source, options, extensions=self.model.kernel_extensions, reuse=True, contract=self.kernel_fp_contract
+            )
             info = program.runnable(name)
         except kernels.KernelCompileError as e:
             raise CompileError(f"kernel build failed:\n{e.build_log}") from None

@@ -41,6 +41,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.builtins import MATH_FUNCTIONS
+from wia_sim.kernels.contraction import contracts, fused
 from wia_sim.kernels.ctype import COMPARE, CType, convert, wrap
 from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS
 from wia_sim.kernels.exec_state import Array, ExecutorState, _line
@@ -368,7 +369,7 @@ class LoopBatcher(ExecutorState):
                 if item.op == "=":
                     results.append((item.lvalue, self._folded(var.value, item.rvalue, batch, item.lvalue)))
                 else:
-                    folded = self._accumulated(var.value, item.op, item.rvalue, batch, item.lvalue)
+                    folded = self._accumulated(var.value, item, batch)
                     results.append((item.lvalue, folded))
             regions = [id(u.region) for u in updates]
             if len(set(regions)) < len(regions) or not batch.read.isdisjoint(regions):  # (read after the update)
@@ -448,14 +449,17 @@ class LoopBatcher(ExecutorState):
             return np.zeros((0, self.n), k.t.dtype), None, final
         return np.stack(values), np.stack(rows), final
 
-    def _accumulated(self, v: Value, op: str, expr: c_ast.Node, batch: _Batch, target: c_ast.ID) -> Value:
+    def _accumulated(self, v: Value, item: c_ast.Assignment, batch: _Batch) -> Value:
         """``v op= expr`` over the iterations, in order, in ``v``'s type: ``v`` and each iteration's value as the
         rows of one array (written there by the last operation), reduced along them. A lane an iteration does not
         run adds what changes nothing, bit for bit (``-0.0`` to a float sum: ``x + -0.0`` is ``x``, ``-0.0`` too)."""
+        op, expr, target = item.op, item.rvalue, item.lvalue
         stacked = np.empty((batch.ks.shape[0] + 1, self.n), v.t.dtype)
         stacked[0] = np.asarray(v.a)
         et, values = batch.written(expr, stacked[1:])
         if self.binary_type(op[0], v.t, et, target) != v.t:  # each step would convert back: not one reduction
+            raise _Fallback
+        if id(item) in self.program.contractions and contracts(et, v.t):  # (a chain of fused steps: one by one)
             raise _Fallback
         if values is not None:  # (else written in place)
             values = convert(values, et, v.t) if et != v.t else values
@@ -560,6 +564,8 @@ class _Batch:
         (iterations, lanes), whose type and shape they have (no copy of the result)."""
         if not isinstance(node, c_ast.BinaryOp) or node.op not in _OPERATORS or not self._varies(node):
             return self.value(node)
+        if id(node) in self.ex.program.contractions:
+            return self._binary(node)
         t, a, b = self._operands(node)
         into = out.reshape(out.shape[0], *self.grid) if self.grid is not None else out
         if t.dtype != out.dtype or np.broadcast_shapes(a.shape, b.shape) != into.shape:
@@ -571,6 +577,15 @@ class _Batch:
         """``left op right``: ``+ - *`` by their ufuncs on any layout (what ``_Executor.binop`` applies to them),
         the others by ``binop`` itself on (iterations, lanes) rows (a comparison gives int 0 or 1; an integer
         division or remainder by zero it finds, with checks on, is a finding the loop notes: not batched)."""
+        contraction = self.ex.program.contractions.get(id(node)) if self.ex.program.contractions else None
+        if contraction is not None:
+            product = contraction.product
+            (ta, a), (tb, b) = self.value(product.left), self.value(product.right)
+            t = self.ex.binary_type("*", ta, tb, product)
+            tz, z = self.value(node.right if contraction.first else node.left)
+            if contracts(t, self.ex.binary_type(node.op, t, tz, node)):
+                a, b, z = (self._aligned(convert(x, tx, t) if tx != t else x) for tx, x in ((ta, a), (tb, b), (tz, z)))
+                return t, fused(a, b, z, t, contraction)
         if node.op in _OPERATORS:
             t, a, b = self._operands(node)
             return t, _OPERATORS[node.op](a, b)

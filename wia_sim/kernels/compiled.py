@@ -26,6 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 from pycparser import c_ast
 
+from wia_sim.kernels.contraction import Contraction, contracts, fused
 from wia_sim.kernels.ctype import INT, CType, arithmetic, common_type, comparison_type, convert, promoted
 from wia_sim.kernels.exec_calls import value_call
 from wia_sim.kernels.lanes import all_lanes, any_lane
@@ -200,7 +201,35 @@ def _binary(ex: _Executor, node: c_ast.BinaryOp) -> _Code | None:
     left, right = _expression(ex, node.left), _expression(ex, node.right)
     if left is None or right is None:
         return None
+    contraction = ex.program.contractions.get(id(node)) if ex.program.contractions else None
+    if contraction is not None:
+        addend = right if contraction.first else left
+        product = left if contraction.first else right
+        if contracts(product.t, binary_spec(node.op, _typed(left), _typed(right), node).t):
+            return _fused(ex, contraction, addend)
     return _operator(node.op, left, right, node)
+
+
+def _typed(code: _Code) -> CType:
+    """The type ``code``'s value takes part in an operator as (a comparison's lanes: an int)."""
+    return INT if code.boolean else code.t
+
+
+def _fused(ex: _Executor, c: Contraction, addend: _Code) -> _Code | None:
+    """The product ``c.product`` and ``addend`` rounded once (``contraction.py``), evaluated in C's order."""
+    x, y = _expression(ex, c.product.left), _expression(ex, c.product.right)
+    if x is None or y is None:
+        return None
+    t = binary_spec("*", _typed(x), _typed(y), c.product).t
+    a, b, z = _converted(x, t), _converted(y, t), _converted(addend, t)
+    first = c.first
+
+    def fma(ex: _Executor, mask: Array, tally: Tally) -> Array:
+        w = None if first else z(ex, mask, tally)
+        p, q = a(ex, mask, tally), b(ex, mask, tally)
+        return fused(p, q, z(ex, mask, tally) if w is None else w, t, c)
+
+    return _Code(t, fma, _summed(x.ops, y.ops, addend.ops, ((count_kind(t), 2 * t.width),)))
 
 
 def _operator(op: str, left: _Code, right: _Code, node: c_ast.Node) -> _Code | None:
@@ -431,7 +460,7 @@ def _component_assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, 
     if node.op != "=":
         read = _component(ex, node.lvalue)
         assert read is not None
-        combined = _operator(node.op[:-1], read, rvalue, node)
+        combined = _updated(ex, node, read, rvalue)
         if combined is None:
             return None
         rvalue = combined
@@ -450,6 +479,15 @@ def _component_assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, 
     return assign, rvalue.ops
 
 
+def _updated(ex: _Executor, node: c_ast.Assignment, read: _Code, rvalue: _Code) -> _Code | None:
+    """The new value of ``x op= e``: ``x op e``, fused where ``e`` is a product that contracts with it."""
+    contraction = ex.program.contractions.get(id(node)) if ex.program.contractions else None
+    op = node.op[:-1]
+    if contraction is not None and contracts(rvalue.t, binary_spec(op, _typed(read), _typed(rvalue), node).t):
+        return _fused(ex, contraction, read)
+    return _operator(op, read, rvalue, node)
+
+
 def _assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, Counts] | None:
     """``x = e`` or ``x op= e`` (``executor._update_plan``) of a variable ``x``."""
     if isinstance(node.lvalue, c_ast.StructRef):
@@ -461,7 +499,7 @@ def _assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, Counts] | 
     read, name = target
     t = read.t
     if node.op != "=":
-        combined = _operator(node.op[:-1], read, rvalue, node)
+        combined = _updated(ex, node, read, rvalue)
         if combined is None:
             return None
         rvalue = combined

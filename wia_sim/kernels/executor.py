@@ -34,6 +34,7 @@ from wia_sim.kernels.affine import CONVERSE, Affine
 from wia_sim.kernels.async_copy import AsyncCopies, kernel_end_line
 from wia_sim.kernels.batch_loops import LoopBatcher
 from wia_sim.kernels.compiled import compiled_plan
+from wia_sim.kernels.contraction import Contraction, contracts, fused
 from wia_sim.kernels.conversions import float32_literal, half_literal
 from wia_sim.kernels.ctype import (
     COMPARE,
@@ -353,6 +354,59 @@ def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
     return run
 
 
+def _fused(
+    ex: _Executor, a: Result, b: Result, z: Result, c: Contraction, node: c_ast.Node, mask: Array
+) -> Result | None:
+    """The product ``a * b`` and the addend ``z`` of the addition ``node`` rounded once (``contraction.py``), or
+    None where their types do not fuse (or a value is undefined in some lane: shadows take the operators' way)."""
+    if type(a) is not Value or type(b) is not Value or type(z) is not Value:
+        return None
+    if a.undef is not None or b.undef is not None or z.undef is not None:
+        return None
+    t = binary_type("*", a.t, b.t, c.product)
+    if not contracts(t, binary_type("-" if c.subtract else "+", t, z.t, node)):
+        return None
+    ex.count(count_kind(t), mask, 2 * t.width)  # (a multiplication and an addition, as unfused)
+    return Value(t, fused(ex._conv(a, t), ex._conv(b, t), ex._conv(z, t), t, c))
+
+
+def _contracted_plan(node: c_ast.BinaryOp | c_ast.Assignment, c: Contraction) -> Plan:
+    """An addition that may fuse with its operand ``c.product`` (``_fused``; else the two operators, in C's
+    order)."""
+    times = _Combine("*", c.product)
+    left, right = c.product.left, c.product.right
+    if isinstance(node, c_ast.Assignment):
+        add = _Combine(node.op[:-1], node)
+        target = node.lvalue
+
+        def assign(ex: _Executor, mask: Array) -> Result:
+            ref = ex.lref(target, mask)
+            a, b = ex.eval(left, mask), ex.eval(right, mask)
+            old = ref.get(mask)
+            new = _fused(ex, a, b, old, c, node, mask)
+            if new is None:
+                new = add(ex, old, times(ex, a, b, mask), mask)
+            ref.set(new, mask)
+            return ref.get_after(new)
+
+        return assign
+    add = _Combine(node.op, node)
+    addend = node.right if c.first else node.left
+
+    def run(ex: _Executor, mask: Array) -> Result:
+        z = None if c.first else ex.eval(addend, mask)
+        a, b = ex.eval(left, mask), ex.eval(right, mask)
+        if z is None:
+            z = ex.eval(addend, mask)
+        r = _fused(ex, a, b, z, c, node, mask)
+        if r is not None:
+            return r
+        p = times(ex, a, b, mask)
+        return add(ex, p, z, mask) if c.first else add(ex, z, p, mask)
+
+    return run
+
+
 def _update_plan(node: c_ast.Assignment | c_ast.UnaryOp) -> Plan:
     """A compound assignment ``x op= y``, or ``++``/``--`` (``x += 1``, the old value for the postfix ones): the
     target designated once, its operation combined as a binary operator's (``_Combine``)."""
@@ -581,6 +635,9 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         if kind == "Constant" and node.type != "string":  # (a string is an object of the launch: ``string``)
             constant = self.expr_Constant(node, self.all)
             return lambda ex, mask: constant
+        contraction = self.program.contractions.get(id(node)) if self.program.contractions else None
+        if contraction is not None:
+            return _contracted_plan(node, contraction)
         if kind == "BinaryOp" and node.op not in ("&&", "||"):
             return _binary_plan(node, self.program.vector_subscripts)
         if (kind == "Assignment" and node.op != "=") or (kind == "UnaryOp" and node.op in ("++", "--", "p++", "p--")):

@@ -38,6 +38,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from wia_sim.kernels.checker import Checker
+from wia_sim.kernels.contraction import contractions
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.gnu_builtins import expand_all
 from wia_sim.kernels.options import warnings_as
@@ -226,6 +227,7 @@ def compile_source(
     extensions: frozenset[str] = FLOAT_EXTENSIONS,
     directory: str = "",
     reuse: bool = False,
+    contract: bool = False,
 ) -> Program:
     """Preprocess, parse and check ``source``; the program, or KernelCompileError with the whole build log.
     ``directory``: the source file's, where a quoted ``#include`` looks first ("": the current directory).
@@ -237,14 +239,19 @@ def compile_source(
     still hold what they held, gives the program built before (the last ``BUILT_PROGRAMS`` are kept), with the
     plans its launches made: the HAL creates a program's kernels one ``compile_kernel`` at a time, and a large one
     takes seconds to build (hashcat's, 8 s each). Without it, a new program (a test of the executor's paths needs
-    one whose plans no other run made)."""
-    key = (source, options, filename, extensions, directory, os.getcwd())
+    one whose plans no other run made).
+
+    ``contract``: fuse ``a * b + c`` within an expression into one rounding, as Clang does by default
+    (``contraction.py``); the simulator's default rounds every operator."""
+    key = (source, options, filename, extensions, directory, os.getcwd(), contract)
     built = _BUILT.get(key) if reuse else None
     if built is not None and built.inputs is not None and unchanged(built.inputs):
         _BUILT.move_to_end(key)
         return built
     with deep_recursion():  # (Clang's bracket depth, 256)
         program = _compile(source, options, filename, extensions, directory)
+        if contract:
+            program.contractions = contractions(program.ast)
     if reuse and program.inputs is not None:
         _BUILT[key] = program
         while len(_BUILT) > BUILT_PROGRAMS:
@@ -254,7 +261,7 @@ def compile_source(
 
 BUILT_PROGRAMS = 4
 """How many programs ``compile_source`` keeps for a build made again."""
-_BUILT: OrderedDict[tuple[str, str, str, frozenset[str], str, str], Program] = OrderedDict()
+_BUILT: OrderedDict[tuple[str, str, str, frozenset[str], str, str, bool], Program] = OrderedDict()
 
 
 def _compile(source: str, options: str, filename: str, extensions: frozenset[str], directory: str) -> Program:

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 from pycparser import c_ast
 
+from wia_sim.kernels.contraction import Contraction
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.spaces import UnsupportedKernel
@@ -206,6 +207,9 @@ class Program:
     """The type, as (element, width), that a built-in call's overload takes its pointer argument to where the
     argument points to another type, which Clang converts with a warning (``check_calls.pointer_converted``:
     ``atomic_add(char_p, 1u)`` updates a uint, ``fract(x4, &i4)`` stores a float4), by the ``id`` of the call."""
+    contractions: dict[int, Contraction] = field(default_factory=dict, repr=False, compare=False)
+    """The additions that fuse with a product (``contraction.contractions``), by the ``id`` of the node; empty
+    unless the program was built to contract (``frontend.compile_source``)."""
     whole_items: frozenset[int] = field(default=frozenset(), repr=False, compare=False)
     """The ``id`` of every initializer item that is an expression of struct type: it initializes a struct
     sub-object whole, where other items fill its members (brace elision, ``initializers.py``)."""

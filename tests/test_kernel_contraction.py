@@ -1,0 +1,211 @@
+"""Floating-point contraction (``wia_sim/kernels/contraction.py``): with the sim backend's ``kernel_fp_contract``,
+``a * b + c`` within an expression is rounded once, as Clang's default (``-ffp-contract=on``) has PoCL 3.1 and
+Oclgrind 21.10 compute it, so the simulator's results match theirs bit for bit; ``#pragma OPENCL FP_CONTRACT OFF``
+turns it off in its scope; without the option every operator rounds its own result (the default).
+
+Every device is held to one exact reference: each fused form rounded once from exact fractions, each unfused one
+operator by operator in the type (NumPy's float32 and float64 operators round correctly)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+import pytest
+from kernel_backends import run_arrays, use_backend
+
+import wia_hal as wia
+from wia_sim.kernels import compile_source
+
+N = 512
+
+FORMS: dict[str, tuple[str, bool]] = {
+    # name: (the expression of a, b, c and d, whether Clang fuses it)
+    "a*b + c": ("a * b + c", True),
+    "c + a*b": ("c + a * b", True),
+    "a*b - c": ("a * b - c", True),
+    "c - a*b": ("c - a * b", True),
+    "a*b + c*d": ("a * b + c * d", True),
+    "-(a*b) + c": ("-(a * b) + c", False),  # (through a negation: neither device fuses)
+    "(a*b + c)*d + a": ("(a * b + c) * d + a", True),
+    "a*b + c + d": ("a * b + c + d", True),
+    "a*b*c + d": ("a * b * c + d", True),
+    "x += a*b": ("({ T x = c; x += a * b; x; })", True),
+    "x -= a*b": ("({ T x = c; x -= a * b; x; })", True),
+    "x += a*b + c": ("({ T x = d; x += a * b + c; x; })", True),
+}
+"""Each form, and whether Clang fuses it (the GNU statement expression ``({ ...; x; })`` is the value of ``x``
+after the compound assignment; Clang and the simulator take it)."""
+
+
+def _exact(x: np.ndarray) -> list[Fraction]:
+    return [Fraction(float(v)) for v in x.ravel()]
+
+
+def _round(values: list[Fraction], dtype: np.dtype) -> np.ndarray:
+    """Exact values rounded once to ``dtype``: to float64 (Fraction's float() rounds to nearest, ties to even),
+    then to float32 where it is float32 after rounding to odd first, so that the second rounding is exact too."""
+    out = np.empty(len(values), dtype)
+    for k, v in enumerate(values):
+        d = float(v)
+        if dtype == np.float32 and Fraction(d) != v:
+            bits = np.float64(d).view(np.int64)
+            if not bits & 1:  # rounded to an even neighbour: take the odd one on the exact value's side
+                d = float(np.nextafter(d, np.inf if v > Fraction(d) else -np.inf))
+        out[k] = d
+    return out
+
+
+def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
+    return _round([x * y + z for x, y, z in zip(_exact(a), _exact(b), _exact(c), strict=True)], a.dtype).reshape(
+        a.shape
+    )
+
+
+def _reference(name: str, a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, fuse: bool) -> np.ndarray:
+    mul: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray] = _fma if fuse else (lambda x, y, z: x * y + z)
+    with np.errstate(all="ignore"):
+        return {
+            "a*b + c": lambda: mul(a, b, c),
+            "c + a*b": lambda: mul(a, b, c),
+            "a*b - c": lambda: mul(a, b, -c),
+            "c - a*b": lambda: mul(-a, b, c),
+            "a*b + c*d": lambda: mul(a, b, c * d),
+            "-(a*b) + c": lambda: -(a * b) + c,
+            "(a*b + c)*d + a": lambda: mul(mul(a, b, c), d, a),
+            "a*b + c + d": lambda: mul(a, b, c) + d,
+            "a*b*c + d": lambda: mul(a * b, c, d),
+            "x += a*b": lambda: mul(a, b, c),
+            "x -= a*b": lambda: mul(-a, b, c),
+            "x += a*b + c": lambda: d + mul(a, b, c),
+        }[name]()
+
+
+def _source(t: str, pragma: str = "") -> str:
+    lines = "\n".join(f"    o[{k} * N + i] = {expr.replace('T', t)};" for k, (expr, _) in enumerate(FORMS.values()))
+    fp64 = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n" if "double" in t else ""
+    return (
+        f"{fp64}#define N {N}\n"
+        f"__kernel void k(__global const {t}* in, __global {t}* o) {{\n{pragma}"
+        f"    const int i = get_global_id(0);\n"
+        f"    {t} a = in[i], b = in[N + i], c = in[2 * N + i], d = in[3 * N + i];\n{lines}\n}}\n"
+    )
+
+
+def _operands(dtype: type, width: int) -> np.ndarray:
+    """Random operands of every sign over a few binades, each of a, b, c, d a row (vectors' components flat)."""
+    rng = np.random.default_rng(20261205)
+    x = rng.standard_normal(4 * N * width) * np.exp2(rng.integers(-4, 4, 4 * N * width))
+    return x.astype(dtype)
+
+
+def _launch(
+    device: str,
+    fp_contract: bool,
+    request: pytest.FixtureRequest,
+    source: str,
+    arrays: list[np.ndarray],
+    global_size: int,
+    *scalars: Any,
+) -> list[np.ndarray]:
+    """``run_arrays`` of kernel ``k`` on ``device`` in work-groups of 16: the simulator with ``kernel_fp_contract``
+    as given, or a real device (which contracts)."""
+    use_backend(device, request.getfixturevalue("monkeypatch"), request.getfixturevalue("tmp_path_factory"))
+    if device == "sim":
+        wia.set_backend("sim", hardware="wia-tiny", kernel_fp_contract=fp_contract)
+    try:
+        ctx = wia.create_context()
+        out = run_arrays(ctx, source, "k", arrays, global_size, 16, *scalars)
+        wia.destroy_context(ctx)
+    finally:
+        wia.set_backend("sim")
+    return out
+
+
+def _run(
+    device: str, source: str, x: np.ndarray, width: int, fp_contract: bool, request: pytest.FixtureRequest
+) -> np.ndarray:
+    out = np.zeros(len(FORMS) * N * width, x.dtype)
+    return _launch(device, fp_contract, request, source, [x, out], N)[1]
+
+
+def _check(got: np.ndarray, x: np.ndarray, width: int, fused: bool | None) -> None:
+    """Each form's outputs against its reference: fused as Clang fuses it (``fused`` None), else all fused or all
+    not (True, False)."""
+    a, b, c, d = (x[k * N * width : (k + 1) * N * width] for k in range(4))
+    for k, (name, (_, fuses)) in enumerate(FORMS.items()):
+        want = _reference(name, a, b, c, d, fuses if fused is None else fused and fuses)
+        row = got[k * N * width : (k + 1) * N * width]
+        assert row.tobytes() == want.tobytes(), f"{name}: {np.count_nonzero(row != want)} of {row.size} differ"
+
+
+@pytest.mark.parametrize("device", ["sim", "pocl", "oclgrind"])
+@pytest.mark.parametrize(("t", "dtype", "width"), [("float", np.float32, 1), ("float4", np.float32, 4)])
+def test_a_product_and_a_sum_in_one_expression_round_once(
+    device: str, t: str, dtype: type, width: int, request: pytest.FixtureRequest
+) -> None:
+    x = _operands(dtype, width)
+    _check(_run(device, _source(t), x, width, True, request), x, width, None)
+
+
+@pytest.mark.parametrize("device", ["sim", "pocl", "oclgrind"])
+def test_doubles_round_once_too(device: str, request: pytest.FixtureRequest) -> None:
+    x = _operands(np.float64, 2)
+    _check(_run(device, _source("double2"), x, 2, True, request), x, 2, None)
+
+
+@pytest.mark.parametrize("device", ["sim", "pocl", "oclgrind"])
+def test_the_pragma_turns_contraction_off_in_its_scope(device: str, request: pytest.FixtureRequest) -> None:
+    x = _operands(np.float32, 1)
+    off = _source("float", "#pragma OPENCL FP_CONTRACT OFF\n")
+    _check(_run(device, off, x, 1, True, request), x, 1, False)
+    at_file_scope = "#pragma OPENCL FP_CONTRACT OFF\n" + _source("float", "#pragma OPENCL FP_CONTRACT ON\n")
+    _check(_run(device, at_file_scope, x, 1, True, request), x, 1, None)
+
+
+def test_without_the_option_every_operator_rounds(request: pytest.FixtureRequest) -> None:
+    x = _operands(np.float32, 4)
+    _check(_run("sim", _source("float4"), x, 4, False, request), x, 4, False)
+
+
+ACCUMULATE = """__kernel void k(__global const float* a, __global const float* b, __global float* out, const int n) {
+    const int i = get_global_id(0);
+    float acc = 0.5f;
+    for (int k = 0; k < n; k++) acc += a[i * n + k] * b[k];
+    out[i] = acc;
+    for (int k = 0; k < n; k++) out[N + i * n + k] = a[i * n + k] * b[k] - acc;
+}
+"""
+
+
+@pytest.mark.parametrize("device", ["sim", "pocl", "oclgrind"])
+def test_an_accumulation_loop_fuses_step_by_step(device: str, request: pytest.FixtureRequest) -> None:
+    """``acc += a * b`` over a loop is a chain of fused steps, each rounded (the simulator's batched loops run it
+    iteration by iteration); a store loop fuses each element."""
+    n, items = 24, 64
+    rng = np.random.default_rng(11)
+    a, b = rng.standard_normal(items * n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    out = np.zeros(items + items * n, np.float32)
+    source = f"#define N {items}\n" + ACCUMULATE
+    got = _launch(device, True, request, source, [a, b, out], items, np.int32(n))[2]
+    acc = np.full(items, 0.5, np.float32)
+    rows = a.reshape(items, n)
+    for k in range(n):
+        acc = _fma(rows[:, k].copy(), np.full(items, b[k], np.float32), acc)
+    np.testing.assert_array_equal(got[:items], acc)
+    want = _fma(rows, np.broadcast_to(b, rows.shape).copy(), -np.broadcast_to(acc[:, None], rows.shape))
+    np.testing.assert_array_equal(got[items:].reshape(items, n), want)
+
+
+def test_a_build_with_and_without_contraction_are_two_programs() -> None:
+    """The HAL reuses a build of the same source (``compile_source(reuse=True)``): contraction is part of what a
+    build is."""
+    source = _source("float")
+    plain = compile_source(source, reuse=True)
+    fusing = compile_source(source, reuse=True, contract=True)
+    # 12 fusing additions among the forms and 14 integer ones of the indices (``o[k * N + i]``, ``in[2 * N + i]``):
+    # which fuse is decided by the operands' types when they run
+    assert plain is not fusing and not plain.contractions and len(fusing.contractions) == 26
+    assert compile_source(source, reuse=True, contract=True) is fusing
