@@ -238,7 +238,8 @@ def test_random_programs_built_to_contract_give_the_interpreters_runs(body: str,
         "    if (l < 9) { d += d * 0.5; f = g * f - f; d = 2.0 - d * d; }\n"
         "    for (int q = 0; q < 3; q++) { v.x += v.y * v.z; g = g * f + (float)q; v.zw -= v.xy * v.yx; }",
         # operands of other types: an int product, a float product in a double sum, a product in a comparison
-        "    a = a * b + p; d = f * g + d; f = (f * g + 1.0f > g) ? f : g;",
+        "    a = a * b + p; d = f * g + d; f = (f * g + 1.0f > g) ? f : g;\n"
+        "    d = (double)(f * g) + d; f = (float)(f * g) - g; g += (float)(a * b); d -= (double)(d * d);",
         # a product undefined in some lanes: the operators' way, the same finding at the same use
         "    float h;\n    if (l < 8) h = f;\n    g = h * g + f;",
     ],

@@ -583,7 +583,9 @@ class _Batch:
             (ta, a), (tb, b) = self.value(product.left), self.value(product.right)
             t = self.ex.binary_type("*", ta, tb, product)
             tz, z = self.value(node.right if contraction.first else node.left)
-            if contracts(t, self.ex.binary_type(node.op, t, tz, node)):
+            casts = self.ex.cast_types(contraction)
+            fuses = casts is not None and all(ct == t for ct in casts)
+            if fuses and contracts(t, self.ex.binary_type(node.op, t, tz, node)):
                 a, b, z = (self._aligned(convert(x, tx, t) if tx != t else x) for tx, x in ((ta, a), (tb, b), (tz, z)))
                 return t, fused(a, b, z, t, contraction)
         if node.op in _OPERATORS:

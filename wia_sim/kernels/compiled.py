@@ -205,8 +205,9 @@ def _binary(ex: _Executor, node: c_ast.BinaryOp) -> _Code | None:
     if contraction is not None:
         addend = right if contraction.first else left
         product = left if contraction.first else right
-        if contracts(product.t, binary_spec(node.op, _typed(left), _typed(right), node).t):
-            return _fused(ex, contraction, addend)
+        fused = _fused(ex, contraction, product, addend, binary_spec(node.op, _typed(left), _typed(right), node).t)
+        if fused is not None:
+            return fused
     return _operator(node.op, left, right, node)
 
 
@@ -215,12 +216,18 @@ def _typed(code: _Code) -> CType:
     return INT if code.boolean else code.t
 
 
-def _fused(ex: _Executor, c: Contraction, addend: _Code) -> _Code | None:
-    """The product ``c.product`` and ``addend`` rounded once (``contraction.py``), evaluated in C's order."""
+def _fused(ex: _Executor, c: Contraction, product: _Code, addend: _Code, total: CType) -> _Code | None:
+    """The product ``c.product`` (``product``, its value through the casts) and ``addend`` rounded once
+    (``contraction.py``), evaluated in C's order, where their types fuse into the addition's ``total``."""
+    casts = ex.cast_types(c)
+    if casts is None or any(ct != product.t for ct in casts) or not contracts(product.t, total):
+        return None
     x, y = _expression(ex, c.product.left), _expression(ex, c.product.right)
     if x is None or y is None:
         return None
     t = binary_spec("*", _typed(x), _typed(y), c.product).t
+    if t != product.t:
+        return None
     a, b, z = _converted(x, t), _converted(y, t), _converted(addend, t)
     first = c.first
 
@@ -483,8 +490,10 @@ def _updated(ex: _Executor, node: c_ast.Assignment, read: _Code, rvalue: _Code) 
     """The new value of ``x op= e``: ``x op e``, fused where ``e`` is a product that contracts with it."""
     contraction = ex.program.contractions.get(id(node)) if ex.program.contractions else None
     op = node.op[:-1]
-    if contraction is not None and contracts(rvalue.t, binary_spec(op, _typed(read), _typed(rvalue), node).t):
-        return _fused(ex, contraction, read)
+    if contraction is not None:
+        fused = _fused(ex, contraction, rvalue, read, binary_spec(op, _typed(read), _typed(rvalue), node).t)
+        if fused is not None:
+            return fused
     return _operator(op, read, rvalue, node)
 
 

@@ -6,10 +6,10 @@ follow (``llvm.fmuladd``, which both run as ``fma``): within one expression, an 
 whose operands is a multiplication of the same floating type, the left operand first: ``a * b + c`` and
 ``c + a * b`` are ``fma(a, b, c)``, ``a * b - c`` is ``fma(a, b, -c)``, ``c - a * b`` is ``fma(-a, b, c)``,
 ``a * b + c * d`` is ``fma(a, b, c * d)``, ``x += a * b`` is ``x = fma(a, b, x)`` and ``x -= a * b`` is
-``x = fma(-a, b, x)``. Not through a negation (``-(a * b) + c``: neither device fuses it), nor across statements,
-nor a product converted to the sum's type (``a * b + 1.0`` of floats is a double sum). Measured on both devices
-with 4,096 random operands per form. Where the simulator differs: a cast of the product to its own type
-(``(float)(a * b) + c``), which Clang drops and fuses through, is not looked through here; ``half`` is not fused.
+``x = fma(-a, b, x)``; through a cast of the product to its own type (``(float)(a * b) + c``, which Clang drops),
+not through a negation (``-(a * b) + c``: neither device fuses it), nor across statements, nor a product converted
+to the sum's type (``a * b + 1.0`` of floats is a double sum). Measured on both devices with 4,096 random operands
+per form. Where the simulator differs: ``half`` is not fused.
 ``#pragma OPENCL FP_CONTRACT OFF`` turns it off to the end of the compound statement it starts (at file scope, to
 the next such pragma), ``ON`` and ``DEFAULT`` back on.
 """
@@ -34,11 +34,13 @@ Array = NDArray[Any]
 @dataclass(frozen=True, slots=True)
 class Contraction:
     """An addition (``+``, ``-``, ``+=``, ``-=``) that fuses with ``product``, its left operand when ``first``
-    (evaluated before the other), else its right one (a compound assignment's value)."""
+    (evaluated before the other), else its right one (a compound assignment's value), through ``casts`` (from the
+    addition's operand in)."""
 
     product: c_ast.BinaryOp
     first: bool
     subtract: bool
+    casts: tuple[c_ast.Cast, ...] = ()
 
     @property
     def negate_product(self) -> bool:
@@ -51,8 +53,13 @@ class Contraction:
         return self.subtract and self.first
 
 
-def _product(node: c_ast.Node) -> c_ast.BinaryOp | None:
-    return node if isinstance(node, c_ast.BinaryOp) and node.op == "*" else None
+def _product(node: c_ast.Node) -> tuple[c_ast.BinaryOp, tuple[c_ast.Cast, ...]] | None:
+    """The multiplication ``node`` is, through casts (its value converted: which fuse is known when they run)."""
+    casts: list[c_ast.Cast] = []
+    while isinstance(node, c_ast.Cast) and not isinstance(node.expr, c_ast.ExprList):
+        casts.append(node)
+        node = node.expr
+    return (node, tuple(casts)) if isinstance(node, c_ast.BinaryOp) and node.op == "*" else None
 
 
 def _switch(pragma: c_ast.Pragma) -> bool | None:
@@ -81,13 +88,13 @@ def contractions(ast: c_ast.FileAST) -> dict[int, Contraction]:
             if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
                 left, right = _product(node.left), _product(node.right)
                 if left is not None:
-                    found[id(node)] = Contraction(left, True, node.op == "-")
+                    found[id(node)] = Contraction(left[0], True, node.op == "-", left[1])
                 elif right is not None:
-                    found[id(node)] = Contraction(right, False, node.op == "-")
+                    found[id(node)] = Contraction(right[0], False, node.op == "-", right[1])
             elif isinstance(node, c_ast.Assignment) and node.op in ("+=", "-="):
                 product = _product(node.rvalue)
                 if product is not None:
-                    found[id(node)] = Contraction(product, False, node.op == "-=")
+                    found[id(node)] = Contraction(product[0], False, node.op == "-=", product[1])
         for _, child in node.children():
             visit(child, on)
 

@@ -14,6 +14,7 @@ import numpy as np
 from pycparser import c_ast
 
 from wia_sim.kernels.aliasing import overlapping, share_records
+from wia_sim.kernels.contraction import Contraction
 from wia_sim.kernels.ctype import SCALARS, CType, elem_bytes, lookup
 from wia_sim.kernels.exec_state import Array, ExecutorState, _designated, _nested
 from wia_sim.kernels.lvalues import Var
@@ -79,6 +80,23 @@ class LaunchSetup(ExecutorState):
 
     def _ct(self, t: TypeInfo, where: str = "") -> CType:
         return ctype_of(t, where, self.types)
+
+    def cast_types(self, c: Contraction) -> tuple[CType, ...] | None:
+        """The types of the casts between the addition ``c`` and its product (``contraction.py``), or None where
+        one is not to an arithmetic type (that addition does not fuse)."""
+        types = []
+        for cast in c.casts:
+            t = self.program.type_of(cast.to_type)
+            if t.kind in ("pointer", "void"):
+                return None
+            try:
+                ct = self._ct(t)
+            except UnsupportedKernel:
+                return None
+            if type(ct) is not CType:
+                return None
+            types.append(ct)
+        return tuple(types)
 
     def _pt(self, t: TypeInfo) -> tuple[CType | None, tuple[int, ...]]:
         return pointee_of(t, self.types)

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from wia_sim.kernels.async_copy import AsyncCopies
     from wia_sim.kernels.batch_loops import LoopShape
+    from wia_sim.kernels.contraction import Contraction
     from wia_sim.kernels.lanes import Geometry, Lanes
     from wia_sim.kernels.lvalues import Ref
     from wia_sim.kernels.pointers import AddressMap
@@ -186,6 +187,8 @@ class ExecutorState:
         def parameter(self, name: str, ct: CType, v: Result, mask: Array) -> Var: ...
 
         def _undefined(self, ct: CType, what: str) -> Value: ...
+
+        def cast_types(self, c: Contraction) -> tuple[CType, ...] | None: ...
 
         def _uniform(self, init: c_ast.Node | None) -> bool: ...
 

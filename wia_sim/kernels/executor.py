@@ -355,26 +355,41 @@ def _binary_plan(node: c_ast.BinaryOp, components: frozenset[int]) -> Plan:
 
 
 def _fused(
-    ex: _Executor, a: Result, b: Result, z: Result, c: Contraction, node: c_ast.Node, mask: Array
+    ex: _Executor,
+    a: Result,
+    b: Result,
+    z: Result,
+    c: Contraction,
+    casts: tuple[CType, ...],
+    node: c_ast.Node,
+    mask: Array,
 ) -> Result | None:
     """The product ``a * b`` and the addend ``z`` of the addition ``node`` rounded once (``contraction.py``), or
-    None where their types do not fuse (or a value is undefined in some lane: shadows take the operators' way)."""
+    None where their types (and the ``casts`` between) do not fuse, or a value is undefined in some lane (shadows
+    take the operators' way)."""
     if type(a) is not Value or type(b) is not Value or type(z) is not Value:
         return None
     if a.undef is not None or b.undef is not None or z.undef is not None:
         return None
     t = binary_type("*", a.t, b.t, c.product)
-    if not contracts(t, binary_type("-" if c.subtract else "+", t, z.t, node)):
+    if any(ct != t for ct in casts) or not contracts(t, binary_type("-" if c.subtract else "+", t, z.t, node)):
         return None
     ex.count(count_kind(t), mask, 2 * t.width)  # (a multiplication and an addition, as unfused)
     return Value(t, fused(ex._conv(a, t), ex._conv(b, t), ex._conv(z, t), t, c))
 
 
-def _contracted_plan(node: c_ast.BinaryOp | c_ast.Assignment, c: Contraction) -> Plan:
-    """An addition that may fuse with its operand ``c.product`` (``_fused``; else the two operators, in C's
-    order)."""
+def _contracted_plan(node: c_ast.BinaryOp | c_ast.Assignment, c: Contraction, casts: tuple[CType, ...]) -> Plan:
+    """An addition that may fuse with its operand ``c.product`` through ``casts`` (``_fused``; else the
+    operators, in C's order)."""
     times = _Combine("*", c.product)
     left, right = c.product.left, c.product.right
+
+    def product(ex: _Executor, a: Result, b: Result, mask: Array) -> Result:
+        p = times(ex, a, b, mask)
+        for ct in reversed(casts):  # (from the product out)
+            p = ex.to_value(p, ct)
+        return p
+
     if isinstance(node, c_ast.Assignment):
         add = _Combine(node.op[:-1], node)
         target = node.lvalue
@@ -383,9 +398,9 @@ def _contracted_plan(node: c_ast.BinaryOp | c_ast.Assignment, c: Contraction) ->
             ref = ex.lref(target, mask)
             a, b = ex.eval(left, mask), ex.eval(right, mask)
             old = ref.get(mask)
-            new = _fused(ex, a, b, old, c, node, mask)
+            new = _fused(ex, a, b, old, c, casts, node, mask)
             if new is None:
-                new = add(ex, old, times(ex, a, b, mask), mask)
+                new = add(ex, old, product(ex, a, b, mask), mask)
             ref.set(new, mask)
             return ref.get_after(new)
 
@@ -398,10 +413,10 @@ def _contracted_plan(node: c_ast.BinaryOp | c_ast.Assignment, c: Contraction) ->
         a, b = ex.eval(left, mask), ex.eval(right, mask)
         if z is None:
             z = ex.eval(addend, mask)
-        r = _fused(ex, a, b, z, c, node, mask)
+        r = _fused(ex, a, b, z, c, casts, node, mask)
         if r is not None:
             return r
-        p = times(ex, a, b, mask)
+        p = product(ex, a, b, mask)
         return add(ex, p, z, mask) if c.first else add(ex, z, p, mask)
 
     return run
@@ -636,8 +651,9 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             constant = self.expr_Constant(node, self.all)
             return lambda ex, mask: constant
         contraction = self.program.contractions.get(id(node)) if self.program.contractions else None
-        if contraction is not None:
-            return _contracted_plan(node, contraction)
+        casts = None if contraction is None else self.cast_types(contraction)
+        if contraction is not None and casts is not None:
+            return _contracted_plan(node, contraction, casts)
         if kind == "BinaryOp" and node.op not in ("&&", "||"):
             return _binary_plan(node, self.program.vector_subscripts)
         if (kind == "Assignment" and node.op != "=") or (kind == "UnaryOp" and node.op in ("++", "--", "p++", "p--")):
