@@ -213,3 +213,37 @@ def test_a_build_with_and_without_contraction_are_two_programs() -> None:
     # which fuse is decided by the operands' types when they run
     assert plain is not fusing and not plain.contractions and len(fusing.contractions) == 30
     assert compile_source(source, reuse=True, contract=True) is fusing
+
+
+MIDPOINTS = """__kernel void k(__global const float* a, __global const float* b, __global float* acc, const int n) {
+    const int i = get_global_id(0);
+    float s = acc[i];
+    for (int k = 0; k < n; k++) s += a[k * get_global_size(0) + i] * b[k * get_global_size(0) + i];
+    acc[i] = s;
+}
+"""
+
+
+@pytest.mark.parametrize("device", ["sim", "pocl", "oclgrind"])
+def test_a_fused_step_whose_double_sum_is_a_float_midpoint_rounds_once(
+    device: str, request: pytest.FixtureRequest
+) -> None:
+    """1 + 2**-23 plus the product 2**-24 - 2**-70 is just below the midpoint between 1 + 2**-23 and 1 + 2**-22,
+    so it rounds down; its float64 sum is the midpoint itself, which rounds to the even 1 + 2**-22. A batched
+    chain of fused steps adds in float64 (``contraction.fused_chain``) and must catch that lane, and the lanes
+    whose sums fall below float's normal range, where a float's rounding point moves."""
+    lanes, n = 16, 6
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((n, lanes)).astype(np.float32)
+    b = rng.standard_normal((n, lanes)).astype(np.float32)
+    start = rng.standard_normal(lanes).astype(np.float32)
+    near = np.float32(2.0**-12)
+    a[:, 0], b[:, 0], start[0] = near * np.float32(1 + 2.0**-23), near * np.float32(1 - 2.0**-23), 1 + 2.0**-23
+    a[:, 1], b[:, 1], start[1] = np.float32(2.0**-70), np.float32(1.5 * 2.0**-60), np.float32(2.0**-126)  # subnormal
+    a[:, 2], b[:, 2], start[2] = np.float32(2.0**-64), np.float32(-(2.0**-63)), np.float32(2.0**-126)
+    got = _launch(device, True, request, MIDPOINTS, [a, b, start.copy()], lanes, np.int32(n))[2]
+    want = start.copy()
+    for k in range(n):
+        want = _fma(a[k].copy(), b[k].copy(), want)
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    assert got[0] == np.float32(1 + 2.0**-23)  # (each step stays below the midpoint)

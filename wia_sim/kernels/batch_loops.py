@@ -41,7 +41,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.builtins import MATH_FUNCTIONS
-from wia_sim.kernels.contraction import contracts, fused
+from wia_sim.kernels.contraction import Contraction, contracts, fused, fused_chain
 from wia_sim.kernels.ctype import COMPARE, CType, convert, wrap
 from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS
 from wia_sim.kernels.exec_state import Array, ExecutorState, _line
@@ -454,12 +454,15 @@ class LoopBatcher(ExecutorState):
         rows of one array (written there by the last operation), reduced along them. A lane an iteration does not
         run adds what changes nothing, bit for bit (``-0.0`` to a float sum: ``x + -0.0`` is ``x``, ``-0.0`` too)."""
         op, expr, target = item.op, item.rvalue, item.lvalue
+        contraction = self.program.contractions.get(id(item)) if self.program.contractions else None
+        if contraction is not None:
+            chained = batch.fused_steps(v, contraction, item)
+            if chained is not None:
+                return chained
         stacked = np.empty((batch.ks.shape[0] + 1, self.n), v.t.dtype)
         stacked[0] = np.asarray(v.a)
         et, values = batch.written(expr, stacked[1:])
         if self.binary_type(op[0], v.t, et, target) != v.t:  # each step would convert back: not one reduction
-            raise _Fallback
-        if id(item) in self.program.contractions and contracts(et, v.t):  # (a chain of fused steps: one by one)
             raise _Fallback
         if values is not None:  # (else written in place)
             values = convert(values, et, v.t) if et != v.t else values
@@ -552,6 +555,33 @@ class _Batch:
             raise _Fallback
         et, a = self.value(decl.init)
         self.declared[decl.name] = (t, convert(a, et, t) if et != t else a)
+
+    def fused_steps(self, v: Value, c: Contraction, item: c_ast.Assignment) -> Value | None:
+        """``v += a * b`` (``-=``) over the iterations where it contracts (``contraction.py``): a chain of fused
+        steps, each rounded to ``v``'s type (``fused_chain``; a lane an iteration does not run adds -0.0), or None
+        where the types do not fuse (the operators' way). Of doubles, whose products float64 does not hold
+        exactly, the loop runs iteration by iteration."""
+        (ta, a), (tb, b) = self.value(c.product.left), self.value(c.product.right)
+        t = self.ex.binary_type("*", ta, tb, c.product)
+        casts = self.ex.cast_types(c)
+        if casts is None or any(ct != t for ct in casts):
+            return None
+        if not contracts(t, self.ex.binary_type(item.op[0], v.t, t, item)) or v.t != t:
+            return None
+        if t.name != "float":
+            raise _Fallback
+        shape = (self.ks.shape[0], *(self.grid or (self.ex.n,)))
+        rows = self.ks.shape[0]
+        x, y = (
+            np.broadcast_to(self._aligned(convert(z, tz, t) if tz != t else z), shape) for tz, z in ((ta, a), (tb, b))
+        )
+        x, y = (np.array(z, np.float64).reshape(rows, -1) for z in (x, y))
+        if c.negate_product:
+            x = -x
+        if self.rows is not None:  # (-0.0 * 1.0 added: the sum unchanged, a zero's sign too)
+            x[~self.rows], y[~self.rows] = -0.0, 1.0
+        start = np.broadcast_to(np.asarray(v.a), (self.ex.n,))
+        return Value(v.t, fused_chain(start, x, y))
 
     def _varies(self, node: c_ast.Node) -> bool:
         """Whether ``node`` reads the counter or a variable the body declares (else it is the same in every

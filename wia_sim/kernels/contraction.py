@@ -26,7 +26,7 @@ from pycparser import c_ast
 from wia_sim.kernels import accurate
 from wia_sim.kernels.ctype import CType
 
-__all__ = ["Contraction", "contractions", "contracts", "fused"]
+__all__ = ["Contraction", "contractions", "contracts", "fused", "fused_chain"]
 
 Array = NDArray[Any]
 
@@ -111,6 +111,31 @@ def contractions(ast: c_ast.FileAST) -> dict[int, Contraction]:
 def contracts(product: CType, total: CType) -> bool:
     """Whether a product of type ``product`` fuses with an addition of type ``total``."""
     return product == total and product.kind == "float" and product.name != "half"
+
+
+_MIDPOINT_BITS, _MIDPOINT = (1 << 29) - 1, 1 << 28
+"""The low 29 bits of a float64's significand that a float drops, and their value at a float's midpoint."""
+_FLOAT_NORMAL = 2.0**-126
+
+
+def fused_chain(start: Array, a: Array, b: Array) -> Array:
+    """``acc = fma(a[k], b[k], acc)`` for every row ``k`` of the float64 arrays ``a`` and ``b`` (rows of lanes),
+    from the floats ``start``, each step rounded to float: a loop's ``acc += a * b`` contracted. A product of
+    floats is exact in float64, so a step is the float64 sum rounded to float, which is the exact sum rounded once
+    except where the float64 sum is a float's midpoint or lies below float's normal range: those lanes take
+    ``accurate.fma``."""
+    acc = np.array(start, np.float32)
+    with np.errstate(all="ignore"):
+        products = a * b
+        for k in range(products.shape[0]):
+            s = acc + products[k]  # (float64: the float operand is exact in it)
+            stepped = s.astype(np.float32)
+            doubtful = ((s.view(np.int64) & _MIDPOINT_BITS) == _MIDPOINT) | (np.abs(s) < _FLOAT_NORMAL)
+            if doubtful.any():
+                exact = accurate.fma(a[k][doubtful], b[k][doubtful], acc[doubtful].astype(np.float64), single=True)
+                stepped[doubtful] = exact
+            acc = stepped
+    return acc
 
 
 def fused(x: Array, y: Array, z: Array, t: CType, c: Contraction) -> Array:
