@@ -18,6 +18,7 @@ from kernel_backends import run_arrays, use_backend
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
+from wia_sim.kernels.contraction import fused_chain
 
 N = 512
 
@@ -43,27 +44,36 @@ after the compound assignment; Clang and the simulator take it)."""
 
 
 def _exact(x: np.ndarray) -> list[Fraction]:
-    return [Fraction(float(v)) for v in x.ravel()]
+    return [Fraction(float(v)) if np.isfinite(v) else Fraction(0) for v in x.ravel()]
 
 
 def _round(values: list[Fraction], dtype: np.dtype) -> np.ndarray:
     """Exact values rounded once to ``dtype``: to float64 (Fraction's float() rounds to nearest, ties to even),
     then to float32 where it is float32 after rounding to odd first, so that the second rounding is exact too."""
     out = np.empty(len(values), dtype)
-    for k, v in enumerate(values):
+    for k, v in enumerate(values):  # (past float's range: infinity, as the cast gives it)
         d = float(v)
         if dtype == np.float32 and Fraction(d) != v:
             bits = np.float64(d).view(np.int64)
             if not bits & 1:  # rounded to an even neighbour: take the odd one on the exact value's side
                 d = float(np.nextafter(d, np.inf if v > Fraction(d) else -np.inf))
-        out[k] = d
+        with np.errstate(over="ignore"):
+            out[k] = d
     return out
 
 
 def _fma(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> np.ndarray:
-    return _round([x * y + z for x, y, z in zip(_exact(a), _exact(b), _exact(c), strict=True)], a.dtype).reshape(
-        a.shape
-    )
+    """``a * b + c`` rounded once: from exact fractions, or in float64 where an operand is not finite or the exact
+    result is 0 (the sign of a zero sum: IEEE 754's, which float64's exact product and sum give)."""
+    with np.errstate(all="ignore"):
+        plain = a.astype(np.float64) * b.astype(np.float64) + c.astype(np.float64)
+    finite = np.isfinite(a) & np.isfinite(b) & np.isfinite(c)
+    exact = [x * y + z for x, y, z in zip(_exact(a), _exact(b), _exact(c), strict=True)]
+    out = _round(exact, a.dtype).reshape(a.shape)
+    simple = ~finite | np.asarray([v == 0 for v in exact]).reshape(a.shape)
+    with np.errstate(all="ignore"):
+        out[simple] = plain[simple].astype(a.dtype)
+    return out
 
 
 def _reference(name: str, a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarray, fuse: bool) -> np.ndarray:
@@ -247,3 +257,27 @@ def test_a_fused_step_whose_double_sum_is_a_float_midpoint_rounds_once(
         want = _fma(a[k].copy(), b[k].copy(), want)
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
     assert got[0] == np.float32(1 + 2.0**-23)  # (each step stays below the midpoint)
+
+
+def test_a_chain_of_fused_steps_rounds_each_once() -> None:
+    """``fused_chain`` (a batched loop's contracted accumulation) against the exact reference step by step, on
+    operands of every magnitude a float has, zeros of both signs, infinities and NaN."""
+    rng = np.random.default_rng(20261205)
+    steps, lanes = 12, 400
+    special = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0**-149, -(2.0**-130), 3.4e38, 1.0], np.float32)
+
+    def draw(shape: tuple[int, ...]) -> np.ndarray:
+        x = (rng.standard_normal(shape) * np.exp2(rng.integers(-140, 120, shape))).astype(np.float32)
+        pick = rng.random(shape) < 0.05
+        x[pick] = rng.choice(special, int(pick.sum()))
+        return x
+
+    a, b, start = draw((steps, lanes)), draw((steps, lanes)), draw((lanes,))
+    got = fused_chain(start, a.astype(np.float64), b.astype(np.float64))
+    want = start.copy()
+    for k in range(steps):
+        want = _fma(a[k].copy(), b[k].copy(), want)
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[finite].view(np.uint32), want[finite].view(np.uint32))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(got[np.isinf(want)], want[np.isinf(want)])
