@@ -9,7 +9,8 @@ whose operands is a multiplication of the same floating type, the left operand f
 ``x = fma(-a, b, x)``; through a cast of the product to its own type (``(float)(a * b) + c``, which Clang drops),
 not through a negation (``-(a * b) + c``: neither device fuses it), nor across statements, nor a product converted
 to the sum's type (``a * b + 1.0`` of floats is a double sum). Measured on both devices with 4,096 random operands
-per form. Where the simulator differs: ``half`` is not fused.
+per form. ``half`` is not fused: Oclgrind gives the operators' result for it, one rounding each (PoCL 3.1 has
+no ``cl_khr_fp16``).
 ``#pragma OPENCL FP_CONTRACT OFF`` turns it off to the end of the compound statement it starts (at file scope, to
 the next such pragma), ``ON`` and ``DEFAULT`` back on.
 """
