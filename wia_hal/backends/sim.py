@@ -13,7 +13,7 @@ checked for out-of-bounds accesses, races, barrier divergence and uninitialized 
 ``kernel_step_limit`` (lockstep steps after which a custom kernel stops with ``TIMEOUT``, default 1,000,000),
 ``kernel_fp_contract`` (default false: every float operator of a custom kernel rounds its own result; true fuses
 ``a * b + c`` within an expression into one rounding as Clang's default does, which PoCL and GPU compilers follow,
-so that results match theirs bit for bit; accumulation loops then run iteration by iteration),
+so that results match theirs bit for bit; a batched accumulation loop then rounds step by step: slower),
 ``hazards`` (stream hazards: two accesses to the same bytes from different streams, at least one a write, with no
 event, stream wait or host synchronization ordering them; ``warn``, the default, issues a ``StreamHazardWarning``
 at the user's call, ``error`` raises ``StreamHazardError`` there with nothing enqueued, ``off`` does not check;
