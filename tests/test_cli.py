@@ -154,6 +154,22 @@ def test_wia_sim_kernel_takes_a_global_offset(tmp_path: Path, capsys: pytest.Cap
     assert exit.value.code == 2 and "argument --offset: '5,3' has 2 offsets; the launch has 1 dimension" in err
 
 
+def test_wia_sim_kernel_fuses_with_fp_contract(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """(1 + 2**-13)(1 - 2**-13) - 1 is -2**-26 rounded once; rounded twice, the product is 1.0 and the sum 0."""
+    path = tmp_path / "fma.cl"
+    path.write_text(
+        "__kernel void k(__global float* x) {\n"
+        "    float a = 1.0001220703125f, b = 0.9998779296875f, c = -1.0f;\n"
+        '    printf("%a\\n", a * b + c);\n'
+        "}\n"
+    )
+    argv = ["kernel", str(path), "k", "1", "--global", "1"]
+    assert sim_main([*argv, "--fp-contract"]) == 0
+    assert "-0x1p-26" in capsys.readouterr().out
+    assert sim_main(argv) == 0
+    assert "0x0p+0" in capsys.readouterr().out
+
+
 def test_kernel_arguments_follow_the_signature() -> None:
     from wia_sim.kernel_run import kernel_arguments
     from wia_sim.kernels import compile_source
