@@ -165,7 +165,8 @@ def test_wia_sim_kernel_fuses_with_fp_contract(tmp_path: Path, capsys: pytest.Ca
     )
     argv = ["kernel", str(path), "k", "1", "--global", "1"]
     assert sim_main([*argv, "--fp-contract"]) == 0
-    assert "-0x1p-26" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "-0x1p-26" in out and "checks on, no findings; a*b+c fused" in out
     assert sim_main(argv) == 0
     assert "0x0p+0" in capsys.readouterr().out
 

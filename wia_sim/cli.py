@@ -480,7 +480,9 @@ def kernel(console: Console, args: argparse.Namespace) -> int:
     offset = f", offset {report.global_offset}" if any(report.global_offset) else ""
     console.print(
         f"kernel {report.kernel}: global {report.global_size}, local {report.local_size}{offset}, {groups:,} "
-        "work-groups; " + (_findings(len(report.findings)) if report.checks else "checks off"),
+        "work-groups; "
+        + (_findings(len(report.findings)) if report.checks else "checks off")
+        + ("; a*b+c fused" if report.fp_contract else ""),
         highlight=False,
     )
     for finding in report.findings:  # lower severity (uniform writes): the kernel ran to the end

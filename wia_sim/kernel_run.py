@@ -51,6 +51,8 @@ class KernelRunReport(BaseModel):
     local_size: tuple[int, int, int]
     global_offset: tuple[int, int, int] = (0, 0, 0)
     checks: bool
+    fp_contract: bool = False
+    """``a * b + c`` within an expression was rounded once (``kernels/contraction.py``)."""
     counts: dict[str, int]
     timings: list[KernelTiming]
     output: str = ""
@@ -176,6 +178,7 @@ def run_report(
         local_size=geometry.local_size,
         global_offset=geometry.global_offset,
         checks=checks,
+        fp_contract=fp_contract,
         counts=result.counts,
         timings=timings,
         output=result.output,
