@@ -6,7 +6,8 @@ Part 1, two kernels at size:
 - a 256x256x256 tiled matmul with 16x16 tiles in ``__local`` memory (target: <= 60 ms with checks on).
 Part 2, every kernel of the project's corpus (``tests/kernels/corpus``) at the size its case draws (seeded), on the
 simulator with checks on and on PoCL: the ratio, against the target that no corpus kernel takes more than 30x
-PoCL's time. Both parts also give checks off (target: at least 2x faster than checks on).
+PoCL's time. Both parts also give checks off (target: at least 2x faster than checks on); part 1 also the
+simulator with ``kernel_fp_contract`` (checks on), whose ``a * b + c`` is rounded once as PoCL's: what that costs.
 
 Wall-clock per launch through the public HAL (the sim backend, ``kernel_checks`` on or off, in two alternating
 rounds) and through PyOpenCL (enqueue and ``finish``), best of ``--repeats`` (and of the rounds), warm: the first
@@ -146,9 +147,11 @@ def devices() -> dict[str, cldevices.CLDevice]:
     return {d.key: d for d in cldevices.usable_devices()}
 
 
-def time_sim(cases: list[tuple[Any, corpus.Launch]], checks: bool, repeats: int) -> dict[str, float | str]:
+def time_sim(
+    cases: list[tuple[Any, corpus.Launch]], checks: bool, repeats: int, fp_contract: bool = False
+) -> dict[str, float | str]:
     """Best-of-``repeats`` seconds per case on a fresh sim context (destroyed after); a failure is its message."""
-    wia.set_backend("sim", hardware="nvidia-a100-sxm4-80gb", kernel_checks=checks)
+    wia.set_backend("sim", hardware="nvidia-a100-sxm4-80gb", kernel_checks=checks, kernel_fp_contract=fp_contract)
     ctx = wia.create_context()
     times: dict[str, float | str] = {}
     try:
@@ -210,6 +213,7 @@ def part1(repeats: int, oclgrind: bool, console: Console) -> None:
     ]
     found = devices()
     on, off = time_sim_both(cases, repeats)
+    fused = time_sim(cases, True, repeats, fp_contract=True)
     pocl = time_opencl(found.get("pocl"), cases, repeats)
     skipped: dict[str, float | str] = {c.name: "not run (--quick)" for c, _ in cases}
     grind = time_opencl(found.get("oclgrind"), cases, 1) if oclgrind else skipped
@@ -221,23 +225,25 @@ def part1(repeats: int, oclgrind: bool, console: Console) -> None:
         "tiled matmul": best(repeats, lambda: ma @ mb),
     }
     table = Table(title=f"Custom kernels at size: wall-clock per launch, best of {repeats} (Oclgrind: one run)")
-    for column in ("kernel", "sim, checks on", "sim, checks off", "PoCL", "Oclgrind", "NumPy"):
+    for column in ("kernel", "sim, checks on", "sim, checks off", "sim, a*b+c fused", "PoCL", "Oclgrind", "NumPy"):
         table.add_column(column, justify="left" if column == "kernel" else "right")
-    for column in ("on / PoCL", "on / off", "target (checks on)"):
+    for column in ("on / PoCL", "on / off", "fused / on", "target (checks on)"):
         table.add_column(column, justify="right")
     for name, _ in cases:
         n = name.name
-        vs_pocl, speedup = _ratio(on[n], pocl[n]), _ratio(on[n], off[n])
+        vs_pocl, speedup, cost = _ratio(on[n], pocl[n]), _ratio(on[n], off[n]), _ratio(fused[n], on[n])
         met = "—" if isinstance(on[n], str) else ("met" if on[n] <= TARGETS[n] else "missed")
         table.add_row(
             n,
             _ms(on[n]),
             _ms(off[n]),
+            _ms(fused[n]),
             _ms(pocl[n]),
             _ms(grind[n]),
             _ms(numpy_t[n]),
             "—" if vs_pocl is None else f"{vs_pocl:,.0f}x",
             "—" if speedup is None else f"{speedup:.2f}x",
+            "—" if cost is None else f"{cost:.2f}x",
             f"<= {TARGETS[n] * 1e3:.0f} ms: {met}",
         )
     console.print(table)

@@ -570,18 +570,16 @@ class _Batch:
             return None
         if t.name != "float":
             raise _Fallback
-        shape = (self.ks.shape[0], *(self.grid or (self.ex.n,)))
-        rows = self.ks.shape[0]
-        x, y = (
-            np.broadcast_to(self._aligned(convert(z, tz, t) if tz != t else z), shape) for tz, z in ((ta, a), (tb, b))
-        )
-        x, y = (np.array(z, np.float64).reshape(rows, -1) for z in (x, y))
+        x, y = (self._aligned(convert(z, tz, t) if tz != t else z).astype(np.float64) for tz, z in ((ta, a), (tb, b)))
+        products = np.multiply(x, y)  # (exact: floats' products)
         if c.negate_product:
-            x = -x
-        if self.rows is not None:  # (-0.0 * 1.0 added: the sum unchanged, a zero's sign too)
-            x[~self.rows], y[~self.rows] = -0.0, 1.0
+            np.negative(products, out=products)
+        shape = (self.ks.shape[0], *(self.grid or (self.ex.n,)))
+        products = np.broadcast_to(products, shape).reshape(shape[0], -1)
+        if self.rows is not None:  # (-0.0 added: the sum unchanged, a zero's sign too)
+            products = np.where(self.rows, products, -0.0)
         start = np.broadcast_to(np.asarray(v.a), (self.ex.n,))
-        return Value(v.t, fused_chain(start, x, y))
+        return Value(v.t, fused_chain(start, products))
 
     def _varies(self, node: c_ast.Node) -> bool:
         """Whether ``node`` reads the counter or a variable the body declares (else it is the same in every

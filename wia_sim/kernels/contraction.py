@@ -119,22 +119,21 @@ _MIDPOINT_BITS, _MIDPOINT = (1 << 29) - 1, 1 << 28
 _FLOAT_NORMAL = 2.0**-126
 
 
-def fused_chain(start: Array, a: Array, b: Array) -> Array:
-    """``acc = fma(a[k], b[k], acc)`` for every row ``k`` of the float64 arrays ``a`` and ``b`` (rows of lanes),
-    from the floats ``start``, each step rounded to float: a loop's ``acc += a * b`` contracted. A product of
-    floats is exact in float64, so a step is the float64 sum rounded to float, which is the exact sum rounded once
-    except where the float64 sum is a float's midpoint or lies below float's normal range: those lanes take
-    ``accurate.fma``."""
+def fused_chain(start: Array, products: Array) -> Array:
+    """``acc = fma(a, b, acc)`` for the products ``a * b`` of floats in the rows of ``products`` (float64, which
+    holds them exactly; a row per step, a column per lane), from the floats ``start``, each step rounded to float:
+    a loop's ``acc += a * b`` contracted. A step is the float64 sum rounded to float, which is the exact sum rounded
+    once except where the float64 sum is a float's midpoint or lies below float's normal range: those lanes take
+    ``accurate.fma`` (the product times 1, exact)."""
     acc = np.array(start, np.float32)
     with np.errstate(all="ignore"):
-        products = a * b
-        for k in range(products.shape[0]):
-            s = acc + products[k]  # (float64: the float operand is exact in it)
+        for p in products:
+            s = acc + p  # (float64: the float operand is exact in it)
             stepped = s.astype(np.float32)
             doubtful = ((s.view(np.int64) & _MIDPOINT_BITS) == _MIDPOINT) | (np.abs(s) < _FLOAT_NORMAL)
             if doubtful.any():
-                exact = accurate.fma(a[k][doubtful], b[k][doubtful], acc[doubtful].astype(np.float64), single=True)
-                stepped[doubtful] = exact
+                one = np.ones(1)
+                stepped[doubtful] = accurate.fma(p[doubtful], one, acc[doubtful].astype(np.float64), single=True)
             acc = stepped
     return acc
 
