@@ -706,3 +706,69 @@ def test_private_memory_written_whole_reads_back_its_values() -> None:
     assert not result.findings
     g = np.arange(N)
     np.testing.assert_array_equal(out, 19 + 6 + ((g & 3) ^ 1) * 100 + g * 10000)
+
+
+# -- a word copied before all its bytes are written (each verdict checked against Oclgrind 21.10 with
+# -cl-opt-disable, and its default build where it runs) ----------------------------------------------------------------
+
+PARTIAL_WORDS = """__kernel void k(__global const uchar* in, __global uint* out) {
+    const int g = get_global_id(0);
+    uint a[2], b[2];
+    ((uchar*)a)[0] = in[0];
+    ((uchar*)a)[1] = in[1];
+    a[1] = 7u;
+    BODY
+    out[g] = b[0];
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("body", "finding"),
+    [
+        # John the Ripper's rar kernel: W[i] = block[i], then PUTCHAR_BE of the rest: the copy keeps bytes 0-1
+        ("b[0] = a[0];\n    ((uchar*)b)[2] = in[2];\n    ((uchar*)b)[3] = in[3];", None),
+        ("uint t = a[0];\n    b[0] = t;\n    ((uchar*)b)[2] = in[2];\n    ((uchar*)b)[3] = in[3];", None),
+        (  # each lane's bytes its own read's
+            "uint t;\n    if (g & 1) t = a[0]; else t = a[1];\n    b[0] = t;\n"
+            "    ((uchar*)b)[2] = in[2];\n    ((uchar*)b)[3] = in[3];",
+            None,
+        ),
+        (  # as_type keeps the bytes: x and y of as_uchar4 of the word are defined, and z, w once written
+            "uchar4 v[1], w[1];\n    v[0] = as_uchar4(a[0]);\n    w[0] = v[0];\n    ((uchar*)w)[2] = in[2];\n"
+            "    ((uchar*)w)[3] = in[3];\n    b[0] = as_uint(w[0]);",
+            None,
+        ),
+        (  # and back: as_uint of a vector whose bytes 2-3 nobody wrote, stored, completed
+            "uchar4 v[1];\n    v[0] = as_uchar4(a[0]);\n    b[0] = as_uint(v[0]);\n    ((uchar*)b)[2] = in[2];\n"
+            "    ((uchar*)b)[3] = in[3];",
+            None,
+        ),
+        ("b[0] = a[0];\n    ((uchar*)b)[2] = in[2];", "byte 3 of them never written"),  # still missing one
+        ("b[0] = a[0] + 1u;\n    ((uchar*)b)[2] = in[2];\n    ((uchar*)b)[3] = in[3];", "bytes 0-1 of them"),
+        (  # a lane that never assigned t: its whole word undefined
+            "uint t;\n    if (g & 1) t = a[0];\n    b[0] = t;\n"
+            "    ((uchar*)b)[2] = in[2];\n    ((uchar*)b)[3] = in[3];",
+            "bytes 0-1 of them never written",
+        ),
+    ],
+)
+def test_a_word_copied_before_its_other_bytes_are_written_is_defined_once_they_are(
+    body: str, finding: str | None
+) -> None:
+    """A value read where some of its bytes were written is the bytes read: stored to private memory unchanged (a
+    copy, through a variable too), it leaves only the bytes nobody wrote unwritten, so writing them completes the
+    word, as Oclgrind's shadow follows bytes through loads and stores; computing with it (``+ 1u``) makes every
+    byte undefined, as there."""
+    src = PARTIAL_WORDS.replace("BODY", body)
+    ins, out = np.array([1, 2, 3, 4], np.uint8), np.zeros(2, np.uint32)
+    geometry = launch_geometry((2, 1, 1), (2, 1, 1), 256, 1)
+    if finding is None:
+        result = run_kernel(compile_source(src), "k", [ins, out.view(np.uint8)], geometry)
+        assert not result.findings
+        low = [0x0007, 0x0201] if "a[1]" in body else [0x0201, 0x0201]  # (work-item 0 copies a[1], 7, there)
+        np.testing.assert_array_equal(out, [0x04030000 | word for word in low])
+        return
+    with pytest.raises(KernelFault) as info:
+        run_kernel(compile_source(src), "k", [ins, out.view(np.uint8)], geometry)
+    assert info.value.check == "uninitialized_private" and finding in str(info.value), str(info.value)

@@ -29,7 +29,7 @@ from wia_sim.kernels.program import FunctionInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, GNU_BUILTINS, MEMORY_BUILTINS
 from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
-from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted, shaped, tainted, within
+from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted_exactly, shaped, tainted, within
 
 __all__ = ["WORK_ITEM_FUNCTIONS", "CallRunner"]
 
@@ -219,7 +219,8 @@ class CallRunner(ExecutorState):
         if shadow is not None and name.startswith("as_"):  # a reinterpretation: the bytes keep their shadow
             r = self.builtin(name, [defined(values[0])], mask, node)
             assert isinstance(r, Value)
-            return carrying(r.t, r.raw, reinterpreted(shadow[0], values[0].t, r.t), shadow[1])
+            bytewise, origin = reinterpreted_exactly(shadow[0], shadow[1], values[0].t, r.t)
+            return carrying(r.t, r.raw, bytewise, origin)
         if shadow is not None and name == "select":  # a choice, as ``?:`` is (Oclgrind: LLVM's select)
             r = self.builtin(name, [defined(v) for v in values], mask, node)
             assert isinstance(r, Value)

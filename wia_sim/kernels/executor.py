@@ -589,7 +589,9 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             raise UnsupportedKernel(f"line {self.st.line}: a pointer used as a {t} value")
         if (isinstance(t, StructType) or isinstance(v.t, StructType)) and v.t != t:
             raise UnsupportedKernel(f"line {self.st.line}: a {v.t} value used as a {t}")
-        if v.undef is not None and isinstance(t, StructType):  # the same struct: its bytes, with their shadow
+        if v.undef is not None and (
+            isinstance(t, StructType) or v.t == t
+        ):  # the same type: bits and shadow as they are
             return v
         if v.undef is not None:  # converted with its shadow
             return tainted(self.to_value(defined(v), t), joined((v,)))
@@ -1080,7 +1082,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             undef = np.concatenate(shadows, axis=1)
             if undef.shape[1] != ct.width:  # one scalar for every component
                 undef = np.broadcast_to(undef[:, :1], (self.n, ct.width))
-            return Value(ct, r.raw, undef=undef, origin=shadow[1])
+            return Value(ct, r.raw, undef=undef, origin=shadow[1].computed())
         scalar = ct.scalar
         cols: list[Array] = []
         for p in parts:

@@ -75,7 +75,10 @@ def merged(mask: Array, new: Value, old: Value, width: int) -> Value:
         shape = (mask.shape[0], width) if width > 1 else (mask.shape[0],)
     un = np.zeros(shape, bool) if new.undef is None else shaped(new.undef, new.t)
     uo = np.zeros(shape, bool) if old.undef is None else shaped(old.undef, old.t)
-    return carrying(new.t, a, merge_lanes(mask, un, uo, width), new.origin if new.undef is not None else old.origin)
+    origin = new.origin if new.undef is not None else old.origin
+    if new.origin is not None and old.origin is not None and new.undef is not None and old.undef is not None:
+        origin = new.origin.beside(mask, old.origin)  # (some lanes' bytes came from another read)
+    return carrying(new.t, a, merge_lanes(mask, un, uo, width), origin)
 
 
 def kept(var: Var, new: Value, mask: Array, full: bool) -> None:

@@ -164,10 +164,60 @@ class Uninit:
     unwritten: Array | None = None
     """Per lane (and component, as ``offsets``), the bytes of its element nobody wrote, a bit each (``size`` bits
     set: none was written)."""
+    exact: bool = False
+    """The value is the bytes read, unchanged (a load, a copy of it): a store of it leaves uninitialized only the
+    bytes ``unwritten`` names, as Oclgrind's shadow follows them byte by byte through loads and stores (a word
+    copied before its other bytes are written, then completed, is defined); computing with it drops this."""
 
     def read_at(self, line: int) -> Uninit:
         """This origin, read at ``line`` (a variable's: the line of the first read that carries it)."""
         return self if self.line else replace(self, line=line)
+
+    def beside(self, mask: Array, other: Uninit) -> Uninit:
+        """This origin in the lanes of ``mask`` and ``other`` in the rest (a variable assigned in some lanes): still
+        ``exact`` there, each lane's unwritten bytes its own read's, all of them where ``other`` is not a read of
+        the same element size."""
+        mine = self.unwritten
+        if not self.exact or mine is None or self.offsets is None:
+            return self.computed()
+        theirs = other.unwritten
+        if not other.exact or theirs is None or other.size != self.size or theirs.shape != mine.shape:
+            theirs = np.full_like(mine, (1 << self.size) - 1)
+        lanes = mask if mine.ndim == 1 else mask[:, None]
+        offsets = self.offsets if other.offsets is None or other.offsets.shape != mine.shape else other.offsets
+        return replace(self, unwritten=np.where(lanes, mine, theirs), offsets=np.where(lanes, self.offsets, offsets))
+
+    def undefined_bytes(self, undef: Array, t: CType) -> Array | None:
+        """The bytes of a value of ``t`` undefined in it (``undef``: its lanes or components), one row per lane,
+        from the bytes the read left unwritten; None where this is not the value read (``exact``) as ``t``."""
+        unwritten = self.unwritten
+        if not self.exact or unwritten is None or self.size != t.dtype.itemsize:
+            return None
+        rows = unwritten if unwritten.ndim == 2 else unwritten[:, None]
+        if rows.shape[1] != t.width or undef.shape[0] != rows.shape[0]:
+            return None
+        shadow = undef if undef.ndim == 2 else undef[:, None]
+        bits = ((rows[..., None] >> np.arange(self.size, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+        return np.asarray((bits & shadow[..., None]).reshape(rows.shape[0], -1))
+
+    def computed(self) -> Uninit:
+        """This origin, of a value computed from the one read (no longer its bytes: ``exact``)."""
+        return replace(self, exact=False) if self.exact else self
+
+    def written_bytes(self, lanes: Array, esize: int, width: int) -> Array | None:
+        """For a store of this value by ``lanes`` in elements of ``esize`` bytes (``width`` of them: a vector's
+        components), the initialized flags of each element's bytes as one word (``Region.init``), a vector's
+        components in a row each; None where the value is not the bytes read (``exact``) or its shape is not the
+        store's."""
+        unwritten = self.unwritten
+        if not self.exact or unwritten is None or self.size != esize:
+            return None
+        if (unwritten.ndim == 1 and width > 1) or (unwritten.ndim == 2 and unwritten.shape[1] != width):
+            return None
+        rows = unwritten[lanes]
+        bits = (rows.reshape(-1)[:, None] >> np.arange(esize, dtype=np.uint64)) & np.uint64(1)
+        spread = (bits << (np.arange(esize, dtype=np.uint64) * np.uint64(8))).sum(axis=1, dtype=np.uint64)
+        return np.asarray(np.uint64(ALL_BYTES_WRITTEN[esize]) ^ spread)
 
     def picked(self, idx: tuple[int, ...] | Array) -> Uninit:
         """This origin, for the components ``idx`` of the vector it was read as (a swizzle's, or one per lane:
@@ -923,11 +973,14 @@ class Region(StridedAccess):
                     self.mark_written(starts >> shift, esize)
                 else:  # the undefined ones stay (become) uninitialized, carrying ``origin``
                     gone = np.broadcast_to(undef, (n_lanes, t.width) if t.width > 1 else (n_lanes,))[first_lanes]
-                    init[starts >> shift] = np.where(gone.reshape(-1), 0, written).astype(init.dtype)
+                    kept = None if origin is None else origin.written_bytes(first_lanes, esize, t.width)
+                    left = 0 if kept is None else kept.astype(init.dtype)  # (the bytes read unwritten: only they)
+                    init[starts >> shift] = np.where(gone.reshape(-1), left, written).astype(init.dtype)
                     if self.carrying is None:
                         self.carrying = np.zeros_like(self.init)
                         self.carried_at = np.full(flags.size, -1, np.int32)
-                    self.carrying.view(init.dtype)[starts >> shift] = np.where(gone.reshape(-1), written, 0)
+                    holding = np.where(gone.reshape(-1), np.asarray(written ^ left, init.dtype), 0)
+                    self.carrying.view(init.dtype)[starts >> shift] = holding
                     if origin is not None and (not self.carried or self.carried[-1] is not origin):
                         self.carried.append(origin)
                     held = starts[gone.reshape(-1)]
@@ -1103,7 +1156,7 @@ class Region(StridedAccess):
         offsets[lanes[missing]] = starts[missing] % self.stride
         unwritten = np.zeros(offsets.shape, np.uint64)
         unwritten[lanes[missing]] = self._unwritten(starts[missing].reshape(-1), size).reshape(-1, *offsets.shape[1:])
-        origin = Uninit(st, f"uninitialized_{self.space}", self.description, st.line, offsets, size, unwritten)
+        origin = Uninit(st, f"uninitialized_{self.space}", self.description, st.line, offsets, size, unwritten, True)
         st.deferred = (undef, origin)
 
     def _unwritten(self, starts: Array, size: int) -> Array:

@@ -18,6 +18,7 @@ and reports at the line of the use, as Oclgrind does."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any, overload
 
 import numpy as np
@@ -130,7 +131,26 @@ def tainted(r: Result, shadow: Shadow | None) -> Result:
     if shadow is None or not isinstance(r, Value):
         return r
     undef, origin = shadow
-    return Value(r.t, r.raw, undef=shaped(undef, r.t), origin=origin)
+    return Value(r.t, r.raw, undef=shaped(undef, r.t), origin=origin.computed())
+
+
+def reinterpreted_exactly(undef: Array, origin: Uninit, src: CType, dst: CType) -> tuple[Array, Uninit]:
+    """``reinterpreted``, with the bytes a read left unwritten where ``origin`` knows them (``Uninit.exact``): the
+    result's components undefined only where one of their bytes is (``as_uchar4`` of a word whose low bytes were
+    written: its x and y defined), and its origin, still exact, in the result's elements."""
+    octets = origin.undefined_bytes(undef, src)
+    dsize, dwidth = dst.dtype.itemsize, max(dst.width, 1)
+    if octets is None or octets.shape[1] != dsize * dwidth or origin.offsets is None:
+        return reinterpreted(undef, src, dst), origin
+    n = octets.shape[0]
+    per = octets.reshape(n, dwidth, dsize)
+    comps = np.asarray(per.any(axis=2))
+    unwritten = (per.astype(np.uint64) << np.arange(dsize, dtype=np.uint64)).sum(axis=2, dtype=np.uint64)
+    base = origin.offsets if origin.offsets.ndim == 1 else origin.offsets[:, 0]
+    offsets = np.where(base[:, None] >= 0, base[:, None] + np.arange(dwidth) * dsize, -1)
+    if dst.width == 1:
+        return comps[:, 0], replace(origin, size=dsize, unwritten=unwritten[:, 0], offsets=offsets[:, 0])
+    return comps, replace(origin, size=dsize, unwritten=unwritten, offsets=offsets)
 
 
 def reinterpreted(undef: Array, src: CType, dst: CType) -> Array:
