@@ -744,13 +744,17 @@ PARTIAL_WORDS = """__kernel void k(__global const uchar* in, __global uint* out)
             "    ((uchar*)b)[3] = in[3];",
             None,
         ),
-        ("b[0] = a[0];\n    ((uchar*)b)[2] = in[2];", "byte 3 of them never written"),  # still missing one
-        ("b[0] = a[0] + 1u;\n    ((uchar*)b)[2] = in[2];\n    ((uchar*)b)[3] = in[3];", "bytes 0-1 of them"),
+        ("b[0] = a[0];\n    ((uchar*)b)[2] = in[2];", "byte 3 of them holds an undefined value stored there"),
+        (
+            "b[0] = a[0] + 1u;\n    ((uchar*)b)[2] = in[2];\n    ((uchar*)b)[3] = in[3];",
+            "bytes 0-1 of them hold an undefined value stored there",
+        ),
         (  # a lane that never assigned t: its whole word undefined
             "uint t;\n    if (g & 1) t = a[0];\n    b[0] = t;\n"
             "    ((uchar*)b)[2] = in[2];\n    ((uchar*)b)[3] = in[3];",
-            "bytes 0-1 of them never written",
+            "bytes 0-1 of them hold an undefined value stored there",
         ),
+        ("((uchar*)b)[1] = in[2];", "bytes 0 and 2-3 of them never written"),  # (nothing stored to them)
     ],
 )
 def test_a_word_copied_before_its_other_bytes_are_written_is_defined_once_they_are(

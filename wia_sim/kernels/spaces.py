@@ -164,6 +164,8 @@ class Uninit:
     unwritten: Array | None = None
     """Per lane (and component, as ``offsets``), the bytes of its element nobody wrote, a bit each (``size`` bits
     set: none was written)."""
+    stored: Array | None = None
+    """Of ``unwritten``, the bytes an undefined value was stored to (not never written), as ``unwritten``."""
     exact: bool = False
     """The value is the bytes read, unchanged (a load, a copy of it): a store of it leaves uninitialized only the
     bytes ``unwritten`` names, as Oclgrind's shadow follows them byte by byte through loads and stores (a word
@@ -185,7 +187,8 @@ class Uninit:
             theirs = np.full_like(mine, (1 << self.size) - 1)
         lanes = mask if mine.ndim == 1 else mask[:, None]
         offsets = self.offsets if other.offsets is None or other.offsets.shape != mine.shape else other.offsets
-        return replace(self, unwritten=np.where(lanes, mine, theirs), offsets=np.where(lanes, self.offsets, offsets))
+        unwritten, offsets = np.where(lanes, mine, theirs), np.where(lanes, self.offsets, offsets)
+        return replace(self, unwritten=unwritten, offsets=offsets, stored=None)
 
     def undefined_bytes(self, undef: Array, t: CType) -> Array | None:
         """The bytes of a value of ``t`` undefined in it (``undef``: its lanes or components), one row per lane,
@@ -226,27 +229,30 @@ class Uninit:
             return self
         width = self.offsets.shape[1]
         if isinstance(idx, tuple):
-            cols = np.minimum(np.asarray(idx, np.intp), width - 1)  # (a 3-vector's w: past its components)
-            if cols.size == 1:
-                return replace(self, offsets=self.offsets[:, cols[0]], unwritten=self.unwritten[:, cols[0]])
-            return replace(self, offsets=self.offsets[:, cols], unwritten=self.unwritten[:, cols])
+            cols: Any = np.minimum(np.asarray(idx, np.intp), width - 1)  # (a 3-vector's w: past its components)
+            cols = cols[0] if cols.size == 1 else cols
+            stored = None if self.stored is None else self.stored[:, cols]
+            return replace(self, offsets=self.offsets[:, cols], unwritten=self.unwritten[:, cols], stored=stored)
         k = np.broadcast_to(np.clip(np.asarray(idx, np.intp), 0, width - 1), self.offsets.shape[:1])[:, None]
         offsets, unwritten = np.take_along_axis(self.offsets, k, 1), np.take_along_axis(self.unwritten, k, 1)
-        return replace(self, offsets=offsets[:, 0], unwritten=unwritten[:, 0])
+        stored = None if self.stored is None else np.take_along_axis(self.stored, k, 1)[:, 0]
+        return replace(self, offsets=offsets[:, 0], unwritten=unwritten[:, 0], stored=stored)
 
-    def _per_lane(self, undef: Array) -> tuple[Array, Array | None]:
-        """Each lane's read offset and unwritten bytes (``offsets``, ``unwritten``); of a vector, those of the
-        first component the use found undefined, else of the first with bytes nobody wrote."""
+    def _per_lane(self, undef: Array) -> tuple[Array, Array | None, Array | None]:
+        """Each lane's read offset, unwritten bytes and bytes holding an undefined value (``offsets``,
+        ``unwritten``, ``stored``); of a vector, those of the first component the use found undefined, else of the
+        first with bytes nobody wrote."""
         assert self.offsets is not None
         if self.offsets.ndim == 1 or self.unwritten is None:
-            return self.offsets, self.unwritten
+            return self.offsets, self.unwritten, self.stored
         unwritten = self.unwritten != 0
         if undef.ndim == 2 and undef.shape[1] == unwritten.shape[1]:
             both = unwritten & undef
             unwritten = np.where(both.any(axis=1)[:, None], both, unwritten)
         k = unwritten.argmax(axis=1)[:, None]
         offsets = np.where(unwritten.any(axis=1), np.take_along_axis(self.offsets, k, 1)[:, 0], -1)
-        return offsets, np.take_along_axis(self.unwritten, k, 1)[:, 0]
+        stored = None if self.stored is None else np.take_along_axis(self.stored, k, 1)[:, 0]
+        return offsets, np.take_along_axis(self.unwritten, k, 1)[:, 0], stored
 
     def fault(self, undef: Array, use: str) -> KernelFault:
         """The finding for the lanes of ``undef`` that ``use`` the value (``use``: "and its value stored to ...")."""
@@ -257,12 +263,12 @@ class Uninit:
         offs: Array | None = None
         what = f"read of uninitialized {self.what}"
         if self.offsets is not None:
-            offsets, unwritten = self._per_lane(undef)
+            offsets, unwritten, stored = self._per_lane(undef)
             own = offsets[lanes]
             offs = own[own >= 0]
             at = int(offsets[lane]) if offsets[lane] >= 0 else (int(offs[0]) if offs.size else None)
             if at is not None:
-                gaps = _unwritten_words(unwritten, lane, self.size)
+                gaps = _unwritten_words(unwritten, lane, self.size, stored)
                 what += f" ({sized(self.size, 'byte')} at offset {at}{gaps})"
         if undef.ndim == 2 and not bool(undef[lane].all()):  # some components of a vector
             parts = [str(k) for k in np.flatnonzero(undef[lane])]
@@ -999,8 +1005,9 @@ class Region(StridedAccess):
                     k = int(np.flatnonzero(missing)[0])
                     at = int(starts[k]) % self.stride
                     gaps = self._unwritten(starts[k : k + 1], esize)
+                    held = None if self.carrying is None else self._unwritten(starts[k : k + 1], esize, self.carrying)
                     what = f"read of uninitialized {self.description} ({esize} bytes at offset {at}"
-                    what += f"{_unwritten_words(gaps, 0, esize)})"
+                    what += f"{_unwritten_words(gaps, 0, esize, held)})"
                     raise st.fault(
                         f"uninitialized_{self.space}",
                         what,
@@ -1143,8 +1150,8 @@ class Region(StridedAccess):
         else:
             undef = np.zeros(n_lanes, dtype=bool)
             undef[lanes] = missing
-        if carried is not None:
-            st.deferred = (undef, carried)
+        if carried is not None:  # named by the read it came from; exact in the lane that read it (``__private``)
+            st.deferred = (undef, carried if self.space == "private" else carried.computed())
             return
         size = t.dtype.itemsize
         width = missing.size // max(lanes.size, 1)
@@ -1156,13 +1163,21 @@ class Region(StridedAccess):
         offsets[lanes[missing]] = starts[missing] % self.stride
         unwritten = np.zeros(offsets.shape, np.uint64)
         unwritten[lanes[missing]] = self._unwritten(starts[missing].reshape(-1), size).reshape(-1, *offsets.shape[1:])
-        origin = Uninit(st, f"uninitialized_{self.space}", self.description, st.line, offsets, size, unwritten, True)
+        stored = None
+        if self.carrying is not None:  # (of them, those an undefined value was stored to)
+            stored = np.zeros(offsets.shape, np.uint64)
+            held = self._unwritten(starts[missing].reshape(-1), size, self.carrying)
+            stored[lanes[missing]] = held.reshape(-1, *offsets.shape[1:])
+        what = self.description
+        origin = Uninit(st, f"uninitialized_{self.space}", what, st.line, offsets, size, unwritten, stored, True)
         st.deferred = (undef, origin)
 
-    def _unwritten(self, starts: Array, size: int) -> Array:
-        """The bytes nobody wrote of the ``size``-byte elements at byte ``starts``, a bit each (``Uninit``)."""
+    def _unwritten(self, starts: Array, size: int, carrying: Array | None = None) -> Array:
+        """The bytes nobody wrote of the ``size``-byte elements at byte ``starts``, a bit each (``Uninit``); with
+        ``carrying`` (``Region.carrying``), those that hold an undefined value stored there."""
         assert self.init is not None  # (bytes nobody wrote: flags to find them in)
-        gaps = self.init[starts[:, None] + np.arange(size)] == 0
+        at = starts[:, None] + np.arange(size)
+        gaps = self.init[at] == 0 if carrying is None else carrying[at] != 0
         return np.asarray((gaps << np.arange(size, dtype=np.uint64)).sum(axis=1, dtype=np.uint64))
 
     def _stored(self, values: Array, lanes: Array, starts: Array, t: CType) -> Callable[[], tuple[Array, Array]]:
@@ -1225,12 +1240,27 @@ def _consecutive(idx: Array, span: tuple[int, int]) -> int | None:
     return int(idx[lo])
 
 
-def _unwritten_words(unwritten: Array | None, lane: int, size: int) -> str:
-    """ "; bytes 4-7 of them never written" where only some of ``lane``'s ``size`` bytes were (Uninit.unwritten)."""
-    if unwritten is None or not 0 < int(unwritten[lane]) < (1 << size) - 1:
+def _unwritten_words(unwritten: Array | None, lane: int, size: int, stored: Array | None = None) -> str:
+    """ "; bytes 4-7 of them never written" where only some of ``lane``'s ``size`` bytes were (Uninit.unwritten),
+    and "; bytes 0-1 of them hold an undefined value stored there" for those of them an undefined value was stored
+    to (``stored``)."""
+    if unwritten is None:
         return ""
-    offsets = np.flatnonzero((int(unwritten[lane]) >> np.arange(size)) & 1)
+    every = (1 << size) - 1
+    gaps, held = int(unwritten[lane]), 0 if stored is None else int(stored[lane]) & int(unwritten[lane])
+    if held == every:
+        return "; they hold an undefined value stored there"
+    parts = [f"{_byte_runs(gaps & ~held, size)} of them never written"] if 0 < gaps & ~held < every else []
+    if held:
+        verb = "holds" if held & (held - 1) == 0 else "hold"
+        parts.append(f"{_byte_runs(held, size)} of them {verb} an undefined value stored there")
+    return "".join(f"; {part}" for part in parts)
+
+
+def _byte_runs(bits: int, size: int) -> str:
+    """The bytes ``bits`` names (bit k: byte k), in runs: "byte 3", "bytes 0-1 and 4"."""
+    offsets = np.flatnonzero((bits >> np.arange(size)) & 1)
     cut = np.flatnonzero(np.diff(offsets) != 1) + 1
     runs = [f"{r[0]}-{r[-1]}" if r.size > 1 else f"{r[0]}" for r in np.split(offsets, cut)]
     words = runs[0] if len(runs) == 1 else f"{', '.join(runs[:-1])} and {runs[-1]}"
-    return f"; {'byte' if offsets.size == 1 else 'bytes'} {words} of them never written"
+    return f"{'byte' if offsets.size == 1 else 'bytes'} {words}"

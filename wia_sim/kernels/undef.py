@@ -149,8 +149,8 @@ def reinterpreted_exactly(undef: Array, origin: Uninit, src: CType, dst: CType) 
     base = origin.offsets if origin.offsets.ndim == 1 else origin.offsets[:, 0]
     offsets = np.where(base[:, None] >= 0, base[:, None] + np.arange(dwidth) * dsize, -1)
     if dst.width == 1:
-        return comps[:, 0], replace(origin, size=dsize, unwritten=unwritten[:, 0], offsets=offsets[:, 0])
-    return comps, replace(origin, size=dsize, unwritten=unwritten, offsets=offsets)
+        return comps[:, 0], replace(origin, size=dsize, unwritten=unwritten[:, 0], offsets=offsets[:, 0], stored=None)
+    return comps, replace(origin, size=dsize, unwritten=unwritten, offsets=offsets, stored=None)
 
 
 def reinterpreted(undef: Array, src: CType, dst: CType) -> Array:
