@@ -1207,14 +1207,36 @@ def parse(text: str) -> _ParseOutcome:
     good_ast = c_ast.FileAST([])
     good_parser = _Parser()
     failed_indent: int | None = None  # indentation of the last declaration that failed to parse
-    for a, b in _top_level_chunks(text):
+    chunks = _top_level_chunks(text)
+    ends = [text.count("\n", 0, b) + 1 for _, b in chunks]  # (the line each declaration ends on)
+    k = 0
+    while k < len(chunks):
+        a, b = chunks[k]
         chunk = text[a:b]
         indent = _indent(text, a, chunk)
         if failed_indent is not None and (chunk.lstrip().startswith("}") or indent > failed_indent):
             # more indented than the broken declaration, or a stray '}': the remains of a function whose
             # braces the syntax error unbalanced, not a new declaration; no second round of errors for it
             failed |= _declared_names(chunk)
+            k += 1
             continue
+        # the declarations before the next error parse as they are: taken at once, not one reparse each (a
+        # reparse costs the whole text: one per declaration was quadratic, 15 s for gpuowl's unknown type)
+        rest_ast, rest_error, rest_parser = _parse_once(good[:a] + text[a:])
+        if rest_ast is not None:
+            good, good_ast, good_parser = good[:a] + text[a:], rest_ast, rest_parser
+            break
+        assert rest_error is not None
+        last = next((j for j in range(k, len(chunks)) if ends[j] >= rest_error[0]), len(chunks)) - 1
+        if last >= k:
+            upto = chunks[last][1]
+            before = good[:a] + text[a:upto] + good[upto:]
+            before_ast, _, before_parser = _parse_once(before)
+            if before_ast is not None:
+                good, good_ast, good_parser = before, before_ast, before_parser
+                failed_indent = None
+                k = last + 1
+                continue
         candidate = good[:a] + chunk + good[b:]
         chunk_ast, chunk_error, chunk_parser = _parse_once(candidate)
         failed_indent = indent if chunk_ast is None else None
@@ -1224,6 +1246,7 @@ def parse(text: str) -> _ParseOutcome:
             assert chunk_error is not None
             errors.append(chunk_error)
             failed |= _declared_names(chunk)
+        k += 1
     if not errors and error is not None:
         errors.append(error)
     return _outcome(good_ast, errors, failed, good_parser)
