@@ -343,6 +343,32 @@ def test_struct_and_3_vector_arguments_through_the_hal_on_each_backend(
         wia.set_backend("sim")
 
 
+@pytest.mark.parametrize("backend", ["sim", "pocl"])
+def test_a_vector_argument_given_as_a_record_of_its_components(
+    backend: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A vector by value as a NumPy record of its components, the form PyOpenCL's ``cltypes.float4`` and
+    ``float3`` (four fields: ``cl_float3``'s) take, as OpenMM passes its box vectors; a record of other fields is
+    refused with what it should be."""
+    use_backend(backend, monkeypatch, tmp_path_factory)
+    try:
+        ctx = wia.create_context()
+        float4 = np.dtype([("x", np.float32), ("y", np.float32), ("z", np.float32), ("w", np.float32)])
+        w = np.array((0.5, 2.0, 3.0, 9.0), float4)[()]
+        s = np.zeros((), _dtype([("a", np.int32, 0), ("v", (np.float32, 3), 16)], 32))
+        s["a"], s["v"] = 7, (1.0, 2.0, 3.0)
+        out = wia.zeros(16, ctx=ctx)
+        kernel = wia.compile_kernel(ctx, VEC3, "k")
+        wia.launch_kernel(kernel, wia.LaunchConfig(global_size=16), out, w, s[()], (1, 9))
+        i = np.arange(16)
+        np.testing.assert_array_equal(out.numpy(), 0.5 * i + 2.0 + 300.0 + 3000.0 + 16.0)
+        with pytest.raises(wia.InvalidValueError, match="3 fields of float32"):
+            wia.set_kernel_arg(kernel, 1, np.zeros((), [("x", np.float64), ("y", np.float64), ("z", np.float64)]))
+        wia.destroy_context(ctx)
+    finally:
+        wia.set_backend("sim")
+
+
 PRIVATE_OOB = r"""
 __kernel void k(__global int* out, int j, int off) {
     int i = get_global_id(0);

@@ -243,6 +243,8 @@ def _scalar_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -
     dtype = param.dtype
     if dtype is None:
         raise InvalidValueError(f"{where} of a type the backend cannot pass from the host")
+    if param.vector_width > 1 and _structured(value):  # (PyOpenCL's cltypes.float4: a record of its components)
+        value = _components(where, np.asarray(value), dtype, param.vector_width)
     items = list(value) if isinstance(value, (list, tuple, np.ndarray)) and param.vector_width > 1 else [value]
     if isinstance(value, (complex, np.complexfloating)) and param.vector_width == 2 and dtype.kind == "f":
         items = [value.real, value.imag]  # (a complex number is its two parts: float2 or double2, as PyOpenCL's)
@@ -266,6 +268,23 @@ def _scalar_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -
     if param.vector_width > 1:
         return ScalarArg(np.broadcast_to(array, (param.vector_width,)).copy(), dtype)
     return ScalarArg(array.reshape(()), dtype)
+
+
+def _structured(value: object) -> bool:
+    """A NumPy structured scalar (``np.void``) or 0-d structured array."""
+    return isinstance(value, np.void) or (isinstance(value, np.ndarray) and value.ndim == 0 and bool(value.dtype.names))
+
+
+def _components(where: str, record: np.ndarray, dtype: np.dtype, width: int) -> list[object]:
+    """The components of a vector given as a record of them, each field of the vector's element type (a 3-vector's
+    record may have a fourth, as ``cl_float3`` has): its fields in order."""
+    names = record.dtype.names or ()
+    types = {record.dtype.fields[name][0] for name in names} if record.dtype.fields else set()
+    if types != {dtype} or len(names) not in (width, 4 if width == 3 else width):
+        raise InvalidValueError(
+            f"{where}: a record for it has {width} fields of {dtype.name} (PyOpenCL's cltypes), got {record.dtype}"
+        )
+    return [record[name].item() for name in names[:width]]
 
 
 def _struct_arg(kernel: Kernel, index: int, param: KernelParam, value: object) -> ScalarArg:
