@@ -32,6 +32,16 @@ CASES = {
         38,
     ),
     "a cast": ("__kernel void k(__global float* a) { a[0] = (T)a[1]; }", "use of undeclared identifier 'T'", 46),
+    "a cast to a pointer in an address space": (  # (gpuowl's ``(atomic_uint*)`` built as OpenCL C 1.2)
+        "__kernel void k(__global uint* a) { a[0] = *(__global T*)a; }",
+        "unknown type name 'T'",
+        55,
+    ),
+    "a cast to a pointer to const": (
+        "__kernel void k(__global uint* a) { a[0] = *(const T*)a; }",
+        "unknown type name 'T'",
+        52,
+    ),
 }
 
 

@@ -779,7 +779,20 @@ def _unknown_name(
         if statement:
             return token.line, token.column, f"use of undeclared identifier '{name}'"
         return token.line, token.column, f"unknown type name '{name}'"
+    # qualifiers pycparser took for a declaration's whole type (``(global T*)x``: "missing type in declaration"):
+    # the name after them
+    k = last
+    while k < len(tokens) and tokens[k].text in _QUALIFIERS:
+        k += 1
+    if last < k < len(tokens) - 1:
+        token, after = tokens[k], tokens[k + 1]
+        known = token.text in _KEYWORDS or named_type(token.text) is not None
+        if token.kind == "id" and not known and after.text in ("*", ")"):
+            return token.line, token.column, f"unknown type name '{token.text}'"
     return None
+
+
+_QUALIFIERS = _DECLARATION_STARTS - {";", "{", "}", "(", ","}
 
 
 def _type_names(parser: _Parser) -> set[str]:
