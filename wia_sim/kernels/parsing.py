@@ -1241,15 +1241,17 @@ def parse(text: str) -> _ParseOutcome:
             break
         assert rest_error is not None
         last = next((j for j in range(k, len(chunks)) if ends[j] >= rest_error[0]), len(chunks)) - 1
-        if last >= k:
-            upto = chunks[last][1]
+        taken = False
+        for upto_chunk in range(last, max(last - 2, k - 1), -1):  # (the broken one may end before the error: the
+            upto = chunks[upto_chunk][1]  # input ending inside an unclosed function is an error at its end)
             before = good[:a] + text[a:upto] + good[upto:]
             before_ast, _, before_parser = _parse_once(before)
             if before_ast is not None:
                 good, good_ast, good_parser = before, before_ast, before_parser
-                failed_indent = None
-                k = last + 1
-                continue
+                failed_indent, k, taken = None, upto_chunk + 1, True
+                break
+        if taken:
+            continue
         candidate = good[:a] + chunk + good[b:]
         chunk_ast, chunk_error, chunk_parser = _parse_once(candidate)
         failed_indent = indent if chunk_ast is None else None
