@@ -94,7 +94,7 @@ from wia_sim.kernels.spaces import (
 from wia_sim.kernels.struct_exec import StructOps
 from wia_sim.kernels.structs import StructType, size_align
 from wia_sim.kernels.types import TypeInfo, swizzle_indices
-from wia_sim.kernels.undef import Shadow, defined, joined, masked, shaped, tainted, within
+from wia_sim.kernels.undef import Shadow, converted_exactly, defined, joined, masked, shaped, tainted, within
 
 __all__ = ["COUNTS", "KernelFault", "KernelTimeout", "RunResult", "UnsupportedKernel", "run_kernel"]
 
@@ -594,7 +594,9 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         ):  # the same type: bits and shadow as they are
             return v
         if v.undef is not None:  # converted with its shadow
-            return tainted(self.to_value(defined(v), t), joined((v,)))
+            plain = self.to_value(defined(v), t)
+            exact = converted_exactly(v, t, np.asarray(plain.a))
+            return exact if exact is not None else tainted(plain, joined((v,)))
         if v.affine is not None and _holds(t, v.affine):  # the conversion changes no lane's value
             return Value(t, v.a if v.t == t and v._a is not None else None, v.affine)
         return Value(t, self._conv(v, t))

@@ -134,6 +134,25 @@ def tainted(r: Result, shadow: Shadow | None) -> Result:
     return Value(r.t, r.raw, undef=shaped(undef, r.t), origin=origin.computed())
 
 
+def converted_exactly(v: Value, t: CType, a: Array) -> Value | None:
+    """``v``, an integer value that is the bytes read (``Uninit.exact``), converted to an integer type ``t`` no
+    wider (its bits ``a``): its low bytes, with their shadow, as Oclgrind keeps it through a truncation
+    (``(uchar)w`` of a word whose low byte alone was written is defined); the low bytes read, still exact. None
+    where ``v`` is not such a value, or ``t`` is wider (an extension: the operators' way, the whole value)."""
+    origin, src = v.origin, v.t
+    if origin is None or not origin.exact or origin.unwritten is None or origin.offsets is None:
+        return None
+    if origin.unwritten.ndim != 1 or src.width != 1 or t.width != 1 or origin.size != src.dtype.itemsize:
+        return None
+    if src.kind not in ("int", "uint") or t.kind not in ("int", "uint") or t.dtype.itemsize > src.dtype.itemsize:
+        return None
+    new = t.dtype.itemsize
+    unwritten = origin.unwritten & np.uint64((1 << new) - 1)  # (little-endian: the low bytes at the read's offset)
+    undef = np.asarray(v.undef) & (unwritten != 0)
+    stored = None if origin.stored is None else origin.stored & unwritten
+    return carrying(t, a, undef, replace(origin, size=new, unwritten=unwritten, stored=stored))
+
+
 def reinterpreted_exactly(undef: Array, origin: Uninit, src: CType, dst: CType) -> tuple[Array, Uninit]:
     """``reinterpreted``, with the bytes a read left unwritten where ``origin`` knows them (``Uninit.exact``): the
     result's components undefined only where one of their bytes is (``as_uchar4`` of a word whose low bytes were
