@@ -148,6 +148,17 @@ def undefined_lanes(undef: Array) -> Array:
     return undef if undef.ndim == 1 else np.asarray(undef.any(axis=1))
 
 
+def byte_bits(flags: Array) -> Array:
+    """Flags per byte (the last axis: byte k) as one mask each, bit k for byte k (``Uninit.unwritten``)."""
+    places = np.arange(flags.shape[-1], dtype=np.uint64)
+    return np.asarray((flags.astype(np.uint64) << places).sum(axis=-1, dtype=np.uint64))
+
+
+def bit_bytes(masks: Array, size: int) -> Array:
+    """``byte_bits`` undone: each mask's ``size`` bits as flags, on a new last axis."""
+    return ((masks[..., None] >> np.arange(size, dtype=np.uint64)) & np.uint64(1)).astype(bool)
+
+
 @dataclass(frozen=True, eq=False)
 class Uninit:
     """Where an undefined value came from: the check its use reports (``uninitialized_<space>``), the object read
@@ -200,8 +211,7 @@ class Uninit:
         if rows.shape[1] != t.width or undef.shape[0] != rows.shape[0]:
             return None
         shadow = undef if undef.ndim == 2 else undef[:, None]
-        bits = ((rows[..., None] >> np.arange(self.size, dtype=np.uint64)) & np.uint64(1)).astype(bool)
-        return np.asarray((bits & shadow[..., None]).reshape(rows.shape[0], -1))
+        return np.asarray((bit_bytes(rows, self.size) & shadow[..., None]).reshape(rows.shape[0], -1))
 
     def computed(self) -> Uninit:
         """This origin, of a value computed from the one read (no longer its bytes: ``exact``)."""
@@ -217,10 +227,8 @@ class Uninit:
             return None
         if (unwritten.ndim == 1 and width > 1) or (unwritten.ndim == 2 and unwritten.shape[1] != width):
             return None
-        rows = unwritten[lanes]
-        bits = (rows.reshape(-1)[:, None] >> np.arange(esize, dtype=np.uint64)) & np.uint64(1)
-        spread = (bits << (np.arange(esize, dtype=np.uint64) * np.uint64(8))).sum(axis=1, dtype=np.uint64)
-        return np.asarray(np.uint64(ALL_BYTES_WRITTEN[esize]) ^ spread)
+        gaps = bit_bytes(unwritten[lanes].reshape(-1), esize).astype(np.uint8)  # (a byte's flag: its own byte)
+        return np.asarray(np.uint64(ALL_BYTES_WRITTEN[esize]) ^ gaps.view(f"u{esize}")[:, 0].astype(np.uint64))
 
     def picked(self, idx: tuple[int, ...] | Array) -> Uninit:
         """This origin, for the components ``idx`` of the vector it was read as (a swizzle's, or one per lane:
@@ -1177,8 +1185,7 @@ class Region(StridedAccess):
         ``carrying`` (``Region.carrying``), those that hold an undefined value stored there."""
         assert self.init is not None  # (bytes nobody wrote: flags to find them in)
         at = starts[:, None] + np.arange(size)
-        gaps = self.init[at] == 0 if carrying is None else carrying[at] != 0
-        return np.asarray((gaps << np.arange(size, dtype=np.uint64)).sum(axis=1, dtype=np.uint64))
+        return byte_bits(self.init[at] == 0 if carrying is None else carrying[at] != 0)
 
     def _stored(self, values: Array, lanes: Array, starts: Array, t: CType) -> Callable[[], tuple[Array, Array]]:
         """What a store by ``lanes`` at byte ``starts`` stores (``values``: one row per lane of the launch) and what

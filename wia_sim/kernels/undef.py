@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
-from wia_sim.kernels.spaces import Pointer, Uninit, Value, undefined_lanes
+from wia_sim.kernels.spaces import Pointer, Uninit, Value, byte_bits, undefined_lanes
 from wia_sim.kernels.structs import StructType
 
 __all__ = [
@@ -164,7 +164,7 @@ def reinterpreted_exactly(undef: Array, origin: Uninit, src: CType, dst: CType) 
     n = octets.shape[0]
     per = octets.reshape(n, dwidth, dsize)
     comps = np.asarray(per.any(axis=2))
-    unwritten = (per.astype(np.uint64) << np.arange(dsize, dtype=np.uint64)).sum(axis=2, dtype=np.uint64)
+    unwritten = byte_bits(per)
     base = origin.offsets if origin.offsets.ndim == 1 else origin.offsets[:, 0]
     offsets = np.where(base[:, None] >= 0, base[:, None] + np.arange(dwidth) * dsize, -1)
     if dst.width == 1:
