@@ -563,10 +563,7 @@ class _Batch:
         exactly, the loop runs iteration by iteration."""
         (ta, a), (tb, b) = self.value(c.product.left), self.value(c.product.right)
         t = self.ex.binary_type("*", ta, tb, c.product)
-        casts = self.ex.cast_types(c)
-        if casts is None or any(ct != t for ct in casts):
-            return None
-        if not contracts(t, self.ex.binary_type(item.op[0], v.t, t, item)) or v.t != t:
+        if not contracts(t, self.ex.binary_type(item.op[0], v.t, t, item), self.ex.cast_types(c)) or v.t != t:
             return None
         if t.name != "float":
             raise _Fallback
@@ -611,9 +608,7 @@ class _Batch:
             (ta, a), (tb, b) = self.value(product.left), self.value(product.right)
             t = self.ex.binary_type("*", ta, tb, product)
             tz, z = self.value(node.right if contraction.first else node.left)
-            casts = self.ex.cast_types(contraction)
-            fuses = casts is not None and all(ct == t for ct in casts)
-            if fuses and contracts(t, self.ex.binary_type(node.op, t, tz, node)):
+            if contracts(t, self.ex.binary_type(node.op, t, tz, node), self.ex.cast_types(contraction)):
                 a, b, z = (self._aligned(convert(x, tx, t) if tx != t else x) for tx, x in ((ta, a), (tb, b), (tz, z)))
                 return t, fused(a, b, z, t, contraction)
         if node.op in _OPERATORS:

@@ -219,8 +219,7 @@ def _typed(code: _Code) -> CType:
 def _fused(ex: _Executor, c: Contraction, product: _Code, addend: _Code, total: CType) -> _Code | None:
     """The product ``c.product`` (``product``, its value through the casts) and ``addend`` rounded once
     (``contraction.py``), evaluated in C's order, where their types fuse into the addition's ``total``."""
-    casts = ex.cast_types(c)
-    if casts is None or any(ct != product.t for ct in casts) or not contracts(product.t, total):
+    if not contracts(product.t, total, ex.cast_types(c)):
         return None
     x, y = _expression(ex, c.product.left), _expression(ex, c.product.right)
     if x is None or y is None:

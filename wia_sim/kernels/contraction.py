@@ -109,8 +109,11 @@ def contractions(ast: c_ast.FileAST) -> dict[int, Contraction]:
     return found
 
 
-def contracts(product: CType, total: CType) -> bool:
-    """Whether a product of type ``product`` fuses with an addition of type ``total``."""
+def contracts(product: CType, total: CType, casts: tuple[CType, ...] | None = ()) -> bool:
+    """Whether a product of type ``product`` fuses with an addition of type ``total`` through ``casts`` between
+    them (each must be to the product's type; None: one is not to an arithmetic type)."""
+    if casts is None or any(ct != product for ct in casts):
+        return False
     return product == total and product.kind == "float" and product.name != "half"
 
 

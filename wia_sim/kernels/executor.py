@@ -372,7 +372,7 @@ def _fused(
     if a.undef is not None or b.undef is not None or z.undef is not None:
         return None
     t = binary_type("*", a.t, b.t, c.product)
-    if any(ct != t for ct in casts) or not contracts(t, binary_type("-" if c.subtract else "+", t, z.t, node)):
+    if not contracts(t, binary_type("-" if c.subtract else "+", t, z.t, node), casts):
         return None
     ex.count(count_kind(t), mask, 2 * t.width)  # (a multiplication and an addition, as unfused)
     return Value(t, fused(ex._conv(a, t), ex._conv(b, t), ex._conv(z, t), t, c))
