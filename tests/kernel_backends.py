@@ -15,12 +15,14 @@ from wia_sim.kernels.executor import KernelFault, run_kernel
 from wia_sim.kernels.lanes import Geometry
 
 
-def use_backend(name: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
-    """Make ``name`` the active backend: ``sim`` (on wia-tiny) or the OpenCL device whose name contains it (the
-    test is skipped where there is none, or without PyOpenCL). The OpenCL backend's measured peaks go to the
-    session's temporary directory, not the user's cache."""
+def use_backend(
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, **sim_options: Any
+) -> None:
+    """Make ``name`` the active backend: ``sim`` (on wia-tiny, with ``sim_options``: ``kernel_checks=False``) or
+    the OpenCL device whose name contains it (the test is skipped where there is none, or without PyOpenCL). The
+    OpenCL backend's measured peaks go to the session's temporary directory, not the user's cache."""
     if name == "sim":
-        wia.set_backend("sim", hardware="wia-tiny")
+        wia.set_backend("sim", hardware="wia-tiny", **sim_options)
         return
     pytest.importorskip("pyopencl", reason="PyOpenCL is not installed")
     from wia_hal.backends.opencl import OpenCLBackend, discovery
@@ -33,10 +35,10 @@ def use_backend(name: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: py
 
 @contextmanager
 def context_on(
-    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+    name: str, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, **sim_options: Any
 ) -> Iterator[wia.Context]:
     """A context on backend ``name`` (``use_backend``), destroyed after; the sim is the backend again after."""
-    use_backend(name, monkeypatch, tmp_path_factory)
+    use_backend(name, monkeypatch, tmp_path_factory, **sim_options)
     try:
         context = wia.create_context()
         yield context

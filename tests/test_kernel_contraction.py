@@ -14,9 +14,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kernel_backends import run_arrays, use_backend
+from kernel_backends import context_on, run_arrays
 
-import wia_hal as wia
 from wia_sim.kernels import compile_source
 from wia_sim.kernels.contraction import fused_chain
 
@@ -126,16 +125,9 @@ def _launch(
 ) -> list[np.ndarray]:
     """``run_arrays`` of kernel ``k`` on ``device`` in work-groups of 16: the simulator with ``kernel_fp_contract``
     as given, or a real device (which contracts)."""
-    use_backend(device, request.getfixturevalue("monkeypatch"), request.getfixturevalue("tmp_path_factory"))
-    if device == "sim":
-        wia.set_backend("sim", hardware="wia-tiny", kernel_fp_contract=fp_contract)
-    try:
-        ctx = wia.create_context()
-        out = run_arrays(ctx, source, "k", arrays, global_size, 16, *scalars)
-        wia.destroy_context(ctx)
-    finally:
-        wia.set_backend("sim")
-    return out
+    fixtures = request.getfixturevalue("monkeypatch"), request.getfixturevalue("tmp_path_factory")
+    with context_on(device, *fixtures, kernel_fp_contract=fp_contract) as ctx:
+        return run_arrays(ctx, source, "k", arrays, global_size, 16, *scalars)
 
 
 def _run(

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_backends import run_arrays, use_backend
+from kernel_backends import context_on, run_arrays
 
-import wia_hal as wia
 from wia_sim.kernels import compile_source, run_kernel
 from wia_sim.kernels.executor import KernelFault, RunResult
 from wia_sim.kernels.lanes import launch_geometry
@@ -449,15 +448,8 @@ def test_a_variable_declared_in_a_loop_without_an_initializer_keeps_the_last_tri
     its storage (Parboil's tpacf relies on it). The simulator does too with checks off; with checks on, the use of
     the unassigned value is the finding (Oclgrind's plugin reports none)."""
     n = 12
-    use_backend(device, monkeypatch, tmp_path_factory)
-    if device == "sim":
-        wia.set_backend("sim", hardware="wia-tiny", kernel_checks=False)
-    try:
-        ctx = wia.create_context()
+    with context_on(device, monkeypatch, tmp_path_factory, kernel_checks=False) as ctx:
         out, f = run_arrays(ctx, LOOP_SCOPED, "k", [np.full(n, -1, np.int32), np.zeros(n, np.float32)], n, 4)
-        wia.destroy_context(ctx)
-    finally:
-        wia.set_backend("sim")
     want_out, want_f = _loop_scoped_reference(n)
     np.testing.assert_array_equal(out, want_out)
     np.testing.assert_array_equal(f, want_f)
