@@ -1221,7 +1221,11 @@ def parse(text: str) -> _ParseOutcome:
     good_parser = _Parser()
     failed_indent: int | None = None  # indentation of the last declaration that failed to parse
     chunks = _top_level_chunks(text)
-    ends = [text.count("\n", 0, b) + 1 for _, b in chunks]  # (the line each declaration ends on)
+    ends: list[int] = []  # (the line each declaration ends on, counted on from the one before)
+    line, counted = 1, 0
+    for _, end in chunks:
+        line, counted = line + text.count("\n", counted, end), end
+        ends.append(line)
     k = 0
     while k < len(chunks):
         a, b = chunks[k]
