@@ -3,7 +3,8 @@ in float64 and rounding once is not enough (``wia_sim/kernels/accurate.py``), fo
 against PoCL 3.1, Oclgrind 21.10 and a 200-bit reference: ``fma`` rounded twice (float) or not fused (double),
 double ``round`` of 0.49999999999999994, ``powr`` with ``pow``'s special cases, double ``sinpi``/``cospi``/
 ``tanpi`` and ``rootn`` off by up to 1e15 ulp, ``tgamma(-0x1p-1074)`` NaN, ``ldexp`` by a huge exponent finite,
-``clamp`` and ``smoothstep`` passing NaNs on, double ``length``/``distance``/``normalize`` overflowing.
+``clamp`` and ``smoothstep`` passing NaNs on, double ``length``/``distance``/``normalize`` overflowing (and
+``normalize`` of a vector whose length is below DBL_MIN).
 
 The kernel tests hold every device to one exact answer; ``fma`` and ``rootn`` are also checked on their own
 against exact rationals (hypothesis)."""
@@ -51,6 +52,13 @@ DOUBLES = [
     ("length((double2)(1e-200, 1e-200))", 1.414213562373095e-200),
     ("normalize((double2)(1e300, 1e300)).x", 0.7071067811865475),
     ("normalize((double2)(0x1p-1074, 0.0)).x", 1.0),
+    # a length past DBL_MAX or below DBL_MIN: scaled by a power of two first (found by the CTS geometrics sweep;
+    # divided by their lengths rounded, they were 0 and 1)
+    ("normalize((double2)(0x1p-1074, 0x1p-1074)).x", 0.7071067811865475),
+    ("normalize((double2)(1.7e308, 1.7e308)).y", 0.7071067811865476),
+    ("normalize((double3)(1e-320, 2e-320, 3e-320)).z", 0.8017837257372732),
+    ("normalize((double4)(DBL_MAX, -DBL_MAX, DBL_MAX, 1.0)).y", -0.5773502691896257),
+    ("normalize((double2)(1.0, 0x1p-1074)).y", 5e-324),
     ("distance((double2)(1e200, 0.0), (double2)(-1e200, 0.0))", 2e200),
     ("clamp((double)NAN, 0.0, 1.0)", 0.0),
 ]
@@ -95,7 +103,15 @@ def _run(ctx: wia.Context, rows: list[tuple[str, float]], t: str) -> np.ndarray:
 DEVICE_BUGS = {
     "pocl": {"sinpi(-3.0)", "cospi(2.5)"},  # PoCL 3.1's zeros have the wrong sign (7.5.1: -0 and +0)
     # Oclgrind 21.10 computes the double pi functions as sin(pi * x): 1e15 ulp off near the zeros, none exact
-    "oclgrind": {"cospi(0.49999999999999994)", "sinpi(0.9999999999999999)", "sinpi(-3.0)", "cospi(2.5)"},
+    "oclgrind": {
+        "cospi(0.49999999999999994)",
+        "sinpi(0.9999999999999999)",
+        "sinpi(-3.0)",
+        "cospi(2.5)",
+        # and its double normalize of a vector whose length overflows is NaN
+        "normalize((double2)(1.7e308, 1.7e308)).y",
+        "normalize((double4)(DBL_MAX, -DBL_MAX, DBL_MAX, 1.0)).y",
+    },
 }
 
 

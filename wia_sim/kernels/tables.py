@@ -208,7 +208,7 @@ def _geometric_call(name: str, args: list[Value]) -> Value:
     # back; with an infinite element, the vector of +-1 there and 0 elsewhere is normalized
     inf = np.isinf(x)
     any_inf = inf.any(axis=-1, keepdims=True) if t.width > 1 else inf
-    length = np.asarray(length, np.float64)  # (a double vector divided by its length rounded, as devices divide)
+    x, length = _in_range(x, length, t.width > 1, double=t.scalar.name == "double")
     n = length[..., None] if t.width > 1 else length
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.where(n == 0, x, x / n)
@@ -217,6 +217,26 @@ def _geometric_call(name: str, args: list[Value]) -> Value:
     with np.errstate(invalid="ignore", divide="ignore"):
         r = np.where(any_inf, replaced / norm, r)
     return Value(t, _round(r, t))
+
+
+def _in_range(x: Array, length: Array, vector: bool, double: bool) -> tuple[Array, Array]:
+    """``x`` and its length rounded to a double (a double vector is divided by its length rounded, as devices
+    divide), scaled by a power of two where that length is not a normal double: past DBL_MAX (``(double2)(1.7e308,
+    1.7e308)``) or below DBL_MIN (``(double2)(5e-324, 5e-324)``, whose length rounds to 5e-324 itself), as libclc
+    and the CTS's reference scale it, so that normalize gives 0.7071 in both and not 0 or 1. Scaling up is exact;
+    scaling down drops only elements whose quotient underflows anyway. A float's length (in float64) always is."""
+    rounded = np.asarray(length, np.float64)
+    if not (double and vector):
+        return x, rounded
+    with np.errstate(all="ignore"):
+        largest = np.max(np.abs(x), axis=-1)
+        odd = np.isfinite(largest) & (largest > 0) & ~((rounded >= np.finfo(np.float64).tiny) & np.isfinite(rounded))
+        if not bool(odd.any()):
+            return x, rounded
+        places = -np.frexp(np.where(odd, largest, 1.0))[1]  # (the largest element in [0.5, 1))
+        scaled = np.ldexp(x, np.where(odd, places, 0)[..., None])
+        again = np.asarray(accurate.norm(scaled, True, True), np.float64)
+    return scaled, np.where(odd, again, rounded)
 
 
 # -- Table 6.14: relational functions
