@@ -1579,12 +1579,6 @@ REJECTED = [
     pytest.param(
         k("    float x = 1.0f;\n    a[x] = 1;\n"), 3, "array subscript is not an integer", id="float-subscript"
     ),
-    pytest.param(
-        k("    float2 v = (float2)(0.0f);\n    int h = v.rg;\n"),
-        3,
-        "(OpenCL 3.0 .rgba names) is not supported",
-        id="rgba-swizzle",
-    ),
 ]
 
 

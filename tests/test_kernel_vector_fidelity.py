@@ -173,3 +173,38 @@ def test_clangs_vector_typedefs_on_every_device(device_ctx: wia.Context) -> None
     ``int``; found by hand beside the differential sweep)."""
     (out,) = run_arrays(device_ctx, EXT_VECTOR_TYPES, "k", [np.full(12, -1, np.int32)], 1, 1)
     assert out.tolist() == [16, 3, 3, 5, 4, 4, 11, 16, 16, 144, 93, -1]
+
+
+RGBA = """
+__kernel void k(__global const float4* src, __global float* out) {
+    float4 v = src[0];
+    float4 w = (float4)(0.0f);
+    w.a = v.r;
+    w.rgb = v.abg;
+    vstore4(w, 0, out);
+    vstore2(v.ga, 2, out);
+    out[6] = (v.ba + v.rg).g;
+}
+"""
+
+
+def test_rgba_component_names_build_with_clangs_warning_on_every_device(device_ctx: wia.Context) -> None:
+    """OpenCL C 3.0's ``.rgba`` names (the CTS's vector swizzle test uses them): Clang takes them in OpenCL C 1.2
+    with a warning per use, naming its first component, and PoCL 3.1 and Oclgrind 21.10 run them as ``.xyzw``
+    (the simulator refused them)."""
+    (_, out) = run_arrays(device_ctx, RGBA, "k", [np.array([1, 2, 3, 4], np.float32), np.zeros(7, np.float32)], 1, 1)
+    assert out.tolist() == [4, 3, 2, 1, 2, 4, 6]
+    log = compile_source(RGBA, "", "kernel.cl").build_log.splitlines()
+    assert log == [
+        f"kernel.cl:{line}:{column}: warning: vector component name '{c}' is a feature from OpenCL version 3.0 onwards"
+        for line, column, c in [
+            (5, 6, "a"),
+            (5, 12, "r"),
+            (6, 6, "r"),
+            (6, 14, "a"),
+            (8, 14, "g"),
+            (9, 16, "b"),
+            (9, 23, "r"),
+            (9, 27, "g"),
+        ]
+    ]

@@ -228,6 +228,11 @@ class ExpressionChecks(CheckerState):
             except SwizzleError as e:
                 self.error(self.operator(node), self.swizzle_problem(e, node, base))
                 return UNKNOWN
+            if member[0] in "rgba":  # (as Clang words it in OpenCL C 1.2, naming the first component)
+                self.warning(
+                    self.operator(node),
+                    f"vector component name '{member[0]}' is a feature from OpenCL version 3.0 onwards",
+                )
             return TypeInfo(
                 "vector" if len(picked) > 1 else "scalar", base.name, len(picked), space=base.space, const=base.const
             )

@@ -286,7 +286,7 @@ def _keyword_type(names: Sequence[str]) -> TypeInfo | None:
 
 class SwizzleError(ValueError):
     """A swizzle invalid on its vector: ``kind`` "name" (``char``, the first character that names no component),
-    "range" (a component past the vector's), "length" (``count`` components, not 1, 2, 3, 4, 8 or 16) or "rgba"."""
+    "range" (a component past the vector's) or "length" (``count`` components, not 1, 2, 3, 4, 8 or 16)."""
 
     def __init__(self, message: str, kind: str, char: str = "", count: int = 0) -> None:
         super().__init__(message)
@@ -295,9 +295,10 @@ class SwizzleError(ValueError):
 
 @functools.lru_cache(maxsize=1024)
 def swizzle_indices(field_name: str, width: int) -> tuple[int, ...]:
-    """The components a vector swizzle selects: ``.x``/``.xy``/``.wzyx``, ``.s0``/``.s01``/``.sF``, ``.lo``/
-    ``.hi``/``.even``/``.odd``. Raises ValueError, with the reason, for a swizzle invalid on a ``width``-vector.
-    Remembered: the executor asks at every access of a component."""
+    """The components a vector swizzle selects: ``.x``/``.xy``/``.wzyx`` (or OpenCL C 3.0's ``.rgba``, which
+    compilers take in 1.2 with a warning), ``.s0``/``.s01``/``.sF``, ``.lo``/``.hi``/``.even``/``.odd``. Raises
+    ValueError, with the reason, for a swizzle invalid on a ``width``-vector. Remembered: the executor asks at every
+    access of a component."""
     if field_name in ("lo", "hi", "even", "odd"):
         # a 3-component vector is taken as a 4-component one whose w is undefined (OpenCL C 1.2 6.1.7): ``.hi`` and
         # ``.odd`` name component 3, which reads as 0 (``lvalues.with_undefined``) and takes no write
@@ -314,9 +315,8 @@ def swizzle_indices(field_name: str, width: int) -> tuple[int, ...]:
         indices = tuple(int(c, 16) for c in field_name[1:])
     elif field_name and all(c in "xyzw" for c in field_name):
         indices = tuple("xyzw".index(c) for c in field_name)
-    elif field_name and all(c in "rgba" for c in field_name):
-        message = f"swizzle '.{field_name}' (OpenCL 3.0 .rgba names) is not supported; use .xyzw or .s0123"
-        raise SwizzleError(message, "rgba")
+    elif field_name and all(c in "rgba" for c in field_name):  # (OpenCL C 3.0's names: the checker warns)
+        indices = tuple("rgba".index(c) for c in field_name)
     else:
         digits = field_name[1:] if field_name[:1] in ("s", "S") else field_name
         names = "0123456789abcdefABCDEF" if field_name[:1] in ("s", "S") else "xyzw"
