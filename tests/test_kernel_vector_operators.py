@@ -148,37 +148,64 @@ def test_hi_and_odd_of_a_three_component_vector(device_ctx: wia.Context) -> None
     np.testing.assert_allclose(out.reshape(n, 4), want, rtol=1e-6, atol=1e-6)
 
 
-@pytest.mark.parametrize(
-    ("use", "how"),
-    [
-        ("o[i] = v.hi.y;", "stored to __global memory"),
-        ("int2 h = v.odd; o[i] = h.y;", "stored to __global memory"),
-        ("if (v.hi.y > 0) o[i] = 1;", "used in a condition"),
-        ("int4 w = (int4)(1, v.hi, 2); o[i] = w.z;", "stored to __global memory"),
-        ("t[i] = v; o[i] = t[i].hi.y;", "stored to __global memory"),
-    ],
-    ids=["hi", "odd", "condition", "through-a-literal", "in-local-memory"],
+W_OF_THREE = (
+    "__kernel void k(__global int* o) {{\n  __local int3 t[8]; int i = get_global_id(0);\n"
+    "  int3 v = (int3)(1, 2, 3) * i;\n  {use}\n}}"
 )
-def test_using_the_w_of_a_three_component_vector_is_a_finding(use: str, how: str) -> None:
-    """The w that ``.hi``/``.odd`` name is undefined (6.1.7): Clang takes it as undef, and PoCL 3.1 and Oclgrind
-    21.10 drop a store of it without a word (Oclgrind's uninitialized-value plugin too). With checks on, using it is
-    the simulator's ``uninitialized_private`` finding, at the use; the defined components stay usable."""
+
+
+@pytest.mark.parametrize(
+    "use",
+    ["if (v.hi.y > 0) o[i] = 1;", "o[(v.odd.y + i) & 7] = 1;", "t[i] = v; o[i] = t[i].hi.y == 4 ? 1 : 0;"],
+    ids=["condition", "index", "in-local-memory"],
+)
+def test_branching_on_the_w_of_a_three_component_vector_is_a_finding(use: str) -> None:
+    """The w that ``.hi``/``.odd`` name is undefined (6.1.7): Clang takes it as undef, on which LLVM does not let a
+    program branch or index (PoCL 3.1 and Oclgrind 21.10 run such code without a word, on whatever the register
+    holds). With checks on, those uses are the simulator's ``uninitialized_private`` finding, at the use; the
+    defined components stay usable."""
     wia.set_backend("sim", hardware="wia-tiny")
     ctx = wia.create_context()
-    source = (
-        "__kernel void k(__global int* o) {\n  __local int3 t[8]; int i = get_global_id(0);\n"
-        f"  int3 v = (int3)(1, 2, 3) * i;\n  {use}\n}}"
-    )
+    source = W_OF_THREE.format(use=use)
     with pytest.raises(wia.WiaError) as info:
         run_arrays(ctx, source, "k", [np.zeros(8, np.int32)], 8, 8)
     assert info.value.code == wia.ErrorCode.INVALID_MEMORY
     message = str(info.value)
     assert message.startswith("kernel.cl:4: read of uninitialized component w of a 3-component vector")
-    assert how in message
-    defined = source.replace(".y", ".x").replace("w.z", "w.y")
-    assert list(run_arrays(ctx, defined, "k", [np.zeros(8, np.int32)], 8, 8)[0]) == [
-        2 * i if "odd" in use else int(i > 0) if "if" in use else 3 * i for i in range(8)
-    ]
+    assert ("as an array index" if "o[(v" in use else "used in a condition") in message
+    defined = source.replace(".y", ".x")
+    want = [int(i > 0) for i in range(8)] if "if" in use else [int(3 * i == 4) for i in range(8)]
+    if "o[(v" in use:
+        want = [1] * 8  # (3i & 7: every element once)
+    assert list(run_arrays(ctx, defined, "k", [np.zeros(8, np.int32)], 8, 8)[0]) == want
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "o[i] = v.hi.y;",
+        "int2 h = v.odd; o[i] = h.y;",
+        "int4 w = (int4)(1, v.hi, 2); o[i] = w.z;",
+        "t[i] = v; o[i] = t[i].hi.y;",
+        "vstore2(v.hi, i, o);",
+    ],
+    ids=["hi", "odd", "through-a-literal", "in-local-memory", "vstore2"],
+)
+def test_storing_the_w_of_a_three_component_vector_is_a_lower_severity_finding(use: str) -> None:
+    """Storing the undefined w is not: LLVM lets a program store undef, and the CTS's hiloeo test stores ``.hi``
+    of an ``int3`` to compare only its x (found by the CTS probe: the simulator stopped 40 of its 400 kernels).
+    With checks on it is a ``KernelFindingWarning`` that names the w, and the kernel goes on, storing the 0 it
+    reads as (PoCL 3.1 stores what the register holds, Oclgrind 21.10 its 0xdeadbeef)."""
+    wia.set_backend("sim", hardware="wia-tiny")
+    ctx = wia.create_context()
+    source = W_OF_THREE.format(use=use)
+    with pytest.warns(wia.KernelFindingWarning, match=r"kernel\.cl:4: read of uninitialized component w") as w:
+        (out,) = run_arrays(ctx, source, "k", [np.full(16, -1, np.int32)], 8, 8)
+    assert len(w) == 1 and "stored to __global memory" in str(w[0].message)
+    if "vstore2" in use:
+        assert out.reshape(8, 2).tolist() == [[3 * i, 0] for i in range(8)]
+    else:
+        assert out[:8].tolist() == [0] * 8
 
 
 @pytest.mark.parametrize(

@@ -169,7 +169,11 @@ class MemoryOps(ExecutorState):
                 return
             else:
                 assert v.origin is not None
-                raise v.origin.fault(undef, f"and its value stored to __{p.region.space} memory")
+                found = v.origin.fault(undef, f"and its value stored to __{p.region.space} memory")
+                if not v.origin.unspecified:
+                    raise found
+                self.st.note(found)  # (stored as what it reads as, as devices store what the register holds)
+                v = defined(v)
         if isinstance(p.elem, StructType):
             self.struct_store(p, p.elem, self.to_value(v, p.elem), mask)
             return

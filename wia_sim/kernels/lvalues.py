@@ -124,14 +124,15 @@ def with_undefined(a: Array, idx: tuple[int, ...]) -> Array:
 def past_three(v: Value, idx: tuple[int, ...], width: int, st: LaunchState, n: int) -> Value:
     """``v``, the components ``idx`` of a ``width``-vector, with a 3-component vector's w (the second component of
     ``.hi`` and ``.odd``) undefined, as OpenCL C 1.2 6.1.7 leaves it (Clang's undef: PoCL and Oclgrind drop a store
-    of it): with checks on, using it is the ``uninitialized_private`` finding; it reads as 0 otherwise."""
+    of it): with checks on, using it is the ``uninitialized_private`` finding, a store of it a lower-severity one
+    (``Uninit.unspecified``); it reads as 0 otherwise."""
     if width != 3 or max(idx) < 3 or not st.checks:
         return v
     undef = np.broadcast_to(np.asarray(idx) >= 3, (n, len(idx)))
     if v.undef is not None:
         undef = undef | shaped(v.undef, v.t)
     what = "component w of a 3-component vector ('.hi' and '.odd' name it; OpenCL C 1.2 6.1.7 leaves it undefined)"
-    origin = v.origin or Uninit(st, "uninitialized_private", what, st.line)
+    origin = v.origin or Uninit(st, "uninitialized_private", what, st.line, unspecified=True)
     return Value(v.t, np.array(np.broadcast_to(v.raw, undef.shape)), undef=undef, origin=origin)
 
 

@@ -181,6 +181,11 @@ class Uninit:
     """The value is the bytes read, unchanged (a load, a copy of it): a store of it leaves uninitialized only the
     bytes ``unwritten`` names, as Oclgrind's shadow follows them byte by byte through loads and stores (a word
     copied before its other bytes are written, then completed, is defined); computing with it drops this."""
+    unspecified: bool = False
+    """The value is one the language leaves undefined, not memory nobody wrote: the w of a 3-component vector's
+    ``.hi``/``.odd`` (OpenCL C 1.2 6.1.7), Clang's undef, which LLVM lets a program store but not branch on or
+    index with. A store of it is a lower-severity finding (the CTS's hiloeo test stores ``.hi`` of an ``int3`` and
+    compares only its x); those uses stay the finding."""
 
     def read_at(self, line: int) -> Uninit:
         """This origin, read at ``line`` (a variable's: the line of the first read that carries it)."""

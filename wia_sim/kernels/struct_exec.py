@@ -86,7 +86,7 @@ class StructOps(ExecutorState):
             if bool(used.any()):
                 assert v.origin is not None
                 found = v.origin.fault(undefined_lanes(used), f"and its value stored to __{p.region.space} memory")
-                if p.region.space == "global":
+                if p.region.space == "global" and not v.origin.unspecified:
                     raise found
                 self.st.note(found)  # (noted, its bytes left uninitialized: ``MemoryOps.store``)
         for off, t in byte_chunks(st.size):
