@@ -11,7 +11,7 @@ import pytest
 from kernel_backends import build_error, run_arrays
 
 import wia_hal as wia
-from wia_sim.kernels import macros
+from wia_sim.kernels import compile_source, macros
 from wia_sim.kernels.preprocess import preprocess
 
 
@@ -164,3 +164,38 @@ def test_a_macro_bomb_ends_in_an_error_and_a_large_source_does_not(monkeypatch: 
     result = preprocess(many)
     assert result.errors == []
     assert result.text.count("((x) + (3))") == 2_000
+
+
+REDEFINED = """\
+#define Y 1
+#define Y  1
+#define F(a) a+1
+#define F(b) b+1
+#define Z 1 /* a comment is white space */ + 2
+#define Z 1 + 2
+#define U 1+2
+#define U 1 +2
+#define V(...) x
+#define V(a...) x
+#define NULL 0
+__kernel void k(__global int* out) { out[0] = Y + F(1) + Z + U; }
+"""
+
+
+def test_a_macro_defined_again_otherwise_is_clangs_warning(
+    device_ctx: wia.Context, request: pytest.FixtureRequest
+) -> None:
+    """C99 6.10.3p2 lets a macro be defined again only as it was: the same parameters, the same tokens with white
+    space between the same ones. Clang warns "macro redefined" at the name otherwise, an error with ``-Werror``
+    (GROMACS's PME build defines ``warp_size`` on the command line and in its source; LuxCore defines ``NULL``
+    again). The simulator said nothing, and built under ``-Werror`` what PoCL refuses (found by the GROMACS and
+    LuxCore probe)."""
+    assert _ints(device_ctx, "out[0] = Y + F(1) + Z + U;", REDEFINED.split("__kernel")[0])[0] == 1 + 2 + 3 + 3
+    if request.node.callspec.params.get("device_ctx") == "oclgrind":
+        return  # (Oclgrind 21.10 takes -Werror and builds anyway, with its warnings)
+    assert "'F' macro redefined" in build_error(device_ctx, REDEFINED, options="-Werror")
+    assert "'W' macro redefined" in build_error(device_ctx, "__kernel void k() {}", options="-DW=1 -DW=2 -Werror")
+    assert compile_source(REDEFINED).build_log.splitlines() == [
+        f"kernel.cl:{line}:9: warning: '{name}' macro redefined"
+        for line, name in [(4, "F"), (8, "U"), (10, "V"), (11, "NULL")]
+    ]

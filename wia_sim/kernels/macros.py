@@ -68,6 +68,15 @@ def _rehome(body: Sequence[Token], at: Token, hide: frozenset[str], kept: frozen
     ]
 
 
+def _same_definition(a: Macro, b: Macro) -> bool:
+    """Whether ``b`` defines its name again as ``a`` did, which C99 6.10.3p2 allows (Clang warns "macro redefined"
+    otherwise): the same parameters, and replacement lists of the same tokens with white space between the same
+    ones."""
+    return (a.params, a.variadic) == (b.params, b.variadic) and [(t.kind, t.text) for t in a.body] == [
+        (t.kind, t.text) for t in b.body
+    ]
+
+
 _COMPUTED = ("__LINE__", "__FILE__", "__COUNTER__", "__INCLUDE_LEVEL__", "__has_include", *CHECKS)
 """The names the expander computes (``__has_include``: the preprocessor's, in ``#if``; the feature checks,
 ``features.py``), which ``defined`` finds."""
@@ -78,9 +87,10 @@ class MacroExpander:
     ``error(line, column, message)``. ``budget`` counts the tokens macro replacement may still make, over the whole
     source (``EXPANSION_LIMIT``)."""
 
-    def __init__(self, filename: str, error: Report) -> None:
+    def __init__(self, filename: str, error: Report, warning: Report | None = None) -> None:
         self.filename = filename
         self.error = error
+        self.warning = warning
         self.line_offset = 0  # what ``#line`` added to the lines ``__LINE__`` gives
         self.splices: Splices = {}  # where joined lines' physical lines begin, for ``__LINE__``
         self.macros: dict[str, Macro] = {}
@@ -102,7 +112,7 @@ class MacroExpander:
         if pos >= len(tokens) or tokens[pos].kind != "id":
             self.error(line, column, "macro names must be identifiers")
             return
-        name = tokens[pos].text
+        name, name_at = tokens[pos].text, tokens[pos].column
         if name == "defined":
             self.error(line, column, "'defined' cannot be used as a macro name")
             return
@@ -168,7 +178,11 @@ class MacroExpander:
                 if collapsed[k].text == "#" and (after is None or after.text not in params):
                     self.error(line, column, f"'#' is not followed by a macro parameter (macro '{name}')")
                     return
-        self.macros[name] = Macro(name, None if params is None else tuple(params), tuple(collapsed), variadic, line)
+        macro = Macro(name, None if params is None else tuple(params), tuple(collapsed), variadic, line)
+        before = self.macros.get(name)
+        if before is not None and self.warning is not None and not _same_definition(before, macro):
+            self.warning(line, name_at, f"'{name}' macro redefined")
+        self.macros[name] = macro
 
     def is_defined(self, name: str) -> bool:
         """``defined name``: a macro, or one the expander computes (Clang's answer for ``__LINE__``, ``__DATE__``)."""

@@ -287,7 +287,7 @@ class _Preprocessor:
         self.directory = ""  # the current file's: the first place a quoted #include looks ("": the current one)
         self.include_dirs = list(include_dirs)
         self.diagnostics: list[Diagnostic] = []
-        self.expander = MacroExpander(filename, self.error)
+        self.expander = MacroExpander(filename, self.error, self.warning)
         self.macros = self.expander.macros
         self.enabled: set[str] = set()
         self.out: list[str] = []  # the text's lines
