@@ -13,6 +13,7 @@ from kernel_backends import build_error, run_arrays
 import wia_hal as wia
 from wia_sim.kernels import compile_source, macros
 from wia_sim.kernels.preprocess import preprocess
+from wia_sim.kernels.program import KernelCompileError
 
 
 def _ints(ctx: wia.Context, body: str, prelude: str = "", n: int = 8, options: str = "") -> list[int]:
@@ -199,3 +200,41 @@ def test_a_macro_defined_again_otherwise_is_clangs_warning(
         f"kernel.cl:{line}:9: warning: '{name}' macro redefined"
         for line, name in [(4, "F"), (8, "U"), (10, "V"), (11, "NULL")]
     ]
+
+
+RELINED = (
+    "\n" * 10
+    + """#line 2 "bvh_kernel.cl"
+
+__kernel void k(__global const int* restrict a, __global float* o)
+{
+    __global int* p = a;
+    float b1;
+    if (o[0] > 1.0f) b1 = 2.0f;
+    o[1] = b1 + p[0];
+}
+#warning relined
+"""
+)
+
+
+def test_messages_name_the_file_and_line_a_line_directive_gives() -> None:
+    """C99 6.10.4: ``#line 2 "bvh_kernel.cl"`` renames the lines after it for diagnostics too, as Clang's and
+    Oclgrind's name them: LuxCore glues about 14 files into one program, each after such a directive, and every
+    simulator message named ``kernel.cl`` and the line of the whole (found by the LuxCore probe). Build warnings and
+    errors, the preprocessor's and the checker's, and a finding at run time, which still quotes the line's text."""
+    assert compile_source(RELINED).build_log.splitlines() == [
+        "bvh_kernel.cl:5:19: warning: initializing '__global int *__private' with an expression of type "
+        "'const __global int *__private' discards qualifiers",
+        "bvh_kernel.cl:10:2: warning: relined",
+    ]
+    with pytest.raises(KernelCompileError) as info:
+        compile_source(RELINED.replace("p[0]", "q[0]"))
+    assert "bvh_kernel.cl:8:17: error: use of undeclared identifier 'q'" in info.value.build_log.splitlines()
+    wia.set_backend("sim", hardware="wia-tiny")
+    ctx = wia.create_context()
+    with pytest.raises(wia.WiaError) as found:
+        run_arrays(ctx, RELINED, "k", [np.ones(1, np.int32), np.zeros(2, np.float32)], 1, 1)
+    message = str(found.value)
+    assert message.startswith("bvh_kernel.cl:8: read of uninitialized __private variable 'b1'")
+    assert message.endswith("\n    o[1] = b1 + p[0];")

@@ -15,7 +15,8 @@ COMMAND_LINE = "<command line>"
 
 def origin(origins: Sequence[tuple[str, int]] | None, filename: str, line: int) -> tuple[str, int]:
     """The file and line of the user's source that line ``line`` of the preprocessed text came from: by
-    ``origins`` (``PreprocessResult.origins``, when the source included files), else ``filename``'s own."""
+    ``origins`` (``PreprocessResult.origins``, when the source included files or ran a ``#line``), else
+    ``filename``'s own."""
     if origins is None or not 1 <= line <= len(origins):
         return filename, line
     return origins[line - 1]

@@ -213,10 +213,10 @@ def _vec_step_of_typedefs(text: str) -> str:
 def _source_lines(source: str, pp: PreprocessResult) -> list[str]:
     """The user's lines, one per line of the text the parser reads (with includes, each from its file)."""
     lines = source.replace("\r\n", "\n").split("\n")
-    if pp.origins is None:
+    if pp.physical is None:
         return lines
     return [
-        text[line - 1] if 1 <= line <= len(text := pp.sources.get(name, lines)) else "" for name, line in pp.origins
+        text[line - 1] if 1 <= line <= len(text := pp.sources.get(name, lines)) else "" for name, line in pp.physical
     ]
 
 

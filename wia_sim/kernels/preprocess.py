@@ -222,8 +222,9 @@ class PreprocessResult:
     enabled: frozenset[str] = frozenset()
     """The extensions ``#pragma OPENCL EXTENSION name : enable`` left enabled at the end (``all`` for all)."""
     origins: list[tuple[str, int]] | None = None
-    """Where each line of ``text`` came from, as (file, line), when the source included a file; None when it did
-    not (``text`` then has one line per line of the source)."""
+    """Where each line of ``text`` came from, as (file, line) as messages name it (``#line`` renames them), when the
+    source included a file or ran a ``#line``; None when it did neither (``text`` then has one line per line of the
+    source)."""
     included_from: list[tuple[tuple[str, int], ...]] | None = None
     """With ``origins``, each line's chain of ``#include`` directives (``Diagnostic.included_from``)."""
     sources: dict[str, list[str]] = field(default_factory=dict)
@@ -244,6 +245,9 @@ class PreprocessResult:
     """The lines of ``text`` where macro expansion moved tokens: each token's column there, and the line (of
     ``text``) and column of the source it came from, and whether a macro's expansion made it (its place is then
     the macro's name: Clang's expansion location), in order of column (``spelled``)."""
+    physical: list[tuple[str, int]] | None = None
+    """With ``origins``, where each line's text is, as (file, line) of ``sources`` or of the source itself (not
+    what ``#line`` names)."""
 
     def spelled(self, line: int, column: int | None) -> tuple[int, int | None]:
         """Where the character at ``line`` and ``column`` of ``text`` stands in the source (a line of ``text``):
@@ -291,7 +295,9 @@ class _Preprocessor:
         self.macros = self.expander.macros
         self.enabled: set[str] = set()
         self.out: list[str] = []  # the text's lines
-        self.origins: list[tuple[str, int]] = []  # each one's (file, line)
+        self.origins: list[tuple[str, int]] = []  # each one's (file, line), as ``#line`` names them
+        self.physical: list[tuple[str, int]] = []  # each one's (file, line) where its text is
+        self.relined = False  # a ``#line`` directive was run
         self.included_from: list[tuple[tuple[str, int], ...]] = []  # each one's chain of #include lines
         self.chain: tuple[tuple[str, int], ...] = ()  # the #include lines (file, line) that reached this file
         self.sources: dict[str, list[str]] = {}  # each included file's lines
@@ -315,7 +321,13 @@ class _Preprocessor:
         if line is None:
             self.diagnostics.append(Diagnostic(COMMAND_LINE, None, column, message, severity))
         else:
-            self.diagnostics.append(Diagnostic(self.filename, line, column, message, severity, self.chain))
+            file, line = self.named(line)
+            self.diagnostics.append(Diagnostic(file, line, column, message, severity, self.chain))
+
+    def named(self, line: int) -> tuple[str, int]:
+        """Line ``line`` of the file being read as messages name it: its file and line, or what ``#line`` made
+        them (C99 6.10.4; Clang's diagnostics follow it too)."""
+        return self.expander.filename, line + self.expander.line_offset
 
     # -- #if
     def condition(self, tokens: list[Token], line: int, column: int, end: int) -> bool:
@@ -369,8 +381,14 @@ class _Preprocessor:
         spliced, self.expander.splices = splice_lines(source)
         text = strip_comments(spliced, lambda ln, col, msg: self.error(ln, col, msg))
         lines = text.split("\n")
-        out, origins, filename = self.out, self.origins, self.filename
-        included_from, chain = self.included_from, self.chain
+        out, filename = self.out, self.filename
+
+        def place(first: int, count: int) -> None:
+            """Where the next ``count`` lines of ``out`` came from: the lines from ``first`` of this file."""
+            self.origins.extend(self.named(line) for line in range(first, first + count))
+            self.physical.extend((filename, line) for line in range(first, first + count))
+            self.included_from.extend([self.chain] * count)
+
         pending: list[str] = []  # consecutive text lines, expanded together
         pending_start = 1
         group_start = 1  # the first line of the text being expanded (before ``pending`` when it reads on)
@@ -410,8 +428,7 @@ class _Preprocessor:
             if placed:
                 self._moved(placed, len(out) + 1, group_start)
             out.extend(expanded)
-            origins.extend((filename, line) for line in range(group_start, group_start + count))
-            included_from.extend([chain] * count)
+            place(group_start, count)
             pending = []
             return True
 
@@ -431,8 +448,7 @@ class _Preprocessor:
                 else:
                     flush()
                     out.append("")
-                    origins.append((filename, number))
-                    included_from.append(chain)
+                    place(number, 1)
                 continue
             column = len(line) - len(stripped) + 1
             if _directive_name(stripped[hash_size:]) in _EMBEDDED and not flush(final=False):
@@ -442,8 +458,7 @@ class _Preprocessor:
                 continue
             flush()
             out.append("")
-            origins.append((filename, number))
-            included_from.append(chain)
+            place(number, 1)
             self._directive(stripped[hash_size:], number, column, stack, active)
         flush()
         if self.fatal:
@@ -547,6 +562,7 @@ class _Preprocessor:
                 self.error(line, column, "invalid filename for #line directive")
             else:
                 self.expander.line_offset = int(given[0].text) - (line + 1)
+                self.relined = True
                 if len(given) == 2:
                     self.expander.filename = given[1].text[1:-1]
         else:
@@ -591,7 +607,7 @@ class _Preprocessor:
             self.sources[path] = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
         ex = self.expander
         saved = (self.filename, self.directory, self.chain, ex.filename, ex.line_offset, ex.splices)
-        self.chain = (*self.chain, (self.filename, line))
+        self.chain = (*self.chain, self.named(line))
         self.filename = ex.filename = path
         self.directory = os.path.dirname(path)
         ex.line_offset = 0
@@ -742,14 +758,14 @@ def preprocess(
             continue
         pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
     pp.run(source)
-    included = bool(pp.sources)
+    placed = bool(pp.sources) or pp.relined
     return PreprocessResult(
         "\n".join(pp.out),
         dict(pp.macros),
         pp.diagnostics,
         frozenset(pp.enabled),
-        pp.origins if included else None,
-        pp.included_from if included else None,
+        pp.origins if placed else None,
+        pp.included_from if placed else None,
         pp.sources,
         tuple(pp.packing),
         options_given.c_version,
@@ -757,6 +773,7 @@ def preprocess(
         dict(pp.inputs),
         pp.expander.timed,
         pp.moved,
+        pp.physical if placed else None,
     )
 
 

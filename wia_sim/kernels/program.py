@@ -181,7 +181,8 @@ class Program:
     """The executor's per-node evaluation plans (``executor._Executor.plan``), made on first use and kept for
     every later launch of the program."""
     origins: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
-    """Each line's (file, line) when the source includes files (``preprocess.PreprocessResult.origins``)."""
+    """Each line's (file, line) when the source includes files or runs a ``#line``
+    (``preprocess.PreprocessResult.origins``)."""
     inputs: dict[str, str | None] | None = field(default_factory=dict, repr=False, compare=False)
     """The files the build looked for and read beside the source (``preprocess.PreprocessResult.inputs``); None
     when ``__DATE__`` or ``__TIME__`` made it a build of its moment (``frontend.compile_source`` builds it again)."""

@@ -447,7 +447,8 @@ class LaunchState:
     line: int = 0
     source_lines: Sequence[str] = ()
     origins: Sequence[tuple[str, int]] | None = None
-    """Each line's file and line of the user's source when it includes files (``Program.origins``)."""
+    """Each line's file and line of the user's source when it includes files or runs a ``#line``
+    (``Program.origins``)."""
     strict: bool = False
     """Lower-severity findings (``uniform_write``, ``division_by_zero``) raise, as races do, instead of being
     noted."""
