@@ -8,6 +8,8 @@ backend, one expected answer."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from kernel_backends import run_arrays
@@ -188,12 +190,24 @@ __kernel void k(__global const float4* src, __global float* out) {
 """
 
 
-def test_rgba_component_names_build_with_clangs_warning_on_every_device(device_ctx: wia.Context) -> None:
+def test_rgba_component_names_build_with_clangs_warning_on_every_device(
+    device_ctx: wia.Context, request: pytest.FixtureRequest
+) -> None:
     """OpenCL C 3.0's ``.rgba`` names (the CTS's vector swizzle test uses them): Clang takes them in OpenCL C 1.2
-    with a warning per use, naming its first component, and PoCL 3.1 and Oclgrind 21.10 run them as ``.xyzw``
-    (the simulator refused them)."""
-    (_, out) = run_arrays(device_ctx, RGBA, "k", [np.array([1, 2, 3, 4], np.float32), np.zeros(7, np.float32)], 1, 1)
+    with a warning per use, naming its first component (a ``KernelBuildWarning`` at ``compile_kernel``), and PoCL
+    3.1 and Oclgrind 21.10 run them as ``.xyzw`` (the simulator refused them)."""
+    args = [np.array([1, 2, 3, 4], np.float32), np.zeros(7, np.float32)]
+    if request.node.callspec.params.get("device_ctx") != "sim":  # (no build log through the OpenCL backend)
+        (_, out) = run_arrays(device_ctx, RGBA, "k", args, 1, 1)
+        assert out.tolist() == [4, 3, 2, 1, 2, 4, 6]
+        return
+    with pytest.warns(wia.KernelBuildWarning, match="vector component name 'a' is a feature from OpenCL version 3.0"):
+        (_, out) = run_arrays(device_ctx, RGBA, "k", args, 1, 1)
     assert out.tolist() == [4, 3, 2, 1, 2, 4, 6]
+    with warnings.catch_warnings():  # (``-W error``: the build fails, as ``-Werror`` makes it, with a WiaError)
+        warnings.simplefilter("error", wia.KernelBuildWarning)
+        with pytest.raises(wia.CompileError, match="vector component name 'r' is a feature"):
+            wia.compile_kernel(device_ctx, RGBA, "k")
     log = compile_source(RGBA, "", "kernel.cl").build_log.splitlines()
     assert log == [
         f"kernel.cl:{line}:{column}: warning: vector component name '{c}' is a feature from OpenCL version 3.0 onwards"

@@ -202,6 +202,14 @@ class KernelFindingWarning(UserWarning):
     an ``InvalidKernelError`` instead, as a race is."""
 
 
+class KernelBuildWarning(UserWarning):
+    """The warnings of a custom kernel's build that succeeded (OpenCL's build log), at the user's ``compile_kernel``
+    on the sim backend: Clang's words at Clang's places ("vector component name 'r' is a feature from OpenCL
+    version 3.0 onwards", "'N' macro redefined"). Warnings made errors (``-W error``), the build is a
+    ``CompileError`` with the log, as the build option ``-Werror`` makes it. (The OpenCL backend gives none: PoCL
+    3.1 leaves warnings out of its build log, and PyOpenCL's cache of built programs keeps no log.)"""
+
+
 class OptionOverrideWarning(UserWarning):
     """An explicit backend option (``set_backend(..., hardware=...)``) replaced a different value the environment
     set (``WIA_SIM_HARDWARE``): the explicit one wins, and a run the user meant to point elsewhere says so."""
@@ -212,6 +220,15 @@ def warn_at_call_site(message: str, category: type[Warning], registry: dict[Any,
     line, as the warnings filters' "default" action counts them."""
     file, line, _ = _call_site()
     warnings.warn_explicit(message, category, file, line, registry=registry)
+
+
+def warn_build_log(log: str, registry: dict[Any, Any] | None = None) -> None:
+    """The warnings ``log`` holds as a ``KernelBuildWarning`` at the user's call (once per log and line with a
+    ``registry``); warnings made errors, a ``CompileError``, so that only a ``WiaError`` leaves the API."""
+    try:
+        warn_at_call_site(f"kernel build warnings:\n{log}", KernelBuildWarning, registry)
+    except KernelBuildWarning:
+        raise CompileError(f"kernel build failed (warnings are errors):\n{log}") from None
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

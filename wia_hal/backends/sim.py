@@ -76,6 +76,7 @@ from wia_hal.errors import (
     error_for,
     register_internal_dir,
     warn_at_call_site,
+    warn_build_log,
 )
 from wia_hal.models import (
     AlgorithmChoice,
@@ -847,6 +848,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             raise InvalidKernelError(str(e)) from None
         except kernels.UnsupportedKernel as e:  # (the program builds; this kernel cannot run here: images)
             raise NotSupportedError(str(e)) from None
+        if program.build_log:
+            warn_build_log(program.build_log, self._warned)
         return (program, info), KernelSignature(info.name, tuple(_param(p) for p in info.params))
 
     @_translated
