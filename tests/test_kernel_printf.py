@@ -97,13 +97,19 @@ __kernel void k(__global int* o) {
 
 
 def test_strings_pointers_and_escapes(ctx: wia.Context, capsys: pytest.CaptureFixture[str]) -> None:
-    """%s of literals with precision and width, %p (implementation-defined: the byte offset in the memory
-    object), escapes in the format and in the literal arguments, adjacent literals joined."""
-    src = r"""__kernel void k(__global int* x) {
+    """%s of literals with precision and width, %p (implementation-defined: the address ``(intptr_t)p`` gives,
+    which the CTS's printf test compares it with; it printed the byte offset alone), escapes in the format and in
+    the literal arguments, adjacent literals joined."""
+    src = r"""__kernel void k(__global int* x, __global ulong* at) {
     printf("[%.2s|%5s|%-4s]\t%p %p\x41\101" "\n", "abcdef", "ab", "x\"", x + 3, x);
+    at[0] = (ulong)(intptr_t)(x + 3);
+    at[1] = (ulong)(intptr_t)x;
 }"""
-    launch(ctx, src, wia.zeros(4, dtype="int32", ctx=ctx), n=1, wg=1)
-    assert capsys.readouterr().out == '[ab|   ab|x"  ]\t0xc 0x0AA\n'
+    at = wia.zeros(4, dtype="int32", ctx=ctx)  # (two ulongs: the HAL's tensors have no 64-bit integers)
+    launch(ctx, src, wia.zeros(4, dtype="int32", ctx=ctx), at, n=1, wg=1)
+    p3, p0 = (int(a) for a in at.numpy().view(np.uint64))
+    assert p3 == p0 + 12 and p0 > 0
+    assert capsys.readouterr().out == f'[ab|   ab|x"  ]\t0x{p3:x} 0x{p0:x}AA\n'
 
 
 # ------------------------------------------------------------------------------------------------ the formatter

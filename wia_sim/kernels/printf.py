@@ -18,7 +18,8 @@ literal or a ``__constant char*``, ``%p`` a pointer, a vector conversion a vecto
 too few arguments.
 
 Values print as C's printf prints them (floats promoted to double, ``%a`` in glibc's shortest hex form), except
-``%p``, which is implementation-defined: the simulator prints the byte offset in the pointer's memory object.
+``%p``, which is implementation-defined: the simulator prints the address ``(intptr_t)p`` gives (the memory
+object's tag in its high bits, the byte offset in it below; the CTS's printf test compares the two).
 """
 
 from __future__ import annotations
@@ -583,9 +584,9 @@ class PrintfOutput:
         if isinstance(v, str):
             s = v if c.precision is None else v[: c.precision]
             return _pad(s, c.flags, c.width)
-        if isinstance(v, Pointer):
-            off = np.broadcast_to(np.asarray(v.off), (self.ex.n,))[lane]
-            return _pad(f"0x{int(off):x}", c.flags, c.width)
+        if isinstance(v, Pointer):  # (its address, as ``(intptr_t)p`` gives it: the CTS compares the two)
+            address = np.broadcast_to(self.ex.addresses.address(v), (self.ex.n,))[lane]
+            return _pad(f"0x{int(address):x}", c.flags, c.width)
         assert isinstance(v, Value)
         a = np.asarray(v.a)
         if a.ndim and a.shape[0] == self.ex.n and (v.t.width == 1 or a.ndim == 2):
