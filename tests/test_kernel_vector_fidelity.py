@@ -222,3 +222,24 @@ def test_rgba_component_names_build_with_clangs_warning_on_every_device(
             (9, 27, "g"),
         ]
     ]
+
+
+VEC_STEP_SPELLED = """
+__kernel void k(__global int* d) {
+    int i = 0;
+    d[i++] = vec_step(unsigned int);
+    d[i++] = vec_step(unsigned char) + vec_step(signed short) * 10;
+    d[i++] = vec_step(const float4);
+    d[i++] = vec_step(__global int3);
+    d[i++] = vec_step(volatile __local uchar16);
+    d[i++] = vec_step(unsigned) + vec_step(const unsigned long) * 10;
+    d[i++] = (int)sizeof(vec_step(unsigned short));
+}
+"""
+
+
+def test_vec_step_of_a_type_spelled_in_words_or_qualified_on_every_device(device_ctx: wia.Context) -> None:
+    """``vec_step`` of a type name takes any, as ``sizeof`` does: C's ``unsigned int``, qualified ones (``const
+    float4``, ``__global int3``); the simulator refused them ("invalid expression"; found by the CTS probe)."""
+    (out,) = run_arrays(device_ctx, VEC_STEP_SPELLED, "k", [np.full(7, -1, np.int32)], 1, 1)
+    assert out.tolist() == [1, 11, 4, 4, 16, 11, 8]

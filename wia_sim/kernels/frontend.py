@@ -93,7 +93,9 @@ def _hidden_type_hints(text: str) -> tuple[str, list[tuple[int, int, int, str]]]
 # for a built-in scalar or vector type the call becomes its value, padded to the same length
 _SCALAR = "|".join(VECTOR_BASES)
 _WIDTH = "|".join(str(w) for w in VECTOR_WIDTHS)
-_VEC_STEP_TYPE_RE = re.compile(rf"\bvec_step\s*\(\s*(?:{_SCALAR})({_WIDTH})?\s*\)")
+_QUALIFIERS = r"(?:(?:const|volatile|(?:__)?(?:global|local|constant|private))\s+)*"
+_SPELLED = r"(?:(?:un)?signed\s+(?:char|short|int|long)|unsigned|signed)"  # (C's names of the scalars: one component)
+_VEC_STEP_TYPE_RE = re.compile(rf"\bvec_step\s*\(\s*{_QUALIFIERS}(?:{_SPELLED}|(?:{_SCALAR})({_WIDTH})?)\s*\)")
 
 
 _VEC_STEP_LITERAL_RE = re.compile(rf"\bvec_step(\s*)\(\s*(?:{_SCALAR})(?:{_WIDTH})\s*\)\s*\(")
