@@ -238,3 +238,30 @@ def test_messages_name_the_file_and_line_a_line_directive_gives() -> None:
     message = str(found.value)
     assert message.startswith("bvh_kernel.cl:8: read of uninitialized __private variable 'b1'")
     assert message.endswith("\n    o[1] = b1 + p[0];")
+
+
+LINE_IN_A_CALL = """\
+#define AT(x) (x + __LINE__)
+#define ID(x) x
+#define TWICE(x) (AT(x) * 1000 + __LINE__)
+#define HERE __LINE__
+#define LATER(x) (HERE * 100 + x)"""
+
+
+def test_line_in_a_macro_call_over_several_lines_is_the_line_it_ends_on(device_ctx: wia.Context) -> None:
+    """``__LINE__`` that a macro's replacement brings is the line the invocation's closing parenthesis stands on
+    (Clang's expansion location; the outermost call's through nested ones and object-like macros); one an argument
+    brings is its own line (the simulator gave the line of the macro's name; found by the CTS probe)."""
+    body = """out[0] = AT(0
+    );
+out[1] = ID(__LINE__
+    );
+out[2] = TWICE(0
+
+    );
+out[3] = ID(
+    AT(0)
+    );
+out[4] = LATER(
+    1);"""
+    assert _ints(device_ctx, body, LINE_IN_A_CALL)[:5] == [8, 9, 13013, 15, 18 * 100 + 1]

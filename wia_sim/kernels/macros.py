@@ -50,10 +50,12 @@ class Macro:
         return join(self.body)
 
 
-def _rehome(body: Sequence[Token], at: Token, hide: frozenset[str], kept: frozenset[int] = frozenset()) -> list[Token]:
+def _rehome(
+    body: Sequence[Token], at: Token, hide: frozenset[str], ends: int, kept: frozenset[int] = frozenset()
+) -> list[Token]:
     """A macro's replacement tokens, reversed for the expander's stack, placed at the invocation ``at`` (but those
-    whose ids are ``kept``: an argument's, which stay where the source has them, as Clang's spelling locations) and
-    hidden from the macros in ``hide``."""
+    whose ids are ``kept``: an argument's, which stay where the source has them, as Clang's spelling locations),
+    hidden from the macros in ``hide``, and ending on the physical line ``ends`` (``Token.ends``)."""
     line, column = at.line, at.column
     return [
         Token(
@@ -63,6 +65,7 @@ def _rehome(body: Sequence[Token], at: Token, hide: frozenset[str], kept: frozen
             t.column if id(t) in kept else column,
             (t.hide | hide) if t.hide else hide,
             t.spelling,
+            t.ends if id(t) in kept else ends,
         )
         for t in reversed(body)
     ]
@@ -189,9 +192,12 @@ class MacroExpander:
         return name in self.macros or name in _COMPUTED or name in self.dynamic
 
     def physical_line(self, token: Token) -> int:
-        """The line ``__LINE__`` gives at ``token``: its physical line (a spliced line's continuation counts),
-        moved by ``#line``."""
-        return token.line + bisect_right(self.splices.get(token.line, ()), token.column) + self.line_offset
+        """The line ``__LINE__`` gives at ``token``: its physical line (a spliced line's continuation counts), or
+        of a macro's replacement, the line its invocation ends on (``Token.ends``), moved by ``#line``."""
+        return (token.ends or self._physical(token)) + self.line_offset
+
+    def _physical(self, token: Token) -> int:
+        return token.line + bisect_right(self.splices.get(token.line, ()), token.column)
 
     def expand(
         self,
@@ -259,7 +265,7 @@ class MacroExpander:
                 continue
             if macro.params is None:
                 hide = tok.hide | {name}
-                stack.extend(_rehome(self._paste(list(macro.body), name), tok, hide))
+                stack.extend(_rehome(self._paste(list(macro.body), name), tok, hide, tok.ends or self._physical(tok)))
                 continue
             # function-like: an invocation only if '(' follows, possibly on later lines
             j = len(stack) - 1
@@ -289,7 +295,7 @@ class MacroExpander:
                 continue
             body, from_arguments = substituted
             hide = (tok.hide & rparen.hide) | {name}
-            stack.extend(_rehome(body, tok, hide, from_arguments))
+            stack.extend(_rehome(body, tok, hide, rparen.ends or self._physical(rparen), from_arguments))
         out.extend(deferred)
         return out
 

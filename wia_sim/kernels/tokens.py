@@ -56,6 +56,9 @@ class Token:
     hide: frozenset[str] = frozenset()
     spelling: str = ""
     """A digraph's own spelling (``<:`` for ``[``), which ``#`` keeps; empty for every other token."""
+    ends: int = 0
+    """Of a token a macro's replacement list made: the physical line that macro's invocation ends on (its closing
+    parenthesis; the outermost's, through nested ones), which ``__LINE__`` gives there, as Clang does; 0: none."""
 
 
 def tokenize(text: str, line: int, column: int = 1) -> list[Token]:
