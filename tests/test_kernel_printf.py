@@ -112,6 +112,31 @@ def test_strings_pointers_and_escapes(ctx: wia.Context, capsys: pytest.CaptureFi
     assert capsys.readouterr().out == f'[ab|   ab|x"  ]\t0x{p3:x} 0x{p0:x}AA\n'
 
 
+@pytest.mark.parametrize("checks", [True, False], ids=["checks-on", "checks-off"])
+def test_a_string_without_a_nul(checks: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    """``%.2s`` reads at most two bytes (C11 7.21.6.1p8: no NUL needed within the precision), so a string of
+    four bytes without a NUL prints with checks on, where the simulator stopped with an out-of-bounds read; with
+    checks off ``%s`` of it ends at its object's end, where the simulator read the last byte again for ever
+    (found by the CTS probe). Oclgrind 21.10 prints the same; with checks on ``%s`` of it is the out-of-bounds read
+    (Oclgrind reports it too)."""
+    wia.set_backend("sim", hardware="wia-tiny", kernel_checks=checks)
+    ctx = wia.create_context()
+    bounded = r"""__kernel void k(__global const char* s, __global const char* t) {
+    printf("[%.2s][%.6s][%-5.3s|]\n", s, t, s);
+}"""
+    text = wia.tensor(np.frombuffer(b"abcd", np.int8).copy(), ctx=ctx)
+    short = wia.tensor(np.frombuffer(b"xy\0z", np.int8).copy(), ctx=ctx)
+    launch(ctx, bounded, text, short, n=8, wg=8)
+    assert capsys.readouterr().out == "[ab][xy][abc  |]\n" * 8
+    unbounded = r"""__kernel void k(__global const char* s) { if (get_global_id(0) == 7) printf("[%s]\n", s); }"""
+    if checks:
+        with pytest.raises(wia.WiaError, match=r"out-of-bounds read of 1 byte at offset 4 of a 4-byte __global"):
+            launch(ctx, unbounded, text, n=8, wg=8)
+    else:
+        launch(ctx, unbounded, text, n=8, wg=8)
+        assert capsys.readouterr().out == "[abcd]\n"
+
+
 # ------------------------------------------------------------------------------------------------ the formatter
 @pytest.mark.parametrize(
     ("fmt", "value", "bits", "floating", "expected"),

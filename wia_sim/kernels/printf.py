@@ -38,6 +38,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import SCALARS
 from wia_sim.kernels.literals import c_string
+from wia_sim.kernels.pointers import SEVERAL
 from wia_sim.kernels.spaces import Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.types import INT, TypeInfo
 
@@ -494,7 +495,7 @@ class PrintfOutput:
         lanes = np.flatnonzero(mask)
         literal = literal_format(args[0])
         fixed = c_string(literal).split("\0")[0] if literal is not None else ""  # (a NUL ends the format)
-        formats = None if literal is not None else self._strings(ex.eval(args[0], mask), mask)
+        formats = None if literal is not None else self._strings(ex.eval(args[0], mask), mask, None)
         values: list[Any] = []
         for a in args[1:]:
             text = literal_format(a)
@@ -502,7 +503,7 @@ class PrintfOutput:
                 values.append(c_string(text).split("\0")[0])
             else:
                 values.append(ex.eval(a, mask))
-        strings: dict[int, list[str | None]] = {}  # the %s arguments read from memory, by argument
+        strings: dict[tuple[int, int | None], list[str | None]] = {}  # the %s strings, by argument and precision
         texts: list[str] = []
         for n, lane in enumerate(lanes.tolist()):
             parts = self._parsed(fixed if formats is None else formats[n])
@@ -526,9 +527,9 @@ class PrintfOutput:
                             f"the format read at run time: {problem}"
                         )
                 if p.conv == "s" and isinstance(v, Pointer):
-                    if k not in strings:
-                        strings[k] = self._nullable_strings(v, mask)
-                    v = strings[k][n]
+                    if (k, p.precision) not in strings:
+                        strings[k, p.precision] = self._nullable_strings(v, mask, p.precision)
+                    v = strings[k, p.precision][n]
                 out.append(self._one(p, v, lane))
                 k += 1
             texts.append("".join(out))
@@ -545,22 +546,24 @@ class PrintfOutput:
             self._formats[fmt] = parts
         return parts
 
-    def _nullable_strings(self, p: object, mask: Array) -> list[str | None]:
+    def _nullable_strings(self, p: object, mask: Array, limit: int | None) -> list[str | None]:
         """A ``%s`` argument's strings (``_strings``), None where the pointer is NULL (printed "(null)", as
         glibc's printf prints it: Oclgrind's output)."""
         lanes = np.flatnonzero(mask)
         if not isinstance(p, Pointer) or (p.region is not None and p.null is None):
-            return list(self._strings(p, mask))
+            return list(self._strings(p, mask, limit))
         if p.region is None:  # NULL in every lane
             return [None] * lanes.size
         null = np.broadcast_to(np.asarray(p.null), (self.ex.n,))
         pointed = Pointer(p.region, p.elem, p.off, (), None, p.packed, p.affine)
-        strings = iter(self._strings(pointed, mask & ~null))
+        strings = iter(self._strings(pointed, mask & ~null, limit))
         return [None if null[lane] else next(strings) for lane in lanes.tolist()]
 
-    def _strings(self, p: object, mask: Array) -> list[str]:
-        """The NUL-terminated string each lane of ``mask`` points to, read byte by byte with every check a load
-        makes (a string running off its object is an out-of-bounds read; a NULL one is the null-pointer finding)."""
+    def _strings(self, p: object, mask: Array, limit: int | None) -> list[str]:
+        """The NUL-terminated string each lane of ``mask`` points to, at most ``limit`` bytes of it (a precision:
+        C reads no further, and needs no NUL then), read byte by byte with every check a load makes (a string
+        running off its object is an out-of-bounds read; a NULL one is the null-pointer finding). With checks off,
+        a string ends at its object's end too, where the reads would go on past it."""
         ex = self.ex
         if not isinstance(p, Pointer):
             raise UnsupportedKernel(f"line {ex.st.line}: printf: a string argument that is not a pointer")
@@ -568,7 +571,14 @@ class PrintfOutput:
         lanes = np.flatnonzero(mask)
         read: list[Array] = []
         going = mask.copy()
-        while bool(going.any()):
+        bounded = not ex.checks and p.region is not None and p.region is not SEVERAL
+        end = p.region.nbytes if p.region is not None else 0
+        start = np.broadcast_to(np.asarray(p.off, np.int64), (ex.n,))
+        while bool(going.any()) and (limit is None or len(read) < limit):
+            if bounded:
+                going &= start + len(read) < end
+                if not bool(going.any()):
+                    break
             byte = ex.load(chars.moved_by(len(read)), going)
             assert isinstance(byte, Value)
             b = np.broadcast_to(np.asarray(byte.a), (ex.n,)).copy()
