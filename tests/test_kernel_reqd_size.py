@@ -44,3 +44,36 @@ def test_no_local_size_is_an_invalid_launch(device_ctx: wia.Context, request: py
     assert info.value.code == wia.ErrorCode.INVALID_LAUNCH_CONFIG
     if wia.get_backend().name == "sim":
         assert "reqd_work_group_size(8, 2, 1)" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("source", "required"),
+    [
+        (
+            "__kernel void k(__global int* o) __attribute__((reqd_work_group_size(4, 1, 1)));\n"
+            "__kernel void k(__global int* o) { o[get_global_id(0)] = get_local_size(0); }",
+            4,
+        ),
+        (  # the definition's own wins over the prototype's, as on PoCL 3.1 and Oclgrind 21.10
+            "__kernel void k(__global int* o) __attribute__((reqd_work_group_size(4, 1, 1)));\n"
+            "__kernel __attribute__((reqd_work_group_size(2, 1, 1)))\n"
+            "void k(__global int* o) { o[get_global_id(0)] = get_local_size(0); }",
+            2,
+        ),
+    ],
+    ids=["prototype", "both"],
+)
+def test_a_prototypes_required_size_binds_the_definition(device_ctx: wia.Context, source: str, required: int) -> None:
+    """Clang merges a kernel prototype's attributes into its definition: ``reqd_work_group_size`` on the prototype
+    alone binds the launches (the simulator ignored it, and ran any local size; found by the CTS probe)."""
+    kernel = wia.compile_kernel(device_ctx, source, "k")
+    out = wia.alloc(device_ctx, 8 * 4)
+    other = 8 // required
+    with pytest.raises(wia.WiaError) as info:
+        wia.launch_kernel(kernel, wia.LaunchConfig(global_size=8, local_size=other), out)
+    assert info.value.code == wia.ErrorCode.INVALID_LAUNCH_CONFIG
+    wia.launch_kernel(kernel, wia.LaunchConfig(global_size=8, local_size=required), out)
+    staging = wia.alloc(device_ctx, 8 * 4, wia.MemoryType.HOST)
+    wia.copy_async(out, staging, 8 * 4)
+    wia.context_synchronize(device_ctx)
+    assert np.frombuffer(wia.memory_ptr(staging).tobytes(), np.int32).tolist() == [required] * 8

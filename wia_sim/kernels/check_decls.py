@@ -306,7 +306,9 @@ class DeclarationChecks(CheckerState):
 
     def file_scope_decl(self, node: c_ast.Decl) -> None:
         if isinstance(node.type, c_ast.FuncDecl | FuncDeclExt):
-            self.declare_function(node, None)
+            fn = self.declare_function(node, None)
+            if fn.is_kernel:
+                fn.reqd = self.reqd_work_group_size(node) or fn.reqd
             return
         self.sized_dims(node)
         t = self.types.resolve(node.type)
@@ -489,6 +491,8 @@ class DeclarationChecks(CheckerState):
         fn.node = definition if definition is not None else (previous.node if previous else None)
         if previous is not None and definition is None:
             return previous
+        if previous is not None:
+            fn.reqd = previous.reqd
         self.functions[name] = fn
         for p, pt in zip(nodes, fn.params, strict=True):
             if _has_function_pointer(pt) or pt.kind == "function":
@@ -539,7 +543,7 @@ class DeclarationChecks(CheckerState):
             self.error(decl, "kernel must have void return type")
         if fn.is_kernel and "static" in decl.storage:
             self.error(decl, f"kernel function '{decl.name}' cannot be static")
-        reqd = self.reqd_work_group_size(decl) if fn.is_kernel else None
+        reqd = (self.reqd_work_group_size(decl) or fn.reqd) if fn.is_kernel else None
         ctx = _Context(fn)
         scope: dict[str, _Symbol] = {}
         for p, t in zip(param_nodes, fn.params, strict=True):

@@ -76,6 +76,9 @@ class _Function:
     """A member of an overload family declared without ``__attribute__((overloadable))`` (``check_decls.overload``)."""
     images: str = ""
     """What in the function uses images or samplers, first (``images.py``): the kernels reaching it are refused."""
+    reqd: tuple[int, int, int] | None = None
+    """A kernel prototype's ``reqd_work_group_size``, which the definition takes when it gives none (Clang merges a
+    declaration's attributes into the definition)."""
 
     @property
     def shown(self) -> str:
