@@ -128,13 +128,16 @@ def test_a_string_without_a_nul(checks: bool, capsys: pytest.CaptureFixture[str]
     short = wia.tensor(np.frombuffer(b"xy\0z", np.int8).copy(), ctx=ctx)
     launch(ctx, bounded, text, short, n=8, wg=8)
     assert capsys.readouterr().out == "[ab][xy][abc  |]\n" * 8
-    unbounded = r"""__kernel void k(__global const char* s) { if (get_global_id(0) == 7) printf("[%s]\n", s); }"""
+    unbounded = r"""__kernel void k(__global const char* s, __global const char* t) {
+    __global const char* p = get_global_id(0) & 1 ? s : t;  /* into either object, by work-item */
+    if (get_global_id(0) >= 6) printf("[%s]\n", p);
+}"""
     if checks:
         with pytest.raises(wia.WiaError, match=r"out-of-bounds read of 1 byte at offset 4 of a 4-byte __global"):
-            launch(ctx, unbounded, text, n=8, wg=8)
+            launch(ctx, unbounded, text, short, n=8, wg=8)
     else:
-        launch(ctx, unbounded, text, n=8, wg=8)
-        assert capsys.readouterr().out == "[abcd]\n"
+        launch(ctx, unbounded, text, short, n=8, wg=8)
+        assert capsys.readouterr().out == "[xy]\n[abcd]\n"
 
 
 # ------------------------------------------------------------------------------------------------ the formatter

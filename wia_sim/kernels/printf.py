@@ -571,7 +571,14 @@ class PrintfOutput:
         lanes = np.flatnonzero(mask)
         read: list[Array] = []
         going = mask.copy()
-        bounded = not ex.checks and p.region is not None and p.region is not SEVERAL
+        if p.region is SEVERAL:  # (into different objects per lane: each object's lanes read on their own)
+            by_lane: dict[int, str] = {}
+            for part, lanes_in in ex.addresses.split(p, mask):
+                by_lane.update(
+                    zip(np.flatnonzero(lanes_in).tolist(), self._strings(part, lanes_in, limit), strict=True)
+                )
+            return [by_lane[lane] for lane in np.flatnonzero(mask).tolist()]
+        bounded = not ex.checks and p.region is not None
         end = p.region.nbytes if p.region is not None else 0
         start = np.broadcast_to(np.asarray(p.off, np.int64), (ex.n,))
         while bool(going.any()) and (limit is None or len(read) < limit):
