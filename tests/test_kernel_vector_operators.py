@@ -155,11 +155,17 @@ W_OF_THREE = (
 
 
 @pytest.mark.parametrize(
-    "use",
-    ["if (v.hi.y > 0) o[i] = 1;", "o[(v.odd.y + i) & 7] = 1;", "t[i] = v; o[i] = t[i].hi.y == 4 ? 1 : 0;"],
+    ("use", "how", "defined_gives"),
+    [
+        ("if (v.hi.y > 0) o[i] = 1;", "used in a condition", [int(i > 0) for i in range(8)]),
+        ("o[(v.odd.y + i) & 7] = 1;", "as an array index", [1] * 8),  # (3i & 7: every element once)
+        ("t[i] = v; o[i] = t[i].hi.y == 4 ? 1 : 0;", "used in a condition", [int(3 * i == 4) for i in range(8)]),
+    ],
     ids=["condition", "index", "in-local-memory"],
 )
-def test_branching_on_the_w_of_a_three_component_vector_is_a_finding(use: str) -> None:
+def test_branching_on_the_w_of_a_three_component_vector_is_a_finding(
+    use: str, how: str, defined_gives: list[int]
+) -> None:
     """The w that ``.hi``/``.odd`` name is undefined (6.1.7): Clang takes it as undef, on which LLVM does not let a
     program branch or index (PoCL 3.1 and Oclgrind 21.10 run such code without a word, on whatever the register
     holds). With checks on, those uses are the simulator's ``uninitialized_private`` finding, at the use; the
@@ -172,12 +178,9 @@ def test_branching_on_the_w_of_a_three_component_vector_is_a_finding(use: str) -
     assert info.value.code == wia.ErrorCode.INVALID_MEMORY
     message = str(info.value)
     assert message.startswith("kernel.cl:4: read of uninitialized component w of a 3-component vector")
-    assert ("as an array index" if "o[(v" in use else "used in a condition") in message
+    assert how in message
     defined = source.replace(".y", ".x")
-    want = [int(i > 0) for i in range(8)] if "if" in use else [int(3 * i == 4) for i in range(8)]
-    if "o[(v" in use:
-        want = [1] * 8  # (3i & 7: every element once)
-    assert list(run_arrays(ctx, defined, "k", [np.zeros(8, np.int32)], 8, 8)[0]) == want
+    assert list(run_arrays(ctx, defined, "k", [np.zeros(8, np.int32)], 8, 8)[0]) == defined_gives
 
 
 @pytest.mark.parametrize(
