@@ -8,6 +8,7 @@ give: real kernels use them (pyopencl's ``pyopencl-complex.h`` and special funct
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from kernel_backends import run_arrays
 
 import wia_hal as wia
@@ -82,3 +83,74 @@ def test_line_directive_and_later_version_macros(device_ctx: wia.Context) -> Non
     them)."""
     (o,) = run_arrays(device_ctx, LINE_DIRECTIVE, "lines", [np.zeros(3, np.int32)], 1, 1)
     np.testing.assert_array_equal(o, [42, len("generated.cl") + 1, 203])
+
+
+TARGET_MACROS = {  # as `clang-15 -cc1 -x cl -dM -E` gives them for x86_64 and spir64 alike
+    "__LITTLE_ENDIAN__": "1",
+    "__BYTE_ORDER__": "1234",
+    "__SIZEOF_POINTER__": "8",
+    "__SIZEOF_LONG__": "8",
+    "__SIZEOF_SIZE_T__": "8",
+    "__LP64__": "1",
+    "__CHAR_BIT__": "8",
+    "__INT_MAX__": "2147483647",
+    "__UINT64_MAX__": "18446744073709551615UL",
+    "__UINT32_C_SUFFIX__": "U",
+    "__INT_FAST16_WIDTH__": "16",
+    "__INT64_FMTd__": '"ld"',
+    "__PTRDIFF_TYPE__": "long int",
+    "__UINT8_TYPE__": "unsigned char",
+    "__FLT_EPSILON__": "1.19209290e-7F",
+    "__DBL_MAX__": "1.7976931348623157e+308",
+    "__FLT_MIN_EXP__": "(-125)",
+    "__ATOMIC_SEQ_CST": "5",
+    "__OPENCL_MEMORY_SCOPE_DEVICE": "2",
+    "__FINITE_MATH_ONLY__": "0",
+}
+
+
+def _expansions(ctx: wia.Context, names: list[str], options: str = "") -> list[str]:
+    """What each macro expands to, through ``#``; "-" for one not defined."""
+    prelude = "#define STR(x) #x\n#define XSTR(x) STR(x)\n" + "".join(
+        f'#ifdef {name}\n#define V{k} XSTR({name})\n#else\n#define V{k} "-"\n#endif\n' for k, name in enumerate(names)
+    )
+    body = "".join(
+        f"{{ __constant char* s = V{k}; for (int j = 0; j < 31 && s[j]; j++) out[{32 * k} + j] = s[j]; }}\n"
+        for k in range(len(names))
+    )
+    source = prelude + "__kernel void k(__global char* out) {\n" + body + "}\n"
+    (out,) = run_arrays(ctx, source, "k", [np.zeros(32 * len(names), np.uint8)], 1, 1, options=options)
+    return [bytes(out[32 * k : 32 * (k + 1)]).rstrip(b"\0").decode() for k in range(len(names))]
+
+
+def test_clangs_target_macros(device_ctx: wia.Context) -> None:
+    """Kernels test ``__LITTLE_ENDIAN__``, ``__SIZEOF_POINTER__`` or ``__BYTE_ORDER__`` to pick a path and use
+    ``__UINT64_TYPE__`` as a type; the simulator defined none of Clang's target macros."""
+    assert _expansions(device_ctx, list(TARGET_MACROS)) == list(TARGET_MACROS.values())
+    source = "__kernel void k(__global __UINT64_TYPE__* out, __global __INT8_TYPE__* b) { *out = sizeof(*b); }"
+    (out, _) = run_arrays(device_ctx, source, "k", [np.zeros(1, np.uint64), np.zeros(1, np.int8)], 1, 1)
+    assert out[0] == 1
+    source = "__kernel void k(__global int* out) {\n#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__\n*out = 1;\n#endif\n}"
+    assert run_arrays(device_ctx, source, "k", [np.zeros(1, np.int32)], 1, 1)[0][0] == 1
+
+
+@pytest.mark.parametrize(
+    ("options", "defined"),
+    [
+        ("", ["__OPTIMIZE__"]),
+        ("-cl-opt-disable", ["__NO_INLINE__"]),
+        ("-cl-finite-math-only", ["__OPTIMIZE__", "__FINITE_MATH_ONLY__"]),
+        ("-cl-fast-relaxed-math", ["__OPTIMIZE__", "__FINITE_MATH_ONLY__", "__FAST_MATH__", "__FAST_RELAXED_MATH__"]),
+    ],
+)
+def test_the_macros_build_options_define(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, options: str, defined: list[str]
+) -> None:
+    """As Clang defines them and PoCL 3.1 passes them on (Oclgrind 21.10 builds everything as with
+    -cl-opt-disable and defines no fast-math macro)."""
+    if request.node.callspec.params.get("device_ctx") == "oclgrind":
+        defined = ["__NO_INLINE__"]
+    names = ["__OPTIMIZE__", "__NO_INLINE__", "__FINITE_MATH_ONLY__", "__FAST_MATH__", "__FAST_RELAXED_MATH__"]
+    finite = "1" if "__FINITE_MATH_ONLY__" in defined else "0"
+    expected = [finite if name == "__FINITE_MATH_ONLY__" else "1" if name in defined else "-" for name in names]
+    assert _expansions(device_ctx, names, options) == expected

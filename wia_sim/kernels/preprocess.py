@@ -31,6 +31,7 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from wia_sim.kernels.clang_macros import TARGET_MACROS, option_macros
 from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic, Severity, format_log
 from wia_sim.kernels.ifexpr import ExprError, IfEvaluator
 from wia_sim.kernels.macros import Macro, MacroExpander, Unterminated
@@ -73,6 +74,7 @@ PREDEFINED_MACROS: dict[str, str] = {
     "__ENDIAN_LITTLE__": "1",
     "NULL": "((void*)0)",  # (Clang's opencl-c-base.h, as PoCL 3.1 and Oclgrind 21.10 define it)
     "__WIA_SIM__": "1",
+    **TARGET_MACROS,
     # Clang's, as PoCL 3.1's Clang 15.0.6 defines them (Oclgrind 21.10's is 14.0.6): kernels test them to pick
     # Clang's paths, whose language the front end follows
     "__clang__": "1",
@@ -748,8 +750,8 @@ def preprocess(
         pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
     for name in sorted(extensions | CORE_EXTENSIONS):
         pp.expander.define(tokenize(f"{name} 1", 0), None, None)
-    if "-cl-fast-relaxed-math" in options.split():  # OpenCL C 1.2 6.10 (PoCL defines it; Oclgrind 21.10 does not)
-        pp.expander.define(tokenize("__FAST_RELAXED_MATH__ 1", 0), None, None)
+    for name, value in option_macros(options.split()).items():
+        pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
     pp.diagnostics.extend(options_given.diagnostics)
     for name, value in options_given.defines:
         head = re.match(r"[A-Za-z_][A-Za-z_0-9]*(\([^)]*\))?$", name)
