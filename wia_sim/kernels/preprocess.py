@@ -23,6 +23,7 @@ build log's entries).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import os
@@ -731,6 +732,24 @@ class _Preprocessor:
         return out
 
 
+def _malformed_predefined(line: int | None, column: int | None, message: str) -> None:
+    raise ValueError(f"a predefined macro is malformed: {message}")
+
+
+@functools.cache
+def _predefined(
+    c_version: int, extensions: frozenset[str], by_options: tuple[tuple[str, str], ...]
+) -> dict[str, Macro]:
+    """The macros a build starts with (made once for each version, extension set and options: about 400)."""
+    expander = MacroExpander("", _malformed_predefined)
+    for name, value in [*PREDEFINED_MACROS.items(), *by_options]:
+        value = str(c_version) if name == "__OPENCL_C_VERSION__" else value
+        expander.define(tokenize(f"{name} {value}", 0), None, None)
+    for name in sorted(extensions | CORE_EXTENSIONS):
+        expander.define(tokenize(f"{name} 1", 0), None, None)
+    return expander.macros
+
+
 def preprocess(
     source: str,
     options: str = "",
@@ -745,13 +764,7 @@ def preprocess(
     options_given = parse_build_options(options)
     pp = _Preprocessor(filename, options_given.include_dirs)
     pp.directory = directory
-    for name, value in PREDEFINED_MACROS.items():
-        value = str(options_given.c_version) if name == "__OPENCL_C_VERSION__" else value
-        pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
-    for name in sorted(extensions | CORE_EXTENSIONS):
-        pp.expander.define(tokenize(f"{name} 1", 0), None, None)
-    for name, value in option_macros(options.split()).items():
-        pp.expander.define(tokenize(f"{name} {value}", 0), None, None)
+    pp.macros.update(_predefined(options_given.c_version, extensions, tuple(option_macros(options.split()).items())))
     pp.diagnostics.extend(options_given.diagnostics)
     for name, value in options_given.defines:
         head = re.match(r"[A-Za-z_][A-Za-z_0-9]*(\([^)]*\))?$", name)
