@@ -468,6 +468,10 @@ class DeclarationChecks(CheckerState):
             self.error(decl, f"old-style (K&R) parameter lists are not supported ('{name}')")
         if fn.variadic:
             self.error(decl, f"variadic functions are not supported ('{name}')")
+        for attr in [] if is_kernel else _function_attributes(decl):  # (OpenCL C 1.2 6.7.2: a kernel's alone)
+            called = attr.name.name if isinstance(attr, c_ast.FuncCall) and isinstance(attr.name, c_ast.ID) else None
+            if called in ("reqd_work_group_size", "work_group_size_hint", "vec_type_hint"):
+                self.error(decl, f"attribute '{called}' can only be applied to an OpenCL kernel function")
         if is_kernel and name == "main":
             self.error(decl, "kernel cannot be called 'main'")
         if (is_builtin_function(name) or name in UNSUPPORTED_BUILTINS or name == "printf") and (
@@ -575,15 +579,8 @@ class DeclarationChecks(CheckerState):
             self.helpers[decl.name] = FunctionInfo(decl.name, params, fn.return_type, node, line, calls)
 
     def reqd_work_group_size(self, decl: c_ast.Decl) -> tuple[int, int, int] | None:
-        attributes: list[c_ast.Node] = []
-        for spec in decl.funcspec:
-            if isinstance(spec, AttributeSpecifier) and spec.exprlist is not None:
-                attributes.extend(spec.exprlist.exprs)
-        ftype = decl.type
-        if isinstance(ftype, FuncDeclExt) and ftype.attributes is not None:
-            attributes.extend(ftype.attributes.exprs)
         reqd = None
-        for attr in attributes:
+        for attr in _function_attributes(decl):
             if (
                 isinstance(attr, c_ast.FuncCall)
                 and isinstance(attr.name, c_ast.ID)
@@ -1205,3 +1202,14 @@ class DeclarationChecks(CheckerState):
         if k is None:
             return "expression is not an integer constant expression"
         return None
+
+
+def _function_attributes(decl: c_ast.Decl) -> list[c_ast.Node]:
+    """The ``__attribute__((...))`` entries before a function's declarator and after its parameter list."""
+    attributes: list[c_ast.Node] = []
+    for spec in decl.funcspec:
+        if isinstance(spec, AttributeSpecifier) and spec.exprlist is not None:
+            attributes.extend(spec.exprlist.exprs)
+    if isinstance(decl.type, FuncDeclExt) and decl.type.attributes is not None:
+        attributes.extend(decl.type.attributes.exprs)
+    return attributes
