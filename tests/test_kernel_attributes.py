@@ -70,3 +70,67 @@ def test_attribute_arguments_clang_takes(device_ctx: wia.Context, attribute: str
     source = f"typedef float4 F4; __kernel __attribute__(({attribute})) {BODY}"
     (out,) = run_arrays(device_ctx, source, "k", [np.zeros(16, np.int32)], 16, 8)
     assert out.tolist() == [7] * 16
+
+
+@pytest.mark.parametrize(
+    "attribute", ["reqd_work_group_size(8, 1, 1)", "work_group_size_hint(8, 1, 1)", "vec_type_hint(float4)"]
+)
+def test_a_kernel_attribute_on_another_function_is_clangs_error(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, attribute: str
+) -> None:
+    """OpenCL C 1.2 6.7.2 gives these attributes to kernels; the simulator took them on any function (and on a
+    prototype), which PoCL 3.1 and Oclgrind 21.10 refuse."""
+    message = f"attribute '{attribute.split('(')[0]}' can only be applied to an OpenCL kernel function"
+    helper = f"__attribute__(({attribute})) void h(__global int* a)"
+    kernel = "__kernel void k(__global int* a) { h(a); }"
+    column = len(f"__attribute__(({attribute})) void ") + 1
+    assert_refused(device_ctx, request, f"{helper} {{ *a = 1; }}\n{kernel}", message, f"1:{column}")
+    assert_refused(device_ctx, request, f"{helper};\nvoid h(__global int* a) {{ *a = 1; }}\n{kernel}", message)
+
+
+LOOP = "for (int i = 0; i < 4; i++) a[i] = i;"
+
+
+@pytest.mark.parametrize(
+    ("hints", "message", "at"),
+    [
+        ("#pragma unroll 0", "invalid value '0'; must be positive", "2:16"),
+        ("#pragma unroll (-1)", "invalid value '-1'; must be positive", "2:16"),
+        ("#pragma unroll Z", "invalid value '0'; must be positive", "2:16"),
+        ("#pragma unroll n", "expression is not an integer constant expression", "2:16"),
+        ("#pragma unroll 2.5f", "invalid argument of type 'float'; expected an integer type", "2:16"),
+        (
+            "#pragma unroll 2\n#pragma unroll 4",
+            "duplicate directives '#pragma unroll(2)' and '#pragma unroll(4)'",
+            "3:9",
+        ),
+        ("#pragma nounroll\n#pragma unroll", "duplicate directives '#pragma nounroll' and '#pragma unroll'", "3:9"),
+        ("#pragma unroll 2\na[0] = 1;", "expected a for, while, or do-while loop to follow '#pragma unroll'", "3:1"),
+    ],
+)
+def test_loop_hints_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, hints: str, message: str, at: str
+) -> None:
+    """Clang checks ``#pragma unroll``'s count (an integer constant expression above zero, macros expanded),
+    one hint of each kind on a loop, and that a loop follows; the simulator dropped the line unread."""
+    source = "__kernel void k(__global int* a, int n) {\n" + hints + "\n" + LOOP + "\n}\n"
+    assert_refused(device_ctx, request, source, message, at, options="-DZ=0")
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        f"#pragma unroll N\n{LOOP}",
+        f"#pragma unroll(4)\n{LOOP}",
+        f"#pragma unroll sizeof(int)\n{LOOP}",
+        f"#pragma unroll\n#pragma unroll_and_jam 2\n{LOOP}",
+        "for (int j = 0; j < 2; j++)\n#pragma unroll 2\n  for (int i = 0; i < 2; i++) a[2 * j + i] = 2 * j + i;",
+        "int i = 0;\n#pragma nounroll\nwhile (i < 4) { a[i] = i; i++; }",
+        "int i = 0;\nif (n)\n#pragma unroll 2\n  do { a[i] = i; i++; } while (i < 4);",
+    ],
+)
+def test_loop_hints_clang_takes(device_ctx: wia.Context, body: str) -> None:
+    """Hints change nothing the kernel computes, a loop the parser wrapped with its hint included."""
+    source = "__kernel void k(__global int* a, int n) {\n" + body + "\n}\n"
+    (out,) = run_arrays(device_ctx, source, "k", [np.full(4, -1, np.int32)], 1, 1, np.int32(1), options="-DN=4")
+    assert out.tolist() == [0, 1, 2, 3]

@@ -328,15 +328,16 @@ def test_only_the_first_true_elif_is_taken_and_skipped_groups_are_not_processed(
     assert [line for line in lines if line] == ["a", "c"]
 
 
-def test_pragmas_are_ignored() -> None:
+def test_pragmas_are_ignored_but_loop_hints_stay_for_the_checker() -> None:
     lines = pp_lines(
         """\
         #pragma OPENCL EXTENSION cl_khr_fp64 : enable
-        #pragma unroll 4
+        #define N 4
+        #pragma unroll   N
         int x;
         """
     )
-    assert lines[:3] == ["", "", "int x;"]
+    assert lines[:4] == ["", "", "#pragma unroll   4", "int x;"]
 
 
 @pytest.mark.parametrize(

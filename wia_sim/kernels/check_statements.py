@@ -11,6 +11,8 @@ from pycparserext.ext_c_parser import Asm, RangeExpression
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _ctype, _Switch
 from wia_sim.kernels.ctype import CType, promoted, wrap
 from wia_sim.kernels.jumps import jumps_out, value_item
+from wia_sim.kernels.loop_hints import LoopHint, loop_hint
+from wia_sim.kernels.parsing import ast_nodes
 from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.types import FLOATS, UNKNOWN, VOID, TypeInfo, const_int
 
@@ -33,9 +35,12 @@ class StatementChecks(CheckerState):
         # ``for (...) #pragma ... stmt`` starts at its pragma)
         if items and _coord_of(node) == _coord_of(items[0]):
             leading = False
-        for item in items:
+        for k, item in enumerate(items):
             if isinstance(item, c_ast.Pragma):
-                if not leading:
+                hint = loop_hint(item)
+                if hint is not None:
+                    self.loop_hint(hint, items[k + 1 :], after_hint=k > 0 and _is_loop_hint(items[k - 1]))
+                elif not leading:
                     self.misplaced_pragma(item)
                 continue
             leading = False
@@ -45,6 +50,52 @@ class StatementChecks(CheckerState):
         types.typedefs, types.aliases, types.vector_typedefs, types.spaced_typedefs = saved
         if new_scope:
             self.scopes.pop()
+
+    def loop_hint(self, hint: LoopHint, following: list[c_ast.Node], after_hint: bool) -> None:
+        """Clang's checks of a loop hint (``loop_hints.py``): a count is an integer constant expression above zero;
+        the hints a run of them gives are of different kinds, and a loop follows the run (``after_hint``: this hint
+        is not the run's first)."""
+        count_text = None
+        if hint.extra_column is not None:
+            self.diagnostics.append(
+                Diagnostic(
+                    self.filename,
+                    hint.line,
+                    hint.extra_column,
+                    f"extra tokens at end of '#pragma {hint.word}' - ignored",
+                    "warning",
+                )
+            )
+        if hint.count is not None:
+            t = self.expr_quiet(hint.count)
+            value = self.constant(hint.count) if t.kind == "scalar" else None
+            problem = None
+            if t.kind == "scalar" and t.name in FLOATS:
+                problem = f"invalid argument of type '{t.name}'; expected an integer type"
+            elif value is None and any(isinstance(n, c_ast.ID) for n in ast_nodes(hint.count)):
+                problem = "expression is not an integer constant expression"  # (a variable's: ``#pragma unroll n``)
+            elif value is not None and value <= 0:
+                problem = f"invalid value '{value}'; must be positive"
+            if problem is not None:
+                self.diagnostics.append(Diagnostic(self.filename, hint.line, hint.count_column, problem))
+            count_text = None if value is None else str(value)
+        if after_hint:
+            return
+        seen = {hint.category: hint.spelled(count_text)}
+        for item in following:
+            other = loop_hint(item) if isinstance(item, c_ast.Pragma) else None
+            if other is None:
+                if not isinstance(item, c_ast.For | c_ast.While | c_ast.DoWhile):
+                    message = f"expected a for, while, or do-while loop to follow '#pragma {hint.word}'"
+                    self.error(item, message)
+                return
+            value = self.constant(other.count) if other.count is not None else None
+            spelled = other.spelled(None if value is None else str(value))
+            if other.category in seen:
+                message = f"duplicate directives '{seen[other.category]}' and '{spelled}'"
+                self.diagnostics.append(Diagnostic(self.filename, other.line, other.column, message))
+            seen[other.category] = spelled
+        self.diagnostics.append(Diagnostic(self.filename, hint.line, hint.column, "expected statement"))
 
     def misplaced_pragma(self, node: c_ast.Pragma, where: str = "") -> None:
         """Clang's error for ``#pragma OPENCL FP_CONTRACT`` (the only pragma the preprocessor leaves in the program)
@@ -282,3 +333,7 @@ class StatementChecks(CheckerState):
         elif t is not None:
             result = fn.node.decl.type.type if fn.node is not None else None  # (the FuncDecl's result type node)
             self.check_assignment_types(fn.return_type, t, node, result)
+
+
+def _is_loop_hint(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.Pragma) and loop_hint(node) is not None

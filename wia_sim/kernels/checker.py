@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pycparser import c_ast
 from pycparserext.ext_c_parser import TypeOfDeclaration, TypeOfExpression
 
-from wia_sim.kernels import images
+from wia_sim.kernels import images, loop_hints
 from wia_sim.kernels.check_calls import CallChecks
 from wia_sim.kernels.check_decls import DeclarationChecks
 from wia_sim.kernels.check_exprs import ExpressionChecks
@@ -292,6 +292,8 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.check_recursion()
         self.refuse_image_kernels()
         self.vec_type_hints()
+        for node in items:
+            loop_hints.strip(node)
 
     def vec_type_hints(self) -> None:
         """The type of each ``vec_type_hint`` (OpenCL C 1.2 6.7.2) is a built-in scalar or vector type of the

@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from wia_sim.kernels.clang_macros import TARGET_MACROS, option_macros
 from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic, Severity, format_log
 from wia_sim.kernels.ifexpr import ExprError, IfEvaluator
+from wia_sim.kernels.loop_hints import LOOP_HINTS, laid_out
 from wia_sim.kernels.macros import Macro, MacroExpander, Unterminated
 from wia_sim.kernels.options import FLOAT_EXTENSIONS, parse_build_options
 from wia_sim.kernels.tokens import (
@@ -650,8 +651,17 @@ class _Preprocessor:
         """OpenCL 1.2 9.1's extension pragmas, ``once`` and ``pack`` (from output line ``at`` on); the others
         (``unroll``, ``FP_CONTRACT``) are hints. A ``#pragma OPENCL FP_CONTRACT`` line (a ``directive``, not
         ``_Pragma``) stays in the output, its ``FP_CONTRACT`` at its column, for the checker: Clang takes it only at
-        file scope or at the start of a compound statement."""
+        file scope or at the start of a compound statement. So does a ``#pragma unroll`` line, whose count Clang
+        checks and which must precede a loop."""
         text = [t.text for t in words]
+        if directive and text[:1] and text[0] in LOOP_HINTS and words[0].column is not None:
+            # Clang's loop hints, for the checker (``loop_hints.py``): the count macro-expanded, at its column
+            self.out[at - 1] = (
+                " " * max(words[0].column - 9, 0)
+                + "#pragma "
+                + laid_out([words[0], *significant(self.expander.expand(words[1:]))])
+            )
+            return
         if directive and text[:2] == ["OPENCL", "FP_CONTRACT"] and len(text) == 3 and words[1].column is not None:
             self.out[at - 1] = " " * max(words[1].column - 16, 0) + "#pragma OPENCL FP_CONTRACT " + text[2]
             return

@@ -1,0 +1,112 @@
+"""Clang's loop hint pragmas, ``#pragma unroll``, ``#pragma unroll N`` or ``(N)``, ``#pragma nounroll`` and the
+``unroll_and_jam`` pair: hints the simulator has no use for, which Clang checks all the same. The preprocessor
+leaves such a line in the program with its count macro-expanded (``laid_out``); the checker reads it here
+(``loop_hint``), holds the count to Clang's rules and the hint to the loop it must precede, then takes the pragmas
+out of the tree (``strip``), so that the executor sees the program as it would without them."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import re
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from wia_sim.kernels.parsing import parse, set_child
+from wia_sim.kernels.tokens import Token, significant, tokenize
+
+__all__ = ["LOOP_HINTS", "LoopHint", "laid_out", "loop_hint", "strip"]
+
+LOOP_HINTS = frozenset({"unroll", "nounroll", "unroll_and_jam", "nounroll_and_jam"})
+
+
+def laid_out(tokens: list[Token]) -> str:
+    """The tokens' text, each at its column counted from the first's where the columns allow (the tokens a macro
+    expanded to share its name's column: those stand one space apart)."""
+    parts: list[str] = []
+    at = tokens[0].column or 1
+    for tok in tokens:
+        pad = tok.column - at if tok.column is not None and tok.column > at else int(bool(parts))
+        parts.append(" " * pad + tok.text)
+        at += pad + len(tok.text)
+    return "".join(parts)
+
+
+@dataclass(frozen=True)
+class LoopHint:
+    """One loop hint pragma: its word, the count's expression (None: none given, or none the parser reads without
+    the program's own type names) and where the word, the count and any extra tokens after it stand."""
+
+    word: str
+    line: int | None
+    column: int | None
+    count: c_ast.Node | None
+    count_column: int | None
+    extra_column: int | None
+
+    @property
+    def category(self) -> str:
+        """Clang allows one hint of each category on a loop."""
+        return self.word.removeprefix("no")
+
+    def spelled(self, count: str | None) -> str:
+        """As Clang names the hint in its diagnostics."""
+        return f"#pragma {self.word}" + (f"({count})" if count is not None else "")
+
+
+def loop_hint(pragma: c_ast.Pragma) -> LoopHint | None:
+    """The loop hint a pragma the preprocessor left in the program gives, or None for another pragma."""
+    tokens = significant(tokenize(pragma.string, 1, 1))
+    if not tokens or tokens[0].text not in LOOP_HINTS:
+        return None
+    line = pragma.coord.line if pragma.coord is not None else None
+    start = pragma.coord.column if pragma.coord is not None else None
+
+    def column(tok: Token) -> int | None:
+        return None if start is None or tok.column is None else start + tok.column - 1
+
+    word, rest = tokens[0].text, tokens[1:]
+    if not rest:
+        return LoopHint(word, line, start, None, None, None)
+    if word.startswith("no"):
+        return LoopHint(word, line, start, None, None, column(rest[0]))
+    for end in range(len(rest), 0, -1):  # (Clang reads one expression and warns about what follows it)
+        count = _expression(" ".join(t.text for t in rest[:end]))
+        if count is not None:
+            count = copy.deepcopy(count)  # (the checker's own, which it may annotate)
+            extra = column(rest[end]) if end < len(rest) else None
+            return LoopHint(word, line, start, count, column(rest[0]), extra)
+    return LoopHint(word, line, start, None, column(rest[0]), None)
+
+
+@functools.lru_cache(maxsize=256)
+def _expression(text: str) -> c_ast.Node | None:
+    """``text`` parsed as an expression, or None (a count repeats across a program's loops: parsed once)."""
+    parsed = parse(f"int __wia_count = {text};")
+    decl = parsed.ast.ext[-1] if not parsed.errors and parsed.ast.ext else None
+    return decl.init if isinstance(decl, c_ast.Decl) else None
+
+
+def strip(node: c_ast.Node) -> None:
+    """Take the loop hint pragmas out of a checked tree: out of each block, and the block the parser made of a
+    hint and the statement after it (``for (...) #pragma unroll for (...)``) becomes that statement."""
+    for name, child in node.children():
+        if isinstance(child, c_ast.Compound) and child.block_items:
+            kept = [item for item in child.block_items if not _is_hint(item)]
+            wrapper = len(kept) == 1 and len(child.block_items) > 1 and _coord(child) == _coord(child.block_items[0])
+            if wrapper and not isinstance(node, c_ast.FuncDef | c_ast.Compound):
+                set_child(node, name, kept[0])
+                strip(kept[0])
+                continue
+            child.block_items = kept
+        strip(child)
+
+
+def _is_hint(node: c_ast.Node) -> bool:
+    word = re.match(r"\s*(\w+)", node.string) if isinstance(node, c_ast.Pragma) else None
+    return word is not None and word.group(1) in LOOP_HINTS
+
+
+def _coord(node: c_ast.Node) -> tuple[int | None, int | None]:
+    return (node.coord.line, node.coord.column) if node.coord is not None else (None, None)
