@@ -164,6 +164,13 @@ def test_a_string_without_a_nul(checks: bool, capsys: pytest.CaptureFixture[str]
         ("%A", float("inf"), 0, True, "INF"),
         ("%g", 1e-5, 0, True, "1e-05"),
         ("%#g", 1.0, 0, True, "1.00000"),
+        # (a carry up to 10**P under %#.Pg: glibc's exponent style without digits, as PoCL and Oclgrind print it)
+        ("%#.3g", 999.6, 0, True, "1.e+03"),
+        ("%#+.3G", -999.9, 0, True, "-1.E+03"),
+        ("%#012.2g", 99.99, 0, True, "0000001.e+02"),
+        ("%#g", 999999.5, 0, True, "1.e+06"),
+        ("%#.3g", 99.96, 0, True, "100."),
+        ("%#.3g", 0.0009996, 0, True, "0.00100"),
     ],
 )
 def test_format_value(fmt: str, value: float, bits: int, floating: bool, expected: str) -> None:
