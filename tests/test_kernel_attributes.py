@@ -89,6 +89,8 @@ def test_a_kernel_attribute_on_another_function_is_clangs_error(
 
 
 LOOP = "for (int i = 0; i < 4; i++) a[i] = i;"
+HINT = "__attribute__((opencl_unroll_hint{}))"
+HINTED = "'opencl_unroll_hint' attribute"
 
 
 @pytest.mark.parametrize(
@@ -106,13 +108,17 @@ LOOP = "for (int i = 0; i < 4; i++) a[i] = i;"
         ),
         ("#pragma nounroll\n#pragma unroll", "duplicate directives '#pragma nounroll' and '#pragma unroll'", "3:9"),
         ("#pragma unroll 2\na[0] = 1;", "expected a for, while, or do-while loop to follow '#pragma unroll'", "3:1"),
+        (HINT.format("(0)"), f"{HINTED} requires a positive integral compile time constant expression", "2:16"),
+        (HINT.format("(n)"), f"{HINTED} requires an integer constant", "2:16"),
+        (HINT.format("") + " a[0] = 1;", f"{HINTED} only applies to 'for', 'while', and 'do' statements", "2:16"),
     ],
 )
 def test_loop_hints_clang_refuses(
     device_ctx: wia.Context, request: pytest.FixtureRequest, hints: str, message: str, at: str
 ) -> None:
     """Clang checks ``#pragma unroll``'s count (an integer constant expression above zero, macros expanded),
-    one hint of each kind on a loop, and that a loop follows; the simulator dropped the line unread."""
+    one hint of each kind on a loop, and that a loop follows, and ``opencl_unroll_hint``'s alike; the simulator
+    dropped the line unread, and the attribute anywhere but before a loop was a syntax error."""
     source = "__kernel void k(__global int* a, int n) {\n" + hints + "\n" + LOOP + "\n}\n"
     assert_refused(device_ctx, request, source, message, at, options="-DZ=0")
 
@@ -127,6 +133,9 @@ def test_loop_hints_clang_refuses(
         "for (int j = 0; j < 2; j++)\n#pragma unroll 2\n  for (int i = 0; i < 2; i++) a[2 * j + i] = 2 * j + i;",
         "int i = 0;\n#pragma nounroll\nwhile (i < 4) { a[i] = i; i++; }",
         "int i = 0;\nif (n)\n#pragma unroll 2\n  do { a[i] = i; i++; } while (i < 4);",
+        f"{HINT.format('(N)')}\n{LOOP}",
+        f"for (int j = 0; j < 2; j++) {HINT.format('')}\n  for (int i = 0; i < 2; i++) a[2 * j + i] = 2 * j + i;",
+        "int i = 0; __attribute__((__opencl_unroll_hint__(2))) while (i < 4) { a[i] = i; i++; }",
     ],
 )
 def test_loop_hints_clang_takes(device_ctx: wia.Context, body: str) -> None:

@@ -53,31 +53,31 @@ class StatementChecks(CheckerState):
 
     def loop_hint(self, hint: LoopHint, following: list[c_ast.Node], after_hint: bool) -> None:
         """Clang's checks of a loop hint (``loop_hints.py``): a count is an integer constant expression above zero;
-        the hints a run of them gives are of different kinds, and a loop follows the run (``after_hint``: this hint
-        is not the run's first)."""
+        the ``#pragma`` hints a run of them gives are of different kinds, and a loop follows the run
+        (``after_hint``: this hint is not the run's first)."""
+        named = "'opencl_unroll_hint' attribute"
         count_text = None
         if hint.extra_column is not None:
-            self.diagnostics.append(
-                Diagnostic(
-                    self.filename,
-                    hint.line,
-                    hint.extra_column,
-                    f"extra tokens at end of '#pragma {hint.word}' - ignored",
-                    "warning",
-                )
-            )
+            message = f"extra tokens at end of '#pragma {hint.word}' - ignored"
+            self.diagnostics.append(Diagnostic(self.filename, hint.line, hint.extra_column, message, "warning"))
         if hint.count is not None:
             t = self.expr_quiet(hint.count)
             value = self.constant(hint.count) if t.kind == "scalar" else None
+            variable = any(isinstance(n, c_ast.ID) for n in ast_nodes(hint.count))
             problem = None
-            if t.kind == "scalar" and t.name in FLOATS:
+            if hint.attribute and (value is None or t.name in FLOATS):
+                problem = f"{named} requires an integer constant"
+            elif hint.attribute and value is not None and value <= 0:
+                problem = f"{named} requires a positive integral compile time constant expression"
+            elif t.kind == "scalar" and t.name in FLOATS:
                 problem = f"invalid argument of type '{t.name}'; expected an integer type"
-            elif value is None and any(isinstance(n, c_ast.ID) for n in ast_nodes(hint.count)):
-                problem = "expression is not an integer constant expression"  # (a variable's: ``#pragma unroll n``)
+            elif value is None and variable:  # (a variable's: ``#pragma unroll n``)
+                problem = "expression is not an integer constant expression"
             elif value is not None and value <= 0:
                 problem = f"invalid value '{value}'; must be positive"
             if problem is not None:
-                self.diagnostics.append(Diagnostic(self.filename, hint.line, hint.count_column, problem))
+                at = hint.column if hint.attribute else hint.count_column
+                self.diagnostics.append(Diagnostic(self.filename, hint.line, at, problem))
             count_text = None if value is None else str(value)
         if after_hint:
             return
@@ -85,13 +85,17 @@ class StatementChecks(CheckerState):
         for item in following:
             other = loop_hint(item) if isinstance(item, c_ast.Pragma) else None
             if other is None:
-                if not isinstance(item, c_ast.For | c_ast.While | c_ast.DoWhile):
-                    message = f"expected a for, while, or do-while loop to follow '#pragma {hint.word}'"
-                    self.error(item, message)
+                if isinstance(item, c_ast.For | c_ast.While | c_ast.DoWhile):
+                    return
+                if hint.attribute:
+                    message = f"{named} only applies to 'for', 'while', and 'do' statements"
+                    self.diagnostics.append(Diagnostic(self.filename, hint.line, hint.column, message))
+                else:
+                    self.error(item, f"expected a for, while, or do-while loop to follow '#pragma {hint.word}'")
                 return
             value = self.constant(other.count) if other.count is not None else None
             spelled = other.spelled(None if value is None else str(value))
-            if other.category in seen:
+            if other.category in seen and not other.attribute:
                 message = f"duplicate directives '{seen[other.category]}' and '{spelled}'"
                 self.diagnostics.append(Diagnostic(self.filename, other.line, other.column, message))
             seen[other.category] = spelled

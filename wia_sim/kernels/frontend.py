@@ -124,11 +124,21 @@ def _vec_step_literals(text: str) -> str:
     return "".join(pieces) + text[done:] if pieces else text
 
 
-_LOOP_HINT_RE = re.compile(
-    r"\b__attribute__\s*\(\(\s*(?:__)?opencl_unroll_hint(?:__)?\s*(?:\([^()]*\))?\s*\)\)(?=\s*(?:for|while|do)\b)"
-)
-"""``__attribute__((opencl_unroll_hint(N)))`` before a loop (OpenCL C 2.0's, which Clang takes in 1.2 too): a hint
-the parser cannot place on a statement and the simulator has no use for, blanked (columns and lines kept)."""
+_LOOP_HINT_RE = re.compile(r"\b__attribute__\s*\(\(\s*((?:__)?opencl_unroll_hint(?:__)?)\s*(?:\(([^()]*)\))?\s*\)\)")
+"""``__attribute__((opencl_unroll_hint(N)))`` (OpenCL C 2.0's, which Clang takes in 1.2 too), an attribute the
+parser cannot place on a statement (``_loop_hint_pragma``)."""
+
+
+def _loop_hint_pragma(m: re.Match[str]) -> str:
+    """An ``opencl_unroll_hint`` attribute as the ``_Pragma`` the parser places before the statement it precedes,
+    for the checks ``loop_hints.py`` makes: its name and count at their columns, lines kept (one over several
+    lines, or with a string in it, is blanked: the hint has no effect here)."""
+    text, name_at = m.group(0), m.start(1) - m.start()
+    count = "" if m.group(2) is None else " " * (m.start(2) - m.end(1)) + m.group(2)
+    pragma = " " * (name_at - len('_Pragma("')) + f'_Pragma("{m.group(1)}{count}")'
+    if "\n" in text or '"' in count or "\\" in count or len(pragma) > len(text):
+        return blanked(text)
+    return pragma.ljust(len(text))
 
 
 _GNU_ALIGNOF_RE = re.compile(rf"{STRING_LITERAL.pattern}|\b__alignof(?:__)?\b")
@@ -283,7 +293,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     text, type_hints = _hidden_type_hints(hoisted_attributes(pp.text))
     text = _vec_step_literals(text)
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, text)
-    text = _LOOP_HINT_RE.sub(lambda m: blanked(m.group(0)), text)
+    text = _LOOP_HINT_RE.sub(_loop_hint_pragma, text)
     gnu_alignof = frozenset(
         (text.count("\n", 0, m.start()) + 1, m.start() - text.rfind("\n", 0, m.start()))
         for m in _in_code(_GNU_ALIGNOF_RE, text)

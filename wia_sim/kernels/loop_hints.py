@@ -1,6 +1,7 @@
 """Clang's loop hint pragmas, ``#pragma unroll``, ``#pragma unroll N`` or ``(N)``, ``#pragma nounroll`` and the
-``unroll_and_jam`` pair: hints the simulator has no use for, which Clang checks all the same. The preprocessor
-leaves such a line in the program with its count macro-expanded (``laid_out``); the checker reads it here
+``unroll_and_jam`` pair, and OpenCL C 2.0's ``__attribute__((opencl_unroll_hint(N)))``: hints the simulator has no
+use for, which Clang checks all the same. The preprocessor leaves such a line in the program with its count
+macro-expanded (``laid_out``), the front end turns the attribute into a ``_Pragma``; the checker reads them here
 (``loop_hint``), holds the count to Clang's rules and the hint to the loop it must precede, then takes the pragmas
 out of the tree (``strip``), so that the executor sees the program as it would without them."""
 
@@ -16,9 +17,11 @@ from pycparser import c_ast
 from wia_sim.kernels.parsing import parse, set_child
 from wia_sim.kernels.tokens import Token, significant, tokenize
 
-__all__ = ["LOOP_HINTS", "LoopHint", "laid_out", "loop_hint", "strip"]
+__all__ = ["LOOP_HINTS", "LOOP_PRAGMAS", "LoopHint", "laid_out", "loop_hint", "strip"]
 
-LOOP_HINTS = frozenset({"unroll", "nounroll", "unroll_and_jam", "nounroll_and_jam"})
+LOOP_PRAGMAS = frozenset({"unroll", "nounroll", "unroll_and_jam", "nounroll_and_jam"})
+"""The words of the ``#pragma`` lines the preprocessor leaves in the program."""
+LOOP_HINTS = LOOP_PRAGMAS | {"opencl_unroll_hint"}
 
 
 def laid_out(tokens: list[Token]) -> str:
@@ -47,8 +50,13 @@ class LoopHint:
 
     @property
     def category(self) -> str:
-        """Clang allows one hint of each category on a loop."""
+        """Clang allows one ``#pragma`` hint of each category on a loop."""
         return self.word.removeprefix("no")
+
+    @property
+    def attribute(self) -> bool:
+        """``opencl_unroll_hint``, which Clang checks in an attribute's words."""
+        return self.word == "opencl_unroll_hint"
 
     def spelled(self, count: str | None) -> str:
         """As Clang names the hint in its diagnostics."""
@@ -57,16 +65,18 @@ class LoopHint:
 
 def loop_hint(pragma: c_ast.Pragma) -> LoopHint | None:
     """The loop hint a pragma the preprocessor left in the program gives, or None for another pragma."""
-    tokens = significant(tokenize(pragma.string, 1, 1))
-    if not tokens or tokens[0].text not in LOOP_HINTS:
+    text, start = pragma.string, pragma.coord.column if pragma.coord is not None else None
+    if isinstance(text, c_ast.Constant):  # an ``opencl_unroll_hint`` attribute (``frontend._loop_hint_pragma``)
+        text, start = text.value[1:-1], None if start is None else start + 2  # (the column of its "("
+    tokens = significant(tokenize(text, 1, 1))
+    if not tokens or tokens[0].text.strip("_") not in LOOP_HINTS:
         return None
     line = pragma.coord.line if pragma.coord is not None else None
-    start = pragma.coord.column if pragma.coord is not None else None
 
     def column(tok: Token) -> int | None:
         return None if start is None or tok.column is None else start + tok.column - 1
 
-    word, rest = tokens[0].text, tokens[1:]
+    word, rest = tokens[0].text.strip("_"), tokens[1:]
     if not rest:
         return LoopHint(word, line, start, None, None, None)
     if word.startswith("no"):
@@ -104,8 +114,11 @@ def strip(node: c_ast.Node) -> None:
 
 
 def _is_hint(node: c_ast.Node) -> bool:
-    word = re.match(r"\s*(\w+)", node.string) if isinstance(node, c_ast.Pragma) else None
-    return word is not None and word.group(1) in LOOP_HINTS
+    if not isinstance(node, c_ast.Pragma):
+        return False
+    text = node.string.value[1:] if isinstance(node.string, c_ast.Constant) else node.string
+    word = re.match(r"\s*(\w+)", text)
+    return word is not None and word.group(1).strip("_") in LOOP_HINTS
 
 
 def _coord(node: c_ast.Node) -> tuple[int | None, int | None]:

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from wia_sim.kernels.clang_macros import TARGET_MACROS, option_macros
 from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic, Severity, format_log
 from wia_sim.kernels.ifexpr import ExprError, IfEvaluator
-from wia_sim.kernels.loop_hints import LOOP_HINTS, laid_out
+from wia_sim.kernels.loop_hints import LOOP_PRAGMAS, laid_out
 from wia_sim.kernels.macros import Macro, MacroExpander, Unterminated
 from wia_sim.kernels.options import FLOAT_EXTENSIONS, parse_build_options
 from wia_sim.kernels.tokens import (
@@ -654,7 +654,7 @@ class _Preprocessor:
         file scope or at the start of a compound statement. So does a ``#pragma unroll`` line, whose count Clang
         checks and which must precede a loop."""
         text = [t.text for t in words]
-        if directive and text[:1] and text[0] in LOOP_HINTS and words[0].column is not None:
+        if directive and text[:1] and text[0] in LOOP_PRAGMAS and words[0].column is not None:
             # Clang's loop hints, for the checker (``loop_hints.py``): the count macro-expanded, at its column
             self.out[at - 1] = (
                 " " * max(words[0].column - 9, 0)
