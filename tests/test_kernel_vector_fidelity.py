@@ -12,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from kernel_backends import run_arrays
+from kernel_backends import assert_refused, run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
@@ -243,3 +243,44 @@ def test_vec_step_of_a_type_spelled_in_words_or_qualified_on_every_device(device
     float4``, ``__global int3``); the simulator refused them ("invalid expression"; found by the CTS probe)."""
     (out,) = run_arrays(device_ctx, VEC_STEP_SPELLED, "k", [np.full(7, -1, np.int32)], 1, 1)
     assert out.tolist() == [1, 11, 4, 4, 16, 11, 8]
+
+
+VEC_STEP_SCOPED = """
+typedef float4 T;
+typedef T U;
+__kernel void k(__global ulong* o) {
+    o[0] = vec_step(T);
+    o[1] = vec_step(U);
+    { typedef int2 T; o[2] = vec_step(T); }
+    o[3] = vec_step(T);
+    { float3 T = (float3)(0); o[4] = vec_step(T); }
+    int3 x; o[5] = vec_step(x);
+    o[6] = vec_step ( U ) * 10;
+    float a[vec_step(T)]; o[7] = sizeof(a);
+    switch (o[0]) { case vec_step(U): o[8] = 1; }
+    o[9] = vec_step(void);
+}
+"""
+
+
+def test_vec_step_of_a_name_is_of_what_the_name_is_in_its_scope_on_every_device(device_ctx: wia.Context) -> None:
+    """``vec_step(name)`` of a typedef (of a typedef) or a variable, the name taken as its scope has it: a block's
+    own typedef, a variable that hides a typedef; in constant expressions too. The simulator read the name as the
+    last file-wide typedef of that name, before it parsed the program (found by the CTS probe)."""
+    (out,) = run_arrays(device_ctx, VEC_STEP_SCOPED, "k", [np.zeros(10, np.uint64)], 1, 1)
+    assert out.tolist() == [4, 4, 2, 4, 4, 4, 40, 16, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("prelude", "local", "operand", "message"),
+    [
+        ("typedef struct { int x; } S;", "", "S", "'S' invalid"),
+        ("typedef struct { int x; } S;", "S s;", "s", "'__private S' invalid"),
+        ("", "int a[3];", "a", "'__private int[3]' invalid"),
+    ],
+)
+def test_vec_step_of_a_name_of_no_scalar_or_vector_type_is_clangs_error(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, prelude: str, local: str, operand: str, message: str
+) -> None:
+    source = f"{prelude}\n__kernel void k(__global ulong* o) {{ {local} *o = vec_step({operand}); }}"
+    assert_refused(device_ctx, request, source, f"'vec_step' requires built-in scalar or vector type, {message}")

@@ -297,8 +297,10 @@ class ExpressionChecks(CheckerState):
 
     def expr_UnaryOp(self, node: c_ast.UnaryOp) -> TypeInfo:
         op = node.op
-        if op in ("sizeof", "_Alignof", "alignof", "&"):
+        if op in ("sizeof", "_Alignof", "alignof", "vec_step", "&"):
             self.unloaded.add(id(node.expr))  # its operand is not read (``loaded_half``)
+        if op == "vec_step":
+            return self.vec_step_of_name(node)
         if op in ("sizeof", "_Alignof", "alignof"):
             if isinstance(node.expr, c_ast.Typename):
                 t = self.types.resolve(node.expr.type)
@@ -919,6 +921,24 @@ class ExpressionChecks(CheckerState):
                 if decl.name is None and isinstance(inner, c_ast.Struct | c_ast.Union):
                     pending.append(inner if inner.decls is not None else self.types.structs.get(str(inner.name)))
         return None
+
+    def vec_step_of_name(self, node: c_ast.UnaryOp) -> TypeInfo:
+        """``vec_step(name)`` of a type name or a variable, as the scope has the name (``frontend``: the parser
+        reads it as ``sizeof``'s operand): 1 for a scalar type, the components of a vector's, 4 for a 3-vector's
+        (OpenCL C 1.2 6.12.12), a ``size_t`` the executor reads here; any other type is Clang's error."""
+        if isinstance(node.expr, c_ast.Typename):
+            t = self.types.resolve(node.expr.type)
+            named = getattr(node.expr.type, "type", None)
+            shown = f"'{' '.join(named.names)}'" if isinstance(named, c_ast.IdentifierType) else f"'{t}'"
+        else:
+            t = self.unevaluated_expr(node.expr)
+            shown = self.clang_type(node.expr, t)
+        if t.kind in ("scalar", "vector", "void"):
+            self.sizes[id(node)] = 4 if t.width == 3 else max(t.width, 1)
+        elif t.kind != "unknown":  # (at the operand, an expression's; at vec_step, a type's)
+            where = node if isinstance(node.expr, c_ast.Typename) else node.expr
+            self.error(where, f"'vec_step' requires built-in scalar or vector type, {shown} invalid")
+        return ULONG
 
     def expr_quiet(self, node: c_ast.Node) -> TypeInfo:
         """The type of an expression already checked (its errors are not reported twice)."""

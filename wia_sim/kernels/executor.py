@@ -784,6 +784,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             if not isinstance(node.expr, c_ast.Typename):  # of an expression's type (the checker's)
                 return Value(ULONG, np.asarray(self.program.sizes[id(node)], np.uint64))
             return Value(ULONG, np.asarray(size_align(self.program.type_of(node.expr), self.types)[1], np.uint64))
+        if op == "vec_step":  # of a name (``frontend``): the checker's value
+            return Value(ULONG, np.asarray(self.program.sizes[id(node)], np.uint64))
         if op == "sizeof":
             known = self.program.sizes.get(id(node))
             if known is not None:  # the operand's static type (the checker's): not evaluated

@@ -37,6 +37,8 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import replace
 
+from pycparser import c_ast
+
 from wia_sim.kernels.checker import Checker
 from wia_sim.kernels.contraction import contractions
 from wia_sim.kernels.diagnostics import origin
@@ -190,36 +192,35 @@ def _undeclared(text: str, filename: str) -> list[Diagnostic]:
     return found
 
 
-def _vec_step_value(m: re.Match[str], width: int | None = None) -> str:
-    """The value of the ``vec_step`` call ``m`` (of a type of ``width`` components, else the width it names), a
-    ``size_t`` as Clang's (``4UL``), padded to the call's length."""
-    width = int(m.group(1) or 1) if width is None else width
+def _vec_step_value(m: re.Match[str]) -> str:
+    """The value of the ``vec_step`` call ``m`` of a built-in type, a ``size_t`` as Clang's (``4UL``), padded to
+    the call's length."""
+    width = int(m.group(1) or 1)
     return f"{4 if width == 3 else width}UL".ljust(len(m.group(0)))
 
 
-# a typedef of a built-in scalar or vector type (``typedef float4 vec_t;``, and typedefs of those) names the same
-# type for vec_step: its calls are rewritten as the built-in type's
-_TYPEDEF_RE = re.compile(
-    r"\btypedef\s+(?:const\s+)?([A-Za-z_]\w*)\s+([A-Za-z_]\w*)\s*"
-    r"(?:__attribute__\s*\(\(\s*(?:__)?ext_vector_type(?:__)?\s*\(\s*(\d+)\s*\)\s*\)\)\s*)?;"
-)
-_BUILTIN_TYPE_RE = re.compile(rf"(?:{_SCALAR})({_WIDTH})?")
+_VEC_STEP_NAME_RE = re.compile(rf"{STRING_LITERAL.pattern}|\bvec_step(?=\s*\(\s*[A-Za-z_]\w*\s*\))")
+"""``vec_step(name)``: of a type name (a typedef's) or of a variable, which only the parser tells apart, in its
+scope."""
 
 
-def _vec_step_of_typedefs(text: str) -> str:
-    """``text`` with each ``vec_step(name)`` of a typedef'd built-in scalar or vector type replaced by its value."""
-    widths: dict[str, int] = {}
-    for base, name, ext_width in _TYPEDEF_RE.findall(text):
-        builtin = _BUILTIN_TYPE_RE.fullmatch(base)
-        if builtin is not None:
-            widths[name] = int(ext_width or builtin.group(1) or 1)
-        elif base in widths:
-            widths[name] = widths[base]
-    if not widths:
-        return text
-    names = "|".join(sorted(map(re.escape, widths), key=len, reverse=True))
+def _vec_step_of_names(text: str) -> tuple[str, frozenset[tuple[int, int]]]:
+    """``text`` with each ``vec_step(name)`` as ``sizeof  (name)``, which the parser reads with a type name or an
+    expression as the name's scope has it, and where each stands (line, column): its ``sizeof`` is ``vec_step``
+    (``marked_vec_steps``)."""
+    places = frozenset(
+        (text.count("\n", 0, m.start()) + 1, m.start() - text.rfind("\n", 0, m.start()))
+        for m in _in_code(_VEC_STEP_NAME_RE, text)
+    )
+    return (_rewritten(_VEC_STEP_NAME_RE, "sizeof", text), places) if places else (text, places)
 
-    return re.sub(rf"\bvec_step\s*\(\s*({names})\s*\)", lambda m: _vec_step_value(m, widths[m.group(1)]), text)
+
+def _marked_vec_steps(nodes: list[c_ast.Node], places: frozenset[tuple[int, int]]) -> None:
+    """The ``sizeof`` nodes ``_vec_step_of_names`` made, as the ``vec_step`` operator they stand for."""
+    for node in nodes:
+        where = (node.coord.line, node.coord.column) if node.coord is not None else None
+        if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof" and where in places:
+            node.op = "vec_step"
 
 
 def _source_lines(source: str, pp: PreprocessResult) -> list[str]:
@@ -301,10 +302,11 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     text = _rewritten(_GNU_ALIGNOF_RE, "_Alignof", text)
     bare = _undeclared(text, filename)
     text = _rewritten(_BUILTIN_OFFSETOF_RE, "offsetof", text)
-    text = _vec_step_of_typedefs(text)
+    text, vec_steps = _vec_step_of_names(text)
     outcome = parse(text)
     found = bare + [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
     nodes = ast_nodes(outcome.ast) if outcome.ast is not None else []
+    _marked_vec_steps(nodes, vec_steps)
     found += specifier_diagnostics(nodes, text, filename, BUILTIN_FILE)
     found += [
         Diagnostic(filename, line, column, "declaration does not declare anything", "warning")

@@ -45,7 +45,7 @@ BUILTINS: dict[str, tuple[int, int]] = {
 """The image built-ins, with their (fewest, most) arguments."""
 
 
-MEASURED = frozenset({"sizeof", "_Alignof", "alignof"})
+MEASURED = frozenset({"sizeof", "_Alignof", "alignof", "vec_step"})
 """The operators that may take an image or sampler type (OpenCL C 1.2 6.3 k: ``sizeof`` of one is implementation-
 defined; 8 and 8 on PoCL 3.1 and Oclgrind 21.10, a handle's, as ``structs.size_align`` gives), on any device: the
 type is named, no image is used."""

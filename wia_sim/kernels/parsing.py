@@ -977,7 +977,7 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
         return k - 1 if k is not None and k > 0 and tokens[k - 1].text == op else None
 
     def first(node: c_ast.Node) -> int | None:  # the token an expression starts with (its brackets aside)
-        if isinstance(node, c_ast.UnaryOp) and node.op not in ("p++", "p--", "sizeof", "_Alignof"):
+        if isinstance(node, c_ast.UnaryOp) and node.op not in ("p++", "p--", "sizeof", "_Alignof", "vec_step"):
             return before(first(node.expr), node.op)
         if isinstance(node, c_ast.BinaryOp):
             return first(node.left)
@@ -1004,7 +1004,7 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
             k = _infix(tokens, at(n.lvalue), n.op)
         elif isinstance(n, c_ast.UnaryOp) and n.op in ("p++", "p--"):
             k = _infix(tokens, at(n.expr), n.op[1:])
-        elif isinstance(n, c_ast.UnaryOp) and n.op not in ("sizeof", "_Alignof"):
+        elif isinstance(n, c_ast.UnaryOp) and n.op not in ("sizeof", "_Alignof", "vec_step"):
             k = start
         elif isinstance(n, c_ast.ArrayRef):
             k = before(first(n.subscript), "[")

@@ -416,7 +416,7 @@ def _folded(node: c_ast.Node | None, enumerators: dict[str, int], types: TypeRes
         known = types.sizes.get(id(node)) if types is not None else None  # (the checker's: ``CallChecks.offsetof``)
         return None if known is None else (known, "ulong")
     if isinstance(node, c_ast.UnaryOp):
-        if node.op in ("sizeof", "_Alignof") and not isinstance(node.expr, c_ast.Typename):  # by its type
+        if node.op == "vec_step" or (node.op in ("sizeof", "_Alignof") and not isinstance(node.expr, c_ast.Typename)):
             known = types.sizes.get(id(node)) if types is not None else None
             return None if known is None else (known, "ulong")
         if node.op in ("sizeof", "_Alignof", "alignof"):

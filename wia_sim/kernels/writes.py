@@ -96,7 +96,7 @@ def _pointer_use(
         if isinstance(up, c_ast.UnaryOp):
             if up.op == "*":
                 return _element_use(program, up, parent, active)
-            if up.op in ("!", "sizeof"):
+            if up.op in ("!", "sizeof", "vec_step"):
                 return False
             if up.op in _INCREMENTS:  # the pointer variable moves; its value goes on
                 node = up
