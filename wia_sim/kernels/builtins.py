@@ -340,13 +340,11 @@ def evaluate(name: str, args: list[Value]) -> Value:
             power = _DOUBLE_BINARY["pow"] if t.name == "double" else np.power
             return Value(t, _round(power(x, k.astype(np.float64)), t))
         return Value(t, _round(accurate.rootn(x, k), t))
-    # mad may be computed any way: a product and a sum in float64 here, rounded once to the type (for float the
-    # product is exact there, so one rounding as Oclgrind 21.10 gives; PoCL 3.1 rounds the product first)
+    # mad may be computed any way (6.12.2): as fma here, rounded once, in every type, as Oclgrind 21.10 computes it
+    # (PoCL 3.1 rounds the product first, in every type)
     if name in ("fma", "mad"):
         t = _float_type(_common(args))
         a, b, c = (_f64(v, t) for v in args)
-        if name == "mad":
-            return Value(t, _round(a * b + c, t))
         return Value(t, _round(accurate.fma(a, b, c, single=t.name != "double"), t))
     if name in ("min", "max"):
         t = _overload(args)
