@@ -23,6 +23,7 @@ from wia_sim.kernels.initializers import braced_scalar
 from wia_sim.kernels.jumps import case_key, labels_in, labels_within, switch_items, switch_labels, value_item
 from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.lvalues import Var, merged
+from wia_sim.kernels.progress import checked, hang, state_digest
 from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value, lane_count
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.types import TypeInfo
@@ -312,6 +313,7 @@ class StatementRunner(ExecutorState):
                 active, first = last, False
         mark = dict(self.counts) if shape is not None and first else None  # the counts before the first iteration
         tested, after_test = 0, mark
+        trips, digest = 0, None  # (``progress.py``: an iteration that changes nothing repeats forever)
         try:
             while True:
                 if cond is not None and not (do_while and first):
@@ -327,6 +329,13 @@ class StatementRunner(ExecutorState):
                 first = False
                 if not any_lane(active):
                     break
+                trips += 1
+                if digest is not None:
+                    if state_digest(self, active) == digest:
+                        raise hang(self, line, active)
+                    digest = None
+                if checked(trips):
+                    digest = state_digest(self, active)
                 self.st.line = line
                 self.step(cond or c_ast.EmptyStatement(), active)
                 if body is not None:

@@ -76,6 +76,10 @@ class AddressMap:
         self._regions: list[Region | None] = [None]
         self._tags: dict[int, int] = {}
 
+    def regions(self) -> list[Region]:
+        """The objects given a tag so far."""
+        return [r for r in self._regions if r is not None]
+
     def tag(self, region: Region) -> int:
         t = self._tags.get(id(region))
         if t is None:

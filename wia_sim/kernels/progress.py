@@ -1,0 +1,105 @@
+"""Loops that cannot end. The executor is deterministic: a loop iteration after which the launch is as it was before
+it (every variable in scope, every memory object, the same lanes still looping) is followed by the same iteration
+forever. That is a spin-wait on work-items the simulator runs only after the loop: it runs a launch's work-items in
+lockstep, one side of a divergent branch after the other, so a work-group waiting for a flag that another
+work-group sets in the other side of the branch waits forever, where a device schedules the two independently
+(OpenCL C 1.2 promises no such progress, but code relies on it: clSPARSE's ``csrmv_adaptive`` with
+``-DEXTENDED_PRECISION``), or a loop whose condition nothing in it changes. Such a loop is reported as soon as it is
+seen, a ``step_limit`` fault (the one a loop that never ends gets after the step limit, minutes later) naming what
+it waits for. The state is compared at the iterations ``2**k`` from ``FIRST_CHECK`` on and the next one: a few
+digests of the memory a long loop runs over, none for a short one."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from wia_sim.kernels.lvalues import Var
+from wia_sim.kernels.spaces import KernelTimeout, Pointer, Region, Value, sized
+
+if TYPE_CHECKING:
+    from wia_sim.kernels.exec_state import ExecutorState
+
+__all__ = ["FIRST_CHECK", "checked", "hang", "state_digest"]
+
+Array = NDArray[Any]
+
+FIRST_CHECK = 256
+"""The first iteration of a loop whose state is compared with the next one's."""
+
+
+def checked(trip: int) -> bool:
+    """Whether the state before iteration ``trip`` (1, 2, ...) is compared with the state before the next."""
+    return trip >= FIRST_CHECK and trip & (trip - 1) == 0
+
+
+def state_digest(ex: ExecutorState, active: Array) -> bytes:
+    """A digest of everything the next iteration of a loop can read: the lanes in it, the variables in scope (with
+    checks off, those the loop's body leaves in storage for its next trip), the launch's memory objects."""
+    h = hashlib.blake2b(digest_size=20)
+    seen: set[int] = set()
+
+    def region(r: Region | None) -> None:
+        if r is not None and id(r) not in seen:
+            seen.add(id(r))
+            h.update(np.ascontiguousarray(r.data).data)
+
+    def result(v: Any) -> None:
+        if isinstance(v, Pointer):
+            h.update(id(v.region).to_bytes(8, "little") + bytes(v.null is not None))
+            region(v.region)
+            h.update(np.ascontiguousarray(v.off).data)
+            if v.null is not None:
+                h.update(np.ascontiguousarray(v.null).data)
+        elif isinstance(v, Value):
+            h.update(np.ascontiguousarray(v.raw).data)
+
+    h.update(np.ascontiguousarray(active).data)
+    named: list[tuple[object, Var]] = [item for scope in ex.frame.scopes for item in scope.items()]
+    for name, var in [*named, *ex.frame.storage.items()]:
+        h.update(str(name).encode())
+        result(var.value)
+        for held in (var.mem, var.array):
+            if held is not None:
+                region(held.region)
+    for r in (*ex.local_regions, *ex.addresses.regions()):
+        region(r)
+    return h.digest()
+
+
+def hang(ex: ExecutorState, line: int, active: Array) -> KernelTimeout:
+    """The fault of a loop at ``line`` that an iteration left as it found, ``active`` its lanes."""
+    lanes = ex.lanes
+    waiting = ex.live(ex.all) & ~active
+    looping = np.unique(lanes.group[active])
+    message = (
+        f"kernel '{ex.kernel.name}' never leaves this loop: an iteration changed no variable and no memory, so the "
+        f"next ones are the same ({sized(int(np.count_nonzero(active)), 'work-item')} in it, of work-group"
+        f"{'s' if looping.size > 1 else ''} {_listed(looping)})"
+    )
+    if waiting.any():
+        others = np.setdiff1d(np.unique(lanes.group[waiting]), looping)
+        count = int(np.count_nonzero(waiting))
+        message += (
+            f". {sized(count, 'other work-item')} {'is' if count == 1 else 'are'} not in it: the simulator runs a "
+            "launch's work-items in lockstep, one side of a divergent branch after the other, so those run only "
+            "after it ends; a loop that waits for them (a spin on a flag they set) waits forever"
+        )
+        if others.size:
+            message += (
+                f". Those of work-group{'s' if others.size > 1 else ''} {_listed(others)} are in other work-groups: "
+                "OpenCL C 1.2 promises no progress of one work-group while another waits for it, which a device's "
+                "scheduling may give"
+            )
+    source = ex.st.quote(line)
+    file, at = ex.program.where(line)
+    quoted = f"\n    {source}" if source else ""
+    return KernelTimeout(ex.kernel.name, at, f"{file}:{at}: {message}{quoted}", source, file)
+
+
+def _listed(groups: Array) -> str:
+    shown = ", ".join(str(int(g)) for g in groups[:4])
+    return shown + (f" and {groups.size - 4:,} more" if groups.size > 4 else "")
