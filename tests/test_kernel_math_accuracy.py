@@ -61,6 +61,10 @@ DOUBLES = [
     ("normalize((double2)(1.0, 0x1p-1074)).y", 5e-324),
     ("distance((double2)(1e200, 0.0), (double2)(-1e200, 0.0))", 2e200),
     ("clamp((double)NAN, 0.0, 1.0)", 0.0),
+    # cbrt past 2**900 and below 2**-900, where the C library's root is up to 2.9 ulp off (the math probe)
+    ("cbrt(-0x1.9387bbad7dc39p+904)", float.fromhex("-0x1.775f4213d60dcp+301")),
+    ("cbrt(-0x1.98a45ae747f4cp-1021)", float.fromhex("-0x1.daed8821de849p-341")),
+    ("cbrt(0x1.981fde45a030bp+919)", float.fromhex("0x1.78ca92370755fp+306")),
 ]
 FLOATS = [
     ("fma(x[0], x[0], x[1])", float(np.float32(1.0004884))),  # 1.000244140625f^2 + 0x1p-70f, rounded once
@@ -111,6 +115,10 @@ DEVICE_BUGS = {
         # and its double normalize of a vector whose length overflows is NaN
         "normalize((double2)(1.7e308, 1.7e308)).y",
         "normalize((double4)(DBL_MAX, -DBL_MAX, DBL_MAX, 1.0)).y",
+        # and its double cbrt is glibc's, up to 2.9 ulp off there
+        "cbrt(-0x1.9387bbad7dc39p+904)",
+        "cbrt(-0x1.98a45ae747f4cp-1021)",
+        "cbrt(0x1.981fde45a030bp+919)",
     },
 }
 
@@ -195,6 +203,46 @@ def test_double_rootn_within_two_ulp(x: float, k: int, negative: bool) -> None:
         assert Fraction(lo) ** k * exact <= 1 <= Fraction(hi) ** k * exact
     else:
         assert Fraction(lo) ** k <= exact <= Fraction(hi) ** k
+
+
+@settings(max_examples=300, deadline=None)
+@given(finite_doubles)
+@example(float.fromhex("-0x1.9387bbad7dc39p+904"))
+@example(5e-324)
+@example(1.7976931348623157e308)
+def test_double_cbrt_is_correctly_rounded(x: float) -> None:
+    """Table 7.2 allows 2 ulp; the simulator's is the root rounded once over the whole range: its neighbours half an
+    ulp away, cubed exactly, bracket ``x``."""
+    r = float(accurate.cbrt(np.array([x]), np.cbrt(np.array([x])))[0])
+    if x == 0:
+        assert r == 0 and math.copysign(1, r) == math.copysign(1, x)
+        return
+    half = Fraction(math.ulp(r)) / 2
+    lo, hi = sorted(((Fraction(r) - half) ** 3, (Fraction(r) + half) ** 3))
+    assert lo < Fraction(x) < hi, (x, r)
+
+
+@pytest.mark.parametrize(
+    ("x", "want"),
+    [  # (ln |Gamma(x)| from mpmath at 200 bits, rounded to double)
+        ("0x1.001420ca43d10p+0", "-0x1.739f0819f6928p-13"),
+        ("0x1.0000000000001p+0", "-0x1.2788cfc6fb617p-53"),
+        ("0x1.fffffffffffffp-1", "0x1.2788cfc6fb61ap-54"),
+        ("0x1.ffffffffffffep+0", "-0x1.b0ee6072093ccp-53"),
+        ("0x1.0000000000001p+1", "0x1.b0ee6072093d1p-53"),
+        ("0x1.199999999999ap+0", "-0x1.988e1705d89eap-5"),
+        ("0x1.e666666666666p+0", "-0x1.3f5bf3c4bb75ap-5"),
+        ("0x1.c000000000000p-1", "0x1.5fad6139c1203p-4"),
+    ],
+)
+def test_double_lgamma_near_its_zeros_at_1_and_2_within_an_ulp(x: str, want: str) -> None:
+    """Python's lgamma, which the simulator starts from, loses its relative accuracy near the zeros (billions of ulp
+    at a few ulp from 1; 2,344 at the math probe's 0x1.001420ca43d10p+0, where PoCL 3.1 is within one)."""
+    wia.set_backend("sim", hardware="wia-tiny")
+    ctx = wia.create_context()
+    source = FP64 + "__kernel void k(__global double* out, __global const double* x) { out[0] = lgamma(x[0]); }"
+    (out, _) = run_arrays(ctx, source, "k", [np.zeros(1), np.array([float.fromhex(x)])], 1, 1)
+    assert abs(out[0] - float.fromhex(want)) <= math.ulp(float.fromhex(want))
 
 
 @pytest.mark.parametrize(

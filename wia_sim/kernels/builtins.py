@@ -56,6 +56,9 @@ def _pyfunc(fn: Callable[[float], float], pole: Callable[[float], float]) -> Cal
     return lambda x: np.asarray(vectorized(x), dtype=np.float64)
 
 
+_LIBRARY_LGAMMA = _pyfunc(math.lgamma, lambda x: math.inf)  # poles (0 and the negative integers): +inf
+
+
 def _logb(x: Array) -> Array:
     exponent = np.frexp(x)[1].astype(np.float64) - 1.0  # float32 denormals are normal in float64: their true exponent
     return np.where(np.isfinite(x) & (x != 0), exponent, np.where(x == 0, -np.inf, np.abs(x)))
@@ -87,7 +90,7 @@ _UNARY_FLOAT.update(
         "logb": _logb,
         "rint": np.rint,
         "tgamma": _pyfunc(math.gamma, accurate.tgamma_pole),
-        "lgamma": _pyfunc(math.lgamma, lambda x: math.inf),  # poles (0 and the negative integers): +inf
+        "lgamma": lambda x: accurate.lgamma(x, _LIBRARY_LGAMMA(x)),
     }
 )
 
