@@ -135,9 +135,10 @@ coefficients of z, z**2, ..."""
 
 
 def lgamma(x: Array, y: Array) -> Array:
-    """ln |Gamma(x)| of doubles ``x`` from ``y``, the C library's, which near the zeros at 1 and 2 is thousands of
-    ulp off (glibc's: 2,344 at 0x1.001420ca43d10p+0, where PoCL 3.1's is 0.66; the math probe): within 1/4 of
-    either, the series about it, its first term rounded once, within about an ulp."""
+    """ln |Gamma(x)| of doubles ``x`` from ``y``, Python's ``math.lgamma`` (CPython's own Lanczos sum), whose
+    relative error near the zeros at 1 and 2 grows without bound (2,344 ulp at 0x1.001420ca43d10p+0, where PoCL
+    3.1's is 0.66, found by the math probe; billions a few ulp from 1): within 1/4 of either, the series about
+    it, its first term rounded once, within about an ulp."""
     x = np.asarray(x, np.float64)
     out = np.array(y, np.float64, copy=True)
     for zero, coefficients in ((1.0, _ABOUT_ONE), (2.0, _ABOUT_TWO)):

@@ -67,7 +67,7 @@ def loop_hint(pragma: c_ast.Pragma) -> LoopHint | None:
     """The loop hint a pragma the preprocessor left in the program gives, or None for another pragma."""
     text, start = pragma.string, pragma.coord.column if pragma.coord is not None else None
     if isinstance(text, c_ast.Constant):  # an ``opencl_unroll_hint`` attribute (``frontend._loop_hint_pragma``)
-        text, start = text.value[1:-1], None if start is None else start + 2  # (the column of its "("
+        text, start = text.value[1:-1], None if start is None else start + 2  # (placed at its "(": the name is 2 on)
     tokens = significant(tokenize(text, 1, 1))
     if not tokens or tokens[0].text.strip("_") not in LOOP_HINTS:
         return None

@@ -89,9 +89,10 @@ def hang(ex: ExecutorState, line: int, active: Array) -> KernelTimeout:
             "after it ends; a loop that waits for them (a spin on a flag they set) waits forever"
         )
         if others.size:
+            plural = others.size > 1
             message += (
-                f". Those of work-group{'s' if others.size > 1 else ''} {_listed(others)} are in other work-groups: "
-                "OpenCL C 1.2 promises no progress of one work-group while another waits for it, which a device's "
+                f". Of those, work-group{'s' if plural else ''} {_listed(others)} {'are' if plural else 'is'} not the "
+                "loop's: OpenCL C 1.2 promises a work-group no progress while another waits for it, which a device's "
                 "scheduling may give"
             )
     source = ex.st.quote(line)
