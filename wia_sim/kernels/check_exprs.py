@@ -66,7 +66,10 @@ class ExpressionChecks(CheckerState):
         if method is None:
             self.error(node, f"unsupported expression ({type(node).__name__})")
             return UNKNOWN
-        return cast(TypeInfo, method(node))
+        t = cast(TypeInfo, method(node))
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
+            self.arithmetic_types[id(node)] = t
+        return t
 
     def expr_ID(self, node: c_ast.ID) -> TypeInfo:
         symbol = self.lookup(node.name)

@@ -141,6 +141,7 @@ class CheckerState:
     whole_items: set[int]
     enumerator_types: dict[str, str]
     sizes: dict[int, int]
+    arithmetic_types: dict[int, TypeInfo]
     list_lengths: dict[int, int]
     unloaded: set[int]
     unevaluated: int

@@ -30,7 +30,7 @@ from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo
 from wia_sim.kernels.signatures import SINCE_1_2
 from wia_sim.kernels.structs import member_attributes
-from wia_sim.kernels.types import SPACES, TypeResolver
+from wia_sim.kernels.types import SPACES, TypeInfo, TypeResolver
 
 __all__ = ["Checker"]
 
@@ -146,6 +146,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.nested_labels: set[int] = set()  # switch labels inside nested statements of its body (Program's)
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
         self.sizes: dict[int, int] = self.types.sizes  # sizeof/_Alignof of an expression (Program.sizes)
+        self.arithmetic_types: dict[int, TypeInfo] = {}  # of each + - * (Program.arithmetic_types)
         self.list_lengths: dict[int, int] = {}  # arrays of unknown length sized by their lists (Program.list_lengths)
         self.unevaluated = 0  # the depth of operands never evaluated (``ExpressionChecks.unevaluated_expr``)
         self.unloaded: set[int] = set()  # operands of & and sizeof: not read (ExpressionChecks.loaded_half)

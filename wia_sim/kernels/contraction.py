@@ -26,6 +26,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels import accurate
 from wia_sim.kernels.ctype import CType
+from wia_sim.kernels.types import FLOATS, TypeInfo
 
 __all__ = ["Contraction", "contractions", "contracts", "fused", "fused_chain"]
 
@@ -71,10 +72,19 @@ def _switch(pragma: c_ast.Pragma) -> bool | None:
     return words[2] != "OFF"
 
 
-def contractions(ast: c_ast.FileAST) -> dict[int, Contraction]:
+def contractions(ast: c_ast.FileAST, types: dict[int, TypeInfo] | None = None) -> dict[int, Contraction]:
     """The additions of ``ast`` that may fuse, by the ``id`` of the ``BinaryOp`` or compound ``Assignment``
-    (whether they do depends on their operands' types, known when they run: ``contracts``)."""
+    (whether they do depends on their operands' types, known when they run: ``contracts``). ``types``: the static
+    type of each ``+``, ``-`` and ``*`` (``Program.arithmetic_types``): an addition fuses its left operand where
+    that is a product of its own floating type, else its right one, as Clang does (``(x * 2) - h * y`` of an
+    integer ``x`` fuses ``h * y``); without them, the left product."""
     found: dict[int, Contraction] = {}
+
+    def fuses(product: tuple[c_ast.BinaryOp, tuple[c_ast.Cast, ...]] | None, total: c_ast.Node) -> bool:
+        if product is None or types is None:
+            return product is not None
+        pt, tt = types.get(id(product[0])), types.get(id(total))
+        return pt is not None and tt is not None and pt.name in FLOATS and (pt.name, pt.width) == (tt.name, tt.width)
 
     def visit(node: c_ast.Node, on: bool) -> None:
         if isinstance(node, c_ast.Compound):
@@ -88,9 +98,9 @@ def contractions(ast: c_ast.FileAST) -> dict[int, Contraction]:
         if on:
             if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
                 left, right = _product(node.left), _product(node.right)
-                if left is not None:
+                if left is not None and fuses(left, node):
                     found[id(node)] = Contraction(left[0], True, node.op == "-", left[1])
-                elif right is not None:
+                elif right is not None and fuses(right, node):
                     found[id(node)] = Contraction(right[0], False, node.op == "-", right[1])
             elif isinstance(node, c_ast.Assignment) and node.op in ("+=", "-="):
                 product = _product(node.rvalue)

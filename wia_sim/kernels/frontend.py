@@ -264,7 +264,7 @@ def compile_source(
     with deep_recursion():  # (Clang's bracket depth, 256)
         program = _compile(source, options, filename, extensions, directory)
         if contract:
-            program.contractions = contractions(program.ast)
+            program.contractions = contractions(program.ast, program.arithmetic_types)
     if reuse and program.inputs is not None:
         _BUILT[key] = program
         while len(_BUILT) > BUILT_PROGRAMS:
@@ -375,4 +375,5 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         sizes=checker.sizes,
         generic_choices=checker.generic_choices,
         converted_pointers=checker.converted_pointers,
+        arithmetic_types=checker.arithmetic_types,
     )

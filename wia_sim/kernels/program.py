@@ -208,6 +208,9 @@ class Program:
     """The type, as (element, width), that a built-in call's overload takes its pointer argument to where the
     argument points to another type, which Clang converts with a warning (``check_calls.pointer_converted``:
     ``atomic_add(char_p, 1u)`` updates a uint, ``fract(x4, &i4)`` stores a float4), by the ``id`` of the call."""
+    arithmetic_types: dict[int, TypeInfo] = field(default_factory=dict, repr=False, compare=False)
+    """The static type of each ``+``, ``-`` and ``*``, by the ``id`` of the node: the checker's, from which a
+    contraction picks the product Clang fuses (``contraction.contractions``)."""
     contractions: dict[int, Contraction] = field(default_factory=dict, repr=False, compare=False)
     """The additions that fuse with a product (``contraction.contractions``), by the ``id`` of the node; empty
     unless the program was built to contract (``frontend.compile_source``)."""
