@@ -1,9 +1,9 @@
 """Clang's loop hint pragmas, ``#pragma unroll``, ``#pragma unroll N`` or ``(N)``, ``#pragma nounroll`` and the
 ``unroll_and_jam`` pair, and OpenCL C 2.0's ``__attribute__((opencl_unroll_hint(N)))``: hints the simulator has no
 use for, which Clang checks all the same. The preprocessor leaves such a line in the program with its count
-macro-expanded (``laid_out``), the front end turns the attribute into a ``_Pragma``; the checker reads them here
-(``loop_hint``), holds the count to Clang's rules and the hint to the loop it must precede, then takes the pragmas
-out of the tree (``strip``), so that the executor sees the program as it would without them."""
+macro-expanded (``preprocess.LOOP_PRAGMAS``), the front end turns the attribute into a ``_Pragma``; the checker
+reads them here (``loop_hint``), holds the count to Clang's rules and the hint to the loop it must precede, then
+takes the pragmas out of the tree (``strip``), so that the executor sees the program as it would without them."""
 
 from __future__ import annotations
 
@@ -15,25 +15,12 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from wia_sim.kernels.parsing import parse, set_child
+from wia_sim.kernels.preprocess import LOOP_PRAGMAS
 from wia_sim.kernels.tokens import Token, significant, tokenize
 
-__all__ = ["LOOP_HINTS", "LOOP_PRAGMAS", "LoopHint", "laid_out", "loop_hint", "strip"]
+__all__ = ["LOOP_HINTS", "LoopHint", "loop_hint", "strip"]
 
-LOOP_PRAGMAS = frozenset({"unroll", "nounroll", "unroll_and_jam", "nounroll_and_jam"})
-"""The words of the ``#pragma`` lines the preprocessor leaves in the program."""
 LOOP_HINTS = LOOP_PRAGMAS | {"opencl_unroll_hint"}
-
-
-def laid_out(tokens: list[Token]) -> str:
-    """The tokens' text, each at its column counted from the first's where the columns allow (the tokens a macro
-    expanded to share its name's column: those stand one space apart)."""
-    parts: list[str] = []
-    at = tokens[0].column or 1
-    for tok in tokens:
-        pad = tok.column - at if tok.column is not None and tok.column > at else int(bool(parts))
-        parts.append(" " * pad + tok.text)
-        at += pad + len(tok.text)
-    return "".join(parts)
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,12 @@ from dataclasses import dataclass, field
 from wia_sim.kernels.clang_macros import TARGET_MACROS, option_macros
 from wia_sim.kernels.diagnostics import COMMAND_LINE, Diagnostic, Severity, format_log
 from wia_sim.kernels.ifexpr import ExprError, IfEvaluator
-from wia_sim.kernels.loop_hints import LOOP_PRAGMAS, laid_out
 from wia_sim.kernels.macros import Macro, MacroExpander, Unterminated
 from wia_sim.kernels.options import FLOAT_EXTENSIONS, parse_build_options
 from wia_sim.kernels.tokens import (
     Token,
     join,
+    laid_out,
     replace_trigraphs,
     significant,
     splice_lines,
@@ -50,6 +50,7 @@ from wia_sim.kernels.tokens import (
 
 __all__ = [
     "FLOAT_EXTENSIONS",
+    "LOOP_PRAGMAS",
     "PREDEFINED_MACROS",
     "Diagnostic",
     "Macro",
@@ -196,6 +197,9 @@ PREDEFINED_MACROS: dict[str, str] = {
     "__attribute__((vec_type_hint(typen)))",
 }
 """Macros every kernel sees."""
+
+LOOP_PRAGMAS = frozenset({"unroll", "nounroll", "unroll_and_jam", "nounroll_and_jam"})
+"""Clang's loop hint pragmas, whose lines stay in the program for the checker (``loop_hints.py``)."""
 
 CORE_EXTENSIONS = frozenset(
     {

@@ -15,6 +15,7 @@ __all__ = [
     "Token",
     "TokenKind",
     "join",
+    "laid_out",
     "replace_trigraphs",
     "significant",
     "splice_lines",
@@ -232,3 +233,15 @@ def strip_comments(text: str, report: Callable[[int, int, str], None]) -> str:
         i += 1
     out.append("\n" * deferred)
     return "".join(out)
+
+
+def laid_out(tokens: list[Token]) -> str:
+    """The tokens' text, each at its column counted from the first's where the columns allow (the tokens a macro
+    expanded to share its name's column: those stand one space apart)."""
+    parts: list[str] = []
+    at = tokens[0].column or 1
+    for tok in tokens:
+        pad = tok.column - at if tok.column is not None and tok.column > at else int(bool(parts))
+        parts.append(" " * pad + tok.text)
+        at += pad + len(tok.text)
+    return "".join(parts)
