@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from wia_sim.kernels.pointers import AddressMap
     from wia_sim.kernels.printf import PrintfOutput
     from wia_sim.kernels.program import KernelInfo, Program
+    from wia_sim.kernels.progress import Watch
     from wia_sim.kernels.spaces import KernelFault, Region
     from wia_sim.kernels.structs import StructType
     from wia_sim.kernels.types import TypeInfo, TypeResolver
@@ -108,6 +109,8 @@ class ExecutorState:
     _locals: set[str]
     steps: int
     step_limit: int
+    progress: Watch
+    """When the loops compare their state, to find one that cannot end (``progress.py``)."""
     loop_weights: dict[int, tuple[dict[str, int], dict[str, int]]]
     """Per loop shape (by id), the counts one iteration's condition and body add per lane, from the first iteration
     of a run of the loop in this launch (``exec_statements.loop``, for ``batch_loops``)."""

@@ -23,7 +23,7 @@ from wia_sim.kernels.initializers import braced_scalar
 from wia_sim.kernels.jumps import case_key, labels_in, labels_within, switch_items, switch_labels, value_item
 from wia_sim.kernels.lanes import any_lane
 from wia_sim.kernels.lvalues import Var, merged
-from wia_sim.kernels.progress import checked, hang, state_digest
+from wia_sim.kernels.progress import hang
 from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value, lane_count
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.types import TypeInfo
@@ -331,11 +331,11 @@ class StatementRunner(ExecutorState):
                     break
                 trips += 1
                 if digest is not None:
-                    if state_digest(self, active) == digest:
+                    if self.progress.digest(self, active) == digest:
                         raise hang(self, line, active)
                     digest = None
-                if checked(trips):
-                    digest = state_digest(self, active)
+                if self.progress.due(trips, self.steps):
+                    digest = self.progress.digest(self, active)
                 self.st.line = line
                 self.step(cond or c_ast.EmptyStatement(), active)
                 if body is not None:

@@ -80,6 +80,7 @@ from wia_sim.kernels.operators import (
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput
 from wia_sim.kernels.program import KernelInfo, Program
+from wia_sim.kernels.progress import Watch
 from wia_sim.kernels.recursion import deep_recursion
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, constant_type
 from wia_sim.kernels.spaces import (
@@ -464,6 +465,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         self.n = self.lanes.total
         self.groups = math.prod(geometry.num_groups)
         self.step_limit = step_limit
+        self.progress = Watch()
         self.steps = 0
         self.lane_steps = np.zeros(self.n, np.int64)
         self.full_steps = 0

@@ -6,8 +6,10 @@ work-group sets in the other side of the branch waits forever, where a device sc
 (OpenCL C 1.2 promises no such progress, but code relies on it: clSPARSE's ``csrmv_adaptive`` with
 ``-DEXTENDED_PRECISION``), or a loop whose condition nothing in it changes. Such a loop is reported as soon as it is
 seen, a ``step_limit`` fault (the one a loop that never ends gets after the step limit, minutes later) naming what
-it waits for. The state is compared at the iterations ``2**k`` from ``FIRST_CHECK`` on and the next one: a few
-digests of the memory a long loop runs over, none for a short one."""
+it waits for. The state is compared at the iterations ``2**k`` from ``FIRST_CHECK`` on and the next one, where the
+launch has run enough steps since the last comparison that its digests of memory cost about a tenth of them
+(``Watch``): none for a short loop, a few for a long one, and few for an inner loop a long outer one runs again
+and again over a large buffer."""
 
 from __future__ import annotations
 
@@ -23,29 +25,51 @@ from wia_sim.kernels.spaces import KernelTimeout, Pointer, Region, Value, sized
 if TYPE_CHECKING:
     from wia_sim.kernels.exec_state import ExecutorState
 
-__all__ = ["FIRST_CHECK", "checked", "hang", "state_digest"]
+__all__ = ["FIRST_CHECK", "MIN_GAP", "STEPS_PER_BYTE", "Watch", "hang"]
 
 Array = NDArray[Any]
 
 FIRST_CHECK = 256
 """The first iteration of a loop whose state is compared with the next one's."""
+STEPS_PER_BYTE = 1 / 256
+"""Steps the launch runs between two comparisons, per byte a digest hashes (a step takes 3 us or more, a byte about
+1 ns to hash: a tenth), and at least ``MIN_GAP``."""
+MIN_GAP = 1024
 
 
-def checked(trip: int) -> bool:
-    """Whether the state before iteration ``trip`` (1, 2, ...) is compared with the state before the next."""
-    return trip >= FIRST_CHECK and trip & (trip - 1) == 0
+class Watch:
+    """When a launch's loops compare their state: at iterations ``2**k`` from ``FIRST_CHECK`` on, once the launch
+    has run ``gap`` steps since its last digest, ``gap`` sized by the bytes that digest hashed."""
+
+    def __init__(self) -> None:
+        self.last = 0
+        self.gap = MIN_GAP
+
+    def due(self, trip: int, steps: int) -> bool:
+        """Whether the state before iteration ``trip`` (1, 2, ...) is compared with the state before the next."""
+        return trip >= FIRST_CHECK and trip & (trip - 1) == 0 and steps - self.last >= self.gap
+
+    def digest(self, ex: ExecutorState, active: Array) -> bytes:
+        digest, hashed = _state_digest(ex, active)
+        self.last, self.gap = ex.steps, max(MIN_GAP, int(hashed * STEPS_PER_BYTE))
+        return digest
 
 
-def state_digest(ex: ExecutorState, active: Array) -> bytes:
+def _state_digest(ex: ExecutorState, active: Array) -> tuple[bytes, int]:
     """A digest of everything the next iteration of a loop can read: the lanes in it, the variables in scope (with
-    checks off, those the loop's body leaves in storage for its next trip), the launch's memory objects."""
+    checks off, those the loop's body leaves in storage for its next trip), the launch's memory objects; and the
+    bytes it hashed."""
     h = hashlib.blake2b(digest_size=20)
     seen: set[int] = set()
+    hashed = 0
 
     def region(r: Region | None) -> None:
+        nonlocal hashed
         if r is not None and id(r) not in seen:
             seen.add(id(r))
-            h.update(np.ascontiguousarray(r.data).data)
+            data = np.ascontiguousarray(r.data)
+            h.update(data.data)
+            hashed += data.nbytes
 
     def result(v: Any) -> None:
         if isinstance(v, Pointer):
@@ -67,7 +91,7 @@ def state_digest(ex: ExecutorState, active: Array) -> bytes:
                 region(held.region)
     for r in (*ex.local_regions, *ex.addresses.regions()):
         region(r)
-    return h.digest()
+    return h.digest(), hashed
 
 
 def hang(ex: ExecutorState, line: int, active: Array) -> KernelTimeout:
