@@ -233,16 +233,22 @@ def test_double_cbrt_is_correctly_rounded(x: float) -> None:
         ("0x1.199999999999ap+0", "-0x1.988e1705d89eap-5"),
         ("0x1.e666666666666p+0", "-0x1.3f5bf3c4bb75ap-5"),
         ("0x1.c000000000000p-1", "0x1.5fad6139c1203p-4"),
+        ("0x1.6ec29752a96e9p-1", "0x1.ee38e68db521cp-3"),  # (Python's: 15 ulp off)
+        ("0x1.762d86356be3fp+0", "-0x1.f19b9bcc38a42p-4"),  # (18)
+        ("0x1.3333333333333p+1", "0x1.bc20bd8e01029p-3"),  # (7)
+        ("0x1.199999999999ap-1", "0x1.eb8d357045cdcp-2"),  # (7)
+        ("0x1.0000000000000p-1", "0x1.250d048e7a1bdp-1"),
     ],
 )
-def test_double_lgamma_near_its_zeros_at_1_and_2_within_an_ulp(x: str, want: str) -> None:
-    """Python's lgamma, which the simulator starts from, loses its relative accuracy near the zeros (billions of ulp
-    at a few ulp from 1; 2,344 at the math probe's 0x1.001420ca43d10p+0, where PoCL 3.1 is within one)."""
+def test_double_lgamma_on_half_to_three_within_two_ulp(x: str, want: str) -> None:
+    """Python's lgamma, which the simulator starts from, is up to 61 ulp off on [0.5, 3] and loses its relative
+    accuracy near the zeros (billions of ulp a few ulp from 1; 2,344 at the math probe's 0x1.001420ca43d10p+0,
+    where PoCL 3.1 is within one)."""
     wia.set_backend("sim", hardware="wia-tiny")
     ctx = wia.create_context()
     source = FP64 + "__kernel void k(__global double* out, __global const double* x) { out[0] = lgamma(x[0]); }"
     (out, _) = run_arrays(ctx, source, "k", [np.zeros(1), np.array([float.fromhex(x)])], 1, 1)
-    assert abs(out[0] - float.fromhex(want)) <= math.ulp(float.fromhex(want))
+    assert abs(out[0] - float.fromhex(want)) <= 2 * math.ulp(float.fromhex(want))
 
 
 @pytest.mark.parametrize(

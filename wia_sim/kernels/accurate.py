@@ -128,29 +128,57 @@ def _zeta_minus_one(s: int, n: int = 12) -> float:
 
 
 _LGAMMA_TERMS = 32
-_ABOUT_ONE = [-_EULER_GAMMA] + [(-1) ** k * (1.0 + _zeta_minus_one(k)) / k for k in range(2, _LGAMMA_TERMS)]
-_ABOUT_TWO = [1.0 - _EULER_GAMMA] + [(-1) ** k * _zeta_minus_one(k) / k for k in range(2, _LGAMMA_TERMS)]
-"""ln Gamma(1 + z) and ln Gamma(2 + z) as power series in z (DLMF 5.7.3, and with ln(1 + z) added): the
-coefficients of z, z**2, ..."""
+_ABOUT_ONE = [0.0, -_EULER_GAMMA] + [(-1) ** k * (1.0 + _zeta_minus_one(k)) / k for k in range(2, _LGAMMA_TERMS)]
+_ABOUT_TWO = [0.0, 1.0 - _EULER_GAMMA] + [(-1) ** k * _zeta_minus_one(k) / k for k in range(2, _LGAMMA_TERMS)]
+_ABOUT_THREE_HALVES = [-0.12078223763524522, 0.03648997397857652] + [
+    (-1) ** k * ((2.0**k - 1.0) * _zeta_minus_one(k) - 1.0) / k for k in range(2, _LGAMMA_TERMS)
+]
+"""ln Gamma(c + z) as power series in z about c = 1, 2 and 3/2: the coefficients of 1, z, z**2, ... (DLMF 5.7.3,
+with ln(1 + z) added for 2; about 3/2 from the polygamma values psi^(n)(3/2) = (-1)^(n+1) n! ((2^(n+1) - 1)
+zeta(n+1) - 2^(n+1)), DLMF 5.15.3 and 5.15.5, with ln Gamma(3/2) = ln(sqrt(pi) / 2) and psi(3/2) = 2 - gamma -
+2 ln 2, DLMF 5.4.6 and 5.4.13, each rounded to double)."""
+
+_LGAMMA_PIECES = (  # (from, to, centre, coefficients, shift): x - shift in the series' window, then recurred
+    (0.5, 0.75, 1.5, _ABOUT_THREE_HALVES, 1.0),
+    (0.75, 1.25, 1.0, _ABOUT_ONE, 0.0),
+    (1.25, 1.75, 1.5, _ABOUT_THREE_HALVES, 0.0),
+    (1.75, 2.25, 2.0, _ABOUT_TWO, 0.0),
+    (2.25, 2.75, 1.5, _ABOUT_THREE_HALVES, -1.0),
+    (2.75, 3.25, 2.0, _ABOUT_TWO, -1.0),
+)
+"""Where each series is summed: within 1/4 of its centre, the arguments a quarter beyond moved there by
+Gamma(x + 1) = x Gamma(x)."""
+
+
+def _series(z: Array, coefficients: list[float]) -> Array:
+    """sum c_k z**k, its constant and linear terms added last, the linear one rounded once (the larger part)."""
+    tail = np.zeros_like(z)
+    for c in reversed(coefficients[2:]):
+        tail = tail * z + c
+    lead, error = _two_product(np.full_like(z, coefficients[1]), z)
+    return np.asarray(coefficients[0] + (lead + (error + tail * z * z)), np.float64)
 
 
 def lgamma(x: Array, y: Array) -> Array:
-    """ln |Gamma(x)| of doubles ``x`` from ``y``, Python's ``math.lgamma`` (CPython's own Lanczos sum), whose
-    relative error near the zeros at 1 and 2 grows without bound (2,344 ulp at 0x1.001420ca43d10p+0, where PoCL
-    3.1's is 0.66, found by the math probe; billions a few ulp from 1): within 1/4 of either, the series about
-    it, its first term rounded once, within about an ulp."""
+    """ln |Gamma(x)| of doubles ``x`` from ``y``, Python's ``math.lgamma`` (CPython's own Lanczos sum), which is
+    up to 61 ulp off on [0.5, 3] and whose relative error near the zeros at 1 and 2 grows without bound (2,344 ulp
+    at 0x1.001420ca43d10p+0, where PoCL 3.1's is 0.66, found by the math probe; billions a few ulp from 1): on
+    [0.5, 3.25) the series about 1, 3/2 or 2 instead (``_LGAMMA_PIECES``), with a logarithm where the argument was
+    moved, within about 2 ulp."""
     x = np.asarray(x, np.float64)
     out = np.array(y, np.float64, copy=True)
-    for zero, coefficients in ((1.0, _ABOUT_ONE), (2.0, _ABOUT_TWO)):
-        near = np.abs(x - zero) < 0.25
-        if not near.any():
+    for lo, hi, centre, coefficients, shift in _LGAMMA_PIECES:
+        piece = (x >= lo) & (x < hi)
+        if not piece.any():
             continue
-        z = x[near] - zero  # (exact: Sterbenz)
-        tail = np.zeros_like(z)
-        for c in reversed(coefficients[1:]):
-            tail = tail * z + c
-        lead, error = _two_product(np.full_like(z, coefficients[0]), z)
-        out[near] = lead + (error + tail * z * z)
+        xs = x[piece]
+        z = xs + shift - centre  # (exact: Sterbenz, the shift and the centre small multiples of 1/2)
+        value = _series(z, coefficients)
+        if shift > 0:  # ln Gamma(x) = ln Gamma(x + 1) - ln x
+            value = value - np.log(xs)
+        elif shift < 0:  # ln Gamma(x) = ln Gamma(x - 1) + ln(x - 1)
+            value = value + np.log(xs - 1.0)
+        out[piece] = value
     return out
 
 
