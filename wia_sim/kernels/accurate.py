@@ -128,10 +128,11 @@ def _zeta_minus_one(s: int, n: int = 12) -> float:
 
 
 _LGAMMA_TERMS = 32
-_ABOUT_ONE = [0.0, -_EULER_GAMMA] + [(-1) ** k * (1.0 + _zeta_minus_one(k)) / k for k in range(2, _LGAMMA_TERMS)]
-_ABOUT_TWO = [0.0, 1.0 - _EULER_GAMMA] + [(-1) ** k * _zeta_minus_one(k) / k for k in range(2, _LGAMMA_TERMS)]
+_ZETAS = [(k, _zeta_minus_one(k)) for k in range(2, _LGAMMA_TERMS)]  # zeta(k) - 1, each made once
+_ABOUT_ONE = [0.0, -_EULER_GAMMA] + [(-1) ** k * (1.0 + zm1) / k for k, zm1 in _ZETAS]
+_ABOUT_TWO = [0.0, 1.0 - _EULER_GAMMA] + [(-1) ** k * zm1 / k for k, zm1 in _ZETAS]
 _ABOUT_THREE_HALVES = [-0.12078223763524522, 0.03648997397857652] + [
-    (-1) ** k * ((2.0**k - 1.0) * _zeta_minus_one(k) - 1.0) / k for k in range(2, _LGAMMA_TERMS)
+    (-1) ** k * ((2.0**k - 1.0) * zm1 - 1.0) / k for k, zm1 in _ZETAS
 ]
 """ln Gamma(c + z) as power series in z about c = 1, 2 and 3/2: the coefficients of 1, z, z**2, ... (DLMF 5.7.3,
 with ln(1 + z) added for 2; about 3/2 from the polygamma values psi^(n)(3/2) = (-1)^(n+1) n! ((2^(n+1) - 1)

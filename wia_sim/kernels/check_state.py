@@ -142,6 +142,7 @@ class CheckerState:
     enumerator_types: dict[str, str]
     sizes: dict[int, int]
     arithmetic_types: dict[int, TypeInfo]
+    hinted: bool  # a loop hint was checked: the tree has pragmas to strip (``loop_hints.strip``)
     list_lengths: dict[int, int]
     unloaded: set[int]
     unevaluated: int

@@ -11,7 +11,7 @@ from pycparserext.ext_c_parser import Asm, RangeExpression
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _ctype, _Switch
 from wia_sim.kernels.ctype import CType, promoted, wrap
 from wia_sim.kernels.jumps import jumps_out, value_item
-from wia_sim.kernels.loop_hints import LoopHint, loop_hint
+from wia_sim.kernels.loop_hints import LoopHint, is_hint, loop_hint
 from wia_sim.kernels.parsing import ast_nodes
 from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.types import FLOATS, UNKNOWN, VOID, TypeInfo, const_int
@@ -37,11 +37,7 @@ class StatementChecks(CheckerState):
             leading = False
         for k, item in enumerate(items):
             if isinstance(item, c_ast.Pragma):
-                hint = loop_hint(item)
-                if hint is not None:
-                    self.loop_hint(hint, items[k + 1 :], after_hint=k > 0 and _is_loop_hint(items[k - 1]))
-                elif not leading:
-                    self.misplaced_pragma(item)
+                self.block_pragma(items, k, leading)
                 continue
             leading = False
             self.statement(item, ctx)
@@ -50,6 +46,16 @@ class StatementChecks(CheckerState):
         types.typedefs, types.aliases, types.vector_typedefs, types.spaced_typedefs = saved
         if new_scope:
             self.scopes.pop()
+
+    def block_pragma(self, items: list[c_ast.Node], k: int, leading: bool) -> None:
+        """The pragma ``items[k]`` of a block (or a statement expression): a loop hint (``loop_hint``), or
+        ``FP_CONTRACT``, which may stand only where the block starts (``leading``)."""
+        hint = loop_hint(items[k])
+        if hint is not None:
+            self.hinted = True
+            self.loop_hint(hint, items[k + 1 :], after_hint=k > 0 and is_hint(items[k - 1]))
+        elif not leading:
+            self.misplaced_pragma(items[k])
 
     def loop_hint(self, hint: LoopHint, following: list[c_ast.Node], after_hint: bool) -> None:
         """Clang's checks of a loop hint (``loop_hints.py``): a count is an integer constant expression above zero;
@@ -337,7 +343,3 @@ class StatementChecks(CheckerState):
         elif t is not None:
             result = fn.node.decl.type.type if fn.node is not None else None  # (the FuncDecl's result type node)
             self.check_assignment_types(fn.return_type, t, node, result)
-
-
-def _is_loop_hint(node: c_ast.Node) -> bool:
-    return isinstance(node, c_ast.Pragma) and loop_hint(node) is not None

@@ -147,6 +147,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
         self.sizes: dict[int, int] = self.types.sizes  # sizeof/_Alignof of an expression (Program.sizes)
         self.arithmetic_types: dict[int, TypeInfo] = {}  # of each + - * (Program.arithmetic_types)
+        self.hinted = False  # a loop hint was checked (``loop_hints.strip``)
         self.list_lengths: dict[int, int] = {}  # arrays of unknown length sized by their lists (Program.list_lengths)
         self.unevaluated = 0  # the depth of operands never evaluated (``ExpressionChecks.unevaluated_expr``)
         self.unloaded: set[int] = set()  # operands of & and sizeof: not read (ExpressionChecks.loaded_half)
@@ -293,7 +294,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         self.check_recursion()
         self.refuse_image_kernels()
         self.vec_type_hints()
-        for node in items:
+        for node in items if self.hinted else ():
             loop_hints.strip(node)
 
     def vec_type_hints(self) -> None:

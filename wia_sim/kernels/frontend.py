@@ -160,6 +160,14 @@ def _in_code(pattern: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
     return (m for m in pattern.finditer(text) if not _literal(m))
 
 
+def _places(pattern: re.Pattern[str], text: str) -> frozenset[tuple[int, int]]:
+    """Where each match of ``pattern`` outside literals starts: (line, column), as the parser's coordinates."""
+    return frozenset(
+        (text.count("\n", 0, m.start()) + 1, m.start() - text.rfind("\n", 0, m.start()))
+        for m in _in_code(pattern, text)
+    )
+
+
 def _rewritten(pattern: re.Pattern[str], word: str, text: str) -> str:
     """``text`` with each match of ``pattern`` outside literals replaced by ``word``, padded to keep columns."""
     return pattern.sub(lambda m: m.group(0) if _literal(m) else word.ljust(len(m.group(0))), text)
@@ -208,15 +216,14 @@ def _vec_step_of_names(text: str) -> tuple[str, frozenset[tuple[int, int]]]:
     """``text`` with each ``vec_step(name)`` as ``sizeof  (name)``, which the parser reads with a type name or an
     expression as the name's scope has it, and where each stands (line, column): its ``sizeof`` is ``vec_step``
     (``marked_vec_steps``)."""
-    places = frozenset(
-        (text.count("\n", 0, m.start()) + 1, m.start() - text.rfind("\n", 0, m.start()))
-        for m in _in_code(_VEC_STEP_NAME_RE, text)
-    )
+    places = _places(_VEC_STEP_NAME_RE, text)
     return (_rewritten(_VEC_STEP_NAME_RE, "sizeof", text), places) if places else (text, places)
 
 
 def _marked_vec_steps(nodes: list[c_ast.Node], places: frozenset[tuple[int, int]]) -> None:
     """The ``sizeof`` nodes ``_vec_step_of_names`` made, as the ``vec_step`` operator they stand for."""
+    if not places:
+        return  # (no walk of a program without them)
     for node in nodes:
         where = (node.coord.line, node.coord.column) if node.coord is not None else None
         if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof" and where in places:
@@ -295,10 +302,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     text = _vec_step_literals(text)
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, text)
     text = _LOOP_HINT_RE.sub(_loop_hint_pragma, text)
-    gnu_alignof = frozenset(
-        (text.count("\n", 0, m.start()) + 1, m.start() - text.rfind("\n", 0, m.start()))
-        for m in _in_code(_GNU_ALIGNOF_RE, text)
-    )
+    gnu_alignof = _places(_GNU_ALIGNOF_RE, text)
     text = _rewritten(_GNU_ALIGNOF_RE, "_Alignof", text)
     bare = _undeclared(text, filename)
     text = _rewritten(_BUILTIN_OFFSETOF_RE, "offsetof", text)

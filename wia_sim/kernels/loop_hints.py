@@ -18,7 +18,7 @@ from wia_sim.kernels.parsing import parse, set_child
 from wia_sim.kernels.preprocess import LOOP_PRAGMAS
 from wia_sim.kernels.tokens import Token, significant, tokenize
 
-__all__ = ["LOOP_HINTS", "LoopHint", "loop_hint", "strip"]
+__all__ = ["LOOP_HINTS", "LoopHint", "is_hint", "loop_hint", "strip"]
 
 LOOP_HINTS = LOOP_PRAGMAS | {"opencl_unroll_hint"}
 
@@ -90,7 +90,7 @@ def strip(node: c_ast.Node) -> None:
     hint and the statement after it (``for (...) #pragma unroll for (...)``) becomes that statement."""
     for name, child in node.children():
         if isinstance(child, c_ast.Compound) and child.block_items:
-            kept = [item for item in child.block_items if not _is_hint(item)]
+            kept = [item for item in child.block_items if not is_hint(item)]
             wrapper = len(kept) == 1 and len(child.block_items) > 1 and _coord(child) == _coord(child.block_items[0])
             if wrapper and not isinstance(node, c_ast.FuncDef | c_ast.Compound):
                 set_child(node, name, kept[0])
@@ -100,7 +100,8 @@ def strip(node: c_ast.Node) -> None:
         strip(child)
 
 
-def _is_hint(node: c_ast.Node) -> bool:
+def is_hint(node: c_ast.Node) -> bool:
+    """Whether ``node`` is a loop hint's pragma (``loop_hint`` gives it, but reads no count)."""
     if not isinstance(node, c_ast.Pragma):
         return False
     text = node.string.value[1:] if isinstance(node.string, c_ast.Constant) else node.string
