@@ -136,6 +136,7 @@ def test_loop_hints_clang_refuses(
         f"{HINT.format('(N)')}\n{LOOP}",
         f"for (int j = 0; j < 2; j++) {HINT.format('')}\n  for (int i = 0; i < 2; i++) a[2 * j + i] = 2 * j + i;",
         "int i = 0; __attribute__((__opencl_unroll_hint__(2))) while (i < 4) { a[i] = i; i++; }",
+        "int u = ({ int v = 0;\n#pragma unroll 2\n  for (int i = 0; i < 4; i++) { a[i] = i; v += i; }\n  v; });",
     ],
 )
 def test_loop_hints_clang_takes(device_ctx: wia.Context, body: str) -> None:

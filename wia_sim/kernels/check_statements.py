@@ -137,7 +137,12 @@ class StatementChecks(CheckerState):
         ctx = _Context(self.caller, depth=1)
         self.scopes.append({})
         try:
-            for item in items[:-1]:
+            leading = True
+            for k, item in enumerate(items[:-1]):
+                if isinstance(item, c_ast.Pragma):  # (a block's, as Clang has it)
+                    self.block_pragma(items, k, leading)
+                    continue
+                leading = False
                 self.statement(item, ctx)
             value = value_item(items)
             if value is None:
