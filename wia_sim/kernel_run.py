@@ -154,7 +154,13 @@ def run_report(
     geometry = launch_geometry(global_size, local_size, max_group, global_offset=global_offset)
     if geometry.group_size > max_group:
         raise ValueError(f"a work-group of {geometry.group_size} work-items is over the models' maximum {max_group}")
-    result = kernels.run_kernel(program, name, args, geometry, step_limit=step_limit, checks=checks)
+    before = [(a, a.copy()) for a in args if isinstance(a, np.ndarray)]
+
+    def restore() -> None:  # the buffers as generated, to run the launch again (``run_kernel``)
+        for live, copy in before:
+            live[:] = copy
+
+    result = kernels.run_kernel(program, name, args, geometry, step_limit=step_limit, checks=checks, restore=restore)
     local_bytes = info.static_local_bytes + sum(a for p, a in zip(info.params, args, strict=True) if p.kind == "local")
     timings = []
     for model in models:

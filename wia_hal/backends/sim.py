@@ -955,9 +955,21 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                     exec_args.append(value.nbytes)
                 else:
                     exec_args.append(value.value)
+
+            def restore() -> None:  # the copies as the launch found them, to run it again (``run_kernel``)
+                for live, copy in written:
+                    copy[:] = live
+
             try:
                 result = kernels.run_kernel(
-                    program, info.name, exec_args, geometry, step_limit=limit, checks=checks, strict=strict
+                    program,
+                    info.name,
+                    exec_args,
+                    geometry,
+                    step_limit=limit,
+                    checks=checks,
+                    strict=strict,
+                    restore=restore,
                 )
             except kernels.KernelFault as e:  # what it noted before the finding that stopped it is said too
                 command.findings = list(e.earlier)

@@ -346,7 +346,7 @@ class LoopBatcher(ExecutorState):
                 if not isinstance(value, Value) or value.undef is not None or not _arithmetic(value.t):
                     return self._restored(saved)
         statements = 1 + len(shape.items)  # a step for the condition and each statement, per iteration
-        if self.steps + statements * count > self.step_limit:
+        if self.steps - self.steps_from + statements * count > self.step_limit:
             return self._restored(saved)
         batch = _Batch(self, shape.counter.name, counter, k.t, ks, rows, active)
         results: list[tuple[c_ast.ID, Value]] = []

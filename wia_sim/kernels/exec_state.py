@@ -93,11 +93,17 @@ class ExecutorState:
     lanes: Lanes
     st: LaunchState
     frame: _Frame
+    kernel_frame: _Frame
+    """The kernel function's frame (``frame`` is the running call's)."""
     globals: dict[str, Var]
     n: int
     groups: int
     all: Array
     none: Array  # the mask of no lane
+    base: Array
+    """The lanes the kernel's body runs for: ``all``, or one work-group's with ``in_order``."""
+    in_order: bool
+    """The launch runs its work-groups one at a time, in order (``executor.run_kernel``), not all in lockstep."""
     checks: bool
     counts: dict[str, int]
     init_flags: list[tuple[Array, Array]]
@@ -108,6 +114,8 @@ class ExecutorState:
     printf: PrintfOutput
     _locals: set[str]
     steps: int
+    steps_from: int
+    """``steps`` when the running work-group started (``in_order``: the limit is each group's), else 0."""
     step_limit: int
     progress: Watch
     """When the loops compare their state, to find one that cannot end (``progress.py``)."""

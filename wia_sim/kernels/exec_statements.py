@@ -86,9 +86,16 @@ class StatementRunner(ExecutorState):
 
     # ------------------------------------------------------------------ statements
     def run(self) -> None:
-        body = self.kernel.node.body
-        self.frame.scopes.append({})
-        self.block(body.block_items or [], self.all)
+        items = self.kernel.node.body.block_items or []
+        if not self.in_order:
+            self.frame.scopes.append({})
+            self.block(items, self.all)
+        for group in range(self.groups) if self.in_order else ():  # each to its end before the next starts
+            self.base = np.asarray(self.lanes.group == group)
+            self.steps_from = self.steps
+            self.frame.scopes.append({})
+            self.block(items, self.base)
+            self.frame.scopes.pop()
         for flags, region_flags in self.init_flags:  # what the kernel's stores initialized, for the caller
             flags[:] = region_flags[: flags.size]
 

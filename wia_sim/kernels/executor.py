@@ -80,7 +80,7 @@ from wia_sim.kernels.operators import (
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput
 from wia_sim.kernels.program import KernelInfo, Program
-from wia_sim.kernels.progress import Watch
+from wia_sim.kernels.progress import Watch, relied_on
 from wia_sim.kernels.recursion import deep_recursion
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, constant_type
 from wia_sim.kernels.spaces import (
@@ -453,7 +453,15 @@ def _update_plan(node: c_ast.Assignment | c_ast.UnaryOp) -> Plan:
 
 
 class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, LoopBatcher):
-    def __init__(self, program: Program, kernel: KernelInfo, geometry: Geometry, step_limit: int, checks: bool):
+    def __init__(
+        self,
+        program: Program,
+        kernel: KernelInfo,
+        geometry: Geometry,
+        step_limit: int,
+        checks: bool,
+        in_order: bool = False,
+    ):
         self.program = program
         self.types = program.types
         self.enumerators = program.enumerators
@@ -465,8 +473,10 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         self.n = self.lanes.total
         self.groups = math.prod(geometry.num_groups)
         self.step_limit = step_limit
+        self.in_order = in_order
         self.progress = Watch()
         self.steps = 0
+        self.steps_from = 0
         self.lane_steps = np.zeros(self.n, np.int64)
         self.full_steps = 0
         self._step_masks: dict[int, tuple[Array, list[int]]] = {}  # partial masks' steps, added up in max_lane_steps
@@ -489,9 +499,10 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         self.double_constants = program.double_constants  # an unsuffixed floating literal's type
         self.plans: dict[c_ast.Node, Plan] = program.plans
         self.globals: dict[str, Var] = {}
-        self.frame = _Frame([self.globals])
+        self.frame = self.kernel_frame = _Frame([self.globals])
         self.all = np.ones(self.n, dtype=bool)
         self.none = np.zeros(self.n, dtype=bool)
+        self.base = self.all
         self.addresses = AddressMap(self.n)
         self.async_copies = AsyncCopies(self)
         self.printf = PrintfOutput(self)
@@ -526,7 +537,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
 
     def step(self, node: c_ast.Node, mask: Array) -> None:
         self.steps_for(mask, 1)
-        if self.steps > self.step_limit:
+        if self.steps - self.steps_from > self.step_limit:
             loops = self.frame.loops
             at = loops[-1] if loops else _line(node)
             source = self.st.quote(at)
@@ -1211,8 +1222,14 @@ def run_kernel(
     step_limit: int = 10_000_000,
     checks: bool = True,
     strict: bool = False,
+    restore: Callable[[], None] | None = None,
 ) -> RunResult:
     """Run kernel ``name`` of ``program`` over ``geometry``; buffers (uint8 arrays) are read and written in place.
+
+    The work-items run in lockstep. A loop that waits for work-items of other work-groups that lockstep runs only
+    after it (a spin on a flag another group sets: ``progress.py``) cannot end so; where the caller can put the
+    buffers back as they were (``restore``), the launch runs again with its work-groups one at a time, in order,
+    as Oclgrind runs them, and its ``forward_progress`` finding, lower-severity, says that it relied on that.
 
     Raises ``KernelFault`` when a check fails, ``KernelTimeout`` past ``step_limit`` lockstep steps and
     ``UnsupportedKernel`` for what the executor does not implement. After any of them the buffers hold the writes
@@ -1224,10 +1241,37 @@ def run_kernel(
     ``RunResult.findings`` (or, where a finding stops it, in that ``KernelFault.earlier``); ``strict`` raises
     them as faults. A kernel the program builds but the simulator cannot run (it uses images) is
     ``UnsupportedKernel`` (``Program.runnable``)."""
+    try:
+        return _launch(program, name, args, geometry, step_limit, checks, strict, False)
+    except KernelTimeout as e:
+        if not e.waits_for or restore is None or strict:
+            raise
+        note = relied_on(e)  # (not the fault itself: its traceback holds the first launch's frames and arrays)
+    restore()
+    try:
+        result = _launch(program, name, args, geometry, step_limit, checks, strict, True)
+    except KernelFault as e:
+        e.earlier.insert(0, note)
+        raise
+    result.findings.insert(0, note)
+    return result
+
+
+def _launch(
+    program: Program,
+    name: str,
+    args: Sequence[Any],
+    geometry: Geometry,
+    step_limit: int,
+    checks: bool,
+    strict: bool,
+    in_order: bool,
+) -> RunResult:
+    """``run_kernel``'s launch, in lockstep or with its work-groups ``in_order``."""
     kernel = program.runnable(name)
     # C's arithmetic: integers wrap, floats overflow and divide quietly
     with np.errstate(all="ignore"), deep_recursion():
-        ex = _Executor(program, kernel, geometry, step_limit, checks)
+        ex = _Executor(program, kernel, geometry, step_limit, checks, in_order)
         try:
             ex.st.strict = strict
             ex.bind_args(args)

@@ -20,12 +20,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wia_sim.kernels.lvalues import Var
-from wia_sim.kernels.spaces import KernelTimeout, Pointer, Region, Value, sized
+from wia_sim.kernels.spaces import KernelFault, KernelTimeout, Pointer, Region, Value, sized
 
 if TYPE_CHECKING:
     from wia_sim.kernels.exec_state import ExecutorState
 
-__all__ = ["FIRST_CHECK", "MIN_GAP", "STEPS_PER_BYTE", "Watch", "hang"]
+__all__ = ["FIRST_CHECK", "MIN_GAP", "STEPS_PER_BYTE", "Watch", "hang", "relied_on"]
 
 Array = NDArray[Any]
 
@@ -97,13 +97,18 @@ def _state_digest(ex: ExecutorState, active: Array) -> tuple[bytes, int]:
 def hang(ex: ExecutorState, line: int, active: Array) -> KernelTimeout:
     """The fault of a loop at ``line`` that an iteration left as it found, ``active`` its lanes."""
     lanes = ex.lanes
-    waiting = ex.live(ex.all) & ~active
+    # every other work-item of the run waits for the loop to end (those that broke out of it, or returned from the
+    # function it is in, go on after it), except those that returned from the kernel
+    waiting = ex.base & ~active
+    if ex.kernel_frame.ret is not None:
+        waiting &= ~ex.kernel_frame.ret
     looping = np.unique(lanes.group[active])
     message = (
         f"kernel '{ex.kernel.name}' never leaves this loop: an iteration changed no variable and no memory, so the "
         f"next ones are the same ({sized(int(np.count_nonzero(active)), 'work-item')} in it, of work-group"
         f"{'s' if looping.size > 1 else ''} {_listed(looping)})"
     )
+    others = np.zeros(0, np.int64)
     if waiting.any():
         others = np.setdiff1d(np.unique(lanes.group[waiting]), looping)
         count = int(np.count_nonzero(waiting))
@@ -119,10 +124,37 @@ def hang(ex: ExecutorState, line: int, active: Array) -> KernelTimeout:
                 "loop's: OpenCL C 1.2 promises a work-group no progress while another waits for it, which a device's "
                 "scheduling may give"
             )
+    later = ex.groups - 1 - int(looping.max())
+    if ex.in_order and later:
+        message += (
+            f". The launch ran its work-groups one at a time, in order, as Oclgrind does, because a lockstep run "
+            f"waited for another group; {sized(later, 'later work-group')} had not started, and a loop that waits "
+            "for one of them waits forever there"
+        )
     source = ex.st.quote(line)
     file, at = ex.program.where(line)
     quoted = f"\n    {source}" if source else ""
-    return KernelTimeout(ex.kernel.name, at, f"{file}:{at}: {message}{quoted}", source, file)
+    waits_for = () if ex.in_order else tuple(int(g) for g in others)
+    return KernelTimeout(ex.kernel.name, at, f"{file}:{at}: {message}{quoted}", source, file, waits_for)
+
+
+def relied_on(hung: KernelTimeout) -> KernelFault:
+    """The lower-severity finding of a launch that ended only once run with its work-groups in order: the loop of
+    ``hung`` (the lockstep run's fault) waited for work-groups OpenCL C 1.2 does not promise to run meanwhile."""
+    groups = np.asarray(hung.waits_for)
+    plural = groups.size > 1
+    message = (
+        f"{hung.file}:{hung.line}: kernel '{hung.kernel}' waits in this loop for work-group{'s' if plural else ''} "
+        f"{_listed(groups)}, which {'make' if plural else 'makes'} no progress meanwhile in the simulator's lockstep "
+        "run: it ran again with its work-groups one at a time, in order (as Oclgrind runs them), and ended. OpenCL C "
+        "1.2 promises a work-group no progress while another waits for it: a device that does not run the groups "
+        "waited for first, or at once, hangs here"
+    )
+    if hung.source_line:
+        message += f"\n    {hung.source_line}"
+    return KernelFault(
+        "forward_progress", message, hung.kernel, hung.line, source_line=hung.source_line, file=hung.file
+    )
 
 
 def _listed(groups: Array) -> str:

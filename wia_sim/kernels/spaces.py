@@ -57,6 +57,7 @@ _CODES = {
     "read_from_write_only": "INVALID_MEMORY",
     "null_pointer": "INVALID_MEMORY",
     "step_limit": "TIMEOUT",
+    "forward_progress": "TIMEOUT",
 }
 
 
@@ -123,11 +124,22 @@ class UnsupportedKernel(NotImplementedError):
 
 
 class KernelTimeout(KernelFault):
-    """The kernel ran past its step limit; ``line`` is the innermost loop being executed."""
+    """The kernel ran past its step limit, or into a loop that cannot end (``progress.py``); ``line`` is the
+    innermost loop being executed. ``waits_for``: the work-groups, other than the loop's own, whose work-items the
+    loop waits for (``progress.hang``): with them run first, it may end (``executor.run_kernel``)."""
 
-    def __init__(self, kernel: str, line: int, message: str = "", source_line: str = "", file: str = "") -> None:
+    def __init__(
+        self,
+        kernel: str,
+        line: int,
+        message: str = "",
+        source_line: str = "",
+        file: str = "",
+        waits_for: tuple[int, ...] = (),
+    ) -> None:
         message = message or f"kernel '{kernel}' exceeded its step limit"
         super().__init__("step_limit", message, kernel, line, source_line=source_line, file=file)
+        self.waits_for = waits_for
 
 
 def sized(n: int, unit: str) -> str:
