@@ -256,6 +256,33 @@ def test_through_the_hal_a_race_in_the_rerun_is_found_as_oclgrind_finds_it() -> 
     wia.destroy_context(ctx)
 
 
+def test_timing_only_runs_it_again_from_zeros() -> None:
+    """Without numerics the kernel runs on zeros for its counts; the rerun starts from zeros too. Work-group 1 loops
+    as often as ``started`` says when it reads it: 2 in a run from zeros (7 atomics in all), 4 after the lockstep
+    run's increments (9)."""
+    source = """__kernel void k(__global int* flag, __global int* started, __global int* out) {
+    atomic_inc(started);
+    if (get_group_id(0) == 1) {
+        while (atomic_add(flag, 0) == 0)
+            ;
+        const int c = atomic_add(started, 0);
+        for (int i = 0; i < c; i++)
+            atomic_inc(out);
+    } else {
+        atomic_xchg(flag, 1);
+    }
+}"""
+    wia.set_backend("sim", hardware="wia-tiny", numerics=False)
+    ctx = wia.create_context()
+    kernel = wia.compile_kernel(ctx, source, "k")
+    buffers = [wia.alloc(ctx, 4) for _ in range(3)]
+    with pytest.warns(wia.KernelFindingWarning, match="waits in this loop for work-group 0"):
+        wia.launch_kernel(kernel, wia.LaunchConfig(global_size=2, local_size=1), *buffers)
+        wia.context_synchronize(ctx)
+    assert kernel.last_launch is not None and kernel.last_launch.counts["atomics"] == 7
+    wia.destroy_context(ctx)
+
+
 def test_strict_checks_keep_the_lockstep_timeout() -> None:
     wia.set_backend("sim", hardware="wia-tiny", kernel_checks="strict")
     ctx = wia.create_context()

@@ -916,6 +916,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             exec_args: list[Any] = []
             written: list[tuple[np.ndarray, np.ndarray]] = []
             flagged: list[tuple[Buffer, int, np.ndarray]] = []  # initialized flags of buffers with unwritten bytes
+            zeros: list[np.ndarray] = []  # timing-only buffers' stand-ins
             # A buffer the kernel may write is copied once, over the span of every argument on it, so that two
             # arguments on one buffer see each other's writes, as they would on a device, and none is lost.
             on_buffer: dict[int, list[BufferArg[Buffer]]] = {}
@@ -943,7 +944,10 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                         exec_args.append(copy[value.offset - first : value.offset - first + value.nbytes])
                     else:  # timing-only: zeros to count on; or only read (kernel_writes): read it in place
                         live = _bytes_of(value) if numerics else None
-                        exec_args.append(np.zeros(value.nbytes, np.uint8) if live is None else live)
+                        if live is None:
+                            live = np.zeros(value.nbytes, np.uint8)
+                            zeros.append(live)
+                        exec_args.append(live)
                     flags = value.buffer.initialized(value.offset, value.offset + value.nbytes) if checks else None
                     if flags is not None:
                         flagged.append((value.buffer, value.offset, flags))
@@ -959,6 +963,8 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             def restore() -> None:  # the copies as the launch found them, to run it again (``run_kernel``)
                 for live, copy in written:
                     copy[:] = live
+                for stand_in in zeros:
+                    stand_in[:] = 0
 
             try:
                 result = kernels.run_kernel(
