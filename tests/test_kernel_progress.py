@@ -72,6 +72,7 @@ def test_a_work_group_waiting_for_another_is_reported_at_once(waiter: int, check
     message = str(info.value)
     assert info.value.check == "step_limit" and info.value.line == 5
     assert info.value.waits_for == (1 - waiter,)
+    assert info.value.work_item == info.value.group == (waiter, 0, 0) and info.value.work_items == 1
     assert "never leaves this loop: an iteration changed no variable and no memory" in message
     assert f"(1 work-item in it, of work-group {waiter})" in message
     assert f"Of those, work-group {1 - waiter} is not the loop's: OpenCL C 1.2 promises" in message
@@ -131,6 +132,7 @@ def test_run_again_group_by_group_a_wait_for_an_earlier_group_ends(checks: bool)
     assert out.tolist() == [1, 1] and flag[0] == 1 and started[0] == 2
     note = result.findings[0]
     assert note.check == "forward_progress" and note.line == 5 and len(result.findings) == 1
+    assert note.work_item == note.group == (1, 0, 0) and (note.work_items, note.groups) == (1, 1)
     assert str(note).startswith("kernel.cl:5: kernel 'k' waits in this loop for work-group 0, which makes no progress")
     assert "it ran again with its work-groups one at a time, in order (as Oclgrind runs them), and ended" in str(note)
     assert "while (atomic_add(flag, 0) == 0)" in str(note)

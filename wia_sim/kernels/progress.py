@@ -135,7 +135,13 @@ def hang(ex: ExecutorState, line: int, active: Array) -> KernelTimeout:
     file, at = ex.program.where(line)
     quoted = f"\n    {source}" if source else ""
     waits_for = () if ex.in_order else tuple(int(g) for g in others)
-    return KernelTimeout(ex.kernel.name, at, f"{file}:{at}: {message}{quoted}", source, file, waits_for)
+    fault = KernelTimeout(ex.kernel.name, at, f"{file}:{at}: {message}{quoted}", source, file, waits_for)
+    first = int(np.argmax(active))  # the loop's first work-item in launch order, and how many are in it
+    gid, grp = lanes.global_id, lanes.group_id
+    fault.work_item = (int(gid[0][first]), int(gid[1][first]), int(gid[2][first]))
+    fault.group = (int(grp[0][first]), int(grp[1][first]), int(grp[2][first]))
+    fault.work_items, fault.groups = int(np.count_nonzero(active)), int(looping.size)
+    return fault
 
 
 def relied_on(hung: KernelTimeout) -> KernelFault:
@@ -153,7 +159,16 @@ def relied_on(hung: KernelTimeout) -> KernelFault:
     if hung.source_line:
         message += f"\n    {hung.source_line}"
     return KernelFault(
-        "forward_progress", message, hung.kernel, hung.line, source_line=hung.source_line, file=hung.file
+        "forward_progress",
+        message,
+        hung.kernel,
+        hung.line,
+        hung.work_item,
+        hung.group,
+        work_items=hung.work_items,
+        groups=hung.groups,
+        source_line=hung.source_line,
+        file=hung.file,
     )
 
 
