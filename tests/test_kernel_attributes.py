@@ -88,6 +88,23 @@ def test_a_kernel_attribute_on_another_function_is_clangs_error(
     assert_refused(device_ctx, request, f"{helper};\nvoid h(__global int* a) {{ *a = 1; }}\n{kernel}", message)
 
 
+@pytest.mark.parametrize(
+    ("declaration", "column"),
+    [
+        ("__attribute__((work_group_size_hint(8, 1, 1))) int x = 1;", 16),
+        ("int x __attribute__((reqd_work_group_size(1, 1, 1))) = 1;", 22),
+        ("__local int x __attribute__((vec_type_hint(float4)));", 30),
+    ],
+)
+def test_a_kernel_attribute_on_a_variable_is_clangs_error(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, declaration: str, column: int
+) -> None:
+    """The simulator took these on a variable, which PoCL 3.1 and Oclgrind 21.10 refuse."""
+    called = declaration.split("__attribute__((")[1].split("(")[0]
+    source = f"__kernel void k(__global int* a) {{\n{declaration}\n    a[0] = 1;\n}}\n"
+    assert_refused(device_ctx, request, source, f"'{called}' attribute only applies to functions", f"2:{column}")
+
+
 LOOP = "for (int i = 0; i < 4; i++) a[i] = i;"
 HINT = "__attribute__((opencl_unroll_hint{}))"
 HINTED = "'opencl_unroll_hint' attribute"

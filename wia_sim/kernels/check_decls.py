@@ -10,6 +10,7 @@ from pycparserext.ext_c_parser import (
     AttributeSpecifier,
     FuncDeclExt,
     RangeExpression,
+    TypeDeclExt,
     TypeOfDeclaration,
     TypeOfExpression,
 )
@@ -315,6 +316,7 @@ class DeclarationChecks(CheckerState):
         self.register_enumerators(node.type)
         if node.name is None:
             return  # struct, union or enum declaration
+        self.function_attributes_refused(node)
         if _has_function_pointer(t):
             self.error(node, "function pointers are not supported")
             return
@@ -470,7 +472,7 @@ class DeclarationChecks(CheckerState):
             self.error(decl, f"variadic functions are not supported ('{name}')")
         for attr in [] if is_kernel else _function_attributes(decl):  # (OpenCL C 1.2 6.7.2: a kernel's alone)
             called = attr.name.name if isinstance(attr, c_ast.FuncCall) and isinstance(attr.name, c_ast.ID) else None
-            if called in ("reqd_work_group_size", "work_group_size_hint", "vec_type_hint"):
+            if called in _KERNEL_ATTRIBUTES:
                 self.error(decl, f"attribute '{called}' can only be applied to an OpenCL kernel function")
         if is_kernel and name == "main":
             self.error(decl, "kernel cannot be called 'main'")
@@ -577,6 +579,13 @@ class DeclarationChecks(CheckerState):
         else:
             calls = tuple(dict.fromkeys(name for name, _ in fn.calls))
             self.helpers[decl.name] = FunctionInfo(decl.name, params, fn.return_type, node, line, calls)
+
+    def function_attributes_refused(self, decl: c_ast.Decl) -> None:
+        """OpenCL C 1.2 6.7.2's function attributes on a variable: Clang's error at the attribute's name."""
+        for attr in _function_attributes(decl):
+            called = attr.name.name if isinstance(attr, c_ast.FuncCall) and isinstance(attr.name, c_ast.ID) else None
+            if called in _KERNEL_ATTRIBUTES:
+                self.error(attr, f"'{called}' attribute only applies to functions")
 
     def reqd_work_group_size(self, decl: c_ast.Decl) -> tuple[int, int, int] | None:
         reqd = None
@@ -774,6 +783,7 @@ class DeclarationChecks(CheckerState):
         if isinstance(node.type, c_ast.FuncDecl | FuncDeclExt):  # a prototype (C99 6.7.5.3), as at file scope
             self.declare_function(node, None)
             return
+        self.function_attributes_refused(node)
         if _has_function_pointer(t):
             self.error(node, f"function pointers are not supported ('{node.name}')")
         self.check_type_usable(t, node, f"variable '{node.name}'")
@@ -1204,12 +1214,17 @@ class DeclarationChecks(CheckerState):
         return None
 
 
+_KERNEL_ATTRIBUTES = ("reqd_work_group_size", "work_group_size_hint", "vec_type_hint")
+"""OpenCL C 1.2 6.7.2's attributes of a kernel function."""
+
+
 def _function_attributes(decl: c_ast.Decl) -> list[c_ast.Node]:
-    """The ``__attribute__((...))`` entries before a function's declarator and after its parameter list."""
+    """The ``__attribute__((...))`` entries before a function's declarator and after its parameter list (before
+    and after a variable's declarator)."""
     attributes: list[c_ast.Node] = []
     for spec in decl.funcspec:
         if isinstance(spec, AttributeSpecifier) and spec.exprlist is not None:
             attributes.extend(spec.exprlist.exprs)
-    if isinstance(decl.type, FuncDeclExt) and decl.type.attributes is not None:
+    if isinstance(decl.type, FuncDeclExt | TypeDeclExt) and decl.type.attributes is not None:
         attributes.extend(decl.type.attributes.exprs)
     return attributes
