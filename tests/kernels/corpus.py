@@ -265,6 +265,7 @@ class KernelCase:
     tolerances: Mapping[str, Tolerance]
     options: str = ""  # build options, e.g. "-D DEGREE=5"
     global_offset: tuple[int, ...] | None = None  # passed as the NDRange's global work offset
+    notes: tuple[str, ...] = ()  # the lower-severity findings the simulator notes on a correct run (check names)
 
     @property
     def path(self) -> Path:
@@ -2414,6 +2415,29 @@ def _make_bug_any_negative(rng: np.random.Generator) -> Launch:
     return Launch(args, (_round_up(n, 64),), (64,))
 
 
+def _make_chained_scan(rng: np.random.Generator) -> Launch:
+    n = _size(rng, 300, 2500, 64)
+    groups = -(-n // 64)
+    args = {
+        "in": Buffer(rng.integers(-1000, 1000, n).astype(np.int32)),
+        "out": _sentinel_out(n, np.int32),
+        "totals": _sentinel_out(groups, np.int32),
+        "ready": Buffer(rng.integers(0, 1000, groups).astype(np.int32), "inout"),  # (an earlier launch's epochs)
+        "epoch": _i32(int(rng.integers(1000, 2000))),
+        "n": _i32(n),
+    }
+    return Launch(args, (64 * groups,), (64,))
+
+
+def _ref_chained_scan(i: Inputs) -> dict[str, np.ndarray]:
+    x = np.asarray(i["in"], np.int64)
+    groups = -(-x.size // 64)
+    padded = np.zeros(groups * 64, np.int64)
+    padded[: x.size] = x
+    totals = np.cumsum(padded.reshape(groups, 64).sum(axis=1))
+    return {"out": np.cumsum(x), "totals": totals, "ready": np.full(groups, int(i["epoch"]))}
+
+
 # -- packed structs and members, vector components in memory (issue 16)
 
 _PACKED_REC = _struct_dtype(
@@ -3269,6 +3293,17 @@ CASES: list[KernelCase] = [
         _make_count_positive_groups,
         _ref_count_positive_groups,
         {"counts": exact(), "scaled": CORRECTLY_ROUNDED},
+    ),
+    KernelCase(
+        "chained_scan",
+        "chained_scan.cl",
+        "chained_scan",
+        "a single-pass scan whose work-groups wait for the one before them: a spin on another group's flag, "
+        "atomics as the only communication between groups, a double-buffered Hillis-Steele scan in __local memory",
+        _make_chained_scan,
+        _ref_chained_scan,
+        {"out": exact(), "totals": exact(), "ready": exact()},
+        notes=("forward_progress",),
     ),
     # -- packed structs and members, vector components in memory (issue 16)
     KernelCase(
