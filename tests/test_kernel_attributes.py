@@ -127,6 +127,11 @@ HINTED = "'opencl_unroll_hint' attribute"
         ("#pragma unroll 2\na[0] = 1;", "expected a for, while, or do-while loop to follow '#pragma unroll'", "3:1"),
         (HINT.format("(0)"), f"{HINTED} requires a positive integral compile time constant expression", "2:16"),
         (HINT.format("(n)"), f"{HINTED} requires an integer constant", "2:16"),
+        (
+            "__attribute__((opencl_unroll_hint(0), opencl_unroll_hint))",
+            f"{HINTED} requires a positive integral compile time constant expression",
+            "2:16",
+        ),
         (HINT.format("") + " a[0] = 1;", f"{HINTED} only applies to 'for', 'while', and 'do' statements", "2:16"),
     ],
 )
@@ -153,6 +158,8 @@ def test_loop_hints_clang_refuses(
         f"{HINT.format('(N)')}\n{LOOP}",
         f"for (int j = 0; j < 2; j++) {HINT.format('')}\n  for (int i = 0; i < 2; i++) a[2 * j + i] = 2 * j + i;",
         "int i = 0; __attribute__((__opencl_unroll_hint__(2))) while (i < 4) { a[i] = i; i++; }",
+        f"__attribute__((opencl_unroll_hint(2), opencl_unroll_hint(N)))\n{LOOP}",
+        f"__attribute__((opencl_unroll_hint, opencl_unroll_hint(4))) {LOOP}",
         "int u = ({ int v = 0;\n#pragma unroll 2\n  for (int i = 0; i < 4; i++) { a[i] = i; v += i; }\n  v; });",
     ],
 )

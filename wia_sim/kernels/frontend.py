@@ -126,21 +126,31 @@ def _vec_step_literals(text: str) -> str:
     return "".join(pieces) + text[done:] if pieces else text
 
 
-_LOOP_HINT_RE = re.compile(r"\b__attribute__\s*\(\(\s*((?:__)?opencl_unroll_hint(?:__)?)\s*(?:\(([^()]*)\))?\s*\)\)")
-"""``__attribute__((opencl_unroll_hint(N)))`` (OpenCL C 2.0's, which Clang takes in 1.2 too), an attribute the
-parser cannot place on a statement (``_loop_hint_pragma``)."""
+_HINT = r"((?:__)?opencl_unroll_hint(?:__)?)\s*(?:\(([^()]*)\))?"
+_LOOP_HINT_RE = re.compile(rf"\b__attribute__\s*\(\(\s*({_HINT}(?:\s*,\s*{_HINT})*)\s*\)\)")
+"""``__attribute__((opencl_unroll_hint(N)))`` (OpenCL C 2.0's, which Clang takes in 1.2 too), or a list of them, an
+attribute the parser cannot place on a statement (``_loop_hint_pragma``)."""
+_HINT_RE = re.compile(_HINT)
+_PRAGMA_OPENS = len('_Pragma("')
 
 
 def _loop_hint_pragma(m: re.Match[str]) -> str:
-    """An ``opencl_unroll_hint`` attribute as the ``_Pragma`` the parser places before the statement it precedes,
-    for the checks ``loop_hints.py`` makes: its name and count at their columns, lines kept (one over several
-    lines, or with a string in it, is blanked: the hint has no effect here)."""
-    text, name_at = m.group(0), m.start(1) - m.start()
-    count = "" if m.group(2) is None else " " * (m.start(2) - m.end(1)) + m.group(2)
-    pragma = " " * (name_at - len('_Pragma("')) + f'_Pragma("{m.group(1)}{count}")'
-    if "\n" in text or '"' in count or "\\" in count or len(pragma) > len(text):
+    """An ``opencl_unroll_hint`` attribute as the ``_Pragma`` (one per hint of its list) the parser places before
+    the statement it precedes, for the checks ``loop_hints.py`` makes: each name and count at its column where
+    there is room (a second hint's ``_Pragma`` starts after the first), lines kept. One over several lines, with a
+    string in it, or longer than the attribute with more on its line is blanked: the hint has no effect here."""
+    text = m.group(0)
+    out = ""
+    for hint in _HINT_RE.finditer(text, m.start(1) - m.start()):
+        count = "" if hint.group(2) is None else " " * (hint.start(2) - hint.end(1)) + hint.group(2)
+        if '"' in count or "\\" in count:
+            return blanked(text)
+        out = out.ljust(max(hint.start(1) - _PRAGMA_OPENS, len(out))) + f'_Pragma("{hint.group(1)}{count}")'
+    line_end = m.string.find("\n", m.end())
+    rest = m.string[m.end() : line_end if line_end >= 0 else len(m.string)]
+    if "\n" in text or (len(out) > len(text) and rest.strip()):
         return blanked(text)
-    return pragma.ljust(len(text))
+    return out.ljust(len(text))
 
 
 _GNU_ALIGNOF_RE = re.compile(rf"{STRING_LITERAL.pattern}|\b__alignof(?:__)?\b")
