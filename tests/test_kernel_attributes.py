@@ -127,6 +127,18 @@ HINTED = "'opencl_unroll_hint' attribute"
         ("#pragma unroll 2\na[0] = 1;", "expected a for, while, or do-while loop to follow '#pragma unroll'", "3:1"),
         (HINT.format("(0)"), f"{HINTED} requires a positive integral compile time constant expression", "2:16"),
         (HINT.format("(n)"), f"{HINTED} requires an integer constant", "2:16"),
+        ('_Pragma("unroll 0")', "invalid value '0'; must be positive", "2:1"),
+        ('_Pragma("unroll Z")', "invalid value '0'; must be positive", "2:1"),
+        (
+            '_Pragma("unroll 2") _Pragma("unroll 4")',
+            "duplicate directives '#pragma unroll(2)' and '#pragma unroll(4)'",
+            "2:21",
+        ),
+        (
+            '_Pragma("nounroll") a[0] = 1;',
+            "expected a for, while, or do-while loop to follow '#pragma nounroll'",
+            "2:21",
+        ),
         (
             "__attribute__((opencl_unroll_hint(0), opencl_unroll_hint))",
             f"{HINTED} requires a positive integral compile time constant expression",
@@ -139,8 +151,9 @@ def test_loop_hints_clang_refuses(
     device_ctx: wia.Context, request: pytest.FixtureRequest, hints: str, message: str, at: str
 ) -> None:
     """Clang checks ``#pragma unroll``'s count (an integer constant expression above zero, macros expanded),
-    one hint of each kind on a loop, and that a loop follows, and ``opencl_unroll_hint``'s alike; the simulator
-    dropped the line unread, and the attribute anywhere but before a loop was a syntax error."""
+    one hint of each kind on a loop, and that a loop follows, in ``_Pragma("unroll ...")`` too (named at the
+    operator), and ``opencl_unroll_hint``'s alike; the simulator dropped the line (the operator) unread, and the
+    attribute anywhere but before a loop was a syntax error."""
     source = "__kernel void k(__global int* a, int n) {\n" + hints + "\n" + LOOP + "\n}\n"
     assert_refused(device_ctx, request, source, message, at, options="-DZ=0")
 
@@ -159,6 +172,8 @@ def test_loop_hints_clang_refuses(
         f"for (int j = 0; j < 2; j++) {HINT.format('')}\n  for (int i = 0; i < 2; i++) a[2 * j + i] = 2 * j + i;",
         "int i = 0; __attribute__((__opencl_unroll_hint__(2))) while (i < 4) { a[i] = i; i++; }",
         f"__attribute__((opencl_unroll_hint(2), opencl_unroll_hint(N)))\n{LOOP}",
+        f'_Pragma("unroll N") {LOOP}',
+        'int i = 0;\nif (n) _Pragma("nounroll") while (i < 4) { a[i] = i; i++; }',
         f"__attribute__((opencl_unroll_hint, opencl_unroll_hint(4))) {LOOP}",
         "int u = ({ int v = 0;\n#pragma unroll 2\n  for (int i = 0; i < 4; i++) { a[i] = i; v += i; }\n  v; });",
     ],

@@ -53,14 +53,22 @@ class LoopHint:
 def loop_hint(pragma: c_ast.Pragma) -> LoopHint | None:
     """The loop hint a pragma the preprocessor left in the program gives, or None for another pragma."""
     text, start = pragma.string, pragma.coord.column if pragma.coord is not None else None
-    if isinstance(text, c_ast.Constant):  # an ``opencl_unroll_hint`` attribute (``frontend._loop_hint_pragma``)
-        text, start = text.value[1:-1], None if start is None else start + 2  # (placed at its "(": the name is 2 on)
+    operator = isinstance(text, c_ast.Constant)  # ``_Pragma("...")``, its coordinate at its "("
+    if operator:
+        text = text.value[1:-1]
     tokens = significant(tokenize(text, 1, 1))
     if not tokens or tokens[0].text.strip("_") not in LOOP_HINTS:
         return None
     line = pragma.coord.line if pragma.coord is not None else None
+    attribute = tokens[0].text.strip("_") == "opencl_unroll_hint"  # (``frontend._loop_hint_pragma``'s)
+    if operator and start is not None:
+        # an attribute's name and count at their columns (the name is 2 after the "("); a user's ``_Pragma`` is
+        # named at the operator, as Clang names what it finds in one
+        start = start + 2 if attribute else start - len("_Pragma")
 
     def column(tok: Token) -> int | None:
+        if operator and not attribute:
+            return start
         return None if start is None or tok.column is None else start + tok.column - 1
 
     word, rest = tokens[0].text.strip("_"), tokens[1:]

@@ -23,6 +23,7 @@ build log's entries).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import math
@@ -740,10 +741,26 @@ class _Preprocessor:
                 k += 1
                 continue
             literal = texts[1].removeprefix("L")[1:-1].replace('\\"', '"').replace("\\\\", "\\")
-            self._pragma(significant(tokenize(literal, tok.line, tok.column)), self.text_start + tok.line)
-            out.extend(t for t in tokens[k : parts[2][0] + 1] if t.kind == "nl")
+            words = significant(tokenize(literal, tok.line, tok.column))
+            hint = self._loop_hint(words)
+            if hint is not None:  # kept for the checker as a #pragma unroll line is, its count expanded
+                string = parts[1][1]
+                out.extend(t for t in tokens[k : parts[1][0]])
+                out.append(dataclasses.replace(string, text=f'"{hint}"'))
+                out.extend(t for t in tokens[parts[1][0] + 1 : parts[2][0] + 1])
+            else:
+                self._pragma(words, self.text_start + tok.line)
+                out.extend(t for t in tokens[k : parts[2][0] + 1] if t.kind == "nl")
             k = parts[2][0] + 1
         return out
+
+    def _loop_hint(self, words: list[Token]) -> str | None:
+        """A ``_Pragma``'s loop hint (``unroll``, ...) with its count macro-expanded, as the string it is kept in;
+        None for another pragma (or one whose count a string cannot hold)."""
+        if not words or words[0].text not in LOOP_PRAGMAS:
+            return None
+        hint = " ".join([words[0].text, *(t.text for t in significant(self.expander.expand(words[1:])))])
+        return None if '"' in hint or "\\" in hint else hint
 
 
 def _malformed_predefined(line: int | None, column: int | None, message: str) -> None:
