@@ -90,12 +90,13 @@ class StatementRunner(ExecutorState):
         if not self.in_order:
             self.frame.scopes.append({})
             self.block(items, self.all)
-        for group in range(self.groups) if self.in_order else ():  # each to its end before the next starts
-            self.base = np.asarray(self.lanes.group == group)
-            self.steps_from = self.steps
-            self.frame.scopes.append({})
-            self.block(items, self.base)
-            self.frame.scopes.pop()
+        else:  # each work-group to its end before the next starts
+            for group in range(self.groups):
+                self.base = np.asarray(self.lanes.group == group)
+                self.steps_from = self.steps
+                self.frame.scopes.append({})
+                self.block(items, self.base)
+                self.frame.scopes.pop()
         for flags, region_flags in self.init_flags:  # what the kernel's stores initialized, for the caller
             flags[:] = region_flags[: flags.size]
 
