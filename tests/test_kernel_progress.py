@@ -16,7 +16,7 @@ import pytest
 
 import wia_hal as wia
 from wia_sim.cli import main as sim_main
-from wia_sim.kernels import compile_source
+from wia_sim.kernels import compile_source, progress
 from wia_sim.kernels.executor import KernelTimeout, RunResult, run_kernel
 from wia_sim.kernels.lanes import Geometry
 
@@ -173,6 +173,15 @@ def test_work_items_that_broke_out_of_the_loop_are_waited_for_too(checks: bool) 
     assert out.tolist() == [1, 2, 3, 4] and flags.tolist() == [1] * 4
     assert [f.check for f in result.findings] == ["forward_progress"]
     assert "kernel.cl:2: kernel 'k' waits in this loop for work-group 0," in str(result.findings[0])
+
+
+def test_a_launch_too_large_to_run_again_group_by_group_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """(The budget lowered: the real one, 2**28 work-groups times work-items, takes seconds to reach.)"""
+    monkeypatch.setattr(progress, "IN_ORDER_BUDGET", 3)
+    with pytest.raises(KernelTimeout) as info:
+        _run(ACROSS_GROUPS.replace("WAITER", "1"), _buffers(), 2, 1, restorable=True)
+    assert info.value.waits_for == ()
+    assert "it may end, but that costs about 2 lockstep runs over its 2 work-items" in str(info.value)
 
 
 CHAINED = """__kernel void k(__global const int* in, volatile __global int* partial, volatile __global int* flags,

@@ -25,10 +25,14 @@ from wia_sim.kernels.spaces import KernelFault, KernelTimeout, Pointer, Region, 
 if TYPE_CHECKING:
     from wia_sim.kernels.exec_state import ExecutorState
 
-__all__ = ["FIRST_CHECK", "MIN_GAP", "STEPS_PER_BYTE", "Watch", "hang", "relied_on"]
+__all__ = ["FIRST_CHECK", "IN_ORDER_BUDGET", "MIN_GAP", "STEPS_PER_BYTE", "Watch", "hang", "relied_on"]
 
 Array = NDArray[Any]
 
+IN_ORDER_BUDGET = 1 << 28
+"""The most work-groups times work-items a launch runs again in order for (``executor.run_kernel``): each group's
+run is over all the launch's lanes, so the rerun costs about as many lockstep runs as there are groups (2,048
+groups of 64 work-items, 2**28, took 7.8 s here for a chained scan)."""
 FIRST_CHECK = 256
 """The first iteration of a loop whose state is compared with the next one's."""
 STEPS_PER_BYTE = 1 / 256
@@ -124,6 +128,14 @@ def hang(ex: ExecutorState, line: int, active: Array) -> KernelTimeout:
                 "loop's: OpenCL C 1.2 promises a work-group no progress while another waits for it, which a device's "
                 "scheduling may give"
             )
+    rerun = not ex.in_order and others.size > 0
+    if rerun and ex.groups * ex.n > IN_ORDER_BUDGET:
+        rerun = False
+        message += (
+            f". Run again with its work-groups one at a time, in order, as Oclgrind runs them, it may end, but that "
+            f"costs about {ex.groups:,} lockstep runs over its {ex.n:,} work-items, more than the simulator "
+            "undertakes: a launch of fewer work-groups or work-items runs so"
+        )
     later = ex.groups - 1 - int(looping.max())
     if ex.in_order and later:
         message += (
@@ -134,7 +146,7 @@ def hang(ex: ExecutorState, line: int, active: Array) -> KernelTimeout:
     source = ex.st.quote(line)
     file, at = ex.program.where(line)
     quoted = f"\n    {source}" if source else ""
-    waits_for = () if ex.in_order else tuple(int(g) for g in others)
+    waits_for = tuple(int(g) for g in others) if rerun else ()
     fault = KernelTimeout(ex.kernel.name, at, f"{file}:{at}: {message}{quoted}", source, file, waits_for)
     first = int(np.argmax(active))  # the loop's first work-item in launch order, and how many are in it
     gid, grp = lanes.global_id, lanes.group_id
