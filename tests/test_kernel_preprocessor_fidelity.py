@@ -265,3 +265,26 @@ out[3] = ID(
 out[4] = LATER(
     1);"""
     assert _ints(device_ctx, body, LINE_IN_A_CALL)[:5] == [8, 9, 13013, 15, 18 * 100 + 1]
+
+
+def test_null_characters_are_clangs_warnings() -> None:
+    """Halide embeds its kernel source with its terminating NUL; Clang ignores a NUL outside a literal (a warning)
+    and keeps one in a literal (a warning too); the simulator refused the build ("illegal character"). The values
+    are Oclgrind 21.10's ([98, 4, 0]; PoCL 3.1 through PyOpenCL stops reading the source at the first NUL)."""
+    source = "__kernel void k(__global char *o) {\0 o[0] = \"a\0b\"[2]; o[1] = sizeof(\"a\0b\"); o[2] = '\0'; }\n\0"
+    program = compile_source(source)
+    assert program.build_log.splitlines() == [
+        "kernel.cl:1:36: warning: null character ignored",
+        "kernel.cl:1:47: warning: null character(s) preserved in string literal",
+        "kernel.cl:1:71: warning: null character(s) preserved in string literal",
+        "kernel.cl:1:85: warning: null character(s) preserved in char literal",
+        "kernel.cl:2:1: warning: null character ignored",
+    ]
+    wia.set_backend("sim", hardware="wia-tiny")
+    ctx = wia.create_context()
+    with pytest.warns(wia.KernelBuildWarning):
+        (out,) = run_arrays(ctx, source, "k", [np.full(4, 9, np.int8)], 1, 1)
+    assert out.tolist() == [98, 4, 0, 9]
+    comment = compile_source("// a\0b\n/* c\0d */\n__kernel void k(__global int* o) { o[0] = 1; }\n")
+    assert comment.build_log == ""  # (gone with the comment, as in Clang)
+    wia.destroy_context(ctx)

@@ -389,6 +389,8 @@ class _Preprocessor:
         source = replace_trigraphs(source.replace("\r\n", "\n").replace("\r", "\n"))
         spliced, self.expander.splices = splice_lines(source)
         text = strip_comments(spliced, lambda ln, col, msg: self.error(ln, col, msg))
+        if "\x00" in text:
+            text = self._null_characters(text)
         lines = text.split("\n")
         out, filename = self.out, self.filename
 
@@ -753,6 +755,24 @@ class _Preprocessor:
                 out.extend(t for t in tokens[k : parts[2][0] + 1] if t.kind == "nl")
             k = parts[2][0] + 1
         return out
+
+    def _null_characters(self, text: str) -> str:
+        """Clang's way with NUL characters (Halide embeds its kernel source with its terminator): outside a literal
+        one is ignored, a blank, with its warning; inside a literal kept, with its warning (in a comment, silently
+        gone with the comment)."""
+        pieces: list[str] = []
+        for tok in tokenize(text, 1):
+            spelled = tok.spelling or tok.text
+            if "\x00" in spelled and tok.kind in ("str", "char"):
+                what = "string" if tok.kind == "str" else "char"
+                self.warning(
+                    tok.line, tok.column + spelled.index("\x00"), f"null character(s) preserved in {what} literal"
+                )
+            elif spelled == "\x00":
+                self.warning(tok.line, tok.column, "null character ignored")
+                spelled = " "
+            pieces.append(spelled)
+        return "".join(pieces)
 
     def _loop_hint(self, words: list[Token]) -> str | None:
         """A ``_Pragma``'s loop hint (``unroll``, ...) with its count macro-expanded, as the string it is kept in;
