@@ -271,7 +271,7 @@ def test_null_characters_are_clangs_warnings() -> None:
     """Halide embeds its kernel source with its terminating NUL; Clang ignores a NUL outside a literal (a warning)
     and keeps one in a literal (a warning too); the simulator refused the build ("illegal character"). The values
     are Oclgrind 21.10's ([98, 4, 0]; PoCL 3.1 through PyOpenCL stops reading the source at the first NUL)."""
-    source = "__kernel void k(__global char *o) {\0 o[0] = \"a\0b\"[2]; o[1] = sizeof(\"a\0b\"); o[2] = '\0'; }\n\0"
+    source = '__kernel void k(__global char *o) {\0 o[0] = "a\0b"[2]; o[1] = sizeof("a\0b"); o[2] = \'\0\'; }\n\0'
     program = compile_source(source)
     assert program.build_log.splitlines() == [
         "kernel.cl:1:36: warning: null character ignored",
