@@ -33,6 +33,7 @@ from wia_sim.kernels import scratch
 from wia_sim.kernels.affine import CONVERSE, Affine
 from wia_sim.kernels.async_copy import AsyncCopies, kernel_end_line
 from wia_sim.kernels.batch_loops import LoopBatcher
+from wia_sim.kernels.bit_shadow import BIT_EXACT, bits_binop, bits_converted, bits_unary
 from wia_sim.kernels.compiled import compiled_plan
 from wia_sim.kernels.contraction import Contraction, contracts, fused
 from wia_sim.kernels.conversions import float32_literal, half_literal
@@ -608,7 +609,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             return v
         if v.undef is not None:  # converted with its shadow
             plain = self.to_value(defined(v), t)
-            exact = converted_exactly(v, t, np.asarray(plain.a))
+            exact = converted_exactly(v, t, np.asarray(plain.a)) or bits_converted(v, plain)
             return exact if exact is not None else tainted(plain, joined((v,)))
         if v.affine is not None and _holds(t, v.affine):  # the conversion changes no lane's value
             return Value(t, v.a if v.t == t and v._a is not None else None, v.affine)
@@ -812,7 +813,8 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
                 raise UnsupportedKernel(f"line {_line(node.expr)}: a pointer where a value is needed")
             return Value(INT, np.asarray(~self.truth(v, self.all)).astype(np.int32))
         if v.undef is not None:  # computed on the bits, undefined where the operand is
-            return tainted(self.unary(op, defined(v), mask, node), joined((v,)))
+            r = self.unary(op, defined(v), mask, node)
+            return bits_unary(op, v, r) or tainted(r, joined((v,)))
         return self.unary(op, v, mask, node)
 
     def unary(self, op: str, v: Value, mask: Array, node: c_ast.UnaryOp) -> Value:
@@ -912,8 +914,17 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         x, y = defined(a), defined(b)
         if op in ("/", "%") and b.t.kind != "float" and b.undef is not None:  # (undefined lanes: no zero to find)
             y = Value(y.t, np.where(shaped(b.undef, b.t), np.ones((), y.t.dtype), y.raw))
-        if op in ("&", "|") and shadow is not None and isinstance(a, Value) and isinstance(b, Value):
-            shadow = self.absorbed(op, a, b, shadow)
+        if op in BIT_EXACT and shadow is not None and isinstance(a, Value) and isinstance(b, Value):
+            r = self.binop(op, x, y, mask, node, t)
+            if isinstance(r, Value):  # the bits each result bit comes from (``bit_shadow.py``)
+                shift = op in ("<<", ">>")
+                xs, ys = self._conv(x, r.t), np.asarray(y.a) if shift else self._conv(y, r.t)
+                exact = bits_binop(op, a, b, np.asarray(xs), np.asarray(ys), r, shadow[1])
+                if exact is not None:
+                    return exact
+            if op in ("&", "|"):
+                shadow = self.absorbed(op, a, b, shadow)
+            return tainted(r, shadow)
         return tainted(self.binop(op, x, y, mask, node, t), shadow)
 
     def absorbed(self, op: str, a: Value, b: Value, shadow: Shadow) -> Shadow | None:

@@ -193,6 +193,9 @@ class Uninit:
     """The value is the bytes read, unchanged (a load, a copy of it): a store of it leaves uninitialized only the
     bytes ``unwritten`` names, as Oclgrind's shadow follows them byte by byte through loads and stores (a word
     copied before its other bytes are written, then completed, is defined); computing with it drops this."""
+    bits: Array | None = None
+    """Of a scalar integer computed from the read by bit-exact operators (shifts, masks, conversions between
+    integers: ``bit_shadow.py``), its undefined bits, per lane: as Oclgrind's shadow follows them."""
     unspecified: bool = False
     """The value is one the language leaves undefined, not memory nobody wrote: the w of a 3-component vector's
     ``.hi``/``.odd`` (OpenCL C 1.2 6.1.7), Clang's undef, which LLVM lets a program store but not branch on or
@@ -216,7 +219,7 @@ class Uninit:
         lanes = mask if mine.ndim == 1 else mask[:, None]
         offsets = self.offsets if other.offsets is None or other.offsets.shape != mine.shape else other.offsets
         unwritten, offsets = np.where(lanes, mine, theirs), np.where(lanes, self.offsets, offsets)
-        return replace(self, unwritten=unwritten, offsets=offsets, stored=None)
+        return replace(self, unwritten=unwritten, offsets=offsets, stored=None, bits=None)
 
     def undefined_bytes(self, undef: Array, t: CType) -> Array | None:
         """The bytes of a value of ``t`` undefined in it (``undef``: its lanes or components), one row per lane,
@@ -231,8 +234,8 @@ class Uninit:
         return np.asarray((bit_bytes(rows, self.size) & shadow[..., None]).reshape(rows.shape[0], -1))
 
     def computed(self) -> Uninit:
-        """This origin, of a value computed from the one read (no longer its bytes: ``exact``)."""
-        return replace(self, exact=False) if self.exact else self
+        """This origin, of a value computed from the one read (no longer its bytes: ``exact``; nor bits it knows)."""
+        return replace(self, exact=False, bits=None) if self.exact or self.bits is not None else self
 
     def written_bytes(self, lanes: Array, esize: int, width: int) -> Array | None:
         """For a store of this value by ``lanes`` in elements of ``esize`` bytes (``width`` of them: a vector's

@@ -1,0 +1,129 @@
+"""Undefined bits of scalar integers (``wia_sim/kernels/bit_shadow.py``): a word some of whose bytes nobody wrote,
+taken apart with shifts, masks and conversions, is defined where every bit that reaches the use was written, as
+Oclgrind's shadow (bit by bit) and Valgrind's memcheck have it. Until then any operator made such a value
+undefined as a whole, so ``(uchar)(w >> 8)`` of a word whose byte 1 alone was written was a finding here and
+not on Oclgrind."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from wia_sim.kernels import compile_source
+from wia_sim.kernels.executor import KernelFault, run_kernel
+from wia_sim.kernels.lanes import Geometry
+
+WORD = """__kernel void k(__global uint* out, __global const uchar* bytes, uint written) {
+    __local uint w[1];
+    __local uchar* b = (__local uchar*)w;
+    if (get_local_id(0) == 0) {
+        for (int k = 0; k < 4; k++)
+            if (written & (1u << k)) b[k] = bytes[k];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const uint v = w[0];
+    out[get_global_id(0)] = USE;
+}
+"""
+"""A word of which the bytes ``written`` names were written, and a use of it (line 10)."""
+
+
+def _run(use: str, written: int, data: bytes = b"\x11\x5a\x33\x44") -> np.ndarray:
+    out = np.zeros(2, np.uint32)
+    args = [out.view(np.uint8), np.frombuffer(data, np.uint8).copy(), np.uint32(written)]
+    run_kernel(compile_source(WORD.replace("USE", use)), "k", args, Geometry((2, 1, 1), (2, 1, 1)))
+    return out
+
+
+@pytest.mark.parametrize(
+    ("use", "expected"),
+    [
+        ("(uchar)(v >> 8)", 0x5A),  # Oclgrind 21.10: nothing
+        ("(v >> 8) & 0xFF", 0x5A),  # Oclgrind: nothing
+        ("(uchar)((int)v >> 8)", 0x5A),  # Oclgrind: nothing
+        ("(v & 0xFF00u) << 4", 0x5A000),  # Oclgrind reports it: its & is not memcheck's
+        ("v | 0xFFFF00FFu", 0xFFFF5AFF),  # Oclgrind reports it too
+        ("(uchar)~(v >> 8)", 0xA5),
+        ("(uint)(uchar)(v >> 4) >> 4", 0xA),  # (bits 8-11 of v)
+        ("(uint)(char)(v >> 8) >> 8", 0),  # (byte 1 sign-extended: its bit 7, written, in every new bit)
+    ],
+)
+def test_bits_that_were_written_are_defined(use: str, expected: int) -> None:
+    assert _run(use, 0b0010).tolist() == [expected, expected]
+
+
+@pytest.mark.parametrize(
+    "use",
+    [
+        "(uchar)(v >> 12)",  # (bits 12-15 of byte 1, 16-19 of byte 2, unwritten) Oclgrind: uninitialized
+        "(uchar)(v >> 16)",  # Oclgrind: uninitialized
+        "(uchar)(v + 0)",  # any other operator: the whole value
+        "(v >> 8) & 0x1FF",
+        "(uint)(char)(v >> 16) >> 8",  # (byte 2's bit 7, unwritten, in every new bit)
+    ],
+)
+def test_an_unwritten_bit_that_reaches_the_use_is_the_finding(use: str) -> None:
+    with pytest.raises(KernelFault) as info:
+        _run(use, 0b0010)
+    assert info.value.check == "uninitialized_local" and info.value.line == 10
+    assert "(4 bytes at offset 0; bytes 0 and 2-3 of them never written) at line 9" in str(info.value)
+
+
+# -- a property: random chains of bit-exact operators against memcheck's rules computed here
+
+_MASK = 0xFFFFFFFF
+
+
+def _step(op: str, k: int, c: int, value: int, bits: int) -> tuple[str, int, int]:
+    """The C text's template, the value and the undefined bits after one operator (uint in, uint out)."""
+    if op == ">>":
+        return f"((X) >> {k})", value >> k, bits >> k
+    if op == "<<":
+        return f"((X) << {k})", (value << k) & _MASK, (bits << k) & _MASK
+    if op == "sar":  # arithmetic: the sign bit's shadow fills what is shifted in
+        signed = value - (1 << 32) if value >> 31 else value
+        fill = (_MASK ^ (_MASK >> k)) if bits >> 31 else 0
+        return f"(uint)((int)(X) >> {k})", (signed >> k) & _MASK, (bits >> k) | fill
+    if op == "&":
+        return f"((X) & {c}u)", value & c, bits & c
+    if op == "|":
+        return f"((X) | {c}u)", value | c, bits & ~c & _MASK
+    if op == "^":
+        return f"((X) ^ {c}u)", value ^ c, bits
+    if op == "~":
+        return "(~(X))", ~value & _MASK, bits
+    width = {"uchar": 8, "ushort": 16, "char": 8, "short": 16}[op]
+    low, lbits = value & ((1 << width) - 1), bits & ((1 << width) - 1)
+    if op in ("char", "short") and (low >> (width - 1)) & 1:
+        low |= _MASK ^ ((1 << width) - 1)
+    if op in ("char", "short") and (lbits >> (width - 1)) & 1:
+        lbits |= _MASK ^ ((1 << width) - 1)
+    return f"(uint)({op})(X)", low, lbits
+
+
+_OPS = st.tuples(
+    st.sampled_from([">>", "<<", "sar", "&", "|", "^", "~", "uchar", "ushort", "char", "short"]),
+    st.integers(0, 31),
+    st.integers(0, _MASK),
+)
+
+
+@settings(max_examples=40, deadline=None)
+@given(written=st.integers(0, 15), data=st.binary(min_size=4, max_size=4), chain=st.lists(_OPS, min_size=1, max_size=5))
+def test_chains_of_bit_exact_operators_follow_memchecks_rules(
+    written: int, data: bytes, chain: list[tuple[str, int, int]]
+) -> None:
+    value = int.from_bytes(bytes(b if written >> k & 1 else 0 for k, b in enumerate(data)), "little")
+    bits = sum(0xFF << (8 * k) for k in range(4) if not written >> k & 1)
+    text = "v"
+    for op, k, c in chain:
+        template, value, bits = _step(op, k, c, value, bits)
+        text = template.replace("X", text)
+    if bits:
+        with pytest.raises(KernelFault) as info:
+            _run(text, written, data)
+        assert info.value.check == "uninitialized_local", text
+    else:  # every bit of the use written: its value is the written bytes' whatever the others hold
+        assert _run(text, written, data).tolist() == [value, value], text
