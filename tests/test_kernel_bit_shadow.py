@@ -48,6 +48,8 @@ def _run(use: str, written: int, data: bytes = b"\x11\x5a\x33\x44") -> np.ndarra
         ("(uchar)~(v >> 8)", 0xA5),
         ("(uint)(uchar)(v >> 4) >> 4", 0xA),  # (bits 8-11 of v)
         ("(uint)(char)(v >> 8) >> 8", 0),  # (byte 1 sign-extended: its bit 7, written, in every new bit)
+        ("(uchar)((v >> 8) * 3 + 1)", (0x5A * 3 + 1) & 0xFF),  # Oclgrind: nothing (LLVM narrows it to the byte)
+        ("(uchar)-(v >> 8)", -0x5A & 0xFF),
     ],
 )
 def test_bits_that_were_written_are_defined(use: str, expected: int) -> None:
@@ -59,7 +61,8 @@ def test_bits_that_were_written_are_defined(use: str, expected: int) -> None:
     [
         "(uchar)(v >> 12)",  # (bits 12-15 of byte 1, 16-19 of byte 2, unwritten) Oclgrind: uninitialized
         "(uchar)(v >> 16)",  # Oclgrind: uninitialized
-        "(uchar)(v + 0)",  # any other operator: the whole value
+        "(uchar)(v / 1)",  # any other operator: the whole value
+        "(uchar)((v >> 4) + 1)",  # (a carry from bit 4 up: bits 4-7 of byte 0 unwritten)
         "(v >> 8) & 0x1FF",
         "(uint)(char)(v >> 16) >> 8",  # (byte 2's bit 7, unwritten, in every new bit)
     ],
@@ -94,6 +97,12 @@ def _step(op: str, k: int, c: int, value: int, bits: int) -> tuple[str, int, int
         return f"((X) ^ {c}u)", value ^ c, bits
     if op == "~":
         return "(~(X))", ~value & _MASK, bits
+    if op in ("+", "-", "*", "neg"):  # a carry moves upwards: the lowest undefined bit and all above it
+        left = (bits | (-bits & _MASK)) & _MASK
+        if op == "neg":
+            return "(-(X))", -value & _MASK, left
+        result = {"+": value + c, "-": value - c, "*": value * c}[op] & _MASK
+        return f"((X) {op} {c}u)", result, left
     width = {"uchar": 8, "ushort": 16, "char": 8, "short": 16}[op]
     low, lbits = value & ((1 << width) - 1), bits & ((1 << width) - 1)
     if op in ("char", "short") and (low >> (width - 1)) & 1:
@@ -104,7 +113,7 @@ def _step(op: str, k: int, c: int, value: int, bits: int) -> tuple[str, int, int
 
 
 _OPS = st.tuples(
-    st.sampled_from([">>", "<<", "sar", "&", "|", "^", "~", "uchar", "ushort", "char", "short"]),
+    st.sampled_from([">>", "<<", "sar", "&", "|", "^", "~", "+", "-", "*", "neg", "uchar", "ushort", "char", "short"]),
     st.integers(0, 31),
     st.integers(0, _MASK),
 )

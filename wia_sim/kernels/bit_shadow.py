@@ -4,9 +4,12 @@
 byte (``Uninit.exact``). Oclgrind's shadow is a bit per bit, as Valgrind's memcheck: a byte taken out of a word
 whose other bytes nobody wrote, ``(uchar)(w >> 8)``, is defined. Here a scalar integer computed from such a
 value by shifts by defined counts, ``&``, ``|`` and ``^`` (memcheck's rules: a bit ANDed with a defined 0, or ORed
-with a defined 1, is defined), ``~`` and conversions between integer types (truncated, zero- or sign-extended)
-carries its undefined bits (``Uninit.bits``); a lane is undefined where one of its bits is. Any other operator
-takes the whole value as undefined again (``Uninit.computed``).
+with a defined 1, is defined), ``+``, ``-`` and ``*`` (memcheck's too: a carry moves upwards only, so the bits
+below an operand's lowest undefined one are defined; ``(uchar)(w + 1)`` of a word whose low byte alone was
+written is, as on Oclgrind, where LLVM narrows the addition to the byte), ``~``, unary ``-`` and conversions
+between integer types (truncated, zero- or sign-extended) carries its undefined bits (``Uninit.bits``); a lane is
+undefined where one of its bits is. Any other operator takes the whole value as undefined again
+(``Uninit.computed``).
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ __all__ = ["BIT_EXACT", "bits_binop", "bits_converted", "bits_unary", "undefined
 
 Array = NDArray[Any]
 
-BIT_EXACT = frozenset({"<<", ">>", "&", "|", "^"})
-"""The binary operators whose result bits each come from known bits of the operands."""
+BIT_EXACT = frozenset({"<<", ">>", "&", "|", "^", "+", "-", "*"})
+"""The binary operators whose result's undefined bits follow from the operands' (memcheck's rules)."""
 
 _U64 = np.uint64
 
@@ -104,6 +107,8 @@ def bits_binop(op: str, a: Value, b: Value, x: Array, y: Array, r: Value, origin
     zero = np.zeros((), np.uint64)
     sa = zero if ra is None else _resized(ra, a.t, t)
     sb = zero if rb is None else _resized(rb, b.t, t)
+    if op in ("+", "-", "*"):
+        return _carried(r, _leftward(sa | sb, t), origin)
     va, vb = _pattern(x, t), _pattern(y, t)
     if op == "&":
         bits = (sa & sb) | (sa & vb) | (va & sb)
@@ -112,6 +117,12 @@ def bits_binop(op: str, a: Value, b: Value, x: Array, y: Array, r: Value, origin
     else:
         bits = sa | sb
     return _carried(r, np.asarray(bits & _ones(t), np.uint64), origin)
+
+
+def _leftward(bits: Array, t: CType) -> Array:
+    """Each lane's lowest undefined bit and every bit above it (memcheck's ``Left``): what a carry can reach."""
+    ones = _ones(t)
+    return np.asarray((bits | ((~bits + _U64(1)) & ones)) & ones)
 
 
 def bits_converted(v: Value, plain: Value) -> Value | None:
@@ -124,8 +135,10 @@ def bits_converted(v: Value, plain: Value) -> Value | None:
 
 
 def bits_unary(op: str, v: Value, r: Value) -> Value | None:
-    """``r = op v`` for ``~`` and ``+`` (the promoted operand's bits, each defined as it was); None otherwise."""
+    """``r = op v`` for ``~`` and ``+`` (the promoted operand's bits, each defined as it was) and ``-`` (a
+    subtraction from 0); None otherwise."""
     bits = undefined_bits(v)
-    if op not in ("~", "+") or bits is None or not _integer(r.t) or v.origin is None:
+    if op not in ("~", "+", "-") or bits is None or not _integer(r.t) or v.origin is None:
         return None
-    return _carried(r, _resized(bits, v.t, r.t), v.origin)
+    promoted = _resized(bits, v.t, r.t)
+    return _carried(r, _leftward(promoted, r.t) if op == "-" else promoted, v.origin)
