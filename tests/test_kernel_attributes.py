@@ -114,7 +114,7 @@ HINTED = "'opencl_unroll_hint' attribute"
     ("hints", "message", "at"),
     [
         ("#pragma unroll 0", "invalid value '0'; must be positive", "2:16"),
-        ("#pragma unroll (-1)", "invalid value '-1'; must be positive", "2:16"),
+        ("#pragma unroll (-1)", "invalid value '-1'; must be positive", "2:17"),  # (inside the parentheses)
         ("#pragma unroll Z", "invalid value '0'; must be positive", "2:16"),
         ("#pragma unroll n", "expression is not an integer constant expression", "2:16"),
         ("#pragma unroll 2.5f", "invalid argument of type 'float'; expected an integer type", "2:16"),
@@ -127,6 +127,9 @@ HINTED = "'opencl_unroll_hint' attribute"
         ("#pragma unroll 2\na[0] = 1;", "expected a for, while, or do-while loop to follow '#pragma unroll'", "3:1"),
         (HINT.format("(0)"), f"{HINTED} requires a positive integral compile time constant expression", "2:16"),
         (HINT.format("(n)"), f"{HINTED} requires an integer constant", "2:16"),
+        ("#pragma unroll 2-2", "invalid value '0'; must be positive", "2:17"),  # (at a binary operator)
+        ("#pragma unroll 3 - 1 - 2", "invalid value '0'; must be positive", "2:22"),
+        ("#pragma unroll (1 - 1)", "invalid value '0'; must be positive", "2:19"),  # (the parentheses the hint's)
         ('_Pragma("unroll 0")', "invalid value '0'; must be positive", "2:1"),
         ('_Pragma("unroll Z")', "invalid value '0'; must be positive", "2:1"),
         (
@@ -156,6 +159,39 @@ def test_loop_hints_clang_refuses(
     attribute anywhere but before a loop was a syntax error."""
     source = "__kernel void k(__global int* a, int n) {\n" + hints + "\n" + LOOP + "\n}\n"
     assert_refused(device_ctx, request, source, message, at, options="-DZ=0")
+
+
+@pytest.mark.parametrize(
+    ("body", "messages"),
+    [
+        ("a[0] = 1;\n#pragma unroll 2\n  }", [("4:3", "expected statement")]),  # (at the block's brace)
+        ("#pragma unroll 2\n#pragma nounroll\n\n   }", [("5:4", "expected statement")]),
+        (
+            "#pragma unroll 2\n#pragma nounroll\n    a[0] = 1;\n}",  # (no duplicate without a loop: each hint's)
+            [
+                ("4:5", "expected a for, while, or do-while loop to follow '#pragma unroll'"),
+                ("4:5", "expected a for, while, or do-while loop to follow '#pragma nounroll'"),
+            ],
+        ),
+    ],
+)
+def test_a_hint_without_its_loop_is_named_where_clang_names_it(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, body: str, messages: list[tuple[str, str]]
+) -> None:
+    source = "__kernel void k(__global int* a) {\n" + body + "\n"
+    refusal = ""
+    for at, message in messages:
+        refusal = assert_refused(device_ctx, request, source, message, at)
+    if request.node.callspec.params.get("device_ctx") == "sim":
+        assert refusal.count("error:") == len(messages), refusal
+
+
+@pytest.mark.parametrize("hint", ["#pragma unroll (0) 5", "#pragma unroll (2)*2"])
+def test_tokens_after_a_parenthesized_count_drop_the_hint_with_a_warning(device_ctx: wia.Context, hint: str) -> None:
+    """Clang warns about what follows ``(N)`` and ignores the pragma: its count is not checked."""
+    source = "__kernel void k(__global int* a, int n) {\n" + hint + "\n" + LOOP + "\n}\n"
+    (out,) = run_arrays(device_ctx, source, "k", [np.full(4, -1, np.int32)], 1, 1, np.int32(1))
+    assert out.tolist() == [0, 1, 2, 3]
 
 
 @pytest.mark.parametrize(

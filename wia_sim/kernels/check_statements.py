@@ -66,6 +66,8 @@ class StatementChecks(CheckerState):
         if hint.extra_column is not None:
             message = f"extra tokens at end of '#pragma {hint.word}' - ignored"
             self.diagnostics.append(Diagnostic(self.filename, hint.line, hint.extra_column, message, "warning"))
+        if hint.ignored:
+            return
         if hint.count is not None:
             t = self.expr_quiet(hint.count)
             value = self.constant(hint.count) if t.kind == "scalar" else None
@@ -87,25 +89,37 @@ class StatementChecks(CheckerState):
             count_text = None if value is None else str(value)
         if after_hint:
             return
-        seen = {hint.category: hint.spelled(count_text)}
+        run, after = [(hint, count_text)], None  # the run of hints this one starts, and what follows it
         for item in following:
             other = loop_hint(item) if isinstance(item, c_ast.Pragma) else None
             if other is None:
-                if isinstance(item, c_ast.For | c_ast.While | c_ast.DoWhile):
-                    return
-                if hint.attribute:
+                after = item
+                break
+            if not other.ignored:  # (Clang drops it: the next item follows)
+                value = self.constant(other.count) if other.count is not None else None
+                run.append((other, None if value is None else str(value)))
+        if isinstance(after, c_ast.For | c_ast.While | c_ast.DoWhile):  # one hint of each kind on the loop
+            seen: dict[str, str] = {}
+            for other, count in run:
+                spelled = other.spelled(count)
+                if other.category in seen and not other.attribute:
+                    message = f"duplicate directives '{seen[other.category]}' and '{spelled}'"
+                    self.diagnostics.append(Diagnostic(self.filename, other.line, other.column, message))
+                seen[other.category] = spelled
+            return
+        if after is not None:  # a statement, each hint's error at it
+            for other, _ in run:
+                if other.attribute:
                     message = f"{named} only applies to 'for', 'while', and 'do' statements"
-                    self.diagnostics.append(Diagnostic(self.filename, hint.line, hint.column, message))
+                    self.diagnostics.append(Diagnostic(self.filename, other.line, other.column, message))
                 else:
-                    self.error(item, f"expected a for, while, or do-while loop to follow '#pragma {hint.word}'")
-                return
-            value = self.constant(other.count) if other.count is not None else None
-            spelled = other.spelled(None if value is None else str(value))
-            if other.category in seen and not other.attribute:
-                message = f"duplicate directives '{seen[other.category]}' and '{spelled}'"
-                self.diagnostics.append(Diagnostic(self.filename, other.line, other.column, message))
-            seen[other.category] = spelled
-        self.diagnostics.append(Diagnostic(self.filename, hint.line, hint.column, "expected statement"))
+                    self.error(after, f"expected a for, while, or do-while loop to follow '#pragma {other.word}'")
+            return
+        last = loop_hint(following[-1]) if following else None
+        last = last or hint  # (the run's last pragma: the block's end follows it)
+        brace = self.operator_marks.next_after(last.line) if last.line is not None and last.pragma_line else None
+        line, column = brace if brace is not None else (last.line, last.column)  # (Clang: at the block's "}")
+        self.diagnostics.append(Diagnostic(self.filename, line, column, "expected statement"))
 
     def misplaced_pragma(self, node: c_ast.Pragma, where: str = "") -> None:
         """Clang's error for ``#pragma OPENCL FP_CONTRACT`` (the only pragma the preprocessor leaves in the program)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from pycparser import c_ast
@@ -34,6 +35,10 @@ class LoopHint:
     count: c_ast.Node | None
     count_column: int | None
     extra_column: int | None
+    ignored: bool = False
+    """Tokens follow a parenthesized count: Clang warns about them and drops the pragma unchecked."""
+    pragma_line: bool = False
+    """A ``#pragma`` line (not a ``_Pragma`` operator or an attribute, which share their line with code)."""
 
     @property
     def category(self) -> str:
@@ -72,17 +77,51 @@ def loop_hint(pragma: c_ast.Pragma) -> LoopHint | None:
         return None if start is None or tok.column is None else start + tok.column - 1
 
     word, rest = tokens[0].text.strip("_"), tokens[1:]
+    hint = functools.partial(LoopHint, word, line, start, pragma_line=not operator)
     if not rest:
-        return LoopHint(word, line, start, None, None, None)
+        return hint(None, None, None)
     if word.startswith("no"):
-        return LoopHint(word, line, start, None, None, column(rest[0]))
+        return hint(None, None, column(rest[0]))
+    close = _closing(rest) if rest[0].text == "(" else None
+    if close is not None and close + 1 < len(rest) and not attribute:  # ``#pragma unroll (N) more``
+        return hint(None, None, column(rest[close + 1]), ignored=True)
+    if close is not None:  # ``(N)``: the count is what the parentheses hold
+        inner = rest[1:close]
+        count = _expression(" ".join(t.text for t in inner)) if inner else None
+        if count is not None:
+            return hint(copy.deepcopy(count), _located(inner, count, column), None)
     for end in range(len(rest), 0, -1):  # (Clang reads one expression and warns about what follows it)
         count = _expression(" ".join(t.text for t in rest[:end]))
         if count is not None:
-            count = copy.deepcopy(count)  # (the checker's own, which it may annotate)
             extra = column(rest[end]) if end < len(rest) else None
-            return LoopHint(word, line, start, count, column(rest[0]), extra)
-    return LoopHint(word, line, start, None, column(rest[0]), None)
+            located = _located(rest[:end], count, column)
+            return hint(copy.deepcopy(count), located, extra)  # (the checker's own copy)
+    return hint(None, column(rest[0]), None)
+
+
+def _closing(tokens: list[Token]) -> int | None:
+    """The index of the ")" closing ``tokens[0]``'s "(", or None."""
+    depth = 0
+    for k, tok in enumerate(tokens):
+        depth += (tok.text == "(") - (tok.text == ")")
+        if depth == 0:
+            return k
+    return None
+
+
+def _located(tokens: list[Token], count: c_ast.Node, column: Callable[[Token], int | None]) -> int | None:
+    """Where Clang names a count: a binary operator's expression at its operator (the one applied last: both
+    sides of it parse), any other at its start."""
+    if isinstance(count, c_ast.BinaryOp):
+        depth = 0
+        for k in range(len(tokens) - 1, 0, -1):
+            text = tokens[k].text
+            depth += (text == ")") - (text == "(")
+            if depth == 0 and text == count.op:
+                left, right = (" ".join(t.text for t in part) for part in (tokens[:k], tokens[k + 1 :]))
+                if right and _expression(left) is not None and _expression(right) is not None:
+                    return column(tokens[k])
+    return column(tokens[0])
 
 
 @functools.lru_cache(maxsize=256)

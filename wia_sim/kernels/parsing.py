@@ -1074,6 +1074,16 @@ class OperatorMarks:
             self._found = operator_marks(self._nodes, self._text)
         return self._found.get(key, default)
 
+    def next_after(self, line: int) -> tuple[int, int] | None:
+        """The line and column of the first character after line ``line`` that is not blank (a ``#pragma`` line's
+        next token: a block's closing brace), or None."""
+        lines = self._text.split("\n")
+        for number in range(line + 1, len(lines) + 1):
+            text = lines[number - 1]
+            if text.strip():
+                return number, len(text) - len(text.lstrip()) + 1
+        return None
+
 
 def _infix(tokens: list[Token], k: int | None, op: str) -> int | None:
     """The first ``op`` at bracket depth 0 from token ``k`` on (the first operand's start), within the statement."""

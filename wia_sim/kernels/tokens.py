@@ -236,12 +236,20 @@ def strip_comments(text: str, report: Callable[[int, int, str], None]) -> str:
 
 
 def laid_out(tokens: list[Token]) -> str:
-    """The tokens' text, each at its column counted from the first's where the columns allow (the tokens a macro
-    expanded to share its name's column: those stand one space apart)."""
+    """The tokens' text, each at its column counted from the first's where the columns allow, right after the one
+    before it where nothing stands between them and they do not paste (the tokens a macro expanded share its
+    name's column: the first stands there, the others one space apart)."""
     parts: list[str] = []
     at = tokens[0].column or 1
+    prev: Token | None = None
     for tok in tokens:
-        pad = tok.column - at if tok.column is not None and tok.column > at else int(bool(parts))
+        if tok.column is not None and tok.column > at:
+            pad = tok.column - at
+        elif tok.column == at and (prev is None or not _would_paste(prev.text, tok.text)):
+            pad = 0
+        else:
+            pad = int(bool(parts))
+        prev = tok
         parts.append(" " * pad + tok.text)
         at += pad + len(tok.text)
     return "".join(parts)
