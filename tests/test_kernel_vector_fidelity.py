@@ -277,6 +277,13 @@ def test_vec_step_of_a_name_is_of_what_the_name_is_in_its_scope_on_every_device(
         ("typedef struct { int x; } S;", "", "S", "'S' invalid"),
         ("typedef struct { int x; } S;", "S s;", "s", "'__private S' invalid"),
         ("", "int a[3];", "a", "'__private int[3]' invalid"),
+        ("typedef __global float* P;", "", "P", "'P' (aka '__global float *') invalid"),
+        ("typedef __global float* P; typedef P* PP;", "", "PP", "'PP' (aka '__global float *__private *') invalid"),
+        ("", "", "__global int*", "'__global int *' invalid"),
+        ("", "", "int*", "'__private int *' invalid"),
+        ("", "", "int[4]", "'int[4]' invalid"),
+        ("", "__global long* const restrict q = 0;", "q", "'__global long *const restrict __private' invalid"),
+        ("", "volatile __global long* q = 0;", "q", "'volatile __global long *__private' invalid"),
     ],
 )
 def test_vec_step_of_a_name_of_no_scalar_or_vector_type_is_clangs_error(

@@ -929,10 +929,9 @@ class ExpressionChecks(CheckerState):
         """``vec_step(name)`` of a type name or a variable, as the scope has the name (``frontend``: the parser
         reads it as ``sizeof``'s operand): 1 for a scalar type, the components of a vector's, 4 for a 3-vector's
         (OpenCL C 1.2 6.12.12), a ``size_t`` the executor reads here; any other type is Clang's error."""
-        if isinstance(node.expr, c_ast.Typename):
+        if isinstance(node.expr, c_ast.Typename):  # (a typedef's aka: 'P' (aka '__global float *'))
             t = self.types.resolve(node.expr.type)
-            named = getattr(node.expr.type, "type", None)
-            shown = f"'{' '.join(named.names)}'" if isinstance(named, c_ast.IdentifierType) else f"'{t}'"
+            shown = self.spell(node.expr.type, t, None)
         else:
             t = self.unevaluated_expr(node.expr)
             shown = self.clang_type(node.expr, t)

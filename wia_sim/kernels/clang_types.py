@@ -84,6 +84,16 @@ def _quals(quals: list[str], space: AddressSpace | None) -> tuple[bool, AddressS
     return "const" in quals, named if named is not None else space, named is not None
 
 
+_ALSO = ("volatile", "restrict")
+"""The qualifiers Clang writes after ``const`` and before the address space, in its order."""
+
+
+def _also(quals: list[str]) -> list[str]:
+    """``volatile`` and ``restrict`` where ``quals`` hold them (``__volatile__``, ``__restrict`` alike)."""
+    held = {q.strip("_") for q in quals}
+    return [q for q in _ALSO if q in held]
+
+
 def _spell(
     node: c_ast.Node,
     t: TypeInfo,
@@ -108,15 +118,14 @@ def _spell(
         target = t.target if t.target is not None else t
         pointee = _spell(node.type, target, types, spelled, "private", desugar)
         const, named, _ = _quals(node.quals, space)
-        own = (["const"] if const else []) + ([f"__{named}"] if named is not None else [])
+        own = (["const"] if const else []) + _also(node.quals) + ([f"__{named}"] if named is not None else [])
         return f"{pointee} *{' '.join(own)}"
     if isinstance(node, c_ast.TypeDecl) and isinstance(node.type, TypeOfExpression | TypeOfDeclaration):
         return _typeof(node, t, types, spelled, space, desugar)
     if isinstance(node, c_ast.TypeDecl):
         const, named, _ = _quals(node.quals, space)
-        words = (["const"] if const or (desugar and _typedef_const(node, types)) else []) + (
-            [f"__{named}"] if named is not None else []
-        )
+        words = (["const"] if const or (desugar and _typedef_const(node, types)) else []) + _also(node.quals)
+        words += [f"__{named}"] if named is not None else []
         return " ".join([*words, _base(node, t, types, spelled, desugar)])
     return str(t)
 
@@ -175,6 +184,8 @@ def _canonical(t: TypeInfo, spelled: Callable[[str], str]) -> str:
         return t.type_name
     if t.kind == "struct":
         return spelled(t.name)
+    if t.kind == "pointer" and t.target is not None:  # what it points to, in its space (``__private`` too)
+        return f"{_pointee(t.target, spelled, True)} *"
     return C_NAMES.get(t.name, t.name or str(t))
 
 

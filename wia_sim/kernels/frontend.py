@@ -217,9 +217,9 @@ def _vec_step_value(m: re.Match[str]) -> str:
     return f"{4 if width == 3 else width}UL".ljust(len(m.group(0)))
 
 
-_VEC_STEP_NAME_RE = re.compile(rf"{STRING_LITERAL.pattern}|\bvec_step(?=\s*\(\s*[A-Za-z_]\w*\s*\))")
-"""``vec_step(name)``: of a type name (a typedef's) or of a variable, which only the parser tells apart, in its
-scope."""
+_VEC_STEP_NAME_RE = re.compile(rf"{STRING_LITERAL.pattern}|\bvec_step(?=\s*\(\s*[A-Za-z_][\w\s*\[\]]*\))")
+"""``vec_step(name)``: of a type name (a typedef's, ``__global int*``, ``int[4]``) or of a variable (an element
+of one), which only the parser tells apart, in its scope."""
 
 
 def _vec_step_of_names(text: str) -> tuple[str, frozenset[tuple[int, int]]]:
