@@ -549,3 +549,35 @@ def test_folded_values_are_the_run_time_ones(ctx: wia.Context) -> None:
     np.testing.assert_array_equal(folded, runtime)
     want = _c_reference()
     np.testing.assert_array_equal(folded[want >= 0], want[want >= 0])
+
+
+TYPED = """
+inline float from_bits(uint x) { return __builtin_astype(x, float); }
+__kernel void k(__global const uint* in, __global float* out, __global uint4* v, __global int4* c) {
+    int i = get_global_id(0);
+    out[i] = from_bits(in[i]) * 2.0f;
+    v[i] = __builtin_astype((float4)(1.0f, -2.0f, 0.5f, (float)i), uint4);
+    c[i] = __builtin_convertvector(__builtin_astype(v[i], float4) * 3.75f, int4)
+           + __builtin_convertvector((short4)(i, -i, 7, -7), int4);
+}
+"""
+
+
+def test_builtin_astype_and_convertvector_are_as_type_and_convert(device_ctx: wia.Context) -> None:
+    """Clang's ``__builtin_astype(e, T)`` (behind ``as_T``: Halide writes it in every fp16 kernel) and
+    ``__builtin_convertvector(e, T)`` (a C conversion of each component: toward zero from float) of a built-in
+    type; the simulator refused both ("invalid expression": the parser takes no type name as an argument)."""
+    bits = np.array([0x3F800000, 0x40490FDB, 0xC0000000, 0x00000001], np.uint32)
+    _, out, v, c = run_arrays(
+        device_ctx,
+        TYPED,
+        "k",
+        [bits, np.zeros(4, np.float32), np.zeros((4, 4), np.uint32), np.zeros((4, 4), np.int32)],
+        4,
+        4,
+    )
+    assert out.tolist() == (bits.view(np.float32) * 2).tolist()
+    floats = np.array([[1.0, -2.0, 0.5, i] for i in range(4)], np.float32)
+    assert (v == floats.view(np.uint32)).all()
+    shorts = np.array([[i, -i, 7, -7] for i in range(4)], np.int32)
+    assert (c == np.trunc(floats * np.float32(3.75)).astype(np.int32) + shorts).all()
