@@ -111,7 +111,7 @@ def _typed_builtins(text: str) -> str:
     """``text`` with each ``__builtin_astype(e, T)`` and ``__builtin_convertvector(e, T)`` of a built-in scalar or
     vector type ``T`` as the ``as_T(e)`` or ``convert_T(e)`` it is, ``e`` at its columns (the name padded before
     it, the ``, T`` blanked after); an inner one is rewritten on the next pass."""
-    while True:
+    while "__builtin_astype" in text or "__builtin_convertvector" in text:
         pieces: list[str] = []
         done = 0
         for m in _TYPED_BUILTIN_RE.finditer(text):
@@ -128,8 +128,9 @@ def _typed_builtins(text: str) -> str:
             pieces.append(text[done : m.start()] + head.rjust(m.end() - m.start()) + text[m.end() : comma] + tail)
             done = close + 1
         if not pieces:
-            return text
+            break
         text = "".join(pieces) + text[done:]
+    return text
 
 
 def _last_argument(text: str, opening: int) -> tuple[int, int] | None:
