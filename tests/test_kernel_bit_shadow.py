@@ -136,3 +136,54 @@ def test_chains_of_bit_exact_operators_follow_memchecks_rules(
         assert info.value.check == "uninitialized_local", text
     else:  # every bit of the use written: its value is the written bytes' whatever the others hold
         assert _run(text, written, data).tolist() == [value, value], text
+
+
+STORED = """__kernel void k(__global uint* out, __global const uchar* bytes, uint written) {
+    __local uint w[1];
+    __local uint t[1];
+    __local uchar* b = (__local uchar*)w;
+    if (get_local_id(0) == 0) b[1] = bytes[1];
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (get_local_id(0) == 0) t[0] = w[0] >> 8;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    out[get_global_id(0)] = USE;
+}
+"""
+
+
+@pytest.mark.parametrize(("use", "expected"), [("(uchar)t[0]", 0x5A), ("t[0] >> 24", 0), ("(uchar)(t[0] >> 8)", None)])
+def test_a_value_stored_leaves_only_its_undefined_bytes_uninitialized(use: str, expected: int | None) -> None:
+    """``t[0] = w >> 8`` stores byte 1 of ``w`` (written) in byte 0, bytes 2-3 (unwritten) in bytes 1-2, a zero in
+    byte 3: read back, byte 0 and byte 3 are defined and bytes 1-2 not, as on Oclgrind 21.10 (which, as the
+    simulator, also notes the store of an undefined value to local memory)."""
+    out = np.zeros(2, np.uint32)
+    args = [out.view(np.uint8), np.frombuffer(b"\x11\x5a\x33\x44", np.uint8).copy(), np.uint32(0)]
+    program = compile_source(STORED.replace("USE", use))
+    geometry = Geometry((2, 1, 1), (2, 1, 1))
+    if expected is None:
+        with pytest.raises(KernelFault) as info:
+            run_kernel(program, "k", args, geometry)
+        assert "bytes 1-2 of them hold an undefined value stored there" in str(info.value), str(info.value)
+        return
+    result = run_kernel(program, "k", args, geometry)
+    assert out.tolist() == [expected] * 2
+    assert [f.check for f in result.findings] == ["uninitialized_local"]  # (the store, lower-severity)
+
+
+def test_a_sum_stored_before_its_other_bytes_are_written_is_defined_once_they_are() -> None:
+    """``a[0] + 1u`` of a word whose bytes 0-1 alone were written has its low 16 bits defined (a carry moves
+    upwards), so the word stored and completed is defined; Oclgrind 21.10 reports it (its addition of a partly
+    undefined word is undefined as a whole: tests/test_kernel_undefined_values.py holds a division instead)."""
+    source = """__kernel void k(__global const uchar* in, __global uint* out) {
+    uint a[1], b[1];
+    ((uchar*)a)[0] = in[0];
+    ((uchar*)a)[1] = in[1];
+    b[0] = a[0] + 1u;
+    ((uchar*)b)[2] = in[2];
+    ((uchar*)b)[3] = in[3];
+    out[get_global_id(0)] = b[0];
+}"""
+    out = np.zeros(2, np.uint32)
+    args = [np.array([1, 2, 3, 4], np.uint8), out.view(np.uint8)]
+    assert not run_kernel(compile_source(source), "k", args, Geometry((2, 1, 1), (2, 1, 1))).findings
+    assert out.tolist() == [0x04030202] * 2

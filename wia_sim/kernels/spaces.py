@@ -171,6 +171,12 @@ def bit_bytes(masks: Array, size: int) -> Array:
     return ((masks[..., None] >> np.arange(size, dtype=np.uint64)) & np.uint64(1)).astype(bool)
 
 
+def byte_flags(flags: Array, esize: int) -> Array:
+    """Flags per byte of ``esize``-byte elements (a row each) as one word per element, a byte's flag in its own
+    byte (``Region.init``'s layout)."""
+    return np.asarray(flags.astype(np.uint8).view(f"u{esize}")[:, 0].astype(np.uint64))
+
+
 @dataclass(frozen=True, eq=False)
 class Uninit:
     """Where an undefined value came from: the check its use reports (``uninitialized_<space>``), the object read
@@ -240,15 +246,21 @@ class Uninit:
     def written_bytes(self, lanes: Array, esize: int, width: int) -> Array | None:
         """For a store of this value by ``lanes`` in elements of ``esize`` bytes (``width`` of them: a vector's
         components), the initialized flags of each element's bytes as one word (``Region.init``), a vector's
-        components in a row each; None where the value is not the bytes read (``exact``) or its shape is not the
-        store's."""
+        components in a row each; None where the value is not the bytes read (``exact``) nor a scalar whose
+        undefined bits are known (``bits``: a byte is written where all its bits are defined), or its shape is not
+        the store's."""
+        if self.bits is not None and width == 1 and self.bits.ndim == 1:
+            places = np.arange(esize, dtype=np.uint64) * np.uint64(8)
+            undefined = ((self.bits[lanes][:, None] >> places) & np.uint64(0xFF)) != 0
+            return np.asarray(np.uint64(ALL_BYTES_WRITTEN[esize]) ^ byte_flags(undefined, esize))
         unwritten = self.unwritten
         if not self.exact or unwritten is None or self.size != esize:
             return None
         if (unwritten.ndim == 1 and width > 1) or (unwritten.ndim == 2 and unwritten.shape[1] != width):
             return None
-        gaps = bit_bytes(unwritten[lanes].reshape(-1), esize).astype(np.uint8)  # (a byte's flag: its own byte)
-        return np.asarray(np.uint64(ALL_BYTES_WRITTEN[esize]) ^ gaps.view(f"u{esize}")[:, 0].astype(np.uint64))
+        return np.asarray(
+            np.uint64(ALL_BYTES_WRITTEN[esize]) ^ byte_flags(bit_bytes(unwritten[lanes].reshape(-1), esize), esize)
+        )
 
     def picked(self, idx: tuple[int, ...] | Array) -> Uninit:
         """This origin, for the components ``idx`` of the vector it was read as (a swizzle's, or one per lane:
