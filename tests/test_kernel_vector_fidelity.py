@@ -291,3 +291,20 @@ def test_vec_step_of_a_name_of_no_scalar_or_vector_type_is_clangs_error(
 ) -> None:
     source = f"{prelude}\n__kernel void k(__global ulong* o) {{ {local} *o = vec_step({operand}); }}"
     assert_refused(device_ctx, request, source, f"'vec_step' requires built-in scalar or vector type, {message}")
+
+
+@pytest.mark.parametrize(
+    ("statement", "column"),
+    [
+        ("float s = sincos(o[0], &w.x);", 24),  # (VkFFT's double sincos without its twiddle table)
+        ("float* p = &w.y;", 12),
+        ("float* p = &(w[1]);", 12),
+        ("struct { float2 v; } s; float* p = &s.v.x;", 36),
+    ],
+)
+def test_the_address_of_a_vector_element_is_clangs_error(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, statement: str, column: int
+) -> None:
+    """The simulator took ``&w.x`` (and ran it as far as it could); PoCL 3.1 and Oclgrind 21.10 refuse it."""
+    source = f"__kernel void k(__global float* o) {{\nfloat2 w = 1; {statement}\n}}\n"
+    assert_refused(device_ctx, request, source, "address of vector element requested", f"2:{column + 14}")

@@ -353,6 +353,9 @@ class ExpressionChecks(CheckerState):
                 return UNKNOWN  # reported as a function pointer already
             if operand.kind == "unknown":
                 return UNKNOWN
+            if self.vector_element(node.expr):  # (VkFFT's double sincos(x, &w.x): refused by Clang)
+                self.error(self.operator(node), "address of vector element requested")
+                return UNKNOWN
             return TypeInfo("pointer", target=operand)
         if op == "*":
             if operand.kind in ("pointer", "array") and operand.target is not None:
@@ -379,6 +382,12 @@ class ExpressionChecks(CheckerState):
             return _promote(operand)
         self.error(node, f"unsupported operator '{op}'")
         return UNKNOWN
+
+    def vector_element(self, node: c_ast.Node) -> bool:
+        """Whether ``node`` names components of a vector (``v.x``, ``v.s01``, ``v[i]``), which have no address."""
+        if isinstance(node, c_ast.StructRef) and node.type == ".":
+            return self.expr_quiet(node.name).kind == "vector"
+        return isinstance(node, c_ast.ArrayRef) and self.expr_quiet(node.name).kind == "vector"
 
     def expr_BinaryOp(self, node: c_ast.BinaryOp) -> TypeInfo:
         op = node.op
