@@ -175,6 +175,37 @@ def test_work_items_that_broke_out_of_the_loop_are_waited_for_too(checks: bool) 
     assert "kernel.cl:2: kernel 'k' waits in this loop for work-group 0," in str(result.findings[0])
 
 
+GLOBAL_BARRIER_THEN_LOCK = """__kernel void k(volatile __global int* count, volatile __global int* lock,
+                __global int* n) {
+    if (get_local_id(0) == 0) {
+        atomic_inc(count);
+        while (atomic_or(count, 0) < (int)get_num_groups(0))
+            ;
+        while (atomic_cmpxchg(lock, 0, 1) != 0)
+            ;
+        n[0] += 1;
+        atomic_xchg(lock, 0);
+    }
+}
+"""
+"""Every group waits at a barrier made of a counter (which lockstep passes: every group counts at once), then for
+a lock (which lockstep cannot pass: the winner waits at the loop's end for the others); in order the first group
+waits at the counter for groups that have not started. PoCL 3.1 and Oclgrind 21.10 hang on it too (120 s)."""
+
+
+def test_a_rerun_that_hangs_too_is_the_error_and_its_note_says_so() -> None:
+    with pytest.raises(KernelTimeout) as info:
+        _run(GLOBAL_BARRIER_THEN_LOCK, [np.zeros(1, np.int32) for _ in range(3)], 3, 1, restorable=True)
+    assert info.value.line == 5 and "2 later work-groups had not started" in str(info.value)
+    (note,) = info.value.earlier
+    assert note.check == "forward_progress" and note.line == 7
+    assert (
+        str(note)
+        .splitlines()[0]
+        .endswith("in order (as Oclgrind runs them), which did not end either (the launch's error)")
+    )
+
+
 def test_a_launch_too_large_to_run_again_group_by_group_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
     """(The budget lowered: the real one, 2**28 work-groups times work-items, takes seconds to reach.)"""
     monkeypatch.setattr(progress, "IN_ORDER_BUDGET", 3)

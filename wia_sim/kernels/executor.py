@@ -1257,12 +1257,13 @@ def run_kernel(
     except KernelTimeout as e:
         if not e.waits_for or restore is None or strict:
             raise
-        note = relied_on(e)  # (not the fault itself: its traceback holds the first launch's frames and arrays)
+        # (notes, not the fault itself: its traceback holds the first launch's frames and arrays)
+        note, failed = relied_on(e), relied_on(e, ended=False)
     restore()
     try:
         result = _launch(program, name, args, geometry, step_limit, checks, strict, True)
     except KernelFault as e:
-        e.earlier.insert(0, note)
+        e.earlier.insert(0, failed)
         raise
     result.findings.insert(0, note)
     return result

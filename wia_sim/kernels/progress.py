@@ -156,17 +156,22 @@ def hang(ex: ExecutorState, line: int, active: Array) -> KernelTimeout:
     return fault
 
 
-def relied_on(hung: KernelTimeout) -> KernelFault:
-    """The lower-severity finding of a launch that ended only once run with its work-groups in order: the loop of
-    ``hung`` (the lockstep run's fault) waited for work-groups OpenCL C 1.2 does not promise to run meanwhile."""
+def relied_on(hung: KernelTimeout, ended: bool = True) -> KernelFault:
+    """The lower-severity finding of a launch run again with its work-groups in order because the loop of ``hung``
+    (the lockstep run's fault) waited for work-groups OpenCL C 1.2 does not promise to run meanwhile; ``ended``:
+    the rerun did (else its own fault says why not)."""
     groups = np.asarray(hung.waits_for)
     plural = groups.size > 1
     message = (
         f"{hung.file}:{hung.line}: kernel '{hung.kernel}' waits in this loop for work-group{'s' if plural else ''} "
         f"{_listed(groups)}, which {'make' if plural else 'makes'} no progress meanwhile in the simulator's lockstep "
-        "run: it ran again with its work-groups one at a time, in order (as Oclgrind runs them), and ended. OpenCL C "
-        "1.2 promises a work-group no progress while another waits for it: a device that does not run the groups "
-        "waited for first, or at once, hangs here"
+        "run: it ran again with its work-groups one at a time, in order (as Oclgrind runs them)"
+    )
+    message += (
+        ", and ended. OpenCL C 1.2 promises a work-group no progress while another waits for it: a device that does "
+        "not run the groups waited for first, or at once, hangs here"
+        if ended
+        else ", which did not end either (the launch's error)"
     )
     if hung.source_line:
         message += f"\n    {hung.source_line}"
