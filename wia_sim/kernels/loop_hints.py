@@ -17,7 +17,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.parsing import parse, set_child
 from wia_sim.kernels.preprocess import LOOP_PRAGMAS
-from wia_sim.kernels.tokens import Token, significant, tokenize
+from wia_sim.kernels.tokens import Token, closing, significant, tokenize
 
 __all__ = ["LOOP_HINTS", "LoopHint", "is_hint", "loop_hint", "strip"]
 
@@ -82,7 +82,7 @@ def loop_hint(pragma: c_ast.Pragma) -> LoopHint | None:
         return hint(None, None, None)
     if word.startswith("no"):
         return hint(None, None, column(rest[0]))
-    close = _closing(rest) if rest[0].text == "(" else None
+    close = closing(rest, 0) if rest[0].text == "(" else None
     if close is not None and close + 1 < len(rest) and not attribute:  # ``#pragma unroll (N) more``
         return hint(None, None, column(rest[close + 1]), ignored=True)
     if close is not None:  # ``(N)``: the count is what the parentheses hold
@@ -97,16 +97,6 @@ def loop_hint(pragma: c_ast.Pragma) -> LoopHint | None:
             located = _located(rest[:end], count, column)
             return hint(copy.deepcopy(count), located, extra)  # (the checker's own copy)
     return hint(None, column(rest[0]), None)
-
-
-def _closing(tokens: list[Token]) -> int | None:
-    """The index of the ")" closing ``tokens[0]``'s "(", or None."""
-    depth = 0
-    for k, tok in enumerate(tokens):
-        depth += (tok.text == "(") - (tok.text == ")")
-        if depth == 0:
-            return k
-    return None
 
 
 def _located(tokens: list[Token], count: c_ast.Node, column: Callable[[Token], int | None]) -> int | None:

@@ -27,7 +27,7 @@ from pycparserext.ext_c_parser import (
 
 from wia_sim.kernels.numeric_literals import PP_NUMBER, literal_error
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
-from wia_sim.kernels.tokens import Token, significant, tokenize
+from wia_sim.kernels.tokens import Token, closing, significant, tokenize
 from wia_sim.kernels.types import (
     BUILTIN_TYPE_NAMES,
     OPAQUE_TYPES,
@@ -1026,9 +1026,9 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
             callee = at(n.name)
             opened = callee is not None and callee + 1 < len(tokens) and tokens[callee + 1].text == "("
             k = callee + 1 if opened and callee is not None else None
-            closing = _closing(tokens, k) if k is not None else None
-            if closing is not None:
-                mark((id(n), ")"), closing)
+            close = closing(tokens, k) if k is not None else None
+            if close is not None:
+                mark((id(n), ")"), close)
         if k is not None:
             mark(id(n), k)
         if isinstance(n, c_ast.FuncDef) and n.body is not None:  # (the body's closing brace)
@@ -1053,12 +1053,12 @@ def _wrapped(tokens: list[Token], start: int | None, in_for: bool) -> int | None
     inner = k if in_for else k + 1  # (the statement's own '(' opens the run, except in a for)
     if inner >= start:
         return None
-    closing = _closing(tokens, inner)
-    if closing is None or closing + 1 >= len(tokens):
+    close = closing(tokens, inner)
+    if close is None or close + 1 >= len(tokens):
         return None
     if in_for:
-        return inner if tokens[closing + 1].text == ";" else None
-    return inner if closing + 1 == _closing(tokens, k) else None
+        return inner if tokens[close + 1].text == ";" else None
+    return inner if close + 1 == closing(tokens, k) else None
 
 
 class OperatorMarks:
@@ -1111,20 +1111,6 @@ def _closing_brace(tokens: list[Token], k: int | None) -> int | None:
         depth += {"{": 1, "}": -1}.get(tokens[j].text, 0)
         if depth == 0:
             return j
-    return None
-
-
-def _closing(tokens: list[Token], k: int) -> int | None:
-    """The ``)`` that closes the ``(`` at token ``k``."""
-    depth = 0
-    for j in range(k, len(tokens)):
-        t = tokens[j].text
-        if t in ("(", "[", "{"):
-            depth += 1
-        elif t in (")", "]", "}"):
-            depth -= 1
-            if depth == 0:
-                return j if t == ")" else None
     return None
 
 

@@ -661,13 +661,9 @@ class _Preprocessor:
         file scope or at the start of a compound statement. So does a ``#pragma unroll`` line, whose count Clang
         checks and which must precede a loop."""
         text = [t.text for t in words]
-        if directive and text[:1] and text[0] in LOOP_PRAGMAS and words[0].column is not None:
-            # Clang's loop hints, for the checker (``loop_hints.py``): the count macro-expanded, at its column
-            self.out[at - 1] = (
-                " " * max(words[0].column - 9, 0)
-                + "#pragma "
-                + laid_out([words[0], *significant(self.expander.expand(words[1:]))])
-            )
+        hint = self._loop_hint(words) if directive else None
+        if hint is not None and words[0].column is not None:  # (for the checker: ``loop_hints.py``)
+            self.out[at - 1] = " " * max(words[0].column - 9, 0) + "#pragma " + hint
             return
         if directive and text[:2] == ["OPENCL", "FP_CONTRACT"] and len(text) == 3 and words[1].column is not None:
             self.out[at - 1] = " " * max(words[1].column - 16, 0) + "#pragma OPENCL FP_CONTRACT " + text[2]
@@ -745,7 +741,7 @@ class _Preprocessor:
             literal = texts[1].removeprefix("L")[1:-1].replace('\\"', '"').replace("\\\\", "\\")
             words = significant(tokenize(literal, tok.line, tok.column))
             hint = self._loop_hint(words)
-            if hint is not None:  # kept for the checker as a #pragma unroll line is, its count expanded
+            if hint is not None and '"' not in hint and "\\" not in hint:  # kept as a #pragma unroll line is
                 string = parts[1][1]
                 out.extend(t for t in tokens[k : parts[1][0]])
                 out.append(dataclasses.replace(string, text=f'"{hint}"'))
@@ -775,12 +771,11 @@ class _Preprocessor:
         return "".join(pieces)
 
     def _loop_hint(self, words: list[Token]) -> str | None:
-        """A ``_Pragma``'s loop hint (``unroll``, ...) with its count macro-expanded, as the string it is kept in;
-        None for another pragma (or one whose count a string cannot hold)."""
+        """A pragma's loop hint (``unroll``, ...), Clang's, which the checker reads: its words with the count
+        macro-expanded, each at its column; None for another pragma."""
         if not words or words[0].text not in LOOP_PRAGMAS:
             return None
-        hint = " ".join([words[0].text, *(t.text for t in significant(self.expander.expand(words[1:])))])
-        return None if '"' in hint or "\\" in hint else hint
+        return laid_out([words[0], *significant(self.expander.expand(words[1:]))])
 
 
 def _malformed_predefined(line: int | None, column: int | None, message: str) -> None:

@@ -14,6 +14,7 @@ __all__ = [
     "Splices",
     "Token",
     "TokenKind",
+    "closing",
     "join",
     "laid_out",
     "replace_trigraphs",
@@ -233,6 +234,20 @@ def strip_comments(text: str, report: Callable[[int, int, str], None]) -> str:
         i += 1
     out.append("\n" * deferred)
     return "".join(out)
+
+
+def closing(tokens: list[Token], k: int) -> int | None:
+    """The ``)`` that closes the ``(`` at token ``k`` (None where another bracket closes first, or none does)."""
+    depth = 0
+    for j in range(k, len(tokens)):
+        t = tokens[j].text
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return j if t == ")" else None
+    return None
 
 
 def laid_out(tokens: list[Token]) -> str:
