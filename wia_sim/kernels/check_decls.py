@@ -470,10 +470,8 @@ class DeclarationChecks(CheckerState):
             self.error(decl, f"old-style (K&R) parameter lists are not supported ('{name}')")
         if fn.variadic:
             self.error(decl, f"variadic functions are not supported ('{name}')")
-        for attr in [] if is_kernel else _function_attributes(decl):  # (OpenCL C 1.2 6.7.2: a kernel's alone)
-            called = attr.name.name if isinstance(attr, c_ast.FuncCall) and isinstance(attr.name, c_ast.ID) else None
-            if called in _KERNEL_ATTRIBUTES:
-                self.error(decl, f"attribute '{called}' can only be applied to an OpenCL kernel function")
+        for _, called in [] if is_kernel else _kernel_attributes(decl):  # (OpenCL C 1.2 6.7.2: a kernel's alone)
+            self.error(decl, f"attribute '{called}' can only be applied to an OpenCL kernel function")
         if is_kernel and name == "main":
             self.error(decl, "kernel cannot be called 'main'")
         if (is_builtin_function(name) or name in UNSUPPORTED_BUILTINS or name == "printf") and (
@@ -582,10 +580,8 @@ class DeclarationChecks(CheckerState):
 
     def function_attributes_refused(self, decl: c_ast.Decl) -> None:
         """OpenCL C 1.2 6.7.2's function attributes on a variable: Clang's error at the attribute's name."""
-        for attr in _function_attributes(decl):
-            called = attr.name.name if isinstance(attr, c_ast.FuncCall) and isinstance(attr.name, c_ast.ID) else None
-            if called in _KERNEL_ATTRIBUTES:
-                self.error(attr, f"'{called}' attribute only applies to functions")
+        for attr, called in _kernel_attributes(decl):
+            self.error(attr, f"'{called}' attribute only applies to functions")
 
     def reqd_work_group_size(self, decl: c_ast.Decl) -> tuple[int, int, int] | None:
         reqd = None
@@ -1216,6 +1212,15 @@ class DeclarationChecks(CheckerState):
 
 _KERNEL_ATTRIBUTES = ("reqd_work_group_size", "work_group_size_hint", "vec_type_hint")
 """OpenCL C 1.2 6.7.2's attributes of a kernel function."""
+
+
+def _kernel_attributes(decl: c_ast.Decl) -> list[tuple[c_ast.FuncCall, str]]:
+    """The ``_KERNEL_ATTRIBUTES`` among ``decl``'s attributes, with their names."""
+    return [
+        (attr, attr.name.name)
+        for attr in _function_attributes(decl)
+        if isinstance(attr, c_ast.FuncCall) and isinstance(attr.name, c_ast.ID) and attr.name.name in _KERNEL_ATTRIBUTES
+    ]
 
 
 def _function_attributes(decl: c_ast.Decl) -> list[c_ast.Node]:
