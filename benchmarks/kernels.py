@@ -6,7 +6,8 @@ Part 1, two kernels at size:
 - a 256x256x256 tiled matmul with 16x16 tiles in ``__local`` memory (target: <= 60 ms with checks on).
 Part 2, every kernel of the project's corpus (``tests/kernels/corpus``) at the size its case draws (seeded), on the
 simulator with checks on and on PoCL: the ratio, against the target that no corpus kernel takes more than 30x
-PoCL's time. Both parts also give checks off (target: at least 2x faster than checks on); part 1 also the
+PoCL's time; then an empty kernel's launch on both, the fixed cost under each of those ratios. Both parts also
+give checks off (target: at least 2x faster than checks on); part 1 also the
 simulator with ``kernel_fp_contract`` (checks on), whose ``a * b + c`` is rounded once as PoCL's: what that costs.
 
 Wall-clock per launch through the public HAL (the sim backend, ``kernel_checks`` on or off, in two alternating
@@ -43,6 +44,9 @@ __kernel void vector_add(__global const float* a, __global const float* b, __glo
     if (gid < n) c[gid] = a[gid] + b[gid];
 }
 """
+EMPTY = "__kernel void empty(__global float* a) { }"
+"""What a launch costs before its first statement: the HAL, the event simulation, the cost model, the
+executor's setup (PoCL: its enqueue and ``finish``). A floor under every ratio of part 2."""
 MATMUL = (corpus.CORPUS_DIR / "matmul_tiled.cl").read_text()
 N_ADD, N_MM = 1_000_000, 256
 TARGETS = {"vector add": 10e-3, "tiled matmul": 60e-3}
@@ -201,6 +205,10 @@ def _ms(t: float | str) -> str:
     return "—" if isinstance(t, str) else f"{t * 1e3:,.2f} ms"
 
 
+def _us(t: float | str) -> str:
+    return t if isinstance(t, str) else f"{t * 1e6:,.0f} us"
+
+
 def _ratio(a: float | str, b: float | str) -> float | None:
     return None if isinstance(a, str) or isinstance(b, str) or b <= 0 else a / b
 
@@ -297,6 +305,19 @@ def part2(repeats: int, console: Console) -> None:
         )
     if speedups:
         console.print(f"corpus, checks on / off: median {np.median(speedups):.2f}x, lowest {min(speedups):.2f}x")
+    empty = [
+        (
+            _Source("empty", EMPTY, "empty"),
+            corpus.Launch({"a": corpus.Buffer(np.zeros(256, np.float32))}, (256,), (64,)),
+        )
+    ]
+    e_on, e_off = time_sim_both(empty, 5 * repeats)
+    e_pocl = time_opencl(devices().get("pocl"), empty, 5 * repeats)
+    vs = _ratio(e_on["empty"], e_pocl["empty"])
+    console.print(
+        f"an empty kernel (256 work-items), the fixed cost of a launch: checks on {_us(e_on['empty'])}, off "
+        f"{_us(e_off['empty'])}, PoCL {_us(e_pocl['empty'])}" + ("" if vs is None else f" ({vs:.1f}x)")
+    )
 
 
 def main() -> None:
