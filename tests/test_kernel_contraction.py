@@ -182,6 +182,48 @@ def test_the_pragma_turns_contraction_off_in_its_scope(device: str, request: pyt
     _check(_run(device, at_file_scope, x, 1, True, request), x, 1, None)
 
 
+def _half_defined_source(t: str) -> str:
+    """Each form computed by every work-item of a group of 16 from operands only the first 8 assigned, and stored by
+    those 8 (clFFT's kernels compute their butterflies so, and store under a flag): the others' results are of
+    undefined values, never used."""
+    forms = "\n".join(f"    const {t} r{k} = {expr.replace('T', t)};" for k, (expr, _) in enumerate(FORMS.values()))
+    stores = " ".join(f"o[{k} * N + i] = r{k};" for k in range(len(FORMS)))
+    return (
+        f"#define N {N}\n"
+        f"__kernel void k(__global const {t}* in, __global {t}* o) {{\n"
+        f"    const int i = get_global_id(0);\n"
+        f"    {t} a, b, c, d;\n"
+        f"    if ((i & 15) < 8) {{ a = in[i]; b = in[N + i]; c = in[2 * N + i]; d = in[3 * N + i]; }}\n"
+        f"{forms}\n    if ((i & 15) < 8) {{ {stores} }}\n}}\n"
+    )
+
+
+@pytest.mark.parametrize(("device", "checks"), [("sim", True), ("sim", False), ("pocl", None), ("oclgrind", None)])
+def test_work_items_whose_neighbours_computed_on_undefined_values_round_once_too(
+    device: str, checks: bool | None, request: pytest.FixtureRequest
+) -> None:
+    """The lanes whose operands are defined get the fused bits, with checks on too: the simulator fused only where
+    every lane of the launch had defined operands, so its results depended on ``kernel_checks`` (and on what the
+    neighbours held), found by the clFFT probe."""
+    x = _operands(np.float32, 4)
+    options = {} if checks is None else {"kernel_checks": checks}
+    fixtures = request.getfixturevalue("monkeypatch"), request.getfixturevalue("tmp_path_factory")
+    with context_on(device, *fixtures, kernel_fp_contract=True, **options) as ctx:
+        got = run_arrays(
+            ctx, _half_defined_source("float4"), "k", [x, np.zeros(len(FORMS) * N * 4, np.float32)], N, 16
+        )[1]
+    stored = np.tile(np.repeat((np.arange(N) & 15) < 8, 4), len(FORMS))
+    want = np.zeros_like(got)
+    want[stored] = _reference_rows(x, 4)[stored]
+    assert got.tobytes() == want.tobytes(), f"{np.count_nonzero(got != want)} of {got.size} differ"
+
+
+def _reference_rows(x: np.ndarray, width: int) -> np.ndarray:
+    """Every form's reference as Clang fuses it, the forms' rows one after another (``_check``'s order)."""
+    a, b, c, d = (x[k * N * width : (k + 1) * N * width] for k in range(4))
+    return np.concatenate([_reference(name, a, b, c, d, fuses) for name, (_, fuses) in FORMS.items()])
+
+
 def test_without_the_option_every_operator_rounds(request: pytest.FixtureRequest) -> None:
     x = _operands(np.float32, 4)
     _check(_run("sim", _source("float4"), x, 4, False, request), x, 4, False)

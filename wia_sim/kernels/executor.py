@@ -367,17 +367,22 @@ def _fused(
     mask: Array,
 ) -> Result | None:
     """The product ``a * b`` and the addend ``z`` of the addition ``node`` rounded once (``contraction.py``), or
-    None where their types (and the ``casts`` between) do not fuse, or a value is undefined in some lane (shadows
-    take the operators' way)."""
+    None where their types (and the ``casts`` between) do not fuse. A lane whose operands are defined gets the fused
+    bits whatever its neighbours hold; the result is undefined where the operators' would be (the product's shadow
+    through the casts, then the sum's, in C's order)."""
     if type(a) is not Value or type(b) is not Value or type(z) is not Value:
-        return None
-    if a.undef is not None or b.undef is not None or z.undef is not None:
         return None
     t = binary_type("*", a.t, b.t, c.product)
     if not contracts(t, binary_type("-" if c.subtract else "+", t, z.t, node), casts):
         return None
     ex.count(count_kind(t), mask, 2 * t.width)  # (a multiplication and an addition, as unfused)
-    return Value(t, fused(ex._conv(a, t), ex._conv(b, t), ex._conv(z, t), t, c))
+    r = Value(t, fused(ex._conv(defined(a), t), ex._conv(defined(b), t), ex._conv(defined(z), t), t, c))
+    if a.undef is None and b.undef is None and z.undef is None:
+        return r
+    product: Result = tainted(Value(t, r.raw), joined((a, b)))
+    for ct in reversed(casts):  # (from the product out, as ``_contracted_plan``'s ``product``)
+        product = ex.to_value(product, ct)
+    return tainted(r, joined((product, z) if c.first else (z, product)))
 
 
 def _contracted_plan(node: c_ast.BinaryOp | c_ast.Assignment, c: Contraction, casts: tuple[CType, ...]) -> Plan:
