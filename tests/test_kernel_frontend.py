@@ -1223,7 +1223,7 @@ REJECTED = [
     pytest.param(
         k("    float f = a[0];\n    f %= 2.0f;\n"),
         3,
-        "invalid operands to '%=': integers needed ('float' and 'float')",
+        "invalid operands to binary expression ('__private float' and 'float')",
         id="float-remainder-assignment",
     ),
     pytest.param(

@@ -429,3 +429,101 @@ def test_recovery_reparses_the_program_once_per_error_not_once_per_declaration(
         "expected expression",
     ]
     assert calls <= 12, calls  # (a few per error, whatever the count of declarations: 600 here)
+
+
+COMPOUND = (
+    "__kernel void k(__global float4* o, __global const float16* in) {\n"
+    "    float16 r = in[0]; float f = 0; float2 d = r.s01; int x = 1;\n"
+    "    int4 i4 = (int4)1; uint4 u4 = (uint4)2; char4 c4 = (char4)1; float4 f4 = r.s0123; int2 i2 = (int2)1;\n"
+    "    %s\n"
+    "    o[0] = f4 + convert_float4(i4) + convert_float4(u4) + f + convert_float4(c4) + d.x + x + i2.x;\n}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "at", "message"),
+    [
+        (
+            "i4 += u4;",
+            "4:8",
+            "implicit conversions between vector types ('int4' (vector of 4 'int' values) and 'uint4' (vector of 4 'uint' values)) are not permitted",
+        ),
+        (
+            "f4 += i4;",
+            "4:8",
+            "implicit conversions between vector types ('float4' (vector of 4 'float' values) and 'int4' (vector of 4 'int' values)) are not permitted",
+        ),
+        (
+            "i4.xy &= u4.zw;",
+            "4:11",
+            "implicit conversions between vector types ('int2' (vector of 2 'int' values) and 'uint2' (vector of 2 'uint' values)) are not permitted",
+        ),
+        (
+            "d += r.s0123;",
+            "4:7",
+            "implicit conversions between vector types ('float2' (vector of 2 'float' values) and 'float4' (vector of 4 'float' values)) are not permitted",
+        ),
+        (
+            "f += d;",
+            "4:7",
+            "assigning to '__private float' from incompatible type 'float2' (vector of 2 'float' values)",
+        ),
+        (
+            "d.x *= f4;",
+            "4:9",
+            "assigning to '__private float' from incompatible type 'float4' (vector of 4 'float' values)",
+        ),
+        (
+            "i4 %= f4;",
+            "4:8",
+            "invalid operands to binary expression ('__private int4' (vector of 4 'int' values) and '__private float4' (vector of 4 'float' values))",
+        ),
+        ("f %= 2.0f;", "4:7", "invalid operands to binary expression ('__private float' and 'float')"),
+        (
+            "float* p = 0; p += 1.5f;",
+            "4:21",
+            "invalid operands to binary expression ('__private float *__private' and 'float')",
+        ),
+        ("x <<= 1.5f;", "4:7", "invalid operands to binary expression ('__private int' and 'float')"),
+        ("i4 >>= f4;", "4:8", "used type 'float4' (vector of 4 'float' values) where integer is required"),
+        ("f4 <<= 1;", "4:8", "used type '__private float4' (vector of 4 'float' values) where integer is required"),
+        (
+            "x <<= i4;",
+            "4:7",
+            "requested shift is a vector of type '__private int4' (vector of 4 'int' values) but the first operand is not a vector ('__private int')",
+        ),
+        (
+            "i4 <<= i2;",
+            "4:8",
+            "vector operands do not have the same number of elements ('__private int4' (vector of 4 'int' values) and 'int2' (vector of 2 'int' values))",
+        ),
+        (
+            "i4 = x << i4;",
+            "4:12",
+            "requested shift is a vector of type '__private int4' (vector of 4 'int' values) but the first operand is not a vector ('__private int')",
+        ),
+        ("i4 = i4 << 1.0f;", "4:13", "used type 'float' where integer is required"),
+        (
+            "i4 = (int4)(i2 << i4, 1, 1);",
+            "4:20",
+            "vector operands do not have the same number of elements ('int2' (vector of 2 'int' values) and 'int4' (vector of 4 'int' values))",
+        ),
+        (
+            "d += r.s01 + r.s1011 + r.s1213;",
+            "4:16",
+            "implicit conversions between vector types ('float2' (vector of 2 'float' values) and 'float4' (vector of 4 'float' values)) are not permitted",
+        ),
+    ],
+)
+def test_compound_assignments_and_vector_shifts_clang_refuses(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, body: str, at: str, message: str
+) -> None:
+    """``x op= y`` is checked as ``x op y``, then stored back to ``x``, in Clang's words: two vector types (other
+    lengths or elements, a shift's aside) are its "implicit conversions", a vector stored to a scalar "assigning
+    ... from incompatible type", an operator its operands do not take "invalid operands to binary expression"; a
+    shift with a vector operand has Clang's own checks, in its order. Each error once, at the operator: the simulator
+    built ``i4 += u4`` and ``f4 += i4``, which Clang refuses, said "cannot assign ... with '+='" or "integers needed"
+    in its own words, and added that to an error already said in the value (the last case: the clBLAS probe's)."""
+    refusal = assert_refused(device_ctx, request, COMPOUND % body, message, at)
+    if request.node.callspec.params.get("device_ctx") == "sim":
+        assert refusal.count("error:") == 1, refusal

@@ -132,7 +132,8 @@ def test_vector_literals_are_postfix_expressions_on_every_device(device_ctx: wia
         ("int4 v = (int4)(1, 2, 3, 4); int4 z = (int4)(v).y++;", "expression is not assignable"),
         (  # (a random sweep's find: the simulator splatted the 7)
             "int4 v = (int4)(1, 2, 3, 4); int4 z = 7 >> v;",
-            "requested shift is a vector of type 'int4' but the first operand is not a vector ('int')",
+            "requested shift is a vector of type '__private int4' (vector of 4 'int' values) but the first operand is "
+            "not a vector ('int')",
         ),
     ],
 )

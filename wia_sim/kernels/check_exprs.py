@@ -411,19 +411,17 @@ class ExpressionChecks(CheckerState):
         if not (left.is_arithmetic and right.is_arithmetic):
             self.error(self.operator(node), self.invalid_operands(node, left, right))
             return UNKNOWN
+        if op in ("<<", ">>") and "vector" in (left.kind, right.kind):
+            return _promote(left) if self.vector_shift(node, left, right) else UNKNOWN
         if op in _INTEGER_ONLY_OPS and (left.name in FLOATS or right.name in FLOATS):
-            floating = left if left.name in FLOATS else right
-            if op in ("<<", ">>") and floating.kind == "vector":  # (Clang's vector shift: the operand's own check)
-                shown = self.value_type(floating)
-                self.error(self.operator(node), f"used type {shown} where integer is required")
-            else:
-                self.error(self.operator(node), self.invalid_operands(node, left, right))
+            self.error(self.operator(node), self.invalid_operands(node, left, right))
             return UNKNOWN
         if (
-            left.kind == "vector"
+            op not in ("<<", ">>")
+            and left.kind == "vector"
             and right.kind == "vector"
-            and (left.width != right.width or (op not in ("<<", ">>") and "?" not in (left.name, right.name)))
-            and (left.width != right.width or left.name != right.name)
+            and "?" not in (left.name, right.name)  # (an operand already in error: nothing more to say)
+            and (left.width, left.name) != (right.width, right.name)
         ):
             self.error(self.operator(node), _vector_conversions(left, right))
             return UNKNOWN
@@ -435,17 +433,35 @@ class ExpressionChecks(CheckerState):
                 return TypeInfo("vector", _signed_of_size(v.name), v.width)
             return INT
         if op in ("<<", ">>"):
-            if left.kind == "scalar" and right.kind == "vector":  # Clang's error (the scalar is not splatted)
-                self.error(
-                    node,
-                    f"requested shift is a vector of type '{right.type_name}' but the first operand is not a vector "
-                    f"('{left.type_name}')",
-                )
-                return UNKNOWN
             return _promote(left)
         if op in ("/", "%"):
             self.zero_divisor(node, op, left, right, node.right)
         return _arithmetic(left, right)
+
+    def vector_shift(self, node: c_ast.BinaryOp | c_ast.Assignment, left: TypeInfo, right: TypeInfo) -> bool:
+        """Clang's checks of a shift with a vector operand (``checkVectorShift``), in its order, each error at the
+        operator: the amount may be a vector only if the shifted value is one (both types as written), then both
+        must be of integers, then two vectors of one length. Its operands' types as Clang has them then: a value's,
+        of no address space, but a compound assignment's target, which stays an object."""
+        at = self.operator(node)
+        compound = isinstance(node, c_ast.Assignment)
+        x, y = (node.lvalue, node.rvalue) if isinstance(node, c_ast.Assignment) else (node.left, node.right)
+        if left.kind != "vector":
+            shifted, amount = self.clang_type(x, left, as_value=True), self.clang_type(y, right, as_value=True)
+            self.error(
+                at, f"requested shift is a vector of type {amount} but the first operand is not a vector ({shifted})"
+            )
+            return False
+        a = self.clang_type(x, left, as_value=True) if compound else self.operand_type(x, left)
+        b = self.operand_type(y, right)
+        for t, shown in ((left, a), (right, b)):
+            if t.name in FLOATS:
+                self.error(at, f"used type {shown} where integer is required")
+                return False
+        if right.kind == "vector" and right.width != left.width:
+            self.error(at, f"vector operands do not have the same number of elements ({a} and {b})")
+            return False
+        return True
 
     def zero_divisor(self, node: c_ast.Node, op: str, left: TypeInfo, right: TypeInfo, divisor: c_ast.Node) -> None:
         """Clang's warning for an integer division or remainder (``op``, of scalars) by a constant zero, which it
@@ -480,10 +496,12 @@ class ExpressionChecks(CheckerState):
             )
         return not worse
 
-    def invalid_operands(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> str:
-        """Clang's "invalid operands to binary expression" with the operands' types, each an object's with its
-        address space (its vector note once: Clang does not repeat what it said of the same type)."""
-        a, b = self.clang_type(node.left, left, as_value=True), self.clang_type(node.right, right, as_value=True)
+    def invalid_operands(self, node: c_ast.BinaryOp | c_ast.Assignment, left: TypeInfo, right: TypeInfo) -> str:
+        """Clang's "invalid operands to binary expression" with the operands' types (a compound assignment's: its
+        target's and value's), each an object's with its address space (its vector note once: Clang does not repeat
+        what it said of the same type)."""
+        x, y = (node.lvalue, node.rvalue) if isinstance(node, c_ast.Assignment) else (node.left, node.right)
+        a, b = self.clang_type(x, left, as_value=True), self.clang_type(y, right, as_value=True)
         if b == a:
             b = b.split(" (", 1)[0]
         return f"invalid operands to binary expression ({a} and {b})"
@@ -634,25 +652,41 @@ class ExpressionChecks(CheckerState):
         self.check_assignable(node.lvalue, node)
         if node.op == "=":
             self.check_assignment_types(target, value, node)
-        elif target.kind != "unknown" and value.kind != "unknown":
-            op = node.op[:-1]
-            if target.kind == "pointer":
-                if op not in ("+", "-") or not (value.kind == "scalar" and value.name not in FLOATS):
-                    self.error(node, f"invalid operands to '{node.op}' ('{target}' and '{value}')")
-            elif not (target.is_arithmetic and value.is_arithmetic):
-                self.error(node, f"invalid operands to '{node.op}' ('{target}' and '{value}')")
-            elif op in _INTEGER_ONLY_OPS and (target.name in FLOATS or value.name in FLOATS):
-                self.error(
-                    node,
-                    f"invalid operands to '{node.op}': integers needed ('{target.type_name}' and '{value.type_name}')",
-                )
-            elif value.kind == "vector" and (target.kind != "vector" or target.width != value.width):
-                self.error(node, f"cannot assign '{value.type_name}' to '{target.type_name}' with '{node.op}'")
-            elif op not in ("<<", ">>"):
-                self.scalar_fits_vector(node, target, value, (node.lvalue, node.rvalue))
-                if op in ("/", "%"):
-                    self.zero_divisor(node, op, target, value, node.rvalue)
+        elif target.kind != "unknown" and value.kind != "unknown" and value.name != "?":  # ('?': after an error)
+            self.compound_assignment(node, target, value)
         return target
+
+    def compound_assignment(self, node: c_ast.Assignment, target: TypeInfo, value: TypeInfo) -> None:
+        """``x op= y``: Clang checks ``x op y`` as the binary operator's operands (in their words, each operand's
+        type an object's with its address space), then the result stored back to ``x``; each error at the
+        operator."""
+        op, at = node.op[:-1], self.operator(node)
+        if target.kind == "pointer":
+            if op not in ("+", "-") or not (value.kind == "scalar" and value.name not in FLOATS):
+                self.error(at, self.invalid_operands(node, target, value))
+        elif not (target.is_arithmetic and value.is_arithmetic):
+            self.error(at, self.invalid_operands(node, target, value))
+        elif op in ("<<", ">>") and "vector" in (target.kind, value.kind):
+            self.vector_shift(node, target, value)
+        elif op in _INTEGER_ONLY_OPS and (target.name in FLOATS or value.name in FLOATS):
+            self.error(at, self.invalid_operands(node, target, value))
+        elif op in ("<<", ">>"):
+            return
+        elif (
+            value.kind == "vector"
+            and target.kind == "vector"
+            and (target.width, target.name)
+            != (
+                value.width,
+                value.name,
+            )
+        ):
+            self.error(at, _vector_conversions(target, value))
+        elif value.kind == "vector" and target.kind == "scalar":
+            to = self.clang_type(node.lvalue, target, as_value=True)
+            self.error(at, f"assigning to {to} from incompatible type {self.value_type(value)}")
+        elif self.scalar_fits_vector(node, target, value, (node.lvalue, node.rvalue)) and op in ("/", "%"):
+            self.zero_divisor(node, op, target, value, node.rvalue)
 
     def expr_Cast(self, node: c_ast.Cast) -> TypeInfo:
         target = self.types.resolve(node.to_type.type)
