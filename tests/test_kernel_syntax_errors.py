@@ -513,9 +513,34 @@ COMPOUND = (
             "4:16",
             "implicit conversions between vector types ('float2' (vector of 2 'float' values) and 'float4' (vector of 4 'float' values)) are not permitted",
         ),
+        (
+            "i4 = x ? i4 : u4;",
+            "4:12",
+            "implicit conversions between vector types ('int4' (vector of 4 'int' values) and 'uint4' (vector of 4 'uint' values)) are not permitted",
+        ),
+        (
+            "i4 = i4 ? i4 : u4;",
+            "4:13",
+            "implicit conversions between vector types ('int4' (vector of 4 'int' values) and 'uint4' (vector of 4 'uint' values)) are not permitted",
+        ),
+        (
+            "f4 = x ? f4 : i4;",
+            "4:12",
+            "implicit conversions between vector types ('float4' (vector of 4 'float' values) and 'int4' (vector of 4 'int' values)) are not permitted",
+        ),
+        (
+            "i4 = x ? i4 : 1u;",
+            "4:12",
+            "scalar operand type has greater rank than the type of the vector element. ('int4' (vector of 4 'int' values) and 'unsigned int')",
+        ),
+        (
+            "i4 = i4 + (1u + 1u);",
+            "4:13",
+            "scalar operand type has greater rank than the type of the vector element. ('int4' (vector of 4 'int' values) and 'unsigned int')",
+        ),
     ],
 )
-def test_compound_assignments_and_vector_shifts_clang_refuses(
+def test_compound_assignments_vector_shifts_and_selections_clang_refuses(
     device_ctx: wia.Context, request: pytest.FixtureRequest, body: str, at: str, message: str
 ) -> None:
     """``x op= y`` is checked as ``x op y``, then stored back to ``x``, in Clang's words: two vector types (other
@@ -523,7 +548,9 @@ def test_compound_assignments_and_vector_shifts_clang_refuses(
     ... from incompatible type", an operator its operands do not take "invalid operands to binary expression"; a
     shift with a vector operand has Clang's own checks, in its order. Each error once, at the operator: the simulator
     built ``i4 += u4`` and ``f4 += i4``, which Clang refuses, said "cannot assign ... with '+='" or "integers needed"
-    in its own words, and added that to an error already said in the value (the last case: the clBLAS probe's)."""
+    in its own words, and added that to an error already said in the value (the clBLAS probe's). ``?:`` with two
+    vectors of one length and other elements is Clang's error too (the simulator built it and failed at run time);
+    a constant operand is named by C's type ('unsigned int'), as Clang names it."""
     refusal = assert_refused(device_ctx, request, COMPOUND % body, message, at)
     if request.node.callspec.params.get("device_ctx") == "sim":
         assert refusal.count("error:") == 1, refusal

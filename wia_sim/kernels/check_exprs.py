@@ -508,10 +508,13 @@ class ExpressionChecks(CheckerState):
 
     def operand_type(self, node: c_ast.Node, t: TypeInfo) -> str:
         """The type of operand ``node`` (of type ``t``) as Clang's operator errors spell it: its value's, of no
-        address space, by the typedef a variable was declared with ('big' (aka 'long'))."""
+        address space, by the typedef a variable was declared with ('big' (aka 'long')); a constant's and the usual
+        arithmetic conversions' scalar by C's name, as ``clang_type`` ('unsigned int' for ``1u``)."""
         symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) else None
         if symbol is not None and symbol.declared is not None and symbol.type.kind in ("scalar", "vector", "struct"):
             return self.spell(symbol.declared, _unqualified(symbol.type, "default"), None, decayed=True)
+        if t.kind == "scalar" and isinstance(node, c_ast.Constant | c_ast.TernaryOp | c_ast.BinaryOp):
+            return self.clang_type(node, t, as_value=True)
         return self.value_type(t)
 
     def pointer_arithmetic(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> TypeInfo:
@@ -570,7 +573,12 @@ class ExpressionChecks(CheckerState):
         if a.kind == "unknown" or b.kind == "unknown":
             return a if b.kind == "unknown" else b
         if a.is_arithmetic and b.is_arithmetic:
-            if a.kind == "vector" and b.kind == "vector" and a.width != b.width:
+            if (
+                a.kind == "vector"
+                and b.kind == "vector"
+                and "?" not in (a.name, b.name)
+                and (a.width, a.name) != (b.width, b.name)
+            ):
                 self.error(self.operator(node), _vector_conversions(a, b))
                 return UNKNOWN
             if not self.scalar_fits_vector(node, a, b, (node.iftrue, node.iffalse)):
