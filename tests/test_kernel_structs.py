@@ -206,7 +206,7 @@ def test_private_structs_unions_initializers_and_long16_splats(ctx: wia.Context)
         ),
         (
             "struct S { int a; }; int f(struct S s) { return s.a; } __kernel void k(__global int* o) { o[0] = f(1); }",
-            "argument 1 of 'f' must be 'struct S', not 'int'",
+            "passing 'int' to parameter of incompatible type 'struct S'",
         ),
         (
             "struct S { char c; int a __attribute__((deprecated)); }; __kernel void k(__global struct S* o) { }",

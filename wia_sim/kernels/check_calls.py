@@ -467,10 +467,15 @@ class CallChecks(CheckerState):
             self.warning(self.start(node), STORES[converted]["passing"].format(passed=passed, to=wanted))
         elif pointer_value and not pointer_param:
             self.error(node, f"{what} must be '{param}', not the pointer '{value}'")
-        elif param.is_arithmetic and value.kind == "vector" and (param.kind != "vector" or param.width != value.width):
-            self.error(node, f"{what} must be '{param.type_name}', not '{value.type_name}'")
-        elif "struct" in (param.kind, value.kind) and (param.kind, param.name) != (value.kind, value.name):
-            self.error(node, f"{what} must be '{param}', not '{value}'")
+        elif (
+            param.is_arithmetic
+            and value.kind == "vector"
+            and value.name != "?"
+            and (param.kind, param.name, param.width) != (value.kind, value.name, value.width)
+        ) or ("struct" in (param.kind, value.kind) and (param.kind, param.name) != (value.kind, value.name)):
+            wanted = self.value_type(param) if declared is None else self.spell(declared, param, None)
+            passed = self.clang_type(node, value, as_value=True)
+            self.error(self.start(node), f"passing {passed} to parameter of incompatible type {wanted}")
 
     def atomic_overload(
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], types: list[TypeInfo]
@@ -524,27 +529,69 @@ class CallChecks(CheckerState):
 
     def halves_through(self, node: c_ast.Node, p: TypeInfo, writes: bool) -> None:
         """vload_half's or vstore_half's pointer ``p`` (at ``node``): one to elements other than halves converts to
-        the half pointer of its address space (the halves are its bytes: ``exec_calls``)."""
-        if p.kind in ("pointer", "array") and p.target is not None and p.target.name not in ("half", "?"):
+        the half pointer of its address space (the halves are its bytes: ``exec_calls``), a store's a ``const`` one
+        too (its qualifier discarded)."""
+        target = p.target if p.kind in ("pointer", "array") else None
+        if target is not None and target.name != "?" and (target.name != "half" or (writes and target.const)):
             self.pointer_converted(None, node, p, TypeInfo("scalar", "half"), "" if writes else "const")
 
+    def vstore(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], arg_types: list[TypeInfo]) -> None:
+        """vstoreN(data, offset, p) and vstore_half: Clang's overloads, one per element type and address space
+        but ``__constant``, chosen by ``data`` (a vector of N, or a scalar, which the pointer's overload takes):
+        another length, a ``__constant`` pointer or a null pointer constant match none or all; a pointer to
+        other elements (or to ``const`` ones) converts, with Clang's warning, and the store is the data's type
+        through it (``converted_pointers``)."""
+        data, p = arg_types[0], arg_types[2]
+        if p.kind not in ("pointer", "array"):
+            if p.kind != "unknown":
+                why = "the call is ambiguous" if self.null_pointer(args[2]) else "no matching function"
+                self.error(node, unresolved(name, why))
+            return
+        target = p.target
+        m = re.fullmatch(r"vstore(\d+)", name)
+        n = int(m.group(1)) if m else None
+        if (target is not None and target.space == "constant") or (
+            n is not None and data.kind == "vector" and data.width != n and data.name != "?"
+        ):
+            self.error(node, unresolved(name, "no matching function"))
+        elif n is None:
+            self.halves_through(args[2], p, writes=True)
+        elif target is not None and target.kind == "scalar" and target.name != "?":
+            element = data.name if data.kind == "vector" and data.name != "?" else target.name
+            if element != target.name or target.const:
+                self.pointer_converted(node, args[2], p, TypeInfo("scalar", element), typedef=True)
+
     def pointer_converted(
-        self, call: c_ast.FuncCall | None, node: c_ast.Node, p: TypeInfo, pointee: TypeInfo, qualifier: str = ""
+        self,
+        call: c_ast.FuncCall | None,
+        node: c_ast.Node,
+        p: TypeInfo,
+        pointee: TypeInfo,
+        qualifier: str = "",
+        typedef: bool = False,
     ) -> None:
         """Clang's warning for the pointer argument ``p`` at ``node`` converted to a pointer to ``pointee`` (in its
         address space; ``qualifier``: the parameter's own, as the header declares it) that a built-in's parameter
         takes: between integers that differ only in sign "converts between pointers to integer types with
-        different sign", else "incompatible pointer types". The executor takes the pointee from ``call``'s entry
-        in ``converted_pointers`` (vload_half's, without one, always reads halves)."""
+        different sign", a ``const`` pointee lost "discards qualifiers", else "incompatible pointer types"; an
+        unsigned pointee by C's name, or (``typedef``: the header's declaration says ``uint``) by OpenCL's with its
+        aka. The executor takes the pointee from ``call``'s entry in ``converted_pointers`` (vload_half's, without
+        one, always reads halves)."""
         target = p.target
         assert target is not None
         if call is not None:
             self.converted_pointers[id(call)] = (pointee.name, pointee.width)
-        named = C_NAMES.get(pointee.name, pointee.type_name) if pointee.kind == "scalar" else pointee.type_name
-        param = f"'{qualifier + ' ' if qualifier else ''}__{target.space} {named} *'"
+        head = f"{qualifier + ' ' if qualifier else ''}__{target.space}"
+        c_name = C_NAMES.get(pointee.name) if pointee.kind == "scalar" else None
+        if c_name is None:
+            param = f"'{head} {pointee.type_name} *'"
+        elif typedef:
+            param = f"'{head} {pointee.name} *' (aka '{head} {c_name} *')"
+        else:
+            param = f"'{head} {c_name} *'"
         passed = self.clang_type(node, p, as_value=p.kind != "array")  # (an array as declared, Clang's words)
         problem = pointer_conversion(TypeInfo("pointer", target=pointee), p) or "incompatible pointer"
-        words = STORES["pointer sign" if problem == "pointer sign" else "incompatible pointer"]["passing"]
+        words = STORES[problem]["passing"]
         self.warning(self.start(node), words.format(passed=passed, to=param))
 
     def call_builtin(
@@ -615,13 +662,7 @@ class CallChecks(CheckerState):
                 return self.atomic_overload(node, name, args, arg_types)
             return UNKNOWN
         if name.startswith("vstore"):
-            p = arg_types[2]
-            if p.kind not in ("pointer", "array", "unknown"):
-                self.error(args[2], f"the third argument of '{name}' must be a pointer")
-            elif p.kind == "pointer" and p.target is not None and p.target.const:
-                self.error(args[2], f"'{name}' cannot write to read-only memory")
-            elif name.startswith(("vstore_half", "vstorea_half")):
-                self.halves_through(args[2], p, writes=True)
+            self.vstore(node, name, args, arg_types)
             return VOID
         if rule.startswith("vload_half"):
             p = arg_types[1]

@@ -203,7 +203,7 @@ class CallRunner(ExecutorState):
             return self.atomic(m.group(1), args, mask, node)
         m = _VLOAD_RE.fullmatch(name)
         if m:
-            return self.vload_store(m.group(1), int(m.group(2)), args, mask)
+            return self.vload_store(m.group(1), int(m.group(2)), args, mask, call=node)
         m = _VLOAD_HALF_RE.fullmatch(name)
         if m:
             aligned, rounding = m.group(2) == "a", m.group(4) or ""
@@ -434,10 +434,12 @@ class CallRunner(ExecutorState):
         halves: bool = False,
         aligned: bool = False,
         rounding: str = "",
+        call: c_ast.FuncCall | None = None,
     ) -> Result:
         """vloadN/vstoreN, and with ``halves`` vload_halfN/vstore_halfN: halves in memory, floats in registers
         (the store rounds to nearest even by default, else by its ``_rtz``/``_rtp``/``_rtn`` suffix); ``aligned``
-        (vloada_halfN/vstorea_halfN) steps by 4 halves for a 3-vector."""
+        (vloada_halfN/vstorea_halfN) steps by 4 halves for a 3-vector. A vstoreN ``call`` through a pointer to
+        other elements stores its data's (``converted``)."""
         stride = 4 if aligned and width == 3 else width
         if kind == "load":
             p, t, addr = self.vector_at(args[0], args[1], width, stride, mask, "vload of", halves)
@@ -451,7 +453,7 @@ class CallRunner(ExecutorState):
                 return self.to_value(loaded, SCALARS["float"].vector(width))
             return loaded
         data = self.value(args[0], mask)
-        p, t, addr = self.vector_at(args[1], args[2], width, stride, mask, "vstore to", halves)
+        p, t, addr = self.vector_at(args[1], args[2], width, stride, mask, "vstore to", halves, call)
         if halves and isinstance(data, Value) and data.t.name != "half":
             source = SCALARS["double" if data.t.name == "double" else "float"]
             wide = self.to_value(data, source.vector(width) if width > 1 else source)
@@ -521,17 +523,27 @@ class CallRunner(ExecutorState):
         return Value(INT, np.asarray(0, np.int32))
 
     def vector_at(
-        self, offset: c_ast.Node, pointer: c_ast.Node, width: int, stride: int, mask: Array, what: str, halves: bool
+        self,
+        offset: c_ast.Node,
+        pointer: c_ast.Node,
+        width: int,
+        stride: int,
+        mask: Array,
+        what: str,
+        halves: bool,
+        call: c_ast.FuncCall | None = None,
     ) -> tuple[Pointer, CType, Array]:
         """Where a vloadN/vstoreN moves its vector (``what``: "vload of", "vstore to"): the pointer, the vector
         type and the byte address per lane, ``offset * stride`` scalars on from the pointer. ``halves``: the
         scalars are halves whatever the pointer's elements (Clang converts another pointer, with a warning:
-        ``check_calls.halves_through``)."""
+        ``check_calls.halves_through``); ``call``: the pointer as its overload takes it (``converted``)."""
         off = self.value(offset, mask)
         p = self.eval(pointer, mask)
         if not isinstance(p, Pointer) or p.elem is None:
             raise UnsupportedKernel(f"line {self.st.line}: {what} a non-pointer")
-        scalar = SCALARS["half"] if halves else p.elem.scalar
+        elem = (p if call is None else self.converted(p, call)).elem
+        assert elem is not None
+        scalar = SCALARS["half"] if halves else elem.scalar
         addr = p.off + np.asarray(off.a).astype(np.int64) * elem_bytes(scalar) * stride
         return p, scalar.vector(width), addr
 
