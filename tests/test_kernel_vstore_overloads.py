@@ -31,6 +31,7 @@ SOURCE = """__kernel void k(__global float* f, __global int* i, __global short* 
     vstore4(1.0f, 2, f);
     vstore_half(f4.x, 0, ch);
     vstore_half2(f4.xy, 1, h);
+    vstore4(i4, 1, (__global float4*)f);
 }
 """
 
@@ -43,6 +44,7 @@ WARNINGS = [
     "10:20: warning: passing 'const __global float *__private' to parameter of type '__global float *' discards qualifiers",
     "11:23: warning: incompatible pointer types passing '__global float *__private' to parameter of type '__global int *'",
     "13:26: warning: passing 'const __global half *__private' to parameter of type '__global half *' discards qualifiers",
+    "15:20: warning: incompatible pointer types passing '__global float4 *' to parameter of type '__global int *'",
 ]
 """``clang-15 -cc1 -x cl -cl-std=CL1.2 -fsyntax-only -finclude-default-header``'s, word for word and place for
 place."""
@@ -74,22 +76,24 @@ def test_the_store_is_the_datas_bits_on_every_device(device_ctx: wia.Context) ->
     u[4:8] = i4.view(np.uint32)
     f[6:8] = i4[:2].view(np.float32)
     f[8:12] = 1.0
+    f[4:8] = i4.view(np.float32)  # (vstore4 at 1 through a float4 pointer: 4 ints on, as the data's overload moves)
     h[2:4] = f4[:2]
     for name, want, have in zip(["f", "i", "s", "u", "c", "h", "ch"], (f, i, s, u, c, h, ch), got, strict=True):
         assert have.tobytes() == want.tobytes(), name
 
 
-K = "__kernel void k(__global float* p, __constant float* cp) { float2 f2 = (float2)1; float4 f4 = (float4)2; %s }"
+K = "__kernel void k(__global float* p, __constant float* cp, __global float4* p4) { float2 f2 = (float2)1; float4 f4 = (float4)2; %s }"
 
 
 @pytest.mark.parametrize(
     ("body", "at", "message"),
     [
-        ("vstore4(f2, 0, p);", "1:106", "no matching function for call to 'vstore4'"),
-        ("vstore2(f4, 0, p);", "1:106", "no matching function for call to 'vstore2'"),
-        ("vstore4(f4, 0, cp);", "1:106", "no matching function for call to 'vstore4'"),
-        ("vstore_half4(f4, 0, cp);", "1:106", "no matching function for call to 'vstore_half4'"),
-        ("vstore4(f4, 0, 0);", "1:106", "call to 'vstore4' is ambiguous"),
+        ("vstore4(f2, 0, p);", "1:127", "no matching function for call to 'vstore4'"),
+        ("vstore2(f4, 0, p);", "1:127", "no matching function for call to 'vstore2'"),
+        ("vstore4(f4, 0, cp);", "1:127", "no matching function for call to 'vstore4'"),
+        ("vstore_half4(f4, 0, cp);", "1:127", "no matching function for call to 'vstore_half4'"),
+        ("vstore4(f4, 0, 0);", "1:127", "call to 'vstore4' is ambiguous"),
+        ("vstore4(1.0f, 0, p4);", "1:127", "call to 'vstore4' is ambiguous"),
     ],
 )
 def test_data_of_another_length_a_constant_or_null_pointer_is_clangs_error(

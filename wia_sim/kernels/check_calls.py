@@ -556,10 +556,15 @@ class CallChecks(CheckerState):
             self.error(node, unresolved(name, "no matching function"))
         elif n is None:
             self.halves_through(args[2], p, writes=True)
-        elif target is not None and target.kind == "scalar" and target.name != "?":
-            element = data.name if data.kind == "vector" and data.name != "?" else target.name
-            if element != target.name or target.const:
-                self.pointer_converted(node, args[2], p, TypeInfo("scalar", element), typedef=True)
+        elif target is None or target.name == "?" or data.name == "?":
+            return
+        elif data.kind == "vector":
+            if (target.kind, target.name) != ("scalar", data.name) or target.const:
+                self.pointer_converted(node, args[2], p, TypeInfo("scalar", data.name), typedef=True)
+        elif target.kind != "scalar":  # (a scalar converts to every overload's vector: the pointer decides none)
+            self.error(node, unresolved(name, "the call is ambiguous"))
+        elif target.const:
+            self.pointer_converted(node, args[2], p, TypeInfo("scalar", target.name), typedef=True)
 
     def pointer_converted(
         self,

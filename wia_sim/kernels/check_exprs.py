@@ -680,15 +680,7 @@ class ExpressionChecks(CheckerState):
             self.error(at, self.invalid_operands(node, target, value))
         elif op in ("<<", ">>"):
             return
-        elif (
-            value.kind == "vector"
-            and target.kind == "vector"
-            and (target.width, target.name)
-            != (
-                value.width,
-                value.name,
-            )
-        ):
+        elif value.kind == target.kind == "vector" and (target.width, target.name) != (value.width, value.name):
             self.error(at, _vector_conversions(target, value))
         elif value.kind == "vector" and target.kind == "scalar":
             to = self.clang_type(node.lvalue, target, as_value=True)
