@@ -416,13 +416,7 @@ class ExpressionChecks(CheckerState):
         if op in _INTEGER_ONLY_OPS and (left.name in FLOATS or right.name in FLOATS):
             self.error(self.operator(node), self.invalid_operands(node, left, right))
             return UNKNOWN
-        if (
-            op not in ("<<", ">>")
-            and left.kind == "vector"
-            and right.kind == "vector"
-            and "?" not in (left.name, right.name)  # (an operand already in error: nothing more to say)
-            and (left.width, left.name) != (right.width, right.name)
-        ):
+        if _other_vectors(left, right):  # (a shift's: ``vector_shift``, above)
             self.error(self.operator(node), _vector_conversions(left, right))
             return UNKNOWN
         if op not in ("<<", ">>") and not self.scalar_fits_vector(node, left, right, (node.left, node.right)):
@@ -573,12 +567,7 @@ class ExpressionChecks(CheckerState):
         if a.kind == "unknown" or b.kind == "unknown":
             return a if b.kind == "unknown" else b
         if a.is_arithmetic and b.is_arithmetic:
-            if (
-                a.kind == "vector"
-                and b.kind == "vector"
-                and "?" not in (a.name, b.name)
-                and (a.width, a.name) != (b.width, b.name)
-            ):
+            if _other_vectors(a, b):
                 self.error(self.operator(node), _vector_conversions(a, b))
                 return UNKNOWN
             if not self.scalar_fits_vector(node, a, b, (node.iftrue, node.iffalse)):
@@ -680,7 +669,7 @@ class ExpressionChecks(CheckerState):
             self.error(at, self.invalid_operands(node, target, value))
         elif op in ("<<", ">>"):
             return
-        elif value.kind == target.kind == "vector" and (target.width, target.name) != (value.width, value.name):
+        elif _other_vectors(target, value):
             self.error(at, _vector_conversions(target, value))
         elif value.kind == "vector" and target.kind == "scalar":
             to = self.clang_type(node.lvalue, target, as_value=True)
@@ -1160,6 +1149,12 @@ def _variable_length(declared: c_ast.Node, checker: ExpressionChecks) -> c_ast.N
             return cast(c_ast.Node, declared.dim)
         declared = declared.type
     return None
+
+
+def _other_vectors(a: TypeInfo, b: TypeInfo) -> bool:
+    """Whether ``a`` and ``b`` are vectors of another length or element type, which no operator (but a shift)
+    converts between; not where one is already in error (elements '?': nothing more to say)."""
+    return a.kind == b.kind == "vector" and "?" not in (a.name, b.name) and (a.width, a.name) != (b.width, b.name)
 
 
 def _vector_conversions(a: TypeInfo, b: TypeInfo) -> str:
