@@ -554,3 +554,94 @@ def test_compound_assignments_vector_shifts_and_selections_clang_refuses(
     refusal = assert_refused(device_ctx, request, COMPOUND % body, message, at)
     if request.node.callspec.params.get("device_ctx") == "sim":
         assert refusal.count("error:") == 1, refusal
+
+
+@pytest.mark.parametrize(
+    ("body", "errors"),
+    [
+        (
+            "float4 q = (f4 < f4);",
+            [
+                "4:12: error: initializing '__private float4' (vector of 4 'float' values) with an expression of incompatible type 'int __attribute__((ext_vector_type(4)))' (vector of 4 'int' values)"
+            ],
+        ),
+        (
+            "f4 = (f4 < f4) & i4;",
+            [
+                "4:8: error: assigning to '__private float4' (vector of 4 'float' values) from incompatible type 'int __attribute__((ext_vector_type(4)))' (vector of 4 'int' values)"
+            ],
+        ),
+        (
+            "f4 = x ? (f4 < f4) : i4;",
+            [
+                "4:8: error: assigning to '__private float4' (vector of 4 'float' values) from incompatible type 'int __attribute__((ext_vector_type(4)))' (vector of 4 'int' values)"
+            ],
+        ),
+        (
+            "f4 = !i4 + 1;",
+            [
+                "4:8: error: assigning to '__private float4' (vector of 4 'float' values) from incompatible type 'int __attribute__((ext_vector_type(4)))' (vector of 4 'int' values)"
+            ],
+        ),
+        (
+            "f4 = -(d > d).xyxy;",
+            [
+                "4:8: error: assigning to '__private float4' (vector of 4 'float' values) from incompatible type 'int4' (vector of 4 'int' values)"
+            ],
+        ),
+        (
+            "i4 = i4 && u4;",
+            [
+                "4:13: error: implicit conversions between vector types ('int4' (vector of 4 'int' values) and 'uint4' (vector of 4 'uint' values)) are not permitted",
+                "4:13: error: invalid operands to binary expression ('__private int4' (vector of 4 'int' values) and '__private uint4' (vector of 4 'uint' values))",
+            ],
+        ),
+        (
+            "i4 = i4 || 1.5f;",
+            [
+                "4:13: error: scalar operand type has greater rank than the type of the vector element. ('int4' (vector of 4 'int' values) and 'float')",
+                "4:13: error: invalid operands to binary expression ('__private int4' (vector of 4 'int' values) and 'float')",
+            ],
+        ),
+        (
+            "f4 = (float4)(f, i4.xy, f);",
+            [
+                "4:22: error: initializing 'float' with an expression of incompatible type '__private int2' (vector of 2 'int' values)"
+            ],
+        ),
+        (
+            "f4 = (float4)(f, convert_int2(d), f);",
+            [
+                "4:22: error: initializing 'float' with an expression of incompatible type 'int2' (vector of 2 'int' values)"
+            ],
+        ),
+        (
+            "f4 = (float4)(i4, f);",
+            [
+                "4:19: error: initializing 'float' with an expression of incompatible type '__private int4' (vector of 4 'int' values)",
+                "4:18: error: too many elements in vector initialization (expected 4 elements, have 5)",
+            ],
+        ),
+        (
+            "f4 = (f4 == f4) * i4 + u4;",
+            [
+                "4:26: error: implicit conversions between vector types ('int __attribute__((ext_vector_type(4)))' (vector of 4 'int' values) and 'uint4' (vector of 4 'uint' values)) are not permitted"
+            ],
+        ),
+    ],
+)
+def test_unnamed_vector_types_logical_operands_and_vector_literal_parts_as_clang_says(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, body: str, errors: list[str]
+) -> None:
+    """A vector comparison's, ``&&``'s, ``||``'s or ``!``'s result is a vector type no name spells, which Clang
+    writes as 'int __attribute__((ext_vector_type(4)))', and an operator whose first vector operand is one gives
+    it on (the simulator said 'int4'); ``&&`` and ``||`` whose vector operands do not convert are a second error,
+    "invalid operands"; a vector literal's part of other elements is named with its object's address space and
+    what it is, and the literal's count is checked too. Every error of Clang's (clang-15 -cc1, by script), each at
+    its column, and no other; PoCL and Oclgrind give each message."""
+    refusal = build_error(device_ctx, COMPOUND % body)
+    for error in errors:
+        assert error.split(": error: ", 1)[1] in refusal
+    if request.node.callspec.params.get("device_ctx") == "sim":
+        found = sorted(line.split("kernel.cl:", 1)[1] for line in refusal.splitlines() if ": error: " in line)
+        assert found == sorted(errors), refusal

@@ -126,7 +126,7 @@ def test_vector_literals_are_postfix_expressions_on_every_device(device_ctx: wia
         ("double4 d = (double4)(1.0); --d.xy;", "value of type '__private double2' (vector of 2 'double' values)"),
         (
             "int2 i = (int2)(1, 2); float4 f = (float4)(i, 3.0f, 4.0f);",
-            "initializing 'float' with an expression of incompatible type 'int2'",
+            "initializing 'float' with an expression of incompatible type '__private int2' (vector of 2 'int' values)",
         ),
         ("int2 w = (int2)(5, 6); int2 z = (int2)(w)++;", "assignment to cast is illegal, lvalue casts are not"),
         ("int4 v = (int4)(1, 2, 3, 4); int4 z = (int4)(v).y++;", "expression is not assignable"),

@@ -186,7 +186,7 @@ class ExpressionChecks(CheckerState):
         t = self.unevaluated_expr(node)
         if self.is_lvalue(node):
             return t, True
-        return TypeInfo(t.kind, t.name, t.width, t.target, "private", False, t.length), False
+        return TypeInfo(t.kind, t.name, t.width, t.target, "private", False, t.length, t.unnamed), False
 
     def member_alignment(self, node: c_ast.Node) -> int | None:
         """The alignment of a struct or union member ``s.m``/``p->m`` (``structs.member_alignment``), or None when
@@ -367,7 +367,7 @@ class ExpressionChecks(CheckerState):
         invalid = f"invalid argument type {self.operand_type(node.expr, operand)} to unary expression"
         if op == "!":
             if operand.kind == "vector":
-                return TypeInfo("vector", _signed_of_size(operand.name), operand.width)
+                return TypeInfo("vector", _signed_of_size(operand.name), operand.width, unnamed=True)
             if operand.kind == "struct":
                 self.error(self.operator(node), invalid)
                 return UNKNOWN
@@ -397,7 +397,7 @@ class ExpressionChecks(CheckerState):
             if op in _COMPARISONS or op in ("&&", "||"):
                 if left.kind == "vector" or right.kind == "vector":
                     v = left if left.kind == "vector" else right
-                    return TypeInfo("vector", _signed_of_size(v.name), v.width)
+                    return TypeInfo("vector", _signed_of_size(v.name), v.width, unnamed=True)
                 return INT if "vector" not in (left.kind, right.kind) else UNKNOWN
             if op in ("+", "-") and "pointer" in (left.kind, right.kind):
                 return left if left.kind == "pointer" else right if op == "+" else UNKNOWN
@@ -418,19 +418,27 @@ class ExpressionChecks(CheckerState):
             return UNKNOWN
         if _other_vectors(left, right):  # (a shift's: ``vector_shift``, above)
             self.error(self.operator(node), _vector_conversions(left, right))
+            self.logical_operands(node, left, right)
             return UNKNOWN
         if op not in ("<<", ">>") and not self.scalar_fits_vector(node, left, right, (node.left, node.right)):
+            self.logical_operands(node, left, right)
             return UNKNOWN
         if op in _COMPARISONS or op in ("&&", "||"):
             if left.kind == "vector" or right.kind == "vector":
                 v = left if left.kind == "vector" else right
-                return TypeInfo("vector", _signed_of_size(v.name), v.width)
+                return TypeInfo("vector", _signed_of_size(v.name), v.width, unnamed=True)
             return INT
         if op in ("<<", ">>"):
             return _promote(left)
         if op in ("/", "%"):
             self.zero_divisor(node, op, left, right, node.right)
         return _arithmetic(left, right)
+
+    def logical_operands(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> None:
+        """Clang's second error for ``&&`` and ``||`` whose vector operands do not convert to one type: after
+        what the conversion says, "invalid operands" (it checks the logical operator's operands again as such)."""
+        if node.op in ("&&", "||"):
+            self.error(self.operator(node), self.invalid_operands(node, left, right))
 
     def vector_shift(self, node: c_ast.BinaryOp | c_ast.Assignment, left: TypeInfo, right: TypeInfo) -> bool:
         """Clang's checks of a shift with a vector operand (``checkVectorShift``), in its order, each error at the
@@ -715,9 +723,9 @@ class ExpressionChecks(CheckerState):
         parts = [self.expr(e) for e in node.expr.exprs]
         widths: list[int] = []
         for e, t in zip(node.expr.exprs, parts, strict=True):
-            if t.kind == "vector" and t.name != target.name:  # (Clang converts scalars only)
-                self.error(e, f"initializing '{target.name}' with an expression of incompatible type '{t.type_name}'")
-                return
+            if t.kind == "vector" and t.name not in (target.name, "?"):  # (Clang converts scalars only; it counts on)
+                shown = f"incompatible type {self.clang_type(e, t, as_value=True)}"
+                self.error(self.start(e), f"initializing '{target.name}' with an expression of {shown}")
             if t.kind == "vector":
                 widths.append(t.width)
             elif t.kind == "scalar":
@@ -928,7 +936,7 @@ class ExpressionChecks(CheckerState):
         if arithmetic and t.kind == "scalar":
             return f"'{_C_SPELLINGS.get(t.name, t.name)}'"  # (the usual arithmetic conversions' type: a typedef's none)
         if as_value and t.kind != "pointer" and not self.is_lvalue(node):
-            t = TypeInfo(t.kind, t.name, t.width, t.target, "default", False, t.length)
+            t = TypeInfo(t.kind, t.name, t.width, t.target, "default", False, t.length, t.unnamed)
         return described(t, self.spelled)
 
     def alignof_spelled(self, node: c_ast.Node) -> str:
@@ -1159,7 +1167,7 @@ def _other_vectors(a: TypeInfo, b: TypeInfo) -> bool:
 
 def _vector_conversions(a: TypeInfo, b: TypeInfo) -> str:
     """Clang's error for operands of two vector types (of other lengths or element types)."""
-    shown = (f"'{t.type_name}' (vector of {t.width} '{t.name}' values)" for t in (a, b))
+    shown = (f"'{t.written}' (vector of {t.width} '{t.name}' values)" for t in (a, b))
     return f"implicit conversions between vector types ({' and '.join(shown)}) are not permitted"
 
 
@@ -1181,6 +1189,8 @@ def _arithmetic(a: TypeInfo, b: TypeInfo) -> TypeInfo:
         c = common_type(ca, cb)
     except TypeError:
         return TypeInfo("vector", "?", max(a.width, b.width))
+    if c.width > 1 and (a if a.kind == "vector" else b).unnamed:  # (Clang's: the first vector operand's type)
+        return TypeInfo("vector", c.name, c.width, unnamed=True)
     return scalar_or_vector(c.name, c.width)
 
 
@@ -1190,7 +1200,7 @@ def _unqualified(t: TypeInfo, space: AddressSpace = "private") -> TypeInfo:
     operand's type)."""
     if t.kind == "array" and t.target is not None:
         return TypeInfo("pointer", target=t.target)
-    return TypeInfo(t.kind, t.name, t.width, t.target, space, False, t.length)
+    return TypeInfo(t.kind, t.name, t.width, t.target, space, False, t.length, t.unnamed)
 
 
 def _same_type(a: TypeInfo, b: TypeInfo) -> bool:

@@ -48,7 +48,7 @@ def _promote(t: TypeInfo) -> TypeInfo:
     if c is not None:
         return scalar_or_vector(promoted(c).name, 1)
     if t.kind in ("scalar", "vector"):
-        return TypeInfo(t.kind, t.name, t.width)
+        return TypeInfo(t.kind, t.name, t.width, unnamed=t.unnamed)
     return t
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 from pycparser import c_ast
@@ -147,6 +147,10 @@ class TypeInfo:
     space: AddressSpace = "private"
     const: bool = False
     length: int | None = None
+    unnamed: bool = field(default=False, compare=False)
+    """A vector type no name spells: a vector comparison's, ``&&``'s, ``||``'s or ``!``'s result (and an operator's
+    that takes its type from one), which Clang's errors write as ``'int __attribute__((ext_vector_type(4)))'``;
+    the same type as ``int4`` otherwise."""
 
     @property
     def type_name(self) -> str:
@@ -154,6 +158,13 @@ class TypeInfo:
         if self.kind == "vector":
             return f"{self.name}{self.width}"
         return self.name
+
+    @property
+    def written(self) -> str:
+        """``type_name`` as Clang's errors write it: a vector without a name (``unnamed``) by its attribute."""
+        if self.unnamed and self.kind == "vector":
+            return f"{self.name} __attribute__((ext_vector_type({self.width})))"
+        return self.type_name
 
     @property
     def innermost(self) -> TypeInfo:
@@ -216,7 +227,7 @@ def located(t: TypeInfo, space: AddressSpace, const: bool) -> TypeInfo:
     """``t`` as a part of an object in ``space`` (a struct member): itself and, for an array, its elements down to
     the innermost, so that ``p->data`` decays to (and ``&p->data[i]`` is) a pointer into that space."""
     target = located(t.target, space, const) if t.kind == "array" and t.target is not None else t.target
-    return TypeInfo(t.kind, t.name, t.width, target, space, const or t.const, t.length)
+    return TypeInfo(t.kind, t.name, t.width, target, space, const or t.const, t.length, t.unnamed)
 
 
 def points_elsewhere(a: TypeInfo, b: TypeInfo) -> bool:
