@@ -154,6 +154,26 @@ CLANGS_WORDS = [
         "casting '__local uint *' (aka '__local unsigned int *') to type '__global float2 *' changes address space of pointer",
         id="cast-uint",
     ),
+    # ``__constant`` memory is read-only, but its pointee is no ``const`` type to Clang unless written so (the
+    # simulator said 'const __constant float *' for both); a ``__constant`` array's value is a pointer too
+    pytest.param(
+        "__kernel void k(__global float* o, __constant float* c) { __global float* g = (__global float*)c; o[0] = g[0]; }",
+        "1:79",
+        "casting '__constant float *' to type '__global float *' changes address space of pointer",
+        id="cast-constant",
+    ),
+    pytest.param(
+        "__kernel void k(__global float* o, const __constant float* c) { o[0] = *(__global float*)c; }",
+        "1:73",
+        "casting 'const __constant float *' to type '__global float *' changes address space of pointer",
+        id="cast-const-constant",
+    ),
+    pytest.param(
+        "__constant float t[4] = {1, 2, 3, 4};\n__kernel void k(__global float* o) { o[0] = *(__global float*)t; }",
+        "2:46",
+        "casting '__constant float *' to type '__global float *' changes address space of pointer",
+        id="cast-constant-array",
+    ),
 ]
 
 

@@ -273,3 +273,26 @@ def test_pointers_to_pointers_of_other_types_are_distinct() -> None:
         "kernel.cl:1:107: warning: comparison of distinct pointer types ('__global int *__private *' and "
         "'__global float *__private *')"
     ]
+
+
+def test_a_const_lost_from_a_constant_pointee_is_clangs_warning() -> None:
+    """``__constant`` memory is read-only, but to Clang its pointee is ``const`` only where the source writes it: a
+    pointer to ``const __constant float`` converted to one to ``__constant float`` discards qualifiers, the
+    reverse nothing (the simulator took every ``__constant`` pointee for ``const`` and said neither). Clang's log,
+    line for line (clang-15 -cc1)."""
+    source = (
+        "float f(__constant float* p) { return p[0]; }\n"
+        "__kernel void k(__global float* o, __constant float* c, const __constant float* cc) {\n"
+        "  __constant float* q = cc;\n"
+        "  const __constant float* r = c;\n"
+        "  c = cc; cc = q;\n"
+        "  o[0] = f(cc) + f(r) + f(q) + q[0] + r[0] + c[0];\n}\n"
+    )
+    lost = "'const __constant float *__private'"
+    assert compile_source(source).build_log.splitlines() == [
+        f"kernel.cl:3:21: warning: initializing '__constant float *__private' with an expression of type {lost} "
+        "discards qualifiers",
+        f"kernel.cl:5:5: warning: assigning to '__constant float *__private' from {lost} discards qualifiers",
+        f"kernel.cl:6:12: warning: passing {lost} to parameter of type '__constant float *' discards qualifiers",
+        f"kernel.cl:6:20: warning: passing {lost} to parameter of type '__constant float *' discards qualifiers",
+    ]

@@ -715,7 +715,8 @@ class ExpressionChecks(CheckerState):
         elif target.kind == "array":
             self.error(node, f"cast to '{target}' is not supported")
         elif target.kind == "pointer" and points_elsewhere(target, value):  # (NULL too: a cast is no conversion)
-            cast = [described(t, self.spelled) for t in (value, target)]  # (a pointee in no space is __private)
+            # (an array as the pointer it decays to; a pointee in no space is __private)
+            cast = [described(_unqualified(t) if t.kind == "array" else t, self.spelled) for t in (value, target)]
             self.error(node, f"casting {cast[0]} to type {cast[1]} changes address space of pointer")
         return TypeInfo(target.kind, target.name, target.width, target.target, "private", False, target.length)
 

@@ -151,6 +151,9 @@ class TypeInfo:
     """A vector type no name spells: a vector comparison's, ``&&``'s, ``||``'s or ``!``'s result (and an operator's
     that takes its type from one), which Clang's errors write as ``'int __attribute__((ext_vector_type(4)))'``;
     the same type as ``int4`` otherwise."""
+    implied: bool = field(default=False, compare=False)
+    """``const`` only because the object is in ``__constant`` memory (OpenCL C 1.2 6.5.3), which Clang's errors do
+    not write: '__constant float *', not 'const __constant float *'."""
 
     @property
     def type_name(self) -> str:
@@ -260,7 +263,7 @@ def pointer_conversion(target: TypeInfo, value: TypeInfo) -> str | None:
         integers = a.kind == b.kind == "scalar" and a.name in _INTEGER_SCALARS and b.name in _INTEGER_SCALARS
         same_size = UNSIGNED_OF.get(a.name, a.name) == UNSIGNED_OF.get(b.name, b.name)
         return "pointer sign" if integers and same_size else "incompatible pointer"
-    if b.const and not a.const:
+    if b.const and not b.implied and not (a.const and not a.implied):  # (``__constant``'s own is no qualifier)
         return "discards qualifiers"
     return None
 
@@ -635,9 +638,8 @@ class TypeResolver:
         for q in quals:
             if q == "const":
                 const = True
-        if space == "constant":
-            const = True
-        return TypeInfo(t.kind, t.name, t.width, t.target, space, const, t.length)
+        implied = space == "constant" and not const
+        return TypeInfo(t.kind, t.name, t.width, t.target, space, const or implied, t.length, implied=implied)
 
     def pack(self, tag: str) -> int:
         """The ``#pragma pack`` alignment in effect where ``tag`` is defined (0: none)."""
