@@ -476,6 +476,8 @@ class CallChecks(CheckerState):
             wanted = self.value_type(param) if declared is None else self.spell(declared, param, None)
             passed = self.clang_type(node, value, as_value=True)
             self.error(self.start(node), f"passing {passed} to parameter of incompatible type {wanted}")
+        elif param.is_arithmetic:
+            self.constant_conversion(node, value, param)
 
     def atomic_overload(
         self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node], types: list[TypeInfo]

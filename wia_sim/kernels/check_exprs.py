@@ -13,8 +13,10 @@ from pycparserext.ext_c_parser import TypeOfDeclaration, TypeOfExpression
 
 from wia_sim.kernels import async_copy
 from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
-from wia_sim.kernels.clang_types import clang_type, described
-from wia_sim.kernels.ctype import common_type, comparison_type, promoted
+from wia_sim.kernels.clang_types import C_NAMES, clang_type, described
+from wia_sim.kernels.constant_conversions import integer_change, integer_to_float, literal_change
+from wia_sim.kernels.conversions import floating_literal
+from wia_sim.kernels.ctype import SCALARS, common_type, comparison_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.literals import c_string, char_constant
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, constant_type, is_builtin_function
@@ -734,6 +736,8 @@ class ExpressionChecks(CheckerState):
             elif t.kind != "unknown":
                 self.error(e, f"vector literal component must be a scalar or vector, not '{t}'")
                 return
+        for e, t in reversed(list(zip(node.expr.exprs, parts, strict=True))):  # (Clang's order: the last part first)
+            self.constant_conversion(e, t, TypeInfo("scalar", target.name))
         if len(widths) != len(parts):
             return
         total = sum(widths)
@@ -1053,6 +1057,47 @@ class ExpressionChecks(CheckerState):
             self.report_store(problem, target, value, node, declared, place, assigned)
         elif mismatch:
             self.report_store("incompatible", target, value, node, declared, place, assigned)
+        else:
+            self.constant_conversion(source, value, target)
+
+    def constant_conversion(self, node: c_ast.Node, value: TypeInfo, target: TypeInfo) -> None:
+        """Clang's warning where the implicit conversion of the constant ``node`` (of type ``value``) to the scalar
+        or vector ``target`` changes it (``constant_conversions``): an integer constant expression's, a floating
+        literal's (a sign before it too); each arm of a ``?:`` on its own, as Clang looks at them. At the constant
+        (an operator's: at the operator); a literal's at once, an integer constant's once the function is checked
+        (``runtime_warning``), as Clang gives them."""
+        if target.kind not in ("scalar", "vector") or value.kind != "scalar" or value.name in ("?", "bool"):
+            return
+        if isinstance(node, c_ast.TernaryOp):
+            for arm in {id(a): a for a in (node.iftrue, node.iffalse)}.values():  # (GNU's ``x ?: y``: one arm)
+                self.constant_conversion(arm, self.expr_quiet(arm), target)
+            return
+        element, source = target.name, f"'{C_NAMES.get(value.name, value.name)}'"
+        at = self.operator(node) if isinstance(node, c_ast.BinaryOp) else self.start(node)
+        changed = f"implicit conversion from {source} to {self.value_type(target)} changes value from"
+        if value.name in FLOATS:
+            literal = _floating_literal(node, value.name)
+            if literal is None or element in FLOATS:
+                return
+            change = literal_change(literal, value.name, element)
+            if change is None:
+                return
+            text, held = change
+            if held is None:
+                self.warning(
+                    at,
+                    f"implicit conversion of out of range value from {source} to {self.value_type(target)} is "
+                    "undefined",
+                )
+            else:
+                self.warning(at, f"{changed} {text} to {held}")
+            return
+        number = const_int(node, self.enumerators, self.types)
+        if number is None:
+            return
+        kept = integer_to_float(number, element) if element in FLOATS else integer_change(number, value.name, element)
+        if kept is not None:
+            self.runtime_warning(at, f"{changed} {number} to {kept}")
 
     def report_store(
         self,
@@ -1149,6 +1194,20 @@ _ARITHMETIC = frozenset(("+", "-", "*", "/", "%", "&", "|", "^"))
 """The binary operators whose result is the usual arithmetic conversions' type, which Clang spells without the
 typedef an operand's has (``a + b`` of two uints is 'unsigned int', as ``c ? a : b``; a shift keeps its left
 operand's)."""
+
+
+def _floating_literal(node: c_ast.Node, name: str) -> float | None:
+    """The value of a floating literal of type ``name``, a ``-`` or ``+`` before it too; None for any other
+    expression."""
+    negative = False
+    while isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
+        negative ^= node.op == "-"
+        node = node.expr
+    floating = isinstance(node, c_ast.Constant) and ("float" in node.type or "double" in node.type)
+    if not floating or node.value.startswith("'"):
+        return None
+    value = float(floating_literal(node.value, SCALARS[name]))
+    return -value if negative else value
 
 
 def _variable_length(declared: c_ast.Node, checker: ExpressionChecks) -> c_ast.Node | None:

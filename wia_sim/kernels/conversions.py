@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType, convert
 
-__all__ = ["float32_literal", "half_literal", "rounded", "saturated"]
+__all__ = ["float32_literal", "floating_literal", "half_literal", "rounded", "saturated"]
 
 Array = NDArray[Any]
 
@@ -74,6 +74,19 @@ def saturated(a: Array, src: CType, target: CType, mode: str = "_rtz") -> Array:
     if target.name == "ulong":
         return np.where(wide < 0, 0, wide).astype(np.uint64)
     return np.clip(wide, info.min, info.max).astype(target.dtype)
+
+
+def floating_literal(text: str, t: CType) -> np.floating[Any]:
+    """A floating-point constant of type ``t``, rounded once from its exact value (a ``float`` literal not through
+    a double: ``float32_literal``); an unsuffixed one made a ``float`` (no doubles on the device, or
+    ``-cl-single-precision-constant``) is the double constant rounded again, as Clang casts it."""
+    digits = text.rstrip().rstrip("fFlLhH")
+    if t.name == "float" and digits != text.rstrip():
+        return float32_literal(digits)
+    if t.name == "half":
+        return half_literal(digits)
+    exact = float.fromhex(digits) if digits.lower().startswith("0x") else float(digits)
+    return np.float32(exact) if t.name == "float" else np.float64(exact)
 
 
 def float32_literal(text: str) -> np.float32:

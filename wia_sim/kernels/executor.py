@@ -36,7 +36,7 @@ from wia_sim.kernels.batch_loops import LoopBatcher
 from wia_sim.kernels.bit_shadow import BIT_EXACT, bits_binop, bits_converted, bits_unary
 from wia_sim.kernels.compiled import compiled_plan
 from wia_sim.kernels.contraction import Contraction, contracts, fused
-from wia_sim.kernels.conversions import float32_literal, half_literal
+from wia_sim.kernels.conversions import floating_literal
 from wia_sim.kernels.ctype import (
     COMPARE,
     INT,
@@ -145,18 +145,6 @@ _STEP_MASKS = 64
 step counts."""
 
 _COMPARISONS = set(COMPARE)
-
-
-def _float_literal(text: str, t: CType) -> Array:
-    """A floating-point constant of type ``t``, rounded once from its exact value (a ``float`` literal not through
-    a double: ``conversions.float32_literal``); an unsuffixed one made a ``float`` (no doubles on the device, or
-    ``-cl-single-precision-constant``) is the double constant rounded again, as Clang casts it."""
-    digits = text.rstrip("fFlLhH")
-    if t.name == "float" and digits != text.rstrip():
-        return np.asarray(float32_literal(digits))
-    if t.name == "half":
-        return np.asarray(half_literal(digits))
-    return np.asarray(float.fromhex(digits) if digits.lower().startswith("0x") else float(digits)).astype(t.dtype)
 
 
 def _int_literal(text: str) -> int:
@@ -719,11 +707,11 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
                 t = SCALARS.get(typ, SCALARS["float"])
             if typ not in ("float", "double"):
                 t = SCALARS["double" if self.double_constants else "float"]
-            return Value(t, _float_literal(text, t))
+            return Value(t, np.asarray(floating_literal(text, t)))
         if "p" in text.lower() and text.lower().startswith("0x"):
             single = text.rstrip().endswith(("f", "F")) or not self.double_constants
             t = SCALARS["float" if single else "double"]
-            return Value(t, _float_literal(text, t))
+            return Value(t, np.asarray(floating_literal(text, t)))
         v = _int_literal(text)
         unsigned = "unsigned" in typ
         is_long = "long" in typ
