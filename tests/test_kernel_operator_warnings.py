@@ -296,3 +296,48 @@ def test_a_const_lost_from_a_constant_pointee_is_clangs_warning() -> None:
         f"kernel.cl:6:12: warning: passing {lost} to parameter of type '__constant float *' discards qualifiers",
         f"kernel.cl:6:20: warning: passing {lost} to parameter of type '__constant float *' discards qualifiers",
     ]
+
+
+PRECEDENCE = (
+    "#define ISZ(a) a & 1 == 0\n"
+    "__kernel void k(__global int* o, int n) {\n"
+    "    int x = n;\n"
+    "    uint u = n;\n"
+    "    x = x & 1 == 0;\n"
+    "    x = x == 1 & n;\n"
+    "    x = (x == 1) & n;\n"
+    "    x = x | (1 < 2);\n"
+    "    x = (x) == 1 ^ n;\n"
+    "    x = x & 1 != n & 2;\n"
+    "    x = x < 1 | x > 2;\n"
+    "    x = (x < 1) | x > 2;\n"
+    "    x = (x & n) & 1 == 0;\n"
+    "    u = u << n + 1;\n"
+    "    u = u + 1 >> n;\n"
+    "    u = (u << n) - 1;\n"
+    "    u = u << (n - 1);\n"
+    "    u = 1 << n - 1 << 2;\n"
+    "    x = ISZ(x);\n"
+    "    int4 v = (int4)x << n - 1;\n"
+    "    o[0] = x + u + v.x;\n"
+    "}\n"
+)
+
+
+def test_a_surprising_precedence_is_clangs_warning() -> None:
+    """Clang's -Wparentheses (on by default): a comparison beside ``&``, ``|`` or ``^`` (not where both or neither
+    operand is one, nor beside another bitwise operation) and ``+`` or ``-`` inside a shift (``<<`` of integers
+    only: not of a vector), each unless in brackets of its own, a macro's argument too; Clang's log line for line
+    (clang-15 -cc1, its notes aside: the simulator gives none). The simulator said nothing of them."""
+    assert compile_source(PRECEDENCE).build_log.splitlines() == [
+        "kernel.cl:5:11: warning: & has lower precedence than ==; == will be evaluated first",
+        "kernel.cl:6:16: warning: & has lower precedence than ==; == will be evaluated first",
+        "kernel.cl:9:18: warning: ^ has lower precedence than ==; == will be evaluated first",
+        "kernel.cl:10:11: warning: & has lower precedence than !=; != will be evaluated first",
+        "kernel.cl:12:17: warning: | has lower precedence than >; > will be evaluated first",
+        "kernel.cl:13:17: warning: & has lower precedence than ==; == will be evaluated first",
+        "kernel.cl:14:16: warning: operator '<<' has lower precedence than '+'; '+' will be evaluated first",
+        "kernel.cl:15:11: warning: operator '>>' has lower precedence than '+'; '+' will be evaluated first",
+        "kernel.cl:18:16: warning: operator '<<' has lower precedence than '-'; '-' will be evaluated first",
+        "kernel.cl:19:9: warning: & has lower precedence than ==; == will be evaluated first",
+    ]

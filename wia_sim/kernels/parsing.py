@@ -991,6 +991,20 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
             return first(node.name)
         return at(node)
 
+    def wrapped(operand: c_ast.BinaryOp, low: int, high: int) -> int | None:
+        """The ``(`` of brackets around the whole of ``operand`` (a binary operation), between tokens ``low`` and
+        ``high`` (its operation's operator: after it for a right operand, before it for a left one), or None."""
+        start, inner = first(operand), before(first(operand.right), operand.op)
+        if start is None or inner is None:
+            return None
+        k = start - 1
+        while k > low and tokens[k].text == "(":
+            close = closing(tokens, k)
+            if close is not None and inner < close < high:
+                return k
+            k -= 1
+        return None
+
     for n in ours:
         start = first(n)
         if start is not None and start != at(n):
@@ -998,6 +1012,11 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
         k: int | None = None
         if isinstance(n, c_ast.BinaryOp):  # the ``op`` just before the right operand
             k = before(first(n.right), n.op)
+            if k is not None and n.op in _PRECEDENCE_CHECKED:  # (Clang's -Wparentheses: brackets silence it)
+                for operand, low, high in ((n.left, -1, k), (n.right, k, len(tokens))):
+                    bracket = wrapped(operand, low, high) if isinstance(operand, c_ast.BinaryOp) else None
+                    if bracket is not None:
+                        mark((id(operand), "parenthesized"), bracket)
         elif isinstance(n, c_ast.TernaryOp):
             k = _infix(tokens, at(n.cond), "?")
         elif isinstance(n, c_ast.Assignment):
@@ -1040,6 +1059,11 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
             if inner is not None:
                 mark((id(n.cond), "parenthesized"), inner)
     return found
+
+
+_PRECEDENCE_CHECKED = frozenset(("&", "|", "^", "<<", ">>"))
+"""The binary operators whose operands Clang checks for a surprising precedence (``check_exprs.precedence``): an
+operand in brackets of its own is marked ``(id, "parenthesized")``."""
 
 
 def _wrapped(tokens: list[Token], start: int | None, in_for: bool) -> int | None:
