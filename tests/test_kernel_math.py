@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
+from kernel_backends import run_arrays
 
 import wia_hal as wia
 
@@ -348,3 +349,41 @@ def test_transcendentals_count_as_special_ops_the_rest_as_float_ops(ctx: wia.Con
 def test_calls_outside_table_6_8_are_compile_errors(ctx: wia.Context, source: str, message: str) -> None:
     with pytest.raises(wia.CompileError, match=message):
         wia.compile_kernel(ctx, f"__kernel void k(__global float* o) {{ {source} o[0] = 0.0f; }}", "k")
+
+
+NATIVE_DOUBLES = """
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void k(__global const double* in, __global float* out, __global double* wide)
+{
+    const double a = in[0], b = in[1];
+    out[0] = native_divide(a, b);
+    out[1] = native_sqrt(a);
+    out[2] = native_recip(b);
+    out[3] = half_divide(a, b);
+    out[4] = half_exp(a);
+    out[5] = native_log2(a + b);
+    out[6] = native_sqrt(3);
+    out[7] = sizeof(native_divide(a, b));
+    wide[0] = 1.0 - native_divide(a, b);  // the float result widened again in a double expression
+    wide[1] = native_recip(b);
+}
+"""
+
+
+def test_native_and_half_functions_take_doubles_as_floats(device_ctx: wia.Context) -> None:
+    """The ``native_`` and ``half_`` functions take and give floats alone (OpenCL C 1.2 6.12.2, Table 6.9): a double
+    argument converts to float first, and the result is a float, in a double expression too. The simulator typed
+    the call as float but computed in double precision (Mandelbulber's DOUBLE_PRECISION formulas: 21 of 47 differed
+    from Oclgrind). Accuracy of these functions is implementation-defined: a few ulp of float apart from NumPy's
+    float32 result on every device, which a double's precision is not (2/3 in double is 2.4e-8 off float's)."""
+    a, b = np.float32(2.0), np.float32(3.0)
+    _, out, wide = run_arrays(
+        device_ctx, NATIVE_DOUBLES, "k", [np.array([2.0, 3.0]), np.zeros(8, np.float32), np.zeros(2)], 1, 1
+    )
+    expected = np.array(
+        [a / b, np.sqrt(a), np.float32(1) / b, a / b, np.exp(a), np.log2(a + b), np.sqrt(np.float32(3)), 4],
+        np.float32,
+    )
+    ulps = np.abs(out.view(np.int32).astype(np.int64) - expected.view(np.int32).astype(np.int64))
+    assert ulps.max() <= 4, (out, expected)
+    assert wide[0] == 1.0 - float(out[0]) and wide[1] == float(out[2])  # (float results: exact in double)

@@ -19,7 +19,7 @@ from wia_sim.kernels import builtins, tables
 from wia_sim.kernels.affine import Affine
 from wia_sim.kernels.async_copy import ASYNC_BUILTINS
 from wia_sim.kernels.atomics import apply_atomic
-from wia_sim.kernels.ctype import INT, SCALARS, CType, elem_bytes
+from wia_sim.kernels.ctype import FLOAT, INT, SCALARS, CType, convert, elem_bytes
 from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _Frame, _line
 from wia_sim.kernels.lanes import all_lanes, any_lane, per_lane
 from wia_sim.kernels.lvalues import Var, merged
@@ -97,13 +97,26 @@ def _tabled(name: str) -> ValueBuiltin:
     )
 
 
-def _math(base: str) -> ValueBuiltin:
+def _single(v: Value) -> Value:
+    """``v`` converted to ``float`` (of its width), as an argument of a ``native_`` or ``half_`` function."""
+    if v.t.name == "float":
+        return v
+    t = FLOAT.vector(v.t.width) if v.t.width > 1 else FLOAT
+    return Value(t, convert(np.asarray(v.a), v.t, t))
+
+
+def _math(name: str) -> ValueBuiltin:
+    base = name.removeprefix("native_").removeprefix("half_")
     special = base in builtins.SPECIAL
 
     def counted(values: list[Value], r: Value) -> Counted:
         return ("special_ops" if special else count_kind(r.t), _widest(values))
 
-    return ValueBuiltin(lambda values: builtins.evaluate(base, values), counted)
+    if base == name:
+        return ValueBuiltin(lambda values: builtins.evaluate(base, values), counted)
+    # the native_ and half_ functions take and give floats alone (OpenCL C 1.2 6.12.2, Table 6.9): a double or half
+    # argument converts to float first, as Clang resolves the call (the simulator computed in double precision)
+    return ValueBuiltin(lambda values: builtins.evaluate(base, [_single(v) for v in values]), counted)
 
 
 @functools.cache
@@ -117,7 +130,7 @@ def value_builtin(name: str) -> ValueBuiltin | None:
     if name in tables.FUNCTIONS:
         return _tabled(name)
     base = name.removeprefix("native_").removeprefix("half_")
-    return _math(base) if base in builtins.MATH_FUNCTIONS else None
+    return _math(name) if base in builtins.MATH_FUNCTIONS else None
 
 
 _NOT_VALUES = {"offsetof", "printf", "barrier", "mem_fence", "read_mem_fence", "write_mem_fence", "vec_step"}
