@@ -387,3 +387,32 @@ def test_native_and_half_functions_take_doubles_as_floats(device_ctx: wia.Contex
     ulps = np.abs(out.view(np.int32).astype(np.int64) - expected.view(np.int32).astype(np.int64))
     assert ulps.max() <= 4, (out, expected)
     assert wide[0] == 1.0 - float(out[0]) and wide[1] == float(out[2])  # (float results: exact in double)
+
+
+FAST_DOUBLES = """
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void k(__global const double* in, __global float* out, __global double* wide)
+{
+    const double a = in[0], b = in[1];
+    out[0] = fast_length(a);
+    out[1] = fast_distance(a / 3, b);
+    out[2] = fast_normalize(-a);
+    wide[0] = 1.0 - fast_distance(a / 3, b);
+}
+"""
+
+
+def test_fast_geometric_functions_take_doubles_as_floats(
+    device_ctx: wia.Context, request: pytest.FixtureRequest
+) -> None:
+    """``fast_length``, ``fast_distance`` and ``fast_normalize`` are of floats alone (OpenCL C 1.2 6.12.5): a double
+    converts to float first, as PoCL 3.1 builds the call (the simulator computed ``1.0 - fast_distance(a / 3, b)``
+    in double precision)."""
+    if request.node.callspec.params.get("device_ctx") == "oclgrind":
+        pytest.skip("Oclgrind 21.10's header declares half overloads too (cl_khr_fp16): the calls are ambiguous there")
+    _, out, wide = run_arrays(
+        device_ctx, FAST_DOUBLES, "k", [np.array([2.0, 3.0]), np.zeros(3, np.float32), np.zeros(1)], 1, 1
+    )
+    third = np.float32(2.0) / np.float32(3)
+    assert out.tolist() == [2.0, float(np.float32(3) - third), -1.0]
+    assert wide[0] == 1.0 - float(np.float32(3) - third)
