@@ -703,24 +703,24 @@ class ExpressionChecks(CheckerState):
     def compound_assignment(self, node: c_ast.Assignment, target: TypeInfo, value: TypeInfo) -> None:
         """``x op= y``: Clang checks ``x op y`` as the binary operator's operands (in their words, each operand's
         type an object's with its address space), then the result stored back to ``x``; each error at the
-        operator."""
-        op, at = node.op[:-1], self.operator(node)
+        operator (found only for an error: ``operator_marks`` tokenizes the source again)."""
+        op = node.op[:-1]
         if target.kind == "pointer":
             if op not in ("+", "-") or not (value.kind == "scalar" and value.name not in FLOATS):
-                self.error(at, self.invalid_operands(node, target, value))
+                self.error(self.operator(node), self.invalid_operands(node, target, value))
         elif not (target.is_arithmetic and value.is_arithmetic):
-            self.error(at, self.invalid_operands(node, target, value))
+            self.error(self.operator(node), self.invalid_operands(node, target, value))
         elif op in ("<<", ">>") and "vector" in (target.kind, value.kind):
             self.vector_shift(node, target, value)
         elif op in _INTEGER_ONLY_OPS and (target.name in FLOATS or value.name in FLOATS):
-            self.error(at, self.invalid_operands(node, target, value))
+            self.error(self.operator(node), self.invalid_operands(node, target, value))
         elif op in ("<<", ">>"):
             return
         elif _other_vectors(target, value):
-            self.error(at, _vector_conversions(target, value))
+            self.error(self.operator(node), _vector_conversions(target, value))
         elif value.kind == "vector" and target.kind == "scalar":
             to = self.clang_type(node.lvalue, target, as_value=True)
-            self.error(at, f"assigning to {to} from incompatible type {self.value_type(value)}")
+            self.error(self.operator(node), f"assigning to {to} from incompatible type {self.value_type(value)}")
         elif self.scalar_fits_vector(node, target, value, (node.lvalue, node.rvalue)) and op in ("/", "%"):
             self.zero_divisor(node, op, target, value, node.rvalue)
 
@@ -1110,7 +1110,6 @@ class ExpressionChecks(CheckerState):
                 self.constant_conversion(arm, self.expr_quiet(arm), target)
             return
         element, source = target.name, f"'{C_NAMES.get(value.name, value.name)}'"
-        at = self.operator(node) if isinstance(node, c_ast.BinaryOp) else self.start(node)
         changed = f"implicit conversion from {source} to {self.value_type(target)} changes value from"
         if value.name in FLOATS:
             literal = _floating_literal(node, value.name)
@@ -1122,19 +1121,24 @@ class ExpressionChecks(CheckerState):
             text, held = change
             if held is None:
                 self.warning(
-                    at,
+                    self.constant_place(node),
                     f"implicit conversion of out of range value from {source} to {self.value_type(target)} is "
                     "undefined",
                 )
             else:
-                self.warning(at, f"{changed} {text} to {held}")
+                self.warning(self.constant_place(node), f"{changed} {text} to {held}")
             return
         number = const_int(node, self.enumerators, self.types)
         if number is None:
             return
         kept = integer_to_float(number, element) if element in FLOATS else integer_change(number, value.name, element)
         if kept is not None:
-            self.runtime_warning(at, f"{changed} {number} to {kept}")
+            self.runtime_warning(self.constant_place(node), f"{changed} {number} to {kept}")
+
+    def constant_place(self, node: c_ast.Node) -> c_ast.Node:
+        """Where Clang places a warning about the constant ``node``: at it (an operator's: at the operator). Asked
+        only once there is one (``operator_marks`` tokenizes the source again)."""
+        return self.operator(node) if isinstance(node, c_ast.BinaryOp) else self.start(node)
 
     def report_store(
         self,

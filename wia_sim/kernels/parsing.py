@@ -957,55 +957,69 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
     operand's bracket depth after that operand starts, within the statement; a prefix one the token just before its
     operand (and the brackets the operand starts with); a ``[`` the token before the subscript, a ``.`` the one
     before the member's name, a ``(`` the one after the called name."""
-    found: dict[int | tuple[int, str], c_ast.Node] = {}
-    ours = [n for n in nodes if n.coord is not None and n.coord.file == _SOURCE_FILE]
-    if not ours:
-        return found
-    tokens = significant(tokenize(text, 1))
-    index = {(t.line, t.column): k for k, t in enumerate(tokens)}
+    marker = _Marker(text)
+    for n in nodes:
+        if n.coord is not None and n.coord.file == _SOURCE_FILE:
+            marker.visit(n)
+    return marker.found
 
-    def at(node: c_ast.Node | None) -> int | None:
+
+class _Marker:
+    """``operator_marks``' work, node by node (``visit``): a node's marks are its own visit's, or (brackets around
+    a condition or an operand, a body's closing brace) its parent's."""
+
+    def __init__(self, text: str) -> None:
+        self.found: dict[int | tuple[int, str], c_ast.Node] = {}
+        self.tokens = tokens = significant(tokenize(text, 1))
+        self.index = {(t.line, t.column): k for k, t in enumerate(tokens)}
+
+    def at(self, node: c_ast.Node | None) -> int | None:
         coord = node.coord if node is not None else None
-        return index.get((coord.line, coord.column)) if coord is not None else None
+        return self.index.get((coord.line, coord.column)) if coord is not None else None
 
-    def mark(key: int | tuple[int, str], k: int) -> None:
-        found[key] = c_ast.ID(tokens[k].text, Coord(_SOURCE_FILE, tokens[k].line, tokens[k].column))
+    def mark(self, key: int | tuple[int, str], k: int) -> None:
+        t = self.tokens[k]
+        self.found[key] = c_ast.ID(t.text, Coord(_SOURCE_FILE, t.line, t.column))
 
-    def before(k: int | None, op: str) -> int | None:  # the ``op`` just before token ``k`` and its opening brackets
+    def before(self, k: int | None, op: str) -> int | None:
+        """The ``op`` just before token ``k`` and its opening brackets."""
+        tokens = self.tokens
         while k is not None and k > 0 and tokens[k - 1].text == "(" and op != "(":
             k -= 1
         return k - 1 if k is not None and k > 0 and tokens[k - 1].text == op else None
 
-    def first(node: c_ast.Node) -> int | None:  # the token an expression starts with (its brackets aside)
+    def first(self, node: c_ast.Node) -> int | None:
+        """The token an expression starts with (its brackets aside)."""
         if isinstance(node, c_ast.UnaryOp) and node.op not in ("p++", "p--", "sizeof", "_Alignof", "vec_step"):
-            return before(first(node.expr), node.op)
+            return self.before(self.first(node.expr), node.op)
         if isinstance(node, c_ast.BinaryOp):
-            return first(node.left)
+            return self.first(node.left)
         if isinstance(node, c_ast.Assignment):
-            return first(node.lvalue)
+            return self.first(node.lvalue)
         if isinstance(node, c_ast.TernaryOp):
-            return first(node.cond)
+            return self.first(node.cond)
         if isinstance(node, c_ast.UnaryOp):  # (a postfix ``++``)
-            return first(node.expr)
+            return self.first(node.expr)
         if isinstance(node, c_ast.ArrayRef | c_ast.StructRef | c_ast.FuncCall):
-            return first(node.name)
-        return at(node)
+            return self.first(node.name)
+        return self.at(node)
 
-    def wrapped(operand: c_ast.BinaryOp, low: int, high: int) -> int | None:
+    def wrapped(self, operand: c_ast.BinaryOp, low: int, high: int) -> int | None:
         """The ``(`` of brackets around the whole of ``operand`` (a binary operation), between tokens ``low`` and
         ``high`` (its operation's operator: after it for a right operand, before it for a left one), or None."""
-        start, inner = first(operand), before(first(operand.right), operand.op)
+        start, inner = self.first(operand), self.before(self.first(operand.right), operand.op)
         if start is None or inner is None:
             return None
         k = start - 1
-        while k > low and tokens[k].text == "(":
-            close = closing(tokens, k)
+        while k > low and self.tokens[k].text == "(":
+            close = closing(self.tokens, k)
             if close is not None and inner < close < high:
                 return k
             k -= 1
         return None
 
-    for n in ours:
+    def visit(self, n: c_ast.Node) -> None:
+        tokens, at, first, before, mark = self.tokens, self.at, self.first, self.before, self.mark
         start = first(n)
         if start is not None and start != at(n):
             mark((id(n), "start"), start)
@@ -1014,7 +1028,7 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
             k = before(first(n.right), n.op)
             if k is not None and n.op in _PRECEDENCE_CHECKED:  # (Clang's -Wparentheses: brackets silence it)
                 for operand, low, high in ((n.left, -1, k), (n.right, k, len(tokens))):
-                    bracket = wrapped(operand, low, high) if isinstance(operand, c_ast.BinaryOp) else None
+                    bracket = self.wrapped(operand, low, high) if isinstance(operand, c_ast.BinaryOp) else None
                     if bracket is not None:
                         mark((id(operand), "parenthesized"), bracket)
         elif isinstance(n, c_ast.TernaryOp):
@@ -1058,7 +1072,6 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
             inner = _wrapped(tokens, first(n.cond), isinstance(n, c_ast.For))
             if inner is not None:
                 mark((id(n.cond), "parenthesized"), inner)
-    return found
 
 
 _PRECEDENCE_CHECKED = frozenset(("&", "|", "^", "<<", ">>"))
@@ -1086,17 +1099,32 @@ def _wrapped(tokens: list[Token], start: int | None, in_for: bool) -> int | None
 
 
 class OperatorMarks:
-    """``operator_marks`` of a program, worked out when first asked: only a build error needs one, and tokenizing
-    the whole source again costs a tenth of a build."""
+    """``operator_marks`` of a program, worked out node by node when first asked: only a diagnostic needs one, and
+    tokenizing the whole source again costs a tenth of a build (marking every node of a 30,000-line program, as
+    much again)."""
 
     def __init__(self, nodes: list[c_ast.Node], text: str) -> None:
         self._nodes, self._text = nodes, text
-        self._found: dict[int | tuple[int, str], c_ast.Node] | None = None
+        self._marker: _Marker | None = None
+        self._ours: dict[int, c_ast.Node] = {}  # the nodes of the source (not of an included file), by id
+        self._parents: dict[int, c_ast.Node] = {}
+        self._visited: set[int] = set()
 
     def get(self, key: int | tuple[int, str], default: c_ast.Node) -> c_ast.Node:
-        if self._found is None:
-            self._found = operator_marks(self._nodes, self._text)
-        return self._found.get(key, default)
+        marker = self._marker
+        if marker is None:
+            marker = self._marker = _Marker(self._text)
+            for n in self._nodes:
+                if n.coord is not None and n.coord.file == _SOURCE_FILE:
+                    self._ours[id(n)] = n
+                for _, child in n.children():
+                    self._parents[id(child)] = n
+        node = key if isinstance(key, int) else key[0]
+        for n in (self._ours.get(node), self._parents.get(node)):  # (a node's marks: its own visit's or its parent's)
+            if n is not None and id(n) in self._ours and id(n) not in self._visited:
+                self._visited.add(id(n))
+                marker.visit(n)
+        return marker.found.get(key, default)
 
     def next_after(self, line: int) -> tuple[int, int] | None:
         """The line and column of the first character after line ``line`` that is not blank (a ``#pragma`` line's

@@ -531,6 +531,7 @@ class TypeResolver:
         ``IdentifierType``: a typedef inside a function holds in its block only (``Checker.local_typedef``), and a
         use resolved later (by the executor) must find that one, not one of the same name elsewhere."""
         self.structs: dict[str, c_ast.Node] = {}  # "struct S" -> the Struct/Union node with its members
+        self._fields: dict[tuple[str, int], list[tuple[str, TypeInfo]]] = {}  # (``fields``, by tag and node)
         self.enumerators: dict[str, int] = {}
         self.enum_types: dict[str | int, str] = {}  # an enum's type (``enum_underlying``), by tag or id of its node
         self._anonymous: dict[int, str] = {}  # id(node) -> tag of an anonymous struct/union
@@ -658,7 +659,12 @@ class TypeResolver:
         node = self.structs.get(tag)
         if node is None or node.decls is None:
             return []
-        return [(d.name, self.resolve(d.type)) for d in node.decls if isinstance(d, c_ast.Decl)]
+        key = (tag, id(node))  # (worked out once: every member access asks, and Mandelbulber's structs of 590
+        found = self._fields.get(key)  # members took a 30,000-line build 30 s resolving them again each time)
+        if found is None:
+            found = [(d.name, self.resolve(d.type)) for d in node.decls if isinstance(d, c_ast.Decl)]
+            self._fields[key] = found
+        return found
 
     def find_member(self, tag: str, name: str) -> TypeInfo | None:
         """The type of ``tag``'s member ``name``, also one of an anonymous struct or union member's (None: none)."""
