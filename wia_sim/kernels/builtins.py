@@ -465,7 +465,7 @@ def convert_to(name: str, arg: Value) -> Value:
 def as_type(name: str, arg: Value) -> Value:
     """``as_<type>(arg)``: the same bits as another type of the same size."""
     target = lookup(name[3:])
-    a = np.ascontiguousarray(np.asarray(arg.a, dtype=arg.t.dtype))
+    a = np.asarray(arg.a, dtype=arg.t.dtype, order="C")  # (``ascontiguousarray`` makes a lane-invariant 0-d one 1-d)
     lead = a.shape[:-1] if arg.t.width > 1 else a.shape
     if arg.t.width == 3:  # a 3-vector takes a 4-vector's bytes (6.1.5): the 4th component is undefined, 0 here
         a = np.concatenate([a, np.zeros((*lead, 1), a.dtype)], axis=-1)

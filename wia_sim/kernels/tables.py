@@ -297,7 +297,7 @@ def _msb(v: Value) -> Array:
 
 
 def _bits_view(a: Array, t: CType) -> Array:
-    return np.ascontiguousarray(np.asarray(a, dtype=t.dtype)).view(f"u{t.dtype.itemsize}")
+    return np.asarray(a, dtype=t.dtype, order="C").view(f"u{t.dtype.itemsize}")  # (a 0-d value stays one)
 
 
 def _other_call(name: str, args: list[Value]) -> Value:
