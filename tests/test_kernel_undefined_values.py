@@ -590,6 +590,23 @@ def _run_sig(src: str) -> RunResult:
             + " {\n P p;\n p.c = 1;\n p.v = in[get_global_id(0)];\n ((__global P*)out)[get_global_id(0)] = p;\n}",
             0,
         ),
+        # a 3-component vector's fourth is undefined (6.1.5) as padding is: Blender Cycles' differential3_zero()
+        (
+            "the fourth component of a float3 member is not a member's byte",
+            "typedef struct { float3 dx; float3 e[2]; } D;\nD zero(void) { D d; d.dx = (float3)(0.0f);"
+            " d.e[0] = d.e[1] = (float3)(3.0f); return d; }\n"
+            + SIG
+            + " {\n if (get_global_id(0) == 0)\n  *(__global D*)out = zero();\n}",
+            0,
+        ),
+        (
+            "a float3 member's third component never set",
+            "typedef struct { float3 dx, dy; } D;\n"
+            + SIG
+            + " {\n D d;\n d.dx = (float3)(0.0f);\n d.dy.xy = (float2)(1.0f);\n"
+            " if (get_global_id(0) == 0)\n  *(__global D*)out = d;\n}",
+            7,
+        ),
     ],
 )
 def test_select_as_type_and_structs_follow_oclgrind(name: str, src: str, line: int) -> None:

@@ -101,15 +101,19 @@ class StructOps(ExecutorState):
 
     def member_bytes(self, st: StructType) -> Array:
         """The bytes of ``st`` its members occupy: not the padding between and after them, nor a struct member's
-        own padding, at any depth (a copy of the struct carries them undefined, as Oclgrind's check of a struct's
-        members does)."""
+        own padding, at any depth, nor a 3-component vector's fourth (OpenCL C 1.2 6.1.5: its size and alignment
+        are a 4-vector's, the fourth component undefined): a copy of the struct carries them undefined, as
+        Oclgrind's check of a struct's members does. (Blender Cycles copies structs of float3 members whose
+        fourth components nothing wrote: the simulator stopped them as a use of uninitialized bytes.)"""
         held = np.zeros(st.size, dtype=bool)
         for m in (*st.members, *st.indirect):
             element = m.type.innermost
             size = size_align(element, self.types)[0]  # (of one element of an array member)
             inner = self._ct(element) if element.kind == "struct" else None
             if not isinstance(inner, StructType):
-                held[m.offset : m.offset + size * math.prod(m.dims)] = True
+                data = size * 3 // 4 if element.kind == "vector" and element.width == 3 else size
+                for k in range(math.prod(m.dims)):
+                    held[m.offset + k * size : m.offset + k * size + data] = True
                 continue
             inner_held = self.member_bytes(inner)
             for k in range(math.prod(m.dims)):
