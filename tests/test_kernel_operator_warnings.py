@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (the expected lines are Clang's log, whole)
 """Clang's warnings for operations that build but are suspect: a pointer compared with an integer that is no null
 pointer constant ("ordered" for ``<``, ``>``, ``<=``, ``>=``) or with a pointer to another type (``void*`` compares
 with any), and an integer division or remainder by a constant zero, which Clang gives once the function around it
@@ -340,4 +341,68 @@ def test_a_surprising_precedence_is_clangs_warning() -> None:
         "kernel.cl:15:11: warning: operator '>>' has lower precedence than '+'; '+' will be evaluated first",
         "kernel.cl:18:16: warning: operator '<<' has lower precedence than '-'; '-' will be evaluated first",
         "kernel.cl:19:9: warning: & has lower precedence than ==; == will be evaluated first",
+    ]
+
+
+SUSPICIOUS = (
+    "#define ONE 1\n"
+    "#define TWO 2\n"
+    "#define SAME(a) (a == a)\n"
+    "__kernel void k(__global int* o, __global uint* u, int n) {\n"
+    "    char c = n;\n"
+    "    uchar uc = n;\n"
+    "    int x = c == 300;\n"
+    "    x += (n > 1) == 2;\n"
+    "    x += !n == 2;\n"
+    "    x += (!n) == 2;\n"
+    "    x += !n & 4;\n"
+    "    x += !n == !x;\n"
+    "    x += n == n;\n"
+    "    x += o[0] >= o[0];\n"
+    "    x += o[n] != o[n];\n"
+    "    x += o[n + 1] == o[n + 1];\n"
+    "    x += SAME(n);\n"
+    "    x += n && 2;\n"
+    "    x += n || 0;\n"
+    "    x += n && ONE;\n"
+    "    x += n && TWO;\n"
+    "    x += (n > 1) && 1;\n"
+    "    __global int* p = u;\n"
+    "    x += uc == -1;\n"
+    "    x += u[0] == -1;\n"
+    "    x += c == 4294967295u;\n"
+    "    x += (short)n < 40000;\n"
+    "    x += 300 > c;\n"
+    "    x += c != -129;\n"
+    "    o[0] = x + p[0];\n"
+    "}\n"
+)
+
+
+def test_comparisons_and_logical_operators_that_mean_something_else_are_clangs_warnings() -> None:
+    """Clang's default warnings (clang-15 -cc1, line for line, its notes aside) for operators that most likely do
+    not mean what they say: ``!`` on a comparison's or bitwise operation's left operand alone (not in brackets of
+    its own, nor beside a truth value); a variable or element compared with itself (not ``o[n + 1]`` twice, nor in
+    a macro); an integer constant after ``&&`` or ``||`` (a macro's 0 or 1 aside); a constant outside every value
+    the other operand can take (its type's, a truth value's; not where the comparison is unsigned), given once
+    the function is checked. The simulator said nothing of them."""
+    assert compile_source(SUSPICIOUS).build_log.splitlines() == [
+        "kernel.cl:9:10: warning: logical not is only applied to the left hand side of this comparison",
+        "kernel.cl:11:10: warning: logical not is only applied to the left hand side of this bitwise operator",
+        "kernel.cl:13:12: warning: self-comparison always evaluates to true",
+        "kernel.cl:14:15: warning: self-comparison always evaluates to true",
+        "kernel.cl:15:15: warning: self-comparison always evaluates to false",
+        "kernel.cl:18:12: warning: use of logical '&&' with constant operand",
+        "kernel.cl:19:12: warning: use of logical '||' with constant operand",
+        "kernel.cl:21:12: warning: use of logical '&&' with constant operand",
+        "kernel.cl:22:18: warning: use of logical '&&' with constant operand",
+        "kernel.cl:23:19: warning: initializing '__global int *__private' with an expression of type '__global uint *__private' (aka '__global unsigned int *__private') converts between pointers to integer types with different sign",
+        "kernel.cl:7:15: warning: result of comparison of constant 300 with expression of type '__private char' is always false",
+        "kernel.cl:8:18: warning: result of comparison of constant 2 with boolean expression is always false",
+        "kernel.cl:9:13: warning: result of comparison of constant 2 with boolean expression is always false",
+        "kernel.cl:10:15: warning: result of comparison of constant 2 with boolean expression is always false",
+        "kernel.cl:24:13: warning: result of comparison of constant -1 with expression of type '__private uchar' (aka '__private unsigned char') is always false",
+        "kernel.cl:27:19: warning: result of comparison of constant 40000 with expression of type 'short' is always true",
+        "kernel.cl:28:14: warning: result of comparison of constant 300 with expression of type '__private char' is always true",
+        "kernel.cl:29:12: warning: result of comparison of constant -129 with expression of type '__private char' is always true",
     ]

@@ -395,7 +395,7 @@ class ExpressionChecks(CheckerState):
         op = node.op
         left = self.expr(node.left)
         right = self.expr(node.right)
-        self.precedence(node, left)
+        self.operator_warnings(node, left, right)
         if left.kind == "unknown" or right.kind == "unknown":
             if op in _COMPARISONS or op in ("&&", "||"):
                 if left.kind == "vector" or right.kind == "vector":
@@ -442,42 +442,6 @@ class ExpressionChecks(CheckerState):
         what the conversion says, "invalid operands" (it checks the logical operator's operands again as such)."""
         if node.op in ("&&", "||"):
             self.error(self.operator(node), self.invalid_operands(node, left, right))
-
-    def precedence(self, node: c_ast.BinaryOp, left: TypeInfo) -> None:
-        """Clang's -Wparentheses warnings (on by default) for a precedence that surprises: a comparison beside a
-        bitwise operator (``x & 1 == 0``; not where both or neither operand is one, nor beside another bitwise
-        operation), at the bitwise operator; ``+`` or ``-`` inside a shift (``1 << n - 1``; a ``<<`` of integers
-        only), at the ``+``. An operand in brackets of its own (``operator_marks``) says nothing."""
-
-        op = node.op
-        if op not in ("&", "|", "^", "<<", ">>"):
-            return
-        watched = _COMPARISONS if op in ("&", "|", "^") else ("+", "-")
-        if not any(isinstance(b, c_ast.BinaryOp) and b.op in watched for b in (node.left, node.right)):
-            return  # (the usual case, decided without the source's tokens)
-
-        def bare(operand: c_ast.Node) -> c_ast.BinaryOp | None:
-            if not isinstance(operand, c_ast.BinaryOp):
-                return None
-            return operand if self.operator_marks.get((id(operand), "parenthesized"), operand) is operand else None
-
-        sides = (bare(node.left), bare(node.right))
-        if op in ("&", "|", "^"):
-            compared = [b is not None and b.op in _COMPARISONS for b in sides]
-            if compared[0] == compared[1] or any(b is not None and b.op in ("&", "|", "^") for b in sides):
-                return
-            other = sides[0] if compared[0] else sides[1]
-            assert other is not None
-            self.warning(
-                self.operator(node), f"{op} has lower precedence than {other.op}; {other.op} will be evaluated first"
-            )
-        elif op == ">>" or (op == "<<" and left.kind == "scalar" and left.name not in FLOATS):
-            for b in sides:
-                if b is not None and b.op in ("+", "-"):
-                    self.warning(
-                        self.operator(b),
-                        f"operator '{op}' has lower precedence than '{b.op}'; '{b.op}' will be evaluated first",
-                    )
 
     def vector_shift(self, node: c_ast.BinaryOp | c_ast.Assignment, left: TypeInfo, right: TypeInfo) -> bool:
         """Clang's checks of a shift with a vector operand (``checkVectorShift``), in its order, each error at the

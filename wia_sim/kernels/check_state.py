@@ -5,6 +5,7 @@ of them needs. A module of its own so that the mixins import it and not ``checke
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -116,6 +117,8 @@ class CheckerState:
     c_version: int
     keyword_places: list[tuple[int, int, str]]
     operator_marks: OperatorMarks
+    expanded: Callable[[int, int | None], bool]
+    """Whether the token at a line and column came of a macro's expansion (``PreprocessResult.expanded``)."""
     undeclared_builtins: frozenset[str]
     fp64: bool
     double_constants: bool
@@ -224,6 +227,8 @@ class CheckerState:
         ) -> None: ...
 
         def constant_conversion(self, node: c_ast.Node, value: TypeInfo, target: TypeInfo) -> None: ...
+
+        def operator_warnings(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> None: ...
 
         def constant(self, node: c_ast.Node) -> int | None: ...
 

@@ -14,7 +14,7 @@ reads on its own: declarations (``check_decls.py``), statements (``check_stateme
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pycparser import c_ast
 from pycparserext.ext_c_parser import TypeOfDeclaration, TypeOfExpression
@@ -23,6 +23,7 @@ from wia_sim.kernels import images, loop_hints
 from wia_sim.kernels.check_calls import CallChecks
 from wia_sim.kernels.check_decls import DeclarationChecks
 from wia_sim.kernels.check_exprs import ExpressionChecks
+from wia_sim.kernels.check_operator_warnings import OperatorWarnings
 from wia_sim.kernels.check_state import _coord_of, _Function, _Symbol
 from wia_sim.kernels.check_statements import StatementChecks
 from wia_sim.kernels.parsing import BUILTIN_FILE, OperatorMarks, ast_nodes
@@ -87,7 +88,7 @@ def _holds_itself(record: c_ast.Struct | c_ast.Union, member: c_ast.Node) -> boo
     )
 
 
-class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
+class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, OperatorWarnings):
     """The kernel type checker; ``frontend.py`` runs it and builds a ``Program`` from what it records."""
 
     def __init__(
@@ -103,8 +104,10 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks):
         type_hints: Sequence[tuple[int, int, int, str]] = (),
         operator_marks: OperatorMarks | None = None,
         gnu_alignof: frozenset[tuple[int, int]] = frozenset(),
+        expanded: Callable[[int, int | None], bool] | None = None,
     ) -> None:
         self.filename = filename
+        self.expanded = expanded or (lambda line, column: False)  # (``PreprocessResult.expanded``)
         self.gnu_alignof = gnu_alignof  # where the source spells ``_Alignof`` as GNU's ``__alignof`` (``frontend``)
         self.suppressed = suppressed
         self.c_version = c_version  # ``-cl-std`` (``options.BuildOptions.c_version``)

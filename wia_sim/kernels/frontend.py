@@ -387,6 +387,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         type_hints,
         OperatorMarks(nodes, text),
         gnu_alignof,
+        pp.expanded,
     )
     if "__builtin_" in text:
         expand_all(outcome.ast)

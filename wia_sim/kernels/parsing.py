@@ -1004,10 +1004,12 @@ class _Marker:
             return self.first(node.name)
         return self.at(node)
 
-    def wrapped(self, operand: c_ast.BinaryOp, low: int, high: int) -> int | None:
-        """The ``(`` of brackets around the whole of ``operand`` (a binary operation), between tokens ``low`` and
-        ``high`` (its operation's operator: after it for a right operand, before it for a left one), or None."""
-        start, inner = self.first(operand), self.before(self.first(operand.right), operand.op)
+    def wrapped(self, operand: c_ast.BinaryOp | c_ast.UnaryOp, low: int, high: int) -> int | None:
+        """The ``(`` of brackets around the whole of ``operand`` (a binary operation, or a prefix one), between
+        tokens ``low`` and ``high`` (its operation's operator: after it for a right operand, before it for a left
+        one), or None."""
+        start = self.first(operand)
+        inner = start if isinstance(operand, c_ast.UnaryOp) else self.before(self.first(operand.right), operand.op)
         if start is None or inner is None:
             return None
         k = start - 1
@@ -1031,6 +1033,11 @@ class _Marker:
                     bracket = self.wrapped(operand, low, high) if isinstance(operand, c_ast.BinaryOp) else None
                     if bracket is not None:
                         mark((id(operand), "parenthesized"), bracket)
+            negated = isinstance(n.left, c_ast.UnaryOp) and n.left.op == "!"
+            if k is not None and negated and n.op in _NOT_CHECKED:  # (-Wlogical-not-parentheses: the same)
+                bracket = self.wrapped(n.left, -1, k)
+                if bracket is not None:
+                    mark((id(n.left), "parenthesized"), bracket)
         elif isinstance(n, c_ast.TernaryOp):
             k = _infix(tokens, at(n.cond), "?")
         elif isinstance(n, c_ast.Assignment):
@@ -1075,8 +1082,9 @@ class _Marker:
 
 
 _PRECEDENCE_CHECKED = frozenset(("&", "|", "^", "<<", ">>"))
-"""The binary operators whose operands Clang checks for a surprising precedence (``check_exprs.precedence``): an
-operand in brackets of its own is marked ``(id, "parenthesized")``."""
+_NOT_CHECKED = frozenset(("&", "|", "^", "<", "<=", ">", ">=", "==", "!="))
+"""The binary operators whose operands Clang checks for a surprising precedence (``check_operator_warnings``): an
+operand in brackets of its own is marked ``(id, "parenthesized")``; ``_NOT_CHECKED``'s, a ``!`` left operand."""
 
 
 def _wrapped(tokens: list[Token], start: int | None, in_for: bool) -> int | None:

@@ -270,6 +270,15 @@ class PreprocessResult:
         at, source_line, source_column, expanded = moved[k]
         return source_line, source_column if expanded else source_column + column - at
 
+    def expanded(self, line: int, column: int | None) -> bool:
+        """Whether the token at ``line`` and ``column`` of ``text`` came of a macro's expansion (its body, not an
+        argument): Clang's location in a macro, where it says less."""
+        moved = self.moved.get(line)
+        if moved is None or column is None:
+            return False
+        k = bisect_right(moved, (column, 1 << 62)) - 1
+        return k >= 0 and moved[k][3]
+
     @property
     def errors(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "error"]
