@@ -406,3 +406,16 @@ def test_comparisons_and_logical_operators_that_mean_something_else_are_clangs_w
         "kernel.cl:28:14: warning: result of comparison of constant 300 with expression of type '__private char' is always true",
         "kernel.cl:29:12: warning: result of comparison of constant -129 with expression of type '__private char' is always true",
     ]
+
+
+def test_a_member_of_a_constant_struct_is_no_const_pointee() -> None:
+    """An array member reached through a ``__constant`` struct pointer decays to a pointer to ``__constant`` (not
+    ``const``) elements, as Clang has it: no "discards qualifiers" when it initializes one (the simulator said it
+    eight times of Mandelbulber's ``Nv = fractal->genFoldBox.Nv_dodeca``)."""
+    source = (
+        "typedef struct { float3 a[4]; float b[2]; } S;\n"
+        "__kernel void k(__global float* o, __constant S* s) {\n"
+        "  __constant float3* p = s->a;\n  __constant float* q = s->b;\n  p = &s->a[1];\n"
+        "  o[0] = p[0].x + q[0];\n}\n"
+    )
+    assert compile_source(source).build_log == ""

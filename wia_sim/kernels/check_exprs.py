@@ -245,7 +245,7 @@ class ExpressionChecks(CheckerState):
             t = self.types.find_member(base.name, member)
             if t is not None:
                 self.member_refs.add(id(node))
-                return located(t, base.space, base.const)
+                return located(t, base.space, base.const, base.implied)
             if base.name in self.types.structs:
                 self.error(node.field, f"no member named '{member}' in '{self.spelled(base.name)}'")
             else:
@@ -757,8 +757,10 @@ class ExpressionChecks(CheckerState):
 
     def expr_ExprList(self, node: c_ast.ExprList) -> TypeInfo:
         result = UNKNOWN
-        for e in node.exprs:
+        for k, e in enumerate(node.exprs):
             result = self.expr(e)
+            if k < len(node.exprs) - 1:  # a comma operator's left operand
+                self.unused_result(e, comma=True)
         return result
 
     def expr_CompoundLiteral(self, node: c_ast.CompoundLiteral) -> TypeInfo:

@@ -81,9 +81,11 @@ class OperatorWarnings(CheckerState):
         """Whether ``operand`` stands in no brackets of its own (``operator_marks``)."""
         return self.operator_marks.get((id(operand), "parenthesized"), operand) is operand
 
-    def from_macro(self, node: c_ast.Node) -> bool:
+    def from_macro(self, node: c_ast.Node, body: bool = False) -> bool:
+        """Whether a macro's expansion made ``node``'s first token (``body``: its replacement list did, not an
+        argument's)."""
         line, column = _coord_of(node)
-        return line is not None and self.expanded(line, column)
+        return line is not None and self.expanded(line, column, body)
 
     def precedence(self, node: c_ast.BinaryOp, left: TypeInfo) -> None:
         """Clang's -Wparentheses warnings (on by default) for a precedence that surprises: a comparison beside a
@@ -120,6 +122,8 @@ class OperatorWarnings(CheckerState):
         meant?), at the operator."""
         integers = all(t.kind == "scalar" and t.name not in FLOATS and t.name != "bool" for t in (left, right))
         if not integers or (isinstance(node.right, c_ast.ID) and node.right.name in self.enumerators):
+            return
+        if self.from_macro(self.operator(node)):  # (an operator a macro wrote, or an argument of one: nothing)
             return
         value = const_int(node.right, self.enumerators, self.types)
         if value is None or (value in (0, 1) and self.from_macro(node.right)):

@@ -117,7 +117,7 @@ class CheckerState:
     c_version: int
     keyword_places: list[tuple[int, int, str]]
     operator_marks: OperatorMarks
-    expanded: Callable[[int, int | None], bool]
+    expanded: Callable[[int, int | None, bool], bool]
     """Whether the token at a line and column came of a macro's expansion (``PreprocessResult.expanded``)."""
     undeclared_builtins: frozenset[str]
     fp64: bool
@@ -229,6 +229,10 @@ class CheckerState:
         def constant_conversion(self, node: c_ast.Node, value: TypeInfo, target: TypeInfo) -> None: ...
 
         def operator_warnings(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> None: ...
+
+        def unused_result(self, node: c_ast.Node, comma: bool = False) -> None: ...
+
+        def empty_body(self, node: c_ast.If) -> None: ...
 
         def constant(self, node: c_ast.Node) -> int | None: ...
 

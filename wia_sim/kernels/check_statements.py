@@ -181,6 +181,7 @@ class StatementChecks(CheckerState):
                 self.local_decl(d, ctx)
         elif isinstance(node, c_ast.If):
             self.condition(node)
+            self.empty_body(node)
             self.substatement(node.iftrue, ctx)
             self.substatement(node.iffalse, ctx)
         elif isinstance(node, c_ast.For):
@@ -190,10 +191,12 @@ class StatementChecks(CheckerState):
                     self.local_decl(d, ctx)
             elif node.init is not None:
                 self.expr(node.init)
+                self.unused_result(node.init)
             if node.cond is not None:
                 self.condition(node)
             if node.next is not None:
                 self.expr(node.next)
+                self.unused_result(node.next)
             ctx.loops += 1
             self.substatement(node.stmt, ctx)
             ctx.loops -= 1
@@ -236,6 +239,7 @@ class StatementChecks(CheckerState):
             self.error(node, "nested function definitions are not supported")
         else:
             self.expr(node)
+            self.unused_result(node)
 
     def substatement(self, node: c_ast.Node | None, ctx: _Context) -> None:
         if isinstance(node, c_ast.Compound):

@@ -23,9 +23,9 @@ from wia_sim.kernels import images, loop_hints
 from wia_sim.kernels.check_calls import CallChecks
 from wia_sim.kernels.check_decls import DeclarationChecks
 from wia_sim.kernels.check_exprs import ExpressionChecks
-from wia_sim.kernels.check_operator_warnings import OperatorWarnings
 from wia_sim.kernels.check_state import _coord_of, _Function, _Symbol
 from wia_sim.kernels.check_statements import StatementChecks
+from wia_sim.kernels.check_unused import UnusedResults
 from wia_sim.kernels.parsing import BUILTIN_FILE, OperatorMarks, ast_nodes
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo
@@ -88,7 +88,7 @@ def _holds_itself(record: c_ast.Struct | c_ast.Union, member: c_ast.Node) -> boo
     )
 
 
-class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, OperatorWarnings):
+class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, UnusedResults):
     """The kernel type checker; ``frontend.py`` runs it and builds a ``Program`` from what it records."""
 
     def __init__(
@@ -104,10 +104,10 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, 
         type_hints: Sequence[tuple[int, int, int, str]] = (),
         operator_marks: OperatorMarks | None = None,
         gnu_alignof: frozenset[tuple[int, int]] = frozenset(),
-        expanded: Callable[[int, int | None], bool] | None = None,
+        expanded: Callable[[int, int | None, bool], bool] | None = None,
     ) -> None:
         self.filename = filename
-        self.expanded = expanded or (lambda line, column: False)  # (``PreprocessResult.expanded``)
+        self.expanded = expanded or (lambda line, column, body: False)  # (``PreprocessResult.expanded``)
         self.gnu_alignof = gnu_alignof  # where the source spells ``_Alignof`` as GNU's ``__alignof`` (``frontend``)
         self.suppressed = suppressed
         self.c_version = c_version  # ``-cl-std`` (``options.BuildOptions.c_version``)

@@ -1048,6 +1048,9 @@ class _Marker:
             k = start
         elif isinstance(n, c_ast.ArrayRef):
             k = before(first(n.subscript), "[")
+            close = _matching(tokens, k) if k is not None else None
+            if close is not None:
+                mark((id(n), "]"), close)
         elif isinstance(n, c_ast.StructRef):
             k = before(at(n.field), n.type)
         elif isinstance(n, c_ast.Cast) and isinstance(n.expr, c_ast.ExprList) and n.expr.exprs:
@@ -1075,6 +1078,16 @@ class _Marker:
             brace = _closing_brace(tokens, at(n.body))
             if brace is not None:
                 mark((id(n.body), "}"), brace)
+        if isinstance(n, c_ast.BinaryOp) and n.op in _NOT_CHECKED and n.op not in _PRECEDENCE_CHECKED:
+            whole = self.wrapped(n, -1, len(tokens))  # (a comparison in brackets of its own, as a statement)
+            if whole is not None:
+                mark((id(n), "whole"), whole)
+        if isinstance(n, c_ast.If):  # (its condition's closing bracket)
+            keyword = at(n)
+            opening = keyword + 1 if keyword is not None and keyword + 1 < len(tokens) else None
+            close = closing(tokens, opening) if opening is not None and tokens[opening].text == "(" else None
+            if close is not None:
+                mark((id(n), ")"), close)
         if isinstance(n, c_ast.If | c_ast.While | c_ast.DoWhile | c_ast.For) and isinstance(n.cond, c_ast.Assignment):
             inner = _wrapped(tokens, first(n.cond), isinstance(n, c_ast.For))
             if inner is not None:
@@ -1085,6 +1098,20 @@ _PRECEDENCE_CHECKED = frozenset(("&", "|", "^", "<<", ">>"))
 _NOT_CHECKED = frozenset(("&", "|", "^", "<", "<=", ">", ">=", "==", "!="))
 """The binary operators whose operands Clang checks for a surprising precedence (``check_operator_warnings``): an
 operand in brackets of its own is marked ``(id, "parenthesized")``; ``_NOT_CHECKED``'s, a ``!`` left operand."""
+
+
+def _matching(tokens: list[Token], k: int) -> int | None:
+    """The bracket that closes the one at token ``k`` (``(``, ``[`` or ``{``), or None."""
+    depth = 0
+    for j in range(k, len(tokens)):
+        t = tokens[j].text
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
 
 
 def _wrapped(tokens: list[Token], start: int | None, in_for: bool) -> int | None:

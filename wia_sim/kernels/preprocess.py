@@ -250,10 +250,11 @@ class PreprocessResult:
     did not read, None where there was none (``unchanged``)."""
     timed: bool = False
     """``__DATE__`` or ``__TIME__`` was expanded: the text depends on when it was made."""
-    moved: dict[int, tuple[tuple[int, int, int, bool], ...]] = field(default_factory=dict)
+    moved: dict[int, tuple[tuple[int, int, int, int], ...]] = field(default_factory=dict)
     """The lines of ``text`` where macro expansion moved tokens: each token's column there, and the line (of
-    ``text``) and column of the source it came from, and whether a macro's expansion made it (its place is then
-    the macro's name: Clang's expansion location), in order of column (``spelled``)."""
+    ``text``) and column of the source it came from, and whether a macro's expansion made it (``_BODY``: a
+    replacement list's token, whose place is then the macro's name, Clang's expansion location; ``_ARGUMENT``: an
+    argument's, at its own place; 0: neither), in order of column (``spelled``)."""
     physical: list[tuple[str, int]] | None = None
     """With ``origins``, where each line's text is, as (file, line) of ``sources`` or of the source itself (not
     what ``#line`` names)."""
@@ -270,14 +271,15 @@ class PreprocessResult:
         at, source_line, source_column, expanded = moved[k]
         return source_line, source_column if expanded else source_column + column - at
 
-    def expanded(self, line: int, column: int | None) -> bool:
-        """Whether the token at ``line`` and ``column`` of ``text`` came of a macro's expansion (its body, not an
-        argument): Clang's location in a macro, where it says less."""
+    def expanded(self, line: int, column: int | None, body: bool = False) -> bool:
+        """Whether the token at ``line`` and ``column`` of ``text`` came of a macro's expansion, a replacement
+        list's or an argument's (``body``: a replacement list's alone): Clang's location in a macro, where some of
+        its warnings say nothing."""
         moved = self.moved.get(line)
         if moved is None or column is None:
             return False
         k = bisect_right(moved, (column, 1 << 62)) - 1
-        return k >= 0 and moved[k][3]
+        return k >= 0 and moved[k][3] >= (_BODY if body else _ARGUMENT)
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -286,6 +288,11 @@ class PreprocessResult:
     @property
     def warnings(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "warning"]
+
+
+_ARGUMENT, _BODY = 1, 2
+"""How a macro's expansion made a token (``PreprocessResult.moved``): it was an argument's, or the replacement
+list's."""
 
 
 @dataclass
@@ -326,7 +333,7 @@ class _Preprocessor:
         self.pack_stack: list[tuple[str | None, int]] = []  # ``push``: (its label, the alignment it saved)
         self.packing: list[tuple[int, int]] = []  # (output line, alignment) at each change (PreprocessResult's)
         self.text_start = 1  # the output line of the first line being expanded (for ``_Pragma("pack(...)")``)
-        self.moved: dict[int, tuple[tuple[int, int, int, bool], ...]] = {}  # (``PreprocessResult.moved``)
+        self.moved: dict[int, tuple[tuple[int, int, int, int], ...]] = {}  # (``PreprocessResult.moved``)
 
     # -- diagnostics
     def error(self, line: int | None, column: int | None, message: str) -> None:
@@ -489,12 +496,13 @@ class _Preprocessor:
     def _moved(self, placed: list[tuple[int, int, Token]], first: int, source_start: int) -> None:
         """Keep, for each output line (from ``first`` on) where the expansion moved a token, where its tokens came
         from (``PreprocessResult.moved``); ``source_start``: the source line of output line ``first``."""
-        lines: dict[int, list[tuple[int, int, int, bool]]] = {}
+        lines: dict[int, list[tuple[int, int, int, int]]] = {}
         shifted: set[int] = set()
         for k, column, tok in placed:
             line = first + k
             origin = first + tok.line - source_start
-            lines.setdefault(line, []).append((column, origin, tok.column, bool(tok.hide)))
+            made = _BODY if tok.ends else _ARGUMENT if tok.hide else 0  # (a replacement list's token, an argument's)
+            lines.setdefault(line, []).append((column, origin, tok.column, made))
             if tok.hide or origin != line or tok.column != column:
                 shifted.add(line)
         for line in shifted:

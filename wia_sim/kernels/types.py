@@ -226,11 +226,13 @@ def enumerator_types(values: list[int]) -> list[str]:
     return ["int" if -(2**31) <= v < 2**31 else wide for v in values]
 
 
-def located(t: TypeInfo, space: AddressSpace, const: bool) -> TypeInfo:
+def located(t: TypeInfo, space: AddressSpace, const: bool, implied: bool = False) -> TypeInfo:
     """``t`` as a part of an object in ``space`` (a struct member): itself and, for an array, its elements down to
-    the innermost, so that ``p->data`` decays to (and ``&p->data[i]`` is) a pointer into that space."""
-    target = located(t.target, space, const) if t.kind == "array" and t.target is not None else t.target
-    return TypeInfo(t.kind, t.name, t.width, target, space, const or t.const, t.length, t.unnamed)
+    the innermost, so that ``p->data`` decays to (and ``&p->data[i]`` is) a pointer into that space; ``const``
+    where the object is, ``implied`` where only its ``__constant`` space makes it so (``TypeInfo.implied``)."""
+    target = located(t.target, space, const, implied) if t.kind == "array" and t.target is not None else t.target
+    only = implied and not t.const  # (a member's own const is written)
+    return TypeInfo(t.kind, t.name, t.width, target, space, const or t.const, t.length, t.unnamed, only)
 
 
 def points_elsewhere(a: TypeInfo, b: TypeInfo) -> bool:
