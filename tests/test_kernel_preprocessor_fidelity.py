@@ -288,3 +288,9 @@ def test_null_characters_are_clangs_warnings() -> None:
     comment = compile_source("// a\0b\n/* c\0d */\n__kernel void k(__global int* o) { o[0] = 1; }\n")
     assert comment.build_log == ""  # (gone with the comment, as in Clang)
     wia.destroy_context(ctx)
+
+
+def test_pragma_once_in_the_main_source_is_clangs_warning() -> None:
+    """``#pragma once`` in the source being built (not in a header it includes): Clang's warning at ``once``."""
+    log = compile_source("#pragma once\n__kernel void k(__global int* o) { o[0] = 1; }\n").build_log
+    assert log == "kernel.cl:1:9: warning: #pragma once in main file"

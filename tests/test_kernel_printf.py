@@ -536,3 +536,41 @@ def test_a_string_from_any_memory_and_a_null_one(key: str, capfd: pytest.Capture
         printed = [line for line in printed if line.startswith("[") == (key == "oclgrind")]
         expected = [e for e in expected if e.startswith("[") == (key == "oclgrind")]
     assert printed == expected
+
+
+FLAGS_AND_SIGNS = (
+    "__kernel void k(__global int* o) {\n"
+    "    char4 c = (char4)(1); uchar4 uc = (uchar4)(1); int4 i = (int4)(1); uint4 u = (uint4)(1); float4 f = (float4)(1); long2 l = (long2)(1);\n"  # noqa: E501  (the columns are Clang's)
+    '    printf("%v4hhu %v4hhd %v4hhx %v4hlu %v4hld %v4hlx %v2lu %v4hhd %v4hlo %v4hlX\\n", c, uc, c, i, u, i, l, c, i, i);\n'  # noqa: E501
+    '    printf("%-05d|%+ d|%0-5d|% +d|%-0v4hld\\n", 1, 2, 3, 4, i);\n'
+    "}\n"
+)
+
+
+def test_overridden_flags_and_vectors_of_the_other_sign_are_clangs_warnings() -> None:
+    """Clang's -Wformat warnings (clang-15 -cc1, line for line): a flag another of its conversion overrides
+    (``%-05d``: ``-`` wins over ``0``; ``%+ d``: ``+`` over the space), at the ignored flag in the string; an
+    integer vector conversion of the other sign than its argument's elements (``%v4hlu`` of an ``int4``), but of
+    chars, which a signed conversion takes of either sign. The simulator printed them without a word."""
+
+    def vector(line_column: str, specified: str, width: int, argument: str, element: str) -> str:
+        return (
+            f"kernel.cl:{line_column}: warning: format specifies type '{specified} __attribute__((ext_vector_type("
+            f"{width})))' but the argument has type '{argument}' (vector of {width} '{element}' values)"
+        )
+
+    assert compile_source(FLAGS_AND_SIGNS).build_log.splitlines() == [
+        vector("3:86", "unsigned char", 4, "char4", "char"),
+        vector("3:93", "unsigned char", 4, "char4", "char"),
+        vector("3:96", "unsigned int", 4, "int4", "int"),
+        vector("3:99", "int", 4, "uint4", "uint"),
+        vector("3:102", "unsigned int", 4, "int4", "int"),
+        vector("3:105", "unsigned long", 2, "long2", "long"),
+        vector("3:111", "unsigned int", 4, "int4", "int"),
+        vector("3:114", "unsigned int", 4, "int4", "int"),
+        "kernel.cl:4:15: warning: flag '0' is ignored when flag '-' is present",
+        "kernel.cl:4:21: warning: flag ' ' is ignored when flag '+' is present",
+        "kernel.cl:4:25: warning: flag '0' is ignored when flag '-' is present",
+        "kernel.cl:4:31: warning: flag ' ' is ignored when flag '+' is present",
+        "kernel.cl:4:37: warning: flag '0' is ignored when flag '-' is present",
+    ]

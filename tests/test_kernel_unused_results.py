@@ -99,3 +99,23 @@ def test_results_nothing_uses_are_clangs_warnings() -> None:
 @pytest.mark.filterwarnings("ignore:Non-empty compiler output")
 def test_every_device_builds_the_unused_results(device_ctx: wia.Context) -> None:
     wia.compile_kernel(device_ctx, UNUSED, "k", options="-cl-std=CL1.2")
+
+
+def test_a_loop_whose_empty_body_the_next_statement_looks_like_is_clangs_warning() -> None:
+    """Clang's -Wempty-body for loops: a ``;`` body on the line of the loop's closing bracket, the next statement a
+    block or further right than the loop (an oversight, most likely: Clang's words); a spin whose next statement
+    starts a line at the loop's own column, or a ``;`` on a line of its own, says nothing."""
+    source = (
+        "__kernel void k(__global int* flag, __global int* out, int n) {\n    int x = 0;\n"
+        "    while (atomic_add(flag, 0) == 0) ; out[0] = 1;\n"
+        "    for (; x < n; x++) ;\n        out[1] = x;\n"
+        "    for (; x < n; x++) ;\n    out[2] = x;\n"
+        "    while (x < n) ; { x++; }\n"
+        "    while (x < n)\n        ;\n    x++;\n"
+        "    for (x = 0; x < n; x++);\n}\n"
+    )
+    assert compile_source(source).build_log.splitlines() == [
+        "kernel.cl:3:38: warning: while loop has empty body",
+        "kernel.cl:4:24: warning: for loop has empty body",
+        "kernel.cl:8:19: warning: while loop has empty body",
+    ]

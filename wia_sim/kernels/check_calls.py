@@ -524,7 +524,7 @@ class CallChecks(CheckerState):
         """The type of the value the argument ``node`` (of type ``t``) passes, as Clang's format warnings spell it:
         a variable's as declared (a typedef's name with its aka), without its qualifiers or the address space it lives
         in (an lvalue's value has neither)."""
-        symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) and t.kind == "scalar" else None
+        symbol = self.lookup(node.name) if isinstance(node, c_ast.ID) and t.kind in ("scalar", "vector") else None
         if symbol is not None and symbol.declared is not None:
             return _UNQUALIFIED.sub("'", self.spell(symbol.declared, symbol.type, None))
         return self.clang_type(node, t, as_value=True)

@@ -41,6 +41,8 @@ class StatementChecks(CheckerState):
                 continue
             leading = False
             self.statement(item, ctx)
+            if isinstance(item, c_ast.For | c_ast.While):
+                self.empty_loop_body(item, items[k + 1] if k + 1 < len(items) else None)
         ctx.depth -= 1
         self.typedef_scopes.pop()
         types.typedefs, types.aliases, types.vector_typedefs, types.spaced_typedefs = saved

@@ -13,6 +13,7 @@ import re
 from pycparser import c_ast
 
 from wia_sim.kernels.check_operator_warnings import OperatorWarnings
+from wia_sim.kernels.check_state import _coord_of
 from wia_sim.kernels.signatures import BUILTINS, conversion
 from wia_sim.kernels.tables import POINTER_OUT
 
@@ -117,3 +118,18 @@ class UnusedResults(OperatorWarnings):
         same_line = close is not node and close.coord is not None and close.coord.line == body.coord.line
         if same_line and not self.from_macro(body):
             self.warning(body, "if statement has empty body")
+
+    def empty_loop_body(self, node: c_ast.For | c_ast.While, following: c_ast.Node | None) -> None:
+        """``while (c) ; x++;``: a loop whose body is an empty statement on the line of its closing bracket, and
+        whose next statement looks like its body, a block or a statement further right than the loop (Clang's
+        -Wempty-body), at the ``;``."""
+        body = node.stmt
+        if following is None or not isinstance(body, c_ast.EmptyStatement) or body.coord is None:
+            return
+        close = self.operator_marks.get((id(node), ")"), node)
+        if close is node or close.coord is None or close.coord.line != body.coord.line or self.from_macro(body):
+            return
+        column = _coord_of(node)[1]
+        if not isinstance(following, c_ast.Compound) and (_coord_of(self.start(following))[1] or 0) <= (column or 0):
+            return
+        self.warning(body, f"{'for' if isinstance(node, c_ast.For) else 'while'} loop has empty body")

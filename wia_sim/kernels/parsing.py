@@ -1082,7 +1082,7 @@ class _Marker:
             whole = self.wrapped(n, -1, len(tokens))  # (a comparison in brackets of its own, as a statement)
             if whole is not None:
                 mark((id(n), "whole"), whole)
-        if isinstance(n, c_ast.If):  # (its condition's closing bracket)
+        if isinstance(n, c_ast.If | c_ast.While | c_ast.For):  # (its condition's closing bracket)
             keyword = at(n)
             opening = keyword + 1 if keyword is not None and keyword + 1 < len(tokens) else None
             close = closing(tokens, opening) if opening is not None and tokens[opening].text == "(" else None

@@ -688,9 +688,11 @@ class _Preprocessor:
         if text[:2] == ["pack", "("] and text[-1] == ")":
             self._pack(text[2:-1], words[0], at)
             return
-        if text == ["once"]:  # (the main source cannot be included again)
+        if text == ["once"]:  # (the main source cannot be included again: Clang's warning)
             if self.expander.include_level:
                 self.once.add(os.path.realpath(self.filename))
+            elif words[0].column is not None:
+                self.warning(words[0].line, words[0].column, "#pragma once in main file")
             return
         if len(text) == 5 and text[:2] == ["OPENCL", "EXTENSION"] and text[3] == ":":
             if text[4] == "enable":

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 from pycparser import c_ast
+from pycparser.c_parser import Coord
 
 from wia_sim.kernels.ctype import SCALARS
 from wia_sim.kernels.literals import c_string
@@ -211,8 +212,35 @@ def check_call(
     if len(rest) < len(convs):
         error(node, f"printf: the format has {len(convs)} conversions but {len(rest)} arguments follow it")
         return INT
+    _ignored_flags(literal, args[0], warning)
     _check_arguments(convs, rest, types[1:], warning, spelled, error)
     return INT
+
+
+_OVERRIDDEN = (("-", "0"), ("+", " "))
+"""C99 7.19.6.1p6: ``-`` overrides ``0``, ``+`` overrides a space."""
+
+
+def _ignored_flags(literal: str, node: c_ast.Node, warning: Callable[[c_ast.Node, str], None]) -> None:
+    """Clang's warning for a flag another one of the same conversion overrides (``%-05d``, ``%+ d``), at the
+    ignored flag in the string (a format of one literal, as written: its escapes hold no ``%``)."""
+    coord = node.coord
+    if coord is None or not literal.startswith('"') or '" ' in literal or '""' in literal[1:-1]:
+        return  # (several literals joined: the columns are not the source's)
+    k = 1
+    while (found := literal.find("%", k)) != -1:
+        m = _SPEC.match(literal, found)
+        assert m is not None
+        if m["conv"] == "%" and m.group(0) == "%%":
+            k = found + 2
+            continue
+        flags = m["flags"]
+        for winner, loser in _OVERRIDDEN:
+            if winner in flags and loser in flags:
+                column = coord.column + found + 1 + flags.index(loser)
+                at = c_ast.ID(loser, Coord(coord.file, coord.line, column))
+                warning(at, f"flag '{loser}' is ignored when flag '{winner}' is present")
+        k = m.end()
 
 
 def _conversions(parts: list[str | Conversion]) -> list[Conversion]:
@@ -232,7 +260,7 @@ def _check_arguments(
     found where it is read), and Clang's warning at the first argument past the conversions (they are evaluated
     and ignored, 6.12.13.2)."""
     for k, (conv, a, t) in enumerate(zip(convs, rest, types, strict=False)):
-        specified = _specified(conv, t) or _string_specified(conv, t)
+        specified = _specified(conv, t) or _string_specified(conv, t) or _vector_specified(conv, t)
         if specified is not None:
             warning(a, f"format specifies type '{specified}' but the argument has type {spelled(a, t)}")
         elif error is not None:
@@ -268,6 +296,25 @@ def _specified(conv: Conversion, t: TypeInfo) -> str | None:
     if conv.conv == "c" or not conv.length:  # (int and what promotes to it)
         return None if size <= 4 else name
     return None if size == wanted else name
+
+
+_C_ELEMENTS = {"hh": "char", "h": "short", "hl": "int", "l": "long"}
+
+
+def _vector_specified(conv: Conversion, t: TypeInfo) -> str | None:
+    """The vector type an integer vector conversion specifies, in Clang's words, where ``t`` is a vector of
+    integers of its length and size but of another sign: Clang warns (``%v4hlu`` of an ``int4``, ``%v4hld`` of a
+    ``uint4``), but of chars, which a signed conversion takes of either sign (``%v4hhd`` of a ``uchar4``)."""
+    if conv.vector < 2 or conv.conv not in "diouxX" or t.kind != "vector" or t.width != conv.vector:
+        return None
+    size = _VECTOR_LENGTH.get(conv.length)
+    if t.name not in _INTEGERS or _INTEGERS[t.name] != size or t.name == "bool":
+        return None
+    unsigned = conv.conv in "ouxX"
+    if t.name.startswith("u") == unsigned or (size == 1 and not unsigned):
+        return None
+    element = _C_ELEMENTS[conv.length]
+    return f"{'unsigned ' if unsigned else ''}{element} __attribute__((ext_vector_type({conv.vector})))"
 
 
 def _string_specified(conv: Conversion, t: TypeInfo) -> str | None:
