@@ -1048,7 +1048,7 @@ class _Marker:
             k = start
         elif isinstance(n, c_ast.ArrayRef):
             k = before(first(n.subscript), "[")
-            close = _matching(tokens, k) if k is not None else None
+            close = closing(tokens, k, "]") if k is not None else None
             if close is not None:
                 mark((id(n), "]"), close)
         elif isinstance(n, c_ast.StructRef):
@@ -1098,20 +1098,6 @@ _PRECEDENCE_CHECKED = frozenset(("&", "|", "^", "<<", ">>"))
 _NOT_CHECKED = frozenset(("&", "|", "^", "<", "<=", ">", ">=", "==", "!="))
 """The binary operators whose operands Clang checks for a surprising precedence (``check_operator_warnings``): an
 operand in brackets of its own is marked ``(id, "parenthesized")``; ``_NOT_CHECKED``'s, a ``!`` left operand."""
-
-
-def _matching(tokens: list[Token], k: int) -> int | None:
-    """The bracket that closes the one at token ``k`` (``(``, ``[`` or ``{``), or None."""
-    depth = 0
-    for j in range(k, len(tokens)):
-        t = tokens[j].text
-        if t in ("(", "[", "{"):
-            depth += 1
-        elif t in (")", "]", "}"):
-            depth -= 1
-            if depth == 0:
-                return j
-    return None
 
 
 def _wrapped(tokens: list[Token], start: int | None, in_for: bool) -> int | None:

@@ -236,8 +236,9 @@ def strip_comments(text: str, report: Callable[[int, int, str], None]) -> str:
     return "".join(out)
 
 
-def closing(tokens: list[Token], k: int) -> int | None:
-    """The ``)`` that closes the ``(`` at token ``k`` (None where another bracket closes first, or none does)."""
+def closing(tokens: list[Token], k: int, bracket: str = ")") -> int | None:
+    """The ``)`` (``bracket``: ``]`` or ``}``) that closes the bracket at token ``k`` (None where another bracket
+    closes first, or none does)."""
     depth = 0
     for j in range(k, len(tokens)):
         t = tokens[j].text
@@ -246,7 +247,7 @@ def closing(tokens: list[Token], k: int) -> int | None:
         elif t in (")", "]", "}"):
             depth -= 1
             if depth == 0:
-                return j if t == ")" else None
+                return j if t == bracket else None
     return None
 
 
