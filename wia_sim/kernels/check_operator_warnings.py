@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
+from wia_sim.kernels.check_exprs import _COMPARISONS
 from wia_sim.kernels.check_state import CheckerState, _coord_of
 from wia_sim.kernels.ctype import CType, common_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
@@ -17,7 +18,6 @@ from wia_sim.kernels.types import FLOATS, TypeInfo, const_int
 
 __all__ = ["OperatorWarnings"]
 
-_COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 _BITWISE = frozenset({"&", "|", "^"})
 _FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _SELF = {"==": "true", "<=": "true", ">=": "true", "!=": "false", "<": "false", ">": "false"}
@@ -123,10 +123,10 @@ class OperatorWarnings(CheckerState):
         integers = all(t.kind == "scalar" and t.name not in FLOATS and t.name != "bool" for t in (left, right))
         if not integers or (isinstance(node.right, c_ast.ID) and node.right.name in self.enumerators):
             return
-        if self.from_macro(self.operator(node)):  # (an operator a macro wrote, or an argument of one: nothing)
-            return
         value = const_int(node.right, self.enumerators, self.types)
         if value is None or (value in (0, 1) and self.from_macro(node.right)):
+            return
+        if self.from_macro(self.operator(node)):  # (an operator a macro wrote, or an argument of one: nothing)
             return
         self.warning(self.operator(node), f"use of logical '{node.op}' with constant operand")
 
