@@ -419,3 +419,23 @@ def test_a_member_of_a_constant_struct_is_no_const_pointee() -> None:
         "  o[0] = p[0].x + q[0];\n}\n"
     )
     assert compile_source(source).build_log == ""
+
+
+def test_a_const_pointee_converted_to_or_from_void_is_clangs_warning() -> None:
+    """``void`` pointers convert to and from any pointee, but a ``const`` one's const drops: Clang's "discards
+    qualifiers" (clFFT passes its ``const __global float2* restrict`` input to a user callback's ``__global void*``
+    parameter); the simulator said nothing."""
+    source = (
+        "float2 cb(__global void* in, uint k) { return ((__global float2*)in)[k]; }\n"
+        "__kernel void k(__global const float2* restrict g, __global float2* o, __global const float* c) {\n"
+        "  __global void* v = c;\n  const __global void* cv = c;\n  __global float* f = cv;\n"
+        "  __global const float* h = v;\n  o[0] = cb(g, 0) + f[0] + h[0];\n}\n"
+    )
+    assert compile_source(source).build_log.splitlines() == [
+        "kernel.cl:3:18: warning: initializing '__global void *__private' with an expression of type 'const __global "
+        "float *__private' discards qualifiers",
+        "kernel.cl:5:19: warning: initializing '__global float *__private' with an expression of type 'const __global "
+        "void *__private' discards qualifiers",
+        "kernel.cl:7:13: warning: passing 'const __global float2 *restrict __private' to parameter of type '__global "
+        "void *' discards qualifiers",
+    ]

@@ -574,3 +574,18 @@ def test_overridden_flags_and_vectors_of_the_other_sign_are_clangs_warnings() ->
         "kernel.cl:4:31: warning: flag ' ' is ignored when flag '+' is present",
         "kernel.cl:4:37: warning: flag '0' is ignored when flag '-' is present",
     ]
+
+
+def test_a_flag_overridden_in_a_format_that_starts_with_a_space_is_clangs_warning_too() -> None:
+    """The flag's column counted in the literal as written (``" | %+ i"``: CTS's printf fuzz formats); of
+    literals pycparser joined (``"a" " %-05d"``), whose columns are not the source's, nothing is said."""
+    source = (
+        "__kernel void k(__global int* o) {\n"
+        '    printf(" | %+ax=%+ i\\n", 1.0f, 2);\n'
+        '    printf("a" " %-05d\\n", 3);\n'
+        '    printf(" | %-0v4hd\\n", (short4)(1));\n}\n'
+    )
+    assert compile_source(source).build_log.splitlines() == [
+        "kernel.cl:2:23: warning: flag ' ' is ignored when flag '+' is present",
+        "kernel.cl:4:18: warning: flag '0' is ignored when flag '-' is present",
+    ]

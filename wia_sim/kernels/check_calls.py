@@ -111,7 +111,8 @@ class CallChecks(CheckerState):
                     return INT
             warn = lambda at, message: self.warning(self.start(at), message)  # noqa: E731 (Clang's column: the start)
             known = self.constant_string(args[0])
-            return printf.check_call(self.error, warn, self.argument_type, node, args, arg_types, known)
+            spelling = self.operator_marks.spelling
+            return printf.check_call(self.error, warn, self.argument_type, node, args, arg_types, known, spelling)
         elif name in images.BUILTINS:
             return self.image_call(node, name, args, arg_types)
         elif is_builtin_function(name):

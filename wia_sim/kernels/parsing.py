@@ -1147,6 +1147,15 @@ class OperatorMarks:
                 marker.visit(n)
         return marker.found.get(key, default)
 
+    def spelling(self, node: c_ast.Node) -> str | None:
+        """The source's token where ``node`` starts (a string literal's own, not the literals pycparser joined to
+        it), or None."""
+        if self._marker is None:
+            self.get(0, node)  # (made on the first ask)
+        assert self._marker is not None
+        k = self._marker.at(node)
+        return None if k is None else self._marker.tokens[k].text
+
     def next_after(self, line: int) -> tuple[int, int] | None:
         """The line and column of the first character after line ``line`` that is not blank (a ``#pragma`` line's
         next token: a block's closing brace), or None."""

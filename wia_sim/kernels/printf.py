@@ -185,11 +185,13 @@ def check_call(
     args: list[c_ast.Node],
     types: list[TypeInfo],
     known: str | None = None,
+    spelling: Callable[[c_ast.Node], str | None] | None = None,
 ) -> TypeInfo:
     """Check a call of printf with a format (``check_calls`` words one without, or of another type): a literal
     format, and each argument against its conversion (``spelled``: an argument's type in Clang's words); ``known``:
     the text of the ``__constant`` array the format names, where a string literal initializes it: Clang holds the
-    arguments to its conversions with its warnings (the rest is checked when the format is read, at run time)."""
+    arguments to its conversions with its warnings (the rest is checked when the format is read, at run time);
+    ``spelling``: the source's token at a node (a literal's columns are the source's only where it is one)."""
     literal = literal_format(args[0])
     if literal is None:
         if not constant_chars(types[0]):  # (the checker words a format of another type as Clang: ``FORMAT``)
@@ -212,7 +214,7 @@ def check_call(
     if len(rest) < len(convs):
         error(node, f"printf: the format has {len(convs)} conversions but {len(rest)} arguments follow it")
         return INT
-    _ignored_flags(literal, args[0], warning)
+    _ignored_flags(literal, args[0], warning, spelling)
     _check_arguments(convs, rest, types[1:], warning, spelled, error)
     return INT
 
@@ -221,12 +223,18 @@ _OVERRIDDEN = (("-", "0"), ("+", " "))
 """C99 7.19.6.1p6: ``-`` overrides ``0``, ``+`` overrides a space."""
 
 
-def _ignored_flags(literal: str, node: c_ast.Node, warning: Callable[[c_ast.Node, str], None]) -> None:
+def _ignored_flags(
+    literal: str,
+    node: c_ast.Node,
+    warning: Callable[[c_ast.Node, str], None],
+    spelling: Callable[[c_ast.Node], str | None] | None,
+) -> None:
     """Clang's warning for a flag another one of the same conversion overrides (``%-05d``, ``%+ d``), at the
-    ignored flag in the string (a format of one literal, as written: its escapes hold no ``%``)."""
+    ignored flag in the string (a format of one literal, as written: its escapes hold no ``%``; of several joined,
+    whose columns are not the source's, nothing)."""
     coord = node.coord
-    if coord is None or not literal.startswith('"') or '" ' in literal or '""' in literal[1:-1]:
-        return  # (several literals joined: the columns are not the source's)
+    if coord is None or spelling is None:
+        return
     k = 1
     while (found := literal.find("%", k)) != -1:
         m = _SPEC.match(literal, found)
@@ -236,7 +244,7 @@ def _ignored_flags(literal: str, node: c_ast.Node, warning: Callable[[c_ast.Node
             continue
         flags = m["flags"]
         for winner, loser in _OVERRIDDEN:
-            if winner in flags and loser in flags:
+            if winner in flags and loser in flags and spelling(node) == literal:
                 column = coord.column + found + 1 + flags.index(loser)
                 at = c_ast.ID(loser, Coord(coord.file, coord.line, column))
                 warning(at, f"flag '{loser}' is ignored when flag '{winner}' is present")

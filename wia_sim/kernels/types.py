@@ -257,17 +257,24 @@ def pointer_conversion(target: TypeInfo, value: TypeInfo) -> str | None:
     of indirection; ``void`` takes and gives any), "pointer sign" for integers that differ only in sign, "discards
     qualifiers" for a ``const`` pointee lost; None for none of these."""
     a, b = target.target, value.target
-    if a is None or b is None or "void" in (a.kind, b.kind) or "?" in (a.name, b.name) or "unknown" in (a.kind, b.kind):
+    if a is None or b is None or "?" in (a.name, b.name) or "unknown" in (a.kind, b.kind):
         return None
+    if "void" in (a.kind, b.kind):  # (any pointee converts to and from ``void``, but for a const it drops)
+        return "discards qualifiers" if _written_const(b) and not _written_const(a) else None
     if a.kind == b.kind == "pointer":  # (a pointer to pointers of another sign is another type too)
         return "incompatible pointer" if pointer_conversion(a, b) in ("incompatible pointer", "pointer sign") else None
     if (a.kind, a.name, a.width) != (b.kind, b.name, b.width):
         integers = a.kind == b.kind == "scalar" and a.name in _INTEGER_SCALARS and b.name in _INTEGER_SCALARS
         same_size = UNSIGNED_OF.get(a.name, a.name) == UNSIGNED_OF.get(b.name, b.name)
         return "pointer sign" if integers and same_size else "incompatible pointer"
-    if b.const and not b.implied and not (a.const and not a.implied):  # (``__constant``'s own is no qualifier)
+    if _written_const(b) and not _written_const(a):
         return "discards qualifiers"
     return None
+
+
+def _written_const(t: TypeInfo) -> bool:
+    """Whether ``t`` is const by its own qualifier (``__constant``'s own read-only objects are no const type)."""
+    return t.const and not t.implied
 
 
 def scalar_or_vector(name: str, width: int) -> TypeInfo:
