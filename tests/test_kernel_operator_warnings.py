@@ -439,3 +439,38 @@ def test_a_const_pointee_converted_to_or_from_void_is_clangs_warning() -> None:
         "kernel.cl:7:13: warning: passing 'const __global float2 *restrict __private' to parameter of type '__global "
         "void *' discards qualifiers",
     ]
+
+
+POINTER_SIZES = (
+    "typedef struct { float4 v; } S;\n"
+    "__kernel void k(__global int* o, __global S* s, int n) {\n"
+    "    int a[4];\n"
+    "    __global int* p = o;\n"
+    "    int x = sizeof(o) / sizeof(o[0]);\n"
+    "    x += sizeof(o) / sizeof(int);\n"
+    "    x += sizeof(p) / sizeof(*p);\n"
+    "    x += sizeof o / sizeof o[0];\n"
+    "    x += sizeof(a) / sizeof(a[0]);\n"
+    "    x += sizeof(o) / sizeof(char);\n"
+    "    x += sizeof(s) / sizeof(S);\n"
+    "    x += sizeof(o) / sizeof(uint);\n"
+    "    x += (sizeof(o)) / sizeof(o[0]);\n"
+    "    x += sizeof((o)) / sizeof(o[0]);\n"
+    "    o[0] = x + a[0];\n"
+    "}\n"
+)
+
+
+def test_a_pointers_size_divided_as_an_arrays_is_clangs_warning() -> None:
+    """Clang's -Wsizeof-pointer-div (clang-15 -cc1, line for line): ``sizeof(p) / sizeof(p[0])`` with a pointer
+    ``p`` (a kernel's argument: an array's count meant), the second ``sizeof`` of what ``p`` points to, at the
+    ``/``, the operand written as the source has it; not of an array, another type, or a first ``sizeof`` in
+    brackets of its own."""
+    assert compile_source(POINTER_SIZES).build_log.splitlines() == [
+        "kernel.cl:5:23: warning: 'sizeof (o)' will return the size of the pointer, not the array itself",
+        "kernel.cl:6:20: warning: 'sizeof (o)' will return the size of the pointer, not the array itself",
+        "kernel.cl:7:20: warning: 'sizeof (p)' will return the size of the pointer, not the array itself",
+        "kernel.cl:8:19: warning: 'sizeof o' will return the size of the pointer, not the array itself",
+        "kernel.cl:11:20: warning: 'sizeof (s)' will return the size of the pointer, not the array itself",
+        "kernel.cl:14:22: warning: 'sizeof ((o))' will return the size of the pointer, not the array itself",
+    ]

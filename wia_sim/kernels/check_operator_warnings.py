@@ -8,6 +8,8 @@ tokens tell (``parsing.OperatorMarks``, asked only where the tree shows a candid
 
 from __future__ import annotations
 
+import re
+
 from pycparser import c_ast
 
 from wia_sim.kernels.check_exprs import _COMPARISONS
@@ -19,6 +21,8 @@ from wia_sim.kernels.types import FLOATS, TypeInfo, const_int
 __all__ = ["OperatorWarnings"]
 
 _BITWISE = frozenset({"&", "|", "^"})
+_PLAIN_OPERAND = re.compile(r"(?:[\w()\[\].]|->)+")
+"""An operand Clang writes back as the source's tokens joined: names, members, elements, brackets."""
 _FLIPPED = {"<": ">", ">": "<", "<=": ">=", ">=": "<=", "==": "==", "!=": "!="}
 _SELF = {"==": "true", "<=": "true", ">=": "true", "!=": "false", "<": "false", ">": "false"}
 """What a comparison of a value with itself gives."""
@@ -76,6 +80,8 @@ class OperatorWarnings(CheckerState):
         if op in _COMPARISONS:
             self.self_comparison(node, left)
             self.out_of_range(node, left, right)
+        if op == "/":
+            self.pointer_size_division(node)
 
     def bare(self, operand: c_ast.Node) -> bool:
         """Whether ``operand`` stands in no brackets of its own (``operator_marks``)."""
@@ -147,6 +153,28 @@ class OperatorWarnings(CheckerState):
         if self.from_macro(node.left) or self.from_macro(node.right):
             return
         self.warning(self.operator(node), f"self-comparison always evaluates to {_SELF[node.op]}")
+
+    def pointer_size_division(self, node: c_ast.BinaryOp) -> None:
+        """``sizeof(p) / sizeof(p[0])`` with a pointer ``p``: an array's count meant, a pointer's size divided
+        (Clang's -Wsizeof-pointer-div), at the ``/``; the first ``sizeof`` in no brackets of its own, the second of
+        the type ``p`` points to. Said where the operand is a name, a member or an element, which Clang writes as
+        the source does; not of an operation, which it writes with spaces of its own."""
+        x, y = node.left, node.right
+        sized = (isinstance(n, c_ast.UnaryOp) and n.op == "sizeof" for n in (x, y))
+        if not all(sized) or isinstance(x.expr, c_ast.Typename):
+            return
+        p = self.expr_quiet(x.expr)
+        t = self.types.resolve(y.expr.type) if isinstance(y.expr, c_ast.Typename) else self.expr_quiet(y.expr)
+        if p.kind != "pointer" or p.target is None or t.kind in ("pointer", "unknown"):
+            return
+        if (p.target.kind, p.target.name, p.target.width) != (t.kind, t.name, t.width):
+            return
+        written = self.operator_marks.sizeof_written(x)
+        if written is None or written[1] != "/" or not _PLAIN_OPERAND.fullmatch(written[0]):
+            return
+        self.warning(
+            self.operator(node), f"'sizeof {written[0]}' will return the size of the pointer, not the array itself"
+        )
 
     def out_of_range(self, node: c_ast.BinaryOp, left: TypeInfo, right: TypeInfo) -> None:
         """``c == 300`` with a ``char c``, ``(x > 1) == 2``: an integer constant outside every value the other

@@ -998,6 +998,10 @@ class _Marker:
             return self.first(node.lvalue)
         if isinstance(node, c_ast.TernaryOp):
             return self.first(node.cond)
+        if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof":  # (the keyword, where pycparser places it)
+            k = self.at(node)
+            if k is not None and self.tokens[k].text == "sizeof":
+                return k
         if isinstance(node, c_ast.UnaryOp):  # (a postfix ``++``)
             return self.first(node.expr)
         if isinstance(node, c_ast.ArrayRef | c_ast.StructRef | c_ast.FuncCall):
@@ -1146,6 +1150,21 @@ class OperatorMarks:
                 self._visited.add(id(n))
                 marker.visit(n)
         return marker.found.get(key, default)
+
+    def sizeof_written(self, node: c_ast.UnaryOp) -> tuple[str, str] | None:
+        """The operand of the ``sizeof`` expression ``node`` as the source writes it, its tokens joined (``(o)``,
+        ``((o))``, ``o``), and the token after the expression (None where it is no bracketed operand or single
+        name)."""
+        if self._marker is None:
+            self.get(0, node)  # (made on the first ask)
+        assert self._marker is not None
+        tokens, k = self._marker.tokens, self._marker.at(node)
+        if k is None or tokens[k].text != "sizeof" or k + 2 >= len(tokens):
+            return None
+        end = closing(tokens, k + 1) if tokens[k + 1].text == "(" else k + 1
+        if end is None or end + 1 >= len(tokens) or (end == k + 1 and tokens[end].kind != "id"):
+            return None
+        return "".join(t.text for t in tokens[k + 1 : end + 1]), tokens[end + 1].text
 
     def spelling(self, node: c_ast.Node) -> str | None:
         """The source's token where ``node`` starts (a string literal's own, not the literals pycparser joined to
