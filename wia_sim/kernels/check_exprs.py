@@ -1075,36 +1075,33 @@ class ExpressionChecks(CheckerState):
             for arm in {id(a): a for a in (node.iftrue, node.iffalse)}.values():  # (GNU's ``x ?: y``: one arm)
                 self.constant_conversion(arm, self.expr_quiet(arm), target)
             return
-        element, source = target.name, f"'{C_NAMES.get(value.name, value.name)}'"
-        changed = f"implicit conversion from {source} to {self.value_type(target)} changes value from"
+        element = target.name
         if value.name in FLOATS:
             literal = _floating_literal(node, value.name)
-            if literal is None or element in FLOATS:
-                return
-            change = literal_change(literal, value.name, element)
-            if change is None:
-                return
-            text, held = change
-            if held is None:
-                self.warning(
-                    self.constant_place(node),
-                    f"implicit conversion of out of range value from {source} to {self.value_type(target)} is "
-                    "undefined",
-                )
-            else:
-                self.warning(self.constant_place(node), f"{changed} {text} to {held}")
+            change = None if literal is None or element in FLOATS else literal_change(literal, value.name, element)
+            if change is not None:
+                self.warning(self.constant_place(node), self.conversion_words(value, target, *change))
             return
         number = const_int(node, self.enumerators, self.types)
         if number is None:
             return
         kept = integer_to_float(number, element) if element in FLOATS else integer_change(number, value.name, element)
         if kept is not None:
-            self.runtime_warning(self.constant_place(node), f"{changed} {number} to {kept}")
+            words = self.conversion_words(value, target, str(number), str(kept))
+            self.runtime_warning(self.constant_place(node), words)
 
     def constant_place(self, node: c_ast.Node) -> c_ast.Node:
         """Where Clang places a warning about the constant ``node``: at it (an operator's: at the operator). Asked
         only once there is one (``operator_marks`` tokenizes the source again)."""
         return self.operator(node) if isinstance(node, c_ast.BinaryOp) else self.start(node)
+
+    def conversion_words(self, value: TypeInfo, target: TypeInfo, was: str, held: str | None) -> str:
+        """Clang's words for a constant ``was`` of type ``value`` that ``target`` holds as ``held`` (None: out of
+        its range, undefined)."""
+        source, to = f"'{C_NAMES.get(value.name, value.name)}'", self.value_type(target)
+        if held is None:
+            return f"implicit conversion of out of range value from {source} to {to} is undefined"
+        return f"implicit conversion from {source} to {to} changes value from {was} to {held}"
 
     def report_store(
         self,
@@ -1210,8 +1207,7 @@ def _floating_literal(node: c_ast.Node, name: str) -> float | None:
     while isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
         negative ^= node.op == "-"
         node = node.expr
-    floating = isinstance(node, c_ast.Constant) and ("float" in node.type or "double" in node.type)
-    if not floating or node.value.startswith("'"):
+    if not (isinstance(node, c_ast.Constant) and ("float" in node.type or "double" in node.type)):
         return None
     value = float(floating_literal(node.value, SCALARS[name]))
     return -value if negative else value

@@ -14,6 +14,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.check_exprs import _COMPARISONS
 from wia_sim.kernels.check_state import CheckerState, _coord_of
+from wia_sim.kernels.constant_conversions import value_range
 from wia_sim.kernels.ctype import CType, common_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.types import FLOATS, TypeInfo, const_int
@@ -60,11 +61,6 @@ def _direct(node: c_ast.Node) -> bool:
     """Whether the type of ``node`` is what its value ranges over: a variable, an element, a member, a cast (not
     an operation, whose range Clang works out otherwise)."""
     return isinstance(node, c_ast.ID | c_ast.ArrayRef | c_ast.StructRef | c_ast.Cast)
-
-
-def _range(t: CType) -> tuple[int, int]:
-    bits = t.dtype.itemsize * 8
-    return (0, (1 << bits) - 1) if t.kind == "uint" else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
 
 
 class OperatorWarnings(CheckerState):
@@ -196,7 +192,7 @@ class OperatorWarnings(CheckerState):
             common = _promoted_common(own, given)
             if common.kind == "uint" and own.kind != "uint" and not boolean:
                 return
-            low, high = (0, 1) if boolean else _range(own)
+            low, high = (0, 1) if boolean else value_range(own.name)
             if common.kind == "uint":
                 value %= 1 << (common.dtype.itemsize * 8)
             if low <= value <= high:

@@ -219,6 +219,6 @@ def _pointee(t: TypeInfo, spelled: Callable[[str], str], desugar: bool) -> str:
     if t.kind == "pointer" and t.target is not None:
         own = (["const"] if t.const else []) + [f"__{t.space}"]
         return f"{_pointee(t.target, spelled, desugar)} *{' '.join(own)}"
-    words = (["const"] if t.const and not t.implied else []) + ([f"__{t.space}"] if t.space != "default" else [])
+    words = (["const"] if t.own_const else []) + ([f"__{t.space}"] if t.space != "default" else [])
     name = spelled(t.name) if t.kind == "struct" else t.written or str(t)
     return " ".join([*words, C_NAMES.get(name, name) if desugar else name])

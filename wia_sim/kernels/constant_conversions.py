@@ -18,7 +18,7 @@ import numpy as np
 
 from wia_sim.kernels.types import SCALAR_SIZES
 
-__all__ = ["float_text", "integer_change", "integer_to_float", "literal_change"]
+__all__ = ["float_text", "integer_change", "integer_to_float", "literal_change", "value_range"]
 
 _DIGITS = {"half": 4, "float": 8, "double": 16}
 """The significant digits Clang prints a floating value of each type with: ``(precision * 59 + 195) // 196`` of its
@@ -65,6 +65,12 @@ def _unsigned(name: str) -> bool:
     return name.startswith("u") or name == "size_t"
 
 
+def value_range(name: str) -> tuple[int, int]:
+    """The least and greatest value of the integer type ``name``."""
+    bits = _bits(name)
+    return (0, (1 << bits) - 1) if _unsigned(name) else (-(1 << (bits - 1)), (1 << (bits - 1)) - 1)
+
+
 def integer_change(value: int, source: str, target: str) -> int | None:
     """What the integer ``target`` holds of the constant ``value`` of the integer type ``source``, where Clang warns
     of it: only where ``target`` is narrower than ``source`` and the value lies outside what ``target`` holds (a
@@ -90,8 +96,7 @@ def literal_change(value: float, source: str, target: str) -> tuple[str, str | N
         if value in (0.0, 1.0) and not negative_zero:
             return None
         return text, "true" if value != 0 else "false"
-    width = _bits(target)
-    low, high = (0, (1 << width) - 1) if _unsigned(target) else (-(1 << (width - 1)), (1 << (width - 1)) - 1)
+    low, high = value_range(target)
     if not math.isfinite(value) or not low <= math.trunc(value) <= high:
         return text, None
     if value == math.trunc(value) and not negative_zero:

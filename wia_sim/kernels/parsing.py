@@ -1135,15 +1135,19 @@ class OperatorMarks:
         self._parents: dict[int, c_ast.Node] = {}
         self._visited: set[int] = set()
 
-    def get(self, key: int | tuple[int, str], default: c_ast.Node) -> c_ast.Node:
-        marker = self._marker
-        if marker is None:
-            marker = self._marker = _Marker(self._text)
+    def _ensure(self) -> _Marker:
+        """The source's tokens and the nodes' parents, made on the first ask."""
+        if self._marker is None:
+            self._marker = _Marker(self._text)
             for n in self._nodes:
                 if n.coord is not None and n.coord.file == _SOURCE_FILE:
                     self._ours[id(n)] = n
                 for _, child in n.children():
                     self._parents[id(child)] = n
+        return self._marker
+
+    def get(self, key: int | tuple[int, str], default: c_ast.Node) -> c_ast.Node:
+        marker = self._ensure()
         node = key if isinstance(key, int) else key[0]
         for n in (self._ours.get(node), self._parents.get(node)):  # (a node's marks: its own visit's or its parent's)
             if n is not None and id(n) in self._ours and id(n) not in self._visited:
@@ -1155,10 +1159,8 @@ class OperatorMarks:
         """The operand of the ``sizeof`` expression ``node`` as the source writes it, its tokens joined (``(o)``,
         ``((o))``, ``o``), and the token after the expression (None where it is no bracketed operand or single
         name)."""
-        if self._marker is None:
-            self.get(0, node)  # (made on the first ask)
-        assert self._marker is not None
-        tokens, k = self._marker.tokens, self._marker.at(node)
+        marker = self._ensure()
+        tokens, k = marker.tokens, marker.at(node)
         if k is None or tokens[k].text != "sizeof" or k + 2 >= len(tokens):
             return None
         end = closing(tokens, k + 1) if tokens[k + 1].text == "(" else k + 1
@@ -1169,11 +1171,9 @@ class OperatorMarks:
     def spelling(self, node: c_ast.Node) -> str | None:
         """The source's token where ``node`` starts (a string literal's own, not the literals pycparser joined to
         it), or None."""
-        if self._marker is None:
-            self.get(0, node)  # (made on the first ask)
-        assert self._marker is not None
-        k = self._marker.at(node)
-        return None if k is None else self._marker.tokens[k].text
+        marker = self._ensure()
+        k = marker.at(node)
+        return None if k is None else marker.tokens[k].text
 
     def next_after(self, line: int) -> tuple[int, int] | None:
         """The line and column of the first character after line ``line`` that is not blank (a ``#pragma`` line's

@@ -170,6 +170,12 @@ class TypeInfo:
         return self.type_name
 
     @property
+    def own_const(self) -> bool:
+        """Whether the type is const by its own qualifier (``__constant``'s read-only objects are no const type to
+        Clang: ``implied``)."""
+        return self.const and not self.implied
+
+    @property
     def innermost(self) -> TypeInfo:
         """The type of an array's innermost elements (``float`` of ``float[2][3]``); the type itself otherwise."""
         t = self
@@ -260,21 +266,16 @@ def pointer_conversion(target: TypeInfo, value: TypeInfo) -> str | None:
     if a is None or b is None or "?" in (a.name, b.name) or "unknown" in (a.kind, b.kind):
         return None
     if "void" in (a.kind, b.kind):  # (any pointee converts to and from ``void``, but for a const it drops)
-        return "discards qualifiers" if _written_const(b) and not _written_const(a) else None
+        return "discards qualifiers" if b.own_const and not a.own_const else None
     if a.kind == b.kind == "pointer":  # (a pointer to pointers of another sign is another type too)
         return "incompatible pointer" if pointer_conversion(a, b) in ("incompatible pointer", "pointer sign") else None
     if (a.kind, a.name, a.width) != (b.kind, b.name, b.width):
         integers = a.kind == b.kind == "scalar" and a.name in _INTEGER_SCALARS and b.name in _INTEGER_SCALARS
         same_size = UNSIGNED_OF.get(a.name, a.name) == UNSIGNED_OF.get(b.name, b.name)
         return "pointer sign" if integers and same_size else "incompatible pointer"
-    if _written_const(b) and not _written_const(a):
+    if b.own_const and not a.own_const:
         return "discards qualifiers"
     return None
-
-
-def _written_const(t: TypeInfo) -> bool:
-    """Whether ``t`` is const by its own qualifier (``__constant``'s own read-only objects are no const type)."""
-    return t.const and not t.implied
 
 
 def scalar_or_vector(name: str, width: int) -> TypeInfo:
