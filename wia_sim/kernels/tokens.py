@@ -47,9 +47,13 @@ _TRIGRAPH_RE = re.compile(r"\?\?([=(/)'<!>-])")
 _TRIGRAPHS = dict(zip("=(/)'<!>-", "#[\\]^{|}~", strict=True))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Token:
-    """A preprocessing token. ``hide`` is the set of macros whose expansion produced it (Prosser's hide sets)."""
+    """A preprocessing token. ``hide`` is the set of macros whose expansion produced it (Prosser's hide sets).
+
+    Never changed once made (``dataclasses.replace`` makes another), but not frozen: a frozen dataclass's
+    ``__init__`` sets each field through ``object.__setattr__``, five times the cost, and a large program's build
+    makes hundreds of thousands of tokens."""
 
     kind: TokenKind
     text: str
