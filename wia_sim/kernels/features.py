@@ -10,6 +10,8 @@ for the rest: where Clang says 1 but the simulator has no support (``__builtin_i
 
 from __future__ import annotations
 
+from wia_sim.kernels.clang_attributes import normalized
+
 __all__ = ["CHECKS", "check"]
 
 _FEATURES = frozenset(
@@ -83,8 +85,8 @@ CHECKS: dict[str, frozenset[str]] = {
 def check(macro: str, name: str) -> int:
     """``macro(name)``'s value: 1 or 0. Clang reads ``__x__`` as ``x`` (``__has_attribute(__aligned__)``), but for
     builtins, whose names are their own."""
-    if macro != "__has_builtin" and len(name) > 4 and name.startswith("__") and name.endswith("__"):
-        name = name[2:-2]
+    if macro != "__has_builtin":
+        name = normalized(name)
     if macro == "__has_builtin" and name not in _BUILTINS:
         from wia_sim.kernels.gnu_builtins import ARITIES  # (here: it loads the parser, which a build loads anyway)
 

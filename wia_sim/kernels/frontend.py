@@ -40,6 +40,7 @@ from dataclasses import replace
 from pycparser import c_ast
 
 from wia_sim.kernels.checker import Checker
+from wia_sim.kernels.clang_attributes import unknown_attributes
 from wia_sim.kernels.contraction import contractions
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.gnu_builtins import expand_all
@@ -374,6 +375,10 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     found += [
         Diagnostic(filename, line, column, "declaration does not declare anything", "warning")
         for line, column in outcome.empty_declarations
+    ]
+    found += [
+        Diagnostic(filename, line, column, f"unknown attribute '{name}' ignored", "warning")
+        for line, column, name in unknown_attributes(pp.text)
     ]
     checker = Checker(
         filename,
