@@ -5,7 +5,7 @@ of them needs. A module of its own so that the mixins import it and not ``checke
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -13,7 +13,7 @@ from pycparser import c_ast
 
 from wia_sim.kernels.ctype import CType, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
-from wia_sim.kernels.parsing import OperatorMarks
+from wia_sim.kernels.parsing import OperatorMarks, StatementAttributes
 from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar
 from wia_sim.kernels.types import AddressSpace, TypeInfo, TypeResolver, scalar_or_vector
@@ -116,6 +116,7 @@ class CheckerState:
     gnu_alignof: frozenset[tuple[int, int]]
     c_version: int
     keyword_places: list[tuple[int, int, str]]
+    statement_attributes: Mapping[int, StatementAttributes]
     operator_marks: OperatorMarks
     expanded: Callable[[int, int | None, bool], bool]
     """Whether the token at a line and column came of a macro's expansion (``PreprocessResult.expanded``)."""

@@ -6,13 +6,15 @@ labels, ``return``, GNU statement expressions, and what the executor does not ru
 from __future__ import annotations
 
 from pycparser import c_ast
+from pycparser.c_parser import Coord
 from pycparserext.ext_c_parser import Asm, RangeExpression
 
 from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _ctype, _Switch
+from wia_sim.kernels.clang_attributes import KNOWN, normalized
 from wia_sim.kernels.ctype import CType, promoted, wrap
 from wia_sim.kernels.jumps import jumps_out, value_item
 from wia_sim.kernels.loop_hints import LoopHint, is_hint, loop_hint
-from wia_sim.kernels.parsing import ast_nodes
+from wia_sim.kernels.parsing import StatementAttributes, ast_nodes
 from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.types import FLOATS, UNKNOWN, VOID, TypeInfo, const_int
 
@@ -174,6 +176,9 @@ class StatementChecks(CheckerState):
     def statement(self, node: c_ast.Node | None, ctx: _Context) -> None:
         if node is None:
             return
+        attributed = self.statement_attributes.get(id(node))
+        if attributed is not None:
+            self.attributed(attributed, ctx)
         if isinstance(node, c_ast.Compound):
             self.compound(node, ctx)
         elif isinstance(node, c_ast.Decl):
@@ -297,6 +302,43 @@ class StatementChecks(CheckerState):
             self.error(node, f"statement requires expression of integer type ({shown} invalid)")
             return None
         return promoted(c)
+
+    def attributed(self, found: StatementAttributes, ctx: _Context) -> None:
+        """Clang's rules for GNU attributes before a statement (an unknown one is the front end's warning:
+        ``clang_attributes``): ``fallthrough`` on an empty statement inside a switch, ``nomerge`` on one that
+        calls, ``musttail`` on a ``return`` (Clang's rules for its call are not checked); ``noinline`` and
+        ``always_inline`` are ignored with a warning, at the statement; any other attribute Clang knows is an
+        error. The statement runs as written (none of them changes what it computes)."""
+        statement = found.statement
+        for attr in found.attributes:
+            named = attr.name if isinstance(attr, c_ast.FuncCall) else attr
+            if not isinstance(named, c_ast.ID) or normalized(named.name) not in KNOWN:
+                continue
+            written, name = named.name, normalized(named.name)
+            if name == "fallthrough":
+                if not isinstance(statement, c_ast.EmptyStatement):
+                    self.error(attr, f"'{written}' attribute only applies to empty statements")
+                elif ctx.switch is None:
+                    self.error(attr, "fallthrough annotation is outside switch statement")
+            elif name == "musttail":
+                if not isinstance(statement, c_ast.Return):
+                    self.error(attr, f"'{written}' attribute only applies to return statements")
+            elif name == "nomerge":
+                if not any(isinstance(n, c_ast.FuncCall) for n in ast_nodes(statement)):
+                    why = "because there exists no call expression inside the statement"
+                    self.ignored_attribute(named, found.start, f"'{written}' attribute is ignored {why}")
+            elif name in ("noinline", "always_inline"):
+                why = f"as it only applies to functions; use '[[clang::{name}]]' on statements"
+                self.ignored_attribute(named, found.start, f"attribute is ignored on this statement {why}")
+            else:
+                self.error(attr, f"'{written}' attribute cannot be applied to a statement")
+
+    def ignored_attribute(self, named: c_ast.ID, start: Coord, message: str) -> None:
+        """Clang's warning that a statement's attribute is ignored: at the statement, in the log where the
+        attribute stands (Clang judges a statement's attributes in their order, an unknown one's warning too)."""
+        line, column = _coord_of(named)
+        after = (line or 0, column or 0)
+        self.diagnostics.append(Diagnostic(self.filename, start.line, start.column, message, "warning", after=after))
 
     def switch_label(self, node: c_ast.Case | c_ast.Default, switch: _Switch) -> None:
         """A label's rules, in Clang's words: a second ``default`` ("multiple default labels in one switch", at the

@@ -14,7 +14,7 @@ reads on its own: declarations (``check_decls.py``), statements (``check_stateme
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from pycparser import c_ast
 from pycparserext.ext_c_parser import TypeOfDeclaration, TypeOfExpression
@@ -26,7 +26,7 @@ from wia_sim.kernels.check_exprs import ExpressionChecks
 from wia_sim.kernels.check_state import _coord_of, _Function, _Symbol
 from wia_sim.kernels.check_statements import StatementChecks
 from wia_sim.kernels.check_unused import UnusedResults
-from wia_sim.kernels.parsing import BUILTIN_FILE, OperatorMarks, ast_nodes
+from wia_sim.kernels.parsing import BUILTIN_FILE, OperatorMarks, StatementAttributes, ast_nodes
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo
 from wia_sim.kernels.signatures import SINCE_1_2
@@ -105,8 +105,10 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, 
         operator_marks: OperatorMarks | None = None,
         gnu_alignof: frozenset[tuple[int, int]] = frozenset(),
         expanded: Callable[[int, int | None, bool], bool] | None = None,
+        statement_attributes: Mapping[int, StatementAttributes] | None = None,
     ) -> None:
         self.filename = filename
+        self.statement_attributes = statement_attributes or {}  # (``parsing._ParseOutcome.statement_attributes``)
         self.expanded = expanded or (lambda line, column, body: False)  # (``PreprocessResult.expanded``)
         self.gnu_alignof = gnu_alignof  # where the source spells ``_Alignof`` as GNU's ``__alignof`` (``frontend``)
         self.suppressed = suppressed

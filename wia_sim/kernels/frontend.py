@@ -393,6 +393,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         OperatorMarks(nodes, text),
         gnu_alignof,
         pp.expanded,
+        outcome.statement_attributes,
     )
     if "__builtin_" in text:
         expand_all(outcome.ast)

@@ -43,6 +43,7 @@ __all__ = [
     "FOREIGN_TYPE_NAMES",
     "STRING_LITERAL",
     "OperatorMarks",
+    "StatementAttributes",
     "StatementExpression",
     "ast_nodes",
     "blanked",
@@ -100,6 +101,19 @@ class _ParseOutcome:
     keywords but not their places, which Clang's messages name."""
     empty_declarations: list[tuple[int, int]] = field(default_factory=list)
     """Where each declaration that declares nothing (``int ;``) stands: Clang's warning, and nothing declared."""
+    statement_attributes: dict[int, StatementAttributes] = field(default_factory=dict)
+    """The GNU attributes written before a statement (``__attribute__((fallthrough));``), by ``id`` of the
+    statement: the checker's to judge (``check_statements``), the executor's to ignore."""
+
+
+@dataclass(frozen=True)
+class StatementAttributes:
+    """``__attribute__((...))`` lists before a statement: the statement (kept alive: the key is its ``id``), the
+    attributes, and where the statement itself starts (Clang's place for a warning about it)."""
+
+    statement: c_ast.Node
+    attributes: list[c_ast.Node]
+    start: Coord
 
 
 def _parse_error_message(message: str) -> str:
@@ -211,6 +225,8 @@ def _restore_half_literals(ast: c_ast.FileAST, halves: dict[tuple[int, int], str
 
 _TYPEOF = {"__typeof__": "__TYPEOF__", "__typeof": "__TYPEOF"}
 _TYPEOF_TOKENS = frozenset(_TYPEOF.values())
+_ATTRIBUTE_TOKENS = frozenset({"__ATTRIBUTE__", "__ATTRIBUTE"})
+"""GNU's attribute keywords, as the lexer names them."""
 _QUALIFIER_TOKENS = frozenset({"CONST", "VOLATILE", "RESTRICT"}) | {
     f"{prefix}{space}{suffix}"
     for space in ("GLOBAL", "LOCAL", "CONSTANT", "PRIVATE")
@@ -241,10 +257,46 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         self.literal_operands: dict[int, tuple[c_ast.Cast, Coord]] = {}  # ``sizeof (T)(x)``: by id, and the '('
         self.keyword_places: set[tuple[int, int, str]] = set()  # (``_ParseOutcome.keyword_places``)
         self.empty_declarations: set[tuple[int, int]] = set()  # (``_ParseOutcome.empty_declarations``)
+        self.statement_attributes: dict[int, StatementAttributes] = {}  # (``_ParseOutcome.statement_attributes``)
 
     def _starts_declaration(self, tok: Any = None) -> bool:
         tok = tok or self._peek()
         return tok is not None and (tok.type in _TYPEOF_TOKENS or bool(super()._starts_declaration(tok)))
+
+    def _parse_block_item(self) -> Any:
+        """A block item that starts with GNU attributes is a statement where what follows them does not start a
+        declaration (pycparserext reads attributes as a declaration's specifiers alone)."""
+        if self._peek_type() in _ATTRIBUTE_TOKENS:
+            after = self._peek(self._past_attributes())
+            if after is not None and after.type != "_STATIC_ASSERT" and not self._starts_declaration(after):
+                return self._parse_statement()
+        return super()._parse_block_item()
+
+    def _parse_statement(self) -> Any:
+        """A statement, after the GNU attributes written before it (C2x's place for them; Clang takes GNU ones
+        there in C too): kept beside it for the checker (``StatementAttributes``)."""
+        if self._peek_type() not in _ATTRIBUTE_TOKENS:
+            return super()._parse_statement()
+        attributes = self._parse_attributes_opt().exprs
+        start = self._peek()
+        statement = self._parse_statement()
+        coord = self._tok_coord(start) if start is not None else statement.coord
+        self.statement_attributes[id(statement)] = StatementAttributes(statement, attributes, coord)
+        return statement
+
+    def _past_attributes(self) -> int:
+        """How far ahead (``_peek``'s count) the first token after the attribute lists at the next token is."""
+        k = 1
+        while self._peek_type(k) in _ATTRIBUTE_TOKENS:
+            k += 1
+            depth = 0
+            while self._peek_type(k) is not None:
+                kind = self._peek_type(k)
+                depth += 1 if kind == "LPAREN" else -1 if kind == "RPAREN" else 0
+                k += 1
+                if depth == 0:
+                    break
+        return k
 
     def _parse_typeof(self) -> c_ast.Node:
         """``__typeof__(type-name)`` or ``__typeof__(expression)``, as pycparserext's GNU parser reads them."""
@@ -1243,7 +1295,14 @@ def _in_block(tokens: list[Token]) -> bool:
 def _outcome(
     ast: c_ast.FileAST, errors: list[tuple[int, int | None, str]], failed: set[str], parser: _Parser
 ) -> _ParseOutcome:
-    return _ParseOutcome(ast, errors, failed, sorted(parser.keyword_places), sorted(parser.empty_declarations))
+    return _ParseOutcome(
+        ast,
+        errors,
+        failed,
+        sorted(parser.keyword_places),
+        sorted(parser.empty_declarations),
+        parser.statement_attributes,
+    )
 
 
 def _top_level_chunks(text: str) -> list[tuple[int, int]]:
