@@ -824,8 +824,10 @@ class DeclarationChecks(CheckerState):
             self.error(node if t.kind == "void" else self.operator(node.type), f"{what} 'void'")
         symbol = scope[node.name] = _Symbol(node.name, "var", t, _coord_of(node)[0], declared=node.type)
         if node.init is not None and space != "local":
+            seen = len(self.diagnostics)
             self.check_initializer(node.init, t, node)
             symbol.value = self.folded_constant(t, node.init)
+            self.unsequenced(node.init, seen)
 
     def local_constant(self, node: c_ast.Decl, ctx: _Context) -> None:
         """A ``__constant`` variable in a function: only at a kernel's outermost scope (OpenCL C 1.2 6.5.3), one

@@ -197,13 +197,17 @@ class StatementChecks(CheckerState):
                 for d in node.init.decls:
                     self.local_decl(d, ctx)
             elif node.init is not None:
+                seen = len(self.diagnostics)
                 self.expr(node.init)
                 self.unused_result(node.init)
+                self.unsequenced(node.init, seen)
             if node.cond is not None:
                 self.condition(node)
             if node.next is not None:
+                seen = len(self.diagnostics)
                 self.expr(node.next)
                 self.unused_result(node.next)
+                self.unsequenced(node.next, seen)
             ctx.loops += 1
             self.substatement(node.stmt, ctx)
             ctx.loops -= 1
@@ -245,8 +249,10 @@ class StatementChecks(CheckerState):
         elif isinstance(node, c_ast.FuncDef):
             self.error(node, "nested function definitions are not supported")
         else:
+            seen = len(self.diagnostics)
             self.expr(node)
             self.unused_result(node)
+            self.unsequenced(node, seen)
 
     def substatement(self, node: c_ast.Node | None, ctx: _Context) -> None:
         if isinstance(node, c_ast.Compound):
@@ -259,6 +265,7 @@ class StatementChecks(CheckerState):
     def condition(self, statement: c_ast.If | c_ast.For | c_ast.While | c_ast.DoWhile) -> None:
         """The condition of ``statement``: a scalar (Clang's error at the statement's keyword, the condition's
         value type named); an assignment with ``=`` in no parentheses of its own is Clang's warning."""
+        seen = len(self.diagnostics)
         t = self.expr(statement.cond)
         cond = statement.cond
         bare = isinstance(cond, c_ast.Assignment) and cond.op == "="  # (Clang's -Wparentheses, on by default)
@@ -267,6 +274,7 @@ class StatementChecks(CheckerState):
         if t.kind in ("struct", "void", "opaque", "vector"):
             shown = "'void'" if t.kind == "void" else self.operand_type(statement.cond, t)
             self.error(statement, f"statement requires expression of scalar type ({shown} invalid)")
+        self.unsequenced(cond, seen)
 
     def switch_statement(self, node: c_ast.Switch, ctx: _Context) -> None:
         """The controlling expression, then the body: one scope, its ``case``/``default`` labels in it, directly
@@ -293,7 +301,9 @@ class StatementChecks(CheckerState):
         """The promoted type of a switch's controlling expression (C99 6.8.4.2: an integer type); None after an
         error (Clang's at the ``switch``, the expression's type named as an object's) or where the type is not
         known."""
+        seen = len(self.diagnostics)
         t = self.expr(node.cond)
+        self.unsequenced(node.cond, seen)
         if t.kind == "unknown" or (t.kind == "scalar" and t.name == "?"):
             return None
         c = _ctype(t) if t.kind == "scalar" else None
@@ -401,7 +411,9 @@ class StatementChecks(CheckerState):
 
     def return_statement(self, node: c_ast.Return, ctx: _Context) -> None:
         fn = ctx.function
+        seen = len(self.diagnostics)
         t = self.expr(node.expr) if node.expr is not None else None
+        self.unsequenced(node.expr, seen)
         if fn.return_type.kind == "void":
             if node.expr is not None and t is not None and t.kind != "void":
                 self.error(node, f"void function '{fn.shown}' should not return a value")

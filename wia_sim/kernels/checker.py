@@ -23,6 +23,7 @@ from wia_sim.kernels import images, loop_hints
 from wia_sim.kernels.check_calls import CallChecks
 from wia_sim.kernels.check_decls import DeclarationChecks
 from wia_sim.kernels.check_exprs import ExpressionChecks
+from wia_sim.kernels.check_sequence import SequenceChecks
 from wia_sim.kernels.check_state import _coord_of, _Function, _Symbol
 from wia_sim.kernels.check_statements import StatementChecks
 from wia_sim.kernels.check_unused import UnusedResults
@@ -88,7 +89,7 @@ def _holds_itself(record: c_ast.Struct | c_ast.Union, member: c_ast.Node) -> boo
     )
 
 
-class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, UnusedResults):
+class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, UnusedResults, SequenceChecks):
     """The kernel type checker; ``frontend.py`` runs it and builds a ``Program`` from what it records."""
 
     def __init__(
