@@ -765,12 +765,36 @@ def test_entries_sharing_a_granule_with_other_values_are_found_in_any_order(
             "if (i == 9)\n        a[1] = atomic_cmpxchg(&a[0], 5, 6);\n    if (i == 2)\n        a[0] = 4;",
             "an atomic load by work-item (9, 0, 0) at line 5",
         ),
+        # the writer's own read of its element on the next line (MIOpen's LRN backward, found by its probe): the
+        # race is with the neighbour's read, in either order, not with the writer's own
+        (
+            "t[l] = l;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    int x = t[(l + 1) & 63];\n    int y = t[l];\n"
+            "    t[l] = x + y;",
+            "a read by other work-items at line 6",
+        ),
+        (
+            "t[l] = l;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    int y = t[l];\n    int x = t[(l + 1) & 63];\n"
+            "    t[l] = x + y;",
+            "a read by other work-items at line 7",
+        ),
+        ("int x = a[(i + 1) & 63];\n    int y = a[i];\n    a[i] = x + y;", "a read by other work-items at line 4"),
+        ("int y = a[i];\n    int x = a[(i + 1) & 63];\n    a[i] = x + y;", "a read by other work-items at line 5"),
     ],
-    ids=["write", "local read", "atomic update", "atomic load"],
+    ids=[
+        "write",
+        "local read",
+        "atomic update",
+        "atomic load",
+        "local, own read after",
+        "local, own read before",
+        "global, own read after",
+        "global, own read before",
+    ],
 )
 def test_a_race_names_the_line_of_the_other_access(body: str, other: str) -> None:
     """Where the access on record was, as Oclgrind names both places: a write kept by its coefficients, a read of
-    ``__local`` memory that waited for a write, an atomic, a compare-exchange that stored nothing."""
+    ``__local`` memory that waited for a write, an atomic, a compare-exchange that stored nothing; a read by
+    another work-item than the writer, where the writer read the element too."""
     head = "__kernel void k(__global int* a) {\n    __local int t[64];\n"
     src = head + "    int i = get_global_id(0), l = get_local_id(0);\n    " + body + "\n}\n"
     with pytest.raises(KernelFault) as info:

@@ -40,11 +40,11 @@ class _Compact:
     line: int  # the program's line of the access
 
 
-LANE_RECORDS = ("w_lane", "r_lane", "a_lane", "l_lane")
+LANE_RECORDS = ("w_lane", "r_lane", "a_lane", "l_lane", "r_first")
 """The shadow arrays of work-items on record per granule (-1: none; -2: several)."""
 ZERO_RECORDS = (
-    "w_epoch", "w_group", "w_line", "r_epoch", "r_group", "r_line", "a_epoch", "a_group", "a_line", "l_epoch",
-    "l_group", "l_line",
+    "w_epoch", "w_group", "w_line", "r_epoch", "r_group", "r_line", "r_other_line", "a_epoch", "a_group", "a_line",
+    "l_epoch", "l_group", "l_line",
 )  # fmt: skip
 """The shadow arrays of barrier epochs, groups and the program's lines of the accesses on record per granule (0
 when nothing is on record)."""
@@ -71,7 +71,9 @@ class RaceTracker:
     l_epoch: Array | None
     l_group: Array | None
     w_line: Array | None  # the line of the last write on record (a race names where the other access was)
-    r_line: Array | None
+    r_line: Array | None  # reads: the line of the last read by ``r_first``, the work-item whose read began the record
+    r_first: Array | None
+    r_other_line: Array | None  # the line of the last read on record by another work-item than ``r_first``
     a_line: Array | None
     l_line: Array | None
     _pending_reads: list[tuple[Array, Array, int, Array | None, int]]
@@ -405,7 +407,9 @@ class RaceTracker:
             fresh = self.r_lane is None
             if fresh:
                 self.r_lane = np.full(size, -1, np.int32)
+                self.r_first = np.full(size, -1, np.int32)
                 self.r_line = np.zeros(size, np.int32)
+                self.r_other_line = np.zeros(size, np.int32)
                 if epochs is not None:
                     self.r_epoch = np.zeros(size, np.int32)
                     self.r_group = np.zeros(size, np.int32)
@@ -420,9 +424,23 @@ class RaceTracker:
                 _record_global(
                     self.r_lane, self.r_epoch, self.r_group, keys, lanes, at, distinct, my_group, my_epoch, fresh
                 )
-            self.r_line[at] = line
+            self._read_lines(keys, lanes, at, line)
         self._pending_reads.clear()
         self._pending_size = 0
+
+    def _read_lines(self, keys: Array, lanes: Array, at: Array | slice, line: int) -> None:
+        """Where the reads on record were (a race with a write names a read by another work-item than the
+        writer): the line of the read that began each record (by ``r_first``), or another work-item's."""
+        assert self.r_lane is not None and self.r_first is not None
+        assert self.r_line is not None and self.r_other_line is not None
+        first = self.r_first[at]
+        began = ((self.r_lane[at] == lanes) & (first != lanes)) | (first == -1)  # (a record begun or taken over)
+        own = began | (first == lanes)
+        if bool(began.any()):
+            self.r_first[keys[began]] = lanes[began]
+            self.r_other_line[keys[began]] = 0
+        self.r_line[keys[own]] = line
+        self.r_other_line[keys[~own]] = line
 
     def _report(
         self,
@@ -452,6 +470,8 @@ class RaceTracker:
         else:
             who = "other work-items"
         lines = {"write": self.w_line, "read": self.r_line, "atomic": self.a_line, "load": self.l_line}[other_kind]
+        if other_kind == "read" and self.r_first is not None and int(self.r_first[keys[k]]) == lane:
+            lines = self.r_other_line  # (the writer's own read began the record: another work-item's is the race)
         line = int(lines[keys[k]]) if lines is not None else 0
         if line:  # where the other access is (Oclgrind names both places)
             who += f" at {st.line_named(line)}"

@@ -646,6 +646,8 @@ class Region(StridedAccess):
         self.w_epoch: Array | None = None
         self.w_group: Array | None = None
         self.r_lane: Array | None = None
+        self.r_first: Array | None = None  # (``races.RaceTracker``)
+        self.r_other_line: Array | None = None
         self.r_epoch: Array | None = None
         self.r_group: Array | None = None
         self.a_lane: Array | None = None  # the last atomic updater (see races.RaceTracker._race)
@@ -1254,7 +1256,7 @@ class Region(StridedAccess):
         else:
             self._fold_reads()
         per_row = self.stride // self.granule
-        for shadow in (self.w_lane, self.r_lane, self.a_lane, self.l_lane):
+        for shadow in (self.w_lane, self.r_lane, self.a_lane, self.l_lane, self.r_first):
             if shadow is None:
                 continue
             if every:
