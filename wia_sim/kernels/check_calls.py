@@ -69,6 +69,8 @@ class CallChecks(CheckerState):
             self.error(node, "calls through function pointers are not supported")
             return UNKNOWN
         name = node.name.name
+        if name == "vec_step" and len(args) == 1 and self.lookup(name) is None and name not in self.functions:
+            self.side_effects_unevaluated(args[0], None)  # (of an expression: a name's is ``vec_step_of_name``)
         if name == "offsetof" and args and isinstance(args[0], c_ast.Typename):  # (``frontend``: Clang's spelling)
             return self.offsetof(node, args[0], args[1])
         gnu = name.startswith("__builtin_") and self.lookup(name) is None and name not in self.functions

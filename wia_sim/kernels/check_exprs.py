@@ -181,6 +181,15 @@ class ExpressionChecks(CheckerState):
         finally:
             self.unevaluated -= 1
 
+    def side_effects_unevaluated(self, operand: c_ast.Node, bracket: c_ast.Node | None) -> None:
+        """Clang's warning for an operand of ``sizeof``, ``_Alignof``, ``vec_step`` or ``_Generic`` (its controlling
+        expression; not ``__typeof__``'s, of which Clang says nothing) that would modify something
+        (an assignment, ``++``, ``--``; a call alone is not one to Clang), none of which happens: at the operand's
+        ``(`` where it is written in brackets of its own, else at its operator."""
+        if any(_modifies(n) for n in _evaluated_nodes(operand)):
+            place = bracket or self.operator(operand)
+            self.warning(place, "expression with side effects has no effect in an unevaluated context")
+
     def typeof_operand(self, node: c_ast.Node) -> tuple[TypeInfo, bool]:
         """The type ``__typeof__(node)`` names (``TypeResolver.typeof_operand``): the operand's, never evaluated
         and not read, as ``sizeof``'s; an object's with its qualifiers and address space, a value's without."""
@@ -268,6 +277,7 @@ class ExpressionChecks(CheckerState):
         the chosen association is the executor's (``Program.generic_choices``)."""
         self.unloaded.add(id(node.expr))
         controlling = _unqualified(self.unevaluated_expr(node.expr))
+        self.side_effects_unevaluated(node.expr, None)
         chosen: c_ast.Node | None = None
         default: c_ast.Node | None = None
         seen: list[TypeInfo] = []
@@ -326,6 +336,9 @@ class ExpressionChecks(CheckerState):
                         self.sizes[id(node)] = size_align(t, self.types)[0]
             else:
                 t = self.unevaluated_expr(node.expr)
+                if op != "sizeof" and self.alignof_spelled(node) == "alignof":  # (GNU's spellings take one)
+                    self.warning(node, "'_Alignof' applied to an expression is a GNU extension")
+                self.side_effects_unevaluated(node.expr, self.operator_marks.bracket_after(node))
                 string = isinstance(node.expr, c_ast.Constant) and node.expr.type == "string"
                 if t.kind == "void":
                     self.error(node, f"invalid application of '{op}' to a void type")
@@ -982,6 +995,7 @@ class ExpressionChecks(CheckerState):
             shown = self.spell(node.expr.type, t, None)
         else:
             t = self.unevaluated_expr(node.expr)
+            self.side_effects_unevaluated(node.expr, None)
             shown = self.clang_type(node.expr, t)
         if t.kind in ("scalar", "vector", "void"):
             self.sizes[id(node)] = 4 if t.width == 3 else max(t.width, 1)
@@ -1275,3 +1289,22 @@ def _same_type(a: TypeInfo, b: TypeInfo) -> bool:
     if a.target is None or b.target is None:
         return a.target is b.target
     return _same_type(a.target, b.target)
+
+
+def _modifies(node: c_ast.Node) -> bool:
+    return isinstance(node, c_ast.Assignment) or (
+        isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--")
+    )
+
+
+def _evaluated_nodes(node: c_ast.Node) -> list[c_ast.Node]:
+    """``node`` and the nodes inside it that an evaluation of it would evaluate (not a nested ``sizeof``'s
+    operand)."""
+    found, stack = [], [node]
+    while stack:
+        n = stack.pop()
+        found.append(n)
+        if isinstance(n, c_ast.UnaryOp) and n.op in ("sizeof", "_Alignof", "alignof", "vec_step"):
+            continue
+        stack.extend(child for _, child in n.children())
+    return found

@@ -1220,6 +1220,16 @@ class OperatorMarks:
             return None
         return "".join(t.text for t in tokens[k + 1 : end + 1]), tokens[end + 1].text
 
+    def bracket_after(self, node: c_ast.Node) -> c_ast.Node | None:
+        """The ``(`` right after the keyword ``node`` starts with (``sizeof (x)``), as a node at its place, or
+        None where another token follows."""
+        marker = self._ensure()
+        tokens, k = marker.tokens, marker.at(node)
+        if k is None or k + 1 >= len(tokens) or tokens[k + 1].text != "(":
+            return None
+        t = tokens[k + 1]
+        return c_ast.ID("(", Coord(_SOURCE_FILE, t.line, t.column))
+
     def spelling(self, node: c_ast.Node) -> str | None:
         """The source's token where ``node`` starts (a string literal's own, not the literals pycparser joined to
         it), or None."""
