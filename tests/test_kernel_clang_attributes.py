@@ -142,6 +142,26 @@ def test_statement_attributes_are_judged_as_clang_judges_them() -> None:
     assert str(refused.value).splitlines() == [f"kernel.cl:{line}" for line in STATEMENT_CLANG]
 
 
+def test_attributes_before_a_loop_or_branch_body_are_judged_too() -> None:
+    source = (
+        "void g(void) {}\n"
+        "__kernel void k(__global int* out, int n) {\n"
+        "    int v = 0;\n"
+        "    for (int i = 0; i < n; i++) __attribute__((aligned(4))) { v++; }\n"
+        "    while (v < 3) __attribute__((nomerge)) { v++; }\n"
+        "    if (n) __attribute__((__packed__)) { g(); }\n"
+        "    out[0] = v;\n"
+        "}\n"
+    )
+    with pytest.raises(KernelCompileError) as refused:
+        compile_source(source)
+    assert str(refused.value).splitlines() == [
+        "kernel.cl:4:48: error: 'aligned' attribute cannot be applied to a statement",
+        "kernel.cl:5:44: warning: 'nomerge' attribute is ignored because there exists no call expression inside the statement",
+        "kernel.cl:6:27: error: '__packed__' attribute cannot be applied to a statement",
+    ]
+
+
 ATTRIBUTED_STATEMENTS = """
 int twice(int x) { return 2 * x; }
 __kernel void k(__global int* out, __global const int* in, __global const int* sel) {

@@ -256,6 +256,9 @@ class StatementChecks(CheckerState):
 
     def substatement(self, node: c_ast.Node | None, ctx: _Context) -> None:
         if isinstance(node, c_ast.Compound):
+            attributed = self.statement_attributes.get(id(node))
+            if attributed is not None:  # (``for (...) __attribute__((...)) { ... }``)
+                self.attributed(attributed, ctx)
             self.compound(node, ctx)
         else:
             self.scopes.append({})
