@@ -12,6 +12,7 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import TypeOfDeclaration, TypeOfExpression
 
 from wia_sim.kernels import async_copy
+from wia_sim.kernels.check_sequence import evaluated_nodes, modifies
 from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
 from wia_sim.kernels.clang_types import C_NAMES, clang_type, described
 from wia_sim.kernels.constant_conversions import integer_change, integer_to_float, literal_change
@@ -186,7 +187,7 @@ class ExpressionChecks(CheckerState):
         expression; not ``__typeof__``'s, of which Clang says nothing) that would modify something
         (an assignment, ``++``, ``--``; a call alone is not one to Clang), none of which happens: at the operand's
         ``(`` where it is written in brackets of its own, else at its operator."""
-        if any(_modifies(n) for n in _evaluated_nodes(operand)):
+        if any(modifies(n) for n in evaluated_nodes(operand)):
             place = bracket or self.operator(operand)
             self.warning(place, "expression with side effects has no effect in an unevaluated context")
 
@@ -1289,22 +1290,3 @@ def _same_type(a: TypeInfo, b: TypeInfo) -> bool:
     if a.target is None or b.target is None:
         return a.target is b.target
     return _same_type(a.target, b.target)
-
-
-def _modifies(node: c_ast.Node) -> bool:
-    return isinstance(node, c_ast.Assignment) or (
-        isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--")
-    )
-
-
-def _evaluated_nodes(node: c_ast.Node) -> list[c_ast.Node]:
-    """``node`` and the nodes inside it that an evaluation of it would evaluate (not a nested ``sizeof``'s
-    operand)."""
-    found, stack = [], [node]
-    while stack:
-        n = stack.pop()
-        found.append(n)
-        if isinstance(n, c_ast.UnaryOp) and n.op in ("sizeof", "_Alignof", "alignof", "vec_step"):
-            continue
-        stack.extend(child for _, child in n.children())
-    return found

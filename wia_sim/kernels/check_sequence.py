@@ -23,7 +23,7 @@ from wia_sim.kernels.check_state import CheckerState, _Symbol
 from wia_sim.kernels.parsing import StatementExpression
 from wia_sim.kernels.types import const_int
 
-__all__ = ["SequenceChecks"]
+__all__ = ["SequenceChecks", "evaluated_nodes", "modifies"]
 
 _USE, _MOD_AS_VALUE, _MOD_AS_SIDE_EFFECT = 0, 1, 2
 """Clang's usage kinds: a read; a modification ordered before the value of its expression (one a call's arguments
@@ -295,7 +295,7 @@ class SequenceChecks(CheckerState):
         """Clang's warnings for the full expression ``node`` (an expression statement, a condition, an
         initializer, a ``return``'s value, a ``for``'s clauses), given once the function is checked; none where
         checking it made an error after the first ``seen`` diagnostics (Clang has no expression then)."""
-        if node is None or self.errors_since(seen) or not any(_modifies(n) for n in _expressions(node)):
+        if node is None or self.errors_since(seen) or not any(modifies(n) for n in evaluated_nodes(node)):
             return
         walk = _Sequencer(self.lookup, lambda n: const_int(n, self.enumerators, self.types), self.is_vector_literal)
         walk.read(node)
@@ -308,16 +308,19 @@ class SequenceChecks(CheckerState):
         return isinstance(cast.expr, c_ast.ExprList) and self.types.resolve(cast.to_type.type).kind == "vector"
 
 
-def _modifies(node: c_ast.Node) -> bool:
+def modifies(node: c_ast.Node) -> bool:
+    """Whether ``node`` itself modifies a variable (an assignment, compound or not, ``++``, ``--``)."""
     return isinstance(node, c_ast.Assignment) or (isinstance(node, c_ast.UnaryOp) and node.op in _UPDATES)
 
 
-def _expressions(node: c_ast.Node) -> Iterator[c_ast.Node]:
-    """``node`` and the nodes inside it, a statement expression's aside."""
+def evaluated_nodes(node: c_ast.Node) -> Iterator[c_ast.Node]:
+    """``node`` and the nodes inside it that evaluating it would evaluate: not the operand of a ``sizeof``,
+    ``_Alignof`` or ``vec_step`` inside it, nor a statement expression's statements."""
     stack = [node]
     while stack:
         n = stack.pop()
         if isinstance(n, StatementExpression):
             continue
         yield n
-        stack.extend(child for _, child in n.children())
+        if not (isinstance(n, c_ast.UnaryOp) and n.op in _UNEVALUATED):
+            stack.extend(child for _, child in n.children())
