@@ -12,6 +12,7 @@ import pytest
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
+from wia_sim.kernels.program import KernelCompileError
 
 SOURCE = """__kernel void k(__global int* p, __global float* f, __global uint* u, __global void* v, int n) {
   if (p == 1) p[0] = 1;
@@ -419,6 +420,57 @@ def test_a_member_of_a_constant_struct_is_no_const_pointee() -> None:
         "  o[0] = p[0].x + q[0];\n}\n"
     )
     assert compile_source(source).build_log == ""
+
+
+def test_an_array_member_is_spelled_as_clang_spells_it() -> None:
+    """An array member's type, in any address space: its space before its element, no ``const`` the space
+    implies, an element's own ``const`` twice ('const __constant const float[2]', Clang's print of the qualifiers
+    it moved from the elements to the array); decayed where an error names the value ('const __constant float *').
+    The simulator said 'const __constant float[2]' for both members and 'float[2]' for a private struct's."""
+    members = (
+        "typedef struct { float b[2]; const float c[2]; } T;\n"
+        "__kernel void k(__global float* o, __constant T* s, __global T* gt) {\n"
+        "  T t; t.b[0] = 1; t.b[1] = 2;\n"
+        "  float* p1 = t.c;\n"
+        "  __global float* p2 = gt->c;\n"
+        "  __constant int* p3 = s->b;\n"
+        "  __constant int* p4 = s->c;\n"
+        "  int* p5 = t.b;\n"
+        "  o[0] = p1[0] + p2[0] + p3[0] + p4[0] + p5[0];\n"
+        "}\n"
+    )
+    assert compile_source(members).build_log.splitlines() == [
+        "kernel.cl:4:10: warning: initializing '__private float *__private' with an expression of type 'const __private const float[2]' discards qualifiers",
+        "kernel.cl:5:19: warning: initializing '__global float *__private' with an expression of type 'const __global const float[2]' discards qualifiers",
+        "kernel.cl:6:19: warning: incompatible pointer types initializing '__constant int *__private' with an expression of type '__constant float[2]'",
+        "kernel.cl:7:19: warning: incompatible pointer types initializing '__constant int *__private' with an expression of type 'const __constant const float[2]'",
+        "kernel.cl:8:8: warning: incompatible pointer types initializing '__private int *__private' with an expression of type '__private float[2]'",
+    ]
+    through = (
+        "typedef struct { float b[2]; const float c[2]; float d; const float e; } S;\n"
+        "__constant S gs = {{1, 2}, {3, 4}, 5, 6};\n"
+        "__kernel void k(__global float* o, __constant S* s) {\n"
+        "  __global float* g1 = s->b;\n"
+        "  __global float* g2 = s->c;\n"
+        "  __global float* g3 = &s->d;\n"
+        "  __global float* g4 = &s->e;\n"
+        "  __global float* g5 = gs.c;\n"
+        "  __constant float* q = s->c;\n"
+        "  q = gs.c;\n"
+        "  o[0] = g1[0] + g2[0] + g3[0] + g4[0] + g5[0] + q[0];\n"
+        "}\n"
+    )
+    with pytest.raises(KernelCompileError) as refused:
+        compile_source(through)
+    assert str(refused.value).splitlines() == [
+        "kernel.cl:4:19: error: initializing '__global float *__private' with an expression of type '__constant float *' changes address space of pointer",
+        "kernel.cl:5:19: error: initializing '__global float *__private' with an expression of type 'const __constant float *' changes address space of pointer",
+        "kernel.cl:6:19: error: initializing '__global float *__private' with an expression of type '__constant float *' changes address space of pointer",
+        "kernel.cl:7:19: error: initializing '__global float *__private' with an expression of type 'const __constant float *' changes address space of pointer",
+        "kernel.cl:8:19: error: initializing '__global float *__private' with an expression of type 'const __constant float *' changes address space of pointer",
+        "kernel.cl:9:21: warning: initializing '__constant float *__private' with an expression of type 'const __constant const float[2]' discards qualifiers",
+        "kernel.cl:10:5: warning: assigning to '__constant float *__private' from 'const __constant const float[2]' discards qualifiers",
+    ]
 
 
 def test_a_const_pointee_converted_to_or_from_void_is_clangs_warning() -> None:

@@ -205,7 +205,17 @@ def described(t: TypeInfo, spelled: Callable[[str], str]) -> str:
     its qualifiers and address space, then its name (a vector's followed by what it is); a pointer, what it points
     to (in its address space, ``__private`` too) and ``*``; an OpenCL name of a C type with its ``aka``."""
     if t.kind == "array":
-        return f"'{t}'"
+        element = t.target
+        if element is None or element.kind in ("array", "pointer") or element.space == "default":
+            return f"'{t}'"
+        # an array an object holds (a member): its address space before its element, no const the space implies,
+        # an element's own const twice, as Clang prints the qualifiers it moved from the elements to the array
+        length = "" if t.length is None else t.length
+        head = f"const __{element.space} const" if element.own_const else f"__{element.space}"
+        bare = TypeInfo(
+            element.kind, element.name, element.width, element.target, "default", False, None, element.unnamed
+        )
+        return f"'{head} {_pointee(bare, spelled, False)}[{length}]'"
     target = t.target if t.kind == "pointer" else None  # (a pointer value: of no address space of its own)
     written, plain = (_pointee(target or t, spelled, d) + (" *" if target else "") for d in (False, True))
     if t.kind == "vector":
