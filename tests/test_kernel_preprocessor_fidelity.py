@@ -294,3 +294,44 @@ def test_pragma_once_in_the_main_source_is_clangs_warning() -> None:
     """``#pragma once`` in the source being built (not in a header it includes): Clang's warning at ``once``."""
     log = compile_source("#pragma once\n__kernel void k(__global int* o) { o[0] = 1; }\n").build_log
     assert log == "kernel.cl:1:9: warning: #pragma once in main file"
+
+
+SPACED_BACKSLASHES = (
+    "#define A(x) (x + \\ \n"
+    "  1)\n"
+    "#define B(x) (x * \\\t\n"
+    "  2)\n"
+    "/* block \\ \n"
+    " still */\n"
+    "#if 0\n"
+    "#define X a \\ \n"
+    " b\n"
+    "#endif\n"
+    "__kernel void k(__global int* out) {\n"
+    "    int a = A(1) + B(2); // comment \\  \n"
+    "    a += 100;\n"
+    "    int b = 3 \\   \n"
+    "    ;\n"
+    "    out[0] = a + b;\n"
+    "}\n"
+)
+
+
+def test_a_backslash_before_blanks_continues_its_line(device_ctx: wia.Context) -> None:
+    """A backslash with only spaces or tabs after it splices its line to the next, as Clang (and GCC) do: a macro
+    definition continued so, and a ``//`` comment, which then takes the next line too (sgminer's skein256.cl; the
+    simulator refused the macro and ran the line the comment hides: 101 where PoCL 3.1 and Oclgrind 21.10 give
+    1)."""
+    (out,) = run_arrays(device_ctx, SPACED_BACKSLASHES, "k", [np.zeros(1, np.int32)], 1, 1)
+    assert out.tolist() == [(1 + 1) + 2 * 2 + 3]
+
+
+def test_a_spaced_backslash_is_clangs_warning_where_clang_gives_it() -> None:
+    """Clang's -Wbackslash-newline-escape, by script from ``clang-15 -cc1``: at the blank after the backslash, at
+    the backslash itself in a ``//`` comment; not in a ``/* */`` comment, nor in a block ``#if 0`` skips."""
+    assert compile_source(SPACED_BACKSLASHES).build_log.splitlines() == [
+        "kernel.cl:1:20: warning: backslash and newline separated by space",
+        "kernel.cl:3:20: warning: backslash and newline separated by space",
+        "kernel.cl:12:37: warning: backslash and newline separated by space",
+        "kernel.cl:14:16: warning: backslash and newline separated by space",
+    ]

@@ -295,7 +295,10 @@ class SequenceChecks(CheckerState):
         """Clang's warnings for the full expression ``node`` (an expression statement, a condition, an
         initializer, a ``return``'s value, a ``for``'s clauses), given once the function is checked; none where
         checking it made an error after the first ``seen`` diagnostics (Clang has no expression then)."""
-        if node is None or self.errors_since(seen) or not any(modifies(n) for n in evaluated_nodes(node)):
+        if node is None or self.errors_since(seen):
+            return
+        count = sum(1 for n in evaluated_nodes(node) if modifies(n))
+        if count == 0 or (count == 1 and modifies(node)):  # (``x = e``, ``i++``: no other access is ordered after)
             return
         walk = _Sequencer(self.lookup, lambda n: const_int(n, self.enumerators, self.types), self.is_vector_literal)
         walk.read(node)

@@ -403,7 +403,7 @@ class _Preprocessor:
     def run(self, source: str) -> None:
         """Preprocess the source (and the files it includes) into ``out`` and ``origins``."""
         source = replace_trigraphs(source.replace("\r\n", "\n").replace("\r", "\n"))
-        spliced, self.expander.splices = splice_lines(source)
+        spliced, self.expander.splices, spaced = splice_lines(source)
         text = strip_comments(spliced, lambda ln, col, msg: self.error(ln, col, msg))
         if "\x00" in text:
             text = self._null_characters(text)
@@ -463,6 +463,9 @@ class _Preprocessor:
             if self.fatal:
                 return
             active = stack[-1].active if stack else True
+            if active and number in spaced:  # (Clang skips a block without a word of it)
+                for at, column in spaced[number]:
+                    self.warning(at, column, "backslash and newline separated by space")
             stripped = line.lstrip(" \t\f\v")
             hash_size = 1 if stripped.startswith("#") else 2 if stripped.startswith("%:") else 0  # (6.4.6: %: is #)
             if not hash_size or stripped.startswith(("##", "%:%:")):

@@ -138,26 +138,76 @@ Splices = dict[int, list[int]]
 physical lines begins: what ``__LINE__`` needs to give the physical line of a token (as Clang does)."""
 
 
-def splice_lines(source: str) -> tuple[str, Splices]:
-    """Join ``\\``-continued lines; the consumed lines follow the joined one as blank lines."""
+def splice_lines(source: str) -> tuple[str, Splices, dict[int, list[tuple[int, int]]]]:
+    """Join ``\\``-continued lines; the consumed lines follow the joined one as blank lines. A backslash with only
+    spaces or tabs after it continues its line too (Clang's extension, which GCC shares): the third result holds,
+    by the joined line's number, where Clang warns of each such backslash ("backslash and newline separated by
+    space"; line, column): the blank after it, or the backslash itself in a ``//`` comment; none in a ``/* */``
+    one."""
     lines = source.split("\n")
     out: list[str] = []
     splices: Splices = {}
+    spaced: list[tuple[int, int, int, int]] = []  # each such backslash: its line, column, joined line, offset in it
     i = 0
     while i < len(lines):
-        joined = lines[i]
+        joined = _continued(lines[i], i + 1, i + 1, spaced, "")
         consumed = 0
         while joined.endswith("\\") and i + consumed + 1 < len(lines):
             consumed += 1
             joined = joined[:-1]
             splices.setdefault(i + 1, []).append(len(joined) + 1)
-            joined += lines[i + consumed]
+            joined += _continued(lines[i + consumed], i + consumed + 1, i + 1, spaced, joined)
         if joined.endswith("\\"):
             joined = joined[:-1]
         out.append(joined)
         out.extend([""] * consumed)
         i += consumed + 1
-    return "\n".join(out), splices
+    text = "\n".join(out)
+    return text, splices, _spaced_warnings(text, spaced) if spaced else {}
+
+
+def _continued(line: str, number: int, first: int, spaced: list[tuple[int, int, int, int]], before: str) -> str:
+    """``line`` (line ``number``, read on into the joined line ``first`` after ``before``) with the blanks after a
+    last backslash dropped, the backslash noted in ``spaced``."""
+    if not line.endswith((" ", "\t", "\f", "\v")):
+        return line
+    kept = line.rstrip(" \t\f\v")
+    if kept.endswith("\\"):
+        spaced.append((number, len(kept), first, len(before) + len(kept) - 1))
+        return kept
+    return line
+
+
+_COMMENTS_RE = re.compile(r'//|/\*|\*/|"|\'|\\.|\n')
+_OPENS = {"//": ("line", "\n"), "/*": ("block", "*/"), '"': ("text", '"'), "'": ("text", "'")}
+"""What opens a comment or a literal, the state it opens and what closes it (a literal also ends at its line's
+end)."""
+
+
+def _spaced_warnings(text: str, spaced: list[tuple[int, int, int, int]]) -> dict[int, list[tuple[int, int]]]:
+    """Where Clang warns of the spaced backslashes ``spaced`` of the joined ``text``, by joined line: after the
+    backslash in code and literals, at it in a ``//`` comment, nowhere in a ``/* */`` comment."""
+    starts = [0]
+    for m in re.finditer("\n", text):
+        starts.append(m.end())
+    targets = sorted((starts[first - 1] + offset, number, column, first) for number, column, first, offset in spaced)
+    found: dict[int, list[tuple[int, int]]] = {}
+    state, close = "code", ""
+    events = list(_COMMENTS_RE.finditer(text))
+    e = 0
+    for at, number, column, first in targets:
+        while e < len(events) and events[e].start() < at:  # the state at ``at``
+            token = events[e].group()
+            if state == "code" and token in ("//", "/*", '"', "'"):
+                state, close = (
+                    ("line", "\n") if token == "//" else ("block", "*/") if token == "/*" else ("text", token)
+                )
+            elif state != "code" and (token == close or (token == "\n" and state == "text")):
+                state = "code"
+            e += 1
+        if state != "block":
+            found.setdefault(first, []).append((number, column if state == "line" else column + 1))
+    return found
 
 
 def strip_comments(text: str, report: Callable[[int, int, str], None]) -> str:
