@@ -275,3 +275,21 @@ def test_side_effects_in_unevaluated_operands_are_clangs_warnings() -> None:
     is no side effect to Clang, nor is ``__typeof__``'s operand looked at; ``_Alignof`` of an expression is also
     Clang's GNU-extension warning."""
     assert _log(UNEVALUATED) == [f"kernel.cl:{line}" for line in UNEVALUATED_CLANG]
+
+
+def test_a_generic_selection_evaluates_its_chosen_association_alone() -> None:
+    """``_Generic``'s controlling expression is not evaluated (the unevaluated-context warning); its chosen
+    association is, unordered with the rest of the expression; the others are not."""
+    source = (
+        "__kernel void k(__global int* out) {\n"
+        "    int i = 0;\n"
+        "    int x = _Generic(i, int: i++, default: 0) + i;\n"
+        "    int y = _Generic(i++, int: 1, default: 0);\n"
+        "    int z = _Generic(i, float: i++, default: 0) + i;\n"
+        "    out[0] = x + y + z + i;\n"
+        "}\n"
+    )
+    assert _log(source) == [
+        "kernel.cl:4:23: warning: expression with side effects has no effect in an unevaluated context",
+        "kernel.cl:3:31: warning: unsequenced modification and access to 'i'",
+    ]

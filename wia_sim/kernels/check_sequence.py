@@ -87,10 +87,12 @@ class _Sequencer:
         variable: Callable[[str], _Symbol | None],
         constant: Callable[[c_ast.Node], int | None],
         vector_literal: Callable[[c_ast.Cast], bool],
+        chosen: Callable[[c_ast.GenericSelection], c_ast.Node | None],
     ) -> None:
         self.variable = variable
         self.constant = constant
         self.vector_literal = vector_literal
+        self.chosen = chosen
         self.regions = _Regions()
         self.region = 0
         self.objects: dict[int, _Object] = {}
@@ -178,6 +180,9 @@ class _Sequencer:
     # -- the walk
     def visit(self, node: c_ast.Node | None) -> None:
         if node is None or isinstance(node, StatementExpression):  # (Clang looks at no statement inside one)
+            return
+        if isinstance(node, c_ast.GenericSelection):  # the association the checker chose, alone evaluated
+            self.read(self.chosen(node))
             return
         if isinstance(node, c_ast.ID):  # (an object, not its value: a member's, the target of ``&``)
             return
@@ -300,7 +305,12 @@ class SequenceChecks(CheckerState):
         count = sum(1 for n in evaluated_nodes(node) if modifies(n))
         if count == 0 or (count == 1 and modifies(node)):  # (``x = e``, ``i++``: no other access is ordered after)
             return
-        walk = _Sequencer(self.lookup, lambda n: const_int(n, self.enumerators, self.types), self.is_vector_literal)
+        walk = _Sequencer(
+            self.lookup,
+            lambda n: const_int(n, self.enumerators, self.types),
+            self.is_vector_literal,
+            lambda g: self.generic_choices.get(id(g)),
+        )
         walk.read(node)
         for at, message in walk.found:
             self.runtime_warning(self.operator(at), message)
@@ -318,12 +328,15 @@ def modifies(node: c_ast.Node) -> bool:
 
 def evaluated_nodes(node: c_ast.Node) -> Iterator[c_ast.Node]:
     """``node`` and the nodes inside it that evaluating it would evaluate: not the operand of a ``sizeof``,
-    ``_Alignof`` or ``vec_step`` inside it, nor a statement expression's statements."""
+    ``_Alignof`` or ``vec_step`` inside it, nor a ``_Generic`` selection's controlling expression, nor a statement
+    expression's statements."""
     stack = [node]
     while stack:
         n = stack.pop()
         if isinstance(n, StatementExpression):
             continue
         yield n
-        if not (isinstance(n, c_ast.UnaryOp) and n.op in _UNEVALUATED):
+        if isinstance(n, c_ast.GenericSelection):  # (its associations: one of them is evaluated)
+            stack.extend(association.expr for association in n.associations)
+        elif not (isinstance(n, c_ast.UnaryOp) and n.op in _UNEVALUATED):
             stack.extend(child for _, child in n.children())
