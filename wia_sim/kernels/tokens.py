@@ -198,10 +198,8 @@ def _spaced_warnings(text: str, spaced: list[tuple[int, int, int, int]]) -> dict
     for at, number, column, first in targets:
         while e < len(events) and events[e].start() < at:  # the state at ``at``
             token = events[e].group()
-            if state == "code" and token in ("//", "/*", '"', "'"):
-                state, close = (
-                    ("line", "\n") if token == "//" else ("block", "*/") if token == "/*" else ("text", token)
-                )
+            if state == "code" and token in _OPENS:
+                state, close = _OPENS[token]
             elif state != "code" and (token == close or (token == "\n" and state == "text")):
                 state = "code"
             e += 1
