@@ -957,10 +957,8 @@ class ExpressionChecks(CheckerState):
         arithmetic = isinstance(node, c_ast.TernaryOp) or (isinstance(node, c_ast.BinaryOp) and node.op in _ARITHMETIC)
         if arithmetic and t.kind == "scalar":
             return f"'{_C_SPELLINGS.get(t.name, t.name)}'"  # (the usual arithmetic conversions' type: a typedef's none)
-        if as_value and t.kind == "array" and t.target is not None:  # (a member's: decayed to its first element)
-            element = t.target
-            own = TypeInfo(element.kind, element.name, element.width, element.target, element.space, element.own_const)
-            return described(TypeInfo("pointer", target=own), self.spelled)
+        if as_value and t.kind == "array":  # (a member's: decayed to its first element, its own const alone shown)
+            return described(_unqualified(t), self.spelled)
         if as_value and t.kind != "pointer" and not self.is_lvalue(node):
             t = TypeInfo(t.kind, t.name, t.width, t.target, "default", False, t.length, t.unnamed)
         return described(t, self.spelled)

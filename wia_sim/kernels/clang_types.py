@@ -13,6 +13,7 @@ its ``aka``, down to the built-in types (an alias of a vector type down to the v
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from pycparser import c_ast
 from pycparserext.ext_c_generator import OpenCLCGenerator
@@ -212,9 +213,7 @@ def described(t: TypeInfo, spelled: Callable[[str], str]) -> str:
         # an element's own const twice, as Clang prints the qualifiers it moved from the elements to the array
         length = "" if t.length is None else t.length
         head = f"const __{element.space} const" if element.own_const else f"__{element.space}"
-        bare = TypeInfo(
-            element.kind, element.name, element.width, element.target, "default", False, None, element.unnamed
-        )
+        bare = replace(element, space="default", const=False, implied=False)
         return f"'{head} {_pointee(bare, spelled, False)}[{length}]'"
     target = t.target if t.kind == "pointer" else None  # (a pointer value: of no address space of its own)
     written, plain = (_pointee(target or t, spelled, d) + (" *" if target else "") for d in (False, True))

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels import accurate
 from wia_sim.kernels.builtins import call_math
-from wia_sim.kernels.ctype import FLOAT, INT, SCALARS, CType, common_type, comparison_type, convert
+from wia_sim.kernels.ctype import INT, SCALARS, CType, common_type, comparison_type, convert
 from wia_sim.kernels.overloads import resolve
 from wia_sim.kernels.spaces import Value
 from wia_sim.kernels.table_types import upsample_overload
@@ -199,7 +199,7 @@ def _common_call(name: str, args: list[Value]) -> Value:
 def _geometric_call(name: str, args: list[Value]) -> Value:
     t = _float_type(_gentype(args))
     if name.startswith("fast_") and t.scalar.name != "float":  # float alone (6.12.5): a double converts to it first
-        t = FLOAT.vector(t.width) if t.width > 1 else FLOAT
+        t = _same(t, "float")
     x = _f64(args[0], t)
     if name in ("distance", "fast_distance"):
         x = x - _f64(args[1], t)
