@@ -17,6 +17,7 @@ from kernel_backends import assert_refused, run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
+from wia_sim.kernels.program import KernelCompileError
 
 N = 64
 
@@ -581,3 +582,154 @@ def test_builtin_astype_and_convertvector_are_as_type_and_convert(device_ctx: wi
     assert (v == floats.view(np.uint32)).all()
     shorts = np.array([[i, -i, 7, -7] for i in range(4)], np.int32)
     assert (c == np.trunc(floats * np.float32(3.75)).astype(np.int32) + shorts).all()
+
+
+SHUFFLED = """
+typedef float4 vf;
+typedef uint myuint;
+typedef int2 pair;
+__kernel void k(__global const float4* a, __global const int4* b, __global float* f, __global int* o) {
+    int i = get_global_id(0);
+    vf x = a[i];
+    int4 y = b[i];
+    int3 y3 = y.xyz;
+    float8 e = __builtin_shufflevector(x, x, 3, 2, 1, 0, 4, 5, 6, 7);
+    float2 t = __builtin_shufflevector(x, (vf)(9.0f), 0, 7);
+    int4 w = __builtin_shufflevector(y3, y3 * 10, 5, 0, 3, 1);
+    ushort8 h = __builtin_astype(x, ushort8);
+    ushort16 c = __builtin_shufflevector(h, h + (ushort)i, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    vstore8(e, 0, f + 16 * i);
+    vstore2(t, 4, f + 16 * i);
+    f[16 * i + 13] = __builtin_astype(__builtin_astype(x.x, myuint) ^ 0x80000000u, float);
+    pair p = __builtin_convertvector(x.zw * 10.0f, pair);
+    vstore4(w, 0, o + 16 * i);
+    vstore2(p, 2, o + 16 * i);
+    o[16 * i + 6] = __builtin_astype(c.s01, int);
+    o[16 * i + 7] = __builtin_astype(c.s9e, int);
+    vstore4(__builtin_convertvector(__builtin_convertvector(y, double4) * 0.5, int4), 2, o + 16 * i);
+    long2 l = __builtin_astype(x, long2);
+    vstore2(__builtin_convertvector(l >> 32, int2), 6, o + 16 * i);
+}
+"""
+
+
+def test_typed_builtins_take_any_type_name_and_shufflevector_picks_components(device_ctx: wia.Context) -> None:
+    """``__builtin_astype`` and ``__builtin_convertvector`` of a typedef's name (the simulator read only built-in
+    type names: "invalid expression"), nested in each other; ``__builtin_shufflevector`` (refused before) of 3-, 4-
+    and 8-component vectors into 2, 4, 8 and 16 components, indices into either operand. Each value from NumPy."""
+    rng = np.random.default_rng(56)
+    n = 8
+    a = rng.standard_normal((n, 4)).astype(np.float32)
+    b = rng.integers(-100, 100, (n, 4)).astype(np.int32)
+    _, _, f, o = run_arrays(
+        device_ctx, SHUFFLED, "k", [a, b, np.zeros((n, 16), np.float32), np.zeros((n, 16), np.int32)], n, 4
+    )
+    want_f = np.zeros((n, 16), np.float32)
+    want_f[:, :8] = np.concatenate([a[:, ::-1], a], axis=1)
+    want_f[:, 8], want_f[:, 9] = a[:, 0], 9.0
+    want_f[:, 13] = -a[:, 0]
+    assert f.tobytes() == want_f.tobytes()
+    want_o = np.zeros((n, 16), np.int32)
+    want_o[:, :4] = np.stack([b[:, 2] * 10, b[:, 0], b[:, 0] * 10, b[:, 1]], axis=1)
+    want_o[:, 4:6] = np.trunc(a[:, 2:] * np.float32(10)).astype(np.int32)
+    h = a.view(np.uint16)  # (n, 8): the floats' halves, low first
+    hi = (h + np.arange(n, dtype=np.uint16)[:, None]).astype(np.uint16)
+    want_o[:, 6] = np.stack([hi[:, 7], hi[:, 6]], axis=1).copy().view(np.int32)[:, 0]
+    want_o[:, 7] = np.stack([h[:, 6], h[:, 1]], axis=1).copy().view(np.int32)[:, 0]
+    want_o[:, 8:12] = np.trunc(b * 0.5).astype(np.int32)
+    want_o[:, 12:14] = a.view(np.int64).astype(np.int64) >> 32
+    assert (o == want_o).all()
+
+
+def test_a_shuffle_component_of_index_minus_one_is_undefined() -> None:
+    """Index -1 leaves a component undefined (LLVM's undef): the others are read as any, and a branch on it is the
+    uninitialized-value finding, which names it."""
+    source = """__kernel void k(__global const float4* a, __global float* o, __global int* flag) {
+    int i = get_global_id(0);
+    float4 u = __builtin_shufflevector(a[i], a[i], -1, 0, 1, 2);
+    o[i] = u.y + u.w;
+    if (FLAG && u.x > 0.0f) flag[i] = 1;
+}"""
+    a = np.arange(16, dtype=np.float32).reshape(4, 4)
+    ctx = wia.create_context()
+    _, o, _ = run_arrays(
+        ctx, source, "k", [a, np.zeros(4, np.float32), np.zeros(4, np.int32)], 4, 4, options="-DFLAG=0"
+    )
+    assert o.tolist() == (a[:, 0] + a[:, 2]).tolist()
+    with pytest.raises(wia.WiaError, match=r"read of uninitialized component of '__builtin_shufflevector' whose index"):
+        run_arrays(ctx, source, "k", [a, np.zeros(4, np.float32), np.zeros(4, np.int32)], 4, 4, options="-DFLAG=1")
+
+
+VECTOR_BUILTIN_ERRORS = """typedef float4 vf;
+typedef int myint;
+__kernel void k(__global float4* a, __global int4* b, __global float* c) {
+  int i = get_global_id(0);
+  float f = c[i];
+  vf v = a[i];
+  int4 y1 = __builtin_convertvector(f, int4);
+  int4 y3 = __builtin_convertvector(a[i], int);
+  int2 y4 = __builtin_convertvector(a[i], int2);
+  myint z = __builtin_astype(a[i], myint);
+  int z4 = __builtin_astype(a[i] + 1.0f, int);
+  int z5 = __builtin_astype(c, int);
+  int *p = __builtin_astype(a[i], int*);
+  float3 w2 = __builtin_astype(b[i].xyz, float4);
+  float3 r3 = __builtin_shufflevector(a[i], a[i], 1, 2, 8);
+  float4 r4 = __builtin_shufflevector(a[i], b[i], 1, 2, 3, 4);
+  float4 r5 = __builtin_shufflevector(a[i], a[i], i, 2, 3, 4);
+  float2 r9 = __builtin_shufflevector(f, f, 0, 1);
+  float4 r10 = __builtin_shufflevector(v, a[i].xy, 0, 1, 4, 5);
+  float4 s1 = __builtin_shufflevector(a[i]);
+  float4 s5 = __builtin_shufflevector(a[i], a[i], -1, 1, -2, 3);
+  float4 s6 = __builtin_shufflevector(a[i], a[i], 0, 1, 2, 3.0f);
+  int q = as_int(a[i]) + as_int(v);
+}
+"""
+
+
+def test_vector_builtins_are_judged_in_clangs_words() -> None:
+    """Every error ``clang-15 -cc1 -x cl -cl-std=CL1.2 -fsyntax-only`` gives for this kernel, line for line (the
+    operand's type as Clang spells it: an lvalue's with its address space, also for ``as_T``)."""
+    with pytest.raises(KernelCompileError) as raised:
+        compile_source(VECTOR_BUILTIN_ERRORS)
+    assert [line for line in str(raised.value).splitlines() if ": error: " in line] == [
+        "kernel.cl:7:13: error: first argument to __builtin_convertvector must be a vector",
+        "kernel.cl:8:13: error: second argument to __builtin_convertvector must be a vector type",
+        "kernel.cl:9:13: error: first two arguments to __builtin_convertvector must have the same number of elements",
+        "kernel.cl:10:13: error: invalid reinterpretation: sizes of 'myint' (aka 'int') and '__global float4' (vector"
+        " of 4 'float' values) must match",
+        "kernel.cl:11:12: error: invalid reinterpretation: sizes of 'int' and 'float4' (vector of 4 'float' values)"
+        " must match",
+        "kernel.cl:12:12: error: invalid reinterpretation: sizes of 'int' and '__global float *__private' must match",
+        "kernel.cl:13:12: error: invalid reinterpretation: sizes of '__private int *' and '__global float4' (vector"
+        " of 4 'float' values) must match",
+        "kernel.cl:14:10: error: initializing '__private float3' (vector of 3 'float' values) with an expression of"
+        " incompatible type 'float4' (vector of 4 'float' values)",
+        "kernel.cl:15:15: error: index for __builtin_shufflevector must be less than the total number of vector"
+        " elements",
+        "kernel.cl:16:15: error: first two arguments to '__builtin_shufflevector' must have the same type",
+        "kernel.cl:17:15: error: index for __builtin_shufflevector must be a constant integer",
+        "kernel.cl:18:15: error: first two arguments to '__builtin_shufflevector' must be vectors",
+        "kernel.cl:19:16: error: first two arguments to '__builtin_shufflevector' must have the same type",
+        "kernel.cl:20:43: error: too few arguments to function call, expected at least 2, have 1",
+        "kernel.cl:21:15: error: index for __builtin_shufflevector must be less than the total number of vector"
+        " elements",
+        "kernel.cl:22:15: error: index for __builtin_shufflevector must be a constant integer",
+        "kernel.cl:23:11: error: invalid reinterpretation: sizes of 'int' and '__global float4' (vector of 4 'float'"
+        " values) must match",
+        "kernel.cl:23:26: error: invalid reinterpretation: sizes of 'int' and '__private vf' (aka '__private float4')"
+        " must match",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("call", "where", "words"),
+    [
+        ("__builtin_astype(f, 3)", "3:31", "expected a type"),
+        ("__builtin_astype(f, nosuch_t)", "3:31", "unknown type name 'nosuch_t'"),
+    ],
+)
+def test_a_typed_builtin_without_a_type_is_clangs_error(call: str, where: str, words: str) -> None:
+    source = f"__kernel void k(__global float* c) {{\n  float f = c[0];\n  int q = {call};\n}}\n"
+    with pytest.raises(KernelCompileError, match=f"kernel.cl:{where}: error: {words}"):
+        compile_source(source)

@@ -12,7 +12,8 @@ from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels import async_copy, gnu_builtins, images, printf
 from wia_sim.kernels.check_exprs import STORES
-from wia_sim.kernels.check_state import CheckerState, _coord_of, _Function, _promote
+from wia_sim.kernels.check_state import _coord_of, _Function, _promote
+from wia_sim.kernels.check_vector_builtins import TYPED_PREFIXES, VectorBuiltinChecks
 from wia_sim.kernels.clang_types import C_NAMES
 from wia_sim.kernels.initializers import StringItems
 from wia_sim.kernels.overloads import CONVERSION, EXACT, INTEGERS, SPLAT, best, candidates, floats, rank, unresolved
@@ -56,7 +57,7 @@ _UNQUALIFIED = re.compile(r"'(?:(?:const|volatile) )+")
 """The qualifiers a spelled scalar type starts with (its aka's too)."""
 
 
-class CallChecks(CheckerState):
+class CallChecks(VectorBuiltinChecks):
     """The call rules of ``Checker``: ``expr_FuncCall`` and the checks of helper and built-in calls."""
 
     # -- calls
@@ -74,6 +75,10 @@ class CallChecks(CheckerState):
         if name == "offsetof" and args and isinstance(args[0], c_ast.Typename):  # (``frontend``: Clang's spelling)
             return self.offsetof(node, args[0], args[1])
         gnu = name.startswith("__builtin_") and self.lookup(name) is None and name not in self.functions
+        if gnu and name in TYPED_PREFIXES and args and isinstance(args[-1], c_ast.Typename):
+            return self.typed_builtin(node, name, args)
+        if gnu and name == "__builtin_shufflevector":
+            return self.shufflevector(node, args)
         if gnu and name in GNU_BUILTINS:
             return self.gnu_builtin(node, name, args)
         if gnu and name in gnu_builtins.ARITIES:
@@ -635,7 +640,7 @@ class CallChecks(CheckerState):
             if name.startswith("as_"):
                 have, need = source.element_size, result.element_size
                 if have is not None and need is not None and have != need:
-                    shown = " and ".join(self.value_type(t) for t in (result, source))
+                    shown = f"{self.value_type(result)} and {self.clang_type(args[0], source, True)}"
                     self.error(node, f"invalid reinterpretation: sizes of {shown} must match")
             elif source.kind == "vector" and source.width != width:  # (convert_T4 takes 4 components)
                 self.error(node, unresolved(name, "no matching function"))

@@ -140,6 +140,8 @@ class CheckerState:
     vector_subscripts: set[int]
     generic_choices: dict[int, c_ast.Node]
     converted_pointers: dict[int, tuple[str, int]]
+    typed_calls: dict[int, str]
+    shuffles: dict[int, tuple[int, ...]]
     held_warnings: list[tuple[c_ast.Node, str]]
     nested_labels: set[int]
     whole_items: set[int]

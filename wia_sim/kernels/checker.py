@@ -149,6 +149,8 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, 
         self.generic_choices: dict[int, c_ast.Node] = {}  # each _Generic's chosen association (Program's)
         self.held_warnings: list[tuple[c_ast.Node, str]] = []  # (``runtime_warning``)
         self.converted_pointers: dict[int, tuple[str, int]] = {}  # built-ins' pointers converted (Program's)
+        self.typed_calls: dict[int, str] = {}  # the as_/convert_ built-in each typed built-in calls (frontend's)
+        self.shuffles: dict[int, tuple[int, ...]] = {}  # each __builtin_shufflevector's indices (Program's)
         self.nested_labels: set[int] = set()  # switch labels inside nested statements of its body (Program's)
         self.whole_items: set[int] = set()  # initializer items that are whole structs (Program.whole_items)
         self.sizes: dict[int, int] = self.types.sizes  # sizeof/_Alignof of an expression (Program.sizes)

@@ -27,7 +27,7 @@ from wia_sim.kernels.operators import count_kind
 from wia_sim.kernels.pointers import SEVERAL, PtrType
 from wia_sim.kernels.program import FunctionInfo, Program
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, GNU_BUILTINS, MEMORY_BUILTINS
-from wia_sim.kernels.spaces import Pointer, Region, UnsupportedKernel, Value
+from wia_sim.kernels.spaces import Pointer, Region, Uninit, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.undef import carrying, defined, joined, reinterpreted_exactly, shaped, tainted, within
 
@@ -223,6 +223,8 @@ class CallRunner(ExecutorState):
             return self.vload_store(m.group(1), int(m.group(3) or 1), args, mask, True, aligned, rounding)
         if name in tables.POINTER_OUT or name in ("vec_step", "shuffle", "shuffle2"):
             return self.call_table_special(name, args, mask, node)
+        if name == "__builtin_shufflevector":
+            return self.shufflevector(node, args, mask)
         return self.call_values(name, [self.value(a, mask) for a in args], mask, node)
 
     def call_values(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result:
@@ -310,6 +312,26 @@ class CallRunner(ExecutorState):
         if selector.undef is not None:
             undef = undef | shaped(selector.undef, selector.t)
         return carrying(result.t, np.broadcast_to(result.a, (self.n, width)), undef, shadow[1])
+
+    def shufflevector(self, node: c_ast.FuncCall, args: list[c_ast.Node], mask: Array) -> Value:
+        """``__builtin_shufflevector(a, b, i...)``: the components of ``a`` then ``b`` that the constant indices
+        pick (``Program.shuffles``), not a use of them (LLVM's shufflevector, as Oclgrind sees it): a component is
+        undefined where the one it picks is, and where its index is -1 (LLVM's undef)."""
+        indices = self.program.shuffles[id(node)]
+        a, b = (self.value(e, mask) for e in args[:2])
+        t = a.t.scalar.vector(len(indices))
+        picks = np.asarray([max(k, 0) for k in indices])
+        self.count("int_ops", mask, t.width)
+        bits = np.concatenate(np.broadcast_arrays(np.asarray(a.raw), np.asarray(b.raw)), axis=-1)[..., picks]
+        if a.undef is None and b.undef is None and min(indices) >= 0:
+            return Value(t, bits)
+        shadow = joined((a, b))
+        flags = [shaped(v.undef, v.t) if v.undef is not None else np.zeros((self.n, v.t.width), bool) for v in (a, b)]
+        undef = np.concatenate(flags, axis=-1)[:, picks] | (np.asarray(indices) < 0)
+        what = "component of '__builtin_shufflevector' whose index is -1 (LLVM's undef)"
+        origin = Uninit(self.st, "uninitialized_private", what, self.st.line, unspecified=True)
+        origin = shadow[1] if shadow is not None else origin
+        return carrying(t, np.array(np.broadcast_to(bits, undef.shape)), undef, origin)
 
     def call_helper(self, fn: FunctionInfo, args: list[c_ast.Node], mask: Array) -> Result:
         values = [self.eval(a, mask) for a in args]

@@ -101,53 +101,14 @@ _SPELLED = r"(?:(?:un)?signed\s+(?:char|short|int|long)|unsigned|signed)"  # (C'
 _VEC_STEP_TYPE_RE = re.compile(rf"\bvec_step\s*\(\s*{_QUALIFIERS}(?:{_SPELLED}|(?:{_SCALAR})({_WIDTH})?)\s*\)")
 
 
-_TYPED_BUILTIN_RE = re.compile(rf"{STRING_LITERAL.pattern}|\b(__builtin_astype|__builtin_convertvector)\s*\(")
-"""Clang's builtins behind ``as_T(e)`` and ``convert_T(e)``, whose last argument is a type name (Halide writes
-``__builtin_astype(x, half)`` in every fp16 kernel): the parser reads no type name as an argument."""
-_TYPED_AS = {"__builtin_astype": "as_", "__builtin_convertvector": "convert_"}
-_BUILTIN_TYPE_NAME = re.compile(rf"\s*(?:{_SCALAR})(?:{_WIDTH})?\s*")
-
-
-def _typed_builtins(text: str) -> str:
-    """``text`` with each ``__builtin_astype(e, T)`` and ``__builtin_convertvector(e, T)`` of a built-in scalar or
-    vector type ``T`` as the ``as_T(e)`` or ``convert_T(e)`` it is, ``e`` at its columns (the name padded before
-    it, the ``, T`` blanked after); an inner one is rewritten on the next pass."""
-    while "__builtin_astype" in text or "__builtin_convertvector" in text:
-        pieces: list[str] = []
-        done = 0
-        for m in _TYPED_BUILTIN_RE.finditer(text):
-            if _literal(m) or m.start() < done:
-                continue
-            split = _last_argument(text, m.end() - 1)
-            if split is None or not _BUILTIN_TYPE_NAME.fullmatch(text[split[0] + 1 : split[1]]):
-                continue
-            comma, close = split
-            head = f"{_TYPED_AS[m.group(1)]}{text[comma + 1 : close].strip()}("
-            if len(head) > m.end() - m.start():
-                continue
-            tail = ")" + blanked(text[comma + 1 : close + 1])
-            pieces.append(text[done : m.start()] + head.rjust(m.end() - m.start()) + text[m.end() : comma] + tail)
-            done = close + 1
-        if not pieces:
-            break
-        text = "".join(pieces) + text[done:]
-    return text
-
-
-def _last_argument(text: str, opening: int) -> tuple[int, int] | None:
-    """The last top-level comma and the closing parenthesis of the call whose "(" is at ``opening``."""
-    depth, comma = 0, None
-    for m in re.finditer(rf"{STRING_LITERAL.pattern}|[(),\[\]{{}}]", text[opening:]):
-        c = m.group(0)
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                return None if comma is None else (comma, opening + m.start())
-        elif c == "," and depth == 1:
-            comma = opening + m.start()
-    return None
+def _lowered(ast: c_ast.Node, typed_calls: dict[int, str]) -> None:
+    """Each call of ``__builtin_astype`` or ``__builtin_convertvector`` as the ``as_`` or ``convert_`` built-in the
+    checker found it to be (``check_vector_builtins``): its name that built-in's, its operand its one argument."""
+    for node in ast_nodes(ast):
+        name = typed_calls.get(id(node))
+        if name is not None:
+            node.name = c_ast.ID(name, node.name.coord)
+            node.args.exprs = node.args.exprs[:1]
 
 
 _VEC_STEP_LITERAL_RE = re.compile(rf"\bvec_step(\s*)\(\s*(?:{_SCALAR})(?:{_WIDTH})\s*\)\s*\(")
@@ -359,7 +320,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     if pp.errors:
         raise fail()
     text, type_hints = _hidden_type_hints(hoisted_attributes(pp.text))
-    text = _typed_builtins(_vec_step_literals(text))
+    text = _vec_step_literals(text)
     text = _VEC_STEP_TYPE_RE.sub(_vec_step_value, text)
     text = _LOOP_HINT_RE.sub(_loop_hint_pragma, text)
     gnu_alignof = _places(_GNU_ALIGNOF_RE, text)
@@ -402,6 +363,8 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     except RecursionError:
         checker.error(None, "the program nests too deeply to check")
     found += checker.diagnostics
+    if checker.typed_calls:
+        _lowered(outcome.ast, checker.typed_calls)
     for d in found:  # the parser's and the checker's lines are the text's: the user's file and line, with includes
         if d.line is not None and pp.moved:  # (where macro expansion moved a token: where it stands in the source)
             line, column = pp.spelled(d.line, d.column)
@@ -445,5 +408,6 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         sizes=checker.sizes,
         generic_choices=checker.generic_choices,
         converted_pointers=checker.converted_pointers,
+        shuffles=checker.shuffles,
         arithmetic_types=checker.arithmetic_types,
     )

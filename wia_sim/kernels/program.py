@@ -208,6 +208,9 @@ class Program:
     """The type, as (element, width), that a built-in call's overload takes its pointer argument to where the
     argument points to another type, which Clang converts with a warning (``check_calls.pointer_converted``:
     ``atomic_add(char_p, 1u)`` updates a uint, ``fract(x4, &i4)`` stores a float4), by the ``id`` of the call."""
+    shuffles: dict[int, tuple[int, ...]] = field(default_factory=dict, repr=False, compare=False)
+    """The constant indices of each ``__builtin_shufflevector`` call, by its ``id`` (-1: a component left
+    undefined; ``check_vector_builtins``)."""
     arithmetic_types: dict[int, TypeInfo] = field(default_factory=dict, repr=False, compare=False)
     """The static type of each ``+``, ``-`` and ``*``, by the ``id`` of the node: the checker's, from which a
     contraction picks the product Clang fuses (``contraction.contractions``)."""
