@@ -257,7 +257,7 @@ MATH_FUNCTIONS = frozenset(
 def _float_type(t: CType) -> CType:
     if t.kind == "float":
         return t
-    return FLOAT.vector(t.width) if t.width > 1 else FLOAT
+    return FLOAT.vector(t.width)
 
 
 def _as(v: Value, t: CType) -> Array:
@@ -296,7 +296,7 @@ def _bits(t: CType) -> int:
 def _unsigned(t: CType) -> CType:
     name = {"char": "uchar", "short": "ushort", "int": "uint", "long": "ulong"}.get(t.name, t.name)
     s = SCALARS[name]
-    return s.vector(t.width) if t.width > 1 else s
+    return s.vector(t.width)
 
 
 def call_math(name: str, args: list[Value]) -> Value:
@@ -328,14 +328,14 @@ def evaluate(name: str, args: list[Value]) -> Value:
     if name == "ilogb":
         t = _float_type(args[0].t)
         x = _f64(args[0], t)
-        it = INT.vector(t.width) if t.width > 1 else INT
+        it = INT.vector(t.width)
         e = np.frexp(x)[1].astype(np.int64) - 1
         r = np.where(np.isnan(x), FP_ILOGBNAN, np.where(np.isinf(x), FP_ILOGBNAN, np.where(x == 0, FP_ILOGB0, e)))
         return Value(it, r.astype(np.int32))
     if name in ("ldexp", "rootn", "pown"):  # (gentype x, intn k), either one splatted (the checker's overload)
         width = max(a.t.width for a in args)
         t = _float_type(args[0].t).scalar
-        t, it = (t.vector(width), INT.vector(width)) if width > 1 else (t, INT)
+        t, it = t.vector(width), INT.vector(width)
         x, k = _f64(args[0], t), np.asarray(_as(args[1], it), dtype=np.int64)
         if name == "ldexp":  # (an exponent past +-4000 overflows or underflows any double, denormals too)
             return Value(t, _round(np.ldexp(x, np.clip(k, -4000, 4000).astype(np.int32)), t))

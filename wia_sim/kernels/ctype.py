@@ -32,6 +32,9 @@ class CType:
         return SCALARS[self.name]
 
     def vector(self, width: int) -> CType:
+        """This type's scalar with ``width`` components: the scalar itself for 1."""
+        if width == 1:
+            return self.scalar
         return CType(self.name, self.dtype, self.kind, self.rank, width)
 
     def __str__(self) -> str:

@@ -101,7 +101,7 @@ def _single(v: Value) -> Value:
     """``v`` converted to ``float`` (of its width), as an argument of a ``native_`` or ``half_`` function."""
     if v.t.name == "float":
         return v
-    t = FLOAT.vector(v.t.width) if v.t.width > 1 else FLOAT
+    t = FLOAT.vector(v.t.width)
     return Value(t, convert(np.asarray(v.a), v.t, t))
 
 
@@ -257,7 +257,7 @@ class CallRunner(ExecutorState):
         the selector's where it is undefined itself."""
         a, b, c = values
         shape = (self.n, t.width) if t.width > 1 else (self.n,)
-        itype = INT.vector(t.width) if t.width > 1 else INT
+        itype = INT.vector(t.width)
 
         def flags(v: Value) -> Value:
             u = np.zeros(shape, bool) if v.undef is None else np.broadcast_to(shaped(v.undef, t), shape)
@@ -491,7 +491,7 @@ class CallRunner(ExecutorState):
         p, t, addr = self.vector_at(args[1], args[2], width, stride, mask, "vstore to", halves, call)
         if halves and isinstance(data, Value) and data.t.name != "half":
             source = SCALARS["double" if data.t.name == "double" else "float"]
-            wide = self.to_value(data, source.vector(width) if width > 1 else source)
+            wide = self.to_value(data, source.vector(width))
             data = Value(t, tables.round_to_half(np.asarray(wide.a), rounding))
         if width == 3:  # component by component, each with its shadow (a store to private memory keeps it)
             v = self.to_value(data, t)

@@ -1109,7 +1109,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         for p in parts:
             if isinstance(p, Pointer):
                 raise UnsupportedKernel(f"line {self.st.line}: a pointer in a vector literal")
-            a = self._conv(p, scalar.vector(p.t.width) if p.t.width > 1 else scalar)
+            a = self._conv(p, scalar.vector(p.t.width))
             if p.t.width > 1:
                 cols.extend(np.asarray(a)[..., k] for k in range(p.t.width))
             else:

@@ -52,7 +52,7 @@ _UPSAMPLE = {"char": "short", "uchar": "ushort", "short": "int", "ushort": "uint
 
 def _same(t: CType, name: str) -> CType:
     s = SCALARS[name]
-    return s.vector(t.width) if t.width > 1 else s
+    return s.vector(t.width)
 
 
 def _gentype(args: list[Value]) -> CType:
