@@ -178,6 +178,42 @@ def test_clangs_vector_typedefs_on_every_device(device_ctx: wia.Context) -> None
     assert out.tolist() == [16, 3, 3, 5, 4, 4, 11, 16, 16, 144, 93, -1]
 
 
+GCC_VECTORS = """
+typedef int v4si __attribute__((vector_size(16)));
+typedef float v8sf __attribute__((__vector_size__(32)));
+typedef uchar v16qu __attribute__((vector_size(16)));
+__kernel void k(__global const int* in, __global int* o, __global float* f) {
+    int i = get_global_id(0);
+    v4si v = {1, 2, 3, in[i]};
+    v = v + v * 3;
+    v8sf s = (v8sf)(1.5f, 2.0f, 0.5f, 4.0f, 1.0f, 1.0f, 1.0f, (float)in[i]);
+    s = s * 2.0f;
+    v16qu c = {200, 201, 202, 203, 204, 205, 206, 207, 208, 209, 210, 211, 212, 213, 214, 215};
+    c = c + (uchar)100;
+    v4si m = v > 8;
+    int4 same = v;
+    o[4 * i] = v[3];
+    o[4 * i + 1] = c[5] + c[15] * 1000;
+    o[4 * i + 2] = m[1] + m[2] * 10 + same.w * 100;
+    o[4 * i + 3] = (int)sizeof(v8sf) + (int)sizeof(v16qu) * 100;
+    f[i] = s[7] + s[0];
+}
+"""
+
+
+def test_gcc_vector_size_typedefs_are_vectors_on_every_device(device_ctx: wia.Context) -> None:
+    """GCC's ``typedef int v4si __attribute__((vector_size(16)))``, which Clang takes in OpenCL C: a vector of as
+    many components as fit (the simulator took ``v4si`` for an ``int``: "excess elements in scalar initializer"):
+    its brace lists, literals, arithmetic with a scalar, subscripts, comparisons and ``sizeof``."""
+    data = np.array([5, -7, 40], np.int32)
+    _, o, f = run_arrays(device_ctx, GCC_VECTORS, "k", [data, np.zeros(12, np.int32), np.zeros(3, np.float32)], 3, 1)
+    v3 = data * 4
+    assert o.reshape(3, 4).tolist() == [
+        [int(x), (205 + 100) % 256 + (215 + 100) % 256 * 1000, 0 - 1 * 10 + int(x) * 100, 32 + 1600] for x in v3
+    ]
+    assert f.tolist() == (data.astype(np.float32) * 2 + 3).tolist()
+
+
 RGBA = """
 __kernel void k(__global const float4* src, __global float* out) {
     float4 v = src[0];

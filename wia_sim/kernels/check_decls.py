@@ -47,7 +47,7 @@ from wia_sim.kernels.types import (
     const_int,
     enum_underlying,
     enumerator_types,
-    ext_vector_width,
+    makes_vector,
 )
 
 __all__ = ["DeclarationChecks"]
@@ -236,7 +236,7 @@ class DeclarationChecks(CheckerState):
         names = _innermost_names(node.type) if isinstance(node.type, c_ast.TypeDecl) else []
         if len(names) == 1:
             self.types.aliases[node.name] = names[0]
-        if t.kind == "vector" and ext_vector_width(node.type) is not None:
+        if t.kind == "vector" and makes_vector(node.type):
             self.types.vector_typedefs.add(node.name)
         if t.kind == "struct" and "<anonymous" in t.name:
             self.struct_names.setdefault(t.name, node.name)  # how kernel argument info names it

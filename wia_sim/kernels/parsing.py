@@ -33,7 +33,7 @@ from wia_sim.kernels.types import (
     OPAQUE_TYPES,
     VECTOR_BASES,
     VECTOR_WIDTHS,
-    ext_vector_width,
+    makes_vector,
     named_type,
 )
 from wia_sim.kernels.typos import TYPE_KEYWORDS, corrected
@@ -600,7 +600,7 @@ def _vector_literals(
 
     class Typedefs(c_ast.NodeVisitor):  # type: ignore[misc]
         def visit_Typedef(self, node: c_ast.Typedef) -> None:  # (in source order: chains of them resolve)
-            if _type_name(node.type) in vectors or ext_vector_width(node.type) is not None:
+            if _type_name(node.type) in vectors or makes_vector(node.type):
                 vectors.add(node.name)
 
     Typedefs().visit(ast)

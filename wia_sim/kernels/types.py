@@ -513,17 +513,32 @@ def ext_vector_width(node: c_ast.Node) -> int | None:
     """N of Clang's ``__attribute__((ext_vector_type(N)))`` on a declarator (pycparserext's ``TypeDeclExt``
     keeps a typedef's attributes), or None; the width as written (one past 2, 3, 4, 8 and 16, which Clang takes,
     is NOT_SUPPORTED by the executor at launch)."""
+    return _attribute_argument(node, "ext_vector_type")
+
+
+def vector_bytes(node: c_ast.Node) -> int | None:
+    """N of GCC's ``__attribute__((vector_size(N)))`` on a declarator, or None: a vector of N bytes of the
+    declarator's scalar type, which Clang takes in OpenCL C as an OpenCL vector of as many components."""
+    return _attribute_argument(node, "vector_size")
+
+
+def _attribute_argument(node: c_ast.Node, name: str) -> int | None:
     attributes = getattr(node, "attributes", None)
     for e in attributes.exprs if isinstance(attributes, c_ast.ExprList) else ():
         if (
             isinstance(e, c_ast.FuncCall)
             and isinstance(e.name, c_ast.ID)
-            and e.name.name.strip("_") == "ext_vector_type"
+            and e.name.name.strip("_") == name
             and e.args is not None
             and len(e.args.exprs) == 1
         ):
             return const_int(e.args.exprs[0], {})
     return None
+
+
+def makes_vector(node: c_ast.Node) -> bool:
+    """Whether a typedef's declarator makes a vector type (Clang's ``ext_vector_type``, GCC's ``vector_size``)."""
+    return ext_vector_width(node) is not None or vector_bytes(node) is not None
 
 
 class TypeResolver:
@@ -572,6 +587,9 @@ class TypeResolver:
         if isinstance(node, c_ast.TypeDecl):
             base = self._base(node.type)
             width = ext_vector_width(node)
+            nbytes, size = vector_bytes(node), SCALAR_SIZES.get(base.name)
+            if width is None and nbytes is not None and size and nbytes % size == 0 and nbytes // size in (2, 4, 8, 16):
+                width = nbytes // size  # (GCC's vector of bytes: its components, a power of two as GCC's rule)
             if width is not None and base.kind == "scalar":  # Clang's vector typedef, as opencl-c.h makes them
                 base = TypeInfo("vector", base.name, width)
             return self._qualified(base, node.quals)
