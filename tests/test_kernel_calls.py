@@ -68,3 +68,47 @@ __kernel void k(__global float* o) { tile(o); }
 """
     with pytest.raises(KernelCompileError, match="calling the kernel 'tile', which declares __local variables"):
         compile_source(source)
+
+
+FUNCTIONS_AS_VALUES = """int g(int x) { return x; }
+typedef struct { int f; } S;
+__kernel void k(__global ulong* u, __global int* o) {
+  u[0] = (ulong)g;
+  u[1] = (ulong)&g;
+  o[0] = get_global_id ? 1 : 2;
+  o[1] = printf ? 1 : 2;
+  o[2] = sin ? 1 : 2;
+  o[3] = convert_int ? 1 : 2;
+  o[4] = as_int ? 1 : 2;
+  o[5] = (*g)(4);
+  S s; s.f = 1;
+  o[6] = s.f(2);
+  o[7] = (s.f)(2);
+  o[8] = o[0](5);
+  o[9] = np.float64(1.2);
+}
+"""
+
+
+def test_a_function_not_called_is_clangs_error() -> None:
+    """A function's name used as a value, and a call of what is not a function, in ``clang-15 -cc1``'s words and
+    places: one declaration's name is "taking address", an overloaded built-in's "could not be resolved" (the
+    simulator said "function pointers are not supported" for both), ``as_int`` is a macro; a callee in error
+    draws no second error (OpenMM probe: "calls through function pointers are not supported" after an undeclared
+    identifier)."""
+    with pytest.raises(KernelCompileError) as raised:
+        compile_source(FUNCTIONS_AS_VALUES)
+    assert [line for line in str(raised.value).splitlines() if ": error: " in line] == [
+        "kernel.cl:4:17: error: taking address of function is not allowed",
+        "kernel.cl:5:18: error: taking address of function is not allowed",
+        "kernel.cl:6:10: error: taking address of function is not allowed",
+        "kernel.cl:7:10: error: taking address of function is not allowed",
+        "kernel.cl:8:10: error: reference to overloaded function could not be resolved; did you mean to call it?",
+        "kernel.cl:9:10: error: reference to overloaded function could not be resolved; did you mean to call it?",
+        "kernel.cl:10:10: error: use of undeclared identifier 'as_int'",
+        "kernel.cl:11:12: error: taking address of function is not allowed",
+        "kernel.cl:13:13: error: called object type 'int' is not a function or function pointer",
+        "kernel.cl:14:15: error: called object type 'int' is not a function or function pointer",
+        "kernel.cl:15:14: error: called object type 'int' is not a function or function pointer",
+        "kernel.cl:16:10: error: use of undeclared identifier 'np'",
+    ]

@@ -63,11 +63,13 @@ class CallChecks(VectorBuiltinChecks):
     # -- calls
     def expr_FuncCall(self, node: c_ast.FuncCall) -> TypeInfo:
         args = list(node.args.exprs) if node.args is not None else []
-        if not isinstance(node.name, c_ast.ID):
-            self.expr(node.name)
+        if not isinstance(node.name, c_ast.ID):  # (OpenCL C has no pointers to functions: 6.9 a)
+            callee = self.expr(node.name)
             for a in args:
                 self.expr(a)
-            self.error(node, "calls through function pointers are not supported")
+            if callee.kind != "unknown":  # (one in error said so)
+                shown = self.value_type(callee)
+                self.error(self.operator(node), f"called object type {shown} is not a function or function pointer")
             return UNKNOWN
         name = node.name.name
         if name == "vec_step" and len(args) == 1 and self.lookup(name) is None and name not in self.functions:

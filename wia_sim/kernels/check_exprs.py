@@ -20,7 +20,7 @@ from wia_sim.kernels.conversions import floating_literal
 from wia_sim.kernels.ctype import SCALARS, common_type, comparison_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.literals import c_string, char_constant
-from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, constant_type, is_builtin_function
+from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, SINGLE_DECLARATIONS, constant_type, is_builtin_function
 from wia_sim.kernels.structs import check_struct, layout, member_alignment, size_align
 from wia_sim.kernels.types import (
     DOUBLE,
@@ -82,8 +82,14 @@ class ExpressionChecks(CheckerState):
             return symbol.type
         if node.name in BUILTIN_CONSTANTS:
             return TypeInfo("scalar", constant_type(node.name, self.fp64))
-        if node.name in self.functions or is_builtin_function(node.name):
-            self.error(node, f"function pointers are not supported (function '{node.name}' used as a value)")
+        name = node.name  # a function's name not called: Clang's words (a pointer to a function is no OpenCL C)
+        builtin = name not in self.functions and (is_builtin_function(name) or name in SINGLE_DECLARATIONS)
+        builtin = builtin and name not in self.undeclared_builtins  # (printf under -cl-std=CL1.1)
+        if name in self.functions or (builtin and not name.startswith("as_")):  # (as_T: a macro of Clang's)
+            if name in self.overloads or (builtin and name not in SINGLE_DECLARATIONS):
+                self.error(node, "reference to overloaded function could not be resolved; did you mean to call it?")
+            else:
+                self.error(node, "taking address of function is not allowed")
             return UNKNOWN
         if node.name not in self.suppressed:
             self.error(node, f"use of undeclared identifier '{node.name}'{self.did_you_mean(node.name)}")

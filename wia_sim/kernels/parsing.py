@@ -1151,6 +1151,12 @@ class _Marker:
             close = closing(tokens, k) if k is not None else None
             if close is not None:
                 mark((id(n), ")"), close)
+        elif isinstance(n, c_ast.FuncCall):  # (a callee of another form: the first '(' after it, ``(s.f)(2)``)
+            k, depth = self.first(n.name), 0
+            while k is not None and k < len(tokens) and not (tokens[k].text == "(" and depth <= 0):
+                depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(tokens[k].text, 0)
+                k += 1
+            k = k if k is not None and k < len(tokens) else None
         if k is not None:
             mark(id(n), k)
         if isinstance(n, c_ast.FuncDef) and n.body is not None:  # (the body's closing brace)

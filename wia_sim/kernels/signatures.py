@@ -179,6 +179,14 @@ def _families() -> dict[str, tuple[str, tuple[str, ...]]]:
 
 BUILTINS = _table()
 OVERLOADED = _families()
+SINGLE_DECLARATIONS = frozenset(
+    {"get_work_dim", "get_global_size", "get_global_id", "get_local_size", "get_local_id", "get_num_groups"}
+    | {"get_group_id", "get_global_offset", "barrier", "mem_fence", "read_mem_fence", "write_mem_fence", "printf"}
+    | {"wait_group_events"}
+)
+"""The built-ins Clang's header declares once (every other one is overloaded): a name of one used as a value is
+"taking address of function is not allowed", of another "reference to overloaded function could not be resolved"
+(measured with clang-15 -cc1)."""
 BUILTIN_FUNCTIONS: frozenset[str] = frozenset(BUILTINS)
 """The built-in functions the simulator implements, by name; ``convert_<type>[_sat][_rte|_rtz|_rtp|_rtn]`` and
 ``as_<type>`` families come on top (``is_builtin_function``)."""
