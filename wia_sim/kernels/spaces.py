@@ -837,8 +837,11 @@ class Region(StridedAccess):
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
         idx = flat >> (esize.bit_length() - 1)
+        columns = self._lane_columns(off, t)
         start = _consecutive(idx, span) if span is not None and t.width == 1 and idx.ndim == 1 else None
-        if span is not None and start is not None:  # a run of consecutive elements: one copy, no gather
+        if columns is not None:  # each lane's own element at one offset: a copy of its column, no gather
+            values = np.array(columns)
+        elif span is not None and start is not None:  # a run of consecutive elements: one copy, no gather
             values = np.zeros(idx.shape, t.dtype)
             values[span[0] : span[1] + 1] = view[start : start + span[1] - span[0] + 1]
         else:
@@ -852,6 +855,17 @@ class Region(StridedAccess):
                 self.refuse_read(st, ok, flat)
             self._check(st, flat, ok, t, write=False, atomic=atomic, defer=defer)
         return values
+
+    def _lane_columns(self, off: Array, t: CType) -> Array | None:
+        """Each lane's element of ``t`` at the one byte offset ``off`` of its own row (``per`` "lane": a private
+        struct's member, a private array's element at a constant index), as a strided view of ``data``, a column
+        per component: ``load`` and ``store`` move it without index arrays. None for any other access."""
+        esize = t.dtype.itemsize
+        if self.per != "lane" or np.ndim(off) != 0 or int(off) % esize or self.data.shape[1] % esize:
+            return None
+        k = int(off) // esize
+        rows = self.data.view(t.dtype)  # (lanes, the row's elements)
+        return rows[:, k] if t.width == 1 else rows[:, k : k + t.width]
 
     def refuse_read(self, st: LaunchState, mask: Array, flat: Array) -> None:
         """Raise the ``read_from_write_only`` finding for a load by the lanes in ``mask`` (offsets ``flat``)."""
@@ -904,8 +918,14 @@ class Region(StridedAccess):
             return
         if st.checks:
             self._check(st, flat, ok, t, write=True, atomic=atomic, values=vals, undef=undef, origin=origin)
+        columns = self._lane_columns(off, t)
         start = _consecutive(idx, span) if span is not None and t.width == 1 else None
-        if span is not None and start is not None:  # a run of consecutive elements: one masked copy, no scatter
+        if columns is not None:  # each lane's own element at one offset: its column, no scatter
+            if n == n_lanes:
+                columns[...] = vals
+            else:
+                np.copyto(columns, vals, where=ok if t.width == 1 else ok[:, None])
+        elif span is not None and start is not None:  # a run of consecutive elements: one masked copy, no scatter
             lo, hi = span
             np.copyto(view[start : start + hi - lo + 1], vals[lo : hi + 1], where=ok[lo : hi + 1])
         else:
