@@ -737,19 +737,22 @@ class Region(StridedAccess):
             in_bounds = limit >= 0 and not np.count_nonzero(seen.view(np.uint64) > np.uint64(limit))
             aligned = esize == 1 or not bits & (esize - 1)
         if not (in_bounds and aligned):
+            # only the active lanes' count (a lane a branch switched off may compute any offset): none of those
+            # bad, the mask stands as it is (a new one would be counted and spanned again by each access after)
             oob = off.view(np.uint64) > np.uint64(limit) if limit >= 0 else np.ones(off.shape, dtype=bool)
             misaligned = (off & (esize - 1)) != 0 if not aligned else np.zeros(off.shape, dtype=bool)
             bad = oob | misaligned if not aligned else oob
             hit = mask & bad
-            if st.checks and bool(hit.any()):
-                lanes = np.flatnonzero(hit)
-                offs = np.broadcast_to(off, mask.shape)[lanes]
-                raise self._misplaced(st, lanes, offs, np.broadcast_to(oob, mask.shape)[lanes], t, write)
-            if not aligned:  # (checks off) those inside the memory are the caller's to move byte by byte
-                inside = np.broadcast_to(mask & misaligned & ~oob, mask.shape)
-                st.misaligned = inside if bool(inside.any()) else None
-            mask = mask & ~bad
-            span = active_span(mask)
+            if bool(hit.any()):
+                if st.checks:
+                    lanes = np.flatnonzero(hit)
+                    offs = np.broadcast_to(off, mask.shape)[lanes]
+                    raise self._misplaced(st, lanes, offs, np.broadcast_to(oob, mask.shape)[lanes], t, write)
+                if not aligned:  # (checks off) those inside the memory are the caller's to move byte by byte
+                    inside = np.broadcast_to(mask & misaligned & ~oob, mask.shape)
+                    st.misaligned = inside if bool(inside.any()) else None
+                mask = mask & ~bad
+                span = active_span(mask)
         starts = self.row_starts(st)
         flat = off if starts is None else starts + off
         return flat, mask, span
