@@ -867,7 +867,10 @@ class Region(StridedAccess):
         if self.per != "lane" or np.ndim(off) != 0 or int(off) % esize or self.data.shape[1] % esize:
             return None
         k = int(off) // esize
-        rows = self.data.view(t.dtype)  # (lanes, the row's elements)
+        key = "rows" + t.dtype.str
+        rows = self._views.get(key)
+        if rows is None:
+            rows = self._views[key] = self.data.view(t.dtype)  # (lanes, the row's elements)
         return rows[:, k] if t.width == 1 else rows[:, k : k + t.width]
 
     def refuse_read(self, st: LaunchState, mask: Array, flat: Array) -> None:
