@@ -680,6 +680,7 @@ __kernel void k(__global float4* a, __global int4* b, __global float* c) {
   float2 r9 = __builtin_shufflevector(f, f, 0, 1);
   float4 r10 = __builtin_shufflevector(v, a[i].xy, 0, 1, 4, 5);
   float4 s1 = __builtin_shufflevector(a[i]);
+  float4 s2 = __builtin_shufflevector(a[i], a[i]);
   float4 s5 = __builtin_shufflevector(a[i], a[i], -1, 1, -2, 3);
   float4 s6 = __builtin_shufflevector(a[i], a[i], 0, 1, 2, 3.0f);
   int q = as_int(a[i]) + as_int(v);
@@ -712,12 +713,13 @@ def test_vector_builtins_are_judged_in_clangs_words() -> None:
         "kernel.cl:18:15: error: first two arguments to '__builtin_shufflevector' must be vectors",
         "kernel.cl:19:16: error: first two arguments to '__builtin_shufflevector' must have the same type",
         "kernel.cl:20:43: error: too few arguments to function call, expected at least 2, have 1",
-        "kernel.cl:21:15: error: index for __builtin_shufflevector must be less than the total number of vector"
+        "kernel.cl:21:15: error: first two arguments to '__builtin_shufflevector' must have the same type",
+        "kernel.cl:22:15: error: index for __builtin_shufflevector must be less than the total number of vector"
         " elements",
-        "kernel.cl:22:15: error: index for __builtin_shufflevector must be a constant integer",
-        "kernel.cl:23:11: error: invalid reinterpretation: sizes of 'int' and '__global float4' (vector of 4 'float'"
+        "kernel.cl:23:15: error: index for __builtin_shufflevector must be a constant integer",
+        "kernel.cl:24:11: error: invalid reinterpretation: sizes of 'int' and '__global float4' (vector of 4 'float'"
         " values) must match",
-        "kernel.cl:23:26: error: invalid reinterpretation: sizes of 'int' and '__private vf' (aka '__private float4')"
+        "kernel.cl:24:26: error: invalid reinterpretation: sizes of 'int' and '__private vf' (aka '__private float4')"
         " must match",
     ]
 
@@ -733,3 +735,29 @@ def test_a_typed_builtin_without_a_type_is_clangs_error(call: str, where: str, w
     source = f"__kernel void k(__global float* c) {{\n  float f = c[0];\n  int q = {call};\n}}\n"
     with pytest.raises(KernelCompileError, match=f"kernel.cl:{where}: error: {words}"):
         compile_source(source)
+
+
+SHUFFLED_BY = """
+__kernel void k(__global const float4* a, __global const int4* m, __global float4* o,
+                __global const uchar8* c, __global const char8* cm, __global uchar8* oc) {
+    int i = get_global_id(0);
+    o[i] = __builtin_shufflevector(a[i], m[i]);
+    oc[i] = __builtin_shufflevector(c[i], cm[i]);
+}
+"""
+
+
+def test_shufflevector_by_a_vector_of_indices(device_ctx: wia.Context) -> None:
+    """``__builtin_shufflevector(v, m)``: component ``m[k]`` of ``v``, the index cut to the bits below ``v``'s width
+    (Clang's code masks it; negative and large indices here), of any integer type of ``v``'s length."""
+    rng = np.random.default_rng(57)
+    n = 8
+    a = rng.standard_normal((n, 4)).astype(np.float32)
+    m = rng.integers(-20, 20, (n, 4)).astype(np.int32)
+    c = rng.integers(0, 256, (n, 8)).astype(np.uint8)
+    cm = rng.integers(-128, 128, (n, 8)).astype(np.int8)
+    out = run_arrays(
+        device_ctx, SHUFFLED_BY, "k", [a, m, np.zeros((n, 4), np.float32), c, cm, np.zeros((n, 8), np.uint8)], n, 4
+    )
+    assert (out[2] == np.take_along_axis(a, m & 3, 1)).all()
+    assert (out[5] == np.take_along_axis(c, cm.astype(np.int64) & 7, 1)).all()

@@ -67,7 +67,8 @@ class VectorBuiltinChecks(CheckerState):
 
     def shufflevector(self, node: c_ast.FuncCall, args: list[c_ast.Node]) -> TypeInfo:
         """``__builtin_shufflevector(a, b, i0, i1, ...)``: components of ``a`` then ``b`` (vectors of one type) picked
-        by constant indices, -1 for a component left undefined."""
+        by constant indices, -1 for a component left undefined; ``__builtin_shufflevector(a, m)``: of ``a`` alone,
+        by the integer vector ``m`` (its entry in ``shuffles`` is empty)."""
         types = [self.expr(a) for a in args]
         if len(args) < 2:
             missing = self.operator_marks.get((id(node), ")"), node)
@@ -79,11 +80,14 @@ class VectorBuiltinChecks(CheckerState):
         if a.kind != "vector" or b.kind != "vector":
             self.error(node, f"first two arguments to {_SHUFFLE} must be vectors")
             return UNKNOWN
+        if len(args) == 2:  # a vector of indices, one per component: integers, as many as ``a`` has
+            if b.name in FLOATS or b.width != a.width:
+                self.error(node, f"first two arguments to {_SHUFFLE} must have the same type")
+                return UNKNOWN
+            self.shuffles[id(node)] = ()
+            return TypeInfo("vector", a.name, a.width)
         if (a.name, a.width) != (b.name, b.width):
             self.error(node, f"first two arguments to {_SHUFFLE} must have the same type")
-            return UNKNOWN
-        if len(args) == 2:
-            self.error(node, f"{_SHUFFLE} with a vector of indices is not supported by the simulator")
             return UNKNOWN
         indices: list[int] = []
         for index, t in zip(args[2:], types[2:], strict=True):

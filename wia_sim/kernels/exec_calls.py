@@ -319,6 +319,8 @@ class CallRunner(ExecutorState):
         undefined where the one it picks is, and where its index is -1 (LLVM's undef)."""
         indices = self.program.shuffles[id(node)]
         a, b = (self.value(e, mask) for e in args[:2])
+        if not indices:
+            return self.shuffled_by(a, b, mask)
         t = a.t.scalar.vector(len(indices))
         picks = np.asarray([max(k, 0) for k in indices])
         self.count("int_ops", mask, t.width)
@@ -332,6 +334,25 @@ class CallRunner(ExecutorState):
         origin = Uninit(self.st, "uninitialized_private", what, self.st.line, unspecified=True)
         origin = shadow[1] if shadow is not None else origin
         return carrying(t, np.array(np.broadcast_to(bits, undef.shape)), undef, origin)
+
+    def shuffled_by(self, a: Value, m: Value, mask: Array) -> Value:
+        """``__builtin_shufflevector(a, m)``: component ``m[k]`` of ``a`` in each component ``k``, the index cut to
+        the bits below ``a``'s width rounded up to a power of two, as Clang's code masks it; one that still points
+        past ``a`` (a 3-vector's index 3) picks a component LLVM leaves undefined."""
+        width = a.t.width
+        self.count("int_ops", mask, width)
+        index = np.asarray(defined(m).a).astype(np.int64) & ((1 << (width - 1).bit_length()) - 1)
+        index = np.broadcast_to(index, (self.n, width))
+        bits = np.take_along_axis(np.broadcast_to(np.asarray(a.raw), (self.n, width)), np.minimum(index, width - 1), -1)
+        undef = index >= width
+        if a.undef is not None:
+            undef = undef | np.take_along_axis(shaped(a.undef, a.t), np.minimum(index, width - 1), -1)
+        if m.undef is not None:
+            undef = undef | shaped(m.undef, m.t)
+        shadow = joined((a, m))
+        what = "component of '__builtin_shufflevector' whose index lies past its vector (LLVM's undef)"
+        origin = Uninit(self.st, "uninitialized_private", what, self.st.line, unspecified=True)
+        return carrying(a.t, np.array(bits), undef, shadow[1] if shadow is not None else origin)
 
     def call_helper(self, fn: FunctionInfo, args: list[c_ast.Node], mask: Array) -> Result:
         values = [self.eval(a, mask) for a in args]

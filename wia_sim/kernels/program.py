@@ -210,7 +210,7 @@ class Program:
     ``atomic_add(char_p, 1u)`` updates a uint, ``fract(x4, &i4)`` stores a float4), by the ``id`` of the call."""
     shuffles: dict[int, tuple[int, ...]] = field(default_factory=dict, repr=False, compare=False)
     """The constant indices of each ``__builtin_shufflevector`` call, by its ``id`` (-1: a component left
-    undefined; ``check_vector_builtins``)."""
+    undefined; none: its second argument is a vector of indices; ``check_vector_builtins``)."""
     arithmetic_types: dict[int, TypeInfo] = field(default_factory=dict, repr=False, compare=False)
     """The static type of each ``+``, ``-`` and ``*``, by the ``id`` of the node: the checker's, from which a
     contraction picks the product Clang fuses (``contraction.contractions``)."""
