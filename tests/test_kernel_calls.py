@@ -86,6 +86,7 @@ __kernel void k(__global ulong* u, __global int* o) {
   o[7] = (s.f)(2);
   o[8] = o[0](5);
   o[9] = np.float64(1.2);
+  o[10] = (g)(3) + ((get_global_id))(0) + (sin)(1.0f);
 }
 """
 
@@ -95,7 +96,8 @@ def test_a_function_not_called_is_clangs_error() -> None:
     places: one declaration's name is "taking address", an overloaded built-in's "could not be resolved" (the
     simulator said "function pointers are not supported" for both), ``as_int`` is a macro; a callee in error
     draws no second error (OpenMM probe: "calls through function pointers are not supported" after an undeclared
-    identifier)."""
+    identifier); a function's name in brackets of its own is not called either, ``(g)(3)``, but an overloaded
+    built-in's is."""
     with pytest.raises(KernelCompileError) as raised:
         compile_source(FUNCTIONS_AS_VALUES)
     assert [line for line in str(raised.value).splitlines() if ": error: " in line] == [
@@ -111,4 +113,6 @@ def test_a_function_not_called_is_clangs_error() -> None:
         "kernel.cl:14:15: error: called object type 'int' is not a function or function pointer",
         "kernel.cl:15:14: error: called object type 'int' is not a function or function pointer",
         "kernel.cl:16:10: error: use of undeclared identifier 'np'",
+        "kernel.cl:17:12: error: taking address of function is not allowed",
+        "kernel.cl:17:22: error: taking address of function is not allowed",
     ]

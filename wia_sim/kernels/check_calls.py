@@ -23,6 +23,7 @@ from wia_sim.kernels.signatures import (
     GNU_BUILTINS,
     MEMORY_BUILTINS,
     OVERLOADED,
+    SINGLE_DECLARATIONS,
     UNSUPPORTED_BUILTINS,
     builtin_arity,
     conversion,
@@ -96,6 +97,13 @@ class CallChecks(VectorBuiltinChecks):
             )
             return UNKNOWN
         symbol = self.lookup(name)
+        single = name in self.functions and name not in self.overloads
+        single = single or (name in SINGLE_DECLARATIONS and name not in self.undeclared_builtins)
+        if symbol is None and single and self.operator_marks.get((id(node), "wrapped"), None) is not None:
+            for a in args:  # ``(g)(3)``: Clang takes a function's name in brackets as its address, not as a call
+                self.expr(a)
+            self.error(node.name, "taking address of function is not allowed")
+            return UNKNOWN
         if symbol is None and name in self.overloads:
             return self.call_overload(node, name, args)
         if symbol is None and name in self.functions and self.caller is not None:

@@ -1146,8 +1146,20 @@ class _Marker:
             k = k + 1 if k is not None and k + 1 < len(tokens) else None
         elif isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID):
             callee = at(n.name)
-            opened = callee is not None and callee + 1 < len(tokens) and tokens[callee + 1].text == "("
-            k = callee + 1 if opened and callee is not None else None
+            after, depth = callee, 0  # (a callee in brackets of its own, ``(g)(3)``: a function's name not called)
+            while (
+                callee is not None
+                and after is not None
+                and callee - depth > 0
+                and after + 1 < len(tokens)
+                and tokens[callee - depth - 1].text == "("
+                and tokens[after + 1].text == ")"
+            ):
+                depth, after = depth + 1, after + 1
+            if depth and callee is not None:
+                mark((id(n), "wrapped"), callee)
+            opened = after is not None and after + 1 < len(tokens) and tokens[after + 1].text == "("
+            k = after + 1 if opened and after is not None else None
             close = closing(tokens, k) if k is not None else None
             if close is not None:
                 mark((id(n), ")"), close)
