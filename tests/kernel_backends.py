@@ -13,6 +13,7 @@ import wia_hal as wia
 from wia_sim.kernels import compile_source
 from wia_sim.kernels.executor import KernelFault, run_kernel
 from wia_sim.kernels.lanes import Geometry
+from wia_sim.kernels.program import KernelCompileError
 
 
 def use_backend(
@@ -88,6 +89,19 @@ def build_error(ctx: wia.Context, source: str, kernel: str = "k", options: str =
         wia.compile_kernel(ctx, source, kernel, options=options)
     assert info.value.code == wia.ErrorCode.COMPILE_ERROR, str(info.value)
     return str(info.value)
+
+
+def error_lines(log: str) -> list[str]:
+    """The error lines of a build log or refusal (not its warnings, nor the source lines a device quotes)."""
+    return [line for line in log.splitlines() if ": error: " in line]
+
+
+def compile_errors(source: str, options: str = "") -> list[str]:
+    """The error lines of the simulator's build of ``source``, which must fail: what a test holds line for line
+    against ``clang-15 -cc1``'s."""
+    with pytest.raises(KernelCompileError) as raised:
+        compile_source(source, options)
+    return error_lines(str(raised.value))
 
 
 def assert_refused(

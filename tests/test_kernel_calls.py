@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_backends import run_arrays
+from kernel_backends import compile_errors, run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
@@ -98,9 +98,7 @@ def test_a_function_not_called_is_clangs_error() -> None:
     draws no second error (OpenMM probe: "calls through function pointers are not supported" after an undeclared
     identifier); a function's name in brackets of its own is not called either, ``(g)(3)``, but an overloaded
     built-in's is."""
-    with pytest.raises(KernelCompileError) as raised:
-        compile_source(FUNCTIONS_AS_VALUES)
-    assert [line for line in str(raised.value).splitlines() if ": error: " in line] == [
+    assert compile_errors(FUNCTIONS_AS_VALUES) == [
         "kernel.cl:4:17: error: taking address of function is not allowed",
         "kernel.cl:5:18: error: taking address of function is not allowed",
         "kernel.cl:6:10: error: taking address of function is not allowed",

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from kernel_backends import assert_refused, build_error, run_arrays
+from kernel_backends import assert_refused, build_error, error_lines, run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source
@@ -649,7 +649,7 @@ def test_every_error_clang_gives_and_no_more(
     refusal = build_error(device_ctx, source, options=CL12)
     assert all(message in refusal for _, message in expected)
     if wia.get_backend().name == "sim":
-        errors = [line for line in refusal.splitlines() if ": error: " in line]
+        errors = error_lines(refusal)
         assert errors == [f"kernel.cl:{at}: error: {message}" for at, message in expected]
 
 
@@ -695,7 +695,7 @@ def test_address_spaces_given_twice(device_ctx: wia.Context) -> None:
     (out,) = run_arrays(device_ctx, SPACES_REPEATED, "k", [np.zeros(4, np.int32)], 1, 1, options=CL12)
     np.testing.assert_array_equal(out, [1, 2, 3, 0])
     if wia.get_backend().name == "sim":
-        errors = [line for line in refusal.splitlines() if ": error: " in line]
+        errors = error_lines(refusal)
         assert errors == [
             f"kernel.cl:{at}: error: multiple address spaces specified for type ({spaces}; {what})"
             for at, spaces, what in [

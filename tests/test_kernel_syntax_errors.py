@@ -10,7 +10,7 @@ words on every backend, at Clang's line and column on the simulator."""
 from __future__ import annotations
 
 import pytest
-from kernel_backends import assert_refused, build_error
+from kernel_backends import assert_refused, build_error, error_lines
 
 import wia_hal as wia
 
@@ -643,5 +643,5 @@ def test_unnamed_vector_types_logical_operands_and_vector_literal_parts_as_clang
     for error in errors:
         assert error.split(": error: ", 1)[1] in refusal
     if request.node.callspec.params.get("device_ctx") == "sim":
-        found = sorted(line.split("kernel.cl:", 1)[1] for line in refusal.splitlines() if ": error: " in line)
+        found = sorted(line.split("kernel.cl:", 1)[1] for line in error_lines(refusal))
         assert found == sorted(errors), refusal
