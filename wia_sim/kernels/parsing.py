@@ -435,14 +435,16 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         return enum
 
     def _parse_primary_expression(self) -> c_ast.Node:
-        if self._peek_type() == "LPAREN" and self._peek_type(2) == "LBRACE":  # a GNU statement expression
+        tok = self._peek()  # (one look ahead for the three cases: a primary expression is parsed very often)
+        kind = tok.type if tok is not None else None
+        if kind == "LPAREN" and self._peek_type(2) == "LBRACE":  # a GNU statement expression
             self._advance()
             block = self._parse_compound_statement()
             self._expect("RPAREN")
             return StatementExpression(block.block_items, block.coord)
-        if self._peek_type() == "ID" and self._peek().value in TYPED_BUILTINS and self._peek_type(2) == "LPAREN":
+        if kind == "ID" and tok.value in TYPED_BUILTINS and self._peek_type(2) == "LPAREN":
             return self._parse_typed_builtin()
-        wrapped = self._peek_type() == "LPAREN"
+        wrapped = kind == "LPAREN"
         node = super()._parse_primary_expression()
         if wrapped:
             self.parentheses[id(node)] = (node, self.parentheses.get(id(node), (node, 0))[1] + 1)
