@@ -112,3 +112,45 @@ def test_a_store_writes_only_the_lanes_in_bounds(offs: list[int], active: list[b
         expected[off[lane] : off[lane] + 4] = values[lane : lane + 1].view(np.uint8)
     region.store(_state(False), off, mask, INT, values)
     assert np.array_equal(region.data[0, :nbytes], expected)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.one_of(st.integers(-12, 76), st.sampled_from([0, 60, 64, -4, 2])),
+    st.lists(st.booleans(), min_size=LANES, max_size=LANES),
+    st.sampled_from([1, 2, 4]),
+    st.integers(0, 2**32 - 1),
+)
+def test_one_offset_in_every_lanes_own_row(o: int, active: list[bool], width: int, seed: int) -> None:
+    """A private object (a row per lane) at one offset in every lane, as a struct's member or a constant index is
+    read and written (``Region._lane_columns``: a column of the rows): each lane's own bytes, with checks on a
+    fault where an active lane's element leaves the object or its alignment, with checks off nothing outside it."""
+    rng = np.random.default_rng(seed)
+    nbytes, t = 64, INT.vector(width)
+    size = 4 * width
+    region = Region.allocate("private", "row", LANES, nbytes, "lane")
+    region.data[:, :nbytes] = rng.integers(0, 256, (LANES, nbytes), dtype=np.uint8)
+    before = region.data.copy()
+    mask, off = np.asarray(active), np.asarray(o, np.int64)
+    inside = 0 <= o <= nbytes - size
+    good = inside and o % 4 == 0
+    rows = region.data[:, :nbytes]
+
+    def own(lanes: np.ndarray) -> np.ndarray:  # each lane's element, from its own row's bytes
+        return np.ascontiguousarray(rows[lanes, o : o + size]).view(np.int32).reshape(-1, width)
+
+    if mask.any() and not good:
+        with pytest.raises(KernelFault):
+            region.load(_state(True), off, mask, t)
+    elif mask.any():
+        values = region.load(_state(True), off, mask, t).reshape(LANES, width)
+        assert np.array_equal(values[mask], own(np.flatnonzero(mask)))
+    kept = mask & inside
+    values = region.load(_state(False), off, mask, t).reshape(LANES, width)
+    assert np.array_equal(values[kept], own(np.flatnonzero(kept)))
+    stored = rng.integers(-(2**31), 2**31, (LANES, width), dtype=np.int64).astype(np.int32)
+    region.store(_state(False), off, mask, t, stored if width > 1 else stored[:, 0])
+    expected = before.copy()
+    for lane in np.flatnonzero(kept):
+        expected[lane, o : o + size] = stored[lane].view(np.uint8)
+    assert np.array_equal(region.data, expected)

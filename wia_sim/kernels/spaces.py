@@ -862,11 +862,15 @@ class Region(StridedAccess):
     def _lane_columns(self, off: Array, t: CType) -> Array | None:
         """Each lane's element of ``t`` at the one byte offset ``off`` of its own row (``per`` "lane": a private
         struct's member, a private array's element at a constant index), as a strided view of ``data``, a column
-        per component: ``load`` and ``store`` move it without index arrays. None for any other access."""
+        per component: ``load`` and ``store`` move it without index arrays. None for any other access, and for one
+        outside the object (checks off: no lane takes part)."""
         esize = t.dtype.itemsize
-        if self.per != "lane" or np.ndim(off) != 0 or int(off) % esize or self.data.shape[1] % esize:
+        if self.per != "lane" or np.ndim(off) != 0 or self.data.shape[1] % esize:
             return None
-        k = int(off) // esize
+        o = int(off)
+        if o % esize or not 0 <= o <= self.nbytes - elem_bytes(t):
+            return None
+        k = o // esize
         key = "rows" + t.dtype.str
         rows = self._views.get(key)
         if rows is None:
