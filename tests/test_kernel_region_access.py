@@ -121,6 +121,10 @@ def test_a_store_writes_only_the_lanes_in_bounds(offs: list[int], active: list[b
     st.sampled_from([1, 2, 4]),
     st.integers(0, 2**32 - 1),
 )
+@example(62, [True] * LANES, 1, 0)  # (past the end and misaligned)
+@example(56, [True] * LANES, 4, 0)  # (a vector that starts inside and ends past the end)
+@example(-4, [False, True] * (LANES // 2), 2, 0)
+@example(48, [True] * LANES, 4, 0)  # (the row's last vector)
 def test_one_offset_in_every_lanes_own_row(o: int, active: list[bool], width: int, seed: int) -> None:
     """A private object (a row per lane) at one offset in every lane, as a struct's member or a constant index is
     read and written (``Region._lane_columns``: a column of the rows): each lane's own bytes, with checks on a
@@ -137,6 +141,8 @@ def test_one_offset_in_every_lanes_own_row(o: int, active: list[bool], width: in
     rows = region.data[:, :nbytes]
 
     def own(lanes: np.ndarray) -> np.ndarray:  # each lane's element, from its own row's bytes
+        if not lanes.size:  # (no lane: an offset outside the row has no element to read)
+            return np.zeros((0, width), np.int32)
         return np.ascontiguousarray(rows[lanes, o : o + size]).view(np.int32).reshape(-1, width)
 
     if mask.any() and not good:

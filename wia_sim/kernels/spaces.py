@@ -840,7 +840,7 @@ class Region(StridedAccess):
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
         idx = flat >> (esize.bit_length() - 1)
-        columns = self._lane_columns(off, t)
+        columns = self._lane_columns(off, t) if self.per == "lane" else None
         start = _consecutive(idx, span) if span is not None and t.width == 1 and idx.ndim == 1 else None
         if columns is not None:  # each lane's own element at one offset: a copy of its column, no gather
             values = np.array(columns)
@@ -860,12 +860,13 @@ class Region(StridedAccess):
         return values
 
     def _lane_columns(self, off: Array, t: CType) -> Array | None:
-        """Each lane's element of ``t`` at the one byte offset ``off`` of its own row (``per`` "lane": a private
-        struct's member, a private array's element at a constant index), as a strided view of ``data``, a column
-        per component: ``load`` and ``store`` move it without index arrays. None for any other access, and for one
-        outside the object (checks off: no lane takes part)."""
+        """Of a region with a row per lane (``per`` "lane", which the callers test), each lane's element of ``t`` at
+        the one byte offset ``off`` of its own row (a private struct's member, a private array's element at a
+        constant index), as a strided view of ``data``, a column per component: ``load`` and ``store`` move it
+        without index arrays. None for any other access, and for one outside the object (checks off: no lane takes
+        part)."""
         esize = t.dtype.itemsize
-        if self.per != "lane" or np.ndim(off) != 0 or self.data.shape[1] % esize:
+        if np.ndim(off) != 0 or self.data.shape[1] % esize:
             return None
         o = int(off)
         if o % esize or not 0 <= o <= self.nbytes - elem_bytes(t):
@@ -928,7 +929,7 @@ class Region(StridedAccess):
             return
         if st.checks:
             self._check(st, flat, ok, t, write=True, atomic=atomic, values=vals, undef=undef, origin=origin)
-        columns = self._lane_columns(off, t)
+        columns = self._lane_columns(off, t) if self.per == "lane" else None
         start = _consecutive(idx, span) if span is not None and t.width == 1 else None
         if columns is not None:  # each lane's own element at one offset: its column, no scatter
             if n == n_lanes:
