@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -91,17 +91,22 @@ def build_error(ctx: wia.Context, source: str, kernel: str = "k", options: str =
     return str(info.value)
 
 
-def error_lines(log: str) -> list[str]:
+def error_lines(lines: Iterable[str]) -> list[str]:
     """The error lines of a build log or refusal (not its warnings, nor the source lines a device quotes)."""
-    return [line for line in log.splitlines() if ": error: " in line]
+    return [line for line in lines if ": error: " in line]
+
+
+def refused_log(source: str, options: str = "") -> list[str]:
+    """The lines of the simulator's build log of ``source``, whose build must fail: what a test holds line for
+    line against ``clang-15 -cc1``'s."""
+    with pytest.raises(KernelCompileError) as raised:
+        compile_source(source, options)
+    return str(raised.value).splitlines()
 
 
 def compile_errors(source: str, options: str = "") -> list[str]:
-    """The error lines of the simulator's build of ``source``, which must fail: what a test holds line for line
-    against ``clang-15 -cc1``'s."""
-    with pytest.raises(KernelCompileError) as raised:
-        compile_source(source, options)
-    return error_lines(str(raised.value))
+    """The error lines of ``refused_log``."""
+    return error_lines(refused_log(source, options))
 
 
 def assert_refused(

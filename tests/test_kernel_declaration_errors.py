@@ -649,7 +649,7 @@ def test_every_error_clang_gives_and_no_more(
     refusal = build_error(device_ctx, source, options=CL12)
     assert all(message in refusal for _, message in expected)
     if wia.get_backend().name == "sim":
-        errors = error_lines(refusal)
+        errors = error_lines(refusal.splitlines())
         assert errors == [f"kernel.cl:{at}: error: {message}" for at, message in expected]
 
 
@@ -695,7 +695,7 @@ def test_address_spaces_given_twice(device_ctx: wia.Context) -> None:
     (out,) = run_arrays(device_ctx, SPACES_REPEATED, "k", [np.zeros(4, np.int32)], 1, 1, options=CL12)
     np.testing.assert_array_equal(out, [1, 2, 3, 0])
     if wia.get_backend().name == "sim":
-        errors = error_lines(refusal)
+        errors = error_lines(refusal.splitlines())
         assert errors == [
             f"kernel.cl:{at}: error: multiple address spaces specified for type ({spaces}; {what})"
             for at, spaces, what in [

@@ -643,5 +643,5 @@ def test_unnamed_vector_types_logical_operands_and_vector_literal_parts_as_clang
     for error in errors:
         assert error.split(": error: ", 1)[1] in refusal
     if request.node.callspec.params.get("device_ctx") == "sim":
-        found = sorted(line.split("kernel.cl:", 1)[1] for line in error_lines(refusal))
+        found = sorted(line.split("kernel.cl:", 1)[1] for line in error_lines(refusal.splitlines()))
         assert found == sorted(errors), refusal
