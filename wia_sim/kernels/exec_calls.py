@@ -293,66 +293,55 @@ class CallRunner(ExecutorState):
         if name == "vec_step":  # its operand is not evaluated, as sizeof's (a compile-time constant in Clang)
             t = self.value(args[0], np.zeros(self.n, dtype=bool)).t
             return Value(ULONG, np.asarray(4 if t.width == 3 else t.width, np.uint64))  # (a size_t, as Clang's)
-        values = [self.value(a, mask) for a in args]
-        width = values[-1].t.width
-        self.count("int_ops", mask, width)
-        shadow = joined(values)
-        if shadow is None:
-            return tables.shuffle(values, width)
-        # not a use (LLVM's shufflevector, as Oclgrind sees it): a result component is undefined where the input
-        # component it picks is, or its own mask element
-        result = tables.shuffle([defined(v) for v in values], width)
-        *xs, selector = values
-        m = xs[0].t.width
-        picked = np.concatenate(
-            [shaped(x.undef, x.t) if x.undef is not None else np.zeros((self.n, m), bool) for x in xs], axis=-1
-        )
+        *xs, selector = [self.value(a, mask) for a in args]
+        m = xs[0].t.width  # (only the low log2(m) or log2(2m) bits of each mask element count)
         index = np.asarray(defined(selector).a).astype(np.int64) & (m * len(xs) - 1)
-        undef = np.take_along_axis(picked, np.broadcast_to(index, (self.n, width)), axis=-1)
-        if selector.undef is not None:
-            undef = undef | shaped(selector.undef, selector.t)
-        return carrying(result.t, np.broadcast_to(result.a, (self.n, width)), undef, shadow[1])
+        self.count("int_ops", mask, index.shape[-1])
+        return self.picked(xs, index, selector)
 
     def shufflevector(self, node: c_ast.FuncCall, args: list[c_ast.Node], mask: Array) -> Value:
-        """``__builtin_shufflevector(a, b, i...)``: the components of ``a`` then ``b`` that the constant indices
-        pick (``Program.shuffles``), not a use of them (LLVM's shufflevector, as Oclgrind sees it): a component is
-        undefined where the one it picks is, and where its index is -1 (LLVM's undef)."""
+        """``__builtin_shufflevector(a, b, i...)``: the components of ``a`` then ``b`` that the constant indices pick
+        (``Program.shuffles``), -1 a component LLVM leaves undefined; ``__builtin_shufflevector(a, m)``: component
+        ``m[k]`` of ``a``, the index cut to the bits below ``a``'s width rounded up to a power of two, as Clang's
+        code masks it (one that still points past a 3-vector is undefined too)."""
         indices = self.program.shuffles[id(node)]
         a, b = (self.value(e, mask) for e in args[:2])
-        if not indices:
-            return self.shuffled_by(a, b, mask)
-        t = a.t.scalar.vector(len(indices))
-        picks = np.asarray([max(k, 0) for k in indices])
-        self.count("int_ops", mask, t.width)
-        bits = np.concatenate(np.broadcast_arrays(np.asarray(a.raw), np.asarray(b.raw)), axis=-1)[..., picks]
-        if a.undef is None and b.undef is None and min(indices) >= 0:
-            return Value(t, bits)
-        shadow = joined((a, b))
-        flags = [shaped(v.undef, v.t) if v.undef is not None else np.zeros((self.n, v.t.width), bool) for v in (a, b)]
-        undef = np.concatenate(flags, axis=-1)[:, picks] | (np.asarray(indices) < 0)
-        what = "component of '__builtin_shufflevector' whose index is -1 (LLVM's undef)"
-        origin = Uninit(self.st, "uninitialized_private", what, self.st.line, unspecified=True)
-        origin = shadow[1] if shadow is not None else origin
-        return carrying(t, np.array(np.broadcast_to(bits, undef.shape)), undef, origin)
-
-    def shuffled_by(self, a: Value, m: Value, mask: Array) -> Value:
-        """``__builtin_shufflevector(a, m)``: component ``m[k]`` of ``a`` in each component ``k``, the index cut to
-        the bits below ``a``'s width rounded up to a power of two, as Clang's code masks it; one that still points
-        past ``a`` (a 3-vector's index 3) picks a component LLVM leaves undefined."""
+        if indices:
+            index = np.asarray([max(k, 0) for k in indices])
+            past = np.asarray(indices) < 0
+            self.count("int_ops", mask, index.size)
+            what = "component of '__builtin_shufflevector' whose index is -1 (LLVM's undef)"
+            return self.picked([a, b], index, None, past if past.any() else None, what)
         width = a.t.width
+        index = np.asarray(defined(b).a).astype(np.int64) & ((1 << (width - 1).bit_length()) - 1)
+        past = index >= width
         self.count("int_ops", mask, width)
-        index = np.asarray(defined(m).a).astype(np.int64) & ((1 << (width - 1).bit_length()) - 1)
-        index = np.broadcast_to(index, (self.n, width))
-        bits = np.take_along_axis(np.broadcast_to(np.asarray(a.raw), (self.n, width)), np.minimum(index, width - 1), -1)
-        undef = index >= width
-        if a.undef is not None:
-            undef = undef | np.take_along_axis(shaped(a.undef, a.t), np.minimum(index, width - 1), -1)
-        if m.undef is not None:
-            undef = undef | shaped(m.undef, m.t)
-        shadow = joined((a, m))
         what = "component of '__builtin_shufflevector' whose index lies past its vector (LLVM's undef)"
-        origin = Uninit(self.st, "uninitialized_private", what, self.st.line, unspecified=True)
-        return carrying(a.t, np.array(bits), undef, shadow[1] if shadow is not None else origin)
+        return self.picked([a], np.minimum(index, width - 1), b, past if past.any() else None, what)
+
+    def picked(
+        self, xs: list[Value], index: Array, selector: Value | None, past: Array | None = None, what: str = ""
+    ) -> Value:
+        """The components of ``xs`` laid end to end that ``index`` picks (``tables.picked``), not a use of them
+        (LLVM's shufflevector, as Oclgrind sees it): a result component is undefined where the one it picks is,
+        where the ``selector`` that gave its index is, and where ``past`` says its index picked none (``what``,
+        when nothing else is undefined)."""
+        shadow = joined([*xs, selector] if selector is not None else xs)
+        if shadow is None and past is None:
+            return tables.picked(xs, index)
+        result = tables.picked([defined(x) for x in xs], index)
+        shape = (self.n, index.shape[-1])
+        flags = [shaped(x.undef, x.t) if x.undef is not None else np.zeros((self.n, x.t.width), bool) for x in xs]
+        undef = np.take_along_axis(np.concatenate(flags, axis=-1), np.broadcast_to(index, shape), axis=-1)
+        if selector is not None and selector.undef is not None:
+            undef = undef | shaped(selector.undef, selector.t)
+        if past is not None:
+            undef = undef | past
+        if shadow is not None:
+            origin = shadow[1]
+        else:
+            origin = Uninit(self.st, "uninitialized_private", what, self.st.line, unspecified=True)
+        return carrying(result.t, np.array(np.broadcast_to(result.raw, shape)), undef, origin)
 
     def call_helper(self, fn: FunctionInfo, args: list[c_ast.Node], mask: Array) -> Result:
         values = [self.eval(a, mask) for a in args]

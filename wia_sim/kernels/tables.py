@@ -33,8 +33,8 @@ __all__ = [
     "call_pointer_out",
     "call_table",
     "op_kind",
+    "picked",
     "round_to_half",
-    "shuffle",
 ]
 
 Array = NDArray[Any]
@@ -413,16 +413,15 @@ def round_to_half(x: Array, rounding: str) -> Array:
 # -- 6.12.12: shuffle and shuffle2
 
 
-def shuffle(args: list[Value], width: int) -> Value:
-    """``shuffle(x, mask)``/``shuffle2(x, y, mask)``: only the low log2(m) (log2(2m)) bits of each mask element
-    count, m being the inputs' width."""
-    *xs, mask = args
-    m = xs[0].t.width
+def picked(xs: list[Value], index: Array) -> Value:
+    """The components of ``xs`` laid end to end, picked by ``index`` (each in range; a row of the result's
+    components per lane, or one row for all): what ``shuffle``, ``shuffle2`` and Clang's
+    ``__builtin_shufflevector`` compute once their indices are found."""
     src = np.concatenate(np.broadcast_arrays(*(np.asarray(v.a) for v in xs)), axis=-1)
-    idx = np.asarray(mask.a).astype(np.int64) & (m * len(xs) - 1)
-    lead = np.broadcast_shapes(src.shape[:-1], idx.shape[:-1])
+    width = index.shape[-1]
+    lead = np.broadcast_shapes(src.shape[:-1], index.shape[:-1])
     src = np.broadcast_to(src, (*lead, src.shape[-1]))
-    out = np.take_along_axis(src, np.broadcast_to(idx, (*lead, width)), axis=-1)
+    out = np.take_along_axis(src, np.broadcast_to(index, (*lead, width)), axis=-1)
     return Value(xs[0].t.scalar.vector(width), out)
 
 
