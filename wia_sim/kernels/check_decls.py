@@ -359,7 +359,8 @@ class DeclarationChecks(CheckerState):
             return
         returns = any(isinstance(n, c_ast.Return) for n in ast_nodes(node.body))
         where = self.operator_marks.get((id(node.body), "}"), node.body)
-        self.warning(where, "non-void function does not return a value" + (" in all control paths" if returns else ""))
+        message = "non-void function does not return a value" + (" in all control paths" if returns else "")
+        self.warning(where, message, analysis=True)
 
     def half_refused(self, t: TypeInfo, node: c_ast.Node, what: str) -> tuple[c_ast.Node, str]:
         """Clang's error (and where) for a ``half`` value without cl_khr_fp16 supported and enabled: a variable or

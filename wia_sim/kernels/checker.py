@@ -214,10 +214,11 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, 
         """Whether an error was reported after the first ``seen`` diagnostics."""
         return any(d.severity == "error" for d in self.diagnostics[seen:])
 
-    def warning(self, node: c_ast.Node, message: str) -> None:
-        """A diagnostic that does not stop the build (``-Werror`` makes it one that does, ``-w`` drops it)."""
+    def warning(self, node: c_ast.Node, message: str, analysis: bool = False) -> None:
+        """A diagnostic that does not stop the build (``-Werror`` makes it one that does, ``-w`` drops it);
+        ``analysis``: one of Clang's control-flow analysis (``Diagnostic.analysis``)."""
         line, column = _coord_of(_named(node))
-        self.diagnostics.append(Diagnostic(self.filename, line, column, message, "warning"))
+        self.diagnostics.append(Diagnostic(self.filename, line, column, message, "warning", analysis=analysis))
 
     def runtime_warning(self, node: c_ast.Node, message: str) -> None:
         """A warning about what the code would do when it runs (a division by a constant zero, a constant index

@@ -40,6 +40,9 @@ class Diagnostic:
     after: tuple[int, int] | None = None
     """Where the log places it, if not at its own line and column: past the last of its function's tokens, for a
     warning Clang gives once the function is checked (``Checker.runtime_warning``)."""
+    analysis: bool = False
+    """A warning of Clang's analysis of a function's control flow (a path that runs off its end), which Clang
+    skips once any error has been reported (``Sema::hasUncompilableErrorOccurred``): dropped after one."""
 
     def __str__(self) -> str:
         where = self.filename

@@ -50,6 +50,7 @@ from wia_sim.kernels.parsing import (
     FOREIGN_TYPE_NAMES,
     STRING_LITERAL,
     OperatorMarks,
+    ParseOutcome,
     ast_nodes,
     blanked,
     parse,
@@ -64,6 +65,7 @@ from wia_sim.kernels.preprocess import (
 )
 from wia_sim.kernels.program import KernelCompileError, Program
 from wia_sim.kernels.recursion import deep_recursion
+from wia_sim.kernels.semicolons import invalid_at_parse
 from wia_sim.kernels.specifiers import specifier_diagnostics
 from wia_sim.kernels.structs import hoisted_attributes
 from wia_sim.kernels.types import VECTOR_BASES, VECTOR_WIDTHS
@@ -328,43 +330,65 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     bare = _undeclared(text, filename)
     text = _rewritten(_BUILTIN_OFFSETOF_RE, "offsetof", text)
     text, vec_steps = _vec_step_of_names(text)
-    outcome = parse(text)
-    found = bare + [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
-    nodes = ast_nodes(outcome.ast) if outcome.ast is not None else []
-    _marked_vec_steps(nodes, vec_steps)
-    found += specifier_diagnostics(nodes, text, filename, BUILTIN_FILE)
-    found += [
-        Diagnostic(filename, line, column, "declaration does not declare anything", "warning")
-        for line, column in outcome.empty_declarations
-    ]
-    found += [
-        Diagnostic(filename, line, column, f"unknown attribute '{name}' ignored", "warning")
-        for line, column, name in unknown_attributes(pp.text)
-    ]
-    checker = Checker(
-        filename,
-        outcome.failed_names,
-        extensions,
-        pp.enabled,
-        pp.packing,
-        pp.c_version,
-        outcome.keyword_places,
-        pp.single_constants,
-        type_hints,
-        OperatorMarks(nodes, text),
-        gnu_alignof,
-        pp.expanded,
-        outcome.statement_attributes,
-    )
-    if "__builtin_" in text:
-        expand_all(outcome.ast)
-    try:
-        checker.run(outcome.ast)
-    except RecursionError:
-        checker.error(None, "the program nests too deeply to check")
-    found += checker.diagnostics
+
+    def checked(invalid: frozenset[tuple[int, int]]) -> tuple[ParseOutcome, Checker, list[Diagnostic]]:
+        outcome = parse(text, invalid)
+        found = bare + [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
+        found += [Diagnostic(filename, line, column, message, "warning") for line, column, message in outcome.warnings]
+        nodes = ast_nodes(outcome.ast) if outcome.ast is not None else []
+        _marked_vec_steps(nodes, vec_steps)
+        found += specifier_diagnostics(nodes, outcome.text, filename, BUILTIN_FILE)
+        found += [
+            Diagnostic(filename, line, column, "declaration does not declare anything", "warning")
+            for line, column in outcome.empty_declarations
+        ]
+        found += [
+            Diagnostic(filename, line, column, f"unknown attribute '{name}' ignored", "warning")
+            for line, column, name in unknown_attributes(pp.text)
+        ]
+        checker = Checker(
+            filename,
+            outcome.failed_names,
+            extensions,
+            pp.enabled,
+            pp.packing,
+            pp.c_version,
+            outcome.keyword_places,
+            pp.single_constants,
+            type_hints,
+            OperatorMarks(nodes, outcome.text),
+            gnu_alignof,
+            pp.expanded,
+            outcome.statement_attributes,
+        )
+        if "__builtin_" in text:
+            expand_all(outcome.ast)
+        try:
+            checker.run(outcome.ast)
+        except RecursionError:
+            checker.error(None, "the program nests too deeply to check")
+        found += checker.diagnostics
+        return outcome, checker, found
+
+    # an expression statement without its ';' that the checker finds in error is one Clang's parser skips
+    # (``semicolons.py``): parsed and checked again without it, until none is left
+    invalid: frozenset[tuple[int, int]] = frozenset()
+    while True:
+        outcome, checker, found = checked(invalid)
+        errors = [
+            (d.line, d.column, d.message)
+            for d in checker.diagnostics
+            if d.severity == "error" and d.line is not None and d.column is not None
+        ]
+        skipped = frozenset(r.at for r in outcome.repairs if invalid_at_parse(r, errors))
+        if not skipped:
+            break
+        invalid |= skipped
     if checker.typed_calls:
         _lowered(outcome.ast, checker.typed_calls)
+    first_error = min((d.sort_key for d in found if d.severity == "error"), default=None)
+    if first_error is not None:  # (Clang's control-flow analysis stops at the first error)
+        found = [d for d in found if not (d.analysis and d.sort_key > first_error)]
     for d in found:  # the parser's and the checker's lines are the text's: the user's file and line, with includes
         if d.line is not None and pp.moved:  # (where macro expansion moved a token: where it stands in the source)
             line, column = pp.spelled(d.line, d.column)

@@ -9,6 +9,7 @@ broken ones declare are returned so that the checker does not also report them a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,7 @@ from pycparserext.ext_c_parser import (
 )
 
 from wia_sim.kernels.numeric_literals import PP_NUMBER, literal_error
+from wia_sim.kernels.semicolons import ExpressionRepair, expression_repair, missing, repaired
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.tokens import Token, closing, significant, tokenize
 from wia_sim.kernels.types import (
@@ -59,7 +61,7 @@ _PLACED_KEYWORDS = frozenset(
     {"STATIC", "EXTERN", "AUTO", "REGISTER", "GLOBAL", "__GLOBAL__", "LOCAL", "__LOCAL__"}
     | {"CONSTANT", "__CONSTANT__", "PRIVATE", "__PRIVATE__"}
 )
-"""The storage-class and address-space keywords whose places the parser keeps (``_ParseOutcome.keyword_places``)."""
+"""The storage-class and address-space keywords whose places the parser keeps (``ParseOutcome.keyword_places``)."""
 # type names the parser must know; those its OpenCLCParser does not predefine are typedef'd in a prelude
 _PRELUDE_TYPES: dict[str, str] = {
     "cl_mem_fence_flags": "uint",
@@ -92,7 +94,7 @@ _PARSE_ERROR_RE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<col>\d+))?: (
 
 
 @dataclass
-class _ParseOutcome:
+class ParseOutcome:
     ast: c_ast.FileAST
     errors: list[tuple[int, int | None, str]]
     failed_names: set[str]
@@ -105,6 +107,12 @@ class _ParseOutcome:
     statement_attributes: dict[int, StatementAttributes] = field(default_factory=dict)
     """The GNU attributes written before a statement (``__attribute__((fallthrough));``), by ``id`` of the
     statement: the checker's to judge (``check_statements``), the executor's to ignore."""
+    warnings: list[tuple[int, int, str]] = field(default_factory=list)
+    """The parser's warnings: a struct's last member without its ``;`` (``semicolons``)."""
+    repairs: list[ExpressionRepair] = field(default_factory=list)
+    """The expression statements without their ``;`` taken as parsed (``semicolons.ExpressionRepair``)."""
+    text: str = ""
+    """The text parsed: the one given, each missing ``;`` put in and what Clang skips after one blanked."""
 
 
 @dataclass(frozen=True)
@@ -140,7 +148,7 @@ def _pointer_spaces(text: str) -> tuple[str, dict[tuple[int, int], list[str]], l
     ``__local`` memory of pointers to ``__global`` memory), which OpenCLCParser's declarator grammar does not take
     (it takes only ``const``, ``volatile`` and ``restrict`` there), blanked to keep every column; the ones after each
     ``*`` by the line and column of the ``*``, for ``_restore_pointer_spaces``; and where each stood, as (line,
-    column, keyword) (``_ParseOutcome.keyword_places``)."""
+    column, keyword) (``ParseOutcome.keyword_places``)."""
     spaces: dict[tuple[int, int], list[str]] = {}
     places: list[tuple[int, int, str]] = []
     literals = [(m.start(), m.end()) for m in STRING_LITERAL.finditer(text)]
@@ -259,9 +267,9 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         super().__init__()
         self.parentheses: dict[int, tuple[c_ast.Node, int]] = {}  # by id: the node (kept alive) and the pairs
         self.literal_operands: dict[int, tuple[c_ast.Cast, Coord]] = {}  # ``sizeof (T)(x)``: by id, and the '('
-        self.keyword_places: set[tuple[int, int, str]] = set()  # (``_ParseOutcome.keyword_places``)
-        self.empty_declarations: set[tuple[int, int]] = set()  # (``_ParseOutcome.empty_declarations``)
-        self.statement_attributes: dict[int, StatementAttributes] = {}  # (``_ParseOutcome.statement_attributes``)
+        self.keyword_places: set[tuple[int, int, str]] = set()  # (``ParseOutcome.keyword_places``)
+        self.empty_declarations: set[tuple[int, int]] = set()  # (``ParseOutcome.empty_declarations``)
+        self.statement_attributes: dict[int, StatementAttributes] = {}  # (``ParseOutcome.statement_attributes``)
 
     def _starts_declaration(self, tok: Any = None) -> bool:
         tok = tok or self._peek()
@@ -706,7 +714,7 @@ def _bad_number(text: str) -> tuple[tuple[int, int], tuple[int, int, str]] | Non
 
 
 def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None, _Parser]:
-    """The AST of ``text`` or its first syntax error, and the parser (what it noted: ``_ParseOutcome``). A
+    """The AST of ``text`` or its first syntax error, and the parser (what it noted: ``ParseOutcome``). A
     preprocessing number that is no constant is Clang's error where it stands, unless the parser failed before the
     number starts (``_bad_number``: the parser reads ``3x`` as ``3`` and ``x``, ``0x1e+5`` as ``0x1e + 5``)."""
     parser = _Parser()
@@ -840,8 +848,12 @@ def _unknown_name(
             continue
         if any(name in scope for scope in parser._scope_stack):  # (a type, or a variable: no unknown name)
             continue
-        cast = before == "(" and after is not None and after.text == ")"  # (``(T)x``)
-        if cast and after2 is not None and after2.kind in ("id", "num"):
+        callee = tokens[k - 2] if k >= 2 else None  # (``f(T)``, a call's argument: not a cast)
+        called = callee is not None and (
+            (callee.kind == "id" and callee.text not in _KEYWORDS) or callee.text in _ENDS_OPERAND
+        )
+        cast = before == "(" and after is not None and after.text == ")" and not called  # (``(T)x``)
+        if cast and after2 is not None and after2.kind in ("id", "num") and after2.text not in _STATEMENT_WORDS:
             return token.line, token.column, f"use of undeclared identifier '{name}'"
         if after is None or not (after.text == "*" or (after.kind == "id" and after.text not in _KEYWORDS)):
             continue
@@ -941,8 +953,11 @@ def _expected(
         if named and before.text in ("bool", "half"):  # (Clang's keywords: the list's own error)
             return _specifier_error(tokens, k - 1)
         if named:  # a type name after a type: Clang's declarator, and the declaration goes on without its ';'
-            return before.line, before.column + len(before.text), "expected ';' at end of declaration"
-    if token.line > before.line and (before.kind in ("id", "num", "str", "char") or before.text in _ENDS_OPERAND):
+            return _missing_semicolon(tokens, k, parser)
+    if before.text == "return" and token.text != ";":  # (no value where one must be)
+        return _missing_semicolon(tokens, k, parser)
+    ends = before.kind in ("id", "num", "str", "char") or before.text in _ENDS_OPERAND
+    if ends and (token.line > before.line or (token.text == "}" and opened and opened[-1] == "{")):
         return _missing_semicolon(tokens, k, parser)
     return None
 
@@ -959,17 +974,29 @@ def _controlled(tokens: list[Token], close: int) -> bool:
 
 
 def _missing_semicolon(tokens: list[Token], k: int, parser: _Parser) -> tuple[int, int | None, str]:
-    """Clang's "expected ';' after expression" (or "at end of declaration", by the statement's first token) just
-    after ``tokens[k - 1]``, the last token of a statement that ``tokens[k]`` does not continue."""
+    """Clang's "expected ';' ..." just after ``tokens[k - 1]``, the last token of a statement, declaration or member
+    that ``tokens[k]`` does not continue, in the words of its kind (``semicolons.missing``)."""
+    found = missing(tokens, k, _declares(parser))
+    if found is not None:
+        return found.line, found.column, found.message
     before = tokens[k - 1]
     start = k - 1  # the statement's first token, to tell a declaration
     while start > 0 and tokens[start - 1].text not in (";", "{", "}"):
         start -= 1
-    first = tokens[start].text
-    declared = (first in _KEYWORDS and first not in _STATEMENT_WORDS) or named_type(first) is not None
-    declared = declared or bool(parser._is_type_in_scope(first))
-    what = "at end of declaration" if declared else "after expression"
+    what = "at end of declaration" if _declares(parser)(tokens[start]) else "after expression"
     return before.line, before.column + len(before.text), f"expected ';' {what}"
+
+
+def _declares(parser: _Parser) -> Callable[[Token], bool]:
+    """Whether a token may begin a declaration where ``parser`` stands (Clang's ``isDeclarationSpecifier``): a
+    keyword but a statement's, a built-in type's name, a typedef in scope."""
+
+    def declares(token: Token) -> bool:
+        name = token.text
+        keyword = name in _KEYWORDS and name not in _STATEMENT_WORDS
+        return keyword or named_type(name) is not None or bool(parser._is_type_in_scope(name))
+
+    return declares
 
 
 _UNKNOWN = frozenset("@\\`#")
@@ -1346,16 +1373,64 @@ def _in_block(tokens: list[Token]) -> bool:
 
 
 def _outcome(
-    ast: c_ast.FileAST, errors: list[tuple[int, int | None, str]], failed: set[str], parser: _Parser
-) -> _ParseOutcome:
-    return _ParseOutcome(
+    ast: c_ast.FileAST,
+    errors: list[tuple[int, int | None, str]],
+    failed: set[str],
+    parser: _Parser,
+    repairs: _Repairs,
+    text: str,
+) -> ParseOutcome:
+    return ParseOutcome(
         ast,
         errors,
         failed,
         sorted(parser.keyword_places),
         sorted(parser.empty_declarations),
         parser.statement_attributes,
+        repairs.warnings,
+        repairs.expressions,
+        text,
     )
+
+
+@dataclass
+class _Repairs:
+    """What the recovery from missing ``;`` did (``_repaired``)."""
+
+    errors: list[tuple[int, int | None, str]] = field(default_factory=list)
+    warnings: list[tuple[int, int, str]] = field(default_factory=list)
+    expressions: list[ExpressionRepair] = field(default_factory=list)
+
+
+_REPAIRS = 20
+"""At most this many missing ``;`` repaired in one text (each parses it again; Clang stops at 20 errors)."""
+
+
+def _repaired(
+    text: str, error: tuple[int, int | None, str], parser: _Parser, invalid: frozenset[tuple[int, int]]
+) -> tuple[str, _Repairs] | None:
+    """``text`` as Clang parses on after the syntax error ``error``, where that is a ``;`` missing at the end of a
+    line or before a ``}`` (``semicolons.py``), and what it reported; None for any other error."""
+    line, column, message = error
+    if column is None:
+        return None
+    tokens = significant(tokenize(text, 1))
+    k = next((k for k, t in enumerate(tokens) if (t.line, t.column) >= (line, column)), len(tokens))
+    if k == 0 or k == len(tokens):
+        return None
+    before, after = tokens[k - 1], tokens[k]
+    if before.text != "return" and (after.line == before.line and after.text != "}"):
+        return None  # (a ';' missing inside a line: no repair)
+    found = missing(tokens, k, _declares(parser))
+    if found is None or (found.line, found.column, found.message) != (line, column, message):
+        return None
+    skipped = found.at in invalid
+    done = _Repairs()
+    if found.mode == "expression" and not skipped:
+        done.expressions.append(expression_repair(tokens, k, found, _declares(parser)))
+    if not (found.mode == "expression" and skipped):
+        (done.warnings if found.severity == "warning" else done.errors).append((line, column, message))
+    return repaired(text, tokens, k, found, skipped), done
 
 
 def _top_level_chunks(text: str) -> list[tuple[int, int]]:
@@ -1418,10 +1493,23 @@ def _indent(text: str, start: int, chunk: str) -> int:
     return first - (text.rfind("\n", 0, first) + 1)
 
 
-def parse(text: str) -> _ParseOutcome:
+def parse(text: str, invalid: frozenset[tuple[int, int]] = frozenset()) -> ParseOutcome:
+    """The AST of ``text`` and its syntax errors, Clang's recovery from a missing ``;`` made at each (``invalid``:
+    the places of expression statements without their ``;`` that the checker found in error: skipped, as Clang's
+    parser skips them), the other errors recovered from declaration by declaration."""
     ast, error, parser = _parse_once(text)
+    repairs = _Repairs()
+    for _ in range(_REPAIRS):
+        step = None if ast is not None or error is None else _repaired(text, error, parser, invalid)
+        if step is None:
+            break
+        text, done = step
+        repairs.errors += done.errors
+        repairs.warnings += done.warnings
+        repairs.expressions += done.expressions
+        ast, error, parser = _parse_once(text)
     if ast is not None:
-        return _outcome(ast, [], set(), parser)
+        return _outcome(ast, repairs.errors, set(), parser, repairs, text)
     # recover: parse the declarations one by one, each with the good ones before it (for their typedefs)
     errors: list[tuple[int, int | None, str]] = []
     failed: set[str] = set()
@@ -1477,4 +1565,4 @@ def parse(text: str) -> _ParseOutcome:
         k += 1
     if not errors and error is not None:
         errors.append(error)
-    return _outcome(good_ast, errors, failed, good_parser)
+    return _outcome(good_ast, repairs.errors + errors, failed, good_parser, repairs, text)

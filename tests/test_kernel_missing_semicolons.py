@@ -1,0 +1,174 @@
+"""A statement or declaration without its ``;``, and the errors after it, as Clang reports them.
+
+The simulator's parser stopped at the first missing ``;`` of a function ("expected ';' after expression"), so
+the function's other errors went unreported, and a call of a macro the build did not define (``FOO(x)`` on a line
+of its own, OpenMM probe) was reported as a missing ``;`` where Clang says the name is undeclared. Clang goes on
+after each missing ``;`` in a way of its own for each kind of statement (``semicolons.py``): after an expression
+as if the ``;`` were there, after an expression already in error, ``return``, ``break``, ``continue``, ``goto``
+and a do-while by skipping to the next ``;``, after a declaration by going on only where a declaration may begin.
+Every expected line is ``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple spir64 -fsyntax-only``'s, which PoCL 3.1 gives
+too (Oclgrind 21.10's older Clang takes a call of an undeclared name for an implicit declaration, an expression
+that parsed, and goes on after it); the simulator's log is in source order, Clang's in the order it found them.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from kernel_backends import build_error, compile_errors, refused_log
+
+import wia_hal as wia
+
+STATEMENTS = """__kernel void k(__global int* o, int a)
+{
+    for (;;) {
+        if (a) break
+        if (a > 2) continue
+        a++;
+    }
+    do { a--; } while (a > 3)
+    a = q1;
+    goto end
+    a = q2;
+end:
+    a = q3;
+    int x = 1, y
+    a = q4;
+    int z
+    int w = q5;
+    a = q6
+    int v = q7;
+    if (a) {
+        o[a] = 1
+    }
+    UNDEFINED_CALL(o[a])
+    o[a] = q8;
+    o[0] = a + v }
+"""
+STATEMENT_ERRORS = [
+    ("4:21", "expected ';' after break statement"),  # (then skipped: `if (a > 2) continue`)
+    ("8:30", "expected ';' after do/while statement"),  # (skipped: `a = q1`)
+    ("10:13", "expected ';' after goto statement"),  # (skipped: `a = q2`)
+    ("13:9", "use of undeclared identifier 'q3'"),
+    ("14:17", "expected ';' at end of declaration"),  # (`a` begins no declaration: skipped to its ';')
+    ("16:10", "expected ';' at end of declaration"),  # (`int` does: on from there)
+    ("17:13", "use of undeclared identifier 'q5'"),
+    ("18:9", "use of undeclared identifier 'q6'"),  # (a name not called: corrected later, the expression parsed)
+    ("18:11", "expected ';' after expression"),
+    ("19:13", "use of undeclared identifier 'q7'"),
+    ("21:17", "expected ';' after expression"),  # (before the '}' on the next line)
+    ("23:5", "use of undeclared identifier 'UNDEFINED_CALL'"),  # (in error as parsed: no ';' error, q8 skipped)
+    ("25:17", "expected ';' after expression"),  # (before a '}' on its line)
+]
+
+
+def _reported(refusal: str, at: str, message: str) -> bool:
+    """Whether a device's refusal holds the error ``message`` at ``at`` (the simulator's and Oclgrind's
+    ``file:line:col: error: message``, PoCL's ``error: file:line:col: message``)."""
+    return re.search(rf":{at}: (error: )?{re.escape(message)}", refusal) is not None
+
+
+def test_each_kind_of_statement_without_its_semicolon(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
+    """Every device reports each missing ``;`` in its statement's words and the errors Clang does not skip after
+    it; the simulator exactly Clang's errors, none of what Clang skips (q1, q2, q4, q8)."""
+    refusal = build_error(device_ctx, STATEMENTS)
+    device = request.node.callspec.params.get("device_ctx")
+    for at, message in STATEMENT_ERRORS:
+        if device == "oclgrind" and "UNDEFINED_CALL" in message:
+            continue  # ("implicit declaration of function 'UNDEFINED_CALL' is invalid in OpenCL", and on)
+        assert _reported(refusal, at, message), (at, message, refusal)
+    if device == "sim":
+        assert compile_errors(STATEMENTS) == [f"kernel.cl:{at}: error: {message}" for at, message in STATEMENT_ERRORS]
+
+
+UNDEFINED_MACRO = """__kernel void k(__global float* out, int n)
+{
+    int i = get_global_id(0);
+    UNDEFINED_CALL(out[i])
+    out[i] = foo + 1.0f;
+    float y = bar(3);
+    out[i] += y;
+}
+"""
+
+
+def test_a_call_of_a_macro_the_build_did_not_define() -> None:
+    """Clang's parser finds the call in error at once and skips to the next ``;``: the name is undeclared, no ``;``
+    is missing, the line after it is not checked (the simulator said "expected ';' after expression" and nothing
+    else)."""
+    assert compile_errors(UNDEFINED_MACRO) == [
+        "kernel.cl:4:5: error: use of undeclared identifier 'UNDEFINED_CALL'",
+        "kernel.cl:6:15: error: use of undeclared identifier 'bar'",
+    ]
+
+
+FILE_SCOPE = """struct S { int a
+           int b; float c };
+constant int G = 3
+G2 = zz;
+constant int H = 4
+constant int K = yy;
+typedef int myint
+myint f1(void) { return q1; }
+int x1 = 5
+__kernel void k(__global int* o) { o[0] = q2; }
+__kernel void k2(__global int* o) { o[0] = 1 }
+"""
+
+
+def test_declarations_and_members_without_their_semicolon(
+    device_ctx: wia.Context, request: pytest.FixtureRequest
+) -> None:
+    """At file scope Clang's words are "after top level declarator", and it skips to the next ``;`` unless a
+    declaration may begin there (``__kernel`` may not: both kernels after ``x1`` are skipped); a member's missing
+    ``;`` is an error, before the ``}`` a warning."""
+    expected = [
+        ("1:17", "error", "expected ';' at end of declaration list"),
+        ("2:26", "warning", "expected ';' at end of declaration list"),
+        ("3:19", "error", "expected ';' after top level declarator"),
+        ("5:19", "error", "expected ';' after top level declarator"),
+        ("6:18", "error", "use of undeclared identifier 'yy'"),
+        ("7:18", "error", "expected ';' after top level declarator"),
+        ("8:25", "error", "use of undeclared identifier 'q1'"),
+        ("9:5", "error", "program scope variable must reside in constant address space"),
+        ("9:11", "error", "expected ';' after top level declarator"),
+    ]
+    refusal = build_error(device_ctx, FILE_SCOPE)
+    for at, severity, message in expected:
+        assert re.search(rf":{at}: ({severity}: )?{re.escape(message)}", refusal), (at, message, refusal)
+    if request.node.callspec.params.get("device_ctx") == "sim":
+        assert refused_log(FILE_SCOPE) == [
+            f"kernel.cl:{at}: {severity}: {message}" for at, severity, message in expected
+        ]
+
+
+def test_a_return_without_its_semicolon_skips_to_the_next() -> None:
+    """``return`` skips to the next ``;``, even after an error in its value; a declaration whose next line begins
+    no declaration skips it (the function's ``return``), and Clang's warning that the function returns no value is
+    not given: its control-flow analysis stops at the first error."""
+    source = (
+        "int h1(int a)\n{\n    int b = a\n    return a + 1\n}\n"
+        "int h2(int a)\n{\n    return a + q\n    a = 3;\n    return a;\n}\n"
+        "int h3(int a)\n{\n    return a + 1\n    a = q;\n    return a;\n}\n"
+    )
+    assert refused_log(source) == [
+        "kernel.cl:3:14: error: expected ';' at end of declaration",
+        "kernel.cl:8:16: error: use of undeclared identifier 'q'",
+        "kernel.cl:8:17: error: expected ';' after return statement",
+        "kernel.cl:14:17: error: expected ';' after return statement",
+    ]
+
+
+def test_no_control_flow_warning_after_an_error() -> None:
+    """ "non-void function does not return a value" is Clang's control-flow analysis, which it skips in every
+    function after the first error (``Sema::hasUncompilableErrorOccurred``): the simulator gave it for all three."""
+    source = (
+        "int g(int a)\n{\n    if (a) return 1;\n}\n"
+        "int h(int a)\n{\n    int b = zz;\n}\n"
+        "int h2(int a)\n{\n    if (a) return a;\n}\n"
+    )
+    assert refused_log(source) == [
+        "kernel.cl:4:1: warning: non-void function does not return a value in all control paths",
+        "kernel.cl:7:13: error: use of undeclared identifier 'zz'",
+    ]
