@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (Clang's expected logs, one error a string)
 """A statement or declaration without its ``;``, and the errors after it, as Clang reports them.
 
 The simulator's parser stopped at the first missing ``;`` of a function ("expected ';' after expression"), so
@@ -19,6 +20,7 @@ import pytest
 from kernel_backends import build_error, compile_errors, refused_log
 
 import wia_hal as wia
+from wia_sim.kernels import compile_source
 
 STATEMENTS = """__kernel void k(__global int* o, int a)
 {
@@ -172,3 +174,131 @@ def test_no_control_flow_warning_after_an_error() -> None:
         "kernel.cl:4:1: warning: non-void function does not return a value in all control paths",
         "kernel.cl:7:13: error: use of undeclared identifier 'zz'",
     ]
+
+
+JUDGED = "struct S { int x; };\nint k(__global int* o, int a, struct S s)\n{\n    %s\n    a = zz;\n    a = yy;\n    return a;\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "errors"),
+    [
+        (
+            "a = min(q, 1)",
+            [
+                "4:13 use of undeclared identifier 'q'",
+                "4:18 expected ';' after expression",
+                "5:9 use of undeclared identifier 'zz'",
+                "6:9 use of undeclared identifier 'yy'",
+            ],
+        ),
+        ("a = o[q]", ["4:11 use of undeclared identifier 'q'", "6:9 use of undeclared identifier 'yy'"]),
+        ("a = (q)", ["4:10 use of undeclared identifier 'q'", "6:9 use of undeclared identifier 'yy'"]),
+        (
+            "a = q + 1",
+            [
+                "4:9 use of undeclared identifier 'q'",
+                "4:14 expected ';' after expression",
+                "5:9 use of undeclared identifier 'zz'",
+                "6:9 use of undeclared identifier 'yy'",
+            ],
+        ),
+        ("a = (int)q", ["4:14 use of undeclared identifier 'q'", "6:9 use of undeclared identifier 'yy'"]),
+        ("q(1)", ["4:5 use of undeclared identifier 'q'", "6:9 use of undeclared identifier 'yy'"]),
+        (
+            "a = qux(2) + 1",
+            [
+                "4:9 use of undeclared identifier 'qux'",
+                "4:19 expected ';' after expression",
+                "5:9 use of undeclared identifier 'zz'",
+                "6:9 use of undeclared identifier 'yy'",
+            ],
+        ),
+        ("a = sizeof(q)", ["4:16 use of undeclared identifier 'q'", "6:9 use of undeclared identifier 'yy'"]),
+        ("a = o[min(q, 1)]", ["4:15 use of undeclared identifier 'q'", "6:9 use of undeclared identifier 'yy'"]),
+        (
+            "int c = qux(2)",
+            [
+                "4:13 use of undeclared identifier 'qux'",
+                "4:19 expected ';' at end of declaration",
+                "6:9 use of undeclared identifier 'yy'",
+            ],
+        ),
+        ("int c = o[q]", ["4:15 use of undeclared identifier 'q'", "6:9 use of undeclared identifier 'yy'"]),
+        ("int c = (int)q", ["4:18 use of undeclared identifier 'q'", "6:9 use of undeclared identifier 'yy'"]),
+        (
+            "int c = q",
+            [
+                "4:13 use of undeclared identifier 'q'",
+                "4:14 expected ';' at end of declaration",
+                "6:9 use of undeclared identifier 'yy'",
+            ],
+        ),
+        ("int c[2] = {q, 1}", ["4:17 use of undeclared identifier 'q'", "6:9 use of undeclared identifier 'yy'"]),
+        ("int c[2] = {1, 2}", ["4:22 expected ';' at end of declaration", "6:9 use of undeclared identifier 'yy'"]),
+        (
+            "a = s.zz",
+            [
+                "4:11 no member named 'zz' in 'struct S'",
+                "4:13 expected ';' after expression",
+                "5:9 use of undeclared identifier 'zz'",
+                "6:9 use of undeclared identifier 'yy'",
+            ],
+        ),
+        (
+            "a = s + 1",
+            [
+                "4:11 invalid operands to binary expression ('__private struct S' and 'int')",
+                "4:14 expected ';' after expression",
+                "5:9 use of undeclared identifier 'zz'",
+                "6:9 use of undeclared identifier 'yy'",
+            ],
+        ),
+    ],
+)
+def test_what_clangs_parser_finds_in_error_before_the_semicolon(line: str, errors: list[str]) -> None:
+    """A statement or an initializer without its ``;`` is skipped, with no ``;`` error, where Clang's parser found it
+    in error as it read it: a name it resolves at once is undeclared (called at a statement's start, in a
+    subscript, in brackets of its own, in ``sizeof``, a cast's operand, in an initializer list). A name it resolves
+    only when the statement is done (a call's argument, an operand), a call in an initializer, a missing member and
+    invalid operands (which Clang recovers from) leave it parsed: the ``;`` error, and the next line checked."""
+    expected = [f"kernel.cl:{e.split(' ', 1)[0]}: error: {e.split(' ', 1)[1]}" for e in errors]
+    assert compile_errors(JUDGED % line) == expected
+
+
+def test_a_return_without_its_value_on_the_next_line() -> None:
+    """``return`` at a line's end takes the next line for its value: a declaration there is "expected expression"
+    (a keyword type), or "unexpected type name" and the ``;`` after it (a typedef's name: ``uint``, ``float4``),
+    and the return is skipped whole (no "if statement has empty body", no "non-void function should return")."""
+    source = (
+        "int f(int a)\n{\n    if (a) return\n    int v = 3;\n    return 1;\n}\n"
+        "int g(int a)\n{\n    if (a) return\n    float4 w = 3;\n    return 1;\n}\n"
+        "int h(int a)\n{\n    if (a) return\n}\n"
+    )
+    assert refused_log(source) == [
+        "kernel.cl:4:5: error: expected expression",
+        "kernel.cl:10:5: error: unexpected type name 'float4': expected expression",
+        "kernel.cl:10:11: error: expected ';' after return statement",
+        "kernel.cl:16:1: error: expected expression",
+    ]
+
+
+def test_a_declaration_that_the_next_one_runs_on_into() -> None:
+    """A typedef's ``}`` and name without the ``;`` before a function (pycparser failed later: "invalid function
+    definition" at the name, a syntax error at the function's ``{``); a packed struct's members; a call at a line's
+    end (``barrier(CLK_LOCAL_MEM_FENCE)``, which the parser took for a cast of an unknown type)."""
+    source = "typedef union {\n    float f;\n    uint u;\n} Bits\n\nvoid skip(__global const float** p, int k)\n{\n}\n"
+    assert compile_errors(source) == ["kernel.cl:4:7: error: expected ';' after top level declarator"]
+    kernel = "__kernel void k(__global int* o)\n{\n    o[0] = 1;\n    barrier(CLK_LOCAL_MEM_FENCE)\n    o[1] = 2;\n}\n"
+    assert compile_errors(kernel) == ["kernel.cl:4:33: error: expected ';' after expression"]
+    packed = "typedef struct __attribute__((packed)) {\n    char kind\n    int count;\n    short delta;\n} R;\n"
+    assert compile_errors(packed + "__kernel void k(__global R* r) { r->count = 1; }\n") == [
+        "kernel.cl:2:14: error: expected ';' at end of declaration list",
+        "kernel.cl:6:37: error: no member named 'count' in 'R'",
+    ]
+
+
+def test_a_last_member_without_its_semicolon_is_a_warning() -> None:
+    """Clang's warning, and the build goes on (pycparser took the member as it is, without a word)."""
+    source = "typedef struct {\n    float re;\n    float im\n} C;\n__kernel void k(__global float* o, C c) { o[0] = c.im; }\n"
+    program = compile_source(source, "")
+    assert program.build_log == "kernel.cl:3:13: warning: expected ';' at end of declaration list"

@@ -27,7 +27,15 @@ from pycparserext.ext_c_parser import (
 )
 
 from wia_sim.kernels.numeric_literals import PP_NUMBER, literal_error
-from wia_sim.kernels.semicolons import ExpressionRepair, expression_repair, missing, repaired
+from wia_sim.kernels.semicolons import (
+    Repair,
+    closes_list,
+    file_scope,
+    missing,
+    repair_of,
+    repaired,
+    unended_members,
+)
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.tokens import Token, closing, significant, tokenize
 from wia_sim.kernels.types import (
@@ -109,8 +117,8 @@ class ParseOutcome:
     statement: the checker's to judge (``check_statements``), the executor's to ignore."""
     warnings: list[tuple[int, int, str]] = field(default_factory=list)
     """The parser's warnings: a struct's last member without its ``;`` (``semicolons``)."""
-    repairs: list[ExpressionRepair] = field(default_factory=list)
-    """The expression statements without their ``;`` taken as parsed (``semicolons.ExpressionRepair``)."""
+    repairs: list[Repair] = field(default_factory=list)
+    """The statements and declarations without their ``;`` taken as parsed (``semicolons.Repair``)."""
     text: str = ""
     """The text parsed: the one given, each missing ``;`` put in and what Clang skips after one blanked."""
 
@@ -787,7 +795,33 @@ def _clang_words(text: str, at: tuple[int, int | None], parser: _Parser) -> tupl
         _record_without_semicolon(tokens, at)
         or _unknown_name(tokens, at, parser)
         or _expected(tokens, at, parser, _end_of(text))
+        or _run_on(tokens, at, parser)
     )
+
+
+def _run_on(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
+    """A declaration at file scope without its ``;`` that the next line's declaration runs on into, where pycparser
+    fails later ("invalid function definition" at ``} View`` before ``void f(...)``, or at the ``{`` of the
+    function after ``} Bits``): Clang's error just after its last token, the nearest such break before the
+    error (back to the declaration before) or a token or two after it."""
+    line, column = at
+    if column is None:
+        return None
+    e = next((k for k, t in enumerate(tokens) if (t.line, t.column) >= (line, column)), len(tokens))
+    outside = file_scope(tokens)
+    declares = _declares(parser)
+
+    def breaks(k: int) -> bool:
+        before, after = tokens[k - 1], tokens[k]
+        ends = (before.kind in ("id", "num") and not declares(before)) or before.text in (")", "]")
+        return ends and outside[k] and after.line > before.line and declares(after) and after.text != "{"
+
+    for k in range(min(e + 2, len(tokens) - 1), 0, -1):
+        if breaks(k):
+            return _missing_semicolon(tokens, k, parser)
+        if k <= e and outside[k - 1] and tokens[k - 1].text in (";", "}"):
+            break
+    return None
 
 
 def _end_of(text: str) -> tuple[int, int]:
@@ -853,7 +887,8 @@ def _unknown_name(
             (callee.kind == "id" and callee.text not in _KEYWORDS) or callee.text in _ENDS_OPERAND
         )
         cast = before == "(" and after is not None and after.text == ")" and not called  # (``(T)x``)
-        if cast and after2 is not None and after2.kind in ("id", "num") and after2.text not in _STATEMENT_WORDS:
+        operand = after2 is not None and after2.kind in ("id", "num") and after2.text not in _STATEMENT_WORDS
+        if cast and operand and after is not None and after2 is not None and after2.line == after.line:
             return token.line, token.column, f"use of undeclared identifier '{name}'"
         if after is None or not (after.text == "*" or (after.kind == "id" and after.text not in _KEYWORDS)):
             continue
@@ -956,8 +991,9 @@ def _expected(
             return _missing_semicolon(tokens, k, parser)
     if before.text == "return" and token.text != ";":  # (no value where one must be)
         return _missing_semicolon(tokens, k, parser)
-    ends = before.kind in ("id", "num", "str", "char") or before.text in _ENDS_OPERAND
-    if ends and (token.line > before.line or (token.text == "}" and opened and opened[-1] == "{")):
+    ends = before.kind in ("id", "num", "str", "char") or before.text in _ENDS_OPERAND or closes_list(tokens, k)
+    body = before.text == ")" and token.text == "{"  # (a function's or a statement's: no ';' goes between)
+    if ends and not body and (token.line > before.line or (token.text == "}" and opened and opened[-1] == "{")):
         return _missing_semicolon(tokens, k, parser)
     return None
 
@@ -976,7 +1012,7 @@ def _controlled(tokens: list[Token], close: int) -> bool:
 def _missing_semicolon(tokens: list[Token], k: int, parser: _Parser) -> tuple[int, int | None, str]:
     """Clang's "expected ';' ..." just after ``tokens[k - 1]``, the last token of a statement, declaration or member
     that ``tokens[k]`` does not continue, in the words of its kind (``semicolons.missing``)."""
-    found = missing(tokens, k, _declares(parser))
+    found = missing(tokens, k, _declares(parser), _typedef_name(parser))
     if found is not None:
         return found.line, found.column, found.message
     before = tokens[k - 1]
@@ -985,6 +1021,23 @@ def _missing_semicolon(tokens: list[Token], k: int, parser: _Parser) -> tuple[in
         start -= 1
     what = "at end of declaration" if _declares(parser)(tokens[start]) else "after expression"
     return before.line, before.column + len(before.text), f"expected ';' {what}"
+
+
+_CLANG_TYPE_KEYWORDS = frozenset({"half", "bool"}) | {
+    f"image{d}_t" for d in ("1d", "1d_array", "1d_buffer", "2d", "2d_array", "3d")
+}
+"""Built-in type names that are keywords in Clang, not typedefs (its errors tell the two apart)."""
+
+
+def _typedef_name(parser: _Parser) -> Callable[[Token], bool]:
+    """Whether a token is a typedef's name where ``parser`` stands, as Clang sees it: the program's and the
+    built-in ones (``uint``, ``float4``, ``size_t``, ``sampler_t``), not a keyword."""
+    declares = _declares(parser)
+
+    def typedef_name(token: Token) -> bool:
+        return declares(token) and token.text not in _KEYWORDS and token.text not in _CLANG_TYPE_KEYWORDS
+
+    return typedef_name
 
 
 def _declares(parser: _Parser) -> Callable[[Token], bool]:
@@ -1388,7 +1441,7 @@ def _outcome(
         sorted(parser.empty_declarations),
         parser.statement_attributes,
         repairs.warnings,
-        repairs.expressions,
+        repairs.judged,
         text,
     )
 
@@ -1399,7 +1452,7 @@ class _Repairs:
 
     errors: list[tuple[int, int | None, str]] = field(default_factory=list)
     warnings: list[tuple[int, int, str]] = field(default_factory=list)
-    expressions: list[ExpressionRepair] = field(default_factory=list)
+    judged: list[Repair] = field(default_factory=list)
 
 
 _REPAIRS = 20
@@ -1421,15 +1474,17 @@ def _repaired(
     before, after = tokens[k - 1], tokens[k]
     if before.text != "return" and (after.line == before.line and after.text != "}"):
         return None  # (a ';' missing inside a line: no repair)
-    found = missing(tokens, k, _declares(parser))
+    found = missing(tokens, k, _declares(parser), _typedef_name(parser))
     if found is None or (found.line, found.column, found.message) != (line, column, message):
         return None
     skipped = found.at in invalid
     done = _Repairs()
-    if found.mode == "expression" and not skipped:
-        done.expressions.append(expression_repair(tokens, k, found, _declares(parser)))
-    if not (found.mode == "expression" and skipped):
+    judged = None if skipped else repair_of(tokens, k, found, _declares(parser))
+    if judged is not None:
+        done.judged.append(judged)
+    if not skipped:
         (done.warnings if found.severity == "warning" else done.errors).append((line, column, message))
+        done.errors += found.also
     return repaired(text, tokens, k, found, skipped), done
 
 
@@ -1506,8 +1561,12 @@ def parse(text: str, invalid: frozenset[tuple[int, int]] = frozenset()) -> Parse
         text, done = step
         repairs.errors += done.errors
         repairs.warnings += done.warnings
-        repairs.expressions += done.expressions
+        repairs.judged += done.judged
         ast, error, parser = _parse_once(text)
+    if "struct" in text or "union" in text:
+        message = "expected ';' at end of declaration list"
+        unended = unended_members(significant(tokenize(text, 1)))
+        repairs.warnings += [(line, column, message) for line, column in unended]
     if ast is not None:
         return _outcome(ast, repairs.errors, set(), parser, repairs, text)
     # recover: parse the declarations one by one, each with the good ones before it (for their typedefs)

@@ -6,14 +6,16 @@ its callers make; each case measured with clang 15):
 
 - an expression statement whose expression parsed ("expected ';' after expression"): it goes on as if the ``;``
   were there, the next line a statement of its own;
-- an expression statement in error already as it is parsed, as a call of a name nothing declares is (``FOO(x)``
-  of a macro the build did not define): no ``;`` error; the tokens up to the next ``;`` (or the ``}`` that closes
-  the block) are skipped, their errors unreported. Only the checker tells the two apart (``ExpressionRepair``);
+- an expression statement in error already as it is parsed, as a call of a name nothing declares is at the
+  statement's start (``FOO(x)`` of a macro the build did not define): no ``;`` error; the tokens up to the next
+  ``;`` (or the ``}`` that closes the block) are skipped, their errors unreported. Only the checker tells the two
+  apart (``Repair``);
 - ``return``, ``break``, ``continue``, ``goto`` and a do-while ("expected ';' after return statement", ...): the
   tokens up to the next ``;`` skipped; a ``return`` whose value does not follow on the next line is "expected
   expression" there, and skipped whole;
 - a declaration ("expected ';' at end of declaration"; at file scope "expected ';' after top level declarator"):
-  it goes on where the next token may begin a declaration, else skips through the next ``;``;
+  it goes on where the next token may begin a declaration, else skips through the next ``;``; if its last
+  initializer is in error as parsed, it skips through the next ``;`` and no ``;`` is missing;
 - a member of a struct or union ("expected ';' at end of declaration list"; a warning before the ``}``): the
   tokens through the next ``;`` skipped (the next member lost).
 
@@ -30,9 +32,19 @@ from typing import Literal
 
 from wia_sim.kernels.tokens import Token
 
-__all__ = ["ExpressionRepair", "Missing", "invalid_at_parse", "missing", "repaired"]
+__all__ = [
+    "Missing",
+    "Repair",
+    "closes_list",
+    "file_scope",
+    "invalid_at_parse",
+    "missing",
+    "repair_of",
+    "repaired",
+    "unended_members",
+]
 
-Mode = Literal["continue", "skip", "expression"]
+Mode = Literal["continue", "skip"]
 Place = tuple[int, int]
 """A line and column."""
 _SKIPPING_STATEMENTS = ("return", "break", "continue", "goto")
@@ -45,28 +57,34 @@ Clang skips a whole kernel after one: measured)."""
 
 @dataclass(frozen=True)
 class Missing:
-    """A ``;`` missing just after ``tokens[k - 1]``: Clang's message and how it goes on (``mode``)."""
+    """A ``;`` missing just after ``tokens[k - 1]``: Clang's message, where it stands, and how Clang goes on."""
 
     line: int
     column: int
     message: str
-    severity: Literal["error", "warning"]
     mode: Mode
-    start: Place
-    """Where the statement without its ``;`` begins."""
     at: Place
     """Where the repair's ``;`` goes (and its skip begins): just after the last token, or at a ``return`` that has
     no value (its whole statement skipped)."""
+    severity: Literal["error", "warning"] = "error"
+    judged: Place | None = None
+    """Where the part begins that Clang's parser may find in error already (an expression statement, a
+    declaration's last initializer): if the checker finds it so (``invalid_at_parse``), the tokens after it are
+    skipped and no ``;`` is reported missing."""
+    called_at_once: bool = False
+    """Whether a call at ``judged`` is resolved at once (a statement's first name: Clang classifies it there)."""
+    also: tuple[tuple[int, int, str], ...] = ()
+    """Errors Clang gives after ``message`` (line, column, message)."""
     filler: str = ";"
     """What the repair puts at ``at``: a ``;``, or for a ``return`` skipped whole an empty block (a statement
     that draws no warning of its own, as an empty ``if`` body would)."""
 
 
 @dataclass(frozen=True)
-class ExpressionRepair:
-    """An expression statement taken as parsed (its ``;`` put in, its error reported). If the checker finds the
-    expression in error as Clang's parser would (``invalid_at_parse``), the front end parses again with its
-    ``at`` among the invalid ones: no error for the ``;``, the tokens after it skipped."""
+class Repair:
+    """A statement or declaration taken as parsed (its ``;`` put in, its error reported) that Clang's parser may
+    have found in error already (``Missing.judged``). If the checker finds it so (``invalid_at_parse``), the front
+    end parses again with its ``at`` among the invalid ones: no error for the ``;``, the tokens after it skipped."""
 
     at: Place
     start: Place
@@ -76,18 +94,28 @@ class ExpressionRepair:
     done."""
 
 
-def missing(tokens: list[Token], k: int, declares: Callable[[Token], bool]) -> Missing | None:
+def missing(
+    tokens: list[Token], k: int, declares: Callable[[Token], bool], typedef_name: Callable[[Token], bool]
+) -> Missing | None:
     """The ``;`` missing before ``tokens[k]`` (the next token: on a later line than the one before, or a ``}``),
     where a statement, a declaration or a member ends; None where it is no such place (inside brackets, an
-    initializer list, an enum)."""
+    initializer list, an enum). ``declares``: whether a token may begin a declaration; ``typedef_name``: whether
+    it is a typedef's name (Clang's built-in ones too, but the types it makes keywords)."""
     if k == 0 or k > len(tokens):
         return None
     before = tokens[k - 1]
     line, column = before.line, before.column + len(before.text)
+    end = (line, column)
     after = tokens[k] if k < len(tokens) else None
+    if before.text == ")" and after is not None and after.text == "{":  # (a function's body, a statement's)
+        return None
     if before.text == "return" and after is not None:  # (its value may be on the next line: none there)
         where = (before.line, before.column)
-        return Missing(after.line, after.column, "expected expression", "error", "skip", where, where, "{}")
+        if typedef_name(after):  # (Clang takes the name for the value, and then wants the ';')
+            message = f"unexpected type name '{after.text}': expected expression"
+            also = ((after.line, after.column + len(after.text), "expected ';' after return statement"),)
+            return Missing(after.line, after.column, message, "skip", where, also=also, filler="{}")
+        return Missing(after.line, after.column, "expected expression", "skip", where, filler="{}")
     block = _innermost_brace(tokens, k)
     if block == -2:  # inside parentheses or brackets
         return None
@@ -96,35 +124,35 @@ def missing(tokens: list[Token], k: int, declares: Callable[[Token], bool]) -> M
         if context == "members":
             closing = after is not None and after.text == "}"
             severity: Literal["error", "warning"] = "warning" if closing else "error"
-            return Missing(
-                line, column, "expected ';' at end of declaration list", severity, "skip", (line, 1), (line, column)
-            )
+            return Missing(line, column, "expected ';' at end of declaration list", "skip", end, severity)
         if context != "block":
             return None
     start = _statement_start(tokens, k, block)
     if start is None:
         return None
     first = tokens[start]
-    at = (first.line, first.column)
+    goes_on = after is not None and declares(after)
     if block < 0:  # file scope: a declaration
-        goes_on = after is not None and declares(after) and after.text not in _FILE_SCOPE_ONLY
-        mode: Mode = "continue" if goes_on else "skip"
-        return Missing(line, column, "expected ';' after top level declarator", "error", mode, at, (line, column))
+        mode: Mode = "continue" if goes_on and after is not None and after.text not in _FILE_SCOPE_ONLY else "skip"
+        message = "expected ';' after top level declarator"
+        return Missing(line, column, message, mode, end, judged=_last_initializer(tokens, start, k))
     if first.text in _SKIPPING_STATEMENTS:
-        return Missing(line, column, f"expected ';' after {first.text} statement", "error", "skip", at, (line, column))
+        return Missing(line, column, f"expected ';' after {first.text} statement", "skip", end)
     if first.text == "while" and _ends_do_while(tokens, start, k, block):
-        return Missing(line, column, "expected ';' after do/while statement", "error", "skip", at, (line, column))
+        return Missing(line, column, "expected ';' after do/while statement", "skip", end)
     if declares(first):
-        mode = "continue" if after is not None and declares(after) else "skip"
-        return Missing(line, column, "expected ';' at end of declaration", "error", mode, at, (line, column))
-    return Missing(line, column, "expected ';' after expression", "error", "expression", at, (line, column))
+        mode = "continue" if goes_on else "skip"
+        message = "expected ';' at end of declaration"
+        return Missing(line, column, message, mode, end, judged=_last_initializer(tokens, start, k))
+    at = (first.line, first.column)
+    return Missing(line, column, "expected ';' after expression", "continue", end, judged=at, called_at_once=True)
 
 
 def repaired(text: str, tokens: list[Token], k: int, found: Missing, invalid: bool) -> str:
-    """``text`` as Clang goes on after ``found`` (``invalid``: an expression statement in error, skipped)."""
+    """``text`` as Clang goes on after ``found`` (``invalid``: what it judges in error, skipped)."""
     starts = _line_starts(text)
     at = starts[found.at[0] - 1] + found.at[1] - 1
-    skip = found.mode == "skip" or (found.mode == "expression" and invalid)
+    skip = found.mode == "skip" or invalid
     if skip:
         end, semicolon = _skipped(tokens, k)
         stop = len(text) if end is None else starts[end.line - 1] + end.column - 1
@@ -137,31 +165,43 @@ def repaired(text: str, tokens: list[Token], k: int, found: Missing, invalid: bo
     return text[:at] + fill + text[at:]
 
 
-def invalid_at_parse(repair: ExpressionRepair, errors: list[tuple[int, int, str]]) -> bool:
-    """Whether Clang's parser would have found the statement of ``repair`` in error before its ``;``, from the
-    checker's ``errors`` (line, column, message) inside it: any but an undeclared name it resolves later."""
+_INVALID_AT_PARSE = ("array subscript is not an integer",)
+"""The checker's errors that leave Clang's parser with no expression at all. Most others it recovers from with
+an expression marked in error (``RecoveryExpr``), which parses on: invalid operands, a member that is not there,
+a call's arguments (each measured with clang 15)."""
+
+
+def invalid_at_parse(repair: Repair, errors: list[tuple[int, int, str]]) -> bool:
+    """Whether Clang's parser would have found the part of ``repair`` it judges in error before the ``;``, from the
+    checker's ``errors`` (line, column, message) inside it: an undeclared name it resolves at once, an error it
+    does not recover from."""
     for line, column, message in errors:
         if not repair.start <= (line, column) < repair.at:
             continue
-        if message.startswith("use of undeclared identifier") and (line, column) not in repair.at_once:
-            continue
-        return True
+        if message.startswith("use of undeclared identifier") and (line, column) in repair.at_once:
+            return True
+        if message.startswith(_INVALID_AT_PARSE):
+            return True
     return False
 
 
-def expression_repair(
-    tokens: list[Token], k: int, found: Missing, declares: Callable[[Token], bool]
-) -> ExpressionRepair:
-    """The ``ExpressionRepair`` of the expression statement ``found`` ends, before ``tokens[k]``."""
-    start = next(j for j in range(k) if (tokens[j].line, tokens[j].column) >= found.start)
-    return ExpressionRepair(found.at, found.start, _checked_at_once(tokens, start, k, declares))
+def repair_of(tokens: list[Token], k: int, found: Missing, declares: Callable[[Token], bool]) -> Repair | None:
+    """The ``Repair`` of ``found`` (which ends before ``tokens[k]``), where Clang may have found it in error."""
+    if found.judged is None:
+        return None
+    start = next(j for j in range(k) if (tokens[j].line, tokens[j].column) >= found.judged)
+    at_once = _checked_at_once(tokens, start, k, declares, found.called_at_once)
+    return Repair(found.at, found.judged, at_once)
 
 
-def _checked_at_once(tokens: list[Token], start: int, k: int, declares: Callable[[Token], bool]) -> frozenset[Place]:
+def _checked_at_once(
+    tokens: list[Token], start: int, k: int, declares: Callable[[Token], bool], called_at_once: bool
+) -> frozenset[Place]:
     """The places of the names in ``tokens[start:k]`` that Clang's parser resolves as it meets them (an undeclared
-    one is an error there, the expression invalid): a name called, any inside a subscript, brackets of their own or
-    ``sizeof``'s, a cast's operand. Elsewhere (a call's arguments, an operator's operands) a name is resolved once
-    the statement is done (Clang's delayed typo correction; each measured with clang 15)."""
+    one is an error there, what holds it invalid): any inside a subscript, brackets of their own, ``sizeof``'s or an
+    initializer list, a cast's operand, and with ``called_at_once`` a call at ``start`` (a statement's first
+    name). Elsewhere (a call's arguments, an operator's operands) a name is resolved once the statement is done
+    (Clang's delayed typo correction; each measured with clang 15)."""
     at_once: set[Place] = set()
     now: list[bool] = []  # for each bracket open: whether what is inside is resolved at once
     for j in range(start, k):
@@ -174,17 +214,35 @@ def _checked_at_once(tokens: list[Token], start: int, k: int, declares: Callable
                 or (prev.text == ")" and not _cast(tokens, j - 1, declares))
             )
             now.append(not call)
-        elif t.text == "[":
+        elif t.text in ("[", "{"):
             now.append(True)
-        elif t.text in (")", "]"):
+        elif t.text in (")", "]", "}"):
             if now:
                 now.pop()
         elif t.kind == "id" and not declares(t):
-            called = j + 1 < k and tokens[j + 1].text == "("
+            called = j == start and called_at_once and j + 1 < k and tokens[j + 1].text == "("
             cast = j > start and tokens[j - 1].text == ")" and _cast(tokens, j - 1, declares)
             if called or cast or any(now):
                 at_once.add((t.line, t.column))
     return frozenset(at_once)
+
+
+def _last_initializer(tokens: list[Token], start: int, k: int) -> Place | None:
+    """Where the last declarator's initializer of the declaration ``tokens[start:k]`` begins (None: it has
+    none)."""
+    depth = 0
+    last = None
+    for j in range(start, k):
+        t = tokens[j].text
+        if t in _OPENERS:
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth -= 1
+        elif depth == 0 and t == ",":
+            last = None
+        elif depth == 0 and t == "=" and j + 1 < k:
+            last = (tokens[j + 1].line, tokens[j + 1].column)
+    return last
 
 
 def _cast(tokens: list[Token], close: int, declares: Callable[[Token], bool]) -> bool:
@@ -193,6 +251,44 @@ def _cast(tokens: list[Token], close: int, declares: Callable[[Token], bool]) ->
     while j >= 0 and (declares(tokens[j]) or tokens[j].text == "*"):
         j -= 1
     return j >= 0 and j < close - 1 and tokens[j].text == "("
+
+
+def unended_members(tokens: list[Token]) -> list[Place]:
+    """Where a struct's or union's last member lacks its ``;`` before the ``}`` (Clang's warning "expected ';' at
+    end of declaration list", just after it): the parser takes such a member as it is."""
+    places = []
+    for j, t in enumerate(tokens):
+        if t.text == "{" and _brace_kind(tokens, j) == "members":
+            shut = _matching(tokens, j)
+            if shut is not None and shut - 1 > j and tokens[shut - 1].text not in (";", "{", "}"):
+                last = tokens[shut - 1]
+                places.append((last.line, last.column + len(last.text)))
+    return places
+
+
+def file_scope(tokens: list[Token]) -> list[bool]:
+    """For each token, whether it stands at file scope (outside every bracket; a closing one is outside)."""
+    depth = 0
+    outside = []
+    for t in tokens:
+        if t.text in (")", "]", "}"):
+            depth = max(0, depth - 1)
+        outside.append(depth == 0)
+        if t.text in _OPENERS:
+            depth += 1
+    return outside
+
+
+def closes_list(tokens: list[Token], k: int) -> bool:
+    """Whether ``tokens[k - 1]`` is the ``}`` of an initializer list (the end of a declaration's initializer)."""
+    if k == 0 or tokens[k - 1].text != "}":
+        return False
+    depth = 0
+    for j in range(k - 1, -1, -1):
+        depth += {"}": 1, "{": -1}.get(tokens[j].text, 0)
+        if depth == 0:
+            return _brace_kind(tokens, j) == "list"
+    return False
 
 
 def _innermost_brace(tokens: list[Token], k: int) -> int:
@@ -212,12 +308,36 @@ def _innermost_brace(tokens: list[Token], k: int) -> int:
 def _brace_kind(tokens: list[Token], j: int) -> str:
     """What the ``{`` at ``tokens[j]`` opens: "members" (a struct's or union's), "list" (an initializer's, an
     enum's) or "block"."""
-    before = [t.text for t in tokens[max(0, j - 2) : j]]
-    if (before and before[-1] in ("struct", "union")) or (len(before) == 2 and before[0] in ("struct", "union")):
+    i = j - 1
+    while i >= 0 and tokens[i].text == ")":  # (``struct __attribute__((packed)) {``: past its attributes)
+        shut = _opening(tokens, i)
+        if shut is None or shut < 1 or "attribute" not in tokens[shut - 1].text:
+            break
+        i = shut - 2
+    if i >= 0 and tokens[i].kind == "id" and i >= 1 and tokens[i - 1].text in ("struct", "union", "enum"):
+        i -= 1  # (its tag)
+    word = tokens[i].text if i >= 0 else ""
+    if word in ("struct", "union"):
         return "members"
-    if (before and before[-1] in ("enum", "=", ",", "{", "(", "return")) or (len(before) == 2 and before[0] == "enum"):
+    if word == "{":  # (a block's braces in a block, a list's in a list)
+        return _brace_kind(tokens, i)
+    if word in ("enum", "=", ",", "(", "return"):
         return "list"
     return "block"
+
+
+def _opening(tokens: list[Token], close: int) -> int | None:
+    """The index of the bracket that ``tokens[close]`` closes."""
+    depth = 0
+    for j in range(close, -1, -1):
+        t = tokens[j].text
+        if t in (")", "]", "}"):
+            depth += 1
+        elif t in _OPENERS:
+            depth -= 1
+            if depth == 0:
+                return j
+    return None
 
 
 def _statement_start(tokens: list[Token], k: int, block: int) -> int | None:
@@ -225,8 +345,8 @@ def _statement_start(tokens: list[Token], k: int, block: int) -> int | None:
     ``else``, ``do`` and labels that control it."""
     depth = 0
     s = k - 1
-    while True:
-        depth += {")": 1, "]": 1, "(": -1, "[": -1}.get(tokens[s].text, 0)
+    while True:  # (an initializer list's braces are the statement's: counted as brackets)
+        depth += {")": 1, "]": 1, "}": 1, "(": -1, "[": -1, "{": -1}.get(tokens[s].text, 0)
         if s <= block + 1 or (depth == 0 and tokens[s - 1].text in (";", "{", "}")):
             break
         s -= 1
