@@ -253,6 +253,7 @@ JUDGED = "struct S { int x; };\nint k(__global int* o, int a, struct S s)\n{\n  
                 "6:9 use of undeclared identifier 'yy'",
             ],
         ),
+        ("a = o[s]", ["4:10 array subscript is not an integer", "6:9 use of undeclared identifier 'yy'"]),
     ],
 )
 def test_what_clangs_parser_finds_in_error_before_the_semicolon(line: str, errors: list[str]) -> None:
@@ -260,7 +261,7 @@ def test_what_clangs_parser_finds_in_error_before_the_semicolon(line: str, error
     in error as it read it: a name it resolves at once is undeclared (called at a statement's start, in a
     subscript, in brackets of its own, in ``sizeof``, a cast's operand, in an initializer list). A name it resolves
     only when the statement is done (a call's argument, an operand), a call in an initializer, a missing member and
-    invalid operands (which Clang recovers from) leave it parsed: the ``;`` error, and the next line checked."""
+    invalid operands (which Clang recovers from; not a subscript that is no integer) leave it parsed: the ``;`` error, and the next line checked."""
     expected = [f"kernel.cl:{e.split(' ', 1)[0]}: error: {e.split(' ', 1)[1]}" for e in errors]
     assert compile_errors(JUDGED % line) == expected
 

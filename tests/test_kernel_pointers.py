@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from kernel_backends import build_error, run_arrays
+from kernel_backends import build_error, compile_errors, run_arrays
 
 import wia_hal as wia
 from wia_sim.kernels import compile_source, run_kernel
@@ -342,3 +342,43 @@ def test_a_pointer_is_a_scalar(device_ctx: wia.Context) -> None:
         axis=1,
     )
     np.testing.assert_array_equal(out.reshape(n, 4), want)
+
+
+SWAPPED = """__kernel void k(__global int* o, __global const int* a)
+{
+    const int i = get_global_id(0);
+    __local int t[32];
+    i[t] = a[i] * 2;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    int p[3] = {1, 2, 3};
+    o[i] = (31 - i)[t] + 1[p] + *(&(i % 3)[p]) + 100 * 2[a];
+}
+"""
+
+
+def test_an_index_before_its_brackets_subscripts_the_pointer_after(device_ctx: wia.Context) -> None:
+    """``i[p]`` is ``p[i]`` (C99 6.5.2.1: E1[E2] is *((E1)+(E2))), loaded, stored and addressed, on every device
+    (the simulator said "subscripted value is not an array, pointer or vector")."""
+    rng = np.random.default_rng()
+    a = rng.integers(-1000, 1000, 32).astype(np.int32)
+    out, _ = run_arrays(device_ctx, SWAPPED, "k", [np.zeros(32, np.int32), a], 32, 32)
+    i = np.arange(32)
+    np.testing.assert_array_equal(out, 2 * a[31 - i] + 2 + (i % 3 + 1) + 100 * a[2])
+
+
+SUBSCRIPTED = "struct S { int x; };\nint k(__global int* o, int a, struct S s)\n{\n    %s\n    return a;\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ("a = o[s];", "4:10: error: array subscript is not an integer"),
+        ("a = o[o];", "4:10: error: array subscript is not an integer"),
+        ("int2 v = 1; a = v[o];", "4:22: error: array subscript is not an integer"),
+        ("a = s[1];", "4:10: error: subscripted value is not an array, pointer, or vector"),
+    ],
+)
+def test_a_subscript_that_is_not_an_integer(line: str, error: str) -> None:
+    """Clang's words, at the ``[`` (the simulator took a pointer or a struct for an index, and wrote its own words
+    at the subscripted value)."""
+    assert compile_errors(SUBSCRIPTED % line) == [f"kernel.cl:{error}"]

@@ -149,7 +149,12 @@ class ExpressionChecks(CheckerState):
     def expr_ArrayRef(self, node: c_ast.ArrayRef) -> TypeInfo:
         base = self.expr(node.name)
         index = self.expr(node.subscript)
-        if index.is_arithmetic and (index.kind == "vector" or index.name in FLOATS):
+        if base.kind == "scalar" and base.name not in FLOATS and index.kind in ("pointer", "array"):
+            # ``i[p]``: C99 6.5.2.1's E1[E2] is *(E1 + E2), either way round; the executor reads it as ``p[i]``
+            node.name, node.subscript = node.subscript, node.name
+            base, index = index, base
+        integer = index.kind == "scalar" and index.name not in FLOATS
+        if index.kind in ("vector", "pointer", "array", "struct") or (index.kind == "scalar" and not integer):
             self.error(self.operator(node), "array subscript is not an integer")
         if base.kind in ("pointer", "array") and base.target is not None:
             if base.target.kind == "void":
@@ -164,7 +169,7 @@ class ExpressionChecks(CheckerState):
             return TypeInfo("scalar", base.name, space=base.space, const=base.const)
         if base.kind == "unknown":
             return UNKNOWN
-        self.error(node, f"subscripted value is not an array, pointer or vector (it is '{base}')")
+        self.error(self.operator(node), "subscripted value is not an array, pointer, or vector")
         return UNKNOWN
 
     def index_bounds(self, node: c_ast.ArrayRef, length: int) -> None:
