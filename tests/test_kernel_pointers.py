@@ -382,3 +382,32 @@ def test_a_subscript_that_is_not_an_integer(line: str, error: str) -> None:
     """Clang's words, at the ``[`` (the simulator took a pointer or a struct for an index, and wrote its own words
     at the subscripted value)."""
     assert compile_errors(SUBSCRIPTED % line) == [f"kernel.cl:{error}"]
+
+
+ADDRESSED = (
+    "struct S { int x; };\nstruct S f(void) { struct S r = {1}; return r; }\n"
+    "int k(__global int* o, int a, struct S s)\n{\n    %s\n    return a;\n}\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        ("int* q = &3;", "5:14: error: cannot take the address of an rvalue of type 'int'"),
+        ("int* q = &(a + 1);", "5:14: error: cannot take the address of an rvalue of type 'int'"),
+        ("struct S* t = &f();", "5:19: error: cannot take the address of an rvalue of type 'struct S'"),
+        (
+            "float4 v = 1; float4* w = &(v + v);",
+            "5:31: error: cannot take the address of an rvalue of type 'float4' (vector of 4 'float' values)",
+        ),
+        ("int* q = &a++;", "5:14: error: cannot take the address of an rvalue of type 'int'"),
+        ("a = o.x;", "5:10: error: member reference base type '__global int *__private' is not a structure or union"),
+    ],
+)
+def test_an_address_of_what_is_no_object_and_a_member_of_what_is_no_struct(line: str, error: str) -> None:
+    """Clang's errors (the simulator took the address of a constant, an operator's or a call's result, and offered
+    ``->`` for a pointer to an ``int``); ``&a``, ``&o[1]``, ``&*o`` and ``&(int){1}`` are objects (the last of no
+    address space, as Clang has it: read through, not assigned to a private pointer)."""
+    assert compile_errors(ADDRESSED % line) == [f"kernel.cl:{error}"]
+    fine = "int* p = &a; __global int* q = &o[1]; q = &*o; a = *&(int){1}; struct S* t = &s;"
+    compile_source(ADDRESSED % fine, "")

@@ -1051,6 +1051,16 @@ class DeclarationChecks(CheckerState):
             few = "too few elements" if total < t.width else "excess elements"
             self.error(init, f"{few} in vector initialization (expected {t.width} elements, have {total})")
 
+    def excess_item(self, item: c_ast.Node) -> None:
+        """Type-check an item past the end of its list (its errors are Clang's too), a nested list's items each."""
+        if isinstance(item, c_ast.InitList):
+            for inner in item.exprs:
+                self.excess_item(inner)
+        elif isinstance(item, c_ast.NamedInitializer):
+            self.excess_item(item.expr)
+        else:
+            self.expr(item)
+
     def check_fill(
         self,
         t: TypeInfo,
@@ -1070,6 +1080,7 @@ class DeclarationChecks(CheckerState):
         union = t.kind == "struct" and t.name.startswith("union")
         k = longest = 0
         first = pos
+        seen = len(self.diagnostics)
         while pos < len(items):
             item = items[pos]
             rest = items
@@ -1103,7 +1114,10 @@ class DeclarationChecks(CheckerState):
                 item = item.expr
             if subs is not None and k >= len(subs):
                 if braced:
-                    self.warning(items[pos], f"excess elements in {excess_kind(t)} initializer")
+                    for extra in items[pos:]:  # (Clang checks them as it parses them, and drops them)
+                        self.excess_item(extra)
+                    if not self.errors_since(seen):  # (a list in error: Clang's initialization gives no warning)
+                        self.warning(items[pos], f"excess elements in {excess_kind(t)} initializer")
                     return len(items)
                 return pos
             sub = (t.target or UNKNOWN) if subs is None else subs[k]

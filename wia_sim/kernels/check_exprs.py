@@ -276,7 +276,7 @@ class ExpressionChecks(CheckerState):
             return UNKNOWN
         # (through ``->``: the type pointed to, with its address space)
         shown = described(base, self.spelled) if node.type == "->" else self.clang_type(node.name, base, as_value=True)
-        if base.kind == "pointer":
+        if base.kind == "pointer" and base.target is not None and base.target.kind == "struct":
             self.error(self.operator(node), f"member reference type {shown} is a pointer; did you mean to use '->'?")
             return UNKNOWN
         self.error(self.operator(node), f"member reference base type {shown} is not a structure or union")
@@ -382,6 +382,11 @@ class ExpressionChecks(CheckerState):
                 return UNKNOWN
             if self.vector_element(node.expr):  # (VkFFT's double sincos(x, &w.x): refused by Clang)
                 self.error(self.operator(node), "address of vector element requested")
+                return UNKNOWN
+            literal = isinstance(node.expr, c_ast.Constant) and node.expr.type == "string"  # (an array: an lvalue)
+            if not literal and not self.is_lvalue(node.expr):  # (a constant, an operator's or a call's result)
+                shown = self.clang_type(node.expr, operand, as_value=True)
+                self.error(self.operator(node), f"cannot take the address of an rvalue of type {shown}")
                 return UNKNOWN
             return TypeInfo("pointer", target=operand)
         if op == "*":
@@ -856,6 +861,8 @@ class ExpressionChecks(CheckerState):
     def not_assignable(self, node: c_ast.Node) -> str | None:
         if isinstance(node, c_ast.ID) and self.lookup(node.name) is None and node.name not in BUILTIN_CONSTANTS:
             return None  # undeclared: reported already
+        if self.expr_quiet(node).kind == "unknown":  # (``s.x`` of an undeclared ``s``: in error already)
+            return None
         if not self.is_lvalue(node):
             return "expression is not assignable"
         t = self.expr_quiet(node)
