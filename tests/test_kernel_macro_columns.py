@@ -80,3 +80,30 @@ def test_a_conditional_operators_error_stands_at_its_question_mark(
     refusal = build_error(device_ctx, source)
     assert "do not have elements of the same size" in refusal
     assert re.search(rf":{at}[:> ]", refusal), refusal
+
+
+MISSING_AFTER_MACROS = """#define FIELDS 12
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+#define ID(x) x
+__kernel void k(__global int* o, int a)
+{
+    int x = 0;
+    x = a * FIELDS
+    x = MAX(a, 3)
+    x = ID(a + 1)
+    x = ID(MAX(a, 2))
+    x = MAX( a , 2 ) + FIELDS
+    x = ID( a )
+    barrier(CLK_LOCAL_MEM_FENCE)
+    o[0] = x;
+}
+"""
+
+
+def test_a_missing_semicolon_after_a_macro_is_after_its_invocation(device_ctx: wia.Context) -> None:
+    """Just after the last token as the source spells it: past an object-like macro's name, past the ')' of the
+    outermost invocation whose expansion ends there, past a token the expansion only moved (the simulator counted
+    the expanded text's columns: 7:13, 8:9, 9:16, ...)."""
+    refusal = build_error(device_ctx, MISSING_AFTER_MACROS)
+    for at in ("7:19", "8:18", "9:18", "10:22", "11:30", "12:16", "13:33"):
+        assert re.search(rf":{at}: (error: )?expected ';' after expression", refusal), (at, refusal)

@@ -303,3 +303,41 @@ def test_a_last_member_without_its_semicolon_is_a_warning() -> None:
     source = "typedef struct {\n    float re;\n    float im\n} C;\n__kernel void k(__global float* o, C c) { o[0] = c.im; }\n"
     program = compile_source(source, "")
     assert program.build_log == "kernel.cl:3:13: warning: expected ';' at end of declaration list"
+
+
+RECORDS = """struct Moments {
+    float sum;
+    float sq;
+}
+
+struct RowStats {
+    int positive;
+    struct Moments m;
+};
+
+typedef struct { float re; } Re;
+
+__kernel void k(__global float* o, __global const float* x)
+{
+    struct RowStats s = {1, {2.0f, 3.0f}};
+    o[0] = s.m.sq;
+    b.f = x[0]
+    o[1] = b.f;
+    Re r = {x[0], q.im, 3.0f};
+    zz.re = 2.0f;
+    o[2] = r.re;
+}
+"""
+
+
+def test_a_struct_the_next_runs_on_into_and_what_an_error_hides() -> None:
+    """A struct's ``}`` and the next struct without the ``;`` between (the parser took both for one declaration and
+    lost the second: "incomplete type" at each use), a member's base resolved at once (``b.f`` of an undeclared
+    ``b``: skipped to the next ``;``), an excess item of a list checked (its error), without the excess warning in
+    a list in error, and no "not assignable" for a member of an undeclared name: Clang's four errors."""
+    assert compile_errors(RECORDS) == [
+        "kernel.cl:4:2: error: expected ';' after struct",
+        "kernel.cl:17:5: error: use of undeclared identifier 'b'",
+        "kernel.cl:19:19: error: use of undeclared identifier 'q'",
+        "kernel.cl:20:5: error: use of undeclared identifier 'zz'",
+    ]

@@ -68,6 +68,7 @@ from wia_sim.kernels.recursion import deep_recursion
 from wia_sim.kernels.semicolons import invalid_at_parse
 from wia_sim.kernels.specifiers import specifier_diagnostics
 from wia_sim.kernels.structs import hoisted_attributes
+from wia_sim.kernels.tokens import significant, tokenize
 from wia_sim.kernels.types import VECTOR_BASES, VECTOR_WIDTHS
 
 __all__ = ["compile_source"]
@@ -253,6 +254,49 @@ def _marked_vec_steps(nodes: list[c_ast.Node], places: frozenset[tuple[int, int]
             node.op = "vec_step"
 
 
+def _spelled_after(
+    pp: PreprocessResult, text: str, source: str, line: int, column: int | None
+) -> tuple[int, int | None]:
+    """Where Clang places a diagnostic just after a token (a missing ``;``) at ``line`` and ``column`` of ``text``
+    where macro expansion moved tokens: just after the token as the source spells it, or, for the last token of a
+    macro's expansion, just after the invocation (its name, or its closing parenthesis: the outermost's, where it
+    is an argument of another; a ')' after the last token is no token of the text, so an invocation's)."""
+    tokens = significant(tokenize(text.split("\n")[line - 1], line))
+    last = next((t for t in reversed(tokens) if column is not None and t.column + len(t.text) <= column), None)
+    if last is None:
+        return pp.spelled(line, column)
+    at_line, at = pp.spelled(line, last.column)
+    if at is None or not pp.expanded(line, last.column):
+        return at_line, None if at is None else at + len(last.text)
+    lines = _source_lines(source, pp)
+    spelled = lines[at_line - 1] if 1 <= at_line <= len(lines) else ""
+    name = re.match(r"[A-Za-z_]\w*", spelled[at - 1 :])
+    if pp.expanded(line, last.column, body=True) and name is not None:  # (at the macro's name: past its arguments)
+        end = at - 1 + name.end()
+        if not spelled[end:].lstrip().startswith("("):
+            return at_line, end + 1
+        opened = spelled.index("(", end)
+        shut = _closing_parenthesis(spelled, opened + 1)
+    else:  # (an argument's token: past the invocation's ')')
+        end = at - 1 + len(last.text)
+        shut = _closing_parenthesis(spelled, end)
+    if shut is None:
+        return at_line, end + 1
+    while spelled[shut + 1 :].lstrip().startswith(")"):  # (the ')' of invocations around it: past them too)
+        shut = spelled.index(")", shut + 1)
+    return at_line, shut + 2
+
+
+def _closing_parenthesis(text: str, start: int) -> int | None:
+    """The index of the first ``)`` in ``text`` from ``start`` on that closes nothing opened after ``start``."""
+    depth = 0
+    for k in range(start, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[k], 0)
+        if depth < 0:
+            return k
+    return None
+
+
 def _source_lines(source: str, pp: PreprocessResult) -> list[str]:
     """The user's lines, one per line of the text the parser reads (with includes, each from its file)."""
     lines = source.replace("\r\n", "\n").split("\n")
@@ -391,7 +435,8 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         found = [d for d in found if not (d.analysis and d.sort_key > first_error)]
     for d in found:  # the parser's and the checker's lines are the text's: the user's file and line, with includes
         if d.line is not None and pp.moved:  # (where macro expansion moved a token: where it stands in the source)
-            line, column = pp.spelled(d.line, d.column)
+            after = d.message.startswith("expected ';'") and d.line in pp.moved and d.column is not None
+            line, column = _spelled_after(pp, text, source, d.line, d.column) if after else pp.spelled(d.line, d.column)
             d = replace(d, line=line, column=column)
         if pp.origins is not None and d.line is not None:
             file, line = origin(pp.origins, filename, d.line)

@@ -28,10 +28,12 @@ from pycparserext.ext_c_parser import (
 
 from wia_sim.kernels.numeric_literals import PP_NUMBER, literal_error
 from wia_sim.kernels.semicolons import (
+    Missing,
     Repair,
     closes_list,
     file_scope,
     missing,
+    records_run_on,
     repair_of,
     repaired,
     unended_members,
@@ -1463,7 +1465,8 @@ def _repaired(
     text: str, error: tuple[int, int | None, str], parser: _Parser, invalid: frozenset[tuple[int, int]]
 ) -> tuple[str, _Repairs] | None:
     """``text`` as Clang parses on after the syntax error ``error``, where that is a ``;`` missing at the end of a
-    line or before a ``}`` (``semicolons.py``), and what it reported; None for any other error."""
+    line or before a ``}`` (``semicolons.py``), or after a struct's ``}``, and what it reported; None for any other
+    error."""
     line, column, message = error
     if column is None:
         return None
@@ -1472,13 +1475,16 @@ def _repaired(
     if k == 0 or k == len(tokens):
         return None
     before, after = tokens[k - 1], tokens[k]
+    done = _Repairs()
+    if message in ("expected ';' after struct", "expected ';' after union"):  # (Clang goes on as if it were there)
+        done.errors.append((line, column, message))
+        return repaired(text, tokens, k, Missing(line, column, message, "continue", (line, column)), False), done
     if before.text != "return" and (after.line == before.line and after.text != "}"):
         return None  # (a ';' missing inside a line: no repair)
     found = missing(tokens, k, _declares(parser), _typedef_name(parser))
     if found is None or (found.line, found.column, found.message) != (line, column, message):
         return None
     skipped = found.at in invalid
-    done = _Repairs()
     judged = None if skipped else repair_of(tokens, k, found, _declares(parser))
     if judged is not None:
         done.judged.append(judged)
@@ -1552,8 +1558,15 @@ def parse(text: str, invalid: frozenset[tuple[int, int]] = frozenset()) -> Parse
     """The AST of ``text`` and its syntax errors, Clang's recovery from a missing ``;`` made at each (``invalid``:
     the places of expression statements without their ``;`` that the checker found in error: skipped, as Clang's
     parser skips them), the other errors recovered from declaration by declaration."""
-    ast, error, parser = _parse_once(text)
     repairs = _Repairs()
+    if "struct" in text or "union" in text:  # (a struct's missing ';' that the parser may take no note of)
+        tokens = significant(tokenize(text, 1))
+        for k, word in reversed(records_run_on(tokens, _RECORD_FOLLOWERS)):
+            shut = tokens[k - 1]
+            line, column, message = shut.line, shut.column + 1, f"expected ';' after {word}"
+            repairs.errors.insert(0, (line, column, message))
+            text = repaired(text, tokens, k, Missing(line, column, message, "continue", (line, column)), False)
+    ast, error, parser = _parse_once(text)
     for _ in range(_REPAIRS):
         step = None if ast is not None or error is None else _repaired(text, error, parser, invalid)
         if step is None:

@@ -39,6 +39,7 @@ __all__ = [
     "file_scope",
     "invalid_at_parse",
     "missing",
+    "records_run_on",
     "repair_of",
     "repaired",
     "unended_members",
@@ -199,9 +200,9 @@ def _checked_at_once(
 ) -> frozenset[Place]:
     """The places of the names in ``tokens[start:k]`` that Clang's parser resolves as it meets them (an undeclared
     one is an error there, what holds it invalid): any inside a subscript, brackets of their own, ``sizeof``'s or an
-    initializer list, a cast's operand, and with ``called_at_once`` a call at ``start`` (a statement's first
-    name). Elsewhere (a call's arguments, an operator's operands) a name is resolved once the statement is done
-    (Clang's delayed typo correction; each measured with clang 15)."""
+    initializer list, a cast's operand, a member's base, and with ``called_at_once`` a call at ``start`` (a
+    statement's first name). Elsewhere (a call's arguments, an operator's operands) a name is resolved once the
+    statement is done (Clang's delayed typo correction; each measured with clang 15)."""
     at_once: set[Place] = set()
     now: list[bool] = []  # for each bracket open: whether what is inside is resolved at once
     for j in range(start, k):
@@ -222,7 +223,8 @@ def _checked_at_once(
         elif t.kind == "id" and not declares(t):
             called = j == start and called_at_once and j + 1 < k and tokens[j + 1].text == "("
             cast = j > start and tokens[j - 1].text == ")" and _cast(tokens, j - 1, declares)
-            if called or cast or any(now):
+            member = j + 1 < k and tokens[j + 1].text in (".", "->")  # (a member's base is resolved first)
+            if called or cast or member or any(now):
                 at_once.add((t.line, t.column))
     return frozenset(at_once)
 
@@ -277,6 +279,20 @@ def file_scope(tokens: list[Token]) -> list[bool]:
         if t.text in _OPENERS:
             depth += 1
     return outside
+
+
+def records_run_on(tokens: list[Token], followers: frozenset[str]) -> list[tuple[int, str]]:
+    """The tokens of ``followers`` (words that begin another declaration) right after a struct's or union's ``}``,
+    by index, and the record's keyword: its ``;`` is missing (Clang's "expected ';' after struct"), which the
+    parser may not notice (it takes ``struct A {...} struct B {...};`` for one declaration)."""
+    found = []
+    for j, t in enumerate(tokens[:-1]):
+        if t.text == "}" and tokens[j + 1].text in followers:
+            opened = _opening(tokens, j)
+            if opened is not None and _brace_kind(tokens, opened) == "members":
+                word = next(w.text for w in reversed(tokens[:opened]) if w.text in ("struct", "union"))
+                found.append((j + 1, word))
+    return found
 
 
 def closes_list(tokens: list[Token], k: int) -> bool:
