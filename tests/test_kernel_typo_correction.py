@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from kernel_backends import assert_refused
+from kernel_backends import assert_refused, build_error, compile_errors, refused_log
 
 import wia_hal as wia
 from wia_sim.kernels.typos import corrected, edit_distance
@@ -190,3 +190,71 @@ def test_a_correction_is_the_unique_nearest_name_within_a_third(typo: str, names
         assert found.name is None and found.tied
     else:
         assert found.name == nearest[0]
+
+
+KEYWORD_TYPOS = "int k(__global int* o, int a)\n{\n    for (;;) {\n        %s\n    }\nend:\n    return a;\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("statement", "errors"),
+    [
+        ("brek;", ["4:9: error: use of undeclared identifier 'brek'; did you mean 'break'?"]),
+        ("contine;", ["4:9: error: use of undeclared identifier 'contine'; did you mean 'continue'?"]),
+        (
+            "whle (a + zz) { a = yy; }",
+            [
+                "4:9: error: use of undeclared identifier 'whle'; did you mean 'while'?",
+                "4:19: error: use of undeclared identifier 'zz'",
+                "4:29: error: use of undeclared identifier 'yy'",
+            ],
+        ),
+        ("iff (a) a = 1;", ["4:9: error: use of undeclared identifier 'iff'; did you mean 'if'?"]),
+        (
+            "gto end; a = qq;",
+            [
+                "4:9: error: use of undeclared identifier 'gto'; did you mean 'goto'?",
+                "4:22: error: use of undeclared identifier 'qq'",
+            ],
+        ),
+        (
+            "retrn a + zz;",
+            [
+                "4:9: error: use of undeclared identifier 'retrn'; did you mean 'return'?",
+                "4:19: error: use of undeclared identifier 'zz'",
+            ],
+        ),
+        ("swich (a) { default: break; }", ["4:9: error: use of undeclared identifier 'swich'; did you mean 'switch'?"]),
+        (
+            "aonst float v = 1.0f; o[0] = v;",
+            ["4:9: error: use of undeclared identifier 'aonst'", "4:38: error: use of undeclared identifier 'v'"],
+        ),
+    ],
+)
+def test_a_misspelt_keyword_at_a_statements_start(statement: str, errors: list[str]) -> None:
+    """Clang offers the statements' keywords (``break`` inside a loop or switch, ``continue`` inside a loop) and,
+    where the keyword fits what follows, parses on as if it stood there: the errors after it, at their own columns
+    (the simulator said "syntax error before '{'" or nothing more, and warned that ``brek;``'s result is unused).
+    A misspelt qualifier before a type at a statement's start is an undeclared name, the statement skipped."""
+    assert refused_log(KEYWORD_TYPOS % statement) == [f"kernel.cl:{e}" for e in errors]
+
+
+def test_a_misspelt_qualifier_in_a_parameter_list(device_ctx: wia.Context, request: pytest.FixtureRequest) -> None:
+    """An unknown name before a type in a parameter list is Clang's "unknown type name", corrected where a keyword
+    is near (``aonst`` for ``const``), and the parameter taken without it: each parameter's own errors follow (the
+    simulator said "invalid declaration" at the first)."""
+    source = (
+        "__kernel void k(__global float* o, aonst float* x, __xlobal int* y, constt int n)\n{\n    o[0] = x[0];\n}\n"
+    )
+    refusal = build_error(device_ctx, source)
+    assert "unknown type name 'aonst'; did you mean 'const'?" in refusal
+    if request.node.callspec.params.get("device_ctx") == "sim":
+        space = (
+            "pointer arguments to kernel functions must reside in '__global', '__constant' or '__local' address space"
+        )
+        assert compile_errors(source) == [
+            "kernel.cl:1:36: error: unknown type name 'aonst'; did you mean 'const'?",
+            f"kernel.cl:1:49: error: {space}",
+            "kernel.cl:1:52: error: unknown type name '__xlobal'",
+            f"kernel.cl:1:66: error: {space}",
+            "kernel.cl:1:69: error: unknown type name 'constt'; did you mean 'const'?",
+        ]

@@ -549,7 +549,7 @@ class DeclarationChecks(CheckerState):
         if fn.is_kernel and "static" in decl.storage:
             self.error(decl, f"kernel function '{decl.name}' cannot be static")
         reqd = (self.reqd_work_group_size(decl) or fn.reqd) if fn.is_kernel else None
-        ctx = _Context(fn)
+        ctx = self.context = _Context(fn)
         scope: dict[str, _Symbol] = {}
         for p, t in zip(param_nodes, fn.params, strict=True):
             if not isinstance(p, c_ast.Decl) or p.name is None:  # (unnamed: C23's, Clang's extension in OpenCL C)
@@ -569,6 +569,7 @@ class DeclarationChecks(CheckerState):
             self.fallthrough(node)
         self.give_held_warnings(node.body)
         self.caller = None
+        self.context = None
         self.scopes.pop()
         line = _coord_of(decl)[0] or 0
         if fn.is_kernel:

@@ -111,6 +111,9 @@ class ExpressionChecks(CheckerState):
             names.update(n for n in builtin_names() if callable_with(n, args))
         if self.caller is not None:
             names.update(EXPRESSION_KEYWORDS)
+        ctx = self.context
+        if ctx is not None and (ctx.loops or ctx.switch is not None):  # (offered where they may stand)
+            names.update(("break", "continue") if ctx.loops else ("break",))
         found = corrected(name, names).name
         return "" if found is None else f"; did you mean '{found}'?"
 

@@ -135,6 +135,8 @@ class CheckerState:
     helpers: dict[str, FunctionInfo]
     used_undefined: list[tuple[str, c_ast.Node]]
     caller: _Function | None
+    context: _Context | None
+    """The body being checked: its loops and switch (the keywords Clang's typo correction offers there)."""
     enumerators: dict[str, int]
     member_refs: set[int]
     vector_subscripts: set[int]

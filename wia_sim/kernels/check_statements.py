@@ -251,7 +251,8 @@ class StatementChecks(CheckerState):
         else:
             seen = len(self.diagnostics)
             self.expr(node)
-            self.unused_result(node)
+            if not self.errors_since(seen):  # (an expression in error: Clang says nothing of its result)
+                self.unused_result(node)
             self.unsequenced(node, seen)
 
     def substatement(self, node: c_ast.Node | None, ctx: _Context) -> None:

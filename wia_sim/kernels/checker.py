@@ -24,7 +24,7 @@ from wia_sim.kernels.check_calls import CallChecks
 from wia_sim.kernels.check_decls import DeclarationChecks
 from wia_sim.kernels.check_exprs import ExpressionChecks
 from wia_sim.kernels.check_sequence import SequenceChecks
-from wia_sim.kernels.check_state import _coord_of, _Function, _Symbol
+from wia_sim.kernels.check_state import _Context, _coord_of, _Function, _Symbol
 from wia_sim.kernels.check_statements import StatementChecks
 from wia_sim.kernels.check_unused import UnusedResults
 from wia_sim.kernels.parsing import BUILTIN_FILE, OperatorMarks, StatementAttributes, ast_nodes
@@ -142,6 +142,7 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, 
         self.helpers: dict[str, FunctionInfo] = {}
         self.used_undefined: list[tuple[str, c_ast.Node]] = []
         self.caller: _Function | None = None  # the function whose body is being checked
+        self.context: _Context | None = None  # (and its statements' state)
         self.enumerators = self.types.enumerators
         self.enumerator_types: dict[str, str] = {}  # each enumerator's type name (types.enumerator_types)
         self.member_refs: set[int] = set()  # StructRef nodes that read a struct's member (Program.member_refs)

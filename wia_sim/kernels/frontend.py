@@ -433,6 +433,8 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
     first_error = min((d.sort_key for d in found if d.severity == "error"), default=None)
     if first_error is not None:  # (Clang's control-flow analysis stops at the first error)
         found = [d for d in found if not (d.analysis and d.sort_key > first_error)]
+    if outcome.shifts:  # (a repair's text was longer on a line: the given text's columns)
+        found = [replace(d, column=outcome.spelled_before(d.line, d.column)) for d in found]
     for d in found:  # the parser's and the checker's lines are the text's: the user's file and line, with includes
         if d.line is not None and pp.moved:  # (where macro expansion moved a token: where it stands in the source)
             after = d.message.startswith("expected ';'") and d.line in pp.moved and d.column is not None

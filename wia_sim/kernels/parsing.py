@@ -123,6 +123,16 @@ class ParseOutcome:
     """The statements and declarations without their ``;`` taken as parsed (``semicolons.Repair``)."""
     text: str = ""
     """The text parsed: the one given, each missing ``;`` put in and what Clang skips after one blanked."""
+    shifts: list[tuple[int, int, int]] = field(default_factory=list)
+    """Where a repair made ``text`` longer than the one given, in order: (line, column, columns added), from that
+    column on (``spelled_before``)."""
+
+    def spelled_before(self, line: int | None, column: int | None) -> int | None:
+        """The column in the text given of ``column`` on ``line`` of ``text``."""
+        for at_line, at, added in reversed(self.shifts):
+            if line == at_line and column is not None and column >= at:
+                column -= added
+        return column
 
 
 @dataclass(frozen=True)
@@ -795,10 +805,46 @@ def _clang_words(text: str, at: tuple[int, int | None], parser: _Parser) -> tupl
     tokens = significant(tokenize(text, 1))
     return (
         _record_without_semicolon(tokens, at)
+        or _keyword_typo(tokens, at, parser)
         or _unknown_name(tokens, at, parser)
         or _expected(tokens, at, parser, _end_of(text))
         or _run_on(tokens, at, parser)
     )
+
+
+_KEYWORD_FOLLOWERS = {"if": "(", "while": "(", "for": "(", "switch": "(", "goto": "id", "return": "any"}
+"""The statements' keywords Clang's typo correction offers at a statement's start that a parse error there shows
+(``brek;`` parses, and is the checker's), and what must follow each for the correction to parse."""
+
+
+def _keyword_typo(
+    tokens: list[Token], at: tuple[int, int | None], parser: _Parser
+) -> tuple[int, int | None, str] | None:
+    """Clang's error for a statement whose first word is a misspelt keyword (``whle (a) {``, ``gto end;``): the name
+    undeclared, and the keyword it corrects to (Clang then parses on as if it stood there: ``_repaired``)."""
+    line, column = at
+    e = next((k for k, t in enumerate(tokens) if (t.line, t.column) >= (line, column or 1 << 30)), len(tokens))
+    s, depth = min(e, len(tokens)) - 1, 0
+    while s > 0:
+        depth += {")": 1, "]": 1, "(": -1, "[": -1}.get(tokens[s].text, 0)
+        if depth <= 0 and tokens[s - 1].text in (";", "{", "}"):
+            break
+        s -= 1
+    if s <= 0 or s + 1 >= len(tokens) or not _in_block(tokens[:s]):
+        return None
+    first, after = tokens[s], tokens[s + 1]
+    name = first.text
+    if first.kind != "id" or name in _KEYWORDS or named_type(name) is not None or parser._is_type_in_scope(name):
+        return None
+    if any(name in scope for scope in parser._scope_stack):
+        return None
+    meant = corrected(name, _KEYWORD_FOLLOWERS).name
+    if meant is None:
+        return None
+    follows = _KEYWORD_FOLLOWERS[meant]
+    if (follows == "(" and after.text != "(") or (follows == "id" and after.kind != "id") or after.text == ";":
+        return None
+    return first.line, first.column, f"use of undeclared identifier '{name}'; did you mean '{meant}'?"
 
 
 def _run_on(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
@@ -892,10 +938,18 @@ def _unknown_name(
         operand = after2 is not None and after2.kind in ("id", "num") and after2.text not in _STATEMENT_WORDS
         if cast and operand and after is not None and after2 is not None and after2.line == after.line:
             return token.line, token.column, f"use of undeclared identifier '{name}'"
-        if after is None or not (after.text == "*" or (after.kind == "id" and after.text not in _KEYWORDS)):
+        if after is None:
             continue
         statement = before in (";", "{", "}") and _in_block(tokens[:k])  # (where a statement may start)
         if not statement and before not in _DECLARATION_STARTS:
+            continue
+        if after.kind == "id" and after.text in _KEYWORDS and _declares(parser)(after):  # (``aonst float* x``)
+            if statement:  # (an expression to Clang: no type name corrected)
+                return token.line, token.column, f"use of undeclared identifier '{name}'"
+            meant = corrected(name, _type_names(parser), strict=True)
+            did = f"; did you mean '{meant.name}'?" if meant.name is not None else ""
+            return token.line, token.column, f"unknown type name '{name}'{did}"
+        if not (after.text == "*" or (after.kind == "id" and after.text not in _KEYWORDS)):
             continue
         meant = corrected(name, _type_names(parser), strict=True)  # Clang corrects a type name first
         if meant.name is not None:
@@ -1445,6 +1499,7 @@ def _outcome(
         repairs.warnings,
         repairs.judged,
         text,
+        repairs.shifts,
     )
 
 
@@ -1455,6 +1510,7 @@ class _Repairs:
     errors: list[tuple[int, int | None, str]] = field(default_factory=list)
     warnings: list[tuple[int, int, str]] = field(default_factory=list)
     judged: list[Repair] = field(default_factory=list)
+    shifts: list[tuple[int, int, int]] = field(default_factory=list)
 
 
 _REPAIRS = 20
@@ -1479,6 +1535,30 @@ def _repaired(
     if message in ("expected ';' after struct", "expected ';' after union"):  # (Clang goes on as if it were there)
         done.errors.append((line, column, message))
         return repaired(text, tokens, k, Missing(line, column, message, "continue", (line, column)), False), done
+    typo = re.match(r"use of undeclared identifier '(\w+)'; did you mean '(\w+)'\?$", message)
+    if typo and typo.group(2) in _KEYWORD_FOLLOWERS and (after.line, after.column) == (line, column):
+        done.errors.append((line, column, message))  # (the keyword in its place: Clang parses on with it)
+        meant = typo.group(2)
+        if len(meant) > len(after.text):  # (the rest of the line moves on: its diagnostics move back)
+            done.shifts.append((line, column + len(after.text), len(meant) - len(after.text)))
+        return _spelled_as(text, line, column, after.text, meant), done
+    unknown = re.match(
+        r"(unknown type name|use of undeclared identifier) '(\w+)'(?:; did you mean '(\w+)'\?)?$", message
+    )
+    if (
+        unknown
+        and (after.line, after.column) == (line, column)
+        and after.text == unknown.group(2)
+        and k + 1 < len(tokens)
+    ):
+        if not (tokens[k + 1].text in _KEYWORDS and _declares(parser)(tokens[k + 1])):
+            return None
+        done.errors.append((line, column, message))
+        if unknown.group(1) == "use of undeclared identifier":  # (a statement: Clang skips it)
+            skip = Missing(line, column, message, "skip", (line, column), filler="{}")
+            return repaired(text, tokens, k, skip, False), done
+        meant = unknown.group(3) or ""  # (a parameter's, a declaration's: the correction in its place, or nothing)
+        return _spelled_as(text, line, column, after.text, meant if len(meant) <= len(after.text) else ""), done
     if before.text != "return" and (after.line == before.line and after.text != "}"):
         return None  # (a ';' missing inside a line: no repair)
     found = missing(tokens, k, _declares(parser), _typedef_name(parser))
@@ -1492,6 +1572,14 @@ def _repaired(
         (done.warnings if found.severity == "warning" else done.errors).append((line, column, message))
         done.errors += found.also
     return repaired(text, tokens, k, found, skipped), done
+
+
+def _spelled_as(text: str, line: int, column: int, word: str, meant: str) -> str:
+    """``text`` with ``word`` at ``line`` and ``column`` replaced by ``meant``: padded with blanks to its length
+    where it is shorter (nothing moves), else longer (the rest of its line moves on)."""
+    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+    at = starts[line - 1] + column - 1
+    return text[:at] + meant.ljust(len(word)) + text[at + len(word) :]
 
 
 def _top_level_chunks(text: str) -> list[tuple[int, int]]:
@@ -1575,6 +1663,7 @@ def parse(text: str, invalid: frozenset[tuple[int, int]] = frozenset()) -> Parse
         repairs.errors += done.errors
         repairs.warnings += done.warnings
         repairs.judged += done.judged
+        repairs.shifts += done.shifts
         ast, error, parser = _parse_once(text)
     if "struct" in text or "union" in text:
         message = "expected ';' at end of declaration list"
