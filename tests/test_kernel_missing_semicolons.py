@@ -341,3 +341,29 @@ def test_a_struct_the_next_runs_on_into_and_what_an_error_hides() -> None:
         "kernel.cl:19:19: error: use of undeclared identifier 'q'",
         "kernel.cl:20:5: error: use of undeclared identifier 'zz'",
     ]
+
+
+SKIPPED_STATEMENTS = """struct S { int x; };
+int k(__global int* o, int a, struct S s)
+{
+    a = s.;
+    o[0] ^= >> 16;
+    int b = o->;
+    if (a) a = (1 + ); else a = b;
+    for (;;) { a = zz; break; }
+    return a + b;
+}
+"""
+
+
+def test_each_statement_with_a_syntax_error_is_skipped_to_its_semicolon() -> None:
+    """Clang skips an expression in error to its ``;`` and parses on: each statement's error, and the errors
+    after it (the simulator stopped at a function's first syntax error). A declaration whose initializer is in
+    error keeps its variable (no "undeclared 'b'" after it); an ``if`` keeps its body and its ``else``."""
+    assert compile_errors(SKIPPED_STATEMENTS) == [
+        "kernel.cl:4:11: error: expected identifier",
+        "kernel.cl:5:13: error: expected expression",
+        "kernel.cl:6:16: error: expected identifier",
+        "kernel.cl:7:21: error: expected expression",
+        "kernel.cl:8:20: error: use of undeclared identifier 'zz'",
+    ]

@@ -102,3 +102,23 @@ def test_the_same_sign_or_short_twice_is_a_warning(words: str, column: int) -> N
     program = compile_source(BODY % words)
     second = words.split()[1]
     assert program.build_log == f"kernel.cl:3:{column}: warning: duplicate '{second}' declaration specifier"
+
+
+IMPLICIT_INT = """__kernel void k(__global int* o, const n)
+{
+    const x = n + 1;
+    volatile y = x * 3;
+    o[get_global_id(0)] = y - (int)get_global_id(0);
+}
+"""
+
+
+def test_qualifiers_without_a_type_are_an_int_with_clangs_warning(device_ctx: wia.Context) -> None:
+    """C89's implicit int, which Clang takes in OpenCL C with its warning (the simulator refused the kernel:
+    "missing type in declaration"), for a parameter and a variable: at the name, and the values an int's."""
+    n = np.int32(np.random.default_rng().integers(-1000, 1000))
+    (out,) = run_arrays(device_ctx, IMPLICIT_INT, "k", [np.zeros(64, np.int32)], 64, 32, n)
+    np.testing.assert_array_equal(out, (n + 1) * 3 - np.arange(64))
+    warning = "type specifier missing, defaults to 'int'; ISO C99 and later do not support implicit int"
+    log = compile_source(IMPLICIT_INT, "").build_log.splitlines()
+    assert log == [f"kernel.cl:{at}: warning: {warning}" for at in ("1:40", "3:11", "4:14")]

@@ -254,6 +254,9 @@ def _marked_vec_steps(nodes: list[c_ast.Node], places: frozenset[tuple[int, int]
             node.op = "vec_step"
 
 
+_IMPLICIT_INT = "type specifier missing, defaults to 'int'; ISO C99 and later do not support implicit int"
+
+
 def _spelled_after(
     pp: PreprocessResult, text: str, source: str, line: int, column: int | None
 ) -> tuple[int, int | None]:
@@ -379,6 +382,9 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         outcome = parse(text, invalid)
         found = bare + [Diagnostic(filename, line, column, message) for line, column, message in outcome.errors]
         found += [Diagnostic(filename, line, column, message, "warning") for line, column, message in outcome.warnings]
+        found += [
+            Diagnostic(filename, line, column, _IMPLICIT_INT, "warning") for line, column in outcome.implicit_ints
+        ]
         nodes = ast_nodes(outcome.ast) if outcome.ast is not None else []
         _marked_vec_steps(nodes, vec_steps)
         found += specifier_diagnostics(nodes, outcome.text, filename, BUILTIN_FILE)

@@ -36,6 +36,7 @@ from wia_sim.kernels.semicolons import (
     records_run_on,
     repair_of,
     repaired,
+    skipped_statement,
     unended_members,
 )
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
@@ -123,6 +124,9 @@ class ParseOutcome:
     """The statements and declarations without their ``;`` taken as parsed (``semicolons.Repair``)."""
     text: str = ""
     """The text parsed: the one given, each missing ``;`` put in and what Clang skips after one blanked."""
+    implicit_ints: list[tuple[int, int]] = field(default_factory=list)
+    """Where each declaration without a type stands (``const x = 1;``): Clang's warning "type specifier missing,
+    defaults to 'int'", and an ``int``."""
     shifts: list[tuple[int, int, int]] = field(default_factory=list)
     """Where a repair made ``text`` longer than the one given, in order: (line, column, columns added), from that
     column on (``spelled_before``)."""
@@ -152,6 +156,10 @@ def _parse_error_message(message: str) -> str:
         return "empty character constant"
     if message == "At end of input":
         return "syntax error at end of input (missing '}' or ';'?)"
+    if message == "Invalid expression":  # (at a token no operand begins with: Clang's words there)
+        return "expected expression"
+    if message == "Invalid struct reference":  # (``s.`` or ``p->`` with no member name after it)
+        return "expected identifier"
     return message[:1].lower() + message[1:]
 
 
@@ -290,6 +298,27 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
         self.keyword_places: set[tuple[int, int, str]] = set()  # (``ParseOutcome.keyword_places``)
         self.empty_declarations: set[tuple[int, int]] = set()  # (``ParseOutcome.empty_declarations``)
         self.statement_attributes: dict[int, StatementAttributes] = {}  # (``ParseOutcome.statement_attributes``)
+        self.implicit_ints: set[tuple[int, int]] = set()  # (``ParseOutcome.implicit_ints``)
+        self._untyped: bool | None = None  # (``_parse_parameter_declaration``: whether its specifiers name no type)
+
+    def _fix_decl_name_type(self, decl: Any, typename: list[Any]) -> Any:
+        """A declaration with qualifiers but no type (``const x = 1;``) is an ``int`` with Clang's warning, as C89's
+        implicit int (pycparser refuses it: "missing type in declaration")."""
+        untyped = not typename and isinstance(decl, c_ast.Decl) and not isinstance(decl.type, c_ast.FuncDecl)
+        after = self._peek() if untyped else None
+        if untyped and not (after is not None and after.type in ("ID", "TYPEID")):  # (``const T x``: T unknown)
+            typename = [c_ast.IdentifierType(["int"], coord=decl.coord)]
+            self._implicit_int(decl)
+        return super()._fix_decl_name_type(decl, typename)
+
+    def _implicit_int(self, decl: c_ast.Decl) -> None:
+        """Where Clang warns of ``decl``'s implicit int: at its name (past a pointer's ``*``)."""
+        named = decl.type
+        while not isinstance(named, c_ast.TypeDecl) and getattr(named, "type", None) is not None:
+            named = named.type
+        coord = named.coord if isinstance(named, c_ast.TypeDecl) and named.coord is not None else decl.coord
+        if coord is not None and coord.column:
+            self.implicit_ints.add((coord.line, coord.column))
 
     def _starts_declaration(self, tok: Any = None) -> bool:
         tok = tok or self._peek()
@@ -396,8 +425,24 @@ class _Parser(OpenCLCParser):  # type: ignore[misc]
 
     def _parse_declaration_specifiers(self, allow_no_type: bool = False) -> tuple[Any, bool, Any]:
         if not self._typeof_ahead():
-            return super()._parse_declaration_specifiers(allow_no_type)  # type: ignore[no-any-return]
-        return self._with_typeof(lambda: super(_Parser, self)._parse_declaration_specifiers(True))
+            found = super()._parse_declaration_specifiers(allow_no_type)
+        else:
+            found = self._with_typeof(lambda: super(_Parser, self)._parse_declaration_specifiers(True))
+        if self._untyped is None:  # (a parameter's, asked by ``_parse_parameter_declaration``)
+            self._untyped = not found[0]["type"]
+        return found  # type: ignore[no-any-return]
+
+    def _parse_parameter_declaration(self) -> Any:
+        """A parameter with qualifiers but no type (``const x``) is an ``int`` with Clang's warning, as a
+        declaration's (``_fix_decl_name_type``; pycparser takes it without a word)."""
+        outer, self._untyped = self._untyped, None
+        try:
+            node = super()._parse_parameter_declaration()
+            if self._untyped and isinstance(node, c_ast.Decl) and node.name:
+                self._implicit_int(node)
+            return node
+        finally:
+            self._untyped = outer
 
     def _parse_specifier_qualifier_list(self) -> Any:
         """A type name's (a cast's, ``sizeof``'s, a member's), ``__typeof__`` among them too."""
@@ -1028,6 +1073,8 @@ def _expected(
         return token.line, token.column, "extraneous ')' before ';'"
     if token.text in (";", "{") and opened and opened[-1] in "([":
         return token.line, token.column, f"expected '{_CLOSERS[opened[-1]]}'"
+    if before.text in (".", "->") and token.kind != "id":  # (a member's name must follow)
+        return token.line, token.column, "expected identifier"
     if token.text == "else" or (
         token.text in (";", ")", "]", ",") and before.kind == "punct" and before.text not in _ENDS_OPERAND
     ):
@@ -1499,6 +1546,7 @@ def _outcome(
         repairs.warnings,
         repairs.judged,
         text,
+        sorted(parser.implicit_ints),
         repairs.shifts,
     )
 
@@ -1559,11 +1607,11 @@ def _repaired(
             return repaired(text, tokens, k, skip, False), done
         meant = unknown.group(3) or ""  # (a parameter's, a declaration's: the correction in its place, or nothing)
         return _spelled_as(text, line, column, after.text, meant if len(meant) <= len(after.text) else ""), done
-    if before.text != "return" and (after.line == before.line and after.text != "}"):
-        return None  # (a ';' missing inside a line: no repair)
-    found = missing(tokens, k, _declares(parser), _typedef_name(parser))
+    found = None
+    if before.text == "return" or after.line != before.line or after.text == "}":  # (not inside a line)
+        found = missing(tokens, k, _declares(parser), _typedef_name(parser))
     if found is None or (found.line, found.column, found.message) != (line, column, message):
-        return None
+        return _statement_skipped(text, tokens, k, error, parser)
     skipped = found.at in invalid
     judged = None if skipped else repair_of(tokens, k, found, _declares(parser))
     if judged is not None:
@@ -1572,6 +1620,28 @@ def _repaired(
         (done.warnings if found.severity == "warning" else done.errors).append((line, column, message))
         done.errors += found.also
     return repaired(text, tokens, k, found, skipped), done
+
+
+def _statement_skipped(
+    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: _Parser
+) -> tuple[str, _Repairs] | None:
+    """``text`` with the statement that holds the syntax error ``error`` (at ``tokens[k]``) skipped, as Clang's
+    parser skips an expression in error to its ``;`` (``semicolons.skipped_statement``): its error reported, the
+    function's later statements parsed and checked. A declaration keeps its variable (its initializer alone is
+    skipped); any other statement becomes an empty block (no ``if`` loses its body, no ``else`` its ``if``)."""
+    found = skipped_statement(tokens, k, _declares(parser))
+    if found is None or error[1] is None:
+        return None
+    first, end, declaration = found
+    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+    a = starts[first.line - 1] + first.column - 1
+    b = starts[end.line - 1] + end.column - 1 + (0 if declaration else 1)
+    gone = "".join(c if c == "\n" else " " for c in text[a:b])
+    if not declaration:
+        gone = "{}" + gone[2:] if len(gone) >= 2 and "\n" not in gone[:2] else gone
+    done = _Repairs()
+    done.errors.append((error[0], error[1], error[2]))
+    return text[:a] + gone + text[b:], done
 
 
 def _spelled_as(text: str, line: int, column: int, word: str, meant: str) -> str:

@@ -42,6 +42,7 @@ __all__ = [
     "records_run_on",
     "repair_of",
     "repaired",
+    "skipped_statement",
     "unended_members",
 ]
 
@@ -266,6 +267,69 @@ def unended_members(tokens: list[Token]) -> list[Place]:
                 last = tokens[shut - 1]
                 places.append((last.line, last.column + len(last.text)))
     return places
+
+
+def skipped_statement(
+    tokens: list[Token], k: int, declares: Callable[[Token], bool]
+) -> tuple[Token, Token, bool] | None:
+    """Where Clang skips a statement in a function's body whose syntax error stands at ``tokens[k]``: the
+    statement's first token skipped, its ``;``, and whether it is a declaration (then its last initializer alone
+    is skipped, the variable declared: the first token is that initializer's ``=``). None where the statement and
+    its ``;`` do not hold their brackets balanced (a ``(`` left open, a block), or no block holds it."""
+    braces: list[int] = []  # (the '{' around it, through any brackets it stands in)
+    for j in range(min(k, len(tokens))):
+        if tokens[j].text == "{":
+            braces.append(j)
+        elif tokens[j].text == "}" and braces:
+            braces.pop()
+    block = braces[-1] if braces else -1
+    if block < 0 or _brace_kind(tokens, block) != "block":
+        return None
+    s, depth = block + 1, 0  # (the statement begins after the last ';', '{' or '}' of the block's own level)
+    for j in range(block + 1, min(k, len(tokens))):
+        t = tokens[j].text
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(t, 0)
+        if depth < 0:
+            return None
+        if depth == 0 and t in (";", "}"):  # (a statement's end, a block's)
+            s = j + 1
+    while s < k and tokens[s].text in ("if", "while", "for", "switch", "else", "do"):  # (past what controls it)
+        if tokens[s].text in ("else", "do"):
+            s += 1
+            continue
+        shut = _matching(tokens, s + 1) if s + 1 < len(tokens) and tokens[s + 1].text == "(" else None
+        if shut is None or shut >= k:
+            return None  # (the error in its head: no statement of its own to skip)
+        s = shut + 1
+    depth, end = 0, None
+    for j in range(s, len(tokens)):
+        t = tokens[j].text
+        if t in _OPENERS:
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth -= 1
+            if depth < 0:
+                return None
+        elif t == ";" and depth == 0:
+            end = j
+            break
+        if t == "{" and depth == 1 and j > 0 and tokens[j - 1].text not in ("=", ","):
+            return None  # (a block: a control statement, not one Clang skips to its ';')
+    if end is None or end < k or s == end:
+        return None
+    if declares(tokens[s]):
+        equals = [j for j in range(s, k) if tokens[j].text == "=" and _depth(tokens, s, j) == 0]
+        if not equals:
+            return None
+        return tokens[equals[-1]], tokens[end], True
+    return tokens[s], tokens[end], False
+
+
+def _depth(tokens: list[Token], start: int, j: int) -> int:
+    depth = 0
+    for t in tokens[start:j]:
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(t.text, 0)
+    return depth
 
 
 def file_scope(tokens: list[Token]) -> list[bool]:
