@@ -367,3 +367,30 @@ def test_each_statement_with_a_syntax_error_is_skipped_to_its_semicolon() -> Non
         "kernel.cl:7:21: error: expected expression",
         "kernel.cl:8:20: error: use of undeclared identifier 'zz'",
     ]
+
+
+OPERANDS = """__kernel void k(__global int* o, int n)
+{
+    int i = get_global_id(0);
+    if (i n) return;
+    o[i i] = 1;
+    for (int k = 0; k < ; ++k) o[k] = 2;
+    o[0] = i n;
+    const int c = 1;
+    o[1] = *c;
+}
+"""
+
+
+def test_two_operands_without_an_operator_and_an_operand_missing_in_a_head() -> None:
+    """Clang's words for an operator left out (the bracket around must close there, else the ';' goes there), and
+    it parses on: after the ')' or ']' it wanted, in a ``for`` whose condition lacks an operand, and at ``n`` as a
+    statement of its own (its result unused); the simulator said "syntax error before 'n'" and nothing after."""
+    assert refused_log(OPERANDS) == [
+        "kernel.cl:4:11: error: expected ')'",
+        "kernel.cl:5:9: error: expected ']'",
+        "kernel.cl:6:25: error: expected expression",
+        "kernel.cl:7:13: error: expected ';' after expression",
+        "kernel.cl:9:12: error: indirection requires pointer operand ('int' invalid)",
+        "kernel.cl:7:14: warning: expression result unused",
+    ]

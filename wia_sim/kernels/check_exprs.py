@@ -6,6 +6,7 @@ conversions of assignments, initializers and returns. Calls are in ``check_calls
 from __future__ import annotations
 
 import contextlib
+import re
 from typing import cast
 
 from pycparser import c_ast
@@ -397,7 +398,9 @@ class ExpressionChecks(CheckerState):
                 self.loaded_half(node, operand.target)
                 return operand.target
             if operand.kind != "unknown":
-                self.error(self.operator(node), f"indirection requires pointer operand ('{operand}' invalid)")
+                # (its value's type, as it is loaded: no qualifier)
+                shown = re.sub(r"^'((?:const|volatile) )+", "'", self.operand_type(node.expr, operand))
+                self.error(self.operator(node), f"indirection requires pointer operand ({shown} invalid)")
             return UNKNOWN
         invalid = f"invalid argument type {self.operand_type(node.expr, operand)} to unary expression"
         if op == "!":

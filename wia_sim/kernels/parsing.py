@@ -1054,11 +1054,16 @@ def _expected(
     if k == 0 and not (tokens and tokens[0].text in _UNKNOWN):
         return None
     opened: list[str] = []  # the brackets open before the token, innermost last
-    for t in tokens[:k]:
+    header = False  # (whether the innermost is a ``for``'s parenthesis, where ';' stands)
+    headers: list[bool] = []
+    for j, t in enumerate(tokens[:k]):
         if t.text in _CLOSERS:
             opened.append(t.text)
+            headers.append(t.text == "(" and j > 0 and tokens[j - 1].text == "for")
         elif opened and t.text == _CLOSERS[opened[-1]]:
             opened.pop()
+            headers.pop()
+    header = bool(headers) and headers[-1]
     if k < len(tokens) and tokens[k].text in _UNKNOWN:
         return _unknown_token(tokens, k, opened, parser)
     before = tokens[k - 1]
@@ -1071,7 +1076,7 @@ def _expected(
     after = tokens[k + 1].text if k + 1 < len(tokens) else ""
     if token.text == ")" and (not opened or opened[-1] != "(") and after == ";":
         return token.line, token.column, "extraneous ')' before ';'"
-    if token.text in (";", "{") and opened and opened[-1] in "([":
+    if token.text in (";", "{") and opened and opened[-1] in "([" and not (header and token.text == ";"):
         return token.line, token.column, f"expected '{_CLOSERS[opened[-1]]}'"
     if before.text in (".", "->") and token.kind != "id":  # (a member's name must follow)
         return token.line, token.column, "expected identifier"
@@ -1097,6 +1102,12 @@ def _expected(
     ends = before.kind in ("id", "num", "str", "char") or before.text in _ENDS_OPERAND or closes_list(tokens, k)
     body = before.text == ")" and token.text == "{"  # (a function's or a statement's: no ';' goes between)
     if ends and not body and (token.line > before.line or (token.text == "}" and opened and opened[-1] == "{")):
+        return _missing_semicolon(tokens, k, parser)
+    operand = token.kind in ("id", "num", "str", "char") and token.text not in _KEYWORDS
+    if ends and operand and (before.kind != "id" or before.text not in _KEYWORDS):
+        # two operands with no operator between: the bracket open around them must close first, else the ';'
+        if opened and opened[-1] in "([":
+            return token.line, token.column, f"expected '{_CLOSERS[opened[-1]]}'"
         return _missing_semicolon(tokens, k, parser)
     return None
 
@@ -1607,11 +1618,20 @@ def _repaired(
             return repaired(text, tokens, k, skip, False), done
         meant = unknown.group(3) or ""  # (a parameter's, a declaration's: the correction in its place, or nothing)
         return _spelled_as(text, line, column, after.text, meant if len(meant) <= len(after.text) else ""), done
+    if message in ("expected ')'", "expected ']'") and (after.line, after.column) == (line, column):
+        return _closed_early(text, tokens, k, error)
     found = None
-    if before.text == "return" or after.line != before.line or after.text == "}":  # (not inside a line)
+    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+    blank = text[starts[line - 1] + column - 1 : starts[line - 1] + column] in (" ", "\t")  # (the ';' fits there)
+    if before.text == "return" or after.line != before.line or after.text == "}" or blank:
         found = missing(tokens, k, _declares(parser), _typedef_name(parser))
     if found is None or (found.line, found.column, found.message) != (line, column, message):
-        return _statement_skipped(text, tokens, k, error, parser)
+        skipped_whole = _statement_skipped(text, tokens, k, error, parser)
+        if skipped_whole is None and message == "expected expression" and _blank_before(text, line, column):
+            done.errors.append((line, column, message))  # (in a loop's or a condition's head: an operand there)
+            operand = "1" if before.text in ("/", "%", "/=", "%=") else "0"
+            return text[: starts[line - 1] + column - 2] + operand + text[starts[line - 1] + column - 1 :], done
+        return skipped_whole
     skipped = found.at in invalid
     judged = None if skipped else repair_of(tokens, k, found, _declares(parser))
     if judged is not None:
@@ -1620,6 +1640,40 @@ def _repaired(
         (done.warnings if found.severity == "warning" else done.errors).append((line, column, message))
         done.errors += found.also
     return repaired(text, tokens, k, found, skipped), done
+
+
+def _blank_before(text: str, line: int, column: int) -> bool:
+    """Whether the character before ``column`` of ``line`` is a blank (a repair may write there: nothing moves)."""
+    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+    at = starts[line - 1] + column - 2
+    return column > 1 and text[at] in (" ", "\t")
+
+
+def _closed_early(
+    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str]
+) -> tuple[str, _Repairs] | None:
+    """``text`` with the tokens from ``tokens[k]`` to the bracket that closes the one open around it blanked: Clang
+    wanted it closed there ("expected ')'", two operands with no operator between), and parses on after it."""
+    depth = 0
+    for j in range(k - 1, -1, -1):
+        t = tokens[j].text
+        if t in (")", "]", "}"):
+            depth += 1
+        elif t in ("(", "[", "{"):
+            if depth == 0:
+                if t == "{":
+                    return None
+                shut = closing(tokens, j, ")" if t == "(" else "]")
+                if shut is None or tokens[shut].line != tokens[k].line:
+                    return None
+                starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+                a = starts[tokens[k].line - 1] + tokens[k].column - 1
+                b = starts[tokens[shut].line - 1] + tokens[shut].column - 1
+                done = _Repairs()
+                done.errors.append((error[0], error[1], error[2]))
+                return text[:a] + " " * (b - a) + text[b:], done
+            depth -= 1
+    return None
 
 
 def _statement_skipped(
