@@ -366,7 +366,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         diagnostics.append(Diagnostic(filename, None, None, "macro invocations nest too deeply"))
         raise fail() from None
     diagnostics.extend(pp.diagnostics)
-    if pp.errors:
+    if pp.fatal or any(d.line is None for d in pp.errors):  # (a failed #include, a bad option: Clang stops)
         raise fail()
     text, type_hints = _hidden_type_hints(hoisted_attributes(pp.text))
     text = _vec_step_literals(text)
@@ -436,7 +436,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         invalid |= skipped
     if checker.typed_calls:
         _lowered(outcome.ast, checker.typed_calls)
-    first_error = min((d.sort_key for d in found if d.severity == "error"), default=None)
+    first_error = min((d.sort_key for d in [*pp.errors, *found] if d.severity == "error"), default=None)
     if first_error is not None:  # (Clang's control-flow analysis stops at the first error)
         found = [d for d in found if not (d.analysis and d.sort_key > first_error)]
     if outcome.shifts:  # (a repair's text was longer on a line: the given text's columns)

@@ -172,14 +172,18 @@ class MacroExpander:
                 continue
             collapsed.append(tok)
         marks = [k for k, tok in enumerate(collapsed) if tok.kind != "ws"]
-        if marks and (collapsed[marks[0]].text == "##" or collapsed[marks[-1]].text == "##"):
-            self.error(line, column, f"'##' cannot appear at either end of a macro expansion (macro '{name}')")
+        if marks and collapsed[marks[0]].text == "##":
+            self.error(line, collapsed[marks[0]].column, "'##' cannot appear at start of macro expansion")
+            return
+        if marks and collapsed[marks[-1]].text == "##":
+            self.error(line, collapsed[marks[-1]].column, "'##' cannot appear at end of macro expansion")
             return
         if params is not None:
             for at, k in enumerate(marks):
                 after = collapsed[marks[at + 1]] if at + 1 < len(marks) else None
                 if collapsed[k].text == "#" and (after is None or after.text not in params):
-                    self.error(line, column, f"'#' is not followed by a macro parameter (macro '{name}')")
+                    where = after or replace(collapsed[k], column=collapsed[k].column + 1)  # (what follows it)
+                    self.error(line, where.column, "'#' is not followed by a macro parameter")
                     return
         macro = Macro(name, None if params is None else tuple(params), tuple(collapsed), variadic, line)
         before = self.macros.get(name)
@@ -289,7 +293,7 @@ class MacroExpander:
                 self.error(tok.line, tok.column, f"unterminated argument list invoking macro '{name}'")
                 break
             args, rparen = collected
-            substituted = self._substitute(macro, args, tok)
+            substituted = self._substitute(macro, args, tok, rparen)
             if substituted is None:
                 out.append(tok)  # arity error reported; keep the name so later errors still make sense
                 continue
@@ -369,7 +373,7 @@ class MacroExpander:
         return None
 
     def _substitute(
-        self, macro: Macro, args: list[list[Token]], at: Token
+        self, macro: Macro, args: list[list[Token]], at: Token, rparen: Token
     ) -> tuple[list[Token], frozenset[int]] | None:
         """The replacement list with its parameters replaced by the arguments (6.10.3.1), and the ids of the
         tokens that came from a macro-expanded argument; None: the wrong number of arguments (reported)."""
@@ -380,7 +384,7 @@ class MacroExpander:
         if macro.variadic:
             fixed = len(params) - 1
             if len(args) < fixed:
-                self._arity_error(macro, len(args), at)
+                self._arity_error(macro, args, rparen)
                 return None
             rest: list[Token] = []
             for k, arg in enumerate(args[fixed:]):
@@ -389,7 +393,7 @@ class MacroExpander:
                 rest.extend(arg)
             args = [*args[:fixed], rest]
         elif len(args) != len(params):
-            self._arity_error(macro, len(args), at)
+            self._arity_error(macro, args, rparen)
             return None
         raw = [self._strip(arg) for arg in args]
         expanded: dict[int, list[Token]] = {}
@@ -468,12 +472,16 @@ class MacroExpander:
             end -= 1
         return tokens[start:end]
 
-    def _arity_error(self, macro: Macro, given: int, at: Token) -> None:
+    def _arity_error(self, macro: Macro, args: list[list[Token]], rparen: Token) -> None:
+        """Clang's error for an invocation with too few arguments (at its ``)``) or too many (at the first one
+        past the parameters); the macro's name stays, unexpanded, its arguments gone, as Clang leaves it."""
         assert macro.params is not None
         wanted = len(macro.params) - (1 if macro.variadic else 0)
-        what = f"at least {wanted}" if macro.variadic else str(wanted)
-        plural = "" if wanted == 1 and not macro.variadic else "s"
-        self.error(at.line, at.column, f"macro '{macro.name}' expects {what} argument{plural}, got {given}")
+        if len(args) < wanted:
+            self.error(rparen.line, rparen.column, "too few arguments provided to function-like macro invocation")
+            return
+        extra = next((t for t in args[wanted] if t.kind not in ("ws", "nl")), rparen)
+        self.error(extra.line, extra.column, "too many arguments provided to function-like macro invocation")
 
 
 def _stringize(tokens: Sequence[Token]) -> str:

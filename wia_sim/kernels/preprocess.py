@@ -258,6 +258,10 @@ class PreprocessResult:
     physical: list[tuple[str, int]] | None = None
     """With ``origins``, where each line's text is, as (file, line) of ``sources`` or of the source itself (not
     what ``#line`` names)."""
+    fatal: bool = False
+    """An ``#include`` failed (Clang's fatal error): the text is not what the program meant, and no further
+    diagnostics are worth giving. Other preprocessing errors (``#error``, a macro called with too few arguments)
+    leave a text that Clang parses on, and so does the simulator."""
 
     def spelled(self, line: int, column: int | None) -> tuple[int, int | None]:
         """Where the character at ``line`` and ``column`` of ``text`` stands in the source (a line of ``text``):
@@ -597,7 +601,7 @@ class _Preprocessor:
                 if len(given) == 2:
                     self.expander.filename = given[1].text[1:-1]
         else:
-            self.error(line, column, f"invalid preprocessing directive #{name}")
+            self.error(line, tokens[0].column, "invalid preprocessing directive")  # (at its name, as Clang)
 
     # -- #include
     def _include(self, args: list[Token], line: int, column: int) -> None:
@@ -857,6 +861,7 @@ def preprocess(
         pp.expander.timed,
         pp.moved,
         pp.physical if placed else None,
+        pp.fatal,
     )
 
 
