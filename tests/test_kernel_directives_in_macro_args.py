@@ -102,6 +102,6 @@ def test_an_error_after_them_keeps_its_line(ctx: wia.Context) -> None:
 )
 def test_an_argument_list_left_open_is_an_error(ctx: wia.Context, ending: str) -> None:
     """The list still open at the end of the file (its close skipped), or at an ``#include``, which no argument
-    list takes: "unterminated argument list" at the macro's name."""
+    list takes: "unterminated function-like macro invocation" at the macro's name (Clang's words)."""
     source = "#define F(a, b) ((a) + (b))\n__kernel void k(__global int* out) {\n    out[0] = F(0,\n" + ending
-    assert "kernel.cl:3:14: error: unterminated argument list invoking macro 'F'" in build_error(ctx, source)
+    assert "kernel.cl:3:14: error: unterminated function-like macro invocation" in build_error(ctx, source)

@@ -21,7 +21,11 @@ _INT_RE = re.compile(r"(0[xX][0-9a-fA-F]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)([uU](?
 
 
 class ExprError(Exception):
-    pass
+    """An ``#if`` expression's error in Clang's words, at ``at`` (a token of the line), else at the line's end."""
+
+    def __init__(self, message: str, at: Token | None = None) -> None:
+        super().__init__(message)
+        self.at = at
 
 
 @dataclass(frozen=True)
@@ -39,12 +43,13 @@ class _Value:
         return _Value(value, unsigned)
 
 
-def _int_literal(text: str) -> _Value:
+def _int_literal(tok: Token) -> _Value:
+    text = tok.text
     m = _INT_RE.fullmatch(text)
     if m is None:
         if re.fullmatch(r"[0-9.]+([eE][+-]?[0-9]+)?[fFlLhH]?|0[xX][0-9a-fA-F.]*[pP][+-]?[0-9]+[fFlLhH]?", text):
-            raise ExprError("floating constant in preprocessor expression")
-        raise ExprError(f"invalid integer constant '{text}'")
+            raise ExprError("floating point literal in preprocessor expression", tok)
+        raise ExprError(f"invalid integer constant '{text}'", tok)
     digits, suffix = m.group(1), (m.group(2) or "")
     if digits[:2] in ("0x", "0X"):
         value = int(digits[2:], 16)
@@ -54,16 +59,16 @@ def _int_literal(text: str) -> _Value:
         value = int(digits, 8)
     else:
         value = int(digits)
-    if value > _U64:
-        raise ExprError(f"integer constant '{text}' is too large")
+    if value > _U64:  # (Clang says nothing in #if, and keeps the low 64 bits)
+        return _Value(value & _U64, True)
     return _Value(value, "u" in suffix.lower())  # (below 2**64: an intmax_t holds any, signed)
 
 
-def _char_literal(text: str) -> _Value:
+def _char_literal(tok: Token) -> _Value:
     try:
-        return _Value(char_constant(text))
+        return _Value(char_constant(tok.text))
     except ValueError as e:
-        raise ExprError(str(e)) from None
+        raise ExprError(str(e), tok) from None
 
 
 _BINARY_PRECEDENCE: list[tuple[str, ...]] = [
@@ -89,13 +94,16 @@ class IfEvaluator:
         self.pos = 0
         self.skip = 0
         self.is_defined = is_defined
+        self.warnings: list[tuple[Token, str]] = []
+        """Clang's warnings of the evaluation (a shift out of range: "integer overflow"), at their tokens."""
 
     def evaluate(self) -> int:
         if not self.tokens:
             raise ExprError("expected value in expression")  # (Clang's words, at the end of the line)
         result = self._comma()
         if self.pos < len(self.tokens):
-            raise ExprError(f"missing binary operator before token '{self.tokens[self.pos].text}'")
+            found = self.tokens[self.pos]
+            raise ExprError("token is not a valid binary operator in a preprocessor subexpression", found)
         return result.value
 
     def _peek(self) -> str | None:
@@ -103,15 +111,16 @@ class IfEvaluator:
 
     def _next(self) -> Token:
         if self.pos >= len(self.tokens):
-            raise ExprError("unexpected end of #if expression")
+            raise ExprError("expected value in expression")
         tok = self.tokens[self.pos]
         self.pos += 1
         return tok
 
     def _expect(self, text: str) -> None:
         if self._peek() != text:
-            found = self._peek()
-            raise ExprError(f"expected '{text}' in #if expression" + (f" before '{found}'" if found else ""))
+            found = self.tokens[self.pos] if self.pos < len(self.tokens) else None
+            where = " in preprocessor expression" if text == ")" else ""  # (Clang's two wordings)
+            raise ExprError(f"expected '{text}'{where}", found)
         self.pos += 1
 
     def _comma(self) -> _Value:
@@ -145,6 +154,7 @@ class IfEvaluator:
         left = self._binary(level + 1)
         while (op := self._peek()) in _BINARY_PRECEDENCE[level]:
             assert op is not None
+            at = self.tokens[self.pos]
             self.pos += 1
             if op in ("&&", "||"):
                 short = (left.value == 0) if op == "&&" else (left.value != 0)
@@ -156,16 +166,17 @@ class IfEvaluator:
                 else:
                     left = _Value(int(left.value != 0 or right.value != 0))
             else:
-                left = self._apply(op, left, self._binary(level + 1))
+                left = self._apply(at, left, self._binary(level + 1))
         return left
 
-    def _apply(self, op: str, a: _Value, b: _Value) -> _Value:
+    def _apply(self, at: Token, a: _Value, b: _Value) -> _Value:
+        op = at.text
         if op in ("<<", ">>"):
             count = b.value
-            if not 0 <= count < _BITS:
-                if self.skip:
-                    return _Value(0, a.unsigned)
-                raise ExprError(f"shift count {count} out of range in #if expression")
+            if not 0 <= count < _BITS:  # (Clang's warning, and 0)
+                if not self.skip:
+                    self.warnings.append((at, "integer overflow in preprocessor expression"))
+                return _Value(0, a.unsigned)
             return _Value.of(a.value << count if op == "<<" else a.value >> count, a.unsigned)
         unsigned = a.unsigned or b.unsigned
         x, y = (a.value & _UMAX, b.value & _UMAX) if unsigned else (a.value, b.value)
@@ -173,7 +184,7 @@ class IfEvaluator:
             if y == 0:
                 if self.skip:
                     return _Value(0, unsigned)
-                raise ExprError("division by zero in #if expression")
+                raise ExprError("division by zero in preprocessor expression", at)
             quotient = abs(x) // abs(y) * (1 if (x < 0) == (y < 0) else -1)  # C truncates toward zero
             return _Value.of(quotient if op == "/" else x - y * quotient, unsigned)
         compare = {
@@ -210,21 +221,20 @@ class IfEvaluator:
             self._expect(")")
             return v
         if tok.kind == "num":
-            return _int_literal(tok.text)
+            return _int_literal(tok)
         if tok.kind == "char":
-            return _char_literal(tok.text)
+            return _char_literal(tok)
         if tok.kind == "id":
             if tok.text == "defined":
                 paren = self._peek() == "("
                 if paren:
                     self.pos += 1
-                name = self._next()
-                if name.kind != "id":
-                    raise ExprError("operator 'defined' requires an identifier")
+                name = self.tokens[self.pos] if self.pos < len(self.tokens) else None
+                if name is None or name.kind != "id":
+                    raise ExprError("macro name missing", name)
+                self.pos += 1
                 if paren:
                     self._expect(")")
                 return _Value(int(self.is_defined(name.text)))
             return _Value(0)  # C99 6.10.1p4: identifiers left after macro expansion are 0
-        if tok.kind == "str":
-            raise ExprError("string literal in preprocessor expression")
-        raise ExprError(f"token '{tok.text}' is not valid in preprocessor expressions")
+        raise ExprError("invalid token at start of a preprocessor expression", tok)

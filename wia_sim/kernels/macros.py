@@ -107,17 +107,20 @@ class MacroExpander:
             "__TIME__": f'"{now:%H:%M:%S}"',
         }
 
-    def define(self, tokens: list[Token], line: int | None, column: int | None) -> None:
-        """``tokens`` is what follows ``#define``."""
+    def define(self, tokens: list[Token], line: int | None, column: int | None, end: int | None = None) -> None:
+        """``tokens`` is what follows ``#define`` (its line ends at ``end``); errors in Clang's words and places."""
         pos = 0
         while pos < len(tokens) and tokens[pos].kind == "ws":
             pos += 1
-        if pos >= len(tokens) or tokens[pos].kind != "id":
-            self.error(line, column, "macro names must be identifiers")
+        if pos >= len(tokens) or tokens[pos].kind == "nl":
+            self.error(line, end if end is not None else column, "macro name missing")
+            return
+        if tokens[pos].kind != "id":
+            self.error(line, tokens[pos].column, "macro name must be an identifier")
             return
         name, name_at = tokens[pos].text, tokens[pos].column
         if name == "defined":
-            self.error(line, column, "'defined' cannot be used as a macro name")
+            self.error(line, name_at, "'defined' cannot be used as a macro name")
             return
         pos += 1
         params: list[str] | None = None
@@ -127,12 +130,12 @@ class MacroExpander:
             pos += 1
             sig = []
             while pos < len(tokens) and tokens[pos].text != ")":
-                if tokens[pos].kind != "ws":
+                if tokens[pos].kind not in ("ws", "nl"):
                     sig.append(tokens[pos])
                 pos += 1
-            if pos >= len(tokens):
-                self.error(line, column, f"missing ')' in the parameter list of macro '{name}'")
-                return
+            closed = tokens[pos] if pos < len(tokens) else None
+            last = tokens[-1] if tokens else None
+            line_end = end if end is not None else (last.column + len(last.text) if last is not None else column)
             pos += 1
             named = len(sig) >= 2 and sig[-1].text == "..." and sig[-2].kind == "id"
             if named:  # GNU's named variadic parameter, ``x...`` (``#define make_int2(x...) ((int2)(x))``)
@@ -141,22 +144,29 @@ class MacroExpander:
                 expect_name = k % 2 == 0
                 if expect_name and tok.text == "...":
                     if k != len(sig) - 1:
-                        self.error(line, column, f"'...' must be the last parameter of macro '{name}'")
+                        self.error(line, sig[k + 1].column, "missing ')' in macro parameter list")
                         return
                     variadic = True
                     params.append("__VA_ARGS__")
                 elif expect_name and tok.kind == "id":
                     if tok.text in params:
-                        self.error(line, column, f"duplicate macro parameter '{tok.text}'")
+                        self.error(line, tok.column, f"duplicate macro parameter name '{tok.text}'")
                         return
                     params.append(tok.text)
                 elif not expect_name and tok.text == ",":
                     pass
-                else:
-                    self.error(line, column, f"expected a parameter name in macro '{name}', found '{tok.text}'")
+                elif not expect_name:
+                    self.error(line, tok.column, "expected comma in macro parameter list")
                     return
+                else:
+                    self.error(line, tok.column, "invalid token in macro parameter list")
+                    return
+            if closed is None:  # (the line ends inside the list)
+                wanted = "identifier" if sig and sig[-1].text == "," else "comma"
+                self.error(line, line_end, f"expected {wanted} in macro parameter list")
+                return
             if sig and sig[-1].text == ",":
-                self.error(line, column, f"expected a parameter name after ',' in macro '{name}'")
+                self.error(line, closed.column, "expected identifier in macro parameter list")
                 return
             variadic = variadic or named
         body = tokens[pos:]
@@ -269,7 +279,7 @@ class MacroExpander:
                 continue
             if macro.params is None:
                 hide = tok.hide | {name}
-                stack.extend(_rehome(self._paste(list(macro.body), name), tok, hide, tok.ends or self._physical(tok)))
+                stack.extend(_rehome(self._paste(list(macro.body), tok), tok, hide, tok.ends or self._physical(tok)))
                 continue
             # function-like: an invocation only if '(' follows, possibly on later lines
             j = len(stack) - 1
@@ -290,7 +300,7 @@ class MacroExpander:
             if collected is None:
                 if open_ended:
                     raise Unterminated(out, deferred[:moved], taken)
-                self.error(tok.line, tok.column, f"unterminated argument list invoking macro '{name}'")
+                self.error(tok.line, tok.column, "unterminated function-like macro invocation")
                 break
             args, rparen = collected
             substituted = self._substitute(macro, args, tok, rparen)
@@ -424,12 +434,13 @@ class MacroExpander:
                 result.append(tok)
         operators = {id(t) for t in body if t.text == "##"}  # not a ## that came in with an argument
         from_arguments = frozenset(id(t) for arg in expanded.values() for t in arg)
-        return self._paste(result, macro.name, operators), from_arguments
+        return self._paste(result, at, operators), from_arguments
 
-    def _paste(self, tokens: list[Token], name: str, operators: set[int] | None = None) -> list[Token]:
+    def _paste(self, tokens: list[Token], at: Token, operators: set[int] | None = None) -> list[Token]:
         """The ``##`` operators of a replacement list applied (6.10.3.3): each joins the tokens on either side
         (an empty argument's placemarker gives the other one), which must form one preprocessing token.
-        ``operators``: the ids of the tokens that are operators (None: every ``##``, an object-like macro's)."""
+        ``operators``: the ids of the tokens that are operators (None: every ``##``, an object-like macro's); ``at``:
+        the invocation's name, where Clang reports a paste that forms no token."""
 
         def operator(t: Token) -> bool:
             return t.text == "##" and (operators is None or id(t) in operators)
@@ -455,11 +466,7 @@ class MacroExpander:
             text = left.text + right.text
             pasted = tokenize(text, left.line, left.column) if text else []
             if len(pasted) > 1:
-                self.error(
-                    left.line,
-                    left.column,
-                    f"pasting formed '{text}', an invalid preprocessing token (macro '{name}')",
-                )
+                self.error(at.line, at.column, f"pasting formed '{text}', an invalid preprocessing token")
             out.extend(pasted or [Token("ws", "", left.line, left.column)])
         return [t for t in out if t.kind != "ws" or t.text]
 

@@ -307,6 +307,8 @@ class _Conditional:
     taken: bool  # some branch of this #if has been taken already
     active: bool
     seen_else: bool = False
+    at: int = 1
+    """The column of its directive's name (Clang's place for "unterminated conditional directive")."""
 
 
 INCLUDE_DEPTH = 200
@@ -390,15 +392,21 @@ class _Preprocessor:
                     )
                     k = rest[2][0] + 1
                     continue
-                self.error(line, column, "operator 'defined' requires an identifier")
+                missing = next((t for _, t in rest if t.text != "("), None)  # (Clang: where the name should be)
+                self.error(line, end if missing is None else missing.column, "macro name missing")
                 return False
             resolved.append(tok)
             k += 1
         expanded = significant(self.expander.expand(resolved, in_if=True))
+        evaluator = IfEvaluator(expanded, self.expander.is_defined)
         try:
-            return IfEvaluator(expanded, self.expander.is_defined).evaluate() != 0
+            value = evaluator.evaluate() != 0
+            for at, message in evaluator.warnings:
+                self.warning(line, column if at.hide else at.column, message)
+            return value
         except ExprError as e:
-            self.error(line, end if not expanded else column, str(e))
+            where = end if e.at is None else column if e.at.hide else e.at.column  # (a macro's token: the line's)
+            self.error(line, where, str(e))
         except RecursionError:
             self.error(line, column, "#if expression nests too deeply")
         return False
@@ -498,7 +506,7 @@ class _Preprocessor:
         if self.fatal:
             return
         for cond in stack:
-            self.error(cond.line, None, f"unterminated #{cond.directive}")
+            self.error(cond.line, cond.at, "unterminated conditional directive")
 
     def _moved(self, placed: list[tuple[int, int, Token]], first: int, source_start: int) -> None:
         """Keep, for each output line (from ``first`` on) where the expansion moved a token, where its tokens came
@@ -526,24 +534,23 @@ class _Preprocessor:
         sig = significant(args)
         if name in ("if", "ifdef", "ifndef"):
             if not active:
-                stack.append(_Conditional(name, line, False, True, False))
+                stack.append(_Conditional(name, line, False, True, False, at=tokens[0].column))
                 return
             if name == "if":
                 value = self.condition(args, line, column, column + 1 + len(rest))
-            elif not sig or sig[0].kind != "id":
-                self.error(line, column, f"#{name} requires a macro name")
+            elif not self._macro_name(sig, line, column + 1 + len(rest.rstrip())):
                 value = False
             else:
                 value = self.expander.is_defined(sig[0].text) == (name == "ifdef")
-            stack.append(_Conditional(name, line, True, value, value))
+            stack.append(_Conditional(name, line, True, value, value, at=tokens[0].column))
             return
         if name == "elif":
             if not stack:
-                self.error(line, column, "#elif without #if")
+                self.error(line, tokens[0].column, "#elif without #if")
                 return
             top = stack[-1]
             if top.seen_else:
-                self.error(line, column, "#elif after #else")
+                self.error(line, tokens[0].column, "#elif after #else")
                 top.active = False
                 return
             if top.parent_active and not top.taken:
@@ -554,11 +561,11 @@ class _Preprocessor:
             return
         if name == "else":
             if not stack:
-                self.error(line, column, "#else without #if")
+                self.error(line, tokens[0].column, "#else without #if")
                 return
             top = stack[-1]
             if top.seen_else:
-                self.error(line, column, "#else after #else")
+                self.error(line, tokens[0].column, "#else after #else")
                 top.active = False
                 return
             top.seen_else = True
@@ -567,18 +574,16 @@ class _Preprocessor:
             return
         if name == "endif":
             if not stack:
-                self.error(line, column, "#endif without #if")
+                self.error(line, tokens[0].column, "#endif without #if")
                 return
             stack.pop()
             return
         if not active:
             return  # other directives in skipped groups are not processed (C99 6.10p4)
         if name == "define":
-            self.expander.define(args, line, column)
+            self.expander.define(args, line, column, column + 1 + len(rest.rstrip()))
         elif name == "undef":
-            if not sig or sig[0].kind != "id":
-                self.error(line, column, "#undef requires a macro name")
-            else:
+            if self._macro_name(sig, line, column + 1 + len(rest.rstrip())):
                 self.macros.pop(sig[0].text, None)
         elif name == "include":
             self._include(args, line, column)
@@ -586,22 +591,39 @@ class _Preprocessor:
             self._pragma(sig, len(self.out), directive=True)
         elif name in ("ident", "sccs"):  # GCC's, which Clang takes: a string for the object file, ignored here
             if len(sig) != 1 or sig[0].kind != "str":
-                self.error(line, column, f"invalid string literal after #{name}")
+                self.error(
+                    line, sig[0].column if sig else column + 1 + len(rest.rstrip()), f"invalid #{name} directive"
+                )
         elif name in ("error", "warning"):  # Clang's: the text as written, at the directive's name
             (self.error if name == "error" else self.warning)(line, tokens[0].column, join(args).lstrip())
         elif name == "line":  # C99 6.10.4: what __LINE__ and __FILE__ give from the next line on
             given = significant(self.expander.expand(args))
-            if not given or given[0].kind != "num" or not given[0].text.isdigit() or len(given) > 2:
-                self.error(line, column, '#line takes a line number and an optional "file name"')
-            elif len(given) == 2 and given[1].kind != "str":
-                self.error(line, column, "invalid filename for #line directive")
+            if not given or given[0].kind != "num" or not given[0].text.isdigit():
+                at = given[0].column if given else column + 1 + len(rest.rstrip())
+                self.error(line, at, "#line directive requires a positive integer argument")
+            elif len(given) >= 2 and given[1].kind != "str":
+                self.error(line, given[1].column, "invalid filename for #line directive")
             else:
+                if len(given) > 2:  # (Clang's warning: the rest is ignored)
+                    self.warning(line, given[2].column, "extra tokens at end of #line directive")
+                    given = given[:2]
                 self.expander.line_offset = int(given[0].text) - (line + 1)
                 self.relined = True
                 if len(given) == 2:
                     self.expander.filename = given[1].text[1:-1]
         else:
             self.error(line, tokens[0].column, "invalid preprocessing directive")  # (at its name, as Clang)
+
+    def _macro_name(self, sig: list[Token], line: int, end: int) -> bool:
+        """Whether ``sig`` (what follows ``#ifdef``, ``#ifndef``, ``#undef``) begins with a macro's name; else
+        Clang's error: "macro name missing" at the line's end, "macro name must be an identifier" at the token."""
+        if not sig:
+            self.error(line, end, "macro name missing")
+            return False
+        if sig[0].kind != "id":
+            self.error(line, sig[0].column, "macro name must be an identifier")
+            return False
+        return True
 
     # -- #include
     def _include(self, args: list[Token], line: int, column: int) -> None:

@@ -246,7 +246,7 @@ def strip_comments(text: str, report: Callable[[int, int, str], None]) -> str:
         if c == "/" and text.startswith("/*", i):
             end = text.find("*/", i + 2)
             if end < 0:
-                report(line, col, "unterminated comment")
+                report(line, col, "unterminated /* comment")
                 end = n
             else:
                 end += 2
