@@ -394,3 +394,19 @@ def test_two_operands_without_an_operator_and_an_operand_missing_in_a_head() -> 
         "kernel.cl:9:12: error: indirection requires pointer operand ('int' invalid)",
         "kernel.cl:7:14: warning: expression result unused",
     ]
+
+
+def test_a_function_name_without_its_parenthesis_and_a_bracket_too_many() -> None:
+    """``barrier CLK_LOCAL_MEM_FENCE);`` (its '(' lost): Clang takes ``barrier`` for the address of a function, an
+    error as it parses, and skips to the ';' (the simulator said "use of undeclared identifier 'barrier'"); a ')'
+    too many before a ';' is dropped, and the function's later errors follow (the simulator lost the function)."""
+    source = (
+        "int helper(int v) { return v; }\n__kernel void k(__global int* o)\n{\n"
+        "    barrier CLK_LOCAL_MEM_FENCE);\n    helper 3);\n    o[0] = (1 + 2));\n    o[1] = zz;\n}\n"
+    )
+    assert compile_errors(source) == [
+        "kernel.cl:4:5: error: taking address of function is not allowed",
+        "kernel.cl:5:5: error: taking address of function is not allowed",
+        "kernel.cl:6:19: error: extraneous ')' before ';'",
+        "kernel.cl:7:12: error: use of undeclared identifier 'zz'",
+    ]

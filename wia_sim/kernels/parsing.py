@@ -39,6 +39,7 @@ from wia_sim.kernels.semicolons import (
     skipped_statement,
     unended_members,
 )
+from wia_sim.kernels.signatures import is_builtin_function
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.tokens import Token, closing, significant, tokenize
 from wia_sim.kernels.types import (
@@ -971,8 +972,8 @@ def _unknown_name(
         after = tokens[k + 1] if k + 1 < len(tokens) else None
         after2 = tokens[k + 2] if k + 2 < len(tokens) else None
         name = token.text
-        if token.kind != "id" or name in _KEYWORDS or named_type(name) is not None:
-            continue
+        if token.kind != "id" or name in _KEYWORDS or named_type(name) is not None or is_builtin_function(name):
+            continue  # (a built-in function's name used as a value: the checker's error, not an unknown name)
         if any(name in scope for scope in parser._scope_stack):  # (a type, or a variable: no unknown name)
             continue
         callee = tokens[k - 2] if k >= 2 else None  # (``f(T)``, a call's argument: not a cast)
@@ -1620,6 +1621,9 @@ def _repaired(
         return _spelled_as(text, line, column, after.text, meant if len(meant) <= len(after.text) else ""), done
     if message in ("expected ')'", "expected ']'") and (after.line, after.column) == (line, column):
         return _closed_early(text, tokens, k, error)
+    if message.startswith("extraneous") and after.text in (")", "]") and (after.line, after.column) == (line, column):
+        done.errors.append((line, column, message))  # (Clang drops the bracket and takes the ';')
+        return _spelled_as(text, line, column, after.text, ""), done
     found = None
     starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
     blank = text[starts[line - 1] + column - 1 : starts[line - 1] + column] in (" ", "\t")  # (the ';' fits there)

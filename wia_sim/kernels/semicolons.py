@@ -167,7 +167,7 @@ def repaired(text: str, tokens: list[Token], k: int, found: Missing, invalid: bo
     return text[:at] + fill + text[at:]
 
 
-_INVALID_AT_PARSE = ("array subscript is not an integer",)
+_INVALID_AT_PARSE = ("array subscript is not an integer", "taking address of function is not allowed")
 """The checker's errors that leave Clang's parser with no expression at all. Most others it recovers from with
 an expression marked in error (``RecoveryExpr``), which parses on: invalid operands, a member that is not there,
 a call's arguments (each measured with clang 15)."""
