@@ -41,7 +41,7 @@ from wia_sim.kernels.semicolons import (
 )
 from wia_sim.kernels.signatures import is_builtin_function
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
-from wia_sim.kernels.tokens import Token, closing, significant, tokenize
+from wia_sim.kernels.tokens import Token, closing, offset, significant, tokenize
 from wia_sim.kernels.types import (
     BUILTIN_TYPE_NAMES,
     OPAQUE_TYPES,
@@ -1625,8 +1625,8 @@ def _repaired(
         done.errors.append((line, column, message))  # (Clang drops the bracket and takes the ';')
         return _spelled_as(text, line, column, after.text, ""), done
     found = None
-    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
-    blank = text[starts[line - 1] + column - 1 : starts[line - 1] + column] in (" ", "\t")  # (the ';' fits there)
+    place = offset(text, line, column)
+    blank = text[place : place + 1] in (" ", "\t")  # (the ';' fits there)
     if before.text == "return" or after.line != before.line or after.text == "}" or blank:
         found = missing(tokens, k, _declares(parser), _typedef_name(parser))
     if found is None or (found.line, found.column, found.message) != (line, column, message):
@@ -1634,7 +1634,7 @@ def _repaired(
         if skipped_whole is None and message == "expected expression" and _blank_before(text, line, column):
             done.errors.append((line, column, message))  # (in a loop's or a condition's head: an operand there)
             operand = "1" if before.text in ("/", "%", "/=", "%=") else "0"
-            return text[: starts[line - 1] + column - 2] + operand + text[starts[line - 1] + column - 1 :], done
+            return text[: place - 1] + operand + text[place:], done
         return skipped_whole
     skipped = found.at in invalid
     judged = None if skipped else repair_of(tokens, k, found, _declares(parser))
@@ -1648,9 +1648,7 @@ def _repaired(
 
 def _blank_before(text: str, line: int, column: int) -> bool:
     """Whether the character before ``column`` of ``line`` is a blank (a repair may write there: nothing moves)."""
-    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
-    at = starts[line - 1] + column - 2
-    return column > 1 and text[at] in (" ", "\t")
+    return column > 1 and text[offset(text, line, column) - 1] in (" ", "\t")
 
 
 def _closed_early(
@@ -1670,9 +1668,8 @@ def _closed_early(
                 shut = closing(tokens, j, ")" if t == "(" else "]")
                 if shut is None or tokens[shut].line != tokens[k].line:
                     return None
-                starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
-                a = starts[tokens[k].line - 1] + tokens[k].column - 1
-                b = starts[tokens[shut].line - 1] + tokens[shut].column - 1
+                a = offset(text, tokens[k].line, tokens[k].column)
+                b = offset(text, tokens[shut].line, tokens[shut].column)
                 done = _Repairs()
                 done.errors.append((error[0], error[1], error[2]))
                 return text[:a] + " " * (b - a) + text[b:], done
@@ -1691,9 +1688,8 @@ def _statement_skipped(
     if found is None or error[1] is None:
         return None
     first, end, declaration = found
-    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
-    a = starts[first.line - 1] + first.column - 1
-    b = starts[end.line - 1] + end.column - 1 + (0 if declaration else 1)
+    a = offset(text, first.line, first.column)
+    b = offset(text, end.line, end.column) + (0 if declaration else 1)
     gone = "".join(c if c == "\n" else " " for c in text[a:b])
     if not declaration:
         gone = "{}" + gone[2:] if len(gone) >= 2 and "\n" not in gone[:2] else gone
@@ -1705,8 +1701,7 @@ def _statement_skipped(
 def _spelled_as(text: str, line: int, column: int, word: str, meant: str) -> str:
     """``text`` with ``word`` at ``line`` and ``column`` replaced by ``meant``: padded with blanks to its length
     where it is shorter (nothing moves), else longer (the rest of its line moves on)."""
-    starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
-    at = starts[line - 1] + column - 1
+    at = offset(text, line, column)
     return text[:at] + meant.ljust(len(word)) + text[at + len(word) :]
 
 

@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from wia_sim.kernels.tokens import Token
+from wia_sim.kernels.tokens import Token, closing, offset
 
 __all__ = [
     "Missing",
@@ -152,12 +152,11 @@ def missing(
 
 def repaired(text: str, tokens: list[Token], k: int, found: Missing, invalid: bool) -> str:
     """``text`` as Clang goes on after ``found`` (``invalid``: what it judges in error, skipped)."""
-    starts = _line_starts(text)
-    at = starts[found.at[0] - 1] + found.at[1] - 1
+    at = offset(text, *found.at)
     skip = found.mode == "skip" or invalid
     if skip:
         end, semicolon = _skipped(tokens, k)
-        stop = len(text) if end is None else starts[end.line - 1] + end.column - 1
+        stop = len(text) if end is None else offset(text, end.line, end.column)
         text = text[:at] + "".join(c if c == "\n" else " " for c in text[at:stop]) + text[stop:]
         if semicolon and found.filler == ";":  # (the skip's own ';' ends the statement where it stands)
             return text
@@ -262,7 +261,7 @@ def unended_members(tokens: list[Token]) -> list[Place]:
     places = []
     for j, t in enumerate(tokens):
         if t.text == "{" and _brace_kind(tokens, j) == "members":
-            shut = _matching(tokens, j)
+            shut = _closing(tokens, j)
             if shut is not None and shut - 1 > j and tokens[shut - 1].text not in (";", "{", "}"):
                 last = tokens[shut - 1]
                 places.append((last.line, last.column + len(last.text)))
@@ -297,7 +296,7 @@ def skipped_statement(
         if tokens[s].text in ("else", "do"):
             s += 1
             continue
-        shut = _matching(tokens, s + 1) if s + 1 < len(tokens) and tokens[s + 1].text == "(" else None
+        shut = _closing(tokens, s + 1) if s + 1 < len(tokens) and tokens[s + 1].text == "(" else None
         if shut is None or shut >= k:
             return None  # (the error in its head: no statement of its own to skip)
         s = shut + 1
@@ -406,6 +405,12 @@ def _brace_kind(tokens: list[Token], j: int) -> str:
     return "block"
 
 
+def _closing(tokens: list[Token], k: int) -> int | None:
+    """The index of the bracket that closes ``tokens[k]`` (``tokens.closing``, of the bracket's own kind)."""
+    bracket = _OPENERS.get(tokens[k].text) if k < len(tokens) else None
+    return None if bracket is None else closing(tokens, k, bracket)
+
+
 def _opening(tokens: list[Token], close: int) -> int | None:
     """The index of the bracket that ``tokens[close]`` closes."""
     depth = 0
@@ -433,7 +438,7 @@ def _statement_start(tokens: list[Token], k: int, block: int) -> int | None:
     while s < k - 1:
         t = tokens[s].text
         if t in _CONTROL and tokens[s + 1].text == "(":
-            shut = _matching(tokens, s + 1)
+            shut = _closing(tokens, s + 1)
             if shut is None or shut >= k - 1:
                 break  # (``while (c)`` of a do-while: the statement itself)
             s = shut + 1
@@ -454,7 +459,7 @@ def _statement_start(tokens: list[Token], k: int, block: int) -> int | None:
 def _ends_do_while(tokens: list[Token], start: int, k: int, block: int) -> bool:
     """Whether ``while (...)`` at ``tokens[start]``, ending at ``tokens[k - 1]``, ends a do-while (a ``}`` whose
     ``{`` follows ``do``, or a statement after ``do``, before it)."""
-    if _matching(tokens, start + 1) != k - 1 or start == 0:
+    if _closing(tokens, start + 1) != k - 1 or start == 0:
         return False
     if tokens[start - 1].text == "}":
         depth = 0
@@ -465,20 +470,6 @@ def _ends_do_while(tokens: list[Token], start: int, k: int, block: int) -> bool:
         return False
     body = _statement_start(tokens, start - 1, block)
     return body is not None and body > 0 and tokens[body - 1].text == "do"
-
-
-def _matching(tokens: list[Token], k: int) -> int | None:
-    """The index of the bracket that closes ``tokens[k]``."""
-    depth = 0
-    for j in range(k, len(tokens)):
-        t = tokens[j].text
-        if t in _OPENERS:
-            depth += 1
-        elif t in (")", "]", "}"):
-            depth -= 1
-            if depth == 0:
-                return j
-    return None
 
 
 def _skipped(tokens: list[Token], k: int) -> tuple[Token | None, bool]:
@@ -496,9 +487,3 @@ def _skipped(tokens: list[Token], k: int) -> tuple[Token | None, bool]:
         elif t.text == ";" and not opened:
             return t, True
     return None, False
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    starts += [i + 1 for i, c in enumerate(text) if c == "\n"]
-    return starts

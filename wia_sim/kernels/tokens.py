@@ -122,6 +122,14 @@ def join(tokens: Iterable[Token], placed: list[tuple[int, int, Token]] | None = 
     return "".join(parts)
 
 
+def offset(text: str, line: int, column: int) -> int:
+    """The index in ``text`` of the character at ``line`` and ``column`` (both from 1), as tokens count them."""
+    at = 0
+    for _ in range(line - 1):
+        at = text.index("\n", at) + 1
+    return at + column - 1
+
+
 def significant(tokens: Iterable[Token]) -> list[Token]:
     return [t for t in tokens if t.kind not in ("ws", "nl")]
 
