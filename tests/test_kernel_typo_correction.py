@@ -258,3 +258,24 @@ def test_a_misspelt_qualifier_in_a_parameter_list(device_ctx: wia.Context, reque
             f"kernel.cl:1:66: error: {space}",
             "kernel.cl:1:69: error: unknown type name 'constt'; did you mean 'const'?",
         ]
+
+
+@pytest.mark.parametrize(
+    ("access", "suggested"),
+    [
+        ("p.ialue", "value"),
+        ("q->ndex", "index"),
+        ("p.vale", "value"),
+        ("p.indexx", "index"),
+        ("p.vlaue", None),
+        ("p.idx", None),
+    ],
+)
+def test_a_misspelt_member_is_corrected_as_clang_corrects_it(access: str, suggested: str | None) -> None:
+    """Clang's "no member named 'ialue' in 'Pair'; did you mean 'value'?" (the simulator named no member): the one
+    member near enough, as a type name is judged (``strict``: a transposition of a 5-letter name is too far)."""
+    source = (
+        f"typedef struct {{ int value; int index; }} Pair;\nint k(Pair p, __global Pair* q) {{ return {access}; }}\n"
+    )
+    (error,) = compile_errors(source)
+    assert error.endswith("in 'Pair'" + ("" if suggested is None else f"; did you mean '{suggested}'?")), error

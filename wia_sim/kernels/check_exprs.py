@@ -272,7 +272,9 @@ class ExpressionChecks(CheckerState):
                 self.member_refs.add(id(node))
                 return located(t, base.space, base.const, base.implied)
             if base.name in self.types.structs:
-                self.error(node.field, f"no member named '{member}' in '{self.spelled(base.name)}'")
+                near = corrected(member, [name for name, _ in self.types.fields(base.name) if name], strict=True).name
+                did = "" if near is None else f"; did you mean '{near}'?"  # (Clang's typo correction of members)
+                self.error(node.field, f"no member named '{member}' in '{self.spelled(base.name)}'{did}")
             else:
                 self.error(self.operator(node), f"incomplete definition of type '{self.spelled(base.name)}'")
             return UNKNOWN

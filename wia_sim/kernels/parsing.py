@@ -1055,8 +1055,7 @@ def _expected(
     if k == 0 and not (tokens and tokens[0].text in _UNKNOWN):
         return None
     opened: list[str] = []  # the brackets open before the token, innermost last
-    header = False  # (whether the innermost is a ``for``'s parenthesis, where ';' stands)
-    headers: list[bool] = []
+    headers: list[bool] = []  # (for each: whether it is a ``for``'s parenthesis, where ';' stands)
     for j, t in enumerate(tokens[:k]):
         if t.text in _CLOSERS:
             opened.append(t.text)
@@ -1574,15 +1573,18 @@ class _Repairs:
 
 
 _REPAIRS = 20
-"""At most this many missing ``;`` repaired in one text (each parses it again; Clang stops at 20 errors)."""
+"""At most this many syntax errors recovered from in one text (each parses it again; Clang stops at 20 errors)."""
 
 
 def _repaired(
     text: str, error: tuple[int, int | None, str], parser: _Parser, invalid: frozenset[tuple[int, int]]
 ) -> tuple[str, _Repairs] | None:
-    """``text`` as Clang parses on after the syntax error ``error``, where that is a ``;`` missing at the end of a
-    line or before a ``}`` (``semicolons.py``), or after a struct's ``}``, and what it reported; None for any other
-    error."""
+    """``text`` as Clang's parser goes on after the syntax error ``error``, and what it reported; None where the
+    simulator knows no such recovery (the declaration-by-declaration one of ``parse`` follows). Each keeps every
+    other token where it stands: a ``;`` missing (``semicolons.py``: at a line's end, before a ``}``, after a
+    struct's ``}``, where a blank takes it), a misspelt statement keyword or qualifier (corrected in place), a
+    bracket Clang wanted closed or found too many, a statement in error (skipped to its ``;``), an operand missing
+    in a control statement's head."""
     line, column, message = error
     if column is None:
         return None
@@ -1605,20 +1607,18 @@ def _repaired(
     unknown = re.match(
         r"(unknown type name|use of undeclared identifier) '(\w+)'(?:; did you mean '(\w+)'\?)?$", message
     )
-    if (
-        unknown
-        and (after.line, after.column) == (line, column)
-        and after.text == unknown.group(2)
-        and k + 1 < len(tokens)
-    ):
-        if not (tokens[k + 1].text in _KEYWORDS and _declares(parser)(tokens[k + 1])):
-            return None
-        done.errors.append((line, column, message))
-        if unknown.group(1) == "use of undeclared identifier":  # (a statement: Clang skips it)
+    typed = k + 1 < len(tokens) and tokens[k + 1].text in _KEYWORDS and _declares(parser)(tokens[k + 1])
+    if unknown and (after.line, after.column) == (line, column) and after.text == unknown.group(2):
+        if unknown.group(1) == "use of undeclared identifier" and typed:  # (``aonst float v`` in a block: skipped)
+            done.errors.append((line, column, message))
             skip = Missing(line, column, message, "skip", (line, column), filler="{}")
             return repaired(text, tokens, k, skip, False), done
-        meant = unknown.group(3) or ""  # (a parameter's, a declaration's: the correction in its place, or nothing)
-        return _spelled_as(text, line, column, after.text, meant if len(meant) <= len(after.text) else ""), done
+        if unknown.group(1) == "unknown type name":  # (Clang parses on with its correction, else the name dropped
+            done.errors.append((line, column, message))  # before a type word, else an int in its place)
+            meant = unknown.group(3) or ("" if typed else "int")
+            if len(meant) > len(after.text):  # (the rest of the line moves on: its diagnostics move back)
+                done.shifts.append((line, column + len(after.text), len(meant) - len(after.text)))
+            return _spelled_as(text, line, column, after.text, meant), done
     if message in ("expected ')'", "expected ']'") and (after.line, after.column) == (line, column):
         return _closed_early(text, tokens, k, error)
     if message.startswith("extraneous") and after.text in (")", "]") and (after.line, after.column) == (line, column):
@@ -1766,9 +1766,9 @@ def _indent(text: str, start: int, chunk: str) -> int:
 
 
 def parse(text: str, invalid: frozenset[tuple[int, int]] = frozenset()) -> ParseOutcome:
-    """The AST of ``text`` and its syntax errors, Clang's recovery from a missing ``;`` made at each (``invalid``:
-    the places of expression statements without their ``;`` that the checker found in error: skipped, as Clang's
-    parser skips them), the other errors recovered from declaration by declaration."""
+    """The AST of ``text`` and its syntax errors, Clang's recovery made at each where the simulator knows it
+    (``_repaired``; ``invalid``: the places of statements without their ``;`` that the checker found in error:
+    skipped, as Clang's parser skips them), the others recovered from declaration by declaration."""
     repairs = _Repairs()
     if "struct" in text or "union" in text:  # (a struct's missing ';' that the parser may take no note of)
         tokens = significant(tokenize(text, 1))
