@@ -1770,13 +1770,15 @@ def parse(text: str, invalid: frozenset[tuple[int, int]] = frozenset()) -> Parse
     (``_repaired``; ``invalid``: the places of statements without their ``;`` that the checker found in error:
     skipped, as Clang's parser skips them), the others recovered from declaration by declaration."""
     repairs = _Repairs()
-    if "struct" in text or "union" in text:  # (a struct's missing ';' that the parser may take no note of)
-        tokens = significant(tokenize(text, 1))
-        for k, word in reversed(records_run_on(tokens, _RECORD_FOLLOWERS)):
-            shut = tokens[k - 1]
-            line, column, message = shut.line, shut.column + 1, f"expected ';' after {word}"
-            repairs.errors.insert(0, (line, column, message))
-            text = repaired(text, tokens, k, Missing(line, column, message, "continue", (line, column)), False)
+    records = "struct" in text or "union" in text
+    tokens = significant(tokenize(text, 1)) if records else []
+    run_on = records_run_on(tokens, _RECORD_FOLLOWERS)  # (a struct's missing ';' the parser may take no note of)
+    for k, word in reversed(run_on):
+        shut = tokens[k - 1]
+        line, column, message = shut.line, shut.column + 1, f"expected ';' after {word}"
+        repairs.errors.insert(0, (line, column, message))
+        text = repaired(text, tokens, k, Missing(line, column, message, "continue", (line, column)), False)
+    given = text
     ast, error, parser = _parse_once(text)
     for _ in range(_REPAIRS):
         step = None if ast is not None or error is None else _repaired(text, error, parser, invalid)
@@ -1788,10 +1790,10 @@ def parse(text: str, invalid: frozenset[tuple[int, int]] = frozenset()) -> Parse
         repairs.judged += done.judged
         repairs.shifts += done.shifts
         ast, error, parser = _parse_once(text)
-    if "struct" in text or "union" in text:
+    if records:  # (the tokens of the text repaired, if it was)
+        tokens = tokens if text is given and not run_on else significant(tokenize(text, 1))
         message = "expected ';' at end of declaration list"
-        unended = unended_members(significant(tokenize(text, 1)))
-        repairs.warnings += [(line, column, message) for line, column in unended]
+        repairs.warnings += [(line, column, message) for line, column in unended_members(tokens)]
     if ast is not None:
         return _outcome(ast, repairs.errors, set(), parser, repairs, text)
     # recover: parse the declarations one by one, each with the good ones before it (for their typedefs)

@@ -19,9 +19,14 @@ its callers make; each case measured with clang 15):
 - a member of a struct or union ("expected ';' at end of declaration list"; a warning before the ``}``): the
   tokens through the next ``;`` skipped (the next member lost).
 
+Beside the ``;``: a struct's ``}`` that the next declaration runs on into (``records_run_on``: "expected ';' after
+struct"), a struct's last member before its ``}`` (``unended_members``), and a statement with any other syntax
+error, which Clang skips to its ``;`` (``skipped_statement``).
+
 A repair edits the text without moving any token it keeps: skipped tokens become blanks (newlines kept), and the
 ``;`` goes where the skip ended on one, else just after the statement's last token, where nothing but blanks
-follows on its line (a ``}`` right after it, the rare exception, moves one column).
+follows on its line (a ``}`` right after it, the rare exception, moves one column). ``parsing._repaired`` makes
+the repairs; the front end runs the checker on the result.
 """
 
 from __future__ import annotations
@@ -124,8 +129,8 @@ def missing(
     if block >= 0:
         context = _brace_kind(tokens, block)
         if context == "members":
-            closing = after is not None and after.text == "}"
-            severity: Literal["error", "warning"] = "warning" if closing else "error"
+            last = after is not None and after.text == "}"
+            severity: Literal["error", "warning"] = "warning" if last else "error"
             return Missing(line, column, "expected ';' at end of declaration list", "skip", end, severity)
         if context != "block":
             return None
