@@ -411,3 +411,29 @@ def test_an_address_of_what_is_no_object_and_a_member_of_what_is_no_struct(line:
     assert compile_errors(ADDRESSED % line) == [f"kernel.cl:{error}"]
     fine = "int* p = &a; __global int* q = &o[1]; q = &*o; a = *&(int){1}; struct S* t = &s;"
     compile_source(ADDRESSED % fine, "")
+
+
+STRINGS = """__kernel void k(__global char* o)
+{
+    const int i = get_global_id(0);
+    __constant char* s = "abc";
+    constant char* t = &"xyz"[1];
+    o[i] = s[i % 3] + t[i % 2];
+}
+"""
+
+
+def test_a_string_literal_in_a_constant_pointer_draws_no_warning(device_ctx: wia.Context) -> None:
+    """A string literal's chars are read-only in ``__constant`` memory but no const type to Clang (OpenCL C 1.2
+    6.5.3): a ``__constant char*`` takes one without a word (the simulator warned "... discards qualifiers"), and
+    reads it; stored to a pointer into another address space, Clang spells it as the pointer it decays to."""
+    (out,) = run_arrays(device_ctx, STRINGS, "k", [np.zeros(32, np.int8)], 32, 32)
+    i = np.arange(32)
+    chars = np.frombuffer(b"abc", np.int8)[i % 3] + np.frombuffer(b"yz", np.int8)[i % 2]
+    np.testing.assert_array_equal(out, chars.astype(np.int8))
+    assert compile_source(STRINGS, "").build_log == ""
+    refused = '__kernel void k(__global char* o) { __global char* g = "ab"; o[0] = g[0]; }\n'
+    assert compile_errors(refused) == [
+        "kernel.cl:1:52: error: initializing '__global char *__private' with an expression of type "
+        "'__constant char *' changes address space of pointer"
+    ]

@@ -128,7 +128,8 @@ class ExpressionChecks(CheckerState):
                 self.error(node, str(e))
             return INT
         if kind == "string":
-            return TypeInfo("pointer", target=TypeInfo("scalar", "char", space="constant", const=True))
+            # (its chars are in __constant memory: read-only, but no const type to Clang, OpenCL C 1.2 6.5.3)
+            return TypeInfo("pointer", target=TypeInfo("scalar", "char", space="constant", const=True, implied=True))
         if "float" in kind or "double" in kind:
             if value.endswith("f"):
                 return FLOAT
@@ -1166,14 +1167,18 @@ class ExpressionChecks(CheckerState):
         if assigned:
             assert isinstance(node, c_ast.Assignment)
             verb, where = "assigning", self.operator(node)
-            passed = self.clang_type(node.rvalue, value, as_value=decayed)
+            stored = node.rvalue
+            passed = self.clang_type(stored, value, as_value=decayed)
             to = self.clang_type(node.lvalue, target, as_value=True)
         else:
             returned = isinstance(node, c_ast.Return)
             verb, where = ("returning", node.expr) if returned else ("initializing", place or node)
-            passed = self.clang_type(node.expr if returned else node, value, as_value=decayed)
+            stored = node.expr if returned else node
+            passed = self.clang_type(stored, value, as_value=decayed)
             space = None if returned else target.space  # (a function's result is of no address space)
             to = described(target, self.spelled) if declared is None else self.spell(declared, target, space)
+        if problem == "address space" and isinstance(stored, c_ast.Constant) and stored.type == "string":
+            passed = "'__constant char *'"  # (a string literal decayed, as Clang spells it in this error alone)
         (self.warning if warned else self.error)(where, STORES[problem][verb].format(passed=passed, to=to))
 
 
