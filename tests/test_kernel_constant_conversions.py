@@ -140,3 +140,32 @@ def test_which_literals_an_integer_type_changes() -> None:
     assert integer_to_float(16777217, "float") == "16777216"
     assert integer_to_float(2**64 - 1, "float") == str(2**64)
     assert integer_to_float(16777216, "float") is None
+
+
+LITERAL_RANGE = """#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+__kernel void k(__global float* o)
+{
+    o[0] = 1e40f;
+    o[1] = 1e-50f;
+    o[2] = 1e-40f;
+    o[3] = 1e400;
+    o[4] = 1e-400;
+    o[5] = 0x1p200f;
+    o[6] = 3.5e38F;
+    o[7] = 1.0e-46f;
+    o[8] = 0.0f;
+    o[9] = 1e39;
+}
+"""
+
+
+def test_a_floating_literal_its_type_cannot_hold() -> None:
+    """Clang's -Wliteral-range (on by default): a literal that rounds to infinity in its type, or a nonzero one that
+    rounds to zero (a denormal, ``1e-40f``, holds; ``1e39`` is a double); the simulator said nothing."""
+    big_f = "magnitude of floating-point constant too large for type 'float'; maximum is 3.40282347E+38"
+    small_f = "magnitude of floating-point constant too small for type 'float'; minimum is 1.40129846E-45"
+    big_d = "magnitude of floating-point constant too large for type 'double'; maximum is 1.7976931348623157E+308"
+    small_d = "magnitude of floating-point constant too small for type 'double'; minimum is 4.9406564584124654E-324"
+    log = compile_source(LITERAL_RANGE, "").build_log.splitlines()
+    expected = [(4, big_f), (5, small_f), (7, big_d), (8, small_d), (9, big_f), (10, big_f), (11, small_f)]
+    assert log == [f"kernel.cl:{line}:12: warning: {message}" for line, message in expected]

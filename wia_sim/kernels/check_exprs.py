@@ -16,7 +16,7 @@ from wia_sim.kernels import async_copy
 from wia_sim.kernels.check_sequence import evaluated_nodes, modifies
 from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
 from wia_sim.kernels.clang_types import C_NAMES, clang_type, described
-from wia_sim.kernels.constant_conversions import integer_change, integer_to_float, literal_change
+from wia_sim.kernels.constant_conversions import integer_change, integer_to_float, literal_change, literal_range
 from wia_sim.kernels.conversions import floating_literal
 from wia_sim.kernels.ctype import SCALARS, common_type, comparison_type, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
@@ -131,6 +131,9 @@ class ExpressionChecks(CheckerState):
             # (its chars are in __constant memory: read-only, but no const type to Clang, OpenCL C 1.2 6.5.3)
             return TypeInfo("pointer", target=TypeInfo("scalar", "char", space="constant", const=True, implied=True))
         if "float" in kind or "double" in kind:
+            out_of_range = literal_range(node.value, single=value.endswith("f"))
+            if out_of_range is not None:  # (Clang's -Wliteral-range, at the literal)
+                self.warning(node, out_of_range)
             if value.endswith("f"):
                 return FLOAT
             if value.endswith("h"):

@@ -2,7 +2,8 @@
 a narrower integer that cannot hold it (-Wconstant-conversion: ``char c = 300;``, "changes value from 300 to 44"), a
 floating literal stored to an integer or ``bool`` that does not hold it exactly (-Wliteral-conversion: ``int x =
 1.5f;``, or "implicit conversion of out of range value ... is undefined"), an integer constant stored to a floating
-type that rounds it (-Wimplicit-const-int-float-conversion: ``float f = 16777217;``). Measured with ``clang-15 -cc1
+type that rounds it (-Wimplicit-const-int-float-conversion: ``float f = 16777217;``), and a floating literal its
+own type cannot hold (-Wliteral-range: ``1e40f``). Measured with ``clang-15 -cc1
 -x cl -cl-std=CL1.2`` (PoCL 3.1's and Oclgrind 21.10's front end): the words, the values, and which conversions
 warn. The checker (``check_exprs.constant_conversion``) finds the constant and where Clang places the warning; this
 module says what Clang says of it.
@@ -18,7 +19,7 @@ import numpy as np
 
 from wia_sim.kernels.types import SCALAR_SIZES
 
-__all__ = ["float_text", "integer_change", "integer_to_float", "literal_change", "value_range"]
+__all__ = ["float_text", "integer_change", "integer_to_float", "literal_change", "literal_range", "value_range"]
 
 _DIGITS = {"half": 4, "float": 8, "double": 16}
 """The significant digits Clang prints a floating value of each type with: ``(precision * 59 + 195) // 196`` of its
@@ -113,3 +114,31 @@ def integer_to_float(value: int, target: str) -> str | None:
         return "+Inf" if kept > 0 else "-Inf"
     held = int(kept)
     return None if held == value else str(held)
+
+
+_LITERAL_BOUNDS = {
+    True: ("float", "3.40282347E+38", "1.40129846E-45"),
+    False: ("double", "1.7976931348623157E+308", "4.9406564584124654E-324"),
+}
+"""Clang's words for each floating type's largest and smallest magnitudes (``APFloat`` printed to 9 and 17 digits)."""
+
+
+def literal_range(literal: str, single: bool) -> str | None:
+    """Clang's -Wliteral-range warning for the floating literal ``literal`` (of ``float`` with ``single``, the ``f``
+    suffix; else ``double``): its value rounds to infinity ("too large"), or is nonzero and rounds to zero ("too
+    small"; a denormal holds); None where the type holds it."""
+    text = literal.lower().rstrip("fl")
+    hexadecimal = text.startswith("0x")
+    try:
+        exact = float.fromhex(text) if hexadecimal else float(text)
+    except ValueError:
+        return None  # (no floating literal: the checker's own error)
+    with np.errstate(over="ignore"):
+        held = float(np.float32(exact)) if single else exact
+    digits = text.split("p" if hexadecimal else "e")[0].removeprefix("0x")
+    kind, largest, smallest = _LITERAL_BOUNDS[single]
+    if math.isinf(held):
+        return f"magnitude of floating-point constant too large for type '{kind}'; maximum is {largest}"
+    if held == 0 and any(c in "123456789abcdef" for c in digits):
+        return f"magnitude of floating-point constant too small for type '{kind}'; minimum is {smallest}"
+    return None
