@@ -7,7 +7,7 @@ before 'x'"; a syntax error of another kind keeps its message."""
 from __future__ import annotations
 
 import pytest
-from kernel_backends import assert_refused
+from kernel_backends import assert_refused, compile_errors
 
 import wia_hal as wia
 from wia_sim.kernels import KernelCompileError, compile_source
@@ -58,3 +58,14 @@ def test_a_variable_before_a_variable_is_no_unknown_type() -> None:
     with pytest.raises(KernelCompileError) as info:
         compile_source("__kernel void k(__global int* a) { int b = 1, c = 2; b c; a[0] = b; }")
     assert "unknown type name" not in str(info.value) and "undeclared identifier 'b'" not in str(info.value)
+
+
+def test_a_block_after_a_case_label_holds_statements() -> None:
+    """``case 1: { T x = 0; ... }``: the block is a block of statements (one classification of braces,
+    ``semicolons.in_block``, for the parser's recovery and its words), so the unknown ``T`` starts a statement:
+    Clang's "use of undeclared identifier 'T'" (the simulator said "unknown type name 'T'" there)."""
+    source = "int k(int a)\n{\n    switch (a) { case 1: { T x = 0; return x; } }\n    return a;\n}\n"
+    assert compile_errors(source) == [
+        "kernel.cl:3:28: error: use of undeclared identifier 'T'",
+        "kernel.cl:3:44: error: use of undeclared identifier 'x'",
+    ]

@@ -32,6 +32,8 @@ from wia_sim.kernels.semicolons import (
     Repair,
     closes_list,
     file_scope,
+    in_block,
+    innermost_open,
     missing,
     records_run_on,
     repair_of,
@@ -876,7 +878,7 @@ def _keyword_typo(
         if depth <= 0 and tokens[s - 1].text in (";", "{", "}"):
             break
         s -= 1
-    if s <= 0 or s + 1 >= len(tokens) or not _in_block(tokens[:s]):
+    if s <= 0 or s + 1 >= len(tokens) or not in_block(tokens, s):
         return None
     first, after = tokens[s], tokens[s + 1]
     name = first.text
@@ -986,7 +988,7 @@ def _unknown_name(
             return token.line, token.column, f"use of undeclared identifier '{name}'"
         if after is None:
             continue
-        statement = before in (";", "{", "}") and _in_block(tokens[:k])  # (where a statement may start)
+        statement = before in (";", "{", "}") and in_block(tokens, k)  # (where a statement may start)
         if not statement and before not in _DECLARATION_STARTS:
             continue
         if after.kind == "id" and after.text in _KEYWORDS and _declares(parser)(after):  # (``aonst float* x``)
@@ -1525,20 +1527,6 @@ def ast_nodes(root: c_ast.Node) -> list[c_ast.Node]:
     return found
 
 
-def _in_block(tokens: list[Token]) -> bool:
-    """Whether the tokens end inside a function's body (braces after ``)``, or nested in such a block), not at
-    file scope or in a struct's braces."""
-    kinds: list[bool] = []  # per open brace: a block of statements
-    for k, token in enumerate(tokens):
-        t = token.text
-        if t == "{":
-            previous = tokens[k - 1].text if k else ";"
-            kinds.append(previous in (")", ";", "{", "}", "else", "do"))  # (``struct S {``, ``= {``: no block)
-        elif t == "}" and kinds:
-            kinds.pop()
-    return bool(kinds) and kinds[-1]
-
-
 def _outcome(
     ast: c_ast.FileAST,
     errors: list[tuple[int, int | None, str]],
@@ -1656,25 +1644,17 @@ def _closed_early(
 ) -> tuple[str, _Repairs] | None:
     """``text`` with the tokens from ``tokens[k]`` to the bracket that closes the one open around it blanked: Clang
     wanted it closed there ("expected ')'", two operands with no operator between), and parses on after it."""
-    depth = 0
-    for j in range(k - 1, -1, -1):
-        t = tokens[j].text
-        if t in (")", "]", "}"):
-            depth += 1
-        elif t in ("(", "[", "{"):
-            if depth == 0:
-                if t == "{":
-                    return None
-                shut = closing(tokens, j, ")" if t == "(" else "]")
-                if shut is None or tokens[shut].line != tokens[k].line:
-                    return None
-                a = offset(text, tokens[k].line, tokens[k].column)
-                b = offset(text, tokens[shut].line, tokens[shut].column)
-                done = _Repairs()
-                done.errors.append((error[0], error[1], error[2]))
-                return text[:a] + " " * (b - a) + text[b:], done
-            depth -= 1
-    return None
+    j = innermost_open(tokens, k)
+    if j < 0 or tokens[j].text == "{":
+        return None
+    shut = closing(tokens, j, ")" if tokens[j].text == "(" else "]")
+    if shut is None or tokens[shut].line != tokens[k].line:
+        return None
+    a = offset(text, tokens[k].line, tokens[k].column)
+    b = offset(text, tokens[shut].line, tokens[shut].column)
+    done = _Repairs()
+    done.errors.append((error[0], error[1], error[2]))
+    return text[:a] + " " * (b - a) + text[b:], done
 
 
 def _statement_skipped(

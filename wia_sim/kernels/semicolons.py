@@ -42,6 +42,8 @@ __all__ = [
     "Repair",
     "closes_list",
     "file_scope",
+    "in_block",
+    "innermost_open",
     "invalid_at_parse",
     "missing",
     "records_run_on",
@@ -280,15 +282,9 @@ def skipped_statement(
     statement's first token skipped, its ``;``, and whether it is a declaration (then its last initializer alone
     is skipped, the variable declared: the first token is that initializer's ``=``). None where the statement and
     its ``;`` do not hold their brackets balanced (a ``(`` left open, a block), or no block holds it."""
-    braces: list[int] = []  # (the '{' around it, through any brackets it stands in)
-    for j in range(min(k, len(tokens))):
-        if tokens[j].text == "{":
-            braces.append(j)
-        elif tokens[j].text == "}" and braces:
-            braces.pop()
-    block = braces[-1] if braces else -1
-    if block < 0 or _brace_kind(tokens, block) != "block":
+    if not in_block(tokens, k):
         return None
+    block = _enclosing_brace(tokens, k)
     s, depth = block + 1, 0  # (the statement begins after the last ';', '{' or '}' of the block's own level)
     for j in range(block + 1, min(k, len(tokens))):
         t = tokens[j].text
@@ -375,18 +371,40 @@ def closes_list(tokens: list[Token], k: int) -> bool:
     return False
 
 
-def _innermost_brace(tokens: list[Token], k: int) -> int:
-    """The index of the ``{`` innermost around ``tokens[k]``: -1 at file scope, -2 inside ``(`` or ``[``."""
+def innermost_open(tokens: list[Token], k: int) -> int:
+    """The index of the bracket innermost open around ``tokens[k]`` (a ``(``, ``[`` or ``{``); -1 where none is."""
     opened: list[int] = []
-    for j in range(k):
+    for j in range(min(k, len(tokens))):
         t = tokens[j].text
         if t in _OPENERS:
             opened.append(j)
         elif opened and t == _OPENERS[tokens[opened[-1]].text]:
             opened.pop()
-    if not opened:
-        return -1
-    return opened[-1] if tokens[opened[-1]].text == "{" else -2
+    return opened[-1] if opened else -1
+
+
+def _innermost_brace(tokens: list[Token], k: int) -> int:
+    """The index of the ``{`` innermost around ``tokens[k]``: -1 at file scope, -2 inside ``(`` or ``[``."""
+    j = innermost_open(tokens, k)
+    return j if j < 0 or tokens[j].text == "{" else -2
+
+
+def _enclosing_brace(tokens: list[Token], k: int) -> int:
+    """The index of the ``{`` around ``tokens[k]``, through any brackets it stands in; -1 at file scope."""
+    braces: list[int] = []
+    for j in range(min(k, len(tokens))):
+        if tokens[j].text == "{":
+            braces.append(j)
+        elif tokens[j].text == "}" and braces:
+            braces.pop()
+    return braces[-1] if braces else -1
+
+
+def in_block(tokens: list[Token], k: int) -> bool:
+    """Whether ``tokens[k]`` stands in a block of statements (a function's body, or a block in one), through any
+    brackets: not at file scope, not in a struct's members or an initializer list."""
+    block = _enclosing_brace(tokens, k)
+    return block >= 0 and _brace_kind(tokens, block) == "block"
 
 
 def _brace_kind(tokens: list[Token], j: int) -> str:
