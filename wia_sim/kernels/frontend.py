@@ -258,20 +258,20 @@ _IMPLICIT_INT = "type specifier missing, defaults to 'int'; ISO C99 and later do
 
 
 def _spelled_after(
-    pp: PreprocessResult, text: str, source: str, line: int, column: int | None
+    pp: PreprocessResult, text_lines: list[str], lines: list[str], line: int, column: int | None
 ) -> tuple[int, int | None]:
     """Where Clang places a diagnostic just after a token (a missing ``;``) at ``line`` and ``column`` of ``text``
     where macro expansion moved tokens: just after the token as the source spells it, or, for the last token of a
     macro's expansion, just after the invocation (its name, or its closing parenthesis: the outermost's, where it
-    is an argument of another; a ')' after the last token is no token of the text, so an invocation's)."""
-    tokens = significant(tokenize(text.split("\n")[line - 1], line))
+    is an argument of another; a ')' after the last token is no token of the text, so an invocation's).
+    ``text_lines``: the text's lines; ``lines``: the source's (``_source_lines``)."""
+    tokens = significant(tokenize(text_lines[line - 1], line))
     last = next((t for t in reversed(tokens) if column is not None and t.column + len(t.text) <= column), None)
     if last is None:
         return pp.spelled(line, column)
     at_line, at = pp.spelled(line, last.column)
     if at is None or not pp.expanded(line, last.column):
         return at_line, None if at is None else at + len(last.text)
-    lines = _source_lines(source, pp)
     spelled = lines[at_line - 1] if 1 <= at_line <= len(lines) else ""
     name = re.match(r"[A-Za-z_]\w*", spelled[at - 1 :])
     if pp.expanded(line, last.column, body=True) and name is not None:  # (at the macro's name: past its arguments)
@@ -441,10 +441,15 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         found = [d for d in found if not (d.analysis and d.sort_key > first_error)]
     if outcome.shifts:  # (a repair's text was longer on a line: the given text's columns)
         found = [replace(d, column=outcome.spelled_before(d.line, d.column)) for d in found]
+    source_lines = _source_lines(source, pp)
+    after_token = pp.moved and any(d.message.startswith("expected ';'") for d in found)  # (an error build's)
+    text_lines = text.split("\n") if after_token else []
     for d in found:  # the parser's and the checker's lines are the text's: the user's file and line, with includes
         if d.line is not None and pp.moved:  # (where macro expansion moved a token: where it stands in the source)
-            after = d.message.startswith("expected ';'") and d.line in pp.moved and d.column is not None
-            line, column = _spelled_after(pp, text, source, d.line, d.column) if after else pp.spelled(d.line, d.column)
+            if d.message.startswith("expected ';'") and d.line in pp.moved and d.column is not None:
+                line, column = _spelled_after(pp, text_lines, source_lines, d.line, d.column)
+            else:
+                line, column = pp.spelled(d.line, d.column)
             d = replace(d, line=line, column=column)
         if pp.origins is not None and d.line is not None:
             file, line = origin(pp.origins, filename, d.line)
@@ -465,7 +470,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
         functions=checker.helpers,
         ast=outcome.ast,
         filename=filename,
-        source_lines=_source_lines(source, pp),
+        source_lines=source_lines,
         origins=pp.origins,
         inputs=None if pp.timed else pp.inputs,
         constants=checker.constants,
