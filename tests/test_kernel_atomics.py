@@ -73,7 +73,7 @@ def test_atomics_match_one_lane_at_a_time(op: str, type_name: str, slots: int, d
 @settings(max_examples=60, deadline=None)
 @given(op=st.sampled_from(OPS), seed=st.integers(0, 2**32 - 1))
 def test_atomics_on_memory_past_65536_elements_keep_the_lane_order(op: str, seed: int) -> None:
-    """Lanes are ordered by address 16 bits of the index at a time (``atomics._stable_order``): in memory of more
+    """Lanes are ordered by address 16 bits of the index at a time (``atomics.stable_order``): in memory of more
     than 65,536 elements, lanes on one element (among elements whose indices share their low 16 bits) still
     update it in lane order, each seeing what the one before left, as one lane at a time does."""
     t = lookup("int")

@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
 
-__all__ = ["apply_atomic"]
+__all__ = ["apply_atomic", "stable_order"]
 
 Array = NDArray[Any]
 
@@ -23,7 +23,7 @@ def apply_atomic(op: str, view: Array, idx: Array, ops: list[Array], t: CType) -
     """Apply an atomic to ``view[idx[k]]`` for k in lane order; return the old value each lane saw."""
     dtype = t.dtype
     n = idx.size
-    order = _stable_order(idx, view.size)
+    order = stable_order(idx, view.size)
     iv = idx[order]  # lanes sorted by address, in lane order within an address: one run of lanes per address
     boundary = np.ones(n, dtype=bool)
     np.not_equal(iv[1:], iv[:-1], out=boundary[1:])
@@ -93,7 +93,7 @@ def apply_atomic(op: str, view: Array, idx: Array, ops: list[Array], t: CType) -
     return old
 
 
-def _stable_order(idx: Array, size: int) -> Array:
+def stable_order(idx: Array, size: int) -> Array:
     """``np.argsort(idx, kind="stable")`` of element indices below ``size``: NumPy radix-sorts 16-bit keys (0.6 ms
     for 65,536 lanes, where a stable sort of int64 keys takes 3.4 ms), so indices are sorted 16 bits at a time,
     least significant first, for memory of up to 2**32 elements."""

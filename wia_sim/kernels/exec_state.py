@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 
     from wia_sim.kernels.async_copy import AsyncCopies
     from wia_sim.kernels.batch_loops import LoopShape
+    from wia_sim.kernels.cas_loops import CasShape
     from wia_sim.kernels.contraction import Contraction
     from wia_sim.kernels.lanes import Geometry, Lanes
     from wia_sim.kernels.lvalues import Ref
@@ -221,6 +222,14 @@ class ExecutorState:
         def batch_iterations(
             self, shape: LoopShape, active: Array, cond: dict[str, int], body: dict[str, int]
         ) -> Array | None: ...
+
+        def resolve_cas(self, shape: CasShape, active: Array, cond: dict[str, int], body: dict[str, int]) -> bool: ...
+
+        def steps_per_lane(self, counts: Array, longest: int) -> None: ...
+
+        def decl(self, node: c_ast.Decl, mask: Array, key: int | None = None) -> None: ...
+
+        def converted(self, p: Pointer, call: c_ast.FuncCall) -> Pointer: ...
 
         def builtin(self, name: str, values: list[Value], mask: Array, node: c_ast.FuncCall) -> Result: ...
 

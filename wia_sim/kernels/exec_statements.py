@@ -17,6 +17,7 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import FuncDeclExt, RangeExpression
 
 from wia_sim.kernels.batch_loops import LoopShape, loop_shape, per_lane
+from wia_sim.kernels.cas_loops import cas_shape
 from wia_sim.kernels.ctype import INT, CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, Result, _designated, _line, _nested
 from wia_sim.kernels.initializers import braced_scalar
@@ -321,6 +322,9 @@ class StatementRunner(ExecutorState):
                 active, first = last, False
         mark = dict(self.counts) if shape is not None and first else None  # the counts before the first iteration
         tested, after_test = 0, mark
+        # a compare-and-swap retry loop (``cas_loops``): the counts around its first trip's body, then its test
+        cas = cas_shape(cond, body) if nxt is None and not f.jumps else None
+        trip_marks: tuple[dict[str, int], dict[str, int], int] | None = None
         trips, digest = 0, None  # (``progress.py``: an iteration that changes nothing repeats forever)
         try:
             while True:
@@ -328,9 +332,19 @@ class StatementRunner(ExecutorState):
                     self.st.line = _line(cond) or line  # (a do-while's condition is lines below its 'do')
                     if first and mark is not None:
                         tested = lane_count(active)
+                    lanes_tested = lane_count(active) if trip_marks is not None else 0
                     active = self.truth(self.eval(cond, active), active)
                     if first and mark is not None:
                         after_test = dict(self.counts)
+                    if trip_marks is not None and cas is not None and any_lane(active):
+                        before, after, ran = trip_marks
+                        test = per_lane({k: c - after.get(k, 0) for k, c in self.counts.items()}, lanes_tested)
+                        trip = per_lane({k: c - before.get(k, 0) for k, c in after.items()}, ran)
+                        if ran != lanes_tested or test is None or trip is None:
+                            pass  # (a lane left the loop otherwise, or the counts differ by lane: trip by trip)
+                        elif self.resolve_cas(cas, active, test, trip):
+                            active = self.none
+                    trip_marks = None
                 if first and f.jumps:  # work-items on their way to a label inside go in untested (``jumps.py``)
                     active = self.bound_for(body, active)
                     mark = None
@@ -346,6 +360,7 @@ class StatementRunner(ExecutorState):
                     digest = self.progress.digest(self, active)
                 self.st.line = line
                 self.step(cond or c_ast.EmptyStatement(), active)
+                counts_before = dict(self.counts) if cas is not None and trips == 1 else None
                 if body is not None:
                     self.substatement(body, active)
                 f.cont = None
@@ -355,6 +370,8 @@ class StatementRunner(ExecutorState):
                     active = active & ~waiting
                 if f.ret is not None:
                     active = active & ~f.ret
+                if counts_before is not None and not f.jumps:
+                    trip_marks = (counts_before, dict(self.counts), lane_count(active))
                 if nxt is not None and any_lane(active):
                     self.st.line = _line(nxt) or line
                     self.eval(nxt, active)

@@ -34,6 +34,7 @@ from wia_sim.kernels.affine import CONVERSE, Affine
 from wia_sim.kernels.async_copy import AsyncCopies, kernel_end_line
 from wia_sim.kernels.batch_loops import LoopBatcher
 from wia_sim.kernels.bit_shadow import BIT_EXACT, bits_binop, bits_converted, bits_unary
+from wia_sim.kernels.cas_loops import CasLoops
 from wia_sim.kernels.compiled import compiled_plan
 from wia_sim.kernels.contraction import Contraction, contracts, fused
 from wia_sim.kernels.conversions import floating_literal
@@ -446,7 +447,7 @@ def _update_plan(node: c_ast.Assignment | c_ast.UnaryOp) -> Plan:
     return step
 
 
-class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, LoopBatcher):
+class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, LoopBatcher, CasLoops):
     def __init__(
         self,
         program: Program,
@@ -561,6 +562,13 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             self._step_masks[id(mask)] = (mask, [count])
         else:
             entry[1][0] += count
+
+    def steps_per_lane(self, counts: Array, longest: int) -> None:
+        """Steps that differ by lane, ``counts`` per lane, of which the lockstep run takes ``longest`` (a loop's
+        trips run at once: ``cas_loops``)."""
+        self.steps += longest
+        np.add(self.lane_steps, counts, out=self.lane_steps)
+        self._steps_added = True
 
     def lane_steps_total(self) -> Array:
         """Each lane's steps under partial masks (``step``): the masks on hold added in."""
