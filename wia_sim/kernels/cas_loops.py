@@ -37,7 +37,7 @@ from pycparser import c_ast
 from wia_sim.kernels.atomics import stable_order
 from wia_sim.kernels.builtins import MATH_FUNCTIONS
 from wia_sim.kernels.ctype import CType, convert
-from wia_sim.kernels.exec_state import Array, ExecutorState
+from wia_sim.kernels.exec_state import Array, ExecutorState, _line
 from wia_sim.kernels.lanes import per_lane as broadcast
 from wia_sim.kernels.operators import binary_spec
 from wia_sim.kernels.pointers import SEVERAL
@@ -327,7 +327,8 @@ class CasLoops(ExecutorState):
         # commit: memory, its records, the variables, the steps
         view[iv[ends]] = final
         region.mark_written(iv[ends], t.dtype.itemsize)
-        if self.st.checks:
+        if self.st.checks:  # (the race tracker records each lane's update, at the statement's line)
+            self.st.line = _line(shape.call)
             region._check(self.st, flat, active, t, write=True, atomic=True)
         self.lref(shape.seen_node, active).set(seen_value, active)
         self.lref(shape.expected_node, active).set(seen_value, active)
