@@ -292,6 +292,47 @@ def test_an_update_the_scan_gets_wrong_runs_trip_by_trip(resolved: list[bool]) -
     assert total.tolist() == [expected]
 
 
+READS = """
+__kernel void k(__global const int* slot, __global const float* w, __global float* bins, __global float* other,
+                const int n)
+{
+    const int i = get_global_id(0);
+    if (i >= n)
+        return;
+    __global int* p = (__global int*)&bins[slot[i]];
+    int x, s = atomic_add(p, 0);
+    do {
+        x = s;
+        const float scaled = SOURCE * 0.5f;
+        s = atomic_cmpxchg(p, x, as_int(as_float(x) + scaled));
+    } while (s != x);
+}
+"""
+
+
+@pytest.mark.parametrize(
+    ("source", "resolves"),
+    [("w[i]", True), ("*(w + i)", True), ("other[slot[i] + 4]", True), ("bins[(slot[i] + 1) % 4]", False)],
+)
+def test_an_update_that_reads_memory(source: str, resolves: bool, resolved: list[bool]) -> None:
+    """An update that reads memory in every trip: of another memory object (the weights, a buffer beside the bins)
+    it reads the same each time, and the loop is resolved; of the bins it updates (another bin, which the other
+    work-items change between trips) it runs trip by trip. The same bits, counts and steps either way."""
+    rng = np.random.default_rng()
+    n = 500
+    slot = np.minimum(rng.geometric(0.3, n) - 1, 3).astype(np.int32)
+    w = rng.uniform(-1.0, 1.0, n).astype(np.float32)
+    arrays = [slot, w, rng.uniform(-1.0, 1.0, 4).astype(np.float32), rng.uniform(-1.0, 1.0, 8).astype(np.float32)]
+    checks = resolves  # (with checks, the plain read of the bins beside the atomics is a race: the kernel stops)
+    (_, _, bins, _), _ = _same(READS.replace("SOURCE", source), arrays, 512, 64, np.int32(n), checks=checks)
+    assert resolved and all(resolved) == resolves and any(resolved) == resolves
+    if source.startswith(("w", "*")):
+        expected = arrays[2].copy()
+        for b, x in zip(slot.tolist(), w.tolist(), strict=True):
+            expected[b] = np.float32(expected[b] + np.float32(np.float32(x) * np.float32(0.5)))
+        assert bins.tobytes() == expected.tobytes()
+
+
 RACE = """
 __kernel void k(__global const float* w, __global float* bins, __global float* peek)
 {

@@ -23,7 +23,9 @@ The shape: ``x = s;``, then declarations, then ``s = atomic_cmpxchg(p, x, N);`` 
 ``while (s != x)`` (or ``x != s``, a ``do``-``while`` or a ``while``), where ``p`` reads neither ``x``, ``s`` nor
 a declaration of the body, and ``N`` is ``x`` or ``as_T(x)`` combined by ``+ - * & | ^``, ``min``, ``max``,
 ``fmin`` or ``fmax`` with an operand that reads none of those, the result converted back through ``as_T`` (or not
-at all), through the body's declarations or not. Nothing in the body calls anything but pure built-ins.
+at all), through the body's declarations or not. Nothing in the body stores or calls anything but pure built-ins;
+what it reads of memory (``w[i]``) must be of another memory object than the one updated, at an address the loop
+does not change, so that each trip reads the same.
 """
 
 from __future__ import annotations
@@ -77,6 +79,9 @@ class CasShape:
     decoded: c_ast.Node
     """``x`` or ``as_T(x)``: what the update reads of the value seen."""
     operand: c_ast.Node
+    reads: tuple[c_ast.Node, ...] = ()
+    """The pointers the body reads memory through (``w[i]``, ``*q``): each must be into another memory object
+    than the one updated, so that it reads the same in every trip."""
 
 
 _SHAPES: dict[int, tuple[c_ast.Node, CasShape | None]] = {}
@@ -113,14 +118,17 @@ def _shape(cond: c_ast.Node, body: c_ast.Node) -> CasShape | None:
     if len(args) != 3 or not (isinstance(args[1], c_ast.ID) and args[1].name == x):
         return None
     decls: dict[str, c_ast.Node] = {}
+    reads: list[c_ast.ArrayRef | c_ast.UnaryOp] = []
     for item in items[1:-1]:
-        if not (isinstance(item, c_ast.Decl) and item.init is not None and _values_only(item.init)):
+        if not (isinstance(item, c_ast.Decl) and item.init is not None and _values_only(item.init, reads)):
             return None
         if item.name in (x, s) or item.name in decls:
             return None
         decls[item.name] = item.init
     local = {x, s, *decls}
-    if not _values_only(args[2]) or not _address_only(args[0]) or _names(args[0]) & local:
+    if not _values_only(args[2], reads) or not _address_only(args[0]) or _names(args[0]) & local:
+        return None
+    if any(_names(read) & local for read in reads):  # (a read the same in every trip: of no value the loop changes)
         return None
     update = _through(_unencoded(args[2]), decls)
     if isinstance(update, c_ast.BinaryOp) and update.op in _SCANNED:
@@ -129,10 +137,11 @@ def _shape(cond: c_ast.Node, body: c_ast.Node) -> CasShape | None:
         op, pair = _called(update), tuple(_args(update))
     else:
         return None
-    for k, (side, other) in enumerate((pair, pair[::-1])):
-        decoded = _through(side, decls)
+    for k, (side, operand) in enumerate((pair, pair[::-1])):
+        decoded, other = _through(side, decls), _through(operand, decls)
         if _reads(decoded, x) and not _names(other) & local and (k == 0 or op != "-"):
-            return CasShape(first.lvalue, first.rvalue, tuple(items[:-1]), call, op, update, decoded, other)
+            bases = tuple(r.name if isinstance(r, c_ast.ArrayRef) else r.expr for r in reads)
+            return CasShape(first.lvalue, first.rvalue, tuple(items[:-1]), call, op, update, decoded, other, bases)
     return None
 
 
@@ -187,39 +196,47 @@ def _names(node: c_ast.Node) -> set[str]:
     return found
 
 
-def _values_only(node: c_ast.Node) -> bool:
+def _values_only(node: c_ast.Node, reads: list[c_ast.ArrayRef | c_ast.UnaryOp] | None = None) -> bool:
     """Whether ``node`` computes from values alone: names, constants, operators, casts and pure built-ins (no
-    memory read, store, increment or call of a function of the program)."""
+    store, increment or call of a function of the program); with ``reads``, memory reads too (``a[i]``, ``*p``),
+    each added to it."""
     match node:
         case c_ast.Constant():
             return bool(node.type != "string")
         case c_ast.ID():
             return True
         case c_ast.BinaryOp():
-            return node.op in _BINARY and _values_only(node.left) and _values_only(node.right)
+            return node.op in _BINARY and _values_only(node.left, reads) and _values_only(node.right, reads)
+        case c_ast.UnaryOp() if node.op == "*" and reads is not None:
+            reads.append(node)
+            return _address_only(node.expr, reads)
         case c_ast.UnaryOp():
-            return node.op in _UNARY and _values_only(node.expr)
+            return node.op in _UNARY and _values_only(node.expr, reads)
+        case c_ast.ArrayRef() if reads is not None:
+            reads.append(node)
+            return _address_only(node.name, reads) and _values_only(node.subscript, reads)
         case c_ast.Cast():
-            return _values_only(node.expr)
+            return _values_only(node.expr, reads)
         case c_ast.TernaryOp():
-            return all(_values_only(n) for n in (node.cond, node.iftrue, node.iffalse))
+            return all(_values_only(n, reads) for n in (node.cond, node.iftrue, node.iffalse))
         case c_ast.FuncCall():
             name = _called(node) or ""
             pure = name.startswith(("as_", "convert_")) or name.removeprefix("native_") in MATH_FUNCTIONS
-            return pure and all(_values_only(a) for a in _args(node))
+            return pure and all(_values_only(a, reads) for a in _args(node))
     return False
 
 
-def _address_only(node: c_ast.Node) -> bool:
-    """Whether ``node`` computes an address without reading memory: names, casts, ``&a[i]``, pointer arithmetic."""
+def _address_only(node: c_ast.Node, reads: list[c_ast.ArrayRef | c_ast.UnaryOp] | None = None) -> bool:
+    """Whether ``node`` computes an address: names, casts, ``&a[i]``, pointer arithmetic, without reading memory
+    (with ``reads``, as ``_values_only``: its reads added to it)."""
     match node:
         case c_ast.Cast():
-            return _address_only(node.expr)
+            return _address_only(node.expr, reads)
         case c_ast.UnaryOp() if node.op == "&" and isinstance(node.expr, c_ast.ArrayRef):
-            return _address_only(node.expr.name) and _values_only(node.expr.subscript)
+            return _address_only(node.expr.name, reads) and _values_only(node.expr.subscript, reads)
         case c_ast.BinaryOp() if node.op in ("+", "-"):
-            return _address_only(node.left) and _values_only(node.right)
-    return _values_only(node)
+            return _address_only(node.left, reads) and _values_only(node.right, reads)
+    return _values_only(node, reads)
 
 
 class CasLoops(ExecutorState):
@@ -266,6 +283,10 @@ class CasLoops(ExecutorState):
             return None
         if xv.ctype != t or region.read_only:
             return None
+        for base in shape.reads:  # (memory read in every trip the same: not the memory updated)
+            q = self.eval(base, active)
+            if not isinstance(q, Pointer) or q.region is None or q.region is SEVERAL or q.region is region:
+                return None
         flat, ok, _ = region._prepare(self.st, p.off, active, t, True)
         if self.st.misaligned is not None or bool((active & ~ok).any()):
             self.st.misaligned = None
