@@ -30,6 +30,7 @@ does not change, so that each trip reads the same.
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,19 +85,17 @@ class CasShape:
     than the one updated, so that it reads the same in every trip."""
 
 
-_SHAPES: dict[int, tuple[c_ast.Node, CasShape | None]] = {}
+_SHAPES: weakref.WeakKeyDictionary[c_ast.Node, CasShape | None] = weakref.WeakKeyDictionary()
+"""Each loop's shape, by its condition (a program's nodes live as long as its AST)."""
 
 
 def cas_shape(cond: c_ast.Node | None, body: c_ast.Node | None) -> CasShape | None:
     """The retry loop ``while (cond) body`` is, or None; worked out once per loop."""
     if cond is None or body is None:
         return None
-    cached = _SHAPES.get(id(cond))
-    if cached is not None and cached[0] is cond:
-        return cached[1]
-    shape = _shape(cond, body)
-    _SHAPES[id(cond)] = (cond, shape)
-    return shape
+    if cond not in _SHAPES:
+        _SHAPES[cond] = _shape(cond, body)
+    return _SHAPES[cond]
 
 
 def _shape(cond: c_ast.Node, body: c_ast.Node) -> CasShape | None:
@@ -305,6 +304,8 @@ class CasLoops(ExecutorState):
         if claimed is None:
             return None
         old_sorted, final = claimed
+        if not bool((old_sorted[starts] == view[iv[starts]]).all()):  # (``as_T`` not the bits themselves)
+            return None
         # the check: the body, from the value each lane is claimed to see, gives the next one's (each lane's last
         # trip: ``x = s`` with ``s`` the value seen, then its declarations and the update)
         old = np.empty_like(old_sorted)
