@@ -1076,8 +1076,16 @@ def _expected(
         return line, column, f"expected '{_CLOSERS[opened[-1]]}'"
     token = tokens[k]
     after = tokens[k + 1].text if k + 1 < len(tokens) else ""
-    if token.text == ")" and (not opened or opened[-1] != "(") and after == ";":
-        return token.line, token.column, "extraneous ')' before ';'"
+    if before.text in _HEADED and token.text != "(" and "{" in opened:  # (``if i < n)``)
+        return token.line, token.column, f"expected '(' after '{before.text}'"
+    cast = _cast_open(tokens, k, parser) if "{" in opened else None
+    if cast is not None:  # (``(float n * 2``: the type's ')' missing)
+        return tokens[cast].line, tokens[cast].column, "expected ')'"
+    stray = token.text in (")", "]") and (not opened or _CLOSERS[opened[-1]] != token.text)
+    if stray and after == ";":
+        return token.line, token.column, f"extraneous '{token.text}' before ';'"
+    if stray and opened and opened[-1] == "{" and (before.kind in _CAST_OPERAND or before.text in _ENDS_OPERAND):
+        return _missing_semicolon(tokens, k, parser)  # (``j++) o[j] = 1;``: the statement ends at the bracket)
     if token.text in (";", "{") and opened and opened[-1] in "([" and not (header and token.text == ";"):
         return token.line, token.column, f"expected '{_CLOSERS[opened[-1]]}'"
     if before.text in (".", "->") and token.kind != "id":  # (a member's name must follow)
@@ -1123,6 +1131,119 @@ def _controlled(tokens: list[Token], close: int) -> bool:
         if depth == 0:
             return j > 0 and tokens[j - 1].text in ("if", "while", "for", "switch")
     return False
+
+
+_HEADED = frozenset({"if", "while", "for", "switch"})
+"""Statements whose keyword a parenthesis must follow."""
+
+
+def _head_missing(text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str]) -> tuple[str, _Repairs]:
+    """After "expected '(' after 'if'" (``while``, ``for``, ``switch``) at ``tokens[k]``, Clang skips the statement
+    to its first ``;`` (taking it; brackets skipped whole, a stray ``)`` too), or to the ``}`` that closes the
+    block around it: the statement becomes an empty block, its other errors unreported."""
+    depth, end = 0, len(tokens) - 1
+    for m in range(k, len(tokens)):
+        t = tokens[m].text
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            if depth == 0 and t == "}":
+                end = m - 1
+                break
+            depth = max(0, depth - 1)
+        elif t == ";" and depth == 0:
+            end = m
+            break
+    keyword, last = tokens[k - 1], tokens[end]
+    a = offset(text, keyword.line, keyword.column)
+    b = offset(text, last.line, last.column) + len(last.text)
+    gone = "".join(c if c == "\n" else " " for c in text[a:b])
+    done = _Repairs()
+    done.errors.append((error[0], error[1], error[2]))
+    return text[:a] + "{}" + gone[2:] + text[b:], done
+
+
+def _stray_closer(text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str]) -> tuple[str, _Repairs]:
+    """After "expected ';' ..." at a ``)`` or ``]`` that closes nothing (``tokens[k]``), Clang begins a statement
+    there: "expected expression" at the bracket, and that statement skipped to its ``;``. The bracket becomes
+    the ``;``, what follows it to the next ``;`` blanks."""
+    depth, end = 0, len(tokens)
+    for m in range(k + 1, len(tokens)):
+        t = tokens[m].text
+        depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(t, 0)
+        if (t == ";" and depth <= 0) or depth < -1 or (t == "}" and depth < 0):
+            end = m
+            break
+    bracket = tokens[k]
+    a = offset(text, bracket.line, bracket.column)
+    b = offset(text, tokens[end].line, tokens[end].column) if end < len(tokens) else len(text)
+    gone = "".join(c if c == "\n" else " " for c in text[a + 1 : b])
+    done = _Repairs()
+    done.errors += [(error[0], error[1], error[2]), (bracket.line, bracket.column, "expected expression")]
+    return text[:a] + ";" + gone + text[b:], done
+
+
+_CAST_OPERAND = frozenset({"id", "num", "str", "char"})
+_NO_OPERAND = frozenset({";", "[", "]", ")", ","})
+"""Tokens no expression begins with (where Clang looks for a cast's operand after skipping)."""
+
+
+def _cast_open(tokens: list[Token], k: int, parser: _Parser) -> int | None:
+    """Where the ``)`` of a cast is missing, the operand that stands in its place (``(float n``), if ``tokens[k]``
+    is that operand or a word of the type name before it; else None. The parenthesis must open an expression
+    (after an operator, ``=``, ``(``, ``,``, ``return``) and hold only a type's words and ``*``, the first a
+    type's."""
+    j = innermost_open(tokens, k)
+    if j < 1 or tokens[j].text != "(" or j + 1 > k:
+        return None
+    opener = tokens[j - 1]
+    expression = opener.kind == "punct" and opener.text not in _ENDS_OPERAND and opener.text not in "{};"
+    if not (expression or opener.text == "return"):
+        return None
+    declares = _declares(parser)
+    m = j + 1
+    while m < len(tokens) and (tokens[m].text == "*" or (tokens[m].kind == "id" and declares(tokens[m]))):
+        m += 1
+    if m == j + 1 or m < k or m == len(tokens) or not declares(tokens[j + 1]):
+        return None
+    operand = tokens[m]
+    if operand.kind not in _CAST_OPERAND or operand.text in _KEYWORDS:
+        return None
+    return m
+
+
+def _cast_unclosed(
+    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: _Parser
+) -> tuple[str, _Repairs] | None:
+    """After "expected ')'" at the operand of a cast whose ``)`` is missing (``_cast_open``), Clang skips to the
+    next ``)`` (taking it) or before the statement's ``;``, and looks for the cast's operand there: where no
+    expression can begin, "expected expression"; then the statement is skipped (``_statement_skipped``)."""
+    depth = 0
+    nxt = None
+    for m in range(k, len(tokens)):
+        t = tokens[m].text
+        if depth == 0 and t == ";":
+            nxt = tokens[m]
+            break
+        if depth == 0 and t == ")":
+            nxt = tokens[m + 1] if m + 1 < len(tokens) else None
+            break
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(t, 0)
+        if depth < 0 or t in ("{", "}"):
+            return None
+    if nxt is None or nxt.text not in _NO_OPERAND:
+        return None
+    j = innermost_open(tokens, k)
+    while j > 0 and tokens[j].text != "{":  # (inside a call's arguments, Clang skips past the ';': not followed)
+        j = innermost_open(tokens, j)
+        caller = tokens[j - 1] if j > 0 else None
+        if tokens[j].text == "(" and caller is not None and caller.kind == "id" and caller.text not in _KEYWORDS:
+            return None
+    skipped = _statement_skipped(text, tokens, k, error, parser, left_open=True)
+    if skipped is None:
+        return None
+    skipped[1].errors.append((nxt.line, nxt.column, "expected expression"))
+    return skipped
 
 
 def _missing_semicolon(tokens: list[Token], k: int, parser: _Parser) -> tuple[int, int | None, str]:
@@ -1607,8 +1728,14 @@ def _repaired(
             if len(meant) > len(after.text):  # (the rest of the line moves on: its diagnostics move back)
                 done.shifts.append((line, column + len(after.text), len(meant) - len(after.text)))
             return _spelled_as(text, line, column, after.text, meant), done
+    if re.fullmatch(r"expected '\(' after '\w+'", message) and before.text in _HEADED:
+        return _head_missing(text, tokens, k, error)
     if message in ("expected ')'", "expected ']'") and (after.line, after.column) == (line, column):
+        if message == "expected ')'" and _cast_open(tokens, k, parser) == k:
+            return _cast_unclosed(text, tokens, k, error, parser)
         return _closed_early(text, tokens, k, error)
+    if message.startswith("expected ';'") and (after.line, after.column) == (line, column) and after.text in ")]":
+        return _stray_closer(text, tokens, k, error)
     if message.startswith("extraneous") and after.text in (")", "]") and (after.line, after.column) == (line, column):
         done.errors.append((line, column, message))  # (Clang drops the bracket and takes the ';')
         return _spelled_as(text, line, column, after.text, ""), done
@@ -1658,13 +1785,13 @@ def _closed_early(
 
 
 def _statement_skipped(
-    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: _Parser
+    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: _Parser, left_open: bool = False
 ) -> tuple[str, _Repairs] | None:
     """``text`` with the statement that holds the syntax error ``error`` (at ``tokens[k]``) skipped, as Clang's
     parser skips an expression in error to its ``;`` (``semicolons.skipped_statement``): its error reported, the
     function's later statements parsed and checked. A declaration keeps its variable (its initializer alone is
     skipped); any other statement becomes an empty block (no ``if`` loses its body, no ``else`` its ``if``)."""
-    found = skipped_statement(tokens, k, _declares(parser))
+    found = skipped_statement(tokens, k, _declares(parser), left_open)
     if found is None or error[1] is None:
         return None
     first, end, declaration = found

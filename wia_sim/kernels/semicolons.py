@@ -276,12 +276,13 @@ def unended_members(tokens: list[Token]) -> list[Place]:
 
 
 def skipped_statement(
-    tokens: list[Token], k: int, declares: Callable[[Token], bool]
+    tokens: list[Token], k: int, declares: Callable[[Token], bool], left_open: bool = False
 ) -> tuple[Token, Token, bool] | None:
     """Where Clang skips a statement in a function's body whose syntax error stands at ``tokens[k]``: the
     statement's first token skipped, its ``;``, and whether it is a declaration (then its last initializer alone
     is skipped, the variable declared: the first token is that initializer's ``=``). None where the statement and
-    its ``;`` do not hold their brackets balanced (a ``(`` left open, a block), or no block holds it."""
+    its ``;`` do not hold their brackets balanced (a ``(`` left open, a block), or no block holds it; with
+    ``left_open``, the brackets open at the error may stay open at the ``;`` (a cast's ``)`` missing)."""
     if not in_block(tokens, k):
         return None
     block = _enclosing_brace(tokens, k)
@@ -302,6 +303,7 @@ def skipped_statement(
             return None  # (the error in its head: no statement of its own to skip)
         s = shut + 1
     depth, end = 0, None
+    allowed = _depth(tokens, s, k) if left_open else 0
     for j in range(s, len(tokens)):
         t = tokens[j].text
         if t in _OPENERS:
@@ -310,7 +312,7 @@ def skipped_statement(
             depth -= 1
             if depth < 0:
                 return None
-        elif t == ";" and depth == 0:
+        elif t == ";" and depth <= allowed:
             end = j
             break
         if t == "{" and depth == 1 and j > 0 and tokens[j - 1].text not in ("=", ","):

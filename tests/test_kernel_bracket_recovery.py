@@ -1,0 +1,131 @@
+"""A bracket missing or left over in a statement, and the errors after it, as Clang reports them.
+
+The simulator stopped at a cast without its ``)`` (``(float n * 2``) with "expected expression" at the
+parenthesis, at ``if i < n)`` with pycparser's "syntax error before 'i'", and at a ``)`` or ``]`` that closes
+nothing inside a statement with "syntax error before ')'"; each hid the function's later errors. Clang reports
+each in its own words and goes on: after a cast's missing ``)``, it skips to the next ``)`` (taking it) or the
+``;`` and wants the cast's operand there ("expected expression"); after ``if``, ``while``, ``for`` or
+``switch`` without ``(``, it skips the statement to its first ``;``; at a stray ``)`` or ``]`` the statement
+ends ("expected ';' after expression") and the next begins with the bracket ("expected expression"). Every
+expected line is ``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple spir64 -fsyntax-only``'s, which PoCL 3.1 and
+Oclgrind 21.10 give too.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from kernel_backends import build_error, compile_errors
+
+import wia_hal as wia
+
+CASTS = """__kernel void k(__global float* o, int n) {
+    int i = get_global_id(0);
+    float x = (float i + 1;
+    o[i] = (float n * 2.0f;
+    o[i] = (const float n;
+    o[i] = 1 + (float *o;
+    float4 v = (float4 n, 1, 2, 3);
+    int y = (int)(o[i] + (float n);
+    o[i] = (uint x;
+    o[i] = (__global float* o)[0];
+    return (void n;
+}
+"""
+CAST_ERRORS = [
+    ("3:22", "expected ')'"),
+    ("3:27", "expected expression"),
+    ("4:19", "expected ')'"),
+    ("4:27", "expected expression"),
+    ("5:25", "expected ')'"),
+    ("5:26", "expected expression"),
+    ("6:24", "expected ')'"),
+    ("6:25", "expected expression"),
+    ("7:24", "expected ')'"),
+    ("7:35", "expected expression"),  # (skipped past the vector's other parts to the ';')
+    ("8:33", "expected ')'"),
+    ("8:35", "expected expression"),  # (the ')' after ``n`` taken for the cast's: the operand is the ';')
+    ("9:18", "expected ')'"),
+    ("9:19", "expected expression"),
+    ("10:29", "expected ')'"),
+    ("10:31", "expected expression"),  # (after the ')' taken: '[' begins no expression)
+    ("11:18", "expected ')'"),
+    ("11:19", "expected expression"),
+]
+
+HEADS = """__kernel void k(__global float* o, int n) {
+    int i = get_global_id(0);
+    if i >= n)
+        return;
+    o[i] = q1;
+    while i < n) { o[i] = q2; i++; }
+    o[i] = q3;
+    if i < 3) { o[i] = 4; } else { o[i] = q4; }
+    switch n) { case 1: o[i] = q5; }
+    o[i] = q6;
+}
+"""
+HEAD_ERRORS = [
+    ("3:8", "expected '(' after 'if'"),  # (the statement skipped to its first ';': `return;` with it)
+    ("5:12", "use of undeclared identifier 'q1'"),
+    ("6:11", "expected '(' after 'while'"),  # (skipped to the ';' of `o[i] = q3;`: braces are skipped whole)
+    ("8:8", "expected '(' after 'if'"),  # (skipped, the switch with it, to the ';' of `o[i] = q6;`)
+]
+
+STRAYS = """__kernel void k(__global float* o, int n) {
+    int j = 0;
+    j++) o[j] = q1;
+    o[j] = q2;
+    j++] o[j] = q3;
+    o[n] = (o[j] + 1));
+    o[n] = o[j] + 1];
+    o[n] = q4;
+}
+"""
+STRAY_ERRORS = [
+    ("3:8", "expected ';' after expression"),
+    ("3:8", "expected expression"),  # (a statement begun by ')': skipped to its ';', q1 with it)
+    ("4:12", "use of undeclared identifier 'q2'"),
+    ("5:8", "expected ';' after expression"),
+    ("5:8", "expected expression"),
+    ("6:22", "extraneous ')' before ';'"),
+    ("7:20", "extraneous ']' before ';'"),
+    ("8:12", "use of undeclared identifier 'q4'"),
+]
+
+
+def _at(line: str) -> tuple[str, str]:
+    m = re.match(r"kernel\.cl:(\d+:\d+): error: (.*)$", line)
+    assert m is not None, line
+    return m.group(1), m.group(2)
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [(CASTS, CAST_ERRORS), (HEADS, HEAD_ERRORS), (STRAYS, STRAY_ERRORS)],
+    ids=["casts", "heads", "strays"],
+)
+def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: list[tuple[str, str]]) -> None:
+    """The simulator's errors are Clang's, every one at its place, none of what Clang skips (q1 after a stray
+    bracket; q2 to q6 in the statements skipped for a missing '(')."""
+    got = [_at(line) for line in compile_errors(source)]
+    assert sorted(got) == sorted(expected)
+
+
+@pytest.mark.parametrize(
+    ("source", "first"),
+    [
+        (CASTS, "3:22: error: expected ')'"),
+        (HEADS, "3:8: error: expected '(' after 'if'"),
+        (STRAYS, "3:8: error: expected ';' after expression"),
+    ],
+    ids=["casts", "heads", "strays"],
+)
+def test_every_device_refuses_the_program_in_clangs_words(
+    device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, first: str
+) -> None:
+    """The first error in each device's refusal, at Clang's place (PoCL and Oclgrind name their own file)."""
+    refusal = build_error(device_ctx, source)
+    place, message = first.split(": error: ")
+    assert re.search(rf":{place}: (error: )?{re.escape(message)}", refusal), refusal
