@@ -1,11 +1,13 @@
 """A bracket missing or left over in a statement, and the errors after it, as Clang reports them.
 
 The simulator stopped at a cast without its ``)`` (``(float n * 2``) with "expected expression" at the
-parenthesis, at ``if i < n)`` with pycparser's "syntax error before 'i'", and at a ``)`` or ``]`` that closes
+parenthesis, at ``if i < n)`` with pycparser's "syntax error before 'i'", at ``if (i < n`` ending its line with
+"expected ';' after expression", and at a ``)`` or ``]`` that closes
 nothing inside a statement with "syntax error before ')'"; each hid the function's later errors. Clang reports
 each in its own words and goes on: after a cast's missing ``)``, it skips to the next ``)`` (taking it) or the
 ``;`` and wants the cast's operand there ("expected expression"); after ``if``, ``while``, ``for`` or
-``switch`` without ``(``, it skips the statement to its first ``;``; at a stray ``)`` or ``]`` the statement
+``switch`` without ``(``, it skips the statement to its first ``;``; after a head without its ``)``, to the next
+``)``, ``;`` (an empty body) or the block's ``}`` ("expected statement"); at a stray ``)`` or ``]`` the statement
 ends ("expected ';' after expression") and the next begins with the bracket ("expected expression"). Every
 expected line is ``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple spir64 -fsyntax-only``'s, which PoCL 3.1 and
 Oclgrind 21.10 give too.
@@ -73,6 +75,39 @@ HEAD_ERRORS = [
     ("8:8", "expected '(' after 'if'"),  # (skipped, the switch with it, to the ';' of `o[i] = q6;`)
 ]
 
+UNCLOSED_HEADS = """__kernel void k(__global float* o, int n) {
+    int i = get_global_id(0);
+    for (int k = 0; k < n; k++
+        o[k] = q1;
+    o[i] = q2;
+    if (i < n
+        o[i] = q3;
+    o[i] = q4;
+    while (i < n
+    {
+        o[i] = q5;
+        i++;
+    }
+    o[i] = q6;
+    if (i < n;
+    o[i] = q7;
+    if (i < n {
+        o[i] = q8;
+    }
+}
+"""
+UNCLOSED_HEAD_ERRORS = [
+    ("4:9", "expected ')'"),  # (skipped to the ';': the loop's body is empty, q1 unreported)
+    ("5:12", "use of undeclared identifier 'q2'"),
+    ("7:9", "expected ')'"),
+    ("8:12", "use of undeclared identifier 'q4'"),
+    ("10:5", "expected ')'"),  # (the block skipped whole, then `o[i] = q6` to its ';')
+    ("15:14", "expected ')'"),  # (the ';' is the body)
+    ("16:12", "use of undeclared identifier 'q7'"),
+    ("17:15", "expected ')'"),  # (the block skipped whole, to the function's '}': no statement for the body)
+    ("20:1", "expected statement"),
+]
+
 STRAYS = """__kernel void k(__global float* o, int n) {
     int j = 0;
     j++) o[j] = q1;
@@ -103,8 +138,8 @@ def _at(line: str) -> tuple[str, str]:
 
 @pytest.mark.parametrize(
     ("source", "expected"),
-    [(CASTS, CAST_ERRORS), (HEADS, HEAD_ERRORS), (STRAYS, STRAY_ERRORS)],
-    ids=["casts", "heads", "strays"],
+    [(CASTS, CAST_ERRORS), (HEADS, HEAD_ERRORS), (UNCLOSED_HEADS, UNCLOSED_HEAD_ERRORS), (STRAYS, STRAY_ERRORS)],
+    ids=["casts", "heads", "unclosed heads", "strays"],
 )
 def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: list[tuple[str, str]]) -> None:
     """The simulator's errors are Clang's, every one at its place, none of what Clang skips (q1 after a stray
@@ -118,9 +153,10 @@ def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: 
     [
         (CASTS, "3:22: error: expected ')'"),
         (HEADS, "3:8: error: expected '(' after 'if'"),
+        (UNCLOSED_HEADS, "4:9: error: expected ')'"),
         (STRAYS, "3:8: error: expected ';' after expression"),
     ],
-    ids=["casts", "heads", "strays"],
+    ids=["casts", "heads", "unclosed heads", "strays"],
 )
 def test_every_device_refuses_the_program_in_clangs_words(
     device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, first: str

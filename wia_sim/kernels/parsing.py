@@ -1110,6 +1110,8 @@ def _expected(
     if before.text == "return" and token.text != ";":  # (no value where one must be)
         return _missing_semicolon(tokens, k, parser)
     ends = before.kind in ("id", "num", "str", "char") or before.text in _ENDS_OPERAND or closes_list(tokens, k)
+    if ends and token.line > before.line and _header_open(tokens, k) is not None:  # (``if (a < b`` ending its line)
+        return token.line, token.column, "expected ')'"
     body = before.text == ")" and token.text == "{"  # (a function's or a statement's: no ';' goes between)
     if ends and not body and (token.line > before.line or (token.text == "}" and opened and opened[-1] == "{")):
         return _missing_semicolon(tokens, k, parser)
@@ -1181,6 +1183,52 @@ def _stray_closer(text: str, tokens: list[Token], k: int, error: tuple[int, int 
     done = _Repairs()
     done.errors += [(error[0], error[1], error[2]), (bracket.line, bracket.column, "expected expression")]
     return text[:a] + ";" + gone + text[b:], done
+
+
+def _header_open(tokens: list[Token], k: int) -> int | None:
+    """The ``(`` of an ``if``'s, ``while``'s, ``for``'s or ``switch``'s head innermost open at ``tokens[k]``."""
+    j = innermost_open(tokens, k)
+    return j if j > 0 and tokens[j].text == "(" and tokens[j - 1].text in _HEADED else None
+
+
+def _header_unclosed(
+    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str]
+) -> tuple[str, _Repairs] | None:
+    """After "expected ')'" at ``tokens[k]`` in a control statement's head, Clang skips to the next ``)`` (taking
+    it for the head's), or stops before a ``;`` or the ``}`` of the block around it (brackets skipped whole),
+    and parses the statement's body there: an empty statement at a ``;``, "expected statement" at a ``}``."""
+    depth = 0
+    for m in range(k, len(tokens)):
+        t = tokens[m].text
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}") and depth > 0:
+            depth -= 1
+        elif t == ")" or (t in (";", "}") and depth == 0):
+            break
+    else:
+        return None
+    stop = tokens[m]
+    a = offset(text, tokens[k].line, tokens[k].column)
+    b = offset(text, stop.line, stop.column)
+    gone = "".join(c if c == "\n" else " " for c in text[a:b])
+    done = _Repairs()
+    done.errors.append((error[0], error[1], error[2]))
+    if stop.text == ")":  # (the head closed there: the body follows it)
+        return text[:a] + gone + text[b:], done
+    if m == k:  # (``if (a;``: an empty body put in before the ';', the rest of the line moved on)
+        if stop.text != ";":
+            return None
+        done.shifts.append((stop.line, stop.column + 3, 3))
+        return text[:a] + "){}" + text[a:], done
+    # the ')' where the skip began, an empty block for the body (no warning of Clang's for it) where two blanks
+    # stand together, the last such
+    room = next((j for j in range(len(gone) - 2, 0, -1) if gone[j : j + 2] == "  "), None)
+    if room is None:
+        return None
+    if stop.text == "}":  # (no statement before the block's end)
+        done.errors.append((stop.line, stop.column, "expected statement"))
+    return text[:a] + ")" + gone[1:room] + "{}" + gone[room + 2 :] + text[b:], done
 
 
 _CAST_OPERAND = frozenset({"id", "num", "str", "char"})
@@ -1733,6 +1781,8 @@ def _repaired(
     if message in ("expected ')'", "expected ']'") and (after.line, after.column) == (line, column):
         if message == "expected ')'" and _cast_open(tokens, k, parser) == k:
             return _cast_unclosed(text, tokens, k, error, parser)
+        if message == "expected ')'" and _header_open(tokens, k) is not None:
+            return _header_unclosed(text, tokens, k, error)
         return _closed_early(text, tokens, k, error)
     if message.startswith("expected ';'") and (after.line, after.column) == (line, column) and after.text in ")]":
         return _stray_closer(text, tokens, k, error)
