@@ -2,15 +2,16 @@
 
 The simulator stopped at a cast without its ``)`` (``(float n * 2``) with "expected expression" at the
 parenthesis, at ``if i < n)`` with pycparser's "syntax error before 'i'", at ``if (i < n`` ending its line with
-"expected ';' after expression", and at a ``)`` or ``]`` that closes
-nothing inside a statement with "syntax error before ')'"; each hid the function's later errors. Clang reports
-each in its own words and goes on: after a cast's missing ``)``, it skips to the next ``)`` (taking it) or the
-``;`` and wants the cast's operand there ("expected expression"); after ``if``, ``while``, ``for`` or
-``switch`` without ``(``, it skips the statement to its first ``;``; after a head without its ``)``, to the next
-``)``, ``;`` (an empty body) or the block's ``}`` ("expected statement"); at a stray ``)`` or ``]`` the statement
-ends ("expected ';' after expression") and the next begins with the bracket ("expected expression"). Every
-expected line is ``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple spir64 -fsyntax-only``'s, which PoCL 3.1 and
-Oclgrind 21.10 give too.
+"expected ';' after expression", at a subscript without its ``]`` (the function given up), and at a ``)`` or
+``]`` that closes nothing inside a statement with "syntax error before ')'"; each hid the function's later
+errors. Clang reports each in its own words and goes on: after a cast's missing ``)``, it skips to the next ``)``
+(taking it) or the ``;`` and wants the cast's operand there ("expected expression"); after ``if``, ``while``,
+``for`` or ``switch`` without ``(``, it skips the statement to its first ``;``; after a head without its ``)``,
+to the next ``)``, ``;`` (an empty body) or the block's ``}`` ("expected statement"); after a subscript without
+its ``]``, what the brackets hold and the operand before them are checked, nothing that waited for them; at a
+stray ``)`` or ``]`` the statement ends ("expected ';' after expression") and the next begins with the bracket
+("expected expression"). Every expected line is ``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple spir64
+-fsyntax-only``'s, which PoCL 3.1 and Oclgrind 21.10 give too.
 """
 
 from __future__ import annotations
@@ -108,6 +109,38 @@ UNCLOSED_HEAD_ERRORS = [
     ("20:1", "expected statement"),
 ]
 
+SUBSCRIPTS = """__kernel void k(__global float* o, __local float* t, int n) {
+    const int i = get_global_id(0);
+    int j = 0;
+    o[2 * i = o[0];
+    o[i = 3;
+    o[j = 3;
+    if (n) o[j + 1;
+    o[j] = q1;
+    o[o[j] + 1;
+    q2[j = 1;
+    o[j][j = 2;
+    o[i] = 2.0f * t[j] + 3.0f * t[j + 1;
+    float w0 = o[2 * i], w1 = o[2 * i + 1;
+    o[i] = w1;
+}
+"""
+SUBSCRIPT_ERRORS = [
+    ("4:13", "expression is not assignable"),  # (what the brackets hold is built and checked)
+    ("4:19", "expected ']'"),
+    ("5:9", "cannot assign to variable 'i' with const-qualified type 'const __private int'"),
+    ("5:12", "expected ']'"),
+    ("6:12", "expected ']'"),  # (no word of the unused results of what is never built)
+    ("7:19", "expected ']'"),
+    ("8:12", "use of undeclared identifier 'q1'"),
+    ("9:15", "expected ']'"),  # (the float inside is no subscript: the subscript is never built)
+    ("10:5", "use of undeclared identifier 'q2'"),  # (the operand before the '[' is built and checked)
+    ("10:13", "expected ']'"),
+    ("11:15", "expected ']'"),
+    ("12:40", "expected ']'"),  # (``3.0f * t`` waited for the subscript: never built, no invalid operands)
+    ("13:42", "expected ']'"),  # (w1 declared, its initializer skipped: line 14 uses it)
+]
+
 STRAYS = """__kernel void k(__global float* o, int n) {
     int j = 0;
     j++) o[j] = q1;
@@ -138,8 +171,14 @@ def _at(line: str) -> tuple[str, str]:
 
 @pytest.mark.parametrize(
     ("source", "expected"),
-    [(CASTS, CAST_ERRORS), (HEADS, HEAD_ERRORS), (UNCLOSED_HEADS, UNCLOSED_HEAD_ERRORS), (STRAYS, STRAY_ERRORS)],
-    ids=["casts", "heads", "unclosed heads", "strays"],
+    [
+        (CASTS, CAST_ERRORS),
+        (HEADS, HEAD_ERRORS),
+        (UNCLOSED_HEADS, UNCLOSED_HEAD_ERRORS),
+        (SUBSCRIPTS, SUBSCRIPT_ERRORS),
+        (STRAYS, STRAY_ERRORS),
+    ],
+    ids=["casts", "heads", "unclosed heads", "subscripts", "strays"],
 )
 def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: list[tuple[str, str]]) -> None:
     """The simulator's errors are Clang's, every one at its place, none of what Clang skips (q1 after a stray
@@ -154,9 +193,10 @@ def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: 
         (CASTS, "3:22: error: expected ')'"),
         (HEADS, "3:8: error: expected '(' after 'if'"),
         (UNCLOSED_HEADS, "4:9: error: expected ')'"),
+        (SUBSCRIPTS, "4:19: error: expected ']'"),
         (STRAYS, "3:8: error: expected ';' after expression"),
     ],
-    ids=["casts", "heads", "unclosed heads", "strays"],
+    ids=["casts", "heads", "unclosed heads", "subscripts", "strays"],
 )
 def test_every_device_refuses_the_program_in_clangs_words(
     device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, first: str

@@ -12,7 +12,7 @@ from pycparserext.ext_c_parser import FuncDeclExt
 
 from wia_sim.kernels import async_copy, gnu_builtins, images, printf
 from wia_sim.kernels.check_exprs import STORES
-from wia_sim.kernels.check_state import _coord_of, _Function, _promote
+from wia_sim.kernels.check_state import OVERLOADED_TYPE, _coord_of, _Function, _promote
 from wia_sim.kernels.check_vector_builtins import TYPED_PREFIXES, VectorBuiltinChecks
 from wia_sim.kernels.clang_types import C_NAMES
 from wia_sim.kernels.initializers import StringItems
@@ -108,7 +108,8 @@ class CallChecks(VectorBuiltinChecks):
             return self.call_overload(node, name, args)
         if symbol is None and name in self.functions and self.caller is not None:
             self.caller.calls.append((name, _coord_of(node)[0]))  # before the arguments' calls: source order
-        arg_types = [self.expr(a) for a in args]
+        helper = symbol is None and name in self.functions  # (a name of overloads passed: ``call_helper``'s words)
+        arg_types = [UNKNOWN if helper and self.overloaded_ref(a) else self.expr(a) for a in args]
         if symbol is not None:
             self.error(self.operator(node), f"called object type '{symbol.type}' is not a function or function pointer")
             return UNKNOWN
@@ -447,6 +448,10 @@ class CallChecks(VectorBuiltinChecks):
             return fn.return_type
         declared = _parameters(fn)
         for k, (a, t, p) in enumerate(zip(args, arg_types, fn.params, strict=False)):
+            if self.overloaded_ref(a) and p.kind != "unknown":
+                spelt = f"'{p}'" if not declared else self.spell(declared[k], p, None)
+                self.error(self.start(a), f"passing {OVERLOADED_TYPE} to parameter of incompatible type {spelt}")
+                continue
             self.check_argument(a, t, p, f"argument {k + 1} of '{fn.shown}'", declared[k] if declared else None)
         return fn.return_type
 

@@ -16,7 +16,7 @@ from pycparserext.ext_c_parser import (
 )
 
 from wia_sim.kernels import images
-from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _Function, _Symbol
+from wia_sim.kernels.check_state import OVERLOADED_TYPE, CheckerState, _Context, _coord_of, _Function, _Symbol
 from wia_sim.kernels.clang_types import described
 from wia_sim.kernels.ctype import lookup, wrap
 from wia_sim.kernels.fallthrough import falls_off
@@ -999,12 +999,17 @@ class DeclarationChecks(CheckerState):
             if t.kind != "unknown":
                 self.error(init, f"braces around an initializer of '{t}' are not supported; use (type)(...)")
             return
+        whole = decl is not None and decl.init is init  # (else a member's or an element's: Clang names its type)
+        declared = decl.type if decl is not None and whole else None
+        if self.overloaded_ref(init) and t.kind not in ("array", "unknown"):
+            self.report_store(
+                "incompatible", t, UNKNOWN, init, declared, decl if whole else None, False, OVERLOADED_TYPE
+            )
+            return
         value = self.expr(init)
         if t.kind == "array":
             self.error(decl if decl is not None else init, "array initializer must be an initializer list")
             return
-        whole = decl is not None and decl.init is init  # (else a member's or an element's: Clang names its type)
-        declared = decl.type if decl is not None and whole else None
         self.check_assignment_types(t, value, init, declared, decl if whole else None, initializer=True)
 
     def string_initializer(self, init: c_ast.Constant, t: TypeInfo) -> StringItems | None:

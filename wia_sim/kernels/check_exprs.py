@@ -14,7 +14,7 @@ from pycparserext.ext_c_parser import TypeOfDeclaration, TypeOfExpression
 
 from wia_sim.kernels import async_copy
 from wia_sim.kernels.check_sequence import evaluated_nodes, modifies
-from wia_sim.kernels.check_state import CheckerState, _ctype, _promote, _Symbol
+from wia_sim.kernels.check_state import OVERLOADED_TYPE, CheckerState, _ctype, _promote, _Symbol
 from wia_sim.kernels.clang_types import C_NAMES, clang_type, described
 from wia_sim.kernels.constant_conversions import integer_change, integer_to_float, literal_change, literal_range
 from wia_sim.kernels.conversions import floating_literal
@@ -83,18 +83,36 @@ class ExpressionChecks(CheckerState):
             return symbol.type
         if node.name in BUILTIN_CONSTANTS:
             return TypeInfo("scalar", constant_type(node.name, self.fp64))
-        name = node.name  # a function's name not called: Clang's words (a pointer to a function is no OpenCL C)
-        builtin = name not in self.functions and (is_builtin_function(name) or name in SINGLE_DECLARATIONS)
-        builtin = builtin and name not in self.undeclared_builtins  # (printf under -cl-std=CL1.1)
-        if name in self.functions or (builtin and not name.startswith("as_")):  # (as_T: a macro of Clang's)
-            if name in self.overloads or (builtin and name not in SINGLE_DECLARATIONS):
-                self.error(node, "reference to overloaded function could not be resolved; did you mean to call it?")
-            else:
-                self.error(node, "taking address of function is not allowed")
+        function = self.function_named(node.name)  # a function's name not called: Clang's words (a pointer to a
+        if function == "overloaded":  # function is no OpenCL C; where the value is stored: ``overloaded_ref``)
+            self.error(node, "reference to overloaded function could not be resolved; did you mean to call it?")
+            return UNKNOWN
+        if function == "single":
+            self.error(node, "taking address of function is not allowed")
             return UNKNOWN
         if node.name not in self.suppressed:
             self.error(node, f"use of undeclared identifier '{node.name}'{self.did_you_mean(node.name)}")
         return UNKNOWN
+
+    def function_named(self, name: str) -> str | None:
+        """What the name ``name``, declared as no variable, stands for: "overloaded" functions (a built-in's, or a
+        program's declared overloadable), a "single" function, or None (``as_T`` is a macro of Clang's)."""
+        if name in BUILTIN_CONSTANTS:
+            return None
+        builtin = name not in self.functions and (is_builtin_function(name) or name in SINGLE_DECLARATIONS)
+        builtin = builtin and name not in self.undeclared_builtins  # (printf under -cl-std=CL1.1)
+        if not (name in self.functions or (builtin and not name.startswith("as_"))):
+            return None
+        overloaded = name in self.overloads or (builtin and name not in SINGLE_DECLARATIONS)
+        return "overloaded" if overloaded else "single"
+
+    def overloaded_ref(self, node: c_ast.Node) -> str | None:
+        """The name of overloaded functions that ``node`` is, as a value (not called), else None: stored (assigned,
+        initialized, returned, passed) or cast, Clang's words are the store's or the cast's with the type
+        '<overloaded function type>', not "reference to overloaded function could not be resolved"."""
+        if not isinstance(node, c_ast.ID) or self.lookup(node.name) is not None:
+            return None
+        return node.name if self.function_named(node.name) == "overloaded" else None
 
     def did_you_mean(self, name: str, args: int | None = None) -> str:
         """Clang's typo correction (``typos.py``) of the undeclared ``name`` in an expression, or of a function
@@ -615,8 +633,11 @@ class ExpressionChecks(CheckerState):
         if cond.kind in ("struct", "void"):
             shown = "'void'" if cond.kind == "void" else self.operand_type(node.cond, cond)
             self.error(self.operator(node), f"used type {shown} where arithmetic or pointer type is required")
-        elif cond.kind in ("scalar", "vector") and cond.name in FLOATS:  # (OpenCL C: Clang's error; if/while take it)
-            self.error(node.cond, f"used type '{cond.type_name}' where floating point type is not allowed")
+        elif cond.kind in ("scalar", "vector") and cond.name in FLOATS and "unknown" not in (a.kind, b.kind):
+            # (OpenCL C: Clang's error, at the '?', once the arms are checked; if/while take a float)
+            shown = self.value_type(cond)
+            self.error(self.operator(node), f"used type {shown} where floating point type is not allowed")
+            return UNKNOWN
         if a.kind == "unknown" or b.kind == "unknown":
             return a if b.kind == "unknown" else b
         if a.is_arithmetic and b.is_arithmetic:
@@ -698,6 +719,11 @@ class ExpressionChecks(CheckerState):
 
     def expr_Assignment(self, node: c_ast.Assignment) -> TypeInfo:
         target = self.expr(node.lvalue)
+        if node.op == "=" and self.overloaded_ref(node.rvalue):
+            self.check_assignable(node.lvalue, node)
+            if target.kind != "unknown":
+                self.report_store("incompatible", target, UNKNOWN, node, None, None, True, OVERLOADED_TYPE)
+            return target
         value = self.expr(node.rvalue)
         self.check_assignable(node.lvalue, node)
         if node.op == "=":
@@ -740,6 +766,10 @@ class ExpressionChecks(CheckerState):
         if isinstance(node.expr, c_ast.ExprList) and target.kind == "vector":
             self.vector_literal(node, target)
             return target
+        overloaded = self.overloaded_ref(node.expr)
+        if overloaded is not None:
+            self.error(node.expr, f"address of overloaded function '{overloaded}' is ambiguous")
+            return UNKNOWN
         value = self.expr(node.expr)
         if value.kind == "unknown":  # (an operand in error: Clang says nothing more of what is made of it)
             return UNKNOWN
@@ -1159,12 +1189,14 @@ class ExpressionChecks(CheckerState):
         declared: c_ast.Node | None,
         place: c_ast.Node | None,
         assigned: bool,
+        spelled: str | None = None,
     ) -> None:
         """Clang's error (or, for ``_WARNED`` problems, its warning) for ``value`` stored to ``target`` by ``node``
         (``assigned``: an assignment, else a ``return`` or an initializer: ``check_assignment_types``' arguments),
         in its words (``STORES``, by ``problem``) and at its place: the assignment's operator, the returned
         expression, the initialized variable's name (an item of a member or element at the item). A warning spells
-        an array as its type, not as the pointer it decays to."""
+        an array as its type, not as the pointer it decays to; ``spelled``: the value's type as Clang spells it,
+        where it is none the checker has (``OVERLOADED_TYPE``)."""
         warned = problem in _WARNED
         decayed = not (warned and value.kind == "array")
         if assigned:
@@ -1182,6 +1214,8 @@ class ExpressionChecks(CheckerState):
             to = described(target, self.spelled) if declared is None else self.spell(declared, target, space)
         if problem == "address space" and isinstance(stored, c_ast.Constant) and stored.type == "string":
             passed = "'__constant char *'"  # (a string literal decayed, as Clang spells it in this error alone)
+        if spelled is not None:
+            passed = spelled
         (self.warning if warned else self.error)(where, STORES[problem][verb].format(passed=passed, to=to))
 
 

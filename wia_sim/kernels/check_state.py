@@ -98,6 +98,10 @@ class _Switch:
     default: c_ast.Default | None = None
 
 
+OVERLOADED_TYPE = "'<overloaded function type>'"
+"""The type of an overloaded function's name as Clang's errors spell it (``CheckExprs.overloaded_ref``)."""
+
+
 @dataclass
 class _Context:
     function: _Function
@@ -117,6 +121,10 @@ class CheckerState:
     c_version: int
     keyword_places: list[tuple[int, int, str]]
     statement_attributes: Mapping[int, StatementAttributes]
+    broken: frozenset[tuple[int, int]]
+    """Where the expression statements start that Clang's parser found in error (``ParseOutcome.broken``)."""
+    quiet: bool
+    """Checking such a statement: no word of the results it leaves unused (``check_unused``)."""
     operator_marks: OperatorMarks
     expanded: Callable[[int, int | None, bool], bool]
     """Whether the token at a line and column came of a macro's expansion (``PreprocessResult.expanded``)."""
@@ -176,6 +184,20 @@ class CheckerState:
         ) -> str: ...
 
         def clang_type(self, node: c_ast.Node, t: TypeInfo, as_value: bool = False) -> str: ...
+
+        def overloaded_ref(self, node: c_ast.Node) -> str | None: ...
+
+        def report_store(
+            self,
+            problem: str,
+            target: TypeInfo,
+            value: TypeInfo,
+            node: c_ast.Node,
+            declared: c_ast.Node | None,
+            place: c_ast.Node | None,
+            assigned: bool,
+            spelled: str | None = None,
+        ) -> None: ...
 
         def operand_type(self, node: c_ast.Node, t: TypeInfo) -> str: ...
 

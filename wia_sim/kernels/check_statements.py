@@ -9,7 +9,7 @@ from pycparser import c_ast
 from pycparser.c_parser import Coord
 from pycparserext.ext_c_parser import Asm, RangeExpression
 
-from wia_sim.kernels.check_state import CheckerState, _Context, _coord_of, _ctype, _Switch
+from wia_sim.kernels.check_state import OVERLOADED_TYPE, CheckerState, _Context, _coord_of, _ctype, _Switch
 from wia_sim.kernels.clang_attributes import KNOWN, normalized
 from wia_sim.kernels.ctype import CType, promoted, wrap
 from wia_sim.kernels.jumps import jumps_out, value_item
@@ -250,8 +250,12 @@ class StatementChecks(CheckerState):
             self.error(node, "nested function definitions are not supported")
         else:
             seen = len(self.diagnostics)
-            self.expr(node)
-            if not self.errors_since(seen):  # (an expression in error: Clang says nothing of its result)
+            self.quiet = node.coord is not None and (node.coord.line, node.coord.column) in self.broken
+            try:
+                self.expr(node)
+            finally:
+                quiet, self.quiet = self.quiet, False
+            if not self.errors_since(seen) and not quiet:  # (an expression in error: nothing of its result)
                 self.unused_result(node)
             self.unsequenced(node, seen)
 
@@ -416,6 +420,10 @@ class StatementChecks(CheckerState):
     def return_statement(self, node: c_ast.Return, ctx: _Context) -> None:
         fn = ctx.function
         seen = len(self.diagnostics)
+        if node.expr is not None and self.overloaded_ref(node.expr) and fn.return_type.kind not in ("void", "unknown"):
+            result = fn.node.decl.type.type if fn.node is not None else None
+            self.report_store("incompatible", fn.return_type, UNKNOWN, node, result, None, False, OVERLOADED_TYPE)
+            return
         t = self.expr(node.expr) if node.expr is not None else None
         self.unsequenced(node.expr, seen)
         if fn.return_type.kind == "void":

@@ -48,7 +48,7 @@ class UnusedResults(OperatorWarnings):
     def unused_result(self, node: c_ast.Node, comma: bool = False) -> None:
         """The warning for the expression statement ``node`` (``comma``: a comma operator's left operand) whose
         value nothing uses and whose evaluation does nothing else."""
-        found = self.unused(node, statement=not comma)
+        found = None if self.quiet else self.unused(node, statement=not comma)
         if found is None:
             return
         message, at = found

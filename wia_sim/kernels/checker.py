@@ -107,8 +107,11 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, 
         gnu_alignof: frozenset[tuple[int, int]] = frozenset(),
         expanded: Callable[[int, int | None, bool], bool] | None = None,
         statement_attributes: Mapping[int, StatementAttributes] | None = None,
+        broken: frozenset[tuple[int, int]] = frozenset(),
     ) -> None:
         self.filename = filename
+        self.broken = broken  # (``parsing.ParseOutcome.broken``)
+        self.quiet = False
         self.statement_attributes = statement_attributes or {}  # (``parsing._ParseOutcome.statement_attributes``)
         self.expanded = expanded or (lambda line, column, body: False)  # (``PreprocessResult.expanded``)
         self.gnu_alignof = gnu_alignof  # where the source spells ``_Alignof`` as GNU's ``__alignof`` (``frontend``)

@@ -410,6 +410,7 @@ def _compile(source: str, options: str, filename: str, extensions: frozenset[str
             gnu_alignof,
             pp.expanded,
             outcome.statement_attributes,
+            outcome.broken,
         )
         if "__builtin_" in text:
             expand_all(outcome.ast)

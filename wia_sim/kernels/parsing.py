@@ -133,6 +133,9 @@ class ParseOutcome:
     shifts: list[tuple[int, int, int]] = field(default_factory=list)
     """Where a repair made ``text`` longer than the one given, in order: (line, column, columns added), from that
     column on (``spelled_before``)."""
+    broken: frozenset[tuple[int, int]] = frozenset()
+    """Where each expression statement starts that Clang's parser found in error though the text repaired parses
+    (a subscript without its ``]``): the checker says nothing of its unused result."""
 
     def spelled_before(self, line: int | None, column: int | None) -> int | None:
         """The column in the text given of ``column`` on ``line`` of ``text``."""
@@ -1185,6 +1188,55 @@ def _stray_closer(text: str, tokens: list[Token], k: int, error: tuple[int, int 
     return text[:a] + ";" + gone + text[b:], done
 
 
+def _subscript_unclosed(
+    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: _Parser
+) -> tuple[str, _Repairs] | None:
+    """After "expected ']'" at the ``;`` (``tokens[k]``) of an expression statement whose subscript is not closed
+    (``o[i = x;``), Clang has built and checked what the brackets hold and the operand before them, and nothing that
+    waited for the subscript (an operator it is the right operand of, an assignment to it): the ``[`` becomes a
+    comma (``o, i = x;``) where the operand begins the statement, else the statement up to the ``[`` blanks; the
+    statement is marked broken (no word of the results it leaves unused)."""
+    j = innermost_open(tokens, k)
+    if j < 1 or tokens[j].text != "[":
+        return None
+    start = _expression_start(tokens, j)
+    if start is None:
+        return None
+    if _declares(parser)(tokens[start]):  # (a declaration: its variable declared, the initializer skipped)
+        return _statement_skipped(text, tokens, k, error, parser, left_open=True)
+    done = _Repairs()
+    done.errors.append((error[0], error[1], error[2]))
+    a = offset(text, tokens[start].line, tokens[start].column)
+    at = offset(text, tokens[j].line, tokens[j].column)
+    postfix = all(t.kind == "id" or t.text in (".", "->") for t in tokens[start:j])  # (``o``, ``s.a``, ``p->b``)
+    if postfix:
+        done.broken.append((tokens[start].line, tokens[start].column))
+        return text[:at] + "," + text[at + 1 :], done
+    first = tokens[j + 1]
+    if first is tokens[k]:
+        return None
+    done.broken.append((first.line, first.column))
+    gone = "".join(c if c == "\n" else " " for c in text[a : at + 1])
+    return text[:a] + gone + text[at + 1 :], done
+
+
+def _expression_start(tokens: list[Token], j: int) -> int | None:
+    """The first token of the expression statement that holds ``tokens[j]`` (past what controls it: an ``if``'s
+    head, ``else``, a label); None where it is not a statement of a block."""
+    s, depth = j - 1, 0
+    while s > 0:
+        depth += {")": 1, "]": 1, "(": -1, "[": -1}.get(tokens[s].text, 0)
+        if depth < 0:  # (a bracket open around it: no statement of its own)
+            return None
+        prev = tokens[s - 1]
+        if depth == 0 and (
+            prev.text in (";", "{", "}", ":", "else", "do") or (prev.text == ")" and _controlled(tokens, s - 1))
+        ):
+            return s
+        s -= 1
+    return None
+
+
 def _header_open(tokens: list[Token], k: int) -> int | None:
     """The ``(`` of an ``if``'s, ``while``'s, ``for``'s or ``switch``'s head innermost open at ``tokens[k]``."""
     j = innermost_open(tokens, k)
@@ -1716,6 +1768,7 @@ def _outcome(
         text,
         sorted(parser.implicit_ints),
         repairs.shifts,
+        frozenset(repairs.broken),
     )
 
 
@@ -1727,6 +1780,7 @@ class _Repairs:
     warnings: list[tuple[int, int, str]] = field(default_factory=list)
     judged: list[Repair] = field(default_factory=list)
     shifts: list[tuple[int, int, int]] = field(default_factory=list)
+    broken: list[tuple[int, int]] = field(default_factory=list)
 
 
 _REPAIRS = 20
@@ -1779,6 +1833,8 @@ def _repaired(
     if re.fullmatch(r"expected '\(' after '\w+'", message) and before.text in _HEADED:
         return _head_missing(text, tokens, k, error)
     if message in ("expected ')'", "expected ']'") and (after.line, after.column) == (line, column):
+        if message == "expected ']'" and after.text == ";":
+            return _subscript_unclosed(text, tokens, k, error, parser)
         if message == "expected ')'" and _cast_open(tokens, k, parser) == k:
             return _cast_unclosed(text, tokens, k, error, parser)
         if message == "expected ')'" and _header_open(tokens, k) is not None:
@@ -1946,6 +2002,7 @@ def parse(text: str, invalid: frozenset[tuple[int, int]] = frozenset()) -> Parse
         repairs.warnings += done.warnings
         repairs.judged += done.judged
         repairs.shifts += done.shifts
+        repairs.broken += done.broken
         ast, error, parser = _parse_once(text)
     if records:  # (the tokens of the text repaired, if it was)
         tokens = tokens if text is given and not run_on else significant(tokenize(text, 1))
