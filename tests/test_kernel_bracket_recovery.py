@@ -1,17 +1,20 @@
 """A bracket missing or left over in a statement, and the errors after it, as Clang reports them.
 
-The simulator stopped at a cast without its ``)`` (``(float n * 2``) with "expected expression" at the
-parenthesis, at ``if i < n)`` with pycparser's "syntax error before 'i'", at ``if (i < n`` ending its line with
-"expected ';' after expression", at a subscript without its ``]`` (the function given up), and at a ``)`` or
-``]`` that closes nothing inside a statement with "syntax error before ')'"; each hid the function's later
-errors. Clang reports each in its own words and goes on: after a cast's missing ``)``, it skips to the next ``)``
-(taking it) or the ``;`` and wants the cast's operand there ("expected expression"); after ``if``, ``while``,
-``for`` or ``switch`` without ``(``, it skips the statement to its first ``;``; after a head without its ``)``,
-to the next ``)``, ``;`` (an empty body) or the block's ``}`` ("expected statement"); after a subscript without
-its ``]``, what the brackets hold and the operand before them are checked, nothing that waited for them; at a
-stray ``)`` or ``]`` the statement ends ("expected ';' after expression") and the next begins with the bracket
-("expected expression"). Every expected line is ``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple spir64
--fsyntax-only``'s, which PoCL 3.1 and Oclgrind 21.10 give too.
+The simulator stopped at a cast without its ``)`` (``(float n * 2``) with "expected expression" at the parenthesis,
+at ``if i < n)`` with pycparser's "syntax error before 'i'", at ``if (i < n`` ending its line with "expected ';'
+after expression", at a subscript without its ``]`` (the function given up), and at a ``)`` or ``]`` that closes
+nothing inside a statement with "syntax error before ')'"; each hid the function's later errors. Clang reports each
+in its own words and goes on: after a cast's missing ``)``, it skips to the next ``)`` (taking it) or the ``;`` and
+wants the cast's operand there ("expected expression"); after ``if``, ``while``, ``for`` or ``switch`` without
+``(``, it skips the statement to its first ``;``; after a head without its ``)``, to the next ``)``, ``;`` (an empty
+body) or the block's ``}`` ("expected statement"); after a subscript without its ``]``, what the brackets hold and
+the operand before them are checked, nothing that waited for them; at a stray ``)`` or ``]`` the statement ends
+("expected ';' after expression") and the next begins with the bracket ("expected expression"); a ``for`` head short
+of a ``;`` (``for (int k = 0 k < n; k++)``) is "expected ';' in 'for' statement specifier", and goes on as if it
+stood there. A binary operator where an operand must be (``= / 2``) is "expected expression", not pycparser's
+"syntax error before '/'"; a quote without its end is Clang's warning and "expected expression" (the simulator's
+error was "missing terminating ' character", then "unmatched '"). Every expected line is
+``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple spir64 -fsyntax-only``'s, which PoCL 3.1 and Oclgrind 21.10 give too.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from kernel_backends import build_error, compile_errors
+from kernel_backends import build_error, compile_errors, refused_log
 
 import wia_hal as wia
 
@@ -163,6 +166,57 @@ STRAY_ERRORS = [
 ]
 
 
+FOR_HEADS = """__kernel void k(__global float* o, int n) {
+    int i = get_global_id(0);
+    for (int k = 0 k < n; k++) o[k] = q1;
+    o[i] = q2;
+    for (int k = 0; k < n k++) o[k] = q3;
+    o[i] = q4;
+}
+"""
+FOR_HEAD_ERRORS = [
+    ("3:20", "expected ';' in 'for' statement specifier"),  # (then as if it stood there: the body checked)
+    ("3:39", "use of undeclared identifier 'q1'"),
+    ("4:12", "use of undeclared identifier 'q2'"),
+    ("5:27", "expected ';' in 'for' statement specifier"),
+    ("5:39", "use of undeclared identifier 'q3'"),
+    ("6:12", "use of undeclared identifier 'q4'"),
+]
+
+OPERANDS = """__kernel void k(__global float* o, int n) {
+    int i = get_global_id(0);
+    for (int k = 0;  <= n; k++) o[k] = 1;
+      += 2;
+    o[i] =  / 2;
+    int j =  == 2;
+    if ( < n) o[i] = 3;
+    char c = 'x;
+    o[i] = q1;
+    o[i] = "abc;
+    o[i] = q2;
+    o[i] = q3;
+}
+"""
+OPERAND_ERRORS = [
+    ("3:22", "expected expression"),  # (a binary operator where an operand must be: Clang's words, not pycparser's)
+    ("4:7", "expected expression"),
+    ("5:13", "expected expression"),
+    ("6:14", "expected expression"),
+    ("7:10", "expected expression"),
+    ("8:14", "expected expression"),  # (after the warning: the rest of the line is one invalid token; the
+    ("10:12", "expected expression"),  # statement ends at the next ';', a line on: q1 and q2 skipped with it)
+    ("12:12", "use of undeclared identifier 'q3'"),
+]
+
+
+def test_an_unterminated_quote_is_clangs_warning_then_expected_expression() -> None:
+    """Clang's lexer warns of a quote without its end ("missing terminating ' character", a double quote spelled
+    '"'), takes the rest of its line for one invalid token, and its parser wants an expression there."""
+    log = "\n".join(refused_log(OPERANDS))
+    assert "kernel.cl:8:14: warning: missing terminating ' character" in log
+    assert "kernel.cl:10:12: warning: missing terminating '\"' character" in log
+
+
 def _at(line: str) -> tuple[str, str]:
     m = re.match(r"kernel\.cl:(\d+:\d+): error: (.*)$", line)
     assert m is not None, line
@@ -177,8 +231,10 @@ def _at(line: str) -> tuple[str, str]:
         (UNCLOSED_HEADS, UNCLOSED_HEAD_ERRORS),
         (SUBSCRIPTS, SUBSCRIPT_ERRORS),
         (STRAYS, STRAY_ERRORS),
+        (OPERANDS, OPERAND_ERRORS),
+        (FOR_HEADS, FOR_HEAD_ERRORS),
     ],
-    ids=["casts", "heads", "unclosed heads", "subscripts", "strays"],
+    ids=["casts", "heads", "unclosed heads", "subscripts", "strays", "operands", "for heads"],
 )
 def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: list[tuple[str, str]]) -> None:
     """The simulator's errors are Clang's, every one at its place, none of what Clang skips (q1 after a stray
@@ -194,9 +250,11 @@ def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: 
         (HEADS, "3:8: error: expected '(' after 'if'"),
         (UNCLOSED_HEADS, "4:9: error: expected ')'"),
         (SUBSCRIPTS, "4:19: error: expected ']'"),
+        (OPERANDS, "3:22: error: expected expression"),
+        (FOR_HEADS, "3:20: error: expected ';' in 'for' statement specifier"),
         (STRAYS, "3:8: error: expected ';' after expression"),
     ],
-    ids=["casts", "heads", "unclosed heads", "subscripts", "strays"],
+    ids=["casts", "heads", "unclosed heads", "subscripts", "strays", "operands", "for heads"],
 )
 def test_every_device_refuses_the_program_in_clangs_words(
     device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, first: str

@@ -1037,6 +1037,11 @@ def _type_names(parser: _Parser) -> set[str]:
     return names
 
 
+_NO_OPERAND_AFTER = frozenset(
+    {";", ")", "]", ",", "/", "%", "<", ">", "<=", ">=", "==", "!=", "<<", ">>", "&&", "||", "|", "^", "?", ":"}
+    | {"=", "+=", "-=", "*=", "/=", "%=", "<<=", ">>=", "&=", "|=", "^="}
+)
+"""Tokens that cannot begin an operand: after an operator or an opening bracket, "expected expression" there."""
 _ENDS_OPERAND = frozenset({")", "]", "++", "--"})
 """Punctuators that may end an expression (besides names, numbers and literals)."""
 _CLOSERS = {"(": ")", "[": "]", "{": "}"}
@@ -1094,7 +1099,7 @@ def _expected(
     if before.text in (".", "->") and token.kind != "id":  # (a member's name must follow)
         return token.line, token.column, "expected identifier"
     if token.text == "else" or (
-        token.text in (";", ")", "]", ",") and before.kind == "punct" and before.text not in _ENDS_OPERAND
+        token.text in _NO_OPERAND_AFTER and before.kind == "punct" and before.text not in _ENDS_OPERAND
     ):
         return token.line, token.column, "expected expression"
     if token.kind == "num" and before.kind == "id" and (before.text in _KEYWORDS or named_type(before.text)):
@@ -1121,6 +1126,8 @@ def _expected(
     operand = token.kind in ("id", "num", "str", "char") and token.text not in _KEYWORDS
     if ends and operand and (before.kind != "id" or before.text not in _KEYWORDS):
         # two operands with no operator between: the bracket open around them must close first, else the ';'
+        if header and _for_clauses(tokens, k) is not None:  # (a ``for``'s head short of its two ';')
+            return token.line, token.column, "expected ';' in 'for' statement specifier"
         if opened and opened[-1] in "([":
             return token.line, token.column, f"expected '{_CLOSERS[opened[-1]]}'"
         return _missing_semicolon(tokens, k, parser)
@@ -1235,6 +1242,35 @@ def _expression_start(tokens: list[Token], j: int) -> int | None:
             return s
         s -= 1
     return None
+
+
+def _for_clauses(tokens: list[Token], k: int) -> int | None:
+    """The ``(`` of the ``for`` head innermost open at ``tokens[k]`` where one of its two ``;`` is missing (one in
+    all, the head closed on the same line), else None."""
+    j = _header_open(tokens, k)
+    if j is None or tokens[j - 1].text != "for":
+        return None
+    shut = closing(tokens, j, ")")
+    if shut is None or tokens[shut].line != tokens[k].line:
+        return None
+    depth, found = 0, 0
+    for t in tokens[j + 1 : shut]:
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(t.text, 0)
+        found += depth == 0 and t.text == ";"
+    return j if found == 1 else None
+
+
+def _for_semicolon(text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str]) -> tuple[str, _Repairs]:
+    """After "expected ';' in 'for' statement specifier" at ``tokens[k]``, Clang goes on as if it stood there:
+    put in a blank before the token, else put in (the rest of the line moved on)."""
+    done = _Repairs()
+    done.errors.append((error[0], error[1], error[2]))
+    token = tokens[k]
+    at = offset(text, token.line, token.column)
+    if _blank_before(text, token.line, token.column):
+        return text[: at - 1] + ";" + text[at:], done
+    done.shifts.append((token.line, token.column + 1, 1))
+    return text[:at] + ";" + text[at:], done
 
 
 def _header_open(tokens: list[Token], k: int) -> int | None:
@@ -1389,9 +1425,10 @@ def _declares(parser: _Parser) -> Callable[[Token], bool]:
     return declares
 
 
-_UNKNOWN = frozenset("@\\`#")
-"""Characters that begin no token of C where the parser meets them (a ``#`` not starting a directive): Clang's
-lexer makes each an unknown token, and its parser reports what it expected there instead."""
+_UNKNOWN = frozenset("@\\`#'\"")
+"""Characters that begin no token of C where the parser meets them (a ``#`` not starting a directive, a quote
+left unterminated: the preprocessor blanked the rest of its line): Clang's lexer makes each an unknown token, and
+its parser reports what it expected there instead."""
 
 
 def _unknown_token(tokens: list[Token], k: int, opened: list[str], parser: _Parser) -> tuple[int, int | None, str]:
@@ -1407,7 +1444,8 @@ def _unknown_token(tokens: list[Token], k: int, opened: list[str], parser: _Pars
     )
     if operand and opened and opened[-1] in "([":
         return token.line, token.column, f"expected '{_CLOSERS[opened[-1]]}'"
-    if "{" not in opened:
+    declarator = before is None or before.kind == "id" or before.text in (";", "{", "}", ",", "*", "(")
+    if "{" not in opened and (declarator or operand):
         return token.line, token.column, "expected identifier or '('"
     if operand:
         return _missing_semicolon(tokens, k, parser)
@@ -1830,6 +1868,8 @@ def _repaired(
             if len(meant) > len(after.text):  # (the rest of the line moves on: its diagnostics move back)
                 done.shifts.append((line, column + len(after.text), len(meant) - len(after.text)))
             return _spelled_as(text, line, column, after.text, meant), done
+    if message == "expected ';' in 'for' statement specifier" and _for_clauses(tokens, k) is not None:
+        return _for_semicolon(text, tokens, k, error)
     if re.fullmatch(r"expected '\(' after '\w+'", message) and before.text in _HEADED:
         return _head_missing(text, tokens, k, error)
     if message in ("expected ')'", "expected ']'") and (after.line, after.column) == (line, column):
@@ -1852,7 +1892,8 @@ def _repaired(
         found = missing(tokens, k, _declares(parser), _typedef_name(parser))
     if found is None or (found.line, found.column, found.message) != (line, column, message):
         skipped_whole = _statement_skipped(text, tokens, k, error, parser)
-        if skipped_whole is None and message == "expected expression" and _blank_before(text, line, column):
+        blank = _blank_before(text, line, column) and after.text not in _UNKNOWN  # (an operand: a real token next)
+        if skipped_whole is None and message == "expected expression" and blank:
             done.errors.append((line, column, message))  # (in a loop's or a condition's head: an operand there)
             operand = "1" if before.text in ("/", "%", "/=", "%=") else "0"
             return text[: place - 1] + operand + text[place:], done

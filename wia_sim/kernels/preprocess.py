@@ -61,6 +61,9 @@ __all__ = [
     "preprocess",
 ]
 
+_QUOTED = {"'": "'", '"': "'\"'"}
+"""How Clang's "missing terminating ... character" names each quote."""
+
 
 def _f32(value: float) -> str:
     return f"{value!r}f"
@@ -440,17 +443,21 @@ class _Preprocessor:
             nonlocal pending, reading_on, group_start
             if not pending:
                 return True
+            lines_from = pending_start if reading_on is None else pending_start - 1
+            fresh = tokenize(("" if reading_on is None else "\n") + "\n".join(pending), lines_from)
+            unterminated = [tok for tok in fresh if tok.kind == "punct" and tok.text in ("'", '"')]
+            for tok in unterminated:  # (Clang's lexer: a warning, the rest of the line one invalid token)
+                self.warning(tok.line, tok.column, f"missing terminating {_QUOTED[tok.text]} character")
+                k = tok.line - pending_start
+                pending[k] = pending[k][: tok.column] + " " * (len(pending[k]) - tok.column)
+            if unterminated:  # (the quote alone left: the parser's "expected expression" there)
+                fresh = tokenize(("" if reading_on is None else "\n") + "\n".join(pending), lines_from)
             if reading_on is None:
                 group_start = pending_start
                 self.text_start = len(out) + 1 - pending_start  # + an input line: its output line
-                fresh = tokenize("\n".join(pending), pending_start)
                 tokens, done = fresh, None
             else:  # the invocation's tokens so far, the end of their last line, and the lines since
-                fresh = tokenize("\n" + "\n".join(pending), pending_start - 1)
                 tokens, done = reading_on.rest + fresh, (reading_on.done, reading_on.deferred)
-            for tok in fresh:
-                if tok.kind == "punct" and tok.text in ("'", '"'):
-                    self.error(tok.line, tok.column, f"missing terminating {tok.text} character")
             try:
                 result = self.expander.expand(tokens, open_ended=not final, done=done)
             except Unterminated as open_call:
