@@ -11,7 +11,10 @@ body) or the block's ``}`` ("expected statement"); after a subscript without its
 the operand before them are checked, nothing that waited for them; at a stray ``)`` or ``]`` the statement ends
 ("expected ';' after expression") and the next begins with the bracket ("expected expression"); a ``for`` head short
 of a ``;`` (``for (int k = 0 k < n; k++)``) is "expected ';' in 'for' statement specifier", and goes on as if it
-stood there. A binary operator where an operand must be (``= / 2``) is "expected expression", not pycparser's
+stood there; a ``)`` or ``]`` that closes a bracket around the one open (``f(a[i);``) is "expected ']'" there, the
+statement skipped; a ``}`` that closes nothing at file scope is "extraneous closing brace ('}')"; a parameter list
+without its ``)`` is skipped to a ``;`` at file scope or to the end, where "expected function body after function
+declarator". A binary operator where an operand must be (``= / 2``) is "expected expression", not pycparser's
 "syntax error before '/'"; a quote without its end is Clang's warning and "expected expression" (the simulator's
 error was "missing terminating ' character", then "unmatched '"). Every expected line is
 ``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple spir64 -fsyntax-only``'s, which PoCL 3.1 and Oclgrind 21.10 give too.
@@ -183,6 +186,59 @@ FOR_HEAD_ERRORS = [
     ("6:12", "use of undeclared identifier 'q4'"),
 ]
 
+CROSSED = """__kernel void k(__global float* o, __global int* b, int n) {
+    int i = get_global_id(0);
+    o[i] = fmax(o[i, 1.0f);
+    o[i] = q1;
+    b[(i >> 2 & 3] = 1;
+    o[i] = q2;
+    o[2 * i = o[0];
+    const int j = 0;
+    o[j = 1.0f;
+}
+"""
+CROSSED_ERRORS = [
+    ("3:26", "expected ']'"),  # (a ')' that closes the call around the open '[': the statement skipped)
+    ("4:12", "use of undeclared identifier 'q1'"),
+    ("5:18", "expected ')'"),
+    ("6:12", "use of undeclared identifier 'q2'"),
+    ("7:13", "expression is not assignable"),  # (and no word of the stored value's type, as Clang)
+    ("7:19", "expected ']'"),
+    ("9:9", "cannot assign to variable 'j' with const-qualified type 'const __private int'"),
+    ("9:15", "expected ']'"),
+]
+FILE_SCOPE = [
+    (
+        """__kernel void k(__global float* o) {
+    o[0] = 1;
+}
+}
+int x;
+""",
+        [
+            ("4:1", "extraneous closing brace ('}')"),
+            ("5:5", "program scope variable must reside in constant address space"),
+        ],
+    ),
+    (  # (a parameter list without its ')': skipped to the end of the input, the body expected there)
+        """float g(float a) { return a; }
+__kernel void k(__global float* o,
+    int n
+{
+    o[0] = q1;
+}
+""",
+        [("4:1", "expected ')'"), ("6:2", "expected function body after function declarator")],
+    ),
+    (  # (skipped to a ';' at file scope: the declaration ends there, the kernel after it checked)
+        """float g(float a { return a; }
+int x;
+__kernel void k(__global float* o) { o[0] = q2; }
+""",
+        [("1:17", "expected ')'"), ("3:45", "use of undeclared identifier 'q2'")],
+    ),
+]
+
 OPERANDS = """__kernel void k(__global float* o, int n) {
     int i = get_global_id(0);
     for (int k = 0;  <= n; k++) o[k] = 1;
@@ -217,6 +273,9 @@ def test_an_unterminated_quote_is_clangs_warning_then_expected_expression() -> N
     assert "kernel.cl:10:12: warning: missing terminating '\"' character" in log
 
 
+_IDS = ["casts", "heads", "unclosed heads", "subscripts", "strays", "operands", "for heads", "crossed"]
+
+
 def _at(line: str) -> tuple[str, str]:
     m = re.match(r"kernel\.cl:(\d+:\d+): error: (.*)$", line)
     assert m is not None, line
@@ -233,8 +292,10 @@ def _at(line: str) -> tuple[str, str]:
         (STRAYS, STRAY_ERRORS),
         (OPERANDS, OPERAND_ERRORS),
         (FOR_HEADS, FOR_HEAD_ERRORS),
+        (CROSSED, CROSSED_ERRORS),
+        *FILE_SCOPE,
     ],
-    ids=["casts", "heads", "unclosed heads", "subscripts", "strays", "operands", "for heads"],
+    ids=[*_IDS, "stray brace", "parameters to the end", "parameters to a ';'"],
 )
 def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: list[tuple[str, str]]) -> None:
     """The simulator's errors are Clang's, every one at its place, none of what Clang skips (q1 after a stray
@@ -252,9 +313,12 @@ def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: 
         (SUBSCRIPTS, "4:19: error: expected ']'"),
         (OPERANDS, "3:22: error: expected expression"),
         (FOR_HEADS, "3:20: error: expected ';' in 'for' statement specifier"),
+        (CROSSED, "3:26: error: expected ']'"),
+        (FILE_SCOPE[0][0], "4:1: error: extraneous closing brace ('}')"),
+        (FILE_SCOPE[1][0], "4:1: error: expected ')'"),
         (STRAYS, "3:8: error: expected ';' after expression"),
     ],
-    ids=["casts", "heads", "unclosed heads", "subscripts", "strays", "operands", "for heads"],
+    ids=[*_IDS, "stray brace", "parameters"],
 )
 def test_every_device_refuses_the_program_in_clangs_words(
     device_ctx: wia.Context, request: pytest.FixtureRequest, source: str, first: str

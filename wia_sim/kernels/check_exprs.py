@@ -725,7 +725,10 @@ class ExpressionChecks(CheckerState):
                 self.report_store("incompatible", target, UNKNOWN, node, None, None, True, OVERLOADED_TYPE)
             return target
         value = self.expr(node.rvalue)
+        seen = len(self.diagnostics)
         self.check_assignable(node.lvalue, node)
+        if self.errors_since(seen):  # (Clang checks the types only of a store to what may be assigned)
+            return target
         if node.op == "=":
             self.check_assignment_types(target, value, node)
         elif target.kind != "unknown" and value.kind != "unknown" and value.name != "?":  # ('?': after an error)

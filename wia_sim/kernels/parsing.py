@@ -822,6 +822,10 @@ def _parse_text(
             return None, _clang_words(text, at, parser) or (*at, _parse_error_message(m.group("msg")))
         # no position in the message ("Invalid expression", "Unmatched '}'"): the next token is where it failed
         raw = m.group("msg") if m else message.split(": ", 1)[-1]
+        if raw == "Unmatched '}'":  # (Clang's words, at the first '}' that closes nothing)
+            stray = _stray_brace(text)
+            if stray is not None:
+                return None, (*stray, "extraneous closing brace ('}')")
         line, col = None, None
         try:
             tok = parser._peek()
@@ -837,6 +841,16 @@ def _parse_text(
     except Exception as e:  # pycparser's internal errors on malformed input: still a compile error, not a crash
         return None, (max(1, text.rstrip().count("\n") + 1), None, f"cannot parse the source: {e}")
     return ast, None
+
+
+def _stray_brace(text: str) -> tuple[int, int] | None:
+    """Where the first ``}`` that closes no ``{`` stands."""
+    depth = 0
+    for t in significant(tokenize(text, 1)):
+        depth += {"{": 1, "}": -1}.get(t.text, 0)
+        if depth < 0:
+            return t.line, t.column
+    return None
 
 
 _KEYWORDS = frozenset(c_keywords._keyword_map) | frozenset(_Lexer._extra_keywords)
@@ -1089,6 +1103,9 @@ def _expected(
     cast = _cast_open(tokens, k, parser) if "{" in opened else None
     if cast is not None:  # (``(float n * 2``: the type's ')' missing)
         return tokens[cast].line, tokens[cast].column, "expected ')'"
+    crossed = token.text in (")", "]") and bool(opened) and _CLOSERS[opened[-1]] != token.text
+    if crossed and opened[-1] in "([" and any(_CLOSERS[o] == token.text for o in opened):  # (``f(a[i);``)
+        return token.line, token.column, f"expected '{_CLOSERS[opened[-1]]}'"
     stray = token.text in (")", "]") and (not opened or _CLOSERS[opened[-1]] != token.text)
     if stray and after == ";":
         return token.line, token.column, f"extraneous '{token.text}' before ';'"
@@ -1271,6 +1288,44 @@ def _for_semicolon(text: str, tokens: list[Token], k: int, error: tuple[int, int
         return text[: at - 1] + ";" + text[at:], done
     done.shifts.append((token.line, token.column + 1, 1))
     return text[:at] + ";" + text[at:], done
+
+
+def _parameters_open(tokens: list[Token], k: int) -> bool:
+    """Whether ``tokens[k]`` stands in a function declarator's parameter list at file scope."""
+    j = innermost_open(tokens, k)
+    return j > 0 and tokens[j].text == "(" and tokens[j - 1].kind == "id" and innermost_open(tokens, j) < 0
+
+
+def _parameters_unclosed(
+    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str]
+) -> tuple[str, _Repairs] | None:
+    """After "expected ')'" at ``tokens[k]`` in a function's parameter list, Clang skips to a ``)`` or ``;`` at file
+    scope (a body in braces skipped whole): at a ``;`` the declaration ends there, unreported; at the end of the
+    input, "expected function body after function declarator" there. The declaration blanks to where it ends."""
+    depth, stop = 0, None
+    for m in range(k, len(tokens)):
+        t = tokens[m].text
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}") and depth > 0:
+            depth -= 1
+        elif t == ")":  # (a ')' of the list's own, later: not followed)
+            return None
+        elif t == ";" and depth == 0:
+            stop = m
+            break
+    s = innermost_open(tokens, k) - 1
+    while s > 0 and tokens[s - 1].text not in (";", "}"):
+        s -= 1
+    a = offset(text, tokens[s].line, tokens[s].column)
+    done = _Repairs()
+    done.errors.append((error[0], error[1], error[2]))
+    if stop is None:
+        done.errors.append((*_end_of(text), "expected function body after function declarator"))
+        b = len(text)
+    else:
+        b = offset(text, tokens[stop].line, tokens[stop].column) + 1
+    return text[:a] + "".join(c if c == "\n" else " " for c in text[a:b]) + text[b:], done
 
 
 def _header_open(tokens: list[Token], k: int) -> int | None:
@@ -1875,10 +1930,14 @@ def _repaired(
     if message in ("expected ')'", "expected ']'") and (after.line, after.column) == (line, column):
         if message == "expected ']'" and after.text == ";":
             return _subscript_unclosed(text, tokens, k, error, parser)
+        if after.text in (")", "]") and _CLOSERS[tokens[innermost_open(tokens, k)].text] != after.text:
+            return _statement_skipped(text, tokens, k, error, parser, left_open=True)  # (``f(a[i);``: skipped)
         if message == "expected ')'" and _cast_open(tokens, k, parser) == k:
             return _cast_unclosed(text, tokens, k, error, parser)
         if message == "expected ')'" and _header_open(tokens, k) is not None:
             return _header_unclosed(text, tokens, k, error)
+        if message == "expected ')'" and _parameters_open(tokens, k):
+            return _parameters_unclosed(text, tokens, k, error)
         return _closed_early(text, tokens, k, error)
     if message.startswith("expected ';'") and (after.line, after.column) == (line, column) and after.text in ")]":
         return _stray_closer(text, tokens, k, error)
