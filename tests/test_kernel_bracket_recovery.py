@@ -1,23 +1,24 @@
 """A bracket missing or left over in a statement, and the errors after it, as Clang reports them.
 
-The simulator stopped at a cast without its ``)`` (``(float n * 2``) with "expected expression" at the parenthesis,
-at ``if i < n)`` with pycparser's "syntax error before 'i'", at ``if (i < n`` ending its line with "expected ';'
-after expression", at a subscript without its ``]`` (the function given up), and at a ``)`` or ``]`` that closes
-nothing inside a statement with "syntax error before ')'"; each hid the function's later errors. Clang reports each
-in its own words and goes on: after a cast's missing ``)``, it skips to the next ``)`` (taking it) or the ``;`` and
-wants the cast's operand there ("expected expression"); after ``if``, ``while``, ``for`` or ``switch`` without
-``(``, it skips the statement to its first ``;``; after a head without its ``)``, to the next ``)``, ``;`` (an empty
-body) or the block's ``}`` ("expected statement"); after a subscript without its ``]``, what the brackets hold and
-the operand before them are checked, nothing that waited for them; at a stray ``)`` or ``]`` the statement ends
-("expected ';' after expression") and the next begins with the bracket ("expected expression"); a ``for`` head short
-of a ``;`` (``for (int k = 0 k < n; k++)``) is "expected ';' in 'for' statement specifier", and goes on as if it
-stood there; a ``)`` or ``]`` that closes a bracket around the one open (``f(a[i);``) is "expected ']'" there, the
-statement skipped; a ``}`` that closes nothing at file scope is "extraneous closing brace ('}')"; a parameter list
-without its ``)`` is skipped to a ``;`` at file scope or to the end, where "expected function body after function
-declarator". A binary operator where an operand must be (``= / 2``) is "expected expression", not pycparser's
-"syntax error before '/'"; a quote without its end is Clang's warning and "expected expression" (the simulator's
-error was "missing terminating ' character", then "unmatched '"). Every expected line is
-``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple spir64 -fsyntax-only``'s, which PoCL 3.1 and Oclgrind 21.10 give too.
+The simulator stopped at a cast without its ``)`` (``(float n * 2``) with "expected expression" at the parenthesis, at
+``if i < n)`` with pycparser's "syntax error before 'i'", at ``if (i < n`` ending its line with "expected ';' after
+expression", at a subscript without its ``]`` (the function given up), and at a ``)`` or ``]`` that closes nothing
+inside a statement with "syntax error before ')'"; each hid the function's later errors. Clang reports each in its own
+words and goes on: after a cast's missing ``)``, it skips to the next ``)`` (taking it) or the ``;`` and wants the
+cast's operand there ("expected expression"); after ``if``, ``while``, ``for`` or ``switch`` without ``(``, it skips
+the statement to its first ``;``; after a head without its ``)``, to the next ``)``, ``;`` (an empty body) or the
+block's ``}`` ("expected statement"); after a subscript without its ``]``, what the brackets hold and the operand
+before them are checked, nothing that waited for them; at a stray ``)`` or ``]`` the statement ends ("expected ';'
+after expression") and the next begins with the bracket ("expected expression"); a ``for`` head short of a ``;``
+(``for (int k = 0 k < n; k++)``) is "expected ';' in 'for' statement specifier", and goes on as if it stood there; a
+``)`` or ``]`` that closes a bracket around the one open (``f(a[i);``) is "expected ']'" there, the statement skipped;
+a ``}`` that closes nothing at file scope is "extraneous closing brace ('}')"; a parameter list without its ``)`` is
+skipped to a ``;`` at file scope or to the end, where "expected function body after function declarator"; a ``do``
+body followed by no ``while`` is "expected 'while' in do/while loop", the body checked and the rest skipped to its
+``;``. A binary operator where an operand must be (``= / 2``) is "expected expression", not pycparser's "syntax error
+before '/'"; a quote without its end is Clang's warning and "expected expression" (the simulator's error was "missing
+terminating ' character", then "unmatched '"). Every expected line is ``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple
+spir64 -fsyntax-only``'s, which PoCL 3.1 and Oclgrind 21.10 give too.
 """
 
 from __future__ import annotations
@@ -239,6 +240,26 @@ __kernel void k(__global float* o) { o[0] = q2; }
     ),
 ]
 
+DO_WHILE = """__kernel void k(__global int* o, int n) {
+    int i = 0;
+    do {
+        o[i] = q1;
+        i++;
+    } whize (i < n);
+    o[0] = q2;
+    do o[1] = q3; wile (i);
+    o[0] = q4;
+}
+"""
+DO_WHILE_ERRORS = [
+    ("4:16", "use of undeclared identifier 'q1'"),  # (the body checked before the 'while' is found missing)
+    ("6:7", "expected 'while' in do/while loop"),  # (then skipped to the ';')
+    ("7:12", "use of undeclared identifier 'q2'"),
+    ("8:15", "use of undeclared identifier 'q3'"),
+    ("8:19", "expected 'while' in do/while loop"),
+    ("9:12", "use of undeclared identifier 'q4'"),
+]
+
 OPERANDS = """__kernel void k(__global float* o, int n) {
     int i = get_global_id(0);
     for (int k = 0;  <= n; k++) o[k] = 1;
@@ -273,7 +294,7 @@ def test_an_unterminated_quote_is_clangs_warning_then_expected_expression() -> N
     assert "kernel.cl:10:12: warning: missing terminating '\"' character" in log
 
 
-_IDS = ["casts", "heads", "unclosed heads", "subscripts", "strays", "operands", "for heads", "crossed"]
+_IDS = ["casts", "heads", "unclosed heads", "subscripts", "strays", "operands", "for heads", "crossed", "do while"]
 
 
 def _at(line: str) -> tuple[str, str]:
@@ -293,6 +314,7 @@ def _at(line: str) -> tuple[str, str]:
         (OPERANDS, OPERAND_ERRORS),
         (FOR_HEADS, FOR_HEAD_ERRORS),
         (CROSSED, CROSSED_ERRORS),
+        (DO_WHILE, DO_WHILE_ERRORS),
         *FILE_SCOPE,
     ],
     ids=[*_IDS, "stray brace", "parameters to the end", "parameters to a ';'"],
@@ -314,6 +336,7 @@ def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: 
         (OPERANDS, "3:22: error: expected expression"),
         (FOR_HEADS, "3:20: error: expected ';' in 'for' statement specifier"),
         (CROSSED, "3:26: error: expected ']'"),
+        (DO_WHILE, "6:7: error: expected 'while' in do/while loop"),
         (FILE_SCOPE[0][0], "4:1: error: extraneous closing brace ('}')"),
         (FILE_SCOPE[1][0], "4:1: error: expected ')'"),
         (STRAYS, "3:8: error: expected ';' after expression"),

@@ -30,6 +30,7 @@ from wia_sim.kernels.numeric_literals import PP_NUMBER, literal_error
 from wia_sim.kernels.semicolons import (
     Missing,
     Repair,
+    bracket_depth,
     closes_list,
     file_scope,
     in_block,
@@ -1098,6 +1099,8 @@ def _expected(
         return line, column, f"expected '{_CLOSERS[opened[-1]]}'"
     token = tokens[k]
     after = tokens[k + 1].text if k + 1 < len(tokens) else ""
+    if token.text != "while" and "{" in opened and _do_of(tokens, k) is not None:  # (``do {...} whle (c);``)
+        return token.line, token.column, "expected 'while' in do/while loop"
     if before.text in _HEADED and token.text != "(" and "{" in opened:  # (``if i < n)``)
         return token.line, token.column, f"expected '(' after '{before.text}'"
     cast = _cast_open(tokens, k, parser) if "{" in opened else None
@@ -1166,23 +1169,28 @@ _HEADED = frozenset({"if", "while", "for", "switch"})
 """Statements whose keyword a parenthesis must follow."""
 
 
+def _skipped_to(tokens: list[Token], k: int, stops: tuple[str, ...]) -> int | None:
+    """Where Clang's ``SkipUntil`` from ``tokens[k]`` stops: the first token of ``stops`` outside the brackets
+    skipped (each skipped whole; a ``)``, ``]`` or ``}`` that closes nothing skipped too), None at the input's
+    end."""
+    depth = 0
+    for m in range(k, len(tokens)):
+        t = tokens[m].text
+        if depth == 0 and t in stops:
+            return m
+        if t in ("(", "[", "{"):
+            depth += 1
+        elif t in (")", "]", "}"):
+            depth = max(0, depth - 1)
+    return None
+
+
 def _head_missing(text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str]) -> tuple[str, _Repairs]:
     """After "expected '(' after 'if'" (``while``, ``for``, ``switch``) at ``tokens[k]``, Clang skips the statement
     to its first ``;`` (taking it; brackets skipped whole, a stray ``)`` too), or to the ``}`` that closes the
     block around it: the statement becomes an empty block, its other errors unreported."""
-    depth, end = 0, len(tokens) - 1
-    for m in range(k, len(tokens)):
-        t = tokens[m].text
-        if t in ("(", "[", "{"):
-            depth += 1
-        elif t in (")", "]", "}"):
-            if depth == 0 and t == "}":
-                end = m - 1
-                break
-            depth = max(0, depth - 1)
-        elif t == ";" and depth == 0:
-            end = m
-            break
+    m = _skipped_to(tokens, k, (";", "}"))
+    end = len(tokens) - 1 if m is None else m - 1 if tokens[m].text == "}" else m
     keyword, last = tokens[k - 1], tokens[end]
     a = offset(text, keyword.line, keyword.column)
     b = offset(text, last.line, last.column) + len(last.text)
@@ -1290,6 +1298,37 @@ def _for_semicolon(text: str, tokens: list[Token], k: int, error: tuple[int, int
     return text[:at] + ";" + text[at:], done
 
 
+def _do_of(tokens: list[Token], k: int) -> int | None:
+    """The ``do`` whose body ``tokens[k - 1]`` ends (a block's ``}``, a statement's ``;``), or None."""
+    e = k - 1
+    if e < 1 or tokens[e].text not in ("}", ";"):
+        return None
+    depth, s = 0, e
+    while s > 0:  # (to the block's '{', or past the statement to the token before it)
+        depth += {"}": 1, ")": 1, "]": 1, "{": -1, "(": -1, "[": -1}.get(tokens[s].text, 0)
+        if tokens[e].text == "}" and depth == 0:
+            break
+        if tokens[e].text == ";" and depth == 0 and s < e and tokens[s - 1].text in (";", "{", "}", "do"):
+            break
+        s -= 1
+    return s - 1 if s > 0 and tokens[s - 1].text == "do" else None
+
+
+def _while_missing(text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str]) -> tuple[str, _Repairs]:
+    """After "expected 'while' in do/while loop" at ``tokens[k]``, Clang has checked the body, and skips to the
+    next ``;``: the ``do`` blanks (its body a statement of its own), and what follows it to the ``;``."""
+    do = _do_of(tokens, k)
+    assert do is not None
+    end = next((m for m in range(k, len(tokens)) if tokens[m].text == ";" and bracket_depth(tokens, k, m) == 0), None)
+    done = _Repairs()
+    done.errors.append((error[0], error[1], error[2]))
+    a = offset(text, tokens[k].line, tokens[k].column)
+    b = len(text) if end is None else offset(text, tokens[end].line, tokens[end].column) + 1
+    at = offset(text, tokens[do].line, tokens[do].column)
+    text = text[:a] + "".join(c if c == "\n" else " " for c in text[a:b]) + text[b:]
+    return text[:at] + "  " + text[at + 2 :], done
+
+
 def _parameters_open(tokens: list[Token], k: int) -> bool:
     """Whether ``tokens[k]`` stands in a function declarator's parameter list at file scope."""
     j = innermost_open(tokens, k)
@@ -1302,18 +1341,9 @@ def _parameters_unclosed(
     """After "expected ')'" at ``tokens[k]`` in a function's parameter list, Clang skips to a ``)`` or ``;`` at file
     scope (a body in braces skipped whole): at a ``;`` the declaration ends there, unreported; at the end of the
     input, "expected function body after function declarator" there. The declaration blanks to where it ends."""
-    depth, stop = 0, None
-    for m in range(k, len(tokens)):
-        t = tokens[m].text
-        if t in ("(", "[", "{"):
-            depth += 1
-        elif t in (")", "]", "}") and depth > 0:
-            depth -= 1
-        elif t == ")":  # (a ')' of the list's own, later: not followed)
-            return None
-        elif t == ";" and depth == 0:
-            stop = m
-            break
+    stop = _skipped_to(tokens, k, (")", ";"))
+    if stop is not None and tokens[stop].text == ")":  # (a ')' of the list's own, later: not followed)
+        return None
     s = innermost_open(tokens, k) - 1
     while s > 0 and tokens[s - 1].text not in (";", "}"):
         s -= 1
@@ -1340,16 +1370,8 @@ def _header_unclosed(
     """After "expected ')'" at ``tokens[k]`` in a control statement's head, Clang skips to the next ``)`` (taking
     it for the head's), or stops before a ``;`` or the ``}`` of the block around it (brackets skipped whole),
     and parses the statement's body there: an empty statement at a ``;``, "expected statement" at a ``}``."""
-    depth = 0
-    for m in range(k, len(tokens)):
-        t = tokens[m].text
-        if t in ("(", "[", "{"):
-            depth += 1
-        elif t in (")", "]", "}") and depth > 0:
-            depth -= 1
-        elif t == ")" or (t in (";", "}") and depth == 0):
-            break
-    else:
+    m = _skipped_to(tokens, k, (")", ";", "}"))
+    if m is None:
         return None
     stop = tokens[m]
     a = offset(text, tokens[k].line, tokens[k].column)
@@ -1409,20 +1431,11 @@ def _cast_unclosed(
     """After "expected ')'" at the operand of a cast whose ``)`` is missing (``_cast_open``), Clang skips to the
     next ``)`` (taking it) or before the statement's ``;``, and looks for the cast's operand there: where no
     expression can begin, "expected expression"; then the statement is skipped (``_statement_skipped``)."""
-    depth = 0
-    nxt = None
-    for m in range(k, len(tokens)):
-        t = tokens[m].text
-        if depth == 0 and t == ";":
-            nxt = tokens[m]
-            break
-        if depth == 0 and t == ")":
-            nxt = tokens[m + 1] if m + 1 < len(tokens) else None
-            break
-        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(t, 0)
-        if depth < 0 or t in ("{", "}"):
-            return None
-    if nxt is None or nxt.text not in _NO_OPERAND:
+    m = _skipped_to(tokens, k, (";", ")", "]", "{", "}"))
+    if m is None or tokens[m].text in ("]", "{", "}") or m + 1 >= len(tokens):
+        return None
+    nxt = tokens[m] if tokens[m].text == ";" else tokens[m + 1]
+    if nxt.text not in _NO_OPERAND:
         return None
     j = innermost_open(tokens, k)
     while j > 0 and tokens[j].text != "{":  # (inside a call's arguments, Clang skips past the ';': not followed)
@@ -1923,6 +1936,8 @@ def _repaired(
             if len(meant) > len(after.text):  # (the rest of the line moves on: its diagnostics move back)
                 done.shifts.append((line, column + len(after.text), len(meant) - len(after.text)))
             return _spelled_as(text, line, column, after.text, meant), done
+    if message == "expected 'while' in do/while loop" and _do_of(tokens, k) is not None:
+        return _while_missing(text, tokens, k, error)
     if message == "expected ';' in 'for' statement specifier" and _for_clauses(tokens, k) is not None:
         return _for_semicolon(text, tokens, k, error)
     if re.fullmatch(r"expected '\(' after '\w+'", message) and before.text in _HEADED:

@@ -40,6 +40,7 @@ from wia_sim.kernels.tokens import Token, closing, offset
 __all__ = [
     "Missing",
     "Repair",
+    "bracket_depth",
     "closes_list",
     "file_scope",
     "in_block",
@@ -303,7 +304,7 @@ def skipped_statement(
             return None  # (the error in its head: no statement of its own to skip)
         s = shut + 1
     depth, end = 0, None
-    allowed = _depth(tokens, s, k) if left_open else 0
+    allowed = bracket_depth(tokens, s, k) if left_open else 0
     for j in range(s, len(tokens)):
         t = tokens[j].text
         if t in _OPENERS:
@@ -320,14 +321,15 @@ def skipped_statement(
     if end is None or end < k or s == end:
         return None
     if declares(tokens[s]):
-        equals = [j for j in range(s, k) if tokens[j].text == "=" and _depth(tokens, s, j) == 0]
+        equals = [j for j in range(s, k) if tokens[j].text == "=" and bracket_depth(tokens, s, j) == 0]
         if not equals:
             return None
         return tokens[equals[-1]], tokens[end], True
     return tokens[s], tokens[end], False
 
 
-def _depth(tokens: list[Token], start: int, j: int) -> int:
+def bracket_depth(tokens: list[Token], start: int, j: int) -> int:
+    """How many brackets ``tokens[start:j]`` leave open (negative: closed more than they opened)."""
     depth = 0
     for t in tokens[start:j]:
         depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(t.text, 0)
