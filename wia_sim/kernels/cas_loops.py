@@ -42,7 +42,7 @@ from wia_sim.kernels.builtins import MATH_FUNCTIONS
 from wia_sim.kernels.ctype import CType, convert
 from wia_sim.kernels.exec_state import Array, ExecutorState, _line
 from wia_sim.kernels.lanes import per_lane as broadcast
-from wia_sim.kernels.operators import binary_spec
+from wia_sim.kernels.operators import DIRECT, binary_spec
 from wia_sim.kernels.pointers import SEVERAL
 from wia_sim.kernels.spaces import KernelFault, Pointer, UnsupportedKernel, Value
 from wia_sim.kernels.undef import within
@@ -50,15 +50,6 @@ from wia_sim.kernels.undef import within
 __all__ = ["CasLoops", "CasShape", "cas_shape"]
 
 _CAS = frozenset({"atomic_cmpxchg", "atom_cmpxchg"})
-_SCANNED = {
-    "+": np.add,
-    "-": np.subtract,
-    "*": np.multiply,
-    "&": np.bitwise_and,
-    "|": np.bitwise_or,
-    "^": np.bitwise_xor,
-}
-"""Operators whose left fold the scan computes (``-``: only with the value read on its left)."""
 _EXTREMA = {"fmin": np.fmin, "fmax": np.fmax, "min": np.minimum, "max": np.maximum}
 _UNARY = frozenset({"-", "+", "~", "!"})
 _BINARY = frozenset({"+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", ">", "<=", ">=", "==", "!="})
@@ -130,7 +121,7 @@ def _shape(cond: c_ast.Node, body: c_ast.Node) -> CasShape | None:
     if any(_names(read) & local for read in reads):  # (a read the same in every trip: of no value the loop changes)
         return None
     update = _through(_unencoded(args[2]), decls)
-    if isinstance(update, c_ast.BinaryOp) and update.op in _SCANNED:
+    if isinstance(update, c_ast.BinaryOp) and update.op in DIRECT:
         op, pair = update.op, (update.left, update.right)
     elif _called(update) in _EXTREMA and len(_args(update)) == 2:
         op, pair = _called(update), tuple(_args(update))
@@ -394,7 +385,7 @@ class CasLoops(ExecutorState):
             spec = binary_spec(shape.op, decoded.t, w.t, shape.node)
             u = spec.t
             ufunc = spec.ufunc
-            if ufunc is not _SCANNED[shape.op] or u != decoded.t:
+            if ufunc is not DIRECT[shape.op] or u != decoded.t:
                 return None
         if u.dtype.itemsize != t.dtype.itemsize:
             return None
