@@ -719,15 +719,14 @@ class ExpressionChecks(CheckerState):
 
     def expr_Assignment(self, node: c_ast.Assignment) -> TypeInfo:
         target = self.expr(node.lvalue)
-        if node.op == "=" and self.overloaded_ref(node.rvalue):
-            self.check_assignable(node.lvalue, node)
-            if target.kind != "unknown":
-                self.report_store("incompatible", target, UNKNOWN, node, None, None, True, OVERLOADED_TYPE)
-            return target
-        value = self.expr(node.rvalue)
+        overloaded = node.op == "=" and self.overloaded_ref(node.rvalue) is not None
+        value = UNKNOWN if overloaded else self.expr(node.rvalue)
         seen = len(self.diagnostics)
         self.check_assignable(node.lvalue, node)
         if self.errors_since(seen):  # (Clang checks the types only of a store to what may be assigned)
+            return target
+        if overloaded and target.kind != "unknown":
+            self.report_store("incompatible", target, UNKNOWN, node, None, None, True, OVERLOADED_TYPE)
             return target
         if node.op == "=":
             self.check_assignment_types(target, value, node)

@@ -99,7 +99,7 @@ class _Switch:
 
 
 OVERLOADED_TYPE = "'<overloaded function type>'"
-"""The type of an overloaded function's name as Clang's errors spell it (``CheckExprs.overloaded_ref``)."""
+"""The type of an overloaded function's name as Clang's errors spell it (``ExpressionChecks.overloaded_ref``)."""
 
 
 @dataclass
