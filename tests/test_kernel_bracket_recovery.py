@@ -16,9 +16,11 @@ a ``}`` that closes nothing at file scope is "extraneous closing brace ('}')"; a
 skipped to a ``;`` at file scope or to the end, where "expected function body after function declarator"; a ``do``
 body followed by no ``while`` is "expected 'while' in do/while loop", the body checked and the rest skipped to its
 ``;``. A binary operator where an operand must be (``= / 2``) is "expected expression", not pycparser's "syntax error
-before '/'"; a quote without its end is Clang's warning and "expected expression" (the simulator's error was "missing
-terminating ' character", then "unmatched '"). Every expected line is ``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple
-spir64 -fsyntax-only``'s, which PoCL 3.1 and Oclgrind 21.10 give too.
+before '/'", and a type's name there "unexpected type name 'float4': expected expression" (an invalid operand: the
+statement goes on), where the simulator said "invalid digit 'f' in octal constant" of an operand its own recovery had
+put before the name; a quote without its end is Clang's warning and "expected expression" (the simulator's error was
+"missing terminating ' character", then "unmatched '"). Every expected line is ``clang-15 -cc1 -x cl -cl-std=CL1.2
+-triple spir64 -fsyntax-only``'s, which PoCL 3.1 and Oclgrind 21.10 give too.
 """
 
 from __future__ import annotations
@@ -260,6 +262,28 @@ DO_WHILE_ERRORS = [
     ("9:12", "use of undeclared identifier 'q4'"),
 ]
 
+TYPE_NAMES = """float g(float a) { return float4; }
+__kernel void k(__global float4* o, float x) {
+    o[0] =  float4)(x, x, x, x);
+    o[1] = q1;
+    float4 v = float4;
+    x + float4;
+    o[0] = x * uint;
+    o[2] = q2;
+}
+"""
+TYPE_NAME_ERRORS = [
+    ("1:27", "unexpected type name 'float4': expected expression"),
+    ("3:13", "unexpected type name 'float4': expected expression"),  # (a vector literal's '(' left out)
+    ("3:19", "expected ';' after expression"),  # (the type name an operand in error: the ')' ends the statement)
+    ("3:19", "expected expression"),
+    ("4:12", "use of undeclared identifier 'q1'"),
+    ("5:16", "unexpected type name 'float4': expected expression"),
+    ("6:9", "unexpected type name 'float4': expected expression"),  # (no word of an unused result)
+    ("7:16", "unexpected type name 'uint': expected expression"),
+    ("8:12", "use of undeclared identifier 'q2'"),
+]
+
 OPERANDS = """__kernel void k(__global float* o, int n) {
     int i = get_global_id(0);
     for (int k = 0;  <= n; k++) o[k] = 1;
@@ -294,7 +318,18 @@ def test_an_unterminated_quote_is_clangs_warning_then_expected_expression() -> N
     assert "kernel.cl:10:12: warning: missing terminating '\"' character" in log
 
 
-_IDS = ["casts", "heads", "unclosed heads", "subscripts", "strays", "operands", "for heads", "crossed", "do while"]
+_IDS = [
+    "casts",
+    "heads",
+    "unclosed heads",
+    "subscripts",
+    "strays",
+    "operands",
+    "for heads",
+    "crossed",
+    "do while",
+    "type names",
+]
 
 
 def _at(line: str) -> tuple[str, str]:
@@ -315,6 +350,7 @@ def _at(line: str) -> tuple[str, str]:
         (FOR_HEADS, FOR_HEAD_ERRORS),
         (CROSSED, CROSSED_ERRORS),
         (DO_WHILE, DO_WHILE_ERRORS),
+        (TYPE_NAMES, TYPE_NAME_ERRORS),
         *FILE_SCOPE,
     ],
     ids=[*_IDS, "stray brace", "parameters to the end", "parameters to a ';'"],
@@ -337,6 +373,7 @@ def test_the_simulator_reports_clangs_errors_and_goes_on(source: str, expected: 
         (FOR_HEADS, "3:20: error: expected ';' in 'for' statement specifier"),
         (CROSSED, "3:26: error: expected ']'"),
         (DO_WHILE, "6:7: error: expected 'while' in do/while loop"),
+        (TYPE_NAMES, "1:27: error: unexpected type name 'float4': expected expression"),
         (FILE_SCOPE[0][0], "4:1: error: extraneous closing brace ('}')"),
         (FILE_SCOPE[1][0], "4:1: error: expected ')'"),
         (STRAYS, "3:8: error: expected ';' after expression"),

@@ -1118,6 +1118,10 @@ def _expected(
         return token.line, token.column, f"expected '{_CLOSERS[opened[-1]]}'"
     if before.text in (".", "->") and token.kind != "id":  # (a member's name must follow)
         return token.line, token.column, "expected identifier"
+    operator = before.kind == "punct" and before.text not in (";", ")", "]", ",", "(", "{", "}", "++", "--", ".", "->")
+    returned = before.text == "return" and after == ";"  # (else a declaration on: ``semicolons``' words)
+    if (operator or returned) and token.kind == "id" and _typedef_name(parser)(token):
+        return token.line, token.column, f"unexpected type name '{token.text}': expected expression"  # (``= float4``)
     if token.text == "else" or (
         token.text in _NO_OPERAND_AFTER and before.kind == "punct" and before.text not in _ENDS_OPERAND
     ):
@@ -1954,6 +1958,15 @@ def _repaired(
         if message == "expected ')'" and _parameters_open(tokens, k):
             return _parameters_unclosed(text, tokens, k, error)
         return _closed_early(text, tokens, k, error)
+    unexpected = re.fullmatch(r"unexpected type name '(\w+)': expected expression", message)
+    at_error = (after.line, after.column) == (line, column)
+    alone = before.text != "return" or (k + 1 < len(tokens) and tokens[k + 1].text == ";")  # (``semicolons``)
+    if unexpected and after.text == unexpected.group(1) and at_error and alone:
+        done.errors.append((line, column, message))  # (Clang goes on with an invalid operand there)
+        start = _expression_start(tokens, k)
+        if start is not None:  # (a statement in error: no word of its unused result)
+            done.broken.append((tokens[start].line, tokens[start].column))
+        return _spelled_as(text, line, column, after.text, "0" * len(after.text)), done  # (a 0 as long as it)
     if message.startswith("expected ';'") and (after.line, after.column) == (line, column) and after.text in ")]":
         return _stray_closer(text, tokens, k, error)
     if message.startswith("extraneous") and after.text in (")", "]") and (after.line, after.column) == (line, column):
@@ -1966,7 +1979,7 @@ def _repaired(
         found = missing(tokens, k, _declares(parser), _typedef_name(parser))
     if found is None or (found.line, found.column, found.message) != (line, column, message):
         skipped_whole = _statement_skipped(text, tokens, k, error, parser)
-        blank = _blank_before(text, line, column) and after.text not in _UNKNOWN  # (an operand: a real token next)
+        blank = _blank_before(text, line, column) and after.text in _NO_OPERAND_AFTER  # (an operand goes before it)
         if skipped_whole is None and message == "expected expression" and blank:
             done.errors.append((line, column, message))  # (in a loop's or a condition's head: an operand there)
             operand = "1" if before.text in ("/", "%", "/=", "%=") else "0"
