@@ -51,7 +51,7 @@ from wia_sim.kernels.pointers import SEVERAL, PtrType
 from wia_sim.kernels.spaces import KernelFault, Pointer, Region, UnsupportedKernel, Value, lane_count
 from wia_sim.kernels.structs import StructType
 
-__all__ = ["LoopBatcher", "LoopShape", "loop_shape", "per_lane"]
+__all__ = ["LoopBatcher", "LoopShape", "loop_shape", "names_read", "per_lane"]
 
 MAX_ITERATIONS = 4096
 """The most iterations batched at once (a longer loop runs iteration by iteration)."""
@@ -83,12 +83,12 @@ class LoopShape:
 _NAMES: weakref.WeakKeyDictionary[c_ast.Node, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
-def _names(node: c_ast.Node) -> frozenset[str]:
+def names_read(node: c_ast.Node) -> frozenset[str]:
     """The identifiers ``node`` reads, worked out once per node (a batch asks at every launch)."""
     found = _NAMES.get(node)
     if found is None:
         found = frozenset({node.name} if isinstance(node, c_ast.ID) else ())
-        found = found.union(*(_names(child) for _, child in node.children()))
+        found = found.union(*(names_read(child) for _, child in node.children()))
         _NAMES[node] = found
     return found
 
@@ -155,7 +155,7 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
     if stepping is None or not stepping[0]:
         return None
     step, stride = stepping
-    if stride is not None and (counter in _names(stride) or not _plain(stride, components)):
+    if stride is not None and (counter in names_read(stride) or not _plain(stride, components)):
         return None
     body = node.stmt
     items = body.block_items or [] if isinstance(body, c_ast.Compound) else [body]
@@ -174,10 +174,10 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
                 or not _plain(item.init, components)
             ):
                 return None
-            read |= _names(item.init)
+            read |= names_read(item.init)
             declared.add(item.name)
         elif _store(item, components) and not stores:
-            read |= _names(item.lvalue) | _names(item.rvalue)
+            read |= names_read(item.lvalue) | names_read(item.rvalue)
             stores = True
         elif (
             isinstance(item, c_ast.Assignment)
@@ -188,25 +188,25 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
             name = item.lvalue.name
             other = _extremum(item.rvalue, name) if item.op == "=" else None
             if item.op in _ACCUMULATE:
-                read |= _names(item.rvalue)
+                read |= names_read(item.rvalue)
             elif other is not None:
-                read |= _names(other)
+                read |= names_read(other)
             else:
                 return None
             accumulators.add(name)
         elif _atomic_update(item, components) is not None and not atomics:
             args = item.args.exprs
-            read |= set().union(*(_names(a) for a in args))
+            read |= set().union(*(names_read(a) for a in args))
             atomics = True
         else:
             return None
-    if not (accumulators or atomics or stores) or accumulators & (read | declared | _names(cond.right)):
+    if not (accumulators or atomics or stores) or accumulators & (read | declared | names_read(cond.right)):
         return None
-    if stride is not None and accumulators & _names(stride):
+    if stride is not None and accumulators & names_read(stride):
         return None
     if (atomics or stores) and any(_subscripts(e) for e in (cond.right, stride) if e is not None):  # (read again)
         return None
-    if counter in _names(cond.right) or not _plain(cond.right, components):
+    if counter in names_read(cond.right) or not _plain(cond.right, components):
         return None
     return LoopShape(cond.left, cond.op, cond.right, step, stride, tuple(items))
 
@@ -581,7 +581,7 @@ class _Batch:
     def _varies(self, node: c_ast.Node) -> bool:
         """Whether ``node`` reads the counter or a variable the body declares (else it is the same in every
         iteration)."""
-        names = _names(node)
+        names = names_read(node)
         return self.name in names or not names.isdisjoint(self.declared)
 
     def written(self, node: c_ast.Node, out: Array) -> tuple[CType, Array | None]:
@@ -685,7 +685,7 @@ class _Batch:
         return self.ex.index(node, self.active if self.rows is None else self.rows[row])
 
     def _load(self, node: c_ast.ArrayRef) -> tuple[CType, Array]:
-        if not _names(node).isdisjoint(self.declared):
+        if not names_read(node).isdisjoint(self.declared):
             return self._gathered(node)
         count = self.ks.shape[0]
         first, second, last = (self._pointer(node, row) for row in (0, 1, count - 1))

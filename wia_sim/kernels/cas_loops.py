@@ -38,6 +38,7 @@ import numpy as np
 from pycparser import c_ast
 
 from wia_sim.kernels.atomics import stable_order
+from wia_sim.kernels.batch_loops import names_read
 from wia_sim.kernels.builtins import MATH_FUNCTIONS
 from wia_sim.kernels.ctype import CType, convert
 from wia_sim.kernels.exec_state import Array, ExecutorState, _line
@@ -116,9 +117,9 @@ def _shape(cond: c_ast.Node, body: c_ast.Node) -> CasShape | None:
             return None
         decls[item.name] = item.init
     local = {x, s, *decls}
-    if not _values_only(args[2], reads) or not _address_only(args[0]) or _names(args[0]) & local:
+    if not _values_only(args[2], reads) or not _address_only(args[0]) or names_read(args[0]) & local:
         return None
-    if any(_names(read) & local for read in reads):  # (a read the same in every trip: of no value the loop changes)
+    if any(names_read(read) & local for read in reads):  # (a read the same in every trip: of no value the loop changes)
         return None
     update = _through(_unencoded(args[2]), decls)
     if isinstance(update, c_ast.BinaryOp) and update.op in DIRECT:
@@ -129,7 +130,7 @@ def _shape(cond: c_ast.Node, body: c_ast.Node) -> CasShape | None:
         return None
     for k, (side, operand) in enumerate((pair, pair[::-1])):
         decoded, other = _through(side, decls), _through(operand, decls)
-        if _reads(decoded, x) and not _names(other) & local and (k == 0 or op != "-"):
+        if _reads(decoded, x) and not names_read(other) & local and (k == 0 or op != "-"):
             bases = tuple(r.name if isinstance(r, c_ast.ArrayRef) else r.expr for r in reads)
             return CasShape(first.lvalue, first.rvalue, tuple(items[:-1]), call, op, update, decoded, other, bases)
     return None
@@ -176,14 +177,6 @@ def _reads(decoded: c_ast.Node, x: str) -> bool:
     """Whether ``decoded`` is ``x`` or ``as_T(x)``."""
     inner = _unencoded(decoded)
     return isinstance(inner, c_ast.ID) and inner.name == x
-
-
-def _names(node: c_ast.Node) -> set[str]:
-    found = {node.name} if isinstance(node, c_ast.ID) else set()
-    for _, child in node.children():
-        if not (isinstance(node, c_ast.FuncCall) and child is node.name):
-            found |= _names(child)
-    return found
 
 
 def _values_only(node: c_ast.Node, reads: list[c_ast.ArrayRef | c_ast.UnaryOp] | None = None) -> bool:

@@ -52,7 +52,6 @@ from wia_sim.kernels.parsing import (
     OperatorMarks,
     ParseOutcome,
     ast_nodes,
-    blanked,
     parse,
 )
 from wia_sim.kernels.preprocess import (
@@ -68,7 +67,7 @@ from wia_sim.kernels.recursion import deep_recursion
 from wia_sim.kernels.semicolons import invalid_at_parse
 from wia_sim.kernels.specifiers import specifier_diagnostics
 from wia_sim.kernels.structs import hoisted_attributes
-from wia_sim.kernels.tokens import significant, tokenize
+from wia_sim.kernels.tokens import blanked, significant, tokenize
 from wia_sim.kernels.types import VECTOR_BASES, VECTOR_WIDTHS
 
 __all__ = ["compile_source"]

@@ -44,7 +44,7 @@ from wia_sim.kernels.semicolons import (
 )
 from wia_sim.kernels.signatures import is_builtin_function
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
-from wia_sim.kernels.tokens import Token, closing, offset, significant, tokenize
+from wia_sim.kernels.tokens import Token, blanked, closing, offset, significant, tokenize
 from wia_sim.kernels.types import (
     BUILTIN_TYPE_NAMES,
     OPAQUE_TYPES,
@@ -64,7 +64,6 @@ __all__ = [
     "StatementAttributes",
     "StatementExpression",
     "ast_nodes",
-    "blanked",
     "operator_marks",
     "parse",
     "set_child",
@@ -1198,7 +1197,7 @@ def _head_missing(text: str, tokens: list[Token], k: int, error: tuple[int, int 
     keyword, last = tokens[k - 1], tokens[end]
     a = offset(text, keyword.line, keyword.column)
     b = offset(text, last.line, last.column) + len(last.text)
-    gone = "".join(c if c == "\n" else " " for c in text[a:b])
+    gone = blanked(text[a:b])
     done = _Repairs()
     done.errors.append((error[0], error[1], error[2]))
     return text[:a] + "{}" + gone[2:] + text[b:], done
@@ -1218,7 +1217,7 @@ def _stray_closer(text: str, tokens: list[Token], k: int, error: tuple[int, int 
     bracket = tokens[k]
     a = offset(text, bracket.line, bracket.column)
     b = offset(text, tokens[end].line, tokens[end].column) if end < len(tokens) else len(text)
-    gone = "".join(c if c == "\n" else " " for c in text[a + 1 : b])
+    gone = blanked(text[a + 1 : b])
     done = _Repairs()
     done.errors += [(error[0], error[1], error[2]), (bracket.line, bracket.column, "expected expression")]
     return text[:a] + ";" + gone + text[b:], done
@@ -1252,7 +1251,7 @@ def _subscript_unclosed(
     if first is tokens[k]:
         return None
     done.broken.append((first.line, first.column))
-    gone = "".join(c if c == "\n" else " " for c in text[a : at + 1])
+    gone = blanked(text[a : at + 1])
     return text[:a] + gone + text[at + 1 :], done
 
 
@@ -1329,7 +1328,7 @@ def _while_missing(text: str, tokens: list[Token], k: int, error: tuple[int, int
     a = offset(text, tokens[k].line, tokens[k].column)
     b = len(text) if end is None else offset(text, tokens[end].line, tokens[end].column) + 1
     at = offset(text, tokens[do].line, tokens[do].column)
-    text = text[:a] + "".join(c if c == "\n" else " " for c in text[a:b]) + text[b:]
+    text = text[:a] + blanked(text[a:b]) + text[b:]
     return text[:at] + "  " + text[at + 2 :], done
 
 
@@ -1359,7 +1358,7 @@ def _parameters_unclosed(
         b = len(text)
     else:
         b = offset(text, tokens[stop].line, tokens[stop].column) + 1
-    return text[:a] + "".join(c if c == "\n" else " " for c in text[a:b]) + text[b:], done
+    return text[:a] + blanked(text[a:b]) + text[b:], done
 
 
 def _header_open(tokens: list[Token], k: int) -> int | None:
@@ -1380,7 +1379,7 @@ def _header_unclosed(
     stop = tokens[m]
     a = offset(text, tokens[k].line, tokens[k].column)
     b = offset(text, stop.line, stop.column)
-    gone = "".join(c if c == "\n" else " " for c in text[a:b])
+    gone = blanked(text[a:b])
     done = _Repairs()
     done.errors.append((error[0], error[1], error[2]))
     if stop.text == ")":  # (the head closed there: the body follows it)
@@ -1914,12 +1913,13 @@ def _repaired(
     if k == 0 or k == len(tokens):
         return None
     before, after = tokens[k - 1], tokens[k]
+    at_error = (after.line, after.column) == (line, column)  # (the error at a token's start, not just after one)
     done = _Repairs()
     if message in ("expected ';' after struct", "expected ';' after union"):  # (Clang goes on as if it were there)
         done.errors.append((line, column, message))
         return repaired(text, tokens, k, Missing(line, column, message, "continue", (line, column)), False), done
     typo = re.match(r"use of undeclared identifier '(\w+)'; did you mean '(\w+)'\?$", message)
-    if typo and typo.group(2) in _KEYWORD_FOLLOWERS and (after.line, after.column) == (line, column):
+    if typo and typo.group(2) in _KEYWORD_FOLLOWERS and at_error:
         done.errors.append((line, column, message))  # (the keyword in its place: Clang parses on with it)
         meant = typo.group(2)
         if len(meant) > len(after.text):  # (the rest of the line moves on: its diagnostics move back)
@@ -1929,7 +1929,7 @@ def _repaired(
         r"(unknown type name|use of undeclared identifier) '(\w+)'(?:; did you mean '(\w+)'\?)?$", message
     )
     typed = k + 1 < len(tokens) and tokens[k + 1].text in _KEYWORDS and _declares(parser)(tokens[k + 1])
-    if unknown and (after.line, after.column) == (line, column) and after.text == unknown.group(2):
+    if unknown and at_error and after.text == unknown.group(2):
         if unknown.group(1) == "use of undeclared identifier" and typed:  # (``aonst float v`` in a block: skipped)
             done.errors.append((line, column, message))
             skip = Missing(line, column, message, "skip", (line, column), filler="{}")
@@ -1946,7 +1946,7 @@ def _repaired(
         return _for_semicolon(text, tokens, k, error)
     if re.fullmatch(r"expected '\(' after '\w+'", message) and before.text in _HEADED:
         return _head_missing(text, tokens, k, error)
-    if message in ("expected ')'", "expected ']'") and (after.line, after.column) == (line, column):
+    if message in ("expected ')'", "expected ']'") and at_error:
         if message == "expected ']'" and after.text == ";":
             return _subscript_unclosed(text, tokens, k, error, parser)
         if after.text in (")", "]") and _CLOSERS[tokens[innermost_open(tokens, k)].text] != after.text:
@@ -1959,7 +1959,6 @@ def _repaired(
             return _parameters_unclosed(text, tokens, k, error)
         return _closed_early(text, tokens, k, error)
     unexpected = re.fullmatch(r"unexpected type name '(\w+)': expected expression", message)
-    at_error = (after.line, after.column) == (line, column)
     alone = before.text != "return" or (k + 1 < len(tokens) and tokens[k + 1].text == ";")  # (``semicolons``)
     if unexpected and after.text == unexpected.group(1) and at_error and alone:
         done.errors.append((line, column, message))  # (Clang goes on with an invalid operand there)
@@ -1967,9 +1966,9 @@ def _repaired(
         if start is not None:  # (a statement in error: no word of its unused result)
             done.broken.append((tokens[start].line, tokens[start].column))
         return _spelled_as(text, line, column, after.text, "0" * len(after.text)), done  # (a 0 as long as it)
-    if message.startswith("expected ';'") and (after.line, after.column) == (line, column) and after.text in ")]":
+    if message.startswith("expected ';'") and at_error and after.text in ")]":
         return _stray_closer(text, tokens, k, error)
-    if message.startswith("extraneous") and after.text in (")", "]") and (after.line, after.column) == (line, column):
+    if message.startswith("extraneous") and after.text in (")", "]") and at_error:
         done.errors.append((line, column, message))  # (Clang drops the bracket and takes the ';')
         return _spelled_as(text, line, column, after.text, ""), done
     found = None
@@ -2031,7 +2030,7 @@ def _statement_skipped(
     first, end, declaration = found
     a = offset(text, first.line, first.column)
     b = offset(text, end.line, end.column) + (0 if declaration else 1)
-    gone = "".join(c if c == "\n" else " " for c in text[a:b])
+    gone = blanked(text[a:b])
     if not declaration:
         gone = "{}" + gone[2:] if len(gone) >= 2 and "\n" not in gone[:2] else gone
     done = _Repairs()
@@ -2088,11 +2087,6 @@ def _top_level_chunks(text: str) -> list[tuple[int, int]]:
     if text[start:].strip():
         chunks.append((start, n))
     return [(a, b) for a, b in chunks if text[a:b].strip()]
-
-
-def blanked(text: str) -> str:
-    """``text`` with every character but its newlines a blank: gone, lines and columns kept."""
-    return re.sub(r"[^\n]", " ", text)
 
 
 def _declared_names(chunk: str) -> set[str]:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from wia_sim.kernels.tokens import Token, closing, offset
+from wia_sim.kernels.tokens import Token, blanked, closing, offset
 
 __all__ = [
     "Missing",
@@ -165,7 +165,7 @@ def repaired(text: str, tokens: list[Token], k: int, found: Missing, invalid: bo
     if skip:
         end, semicolon = _skipped(tokens, k)
         stop = len(text) if end is None else offset(text, end.line, end.column)
-        text = text[:at] + "".join(c if c == "\n" else " " for c in text[at:stop]) + text[stop:]
+        text = text[:at] + blanked(text[at:stop]) + text[stop:]
         if semicolon and found.filler == ";":  # (the skip's own ';' ends the statement where it stands)
             return text
     fill = found.filler

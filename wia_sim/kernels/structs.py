@@ -23,6 +23,7 @@ from pycparser import c_ast
 from pycparserext.ext_c_parser import AttributeSpecifier
 
 from wia_sim.kernels.ctype import CType
+from wia_sim.kernels.tokens import blanked
 from wia_sim.kernels.types import SCALAR_SIZES, TypeInfo, TypeResolver, const_int
 
 __all__ = [
@@ -282,7 +283,7 @@ def hoisted_attributes(text: str) -> str:
         if keyword is not None:
             moves.append((keyword, m.start(2), m.end(2), " ".join(m.group(2).split())))
     for keyword, start, end, attribute in reversed(moves):  # from the end: earlier positions stay valid
-        blank = "".join(c if c == "\n" else " " for c in text[start:end])
+        blank = blanked(text[start:end])
         text = text[:start] + blank + text[end:]
         text = text[:keyword] + " " + attribute + text[keyword:]
     return text

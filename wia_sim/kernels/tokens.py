@@ -14,6 +14,7 @@ __all__ = [
     "Splices",
     "Token",
     "TokenKind",
+    "blanked",
     "closing",
     "join",
     "laid_out",
@@ -120,6 +121,11 @@ def join(tokens: Iterable[Token], placed: list[tuple[int, int, Token]] | None = 
                 column += len(text)
         prev = tok
     return "".join(parts)
+
+
+def blanked(text: str) -> str:
+    """``text`` with every character but its newlines a blank: gone, lines and columns kept."""
+    return re.sub(r"[^\n]", " ", text)
 
 
 def offset(text: str, line: int, column: int) -> int:
