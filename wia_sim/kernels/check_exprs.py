@@ -628,7 +628,7 @@ class ExpressionChecks(CheckerState):
 
     def expr_TernaryOp(self, node: c_ast.TernaryOp) -> TypeInfo:
         cond = self.expr(node.cond)
-        a = cond if node.iftrue is node.cond else self.expr(node.iftrue)  # (GNU's ``x ?: y``: ``parsing``)
+        a = cond if node.iftrue is node.cond else self.expr(node.iftrue)  # (GNU's ``x ?: y``: ``grammar``)
         b = self.expr(node.iffalse)
         if cond.kind in ("struct", "void"):
             shown = "'void'" if cond.kind == "void" else self.operand_type(node.cond, cond)

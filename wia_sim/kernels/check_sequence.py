@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pycparser import c_ast
 
 from wia_sim.kernels.check_state import CheckerState, _Symbol
-from wia_sim.kernels.parsing import StatementExpression
+from wia_sim.kernels.grammar import StatementExpression
 from wia_sim.kernels.types import const_int
 
 __all__ = ["SequenceChecks", "evaluated_nodes", "modifies"]

@@ -12,9 +12,10 @@ from pycparserext.ext_c_parser import Asm, RangeExpression
 from wia_sim.kernels.check_state import OVERLOADED_TYPE, CheckerState, _Context, _coord_of, _ctype, _Switch
 from wia_sim.kernels.clang_attributes import KNOWN, normalized
 from wia_sim.kernels.ctype import CType, promoted, wrap
+from wia_sim.kernels.grammar import StatementAttributes
 from wia_sim.kernels.jumps import jumps_out, value_item
 from wia_sim.kernels.loop_hints import LoopHint, is_hint, loop_hint
-from wia_sim.kernels.parsing import StatementAttributes, ast_nodes
+from wia_sim.kernels.parsing import ast_nodes
 from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.types import FLOATS, UNKNOWN, VOID, TypeInfo, const_int
 

@@ -34,7 +34,7 @@ class VectorBuiltinChecks(CheckerState):
 
     def typed_builtin(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> TypeInfo:
         """``__builtin_astype(e, T)`` or ``__builtin_convertvector(e, T)`` (the parser gives ``T`` as a
-        ``Typename``: ``parsing._Parser._parse_typed_builtin``)."""
+        ``Typename``: ``grammar.Parser._parse_typed_builtin``)."""
         operand, typename = args
         source = self.expr(operand)
         target = self.types.resolve(typename.type)

@@ -27,7 +27,8 @@ from wia_sim.kernels.check_sequence import SequenceChecks
 from wia_sim.kernels.check_state import _Context, _coord_of, _Function, _Symbol
 from wia_sim.kernels.check_statements import StatementChecks
 from wia_sim.kernels.check_unused import UnusedResults
-from wia_sim.kernels.parsing import BUILTIN_FILE, OperatorMarks, StatementAttributes, ast_nodes
+from wia_sim.kernels.grammar import BUILTIN_FILE, StatementAttributes
+from wia_sim.kernels.parsing import OperatorMarks, ast_nodes
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo
 from wia_sim.kernels.signatures import SINCE_1_2

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from wia_sim.kernels.parsing import StatementExpression
+from wia_sim.kernels.grammar import StatementExpression
 
 __all__ = [
     "case_key",
@@ -200,7 +200,7 @@ def jumps_out(items: list[c_ast.Node]) -> list[tuple[c_ast.Node, str]]:
 
 def value_item(items: list[c_ast.Node]) -> c_ast.Node | None:
     """A statement expression's last item when it is an expression (the statement expression's value; another
-    statement expression too, ``parsing.StatementExpression``, which a nested block is not), else None (the
+    statement expression too, ``grammar.StatementExpression``, which a nested block is not), else None (the
     statement expression is void)."""
     if not items or (isinstance(items[-1], _STATEMENTS) and not isinstance(items[-1], StatementExpression)):
         return None

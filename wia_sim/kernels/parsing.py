@@ -1,9 +1,11 @@
 """Preprocessed source to a pycparser AST with pycparserext's ``OpenCLCParser``, reporting every syntax error,
 not only the first.
 
-The parser predefines few OpenCL type names, so a prelude (in ``BUILTIN_FILE``) typedefs the others. After a syntax
-error each top-level declaration is parsed on its own, so that one error does not hide the next, and the names the
-broken ones declare are returned so that the checker does not also report them as undeclared.
+The parser predefines few OpenCL type names, so a prelude (in ``grammar.BUILTIN_FILE``) typedefs the others. After a
+syntax error each top-level declaration is parsed on its own, so that one error does not hide the next, and the
+names the broken ones declare are returned so that the checker does not also report them as undeclared.
+
+The parser's grammar is ``grammar.py``'s; this module runs it.
 """
 
 from __future__ import annotations
@@ -11,21 +13,19 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from pycparser import c_ast
-from pycparser import c_lexer as c_keywords
 from pycparser.c_parser import Coord, ParseError
-from pycparserext.ext_c_lexer import OpenCLCLexer
-from pycparserext.ext_c_parser import (
-    AttributeSpecifier,
-    OpenCLCParser,
-    RangeExpression,
-    StructExt,
-    TypeOfDeclaration,
-    TypeOfExpression,
-)
 
+from wia_sim.kernels.grammar import (
+    BUILTIN_FILE,
+    KEYWORDS,
+    PRELUDE,
+    PRELUDE_TYPES,
+    SOURCE_FILE,
+    Parser,
+    StatementAttributes,
+)
 from wia_sim.kernels.numeric_literals import PP_NUMBER, literal_error
 from wia_sim.kernels.semicolons import (
     Missing,
@@ -45,65 +45,11 @@ from wia_sim.kernels.semicolons import (
 from wia_sim.kernels.signatures import is_builtin_function
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.tokens import Token, blanked, closing, offset, significant, tokenize
-from wia_sim.kernels.types import (
-    BUILTIN_TYPE_NAMES,
-    OPAQUE_TYPES,
-    VECTOR_BASES,
-    VECTOR_WIDTHS,
-    makes_vector,
-    named_type,
-)
+from wia_sim.kernels.types import BUILTIN_TYPE_NAMES, VECTOR_BASES, VECTOR_WIDTHS, makes_vector, named_type
 from wia_sim.kernels.typos import TYPE_KEYWORDS, corrected
 
-__all__ = [
-    "BUILTIN_FILE",
-    "FOREIGN_TYPE_NAMES",
-    "STRING_LITERAL",
-    "TYPED_BUILTINS",
-    "OperatorMarks",
-    "StatementAttributes",
-    "StatementExpression",
-    "ast_nodes",
-    "operator_marks",
-    "parse",
-    "set_child",
-]
+__all__ = ["STRING_LITERAL", "OperatorMarks", "ast_nodes", "operator_marks", "parse", "set_child"]
 
-BUILTIN_FILE = "<builtins>"
-_SOURCE_FILE = "<source>"
-_PLACED_KEYWORDS = frozenset(
-    {"STATIC", "EXTERN", "AUTO", "REGISTER", "GLOBAL", "__GLOBAL__", "LOCAL", "__LOCAL__"}
-    | {"CONSTANT", "__CONSTANT__", "PRIVATE", "__PRIVATE__"}
-)
-"""The storage-class and address-space keywords whose places the parser keeps (``ParseOutcome.keyword_places``)."""
-# type names the parser must know; those its OpenCLCParser does not predefine are typedef'd in a prelude
-_PRELUDE_TYPES: dict[str, str] = {
-    "cl_mem_fence_flags": "uint",
-    **{f"{b}{w}": b for b in VECTOR_BASES for w in VECTOR_WIDTHS},
-    **{name: "int" for name in OPAQUE_TYPES},
-    **{name: "int" for name in ("uchar", "ushort", "uint", "ulong", "half", "bool", "size_t", "ptrdiff_t")},
-}
-
-
-class StatementExpression(c_ast.Compound):  # type: ignore[misc]
-    """A GNU statement expression ``({ ... })``: a block that is an expression (told apart from a nested block,
-    also a ``Compound``, by its class: the last item of one may be another)."""
-
-    __slots__ = ()
-
-
-FOREIGN_TYPE_NAMES = frozenset(n for n in OpenCLCParser.initial_type_symbols if named_type(n) is None)
-"""Type names the parser predefines that OpenCL C does not have (C99's ``int32_t``, ``intmax_t``, ...): the parser
-parses them as types, and the front end reports them undeclared unless the program defines them."""
-
-
-def _prelude() -> str:
-    known = OpenCLCParser.initial_type_symbols
-    typedefs = [f"typedef {base} {name};" for name, base in _PRELUDE_TYPES.items() if name not in known]
-    return "\n".join(typedefs) + ("\n" if typedefs else "") + f'#line 1 "{_SOURCE_FILE}"\n'
-
-
-_PRELUDE = _prelude()
 _PARSE_ERROR_RE = re.compile(r"^(?P<file>.*?):(?P<line>\d+)(?::(?P<col>\d+))?: (?P<msg>.*)$", re.S)
 
 
@@ -143,16 +89,6 @@ class ParseOutcome:
             if line == at_line and column is not None and column >= at:
                 column -= added
         return column
-
-
-@dataclass(frozen=True)
-class StatementAttributes:
-    """``__attribute__((...))`` lists before a statement: the statement (kept alive: the key is its ``id``), the
-    attributes, and where the statement itself starts (Clang's place for a warning about it)."""
-
-    statement: c_ast.Node
-    attributes: list[c_ast.Node]
-    start: Coord
 
 
 def _parse_error_message(message: str) -> str:
@@ -266,398 +202,6 @@ def _restore_half_literals(ast: c_ast.FileAST, halves: dict[tuple[int, int], str
     Visitor().visit(ast)
 
 
-_TYPEOF = {"__typeof__": "__TYPEOF__", "__typeof": "__TYPEOF"}
-TYPED_BUILTINS = frozenset({"__builtin_astype", "__builtin_convertvector"})
-"""Clang's built-ins behind ``as_T(e)`` and ``convert_T(e)``, whose second argument is a type name (Halide writes
-``__builtin_astype(x, half)`` in every fp16 kernel): ``_Parser._parse_typed_builtin``."""
-_TYPEOF_TOKENS = frozenset(_TYPEOF.values())
-_ATTRIBUTE_TOKENS = frozenset({"__ATTRIBUTE__", "__ATTRIBUTE"})
-"""GNU's attribute keywords, as the lexer names them."""
-_QUALIFIER_TOKENS = frozenset({"CONST", "VOLATILE", "RESTRICT"}) | {
-    f"{prefix}{space}{suffix}"
-    for space in ("GLOBAL", "LOCAL", "CONSTANT", "PRIVATE")
-    for prefix, suffix in (("", ""), ("__", "__"))
-}
-"""The type qualifiers a type name may hold around a ``__typeof__`` (the lexer's tokens: C's and the address spaces)."""
-"""GNU's ``typeof`` operator, as Clang spells it in OpenCL C (plain ``typeof`` is no keyword there: C23's and GNU
-C's, not C99's)."""
-
-
-class _Lexer(OpenCLCLexer):  # type: ignore[misc]
-    """pycparserext's OpenCL C lexer, with ``_TYPEOF``'s keywords."""
-
-    _extra_keywords = {**OpenCLCLexer._extra_keywords, **_TYPEOF}  # noqa: RUF012 (the base's class-level table)
-
-
-class _Parser(OpenCLCParser):  # type: ignore[misc]
-    """pycparserext's parser, noting how many pairs of parentheses stood around each expression: pycparser's AST
-    keeps none, and an OpenCL vector literal is told from C's cast and comma expression by them
-    (``_vector_literals``). GNU's ``__typeof__`` as a type specifier too (pycparserext's GNU parser's
-    ``TypeOfExpression``/``TypeOfDeclaration``; its OpenCL parser has none)."""
-
-    lexer_class = _Lexer
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.parentheses: dict[int, tuple[c_ast.Node, int]] = {}  # by id: the node (kept alive) and the pairs
-        self.literal_operands: dict[int, tuple[c_ast.Cast, Coord]] = {}  # ``sizeof (T)(x)``: by id, and the '('
-        self.keyword_places: set[tuple[int, int, str]] = set()  # (``ParseOutcome.keyword_places``)
-        self.empty_declarations: set[tuple[int, int]] = set()  # (``ParseOutcome.empty_declarations``)
-        self.statement_attributes: dict[int, StatementAttributes] = {}  # (``ParseOutcome.statement_attributes``)
-        self.implicit_ints: set[tuple[int, int]] = set()  # (``ParseOutcome.implicit_ints``)
-        self._untyped: bool | None = None  # (``_parse_parameter_declaration``: whether its specifiers name no type)
-
-    def _fix_decl_name_type(self, decl: Any, typename: list[Any]) -> Any:
-        """A declaration with qualifiers but no type (``const x = 1;``) is an ``int`` with Clang's warning, as C89's
-        implicit int (pycparser refuses it: "missing type in declaration")."""
-        untyped = not typename and isinstance(decl, c_ast.Decl) and not isinstance(decl.type, c_ast.FuncDecl)
-        after = self._peek() if untyped else None
-        if untyped and not (after is not None and after.type in ("ID", "TYPEID")):  # (``const T x``: T unknown)
-            typename = [c_ast.IdentifierType(["int"], coord=decl.coord)]
-            self._implicit_int(decl)
-        return super()._fix_decl_name_type(decl, typename)
-
-    def _implicit_int(self, decl: c_ast.Decl) -> None:
-        """Where Clang warns of ``decl``'s implicit int: at its name (past a pointer's ``*``)."""
-        named = decl.type
-        while not isinstance(named, c_ast.TypeDecl) and getattr(named, "type", None) is not None:
-            named = named.type
-        coord = named.coord if isinstance(named, c_ast.TypeDecl) and named.coord is not None else decl.coord
-        if coord is not None and coord.column:
-            self.implicit_ints.add((coord.line, coord.column))
-
-    def _starts_declaration(self, tok: Any = None) -> bool:
-        tok = tok or self._peek()
-        return tok is not None and (tok.type in _TYPEOF_TOKENS or bool(super()._starts_declaration(tok)))
-
-    def _parse_block_item(self) -> Any:
-        """A block item that starts with GNU attributes is a statement where what follows them does not start a
-        declaration (pycparserext reads attributes as a declaration's specifiers alone)."""
-        if self._peek_type() in _ATTRIBUTE_TOKENS:
-            after = self._peek(self._past_attributes())
-            if after is not None and after.type != "_STATIC_ASSERT" and not self._starts_declaration(after):
-                return self._parse_statement()
-        return super()._parse_block_item()
-
-    def _parse_statement(self) -> Any:
-        """A statement, after the GNU attributes written before it (C2x's place for them; Clang takes GNU ones
-        there in C too): kept beside it for the checker (``StatementAttributes``)."""
-        if self._peek_type() not in _ATTRIBUTE_TOKENS:
-            return super()._parse_statement()
-        attributes = self._parse_attributes_opt().exprs
-        start = self._peek()
-        statement = self._parse_statement()
-        coord = self._tok_coord(start) if start is not None else statement.coord
-        self.statement_attributes[id(statement)] = StatementAttributes(statement, attributes, coord)
-        return statement
-
-    def _past_attributes(self) -> int:
-        """How far ahead (``_peek``'s count) the first token after the attribute lists at the next token is."""
-        k = 1
-        while self._peek_type(k) in _ATTRIBUTE_TOKENS:
-            k += 1
-            depth = 0
-            while self._peek_type(k) is not None:
-                kind = self._peek_type(k)
-                depth += 1 if kind == "LPAREN" else -1 if kind == "RPAREN" else 0
-                k += 1
-                if depth == 0:
-                    break
-        return k
-
-    def _parse_typeof(self) -> c_ast.Node:
-        """``__typeof__(type-name)`` or ``__typeof__(expression)``, as pycparserext's GNU parser reads them."""
-        tok = self._advance()
-        coord = self._tok_coord(tok)
-        self._expect("LPAREN")
-        if self._starts_declaration():
-            node: c_ast.Node = TypeOfDeclaration(tok.value, self._parse_parameter_declaration(), coord)
-        else:
-            node = TypeOfExpression(tok.value, self._parse_expression(), coord)
-        self._expect("RPAREN")
-        return node
-
-    def _with_typeof(self, run: Any) -> tuple[Any, bool, Any]:
-        """Specifiers with a ``__typeof__`` among them: the runs before and after it parsed by ``run`` (the base's
-        parser, giving a spec, whether it holds a type, and where it starts), the specifiers merged; a type
-        specifier beside the ``__typeof__`` is Clang's error."""
-        spec: Any = None
-        saw_type, first = False, None
-        while True:
-            if self._peek_type() in _TYPEOF_TOKENS:
-                first = first or self._tok_coord(self._peek())
-                spec = self._add_declaration_specifier(spec, self._parse_typeof(), "type", append=True)
-                saw_type = True
-                continue
-            # (after a type, a typedef name is the declarator's: ``__typeof__(x) T;`` declares T)
-            more = self._starts_declaration() and not (saw_type and self._peek_type() == "TYPEID")
-            if spec is not None and not more:
-                break
-            part, part_saw, part_first = run()
-            if spec is None:
-                spec, first = part, part_first
-            else:
-                for key, values in part.items():
-                    spec[key] = [*spec.get(key, []), *values]
-            saw_type = saw_type or part_saw
-            if self._peek_type() not in _TYPEOF_TOKENS:
-                break
-        self._typeof_alone(spec["type"])
-        return spec, saw_type, first
-
-    def _typeof_alone(self, types: list[c_ast.Node]) -> None:
-        """Clang's error for a type specifier beside a ``__typeof__`` (``types``: the specifiers, in order), at the
-        first: the sign (``'typeof' cannot be signed or unsigned``), the width (``'long typeof' is invalid``), or
-        the later of the two (``cannot combine with previous 'int' declaration specifier``)."""
-        at = next(k for k, t in enumerate(types) if isinstance(t, TypeOfExpression | TypeOfDeclaration))
-        others = [k for k in range(len(types)) if k != at]
-        if not others:
-            return
-        k = others[0]
-        other = types[k]
-        if isinstance(other, c_ast.IdentifierType):
-            word = other.names[0]
-        elif isinstance(other, TypeOfExpression | TypeOfDeclaration):
-            word = "typeof"
-        else:  # a struct, union or enum specifier
-            word = type(other).__name__.lower()
-        if word in ("signed", "unsigned"):
-            self._parse_error("'typeof' cannot be signed or unsigned", other.coord)
-        if word in ("long", "short"):
-            self._parse_error(f"'{word} typeof' is invalid", other.coord)
-        if k < at:
-            self._parse_error(f"cannot combine with previous '{word}' declaration specifier", types[at].coord)
-        self._parse_error("cannot combine with previous 'typeof' declaration specifier", other.coord)
-
-    def _parse_declaration_specifiers(self, allow_no_type: bool = False) -> tuple[Any, bool, Any]:
-        if not self._typeof_ahead():
-            found = super()._parse_declaration_specifiers(allow_no_type)
-        else:
-            found = self._with_typeof(lambda: super(_Parser, self)._parse_declaration_specifiers(True))
-        if self._untyped is None:  # (a parameter's, asked by ``_parse_parameter_declaration``)
-            self._untyped = not found[0]["type"]
-        return found  # type: ignore[no-any-return]
-
-    def _parse_parameter_declaration(self) -> Any:
-        """A parameter with qualifiers but no type (``const x``) is an ``int`` with Clang's warning, as a
-        declaration's (``_fix_decl_name_type``; pycparser takes it without a word)."""
-        outer, self._untyped = self._untyped, None
-        try:
-            node = super()._parse_parameter_declaration()
-            if self._untyped and isinstance(node, c_ast.Decl) and node.name:
-                self._implicit_int(node)
-            return node
-        finally:
-            self._untyped = outer
-
-    def _parse_specifier_qualifier_list(self) -> Any:
-        """A type name's (a cast's, ``sizeof``'s, a member's), ``__typeof__`` among them too."""
-        if not self._typeof_ahead():
-            return super()._parse_specifier_qualifier_list()
-
-        def run() -> tuple[Any, bool, Any]:  # (the base's list refuses one of qualifiers alone)
-            if self._peek_type() not in _QUALIFIER_TOKENS:
-                return super(_Parser, self)._parse_specifier_qualifier_list(), True, None
-            first = self._tok_coord(self._peek())
-            spec = None
-            while self._peek_type() in _QUALIFIER_TOKENS:
-                spec = self._add_declaration_specifier(spec, self._advance().value, "qual", append=True)
-            return spec, False, first
-
-        return self._with_typeof(run)[0]
-
-    def _typeof_ahead(self) -> bool:
-        """Whether a ``__typeof__`` stands among the specifiers that start here (qualifiers and storage classes
-        before it)."""
-        k = 1
-        while True:
-            kind = self._peek_type(k)
-            if kind in _TYPEOF_TOKENS:
-                return True
-            if (
-                kind is None
-                or kind in ("ID", "TYPEID", "LPAREN", "TIMES", "SEMI", "LBRACE")
-                or not (self._starts_declaration(self._peek(k)))
-            ):
-                return False
-            k += 1
-
-    def _parse_decl_body_with_spec(self, spec: Any, saw_type: bool) -> list[c_ast.Node]:
-        """A declaration of a type alone that is no struct, union or enum (``int ;``, CLSmith's): none, with Clang's
-        warning (pycparser calls it invalid)."""
-        types = spec["type"]
-        tagged = len(types) == 1 and isinstance(types[0], c_ast.Struct | c_ast.Union | c_ast.Enum)
-        if saw_type and not tagged and self._peek_type() == "SEMI" and not spec["storage"]:
-            coord = getattr(types[0], "coord", None) if types else None
-            if coord is not None and coord.file == _SOURCE_FILE:
-                self.empty_declarations.add((coord.line, coord.column or 0))
-            return []
-        result: list[c_ast.Node] = super()._parse_decl_body_with_spec(spec, saw_type)
-        return result
-
-    def _advance(self) -> Any:
-        tok = super()._advance()
-        if tok.type in _PLACED_KEYWORDS and tok.lineno is not None:  # (a token read again after a backtrack: once)
-            coord = self._tok_coord(tok)
-            if coord.file == _SOURCE_FILE:
-                self.keyword_places.add((coord.line, coord.column, tok.value))
-        return tok
-
-    def _parse_enumerator(self) -> c_ast.Node:
-        """An enumerator with attributes (``A __attribute__((deprecated)) = 1``, C2x's place, which Clang takes in
-        C99): the attributes dropped (the simulator has no use for them), pycparser refused them."""
-        name_tok = self._expect("ID")
-        self._parse_attributes_opt()
-        value = self._parse_constant_expression() if self._accept("EQUALS") else None
-        enum = c_ast.Enumerator(name_tok.value, value, self._tok_coord(name_tok))
-        self._add_identifier(enum.name, enum.coord)
-        return enum
-
-    def _parse_primary_expression(self) -> c_ast.Node:
-        tok = self._peek()  # (one look ahead for the three cases: a primary expression is parsed very often)
-        kind = tok.type if tok is not None else None
-        if kind == "LPAREN" and self._peek_type(2) == "LBRACE":  # a GNU statement expression
-            self._advance()
-            block = self._parse_compound_statement()
-            self._expect("RPAREN")
-            return StatementExpression(block.block_items, block.coord)
-        if kind == "ID" and tok.value in TYPED_BUILTINS and self._peek_type(2) == "LPAREN":
-            return self._parse_typed_builtin()
-        wrapped = kind == "LPAREN"
-        node = super()._parse_primary_expression()
-        if wrapped:
-            self.parentheses[id(node)] = (node, self.parentheses.get(id(node), (node, 0))[1] + 1)
-        return node
-
-    def _parse_typed_builtin(self) -> c_ast.FuncCall:
-        """``__builtin_astype(e, T)`` or ``__builtin_convertvector(e, T)``: a call whose second argument is a type
-        name, as pycparser's ``offsetof(T, m)`` (a ``Typename`` among the arguments); the checker judges both."""
-        name_tok = self._advance()
-        coord = self._tok_coord(name_tok)
-        self._expect("LPAREN")
-        operand = self._parse_assignment_expression()
-        self._expect("COMMA")
-        if not self._starts_declaration():
-            tok = self._peek()
-            unknown = tok is not None and tok.type == "ID" and self._peek_type(2) in ("RPAREN", "TIMES")
-            words = f"unknown type name '{tok.value}'" if unknown else "expected a type"
-            self._parse_error(words, self._tok_coord(tok) if tok is not None else coord)
-        typ = self._parse_type_name()
-        self._expect("RPAREN")
-        return c_ast.FuncCall(c_ast.ID(name_tok.value, coord), c_ast.ExprList([operand, typ], coord), coord)
-
-    def _parse_assignment_expression(self) -> c_ast.Node:
-        """A GNU statement expression ``({ ... })`` as the primary expression it is (``_parse_primary_expression``):
-        pycparser takes one that starts an assignment expression as the whole of it, so ``({...}) + 1`` failed."""
-        if self._peek_type() == "LPAREN" and self._peek_type(2) == "LBRACE":
-            node: c_ast.Node = self._parse_conditional_expression()
-            return node
-        result: c_ast.Node = super()._parse_assignment_expression()
-        return result
-
-    def _parse_conditional_expression(self) -> c_ast.Node:
-        """GNU's ``x ?: y`` too (Clang takes it in OpenCL C): ``x ? x : y`` with ``x`` evaluated once, the same node
-        as condition and first operand (the executor takes the condition's value for it)."""
-        expr: c_ast.Node = self._parse_binary_expression()
-        if self._peek_type() == "CONDOP" and self._peek_type(2) == "COLON":
-            self._advance()
-            self._advance()
-            iffalse = self._parse_conditional_expression()
-            return c_ast.TernaryOp(expr, expr, iffalse, expr.coord)
-        if self._accept("CONDOP"):
-            iftrue = self._parse_expression()
-            self._expect("COLON")
-            iffalse = self._parse_conditional_expression()
-            return c_ast.TernaryOp(expr, iftrue, iffalse, expr.coord)
-        return expr
-
-    def _parse_labeled_statement(self) -> c_ast.Node:
-        """GNU's case range ``case 1 ... 3:`` too (Clang takes it in OpenCL C), as pycparserext's GNU parser reads
-        it: the case's expression a ``RangeExpression``."""
-        if self._peek_type() != "CASE":
-            result: c_ast.Node = super()._parse_labeled_statement()
-            return result
-        case_tok = self._advance()
-        expr = self._parse_constant_expression()
-        if self._accept("ELLIPSIS"):
-            expr = RangeExpression(expr, self._parse_constant_expression(), coord=self._tok_coord(case_tok))
-        self._expect("COLON")
-        stmt = (
-            self._parse_pragmacomp_or_statement()
-            if self._starts_statement()
-            else c_ast.EmptyStatement(self._tok_coord(case_tok))
-        )
-        return c_ast.Case(expr, [stmt], self._tok_coord(case_tok))
-
-    def _parse_designator(self) -> c_ast.Node:
-        """GNU's designator range ``[1 ... 3] = x`` too (Clang takes it in OpenCL C), as pycparserext's GNU parser
-        reads it: a ``RangeExpression`` (``check_decls.expand_ranges`` writes out its elements)."""
-        lbrack = self._accept("LBRACKET")
-        if lbrack is None:
-            result: c_ast.Node = super()._parse_designator()
-            return result
-        expr = self._parse_constant_expression()
-        if self._accept("ELLIPSIS"):
-            expr = RangeExpression(expr, self._parse_constant_expression(), coord=self._tok_coord(lbrack))
-        self._expect("RBRACKET")
-        return expr
-
-    def _parse_initializer(self) -> c_ast.Node:
-        """A brace list placed where its ``{`` stands, as Clang places it in its messages (pycparser gives a
-        non-empty list its first item's place)."""
-        brace = self._peek() if self._peek_type() == "LBRACE" else None
-        node = super()._parse_initializer()
-        if brace is not None and isinstance(node, c_ast.InitList):
-            node.coord = self._tok_coord(brace)
-        return node
-
-    def _parse_unary_expression(self) -> c_ast.Node:
-        """``_Alignof`` (and ``__alignof__``, rewritten to it) of an expression, as GCC and Clang take it: the
-        alignment of its type (pycparser takes only a type name). ``sizeof``/``_Alignof`` of a parenthesized type
-        followed by ``(`` or ``{``: of the OpenCL vector literal (``sizeof (int4)(v)``) or the compound literal
-        (``sizeof (int){1}``) that starts there, as Clang reads them (pycparser stops after the type). Before any
-        other type, ``(`` is Clang's error (``sizeof (int)(v)``: ``_vector_literals``)."""
-        if self._peek_type() not in ("_ALIGNOF", "SIZEOF"):
-            return super()._parse_unary_expression()
-        tok = self._advance()
-        named = self._try_parse_paren_type_name()
-        if named is not None and self._peek_type() in ("LPAREN", "LBRACE"):
-            after = self._peek()
-            self._reset(named[1])
-            operand = self._parse_cast_expression()
-            if isinstance(operand, c_ast.Cast):
-                self.literal_operands[id(operand)] = (operand, self._tok_coord(after))
-        elif named is not None:
-            operand = named[0]
-        else:
-            operand = self._parse_unary_expression()
-        return c_ast.UnaryOp(tok.value, operand, self._tok_coord(tok))
-
-    def _parse_struct_or_union_specifier(self) -> c_ast.Node:
-        """pycparserext keeps ``__attribute__`` (``packed``, ``aligned(N)``) on a struct and drops it on a union:
-        a union is parsed as a struct and turned back into a union, with its attributes (``UnionExt``)."""
-        if self._peek_type() != "UNION":
-            return super()._parse_struct_or_union_specifier()
-        outermost = "_select_struct_union_class" not in vars(self)  # (a union inside a union: set already)
-        self._select_struct_union_class = lambda token: c_ast.Struct
-        try:
-            node = super()._parse_struct_or_union_specifier()
-        finally:
-            if outermost:
-                del self._select_struct_union_class
-        union = UnionExt(node.name, node.decls, node.coord)
-        if isinstance(node, StructExt):
-            union.attrib = node.attrib
-        return union
-
-
-class UnionExt(c_ast.Union):  # type: ignore[misc]
-    """A union that holds its ``__attribute__`` (``attrib``, an ``AttributeSpecifier``), as pycparserext's
-    ``StructExt`` does for a struct."""
-
-    attrib: AttributeSpecifier | None = None
-
-
 _VECTOR_NAME = re.compile(rf"({'|'.join(VECTOR_BASES)})({'|'.join(str(w) for w in VECTOR_WIDTHS)})")
 
 
@@ -677,7 +221,7 @@ def _vector_literals(
     A cast to a type that is not a vector (a scalar's, ``(float)(f).y``) keeps C's reading. Vector types are
     known by name: the built-in ones, every typedef of one, at file scope or in a function, and Clang's
     ``typedef int T __attribute__((ext_vector_type(3)))``."""
-    vectors = {name for name in _PRELUDE_TYPES if _VECTOR_NAME.fullmatch(name)}
+    vectors = {name for name in PRELUDE_TYPES if _VECTOR_NAME.fullmatch(name)}
 
     class Typedefs(c_ast.NodeVisitor):  # type: ignore[misc]
         def visit_Typedef(self, node: c_ast.Typedef) -> None:  # (in source order: chains of them resolve)
@@ -784,11 +328,11 @@ def _bad_number(text: str) -> tuple[tuple[int, int], tuple[int, int, str]] | Non
     return None
 
 
-def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None, _Parser]:
+def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None, Parser]:
     """The AST of ``text`` or its first syntax error, and the parser (what it noted: ``ParseOutcome``). A
     preprocessing number that is no constant is Clang's error where it stands, unless the parser failed before the
     number starts (``_bad_number``: the parser reads ``3x`` as ``3`` and ``x``, ``0x1e+5`` as ``0x1e + 5``)."""
-    parser = _Parser()
+    parser = Parser()
     text, pointer_spaces, places = _pointer_spaces(_gnu_keywords(text))
     parser.keyword_places.update(places)
     number = _bad_number(text)
@@ -804,19 +348,19 @@ def _parse_once(text: str) -> tuple[c_ast.FileAST | None, tuple[int, int | None,
 
 
 def _parse_text(
-    parser: _Parser, text: str, pointer_spaces: dict[tuple[int, int], list[str]]
+    parser: Parser, text: str, pointer_spaces: dict[tuple[int, int], list[str]]
 ) -> tuple[c_ast.FileAST | None, tuple[int, int | None, str] | None]:
     """``_parse_once``'s parse of ``text`` by ``parser``: the AST or the first syntax error in Clang's words where
     they are known."""
     try:
-        ast = parser.parse(_PRELUDE + text, filename=BUILTIN_FILE)
+        ast = parser.parse(PRELUDE + text, filename=BUILTIN_FILE)
         if pointer_spaces:
             _restore_pointer_spaces(ast, pointer_spaces)
         _vector_literals(ast, parser.parentheses, parser.literal_operands)
     except ParseError as e:
         message = str(e)
         m = _PARSE_ERROR_RE.match(message)
-        if m and m.group("file") == _SOURCE_FILE:
+        if m and m.group("file") == SOURCE_FILE:
             col = m.group("col")
             at = (int(m.group("line")), int(col) if col else None)
             return None, _clang_words(text, at, parser) or (*at, _parse_error_message(m.group("msg")))
@@ -853,8 +397,6 @@ def _stray_brace(text: str) -> tuple[int, int] | None:
     return None
 
 
-_KEYWORDS = frozenset(c_keywords._keyword_map) | frozenset(_Lexer._extra_keywords)
-"""C's and OpenCL C's keywords (GCC's alternate ones are the standard ones by then: ``_gnu_keywords``)."""
 _DECLARATION_STARTS = frozenset({";", "{", "}", "(", ","}) | {
     "const", "volatile", "restrict", "static", "extern", "__global", "global", "__local", "local", "__constant",
     "constant", "__private", "private", "__kernel", "kernel", "inline", "__read_only", "read_only", "__write_only",
@@ -864,7 +406,7 @@ _DECLARATION_STARTS = frozenset({";", "{", "}", "(", ","}) | {
 list, or a qualifier."""
 
 
-def _clang_words(text: str, at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
+def _clang_words(text: str, at: tuple[int, int | None], parser: Parser) -> tuple[int, int | None, str] | None:
     """Clang's words and place for the syntax error pycparser found at ``at`` in ``text``, where they are known
     (``_unknown_name``, ``_expected``), from the source's tokens."""
     tokens = significant(tokenize(text, 1))
@@ -883,7 +425,7 @@ _KEYWORD_FOLLOWERS = {"if": "(", "while": "(", "for": "(", "switch": "(", "goto"
 
 
 def _keyword_typo(
-    tokens: list[Token], at: tuple[int, int | None], parser: _Parser
+    tokens: list[Token], at: tuple[int, int | None], parser: Parser
 ) -> tuple[int, int | None, str] | None:
     """Clang's error for a statement whose first word is a misspelt keyword (``whle (a) {``, ``gto end;``): the name
     undeclared, and the keyword it corrects to (Clang then parses on as if it stood there: ``_repaired``)."""
@@ -899,7 +441,7 @@ def _keyword_typo(
         return None
     first, after = tokens[s], tokens[s + 1]
     name = first.text
-    if first.kind != "id" or name in _KEYWORDS or named_type(name) is not None or parser._is_type_in_scope(name):
+    if first.kind != "id" or name in KEYWORDS or named_type(name) is not None or parser._is_type_in_scope(name):
         return None
     if any(name in scope for scope in parser._scope_stack):
         return None
@@ -912,7 +454,7 @@ def _keyword_typo(
     return first.line, first.column, f"use of undeclared identifier '{name}'; did you mean '{meant}'?"
 
 
-def _run_on(tokens: list[Token], at: tuple[int, int | None], parser: _Parser) -> tuple[int, int | None, str] | None:
+def _run_on(tokens: list[Token], at: tuple[int, int | None], parser: Parser) -> tuple[int, int | None, str] | None:
     """A declaration at file scope without its ``;`` that the next line's declaration runs on into, where pycparser
     fails later ("invalid function definition" at ``} View`` before ``void f(...)``, or at the ``{`` of the
     function after ``} Bits``): Clang's error just after its last token, the nearest such break before the
@@ -943,7 +485,7 @@ def _end_of(text: str) -> tuple[int, int]:
     return text.count("\n", 0, last) + 1, last - text.rfind("\n", 0, last)
 
 
-_RECORD_FOLLOWERS = frozenset(_KEYWORDS) - {"const", "volatile", "restrict"} | {"__kernel", "kernel"}
+_RECORD_FOLLOWERS = frozenset(KEYWORDS) - {"const", "volatile", "restrict"} | {"__kernel", "kernel"}
 """Tokens after a struct's ``}`` that start another declaration: the struct's ``;`` is missing (a declarator,
 ``*``, ``;``, ``(`` or a qualifier would continue its declaration)."""
 
@@ -973,7 +515,7 @@ def _record_without_semicolon(tokens: list[Token], at: tuple[int, int | None]) -
 
 
 def _unknown_name(
-    tokens: list[Token], at: tuple[int, int | None], parser: _Parser
+    tokens: list[Token], at: tuple[int, int | None], parser: Parser
 ) -> tuple[int, int | None, str] | None:
     """Clang's words for the commonest syntax error, a type name nothing defines (a kernel built without the
     ``-D T=float`` its library passes): "unknown type name 'T'" at it in a parameter list, a struct, at file scope
@@ -991,13 +533,13 @@ def _unknown_name(
         after = tokens[k + 1] if k + 1 < len(tokens) else None
         after2 = tokens[k + 2] if k + 2 < len(tokens) else None
         name = token.text
-        if token.kind != "id" or name in _KEYWORDS or named_type(name) is not None or is_builtin_function(name):
+        if token.kind != "id" or name in KEYWORDS or named_type(name) is not None or is_builtin_function(name):
             continue  # (a built-in function's name used as a value: the checker's error, not an unknown name)
         if any(name in scope for scope in parser._scope_stack):  # (a type, or a variable: no unknown name)
             continue
         callee = tokens[k - 2] if k >= 2 else None  # (``f(T)``, a call's argument: not a cast)
         called = callee is not None and (
-            (callee.kind == "id" and callee.text not in _KEYWORDS) or callee.text in _ENDS_OPERAND
+            (callee.kind == "id" and callee.text not in KEYWORDS) or callee.text in _ENDS_OPERAND
         )
         cast = before == "(" and after is not None and after.text == ")" and not called  # (``(T)x``)
         operand = after2 is not None and after2.kind in ("id", "num") and after2.text not in _STATEMENT_WORDS
@@ -1008,13 +550,13 @@ def _unknown_name(
         statement = before in (";", "{", "}") and in_block(tokens, k)  # (where a statement may start)
         if not statement and before not in _DECLARATION_STARTS:
             continue
-        if after.kind == "id" and after.text in _KEYWORDS and _declares(parser)(after):  # (``aonst float* x``)
+        if after.kind == "id" and after.text in KEYWORDS and _declares(parser)(after):  # (``aonst float* x``)
             if statement:  # (an expression to Clang: no type name corrected)
                 return token.line, token.column, f"use of undeclared identifier '{name}'"
             meant = corrected(name, _type_names(parser), strict=True)
             did = f"; did you mean '{meant.name}'?" if meant.name is not None else ""
             return token.line, token.column, f"unknown type name '{name}'{did}"
-        if not (after.text == "*" or (after.kind == "id" and after.text not in _KEYWORDS)):
+        if not (after.text == "*" or (after.kind == "id" and after.text not in KEYWORDS)):
             continue
         meant = corrected(name, _type_names(parser), strict=True)  # Clang corrects a type name first
         if meant.name is not None:
@@ -1031,7 +573,7 @@ def _unknown_name(
         k += 1
     if last < k < len(tokens) - 1:
         token, after = tokens[k], tokens[k + 1]
-        known = token.text in _KEYWORDS or named_type(token.text) is not None
+        known = token.text in KEYWORDS or named_type(token.text) is not None
         if token.kind == "id" and not known and after.text in ("*", ")"):
             return token.line, token.column, f"unknown type name '{token.text}'"
     return None
@@ -1040,7 +582,7 @@ def _unknown_name(
 _QUALIFIERS = _DECLARATION_STARTS - {";", "{", "}", "(", ","}
 
 
-def _type_names(parser: _Parser) -> set[str]:
+def _type_names(parser: Parser) -> set[str]:
     """The type names visible where the parser stands (the built-in ones, the program's typedefs that no inner
     declaration hides) and the keywords a type may be spelled with: what Clang's typo correction of an unknown type
     name weighs (``typos.py``)."""
@@ -1062,7 +604,7 @@ _CLOSERS = {"(": ")", "[": "]", "{": "}"}
 
 
 def _expected(
-    tokens: list[Token], at: tuple[int, int | None], parser: _Parser, end: tuple[int, int] | None = None
+    tokens: list[Token], at: tuple[int, int | None], parser: Parser, end: tuple[int, int] | None = None
 ) -> tuple[int, int | None, str] | None:
     """Clang's words and place for the commonest syntax errors at the token at ``at``, from the tokens around it:
     an unclosed ``(`` or ``[`` ("expected ')'", at the token), a ``)`` that closes nothing ("extraneous ')' before
@@ -1125,7 +667,7 @@ def _expected(
         token.text in _NO_OPERAND_AFTER and before.kind == "punct" and before.text not in _ENDS_OPERAND
     ):
         return token.line, token.column, "expected expression"
-    if token.kind == "num" and before.kind == "id" and (before.text in _KEYWORDS or named_type(before.text)):
+    if token.kind == "num" and before.kind == "id" and (before.text in KEYWORDS or named_type(before.text)):
         return token.line, token.column, "expected identifier or '('"
     typed = token.kind == "id" and (token.text in SPECIFIER_WORDS or named_type(token.text) is not None)
     if typed and k + 1 < len(tokens) and tokens[k + 1].kind == "num":  # (``int 3x``: the parser stops at the type)
@@ -1146,8 +688,8 @@ def _expected(
     body = before.text == ")" and token.text == "{"  # (a function's or a statement's: no ';' goes between)
     if ends and not body and (token.line > before.line or (token.text == "}" and opened and opened[-1] == "{")):
         return _missing_semicolon(tokens, k, parser)
-    operand = token.kind in ("id", "num", "str", "char") and token.text not in _KEYWORDS
-    if ends and operand and (before.kind != "id" or before.text not in _KEYWORDS):
+    operand = token.kind in ("id", "num", "str", "char") and token.text not in KEYWORDS
+    if ends and operand and (before.kind != "id" or before.text not in KEYWORDS):
         # two operands with no operator between: the bracket open around them must close first, else the ';'
         if header and _for_clauses(tokens, k) is not None:  # (a ``for``'s head short of its two ';')
             return token.line, token.column, "expected ';' in 'for' statement specifier"
@@ -1224,7 +766,7 @@ def _stray_closer(text: str, tokens: list[Token], k: int, error: tuple[int, int 
 
 
 def _subscript_unclosed(
-    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: _Parser
+    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: Parser
 ) -> tuple[str, _Repairs] | None:
     """After "expected ']'" at the ``;`` (``tokens[k]``) of an expression statement whose subscript is not closed
     (``o[i = x;``), Clang has built and checked what the brackets hold and the operand before them, and nothing that
@@ -1404,7 +946,7 @@ _NO_OPERAND = frozenset({";", "[", "]", ")", ","})
 """Tokens no expression begins with (where Clang looks for a cast's operand after skipping)."""
 
 
-def _cast_open(tokens: list[Token], k: int, parser: _Parser) -> int | None:
+def _cast_open(tokens: list[Token], k: int, parser: Parser) -> int | None:
     """Where the ``)`` of a cast is missing, the operand that stands in its place (``(float n``), if ``tokens[k]``
     is that operand or a word of the type name before it; else None. The parenthesis must open an expression
     (after an operator, ``=``, ``(``, ``,``, ``return``) and hold only a type's words and ``*``, the first a
@@ -1423,13 +965,13 @@ def _cast_open(tokens: list[Token], k: int, parser: _Parser) -> int | None:
     if m == j + 1 or m < k or m == len(tokens) or not declares(tokens[j + 1]):
         return None
     operand = tokens[m]
-    if operand.kind not in _CAST_OPERAND or operand.text in _KEYWORDS:
+    if operand.kind not in _CAST_OPERAND or operand.text in KEYWORDS:
         return None
     return m
 
 
 def _cast_unclosed(
-    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: _Parser
+    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: Parser
 ) -> tuple[str, _Repairs] | None:
     """After "expected ')'" at the operand of a cast whose ``)`` is missing (``_cast_open``), Clang skips to the
     next ``)`` (taking it) or before the statement's ``;``, and looks for the cast's operand there: where no
@@ -1444,7 +986,7 @@ def _cast_unclosed(
     while j > 0 and tokens[j].text != "{":  # (inside a call's arguments, Clang skips past the ';': not followed)
         j = innermost_open(tokens, j)
         caller = tokens[j - 1] if j > 0 else None
-        if tokens[j].text == "(" and caller is not None and caller.kind == "id" and caller.text not in _KEYWORDS:
+        if tokens[j].text == "(" and caller is not None and caller.kind == "id" and caller.text not in KEYWORDS:
             return None
     skipped = _statement_skipped(text, tokens, k, error, parser, left_open=True)
     if skipped is None:
@@ -1453,7 +995,7 @@ def _cast_unclosed(
     return skipped
 
 
-def _missing_semicolon(tokens: list[Token], k: int, parser: _Parser) -> tuple[int, int | None, str]:
+def _missing_semicolon(tokens: list[Token], k: int, parser: Parser) -> tuple[int, int | None, str]:
     """Clang's "expected ';' ..." just after ``tokens[k - 1]``, the last token of a statement, declaration or member
     that ``tokens[k]`` does not continue, in the words of its kind (``semicolons.missing``)."""
     found = missing(tokens, k, _declares(parser), _typedef_name(parser))
@@ -1473,24 +1015,24 @@ _CLANG_TYPE_KEYWORDS = frozenset({"half", "bool"}) | {
 """Built-in type names that are keywords in Clang, not typedefs (its errors tell the two apart)."""
 
 
-def _typedef_name(parser: _Parser) -> Callable[[Token], bool]:
+def _typedef_name(parser: Parser) -> Callable[[Token], bool]:
     """Whether a token is a typedef's name where ``parser`` stands, as Clang sees it: the program's and the
     built-in ones (``uint``, ``float4``, ``size_t``, ``sampler_t``), not a keyword."""
     declares = _declares(parser)
 
     def typedef_name(token: Token) -> bool:
-        return declares(token) and token.text not in _KEYWORDS and token.text not in _CLANG_TYPE_KEYWORDS
+        return declares(token) and token.text not in KEYWORDS and token.text not in _CLANG_TYPE_KEYWORDS
 
     return typedef_name
 
 
-def _declares(parser: _Parser) -> Callable[[Token], bool]:
+def _declares(parser: Parser) -> Callable[[Token], bool]:
     """Whether a token may begin a declaration where ``parser`` stands (Clang's ``isDeclarationSpecifier``): a
     keyword but a statement's, a built-in type's name, a typedef in scope."""
 
     def declares(token: Token) -> bool:
         name = token.text
-        keyword = name in _KEYWORDS and name not in _STATEMENT_WORDS
+        keyword = name in KEYWORDS and name not in _STATEMENT_WORDS
         return keyword or named_type(name) is not None or bool(parser._is_type_in_scope(name))
 
     return declares
@@ -1502,7 +1044,7 @@ left unterminated: the preprocessor blanked the rest of its line): Clang's lexer
 its parser reports what it expected there instead."""
 
 
-def _unknown_token(tokens: list[Token], k: int, opened: list[str], parser: _Parser) -> tuple[int, int | None, str]:
+def _unknown_token(tokens: list[Token], k: int, opened: list[str], parser: Parser) -> tuple[int, int | None, str]:
     """Clang's error at ``tokens[k]``, a character of ``_UNKNOWN``, inside the brackets ``opened``: the closer of a
     parenthesis or subscript whose operand it follows, a declarator at file scope, the ``;`` of a statement it
     follows, else an expression (each checked against PoCL 3.1's Clang)."""
@@ -1510,7 +1052,7 @@ def _unknown_token(tokens: list[Token], k: int, opened: list[str], parser: _Pars
     before = tokens[k - 1] if k else None
     operand = before is not None and (
         before.kind in ("num", "str", "char")
-        or (before.kind == "id" and before.text not in _KEYWORDS)
+        or (before.kind == "id" and before.text not in KEYWORDS)
         or before.text in _ENDS_OPERAND
     )
     if operand and opened and opened[-1] in "([":
@@ -1562,7 +1104,7 @@ def operator_marks(nodes: list[c_ast.Node], text: str) -> dict[int | tuple[int, 
     before the member's name, a ``(`` the one after the called name."""
     marker = _Marker(text)
     for n in nodes:
-        if n.coord is not None and n.coord.file == _SOURCE_FILE:
+        if n.coord is not None and n.coord.file == SOURCE_FILE:
             marker.visit(n)
     return marker.found
 
@@ -1582,7 +1124,7 @@ class _Marker:
 
     def mark(self, key: int | tuple[int, str], k: int) -> None:
         t = self.tokens[k]
-        self.found[key] = c_ast.ID(t.text, Coord(_SOURCE_FILE, t.line, t.column))
+        self.found[key] = c_ast.ID(t.text, Coord(SOURCE_FILE, t.line, t.column))
 
     def before(self, k: int | None, op: str) -> int | None:
         """The ``op`` just before token ``k`` and its opening brackets."""
@@ -1761,7 +1303,7 @@ class OperatorMarks:
         if self._marker is None:
             self._marker = _Marker(self._text)
             for n in self._nodes:
-                if n.coord is not None and n.coord.file == _SOURCE_FILE:
+                if n.coord is not None and n.coord.file == SOURCE_FILE:
                     self._ours[id(n)] = n
                 for _, child in n.children():
                     self._parents[id(child)] = n
@@ -1797,7 +1339,7 @@ class OperatorMarks:
         if k is None or k + 1 >= len(tokens) or tokens[k + 1].text != "(":
             return None
         t = tokens[k + 1]
-        return c_ast.ID("(", Coord(_SOURCE_FILE, t.line, t.column))
+        return c_ast.ID("(", Coord(SOURCE_FILE, t.line, t.column))
 
     def spelling(self, node: c_ast.Node) -> str | None:
         """The source's token where ``node`` starts (a string literal's own, not the literals pycparser joined to
@@ -1861,7 +1403,7 @@ def _outcome(
     ast: c_ast.FileAST,
     errors: list[tuple[int, int | None, str]],
     failed: set[str],
-    parser: _Parser,
+    parser: Parser,
     repairs: _Repairs,
     text: str,
 ) -> ParseOutcome:
@@ -1897,7 +1439,7 @@ _REPAIRS = 20
 
 
 def _repaired(
-    text: str, error: tuple[int, int | None, str], parser: _Parser, invalid: frozenset[tuple[int, int]]
+    text: str, error: tuple[int, int | None, str], parser: Parser, invalid: frozenset[tuple[int, int]]
 ) -> tuple[str, _Repairs] | None:
     """``text`` as Clang's parser goes on after the syntax error ``error``, and what it reported; None where the
     simulator knows no such recovery (the declaration-by-declaration one of ``parse`` follows). Each keeps every
@@ -1928,7 +1470,7 @@ def _repaired(
     unknown = re.match(
         r"(unknown type name|use of undeclared identifier) '(\w+)'(?:; did you mean '(\w+)'\?)?$", message
     )
-    typed = k + 1 < len(tokens) and tokens[k + 1].text in _KEYWORDS and _declares(parser)(tokens[k + 1])
+    typed = k + 1 < len(tokens) and tokens[k + 1].text in KEYWORDS and _declares(parser)(tokens[k + 1])
     if unknown and at_error and after.text == unknown.group(2):
         if unknown.group(1) == "use of undeclared identifier" and typed:  # (``aonst float v`` in a block: skipped)
             done.errors.append((line, column, message))
@@ -2018,7 +1560,7 @@ def _closed_early(
 
 
 def _statement_skipped(
-    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: _Parser, left_open: bool = False
+    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: Parser, left_open: bool = False
 ) -> tuple[str, _Repairs] | None:
     """``text`` with the statement that holds the syntax error ``error`` (at ``tokens[k]``) skipped, as Clang's
     parser skips an expression in error to its ``;`` (``semicolons.skipped_statement``): its error reported, the
@@ -2137,7 +1679,7 @@ def parse(text: str, invalid: frozenset[tuple[int, int]] = frozenset()) -> Parse
     failed: set[str] = set()
     good = blanked(text)
     good_ast = c_ast.FileAST([])
-    good_parser = _Parser()
+    good_parser = Parser()
     failed_indent: int | None = None  # indentation of the last declaration that failed to parse
     chunks = _top_level_chunks(text)
     ends: list[int] = []  # (the line each declaration ends on, counted on from the one before)
