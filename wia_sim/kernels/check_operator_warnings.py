@@ -3,7 +3,7 @@
 ``-Wconstant-logical-operand``): code that builds and runs, and most likely does not mean what it says. Each in
 Clang's words and place, measured with ``clang-15 -cc1 -x cl -cl-std=CL1.2`` (PoCL 3.1's and Oclgrind 21.10's
 front end). Brackets of their own around an operand silence some of them: pycparser drops them, the source's
-tokens tell (``parsing.OperatorMarks``, asked only where the tree shows a candidate). A mixin of ``Checker``.
+tokens tell (``operator_marks.OperatorMarks``, asked only where the tree shows a candidate). A mixin of ``Checker``.
 """
 
 from __future__ import annotations

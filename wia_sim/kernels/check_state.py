@@ -14,7 +14,7 @@ from pycparser import c_ast
 from wia_sim.kernels.ctype import CType, promoted
 from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.grammar import StatementAttributes
-from wia_sim.kernels.parsing import OperatorMarks
+from wia_sim.kernels.operator_marks import OperatorMarks
 from wia_sim.kernels.preprocess import Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo, LocalVar
 from wia_sim.kernels.types import AddressSpace, TypeInfo, TypeResolver, scalar_or_vector

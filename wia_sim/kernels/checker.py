@@ -28,7 +28,8 @@ from wia_sim.kernels.check_state import _Context, _coord_of, _Function, _Symbol
 from wia_sim.kernels.check_statements import StatementChecks
 from wia_sim.kernels.check_unused import UnusedResults
 from wia_sim.kernels.grammar import BUILTIN_FILE, StatementAttributes
-from wia_sim.kernels.parsing import OperatorMarks, ast_nodes
+from wia_sim.kernels.operator_marks import OperatorMarks
+from wia_sim.kernels.parsing import ast_nodes
 from wia_sim.kernels.preprocess import FLOAT_EXTENSIONS, Diagnostic
 from wia_sim.kernels.program import FunctionInfo, KernelInfo
 from wia_sim.kernels.signatures import SINCE_1_2

@@ -45,8 +45,9 @@ from wia_sim.kernels.contraction import contractions
 from wia_sim.kernels.diagnostics import origin
 from wia_sim.kernels.gnu_builtins import expand_all
 from wia_sim.kernels.grammar import BUILTIN_FILE, FOREIGN_TYPE_NAMES
+from wia_sim.kernels.operator_marks import OperatorMarks
 from wia_sim.kernels.options import warnings_as
-from wia_sim.kernels.parsing import STRING_LITERAL, OperatorMarks, ParseOutcome, ast_nodes, parse
+from wia_sim.kernels.parsing import STRING_LITERAL, ParseOutcome, ast_nodes, parse
 from wia_sim.kernels.preprocess import (
     FLOAT_EXTENSIONS,
     Diagnostic,
