@@ -128,7 +128,7 @@ def test_a_pointer_to_a_table_entry_chosen_through_local_memory(device_ctx: wia.
 
 def test_a_table_of_pointers_in_local_memory(device_ctx: wia.Context) -> None:
     """``T* __local t[2]``: pointers one work-item stores in ``__local`` memory and its group loads (the space
-    after the ``*`` is the pointer's own: parsing.py)."""
+    after the ``*`` is the pointer's own: rewrites.py)."""
     rng = np.random.default_rng(8)
     a, b = (rng.uniform(-1, 1, N).astype(np.float32) for _ in range(2))
     out = _run(device_ctx, "local_table", [a, b, np.full(2 * N, np.nan, np.float32)])[2].reshape(N, 2)
@@ -210,7 +210,7 @@ __kernel void k(__global float* y)
 
 
 def test_an_address_space_after_a_star_inside_a_string_is_text(capsys: pytest.CaptureFixture[str]) -> None:
-    """The parser's workaround for ``T* __local p`` (parsing.py) leaves string literals as they are."""
+    """The parser's workaround for ``T* __local p`` (rewrites.py) leaves string literals as they are."""
     wia.set_backend("sim", hardware="wia-tiny")
     ctx = wia.create_context()
     source = '__kernel void k(__global int* o) { if (get_global_id(0) == 0) printf("x * local, y* __global\\n"); }'

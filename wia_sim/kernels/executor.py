@@ -709,7 +709,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
                 t = SCALARS["double" if self.double_constants else "float"]
             elif typ == "double":
                 t = SCALARS["float"]
-            elif text.rstrip().endswith(("h", "H")):  # (cl_khr_fp16's half constant: ``parsing._half_literals``)
+            elif text.rstrip().endswith(("h", "H")):  # (cl_khr_fp16's half constant: ``rewrites.half_literals``)
                 t = SCALARS["half"]
             else:
                 t = SCALARS.get(typ, SCALARS["float"])

@@ -47,7 +47,7 @@ from wia_sim.kernels.gnu_builtins import expand_all
 from wia_sim.kernels.grammar import BUILTIN_FILE, FOREIGN_TYPE_NAMES
 from wia_sim.kernels.operator_marks import OperatorMarks
 from wia_sim.kernels.options import warnings_as
-from wia_sim.kernels.parsing import STRING_LITERAL, ParseOutcome, ast_nodes, parse
+from wia_sim.kernels.parsing import ParseOutcome, ast_nodes, parse
 from wia_sim.kernels.preprocess import (
     FLOAT_EXTENSIONS,
     Diagnostic,
@@ -61,7 +61,7 @@ from wia_sim.kernels.recursion import deep_recursion
 from wia_sim.kernels.semicolons import invalid_at_parse
 from wia_sim.kernels.specifiers import specifier_diagnostics
 from wia_sim.kernels.structs import hoisted_attributes
-from wia_sim.kernels.tokens import blanked, significant, tokenize
+from wia_sim.kernels.tokens import STRING_LITERAL, blanked, significant, tokenize
 from wia_sim.kernels.types import VECTOR_BASES, VECTOR_WIDTHS
 
 __all__ = ["compile_source"]

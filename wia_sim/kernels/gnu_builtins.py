@@ -19,7 +19,8 @@ from collections.abc import Callable
 from pycparser import c_ast
 
 from wia_sim.kernels.literals import c_string
-from wia_sim.kernels.parsing import parse, set_child
+from wia_sim.kernels.parsing import parse
+from wia_sim.kernels.rewrites import set_child
 from wia_sim.kernels.types import TypeInfo, int_constant
 
 __all__ = ["ARITIES", "LIBRARY", "Passed", "expand_all"]

@@ -113,7 +113,7 @@ class _Lexer(OpenCLCLexer):  # type: ignore[misc]
 class Parser(OpenCLCParser):  # type: ignore[misc]
     """pycparserext's parser, noting how many pairs of parentheses stood around each expression: pycparser's AST
     keeps none, and an OpenCL vector literal is told from C's cast and comma expression by them
-    (``parsing._vector_literals``). GNU's ``__typeof__`` as a type specifier too (pycparserext's GNU parser's
+    (``rewrites.vector_literals``). GNU's ``__typeof__`` as a type specifier too (pycparserext's GNU parser's
     ``TypeOfExpression``/``TypeOfDeclaration``; its OpenCL parser has none)."""
 
     lexer_class = _Lexer
@@ -437,7 +437,7 @@ class Parser(OpenCLCParser):  # type: ignore[misc]
         alignment of its type (pycparser takes only a type name). ``sizeof``/``_Alignof`` of a parenthesized type
         followed by ``(`` or ``{``: of the OpenCL vector literal (``sizeof (int4)(v)``) or the compound literal
         (``sizeof (int){1}``) that starts there, as Clang reads them (pycparser stops after the type). Before any
-        other type, ``(`` is Clang's error (``sizeof (int)(v)``: ``parsing._vector_literals``)."""
+        other type, ``(`` is Clang's error (``sizeof (int)(v)``: ``rewrites.vector_literals``)."""
         if self._peek_type() not in ("_ALIGNOF", "SIZEOF"):
             return super()._parse_unary_expression()
         tok = self._advance()
@@ -480,4 +480,4 @@ class UnionExt(c_ast.Union):  # type: ignore[misc]
 
 
 KEYWORDS = frozenset(c_keywords._keyword_map) | frozenset(_Lexer._extra_keywords)
-"""C's and OpenCL C's keywords (GCC's alternate ones are the standard ones by then: ``parsing._gnu_keywords``)."""
+"""C's and OpenCL C's keywords (GCC's alternate ones are the standard ones by then: ``rewrites.gnu_keywords``)."""

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from wia_sim.kernels.parsing import parse, set_child
+from wia_sim.kernels.parsing import parse
 from wia_sim.kernels.preprocess import LOOP_PRAGMAS
+from wia_sim.kernels.rewrites import set_child
 from wia_sim.kernels.tokens import Token, closing, significant, tokenize
 
 __all__ = ["LOOP_HINTS", "LoopHint", "is_hint", "loop_hint", "strip"]

@@ -6,7 +6,7 @@ before ``x`` and ``0x1e+5`` built as ``0x1e + 5``. ``literal_error`` reads a pp-
 ``NumericLiteralParser`` does and gives its first error and where it stands in the number: "invalid suffix 'x' on
 integer constant", "invalid digit '9' in octal constant", "exponent has no digits", "hexadecimal floating constant
 requires an exponent" (each word checked against PoCL 3.1's Clang). A half constant's ``h`` is read by the parser
-(``parsing._half_literals``); suffixes Clang takes that this simulator does not (``q``, the imaginary ``i``/``j``)
+(``rewrites.half_literals``); suffixes Clang takes that this simulator does not (``q``, the imaginary ``i``/``j``)
 are not errors here either: they stay the parser's.
 """
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 __all__ = [
+    "STRING_LITERAL",
     "Splices",
     "Token",
     "TokenKind",
@@ -46,6 +47,8 @@ _PLAIN_RUN = re.compile(r"[^\n/\"'#%]+")
 copies it as it is."""
 _TRIGRAPH_RE = re.compile(r"\?\?([=(/)'<!>-])")
 _TRIGRAPHS = dict(zip("=(/)'<!>-", "#[\\]^{|}~", strict=True))
+STRING_LITERAL = re.compile(r'"(?:\\.|[^"\\\n])*"' + r"|'(?:\\.|[^'\\\n])*'")
+"""A string or character literal (on one line), whose text the rewrites of the source leave as written."""
 
 
 @dataclass(slots=True, unsafe_hash=True)
