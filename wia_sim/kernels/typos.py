@@ -57,7 +57,7 @@ def edit_distance(a: str, b: str, limit: int) -> int:
 
 class Correction:
     """The outcome of correcting a typo: the name it was meant to be, or None; ``tied``: it failed because two
-    names lay equally near (Clang then leaves the typo to the expression it stands in, ``parsing``)."""
+    names lay equally near (Clang then leaves the typo to the expression it stands in, ``syntax_errors``)."""
 
     __slots__ = ("name", "tied")
 
