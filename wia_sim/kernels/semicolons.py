@@ -25,7 +25,7 @@ error, which Clang skips to its ``;`` (``skipped_statement``).
 
 A repair edits the text without moving any token it keeps: skipped tokens become blanks (newlines kept), and the
 ``;`` goes where the skip ended on one, else just after the statement's last token, where nothing but blanks
-follows on its line (a ``}`` right after it, the rare exception, moves one column). ``parsing._repaired`` makes
+follows on its line (a ``}`` right after it, the rare exception, moves one column). ``recovery.recovered`` makes
 the repairs; the front end runs the checker on the result.
 """
 

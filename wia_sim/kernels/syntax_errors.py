@@ -116,7 +116,7 @@ def _keyword_typo(
     tokens: list[Token], at: tuple[int, int | None], parser: Parser
 ) -> tuple[int, int | None, str] | None:
     """Clang's error for a statement whose first word is a misspelt keyword (``whle (a) {``, ``gto end;``): the name
-    undeclared, and the keyword it corrects to (Clang then parses on as if it stood there: ``parsing._repaired``)."""
+    undeclared, and the keyword it corrects to (Clang then parses on as if it stood there: ``recovery.recovered``)."""
     line, column = at
     e = next((k for k, t in enumerate(tokens) if (t.line, t.column) >= (line, column or 1 << 30)), len(tokens))
     s, depth = min(e, len(tokens)) - 1, 0
