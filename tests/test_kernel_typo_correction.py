@@ -60,7 +60,8 @@ CASES = [
     ),
     ("p[0] = get_local_idd(0, 1);", "6:62", "use of undeclared identifier 'get_local_idd'", POCL),
     ("o[0] = sizof(1);", "6:62", "use of undeclared identifier 'sizof'; did you mean 'sizeof'?", POCL),
-    ("float f = 1; o[0] = sqrtt(f);", "6:75", "use of undeclared identifier 'sqrtt'; did you mean 'sqrt'?", ("sim",)),
+    # (a built-in the header overloads: Clang tries it and gives it up, PoCL renames it)
+    ("float f = 1; o[0] = sqrtt(f);", "6:75", "use of undeclared identifier 'sqrtt'", POCL),
     # where a declaration starts: a type name, nearer than a third of its length, else the expression's error
     ("sizet x = 1; p[0] = x;", "6:55", "unknown type name 'sizet'; did you mean 'size_t'?", ALL),
     ("Pairr q; q.a = 1; p[0] = q.a;", "6:55", "unknown type name 'Pairr'; did you mean 'Pair'?", ALL),

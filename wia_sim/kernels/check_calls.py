@@ -144,7 +144,7 @@ class CallChecks(VectorBuiltinChecks):
         if name in self.suppressed:
             return UNKNOWN
         # (one declared below it too, as Clang has it)
-        self.error(node, f"use of undeclared identifier '{name}'{self.did_you_mean(name, len(args))}")
+        self.undeclared(node, name, len(args))
         return UNKNOWN
 
     def gnu_builtin(self, node: c_ast.FuncCall, name: str, args: list[c_ast.Node]) -> TypeInfo:

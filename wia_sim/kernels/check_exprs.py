@@ -10,6 +10,7 @@ import re
 from typing import cast
 
 from pycparser import c_ast
+from pycparser.c_parser import Coord
 from pycparserext.ext_c_parser import TypeOfDeclaration, TypeOfExpression
 
 from wia_sim.kernels import async_copy
@@ -23,6 +24,7 @@ from wia_sim.kernels.ctype import lookup as ctype_lookup
 from wia_sim.kernels.literals import c_string, char_constant
 from wia_sim.kernels.signatures import BUILTIN_CONSTANTS, SINGLE_DECLARATIONS, constant_type, is_builtin_function
 from wia_sim.kernels.structs import check_struct, layout, member_alignment, size_align
+from wia_sim.kernels.tokens import Token
 from wia_sim.kernels.types import (
     DOUBLE,
     FLOAT,
@@ -44,10 +46,21 @@ from wia_sim.kernels.types import (
     scalar_or_vector,
     swizzle_indices,
 )
-from wia_sim.kernels.typos import EXPRESSION_KEYWORDS, builtin_names, callable_with, corrected
+from wia_sim.kernels.typos import KEYWORDS, STATEMENT_KEYWORDS, builtin_names, callable_with, corrected, nearest
 
 __all__ = ["ExpressionChecks"]
 
+_STATEMENT_OPENERS = {
+    "for": "expected '(' after 'for'",
+    "while": "expected '(' after 'while'",
+    "if": "expected '(' after 'if'",
+    "switch": "expected '(' after 'switch'",
+    "goto": "expected identifier",
+}
+"""Clang's error where a name corrected to one of these keywords starts a statement and what the keyword needs
+(a ``(``; ``goto``'s label) does not follow: ``foo;`` is ``for ;``."""
+_OPERAND_STARTS = frozenset({"(", "-", "+", "!", "~", "*", "&", "++", "--"})
+"""Tokens besides names and constants that can start ``sizeof``'s operand."""
 _INTEGER_ONLY_OPS = frozenset({"%", "<<", ">>", "&", "|", "^"})
 _COMPARISONS = frozenset({"<", "<=", ">", ">=", "==", "!="})
 
@@ -91,8 +104,38 @@ class ExpressionChecks(CheckerState):
             self.error(node, "taking address of function is not allowed")
             return UNKNOWN
         if node.name not in self.suppressed:
-            self.error(node, f"use of undeclared identifier '{node.name}'{self.did_you_mean(node.name)}")
+            self.undeclared(node, node.name)
         return UNKNOWN
+
+    def undeclared(self, node: c_ast.Node, name: str, args: int | None = None) -> None:
+        """Clang's error for the undeclared ``name`` at ``node`` (called with ``args`` arguments), with its typo
+        correction (``typo_correction``). A correction to a keyword replaces the name in Clang's parser, which
+        reads on as if the keyword stood there: the keyword's own syntax error follows, and in an expression the
+        parser gives up the statement (``abandoned``)."""
+        found = self.typo_correction(name, args, node)
+        self.error(
+            node, f"use of undeclared identifier '{name}'" + ("" if found is None else f"; did you mean '{found}'?")
+        )
+        if found not in KEYWORDS or node.coord is None:
+            return
+        after = self.operator_marks.following(node)
+        if (node.coord.line, node.coord.column) == self.statement_head:  # the keyword's statement: ``foo;``, ``for ;``
+            words = _STATEMENT_OPENERS.get(found)
+            needed = after is not None and (after.kind == "id" if found == "goto" else after.text == "(")
+            if words is not None and after is not None and not needed:
+                self.error(_placed(node, after), words)
+            return
+        at = node
+        if found != "sizeof":  # a statement's keyword where an operand must be
+            self.error(node, "expected expression")
+            if after is not None and after.text == "]":  # (a subscript's: Clang's parser still wants its ``]``)
+                self.error(node, "expected ']'")
+        elif after is not None and after.kind not in ("id", "num", "str", "char") and after.text not in _OPERAND_STARTS:
+            at = _placed(node, after)
+            self.error(at, "expected expression")  # ``sizeof`` with no operand
+        else:
+            return
+        self.abandoned = (at.coord.line, at.coord.column)
 
     def function_named(self, name: str) -> str | None:
         """What the name ``name``, declared as no variable, stands for: "overloaded" functions (a built-in's, or a
@@ -114,27 +157,64 @@ class ExpressionChecks(CheckerState):
             return None
         return node.name if self.function_named(node.name) == "overloaded" else None
 
-    def did_you_mean(self, name: str, args: int | None = None) -> str:
-        """Clang's typo correction (``typos.py``) of the undeclared ``name`` in an expression, or of a function
-        called with ``args`` arguments: "; did you mean 'x'?", or nothing."""
-        if args is None:  # the variables, parameters and enumerators in scope, the program's functions (a built-in
-            # is overloaded: no value, Clang's correction tries it and finds the expression invalid)
-            names = {n for scope in self.scopes for n in scope}
+    def typo_correction(self, name: str, args: int | None = None, node: c_ast.Node | None = None) -> str | None:
+        """Clang's typo correction (``typos.py``) of the undeclared ``name`` at ``node``, in an expression or in a
+        call with ``args`` arguments, or None.
+
+        What Clang weighs depends on where the name stands (measured with clang-15 -cc1 and its OpenCL header):
+        - every name in scope (a call: every function that takes ``args`` arguments) and the built-in functions;
+          the nearest is tried in the statement, and if the statement is then in error there is no correction (a
+          built-in Clang's header overloads, a name of an overloadable function not called, a built-in not
+          called): ``sqrtt(x)``, ``dott`` (beside ``dot``, not ``goto``) correct to nothing;
+        - in a function, keywords: a statement's and ``sizeof`` in an expression, except right before a ``)``;
+        - at the start of an expression statement, Clang's statement parser's choice by the token after the name
+          (``StatementFilterCCC``: a statement's keywords before ``(``, ``;``, ``{`` or a name, ``sizeof`` before
+          ``(``, ``.``, ``->`` or a name, nothing but variables before ``=``), and a correction there must be less
+          than a third of the name's length away (``esle;`` corrects to nothing, ``o[0] = esle;`` to 'else')."""
+        after = None if node is None else self.operator_marks.following(node)
+        nxt = None if after is None else ("id" if after.kind == "id" else after.text)
+        head = (
+            node is not None and node.coord is not None and (node.coord.line, node.coord.column) == self.statement_head
+        )
+        variables = {n for scope in self.scopes for n in scope}
+        names = set(variables)
+        if head and nxt == "=":  # (an assignment's target: a variable)
+            return corrected(name, names, strict=True).name
+        if args is None:
             names.update(fn.shown for fn in self.functions.values())
-        else:  # the functions that take ``args`` arguments
+            names.update(builtin_names())
+        else:  # the functions that take ``args`` arguments, the program's and the built-ins
             names = {
                 fn.shown
                 for fn in self.functions.values()
                 if len(fn.params) == args or (fn.variadic and len(fn.params) <= args)
             }
             names.update(n for n in builtin_names() if callable_with(n, args))
-        if self.caller is not None:
-            names.update(EXPRESSION_KEYWORDS)
         ctx = self.context
-        if ctx is not None and (ctx.loops or ctx.switch is not None):  # (offered where they may stand)
-            names.update(("break", "continue") if ctx.loops else ("break",))
-        found = corrected(name, names).name
-        return "" if found is None else f"; did you mean '{found}'?"
+        if self.caller is not None:
+            statements = nxt in ("(", ";", "{", "id") if head else nxt != ")"
+            if statements:
+                names.update(STATEMENT_KEYWORDS)
+                if ctx is not None and (ctx.loops or ctx.switch is not None):  # (offered where they may stand)
+                    names.update(("break", "continue") if ctx.loops else ("break",))
+            if not head or nxt in ("(", ".", "->", "id"):
+                names.add("sizeof")
+        # the nearest names are tried in the statement: those it stays in error with drop out (a keyword where the
+        # parser cannot take it in the name's place); one left is the correction, several are ambiguous: none
+        valid = [n for n in nearest(name, names, strict=head) if self._corrects(n, args, nxt, head, variables)]
+        return valid[0] if len(valid) == 1 else None
+
+    def _corrects(self, found: str, args: int | None, nxt: str | None, head: bool, variables: set[str]) -> bool:
+        """Whether the statement is right with ``found`` in the typo's place, as Clang tries it
+        (``typo_correction``)."""
+        if found in variables:
+            return True
+        if found in KEYWORDS:  # (before a ``)``: ``sizeof`` is tried in the expression, and fails)
+            return head or nxt != ")"
+        program = next((fn for fn in self.functions.values() if fn.shown == found), None)
+        if program is None:  # a built-in: as a value, or called where the header overloads it, the statement fails
+            return args is not None and found in SINGLE_DECLARATIONS
+        return args is not None or found not in self.overloads
 
     def expr_Constant(self, node: c_ast.Constant) -> TypeInfo:
         kind = node.type
@@ -1362,3 +1442,8 @@ def _same_type(a: TypeInfo, b: TypeInfo) -> bool:
     if a.target is None or b.target is None:
         return a.target is b.target
     return _same_type(a.target, b.target)
+
+
+def _placed(node: c_ast.Node, token: Token) -> c_ast.Node:
+    """A node at ``token``'s place in ``node``'s file: where an error after a name is reported."""
+    return c_ast.ID(token.text, Coord(node.coord.file, token.line, token.column))

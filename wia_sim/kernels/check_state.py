@@ -126,6 +126,12 @@ class CheckerState:
     """Where the expression statements start that Clang's parser found in error (``ParseOutcome.broken``)."""
     quiet: bool
     """Checking such a statement: no word of the results it leaves unused (``check_unused``)."""
+    statement_head: tuple[int, int] | None
+    """Where the expression statement being checked starts: an undeclared name there is corrected as Clang's
+    statement parser corrects it (``check_exprs.typo_correction``)."""
+    abandoned: tuple[int, int] | None
+    """Where Clang's parser gave up the statement being checked (a name corrected to a keyword that cannot stand
+    there): its errors after that place are not Clang's."""
     operator_marks: OperatorMarks
     expanded: Callable[[int, int | None, bool], bool]
     """Whether the token at a line and column came of a macro's expansion (``PreprocessResult.expanded``)."""
@@ -244,7 +250,7 @@ class CheckerState:
 
         def expr(self, node: c_ast.Node | None) -> TypeInfo: ...
 
-        def did_you_mean(self, name: str, args: int | None = None) -> str: ...
+        def undeclared(self, node: c_ast.Node, name: str, args: int | None = None) -> None: ...
 
         def expr_quiet(self, node: c_ast.Node) -> TypeInfo: ...
 

@@ -251,14 +251,27 @@ class StatementChecks(CheckerState):
             self.error(node, "nested function definitions are not supported")
         else:
             seen = len(self.diagnostics)
-            self.quiet = node.coord is not None and (node.coord.line, node.coord.column) in self.broken
+            head = None if node.coord is None else (node.coord.line, node.coord.column)
+            self.quiet = head in self.broken
+            self.statement_head = head
             try:
                 self.expr(node)
             finally:
                 quiet, self.quiet = self.quiet, False
+                self.statement_head = None
+            self.abandon(seen)
             if not self.errors_since(seen) and not quiet:  # (an expression in error: nothing of its result)
                 self.unused_result(node)
             self.unsequenced(node, seen)
+
+    def abandon(self, seen: int) -> None:
+        """Drop the errors after the place where Clang's parser gave up the statement (``abandoned``): it skipped
+        the rest of it unchecked."""
+        at, self.abandoned = self.abandoned, None
+        if at is not None:
+            kept = [d for d in self.diagnostics[seen:] if (d.line or 0, d.column or 0) <= at]
+            del self.diagnostics[seen:]
+            self.diagnostics.extend(kept)
 
     def substatement(self, node: c_ast.Node | None, ctx: _Context) -> None:
         if isinstance(node, c_ast.Compound):
@@ -427,6 +440,9 @@ class StatementChecks(CheckerState):
             return
         t = self.expr(node.expr) if node.expr is not None else None
         self.unsequenced(node.expr, seen)
+        if self.abandoned is not None:  # (Clang gave the statement up in its expression: no return to check)
+            self.abandon(seen)
+            return
         if fn.return_type.kind == "void":
             if node.expr is not None and t is not None and t.kind != "void":
                 self.error(node, f"void function '{fn.shown}' should not return a value")

@@ -114,6 +114,8 @@ class Checker(DeclarationChecks, StatementChecks, ExpressionChecks, CallChecks, 
         self.filename = filename
         self.broken = broken  # (``parsing.ParseOutcome.broken``)
         self.quiet = False
+        self.statement_head: tuple[int, int] | None = None
+        self.abandoned: tuple[int, int] | None = None
         self.statement_attributes = statement_attributes or {}  # (``parsing._ParseOutcome.statement_attributes``)
         self.expanded = expanded or (lambda line, column, body: False)  # (``PreprocessResult.expanded``)
         self.gnu_alignof = gnu_alignof  # where the source spells ``_Alignof`` as GNU's ``__alignof`` (``frontend``)

@@ -268,6 +268,12 @@ class OperatorMarks:
         t = tokens[k + 1]
         return c_ast.ID("(", Coord(SOURCE_FILE, t.line, t.column))
 
+    def following(self, node: c_ast.Node) -> Token | None:
+        """The source's token right after the one ``node`` starts with (an identifier's next), or None."""
+        marker = self._ensure()
+        k = marker.at(node)
+        return None if k is None or k + 1 >= len(marker.tokens) else marker.tokens[k + 1]
+
     def spelling(self, node: c_ast.Node) -> str | None:
         """The source's token where ``node`` starts (a string literal's own, not the literals pycparser joined to
         it), or None."""

@@ -83,6 +83,9 @@ def recovered(
         if len(meant) > len(after.text):  # (the rest of the line moves on: its diagnostics move back)
             done.shifts.append((line, column + len(after.text), len(meant) - len(after.text)))
         return _spelled_as(text, line, column, after.text, meant), done
+    head = before.text in (";", "{", "}") and k + 1 < len(tokens) and tokens[k + 1].text == "("
+    if message == f"use of undeclared identifier '{after.text}'" and at_error and head:
+        return _statement_skipped(text, tokens, k, error, parser, blocks=True)  # (a keyword too far to correct)
     unknown = re.match(
         r"(unknown type name|use of undeclared identifier) '(\w+)'(?:; did you mean '(\w+)'\?)?$", message
     )
@@ -176,13 +179,19 @@ def _closed_early(
 
 
 def _statement_skipped(
-    text: str, tokens: list[Token], k: int, error: tuple[int, int | None, str], parser: Parser, left_open: bool = False
+    text: str,
+    tokens: list[Token],
+    k: int,
+    error: tuple[int, int | None, str],
+    parser: Parser,
+    left_open: bool = False,
+    blocks: bool = False,
 ) -> tuple[str, Repairs] | None:
     """``text`` with the statement that holds the syntax error ``error`` (at ``tokens[k]``) skipped, as Clang's
     parser skips an expression in error to its ``;`` (``semicolons.skipped_statement``): its error reported, the
     function's later statements parsed and checked. A declaration keeps its variable (its initializer alone is
     skipped); any other statement becomes an empty block (no ``if`` loses its body, no ``else`` its ``if``)."""
-    found = skipped_statement(tokens, k, declares_in(parser), left_open)
+    found = skipped_statement(tokens, k, declares_in(parser), left_open, blocks)
     if found is None or error[1] is None:
         return None
     first, end, declaration = found

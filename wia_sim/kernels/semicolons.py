@@ -277,13 +277,14 @@ def unended_members(tokens: list[Token]) -> list[Place]:
 
 
 def skipped_statement(
-    tokens: list[Token], k: int, declares: Callable[[Token], bool], left_open: bool = False
+    tokens: list[Token], k: int, declares: Callable[[Token], bool], left_open: bool = False, blocks: bool = False
 ) -> tuple[Token, Token, bool] | None:
     """Where Clang skips a statement in a function's body whose syntax error stands at ``tokens[k]``: the
     statement's first token skipped, its ``;``, and whether it is a declaration (then its last initializer alone
     is skipped, the variable declared: the first token is that initializer's ``=``). None where the statement and
     its ``;`` do not hold their brackets balanced (a ``(`` left open, a block), or no block holds it; with
-    ``left_open``, the brackets open at the error may stay open at the ``;`` (a cast's ``)`` missing)."""
+    ``left_open``, the brackets open at the error may stay open at the ``;`` (a cast's ``)`` missing); with
+    ``blocks``, a block on the way is skipped whole, as Clang's SkipUntil skips one (``whiel (1) {} x = 1;``)."""
     if not in_block(tokens, k):
         return None
     block = _enclosing_brace(tokens, k)
@@ -316,7 +317,7 @@ def skipped_statement(
         elif t == ";" and depth <= allowed:
             end = j
             break
-        if t == "{" and depth == 1 and j > 0 and tokens[j - 1].text not in ("=", ","):
+        if t == "{" and depth == 1 and j > 0 and tokens[j - 1].text not in ("=", ",") and not blocks:
             return None  # (a block: a control statement, not one Clang skips to its ';')
     if end is None or end < k or s == end:
         return None

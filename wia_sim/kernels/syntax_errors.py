@@ -107,9 +107,11 @@ def clang_words(text: str, at: tuple[int, int | None], parser: Parser) -> tuple[
     )
 
 
-KEYWORD_FOLLOWERS = {"if": "(", "while": "(", "for": "(", "switch": "(", "goto": "id", "return": "any"}
+KEYWORD_FOLLOWERS = {"if": "(", "while": "(", "for": "(", "switch": "(", "goto": "id", "return": "id("}
 """The statements' keywords Clang's typo correction offers at a statement's start that a parse error there shows
-(``brek;`` parses, and is the checker's), and what must follow each for the correction to parse."""
+(``brek;`` parses, and is the checker's), and what must follow each for the correction to parse ("id(": a name or
+a ``(``, the tokens before which Clang's statement parser offers statements' keywords at all: ``retrun 1;`` is
+"use of undeclared identifier 'retrun'")."""
 
 
 def _keyword_typo(
@@ -137,8 +139,11 @@ def _keyword_typo(
     if meant is None:
         return None
     follows = KEYWORD_FOLLOWERS[meant]
-    if (follows == "(" and after.text != "(") or (follows == "id" and after.kind != "id") or after.text == ";":
+    if not (after.text in follows or (after.kind == "id" and "id" in follows)):
         return None
+    if corrected(name, KEYWORD_FOLLOWERS, strict=True).name is None:  # (too far for the statement parser, which
+        # corrects at once: the name stays, its expression is in error, and Clang skips the statement, ``recovery``)
+        return first.line, first.column, f"use of undeclared identifier '{name}'"
     return first.line, first.column, f"use of undeclared identifier '{name}'; did you mean '{meant}'?"
 
 

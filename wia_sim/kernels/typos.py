@@ -25,12 +25,17 @@ from wia_sim.kernels.signatures import BUILTINS, builtin_arity
 from wia_sim.kernels.types import FLOATS, VECTOR_BASES, VECTOR_WIDTHS
 
 __all__ = [
-    "EXPRESSION_KEYWORDS", "TYPE_KEYWORDS", "Correction", "builtin_names", "callable_with", "corrected", "edit_distance"
+    "KEYWORDS", "STATEMENT_KEYWORDS", "TYPE_KEYWORDS", "Correction", "builtin_names", "callable_with", "corrected",
+    "edit_distance", "nearest",
 ]  # fmt: skip
 
-EXPRESSION_KEYWORDS = ("sizeof", "do", "else", "for", "goto", "if", "return", "switch", "while")
-"""Keywords Clang offers for an identifier in a function's expression (``populateKeywordCandidates``): ``sizeof``
-and the statements'. (``true`` and ``false`` are macros of OpenCL C's headers, no declarations: never offered.)"""
+STATEMENT_KEYWORDS = ("do", "else", "for", "goto", "if", "return", "switch", "while")
+"""Statements' keywords Clang offers for an identifier in a function (``AddKeywordsToConsumer``'s remaining
+keywords; ``break`` and ``continue`` where they may stand). ``sizeof`` is an expression's keyword, offered apart.
+(``true`` and ``false`` are macros of OpenCL C's headers, no declarations: never offered.)"""
+
+KEYWORDS = frozenset((*STATEMENT_KEYWORDS, "sizeof", "break", "continue"))
+"""Every keyword a correction in a function's body may give."""
 
 TYPE_KEYWORDS = (
     "char", "const", "double", "enum", "float", "int", "long", "short", "signed", "struct", "union", "unsigned",
@@ -65,12 +70,13 @@ class Correction:
         self.name, self.tied = name, tied
 
 
-def corrected(typo: str, candidates: Iterable[str], strict: bool = False) -> Correction:
-    """The name among ``candidates`` that ``typo`` most probably meant, by Clang's rules (module docstring);
-    ``strict``: where a type name is expected."""
+def nearest(typo: str, candidates: Iterable[str], strict: bool = False) -> set[str]:
+    """The names among ``candidates`` nearest to ``typo`` within Clang's bounds (module docstring), several where
+    they lie equally near; none if none is near enough. ``strict``: where a type name is expected, or where
+    Clang's statement parser corrects at once."""
     n = len(typo)
     if n < 3:
-        return Correction(None)
+        return set()
     bound = (n + 2) // 3
     best: set[str] = set()
     distance = bound + 1
@@ -84,10 +90,17 @@ def corrected(typo: str, candidates: Iterable[str], strict: bool = False) -> Cor
         elif d == distance and d <= bound:
             best.add(name)
     if not best or (strict and n // distance < 3):
-        return Correction(None)
+        return set()
+    return best
+
+
+def corrected(typo: str, candidates: Iterable[str], strict: bool = False) -> Correction:
+    """The name among ``candidates`` that ``typo`` most probably meant, by Clang's rules (module docstring);
+    ``strict``: where a type name is expected."""
+    best = nearest(typo, candidates, strict)
     if len(best) > 1:
         return Correction(None, tied=True)
-    return Correction(best.pop())
+    return Correction(best.pop() if best else None)
 
 
 @functools.cache
