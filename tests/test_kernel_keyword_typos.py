@@ -7,7 +7,8 @@ Measured with ``clang-15 -cc1 -x cl -cl-std=CL1.2 -triple spir64 -fsyntax-only -
   mean 'for'?" then "expected expression" at the name, the rest of the statement skipped (``undecl1`` after it
   unreported, ``undecl2`` before it reported); ``foo;`` at a statement's start is ``for ;``: "expected '(' after
   'for'"; ``gotoo;`` "expected identifier"; ``sizeo;`` in an expression "expected expression" at the ``;``, and
-  ``return foo;`` in a void function is no return of a value (the statement is given up);
+  ``return foo;`` in a void function is no return of a value (the statement is given up); in an initializer
+  (``float y = foo;``) the error is the same, and the next statement's errors all stand;
 - a keyword is no correction right before a ``)`` (``(whiel)``), nor at a statement's start before a token that no
   statement keyword can precede (``foo + 1;``);
 - at a statement's start the correction must be less than a third of the name's length away (``esle;`` and
@@ -49,6 +50,8 @@ KEYWORDS = """__kernel void k(__global float* o) {
     whiel (1) {}
     o[0] = 1 + retrun;
     o[0] = ocunt;
+    float y = foo;
+    o[0] = undecl9;
     return foo;
 }
 """
@@ -84,8 +87,11 @@ KEYWORD_ERRORS = [
     ("17:23", "use of undeclared identifier 'foo'"),
     ("18:5", "use of undeclared identifier 'whiel'"),
     ("20:12", "use of undeclared identifier 'ocunt'; did you mean 'count'?"),
-    ("21:12", "expected expression"),
-    ("21:12", "use of undeclared identifier 'foo'; did you mean 'for'?"),
+    ("21:15", "expected expression"),
+    ("21:15", "use of undeclared identifier 'foo'; did you mean 'for'?"),
+    ("22:12", "use of undeclared identifier 'undecl9'"),
+    ("23:12", "expected expression"),
+    ("23:12", "use of undeclared identifier 'foo'; did you mean 'for'?"),
 ]
 
 FUNCTIONS = """float helperfn(float a) { return a; }

@@ -112,14 +112,15 @@ class ExpressionChecks(CheckerState):
         correction (``typo_correction``). A correction to a keyword replaces the name in Clang's parser, which
         reads on as if the keyword stood there: the keyword's own syntax error follows, and in an expression the
         parser gives up the statement (``abandoned``)."""
-        found = self.typo_correction(name, args, node)
+        after = self.operator_marks.following(node)
+        head = node.coord is not None and (node.coord.line, node.coord.column) == self.statement_head
+        found = self.typo_correction(name, args, after, head)
         self.error(
             node, f"use of undeclared identifier '{name}'" + ("" if found is None else f"; did you mean '{found}'?")
         )
         if found not in KEYWORDS or node.coord is None:
             return
-        after = self.operator_marks.following(node)
-        if (node.coord.line, node.coord.column) == self.statement_head:  # the keyword's statement: ``foo;``, ``for ;``
+        if head:  # the keyword's statement: ``foo;``, ``for ;``
             words = _STATEMENT_OPENERS.get(found)
             needed = after is not None and (after.kind == "id" if found == "goto" else after.text == "(")
             if words is not None and after is not None and not needed:
@@ -157,9 +158,10 @@ class ExpressionChecks(CheckerState):
             return None
         return node.name if self.function_named(node.name) == "overloaded" else None
 
-    def typo_correction(self, name: str, args: int | None = None, node: c_ast.Node | None = None) -> str | None:
-        """Clang's typo correction (``typos.py``) of the undeclared ``name`` at ``node``, in an expression or in a
-        call with ``args`` arguments, or None.
+    def typo_correction(self, name: str, args: int | None, after: Token | None, head: bool) -> str | None:
+        """Clang's typo correction (``typos.py``) of the undeclared ``name`` before the token ``after``, in an
+        expression (``head``: at the start of an expression statement) or in a call with ``args`` arguments, or
+        None.
 
         What Clang weighs depends on where the name stands (measured with clang-15 -cc1 and its OpenCL header):
         - every name in scope (a call: every function that takes ``args`` arguments) and the built-in functions;
@@ -171,11 +173,7 @@ class ExpressionChecks(CheckerState):
           (``StatementFilterCCC``: a statement's keywords before ``(``, ``;``, ``{`` or a name, ``sizeof`` before
           ``(``, ``.``, ``->`` or a name, nothing but variables before ``=``), and a correction there must be less
           than a third of the name's length away (``esle;`` corrects to nothing, ``o[0] = esle;`` to 'else')."""
-        after = None if node is None else self.operator_marks.following(node)
         nxt = None if after is None else ("id" if after.kind == "id" else after.text)
-        head = (
-            node is not None and node.coord is not None and (node.coord.line, node.coord.column) == self.statement_head
-        )
         variables = {n for scope in self.scopes for n in scope}
         names = set(variables)
         if head and nxt == "=":  # (an assignment's target: a variable)

@@ -131,7 +131,8 @@ class CheckerState:
     statement parser corrects it (``check_exprs.typo_correction``)."""
     abandoned: tuple[int, int] | None
     """Where Clang's parser gave up the statement being checked (a name corrected to a keyword that cannot stand
-    there): its errors after that place are not Clang's."""
+    there): its errors after that place are not Clang's. Set in any expression, read (and cleared before) by the
+    expression statement and the ``return`` that drop those errors."""
     operator_marks: OperatorMarks
     expanded: Callable[[int, int | None, bool], bool]
     """Whether the token at a line and column came of a macro's expansion (``PreprocessResult.expanded``)."""

@@ -254,6 +254,7 @@ class StatementChecks(CheckerState):
             head = None if node.coord is None else (node.coord.line, node.coord.column)
             self.quiet = head in self.broken
             self.statement_head = head
+            self.abandoned = None  # (one an initializer or a condition left: not this statement's)
             try:
                 self.expr(node)
             finally:
@@ -438,6 +439,7 @@ class StatementChecks(CheckerState):
             result = fn.node.decl.type.type if fn.node is not None else None
             self.report_store("incompatible", fn.return_type, UNKNOWN, node, result, None, False, OVERLOADED_TYPE)
             return
+        self.abandoned = None
         t = self.expr(node.expr) if node.expr is not None else None
         self.unsequenced(node.expr, seen)
         if self.abandoned is not None:  # (Clang gave the statement up in its expression: no return to check)
