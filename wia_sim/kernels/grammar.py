@@ -88,6 +88,8 @@ class StatementAttributes:
 
 
 _TYPEOF = {"__typeof__": "__TYPEOF__", "__typeof": "__TYPEOF"}
+"""GNU's ``typeof`` operator, as Clang spells it in OpenCL C (plain ``typeof`` is no keyword there: C23's and GNU
+C's, not C99's)."""
 TYPED_BUILTINS = frozenset({"__builtin_astype", "__builtin_convertvector"})
 """Clang's built-ins behind ``as_T(e)`` and ``convert_T(e)``, whose second argument is a type name (Halide writes
 ``__builtin_astype(x, half)`` in every fp16 kernel): ``Parser._parse_typed_builtin``."""
@@ -100,8 +102,6 @@ _QUALIFIER_TOKENS = frozenset({"CONST", "VOLATILE", "RESTRICT"}) | {
     for prefix, suffix in (("", ""), ("__", "__"))
 }
 """The type qualifiers a type name may hold around a ``__typeof__`` (the lexer's tokens: C's and the address spaces)."""
-"""GNU's ``typeof`` operator, as Clang spells it in OpenCL C (plain ``typeof`` is no keyword there: C23's and GNU
-C's, not C99's)."""
 
 
 class _Lexer(OpenCLCLexer):  # type: ignore[misc]

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from wia_sim.kernels.grammar import KEYWORDS, Parser
 from wia_sim.kernels.semicolons import (
+    CLOSERS,
     Missing,
     Repair,
     bracket_depth,
@@ -25,7 +26,6 @@ from wia_sim.kernels.semicolons import (
     skipped_statement,
 )
 from wia_sim.kernels.syntax_errors import (
-    CLOSERS,
     HEADED,
     KEYWORD_FOLLOWERS,
     NO_OPERAND_AFTER,

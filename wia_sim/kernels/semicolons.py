@@ -38,6 +38,7 @@ from typing import Literal
 from wia_sim.kernels.tokens import Token, blanked, closing, offset
 
 __all__ = [
+    "CLOSERS",
     "Missing",
     "Repair",
     "bracket_depth",
@@ -59,7 +60,8 @@ Place = tuple[int, int]
 """A line and column."""
 _SKIPPING_STATEMENTS = ("return", "break", "continue", "goto")
 _CONTROL = ("if", "while", "for", "switch")
-_OPENERS = {"(": ")", "[": "]", "{": "}"}
+CLOSERS = {"(": ")", "[": "]", "{": "}"}
+"""Each bracket's closer, by its opener."""
 _FILE_SCOPE_ONLY = frozenset({"__kernel", "kernel"})
 """Words that begin a declaration in a block but not, after a declaration without its ``;``, at file scope (where
 Clang skips a whole kernel after one: measured)."""
@@ -244,7 +246,7 @@ def _last_initializer(tokens: list[Token], start: int, k: int) -> Place | None:
     last = None
     for j in range(start, k):
         t = tokens[j].text
-        if t in _OPENERS:
+        if t in CLOSERS:
             depth += 1
         elif t in (")", "]", "}"):
             depth -= 1
@@ -308,7 +310,7 @@ def skipped_statement(
     allowed = bracket_depth(tokens, s, k) if left_open else 0
     for j in range(s, len(tokens)):
         t = tokens[j].text
-        if t in _OPENERS:
+        if t in CLOSERS:
             depth += 1
         elif t in (")", "]", "}"):
             depth -= 1
@@ -345,7 +347,7 @@ def file_scope(tokens: list[Token]) -> list[bool]:
         if t.text in (")", "]", "}"):
             depth = max(0, depth - 1)
         outside.append(depth == 0)
-        if t.text in _OPENERS:
+        if t.text in CLOSERS:
             depth += 1
     return outside
 
@@ -381,9 +383,9 @@ def innermost_open(tokens: list[Token], k: int) -> int:
     opened: list[int] = []
     for j in range(min(k, len(tokens))):
         t = tokens[j].text
-        if t in _OPENERS:
+        if t in CLOSERS:
             opened.append(j)
-        elif opened and t == _OPENERS[tokens[opened[-1]].text]:
+        elif opened and t == CLOSERS[tokens[opened[-1]].text]:
             opened.pop()
     return opened[-1] if opened else -1
 
@@ -435,7 +437,7 @@ def _brace_kind(tokens: list[Token], j: int) -> str:
 
 def _closing(tokens: list[Token], k: int) -> int | None:
     """The index of the bracket that closes ``tokens[k]`` (``tokens.closing``, of the bracket's own kind)."""
-    bracket = _OPENERS.get(tokens[k].text) if k < len(tokens) else None
+    bracket = CLOSERS.get(tokens[k].text) if k < len(tokens) else None
     return None if bracket is None else closing(tokens, k, bracket)
 
 
@@ -446,7 +448,7 @@ def _opening(tokens: list[Token], close: int) -> int | None:
         t = tokens[j].text
         if t in (")", "]", "}"):
             depth += 1
-        elif t in _OPENERS:
+        elif t in CLOSERS:
             depth -= 1
             if depth == 0:
                 return j
@@ -505,8 +507,8 @@ def _skipped(tokens: list[Token], k: int) -> tuple[Token | None, bool]:
     (True) or before the ``}`` that closes the block (False), brackets skipped whole; None: the input's end."""
     opened: list[str] = []
     for t in tokens[k:]:
-        if t.text in _OPENERS:
-            opened.append(_OPENERS[t.text])
+        if t.text in CLOSERS:
+            opened.append(CLOSERS[t.text])
         elif t.text in (")", "]", "}"):
             if opened and opened[-1] == t.text:
                 opened.pop()

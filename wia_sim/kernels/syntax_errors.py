@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from wia_sim.kernels.grammar import KEYWORDS, Parser
 from wia_sim.kernels.numeric_literals import PP_NUMBER, literal_error
-from wia_sim.kernels.semicolons import closes_list, file_scope, in_block, innermost_open, missing
+from wia_sim.kernels.semicolons import CLOSERS, closes_list, file_scope, in_block, innermost_open, missing
 from wia_sim.kernels.signatures import is_builtin_function
 from wia_sim.kernels.specifiers import SPECIFIER_WORDS, read
 from wia_sim.kernels.tokens import STRING_LITERAL, Token, closing, significant, tokenize
@@ -21,7 +21,6 @@ from wia_sim.kernels.types import BUILTIN_TYPE_NAMES, named_type
 from wia_sim.kernels.typos import TYPE_KEYWORDS, corrected
 
 __all__ = [
-    "CLOSERS",
     "HEADED",
     "KEYWORD_FOLLOWERS",
     "NO_OPERAND_AFTER",
@@ -293,7 +292,6 @@ NO_OPERAND_AFTER = frozenset(
 """Tokens that cannot begin an operand: after an operator or an opening bracket, "expected expression" there."""
 _ENDS_OPERAND = frozenset({")", "]", "++", "--"})
 """Punctuators that may end an expression (besides names, numbers and literals)."""
-CLOSERS = {"(": ")", "[": "]", "{": "}"}
 
 
 def _expected(
@@ -542,9 +540,6 @@ def _unknown_token(tokens: list[Token], k: int, opened: list[str], parser: Parse
     return token.line, token.column, "expected expression"
 
 
-_QUALIFIER_WORDS = _DECLARATION_STARTS - {";", "{", "}", "(", ","}
-
-
 def _specifier_error(tokens: list[Token], last: int) -> tuple[int, int | None, str] | None:
     """Clang's first error for the specifier list that ends at ``tokens[last]`` (the words before it, past
     qualifiers), at the word it names (``specifiers.read``)."""
@@ -552,7 +547,7 @@ def _specifier_error(tokens: list[Token], last: int) -> tuple[int, int | None, s
     for t in reversed(tokens[: last + 1]):
         if t.text in SPECIFIER_WORDS or t is tokens[last]:
             words.append(t)
-        elif t.text not in _QUALIFIER_WORDS:
+        elif t.text not in _QUALIFIERS:
             break
     words.reverse()
     errors = [(k, message) for k, message, severity in read([t.text for t in words]).problems if severity == "error"]
