@@ -14,8 +14,9 @@ Wall-clock per launch through the public HAL (the sim backend, ``kernel_checks``
 rounds) and through PyOpenCL (enqueue and ``finish``), best of ``--repeats`` (and of the rounds), warm: the first
 launch builds and is not counted. Oclgrind
 interprets every work-item (about a second for the vector add, ten for the matmul), so it runs once per kernel and
-only in part 1. Run: ``python benchmarks/kernels.py`` (about three minutes here) or ``--quick`` (part 1 only, no
-Oclgrind).
+only in part 1. Part 3: the lockstep NumPy floor (``lockstep_floor.py``) of the corpus's worst kernels beside
+part 2's times, how much of each ratio the design itself costs. Run: ``python benchmarks/kernels.py`` (about three
+minutes here) or ``--quick`` (part 1 only, no Oclgrind).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ import wia_hal as wia
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # the corpus and its OpenCL runner are test code, found from the checkout
+
+import lockstep_floor  # noqa: E402
 
 from tests.kernels import cldevices, corpus  # noqa: E402
 
@@ -261,7 +264,8 @@ def part1(repeats: int, oclgrind: bool, console: Console) -> None:
                 console.print(f"{label}, {n}: {t}")
 
 
-def part2(repeats: int, console: Console) -> None:
+def part2(repeats: int, console: Console) -> tuple[list[tuple[Any, corpus.Launch]], Times, Times, Times]:
+    """The corpus table; its cases, launches and times (checks on, off, PoCL), for part 3."""
     rng = np.random.default_rng(SEED)
     cases = [
         (case, case.draw(rng)) for case in corpus.CASES if not getattr(case, "global_offset", None)
@@ -318,6 +322,48 @@ def part2(repeats: int, console: Console) -> None:
         f"an empty kernel (256 work-items), the fixed cost of a launch: checks on {_us(e_on['empty'])}, off "
         f"{_us(e_off['empty'])}, PoCL {_us(e_pocl['empty'])}" + ("" if vs is None else f" ({vs:.1f}x)")
     )
+    return cases, on, off, pocl
+
+
+def part3(
+    cases: list[tuple[Any, corpus.Launch]], on: Times, off: Times, pocl: Times, repeats: int, console: Console
+) -> None:
+    """The lockstep NumPy floor (``lockstep_floor.py``) of the kernels that have one, beside part 2's times of
+    the same launches: how far over PoCL the design itself is, and how far over the floor the simulator."""
+    table = Table(title=f"The lockstep NumPy floor: the least a NumPy executor spends (best of {repeats})")
+    columns = ("kernel", "work-items", "PoCL", "floor", "floor / PoCL", "sim, checks on", "on / floor", "off / floor")
+    for column in columns:
+        table.add_column(column, justify="left" if column == "kernel" else "right")
+    out_of_reach: list[str] = []
+    for case, launch in cases:
+        floor = lockstep_floor.FLOORS.get(case.name)
+        if floor is None:
+            continue
+        args = lockstep_floor.arguments(launch)
+        wrong = case.check(launch, floor(args))
+        if wrong:  # a floor that computes something else times nothing
+            console.print(f"floor of {case.name} is wrong, not timed: {wrong[0]}")
+            continue
+        n = case.name
+        t = best(repeats, lambda: floor(args))  # noqa: B023 (called here, in this iteration)
+        vs_pocl, over_on, over_off = _ratio(t, pocl[n]), _ratio(on[n], t), _ratio(off[n], t)
+        if vs_pocl is not None and vs_pocl > CORPUS_RATIO_TARGET:
+            out_of_reach.append(n)
+        table.add_row(
+            n,
+            f"{int(np.prod(launch.global_size)):,}",
+            _ms(pocl[n]),
+            _ms(t),
+            "—" if vs_pocl is None else f"{vs_pocl:,.1f}x",
+            _ms(on[n]),
+            "—" if over_on is None else f"{over_on:,.1f}x",
+            "—" if over_off is None else f"{over_off:,.1f}x",
+        )
+    console.print(table)
+    console.print(
+        f"floors over {CORPUS_RATIO_TARGET:.0f}x PoCL (the target out of reach of a lockstep NumPy executor): "
+        + (", ".join(out_of_reach) if out_of_reach else "none")
+    )
 
 
 def main() -> None:
@@ -328,7 +374,7 @@ def main() -> None:
     console = Console(width=160)
     part1(args.repeats, not args.quick, console)
     if not args.quick:
-        part2(args.repeats, console)
+        part3(*part2(args.repeats, console), args.repeats, console)
 
 
 if __name__ == "__main__":

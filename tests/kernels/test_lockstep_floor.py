@@ -1,0 +1,46 @@
+"""benchmarks/lockstep_floor.py: each floor computes its kernel's outputs (held to the case's reference at its
+documented tolerance, on launches drawn from several seeds), without changing its inputs. A floor that computed less
+than its kernel would make the benchmark's bound too low."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+from tests.kernels import corpus
+
+
+def _floors() -> ModuleType:
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "lockstep_floor.py"
+    spec = importlib.util.spec_from_file_location("lockstep_floor", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lockstep_floor"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+FLOORS = _floors()
+CASES = {case.name: case for case in corpus.CASES}
+
+
+def test_every_floor_is_a_corpus_kernel() -> None:
+    assert set(FLOORS.FLOORS) <= set(CASES)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("name", sorted(FLOORS.FLOORS))
+def test_floor_meets_reference(name: str, seed: int) -> None:
+    case = CASES[name]
+    launch = case.draw(np.random.default_rng(seed))
+    args = FLOORS.arguments(launch)
+    before = {k: v.copy() for k, v in args.items() if isinstance(v, np.ndarray)}
+    outputs = FLOORS.FLOORS[name](args)
+    assert case.check(launch, outputs) == []
+    for k, v in before.items():
+        assert np.array_equal(args[k], v, equal_nan=True), f"{name} changed its input {k}"
