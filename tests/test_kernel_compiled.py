@@ -3,7 +3,7 @@
 A tree of arithmetic on private values is compiled once into closures on arrays; where a variable holds anything
 but a plain array (coefficients, lanes nobody defined) or a lane divides an integer by zero, it gives itself back
 to the interpreter. That must change nothing but speed: every program here runs with compiled trees and with the
-interpreter alone (``executor.compiled_plan`` giving none), with checks on and off, and gives the same bits,
+interpreter alone (``executor.compiled_plan`` giving none, and no loop run by ``private_loops``), with checks on and off, and gives the same bits,
 counts, steps and findings. Random programs mix every scalar type, float4 and int4, the operators, casts, ``?:``,
 compound assignments and increments under divergent conditions and loops, beside what stays interpreted (loads,
 built-in calls, ``&&``, coefficients of the work-item's id, a variable never initialized)."""
@@ -56,13 +56,14 @@ def _arrays(rng: np.random.Generator) -> list[np.ndarray]:
 
 
 def _run(src: str, arrays: list[np.ndarray], compiling: bool, checks: bool, contract: bool = False) -> Any:
-    saved = executor.compiled_plan
-    if not compiling:
+    saved, trips = executor.compiled_plan, executor._Executor.private_trips
+    if not compiling:  # (nor loops of them: ``private_loops`` runs the compiled trees itself)
         executor.compiled_plan = lambda *args: None  # type: ignore[assignment]
+        executor._Executor.private_trips = lambda *args: None  # type: ignore[method-assign]
     try:
         return run_on_copies(src, arrays, Geometry((N, 1, 1), (WG, 1, 1)), contract=contract, checks=checks)
     finally:
-        executor.compiled_plan = saved
+        executor.compiled_plan, executor._Executor.private_trips = saved, trips  # type: ignore[method-assign]
 
 
 def _same(body: str, seed: int = 3, checks: bool = True, contract: bool = False) -> Any:

@@ -10,7 +10,7 @@ and at its root an assignment, compound assignment or increment of a variable, o
 vector variable) and evaluates it as nested closures on the arrays themselves, adding its counts once.
 
 Where a variable holds anything else at run time, or a lane divides an integer by zero with checks on, the tree
-gives itself back (``_Fallback``) before any of its evaluation shows (its one store is its last act, its counts are
+gives itself back (``Fallback``) before any of its evaluation shows (its one store is its last act, its counts are
 added after): the interpreter computes the same bits, counts and findings the long way. A node that only ever gives
 itself back is left to the interpreter for good. Both take each operator's conversions and ufunc from
 ``operators.binary_spec``; ``tests/test_kernel_compiled.py`` compares the two on random programs.
@@ -39,7 +39,17 @@ from wia_sim.kernels.types import swizzle_indices
 if TYPE_CHECKING:
     from wia_sim.kernels.executor import Plan, _Executor
 
-__all__ = ["compiled_plan"]
+__all__ = [
+    "Code",
+    "Counts",
+    "Fallback",
+    "Root",
+    "Tally",
+    "compiled_expression",
+    "compiled_plan",
+    "compiled_root",
+    "converted",
+]
 
 Array = NDArray[Any]
 Counts = tuple[tuple[str, int], ...]
@@ -49,7 +59,7 @@ Tally = list[tuple[Counts, Array]]
 Run = Callable[["_Executor", Array, Tally], Array]
 
 
-class _Fallback(Exception):
+class Fallback(Exception):
     """The tree cannot evaluate this time: the interpreter does, from the start. (Raised new each time: one
     instance raised again would keep its last traceback, and with it the launch's frames and lane arrays, which
     ``scratch`` could then not hand out again.)"""
@@ -75,7 +85,7 @@ _ONE = np.asarray(1, np.int32)
 
 
 @dataclass(frozen=True)
-class _Code:
+class Code:
     """A compiled tree: ``run`` gives its value per lane (shape () where it is the same in every lane) of type
     ``t``, or (``boolean``) a scalar comparison's lanes; ``ops`` are counted under the mask it runs with."""
 
@@ -93,7 +103,7 @@ def _summed(*parts: Counts) -> Counts:
     return tuple(total.items())
 
 
-def _valued(code: _Code) -> Run:
+def _valued(code: Code) -> Run:
     """``code``'s value as its type holds it (a comparison's lanes as the int 1 or 0, as ``Value.raw`` makes them)."""
     if not code.boolean:
         return code.run
@@ -105,7 +115,7 @@ def _valued(code: _Code) -> Run:
     return as_int
 
 
-def _converted(code: _Code, t: CType) -> Run:
+def converted(code: Code, t: CType) -> Run:
     """``code``'s value converted to ``t`` (``_Executor._conv``)."""
     run = _valued(code)
     if code.t == t:
@@ -118,7 +128,7 @@ def _converted(code: _Code, t: CType) -> Run:
     return conv
 
 
-def _value(code: _Code, a: Array) -> Value:
+def _value(code: Code, a: Array) -> Value:
     """What the interpreter's plan gives for ``code``'s result ``a``."""
     if code.boolean:
         return Value(INT, None, cond=a) if a.ndim else Value(INT, a.astype(np.int32))
@@ -129,7 +139,7 @@ def _plain(t: CType | None) -> bool:
     return type(t) is CType  # (not a struct's, nor a pointer kept as its address)
 
 
-def _variable(ex: _Executor, node: c_ast.ID) -> _Code | None:
+def _variable(ex: _Executor, node: c_ast.ID) -> Code | None:
     name = node.name
     var = ex.lookup_var(name)
     if var is None:
@@ -141,10 +151,10 @@ def _variable(ex: _Executor, node: c_ast.ID) -> _Code | None:
 
         def builtin(ex: _Executor, mask: Array, tally: Tally) -> Array:
             if ex.lookup_var(name) is not None:
-                raise _Fallback
+                raise Fallback
             return a
 
-        return _Code(constant.t, builtin, ())
+        return Code(constant.t, builtin, ())
     t = var.ctype
     if not _plain(t) or var.mem is not None or var.array is not None:
         return None
@@ -154,15 +164,15 @@ def _variable(ex: _Executor, node: c_ast.ID) -> _Code | None:
         var = ex.lookup_var(name)
         v = None if var is None else var.value
         if type(v) is not Value or v.undef is not None or v.affine is not None or v._a is None:
-            raise _Fallback
+            raise Fallback
         if v.t is not t and v.t != t:
-            raise _Fallback
+            raise Fallback
         return v._a
 
-    return _Code(t, variable, ())
+    return Code(t, variable, ())
 
 
-def _swizzle(ex: _Executor, node: c_ast.StructRef) -> tuple[_Code, tuple[int, ...], CType] | None:
+def _swizzle(ex: _Executor, node: c_ast.StructRef) -> tuple[Code, tuple[int, ...], CType] | None:
     """The vector variable ``v`` of ``v.xy`` (``v.s3``, ``v.lo``, ...) as a tree that reads it, the components named
     and their type, where ``v`` is a private value's vector and every component named is one of its own (not the
     undefined w of a 3-component vector's ``.hi``: the interpreter's)."""
@@ -180,7 +190,7 @@ def _swizzle(ex: _Executor, node: c_ast.StructRef) -> tuple[_Code, tuple[int, ..
     return base, idx, base.t.scalar if len(idx) == 1 else base.t.scalar.vector(len(idx))
 
 
-def _component(ex: _Executor, node: c_ast.StructRef) -> _Code | None:
+def _component(ex: _Executor, node: c_ast.StructRef) -> Code | None:
     """``v.xy`` of a private vector variable (``executor.expr_StructRef``'s ``swizzled``): its components, copied."""
     found = _swizzle(ex, node)
     if found is None:
@@ -192,10 +202,10 @@ def _component(ex: _Executor, node: c_ast.StructRef) -> _Code | None:
     def component(ex: _Executor, mask: Array, tally: Tally) -> Array:
         return np.asarray(np.asarray(read(ex, mask, tally)).take(picked, axis=-1))
 
-    return _Code(t, component, ())
+    return Code(t, component, ())
 
 
-def _binary(ex: _Executor, node: c_ast.BinaryOp) -> _Code | None:
+def _binary(ex: _Executor, node: c_ast.BinaryOp) -> Code | None:
     if node.op in ("&&", "||"):
         return None
     left, right = _expression(ex, node.left), _expression(ex, node.right)
@@ -211,12 +221,12 @@ def _binary(ex: _Executor, node: c_ast.BinaryOp) -> _Code | None:
     return _operator(node.op, left, right, node)
 
 
-def _typed(code: _Code) -> CType:
+def _typed(code: Code) -> CType:
     """The type ``code``'s value takes part in an operator as (a comparison's lanes: an int)."""
     return INT if code.boolean else code.t
 
 
-def _fused(ex: _Executor, c: Contraction, product: _Code, addend: _Code, total: CType) -> _Code | None:
+def _fused(ex: _Executor, c: Contraction, product: Code, addend: Code, total: CType) -> Code | None:
     """The product ``c.product`` (``product``, its value through the casts) and ``addend`` rounded once
     (``contraction.py``), evaluated in C's order, where their types fuse into the addition's ``total``."""
     if not contracts(product.t, total, ex.cast_types(c)):
@@ -227,7 +237,7 @@ def _fused(ex: _Executor, c: Contraction, product: _Code, addend: _Code, total: 
     t = binary_spec("*", _typed(x), _typed(y), c.product).t
     if t != product.t:
         return None
-    a, b, z = _converted(x, t), _converted(y, t), _converted(addend, t)
+    a, b, z = converted(x, t), converted(y, t), converted(addend, t)
     first = c.first
 
     def fma(ex: _Executor, mask: Array, tally: Tally) -> Array:
@@ -235,16 +245,16 @@ def _fused(ex: _Executor, c: Contraction, product: _Code, addend: _Code, total: 
         p, q = a(ex, mask, tally), b(ex, mask, tally)
         return fused(p, q, z(ex, mask, tally) if w is None else w, t, c)
 
-    return _Code(t, fma, _summed(x.ops, y.ops, addend.ops, ((count_kind(t), 2 * t.width),)))
+    return Code(t, fma, _summed(x.ops, y.ops, addend.ops, ((count_kind(t), 2 * t.width),)))
 
 
-def _operator(op: str, left: _Code, right: _Code, node: c_ast.Node) -> _Code | None:
+def _operator(op: str, left: Code, right: Code, node: c_ast.Node) -> Code | None:
     """``left op right``: the interpreter's ``_Combine`` for operands that are plain arrays."""
     spec = binary_spec(op, INT if left.boolean else left.t, INT if right.boolean else right.t, node)
     t = spec.t
     if t.kind == "float" and op not in ("+", "-", "*", "/") and spec.result is None:
         return None  # (the checker refuses these)
-    x, y = _converted(left, t), _converted(right, t)
+    x, y = converted(left, t), converted(right, t)
     ops = _summed(left.ops, right.ops, ((spec.kind, t.width),))
     ufunc = spec.ufunc
     if spec.result is not None:  # a comparison
@@ -256,13 +266,13 @@ def _operator(op: str, left: _Code, right: _Code, node: c_ast.Node) -> _Code | N
                 a, b = x(ex, mask, tally), y(ex, mask, tally)
                 return np.asarray(np.asarray(ufunc(a, b, out=lanes_out(a, b, bool))).astype(rt.dtype) * minus)
 
-            return _Code(rt, vector_compare, ops)
+            return Code(rt, vector_compare, ops)
 
         def compare(ex: _Executor, mask: Array, tally: Tally) -> Array:
             a, b = x(ex, mask, tally), y(ex, mask, tally)
             return np.asarray(ufunc(a, b, out=lanes_out(a, b, bool)))
 
-        return _Code(INT, compare, ops, boolean=True)
+        return Code(INT, compare, ops, boolean=True)
     if ufunc is not None:
         dtype = t.dtype
 
@@ -270,24 +280,24 @@ def _operator(op: str, left: _Code, right: _Code, node: c_ast.Node) -> _Code | N
             a, b = x(ex, mask, tally), y(ex, mask, tally)
             return np.asarray(ufunc(a, b, out=lanes_out(a, b, dtype)))
 
-        return _Code(t, direct, ops)
+        return Code(t, direct, ops)
     if t.kind == "float":  # '/'
 
         def divide(ex: _Executor, mask: Array, tally: Tally) -> Array:
             return np.asarray(arithmetic(op, np.asarray(x(ex, mask, tally)), np.asarray(y(ex, mask, tally)), t))
 
-        return _Code(t, divide, ops)
+        return Code(t, divide, ops)
 
     def integer_divide(ex: _Executor, mask: Array, tally: Tally) -> Array:
         a, b = np.asarray(x(ex, mask, tally)), np.asarray(y(ex, mask, tally))
         if ex.checks and bool(np.any(zero_divisors(mask, b, t))):  # a finding: the interpreter's (``binop``)
-            raise _Fallback
+            raise Fallback
         return np.asarray(arithmetic(op, a, b, t))
 
-    return _Code(t, integer_divide, ops)
+    return Code(t, integer_divide, ops)
 
 
-def _unary(ex: _Executor, node: c_ast.UnaryOp) -> _Code | None:
+def _unary(ex: _Executor, node: c_ast.UnaryOp) -> Code | None:
     op = node.op
     if op not in ("-", "+", "~", "!"):
         return None
@@ -303,34 +313,34 @@ def _unary(ex: _Executor, node: c_ast.UnaryOp) -> _Code | None:
             def vector_not(ex: _Executor, mask: Array, tally: Tally) -> Array:
                 return np.where(np.asarray(run(ex, mask, tally)) == 0, -1, 0).astype(rt.dtype)
 
-            return _Code(rt, vector_not, operand.ops)
+            return Code(rt, vector_not, operand.ops)
 
         def negation(ex: _Executor, mask: Array, tally: Tally) -> Array:
             return np.asarray(np.asarray(run(ex, mask, tally)) == 0).astype(np.int32)
 
-        return _Code(INT, negation, operand.ops)
+        return Code(INT, negation, operand.ops)
     ut = promoted(vt) if vt.kind != "bool" else INT
     if op == "~" and ut.kind == "float":
         return None
-    conv = _converted(_Code(vt, run, ()), ut)
+    conv = converted(Code(vt, run, ()), ut)
     ops = _summed(operand.ops, ((count_kind(ut), ut.width),))
     if op == "+":
-        return _Code(ut, conv, ops)
+        return Code(ut, conv, ops)
     dtype = ut.dtype
     if op == "-":
 
         def minus(ex: _Executor, mask: Array, tally: Tally) -> Array:
             return np.asarray(-conv(ex, mask, tally)).astype(dtype)
 
-        return _Code(ut, minus, ops)
+        return Code(ut, minus, ops)
 
     def complement(ex: _Executor, mask: Array, tally: Tally) -> Array:
         return np.asarray(~conv(ex, mask, tally))
 
-    return _Code(ut, complement, ops)
+    return Code(ut, complement, ops)
 
 
-def _cast(ex: _Executor, node: c_ast.Cast) -> _Code | None:
+def _cast(ex: _Executor, node: c_ast.Cast) -> Code | None:
     t = ex.program.type_of(node.to_type)
     if t.kind in ("void", "pointer") or isinstance(node.expr, c_ast.ExprList):
         return None
@@ -341,10 +351,10 @@ def _cast(ex: _Executor, node: c_ast.Cast) -> _Code | None:
     operand = _expression(ex, node.expr)
     if operand is None or not _plain(ct):
         return None
-    return _Code(ct, _converted(operand, ct), operand.ops)
+    return Code(ct, converted(operand, ct), operand.ops)
 
 
-def _select(ex: _Executor, node: c_ast.TernaryOp) -> _Code | None:
+def _select(ex: _Executor, node: c_ast.TernaryOp) -> Code | None:
     if node.iftrue is node.cond:  # (GNU's ``x ?: y``)
         return None
     cond, yes, no = (_expression(ex, e) for e in (node.cond, node.iftrue, node.iffalse))
@@ -356,7 +366,7 @@ def _select(ex: _Executor, node: c_ast.TernaryOp) -> _Code | None:
     except TypeError:
         return None
     test, boolean, ct = cond.run, cond.boolean, INT if cond.boolean else cond.t
-    a, b = _converted(yes, t), _converted(no, t)
+    a, b = converted(yes, t), converted(no, t)
     a_ops, b_ops, width = yes.ops, no.ops, t.width
 
     def select(ex: _Executor, mask: Array, tally: Tally) -> Array:
@@ -373,10 +383,10 @@ def _select(ex: _Executor, node: c_ast.TernaryOp) -> _Code | None:
             return y
         return merge_lanes(c, x, y, width)
 
-    return _Code(t, select, cond.ops)
+    return Code(t, select, cond.ops)
 
 
-def _call(ex: _Executor, node: c_ast.FuncCall) -> _Code | None:
+def _call(ex: _Executor, node: c_ast.FuncCall) -> Code | None:
     """A built-in of values only (``exec_calls.value_call``) on compiled arguments. Its result's type and what it
     counts depend on its arguments' types alone: found once, by calling it on zeros of those types."""
     builtin = value_call(node, ex.program)
@@ -401,10 +411,10 @@ def _call(ex: _Executor, node: c_ast.FuncCall) -> _Code | None:
     def call(ex: _Executor, mask: Array, tally: Tally) -> Array:
         return apply([Value(t, run(ex, mask, tally)) for t, run in runs]).raw
 
-    return _Code(tried.t, call, _summed(*(c.ops for c in codes), () if counted is None else (counted,)))
+    return Code(tried.t, call, _summed(*(c.ops for c in codes), () if counted is None else (counted,)))
 
 
-def _expression(ex: _Executor, node: c_ast.Node) -> _Code | None:
+def _expression(ex: _Executor, node: c_ast.Node) -> Code | None:
     """``node`` compiled, or None where it or a part of it is not a private value's arithmetic."""
     kind = type(node)
     if kind is c_ast.ID:
@@ -415,7 +425,7 @@ def _expression(ex: _Executor, node: c_ast.Node) -> _Code | None:
         v = ex.expr_Constant(node, ex.all)
         assert isinstance(v, Value)
         a = v.a
-        return _Code(v.t, lambda ex, mask, tally: a, ())
+        return Code(v.t, lambda ex, mask, tally: a, ())
     if kind is c_ast.BinaryOp:
         return _binary(ex, node)
     if kind is c_ast.UnaryOp:
@@ -431,7 +441,7 @@ def _expression(ex: _Executor, node: c_ast.Node) -> _Code | None:
     return None
 
 
-def _target(ex: _Executor, node: c_ast.Node) -> tuple[_Code, str] | None:
+def _target(ex: _Executor, node: c_ast.Node) -> tuple[Code, str] | None:
     """The variable an assignment stores to, as a tree that reads it (its type the variable's), and its name,
     where it is a private value's."""
     read = _variable(ex, node) if isinstance(node, c_ast.ID) else None
@@ -445,7 +455,7 @@ def _store(ex: _Executor, name: str, t: CType, a: Array, mask: Array) -> Value:
     a value; the value the assignment gives."""
     var = ex.lookup_var(name)
     if var is None or var.mem is not None or (var.ctype is not t and var.ctype != t):
-        raise _Fallback
+        raise Fallback
     new = Value(t, a)  # (of the variable's type: ``to_value`` would change nothing)
     kept(var, new, mask, mask is ex.all or all_lanes(mask))
     return new
@@ -470,7 +480,7 @@ def _component_assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, 
         if combined is None:
             return None
         rvalue = combined
-    value = _converted(rvalue, t)
+    value = converted(rvalue, t)
     whole = base.run
     targets: Any = idx[0] if len(idx) == 1 else np.asarray(idx, np.intp)
 
@@ -485,7 +495,7 @@ def _component_assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, 
     return assign, rvalue.ops
 
 
-def _updated(ex: _Executor, node: c_ast.Assignment, read: _Code, rvalue: _Code) -> _Code | None:
+def _updated(ex: _Executor, node: c_ast.Assignment, read: Code, rvalue: Code) -> Code | None:
     """The new value of ``x op= e``: ``x op e``, fused where ``e`` is a product that contracts with it."""
     contraction = ex.program.contractions.get(id(node)) if ex.program.contractions else None
     op = node.op[:-1]
@@ -511,7 +521,7 @@ def _assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, Counts] | 
         if combined is None:
             return None
         rvalue = combined
-    value = _converted(rvalue, t)
+    value = converted(rvalue, t)
 
     def assign(ex: _Executor, mask: Array, tally: Tally) -> Value:
         return _store(ex, name, t, value(ex, mask, tally), mask)
@@ -527,10 +537,10 @@ def _increment(ex: _Executor, node: c_ast.UnaryOp) -> tuple[Root, Counts] | None
         return None
     read, name = target
     t = read.t
-    combined = _operator(_UPDATES[node.op], read, _Code(INT, lambda ex, mask, tally: _ONE, ()), node)
+    combined = _operator(_UPDATES[node.op], read, Code(INT, lambda ex, mask, tally: _ONE, ()), node)
     if combined is None:
         return None
-    value = _converted(combined, t)
+    value = converted(combined, t)
     old = read.run
 
     if node.op.startswith("p"):
@@ -567,12 +577,7 @@ def _root(ex: _Executor, node: c_ast.Node) -> tuple[Root, Counts] | None:
 def compiled_plan(ex: _Executor, node: c_ast.Node, interpreted: Plan) -> Plan | None:
     """``node``'s plan as a compiled tree that gives itself back to ``interpreted``, or None where it does not
     compile (made at the node's first evaluation: its variables' types are those in scope there)."""
-    if not isinstance(node, _COMPILED):
-        return None
-    try:
-        compiled = _root(ex, node)
-    except UnsupportedKernel:  # (operands that do not go together: the interpreter says so when it runs)
-        return None
+    compiled = compiled_root(ex, node)
     if compiled is None:
         return None
     root, ops = compiled
@@ -582,7 +587,7 @@ def compiled_plan(ex: _Executor, node: c_ast.Node, interpreted: Plan) -> Plan | 
         tally: Tally = []
         try:
             result = root(ex, mask, tally)
-        except _Fallback:
+        except Fallback:
             misses[0] += 1
             if misses[0] >= _GIVE_UP:
                 ex.plans[node] = interpreted
@@ -597,3 +602,23 @@ def compiled_plan(ex: _Executor, node: c_ast.Node, interpreted: Plan) -> Plan | 
         return result
 
     return plan
+
+
+def compiled_expression(ex: _Executor, node: c_ast.Node) -> Code | None:
+    """``node`` as a compiled tree of its own, for a caller that runs it outside ``compiled_plan``
+    (``private_loops``): None where it does not compile. It stores nothing (an assignment is no expression here)."""
+    try:
+        return _expression(ex, node)
+    except UnsupportedKernel:
+        return None
+
+
+def compiled_root(ex: _Executor, node: c_ast.Node) -> tuple[Root, Counts] | None:
+    """``node`` as ``compiled_plan`` runs it (an assignment, an increment or an expression), without the plan
+    around it: the caller counts ``Counts`` and catches ``Fallback``. None where it does not compile."""
+    if not isinstance(node, _COMPILED):
+        return None
+    try:
+        return _root(ex, node)
+    except UnsupportedKernel:  # (operands that do not go together: the interpreter says so when it runs)
+        return None

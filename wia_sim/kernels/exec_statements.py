@@ -327,6 +327,13 @@ class StatementRunner(ExecutorState):
         trip_marks: tuple[dict[str, int], dict[str, int], int] | None = None
         trips, digest = 0, None  # (``progress.py``: an iteration that changes nothing repeats forever)
         try:
+            if shape is None and cas is None and body is not None and not f.jumps and any_lane(active):
+                fused = self.private_trips(cond, body, nxt, active, do_while)  # (``private_loops``)
+                if fused is not None:
+                    active, trips = fused
+                    if not any_lane(active):
+                        return
+                    first = first and not trips
             while True:
                 if cond is not None and not (do_while and first):
                     self.st.line = _line(cond) or line  # (a do-while's condition is lines below its 'do')

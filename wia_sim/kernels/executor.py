@@ -81,6 +81,7 @@ from wia_sim.kernels.operators import (
 )
 from wia_sim.kernels.pointers import SEVERAL, AddressMap, PtrType, one_object
 from wia_sim.kernels.printf import PrintfOutput
+from wia_sim.kernels.private_loops import PrivateLoops
 from wia_sim.kernels.program import KernelInfo, Program
 from wia_sim.kernels.progress import Watch, relied_on
 from wia_sim.kernels.recursion import deep_recursion
@@ -447,7 +448,7 @@ def _update_plan(node: c_ast.Assignment | c_ast.UnaryOp) -> Plan:
     return step
 
 
-class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, LoopBatcher, CasLoops):
+class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, LoopBatcher, CasLoops, PrivateLoops):
     def __init__(
         self,
         program: Program,

@@ -1,0 +1,194 @@
+"""Loops of private arithmetic run on the lanes still in them (``private_loops.py``) against the interpreter's trips.
+
+Every loop here runs both ways, on its own arrays and trip by trip in the interpreter (``private_trips`` giving
+none), with checks on and off, and must give the same bits, counts, steps (the lockstep count and the longest
+lane's) and findings, or the same finding word for word. A spy asserts which loops took the path, so that no test
+passes by never taking it; the loops it must leave to the interpreter are asserted to."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from kernel_backends import assert_same_runs, run_on_copies
+
+from wia_sim.kernels import executor, private_loops, progress
+from wia_sim.kernels.lanes import Geometry
+
+N, WG = 96, 32
+
+HEAD = """
+__kernel void k(__global const int* in, __global int* out, __global float* fout) {
+    const int i = get_global_id(0);
+    int a = in[i], b = in[i + N];
+    float f = (float)a * 0.25f, g = (float)b / 8.0f;
+    float4 v4 = (float4)(f, g, 1.5f, -2.0f);
+"""
+TAIL = """
+    out[4 * i] = a; out[4 * i + 1] = b; out[4 * i + 2] = (int)(v4.x + v4.y * 3.0f); out[4 * i + 3] = (int)v4.w;
+    fout[2 * i] = f; fout[2 * i + 1] = g;
+}
+"""
+
+
+def _arrays(rng: np.random.Generator, n: int = N) -> list[np.ndarray]:
+    ints = rng.integers(-300, 300, 2 * n).astype(np.int32)
+    ints[rng.random(2 * n) < 0.1] = 0
+    return [ints, np.zeros(4 * n, np.int32), np.zeros(2 * n, np.float32)]
+
+
+@contextmanager
+def _trips() -> Iterator[list[int]]:
+    """The trips each run of a loop on its own arrays ran (one entry per run)."""
+    ran: list[int] = []
+    run = private_loops._Trips.run
+
+    def spy(self: Any) -> tuple[Any, int]:
+        result = run(self)
+        ran.append(result[1])
+        return result
+
+    private_loops._Trips.run = spy  # type: ignore[method-assign]
+    try:
+        yield ran
+    finally:
+        private_loops._Trips.run = run  # type: ignore[method-assign]
+
+
+def _run(src: str, arrays: list[np.ndarray], fused: bool, n: int = N, **options: Any) -> Any:
+    src = src.replace("N]", f"{n}]")
+    saved = executor._Executor.private_trips
+    if not fused:
+        executor._Executor.private_trips = lambda *args: None  # type: ignore[method-assign]
+    try:
+        return run_on_copies(src, arrays, Geometry((n, 1, 1), (min(WG, n), 1, 1)), **options)
+    finally:
+        executor._Executor.private_trips = saved  # type: ignore[method-assign]
+
+
+def _both(body: str, seed: int = 5, n: int = N, **options: Any) -> tuple[Any, list[int]]:
+    """The run on the loops' own arrays, checked against the interpreter's, and the trips the path ran."""
+    src = HEAD + body + TAIL
+    arrays = _arrays(np.random.default_rng(seed), n)
+    with _trips() as ran:
+        fused = _run(src, arrays, True, n, **options)
+    assert_same_runs(fused, _run(src, arrays, False, n, **options))
+    return fused, ran
+
+
+FUSED = {
+    "collatz": "uint x = (uint)abs(a) + 1u; int steps = 0;\n"
+    "while (x != 1u) { x = (x & 1u) ? 3u * x + 1u : x >> 1; ++steps; }\n a = steps; b = (int)x;",
+    "gcd, a declaration": "uint x = (uint)abs(a) + 1u, y = (uint)abs(b);\n"
+    "while (y != 0u) { const uint t = x % y; x = y; y = t; }\n a = (int)x;",
+    "do-while": "uint x = (uint)abs(a * b); int s = 0;\ndo { s += (int)(x % 10u); x /= 10u; } while (x != 0u);\n a = s;",
+    "for, a step that differs": "for (int k = 0; k < (a & 15); k += 1 + (k & 1)) { f = f * 0.5f + g; b += k; }",
+    "vector components": "int n = a & 7;\nwhile (n > 0) { v4.xy = v4.yx * 1.5f; v4.z -= v4.x; n--; }",
+    "a uniform counter": "int k = 0;\nwhile (k < 5) { f += g; k++; }\n a = k;",
+    "a condition the same in every lane": "int k = 3;\nwhile (k) { g = g * f - 1.0f; --k; }",
+    "no lane enters": "while (a > 1000) { a -= 1; }",
+    "every lane leaves at once": "int k = a - a;\nwhile (k < 4) { k++; f -= g; }",
+    "wrapping ints, casts, a ternary": "short h = (short)a; uchar c = (uchar)b; int t = 0;\n"
+    "while (t < (b & 31)) { h = (short)(h * 7 + c); c = (uchar)(c ^ (uchar)t); t += (h > 0) ? 1 : 2; }\n"
+    " a = h; b = c;",
+}
+
+
+@pytest.mark.parametrize("checks", [True, False])
+@pytest.mark.parametrize("name", sorted(FUSED))
+def test_loops_give_the_interpreters_runs(name: str, checks: bool) -> None:
+    _, ran = _both(FUSED[name], checks=checks)
+    assert ran, "the loop did not run on its own arrays"
+
+
+def test_every_lane_ran_its_own_trips() -> None:
+    """The collatz loop's lanes leave at many trips: the longest lane's steps and the lockstep steps both."""
+    result, ran = _both(FUSED["collatz"])
+    assert max(ran) > 20
+    assert result[1].counts["max_lane_steps"] > 2 * max(ran)
+
+
+INTERPRETED = {
+    "a memory read": "int k = 0;\nwhile (k < (a & 7)) { b += in[k]; k++; }",
+    "a store": "int k = 0;\nwhile (k < (a & 7)) { fout[2 * i] = (float)k; k++; }",
+    "a branch": "int k = 0;\nwhile (k < (a & 7)) { if (k & 1) b++; k++; }",
+    "a break": "int k = 0;\nwhile (k < 9) { k++; if (k == (a & 7)) break; }",
+    "a declaration that shadows": "int k = 0, t = 2;\nwhile (k < (a & 7)) { int t = k * 2; b += t; k++; }\n a = t;",
+    "a call of the program's function": "int k = 0;\nwhile (k < (a & 7)) { k = bump(k); }",
+}
+
+
+@pytest.mark.parametrize("name", sorted(INTERPRETED))
+def test_other_loops_are_the_interpreters(name: str) -> None:
+    body = INTERPRETED[name]
+    if "bump" in body:  # (a function before the kernel)
+        global HEAD
+        saved = HEAD
+        HEAD = "int bump(int k) { return k + 1; }\n" + HEAD
+        try:
+            _, ran = _both(body)
+        finally:
+            HEAD = saved
+    else:
+        _, ran = _both(body)
+    assert not ran
+
+
+def test_a_division_by_zero_is_the_interpreters_finding() -> None:
+    """A lane divides by zero on a later trip: the trees give the trip back, the interpreter reports it as it
+    would have, and the trips before it were the path's."""
+    body = "int t = 0, d = (b & 3) + 2;\nwhile (t < 6) { a += 100 / d; d -= 1; t++; }"
+    result, ran = _both(body, checks=True)
+    assert ran and ran[0] == 2  # (d reaches 0 on the third trip of the lanes with b & 3 == 0)
+    assert [f.check for f in result[1].findings] == ["division_by_zero"]
+
+
+def test_the_step_limit_is_passed_in_the_interpreters_trip() -> None:
+    body = "uint x = (uint)abs(a) + 5000u;\nwhile (x != 0u) { x -= 1u; }"
+    result, ran = _both(body, step_limit=3000)
+    assert isinstance(result[1], Exception) and "step limit of 3,000" in str(result[1])
+    assert ran and 0 < ran[0] < 3000
+
+
+def test_a_loop_that_cannot_end_is_found_as_before() -> None:
+    """An iteration that changes nothing (``progress.py``): the path gives the loop back before the trip whose
+    state the interpreter compares, which finds it."""
+    body = "int x = a;\nwhile (x > -1000) { x = x | 0; }"
+    result, ran = _both(body)
+    assert isinstance(result[1], Exception) and "never leaves this loop" in str(result[1])
+    (trips,) = ran  # the trip before one the interpreter compares the state at
+    assert trips + 1 >= progress.FIRST_CHECK and not (trips + 1) & trips
+
+
+def test_work_item_ids_as_coefficients() -> None:
+    """Past ``affine.MIN_LANES`` the id is coefficients, not an array: the loop reads its values."""
+    body = "int x = 0, s = 0;\nwhile (x < (i & 63)) { x += 3; s ^= x + i; }\n a = s; b = x;"
+    _, ran = _both(body, n=4608)
+    assert ran
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.sampled_from([1, 5, 32, 96, 224]),
+    step=st.integers(1, 9),
+    mult=st.integers(-5, 5),
+    checks=st.booleans(),
+)
+def test_random_trip_counts(seed: int, n: int, step: int, mult: int, checks: bool) -> None:
+    body = (
+        f"int t = a, acc = b; float s = g;\n"
+        f"while (t > 0) {{ const int d = (t & 3) + {step}; acc = acc * {mult} + (t ^ d); s = s * 0.5f + (float)d;"
+        f" t -= d; }}\n a = acc; b = t; f = s;"
+    )
+    src = HEAD + body + TAIL
+    arrays = _arrays(np.random.default_rng(seed), n)
+    with _trips() as ran:
+        fused = _run(src, arrays, True, n, checks=checks)
+    assert_same_runs(fused, _run(src, arrays, False, n, checks=checks))
+    assert ran
