@@ -23,7 +23,7 @@ Floor = Callable[[Mapping[str, np.ndarray | int | float]], dict[str, np.ndarray]
 _U1 = np.uint32(1)
 
 
-def _collatz_steps(v: np.ndarray) -> np.ndarray:
+def collatz_steps(v: np.ndarray) -> np.ndarray:
     steps = np.zeros(v.size, np.int32)
     lanes = np.flatnonzero(v != _U1)
     x = v[lanes]
@@ -85,7 +85,7 @@ def control_flow(args: Mapping[str, np.ndarray | int | float]) -> dict[str, np.n
     n = int(args["n"])
     a, b = np.asarray(args["a"])[:n], np.asarray(args["b"])[:n]
     out = np.empty((n, 5), np.int32)
-    out[:, 0] = _collatz_steps(a)
+    out[:, 0] = collatz_steps(a)
     out[:, 1] = _gcd(a, b).view(np.int32)
     out[:, 2] = _digit_sum(a * np.uint32(7919) + b)
     out[:, 3] = _first_above(np.asarray(args["v"]), np.arange(n), 8, n, int(args["limit"]))
