@@ -3,10 +3,11 @@
 A tree of arithmetic on private values is compiled once into closures on arrays; where a variable holds anything
 but a plain array (coefficients, lanes nobody defined) or a lane divides an integer by zero, it gives itself back
 to the interpreter. That must change nothing but speed: every program here runs with compiled trees and with the
-interpreter alone (``executor.compiled_plan`` giving none, and no loop run by ``private_loops``), with checks on and off, and gives the same bits,
-counts, steps and findings. Random programs mix every scalar type, float4 and int4, the operators, casts, ``?:``,
-compound assignments and increments under divergent conditions and loops, beside what stays interpreted (loads,
-built-in calls, ``&&``, coefficients of the work-item's id, a variable never initialized)."""
+interpreter alone (``executor.compiled_plan`` giving none, and no loop run by ``private_loops``), with checks on and
+off, and gives the same bits, counts, steps and findings. Random programs mix every scalar type, float4 and int4,
+the operators, casts, ``?:``, ``&&``, ``||``, compound assignments and increments under divergent conditions and
+loops, beside what stays interpreted (loads, built-in calls, coefficients of the work-item's id, a variable never
+initialized)."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def _same(body: str, seed: int = 3, checks: bool = True, contract: bool = False)
 
 
 _INT_LEAVES = ["a", "b", "u", "c", "s", "L", "U", "p", "i", "l", "3", "-7", "0x7f", "5u", "2147483647", "31", "1L"]
-_INT_RARE = ["z", "in[(a & 63) + 64]", "(a > 2 && b < 5)", "(int)get_local_id(0)", "w.y"]
+_INT_RARE = ["z", "in[(a & 63) + 64]", "(a > 2 && b < 5)", "(b == 0 || a % b > 1)", "(int)get_local_id(0)", "w.y"]
 _INT_CALLS = [
     "min(a, b)",
     "abs(s)",
@@ -269,6 +270,16 @@ def test_programs_built_to_contract_give_the_interpreters_runs(body: str, checks
         # components of vector variables read and assigned, in divergent lanes and in a loop (salsa's shape)
         "    for (int q = 0; q < 4; q++) { w.s0 ^= rotate(w.s3 + w.s2, 7); w.s1 += w.s0 * q; }\n"
         "    if (l < 7) { v.yx = v.zw * 2.0f; v.z -= v.x; }\n    a = w.x + w.y; f = v.y + (float)(v.w = 3.5f);",
+        # && and ||: the right side only for the lanes the left leaves undecided (a division by zero guarded
+        # away is no finding), nested, with ?: and a float on either side, as values and as conditions
+        "    a = (b != 0 && a / b > 2) + (c == 0 || s % c < 3);\n"
+        "    p = (f > g && (a > 0 ? g : f) < 1.0f) || !(u & 4u);\n"
+        "    if (L > 5 && (g || f < -1.0f)) b = a && (p || b);",
+        # a loop whose condition is a && (a Mandelbrot's): each lane leaves when either side fails
+        "    float x = 0.0f, y = 0.0f, cx = f / 64.0f, cy = g / 64.0f; int n = 0;\n"
+        "    while (n < 40 && x * x + y * y <= 4.0f) {\n"
+        "        float t = x * x - y * y + cx; y = 2.0f * x * y + cy; x = t; n++;\n    }\n"
+        "    a = n; f = x; g = y;",
     ],
 )
 @pytest.mark.parametrize("checks", [True, False])

@@ -86,7 +86,11 @@ FUSED = {
     "while (x != 1u) { x = (x & 1u) ? 3u * x + 1u : x >> 1; ++steps; }\n a = steps; b = (int)x;",
     "gcd, a declaration": "uint x = (uint)abs(a) + 1u, y = (uint)abs(b);\n"
     "while (y != 0u) { const uint t = x % y; x = y; y = t; }\n a = (int)x;",
-    "do-while": "uint x = (uint)abs(a * b); int s = 0;\ndo { s += (int)(x % 10u); x /= 10u; } while (x != 0u);\n a = s;",
+    "do-while": "uint x = (uint)abs(a * b); int s = 0;\n"
+    "do { s += (int)(x % 10u); x /= 10u; } while (x != 0u);\n a = s;",
+    "a condition with && (a Mandelbrot's)": "float x = 0.0f, y = 0.0f; int n = 0;\n"
+    "while (n < 50 && x * x + y * y <= 4.0f) { const float t = x * x - y * y + f / 80.0f;"
+    " y = 2.0f * x * y + g / 40.0f; x = t; n++; }\n a = n; f = x;",
     "for, a step that differs": "for (int k = 0; k < (a & 15); k += 1 + (k & 1)) { f = f * 0.5f + g; b += k; }",
     "vector components": "int n = a & 7;\nwhile (n > 0) { v4.xy = v4.yx * 1.5f; v4.z -= v4.x; n--; }",
     "a uniform counter": "int k = 0;\nwhile (k < 5) { f += g; k++; }\n a = k;",

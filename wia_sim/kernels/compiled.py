@@ -4,10 +4,11 @@ The interpreter's plans (``executor._Executor.plan``) evaluate a node through a 
 every operator, what its operands hold: coefficients (``affine.py``), a comparison's mask, a view of memory, lanes
 nobody defined (``undef.py``), a pointer. Most of a kernel's arithmetic is on private variables and constants that
 hold none of those, of types the program fixes. ``compiled_plan`` works out once per node the types, conversions and
-operator counts of such a tree (variables and their vector components, constants, arithmetic, comparison, bitwise and
-shift operators, casts between arithmetic types, ``?:`` on a scalar condition, calls of built-ins of values only,
-and at its root an assignment, compound assignment or increment of a variable, or an assignment to components of a
-vector variable) and evaluates it as nested closures on the arrays themselves, adding its counts once.
+operator counts of such a tree (variables and their vector components, constants, arithmetic, comparison, bitwise,
+shift and scalar logical operators, casts between arithmetic types, ``?:`` on a scalar condition, calls of built-ins
+of values only, and at its root an assignment, compound assignment or increment of a variable, or an assignment to
+components of a vector variable) and evaluates it as nested closures on the arrays themselves, adding its counts
+once.
 
 Where a variable holds anything else at run time, or a lane divides an integer by zero with checks on, the tree
 gives itself back (``Fallback``) before any of its evaluation shows (its one store is its last act, its counts are
@@ -207,7 +208,7 @@ def _component(ex: _Executor, node: c_ast.StructRef) -> Code | None:
 
 def _binary(ex: _Executor, node: c_ast.BinaryOp) -> Code | None:
     if node.op in ("&&", "||"):
-        return None
+        return _logical(ex, node)
     left, right = _expression(ex, node.left), _expression(ex, node.right)
     if left is None or right is None:
         return None
@@ -219,6 +220,25 @@ def _binary(ex: _Executor, node: c_ast.BinaryOp) -> Code | None:
         if fused is not None:
             return fused
     return _operator(node.op, left, right, node)
+
+
+def _logical(ex: _Executor, node: c_ast.BinaryOp) -> Code | None:
+    """``a && b``, ``a || b`` of scalars (``executor.expr_BinaryOp``): ``b`` for the lanes ``a`` leaves undecided
+    alone (its counts, and a division by zero in it, only theirs); one int operation per lane. A vector operand is
+    the interpreter's (component by component, no short circuit)."""
+    left, right = _expression(ex, node.left), _expression(ex, node.right)
+    if left is None or right is None or any(not c.boolean and c.t.width > 1 for c in (left, right)):
+        return None
+    first, second, right_ops, both = left.run, right.run, right.ops, node.op == "&&"
+
+    def logical(ex: _Executor, mask: Array, tally: Tally) -> Array:
+        x = ex.truth(_value(left, np.asarray(first(ex, mask, tally))), mask)
+        sub = mask & x if both else mask & ~x
+        y = ex.truth(_value(right, np.asarray(second(ex, sub, tally))), sub)
+        tally.append((right_ops, sub))
+        return np.asarray((x & y) if both else (x | y))
+
+    return Code(INT, logical, _summed(left.ops, (("int_ops", 1),)), boolean=True)
 
 
 def _typed(code: Code) -> CType:

@@ -194,7 +194,6 @@ class _Trips:
         self.ran = np.zeros(self.lanes.size, np.int64)  # the trips each lane of the arrays ran
         self.ran_full = np.zeros(self.n, np.int64)
         self.per_trip = 1 + len(loop.items)  # steps: the loop's own and one per statement of its body
-        self.mask = mask
 
     def _per_lane(self, a: Array, t: CType) -> bool:
         """Whether ``a`` holds a value per lane of the launch (not one for every lane)."""
