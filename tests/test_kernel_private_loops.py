@@ -96,6 +96,12 @@ FUSED = {
     "a uniform counter": "int k = 0;\nwhile (k < 5) { f += g; k++; }\n a = k;",
     "a condition the same in every lane": "int k = 3;\nwhile (k) { g = g * f - 1.0f; --k; }",
     "no lane enters": "while (a > 1000) { a -= 1; }",
+    "in a branch, some lanes": "if (a > 0) {\n int k = a & 3;\n while (k < 6) { f += g; k++; }\n b = k; }",
+    "in one branch, alike, the other longer": "if (a > 0) {\n int k = 0;\n while (k < 3) { f += g; k++; }\n}"
+    " else { b += 1; b *= 3; b -= a; b ^= 5; b += 2; b *= 7; b -= 1; b += 9; b ^= a; b += 3; b -= 4; b *= 2; }",
+    "the lanes dropped run longest after": "int k = ((a & 3) == 0) ? 0 : 6;\nwhile (k < 12) { k++; f += g; }\n"
+    "if ((a & 3) != 0) { " + "b += 3; b ^= a; " * 10 + "}",
+    "a few lanes leave early (no compaction)": "int k = (a & 15) == 0;\nwhile (k < 4) { k++; g -= f; }\n b = k;",
     "every lane leaves at once": "int k = a - a;\nwhile (k < 4) { k++; f -= g; }",
     "wrapping ints, casts, a ternary": "short h = (short)a; uchar c = (uchar)b; int t = 0;\n"
     "while (t < (b & 31)) { h = (short)(h * 7 + c); c = (uchar)(c ^ (uchar)t); t += (h > 0) ? 1 : 2; }\n"

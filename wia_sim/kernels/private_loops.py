@@ -6,8 +6,9 @@ dispatched, masked and merged into every lane's variable. When the loop's condit
 arithmetic that ``compiled.py`` compiles (its body expression statements and declarations of scalars or vectors
 with an initializer; no branch, jump, call of the program's functions or memory), ``PrivateLoops.private_trips``
 runs its trips on arrays of the lanes in the loop alone: each variable the loop reads or writes taken at those
-lanes once, the lanes that leave dropped from the arrays (and their values put back) once a quarter of them have
-left, the trips' statements run straight on the compiled trees. What a trip counts, each lane's steps and the
+lanes once (the variables themselves where every lane of the launch enters), the lanes that leave dropped from the
+arrays (and their values put back) once a quarter of them have left, the trips' statements run straight on the
+compiled trees, with no mask to merge while every lane of the arrays runs. What a trip counts, each lane's steps and the
 variables it leaves are those of the interpreter's trips, bit for bit (``tests/test_kernel_private_loops.py``
 compares the two on random loops).
 
@@ -40,6 +41,7 @@ from wia_sim.kernels.compiled import (
 )
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.exec_state import Array, ExecutorState
+from wia_sim.kernels.lanes import all_lanes
 from wia_sim.kernels.lvalues import Var
 from wia_sim.kernels.spaces import Value
 from wia_sim.kernels.structs import StructType
@@ -182,36 +184,32 @@ class PrivateLoops(ExecutorState):
 
 
 class _Trips:
-    """One run of a compiled loop (``PrivateLoops.private_trips``)."""
+    """One run of a compiled loop (``PrivateLoops.private_trips``). Until lanes leave, the arrays are the variables'
+    own (no copy where every lane of the launch entered), a value the same in every lane stays one, and the trips
+    are counted for all lanes at once: a loop whose lanes run alike costs what the interpreter's trips would."""
 
     def __init__(self, ex: _Executor, loop: _Loop, outer: list[Var], mask: Array, do_while: bool) -> None:
-        self.ex, self.loop, self.do_while = ex, loop, do_while
+        self.ex, self.loop, self.do_while, self.mask = ex, loop, do_while, mask
         self.n = mask.shape[0]
-        self.lanes = np.flatnonzero(mask)  # the lanes the arrays hold, in order
+        self.every = mask is ex.all or all_lanes(mask)  # (every lane of the launch entered)
+        self.lanes: Array | None = None if self.every else np.flatnonzero(mask)  # the lanes the arrays hold
         self.vars = outer
-        self.saved = [var.value for var in outer]  # (their values as they came in: each a Value, checked)
-        self.full: dict[int, Array] = {}  # a written variable's value in every lane, by its index in ``vars``
-        self.ran = np.zeros(self.lanes.size, np.int64)  # the trips each lane of the arrays ran
-        self.ran_full = np.zeros(self.n, np.int64)
+        self.saved = [cast(Value, var.value) for var in outer]  # (their values as they came in)
+        self.full: dict[int, Array] = {}  # a written variable's value in every lane, made at the first compaction
+        self.alike = 0  # trips every lane of the arrays ran, before the first that some did not
+        self.ran: Array | None = None  # the trips each lane of the arrays ran, from that one on
+        self.ran_full: Array | None = None  # those of the lanes dropped from the arrays
         self.per_trip = 1 + len(loop.items)  # steps: the loop's own and one per statement of its body
 
-    def _per_lane(self, a: Array, t: CType) -> bool:
-        """Whether ``a`` holds a value per lane of the launch (not one for every lane)."""
-        return a.ndim == (1 if t.width == 1 else 2) and a.shape[0] == self.n
-
     def run(self) -> tuple[Array, int]:
-        ex, loop = self.ex, self.loop
-        for k, var in enumerate(self.vars):
-            v = self.saved[k]
-            assert isinstance(v, Value)
-            a = np.asarray(v.raw)
-            if loop.outer[k] in loop.written:
-                shape = (self.n,) if v.t.width == 1 else (self.n, v.t.width)
-                self.full[k] = np.array(np.broadcast_to(a, shape), dtype=v.t.dtype)
-            var.value = Value(v.t, a[self.lanes] if self._per_lane(a, v.t) else a)
+        ex = self.ex
+        if self.lanes is not None:
+            for var, v in zip(self.vars, self.saved, strict=True):
+                a = np.asarray(v.raw)
+                var.value = Value(v.t, a[self.lanes]) if _lane_rows(a, v.t) else Value(v.t, a)
         saved_all, saved_none = ex.all, ex.none
-        k_lanes = self.lanes.size
-        ex.all, ex.none = np.ones(k_lanes, bool), np.zeros(k_lanes, bool)
+        if self.lanes is not None:
+            ex.all, ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
         active = ex.all
         trips = 0
         try:
@@ -231,9 +229,7 @@ class _Trips:
         finally:
             remaining = self._put_back(active)
             ex.all, ex.none = saved_all, saved_none
-            if trips:
-                self.ran_full[self.lanes] = self.ran
-                ex.steps_per_lane(self.ran_full * self.per_trip, trips * self.per_trip)
+            self._steps(trips)
         return remaining, trips
 
     def _trip(self, active: Array, trips: int) -> tuple[Array, int] | None:
@@ -263,7 +259,7 @@ class _Trips:
                     self._count(counted, tally)
                     return going, 0
             if lanes < 0:
-                lanes = int(np.count_nonzero(going))
+                lanes = going.size if going is ex.all else int(np.count_nonzero(going))
             for item in loop.items:
                 if isinstance(item, _Declared):
                     value = Value(item.t, np.asarray(item.init(ex, going, tally)))
@@ -284,7 +280,12 @@ class _Trips:
         finally:
             ex.frame.scopes.pop()
         self._count(counted, tally)
-        self.ran += going
+        if going is ex.all and self.ran is None:
+            self.alike += 1
+        else:
+            if self.ran is None:
+                self.ran = np.full(going.size, self.alike, np.int64)
+            self.ran += going
         return going, lanes
 
     def _count(self, counted: list[tuple[Counts, Array]], tally: Tally) -> None:
@@ -293,36 +294,64 @@ class _Trips:
             for kind, width in ops:
                 count(kind, lanes, width)
 
+    def _full(self, k: int) -> Array:
+        """Written variable ``k``'s value in every lane of the launch, as it came in (made once, then kept up)."""
+        full = self.full.get(k)
+        if full is None:
+            v = self.saved[k]
+            shape = (self.n,) if v.t.width == 1 else (self.n, v.t.width)
+            full = self.full[k] = np.array(np.broadcast_to(np.asarray(v.raw), shape), dtype=v.t.dtype)
+        return full
+
     def _compact(self, active: Array) -> Array:
         """The arrays of the lanes of ``active`` alone; the others' values put back."""
+        lanes = np.arange(self.n) if self.lanes is None else self.lanes
         gone = ~active
-        for k, full in self.full.items():
-            v = cast(Value, self.vars[k].value)
-            a = np.asarray(v.raw)
-            full[self.lanes[gone]] = a[gone] if _lane_rows(a, v.t) else a
-        self.ran_full[self.lanes[gone]] = self.ran[gone]
+        for k, name in enumerate(self.loop.outer):
+            if name in self.loop.written:
+                v = cast(Value, self.vars[k].value)
+                a = np.asarray(v.raw)
+                self._full(k)[lanes[gone]] = a[gone] if _lane_rows(a, v.t) else a
+        assert self.ran is not None  # (a trip some lanes did not run came before)
+        if self.ran_full is None:
+            self.ran_full = np.zeros(self.n, np.int64)
+        self.ran_full[lanes[gone]] = self.ran[gone]
         for var in self.vars:
             v = cast(Value, var.value)
             a = np.asarray(v.raw)
             if _lane_rows(a, v.t):
                 var.value = Value(v.t, a[active])
-        self.lanes, self.ran = self.lanes[active], self.ran[active]
-        k_lanes = self.lanes.size
-        self.ex.all, self.ex.none = np.ones(k_lanes, bool), np.zeros(k_lanes, bool)
+        self.lanes, self.ran = lanes[active], self.ran[active]
+        self.ex.all, self.ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
         return self.ex.all
 
     def _put_back(self, active: Array) -> Array:
         """Every variable's value in every lane again; the lanes (of the launch) still in the loop."""
         for k, var in enumerate(self.vars):
-            full = self.full.get(k)
-            if full is None:
+            if self.loop.outer[k] not in self.loop.written:
                 var.value = self.saved[k]
-                continue
-            full[self.lanes] = np.asarray(cast(Value, var.value).raw)  # (one per lane of the arrays, or one for all)
-            var.value = Value(cast(Value, self.saved[k]).t, full)
+            elif self.lanes is not None:
+                full = self._full(k)
+                full[self.lanes] = np.asarray(cast(Value, var.value).raw)  # (one per lane of the arrays, or one)
+                var.value = Value(self.saved[k].t, full)
+        if self.lanes is None:  # (the arrays are the launch's: every lane entered, none dropped)
+            return active
         remaining = np.zeros(self.n, bool)
         remaining[self.lanes[active]] = True
         return remaining
+
+    def _steps(self, trips: int) -> None:
+        """The trips' steps: the lockstep count, and each lane's (as one mask's where they ran alike)."""
+        if not trips:
+            return
+        ex = self.ex
+        if self.ran is None and self.ran_full is None:
+            ex.steps_for(self.mask, trips * self.per_trip)
+            return
+        assert self.ran is not None  # (a compaction follows a trip that some lanes did not run)
+        ran_full = np.zeros(self.n, np.int64) if self.ran_full is None else self.ran_full
+        ran_full[slice(None) if self.lanes is None else self.lanes] = self.ran
+        ex.steps_per_lane(ran_full * self.per_trip, trips * self.per_trip)
 
 
 def _lane_rows(a: Array, t: CType) -> bool:
