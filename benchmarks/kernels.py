@@ -14,11 +14,11 @@ simulator with ``kernel_fp_contract`` (checks on), whose ``a * b + c`` is rounde
 
 Wall-clock per launch through the public HAL (the sim backend, ``kernel_checks`` on or off, in two alternating
 rounds) and through PyOpenCL (enqueue and ``finish``), best of ``--repeats`` (and of the rounds), warm: the first
-launch builds and is not counted. Oclgrind
-interprets every work-item (about a second for the vector add, ten for the matmul), so it runs once per kernel,
-only in part 1 and not for the divergent loop. Part 3: the lockstep NumPy floor (``lockstep_floor.py``) of the corpus's worst kernels beside
-part 2's times, how much of each ratio the design itself costs. Run: ``python benchmarks/kernels.py`` (about three
-minutes here) or ``--quick`` (part 1 only, no Oclgrind).
+launch builds and is not counted. Oclgrind interprets every work-item (about a second for the vector add, ten for
+the matmul), so it runs once per kernel, only in part 1 and not for the divergent loop. Part 3: the lockstep NumPy
+floor (``lockstep_floor.py``) of the corpus's worst kernels beside part 2's times, how much of each ratio the design
+itself costs. Run: ``python benchmarks/kernels.py`` (about three minutes here) or ``--quick`` (part 1 only, no
+Oclgrind).
 """
 
 from __future__ import annotations

@@ -101,6 +101,19 @@ FUSED = {
     " else { b += 1; b *= 3; b -= a; b ^= 5; b += 2; b *= 7; b -= 1; b += 9; b ^= a; b += 3; b -= 4; b *= 2; }",
     "the lanes dropped run longest after": "int k = ((a & 3) == 0) ? 0 : 6;\nwhile (k < 12) { k++; f += g; }\n"
     "if ((a & 3) != 0) { " + "b += 3; b ^= a; " * 10 + "}",
+    "a branch": "int k = 0;\nwhile (k < (a & 7)) { if (k & 1) b++; k++; }",
+    "a break": "int k = 0;\nwhile (k < 9) { k++; if (k == (a & 7)) break; }",
+    "continue in a for": "for (int k = 0; k < 10; k++) { if ((k ^ a) & 1) continue; b += k; }",
+    "if/else, declarations in the branches, nested": "int k = 0;\nwhile (k < (a & 15)) {\n"
+    " if (k & 1) { const int t = k * b; b = t % 1000; if (b < 0) { b = -b; } }\n"
+    " else { float h = f * 0.5f; f = h + g; if (f > 100.0f) break; }\n k++; }",
+    "Newton's method, a break when it converges": "float x = fabs(g) + 1.0f; int it;\n"
+    "for (it = 0; it < 30; it++) { const float d = (x * x - fabs(f) - 1.0f) / (2.0f * x); x -= d;"
+    " if (fabs(d) < 1e-6f) break; }\n f = x; a = it;",
+    "modular exponentiation": "uint r = 1u, base = (uint)b & 0xffffu, e = (uint)a & 63u;\n"
+    "while (e) { if (e & 1u) r = r * base % 65521u; base = base * base % 65521u; e >>= 1; }\n a = (int)r;",
+    "a block and an empty statement": "int k = 0;\nwhile (k < (a & 7)) { { int t = k * 2; b += t; } ; k++; }",
+    "for (;;) left by a break": "int k = 0;\nfor (;;) { if (k > (a & 15)) break; k++; }\n b = k;",
     "a few lanes leave early (no compaction)": "int k = (a & 15) == 0;\nwhile (k < 4) { k++; g -= f; }\n b = k;",
     "every lane leaves at once": "int k = a - a;\nwhile (k < 4) { k++; f -= g; }",
     "wrapping ints, casts, a ternary": "short h = (short)a; uchar c = (uchar)b; int t = 0;\n"
@@ -126,8 +139,8 @@ def test_every_lane_ran_its_own_trips() -> None:
 INTERPRETED = {
     "a memory read": "int k = 0;\nwhile (k < (a & 7)) { b += in[k]; k++; }",
     "a store": "int k = 0;\nwhile (k < (a & 7)) { fout[2 * i] = (float)k; k++; }",
-    "a branch": "int k = 0;\nwhile (k < (a & 7)) { if (k & 1) b++; k++; }",
-    "a break": "int k = 0;\nwhile (k < 9) { k++; if (k == (a & 7)) break; }",
+    "a return": "int k = 0;\nwhile (k < 9) { k++; if (k == (a & 7)) return; }",
+    "a switch": "int k = 0;\nwhile (k < (a & 7)) { switch (k) { case 1: b++; break; default: b--; } k++; }",
     "a declaration that shadows": "int k = 0, t = 2;\nwhile (k < (a & 7)) { int t = k * 2; b += t; k++; }\n a = t;",
     "a call of the program's function": "int k = 0;\nwhile (k < (a & 7)) { k = bump(k); }",
 }
@@ -158,11 +171,32 @@ def test_a_division_by_zero_is_the_interpreters_finding() -> None:
     assert [f.check for f in result[1].findings] == ["division_by_zero"]
 
 
-def test_the_step_limit_is_passed_in_the_interpreters_trip() -> None:
-    body = "uint x = (uint)abs(a) + 5000u;\nwhile (x != 0u) { x -= 1u; }"
+def test_a_division_by_zero_in_a_branch() -> None:
+    body = "int t = 0, d = (b & 3) + 2;\nwhile (t < 6) { if (t & 1) a += 100 / d; else d -= 1; t++; }"
+    result, ran = _both(body, checks=True)
+    assert ran and [f.check for f in result[1].findings] == ["division_by_zero"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "uint x = (uint)abs(a) + 5000u;\nwhile (x != 0u) { x -= 1u; }",
+        "uint x = (uint)abs(a) + 5000u;\nwhile (x != 0u) { if (x & 1u) { x -= 1u; } else { { x -= 2u; b++; } } }",
+    ],
+)
+def test_the_step_limit_is_passed_in_the_interpreters_trip(body: str) -> None:
     result, ran = _both(body, step_limit=3000)
     assert isinstance(result[1], Exception) and "step limit of 3,000" in str(result[1])
     assert ran and 0 < ran[0] < 3000
+
+
+def test_the_step_limit_at_each_step() -> None:
+    """Wherever the limit falls, in a trip's branch or after the loop, the same finding at the same place."""
+    body = "int k = 0;\nwhile (k < 6) { if (k & 1) { b++; } else { b--; b *= 2; } k++; }\n a = k; b += 1;"
+    src = HEAD + body + TAIL
+    arrays = _arrays(np.random.default_rng(2), 32)
+    for limit in range(1, 40):
+        assert_same_runs(_run(src, arrays, True, 32, step_limit=limit), _run(src, arrays, False, 32, step_limit=limit))
 
 
 def test_a_loop_that_cannot_end_is_found_as_before() -> None:

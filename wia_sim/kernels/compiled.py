@@ -46,6 +46,7 @@ __all__ = [
     "Fallback",
     "Root",
     "Tally",
+    "as_value",
     "compiled_expression",
     "compiled_plan",
     "compiled_root",
@@ -129,7 +130,7 @@ def converted(code: Code, t: CType) -> Run:
     return conv
 
 
-def _value(code: Code, a: Array) -> Value:
+def as_value(code: Code, a: Array) -> Value:
     """What the interpreter's plan gives for ``code``'s result ``a``."""
     if code.boolean:
         return Value(INT, None, cond=a) if a.ndim else Value(INT, a.astype(np.int32))
@@ -232,9 +233,9 @@ def _logical(ex: _Executor, node: c_ast.BinaryOp) -> Code | None:
     first, second, right_ops, both = left.run, right.run, right.ops, node.op == "&&"
 
     def logical(ex: _Executor, mask: Array, tally: Tally) -> Array:
-        x = ex.truth(_value(left, np.asarray(first(ex, mask, tally))), mask)
+        x = ex.truth(as_value(left, np.asarray(first(ex, mask, tally))), mask)
         sub = mask & x if both else mask & ~x
-        y = ex.truth(_value(right, np.asarray(second(ex, sub, tally))), sub)
+        y = ex.truth(as_value(right, np.asarray(second(ex, sub, tally))), sub)
         tally.append((right_ops, sub))
         return np.asarray((x & y) if both else (x | y))
 
@@ -589,7 +590,7 @@ def _root(ex: _Executor, node: c_ast.Node) -> tuple[Root, Counts] | None:
     run = code.run
 
     def expression(ex: _Executor, mask: Array, tally: Tally) -> Value:
-        return _value(code, run(ex, mask, tally))
+        return as_value(code, run(ex, mask, tally))
 
     return expression, code.ops
 

@@ -3,25 +3,26 @@
 A loop whose trip count differs by work-item, ``while (v != 1u) { v = (v & 1u) ? 3u * v + 1u : v >> 1; ++steps; }``,
 costs the lockstep interpreter a pass over the launch's lanes per trip until its last lane leaves, each statement
 dispatched, masked and merged into every lane's variable. When the loop's condition, body and step are all private
-arithmetic that ``compiled.py`` compiles (its body expression statements and declarations of scalars or vectors
-with an initializer; no branch, jump, call of the program's functions or memory), ``PrivateLoops.private_trips``
-runs its trips on arrays of the lanes in the loop alone: each variable the loop reads or writes taken at those
-lanes once (the variables themselves where every lane of the launch enters), the lanes that leave dropped from the
-arrays (and their values put back) once a quarter of them have left, the trips' statements run straight on the
-compiled trees, with no mask to merge while every lane of the arrays runs. What a trip counts, each lane's steps and the
+arithmetic that ``compiled.py`` compiles (expression statements, declarations of scalars or vectors with an
+initializer, ``if``/``else`` of such statements, ``break`` and ``continue``; no memory, call of the program's
+functions, ``return``, ``goto``, ``switch`` or inner loop), ``PrivateLoops.private_trips`` runs its trips on arrays
+of the lanes in the loop alone: each variable the loop reads or writes taken at those lanes once (the variables
+themselves where every lane of the launch enters), the lanes that leave dropped from the arrays (and their values
+put back) once a quarter of them have left, the trips' statements run straight on the compiled trees, with no mask
+to merge while every lane of the arrays runs them. What a trip counts, the lockstep steps, each lane's steps and the
 variables it leaves are those of the interpreter's trips, bit for bit (``tests/test_kernel_private_loops.py``
 compares the two on random loops).
 
 It gives the loop back to the interpreter, at the start of a trip and with every variable as the trips so far left
-it, where the next trip would pass the step limit or is one at which the interpreter compares the launch's state
+it, where the next trip could pass the step limit or is one at which the interpreter compares the launch's state
 (``progress.py``: a loop that cannot end), and where a tree gives itself back (``compiled.Fallback``, a division by
-zero with checks on) or anything else goes wrong in a trip: the interpreter runs that trip and the rest, and
-reports what it finds in its own words.
+zero with checks on): the interpreter runs that trip and the rest, and reports what it finds in its own words.
 """
 
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
@@ -35,20 +36,19 @@ from wia_sim.kernels.compiled import (
     Fallback,
     Root,
     Tally,
+    as_value,
     compiled_expression,
     compiled_root,
     converted,
 )
 from wia_sim.kernels.ctype import CType
 from wia_sim.kernels.exec_state import Array, ExecutorState
-from wia_sim.kernels.lanes import all_lanes
+from wia_sim.kernels.lanes import all_lanes, any_lane
 from wia_sim.kernels.lvalues import Var
 from wia_sim.kernels.spaces import Value
 from wia_sim.kernels.structs import StructType
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from wia_sim.kernels.executor import _Executor
 
 __all__ = ["PrivateLoops"]
@@ -60,8 +60,16 @@ _UPDATES = frozenset({"++", "--", "p++", "p--"})
 
 
 @dataclass(frozen=True)
+class _Expr:
+    """An expression statement: an assignment or an increment."""
+
+    root: Root
+    ops: Counts
+
+
+@dataclass(frozen=True)
 class _Declared:
-    """A declaration of the body: its name, type and initializer (converted to the type)."""
+    """A declaration: its name, type and initializer (converted to the type)."""
 
     name: str
     t: CType
@@ -70,13 +78,38 @@ class _Declared:
 
 
 @dataclass(frozen=True)
+class _If:
+    """``if (cond) then else orelse``; each branch a scope of its own, as ``StatementRunner.substatement`` makes."""
+
+    cond: Code
+    then: _Block | None
+    orelse: _Block | None
+
+
+@dataclass(frozen=True)
+class _Jump:
+    """``break`` (``leaves``) or ``continue``."""
+
+    leaves: bool
+
+
+@dataclass(frozen=True)
+class _Block:
+    """Statements run in a scope of their own (a compound statement, or a branch or body of one statement)."""
+
+    items: tuple[_Expr | _Declared | _If | _Jump | _Block, ...]
+    statements: int
+    """How many statements it holds, nested ones too: the most steps a lane takes in it."""
+
+
+@dataclass(frozen=True)
 class _Loop:
-    """A loop compiled: its condition (None: none), its body's statements and declarations in order, its step
-    (``for``'s third clause), the variables of the enclosing scopes it reads or writes, those it writes."""
+    """A loop compiled: its condition (None: none), its body, its step (``for``'s third clause), the variables of
+    the enclosing scopes it reads or writes, those it writes."""
 
     cond: Code | None
-    items: tuple[tuple[Root, Counts] | _Declared, ...]
-    step: tuple[Root, Counts] | None
+    body: _Block
+    step: _Expr | None
     outer: tuple[str, ...]
     written: frozenset[str]
 
@@ -84,18 +117,6 @@ class _Loop:
 _LOOPS: weakref.WeakKeyDictionary[c_ast.Node, _Loop | None] = weakref.WeakKeyDictionary()
 """Per loop body: the loop compiled, or None where it is not such a loop (decided once: the types of the variables
 it reads are the program's)."""
-
-
-def _statements(body: c_ast.Node) -> list[c_ast.Node] | None:
-    """The body's statements, or None where one of them is not an expression statement or a declaration."""
-    items = (body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
-    for item in items:
-        if isinstance(item, c_ast.Decl):
-            if item.init is None or isinstance(item.init, c_ast.InitList) or not isinstance(item.type, c_ast.TypeDecl):
-                return None
-        elif not isinstance(item, c_ast.Assignment | c_ast.UnaryOp):
-            return None
-    return items
 
 
 def _target(node: c_ast.Node) -> str | None:
@@ -106,59 +127,105 @@ def _target(node: c_ast.Node) -> str | None:
     return lvalue.name if isinstance(lvalue, c_ast.ID) else None
 
 
+class _Compiler:
+    """The compiled form of a loop's body, with the names it declares and writes (``PrivateLoops._private_loop``)."""
+
+    def __init__(self, ex: _Executor) -> None:
+        self.ex = ex
+        self.declared: set[str] = set()
+        self.written: set[str] = set()
+
+    def block(self, node: c_ast.Node) -> _Block | None:
+        items = (node.block_items or []) if isinstance(node, c_ast.Compound) else [node]
+        scope: dict[str, Var] = {}
+        self.ex.frame.scopes.append(scope)  # the block's names, with their types, for what follows them
+        try:
+            compiled: list[_Expr | _Declared | _If | _Jump | _Block] = []
+            statements = 0
+            for item in items:
+                if isinstance(item, c_ast.EmptyStatement):  # (no step: ``StatementRunner.statement``)
+                    continue
+                found = self.statement(item, scope)
+                if found is None:
+                    return None
+                compiled.append(found)
+                if isinstance(found, _Block):  # (a compound statement takes no step of its own)
+                    statements += found.statements
+                    continue
+                statements += 1
+                if isinstance(found, _If):
+                    statements += sum(b.statements for b in (found.then, found.orelse) if b is not None)
+            return _Block(tuple(compiled), statements)
+        finally:
+            self.ex.frame.scopes.pop()
+
+    def statement(self, item: c_ast.Node, scope: dict[str, Var]) -> _Expr | _Declared | _If | _Jump | _Block | None:
+        ex = self.ex
+        if isinstance(item, c_ast.Compound):
+            return self.block(item)
+        if isinstance(item, c_ast.Break | c_ast.Continue):
+            return _Jump(isinstance(item, c_ast.Break))
+        if isinstance(item, c_ast.If):
+            cond = compiled_expression(ex, item.cond)
+            if cond is None or (not cond.boolean and cond.t.width > 1):
+                return None
+            then = None if item.iftrue is None else self.block(item.iftrue)
+            orelse = None if item.iffalse is None else self.block(item.iffalse)
+            if (item.iftrue is not None and then is None) or (item.iffalse is not None and orelse is None):
+                return None
+            return _If(cond, then, orelse)
+        if isinstance(item, c_ast.Decl):
+            return self.declaration(item, scope)
+        return self.expression(item)
+
+    def declaration(self, item: c_ast.Decl, scope: dict[str, Var]) -> _Declared | None:
+        ex = self.ex
+        if item.init is None or isinstance(item.init, c_ast.InitList) or not isinstance(item.type, c_ast.TypeDecl):
+            return None
+        t = ex.program.type_of(item)
+        if t.kind not in ("scalar", "vector") or t.space in ("constant", "local"):
+            return None
+        if item.name in ex.program.address_taken or ex.lookup_var(item.name) is not None:
+            return None  # (one that shadows a name in scope: the interpreter's)
+        ct = ex._ct(t)
+        init = compiled_expression(ex, item.init)
+        if type(ct) is not CType or init is None:
+            return None
+        scope[item.name] = Var(ct, name=item.name)
+        self.declared.add(item.name)
+        return _Declared(item.name, ct, converted(init, ct), init.ops)
+
+    def expression(self, item: c_ast.Node) -> _Expr | None:
+        if not isinstance(item, c_ast.Assignment | c_ast.UnaryOp):
+            return None
+        if isinstance(item, c_ast.UnaryOp) and item.op not in _UPDATES:
+            return None
+        root = compiled_root(self.ex, item)
+        name = _target(item)
+        if root is None or name is None:
+            return None
+        self.written.add(name)
+        return _Expr(*root)
+
+
 class PrivateLoops(ExecutorState):
     """The private-loop method of ``_Executor``."""
 
     def _private_loop(self, cond: c_ast.Node | None, body: c_ast.Node, step: c_ast.Node | None) -> _Loop | None:
         """The loop compiled (types from the variables in scope at its first run), or None."""
         ex = cast("_Executor", self)
-        items = _statements(body)
-        if not items:
-            return None
         code = None if cond is None else compiled_expression(ex, cond)
-        stepped = None if step is None else compiled_root(ex, step)
-        if (cond is not None and code is None) or (step is not None and stepped is None):
+        if cond is not None and (code is None or (not code.boolean and code.t.width > 1)):
             return None
-        if code is not None and not code.boolean and code.t.width > 1:  # (a vector condition: the checker's error)
+        compiler = _Compiler(ex)
+        stepped = None if step is None else compiler.expression(step)
+        block = compiler.block(body)
+        if block is None or (step is not None and stepped is None):
             return None
-        written: set[str] = set()
-        declared: dict[str, Var] = {}
-        compiled: list[tuple[Root, Counts] | _Declared] = []
-        self.frame.scopes.append(declared)  # the body's names, with their types, for what follows them
-        try:
-            for item in items:
-                if isinstance(item, c_ast.Decl):
-                    t = self.program.type_of(item)
-                    if t.kind not in ("scalar", "vector") or t.space in ("constant", "local"):
-                        return None
-                    if item.name in self.program.address_taken or item.name in declared:
-                        return None
-                    ct = self._ct(t)
-                    init = compiled_expression(ex, item.init)
-                    if type(ct) is not CType or init is None or self.lookup_var(item.name) is not None:
-                        return None  # (one that shadows an outer name: the interpreter's)
-                    compiled.append(_Declared(item.name, ct, converted(init, ct), init.ops))
-                    declared[item.name] = Var(ct, name=item.name)
-                    continue
-                if isinstance(item, c_ast.UnaryOp) and item.op not in _UPDATES:
-                    return None
-                root = compiled_root(ex, item)
-                name = _target(item)
-                if root is None or name is None:
-                    return None
-                written.add(name)
-                compiled.append(root)
-        finally:
-            self.frame.scopes.pop()
-        if step is not None:
-            name = _target(step) if isinstance(step, c_ast.Assignment | c_ast.UnaryOp) else None
-            if name is None:
-                return None
-            written.add(name)
-        nodes = [n for n in (cond, body, step) if n is not None]
-        names = frozenset().union(*(names_read(n) for n in nodes))
+        names = frozenset().union(*(names_read(n) for n in (cond, body, step) if n is not None))
+        declared = compiler.declared
         outer = tuple(sorted(n for n in names if n not in declared and self.lookup_var(n) is not None))
-        return _Loop(code, tuple(compiled), stepped, outer, frozenset(written) - declared.keys())
+        return _Loop(code, block, stepped, outer, frozenset(compiler.written - declared))
 
     def private_trips(
         self, cond: c_ast.Node | None, body: c_ast.Node, step: c_ast.Node | None, mask: Array, do_while: bool
@@ -171,9 +238,9 @@ class PrivateLoops(ExecutorState):
         loop = _LOOPS[body]
         if loop is None:
             return None
-        found = [self.lookup_var(name) for name in loop.outer]
         outer: list[Var] = []
-        for var in found:
+        for name in loop.outer:
+            var = self.lookup_var(name)
             v = None if var is None else var.value
             if var is None or type(v) is not Value or v.undef is not None or isinstance(v.t, StructType):
                 return None  # (a pointer, memory, an undefined lane: the interpreter's)
@@ -185,21 +252,28 @@ class PrivateLoops(ExecutorState):
 
 class _Trips:
     """One run of a compiled loop (``PrivateLoops.private_trips``). Until lanes leave, the arrays are the variables'
-    own (no copy where every lane of the launch entered), a value the same in every lane stays one, and the trips
-    are counted for all lanes at once: a loop whose lanes run alike costs what the interpreter's trips would."""
+    own (no copy where every lane of the launch entered), a value the same in every lane stays one, and the steps of
+    statements every lane runs are counted for all lanes at once: a loop whose lanes run alike costs what the
+    interpreter's trips would."""
 
     def __init__(self, ex: _Executor, loop: _Loop, outer: list[Var], mask: Array, do_while: bool) -> None:
         self.ex, self.loop, self.do_while, self.mask = ex, loop, do_while, mask
         self.n = mask.shape[0]
-        self.every = mask is ex.all or all_lanes(mask)  # (every lane of the launch entered)
-        self.lanes: Array | None = None if self.every else np.flatnonzero(mask)  # the lanes the arrays hold
+        every = mask is ex.all or all_lanes(mask)  # (every lane of the launch entered)
+        self.lanes: Array | None = None if every else np.flatnonzero(mask)  # the lanes the arrays hold
         self.vars = outer
         self.saved = [cast(Value, var.value) for var in outer]  # (their values as they came in)
         self.full: dict[int, Array] = {}  # a written variable's value in every lane, made at the first compaction
-        self.alike = 0  # trips every lane of the arrays ran, before the first that some did not
-        self.ran: Array | None = None  # the trips each lane of the arrays ran, from that one on
-        self.ran_full: Array | None = None  # those of the lanes dropped from the arrays
-        self.per_trip = 1 + len(loop.items)  # steps: the loop's own and one per statement of its body
+        self.lockstep = 0  # the trips' steps as the launch counts them: one per statement any lane ran
+        self.alike = 0  # steps every lane of the arrays took
+        self.own: Array | None = None  # the steps each lane of the arrays took besides
+        self.dropped: Array | None = None  # the steps of the lanes dropped from the arrays, by lane of the launch
+        self.most = 1 + loop.body.statements  # the most steps a trip takes
+        # one trip's (``_trip``): its steps' masks, its counts, the lanes that broke out or went on to the next
+        self.stepped: list[Array] = []
+        self.counted: list[tuple[Counts, Array]] = []
+        self.brk: Array | None = None
+        self.cont: Array | None = None
 
     def run(self) -> tuple[Array, int]:
         ex = self.ex
@@ -214,9 +288,9 @@ class _Trips:
         trips = 0
         try:
             while True:
-                steps_now = ex.steps + trips * self.per_trip
-                if steps_now + self.per_trip - ex.steps_from > ex.step_limit or ex.progress.due(trips + 1, steps_now):
-                    break  # (the interpreter runs the trip that passes the limit, or compares the state)
+                steps_now = ex.steps + self.lockstep
+                if steps_now + self.most - ex.steps_from > ex.step_limit or ex.progress.due(trips + 1, steps_now):
+                    break  # (the interpreter runs the trip that could pass the limit, or compares the state)
                 ran = self._trip(active, trips)
                 if ran is None:  # a tree gave itself back: the interpreter runs this trip
                     break
@@ -229,25 +303,23 @@ class _Trips:
         finally:
             remaining = self._put_back(active)
             ex.all, ex.none = saved_all, saved_none
-            self._steps(trips)
+            self._steps()
         return remaining, trips
 
     def _trip(self, active: Array, trips: int) -> tuple[Array, int] | None:
-        """One trip for the lanes of ``active`` (of the arrays): the lanes that ran it (``ex.all`` where that is
-        every lane of the arrays: stores merge nothing) and how many, or None where a tree gave itself back
-        (nothing of the trip kept)."""
+        """One trip for the lanes of ``active`` (of the arrays): the lanes still in the loop after it (``ex.all``
+        where that is every lane of the arrays: stores merge nothing) and how many, or None where a tree gave itself
+        back (nothing of the trip kept)."""
         ex, loop = self.ex, self.loop
         before = [var.value for var in self.vars]
         tally: Tally = []
-        counted: list[tuple[Counts, Array]] = []
-        scope: dict[str, Var] = {}
-        ex.frame.scopes.append(scope)
+        self.stepped, self.counted, self.brk, self.cont = [], [], None, None
         try:
             going, lanes = active, -1
             if loop.cond is not None and not (self.do_while and trips == 0):
                 c = np.asarray(loop.cond.run(ex, active, tally))
                 truth = c if loop.cond.boolean else c != 0
-                counted.append((loop.cond.ops, active))
+                self.counted.append((loop.cond.ops, active))
                 if not truth.ndim:
                     going = active if bool(truth) else ex.none
                 else:
@@ -256,43 +328,99 @@ class _Trips:
                     if lanes == going.size:
                         going = ex.all
                 if lanes == 0 or going is ex.none:
-                    self._count(counted, tally)
+                    self._count(tally)
                     return going, 0
+            self.stepped.append(going)  # (the loop's own step: ``StatementRunner.loop``)
+            self._block(loop.body, going, tally)
+            if self.brk is not None:  # (those lanes leave: the step is not theirs, nor the next trips)
+                going = going & ~self.brk
+                lanes = -1
             if lanes < 0:
                 lanes = going.size if going is ex.all else int(np.count_nonzero(going))
-            for item in loop.items:
-                if isinstance(item, _Declared):
-                    value = Value(item.t, np.asarray(item.init(ex, going, tally)))
-                    scope[item.name] = Var(item.t, value, name=item.name)
-                    counted.append((item.ops, going))
-                else:
-                    root, ops = item
-                    root(ex, going, tally)
-                    counted.append((ops, going))
-            if loop.step is not None:
-                root, ops = loop.step
-                root(ex, going, tally)
-                counted.append((ops, going))
+            if loop.step is not None and lanes:
+                loop.step.root(ex, going, tally)
+                self.counted.append((loop.step.ops, going))
         except Fallback:  # (a division by zero with checks on: the interpreter's trip finds it and says so)
             for var, v in zip(self.vars, before, strict=True):
                 var.value = v
             return None
-        finally:
-            ex.frame.scopes.pop()
-        self._count(counted, tally)
-        if going is ex.all and self.ran is None:
-            self.alike += 1
-        else:
-            if self.ran is None:
-                self.ran = np.full(going.size, self.alike, np.int64)
-            self.ran += going
+        self._count(tally)
+        self._stepped()
         return going, lanes
 
-    def _count(self, counted: list[tuple[Counts, Array]], tally: Tally) -> None:
+    def _block(self, block: _Block, mask: Array, tally: Tally) -> None:
+        """The block's statements for the lanes of ``mask`` still in it (``StatementRunner.items``: those that broke
+        out or went on to the next trip run no more of it), a step each."""
+        ex = self.ex
+        scope: dict[str, Var] = {}
+        ex.frame.scopes.append(scope)
+        try:
+            m, flowed = mask, False
+            for item in block.items:
+                if flowed:  # (after a branch, a jump or a block: the lanes still running it)
+                    m = mask
+                    for off in (self.brk, self.cont):
+                        if off is not None:
+                            m = m & ~off
+                    if not any_lane(m):
+                        return
+                if isinstance(item, _Block):
+                    self._block(item, m, tally)
+                    flowed = True
+                    continue
+                self.stepped.append(m)
+                if isinstance(item, _Expr):
+                    item.root(ex, m, tally)
+                    self.counted.append((item.ops, m))
+                    flowed = False
+                elif isinstance(item, _Declared):
+                    scope[item.name] = Var(item.t, Value(item.t, np.asarray(item.init(ex, m, tally))), name=item.name)
+                    self.counted.append((item.ops, m))
+                    flowed = False
+                elif isinstance(item, _If):
+                    self._branch(item, m, tally)
+                    flowed = True
+                else:
+                    if item.leaves:
+                        self.brk = m if self.brk is None else self.brk | m
+                    else:
+                        self.cont = m if self.cont is None else self.cont | m
+                    flowed = True
+        finally:
+            ex.frame.scopes.pop()
+
+    def _branch(self, item: _If, mask: Array, tally: Tally) -> None:
+        """``if``/``else`` for the lanes of ``mask`` (``StatementRunner.statement``'s)."""
+        ex = self.ex
+        c = ex.truth(as_value(item.cond, np.asarray(item.cond.run(ex, mask, tally))), mask)
+        self.counted.append((item.cond.ops, mask))
+        if c is mask:
+            t, e = mask, ex.none
+        elif c is ex.none:
+            t, e = ex.none, mask
+        else:
+            t, e = mask & c, mask & ~c
+        if item.then is not None and any_lane(t):
+            self._block(item.then, t, tally)
+        if item.orelse is not None and any_lane(e):
+            self._block(item.orelse, e, tally)
+
+    def _count(self, tally: Tally) -> None:
         count = self.ex.count
-        for ops, lanes in (*counted, *tally):
+        for ops, lanes in (*self.counted, *tally):
             for kind, width in ops:
                 count(kind, lanes, width)
+
+    def _stepped(self) -> None:
+        """Add the trip's steps: one a statement to the lanes that ran it, one to the launch's count."""
+        self.lockstep += len(self.stepped)
+        for m in self.stepped:
+            if m is self.ex.all:
+                self.alike += 1
+            elif self.own is None:
+                self.own = m.astype(np.int64)
+            else:
+                self.own += m
 
     def _full(self, k: int) -> Array:
         """Written variable ``k``'s value in every lane of the launch, as it came in (made once, then kept up)."""
@@ -304,7 +432,7 @@ class _Trips:
         return full
 
     def _compact(self, active: Array) -> Array:
-        """The arrays of the lanes of ``active`` alone; the others' values put back."""
+        """The arrays of the lanes of ``active`` alone; the others' values and steps put back."""
         lanes = np.arange(self.n) if self.lanes is None else self.lanes
         gone = ~active
         for k, name in enumerate(self.loop.outer):
@@ -312,16 +440,17 @@ class _Trips:
                 v = cast(Value, self.vars[k].value)
                 a = np.asarray(v.raw)
                 self._full(k)[lanes[gone]] = a[gone] if _lane_rows(a, v.t) else a
-        assert self.ran is not None  # (a trip some lanes did not run came before)
-        if self.ran_full is None:
-            self.ran_full = np.zeros(self.n, np.int64)
-        self.ran_full[lanes[gone]] = self.ran[gone]
+        own = np.full(active.size, self.alike, np.int64) if self.own is None else self.own + self.alike
+        if self.dropped is None:
+            self.dropped = np.zeros(self.n, np.int64)
+        self.dropped[lanes[gone]] = own[gone]
+        self.own, self.alike = own[active], 0
         for var in self.vars:
             v = cast(Value, var.value)
             a = np.asarray(v.raw)
             if _lane_rows(a, v.t):
                 var.value = Value(v.t, a[active])
-        self.lanes, self.ran = lanes[active], self.ran[active]
+        self.lanes = lanes[active]
         self.ex.all, self.ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
         return self.ex.all
 
@@ -340,18 +469,21 @@ class _Trips:
         remaining[self.lanes[active]] = True
         return remaining
 
-    def _steps(self, trips: int) -> None:
-        """The trips' steps: the lockstep count, and each lane's (as one mask's where they ran alike)."""
-        if not trips:
-            return
+    def _steps(self) -> None:
+        """The trips' steps: the lockstep count, and each lane's (as one mask's where every lane took them all)."""
         ex = self.ex
-        if self.ran is None and self.ran_full is None:
-            ex.steps_for(self.mask, trips * self.per_trip)
+        if not self.lockstep:
             return
-        assert self.ran is not None  # (a compaction follows a trip that some lanes did not run)
-        ran_full = np.zeros(self.n, np.int64) if self.ran_full is None else self.ran_full
-        ran_full[slice(None) if self.lanes is None else self.lanes] = self.ran
-        ex.steps_per_lane(ran_full * self.per_trip, trips * self.per_trip)
+        if self.own is None and self.dropped is None and self.alike == self.lockstep:
+            ex.steps_for(self.mask, self.lockstep)
+            return
+        steps = np.zeros(self.n, np.int64) if self.dropped is None else self.dropped
+        own = self.alike if self.own is None else self.own + self.alike
+        if self.lanes is None:
+            steps += own
+        else:
+            steps[self.lanes] = own
+        ex.steps_per_lane(steps, self.lockstep)
 
 
 def _lane_rows(a: Array, t: CType) -> bool:
