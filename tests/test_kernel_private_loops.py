@@ -222,13 +222,21 @@ def test_work_item_ids_as_coefficients() -> None:
     n=st.sampled_from([1, 5, 32, 96, 224]),
     step=st.integers(1, 9),
     mult=st.integers(-5, 5),
+    jump=st.sampled_from(
+        [
+            "",
+            "if (((acc ^ t) & 7) == 0) break;",
+            "if (t & 4) { t -= 1; continue; }",
+            "if (s > 3.0f) { acc += 2; } else if (t & 1) { s -= 1.0f; break; }",
+        ]
+    ),
     checks=st.booleans(),
 )
-def test_random_trip_counts(seed: int, n: int, step: int, mult: int, checks: bool) -> None:
+def test_random_trip_counts(seed: int, n: int, step: int, mult: int, jump: str, checks: bool) -> None:
     body = (
         f"int t = a, acc = b; float s = g;\n"
-        f"while (t > 0) {{ const int d = (t & 3) + {step}; acc = acc * {mult} + (t ^ d); s = s * 0.5f + (float)d;"
-        f" t -= d; }}\n a = acc; b = t; f = s;"
+        f"while (t > 0) {{ const int d = (t & 3) + {step}; acc = acc * {mult} + (t ^ d); {jump}"
+        f" s = s * 0.5f + (float)d; t -= d; }}\n a = acc; b = t; f = s;"
     )
     src = HEAD + body + TAIL
     arrays = _arrays(np.random.default_rng(seed), n)
