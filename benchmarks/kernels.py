@@ -12,8 +12,8 @@ PoCL's time; then an empty kernel's launch on both, the fixed cost under each of
 give checks off (target: at least 2x faster than checks on); part 1 also the
 simulator with ``kernel_fp_contract`` (checks on), whose ``a * b + c`` is rounded once as PoCL's: what that costs.
 
-Wall-clock per launch through the public HAL (the sim backend, ``kernel_checks`` on or off, in two alternating
-rounds) and through PyOpenCL (enqueue and ``finish``), best of ``--repeats`` (and of the rounds), warm: the first
+Wall-clock per launch through the public HAL (the sim backend, ``kernel_checks`` on or off) and through PyOpenCL
+(enqueue and ``finish``) on PoCL, in two alternating rounds, best of ``--repeats`` (and of the rounds), warm: the first
 launch builds and is not counted. Oclgrind interprets every work-item (about a second for the vector add, ten for
 the matmul), so it runs once per kernel, only in part 1 and not for the divergent loop. Part 3: the lockstep NumPy
 floor (``lockstep_floor.py``) of the corpus's worst kernels beside part 2's times, how much of each ratio the design
@@ -201,19 +201,26 @@ def time_sim(
 Times = dict[str, float | str]
 
 
-def time_sim_both(cases: list[tuple[Any, corpus.Launch]], repeats: int, rounds: int = 2) -> tuple[Times, Times]:
-    """Checks on and off, in alternating rounds (on, off, on, off, ...), each case's best over all rounds: the
-    machine's drift (other load, caches, the allocator's state) falls on both alike instead of on whichever
-    ran second."""
+def time_alternating(
+    cases: list[tuple[Any, corpus.Launch]], repeats: int, device: cldevices.CLDevice | None, rounds: int = 2
+) -> tuple[Times, Times, Times]:
+    """The simulator with checks on and off and the OpenCL ``device``, in alternating rounds (on, off, device, on,
+    ...), each case's best over all rounds: the machine's drift (other load, caches, the allocator's state) falls
+    on all three alike instead of on whichever ran last."""
     on: Times = {}
     off: Times = {}
+    real: Times = {}
     for _ in range(rounds):
-        for checks, into in ((True, on), (False, off)):
-            for name, t in time_sim(cases, checks, repeats).items():
+        for into, times in (
+            (on, lambda: time_sim(cases, True, repeats)),
+            (off, lambda: time_sim(cases, False, repeats)),
+            (real, lambda: time_opencl(device, cases, repeats)),
+        ):
+            for name, t in times().items():
                 kept = into.get(name)
                 better = kept is None or isinstance(kept, str) or (not isinstance(t, str) and t < kept)
                 into[name] = t if better else kept
-    return on, off
+    return on, off, real
 
 
 def time_opencl(
@@ -250,9 +257,8 @@ def part1(repeats: int, oclgrind: bool, console: Console) -> None:
         (_Source("divergent loop", COLLATZ, "collatz"), launches["divergent loop"]),
     ]
     found = devices()
-    on, off = time_sim_both(cases, repeats)
+    on, off, pocl = time_alternating(cases, repeats, found.get("pocl"))
     fused = time_sim(cases, True, repeats, fp_contract=True)
-    pocl = time_opencl(found.get("pocl"), cases, repeats)
     grind: Times = {c.name: "not run (--quick)" for c, _ in cases}
     if oclgrind:  # (the divergent loop would take it minutes: each work-item's trips one by one)
         grind = {**time_opencl(found.get("oclgrind"), cases[:2], 1), cases[2][0].name: "not run (minutes)"}
@@ -301,8 +307,7 @@ def part2(repeats: int, console: Console) -> tuple[list[tuple[Any, corpus.Launch
     cases = [
         (case, case.draw(rng)) for case in corpus.CASES if not getattr(case, "global_offset", None)
     ]  # the HAL's LaunchConfig has no global work offset
-    on, off = time_sim_both(cases, repeats)
-    pocl = time_opencl(devices().get("pocl"), cases, repeats)
+    on, off, pocl = time_alternating(cases, repeats, devices().get("pocl"))
     table = Table(title=f"The corpus ({len(cases)} kernels, sizes as drawn): wall-clock per launch, best of {repeats}")
     for column in ("kernel", "work-items", "sim, checks on", "sim, checks off", "PoCL", "on / PoCL", "on / off"):
         table.add_column(column, justify="left" if column == "kernel" else "right")
@@ -346,8 +351,7 @@ def part2(repeats: int, console: Console) -> tuple[list[tuple[Any, corpus.Launch
             corpus.Launch({"a": corpus.Buffer(np.zeros(256, np.float32))}, (256,), (64,)),
         )
     ]
-    e_on, e_off = time_sim_both(empty, 5 * repeats)
-    e_pocl = time_opencl(devices().get("pocl"), empty, 5 * repeats)
+    e_on, e_off, e_pocl = time_alternating(empty, 5 * repeats, devices().get("pocl"))
     vs = _ratio(e_on["empty"], e_pocl["empty"])
     console.print(
         f"an empty kernel (256 work-items), the fixed cost of a launch: checks on {_us(e_on['empty'])}, off "
@@ -376,7 +380,7 @@ def part3(
             console.print(f"floor of {case.name} is wrong, not timed: {wrong[0]}")
             continue
         n = case.name
-        t = best(repeats, lambda: floor(args))  # noqa: B023 (called here, in this iteration)
+        t = best(4 * repeats, lambda: floor(args))  # noqa: B023 (called here; a few ms, so more runs)
         vs_pocl, over_on, over_off = _ratio(t, pocl[n]), _ratio(on[n], t), _ratio(off[n], t)
         if vs_pocl is not None and vs_pocl > CORPUS_RATIO_TARGET:
             out_of_reach.append(n)
