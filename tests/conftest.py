@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 
 import pytest
+from benchmark_scripts import benchmark_script
 from kernel_backends import context_on
 
 import wia_hal as wia
@@ -62,10 +60,4 @@ def raw_ctx() -> wia.Context:
 @pytest.fixture
 def fidelity() -> ModuleType:
     """benchmarks/fidelity.py, imported as a module (it is a script, not a package)."""
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "fidelity.py"
-    spec = importlib.util.spec_from_file_location("fidelity", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["fidelity"] = module
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("fidelity")

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import csv
 import dataclasses
-import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from benchmark_scripts import benchmark_script
 
 from wia_sim.hwmodel import available_models, available_systems, is_system, load_model, load_system
 
@@ -24,12 +24,7 @@ ASSUMABLE = {"input_len", "batch", "tp", "precision"}
 
 @pytest.fixture(scope="module")
 def e2e() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("end_to_end", ROOT / "benchmarks" / "end_to_end.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["end_to_end"] = module
-    spec.loader.exec_module(module)
-    return module
+    return benchmark_script("end_to_end")
 
 
 @pytest.fixture(scope="module")

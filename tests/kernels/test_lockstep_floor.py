@@ -4,28 +4,13 @@ than its kernel would make the benchmark's bound too low."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
-
 import numpy as np
 import pytest
+from benchmark_scripts import benchmark_script
 
 from tests.kernels import corpus
 
-
-def _floors() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "lockstep_floor.py"
-    spec = importlib.util.spec_from_file_location("lockstep_floor", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["lockstep_floor"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-FLOORS = _floors()
+FLOORS = benchmark_script("lockstep_floor")
 CASES = {case.name: case for case in corpus.CASES}
 
 
