@@ -114,6 +114,13 @@ FUSED = {
     "while (e) { if (e & 1u) r = r * base % 65521u; base = base * base % 65521u; e >>= 1; }\n a = (int)r;",
     "a block and an empty statement": "int k = 0;\nwhile (k < (a & 7)) { { int t = k * 2; b += t; } ; k++; }",
     "for (;;) left by a break": "int k = 0;\nfor (;;) { if (k > (a & 15)) break; k++; }\n b = k;",
+    "inner for loops, their own declarations": "int acc = 0, r = 0;\nwhile (r < (a & 7)) {\n"
+    " for (int c = r & 1; c < (b & 3) + r; c++) { const int p = r * c; acc += p ^ c; }\n r++; }\n a = acc;",
+    "an inner loop's break and continue are its own": "int k = 0;\nwhile (k < (a & 15)) {\n"
+    " int j = 0;\n while (j < 9) { j++; if (j == (b & 7)) break; if (j & 1) continue; f += g; }\n"
+    " if (j > 5) { k += 2; continue; }\n k++; }\n b = k;",
+    "an inner do-while and a for with an expression first clause": "int k = 0, t = 0;\n"
+    "do { t = k; do { t -= 3; g *= 0.5f; } while (t > 0); for (t = 0; t < 2; t++) b += t; k++; } while (k < (a & 7));",
     "a few lanes leave early (no compaction)": "int k = (a & 15) == 0;\nwhile (k < 4) { k++; g -= f; }\n b = k;",
     "every lane leaves at once": "int k = a - a;\nwhile (k < 4) { k++; f -= g; }",
     "wrapping ints, casts, a ternary": "short h = (short)a; uchar c = (uchar)b; int t = 0;\n"
@@ -182,6 +189,7 @@ def test_a_division_by_zero_in_a_branch() -> None:
     [
         "uint x = (uint)abs(a) + 5000u;\nwhile (x != 0u) { x -= 1u; }",
         "uint x = (uint)abs(a) + 5000u;\nwhile (x != 0u) { if (x & 1u) { x -= 1u; } else { { x -= 2u; b++; } } }",
+        "uint x = (uint)abs(a) + 50u;\nwhile (x != 0u) { for (int j = 0; j < 40; j++) { b += j; } x -= 1u; }",
     ],
 )
 def test_the_step_limit_is_passed_in_the_interpreters_trip(body: str) -> None:
@@ -192,10 +200,13 @@ def test_the_step_limit_is_passed_in_the_interpreters_trip(body: str) -> None:
 
 def test_the_step_limit_at_each_step() -> None:
     """Wherever the limit falls, in a trip's branch or after the loop, the same finding at the same place."""
-    body = "int k = 0;\nwhile (k < 6) { if (k & 1) { b++; } else { b--; b *= 2; } k++; }\n a = k; b += 1;"
+    body = (
+        "int k = 0;\nwhile (k < 6) { if (k & 1) { b++; } else { b--; b *= 2; } for (int j = 0; j < k; j++) a ^= j;"
+        " k++; }\n a += k; b += 1;"
+    )
     src = HEAD + body + TAIL
     arrays = _arrays(np.random.default_rng(2), 32)
-    for limit in range(1, 40):
+    for limit in range(1, 70):
         assert_same_runs(_run(src, arrays, True, 32, step_limit=limit), _run(src, arrays, False, 32, step_limit=limit))
 
 
@@ -207,6 +218,15 @@ def test_a_loop_that_cannot_end_is_found_as_before() -> None:
     assert isinstance(result[1], Exception) and "never leaves this loop" in str(result[1])
     (trips,) = ran  # the trip before one the interpreter compares the state at
     assert trips + 1 >= progress.FIRST_CHECK and not (trips + 1) & trips
+
+
+def test_a_hang_in_an_inner_loop_is_found_as_before() -> None:
+    """The inner loop reaches a trip at which the interpreter compares the state: the outer trip is given back,
+    and the inner loop, run by the interpreter's outer trip, on its own arrays, gives itself back there too."""
+    body = "int k = 0;\nwhile (k < 3) { int x = a; while (x > -1000) { x = x | 0; } k++; }"
+    result, ran = _both(body)
+    assert isinstance(result[1], Exception) and "never leaves this loop" in str(result[1])
+    assert ran[0] == 0 and len(ran) == 2
 
 
 def test_work_item_ids_as_coefficients() -> None:
@@ -228,6 +248,7 @@ def test_work_item_ids_as_coefficients() -> None:
             "if (((acc ^ t) & 7) == 0) break;",
             "if (t & 4) { t -= 1; continue; }",
             "if (s > 3.0f) { acc += 2; } else if (t & 1) { s -= 1.0f; break; }",
+            "for (int j = 0; j < (t & 7); j++) { acc ^= j; if (j == 3) break; if (j & 1) continue; s += 1.0f; }",
         ]
     ),
     checks=st.booleans(),

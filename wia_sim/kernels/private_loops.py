@@ -4,19 +4,20 @@ A loop whose trip count differs by work-item, ``while (v != 1u) { v = (v & 1u) ?
 costs the lockstep interpreter a pass over the launch's lanes per trip until its last lane leaves, each statement
 dispatched, masked and merged into every lane's variable. When the loop's condition, body and step are all private
 arithmetic that ``compiled.py`` compiles (expression statements, declarations of scalars or vectors with an
-initializer, ``if``/``else`` of such statements, ``break`` and ``continue``; no memory, call of the program's
-functions, ``return``, ``goto``, ``switch`` or inner loop), ``PrivateLoops.private_trips`` runs its trips on arrays
-of the lanes in the loop alone: each variable the loop reads or writes taken at those lanes once (the variables
-themselves where every lane of the launch enters), the lanes that leave dropped from the arrays (and their values
-put back) once a quarter of them have left, the trips' statements run straight on the compiled trees, with no mask
-to merge while every lane of the arrays runs them. What a trip counts, the lockstep steps, each lane's steps and the
-variables it leaves are those of the interpreter's trips, bit for bit (``tests/test_kernel_private_loops.py``
-compares the two on random loops).
+initializer, ``if``/``else`` of such statements, ``break``, ``continue`` and inner loops of them, run masked; no
+memory, call of the program's functions, ``return``, ``goto`` or ``switch``), ``PrivateLoops.private_trips`` runs
+its trips on arrays of the lanes in the loop alone: each variable the loop reads or writes taken at those lanes once
+(the variables themselves where every lane of the launch enters), the lanes that leave dropped from the arrays (and
+their values put back) once a quarter of them have left, the trips' statements run straight on the compiled trees,
+with no mask to merge while every lane of the arrays runs them. What a trip counts, the lockstep steps, each lane's
+steps and the variables it leaves are those of the interpreter's trips, bit for bit
+(``tests/test_kernel_private_loops.py`` compares the two on random loops).
 
 It gives the loop back to the interpreter, at the start of a trip and with every variable as the trips so far left
-it, where the next trip could pass the step limit or is one at which the interpreter compares the launch's state
-(``progress.py``: a loop that cannot end), and where a tree gives itself back (``compiled.Fallback``, a division by
-zero with checks on): the interpreter runs that trip and the rest, and reports what it finds in its own words.
+it, where the next trip, or an inner loop's, could pass the step limit or is one at which the interpreter compares
+the launch's state (``progress.py``: a loop that cannot end), and where a tree gives itself back
+(``compiled.Fallback``, a division by zero with checks on): the interpreter runs that trip and the rest, and reports
+what it finds in its own words.
 """
 
 from __future__ import annotations
@@ -97,9 +98,22 @@ class _Jump:
 class _Block:
     """Statements run in a scope of their own (a compound statement, or a branch or body of one statement)."""
 
-    items: tuple[_Expr | _Declared | _If | _Jump | _Block, ...]
+    items: tuple[_Expr | _Declared | _If | _Jump | _Block | _Inner, ...]
     statements: int
-    """How many statements it holds, nested ones too: the most steps a lane takes in it."""
+    """How many statements it holds, nested ones too, an inner loop's once: the most steps a lane takes in it
+    besides the inner loops' trips."""
+
+
+@dataclass(frozen=True)
+class _Inner:
+    """A loop inside the loop (``StatementRunner.loop``'s trips, masked: its lanes are not compacted): its first
+    clause (a ``for``'s declarations or expression, in a scope of their own), condition, body and step."""
+
+    init: tuple[_Declared | _Expr, ...]
+    cond: Code | None
+    body: _Block
+    step: _Expr | None
+    do_while: bool
 
 
 @dataclass(frozen=True)
@@ -140,7 +154,7 @@ class _Compiler:
         scope: dict[str, Var] = {}
         self.ex.frame.scopes.append(scope)  # the block's names, with their types, for what follows them
         try:
-            compiled: list[_Expr | _Declared | _If | _Jump | _Block] = []
+            compiled: list[_Expr | _Declared | _If | _Jump | _Block | _Inner] = []
             statements = 0
             for item in items:
                 if isinstance(item, c_ast.EmptyStatement):  # (no step: ``StatementRunner.statement``)
@@ -159,10 +173,14 @@ class _Compiler:
         finally:
             self.ex.frame.scopes.pop()
 
-    def statement(self, item: c_ast.Node, scope: dict[str, Var]) -> _Expr | _Declared | _If | _Jump | _Block | None:
+    def statement(
+        self, item: c_ast.Node, scope: dict[str, Var]
+    ) -> _Expr | _Declared | _If | _Jump | _Block | _Inner | None:
         ex = self.ex
         if isinstance(item, c_ast.Compound):
             return self.block(item)
+        if isinstance(item, c_ast.For | c_ast.While | c_ast.DoWhile):
+            return self.inner(item)
         if isinstance(item, c_ast.Break | c_ast.Continue):
             return _Jump(isinstance(item, c_ast.Break))
         if isinstance(item, c_ast.If):
@@ -177,6 +195,29 @@ class _Compiler:
         if isinstance(item, c_ast.Decl):
             return self.declaration(item, scope)
         return self.expression(item)
+
+    def inner(self, item: c_ast.For | c_ast.While | c_ast.DoWhile) -> _Inner | None:
+        """A loop inside the loop; a ``for``'s first clause declares in a scope around the rest."""
+        scope: dict[str, Var] = {}
+        self.ex.frame.scopes.append(scope)
+        try:
+            init: list[_Declared | _Expr] = []
+            first = item.init if isinstance(item, c_ast.For) else None
+            for part in first.decls if isinstance(first, c_ast.DeclList) else [] if first is None else [first]:
+                found = self.declaration(part, scope) if isinstance(part, c_ast.Decl) else self.expression(part)
+                if found is None:
+                    return None
+                init.append(found)
+            cond = None if item.cond is None else compiled_expression(self.ex, item.cond)
+            if item.cond is not None and (cond is None or (not cond.boolean and cond.t.width > 1)):
+                return None
+            step = None if not isinstance(item, c_ast.For) or item.next is None else self.expression(item.next)
+            body = self.block(item.stmt)
+            if body is None or (isinstance(item, c_ast.For) and item.next is not None and step is None):
+                return None
+            return _Inner(tuple(init), cond, body, step, isinstance(item, c_ast.DoWhile))
+        finally:
+            self.ex.frame.scopes.pop()
 
     def declaration(self, item: c_ast.Decl, scope: dict[str, Var]) -> _Declared | None:
         ex = self.ex
@@ -369,7 +410,10 @@ class _Trips:
                     flowed = True
                     continue
                 self.stepped.append(m)
-                if isinstance(item, _Expr):
+                if isinstance(item, _Inner):
+                    self._inner(item, m, tally)
+                    flowed = True
+                elif isinstance(item, _Expr):
                     item.root(ex, m, tally)
                     self.counted.append((item.ops, m))
                     flowed = False
@@ -388,6 +432,50 @@ class _Trips:
                     flowed = True
         finally:
             ex.frame.scopes.pop()
+
+    def _inner(self, item: _Inner, mask: Array, tally: Tally) -> None:
+        """An inner loop's trips for the lanes of ``mask`` (``StatementRunner.loop``'s, with its own ``break`` and
+        ``continue``). A trip that could pass the step limit, or one at which the interpreter would compare the
+        launch's state, gives the outer trip back (``Fallback``)."""
+        ex = self.ex
+        scope: dict[str, Var] = {}
+        ex.frame.scopes.append(scope)
+        saved = self.brk, self.cont
+        self.brk = self.cont = None
+        try:
+            for part in item.init:  # (no step of their own: ``StatementRunner.statement``'s ``For``)
+                if isinstance(part, _Declared):
+                    scope[part.name] = Var(
+                        part.t, Value(part.t, np.asarray(part.init(ex, mask, tally))), name=part.name
+                    )
+                else:
+                    part.root(ex, mask, tally)
+                self.counted.append((part.ops, mask))
+            active, trips = mask, 0
+            while True:
+                if item.cond is not None and not (item.do_while and trips == 0):
+                    c = ex.truth(as_value(item.cond, np.asarray(item.cond.run(ex, active, tally))), active)
+                    self.counted.append((item.cond.ops, active))
+                    active = c
+                if not any_lane(active):
+                    return
+                trips += 1
+                steps_now = ex.steps + self.lockstep + len(self.stepped)
+                if steps_now + item.body.statements + self.most - ex.steps_from > ex.step_limit:
+                    raise Fallback
+                if ex.progress.due(trips, steps_now):
+                    raise Fallback
+                self.stepped.append(active)
+                self._block(item.body, active, tally)
+                self.cont = None
+                if self.brk is not None:
+                    active = active & ~self.brk
+                if item.step is not None and any_lane(active):
+                    item.step.root(ex, active, tally)
+                    self.counted.append((item.step.ops, active))
+        finally:
+            ex.frame.scopes.pop()
+            self.brk, self.cont = saved
 
     def _branch(self, item: _If, mask: Array, tally: Tally) -> None:
         """``if``/``else`` for the lanes of ``mask`` (``StatementRunner.statement``'s)."""
