@@ -173,10 +173,14 @@ class _Compiler:
         finally:
             self.ex.frame.scopes.pop()
 
+    def condition(self, node: c_ast.Node) -> Code | None:
+        """A loop's or an ``if``'s condition compiled, where it is a scalar's (a vector's is the checker's error)."""
+        code = compiled_expression(self.ex, node)
+        return None if code is None or (not code.boolean and code.t.width > 1) else code
+
     def statement(
         self, item: c_ast.Node, scope: dict[str, Var]
     ) -> _Expr | _Declared | _If | _Jump | _Block | _Inner | None:
-        ex = self.ex
         if isinstance(item, c_ast.Compound):
             return self.block(item)
         if isinstance(item, c_ast.For | c_ast.While | c_ast.DoWhile):
@@ -184,8 +188,8 @@ class _Compiler:
         if isinstance(item, c_ast.Break | c_ast.Continue):
             return _Jump(isinstance(item, c_ast.Break))
         if isinstance(item, c_ast.If):
-            cond = compiled_expression(ex, item.cond)
-            if cond is None or (not cond.boolean and cond.t.width > 1):
+            cond = self.condition(item.cond)
+            if cond is None:
                 return None
             then = None if item.iftrue is None else self.block(item.iftrue)
             orelse = None if item.iffalse is None else self.block(item.iffalse)
@@ -208,8 +212,8 @@ class _Compiler:
                 if found is None:
                     return None
                 init.append(found)
-            cond = None if item.cond is None else compiled_expression(self.ex, item.cond)
-            if item.cond is not None and (cond is None or (not cond.boolean and cond.t.width > 1)):
+            cond = None if item.cond is None else self.condition(item.cond)
+            if item.cond is not None and cond is None:
                 return None
             step = None if not isinstance(item, c_ast.For) or item.next is None else self.expression(item.next)
             body = self.block(item.stmt)
@@ -254,11 +258,10 @@ class PrivateLoops(ExecutorState):
 
     def _private_loop(self, cond: c_ast.Node | None, body: c_ast.Node, step: c_ast.Node | None) -> _Loop | None:
         """The loop compiled (types from the variables in scope at its first run), or None."""
-        ex = cast("_Executor", self)
-        code = None if cond is None else compiled_expression(ex, cond)
-        if cond is not None and (code is None or (not code.boolean and code.t.width > 1)):
+        compiler = _Compiler(cast("_Executor", self))
+        code = None if cond is None else compiler.condition(cond)
+        if cond is not None and code is None:
             return None
-        compiler = _Compiler(ex)
         stepped = None if step is None else compiler.expression(step)
         block = compiler.block(body)
         if block is None or (step is not None and stepped is None):
@@ -358,17 +361,12 @@ class _Trips:
         try:
             going, lanes = active, -1
             if loop.cond is not None and not (self.do_while and trips == 0):
-                c = np.asarray(loop.cond.run(ex, active, tally))
-                truth = c if loop.cond.boolean else c != 0
+                going = ex.truth(as_value(loop.cond, np.asarray(loop.cond.run(ex, active, tally))), active)
                 self.counted.append((loop.cond.ops, active))
-                if not truth.ndim:
-                    going = active if bool(truth) else ex.none
-                else:
-                    going = truth if active is ex.all else active & truth
-                    lanes = int(np.count_nonzero(going))
-                    if lanes == going.size:
-                        going = ex.all
-                if lanes == 0 or going is ex.none:
+                lanes = going.size if going is ex.all else int(np.count_nonzero(going))
+                if lanes == going.size:
+                    going = ex.all
+                if not lanes:
                     self._count(tally)
                     return going, 0
             self.stepped.append(going)  # (the loop's own step: ``StatementRunner.loop``)
@@ -413,13 +411,8 @@ class _Trips:
                 if isinstance(item, _Inner):
                     self._inner(item, m, tally)
                     flowed = True
-                elif isinstance(item, _Expr):
-                    item.root(ex, m, tally)
-                    self.counted.append((item.ops, m))
-                    flowed = False
-                elif isinstance(item, _Declared):
-                    scope[item.name] = Var(item.t, Value(item.t, np.asarray(item.init(ex, m, tally))), name=item.name)
-                    self.counted.append((item.ops, m))
+                elif isinstance(item, _Expr | _Declared):
+                    self._simple(item, m, scope, tally)
                     flowed = False
                 elif isinstance(item, _If):
                     self._branch(item, m, tally)
@@ -433,6 +426,15 @@ class _Trips:
         finally:
             ex.frame.scopes.pop()
 
+    def _simple(self, item: _Expr | _Declared, mask: Array, scope: dict[str, Var], tally: Tally) -> None:
+        """An expression statement, or a declaration into ``scope``, for the lanes of ``mask``, and its counts."""
+        if isinstance(item, _Declared):
+            value = Value(item.t, np.asarray(item.init(self.ex, mask, tally)))
+            scope[item.name] = Var(item.t, value, name=item.name)
+        else:
+            item.root(self.ex, mask, tally)
+        self.counted.append((item.ops, mask))
+
     def _inner(self, item: _Inner, mask: Array, tally: Tally) -> None:
         """An inner loop's trips for the lanes of ``mask`` (``StatementRunner.loop``'s, with its own ``break`` and
         ``continue``). A trip that could pass the step limit, or one at which the interpreter would compare the
@@ -444,13 +446,7 @@ class _Trips:
         self.brk = self.cont = None
         try:
             for part in item.init:  # (no step of their own: ``StatementRunner.statement``'s ``For``)
-                if isinstance(part, _Declared):
-                    scope[part.name] = Var(
-                        part.t, Value(part.t, np.asarray(part.init(ex, mask, tally))), name=part.name
-                    )
-                else:
-                    part.root(ex, mask, tally)
-                self.counted.append((part.ops, mask))
+                self._simple(part, mask, scope, tally)
             active, trips = mask, 0
             while True:
                 if item.cond is not None and not (item.do_while and trips == 0):
