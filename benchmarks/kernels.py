@@ -365,7 +365,7 @@ def part3(
 ) -> None:
     """The lockstep NumPy floor (``lockstep_floor.py``) of the kernels that have one, beside part 2's times of
     the same launches: how far over PoCL the design itself is, and how far over the floor the simulator."""
-    table = Table(title=f"The lockstep NumPy floor: the least a NumPy executor spends (best of {repeats})")
+    table = Table(title=f"The lockstep NumPy floor: the least a NumPy executor spends (floor: best of {4 * repeats})")
     columns = ("kernel", "work-items", "PoCL", "floor", "floor / PoCL", "sim, checks on", "on / floor", "off / floor")
     for column in columns:
         table.add_column(column, justify="left" if column == "kernel" else "right")
