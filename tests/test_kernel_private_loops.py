@@ -44,12 +44,16 @@ def _arrays(rng: np.random.Generator, n: int = N) -> list[np.ndarray]:
 
 @contextmanager
 def _trips() -> Iterator[list[int]]:
-    """The trips each run of a loop on its own arrays ran (one entry per run)."""
+    """The trips each run of a loop on its own arrays ran (one entry per run; -1 for one a finding ended)."""
     ran: list[int] = []
     run = private_loops._Trips.run
 
     def spy(self: Any) -> tuple[Any, int]:
-        result = run(self)
+        try:
+            result = run(self)
+        except Exception:
+            ran.append(-1)
+            raise
         ran.append(result[1])
         return result
 
@@ -143,8 +147,63 @@ def test_every_lane_ran_its_own_trips() -> None:
     assert result[1].counts["max_lane_steps"] > 2 * max(ran)
 
 
+READS = {
+    "a read": "int k = 0;\nwhile (k < (a & 7)) { b += in[k]; k++; }",
+    "a read at an index read (a gather)": "int k = 0;\nwhile (k < (a & 7)) { b += in[(in[k + i] & 63) + 5]; k++; }",
+    "an argmax: if on a value read": "int best = -1000, at = -1;\n"
+    "for (int k = 0; k < (a & 15) + 1; k++) { const int w = in[(i + 3 * k) % N]; if (w > best) { best = w; at = k; } }\n"
+    " a = best; b = at;",
+    "a search left by break and continue": "int j = 0;\nfor (; j < 8; ++j) {\n if (i + j >= 96) break;\n"
+    " const int w = in[i + j];\n if (w < 0) continue;\n if (w == 0) break;\n if (w > 100) break; }\n b = j;",
+    "a read in the condition, after &&": "int k = i;\nwhile (k < 191 && in[k] != 0) k++;\n b = k;",
+    "a read through a private pointer": "__global const int* p = in + (i & 7);\nint k = 0;\n"
+    "while (k < (a & 7)) { b += p[k] * k; k++; }",
+    "floats read": "int k = 0;\nwhile (k < (b & 7)) { f = f * 0.5f + fout[(i + k) % 192]; k++; }",
+    "an inner loop that reads": "int acc = 0;\nfor (int r = 0; r < (a & 3) + 1; r++)\n"
+    " for (int c = 0; c < (b & 3); c++) acc += in[r * 4 + c];\n a = acc;",
+    "a read by a few lanes": "if ((a & 31) == 3) {\n int k = 0;\n while (k < 5) { b ^= in[k + i]; k++; } }",
+}
+"""Loops that read memory (``_Compiler.read``): the same reads, by the lanes still in the loop."""
+
+
+@pytest.mark.parametrize("checks", [True, False])
+@pytest.mark.parametrize("name", sorted(READS))
+def test_loops_that_read_memory_give_the_interpreters_runs(name: str, checks: bool) -> None:
+    _, ran = _both(READS[name], checks=checks)
+    assert ran and max(ran) > 0, "the loop did not run on its own arrays"
+
+
+READ_FINDINGS = {
+    "out of bounds": "int k = 0;\nwhile (k < (a & 7)) { b += in[189 + k]; k++; }",
+    "a race with another work-item's write": "out[4 * i] = a;\nint k = 0;\n"
+    "while (k < (a & 3)) {\n b += 1;\n b += out[4 * ((i + 1 + k) % 96)];\n k++;\n}",
+    "a race in a do-while's condition": "out[4 * i] = a;\nint k = 0;\n"
+    "do {\n k++;\n} while (k < 3 &&\n out[4 * ((i + 1 + k) % 96)] > -100000);",
+    "bytes nobody wrote, used": "int t[4];\nt[0] = a;\n__private int* p = t;\nint k = 0;\n"
+    "while (k < (a & 3)) { b += p[k]; k++; }",
+    "through NULL": "__global const int* p = 0;\nint k = 0;\nwhile (k < (a & 3)) { b += p[k]; k++; }",
+}
+"""Loops whose reads are findings: the interpreter's, word for word (a NULL pointer and bytes nobody wrote give the
+trip back; the checks of an access report from the read itself)."""
+
+
+@pytest.mark.parametrize("name", sorted(READ_FINDINGS))
+def test_a_read_that_is_a_finding_is_reported_as_before(name: str) -> None:
+    fused, ran = _both(READ_FINDINGS[name])
+    assert isinstance(fused[1], Exception) and ran, "the loop did not run on its own arrays"
+
+
+def test_a_copy_of_bytes_nobody_wrote_gives_the_trip_back() -> None:
+    """A trip that reads bytes nobody wrote into a variable (a copy, no finding) is given back: the interpreter keeps
+    the undefined value, and the counts of the reads the path had made in it are taken back."""
+    body = "__local int t[128];\nconst int lid = get_local_id(0);\nt[lid] = a;\n__local int* q = t;\n"
+    body += "int last = 0, k = 0;\nwhile (k < (a & 3) + 1) { b += q[lid]; last = q[64 + k]; k++; }"
+    fused, ran = _both(body)
+    assert not isinstance(fused[1], Exception) and ran
+
+
 INTERPRETED = {
-    "a memory read": "int k = 0;\nwhile (k < (a & 7)) { b += in[k]; k++; }",
+    "a read of a declared array": "int t[4] = {1, 2, 3, 4};\nint k = 0;\nwhile (k < (a & 3)) { b += t[k]; k++; }",
     "a store": "int k = 0;\nwhile (k < (a & 7)) { fout[2 * i] = (float)k; k++; }",
     "a return": "int k = 0;\nwhile (k < 9) { k++; if (k == (a & 7)) return; }",
     "a switch": "int k = 0;\nwhile (k < (a & 7)) { switch (k) { case 1: b++; break; default: b--; } k++; }",

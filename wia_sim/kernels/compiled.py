@@ -20,6 +20,7 @@ itself back is left to the interpreter for good. Both take each operator's conve
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,7 @@ __all__ = [
     "Code",
     "Counts",
     "Fallback",
+    "Reads",
     "Root",
     "Tally",
     "as_value",
@@ -59,6 +61,12 @@ Counts = tuple[tuple[str, int], ...]
 Tally = list[tuple[Counts, Array]]
 """Counts under masks of their own (the sides of ``?:``), added when the tree is done."""
 Run = Callable[["_Executor", Array, Tally], Array]
+Reads = Callable[["_Executor", c_ast.ArrayRef], "Code | None"]
+"""How a caller compiles a read of memory, ``a[i]`` (``private_loops``: a loop that stores to no memory); None
+where it does not compile it."""
+_READS: ContextVar[Reads | None] = ContextVar("_READS", default=None)
+"""The ``reads`` of the ``compiled_expression`` or ``compiled_root`` compiling now: without one, a tree reads no
+memory (a plan runs anywhere, between stores: the interpreter's)."""
 
 
 class Fallback(Exception):
@@ -459,6 +467,9 @@ def _expression(ex: _Executor, node: c_ast.Node) -> Code | None:
         return _call(ex, node)
     if kind is c_ast.StructRef:
         return _component(ex, node)
+    if kind is c_ast.ArrayRef:
+        reads = _READS.get()
+        return None if reads is None else reads(ex, node)
     return None
 
 
@@ -625,21 +636,29 @@ def compiled_plan(ex: _Executor, node: c_ast.Node, interpreted: Plan) -> Plan | 
     return plan
 
 
-def compiled_expression(ex: _Executor, node: c_ast.Node) -> Code | None:
+def compiled_expression(ex: _Executor, node: c_ast.Node, reads: Reads | None = None) -> Code | None:
     """``node`` as a compiled tree of its own, for a caller that runs it outside ``compiled_plan``
-    (``private_loops``): None where it does not compile. It stores nothing (an assignment is no expression here)."""
+    (``private_loops``), its reads of memory compiled by ``reads``: None where it does not compile. It stores
+    nothing (an assignment is no expression here)."""
+    token = _READS.set(reads)
     try:
         return _expression(ex, node)
     except UnsupportedKernel:
         return None
+    finally:
+        _READS.reset(token)
 
 
-def compiled_root(ex: _Executor, node: c_ast.Node) -> tuple[Root, Counts] | None:
+def compiled_root(ex: _Executor, node: c_ast.Node, reads: Reads | None = None) -> tuple[Root, Counts] | None:
     """``node`` as ``compiled_plan`` runs it (an assignment, an increment or an expression), without the plan
-    around it: the caller counts ``Counts`` and catches ``Fallback``. None where it does not compile."""
+    around it, its reads of memory compiled by ``reads``: the caller counts ``Counts`` and catches ``Fallback``.
+    None where it does not compile."""
     if not isinstance(node, _COMPILED):
         return None
+    token = _READS.set(reads)
     try:
         return _root(ex, node)
     except UnsupportedKernel:  # (operands that do not go together: the interpreter says so when it runs)
         return None
+    finally:
+        _READS.reset(token)

@@ -228,7 +228,13 @@ class ExecutorState:
         def steps_per_lane(self, counts: Array, longest: int) -> None: ...
 
         def private_trips(
-            self, cond: c_ast.Node | None, body: c_ast.Node, step: c_ast.Node | None, mask: Array, do_while: bool
+            self,
+            cond: c_ast.Node | None,
+            body: c_ast.Node,
+            step: c_ast.Node | None,
+            mask: Array,
+            do_while: bool,
+            line: int,
         ) -> tuple[Array, int] | None: ...
 
         def decl(self, node: c_ast.Decl, mask: Array, key: int | None = None) -> None: ...

@@ -328,7 +328,7 @@ class StatementRunner(ExecutorState):
         trips, digest = 0, None  # (``progress.py``: an iteration that changes nothing repeats forever)
         try:
             if shape is None and cas is None and body is not None and not f.jumps and any_lane(active):
-                fused = self.private_trips(cond, body, nxt, active, do_while)  # (``private_loops``)
+                fused = self.private_trips(cond, body, nxt, active, do_while, line)  # (``private_loops``)
                 if fused is not None:
                     active, trips = fused
                     if not any_lane(active):

@@ -42,11 +42,12 @@ from wia_sim.kernels.compiled import (
     compiled_root,
     converted,
 )
-from wia_sim.kernels.ctype import CType
-from wia_sim.kernels.exec_state import Array, ExecutorState
+from wia_sim.kernels.ctype import INT, CType, elem_bytes
+from wia_sim.kernels.exec_state import Array, ExecutorState, _line
 from wia_sim.kernels.lanes import all_lanes, any_lane
 from wia_sim.kernels.lvalues import Var
-from wia_sim.kernels.spaces import Value
+from wia_sim.kernels.pointers import SEVERAL
+from wia_sim.kernels.spaces import Pointer, Value
 from wia_sim.kernels.structs import StructType
 
 if TYPE_CHECKING:
@@ -62,10 +63,11 @@ _UPDATES = frozenset({"++", "--", "p++", "p--"})
 
 @dataclass(frozen=True)
 class _Expr:
-    """An expression statement: an assignment or an increment."""
+    """An expression statement: an assignment or an increment (``line``: where a read of memory in it is)."""
 
     root: Root
     ops: Counts
+    line: int
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,7 @@ class _Declared:
     t: CType
     init: Callable[[_Executor, Array, Tally], Array]
     ops: Counts
+    line: int
 
 
 @dataclass(frozen=True)
@@ -85,6 +88,7 @@ class _If:
     cond: Code
     then: _Block | None
     orelse: _Block | None
+    line: int
 
 
 @dataclass(frozen=True)
@@ -114,6 +118,8 @@ class _Inner:
     body: _Block
     step: _Expr | None
     do_while: bool
+    line: int
+    """Its condition's line (the loop's, where the condition has none)."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +132,22 @@ class _Loop:
     step: _Expr | None
     outer: tuple[str, ...]
     written: frozenset[str]
+    line: int
+    """Its condition's line (the loop's, where the condition has none)."""
+    lanes: _Lanes
+    """The lanes of the launch a run's arrays hold (``_Compiler.read``)."""
+    reads: bool
+    """Whether it reads memory: a trip given back (``Fallback``) then takes back the bytes it counted."""
+
+
+class _Lanes:
+    """The lanes of the launch that a run's arrays hold, in order (None: every lane of the launch), while the run
+    goes on (``_Trips``): a read of memory (``_Compiler.read``) is theirs."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self) -> None:
+        self.ids: Array | None = None
 
 
 _LOOPS: weakref.WeakKeyDictionary[c_ast.Node, _Loop | None] = weakref.WeakKeyDictionary()
@@ -148,6 +170,8 @@ class _Compiler:
         self.ex = ex
         self.declared: set[str] = set()
         self.written: set[str] = set()
+        self.bases: set[str] = set()  # the pointers it reads memory through
+        self.lanes = _Lanes()
 
     def block(self, node: c_ast.Node) -> _Block | None:
         items = (node.block_items or []) if isinstance(node, c_ast.Compound) else [node]
@@ -175,8 +199,58 @@ class _Compiler:
 
     def condition(self, node: c_ast.Node) -> Code | None:
         """A loop's or an ``if``'s condition compiled, where it is a scalar's (a vector's is the checker's error)."""
-        code = compiled_expression(self.ex, node)
+        code = compiled_expression(self.ex, node, self.read)
         return None if code is None or (not code.boolean and code.t.width > 1) else code
+
+    def read(self, ex: _Executor, node: c_ast.ArrayRef) -> Code | None:
+        """``p[i]``, a scalar read through a pointer variable ``p`` (a buffer argument, a private pointer into one)
+        with an index the loop computes (reads of memory too: ``x[col[j]]``): ``exec_memory``'s ``index_member``
+        and ``load``, by the lanes of the arrays alone (``Region.load_lanes``). Nothing in the loop stores to
+        memory, so what it reads stays put. Where the pointer holds anything else at run time (NULL, several
+        objects), or a lane reads bytes nobody wrote (its value is undefined, its use the finding: ``undef.py``),
+        the trip is given back (``Fallback``): the interpreter reads and reports."""
+        base = node.name
+        var = ex.lookup_var(base.name) if isinstance(base, c_ast.ID) else None
+        if var is None or var.array is not None or var.mem is not None or type(var.value) is not Pointer:
+            return None
+        t = var.value.elem
+        if type(t) is not CType or t.width > 1:
+            return None
+        index = compiled_expression(ex, node.subscript, self.read)
+        if index is None or (not index.boolean and (index.t.width > 1 or index.t.kind not in ("int", "uint"))):
+            return None
+        name, size, lanes = base.name, elem_bytes(t), self.lanes
+        at = converted(index, INT if index.boolean else index.t)
+        self.bases.add(name)
+
+        def load(ex: _Executor, mask: Array, tally: Tally) -> Array:
+            var = ex.lookup_var(name)
+            p = None if var is None else var.value
+            if type(p) is not Pointer or p.region is None or p.region is SEVERAL or p.elem != t:
+                raise Fallback
+            if p.null is not None or p.packed or p.dims:
+                raise Fallback
+            i = np.asarray(at(ex, mask, tally))
+            every = mask is ex.all
+            local = None if every else np.flatnonzero(mask)
+            ids = lanes.ids
+            if ids is None:
+                ids = ex.lanes.ids if every else local
+            elif local is not None:
+                ids = ids[local]
+            assert ids is not None
+            step = np.multiply(i if i.ndim == 0 or local is None else i[local], size, dtype=np.int64, casting="unsafe")
+            values = p.region.load_lanes(ex.st, ids, p.offsets_at(ids) + step, t, defer=ex.checks)
+            if ex.st.deferred is not None:
+                ex.st.deferred = None
+                raise Fallback
+            if local is None:
+                return values
+            out = np.zeros(mask.shape[0], t.dtype)
+            out[local] = values
+            return out
+
+        return Code(t, load, (*index.ops, ("int_ops", 1)))  # (the index's arithmetic: ``index_member``'s count)
 
     def statement(
         self, item: c_ast.Node, scope: dict[str, Var]
@@ -195,7 +269,7 @@ class _Compiler:
             orelse = None if item.iffalse is None else self.block(item.iffalse)
             if (item.iftrue is not None and then is None) or (item.iffalse is not None and orelse is None):
                 return None
-            return _If(cond, then, orelse)
+            return _If(cond, then, orelse, _line(item))
         if isinstance(item, c_ast.Decl):
             return self.declaration(item, scope)
         return self.expression(item)
@@ -207,23 +281,28 @@ class _Compiler:
         try:
             init: list[_Declared | _Expr] = []
             first = item.init if isinstance(item, c_ast.For) else None
+            at = _line(item)
             for part in first.decls if isinstance(first, c_ast.DeclList) else [] if first is None else [first]:
-                found = self.declaration(part, scope) if isinstance(part, c_ast.Decl) else self.expression(part)
+                found = self.declaration(part, scope, at) if isinstance(part, c_ast.Decl) else self.expression(part, at)
                 if found is None:
                     return None
                 init.append(found)
             cond = None if item.cond is None else self.condition(item.cond)
             if item.cond is not None and cond is None:
                 return None
-            step = None if not isinstance(item, c_ast.For) or item.next is None else self.expression(item.next)
+            nxt = item.next if isinstance(item, c_ast.For) else None
+            step = None if nxt is None else self.expression(nxt, _line(nxt) or at)
             body = self.block(item.stmt)
             if body is None or (isinstance(item, c_ast.For) and item.next is not None and step is None):
                 return None
-            return _Inner(tuple(init), cond, body, step, isinstance(item, c_ast.DoWhile))
+            line = _line(item.cond) or at  # (a do-while's condition is lines below its 'do')
+            return _Inner(tuple(init), cond, body, step, isinstance(item, c_ast.DoWhile), line)
         finally:
             self.ex.frame.scopes.pop()
 
-    def declaration(self, item: c_ast.Decl, scope: dict[str, Var]) -> _Declared | None:
+    def declaration(self, item: c_ast.Decl, scope: dict[str, Var], line: int = 0) -> _Declared | None:
+        """``item`` compiled; ``line``: the line it runs at, where not its own (a ``for``'s first clause runs at the
+        loop's: ``StatementRunner.statement``)."""
         ex = self.ex
         if item.init is None or isinstance(item.init, c_ast.InitList) or not isinstance(item.type, c_ast.TypeDecl):
             return None
@@ -233,52 +312,61 @@ class _Compiler:
         if item.name in ex.program.address_taken or ex.lookup_var(item.name) is not None:
             return None  # (one that shadows a name in scope: the interpreter's)
         ct = ex._ct(t)
-        init = compiled_expression(ex, item.init)
+        init = compiled_expression(ex, item.init, self.read)
         if type(ct) is not CType or init is None:
             return None
         scope[item.name] = Var(ct, name=item.name)
         self.declared.add(item.name)
-        return _Declared(item.name, ct, converted(init, ct), init.ops)
+        return _Declared(item.name, ct, converted(init, ct), init.ops, line or _line(item))
 
-    def expression(self, item: c_ast.Node) -> _Expr | None:
+    def expression(self, item: c_ast.Node, line: int = 0) -> _Expr | None:
         if not isinstance(item, c_ast.Assignment | c_ast.UnaryOp):
             return None
         if isinstance(item, c_ast.UnaryOp) and item.op not in _UPDATES:
             return None
-        root = compiled_root(self.ex, item)
+        root = compiled_root(self.ex, item, self.read)
         name = _target(item)
         if root is None or name is None:
             return None
         self.written.add(name)
-        return _Expr(*root)
+        return _Expr(*root, line or _line(item))
 
 
 class PrivateLoops(ExecutorState):
     """The private-loop method of ``_Executor``."""
 
-    def _private_loop(self, cond: c_ast.Node | None, body: c_ast.Node, step: c_ast.Node | None) -> _Loop | None:
+    def _private_loop(
+        self, cond: c_ast.Node | None, body: c_ast.Node, step: c_ast.Node | None, line: int
+    ) -> _Loop | None:
         """The loop compiled (types from the variables in scope at its first run), or None."""
         compiler = _Compiler(cast("_Executor", self))
         code = None if cond is None else compiler.condition(cond)
         if cond is not None and code is None:
             return None
-        stepped = None if step is None else compiler.expression(step)
+        stepped = None if step is None else compiler.expression(step, _line(step) or line)
         block = compiler.block(body)
         if block is None or (step is not None and stepped is None):
             return None
         names = frozenset().union(*(names_read(n) for n in (cond, body, step) if n is not None))
-        declared = compiler.declared
-        outer = tuple(sorted(n for n in names if n not in declared and self.lookup_var(n) is not None))
-        return _Loop(code, block, stepped, outer, frozenset(compiler.written - declared))
+        skipped = compiler.declared | compiler.bases  # (a pointer read through is looked up by the read)
+        outer = tuple(sorted(n for n in names if n not in skipped and self.lookup_var(n) is not None))
+        written = frozenset(compiler.written - compiler.declared)
+        return _Loop(code, block, stepped, outer, written, _line(cond) or line, compiler.lanes, bool(compiler.bases))
 
     def private_trips(
-        self, cond: c_ast.Node | None, body: c_ast.Node, step: c_ast.Node | None, mask: Array, do_while: bool
+        self,
+        cond: c_ast.Node | None,
+        body: c_ast.Node,
+        step: c_ast.Node | None,
+        mask: Array,
+        do_while: bool,
+        line: int,
     ) -> tuple[Array, int] | None:
         """Run the loop's trips for the lanes of ``mask`` on their own arrays (the module's docstring), or None
         where it is not such a loop. Else the lanes still in it, where it gave the loop back to the interpreter
         (none once every lane has left), and how many trips it ran."""
         if body not in _LOOPS:
-            _LOOPS[body] = self._private_loop(cond, body, step)
+            _LOOPS[body] = self._private_loop(cond, body, step, line)
         loop = _LOOPS[body]
         if loop is None:
             return None
@@ -328,6 +416,7 @@ class _Trips:
         saved_all, saved_none = ex.all, ex.none
         if self.lanes is not None:
             ex.all, ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
+        self.loop.lanes.ids = self.lanes
         active = ex.all
         trips = 0
         try:
@@ -347,6 +436,7 @@ class _Trips:
         finally:
             remaining = self._put_back(active)
             ex.all, ex.none = saved_all, saved_none
+            self.loop.lanes.ids = None
             self._steps()
         return remaining, trips
 
@@ -356,11 +446,13 @@ class _Trips:
         back (nothing of the trip kept)."""
         ex, loop = self.ex, self.loop
         before = [var.value for var in self.vars]
+        counts = dict(ex.counts) if loop.reads else None  # (the bytes its reads count as they go)
         tally: Tally = []
         self.stepped, self.counted, self.brk, self.cont = [], [], None, None
         try:
             going, lanes = active, -1
             if loop.cond is not None and not (self.do_while and trips == 0):
+                ex.st.line = loop.line
                 going = ex.truth(as_value(loop.cond, np.asarray(loop.cond.run(ex, active, tally))), active)
                 self.counted.append((loop.cond.ops, active))
                 lanes = going.size if going is ex.all else int(np.count_nonzero(going))
@@ -377,11 +469,13 @@ class _Trips:
             if lanes < 0:
                 lanes = going.size if going is ex.all else int(np.count_nonzero(going))
             if loop.step is not None and lanes:
-                loop.step.root(ex, going, tally)
-                self.counted.append((loop.step.ops, going))
-        except Fallback:  # (a division by zero with checks on: the interpreter's trip finds it and says so)
-            for var, v in zip(self.vars, before, strict=True):
+                self._simple(loop.step, going, {}, tally)
+        except Fallback:  # (a division by zero with checks on, a read of bytes nobody wrote: the interpreter's trip
+            for var, v in zip(self.vars, before, strict=True):  # finds it and says so)
                 var.value = v
+            if counts is not None:
+                ex.counts.clear()
+                ex.counts.update(counts)
             return None
         self._count(tally)
         self._stepped()
@@ -428,6 +522,7 @@ class _Trips:
 
     def _simple(self, item: _Expr | _Declared, mask: Array, scope: dict[str, Var], tally: Tally) -> None:
         """An expression statement, or a declaration into ``scope``, for the lanes of ``mask``, and its counts."""
+        self.ex.st.line = item.line
         if isinstance(item, _Declared):
             value = Value(item.t, np.asarray(item.init(self.ex, mask, tally)))
             scope[item.name] = Var(item.t, value, name=item.name)
@@ -450,6 +545,7 @@ class _Trips:
             active, trips = mask, 0
             while True:
                 if item.cond is not None and not (item.do_while and trips == 0):
+                    ex.st.line = item.line
                     c = ex.truth(as_value(item.cond, np.asarray(item.cond.run(ex, active, tally))), active)
                     self.counted.append((item.cond.ops, active))
                     active = c
@@ -467,8 +563,7 @@ class _Trips:
                 if self.brk is not None:
                     active = active & ~self.brk
                 if item.step is not None and any_lane(active):
-                    item.step.root(ex, active, tally)
-                    self.counted.append((item.step.ops, active))
+                    self._simple(item.step, active, scope, tally)
         finally:
             ex.frame.scopes.pop()
             self.brk, self.cont = saved
@@ -476,6 +571,7 @@ class _Trips:
     def _branch(self, item: _If, mask: Array, tally: Tally) -> None:
         """``if``/``else`` for the lanes of ``mask`` (``StatementRunner.statement``'s)."""
         ex = self.ex
+        ex.st.line = item.line
         c = ex.truth(as_value(item.cond, np.asarray(item.cond.run(ex, mask, tally))), mask)
         self.counted.append((item.cond.ops, mask))
         if c is mask:
@@ -534,7 +630,7 @@ class _Trips:
             a = np.asarray(v.raw)
             if _lane_rows(a, v.t):
                 var.value = Value(v.t, a[active])
-        self.lanes = lanes[active]
+        self.lanes = self.loop.lanes.ids = lanes[active]
         self.ex.all, self.ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
         return self.ex.all
 

@@ -792,20 +792,31 @@ class Region(StridedAccess):
         """``load`` by the lanes ``lanes`` alone (in order), at byte offsets ``off`` (one per lane of ``lanes``):
         their values, of every lane of the launch (0 in the others). For a few lanes of a large launch, where a
         pass over every lane's offset costs more than the access."""
-        lanes, flat = self._placed(st, lanes, off, t, False)
-        if self._off_alignment(st, flat, t):
-            return self._gathered_bytes(st, lanes, flat, t)
-        idx = flat >> (t.dtype.itemsize.bit_length() - 1)
         values = np.zeros((st.lanes.total, t.width) if t.width > 1 else st.lanes.total, t.dtype)
-        values[lanes] = self.view(t.dtype)[idx[:, None] + np.arange(t.width) if t.width > 1 else idx]
-        self._counted(st, lanes.size, t, "read")
-        if st.checks and lanes.size:
+        values[lanes] = self.load_lanes(st, lanes, off, t, defer)
+        return values
+
+    def load_lanes(self, st: LaunchState, lanes: Array, off: Array, t: CType, defer: bool = False) -> Array:
+        """``load_at``'s values of the lanes ``lanes`` alone, in their order (``private_loops``: a loop's trips on
+        arrays of the lanes still in it); with checks off, an access outside the memory reads 0."""
+        placed, flat = self._placed(st, lanes, off, t, False)
+        if self._off_alignment(st, flat, t):
+            values = self._gathered_bytes(st, placed, flat, t)[lanes]
+        else:
+            idx = flat >> (t.dtype.itemsize.bit_length() - 1)
+            values = self.view(t.dtype)[idx[:, None] + np.arange(t.width) if t.width > 1 else idx]
+            if placed.size != lanes.size:  # (checks off: ``_placed`` dropped those outside the memory)
+                kept = values
+                values = np.zeros((lanes.size, *kept.shape[1:]), t.dtype)
+                values[np.searchsorted(lanes, placed)] = kept
+            self._counted(st, placed.size, t, "read")
+        if st.checks and placed.size:
             if self.write_only:
                 offs = np.zeros(st.lanes.total, np.int64)
-                offs[lanes] = flat
-                self.refuse_read(st, _lanes_mask(st, lanes), offs)
+                offs[placed] = flat
+                self.refuse_read(st, _lanes_mask(st, placed), offs)
             if self._checked(None):
-                self._check_at(st, lanes, flat, t, write=False, atomic=False, defer=defer)
+                self._check_at(st, placed, flat, t, write=False, atomic=False, defer=defer)
         return values
 
     def store_at(self, st: LaunchState, lanes: Array, off: Array, t: CType, values: Array) -> None:
