@@ -151,7 +151,8 @@ READS = {
     "a read": "int k = 0;\nwhile (k < (a & 7)) { b += in[k]; k++; }",
     "a read at an index read (a gather)": "int k = 0;\nwhile (k < (a & 7)) { b += in[(in[k + i] & 63) + 5]; k++; }",
     "an argmax: if on a value read": "int best = -1000, at = -1;\n"
-    "for (int k = 0; k < (a & 15) + 1; k++) { const int w = in[(i + 3 * k) % N]; if (w > best) { best = w; at = k; } }\n"
+    "for (int k = 0; k < (a & 15) + 1; k++) {\n const int w = in[(i + 3 * k) % N];\n"
+    " if (w > best) { best = w; at = k; } }\n"
     " a = best; b = at;",
     "a search left by break and continue": "int j = 0;\nfor (; j < 8; ++j) {\n if (i + j >= 96) break;\n"
     " const int w = in[i + j];\n if (w < 0) continue;\n if (w == 0) break;\n if (w > 100) break; }\n b = j;",
