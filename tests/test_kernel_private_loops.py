@@ -289,11 +289,18 @@ def test_a_hang_in_an_inner_loop_is_found_as_before() -> None:
     assert ran[0] == 0 and len(ran) == 2
 
 
-def test_work_item_ids_as_coefficients() -> None:
-    """Past ``affine.MIN_LANES`` the id is coefficients, not an array: the loop reads its values."""
-    body = "int x = 0, s = 0;\nwhile (x < (i & 63)) { x += 3; s ^= x + i; }\n a = s; b = x;"
+@pytest.mark.parametrize(
+    "body",
+    [
+        "int x = 0, s = 0;\nwhile (x < (i & 63)) { x += 3; s ^= x + i; }\n a = s; b = x;",
+        "int x = 0, s = 0;\nwhile (x < (i & 63)) { x += 3; s ^= in[(x + i) % 9000]; }\n a = s;",
+    ],
+)
+def test_work_item_ids_as_coefficients(body: str) -> None:
+    """Past ``affine.MIN_LANES`` the id is coefficients, not an array, where every lane enters: the trees read its
+    values (the trips are the path's, not given back at the first)."""
     _, ran = _both(body, n=4608)
-    assert ran
+    assert ran and max(ran) > 0
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

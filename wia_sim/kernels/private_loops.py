@@ -409,10 +409,12 @@ class _Trips:
 
     def run(self) -> tuple[Array, int]:
         ex = self.ex
-        if self.lanes is not None:
-            for var, v in zip(self.vars, self.saved, strict=True):
+        for var, v in zip(self.vars, self.saved, strict=True):
+            if self.lanes is not None:
                 a = np.asarray(v.raw)
                 var.value = Value(v.t, a[self.lanes]) if _lane_rows(a, v.t) else Value(v.t, a)
+            elif v._a is None or v.affine is not None:  # (coefficients of the ids, a comparison's lanes: the trees
+                var.value = Value(v.t, np.asarray(v.raw))  # read arrays)
         saved_all, saved_none = ex.all, ex.none
         if self.lanes is not None:
             ex.all, ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
