@@ -316,6 +316,8 @@ def test_work_item_ids_as_coefficients(body: str) -> None:
             "if (t & 4) { t -= 1; continue; }",
             "if (s > 3.0f) { acc += 2; } else if (t & 1) { s -= 1.0f; break; }",
             "for (int j = 0; j < (t & 7); j++) { acc ^= j; if (j == 3) break; if (j & 1) continue; s += 1.0f; }",
+            "if (in[(t + i) % N] < 0) { acc -= in[(acc & 63) % N]; t -= 1; continue; }",
+            "for (int j = t & 3; j < in[i] % 5; j++) { acc ^= in[(j + t) % N]; if (in[(j + 1) % N] > 200) break; }",
         ]
     ),
     checks=st.booleans(),
