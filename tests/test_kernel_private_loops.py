@@ -163,6 +163,10 @@ READS = {
     "an inner loop that reads": "int acc = 0;\nfor (int r = 0; r < (a & 3) + 1; r++)\n"
     " for (int c = 0; c < (b & 3); c++) acc += in[r * 4 + c];\n a = acc;",
     "a read by a few lanes": "if ((a & 31) == 3) {\n int k = 0;\n while (k < 5) { b ^= in[k + i]; k++; } }",
+    "a __constant table (a CRC's)": "__constant uint T[8] = {3u, 1u, 4u, 1u, 5u, 9u, 2u, 6u};\nuint c = (uint)a;\n"
+    "int k = 0;\nwhile (k < (b & 15)) { c = T[(c ^ (uint)k) & 7u] ^ (c >> 1); k++; }\n a = (int)c;",
+    "a __local array": "__local int L[32];\nL[get_local_id(0)] = a;\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
+    "int k = 0, t = 0;\nwhile (k < (b & 15)) { t += L[(k * 5 + a) & 31]; k++; }\n a = t;",
 }
 """Loops that read memory (``_Compiler.read``): the same reads, by the lanes still in the loop."""
 
@@ -183,6 +187,8 @@ READ_FINDINGS = {
     "bytes nobody wrote, used": "int t[4];\nt[0] = a;\n__private int* p = t;\nint k = 0;\n"
     "while (k < (a & 3)) { b += p[k]; k++; }",
     "through NULL": "__global const int* p = 0;\nint k = 0;\nwhile (k < (a & 3)) { b += p[k]; k++; }",
+    "out of a __local array": "__local int L[32];\nL[get_local_id(0)] = a;\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
+    "int k = 0;\nwhile (k < (b & 7)) {\n a += L[28 + k];\n k++;\n}",
 }
 """Loops whose reads are findings: the interpreter's, word for word (a NULL pointer and bytes nobody wrote give the
 trip back; the checks of an access report from the read itself)."""
@@ -205,6 +211,9 @@ def test_a_copy_of_bytes_nobody_wrote_gives_the_trip_back() -> None:
 
 INTERPRETED = {
     "a read of a declared array": "int t[4] = {1, 2, 3, 4};\nint k = 0;\nwhile (k < (a & 3)) { b += t[k]; k++; }",
+    "a read of a two-dimensional __local array": "__local int M[4][8];\n"
+    "M[get_local_id(0) >> 3][get_local_id(0) & 7] = a;\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
+    "int k = 0;\nwhile (k < (b & 7)) { a ^= M[k & 3][k]; k++; }",
     "a store": "int k = 0;\nwhile (k < (a & 7)) { fout[2 * i] = (float)k; k++; }",
     "a return": "int k = 0;\nwhile (k < 9) { k++; if (k == (a & 7)) return; }",
     "a switch": "int k = 0;\nwhile (k < (a & 7)) { switch (k) { case 1: b++; break; default: b--; } k++; }",

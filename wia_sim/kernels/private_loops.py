@@ -163,6 +163,21 @@ def _target(node: c_ast.Node) -> str | None:
     return lvalue.name if isinstance(lvalue, c_ast.ID) else None
 
 
+def _base(var: Var | None) -> Pointer | None:
+    """What ``var[i]`` indexes where ``_Compiler.read`` takes it: a pointer variable's pointer, or the first element
+    of a declared one-dimensional ``__local`` or ``__constant`` array (whose index only the memory's bounds hold:
+    ``index_member``'s ``whole``); None for anything else (a ``__private`` array, whose index is held to its length;
+    a memory-backed scalar)."""
+    if var is None or var.mem is not None:
+        return None
+    a = var.array
+    if a is None:
+        return var.value if type(var.value) is Pointer else None
+    if len(a.dims) != 1 or a.region is None or a.region is SEVERAL or a.region.space not in ("local", "constant"):
+        return None
+    return a.row()
+
+
 class _Compiler:
     """The compiled form of a loop's body, with the names it declares and writes (``PrivateLoops._private_loop``)."""
 
@@ -203,30 +218,28 @@ class _Compiler:
         return None if code is None or (not code.boolean and code.t.width > 1) else code
 
     def read(self, ex: _Executor, node: c_ast.ArrayRef) -> Code | None:
-        """``p[i]``, a scalar read through a pointer variable ``p`` (a buffer argument, a private pointer into one)
-        with an index the loop computes (reads of memory too: ``x[col[j]]``): ``exec_memory``'s ``index_member``
-        and ``load``, by the lanes of the arrays alone (``Region.load_lanes``). Nothing in the loop stores to
-        memory, so what it reads stays put. Where the pointer holds anything else at run time (NULL, several
-        objects), or a lane reads bytes nobody wrote (its value is undefined, its use the finding: ``undef.py``),
-        the trip is given back (``Fallback``): the interpreter reads and reports."""
-        base = node.name
-        var = ex.lookup_var(base.name) if isinstance(base, c_ast.ID) else None
-        if var is None or var.array is not None or var.mem is not None or type(var.value) is not Pointer:
-            return None
-        t = var.value.elem
-        if type(t) is not CType or t.width > 1:
+        """``a[i]``, a scalar read through a pointer variable (a buffer argument, a private pointer into one) or
+        of a declared ``__local`` or ``__constant`` array (``_base``), with an index the loop computes (reads of
+        memory too: ``x[col[j]]``): ``exec_memory``'s ``index_member`` and ``load``, by the lanes of the arrays
+        alone (``Region.load_lanes``). Nothing in the loop stores to memory, so what it reads stays put. Where the
+        pointer holds anything else at run time (NULL, several objects), or a lane reads bytes nobody wrote (its
+        value is undefined, its use the finding: ``undef.py``), the trip is given back (``Fallback``): the
+        interpreter reads and reports."""
+        name = node.name.name if isinstance(node.name, c_ast.ID) else None
+        base = None if name is None else _base(ex.lookup_var(name))
+        if name is None or base is None or type(base.elem) is not CType or base.elem.width > 1:
             return None
         index = compiled_expression(ex, node.subscript, self.read)
         if index is None or (not index.boolean and (index.t.width > 1 or index.t.kind not in ("int", "uint"))):
             return None
-        name, size, lanes = base.name, elem_bytes(t), self.lanes
+        t, lanes = base.elem, self.lanes
+        size = elem_bytes(t)
         at = converted(index, INT if index.boolean else index.t)
         self.bases.add(name)
 
         def load(ex: _Executor, mask: Array, tally: Tally) -> Array:
-            var = ex.lookup_var(name)
-            p = None if var is None else var.value
-            if type(p) is not Pointer or p.region is None or p.region is SEVERAL or p.elem != t:
+            p = _base(ex.lookup_var(name))
+            if p is None or p.region is None or p.region is SEVERAL or p.elem != t:
                 raise Fallback
             if p.null is not None or p.packed or p.dims:
                 raise Fallback
