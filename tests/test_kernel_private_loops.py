@@ -75,9 +75,10 @@ def _run(src: str, arrays: list[np.ndarray], fused: bool, n: int = N, **options:
         executor._Executor.private_trips = saved  # type: ignore[method-assign]
 
 
-def _both(body: str, seed: int = 5, n: int = N, **options: Any) -> tuple[Any, list[int]]:
-    """The run on the loops' own arrays, checked against the interpreter's, and the trips the path ran."""
-    src = HEAD + body + TAIL
+def _both(body: str, seed: int = 5, n: int = N, functions: str = "", **options: Any) -> tuple[Any, list[int]]:
+    """The run on the loops' own arrays (``functions``: defined before the kernel), checked against the
+    interpreter's, and the trips the path ran."""
+    src = functions + HEAD + body + TAIL
     arrays = _arrays(np.random.default_rng(seed), n)
     with _trips() as ran:
         fused = _run(src, arrays, True, n, **options)
@@ -209,13 +210,68 @@ def test_a_copy_of_bytes_nobody_wrote_gives_the_trip_back() -> None:
     assert not isinstance(fused[1], Exception) and ran
 
 
+FUNCTIONS = """
+int first_above(__global const int* v, int start, int len, int total, int limit) {
+    for (int j = 0; j < len; ++j) {
+        if (start + j >= total) break;
+        const int w = v[start + j];
+        if (w < 0) continue;
+        if (w == 0) break;
+        if (w > limit) return j;
+    }
+    return -1;
+}
+float4 doubled(float4 x, int n) {
+    for (int k = 0; k < n; k++) {
+        if (x.x > 100.0f)
+            return x * 0.5f;
+        x *= 2.0f;
+    }
+    return x;
+}
+uint steps_to_one(uint v, uint cap) {
+    uint s = 0u;
+    while (v != 1u) {
+        int t = 0;
+        while (t < 3) { t++; if (s == cap) return 0xffffffffu; }
+        v = (v & 1u) ? 3u * v + 1u : v >> 1;
+        s++;
+    }
+    return s;
+}
+int returned_or_divided(int a, int b) {
+    int k = 0, q = 0;
+    while (k < 8) {
+        if (k == (a & 7)) return k * 10 + q;
+        q += 100 / ((b & 7) + 1 - k);
+        k++;
+    }
+    return -1;
+}
+"""
+RETURNS = {
+    "a search's return (control_flow's first_above)": "a = first_above(in, i, 8, 2 * N - 1, 100);",
+    "a vector returned": "v4 = doubled(v4, a & 15);",
+    "a return inside an inner loop": "b = (int)steps_to_one((uint)abs(a) + 1u, (uint)(b & 31));",
+    "a return from the kernel": "int k = 0;\nwhile (k < 9) { k++; if (k == (a & 7)) return; }",
+    "a return, then a division by zero in the trip": "b = returned_or_divided(a, b);",
+}
+"""Loops left by ``return``: from a function (its value, of some lanes at each trip), and from the kernel."""
+
+
+@pytest.mark.parametrize("checks", [True, False])
+@pytest.mark.parametrize("name", sorted(RETURNS))
+def test_loops_left_by_return_give_the_interpreters_runs(name: str, checks: bool) -> None:
+    _, ran = _both(RETURNS[name].replace("2 * N", str(2 * N)), functions=FUNCTIONS, checks=checks)
+    assert ran and max(ran) > 0, "the loop did not run on its own arrays"
+
+
 INTERPRETED = {
     "a read of a declared array": "int t[4] = {1, 2, 3, 4};\nint k = 0;\nwhile (k < (a & 3)) { b += t[k]; k++; }",
     "a read of a two-dimensional __local array": "__local int M[4][8];\n"
     "M[get_local_id(0) >> 3][get_local_id(0) & 7] = a;\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
     "int k = 0;\nwhile (k < (b & 7)) { a ^= M[k & 3][k]; k++; }",
     "a store": "int k = 0;\nwhile (k < (a & 7)) { fout[2 * i] = (float)k; k++; }",
-    "a return": "int k = 0;\nwhile (k < 9) { k++; if (k == (a & 7)) return; }",
     "a switch": "int k = 0;\nwhile (k < (a & 7)) { switch (k) { case 1: b++; break; default: b--; } k++; }",
     "a declaration that shadows": "int k = 0, t = 2;\nwhile (k < (a & 7)) { int t = k * 2; b += t; k++; }\n a = t;",
     "a call of the program's function": "int k = 0;\nwhile (k < (a & 7)) { k = bump(k); }",
@@ -225,16 +281,7 @@ INTERPRETED = {
 @pytest.mark.parametrize("name", sorted(INTERPRETED))
 def test_other_loops_are_the_interpreters(name: str) -> None:
     body = INTERPRETED[name]
-    if "bump" in body:  # (a function before the kernel)
-        global HEAD
-        saved = HEAD
-        HEAD = "int bump(int k) { return k + 1; }\n" + HEAD
-        try:
-            _, ran = _both(body)
-        finally:
-            HEAD = saved
-    else:
-        _, ran = _both(body)
+    _, ran = _both(body, functions="int bump(int k) { return k + 1; }\n" if "bump" in body else "")
     assert not ran
 
 

@@ -45,7 +45,7 @@ from wia_sim.kernels.compiled import (
 from wia_sim.kernels.ctype import INT, CType, elem_bytes
 from wia_sim.kernels.exec_state import Array, ExecutorState, _line
 from wia_sim.kernels.lanes import all_lanes, any_lane
-from wia_sim.kernels.lvalues import Var
+from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.pointers import SEVERAL
 from wia_sim.kernels.spaces import Pointer, Value
 from wia_sim.kernels.structs import StructType
@@ -99,10 +99,21 @@ class _Jump:
 
 
 @dataclass(frozen=True)
+class _Return:
+    """``return`` (of ``value``, converted to the function's type ``t``; None: none): its lanes leave every loop and
+    the function (``StatementRunner.statement``'s ``Return``)."""
+
+    value: Callable[[_Executor, Array, Tally], Array] | None
+    t: CType | None
+    ops: Counts
+    line: int
+
+
+@dataclass(frozen=True)
 class _Block:
     """Statements run in a scope of their own (a compound statement, or a branch or body of one statement)."""
 
-    items: tuple[_Expr | _Declared | _If | _Jump | _Block | _Inner, ...]
+    items: tuple[_Expr | _Declared | _If | _Jump | _Return | _Block | _Inner, ...]
     statements: int
     """How many statements it holds, nested ones too, an inner loop's once: the most steps a lane takes in it
     besides the inner loops' trips."""
@@ -193,7 +204,7 @@ class _Compiler:
         scope: dict[str, Var] = {}
         self.ex.frame.scopes.append(scope)  # the block's names, with their types, for what follows them
         try:
-            compiled: list[_Expr | _Declared | _If | _Jump | _Block | _Inner] = []
+            compiled: list[_Expr | _Declared | _If | _Jump | _Return | _Block | _Inner] = []
             statements = 0
             for item in items:
                 if isinstance(item, c_ast.EmptyStatement):  # (no step: ``StatementRunner.statement``)
@@ -267,13 +278,15 @@ class _Compiler:
 
     def statement(
         self, item: c_ast.Node, scope: dict[str, Var]
-    ) -> _Expr | _Declared | _If | _Jump | _Block | _Inner | None:
+    ) -> _Expr | _Declared | _If | _Jump | _Return | _Block | _Inner | None:
         if isinstance(item, c_ast.Compound):
             return self.block(item)
         if isinstance(item, c_ast.For | c_ast.While | c_ast.DoWhile):
             return self.inner(item)
         if isinstance(item, c_ast.Break | c_ast.Continue):
             return _Jump(isinstance(item, c_ast.Break))
+        if isinstance(item, c_ast.Return):
+            return self.ret(item)
         if isinstance(item, c_ast.If):
             cond = self.condition(item.cond)
             if cond is None:
@@ -286,6 +299,16 @@ class _Compiler:
         if isinstance(item, c_ast.Decl):
             return self.declaration(item, scope)
         return self.expression(item)
+
+    def ret(self, item: c_ast.Return) -> _Return | None:
+        """``return`` of nothing, or of a value the function returns as a scalar or a vector."""
+        t = self.ex.frame.ret_type
+        if item.expr is None:
+            return _Return(None, None, (), _line(item)) if t is None else None
+        code = compiled_expression(self.ex, item.expr, self.read)
+        if code is None or type(t) is not CType:  # (a pointer or a struct returned: the interpreter's)
+            return None
+        return _Return(converted(code, t), t, code.ops, _line(item))
 
     def inner(self, item: c_ast.For | c_ast.While | c_ast.DoWhile) -> _Inner | None:
         """A loop inside the loop; a ``for``'s first clause declares in a scope around the rest."""
@@ -419,6 +442,7 @@ class _Trips:
         self.counted: list[tuple[Counts, Array]] = []
         self.brk: Array | None = None
         self.cont: Array | None = None
+        self.ret: Array | None = None  # the lanes that returned in the trip
 
     def run(self) -> tuple[Array, int]:
         ex = self.ex
@@ -462,8 +486,9 @@ class _Trips:
         ex, loop = self.ex, self.loop
         before = [var.value for var in self.vars]
         counts = dict(ex.counts) if loop.reads else None  # (the bytes its reads count as they go)
+        returned = ex.frame.ret, ex.frame.retval
         tally: Tally = []
-        self.stepped, self.counted, self.brk, self.cont = [], [], None, None
+        self.stepped, self.counted, self.brk, self.cont, self.ret = [], [], None, None, None
         try:
             going, lanes = active, -1
             if loop.cond is not None and not (self.do_while and trips == 0):
@@ -478,9 +503,10 @@ class _Trips:
                     return going, 0
             self.stepped.append(going)  # (the loop's own step: ``StatementRunner.loop``)
             self._block(loop.body, going, tally)
-            if self.brk is not None:  # (those lanes leave: the step is not theirs, nor the next trips)
-                going = going & ~self.brk
-                lanes = -1
+            for off in (self.brk, self.ret):  # (those lanes leave: the step is not theirs, nor the next trips)
+                if off is not None:
+                    going = going & ~off
+                    lanes = -1
             if lanes < 0:
                 lanes = going.size if going is ex.all else int(np.count_nonzero(going))
             if loop.step is not None and lanes:
@@ -491,6 +517,7 @@ class _Trips:
             if counts is not None:
                 ex.counts.clear()
                 ex.counts.update(counts)
+            ex.frame.ret, ex.frame.retval = returned
             return None
         self._count(tally)
         self._stepped()
@@ -507,7 +534,7 @@ class _Trips:
             for item in block.items:
                 if flowed:  # (after a branch, a jump or a block: the lanes still running it)
                     m = mask
-                    for off in (self.brk, self.cont):
+                    for off in (self.brk, self.cont, self.ret):
                         if off is not None:
                             m = m & ~off
                     if not any_lane(m):
@@ -525,6 +552,9 @@ class _Trips:
                     flowed = False
                 elif isinstance(item, _If):
                     self._branch(item, m, tally)
+                    flowed = True
+                elif isinstance(item, _Return):
+                    self._return(item, m, tally)
                     flowed = True
                 else:
                     if item.leaves:
@@ -575,13 +605,38 @@ class _Trips:
                 self.stepped.append(active)
                 self._block(item.body, active, tally)
                 self.cont = None
-                if self.brk is not None:
-                    active = active & ~self.brk
+                for off in (self.brk, self.ret):  # (a return leaves every loop)
+                    if off is not None:
+                        active = active & ~off
                 if item.step is not None and any_lane(active):
                     self._simple(item.step, active, scope, tally)
         finally:
             ex.frame.scopes.pop()
             self.brk, self.cont = saved
+
+    def _return(self, item: _Return, mask: Array, tally: Tally) -> None:
+        """``return`` for the lanes of ``mask``: the frame's returned lanes and value (of every lane of the launch,
+        as the interpreter keeps them), and the lanes leave the loops (``ret``)."""
+        ex = self.ex
+        ex.st.line = item.line
+        local = np.flatnonzero(mask)
+        if not local.size:
+            return
+        ids = local if self.lanes is None else self.lanes[local]
+        lanes = np.zeros(self.n, bool)
+        lanes[ids] = True
+        f = ex.frame
+        if item.value is not None:
+            assert item.t is not None
+            a = np.asarray(item.value(ex, mask, tally))
+            self.counted.append((item.ops, mask))
+            t = item.t
+            full = np.zeros((self.n, t.width) if t.width > 1 else self.n, t.dtype)
+            full[ids] = a[local] if _lane_rows(a, t) else a
+            rv = Value(t, full)
+            f.retval = rv if f.retval is None else merged(lanes, rv, f.retval, t.width)
+        f.ret = lanes if f.ret is None else f.ret | lanes
+        self.ret = mask if self.ret is None else self.ret | mask
 
     def _branch(self, item: _If, mask: Array, tally: Tally) -> None:
         """``if``/``else`` for the lanes of ``mask`` (``StatementRunner.statement``'s)."""
