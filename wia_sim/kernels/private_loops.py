@@ -656,21 +656,35 @@ class _Trips:
             self._block(item.orelse, e, tally)
 
     def _count(self, tally: Tally) -> None:
-        count = self.ex.count
-        for ops, lanes in (*self.counted, *tally):
+        """Add the trip's counts (``_Executor.count``'s), each mask's lanes counted once: a trip's statements share
+        a few masks."""
+        counts, active = self.ex.counts, self.ex.st.active
+        lanes_of: dict[int, int] = {}
+        for ops, mask in (*self.counted, *tally):
+            n = lanes_of.get(id(mask))
+            if n is None:
+                n = lanes_of[id(mask)] = active(mask)
             for kind, width in ops:
-                count(kind, lanes, width)
+                counts[kind] = counts.get(kind, 0) + n * width
 
     def _stepped(self) -> None:
-        """Add the trip's steps: one a statement to the lanes that ran it, one to the launch's count."""
+        """Add the trip's steps: one a statement to the lanes that ran it (a mask's statements at once), one to the
+        launch's count."""
         self.lockstep += len(self.stepped)
+        masks: dict[int, tuple[Array, int]] = {}
         for m in self.stepped:
             if m is self.ex.all:
                 self.alike += 1
-            elif self.own is None:
-                self.own = m.astype(np.int64)
             else:
+                seen = masks.get(id(m))
+                masks[id(m)] = (m, 1 if seen is None else seen[1] + 1)
+        for m, k in masks.values():
+            if self.own is None:
+                self.own = m.astype(np.int64) * k
+            elif k == 1:
                 self.own += m
+            else:
+                self.own += m * k
 
     def _full(self, k: int) -> Array:
         """Written variable ``k``'s value in every lane of the launch, as it came in (made once, then kept up)."""
