@@ -1,11 +1,13 @@
 """Custom kernels: the simulator's executor against real OpenCL devices (PoCL's CPU device and the Oclgrind
 simulator, through PyOpenCL) and hand-vectorized NumPy, side by side in one run (issue 16's speed targets).
 
-Part 1, three kernels at size:
+Part 1, four kernels at size:
 - vector add of 1,000,000 floats (target for the simulator with checks on: <= 10 ms);
 - a 256x256x256 tiled matmul with 16x16 tiles in ``__local`` memory (target: <= 60 ms with checks on);
 - a divergent loop, Collatz steps of 262,144 work-items (no target: what a loop whose trips differ by work-item
-  costs at size; its NumPy column is the lockstep floor, ``lockstep_floor.collatz_steps``).
+  costs at size; its NumPy column is the lockstep floor, ``lockstep_floor.collatz_steps``);
+- a search loop, a binary search of 16,384 keys in a sorted table of 100,000 floats (no target: a loop that reads
+  memory at an index it computes; its NumPy column is ``np.searchsorted``, compiled C rather than a lockstep floor).
 Part 2, every kernel of the project's corpus (``tests/kernels/corpus``) at the size its case draws (seeded), on the
 simulator with checks on and on PoCL: the ratio, against the target that no corpus kernel takes more than 30x
 PoCL's time; then an empty kernel's launch on both, the fixed cost under each of those ratios. Both parts also
@@ -15,7 +17,7 @@ simulator with ``kernel_fp_contract`` (checks on), whose ``a * b + c`` is rounde
 Wall-clock per launch through the public HAL (the sim backend, ``kernel_checks`` on or off) and through PyOpenCL
 (enqueue and ``finish``) on PoCL, in two alternating rounds, best of ``--repeats`` (and of the rounds), warm: the first
 launch builds and is not counted. Oclgrind interprets every work-item (about a second for the vector add, ten for
-the matmul), so it runs once per kernel, only in part 1 and not for the divergent loop. Part 3: the lockstep NumPy
+the matmul), so it runs once per kernel, only in part 1 and not for the two loops. Part 3: the lockstep NumPy
 floor (``lockstep_floor.py``) of the corpus's worst kernels beside part 2's times, how much of each ratio the design
 itself costs. Run: ``python benchmarks/kernels.py`` (about three minutes here) or ``--quick`` (part 1 only, no
 Oclgrind).
@@ -68,7 +70,25 @@ __kernel void collatz(__global const uint* a, __global int* steps, int n) {
 """
 """A loop whose trip count differs by work-item (1 to 238 here): the lanes that leave drop out of the trips
 (``private_loops.py``), what a large launch of a divergent loop costs."""
+SEARCH = """
+__kernel void search(__global const float* sorted, __global const float* keys, __global int* pos, int n) {
+    int gid = get_global_id(0);
+    const float key = keys[gid];
+    int lo = 0, hi = n;
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        if (sorted[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    pos[gid] = lo;
+}
+"""
+"""A loop that reads memory at an index it computes, a binary search (each key's first position in a sorted table):
+its reads by the lanes still in it (``private_loops.py``)."""
 N_ADD, N_MM, N_LOOP = 1_000_000, 256, 262_144
+N_KEYS, N_TABLE = 16_384, 100_000
 TARGETS = {"vector add": 10e-3, "tiled matmul": 60e-3}
 CORPUS_RATIO_TARGET = 30.0
 SEED = 20261202
@@ -111,7 +131,17 @@ def headline_launches(rng: np.random.Generator) -> dict[str, corpus.Launch]:
         (N_LOOP,),
         (256,),
     )
-    return {"vector add": add, "tiled matmul": mm, "divergent loop": loop}
+    search = corpus.Launch(
+        {
+            "sorted": corpus.Buffer(np.sort(rng.random(N_TABLE, f32))),
+            "keys": corpus.Buffer(rng.random(N_KEYS, f32)),
+            "pos": corpus.Buffer(np.zeros(N_KEYS, np.int32), "out"),
+            "n": corpus.Scalar(N_TABLE, np.int32),
+        },
+        (N_KEYS,),
+        (64,),
+    )
+    return {"vector add": add, "tiled matmul": mm, "divergent loop": loop, "search loop": search}
 
 
 class _Source:
@@ -255,21 +285,27 @@ def part1(repeats: int, oclgrind: bool, console: Console) -> None:
         (_Source("vector add", VECTOR_ADD, "vector_add"), launches["vector add"]),
         (_Source("tiled matmul", MATMUL, "matmul_tiled"), launches["tiled matmul"]),
         (_Source("divergent loop", COLLATZ, "collatz"), launches["divergent loop"]),
+        (_Source("search loop", SEARCH, "search"), launches["search loop"]),
     ]
     found = devices()
     on, off, pocl = time_alternating(cases, repeats, found.get("pocl"))
     fused = time_sim(cases, True, repeats, fp_contract=True)
     grind: Times = {c.name: "not run (--quick)" for c, _ in cases}
-    if oclgrind:  # (the divergent loop would take it minutes: each work-item's trips one by one)
-        grind = {**time_opencl(found.get("oclgrind"), cases[:2], 1), cases[2][0].name: "not run (minutes)"}
+    if oclgrind:  # (the loops would take it minutes: each work-item's trips one by one)
+        grind = {
+            **time_opencl(found.get("oclgrind"), cases[:2], 1),
+            **{c.name: "not run (minutes)" for c, _ in cases[2:]},
+        }
     rng = np.random.default_rng(SEED)
     a, b = rng.random(N_ADD, np.float32), rng.random(N_ADD, np.float32)
     ma, mb = rng.random((N_MM, N_MM), np.float32), rng.random((N_MM, N_MM), np.float32)
     starts = launches["divergent loop"].args["a"].array
+    table_, keys = (launches["search loop"].args[k].array for k in ("sorted", "keys"))
     numpy_t = {
         "vector add": best(repeats, lambda: np.add(a, b)),
         "tiled matmul": best(repeats, lambda: ma @ mb),
         "divergent loop": best(repeats, lambda: lockstep_floor.collatz_steps(starts)),  # (lockstep, lanes dropped)
+        "search loop": best(repeats, lambda: np.searchsorted(table_, keys, side="left")),  # (C, not lockstep)
     }
     table = Table(title=f"Custom kernels at size: wall-clock per launch, best of {repeats} (Oclgrind: one run)")
     for column in ("kernel", "sim, checks on", "sim, checks off", "sim, a*b+c fused", "PoCL", "Oclgrind", "NumPy"):
