@@ -166,6 +166,10 @@ READS = {
     "a read by a few lanes": "if ((a & 31) == 3) {\n int k = 0;\n while (k < 5) { b ^= in[k + i]; k++; } }",
     "a __constant table (a CRC's)": "__constant uint T[8] = {3u, 1u, 4u, 1u, 5u, 9u, 2u, 6u};\nuint c = (uint)a;\n"
     "int k = 0;\nwhile (k < (b & 15)) { c = T[(c ^ (uint)k) & 7u] ^ (c >> 1); k++; }\n a = (int)c;",
+    "float4s read": "__global const float4* q = (__global const float4*)fout;\nint k = 0;\n"
+    "while (k < (a & 7)) { v4 = v4 * 0.5f + q[(k + i) % 48]; k++; }",
+    "float3s read": "__global const float3* q3 = (__global const float3*)fout;\nint k = 0;\n"
+    "while (k < (b & 7)) { v4.xyz += q3[(k * 3 + i) % 24]; k++; }",
     "a __local array": "__local int L[32];\nL[get_local_id(0)] = a;\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
     "int k = 0, t = 0;\nwhile (k < (b & 15)) { t += L[(k * 5 + a) & 31]; k++; }\n a = t;",
 }
@@ -188,6 +192,10 @@ READ_FINDINGS = {
     "bytes nobody wrote, used": "int t[4];\nt[0] = a;\n__private int* p = t;\nint k = 0;\n"
     "while (k < (a & 3)) { b += p[k]; k++; }",
     "through NULL": "__global const int* p = 0;\nint k = 0;\nwhile (k < (a & 3)) { b += p[k]; k++; }",
+    "a misaligned float4": "__global const float4* q = (__global const float4*)(fout + 1);\nint k = 0;\n"
+    "while (k < (a & 7)) { v4 += q[k]; k++; }",
+    "a float4 out of bounds": "__global const float4* q = (__global const float4*)fout;\nint k = 0;\n"
+    "while (k < (a & 7)) { v4 += q[45 + k]; k++; }",
     "out of a __local array": "__local int L[32];\nL[get_local_id(0)] = a;\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
     "int k = 0;\nwhile (k < (b & 7)) {\n a += L[28 + k];\n k++;\n}",
 }

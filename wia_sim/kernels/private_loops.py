@@ -229,16 +229,17 @@ class _Compiler:
         return None if code is None or (not code.boolean and code.t.width > 1) else code
 
     def read(self, ex: _Executor, node: c_ast.ArrayRef) -> Code | None:
-        """``a[i]``, a scalar read through a pointer variable (a buffer argument, a private pointer into one) or
-        of a declared ``__local`` or ``__constant`` array (``_base``), with an index the loop computes (reads of
-        memory too: ``x[col[j]]``): ``exec_memory``'s ``index_member`` and ``load``, by the lanes of the arrays
-        alone (``Region.load_lanes``). Nothing in the loop stores to memory, so what it reads stays put. Where the
-        pointer holds anything else at run time (NULL, several objects), or a lane reads bytes nobody wrote (its
-        value is undefined, its use the finding: ``undef.py``), the trip is given back (``Fallback``): the
-        interpreter reads and reports."""
+        """``a[i]``, a scalar or a vector read through a pointer variable (a buffer argument, a private pointer into
+        one) or of a declared ``__local`` or ``__constant`` array (``_base``), with an index the loop computes
+        (reads of memory too: ``x[col[j]]``): ``exec_memory``'s ``index_member`` and ``load``, by the lanes of the
+        arrays alone (``Region.load_lanes``). Nothing in the loop stores to memory, so what it reads stays put.
+        Where the pointer holds anything else at run time (NULL, several objects), a lane reads bytes nobody wrote
+        (its value is undefined, its use the finding: ``undef.py``) or, with checks on, a vector off its size's
+        alignment (``MemoryOps.aligned_vector``'s finding), the trip is given back (``Fallback``): the interpreter
+        reads and reports."""
         name = node.name.name if isinstance(node.name, c_ast.ID) else None
         base = None if name is None else _base(ex.lookup_var(name))
-        if name is None or base is None or type(base.elem) is not CType or base.elem.width > 1:
+        if name is None or base is None or type(base.elem) is not CType:
             return None
         index = compiled_expression(ex, node.subscript, self.read)
         if index is None or (not index.boolean and (index.t.width > 1 or index.t.kind not in ("int", "uint"))):
@@ -264,13 +265,16 @@ class _Compiler:
                 ids = ids[local]
             assert ids is not None
             step = np.multiply(i if i.ndim == 0 or local is None else i[local], size, dtype=np.int64, casting="unsafe")
-            values = p.region.load_lanes(ex.st, ids, p.offsets_at(ids) + step, t, defer=ex.checks)
+            offsets = p.offsets_at(ids) + step
+            if t.width > 1 and ex.checks and bool((offsets & (size - 1)).any()):  # (a vector's size: a power of 2)
+                raise Fallback
+            values = p.region.load_lanes(ex.st, ids, offsets, t, defer=ex.checks)
             if ex.st.deferred is not None:
                 ex.st.deferred = None
                 raise Fallback
             if local is None:
                 return values
-            out = np.zeros(mask.shape[0], t.dtype)
+            out = np.zeros((mask.shape[0], t.width) if t.width > 1 else mask.shape[0], t.dtype)
             out[local] = values
             return out
 
