@@ -168,6 +168,8 @@ READS = {
     "int k = 0;\nwhile (k < (b & 15)) { c = T[(c ^ (uint)k) & 7u] ^ (c >> 1); k++; }\n a = (int)c;",
     "float4s read": "__global const float4* q = (__global const float4*)fout;\nint k = 0;\n"
     "while (k < (a & 7)) { v4 = v4 * 0.5f + q[(k + i) % 48]; k++; }",
+    "a component of a float4 read (its bytes alone)": "__global const float4* q = (__global const float4*)fout;\n"
+    "int k = 0;\nwhile (k < (a & 7)) { f += q[(k + i) % 48].w * (float)k; g -= q[k].s1; k++; }",
     "float3s read": "__global const float3* q3 = (__global const float3*)fout;\nint k = 0;\n"
     "while (k < (b & 7)) { v4.xyz += q3[(k * 3 + i) % 24]; k++; }",
     "a __local array": "__local int L[32];\nL[get_local_id(0)] = a;\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -207,6 +209,14 @@ trip back; the checks of an access report from the read itself)."""
 def test_a_read_that_is_a_finding_is_reported_as_before(name: str) -> None:
     fused, ran = _both(READ_FINDINGS[name])
     assert isinstance(fused[1], Exception) and ran, "the loop did not run on its own arrays"
+
+
+def test_a_component_of_a_private_vector_is_the_interpreters() -> None:
+    """The interpreter reads a ``__private`` vector whole for one component: the trip is given back."""
+    body = "float4 arr[4] = {v4, v4 * 2.0f, v4 + 1.0f, -v4};\n__private float4* pp = arr;\nint k = 0;\n"
+    body += "while (k < (a & 3)) { f += pp[k].y; k++; }"
+    _, ran = _both(body)
+    assert ran and max(ran) == 0
 
 
 def test_a_copy_of_bytes_nobody_wrote_gives_the_trip_back() -> None:
@@ -275,6 +285,8 @@ def test_loops_left_by_return_give_the_interpreters_runs(name: str, checks: bool
 
 
 INTERPRETED = {
+    "two components of a vector read": "__global const float4* q = (__global const float4*)fout;\nint k = 0;\n"
+    "while (k < (a & 7)) { v4.xy += q[k].zx; k++; }",
     "a read of a declared array": "int t[4] = {1, 2, 3, 4};\nint k = 0;\nwhile (k < (a & 3)) { b += t[k]; k++; }",
     "a read of a two-dimensional __local array": "__local int M[4][8];\n"
     "M[get_local_id(0) >> 3][get_local_id(0) & 7] = a;\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
@@ -342,6 +354,14 @@ def test_a_loop_that_cannot_end_is_found_as_before() -> None:
     assert isinstance(result[1], Exception) and "never leaves this loop" in str(result[1])
     (trips,) = ran  # the trip before one the interpreter compares the state at
     assert trips + 1 >= progress.FIRST_CHECK and not (trips + 1) & trips
+
+
+def test_the_path_takes_the_loop_again_after_a_comparison() -> None:
+    """A long loop whose state changes: the interpreter runs the trips around each comparison of the launch's
+    state, and the path the trips between them (each run starts at the trip the interpreter left it)."""
+    body = "int x = 0;\nwhile (x < 1500 + (a & 7)) { x += 1; b ^= x; }"
+    _, ran = _both(body)
+    assert len(ran) >= 3 and sum(ran) > 1400, ran
 
 
 def test_a_hang_in_an_inner_loop_is_found_as_before() -> None:

@@ -61,9 +61,9 @@ Counts = tuple[tuple[str, int], ...]
 Tally = list[tuple[Counts, Array]]
 """Counts under masks of their own (the sides of ``?:``), added when the tree is done."""
 Run = Callable[["_Executor", Array, Tally], Array]
-Reads = Callable[["_Executor", c_ast.ArrayRef], "Code | None"]
-"""How a caller compiles a read of memory, ``a[i]`` (``private_loops``: a loop that stores to no memory); None
-where it does not compile it."""
+Reads = Callable[["_Executor", c_ast.ArrayRef | c_ast.StructRef], "Code | None"]
+"""How a caller compiles a read of memory, ``a[i]`` or a component of a vector there, ``a[i].w`` (``private_loops``:
+a loop that stores to no memory); None where it does not compile it."""
 _READS: ContextVar[Reads | None] = ContextVar("_READS", default=None)
 """The ``reads`` of the ``compiled_expression`` or ``compiled_root`` compiling now: without one, a tree reads no
 memory (a plan runs anywhere, between stores: the interpreter's)."""
@@ -466,8 +466,10 @@ def _expression(ex: _Executor, node: c_ast.Node) -> Code | None:
     if kind is c_ast.FuncCall:
         return _call(ex, node)
     if kind is c_ast.StructRef:
-        return _component(ex, node)
-    if kind is c_ast.ArrayRef:
+        code = _component(ex, node)
+        if code is not None or not isinstance(node.name, c_ast.ArrayRef):
+            return code
+    if kind is c_ast.ArrayRef or kind is c_ast.StructRef:
         reads = _READS.get()
         return None if reads is None else reads(ex, node)
     return None

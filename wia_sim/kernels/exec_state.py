@@ -235,6 +235,7 @@ class ExecutorState:
             mask: Array,
             do_while: bool,
             line: int,
+            start: int = 0,
         ) -> tuple[Array, int] | None: ...
 
         def decl(self, node: c_ast.Decl, mask: Array, key: int | None = None) -> None: ...

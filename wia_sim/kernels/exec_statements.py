@@ -326,15 +326,20 @@ class StatementRunner(ExecutorState):
         cas = cas_shape(cond, body) if nxt is None and not f.jumps else None
         trip_marks: tuple[dict[str, int], dict[str, int], int] | None = None
         trips, digest = 0, None  # (``progress.py``: an iteration that changes nothing repeats forever)
+        # the trips on arrays of the lanes in the loop (``private_loops``), from the first and again after each trip
+        # it gave back (a trip at which the launch's state is compared runs here), while it runs any
+        private = shape is None and cas is None and body is not None
         try:
-            if shape is None and cas is None and body is not None and not f.jumps and any_lane(active):
-                fused = self.private_trips(cond, body, nxt, active, do_while, line)  # (``private_loops``)
-                if fused is not None:
-                    active, trips = fused
-                    if not any_lane(active):
-                        return
-                    first = first and not trips
             while True:
+                if private and digest is None and not f.jumps and any_lane(active):
+                    fused = self.private_trips(cond, body, nxt, active, do_while and first, line, trips)
+                    private = fused is not None and fused[1] > 0
+                    if fused is not None:
+                        active, ran = fused
+                        trips += ran
+                        first = first and not ran
+                        if not any_lane(active):
+                            return
                 if cond is not None and not (do_while and first):
                     self.st.line = _line(cond) or line  # (a do-while's condition is lines below its 'do')
                     if first and mark is not None:

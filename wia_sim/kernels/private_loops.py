@@ -49,6 +49,7 @@ from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.pointers import SEVERAL
 from wia_sim.kernels.spaces import Pointer, Value
 from wia_sim.kernels.structs import StructType
+from wia_sim.kernels.types import swizzle_indices
 
 if TYPE_CHECKING:
     from wia_sim.kernels.executor import _Executor
@@ -228,32 +229,47 @@ class _Compiler:
         code = compiled_expression(self.ex, node, self.read)
         return None if code is None or (not code.boolean and code.t.width > 1) else code
 
-    def read(self, ex: _Executor, node: c_ast.ArrayRef) -> Code | None:
+    def read(self, ex: _Executor, node: c_ast.ArrayRef | c_ast.StructRef) -> Code | None:
         """``a[i]``, a scalar or a vector read through a pointer variable (a buffer argument, a private pointer into
         one) or of a declared ``__local`` or ``__constant`` array (``_base``), with an index the loop computes
-        (reads of memory too: ``x[col[j]]``): ``exec_memory``'s ``index_member`` and ``load``, by the lanes of the
+        (reads of memory too: ``x[col[j]]``), or one component of a vector there, ``a[i].w`` (its bytes alone, as
+        ``lvalues.SwizzleRef`` reads them): ``exec_memory``'s ``index_member`` and ``load``, by the lanes of the
         arrays alone (``Region.load_lanes``). Nothing in the loop stores to memory, so what it reads stays put.
-        Where the pointer holds anything else at run time (NULL, several objects), a lane reads bytes nobody wrote
-        (its value is undefined, its use the finding: ``undef.py``) or, with checks on, a vector off its size's
-        alignment (``MemoryOps.aligned_vector``'s finding), the trip is given back (``Fallback``): the interpreter
-        reads and reports."""
+        Where the pointer holds anything else at run time (NULL, several objects, a ``__private`` vector, whose
+        component the interpreter reads whole), a lane reads bytes nobody wrote (its value is undefined, its use
+        the finding: ``undef.py``) or, with checks on, a vector lies off its size's alignment (``aligned_vector``'s
+        finding), the trip is given back (``Fallback``): the interpreter reads and reports."""
+        field = None
+        if isinstance(node, c_ast.StructRef):
+            if node.type != "." or id(node) in ex.member_refs or not isinstance(node.name, c_ast.ArrayRef):
+                return None
+            field, node = node.field.name, node.name
         name = node.name.name if isinstance(node.name, c_ast.ID) else None
         base = None if name is None else _base(ex.lookup_var(name))
         if name is None or base is None or type(base.elem) is not CType:
             return None
+        vt = t = base.elem
+        skip = 0  # (a component's bytes into its vector)
+        if field is not None:
+            try:
+                picked = swizzle_indices(field, vt.width) if vt.width > 1 else ()
+            except ValueError:  # (the checker said so)
+                return None
+            if len(picked) != 1 or picked[0] >= vt.width:  # (several components: the interpreter's, one by one)
+                return None
+            t, skip = vt.scalar, picked[0] * vt.scalar.dtype.itemsize
         index = compiled_expression(ex, node.subscript, self.read)
         if index is None or (not index.boolean and (index.t.width > 1 or index.t.kind not in ("int", "uint"))):
             return None
-        t, lanes = base.elem, self.lanes
-        size = elem_bytes(t)
+        lanes, size = self.lanes, elem_bytes(vt)
         at = converted(index, INT if index.boolean else index.t)
         self.bases.add(name)
 
         def load(ex: _Executor, mask: Array, tally: Tally) -> Array:
             p = _base(ex.lookup_var(name))
-            if p is None or p.region is None or p.region is SEVERAL or p.elem != t:
+            if p is None or p.region is None or p.region is SEVERAL or p.elem != vt:
                 raise Fallback
-            if p.null is not None or p.packed or p.dims:
+            if p.null is not None or p.packed or p.dims or (field is not None and p.region.space == "private"):
                 raise Fallback
             i = np.asarray(at(ex, mask, tally))
             every = mask is ex.all
@@ -265,7 +281,7 @@ class _Compiler:
                 ids = ids[local]
             assert ids is not None
             step = np.multiply(i if i.ndim == 0 or local is None else i[local], size, dtype=np.int64, casting="unsafe")
-            offsets = p.offsets_at(ids) + step
+            offsets = p.offsets_at(ids) + step + skip
             if t.width > 1 and ex.checks and bool((offsets & (size - 1)).any()):  # (a vector's size: a power of 2)
                 raise Fallback
             values = p.region.load_lanes(ex.st, ids, offsets, t, defer=ex.checks)
@@ -401,10 +417,12 @@ class PrivateLoops(ExecutorState):
         mask: Array,
         do_while: bool,
         line: int,
+        start: int = 0,
     ) -> tuple[Array, int] | None:
         """Run the loop's trips for the lanes of ``mask`` on their own arrays (the module's docstring), or None
-        where it is not such a loop. Else the lanes still in it, where it gave the loop back to the interpreter
-        (none once every lane has left), and how many trips it ran."""
+        where it is not such a loop; ``start``: the trips the loop has run so far in this run of it (the interpreter
+        compares the launch's state at some: ``progress.py``). Else the lanes still in it, where it gave the loop
+        back to the interpreter (none once every lane has left), and how many trips it ran."""
         if body not in _LOOPS:
             _LOOPS[body] = self._private_loop(cond, body, step, line)
         loop = _LOOPS[body]
@@ -419,7 +437,7 @@ class PrivateLoops(ExecutorState):
             if var.mem is not None or var.array is not None or var.is_pointer:
                 return None
             outer.append(var)
-        return _Trips(cast("_Executor", self), loop, outer, mask, do_while).run()
+        return _Trips(cast("_Executor", self), loop, outer, mask, do_while, start).run()
 
 
 class _Trips:
@@ -428,8 +446,8 @@ class _Trips:
     statements every lane runs are counted for all lanes at once: a loop whose lanes run alike costs what the
     interpreter's trips would."""
 
-    def __init__(self, ex: _Executor, loop: _Loop, outer: list[Var], mask: Array, do_while: bool) -> None:
-        self.ex, self.loop, self.do_while, self.mask = ex, loop, do_while, mask
+    def __init__(self, ex: _Executor, loop: _Loop, outer: list[Var], mask: Array, do_while: bool, start: int) -> None:
+        self.ex, self.loop, self.do_while, self.mask, self.start = ex, loop, do_while, mask, start
         self.n = mask.shape[0]
         every = mask is ex.all or all_lanes(mask)  # (every lane of the launch entered)
         self.lanes: Array | None = None if every else np.flatnonzero(mask)  # the lanes the arrays hold
@@ -465,7 +483,8 @@ class _Trips:
         try:
             while True:
                 steps_now = ex.steps + self.lockstep
-                if steps_now + self.most - ex.steps_from > ex.step_limit or ex.progress.due(trips + 1, steps_now):
+                due = ex.progress.due(self.start + trips + 1, steps_now)
+                if steps_now + self.most - ex.steps_from > ex.step_limit or due:
                     break  # (the interpreter runs the trip that could pass the limit, or compares the state)
                 ran = self._trip(active, trips)
                 if ran is None:  # a tree gave itself back: the interpreter runs this trip
