@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from kernel_backends import assert_same_runs, run_arrays, run_on_copies
 
 import wia_hal as wia
-from wia_sim.kernels import batch_loops
+from wia_sim.kernels import batch_loops, executor, private_loops
 from wia_sim.kernels.lanes import launch_geometry
 from wia_sim.kernels.spaces import KernelFault, KernelTimeout
 
@@ -51,15 +51,18 @@ def _run(
     checks: bool = True,
 ) -> tuple[list[np.ndarray], Any]:
     """The kernel ``k`` run over copies of ``arrays`` (and ``scalars``): the arrays after it and its result (or
-    the exception it raised). Without ``batch``, no loop is batched (``MAX_ITERATIONS`` of 0)."""
+    the exception it raised). Without ``batch``, the interpreter's iterations alone: no loop is batched
+    (``MAX_ITERATIONS`` of 0) nor run on its own arrays (``private_loops``, which runs what a batch leaves)."""
     dims = len(global_size)
     geometry = launch_geometry((*global_size, 1, 1)[:3], (*local_size, 1, 1)[:3], 1024, dims)
-    saved = batch_loops.MAX_ITERATIONS
+    saved, trips = batch_loops.MAX_ITERATIONS, executor._Executor.private_trips
     batch_loops.MAX_ITERATIONS = saved if batch else 0
+    if not batch:
+        executor._Executor.private_trips = lambda *args: None  # type: ignore[method-assign]
     try:
         return run_on_copies(source, arrays, geometry, scalars, step_limit=step_limit, checks=checks)
     finally:
-        batch_loops.MAX_ITERATIONS = saved
+        batch_loops.MAX_ITERATIONS, executor._Executor.private_trips = saved, trips  # type: ignore[method-assign]
 
 
 def _same(source: str, arrays: list[np.ndarray], *launch: Any, **options: Any) -> tuple[list[np.ndarray], Any]:
@@ -365,6 +368,35 @@ __kernel void k(__global const float* a, __global float* out) {
     out[get_global_id(0)] = acc;
 }
 """
+
+
+def test_rows_that_thin_out_end_the_batch(batched: list[bool], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows of a sparse matrix whose lengths fall off as a power law (most short, a few long): the batch ends at
+    the first iteration fewer than a quarter of the lanes run (``SPARSE``), the loop's later iterations run on the
+    lanes still in it (``private_loops``); the same bits, counts and steps as the interpreter's iterations."""
+    ran: list[int] = []
+    run = private_loops._Trips.run
+
+    def spy(self: Any) -> tuple[Any, int]:
+        result = run(self)
+        ran.append(result[1])
+        return result
+
+    monkeypatch.setattr(private_loops._Trips, "run", spy)
+    rng = np.random.default_rng(7)
+    n = 256
+    lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 60)
+    lengths[:3] = (60, 0, 1)
+    row_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    col = rng.integers(0, n, row_ptr[-1]).astype(np.int32)
+    val = (rng.random(row_ptr[-1], np.float32) - 0.5).astype(np.float32)
+    x = rng.random(n, np.float32)
+    arrays = [row_ptr, col, val, x, np.zeros(256, np.float32), np.zeros(512, np.float32), np.zeros(256, np.int32)]
+    (_, _, _, _, y, _, _), _ = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
+    assert True in batched and ran and sum(ran) > 20, (batched, ran)
+    dense = np.zeros((n, n))
+    np.add.at(dense, (np.repeat(np.arange(n), lengths), col), val.astype(np.float64))
+    np.testing.assert_allclose(y[:n], dense @ x.astype(np.float64), atol=64 * EPS32)
 
 
 @pytest.mark.parametrize(

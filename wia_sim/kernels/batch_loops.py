@@ -24,6 +24,9 @@ gives the counts (the timing model's operations and bytes) each iteration adds p
 run from its first iteration, are batched when they are plainly well-behaved: every read lies in bounds (a declared
 array's row too), aligned, initialized, and the race tracker takes it (in iteration order); otherwise nothing is
 kept and the loop goes on iteration by iteration, which finds and reports whatever is wrong exactly as before.
+Where work-items run different iterations, the batch ends at the first iteration fewer than a quarter of its lanes
+run (``SPARSE``: a sparse matrix's few long rows would cost every lane their length); the loop runs the rest, on the
+lanes still in it where ``private_loops`` takes it.
 The accumulation keeps C's order: ``v`` and the iterations' values are reduced left to right along the iteration
 axis in ``v``'s type (NumPy reduces an outer axis element by element, in order; in a launch of one work-item that
 axis is contiguous, which NumPy would sum pairwise, so it is accumulated instead), a lane that has stopped adding
@@ -57,6 +60,11 @@ MAX_ITERATIONS = 4096
 """The most iterations batched at once (a longer loop runs iteration by iteration)."""
 MAX_ELEMENTS = 1 << 23
 """The most (iteration, lane) elements an operand may hold (8M: 32 MB of floats), else iteration by iteration."""
+SPARSE = 4
+"""A batch of iterations that differ by work-item ends at the first iteration fewer than a quarter of the lanes that
+entered it run: every operand holds a row of every lane for each iteration, so a sparse matrix's longest rows
+would cost the batch its lanes times their length; the loop runs the rest (on the lanes still in it where it
+can: ``private_loops``)."""
 
 _ACCUMULATE = {"+=": np.add, "-=": np.subtract, "*=": np.multiply}
 _EXTREMA = {"fmax", "fmin", "max", "min"}
@@ -304,9 +312,10 @@ class LoopBatcher(ExecutorState):
     def batch_iterations(
         self, shape: LoopShape, active: Array, cond: dict[str, int], body: dict[str, int]
     ) -> Array | None:
-        """Run every remaining iteration of the loop ``shape`` (the counter holds its next value) at once, for the
-        lanes of ``active`` (the lanes that go on to test its condition), and give the lanes that ran the last of
-        them (the condition is tested once more for them, and fails); None when they cannot be batched (nothing was
+        """Run the remaining iterations of the loop ``shape`` (the counter holds its next value) at once, for the
+        lanes of ``active`` (the lanes that go on to test its condition), up to the first that few of them run
+        (``SPARSE``), and give the lanes that ran the last of them (the condition is tested once more for them, and
+        fails where the batch ran them all); None when they cannot be batched (nothing was
         changed, but possibly the race tracker's records of reads the loop makes anyway: run them one by one).
         ``cond`` and ``body``: the counts an iteration's condition and body add per lane (``per_lane``)."""
         counter = self.lookup_var(shape.counter.name)
@@ -411,7 +420,9 @@ class LoopBatcher(ExecutorState):
         """The counter's value in each remaining iteration (rows; one column when it is the same in every work-item,
         else one per lane), the lanes each runs (None: all of ``active``, every time) and the counter's value at
         the end in each lane: iterations go on while ``k op bound`` holds (compared in the operands' common type,
-        as C compares them) in some lane, each lane stops at its first failure; None past ``MAX_ITERATIONS``."""
+        as C compares them) in some lane, each lane stops at its first failure, or up to the first iteration that
+        fewer than a ``SPARSE``-th of the lanes run (the lanes still running hold its counter, untested); None past
+        ``MAX_ITERATIONS``."""
         t = self.binary_type(shape.op, k.t, bound.t, shape.bound)
         if t.kind not in ("int", "uint"):
             return None
@@ -433,11 +444,15 @@ class LoopBatcher(ExecutorState):
         live = active
         values: list[Array] = []
         rows: list[Array] = []
+        entered = lane_count(active)
         while True:
             holds = live & compare(convert(value_a, k.t, t), last_a)
             stopped = live & ~holds
             final[stopped] = value_a[stopped]
             if not holds.any():
+                break
+            if len(values) >= 2 and lane_count(holds) * SPARSE < entered:  # (the rest: the loop's, from this one)
+                final[holds] = value_a[holds]
                 break
             if len(values) >= MAX_ITERATIONS:
                 return None

@@ -326,12 +326,13 @@ class StatementRunner(ExecutorState):
         cas = cas_shape(cond, body) if nxt is None and not f.jumps else None
         trip_marks: tuple[dict[str, int], dict[str, int], int] | None = None
         trips, digest = 0, None  # (``progress.py``: an iteration that changes nothing repeats forever)
-        # the trips on arrays of the lanes in the loop (``private_loops``), from the first and again after each trip
-        # it gave back (a trip at which the launch's state is compared runs here), while it runs any
-        private = shape is None and cas is None and body is not None
+        # the trips on arrays of the lanes in the loop (``private_loops``), from the first (a loop that may be batched:
+        # from the first after a batch, or after the iteration that gives the batch its counts) and again after each
+        # trip it gave back (a trip at which the launch's state is compared runs here), while it runs any
+        private = cas is None and body is not None
         try:
             while True:
-                if private and digest is None and not f.jumps and any_lane(active):
+                if private and mark is None and digest is None and not f.jumps and any_lane(active):
                     fused = self.private_trips(cond, body, nxt, active, do_while and first, line, trips)
                     private = fused is not None and fused[1] > 0
                     if fused is not None:

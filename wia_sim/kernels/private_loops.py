@@ -1,23 +1,25 @@
-"""Loops of private arithmetic, run on the lanes still in them.
+"""Loops of private arithmetic and reads of memory, run on the lanes still in them.
 
 A loop whose trip count differs by work-item, ``while (v != 1u) { v = (v & 1u) ? 3u * v + 1u : v >> 1; ++steps; }``,
 costs the lockstep interpreter a pass over the launch's lanes per trip until its last lane leaves, each statement
 dispatched, masked and merged into every lane's variable. When the loop's condition, body and step are all private
 arithmetic that ``compiled.py`` compiles (expression statements, declarations of scalars or vectors with an
-initializer, ``if``/``else`` of such statements, ``break``, ``continue`` and inner loops of them, run masked; no
-memory, call of the program's functions, ``return``, ``goto`` or ``switch``), ``PrivateLoops.private_trips`` runs
-its trips on arrays of the lanes in the loop alone: each variable the loop reads or writes taken at those lanes once
-(the variables themselves where every lane of the launch enters), the lanes that leave dropped from the arrays (and
-their values put back) once a quarter of them have left, the trips' statements run straight on the compiled trees,
-with no mask to merge while every lane of the arrays runs them. What a trip counts, the lockstep steps, each lane's
-steps and the variables it leaves are those of the interpreter's trips, bit for bit
-(``tests/test_kernel_private_loops.py`` compares the two on random loops).
+initializer, ``if``/``else`` of such statements, ``break``, ``continue``, ``return`` and inner loops of them, run
+masked) and reads of memory (``a[i]``, ``a[i].w``: ``_Compiler.read``), with no store to memory, call of the
+program's functions, ``goto`` or ``switch``, ``PrivateLoops.private_trips`` runs its trips on arrays of the lanes in
+the loop alone: each variable the loop reads or writes taken at those lanes once (the variables themselves where
+every lane of the launch enters), the lanes that leave dropped from the arrays (and their values put back) once a
+quarter of them have left, the trips' statements run straight on the compiled trees, with no mask to merge while
+every lane of the arrays runs them, each read made by those lanes alone (``Region.load_lanes``: the interpreter's
+checks and counts). What a trip counts, the lockstep steps, each lane's steps and the variables it leaves are those
+of the interpreter's trips, bit for bit (``tests/test_kernel_private_loops.py`` compares the two on random loops).
 
 It gives the loop back to the interpreter, at the start of a trip and with every variable as the trips so far left
 it, where the next trip, or an inner loop's, could pass the step limit or is one at which the interpreter compares
 the launch's state (``progress.py``: a loop that cannot end), and where a tree gives itself back
-(``compiled.Fallback``, a division by zero with checks on): the interpreter runs that trip and the rest, and reports
-what it finds in its own words.
+(``compiled.Fallback``: a division by zero with checks on, a read through NULL or of bytes nobody wrote): the
+interpreter runs that trip, reports what it finds in its own words, and gives the loop to the path again after it
+(``StatementRunner.loop``).
 """
 
 from __future__ import annotations
