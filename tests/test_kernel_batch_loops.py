@@ -31,8 +31,8 @@ def batched(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     outcomes: list[bool] = []
     original = batch_loops.LoopBatcher.batch_iterations
 
-    def recorded(self: Any, *args: Any) -> Any:
-        outcome = original(self, *args)
+    def recorded(self: Any, *args: Any, **options: Any) -> Any:
+        outcome = original(self, *args, **options)
         outcomes.append(outcome is not None)
         return outcome
 

@@ -24,9 +24,9 @@ gives the counts (the timing model's operations and bytes) each iteration adds p
 run from its first iteration, are batched when they are plainly well-behaved: every read lies in bounds (a declared
 array's row too), aligned, initialized, and the race tracker takes it (in iteration order); otherwise nothing is
 kept and the loop goes on iteration by iteration, which finds and reports whatever is wrong exactly as before.
-Where work-items run different iterations, the batch ends at the first iteration fewer than a quarter of its lanes
-run (``SPARSE``: a sparse matrix's few long rows would cost every lane their length); the loop runs the rest, on the
-lanes still in it where ``private_loops`` takes it.
+Where work-items run different iterations and a long tail of them only a few run (``SPARSE``: a sparse matrix's few
+long rows would cost every lane their length), the batch ends where the tail begins and the loop runs the tail on
+the lanes still in it (``private_loops``).
 The accumulation keeps C's order: ``v`` and the iterations' values are reduced left to right along the iteration
 axis in ``v``'s type (NumPy reduces an outer axis element by element, in order; in a launch of one work-item that
 axis is contiguous, which NumPy would sum pairwise, so it is accumulated instead), a lane that has stopped adding
@@ -61,10 +61,11 @@ MAX_ITERATIONS = 4096
 MAX_ELEMENTS = 1 << 23
 """The most (iteration, lane) elements an operand may hold (8M: 32 MB of floats), else iteration by iteration."""
 SPARSE = 4
-"""A batch of iterations that differ by work-item ends at the first iteration fewer than a quarter of the lanes that
-entered it run: every operand holds a row of every lane for each iteration, so a sparse matrix's longest rows
-would cost the batch its lanes times their length; the loop runs the rest (on the lanes still in it where it
-can: ``private_loops``)."""
+"""A batch of iterations that differ by work-item, of a loop that can run on the lanes still in it
+(``private_loops``), ends at the first iteration fewer than a quarter of the lanes that entered it run, where as
+many iterations or more (and four at least) follow: every operand holds a row of every lane for each iteration, so
+a sparse matrix's few long rows would cost the batch its lanes times their length; the loop runs that tail on the
+lanes still in it."""
 
 _ACCUMULATE = {"+=": np.add, "-=": np.subtract, "*=": np.multiply}
 _EXTREMA = {"fmax", "fmin", "max", "min"}
@@ -310,12 +311,13 @@ class LoopBatcher(ExecutorState):
     """The batched-loop method of ``_Executor``."""
 
     def batch_iterations(
-        self, shape: LoopShape, active: Array, cond: dict[str, int], body: dict[str, int]
+        self, shape: LoopShape, active: Array, cond: dict[str, int], body: dict[str, int], sparse: bool = False
     ) -> Array | None:
         """Run the remaining iterations of the loop ``shape`` (the counter holds its next value) at once, for the
-        lanes of ``active`` (the lanes that go on to test its condition), up to the first that few of them run
-        (``SPARSE``), and give the lanes that ran the last of them (the condition is tested once more for them, and
-        fails where the batch ran them all); None when they cannot be batched (nothing was
+        lanes of ``active`` (the lanes that go on to test its condition), and give the lanes that ran the last of
+        them (the condition is tested once more for them, and fails where the batch ran them all); ``sparse``: the
+        loop can run a sparse tail of iterations on the lanes still in it (``private_loops``), where the batch
+        then ends (``SPARSE``). None when they cannot be batched (nothing was
         changed, but possibly the race tracker's records of reads the loop makes anyway: run them one by one).
         ``cond`` and ``body``: the counts an iteration's condition and body add per lane (``per_lane``)."""
         counter = self.lookup_var(shape.counter.name)
@@ -341,7 +343,7 @@ class LoopBatcher(ExecutorState):
             if stride is None:
                 return self._restored(saved)
             step *= stride
-        iterations = self._iterations(k, shape, bound, active, step)
+        iterations = self._iterations(k, shape, bound, active, step, sparse)
         if iterations is None:
             return self._restored(saved)
         ks, rows, final = iterations
@@ -415,14 +417,14 @@ class LoopBatcher(ExecutorState):
         return None
 
     def _iterations(
-        self, k: Value, shape: LoopShape, bound: Value, active: Array, step: int
+        self, k: Value, shape: LoopShape, bound: Value, active: Array, step: int, sparse: bool
     ) -> tuple[Array, Array | None, Array] | None:
         """The counter's value in each remaining iteration (rows; one column when it is the same in every work-item,
         else one per lane), the lanes each runs (None: all of ``active``, every time) and the counter's value at
         the end in each lane: iterations go on while ``k op bound`` holds (compared in the operands' common type,
-        as C compares them) in some lane, each lane stops at its first failure, or up to the first iteration that
-        fewer than a ``SPARSE``-th of the lanes run (the lanes still running hold its counter, untested); None past
-        ``MAX_ITERATIONS``."""
+        as C compares them) in some lane, each lane stops at its first failure; with ``sparse``, up to the first
+        iteration that fewer than a ``SPARSE``-th of the lanes run, where as many iterations or more follow it (the
+        lanes still running then hold its counter, untested); None past ``MAX_ITERATIONS``."""
         t = self.binary_type(shape.op, k.t, bound.t, shape.bound)
         if t.kind not in ("int", "uint"):
             return None
@@ -445,14 +447,19 @@ class LoopBatcher(ExecutorState):
         values: list[Array] = []
         rows: list[Array] = []
         entered = lane_count(active)
+        cut: tuple[int, Array] | None = None  # the first sparse iteration, and the counters the batch leaves there
         while True:
             holds = live & compare(convert(value_a, k.t, t), last_a)
             stopped = live & ~holds
             final[stopped] = value_a[stopped]
             if not holds.any():
                 break
-            if len(values) >= 2 and lane_count(holds) * SPARSE < entered:  # (the rest: the loop's, from this one)
-                final[holds] = value_a[holds]
+            if sparse and cut is None and len(values) >= 2 and lane_count(holds) * SPARSE < entered:
+                left = final.copy()
+                left[holds] = value_a[holds]
+                cut = (len(values), left)
+            if cut is not None and len(values) - cut[0] >= max(cut[0], SPARSE):  # (a long sparse tail: the loop's)
+                values, rows, final = values[: cut[0]], rows[: cut[0]], cut[1]
                 break
             if len(values) >= MAX_ITERATIONS:
                 return None

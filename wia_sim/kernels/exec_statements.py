@@ -317,7 +317,8 @@ class StatementRunner(ExecutorState):
         known = self.loop_weights.get(id(shape)) if shape is not None and not f.jumps else None
         if known is not None and any_lane(mask):
             assert shape is not None
-            last = self.batch_iterations(shape, mask, *known)
+            tail = body is not None and self.takes_loop(cond, body, nxt, line)  # (a sparse tail: ``private_loops``)
+            last = self.batch_iterations(shape, mask, *known, sparse=tail)
             if last is not None:  # (its condition is tested once more below, and fails)
                 active, first = last, False
         mark = dict(self.counts) if shape is not None and first else None  # the counts before the first iteration
@@ -401,7 +402,8 @@ class StatementRunner(ExecutorState):
                     )
                     if cond_weights is not None and body_weights is not None:
                         self.loop_weights[id(shape)] = (cond_weights, body_weights)
-                        last = self.batch_iterations(shape, active, cond_weights, body_weights)
+                        tail = body is not None and self.takes_loop(cond, body, nxt, line)
+                        last = self.batch_iterations(shape, active, cond_weights, body_weights, sparse=tail)
                         active = active if last is None else last  # (None: iteration by iteration)
                 mark = None
         finally:

@@ -411,6 +411,12 @@ class PrivateLoops(ExecutorState):
         written = frozenset(compiler.written - compiler.declared)
         return _Loop(code, block, stepped, outer, written, _line(cond) or line, compiler.lanes, bool(compiler.bases))
 
+    def takes_loop(self, cond: c_ast.Node | None, body: c_ast.Node, step: c_ast.Node | None, line: int) -> bool:
+        """Whether ``private_trips`` takes the loop (compiled once, as it compiles it)."""
+        if body not in _LOOPS:
+            _LOOPS[body] = self._private_loop(cond, body, step, line)
+        return _LOOPS[body] is not None
+
     def private_trips(
         self,
         cond: c_ast.Node | None,
@@ -425,11 +431,10 @@ class PrivateLoops(ExecutorState):
         where it is not such a loop; ``start``: the trips the loop has run so far in this run of it (the interpreter
         compares the launch's state at some: ``progress.py``). Else the lanes still in it, where it gave the loop
         back to the interpreter (none once every lane has left), and how many trips it ran."""
-        if body not in _LOOPS:
-            _LOOPS[body] = self._private_loop(cond, body, step, line)
-        loop = _LOOPS[body]
-        if loop is None:
+        if not self.takes_loop(cond, body, step, line):
             return None
+        loop = _LOOPS[body]
+        assert loop is not None
         outer: list[Var] = []
         for name in loop.outer:
             var = self.lookup_var(name)
