@@ -219,6 +219,18 @@ def test_a_component_of_a_private_vector_is_the_interpreters() -> None:
     assert ran and max(ran) == 0
 
 
+def test_a_read_out_of_bounds_with_checks_off_reads_0() -> None:
+    """With checks off an access outside its memory is no finding: it reads 0, by the lanes alone as by the
+    interpreter's pass over every lane."""
+    body = "int k = 0;\nwhile (k < (a & 7)) { b += in[189 + k] + 1; k++; }"
+    ((ints, out, _), result), ran = _both(body, checks=False)
+    assert not isinstance(result, Exception) and ran and max(ran) > 0
+    padded = np.concatenate([ints, np.zeros(8, np.int32)]).astype(np.int64)  # (past the buffer: 0)
+    for i in range(N):
+        trips = int(ints[i]) & 7
+        assert out[4 * i + 1] == ints[i + N] + sum(padded[189 + k] + 1 for k in range(trips))
+
+
 def test_a_copy_of_bytes_nobody_wrote_gives_the_trip_back() -> None:
     """A trip that reads bytes nobody wrote into a variable (a copy, no finding) is given back: the interpreter keeps
     the undefined value, and the counts of the reads the path had made in it are taken back."""

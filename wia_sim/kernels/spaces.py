@@ -862,6 +862,8 @@ class Region(StridedAccess):
             if t.width > 1:
                 idx = idx[..., None] + np.arange(t.width)
             values = view.take(idx, mode="clip")  # lanes outside ``ok`` read something harmless
+        if ok is not mask:  # (checks off: an access outside the memory reads 0, as by lanes alone, ``load_lanes``)
+            values[np.broadcast_to(mask, ok.shape) & ~ok] = 0
         n = st.active(ok)
         self._counted(st, n, t, "read")
         if st.checks and n:
