@@ -278,6 +278,20 @@ __kernel void k(__global const int* row_ptr, __global const int* col, __global c
 """
 
 
+def _sparse(rng: np.random.Generator, lengths: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """``RAGGED``'s arrays for a random sparse matrix whose rows hold ``lengths`` entries (CSR) and a random vector,
+    and their product in float64."""
+    n = lengths.size
+    row_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    col = rng.integers(0, n, row_ptr[-1]).astype(np.int32)
+    val = (rng.random(row_ptr[-1], np.float32) - 0.5).astype(np.float32)
+    x = rng.random(n, np.float32)
+    dense = np.zeros((n, n))
+    np.add.at(dense, (np.repeat(np.arange(n), lengths), col), val.astype(np.float64))
+    arrays = [row_ptr, col, val, x, np.zeros(256, np.float32), np.zeros(512, np.float32), np.zeros(256, np.int32)]
+    return arrays, dense @ x.astype(np.float64)
+
+
 def test_loops_whose_work_items_run_different_iterations(batched: list[bool]) -> None:
     """A sparse matrix-vector product (CSR: each row's own bounds, empty rows among them, a gathered ``x[col[k]]``)
     and a loop strided by the work-group's size from each work-item's own start: the iterations run as rows of
@@ -286,16 +300,10 @@ def test_loops_whose_work_items_run_different_iterations(batched: list[bool]) ->
     n = 250
     lengths = rng.integers(0, 9, n)
     lengths[rng.integers(0, n, 20)] = 0
-    row_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-    col = rng.integers(0, n, row_ptr[-1]).astype(np.int32)
-    val = (rng.random(row_ptr[-1], np.float32) - 0.5).astype(np.float32)
-    x = rng.random(n, np.float32)
-    arrays = [row_ptr, col, val, x, np.zeros(256, np.float32), np.zeros(512, np.float32), np.zeros(256, np.int32)]
-    (_, _, _, _, y, part, seen), _ = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
+    arrays, product = _sparse(rng, lengths)
+    (_, _, _, x, y, part, seen), _ = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
     assert batched.count(True) == 2
-    dense = np.zeros((n, n))
-    np.add.at(dense, (np.repeat(np.arange(n), lengths), col), val.astype(np.float64))
-    np.testing.assert_allclose(y[:n], dense @ x.astype(np.float64), atol=16 * EPS32)
+    np.testing.assert_allclose(y[:n], product, atol=16 * EPS32)
     assert all(np.signbit(y[i]) for i in range(n) if lengths[i] == 0)
     lid = np.arange(n) % 64
     x64 = x.astype(np.float64)
@@ -387,16 +395,10 @@ def test_rows_that_thin_out_end_the_batch(batched: list[bool], monkeypatch: pyte
     n = 256
     lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 60)
     lengths[:3] = (60, 0, 1)
-    row_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-    col = rng.integers(0, n, row_ptr[-1]).astype(np.int32)
-    val = (rng.random(row_ptr[-1], np.float32) - 0.5).astype(np.float32)
-    x = rng.random(n, np.float32)
-    arrays = [row_ptr, col, val, x, np.zeros(256, np.float32), np.zeros(512, np.float32), np.zeros(256, np.int32)]
+    arrays, product = _sparse(rng, lengths)
     (_, _, _, _, y, _, _), _ = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
     assert True in batched and ran and sum(ran) > 20, (batched, ran)
-    dense = np.zeros((n, n))
-    np.add.at(dense, (np.repeat(np.arange(n), lengths), col), val.astype(np.float64))
-    np.testing.assert_allclose(y[:n], dense @ x.astype(np.float64), atol=64 * EPS32)
+    np.testing.assert_allclose(y[:n], product, atol=64 * EPS32)
 
 
 @pytest.mark.parametrize(
