@@ -120,6 +120,9 @@ class ExecutorState:
     step_limit: int
     progress: Watch
     """When the loops compare their state, to find one that cannot end (``progress.py``)."""
+    trip_lanes: Array | None
+    """While a loop runs on arrays of the lanes still in it (``private_loops``), those lanes of the launch, in order
+    (None: every lane of the launch, or no such loop running): its reads of memory are theirs."""
     loop_weights: dict[int, tuple[dict[str, int], dict[str, int]]]
     """Per loop shape (by id), the counts one iteration's condition and body add per lane, from the first iteration
     of a run of the loop in this launch (``exec_statements.loop``, for ``batch_loops``)."""

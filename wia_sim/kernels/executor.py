@@ -505,6 +505,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         self.local_constants: dict[int, Var] = {}  # by id of the declaration (``local_constant``)
         self.strings: dict[int, Pointer] = {}  # string literals used as values, by id of the node (``string``)
         self.loop_weights = {}  # (``LoopBatcher``)
+        self.trip_lanes = None  # (``PrivateLoops``)
         self._constants()
 
     # ------------------------------------------------------------------ helpers

@@ -148,20 +148,8 @@ class _Loop:
     written: frozenset[str]
     line: int
     """Its condition's line (the loop's, where the condition has none)."""
-    lanes: _Lanes
-    """The lanes of the launch a run's arrays hold (``_Compiler.read``)."""
     reads: bool
     """Whether it reads memory: a trip given back (``Fallback``) then takes back the bytes it counted."""
-
-
-class _Lanes:
-    """The lanes of the launch that a run's arrays hold, in order (None: every lane of the launch), while the run
-    goes on (``_Trips``): a read of memory (``_Compiler.read``) is theirs."""
-
-    __slots__ = ("ids",)
-
-    def __init__(self) -> None:
-        self.ids: Array | None = None
 
 
 _LOOPS: weakref.WeakKeyDictionary[c_ast.Node, _Loop | None] = weakref.WeakKeyDictionary()
@@ -200,7 +188,6 @@ class _Compiler:
         self.declared: set[str] = set()
         self.written: set[str] = set()
         self.bases: set[str] = set()  # the pointers it reads memory through
-        self.lanes = _Lanes()
 
     def block(self, node: c_ast.Node) -> _Block | None:
         items = (node.block_items or []) if isinstance(node, c_ast.Compound) else [node]
@@ -263,7 +250,7 @@ class _Compiler:
         index = compiled_expression(ex, node.subscript, self.read)
         if index is None or (not index.boolean and (index.t.width > 1 or index.t.kind not in ("int", "uint"))):
             return None
-        lanes, size = self.lanes, elem_bytes(vt)
+        size = elem_bytes(vt)
         at = converted(index, INT if index.boolean else index.t)
         self.bases.add(name)
 
@@ -276,7 +263,7 @@ class _Compiler:
             i = np.asarray(at(ex, mask, tally))
             every = mask is ex.all
             local = None if every else np.flatnonzero(mask)
-            ids = lanes.ids
+            ids = ex.trip_lanes
             if ids is None:
                 ids = ex.lanes.ids if every else local
             elif local is not None:
@@ -409,7 +396,7 @@ class PrivateLoops(ExecutorState):
         skipped = compiler.declared | compiler.bases  # (a pointer read through is looked up by the read)
         outer = tuple(sorted(n for n in names if n not in skipped and self.lookup_var(n) is not None))
         written = frozenset(compiler.written - compiler.declared)
-        return _Loop(code, block, stepped, outer, written, _line(cond) or line, compiler.lanes, bool(compiler.bases))
+        return _Loop(code, block, stepped, outer, written, _line(cond) or line, bool(compiler.bases))
 
     def takes_loop(self, cond: c_ast.Node | None, body: c_ast.Node, step: c_ast.Node | None, line: int) -> bool:
         """Whether ``private_trips`` takes the loop (compiled once, as it compiles it)."""
@@ -484,7 +471,7 @@ class _Trips:
         saved_all, saved_none = ex.all, ex.none
         if self.lanes is not None:
             ex.all, ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
-        self.loop.lanes.ids = self.lanes
+        outside, ex.trip_lanes = ex.trip_lanes, self.lanes
         active = ex.all
         trips = 0
         try:
@@ -505,7 +492,7 @@ class _Trips:
         finally:
             remaining = self._put_back(active)
             ex.all, ex.none = saved_all, saved_none
-            self.loop.lanes.ids = None
+            ex.trip_lanes = outside
             self._steps()
         return remaining, trips
 
@@ -541,8 +528,8 @@ class _Trips:
                 lanes = going.size if going is ex.all else int(np.count_nonzero(going))
             if loop.step is not None and lanes:
                 self._simple(loop.step, going, {}, tally)
-        except Fallback:  # (a division by zero with checks on, a read of bytes nobody wrote: the interpreter's trip
-            for var, v in zip(self.vars, before, strict=True):  # finds it and says so)
+        except Fallback:  # (a division by zero with checks on, a read of bytes nobody wrote, ...: the interpreter's
+            for var, v in zip(self.vars, before, strict=True):  # trip finds it and says so)
                 var.value = v
             if counts is not None:
                 ex.counts.clear()
@@ -744,7 +731,7 @@ class _Trips:
             a = np.asarray(v.raw)
             if _lane_rows(a, v.t):
                 var.value = Value(v.t, a[active])
-        self.lanes = self.loop.lanes.ids = lanes[active]
+        self.lanes = self.ex.trip_lanes = lanes[active]
         self.ex.all, self.ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
         return self.ex.all
 
