@@ -53,6 +53,7 @@ __all__ = [
     "compiled_plan",
     "compiled_root",
     "converted",
+    "summed",
 ]
 
 Array = NDArray[Any]
@@ -105,7 +106,8 @@ class Code:
     boolean: bool = False
 
 
-def _summed(*parts: Counts) -> Counts:
+def summed(*parts: Counts) -> Counts:
+    """The counts of ``parts`` together, one entry per kind (as ``Counts`` holds them)."""
     total: dict[str, int] = {}
     for part in parts:
         for kind, width in part:
@@ -247,7 +249,7 @@ def _logical(ex: _Executor, node: c_ast.BinaryOp) -> Code | None:
         tally.append((right_ops, sub))
         return np.asarray((x & y) if both else (x | y))
 
-    return Code(INT, logical, _summed(left.ops, (("int_ops", 1),)), boolean=True)
+    return Code(INT, logical, summed(left.ops, (("int_ops", 1),)), boolean=True)
 
 
 def _typed(code: Code) -> CType:
@@ -274,7 +276,7 @@ def _fused(ex: _Executor, c: Contraction, product: Code, addend: Code, total: CT
         p, q = a(ex, mask, tally), b(ex, mask, tally)
         return fused(p, q, z(ex, mask, tally) if w is None else w, t, c)
 
-    return Code(t, fma, _summed(x.ops, y.ops, addend.ops, ((count_kind(t), 2 * t.width),)))
+    return Code(t, fma, summed(x.ops, y.ops, addend.ops, ((count_kind(t), 2 * t.width),)))
 
 
 def _operator(op: str, left: Code, right: Code, node: c_ast.Node) -> Code | None:
@@ -284,7 +286,7 @@ def _operator(op: str, left: Code, right: Code, node: c_ast.Node) -> Code | None
     if t.kind == "float" and op not in ("+", "-", "*", "/") and spec.result is None:
         return None  # (the checker refuses these)
     x, y = converted(left, t), converted(right, t)
-    ops = _summed(left.ops, right.ops, ((spec.kind, t.width),))
+    ops = summed(left.ops, right.ops, ((spec.kind, t.width),))
     ufunc = spec.ufunc
     if spec.result is not None:  # a comparison
         if t.width > 1:
@@ -352,7 +354,7 @@ def _unary(ex: _Executor, node: c_ast.UnaryOp) -> Code | None:
     if op == "~" and ut.kind == "float":
         return None
     conv = converted(Code(vt, run, ()), ut)
-    ops = _summed(operand.ops, ((count_kind(ut), ut.width),))
+    ops = summed(operand.ops, ((count_kind(ut), ut.width),))
     if op == "+":
         return Code(ut, conv, ops)
     dtype = ut.dtype
@@ -440,7 +442,7 @@ def _call(ex: _Executor, node: c_ast.FuncCall) -> Code | None:
     def call(ex: _Executor, mask: Array, tally: Tally) -> Array:
         return apply([Value(t, run(ex, mask, tally)) for t, run in runs]).raw
 
-    return Code(tried.t, call, _summed(*(c.ops for c in codes), () if counted is None else (counted,)))
+    return Code(tried.t, call, summed(*(c.ops for c in codes), () if counted is None else (counted,)))
 
 
 def _expression(ex: _Executor, node: c_ast.Node) -> Code | None:

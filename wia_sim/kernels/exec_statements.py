@@ -315,9 +315,10 @@ class StatementRunner(ExecutorState):
         active = mask
         first = True
         known = self.loop_weights.get(id(shape)) if shape is not None and not f.jumps else None
+        # (a batch may leave a sparse tail to the loop where its lanes can run it alone: ``private_loops``)
+        tail = shape is not None and body is not None and self.takes_loop(cond, body, nxt, line)
         if known is not None and any_lane(mask):
             assert shape is not None
-            tail = body is not None and self.takes_loop(cond, body, nxt, line)  # (a sparse tail: ``private_loops``)
             last = self.batch_iterations(shape, mask, *known, sparse=tail)
             if last is not None:  # (its condition is tested once more below, and fails)
                 active, first = last, False
@@ -402,7 +403,6 @@ class StatementRunner(ExecutorState):
                     )
                     if cond_weights is not None and body_weights is not None:
                         self.loop_weights[id(shape)] = (cond_weights, body_weights)
-                        tail = body is not None and self.takes_loop(cond, body, nxt, line)
                         last = self.batch_iterations(shape, active, cond_weights, body_weights, sparse=tail)
                         active = active if last is None else last  # (None: iteration by iteration)
                 mark = None

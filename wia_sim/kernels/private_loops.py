@@ -43,6 +43,7 @@ from wia_sim.kernels.compiled import (
     compiled_expression,
     compiled_root,
     converted,
+    summed,
 )
 from wia_sim.kernels.ctype import INT, CType, elem_bytes
 from wia_sim.kernels.exec_state import Array, ExecutorState, _line
@@ -180,6 +181,16 @@ def _base(var: Var | None) -> Pointer | None:
     return a.row()
 
 
+def _lanes_of(ex: _Executor, mask: Array) -> tuple[Array | None, Array]:
+    """The places of ``mask``'s lanes in the arrays of the loop running (None: every place) and those lanes of the
+    launch, in order (``trip_lanes``)."""
+    local = None if mask is ex.all else np.flatnonzero(mask)
+    ids = ex.trip_lanes
+    if ids is None:
+        return local, ex.lanes.ids if local is None else local
+    return local, ids if local is None else ids[local]
+
+
 class _Compiler:
     """The compiled form of a loop's body, with the names it declares and writes (``PrivateLoops._private_loop``)."""
 
@@ -261,14 +272,7 @@ class _Compiler:
             if p.null is not None or p.packed or p.dims or (field is not None and p.region.space == "private"):
                 raise Fallback
             i = np.asarray(at(ex, mask, tally))
-            every = mask is ex.all
-            local = None if every else np.flatnonzero(mask)
-            ids = ex.trip_lanes
-            if ids is None:
-                ids = ex.lanes.ids if every else local
-            elif local is not None:
-                ids = ids[local]
-            assert ids is not None
+            local, ids = _lanes_of(ex, mask)
             step = np.multiply(i if i.ndim == 0 or local is None else i[local], size, dtype=np.int64, casting="unsafe")
             offsets = p.offsets_at(ids) + step + skip
             if t.width > 1 and ex.checks and bool((offsets & (size - 1)).any()):  # (a vector's size: a power of 2)
@@ -283,7 +287,7 @@ class _Compiler:
             out[local] = values
             return out
 
-        return Code(t, load, (*index.ops, ("int_ops", 1)))  # (the index's arithmetic: ``index_member``'s count)
+        return Code(t, load, summed(index.ops, (("int_ops", 1),)))  # (the index's: ``index_member``'s count)
 
     def statement(
         self, item: c_ast.Node, scope: dict[str, Var]
@@ -636,10 +640,9 @@ class _Trips:
         as the interpreter keeps them), and the lanes leave the loops (``ret``)."""
         ex = self.ex
         ex.st.line = item.line
-        local = np.flatnonzero(mask)
-        if not local.size:
+        local, ids = _lanes_of(ex, mask)
+        if not ids.size:
             return
-        ids = local if self.lanes is None else self.lanes[local]
         lanes = np.zeros(self.n, bool)
         lanes[ids] = True
         f = ex.frame
@@ -649,7 +652,7 @@ class _Trips:
             self.counted.append((item.ops, mask))
             t = item.t
             full = np.zeros((self.n, t.width) if t.width > 1 else self.n, t.dtype)
-            full[ids] = a[local] if _lane_rows(a, t) else a
+            full[ids] = a[local] if local is not None and _lane_rows(a, t) else a
             rv = Value(t, full)
             f.retval = rv if f.retval is None else merged(lanes, rv, f.retval, t.width)
         f.ret = lanes if f.ret is None else f.ret | lanes
