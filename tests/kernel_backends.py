@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import wia_hal as wia
-from wia_sim.kernels import compile_source
+from wia_sim.kernels import compile_source, executor, private_loops
 from wia_sim.kernels.executor import KernelFault, run_kernel
 from wia_sim.kernels.lanes import Geometry
 from wia_sim.kernels.program import KernelCompileError
@@ -145,6 +145,42 @@ def run_on_copies(
     except KernelFault as e:
         result = e
     return copies, result
+
+
+@contextmanager
+def private_loops_off(off: bool = True) -> Iterator[None]:
+    """With ``off``, the executor runs no loop on arrays of the lanes still in it (``private_loops``): the
+    interpreter's trips alone, for a run to hold the path's against."""
+    saved = executor._Executor.private_trips
+    if off:
+        executor._Executor.private_trips = lambda *args: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        executor._Executor.private_trips = saved  # type: ignore[method-assign]
+
+
+@contextmanager
+def private_trips_ran() -> Iterator[list[int]]:
+    """The trips each run of a loop on arrays of its own lanes (``private_loops``) ran, one entry per run; -1 for
+    one that a finding ended."""
+    ran: list[int] = []
+    run = private_loops._Trips.run
+
+    def spy(self: Any) -> tuple[Any, int]:
+        try:
+            result = run(self)
+        except Exception:
+            ran.append(-1)
+            raise
+        ran.append(result[1])
+        return result
+
+    private_loops._Trips.run = spy  # type: ignore[method-assign]
+    try:
+        yield ran
+    finally:
+        private_loops._Trips.run = run  # type: ignore[method-assign]
 
 
 _FAULT_FIELDS = ("check", "line", "work_item", "group", "address", "work_items", "groups", "address_range")

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from kernel_backends import assert_same_runs, run_arrays, run_on_copies
+from kernel_backends import assert_same_runs, private_loops_off, private_trips_ran, run_arrays, run_on_copies
 
 import wia_hal as wia
-from wia_sim.kernels import batch_loops, executor, private_loops
+from wia_sim.kernels import batch_loops
 from wia_sim.kernels.lanes import launch_geometry
 from wia_sim.kernels.spaces import KernelFault, KernelTimeout
 
@@ -55,14 +55,13 @@ def _run(
     (``MAX_ITERATIONS`` of 0) nor run on its own arrays (``private_loops``, which runs what a batch leaves)."""
     dims = len(global_size)
     geometry = launch_geometry((*global_size, 1, 1)[:3], (*local_size, 1, 1)[:3], 1024, dims)
-    saved, trips = batch_loops.MAX_ITERATIONS, executor._Executor.private_trips
+    saved = batch_loops.MAX_ITERATIONS
     batch_loops.MAX_ITERATIONS = saved if batch else 0
-    if not batch:
-        executor._Executor.private_trips = lambda *args: None  # type: ignore[method-assign]
     try:
-        return run_on_copies(source, arrays, geometry, scalars, step_limit=step_limit, checks=checks)
+        with private_loops_off(not batch):
+            return run_on_copies(source, arrays, geometry, scalars, step_limit=step_limit, checks=checks)
     finally:
-        batch_loops.MAX_ITERATIONS, executor._Executor.private_trips = saved, trips  # type: ignore[method-assign]
+        batch_loops.MAX_ITERATIONS = saved
 
 
 def _same(source: str, arrays: list[np.ndarray], *launch: Any, **options: Any) -> tuple[list[np.ndarray], Any]:
@@ -378,25 +377,17 @@ __kernel void k(__global const float* a, __global float* out) {
 """
 
 
-def test_rows_that_thin_out_end_the_batch(batched: list[bool], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_rows_that_thin_out_end_the_batch(batched: list[bool]) -> None:
     """Rows of a sparse matrix whose lengths fall off as a power law (most short, a few long): the batch ends at
     the first iteration fewer than a quarter of the lanes run (``SPARSE``), the loop's later iterations run on the
     lanes still in it (``private_loops``); the same bits, counts and steps as the interpreter's iterations."""
-    ran: list[int] = []
-    run = private_loops._Trips.run
-
-    def spy(self: Any) -> tuple[Any, int]:
-        result = run(self)
-        ran.append(result[1])
-        return result
-
-    monkeypatch.setattr(private_loops._Trips, "run", spy)
     rng = np.random.default_rng(7)
     n = 256
     lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 60)
     lengths[:3] = (60, 0, 1)
     arrays, product = _sparse(rng, lengths)
-    (_, _, _, _, y, _, _), _ = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
+    with private_trips_ran() as ran:
+        (_, _, _, _, y, _, _), _ = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
     assert True in batched and ran and sum(ran) > 20, (batched, ran)
     np.testing.assert_allclose(y[:n], product, atol=64 * EPS32)
 

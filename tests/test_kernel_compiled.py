@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from kernel_backends import assert_same_runs, run_on_copies
+from kernel_backends import assert_same_runs, private_loops_off, run_on_copies
 
 from wia_sim.kernels import KernelCompileError, executor
 from wia_sim.kernels.lanes import Geometry
@@ -57,14 +57,14 @@ def _arrays(rng: np.random.Generator) -> list[np.ndarray]:
 
 
 def _run(src: str, arrays: list[np.ndarray], compiling: bool, checks: bool, contract: bool = False) -> Any:
-    saved, trips = executor.compiled_plan, executor._Executor.private_trips
-    if not compiling:  # (nor loops of them: ``private_loops`` runs the compiled trees itself)
+    saved = executor.compiled_plan
+    if not compiling:
         executor.compiled_plan = lambda *args: None  # type: ignore[assignment]
-        executor._Executor.private_trips = lambda *args: None  # type: ignore[method-assign]
-    try:
-        return run_on_copies(src, arrays, Geometry((N, 1, 1), (WG, 1, 1)), contract=contract, checks=checks)
+    try:  # (nor loops of them: ``private_loops`` runs the compiled trees itself)
+        with private_loops_off(not compiling):
+            return run_on_copies(src, arrays, Geometry((N, 1, 1), (WG, 1, 1)), contract=contract, checks=checks)
     finally:
-        executor.compiled_plan, executor._Executor.private_trips = saved, trips  # type: ignore[method-assign]
+        executor.compiled_plan = saved  # type: ignore[assignment]
 
 
 def _same(body: str, seed: int = 3, checks: bool = True, contract: bool = False) -> Any:

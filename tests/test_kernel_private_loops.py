@@ -7,17 +7,15 @@ passes by never taking it; the loops it must leave to the interpreter are assert
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kernel_backends import assert_same_runs, run_on_copies
+from kernel_backends import assert_same_runs, private_loops_off, private_trips_ran, run_on_copies
 
-from wia_sim.kernels import executor, private_loops, progress
+from wia_sim.kernels import progress
 from wia_sim.kernels.lanes import Geometry
 
 N, WG = 96, 32
@@ -42,37 +40,10 @@ def _arrays(rng: np.random.Generator, n: int = N) -> list[np.ndarray]:
     return [ints, np.zeros(4 * n, np.int32), np.zeros(2 * n, np.float32)]
 
 
-@contextmanager
-def _trips() -> Iterator[list[int]]:
-    """The trips each run of a loop on its own arrays ran (one entry per run; -1 for one a finding ended)."""
-    ran: list[int] = []
-    run = private_loops._Trips.run
-
-    def spy(self: Any) -> tuple[Any, int]:
-        try:
-            result = run(self)
-        except Exception:
-            ran.append(-1)
-            raise
-        ran.append(result[1])
-        return result
-
-    private_loops._Trips.run = spy  # type: ignore[method-assign]
-    try:
-        yield ran
-    finally:
-        private_loops._Trips.run = run  # type: ignore[method-assign]
-
-
 def _run(src: str, arrays: list[np.ndarray], fused: bool, n: int = N, **options: Any) -> Any:
     src = src.replace("N]", f"{n}]")
-    saved = executor._Executor.private_trips
-    if not fused:
-        executor._Executor.private_trips = lambda *args: None  # type: ignore[method-assign]
-    try:
+    with private_loops_off(not fused):
         return run_on_copies(src, arrays, Geometry((n, 1, 1), (min(WG, n), 1, 1)), **options)
-    finally:
-        executor._Executor.private_trips = saved  # type: ignore[method-assign]
 
 
 def _both(body: str, seed: int = 5, n: int = N, functions: str = "", **options: Any) -> tuple[Any, list[int]]:
@@ -80,7 +51,7 @@ def _both(body: str, seed: int = 5, n: int = N, functions: str = "", **options: 
     interpreter's, and the trips the path ran."""
     src = functions + HEAD + body + TAIL
     arrays = _arrays(np.random.default_rng(seed), n)
-    with _trips() as ran:
+    with private_trips_ran() as ran:
         fused = _run(src, arrays, True, n, **options)
     assert_same_runs(fused, _run(src, arrays, False, n, **options))
     return fused, ran
@@ -426,7 +397,7 @@ def test_random_trip_counts(seed: int, n: int, step: int, mult: int, jump: str, 
     )
     src = HEAD + body + TAIL
     arrays = _arrays(np.random.default_rng(seed), n)
-    with _trips() as ran:
+    with private_trips_ran() as ran:
         fused = _run(src, arrays, True, n, checks=checks)
     assert_same_runs(fused, _run(src, arrays, False, n, checks=checks))
     assert ran
