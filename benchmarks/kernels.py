@@ -1,13 +1,15 @@
 """Custom kernels: the simulator's executor against real OpenCL devices (PoCL's CPU device and the Oclgrind
 simulator, through PyOpenCL) and hand-vectorized NumPy, side by side in one run (issue 16's speed targets).
 
-Part 1, four kernels at size:
+Part 1, five kernels at size:
 - vector add of 1,000,000 floats (target for the simulator with checks on: <= 10 ms);
 - a 256x256x256 tiled matmul with 16x16 tiles in ``__local`` memory (target: <= 60 ms with checks on);
 - a divergent loop, Collatz steps of 262,144 work-items (no target: what a loop whose trips differ by work-item
   costs at size; its NumPy column is the lockstep floor, ``lockstep_floor.collatz_steps``);
 - a search loop, a binary search of 16,384 keys in a sorted table of 100,000 floats (no target: a loop that reads
-  memory at an index it computes; its NumPy column is ``np.searchsorted``, compiled C rather than a lockstep floor).
+  memory at an index it computes; its NumPy column is ``np.searchsorted``, compiled C rather than a lockstep floor);
+- sparse rows, a CSR matrix of 16,384 rows of 1 to 200 entries (a power law) times a vector (no target: a batched
+  loop whose rows thin out; its NumPy column is ``np.add.reduceat`` over the products).
 Part 2, every kernel of the project's corpus (``tests/kernels/corpus``) at the size its case draws (seeded), on the
 simulator with checks on and on PoCL: the ratio, against the target that no corpus kernel takes more than 30x
 PoCL's time; then an empty kernel's launch on both, the fixed cost under each of those ratios. Both parts also
@@ -17,7 +19,7 @@ simulator with ``kernel_fp_contract`` (checks on), whose ``a * b + c`` is rounde
 Wall-clock per launch through the public HAL (the sim backend, ``kernel_checks`` on or off) and through PyOpenCL
 (enqueue and ``finish``) on PoCL, in two alternating rounds, best of ``--repeats`` (and of the rounds), warm: the first
 launch builds and is not counted. Oclgrind interprets every work-item (about a second for the vector add, ten for
-the matmul), so it runs once per kernel, only in part 1 and not for the two loops. Part 3: the lockstep NumPy
+the matmul), so it runs once per kernel, only in part 1 and not for the three loops. Part 3: the lockstep NumPy
 floor (``lockstep_floor.py``) of the corpus's worst kernels beside part 2's times, how much of each ratio the design
 itself costs. Run: ``python benchmarks/kernels.py`` (about three minutes here) or ``--quick`` (part 1 only, no
 Oclgrind).
@@ -89,6 +91,20 @@ __kernel void search(__global const float* sorted, __global const float* keys, _
 its reads by the lanes still in it (``private_loops.py``)."""
 N_ADD, N_MM, N_LOOP = 1_000_000, 256, 262_144
 N_KEYS, N_TABLE = 16_384, 100_000
+SPARSE_ROWS = """
+__kernel void spmv(__global const int* rowptr, __global const int* col, __global const float* val,
+                   __global const float* x, __global float* y, int rows) {
+    int r = get_global_id(0);
+    if (r >= rows) return;
+    float sum = 0.0f;
+    for (int j = rowptr[r]; j < rowptr[r + 1]; j++)
+        sum += val[j] * x[col[j]];
+    y[r] = sum;
+}
+"""
+"""A sparse matrix times a vector (CSR) whose rows' lengths fall off as a power law (1 to 200 entries, 7 on
+average): a batch of its rows' iterations, then their sparse tail on the lanes still in it (``batch_loops.SPARSE``)."""
+N_ROWS = 16_384
 TARGETS = {"vector add": 10e-3, "tiled matmul": 60e-3}
 CORPUS_RATIO_TARGET = 30.0
 SEED = 20261202
@@ -141,7 +157,27 @@ def headline_launches(rng: np.random.Generator) -> dict[str, corpus.Launch]:
         (N_KEYS,),
         (64,),
     )
-    return {"vector add": add, "tiled matmul": mm, "divergent loop": loop, "search loop": search}
+    lengths = np.minimum((rng.pareto(1.5, N_ROWS) * 4 + 1).astype(np.int32), 200)
+    rowptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    sparse = corpus.Launch(
+        {
+            "rowptr": corpus.Buffer(rowptr),
+            "col": corpus.Buffer(rng.integers(0, N_ROWS, int(rowptr[-1])).astype(np.int32)),
+            "val": corpus.Buffer(rng.random(int(rowptr[-1]), f32)),
+            "x": corpus.Buffer(rng.random(N_ROWS, f32)),
+            "y": corpus.Buffer(np.zeros(N_ROWS, f32), "out"),
+            "rows": corpus.Scalar(N_ROWS, np.int32),
+        },
+        (N_ROWS,),
+        (64,),
+    )
+    return {
+        "vector add": add,
+        "tiled matmul": mm,
+        "divergent loop": loop,
+        "search loop": search,
+        "sparse rows": sparse,
+    }
 
 
 class _Source:
@@ -286,6 +322,7 @@ def part1(repeats: int, oclgrind: bool, console: Console) -> None:
         (_Source("tiled matmul", MATMUL, "matmul_tiled"), launches["tiled matmul"]),
         (_Source("divergent loop", COLLATZ, "collatz"), launches["divergent loop"]),
         (_Source("search loop", SEARCH, "search"), launches["search loop"]),
+        (_Source("sparse rows", SPARSE_ROWS, "spmv"), launches["sparse rows"]),
     ]
     found = devices()
     on, off, pocl = time_alternating(cases, repeats, found.get("pocl"))
@@ -301,11 +338,13 @@ def part1(repeats: int, oclgrind: bool, console: Console) -> None:
     ma, mb = rng.random((N_MM, N_MM), np.float32), rng.random((N_MM, N_MM), np.float32)
     starts = launches["divergent loop"].args["a"].array
     table_, keys = (launches["search loop"].args[k].array for k in ("sorted", "keys"))
+    rowptr, col, val, x = (launches["sparse rows"].args[k].array for k in ("rowptr", "col", "val", "x"))
     numpy_t = {
         "vector add": best(repeats, lambda: np.add(a, b)),
         "tiled matmul": best(repeats, lambda: ma @ mb),
         "divergent loop": best(repeats, lambda: lockstep_floor.collatz_steps(starts)),  # (lockstep, lanes dropped)
         "search loop": best(repeats, lambda: np.searchsorted(table_, keys, side="left")),  # (C, not lockstep)
+        "sparse rows": best(repeats, lambda: np.add.reduceat(val * x[col], rowptr[:-1])),  # (every row has an entry)
     }
     table = Table(title=f"Custom kernels at size: wall-clock per launch, best of {repeats} (Oclgrind: one run)")
     for column in ("kernel", "sim, checks on", "sim, checks off", "sim, a*b+c fused", "PoCL", "Oclgrind", "NumPy"):
