@@ -222,6 +222,41 @@ def test_double_cbrt_is_correctly_rounded(x: float) -> None:
     assert lo < Fraction(x) < hi, (x, r)
 
 
+def _remquo_exact(x: float, y: float, bits: int) -> tuple[float, int]:
+    """IEEE 754's remainder and ``remquo``'s quotient bits from exact rationals (the quotient rounded half to even)."""
+    if not math.isfinite(x) or math.isnan(y) or y == 0:
+        return math.nan, 0
+    if math.isinf(y):
+        return x, 0
+    n = round(Fraction(x) / Fraction(y))  # (Fraction's round: half to even)
+    r = float(Fraction(x) - n * Fraction(y))  # exact: a remainder is representable
+    q = abs(n) % 2**bits
+    return (math.copysign(0.0, x) if r == 0 else r), (-q if (x < 0) != (y < 0) else q)
+
+
+any_double = st.one_of(any_exponent, st.floats(width=64), st.integers(-2000, 2000).map(lambda k: k / 4))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(any_double, any_double), min_size=1, max_size=40), st.sampled_from([0, 3, 7]))
+@example([(2.5, 1.0), (-3.5, 1.0), (7.5, -3.0), (-0.0, 2.0), (5e-324, 1e-323), (1.5e-323, 1e-323)], 7)
+@example([(1.7976931348623157e308, 5e-324), (1.7976931348623157e308, 1.5e308), (1e308, -3.0), (6.0, 4.0)], 3)
+@example([(2.5, 1.0), (3.5, 1.0), (-5.5, 1.0), (4.5, -1.0)], 0)  # (``remainder``: the parity of a tie's quotient)
+@example([(float("inf"), 1.0), (1.0, float("inf")), (float("nan"), 1.0), (1.0, 0.0), (-4.0, float("-inf"))], 7)
+def test_remquo_is_exact(pairs: list[tuple[float, float]], bits: int) -> None:
+    """``remainder`` and ``remquo`` on whole arrays, bit for bit against exact rationals: ties to even, quotients
+    past 2**1000 (their low bits), denormal divisors, a remainder of zero with ``x``'s sign, the special values."""
+    x, y = (np.array(col, np.float64) for col in zip(*pairs, strict=True))
+    r, q = accurate.remquo(x, y, bits)
+    for k, (a, b) in enumerate(pairs):
+        want_r, want_q = _remquo_exact(a, b, bits)
+        got = float(r[k])
+        assert (math.isnan(want_r) and math.isnan(got)) or (
+            got == want_r and math.copysign(1, got) == math.copysign(1, want_r)
+        ), (a, b, got, want_r)
+        assert int(q[k]) == want_q, (a, b, bits, int(q[k]), want_q)
+
+
 @pytest.mark.parametrize(
     ("x", "want"),
     [  # (ln |Gamma(x)| from mpmath at 200 bits, rounded to double)

@@ -1,8 +1,8 @@
 """Float built-ins that "evaluate in float64, round once" gets wrong, computed to OpenCL C 1.2's accuracy (Table
 7.1) and special values (7.5, C99 Annex F.9) for ``float`` and ``double`` alike: a fused ``fma`` (0 ulp), ``round``
 halfway away from zero (0 ulp), ``powr``'s own special cases (7.5.1), the pi functions with an exact argument
-reduction, ``rootn`` and the Euclidean norm without overflow or underflow in between, and a double's ``cbrt``
-where glibc's is past Table 7.2's bound. Found by a sweep against PoCL 3.1, Oclgrind 21.10 and a 200-bit reference
+reduction, ``rootn`` and the Euclidean norm without overflow or underflow in between, a double's ``cbrt``
+where glibc's is past Table 7.2's bound, and ``remainder``/``remquo`` exact on whole arrays. Found by a sweep against PoCL 3.1, Oclgrind 21.10 and a 200-bit reference
 (glibc, mpmath, exact fractions), and by ArrayFire's math kernels.
 
 All take and give float64 arrays; a ``float`` argument is exact in float64, so what holds for ``double`` holds
@@ -18,7 +18,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["cbrt", "cospi", "fma", "norm", "powr", "rootn", "round_half_away", "sinpi", "tanpi", "tgamma_pole"]
+__all__ = [
+    "cbrt",
+    "cospi",
+    "fma",
+    "norm",
+    "powr",
+    "remquo",
+    "rootn",
+    "round_half_away",
+    "sinpi",
+    "tanpi",
+    "tgamma_pole",
+]
 
 Array = NDArray[Any]
 
@@ -189,6 +201,31 @@ def round_half_away(x: Array) -> Array:
     t = np.trunc(x)
     with np.errstate(invalid="ignore"):
         return np.where(np.abs(x - t) >= 0.5, t + np.copysign(1.0, x), t)
+
+
+def remquo(x: Array, y: Array, bits: int) -> tuple[Array, Array]:
+    """IEEE 754's ``remainder(x, y)`` (``x - n y``, ``n`` the quotient rounded to nearest, ties to even) and the low
+    ``bits`` bits of ``|n|`` with the quotient's sign, exactly and on whole arrays (it was Python's
+    ``math.remainder`` and fractions, lane by lane). ``fmod`` is exact, so ``x`` reduced modulo ``2**(bits+1) |y|``
+    keeps ``n``'s low bits and its parity (the tie's rule); the reduced quotient, below ``2**(bits+1)``, is then an
+    integer that one division gets to well within a half. Past the largest double, ``2**(bits+1) |y|`` is infinite
+    and ``|x| / |y|`` is below ``2**(bits+1)`` already. NaN (quotient 0) where ``x`` is infinite or NaN or ``y`` is
+    zero or NaN; ``x`` itself (quotient 0) where ``y`` is infinite."""
+    x, y = np.broadcast_arrays(np.asarray(x, np.float64), np.asarray(y, np.float64))
+    ax, ay = np.abs(x), np.abs(y)
+    with np.errstate(all="ignore"):
+        a = np.fmod(ax, ay * 2.0 ** (bits + 1))
+        r = np.fmod(a, ay)  # (both exact)
+        n = np.rint((a - r) / ay)  # the truncated quotient of the reduced x
+        # past half of |y|, or at half with an even quotient to reach, the remainder is r - |y| (exact: Sterbenz)
+        up = (r > ay - r) | ((r == ay - r) & (np.fmod(n, 2.0) == 1))
+        r = np.where(up, r - ay, r)
+        n = np.where(up, n + 1, n)
+    nan = ~np.isfinite(x) | np.isnan(y) | (y == 0)
+    keep = np.isinf(y) & ~nan
+    r = np.where(nan, np.nan, np.where(keep, x, np.where(np.signbit(x), -r, r)))  # (a zero remainder: x's sign)
+    q = np.where(nan | keep, 0, np.fmod(np.where(nan | keep, 0.0, n), 2.0**bits)).astype(np.int64)
+    return r, np.where(np.signbit(x) != np.signbit(y), -q, q)
 
 
 def powr(x: Array, y: Array) -> Array:

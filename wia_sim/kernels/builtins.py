@@ -137,16 +137,6 @@ _LIBM_CBRT = _DOUBLE_UNARY["cbrt"]
 _DOUBLE_UNARY["cbrt"] = lambda x: accurate.cbrt(x, _LIBM_CBRT(x))
 
 
-def _remainder(x: float, y: float) -> float:
-    try:
-        return math.remainder(x, y)
-    except ValueError:  # y == 0 or x infinite
-        return math.nan
-
-
-_remainder_lanes = np.frompyfunc(_remainder, 2, 1)
-
-
 def _fmax(x: Array, y: Array) -> Array:
     """``x > y ? x : y``, the other argument where one is a NaN: equal zeros give ``y`` (``fmax(0.0f, -0.0f)`` is
     -0.0 on PoCL 3.1 and Oclgrind 21.10, x86's ``maxss``; NumPy's ``fmax`` gave +0.0)."""
@@ -208,7 +198,7 @@ _BINARY_FLOAT: dict[str, Callable[[Array, Array], Array]] = {
     "hypot": np.hypot,
     "maxmag": _maxmag,
     "minmag": _minmag,
-    "remainder": lambda x, y: np.asarray(_remainder_lanes(x, y), dtype=np.float64),
+    "remainder": lambda x, y: accurate.remquo(x, y, 0)[0],
 }
 """Binary float functions evaluated in float64 (``nextafter`` works on the argument type itself)."""
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -316,20 +315,6 @@ def _other_call(name: str, args: list[Value]) -> Value:
 # -- Table 6.8: math functions with pointer arguments, and nan
 
 
-def _remquo(x: float, y: float) -> tuple[float, int]:
-    if math.isnan(x) or math.isnan(y) or math.isinf(x) or y == 0:
-        return math.nan, 0
-    if math.isinf(y):
-        return x, 0
-    r = math.remainder(x, y)
-    n = (Fraction(x) - Fraction(r)) / Fraction(y)
-    q = abs(int(n)) & ((1 << REMQUO_BITS) - 1)
-    return r, (-q if (x < 0) != (y < 0) else q)
-
-
-_remquo_lanes = np.frompyfunc(_remquo, 2, 2)
-
-
 def _lgamma_sign(x: Array) -> Array:
     """The sign of Gamma(x) that ``lgamma_r`` stores: +1 for x > 0, at the poles that are negative integers (as
     glibc and Oclgrind; PoCL 3.1 stores -1 at -1) and for NaN, copysign(1, x) at +-0, the sign by floor(x)'s
@@ -370,9 +355,7 @@ def call_pointer_out(name: str, args: list[Value], out_t: CType) -> tuple[Value,
             return call_math("lgamma", [Value(t, x)]), Value(out_t, _lgamma_sign(x64).astype(out_t.dtype))
         if name == "remquo":
             y64 = np.asarray(_arr(args[1], t), dtype=np.float64)
-            x64, y64 = np.broadcast_arrays(x64, y64)
-            rq = _remquo_lanes(x64, y64)
-            r, q = np.asarray(rq[0], dtype=np.float64), np.asarray(rq[1], dtype=np.int64)
+            r, q = accurate.remquo(x64, y64, REMQUO_BITS)
             return Value(t, _round(r, t)), Value(out_t, q.astype(out_t.dtype))
     raise NotImplementedError(name)
 
