@@ -1,9 +1,10 @@
 """Float built-ins that "evaluate in float64, round once" gets wrong, computed to OpenCL C 1.2's accuracy (Table
 7.1) and special values (7.5, C99 Annex F.9) for ``float`` and ``double`` alike: a fused ``fma`` (0 ulp), ``round``
 halfway away from zero (0 ulp), ``powr``'s own special cases (7.5.1), the pi functions with an exact argument
-reduction, ``rootn`` and the Euclidean norm without overflow or underflow in between, a double's ``cbrt``
-where glibc's is past Table 7.2's bound, and ``remainder``/``remquo`` exact on whole arrays. Found by a sweep against PoCL 3.1, Oclgrind 21.10 and a 200-bit reference
-(glibc, mpmath, exact fractions), and by ArrayFire's math kernels.
+reduction, ``rootn`` and the Euclidean norm without overflow or underflow in between, a double's ``cbrt`` where
+glibc's is past Table 7.2's bound, and ``remainder``/``remquo`` exact on whole arrays. Found by a sweep against
+PoCL 3.1, Oclgrind 21.10 and a 200-bit reference (glibc, mpmath, exact fractions), and by ArrayFire's math
+kernels.
 
 All take and give float64 arrays; a ``float`` argument is exact in float64, so what holds for ``double`` holds
 for it before the one rounding to float32 (``fma``'s is made safe for that rounding by rounding to odd).
