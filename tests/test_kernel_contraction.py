@@ -258,6 +258,53 @@ def test_an_accumulation_loop_fuses_step_by_step(device: str, request: pytest.Fi
     np.testing.assert_array_equal(got[items:].reshape(items, n), want)
 
 
+RAGGED = """__kernel void k(__global const float* a, __global const float* b, __global const int* len,
+                __global float* out, const int n) {
+    const int i = get_global_id(0);
+    float acc = out[i];
+    for (int k = 0; k < len[i]; k++) acc OP a[i * n + k] * b[k];
+    out[i] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize("op", ["+=", "-="])
+@pytest.mark.parametrize("device", ["sim", "pocl", "oclgrind"])
+def test_a_loop_of_ragged_lengths_fuses_each_lanes_steps(
+    device: str, op: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``acc -= a * b`` is ``acc = fma(-a, b, acc)`` step by step, and a work-item whose loop ends early keeps its
+    sum, a -0.0 too, while the others go on: the simulator's batched chain (``fused_chain`` with the rows each step
+    runs). Some lanes' sums lie below float's normal range, where a step is rounded from the exact sum."""
+    n, items = 20, 64
+    rng = np.random.default_rng(12)
+    a = (rng.standard_normal(items * n) * np.exp2(rng.integers(-20, 20, items * n))).astype(np.float32)
+    b = rng.standard_normal(n).astype(np.float32)
+    lengths = rng.integers(0, n + 1, items).astype(np.int32)
+    start = rng.standard_normal(items).astype(np.float32)
+    lengths[:4], start[:4] = (0, 1, 3, 0), -0.0
+    sign = -1.0 if op == "-=" else 1.0
+    a[n : 3 * n] = np.tile(np.copysign(0.0, -sign * b), 2)  # products of -0.0: sums that stay -0.0 past their end
+    a[4 * n : 8 * n] = (rng.standard_normal(4 * n) * 2.0**-128).astype(np.float32)  # denormal products and sums
+    start[4:8] = (rng.standard_normal(4) * 2.0**-127).astype(np.float32)
+    chains: list[bool] = []
+    if device == "sim":
+        from wia_sim.kernels import batch_loops
+
+        def spy(*args: Any, **options: Any) -> np.ndarray:
+            chains.append(args[4] is not None)  # (the rows each step runs)
+            return fused_chain(*args, **options)
+
+        monkeypatch.setattr(batch_loops, "fused_chain", spy)
+    got = _launch(device, True, request, RAGGED.replace("OP", op), [a, b, lengths, start.copy()], items, np.int32(n))
+    want = start.copy()
+    rows = a.reshape(items, n) * np.float32(-1 if op == "-=" else 1)
+    for k in range(n):
+        want = np.where(lengths > k, _fma(rows[:, k].copy(), np.full(items, b[k], np.float32), want), want)
+    np.testing.assert_array_equal(got[3].view(np.uint32), want.view(np.uint32))
+    assert device != "sim" or chains == [True]
+
+
 def test_a_build_with_and_without_contraction_are_two_programs() -> None:
     """The HAL reuses a build of the same source (``compile_source(reuse=True)``): contraction is part of what a
     build is."""
@@ -319,7 +366,7 @@ def test_a_chain_of_fused_steps_rounds_each_once() -> None:
 
     a, b, start = draw((steps, lanes)), draw((steps, lanes)), draw((lanes,))
     with np.errstate(invalid="ignore"):  # (0 times infinity)
-        got = fused_chain(start, a.astype(np.float64) * b.astype(np.float64))
+        got = fused_chain(start, a, b)
     want = start.copy()
     for k in range(steps):
         want = _fma(a[k].copy(), b[k].copy(), want)

@@ -580,7 +580,7 @@ class _Batch:
 
     def fused_steps(self, v: Value, c: Contraction, item: c_ast.Assignment) -> Value | None:
         """``v += a * b`` (``-=``) over the iterations where it contracts (``contraction.py``): a chain of fused
-        steps, each rounded to ``v``'s type (``fused_chain``; a lane an iteration does not run adds -0.0), or None
+        steps, each rounded to ``v``'s type (``fused_chain``; a lane an iteration does not run keeps its sum), or None
         where the types do not fuse (the operators' way). Of doubles, whose products float64 does not hold
         exactly, the loop runs iteration by iteration."""
         (ta, a), (tb, b) = self.value(c.product.left), self.value(c.product.right)
@@ -589,16 +589,12 @@ class _Batch:
             return None
         if t.name != "float":
             raise _Fallback
-        x, y = (self._aligned(convert(z, tz, t) if tz != t else z).astype(np.float64) for tz, z in ((ta, a), (tb, b)))
-        products = np.multiply(x, y)  # (exact: floats' products)
-        if c.negate_product:
-            np.negative(products, out=products)
         shape = (self.ks.shape[0], *(self.grid or (self.ex.n,)))
-        products = np.broadcast_to(products, shape).reshape(shape[0], -1)
-        if self.rows is not None:  # (-0.0 added: the sum unchanged, a zero's sign too)
-            products = np.where(self.rows, products, -0.0)
+        x, y = (
+            np.broadcast_to(self._aligned(convert(z, tz, t) if tz != t else z), shape) for tz, z in ((ta, a), (tb, b))
+        )
         start = np.broadcast_to(np.asarray(v.a), (self.ex.n,))
-        return Value(v.t, fused_chain(start, products))
+        return Value(v.t, fused_chain(start, x, y, c.negate_product, self.rows))
 
     def _varies(self, node: c_ast.Node) -> bool:
         """Whether ``node`` reads the counter or a variable the body declares (else it is the same in every

@@ -132,22 +132,27 @@ _MIDPOINT_BITS, _MIDPOINT = (1 << 29) - 1, 1 << 28
 _FLOAT_NORMAL = 2.0**-126
 
 
-def fused_chain(start: Array, products: Array) -> Array:
-    """``acc = fma(a, b, acc)`` for the products ``a * b`` of floats in the rows of ``products`` (float64, which
-    holds them exactly; a row per step, a column per lane), from the floats ``start``, each step rounded to float:
-    a loop's ``acc += a * b`` contracted. A step is the float64 sum rounded to float, which is the exact sum rounded
-    once except where the float64 sum is a float's midpoint or lies below float's normal range: those lanes take
-    ``accurate.fma`` (the product times 1, exact)."""
+def fused_chain(start: Array, x: Array, y: Array, negate: bool = False, rows: Array | None = None) -> Array:
+    """``acc = fma(x, y, acc)`` (``fma(-x, y, acc)``: ``negate``) for the floats ``x`` and ``y`` (of one shape: a row
+    per step, the lanes in the rest, broadcast views as they may be), from the floats ``start``, each step rounded
+    to float: a loop's ``acc += x * y`` contracted. ``rows``: the lanes each step runs (a row per step, flat); the
+    others keep their sum. A step's product is exact in float64 and its sum there, rounded to float, is the exact
+    sum rounded once except where the float64 sum is a float's midpoint or lies below float's normal range: those
+    lanes take ``accurate.fma`` (the product times 1, exact). Each step's products are made as it comes (a row of
+    float64, not the whole loop's at once)."""
     acc = np.array(start, np.float32)
+    add = np.subtract if negate else np.add
+    one = np.ones(1)
     with np.errstate(all="ignore"):
-        for p in products:
-            s = acc + p  # (float64: the float operand is exact in it)
+        for xk, yk, k in zip(x, y, range(x.shape[0]), strict=True):
+            p = np.multiply(xk, yk, dtype=np.float64).reshape(acc.shape)  # (exact: floats' products)
+            s = add(acc, p)  # (float64: the float operand is exact in it)
             stepped = s.astype(np.float32)
             doubtful = ((s.view(np.int64) & _MIDPOINT_BITS) == _MIDPOINT) | (np.abs(s) < _FLOAT_NORMAL)
             if doubtful.any():
-                one = np.ones(1)
-                stepped[doubtful] = accurate.fma(p[doubtful], one, acc[doubtful].astype(np.float64), single=True)
-            acc = stepped
+                q = -p[doubtful] if negate else p[doubtful]
+                stepped[doubtful] = accurate.fma(q, one, acc[doubtful].astype(np.float64), single=True)
+            acc = stepped if rows is None else np.where(rows[k], stepped, acc)
     return acc
 
 
