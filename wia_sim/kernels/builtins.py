@@ -81,8 +81,8 @@ _UNARY_FLOAT.update(
         "cospi": accurate.cospi,
         "sinpi": accurate.sinpi,
         "tanpi": accurate.tanpi,
-        "erf": _pyfunc(math.erf, lambda x: math.nan),
-        "erfc": _pyfunc(math.erfc, lambda x: math.nan),
+        "erf": accurate.erf,
+        "erfc": accurate.erfc,
         "exp10": lambda x: np.power(10.0, x),
         "expm1": np.expm1,
         "log10": np.log10,
@@ -123,6 +123,8 @@ _DOUBLE_UNARY: dict[str, Callable[[Array], Array]] = {
         ("acosh", np.arccosh),
         ("atanh", np.arctanh),
         ("cbrt", np.cbrt),
+        ("erf", accurate.erf),
+        ("erfc", accurate.erfc),
     )
 }
 """The transcendental functions of ``double`` arguments, from the C library (``math``, lane by lane; where it raises,
