@@ -99,6 +99,8 @@ FUSED = {
     "do { t = k; do { t -= 3; g *= 0.5f; } while (t > 0); for (t = 0; t < 2; t++) b += t; k++; } while (k < (a & 7));",
     "a few lanes leave early (no compaction)": "int k = (a & 15) == 0;\nwhile (k < 4) { k++; g -= f; }\n b = k;",
     "every lane leaves at once": "int k = a - a;\nwhile (k < 4) { k++; f -= g; }",
+    "a counter declared without a value, set in a branch (others leave it undefined)": "int k; int s = 0;\n"
+    "if (a > 0) {\n for (k = 0; k < 64; ++k) { if (k * k > (b & 255)) break; s += k; }\n b = k + s; }",
     "wrapping ints, casts, a ternary": "short h = (short)a; uchar c = (uchar)b; int t = 0;\n"
     "while (t < (b & 31)) { h = (short)(h * 7 + c); c = (uchar)(c ^ (uchar)t); t += (h > 0) ? 1 : 2; }\n"
     " a = h; b = c;",
@@ -169,6 +171,8 @@ READ_FINDINGS = {
     "while (k < (a & 7)) { v4 += q[k]; k++; }",
     "a float4 out of bounds": "__global const float4* q = (__global const float4*)fout;\nint k = 0;\n"
     "while (k < (a & 7)) { v4 += q[45 + k]; k++; }",
+    "a variable the loop sets, read after it in lanes that skipped it": "int k;\n"
+    "if (a > 0) { for (k = 0; k < (a & 7); ++k) b += 2; }\nb += k;",
     "out of a __local array": "__local int L[32];\nL[get_local_id(0)] = a;\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
     "int k = 0;\nwhile (k < (b & 7)) {\n a += L[28 + k];\n k++;\n}",
 }
@@ -278,6 +282,7 @@ INTERPRETED = {
     "a switch": "int k = 0;\nwhile (k < (a & 7)) { switch (k) { case 1: b++; break; default: b--; } k++; }",
     "a declaration that shadows": "int k = 0, t = 2;\nwhile (k < (a & 7)) { int t = k * 2; b += t; k++; }\n a = t;",
     "a call of the program's function": "int k = 0;\nwhile (k < (a & 7)) { k = bump(k); }",
+    "a lane in the loop whose counter is undefined": "int k;\nif (a > 0) k = 0;\nwhile (k < 3) k++;",
 }
 
 

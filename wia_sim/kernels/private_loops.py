@@ -53,6 +53,7 @@ from wia_sim.kernels.pointers import SEVERAL
 from wia_sim.kernels.spaces import Pointer, Value
 from wia_sim.kernels.structs import StructType
 from wia_sim.kernels.types import swizzle_indices
+from wia_sim.kernels.undef import carrying, within
 
 if TYPE_CHECKING:
     from wia_sim.kernels.executor import _Executor
@@ -430,8 +431,10 @@ class PrivateLoops(ExecutorState):
         for name in loop.outer:
             var = self.lookup_var(name)
             v = None if var is None else var.value
-            if var is None or type(v) is not Value or v.undef is not None or isinstance(v.t, StructType):
-                return None  # (a pointer, memory, an undefined lane: the interpreter's)
+            if var is None or type(v) is not Value or isinstance(v.t, StructType):
+                return None  # (a pointer, memory: the interpreter's)
+            if v.undef is not None and within(v.undef, mask) is not None:
+                return None  # (a lane in the loop undefined: the interpreter's, whose use of it is the finding)
             if var.mem is not None or var.array is not None or var.is_pointer:
                 return None
             outer.append(var)
@@ -467,11 +470,11 @@ class _Trips:
     def run(self) -> tuple[Array, int]:
         ex = self.ex
         for var, v in zip(self.vars, self.saved, strict=True):
-            if self.lanes is not None:
+            if self.lanes is not None:  # (the lanes a variable leaves undefined are none of them: ``private_trips``)
                 a = np.asarray(v.raw)
                 var.value = Value(v.t, a[self.lanes]) if _lane_rows(a, v.t) else Value(v.t, a)
-            elif v._a is None or v.affine is not None:  # (coefficients of the ids, a comparison's lanes: the trees
-                var.value = Value(v.t, np.asarray(v.raw))  # read arrays)
+            elif v._a is None or v.affine is not None or v.undef is not None:  # (coefficients of the ids, a
+                var.value = Value(v.t, np.asarray(v.raw))  # comparison's lanes: the trees read arrays)
         saved_all, saved_none = ex.all, ex.none
         if self.lanes is not None:
             ex.all, ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
@@ -746,7 +749,8 @@ class _Trips:
             elif self.lanes is not None:
                 full = self._full(k)
                 full[self.lanes] = np.asarray(cast(Value, var.value).raw)  # (one per lane of the arrays, or one)
-                var.value = Value(self.saved[k].t, full)
+                saved = self.saved[k]  # (lanes outside the loop left undefined stay so)
+                var.value = carrying(saved.t, full, saved.undef, saved.origin)
         if self.lanes is None:  # (the arrays are the launch's: every lane entered, none dropped)
             return active
         remaining = np.zeros(self.n, bool)
