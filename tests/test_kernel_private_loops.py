@@ -101,6 +101,22 @@ FUSED = {
     "every lane leaves at once": "int k = a - a;\nwhile (k < 4) { k++; f -= g; }",
     "a counter declared without a value, set in a branch (others leave it undefined)": "int k; int s = 0;\n"
     "if (a > 0) {\n for (k = 0; k < 64; ++k) { if (k * k > (b & 255)) break; s += k; }\n b = k + s; }",
+    "a switch": "int k = 0;\nwhile (k < (a & 7)) { switch (k) { case 1: b++; break; default: b--; } k++; }",
+    "a switch falling through, default in the middle": "int k = 0;\nwhile (k < (a & 15)) {\n"
+    " switch ((b + k) % 5) {\n case 0: b += 3;\n case 1: b ^= k; break;\n default: b -= 1;\n"
+    " case 3: b *= 3; }\n k++; }",
+    "a switch whose break leaves it, a continue the loop, a return the function": "int k = 0;\n"
+    "for (k = 0; k < (a & 15); k++) {\n switch (k & 3) {\n case 0: continue;\n case 1: f += g; break;\n"
+    " case 2: if (b > 200) return; b += 7; break; }\n b -= 2; }\n a = k;",
+    "a switch on a char with ranges and no default": "int k = 0;\nwhile (k < (a & 7)) {\n"
+    " switch ((char)(b + k)) {\n case -128 ... -1: b += 1; break;\n case 'A' ... 'Z': b += 100; break;\n"
+    " case 0: b = 1; }\n k++; }",
+    "switches nested, a loop in a case": "int k = 0;\nwhile (k < (a & 7)) {\n switch (k % 3) {\n"
+    " case 0: switch (b & 1) { case 0: b += 5; break; case 1: b -= 5; } break;\n"
+    " case 1: for (int j = 0; j < (k & 3); j++) { if (j == 2) break; b += j; } break;\n default: f *= 0.5f; }\n"
+    " k++; }",
+    "a switch the same in every lane": "int k = 0;\n"
+    "while (k < 6) { switch (k) { case 2: f += g; break; case 4: b++; } k++; }",
     "wrapping ints, casts, a ternary": "short h = (short)a; uchar c = (uchar)b; int t = 0;\n"
     "while (t < (b & 31)) { h = (short)(h * 7 + c); c = (uchar)(c ^ (uchar)t); t += (h > 0) ? 1 : 2; }\n"
     " a = h; b = c;",
@@ -279,7 +295,10 @@ INTERPRETED = {
     "M[get_local_id(0) >> 3][get_local_id(0) & 7] = a;\nbarrier(CLK_LOCAL_MEM_FENCE);\n"
     "int k = 0;\nwhile (k < (b & 7)) { a ^= M[k & 3][k]; k++; }",
     "a store": "int k = 0;\nwhile (k < (a & 7)) { fout[2 * i] = (float)k; k++; }",
-    "a switch": "int k = 0;\nwhile (k < (a & 7)) { switch (k) { case 1: b++; break; default: b--; } k++; }",
+    "a switch with a declaration in its body": "int k = 0;\n"
+    "while (k < (a & 7)) { switch (k) { case 1: b++; break; default: ; int t = k; b -= t; } k++; }",
+    "a switch with a label inside a nested statement (Duff's device)": "int k = 0;\n"
+    "while (k < (a & 7)) { switch (k & 3) { case 0: do { b++; case 1: b += 2; } while (0); break; } k++; }",
     "a declaration that shadows": "int k = 0, t = 2;\nwhile (k < (a & 7)) { int t = k * 2; b += t; k++; }\n a = t;",
     "a call of the program's function": "int k = 0;\nwhile (k < (a & 7)) { k = bump(k); }",
     "a lane in the loop whose counter is undefined": "int k;\nif (a > 0) k = 0;\nwhile (k < 3) k++;",
@@ -322,12 +341,18 @@ def test_the_step_limit_is_passed_in_the_interpreters_trip(body: str) -> None:
     assert ran and 0 < ran[0] < 3000
 
 
-def test_the_step_limit_at_each_step() -> None:
-    """Wherever the limit falls, in a trip's branch or after the loop, the same finding at the same place."""
-    body = (
+@pytest.mark.parametrize(
+    "body",
+    [
         "int k = 0;\nwhile (k < 6) { if (k & 1) { b++; } else { b--; b *= 2; } for (int j = 0; j < k; j++) a ^= j;"
-        " k++; }\n a += k; b += 1;"
-    )
+        " k++; }\n a += k; b += 1;",
+        "int k = 0;\nwhile (k < 6) { switch (k + (a & 1)) { case 5: b++; case 4: b--; case 3: b *= 2; case 2: b ^= 3;"
+        " case 1: b += k; } k++; }\n a += k; b += 1;",
+    ],
+)
+def test_the_step_limit_at_each_step(body: str) -> None:
+    """Wherever the limit falls, in a trip's branch, a switch's labels or after the loop, the same finding at the
+    same place."""
     src = HEAD + body + TAIL
     arrays = _arrays(np.random.default_rng(2), 32)
     for limit in range(1, 70):
@@ -390,6 +415,8 @@ def test_work_item_ids_as_coefficients(body: str) -> None:
             "for (int j = 0; j < (t & 7); j++) { acc ^= j; if (j == 3) break; if (j & 1) continue; s += 1.0f; }",
             "if (in[(t + i) % N] < 0) { acc -= in[(acc & 63) % N]; t -= 1; continue; }",
             "for (int j = t & 3; j < in[i] % 5; j++) { acc ^= in[(j + t) % N]; if (in[(j + 1) % N] > 200) break; }",
+            "switch (acc & 7) { case 0: t -= 1; continue; case 1: acc += 3; case 2 ... 4: s -= 1.0f; break;"
+            " default: if (t & 2) break; acc ^= t; case 6: acc -= in[(t + i) % N]; }",
         ]
     ),
     checks=st.booleans(),

@@ -4,9 +4,9 @@ A loop whose trip count differs by work-item, ``while (v != 1u) { v = (v & 1u) ?
 costs the lockstep interpreter a pass over the launch's lanes per trip until its last lane leaves, each statement
 dispatched, masked and merged into every lane's variable. When the loop's condition, body and step are all private
 arithmetic that ``compiled.py`` compiles (expression statements, declarations of scalars or vectors with an
-initializer, ``if``/``else`` of such statements, ``break``, ``continue``, ``return`` and inner loops of them, run
-masked) and reads of memory (``a[i]``, ``a[i].w``: ``_Compiler.read``), with no store to memory, call of the
-program's functions, ``goto`` or ``switch``, ``PrivateLoops.private_trips`` runs its trips on arrays of the lanes in
+initializer, ``if``/``else`` and ``switch`` of such statements, ``break``, ``continue``, ``return`` and inner loops
+of them, run masked) and reads of memory (``a[i]``, ``a[i].w``: ``_Compiler.read``), with no store to memory, call
+of the program's functions or ``goto``, ``PrivateLoops.private_trips`` runs its trips on arrays of the lanes in
 the loop alone: each variable the loop reads or writes taken at those lanes once (the variables themselves where
 every lane of the launch enters), the lanes that leave dropped from the arrays (and their values put back) once a
 quarter of them have left, the trips' statements run straight on the compiled trees, with no mask to merge while
@@ -45,8 +45,9 @@ from wia_sim.kernels.compiled import (
     converted,
     summed,
 )
-from wia_sim.kernels.ctype import INT, CType, elem_bytes
+from wia_sim.kernels.ctype import INT, CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _line
+from wia_sim.kernels.jumps import switch_items, switch_labels
 from wia_sim.kernels.lanes import all_lanes, any_lane
 from wia_sim.kernels.lvalues import Var, merged
 from wia_sim.kernels.pointers import SEVERAL
@@ -118,7 +119,7 @@ class _Return:
 class _Block:
     """Statements run in a scope of their own (a compound statement, or a branch or body of one statement)."""
 
-    items: tuple[_Expr | _Declared | _If | _Jump | _Return | _Block | _Inner, ...]
+    items: tuple[_Statement, ...]
     statements: int
     """How many statements it holds, nested ones too, an inner loop's once: the most steps a lane takes in it
     besides the inner loops' trips."""
@@ -136,6 +137,35 @@ class _Inner:
     do_while: bool
     line: int
     """Its condition's line (the loop's, where the condition has none)."""
+
+
+@dataclass(frozen=True)
+class _Switch:
+    """``switch`` whose ``case`` and ``default`` labels are all items of its body (``StatementRunner.switch``):
+    its value converted to its promoted type, the labels (each case's position among ``items``, its value or
+    range in that type, whether a range, its line), the default's position, and the body's statements as one
+    block (None: a label or an empty statement, no step)."""
+
+    cond: Callable[[_Executor, Array, Tally], Array]
+    ops: Counts
+    cases: tuple[tuple[int, Array, Array, bool, int], ...]
+    default: int | None
+    items: tuple[_Statement | None, ...]
+    statements: int
+    """The most steps a lane takes in it besides its own: a label's comparison after the first, and the body's."""
+    line: int
+
+
+_Statement = _Expr | _Declared | _If | _Jump | _Return | _Block | _Inner | _Switch
+
+
+def _steps(found: _Statement) -> int:
+    """The most steps a lane takes in a compiled statement, an inner loop's trips once (``_Block.statements``)."""
+    if isinstance(found, _Block):  # (a compound statement takes no step of its own)
+        return found.statements
+    if isinstance(found, _If):
+        return 1 + sum(b.statements for b in (found.then, found.orelse) if b is not None)
+    return 1 + (found.statements if isinstance(found, _Switch) else 0)
 
 
 @dataclass(frozen=True)
@@ -206,8 +236,7 @@ class _Compiler:
         scope: dict[str, Var] = {}
         self.ex.frame.scopes.append(scope)  # the block's names, with their types, for what follows them
         try:
-            compiled: list[_Expr | _Declared | _If | _Jump | _Return | _Block | _Inner] = []
-            statements = 0
+            compiled: list[_Statement] = []
             for item in items:
                 if isinstance(item, c_ast.EmptyStatement):  # (no step: ``StatementRunner.statement``)
                     continue
@@ -215,13 +244,7 @@ class _Compiler:
                 if found is None:
                     return None
                 compiled.append(found)
-                if isinstance(found, _Block):  # (a compound statement takes no step of its own)
-                    statements += found.statements
-                    continue
-                statements += 1
-                if isinstance(found, _If):
-                    statements += sum(b.statements for b in (found.then, found.orelse) if b is not None)
-            return _Block(tuple(compiled), statements)
+            return _Block(tuple(compiled), sum(_steps(found) for found in compiled))
         finally:
             self.ex.frame.scopes.pop()
 
@@ -290,11 +313,11 @@ class _Compiler:
 
         return Code(t, load, summed(index.ops, (("int_ops", 1),)))  # (the index's: ``index_member``'s count)
 
-    def statement(
-        self, item: c_ast.Node, scope: dict[str, Var]
-    ) -> _Expr | _Declared | _If | _Jump | _Return | _Block | _Inner | None:
+    def statement(self, item: c_ast.Node, scope: dict[str, Var]) -> _Statement | None:
         if isinstance(item, c_ast.Compound):
             return self.block(item)
+        if isinstance(item, c_ast.Switch):
+            return self.switch(item)
         if isinstance(item, c_ast.For | c_ast.While | c_ast.DoWhile):
             return self.inner(item)
         if isinstance(item, c_ast.Break | c_ast.Continue):
@@ -313,6 +336,44 @@ class _Compiler:
         if isinstance(item, c_ast.Decl):
             return self.declaration(item, scope)
         return self.expression(item)
+
+    def switch(self, item: c_ast.Switch) -> _Switch | None:
+        """A ``switch`` on a scalar, its labels all items of its body (one inside a nested statement, Duff's device,
+        is the interpreter's, as is a declaration in the body: the lanes entering below it have it undefined)."""
+        ex = self.ex
+        code = compiled_expression(ex, item.cond, self.read)
+        if code is None or (not code.boolean and code.t.width > 1):
+            return None
+        t = promoted(INT if code.boolean else code.t)
+        flat, labels = switch_items(item.stmt), switch_labels(item.stmt)
+        at = {id(x): k for k, x in enumerate(flat)}
+        if any(id(label) not in at for label in labels):
+            return None
+        cases: list[tuple[int, Array, Array, bool, int]] = []
+        default = None
+        for label in labels:
+            if isinstance(label, c_ast.Default):
+                default = at[id(label)]
+                continue
+            low, high, ranged = ex.case_bounds(label)
+            lo, hi = (np.asarray(wrap(v, t), t.dtype) for v in (low, high))
+            cases.append((at[id(label)], lo, hi, ranged, _line(label)))
+        scope: dict[str, Var] = {}
+        ex.frame.scopes.append(scope)  # (the body is one scope)
+        try:
+            items: list[_Statement | None] = []
+            for sub in flat:
+                if isinstance(sub, c_ast.Case | c_ast.Default | c_ast.EmptyStatement):
+                    items.append(None)
+                    continue
+                found = None if isinstance(sub, c_ast.Decl | c_ast.DeclList) else self.statement(sub, scope)
+                if found is None:
+                    return None
+                items.append(found)
+        finally:
+            ex.frame.scopes.pop()
+        statements = max(len(cases) - 1, 0) + sum(_steps(found) for found in items if found is not None)
+        return _Switch(converted(code, t), code.ops, tuple(cases), default, tuple(items), statements, _line(item))
 
     def ret(self, item: c_ast.Return) -> _Return | None:
         """``return`` of nothing, or of a value the function returns as a scalar or a vector."""
@@ -557,37 +618,88 @@ class _Trips:
             m, flowed = mask, False
             for item in block.items:
                 if flowed:  # (after a branch, a jump or a block: the lanes still running it)
-                    m = mask
-                    for off in (self.brk, self.cont, self.ret):
-                        if off is not None:
-                            m = m & ~off
+                    m = self._running(mask)
                     if not any_lane(m):
                         return
-                if isinstance(item, _Block):
-                    self._block(item, m, tally)
-                    flowed = True
-                    continue
-                self.stepped.append(m)
-                if isinstance(item, _Inner):
-                    self._inner(item, m, tally)
-                    flowed = True
-                elif isinstance(item, _Expr | _Declared):
-                    self._simple(item, m, scope, tally)
-                    flowed = False
-                elif isinstance(item, _If):
-                    self._branch(item, m, tally)
-                    flowed = True
-                elif isinstance(item, _Return):
-                    self._return(item, m, tally)
-                    flowed = True
-                else:
-                    if item.leaves:
-                        self.brk = m if self.brk is None else self.brk | m
-                    else:
-                        self.cont = m if self.cont is None else self.cont | m
-                    flowed = True
+                flowed = self._statement(item, m, scope, tally)
         finally:
             ex.frame.scopes.pop()
+
+    def _running(self, mask: Array) -> Array:
+        """The lanes of ``mask`` that have not broken out, gone on to the next trip or returned."""
+        for off in (self.brk, self.cont, self.ret):
+            if off is not None:
+                mask = mask & ~off
+        return mask
+
+    def _statement(self, item: _Statement, m: Array, scope: dict[str, Var], tally: Tally) -> bool:
+        """One statement for the lanes of ``m``, a step (a block's are its statements'); whether it may have sent
+        lanes elsewhere (a branch, a jump, a block: the next statement's lanes are worked out again)."""
+        if isinstance(item, _Block):
+            self._block(item, m, tally)
+            return True
+        self.stepped.append(m)
+        if isinstance(item, _Expr | _Declared):
+            self._simple(item, m, scope, tally)
+            return False
+        if isinstance(item, _Inner):
+            self._inner(item, m, tally)
+        elif isinstance(item, _If):
+            self._branch(item, m, tally)
+        elif isinstance(item, _Switch):
+            self._switch(item, m, tally)
+        elif isinstance(item, _Return):
+            self._return(item, m, tally)
+        elif item.leaves:
+            self.brk = m if self.brk is None else self.brk | m
+        else:
+            self.cont = m if self.cont is None else self.cont | m
+        return True
+
+    def _switch(self, item: _Switch, mask: Array, tally: Tally) -> None:
+        """``switch`` for the lanes of ``mask`` (``StatementRunner.switch`` and ``switch_entries``): one comparison
+        per case label for the lanes no earlier label took, each label after the first a step of those lanes;
+        ``default`` takes the rest; each lane runs the body from its label on, until it breaks (a ``break`` of its
+        own: the loop's lanes that broke stay as they were)."""
+        ex = self.ex
+        ex.st.line = item.line
+        x = np.asarray(item.cond(ex, mask, tally))
+        self.counted.append((item.ops, mask))
+        entries: dict[int, Array] = {}
+        remaining = mask
+        for k, (at, lo, hi, ranged, line) in enumerate(item.cases):
+            if not any_lane(remaining):
+                break
+            if k:
+                ex.st.line = line
+                self.stepped.append(remaining)
+            self.counted.append(((("int_ops", 2 if ranged else 1),), remaining))
+            hit = remaining & ((x >= lo) & (x <= hi) if ranged else (x == lo))
+            entries[at] = hit
+            remaining = remaining & ~hit
+        if item.default is not None:
+            entries[item.default] = remaining
+        last = max(entries, default=-1)
+        saved, self.brk = self.brk, None
+        scope: dict[str, Var] = {}
+        ex.frame.scopes.append(scope)
+        try:
+            entered: Array | None = None
+            for k, sub in enumerate(item.items):
+                if k in entries:
+                    entered = entries[k] if entered is None else entered | entries[k]
+                if entered is None:
+                    continue
+                m = self._running(entered)
+                if not any_lane(m):
+                    if k >= last:
+                        return
+                    continue
+                if sub is not None:
+                    self._statement(sub, m, scope, tally)
+        finally:
+            ex.frame.scopes.pop()
+            self.brk = saved
 
     def _simple(self, item: _Expr | _Declared, mask: Array, scope: dict[str, Var], tally: Tally) -> None:
         """An expression statement, or a declaration into ``scope``, for the lanes of ``mask``, and its counts."""
