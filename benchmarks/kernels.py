@@ -1,7 +1,7 @@
 """Custom kernels: the simulator's executor against real OpenCL devices (PoCL's CPU device and the Oclgrind
 simulator, through PyOpenCL) and hand-vectorized NumPy, side by side in one run (issue 16's speed targets).
 
-Part 1, five kernels at size:
+Part 1, six kernels at size:
 - vector add of 1,000,000 floats (target for the simulator with checks on: <= 10 ms);
 - a 256x256x256 tiled matmul with 16x16 tiles in ``__local`` memory (target: <= 60 ms with checks on);
 - a divergent loop, Collatz steps of 262,144 work-items (no target: what a loop whose trips differ by work-item
@@ -9,7 +9,9 @@ Part 1, five kernels at size:
 - a search loop, a binary search of 16,384 keys in a sorted table of 100,000 floats (no target: a loop that reads
   memory at an index it computes; its NumPy column is ``np.searchsorted``, compiled C rather than a lockstep floor);
 - sparse rows, a CSR matrix of 16,384 rows of 1 to 200 entries (a power law) times a vector (no target: a batched
-  loop whose rows thin out; its NumPy column is ``np.add.reduceat`` over the products).
+  loop whose rows thin out; its NumPy column is ``np.add.reduceat`` over the products);
+- GELU with ``erf`` of 1,000,000 floats, an activation every transformer runs (no target: what a special function
+  costs at size; NumPy has no ``erf``, so no NumPy column).
 Part 2, every kernel of the project's corpus (``tests/kernels/corpus``) at the size its case draws (seeded), on the
 simulator with checks on and on PoCL: the ratio, against the target that no corpus kernel takes more than 30x
 PoCL's time; then an empty kernel's launch on both, the fixed cost under each of those ratios. Both parts also
@@ -105,6 +107,14 @@ __kernel void spmv(__global const int* rowptr, __global const int* col, __global
 """A sparse matrix times a vector (CSR) whose rows' lengths fall off as a power law (1 to 200 entries, 7 on
 average): a batch of its rows' iterations, then their sparse tail on the lanes still in it (``batch_loops.SPARSE``)."""
 N_ROWS = 16_384
+GELU = """
+__kernel void gelu(__global const float* x, __global float* y, int n) {
+    int gid = get_global_id(0);
+    if (gid < n) y[gid] = 0.5f * x[gid] * (1.0f + erf(x[gid] * 0.70710678f));
+}
+"""
+"""The exact GELU (Hendrycks and Gimpel 2016), ``x * Phi(x)`` through ``erf``: a special function on every element
+(``accurate.erf``: Cody's approximations on whole arrays)."""
 TARGETS = {"vector add": 10e-3, "tiled matmul": 60e-3}
 CORPUS_RATIO_TARGET = 30.0
 SEED = 20261202
@@ -171,12 +181,22 @@ def headline_launches(rng: np.random.Generator) -> dict[str, corpus.Launch]:
         (N_ROWS,),
         (64,),
     )
+    gelu = corpus.Launch(
+        {
+            "x": corpus.Buffer((rng.standard_normal(N_ADD) * 2).astype(f32)),
+            "y": corpus.Buffer(np.zeros(N_ADD, f32), "out"),
+            "n": corpus.Scalar(N_ADD, np.int32),
+        },
+        (1_000_192,),
+        (256,),
+    )
     return {
         "vector add": add,
         "tiled matmul": mm,
         "divergent loop": loop,
         "search loop": search,
         "sparse rows": sparse,
+        "gelu (erf)": gelu,
     }
 
 
@@ -323,15 +343,17 @@ def part1(repeats: int, oclgrind: bool, console: Console) -> None:
         (_Source("divergent loop", COLLATZ, "collatz"), launches["divergent loop"]),
         (_Source("search loop", SEARCH, "search"), launches["search loop"]),
         (_Source("sparse rows", SPARSE_ROWS, "spmv"), launches["sparse rows"]),
+        (_Source("gelu (erf)", GELU, "gelu"), launches["gelu (erf)"]),
     ]
     found = devices()
     on, off, pocl = time_alternating(cases, repeats, found.get("pocl"))
     fused = time_sim(cases, True, repeats, fp_contract=True)
     grind: Times = {c.name: "not run (--quick)" for c, _ in cases}
     if oclgrind:  # (the loops would take it minutes: each work-item's trips one by one)
+        straight = [case for case in cases if case[0].name in ("vector add", "tiled matmul", "gelu (erf)")]
         grind = {
-            **time_opencl(found.get("oclgrind"), cases[:2], 1),
-            **{c.name: "not run (minutes)" for c, _ in cases[2:]},
+            **{c.name: "not run (minutes)" for c, _ in cases},
+            **time_opencl(found.get("oclgrind"), straight, 1),
         }
     rng = np.random.default_rng(SEED)
     a, b = rng.random(N_ADD, np.float32), rng.random(N_ADD, np.float32)
@@ -339,12 +361,13 @@ def part1(repeats: int, oclgrind: bool, console: Console) -> None:
     starts = launches["divergent loop"].args["a"].array
     table_, keys = (launches["search loop"].args[k].array for k in ("sorted", "keys"))
     rowptr, col, val, x = (launches["sparse rows"].args[k].array for k in ("rowptr", "col", "val", "x"))
-    numpy_t = {
+    numpy_t: Times = {
         "vector add": best(repeats, lambda: np.add(a, b)),
         "tiled matmul": best(repeats, lambda: ma @ mb),
         "divergent loop": best(repeats, lambda: lockstep_floor.collatz_steps(starts)),  # (lockstep, lanes dropped)
         "search loop": best(repeats, lambda: np.searchsorted(table_, keys, side="left")),  # (C, not lockstep)
         "sparse rows": best(repeats, lambda: np.add.reduceat(val * x[col], rowptr[:-1])),  # (every row has an entry)
+        "gelu (erf)": "no erf",
     }
     table = Table(title=f"Custom kernels at size: wall-clock per launch, best of {repeats} (Oclgrind: one run)")
     for column in ("kernel", "sim, checks on", "sim, checks off", "sim, a*b+c fused", "PoCL", "Oclgrind", "NumPy"):

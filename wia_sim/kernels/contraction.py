@@ -144,7 +144,7 @@ def fused_chain(start: Array, x: Array, y: Array, negate: bool = False, rows: Ar
     add = np.subtract if negate else np.add
     one = np.ones(1)
     with np.errstate(all="ignore"):
-        for xk, yk, k in zip(x, y, range(x.shape[0]), strict=True):
+        for k, (xk, yk) in enumerate(zip(x, y, strict=True)):
             p = np.multiply(xk, yk, dtype=np.float64).reshape(acc.shape)  # (exact: floats' products)
             s = add(acc, p)  # (float64: the float operand is exact in it)
             stepped = s.astype(np.float32)
