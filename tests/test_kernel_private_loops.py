@@ -280,6 +280,75 @@ RETURNS = {
 """Loops left by ``return``: from a function (its value, of some lanes at each trip), and from the kernel."""
 
 
+STRUCTS = """
+typedef struct { float s; float q; } Moments;
+typedef struct { int n; float lo[2]; Moments m; } Acc;
+typedef struct { float4 pos; float3 vel; int tag; } Body;
+typedef union { float f; uint u; } Bits;
+"""
+
+STRUCT_LOOPS = {
+    "members read and written, nested, an array member at constant indices": "Acc acc = {0, {1e30f, 1e30f},"
+    " {0.0f, 0.0f}};\nint k = 0;\nwhile (k < (a & 15)) {\n const float v = (float)((b + k * 7) % 23) - 11.0f;\n"
+    " acc.n += v > 0.0f;\n if (v < acc.lo[0]) { acc.lo[1] = acc.lo[0]; acc.lo[0] = v; }\n"
+    " else if (v < acc.lo[1]) acc.lo[1] = v;\n acc.m.s += v;\n acc.m.q += v * v;\n k++; }\n"
+    "a = acc.n; f = acc.lo[0] + acc.lo[1]; g = acc.m.s * 0.5f + acc.m.q;",
+    "vector members, components read": "Body p = {v4, (float3)(f, g, 1.0f), a};\nint k = 0;\n"
+    "while (k < (b & 7)) { p.pos += p.pos.wzyx * 0.25f; p.tag ^= k; f += p.vel.y - p.pos.w; g = p.vel.z; k++; }\n"
+    "v4 = p.pos; a = p.tag;",
+    "a union's members": "Bits x = {f};\nint k = 0;\nwhile (k < (a & 7)) { x.u ^= (uint)k << 3; b += (int)(x.u & 255u);"
+    " k++; }\nf = x.f;",
+    "lanes leave at different trips (the columns of the lanes still in)": "Acc acc = {1, {0.0f, 0.0f}, {f, g}};\n"
+    "int k = 0;\nwhile (k < (a & 31)) { acc.m.s = acc.m.s * 0.5f + (float)k; acc.n += k; k++; }\n"
+    "a = acc.n; f = acc.m.s;",
+    "a struct argument's members": "Moments m = {f, g};\nint k = 0;\n"
+    "while (k < (b & 7)) { f += m.s * (float)k - m.q; k++; }",
+    "components of vector members written (a run, one by one, out of order, one)": "Body p = {v4, (float3)(f, g,"
+    " 1.0f), a};\nint k = 0;\nwhile (k < (b & 15)) {\n p.vel.xyz = p.vel.xyz * 0.5f + p.pos.xyz * 0.25f;\n"
+    " p.pos.xy += p.vel.yz;\n p.pos.wz = p.vel.zx * (float)k;\n p.vel.y -= 1.0f;\n k++; }\n"
+    "v4 = p.pos + (float4)(p.vel, 0.0f);",
+}
+
+
+@pytest.mark.parametrize("checks", [True, False])
+@pytest.mark.parametrize("name", sorted(STRUCT_LOOPS))
+def test_loops_of_struct_members_give_the_interpreters_runs(name: str, checks: bool) -> None:
+    result, ran = _both(STRUCT_LOOPS[name], functions=STRUCTS, checks=checks)
+    assert ran and any(ran), "the loop did not run on its own arrays"
+    assert not isinstance(result[1], Exception), result[1]
+
+
+def test_a_trip_given_back_puts_the_members_it_wrote_back() -> None:
+    """A trip writes members, then reads a component of a ``__private`` vector (which the interpreter reads whole:
+    the trip is given back, every trip): the interpreter runs the trip again from the members as they were, so none
+    is written twice. Some lanes do not enter (the columns of the lanes in the loop), then all do."""
+    for cond in ("(a & 7)", "5"):
+        body = (
+            "Acc acc = {0, {0.0f, 0.0f}, {0.0f, 0.0f}};\nfloat4 arr[2] = {v4, v4 * 2.0f};\n"
+            f"__private float4* pp = arr;\nint k = 0;\n"
+            f"while (k < {cond}) {{ acc.n += 3; acc.m.s += 1.5f; f += pp[k & 1].y; k++; }}\n"
+            "a = acc.n; g = acc.m.s;"
+        )
+        result, ran = _both(body, functions=STRUCTS)
+        assert not isinstance(result[1], Exception) and ran and not any(ran)  # (entered; every trip given back)
+
+
+STRUCT_INTERPRETED = {
+    "a struct declared without a value": "Acc acc;\nacc.n = 0;\nint k = 0;\nwhile (k < (a & 7)) { acc.n += k; k++; }"
+    "\na = acc.n;",
+    "a member array at an index the loop computes": "Acc acc = {0, {1.0f, 2.0f}, {0.0f, 0.0f}};\nint k = 0;\n"
+    "while (k < (a & 3)) { f += acc.lo[k & 1]; k++; }",
+    "the undefined w of a float3 member written (.hi)": "Body p = {v4, (float3)(f, g, 1.0f), a};\nint k = 0;\n"
+    "while (k < (b & 7)) { p.vel.hi = (float2)(f, g); k++; }\nf = p.vel.z;",
+}
+
+
+@pytest.mark.parametrize("name", sorted(STRUCT_INTERPRETED))
+def test_other_struct_loops_are_the_interpreters(name: str) -> None:
+    _, ran = _both(STRUCT_INTERPRETED[name], functions=STRUCTS)
+    assert not ran
+
+
 @pytest.mark.parametrize("checks", [True, False])
 @pytest.mark.parametrize("name", sorted(RETURNS))
 def test_loops_left_by_return_give_the_interpreters_runs(name: str, checks: bool) -> None:
@@ -417,17 +486,19 @@ def test_work_item_ids_as_coefficients(body: str) -> None:
             "for (int j = t & 3; j < in[i] % 5; j++) { acc ^= in[(j + t) % N]; if (in[(j + 1) % N] > 200) break; }",
             "switch (acc & 7) { case 0: t -= 1; continue; case 1: acc += 3; case 2 ... 4: s -= 1.0f; break;"
             " default: if (t & 2) break; acc ^= t; case 6: acc -= in[(t + i) % N]; }",
+            "st.m.s += s * 0.5f; if (st.lo[1] > s) { st.lo[0] = st.lo[1]; st.lo[1] = s; } acc += st.n;"
+            " if (st.m.s > 100.0f) { st.n -= 1; t -= 1; continue; } st.m.q = st.m.s - (float)acc;",
         ]
     ),
     checks=st.booleans(),
 )
 def test_random_trip_counts(seed: int, n: int, step: int, mult: int, jump: str, checks: bool) -> None:
     body = (
-        f"int t = a, acc = b; float s = g;\n"
+        f"int t = a, acc = b; float s = g; Acc st = {{b, {{g, 0.5f}}, {{f, 1.0f}}}};\n"
         f"while (t > 0) {{ const int d = (t & 3) + {step}; acc = acc * {mult} + (t ^ d); {jump}"
-        f" s = s * 0.5f + (float)d; t -= d; }}\n a = acc; b = t; f = s;"
+        f" s = s * 0.5f + (float)d; t -= d; }}\n a = acc; b = t; f = s + st.m.s; g = st.lo[0] - st.lo[1];"
     )
-    src = HEAD + body + TAIL
+    src = STRUCTS + HEAD + body + TAIL
     arrays = _arrays(np.random.default_rng(seed), n)
     with private_trips_ran() as ran:
         fused = _run(src, arrays, True, n, checks=checks)

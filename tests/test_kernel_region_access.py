@@ -127,7 +127,7 @@ def test_a_store_writes_only_the_lanes_in_bounds(offs: list[int], active: list[b
 @example(48, [True] * LANES, 4, 0)  # (the row's last vector)
 def test_one_offset_in_every_lanes_own_row(o: int, active: list[bool], width: int, seed: int) -> None:
     """A private object (a row per lane) at one offset in every lane, as a struct's member or a constant index is
-    read and written (``Region._lane_columns``: a column of the rows): each lane's own bytes, with checks on a
+    read and written (``Region.lane_columns``: a column of the rows): each lane's own bytes, with checks on a
     fault where an active lane's element leaves the object or its alignment, with checks off nothing outside it."""
     rng = np.random.default_rng(seed)
     nbytes, t = 64, INT.vector(width)

@@ -54,6 +54,7 @@ __all__ = [
     "compiled_root",
     "converted",
     "summed",
+    "updated",
 ]
 
 Array = NDArray[Any]
@@ -469,7 +470,7 @@ def _expression(ex: _Executor, node: c_ast.Node) -> Code | None:
         return _call(ex, node)
     if kind is c_ast.StructRef:
         code = _component(ex, node)
-        if code is not None or not isinstance(node.name, c_ast.ArrayRef):
+        if code is not None:
             return code
     if kind is c_ast.ArrayRef or kind is c_ast.StructRef:
         reads = _READS.get()
@@ -512,7 +513,7 @@ def _component_assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, 
     if node.op != "=":
         read = _component(ex, node.lvalue)
         assert read is not None
-        combined = _updated(ex, node, read, rvalue)
+        combined = updated(ex, node, read, rvalue)
         if combined is None:
             return None
         rvalue = combined
@@ -531,7 +532,7 @@ def _component_assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, 
     return assign, rvalue.ops
 
 
-def _updated(ex: _Executor, node: c_ast.Assignment, read: Code, rvalue: Code) -> Code | None:
+def updated(ex: _Executor, node: c_ast.Assignment, read: Code, rvalue: Code) -> Code | None:
     """The new value of ``x op= e``: ``x op e``, fused where ``e`` is a product that contracts with it."""
     contraction = ex.program.contractions.get(id(node)) if ex.program.contractions else None
     op = node.op[:-1]
@@ -553,7 +554,7 @@ def _assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, Counts] | 
     read, name = target
     t = read.t
     if node.op != "=":
-        combined = _updated(ex, node, read, rvalue)
+        combined = updated(ex, node, read, rvalue)
         if combined is None:
             return None
         rvalue = combined

@@ -123,6 +123,9 @@ class ExecutorState:
     trip_lanes: Array | None
     """While a loop runs on arrays of the lanes still in it (``private_loops``), those lanes of the launch, in order
     (None: every lane of the launch, or no such loop running): its reads of memory are theirs."""
+    trip_undo: list[tuple[Array, Array | None, Array]]
+    """The struct members a private loop's trip has written so far (``private_loops``): each column, the lanes
+    written (None: every one) and what they held, to put back where the trip is given back."""
     loop_weights: dict[int, tuple[dict[str, int], dict[str, int]]]
     """Per loop shape (by id), the counts one iteration's condition and body add per lane, from the first iteration
     of a run of the loop in this launch (``exec_statements.loop``, for ``batch_loops``)."""

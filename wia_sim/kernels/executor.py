@@ -506,6 +506,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         self.strings: dict[int, Pointer] = {}  # string literals used as values, by id of the node (``string``)
         self.loop_weights = {}  # (``LoopBatcher``)
         self.trip_lanes = None  # (``PrivateLoops``)
+        self.trip_undo = []
         self._constants()
 
     # ------------------------------------------------------------------ helpers

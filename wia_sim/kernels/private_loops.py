@@ -1,18 +1,20 @@
-"""Loops of private arithmetic and reads of memory, run on the lanes still in them.
+"""Loops of private arithmetic, reads of memory and private structs' members, run on the lanes still in them.
 
 A loop whose trip count differs by work-item, ``while (v != 1u) { v = (v & 1u) ? 3u * v + 1u : v >> 1; ++steps; }``,
 costs the lockstep interpreter a pass over the launch's lanes per trip until its last lane leaves, each statement
 dispatched, masked and merged into every lane's variable. When the loop's condition, body and step are all private
 arithmetic that ``compiled.py`` compiles (expression statements, declarations of scalars or vectors with an
 initializer, ``if``/``else`` and ``switch`` of such statements, ``break``, ``continue``, ``return`` and inner loops
-of them, run masked) and reads of memory (``a[i]``, ``a[i].w``: ``_Compiler.read``), with no store to memory, call
-of the program's functions or ``goto``, ``PrivateLoops.private_trips`` runs its trips on arrays of the lanes in
-the loop alone: each variable the loop reads or writes taken at those lanes once (the variables themselves where
-every lane of the launch enters), the lanes that leave dropped from the arrays (and their values put back) once a
-quarter of them have left, the trips' statements run straight on the compiled trees, with no mask to merge while
-every lane of the arrays runs them, each read made by those lanes alone (``Region.load_lanes``: the interpreter's
-checks and counts). What a trip counts, the lockstep steps, each lane's steps and the variables it leaves are those
-of the interpreter's trips, bit for bit (``tests/test_kernel_private_loops.py`` compares the two on random loops).
+of them, run masked), reads of memory (``a[i]``, ``a[i].w``: ``_Compiler.read``) and reads and writes of the
+members of private structs (``s.m.x``, ``s.v.xz``: ``_Compiler.member``, columns of the struct's rows), with no other
+store to memory, call of the program's functions or ``goto``, ``PrivateLoops.private_trips`` runs its trips on
+arrays of the lanes in the loop alone: each variable the loop reads or writes taken at those lanes once (the
+variables themselves where every lane of the launch enters), the lanes that leave dropped from the arrays (and their
+values put back) once a quarter of them have left, the trips' statements run straight on the compiled trees, with
+no mask to merge while every lane of the arrays runs them, each read made by those lanes alone
+(``Region.load_lanes``: the interpreter's checks and counts). What a trip counts, the lockstep steps, each lane's
+steps and the variables it leaves are those of the interpreter's trips, bit for bit
+(``tests/test_kernel_private_loops.py`` compares the two on random loops).
 
 It gives the loop back to the interpreter, at the start of a trip and with every variable as the trips so far left
 it, where the next trip, or an inner loop's, could pass the step limit or is one at which the interpreter compares
@@ -27,7 +29,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from pycparser import c_ast
@@ -44,6 +46,7 @@ from wia_sim.kernels.compiled import (
     compiled_root,
     converted,
     summed,
+    updated,
 )
 from wia_sim.kernels.ctype import INT, CType, elem_bytes, promoted, wrap
 from wia_sim.kernels.exec_state import Array, ExecutorState, _line
@@ -182,6 +185,8 @@ class _Loop:
     """Its condition's line (the loop's, where the condition has none)."""
     reads: bool
     """Whether it reads memory: a trip given back (``Fallback``) then takes back the bytes it counted."""
+    structs: tuple[str, ...]
+    """The private struct variables whose members it reads or writes (``_Compiler.member``)."""
 
 
 _LOOPS: weakref.WeakKeyDictionary[c_ast.Node, _Loop | None] = weakref.WeakKeyDictionary()
@@ -222,6 +227,42 @@ def _lanes_of(ex: _Executor, mask: Array) -> tuple[Array | None, Array]:
     return local, ids if local is None else ids[local]
 
 
+def _column(ex: _Executor, name: str, offset: int, t: CType) -> Array:
+    """Member ``t`` at byte ``offset`` of the private struct variable ``name``, a column of its rows (one per lane
+    of the launch: ``Region.lane_columns``); the trip is given back where it is anything else at run time."""
+    var = ex.lookup_var(name)
+    p = None if var is None else var.mem
+    if p is None or p.region is None or p.region is SEVERAL or p.region.per != "lane" or np.ndim(p.off) != 0:
+        raise Fallback
+    column = p.region.lane_columns(np.asarray(int(p.off) + offset, np.int64), t)
+    if column is None:
+        raise Fallback
+    return column
+
+
+def _put(ex: _Executor, column: Array, a: Array, ids: Array | None, local: Array | None, vector: bool) -> None:
+    """``a`` (the arrays' values, or one for all) stored to ``column`` in the lanes ``ids`` of the launch (None:
+    every lane; ``local``: their places in the arrays), what they held logged first (``trip_undo``)."""
+    if ids is None:
+        ex.trip_undo.append((column, None, column.copy()))
+        column[...] = a
+        return
+    ex.trip_undo.append((column, ids, column[ids]))
+    column[ids] = a if a.ndim < (2 if vector else 1) or local is None else a[local]
+
+
+def _struct_loop_ready(var: Var | None) -> bool:
+    """Whether a private loop may read and write the members of struct variable ``var`` as columns of its rows: a
+    __private struct, not packed, every byte of it initialized (so no access is a finding: ``Region.init``)."""
+    p = None if var is None else var.mem
+    if p is None or not isinstance(p.elem, StructType) or p.packed or p.dims or np.ndim(p.off) != 0:
+        return False
+    region = p.region
+    if region is None or region is SEVERAL or region.space != "private" or region.per != "lane":
+        return False
+    return region.all_initialized()
+
+
 class _Compiler:
     """The compiled form of a loop's body, with the names it declares and writes (``PrivateLoops._private_loop``)."""
 
@@ -230,6 +271,7 @@ class _Compiler:
         self.declared: set[str] = set()
         self.written: set[str] = set()
         self.bases: set[str] = set()  # the pointers it reads memory through
+        self.structs: set[str] = set()  # the struct variables whose members it reads or writes
 
     def block(self, node: c_ast.Node) -> _Block | None:
         items = (node.block_items or []) if isinstance(node, c_ast.Compound) else [node]
@@ -263,6 +305,11 @@ class _Compiler:
         component the interpreter reads whole), a lane reads bytes nobody wrote (its value is undefined, its use
         the finding: ``undef.py``) or, with checks on, a vector lies off its size's alignment (``aligned_vector``'s
         finding), the trip is given back (``Fallback``): the interpreter reads and reports."""
+        found = self.member(node)
+        if found is not None:
+            return self._member_read(*found)
+        if isinstance(node, c_ast.StructRef) and not isinstance(node.name, c_ast.ArrayRef):
+            return self._member_components(node)
         field = None
         if isinstance(node, c_ast.StructRef):
             if node.type != "." or id(node) in ex.member_refs or not isinstance(node.name, c_ast.ArrayRef):
@@ -312,6 +359,135 @@ class _Compiler:
             return out
 
         return Code(t, load, summed(index.ops, (("int_ops", 1),)))  # (the index's: ``index_member``'s count)
+
+    def member(self, node: c_ast.Node) -> tuple[str, int, CType, bool] | None:
+        """A member of a private struct variable, ``s.m.x`` (``.`` all the way), or an element of one of its
+        one-dimensional array members at a constant index inside it, ``s.a[1]``: the variable's name, the member's
+        byte offset in it, its type (a scalar or a vector) and whether it is indexed. None for anything else (a
+        pointer's ``->``, a packed or misaligned member, an index the interpreter checks against the bounds)."""
+        ex = self.ex
+        index: int | None = None
+        if isinstance(node, c_ast.ArrayRef):
+            if id(node) in ex.program.vector_subscripts:
+                return None
+            index = ex.program.const_int(node.subscript)
+            if index is None:
+                return None
+            node = node.name
+        fields: list[str] = []
+        while isinstance(node, c_ast.StructRef):
+            if node.type != "." or id(node) not in ex.member_refs:
+                return None
+            fields.append(node.field.name)
+            node = node.name
+        if not fields or not isinstance(node, c_ast.ID) or not _struct_loop_ready(ex.lookup_var(node.name)):
+            return None
+        var = ex.lookup_var(node.name)
+        assert var is not None and var.mem is not None and isinstance(var.mem.elem, StructType)
+        st: CType = var.mem.elem
+        offset, dims = 0, cast(tuple[int, ...], ())
+        for k, name in enumerate(reversed(fields)):
+            m = st.member(name) if isinstance(st, StructType) else None
+            if m is None:
+                return None
+            elem = ex._ct(m.type.innermost)
+            if ex._off_alignment(cast(StructType, st), m, elem):
+                return None
+            if k < len(fields) - 1 and (m.dims or not isinstance(elem, StructType)):
+                return None
+            st, offset, dims = elem, offset + m.offset, m.dims
+        if type(st) is not CType:
+            return None
+        if index is not None:
+            if len(dims) != 1 or not 0 <= index < dims[0]:
+                return None
+            offset += index * elem_bytes(st)
+        elif dims:
+            return None
+        self.structs.add(node.name)
+        return node.name, offset, st, index is not None
+
+    def _member_read(self, name: str, offset: int, t: CType, indexed: bool) -> Code:
+        """A member read (``exec_memory.load`` of the member's pointer: its bytes counted; an index's int op)."""
+
+        def load(ex: _Executor, mask: Array, tally: Tally) -> Array:
+            column = _column(ex, name, offset, t)
+            ids = ex.trip_lanes
+            return np.array(column if ids is None else column[ids])
+
+        return Code(t, load, (("private_bytes_read", elem_bytes(t)), *((("int_ops", 1),) if indexed else ())))
+
+    def _member_components(self, node: c_ast.StructRef) -> Code | None:
+        """``s.v.xy``: components of a vector member, read whole first (``executor.expr_StructRef``)."""
+        found = None if node.type != "." or id(node) in self.ex.member_refs else self.member(node.name)
+        if found is None or found[2].width == 1:
+            return None
+        whole = self._member_read(*found)
+        vt = found[2]
+        try:
+            idx = swizzle_indices(node.field.name, vt.width)
+        except ValueError:  # (the checker said so)
+            return None
+        if max(idx) >= vt.width:  # (the undefined w of a 3-component vector: the interpreter's)
+            return None
+        picked: Any = idx[0] if len(idx) == 1 else np.asarray(idx, np.intp)
+        read = whole.run
+
+        def component(ex: _Executor, mask: Array, tally: Tally) -> Array:
+            return np.asarray(np.asarray(read(ex, mask, tally)).take(picked, axis=-1))
+
+        return Code(vt.scalar if len(idx) == 1 else vt.scalar.vector(len(idx)), component, whole.ops)
+
+    def member_store(self, item: c_ast.Node, line: int) -> _Expr | None:
+        """``s.m = e`` or ``s.m op= e`` of a member (``member``), or of components of a vector member,
+        ``s.v.xz = e`` (``lvalues.SwizzleRef.set``: each component, or a run of them, stored by itself): stored to
+        the member's columns, its bytes counted (a compound one's read too: a vector member's whole), what each lane
+        held kept for a trip given back (``trip_undo``)."""
+        if not isinstance(item, c_ast.Assignment):
+            return None
+        ex, lvalue = self.ex, item.lvalue
+        found, picked = self.member(lvalue), None
+        if found is None and isinstance(lvalue, c_ast.StructRef) and lvalue.type == ".":
+            found = None if id(lvalue) in ex.member_refs else self.member(lvalue.name)
+            if found is None or found[2].width == 1:
+                return None
+            try:
+                picked = swizzle_indices(lvalue.field.name, found[2].width)
+            except ValueError:  # (the checker said so)
+                return None
+            if max(picked) >= found[2].width:  # (the undefined w of a 3-component vector: the interpreter's)
+                return None
+        rvalue = compiled_expression(ex, item.rvalue, self.read)
+        if found is None or rvalue is None:
+            return None
+        name, offset, vt, indexed = found
+        t = vt if picked is None else vt.scalar if len(picked) == 1 else vt.scalar.vector(len(picked))
+        written = elem_bytes(vt) if picked is None else len(picked) * vt.scalar.dtype.itemsize
+        ops: tuple[tuple[str, int], ...] = (("private_bytes_written", written),)
+        if item.op != "=":
+            read = self._member_read(*found) if picked is None else self._member_components(lvalue)
+            combined = None if read is None else updated(ex, item, read, rvalue)
+            if combined is None:
+                return None
+            rvalue = combined
+        elif indexed:
+            ops += (("int_ops", 1),)
+        value = converted(rvalue, t)
+        parts = None if picked is None else tuple(enumerate(picked))
+
+        def assign(ex: _Executor, mask: Array, tally: Tally) -> Value:
+            a = np.asarray(value(ex, mask, tally))
+            column = _column(ex, name, offset, vt)
+            local, ids = _lanes_of(ex, mask)
+            every = local is None and ex.trip_lanes is None  # (every lane of the launch)
+            if parts is None:
+                _put(ex, column, a, None if every else ids, local, t.width > 1)
+            else:  # (a component's column; one component: the value itself)
+                for j, k in parts:
+                    _put(ex, column[:, k], a if len(parts) == 1 else a[..., j], None if every else ids, local, False)
+            return Value(t, a)
+
+        return _Expr(assign, summed(rvalue.ops, ops), line or _line(item))
 
     def statement(self, item: c_ast.Node, scope: dict[str, Var]) -> _Statement | None:
         if isinstance(item, c_ast.Compound):
@@ -438,7 +614,7 @@ class _Compiler:
         root = compiled_root(self.ex, item, self.read)
         name = _target(item)
         if root is None or name is None:
-            return None
+            return self.member_store(item, line)
         self.written.add(name)
         return _Expr(*root, line or _line(item))
 
@@ -459,10 +635,13 @@ class PrivateLoops(ExecutorState):
         if block is None or (step is not None and stepped is None):
             return None
         names = frozenset().union(*(names_read(n) for n in (cond, body, step) if n is not None))
-        skipped = compiler.declared | compiler.bases  # (a pointer read through is looked up by the read)
+        # (a pointer read through, a struct whose members it reads or writes: looked up by the access)
+        skipped = compiler.declared | compiler.bases | compiler.structs
         outer = tuple(sorted(n for n in names if n not in skipped and self.lookup_var(n) is not None))
         written = frozenset(compiler.written - compiler.declared)
-        return _Loop(code, block, stepped, outer, written, _line(cond) or line, bool(compiler.bases))
+        reads = bool(compiler.bases or compiler.structs)
+        structs = tuple(sorted(compiler.structs))
+        return _Loop(code, block, stepped, outer, written, _line(cond) or line, reads, structs)
 
     def takes_loop(self, cond: c_ast.Node | None, body: c_ast.Node, step: c_ast.Node | None, line: int) -> bool:
         """Whether ``private_trips`` takes the loop (compiled once, as it compiles it)."""
@@ -488,6 +667,8 @@ class PrivateLoops(ExecutorState):
             return None
         loop = _LOOPS[body]
         assert loop is not None
+        if not all(_struct_loop_ready(self.lookup_var(name)) for name in loop.structs):
+            return None  # (bytes nobody wrote: the interpreter's, whose use of them is the finding)
         outer: list[Var] = []
         for name in loop.outer:
             var = self.lookup_var(name)
@@ -572,6 +753,7 @@ class _Trips:
         before = [var.value for var in self.vars]
         counts = dict(ex.counts) if loop.reads else None  # (the bytes its reads count as they go)
         returned = ex.frame.ret, ex.frame.retval
+        ex.trip_undo.clear()
         tally: Tally = []
         self.stepped, self.counted, self.brk, self.cont, self.ret = [], [], None, None, None
         try:
@@ -603,6 +785,12 @@ class _Trips:
                 ex.counts.clear()
                 ex.counts.update(counts)
             ex.frame.ret, ex.frame.retval = returned
+            for column, rows, held in reversed(ex.trip_undo):  # (the members it wrote, as they were)
+                if rows is None:
+                    column[...] = held
+                else:
+                    column[rows] = held
+            ex.trip_undo.clear()
             return None
         self._count(tally)
         self._stepped()

@@ -851,7 +851,7 @@ class Region(StridedAccess):
         esize = t.dtype.itemsize
         view = self.view(t.dtype)
         idx = flat >> (esize.bit_length() - 1)
-        columns = self._lane_columns(off, t) if self.per == "lane" else None
+        columns = self.lane_columns(off, t) if self.per == "lane" else None
         start = _consecutive(idx, span) if span is not None and t.width == 1 and idx.ndim == 1 else None
         if columns is not None:  # each lane's own element at one offset: a copy of its column, no gather
             values = np.array(columns)
@@ -872,7 +872,7 @@ class Region(StridedAccess):
             self._check(st, flat, ok, t, write=False, atomic=atomic, defer=defer)
         return values
 
-    def _lane_columns(self, off: Array, t: CType) -> Array | None:
+    def lane_columns(self, off: Array, t: CType) -> Array | None:
         """Of a region with a row per lane (``per`` "lane", which the callers test), each lane's element of ``t`` at
         the one byte offset ``off`` of its own row (a private struct's member, a private array's element at a
         constant index), as a strided view of ``data``, a column per component: ``load`` and ``store`` move it
@@ -942,7 +942,7 @@ class Region(StridedAccess):
             return
         if st.checks:
             self._check(st, flat, ok, t, write=True, atomic=atomic, values=vals, undef=undef, origin=origin)
-        columns = self._lane_columns(off, t) if self.per == "lane" else None
+        columns = self.lane_columns(off, t) if self.per == "lane" else None
         start = _consecutive(idx, span) if span is not None and t.width == 1 else None
         if columns is not None:  # each lane's own element at one offset: its column, no scatter
             if n == n_lanes:
@@ -1176,6 +1176,14 @@ class Region(StridedAccess):
             if self._marked >= self.data.size:  # (a look costs a pass over the flags: at most one per their size)
                 self._marked = 0
                 self._all_init = self._every_byte_written()
+
+    def all_initialized(self) -> bool:
+        """Whether every byte of every row holds a defined value (no access of it can read one nobody wrote): found
+        by a pass over the flags where they are kept and not yet known to be all set (``_all_init``)."""
+        if self.init is None or self._all_init:
+            return True
+        self._all_init = self._every_byte_written()
+        return self._all_init
 
     def _every_byte_written(self) -> bool:
         """Whether every row's bytes (not the padding after them) are flagged initialized (``_all_init``)."""
