@@ -318,6 +318,17 @@ def test_loops_of_struct_members_give_the_interpreters_runs(name: str, checks: b
     assert not isinstance(result[1], Exception), result[1]
 
 
+def test_a_struct_of_a_helper_called_twice_is_each_calls_own() -> None:
+    """A helper's loop over its own struct, called twice: each run of the loop finds its call's struct (the columns
+    are found once per run, not kept from the last)."""
+    helper = (
+        "float halves(float f, float g, int n) {\n Moments m = {f, g};\n int k = 0;\n"
+        " while (k < n) { m.s += m.q * 0.5f; m.q -= 1.0f; k++; }\n return m.s; }\n"
+    )
+    result, ran = _both("f = halves(f, g, a & 7) + halves(g, f, b & 7);", functions=STRUCTS + helper)
+    assert len(ran) >= 2 and not isinstance(result[1], Exception)
+
+
 def test_a_trip_given_back_puts_the_members_it_wrote_back() -> None:
     """A trip writes members, then reads a component of a ``__private`` vector (which the interpreter reads whole:
     the trip is given back, every trip): the interpreter runs the trip again from the members as they were, so none

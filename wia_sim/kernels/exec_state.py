@@ -123,6 +123,9 @@ class ExecutorState:
     trip_lanes: Array | None
     """While a loop runs on arrays of the lanes still in it (``private_loops``), those lanes of the launch, in order
     (None: every lane of the launch, or no such loop running): its reads of memory are theirs."""
+    trip_columns: dict[tuple[str, int, CType], Array]
+    """The struct members a private loop's run reads or writes, as columns of their variables' rows, by name, byte
+    offset and type (``private_loops._column``: found once per run of the loop)."""
     trip_undo: list[tuple[Array, Array | None, Array]]
     """The struct members a private loop's trip has written so far (``private_loops``): each column, the lanes
     written (None: every one) and what they held, to put back where the trip is given back."""

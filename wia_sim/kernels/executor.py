@@ -507,6 +507,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
         self.loop_weights = {}  # (``LoopBatcher``)
         self.trip_lanes = None  # (``PrivateLoops``)
         self.trip_undo = []
+        self.trip_columns = {}
         self._constants()
 
     # ------------------------------------------------------------------ helpers

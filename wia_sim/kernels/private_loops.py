@@ -229,7 +229,16 @@ def _lanes_of(ex: _Executor, mask: Array) -> tuple[Array | None, Array]:
 
 def _column(ex: _Executor, name: str, offset: int, t: CType) -> Array:
     """Member ``t`` at byte ``offset`` of the private struct variable ``name``, a column of its rows (one per lane
-    of the launch: ``Region.lane_columns``); the trip is given back where it is anything else at run time."""
+    of the launch: ``Region.lane_columns``), found once per run of the loop (``trip_columns``); the trip is given
+    back where it is anything else at run time."""
+    key = (name, offset, t)
+    column = ex.trip_columns.get(key)
+    if column is None:
+        column = ex.trip_columns[key] = _member_column(ex, name, offset, t)
+    return column
+
+
+def _member_column(ex: _Executor, name: str, offset: int, t: CType) -> Array:
     var = ex.lookup_var(name)
     p = None if var is None else var.mem
     if p is None or p.region is None or p.region is SEVERAL or p.region.per != "lane" or np.ndim(p.off) != 0:
@@ -721,6 +730,7 @@ class _Trips:
         if self.lanes is not None:
             ex.all, ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
         outside, ex.trip_lanes = ex.trip_lanes, self.lanes
+        ex.trip_columns.clear()  # (the struct variables' regions, for this run of the loop)
         active = ex.all
         trips = 0
         try:
