@@ -260,6 +260,18 @@ def _put(ex: _Executor, column: Array, a: Array, ids: Array | None, local: Array
     column[ids] = a if a.ndim < (2 if vector else 1) or local is None else a[local]
 
 
+def _components(field: str, t: CType) -> tuple[int, ...] | None:
+    """The components of vector type ``t`` that ``.field`` names, or None: a scalar, or the undefined w of a
+    3-component vector (``.hi``, ``.w`` of a float3: the interpreter's)."""
+    if t.width == 1:
+        return None
+    try:
+        picked = swizzle_indices(field, t.width)
+    except ValueError:  # (the checker said so)
+        return None
+    return None if max(picked) >= t.width else picked
+
+
 def _struct_loop_ready(var: Var | None) -> bool:
     """Whether a private loop may read and write the members of struct variable ``var`` as columns of its rows: a
     __private struct, not packed, every byte of it initialized (so no access is a finding: ``Region.init``)."""
@@ -331,11 +343,8 @@ class _Compiler:
         vt = t = base.elem
         skip = 0  # (a component's bytes into its vector)
         if field is not None:
-            try:
-                picked = swizzle_indices(field, vt.width) if vt.width > 1 else ()
-            except ValueError:  # (the checker said so)
-                return None
-            if len(picked) != 1 or picked[0] >= vt.width:  # (several components: the interpreter's, one by one)
+            picked = _components(field, vt)
+            if picked is None or len(picked) != 1:  # (several components: the interpreter's, one by one)
                 return None
             t, skip = vt.scalar, picked[0] * vt.scalar.dtype.itemsize
         index = compiled_expression(ex, node.subscript, self.read)
@@ -422,23 +431,18 @@ class _Compiler:
         def load(ex: _Executor, mask: Array, tally: Tally) -> Array:
             column = _column(ex, name, offset, t)
             ids = ex.trip_lanes
-            return np.array(column if ids is None else column[ids])
+            return np.array(column) if ids is None else column[ids]  # (a copy either way)
 
         return Code(t, load, (("private_bytes_read", elem_bytes(t)), *((("int_ops", 1),) if indexed else ())))
 
     def _member_components(self, node: c_ast.StructRef) -> Code | None:
         """``s.v.xy``: components of a vector member, read whole first (``executor.expr_StructRef``)."""
         found = None if node.type != "." or id(node) in self.ex.member_refs else self.member(node.name)
-        if found is None or found[2].width == 1:
+        idx = None if found is None else _components(node.field.name, found[2])
+        if found is None or idx is None:
             return None
         whole = self._member_read(*found)
         vt = found[2]
-        try:
-            idx = swizzle_indices(node.field.name, vt.width)
-        except ValueError:  # (the checker said so)
-            return None
-        if max(idx) >= vt.width:  # (the undefined w of a 3-component vector: the interpreter's)
-            return None
         picked: Any = idx[0] if len(idx) == 1 else np.asarray(idx, np.intp)
         read = whole.run
 
@@ -458,13 +462,8 @@ class _Compiler:
         found, picked = self.member(lvalue), None
         if found is None and isinstance(lvalue, c_ast.StructRef) and lvalue.type == ".":
             found = None if id(lvalue) in ex.member_refs else self.member(lvalue.name)
-            if found is None or found[2].width == 1:
-                return None
-            try:
-                picked = swizzle_indices(lvalue.field.name, found[2].width)
-            except ValueError:  # (the checker said so)
-                return None
-            if max(picked) >= found[2].width:  # (the undefined w of a 3-component vector: the interpreter's)
+            picked = None if found is None else _components(lvalue.field.name, found[2])
+            if picked is None:
                 return None
         rvalue = compiled_expression(ex, item.rvalue, self.read)
         if found is None or rvalue is None:
