@@ -296,6 +296,9 @@ STRUCT_LOOPS = {
     "vector members, components read": "Body p = {v4, (float3)(f, g, 1.0f), a};\nint k = 0;\n"
     "while (k < (b & 7)) { p.pos += p.pos.wzyx * 0.25f; p.tag ^= k; f += p.vel.y - p.pos.w; g = p.vel.z; k++; }\n"
     "v4 = p.pos; a = p.tag;",
+    "members incremented and decremented (prefix, postfix, an array member's, a float's)": "Acc acc = {0, {1.5f,"
+    " 2.5f}, {0.0f, 0.0f}};\nint k = 0;\nwhile (k < (a & 15)) { acc.n++; --acc.n; acc.n++; acc.lo[1]--; ++acc.m.s;"
+    " k++; }\na = acc.n; f = acc.lo[1] + acc.m.s;",
     "a union's members": "Bits x = {f};\nint k = 0;\nwhile (k < (a & 7)) { x.u ^= (uint)k << 3; b += (int)(x.u & 255u);"
     " k++; }\nf = x.f;",
     "lanes leave at different trips (the columns of the lanes still in)": "Acc acc = {1, {0.0f, 0.0f}, {f, g}};\n"
@@ -498,7 +501,7 @@ def test_work_item_ids_as_coefficients(body: str) -> None:
             "switch (acc & 7) { case 0: t -= 1; continue; case 1: acc += 3; case 2 ... 4: s -= 1.0f; break;"
             " default: if (t & 2) break; acc ^= t; case 6: acc -= in[(t + i) % N]; }",
             "st.m.s += s * 0.5f; if (st.lo[1] > s) { st.lo[0] = st.lo[1]; st.lo[1] = s; } acc += st.n;"
-            " if (st.m.s > 100.0f) { st.n -= 1; t -= 1; continue; } st.m.q = st.m.s - (float)acc;",
+            " if (st.m.s > 100.0f) { st.n--; t -= 1; continue; } st.m.q = st.m.s - (float)acc;",
         ]
     ),
     checks=st.booleans(),

@@ -53,6 +53,7 @@ __all__ = [
     "compiled_plan",
     "compiled_root",
     "converted",
+    "incremented",
     "summed",
     "updated",
 ]
@@ -566,6 +567,11 @@ def _assignment(ex: _Executor, node: c_ast.Assignment) -> tuple[Root, Counts] | 
     return assign, rvalue.ops
 
 
+def incremented(read: Code, node: c_ast.UnaryOp) -> Code | None:
+    """The new value of ``++x``, ``x++``, ``--x`` or ``x--`` (``node``), ``x`` read by ``read``: ``x + 1``."""
+    return _operator(_UPDATES[node.op], read, Code(INT, lambda ex, mask, tally: _ONE, ()), node)
+
+
 def _increment(ex: _Executor, node: c_ast.UnaryOp) -> tuple[Root, Counts] | None:
     """``++x``, ``x++``, ``--x``, ``x--`` of a variable ``x``: ``x += 1`` (``executor._update_plan``), the old
     value for the postfix ones."""
@@ -574,7 +580,7 @@ def _increment(ex: _Executor, node: c_ast.UnaryOp) -> tuple[Root, Counts] | None
         return None
     read, name = target
     t = read.t
-    combined = _operator(_UPDATES[node.op], read, Code(INT, lambda ex, mask, tally: _ONE, ()), node)
+    combined = incremented(read, node)
     if combined is None:
         return None
     value = converted(combined, t)

@@ -45,6 +45,7 @@ from wia_sim.kernels.compiled import (
     compiled_expression,
     compiled_root,
     converted,
+    incremented,
     summed,
     updated,
 )
@@ -456,6 +457,8 @@ class _Compiler:
         ``s.v.xz = e`` (``lvalues.SwizzleRef.set``: each component, or a run of them, stored by itself): stored to
         the member's columns, its bytes counted (a compound one's read too: a vector member's whole), what each lane
         held kept for a trip given back (``trip_undo``)."""
+        if isinstance(item, c_ast.UnaryOp):
+            return self._member_increment(item, line)
         if not isinstance(item, c_ast.Assignment):
             return None
         ex, lvalue = self.ex, item.lvalue
@@ -496,6 +499,26 @@ class _Compiler:
             return Value(t, a)
 
         return _Expr(assign, summed(rvalue.ops, ops), line or _line(item))
+
+    def _member_increment(self, item: c_ast.UnaryOp, line: int) -> _Expr | None:
+        """``s.m++`` (``--``, prefix or postfix) of a scalar member: read, add one, store (``member_store``'s)."""
+        found = self.member(item.expr)
+        if found is None or found[2].width > 1:
+            return None
+        name, offset, t, _ = found
+        combined = incremented(self._member_read(*found), item)
+        if combined is None:
+            return None
+        value = converted(combined, t)
+
+        def increment(ex: _Executor, mask: Array, tally: Tally) -> Value:
+            a = np.asarray(value(ex, mask, tally))
+            local, ids = _lanes_of(ex, mask)
+            every = local is None and ex.trip_lanes is None
+            _put(ex, _column(ex, name, offset, t), a, None if every else ids, local, False)
+            return Value(t, a)  # (a statement's: its value unused)
+
+        return _Expr(increment, summed(combined.ops, (("private_bytes_written", elem_bytes(t)),)), line or _line(item))
 
     def statement(self, item: c_ast.Node, scope: dict[str, Var]) -> _Statement | None:
         if isinstance(item, c_ast.Compound):
