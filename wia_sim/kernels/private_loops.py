@@ -454,9 +454,9 @@ class _Compiler:
 
     def member_store(self, item: c_ast.Node, line: int) -> _Expr | None:
         """``s.m = e`` or ``s.m op= e`` of a member (``member``), or of components of a vector member,
-        ``s.v.xz = e`` (``lvalues.SwizzleRef.set``: each component, or a run of them, stored by itself): stored to
-        the member's columns, its bytes counted (a compound one's read too: a vector member's whole), what each lane
-        held kept for a trip given back (``trip_undo``)."""
+        ``s.v.xz = e`` (``lvalues.SwizzleRef.set``: each component, or a run of them, stored by itself), or ``s.m++``
+        (``_member_increment``): stored to the member's columns, its bytes counted (a compound one's read too: a
+        vector member's whole), what each lane held kept for a trip given back (``trip_undo``)."""
         if isinstance(item, c_ast.UnaryOp):
             return self._member_increment(item, line)
         if not isinstance(item, c_ast.Assignment):
