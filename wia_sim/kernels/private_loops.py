@@ -241,19 +241,20 @@ def _column(ex: _Executor, name: str, offset: int, t: CType) -> Array:
 
 def _member_column(ex: _Executor, name: str, offset: int, t: CType) -> Array:
     var = ex.lookup_var(name)
-    p = None if var is None else var.mem
-    if p is None or p.region is None or p.region is SEVERAL or p.region.per != "lane" or np.ndim(p.off) != 0:
+    if not _struct_loop_ready(var):
         raise Fallback
-    column = p.region.lane_columns(np.asarray(int(p.off) + offset, np.int64), t)
+    assert var is not None and var.mem is not None and var.mem.region is not None
+    column = var.mem.region.lane_columns(np.asarray(int(var.mem.off) + offset, np.int64), t)
     if column is None:
         raise Fallback
     return column
 
 
-def _put(ex: _Executor, column: Array, a: Array, ids: Array | None, local: Array | None, vector: bool) -> None:
-    """``a`` (the arrays' values, or one for all) stored to ``column`` in the lanes ``ids`` of the launch (None:
-    every lane; ``local``: their places in the arrays), what they held logged first (``trip_undo``)."""
-    if ids is None:
+def _put(ex: _Executor, column: Array, a: Array, lanes: tuple[Array | None, Array], vector: bool) -> None:
+    """``a`` (the arrays' values, or one for all) stored to ``column`` in ``lanes`` (``_lanes_of``: their places in
+    the arrays and their lanes of the launch), what they held logged first (``trip_undo``)."""
+    local, ids = lanes
+    if local is None and ex.trip_lanes is None:  # (every lane of the launch)
         ex.trip_undo.append((column, None, column.copy()))
         column[...] = a
         return
@@ -313,7 +314,8 @@ class _Compiler:
             self.ex.frame.scopes.pop()
 
     def condition(self, node: c_ast.Node) -> Code | None:
-        """A loop's or an ``if``'s condition compiled, where it is a scalar's (a vector's is the checker's error)."""
+        """A loop's or an ``if``'s condition, or a ``switch``'s value, compiled where it is a scalar's (a vector's is
+        the checker's error)."""
         code = compiled_expression(self.ex, node, self.read)
         return None if code is None or (not code.boolean and code.t.width > 1) else code
 
@@ -489,13 +491,12 @@ class _Compiler:
         def assign(ex: _Executor, mask: Array, tally: Tally) -> Value:
             a = np.asarray(value(ex, mask, tally))
             column = _column(ex, name, offset, vt)
-            local, ids = _lanes_of(ex, mask)
-            every = local is None and ex.trip_lanes is None  # (every lane of the launch)
+            lanes = _lanes_of(ex, mask)
             if parts is None:
-                _put(ex, column, a, None if every else ids, local, t.width > 1)
+                _put(ex, column, a, lanes, t.width > 1)
             else:  # (a component's column; one component: the value itself)
                 for j, k in parts:
-                    _put(ex, column[:, k], a if len(parts) == 1 else a[..., j], None if every else ids, local, False)
+                    _put(ex, column[:, k], a if len(parts) == 1 else a[..., j], lanes, False)
             return Value(t, a)
 
         return _Expr(assign, summed(rvalue.ops, ops), line or _line(item))
@@ -513,9 +514,7 @@ class _Compiler:
 
         def increment(ex: _Executor, mask: Array, tally: Tally) -> Value:
             a = np.asarray(value(ex, mask, tally))
-            local, ids = _lanes_of(ex, mask)
-            every = local is None and ex.trip_lanes is None
-            _put(ex, _column(ex, name, offset, t), a, None if every else ids, local, False)
+            _put(ex, _column(ex, name, offset, t), a, _lanes_of(ex, mask), False)
             return Value(t, a)  # (a statement's: its value unused)
 
         return _Expr(increment, summed(combined.ops, (("private_bytes_written", elem_bytes(t)),)), line or _line(item))
@@ -548,8 +547,8 @@ class _Compiler:
         """A ``switch`` on a scalar, its labels all items of its body (one inside a nested statement, Duff's device,
         is the interpreter's, as is a declaration in the body: the lanes entering below it have it undefined)."""
         ex = self.ex
-        code = compiled_expression(ex, item.cond, self.read)
-        if code is None or (not code.boolean and code.t.width > 1):
+        code = self.condition(item.cond)  # (a scalar, as a condition)
+        if code is None:
             return None
         t = promoted(INT if code.boolean else code.t)
         flat, labels = switch_items(item.stmt), switch_labels(item.stmt)
