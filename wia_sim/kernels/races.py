@@ -78,6 +78,7 @@ class RaceTracker:
     l_line: Array | None
     _pending_reads: list[tuple[Array, Array, int, Array | None, int]]
     _pending_size: int
+    _probe: Array | None
     _written: bool
     _compact: list[_Compact]
     _layouts: dict[Any, Any]  # ``strided.StridedAccess._layout``'s, whose race keys are in granules
@@ -110,6 +111,7 @@ class RaceTracker:
             if records is not None:
                 setattr(self, name, np.repeat(records, factor)[:keys])
         self.granule = finer
+        self._probe = None
         self._layouts.clear()  # their race keys were in the old granules
 
     def compact(self, st: LaunchState, keys: Affine, mask: Array, write: bool) -> bool:
@@ -182,10 +184,10 @@ class RaceTracker:
             # (before the next barrier, for __local memory), so its record waits (``_wait``)
             self._wait(keys, lanes, st.line, None if local else epochs, gs)
             return
-        if write:  # the reads on record first: a write conflicts with them
-            self._fold_reads()
         size = self.data.size // self.granule + 1
         at, distinct = _indexer(keys)
+        if write and not (local and not atomic and self._reads_clear(keys, lanes, distinct, size)):
+            self._fold_reads()  # the reads on record first: a write conflicts with them
         my_group = lanes // gs
         my_epoch = epochs[my_group] if not local and bool(epochs.any()) else None
         check = "race_local" if local else "race_global"
@@ -321,6 +323,28 @@ class RaceTracker:
         self._pending_size += keys.size
         if self._pending_size > _PENDING_READS or self._shares_records:
             self._fold_reads()
+
+    def _reads_clear(self, keys: Array, lanes: Array, distinct: bool, size: int) -> bool:
+        """Whether none of the few reads waiting (``_wait``) is by another work-item of a granule that this plain
+        write to ``__local`` memory (``keys``, distinct, by ``lanes``) writes: then they go on waiting, and a
+        barrier mostly forgets them unrecorded (a tree reduction's step reads two elements and writes one, apart).
+        Else they are recorded first, and the conflict found as any other (``_race``)."""
+        if not self._pending_reads:
+            return True
+        if not distinct or len(self._pending_reads) > _PROBED_READS:
+            return False
+        probe = self._probe
+        if probe is None:
+            probe = self._probe = np.full(size, -1, np.int32)
+        probe[keys] = lanes
+        try:
+            for read, readers, *_ in self._pending_reads:
+                writers = probe[read]
+                if bool(((writers != -1) & (writers != readers)).any()):
+                    return False
+            return True
+        finally:
+            probe[keys] = -1
 
     def _writer_groups(self, wl: Array, at: Array | slice, gs: int) -> Array:
         """The work-group of each writer on record in ``wl`` (``w_lane`` at ``at``): a single writer's own, else
@@ -505,6 +529,9 @@ def _mixed_by_key(keys: Array, values: Array) -> Array:
     return flags
 
 
+_PROBED_READS = 4
+"""How many waiting reads a write to ``__local`` memory looks at before it records them instead (``_reads_clear``:
+each write would look at every read of a barrier interval again)."""
 _PENDING_READS = 1 << 22
 """How many ``__local`` read records may wait before they are written into the shadow (bounds their memory)."""
 

@@ -668,6 +668,7 @@ class Region(StridedAccess):
         self.carried_at: Array | None = None  # per byte, the index in ``carried`` of where its value came from
         self._pending_reads: list[tuple[Array, Array, int, Array | None, int]] = []  # reads not yet recorded: _wait
         self._pending_size = 0
+        self._probe: Array | None = None  # -1 per granule, a write's lanes set while it looks at them: _reads_clear
         self._written = False  # a write is on record in w_lane (or an atomic in a_lane)
         self._all_init = False  # every byte was written (__local memory: looked at at each barrier; __private
         # memory: once its stores could have covered it, ``mark_written``)
