@@ -147,6 +147,27 @@ def test_kernel_misuse(recording: RecordingBackend) -> None:
         wia.destroy_kernel("kernel")  # type: ignore[arg-type]
 
 
+def test_launch_arguments_are_all_checked_before_any_is_set(recording: RecordingBackend) -> None:
+    """A launch whose arguments include a bad one sets none of them (no partial state): the kernel keeps the
+    arguments it had, and a later launch with them checks them again (a buffer freed since is refused)."""
+    ctx = wia.create_context()
+    kernel = wia.compile_kernel(ctx, "__kernel void scale(__global float* a, float s) {}", "scale")
+    kept, other = wia.alloc(ctx, 4096), wia.alloc(ctx, 4096)
+    config = wia.LaunchConfig(global_size=1024, local_size=128)
+    wia.launch_kernel(kernel, config, kept, 2.0)
+    with pytest.raises(wia.InvalidValueError, match="'s'"):
+        wia.launch_kernel(kernel, config, other, "three")
+    with pytest.raises(wia.InvalidValueError, match="arguments 0 to 1"):
+        wia.launch_kernel(kernel, config, other, 3.0, 4.0)
+    wia.launch_kernel(kernel, config)  # (the arguments set by the first launch)
+    assert [(args[0].nbytes, float(args[1].value)) for _, args, _ in recording.launches] == [(4096, 2.0)] * 2
+    assert recording.launches[1][1][0].buffer is recording.launches[0][1][0].buffer
+    wia.free(kept)
+    with pytest.raises(wia.InvalidMemoryError, match="use after free"):
+        wia.launch_kernel(kernel, config)
+    assert len(recording.launches) == 2
+
+
 @pytest.mark.parametrize(
     ("config", "fragment"),
     [

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import operator
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -341,19 +342,27 @@ def set_kernel_arg(kernel: Kernel, index: int, value: Any) -> None:
     """R-3.6.2-03: argument ``index`` is a buffer (``Memory``), a tensor or a scalar; ``None`` for a buffer
     parameter is a NULL pointer, which the kernel must not dereference."""
     kernel = check_kernel(kernel)
+    _checked_argument(kernel, index, value)  # checked now, so a bad argument is refused where it is set
+    kernel.args[index] = value
+
+
+def _checked_argument(kernel: Kernel, index: object, value: object) -> KernelArg[object]:
+    """``set_kernel_arg``'s checks of ``index`` and ``value``: the record the backend receives."""
     if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < kernel.num_args:
         raise InvalidValueError(
             f"set_kernel_arg: {kernel.name} takes arguments 0 to {kernel.num_args - 1}, got {index!r}"
         )
-    _argument(kernel, index, value)  # checked now, so a bad argument is refused where it is set
-    kernel.args[index] = value
+    return _argument(kernel, index, value)
 
 
-def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream) -> None:
+def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream, given: Sequence[KernelArg[object]] = ()) -> None:
+    """Launch ``kernel`` with the arguments set: the first ``len(given)`` records checked just now (the arguments
+    ``launch_kernel`` was passed), the others checked again (their memory may have been freed since they were
+    set)."""
     missing = [i for i in range(kernel.num_args) if i not in kernel.args]
     if missing:
         raise InvalidValueError(f"{kernel.name}: arguments {missing} are not set (set_kernel_arg)")
-    args = [_argument(kernel, index, kernel.args[index]) for index in range(kernel.num_args)]
+    args = [*given, *(_argument(kernel, index, kernel.args[index]) for index in range(len(given), kernel.num_args))]
     ndrange = NDRange(
         config.global_dims, config.local_dims, config.work_dim or 1, config.shared_bytes, config.offset_dims
     )
@@ -370,13 +379,14 @@ def _enqueue(kernel: Kernel, config: LaunchConfig, stream: Stream) -> None:
 
 @api
 def launch_kernel(kernel: Kernel, config: LaunchConfig, *args: Any) -> None:
-    """R-3.6.2-05: set ``args`` (if given) and run the kernel, blocking until it is done."""
+    """R-3.6.2-05: set ``args`` (if given; each checked before any is set) and run the kernel, blocking until it
+    is done."""
     kernel = check_kernel(kernel)
     config = check_launch(kernel.context, config)
-    for index, value in enumerate(args):
-        set_kernel_arg(kernel, index, value)
+    given = [_checked_argument(kernel, index, value) for index, value in enumerate(args)]  # (all, before any is set)
+    kernel.args.update(enumerate(args))
     stream = kernel.context.default_stream
-    _enqueue(kernel, config, stream)
+    _enqueue(kernel, config, stream, given)
     stream.synchronize()
 
 
