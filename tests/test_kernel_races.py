@@ -779,6 +779,12 @@ def test_entries_sharing_a_granule_with_other_values_are_found_in_any_order(
         ),
         ("int x = a[(i + 1) & 63];\n    int y = a[i];\n    a[i] = x + y;", "a read by other work-items at line 4"),
         ("int y = a[i];\n    int x = a[(i + 1) & 63];\n    a[i] = x + y;", "a read by other work-items at line 5"),
+        # the writer and a neighbour reading the element in one access: the neighbour's read is the race
+        (
+            "t[l] = l;\n    barrier(CLK_LOCAL_MEM_FENCE);\n    int x = t[l == 5 ? 6 : l];\n    t[l] = x;",
+            "a read by other work-items at line 6",
+        ),
+        ("int x = a[i == 5 ? 6 : i];\n    a[i] = x;", "a read by other work-items at line 4"),
     ],
     ids=[
         "write",
@@ -789,12 +795,15 @@ def test_entries_sharing_a_granule_with_other_values_are_found_in_any_order(
         "local, own read before",
         "global, own read after",
         "global, own read before",
+        "local, own read in the same access",
+        "global, own read in the same access",
     ],
 )
 def test_a_race_names_the_line_of_the_other_access(body: str, other: str) -> None:
     """Where the access on record was, as Oclgrind names both places: a write kept by its coefficients, a read of
     ``__local`` memory that waited for a write, an atomic, a compare-exchange that stored nothing; a read by
-    another work-item than the writer, where the writer read the element too."""
+    another work-item than the writer, where the writer read the element too (before, after, or in the same access:
+    whose record the writer's read then began)."""
     head = "__kernel void k(__global int* a) {\n    __local int t[64];\n"
     src = head + "    int i = get_global_id(0), l = get_local_id(0);\n    " + body + "\n}\n"
     with pytest.raises(KernelFault) as info:

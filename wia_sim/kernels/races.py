@@ -448,13 +448,14 @@ class RaceTracker:
                 _record_global(
                     self.r_lane, self.r_epoch, self.r_group, keys, lanes, at, distinct, my_group, my_epoch, fresh
                 )
-            self._read_lines(keys, lanes, at, line)
+            self._read_lines(keys, lanes, at, distinct, line)
         self._pending_reads.clear()
         self._pending_size = 0
 
-    def _read_lines(self, keys: Array, lanes: Array, at: Array | slice, line: int) -> None:
+    def _read_lines(self, keys: Array, lanes: Array, at: Array | slice, distinct: bool, line: int) -> None:
         """Where the reads on record were (a race with a write names a read by another work-item than the
-        writer): the line of the read that began each record (by ``r_first``), or another work-item's."""
+        writer): the line of the read that began each record (by ``r_first``), or another work-item's, which may be
+        in the same access (``distinct``: no two of its entries share a granule)."""
         assert self.r_lane is not None and self.r_first is not None
         assert self.r_line is not None and self.r_other_line is not None
         first = self.r_first[at]
@@ -465,6 +466,10 @@ class RaceTracker:
             self.r_other_line[keys[began]] = 0
         self.r_line[keys[own]] = line
         self.r_other_line[keys[~own]] = line
+        if not distinct:  # (work-items reading one granule in this access: each is another's, whichever began it)
+            shared = _mixed_by_key(keys, lanes)
+            if bool(shared.any()):
+                self.r_other_line[keys[shared]] = line
 
     def _report(
         self,
