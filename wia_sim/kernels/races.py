@@ -188,8 +188,10 @@ class RaceTracker:
         at, distinct = _indexer(keys)
         if write and not (local and not atomic and self._reads_clear(keys, lanes, distinct, size)):
             self._fold_reads()  # the reads on record first: a write conflicts with them
-        my_group = lanes // gs
-        my_epoch = epochs[my_group] if not local and bool(epochs.any()) else None
+        # (the barrier epochs of the access's groups matter once a group of the launch passed a global fence)
+        timed = not local and not _no_epochs(epochs)
+        my_group = lanes // gs if timed else None
+        my_epoch = epochs[my_group] if timed else None
         check = "race_local" if local else "race_global"
         uniform: Array | None = None  # entries whose only conflicts are writes of the same value
 
@@ -213,7 +215,7 @@ class RaceTracker:
         if self.w_lane is not None and self._written:
             assert self.w_epoch is not None
             wl = self.w_lane[at]
-            conflict = ((wl >= 0) & (wl != lanes)) | (wl == -2)
+            conflict = (wl != lanes) & (wl != -1)  # (another work-item's write, or several work-items': -2)
             if bool(conflict.any()):
                 writers = self._writer_groups(wl, at, gs)
                 conflict &= live(writers, self.w_epoch[at])
@@ -262,7 +264,7 @@ class RaceTracker:
             else:
                 assert self.a_epoch is not None and self.a_group is not None
                 _record_global(
-                    self.a_lane, self.a_epoch, self.a_group, keys, lanes, at, distinct, my_group, my_epoch, fresh
+                    self.a_lane, self.a_epoch, self.a_group, keys, lanes, at, distinct, lanes // gs, my_epoch, fresh
                 )
             return
         if write:
@@ -304,7 +306,7 @@ class RaceTracker:
                             shared,
                         )
             if uniform is not None and bool(uniform.any()):
-                self._several_writers(keys, uniform, my_group, earlier, writers)
+                self._several_writers(keys, uniform, lanes // gs, earlier, writers)
                 self._uniform(st, keys, lanes, uniform)
             return
         # a read, checked: its record waits as well (the conflicts of a read are with records of writes and atomic
@@ -513,6 +515,21 @@ class RaceTracker:
 
 _ACCESS = {"read": "read", "write": "write", "atomic": "atomic update", "load": "atomic load"}
 _ARTICLE = {"read": "a", "write": "a", "atomic": "an", "load": "an"}
+
+
+_EPOCHS: list[Array] = [np.zeros(0, np.int64)]
+"""The barrier epochs ``_no_epochs`` last found all zero (``LaunchState.epoch`` is replaced, never written in
+place, when a barrier advances it)."""
+
+
+def _no_epochs(epochs: Array) -> bool:
+    """Whether no work-group has passed a barrier with ``CLK_GLOBAL_MEM_FENCE`` (looked at once per array)."""
+    if epochs is _EPOCHS[0]:
+        return True
+    if bool(epochs.any()):
+        return False
+    _EPOCHS[0] = epochs
+    return True
 
 
 def _mixed_by_key(keys: Array, values: Array) -> Array:
