@@ -811,39 +811,41 @@ def test_a_race_names_the_line_of_the_other_access(body: str, other: str) -> Non
     assert f"conflicts with {other} with no barrier" in str(info.value)
 
 
+@pytest.mark.parametrize("space", ["local", "global"])
 @pytest.mark.parametrize("reads", [1, 3, races._PROBED_READS + 2])
 @pytest.mark.parametrize("racing", [None, 0, -1])
-def test_a_local_write_checks_every_read_still_waiting(reads: int, racing: int | None) -> None:
-    """Reads of ``__local`` memory wait unrecorded; a write that touches no granule another work-item read leaves
-    them waiting (``RaceTracker._reads_clear``), one that does is the race, whichever read (``racing``: the first,
-    the last or none) was another work-item's (work-items 5 and 6 swap elements), however many wait: named with that
-    read's line."""
+def test_a_write_checks_every_read_still_waiting(space: str, reads: int, racing: int | None) -> None:
+    """Reads wait unrecorded; a write that touches no granule another work-item read leaves them waiting
+    (``RaceTracker._reads_clear``), one that does is the race, whichever read (``racing``: the first, the last or
+    none) was another work-item's (work-items 5 and 6 swap elements), however many wait: named with that read's
+    line."""
+    m, i = ("t", "l") if space == "local" else ("w", "g")
     other = None if racing is None else racing % reads
-    loads = [f"    v += t[{'l == 5 ? 6 : l == 6 ? 5 : l' if k == other else 'l'}];" for k in range(reads)]
+    loads = [f"    v += {m}[{f'{i} == 5 ? 6 : {i} == 6 ? 5 : {i}' if k == other else i}];" for k in range(reads)]
     src = "\n".join(
         [
-            "__kernel void k(__global const int* x, __global int* out) {",
+            "__kernel void k(__global const int* x, __global int* out, __global int* w) {",
             "    __local int t[16];",
             "    const int l = get_local_id(0), g = get_global_id(0);",
-            "    t[l] = x[g];",
-            "    barrier(CLK_LOCAL_MEM_FENCE);",
+            f"    {m}[{i}] = x[g];",
+            "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
             "    int v = 0;",
             *loads,
-            "    t[l] = v;",
-            "    barrier(CLK_LOCAL_MEM_FENCE);",
-            "    out[g] = t[l] + t[15 - l];",
+            f"    {m}[{i}] = v;",
+            "    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);",
+            f"    out[g] = {m}[{i}] + {m}[{i} - l + 15 - l];",
             "}",
         ]
     )
     x = np.random.default_rng(reads).integers(-1000, 1000, 32).astype(np.int32)
-    out = np.zeros(32, np.int32)
+    out, w = np.zeros(32, np.int32), np.zeros(32, np.int32)
     if racing is None:
-        assert run_src(src, [x, out], 32, 16).findings == []
+        assert run_src(src, [x, out, w], 32, 16).findings == []
         v = (reads * x).reshape(2, 16)
         assert out.tolist() == (v + v[:, ::-1]).reshape(-1).tolist()
         return
-    f = fault(src, [x, out], 32, 16)
-    assert (f.check, f.line) == ("race_local", 7 + reads)
+    f = fault(src, [x, out, w], 32, 16)
+    assert (f.check, f.line) == (f"race_{space}", 7 + reads)
     reader = "work-item (6, 0, 0)" if reads == 1 else "other work-items"  # (and the writer, of its own element)
     assert f"at offset 20 conflicts with a read by {reader} at line {7 + racing % reads} with no barrier" in str(f)
 

@@ -186,7 +186,7 @@ class RaceTracker:
             return
         size = self.data.size // self.granule + 1
         at, distinct = _indexer(keys)
-        if write and not (local and not atomic and self._reads_clear(keys, lanes, distinct, size)):
+        if write and not (not atomic and self._reads_clear(keys, lanes, distinct, size)):
             self._fold_reads()  # the reads on record first: a write conflicts with them
         # (the barrier epochs of the access's groups matter once a group of the launch passed a global fence)
         timed = not local and not _no_epochs(epochs)
@@ -328,9 +328,10 @@ class RaceTracker:
 
     def _reads_clear(self, keys: Array, lanes: Array, distinct: bool, size: int) -> bool:
         """Whether none of the few reads waiting (``_wait``) is by another work-item of a granule that this plain
-        write to ``__local`` memory (``keys``, distinct, by ``lanes``) writes: then they go on waiting, and a
-        barrier mostly forgets them unrecorded (a tree reduction's step reads two elements and writes one, apart).
-        Else they are recorded first, and the conflict found as any other (``_race``)."""
+        write (``keys``, distinct, by ``lanes``) writes, whatever the barriers between: then they go on waiting
+        (``__local`` memory's until a barrier mostly forgets them unrecorded: a tree reduction's step reads two
+        elements and writes one, apart; ``__global`` memory's as a work-item's update of its own elements leaves
+        them). Else they are recorded first, and a conflict found as any other (``_race``)."""
         if not self._pending_reads:
             return True
         if not distinct or len(self._pending_reads) > _PROBED_READS:
