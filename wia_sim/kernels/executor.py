@@ -1130,8 +1130,10 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             return Value(ct, self._conv(Value(scalar, cols[0]), ct))
         if len(cols) != ct.width:
             raise UnsupportedKernel(f"line {self.st.line}: {len(cols)} components for a {ct}")
-        shape = np.broadcast_shapes(*(c.shape for c in cols))
-        return Value(ct, np.stack([np.broadcast_to(c, shape) for c in cols], axis=-1).astype(ct.dtype))
+        out = np.empty((*np.broadcast_shapes(*(c.shape for c in cols)), ct.width), ct.dtype)
+        for k, c in enumerate(cols):  # (each column spread over the lanes as it is assigned)
+            out[..., k] = c
+        return Value(ct, out)
 
     def braced_vector(self, ct: CType, parts: Sequence[Result]) -> Value:
         """``{a, b, ...}`` for a scalar or vector: exactly its components (Clang's rule in OpenCL C: no splat, no

@@ -52,8 +52,10 @@ def load_unaligned(st: LaunchState, region: Region, off: Array, mask: Array, t: 
         assert origin is not None
         st.deferred = (undef, origin)
     shape = np.broadcast_shapes(*(r.shape for r in raw))
-    data = np.stack([np.broadcast_to(r, shape) for r in raw], axis=-1)
-    values = np.ascontiguousarray(data).view(t.dtype)
+    data = np.empty((*shape, len(raw)), np.uint8)
+    for k, r in enumerate(raw):  # (each byte spread over the lanes as it is assigned)
+        data[..., k] = r
+    values = data.view(t.dtype)
     return values.reshape((*shape, *_shape(t)))
 
 
