@@ -19,7 +19,9 @@ from wia_sim.kernels.executor import KernelFault
 from wia_sim.kernels.lanes import Geometry
 from wia_sim.kernels.spaces import Region
 
-N = 1 << 14  # (the smallest launch that takes the path)
+SIZES = (lanes.FEW_LANES_FROM, 1 << 14)
+"""The smallest launch that takes the path (its lanes' ids kept as arrays: ``affine.MIN_LANES``), and one whose ids
+are kept as coefficients."""
 
 
 @pytest.fixture
@@ -41,19 +43,20 @@ def taken(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     yield calls
 
 
-def _run(src: str, arrays: list[np.ndarray], wg: int, scalars: tuple[Any, ...], few: bool, checks: bool) -> Any:
+def _run(src: str, arrays: list[np.ndarray], n: int, wg: int, scalars: tuple[Any, ...], few: bool, checks: bool) -> Any:
     saved = lanes.FEW_LANES_FROM
     lanes.FEW_LANES_FROM = saved if few else 1 << 62
     try:
-        return run_on_copies(src, arrays, Geometry((N, 1, 1), (wg, 1, 1)), scalars, checks=checks)
+        return run_on_copies(src, arrays, Geometry((n, 1, 1), (wg, 1, 1)), scalars, checks=checks)
     finally:
         lanes.FEW_LANES_FROM = saved
 
 
-def _same(src: str, arrays: list[np.ndarray], wg: int, *scalars: Any, checks: bool = True) -> Any:
-    """Run with accesses by few lanes made by them alone and not: the same bits, counts, steps and findings."""
-    few = _run(src, arrays, wg, scalars, few=True, checks=checks)
-    assert_same_runs(few, _run(src, arrays, wg, scalars, few=False, checks=checks))
+def _same(src: str, arrays: list[np.ndarray], n: int, wg: int, *scalars: Any, checks: bool = True) -> Any:
+    """Run ``n`` work-items with accesses by few lanes made by them alone and not: the same bits, counts, steps
+    and findings."""
+    few = _run(src, arrays, n, wg, scalars, few=True, checks=checks)
+    assert_same_runs(few, _run(src, arrays, n, wg, scalars, few=False, checks=checks))
     return few
 
 
@@ -79,25 +82,26 @@ __kernel void k(__global const float* x, __global float* sums, __global int* pic
 """
 
 
+@pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("checks", [True, False])
-def test_a_tree_reduction_and_a_tail_of_work_items(checks: bool, taken: list[str]) -> None:
-    """A tree reduction in ``__local`` memory (from its fifth step on, an eighth of the work-items or fewer), the
+def test_a_tree_reduction_and_a_tail_of_work_items(checks: bool, n: int, taken: list[str]) -> None:
+    """A tree reduction in ``__local`` memory (from its second step on, a quarter of the work-items or fewer), the
     first work-item of each group storing the sum, and one work-item in 97 reading its own ``__private`` array."""
-    x = np.random.default_rng().integers(1, 9, N).astype(np.float32)
-    arrays = [x, np.zeros(N // 256, np.float32), np.full(N // 97 + 1, -1, np.int32)]
-    (_, sums, picked), _ = _same(TREE, arrays, 256, checks=checks)
+    x = np.random.default_rng().integers(1, 9, n).astype(np.float32)
+    arrays = [x, np.zeros(n // 256, np.float32), np.full(n // 97 + 1, -1, np.int32)]
+    (_, sums, picked), _ = _same(TREE, arrays, n, 256, checks=checks)
     assert "load" in taken and "store" in taken
     scale = np.arange(256) % 4 + 1
     assert sums.tolist() == (x.reshape(-1, 256) * scale).sum(axis=1).tolist()  # (small integers: exact)
-    ids = np.arange(N)[np.arange(N) % 97 == 5]
+    ids = np.arange(n)[np.arange(n) % 97 == 5]
     assert picked[ids // 97].tolist() == (x[ids] * 4).astype(np.int32).tolist()
 
 
 FAULTS = {
     "out_of_bounds_global": """__kernel void k(__global const float* x, __global float* y) {
         const int i = get_global_id(0);
-        if (i % 1000 == 7)
-            y[i / 1000] = x[i + (i > 9000 ? 20000 : 0)];
+        if (i % 100 == 7)
+            y[i / 100] = x[i + (i > get_global_size(0) * 3 / 4 ? 20000 : 0)];
     }""",
     "uninitialized_local": """__kernel void k(__global const float* x, __global float* y) {
         __local float t[256];
@@ -105,7 +109,7 @@ FAULTS = {
         if (l < 128)
             t[l] = x[get_global_id(0)];
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (l % 64 == 3 + 64 * (get_group_id(0) == 40))
+        if (l % 64 == 3 + 64 * (get_group_id(0) == get_num_groups(0) - 2))
             y[get_global_id(0) / 64] = t[l];
     }""",
     "race_local": """__kernel void k(__global const float* x, __global float* y) {
@@ -113,7 +117,7 @@ FAULTS = {
         const int l = get_local_id(0);
         t[l] = 0.0f;
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (l < 3 && get_group_id(0) >= 60)
+        if (l < 3 && get_group_id(0) >= get_num_groups(0) - 4)
             t[7] = (float)l;
         barrier(CLK_LOCAL_MEM_FENCE);
         y[get_global_id(0)] = t[l];
@@ -130,23 +134,26 @@ FAULTS = {
 }
 
 
+@pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("check", sorted(FAULTS))
-def test_findings_of_a_few_work_items_are_reported_word_for_word(check: str, taken: list[str]) -> None:
+def test_findings_of_a_few_work_items_are_reported_word_for_word(check: str, n: int, taken: list[str]) -> None:
     """Reads past a buffer, of ``__local`` memory no work-item wrote, a write race of three work-items of some
     groups, and reads past a ``__local`` array of vectors: by a few work-items of a large launch, each the same
     finding (work-item, offset, offenders and their offsets) as from the pass over every lane."""
-    x = np.random.default_rng().random(N, np.float32)
-    _, result = _same(FAULTS[check], [x, np.zeros(N, np.float32)], 256)
+    x = np.random.default_rng().random(n, np.float32)
+    _, result = _same(FAULTS[check], [x, np.zeros(n, np.float32)], n, 256)
     assert isinstance(result, KernelFault) and result.check == check
     assert taken[-1] == ("store" if check == "race_local" else "load")  # (the access that found it)
 
 
-def test_unchecked_accesses_out_of_bounds_are_dropped_alike(taken: list[str]) -> None:
+@pytest.mark.parametrize("n", SIZES)
+def test_unchecked_accesses_out_of_bounds_are_dropped_alike(n: int, taken: list[str]) -> None:
     """With checks off, a few work-items' loads and stores past a buffer do not touch memory, on either path."""
-    x = np.random.default_rng().random(N, np.float32)
-    (_, y), result = _same(FAULTS["out_of_bounds_global"], [x, np.zeros(N, np.float32)], 256, checks=False)
+    x = np.random.default_rng().random(n, np.float32)
+    (_, y), result = _same(FAULTS["out_of_bounds_global"], [x, np.zeros(n, np.float32)], n, 256, checks=False)
     assert not isinstance(result, Exception) and "load" in taken and "store" in taken
-    assert y[:9].tolist() == x[[1000 * k + 7 for k in range(9)]].tolist() and y[9:].tolist() == [0.0] * (N - 9)
+    inside = [i for i in range(7, n, 100) if i <= n * 3 // 4]  # (those past it read 0: nothing there)
+    assert y[: len(inside)].tolist() == x[inside].tolist() and not y[len(inside) :].any()
 
 
 UNIFORM = """
@@ -157,9 +164,10 @@ __kernel void k(__global int* flag, __global const float* x) {
 """
 
 
-def test_a_uniform_write_of_a_few_work_items_is_noted_word_for_word(taken: list[str]) -> None:
+@pytest.mark.parametrize("n", SIZES)
+def test_a_uniform_write_of_a_few_work_items_is_noted_word_for_word(n: int, taken: list[str]) -> None:
     """A flag set by the few work-items whose value passes a test: the same uniform write, noted alike."""
-    x = np.random.default_rng().random(N, np.float32)
-    (flag, _), result = _same(UNIFORM, [np.zeros(4, np.int32), x], 64)
+    x = np.random.default_rng().random(n, np.float32)
+    (flag, _), result = _same(UNIFORM, [np.zeros(4, np.int32), x], n, 64)
     assert [f.check for f in result.findings] == ["uniform_write"] and flag[3] == 1
     assert "store" in taken

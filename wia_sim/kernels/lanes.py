@@ -167,15 +167,19 @@ _COUNT_BELOW = 1 << 14
 hundred lanes, where the executor's time is such calls); larger ones with ``any``/``all``, which stop early."""
 
 
-FEW_LANES_FROM = 1 << 14
-"""Launches of this many lanes or more access memory by the active lanes alone when they are few (``few_lanes``)."""
+FEW_LANES_FROM = 1 << 11
+"""Launches of this many lanes or more access memory by the active lanes alone when they are few (``few_lanes``).
+Measured on a tree reduction's seven steps in work-groups of 128 (``scratch[lid] += scratch[lid + offset]``): at
+4,096 and 8,192 lanes the active lanes alone cost about a fifth less than passes over every lane's offset, at 2,048
+a little less, below that the same."""
 
 
 def few_lanes(mask: Array, active: Callable[[Array], int]) -> Array | None:
-    """The lanes of ``mask``, in order, when the launch is large and they are at most an eighth of it (``active``
+    """The lanes of ``mask``, in order, when the launch is large and they are at most a quarter of it (``active``
     counts a mask's lanes, asked only then): an access by them alone (``Region.load_at``) is then cheaper than
-    passes over every lane's offset (a tree reduction's later steps, a tail of divergent work-items); else None."""
-    if mask.ndim != 1 or mask.size < FEW_LANES_FROM or active(mask) * 8 > mask.size:
+    passes over every lane's offset (a tree reduction's steps after its first, a tail of divergent work-items);
+    else None."""
+    if mask.ndim != 1 or mask.size < FEW_LANES_FROM or active(mask) * 4 > mask.size:
         return None
     return np.flatnonzero(mask)
 
