@@ -186,7 +186,7 @@ class RaceTracker:
             return
         size = self.data.size // self.granule + 1
         at, distinct = _indexer(keys)
-        if write and not (not atomic and self._reads_clear(keys, lanes, distinct, size)):
+        if write and (atomic or not self._reads_clear(keys, lanes, distinct, size)):
             self._fold_reads()  # the reads on record first: a write conflicts with them
         # (the barrier epochs of the access's groups matter once a group of the launch passed a global fence)
         timed = not local and not _no_epochs(epochs)
@@ -553,8 +553,8 @@ def _mixed_by_key(keys: Array, values: Array) -> Array:
 
 
 _PROBED_READS = 4
-"""How many waiting reads a write to ``__local`` memory looks at before it records them instead (``_reads_clear``:
-each write would look at every read of a barrier interval again)."""
+"""How many waiting reads a plain write looks at before it records them instead (``_reads_clear``: each write would
+look at every read waiting, a barrier interval's or a launch's, again)."""
 _PENDING_READS = 1 << 22
 """How many ``__local`` read records may wait before they are written into the shadow (bounds their memory)."""
 
