@@ -99,7 +99,10 @@ class LaunchSetup(ExecutorState):
         return tuple(types)
 
     def _pt(self, t: TypeInfo) -> tuple[CType | None, tuple[int, ...]]:
-        return pointee_of(t, self.types)
+        found = self.program.pointees.get(t)
+        if found is None:
+            found = self.program.pointees[t] = pointee_of(t, self.types)
+        return found
 
     def _constants(self) -> None:
         for name, value in self.program.enumerators.items():

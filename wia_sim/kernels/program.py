@@ -180,6 +180,9 @@ class Program:
     plans: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
     """The executor's per-node evaluation plans (``executor._Executor.plan``), made on first use and kept for
     every later launch of the program."""
+    pointees: dict[TypeInfo, Any] = field(default_factory=dict, repr=False, compare=False)
+    """What each pointer or array type points to, the executor's element type and dimensions
+    (``exec_setup.pointee_of``), made on first use: a launch asks it of every buffer argument."""
     origins: list[tuple[str, int]] | None = field(default=None, repr=False, compare=False)
     """Each line's (file, line) when the source includes files or runs a ``#line``
     (``preprocess.PreprocessResult.origins``)."""
