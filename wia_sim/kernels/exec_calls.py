@@ -463,12 +463,13 @@ class CallRunner(ExecutorState):
         ``__local`` memory (its race shadow is forgotten). An access the barrier does not order still races."""
         self.st.line = line
         reached = self.groups_reaching(mask, "barrier_divergence", "barrier")
+        n = int(np.count_nonzero(reached))
         if flags & _GLOBAL_FENCE:
             self.st.epoch = self.st.epoch + reached
         if flags & _LOCAL_FENCE:
             for region in self.local_regions:
-                region.barrier(self.st, reached)
-        self.counts["barriers"] = self.counts.get("barriers", 0) + int(np.count_nonzero(reached))
+                region.barrier(self.st, reached, n == self.groups)
+        self.counts["barriers"] = self.counts.get("barriers", 0) + n
 
     def vload_store(
         self,

@@ -1290,16 +1290,18 @@ class Region(StridedAccess):
 
         return bits
 
-    def barrier(self, st: LaunchState, reached: Array) -> None:
-        """The work-groups flagged in ``reached`` passed a barrier. ``__local`` memory belongs to one group, so its
-        accesses before the barrier can no longer race with anything: their shadow rows are cleared."""
+    def barrier(self, st: LaunchState, reached: Array, every: bool) -> None:
+        """The work-groups flagged in ``reached`` (``every``: all of the launch's) passed a barrier. ``__local``
+        memory belongs to one group, so its accesses before the barrier can no longer race with anything: their
+        shadow rows are cleared (nothing to clear where nothing was recorded since every group passed the last)."""
         if self.space != "local":
             return
-        if self._compact and not bool(reached.all()):
+        if self._compact and not every:
             self.materialize(st)
         if self.init is not None and not self._all_init:
             self._all_init = self._every_byte_written()
-        every = bool(reached.all())
+        if every and not self._shadowed and not self._compact:  # (the shadow as the last barrier left it: empty)
+            return
         if every:
             self._compact.clear()
             self._shadowed = False
