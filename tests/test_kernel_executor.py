@@ -590,6 +590,37 @@ def test_guarded_consecutive_accesses_touch_only_active_lanes(guard: str) -> Non
     np.testing.assert_array_equal(c, np.where(active, a * np.float32(2) + a[::-1], np.float32(-7)))
 
 
+@pytest.mark.parametrize("past", [None, 3, 15])
+def test_switched_off_lanes_between_active_ones_may_point_past_the_array(past: int | None) -> None:
+    """A tree step in every group, ``if (l < s) t[l] += t[l + s];``: the lanes a branch switched off, between the
+    active ones, point past the array, which is no finding (``Region._prepare`` looks at the active lanes' offsets);
+    an active lane's read past it is (``past``: the local id whose read reaches past ``t``), named with its
+    work-item and offset."""
+    bad = "" if past is None else f" + (l == {past} && g == 1 ? 100 : 0)"
+    src = f"""__kernel void k(__global const float* x, __global float* y) {{
+        __local float t[16];
+        const int l = get_local_id(0), g = get_group_id(0);
+        t[l] = x[get_global_id(0)];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (l < 4)
+            t[l] += t[l + 12{bad}];
+        barrier(CLK_LOCAL_MEM_FENCE);
+        y[get_global_id(0)] = t[l];
+    }}"""
+    x = np.random.default_rng(5).random(64).astype(np.float32)
+    y = np.zeros(64, np.float32)
+    if past is None or past >= 4:  # (a switched-off lane's index past the array: none of its business)
+        run(src, [x, y], 64, 16)
+        t = x.reshape(4, 16).copy()
+        t[:, :4] += t[:, 12:]
+        np.testing.assert_array_equal(y, t.reshape(-1))
+        return
+    f = fault_of(src, [x, y], 64, 16)
+    assert (f.check, f.line) == ("out_of_bounds_local", 7)
+    assert f"out-of-bounds read of 4 bytes at offset {4 * (past + 112)}" in str(f)
+    assert "work-item (19, 0, 0) in group (1, 0, 0)" in str(f)
+
+
 def test_vload3_and_vstore3_touch_three_packed_elements() -> None:
     """vload3/vstore3 (and the half forms) move 3 scalars, 12 bytes for floats: the last three elements of a buffer
     are in bounds although a float3 variable occupies 16 bytes."""

@@ -727,11 +727,16 @@ class Region(StridedAccess):
         # between the first and the last active lane (a guard like ``if (i < n)`` switches off a tail whose
         # offsets lie past the end)
         span = st.span(mask)
-        seen = off[span[0] : span[1] + 1] if span is not None and off.ndim == 1 and off.size == mask.size else off
+        window = slice(span[0], span[1] + 1) if span is not None and off.ndim == 1 and off.size == mask.size else None
+        seen = off if window is None else off[window]
         limit = self.nbytes - size
         # the offsets' bitwise OR is negative if one is, else at least the largest, and its low bits are set if
         # one is misaligned: one reduction decides the usual case
         bits = int(np.bitwise_or.reduce(seen, axis=None))
+        if window is not None and not (0 <= bits <= limit and not bits & (esize - 1)):
+            # lanes a branch switched off between the active ones (``if (l < s) t[l] += t[l + s];`` in every group):
+            # the active lanes' offsets alone
+            bits = int(np.bitwise_or.reduce(seen, where=mask[window], initial=0))
         if 0 <= bits <= limit and not bits & (esize - 1):
             in_bounds = aligned = True
         else:  # one unsigned comparison finds negative offsets and those past the end alike
