@@ -673,6 +673,7 @@ class Region(StridedAccess):
         self._all_init = False  # every byte was written (__local memory: looked at at each barrier; __private
         # memory: once its stores could have covered it, ``mark_written``)
         self._marked = 0  # bytes marked written since ``_all_init`` was last looked at (``mark_written``)
+        self._newly_written = True  # bytes marked written since a barrier last looked at the flags (``barrier``)
         self._row_starts: Array | None = None
         self._compact = []
         self._shadowed = False
@@ -1075,6 +1076,7 @@ class Region(StridedAccess):
                     kept = None if origin is None else origin.written_bytes(first_lanes, esize, t.width)
                     left = 0 if kept is None else kept.astype(init.dtype)  # (the bytes read unwritten: only they)
                     init[starts >> shift] = np.where(gone.reshape(-1), left, written).astype(init.dtype)
+                    self._newly_written = True
                     if self.carrying is None:
                         self.carrying = np.zeros_like(self.init)
                         self.carried_at = np.full(flags.size, -1, np.int32)
@@ -1175,6 +1177,7 @@ class Region(StridedAccess):
             return
         word = np.dtype(f"u{esize}")
         self.init.view(word)[idx] = ALL_BYTES_WRITTEN[esize]
+        self._newly_written = True
         if self.carrying is not None:
             self.carrying.view(word)[idx] = 0
         if self.space == "private":  # a private array filled once and read in a loop: no flags to look at after
@@ -1303,7 +1306,8 @@ class Region(StridedAccess):
             return
         if self._compact and not every:
             self.materialize(st)
-        if self.init is not None and not self._all_init:
+        if self.init is not None and not self._all_init and self._newly_written:  # (else the flags are as they were)
+            self._newly_written = False
             self._all_init = self._every_byte_written()
         if every and not self._shadowed and not self._compact:  # (the shadow as the last barrier left it: empty)
             return
