@@ -412,18 +412,13 @@ def evaluate(name: str, args: list[Value]) -> Value:
         return Value(t, np.bitwise_count(v).astype(t.dtype))
     if name == "clz":
         t = args[0].t
-        u = _unsigned(t)
-        v = np.asarray(args[0].a).astype(u.dtype).astype(np.uint64)
         bits = _bits(t)
-        n = np.zeros(v.shape, dtype=np.int64)
-        for shift in (32, 16, 8, 4, 2, 1):
-            if shift >= bits:
-                continue
-            big = v >= (np.uint64(1) << np.uint64(shift))
-            n = n + np.where(big, shift, 0)
-            v = np.where(big, v >> np.uint64(shift), v)
-        length = n + (v != 0)
-        return Value(t, (bits - length).astype(t.dtype))
+        v = np.array(args[0].a, dtype=_unsigned(t).dtype)  # (a copy: or-ed into in place)
+        shift = 1
+        while shift < bits:  # every bit below the highest set one set too: then the set bits are its length
+            v |= v >> np.uint8(shift).astype(v.dtype)
+            shift *= 2
+        return Value(t, (bits - np.bitwise_count(v).astype(np.int64)).astype(t.dtype))
     raise NotImplementedError(f"built-in '{name}' is not implemented")
 
 

@@ -2,9 +2,9 @@
 arguments and ``nan`` (Table 6.8), the integer functions (Table 6.10), the common (6.11), geometric (6.13) and
 relational (6.14) functions, half stores with rounding modes (6.12.7) and ``shuffle``/``shuffle2`` (6.12.12).
 
-Integers are exact on the type's width: types up to 32 bits compute in int64 (uint64 for uint products), 64-bit
-ones in Python ints (object arrays), then wrap or saturate as C does. Floats compute in float64 and round once
-to the argument type.
+Integers are exact on the type's width: types up to 32 bits compute in int64 (uint64 for uint products), then wrap
+or saturate as C does; 64-bit ones compute in uint64 with their carries (``long_ints.py``). Floats compute in
+float64 and round once to the argument type.
 The executor stores what a pointer-argument function returns through its pointer (``POINTER_OUT``), so those
 writes are checked and counted as any store.
 """
@@ -21,6 +21,7 @@ from numpy.typing import NDArray
 from wia_sim.kernels import accurate
 from wia_sim.kernels.builtins import call_math
 from wia_sim.kernels.ctype import INT, SCALARS, CType, common_type, comparison_type, convert
+from wia_sim.kernels.long_ints import LONG_FUNCTIONS, long_call
 from wia_sim.kernels.overloads import resolve
 from wia_sim.kernels.spaces import Value
 from wia_sim.kernels.table_types import upsample_overload
@@ -93,32 +94,22 @@ def _bits(t: CType) -> int:
 
 
 def _exact(a: Array, t: CType, product: bool) -> Array:
-    """Integer lanes as values the operation cannot overflow: int64 up to 32 bits (uint64 for products of uint,
-    which are below 2**64 even with an addend), Python ints for 64-bit types."""
-    bits = _bits(t)
-    if bits <= 16 or (bits == 32 and not (product and t.kind == "uint")):
-        return np.asarray(a, dtype=np.int64)
-    if bits == 32:
+    """Lanes of a type of up to 32 bits as values the operation cannot overflow: int64 (uint64 for products of
+    uint, which are below 2**64 even with an addend)."""
+    if _bits(t) == 32 and product and t.kind == "uint":
         return np.asarray(a, dtype=np.uint64)
-    return np.asarray(a).astype(object)
-
-
-def _lanes(x: Any) -> Array:
-    """NumPy on 0-d object arrays returns bare Python ints, which may not fit int64: back into an array."""
-    return x if isinstance(x, np.ndarray) else np.asarray(x, dtype=object)
+    return np.asarray(a, dtype=np.int64)
 
 
 def _wrap(x: Array, t: CType) -> Array:
-    """Exact integers to ``t`` modulo 2**bits (C's conversion)."""
-    bits = _bits(t)
-    u = np.asarray(_lanes(x) % (1 << bits)).astype(np.uint64)
+    """Exact integers (int64 or uint64 lanes) to ``t`` of up to 32 bits, modulo 2**bits (C's conversion)."""
+    u = np.asarray(np.asarray(x) % (1 << _bits(t))).astype(np.uint64)
     return u.astype(_same(t, _UNSIGNED.get(t.name, t.name)).dtype).view(t.dtype)
 
 
 def _saturate(x: Array, t: CType) -> Array:
     info = np.iinfo(t.dtype)
-    low = np.maximum(_lanes(x), int(info.min))
-    return _wrap(np.minimum(_lanes(low), int(info.max)), t)
+    return np.asarray(np.clip(x, int(info.min), int(info.max))).astype(t.dtype)
 
 
 # -- Table 6.10: integer functions
@@ -132,8 +123,11 @@ def _int_call(name: str, args: list[Value]) -> Value:
     else:
         t = _gentype(args)
     raw = [_arr(v, t) for v in args]
-    x = [_exact(a, t, name in ("mul_hi", "mad_hi", "mad_sat")) for a in raw]
     bits = _bits(t)
+    if bits == 64 and name in LONG_FUNCTIONS:
+        out = _same(t, _UNSIGNED[t.name]) if name == "abs_diff" and t.kind == "int" else t
+        return Value(out, long_call(name, raw, t.kind == "int").view(out.dtype))
+    x = [_exact(a, t, name in ("mul_hi", "mad_hi", "mad_sat")) for a in raw]
     if name == "abs_diff":
         u = _same(t, _UNSIGNED.get(t.name, t.name))
         return Value(u, _wrap(abs(x[0] - x[1]), u))
@@ -161,9 +155,11 @@ def _int_call(name: str, args: list[Value]) -> Value:
         args = [Value(t, np.asarray(convert(np.asarray(v.a), v.t, t))) for v, t in zip(args, (hi_t, lo_t), strict=True)]
         wide = _same(hi_t, _UPSAMPLE[hi_t.name])
         lo_bits = _bits(lo_t)
-        hi = np.asarray(args[0].a).astype(object) if lo_bits == 32 else np.asarray(args[0].a, dtype=np.int64)
-        lo = np.asarray(args[1].a).astype(object) if lo_bits == 32 else np.asarray(args[1].a, dtype=np.int64)
-        return Value(wide, _wrap((hi << lo_bits) | lo, wide))
+        # the high half's bits shifted up over the low half's, in uint64 (the sign bit of a long one shifts in)
+        hi = np.asarray(args[0].a, dtype=np.int64).view(np.uint64)
+        joined = np.asarray((hi << np.uint64(lo_bits)) | np.asarray(args[1].a, dtype=np.uint64))
+        unsigned = _same(wide, _UNSIGNED.get(wide.name, wide.name))
+        return Value(wide, joined.astype(unsigned.dtype).view(wide.dtype))
     raise NotImplementedError(name)
 
 
