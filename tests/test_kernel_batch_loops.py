@@ -377,10 +377,25 @@ __kernel void k(__global const float* a, __global float* out) {
 """
 
 
-def test_rows_that_thin_out_end_the_batch(batched: list[bool]) -> None:
+@pytest.mark.parametrize("tails", [True, False], ids=["tail batched", "tail refused"])
+def test_rows_that_thin_out_end_the_batch(batched: list[bool], monkeypatch: pytest.MonkeyPatch, tails: bool) -> None:
     """Rows of a sparse matrix whose lengths fall off as a power law (most short, a few long): the batch ends at
-    the first iteration fewer than a quarter of the lanes run (``SPARSE``), the loop's later iterations run on the
-    lanes still in it (``private_loops``); the same bits, counts and steps as the interpreter's iterations."""
+    the first iteration fewer than a quarter of the lanes run (``SPARSE``), the lanes still in the loop go on as a
+    batch of their own on their columns alone, and so on (or, where such a batch is refused, the loop's later
+    iterations run on the lanes still in it: ``private_loops``); the same bits, counts and steps as the
+    interpreter's iterations."""
+    widths: list[int] = []
+    original, batch = batch_loops.LoopBatcher.batch_iterations, batch_loops._Batch.__init__
+
+    def tail(self: Any, *args: Any, **options: Any) -> Any:
+        return original(self, *args, **options) if tails or not options.get("tail") else None
+
+    def made(self: Any, *args: Any, **options: Any) -> None:
+        batch(self, *args, **options)
+        widths.append(self.n)
+
+    monkeypatch.setattr(batch_loops.LoopBatcher, "batch_iterations", tail)
+    monkeypatch.setattr(batch_loops._Batch, "__init__", made)
     rng = np.random.default_rng(7)
     n = 256
     lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 60)
@@ -388,8 +403,68 @@ def test_rows_that_thin_out_end_the_batch(batched: list[bool]) -> None:
     arrays, product = _sparse(rng, lengths)
     with private_trips_ran() as ran:
         (_, _, _, _, y, _, _), _ = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
-    assert True in batched and ran and sum(ran) > 20, (batched, ran)
+    assert widths and widths[0] == n, widths
+    if tails:  # (a tail's columns: the lanes that ran the last iteration of the batch before, fewer each time)
+        tail_widths = [w for w in widths if w < n]
+        assert tail_widths and tail_widths[0] < n // 2 and tail_widths == sorted(tail_widths, reverse=True), widths
+        assert sum(ran) < 20, ran
+    else:
+        assert all(w == n for w in widths) and sum(ran) > 20, (widths, ran)
     np.testing.assert_allclose(y[:n], product, atol=64 * EPS32)
+
+
+def test_a_fault_in_a_sparse_tail_is_reported_as_without_batching(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The longest row gathers ``x`` past its end at its 51st entry, far into the tail the first batch leaves: the
+    tail's batch sees the read out of bounds, changes nothing and gives the loop back; the finding names the same
+    line, work-item and offset as the interpreter's iterations."""
+    widths: list[int] = []
+    batch = batch_loops._Batch.__init__
+
+    def made(self: Any, *args: Any, **options: Any) -> None:
+        batch(self, *args, **options)
+        widths.append(self.n)
+
+    monkeypatch.setattr(batch_loops._Batch, "__init__", made)
+    rng = np.random.default_rng()
+    n = 256
+    lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 60)
+    lengths[:3] = (60, 0, 1)
+    arrays, _ = _sparse(rng, lengths)
+    arrays[1][50] = n + 3  # (row 0's entries start at 0)
+    _, result = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
+    assert isinstance(result, KernelFault) and "out-of-bounds read" in str(result), result
+    assert "work-item 0 " in str(result) or "work-item (0" in str(result), result
+    assert any(w < n for w in widths), widths
+
+
+TAIL_RACE = """
+__kernel void k(__global const int* row_ptr, __global const int* col, __global float* x, __global float* y) {
+    int i = get_global_id(0);
+    float sum = 0.0f;
+    for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+        sum += x[col[k]];
+    y[i] = sum;
+    if (i == 5)
+        x[7] = 1.0f;
+}
+"""
+
+
+def test_a_race_with_a_read_in_a_sparse_tail_names_its_work_item() -> None:
+    """Work-item 200's long row reads ``x[7]`` at its 51st entry, in the tail's batch (its own column among a few),
+    and work-item 5, of another work-group, writes it: the race names work-item 200 and the line of its read, as
+    the interpreter's iterations do."""
+    rng = np.random.default_rng()
+    n = 256
+    lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 40)
+    lengths[200] = 60
+    row_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    col = rng.integers(8, n, row_ptr[-1]).astype(np.int32)  # (no other read of x[7])
+    col[row_ptr[200] + 50] = 7
+    arrays = [row_ptr, col, rng.random(n, np.float32), np.zeros(n, np.float32)]
+    _, result = _same(TAIL_RACE, arrays, (n,), (64,))
+    assert isinstance(result, KernelFault) and "race" in str(result), result
+    assert "200" in str(result) and "line 6" in str(result), result
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ from pycparser import c_ast
 from wia_sim.kernels.atomics import apply_atomic
 from wia_sim.kernels.builtins import MATH_FUNCTIONS
 from wia_sim.kernels.contraction import Contraction, contracts, fused, fused_chain
-from wia_sim.kernels.ctype import COMPARE, CType, convert, wrap
+from wia_sim.kernels.ctype import COMPARE, INT, CType, convert, wrap
 from wia_sim.kernels.exec_calls import WORK_ITEM_FUNCTIONS
 from wia_sim.kernels.exec_state import Array, ExecutorState, _line
 from wia_sim.kernels.lanes import all_lanes
@@ -311,15 +311,22 @@ class LoopBatcher(ExecutorState):
     """The batched-loop method of ``_Executor``."""
 
     def batch_iterations(
-        self, shape: LoopShape, active: Array, cond: dict[str, int], body: dict[str, int], sparse: bool = False
+        self,
+        shape: LoopShape,
+        active: Array,
+        cond: dict[str, int],
+        body: dict[str, int],
+        sparse: bool = False,
+        tail: bool = False,
     ) -> Array | None:
         """Run the remaining iterations of the loop ``shape`` (the counter holds its next value) at once, for the
         lanes of ``active`` (the lanes that go on to test its condition), and give the lanes that ran the last of
         them (the condition is tested once more for them, and fails where the batch ran them all); ``sparse``: the
         loop can run a sparse tail of iterations on the lanes still in it (``private_loops``), where the batch
-        then ends (``SPARSE``). None when they cannot be batched (nothing was
-        changed, but possibly the race tracker's records of reads the loop makes anyway: run them one by one).
-        ``cond`` and ``body``: the counts an iteration's condition and body add per lane (``per_lane``)."""
+        then ends (``SPARSE``) and the tail runs as a batch of its own on the lanes still in it, their columns alone
+        (``tail``), where it can. None when they cannot be batched (nothing was changed, but possibly the race
+        tracker's records of reads the loop makes anyway: run them one by one). ``cond`` and ``body``: the counts an
+        iteration's condition and body add per lane (``per_lane``)."""
         counter = self.lookup_var(shape.counter.name)
         if counter is None or counter.ctype is None or not isinstance(counter.value, Value):
             return None
@@ -343,12 +350,13 @@ class LoopBatcher(ExecutorState):
             if stride is None:
                 return self._restored(saved)
             step *= stride
-        iterations = self._iterations(k, shape, bound, active, step, sparse)
+        ids = np.flatnonzero(active) if tail else None  # (a tail: the columns of its lanes alone)
+        iterations = self._iterations(k, shape, bound, active, step, sparse, ids)
         if iterations is None:
             return self._restored(saved)
-        ks, rows, final = iterations
+        ks, rows, final, cut = iterations
         count = ks.shape[0]
-        if count < 2 or count * self.n > MAX_ELEMENTS:
+        if count < 2 or count * (self.n if ids is None else ids.size) > MAX_ELEMENTS:
             return self._restored(saved)
         for item in shape.items:
             if isinstance(item, c_ast.Assignment) and isinstance(item.lvalue, c_ast.ID):
@@ -359,7 +367,7 @@ class LoopBatcher(ExecutorState):
         statements = 1 + len(shape.items)  # a step for the condition and each statement, per iteration
         if self.steps - self.steps_from + statements * count > self.step_limit:
             return self._restored(saved)
-        batch = _Batch(self, shape.counter.name, counter, k.t, ks, rows, active)
+        batch = _Batch(self, shape.counter.name, counter, k.t, ks, rows, active, ids)
         results: list[tuple[c_ast.ID, Value]] = []
         updates: list[_Update | _Store] = []
         line = self.st.line
@@ -395,8 +403,8 @@ class LoopBatcher(ExecutorState):
         for update in updates:
             update.apply()
         for target, result in results:
-            self.lref(target, active).set(result, active)
-        self.lref(shape.counter, active).set(Value(k.t, final), active)
+            self.lref(target, active).set(batch.whole(result), active)
+        self.lref(shape.counter, active).set(batch.whole(Value(k.t, final)), active)
         sizes = [lanes] * count if rows is None else [int(n) for n in rows.sum(axis=1)]
         tests = sum([lanes, *sizes[:-1]])  # each iteration's condition, tested by the lanes of the one before
         for weights, total in ((cond, tests), (body, sum(sizes))):
@@ -405,9 +413,13 @@ class LoopBatcher(ExecutorState):
         if rows is None:
             self.steps_for(active, statements * count)
             return active
-        for row in rows:
-            self.steps_for(row, statements)
-        last: Array = rows[-1]
+        # each lane's steps: its iterations' (one per row it runs), the lockstep run's: every row's
+        per_lane = batch.whole(Value(INT, rows.sum(axis=0, dtype=np.int32) * statements))
+        self.steps_per_lane(np.asarray(per_lane.a), statements * count)
+        last = batch.lanes_of(rows[-1])
+        if cut:  # the lanes still in the loop go on as a batch of their own, where they can (their tests: its own)
+            rest = self.batch_iterations(shape, last, cond, body, sparse, tail=True)
+            return last if rest is None else rest
         return last
 
     def _restored(self, saved: dict[str, int]) -> Array | None:
@@ -417,19 +429,20 @@ class LoopBatcher(ExecutorState):
         return None
 
     def _iterations(
-        self, k: Value, shape: LoopShape, bound: Value, active: Array, step: int, sparse: bool
-    ) -> tuple[Array, Array | None, Array] | None:
+        self, k: Value, shape: LoopShape, bound: Value, active: Array, step: int, sparse: bool, ids: Array | None
+    ) -> tuple[Array, Array | None, Array, bool] | None:
         """The counter's value in each remaining iteration (rows; one column when it is the same in every work-item,
-        else one per lane), the lanes each runs (None: all of ``active``, every time) and the counter's value at
-        the end in each lane: iterations go on while ``k op bound`` holds (compared in the operands' common type,
-        as C compares them) in some lane, each lane stops at its first failure; with ``sparse``, up to the first
-        iteration that fewer than a ``SPARSE``-th of the lanes run, where as many iterations or more follow it (the
-        lanes still running then hold its counter, untested); None past ``MAX_ITERATIONS``."""
+        else one per lane, or per lane of ``ids`` alone: a tail's), the lanes each runs (None: all of ``active``,
+        every time), the counter's value at the end in each lane (of ``ids``) and whether the iterations were cut
+        short: they go on while ``k op bound`` holds (compared in the operands' common type, as C compares them) in
+        some lane, each lane stops at its first failure; with ``sparse``, up to the first iteration that fewer than
+        a ``SPARSE``-th of the lanes run, where as many iterations or more follow it (the lanes still running then
+        hold its counter, untested: the cut); None past ``MAX_ITERATIONS``."""
         t = self.binary_type(shape.op, k.t, bound.t, shape.bound)
         if t.kind not in ("int", "uint"):
             return None
         compare = COMPARE[shape.op]
-        start, limit = _uniform(k, active), _uniform(bound, active)
+        start, limit = (None, None) if ids is not None else (_uniform(k, active), _uniform(bound, active))
         if start is not None and limit is not None:  # one counter for all: worked out in Python integers
             ks: list[int] = []
             value, last = start, wrap(limit, t)
@@ -438,15 +451,17 @@ class LoopBatcher(ExecutorState):
                     return None
                 ks.append(value)
                 value = wrap(value + step, k.t)  # (``k += e`` in any type, converted back: modulo its bits)
-            return np.asarray(ks, k.t.dtype).reshape(-1, 1), None, np.asarray(value, k.t.dtype)
+            return np.asarray(ks, k.t.dtype).reshape(-1, 1), None, np.asarray(value, k.t.dtype), False
         value_a = np.broadcast_to(np.asarray(k.a), (self.n,)).astype(k.t.dtype)
         last_a = np.broadcast_to(convert(np.asarray(bound.a), bound.t, t), (self.n,))
+        live = active
+        if ids is not None:
+            value_a, last_a, live = value_a[ids], last_a[ids], np.ones(ids.size, dtype=bool)
         delta = np.asarray(wrap(step, k.t)).astype(k.t.dtype)  # (k += step in the counter's type: it wraps as C's does)
         final = value_a.copy()
-        live = active
         values: list[Array] = []
         rows: list[Array] = []
-        entered = lane_count(active)
+        entered = lane_count(live)
         cut: tuple[int, Array] | None = None  # the first sparse iteration, and the counters the batch leaves there
         while True:
             holds = live & compare(convert(value_a, k.t, t), last_a)
@@ -459,8 +474,7 @@ class LoopBatcher(ExecutorState):
                 left[holds] = value_a[holds]
                 cut = (len(values), left)
             if cut is not None and len(values) - cut[0] >= max(cut[0], SPARSE):  # (a long sparse tail: the loop's)
-                values, rows, final = values[: cut[0]], rows[: cut[0]], cut[1]
-                break
+                return np.stack(values[: cut[0]]), np.stack(rows[: cut[0]]), cut[1], True
             if len(values) >= MAX_ITERATIONS:
                 return None
             values.append(value_a)
@@ -468,8 +482,8 @@ class LoopBatcher(ExecutorState):
             value_a = value_a + delta
             live = holds
         if not values:
-            return np.zeros((0, self.n), k.t.dtype), None, final
-        return np.stack(values), np.stack(rows), final
+            return np.zeros((0, final.size), k.t.dtype), None, final, False
+        return np.stack(values), np.stack(rows), final, False
 
     def _accumulated(self, v: Value, item: c_ast.Assignment, batch: _Batch) -> Value:
         """``v op= expr`` over the iterations, in order, in ``v``'s type: ``v`` and each iteration's value as the
@@ -481,8 +495,8 @@ class LoopBatcher(ExecutorState):
             chained = batch.fused_steps(v, contraction, item)
             if chained is not None:
                 return chained
-        stacked = np.empty((batch.ks.shape[0] + 1, self.n), v.t.dtype)
-        stacked[0] = np.asarray(v.a)
+        stacked = np.empty((batch.ks.shape[0] + 1, batch.n), v.t.dtype)
+        stacked[0] = batch.columns(v.a)
         et, values = batch.written(expr, stacked[1:])
         if self.binary_type(op[0], v.t, et, target) != v.t:  # each step would convert back: not one reduction
             raise _Fallback
@@ -492,7 +506,7 @@ class LoopBatcher(ExecutorState):
         if batch.rows is not None:
             neutral = 1 if op == "*=" else (-0.0 if op == "+=" and v.t.kind == "float" else 0)
             np.copyto(stacked[1:], np.asarray(neutral).astype(v.t.dtype), where=~batch.rows)
-        if self.n == 1:  # a column of one lane: NumPy would sum it pairwise (a contiguous axis), not in C's order
+        if batch.n == 1:  # a column of one lane: NumPy would sum it pairwise (a contiguous axis), not in C's order
             return Value(v.t, _ACCUMULATE[op].accumulate(stacked, axis=0)[-1])
         return Value(v.t, _ACCUMULATE[op].reduce(stacked, axis=0))
 
@@ -504,14 +518,14 @@ class LoopBatcher(ExecutorState):
         other = _extremum(call, target.name)
         assert other is not None
         et, values = batch.value(other)
-        rows = np.broadcast_to(values.reshape(values.shape[0], -1), (batch.ks.shape[0], self.n))
-        acc = np.broadcast_to(np.asarray(v.a), (self.n,))
+        rows = np.broadcast_to(values.reshape(values.shape[0], -1), (batch.ks.shape[0], batch.n))
+        acc = batch.columns(v.a)
         for k, row in enumerate(rows):
             args = [Value(v.t, acc), Value(et, row)]
             r = self.builtin(call.name.name, args if first else args[::-1], batch.active, call)
             if not isinstance(r, Value) or r.t != v.t or r.undef is not None:
                 raise _Fallback
-            acc = np.where(batch.active if batch.rows is None else batch.rows[k], np.asarray(r.a), acc)
+            acc = np.where(batch.entered if batch.rows is None else batch.rows[k], np.asarray(r.a), acc)
         return Value(v.t, acc)
 
 
@@ -561,14 +575,47 @@ class _Batch:
     the launch's grid of ids (six axes: a strided view of memory)."""
 
     def __init__(
-        self, ex: LoopBatcher, name: str, counter: Var, kt: CType, ks: Array, rows: Array | None, active: Array
+        self,
+        ex: LoopBatcher,
+        name: str,
+        counter: Var,
+        kt: CType,
+        ks: Array,
+        rows: Array | None,
+        active: Array,
+        ids: Array | None = None,
     ) -> None:
         self.ex, self.name, self.counter, self.kt, self.ks, self.rows = ex, name, counter, kt, ks, rows
-        self.active = active
-        self.reads = active if rows is None else rows  # the lanes each iteration reads for
+        self.active = active  # (the launch's lanes: what the executor's own evaluations run under)
+        self.ids = ids  # the lanes of the columns, where they are a tail's (else a column per lane of the launch)
+        self.n = ex.n if ids is None else ids.size
+        self.entered = active if ids is None else np.ones(self.n, dtype=bool)  # (the columns' lanes in the loop)
+        self.reads = self.entered if rows is None else rows  # the lanes each iteration reads for, by column
         self.grid: tuple[int, ...] | None = None
         self.declared: dict[str, tuple[CType, Array]] = {}  # the body's variables so far, by name
         self.read: set[int] = set()  # the memory objects the batch reads, by id
+
+    def columns(self, a: Array) -> Array:
+        """A value of the launch's lanes (one per lane, or one for all) at the batch's columns."""
+        whole = np.broadcast_to(np.asarray(a), (self.ex.n,))
+        return whole if self.ids is None else whole[self.ids]
+
+    def lanes_of(self, cols: Array) -> Array:
+        """A mask of the batch's columns as one of the launch's lanes."""
+        if self.ids is None:
+            return cols
+        lanes = np.zeros(self.ex.n, dtype=bool)
+        lanes[self.ids[cols]] = True
+        return lanes
+
+    def whole(self, v: Value) -> Value:
+        """A value of the batch's columns as one of the launch's lanes (lanes outside them: 0, for a store under the
+        loop's mask)."""
+        if self.ids is None:
+            return v
+        a = np.zeros(self.ex.n, dtype=v.t.dtype)
+        a[self.ids] = v.a
+        return Value(v.t, a)
 
     def declare(self, decl: c_ast.Decl) -> None:
         """The body's ``T name = init;``: its value in each iteration, converted to ``T``."""
@@ -589,12 +636,11 @@ class _Batch:
             return None
         if t.name != "float":
             raise _Fallback
-        shape = (self.ks.shape[0], *(self.grid or (self.ex.n,)))
+        shape = (self.ks.shape[0], *(self.grid or (self.n,)))
         x, y = (
             np.broadcast_to(self._aligned(convert(z, tz, t) if tz != t else z), shape) for tz, z in ((ta, a), (tb, b))
         )
-        start = np.broadcast_to(np.asarray(v.a), (self.ex.n,))
-        return Value(v.t, fused_chain(start, x, y, c.negate_product, self.rows))
+        return Value(v.t, fused_chain(self.columns(v.a), x, y, c.negate_product, self.rows))
 
     def _varies(self, node: c_ast.Node) -> bool:
         """Whether ``node`` reads the counter or a variable the body declares (else it is the same in every
@@ -655,6 +701,8 @@ class _Batch:
             if v.undef is not None or not _arithmetic(v.t):
                 raise _Fallback
             a = np.asarray(v.a)
+            if a.ndim and self.ids is not None:
+                a = a[self.ids]
             return v.t, a.reshape(1, -1) if a.ndim else a.reshape(1, 1)
         if isinstance(node, c_ast.ID):
             if node.name in self.declared:
@@ -699,8 +747,10 @@ class _Batch:
     def _pointer(self, node: c_ast.ArrayRef, row: int) -> Pointer:
         """The element ``node`` designates in iteration ``row``, as the executor finds it."""
         ks = self.ks[row]
+        if self.ids is not None:  # (the executor's counter holds a value per lane of the launch)
+            ks = self.whole(Value(self.kt, ks)).a
         self.counter.value = Value(self.kt, ks[0] if ks.size == 1 else ks)
-        return self.ex.index(node, self.active if self.rows is None else self.rows[row])
+        return self.ex.index(node, self.active if self.rows is None else self.lanes_of(self.rows[row]))
 
     def _load(self, node: c_ast.ArrayRef) -> tuple[CType, Array]:
         if not names_read(node).isdisjoint(self.declared):
@@ -727,11 +777,10 @@ class _Batch:
                 if view is not None:
                     self.grid = view.shape[1:]
                     return t, view
-        n = self.ex.n
-        a = np.broadcast_to(np.asarray(first.off, np.int64), (n,))
-        d = np.broadcast_to(np.asarray(second.off, np.int64), (n,)) - a
-        z = np.broadcast_to(np.asarray(last.off, np.int64), (n,))
-        if bool(((a + d * (count - 1) != z) & self.active).any()):  # not linear in the counter
+        a = self.columns(np.asarray(first.off, np.int64))
+        d = self.columns(np.asarray(second.off, np.int64)) - a
+        z = self.columns(np.asarray(last.off, np.int64))
+        if bool(((a + d * (count - 1) != z) & self.entered).any()):  # not linear in the counter
             return self._gathered(node)
         return t, self._read(region, a + np.arange(count, dtype=np.int64)[:, None] * d, t)
 
@@ -740,13 +789,12 @@ class _Batch:
         base the same in all: the subscript held to a declared array's bounds, as ``index_member`` holds it."""
         base, bound, t, sub = self._subscripted(node)
         assert base.region is not None
-        n = self.ex.n
-        index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (self.ks.shape[0], n)).astype(np.int64)
+        index = np.broadcast_to(sub.reshape(sub.shape[0], -1), (self.ks.shape[0], self.n)).astype(np.int64)
         whole = isinstance(node.name, c_ast.ID) and base.region.space != "private"  # (the region checks those)
         outside = bound is not None and self.ex.checks and not whole and ((index < 0) | (index >= bound)) & self.reads
         if outside is not False and bool(np.any(outside)):
             raise _Fallback
-        offsets = np.asarray(base.off, np.int64) + index * base.elem_size
+        offsets = self.columns(np.asarray(base.off, np.int64)) + index * base.elem_size
         return t, self._read(base.region, offsets, t)
 
     def _subscripted(self, node: c_ast.ArrayRef) -> tuple[Pointer, int | None, CType, Array]:
@@ -785,14 +833,16 @@ class _Batch:
             or id(region) in self.read
         ):
             raise _Fallback
-        count, n = self.ks.shape[0], self.ex.n
+        count, n = self.ks.shape[0], self.n
         every = self.rows is None and all_lanes(self.active)
         taken = None if every else np.flatnonzero(np.broadcast_to(self.reads, (count, n)))
         index = self._pairs(sub, taken).astype(np.int64, copy=False)
         if bound is not None and index.size and (int(index.min()) < 0 or int(index.max()) >= bound):
             raise _Fallback
         lanes = np.tile(np.arange(n), count) if taken is None else taken % n
-        seen = np.broadcast_to(np.asarray(base.off, np.int64), (n,))[lanes] + index * t.dtype.itemsize
+        if self.ids is not None:  # (the columns' own lanes)
+            lanes = self.ids[lanes]
+        seen = np.broadcast_to(np.asarray(base.off, np.int64), (self.ex.n,))[lanes] + index * t.dtype.itemsize
         flat = region.rowed(self.ex.st, seen, lanes)
         if not region.plain_steps(self.ex.st, seen, flat, t, initialized=atomic):  # (an atomic reads too)
             raise _Fallback
@@ -801,7 +851,7 @@ class _Batch:
     def _pairs(self, a: Array, taken: Array | None) -> Array:
         """The values of ``a`` (iterations or 1, lanes or 1, or on the grid) in the (iteration, lane) pairs
         ``taken`` (``_element``; None: every pair), one flat array."""
-        whole = np.broadcast_to(a.reshape(a.shape[0], -1), (self.ks.shape[0], self.ex.n))
+        whole = np.broadcast_to(a.reshape(a.shape[0], -1), (self.ks.shape[0], self.n))
         return whole.reshape(-1) if taken is None else whole.reshape(-1)[taken]
 
     def _operand(self, node: c_ast.Node, t: CType, taken: Array | None) -> Array:
@@ -848,7 +898,7 @@ class _Batch:
     def _read(self, region: Region, offsets: Array, t: CType) -> Array:
         """The values at byte ``offsets`` (iterations, lanes) of ``region``, checked (``Region.load_steps``)."""
         self.read.add(id(region))
-        values = region.load_steps(self.ex.st, offsets, self.reads, t)
+        values = region.load_steps(self.ex.st, offsets, self.reads, t, self.ids)
         if values is None:
             raise _Fallback
         return values if self.grid is None else values.reshape(values.shape[0], *self.grid)

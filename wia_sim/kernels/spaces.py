@@ -1205,16 +1205,22 @@ class Region(StridedAccess):
         starts = self.row_starts(st)
         return seen if starts is None else seen + starts[lanes]
 
-    def load_steps(self, st: LaunchState, off: Array, mask: Array, t: CType) -> Array | None:
-        """The scalars ``t`` at byte offsets ``off`` (one row per iteration of a loop, one column per lane) that
-        the lanes of ``mask`` read (one mask for every row, or one per row), in one pass (``batch_loops``), or
-        None: some read is out of bounds, misaligned, of bytes nobody wrote, or of write-only memory; the loop runs
-        iteration by iteration, and finds it. The reads are given to the race tracker, iteration after iteration.
-        Entries no lane reads hold 0."""
+    def load_steps(self, st: LaunchState, off: Array, mask: Array, t: CType, ids: Array | None = None) -> Array | None:
+        """The scalars ``t`` at byte offsets ``off`` (one row per iteration of a loop, one column per lane, or per
+        lane of ``ids``) that the lanes of ``mask`` read (one mask for every row, or one per row), in one pass
+        (``batch_loops``), or None: some read is out of bounds, misaligned, of bytes nobody wrote, or of write-only
+        memory; the loop runs iteration by iteration, and finds it. The reads are given to the race tracker,
+        iteration after iteration. Entries no lane reads hold 0."""
         if self.write_only or t.width > 1:
             return None
         starts = self.row_starts(st)
-        if mask.ndim == 1:  # the same lanes in every iteration
+        picked: Array | None
+        if ids is not None:  # (the columns of some lanes: each entry's lane by its column)
+            picked = np.flatnonzero(np.broadcast_to(mask, off.shape))
+            lanes = ids[picked % off.shape[1]]
+            seen = off.reshape(-1)[picked]
+            flat = self.rowed(st, seen, lanes)
+        elif mask.ndim == 1:  # the same lanes in every iteration
             taken = np.flatnonzero(mask)
             every = taken.size == off.shape[1]
             rows_of = off if every else off[:, taken]
