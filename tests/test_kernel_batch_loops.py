@@ -413,6 +413,49 @@ def test_rows_that_thin_out_end_the_batch(batched: list[bool], monkeypatch: pyte
     np.testing.assert_allclose(y[:n], product, atol=64 * EPS32)
 
 
+TAIL_FOLDS = """
+__kernel void k(__global const int* row_ptr, __global const int* col, __global const float* val,
+                __global const float* x, __global float* y, __global int* z) {
+    int i = get_global_id(0);
+    float m = -INFINITY, p = 1.0f;
+    int c = -1;
+    for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k) {
+        const int j = col[k];
+        m = fmax(m, val[k] * x[j]);
+        c = max(c, j);
+        p *= 1.0f + val[k] * 0.01f;
+    }
+    y[i] = m + p;
+    z[i] = c;
+}
+"""
+
+
+def test_running_extrema_and_products_in_a_sparse_tail(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``fmax``, ``max`` and ``*=`` over power-law rows: the tails' batches fold them on their own columns, bit for
+    bit as the interpreter's iterations (an empty row keeps -inf, -1 and 1)."""
+    widths: list[int] = []
+    batch = batch_loops._Batch.__init__
+
+    def made(self: Any, *args: Any, **options: Any) -> None:
+        batch(self, *args, **options)
+        widths.append(self.n)
+
+    monkeypatch.setattr(batch_loops._Batch, "__init__", made)
+    rng = np.random.default_rng()
+    n = 256
+    lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 60)
+    lengths[:3] = (60, 0, 1)
+    row_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    col = rng.integers(0, n, row_ptr[-1]).astype(np.int32)
+    val = (rng.random(row_ptr[-1], np.float32) - 0.5).astype(np.float32)
+    arrays = [row_ptr, col, val, rng.random(n, np.float32), np.zeros(n, np.float32), np.zeros(n, np.int32)]
+    (*_, y, z), result = _same(TAIL_FOLDS, arrays, (n,), (64,))
+    assert not isinstance(result, Exception), result
+    assert widths[0] == n and any(w < n for w in widths), widths
+    assert y[1] == -np.inf and z[1] == -1 and z[0] == col[:60].max()
+
+
 def test_a_fault_in_a_sparse_tail_is_reported_as_without_batching(monkeypatch: pytest.MonkeyPatch) -> None:
     """The longest row gathers ``x`` past its end at its 51st entry, far into the tail the first batch leaves: the
     tail's batch sees the read out of bounds, changes nothing and gives the loop back; the finding names the same

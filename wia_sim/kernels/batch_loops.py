@@ -25,8 +25,9 @@ run from its first iteration, are batched when they are plainly well-behaved: ev
 array's row too), aligned, initialized, and the race tracker takes it (in iteration order); otherwise nothing is
 kept and the loop goes on iteration by iteration, which finds and reports whatever is wrong exactly as before.
 Where work-items run different iterations and a long tail of them only a few run (``SPARSE``: a sparse matrix's few
-long rows would cost every lane their length), the batch ends where the tail begins and the loop runs the tail on
-the lanes still in it (``private_loops``).
+long rows would cost every lane their length), the batch ends where the tail begins, and the tail runs as a batch
+of its own on the columns of the lanes still in it (``_Batch.ids``), its own thinning tail likewise; where such a
+batch is refused, the loop runs the tail on the lanes still in it (``private_loops``).
 The accumulation keeps C's order: ``v`` and the iterations' values are reduced left to right along the iteration
 axis in ``v``'s type (NumPy reduces an outer axis element by element, in order; in a launch of one work-item that
 axis is contiguous, which NumPy would sum pairwise, so it is accumulated instead), a lane that has stopped adding
@@ -64,8 +65,8 @@ SPARSE = 4
 """A batch of iterations that differ by work-item, of a loop that can run on the lanes still in it
 (``private_loops``), ends at the first iteration fewer than a quarter of the lanes that entered it run, where as
 many iterations or more (and four at least) follow: every operand holds a row of every lane for each iteration, so
-a sparse matrix's few long rows would cost the batch its lanes times their length; the loop runs that tail on the
-lanes still in it."""
+a sparse matrix's few long rows would cost the batch its lanes times their length; that tail runs on the columns of
+the lanes still in it."""
 
 _ACCUMULATE = {"+=": np.add, "-=": np.subtract, "*=": np.multiply}
 _EXTREMA = {"fmax", "fmin", "max", "min"}
