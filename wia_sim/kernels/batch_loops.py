@@ -466,8 +466,7 @@ class LoopBatcher(ExecutorState):
         cut: tuple[int, Array] | None = None  # the first sparse iteration, and the counters the batch leaves there
         while True:
             holds = live & compare(convert(value_a, k.t, t), last_a)
-            stopped = live & ~holds
-            final[stopped] = value_a[stopped]
+            np.copyto(final, value_a, where=live ^ holds)  # (the lanes that stop here: the counter they fail at)
             if not holds.any():
                 break
             if sparse and cut is None and len(values) >= 2 and lane_count(holds) * SPARSE < entered:
