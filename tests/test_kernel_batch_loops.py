@@ -40,6 +40,20 @@ def batched(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[bool]]:
     yield outcomes
 
 
+@pytest.fixture
+def widths(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The columns of every batch the test makes, in order (a sparse tail's: its own lanes')."""
+    made: list[int] = []
+    original = batch_loops._Batch.__init__
+
+    def recorded(self: Any, *args: Any, **options: Any) -> None:
+        original(self, *args, **options)
+        made.append(self.n)
+
+    monkeypatch.setattr(batch_loops._Batch, "__init__", recorded)
+    yield made
+
+
 def _run(
     source: str,
     arrays: list[np.ndarray],
@@ -277,6 +291,13 @@ __kernel void k(__global const int* row_ptr, __global const int* col, __global c
 """
 
 
+def _power_law(rng: np.random.Generator, n: int = 256) -> np.ndarray:
+    """``n`` row lengths falling off as a power law (most short, a few long: 1 to 60), the first three 60, 0 and 1."""
+    lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 60)
+    lengths[:3] = (60, 0, 1)
+    return lengths
+
+
 def _sparse(rng: np.random.Generator, lengths: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
     """``RAGGED``'s arrays for a random sparse matrix whose rows hold ``lengths`` entries (CSR) and a random vector,
     and their product in float64."""
@@ -378,29 +399,21 @@ __kernel void k(__global const float* a, __global float* out) {
 
 
 @pytest.mark.parametrize("tails", [True, False], ids=["tail batched", "tail refused"])
-def test_rows_that_thin_out_end_the_batch(batched: list[bool], monkeypatch: pytest.MonkeyPatch, tails: bool) -> None:
+def test_rows_that_thin_out_end_the_batch(widths: list[int], monkeypatch: pytest.MonkeyPatch, tails: bool) -> None:
     """Rows of a sparse matrix whose lengths fall off as a power law (most short, a few long): the batch ends at
     the first iteration fewer than a quarter of the lanes run (``SPARSE``), the lanes still in the loop go on as a
     batch of their own on their columns alone, and so on (or, where such a batch is refused, the loop's later
     iterations run on the lanes still in it: ``private_loops``); the same bits, counts and steps as the
     interpreter's iterations."""
-    widths: list[int] = []
-    original, batch = batch_loops.LoopBatcher.batch_iterations, batch_loops._Batch.__init__
+    original = batch_loops.LoopBatcher.batch_iterations
 
     def tail(self: Any, *args: Any, **options: Any) -> Any:
         return original(self, *args, **options) if tails or not options.get("tail") else None
 
-    def made(self: Any, *args: Any, **options: Any) -> None:
-        batch(self, *args, **options)
-        widths.append(self.n)
-
     monkeypatch.setattr(batch_loops.LoopBatcher, "batch_iterations", tail)
-    monkeypatch.setattr(batch_loops._Batch, "__init__", made)
     rng = np.random.default_rng(7)
     n = 256
-    lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 60)
-    lengths[:3] = (60, 0, 1)
-    arrays, product = _sparse(rng, lengths)
+    arrays, product = _sparse(rng, _power_law(rng, n))
     with private_trips_ran() as ran:
         (_, _, _, _, y, _, _), _ = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
     assert widths and widths[0] == n, widths
@@ -431,21 +444,12 @@ __kernel void k(__global const int* row_ptr, __global const int* col, __global c
 """
 
 
-def test_running_extrema_and_products_in_a_sparse_tail(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_running_extrema_and_products_in_a_sparse_tail(widths: list[int]) -> None:
     """``fmax``, ``max`` and ``*=`` over power-law rows: the tails' batches fold them on their own columns, bit for
     bit as the interpreter's iterations (an empty row keeps -inf, -1 and 1)."""
-    widths: list[int] = []
-    batch = batch_loops._Batch.__init__
-
-    def made(self: Any, *args: Any, **options: Any) -> None:
-        batch(self, *args, **options)
-        widths.append(self.n)
-
-    monkeypatch.setattr(batch_loops._Batch, "__init__", made)
     rng = np.random.default_rng()
     n = 256
-    lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 60)
-    lengths[:3] = (60, 0, 1)
+    lengths = _power_law(rng, n)
     row_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
     col = rng.integers(0, n, row_ptr[-1]).astype(np.int32)
     val = (rng.random(row_ptr[-1], np.float32) - 0.5).astype(np.float32)
@@ -456,23 +460,13 @@ def test_running_extrema_and_products_in_a_sparse_tail(monkeypatch: pytest.Monke
     assert y[1] == -np.inf and z[1] == -1 and z[0] == col[:60].max()
 
 
-def test_a_fault_in_a_sparse_tail_is_reported_as_without_batching(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_fault_in_a_sparse_tail_is_reported_as_without_batching(widths: list[int]) -> None:
     """The longest row gathers ``x`` past its end at its 51st entry, far into the tail the first batch leaves: the
     tail's batch sees the read out of bounds, changes nothing and gives the loop back; the finding names the same
     line, work-item and offset as the interpreter's iterations."""
-    widths: list[int] = []
-    batch = batch_loops._Batch.__init__
-
-    def made(self: Any, *args: Any, **options: Any) -> None:
-        batch(self, *args, **options)
-        widths.append(self.n)
-
-    monkeypatch.setattr(batch_loops._Batch, "__init__", made)
     rng = np.random.default_rng()
     n = 256
-    lengths = np.minimum((rng.pareto(1.5, n) * 3 + 1).astype(np.int64), 60)
-    lengths[:3] = (60, 0, 1)
-    arrays, _ = _sparse(rng, lengths)
+    arrays, _ = _sparse(rng, _power_law(rng, n))
     arrays[1][50] = n + 3  # (row 0's entries start at 0)
     _, result = _same(RAGGED, arrays, (256,), (64,), np.int32(n))
     assert isinstance(result, KernelFault) and "out-of-bounds read" in str(result), result
