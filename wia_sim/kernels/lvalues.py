@@ -58,10 +58,26 @@ class Executor(Protocol):
     def to_value(self, v: Result, t: CType) -> Value: ...
 
 
+BLEND_FROM = 1 << 14
+"""From this many lanes ``merge_lanes`` blends the bits without a branch: ``np.where`` branches per element, which a
+mask set at random mispredicts (262,144 uint32 lanes, 90% set at random: 295 us for ``np.where``, 118 us blended)."""
+_WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
 def merge_lanes(mask: Array, new: Array, old: Array, width: int) -> Array:
     """``new`` in the lanes of ``mask``, ``old`` elsewhere (``width`` > 1: vectors, one row per lane)."""
     m = mask[:, None] if width > 1 else mask
-    return np.asarray(np.where(m, new, old))
+    new, old = np.asarray(new), np.asarray(old)
+    word = _WORDS.get(new.dtype.itemsize)
+    if mask.size < BLEND_FROM or word is None or new.dtype != old.dtype or new.dtype.kind not in "biuf":
+        return np.asarray(np.where(m, new, old))
+    # old ^ ((new ^ old) & ones where the mask is set): each lane's bits, NaN payloads and signed zeros included
+    ones = m.view(np.uint8).astype(word)
+    np.negative(ones, out=ones)
+    x, y = new.view(word), old.view(word)
+    blended = np.bitwise_and(np.bitwise_xor(x, y), ones)
+    blended ^= y
+    return np.asarray(blended).view(new.dtype)
 
 
 def merged(mask: Array, new: Value, old: Value, width: int) -> Value:
