@@ -1052,23 +1052,25 @@ class _Trips:
     def _compact(self, active: Array) -> Array:
         """The arrays of the lanes of ``active`` alone; the others' values and steps put back."""
         lanes = np.arange(self.n) if self.lanes is None else self.lanes
-        gone = ~active
+        # (the positions once: a boolean index finds them anew at each use)
+        gone, kept = np.flatnonzero(~active), np.flatnonzero(active)
+        left = lanes[gone]
         for k, name in enumerate(self.loop.outer):
             if name in self.loop.written:
                 v = cast(Value, self.vars[k].value)
                 a = np.asarray(v.raw)
-                self._full(k)[lanes[gone]] = a[gone] if _lane_rows(a, v.t) else a
+                self._full(k)[left] = a[gone] if _lane_rows(a, v.t) else a
         own = np.full(active.size, self.alike, np.int64) if self.own is None else self.own + self.alike
         if self.dropped is None:
             self.dropped = np.zeros(self.n, np.int64)
-        self.dropped[lanes[gone]] = own[gone]
-        self.own, self.alike = own[active], 0
+        self.dropped[left] = own[gone]
+        self.own, self.alike = own[kept], 0
         for var in self.vars:
             v = cast(Value, var.value)
             a = np.asarray(v.raw)
             if _lane_rows(a, v.t):
-                var.value = Value(v.t, a[active])
-        self.lanes = self.ex.trip_lanes = lanes[active]
+                var.value = Value(v.t, a[kept])
+        self.lanes = self.ex.trip_lanes = lanes[kept]
         self.ex.all, self.ex.none = np.ones(self.lanes.size, bool), np.zeros(self.lanes.size, bool)
         return self.ex.all
 
