@@ -518,3 +518,25 @@ def test_random_trip_counts(seed: int, n: int, step: int, mult: int, jump: str, 
         fused = _run(src, arrays, True, n, checks=checks)
     assert_same_runs(fused, _run(src, arrays, False, n, checks=checks))
     assert ran
+
+
+@pytest.mark.parametrize("inner", ["", "if (t & 1) { s += 1; }"], ids=["one mask", "and a branch"])
+def test_long_loops_count_every_lanes_steps(inner: str) -> None:
+    """Trips past the 255 steps a lane's byte tally holds (``PrivateLoops._stepped``), the lanes leaving at
+    different trips but too few to compact the arrays: each lane's steps, and the launch's, as the interpreter's."""
+    body = (
+        "int t = 0, s = 0; uint v = (uint)(a + 1000);\n"
+        f"while (t < 200 + (i % 7 == 3 ? 40 : 310)) {{ v = (v & 1u) ? 3u * v + 1u : v >> 1; {inner} t++; }}\n"
+        "a = (int)v; b = t + s;"
+    )
+    (_, result), ran = _both(body, n=96)
+    assert sum(ran) > 500, ran
+    assert result.counts["max_lane_steps"] > 3 * 500, result.counts
+
+
+def test_a_trip_of_more_statements_than_a_byte_counts() -> None:
+    """300 statements under one mask in a trip: more steps than a lane's byte tally holds, counted as they are."""
+    body = "int t = 0, s = 0;\nwhile (t < 3 + (i & 1)) { " + "s += t;\n" * 300 + "t++; }\na = s; b = t;"
+    (_, result), ran = _both(body, n=32)
+    assert sum(ran) >= 3, ran
+    assert result.counts["max_lane_steps"] > 4 * 300, result.counts

@@ -730,6 +730,8 @@ class _Trips:
         self.lockstep = 0  # the trips' steps as the launch counts them: one per statement any lane ran
         self.alike = 0  # steps every lane of the arrays took
         self.own: Array | None = None  # the steps each lane of the arrays took besides
+        self.recent: Array | None = None  # the latest of those, in bytes (``_stepped``), and the most one may hold
+        self.recent_most = 0
         self.dropped: Array | None = None  # the steps of the lanes dropped from the arrays, by lane of the launch
         self.most = 1 + loop.body.statements  # the most steps a trip takes
         # one trip's (``_trip``): its steps' masks, its counts, the lanes that broke out or went on to the next
@@ -1033,12 +1035,23 @@ class _Trips:
                 seen = masks.get(id(m))
                 masks[id(m)] = (m, 1 if seen is None else seen[1] + 1)
         for m, k in masks.values():
-            if self.own is None:
-                self.own = m.astype(np.int64) * k
-            elif k == 1:
-                self.own += m
-            else:
-                self.own += m * k
+            # (tallied in a byte per lane, up to 255 steps, then added in: an int64 pass per mask cost more than
+            # the trip's statements in a loop of a few statements over many lanes)
+            if k > 255:
+                self._fold()
+                self.own = m.astype(np.int64) * k if self.own is None else self.own + m.astype(np.int64) * k
+                continue
+            if self.recent is None or self.recent_most + k > 255:
+                self._fold()
+                self.recent = np.zeros(m.size, np.uint8)
+            np.add(self.recent, m if k == 1 else m * np.uint8(k), out=self.recent, casting="unsafe")
+            self.recent_most += k
+
+    def _fold(self) -> None:
+        """The steps tallied in bytes (``recent``) added to ``own``."""
+        if self.recent is not None:
+            self.own = self.recent.astype(np.int64) if self.own is None else self.own + self.recent
+            self.recent, self.recent_most = None, 0
 
     def _full(self, k: int) -> Array:
         """Written variable ``k``'s value in every lane of the launch, as it came in (made once, then kept up)."""
@@ -1060,6 +1073,7 @@ class _Trips:
                 v = cast(Value, self.vars[k].value)
                 a = np.asarray(v.raw)
                 self._full(k)[left] = a[gone] if _lane_rows(a, v.t) else a
+        self._fold()
         own = np.full(active.size, self.alike, np.int64) if self.own is None else self.own + self.alike
         if self.dropped is None:
             self.dropped = np.zeros(self.n, np.int64)
@@ -1095,6 +1109,7 @@ class _Trips:
         ex = self.ex
         if not self.lockstep:
             return
+        self._fold()
         if self.own is None and self.dropped is None and self.alike == self.lockstep:
             ex.steps_for(self.mask, self.lockstep)
             return
