@@ -734,6 +734,10 @@ class Region(StridedAccess):
         # the offsets' bitwise OR is negative if one is, else at least the largest, and its low bits are set if
         # one is misaligned: one reduction decides the usual case
         bits = int(np.bitwise_or.reduce(seen, axis=None))
+        if 0 <= limit < bits and not bits & (esize - 1) and seen.size and int(seen.max()) <= limit:
+            # none negative, all aligned, and the largest in bounds: the OR only ran past the end (offsets up to a
+            # buffer's last element, whose OR sets bits none of them has alone)
+            bits = 0
         if window is not None and not (0 <= bits <= limit and not bits & (esize - 1)):
             # lanes a branch switched off between the active ones (``if (l < s) t[l] += t[l + s];`` in every group):
             # the active lanes' offsets alone
