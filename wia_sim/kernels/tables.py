@@ -155,7 +155,7 @@ def _int_call(name: str, args: list[Value]) -> Value:
         args = [Value(t, np.asarray(convert(np.asarray(v.a), v.t, t))) for v, t in zip(args, (hi_t, lo_t), strict=True)]
         wide = _same(hi_t, _UPSAMPLE[hi_t.name])
         lo_bits = _bits(lo_t)
-        # the high half's bits shifted up over the low half's, in uint64 (the sign bit of a long one shifts in)
+        # the high half's bits (a negative one's two's complement) shifted up over the low half's, in uint64
         hi = np.asarray(args[0].a, dtype=np.int64).view(np.uint64)
         joined = np.asarray((hi << np.uint64(lo_bits)) | np.asarray(args[1].a, dtype=np.uint64))
         unsigned = _same(wide, _UNSIGNED.get(wide.name, wide.name))
