@@ -24,15 +24,23 @@ _U1 = np.uint32(1)
 
 
 def collatz_steps(v: np.ndarray) -> np.ndarray:
+    """Each lane's steps to 1. A step without a branch (``x >> 1``, plus ``3x + 1 - (x >> 1)`` where x is odd: a
+    random low bit is what ``np.where`` mispredicts); the lanes that reached 1 counted out by a mask and dropped from
+    the arrays once a quarter of them has (each drop is a gather per array, which every trip would pay)."""
     steps = np.zeros(v.size, np.int32)
     lanes = np.flatnonzero(v != _U1)
-    x = v[lanes]
+    x, s = v[lanes], np.zeros(lanes.size, np.int32)
+    live = np.ones(lanes.size, bool)
     while lanes.size:
-        x = np.where(x & _U1, np.uint32(3) * x + _U1, x >> _U1)
-        steps[lanes] += 1
-        going = x != _U1
-        if not going.all():
-            lanes, x = lanes[going], x[going]
+        half = x >> _U1
+        x = half + (x & _U1) * (x * np.uint32(3) + _U1 - half)  # (uint32 wraps as the kernel's does)
+        s += live
+        live &= x != _U1
+        going = int(np.count_nonzero(live))
+        if going <= 3 * lanes.size // 4:  # (a lane that reached 1 cycles 4, 2, 1 uncounted until then)
+            steps[lanes[~live]] = s[~live]
+            lanes, x, s = lanes[live], x[live], s[live]
+            live = np.ones(lanes.size, bool)
     return steps
 
 
