@@ -994,3 +994,53 @@ def test_a_race_with_a_batched_read_names_its_statement(batched: list[bool]) -> 
     _, result = _same(READ_THEN_RACE, [x, np.zeros(64, np.float32)], (64,), (64,), np.int32(16))
     assert isinstance(result, KernelFault) and "conflicts with a read by other work-items at line 6" in str(result)
     assert True in batched
+
+
+SCATTER_ROWS = """
+__kernel void k(__global const int* row_ptr, __global const int* col, __global const float* val,
+                __global float* y, __global int* hist) {
+    int i = get_global_id(0);
+    for (int k = row_ptr[i]; k < row_ptr[i + 1]; ++k)
+        y[k] = val[k] * 2.0f - (float)col[k];
+    for (int k = row_ptr[i]; k < row_ptr[i + 1]; k += 2)
+        atomic_add(&hist[col[k] & 15], k);
+}
+"""
+
+
+def test_updates_in_loops_whose_bound_reads_other_memory(batched: list[bool]) -> None:
+    """A store and an atomic update per entry of a CSR row: the bound (``row_ptr[i + 1]``) reads memory the loops do
+    not update, so it holds still and the iterations batch; the same bits and counts as one by one."""
+    rng = np.random.default_rng()
+    n = 256
+    lengths = rng.integers(0, 12, n)
+    row_ptr = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    col = rng.integers(0, 1 << 20, row_ptr[-1]).astype(np.int32)
+    val = rng.standard_normal(row_ptr[-1]).astype(np.float32)
+    arrays = [row_ptr, col, val, np.full(row_ptr[-1], np.nan, np.float32), np.zeros(16, np.int32)]
+    (_, _, _, y, hist), result = _same(SCATTER_ROWS, arrays, (n,), (64,))
+    assert not isinstance(result, Exception), result
+    assert batched.count(True) >= 2, batched
+    np.testing.assert_array_equal(y, val * np.float32(2) - col.astype(np.float32))
+    starts = np.concatenate([np.arange(a, b, 2) for a, b in zip(row_ptr[:-1], row_ptr[1:], strict=True)])
+    np.testing.assert_array_equal(hist, np.bincount(col[starts] & 15, weights=starts, minlength=16).astype(np.int32))
+
+
+BOUND_STORED = """
+__kernel void k(__global int* lim, __global int* out) {
+    int k;
+    for (k = 1; k < lim[0]; ++k)
+        lim[(k - 3) & 63] = 4;
+    out[0] = k;
+}
+"""
+
+
+def test_a_loop_that_stores_to_its_bounds_memory_runs_one_by_one(batched: list[bool]) -> None:
+    """The third iteration stores 4 to ``lim[0]``, which the bound reads: the loop ends at k == 4, not at the 10
+    the bound first read. Not batched."""
+    lim = np.zeros(64, np.int32)
+    lim[0] = 10
+    (_, out), result = _same(BOUND_STORED, [lim, np.zeros(1, np.int32)], (1,), (1,))
+    assert not isinstance(result, Exception), result
+    assert out[0] == 4 and True not in batched, (out, batched)

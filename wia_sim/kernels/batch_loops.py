@@ -15,9 +15,10 @@ this shape, its iterations are evaluated together, each value as one array with 
 - and at most one atomic update whose value is unused, ``atomic_inc(&bins[data[i] >> 2]);`` (``add``, ``sub``,
   ``inc``, ``dec``, ``min``, ``max``, ``and``, ``or``, ``xor``, ``atomic_`` or ``atom_``), and one store of a
   scalar, ``y[row * n + j] = exp(x[j] - m);`` (a ``__private`` array's too), each to memory nothing in the loop
-  reads: the final value of each element does not depend on the order of such updates, and a batched store
-  stores no element twice (else the loop runs iteration by iteration), so they are made at once, after the race
-  tracker has seen them as atomic reads and writes or as writes, iteration after iteration.
+  reads, its bound included (``y[k] = ...`` while ``k < row_ptr[i + 1]``: ``row_ptr`` is not ``y``): the final value
+  of each element does not depend on the order of such updates, and a batched store stores no element twice (else
+  the loop runs iteration by iteration), so they are made at once, after the race tracker has seen them as atomic
+  reads and writes or as writes, iteration after iteration.
 
 The first run of such a loop in a launch runs its first iteration as usual: it finds any fault of its own and
 gives the counts (the timing model's operations and bytes) each iteration adds per lane; the rest, and every later
@@ -214,8 +215,6 @@ def loop_shape(node: c_ast.For, components: frozenset[int]) -> LoopShape | None:
         return None
     if stride is not None and accumulators & names_read(stride):
         return None
-    if (atomics or stores) and any(_subscripts(e) for e in (cond.right, stride) if e is not None):  # (read again)
-        return None
     if counter in names_read(cond.right) or not _plain(cond.right, components):
         return None
     return LoopShape(cond.left, cond.op, cond.right, step, stride, tuple(items))
@@ -252,11 +251,6 @@ def _store(node: c_ast.Node, components: frozenset[int]) -> bool:
         and _plain(node.lvalue, components)
         and _plain(node.rvalue, components)
     )
-
-
-def _subscripts(node: c_ast.Node) -> bool:
-    """Whether ``node`` reads memory (a subscript: the only way into memory ``_plain`` lets through)."""
-    return isinstance(node, c_ast.ArrayRef) or any(_subscripts(child) for _, child in node.children())
 
 
 def _extremum(node: c_ast.Node, name: str) -> c_ast.Node | None:
@@ -373,6 +367,9 @@ class LoopBatcher(ExecutorState):
         updates: list[_Update | _Store] = []
         line = self.st.line
         try:
+            for e in (shape.bound, shape.stride):  # (read again at every test: memory no update may change)
+                if e is not None:
+                    batch.reads_of(e)
             for item in shape.items:
                 self.st.line = _line(item)  # (the race tracker records each access with its statement's line)
                 if isinstance(item, c_ast.Decl):
@@ -696,7 +693,7 @@ class _Batch:
     def value(self, node: c_ast.Node) -> tuple[CType, Array]:
         """``node``'s type and values."""
         if not self._varies(node):  # the same in every iteration: evaluated once
-            self._reads_of(node)
+            self.reads_of(node)
             v = self.ex.value(node, self.active)
             if v.undef is not None or not _arithmetic(v.t):
                 raise _Fallback
@@ -725,12 +722,12 @@ class _Batch:
         assert isinstance(node, c_ast.ArrayRef)
         return self._load(node)
 
-    def _reads_of(self, node: c_ast.Node) -> None:
+    def reads_of(self, node: c_ast.Node) -> None:
         """Put the memory objects the subscripts in ``node`` read (an expression the same in every iteration,
         evaluated once) in ``read``: a batched update of one of them would change what it reads (else
         ``_Fallback``: an object not known here)."""
         for _, child in node.children():
-            self._reads_of(child)
+            self.reads_of(child)
         if isinstance(node, c_ast.ArrayRef):
             base = self.ex.array_object(node.name, self.active)[0] if isinstance(node.name, c_ast.ID) else None
             if not isinstance(base, Pointer) or base.region is None or base.region is SEVERAL:
