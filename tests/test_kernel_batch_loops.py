@@ -8,6 +8,7 @@ so none passes by never taking the path. Values are held to float64 NumPy refere
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from typing import Any
 
@@ -1022,7 +1023,7 @@ def test_updates_in_loops_whose_bound_reads_other_memory(batched: list[bool]) ->
     assert not isinstance(result, Exception), result
     assert batched.count(True) >= 2, batched
     np.testing.assert_array_equal(y, val * np.float32(2) - col.astype(np.float32))
-    starts = np.concatenate([np.arange(a, b, 2) for a, b in zip(row_ptr[:-1], row_ptr[1:], strict=True)])
+    starts = np.concatenate([np.arange(a, b, 2) for a, b in itertools.pairwise(row_ptr)])
     np.testing.assert_array_equal(hist, np.bincount(col[starts] & 15, weights=starts, minlength=16).astype(np.int32))
 
 
