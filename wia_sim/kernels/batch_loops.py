@@ -367,9 +367,6 @@ class LoopBatcher(ExecutorState):
         updates: list[_Update | _Store] = []
         line = self.st.line
         try:
-            for e in (shape.bound, shape.stride):  # (read again at every test: memory no update may change)
-                if e is not None:
-                    batch.reads_of(e)
             for item in shape.items:
                 self.st.line = _line(item)  # (the race tracker records each access with its statement's line)
                 if isinstance(item, c_ast.Decl):
@@ -388,6 +385,10 @@ class LoopBatcher(ExecutorState):
                 else:
                     folded = self._accumulated(var.value, item, batch)
                     results.append((item.lvalue, folded))
+            if updates:  # (the bound and stride are read again at every test: memory no update may change)
+                for e in (shape.bound, shape.stride):
+                    if e is not None:
+                        batch.reads_of(e)
             regions = [id(u.region) for u in updates]
             if len(set(regions)) < len(regions) or not batch.read.isdisjoint(regions):  # (read after the update)
                 raise _Fallback
