@@ -55,3 +55,12 @@ def test_a_strided_mask_and_vector_rows() -> None:
     old = _bits(rng, np.float32, (n, 4))
     got = merge_lanes(mask, new, old, 4)
     assert np.array_equal(got.view(np.uint32), np.where(mask[:, None], new, old).view(np.uint32))
+
+
+def test_a_mask_of_integers_merges_by_truth() -> None:
+    """A mask held as integers (nonzero: the lane stores) merges as ``np.where`` reads it, not by its bytes."""
+    rng = np.random.default_rng()
+    n = 2 * BLEND_FROM
+    mask = rng.integers(0, 3, n).astype(np.int32)
+    new, old = _bits(rng, np.uint32, (n,)), _bits(rng, np.uint32, (n,))
+    np.testing.assert_array_equal(merge_lanes(mask, new, old, 1), np.where(mask, new, old))

@@ -69,7 +69,13 @@ def merge_lanes(mask: Array, new: Array, old: Array, width: int) -> Array:
     m = mask[:, None] if width > 1 else mask
     new, old = np.asarray(new), np.asarray(old)
     word = _WORDS.get(new.dtype.itemsize)
-    if mask.size < BLEND_FROM or word is None or new.dtype != old.dtype or new.dtype.kind not in "biuf":
+    if (
+        mask.size < BLEND_FROM
+        or mask.dtype != np.bool_
+        or word is None
+        or new.dtype != old.dtype
+        or new.dtype.kind not in "biuf"
+    ):
         return np.asarray(np.where(m, new, old))
     # old ^ ((new ^ old) & ones where the mask is set): each lane's bits, NaN payloads and signed zeros included
     ones = m.view(np.uint8).astype(word)
