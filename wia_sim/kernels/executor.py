@@ -55,7 +55,7 @@ from wia_sim.kernels.exec_memory import MemoryOps
 from wia_sim.kernels.exec_setup import LaunchSetup
 from wia_sim.kernels.exec_state import _Frame, _line
 from wia_sim.kernels.exec_statements import StatementRunner
-from wia_sim.kernels.lanes import Geometry, any_lane, lanes_of, per_lane
+from wia_sim.kernels.lanes import Geometry, any_lane, lanes_of, per_lane, stacked
 from wia_sim.kernels.literals import c_string, char_constant
 from wia_sim.kernels.lvalues import (
     ComponentRef,
@@ -1130,10 +1130,7 @@ class _Executor(StructOps, StatementRunner, CallRunner, MemoryOps, LaunchSetup, 
             return Value(ct, self._conv(Value(scalar, cols[0]), ct))
         if len(cols) != ct.width:
             raise UnsupportedKernel(f"line {self.st.line}: {len(cols)} components for a {ct}")
-        out = np.empty((*np.broadcast_shapes(*(c.shape for c in cols)), ct.width), ct.dtype)
-        for k, c in enumerate(cols):  # (each column spread over the lanes as it is assigned)
-            out[..., k] = c
-        return Value(ct, out)
+        return Value(ct, stacked(cols, ct.dtype))
 
     def braced_vector(self, ct: CType, parts: Sequence[Result]) -> Value:
         """``{a, b, ...}`` for a scalar or vector: exactly its components (Clang's rule in OpenCL C: no splat, no

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import DTypeLike, NDArray
 
 Dims = tuple[int, int, int]
 Array = NDArray[Any]
@@ -192,6 +192,15 @@ def any_lane(mask: Array) -> bool:
 def all_lanes(mask: Array) -> bool:
     """Whether every lane of ``mask`` is set."""
     return np.count_nonzero(mask) == mask.size if mask.size <= _COUNT_BELOW else bool(mask.all())
+
+
+def stacked(parts: Sequence[Array], dtype: DTypeLike) -> Array:
+    """``parts`` (one per lane, or one for all) as the components of a new last axis, each spread over the lanes as
+    it is assigned (``np.stack`` of broadcast views would make and then copy them)."""
+    out = np.empty((*np.broadcast_shapes(*(np.shape(p) for p in parts)), len(parts)), dtype)
+    for k, p in enumerate(parts):
+        out[..., k] = p
+    return out
 
 
 def per_lane(a: Array, shape: tuple[int, ...]) -> Array:

@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import CType
-from wia_sim.kernels.lanes import all_lanes
+from wia_sim.kernels.lanes import all_lanes, stacked
 from wia_sim.kernels.pointers import AddressMap, PtrType, one_object
 from wia_sim.kernels.spaces import LaunchState, Pointer, Region, Uninit, UnsupportedKernel, Value
 from wia_sim.kernels.structs import StructType
@@ -378,8 +378,7 @@ class SwizzleRef(Ref):
             a = values[0]
             undef = None if shadow is None else shaped(shadow[0], self._part())
         else:
-            shape = np.broadcast_shapes(*(v.shape for v in values))
-            a = np.stack([np.broadcast_to(v, shape) for v in values], axis=-1)
+            a = stacked(values, np.result_type(*values))
             n = self.ex.all.shape[0]
             undef = None
             if shadow is not None:  # each component's own

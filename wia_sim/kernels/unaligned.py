@@ -14,6 +14,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from wia_sim.kernels.ctype import SCALARS, CType
+from wia_sim.kernels.lanes import stacked
 from wia_sim.kernels.spaces import LaunchState, Region, Uninit
 
 __all__ = ["load_unaligned", "store_unaligned"]
@@ -51,12 +52,8 @@ def load_unaligned(st: LaunchState, region: Region, off: Array, mask: Array, t: 
     if undef is not None:
         assert origin is not None
         st.deferred = (undef, origin)
-    shape = np.broadcast_shapes(*(r.shape for r in raw))
-    data = np.empty((*shape, len(raw)), np.uint8)
-    for k, r in enumerate(raw):  # (each byte spread over the lanes as it is assigned)
-        data[..., k] = r
-    values = data.view(t.dtype)
-    return values.reshape((*shape, *_shape(t)))
+    data = stacked(raw, np.uint8)
+    return data.view(t.dtype).reshape((*data.shape[:-1], *_shape(t)))
 
 
 def store_unaligned(
