@@ -1219,12 +1219,7 @@ class Region(StridedAccess):
             return None
         starts = self.row_starts(st)
         picked: Array | None
-        if ids is not None:  # (the columns of some lanes: each entry's lane by its column)
-            picked = np.flatnonzero(np.broadcast_to(mask, off.shape))
-            lanes = ids[picked % off.shape[1]]
-            seen = off.reshape(-1)[picked]
-            flat = self.rowed(st, seen, lanes)
-        elif mask.ndim == 1:  # the same lanes in every iteration
+        if mask.ndim == 1 and ids is None:  # the same lanes in every iteration
             taken = np.flatnonzero(mask)
             every = taken.size == off.shape[1]
             rows_of = off if every else off[:, taken]
@@ -1232,9 +1227,9 @@ class Region(StridedAccess):
             lanes = np.tile(taken, off.shape[0])
             seen = rows_of.reshape(-1)
             flat = seen if starts is None else (rows_of + (starts if every else starts[taken])).reshape(-1)
-        else:  # (iteration by iteration, each one's lanes in order)
-            picked = np.flatnonzero(mask)
-            lanes = picked % off.shape[1]
+        else:  # (iteration by iteration, each one's lanes in order; ``ids``: each column's lane)
+            picked = np.flatnonzero(np.broadcast_to(mask, off.shape))
+            lanes = picked % off.shape[1] if ids is None else ids[picked % off.shape[1]]
             seen = off.reshape(-1)[picked]
             flat = self.rowed(st, seen, lanes)
         if not self.plain_steps(st, seen, flat, t, initialized=True):
