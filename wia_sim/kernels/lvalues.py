@@ -67,15 +67,11 @@ _WORDS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 def merge_lanes(mask: Array, new: Array, old: Array, width: int) -> Array:
     """``new`` in the lanes of ``mask``, ``old`` elsewhere (``width`` > 1: vectors, one row per lane)."""
     m = mask[:, None] if width > 1 else mask
+    if mask.size < BLEND_FROM or mask.dtype != np.bool_:  # (the small launches' merges: nothing more to look at)
+        return np.asarray(np.where(m, new, old))
     new, old = np.asarray(new), np.asarray(old)
     word = _WORDS.get(new.dtype.itemsize)
-    if (
-        mask.size < BLEND_FROM
-        or mask.dtype != np.bool_
-        or word is None
-        or new.dtype != old.dtype
-        or new.dtype.kind not in "biuf"
-    ):
+    if word is None or new.dtype != old.dtype or new.dtype.kind not in "biuf":
         return np.asarray(np.where(m, new, old))
     # old ^ ((new ^ old) & ones where the mask is set): each lane's bits, NaN payloads and signed zeros included
     ones = m.view(np.uint8).astype(word)
