@@ -416,7 +416,7 @@ def evaluate(name: str, args: list[Value]) -> Value:
         v = np.array(args[0].a, dtype=_unsigned(t).dtype)  # (a copy: or-ed into in place)
         shift = 1
         while shift < bits:  # every bit below the highest set one set too: then the set bits are its length
-            v |= v >> np.uint8(shift).astype(v.dtype)
+            v |= v >> v.dtype.type(shift)
             shift *= 2
         return Value(t, (bits - np.bitwise_count(v).astype(np.int64)).astype(t.dtype))
     raise NotImplementedError(f"built-in '{name}' is not implemented")

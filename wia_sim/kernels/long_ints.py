@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["LONG_FUNCTIONS", "bits", "long_call"]
+__all__ = ["LONG_FUNCTIONS", "long_call", "product"]
 
 Array = NDArray[Any]
 

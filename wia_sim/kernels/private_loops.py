@@ -1039,7 +1039,8 @@ class _Trips:
             # the trip's statements in a loop of a few statements over many lanes)
             if k > 255:
                 self._fold()
-                self.own = m.astype(np.int64) * k if self.own is None else self.own + m.astype(np.int64) * k
+                steps = m.astype(np.int64) * k
+                self.own = steps if self.own is None else self.own + steps
                 continue
             if self.recent is None or self.recent_most + k > 255:
                 self._fold()
