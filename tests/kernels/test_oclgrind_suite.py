@@ -40,6 +40,7 @@ import pytest
 from kernel_backends import context_on
 
 import wia_hal as wia
+from wia_sim.kernels.ctype import SCALARS
 
 SUITE = Path(os.environ.get("WIA_OCLGRIND_TESTS", ""))
 if not os.environ.get("WIA_OCLGRIND_TESTS") or not (SUITE / "TESTS").is_file():
@@ -47,18 +48,8 @@ if not os.environ.get("WIA_OCLGRIND_TESTS") or not (SUITE / "TESTS").is_file():
         "WIA_OCLGRIND_TESTS is not set to an Oclgrind checkout's tests/kernels directory", allow_module_level=True
     )
 
-TYPES = {
-    "char": np.int8,
-    "uchar": np.uint8,
-    "short": np.int16,
-    "ushort": np.uint16,
-    "int": np.int32,
-    "uint": np.uint32,
-    "long": np.int64,
-    "ulong": np.uint64,
-    "float": np.float32,
-    "double": np.float64,
-}
+TYPES = ("char", "uchar", "short", "ushort", "int", "uint", "long", "ulong", "float", "double")
+"""The element types a header may name (oclgrind-kernel's)."""
 
 REPORTS: list[tuple[str, str]] = [
     # (Oclgrind's message, the simulator's for the same check): an address outside every buffer is NULL's
@@ -200,7 +191,7 @@ def run_test(sim: SimFile, ctx: wia.Context) -> Outcome:
     dumped: list[tuple[str, wia.Memory, type, bool]] = []
     for param, arg in zip(params, sim.arguments, strict=True):
         size = int(arg.setting("size") or 0)
-        given = next((TYPES[t] for t in arg.tokens if t in TYPES), None)
+        given = next((SCALARS[t].dtype.type for t in arg.tokens if t in TYPES), None)
         dtype = given or (np.uint8 if param.dtype is None else param.dtype.type)  # (oclgrind-kernel: the param's)
         if param.kind == "local":
             values.append(size)
