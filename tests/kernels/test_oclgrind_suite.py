@@ -280,7 +280,7 @@ def test_oclgrind_kernel_test(
         assert reported, f"{test}: expected {errors[0]!r}, the simulator reported nothing"
         assert same_class(errors[0], reported), f"{test}: expected {errors[0]!r}, the simulator reported {reported!r}"
         return
-    assert outcome.error is None, f"{test}: no error expected, the simulator reported {outcome.error}"
+    assert outcome.error is None, f"{test}: no error expected, {backend} reported {outcome.error}"
     for k, (kind, text) in enumerate(lines):
         got = outcome.dumps[k] if k < len(outcome.dumps) else "(nothing)"
-        assert (text == got) if kind == "EXACT" else (text in got), f"{test}, dump line {k}: {text!r}, got {got!r}"
+        assert (text == got) if kind == "EXACT" else (text in got), f"{test} on {backend}, line {k}: {text!r}, {got!r}"
