@@ -131,7 +131,8 @@ def read_sim(path: Path) -> SimFile:
                 arguments.append(Argument(line[1:end].split()))
                 line = line[end + 1 :]
                 continue
-            word, _, line = line.partition(" ")
+            word, *rest = line.split(None, 1)  # (any whitespace between values, as a C++ stream reads them)
+            line = rest[0] if rest else ""
             (arguments[-1].values if arguments else words).append(word)
     sizes = [int(w) for w in words[2:8]]
     return SimFile(path.parent / words[0], words[1], tuple(sizes[:3]), tuple(sizes[3:]), arguments, options)
