@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import wia_hal as wia
-from wia_sim.cache import LastLevelCache
+from wia_sim.cache import EMPTY, LastLevelCache
 from wia_sim.hwmodel import load_model
 
 
@@ -14,14 +14,14 @@ def test_ranges_are_kept_least_recently_used_first_up_to_the_capacity() -> None:
     cap = cache.capacity
     cache.touch(0, cap // 2)
     cache.touch(cap, cap + cap // 2)
-    assert cache.held == cap and cache.resident(0, 2 * cap) == cap
+    assert cache.state.nbytes == cap and cache.resident(0, 2 * cap) == cap
     cache.touch(0, cap // 4)  # used again: now the most recent
     cache.touch(4 * cap, 4 * cap + cap // 2)  # evicts the least recently used: the second range first
     assert cache.resident(0, cap // 4) == cap // 4
     assert cache.resident(cap, cap + cap // 2) == cap // 4  # its first half went
-    assert cache.held == cap
+    assert cache.state.nbytes == cap
     cache.touch(8 * cap, 10 * cap)  # larger than the cache: only its last bytes stay
-    assert cache.ranges == ((9 * cap, 10 * cap),) and cache.resident(0, 8 * cap) == 0
+    assert cache.state.ranges == ((9 * cap, 10 * cap),) and cache.resident(0, 8 * cap) == 0
 
 
 def _durations(hardware: str, elements: int) -> tuple[float, float, float]:
@@ -74,7 +74,7 @@ def test_a_kernel_streaming_more_than_the_cache_finds_none_of_its_inputs_cached(
             self.address, self.nbytes = address, nbytes
 
     def hits(array_bytes: int) -> list[float]:
-        cache.ranges, cache.held = (), 0
+        cache.state = EMPTY
         a, b = Buf(0, array_bytes), Buf(1 << 40, array_bytes)
         saved = []
         for i in range(4):

@@ -30,33 +30,56 @@ if TYPE_CHECKING:
     from wia_sim.memory import Buffer
 
 Access = tuple["Buffer", int, int, bool]
-Outcome = tuple[int, tuple[tuple[int, int], ...], int]
-"""Of one kernel: the bytes it read from the cache, the ranges the cache holds after it, and their bytes."""
 """A byte range ``[lo, hi)`` of a buffer a command reads (False) or writes (True)."""
 
 
+class Held:
+    """What a cache holds: address ranges ``[start, end)`` in least-recently-used order and their bytes. A value
+    that keys every kernel's lookup (:meth:`LastLevelCache.run`), so its hash is taken once: hashing the ranges
+    anew costs a pass over them, one or more per live tensor, at every launch."""
+
+    __slots__ = ("_hash", "nbytes", "ranges")
+
+    def __init__(self, ranges: tuple[tuple[int, int], ...], nbytes: int) -> None:
+        self.ranges = ranges
+        self.nbytes = nbytes
+        self._hash = hash(ranges)
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (isinstance(other, Held) and self.ranges == other.ranges)
+
+
+EMPTY = Held((), 0)
+
+Outcome = tuple[int, Held]
+"""Of one kernel: the bytes it read from the cache, and what the cache holds after it."""
+
+
 class LastLevelCache:
-    """Address ranges ``[start, end)`` in least-recently-used order (a list: caches hold a few ranges per live
-    tensor, and every kernel touches only its operands')."""
+    """One device's last-level cache: what it holds (:class:`Held`, a few ranges per live tensor; every kernel
+    touches only its operands')."""
 
     def __init__(self, model: HardwareModel, outcomes: dict[Any, Outcome] | None = None) -> None:
         assert model.memory.cache_bandwidth is not None
         self.capacity = int(model.memory.last_level_cache)
         self.bandwidth = model.memory.cache_bandwidth
         self.streaming = model.memory.bandwidth * model.efficiency.memory
-        self.ranges: tuple[tuple[int, int], ...] = ()
-        self.held = 0
+        self.state = EMPTY
         self._outcomes: dict[Any, Outcome] = {} if outcomes is None else outcomes
         """What :meth:`run` found, by what it depends on (the ranges held and the kernel's): a pure function, so
         the caches of one machine's identical devices share it; a replayed graph, and the devices of a
         tensor-parallel step, ask the same again."""
-        self._adjusted: dict[tuple[int, int], tuple[KernelCost, KernelCost]] = {}
-        """Per (cost, cached bytes), the cost with those bytes read from the cache: a replayed graph asks again."""
+        self._adjusted: dict[tuple[KernelCost, int], KernelCost] = {}
+        """Per (cost, cached bytes), the cost with those bytes read from the cache: a replayed graph, and a kernel
+        launched again alike, ask again."""
 
     def resident(self, start: int, end: int) -> int:
         """Bytes of ``[start, end)`` the cache holds."""
         held = 0
-        for s, e in self.ranges:  # (a plain loop: this runs for every operand of every kernel)
+        for s, e in self.state.ranges:  # (a plain loop: this runs for every operand of every kernel)
             if s < end and e > start:
                 held += (e if e < end else end) - (s if s > start else start)
         return held
@@ -65,9 +88,9 @@ class LastLevelCache:
         """``[start, end)`` was just read or written: it becomes the most recently used range (the part of it that
         fits: a range larger than the cache leaves only its last bytes), and the least recently used go."""
         start = max(start, end - self.capacity)
-        held = self.held + end - start
+        held = self.state.nbytes + end - start
         kept = []
-        for s, e in self.ranges:
+        for s, e in self.state.ranges:
             if e <= start or s >= end:
                 kept.append((s, e))
             else:  # the overlapping part moves to the end; what is left of it keeps its place
@@ -85,7 +108,7 @@ class LastLevelCache:
                 kept.pop(0)
             else:
                 kept[0] = (s + drop, e)
-        self.ranges, self.held = tuple(kept), held
+        self.state = Held(tuple(kept), held)
 
     def run(self, kernel: Kernel, accesses: Iterable[Access]) -> None:
         """Time ``kernel`` with the bytes it reads that are cached at the cache's bandwidth (its cost and duration
@@ -93,38 +116,37 @@ class LastLevelCache:
         spans = tuple(
             [(b.address + lo, b.address + hi, w) for b, lo, hi, w in accesses if b.address is not None and hi > lo]
         )
-        key = (self.ranges, spans)
+        key = (self.state, spans)
         found = self._outcomes.get(key)
         if found is None:
             found = self._outcomes[key] = self._outcome(spans)
             if len(self._outcomes) > 200_000:
                 self._outcomes.clear()
-        cached, self.ranges, self.held = found
+        cached, self.state = found
         if cached:
             cost = kernel.cost
-            adjusted = self._adjusted.get((id(cost), cached))
-            if adjusted is None:  # (the entry holds the cost, so its id is not reused while it is there)
+            adjusted = self._adjusted.get((cost, cached))
+            if adjusted is None:
                 if len(self._adjusted) > 65536:
                     self._adjusted.clear()
                 saved = cached / self.streaming - cached / self.bandwidth
-                adjusted = self._adjusted[id(cost), cached] = (
-                    cost,
-                    replace(cost, memory_s=max(cost.memory_s - saved, cached / self.bandwidth)),
-                )
-            kernel.cost = adjusted[1]
-            kernel.duration = adjusted[1].duration_s
+                adjusted = replace(cost, memory_s=max(cost.memory_s - saved, cached / self.bandwidth))
+                self._adjusted[cost, cached] = adjusted
+            kernel.cost = adjusted
+            kernel.duration = adjusted.duration_s
 
     def _outcome(self, spans: tuple[tuple[int, int, bool], ...]) -> Outcome:
-        """The bytes of ``spans`` read from the cache, and what it holds after (from :attr:`ranges` before)."""
+        """The bytes of ``spans`` read from the cache, and what it holds after (from :attr:`state` before)."""
         footprint = sum(e - s for s, e, _ in spans)
         if footprint > self.capacity:  # it streams more than the cache holds: no reuse, only its tails stay
             kept = self.capacity / footprint
             tails = tuple((e - int((e - s) * kept), e) for s, e, _ in spans)
-            return 0, tails, sum(e - s for s, e in tails)
-        ranges, held = self.ranges, self.held
+            return 0, Held(tails, sum(e - s for s, e in tails))
+        before = self.state
         cached = sum(self.resident(start, end) for start, end, write in spans if not write)
         for start, end, _ in spans:
             self.touch(start, end)
-        after = self.ranges, self.held
-        self.ranges, self.held = ranges, held
-        return cached, *after
+        after, self.state = self.state, before
+        # a kernel launched again touches what it touched last: the cache holds the same, and the same object
+        # keeps the next lookup's comparison to an identity test
+        return cached, before if after == before else after
