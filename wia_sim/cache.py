@@ -14,13 +14,20 @@ data touched last by an earlier streaming kernel in the same order, that reuse d
 two kernels' footprints. So a kernel whose own footprint exceeds the cache finds nothing of its inputs cached (it
 evicts them before it reaches them), and leaves behind only the last part of each of its ranges (the cache's size,
 shared among them in proportion).
+
+The ranges are kept disjoint, by address (for what a kernel finds) and by when each was last used (a heap, for
+what goes first), so a kernel's cost here grows with the log of the ranges held, not with their number: a model
+with thousands of live tensors keeps a range or more per tensor.
 """
 
 from __future__ import annotations
 
+import bisect
+import heapq
+import itertools
 from collections.abc import Iterable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wia_sim.hwmodel import HardwareModel
 
@@ -33,96 +40,134 @@ Access = tuple["Buffer", int, int, bool]
 """A byte range ``[lo, hi)`` of a buffer a command reads (False) or writes (True)."""
 
 
-class Held:
-    """What a cache holds: address ranges ``[start, end)`` in least-recently-used order and their bytes. A value
-    that keys every kernel's lookup (:meth:`LastLevelCache.run`), so its hash is taken once: hashing the ranges
-    anew costs a pass over them, one or more per live tensor, at every launch."""
-
-    __slots__ = ("_hash", "nbytes", "ranges")
-
-    def __init__(self, ranges: tuple[tuple[int, int], ...], nbytes: int) -> None:
-        self.ranges = ranges
-        self.nbytes = nbytes
-        self._hash = hash(ranges)
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return self is other or (isinstance(other, Held) and self.ranges == other.ranges)
-
-
-EMPTY = Held((), 0)
-
-Outcome = tuple[int, Held]
-"""Of one kernel: the bytes it read from the cache, and what the cache holds after it."""
-
-
 class LastLevelCache:
-    """One device's last-level cache: what it holds (:class:`Held`, a few ranges per live tensor; every kernel
-    touches only its operands')."""
+    """One device's last-level cache: disjoint address ranges ``[start, end)``, each with the stamp of its last
+    use. The least recently used goes first, and of two parts of one range (split by a later use of its middle),
+    the lower first: the order a list kept least recently used first would have."""
 
-    def __init__(self, model: HardwareModel, outcomes: dict[Any, Outcome] | None = None) -> None:
+    def __init__(self, model: HardwareModel) -> None:
         assert model.memory.cache_bandwidth is not None
         self.capacity = int(model.memory.last_level_cache)
         self.bandwidth = model.memory.cache_bandwidth
         self.streaming = model.memory.bandwidth * model.efficiency.memory
-        self.state = EMPTY
-        self._outcomes: dict[Any, Outcome] = {} if outcomes is None else outcomes
-        """What :meth:`run` found, by what it depends on (the ranges held and the kernel's): a pure function, so
-        the caches of one machine's identical devices share it; a replayed graph, and the devices of a
-        tensor-parallel step, ask the same again."""
+        self.held = 0
+        """Bytes held: the ranges' sizes, at most :attr:`capacity`."""
+        self._starts: list[int] = []
+        """The ranges' starts, ascending."""
+        self._ranges: dict[int, tuple[int, int]] = {}
+        """Per start, the range's end and the stamp of its last use."""
+        self._lru: list[tuple[int, int]] = []
+        """A heap of (stamp, start), least recently used first; an entry whose range has gone or moved is stale."""
+        self._stamp = 0
         self._adjusted: dict[tuple[KernelCost, int], KernelCost] = {}
         """Per (cost, cached bytes), the cost with those bytes read from the cache: a replayed graph, and a kernel
         launched again alike, ask again."""
 
+    def ranges(self) -> list[tuple[int, int]]:
+        """The ranges held, least recently used first."""
+        order = sorted((stamp, start) for start, (_, stamp) in self._ranges.items())
+        return [(start, self._ranges[start][0]) for _, start in order]
+
+    def clear(self) -> None:
+        self.held = 0
+        self._starts.clear()
+        self._ranges.clear()
+        self._lru.clear()
+
+    def _hold(self, tails: list[tuple[int, int]]) -> None:
+        """Hold ``tails`` alone, used in that order (a kernel that streamed more than the cache holds)."""
+        self.clear()
+        tails = [(start, end) for start, end in tails if end > start]
+        ordered = sorted(tails)
+        if any(a[1] > b[0] for a, b in itertools.pairwise(ordered)):  # (one buffer twice)
+            for start, end in tails:
+                self.touch(start, end)
+            return
+        for start, end in tails:  # disjoint: each a range of its own, stamped in turn
+            self._stamp += 1
+            self._ranges[start] = (end, self._stamp)
+            self._lru.append((self._stamp, start))  # (ascending: a heap already)
+        self._starts[:] = [start for start, _ in ordered]
+        self.held = sum(end - start for start, end in tails)
+
+    def _first_overlapping(self, start: int) -> int:
+        """The index in :attr:`_starts` of the first range that ends after ``start``."""
+        i = bisect.bisect_right(self._starts, start) - 1
+        return i if i >= 0 and self._ranges[self._starts[i]][0] > start else i + 1
+
     def resident(self, start: int, end: int) -> int:
         """Bytes of ``[start, end)`` the cache holds."""
+        starts, ranges = self._starts, self._ranges
         held = 0
-        for s, e in self.state.ranges:  # (a plain loop: this runs for every operand of every kernel)
-            if s < end and e > start:
-                held += (e if e < end else end) - (s if s > start else start)
+        i = self._first_overlapping(start)
+        while i < len(starts) and starts[i] < end:
+            s = starts[i]
+            e = ranges[s][0]
+            held += (e if e < end else end) - (s if s > start else start)
+            i += 1
         return held
 
     def touch(self, start: int, end: int) -> None:
         """``[start, end)`` was just read or written: it becomes the most recently used range (the part of it that
         fits: a range larger than the cache leaves only its last bytes), and the least recently used go."""
         start = max(start, end - self.capacity)
-        held = self.state.nbytes + end - start
-        kept = []
-        for s, e in self.state.ranges:
-            if e <= start or s >= end:
-                kept.append((s, e))
-            else:  # the overlapping part moves to the end; what is left of it keeps its place
-                held -= (e if e < end else end) - (s if s > start else start)
-                if s < start:
-                    kept.append((s, start))
-                if e > end:
-                    kept.append((end, e))
-        kept.append((start, end))
+        if end <= start:
+            return
+        starts, ranges, lru = self._starts, self._ranges, self._lru
+        held = self.held + end - start
+        first = i = self._first_overlapping(start)
+        left = right = None  # the parts of the first and the last range overlapped that stay, where they do
+        while i < len(starts) and starts[i] < end:  # each overlapped range: the part used again moves to the end,
+            s = starts[i]  # what is left of it keeps its place
+            e, stamp = ranges.pop(s)
+            held -= (e if e < end else end) - (s if s > start else start)
+            if s < start:
+                ranges[s] = (start, stamp)  # (its heap entry stays valid)
+                left = s
+            if e > end:
+                ranges[end] = (e, stamp)
+                heapq.heappush(lru, (stamp, end))
+                right = end
+            i += 1
+        self._stamp += 1
+        ranges[start] = (end, self._stamp)
+        heapq.heappush(lru, (self._stamp, start))
+        keys = [start] if left is None else [left, start]
+        if right is not None:
+            keys.append(right)
+        starts[first:i] = keys
         while held > self.capacity:
-            s, e = kept[0]
+            stamp, s = heapq.heappop(lru)
+            if ranges.get(s, (0, -1))[1] != stamp:
+                continue  # stale
+            e = ranges[s][0]
             drop = min(e - s, held - self.capacity)
             held -= drop
+            at = bisect.bisect_left(starts, s)
+            del ranges[s]
             if drop == e - s:
-                kept.pop(0)
-            else:
-                kept[0] = (s + drop, e)
-        self.state = Held(tuple(kept), held)
+                del starts[at]
+            else:  # its first bytes go
+                ranges[s + drop] = (e, stamp)
+                heapq.heappush(lru, (stamp, s + drop))
+                starts[at] = s + drop
+        self.held = held
+        if len(lru) > 2 * len(ranges) + 64:  # stale entries: rebuilt from the ranges
+            self._lru = [(stamp, s) for s, (_, stamp) in ranges.items()]
+            heapq.heapify(self._lru)
 
     def run(self, kernel: Kernel, accesses: Iterable[Access]) -> None:
         """Time ``kernel`` with the bytes it reads that are cached at the cache's bandwidth (its cost and duration
         change accordingly), then record what it touched (:meth:`touch` of each range in turn)."""
-        spans = tuple(
-            [(b.address + lo, b.address + hi, w) for b, lo, hi, w in accesses if b.address is not None and hi > lo]
-        )
-        key = (self.state, spans)
-        found = self._outcomes.get(key)
-        if found is None:
-            found = self._outcomes[key] = self._outcome(spans)
-            if len(self._outcomes) > 200_000:
-                self._outcomes.clear()
-        cached, self.state = found
+        spans = [(b.address + lo, b.address + hi, w) for b, lo, hi, w in accesses if b.address is not None and hi > lo]
+        footprint = sum(e - s for s, e, _ in spans)
+        if footprint > self.capacity:  # it streams more than the cache holds: no reuse, only its tails stay
+            kept = self.capacity / footprint
+            self._hold([(e - int((e - s) * kept), e) for s, e, _ in spans])
+            return
+        cached = sum(self.resident(start, end) for start, end, write in spans if not write)
+        for start, end, _ in spans:
+            self.touch(start, end)
         if cached:
             cost = kernel.cost
             adjusted = self._adjusted.get((cost, cached))
@@ -134,19 +179,3 @@ class LastLevelCache:
                 self._adjusted[cost, cached] = adjusted
             kernel.cost = adjusted
             kernel.duration = adjusted.duration_s
-
-    def _outcome(self, spans: tuple[tuple[int, int, bool], ...]) -> Outcome:
-        """The bytes of ``spans`` read from the cache, and what it holds after (from :attr:`state` before)."""
-        footprint = sum(e - s for s, e, _ in spans)
-        if footprint > self.capacity:  # it streams more than the cache holds: no reuse, only its tails stay
-            kept = self.capacity / footprint
-            tails = tuple((e - int((e - s) * kept), e) for s, e, _ in spans)
-            return 0, Held(tails, sum(e - s for s, e in tails))
-        before = self.state
-        cached = sum(self.resident(start, end) for start, end, write in spans if not write)
-        for start, end, _ in spans:
-            self.touch(start, end)
-        after, self.state = self.state, before
-        # a kernel launched again touches what it touched last: the cache holds the same, and the same object
-        # keeps the next lookup's comparison to an identity test
-        return cached, before if after == before else after

@@ -10,11 +10,11 @@ timeline and the same numbers on every run.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import simpy
 
-from wia_sim.cache import LastLevelCache, Outcome
+from wia_sim.cache import LastLevelCache
 from wia_sim.collectives import Planner
 from wia_sim.commands import Command
 from wia_sim.hazards import HazardDetector, StreamHazard
@@ -60,7 +60,7 @@ class Device:
         }
         self.heap = Heap(int(model.memory.size), int(model.memory.alignment))
         cached = model.memory.cache_bandwidth is not None and model.memory.last_level_cache > 0
-        self.cache = LastLevelCache(model, machine.cache_outcomes) if cached else None
+        self.cache = LastLevelCache(model) if cached else None
         """What the last-level cache holds between kernels (models that give ``memory.cache_bandwidth``)."""
         self.streams: list[Stream] = []
         """Every stream made on the device (a reset drops their queued work)."""
@@ -130,8 +130,6 @@ class Machine:
         """A graph's commands are being submitted: the host issued them with one launch, so it neither waits for
         room in a stream's queue nor lets device time catch up between them (:mod:`wia_sim.stream`)."""
         self.host_copy = UnitPool(self.env, 1, "host memcpy")
-        self.cache_outcomes: dict[Any, Outcome] = {}
-        """Shared by the devices' last-level cache models (:class:`wia_sim.cache.LastLevelCache`)."""
         self.devices: list[Device] = []
         for i in range(num_devices):
             first = system.host_link_group(i) if system is not None else i

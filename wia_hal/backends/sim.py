@@ -470,7 +470,6 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         # what the machine kept to go faster: freed now, not by a later collection of the machine's cycles
         self._plans.clear()
         self._costs.clear()
-        self.machine.cache_outcomes.clear()
 
     def _replay(self, nodes: Sequence[GraphNode]) -> list[Any]:
         """A timing-only replay: each op node's kernel from its plan (cost, accesses, migrations: the same every
