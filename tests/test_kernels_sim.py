@@ -45,6 +45,30 @@ def test_vector_add_runs_and_is_timed_from_its_counts(sim: SimBackend, ctx: wia.
     assert report.started_ms is not None and report.ended_ms is not None
 
 
+def test_each_launch_is_timed_from_its_own_counts(ctx: wia.Context) -> None:
+    """One kernel on one geometry does as much work as its arguments ask: each launch's time is worked out from what
+    that launch counted, and a launch alike to an earlier one takes what it took."""
+    source = """
+    __kernel void repeat(__global float* x, int times) {
+        int i = get_global_id(0);
+        float v = x[i];
+        for (int k = 0; k < times; ++k) v = v * 0.5f + 1.0f;
+        x[i] = v;
+    }"""
+    kernel = wia.compile_kernel(ctx, source, "repeat")
+    x = wia.tensor(np.random.default_rng(1).random(1 << 16, np.float32), ctx=ctx)
+    config = wia.LaunchConfig(global_size=1 << 16, local_size=256)
+    reports = []
+    for times in (1, 4000, 1, 4000):
+        wia.launch_kernel(kernel, config, x, times)
+        reports.append(wia.explain(kernel))
+    short, long, short_again, long_again = reports
+    assert long.counts["float32_ops"] > 1000 * short.counts["float32_ops"]
+    assert long.duration_ms > 100 * short.duration_ms
+    assert (short_again.counts, short_again.duration_ms) == (short.counts, short.duration_ms)
+    assert (long_again.counts, long_again.duration_ms) == (long.counts, long.duration_ms)
+
+
 def test_writes_land_when_the_kernel_ends() -> None:
     """A reader on another stream without an event sees the old values, as with built-in ops (and the simulator
     reports the missing dependency: warned here whatever WIA_SIM_HAZARDS says)."""

@@ -873,9 +873,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
                 f"kernel {info.name} needs {local_bytes} bytes of __local memory per work-group; the device allows "
                 f"{int(self.model.compute.max_local_memory_per_work_group)}"
             )
-        placeholder = custom_kernel_cost(
-            self.model, info.name, {"work_groups": _groups(geometry)}, geometry.group_size, local_bytes
-        )
+        placeholder = self._custom_cost(info.name, {"work_groups": _groups(geometry)}, geometry.group_size, local_bytes)
         command = Kernel(placeholder, None)
         command.label = f"kernel {info.name}"
         writes = kernels.kernel_writes(program, info)
@@ -887,6 +885,17 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
         )
         queue.submit(command, accesses)
         return command
+
+    def _custom_cost(self, name: str, counts: dict[str, int], group_size: int, local_bytes: int) -> KernelCost:
+        """``custom_kernel_cost`` on this backend's model, kept by its arguments: a kernel launched again alike asks
+        again (a few microseconds a launch, twice: before it runs and from its counts)."""
+        key = ("custom kernel", name, tuple(sorted(counts.items())), group_size, local_bytes)
+        cost = self._costs.get(key)
+        if cost is None:
+            if len(self._costs) >= 65536:  # (counts that vary with the data: a few ops' costs are worked out again)
+                self._costs.clear()
+            cost = self._costs[key] = custom_kernel_cost(self.model, name, counts, group_size, local_bytes)
+        return cost
 
     def _warn_findings(self, findings: Sequence[Exception]) -> None:
         """A ``KernelFindingWarning`` for each lower-severity finding of a launch, at the user's call."""
@@ -908,7 +917,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
     ) -> Callable[[], Callable[[], None]]:
         """Run the kernel when it starts (on copies of the buffers it may write, so that its writes land when it
         ends; it reads the others in place) and time it from what it did."""
-        model, numerics, checks, limit = self.model, self.numerics, self.kernel_checks, self.kernel_step_limit
+        numerics, checks, limit = self.numerics, self.kernel_checks, self.kernel_step_limit
         strict = self.kernel_strict
 
         def start() -> Callable[[], None]:
@@ -984,7 +993,7 @@ class SimBackend(Backend[Buffer, Stream, Marker, SimKernel, Kernel]):
             self._warn_findings(result.findings)
             for buffer, offset, flags in flagged:  # what the kernel's stores initialized
                 buffer.mark_flags(offset, flags)
-            cost = custom_kernel_cost(model, info.name, result.counts, geometry.group_size, local_bytes)
+            cost = self._custom_cost(info.name, result.counts, geometry.group_size, local_bytes)
             command.cost, command.duration = cost, cost.duration_s
             command.counts = result.counts
 
