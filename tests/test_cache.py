@@ -134,14 +134,19 @@ class _ListLRU:
 @settings(max_examples=300, deadline=None)
 @given(
     capacity=st.integers(1, 64),
-    uses=st.lists(st.tuples(st.integers(0, 80), st.integers(1, 40)), min_size=1, max_size=60),
+    uses=st.lists(
+        st.tuples(st.integers(0, 80), st.integers(1, 40)) | st.sampled_from([(0, 8), (8, 8), (4, 8), (0, 16)]),
+        min_size=1,
+        max_size=60,
+    ),
     probes=st.lists(st.tuples(st.integers(0, 100), st.integers(1, 50)), min_size=1, max_size=5),
 )
 def test_the_cache_holds_what_a_least_recently_used_list_holds(
     capacity: int, uses: list[tuple[int, int]], probes: list[tuple[int, int]]
 ) -> None:
-    """Ranges overlapping in every way (inside, across either end, covering several, adjacent), a capacity from one
-    byte up: after each use the same ranges in the same order, the same bytes held, the same bytes found."""
+    """Ranges overlapping in every way (inside, across either end, covering several, adjacent, the same range again),
+    a capacity from one byte up: after each use the same ranges in the same order, the same bytes held, the same
+    bytes found."""
     cache = LastLevelCache(load_model("nvidia-a100-sxm4-80gb"))
     cache.capacity = capacity
     reference = _ListLRU(capacity)

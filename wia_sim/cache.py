@@ -98,6 +98,9 @@ class LastLevelCache:
     def resident(self, start: int, end: int) -> int:
         """Bytes of ``[start, end)`` the cache holds."""
         starts, ranges = self._starts, self._ranges
+        found = ranges.get(start)
+        if found is not None and found[0] == end:  # (a tensor's range, held whole: the usual case)
+            return end - start
         held = 0
         i = self._first_overlapping(start)
         while i < len(starts) and starts[i] < end:
@@ -114,6 +117,13 @@ class LastLevelCache:
         if end <= start:
             return
         starts, ranges, lru = self._starts, self._ranges, self._lru
+        found = ranges.get(start)
+        if found is not None and found[0] == end:  # held whole: used again, nothing else moves
+            self._stamp += 1
+            ranges[start] = (end, self._stamp)
+            heapq.heappush(lru, (self._stamp, start))
+            self._tidy()
+            return
         held = self.held + end - start
         first = i = self._first_overlapping(start)
         left = right = None  # the parts of the first and the last range overlapped that stay, where they do
@@ -152,8 +162,12 @@ class LastLevelCache:
                 heapq.heappush(lru, (stamp, s + drop))
                 starts[at] = s + drop
         self.held = held
-        if len(lru) > 2 * len(ranges) + 64:  # stale entries: rebuilt from the ranges
-            self._lru = [(stamp, s) for s, (_, stamp) in ranges.items()]
+        self._tidy()
+
+    def _tidy(self) -> None:
+        """Drop the heap's stale entries once they outnumber the live ones (rebuilt from the ranges)."""
+        if len(self._lru) > 2 * len(self._ranges) + 64:
+            self._lru = [(stamp, s) for s, (_, stamp) in self._ranges.items()]
             heapq.heapify(self._lru)
 
     def run(self, kernel: Kernel, accesses: Iterable[Access]) -> None:
