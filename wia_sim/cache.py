@@ -83,12 +83,16 @@ class LastLevelCache:
             for start, end in tails:
                 self.touch(start, end)
             return
-        for start, end in tails:  # disjoint: each a range of its own, stamped in turn
-            self._stamp += 1
-            self._ranges[start] = (end, self._stamp)
-            self._lru.append((self._stamp, start))  # (ascending: a heap already)
+        for start, end in tails:  # disjoint: each a range of its own, used in turn
+            self._newest(start, end)
         self._starts[:] = [start for start, _ in ordered]
         self.held = sum(end - start for start, end in tails)
+
+    def _newest(self, start: int, end: int) -> None:
+        """``[start, end)`` as the most recently used range (its start kept in :attr:`_starts` by the caller)."""
+        self._stamp += 1
+        self._ranges[start] = (end, self._stamp)
+        heapq.heappush(self._lru, (self._stamp, start))
 
     def _first_overlapping(self, start: int) -> int:
         """The index in :attr:`_starts` of the first range that ends after ``start``."""
@@ -119,9 +123,7 @@ class LastLevelCache:
         starts, ranges, lru = self._starts, self._ranges, self._lru
         found = ranges.get(start)
         if found is not None and found[0] == end:  # held whole: used again, nothing else moves
-            self._stamp += 1
-            ranges[start] = (end, self._stamp)
-            heapq.heappush(lru, (self._stamp, start))
+            self._newest(start, end)
             self._tidy()
             return
         held = self.held + end - start
@@ -139,9 +141,7 @@ class LastLevelCache:
                 heapq.heappush(lru, (stamp, end))
                 right = end
             i += 1
-        self._stamp += 1
-        ranges[start] = (end, self._stamp)
-        heapq.heappush(lru, (self._stamp, start))
+        self._newest(start, end)
         keys = [start] if left is None else [left, start]
         if right is not None:
             keys.append(right)
